@@ -1,0 +1,98 @@
+# jitscope -- top-level build.
+#
+#   make          build build/libjitscope_agent.so and build/jitscope
+#   make run      install what is missing, build, start the server with the demo app
+#   make test     install what is missing, build, run every test (unit, e2e, browser)
+#   make asan     the same binaries built with -fsanitize=address,undefined (build/asan/)
+#   make bench    the benchmarks (bench/), results in docs/BENCHMARKS.md
+#   make deps     only install what is missing (Debian packages, npm packages)
+
+CC       ?= gcc
+BUILD    := build
+PORT     ?= 8642
+CSTD     := -std=c11 -D_GNU_SOURCE
+WARN     := -Wall -Wextra -Werror
+OPT      ?= -O2 -g
+PKGS     := libmicrohttpd jansson
+SERVER_CFLAGS = $(CSTD) $(WARN) $(OPT) $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+SERVER_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpthread
+# The agent lives inside the target: libc and pthreads only, nothing exported
+# but DllGetClassObject, no global constructors or destructors.
+AGENT_CFLAGS  = $(CSTD) $(WARN) $(OPT) -fPIC -fvisibility=hidden -pthread
+AGENT_LDFLAGS = -shared -Wl,-z,defs -Wl,--no-undefined -pthread
+
+AGENT_SRC  := $(wildcard agent/*.c)
+SERVER_SRC := $(wildcard server/*.c)
+AGENT_HDR  := $(wildcard agent/*.h)
+SERVER_HDR := $(wildcard server/*.h) $(AGENT_HDR)
+
+AGENT_SO   := $(BUILD)/libjitscope_agent.so
+SERVER_BIN := $(BUILD)/jitscope
+ASAN       := -fsanitize=address,undefined -fno-omit-frame-pointer
+
+.PHONY: all run test asan deps deps-test clean bench unit e2e browser
+all: $(AGENT_SO) $(SERVER_BIN)
+
+include tests/apps/apps.mk
+
+$(AGENT_SO): $(AGENT_SRC) $(AGENT_HDR) | $(BUILD)/deps.stamp
+	@mkdir -p $(@D)
+	$(CC) $(AGENT_CFLAGS) $(AGENT_SRC) $(AGENT_LDFLAGS) -o $@
+
+$(SERVER_BIN): $(SERVER_SRC) $(SERVER_HDR) | $(BUILD)/deps.stamp
+	@mkdir -p $(@D)
+	$(CC) $(SERVER_CFLAGS) $(SERVER_SRC) $(SERVER_LIBS) -o $@
+
+# Sanitizer builds: the agent is loaded into `dotnet`, which is not built with
+# ASan, so the runtime is preloaded by the tests (LD_PRELOAD=$(ASAN_RT)).
+$(BUILD)/asan/libjitscope_agent.so: $(AGENT_SRC) $(AGENT_HDR) | $(BUILD)/deps.stamp
+	@mkdir -p $(@D)
+	$(CC) $(AGENT_CFLAGS) $(ASAN) $(AGENT_SRC) -shared -pthread $(ASAN) -o $@
+
+$(BUILD)/asan/jitscope: $(SERVER_SRC) $(SERVER_HDR) | $(BUILD)/deps.stamp
+	@mkdir -p $(@D)
+	$(CC) $(SERVER_CFLAGS) $(ASAN) $(SERVER_SRC) $(SERVER_LIBS) $(ASAN) -o $@
+
+asan: $(BUILD)/asan/libjitscope_agent.so $(BUILD)/asan/jitscope
+
+# ---- dependencies: installed by the project itself, only what is missing ----
+DEB_PKGS := pkg-config libmicrohttpd-dev libjansson-dev libwebsockets-dev valgrind
+$(BUILD)/deps.stamp: scripts/deps.sh
+	@mkdir -p $(@D)
+	scripts/deps.sh build
+	@touch $@
+
+deps: $(BUILD)/deps.stamp
+
+# Test-only extras (node packages for the browser and WebSocket tests, chromium).
+$(BUILD)/deps-test.stamp: scripts/deps.sh tests/package.json
+	scripts/deps.sh test
+	@touch $@
+
+deps-test: $(BUILD)/deps.stamp $(BUILD)/deps-test.stamp
+
+# ---- running ----
+run: all apps
+	@echo "jitscope: starting the demo app under the agent (Ctrl-C stops)"
+	$(SERVER_BIN) run --port $(PORT) -- $(DOTNET) $(DEMO_DLL)
+
+# ---- tests ----
+UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/test_*.c))
+
+$(BUILD)/tests/test_%: tests/unit/test_%.c $(filter-out server/main.c,$(SERVER_SRC)) $(filter-out agent/profiler.c agent/events.c agent/sender.c agent/catchup.c agent/describe.c agent/names_resolve.c,$(AGENT_SRC)) $(SERVER_HDR) | $(BUILD)/deps.stamp
+	@mkdir -p $(@D)
+	$(CC) $(SERVER_CFLAGS) $(ASAN) -pthread -Iagent -Iserver $< \
+	  $(filter-out server/main.c,$(SERVER_SRC)) \
+	  agent/ring.c agent/names.c agent/utf.c \
+	  $(SERVER_LIBS) $(ASAN) -ldl -o $@
+
+unit: $(UNIT_TESTS)
+
+test: all asan apps $(UNIT_TESTS) deps-test
+	@tests/run.sh
+
+bench: all apps
+	bench/run.sh
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,147 @@
+/* catchup.c -- what the process already has, for a server that arrives late.
+ *
+ * Runs on the sender thread after ProfilerAttachComplete (attach) or after a
+ * reconnect that lost records (startup mode), never earlier (DESIGN.md s4):
+ * EnumModules, EnumThreads, EnumJITedFunctions2. Every record carries
+ * WIRE_FLAG_CATCHUP; the server lets live callbacks win over these. Thread
+ * names are not kept by the runtime, so they come from /proc/self/task/TID/comm
+ * (the OS name .NET sets from Thread.Name, cut to 15 bytes).
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "agent.h"
+#include "describe.h"
+#include "emit.h"
+#include "utf.h"
+
+#define CATCHUP_BATCH 256
+
+static describe_module_text catchup_text;
+static char catchup_path[DESCRIBE_PATH_UNITS * 3];
+static char catchup_assembly[DESCRIBE_NAME_UNITS * 3];
+
+static void catchup_module(ModuleID module)
+{
+    wire_module_loaded m;
+    size_t np, na;
+    int cut;
+
+    describe_module(module, &m, &catchup_text);
+    np = utf16_to_utf8(catchup_text.path, catchup_text.path_length, catchup_path,
+                       sizeof(catchup_path), &cut);
+    na = utf16_to_utf8(catchup_text.assembly, catchup_text.assembly_length, catchup_assembly,
+                       sizeof(catchup_assembly), &cut);
+    sender_emit(WIRE_MODULE_LOADED, WIRE_FLAG_CATCHUP, emit_now_ns(), &m, sizeof(m), catchup_path,
+                np, catchup_assembly, na);
+}
+
+static unsigned catchup_modules(void)
+{
+    ICorProfilerModuleEnum *e = NULL;
+    ModuleID ids[CATCHUP_BATCH];
+    ULONG got = 0, i;
+    unsigned count = 0;
+
+    if (FAILED(agent.info->lpVtbl->EnumModules(agent.info, &e)) || !e)
+        return 0;
+    while (SUCCEEDED(e->lpVtbl->Next(e, CATCHUP_BATCH, ids, &got)) && got > 0) {
+        for (i = 0; i < got && agent.fd >= 0; i++, count++)
+            catchup_module(ids[i]);
+        if (got < CATCHUP_BATCH)
+            break;
+    }
+    e->lpVtbl->Release(e);
+    return count;
+}
+
+static void catchup_thread_name(ThreadID thread, DWORD os_tid)
+{
+    char path[64], name[64];
+    wire_thread t = {.thread_id = thread, .os_thread_id = os_tid};
+    ssize_t n;
+    int fd;
+
+    snprintf(path, sizeof(path), "/proc/self/task/%u/comm", (unsigned)os_tid);
+    fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    n = read(fd, name, sizeof(name) - 1);
+    close(fd);
+    if (n <= 0)
+        return;
+    while (n > 0 && (name[n - 1] == '\n' || name[n - 1] == '\0'))
+        n--;
+    sender_emit(WIRE_THREAD_NAME, WIRE_FLAG_CATCHUP, emit_now_ns(), &t, sizeof(t), name,
+                (size_t)n, NULL, 0);
+}
+
+static unsigned catchup_threads(void)
+{
+    ICorProfilerThreadEnum *e = NULL;
+    ThreadID ids[CATCHUP_BATCH];
+    ULONG got = 0, i;
+    unsigned count = 0;
+
+    if (FAILED(agent.info->lpVtbl->EnumThreads(agent.info, &e)) || !e)
+        return 0;
+    while (SUCCEEDED(e->lpVtbl->Next(e, CATCHUP_BATCH, ids, &got)) && got > 0) {
+        for (i = 0; i < got && agent.fd >= 0; i++, count++) {
+            DWORD os = 0;
+            wire_thread t = {.thread_id = ids[i]};
+            if (SUCCEEDED(agent.info->lpVtbl->GetThreadInfo(agent.info, ids[i], &os)))
+                t.os_thread_id = os;
+            sender_emit(WIRE_THREAD_CREATED, WIRE_FLAG_CATCHUP, emit_now_ns(), &t, sizeof(t),
+                        NULL, 0, NULL, 0);
+            if (os)
+                catchup_thread_name(ids[i], os);
+        }
+        if (got < CATCHUP_BATCH)
+            break;
+    }
+    e->lpVtbl->Release(e);
+    return count;
+}
+
+static unsigned catchup_functions(void)
+{
+    ICorProfilerFunctionEnum *e = NULL;
+    COR_PRF_FUNCTION ids[CATCHUP_BATCH];
+    ULONG got = 0, i;
+    unsigned count = 0;
+
+    if (FAILED(agent.info->lpVtbl->EnumJITedFunctions2(agent.info, &e)) || !e)
+        return 0;
+    while (SUCCEEDED(e->lpVtbl->Next(e, CATCHUP_BATCH, ids, &got)) && got > 0) {
+        for (i = 0; i < got && agent.fd >= 0; i++, count++) {
+            wire_jit_finished j;
+            memset(&j, 0, sizeof(j));
+            j.function_id = ids[i].functionId;
+            describe_jit(ids[i].functionId, &j);
+            sender_emit_function_name(ids[i].functionId, 0, WIRE_FLAG_CATCHUP);
+            sender_emit(WIRE_JIT_FINISHED, WIRE_FLAG_CATCHUP, emit_now_ns(), &j, sizeof(j), NULL,
+                        0, NULL, 0);
+        }
+        if (got < CATCHUP_BATCH)
+            break;
+    }
+    e->lpVtbl->Release(e);
+    return count;
+}
+
+void catchup_run(void)
+{
+    wire_catchup c;
+    uint64_t start = emit_now_ns();
+
+    memset(&c, 0, sizeof(c));
+    sender_emit(WIRE_CATCHUP_BEGIN, WIRE_FLAG_CATCHUP, start, &c, sizeof(c), NULL, 0, NULL, 0);
+    c.modules = catchup_modules();
+    c.threads = catchup_threads();
+    c.functions = catchup_functions();
+    c.duration_ns = emit_now_ns() - start;
+    sender_emit(WIRE_CATCHUP_END, WIRE_FLAG_CATCHUP, emit_now_ns(), &c, sizeof(c), NULL, 0, NULL,
+                0);
+}

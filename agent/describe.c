@@ -1,0 +1,60 @@
+/* describe.c -- module and JIT facts from ICorProfilerInfo (see describe.h). */
+#include "describe.h"
+
+#include <string.h>
+
+#define DESCRIBE_CODE_RANGES 4
+
+void describe_module(ModuleID module, wire_module_loaded *out, describe_module_text *text)
+{
+    ICorProfilerInfo10 *info = agent.info;
+    LPCBYTE base = NULL;
+    AssemblyID assembly = 0;
+    AppDomainID domain = 0;
+    ModuleID manifest = 0;
+    DWORD flags = 0;
+
+    memset(out, 0, sizeof(*out));
+    text->path_length = text->assembly_length = 0;
+    out->module_id = module;
+    if (SUCCEEDED(info->lpVtbl->GetModuleInfo2(info, module, &base, DESCRIBE_PATH_UNITS,
+                                               &text->path_length, text->path, &assembly,
+                                               &flags))) {
+        out->base_address = (uint64_t)(uintptr_t)base;
+        out->assembly_id = assembly;
+    } else {
+        text->path_length = 0;
+    }
+    if (text->path_length > DESCRIBE_PATH_UNITS)
+        text->path_length = DESCRIBE_PATH_UNITS; /* cut; utf16_to_utf8 stops at NUL */
+    if (assembly &&
+        FAILED(info->lpVtbl->GetAssemblyInfo(info, assembly, DESCRIBE_NAME_UNITS,
+                                             &text->assembly_length, text->assembly, &domain,
+                                             &manifest)))
+        text->assembly_length = 0;
+    if (text->assembly_length > DESCRIBE_NAME_UNITS)
+        text->assembly_length = DESCRIBE_NAME_UNITS;
+}
+
+void describe_jit(FunctionID function, wire_jit_finished *out)
+{
+    ICorProfilerInfo10 *info = agent.info;
+    COR_PRF_CODE_INFO ranges[DESCRIBE_CODE_RANGES];
+    ULONG32 count = 0, i;
+    ClassID cls = 0;
+    ModuleID module = 0;
+    mdToken token = 0;
+    LPCBYTE header = NULL;
+    ULONG il = 0;
+
+    if (SUCCEEDED(info->lpVtbl->GetCodeInfo2(info, function, DESCRIBE_CODE_RANGES, &count,
+                                             ranges)) && count > 0) {
+        out->code_start = ranges[0].startAddress;
+        for (i = 0; i < count && i < DESCRIBE_CODE_RANGES; i++)
+            out->code_size += (uint32_t)ranges[i].size;
+    }
+    if (!(out->il_size) &&
+        SUCCEEDED(info->lpVtbl->GetFunctionInfo(info, function, &cls, &module, &token)) &&
+        token && SUCCEEDED(info->lpVtbl->GetILFunctionBody(info, module, token, &header, &il)))
+        out->il_size = il;
+}

@@ -1,0 +1,185 @@
+/* events.c -- JIT, module, assembly and thread callbacks -> ring records.
+ *
+ * The app's threads run this code. Each callback reads what it needs from the
+ * runtime with cheap calls, writes one record with emit_record and returns S_OK
+ * (a profiler never fails an app's event). Names of methods are NOT resolved
+ * here: the sender thread does that once per FunctionID, off the JIT path. */
+#include "events.h"
+
+#include <string.h>
+
+#include "agent.h"
+#include "describe.h"
+#include "emit.h"
+
+static ThreadID events_current_thread(void)
+{
+    ThreadID t = 0;
+
+    if (FAILED(agent.info->lpVtbl->GetCurrentThreadID(agent.info, &t)))
+        t = 0;
+    return t;
+}
+
+static void events_jit_started(FunctionID function, uint16_t flags, ULONG il_size)
+{
+    wire_jit_started j = {.function_id = function, .thread_id = events_current_thread(),
+                          .il_size = il_size};
+    emit_record(WIRE_JIT_STARTED, flags, &j, sizeof(j), NULL, 0);
+}
+
+static void events_jit_finished(FunctionID function, uint16_t flags, HRESULT status)
+{
+    wire_jit_finished j;
+
+    memset(&j, 0, sizeof(j));
+    j.function_id = function;
+    j.thread_id = events_current_thread();
+    j.hresult = status;
+    if (SUCCEEDED(status))
+        describe_jit(function, &j);
+    emit_record(WIRE_JIT_FINISHED, flags, &j, sizeof(j), NULL, 0);
+}
+
+HRESULT STDMETHODCALLTYPE cb_JITCompilationStarted(ICorProfilerCallback11 *self,
+                                                   FunctionID functionId, BOOL fIsSafeToBlock)
+{
+    (void)self, (void)fIsSafeToBlock;
+    events_jit_started(functionId, 0, 0);
+    return S_OK;
+}
+
+HRESULT STDMETHODCALLTYPE cb_JITCompilationFinished(ICorProfilerCallback11 *self,
+                                                    FunctionID functionId, HRESULT hrStatus,
+                                                    BOOL fIsSafeToBlock)
+{
+    (void)self, (void)fIsSafeToBlock;
+    events_jit_finished(functionId, 0, hrStatus);
+    return S_OK;
+}
+
+HRESULT STDMETHODCALLTYPE cb_DynamicMethodJITCompilationStarted(ICorProfilerCallback11 *self,
+                                                                FunctionID functionId,
+                                                                BOOL fIsSafeToBlock,
+                                                                LPCBYTE pILHeader,
+                                                                ULONG cbILHeader)
+{
+    (void)self, (void)fIsSafeToBlock, (void)pILHeader;
+    events_jit_started(functionId, WIRE_FLAG_DYNAMIC, cbILHeader);
+    return S_OK;
+}
+
+HRESULT STDMETHODCALLTYPE cb_DynamicMethodJITCompilationFinished(ICorProfilerCallback11 *self,
+                                                                 FunctionID functionId,
+                                                                 HRESULT hrStatus,
+                                                                 BOOL fIsSafeToBlock)
+{
+    wire_jit_finished j;
+    COR_PRF_CODE_INFO range;
+    ULONG32 count = 0;
+
+    (void)self, (void)fIsSafeToBlock;
+    memset(&j, 0, sizeof(j));
+    j.function_id = functionId;
+    j.thread_id = events_current_thread();
+    j.hresult = hrStatus;
+    /* no metadata: only the code range; the IL size came with the start */
+    if (SUCCEEDED(hrStatus) &&
+        SUCCEEDED(agent.info->lpVtbl->GetCodeInfo2(agent.info, functionId, 1, &count, &range)) &&
+        count > 0) {
+        j.code_start = range.startAddress;
+        j.code_size = (uint32_t)range.size;
+    }
+    emit_record(WIRE_JIT_FINISHED, WIRE_FLAG_DYNAMIC, &j, sizeof(j), NULL, 0);
+    return S_OK;
+}
+
+HRESULT STDMETHODCALLTYPE cb_ModuleLoadFinished(ICorProfilerCallback11 *self, ModuleID moduleId,
+                                                HRESULT hrStatus)
+{
+    describe_module_text text; /* 2.5 KB of stack, for a rare event */
+    wire_module_loaded m;
+    emit_string strings[2];
+
+    (void)self;
+    describe_module(moduleId, &m, &text);
+    m.hresult = hrStatus;
+    strings[0] = (emit_string){.utf16 = text.path, .length = text.path_length};
+    strings[1] = (emit_string){.utf16 = text.assembly, .length = text.assembly_length};
+    emit_record(WIRE_MODULE_LOADED, 0, &m, sizeof(m), strings, 2);
+    return S_OK;
+}
+
+HRESULT STDMETHODCALLTYPE cb_ModuleUnloadStarted(ICorProfilerCallback11 *self, ModuleID moduleId)
+{
+    wire_module_unloaded m = {moduleId};
+
+    (void)self;
+    emit_record(WIRE_MODULE_UNLOADED, 0, &m, sizeof(m), NULL, 0);
+    return S_OK;
+}
+
+HRESULT STDMETHODCALLTYPE cb_AssemblyLoadFinished(ICorProfilerCallback11 *self,
+                                                  AssemblyID assemblyId, HRESULT hrStatus)
+{
+    WCHAR name[DESCRIBE_NAME_UNITS];
+    ULONG length = 0;
+    AppDomainID domain = 0;
+    ModuleID manifest = 0;
+    wire_assembly_loaded a = {.assembly_id = assemblyId, .hresult = hrStatus};
+    emit_string s;
+
+    (void)self;
+    if (FAILED(agent.info->lpVtbl->GetAssemblyInfo(agent.info, assemblyId, DESCRIBE_NAME_UNITS,
+                                                   &length, name, &domain, &manifest)))
+        length = 0;
+    a.manifest_module_id = manifest;
+    s = (emit_string){.utf16 = name, .length = length < DESCRIBE_NAME_UNITS ? length
+                                                                             : DESCRIBE_NAME_UNITS};
+    emit_record(WIRE_ASSEMBLY_LOADED, 0, &a, sizeof(a), &s, 1);
+    return S_OK;
+}
+
+static void events_thread(uint16_t type, ThreadID thread, DWORD os_tid)
+{
+    wire_thread t = {.thread_id = thread, .os_thread_id = os_tid};
+    emit_record(type, 0, &t, sizeof(t), NULL, 0);
+}
+
+HRESULT STDMETHODCALLTYPE cb_ThreadCreated(ICorProfilerCallback11 *self, ThreadID threadId)
+{
+    DWORD os = 0;
+
+    (void)self;
+    if (FAILED(agent.info->lpVtbl->GetThreadInfo(agent.info, threadId, &os)))
+        os = 0;
+    events_thread(WIRE_THREAD_CREATED, threadId, os);
+    return S_OK;
+}
+
+HRESULT STDMETHODCALLTYPE cb_ThreadDestroyed(ICorProfilerCallback11 *self, ThreadID threadId)
+{
+    (void)self;
+    events_thread(WIRE_THREAD_DESTROYED, threadId, 0);
+    return S_OK;
+}
+
+HRESULT STDMETHODCALLTYPE cb_ThreadAssignedToOSThread(ICorProfilerCallback11 *self,
+                                                      ThreadID managedThreadId, DWORD osThreadId)
+{
+    (void)self;
+    events_thread(WIRE_THREAD_OS_ID, managedThreadId, osThreadId);
+    return S_OK;
+}
+
+HRESULT STDMETHODCALLTYPE cb_ThreadNameChanged(ICorProfilerCallback11 *self, ThreadID threadId,
+                                               ULONG cchName, WCHAR name[])
+{
+    wire_thread t = {.thread_id = threadId};
+    /* the name is not NUL-terminated and may be empty (or NULL when empty) */
+    emit_string s = {.utf16 = name, .length = name ? cchName : 0};
+
+    (void)self;
+    emit_record(WIRE_THREAD_NAME, 0, &t, sizeof(t), &s, 1);
+    return S_OK;
+}

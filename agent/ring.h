@@ -1,0 +1,55 @@
+/* ring.h -- bounded multi-producer, single-consumer byte ring for agent records.
+ *
+ * Application threads (inside CoreCLR callbacks) reserve space, write one record
+ * and commit it, without locks and without allocating. When the ring is full the
+ * record is dropped and counted; the producer never waits. One consumer (the
+ * agent's sender thread) reads committed records in reservation order.
+ * The ordering contract is described at the top of ring.c.
+ */
+#ifndef JITSCOPE_RING_H
+#define JITSCOPE_RING_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define RING_MIN_BYTES (4u * 1024u)
+#define RING_MAX_BYTES (256u * 1024u * 1024u)
+#define RING_MAX_RECORD (16u * 1024u) /* largest record a producer may reserve */
+
+typedef struct ring {
+    _Atomic uint64_t head;      /* next byte to reserve (producers, CAS) */
+    char pad1[56];
+    _Atomic uint64_t tail;      /* next byte to consume (consumer only stores) */
+    char pad2[56];
+    _Atomic uint64_t full_drops;   /* reservations refused: ring full */
+    _Atomic uint64_t large_drops;  /* reservations refused: record too large */
+    _Atomic uint64_t reservations; /* every reservation attempt */
+    uint8_t *data;
+    uint64_t capacity;          /* power of two */
+} ring;
+
+/* A reserved slot: write `length` bytes at `data`, then ring_commit(). */
+typedef struct ring_slot {
+    uint8_t *data;
+    _Atomic uint64_t *header;
+} ring_slot;
+
+/* Capacity is rounded up to a power of two within [RING_MIN_BYTES, RING_MAX_BYTES].
+ * Memory comes from mmap so that ring_destroy gives it back to the OS. */
+int ring_init(ring *r, uint64_t capacity);
+void ring_destroy(ring *r);
+
+/* Producer side: any thread, lock-free, never blocks. Returns 0 and fills `slot`,
+ * or -1 when the record was dropped (and counted). */
+int ring_reserve(ring *r, uint32_t length, ring_slot *slot);
+void ring_commit(ring_slot *slot);
+
+/* Consumer side: one thread only. ring_peek returns the next committed record
+ * (NULL when none is ready); ring_release consumes it. */
+const uint8_t *ring_peek(ring *r, uint32_t *length);
+void ring_release(ring *r);
+
+uint64_t ring_used_bytes(ring *r);
+
+#endif

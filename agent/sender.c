@@ -1,0 +1,488 @@
+/* sender.c -- the agent's one thread: connection, catch-up, draining, commands.
+ *
+ * Loop: (re)connect with back-off; on a connection send the hello, then a
+ * catch-up when one is due (attach, or a reconnect after records were lost);
+ * drain the ring into a bounded output buffer, resolving each function's name
+ * the first time it is seen; read commands (detach, ping); report drop counters.
+ * While no server is connected, ring records are discarded and counted, so the
+ * app never waits and memory stays bounded. Only this thread calls send/recv.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "agent.h"
+#include "emit.h"
+#include "utf.h"
+
+#define SENDER_OUT_BYTES (256u * 1024u)
+#define SENDER_IN_BYTES 4096u
+#define SENDER_POLL_MS 5
+#define SENDER_BACKOFF_MIN_MS 50
+#define SENDER_BACKOFF_MAX_MS 2000
+#define SENDER_DROPS_EVERY_NS 500000000ull
+#define SENDER_NAMED_MAX (4u * 1024u * 1024u) /* functions remembered as named */
+#define SENDER_FLUSH_WAIT_MS 2000             /* longest wait for a slow server */
+
+static uint8_t sender_out[SENDER_OUT_BYTES];
+static size_t sender_out_used;
+static uint8_t sender_in[SENDER_IN_BYTES];
+static size_t sender_in_used;
+static uint64_t sender_seq;
+static uint64_t *sender_named;          /* open-addressing set of named FunctionIDs */
+static size_t sender_named_cap, sender_named_count;
+
+static void sender_sleep_ms(unsigned ms)
+{
+    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+static void sender_disconnect(void)
+{
+    if (agent.fd >= 0)
+        close(agent.fd);
+    agent.fd = -1;
+    sender_out_used = 0;
+    sender_in_used = 0;
+}
+
+/* Writes the output buffer; waits (bounded) when the server is slow.
+ * Returns 0, or -1 when the connection is gone. */
+static int sender_flush(int wait)
+{
+    size_t off = 0;
+    int waited = 0;
+
+    while (off < sender_out_used && agent.fd >= 0) {
+        ssize_t n = send(agent.fd, sender_out + off, sender_out_used - off,
+                         MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (n > 0) {
+            off += (size_t)n;
+            continue;
+        }
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) && wait &&
+            waited < SENDER_FLUSH_WAIT_MS) {
+            struct pollfd p = {.fd = agent.fd, .events = POLLOUT};
+            poll(&p, 1, 10);
+            waited += 10;
+            continue;
+        }
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+            break;
+        sender_disconnect();
+        return -1;
+    }
+    memmove(sender_out, sender_out + off, sender_out_used - off);
+    sender_out_used -= off;
+    return 0;
+}
+
+/* Room for `need` bytes in the output buffer, flushing (with waiting) if needed. */
+static int sender_room(size_t need)
+{
+    if (SENDER_OUT_BYTES - sender_out_used >= need)
+        return 0;
+    if (sender_flush(1) != 0)
+        return -1;
+    return SENDER_OUT_BYTES - sender_out_used >= need ? 0 : -1;
+}
+
+/* utf8_sanitize maps byte for byte ('?' for a bad byte), so n stays n. */
+static void sender_put_string(const char *s, size_t n)
+{
+    uint16_t n16;
+    int truncated;
+
+    n = utf8_sanitize(s, n, (char *)sender_out + sender_out_used + 2, n, &truncated);
+    n16 = (uint16_t)n;
+    memcpy(sender_out + sender_out_used, &n16, 2);
+    sender_out_used += 2 + n;
+}
+
+void sender_emit(uint16_t type, uint16_t flags, uint64_t time_ns, const void *fixed,
+                 uint32_t fixed_length, const char *s1, size_t n1, const char *s2, size_t n2)
+{
+    wire_frame_header h = {.type = type, .flags = flags, .time_ns = time_ns};
+    size_t need;
+
+    if (n1 > WIRE_MAX_STRING)
+        n1 = WIRE_MAX_STRING;
+    if (n2 > WIRE_MAX_STRING)
+        n2 = WIRE_MAX_STRING;
+    need = sizeof(h) + fixed_length + (s1 ? 2 + n1 : 0) + (s2 ? 2 + n2 : 0);
+    if (agent.fd < 0 || sender_room(need) != 0)
+        return;
+    h.seq = ++sender_seq;
+    h.length = (uint32_t)(need - sizeof(h));
+    memcpy(sender_out + sender_out_used, &h, sizeof(h));
+    sender_out_used += sizeof(h);
+    memcpy(sender_out + sender_out_used, fixed, fixed_length);
+    sender_out_used += fixed_length;
+    if (s1)
+        sender_put_string(s1, n1);
+    if (s2)
+        sender_put_string(s2, n2);
+}
+
+/* ---- functions already named on this connection ---- */
+
+static size_t sender_named_slot(uint64_t id, size_t mask)
+{
+    id ^= id >> 31;
+    id *= 0x9e3779b97f4a7c15ull;
+    return (size_t)(id >> 17) & mask;
+}
+
+/* Returns 1 when id was not in the set (and adds it, if there is room). */
+static int sender_named_add(uint64_t id)
+{
+    size_t mask, i;
+
+    if (id == 0)
+        return 0;
+    if ((sender_named_count + 1) * 2 > sender_named_cap && sender_named_cap < SENDER_NAMED_MAX) {
+        size_t cap = sender_named_cap ? sender_named_cap * 2 : 4096, k;
+        uint64_t *bigger = calloc(cap, sizeof(uint64_t));
+        if (bigger) {
+            for (k = 0; k < sender_named_cap; k++) {
+                uint64_t key = sender_named[k];
+                if (key) {
+                    size_t j = sender_named_slot(key, cap - 1);
+                    while (bigger[j])
+                        j = (j + 1) & (cap - 1);
+                    bigger[j] = key;
+                }
+            }
+            free(sender_named);
+            sender_named = bigger;
+            sender_named_cap = cap;
+        }
+    }
+    if (sender_named_cap == 0 || (sender_named_count + 1) * 10 > sender_named_cap * 9)
+        return 1; /* full: name it again; the server keeps the first name */
+    mask = sender_named_cap - 1;
+    for (i = sender_named_slot(id, mask); sender_named[i]; i = (i + 1) & mask)
+        if (sender_named[i] == id)
+            return 0;
+    sender_named[i] = id;
+    sender_named_count++;
+    return 1;
+}
+
+static void sender_named_reset(void)
+{
+    free(sender_named);
+    sender_named = NULL;
+    sender_named_cap = sender_named_count = 0;
+}
+
+void sender_emit_function_name(uint64_t function_id, int dynamic, uint16_t flags)
+{
+    static char name[2048];
+    wire_function_name fixed = {.function_id = function_id};
+    size_t n;
+
+    if (!sender_named_add(function_id))
+        return;
+    if (dynamic) {
+        n = (size_t)snprintf(name, sizeof(name), "(dynamic method)");
+    } else if (names_resolve(agent.info, function_id, name, sizeof(name), &fixed.module_id,
+                             &fixed.token) == 0) {
+        n = strlen(name);
+    } else {
+        atomic_fetch_add_explicit(&agent.name_failures, 1, memory_order_relaxed);
+        n = (size_t)snprintf(name, sizeof(name), "(unknown function 0x%llx)",
+                             (unsigned long long)function_id);
+    }
+    sender_emit(WIRE_FUNCTION_NAME, flags, emit_now_ns(), &fixed, sizeof(fixed), name, n, NULL, 0);
+}
+
+/* ---- connection ---- */
+
+static int sender_connect(void)
+{
+    struct sockaddr_un addr = {.sun_family = AF_UNIX};
+    int fd;
+
+    memcpy(addr.sun_path, agent.socket_path, sizeof(addr.sun_path));
+    fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    if (fd < 0)
+        return -1;
+    if (connect(fd, (struct sockaddr *)&addr, sizeof(addr)) != 0) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+static void sender_hello(void)
+{
+    struct timespec mono, real;
+    wire_hello h;
+
+    memset(&h, 0, sizeof(h));
+    memcpy(h.magic, WIRE_MAGIC, 8);
+    h.version = WIRE_VERSION;
+    h.pid = (uint32_t)getpid();
+    h.mode = (uint32_t)agent.mode;
+    h.runtime_type = agent.runtime_type;
+    h.clr_instance_id = agent.clr_instance_id;
+    h.major = agent.major, h.minor = agent.minor, h.build = agent.build, h.qfe = agent.qfe;
+    clock_gettime(CLOCK_MONOTONIC, &mono);
+    clock_gettime(CLOCK_REALTIME, &real);
+    h.monotonic_ns = (uint64_t)mono.tv_sec * 1000000000u + (uint64_t)mono.tv_nsec;
+    h.realtime_ns = (uint64_t)real.tv_sec * 1000000000u + (uint64_t)real.tv_nsec;
+    memcpy(h.token, agent.token, WIRE_TOKEN_LEN);
+    h.ring_bytes = (uint32_t)agent.ring.capacity;
+    sender_seq = 0;
+    sender_emit(WIRE_HELLO, 0, h.monotonic_ns, &h, sizeof(h), NULL, 0, NULL, 0);
+}
+
+static void sender_drops(void)
+{
+    wire_drops d;
+
+    memset(&d, 0, sizeof(d));
+    d.dropped[WIRE_DROP_RING_FULL] = atomic_load(&agent.ring.full_drops);
+    d.dropped[WIRE_DROP_TOO_LARGE] = atomic_load(&agent.ring.large_drops);
+    d.dropped[WIRE_DROP_NO_SERVER] = atomic_load(&agent.no_server_drops);
+    d.dropped[WIRE_DROP_NAME_FAILED] = atomic_load(&agent.name_failures);
+    d.produced = atomic_load(&agent.ring.reservations);
+    d.ring_used = ring_used_bytes(&agent.ring);
+    sender_emit(WIRE_DROPS, 0, emit_now_ns(), &d, sizeof(d), NULL, 0, NULL, 0);
+}
+
+/* ---- ring ---- */
+
+/* Moves up to `budget` ring records to the output (or discards them while
+ * disconnected). Returns how many were taken. */
+static unsigned sender_drain(unsigned budget)
+{
+    unsigned taken = 0;
+    uint32_t length;
+    const uint8_t *rec;
+
+    while (taken < budget && (rec = ring_peek(&agent.ring, &length)) != NULL) {
+        wire_frame_header h;
+
+        memcpy(&h, rec, sizeof(h));
+        if (agent.fd < 0) {
+            atomic_fetch_add_explicit(&agent.no_server_drops, 1, memory_order_relaxed);
+        } else {
+            if (h.type == WIRE_JIT_STARTED || h.type == WIRE_JIT_FINISHED) {
+                uint64_t fid;
+                memcpy(&fid, rec + sizeof(h), sizeof(fid));
+                sender_emit_function_name(fid, (h.flags & WIRE_FLAG_DYNAMIC) != 0, 0);
+            }
+            sender_emit(h.type, h.flags, h.time_ns, rec + sizeof(h), h.length, NULL, 0, NULL, 0);
+        }
+        ring_release(&agent.ring);
+        taken++;
+    }
+    return taken;
+}
+
+/* ---- commands from the server ---- */
+
+/* Returns 1 when the thread must leave the library now (detach requested). */
+static int sender_detach(uint32_t expected_ms)
+{
+    wire_detach_status status;
+    HRESULT hr;
+
+    while (sender_drain(4096) > 0)
+        ;
+    sender_drops();
+    sender_flush(1);
+    hr = agent.info->lpVtbl->RequestProfilerDetach(agent.info, expected_ms);
+    status.state = FAILED(hr) ? WIRE_DETACH_REFUSED : WIRE_DETACH_REQUESTED;
+    status.hresult = hr;
+    sender_emit(WIRE_DETACH_STATUS, 0, emit_now_ns(), &status, sizeof(status), NULL, 0, NULL, 0);
+    sender_flush(1);
+    if (FAILED(hr))
+        return 0;
+    atomic_store(&agent.detach_requested, 1);
+    return 1;
+}
+
+/* Reads and runs commands. Returns 1 when the thread must leave (detach). */
+static int sender_commands(void)
+{
+    ssize_t n = recv(agent.fd, sender_in + sender_in_used, sizeof(sender_in) - sender_in_used,
+                     MSG_DONTWAIT);
+    size_t off = 0;
+    int leave = 0;
+
+    if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) {
+        sender_disconnect();
+        return 0;
+    }
+    if (n > 0)
+        sender_in_used += (size_t)n;
+    while (!leave && sender_in_used - off >= sizeof(wire_frame_header)) {
+        wire_frame_header h;
+        const uint8_t *payload;
+
+        memcpy(&h, sender_in + off, sizeof(h));
+        if (h.length > 256) { /* no command is that long: not our server */
+            sender_disconnect();
+            return 0;
+        }
+        if (sender_in_used - off - sizeof(h) < h.length)
+            break;
+        payload = sender_in + off + sizeof(h);
+        off += sizeof(h) + h.length;
+        if (h.type == WIRE_CMD_DETACH && h.length >= sizeof(wire_cmd_detach)) {
+            wire_cmd_detach cmd;
+            memcpy(&cmd, payload, sizeof(cmd));
+            leave = sender_detach(cmd.expected_ms > 60000 ? 60000 : cmd.expected_ms);
+        } else if (h.type == WIRE_CMD_PING && h.length >= sizeof(wire_cmd_ping)) {
+            while (sender_drain(4096) > 0) /* a pong means: all before it was sent */
+                ;
+            sender_emit(WIRE_PONG, 0, emit_now_ns(), payload, sizeof(wire_cmd_ping), NULL, 0,
+                        NULL, 0);
+        }
+        /* unknown commands are ignored: a newer server may know more */
+    }
+    if (agent.fd >= 0) {
+        memmove(sender_in, sender_in + off, sender_in_used - off);
+        sender_in_used -= off;
+    }
+    return leave;
+}
+
+/* ---- the thread ---- */
+
+static void *sender_main(void *arg)
+{
+    unsigned backoff = SENDER_BACKOFF_MIN_MS;
+    uint64_t next_try = 0, last_drops = 0, lost_since = 0, dropped_seen = 0;
+    int ever_connected = 0;
+
+    (void)arg;
+    pthread_setname_np(pthread_self(), "jitscope-agent");
+    for (;;) {
+        uint64_t now = emit_now_ns();
+        struct pollfd p;
+
+        if (atomic_load(&agent.stopping))
+            break;
+        if (agent.fd < 0) {
+            if (now >= next_try) {
+                agent.fd = sender_connect();
+                if (agent.fd >= 0) {
+                    uint64_t dropped = atomic_load(&agent.no_server_drops);
+                    sender_named_reset();
+                    sender_hello();
+                    /* startup mode: a reconnect after records were lost needs a catch-up */
+                    if (ever_connected || dropped != dropped_seen)
+                        atomic_store(&agent.catchup_requested, 1);
+                    dropped_seen = dropped;
+                    ever_connected = 1;
+                    backoff = SENDER_BACKOFF_MIN_MS;
+                    lost_since = 0;
+                } else {
+                    next_try = now + (uint64_t)backoff * 1000000u;
+                    backoff = backoff * 2 > SENDER_BACKOFF_MAX_MS ? SENDER_BACKOFF_MAX_MS
+                                                                  : backoff * 2;
+                }
+            }
+            if (agent.fd < 0) {
+                if (!lost_since)
+                    lost_since = now;
+                /* attach mode: nobody will come back for us; leave the process */
+                if (agent.mode == WIRE_MODE_ATTACH && ever_connected &&
+                    now - lost_since > 10000000000ull) {
+                    if (SUCCEEDED(agent.info->lpVtbl->RequestProfilerDetach(agent.info, 0))) {
+                        atomic_store(&agent.detach_requested, 1);
+                        return NULL;
+                    }
+                    lost_since = now; /* refused: try again later */
+                }
+                sender_drain(1u << 20);
+                sender_sleep_ms(10);
+                continue;
+            }
+        }
+        if (atomic_exchange(&agent.catchup_requested, 0))
+            catchup_run();
+        p = (struct pollfd){.fd = agent.fd, .events = POLLIN};
+        if (poll(&p, 1, SENDER_POLL_MS) > 0 && sender_commands())
+            return NULL; /* detach: leave the library at once */
+        if (agent.fd < 0)
+            continue;
+        sender_drain(8192);
+        if (now - last_drops >= SENDER_DROPS_EVERY_NS) {
+            sender_drops();
+            last_drops = now;
+        }
+        sender_flush(0);
+    }
+    /* Shutdown: send what is left, within bounds */
+    if (agent.fd >= 0) {
+        while (sender_drain(8192) > 0 && agent.fd >= 0)
+            ;
+        sender_drops();
+        sender_flush(1);
+    }
+    sender_disconnect();
+    return NULL;
+}
+
+int sender_start(void)
+{
+    sigset_t all, old;
+    int rc;
+
+    agent.fd = -1;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old); /* the app's signals are not ours to handle */
+    rc = pthread_create(&agent.sender, NULL, sender_main, NULL);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (rc != 0)
+        return -1;
+    agent.sender_started = 1;
+    return 0;
+}
+
+void sender_stop(void)
+{
+    struct timespec deadline;
+
+    if (!agent.sender_started)
+        return;
+    atomic_store(&agent.stopping, 1);
+    clock_gettime(CLOCK_REALTIME, &deadline);
+    deadline.tv_sec += 3;
+    if (pthread_timedjoin_np(agent.sender, NULL, &deadline) == 0)
+        agent.sender_started = 0;
+}
+
+void sender_detach_succeeded(void)
+{
+    wire_detach_status status = {WIRE_DETACH_SUCCEEDED, 0};
+
+    if (agent.sender_started) {
+        pthread_join(agent.sender, NULL); /* it returned right after RequestProfilerDetach */
+        agent.sender_started = 0;
+    }
+    if (agent.fd >= 0) {
+        while (sender_drain(8192) > 0 && agent.fd >= 0)
+            ;
+        sender_drops();
+        sender_emit(WIRE_DETACH_STATUS, 0, emit_now_ns(), &status, sizeof(status), NULL, 0,
+                    NULL, 0);
+        sender_flush(1);
+    }
+    sender_disconnect();
+    atomic_store(&agent.ring_ready, 0);
+    ring_destroy(&agent.ring);
+    sender_named_reset();
+}

@@ -1,0 +1,213 @@
+/* wire.h -- the jitscope agent <-> server protocol, shared by both sides.
+ *
+ * One Unix stream socket per agent. Every message, both directions, is a frame:
+ *
+ *   wire_frame_header (24 bytes, little-endian, packed by construction)
+ *   payload           (header.length bytes, at most WIRE_MAX_PAYLOAD)
+ *
+ * The agent's first frame is WIRE_HELLO; anything else first is a protocol error.
+ * Sequence numbers are assigned by the agent's sender thread, start at 1 per
+ * connection and grow by exactly one per frame, so the server can see a gap.
+ * Records lost inside the agent (buffer full, no server) never get a sequence
+ * number; they are counted per reason and reported in WIRE_DROPS frames.
+ * Timestamps are CLOCK_MONOTONIC nanoseconds of the target; the hello carries a
+ * (monotonic, realtime) pair so the server can turn them into wall-clock time.
+ *
+ * Strings inside payloads are a uint16 byte count followed by that many bytes of
+ * UTF-8 (no NUL). The full description, with every field, is docs/PROTOCOL.md.
+ * x86-64 Linux only: both sides are little-endian and the structs below have no
+ * padding (checked with static asserts), so they are read with memcpy.
+ */
+#ifndef JITSCOPE_WIRE_H
+#define JITSCOPE_WIRE_H
+
+#include <stdint.h>
+
+#define WIRE_VERSION 1u
+#define WIRE_MAGIC "JITSCOPE"          /* 8 bytes, no NUL, first in the hello */
+#define WIRE_MAX_PAYLOAD (64u * 1024u) /* any longer frame is a protocol error */
+#define WIRE_TOKEN_LEN 32u             /* session token: 32 ASCII hex characters */
+#define WIRE_MAX_STRING 4096u          /* longest string a payload may carry */
+
+/* The agent's COM class id, {B8E5C1D2-7A43-4C6E-9F10-5A3B2D1C0E7F}: what
+ * CORECLR_PROFILER names in startup mode and AttachProfiler passes in attach mode. */
+#define WIRE_CLSID_STRING "{B8E5C1D2-7A43-4C6E-9F10-5A3B2D1C0E7F}"
+#define WIRE_CLSID_INIT {0xB8E5C1D2u, 0x7A43u, 0x4C6Eu, {0x9F, 0x10, 0x5A, 0x3B, 0x2D, 0x1C, 0x0E, 0x7F}}
+
+/* Environment variables set by `jitscope run` (attach passes the same values
+ * in the AttachProfiler client data, see WIRE_CLIENT_DATA_PREFIX). */
+#define WIRE_ENV_SOCKET "JITSCOPE_SOCKET"
+#define WIRE_ENV_TOKEN "JITSCOPE_TOKEN"
+
+/* Attach client data: "jitscope1 <token> <socket path>" (ASCII, no NUL). */
+#define WIRE_CLIENT_DATA_PREFIX "jitscope1 "
+
+typedef struct wire_frame_header {
+    uint16_t type;   /* wire_record_type or wire_command_type */
+    uint16_t flags;  /* WIRE_FLAG_* */
+    uint32_t length; /* payload bytes following this header */
+    uint64_t seq;    /* 1, 2, 3 ... per connection (commands: 0) */
+    uint64_t time_ns;/* CLOCK_MONOTONIC of the event, in the target */
+} wire_frame_header;
+_Static_assert(sizeof(wire_frame_header) == 24, "wire header is 24 bytes");
+
+enum wire_flags {
+    WIRE_FLAG_CATCHUP = 1u << 0, /* produced by enumeration, not by a callback */
+    WIRE_FLAG_DYNAMIC = 1u << 1, /* dynamic method (no metadata token) */
+    WIRE_FLAG_TRUNCATED = 1u << 2, /* a string in the payload was cut short */
+};
+
+/* Agent -> server. */
+enum wire_record_type {
+    WIRE_HELLO = 1,
+    WIRE_JIT_STARTED = 2,
+    WIRE_JIT_FINISHED = 3,
+    WIRE_FUNCTION_NAME = 4,
+    WIRE_MODULE_LOADED = 5,
+    WIRE_MODULE_UNLOADED = 6,
+    WIRE_ASSEMBLY_LOADED = 7,
+    WIRE_THREAD_CREATED = 8,
+    WIRE_THREAD_DESTROYED = 9,
+    WIRE_THREAD_OS_ID = 10,
+    WIRE_THREAD_NAME = 11,
+    WIRE_DROPS = 12,
+    WIRE_CATCHUP_BEGIN = 13,
+    WIRE_CATCHUP_END = 14,
+    WIRE_DETACH_STATUS = 15,
+    WIRE_PONG = 16,
+    WIRE_RECORD_TYPE_MAX = 16
+};
+
+/* Server -> agent. */
+enum wire_command_type {
+    WIRE_CMD_DETACH = 100, /* payload: wire_cmd_detach */
+    WIRE_CMD_PING = 101,   /* payload: wire_cmd_ping; answered by WIRE_PONG */
+};
+
+enum wire_mode { WIRE_MODE_STARTUP = 1, WIRE_MODE_ATTACH = 2 };
+
+/* WIRE_HELLO: fixed part, then strings: runtime description. */
+typedef struct wire_hello {
+    char magic[8];          /* WIRE_MAGIC */
+    uint32_t version;       /* WIRE_VERSION */
+    uint32_t pid;
+    uint32_t mode;          /* wire_mode */
+    uint16_t runtime_type;  /* COR_PRF_RUNTIME_TYPE: 2 = CoreCLR */
+    uint16_t clr_instance_id;
+    uint16_t major, minor, build, qfe;
+    uint64_t monotonic_ns;  /* clock pair read together at connect */
+    uint64_t realtime_ns;
+    char token[WIRE_TOKEN_LEN];
+    uint32_t ring_bytes;    /* capacity of the agent's buffer */
+    uint32_t reserved;
+} wire_hello;
+_Static_assert(sizeof(wire_hello) == 88, "wire_hello layout");
+
+typedef struct wire_jit_started {
+    uint64_t function_id;
+    uint64_t thread_id;     /* ThreadID (managed), 0 when unknown */
+    uint32_t il_size;       /* dynamic methods: IL header size given by the runtime */
+    uint32_t reserved;
+} wire_jit_started;
+_Static_assert(sizeof(wire_jit_started) == 24, "wire_jit_started layout");
+
+typedef struct wire_jit_finished {
+    uint64_t function_id;
+    uint64_t thread_id;
+    uint64_t code_start;    /* start of this native code version, 0 if unknown */
+    uint32_t code_size;     /* native bytes of this version */
+    uint32_t il_size;
+    int32_t hresult;        /* JIT status from the runtime */
+    uint32_t reserved;      /* 0; code versions are counted by the server from code_start */
+} wire_jit_finished;
+_Static_assert(sizeof(wire_jit_finished) == 40, "wire_jit_finished layout");
+
+/* WIRE_FUNCTION_NAME: fixed part, then one string: the formatted name. */
+typedef struct wire_function_name {
+    uint64_t function_id;
+    uint64_t module_id;     /* 0 for dynamic methods */
+    uint32_t token;         /* mdMethodDef, 0 for dynamic methods */
+    uint32_t reserved;
+} wire_function_name;
+_Static_assert(sizeof(wire_function_name) == 24, "wire_function_name layout");
+
+/* WIRE_MODULE_LOADED: fixed part, then strings: file path, assembly name. */
+typedef struct wire_module_loaded {
+    uint64_t module_id;
+    uint64_t assembly_id;
+    uint64_t base_address;
+    int32_t hresult;
+    uint32_t reserved;
+} wire_module_loaded;
+_Static_assert(sizeof(wire_module_loaded) == 32, "wire_module_loaded layout");
+
+typedef struct wire_module_unloaded {
+    uint64_t module_id;
+} wire_module_unloaded;
+
+/* WIRE_ASSEMBLY_LOADED: fixed part, then one string: assembly name. */
+typedef struct wire_assembly_loaded {
+    uint64_t assembly_id;
+    uint64_t manifest_module_id;
+    int32_t hresult;
+    uint32_t reserved;
+} wire_assembly_loaded;
+_Static_assert(sizeof(wire_assembly_loaded) == 24, "wire_assembly_loaded layout");
+
+/* WIRE_THREAD_CREATED, _DESTROYED, _OS_ID share one layout. */
+typedef struct wire_thread {
+    uint64_t thread_id;
+    uint32_t os_thread_id;  /* Linux tid, 0 when not known yet */
+    uint32_t reserved;
+} wire_thread;
+_Static_assert(sizeof(wire_thread) == 16, "wire_thread layout");
+
+/* WIRE_THREAD_NAME: fixed part (wire_thread), then one string (may be empty). */
+
+enum wire_drop_reason {
+    WIRE_DROP_RING_FULL = 0,   /* app thread found the buffer full */
+    WIRE_DROP_TOO_LARGE = 1,   /* record larger than a buffer slot may be */
+    WIRE_DROP_NO_SERVER = 2,   /* discarded while no server was connected */
+    WIRE_DROP_NAME_FAILED = 3, /* function name could not be resolved */
+    WIRE_DROP_REASONS = 4
+};
+
+/* WIRE_DROPS: cumulative counters since the agent loaded. */
+typedef struct wire_drops {
+    uint64_t dropped[WIRE_DROP_REASONS];
+    uint64_t produced;      /* records app threads tried to write */
+    uint64_t ring_used;     /* bytes waiting in the buffer when sent */
+} wire_drops;
+_Static_assert(sizeof(wire_drops) == 48, "wire_drops layout");
+
+/* WIRE_CATCHUP_BEGIN / _END: counts are filled in the END record. */
+typedef struct wire_catchup {
+    uint32_t modules;
+    uint32_t functions;
+    uint32_t threads;
+    uint32_t reserved;
+    uint64_t duration_ns;
+} wire_catchup;
+_Static_assert(sizeof(wire_catchup) == 24, "wire_catchup layout");
+
+enum wire_detach_state {
+    WIRE_DETACH_REQUESTED = 1, /* RequestProfilerDetach returned hresult */
+    WIRE_DETACH_REFUSED = 2,   /* RequestProfilerDetach failed with hresult */
+    WIRE_DETACH_SUCCEEDED = 3, /* ProfilerDetachSucceeded ran; last record */
+};
+
+typedef struct wire_detach_status {
+    uint32_t state;         /* wire_detach_state */
+    int32_t hresult;
+} wire_detach_status;
+
+typedef struct wire_cmd_detach {
+    uint32_t expected_ms;   /* hint passed to RequestProfilerDetach */
+    uint32_t reserved;
+} wire_cmd_detach;
+
+typedef struct wire_cmd_ping {
+    uint64_t cookie;        /* echoed in WIRE_PONG */
+} wire_cmd_ping;
+
+#endif /* JITSCOPE_WIRE_H */

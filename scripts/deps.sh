@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# deps.sh -- installs what jitscope needs and is missing, nothing else.
+#   scripts/deps.sh build   compilers' libraries (Debian packages), checks dotnet
+#   scripts/deps.sh test    + chromium and the npm packages of tests/package.json
+# Run as root (as on the project's machines) or with sudo available.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+need_build=(gcc make pkg-config libmicrohttpd-dev libjansson-dev libwebsockets-dev)
+need_test=(valgrind chromium nodejs npm)
+
+missing() {
+  local out=() p
+  for p in "$@"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || out+=("$p")
+  done
+  echo "${out[@]:-}"
+}
+
+apt_install() {
+  local pkgs=($(missing "$@"))
+  [ ${#pkgs[@]} -eq 0 ] && return 0
+  # node and npm may come from elsewhere than Debian: only install if absent
+  local filtered=() p
+  for p in "${pkgs[@]}"; do
+    case "$p" in
+      nodejs) command -v node >/dev/null || filtered+=("$p") ;;
+      npm) command -v npm >/dev/null || filtered+=("$p") ;;
+      *) filtered+=("$p") ;;
+    esac
+  done
+  [ ${#filtered[@]} -eq 0 ] && return 0
+  echo "deps: installing ${filtered[*]}"
+  local sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${filtered[@]}"
+}
+
+apt_install "${need_build[@]}"
+if ! command -v dotnet >/dev/null; then
+  echo "deps: the .NET SDK (dotnet) is not on PATH; jitscope's demo and tests need it." >&2
+  echo "      install the .NET 8+ SDK and retry." >&2
+  exit 1
+fi
+
+if [ "${1:-build}" = test ]; then
+  apt_install "${need_test[@]}"
+  if [ ! -d tests/node_modules ] || [ tests/package.json -nt tests/node_modules/.stamp ]; then
+    echo "deps: npm packages for the browser and WebSocket tests"
+    (cd tests && npm install --no-audit --no-fund --loglevel=error && touch node_modules/.stamp)
+  fi
+fi

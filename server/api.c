@@ -1,0 +1,395 @@
+/* api.c -- REST routes over the session registry (see api.h, docs/API.md). */
+#include "api.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sessions.h"
+
+#define API_DEFAULT_LIMIT 100
+#define API_MAX_LIMIT 10000
+
+json_t *api_error(const char *message) { return json_pack("{s:s}", "error", message); }
+
+static json_t *api_id(uint64_t id)
+{
+    char text[24];
+    snprintf(text, sizeof(text), "0x%llx", (unsigned long long)id);
+    return json_string(text);
+}
+
+static json_t *api_ms(int64_t ns) { return ns ? json_real((double)ns / 1e6) : json_null(); }
+
+static json_t *api_str(const char *s) { return s ? json_string(s) : json_null(); }
+
+/* Parses a decimal in [min, max]; a missing value gives def. -1 on bad input. */
+static int api_number(const api_request *req, const char *name, long long min, long long max,
+                      long long def, long long *out)
+{
+    const char *text = req->arg(req->ctx, name);
+    char *end;
+    long long v;
+
+    if (!text) {
+        *out = def;
+        return 0;
+    }
+    errno = 0;
+    v = strtoll(text, &end, 10);
+    if (errno || end == text || *end || v < min || v > max)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static const char *api_module_name(session *s, uint64_t module_id)
+{
+    session_module *m = module_id ? session_find_module(s, module_id) : NULL;
+    const char *slash;
+
+    if (!m)
+        return NULL;
+    if (m->assembly)
+        return m->assembly;
+    if (m->path && (slash = strrchr(m->path, '/')))
+        return slash + 1;
+    return m->path;
+}
+
+static json_t *api_session_summary(session *s)
+{
+    char version[48];
+    size_t i, alive = 0;
+
+    for (i = 0; i < s->thread_count; i++)
+        alive += s->threads[i].alive != 0;
+    snprintf(version, sizeof(version), "%u.%u.%u.%u", s->major, s->minor, s->build, s->qfe);
+    return json_pack(
+        "{s:i, s:i, s:s, s:s, s:s, s:o, s:s, s:o, s:o, s:o, s:{s:s, s:s, s:i}, s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I}, s:{s:I, s:I, s:I, s:I, s:I, s:I}}",
+        "id", s->id, "pid", (int)s->pid, "mode", s->mode == SESSION_MODE_RUN ? "run" : "attach",
+        "state", session_state_name(s->state), "command_line", s->command_line,
+        "exit_code", s->has_exit_code ? json_integer(s->exit_code) : json_null(),
+        "error", s->error,
+        "created_ms", api_ms(s->created_ns), "connected_ms", api_ms(s->connected_ns),
+        "ended_ms", api_ms(s->ended_ns),
+        "runtime", "type", s->runtime_type == 2 ? "CoreCLR" : s->runtime_type ? "other" : "unknown",
+        "version", s->connected_ns ? version : "", "clr_instance_id", (int)s->clr_instance_id,
+        "counters", "functions", (json_int_t)s->function_count, "modules",
+        (json_int_t)s->module_count, "threads", (json_int_t)s->thread_count, "threads_alive",
+        (json_int_t)alive, "jit_compilations", (json_int_t)s->jit_compilations,
+        "jit_time_total_ns", (json_int_t)s->jit_time_total_ns, "events", (json_int_t)s->event_seq,
+        "drops", "ring_full", (json_int_t)s->drops.dropped[WIRE_DROP_RING_FULL], "too_large",
+        (json_int_t)s->drops.dropped[WIRE_DROP_TOO_LARGE], "no_server",
+        (json_int_t)s->drops.dropped[WIRE_DROP_NO_SERVER], "name_failed",
+        (json_int_t)s->drops.dropped[WIRE_DROP_NAME_FAILED], "total",
+        (json_int_t)(s->drops.dropped[0] + s->drops.dropped[1] + s->drops.dropped[2]),
+        "produced", (json_int_t)s->drops.produced);
+}
+
+static json_t *api_session_detail(session *s)
+{
+    json_t *o = api_session_summary(s);
+    int64_t took = s->detach_finished_ns && s->detach_requested_ns
+                       ? s->detach_finished_ns - s->detach_requested_ns
+                       : 0;
+
+    json_object_set_new(o, "link", json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:b}",
+        "records", (json_int_t)s->records, "bytes", (json_int_t)s->bytes,
+        "seq_gaps", (json_int_t)s->seq_gaps, "connections", (json_int_t)s->connections,
+        "ring_bytes", (json_int_t)s->ring_bytes, "ring_used", (json_int_t)s->drops.ring_used,
+        "server_capacity_drops", (json_int_t)s->capacity_drops, "connected", s->link_id != 0));
+    json_object_set_new(o, "catchup", json_pack("{s:I, s:i, s:i, s:i, s:f}",
+        "count", (json_int_t)s->catchups, "modules", (int)s->last_catchup.modules,
+        "functions", (int)s->last_catchup.functions, "threads", (int)s->last_catchup.threads,
+        "duration_ms", (double)s->last_catchup.duration_ns / 1e6));
+    json_object_set_new(o, "detach", json_pack("{s:o, s:o, s:o, s:o}",
+        "requested_ms", api_ms(s->detach_requested_ns),
+        "finished_ms", api_ms(s->detach_finished_ns),
+        "duration_ms", took ? json_real((double)took / 1e6) : json_null(),
+        "hresult", s->detach_hresult ? json_sprintf("0x%08x", (unsigned)s->detach_hresult)
+                                     : json_null()));
+    json_object_set_new(o, "events_evicted", json_integer((json_int_t)s->events_evicted));
+    return o;
+}
+
+static json_t *api_function_json(session *s, const session_function *f)
+{
+    json_t *o = json_pack("{s:o, s:o, s:o, s:o, s:o, s:i, s:i, s:i, s:i, s:I, s:I, s:i, s:o, s:o, s:o, s:b, s:b}",
+        "function_id", api_id(f->function_id),
+        "name", api_str(f->name),
+        "module_id", api_id(f->module_id),
+        "module", api_str(api_module_name(s, f->module_id)),
+        "token", f->token ? json_sprintf("0x%08x", f->token) : json_null(),
+        "il_size", (int)f->il_size, "native_size", (int)f->native_size,
+        "versions", (int)f->versions, "jit_count", (int)f->jit_count,
+        "jit_ns", (json_int_t)f->jit_time_ns, "jit_total_ns", (json_int_t)f->jit_time_total_ns,
+        "hresult", (int)f->hresult,
+        "first_jit_ms", api_ms(f->first_jit_ns), "last_jit_ms", api_ms(f->last_jit_ns),
+        "thread_id", f->thread_id ? api_id(f->thread_id) : json_null(),
+        "catchup", (f->flags & WIRE_FLAG_CATCHUP) != 0,
+        "dynamic", (f->flags & WIRE_FLAG_DYNAMIC) != 0);
+    return o;
+}
+
+enum api_sort { SORT_TIME, SORT_JIT_TIME, SORT_NAME, SORT_NATIVE, SORT_IL };
+
+typedef struct api_sort_ctx {
+    session *s;
+    enum api_sort key;
+    int descending;
+} api_sort_ctx;
+
+static int api_compare_functions(const void *a, const void *b, void *arg)
+{
+    const api_sort_ctx *c = arg;
+    const session_function *x = &c->s->functions[*(const uint32_t *)a];
+    const session_function *y = &c->s->functions[*(const uint32_t *)b];
+    long long d = 0;
+
+    switch (c->key) {
+    case SORT_TIME: d = (x->first_jit_ns > y->first_jit_ns) - (x->first_jit_ns < y->first_jit_ns); break;
+    case SORT_JIT_TIME: d = (x->jit_time_total_ns > y->jit_time_total_ns) - (x->jit_time_total_ns < y->jit_time_total_ns); break;
+    case SORT_NATIVE: d = (long long)x->native_size - (long long)y->native_size; break;
+    case SORT_IL: d = (long long)x->il_size - (long long)y->il_size; break;
+    case SORT_NAME: d = strcmp(x->name ? x->name : "", y->name ? y->name : ""); break;
+    }
+    if (d == 0)
+        d = (x->function_id > y->function_id) - (x->function_id < y->function_id);
+    return c->descending ? (d > 0 ? -1 : d < 0) : (d > 0) - (d < 0);
+}
+
+static int api_functions(const api_request *req, session *s, json_t **body)
+{
+    const char *q = req->arg(req->ctx, "q"), *mod = req->arg(req->ctx, "module");
+    const char *sort = req->arg(req->ctx, "sort"), *order = req->arg(req->ctx, "order");
+    api_sort_ctx ctx = {s, SORT_TIME, 0};
+    long long limit, offset;
+    uint32_t *picked;
+    size_t n = 0, i;
+    json_t *list;
+
+    if (api_number(req, "limit", 1, API_MAX_LIMIT, API_DEFAULT_LIMIT, &limit) != 0 ||
+        api_number(req, "offset", 0, 1LL << 40, 0, &offset) != 0) {
+        *body = api_error("limit must be 1..10000 and offset >= 0");
+        return 400;
+    }
+    if (!sort || strcmp(sort, "time") == 0) ctx.key = SORT_TIME;
+    else if (strcmp(sort, "jit_time") == 0) ctx.key = SORT_JIT_TIME, ctx.descending = 1;
+    else if (strcmp(sort, "name") == 0) ctx.key = SORT_NAME;
+    else if (strcmp(sort, "native_size") == 0) ctx.key = SORT_NATIVE, ctx.descending = 1;
+    else if (strcmp(sort, "il_size") == 0) ctx.key = SORT_IL, ctx.descending = 1;
+    else {
+        *body = api_error("sort must be one of time, jit_time, name, native_size, il_size");
+        return 400;
+    }
+    if (order && strcmp(order, "asc") == 0) ctx.descending = 0;
+    else if (order && strcmp(order, "desc") == 0) ctx.descending = 1;
+    else if (order) {
+        *body = api_error("order must be asc or desc");
+        return 400;
+    }
+    if ((q && strlen(q) > 512) || (mod && strlen(mod) > 512)) {
+        *body = api_error("filter too long (512 bytes at most)");
+        return 400;
+    }
+    picked = malloc((s->function_count + 1) * sizeof(*picked));
+    if (!picked) {
+        *body = api_error("out of memory");
+        return 503;
+    }
+    for (i = 0; i < s->function_count; i++) {
+        const session_function *f = &s->functions[i];
+        const char *mname;
+        if (q && *q && (!f->name || !strcasestr(f->name, q)))
+            continue;
+        if (mod && *mod) {
+            session_module *m = session_find_module(s, f->module_id);
+            mname = api_module_name(s, f->module_id);
+            if (!(mname && strcasestr(mname, mod)) && !(m && m->path && strcasestr(m->path, mod)))
+                continue;
+        }
+        picked[n++] = (uint32_t)i;
+    }
+    qsort_r(picked, n, sizeof(*picked), api_compare_functions, &ctx);
+    list = json_array();
+    for (i = (size_t)offset; i < n && i < (size_t)offset + (size_t)limit; i++)
+        json_array_append_new(list, api_function_json(s, &s->functions[picked[i]]));
+    free(picked);
+    *body = json_pack("{s:I, s:I, s:I, s:o}", "total", (json_int_t)n, "offset",
+                      (json_int_t)offset, "limit", (json_int_t)limit, "functions", list);
+    return 200;
+}
+
+static json_t *api_module_json(const session_module *m)
+{
+    return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:b, s:b}",
+        "module_id", api_id(m->module_id), "assembly_id", api_id(m->assembly_id),
+        "path", api_str(m->path), "assembly", api_str(m->assembly),
+        "base_address", api_id(m->base_address), "loaded_ms", api_ms(m->loaded_ns),
+        "unloaded_ms", api_ms(m->unloaded_ns), "loaded", m->unloaded_ns == 0,
+        "catchup", (m->flags & WIRE_FLAG_CATCHUP) != 0);
+}
+
+static json_t *api_thread_json(const session_thread *t)
+{
+    return json_pack("{s:o, s:i, s:o, s:b, s:o, s:o, s:b}",
+        "thread_id", api_id(t->thread_id), "os_thread_id", (int)t->os_thread_id,
+        "name", api_str(t->name), "alive", t->alive != 0, "created_ms", api_ms(t->created_ns),
+        "ended_ms", api_ms(t->ended_ns), "catchup", (t->flags & WIRE_FLAG_CATCHUP) != 0);
+}
+
+json_t *api_event_json(session *s, const session_event *e);
+json_t *api_event_json(session *s, const session_event *e)
+{
+    json_t *o = json_pack("{s:I, s:s, s:o, s:b}", "seq", (json_int_t)e->seq, "type",
+                          session_event_type_name(e->type), "time_ms", api_ms(e->time_ns),
+                          "catchup", (e->flags & WIRE_FLAG_CATCHUP) != 0);
+
+    switch (e->type) {
+    case WIRE_JIT_FINISHED: {
+        session_function *f = session_find_function(s, e->id);
+        json_object_set_new(o, "function_id", api_id(e->id));
+        json_object_set_new(o, "name", api_str(f ? f->name : NULL));
+        json_object_set_new(o, "module", api_str(f ? api_module_name(s, f->module_id) : NULL));
+        json_object_set_new(o, "jit_ns", json_integer((json_int_t)e->value));
+        json_object_set_new(o, "native_size", json_integer(e->extra));
+        json_object_set_new(o, "il_size", json_integer(f ? f->il_size : 0));
+        json_object_set_new(o, "versions", json_integer(f ? f->versions : 0));
+        json_object_set_new(o, "thread_id", f && f->thread_id ? api_id(f->thread_id) : json_null());
+        json_object_set_new(o, "dynamic", json_boolean(e->flags & WIRE_FLAG_DYNAMIC));
+        break;
+    }
+    case WIRE_MODULE_LOADED:
+    case WIRE_MODULE_UNLOADED: {
+        session_module *m = session_find_module(s, e->id);
+        json_object_set_new(o, "module_id", api_id(e->id));
+        json_object_set_new(o, "path", api_str(m ? m->path : NULL));
+        json_object_set_new(o, "assembly", api_str(m ? m->assembly : NULL));
+        break;
+    }
+    case WIRE_ASSEMBLY_LOADED:
+        json_object_set_new(o, "assembly_id", api_id(e->id));
+        json_object_set_new(o, "module_id", api_id(e->value));
+        break;
+    case WIRE_THREAD_CREATED:
+    case WIRE_THREAD_DESTROYED:
+    case WIRE_THREAD_NAME: {
+        session_thread *t = session_find_thread(s, e->id);
+        json_object_set_new(o, "thread_id", api_id(e->id));
+        json_object_set_new(o, "os_thread_id", json_integer((json_int_t)e->value));
+        json_object_set_new(o, "name", api_str(t ? t->name : NULL));
+        break;
+    }
+    case WIRE_CATCHUP_END:
+        json_object_set_new(o, "functions", json_integer(e->extra));
+        json_object_set_new(o, "duration_ms", json_real((double)e->value / 1e6));
+        break;
+    case WIRE_DETACH_STATUS:
+        json_object_set_new(o, "state", json_integer(e->extra));
+        json_object_set_new(o, "hresult", json_sprintf("0x%08x", (unsigned)e->value));
+        break;
+    }
+    return o;
+}
+
+static int api_events(const api_request *req, session *s, json_t **body)
+{
+    long long after, limit;
+    uint64_t seq, first = session_first_event_seq(s);
+    json_t *list;
+
+    if (api_number(req, "after", 0, 1LL << 62, 0, &after) != 0 ||
+        api_number(req, "limit", 1, API_MAX_LIMIT, 1000, &limit) != 0) {
+        *body = api_error("after must be >= 0 and limit 1..10000");
+        return 400;
+    }
+    list = json_array();
+    seq = (uint64_t)after + 1 < first ? first : (uint64_t)after + 1;
+    for (; seq <= s->event_seq && json_array_size(list) < (size_t)limit; seq++)
+        json_array_append_new(list, api_event_json(s, session_event_at(s, seq)));
+    *body = json_pack("{s:o, s:I, s:I, s:b}", "events", list, "next_after",
+                      (json_int_t)(seq - 1 > (uint64_t)after ? seq - 1 : (uint64_t)after),
+                      "last_seq", (json_int_t)s->event_seq,
+                      "evicted", (uint64_t)after + 1 < first && s->events_evicted > 0);
+    return 200;
+}
+
+/* Routes under /api/sessions. */
+static int api_sessions_route(const api_request *req, const char *rest, json_t **body)
+{
+    char *end;
+    long id;
+    session *s;
+    int status = 404;
+
+    if (*rest == '\0') {
+        json_t *list = json_array();
+        size_t i;
+        sessions_lock();
+        for (i = 0; i < sessions_count(); i++)
+            json_array_append_new(list, api_session_summary(sessions_at(i)));
+        sessions_unlock();
+        *body = json_pack("{s:o}", "sessions", list);
+        return 200;
+    }
+    if (*rest != '/') {
+        *body = api_error("no such route");
+        return 404;
+    }
+    errno = 0;
+    id = strtol(rest + 1, &end, 10);
+    if (errno || end == rest + 1 || id <= 0 || id > 1000000 || (*end && *end != '/')) {
+        *body = api_error("session id must be a positive integer");
+        return 400;
+    }
+    sessions_lock();
+    s = sessions_get((int)id);
+    if (!s) {
+        *body = api_error("no such session");
+    } else if (*end == '\0') {
+        *body = api_session_detail(s), status = 200;
+    } else if (strcmp(end, "/functions") == 0) {
+        status = api_functions(req, s, body);
+    } else if (strcmp(end, "/modules") == 0) {
+        json_t *list = json_array();
+        size_t i;
+        for (i = 0; i < s->module_count; i++)
+            json_array_append_new(list, api_module_json(&s->modules[i]));
+        *body = json_pack("{s:o}", "modules", list), status = 200;
+    } else if (strcmp(end, "/threads") == 0) {
+        json_t *list = json_array();
+        size_t i;
+        for (i = 0; i < s->thread_count; i++)
+            json_array_append_new(list, api_thread_json(&s->threads[i]));
+        *body = json_pack("{s:o}", "threads", list), status = 200;
+    } else if (strcmp(end, "/events") == 0) {
+        status = api_events(req, s, body);
+    } else {
+        *body = api_error("no such route");
+    }
+    sessions_unlock();
+    return status;
+}
+
+int api_handle(const api_request *req, json_t **body)
+{
+    int status;
+
+    if (strncmp(req->path, "/api/sessions", 13) == 0) {
+        if (strcmp(req->method, "GET") != 0) {
+            *body = api_error("method not allowed");
+            return 405;
+        }
+        status = api_sessions_route(req, req->path + 13, body);
+    } else {
+        *body = api_error("no such route");
+        status = 404;
+    }
+    if (!*body) { /* jansson refused something (should not happen): say so */
+        *body = api_error("internal error building the response");
+        status = 500;
+    }
+    return status;
+}

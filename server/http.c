@@ -1,0 +1,293 @@
+/* http.c -- libmicrohttpd daemon: checks, dispatch to api.c, static web files. */
+#include "http.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <microhttpd.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "api.h"
+
+#define HTTP_MAX_BODY 4096
+#define HTTP_MAX_FILE (8u * 1024u * 1024u)
+
+static struct MHD_Daemon *http_daemon;
+static http_config http_cfg;
+static int http_port;
+
+typedef struct http_upload {
+    size_t length;
+    int too_large;
+    char body[HTTP_MAX_BODY];
+} http_upload;
+
+int http_is_loopback(const char *host)
+{
+    struct in_addr a4;
+    struct in6_addr a6;
+
+    if (inet_pton(AF_INET, host, &a4) == 1)
+        return (ntohl(a4.s_addr) >> 24) == 127;
+    if (inet_pton(AF_INET6, host, &a6) == 1)
+        return IN6_IS_ADDR_LOOPBACK(&a6);
+    return 0;
+}
+
+/* Host header must be one of our names with our port (or no port). */
+static int http_host_allowed(const char *host)
+{
+    static const char *names[] = {"127.0.0.1", "localhost", "[::1]"};
+    char port[16];
+    size_t i, n;
+
+    if (!host)
+        return 0;
+    snprintf(port, sizeof(port), ":%d", http_port);
+    for (i = 0; i < sizeof(names) / sizeof(names[0]) + 1; i++) {
+        const char *name = i < 3 ? names[i] : http_cfg.bind_host;
+        n = strlen(name);
+        if (strncasecmp(host, name, n) == 0 && (host[n] == '\0' || strcmp(host + n, port) == 0))
+            return 1;
+    }
+    return 0;
+}
+
+/* Origin, when present, must be http://<allowed host>. */
+static int http_origin_allowed(const char *origin)
+{
+    if (!origin)
+        return 1;
+    if (strncmp(origin, "http://", 7) != 0)
+        return 0;
+    return http_host_allowed(origin + 7);
+}
+
+static int http_key_ok(struct MHD_Connection *c)
+{
+    const char *auth;
+    size_t i, n, diff = 0;
+
+    if (!http_cfg.api_key)
+        return 1;
+    auth = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Authorization");
+    if (!auth || strncmp(auth, "Bearer ", 7) != 0)
+        return 0;
+    auth += 7;
+    n = strlen(http_cfg.api_key);
+    if (strlen(auth) != n)
+        return 0;
+    for (i = 0; i < n; i++)
+        diff |= (size_t)(auth[i] ^ http_cfg.api_key[i]);
+    return diff == 0;
+}
+
+static enum MHD_Result http_send(struct MHD_Connection *c, int status, const char *type,
+                                 void *data, size_t length)
+{
+    struct MHD_Response *r =
+        MHD_create_response_from_buffer(length, data, MHD_RESPMEM_MUST_FREE);
+    enum MHD_Result ok;
+
+    if (!r) {
+        free(data);
+        return MHD_NO;
+    }
+    MHD_add_response_header(r, "Content-Type", type);
+    MHD_add_response_header(r, "Cache-Control", "no-store");
+    MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+    ok = MHD_queue_response(c, (unsigned)status, r);
+    MHD_destroy_response(r);
+    return ok;
+}
+
+static enum MHD_Result http_send_json(struct MHD_Connection *c, int status, json_t *body)
+{
+    char *text = json_dumps(body, JSON_COMPACT);
+
+    json_decref(body);
+    if (!text)
+        return MHD_NO;
+    return http_send(c, status, "application/json", text, strlen(text));
+}
+
+static enum MHD_Result http_error(struct MHD_Connection *c, int status, const char *message)
+{
+    return http_send_json(c, status, api_error(message));
+}
+
+static const char *http_content_type(const char *path)
+{
+    const char *dot = strrchr(path, '.');
+
+    if (!dot) return "application/octet-stream";
+    if (strcmp(dot, ".html") == 0) return "text/html; charset=utf-8";
+    if (strcmp(dot, ".js") == 0) return "text/javascript; charset=utf-8";
+    if (strcmp(dot, ".css") == 0) return "text/css; charset=utf-8";
+    if (strcmp(dot, ".json") == 0) return "application/json";
+    if (strcmp(dot, ".svg") == 0) return "image/svg+xml";
+    if (strcmp(dot, ".png") == 0) return "image/png";
+    return "application/octet-stream";
+}
+
+/* Serves a file below web_root; the URL may use only [A-Za-z0-9._-/] and no "..". */
+static enum MHD_Result http_static(struct MHD_Connection *c, const char *url)
+{
+    char path[1024];
+    struct stat st;
+    const char *p;
+    char *data = NULL;
+    ssize_t got = 0;
+    int fd;
+
+    if (strcmp(url, "/") == 0)
+        url = "/index.html";
+    for (p = url; *p; p++) {
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+              *p == '.' || *p == '_' || *p == '-' || *p == '/'))
+            return http_error(c, 404, "no such file");
+    }
+    if (strstr(url, "..") || strstr(url, "/.") ||
+        snprintf(path, sizeof(path), "%s%s", http_cfg.web_root, url) >= (int)sizeof(path))
+        return http_error(c, 404, "no such file");
+    fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > HTTP_MAX_FILE) {
+        if (fd >= 0)
+            close(fd);
+        return http_error(c, 404, "no such file");
+    }
+    data = malloc((size_t)st.st_size + 1);
+    while (data && got < st.st_size) {
+        ssize_t n = read(fd, data + got, (size_t)(st.st_size - got));
+        if (n <= 0)
+            break;
+        got += n;
+    }
+    close(fd);
+    if (!data || got != st.st_size) {
+        free(data);
+        return http_error(c, 500, "cannot read file");
+    }
+    return http_send(c, 200, http_content_type(path), data, (size_t)got);
+}
+
+static const char *http_arg(void *ctx, const char *name)
+{
+    return MHD_lookup_connection_value(ctx, MHD_GET_ARGUMENT_KIND, name);
+}
+
+static enum MHD_Result http_handle(void *cls, struct MHD_Connection *c, const char *url,
+                                   const char *method, const char *version,
+                                   const char *upload_data, size_t *upload_size, void **state)
+{
+    http_upload *up = *state;
+    int is_get = strcmp(method, "GET") == 0 || strcmp(method, "HEAD") == 0;
+    api_request req = {method, url, http_arg, c};
+    json_t *body = NULL;
+    int status;
+
+    (void)cls, (void)version;
+    if (!up) { /* first call: headers only */
+        up = calloc(1, sizeof(*up));
+        if (!up)
+            return MHD_NO;
+        *state = up;
+        return MHD_YES;
+    }
+    if (*upload_size) {
+        if (up->length + *upload_size > HTTP_MAX_BODY)
+            up->too_large = 1;
+        else
+            memcpy(up->body + up->length, upload_data, *upload_size);
+        up->length += *upload_size;
+        *upload_size = 0;
+        return MHD_YES;
+    }
+    if (!http_host_allowed(MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Host")))
+        return http_error(c, 403, "Host header does not name this server");
+    if (up->too_large)
+        return http_error(c, 413, "request body too large");
+    if (strncmp(url, "/api/", 5) != 0 && strcmp(url, "/api") != 0) {
+        if (!is_get)
+            return http_error(c, 405, "method not allowed");
+        return http_static(c, url);
+    }
+    if (!http_key_ok(c))
+        return http_error(c, 401, "missing or wrong API key (Authorization: Bearer KEY)");
+    if (!is_get &&
+        !http_origin_allowed(MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Origin")))
+        return http_error(c, 403, "cross-origin request refused");
+    status = api_handle(&req, &body);
+    return http_send_json(c, status, body);
+}
+
+static void http_done(void *cls, struct MHD_Connection *c, void **state,
+                      enum MHD_RequestTerminationCode code)
+{
+    (void)cls, (void)c, (void)code;
+    free(*state);
+    *state = NULL;
+}
+
+int http_start(const http_config *config, int *bound_port, char *err, size_t errsz)
+{
+    struct sockaddr_storage addr;
+    socklen_t addr_len;
+    const union MHD_DaemonInfo *info;
+
+    memset(&addr, 0, sizeof(addr));
+    http_cfg = *config;
+    if (!http_cfg.bind_host)
+        http_cfg.bind_host = "127.0.0.1";
+    if (!http_is_loopback(http_cfg.bind_host) && (!http_cfg.api_key || !*http_cfg.api_key)) {
+        snprintf(err, errsz, "binding %s (not loopback) requires an API key (--api-key)",
+                 http_cfg.bind_host);
+        return -1;
+    }
+    if (inet_pton(AF_INET, http_cfg.bind_host, &((struct sockaddr_in *)&addr)->sin_addr) == 1) {
+        ((struct sockaddr_in *)&addr)->sin_family = AF_INET;
+        ((struct sockaddr_in *)&addr)->sin_port = htons((uint16_t)config->port);
+        addr_len = sizeof(struct sockaddr_in);
+    } else if (inet_pton(AF_INET6, http_cfg.bind_host,
+                         &((struct sockaddr_in6 *)&addr)->sin6_addr) == 1) {
+        ((struct sockaddr_in6 *)&addr)->sin6_family = AF_INET6;
+        ((struct sockaddr_in6 *)&addr)->sin6_port = htons((uint16_t)config->port);
+        addr_len = sizeof(struct sockaddr_in6);
+    } else {
+        snprintf(err, errsz, "--host must be a numeric IP address, not '%s'", http_cfg.bind_host);
+        return -1;
+    }
+    (void)addr_len;
+    http_daemon = MHD_start_daemon(
+        MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG |
+            (addr.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0),
+        (uint16_t)config->port, NULL, NULL, http_handle, NULL,
+        MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr,
+        MHD_OPTION_CONNECTION_LIMIT, (unsigned)128,
+        MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)64,
+        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)30,
+        MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(64 * 1024),
+        MHD_OPTION_NOTIFY_COMPLETED, http_done, NULL,
+        MHD_OPTION_END);
+    if (!http_daemon) {
+        snprintf(err, errsz, "cannot listen on %s:%d (%s)", http_cfg.bind_host, config->port,
+                 errno ? strerror(errno) : "libmicrohttpd refused");
+        return -1;
+    }
+    info = MHD_get_daemon_info(http_daemon, MHD_DAEMON_INFO_BIND_PORT);
+    http_port = info ? (int)info->port : config->port;
+    *bound_port = http_port;
+    return 0;
+}
+
+void http_stop(void)
+{
+    if (http_daemon)
+        MHD_stop_daemon(http_daemon);
+    http_daemon = NULL;
+}

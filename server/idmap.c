@@ -1,0 +1,73 @@
+/* idmap.c -- linear-probing hash map uint64 -> uint32 (see idmap.h). */
+#include "idmap.h"
+
+#include <stdlib.h>
+
+static size_t idmap_slot(uint64_t key, size_t mask)
+{
+    key ^= key >> 33;
+    key *= 0xff51afd7ed558ccdull;
+    key ^= key >> 33;
+    return (size_t)key & mask;
+}
+
+uint32_t idmap_get(const idmap *m, uint64_t key)
+{
+    size_t mask, i;
+
+    if (m->capacity == 0 || key == 0)
+        return IDMAP_MISSING;
+    mask = m->capacity - 1;
+    for (i = idmap_slot(key, mask); m->keys[i] != 0; i = (i + 1) & mask)
+        if (m->keys[i] == key)
+            return m->values[i];
+    return IDMAP_MISSING;
+}
+
+static int idmap_grow(idmap *m)
+{
+    size_t cap = m->capacity ? m->capacity * 2 : 64, i;
+    idmap bigger = {calloc(cap, sizeof(uint64_t)), calloc(cap, sizeof(uint32_t)), cap, 0};
+
+    if (!bigger.keys || !bigger.values) {
+        free(bigger.keys);
+        free(bigger.values);
+        return -1;
+    }
+    for (i = 0; i < m->capacity; i++)
+        if (m->keys[i] != 0)
+            idmap_put(&bigger, m->keys[i], m->values[i]);
+    idmap_free(m);
+    *m = bigger;
+    return 0;
+}
+
+int idmap_put(idmap *m, uint64_t key, uint32_t value)
+{
+    size_t mask, i;
+
+    if (key == 0)
+        return -1;
+    if ((m->count + 1) * 10 > m->capacity * 7 && idmap_grow(m) != 0)
+        return -1;
+    mask = m->capacity - 1;
+    for (i = idmap_slot(key, mask); m->keys[i] != 0; i = (i + 1) & mask) {
+        if (m->keys[i] == key) {
+            m->values[i] = value;
+            return 0;
+        }
+    }
+    m->keys[i] = key;
+    m->values[i] = value;
+    m->count++;
+    return 0;
+}
+
+void idmap_free(idmap *m)
+{
+    free(m->keys);
+    free(m->values);
+    m->keys = NULL;
+    m->values = NULL;
+    m->capacity = m->count = 0;
+}

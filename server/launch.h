@@ -1,0 +1,19 @@
+/* launch.h -- `jitscope run`: start an app with the agent loaded at startup.
+ *
+ * The child gets CORECLR_ENABLE_PROFILING, CORECLR_PROFILER (our CLSID),
+ * CORECLR_PROFILER_PATH (the agent .so) and the agent link's socket path and
+ * session token; any such variables inherited from our own environment are
+ * replaced. A reaper thread waits for the child and records its exit code in
+ * the session, which stays readable afterwards. */
+#ifndef JITSCOPE_LAUNCH_H
+#define JITSCOPE_LAUNCH_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+int launch_app(char *const argv[], const char *agent_path, const char *socket_path,
+               const char *token, int session_id, pid_t *pid_out, char *err, size_t errsz);
+/* Ends a still-running child (SIGTERM, then SIGKILL after 3 s) and joins the reaper. */
+void launch_stop(void);
+
+#endif

@@ -1,0 +1,334 @@
+/* link.c -- agent connections: accept, authenticate, frame, apply (see link.h). */
+#include "link.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sessions.h"
+#include "wire_decode.h"
+
+#define LINK_MAX_CONNECTIONS 64
+#define LINK_BUFFER (2u * (WIRE_MAX_PAYLOAD + sizeof(wire_frame_header)))
+
+typedef struct link_conn {
+    int fd;
+    int link_id;
+    int session_id;          /* 0 until a valid hello */
+    size_t used;
+    uint8_t buf[LINK_BUFFER];
+} link_conn;
+
+static char link_dir[96];
+static char link_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+static int link_listen_fd = -1;
+static int link_wake[2] = {-1, -1};
+static pthread_t link_thread;
+static int link_thread_started;
+static pthread_mutex_t link_mutex = PTHREAD_MUTEX_INITIALIZER; /* guards link_conns fds for send */
+static link_conn *link_conns[LINK_MAX_CONNECTIONS];
+static int link_next_id = 1;
+static void (*link_listener)(int session_id);
+
+static int64_t link_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+const char *link_socket_path(void) { return link_path; }
+void link_set_listener(void (*on_records)(int)) { link_listener = on_records; }
+
+static void *link_main(void *arg);
+
+static int link_make_dir(char *err, size_t errsz)
+{
+    const char *base = getenv("XDG_RUNTIME_DIR");
+    struct stat st;
+
+    if (!base || !*base || stat(base, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != getuid())
+        base = "/tmp";
+    if (snprintf(link_dir, sizeof(link_dir), "%s/jitscope-XXXXXX", base) >= (int)sizeof(link_dir)) {
+        snprintf(err, errsz, "socket directory name too long under %s", base);
+        return -1;
+    }
+    if (!mkdtemp(link_dir)) { /* mkdtemp creates the directory 0700 atomically */
+        snprintf(err, errsz, "mkdtemp(%s): %s", link_dir, strerror(errno));
+        link_dir[0] = '\0';
+        return -1;
+    }
+    return 0;
+}
+
+int link_start(char *err, size_t errsz)
+{
+    struct sockaddr_un addr = {.sun_family = AF_UNIX};
+    mode_t old_mask;
+    int rc;
+
+    if (link_make_dir(err, errsz) != 0)
+        return -1;
+    if (snprintf(link_path, sizeof(link_path), "%s/agent.sock", link_dir) >= (int)sizeof(link_path)) {
+        snprintf(err, errsz, "socket path too long in %s", link_dir);
+        goto fail;
+    }
+    memcpy(addr.sun_path, link_path, strlen(link_path) + 1);
+    link_listen_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    if (link_listen_fd < 0) {
+        snprintf(err, errsz, "socket: %s", strerror(errno));
+        goto fail;
+    }
+    old_mask = umask(0077);
+    rc = bind(link_listen_fd, (struct sockaddr *)&addr, sizeof(addr));
+    umask(old_mask);
+    if (rc != 0 || listen(link_listen_fd, 16) != 0) {
+        snprintf(err, errsz, "bind/listen %s: %s", link_path, strerror(errno));
+        goto fail;
+    }
+    if (pipe2(link_wake, O_CLOEXEC | O_NONBLOCK) != 0) {
+        snprintf(err, errsz, "pipe2: %s", strerror(errno));
+        goto fail;
+    }
+    if (pthread_create(&link_thread, NULL, link_main, NULL) != 0) {
+        snprintf(err, errsz, "pthread_create: link thread");
+        goto fail;
+    }
+    link_thread_started = 1;
+    return 0;
+fail:
+    link_stop();
+    return -1;
+}
+
+int link_send(int link_id, uint16_t type, const void *payload, uint32_t length)
+{
+    uint8_t frame[sizeof(wire_frame_header) + 64];
+    wire_frame_header h = {.type = type, .length = length};
+    int rc = -1, i;
+
+    if (length > sizeof(frame) - sizeof(h))
+        return -1;
+    memcpy(frame, &h, sizeof(h));
+    memcpy(frame + sizeof(h), payload, length);
+    pthread_mutex_lock(&link_mutex);
+    for (i = 0; i < LINK_MAX_CONNECTIONS; i++) {
+        link_conn *c = link_conns[i];
+        if (c && c->link_id == link_id) {
+            ssize_t n = send(c->fd, frame, sizeof(h) + length, MSG_NOSIGNAL | MSG_DONTWAIT);
+            rc = n == (ssize_t)(sizeof(h) + length) ? 0 : -1;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&link_mutex);
+    return rc;
+}
+
+static void link_close(int slot, const char *why)
+{
+    link_conn *c = link_conns[slot];
+
+    if (c->session_id) {
+        session *s;
+        sessions_lock();
+        s = sessions_get(c->session_id);
+        if (s && s->link_id == c->link_id) {
+            s->link_id = 0;
+            if (s->has_exit_code) {
+                s->state = SESSION_EXITED;
+            } else if (s->state == SESSION_LIVE || s->state == SESSION_STARTING ||
+                       s->state == SESSION_DETACHING) {
+                s->state = SESSION_DISCONNECTED;
+            }
+        }
+        sessions_unlock();
+    }
+    if (why)
+        fprintf(stderr, "jitscope: agent connection %d closed: %s\n", c->link_id, why);
+    pthread_mutex_lock(&link_mutex);
+    link_conns[slot] = NULL;
+    pthread_mutex_unlock(&link_mutex);
+    close(c->fd);
+    free(c);
+}
+
+static void link_accept(void)
+{
+    struct ucred cred;
+    socklen_t len = sizeof(cred);
+    link_conn *c;
+    int fd = accept4(link_listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK), i;
+
+    if (fd < 0)
+        return;
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0 || cred.uid != getuid()) {
+        fprintf(stderr, "jitscope: refused agent connection from uid %d (not ours)\n",
+                (int)cred.uid);
+        close(fd);
+        return;
+    }
+    for (i = 0; i < LINK_MAX_CONNECTIONS && link_conns[i]; i++)
+        ;
+    if (i == LINK_MAX_CONNECTIONS || !(c = calloc(1, sizeof(*c)))) {
+        fprintf(stderr, "jitscope: refused agent connection: too many connections\n");
+        close(fd);
+        return;
+    }
+    c->fd = fd;
+    c->link_id = link_next_id++;
+    pthread_mutex_lock(&link_mutex);
+    link_conns[i] = c;
+    pthread_mutex_unlock(&link_mutex);
+}
+
+/* Binds a connection to the session its hello names. */
+static session *link_bind(link_conn *c, const wire_record *r, const char **why)
+{
+    session *s;
+
+    if (r->type != WIRE_HELLO) {
+        *why = "first record is not a hello";
+        return NULL;
+    }
+    s = sessions_by_token(r->u.hello.token, WIRE_TOKEN_LEN);
+    if (!s) {
+        *why = "hello names no session of this server (bad token)";
+        return NULL;
+    }
+    if (s->link_id) {
+        *why = "session already has an agent connection";
+        return NULL;
+    }
+    s->link_id = c->link_id;
+    s->last_seq = 0;
+    c->session_id = s->id;
+    return s;
+}
+
+/* Applies every complete frame in the buffer. Returns NULL or why the stream is bad. */
+static const char *link_consume(link_conn *c)
+{
+    const char *why = NULL;
+    size_t off = 0;
+    int64_t now = link_now_ns();
+
+    sessions_lock();
+    while (!why) {
+        wire_frame f;
+        wire_record r;
+        size_t used;
+        session *s;
+        int rc = wire_decode_frame(c->buf + off, c->used - off, &f, &used, &why);
+
+        if (rc != WIRE_DECODE_OK)
+            break;
+        off += used;
+        if (wire_decode_record(&f, &r, &why) != WIRE_DECODE_OK)
+            break;
+        s = c->session_id ? sessions_get(c->session_id) : link_bind(c, &r, &why);
+        if (!s) {
+            why = why ? why : "session vanished";
+            break;
+        }
+        s->bytes += used;
+        if (session_apply(s, &r, now, &why) != 0)
+            break;
+    }
+    sessions_unlock();
+    memmove(c->buf, c->buf + off, c->used - off);
+    c->used -= off;
+    return why;
+}
+
+static void link_read(int slot)
+{
+    link_conn *c = link_conns[slot];
+    const char *why;
+    ssize_t n = read(c->fd, c->buf + c->used, sizeof(c->buf) - c->used);
+
+    if (n == 0) {
+        link_close(slot, c->session_id ? NULL : "closed before hello");
+        return;
+    }
+    if (n < 0) {
+        if (errno != EAGAIN && errno != EINTR)
+            link_close(slot, strerror(errno));
+        return;
+    }
+    c->used += (size_t)n;
+    why = link_consume(c);
+    if (why) {
+        link_close(slot, why);
+        return;
+    }
+    if (c->session_id && link_listener)
+        link_listener(c->session_id);
+}
+
+static void *link_main(void *arg)
+{
+    (void)arg;
+    for (;;) {
+        struct pollfd fds[LINK_MAX_CONNECTIONS + 2];
+        int slots[LINK_MAX_CONNECTIONS + 2], n = 2, i;
+
+        fds[0] = (struct pollfd){.fd = link_wake[0], .events = POLLIN};
+        fds[1] = (struct pollfd){.fd = link_listen_fd, .events = POLLIN};
+        for (i = 0; i < LINK_MAX_CONNECTIONS; i++) {
+            if (link_conns[i]) {
+                slots[n] = i;
+                fds[n++] = (struct pollfd){.fd = link_conns[i]->fd, .events = POLLIN};
+            }
+        }
+        if (poll(fds, (nfds_t)n, -1) < 0) {
+            if (errno == EINTR)
+                continue;
+            break;
+        }
+        if (fds[0].revents)
+            break;
+        for (i = 2; i < n; i++)
+            if (fds[i].revents)
+                link_read(slots[i]);
+        if (fds[1].revents & POLLIN)
+            link_accept();
+    }
+    return NULL;
+}
+
+void link_stop(void)
+{
+    int i;
+
+    if (link_thread_started) {
+        ssize_t w = write(link_wake[1], "x", 1);
+        (void)w;
+        pthread_join(link_thread, NULL);
+        link_thread_started = 0;
+    }
+    for (i = 0; i < LINK_MAX_CONNECTIONS; i++)
+        if (link_conns[i])
+            link_close(i, NULL);
+    if (link_listen_fd >= 0)
+        close(link_listen_fd);
+    link_listen_fd = -1;
+    for (i = 0; i < 2; i++) {
+        if (link_wake[i] >= 0)
+            close(link_wake[i]);
+        link_wake[i] = -1;
+    }
+    if (link_path[0])
+        unlink(link_path);
+    if (link_dir[0])
+        rmdir(link_dir);
+    link_path[0] = link_dir[0] = '\0';
+}

@@ -1,0 +1,25 @@
+/* link.h -- the server's end of the agent sockets.
+ *
+ * link_start creates a private directory (mode 0700, made by mkdtemp so there is
+ * no window where it is open) holding one listening Unix socket, and a thread
+ * that accepts agents, checks each peer's uid with SO_PEERCRED, splits the
+ * byte stream into frames (wire_decode.h) and applies records to the session
+ * named by the token in the agent's hello. A connection that sends garbage is
+ * dropped with a logged reason; other connections are not affected.
+ * Commands (detach, ping) go back down the same socket via link_send.
+ */
+#ifndef JITSCOPE_LINK_H
+#define JITSCOPE_LINK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+int link_start(char *err, size_t errsz);
+const char *link_socket_path(void);
+/* Sends one command frame to the connection bound to a session. 0 or -1. */
+int link_send(int link_id, uint16_t type, const void *payload, uint32_t length);
+/* Called (on the link thread, lock not held) after records were applied. */
+void link_set_listener(void (*on_records)(int session_id));
+void link_stop(void);
+
+#endif

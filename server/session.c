@@ -1,0 +1,487 @@
+/* session.c -- folding agent records into one session's state (see session.h). */
+#include "session.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Grows *items (of `elem` bytes each) so that index `count` exists, up to `max`. */
+static int session_reserve(void **items, size_t *cap, size_t count, size_t elem, size_t max)
+{
+    size_t want;
+    void *bigger;
+
+    if (count < *cap)
+        return 0;
+    if (count >= max)
+        return -1;
+    want = *cap ? *cap * 2 : 64;
+    if (want > max)
+        want = max;
+    bigger = realloc(*items, want * elem);
+    if (!bigger)
+        return -1;
+    memset((char *)bigger + *cap * elem, 0, (want - *cap) * elem);
+    *items = bigger;
+    *cap = want;
+    return 0;
+}
+
+static char *session_strdup(const wire_string *s)
+{
+    char *copy = malloc((size_t)s->length + 1);
+
+    if (copy) {
+        memcpy(copy, s->text, s->length);
+        copy[s->length] = '\0';
+    }
+    return copy;
+}
+
+session *session_new(int id, int mode, pid_t pid, const char *command_line, const char *token)
+{
+    session *s = calloc(1, sizeof(*s));
+
+    if (!s)
+        return NULL;
+    s->id = id;
+    s->mode = mode;
+    s->pid = pid;
+    s->state = SESSION_STARTING;
+    s->command_line = strdup(command_line ? command_line : "");
+    if (!s->command_line) {
+        free(s);
+        return NULL;
+    }
+    snprintf(s->token, sizeof(s->token), "%s", token);
+    return s;
+}
+
+void session_free(session *s)
+{
+    size_t i;
+
+    if (!s)
+        return;
+    for (i = 0; i < s->function_count; i++)
+        free(s->functions[i].name);
+    for (i = 0; i < s->module_count; i++) {
+        free(s->modules[i].path);
+        free(s->modules[i].assembly);
+    }
+    for (i = 0; i < s->thread_count; i++)
+        free(s->threads[i].name);
+    free(s->functions);
+    free(s->modules);
+    free(s->threads);
+    free(s->events);
+    idmap_free(&s->function_index);
+    idmap_free(&s->module_index);
+    idmap_free(&s->thread_index);
+    free(s->command_line);
+    free(s);
+}
+
+session_function *session_find_function(session *s, uint64_t id)
+{
+    uint32_t i = idmap_get(&s->function_index, id);
+    return i == IDMAP_MISSING ? NULL : &s->functions[i];
+}
+
+session_module *session_find_module(session *s, uint64_t id)
+{
+    uint32_t i = idmap_get(&s->module_index, id);
+    return i == IDMAP_MISSING ? NULL : &s->modules[i];
+}
+
+session_thread *session_find_thread(session *s, uint64_t id)
+{
+    uint32_t i = idmap_get(&s->thread_index, id);
+    return i == IDMAP_MISSING ? NULL : &s->threads[i];
+}
+
+/* The get-or-create helpers return NULL when the ID is 0 or a cap is reached
+ * (counted in capacity_drops). *created tells a new entry. */
+static session_function *session_function_entry(session *s, uint64_t id, int *created)
+{
+    session_function *f = session_find_function(s, id);
+
+    *created = 0;
+    if (f || id == 0)
+        return f;
+    if (session_reserve((void **)&s->functions, &s->function_cap, s->function_count,
+                        sizeof(*f), SESSION_MAX_FUNCTIONS) != 0 ||
+        idmap_put(&s->function_index, id, (uint32_t)s->function_count) != 0) {
+        s->capacity_drops++;
+        return NULL;
+    }
+    f = &s->functions[s->function_count++];
+    f->function_id = id;
+    *created = 1;
+    return f;
+}
+
+static session_module *session_module_entry(session *s, uint64_t id, int *created)
+{
+    session_module *m = session_find_module(s, id);
+
+    *created = 0;
+    if (m || id == 0)
+        return m;
+    if (session_reserve((void **)&s->modules, &s->module_cap, s->module_count, sizeof(*m),
+                        SESSION_MAX_MODULES) != 0 ||
+        idmap_put(&s->module_index, id, (uint32_t)s->module_count) != 0) {
+        s->capacity_drops++;
+        return NULL;
+    }
+    m = &s->modules[s->module_count++];
+    m->module_id = id;
+    *created = 1;
+    return m;
+}
+
+static session_thread *session_thread_entry(session *s, uint64_t id, int *created)
+{
+    session_thread *t = session_find_thread(s, id);
+
+    *created = 0;
+    if (t || id == 0)
+        return t;
+    if (session_reserve((void **)&s->threads, &s->thread_cap, s->thread_count, sizeof(*t),
+                        SESSION_MAX_THREADS) != 0 ||
+        idmap_put(&s->thread_index, id, (uint32_t)s->thread_count) != 0) {
+        s->capacity_drops++;
+        return NULL;
+    }
+    t = &s->threads[s->thread_count++];
+    t->thread_id = id;
+    t->alive = 1;
+    *created = 1;
+    return t;
+}
+
+static void session_log(session *s, const wire_record *r, int64_t when, uint64_t id,
+                        uint64_t value, uint32_t extra)
+{
+    session_event *e;
+    size_t index = (size_t)(s->event_seq % SESSION_MAX_EVENTS);
+
+    if (s->event_seq < SESSION_MAX_EVENTS &&
+        session_reserve((void **)&s->events, &s->event_cap, (size_t)s->event_seq,
+                        sizeof(*e), SESSION_MAX_EVENTS) != 0) {
+        s->capacity_drops++;
+        return;
+    }
+    if (s->event_seq >= SESSION_MAX_EVENTS)
+        s->events_evicted++;
+    e = &s->events[index];
+    e->seq = ++s->event_seq;
+    e->time_ns = when;
+    e->id = id;
+    e->value = value;
+    e->type = r->type;
+    e->flags = r->flags;
+    e->extra = extra;
+}
+
+uint64_t session_first_event_seq(const session *s)
+{
+    return s->event_seq > SESSION_MAX_EVENTS ? s->event_seq - SESSION_MAX_EVENTS + 1 : 1;
+}
+
+const session_event *session_event_at(const session *s, uint64_t seq)
+{
+    if (seq == 0 || seq > s->event_seq || seq < session_first_event_seq(s))
+        return NULL;
+    return &s->events[(seq - 1) % SESSION_MAX_EVENTS];
+}
+
+static void session_set_string(char **field, const wire_string *value)
+{
+    char *copy = session_strdup(value);
+
+    if (copy) {
+        free(*field);
+        *field = copy;
+    }
+}
+
+/* Finds and pops the matching JIT start on the thread; returns the duration or 0. */
+static uint64_t session_jit_duration(session_thread *t, uint64_t function_id, uint64_t end_ns)
+{
+    unsigned i;
+
+    if (!t)
+        return 0;
+    for (i = t->jit_depth; i > 0; i--) {
+        if (t->jit_stack[i - 1].function_id == function_id) {
+            uint64_t start = t->jit_stack[i - 1].start_ns;
+            memmove(&t->jit_stack[i - 1], &t->jit_stack[i],
+                    (t->jit_depth - i) * sizeof(t->jit_stack[0]));
+            t->jit_depth--;
+            return end_ns > start ? end_ns - start : 0;
+        }
+    }
+    return 0;
+}
+
+static void session_add_code_version(session_function *f, uint64_t code_start)
+{
+    uint32_t i, known = f->versions < SESSION_MAX_CODE_VERSIONS ? f->versions
+                                                                  : SESSION_MAX_CODE_VERSIONS;
+
+    if (code_start == 0)
+        return;
+    for (i = 0; i < known; i++)
+        if (f->code_start[i] == code_start)
+            return;
+    if (f->versions < SESSION_MAX_CODE_VERSIONS)
+        f->code_start[f->versions] = code_start;
+    f->versions++;
+}
+
+static void session_apply_jit(session *s, const wire_record *r, int64_t when)
+{
+    const wire_jit_finished *j = &r->u.jit_finished;
+    int catchup = (r->flags & WIRE_FLAG_CATCHUP) != 0, created;
+    session_function *f = session_function_entry(s, j->function_id, &created);
+    uint64_t duration = 0;
+
+    if (!f)
+        return;
+    if (catchup) {
+        /* enumeration only fills in what live callbacks did not already say */
+        session_add_code_version(f, j->code_start);
+        if (f->jit_count == 0) {
+            f->flags |= WIRE_FLAG_CATCHUP | (r->flags & WIRE_FLAG_DYNAMIC);
+            f->il_size = j->il_size;
+            f->native_size = j->code_size;
+            if (!f->first_jit_ns)
+                f->first_jit_ns = when;
+        }
+        if (created)
+            session_log(s, r, when, j->function_id, 0, j->code_size);
+        return;
+    }
+    duration = session_jit_duration(session_find_thread(s, j->thread_id), j->function_id,
+                                    r->time_ns);
+    f->flags = (f->flags & ~(uint32_t)WIRE_FLAG_CATCHUP) | (r->flags & WIRE_FLAG_DYNAMIC);
+    f->thread_id = j->thread_id;
+    f->il_size = j->il_size;
+    f->native_size = j->code_size;
+    f->hresult = j->hresult;
+    f->jit_count++;
+    if (!f->first_jit_ns || f->jit_count == 1)
+        f->first_jit_ns = when;
+    f->last_jit_ns = when;
+    f->jit_time_ns = duration;
+    f->jit_time_total_ns += duration;
+    session_add_code_version(f, j->code_start);
+    s->jit_time_total_ns += duration;
+    s->jit_compilations++;
+    session_log(s, r, when, j->function_id, duration, j->code_size);
+}
+
+static void session_apply_module(session *s, const wire_record *r, int64_t when)
+{
+    const wire_module_loaded *m = &r->u.module_loaded;
+    int created;
+    session_module *e = session_module_entry(s, m->module_id, &created);
+
+    if (!e || (!created && (r->flags & WIRE_FLAG_CATCHUP)))
+        return; /* known already: the callback (or an earlier enumeration) wins */
+    e->assembly_id = m->assembly_id;
+    e->base_address = m->base_address;
+    e->hresult = m->hresult;
+    e->flags = r->flags;
+    e->loaded_ns = when;
+    e->unloaded_ns = 0;
+    if (r->strings[0].length)
+        session_set_string(&e->path, &r->strings[0]);
+    if (r->strings[1].length)
+        session_set_string(&e->assembly, &r->strings[1]);
+    session_log(s, r, when, m->module_id, m->base_address, 0);
+}
+
+static void session_apply_thread(session *s, const wire_record *r, int64_t when)
+{
+    const wire_thread *w = &r->u.thread;
+    int catchup = (r->flags & WIRE_FLAG_CATCHUP) != 0, created;
+    session_thread *t = session_thread_entry(s, w->thread_id, &created);
+
+    if (!t)
+        return;
+    if (w->os_thread_id && (!catchup || !t->os_thread_id))
+        t->os_thread_id = w->os_thread_id;
+    switch (r->type) {
+    case WIRE_THREAD_CREATED:
+        if (!created && catchup)
+            return;
+        t->created_ns = when;
+        t->flags = r->flags;
+        break;
+    case WIRE_THREAD_DESTROYED:
+        t->alive = 0;
+        t->ended_ns = when;
+        t->jit_depth = 0;
+        break;
+    case WIRE_THREAD_NAME:
+        if (catchup && t->name)
+            return;
+        if (r->strings[0].length) {
+            session_set_string(&t->name, &r->strings[0]);
+        } else {
+            free(t->name);
+            t->name = NULL;
+        }
+        break;
+    default: /* WIRE_THREAD_OS_ID */
+        return;
+    }
+    session_log(s, r, when, w->thread_id, t->os_thread_id, 0);
+}
+
+int session_apply(session *s, const wire_record *r, int64_t now_ns, const char **why)
+{
+    int64_t when = r->time_ns ? (int64_t)r->time_ns + s->clock_offset_ns : now_ns;
+    int created;
+
+    if (r->seq != s->last_seq + 1)
+        s->seq_gaps += r->seq > s->last_seq ? r->seq - s->last_seq - 1 : 1;
+    s->last_seq = r->seq;
+    s->records++;
+    switch (r->type) {
+    case WIRE_HELLO: {
+        const wire_hello *h = &r->u.hello;
+        if (memcmp(h->token, s->token, WIRE_TOKEN_LEN) != 0) {
+            *why = "hello token does not match the session";
+            return -1;
+        }
+        s->pid = (pid_t)h->pid;
+        s->runtime_type = h->runtime_type;
+        s->clr_instance_id = h->clr_instance_id;
+        s->major = h->major, s->minor = h->minor, s->build = h->build, s->qfe = h->qfe;
+        s->ring_bytes = h->ring_bytes;
+        s->clock_offset_ns = (int64_t)(h->realtime_ns - h->monotonic_ns);
+        s->connected_ns = now_ns;
+        s->connections++;
+        if (s->state != SESSION_DETACHING)
+            s->state = SESSION_LIVE;
+        break;
+    }
+    case WIRE_JIT_STARTED: {
+        const wire_jit_started *j = &r->u.jit_started;
+        session_thread *t = session_thread_entry(s, j->thread_id, &created);
+        session_function_entry(s, j->function_id, &created);
+        if (t && t->jit_depth < SESSION_JIT_NESTING) {
+            t->jit_stack[t->jit_depth].function_id = j->function_id;
+            t->jit_stack[t->jit_depth].start_ns = r->time_ns;
+            t->jit_depth++;
+        }
+        break;
+    }
+    case WIRE_JIT_FINISHED:
+        session_apply_jit(s, r, when);
+        break;
+    case WIRE_FUNCTION_NAME: {
+        const wire_function_name *n = &r->u.function_name;
+        session_function *f = session_function_entry(s, n->function_id, &created);
+        if (f) {
+            f->module_id = n->module_id;
+            f->token = n->token;
+            if (!f->name)
+                session_set_string(&f->name, &r->strings[0]);
+        }
+        break;
+    }
+    case WIRE_MODULE_LOADED:
+        session_apply_module(s, r, when);
+        break;
+    case WIRE_MODULE_UNLOADED: {
+        session_module *m = session_module_entry(s, r->u.module_unloaded.module_id, &created);
+        if (m) {
+            m->unloaded_ns = when;
+            session_log(s, r, when, m->module_id, 0, 0);
+        }
+        break;
+    }
+    case WIRE_ASSEMBLY_LOADED: {
+        session_module *m = session_find_module(s, r->u.assembly_loaded.manifest_module_id);
+        if (m && !m->assembly && r->strings[0].length)
+            session_set_string(&m->assembly, &r->strings[0]);
+        session_log(s, r, when, r->u.assembly_loaded.assembly_id,
+                    r->u.assembly_loaded.manifest_module_id, 0);
+        break;
+    }
+    case WIRE_THREAD_CREATED:
+    case WIRE_THREAD_DESTROYED:
+    case WIRE_THREAD_OS_ID:
+    case WIRE_THREAD_NAME:
+        session_apply_thread(s, r, when);
+        break;
+    case WIRE_DROPS:
+        s->drops = r->u.drops;
+        break;
+    case WIRE_CATCHUP_BEGIN:
+        break;
+    case WIRE_CATCHUP_END:
+        s->catchups++;
+        s->last_catchup = r->u.catchup;
+        session_log(s, r, when, 0, r->u.catchup.duration_ns, r->u.catchup.functions);
+        break;
+    case WIRE_DETACH_STATUS:
+        s->detach_hresult = r->u.detach.hresult;
+        if (r->u.detach.state == WIRE_DETACH_REQUESTED) {
+            s->state = SESSION_DETACHING;
+        } else if (r->u.detach.state == WIRE_DETACH_REFUSED) {
+            s->state = SESSION_LIVE;
+            snprintf(s->error, sizeof(s->error),
+                     "detach refused by the runtime: HRESULT 0x%08x", (unsigned)r->u.detach.hresult);
+        } else if (r->u.detach.state == WIRE_DETACH_SUCCEEDED) {
+            s->state = SESSION_DETACHED;
+            s->detach_finished_ns = now_ns;
+            s->ended_ns = now_ns;
+        } else {
+            *why = "unknown detach state";
+            return -1;
+        }
+        session_log(s, r, when, 0, (uint64_t)(uint32_t)r->u.detach.hresult, r->u.detach.state);
+        break;
+    case WIRE_PONG:
+        break;
+    default:
+        *why = "record type not valid from an agent";
+        return -1;
+    }
+    return 0;
+}
+
+const char *session_state_name(session_state st)
+{
+    switch (st) {
+    case SESSION_STARTING: return "starting";
+    case SESSION_LIVE: return "live";
+    case SESSION_DISCONNECTED: return "disconnected";
+    case SESSION_DETACHING: return "detaching";
+    case SESSION_DETACHED: return "detached";
+    case SESSION_EXITED: return "exited";
+    case SESSION_FAILED: return "failed";
+    }
+    return "unknown";
+}
+
+const char *session_event_type_name(uint16_t type)
+{
+    switch (type) {
+    case WIRE_JIT_FINISHED: return "jit";
+    case WIRE_MODULE_LOADED: return "module_load";
+    case WIRE_MODULE_UNLOADED: return "module_unload";
+    case WIRE_ASSEMBLY_LOADED: return "assembly_load";
+    case WIRE_THREAD_CREATED: return "thread_start";
+    case WIRE_THREAD_DESTROYED: return "thread_end";
+    case WIRE_THREAD_NAME: return "thread_name";
+    case WIRE_CATCHUP_END: return "catchup";
+    case WIRE_DETACH_STATUS: return "detach";
+    default: return "other";
+    }
+}

@@ -1,0 +1,143 @@
+/* session.h -- everything the server knows about one observed .NET process.
+ *
+ * A session is created by `run`/attach (state STARTING) and bound to an agent
+ * connection by the token in the agent's hello. session_apply() folds each
+ * decoded record into the state below. It is idempotent on runtime IDs, so the
+ * duplicates that catch-up produces never double-count, and it tolerates IDs it
+ * has never seen. Rule from DESIGN.md section 4: live callbacks are newer than
+ * the enumeration, so a catch-up record only fills in what is unknown.
+ * All access is under the registry lock (sessions.h).
+ */
+#ifndef JITSCOPE_SESSION_H
+#define JITSCOPE_SESSION_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "idmap.h"
+#include "wire_decode.h"
+
+#define SESSION_MAX_FUNCTIONS (4u * 1024u * 1024u)
+#define SESSION_MAX_MODULES (256u * 1024u)
+#define SESSION_MAX_THREADS (256u * 1024u)
+#define SESSION_MAX_EVENTS (1024u * 1024u) /* newest kept; older ones are evicted and counted */
+#define SESSION_MAX_CODE_VERSIONS 8
+#define SESSION_JIT_NESTING 8
+
+typedef enum session_state {
+    SESSION_STARTING,     /* launched or attaching, no agent hello yet */
+    SESSION_LIVE,         /* agent connected */
+    SESSION_DISCONNECTED, /* agent link lost, process still running */
+    SESSION_DETACHING,    /* detach requested, waiting for the runtime */
+    SESSION_DETACHED,     /* agent left the process */
+    SESSION_EXITED,       /* process ended */
+    SESSION_FAILED,       /* launch or attach failed */
+} session_state;
+
+enum session_mode { SESSION_MODE_RUN = 1, SESSION_MODE_ATTACH = 2 };
+
+typedef struct session_function {
+    uint64_t function_id, module_id, thread_id;
+    uint64_t code_start[SESSION_MAX_CODE_VERSIONS]; /* distinct native code versions seen */
+    char *name;
+    uint32_t versions;      /* distinct code starts; 2+ means re-JIT (tier-up, OSR...) */
+    uint32_t token, il_size, native_size;
+    uint32_t flags;         /* WIRE_FLAG_CATCHUP (only known from enumeration), _DYNAMIC */
+    int32_t hresult;
+    uint32_t jit_count;     /* compilations observed live */
+    int64_t first_jit_ns;   /* wall clock, Unix ns */
+    int64_t last_jit_ns;
+    uint64_t jit_time_ns;   /* duration of the last compilation (Finished - Started) */
+    uint64_t jit_time_total_ns;
+} session_function;
+
+typedef struct session_module {
+    uint64_t module_id, assembly_id, base_address;
+    char *path, *assembly;
+    int64_t loaded_ns, unloaded_ns; /* unloaded_ns 0 while loaded */
+    uint32_t flags;
+    int32_t hresult;
+} session_module;
+
+typedef struct session_thread {
+    uint64_t thread_id;
+    uint32_t os_thread_id;
+    uint32_t flags;
+    char *name;
+    int alive;
+    int64_t created_ns, ended_ns;
+    unsigned jit_depth;     /* JIT started without finished on this thread */
+    struct { uint64_t function_id; uint64_t start_ns; } jit_stack[SESSION_JIT_NESTING];
+} session_thread;
+
+/* One entry of the event log behind /events and the live stream. */
+typedef struct session_event {
+    uint64_t seq;           /* per session, from 1, no gaps */
+    int64_t time_ns;        /* wall clock of the event in the target */
+    uint64_t id;            /* FunctionID, ModuleID, ThreadID or AssemblyID */
+    uint64_t value;         /* JIT: duration ns; thread: os id */
+    uint16_t type;          /* wire_record_type */
+    uint16_t flags;
+    uint32_t extra;         /* JIT: native size */
+} session_event;
+
+typedef struct session {
+    int id;
+    pid_t pid;
+    int mode;
+    session_state state;
+    char token[WIRE_TOKEN_LEN + 1];
+    char *command_line;
+    char error[256];        /* why a launch/attach failed, or the detach refusal */
+    int has_exit_code, exit_code;
+    int64_t created_ns, connected_ns, ended_ns;
+    /* runtime identity from the hello */
+    uint16_t runtime_type, clr_instance_id, major, minor, build, qfe;
+    uint32_t ring_bytes;
+    int64_t clock_offset_ns; /* realtime - monotonic of the target */
+    /* link */
+    int link_id;            /* connection currently bound, 0 when none */
+    uint64_t records, bytes, last_seq, seq_gaps, connections;
+    wire_drops drops;
+    uint64_t catchups;
+    wire_catchup last_catchup;
+    int64_t detach_requested_ns, detach_finished_ns;
+    int32_t detach_hresult;
+    /* state */
+    session_function *functions;
+    size_t function_count, function_cap;
+    idmap function_index;
+    session_module *modules;
+    size_t module_count, module_cap;
+    idmap module_index;
+    session_thread *threads;
+    size_t thread_count, thread_cap;
+    idmap thread_index;
+    uint64_t jit_time_total_ns, jit_compilations, capacity_drops;
+    /* event log: ring of SESSION_MAX_EVENTS */
+    session_event *events;
+    size_t event_cap;
+    uint64_t event_seq;     /* last seq given */
+    uint64_t events_evicted;
+} session;
+
+session *session_new(int id, int mode, pid_t pid, const char *command_line, const char *token);
+void session_free(session *s);
+
+/* Applies one agent record; returns 0, or -1 when the record breaks the session
+ * protocol (the caller drops the connection). Never fails on unknown IDs. */
+int session_apply(session *s, const wire_record *r, int64_t now_ns, const char **why);
+
+/* Oldest retained event seq (events with a smaller seq were evicted). */
+uint64_t session_first_event_seq(const session *s);
+const session_event *session_event_at(const session *s, uint64_t seq);
+
+session_function *session_find_function(session *s, uint64_t function_id);
+session_module *session_find_module(session *s, uint64_t module_id);
+session_thread *session_find_thread(session *s, uint64_t thread_id);
+
+const char *session_state_name(session_state st);
+const char *session_event_type_name(uint16_t type);
+
+#endif

@@ -1,0 +1,93 @@
+/* sessions.c -- registry of sessions (see sessions.h). */
+#include "sessions.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/random.h>
+
+static pthread_mutex_t sessions_mutex = PTHREAD_MUTEX_INITIALIZER;
+static session *sessions_items[SESSIONS_MAX];
+static size_t sessions_n;
+static int sessions_next_id = 1;
+
+void sessions_lock(void) { pthread_mutex_lock(&sessions_mutex); }
+void sessions_unlock(void) { pthread_mutex_unlock(&sessions_mutex); }
+
+static int sessions_new_token(char out[WIRE_TOKEN_LEN + 1])
+{
+    unsigned char raw[WIRE_TOKEN_LEN / 2];
+    static const char hex[] = "0123456789abcdef";
+    size_t i;
+
+    if (getrandom(raw, sizeof(raw), 0) != (ssize_t)sizeof(raw))
+        return -1;
+    for (i = 0; i < sizeof(raw); i++) {
+        out[2 * i] = hex[raw[i] >> 4];
+        out[2 * i + 1] = hex[raw[i] & 15];
+    }
+    out[WIRE_TOKEN_LEN] = '\0';
+    return 0;
+}
+
+session *sessions_create(int mode, pid_t pid, const char *command_line)
+{
+    char token[WIRE_TOKEN_LEN + 1];
+    session *s;
+
+    if (sessions_n >= SESSIONS_MAX || sessions_new_token(token) != 0)
+        return NULL;
+    s = session_new(sessions_next_id, mode, pid, command_line, token);
+    if (!s)
+        return NULL;
+    sessions_next_id++;
+    sessions_items[sessions_n++] = s;
+    return s;
+}
+
+session *sessions_get(int id)
+{
+    size_t i;
+
+    for (i = 0; i < sessions_n; i++)
+        if (sessions_items[i]->id == id)
+            return sessions_items[i];
+    return NULL;
+}
+
+session *sessions_by_token(const char *token, size_t length)
+{
+    size_t i;
+
+    if (length != WIRE_TOKEN_LEN)
+        return NULL;
+    for (i = 0; i < sessions_n; i++)
+        if (memcmp(sessions_items[i]->token, token, WIRE_TOKEN_LEN) == 0)
+            return sessions_items[i];
+    return NULL;
+}
+
+session *sessions_by_pid(pid_t pid)
+{
+    size_t i = sessions_n;
+
+    while (i-- > 0) {
+        session *s = sessions_items[i];
+        if (s->pid == pid && s->state != SESSION_EXITED && s->state != SESSION_DETACHED &&
+            s->state != SESSION_FAILED)
+            return s;
+    }
+    return NULL;
+}
+
+size_t sessions_count(void) { return sessions_n; }
+session *sessions_at(size_t index) { return index < sessions_n ? sessions_items[index] : NULL; }
+
+void sessions_free_all(void)
+{
+    size_t i;
+
+    for (i = 0; i < sessions_n; i++)
+        session_free(sessions_items[i]);
+    sessions_n = 0;
+}

@@ -1,0 +1,30 @@
+/* sessions.h -- the server's registry of sessions and the one lock guarding them.
+ *
+ * Writers (the agent link thread, the launcher's reaper, HTTP handlers that
+ * change state) and readers (HTTP handlers building JSON) take sessions_lock()
+ * for as long as they touch any session; handlers copy what they need into JSON
+ * and release it, so a slow client never holds the lock. */
+#ifndef JITSCOPE_SESSIONS_H
+#define JITSCOPE_SESSIONS_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "session.h"
+
+#define SESSIONS_MAX 256
+
+void sessions_lock(void);
+void sessions_unlock(void);
+
+/* Creates a session with a fresh random token; NULL when full or out of memory.
+ * Caller holds the lock. */
+session *sessions_create(int mode, pid_t pid, const char *command_line);
+session *sessions_get(int id);
+session *sessions_by_token(const char *token, size_t length);
+session *sessions_by_pid(pid_t pid); /* newest live-ish session of that pid */
+size_t sessions_count(void);
+session *sessions_at(size_t index);
+void sessions_free_all(void);
+
+#endif

@@ -1,0 +1,146 @@
+/* wire_decode.c -- bounded decoder of agent frames and record payloads.
+ * See wire_decode.h; the layouts are agent/wire.h and docs/PROTOCOL.md. */
+#include "wire_decode.h"
+
+#include <string.h>
+
+int wire_decode_frame(const uint8_t *buf, size_t len, wire_frame *out, size_t *consumed,
+                      const char **why)
+{
+    if (len < sizeof(wire_frame_header))
+        return WIRE_DECODE_NEED_MORE;
+    memcpy(&out->header, buf, sizeof(out->header));
+    if (out->header.length > WIRE_MAX_PAYLOAD) {
+        *why = "frame length over the protocol limit";
+        return WIRE_DECODE_BAD;
+    }
+    if (len - sizeof(wire_frame_header) < out->header.length)
+        return WIRE_DECODE_NEED_MORE;
+    out->payload = buf + sizeof(wire_frame_header);
+    *consumed = sizeof(wire_frame_header) + out->header.length;
+    return WIRE_DECODE_OK;
+}
+
+int wire_valid_utf8(const char *str, size_t n)
+{
+    const unsigned char *s = (const unsigned char *)str;
+    size_t i = 0;
+
+    while (i < n) {
+        unsigned c = s[i];
+        size_t need;
+        uint32_t cp, min;
+
+        if (c < 0x80) {
+            i++;
+            continue;
+        }
+        if ((c & 0xE0) == 0xC0) {
+            need = 1, cp = c & 0x1F, min = 0x80;
+        } else if ((c & 0xF0) == 0xE0) {
+            need = 2, cp = c & 0x0F, min = 0x800;
+        } else if ((c & 0xF8) == 0xF0) {
+            need = 3, cp = c & 0x07, min = 0x10000;
+        } else {
+            return 0;
+        }
+        if (n - i <= need)
+            return 0;
+        for (size_t k = 1; k <= need; k++) {
+            if ((s[i + k] & 0xC0) != 0x80)
+                return 0;
+            cp = (cp << 6) | (s[i + k] & 0x3F);
+        }
+        if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+            return 0;
+        i += need + 1;
+    }
+    return 1;
+}
+
+/* Reads `count` strings after the fixed part; the payload must end exactly after them. */
+static int wire_read_strings(const wire_frame *f, size_t fixed, unsigned count, wire_record *out,
+                             const char **why)
+{
+    size_t pos = fixed, len = f->header.length;
+    unsigned i;
+
+    for (i = 0; i < count; i++) {
+        uint16_t n;
+
+        if (len - pos < 2) {
+            *why = "string length missing";
+            return WIRE_DECODE_BAD;
+        }
+        memcpy(&n, f->payload + pos, 2);
+        pos += 2;
+        if (n > WIRE_MAX_STRING || len - pos < n) {
+            *why = "string longer than its record";
+            return WIRE_DECODE_BAD;
+        }
+        if (!wire_valid_utf8((const char *)f->payload + pos, n)) {
+            *why = "string is not valid UTF-8";
+            return WIRE_DECODE_BAD;
+        }
+        out->strings[i].text = (const char *)f->payload + pos;
+        out->strings[i].length = n;
+        pos += n;
+    }
+    if (pos != len) {
+        *why = "trailing bytes after record";
+        return WIRE_DECODE_BAD;
+    }
+    out->string_count = count;
+    return WIRE_DECODE_OK;
+}
+
+int wire_decode_record(const wire_frame *f, wire_record *out, const char **why)
+{
+    size_t fixed;
+    unsigned strings = 0;
+
+    memset(out, 0, sizeof(*out));
+    out->type = f->header.type;
+    out->flags = f->header.flags;
+    out->seq = f->header.seq;
+    out->time_ns = f->header.time_ns;
+    switch (f->header.type) {
+    case WIRE_HELLO: fixed = sizeof(wire_hello); break;
+    case WIRE_JIT_STARTED: fixed = sizeof(wire_jit_started); break;
+    case WIRE_JIT_FINISHED: fixed = sizeof(wire_jit_finished); break;
+    case WIRE_FUNCTION_NAME: fixed = sizeof(wire_function_name), strings = 1; break;
+    case WIRE_MODULE_LOADED: fixed = sizeof(wire_module_loaded), strings = 2; break;
+    case WIRE_MODULE_UNLOADED: fixed = sizeof(wire_module_unloaded); break;
+    case WIRE_ASSEMBLY_LOADED: fixed = sizeof(wire_assembly_loaded), strings = 1; break;
+    case WIRE_THREAD_CREATED:
+    case WIRE_THREAD_DESTROYED:
+    case WIRE_THREAD_OS_ID: fixed = sizeof(wire_thread); break;
+    case WIRE_THREAD_NAME: fixed = sizeof(wire_thread), strings = 1; break;
+    case WIRE_DROPS: fixed = sizeof(wire_drops); break;
+    case WIRE_CATCHUP_BEGIN:
+    case WIRE_CATCHUP_END: fixed = sizeof(wire_catchup); break;
+    case WIRE_DETACH_STATUS: fixed = sizeof(wire_detach_status); break;
+    case WIRE_PONG: fixed = sizeof(wire_cmd_ping); break;
+    default:
+        *why = "unknown record type";
+        return WIRE_DECODE_BAD;
+    }
+    if (f->header.length < fixed) {
+        *why = "record shorter than its fixed part";
+        return WIRE_DECODE_BAD;
+    }
+    memcpy(&out->u, f->payload, fixed);
+    if (wire_read_strings(f, fixed, strings, out, why) != WIRE_DECODE_OK)
+        return WIRE_DECODE_BAD;
+    if (f->header.type == WIRE_HELLO) {
+        if (memcmp(out->u.hello.magic, WIRE_MAGIC, 8) != 0) {
+            *why = "hello without the jitscope magic";
+            return WIRE_DECODE_BAD;
+        }
+        if (out->u.hello.version != WIRE_VERSION) {
+            *why = "unsupported protocol version";
+            return WIRE_DECODE_BAD;
+        }
+    }
+    return WIRE_DECODE_OK;
+}

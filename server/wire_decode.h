@@ -1,0 +1,62 @@
+/* wire_decode.h -- the server's decoder of agent frames (agent/wire.h).
+ *
+ * Pure functions over untrusted bytes: every length is checked against the
+ * buffer and against the protocol's limits before it is used. Decoded strings
+ * point into the caller's buffer (not NUL-terminated) and are valid UTF-8.
+ * Fuzzed by tests/fuzz/fuzz_wire_decode.c, unit-tested by tests/unit/test_wire.c.
+ */
+#ifndef JITSCOPE_WIRE_DECODE_H
+#define JITSCOPE_WIRE_DECODE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../agent/wire.h"
+
+enum { WIRE_DECODE_OK = 0, WIRE_DECODE_NEED_MORE = 1, WIRE_DECODE_BAD = -1 };
+
+typedef struct wire_frame {
+    wire_frame_header header;
+    const uint8_t *payload;
+} wire_frame;
+
+typedef struct wire_string {
+    const char *text; /* not NUL-terminated */
+    uint16_t length;
+} wire_string;
+
+typedef struct wire_record {
+    uint16_t type;
+    uint16_t flags;
+    uint64_t seq;
+    uint64_t time_ns;
+    union {
+        wire_hello hello;
+        wire_jit_started jit_started;
+        wire_jit_finished jit_finished;
+        wire_function_name function_name;
+        wire_module_loaded module_loaded;
+        wire_module_unloaded module_unloaded;
+        wire_assembly_loaded assembly_loaded;
+        wire_thread thread;
+        wire_drops drops;
+        wire_catchup catchup;
+        wire_detach_status detach;
+        wire_cmd_ping pong;
+    } u;
+    wire_string strings[2];
+    unsigned string_count;
+} wire_record;
+
+/* Splits one frame off the front of buf. NEED_MORE: wait for more bytes;
+ * BAD: the stream is garbage (*why says why); OK: *consumed bytes used. */
+int wire_decode_frame(const uint8_t *buf, size_t len, wire_frame *out, size_t *consumed,
+                      const char **why);
+
+/* Decodes an agent record's payload by type. Unknown types are BAD. */
+int wire_decode_record(const wire_frame *frame, wire_record *out, const char **why);
+
+/* 1 when the bytes are well-formed UTF-8 (no overlongs, surrogates or > U+10FFFF). */
+int wire_valid_utf8(const char *s, size_t n);
+
+#endif

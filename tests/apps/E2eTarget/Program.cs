@@ -1,0 +1,355 @@
+// E2eTarget — the end-to-end test target for jitscope.
+//
+// A small console app whose JIT activity the jitscope tests can predict: it
+// calls uniquely named methods (namespace JitscopeE2e), names a thread, and
+// loads a second assembly (E2ePlugin.dll, next to this exe, NOT a compile-time
+// reference). Everything it prints to stdout is deterministic (no timings,
+// thread ids or addresses), so two runs print identical output; every line is
+// flushed at once. Timings, where useful, go to stderr.
+//
+// Modes (first argument):
+//   (none) | run        run the scenario below, print "exit 42", exit code 42
+//   serve               run the scenario, print "READY", then read stdin lines:
+//                         "call N"  -> call JitscopeE2e.Late.LateMethodNN (N = 1..40,
+//                                      each never called before), print "called N <result>"
+//                         "tick"    -> print "tock <counter>"
+//                         "exit"/EOF-> exit code 0
+//   spin SECONDS        steady CPU work for SECONDS, "alive <n>" once a second, exit 0
+//   jitstorm N [hold]   JIT-compile N distinct generic method instantiations
+//                       (N <= Storm.Capacity = 27930), print "jitted"; with "hold",
+//                       stay alive reading stdin (same commands as serve) until exit/EOF
+//   names               print the metadata names of the unique methods (for test writers)
+//
+// The scenario (run and serve) calls, in this order:
+//   JitscopeE2e.Probe.UniqueAlpha()
+//   JitscopeE2e.Probe.UniqueGeneric<int>(int), JitscopeE2e.Probe.UniqueGeneric<string>(string)
+//   JitscopeE2e.Outer.Inner.UniqueNested()            (metadata: JitscopeE2e.Outer+Inner)
+//   JitscopeE2e.Probe.UniqueLambdaHost()               (defines and invokes a lambda)
+//   JitscopeE2e.Box<long>.UniqueBoxGet()
+//   JitscopeE2e.Probe.UniqueThreadWork()               on a thread named "e2e-named-thread"
+//                                                      (joined before going on)
+//   JitscopePlugin.PluginEntry.UniquePluginMethod()    in E2ePlugin.dll, via reflection
+// All of them are [MethodImpl(NoInlining)] so each one is its own JIT-compiled method.
+
+using System;
+using System.Diagnostics;
+using System.IO;
+using System.Reflection;
+using System.Runtime.CompilerServices;
+using System.Threading;
+
+namespace JitscopeE2e
+{
+    public static class Program
+    {
+        public const string NamedThreadName = "e2e-named-thread";
+        public const int RunExitCode = 42;
+
+        public static int Main(string[] args)
+        {
+            string mode = args.Length > 0 ? args[0] : "run";
+            switch (mode)
+            {
+                case "run":
+                    RunScenario();
+                    Out("exit " + RunExitCode);
+                    return RunExitCode;
+                case "serve":
+                    RunScenario();
+                    Late.Call(0); // JIT the dispatcher now, so "call N" JITs only LateMethodNN
+                    return Serve("READY");
+                case "spin":
+                    return Spin(IntArg(args, 1, 5));
+                case "jitstorm":
+                    return JitStorm(IntArg(args, 1, 1000), args.Length > 2 && args[2] == "hold");
+                case "names":
+                    PrintNames();
+                    return 0;
+                default:
+                    Console.Error.WriteLine("usage: E2eTarget [run | serve | spin SECONDS | jitstorm N [hold] | names]");
+                    return 2;
+            }
+        }
+
+        /// <summary>Writes one stdout line and flushes it immediately.</summary>
+        public static void Out(string line)
+        {
+            Console.Out.WriteLine(line);
+            Console.Out.Flush();
+        }
+
+        static int IntArg(string[] args, int index, int fallback)
+        {
+            if (args.Length <= index) return fallback;
+            if (int.TryParse(args[index], out int v) && v >= 0) return v;
+            Console.Error.WriteLine($"E2eTarget: bad number '{args[index]}'");
+            Environment.Exit(2);
+            return fallback;
+        }
+
+        // ---------------------------------------------------------------- scenario
+
+        static void RunScenario()
+        {
+            Out("e2e-target start");
+            ulong sum = Checksum.Seed;
+
+            long alpha = Probe.UniqueAlpha();
+            Out("alpha " + alpha);
+            sum = Checksum.Add(sum, alpha);
+
+            string gi = Probe.UniqueGeneric<int>(7);
+            Out("generic-int " + gi);
+            sum = Checksum.Add(sum, gi);
+
+            string gs = Probe.UniqueGeneric<string>("seven");
+            Out("generic-string " + gs);
+            sum = Checksum.Add(sum, gs);
+
+            long nested = Outer.Inner.UniqueNested();
+            Out("nested " + nested);
+            sum = Checksum.Add(sum, nested);
+
+            long lambda = Probe.UniqueLambdaHost();
+            Out("lambda " + lambda);
+            sum = Checksum.Add(sum, lambda);
+
+            long boxed = new Box<long>(1234567890123L).UniqueBoxGet();
+            Out("box-long " + boxed);
+            sum = Checksum.Add(sum, boxed);
+
+            long threadResult = RunNamedThread();
+            Out("thread " + NamedThreadName + " " + threadResult);
+            sum = Checksum.Add(sum, threadResult);
+
+            string plugin = CallPlugin();
+            Out("plugin E2ePlugin JitscopePlugin.PluginEntry.UniquePluginMethod " + plugin);
+            sum = Checksum.Add(sum, plugin);
+
+            Out("checksum " + sum.ToString("x16"));
+        }
+
+        /// <summary>Starts a thread that names itself "e2e-named-thread", does a little work, and joins it.</summary>
+        static long RunNamedThread()
+        {
+            long result = 0;
+            var thread = new Thread(() =>
+            {
+                // Named from inside the running thread, so a profiler sees
+                // ThreadCreated first and then ThreadNameChanged for the same ThreadID.
+                Thread.CurrentThread.Name = NamedThreadName;
+                result = Probe.UniqueThreadWork();
+            });
+            thread.Start();
+            thread.Join();
+            return result;
+        }
+
+        /// <summary>Loads E2ePlugin.dll from next to this exe and calls its unique method via reflection.</summary>
+        static string CallPlugin()
+        {
+            string path = Path.Combine(AppContext.BaseDirectory, "E2ePlugin.dll");
+            Assembly asm = Assembly.LoadFrom(path);
+            Type type = asm.GetType("JitscopePlugin.PluginEntry", throwOnError: true)!;
+            MethodInfo method = type.GetMethod("UniquePluginMethod", BindingFlags.Public | BindingFlags.Static)!;
+            return (string)method.Invoke(null, null)!;
+        }
+
+        // ---------------------------------------------------------------- serve
+
+        /// <summary>Prints <paramref name="banner"/>, then answers stdin commands until "exit" or EOF.</summary>
+        static int Serve(string banner)
+        {
+            Out(banner);
+            long ticks = 0;
+            string? line;
+            while ((line = Console.In.ReadLine()) != null)
+            {
+                line = line.Trim();
+                if (line.Length == 0) continue;
+                if (line == "exit") break;
+                if (line == "tick")
+                {
+                    ticks++;
+                    Out("tock " + ticks);
+                }
+                else if (line.StartsWith("call ", StringComparison.Ordinal)
+                         && int.TryParse(line.AsSpan(5), out int n))
+                {
+                    long? r = Late.Call(n);
+                    Out(r.HasValue ? "called " + n + " " + r.Value : "error no-such-method " + n);
+                }
+                else
+                {
+                    Out("error unknown-command " + line);
+                }
+            }
+            Out("bye");
+            return 0;
+        }
+
+        // ---------------------------------------------------------------- spin
+
+        /// <summary>Steady CPU work for <paramref name="seconds"/> s; "alive n" once per second.</summary>
+        static int Spin(int seconds)
+        {
+            Out("spin " + seconds);
+            var clock = Stopwatch.StartNew();
+            ulong acc = Checksum.Seed;
+            long units = 0;
+            for (int s = 1; s <= seconds; s++)
+            {
+                long deadlineMs = s * 1000L;
+                while (clock.ElapsedMilliseconds < deadlineMs)
+                {
+                    acc = SpinWork(acc);
+                    units++;
+                }
+                Out("alive " + s);
+            }
+            Out("spin done");
+            // Non-deterministic throughput figure, for benchmarks: stderr only.
+            Console.Error.WriteLine($"spin: {units} work units in {clock.ElapsedMilliseconds} ms (acc {acc & 0xff})");
+            return 0;
+        }
+
+        /// <summary>One unit of spin work (~ a few microseconds).</summary>
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        static ulong SpinWork(ulong acc)
+        {
+            for (int i = 0; i < 1000; i++)
+                acc = (acc ^ (ulong)i) * 0x100000001b3UL;
+            return acc;
+        }
+
+        // ---------------------------------------------------------------- jitstorm
+
+        static int JitStorm(int n, bool hold)
+        {
+            var clock = Stopwatch.StartNew();
+            int done = Storm.Run(n, out ulong sum);
+            clock.Stop();
+            Out("jitstorm " + n + " methods " + done);
+            Out("checksum " + sum.ToString("x16"));
+            Out("jitted");
+            Console.Error.WriteLine($"jitstorm: {done} methods in {clock.ElapsedMilliseconds} ms");
+            return hold ? Serve("holding") : 0;
+        }
+
+        // ---------------------------------------------------------------- names
+
+        /// <summary>Prints the metadata names of the unique methods, as reflection sees them.</summary>
+        static void PrintNames()
+        {
+            void Show(Type t, string method)
+            {
+                const BindingFlags all = BindingFlags.Public | BindingFlags.NonPublic | BindingFlags.Static | BindingFlags.Instance | BindingFlags.DeclaredOnly;
+                foreach (MethodInfo m in t.GetMethods(all))
+                    if (m.Name == method)
+                        Out(t.FullName + "::" + m.Name + (m.IsGenericMethodDefinition ? "<" + m.GetGenericArguments().Length + ">" : ""));
+            }
+            Show(typeof(Probe), "UniqueAlpha");
+            Show(typeof(Probe), "UniqueGeneric");
+            Show(typeof(Outer.Inner), "UniqueNested");
+            Show(typeof(Probe), "UniqueLambdaHost");
+            foreach (Type nestedType in typeof(Probe).GetNestedTypes(BindingFlags.NonPublic | BindingFlags.Public))
+                foreach (MethodInfo m in nestedType.GetMethods(BindingFlags.NonPublic | BindingFlags.Public | BindingFlags.Instance | BindingFlags.Static | BindingFlags.DeclaredOnly))
+                    if (m.Name.Contains("UniqueLambdaHost", StringComparison.Ordinal))
+                        Out(nestedType.FullName + "::" + m.Name);
+            Show(typeof(Box<>), "UniqueBoxGet");
+            Show(typeof(Probe), "UniqueThreadWork");
+            Out("JitscopePlugin.PluginEntry::UniquePluginMethod");
+            Show(typeof(Late), "LateMethod01");
+            Out("... through JitscopeE2e.Late::LateMethod" + Late.Count.ToString("00"));
+            Show(typeof(Storm), "Combo3");
+            Show(typeof(Storm), "Combo2");
+            Show(typeof(Storm), "Combo1");
+            Out("thread " + NamedThreadName);
+        }
+    }
+
+    /// <summary>The uniquely named methods of the scenario.</summary>
+    public static class Probe
+    {
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static long UniqueAlpha()
+        {
+            long s = 0;
+            for (int i = 1; i <= 100; i++) s += (long)i * i;
+            return s; // 338350
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static string UniqueGeneric<T>(T x)
+        {
+            return typeof(T).Name + "(" + x + ")";
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static long UniqueLambdaHost()
+        {
+            Func<int, long> square = i => (long)i * i + 3;
+            long s = 0;
+            for (int i = 0; i < 10; i++) s += square(i);
+            return s; // 315
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static long UniqueThreadWork()
+        {
+            long a = 0, b = 1;
+            for (int i = 0; i < 50; i++) (a, b) = (b, a + b);
+            return a; // fib(50) = 12586269025
+        }
+    }
+
+    public static class Outer
+    {
+        public static class Inner
+        {
+            [MethodImpl(MethodImplOptions.NoInlining)]
+            public static long UniqueNested()
+            {
+                long p = 1;
+                for (int i = 1; i <= 15; i++) p *= i;
+                return p; // 15! = 1307674368000
+            }
+        }
+    }
+
+    public sealed class Box<T>
+    {
+        private readonly T _value;
+
+        public Box(T value) { _value = value; }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public T UniqueBoxGet() => _value;
+    }
+
+    /// <summary>Deterministic 64-bit FNV-1a, used for the printed checksums.</summary>
+    public static class Checksum
+    {
+        public const ulong Seed = 14695981039346656037UL;
+
+        public static ulong Add(ulong h, long v)
+        {
+            for (int i = 0; i < 8; i++)
+            {
+                h ^= (byte)(v >> (8 * i));
+                h *= 1099511628211UL;
+            }
+            return h;
+        }
+
+        public static ulong Add(ulong h, string s)
+        {
+            foreach (char c in s)
+            {
+                h ^= c;
+                h *= 1099511628211UL;
+            }
+            return h;
+        }
+    }
+}

@@ -1,0 +1,88 @@
+# tests/apps/apps.mk — builds jitscope's C# test target apps.
+#
+# Included by the top-level Makefile (`include tests/apps/apps.mk`), or used on
+# its own from the repo root:  make -f tests/apps/apps.mk apps
+#
+# Targets:
+#   apps        build Demo (+DemoPlugin) and E2eTarget (+E2ePlugin), Release,
+#               offline (tests/apps/NuGet.config has no package sources)
+#   apps-clean  remove $(APPS_OUT)
+#
+# Variables (set APPS_OUT before the include to move the output):
+#   APPS_OUT          output root, relative to the repo root (default build/apps)
+#   DEMO_DLL          $(APPS_OUT)/Demo/Demo.dll           run: $(DOTNET) $(DEMO_DLL)
+#   DEMO_PLUGIN_DLL   $(APPS_OUT)/Demo/DemoPlugin.dll     (next to Demo.dll)
+#   E2E_DLL           $(APPS_OUT)/E2eTarget/E2eTarget.dll run: $(DOTNET) $(E2E_DLL)
+#   E2E_PLUGIN_DLL    $(APPS_OUT)/E2eTarget/E2ePlugin.dll (next to E2eTarget.dll)
+#   APPS_DLLS         all four of the above
+#   DOTNET            the dotnet host (default: dotnet)
+#
+# Nothing is written into tests/apps/: tests/apps/Directory.Build.props puts
+# bin and obj under $(APPS_OUT) (obj/ in $(APPS_OUT)/obj/<Project>/).
+# The dlls are make targets with the .cs/.csproj/props files as prerequisites,
+# so `make apps` does nothing when no source changed.
+
+# Where this fragment lives (captured before any other include changes MAKEFILE_LIST).
+APPS_SRC := $(patsubst %/,%,$(dir $(lastword $(MAKEFILE_LIST))))
+# Standalone use (make -f tests/apps/apps.mk): `apps` is the default goal; when
+# included, leave the including Makefile's default goal alone.
+ifeq ($(words $(MAKEFILE_LIST)),1)
+APPS_STANDALONE := 1
+endif
+APPS_SAVED_DEFAULT_GOAL := $(.DEFAULT_GOAL)
+
+APPS_OUT ?= build/apps
+DOTNET ?= dotnet
+
+DEMO_DLL        := $(APPS_OUT)/Demo/Demo.dll
+DEMO_PLUGIN_DLL := $(APPS_OUT)/Demo/DemoPlugin.dll
+E2E_DLL         := $(APPS_OUT)/E2eTarget/E2eTarget.dll
+E2E_PLUGIN_DLL  := $(APPS_OUT)/E2eTarget/E2ePlugin.dll
+APPS_DLLS       := $(DEMO_DLL) $(DEMO_PLUGIN_DLL) $(E2E_DLL) $(E2E_PLUGIN_DLL)
+
+# Quiet, offline, no telemetry, no lingering build-server processes
+# (MSBuild node reuse and the shared Roslyn compiler server are both off, so
+# nothing is left running that could hold a CI pipe open).
+APPS_DOTNET_ENV := DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1 \
+	DOTNET_SKIP_FIRST_TIME_EXPERIENCE=1 DOTNET_CLI_WORKLOAD_UPDATE_NOTIFY_DISABLE=1 \
+	DOTNET_GENERATE_ASPNET_CERTIFICATE=false MSBUILDDISABLENODEREUSE=1
+APPS_BUILD_FLAGS := -c Release -nologo -v:minimal \
+	-nodeReuse:false --disable-build-servers -p:UseSharedCompilation=false \
+	-p:JitscopeAppsOut=$(abspath $(APPS_OUT))/
+
+APPS_COMMON_DEPS := $(APPS_SRC)/Directory.Build.props $(APPS_SRC)/NuGet.config
+APPS_DEMO_DEPS := $(APPS_COMMON_DEPS) \
+	$(wildcard $(APPS_SRC)/Demo/*.cs) $(APPS_SRC)/Demo/Demo.csproj \
+	$(wildcard $(APPS_SRC)/DemoPlugin/*.cs) $(APPS_SRC)/DemoPlugin/DemoPlugin.csproj
+APPS_E2E_DEPS := $(APPS_COMMON_DEPS) \
+	$(wildcard $(APPS_SRC)/E2eTarget/*.cs) $(APPS_SRC)/E2eTarget/E2eTarget.csproj \
+	$(wildcard $(APPS_SRC)/E2ePlugin/*.cs) $(APPS_SRC)/E2ePlugin/E2ePlugin.csproj
+
+.PHONY: apps apps-clean
+
+apps: $(APPS_DLLS)
+
+# One dotnet build per app builds its plugin too (ProjectReference without a
+# compile-time reference) and copies the plugin dll next to the app's dll.
+# touch: MSBuild may leave an up-to-date dll untouched; make needs it newer
+# (the plugin last, so it is not older than the app dll it depends on).
+$(DEMO_DLL): $(APPS_DEMO_DEPS)
+	$(APPS_DOTNET_ENV) $(DOTNET) build $(APPS_SRC)/Demo/Demo.csproj $(APPS_BUILD_FLAGS)
+	touch $@ $(DEMO_PLUGIN_DLL)
+
+$(E2E_DLL): $(APPS_E2E_DEPS)
+	$(APPS_DOTNET_ENV) $(DOTNET) build $(APPS_SRC)/E2eTarget/E2eTarget.csproj $(APPS_BUILD_FLAGS)
+	touch $@ $(E2E_PLUGIN_DLL)
+
+# The plugin dlls are produced by the app's build.
+$(DEMO_PLUGIN_DLL): $(DEMO_DLL)
+$(E2E_PLUGIN_DLL): $(E2E_DLL)
+
+apps-clean:
+	rm -rf $(APPS_OUT)
+
+ifdef APPS_STANDALONE
+.DEFAULT_GOAL := apps
+else
+.DEFAULT_GOAL := $(APPS_SAVED_DEFAULT_GOAL)
+endif

@@ -1,0 +1,993 @@
+/* test_ipc.c -- unit tests for server/ipc.c and server/procscan.c.
+ *
+ * Standalone program: prints one line per check and a final "ipc: N passed, N
+ * failed"; exits non-zero when a check failed. Build (from the repo root):
+ *   gcc -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -fsanitize=address,undefined -g \
+ *       -Iserver tests/unit/test_ipc.c server/ipc.c server/procscan.c -o test_ipc
+ *
+ * Parts: exact request bytes; size limits; reply parsing (every prefix of a valid
+ * reply, garbage, random bytes); ProcessInfo payloads v1/v2/v3 and their
+ * prefixes; /proc stat and environ parsing; socket discovery and the whole I/O
+ * path against a fake runtime served by a thread of this process (timeouts, bad
+ * replies, hang-ups, fallback from ProcessInfo2 to ProcessInfo, permissions).
+ * With JITSCOPE_TEST_DOTNET_PID set to the pid of a live .NET process it also
+ * talks to the real runtime (ProcessInfo 1/2/3, procscan, and an AttachProfiler
+ * with a profiler path that does not exist); JITSCOPE_TEST_DOTNET_EXTRA_PIDS
+ * (comma-separated) adds processes for which only discovery and ProcessInfo run.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "ipc.h"
+#include "procscan.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static int g_pass, g_fail;
+
+static void check(int ok, const char *expr, int line, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+/* One output line per check: "ok   name" or "FAIL name (file:line: expr)". */
+static void check(int ok, const char *expr, int line, const char *fmt, ...)
+{
+    char name[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    if (vsnprintf(name, sizeof(name), fmt, ap) < 0)
+        name[0] = '\0';
+    va_end(ap);
+    if (ok) {
+        g_pass++;
+        printf("ok   %s\n", name);
+    } else {
+        g_fail++;
+        printf("FAIL %s (%s:%d: %s)\n", name, __FILE__, line, expr);
+    }
+}
+
+#define CHECK(cond, ...) check((cond) ? 1 : 0, #cond, __LINE__, __VA_ARGS__)
+
+/* xorshift: deterministic random bytes for the fuzz loops */
+static uint64_t g_rng = 0x9E3779B97F4A7C15ull;
+static uint64_t rnd(void)
+{
+    g_rng ^= g_rng << 13;
+    g_rng ^= g_rng >> 7;
+    g_rng ^= g_rng << 17;
+    return g_rng;
+}
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1000.0 + (double)ts.tv_nsec / 1e6;
+}
+
+/* CLSID {01020304-0506-0708-090A-0B0C0D0E0F10} in memory layout */
+static const uint8_t k_clsid[16] = {0x04, 0x03, 0x02, 0x01, 0x06, 0x05, 0x08, 0x07,
+                                    0x09, 0x0A, 0x0B, 0x0C, 0x0D, 0x0E, 0x0F, 0x10};
+
+/* ---- request builders -------------------------------------------------------- */
+
+static void test_build_attach(void)
+{
+    /* path "/a\xC3\xA9\xF0\x9F\x98\x80" = "/a" U+00E9 U+1F600 -> units 2F 61 E9 D83D DE00 0 */
+    static const uint8_t expect[] = {
+        'D', 'O', 'T', 'N', 'E', 'T', '_', 'I', 'P', 'C', '_', 'V', '1', 0, /* magic */
+        63, 0,                                                             /* size 63 */
+        0x03, 0x01, 0x00, 0x00,                                            /* set, id, reserved */
+        0x88, 0x13, 0x00, 0x00,                                            /* timeout 5000 */
+        0x04, 0x03, 0x02, 0x01, 0x06, 0x05, 0x08, 0x07,                    /* clsid */
+        0x09, 0x0A, 0x0B, 0x0C, 0x0D, 0x0E, 0x0F, 0x10,
+        6, 0, 0, 0,                                                        /* 6 units incl NUL */
+        0x2F, 0, 0x61, 0, 0xE9, 0, 0x3D, 0xD8, 0x00, 0xDE, 0, 0,           /* UTF-16LE */
+        3, 0, 0, 0,                                                        /* client length */
+        'x', 'y', 'z'};
+    uint8_t buf[256];
+    size_t n, i;
+    int all_small_rejected = 1;
+
+    memset(buf, 0xAA, sizeof(buf));
+    n = ipc_build_attach(buf, sizeof(buf), 5000, k_clsid, "/a\xC3\xA9\xF0\x9F\x98\x80", (const uint8_t *)"xyz", 3);
+    CHECK(n == sizeof(expect), "attach: size %zu == %zu", n, sizeof(expect));
+    CHECK(n == sizeof(expect) && memcmp(buf, expect, sizeof(expect)) == 0, "attach: exact bytes");
+    CHECK(memcmp(buf, "DOTNET_IPC_V1", 14) == 0, "attach: magic with NUL");
+    CHECK(buf[14] == 63 && buf[15] == 0, "attach: size field little-endian");
+    CHECK(buf[16] == 0x03 && buf[17] == 0x01, "attach: command set 0x03 id 0x01");
+    CHECK(buf[40] == 6, "attach: UTF-16 count includes the NUL");
+    CHECK(buf[n] == 0xAA, "attach: nothing written past the message");
+
+    for (i = 0; i < sizeof(expect); i++) {
+        if (ipc_build_attach(buf, i, 5000, k_clsid, "/a\xC3\xA9\xF0\x9F\x98\x80", (const uint8_t *)"xyz", 3) != 0)
+            all_small_rejected = 0;
+    }
+    CHECK(all_small_rejected, "attach: every buffer smaller than the message is rejected");
+    n = ipc_build_attach(buf, sizeof(expect), 5000, k_clsid, "/a\xC3\xA9\xF0\x9F\x98\x80", (const uint8_t *)"xyz", 3);
+    CHECK(n == sizeof(expect), "attach: buffer of exactly the message size is enough");
+
+    /* no client data */
+    n = ipc_build_attach(buf, sizeof(buf), 0, k_clsid, "/p", NULL, 0);
+    CHECK(n == 20 + 4 + 16 + 4 + 6 + 4, "attach: no client data, size %zu", n);
+    CHECK(n > 0 && buf[n - 4] == 0 && buf[n - 3] == 0 && buf[n - 2] == 0 && buf[n - 1] == 0,
+          "attach: client length 0 is last");
+}
+
+static void test_attach_limits(void)
+{
+    uint8_t *big = malloc(70000), *client = calloc(1, 70000);
+    char *path = malloc(40000);
+    size_t n, base = 20 + 4 + 16 + 4 + 4, path_units;
+    uint32_t clen;
+
+    if (big == NULL || client == NULL || path == NULL) {
+        CHECK(0, "limits: allocation");
+        goto done;
+    }
+    /* "/x" path: 3 units = 6 bytes; fill client data to exactly 65535 total */
+    clen = (uint32_t)(65535 - base - 6);
+    n = ipc_build_attach(big, 70000, 1, k_clsid, "/x", client, clen);
+    CHECK(n == 65535, "limits: message of exactly 65535 bytes accepted (%zu)", n);
+    CHECK(n == 65535 && big[14] == 0xFF && big[15] == 0xFF, "limits: size field 0xFFFF");
+    n = ipc_build_attach(big, 70000, 1, k_clsid, "/x", client, clen + 1);
+    CHECK(n == 0, "limits: 65536 bytes rejected");
+    n = ipc_build_attach(big, 70000, 1, k_clsid, "/x", client, 0xFFFFFFFFu);
+    CHECK(n == 0, "limits: client length 0xFFFFFFFF rejected");
+
+    /* a path alone too long for uint16 (32767 ASCII chars = 65536 bytes of UTF-16) */
+    memset(path, 'a', 32767);
+    path[0] = '/';
+    path[32767] = '\0';
+    n = ipc_build_attach(big, 70000, 1, k_clsid, path, NULL, 0);
+    CHECK(n == 0, "limits: 32767-char path rejected");
+    path_units = (65535 - base) / 2; /* units incl NUL that fit */
+    path[path_units - 1] = '\0';
+    n = ipc_build_attach(big, 70000, 1, k_clsid, path, NULL, 0);
+    CHECK(n == base + 2 * path_units, "limits: longest path that fits accepted (%zu)", n);
+
+    CHECK(ipc_build_attach(big, 70000, 1, k_clsid, "", NULL, 0) == 0, "limits: empty path rejected");
+    CHECK(ipc_build_attach(big, 70000, 1, NULL, "/x", NULL, 0) == 0, "limits: NULL clsid rejected");
+    CHECK(ipc_build_attach(big, 70000, 1, k_clsid, NULL, NULL, 0) == 0, "limits: NULL path rejected");
+    CHECK(ipc_build_attach(big, 70000, 1, k_clsid, "/x", NULL, 5) == 0, "limits: NULL client with length rejected");
+    CHECK(ipc_build_attach(NULL, 70000, 1, k_clsid, "/x", NULL, 0) == 0, "limits: NULL buffer rejected");
+
+    /* invalid UTF-8 */
+    {
+        static const char *bad[] = {"/\xC0\x80", "/\xED\xA0\x80", "/\xF5\x80\x80\x80", "/\xC3", "/\xE2\x82",
+                                    "/\x80", "/\xF4\x90\x80\x80", "/\xE0\x80\xAF", "/\xFF"};
+        size_t i;
+        for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+            CHECK(ipc_build_attach(big, 70000, 1, k_clsid, bad[i], NULL, 0) == 0, "limits: invalid UTF-8 #%zu rejected",
+                  i);
+    }
+    {
+        uint8_t u[16];
+        CHECK(ipc_utf8_to_utf16le("\xF4\x8F\xBF\xBF", u, 8) == 3 && u[0] == 0xFF && u[1] == 0xDB && u[2] == 0xFF &&
+                  u[3] == 0xDF,
+              "utf16: U+10FFFF encodes as DBFF DFFF");
+        CHECK(ipc_utf8_to_utf16le("ab", u, 2) == 0, "utf16: no room for the NUL rejected");
+        CHECK(ipc_utf8_to_utf16le("ab", u, 3) == 3, "utf16: exact room accepted");
+        CHECK(ipc_utf8_to_utf16le("\xF0\x9F\x98\x80", u, 2) == 0, "utf16: no room for a pair plus NUL rejected");
+    }
+done:
+    free(big);
+    free(client);
+    free(path);
+}
+
+static void test_build_process_info(void)
+{
+    uint8_t buf[32];
+    static const uint8_t expect[20] = {'D', 'O', 'T', 'N', 'E', 'T', '_', 'I', 'P', 'C',
+                                       '_', 'V', '1', 0, 20, 0, 0x04, 0x04, 0, 0};
+    CHECK(ipc_build_process_info(buf, sizeof(buf), IPC_PROCESS_INFO2) == 20 && memcmp(buf, expect, 20) == 0,
+          "process info: ProcessInfo2 request bytes");
+    CHECK(ipc_build_process_info(buf, sizeof(buf), IPC_PROCESS_INFO) == 20 && buf[17] == 0x00,
+          "process info: ProcessInfo request id 0x00");
+    CHECK(ipc_build_process_info(buf, sizeof(buf), IPC_PROCESS_INFO3) == 20 && buf[17] == 0x08,
+          "process info: ProcessInfo3 request id 0x08");
+    CHECK(ipc_build_process_info(buf, 19, IPC_PROCESS_INFO) == 0, "process info: 19-byte buffer rejected");
+    CHECK(ipc_build_process_info(buf, sizeof(buf), 0x02) == 0, "process info: other command ids rejected");
+}
+
+/* ---- reply parsing ---------------------------------------------------------------- */
+
+static size_t make_reply(uint8_t *buf, uint8_t id, int with_hr, int32_t hr)
+{
+    memcpy(buf, "DOTNET_IPC_V1", 14);
+    buf[14] = with_hr ? 24 : 20;
+    buf[15] = 0;
+    buf[16] = 0xFF;
+    buf[17] = id;
+    buf[18] = buf[19] = 0;
+    if (with_hr) {
+        uint32_t u = (uint32_t)hr;
+        buf[20] = (uint8_t)u;
+        buf[21] = (uint8_t)(u >> 8);
+        buf[22] = (uint8_t)(u >> 16);
+        buf[23] = (uint8_t)(u >> 24);
+    }
+    return with_hr ? 24 : 20;
+}
+
+static void test_replies(void)
+{
+    uint8_t buf[64];
+    ipc_header h;
+    int32_t hr = 0;
+    size_t n, i;
+    int all = 1;
+
+    n = make_reply(buf, 0x00, 1, 0);
+    CHECK(ipc_parse_reply_header(buf, n, &h) == IPC_OK && h.size == 24 && h.command_set == 0xFF &&
+              h.command_id == 0x00,
+          "reply: OK header parsed");
+    CHECK(ipc_parse_hresult_reply(buf, n, &hr) == IPC_OK && hr == 0, "reply: OK with S_OK payload");
+    for (i = 0; i < n; i++)
+        if (ipc_parse_hresult_reply(buf, i, &hr) != IPC_ERR_PROTO)
+            all = 0;
+    CHECK(all, "reply: every prefix of an OK reply rejected");
+
+    n = make_reply(buf, 0xFF, 1, IPC_HR_UNKNOWN_COMMAND);
+    hr = 0;
+    CHECK(ipc_parse_hresult_reply(buf, n, &hr) == IPC_OK && hr == IPC_HR_UNKNOWN_COMMAND,
+          "reply: error reply gives 0x80131385");
+    all = 1;
+    for (i = 0; i < n; i++)
+        if (ipc_parse_hresult_reply(buf, i, &hr) != IPC_ERR_PROTO)
+            all = 0;
+    CHECK(all, "reply: every prefix of an error reply rejected");
+    all = 1;
+    for (i = 0; i < 20; i++)
+        if (ipc_parse_reply_header(buf, i, &h) != IPC_ERR_PROTO)
+            all = 0;
+    CHECK(all, "reply: every header prefix rejected");
+
+    n = make_reply(buf, 0x00, 0, 0);
+    hr = -1;
+    CHECK(ipc_parse_hresult_reply(buf, n, &hr) == IPC_OK && hr == 0, "reply: bare 20-byte OK means S_OK");
+    n = make_reply(buf, 0xFF, 0, 0);
+    CHECK(ipc_parse_hresult_reply(buf, n, &hr) == IPC_ERR_PROTO, "reply: bare error header rejected");
+    n = make_reply(buf, 0xFF, 1, 5);
+    CHECK(ipc_parse_hresult_reply(buf, n, &hr) == IPC_ERR_PROTO, "reply: error reply with success code rejected");
+
+    n = make_reply(buf, 0x00, 1, 0);
+    buf[24] = 0;
+    CHECK(ipc_parse_hresult_reply(buf, 25, &hr) == IPC_ERR_PROTO, "reply: trailing byte rejected");
+    buf[14] = 28;
+    CHECK(ipc_parse_hresult_reply(buf, 24, &hr) == IPC_ERR_PROTO, "reply: size field larger than data rejected");
+    memset(buf + 24, 0, 4);
+    CHECK(ipc_parse_hresult_reply(buf, 28, &hr) == IPC_ERR_PROTO, "reply: 28-byte hresult reply rejected");
+    buf[14] = 19;
+    CHECK(ipc_parse_reply_header(buf, 24, &h) == IPC_ERR_PROTO, "reply: size field < 20 rejected");
+
+    n = make_reply(buf, 0x00, 1, 0);
+    buf[13] = 'X';
+    CHECK(ipc_parse_reply_header(buf, n, &h) == IPC_ERR_PROTO, "reply: magic without NUL rejected");
+    n = make_reply(buf, 0x00, 1, 0);
+    buf[0] = 'd';
+    CHECK(ipc_parse_reply_header(buf, n, &h) == IPC_ERR_PROTO, "reply: wrong magic rejected");
+    n = make_reply(buf, 0x00, 1, 0);
+    buf[16] = 0x04;
+    CHECK(ipc_parse_reply_header(buf, n, &h) == IPC_ERR_PROTO, "reply: command set other than 0xFF rejected");
+    n = make_reply(buf, 0x01, 1, 0);
+    CHECK(ipc_parse_reply_header(buf, n, &h) == IPC_ERR_PROTO, "reply: id other than OK/ERROR rejected");
+    n = make_reply(buf, 0x00, 1, 0);
+    buf[19] = 1;
+    CHECK(ipc_parse_reply_header(buf, n, &h) == IPC_ERR_PROTO, "reply: non-zero reserved rejected");
+    CHECK(ipc_parse_reply_header(NULL, 24, &h) == IPC_ERR_INVAL, "reply: NULL buffer is INVAL");
+
+    /* random bytes and random mutations: only OK or PROTO, never a crash */
+    {
+        long odd = 0, accepted = 0;
+        for (i = 0; i < 200000; i++) {
+            size_t len = (size_t)(rnd() % 40), k;
+            int rc1, rc2;
+            for (k = 0; k < len; k++)
+                buf[k] = (uint8_t)rnd();
+            if (i % 2 == 0) {
+                uint8_t id = (rnd() & 1) ? 0x00 : 0xFF;
+                size_t vn = make_reply(buf, id, (int)(rnd() & 1), (int32_t)rnd());
+                buf[rnd() % vn] ^= (uint8_t)(1u << (rnd() % 8));
+                len = vn - (rnd() % 3 == 0 ? rnd() % vn : 0);
+            }
+            rc1 = ipc_parse_reply_header(buf, len, &h);
+            rc2 = ipc_parse_hresult_reply(buf, len, &hr);
+            if ((rc1 != IPC_OK && rc1 != IPC_ERR_PROTO) || (rc2 != IPC_OK && rc2 != IPC_ERR_PROTO))
+                odd++;
+            if (rc2 == IPC_OK)
+                accepted++;
+        }
+        CHECK(odd == 0, "reply fuzz: 200000 inputs, only OK/PROTO (%ld accepted)", accepted);
+    }
+
+    CHECK(strcmp(ipc_hresult_name(IPC_HR_PROFILER_ALREADY_ACTIVE), "CORPROF_E_PROFILER_ALREADY_ACTIVE") == 0,
+          "hresult: 0x8013136A named");
+    CHECK(strcmp(ipc_hresult_name(IPC_HR_MOD_NOT_FOUND), "ERROR_MOD_NOT_FOUND") == 0, "hresult: 0x8007007E named");
+    CHECK(strcmp(ipc_hresult_name(0x12345678), "unknown HRESULT") == 0, "hresult: unknown value");
+}
+
+/* ---- ProcessInfo payloads ------------------------------------------------------------ */
+
+typedef struct wbuf {
+    uint8_t b[16384];
+    size_t n;
+} wbuf;
+
+static void w_u32(wbuf *w, uint32_t v)
+{
+    w->b[w->n++] = (uint8_t)v;
+    w->b[w->n++] = (uint8_t)(v >> 8);
+    w->b[w->n++] = (uint8_t)(v >> 16);
+    w->b[w->n++] = (uint8_t)(v >> 24);
+}
+
+static void w_u64(wbuf *w, uint64_t v)
+{
+    w_u32(w, (uint32_t)v);
+    w_u32(w, (uint32_t)(v >> 32));
+}
+
+/* ASCII/BMP string as a protocol string; units of 0 means count 0 (empty). */
+static void w_units(wbuf *w, const uint16_t *u, size_t count)
+{
+    size_t i;
+    w_u32(w, (uint32_t)count);
+    for (i = 0; i < count; i++) {
+        w->b[w->n++] = (uint8_t)u[i];
+        w->b[w->n++] = (uint8_t)(u[i] >> 8);
+    }
+}
+
+static void w_str(wbuf *w, const char *s)
+{
+    uint16_t u[1024];
+    size_t i, n = strlen(s);
+    for (i = 0; i < n; i++)
+        u[i] = (uint8_t)s[i];
+    u[n] = 0;
+    w_units(w, u, n + 1);
+}
+
+static void make_info(wbuf *w, int version)
+{
+    static const uint16_t cmd[] = {'/', 'b', 'i', 'n', ' ', 0x00E9, 0xD83D, 0xDE00, 0xD800, 'z', 0};
+    int i;
+    w->n = 0;
+    if (version == 3)
+        w_u32(w, 1);
+    w_u64(w, 4242);
+    for (i = 0; i < 16; i++)
+        w->b[w->n++] = (uint8_t)(0xC0 + i);
+    w_units(w, cmd, sizeof(cmd) / sizeof(cmd[0]));
+    w_str(w, "Linux");
+    w_str(w, "x64");
+    if (version >= 2) {
+        w_str(w, "app");
+        w_str(w, "10.0.12");
+    }
+    if (version == 3)
+        w_str(w, "linux-x64");
+}
+
+static void test_process_info_payloads(void)
+{
+    static ipc_procinfo pi;
+    static wbuf w;
+    int v;
+
+    for (v = 1; v <= 3; v++) {
+        size_t i;
+        int all = 1;
+        make_info(&w, v);
+        CHECK(ipc_parse_process_info(w.b, w.n, v, &pi) == IPC_OK, "info v%d: parsed (%zu bytes)", v, w.n);
+        CHECK(pi.pid == 4242 && pi.cookie[0] == 0xC0 && pi.cookie[15] == 0xCF, "info v%d: pid and cookie", v);
+        CHECK(strcmp(pi.command_line, "/bin \xC3\xA9\xF0\x9F\x98\x80\xEF\xBF\xBDz") == 0,
+              "info v%d: command line UTF-8, pair joined, lone surrogate -> U+FFFD", v);
+        CHECK(strcmp(pi.os, "Linux") == 0 && strcmp(pi.arch, "x64") == 0, "info v%d: os and arch", v);
+        if (v >= 2)
+            CHECK(strcmp(pi.entrypoint_assembly, "app") == 0 && strcmp(pi.runtime_version, "10.0.12") == 0,
+                  "info v%d: entrypoint and runtime version", v);
+        else
+            CHECK(pi.entrypoint_assembly[0] == 0 && pi.runtime_version[0] == 0, "info v1: v2 fields empty");
+        if (v == 3)
+            CHECK(strcmp(pi.runtime_rid, "linux-x64") == 0 && pi.info3_version == 1, "info v3: rid and version");
+        CHECK(pi.truncated == 0 && pi.version == v, "info v%d: not truncated", v);
+        for (i = 0; i < w.n; i++)
+            if (ipc_parse_process_info(w.b, i, v, &pi) != IPC_ERR_PROTO)
+                all = 0;
+        CHECK(all, "info v%d: every prefix (0..%zu) rejected", v, w.n - 1);
+        CHECK(pi.pid == 0 && pi.os[0] == 0, "info v%d: output cleared after a rejection", v);
+        w.b[w.n++] = 0;
+        CHECK(ipc_parse_process_info(w.b, w.n, v, &pi) == IPC_ERR_PROTO, "info v%d: trailing byte rejected", v);
+    }
+    /* v2 payload read as v1 has trailing strings: rejected; v1 read as v2 is short */
+    make_info(&w, 2);
+    CHECK(ipc_parse_process_info(w.b, w.n, 1, &pi) == IPC_ERR_PROTO, "info: v2 payload as v1 rejected");
+    make_info(&w, 1);
+    CHECK(ipc_parse_process_info(w.b, w.n, 2, &pi) == IPC_ERR_PROTO, "info: v1 payload as v2 rejected");
+    CHECK(ipc_parse_process_info(w.b, w.n, 4, &pi) == IPC_ERR_INVAL, "info: version 4 is INVAL");
+    /* later ProcessInfo3 versions may append fields */
+    make_info(&w, 3);
+    w.b[0] = 2;
+    w_str(&w, "future");
+    CHECK(ipc_parse_process_info(w.b, w.n, 3, &pi) == IPC_OK && pi.info3_version == 2,
+          "info v3: version 2 with an extra field accepted");
+    make_info(&w, 3);
+    w.b[0] = 0;
+    CHECK(ipc_parse_process_info(w.b, w.n, 3, &pi) == IPC_ERR_PROTO, "info v3: version 0 rejected");
+
+    /* hostile string counts */
+    {
+        size_t cmd_off = 8 + 16;
+        make_info(&w, 1);
+        w.b[cmd_off] = 0xFF;
+        w.b[cmd_off + 1] = 0xFF;
+        w.b[cmd_off + 2] = 0xFF;
+        w.b[cmd_off + 3] = 0xFF;
+        CHECK(ipc_parse_process_info(w.b, w.n, 1, &pi) == IPC_ERR_PROTO, "info: count 0xFFFFFFFF rejected");
+        make_info(&w, 1);
+        w.b[cmd_off + 3] = 0x80;
+        CHECK(ipc_parse_process_info(w.b, w.n, 1, &pi) == IPC_ERR_PROTO, "info: count with top bit rejected");
+        make_info(&w, 1);
+        w.b[cmd_off + 4 + 2 * 10] = 'q'; /* the command line's terminating unit */
+        CHECK(ipc_parse_process_info(w.b, w.n, 1, &pi) == IPC_ERR_PROTO, "info: string without NUL rejected");
+    }
+    /* empty strings (count 0) and an embedded NUL */
+    {
+        static const uint16_t emb[] = {'a', 0, 'b', 0};
+        int i;
+        w.n = 0;
+        w_u64(&w, 1);
+        for (i = 0; i < 16; i++)
+            w.b[w.n++] = 0;
+        w_units(&w, emb, 4);
+        w_u32(&w, 0);
+        w_u32(&w, 0);
+        CHECK(ipc_parse_process_info(w.b, w.n, 1, &pi) == IPC_OK && strcmp(pi.command_line, "a") == 0 &&
+                  pi.os[0] == 0 && pi.arch[0] == 0,
+              "info: count-0 strings empty, text stops at an embedded NUL");
+    }
+    /* a command line longer than the field: cut on a character boundary */
+    {
+        static uint16_t longcmd[3001];
+        int i;
+        size_t len;
+        for (i = 0; i < 3000; i++)
+            longcmd[i] = 0x20AC; /* euro sign: 3 bytes of UTF-8 */
+        longcmd[3000] = 0;
+        w.n = 0;
+        w_u64(&w, 1);
+        for (i = 0; i < 16; i++)
+            w.b[w.n++] = 0;
+        w_units(&w, longcmd, 3001);
+        w_str(&w, "Linux");
+        w_str(&w, "x64");
+        CHECK(ipc_parse_process_info(w.b, w.n, 1, &pi) == IPC_OK, "info: long command line parsed");
+        len = strlen(pi.command_line);
+        CHECK(pi.truncated == 1 && len == 4095 && len % 3 == 0, "info: cut to %zu bytes on a boundary, flagged", len);
+        CHECK(strcmp(pi.os, "Linux") == 0, "info: fields after a cut string still parsed");
+    }
+    /* fuzz: random mutations of a valid v2 payload */
+    {
+        long odd = 0, accepted = 0, k;
+        static wbuf m;
+        make_info(&w, 2);
+        for (k = 0; k < 100000; k++) {
+            int flips = 1 + (int)(rnd() % 4), f;
+            int rc;
+            size_t j;
+            m = w;
+            for (f = 0; f < flips; f++)
+                m.b[rnd() % m.n] = (uint8_t)rnd();
+            if (rnd() % 4 == 0)
+                m.n = (size_t)(rnd() % (m.n + 1));
+            rc = ipc_parse_process_info(m.b, m.n, (int)(1 + rnd() % 3), &pi);
+            if (rc != IPC_OK && rc != IPC_ERR_PROTO)
+                odd++;
+            if (rc == IPC_OK) {
+                accepted++;
+                for (j = 0; j < sizeof(pi.command_line); j++)
+                    if (pi.command_line[j] == 0)
+                        break;
+                if (j == sizeof(pi.command_line))
+                    odd++;
+            }
+        }
+        CHECK(odd == 0, "info fuzz: 100000 mutations, only OK/PROTO, strings terminated (%ld accepted)", accepted);
+    }
+}
+
+/* ---- /proc parsing -------------------------------------------------------------------- */
+
+static void test_stat_and_environ(void)
+{
+    static const char line[] =
+        "1234 (we ) ird) (name) S 1 1234 1234 0 -1 4194560 100 0 0 0 5 3 0 0 20 0 1 0 987654321 1000 200 "
+        "18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 17 3 0 0 0 0 0\n";
+    char buf[512], out[64];
+    uint64_t st = 0, st2 = 0;
+    size_t len = 0;
+    FILE *f;
+    char old_comm[32] = "";
+
+    CHECK(ipc_parse_stat_starttime(line, strlen(line), &st) == IPC_OK && st == 987654321,
+          "stat: comm with spaces and ')' -> %llu", (unsigned long long)st);
+    CHECK(ipc_parse_stat_starttime(line, 60, &st) == IPC_ERR_PROTO, "stat: line cut before field 22 rejected");
+#define STAT_OF(text) ipc_parse_stat_starttime(text, strlen(text), &st)
+    CHECK(STAT_OF("12 (x) S 1") == IPC_ERR_PROTO, "stat: short line rejected");
+    CHECK(STAT_OF("12 x S 1 2 3") == IPC_ERR_PROTO, "stat: no ')' rejected");
+    CHECK(STAT_OF("1 (a) S 1 1 1 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 x9 1") == IPC_ERR_PROTO,
+          "stat: non-numeric field 22 rejected");
+    CHECK(STAT_OF("1 (a) S 1 1 1 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 99999999999999999999 1") == IPC_ERR_PROTO,
+          "stat: field 22 overflow rejected");
+    CHECK(STAT_OF("1 (a) S 1 1 1 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 77") == IPC_OK && st == 77,
+          "stat: field 22 at the end of the text");
+    CHECK(STAT_OF("1 (a) S 1 1 1 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 7x7 1") == IPC_ERR_PROTO,
+          "stat: digits then junk in field 22 rejected");
+    CHECK(STAT_OF("1 (a)  S 1 1 1 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 77") == IPC_ERR_PROTO,
+          "stat: double space (shifted fields) rejected");
+#undef STAT_OF
+
+    /* the real /proc/self/stat, before and after renaming ourselves "a) b (c" */
+    f = fopen("/proc/self/stat", "r");
+    if (f != NULL) {
+        len = fread(buf, 1, sizeof(buf), f);
+        fclose(f);
+    }
+    CHECK(len > 0 && ipc_parse_stat_starttime(buf, len, &st) == IPC_OK && st > 0, "stat: /proc/self/stat parsed");
+    prctl(PR_GET_NAME, old_comm, 0, 0, 0);
+    prctl(PR_SET_NAME, "a) b (c) 9 9", 0, 0, 0);
+    len = 0;
+    f = fopen("/proc/self/stat", "r");
+    if (f != NULL) {
+        len = fread(buf, 1, sizeof(buf), f);
+        fclose(f);
+    }
+    CHECK(len > 0 && ipc_parse_stat_starttime(buf, len, &st2) == IPC_OK && st2 == st,
+          "stat: same start time with comm \"a) b (c) 9 9\"");
+    prctl(PR_SET_NAME, old_comm, 0, 0, 0);
+
+    {
+        static const char env[] = "A=1\0XTMPDIR=no\0TMPDIR\0TMPDIR=/var/t\0B=\0";
+        size_t elen = sizeof(env) - 1;
+        CHECK(ipc_environ_lookup(env, elen, "TMPDIR", out, sizeof(out)) == 1 && strcmp(out, "/var/t") == 0,
+              "environ: TMPDIR found past look-alikes");
+        CHECK(ipc_environ_lookup(env, elen, "B", out, sizeof(out)) == 1 && out[0] == 0, "environ: empty value");
+        CHECK(ipc_environ_lookup(env, elen, "A", out, sizeof(out)) == 1 && strcmp(out, "1") == 0,
+              "environ: first entry");
+        CHECK(ipc_environ_lookup(env, elen, "C", out, sizeof(out)) == 0, "environ: absent name");
+        CHECK(ipc_environ_lookup(env, elen, "TMPDIR", out, 6) == IPC_ERR_INVAL, "environ: value too long is INVAL");
+        CHECK(ipc_environ_lookup("TMPDIR=/cut", 11, "TMPDIR", out, sizeof(out)) == 0,
+              "environ: unterminated entry ignored");
+        CHECK(ipc_environ_lookup(env, 0, "A", out, sizeof(out)) == 0, "environ: empty block");
+    }
+    {
+        pid_t p = 0;
+        uint64_t k = 0;
+        CHECK(ipc_parse_socket_name("dotnet-diagnostic-3413-120767-socket", &p, &k) == 1 && p == 3413 &&
+                  k == 120767,
+              "socket name: parsed");
+        CHECK(ipc_parse_socket_name("dotnet-diagnostic-3413-0-socket", &p, &k) == 1 && k == 0, "socket name: key 0");
+        CHECK(!ipc_parse_socket_name("dotnet-diagnostic-3413-socket", &p, &k), "socket name: no key rejected");
+        CHECK(!ipc_parse_socket_name("dotnet-diagnostic--1-socket", &p, &k), "socket name: empty pid rejected");
+        CHECK(!ipc_parse_socket_name("dotnet-diagnostic-12-3x-socket", &p, &k), "socket name: junk key rejected");
+        CHECK(!ipc_parse_socket_name("dotnet-diagnostic-0-3-socket", &p, &k), "socket name: pid 0 rejected");
+        CHECK(!ipc_parse_socket_name("dotnet-diagnostic-99999999999-3-socket", &p, &k),
+              "socket name: pid overflow rejected");
+        CHECK(!ipc_parse_socket_name("clr-debug-pipe-3413-120767-in", &p, &k), "socket name: other files rejected");
+    }
+}
+
+/* ---- fake runtime: a listening socket named for this process -------------------------------- */
+
+enum fake_action { FAKE_REPLY, FAKE_SILENT, FAKE_HANGUP, FAKE_INFO2_UNKNOWN };
+
+static struct {
+    int lfd;
+    pthread_t thread;
+    _Atomic int stop;
+    _Atomic int action;
+    uint8_t reply[512];
+    size_t reply_len;
+    uint8_t request[70000];
+    _Atomic size_t request_len;
+    char path[IPC_PATH_MAX];
+} g_fake;
+
+static int read_full(int fd, uint8_t *p, size_t n)
+{
+    size_t done = 0;
+    while (done < n) {
+        ssize_t r = read(fd, p + done, n - done);
+        if (r <= 0)
+            return -1;
+        done += (size_t)r;
+    }
+    return 0;
+}
+
+static void *fake_main(void *arg)
+{
+    (void)arg;
+    while (!atomic_load(&g_fake.stop)) {
+        int fd = accept(g_fake.lfd, NULL, NULL), action = atomic_load(&g_fake.action);
+        size_t size;
+        if (fd < 0)
+            continue;
+        if (atomic_load(&g_fake.stop)) {
+            close(fd);
+            break;
+        }
+        if (read_full(fd, g_fake.request, 20) != 0) {
+            close(fd);
+            continue;
+        }
+        size = (size_t)g_fake.request[14] | ((size_t)g_fake.request[15] << 8);
+        if (size > 20 && read_full(fd, g_fake.request + 20, size - 20) != 0) {
+            close(fd);
+            continue;
+        }
+        atomic_store(&g_fake.request_len, size);
+        if (action == FAKE_REPLY) {
+            if (write(fd, g_fake.reply, g_fake.reply_len) < 0)
+                perror("fake write");
+        } else if (action == FAKE_SILENT) {
+            uint8_t b;
+            while (read(fd, &b, 1) > 0) /* until the client gives up and closes */
+                ;
+        } else if (action == FAKE_INFO2_UNKNOWN) {
+            if (g_fake.request[17] == 0x04) {
+                uint8_t err[24];
+                make_reply(err, 0xFF, 1, IPC_HR_UNKNOWN_COMMAND);
+                if (write(fd, err, sizeof(err)) < 0)
+                    perror("fake write");
+            } else if (write(fd, g_fake.reply, g_fake.reply_len) < 0) {
+                perror("fake write");
+            }
+        }
+        close(fd); /* FAKE_HANGUP: close without a word */
+    }
+    return NULL;
+}
+
+static int bind_socket(const char *path, int do_listen)
+{
+    struct sockaddr_un a;
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return -1;
+    memset(&a, 0, sizeof(a));
+    a.sun_family = AF_UNIX;
+    snprintf(a.sun_path, sizeof(a.sun_path), "%s", path);
+    unlink(path);
+    if (bind(fd, (struct sockaddr *)&a, sizeof(a)) != 0 || (do_listen && listen(fd, 16) != 0)) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+static void fake_set_reply(const uint8_t *p, size_t n)
+{
+    memcpy(g_fake.reply, p, n);
+    g_fake.reply_len = n;
+    atomic_store(&g_fake.action, FAKE_REPLY);
+}
+
+static void test_fake_runtime(void)
+{
+    ipc_target t;
+    char err[512], path[IPC_PATH_MAX], stale[IPC_PATH_MAX], zero[IPC_PATH_MAX];
+    int rc, sfd = -1, zfd = -1;
+    int32_t hr = 0;
+    static ipc_procinfo pi;
+    static wbuf w;
+    uint8_t reply[600];
+    double t0, dt;
+
+    rc = ipc_target_probe(getpid(), &t, err, sizeof(err));
+    CHECK(rc == IPC_OK && t.ns_pid == getpid() && t.start_time > 0 && t.env_readable, "probe self: %s (dir %s)",
+          rc == IPC_OK ? "ok" : err, t.dir);
+    if (rc != IPC_OK)
+        return;
+
+    rc = ipc_socket_path(getpid(), path, sizeof(path), err, sizeof(err));
+    CHECK(rc == IPC_ERR_NOTDOTNET, "socket path: self has no socket -> NOTDOTNET (%s)", err);
+    rc = ipc_socket_path(0x7ffffff0, path, sizeof(path), err, sizeof(err));
+    CHECK(rc == IPC_ERR_NOPROC, "socket path: pid 0x7ffffff0 -> NOPROC (%s)", err);
+    rc = ipc_socket_path(-5, path, sizeof(path), err, sizeof(err));
+    CHECK(rc == IPC_ERR_INVAL, "socket path: negative pid -> INVAL");
+
+    /* a stale socket (wrong key, an hour old) must not be taken */
+    if (snprintf(stale, sizeof(stale), "%sdotnet-diagnostic-%d-%llu-socket", t.dir, (int)getpid(),
+                 (unsigned long long)t.start_time + 17) >= (int)sizeof(stale) ||
+        snprintf(zero, sizeof(zero), "%sdotnet-diagnostic-%d-0-socket", t.dir, (int)getpid()) >= (int)sizeof(zero) ||
+        snprintf(g_fake.path, sizeof(g_fake.path), "%sdotnet-diagnostic-%d-%llu-socket", t.dir, (int)getpid(),
+                 (unsigned long long)t.start_time) >= (int)sizeof(g_fake.path)) {
+        CHECK(0, "fake: TMPDIR %s too long for socket names", t.dir);
+        return;
+    }
+    sfd = bind_socket(stale, 0);
+    if (sfd >= 0) {
+        struct timespec times[2];
+        clock_gettime(CLOCK_REALTIME, &times[0]);
+        times[0].tv_sec -= 3600;
+        times[1] = times[0];
+        utimensat(AT_FDCWD, stale, times, AT_SYMLINK_NOFOLLOW);
+    }
+    rc = ipc_socket_path(getpid(), path, sizeof(path), err, sizeof(err));
+    CHECK(sfd >= 0 && rc == IPC_ERR_NOTDOTNET, "socket path: stale socket of an earlier process skipped");
+
+    /* key 0 (runtime could not read its start time) is found by the directory scan */
+    zfd = bind_socket(zero, 0);
+    rc = ipc_socket_path(getpid(), path, sizeof(path), err, sizeof(err));
+    CHECK(zfd >= 0 && rc == IPC_OK && strcmp(path, zero) == 0, "socket path: key-0 socket found by scan (%s)", path);
+
+    /* the fake runtime at the expected name wins over both */
+    g_fake.lfd = bind_socket(g_fake.path, 1);
+    CHECK(g_fake.lfd >= 0, "fake: listening at %s", g_fake.path);
+    if (g_fake.lfd < 0)
+        goto done;
+    rc = ipc_socket_path(getpid(), path, sizeof(path), err, sizeof(err));
+    CHECK(rc == IPC_OK && strcmp(path, g_fake.path) == 0, "socket path: exact name preferred");
+    {
+        char small[10];
+        rc = ipc_socket_path(getpid(), small, sizeof(small), err, sizeof(err));
+        CHECK(rc == IPC_ERR_INVAL, "socket path: small output buffer -> INVAL");
+    }
+    if (pthread_create(&g_fake.thread, NULL, fake_main, NULL) != 0) {
+        CHECK(0, "fake: thread");
+        goto done;
+    }
+
+    /* AttachProfiler: the bytes on the wire and an error reply */
+    make_reply(reply, 0xFF, 1, IPC_HR_PROFILER_ALREADY_ACTIVE);
+    fake_set_reply(reply, 24);
+    rc = ipc_attach_profiler(getpid(), 1000, k_clsid, "/opt/x.so", (const uint8_t *)"hi", 2, &hr, err, sizeof(err));
+    CHECK(rc == IPC_OK && hr == IPC_HR_PROFILER_ALREADY_ACTIVE, "fake attach: error HRESULT passed through (rc %d %s)",
+          rc, rc ? err : "");
+    {
+        uint8_t expect[128];
+        size_t n = ipc_build_attach(expect, sizeof(expect), 1000, k_clsid, "/opt/x.so", (const uint8_t *)"hi", 2);
+        CHECK(atomic_load(&g_fake.request_len) == n && memcmp(g_fake.request, expect, n) == 0,
+              "fake attach: runtime received the exact request (%zu bytes)", n);
+    }
+    make_reply(reply, 0x00, 1, 0);
+    fake_set_reply(reply, 24);
+    rc = ipc_attach_profiler(getpid(), 1000, k_clsid, "/opt/x.so", NULL, 0, &hr, err, sizeof(err));
+    CHECK(rc == IPC_OK && hr == 0, "fake attach: S_OK");
+
+    /* bad replies */
+    make_reply(reply, 0x00, 1, 0);
+    reply[0] = 'X';
+    fake_set_reply(reply, 24);
+    rc = ipc_attach_profiler(getpid(), 1000, k_clsid, "/opt/x.so", NULL, 0, &hr, err, sizeof(err));
+    CHECK(rc == IPC_ERR_PROTO, "fake attach: bad magic -> PROTO (%s)", err);
+    make_reply(reply, 0x00, 1, 0);
+    reply[14] = 0xFF;
+    reply[15] = 0xFF;
+    fake_set_reply(reply, 24);
+    rc = ipc_attach_profiler(getpid(), 1000, k_clsid, "/opt/x.so", NULL, 0, &hr, err, sizeof(err));
+    CHECK(rc == IPC_ERR_PROTO, "fake attach: 65535-byte reply refused -> PROTO (%s)", err);
+    make_reply(reply, 0x00, 1, 0);
+    fake_set_reply(reply, 22);
+    rc = ipc_attach_profiler(getpid(), 1000, k_clsid, "/opt/x.so", NULL, 0, &hr, err, sizeof(err));
+    CHECK(rc == IPC_ERR_IO, "fake attach: reply cut short -> IO (%s)", err);
+    atomic_store(&g_fake.action, FAKE_HANGUP);
+    rc = ipc_attach_profiler(getpid(), 1000, k_clsid, "/opt/x.so", NULL, 0, &hr, err, sizeof(err));
+    CHECK(rc == IPC_ERR_IO, "fake attach: hang-up -> IO (%s)", err);
+
+    /* a runtime that never answers: deadline = timeout + margin */
+    atomic_store(&g_fake.action, FAKE_SILENT);
+    t0 = now_ms();
+    rc = ipc_attach_profiler(getpid(), 100, k_clsid, "/opt/x.so", NULL, 0, &hr, err, sizeof(err));
+    dt = now_ms() - t0;
+    CHECK(rc == IPC_ERR_TIMEOUT && dt >= 100 + IPC_ATTACH_MARGIN_MS - 50 && dt < 100 + IPC_ATTACH_MARGIN_MS + 2000,
+          "fake attach: silent runtime -> TIMEOUT after %.0f ms (%s)", dt, err);
+
+    /* ProcessInfo2 and the fallback to ProcessInfo */
+    make_info(&w, 2);
+    memcpy(reply, "DOTNET_IPC_V1", 14);
+    reply[14] = (uint8_t)(20 + w.n);
+    reply[15] = (uint8_t)((20 + w.n) >> 8);
+    reply[16] = 0xFF;
+    reply[17] = 0x00;
+    reply[18] = reply[19] = 0;
+    memcpy(reply + 20, w.b, w.n);
+    fake_set_reply(reply, 20 + w.n);
+    rc = ipc_process_info(getpid(), &pi, err, sizeof(err));
+    CHECK(rc == IPC_OK && pi.version == 2 && pi.pid == 4242 && strcmp(pi.runtime_version, "10.0.12") == 0,
+          "fake info: ProcessInfo2 parsed (rc %d %s)", rc, rc ? err : "");
+    make_info(&w, 1);
+    reply[14] = (uint8_t)(20 + w.n);
+    reply[15] = (uint8_t)((20 + w.n) >> 8);
+    memcpy(reply + 20, w.b, w.n);
+    memcpy(g_fake.reply, reply, 20 + w.n);
+    g_fake.reply_len = 20 + w.n;
+    atomic_store(&g_fake.action, FAKE_INFO2_UNKNOWN);
+    rc = ipc_process_info(getpid(), &pi, err, sizeof(err));
+    CHECK(rc == IPC_OK && pi.version == 1 && strcmp(pi.os, "Linux") == 0 && g_fake.request[17] == 0x00,
+          "fake info: unknown ProcessInfo2 falls back to ProcessInfo (rc %d %s)", rc, rc ? err : "");
+    make_reply(reply, 0xFF, 1, IPC_HR_NOT_YET_AVAILABLE);
+    fake_set_reply(reply, 24);
+    hr = 0;
+    rc = ipc_query_process_info(getpid(), IPC_PROCESS_INFO3, &pi, &hr, err, sizeof(err));
+    CHECK(rc == IPC_ERR_RUNTIME && hr == IPC_HR_NOT_YET_AVAILABLE, "fake info: error reply -> RUNTIME (%s)", err);
+    make_reply(reply, 0x00, 1, 0);
+    fake_set_reply(reply, 24);
+    rc = ipc_process_info(getpid(), &pi, err, sizeof(err));
+    CHECK(rc == IPC_ERR_PROTO, "fake info: 4-byte payload -> PROTO (%s)", err);
+
+    /* another user may not use our socket: a child drops to uid 65534 */
+    if (geteuid() == 0) {
+        pid_t child = fork();
+        if (child == 0) {
+            char cerr[256], cpath[IPC_PATH_MAX];
+            int crc;
+            if (setgid(65534) != 0 || setuid(65534) != 0)
+                _exit(2);
+            crc = ipc_socket_path(getppid(), cpath, sizeof(cpath), cerr, sizeof(cerr));
+            _exit(crc == IPC_ERR_PERM ? 0 : 1);
+        }
+        if (child > 0) {
+            int status = 0;
+            waitpid(child, &status, 0);
+            CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "perm: other uid gets PERM for our socket (exit %d)",
+                  WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+        }
+    } else {
+        printf("skip perm: not root\n");
+    }
+
+    atomic_store(&g_fake.stop, 1);
+    {
+        /* wake the accept() */
+        int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+        struct sockaddr_un a;
+        memset(&a, 0, sizeof(a));
+        a.sun_family = AF_UNIX;
+        snprintf(a.sun_path, sizeof(a.sun_path), "%s", g_fake.path);
+        if (fd >= 0) {
+            if (connect(fd, (struct sockaddr *)&a, sizeof(a)) != 0)
+                perror("wake connect");
+            close(fd);
+        }
+    }
+    pthread_join(g_fake.thread, NULL);
+done:
+    if (g_fake.lfd >= 0) {
+        close(g_fake.lfd);
+        unlink(g_fake.path);
+    }
+    if (sfd >= 0) {
+        close(sfd);
+        unlink(stale);
+    }
+    if (zfd >= 0) {
+        close(zfd);
+        unlink(zero);
+    }
+}
+
+/* ---- a real .NET process ------------------------------------------------------------------ */
+
+static void check_real_info(pid_t pid, int full)
+{
+    static ipc_procinfo pi;
+    char err[512], path[IPC_PATH_MAX];
+    int rc;
+    double t0;
+
+    rc = ipc_socket_path(pid, path, sizeof(path), err, sizeof(err));
+    CHECK(rc == IPC_OK, "real %d: socket %s", (int)pid, rc == IPC_OK ? path : err);
+    t0 = now_ms();
+    rc = ipc_process_info(pid, &pi, err, sizeof(err));
+    CHECK(rc == IPC_OK, "real %d: ProcessInfo2 in %.1f ms (%s)", (int)pid, now_ms() - t0, rc == IPC_OK ? "ok" : err);
+    if (rc == IPC_OK) {
+        printf("  pid=%llu os=%s arch=%s entrypoint=%s runtime=%s\n  cmdline=%s\n", (unsigned long long)pi.pid, pi.os,
+               pi.arch, pi.entrypoint_assembly, pi.runtime_version, pi.command_line);
+        ipc_target t;
+        pid_t expect = ipc_target_probe(pid, &t, NULL, 0) == IPC_OK ? t.ns_pid : pid;
+        CHECK(pi.version == 2 && pi.pid == (uint64_t)expect, "real %d: pid matches (%d in its namespace)", (int)pid,
+              (int)expect);
+        CHECK(strcmp(pi.os, "Linux") == 0 && strcmp(pi.arch, "x64") == 0, "real %d: Linux x64", (int)pid);
+        CHECK(strncmp(pi.runtime_version, "10.", 3) == 0, "real %d: runtime version %s", (int)pid, pi.runtime_version);
+    }
+    if (!full)
+        return;
+    rc = ipc_query_process_info(pid, IPC_PROCESS_INFO, &pi, NULL, err, sizeof(err));
+    CHECK(rc == IPC_OK && pi.version == 1 && pi.pid == (uint64_t)pid, "real %d: ProcessInfo (v1)", (int)pid);
+    rc = ipc_query_process_info(pid, IPC_PROCESS_INFO3, &pi, NULL, err, sizeof(err));
+    CHECK(rc == IPC_OK && pi.info3_version >= 1 && strcmp(pi.runtime_rid, "linux-x64") == 0,
+          "real %d: ProcessInfo3 version %u rid %s", (int)pid, pi.info3_version, pi.runtime_rid);
+}
+
+static void test_real(void)
+{
+    const char *s = getenv("JITSCOPE_TEST_DOTNET_PID"), *extra = getenv("JITSCOPE_TEST_DOTNET_EXTRA_PIDS");
+    pid_t pid;
+    char err[512];
+    int rc, i;
+    size_t count = 0, k;
+    static procscan_entry list[256];
+    static ipc_procinfo pi;
+
+    if (s == NULL || atoi(s) <= 0) {
+        printf("skip real: JITSCOPE_TEST_DOTNET_PID not set\n");
+        return;
+    }
+    pid = (pid_t)atoi(s);
+    check_real_info(pid, 1);
+
+    rc = procscan_list(list, sizeof(list) / sizeof(list[0]), &count);
+    {
+        int seen = 0;
+        for (k = 0; k < count; k++) {
+            printf("  procscan: pid %d socket %s uid %u attach %d\n", (int)list[k].pid, list[k].socket_path,
+                   (unsigned)list[k].uid, list[k].can_attach);
+            if (list[k].pid == pid && list[k].can_attach)
+                seen = 1;
+        }
+        CHECK(rc == IPC_OK && seen, "procscan: lists pid %d (%zu processes)", (int)pid, count);
+    }
+    while (extra != NULL && *extra != '\0') {
+        pid_t e = (pid_t)atoi(extra);
+        const char *comma = strchr(extra, ',');
+        extra = comma != NULL ? comma + 1 : NULL;
+        {
+            int seen = 0;
+            if (e <= 0)
+                continue;
+            check_real_info(e, 0);
+            for (k = 0; k < count; k++)
+                if (list[k].pid == e)
+                    seen = 1;
+            CHECK(seen, "procscan: lists extra pid %d", (int)e);
+        }
+    }
+
+    /* AttachProfiler with a profiler that does not exist: what does the runtime say? */
+    for (i = 0; i < 2; i++) {
+        int32_t hr = 0;
+        double t0 = now_ms(), dt;
+        rc = ipc_attach_profiler(pid, 3000, k_clsid, "/nonexistent/jitscope/libmissing.so", (const uint8_t *)"x", 1,
+                                 &hr, err, sizeof(err));
+        dt = now_ms() - t0;
+        printf("  attach #%d with a missing profiler: rc=%d hresult=0x%08x (%s) in %.1f ms%s%s\n", i + 1, rc,
+               (unsigned)hr, ipc_hresult_name(hr), dt, rc ? " err=" : "", rc ? err : "");
+        CHECK(rc == IPC_OK && hr < 0, "real attach #%d: runtime answers with an error HRESULT 0x%08x", i + 1,
+              (unsigned)hr);
+    }
+    rc = ipc_process_info(pid, &pi, err, sizeof(err));
+    CHECK(rc == IPC_OK, "real: runtime still answers after failed attaches");
+}
+
+int main(void)
+{
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    test_build_attach();
+    test_attach_limits();
+    test_build_process_info();
+    test_replies();
+    test_process_info_payloads();
+    test_stat_and_environ();
+    test_fake_runtime();
+    test_real();
+    printf("ipc: %d passed, %d failed\n", g_pass, g_fail);
+    return g_fail == 0 ? 0 : 1;
+}
