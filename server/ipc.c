@@ -22,14 +22,18 @@
  *    process_info_2_payload_flatten). ProcessInfo3 0x04/0x08 (ds-types.h command
  *    ids; ds-process-protocol.h adds runtime_rid): observed on .NET 10.0.12 to be
  *    uint32 version (1) first, then the ProcessInfo2 fields, then the RID string.
- *  - Socket: PAL_GetTransportName builds "%s/dotnet-diagnostic-%d-%llu-socket" from
- *    GetTempPath (TMPDIR, '/' appended, default /tmp/) and the disambiguation key,
+ *  - Socket: PAL_GetTransportName appends "dotnet-diagnostic-{pid}-{key}-socket" to
+ *    GetTempPath (TMPDIR, '/' appended, default /tmp/); the disambiguation key is
  *    field 22 of /proc/pid/stat read after the last ')' (0 when unreadable).
  *    dotnet/runtime src/coreclr/pal/src/thread/process.cpp
  *    (GetProcessIdDisambiguationKey). Mode 0600 via fchmod:
  *    src/native/eventpipe/ds-ipc-pal-socket.c (ipc_socket_set_permission).
  *    A relative TMPDIR is relative to the target's working directory (observed).
  *  - HRESULT values: ds-types.h (DS_IPC_E_*), corerror (CORPROF_E_*, CORDIAGIPC_E_*).
+ *  - Observed on .NET 10.0.12 (see tests/unit/test_ipc.c): AttachProfiler replies
+ *    in under 1 ms; success is a 24-byte OK reply with S_OK; a missing or non-ELF
+ *    library gives 0x8007007E, a library without DllGetClassObject 0x8007007F, a
+ *    second profiler 0x8013136A, a runtime suspended at startup 0x8013135B.
  *
  * Layout of this file: little-endian helpers, pure parsers and builders, then the
  * /proc probing, then socket I/O with a deadline.

@@ -43,8 +43,10 @@ static void *launch_reap(void *arg)
         s->has_exit_code = 1;
         s->exit_code = code;
         s->ended_ns = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-        if (!s->link_id)
-            s->state = SESSION_EXITED; /* else the link sets it once all data is read */
+        if (!s->link_id) { /* else the link does it once all data is read */
+            s->state = SESSION_EXITED;
+            session_mark_ended(s, s->ended_ns);
+        }
     }
     sessions_unlock();
     fprintf(stderr, "jitscope: app (pid %d) exited with code %d\n", (int)launch_pid, code);

@@ -145,6 +145,7 @@ static void link_close(int slot, const char *why)
             s->link_id = 0;
             if (s->has_exit_code) {
                 s->state = SESSION_EXITED;
+                session_mark_ended(s, link_now_ns());
             } else if (s->state == SESSION_LIVE || s->state == SESSION_STARTING ||
                        s->state == SESSION_DETACHING) {
                 s->state = SESSION_DISCONNECTED;

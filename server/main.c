@@ -214,6 +214,7 @@ static int serve(cli_options *o, int launch)
         sessions_unlock();
         fprintf(stderr, "jitscope: started pid %d: %s\n", (int)pid, line);
     }
+    fprintf(stderr, "jitscope: agent socket %s\n", link_socket_path());
     printf("jitscope: dashboard at http://127.0.0.1:%d/ (API under /api/)\n", port);
     if (o->http.bind_host && !http_is_loopback(o->http.bind_host))
         printf("jitscope: also listening on %s:%d (API key required)\n", o->http.bind_host, port);

@@ -267,7 +267,8 @@ static void session_apply_jit(session *s, const wire_record *r, int64_t when)
                                     r->time_ns);
     f->flags = (f->flags & ~(uint32_t)WIRE_FLAG_CATCHUP) | (r->flags & WIRE_FLAG_DYNAMIC);
     f->thread_id = j->thread_id;
-    f->il_size = j->il_size;
+    if (j->il_size)
+        f->il_size = j->il_size;
     f->native_size = j->code_size;
     f->hresult = j->hresult;
     f->jit_count++;
@@ -372,7 +373,9 @@ int session_apply(session *s, const wire_record *r, int64_t now_ns, const char *
     case WIRE_JIT_STARTED: {
         const wire_jit_started *j = &r->u.jit_started;
         session_thread *t = session_thread_entry(s, j->thread_id, &created);
-        session_function_entry(s, j->function_id, &created);
+        session_function *f = session_function_entry(s, j->function_id, &created);
+        if (f && j->il_size)
+            f->il_size = j->il_size; /* dynamic methods: only the start knows it */
         if (t && t->jit_depth < SESSION_JIT_NESTING) {
             t->jit_stack[t->jit_depth].function_id = j->function_id;
             t->jit_stack[t->jit_depth].start_ns = r->time_ns;
@@ -483,5 +486,19 @@ const char *session_event_type_name(uint16_t type)
     case WIRE_CATCHUP_END: return "catchup";
     case WIRE_DETACH_STATUS: return "detach";
     default: return "other";
+    }
+}
+
+void session_mark_ended(session *s, int64_t now_ns)
+{
+    size_t i;
+
+    if (!s->ended_ns)
+        s->ended_ns = now_ns;
+    for (i = 0; i < s->thread_count; i++) {
+        if (s->threads[i].alive) {
+            s->threads[i].alive = 0;
+            s->threads[i].ended_ns = s->ended_ns;
+        }
     }
 }

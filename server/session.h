@@ -129,6 +129,9 @@ void session_free(session *s);
  * protocol (the caller drops the connection). Never fails on unknown IDs. */
 int session_apply(session *s, const wire_record *r, int64_t now_ns, const char **why);
 
+/* The process is gone: no thread of it is alive any more. */
+void session_mark_ended(session *s, int64_t now_ns);
+
 /* Oldest retained event seq (events with a smaller seq were evicted). */
 uint64_t session_first_event_seq(const session *s);
 const session_event *session_event_at(const session *s, uint64_t seq);

@@ -1,0 +1,88 @@
+// lib.mjs -- helpers for jitscope's end-to-end tests: start the real server
+// (which starts or attaches to real .NET processes), talk to its REST API, wait
+// for conditions. Every process a test starts is killed by stopAll().
+import { spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const BUILD = path.join(ROOT, 'build');
+export const JITSCOPE = process.env.JITSCOPE_BIN || path.join(BUILD, 'jitscope');
+export const E2E_DLL = path.join(BUILD, 'apps/E2eTarget/E2eTarget.dll');
+export const DEMO_DLL = path.join(BUILD, 'apps/Demo/Demo.dll');
+
+const started = new Set();
+
+export function sleep(ms) { return new Promise((r) => setTimeout(r, ms)); }
+
+// Polls fn() until it returns a truthy value; throws with `what` after timeoutMs.
+export async function waitFor(what, fn, timeoutMs = 15000, everyMs = 50) {
+  const deadline = Date.now() + timeoutMs;
+  let last;
+  for (;;) {
+    try { last = await fn(); if (last) return last; } catch (e) { last = e; }
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what} (last: ${last instanceof Error ? last.message : JSON.stringify(last)})`);
+    await sleep(everyMs);
+  }
+}
+
+// Starts `jitscope <args>`; resolves once it printed its URL.
+export async function startServer(args, { env = {}, bin = JITSCOPE, prefix = [] } = {}) {
+  const argv = [...prefix, bin, ...args];
+  const proc = spawn(argv[0], argv.slice(1), {
+    cwd: ROOT, env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  started.add(proc);
+  const srv = { proc, stdout: '', stderr: '', exit: null };
+  proc.stdout.on('data', (d) => { srv.stdout += d; });
+  proc.stderr.on('data', (d) => { srv.stderr += d; });
+  srv.exited = new Promise((resolve) => proc.on('exit', (code, signal) => {
+    srv.exit = { code, signal }; started.delete(proc); resolve(srv.exit);
+  }));
+  await waitFor('server URL', () => {
+    if (srv.exit) throw new Error(`server exited: ${JSON.stringify(srv.exit)}\n${srv.stderr}`);
+    return /dashboard at (http:\/\/127\.0\.0\.1:\d+)\//.exec(srv.stdout);
+  }, 30000);
+  srv.url = /dashboard at (http:\/\/127\.0\.0\.1:\d+)\//.exec(srv.stdout)[1];
+  srv.port = Number(new URL(srv.url).port);
+  srv.socket = (/agent socket (\S+)/.exec(srv.stderr) || [])[1];
+  srv.api = (p, init) => api(srv.url + p, init);
+  srv.stop = async (signal = 'SIGTERM') => {
+    if (!srv.exit) proc.kill(signal);
+    return srv.exited;
+  };
+  return srv;
+}
+
+export async function api(url, init = {}) {
+  const res = await fetch(url, init);
+  const text = await res.text();
+  let body;
+  try { body = JSON.parse(text); } catch { body = text; }
+  return { status: res.status, body, headers: res.headers };
+}
+
+export async function stopAll() {
+  for (const p of [...started]) {
+    p.kill('SIGKILL');
+  }
+  started.clear();
+}
+
+// Runs a command to completion (used for the app without the agent).
+export function runSync(cmd, args, opts = {}) {
+  return spawnSync(cmd, args, { cwd: ROOT, encoding: 'utf8', timeout: 60000, ...opts });
+}
+
+export function asanRuntime() {
+  const r = spawnSync('gcc', ['-print-file-name=libasan.so'], { encoding: 'utf8' });
+  const p = r.stdout.trim();
+  return p && fs.existsSync(p) ? fs.realpathSync(p) : null;
+}
+
+export async function functionsOf(srv, id, query = '') {
+  const r = await srv.api(`/api/sessions/${id}/functions?limit=10000${query}`);
+  if (r.status !== 200) throw new Error(`functions: ${r.status} ${JSON.stringify(r.body)}`);
+  return r.body.functions;
+}

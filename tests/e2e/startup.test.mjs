@@ -1,0 +1,106 @@
+// startup.test.mjs -- `jitscope run` against the real runtime (issue: the agent
+// inside a real .NET runtime). A test app calls uniquely named methods, names a
+// thread and loads a second assembly; everything must arrive through the REST API.
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { BUILD, E2E_DLL, startServer, stopAll, waitFor, runSync, asanRuntime, functionsOf } from './lib.mjs';
+
+after(stopAll);
+
+const UNIQUE = [
+  'JitscopeE2e.Probe.UniqueAlpha',
+  'JitscopeE2e.Probe.UniqueGeneric<System.Int32>',
+  'JitscopeE2e.Probe.UniqueGeneric<System.__Canon>',
+  'JitscopeE2e.Outer+Inner.UniqueNested',
+  'JitscopeE2e.Probe+<>c.<UniqueLambdaHost>b__',
+  'JitscopeE2e.Box<System.Int64>.UniqueBoxGet',
+  'JitscopePlugin.PluginEntry.UniquePluginMethod',
+];
+
+// Runs E2eTarget under the agent and checks what a user would see. Returns the session.
+async function runAndCheck(serverOpts = {}, agentArgs = []) {
+  const srv = await startServer(['run', '--port', '0', ...agentArgs, '--', 'dotnet', E2E_DLL], serverOpts);
+  try {
+    const s = await waitFor('session to end', async () => {
+      const r = await srv.api('/api/sessions/1');
+      return r.body.state === 'exited' && r.body;
+    }, 60000);
+    assert.equal(s.exit_code, 42, 'the app exit code is kept');
+    assert.equal(s.drops.total, 0, 'no records dropped');
+    assert.equal(s.link.seq_gaps, 0, 'no sequence gaps');
+    assert.equal(s.runtime.type, 'CoreCLR');
+    assert.match(s.runtime.version, /^\d+\.\d+\.\d+/);
+
+    const fns = await functionsOf(srv, 1);
+    for (const name of UNIQUE) {
+      const hits = fns.filter((f) => f.name && f.name.startsWith(name));
+      assert.equal(hits.length, 1, `${name} appears exactly once (got ${hits.length})`);
+      const f = hits[0];
+      assert.ok(f.il_size > 0, `${name} IL size ${f.il_size}`);
+      assert.ok(f.native_size > 0, `${name} native size ${f.native_size}`);
+      assert.ok(f.jit_ns > 1000 && f.jit_ns < 5e9, `${name} JIT time plausible: ${f.jit_ns} ns`);
+      assert.ok(f.module, `${name} has a module`);
+      assert.equal(f.catchup, false);
+    }
+
+    const mods = (await srv.api('/api/sessions/1/modules')).body.modules;
+    const byAsm = (a) => mods.find((m) => m.assembly === a);
+    for (const a of ['System.Private.CoreLib', 'E2eTarget', 'E2ePlugin']) {
+      const m = byAsm(a);
+      assert.ok(m, `module ${a} listed`);
+      assert.ok(m.path && path.isAbsolute(m.path) && fs.existsSync(m.path), `${a} has a real path: ${m.path}`);
+      assert.ok(m.path.endsWith(`${a}.dll`), `${a} path ends with the dll name: ${m.path}`);
+    }
+    assert.equal(fs.realpathSync(byAsm('E2eTarget').path), fs.realpathSync(E2E_DLL));
+
+    const threads = (await srv.api('/api/sessions/1/threads')).body.threads;
+    const named = threads.find((t) => t.name === 'e2e-named-thread');
+    assert.ok(named, 'the named thread is listed with its name');
+    assert.equal(named.alive, false, 'and it has ended');
+    assert.ok(named.os_thread_id > 0, 'with its OS thread id');
+    const events = (await srv.api('/api/sessions/1/events?limit=10000')).body.events;
+    assert.ok(events.some((e) => e.type === 'thread_end' && e.thread_id === named.thread_id),
+      'its end came from ThreadDestroyed, not from the process exit');
+    assert.ok(events.some((e) => e.type === 'thread_name' && e.name === 'e2e-named-thread'));
+    const seqs = events.map((e) => e.seq);
+    assert.deepEqual(seqs, seqs.map((_, i) => i + 1), 'event seqs are 1..N without gaps');
+    return { srv, session: s };
+  } finally {
+    await srv.stop();
+  }
+}
+
+test('run: methods, modules, named thread and exit code arrive through REST', async () => {
+  const { srv } = await runAndCheck();
+  assert.equal(srv.exit.code, 0, 'server exits cleanly on SIGTERM');
+});
+
+test('the app prints exactly the same with and without the agent', async () => {
+  const plain = runSync('dotnet', [E2E_DLL]);
+  assert.equal(plain.status, 42);
+  const srv = await startServer(['run', '--port', '0', '--', 'dotnet', E2E_DLL]);
+  await waitFor('app exit', async () => (await srv.api('/api/sessions/1')).body.state === 'exited', 60000);
+  await srv.stop();
+  // the server's stdout is the app's stdout plus the server's own URL line
+  const appOut = srv.stdout.split('\n').filter((l) => !l.startsWith('jitscope: ')).join('\n');
+  assert.equal(appOut, plain.stdout);
+  assert.ok(plain.stdout.includes('checksum'), 'the app printed its results');
+});
+
+test('agent built with -fsanitize=address,undefined passes the same end-to-end check', async (t) => {
+  const asan = asanRuntime();
+  assert.ok(asan, 'gcc ships libasan.so');
+  const agent = path.join(BUILD, 'asan/libjitscope_agent.so');
+  assert.ok(fs.existsSync(agent), 'make asan built the sanitizer agent');
+  const { srv } = await runAndCheck({
+    env: {
+      LD_PRELOAD: asan,
+      // CoreCLR itself is not ASan-clean for leaks at exit and probes memory on purpose
+      ASAN_OPTIONS: 'detect_leaks=0:handle_segv=0:allow_user_segv_handler=1:abort_on_error=1',
+      UBSAN_OPTIONS: 'halt_on_error=1:print_stacktrace=1',
+    },
+  }, ['--agent', agent]);
+  assert.doesNotMatch(srv.stderr, /runtime error:|AddressSanitizer/, 'no sanitizer report');
+});
