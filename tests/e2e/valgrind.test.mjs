@@ -1,0 +1,30 @@
+// valgrind.test.mjs -- the server under valgrind for a whole session: launch,
+// ingest, REST reads (including bad ones), garbage on the agent socket, shutdown.
+// Any memory error or definite leak fails the test.
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import net from 'node:net';
+import { E2E_DLL, startServer, stopAll, waitFor, functionsOf } from './lib.mjs';
+
+after(stopAll);
+
+test('server is valgrind-clean over a full session', async () => {
+  const srv = await startServer(['run', '--port', '0', '--', 'dotnet', E2E_DLL], {
+    prefix: ['valgrind', '--error-exitcode=99', '--leak-check=full',
+      '--errors-for-leak-kinds=definite', '--show-leak-kinds=definite', '--track-fds=no'],
+  });
+  await waitFor('exited', async () => (await srv.api('/api/sessions/1')).body.state === 'exited', 60000);
+  assert.ok((await functionsOf(srv, 1, '&q=Unique&sort=jit_time')).length >= 6);
+  for (const p of ['/api/sessions', '/api/sessions/1/modules', '/api/sessions/1/threads',
+    '/api/sessions/1/events?after=3&limit=5', '/api/sessions/x', '/api/nope', '/index.html']) {
+    await srv.api(p);
+  }
+  await new Promise((resolve) => {
+    const c = net.createConnection(srv.socket, () => c.end(Buffer.alloc(100, 0xab)));
+    c.on('close', resolve);
+    c.on('error', resolve);
+  });
+  const exit = await srv.stop('SIGTERM');
+  assert.match(srv.stderr, /ERROR SUMMARY: 0 errors/, srv.stderr.slice(-3000));
+  assert.equal(exit.code, 0, `valgrind exit ${exit.code}`);
+});
