@@ -13,7 +13,7 @@ PORT     ?= 8642
 CSTD     := -std=c11 -D_GNU_SOURCE
 WARN     := -Wall -Wextra -Werror
 OPT      ?= -O2 -g
-PKGS     := libmicrohttpd jansson
+PKGS     := libmicrohttpd jansson libcurl
 SERVER_CFLAGS = $(CSTD) $(WARN) $(OPT) $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 SERVER_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpthread
 # The agent lives inside the target: libc and pthreads only, nothing exported
@@ -56,7 +56,7 @@ $(BUILD)/asan/jitscope: $(SERVER_SRC) $(SERVER_HDR) | $(BUILD)/deps.stamp
 asan: $(BUILD)/asan/libjitscope_agent.so $(BUILD)/asan/jitscope
 
 # ---- dependencies: installed by the project itself, only what is missing ----
-DEB_PKGS := pkg-config libmicrohttpd-dev libjansson-dev libwebsockets-dev valgrind
+
 $(BUILD)/deps.stamp: scripts/deps.sh
 	@mkdir -p $(@D)
 	scripts/deps.sh build

@@ -29,6 +29,7 @@
 #define SENDER_DROPS_EVERY_NS 500000000ull
 #define SENDER_NAMED_MAX (4u * 1024u * 1024u) /* functions remembered as named */
 #define SENDER_FLUSH_WAIT_MS 2000             /* longest wait for a slow server */
+#define SENDER_ORPHAN_NS 10000000000ull       /* attach mode: detach after 10 s alone */
 
 static uint8_t sender_out[SENDER_OUT_BYTES];
 static size_t sender_out_used;
@@ -397,9 +398,9 @@ static void *sender_main(void *arg)
             if (agent.fd < 0) {
                 if (!lost_since)
                     lost_since = now;
-                /* attach mode: nobody will come back for us; leave the process */
-                if (agent.mode == WIRE_MODE_ATTACH && ever_connected &&
-                    now - lost_since > 10000000000ull) {
+                /* attach mode: the server that attached us is gone (or never came):
+                 * nobody will come back for us, so leave the process */
+                if (agent.mode == WIRE_MODE_ATTACH && now - lost_since > SENDER_ORPHAN_NS) {
                     if (SUCCEEDED(agent.info->lpVtbl->RequestProfilerDetach(agent.info, 0))) {
                         atomic_store(&agent.detach_requested, 1);
                         return NULL;

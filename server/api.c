@@ -6,10 +6,22 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "attach.h"
+#include "ipc.h"
+#include "procscan.h"
 #include "sessions.h"
 
 #define API_DEFAULT_LIMIT 100
 #define API_MAX_LIMIT 10000
+
+static int api_ws_port;
+static int api_key_required;
+
+void api_configure(int ws_port, int key_required)
+{
+    api_ws_port = ws_port;
+    api_key_required = key_required;
+}
 
 json_t *api_error(const char *message) { return json_pack("{s:s}", "error", message); }
 
@@ -373,15 +385,121 @@ static int api_sessions_route(const api_request *req, const char *rest, json_t *
     return status;
 }
 
+/* GET /api/processes: attachable .NET processes of this user. */
+static int api_processes(json_t **body)
+{
+    enum { MAX_PROCESSES = 512 };
+    procscan_entry *entries = calloc(MAX_PROCESSES, sizeof(*entries));
+    ipc_procinfo *info = calloc(1, sizeof(*info));
+    size_t count = 0, i;
+    json_t *list = json_array();
+    char err[256];
+
+    if (!entries || !info || procscan_list(entries, MAX_PROCESSES, &count) < 0) {
+        free(entries);
+        free(info);
+        json_decref(list);
+        *body = api_error("cannot list processes");
+        return 500;
+    }
+    for (i = 0; i < count; i++) {
+        session *s;
+        json_t *sid;
+        int ok = ipc_process_info(entries[i].pid, info, err, sizeof(err)) == IPC_OK;
+
+        sessions_lock();
+        s = sessions_by_pid(entries[i].pid);
+        sid = s ? json_integer(s->id) : json_null();
+        sessions_unlock();
+        json_array_append_new(list, json_pack("{s:i, s:s, s:s, s:s, s:s, s:o}",
+            "pid", (int)entries[i].pid,
+            "command_line", ok ? info->command_line : "",
+            "runtime_version", ok ? info->runtime_version : "",
+            "entry_assembly", ok ? info->entrypoint_assembly : "",
+            "error", ok ? "" : err, "session_id", sid));
+    }
+    free(entries);
+    free(info);
+    *body = json_pack("{s:o}", "processes", list);
+    return 200;
+}
+
+/* Parses "/123" + suffix into a positive id below max; -1 when malformed. */
+static long api_path_id(const char *text, const char *suffix, long max)
+{
+    char *end;
+    long id;
+
+    if (*text != '/')
+        return -1;
+    errno = 0;
+    id = strtol(text + 1, &end, 10);
+    if (errno || end == text + 1 || id <= 0 || id > max || strcmp(end, suffix) != 0)
+        return -1;
+    return id;
+}
+
+static int api_post(const api_request *req, json_t **body)
+{
+    char message[512];
+    long id;
+    int status;
+
+    if (strncmp(req->path, "/api/processes/", 15) == 0) {
+        attach_result r;
+        id = api_path_id(req->path + 14, "/attach", 1L << 30);
+        if (id < 0) {
+            *body = api_error("expected /api/processes/{pid}/attach");
+            return strstr(req->path, "/attach") ? 400 : 404;
+        }
+        attach_process((pid_t)id, &r);
+        if (r.status != 201) {
+            *body = api_error(r.message);
+            return r.status;
+        }
+        sessions_lock();
+        *body = json_pack("{s:o}", "session", api_session_detail(sessions_get(r.session_id)));
+        sessions_unlock();
+        return 201;
+    }
+    if (strncmp(req->path, "/api/sessions/", 14) == 0) {
+        id = api_path_id(req->path + 13, "/detach", 1000000);
+        if (id < 0) {
+            *body = api_error("expected /api/sessions/{id}/detach");
+            return strstr(req->path, "/detach") ? 400 : 404;
+        }
+        status = detach_session((int)id, message, sizeof(message));
+        if (status != 202) {
+            *body = api_error(message);
+            return status;
+        }
+        sessions_lock();
+        *body = json_pack("{s:o}", "session", api_session_detail(sessions_get((int)id)));
+        sessions_unlock();
+        return 202;
+    }
+    *body = api_error("no such route");
+    return 404;
+}
+
 int api_handle(const api_request *req, json_t **body)
 {
     int status;
 
-    if (strncmp(req->path, "/api/sessions", 13) == 0) {
-        if (strcmp(req->method, "GET") != 0) {
-            *body = api_error("method not allowed");
-            return 405;
-        }
+    if (strcmp(req->method, "POST") == 0 &&
+        (strncmp(req->path, "/api/processes/", 15) == 0 ||
+         (strncmp(req->path, "/api/sessions/", 14) == 0 && strstr(req->path, "/detach")))) {
+        status = api_post(req, body);
+    } else if (strcmp(req->method, "GET") != 0 && strcmp(req->method, "HEAD") != 0) {
+        *body = api_error("method not allowed");
+        status = 405;
+    } else if (strcmp(req->path, "/api/processes") == 0) {
+        status = api_processes(body);
+    } else if (strcmp(req->path, "/api/config") == 0) {
+        *body = json_pack("{s:s, s:i, s:b}", "version", JITSCOPE_VERSION, "ws_port", api_ws_port,
+                          "api_key_required", api_key_required);
+        status = 200;
+    } else if (strncmp(req->path, "/api/sessions", 13) == 0) {
         status = api_sessions_route(req, req->path + 13, body);
     } else {
         *body = api_error("no such route");

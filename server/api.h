@@ -20,6 +20,12 @@ typedef struct api_request {
 /* Returns the HTTP status and sets *body (never NULL on return). */
 int api_handle(const api_request *req, json_t **body);
 
+#define JITSCOPE_VERSION "0.1"
+
+/* What GET /api/config reports: the live stream's port (0: none) and whether
+ * an API key is required. */
+void api_configure(int ws_port, int key_required);
+
 /* Builds {"error": message}. */
 json_t *api_error(const char *message);
 

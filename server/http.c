@@ -268,6 +268,7 @@ int http_start(const http_config *config, int *bound_port, char *err, size_t err
             (addr.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0),
         (uint16_t)config->port, NULL, NULL, http_handle, NULL,
         MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr,
+        MHD_OPTION_THREAD_POOL_SIZE, (unsigned)4, /* an attach may block one for seconds */
         MHD_OPTION_CONNECTION_LIMIT, (unsigned)128,
         MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)64,
         MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)30,

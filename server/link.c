@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -275,8 +276,30 @@ static void link_read(int slot)
         link_listener(c->session_id);
 }
 
+/* Attached processes are not our children: notice when one is gone. */
+static void link_sweep(void)
+{
+    size_t i;
+
+    sessions_lock();
+    for (i = 0; i < sessions_count(); i++) {
+        session *s = sessions_at(i);
+        if (s->mode != SESSION_MODE_ATTACH || s->pid <= 0 || s->state == SESSION_EXITED ||
+            s->state == SESSION_FAILED || s->ended_ns)
+            continue;
+        if (kill(s->pid, 0) != 0 && errno == ESRCH) {
+            if (s->state != SESSION_DETACHED)
+                s->state = SESSION_EXITED;
+            session_mark_ended(s, link_now_ns());
+        }
+    }
+    sessions_unlock();
+}
+
 static void *link_main(void *arg)
 {
+    int64_t last_sweep = 0;
+
     (void)arg;
     for (;;) {
         struct pollfd fds[LINK_MAX_CONNECTIONS + 2];
@@ -290,10 +313,14 @@ static void *link_main(void *arg)
                 fds[n++] = (struct pollfd){.fd = link_conns[i]->fd, .events = POLLIN};
             }
         }
-        if (poll(fds, (nfds_t)n, -1) < 0) {
+        if (poll(fds, (nfds_t)n, 500) < 0) {
             if (errno == EINTR)
                 continue;
             break;
+        }
+        if (link_now_ns() - last_sweep > 500000000) {
+            link_sweep();
+            last_sweep = link_now_ns();
         }
         if (fds[0].revents)
             break;

@@ -1,9 +1,12 @@
-/* main.c -- the `jitscope` command line: run, serve (and their options).
+/* main.c -- the `jitscope` command line.
  *
- * `run` starts an app under the agent and serves its session; `serve` only
- * serves. Both print the dashboard URL, keep serving after the app exits, and
- * stop on SIGINT/SIGTERM (received with sigwait on the main thread; every
- * other thread has them blocked). */
+ * `run` starts an app under the agent and serves its session; `attach` attaches
+ * to a running process and serves (or asks a running server with --server);
+ * `serve` only serves; `ps` lists attachable .NET processes; `detach` asks a
+ * running server to take its agent out of a process. Serving commands print
+ * the dashboard URL and stop on SIGINT/SIGTERM (received with sigwait on the
+ * main thread; every other thread has them blocked).
+ * Exit codes: 0 ok, 1 the operation failed, 2 usage error, 127 cannot start PROGRAM. */
 #include <errno.h>
 #include <limits.h>
 #include <signal.h>
@@ -15,8 +18,13 @@
 
 #include <jansson.h>
 
+#include "api.h"
+#include "attach.h"
+#include "client.h"
 #include "http.h"
+#include "ipc.h"
 #include "launch.h"
+#include "procscan.h"
 #include "link.h"
 #include "sessions.h"
 
@@ -28,6 +36,8 @@ typedef struct cli_options {
     char agent_buf[PATH_MAX];
     char web_buf[PATH_MAX];
     char **command;        /* run: argv after "--" */
+    const char *positional; /* attach: PID; detach: SESSION or PID */
+    const char *server;    /* attach/detach: URL of a running server */
 } cli_options;
 
 static void usage(FILE *out)
@@ -39,6 +49,10 @@ static void usage(FILE *out)
           "commands:\n"
           "  run [OPTIONS] -- PROGRAM [ARGS...]  start PROGRAM with the jitscope agent loaded\n"
           "                                      and serve its session (keeps serving after it exits)\n"
+          "  attach PID [OPTIONS]                attach to a running .NET process and serve its\n"
+          "                                      session (with --server URL: ask that server)\n"
+          "  detach SESSION|PID [--server URL]   take the agent out of a process again\n"
+          "  ps                                  list the .NET processes you may attach to\n"
           "  serve [OPTIONS]                     serve the API and dashboard only\n"
           "  help                                this text\n"
           "\n"
@@ -48,6 +62,7 @@ static void usage(FILE *out)
           "  --api-key KEY   require 'Authorization: Bearer KEY' on the API (or JITSCOPE_API_KEY)\n"
           "  --agent PATH    agent library (default: libjitscope_agent.so next to jitscope)\n"
           "  --web DIR       dashboard files (default: ../web from jitscope's directory)\n"
+          "  --server URL    a running jitscope server (default http://127.0.0.1:8642)\n"
           "  -h, --help      this text\n",
           out);
 }
@@ -81,7 +96,8 @@ static int parse_port(const char *text, int *port)
     return 0;
 }
 
-static int parse_options(int argc, char **argv, int start, int allow_command, cli_options *o)
+static int parse_options(int argc, char **argv, int start, int allow_command, int positional,
+                         cli_options *o)
 {
     char dir[3072];
     int i;
@@ -113,6 +129,10 @@ static int parse_options(int argc, char **argv, int start, int allow_command, cl
             o->agent_path = v, i++;
         } else if (strcmp(a, "--web") == 0 && v) {
             o->http.web_root = v, i++;
+        } else if (strcmp(a, "--server") == 0 && v) {
+            o->server = v, i++;
+        } else if (positional && !o->positional && a[0] != '-') {
+            o->positional = a;
         } else {
             fprintf(stderr, "jitscope: unknown or incomplete option '%s' (see --help)\n", a);
             return -1;
@@ -165,7 +185,25 @@ static void join_command(char **argv, char *out, size_t outsz)
     }
 }
 
-static int serve(cli_options *o, int launch)
+/* PID argument: a positive number. */
+static int parse_pid(const char *text, pid_t *pid)
+{
+    char *end;
+    long v;
+
+    if (!text)
+        return -1;
+    errno = 0;
+    v = strtol(text, &end, 10);
+    if (errno || end == text || *end || v <= 1 || v > 4194304)
+        return -1;
+    *pid = (pid_t)v;
+    return 0;
+}
+
+enum serve_mode { SERVE_ONLY, SERVE_RUN, SERVE_ATTACH };
+
+static int serve(cli_options *o, int mode)
 {
     char err[512], line[4096];
     sigset_t stop;
@@ -180,11 +218,28 @@ static int serve(cli_options *o, int launch)
         fprintf(stderr, "jitscope: agent socket: %s\n", err);
         return 1;
     }
+    attach_set_agent_path(o->agent_path);
+    api_configure(0, o->http.api_key != NULL);
     if (http_start(&o->http, &port, err, sizeof(err)) != 0) {
         fprintf(stderr, "jitscope: %s\n", err);
         goto done;
     }
-    if (launch) {
+    if (mode == SERVE_ATTACH) {
+        attach_result r;
+        pid_t pid;
+        if (parse_pid(o->positional, &pid) != 0) {
+            fprintf(stderr, "jitscope attach: give a process id (see jitscope ps)\n");
+            rc = 2;
+            goto done;
+        }
+        attach_process(pid, &r);
+        if (r.status != 201) {
+            fprintf(stderr, "jitscope: attach to %d failed (%d): %s\n", (int)pid, r.status, r.message);
+            goto done;
+        }
+        fprintf(stderr, "jitscope: attached to pid %d as session %d\n", (int)pid, r.session_id);
+    }
+    if (mode == SERVE_RUN) {
         session *s;
         pid_t pid;
         char token[WIRE_TOKEN_LEN + 1];
@@ -233,6 +288,176 @@ done:
     return rc;
 }
 
+/* 1 when the jitscope agent is mapped in the process. */
+static int agent_loaded(pid_t pid)
+{
+    char path[64], line[512];
+    FILE *f;
+    int found = 0;
+
+    snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+    f = fopen(path, "r");
+    if (!f)
+        return 0;
+    while (!found && fgets(line, sizeof(line), f))
+        found = strstr(line, "libjitscope_agent") != NULL;
+    fclose(f);
+    return found;
+}
+
+static int list_processes(void)
+{
+    enum { MAX = 1024 };
+    procscan_entry *entries = calloc(MAX, sizeof(*entries));
+    ipc_procinfo *info = calloc(1, sizeof(*info));
+    size_t count = 0, i;
+    char err[256];
+
+    if (!entries || !info || procscan_list(entries, MAX, &count) < 0) {
+        fprintf(stderr, "jitscope ps: cannot scan /proc\n");
+        free(entries);
+        free(info);
+        return 1;
+    }
+    printf("%-8s %-10s %-24s %-8s %s\n", "PID", "RUNTIME", "ENTRY ASSEMBLY", "AGENT", "COMMAND");
+    for (i = 0; i < count; i++) {
+        int ok = ipc_process_info(entries[i].pid, info, err, sizeof(err)) == IPC_OK;
+        printf("%-8d %-10s %-24.24s %-8s %s\n", (int)entries[i].pid, ok ? info->runtime_version : "?",
+               ok ? info->entrypoint_assembly : "?", agent_loaded(entries[i].pid) ? "loaded" : "-",
+               ok ? info->command_line : err);
+    }
+    if (count == 0)
+        fprintf(stderr, "jitscope ps: no .NET processes of this user with a diagnostics socket\n");
+    free(entries);
+    free(info);
+    return 0;
+}
+
+static const char *server_url(const cli_options *o)
+{
+    return o->server ? o->server : "http://127.0.0.1:8642";
+}
+
+static int remote_attach(cli_options *o)
+{
+    char url[1024], err[512];
+    json_t *body;
+    pid_t pid;
+    long status;
+
+    if (parse_pid(o->positional, &pid) != 0) {
+        fprintf(stderr, "jitscope attach: '%s' is not a process id\n", o->positional);
+        return EXIT_USAGE;
+    }
+    snprintf(url, sizeof(url), "%s/api/processes/%d/attach", server_url(o), (int)pid);
+    status = client_request("POST", url, o->http.api_key, &body, err, sizeof(err));
+    if (status < 0) {
+        fprintf(stderr, "jitscope attach: %s\n", err);
+        return 1;
+    }
+    if (status != 201) {
+        fprintf(stderr, "jitscope attach: %s (HTTP %ld)\n",
+                json_string_value(json_object_get(body, "error")), status);
+        json_decref(body);
+        return 1;
+    }
+    printf("attached to pid %d: session %lld\n", (int)pid,
+           (long long)json_integer_value(json_object_get(json_object_get(body, "session"), "id")));
+    json_decref(body);
+    return 0;
+}
+
+/* Finds the session a SESSION|PID argument names on the server: a session id
+ * first, else the newest session of that pid that has a live agent. */
+static int remote_find_session(const cli_options *o, long wanted, char *err, size_t errsz)
+{
+    char url[1024];
+    json_t *body, *list, *s;
+    long status;
+    size_t i;
+    int found = -1;
+
+    snprintf(url, sizeof(url), "%s/api/sessions", server_url(o));
+    status = client_request("GET", url, o->http.api_key, &body, err, errsz);
+    if (status != 200) {
+        if (status > 0)
+            snprintf(err, errsz, "server answered HTTP %ld", status);
+        json_decref(body);
+        return -1;
+    }
+    list = json_object_get(body, "sessions");
+    json_array_foreach(list, i, s) {
+        if (json_integer_value(json_object_get(s, "id")) == wanted)
+            found = (int)wanted;
+    }
+    json_array_foreach(list, i, s) {
+        const char *state = json_string_value(json_object_get(s, "state"));
+        if (found < 0 && json_integer_value(json_object_get(s, "pid")) == wanted && state &&
+            strcmp(state, "live") == 0)
+            found = (int)json_integer_value(json_object_get(s, "id"));
+    }
+    json_decref(body);
+    if (found < 0)
+        snprintf(err, errsz, "no session %ld and no live session of pid %ld on %s", wanted, wanted,
+                 server_url(o));
+    return found;
+}
+
+static int remote_detach(cli_options *o)
+{
+    char url[1024], err[512];
+    json_t *body;
+    long status, wanted;
+    char *end;
+    int id, waited;
+
+    errno = 0;
+    wanted = o->positional ? strtol(o->positional, &end, 10) : 0;
+    if (!o->positional || errno || *end || wanted <= 0) {
+        fprintf(stderr, "jitscope detach: give a session id or a process id\n");
+        return EXIT_USAGE;
+    }
+    id = remote_find_session(o, wanted, err, sizeof(err));
+    if (id < 0) {
+        fprintf(stderr, "jitscope detach: %s\n", err);
+        return 1;
+    }
+    snprintf(url, sizeof(url), "%s/api/sessions/%d/detach", server_url(o), id);
+    status = client_request("POST", url, o->http.api_key, &body, err, sizeof(err));
+    if (status != 202) {
+        fprintf(stderr, "jitscope detach: %s\n",
+                status < 0 ? err : json_string_value(json_object_get(body, "error")));
+        json_decref(body);
+        return 1;
+    }
+    json_decref(body);
+    snprintf(url, sizeof(url), "%s/api/sessions/%d", server_url(o), id);
+    for (waited = 0; waited < 30000; waited += 100) {
+        const char *state;
+        usleep(100000);
+        if (client_request("GET", url, o->http.api_key, &body, err, sizeof(err)) != 200) {
+            json_decref(body);
+            continue;
+        }
+        state = json_string_value(json_object_get(body, "state"));
+        if (state && strcmp(state, "detached") == 0) {
+            printf("session %d detached in %.1f ms\n", id,
+                   json_number_value(json_object_get(json_object_get(body, "detach"), "duration_ms")));
+            json_decref(body);
+            return 0;
+        }
+        if (state && strcmp(state, "detaching") != 0) {
+            fprintf(stderr, "jitscope detach: session %d is %s: %s\n", id, state,
+                    json_string_value(json_object_get(body, "error")));
+            json_decref(body);
+            return 1;
+        }
+        json_decref(body);
+    }
+    fprintf(stderr, "jitscope detach: session %d still detaching after 30 s\n", id);
+    return 1;
+}
+
 int main(int argc, char **argv)
 {
     cli_options o;
@@ -247,19 +472,44 @@ int main(int argc, char **argv)
         return 0;
     }
     if (strcmp(cmd, "run") == 0) {
-        if (parse_options(argc, argv, 2, 1, &o) != 0)
+        if (parse_options(argc, argv, 2, 1, 0, &o) != 0)
             return EXIT_USAGE;
         if (!o.command || !o.command[0]) {
             fprintf(stderr, "jitscope run: give the program after '--', e.g. "
                             "jitscope run -- dotnet app.dll\n");
             return EXIT_USAGE;
         }
-        return serve(&o, 1);
+        return serve(&o, SERVE_RUN);
     }
     if (strcmp(cmd, "serve") == 0) {
-        if (parse_options(argc, argv, 2, 0, &o) != 0)
+        if (parse_options(argc, argv, 2, 0, 0, &o) != 0)
             return EXIT_USAGE;
-        return serve(&o, 0);
+        return serve(&o, SERVE_ONLY);
+    }
+    if (strcmp(cmd, "attach") == 0) {
+        if (parse_options(argc, argv, 2, 0, 1, &o) != 0)
+            return EXIT_USAGE;
+        if (!o.positional) {
+            fprintf(stderr, "jitscope attach: give a process id (see jitscope ps)\n");
+            return EXIT_USAGE;
+        }
+        return o.server ? remote_attach(&o) : serve(&o, SERVE_ATTACH);
+    }
+    if (strcmp(cmd, "detach") == 0) {
+        if (parse_options(argc, argv, 2, 0, 1, &o) != 0)
+            return EXIT_USAGE;
+        return remote_detach(&o);
+    }
+    if (strcmp(cmd, "ps") == 0) {
+        if (argc > 2 && (strcmp(argv[2], "-h") == 0 || strcmp(argv[2], "--help") == 0)) {
+            usage(stdout);
+            return 0;
+        }
+        if (argc > 2) {
+            fprintf(stderr, "jitscope ps: takes no arguments\n");
+            return EXIT_USAGE;
+        }
+        return list_processes();
     }
     fprintf(stderr, "jitscope: unknown command '%s' (see jitscope --help)\n", cmd);
     return EXIT_USAGE;

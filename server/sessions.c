@@ -91,3 +91,18 @@ void sessions_free_all(void)
         session_free(sessions_items[i]);
     sessions_n = 0;
 }
+
+void sessions_remove(int id)
+{
+    size_t i;
+
+    for (i = 0; i < sessions_n; i++) {
+        if (sessions_items[i]->id == id) {
+            session_free(sessions_items[i]);
+            memmove(&sessions_items[i], &sessions_items[i + 1],
+                    (sessions_n - i - 1) * sizeof(sessions_items[0]));
+            sessions_n--;
+            return;
+        }
+    }
+}

@@ -25,6 +25,8 @@ session *sessions_by_token(const char *token, size_t length);
 session *sessions_by_pid(pid_t pid); /* newest live-ish session of that pid */
 size_t sessions_count(void);
 session *sessions_at(size_t index);
+/* Forgets a session that never became real (a failed attach). */
+void sessions_remove(int id);
 void sessions_free_all(void);
 
 #endif

@@ -43,6 +43,7 @@ namespace JitscopeE2e
     public static class Program
     {
         public const string NamedThreadName = "e2e-named-thread";
+        public const string KeeperThreadName = "e2e-keeper";
         public const int RunExitCode = 42;
 
         public static int Main(string[] args)
@@ -160,6 +161,15 @@ namespace JitscopeE2e
         /// <summary>Prints <paramref name="banner"/>, then answers stdin commands until "exit" or EOF.</summary>
         static int Serve(string banner)
         {
+            // A named thread that stays alive for the whole serve session, so an
+            // attach-time catch-up (EnumThreads) can find it with its name. The
+            // name fits Linux's 15-byte thread name, which is where catch-up reads it.
+            var keeper = new Thread(() => Thread.Sleep(Timeout.Infinite))
+            {
+                Name = KeeperThreadName,
+                IsBackground = true,
+            };
+            keeper.Start();
             Out(banner);
             long ticks = 0;
             string? line;

@@ -1,0 +1,238 @@
+/* attach.c -- attach and detach orchestration (see attach.h). */
+#include "attach.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../agent/wire.h"
+#include "ipc.h"
+#include "link.h"
+#include "sessions.h"
+
+static const char *attach_agent_path = "";
+static pthread_mutex_t attach_busy = PTHREAD_MUTEX_INITIALIZER;
+
+void attach_set_agent_path(const char *path) { attach_agent_path = path; }
+
+static int64_t attach_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+__attribute__((format(printf, 3, 4))) static void attach_fail(attach_result *out, int status,
+                                                              const char *fmt, ...)
+{
+    va_list ap;
+
+    out->status = status;
+    va_start(ap, fmt);
+    vsnprintf(out->message, sizeof(out->message), fmt, ap);
+    va_end(ap);
+}
+
+/* Waits until the session's agent said hello. 1 when it did. */
+static int attach_wait_hello(int id, int timeout_ms)
+{
+    int waited;
+
+    for (waited = 0; waited <= timeout_ms; waited += 20) {
+        session *s;
+        int live;
+        sessions_lock();
+        s = sessions_get(id);
+        live = s && s->connected_ns != 0;
+        sessions_unlock();
+        if (live)
+            return 1;
+        usleep(20000);
+    }
+    return 0;
+}
+
+/* Maps an error HRESULT from AttachProfiler to a status and message. */
+static void attach_explain(pid_t pid, int32_t hr, attach_result *out)
+{
+    char hex[16];
+
+    snprintf(hex, sizeof(hex), "0x%08x", (unsigned)hr);
+    switch ((uint32_t)hr) {
+    case 0x8013136Au: /* CORPROF_E_PROFILER_ALREADY_ACTIVE */
+        attach_fail(out, 409, "a profiler is already active in process %ld (only one per process)", (long)pid);
+        break;
+    case 0x80131371u: /* runtime not initialised yet */
+    case 0x8013135Bu: /* DS_IPC_E_NOT_YET_AVAILABLE: runtime suspended at startup */
+        attach_fail(out, 503, "the runtime in process %ld is not ready yet; retry in a moment", (long)pid);
+        break;
+    case 0x8007007Eu:
+    case 0x8007007Fu:
+    case 0x80070002u:
+        out->status = 500;
+        snprintf(out->message, sizeof(out->message),
+                 "the runtime could not load the agent library %s (HRESULT %s %s)",
+                 attach_agent_path, hex, ipc_hresult_name(hr));
+        break;
+    default:
+        out->status = 500;
+        snprintf(out->message, sizeof(out->message), "the runtime refused the attach: HRESULT %s %s",
+                 hex, ipc_hresult_name(hr));
+    }
+}
+
+static void attach_forget(int id)
+{
+    sessions_lock();
+    sessions_remove(id);
+    sessions_unlock();
+}
+
+void attach_process(pid_t pid, attach_result *out)
+{
+    uint8_t client[sizeof(WIRE_CLIENT_DATA_PREFIX) + WIRE_TOKEN_LEN + 110];
+    static const struct { uint32_t d1; uint16_t d2, d3; uint8_t d4[8]; } clsid = WIRE_CLSID_INIT;
+    char err[256];
+    ipc_target target;
+    ipc_procinfo *info = NULL;
+    session *s;
+    int32_t hr = 0;
+    int rc, id, n;
+
+    memset(out, 0, sizeof(*out));
+    if (pid <= 1 || pid == getpid()) {
+        attach_fail(out, 400, "pid %ld cannot be attached to", (long)pid);
+        return;
+    }
+    if (pthread_mutex_trylock(&attach_busy) != 0) {
+        attach_fail(out, 429, "another attach is in progress; retry (pid %ld)", (long)pid);
+        return;
+    }
+    sessions_lock();
+    s = sessions_by_pid(pid);
+    if (s && (s->state == SESSION_LIVE || s->state == SESSION_STARTING ||
+              s->state == SESSION_DETACHING)) {
+        out->status = 409;
+        snprintf(out->message, sizeof(out->message),
+                 "process %ld is already attached by jitscope session %d", (long)pid, s->id);
+        sessions_unlock();
+        goto done;
+    }
+    sessions_unlock();
+
+    rc = ipc_target_probe(pid, &target, err, sizeof(err));
+    if (rc == IPC_OK && target.uid != getuid()) {
+        out->status = 403;
+        snprintf(out->message, sizeof(out->message),
+                 "process %ld belongs to uid %u; jitscope attaches only to processes of its own user",
+                 (long)pid, (unsigned)target.uid);
+        goto done;
+    }
+    if (rc == IPC_OK) {
+        char path[108];
+        rc = ipc_socket_path(pid, path, sizeof(path), err, sizeof(err));
+    }
+    if (rc != IPC_OK) {
+        out->status = rc == IPC_ERR_NOPROC || rc == IPC_ERR_NOTDOTNET ? 404
+                      : rc == IPC_ERR_PERM                             ? 403
+                                                                       : 502;
+        snprintf(out->message, sizeof(out->message), "%s", err);
+        goto done;
+    }
+
+    info = calloc(1, sizeof(*info));
+    if (info && ipc_process_info(pid, info, err, sizeof(err)) != IPC_OK)
+        info->command_line[0] = '\0';
+    sessions_lock();
+    s = sessions_create(SESSION_MODE_ATTACH, pid, info ? info->command_line : "");
+    if (s) {
+        id = s->id;
+        s->created_ns = attach_now_ns();
+        n = snprintf((char *)client, sizeof(client), "%s%s %s", WIRE_CLIENT_DATA_PREFIX, s->token,
+                     link_socket_path());
+    }
+    sessions_unlock();
+    free(info);
+    if (!s || n <= 0 || (size_t)n >= sizeof(client)) {
+        attach_fail(out, 503, "cannot create a session for pid %ld", (long)pid);
+        goto done;
+    }
+
+    rc = ipc_attach_profiler(pid, ATTACH_RUNTIME_TIMEOUT_MS, (const uint8_t *)&clsid,
+                             attach_agent_path, client, (uint32_t)n, &hr, err, sizeof(err));
+    if (rc == IPC_OK && hr == 0) {
+        if (attach_wait_hello(id, ATTACH_HELLO_TIMEOUT_MS)) {
+            out->status = 201;
+            out->session_id = id;
+            snprintf(out->message, sizeof(out->message), "attached");
+            goto done;
+        }
+        attach_forget(id);
+        attach_fail(out, 504, "the agent loaded in process %ld but never connected; it removes itself after 10 s", (long)pid);
+        goto done;
+    }
+    if (rc == IPC_ERR_TIMEOUT) {
+        /* the attach may still have happened: confirm before answering */
+        if (attach_wait_hello(id, ATTACH_HELLO_TIMEOUT_MS / 2)) {
+            out->status = 201;
+            out->session_id = id;
+            snprintf(out->message, sizeof(out->message), "attached (the runtime's reply was late)");
+            goto done;
+        }
+        attach_forget(id);
+        attach_fail(out, 504, "attach to process %ld timed out; confirmed that no jitscope agent connected", (long)pid);
+        goto done;
+    }
+    attach_forget(id);
+    if (rc == IPC_OK || rc == IPC_ERR_RUNTIME) {
+        attach_explain(pid, hr, out);
+    } else {
+        out->status = rc == IPC_ERR_NOPROC ? 404 : rc == IPC_ERR_PERM ? 403 : 502;
+        snprintf(out->message, sizeof(out->message), "%s", err);
+    }
+done:
+    pthread_mutex_unlock(&attach_busy);
+}
+
+int detach_session(int session_id, char *message, size_t size)
+{
+    wire_cmd_detach cmd = {.expected_ms = DETACH_EXPECTED_MS};
+    session *s;
+    int link_id;
+
+    sessions_lock();
+    s = sessions_get(session_id);
+    if (!s) {
+        sessions_unlock();
+        snprintf(message, size, "no such session");
+        return 404;
+    }
+    if (s->state != SESSION_LIVE || !s->link_id) {
+        snprintf(message, size, "session %d is %s: there is no live agent to detach", session_id,
+                 session_state_name(s->state));
+        sessions_unlock();
+        return 409;
+    }
+    link_id = s->link_id;
+    s->state = SESSION_DETACHING;
+    s->detach_requested_ns = attach_now_ns();
+    s->detach_finished_ns = 0;
+    s->error[0] = '\0';
+    sessions_unlock();
+    if (link_send(link_id, WIRE_CMD_DETACH, &cmd, sizeof(cmd)) != 0) {
+        sessions_lock();
+        if ((s = sessions_get(session_id)) && s->state == SESSION_DETACHING)
+            s->state = SESSION_LIVE;
+        sessions_unlock();
+        snprintf(message, size, "could not send the detach command to the agent");
+        return 502;
+    }
+    snprintf(message, size, "detach requested");
+    return 202;
+}

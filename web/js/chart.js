@@ -1,0 +1,134 @@
+// chart.js -- JIT rate chart on a canvas: compilations per second as bars and
+// JIT time per second as a line, over the last `span` seconds. No animation:
+// draw() paints one frame from columnar arrays; the caller decides when.
+import { fmtInt, fmtClock } from './format.js';
+
+const C = {
+  bg: '#151920', grid: '#242a35', axis: '#5f6878', text: '#8c95a5', strong: '#d8dde6',
+  bar: '#3f82dc', barHot: '#6aa6f5', line: '#d9a33a', cursor: '#8c95a5',
+};
+
+function niceCeil(v) {
+  if (v <= 0) return 1;
+  const p = 10 ** Math.floor(Math.log10(v));
+  for (const m of [1, 2, 2.5, 5, 10]) if (m * p >= v) return m * p;
+  return 10 * p;
+}
+
+export class RateChart {
+  constructor(canvas, { span = 120 } = {}) {
+    this.canvas = canvas;
+    this.span = span;
+    this.hoverX = null;
+    this.data = null;
+    this.label = 'now';
+    canvas.addEventListener('mousemove', (e) => { this.hoverX = e.offsetX; this.onHover && this.onHover(); });
+    canvas.addEventListener('mouseleave', () => { this.hoverX = null; this.onHover && this.onHover(); });
+  }
+
+  // data: {xs (unix seconds), ys (JITs/s), ts (JIT ns/s)}; endLabel: 'now' | 'end'
+  setData(data, endLabel) { this.data = data; this.label = endLabel; }
+
+  draw() {
+    const cv = this.canvas;
+    const dpr = window.devicePixelRatio || 1;
+    const W = cv.clientWidth, H = cv.clientHeight;
+    if (!W || !H) return;
+    if (cv.width !== Math.round(W * dpr) || cv.height !== Math.round(H * dpr)) {
+      cv.width = Math.round(W * dpr);
+      cv.height = Math.round(H * dpr);
+    }
+    const g = cv.getContext('2d');
+    g.setTransform(dpr, 0, 0, dpr, 0, 0);
+    g.fillStyle = C.bg;
+    g.fillRect(0, 0, W, H);
+    g.font = '11px system-ui, "DejaVu Sans", sans-serif';
+    g.textBaseline = 'middle';
+
+    const padL = 48, padR = 56, padT = 22, padB = 18;
+    const pw = W - padL - padR, ph = H - padT - padB;
+    const d = this.data;
+    const n = d ? d.xs.length : this.span;
+    let maxY = 0, maxT = 0, sum = 0, sumT = 0;
+    if (d) for (let k = 0; k < n; k++) { maxY = Math.max(maxY, d.ys[k]); maxT = Math.max(maxT, d.ts[k]); sum += d.ys[k]; sumT += d.ts[k]; }
+    const yMax = niceCeil(Math.max(maxY, 5));
+    const tMax = niceCeil(Math.max(maxT / 1e6, 1)); // ms of JIT per second
+
+    // title row
+    g.fillStyle = C.strong;
+    g.textAlign = 'left';
+    g.fillText('JIT compilations / s', padL, 10);
+    g.fillStyle = C.line;
+    const tw = g.measureText('JIT compilations / s').width;
+    g.fillText('— JIT time (ms / s)', padL + tw + 12, 10);
+    g.textAlign = 'right';
+    g.fillStyle = C.text;
+    let last5 = 0;
+    if (d) for (let k = Math.max(0, n - 5); k < n; k++) last5 += d.ys[k];
+    g.fillText(`last 5 s: ${fmtInt(last5 / 5)}/s   peak: ${fmtInt(maxY)}/s   ${this.span} s window: ${fmtInt(sum)} JITs, ${fmtInt(sumT / 1e6)} ms`, W - padR, 10);
+
+    // grid + y labels
+    g.strokeStyle = C.grid;
+    g.lineWidth = 1;
+    for (let k = 0; k <= 4; k++) {
+      const y = Math.round(padT + ph - (ph * k) / 4) + 0.5;
+      g.beginPath(); g.moveTo(padL, y); g.lineTo(padL + pw, y); g.stroke();
+      g.fillStyle = C.text;
+      g.textAlign = 'right';
+      g.fillText(fmtInt((yMax * k) / 4), padL - 6, y);
+      g.fillStyle = C.line;
+      g.textAlign = 'left';
+      g.fillText(`${fmtInt((tMax * k) / 4)}`, padL + pw + 6, y);
+    }
+    // x labels every 30 s
+    g.fillStyle = C.text;
+    g.textAlign = 'center';
+    for (let s = 0; s <= this.span; s += 30) {
+      const x = padL + pw - (pw * s) / this.span;
+      const m = Math.floor(s / 60), r = s % 60;
+      const text = s === 0 ? this.label : `−${m}:${String(r).padStart(2, '0')}`;
+      g.fillText(text, Math.min(Math.max(x, padL + 12), padL + pw - 10), H - padB / 2);
+    }
+    if (!d) return;
+
+    // bars
+    const bw = pw / n;
+    g.fillStyle = C.bar;
+    for (let k = 0; k < n; k++) {
+      const v = d.ys[k];
+      if (!v) continue;
+      const bh = Math.max(1, (v / yMax) * ph);
+      g.fillRect(padL + k * bw + (bw > 3 ? 0.5 : 0), padT + ph - bh, Math.max(1, bw - (bw > 3 ? 1 : 0)), bh);
+    }
+    // JIT time line
+    g.strokeStyle = C.line;
+    g.lineWidth = 1.25;
+    g.beginPath();
+    for (let k = 0; k < n; k++) {
+      const x = padL + (k + 0.5) * bw;
+      const y = padT + ph - Math.min(1, d.ts[k] / 1e6 / tMax) * ph;
+      if (k === 0) g.moveTo(x, y); else g.lineTo(x, y);
+    }
+    g.stroke();
+
+    // hover read-out
+    if (this.hoverX != null && this.hoverX >= padL && this.hoverX < padL + pw) {
+      const k = Math.min(n - 1, Math.floor((this.hoverX - padL) / bw));
+      const x = Math.round(padL + (k + 0.5) * bw) + 0.5;
+      g.strokeStyle = C.cursor;
+      g.lineWidth = 1;
+      g.beginPath(); g.moveTo(x, padT); g.lineTo(x, padT + ph); g.stroke();
+      const text = `${fmtClock(d.xs[k] * 1000, false)}  ${fmtInt(d.ys[k])} JITs  ${(d.ts[k] / 1e6).toFixed(1)} ms JIT`;
+      g.font = '11px ui-monospace, "DejaVu Sans Mono", monospace';
+      const w = g.measureText(text).width + 12;
+      const bx = Math.min(Math.max(x - w / 2, padL), padL + pw - w);
+      g.fillStyle = 'rgba(14,16,20,.92)';
+      g.fillRect(bx, padT + 2, w, 18);
+      g.strokeStyle = '#3a4250';
+      g.strokeRect(bx + 0.5, padT + 2.5, w - 1, 17);
+      g.fillStyle = C.strong;
+      g.textAlign = 'left';
+      g.fillText(text, bx + 6, padT + 11);
+    }
+  }
+}

@@ -1,0 +1,40 @@
+// common.js -- pieces shared by the views.
+import { h } from '../dom.js';
+import { fmtMs } from '../format.js';
+
+const STATE_TEXT = {
+  starting: 'starting', live: 'live', detaching: 'detaching…', detached: 'detached',
+  exited: 'exited', disconnected: 'disconnected', failed: 'failed',
+};
+
+// Colour badge for a SessionSummary's state, with the detail that matters.
+export function stateBadge(s) {
+  const state = s.state || 'unknown';
+  let sub = null;
+  let title = `session state: ${state}`;
+  if (state === 'detached' && s.detach && s.detach.duration_ms != null) sub = `in ${fmtMs(s.detach.duration_ms)}`;
+  if (state === 'exited' && s.exit_code != null) sub = `code ${s.exit_code}`;
+  if (state === 'failed' && s.error) title = `failed: ${s.error}`;
+  if (state === 'disconnected') title = 'the agent connection was lost (the process may still be running)';
+  const cls = `badge badge-${STATE_TEXT[state] ? state : 'exited'}${state === 'exited' && s.exit_code ? ' nonzero' : ''}`;
+  return h('span', { class: cls, title, 'data-state': state }, STATE_TEXT[state] || state, sub && h('span', { class: 'sub' }, sub));
+}
+
+export function isFinal(state) {
+  return state === 'detached' || state === 'exited' || state === 'failed';
+}
+
+// Session duration: connected..ended, or ..now while running.
+export function sessionDuration(s, now = Date.now()) {
+  const start = s.connected_ms || s.created_ms;
+  if (!start) return null;
+  return (s.ended_ms || now) - start;
+}
+
+export function drop(s) { return (s.drops && s.drops.total) || 0; }
+
+export function sessionHref(id, tab) { return `#/sessions/${encodeURIComponent(id)}${tab ? '/' + tab : ''}`; }
+
+export function notice(kind, ...children) {
+  return h('div', { class: `notice ${kind}` }, h('div', { class: 'grow' }, children));
+}

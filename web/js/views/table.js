@@ -1,0 +1,131 @@
+// table.js -- small sortable DOM table for the non-virtualised views (sessions,
+// processes, modules, threads, per-module totals, slowest JITs). Rows are
+// keyed; a row's DOM is rebuilt only when its data changed, so periodic
+// refreshes keep hover and focus.
+import { h, fill, setText } from '../dom.js';
+
+export class DataTable {
+  // columns: [{key, title, num, cls, tip, sort: row => value | false, render: row => string|Node|array, width}]
+  constructor({ columns, rowKey, onRowClick, emptyText = 'Nothing here yet.', sort, footer, className = '' }) {
+    this.columns = columns;
+    this.rowKey = rowKey;
+    this.onRowClick = onRowClick;
+    this.emptyText = emptyText;
+    this.sortKey = sort ? sort.key : null;
+    this.sortDesc = sort ? !!sort.desc : false;
+    this.footer = footer; // rows => [cells] | null
+    this.rows = [];
+    this.trs = new Map();
+    this.thead = h('thead', null, h('tr', null, columns.map((c) => this.makeTh(c))));
+    this.tbody = h('tbody');
+    this.tfoot = h('tfoot');
+    this.table = h('table', { class: `grid ${className}` }, this.colgroup(), this.thead, this.tbody, this.tfoot);
+    this.el = h('div', { class: 'table-wrap' }, this.table);
+    this.updateHead();
+  }
+
+  colgroup() {
+    return h('colgroup', null, this.columns.map((c) => h('col', c.width ? { style: { width: c.width } } : null)));
+  }
+
+  makeTh(c) {
+    const sortable = c.sort !== false;
+    const th = h('th', { class: `${c.num ? 'num' : ''}${sortable ? ' sortable' : ''}`, title: c.tip || null, scope: 'col' }, c.title);
+    if (sortable) {
+      th.addEventListener('click', () => {
+        if (this.sortKey === c.key) this.sortDesc = !this.sortDesc;
+        else { this.sortKey = c.key; this.sortDesc = !!c.num; }
+        this.updateHead();
+        this.setRows(this.rows, true);
+      });
+    }
+    th._col = c;
+    return th;
+  }
+
+  updateHead() {
+    for (const th of this.thead.firstChild.children) {
+      const on = th._col.key === this.sortKey;
+      th.classList.toggle('sorted', on);
+      th.classList.toggle('asc', on && !this.sortDesc);
+    }
+  }
+
+  setEmptyText(text) { this.emptyText = text; if (!this.rows.length) this.setRows([], true); }
+
+  setRows(rows, force = false) {
+    this.rows = rows;
+    let sorted = rows;
+    const col = this.columns.find((c) => c.key === this.sortKey);
+    if (col) {
+      const get = typeof col.sort === 'function' ? col.sort : (r) => r[col.key];
+      const dir = this.sortDesc ? -1 : 1;
+      sorted = rows.slice().sort((a, b) => {
+        const x = get(a), y = get(b);
+        if (x == null && y == null) return 0;
+        if (x == null) return 1;
+        if (y == null) return -1;
+        if (typeof x === 'string' || typeof y === 'string') return dir * String(x).localeCompare(String(y));
+        return dir * (x - y);
+      });
+    }
+    if (sorted.length === 0) {
+      this.trs.clear();
+      fill(this.tbody, h('tr', null, h('td', { class: 'empty', colspan: String(this.columns.length) }, this.emptyText)));
+      fill(this.tfoot);
+      return;
+    }
+    const next = new Map();
+    const out = [];
+    for (const row of sorted) {
+      const key = this.rowKey(row);
+      const sig = JSON.stringify(row);
+      let tr = this.trs.get(key);
+      if (!tr || tr._sig !== sig || force) tr = this.makeTr(row, sig, tr);
+      next.set(key, tr);
+      out.push(tr);
+    }
+    this.trs = next;
+    // reorder / replace children only where needed
+    const kids = this.tbody.children;
+    let same = kids.length === out.length;
+    for (let i = 0; same && i < out.length; i++) if (kids[i] !== out[i]) same = false;
+    if (!same) this.tbody.replaceChildren(...out);
+    const foot = this.footer ? this.footer(rows) : null;
+    if (foot) {
+      const sig = JSON.stringify(foot.map((c) => (c instanceof Node ? c.textContent : c)));
+      if (this.tfoot._sig !== sig) {
+        this.tfoot._sig = sig;
+        fill(this.tfoot, h('tr', null, foot.map((c, i) => h('td', { class: this.cellClass(this.columns[i]) }, c))));
+      }
+    } else fill(this.tfoot);
+  }
+
+  cellClass(c) { return `${c.num ? 'num' : ''}${c.cls ? ' ' + c.cls : ''}`; }
+
+  makeTr(row, sig, old) {
+    const tr = old && old.children.length === this.columns.length && !old.querySelector('td.empty') ? old : h('tr');
+    tr._sig = sig;
+    tr._row = row;
+    if (this.onRowClick) {
+      tr.classList.add('clickable');
+      if (!tr._bound) {
+        tr._bound = true;
+        tr.addEventListener('click', (e) => {
+          if (e.target.closest('button, a, input, select')) return;
+          this.onRowClick(tr._row, e);
+        });
+      }
+    }
+    const cells = this.columns.map((c) => {
+      const v = c.render ? c.render(row) : row[c.key];
+      const td = h('td', { class: this.cellClass(c) });
+      if (v instanceof Node || Array.isArray(v)) fill(td, v);
+      else setText(td, v == null ? '–' : v);
+      if (c.title_of) td.title = c.title_of(row) || '';
+      return td;
+    });
+    tr.replaceChildren(...cells);
+    return tr;
+  }
+}

@@ -1,0 +1,154 @@
+// vtable.js -- virtualised table with fixed row height (in the spirit of
+// Perfetto's virtual_table): a sizer as tall as all rows, and only the rows in
+// the viewport plus `overdraw` px above and below exist in the DOM. Row
+// elements are pooled and re-bound; a row's cells are rewritten only when the
+// row it shows changes.
+import { h } from './dom.js';
+
+export class VirtualTable {
+  // columns: [{key, title, width (CSS grid track), align: 'right'|undefined, cls, tip}]
+  // rowKey(i) -> stable key of view row i (e.g. the buffer row number)
+  // renderRow(cells, key, rowEl) -> writes the cells of one row
+  constructor({ columns, rowHeight = 22, overdraw = 300, rowKey, renderRow, onRowClick, emptyText }) {
+    this.columns = columns;
+    this.rowH = rowHeight;
+    this.overdraw = overdraw;
+    this.rowKey = rowKey;
+    this.renderRow = renderRow;
+    this.count = 0;
+    this.follow = true;
+    this.selectedKey = null;
+    this.pool = [];
+    this.firstRendered = -1;
+    this.dirty = true;
+    this.onFollowChange = null;
+    this.onScroll = null;
+
+    this.head = h('div', { class: 'vt-head', role: 'row' },
+      columns.map((c) => h('div', { class: `${c.align === 'right' ? 'num' : ''}`, title: c.tip || c.title, role: 'columnheader' }, c.title)));
+    this.rowsEl = h('div', { class: 'vt-rows', role: 'rowgroup' });
+    this.sizer = h('div', { class: 'vt-sizer' }, this.rowsEl);
+    this.scroller = h('div', { class: 'vt-scroll', tabindex: '0' }, this.sizer);
+    this.emptyEl = h('div', { class: 'vt-empty' }, emptyText || 'No rows');
+    this.el = h('div', { class: 'vt', role: 'table' }, this.head, this.scroller, this.emptyEl);
+    this.el.style.setProperty('--vt-cols', columns.map((c) => c.width).join(' '));
+    this.el.style.setProperty('--row-h', `${rowHeight}px`);
+
+    this.lastScrollTop = 0;
+    this.programmatic = false;
+    this.scroller.addEventListener('scroll', () => this.handleScroll(), { passive: true });
+    // Any upward intent from the user stops following at once.
+    this.scroller.addEventListener('wheel', (e) => { if (e.deltaY < 0) this.setFollow(false); }, { passive: true });
+    this.scroller.addEventListener('keydown', (e) => {
+      if (['ArrowUp', 'PageUp', 'Home'].includes(e.key)) this.setFollow(false);
+    });
+    if (onRowClick) {
+      this.rowsEl.addEventListener('click', (e) => {
+        const rowEl = e.target.closest('.vt-row');
+        if (rowEl && rowEl._key != null) onRowClick(rowEl._key);
+      });
+    }
+    this.resizeObs = new ResizeObserver(() => { this.syncHeaderPad(); this.invalidate(); this.onScroll && this.onScroll(); });
+    this.resizeObs.observe(this.scroller);
+  }
+
+  destroy() { this.resizeObs.disconnect(); }
+
+  setEmptyText(text) { if (this.emptyEl.textContent !== text) this.emptyEl.textContent = text; }
+
+  syncHeaderPad() {
+    const sb = this.scroller.offsetWidth - this.scroller.clientWidth;
+    this.head.style.paddingRight = `${sb}px`;
+  }
+
+  handleScroll() {
+    const st = this.scroller.scrollTop;
+    if (!this.programmatic) {
+      const atBottom = st + this.scroller.clientHeight >= this.scroller.scrollHeight - this.rowH * 1.5;
+      if (atBottom && !this.follow) this.setFollow(true);
+      else if (!atBottom && st < this.lastScrollTop) this.setFollow(false);
+    }
+    this.programmatic = false;
+    this.lastScrollTop = st;
+    this.onScroll && this.onScroll();
+  }
+
+  setFollow(on) {
+    if (this.follow === on) return;
+    this.follow = on;
+    this.onFollowChange && this.onFollowChange(on);
+  }
+
+  invalidate() { this.dirty = true; this.firstRendered = -1; }
+
+  // Forces every visible row to be rewritten (e.g. thread names became known).
+  invalidateRows() { for (const r of this.pool) r._key = null; this.dirty = true; }
+
+  setCount(n) {
+    if (n !== this.count) { this.count = n; this.dirty = true; }
+  }
+
+  scrollToEnd() {
+    const target = Math.max(0, this.count * this.rowH - this.scroller.clientHeight);
+    if (Math.abs(this.scroller.scrollTop - target) > 1) {
+      this.programmatic = true;
+      this.scroller.scrollTop = target;
+    }
+  }
+
+  // One render pass; call from the frame scheduler.
+  render() {
+    const total = this.count * this.rowH;
+    if (this.sizer._h !== total) { this.sizer.style.height = `${total}px`; this.sizer._h = total; }
+    this.emptyEl.style.display = this.count === 0 ? '' : 'none';
+    if (this.follow) this.scrollToEnd();
+    const viewH = this.scroller.clientHeight;
+    const top = this.follow ? Math.max(0, total - viewH) : this.scroller.scrollTop;
+    const first = Math.max(0, Math.floor((top - this.overdraw) / this.rowH));
+    const last = Math.min(this.count, Math.ceil((top + viewH + this.overdraw) / this.rowH));
+    const n = Math.max(0, last - first);
+    while (this.pool.length < n) this.pool.push(this.makeRow());
+    for (let k = 0; k < this.pool.length; k++) {
+      const rowEl = this.pool[k];
+      if (k >= n) {
+        if (rowEl.parentNode) rowEl.remove();
+        rowEl._key = null;
+        continue;
+      }
+      if (!rowEl.parentNode) this.rowsEl.append(rowEl);
+      const idx = first + k;
+      const key = this.rowKey(idx);
+      if (rowEl._key !== key) {
+        rowEl._key = key;
+        this.renderRow(rowEl._cells, key, rowEl);
+      }
+      const odd = (idx & 1) === 1;
+      if (rowEl._odd !== odd) { rowEl._odd = odd; rowEl.classList.toggle('odd', odd); }
+      const sel = key === this.selectedKey;
+      if (rowEl._sel !== sel) { rowEl._sel = sel; rowEl.classList.toggle('sel', sel); }
+    }
+    if (this.firstRendered !== first) {
+      this.rowsEl.style.transform = `translateY(${first * this.rowH}px)`;
+      this.firstRendered = first;
+    }
+    this.dirty = false;
+    this.visibleRange = [first, last];
+  }
+
+  makeRow() {
+    const cells = this.columns.map((c) => h('div', { class: `c-${c.key}${c.align === 'right' ? ' num' : ''}${c.cls ? ' ' + c.cls : ''}`, role: 'cell' }));
+    const row = h('div', { class: 'vt-row', role: 'row' }, cells);
+    row._cells = cells;
+    row._key = null;
+    return row;
+  }
+
+  // Keys of the rows fully inside the viewport (tests, keyboard).
+  visibleKeys() {
+    const top = this.scroller.scrollTop, bottom = top + this.scroller.clientHeight;
+    const out = [];
+    const a = Math.floor(top / this.rowH), b = Math.min(this.count, Math.floor(bottom / this.rowH));
+    for (let i = a; i < b; i++) out.push(this.rowKey(i));
+    return out;
+  }
+}
