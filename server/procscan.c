@@ -100,7 +100,9 @@ static int collect_processes(scan_state *s, unsigned flags)
         snprintf(path, sizeof(path), "/proc/%ld", v);
         if (stat(path, &st) != 0)
             continue;
-        if (!(flags & PROCSCAN_INCLUDE_OTHERS) && me != 0 && st.st_uid != me)
+        /* own user only, even as root: the agent of another user's process could not
+         * reach our private socket directory, and attach refuses it (403) */
+        if (!(flags & PROCSCAN_INCLUDE_OTHERS) && st.st_uid != me)
             continue;
         if (ipc_target_probe((pid_t)v, &t, NULL, 0) != IPC_OK)
             continue; /* exited, or no usable socket directory */
@@ -217,7 +219,7 @@ int procscan_list_ex(procscan_entry *out, size_t max, size_t *count, unsigned fl
         int can;
         if (c->score == 0)
             continue;
-        can = me == 0 || c->sock_uid == me;
+        can = c->sock_uid == me && c->t.uid == me;
         if (!can && !(flags & PROCSCAN_INCLUDE_OTHERS))
             continue;
         found++;

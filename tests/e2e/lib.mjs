@@ -84,3 +84,53 @@ export async function functionsOf(srv, id, query = '') {
   if (r.status !== 200) throw new Error(`functions: ${r.status} ${JSON.stringify(r.body)}`);
   return r.body.functions;
 }
+
+// Starts E2eTarget in serve mode (or another mode) without the agent; resolves
+// once it printed READY. `send` writes a command line, `waitLine` waits for output.
+export async function startTarget(args = ['serve'], { prefix = [], env = {} } = {}) {
+  const argv = [...prefix, 'dotnet', E2E_DLL, ...args];
+  const proc = spawn(argv[0], argv.slice(1), { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+  started.add(proc);
+  const t = { proc, pid: proc.pid, out: '', err: '' };
+  proc.stdout.on('data', (d) => { t.out += d; });
+  proc.stderr.on('data', (d) => { t.err += d; });
+  proc.on('exit', () => started.delete(proc));
+  t.send = (line) => proc.stdin.write(line + '\n');
+  t.waitLine = (re, ms = 15000) => waitFor(`target output ${re}`, () => re.test(t.out), ms);
+  await t.waitLine(/^READY$/m, 30000);
+  return t;
+}
+
+// What /proc says about the agent inside a process.
+export function agentTrace(pid) {
+  const maps = fs.readFileSync(`/proc/${pid}/maps`, 'utf8');
+  const threads = fs.readdirSync(`/proc/${pid}/task`).map((t) => {
+    try { return fs.readFileSync(`/proc/${pid}/task/${t}/comm`, 'utf8').trim(); } catch { return ''; }
+  });
+  const fds = fs.readdirSync(`/proc/${pid}/fd`).map((fd) => {
+    try { return fs.readlinkSync(`/proc/${pid}/fd/${fd}`); } catch { return ''; }
+  });
+  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  return {
+    mapped: maps.includes('libjitscope_agent'),
+    agentThreads: threads.filter((c) => c.startsWith('jitscope')).length,
+    threadCount: threads.length,
+    fds,
+    sockets: fds.filter((f) => f.startsWith('socket:')).length,
+    rssKb: Number((/VmRSS:\s+(\d+)/.exec(status) || [])[1]),
+  };
+}
+
+export async function attach(srv, pid) {
+  return srv.api(`/api/processes/${pid}/attach`, { method: 'POST' });
+}
+
+export async function detachAndWait(srv, id) {
+  const r = await srv.api(`/api/sessions/${id}/detach`, { method: 'POST' });
+  if (r.status !== 202) throw new Error(`detach: ${r.status} ${JSON.stringify(r.body)}`);
+  return waitFor('detached', async () => {
+    const s = (await srv.api(`/api/sessions/${id}`)).body;
+    if (s.state === 'live' && s.error) throw new Error(`detach refused: ${s.error}`);
+    return s.state === 'detached' && s;
+  }, 20000);
+}

@@ -23,7 +23,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <time.h>
 #include <ucontext.h>
 
@@ -603,12 +602,13 @@ TEST(concurrent_above_capacity)
 static stress *g_interrupted;
 static uintptr_t g_reserve_begin, g_reserve_end;
 static atomic_ulong g_interrupts, g_interrupts_inside, g_interrupts_waited;
+static _Thread_local unsigned g_cooldown; /* signals to let pass after a wait */
 
 static void preempt_handler(int sig, siginfo_t *info, void *context)
 {
     ring *r = &g_interrupted->r;
     uint64_t head = atomic_load_explicit(&r->head, memory_order_relaxed);
-    struct timespec t0, t;
+    struct timespec t0, t, nap = {0, 10000};
 
     (void)sig, (void)info;
     atomic_fetch_add_explicit(&g_interrupts, 1, memory_order_relaxed);
@@ -622,16 +622,21 @@ static void preempt_handler(int sig, siginfo_t *info, void *context)
     (void)context;
 #endif
     atomic_fetch_add_explicit(&g_interrupts_inside, 1, memory_order_relaxed);
+    if (g_cooldown) { /* a signal that was pending while we waited: same spot */
+        g_cooldown--;
+        return;
+    }
+    g_cooldown = 2;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     for (;;) {
-        if (atomic_load_explicit(&r->tail, memory_order_relaxed) > head + 1024) {
+        if (atomic_load_explicit(&r->tail, memory_order_relaxed) > head + 256) {
             atomic_fetch_add_explicit(&g_interrupts_waited, 1, memory_order_relaxed);
-            return;
+            break;
         }
         clock_gettime(CLOCK_MONOTONIC, &t);
-        if ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) > 500000L)
-            return; /* this producer holds an uncommitted slot: the consumer waits for it */
-        sched_yield();
+        if ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) > 1000000L)
+            break; /* this producer holds an uncommitted slot: the consumer waits for it */
+        nanosleep(&nap, NULL); /* let the others run */
     }
 }
 
@@ -661,13 +666,13 @@ static void *interrupter(void *arg)
     interrupter_arg *ia = arg;
     struct timespec gap = {0, 10000};
 
-    prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL); /* sleep 10 us, not the default 50 us slack */
     while (!atomic_load(&ia->s->start))
         ;
     for (unsigned i = 0; i < ia->rounds; i++) {
         if (atomic_load(&ia->s->producers_done) != 0)
             break; /* a producer has returned: its thread may be gone soon */
-        pthread_kill(ia->threads[i % ia->count], SIGUSR1);
+        if (pthread_kill(ia->threads[i % ia->count], SIGUSR1) != 0)
+            break;
         nanosleep(&gap, NULL);
     }
     return NULL;

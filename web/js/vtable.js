@@ -18,8 +18,8 @@ export class VirtualTable {
     this.count = 0;
     this.follow = true;
     this.selectedKey = null;
-    this.pool = [];
-    this.firstRendered = -1;
+    this.byKey = new Map(); // row key -> row element in the DOM
+    this.spare = []; // row elements not in use
     this.dirty = true;
     this.onFollowChange = null;
     this.onScroll = null;
@@ -79,10 +79,15 @@ export class VirtualTable {
     this.onFollowChange && this.onFollowChange(on);
   }
 
-  invalidate() { this.dirty = true; this.firstRendered = -1; }
+  invalidate() { this.dirty = true; }
 
-  // Forces every visible row to be rewritten (e.g. thread names became known).
-  invalidateRows() { for (const r of this.pool) r._key = null; this.dirty = true; }
+  // Forces every visible row to be rewritten (e.g. thread names became known,
+  // or the filter changed which rows the keys point at).
+  invalidateRows() {
+    for (const el of this.byKey.values()) this.spare.push(el);
+    this.byKey.clear();
+    this.dirty = true;
+  }
 
   setCount(n) {
     if (n !== this.count) { this.count = n; this.dirty = true; }
@@ -96,7 +101,8 @@ export class VirtualTable {
     }
   }
 
-  // One render pass; call from the frame scheduler.
+  // One render pass; call from the frame scheduler. Rows still in range keep
+  // their element (only its position changes); new rows take a spare element.
   render() {
     const total = this.count * this.rowH;
     if (this.sizer._h !== total) { this.sizer.style.height = `${total}px`; this.sizer._h = total; }
@@ -107,30 +113,30 @@ export class VirtualTable {
     const first = Math.max(0, Math.floor((top - this.overdraw) / this.rowH));
     const last = Math.min(this.count, Math.ceil((top + viewH + this.overdraw) / this.rowH));
     const n = Math.max(0, last - first);
-    while (this.pool.length < n) this.pool.push(this.makeRow());
-    for (let k = 0; k < this.pool.length; k++) {
-      const rowEl = this.pool[k];
-      if (k >= n) {
-        if (rowEl.parentNode) rowEl.remove();
-        rowEl._key = null;
-        continue;
+    const keys = new Array(n);
+    const wanted = new Set();
+    for (let k = 0; k < n; k++) { keys[k] = this.rowKey(first + k); wanted.add(keys[k]); }
+    const byKey = this.byKey;
+    for (const [key, el] of byKey) if (!wanted.has(key)) { byKey.delete(key); this.spare.push(el); }
+    for (let k = 0; k < n; k++) {
+      const key = keys[k];
+      let el = byKey.get(key);
+      if (!el) {
+        el = this.spare.pop() || this.makeRow();
+        el._key = key;
+        this.renderRow(el._cells, key, el);
+        byKey.set(key, el);
+        if (el.parentNode !== this.rowsEl) this.rowsEl.append(el);
       }
-      if (!rowEl.parentNode) this.rowsEl.append(rowEl);
       const idx = first + k;
-      const key = this.rowKey(idx);
-      if (rowEl._key !== key) {
-        rowEl._key = key;
-        this.renderRow(rowEl._cells, key, rowEl);
-      }
+      const y = idx * this.rowH;
+      if (el._y !== y) { el._y = y; el.style.transform = `translateY(${y}px)`; }
       const odd = (idx & 1) === 1;
-      if (rowEl._odd !== odd) { rowEl._odd = odd; rowEl.classList.toggle('odd', odd); }
+      if (el._odd !== odd) { el._odd = odd; el.classList.toggle('odd', odd); }
       const sel = key === this.selectedKey;
-      if (rowEl._sel !== sel) { rowEl._sel = sel; rowEl.classList.toggle('sel', sel); }
+      if (el._sel !== sel) { el._sel = sel; el.classList.toggle('sel', sel); }
     }
-    if (this.firstRendered !== first) {
-      this.rowsEl.style.transform = `translateY(${first * this.rowH}px)`;
-      this.firstRendered = first;
-    }
+    for (const el of this.spare) if (el.parentNode) { el.remove(); el._y = -1; }
     this.dirty = false;
     this.visibleRange = [first, last];
   }
@@ -140,6 +146,7 @@ export class VirtualTable {
     const row = h('div', { class: 'vt-row', role: 'row' }, cells);
     row._cells = cells;
     row._key = null;
+    row._y = -1;
     return row;
   }
 

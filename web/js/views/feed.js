@@ -1,0 +1,311 @@
+// feed.js -- the live JIT feed: toolbar (search, module filter, pause,
+// follow), the rate chart, the virtualised table of JIT events and a detail
+// strip for the selected row. Data arrives through ingest(); all drawing
+// happens in render(), at most once per animation frame.
+import { h, fill, setText } from '../dom.js';
+import { JitBuffer, RowView, RateSeries, DEFAULT_CAPACITY } from '../buffer.js';
+import { VirtualTable } from '../vtable.js';
+import { RateChart } from '../chart.js';
+import { schedule } from '../frame.js';
+import { fmtInt, fmtNs, fmtRel, fmtDateTime, splitMethod } from '../format.js';
+
+const CHART_SPAN = 120;
+
+export class LiveFeed {
+  constructor({ capacity = DEFAULT_CAPACITY, threadLabel, baseTime }) {
+    this.buf = new JitBuffer(capacity);
+    this.view = new RowView(this.buf);
+    this.rate = new RateSeries(600);
+    this.threadLabel = threadLabel; // thread_id -> display text
+    this.baseTime = baseTime; // () -> ms of t=0
+    this.paused = false;
+    this.limit = 0; // rows shown (frozen while paused)
+    this.filterText = '';
+    this.filterModule = '';
+    this.filterDirty = false;
+    this.moduleCount = -1;
+    this.selected = null;
+    this.ended = false;
+    this.endMs = null;
+    this.chartVersion = -1;
+    this.chartEnd = -1;
+    this.render = this.render.bind(this);
+    this.drawChart = this.drawChart.bind(this);
+    this.frames = 0;
+
+    // ---- toolbar ----
+    this.search = h('input', {
+      type: 'search', class: 'search', placeholder: 'Filter by method or module   ( / )', spellcheck: 'false',
+      'aria-label': 'Filter by method or module substring',
+    });
+    this.search.addEventListener('input', () => this.setFilter(this.search.value, this.filterModule));
+    this.search.addEventListener('keydown', (e) => {
+      if (e.key === 'Escape') { e.preventDefault(); e.stopPropagation(); this.clearSearch(true); }
+    });
+    this.moduleSel = h('select', { 'aria-label': 'Module filter', title: 'Show only one module' }, h('option', { value: '' }, 'All modules'));
+    this.moduleSel.addEventListener('change', () => this.setFilter(this.filterText, this.moduleSel.value));
+    this.pauseBtn = h('button', { class: 'btn pause-btn', type: 'button', title: 'Pause / resume the feed (Space). Events keep arriving while paused.', onclick: () => this.togglePause() });
+    this.newBadge = h('span', { class: 'new-badge hidden', title: 'Events received while paused; Resume shows them' });
+    this.followBtn = h('button', { class: 'btn follow-btn', type: 'button', title: 'Jump to the newest JIT and keep following (f)', onclick: () => this.followNow() });
+    this.info = h('span', { class: 'info' });
+    this.toolbar = h('div', { class: 'toolbar' },
+      this.search, this.moduleSel, this.pauseBtn, this.newBadge, this.followBtn,
+      h('span', { class: 'spacer' }), this.info);
+
+    // ---- chart ----
+    this.canvas = h('canvas', { class: 'rate-chart', 'aria-label': 'JIT compilations per second over the last two minutes', role: 'img' });
+    this.chart = new RateChart(this.canvas, { span: CHART_SPAN });
+    this.chart.onHover = () => schedule(this.drawChart);
+    this.chartBox = h('div', { class: 'chart-box' }, this.canvas);
+    new ResizeObserver(() => schedule(this.drawChart)).observe(this.chartBox);
+
+    // ---- table ----
+    const buf = this.buf;
+    this.vt = new VirtualTable({
+      rowHeight: 22,
+      overdraw: 300,
+      emptyText: 'Waiting for JIT events…',
+      columns: [
+        { key: 'seq', title: '#', width: '68px', align: 'right', tip: 'event sequence number' },
+        { key: 'time', title: 'Time (s)', width: '76px', align: 'right', tip: 'seconds since the session started' },
+        { key: 'name', title: 'Method', width: 'minmax(260px, 1fr)' },
+        { key: 'module', title: 'Module', width: 'minmax(120px, 210px)' },
+        { key: 'il', title: 'IL size', width: '64px', align: 'right', tip: 'IL bytes' },
+        { key: 'native', title: 'Native', width: '68px', align: 'right', tip: 'native code bytes' },
+        { key: 'jit', title: 'JIT time', width: '78px', align: 'right', tip: 'time the JIT spent compiling this method' },
+        { key: 'ver', title: 'Version', width: '96px', tip: 'code versions / re-JIT (tier-up, OSR): purple = compiled again' },
+        { key: 'thread', title: 'Thread', width: 'minmax(90px, 150px)' },
+      ],
+      rowKey: (i) => this.view.at(i),
+      renderRow: (cells, row, rowEl) => this.renderRow(cells, row, rowEl, buf),
+      onRowClick: (row) => this.select(row),
+    });
+    this.vt.onFollowChange = () => this.updateButtons();
+    this.vt.onScroll = () => schedule(this.render);
+
+    // ---- detail ----
+    this.detail = h('div', { class: 'detail' });
+    this.el = h('div', { class: 'feed' }, this.toolbar, this.chartBox, this.vt.el, this.detail);
+    this.showDetail(null);
+    this.updateButtons();
+    this.chartTimer = setInterval(() => schedule(this.drawChart), 1000);
+  }
+
+  destroy() {
+    clearInterval(this.chartTimer);
+    this.vt.destroy();
+  }
+
+  // ---- data in ----
+  ingest(events) {
+    const buf = this.buf;
+    let jits = 0;
+    for (const ev of events) {
+      if (ev.type !== 'jit') continue;
+      buf.push(ev);
+      jits++;
+      if (!ev.catchup) this.rate.add(ev.time_ms, ev.jit_ns || 0);
+    }
+    if (jits) schedule(this.render);
+    return jits;
+  }
+
+  setEnded(ended, endMs) {
+    this.ended = ended;
+    this.endMs = endMs;
+    this.vt.setEmptyText(ended ? 'No JIT events were recorded in this session.' : 'Waiting for JIT events…');
+    schedule(this.drawChart);
+  }
+
+  // ---- controls ----
+  setFilter(text, module) {
+    this.filterText = text;
+    this.filterModule = module || '';
+    if (this.search.value !== text) this.search.value = text;
+    if (this.moduleSel.value !== this.filterModule) {
+      this.ensureModuleOption(this.filterModule);
+      this.moduleSel.value = this.filterModule;
+    }
+    this.filterDirty = true;
+    schedule(this.render);
+  }
+
+  clearSearch(keepFocus) {
+    if (this.search.value === '' && !keepFocus) return false;
+    this.setFilter('', this.filterModule);
+    if (!keepFocus) this.search.blur();
+    return true;
+  }
+
+  focusSearch() { this.search.focus(); this.search.select(); }
+
+  togglePause() { this.setPaused(!this.paused); }
+
+  setPaused(p) {
+    if (this.paused === p) return;
+    this.paused = p;
+    this.updateButtons();
+    schedule(this.render);
+  }
+
+  followNow() {
+    this.vt.setFollow(true);
+    schedule(this.render);
+  }
+
+  select(row) {
+    this.selected = row;
+    this.vt.selectedKey = row;
+    this.vt.dirty = true;
+    this.showDetail(row);
+    schedule(this.render);
+  }
+
+  updateButtons() {
+    fill(this.pauseBtn, this.paused ? '▶ Resume' : '❚❚ Pause', h('kbd', null, 'Space'));
+    this.pauseBtn.classList.toggle('active', this.paused);
+    this.pauseBtn.setAttribute('aria-pressed', String(this.paused));
+    const f = this.vt.follow;
+    fill(this.followBtn, f ? '● Following newest' : '↓ Jump to newest', h('kbd', null, 'f'));
+    this.followBtn.classList.toggle('active', f);
+  }
+
+  ensureModuleOption(name) {
+    if (!name) return;
+    for (const o of this.moduleSel.options) if (o.value === name) return;
+    this.moduleSel.append(h('option', { value: name }, name));
+  }
+
+  refreshModuleOptions() {
+    const mods = this.buf.modules();
+    if (mods.length === this.moduleCount) return;
+    this.moduleCount = mods.length;
+    const keep = this.moduleSel.value;
+    const opts = [h('option', { value: '' }, 'All modules')];
+    for (const m of mods) opts.push(h('option', { value: m.name }, m.name || '(no module: dynamic methods)'));
+    this.moduleSel.replaceChildren(...opts);
+    this.ensureModuleOption(keep);
+    this.moduleSel.value = keep;
+  }
+
+  // ---- drawing ----
+  render() {
+    const buf = this.buf;
+    if (this.filterDirty) {
+      this.filterDirty = false;
+      this.view.setFilter(this.filterText, this.filterModule === '' ? null : this.filterModule);
+      this.view.extend(this.limit);
+      this.vt.invalidateRows();
+    }
+    if (!this.paused) this.limit = buf.total;
+    this.view.extend(this.limit);
+    this.view.trim();
+    this.vt.setCount(this.view.length());
+    this.vt.render();
+    this.frames++;
+
+    const newCount = buf.total - this.limit;
+    this.newBadge.classList.toggle('hidden', !this.paused);
+    setText(this.newBadge, `${fmtInt(newCount)} new`);
+    const shown = this.view.length();
+    const parts = [];
+    parts.push(`${fmtInt(buf.size)} JITs in buffer`);
+    if (this.view.filtered) parts.push(`${fmtInt(shown)} match`);
+    if (buf.dropped) parts.push(`${fmtInt(buf.dropped)} dropped from the client buffer (keeps ${fmtInt(buf.cap)})`);
+    else parts.push(`0 dropped (keeps ${fmtInt(buf.cap)})`);
+    setText(this.info, parts.join(' · '));
+    if (this.filterDirty === false && this.view.filtered && shown === 0 && buf.size) {
+      this.vt.setEmptyText('No JITs match the filter. Esc clears the search.');
+    } else if (!buf.size) {
+      this.vt.setEmptyText(this.ended ? 'No JIT events were recorded in this session.' : 'Waiting for JIT events…');
+    }
+    if ((this.frames & 15) === 1 || this.moduleCount < 0) this.refreshModuleOptions();
+    if (this.selected != null && this.selected < buf.first) this.showDetail(null);
+    this.drawChart();
+  }
+
+  drawChart() {
+    const nowSec = Math.floor(Date.now() / 1000);
+    let end;
+    if (this.ended) end = Math.floor((this.endMs || this.rate.last * 1000) / 1000);
+    else end = Math.max(nowSec, Number.isFinite(this.rate.last) ? this.rate.last : nowSec);
+    if (!Number.isFinite(end)) end = nowSec;
+    if (this.rate.version !== this.chartVersion || end !== this.chartEnd || this.chart.hoverX != null || this.canvas.width !== Math.round(this.canvas.clientWidth * (window.devicePixelRatio || 1))) {
+      this.chartVersion = this.rate.version;
+      this.chartEnd = end;
+      this.chart.setData(this.rate.window(end, CHART_SPAN), this.ended ? 'end' : 'now');
+    }
+    this.chart.draw();
+  }
+
+  renderRow(cells, row, rowEl, buf) {
+    const i = row % buf.cap;
+    const st = buf.strings;
+    setText(cells[0], buf.seq[i]);
+    setText(cells[1], fmtRel(buf.time[i], this.baseTime()));
+    const nameId = buf.name[i];
+    const name = st.get(nameId);
+    const [ns, leaf] = splitMethod(name);
+    const nameCell = cells[2];
+    if (nameCell._name !== nameId) {
+      nameCell._name = nameId;
+      nameCell.replaceChildren(h('span', { class: 'm-ns' }, ns), h('span', { class: 'm-leaf' }, leaf));
+      nameCell.title = name;
+    }
+    const mod = st.get(buf.module[i]);
+    setText(cells[3], mod || '(dynamic)');
+    cells[3].title = mod;
+    setText(cells[4], fmtInt(buf.il[i]));
+    setText(cells[5], fmtInt(buf.native[i]));
+    const ns_ = buf.jitNs[i];
+    setText(cells[6], fmtNs(ns_));
+    cells[6].className = `c-jit num${ns_ >= 10e6 ? ' t-vslow' : ns_ >= 1e6 ? ' t-slow' : ''}`;
+    const nth = buf.nth[i], ver = buf.versions[i];
+    const rejit = nth > 1 || ver > 1;
+    const verCell = cells[7];
+    if (rejit) {
+      verCell.replaceChildren(h('span', { class: 'pill pill-rejit', title: `compiled ${nth} times in this session; ${ver} code version(s)` }, `re-JIT #${nth}`), ver > 1 ? ` v${ver}` : '');
+    } else {
+      verCell.replaceChildren(buf.flags[i] & 1 ? h('span', { class: 'pill pill-dyn', title: 'dynamic method (LCG / IL emit)' }, 'dynamic') : h('span', { class: 'faint' }, `v${ver}`));
+    }
+    rowEl.classList.toggle('rejit', rejit);
+    setText(cells[8], this.threadLabel(st.get(buf.thread[i])));
+  }
+
+  showDetail(row) {
+    const r = row == null ? null : this.buf.row(row);
+    if (!r) {
+      this.selected = null;
+      this.vt.selectedKey = null;
+      fill(this.detail, h('div', { class: 'dim' },
+        'Click a JIT for its details. Slow JITs are amber (≥ 1 ms) and red (≥ 10 ms); methods compiled again (tier-up, OSR) carry a purple re-JIT mark.'));
+      return;
+    }
+    const kv = (k, v) => h('span', null, `${k} `, h('b', null, v));
+    fill(this.detail,
+      h('div', { class: 'name', title: 'full method name' }, r.name),
+      h('div', { class: 'kv' },
+        kv('module', r.module || '(dynamic)'),
+        kv('JIT time', fmtNs(r.jit_ns)),
+        kv('IL', `${fmtInt(r.il_size)} B`),
+        kv('native', `${fmtInt(r.native_size)} B`),
+        kv('compiled', r.nth === 1 ? 'first time' : `${r.nth} times (re-JIT)`),
+        kv('versions', String(r.versions)),
+        kv('thread', this.threadLabel(r.thread_id)),
+        kv('at', `${fmtDateTime(r.time_ms)}.${String(Math.floor(r.time_ms % 1000)).padStart(3, '0')} (+${fmtRel(r.time_ms, this.baseTime())} s)`),
+        kv('seq', String(r.seq)),
+        kv('function', r.function_id),
+        r.dynamic ? h('span', { class: 'pill pill-dyn' }, 'dynamic') : null,
+        r.catchup ? h('span', { class: 'pill pill-catchup' }, 'catch-up') : null));
+  }
+
+  // Numbers for the status line and for tests.
+  stats() {
+    return {
+      total: this.buf.total, inBuffer: this.buf.size, dropped: this.buf.dropped, shown: this.view.length(),
+      newCount: this.buf.total - this.limit, paused: this.paused, following: this.vt.follow,
+      filtered: this.view.filtered, rejits: this.buf.rejits,
+      domRows: this.vt.rowsEl.children.length,
+    };
+  }
+}

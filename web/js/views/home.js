@@ -1,0 +1,191 @@
+// home.js -- sessions and attachable .NET processes (the landing page).
+import { h, fill } from '../dom.js';
+import { api, isMissingRoute, missingRoutes, describeError } from '../api.js';
+import { fmtInt, fmtNs, fmtMs, fmtClock } from '../format.js';
+import { toast } from '../ui.js';
+import { DataTable } from './table.js';
+import { stateBadge, sessionDuration, drop, sessionHref, notice } from './common.js';
+
+const REFRESH_MS = 1500;
+
+export class HomeView {
+  constructor(app) {
+    this.app = app;
+    this.timer = null;
+    this.stopped = false;
+    this.attach = new Map(); // pid -> {busy, error, retry}
+    this.processes = [];
+    this.sessionsLoaded = false;
+    this.serverDown = false;
+
+    this.sessionsTable = new DataTable({
+      rowKey: (s) => s.id,
+      onRowClick: (s) => app.navigate(sessionHref(s.id)),
+      emptyText: 'No sessions yet. Attach to a process below, or start one with “jitscope run -- dotnet app.dll”.',
+      sort: { key: 'id', desc: true },
+      columns: [
+        { key: 'id', title: 'Session', num: true, width: '70px', render: (s) => h('a', { href: sessionHref(s.id), class: 'session-link' }, `#${s.id}`) },
+        { key: 'state', title: 'State', width: '150px', render: (s) => stateBadge(s), sort: (s) => s.state },
+        { key: 'pid', title: 'PID', num: true, width: '70px' },
+        { key: 'command_line', title: 'Command', cls: 'mono clip', title_of: (s) => s.command_line },
+        { key: 'mode', title: 'Mode', width: '60px' },
+        { key: 'runtime', title: 'Runtime', width: '130px', render: (s) => (s.runtime ? `${s.runtime.type || ''} ${s.runtime.version || ''}`.trim() : '–'), sort: (s) => s.runtime && s.runtime.version },
+        { key: 'functions', title: 'Functions', num: true, width: '84px', render: (s) => fmtInt(s.counters && s.counters.functions), sort: (s) => s.counters && s.counters.functions },
+        { key: 'jit_time', title: 'JIT time', num: true, width: '84px', render: (s) => fmtNs(s.counters && s.counters.jit_time_total_ns), sort: (s) => s.counters && s.counters.jit_time_total_ns },
+        { key: 'events', title: 'Events', num: true, width: '84px', render: (s) => fmtInt(s.counters && s.counters.events), sort: (s) => s.counters && s.counters.events },
+        { key: 'drops', title: 'Drops', num: true, width: '64px', tip: 'records the agent could not deliver', render: (s) => (drop(s) ? h('span', { class: 't-slow' }, fmtInt(drop(s))) : '0'), sort: drop },
+        { key: 'created_ms', title: 'Started', width: '80px', render: (s) => fmtClock(s.created_ms, false) },
+        { key: 'duration', title: 'Duration', num: true, width: '80px', render: (s) => fmtMs(sessionDuration(s, this.now)), sort: (s) => sessionDuration(s, this.now) },
+      ],
+    });
+
+    this.procTable = new DataTable({
+      rowKey: (p) => p.pid,
+      emptyText: 'No .NET processes found (processes of this user that expose a diagnostics socket).',
+      sort: { key: 'pid', desc: false },
+      columns: [
+        { key: 'pid', title: 'PID', num: true, width: '70px' },
+        { key: 'command_line', title: 'Command line', cls: 'mono clip', title_of: (p) => p.command_line },
+        { key: 'entry_assembly', title: 'Entry assembly', cls: 'mono', width: '200px' },
+        { key: 'runtime_version', title: 'Runtime', width: '110px' },
+        { key: 'session_id', title: 'Session', width: '80px', render: (p) => (p.session_id != null ? h('a', { href: sessionHref(p.session_id) }, `#${p.session_id}`) : h('span', { class: 'faint' }, '—')) },
+        { key: 'action', title: '', width: '300px', sort: false, render: (p) => this.attachCell(p) },
+      ],
+    });
+
+    this.banner = h('div');
+    this.sessMeta = h('span', { class: 'meta' });
+    this.procNote = h('div');
+    this.procMeta = h('span', { class: 'meta' }, 'processes of this user with a diagnostics socket');
+    this.el = h('div', { class: 'page home' },
+      this.banner,
+      h('section', { class: 'section' },
+        h('div', { class: 'section-head' }, h('h2', null, 'Sessions'), this.sessMeta),
+        this.sessionsTable.el),
+      h('section', { class: 'section' },
+        h('div', { class: 'section-head' }, h('h2', null, '.NET processes'), this.procMeta),
+        this.procNote,
+        this.procTable.el));
+    this.sessionsTable.setEmptyText('Loading sessions…');
+    this.procTable.setEmptyText('Looking for .NET processes…');
+  }
+
+  crumbs() { return [h('span', { class: 'cur' }, 'Sessions & processes')]; }
+
+  mount(container) {
+    fill(container, this.el);
+    this.refresh();
+  }
+
+  unmount() {
+    this.stopped = true;
+    clearTimeout(this.timer);
+  }
+
+  async refresh() {
+    if (this.stopped) return;
+    clearTimeout(this.timer);
+    this.now = Date.now();
+    const tasks = [this.loadSessions()];
+    if (!missingRoutes.has('processes')) tasks.push(this.loadProcesses());
+    await Promise.all(tasks);
+    if (!this.stopped) this.timer = setTimeout(() => this.refresh(), REFRESH_MS);
+  }
+
+  async loadSessions() {
+    const r = await api('/api/sessions');
+    if (this.stopped) return;
+    if (!r.ok) {
+      if (!this.serverDown) {
+        this.serverDown = true;
+        fill(this.banner, notice('error', describeError('Cannot list sessions', r), h('span', { class: 'dim' }, ' — retrying every 1.5 s.')));
+      }
+      this.app.setConnection('bad', 'server unreachable');
+      return;
+    }
+    if (this.serverDown) { this.serverDown = false; fill(this.banner); }
+    this.app.setConnection('poll', `REST polling every ${REFRESH_MS / 1000} s`);
+    const list = r.data.sessions || [];
+    this.sessionsTable.setEmptyText('No sessions yet. Attach to a process below, or start one with “jitscope run -- dotnet app.dll”.');
+    // running sessions' durations change every refresh: make that part of the row
+    this.sessionsTable.setRows(list.map((s) => (s.ended_ms ? s : { ...s, _now: this.now })));
+    const live = list.filter((s) => s.state === 'live').length;
+    this.sessMeta.textContent = `${list.length} session${list.length === 1 ? '' : 's'}, ${live} live · click a row to open it`;
+    this.sessions = list;
+  }
+
+  async loadProcesses() {
+    const r = await api('/api/processes');
+    if (this.stopped) return;
+    if (!r.ok) {
+      if (isMissingRoute(r)) {
+        missingRoutes.set('processes', r.error);
+        this.showProcessesMissing(r);
+      } else {
+        fill(this.procNote, notice('error', describeError('Cannot list .NET processes', r)));
+      }
+      return;
+    }
+    fill(this.procNote);
+    this.processes = r.data.processes || [];
+    this.renderProcesses();
+  }
+
+  showProcessesMissing(r) {
+    this.procTable.setEmptyText('Process discovery is not available.');
+    this.procTable.setRows([]);
+    fill(this.procNote, notice('warn',
+      h('b', null, 'Attaching to running processes is not available on this jitscope server'),
+      ` (GET /api/processes answered ${r.status} “${r.error}”). `,
+      'Sessions started with ', h('code', null, 'jitscope run -- dotnet app.dll'), ' appear above. ',
+      h('button', { class: 'btn btn-small', type: 'button', onclick: () => { missingRoutes.delete('processes'); this.loadProcesses(); } }, 'Check again')));
+  }
+
+  renderProcesses() {
+    // the per-pid attach state is part of the row so changes re-render it
+    const rows = this.processes.map((p) => ({ ...p, _attach: this.attach.get(p.pid) || null }));
+    this.procTable.setRows(rows);
+    this.procMeta.textContent = `${rows.length} found · processes of this user with a diagnostics socket`;
+  }
+
+  attachCell(p) {
+    const st = p._attach;
+    if (p.session_id != null && !(st && st.busy)) {
+      return h('a', { class: 'btn btn-small', href: sessionHref(p.session_id) }, 'Open session');
+    }
+    const btn = h('button', {
+      class: 'btn btn-small btn-primary attach-btn', type: 'button', disabled: !!(st && st.busy),
+      'data-pid': String(p.pid), onclick: () => this.doAttach(p.pid),
+    }, st && st.busy ? 'Attaching…' : st && st.error ? 'Retry attach' : 'Attach');
+    return [btn, st && st.error ? h('div', { class: 'row-error' }, st.error) : null];
+  }
+
+  async doAttach(pid) {
+    this.attach.set(pid, { busy: true });
+    this.renderProcesses();
+    const r = await api(`/api/processes/${pid}/attach`, { method: 'POST', body: {}, timeoutMs: 60000 });
+    if (r.ok && r.data && r.data.session) {
+      this.attach.delete(pid);
+      toast(`Attached to pid ${pid}: session #${r.data.session.id}.`, { kind: 'ok' });
+      this.app.navigate(sessionHref(r.data.session.id));
+      return;
+    }
+    const msg = attachError(pid, r);
+    this.attach.set(pid, { busy: false, error: msg });
+    toast(msg, { kind: 'error' });
+    if (!this.stopped) this.renderProcesses();
+  }
+}
+
+function attachError(pid, r) {
+  if (isMissingRoute(r)) return `Attach is not available on this server (POST /api/processes/${pid}/attach: ${r.status} ${r.error}).`;
+  switch (r.status) {
+    case 409: return `Cannot attach to pid ${pid}: ${r.error} (only one profiler can be attached to a process).`;
+    case 503: return `Cannot attach to pid ${pid} yet: ${r.error}. The runtime is not ready — retry in a moment.`;
+    case 404: return `Cannot attach to pid ${pid}: ${r.error}.`;
+    case 403: return `Cannot attach to pid ${pid}: ${r.error}.`;
+    case 504: return `Attach to pid ${pid} timed out: ${r.error}.`;
+    case 0: return `Attach to pid ${pid} failed: ${r.error}`;
+    default: return `Attach to pid ${pid} failed (${r.status}): ${r.error}`;
+  }
+}
