@@ -70,7 +70,7 @@ static const char *api_module_name(session *s, uint64_t module_id)
     return m->path;
 }
 
-static json_t *api_session_summary(session *s)
+json_t *api_session_summary(session *s)
 {
     char version[48];
     size_t i, alive = 0;
@@ -252,7 +252,6 @@ static json_t *api_thread_json(const session_thread *t)
         "ended_ms", api_ms(t->ended_ns), "catchup", (t->flags & WIRE_FLAG_CATCHUP) != 0);
 }
 
-json_t *api_event_json(session *s, const session_event *e);
 json_t *api_event_json(session *s, const session_event *e)
 {
     json_t *o = json_pack("{s:I, s:s, s:o, s:b}", "seq", (json_int_t)e->seq, "type",

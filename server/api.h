@@ -26,6 +26,12 @@ int api_handle(const api_request *req, json_t **body);
  * an API key is required. */
 void api_configure(int ws_port, int key_required);
 
+/* JSON shapes shared with the live stream (ws.c); caller holds the sessions lock. */
+struct session;
+struct session_event;
+json_t *api_session_summary(struct session *s);
+json_t *api_event_json(struct session *s, const struct session_event *e);
+
 /* Builds {"error": message}. */
 json_t *api_error(const char *message);
 

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "api.h"
+#include "guard.h"
 
 #define HTTP_MAX_BODY 4096
 #define HTTP_MAX_FILE (8u * 1024u * 1024u)
@@ -37,35 +38,6 @@ int http_is_loopback(const char *host)
     if (inet_pton(AF_INET6, host, &a6) == 1)
         return IN6_IS_ADDR_LOOPBACK(&a6);
     return 0;
-}
-
-/* Host header must be one of our names with our port (or no port). */
-static int http_host_allowed(const char *host)
-{
-    static const char *names[] = {"127.0.0.1", "localhost", "[::1]"};
-    char port[16];
-    size_t i, n;
-
-    if (!host)
-        return 0;
-    snprintf(port, sizeof(port), ":%d", http_port);
-    for (i = 0; i < sizeof(names) / sizeof(names[0]) + 1; i++) {
-        const char *name = i < 3 ? names[i] : http_cfg.bind_host;
-        n = strlen(name);
-        if (strncasecmp(host, name, n) == 0 && (host[n] == '\0' || strcmp(host + n, port) == 0))
-            return 1;
-    }
-    return 0;
-}
-
-/* Origin, when present, must be http://<allowed host>. */
-static int http_origin_allowed(const char *origin)
-{
-    if (!origin)
-        return 1;
-    if (strncmp(origin, "http://", 7) != 0)
-        return 0;
-    return http_host_allowed(origin + 7);
 }
 
 static int http_key_ok(struct MHD_Connection *c)
@@ -208,7 +180,7 @@ static enum MHD_Result http_handle(void *cls, struct MHD_Connection *c, const ch
         *upload_size = 0;
         return MHD_YES;
     }
-    if (!http_host_allowed(MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Host")))
+    if (!guard_host_ok(MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Host"), http_port))
         return http_error(c, 403, "Host header does not name this server");
     if (up->too_large)
         return http_error(c, 413, "request body too large");
@@ -220,7 +192,7 @@ static enum MHD_Result http_handle(void *cls, struct MHD_Connection *c, const ch
     if (!http_key_ok(c))
         return http_error(c, 401, "missing or wrong API key (Authorization: Bearer KEY)");
     if (!is_get &&
-        !http_origin_allowed(MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Origin")))
+        !guard_origin_ok(MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Origin")))
         return http_error(c, 403, "cross-origin request refused");
     status = api_handle(&req, &body);
     return http_send_json(c, status, body);
@@ -282,6 +254,7 @@ int http_start(const http_config *config, int *bound_port, char *err, size_t err
     }
     info = MHD_get_daemon_info(http_daemon, MHD_DAEMON_INFO_BIND_PORT);
     http_port = info ? (int)info->port : config->port;
+    guard_configure(http_cfg.bind_host, http_port);
     *bound_port = http_port;
     return 0;
 }

@@ -27,6 +27,7 @@
 #include "procscan.h"
 #include "link.h"
 #include "sessions.h"
+#include "ws.h"
 
 #define EXIT_USAGE 2
 
@@ -38,6 +39,7 @@ typedef struct cli_options {
     char **command;        /* run: argv after "--" */
     const char *positional; /* attach: PID; detach: SESSION or PID */
     const char *server;    /* attach/detach: URL of a running server */
+    int ws_port;           /* -1: HTTP port + 1 (0 when the HTTP port is 0) */
 } cli_options;
 
 static void usage(FILE *out)
@@ -58,6 +60,7 @@ static void usage(FILE *out)
           "\n"
           "options:\n"
           "  --port N        HTTP port (default 8642; 0 picks a free one)\n"
+          "  --ws-port N     live-stream WebSocket port (default: HTTP port + 1; 0 picks one)\n"
           "  --host ADDR     bind address (default 127.0.0.1; others need --api-key)\n"
           "  --api-key KEY   require 'Authorization: Bearer KEY' on the API (or JITSCOPE_API_KEY)\n"
           "  --agent PATH    agent library (default: libjitscope_agent.so next to jitscope)\n"
@@ -104,6 +107,7 @@ static int parse_options(int argc, char **argv, int start, int allow_command, in
 
     memset(o, 0, sizeof(*o));
     o->http.port = 8642;
+    o->ws_port = -1;
     o->http.api_key = getenv("JITSCOPE_API_KEY");
     for (i = start; i < argc; i++) {
         const char *a = argv[i];
@@ -118,6 +122,12 @@ static int parse_options(int argc, char **argv, int start, int allow_command, in
         } else if (strcmp(a, "--port") == 0 && v) {
             if (parse_port(v, &o->http.port) != 0) {
                 fprintf(stderr, "jitscope: --port wants 0..65535, not '%s'\n", v);
+                return -1;
+            }
+            i++;
+        } else if (strcmp(a, "--ws-port") == 0 && v) {
+            if (parse_port(v, &o->ws_port) != 0) {
+                fprintf(stderr, "jitscope: --ws-port wants 0..65535, not '%s'\n", v);
                 return -1;
             }
             i++;
@@ -207,7 +217,7 @@ static int serve(cli_options *o, int mode)
 {
     char err[512], line[4096];
     sigset_t stop;
-    int port, sig, rc = 1;
+    int port, ws_port = 0, sig, rc = 1;
 
     sigemptyset(&stop);
     sigaddset(&stop, SIGINT);
@@ -219,11 +229,18 @@ static int serve(cli_options *o, int mode)
         return 1;
     }
     attach_set_agent_path(o->agent_path);
-    api_configure(0, o->http.api_key != NULL);
+    link_set_listener(ws_notify);
     if (http_start(&o->http, &port, err, sizeof(err)) != 0) {
         fprintf(stderr, "jitscope: %s\n", err);
         goto done;
     }
+    if (o->ws_port < 0)
+        o->ws_port = o->http.port == 0 || port == 65535 ? 0 : port + 1;
+    if (ws_start(o->http.bind_host, o->ws_port, o->http.api_key, &ws_port, err, sizeof(err)) != 0) {
+        fprintf(stderr, "jitscope: %s (choose another with --ws-port)\n", err);
+        goto done;
+    }
+    api_configure(ws_port, o->http.api_key != NULL);
     if (mode == SERVE_ATTACH) {
         attach_result r;
         pid_t pid;
@@ -270,6 +287,7 @@ static int serve(cli_options *o, int mode)
         fprintf(stderr, "jitscope: started pid %d: %s\n", (int)pid, line);
     }
     fprintf(stderr, "jitscope: agent socket %s\n", link_socket_path());
+    fprintf(stderr, "jitscope: live stream on ws://127.0.0.1:%d/\n", ws_port);
     printf("jitscope: dashboard at http://127.0.0.1:%d/ (API under /api/)\n", port);
     if (o->http.bind_host && !http_is_loopback(o->http.bind_host))
         printf("jitscope: also listening on %s:%d (API key required)\n", o->http.bind_host, port);
@@ -279,9 +297,10 @@ static int serve(cli_options *o, int mode)
     fprintf(stderr, "jitscope: %s, shutting down\n", sig == SIGINT ? "interrupted" : "terminated");
     rc = 0;
 done:
-    http_stop();
+    http_stop();  /* no request can start a detach any more */
+    link_stop();  /* no agent record can notify the stream any more */
+    ws_stop();
     launch_stop();
-    link_stop();
     sessions_lock();
     sessions_free_all();
     sessions_unlock();

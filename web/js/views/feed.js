@@ -40,7 +40,10 @@ export class LiveFeed {
     });
     this.search.addEventListener('input', () => this.setFilter(this.search.value, this.filterModule));
     this.search.addEventListener('keydown', (e) => {
-      if (e.key === 'Escape') { e.preventDefault(); e.stopPropagation(); this.clearSearch(true); }
+      if (e.key !== 'Escape') return;
+      e.preventDefault();
+      e.stopPropagation();
+      if (this.search.value) this.clearSearch(true); else this.search.blur();
     });
     this.moduleSel = h('select', { 'aria-label': 'Module filter', title: 'Show only one module' }, h('option', { value: '' }, 'All modules'));
     this.moduleSel.addEventListener('change', () => this.setFilter(this.filterText, this.moduleSel.value));

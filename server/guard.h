@@ -1,0 +1,15 @@
+/* guard.h -- who may talk to the server: Host and Origin rules shared by the
+ * HTTP API (http.c) and the WebSocket upgrade (ws.c).
+ *
+ * A request's Host must name this server: 127.0.0.1, localhost, [::1] or the
+ * bound address, with the port it arrived on (DNS-rebinding defence). An
+ * Origin, when present, must be http://<such a host>:<the HTTP port> (the
+ * dashboard's own page); a browser on any other site is refused. */
+#ifndef JITSCOPE_GUARD_H
+#define JITSCOPE_GUARD_H
+
+void guard_configure(const char *bind_host, int http_port);
+int guard_host_ok(const char *host, int port);
+int guard_origin_ok(const char *origin);
+
+#endif

@@ -1,0 +1,354 @@
+/* ws.c -- WebSocket live stream on libwebsockets (see ws.h). */
+#include "ws.h"
+
+#include <libwebsockets.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+
+#include "api.h"
+#include "guard.h"
+#include "sessions.h"
+
+#define WS_RX_MAX 4096
+#define WS_SNDBUF (256 * 1024) /* kernel send buffer per client: bounds memory, shows stalls */
+#define WS_SUMMARY_EVERY_NS 1000000000ll
+
+typedef struct ws_client {
+    struct lws *wsi;
+    int session_id;          /* 0: not subscribed */
+    uint64_t next_seq;       /* next event to send */
+    int64_t last_progress_ns;
+    int64_t last_summary_ns;
+    int last_state;
+    uint64_t lag_missed;     /* a lagged notice to send */
+    uint64_t lag_resume_after;
+    char error[160];         /* an error message to send */
+    size_t rx_length;
+    char rx[WS_RX_MAX];
+} ws_client;
+
+static struct lws_context *ws_context;
+static pthread_t ws_thread;
+static _Atomic int ws_running, ws_stopping, ws_wake;
+static const char *ws_api_key;
+static int ws_port;
+static ws_client *ws_clients[WS_MAX_CLIENTS];
+static lws_sorted_usec_list_t ws_tick_sul;
+static const struct lws_protocols ws_protocols[];
+
+static int64_t ws_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+void ws_notify(int session_id)
+{
+    (void)session_id; /* every subscriber re-checks its own session */
+    if (atomic_load(&ws_running)) {
+        atomic_store(&ws_wake, 1);
+        lws_cancel_service(ws_context);
+    }
+}
+
+/* Checks Host, Origin and the API key of an upgrade. 0 to accept. */
+static int ws_filter(struct lws *wsi)
+{
+    char host[256], origin[256], args[512];
+    int have_origin, i, free_slot = 0;
+
+    for (i = 0; i < WS_MAX_CLIENTS; i++)
+        free_slot |= ws_clients[i] == NULL;
+    if (!free_slot)
+        return -1;
+    if (lws_hdr_copy(wsi, host, sizeof(host), WSI_TOKEN_HOST) <= 0 || !guard_host_ok(host, ws_port))
+        return -1;
+    have_origin = lws_hdr_copy(wsi, origin, sizeof(origin), WSI_TOKEN_ORIGIN) > 0;
+    if (have_origin && !guard_origin_ok(origin))
+        return -1;
+    if (ws_api_key) {
+        size_t n = strlen(ws_api_key);
+        int ok = 0;
+        for (i = 0; lws_hdr_copy_fragment(wsi, args, sizeof(args), WSI_TOKEN_HTTP_URI_ARGS, i) > 0; i++)
+            ok |= strncmp(args, "key=", 4) == 0 && strlen(args + 4) == n &&
+                  strcmp(args + 4, ws_api_key) == 0;
+        if (!ok)
+            return -1;
+    }
+    return 0;
+}
+
+static void ws_set_error(ws_client *c, const char *message)
+{
+    snprintf(c->error, sizeof(c->error), "%s", message);
+    lws_callback_on_writable(c->wsi);
+}
+
+/* A complete text message from the client. */
+static void ws_command(ws_client *c)
+{
+    json_error_t jerr;
+    json_t *msg = json_loadb(c->rx, c->rx_length, 0, &jerr), *sub, *after;
+
+    if (!json_is_object(msg)) {
+        ws_set_error(c, "messages must be JSON objects");
+        goto done;
+    }
+    if (json_is_true(json_object_get(msg, "unsubscribe"))) {
+        c->session_id = 0;
+        goto done;
+    }
+    sub = json_object_get(msg, "subscribe");
+    after = json_object_get(msg, "after");
+    if (!json_is_integer(sub) || json_integer_value(sub) <= 0 || json_integer_value(sub) > 1000000 ||
+        (after && (!json_is_integer(after) || json_integer_value(after) < 0))) {
+        ws_set_error(c, "expected {\"subscribe\": SESSION_ID, \"after\": SEQ}");
+        goto done;
+    }
+    sessions_lock();
+    if (!sessions_get((int)json_integer_value(sub))) {
+        sessions_unlock();
+        ws_set_error(c, "no such session");
+        goto done;
+    }
+    sessions_unlock();
+    c->session_id = (int)json_integer_value(sub);
+    c->next_seq = (uint64_t)(after ? json_integer_value(after) : 0) + 1;
+    c->last_progress_ns = ws_now_ns();
+    c->last_summary_ns = 0;
+    c->last_state = -1;
+    c->lag_missed = 0;
+    lws_callback_on_writable(c->wsi);
+done:
+    json_decref(msg);
+}
+
+/* Builds the next message for a client (NULL: nothing to send). Sets *more. */
+static char *ws_next_message(ws_client *c, int *more)
+{
+    json_t *out = NULL, *list;
+    session *s;
+    uint64_t first, pending;
+    int64_t now = ws_now_ns();
+    char *text = NULL;
+
+    *more = 0;
+    if (c->error[0]) {
+        out = json_pack("{s:s, s:s}", "type", "error", "error", c->error);
+        c->error[0] = '\0';
+        goto done;
+    }
+    if (!c->session_id)
+        return NULL;
+    sessions_lock();
+    s = sessions_get(c->session_id);
+    if (!s) {
+        sessions_unlock();
+        c->session_id = 0;
+        return NULL;
+    }
+    first = session_first_event_seq(s);
+    pending = s->event_seq >= c->next_seq ? s->event_seq - c->next_seq + 1 : 0;
+    if (c->next_seq < first || pending > WS_MAX_BACKLOG) {
+        uint64_t resume = s->event_seq > WS_KEEP_ON_LAG ? s->event_seq - WS_KEEP_ON_LAG + 1 : 1;
+        if (resume < first)
+            resume = first;
+        c->lag_missed += resume > c->next_seq ? resume - c->next_seq : 0;
+        c->lag_resume_after = resume - 1;
+        c->next_seq = resume;
+    }
+    if (c->lag_missed) {
+        out = json_pack("{s:s, s:i, s:I, s:I}", "type", "lagged", "session", c->session_id,
+                        "missed", (json_int_t)c->lag_missed, "resume_after",
+                        (json_int_t)c->lag_resume_after);
+        c->lag_missed = 0;
+        *more = 1;
+    } else if (c->next_seq <= s->event_seq) {
+        list = json_array();
+        while (c->next_seq <= s->event_seq && json_array_size(list) < WS_BATCH_EVENTS)
+            json_array_append_new(list, api_event_json(s, session_event_at(s, c->next_seq++)));
+        out = json_pack("{s:s, s:i, s:o, s:I}", "type", "events", "session", c->session_id,
+                        "events", list, "last_seq", (json_int_t)s->event_seq);
+        c->last_progress_ns = now;
+        *more = c->next_seq <= s->event_seq;
+    }
+    if (!out && ((int)s->state != c->last_state || now - c->last_summary_ns >= WS_SUMMARY_EVERY_NS)) {
+        out = json_pack("{s:s, s:o}", "type", "session", "session", api_session_summary(s));
+        c->last_state = (int)s->state;
+        c->last_summary_ns = now;
+    }
+    if (c->next_seq > s->event_seq)
+        c->last_progress_ns = now; /* nothing pending: not stalled */
+    sessions_unlock();
+done:
+    if (out) {
+        text = json_dumps(out, JSON_COMPACT);
+        json_decref(out);
+    }
+    return text;
+}
+
+static int ws_write(ws_client *c)
+{
+    int more = 0;
+    char *text = ws_next_message(c, &more);
+    unsigned char *buf;
+    size_t n;
+    int rc;
+
+    if (!text)
+        return 0;
+    n = strlen(text);
+    buf = malloc(LWS_PRE + n);
+    if (!buf) {
+        free(text);
+        return -1;
+    }
+    memcpy(buf + LWS_PRE, text, n);
+    free(text);
+    rc = lws_write(c->wsi, buf + LWS_PRE, n, LWS_WRITE_TEXT);
+    free(buf);
+    if (rc < (int)n)
+        return -1;
+    if (more || c->error[0])
+        lws_callback_on_writable(c->wsi);
+    return 0;
+}
+
+/* Every second: summaries, and disconnect clients that stopped reading. */
+static void ws_tick(lws_sorted_usec_list_t *sul)
+{
+    int64_t now = ws_now_ns();
+    int i;
+
+    for (i = 0; i < WS_MAX_CLIENTS; i++) {
+        ws_client *c = ws_clients[i];
+        if (!c || !c->session_id)
+            continue;
+        if (now - c->last_progress_ns > (int64_t)WS_STALL_SECONDS * 1000000000) {
+            lwsl_user("jitscope: WebSocket client stalled for %d s, disconnecting\n", WS_STALL_SECONDS);
+            lws_set_timeout(c->wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC);
+            continue;
+        }
+        lws_callback_on_writable(c->wsi);
+    }
+    lws_sul_schedule(ws_context, 0, sul, ws_tick, 1000 * LWS_US_PER_MS);
+}
+
+static int ws_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in,
+                       size_t len)
+{
+    ws_client *c = user;
+    int i;
+
+    switch (reason) {
+    case LWS_CALLBACK_FILTER_NETWORK_CONNECTION: {
+        int fd = (int)(intptr_t)in, size = WS_SNDBUF;
+        setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &size, sizeof(size));
+        return 0;
+    }
+    case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
+        return ws_filter(wsi);
+    case LWS_CALLBACK_ESTABLISHED:
+        memset(c, 0, sizeof(*c));
+        c->wsi = wsi;
+        c->last_progress_ns = ws_now_ns();
+        for (i = 0; i < WS_MAX_CLIENTS; i++) {
+            if (!ws_clients[i]) {
+                ws_clients[i] = c;
+                return 0;
+            }
+        }
+        return -1;
+    case LWS_CALLBACK_CLOSED:
+        for (i = 0; i < WS_MAX_CLIENTS; i++)
+            if (ws_clients[i] == c)
+                ws_clients[i] = NULL;
+        return 0;
+    case LWS_CALLBACK_RECEIVE:
+        if (lws_frame_is_binary(wsi) || c->rx_length + len > WS_RX_MAX) {
+            lws_close_reason(wsi, LWS_CLOSE_STATUS_MESSAGE_TOO_LARGE, NULL, 0);
+            return -1;
+        }
+        memcpy(c->rx + c->rx_length, in, len);
+        c->rx_length += len;
+        if (lws_is_final_fragment(wsi) && !lws_remaining_packet_payload(wsi)) {
+            ws_command(c);
+            c->rx_length = 0;
+        }
+        return 0;
+    case LWS_CALLBACK_SERVER_WRITEABLE:
+        return ws_write(c);
+    case LWS_CALLBACK_EVENT_WAIT_CANCELLED:
+        if (atomic_exchange(&ws_wake, 0))
+            lws_callback_on_writable_all_protocol(ws_context, &ws_protocols[0]);
+        return 0;
+    default:
+        return 0;
+    }
+}
+
+static const struct lws_protocols ws_protocols[] = {
+    {"jitscope", ws_callback, sizeof(ws_client), WS_RX_MAX, 0, NULL, 0},
+    {NULL, NULL, 0, 0, 0, NULL, 0},
+};
+
+static void *ws_main(void *arg)
+{
+    (void)arg;
+    while (!atomic_load(&ws_stopping))
+        if (lws_service(ws_context, 0) < 0)
+            break;
+    return NULL;
+}
+
+int ws_start(const char *bind_host, int port, const char *api_key, int *bound_port, char *err,
+             size_t errsz)
+{
+    struct lws_context_creation_info info;
+
+    lws_set_log_level(LLL_ERR | LLL_WARN | LLL_USER, NULL);
+    memset(&info, 0, sizeof(info));
+    info.port = port;
+    info.iface = bind_host ? bind_host : "127.0.0.1";
+    info.protocols = ws_protocols;
+    info.gid = (gid_t)-1;
+    info.uid = (uid_t)-1;
+    info.options = LWS_SERVER_OPTION_VALIDATE_UTF8;
+    info.timeout_secs = 30;
+    ws_api_key = api_key;
+    ws_context = lws_create_context(&info);
+    if (!ws_context) {
+        snprintf(err, errsz, "cannot start the WebSocket listener on %s:%d", info.iface, port);
+        return -1;
+    }
+    ws_port = lws_get_vhost_listen_port(lws_get_vhost_by_name(ws_context, "default"));
+    *bound_port = ws_port;
+    lws_sul_schedule(ws_context, 0, &ws_tick_sul, ws_tick, 1000 * LWS_US_PER_MS);
+    if (pthread_create(&ws_thread, NULL, ws_main, NULL) != 0) {
+        lws_context_destroy(ws_context);
+        ws_context = NULL;
+        snprintf(err, errsz, "pthread_create: WebSocket thread");
+        return -1;
+    }
+    atomic_store(&ws_running, 1);
+    return 0;
+}
+
+void ws_stop(void)
+{
+    if (!atomic_load(&ws_running))
+        return;
+    atomic_store(&ws_stopping, 1);
+    lws_cancel_service(ws_context);
+    pthread_join(ws_thread, NULL);
+    atomic_store(&ws_running, 0);
+    lws_context_destroy(ws_context);
+    ws_context = NULL;
+}

@@ -1,0 +1,157 @@
+// helpers.mjs -- building blocks for the dashboard's browser tests: start the
+// real jitscope server with a .NET app, drive Debian's Chromium through
+// playwright-core (never a downloaded browser), wait for things on the page.
+// Every process started here is killed by stopServer()/the test's after hook.
+import { spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const BUILD = path.join(ROOT, 'build');
+export const JITSCOPE = process.env.JITSCOPE_BIN || path.join(BUILD, 'jitscope');
+export const DEMO_DLL = path.join(BUILD, 'apps/Demo/Demo.dll');
+export const SCREENSHOTS = path.join(BUILD, 'screenshots');
+export const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
+export const CHROMIUM_ARGS = ['--headless=new', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+
+export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+// Polls fn() until truthy; throws "timed out waiting for <what>" with the last value.
+export async function waitFor(what, fn, { timeoutMs = 15000, everyMs = 100 } = {}) {
+  const deadline = Date.now() + timeoutMs;
+  let last;
+  for (;;) {
+    try { last = await fn(); if (last) return last; } catch (e) { last = e; }
+    if (Date.now() > deadline) {
+      throw new Error(`timed out waiting for ${what} (last: ${last instanceof Error ? last.message : JSON.stringify(last)})`);
+    }
+    await sleep(everyMs);
+  }
+}
+
+// Builds the server, agent and test apps when something is missing.
+export function ensureBuilt() {
+  if (fs.existsSync(JITSCOPE) && fs.existsSync(path.join(BUILD, 'libjitscope_agent.so')) && fs.existsSync(DEMO_DLL)) return;
+  const r = spawnSync('make', ['-C', ROOT, 'all', 'apps'], { stdio: 'inherit', timeout: 300000 });
+  if (r.status !== 0) throw new Error(`make all apps failed (${r.status})`);
+}
+
+// Starts `jitscope run --port 0 -- dotnet <dll>`; resolves once it printed its URL.
+export async function startServer({ dll = DEMO_DLL, args = [] } = {}) {
+  ensureBuilt();
+  const argv = ['run', '--port', '0', ...args, '--', 'dotnet', dll];
+  const proc = spawn(JITSCOPE, argv, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const srv = { proc, stdout: '', stderr: '', exit: null };
+  proc.stdout.on('data', (d) => { srv.stdout += d; });
+  proc.stderr.on('data', (d) => { srv.stderr += d; });
+  srv.exited = new Promise((resolve) => proc.on('exit', (code, signal) => { srv.exit = { code, signal }; resolve(srv.exit); }));
+  try {
+    await waitFor('the server to print its dashboard URL',
+      () => srv.exit || /dashboard at (http:\/\/127\.0\.0\.1:\d+)\//.exec(srv.stdout), { timeoutMs: 30000, everyMs: 50 });
+  } catch (e) {
+    await stopServer(srv);
+    throw e;
+  }
+  if (srv.exit) throw new Error(`jitscope exited early: ${JSON.stringify(srv.exit)}\n${srv.stderr}`);
+  srv.url = /dashboard at (http:\/\/127\.0\.0\.1:\d+)\//.exec(srv.stdout)[1];
+  return srv;
+}
+
+// Stops the server and everything it started (its process group): SIGTERM, then SIGKILL.
+export async function stopServer(srv) {
+  if (!srv || srv.exit) return;
+  const pgid = srv.proc.pid;
+  try { process.kill(-pgid, 'SIGTERM'); } catch { /* gone */ }
+  const done = await Promise.race([srv.exited.then(() => true), sleep(5000).then(() => false)]);
+  try { process.kill(-pgid, 'SIGKILL'); } catch { /* all gone */ }
+  if (!done) await Promise.race([srv.exited, sleep(2000)]);
+}
+
+// GET/POST against the server from node (not through the page).
+export async function apiGet(srv, p) {
+  const res = await fetch(srv.url + p);
+  let body = null;
+  try { body = await res.json(); } catch { /* not json */ }
+  return { status: res.status, body };
+}
+
+export async function launchBrowser() {
+  if (!fs.existsSync(CHROMIUM)) {
+    throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (scripts/deps.sh test does it)`);
+  }
+  return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+}
+
+// Opens the dashboard in a new page that records console errors and page errors.
+export async function openDashboard(browser, srv, { hash = '#/', width = 1600, height = 1000 } = {}) {
+  const context = await browser.newContext({ viewport: { width, height }, deviceScaleFactor: 1 });
+  const page = await context.newPage();
+  page.consoleErrors = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error') page.consoleErrors.push({ text: m.text(), url: (m.location() || {}).url || '' });
+  });
+  page.on('pageerror', (e) => page.consoleErrors.push({ text: `pageerror: ${e.message}`, url: '' }));
+  await page.goto(srv.url + '/' + hash);
+  await page.waitForFunction(() => window.__jitscope && window.__jitscope.app);
+  return page;
+}
+
+export async function goto(page, hash) {
+  await page.evaluate((h) => { location.hash = h; }, hash);
+}
+
+// The session view's numbers (buffer, shown rows, paused, new count, ...).
+export function feedStats(page) {
+  return page.evaluate(() => window.__jitscope.stats());
+}
+
+// Method names in the rows currently in the DOM of the live table, top to bottom.
+export function visibleMethods(page) {
+  return page.evaluate(() => [...document.querySelectorAll('.vt-row')]
+    .sort((a, b) => a._y - b._y)
+    .map((r) => r.querySelector('.c-name').textContent));
+}
+
+// Waits until a live-table row whose method contains `text` is in the DOM.
+export async function waitForRow(page, text, timeoutMs = 20000) {
+  await page.waitForFunction((t) => [...document.querySelectorAll('.vt-row .c-name')].some((c) => c.textContent.includes(t)),
+    text, { timeout: timeoutMs, polling: 100 });
+}
+
+export async function screenshot(page, name) {
+  fs.mkdirSync(SCREENSHOTS, { recursive: true });
+  const file = path.join(SCREENSHOTS, name);
+  await page.screenshot({ path: file });
+  return file;
+}
+
+// Console errors other than Chromium's "Failed to load resource: 404" for the
+// given API routes (routes of docs/API.md this server does not implement yet).
+export function unexpectedConsoleErrors(page, pendingRoutes = []) {
+  return page.consoleErrors.filter((e) => !(
+    /Failed to load resource: the server responded with a status of 404/.test(e.text)
+    && pendingRoutes.some((r) => e.url.endsWith(r))));
+}
+
+// Collects requestAnimationFrame deltas in the page for `ms`; returns sorted deltas.
+export function measureFrames(page, ms) {
+  return page.evaluate((dur) => new Promise((resolve) => {
+    const deltas = [];
+    let last = null;
+    const end = performance.now() + dur;
+    function tick(t) {
+      if (last !== null) deltas.push(t - last);
+      last = t;
+      if (t < end) requestAnimationFrame(tick); else resolve(deltas.sort((a, b) => a - b));
+    }
+    requestAnimationFrame(tick);
+  }), ms);
+}
+
+export function percentile(sorted, p) {
+  if (!sorted.length) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}

@@ -1,0 +1,336 @@
+// session.js -- one session: header (state, agent health, detach), and the
+// tabs Live / Slowest / By module / Modules / Threads.
+import { h, fill, setText } from '../dom.js';
+import { api, isMissingRoute, describeError } from '../api.js';
+import { fmtInt, fmtNs, fmtMs, fmtBytes, fmtDateTime } from '../format.js';
+import { toast, confirmDialog, setConnection } from '../ui.js';
+import { schedule } from '../frame.js';
+import { SessionStream } from '../stream.js';
+import { LiveFeed } from './feed.js';
+import { SlowestTab, ByModuleTab, ModulesTab, ThreadsTab } from './tabs.js';
+import { stateBadge, isFinal, sessionDuration, sessionHref, notice } from './common.js';
+
+const SUMMARY_MS = 1000;
+export const TABS = [
+  { key: 'live', title: 'Live JITs' },
+  { key: 'slowest', title: 'Slowest JITs' },
+  { key: 'bymodule', title: 'By module' },
+  { key: 'modules', title: 'Modules' },
+  { key: 'threads', title: 'Threads' },
+];
+
+export class SessionView {
+  constructor(app, id, tab) {
+    this.app = app;
+    this.id = id;
+    this.tab = null;
+    this.summary = null;
+    this.stopped = false;
+    this.threads = new Map(); // thread_id -> {name, os_thread_id}
+    this.detachState = null; // {phase: 'asking'|'requested'|'done'|'refused'|'error', text}
+    this.summaryErrors = 0;
+    this.renderHeaderTask = () => { if (!this.stopped && this.summary) this.renderHeader(); };
+
+    this.feed = new LiveFeed({
+      threadLabel: (tid) => this.threadLabel(tid),
+      baseTime: () => (this.summary ? this.summary.created_ms : 0),
+    });
+    this.tabs = {
+      live: { el: this.feed.el, show: () => {}, hide: () => {}, destroy: () => this.feed.destroy() },
+      slowest: new SlowestTab(this),
+      bymodule: new ByModuleTab(this),
+      modules: new ModulesTab(this),
+      threads: new ThreadsTab(this),
+    };
+    this.buildHeader();
+    this.body = h('div', { class: 'tab-body' });
+    this.el = h('div', { class: 'session' }, this.head, this.body);
+    this.setTab(tab || 'live');
+  }
+
+  // ---- header ----
+  buildHeader() {
+    this.badgeBox = h('span');
+    this.titleEl = h('h1', null, `Session #${this.id}`);
+    this.pidEl = h('span', { class: 'pid' });
+    this.detachBtn = h('button', { class: 'btn btn-danger btn-small detach-btn hidden', type: 'button', title: 'Remove the profiler from the process (d)', onclick: () => this.askDetach() }, 'Detach', h('kbd', null, 'd'));
+    this.sub = h('div', { class: 's-sub' });
+    this.statsEl = h('div', { class: 's-stats' });
+    this.msg = h('div', { class: 's-msg' });
+    this.tabBtns = {};
+    const tabs = TABS.map((t, i) => {
+      const count = h('span', { class: 'count' });
+      const b = h('button', { class: 'tab', type: 'button', role: 'tab', 'data-tab': t.key, onclick: () => this.app.navigate(sessionHref(this.id, t.key)) }, t.title, count, h('kbd', null, String(i + 1)));
+      this.tabBtns[t.key] = { b, count };
+      return b;
+    });
+    this.head = h('div', { class: 's-head' },
+      h('div', { class: 's-title' }, this.badgeBox, this.titleEl, this.pidEl, h('span', { class: 'spacer' }), this.detachBtn),
+      this.sub, this.statsEl, this.msg,
+      h('div', { class: 'tabs', role: 'tablist' }, tabs));
+  }
+
+  crumbs() {
+    const s = this.summary;
+    return [h('a', { href: '#/' }, 'Sessions'), h('span', { class: 'sep' }, '›'),
+      h('span', { class: 'cur' }, `#${this.id}${s ? ' · pid ' + s.pid : ''}`)];
+  }
+
+  mount(container) {
+    fill(container, this.el);
+    this.pollSummary();
+    this.stream = new SessionStream(this.id, {
+      capacity: this.feed.buf.cap,
+      onEvents: (evs) => this.onEvents(evs),
+      onSession: (s) => this.setSummary({ ...(this.summary || {}), ...s }),
+      onMode: (kind, text) => setConnection(kind, text),
+      onNotice: (text, kind) => toast(text, { kind }),
+    });
+    this.stream.start();
+    api(`/api/sessions/${this.id}/threads`).then((r) => { if (r.ok) this.learnThreads(r.data.threads || []); });
+  }
+
+  unmount() {
+    this.stopped = true;
+    clearTimeout(this.summaryTimer);
+    if (this.stream) this.stream.stop();
+    for (const t of Object.values(this.tabs)) t.destroy();
+  }
+
+  setTab(key) {
+    if (!this.tabs[key]) key = 'live';
+    if (this.tab === key) return;
+    if (this.tab) this.tabs[this.tab].hide();
+    this.tab = key;
+    for (const [k, { b }] of Object.entries(this.tabBtns)) {
+      b.classList.toggle('active', k === key);
+      b.setAttribute('aria-selected', String(k === key));
+    }
+    fill(this.body, this.tabs[key].el);
+    this.tabs[key].show();
+    if (key === 'live') { this.feed.vt.invalidateRows(); this.feed.render(); }
+  }
+
+  setTabCount(key, n) { setText(this.tabBtns[key].count, n == null ? '' : typeof n === 'number' ? fmtInt(n) : n); }
+
+  isFinal() { return !!(this.summary && isFinal(this.summary.state)); }
+  baseTime() { return this.summary ? this.summary.created_ms : 0; }
+
+  // ---- data ----
+  onEvents(events) {
+    let threadsChanged = false;
+    for (const ev of events) {
+      if (ev.type === 'thread_start' || ev.type === 'thread_name' || ev.type === 'thread_end') {
+        const t = this.threads.get(ev.thread_id) || {};
+        if (ev.name) t.name = ev.name;
+        if (ev.os_thread_id != null) t.os_thread_id = ev.os_thread_id;
+        this.threads.set(ev.thread_id, t);
+        threadsChanged = true;
+      }
+    }
+    this.feed.ingest(events);
+    if (threadsChanged) this.feed.vt.invalidateRows();
+    this.setTabCount('live', this.feed.buf.total);
+  }
+
+  learnThreads(list) {
+    let changed = false;
+    for (const t of list) {
+      const cur = this.threads.get(t.thread_id) || {};
+      if ((t.name && cur.name !== t.name) || cur.os_thread_id !== t.os_thread_id) changed = true;
+      this.threads.set(t.thread_id, { name: t.name || cur.name, os_thread_id: t.os_thread_id });
+    }
+    if (changed) this.feed.vt.invalidateRows();
+  }
+
+  threadLabel(tid) {
+    const t = this.threads.get(tid);
+    if (t && t.name) return t.name;
+    if (t && t.os_thread_id != null) return `tid ${t.os_thread_id}`;
+    return tid || '–';
+  }
+
+  jitsPerThread() {
+    const buf = this.feed.buf;
+    const counts = new Map();
+    for (let r = buf.first; r < buf.total; r++) {
+      const id = buf.thread[r % buf.cap];
+      counts.set(id, (counts.get(id) || 0) + 1);
+    }
+    const out = new Map();
+    for (const [id, n] of counts) out.set(buf.strings.get(id), n);
+    return out;
+  }
+
+  filterFeed(text, module) {
+    this.feed.setFilter(text, module);
+    this.app.navigate(sessionHref(this.id, 'live'));
+  }
+
+  async pollSummary() {
+    clearTimeout(this.summaryTimer);
+    if (this.stopped) return;
+    const r = await api(`/api/sessions/${this.id}`);
+    if (this.stopped) return;
+    if (r.ok) {
+      this.summaryErrors = 0;
+      this.setSummary(r.data);
+    } else if (r.status === 404 && !this.summary) {
+      this.showNotFound(r);
+      return;
+    } else {
+      this.summaryErrors++;
+      if (this.summaryErrors === 1) fill(this.msg, notice('error', describeError('Session status', r), h('span', { class: 'dim' }, ' — retrying; the data below stays browsable.')));
+    }
+    const wait = this.isFinal() ? 5000 : SUMMARY_MS;
+    this.summaryTimer = setTimeout(() => this.pollSummary(), wait);
+  }
+
+  showNotFound(r) {
+    fill(this.el, h('div', { class: 'page' }, h('div', { class: 'empty-state' },
+      h('b', null, `Session #${this.id} not found`), h('br'),
+      `The server answered ${r.status} “${r.error}”. `, h('a', { href: '#/' }, 'Back to the sessions list'))));
+    if (this.stream) this.stream.stop();
+  }
+
+  setSummary(s) {
+    const prev = this.summary;
+    this.summary = s;
+    const final = isFinal(s.state);
+    if (this.stream) this.stream.ended = final;
+    this.feed.setEnded(final, s.ended_ms);
+    if (!prev) this.app.updateCrumbs();
+    this.trackDetach(prev, s);
+    schedule(this.renderHeaderTask);
+  }
+
+  renderHeader() {
+    const s = this.summary;
+    fill(this.badgeBox, stateBadge(s));
+    setText(this.titleEl, s.command_line || `Session #${this.id}`);
+    this.titleEl.title = s.command_line || '';
+    setText(this.pidEl, `pid ${s.pid} · ${s.mode || '?'} · session #${this.id}`);
+    this.detachBtn.classList.toggle('hidden', s.state !== 'live');
+    this.detachBtn.disabled = !!(this.detachState && this.detachState.phase === 'requested');
+
+    const kv = (k, v, cls) => h('span', { class: cls || null }, `${k} `, h('b', null, v));
+    const rt = s.runtime ? `${s.runtime.type || ''} ${s.runtime.version || ''}`.trim() : '–';
+    const link = s.link;
+    const parts = [
+      kv('runtime', rt || '–'),
+      kv('started', fmtDateTime(s.created_ms)),
+      kv(s.ended_ms ? 'lasted' : 'running for', fmtMs(sessionDuration(s))),
+    ];
+    if (link) {
+      parts.push(h('span', { title: 'the agent’s connection to this server' }, 'agent ',
+        h('b', { class: link.connected ? '' : 'dim' }, link.connected ? '● connected' : '○ not connected')));
+      parts.push(kv('records', fmtInt(link.records)));
+      parts.push(h('span', { title: 'bytes waiting in the agent’s shared ring buffer / its size' }, 'ring ', h('b', null, `${fmtBytes(link.ring_used)} / ${fmtBytes(link.ring_bytes)}`)));
+      parts.push(kv('seq gaps', fmtInt(link.seq_gaps), link.seq_gaps ? 't-slow' : null));
+    }
+    if (s.catchup && s.catchup.count) parts.push(kv('attach catch-up', `${fmtInt(s.catchup.functions)} functions in ${fmtMs(s.catchup.duration_ms)}`));
+    if (s.events_evicted) parts.push(kv('events evicted', fmtInt(s.events_evicted), 't-slow'));
+    fill(this.sub, parts);
+
+    const c = s.counters || {};
+    const d = s.drops || {};
+    const dropReasons = ['ring_full', 'too_large', 'no_server', 'name_failed'].filter((k) => d[k]).map((k) => `${k.replace('_', ' ')} ${fmtInt(d[k])}`);
+    const stat = (k, v, sub, cls, tip) => h('div', { class: `stat ${cls || ''}`, title: tip || null }, h('div', { class: 'k' }, k), h('div', { class: 'v' }, v, sub ? h('small', null, ` ${sub}`) : null));
+    fill(this.statsEl,
+      stat('Functions', fmtInt(c.functions)),
+      stat('JIT compilations', fmtInt(c.jit_compilations)),
+      stat('JIT time', fmtNs(c.jit_time_total_ns), c.jit_compilations ? `avg ${fmtNs(c.jit_time_total_ns / c.jit_compilations)}` : null),
+      stat('Modules', fmtInt(c.modules)),
+      stat('Threads', fmtInt(c.threads_alive), `/ ${fmtInt(c.threads)} alive`),
+      stat('Events', fmtInt(c.events)),
+      stat('Agent drops', fmtInt(d.total || 0), dropReasons.length ? dropReasons.join(', ') : d.produced ? `of ${fmtInt(d.produced)}` : null,
+        d.total ? 'warn' : '', 'records the agent produced but could not deliver, by reason'),
+      link && link.server_capacity_drops ? stat('Server drops', fmtInt(link.server_capacity_drops), null, 'warn') : null);
+    if (!this.tabBtns.modules.count.textContent && c.modules != null) this.setTabCount('modules', c.modules);
+    if (c.threads != null) this.setTabCount('threads', `${c.threads_alive}/${c.threads}`);
+    this.renderMessage();
+  }
+
+  // ---- detach ----
+  async askDetach() {
+    const s = this.summary;
+    if (!s || s.state !== 'live') {
+      toast(s ? `Session #${this.id} is ${s.state}: there is no live agent to detach.` : 'Session not loaded yet.', { kind: 'warn' });
+      return;
+    }
+    const ok = await confirmDialog({
+      title: `Detach from pid ${s.pid}?`,
+      body: [h('p', null, 'jitscope asks the runtime to remove its profiler from ', h('code', null, s.command_line || `pid ${s.pid}`), '. The process keeps running.'),
+        h('p', { class: 'dim' }, 'Everything recorded so far stays browsable here. The runtime may refuse (for example while a profiler callback is active).')],
+      confirmText: 'Detach', danger: true,
+    });
+    if (!ok || this.stopped) return;
+    this.detachState = { phase: 'requested', at: Date.now() };
+    this.renderHeader();
+    const r = await api(`/api/sessions/${this.id}/detach`, { method: 'POST', body: {} });
+    if (this.stopped) return;
+    if (r.ok) {
+      if (r.data && r.data.session) this.setSummary({ ...this.summary, ...r.data.session });
+      this.pollSummary();
+      return;
+    }
+    const text = isMissingRoute(r) ? `Detach is not available on this server (POST /api/sessions/${this.id}/detach: ${r.status} ${r.error}).`
+      : r.status === 409 ? `Cannot detach: ${r.error}.` : describeError('Detach failed', r);
+    this.detachState = { phase: 'error', text };
+    toast(text, { kind: 'error' });
+    this.renderHeader();
+  }
+
+  trackDetach(prev, s) {
+    const ds = this.detachState;
+    if (s.state === 'detached') {
+      if (!ds || ds.phase !== 'done') this.detachState = { phase: 'done' };
+    } else if (ds && ds.phase === 'requested' && prev && prev.state === 'detaching' && s.state === 'live') {
+      this.detachState = { phase: 'refused', text: s.error || 'the runtime refused to detach' };
+      toast(`The runtime refused to detach: ${this.detachState.text}`, { kind: 'error' });
+    } else if (ds && ds.phase === 'requested' && s.state === 'live' && s.error && Date.now() - ds.at > 1500) {
+      this.detachState = { phase: 'refused', text: s.error };
+    }
+  }
+
+  renderMessage() {
+    const s = this.summary;
+    const ds = this.detachState;
+    let n = null;
+    if (s.state === 'detaching' || (ds && ds.phase === 'requested' && s.state === 'live')) {
+      n = notice('warn', h('b', null, 'Detaching…'), ' waiting for the runtime to remove the profiler.');
+    } else if (s.state === 'detached') {
+      const ms = s.detach && s.detach.duration_ms;
+      n = notice('', h('b', null, ms != null ? `Detached in ${fmtMs(ms)}.` : 'Detached.'), ' The process keeps running without the profiler; everything recorded stays browsable.');
+    } else if (ds && (ds.phase === 'refused' || ds.phase === 'error')) {
+      n = notice('error', h('b', null, ds.phase === 'refused' ? 'Detach refused: ' : ''), ds.text,
+        h('button', { class: 'btn btn-small', type: 'button', style: { marginLeft: '10px' }, onclick: () => { this.detachState = null; this.renderHeader(); } }, 'Dismiss'));
+    } else if (s.state === 'failed') {
+      n = notice('error', h('b', null, 'Session failed: '), s.error || 'no reason given', '. Data recorded before the failure stays browsable.');
+    } else if (s.state === 'exited') {
+      n = notice(s.exit_code ? 'warn' : '', h('b', null, `Process exited with code ${s.exit_code ?? '?'}.`), ' Everything recorded stays browsable.');
+    } else if (s.state === 'disconnected') {
+      n = notice('warn', h('b', null, 'Agent disconnected.'), ' The connection to the agent was lost; the data below stays browsable.', s.error ? ` (${s.error})` : '');
+    } else if (s.error && s.state === 'live') {
+      n = notice('warn', s.error);
+    } else if (this.summaryErrors) {
+      return; // keep the error notice set by pollSummary
+    }
+    const sig = n ? n.textContent : '';
+    if (this.msg._sig !== sig) { this.msg._sig = sig; fill(this.msg, n); }
+  }
+
+  // ---- keys ----
+  onKey(e) {
+    const k = e.key;
+    if (k === ' ' || k === 'Spacebar') { if (this.tab !== 'live') this.app.navigate(sessionHref(this.id, 'live')); this.feed.togglePause(); return true; }
+    if (k === '/') { if (this.tab !== 'live') this.app.navigate(sessionHref(this.id, 'live')); this.feed.focusSearch(); return true; }
+    if (k === 'f') { this.feed.followNow(); return true; }
+    if (k === 'd') { this.askDetach(); return true; }
+    if (k >= '1' && k <= String(TABS.length)) { this.app.navigate(sessionHref(this.id, TABS[Number(k) - 1].key)); return true; }
+    if (k === 'Escape') return this.feed.clearSearch(false);
+    return false;
+  }
+
+  stats() { return { ...this.feed.stats(), lastSeq: this.stream ? this.stream.lastSeq : 0, state: this.summary && this.summary.state }; }
+}

@@ -1,0 +1,225 @@
+// tabs.js -- the session view's table tabs: slowest JITs, per-module totals
+// (PerfView JITStats style), modules, threads. Each loads from REST when
+// shown and refreshes on a timer while it is the active tab.
+import { h, fill } from '../dom.js';
+import { api, describeError } from '../api.js';
+import { fmtInt, fmtNs, fmtRel, fmtBytes, fmtPct, fmtMs, splitMethod } from '../format.js';
+import { DataTable } from './table.js';
+import { notice } from './common.js';
+
+function methodCell(name) {
+  const [ns, leaf] = splitMethod(name || '');
+  return h('span', { title: name || '' }, h('span', { class: 'm-ns' }, ns), h('span', { class: 'm-leaf' }, leaf));
+}
+
+class TabBase {
+  constructor(session, { refreshMs }) {
+    this.session = session;
+    this.refreshMs = refreshMs;
+    this.timer = null;
+    this.active = false;
+    this.loading = false;
+    this.loadedFinal = false; // loaded after the session ended: nothing will change
+    this.msg = h('div');
+    this.meta = h('span', { class: 'meta' });
+  }
+  show() {
+    this.active = true;
+    this.tick();
+  }
+  hide() {
+    this.active = false;
+    clearTimeout(this.timer);
+  }
+  destroy() { this.hide(); }
+  async tick() {
+    clearTimeout(this.timer);
+    if (!this.active) return;
+    if (!this.loading && !this.loadedFinal) {
+      this.loading = true;
+      const final = this.session.isFinal();
+      try {
+        const ok = await this.load();
+        if (ok && final) this.loadedFinal = true;
+      } finally { this.loading = false; }
+    }
+    if (this.active) this.timer = setTimeout(() => this.tick(), this.refreshMs);
+  }
+  error(what, r) {
+    fill(this.msg, notice('error', describeError(what, r), h('span', { class: 'dim' }, ' — retrying.')));
+  }
+  section(title, ...body) {
+    return h('div', { class: 'tab-page' }, h('div', { class: 'section-head' }, h('h2', null, title), this.meta), this.msg, body);
+  }
+}
+
+// ---- slowest JITs: GET /functions?sort=jit_time&limit=20 ----
+export class SlowestTab extends TabBase {
+  constructor(session) {
+    super(session, { refreshMs: 3000 });
+    this.table = new DataTable({
+      rowKey: (f) => f.function_id,
+      onRowClick: (f) => session.filterFeed(f.name || '', ''),
+      emptyText: 'No JITs yet.',
+      sort: { key: 'jit_total_ns', desc: true },
+      columns: [
+        { key: 'rank', title: '#', num: true, width: '40px', sort: false },
+        { key: 'name', title: 'Method', cls: 'mono clip', render: (f) => methodCell(f.name) },
+        { key: 'module', title: 'Module', cls: 'mono', width: '210px', render: (f) => f.module || '(dynamic)' },
+        { key: 'jit_total_ns', title: 'Total JIT time', num: true, width: '110px', render: (f) => fmtNs(f.jit_total_ns), tip: 'all compilations of this method' },
+        { key: 'jit_count', title: 'JITs', num: true, width: '56px', tip: 'times compiled (tier-up / OSR add more)' },
+        { key: 'jit_ns', title: 'Last JIT', num: true, width: '86px', render: (f) => fmtNs(f.jit_ns) },
+        { key: 'versions', title: 'Versions', num: true, width: '70px' },
+        { key: 'il_size', title: 'IL size', num: true, width: '70px', render: (f) => fmtInt(f.il_size) },
+        { key: 'native_size', title: 'Native', num: true, width: '70px', render: (f) => fmtInt(f.native_size) },
+        { key: 'first_jit_ms', title: 'First JIT (s)', num: true, width: '90px', render: (f) => fmtRel(f.first_jit_ms, session.baseTime()) },
+      ],
+    });
+    this.meta.textContent = 'top 20 by total JIT time · refreshed every 3 s · click a row to find it in the live feed';
+    this.el = this.section('Slowest JITs', this.table.el);
+  }
+  async load() {
+    const r = await api(`/api/sessions/${this.session.id}/functions?sort=jit_time&order=desc&limit=20`);
+    if (!r.ok) { this.error('Slowest JITs', r); return false; }
+    fill(this.msg);
+    this.table.setRows(r.data.functions.map((f, i) => ({ ...f, rank: i + 1 })));
+    return true;
+  }
+}
+
+// ---- per-module totals from all functions (PerfView JITStats spirit) ----
+export class ByModuleTab extends TabBase {
+  constructor(session) {
+    super(session, { refreshMs: 5000 });
+    this.totalNs = 0;
+    const share = (m) => (this.totalNs ? m.jit_ns / this.totalNs : 0);
+    this.table = new DataTable({
+      rowKey: (m) => m.module,
+      onRowClick: (m) => session.filterFeed('', m.module),
+      emptyText: 'No JITed methods yet.',
+      sort: { key: 'jit_ns', desc: true },
+      columns: [
+        { key: 'module', title: 'Module', cls: 'mono', render: (m) => m.module || '(dynamic methods)' },
+        { key: 'methods', title: 'Methods JITed', num: true, width: '110px', render: (m) => fmtInt(m.methods) },
+        { key: 'jits', title: 'Compilations', num: true, width: '100px', render: (m) => fmtInt(m.jits), tip: 'including re-JITs' },
+        { key: 'rejit', title: 'Re-JITed', num: true, width: '80px', render: (m) => fmtInt(m.rejit), tip: 'methods compiled more than once (tier-up, OSR)' },
+        {
+          key: 'jit_ns', title: 'Total JIT time', num: true, width: '190px', cls: 'cell-bar',
+          render: (m) => [h('div', { class: 'bar', style: { width: `${(share(m) * 100).toFixed(1)}%` } }), h('span', null, fmtNs(m.jit_ns))],
+        },
+        { key: 'share', title: '% of JIT', num: true, width: '74px', render: (m) => fmtPct(share(m)), sort: (m) => m.jit_ns },
+        { key: 'avg', title: 'Avg JIT', num: true, width: '84px', render: (m) => fmtNs(m.jits ? m.jit_ns / m.jits : null), sort: (m) => (m.jits ? m.jit_ns / m.jits : 0) },
+        { key: 'il', title: 'IL bytes', num: true, width: '90px', render: (m) => fmtBytes(m.il) },
+        { key: 'native', title: 'Native bytes', num: true, width: '100px', render: (m) => fmtBytes(m.native) },
+      ],
+      footer: (rows) => {
+        const t = rows.reduce((a, m) => ({ methods: a.methods + m.methods, jits: a.jits + m.jits, rejit: a.rejit + m.rejit, jit_ns: a.jit_ns + m.jit_ns, il: a.il + m.il, native: a.native + m.native }),
+          { methods: 0, jits: 0, rejit: 0, jit_ns: 0, il: 0, native: 0 });
+        return [`Total (${rows.length} modules)`, fmtInt(t.methods), fmtInt(t.jits), fmtInt(t.rejit), fmtNs(t.jit_ns), rows.length ? '100%' : '–',
+          fmtNs(t.jits ? t.jit_ns / t.jits : null), fmtBytes(t.il), fmtBytes(t.native)];
+      },
+    });
+    this.meta.textContent = 'every JITed method of the session, summed per module · click a module to filter the live feed';
+    this.el = this.section('JIT by module', this.table.el);
+  }
+  async load() {
+    const all = [];
+    let offset = 0;
+    for (;;) {
+      const r = await api(`/api/sessions/${this.session.id}/functions?sort=time&order=asc&limit=10000&offset=${offset}`);
+      if (!r.ok) { this.error('Per-module totals', r); return false; }
+      all.push(...r.data.functions);
+      offset += r.data.functions.length;
+      if (!r.data.functions.length || offset >= r.data.total) break;
+    }
+    fill(this.msg);
+    const by = new Map();
+    for (const f of all) {
+      const key = f.module || '';
+      let m = by.get(key);
+      if (!m) by.set(key, m = { module: key, methods: 0, jits: 0, rejit: 0, jit_ns: 0, il: 0, native: 0, catchup: 0 });
+      m.methods++;
+      m.jits += f.jit_count || 0;
+      if ((f.jit_count || 0) > 1 || (f.versions || 0) > 1) m.rejit++;
+      m.jit_ns += f.jit_total_ns || 0;
+      m.il += f.il_size || 0;
+      m.native += f.native_size || 0;
+      if (f.catchup) m.catchup++;
+    }
+    const rows = [...by.values()];
+    this.totalNs = rows.reduce((a, m) => a + m.jit_ns, 0);
+    this.table.setRows(rows.map((m) => ({ ...m, _total: this.totalNs })));
+    this.session.setTabCount('bymodule', rows.length);
+    return true;
+  }
+}
+
+// ---- modules ----
+export class ModulesTab extends TabBase {
+  constructor(session) {
+    super(session, { refreshMs: 2000 });
+    this.table = new DataTable({
+      rowKey: (m) => m.module_id,
+      emptyText: 'No modules loaded yet.',
+      sort: { key: 'loaded_ms', desc: false },
+      columns: [
+        { key: 'assembly', title: 'Assembly', cls: 'mono', width: '260px', render: (m) => m.assembly || h('span', { class: 'faint' }, '(unknown)') },
+        { key: 'loaded', title: 'State', width: '130px', render: (m) => (m.loaded ? h('span', { class: 'pill pill-ok' }, 'loaded') : h('span', { class: 'pill pill-off', title: 'unloaded' }, `unloaded +${fmtRel(m.unloaded_ms, session.baseTime())} s`)), sort: (m) => (m.loaded ? 1 : 0) },
+        { key: 'loaded_ms', title: 'Loaded (s)', num: true, width: '90px', render: (m) => fmtRel(m.loaded_ms, session.baseTime()), tip: 'seconds since the session started' },
+        { key: 'catchup', title: 'Catch-up', width: '84px', render: (m) => (m.catchup ? h('span', { class: 'pill pill-catchup', title: 'known from the attach-time enumeration' }, 'catch-up') : h('span', { class: 'faint' }, '—')), sort: (m) => (m.catchup ? 1 : 0) },
+        { key: 'path', title: 'Path', cls: 'mono clip', title_of: (m) => m.path, render: (m) => m.path || '–' },
+        { key: 'module_id', title: 'Module ID', cls: 'mono faint', width: '140px' },
+      ],
+    });
+    this.el = this.section('Modules', this.table.el);
+  }
+  async load() {
+    const r = await api(`/api/sessions/${this.session.id}/modules`);
+    if (!r.ok) { this.error('Modules', r); return false; }
+    fill(this.msg);
+    const mods = r.data.modules || [];
+    this.table.setRows(mods);
+    const loaded = mods.filter((m) => m.loaded).length;
+    this.meta.textContent = `${mods.length} modules, ${loaded} loaded, ${mods.length - loaded} unloaded`;
+    this.session.setTabCount('modules', mods.length);
+    return true;
+  }
+}
+
+// ---- threads ----
+export class ThreadsTab extends TabBase {
+  constructor(session) {
+    super(session, { refreshMs: 2000 });
+    this.table = new DataTable({
+      rowKey: (t) => t.thread_id,
+      emptyText: 'No threads seen yet.',
+      sort: { key: 'created_ms', desc: false },
+      columns: [
+        { key: 'name', title: 'Name', cls: 'mono', width: '220px', render: (t) => t.name || h('span', { class: 'faint' }, '(unnamed)') },
+        { key: 'os_thread_id', title: 'OS tid', num: true, width: '80px' },
+        { key: 'alive', title: 'State', width: '80px', render: (t) => (t.alive ? h('span', { class: 'pill pill-ok' }, 'alive') : h('span', { class: 'pill pill-off' }, 'ended')), sort: (t) => (t.alive ? 1 : 0) },
+        { key: 'created_ms', title: 'Started (s)', num: true, width: '90px', render: (t) => fmtRel(t.created_ms, session.baseTime()) },
+        { key: 'ended_ms', title: 'Ended (s)', num: true, width: '90px', render: (t) => (t.ended_ms ? fmtRel(t.ended_ms, session.baseTime()) : '—') },
+        { key: 'life', title: 'Lifetime', num: true, width: '90px', render: (t) => (t.created_ms ? fmtMs((t.ended_ms || (session.isFinal() ? null : Date.now())) - t.created_ms) : '–'), sort: (t) => (t.ended_ms || Date.now()) - t.created_ms },
+        { key: 'jits', title: 'JITs', num: true, width: '80px', tip: 'JIT events on this thread in the page’s buffer', render: (t) => fmtInt(t.jits) },
+        { key: 'catchup', title: 'Catch-up', width: '84px', render: (t) => (t.catchup ? h('span', { class: 'pill pill-catchup' }, 'catch-up') : h('span', { class: 'faint' }, '—')), sort: (t) => (t.catchup ? 1 : 0) },
+        { key: 'thread_id', title: 'Thread ID', cls: 'mono faint' },
+      ],
+    });
+    this.el = this.section('Threads', this.table.el);
+  }
+  async load() {
+    const r = await api(`/api/sessions/${this.session.id}/threads`);
+    if (!r.ok) { this.error('Threads', r); return false; }
+    fill(this.msg);
+    const threads = r.data.threads || [];
+    this.session.learnThreads(threads);
+    const perThread = this.session.jitsPerThread();
+    const now = Date.now();
+    this.table.setRows(threads.map((t) => ({ ...t, jits: perThread.get(t.thread_id) || 0, _now: t.alive ? Math.floor(now / 1000) : 0 })));
+    const alive = threads.filter((t) => t.alive).length;
+    this.meta.textContent = `${threads.length} threads, ${alive} alive`;
+    this.session.setTabCount('threads', `${alive}/${threads.length}`);
+    return true;
+  }
+}
