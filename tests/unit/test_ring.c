@@ -423,7 +423,7 @@ typedef struct stress {
     unsigned producers;
     uint32_t per_producer;      /* records each producer tries to write ... */
     atomic_int stop;            /* ... unless told to stop earlier */
-    unsigned consumer_yield;    /* consumer yields the CPU after every record */
+    unsigned consumer_work;     /* consumer spins this many rounds after every record */
     uint64_t throttle;          /* producers wait while more bytes are used (0: never) */
     atomic_int start, producers_done;
     uint64_t attempted[MAX_PRODUCERS], refused[MAX_PRODUCERS]; /* as seen by each producer */
@@ -519,8 +519,8 @@ static void *consumer(void *arg)
         }
         consume_one(s, p, len);
         ring_release(&s->r);
-        if (s->consumer_yield)
-            sched_yield();
+        for (volatile unsigned spin = 0; spin < s->consumer_work; spin++)
+            ;
     }
     return NULL;
 }
@@ -689,7 +689,7 @@ TEST(concurrent_above_capacity)
 
     s->per_producer = M;
     s->producers = PRODUCERS;
-    s->consumer_yield = 1;
+    s->consumer_work = 300;
     run_stress(s, 4096, NULL);
     full = atomic_load(&s->r.full_drops);
     CHECK(full > 0 && s->received > 0,
