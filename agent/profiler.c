@@ -90,8 +90,12 @@ static ULONG STDMETHODCALLTYPE cb_Release(ICorProfilerCallback11 *self)
 
 /* ---- lifecycle ---- */
 
-/* Common start for both modes. Returns S_OK or the failure to give the runtime. */
-static HRESULT agent_begin(profiler *p, IUnknown *unk, int mode)
+/* Common start for both modes, with the socket path and token already checked.
+ * Claims the process-wide agent first and only then writes its state, so two
+ * runtimes initialising at once cannot mix their settings. Returns S_OK or the
+ * failure to give the runtime. */
+static HRESULT agent_begin(profiler *p, IUnknown *unk, int mode, const char *socket_path,
+                           const char *token)
 {
     ICorProfilerInfo10 *info = NULL;
     COR_PRF_RUNTIME_TYPE type = 0;
@@ -103,6 +107,13 @@ static HRESULT agent_begin(profiler *p, IUnknown *unk, int mode)
     if (!atomic_compare_exchange_strong(&agent_claimed, &expected, 1))
         return CORPROF_E_PROFILER_CANCEL_ACTIVATION; /* another runtime has us */
     p->owns_agent = 1;
+    memcpy(agent.socket_path, socket_path, strlen(socket_path) + 1);
+    memcpy(agent.token, token, WIRE_TOKEN_LEN);
+    atomic_store(&agent.no_server_drops, 0);
+    atomic_store(&agent.name_failures, 0);
+    atomic_store(&agent.catchup_requested, 0);
+    atomic_store(&agent.stopping, 0);
+    atomic_store(&agent.detach_requested, 0);
     hr = unk->lpVtbl->QueryInterface(unk, &IID_ICorProfilerInfo10, (void **)&info);
     if (FAILED(hr) || !info) {
         agent_log("this runtime has no ICorProfilerInfo10 (.NET 5 or later is needed)");
@@ -145,7 +156,7 @@ fail:
 /* Copies a bounded string that must be non-empty and fit `size` with its NUL. */
 static int agent_take(char *dst, size_t size, const char *src, size_t length)
 {
-    if (length == 0 || length >= size)
+    if (length == 0 || length >= size || memchr(src, '\0', length))
         return -1;
     memcpy(dst, src, length);
     dst[length] = '\0';
@@ -154,18 +165,17 @@ static int agent_take(char *dst, size_t size, const char *src, size_t length)
 
 static HRESULT STDMETHODCALLTYPE cb_Initialize(ICorProfilerCallback11 *self, IUnknown *unk)
 {
-    const char *socket_path = getenv(WIRE_ENV_SOCKET), *token = getenv(WIRE_ENV_TOKEN);
+    const char *socket_env = getenv(WIRE_ENV_SOCKET), *token = getenv(WIRE_ENV_TOKEN);
+    char socket_path[sizeof(agent.socket_path)];
 
     if (atomic_load(&agent_claimed))
         return CORPROF_E_PROFILER_CANCEL_ACTIVATION; /* side-by-side: not us, quietly */
-    if (!socket_path || !token || strlen(token) != WIRE_TOKEN_LEN ||
-        agent_take(agent.socket_path, sizeof(agent.socket_path), socket_path,
-                   strlen(socket_path)) != 0) {
+    if (!socket_env || !token || strlen(token) != WIRE_TOKEN_LEN ||
+        agent_take(socket_path, sizeof(socket_path), socket_env, strlen(socket_env)) != 0) {
         agent_log(WIRE_ENV_SOCKET " / " WIRE_ENV_TOKEN " missing or invalid; not profiling");
         return E_FAIL;
     }
-    memcpy(agent.token, token, WIRE_TOKEN_LEN);
-    return agent_begin((profiler *)self, unk, WIRE_MODE_STARTUP);
+    return agent_begin((profiler *)self, unk, WIRE_MODE_STARTUP, socket_path, token);
 }
 
 /* Client data: "jitscope1 <32 hex token> <socket path>". */
@@ -174,20 +184,20 @@ static HRESULT STDMETHODCALLTYPE cb_InitializeForAttach(ICorProfilerCallback11 *
 {
     const size_t prefix = sizeof(WIRE_CLIENT_DATA_PREFIX) - 1;
     const char *text = data;
+    char socket_path[sizeof(agent.socket_path)], token[WIRE_TOKEN_LEN];
 
     if (atomic_load(&agent_claimed))
         return CORPROF_E_PROFILER_CANCEL_ACTIVATION;
     if (!text || length < prefix + WIRE_TOKEN_LEN + 2 || length > 1024 ||
         memcmp(text, WIRE_CLIENT_DATA_PREFIX, prefix) != 0 ||
         text[prefix + WIRE_TOKEN_LEN] != ' ' ||
-        agent_take(agent.socket_path, sizeof(agent.socket_path),
-                   text + prefix + WIRE_TOKEN_LEN + 1, length - prefix - WIRE_TOKEN_LEN - 1) != 0 ||
-        memchr(agent.socket_path, '\0', length - prefix - WIRE_TOKEN_LEN - 1)) {
+        agent_take(socket_path, sizeof(socket_path), text + prefix + WIRE_TOKEN_LEN + 1,
+                   length - prefix - WIRE_TOKEN_LEN - 1) != 0) {
         agent_log("attach client data is not jitscope's; not profiling");
         return E_INVALIDARG;
     }
-    memcpy(agent.token, text + prefix, WIRE_TOKEN_LEN);
-    return agent_begin((profiler *)self, unk, WIRE_MODE_ATTACH);
+    memcpy(token, text + prefix, WIRE_TOKEN_LEN);
+    return agent_begin((profiler *)self, unk, WIRE_MODE_ATTACH, socket_path, token);
 }
 
 static HRESULT STDMETHODCALLTYPE cb_ProfilerAttachComplete(ICorProfilerCallback11 *self)

@@ -87,7 +87,7 @@ export async function functionsOf(srv, id, query = '') {
 
 // Starts E2eTarget in serve mode (or another mode) without the agent; resolves
 // once it printed READY. `send` writes a command line, `waitLine` waits for output.
-export async function startTarget(args = ['serve'], { prefix = [], env = {} } = {}) {
+export async function startTarget(args = ['serve'], { prefix = [], env = {}, ready = /^READY$/m } = {}) {
   const argv = [...prefix, 'dotnet', E2E_DLL, ...args];
   const proc = spawn(argv[0], argv.slice(1), { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
   started.add(proc);
@@ -97,7 +97,7 @@ export async function startTarget(args = ['serve'], { prefix = [], env = {} } = 
   proc.on('exit', () => started.delete(proc));
   t.send = (line) => proc.stdin.write(line + '\n');
   t.waitLine = (re, ms = 15000) => waitFor(`target output ${re}`, () => re.test(t.out), ms);
-  await t.waitLine(/^READY$/m, 30000);
+  await t.waitLine(ready, 60000);
   return t;
 }
 

@@ -16,6 +16,10 @@
  *   bad_config         Initialize without a valid token, InitializeForAttach with
  *                      foreign client data: refused, the runtime is not touched,
  *                      nothing claimed
+ *   attach_race        300 trials (JITSCOPE_TEST_ATTACH_RACE=<trials> for more): two
+ *                      runtimes attach at once with different client data; the
+ *                      winner's hello must carry the winner's token (the agent
+ *                      claims before it copies client data, see profiler.c)
  *   side_by_side       runtime A: Initialize -> S_OK, event mask (JIT, modules,
  *                      assemblies, threads; nothing immutable; all allowed after
  *                      attach), hello frame (token, 10.0.1, pid, mode, ring size),
@@ -23,14 +27,19 @@
  *                      -> CORPROF_E_PROFILER_CANCEL_ACTIVATION, B's runtime never
  *                      queried, no second connection in 300 ms; B's Shutdown /
  *                      ProfilerDetachSucceeded do not disturb A (ping answered)
- *   detach             WIRE_CMD_DETACH -> RequestProfilerDetach on the agent's
- *                      thread, DETACH_STATUS REQUESTED, the thread leaves;
+ *   detach             WIRE_CMD_DETACH refused by the runtime -> DETACH_STATUS
+ *                      REFUSED, agent carries on; then WIRE_CMD_DETACH ->
+ *                      RequestProfilerDetach on the agent's thread, DETACH_STATUS
+ *                      REQUESTED, the thread leaves by itself;
  *                      ProfilerDetachSucceeded -> DETACH_STATUS SUCCEEDED last, the
- *                      connection closes, ICorProfilerInfo released
+ *                      connection already closed when it returns, ICorProfilerInfo
+ *                      released
  *   reclaim            the claim is free again: runtime C (a third object)
  *                      Initialize -> S_OK, fresh hello (new token, seq 1)
- *   shutdown           C's Shutdown: the connection closes within 3 s and the
+ *   shutdown           C's Shutdown: the connection closes within 3 s (in fact
+ *                      before Shutdown returns), last frame WIRE_DROPS, and the
  *                      "jitscope-agent" thread is gone; objects released
+ * A watchdog ends the run with a failure if an agent call hangs (20 s).
  *
  * Build: make build/tests/test_sidebyside (needs `make all` for the agent .so).
  */
@@ -736,6 +745,10 @@ TEST(exports)
             const char *lb = strchr(line, '[');
             if (lb)
                 sscanf(lb + 1, "%127[^]]", lib);
+            if (strncmp(lib, "libasan.so", 10) == 0 || strncmp(lib, "libubsan.so", 11) == 0) {
+                printf("  note: sanitizer build of the agent (NEEDED %s)\n", lib);
+                continue;
+            }
             CHECK(strcmp(lib, "libc.so.6") == 0 || strcmp(lib, "libpthread.so.0") == 0 ||
                       strcmp(lib, "ld-linux-x86-64.so.2") == 0,
                   "agent needs only libc: NEEDED %s", lib);
@@ -915,6 +928,97 @@ TEST(bad_config)
     CHECK(x->lpVtbl->Release(x) == 0, "Release -> 0");
 }
 
+/* 300 trials by default (JITSCOPE_TEST_ATTACH_RACE=<trials>): two runtimes call
+ * InitializeForAttach at the same moment with different client data. Exactly
+ * one must win, and the winner's hello must carry the winner's own token: the
+ * loser's client data must never reach the agent's state. Each trial ends with
+ * a detach, so the claim is free for the next one and for side_by_side. */
+static ICorProfilerCallback11 *race_objs[2];
+static fake_runtime race_rts[2];
+static char race_data[2][256];
+static _Atomic int race_go;
+static HRESULT race_hr[2];
+
+static void *race_thread(void *arg)
+{
+    int i = (int)(intptr_t)arg;
+
+    while (!atomic_load(&race_go))
+        ;
+    race_hr[i] = race_objs[i]->lpVtbl->InitializeForAttach(
+        race_objs[i], &race_rts[i].unk, race_data[i], (UINT)strlen(race_data[i]));
+    return NULL;
+}
+
+TEST(attach_race)
+{
+    static const char *const tokens[2] = {"11111111111111111111111111111111",
+                                          "22222222222222222222222222222222"};
+    const char *env = getenv("JITSCOPE_TEST_ATTACH_RACE");
+    int trials = env && atoi(env) > 0 ? atoi(env) : 300, trial, wrong = 0, both = 0, none = 0,
+        lost = 0;
+
+    if (setup() != 0)
+        return;
+    for (trial = 0; trial < trials; trial++) {
+        conn c = {.fd = -1, .next_seq = 1};
+        wire_cmd_detach cmd = {0};
+        pthread_t t[2];
+        tail_info tail;
+        wire_hello h;
+        int i, w;
+
+        for (i = 0; i < 2; i++) {
+            fake_init(&race_rts[i], (uint16_t)(20 + i));
+            race_objs[i] = new_profiler();
+            snprintf(race_data[i], sizeof(race_data[i]), "%s%s %s", WIRE_CLIENT_DATA_PREFIX,
+                     tokens[i], sock_path);
+        }
+        atomic_store(&race_go, 0);
+        for (i = 0; i < 2; i++)
+            pthread_create(&t[i], NULL, race_thread, (void *)(intptr_t)i);
+        atomic_store(&race_go, 1);
+        for (i = 0; i < 2; i++)
+            pthread_join(t[i], NULL);
+        if (race_hr[0] == S_OK && race_hr[1] == S_OK) {
+            both++;
+            break; /* two owners: nothing sane can follow */
+        }
+        if (race_hr[0] != S_OK && race_hr[1] != S_OK) {
+            none++;
+            break;
+        }
+        w = race_hr[0] == S_OK ? 0 : 1;
+        c.fd = accept_agent(3000);
+        if (c.fd < 0 || conn_read(&c, 3000) != 1 || c.last.type != WIRE_HELLO) {
+            lost++;
+            break;
+        }
+        memcpy(&h, c.last_payload, sizeof(h));
+        if (memcmp(h.token, tokens[w], WIRE_TOKEN_LEN) != 0 || h.clr_instance_id != 20 + w) {
+            if (wrong++ < 3)
+                printf("  trial %d: runtime %d won, its hello says instance %u, token %.32s\n",
+                       trial, w, h.clr_instance_id, h.token);
+        }
+        send_command(c.fd, WIRE_CMD_DETACH, &cmd, sizeof(cmd));
+        if (conn_wait_type(&c, WIRE_DETACH_STATUS, 3000) != 1) {
+            lost++;
+            break;
+        }
+        race_objs[w]->lpVtbl->ProfilerDetachSucceeded(race_objs[w]);
+        memset(&tail, 0, sizeof(tail));
+        conn_read_to_eof(&c, 3000, &tail);
+        close(c.fd);
+        for (i = 0; i < 2; i++)
+            race_objs[i]->lpVtbl->Release(race_objs[i]);
+    }
+    CHECK(both == 0 && none == 0, "exactly one of two racing runtimes wins (both %d, none %d)",
+          both, none);
+    CHECK(lost == 0, "every trial's winner connected and detached");
+    CHECK(wrong == 0, "the winner's hello carries the winner's token (wrong in %d of %d trials)",
+          wrong, trial);
+}
+
 /* State shared by the side-by-side tests, in order. */
 static fake_runtime rt_a, rt_b, rt_c;
 static ICorProfilerCallback11 *obj_a, *obj_b, *obj_c;
@@ -1022,7 +1126,7 @@ TEST(side_by_side)
 
 TEST(detach)
 {
-    wire_cmd_detach cmd = {.expected_ms = 1234};
+    wire_cmd_detach cmd = {.expected_ms = 1234}, refused = {0};
     tail_info tail;
     wire_detach_status s;
     HRESULT hr;
@@ -1032,6 +1136,29 @@ TEST(detach)
         CHECK(0, "needs side_by_side first (A running)");
         return;
     }
+
+    /* first the runtime refuses: the agent reports it and carries on */
+    atomic_store(&rt_a.detach_result, CORPROF_E_IMMUTABLE_FLAGS_SET);
+    refused.expected_ms = 100000; /* more than the agent passes on */
+    CHECK(send_command(conn_a.fd, WIRE_CMD_DETACH, &refused, sizeof(refused)) == 0,
+          "WIRE_CMD_DETACH sent (runtime will refuse)");
+    if (!CHECK(conn_wait_type(&conn_a, WIRE_DETACH_STATUS, 3000) == 1,
+               "DETACH_STATUS arrives after the refused command"))
+        return;
+    memcpy(&s, conn_a.last_payload, sizeof(s));
+    CHECK(s.state == WIRE_DETACH_REFUSED && s.hresult == CORPROF_E_IMMUTABLE_FLAGS_SET,
+          "refused: DETACH_STATUS REFUSED with the runtime's HRESULT (state %u, hr 0x%08x)",
+          s.state, (unsigned)s.hresult);
+    CHECK(atomic_load(&rt_a.detach_calls) == 1, "refused: RequestProfilerDetach called once");
+    CHECK(atomic_load(&rt_a.detach_expected_ms) == 60000,
+          "refused: expected_ms capped at 60000 (%u)",
+          (unsigned)atomic_load(&rt_a.detach_expected_ms));
+    CHECK(ping(&conn_a, 0xDE7AC4ull, 2000), "refused: the agent still answers a ping");
+    CHECK(threads_named(AGENT_THREAD_NAME) == 1, "refused: the agent thread still runs");
+    CHECK(atomic_load(&rt_a.refs) == 2, "refused: ICorProfilerInfo10 still held");
+
+    /* now the runtime agrees */
+    atomic_store(&rt_a.detach_result, S_OK);
     CHECK(send_command(conn_a.fd, WIRE_CMD_DETACH, &cmd, sizeof(cmd)) == 0,
           "WIRE_CMD_DETACH sent");
     if (!CHECK(conn_wait_type(&conn_a, WIRE_DETACH_STATUS, 3000) == 1,
@@ -1041,7 +1168,7 @@ TEST(detach)
     CHECK(conn_a.last_length == sizeof(s) && s.state == WIRE_DETACH_REQUESTED && s.hresult == 0,
           "first DETACH_STATUS: REQUESTED, S_OK (state %u, hr 0x%08x)", s.state,
           (unsigned)s.hresult);
-    CHECK(atomic_load(&rt_a.detach_calls) == 1, "RequestProfilerDetach called once (%d)",
+    CHECK(atomic_load(&rt_a.detach_calls) == 2, "RequestProfilerDetach called again (%d in all)",
           atomic_load(&rt_a.detach_calls));
     CHECK(atomic_load(&rt_a.detach_expected_ms) == 1234,
           "the command's expected_ms reached RequestProfilerDetach (%u)",
@@ -1079,7 +1206,7 @@ TEST(detach)
     CHECK(threads_named(AGENT_THREAD_NAME) == 0, "no agent thread after the detach");
     CHECK(atomic_load(&rt_a.refs) == 1, "the agent released A's ICorProfilerInfo10 (refs %d)",
           atomic_load(&rt_a.refs));
-    CHECK(atomic_load(&rt_a.detach_calls) == 1, "RequestProfilerDetach still called just once");
+    CHECK(atomic_load(&rt_a.detach_calls) == 2, "no further RequestProfilerDetach");
     close(conn_a.fd);
     conn_a.fd = -1;
     a_running = 0;
@@ -1181,6 +1308,7 @@ static const check_test tests[] = {
     TEST_ENTRY(exports),
     TEST_ENTRY(class_factory),
     TEST_ENTRY(bad_config),
+    TEST_ENTRY(attach_race),
     TEST_ENTRY(side_by_side),
     TEST_ENTRY(detach),
     TEST_ENTRY(reclaim),
@@ -1207,10 +1335,13 @@ int main(int argc, char **argv)
 {
     pthread_t dog;
     int rc;
+    int dog_started = pthread_create(&dog, NULL, watchdog, NULL) == 0;
 
-    if (pthread_create(&dog, NULL, watchdog, NULL) == 0)
-        pthread_detach(dog);
     rc = check_main(argc, argv, tests);
+    if (dog_started) {
+        pthread_cancel(dog); /* it sleeps in sleep(), a cancellation point */
+        pthread_join(dog, NULL);
+    }
 
     teardown();
     return rc;

@@ -8,11 +8,21 @@ const C = {
   bar: '#3f82dc', barHot: '#6aa6f5', line: '#d9a33a', cursor: '#8c95a5',
 };
 
-function niceCeil(v) {
-  if (v <= 0) return 1;
-  const p = 10 ** Math.floor(Math.log10(v));
-  for (const m of [1, 2, 2.5, 5, 10]) if (m * p >= v) return m * p;
+// A "nice" tick step so that 4 steps cover v (1, 1.5, 2, 2.5, 3, 4, 5, 6 or 8 times a power of ten).
+function niceStep(v, integer) {
+  const raw = Math.max(v, 1e-9) / 4;
+  const p = 10 ** Math.floor(Math.log10(raw));
+  for (const m of [1, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10]) {
+    const step = Number((m * p).toPrecision(3));
+    if (step >= raw && (!integer || Number.isInteger(step))) return step;
+  }
   return 10 * p;
+}
+
+function tickText(v, step) {
+  if (Number.isInteger(step)) return fmtInt(v);
+  const decimals = Math.min(3, (String(step).split('.')[1] || '').length);
+  return v.toFixed(decimals);
 }
 
 export class RateChart {
@@ -51,8 +61,10 @@ export class RateChart {
     const n = d ? d.xs.length : this.span;
     let maxY = 0, maxT = 0, sum = 0, sumT = 0;
     if (d) for (let k = 0; k < n; k++) { maxY = Math.max(maxY, d.ys[k]); maxT = Math.max(maxT, d.ts[k]); sum += d.ys[k]; sumT += d.ts[k]; }
-    const yMax = niceCeil(Math.max(maxY, 5));
-    const tMax = niceCeil(Math.max(maxT / 1e6, 1)); // ms of JIT per second
+    const yStep = niceStep(Math.max(maxY, 4), true);
+    const yMax = yStep * 4;
+    const tStep = niceStep(Math.max(maxT / 1e6, 0.4), false); // ms of JIT per second
+    const tMax = tStep * 4;
 
     // title row
     g.fillStyle = C.strong;
@@ -75,10 +87,10 @@ export class RateChart {
       g.beginPath(); g.moveTo(padL, y); g.lineTo(padL + pw, y); g.stroke();
       g.fillStyle = C.text;
       g.textAlign = 'right';
-      g.fillText(fmtInt((yMax * k) / 4), padL - 6, y);
+      g.fillText(fmtInt(yStep * k), padL - 6, y);
       g.fillStyle = C.line;
       g.textAlign = 'left';
-      g.fillText(`${fmtInt((tMax * k) / 4)}`, padL + pw + 6, y);
+      g.fillText(tickText(tStep * k, tStep), padL + pw + 6, y);
     }
     // x labels every 30 s
     g.fillStyle = C.text;

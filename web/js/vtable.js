@@ -110,7 +110,9 @@ export class VirtualTable {
     if (this.follow) this.scrollToEnd();
     const viewH = this.scroller.clientHeight;
     const top = this.follow ? Math.max(0, total - viewH) : this.scroller.scrollTop;
-    const first = Math.max(0, Math.floor((top - this.overdraw) / this.rowH));
+    // While following, nobody looks above the viewport: skip the overdraw there.
+    const above = this.follow ? this.rowH * 2 : this.overdraw;
+    const first = Math.max(0, Math.floor((top - above) / this.rowH));
     const last = Math.min(this.count, Math.ceil((top + viewH + this.overdraw) / this.rowH));
     const n = Math.max(0, last - first);
     const keys = new Array(n);
@@ -130,7 +132,7 @@ export class VirtualTable {
       }
       const idx = first + k;
       const y = idx * this.rowH;
-      if (el._y !== y) { el._y = y; el.style.transform = `translateY(${y}px)`; }
+      if (el._y !== y) { el._y = y; el.style.top = `${y}px`; }
       const odd = (idx & 1) === 1;
       if (el._odd !== odd) { el._odd = odd; el.classList.toggle('odd', odd); }
       const sel = key === this.selectedKey;
@@ -149,6 +151,9 @@ export class VirtualTable {
     row._y = -1;
     return row;
   }
+
+  // How many rows fit in the viewport.
+  pageRows() { return Math.ceil((this.scroller.clientHeight || 600) / this.rowH); }
 
   // Keys of the rows fully inside the viewport (tests, keyboard).
   visibleKeys() {

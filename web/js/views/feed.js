@@ -29,6 +29,11 @@ export class LiveFeed {
     this.endMs = null;
     this.chartVersion = -1;
     this.chartEnd = -1;
+    this.chartDrawn = 0;
+    this.tableAt = 0;
+    this.tableLimit = 0;
+    this.chartLater = null;
+    this.chartHover = false;
     this.render = this.render.bind(this);
     this.drawChart = this.drawChart.bind(this);
     this.frames = 0;
@@ -96,6 +101,7 @@ export class LiveFeed {
 
   destroy() {
     clearInterval(this.chartTimer);
+    clearTimeout(this.chartLater);
     this.vt.destroy();
   }
 
@@ -156,7 +162,9 @@ export class LiveFeed {
     schedule(this.render);
   }
 
+  // Selecting a row stops following, so the row stays where it was clicked.
   select(row) {
+    this.vt.setFollow(false);
     this.selected = row;
     this.vt.selectedKey = row;
     this.vt.dirty = true;
@@ -203,8 +211,18 @@ export class LiveFeed {
     if (!this.paused) this.limit = buf.total;
     this.view.extend(this.limit);
     this.view.trim();
-    this.vt.setCount(this.view.length());
-    this.vt.render();
+    // When following a flood (more new rows per frame than fit on screen) the
+    // table is refreshed at most every other frame: the rows fly past anyway.
+    const now = performance.now();
+    const flood = this.vt.follow && this.limit - this.tableLimit > this.vt.pageRows() && now - this.tableAt < 30;
+    if (flood) {
+      schedule(this.render);
+    } else {
+      this.tableAt = now;
+      this.tableLimit = this.limit;
+      this.vt.setCount(this.view.length());
+      this.vt.render();
+    }
     this.frames++;
 
     const newCount = buf.total - this.limit;
@@ -227,17 +245,30 @@ export class LiveFeed {
     this.drawChart();
   }
 
-  drawChart() {
+  // The chart shows per-second bins: while data streams it is redrawn at most
+  // every 250 ms (and on resize, hover, or when a new second starts).
+  drawChart(force = false) {
+    const now = performance.now();
     const nowSec = Math.floor(Date.now() / 1000);
     let end;
     if (this.ended) end = Math.floor((this.endMs || this.rate.last * 1000) / 1000);
     else end = Math.max(nowSec, Number.isFinite(this.rate.last) ? this.rate.last : nowSec);
     if (!Number.isFinite(end)) end = nowSec;
-    if (this.rate.version !== this.chartVersion || end !== this.chartEnd || this.chart.hoverX != null || this.canvas.width !== Math.round(this.canvas.clientWidth * (window.devicePixelRatio || 1))) {
-      this.chartVersion = this.rate.version;
-      this.chartEnd = end;
-      this.chart.setData(this.rate.window(end, CHART_SPAN), this.ended ? 'end' : 'now');
+    const sized = this.canvas.width === Math.round(this.canvas.clientWidth * (window.devicePixelRatio || 1));
+    const hover = this.chart.hoverX != null || this.chartHover;
+    this.chartHover = this.chart.hoverX != null;
+    const changed = this.rate.version !== this.chartVersion || end !== this.chartEnd;
+    if (!changed && sized && !hover && force !== true) return;
+    if (changed && sized && !hover && force !== true && end === this.chartEnd && now - this.chartDrawn < 250) {
+      if (!this.chartLater) {
+        this.chartLater = setTimeout(() => { this.chartLater = null; schedule(this.drawChart); }, 250 - (now - this.chartDrawn));
+      }
+      return;
     }
+    this.chartVersion = this.rate.version;
+    this.chartEnd = end;
+    this.chartDrawn = now;
+    this.chart.setData(this.rate.window(end, CHART_SPAN), this.ended ? 'end' : 'now');
     this.chart.draw();
   }
 
@@ -252,7 +283,13 @@ export class LiveFeed {
     const nameCell = cells[2];
     if (nameCell._name !== nameId) {
       nameCell._name = nameId;
-      nameCell.replaceChildren(h('span', { class: 'm-ns' }, ns), h('span', { class: 'm-leaf' }, leaf));
+      if (!nameCell._ns) {
+        nameCell._ns = h('span', { class: 'm-ns' });
+        nameCell._leaf = h('span', { class: 'm-leaf' });
+        nameCell.append(nameCell._ns, nameCell._leaf);
+      }
+      nameCell._ns.textContent = ns;
+      nameCell._leaf.textContent = leaf;
       nameCell.title = name;
     }
     const mod = st.get(buf.module[i]);
@@ -266,11 +303,25 @@ export class LiveFeed {
     const nth = buf.nth[i], ver = buf.versions[i];
     const rejit = nth > 1 || ver > 1;
     const verCell = cells[7];
-    if (rejit) {
-      verCell.replaceChildren(h('span', { class: 'pill pill-rejit', title: `compiled ${nth} times in this session; ${ver} code version(s)` }, `re-JIT #${nth}`), ver > 1 ? ` v${ver}` : '');
-    } else {
-      verCell.replaceChildren(buf.flags[i] & 1 ? h('span', { class: 'pill pill-dyn', title: 'dynamic method (LCG / IL emit)' }, 'dynamic') : h('span', { class: 'faint' }, `v${ver}`));
+    if (!verCell._pill) {
+      verCell._pill = h('span');
+      verCell._extra = document.createTextNode('');
+      verCell.append(verCell._pill, verCell._extra);
     }
+    let cls, text, tip = '', extra = '';
+    if (rejit) {
+      cls = 'pill pill-rejit'; text = `re-JIT #${nth}`; extra = ver > 1 ? ` v${ver}` : '';
+      tip = `compiled ${nth} times in this session; ${ver} code version(s)`;
+    } else if (buf.flags[i] & 1) {
+      cls = 'pill pill-dyn'; text = 'dynamic'; tip = 'dynamic method (LCG / IL emit)';
+    } else {
+      cls = 'faint'; text = `v${ver}`;
+    }
+    const pill = verCell._pill;
+    if (pill.className !== cls) pill.className = cls;
+    if (pill.textContent !== text) pill.textContent = text;
+    if (pill.title !== tip) pill.title = tip;
+    if (verCell._extra.data !== extra) verCell._extra.data = extra;
     rowEl.classList.toggle('rejit', rejit);
     setText(cells[8], this.threadLabel(st.get(buf.thread[i])));
   }

@@ -146,6 +146,7 @@ export class SessionView {
   threadLabel(tid) {
     const t = this.threads.get(tid);
     if (t && t.name) return t.name;
+    if (t && this.summary && t.os_thread_id === this.summary.pid) return `main (${t.os_thread_id})`;
     if (t && t.os_thread_id != null) return `tid ${t.os_thread_id}`;
     return tid || '–';
   }

@@ -195,7 +195,7 @@ export class ThreadsTab extends TabBase {
       emptyText: 'No threads seen yet.',
       sort: { key: 'created_ms', desc: false },
       columns: [
-        { key: 'name', title: 'Name', cls: 'mono', width: '220px', render: (t) => t.name || h('span', { class: 'faint' }, '(unnamed)') },
+        { key: 'name', title: 'Name', cls: 'mono', width: '220px', render: (t) => t.name || h('span', { class: 'faint' }, t.os_thread_id === session.summary?.pid ? '(main thread)' : '(unnamed)') },
         { key: 'os_thread_id', title: 'OS tid', num: true, width: '80px' },
         { key: 'alive', title: 'State', width: '80px', render: (t) => (t.alive ? h('span', { class: 'pill pill-ok' }, 'alive') : h('span', { class: 'pill pill-off' }, 'ended')), sort: (t) => (t.alive ? 1 : 0) },
         { key: 'created_ms', title: 'Started (s)', num: true, width: '90px', render: (t) => fmtRel(t.created_ms, session.baseTime()) },

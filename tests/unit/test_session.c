@@ -1,0 +1,681 @@
+/* test_session.c -- unit tests for server/session.c (folding agent records into
+ * a session), driven by hand-made wire_record values.
+ *
+ * Hello (token match, runtime fields, clock offset; wrong token refused); JIT
+ * time = Finished - Started on the same thread, nested and interleaved
+ * compilations; function names set once; code versions counted by distinct
+ * code start (re-JIT); catch-up records never override what live callbacks
+ * said (functions, modules, threads, thread names) and create what is unknown;
+ * unknown IDs tolerated; a destroyed thread is not resurrected by catch-up;
+ * sequence gaps; the event log (seqs from 1 without gaps, session_event_at,
+ * eviction after SESSION_MAX_EVENTS); detach state transitions; unknown record
+ * types refused. Every session is freed (LeakSanitizer checks at exit).
+ * Build: make build/tests/test_session && build/tests/test_session
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "session.h"
+
+static const char TOKEN[] = "0123456789abcdef0123456789abcdef";
+static const int64_t NOW = 1700000000000000000ll;   /* server wall clock */
+static const uint64_t MONO = 5000000000ull;          /* target monotonic at hello */
+static const uint64_t REAL = 1699999999000000000ull; /* target realtime at hello */
+#define OFFSET ((int64_t)(REAL - MONO))
+
+static uint64_t g_seq;
+static const char *g_why;
+
+static session *new_session(void)
+{
+    g_seq = 0;
+    return session_new(1, SESSION_MODE_RUN, 999, "dotnet app.dll", TOKEN);
+}
+
+/* Applies r with the next sequence number. */
+static int apply(session *s, wire_record r)
+{
+    r.seq = ++g_seq;
+    g_why = NULL;
+    return session_apply(s, &r, NOW, &g_why);
+}
+
+static wire_record hello(const char *token)
+{
+    wire_record r = {.type = WIRE_HELLO, .time_ns = MONO};
+
+    memcpy(r.u.hello.magic, WIRE_MAGIC, 8);
+    r.u.hello.version = WIRE_VERSION;
+    r.u.hello.pid = 4242;
+    r.u.hello.mode = WIRE_MODE_STARTUP;
+    r.u.hello.runtime_type = 2;
+    r.u.hello.clr_instance_id = 5;
+    r.u.hello.major = 10, r.u.hello.minor = 0, r.u.hello.build = 12, r.u.hello.qfe = 3;
+    r.u.hello.monotonic_ns = MONO;
+    r.u.hello.realtime_ns = REAL;
+    memcpy(r.u.hello.token, token, WIRE_TOKEN_LEN);
+    r.u.hello.ring_bytes = 8u << 20;
+    return r;
+}
+
+static session *live_session(void)
+{
+    session *s = new_session();
+    apply(s, hello(TOKEN));
+    return s;
+}
+
+static wire_record jit_started(uint64_t fid, uint64_t tid, uint64_t t)
+{
+    wire_record r = {.type = WIRE_JIT_STARTED, .time_ns = t};
+    r.u.jit_started = (wire_jit_started){fid, tid, 0, 0};
+    return r;
+}
+
+static wire_record jit_finished(uint64_t fid, uint64_t tid, uint64_t code, uint32_t size,
+                                uint64_t t, uint16_t flags)
+{
+    wire_record r = {.type = WIRE_JIT_FINISHED, .flags = flags, .time_ns = t};
+    r.u.jit_finished = (wire_jit_finished){fid, tid, code, size, 40, 0, 0};
+    return r;
+}
+
+static wire_record function_name(uint64_t fid, const char *name)
+{
+    wire_record r = {.type = WIRE_FUNCTION_NAME, .time_ns = MONO + 1};
+    r.u.function_name = (wire_function_name){fid, 0x7f0000200000ull, 0x06000001u, 0};
+    r.strings[0] = (wire_string){name, (uint16_t)strlen(name)};
+    r.string_count = 1;
+    return r;
+}
+
+static wire_record module_loaded(uint64_t mid, const char *path, const char *assembly,
+                                 uint16_t flags)
+{
+    wire_record r = {.type = WIRE_MODULE_LOADED, .flags = flags, .time_ns = MONO + 2};
+    r.u.module_loaded = (wire_module_loaded){mid, mid + 0x100000, mid << 8, 0, 0};
+    r.strings[0] = (wire_string){path, (uint16_t)strlen(path)};
+    r.strings[1] = (wire_string){assembly, (uint16_t)strlen(assembly)};
+    r.string_count = 2;
+    return r;
+}
+
+static wire_record thread_rec(uint16_t type, uint64_t tid, uint32_t os, uint16_t flags,
+                              const char *name, uint64_t t)
+{
+    wire_record r = {.type = type, .flags = flags, .time_ns = t};
+    r.u.thread = (wire_thread){tid, os, 0};
+    if (type == WIRE_THREAD_NAME) {
+        r.strings[0] = (wire_string){name, (uint16_t)strlen(name)};
+        r.string_count = 1;
+    }
+    return r;
+}
+
+static wire_record detach(uint32_t state, int32_t hr)
+{
+    wire_record r = {.type = WIRE_DETACH_STATUS, .time_ns = MONO + 9};
+    r.u.detach = (wire_detach_status){state, hr};
+    return r;
+}
+
+static wire_record simple(uint16_t type)
+{
+    wire_record r = {.type = type, .time_ns = MONO + 3};
+    return r;
+}
+
+/* ---- tests ---------------------------------------------------------------- */
+
+TEST(hello_binds_session)
+{
+    session *s = new_session();
+
+    CHECK(s && s->state == SESSION_STARTING && strcmp(s->token, TOKEN) == 0,
+          "new session: starting, token kept");
+    CHECK(apply(s, hello(TOKEN)) == 0, "hello with the session's token is accepted");
+    CHECK(s->state == SESSION_LIVE, "state live (%s)", session_state_name(s->state));
+    CHECK(s->pid == 4242 && s->runtime_type == 2 && s->clr_instance_id == 5 && s->major == 10 &&
+              s->minor == 0 && s->build == 12 && s->qfe == 3 && s->ring_bytes == (8u << 20),
+          "pid, runtime type/instance/version and ring size from the hello");
+    CHECK(s->clock_offset_ns == OFFSET, "clock offset = realtime - monotonic");
+    CHECK(s->connected_ns == NOW && s->connections == 1 && s->records == 1,
+          "connected now, one connection, one record");
+    session_free(s);
+
+    s = new_session();
+    apply(s, hello(TOKEN));
+    apply(s, detach(WIRE_DETACH_REQUESTED, 0));
+    CHECK(apply(s, hello(TOKEN)) == 0 && s->state == SESSION_DETACHING && s->connections == 2,
+          "a reconnect hello while detaching keeps the session detaching");
+    session_free(s);
+}
+
+TEST(hello_wrong_token)
+{
+    char other[WIRE_TOKEN_LEN + 1];
+    session *s = new_session();
+
+    memcpy(other, TOKEN, sizeof(other));
+    other[WIRE_TOKEN_LEN - 1] = 'X';
+    CHECK(apply(s, hello(other)) == -1 && g_why && *g_why,
+          "hello whose token differs in the last character: -1 with a reason");
+    CHECK(s->state == SESSION_STARTING && s->connections == 0 && s->pid == 999 && s->major == 0,
+          "session untouched: still starting, no runtime fields");
+    CHECK(apply(s, hello("ffffffffffffffffffffffffffffffff")) == -1, "another wrong token: -1");
+    session_free(s);
+}
+
+TEST(jit_time_from_started_and_finished)
+{
+    session *s = live_session();
+    session_function *f;
+    session_thread *t;
+
+    apply(s, jit_started(0xF1, 0x71, MONO + 1000));
+    t = session_find_thread(s, 0x71);
+    CHECK(t && t->alive && t->jit_depth == 1, "JIT_STARTED creates the unknown thread, depth 1");
+    CHECK(session_find_function(s, 0xF1) != NULL, "and the function");
+    apply(s, jit_finished(0xF1, 0x71, 0x10000, 128, MONO + 1500, 0));
+    f = session_find_function(s, 0xF1);
+    CHECK(f && f->jit_time_ns == 500 && f->jit_time_total_ns == 500,
+          "jit_time_ns = finished - started = 500 (got %llu)",
+          f ? (unsigned long long)f->jit_time_ns : 0ull);
+    CHECK(f && f->jit_count == 1 && f->versions == 1 && f->code_start[0] == 0x10000,
+          "one compilation, one code version");
+    CHECK(f && f->native_size == 128 && f->il_size == 40 && f->thread_id == 0x71 && f->hresult == 0,
+          "sizes, thread and hresult from the record");
+    CHECK(f && f->first_jit_ns == (int64_t)(MONO + 1500) + OFFSET && f->last_jit_ns == f->first_jit_ns,
+          "first/last JIT time = target time + clock offset");
+    CHECK(!(f->flags & WIRE_FLAG_CATCHUP), "not flagged catch-up");
+    CHECK(s->jit_compilations == 1 && s->jit_time_total_ns == 500, "session totals");
+    CHECK(session_find_thread(s, 0x71)->jit_depth == 0, "thread's JIT stack is empty again");
+
+    /* a finish without a start, and a finish on another thread */
+    apply(s, jit_finished(0xF2, 0x71, 0x20000, 64, MONO + 2000, 0));
+    f = session_find_function(s, 0xF2);
+    CHECK(f && f->jit_count == 1 && f->jit_time_ns == 0, "JIT_FINISHED without a start: time 0");
+    apply(s, jit_started(0xF3, 0x71, MONO + 3000));
+    apply(s, jit_finished(0xF3, 0x72, 0x30000, 64, MONO + 3100, 0));
+    f = session_find_function(s, 0xF3);
+    CHECK(f && f->jit_time_ns == 0 && session_find_thread(s, 0x71)->jit_depth == 1,
+          "a finish on another thread does not pair with the start");
+    session_free(s);
+}
+
+TEST(nested_and_interleaved_jits)
+{
+    session *s = live_session();
+
+    /* B compiles while A is being compiled (a static constructor, say) */
+    apply(s, jit_started(0xA, 0x71, 100));
+    apply(s, jit_started(0xB, 0x71, 200));
+    apply(s, jit_finished(0xB, 0x71, 0xB000, 10, 260, 0));
+    apply(s, jit_finished(0xA, 0x71, 0xA000, 10, 400, 0));
+    CHECK(session_find_function(s, 0xB)->jit_time_ns == 60 &&
+              session_find_function(s, 0xA)->jit_time_ns == 300,
+          "nested: inner 60, outer 300");
+
+    /* not LIFO: the first started finishes first */
+    apply(s, jit_started(0xC, 0x71, 1000));
+    apply(s, jit_started(0xD, 0x71, 1100));
+    apply(s, jit_finished(0xC, 0x71, 0xC000, 10, 1400, 0));
+    apply(s, jit_finished(0xD, 0x71, 0xD000, 10, 1500, 0));
+    CHECK(session_find_function(s, 0xC)->jit_time_ns == 400 &&
+              session_find_function(s, 0xD)->jit_time_ns == 400,
+          "interleaved: pairs by function, 400 and 400");
+
+    /* the same function compiled on two threads at once */
+    apply(s, jit_started(0xE, 0x71, 2000));
+    apply(s, jit_started(0xE, 0x72, 2050));
+    apply(s, jit_finished(0xE, 0x72, 0xE000, 10, 2070, 0));
+    CHECK(session_find_function(s, 0xE)->jit_time_ns == 20, "second thread's compilation: 20");
+    apply(s, jit_finished(0xE, 0x71, 0xE000, 10, 2300, 0));
+    CHECK(session_find_function(s, 0xE)->jit_time_ns == 300 &&
+              session_find_function(s, 0xE)->jit_count == 2 &&
+              session_find_function(s, 0xE)->jit_time_total_ns == 320,
+          "first thread's: 300; count 2, total 320");
+
+    /* deeper than SESSION_JIT_NESTING: the ones that did not fit get no time */
+    for (uint64_t i = 0; i < SESSION_JIT_NESTING + 2; i++)
+        apply(s, jit_started(0x100 + i, 0x73, 10000 + i));
+    for (uint64_t i = SESSION_JIT_NESTING + 2; i-- > 0;)
+        apply(s, jit_finished(0x100 + i, 0x73, 0x9000 + i, 8, 20000, 0));
+    int ok = 1;
+    for (uint64_t i = 0; i < SESSION_JIT_NESTING + 2; i++) {
+        uint64_t want = i < SESSION_JIT_NESTING ? 10000 - i : 0;
+        ok &= session_find_function(s, 0x100 + i)->jit_time_ns == want;
+    }
+    CHECK(ok && session_find_thread(s, 0x73)->jit_depth == 0,
+          "%d nested compilations: the %d kept are timed, the rest get 0, stack empty",
+          SESSION_JIT_NESTING + 2, SESSION_JIT_NESTING);
+    session_free(s);
+}
+
+TEST(function_name_set_once)
+{
+    session *s = live_session();
+    session_function *f;
+
+    apply(s, jit_finished(0xF1, 0x71, 0x1000, 10, MONO + 10, 0));
+    apply(s, function_name(0xF1, "Ns.Box<System.Int64>.Get"));
+    f = session_find_function(s, 0xF1);
+    CHECK(f && f->name && strcmp(f->name, "Ns.Box<System.Int64>.Get") == 0,
+          "FUNCTION_NAME names a known function");
+    CHECK(f->module_id == 0x7f0000200000ull && f->token == 0x06000001u, "module and token set");
+    apply(s, function_name(0xF1, "Something.Else"));
+    CHECK(strcmp(session_find_function(s, 0xF1)->name, "Ns.Box<System.Int64>.Get") == 0,
+          "a second FUNCTION_NAME does not rename it");
+    apply(s, function_name(0xF9, "Ns.First.Seen"));
+    f = session_find_function(s, 0xF9);
+    CHECK(f && strcmp(f->name, "Ns.First.Seen") == 0 && f->jit_count == 0,
+          "FUNCTION_NAME before any JIT record creates the function");
+    session_free(s);
+}
+
+TEST(code_versions)
+{
+    session *s = live_session();
+    session_function *f;
+
+    apply(s, jit_finished(0xF1, 0x71, 0x1000, 100, MONO + 10, 0));
+    apply(s, jit_finished(0xF1, 0x71, 0x2000, 80, MONO + 20, 0));
+    f = session_find_function(s, 0xF1);
+    CHECK(f->versions == 2 && f->jit_count == 2 && f->native_size == 80,
+          "a second code start: versions 2 (re-JIT), count 2, size of the newest");
+    apply(s, jit_finished(0xF1, 0x71, 0x2000, 80, MONO + 30, 0));
+    f = session_find_function(s, 0xF1);
+    CHECK(f->versions == 2 && f->jit_count == 3, "the same code start again: still 2 versions");
+    apply(s, jit_finished(0xF1, 0x71, 0x1000, 100, MONO + 40, 0));
+    CHECK(session_find_function(s, 0xF1)->versions == 2, "an older code start again: still 2");
+    apply(s, jit_finished(0xF1, 0x71, 0, 100, MONO + 50, 0));
+    CHECK(session_find_function(s, 0xF1)->versions == 2, "code start 0 (unknown) is not a version");
+    session_free(s);
+}
+
+/* versions counts distinct code starts; only SESSION_MAX_CODE_VERSIONS of them
+ * are remembered. A code start seen before must not count again, also when it
+ * is one that was not remembered (e.g. a catch-up repeating the current code). */
+TEST(code_versions_beyond_the_kept_ones)
+{
+    session *s = live_session();
+    uint32_t n = SESSION_MAX_CODE_VERSIONS + 2;
+
+    for (uint32_t i = 0; i < n; i++)
+        apply(s, jit_finished(0xF1, 0x71, 0x1000 * (i + 1), 10, MONO + i, 0));
+    CHECK(session_find_function(s, 0xF1)->versions == n, "%u distinct code starts: versions %u", n,
+          n);
+    apply(s, jit_finished(0xF1, 0x71, 0x1000, 10, MONO + 100, 0));
+    CHECK(session_find_function(s, 0xF1)->versions == n, "the first again: still %u", n);
+    apply(s, jit_finished(0xF1, 0x71, 0x1000 * n, 10, 0, WIRE_FLAG_CATCHUP));
+    CHECK(session_find_function(s, 0xF1)->versions == n,
+          "catch-up repeating the newest code start: still %u (got %u)", n,
+          session_find_function(s, 0xF1)->versions);
+    apply(s, jit_finished(0xF1, 0x71, 0x1000 * n, 10, MONO + 200, 0));
+    CHECK(session_find_function(s, 0xF1)->versions == n,
+          "live JIT repeating the newest code start: still %u (got %u)", n,
+          session_find_function(s, 0xF1)->versions);
+    session_free(s);
+}
+
+TEST(catchup_never_overrides_live_function)
+{
+    session *s = live_session();
+    session_function before, *f;
+    uint64_t events;
+
+    apply(s, jit_started(0xF1, 0x71, MONO + 100));
+    apply(s, jit_finished(0xF1, 0x71, 0x1000, 128, MONO + 350, 0));
+    before = *session_find_function(s, 0xF1);
+    events = s->event_seq;
+    CHECK(apply(s, jit_finished(0xF1, 0x71, 0x1000, 999, MONO + 9000, WIRE_FLAG_CATCHUP)) == 0,
+          "catch-up JIT_FINISHED for a live-seen function is accepted");
+    f = session_find_function(s, 0xF1);
+    CHECK(f->jit_count == before.jit_count && f->jit_time_ns == before.jit_time_ns &&
+              f->jit_time_total_ns == before.jit_time_total_ns,
+          "jit_count and times unchanged");
+    CHECK(f->native_size == 128 && f->il_size == before.il_size && f->versions == 1,
+          "sizes and versions unchanged");
+    CHECK(f->first_jit_ns == before.first_jit_ns && f->last_jit_ns == before.last_jit_ns,
+          "first/last JIT times unchanged");
+    CHECK(!(f->flags & WIRE_FLAG_CATCHUP), "not flagged catch-up");
+    CHECK(s->event_seq == events && s->jit_compilations == 1, "no event, no extra compilation");
+    session_free(s);
+}
+
+TEST(catchup_creates_unknown_function)
+{
+    session *s = live_session();
+    session_function *f;
+    const session_event *e;
+
+    apply(s, jit_finished(0xF5, 0, 0x5000, 77, MONO + 10, WIRE_FLAG_CATCHUP));
+    f = session_find_function(s, 0xF5);
+    CHECK(f && (f->flags & WIRE_FLAG_CATCHUP), "catch-up for an unknown function creates it, "
+                                               "flagged catch-up");
+    CHECK(f && f->jit_count == 0 && f->jit_time_ns == 0 && f->native_size == 77 && f->versions == 1,
+          "no compilation counted, size and code version known");
+    e = session_event_at(s, s->event_seq);
+    CHECK(e && e->type == WIRE_JIT_FINISHED && e->id == 0xF5 && (e->flags & WIRE_FLAG_CATCHUP),
+          "one catch-up event logged");
+    uint64_t events = s->event_seq;
+    apply(s, jit_finished(0xF5, 0, 0x5000, 77, MONO + 20, WIRE_FLAG_CATCHUP));
+    CHECK(s->event_seq == events && session_find_function(s, 0xF5)->versions == 1,
+          "the same catch-up record again changes nothing");
+    apply(s, jit_finished(0xF6, 0, 0x6000, 10, MONO + 30, WIRE_FLAG_CATCHUP | WIRE_FLAG_DYNAMIC));
+    CHECK(session_find_function(s, 0xF6)->flags == (WIRE_FLAG_CATCHUP | WIRE_FLAG_DYNAMIC),
+          "catch-up keeps the dynamic flag");
+    apply(s, jit_finished(0xF5, 0x71, 0x7000, 90, MONO + 40, 0));
+    f = session_find_function(s, 0xF5);
+    CHECK(!(f->flags & WIRE_FLAG_CATCHUP) && f->jit_count == 1 && f->native_size == 90 &&
+              f->versions == 2,
+          "a later live JIT clears the catch-up flag and counts");
+    CHECK(s->jit_compilations == 1, "catch-up records are not compilations");
+    session_free(s);
+}
+
+TEST(modules_catchup_and_unknown)
+{
+    session *s = live_session();
+    session_module *m;
+    uint64_t events;
+
+    apply(s, module_loaded(0x200000, "/app/A.dll", "A", 0));
+    events = s->event_seq;
+    CHECK(apply(s, module_loaded(0x200000, "/stale/A.dll", "Stale", WIRE_FLAG_CATCHUP)) == 0,
+          "catch-up duplicate of a live module load is accepted");
+    m = session_find_module(s, 0x200000);
+    CHECK(m && strcmp(m->path, "/app/A.dll") == 0 && strcmp(m->assembly, "A") == 0 && m->flags == 0,
+          "path, assembly and flags unchanged");
+    CHECK(s->event_seq == events && s->module_count == 1, "no event, no second module");
+
+    apply(s, module_loaded(0x300000, "/enum/B.dll", "B", WIRE_FLAG_CATCHUP));
+    apply(s, module_loaded(0x300000, "/live/B.dll", "B", 0));
+    m = session_find_module(s, 0x300000);
+    CHECK(m && strcmp(m->path, "/live/B.dll") == 0 && !(m->flags & WIRE_FLAG_CATCHUP),
+          "a live load after the enumeration wins");
+
+    CHECK(apply(s, (wire_record){.type = WIRE_MODULE_UNLOADED, .time_ns = MONO + 50,
+                                 .u.module_unloaded = {0x999000}}) == 0,
+          "MODULE_UNLOADED for a never-seen module is tolerated");
+    m = session_find_module(s, 0x999000);
+    CHECK(!m || m->unloaded_ns == (int64_t)(MONO + 50) + OFFSET,
+          "(if it is recorded, as unloaded)");
+    apply(s, module_loaded(0x999000, "/enum/Gone.dll", "Gone", WIRE_FLAG_CATCHUP));
+    m = session_find_module(s, 0x999000);
+    CHECK(!m || m->unloaded_ns != 0, "a late enumeration does not bring an unloaded module back");
+    CHECK(apply(s, (wire_record){.type = WIRE_MODULE_UNLOADED, .u.module_unloaded = {0}}) == 0,
+          "module id 0 is tolerated");
+
+    /* assembly names fill in, never override */
+    wire_record a = {.type = WIRE_ASSEMBLY_LOADED, .time_ns = MONO + 60};
+    a.u.assembly_loaded = (wire_assembly_loaded){0x1300000, 0x300000, 0, 0};
+    a.strings[0] = (wire_string){"Other", 5};
+    a.string_count = 1;
+    apply(s, a);
+    CHECK(strcmp(session_find_module(s, 0x300000)->assembly, "B") == 0,
+          "ASSEMBLY_LOADED does not replace a known assembly name");
+    apply(s, module_loaded(0x400000, "/app/C.dll", "", 0));
+    a.u.assembly_loaded.manifest_module_id = 0x400000;
+    a.strings[0] = (wire_string){"C", 1};
+    apply(s, a);
+    CHECK(session_find_module(s, 0x400000)->assembly &&
+              strcmp(session_find_module(s, 0x400000)->assembly, "C") == 0,
+          "ASSEMBLY_LOADED fills in a missing assembly name");
+    session_free(s);
+}
+
+TEST(threads_catchup_and_destroy)
+{
+    session *s = live_session();
+    session_thread *t;
+
+    apply(s, thread_rec(WIRE_THREAD_CREATED, 0x71, 1001, 0, NULL, MONO + 10));
+    t = session_find_thread(s, 0x71);
+    CHECK(t && t->alive && t->os_thread_id == 1001 && t->created_ns == (int64_t)(MONO + 10) + OFFSET,
+          "live THREAD_CREATED: alive, os id, created time");
+    apply(s, thread_rec(WIRE_THREAD_DESTROYED, 0x71, 0, 0, NULL, MONO + 20));
+    t = session_find_thread(s, 0x71);
+    CHECK(!t->alive && t->ended_ns == (int64_t)(MONO + 20) + OFFSET, "THREAD_DESTROYED: not alive");
+    apply(s, thread_rec(WIRE_THREAD_CREATED, 0x71, 2002, WIRE_FLAG_CATCHUP, NULL, MONO + 30));
+    t = session_find_thread(s, 0x71);
+    CHECK(!t->alive && t->ended_ns == (int64_t)(MONO + 20) + OFFSET &&
+              t->created_ns == (int64_t)(MONO + 10) + OFFSET,
+          "a late catch-up THREAD_CREATED does not resurrect it (alive 0, times unchanged)");
+    CHECK(t->os_thread_id == 1001, "nor replace its os thread id");
+
+    apply(s, thread_rec(WIRE_THREAD_CREATED, 0x72, 0, WIRE_FLAG_CATCHUP, NULL, MONO + 40));
+    t = session_find_thread(s, 0x72);
+    CHECK(t && t->alive && (t->flags & WIRE_FLAG_CATCHUP), "catch-up creates an unknown thread");
+    apply(s, thread_rec(WIRE_THREAD_OS_ID, 0x72, 3003, 0, NULL, MONO + 41));
+    CHECK(session_find_thread(s, 0x72)->os_thread_id == 3003, "THREAD_OS_ID fills in the os id");
+    apply(s, thread_rec(WIRE_THREAD_OS_ID, 0x72, 4004, WIRE_FLAG_CATCHUP, NULL, MONO + 42));
+    CHECK(session_find_thread(s, 0x72)->os_thread_id == 3003,
+          "a catch-up os id does not replace a known one");
+    CHECK(apply(s, thread_rec(WIRE_THREAD_DESTROYED, 0x7777, 0, 0, NULL, MONO + 50)) == 0 &&
+              !session_find_thread(s, 0x7777)->alive,
+          "THREAD_DESTROYED for a never-seen thread is tolerated");
+
+    session_mark_ended(s, NOW + 5);
+    CHECK(!session_find_thread(s, 0x72)->alive && session_find_thread(s, 0x72)->ended_ns == NOW + 5,
+          "session_mark_ended ends the threads still alive");
+    session_free(s);
+}
+
+/* CoreCLR's ThreadID is the address of the runtime's Thread object; after a
+ * thread is destroyed that memory can hold the next Thread, with the same ID.
+ * A live ThreadCreated is newer than anything known: the thread is alive. */
+TEST(thread_id_reused_after_destroy)
+{
+    session *s = live_session();
+    session_thread *t;
+
+    apply(s, thread_rec(WIRE_THREAD_CREATED, 0x71, 1001, 0, NULL, MONO + 10));
+    apply(s, thread_rec(WIRE_THREAD_DESTROYED, 0x71, 0, 0, NULL, MONO + 20));
+    apply(s, thread_rec(WIRE_THREAD_CREATED, 0x71, 1002, 0, NULL, MONO + 30));
+    t = session_find_thread(s, 0x71);
+    CHECK(t->os_thread_id == 1002 && t->created_ns == (int64_t)(MONO + 30) + OFFSET,
+          "live THREAD_CREATED for a reused ID: new os id and created time");
+    CHECK(t->alive == 1 && t->ended_ns == 0,
+          "... and the thread is alive again, not ended (alive %d, ended_ns %lld)", t->alive,
+          (long long)t->ended_ns);
+    session_free(s);
+}
+
+TEST(thread_names)
+{
+    session *s = live_session();
+
+    apply(s, thread_rec(WIRE_THREAD_NAME, 0x71, 0, 0, "worker", MONO + 1));
+    CHECK(session_find_thread(s, 0x71) && session_find_thread(s, 0x71)->name &&
+              strcmp(session_find_thread(s, 0x71)->name, "worker") == 0,
+          "live THREAD_NAME for an unknown thread creates and names it");
+    apply(s, thread_rec(WIRE_THREAD_NAME, 0x71, 0, 0, "renamed", MONO + 2));
+    CHECK(strcmp(session_find_thread(s, 0x71)->name, "renamed") == 0, "a live rename overrides");
+    apply(s, thread_rec(WIRE_THREAD_NAME, 0x71, 0, WIRE_FLAG_CATCHUP, "stale", MONO + 3));
+    CHECK(strcmp(session_find_thread(s, 0x71)->name, "renamed") == 0,
+          "a catch-up name does not override an existing one");
+    apply(s, thread_rec(WIRE_THREAD_CREATED, 0x72, 0, 0, NULL, MONO + 4));
+    apply(s, thread_rec(WIRE_THREAD_NAME, 0x72, 0, WIRE_FLAG_CATCHUP, "from-enum", MONO + 5));
+    CHECK(session_find_thread(s, 0x72)->name &&
+              strcmp(session_find_thread(s, 0x72)->name, "from-enum") == 0,
+          "a catch-up name fills in a missing one");
+    apply(s, thread_rec(WIRE_THREAD_NAME, 0x71, 0, 0, "", MONO + 6));
+    CHECK(session_find_thread(s, 0x71)->name == NULL, "a live empty name clears it");
+    session_free(s);
+}
+
+TEST(sequence_gaps)
+{
+    session *s = new_session();
+    wire_record r = hello(TOKEN);
+    const char *why;
+
+    r.seq = 1, session_apply(s, &r, NOW, &why);
+    r = simple(WIRE_PONG);
+    r.seq = 2, session_apply(s, &r, NOW, &why);
+    r.seq = 5, session_apply(s, &r, NOW, &why);
+    CHECK(s->seq_gaps == 2 && s->last_seq == 5, "seq 1, 2, 5: two missing (got %llu)",
+          (unsigned long long)s->seq_gaps);
+    r.seq = 6, session_apply(s, &r, NOW, &why);
+    CHECK(s->seq_gaps == 2, "seq 6 follows: no new gap");
+    r.seq = 6, session_apply(s, &r, NOW, &why);
+    CHECK(s->seq_gaps == 3, "a repeated seq counts as one irregularity");
+    CHECK(s->records == 5, "five records counted");
+    session_free(s);
+}
+
+TEST(event_log)
+{
+    session *s = live_session();
+    static const uint16_t logged[] = {WIRE_JIT_FINISHED, WIRE_MODULE_LOADED, WIRE_THREAD_CREATED,
+                                      WIRE_THREAD_NAME, WIRE_CATCHUP_END, WIRE_MODULE_UNLOADED,
+                                      WIRE_THREAD_DESTROYED, WIRE_ASSEMBLY_LOADED};
+    int ok = 1;
+
+    CHECK(s->event_seq == 0 && session_first_event_seq(s) == 1 && session_event_at(s, 1) == NULL,
+          "no events yet (the hello is not an event)");
+    apply(s, jit_started(0xF1, 0x71, MONO + 1));           /* not logged */
+    apply(s, jit_finished(0xF1, 0x71, 0x1000, 10, MONO + 2, 0));
+    apply(s, function_name(0xF1, "A.B"));                   /* not logged */
+    apply(s, module_loaded(0x200000, "/a.dll", "a", 0));
+    apply(s, thread_rec(WIRE_THREAD_CREATED, 0x72, 5, 0, NULL, MONO + 3));
+    apply(s, thread_rec(WIRE_THREAD_OS_ID, 0x72, 6, 0, NULL, MONO + 4)); /* not logged */
+    apply(s, thread_rec(WIRE_THREAD_NAME, 0x72, 0, 0, "n", MONO + 5));
+    apply(s, simple(WIRE_CATCHUP_BEGIN));                   /* not logged */
+    apply(s, simple(WIRE_CATCHUP_END));
+    apply(s, simple(WIRE_DROPS));                           /* not logged */
+    apply(s, simple(WIRE_PONG));                            /* not logged */
+    apply(s, (wire_record){.type = WIRE_MODULE_UNLOADED, .u.module_unloaded = {0x200000}});
+    apply(s, thread_rec(WIRE_THREAD_DESTROYED, 0x72, 0, 0, NULL, MONO + 6));
+    apply(s, (wire_record){.type = WIRE_ASSEMBLY_LOADED, .u.assembly_loaded = {0x300, 0x200000, 0, 0}});
+    CHECK(s->event_seq == 8, "8 events from 14 records (got %llu)", (unsigned long long)s->event_seq);
+    for (uint64_t seq = 1; seq <= 8; seq++) {
+        const session_event *e = session_event_at(s, seq);
+        ok &= e && e->seq == seq && e->type == logged[seq - 1];
+    }
+    CHECK(ok, "session_event_at(1..8): seqs 1..8 without gaps, in order, with their types");
+    CHECK(session_event_at(s, 0) == NULL && session_event_at(s, 9) == NULL,
+          "seq 0 and the next seq are not there");
+    CHECK(session_first_event_seq(s) == 1 && s->events_evicted == 0, "nothing evicted");
+    CHECK(session_event_at(s, 1)->value == 1 && session_event_at(s, 1)->extra == 10 &&
+              session_event_at(s, 1)->id == 0xF1 &&
+              session_event_at(s, 1)->time_ns == (int64_t)(MONO + 2) + OFFSET,
+          "JIT event: function id, duration 1 ns, native size 10, wall-clock time");
+    session_free(s);
+}
+
+TEST(event_log_eviction)
+{
+    session *s = live_session();
+    const uint64_t extra = 10, total = SESSION_MAX_EVENTS + extra;
+    wire_record r = simple(WIRE_CATCHUP_END);
+    const char *why;
+    double t0 = check_seconds();
+    int ok = 1;
+
+    for (uint64_t i = 0; i < total; i++) {
+        r.seq = ++g_seq;
+        r.u.catchup.functions = (uint32_t)i;
+        session_apply(s, &r, NOW, &why);
+    }
+    CHECK(check_seconds() - t0 < 5.0, "%llu events applied in %.2f s",
+          (unsigned long long)total, check_seconds() - t0);
+    CHECK(s->event_seq == total && s->events_evicted == extra, "event_seq %llu, evicted %llu",
+          (unsigned long long)s->event_seq, (unsigned long long)s->events_evicted);
+    CHECK(session_first_event_seq(s) == extra + 1, "first retained seq is %llu (got %llu)",
+          (unsigned long long)(extra + 1), (unsigned long long)session_first_event_seq(s));
+    CHECK(session_event_at(s, extra) == NULL && session_event_at(s, 1) == NULL,
+          "evicted seqs are gone");
+    for (uint64_t seq = extra + 1; seq <= extra + 100; seq++)
+        ok &= session_event_at(s, seq) && session_event_at(s, seq)->seq == seq &&
+              session_event_at(s, seq)->extra == (uint32_t)(seq - 1);
+    for (uint64_t seq = total - 100; seq <= total; seq++)
+        ok &= session_event_at(s, seq) && session_event_at(s, seq)->seq == seq &&
+              session_event_at(s, seq)->extra == (uint32_t)(seq - 1);
+    CHECK(ok, "the oldest and newest retained events are where their seq says");
+    CHECK(session_event_at(s, total + 1) == NULL, "nothing after the last");
+    CHECK(s->catchups == total && s->last_catchup.functions == (uint32_t)(total - 1),
+          "catch-up counters follow");
+    session_free(s);
+}
+
+TEST(detach_transitions)
+{
+    session *s = live_session();
+
+    CHECK(apply(s, detach(WIRE_DETACH_REQUESTED, 0)) == 0 && s->state == SESSION_DETACHING,
+          "requested -> detaching");
+    CHECK(apply(s, detach(WIRE_DETACH_REFUSED, (int32_t)0x80131367)) == 0 &&
+              s->state == SESSION_LIVE,
+          "refused -> live again");
+    CHECK(strstr(s->error, "refused") && strstr(s->error, "0x80131367") &&
+              s->detach_hresult == (int32_t)0x80131367,
+          "the refusal and its HRESULT are kept (\"%s\")", s->error);
+    CHECK(apply(s, detach(WIRE_DETACH_REQUESTED, 0)) == 0 && s->state == SESSION_DETACHING,
+          "requested again -> detaching");
+    CHECK(apply(s, detach(WIRE_DETACH_SUCCEEDED, 0)) == 0 && s->state == SESSION_DETACHED &&
+              s->detach_finished_ns == NOW && s->ended_ns == NOW,
+          "succeeded -> detached, finished and ended now");
+    CHECK(s->event_seq == 4 && session_event_at(s, 4)->extra == WIRE_DETACH_SUCCEEDED,
+          "each status is an event carrying its state");
+    CHECK(apply(s, detach(0, 0)) == -1 && g_why && apply(s, detach(4, 0)) == -1,
+          "unknown detach states 0 and 4 are refused");
+    CHECK(s->state == SESSION_DETACHED, "and change nothing");
+    session_free(s);
+}
+
+TEST(other_records_and_unknown_types)
+{
+    session *s = live_session();
+    wire_record r = simple(WIRE_DROPS);
+    static const uint16_t bad[] = {0, WIRE_RECORD_TYPE_MAX + 1, WIRE_CMD_DETACH, WIRE_CMD_PING,
+                                   0xFFFF};
+
+    r.u.drops = (wire_drops){{1, 2, 3, 4}, 100, 4096};
+    apply(s, r);
+    CHECK(memcmp(&s->drops, &r.u.drops, sizeof(wire_drops)) == 0, "DROPS counters are kept as sent");
+    r = simple(WIRE_CATCHUP_END);
+    r.u.catchup = (wire_catchup){9, 1000, 4, 0, 12500000};
+    apply(s, r);
+    CHECK(s->catchups == 1 && s->last_catchup.functions == 1000 &&
+              s->last_catchup.duration_ns == 12500000,
+          "CATCHUP_END counted and kept");
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+        CHECK(apply(s, simple(bad[i])) == -1 && g_why && *g_why, "type %u is refused with a reason",
+              bad[i]);
+    CHECK(s->state == SESSION_LIVE, "refused records leave the state alone");
+    /* zero IDs are ignored, never stored */
+    CHECK(apply(s, jit_finished(0, 0, 0x1000, 10, MONO, 0)) == 0 && s->function_count == 0 &&
+              apply(s, thread_rec(WIRE_THREAD_CREATED, 0, 0, 0, NULL, MONO)) == 0 &&
+              s->thread_count == 0,
+          "records with ID 0 are accepted and ignored");
+    session_free(s);
+}
+
+static const check_test tests[] = {
+    TEST_ENTRY(hello_binds_session),
+    TEST_ENTRY(hello_wrong_token),
+    TEST_ENTRY(jit_time_from_started_and_finished),
+    TEST_ENTRY(nested_and_interleaved_jits),
+    TEST_ENTRY(function_name_set_once),
+    TEST_ENTRY(code_versions),
+    TEST_ENTRY(code_versions_beyond_the_kept_ones),
+    TEST_ENTRY(catchup_never_overrides_live_function),
+    TEST_ENTRY(catchup_creates_unknown_function),
+    TEST_ENTRY(modules_catchup_and_unknown),
+    TEST_ENTRY(threads_catchup_and_destroy),
+    TEST_ENTRY(thread_id_reused_after_destroy),
+    TEST_ENTRY(thread_names),
+    TEST_ENTRY(sequence_gaps),
+    TEST_ENTRY(event_log),
+    TEST_ENTRY(event_log_eviction),
+    TEST_ENTRY(detach_transitions),
+    TEST_ENTRY(other_records_and_unknown_types),
+    TEST_END,
+};
+
+int main(int argc, char **argv) { return check_main(argc, argv, tests); }

@@ -1,0 +1,810 @@
+/* test_wire.c -- unit tests for server/wire_decode.c, the decoder of agent frames.
+ *
+ * Frames are built by hand from the agent/wire.h structs and strings (u16 byte
+ * count + UTF-8). Covered: every record type round-trips (header, fixed part,
+ * strings); every strict prefix of a valid frame is NEED_MORE; BAD for a length
+ * over WIRE_MAX_PAYLOAD, unknown types, payloads shorter than the fixed part, a
+ * missing or overlong string length, trailing bytes, invalid UTF-8 (overlong,
+ * surrogate, truncated, > U+10FFFF), a hello with bad magic or version;
+ * wire_valid_utf8 against a table and against the agent's utf8_sanitize; and a
+ * deterministic garbage loop (200k random and mutated buffers, each in its own
+ * exact-size allocation so ASan sees any overread) that must never crash and
+ * never report more bytes consumed than it was given.
+ * Build: make build/tests/test_wire && build/tests/test_wire
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "utf.h"
+#include "wire_decode.h"
+
+/* ---- building frames ---------------------------------------------------- */
+
+typedef struct sample {
+    const char *what;
+    uint16_t type, flags;
+    const void *fixed;
+    size_t fixed_len;
+    unsigned nstrings;
+    const char *str[2];
+    size_t str_len[2];
+} sample;
+
+#define HDR sizeof(wire_frame_header)
+
+/* Writes header + fixed + strings at out (which must be big enough); the header
+ * length is the payload actually written plus `extra_len` (may be negative to
+ * lie about it). Returns bytes written. */
+static size_t build_frame_ex(uint8_t *out, const sample *s, uint64_t seq, long extra_len)
+{
+    wire_frame_header h = {.type = s->type, .flags = s->flags, .seq = seq,
+                           .time_ns = 1000000007ull * seq};
+    size_t pos = HDR;
+
+    memcpy(out + pos, s->fixed, s->fixed_len);
+    pos += s->fixed_len;
+    for (unsigned i = 0; i < s->nstrings; i++) {
+        uint16_t n = (uint16_t)s->str_len[i];
+        memcpy(out + pos, &n, 2);
+        memcpy(out + pos + 2, s->str[i], s->str_len[i]);
+        pos += 2 + s->str_len[i];
+    }
+    h.length = (uint32_t)((long)(pos - HDR) + extra_len);
+    memcpy(out, &h, HDR);
+    return pos;
+}
+
+static size_t frame_size(const sample *s)
+{
+    size_t n = HDR + s->fixed_len;
+    for (unsigned i = 0; i < s->nstrings; i++)
+        n += 2 + s->str_len[i];
+    return n;
+}
+
+/* The frame in its own allocation of exactly its size (ASan sees overreads). */
+static uint8_t *build_frame(const sample *s, uint64_t seq, size_t *len)
+{
+    uint8_t *b = malloc(frame_size(s));
+    *len = build_frame_ex(b, s, seq, 0);
+    return b;
+}
+
+static uint8_t *copy_of(const uint8_t *p, size_t n)
+{
+    uint8_t *c = malloc(n ? n : 1);
+    memcpy(c, p, n);
+    return c;
+}
+
+/* ---- one valid sample of every record type -------------------------------- */
+
+static const char TOKEN[] = "0123456789abcdef0123456789ABCDEF";
+
+static wire_hello hello_fixed(void)
+{
+    wire_hello h;
+
+    memset(&h, 0, sizeof(h));
+    memcpy(h.magic, WIRE_MAGIC, 8);
+    h.version = WIRE_VERSION;
+    h.pid = 4242;
+    h.mode = WIRE_MODE_ATTACH;
+    h.runtime_type = 2;
+    h.clr_instance_id = 7;
+    h.major = 10, h.minor = 0, h.build = 12, h.qfe = 3;
+    h.monotonic_ns = 123456789ull;
+    h.realtime_ns = 1700000000123456789ull;
+    memcpy(h.token, TOKEN, WIRE_TOKEN_LEN);
+    h.ring_bytes = 8u << 20;
+    return h;
+}
+
+static wire_hello s_hello;
+static const wire_jit_started s_jit_started = {0x7f0000001000ull, 0x7f00000a0000ull, 38, 0};
+static const wire_jit_finished s_jit_finished = {0x7f0000001000ull, 0x7f00000a0000ull,
+                                                  0x7f1234560000ull, 143, 38, 0, 0};
+static const wire_function_name s_function_name = {0x7f0000001000ull, 0x7f0000200000ull,
+                                                    0x06000002u, 0};
+static const wire_module_loaded s_module_loaded = {0x7f0000200000ull, 0x7f0000300000ull,
+                                                    0x7f5500000000ull, 0, 0};
+static const wire_module_unloaded s_module_unloaded = {0x7f0000200000ull};
+static const wire_assembly_loaded s_assembly_loaded = {0x7f0000300000ull, 0x7f0000200000ull,
+                                                        (int32_t)0x80131040, 0};
+static const wire_thread s_thread = {0x7f00000a0000ull, 31337, 0};
+static const wire_drops s_drops = {{1, 2, 3, 4}, 1000, 4096};
+static const wire_catchup s_catchup = {9, 1000, 4, 0, 12500000};
+static const wire_detach_status s_detach = {WIRE_DETACH_REFUSED, (int32_t)0x80131367};
+static const wire_cmd_ping s_pong = {0xC0FFEEull};
+
+static const char NAME[] = "Ns.Box<System.Int64>.Get";
+static const char PATH[] = "/usr/share/dotnet/shared/Microsoft.NETCore.App/10.0.0/System.Private.CoreLib.dll";
+static const char ASM[] = "System.Private.CoreLib";
+static const char UNI[] = "Fa\xC3\xA7" "ade \xE4\xB8\xAD \xF0\x9F\x98\x80"; /* ç 中 😀 */
+
+#define N_SAMPLES 16
+static sample samples[N_SAMPLES];
+
+static void make_samples(void)
+{
+    s_hello = hello_fixed();
+    sample v[N_SAMPLES] = {
+        {"hello", WIRE_HELLO, 0, &s_hello, sizeof(s_hello), 0, {0}, {0}},
+        {"jit_started", WIRE_JIT_STARTED, 0, &s_jit_started, sizeof(s_jit_started), 0, {0}, {0}},
+        {"jit_finished", WIRE_JIT_FINISHED, WIRE_FLAG_CATCHUP, &s_jit_finished,
+         sizeof(s_jit_finished), 0, {0}, {0}},
+        {"function_name", WIRE_FUNCTION_NAME, WIRE_FLAG_TRUNCATED, &s_function_name,
+         sizeof(s_function_name), 1, {NAME}, {sizeof(NAME) - 1}},
+        {"module_loaded", WIRE_MODULE_LOADED, 0, &s_module_loaded, sizeof(s_module_loaded), 2,
+         {PATH, ASM}, {sizeof(PATH) - 1, sizeof(ASM) - 1}},
+        {"module_unloaded", WIRE_MODULE_UNLOADED, 0, &s_module_unloaded,
+         sizeof(s_module_unloaded), 0, {0}, {0}},
+        {"assembly_loaded", WIRE_ASSEMBLY_LOADED, 0, &s_assembly_loaded,
+         sizeof(s_assembly_loaded), 1, {ASM}, {sizeof(ASM) - 1}},
+        {"thread_created", WIRE_THREAD_CREATED, 0, &s_thread, sizeof(s_thread), 0, {0}, {0}},
+        {"thread_destroyed", WIRE_THREAD_DESTROYED, 0, &s_thread, sizeof(s_thread), 0, {0}, {0}},
+        {"thread_os_id", WIRE_THREAD_OS_ID, 0, &s_thread, sizeof(s_thread), 0, {0}, {0}},
+        {"thread_name", WIRE_THREAD_NAME, 0, &s_thread, sizeof(s_thread), 1, {UNI},
+         {sizeof(UNI) - 1}},
+        {"drops", WIRE_DROPS, 0, &s_drops, sizeof(s_drops), 0, {0}, {0}},
+        {"catchup_begin", WIRE_CATCHUP_BEGIN, WIRE_FLAG_CATCHUP, &s_catchup, sizeof(s_catchup), 0,
+         {0}, {0}},
+        {"catchup_end", WIRE_CATCHUP_END, WIRE_FLAG_CATCHUP, &s_catchup, sizeof(s_catchup), 0,
+         {0}, {0}},
+        {"detach_status", WIRE_DETACH_STATUS, 0, &s_detach, sizeof(s_detach), 0, {0}, {0}},
+        {"pong", WIRE_PONG, 0, &s_pong, sizeof(s_pong), 0, {0}, {0}},
+    };
+    memcpy(samples, v, sizeof(v));
+}
+
+/* Decodes a whole single-frame buffer into a record; returns the record
+ * decoder's result (or the frame decoder's when that is not OK). */
+static int decode_one(const uint8_t *buf, size_t len, wire_record *rec, const char **why)
+{
+    wire_frame f;
+    size_t used = 0;
+    int rc = wire_decode_frame(buf, len, &f, &used, why);
+
+    if (rc != WIRE_DECODE_OK)
+        return rc;
+    return wire_decode_record(&f, rec, why);
+}
+
+static int bad_with_reason(const uint8_t *buf, size_t len)
+{
+    wire_record rec;
+    const char *why = NULL;
+    return decode_one(buf, len, &rec, &why) == WIRE_DECODE_BAD && why && *why;
+}
+
+/* ---- tests ---------------------------------------------------------------- */
+
+TEST(round_trip_every_type)
+{
+    unsigned types_seen = 0;
+
+    for (int i = 0; i < N_SAMPLES; i++) {
+        const sample *s = &samples[i];
+        size_t len, used = 0;
+        uint8_t *buf = build_frame(s, 1000 + (uint64_t)i, &len);
+        wire_frame f;
+        wire_record r;
+        const char *why = NULL;
+        int ok;
+
+        ok = CHECK(wire_decode_frame(buf, len, &f, &used, &why) == WIRE_DECODE_OK,
+                   "%s: frame decodes", s->what);
+        if (ok) {
+            CHECK(used == len && f.payload == buf + HDR && f.header.length == len - HDR,
+                  "%s: consumed the whole frame, payload after the header", s->what);
+            CHECK(f.header.type == s->type && f.header.flags == s->flags &&
+                      f.header.seq == 1000 + (uint64_t)i &&
+                      f.header.time_ns == 1000000007ull * (1000 + (uint64_t)i),
+                  "%s: header fields", s->what);
+            ok = CHECK(wire_decode_record(&f, &r, &why) == WIRE_DECODE_OK,
+                       "%s: record decodes (%s)", s->what, why ? why : "");
+        }
+        if (ok) {
+            int strings_ok = r.string_count == s->nstrings;
+            for (unsigned k = 0; strings_ok && k < s->nstrings; k++)
+                strings_ok = r.strings[k].length == s->str_len[k] &&
+                             memcmp(r.strings[k].text, s->str[k], s->str_len[k]) == 0 &&
+                             (const uint8_t *)r.strings[k].text >= f.payload &&
+                             (const uint8_t *)r.strings[k].text + r.strings[k].length <=
+                                 f.payload + f.header.length;
+            CHECK(r.type == s->type && r.flags == s->flags && r.seq == f.header.seq &&
+                      r.time_ns == f.header.time_ns,
+                  "%s: record header fields", s->what);
+            CHECK(memcmp(&r.u, s->fixed, s->fixed_len) == 0, "%s: fixed part round-trips",
+                  s->what);
+            CHECK(strings_ok, "%s: %u string(s) round-trip, pointing into the payload", s->what,
+                  s->nstrings);
+            types_seen |= 1u << s->type;
+        }
+        free(buf);
+    }
+    CHECK(types_seen == 0x1FFFEu, "all 16 record types (1..%d) round-tripped", WIRE_RECORD_TYPE_MAX);
+}
+
+TEST(empty_strings_and_longest_string)
+{
+    static char big[WIRE_MAX_STRING + 1];
+    sample s = samples[4]; /* module_loaded, two strings */
+    wire_record r;
+    const char *why = NULL;
+    size_t len;
+    uint8_t *buf;
+
+    s.str[0] = "", s.str_len[0] = 0;
+    s.str[1] = "", s.str_len[1] = 0;
+    buf = build_frame(&s, 1, &len);
+    CHECK(decode_one(buf, len, &r, &why) == WIRE_DECODE_OK && r.string_count == 2 &&
+              r.strings[0].length == 0 && r.strings[1].length == 0,
+          "two empty strings decode");
+    free(buf);
+
+    memset(big, 'x', sizeof(big));
+    s = samples[3]; /* function_name */
+    s.str[0] = big, s.str_len[0] = WIRE_MAX_STRING;
+    buf = build_frame(&s, 1, &len);
+    CHECK(decode_one(buf, len, &r, &why) == WIRE_DECODE_OK &&
+              r.strings[0].length == WIRE_MAX_STRING,
+          "a string of exactly WIRE_MAX_STRING bytes decodes");
+    free(buf);
+    s.str_len[0] = WIRE_MAX_STRING + 1;
+    buf = build_frame(&s, 1, &len);
+    CHECK(bad_with_reason(buf, len), "a string of WIRE_MAX_STRING + 1 bytes is BAD");
+    free(buf);
+}
+
+TEST(every_strict_prefix_needs_more)
+{
+    for (int i = 0; i < N_SAMPLES; i++) {
+        size_t len, bad = 0;
+        uint8_t *buf = build_frame(&samples[i], 5, &len);
+
+        for (size_t n = 0; n < len; n++) {
+            uint8_t *p = copy_of(buf, n);
+            wire_frame f;
+            size_t used = 12345;
+            const char *why = NULL;
+
+            if (wire_decode_frame(p, n, &f, &used, &why) != WIRE_DECODE_NEED_MORE || used != 12345)
+                bad++;
+            free(p);
+        }
+        CHECK(bad == 0, "%s: all %zu strict prefixes are NEED_MORE (%zu were not)",
+              samples[i].what, len, bad);
+        free(buf);
+    }
+}
+
+TEST(frames_back_to_back)
+{
+    uint8_t stream[4096];
+    size_t total = 0, off = 0;
+    int n = 0, ok = 1;
+
+    for (int i = 0; i < N_SAMPLES; i++)
+        total += build_frame_ex(stream + total, &samples[i], (uint64_t)i + 1, 0);
+    for (;;) {
+        wire_frame f;
+        wire_record r;
+        size_t used;
+        const char *why = NULL;
+        int rc = wire_decode_frame(stream + off, total - off, &f, &used, &why);
+
+        if (rc != WIRE_DECODE_OK)
+            break;
+        ok &= wire_decode_record(&f, &r, &why) == WIRE_DECODE_OK && r.seq == (uint64_t)n + 1 &&
+              r.type == samples[n].type;
+        off += used;
+        n++;
+    }
+    CHECK(n == N_SAMPLES && off == total && ok,
+          "16 frames in one buffer decode one after another, in order (%d decoded)", n);
+}
+
+TEST(length_limit)
+{
+    uint8_t hdr[HDR];
+    wire_frame_header h = {.type = WIRE_DROPS, .length = WIRE_MAX_PAYLOAD + 1};
+    wire_frame f;
+    size_t used;
+    const char *why = NULL;
+    uint8_t *big;
+
+    memcpy(hdr, &h, HDR);
+    CHECK(wire_decode_frame(hdr, HDR, &f, &used, &why) == WIRE_DECODE_BAD && why,
+          "length WIRE_MAX_PAYLOAD + 1 is BAD as soon as the header is there");
+    h.length = UINT32_MAX;
+    memcpy(hdr, &h, HDR);
+    why = NULL;
+    CHECK(wire_decode_frame(hdr, HDR, &f, &used, &why) == WIRE_DECODE_BAD && why,
+          "length UINT32_MAX is BAD");
+    h.length = WIRE_MAX_PAYLOAD;
+    memcpy(hdr, &h, HDR);
+    CHECK(wire_decode_frame(hdr, HDR, &f, &used, &why) == WIRE_DECODE_NEED_MORE,
+          "length WIRE_MAX_PAYLOAD with only the header: NEED_MORE");
+    big = calloc(1, HDR + WIRE_MAX_PAYLOAD);
+    memcpy(big, &h, HDR);
+    CHECK(wire_decode_frame(big, HDR + WIRE_MAX_PAYLOAD, &f, &used, &why) == WIRE_DECODE_OK &&
+              used == HDR + WIRE_MAX_PAYLOAD,
+          "a frame of exactly WIRE_MAX_PAYLOAD payload bytes is OK");
+    CHECK(wire_decode_record(&f, &(wire_record){0}, &why) == WIRE_DECODE_BAD,
+          "... but a drops record that long has trailing bytes: BAD");
+    free(big);
+}
+
+TEST(unknown_types)
+{
+    static const uint16_t types[] = {0, WIRE_RECORD_TYPE_MAX + 1, 99, WIRE_CMD_DETACH,
+                                     WIRE_CMD_PING, 0x7FFF, 0xFFFF};
+
+    for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
+        sample s = {"unknown", types[i], 0, &s_pong, sizeof(s_pong), 0, {0}, {0}};
+        size_t len;
+        uint8_t *buf = build_frame(&s, 1, &len);
+        wire_frame f;
+        size_t used;
+        const char *why = NULL;
+
+        CHECK(wire_decode_frame(buf, len, &f, &used, &why) == WIRE_DECODE_OK,
+              "type %u: the frame layer does not judge types", types[i]);
+        CHECK(bad_with_reason(buf, len), "type %u: the record is BAD", types[i]);
+        free(buf);
+    }
+}
+
+TEST(payload_shorter_than_fixed_part)
+{
+    for (int i = 0; i < N_SAMPLES; i++) {
+        sample s = samples[i];
+        size_t len, bad = 0;
+
+        s.nstrings = 0;
+        for (size_t cut = 0; cut < samples[i].fixed_len; cut++) {
+            uint8_t *buf;
+            s.fixed_len = cut;
+            buf = build_frame(&s, 1, &len);
+            bad += bad_with_reason(buf, len);
+            free(buf);
+        }
+        CHECK(bad == samples[i].fixed_len, "%s: all %zu payloads shorter than the fixed part are BAD",
+              samples[i].what, samples[i].fixed_len);
+    }
+}
+
+TEST(trailing_bytes)
+{
+    for (int i = 0; i < N_SAMPLES; i++) {
+        size_t len = frame_size(&samples[i]);
+        uint8_t *buf = calloc(1, len + 3);
+        int all = 1;
+
+        for (long extra = 1; extra <= 3; extra++) {
+            build_frame_ex(buf, &samples[i], 1, extra); /* header claims `extra` more bytes */
+            all &= bad_with_reason(buf, len + (size_t)extra);
+        }
+        CHECK(all, "%s: 1, 2 or 3 bytes after the record are BAD", samples[i].what);
+        free(buf);
+    }
+}
+
+TEST(string_lengths)
+{
+    const sample *fn = &samples[3], *mod = &samples[4];
+    uint8_t buf[512];
+    size_t len;
+    uint16_t n;
+
+    /* missing length: payload ends right after the fixed part, or one byte later */
+    len = build_frame_ex(buf, &(sample){"fn", WIRE_FUNCTION_NAME, 0, fn->fixed, fn->fixed_len, 0,
+                                        {0}, {0}},
+                         1, 0);
+    CHECK(bad_with_reason(buf, len), "function_name without its string length is BAD");
+    len = build_frame_ex(buf, &(sample){"fn", WIRE_FUNCTION_NAME, 0, fn->fixed, fn->fixed_len, 0,
+                                        {0}, {0}},
+                         1, 1);
+    buf[len++] = 3;
+    CHECK(bad_with_reason(buf, len), "function_name with half a string length is BAD");
+
+    /* length past the end: say 10 bytes, give 5 */
+    len = build_frame_ex(buf, fn, 1, 0);
+    n = (uint16_t)(fn->str_len[0] + 1);
+    memcpy(buf + HDR + fn->fixed_len, &n, 2);
+    CHECK(bad_with_reason(buf, len), "string length one past the end of the payload is BAD");
+    n = 0xFFFF;
+    memcpy(buf + HDR + fn->fixed_len, &n, 2);
+    CHECK(bad_with_reason(buf, len), "string length 65535 is BAD");
+    n = (uint16_t)(fn->str_len[0] - 1);
+    memcpy(buf + HDR + fn->fixed_len, &n, 2);
+    CHECK(bad_with_reason(buf, len), "string length one short (leaves a trailing byte) is BAD");
+
+    /* the second string of a module record overruns by one */
+    len = build_frame_ex(buf, mod, 1, 0);
+    n = (uint16_t)(mod->str_len[1] + 1);
+    memcpy(buf + len - mod->str_len[1] - 2, &n, 2);
+    CHECK(bad_with_reason(buf, len), "second string overrunning the payload is BAD");
+    /* the second string missing entirely */
+    len = build_frame_ex(buf, &(sample){"m1", WIRE_MODULE_LOADED, 0, mod->fixed, mod->fixed_len, 1,
+                                        {PATH}, {sizeof(PATH) - 1}},
+                         1, 0);
+    CHECK(bad_with_reason(buf, len), "module_loaded with only one string is BAD");
+}
+
+TEST(invalid_utf8_in_strings)
+{
+    static const struct { const char *bytes; size_t n; const char *what; } bad[] = {
+        {"\xC0\xAF", 2, "overlong 2-byte '/'"},
+        {"\xC1\xBF", 2, "overlong 2-byte U+007F"},
+        {"\xE0\x80\xAF", 3, "overlong 3-byte"},
+        {"\xF0\x80\x80\xAF", 4, "overlong 4-byte"},
+        {"\xED\xA0\x80", 3, "surrogate U+D800"},
+        {"\xED\xBF\xBF", 3, "surrogate U+DFFF"},
+        {"\xE4\xB8", 2, "truncated 3-byte sequence at the end"},
+        {"a\xF0\x9F\x98", 4, "truncated 4-byte sequence at the end"},
+        {"\xE4\xB8" "a", 3, "truncated 3-byte sequence before ASCII"},
+        {"\xF4\x90\x80\x80", 4, "code point above U+10FFFF"},
+        {"\x80", 1, "lone continuation byte"},
+        {"\xFF", 1, "byte 0xFF"},
+        {"\xF8\x88\x80\x80\x80", 5, "5-byte form"},
+    };
+    const sample *bases[] = {&samples[3], &samples[4], &samples[6], &samples[10]};
+
+    for (size_t b = 0; b < sizeof(bases) / sizeof(bases[0]); b++) {
+        int all = 1;
+        for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+            sample s = *bases[b];
+            uint8_t buf[512];
+            size_t len;
+
+            s.str[s.nstrings - 1] = bad[i].bytes; /* last string: checks every string is read */
+            s.str_len[s.nstrings - 1] = bad[i].n;
+            len = build_frame_ex(buf, &s, 1, 0);
+            if (!bad_with_reason(buf, len)) {
+                all = 0;
+                printf("    %s accepted with %s\n", s.what, bad[i].what);
+            }
+        }
+        CHECK(all, "%s: each of %zu invalid UTF-8 strings is BAD", bases[b]->what,
+              sizeof(bad) / sizeof(bad[0]));
+    }
+    {
+        sample s = samples[4];
+        uint8_t buf[512];
+        size_t len;
+        s.str[0] = "\xED\xA0\x80", s.str_len[0] = 3; /* first of two strings */
+        len = build_frame_ex(buf, &s, 1, 0);
+        CHECK(bad_with_reason(buf, len), "module_loaded with invalid UTF-8 in the first string is BAD");
+    }
+}
+
+TEST(hello_checks)
+{
+    wire_hello h = hello_fixed();
+    sample s = samples[0];
+    uint8_t buf[256];
+    size_t len;
+    wire_record r;
+    const char *why = NULL;
+
+    s.fixed = &h;
+    memcpy(h.magic, "JITSCOPX", 8);
+    len = build_frame_ex(buf, &s, 1, 0);
+    CHECK(bad_with_reason(buf, len), "hello with magic JITSCOPX is BAD");
+    memcpy(h.magic, "jitscope", 8);
+    len = build_frame_ex(buf, &s, 1, 0);
+    CHECK(bad_with_reason(buf, len), "hello with lower-case magic is BAD");
+    memcpy(h.magic, WIRE_MAGIC, 8);
+    for (uint32_t v = 0; v < 4; v++) {
+        h.version = v == 3 ? UINT32_MAX : v;
+        len = build_frame_ex(buf, &s, 1, 0);
+        if (h.version == WIRE_VERSION)
+            CHECK(decode_one(buf, len, &r, &why) == WIRE_DECODE_OK &&
+                      memcmp(r.u.hello.token, TOKEN, WIRE_TOKEN_LEN) == 0,
+                  "hello with version %u is OK and carries the token", h.version);
+        else
+            CHECK(bad_with_reason(buf, len), "hello with version %u is BAD", h.version);
+    }
+}
+
+/* ---- wire_valid_utf8 ------------------------------------------------------ */
+
+TEST(valid_utf8_table)
+{
+    static const struct { const char *s; size_t n; int valid; const char *what; } t[] = {
+        {"", 0, 1, "empty"},
+        {"plain ASCII", 11, 1, "ASCII"},
+        {"a\0b", 3, 1, "embedded NUL"},
+        {"\x7F", 1, 1, "U+007F"},
+        {"\xC2\x80", 2, 1, "U+0080"},
+        {"\xC3\xA9", 2, 1, "e acute"},
+        {"\xDF\xBF", 2, 1, "U+07FF"},
+        {"\xE0\xA0\x80", 3, 1, "U+0800"},
+        {"\xE4\xB8\xAD", 3, 1, "CJK U+4E2D"},
+        {"\xED\x9F\xBF", 3, 1, "U+D7FF, last before the surrogates"},
+        {"\xEE\x80\x80", 3, 1, "U+E000, first after the surrogates"},
+        {"\xEF\xBF\xBD", 3, 1, "U+FFFD"},
+        {"\xEF\xBF\xBF", 3, 1, "U+FFFF"},
+        {"\xF0\x90\x80\x80", 4, 1, "U+10000"},
+        {"\xF0\x9F\x98\x80", 4, 1, "emoji U+1F600"},
+        {"\xF4\x8F\xBF\xBF", 4, 1, "U+10FFFF"},
+        {"a\xC3\xA9\xE4\xB8\xAD\xF0\x9F\x98\x80z", 11, 1, "mixed"},
+        {"\x80", 1, 0, "lone continuation"},
+        {"\xBF", 1, 0, "lone continuation 0xBF"},
+        {"\xC0\x80", 2, 0, "overlong NUL"},
+        {"\xC1\xBF", 2, 0, "overlong U+007F"},
+        {"\xE0\x80\x80", 3, 0, "overlong 3-byte NUL"},
+        {"\xE0\x9F\xBF", 3, 0, "overlong U+07FF"},
+        {"\xF0\x80\x80\x80", 4, 0, "overlong 4-byte NUL"},
+        {"\xF0\x8F\xBF\xBF", 4, 0, "overlong U+FFFF"},
+        {"\xED\xA0\x80", 3, 0, "surrogate U+D800"},
+        {"\xED\xAF\xBF", 3, 0, "surrogate U+DBFF"},
+        {"\xED\xB0\x80", 3, 0, "surrogate U+DC00"},
+        {"\xED\xBF\xBF", 3, 0, "surrogate U+DFFF"},
+        {"\xED\xA0\xBD\xED\xB8\x80", 6, 0, "CESU-8 surrogate pair"},
+        {"\xF4\x90\x80\x80", 4, 0, "U+110000"},
+        {"\xF5\x80\x80\x80", 4, 0, "lead byte 0xF5"},
+        {"\xF7\xBF\xBF\xBF", 4, 0, "lead byte 0xF7"},
+        {"\xF8\x88\x80\x80\x80", 5, 0, "5-byte form"},
+        {"\xFC\x84\x80\x80\x80\x80", 6, 0, "6-byte form"},
+        {"\xFE", 1, 0, "0xFE"},
+        {"\xFF", 1, 0, "0xFF"},
+        {"\xC3", 1, 0, "truncated 2-byte"},
+        {"\xE4\xB8", 2, 0, "truncated 3-byte"},
+        {"\xF0\x9F\x98", 3, 0, "truncated 4-byte"},
+        {"\xC3\x28", 2, 0, "bad continuation"},
+        {"\xE4\x28\xAD", 3, 0, "bad second byte"},
+        {"\xE4\xB8\x28", 3, 0, "bad third byte"},
+        {"\xF0\x9F\x98\x28", 4, 0, "bad fourth byte"},
+        {"ok\xC3", 3, 0, "valid then truncated"},
+        {"\xC3\xA9\x80", 3, 0, "valid then stray continuation"},
+    };
+
+    for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+        char *copy = (char *)copy_of((const uint8_t *)t[i].s, t[i].n); /* exact size */
+        CHECK(wire_valid_utf8(copy, t[i].n) == t[i].valid, "wire_valid_utf8(%s) == %d", t[i].what,
+              t[i].valid);
+        free(copy);
+    }
+    CHECK(wire_valid_utf8(NULL, 0) == 1, "zero bytes at NULL are valid");
+    CHECK(wire_valid_utf8("\xE4\xB8\xAD", 2) == 0, "the length bounds the check (cut character)");
+}
+
+static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
+
+static uint64_t xorshift(void)
+{
+    uint64_t x = rng_state;
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    return rng_state = x;
+}
+
+/* The agent writes strings through utf8_sanitize; the server accepts strings
+ * with wire_valid_utf8. They must agree: a string is valid exactly when
+ * sanitizing leaves it unchanged, and what the agent sends is always valid. */
+TEST(valid_utf8_agrees_with_agent_sanitizer)
+{
+    unsigned long disagree = 0, unsent = 0, valid_seen = 0;
+
+    for (int i = 0; i < 100000; i++) {
+        uint8_t in[24];
+        char out[24];
+        size_t n = xorshift() % sizeof(in), m;
+        int truncated;
+
+        for (size_t k = 0; k < n; k++) {
+            uint64_t r = xorshift();
+            /* mostly bytes that form or nearly form multi-byte sequences */
+            static const uint8_t pool[] = {0x41, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xC2,
+                                           0xDF, 0xE0, 0xED, 0xEF, 0xF0, 0xF4, 0xF5, 0xFF};
+            in[k] = (r & 1) ? pool[(r >> 1) % sizeof(pool)] : (uint8_t)(r >> 8);
+        }
+        m = utf8_sanitize((const char *)in, n, out, sizeof(out), &truncated);
+        if (wire_valid_utf8((const char *)in, n) != (m == n && memcmp(in, out, n) == 0))
+            disagree++;
+        if (!wire_valid_utf8(out, m) || m != n || truncated)
+            unsent++;
+        valid_seen += wire_valid_utf8((const char *)in, n);
+    }
+    CHECK(disagree == 0, "wire_valid_utf8(s) == (utf8_sanitize(s) == s) on 100000 random strings "
+                         "(%lu disagree)", disagree);
+    CHECK(unsent == 0, "utf8_sanitize output is always valid for the server, same length (%lu not)",
+          unsent);
+    CHECK(valid_seen > 2000 && valid_seen < 98000, "the random strings mix valid and invalid (%lu valid)",
+          valid_seen);
+}
+
+/* ---- garbage ------------------------------------------------------------- */
+
+typedef struct garbage_stats {
+    unsigned long frames_ok, records_ok, violations, bad, need_more;
+    unsigned long ok_by_type[WIRE_RECORD_TYPE_MAX + 1];
+} garbage_stats;
+
+/* Decodes everything in buf as the link does and checks what the decoder says. */
+static void decode_all(const uint8_t *buf, size_t len, garbage_stats *st)
+{
+    size_t off = 0;
+
+    for (;;) {
+        wire_frame f;
+        wire_record r;
+        size_t used = (size_t)-1;
+        const char *why = NULL;
+        int rc = wire_decode_frame(buf + off, len - off, &f, &used, &why);
+
+        if (rc == WIRE_DECODE_NEED_MORE) {
+            st->need_more++;
+            return;
+        }
+        if (rc != WIRE_DECODE_OK) {
+            st->bad++;
+            st->violations += rc != WIRE_DECODE_BAD || !why;
+            return;
+        }
+        st->frames_ok++;
+        if (used > len - off || used < HDR || used != HDR + f.header.length ||
+            f.payload != buf + off + HDR || f.header.length > WIRE_MAX_PAYLOAD) {
+            st->violations++;
+            return;
+        }
+        why = NULL;
+        rc = wire_decode_record(&f, &r, &why);
+        if (rc == WIRE_DECODE_OK) {
+            st->records_ok++;
+            if (r.type == 0 || r.type > WIRE_RECORD_TYPE_MAX || r.string_count > 2)
+                st->violations++;
+            else
+                st->ok_by_type[r.type]++;
+            for (unsigned k = 0; k < r.string_count && k < 2; k++) {
+                const uint8_t *t = (const uint8_t *)r.strings[k].text;
+                if (t < f.payload || t + r.strings[k].length > f.payload + f.header.length ||
+                    r.strings[k].length > WIRE_MAX_STRING ||
+                    !wire_valid_utf8(r.strings[k].text, r.strings[k].length))
+                    st->violations++;
+            }
+            if (r.type == WIRE_HELLO && (memcmp(r.u.hello.magic, WIRE_MAGIC, 8) != 0 ||
+                                         r.u.hello.version != WIRE_VERSION))
+                st->violations++;
+        } else if (rc != WIRE_DECODE_BAD || !why) {
+            st->violations++;
+        }
+        off += used;
+    }
+}
+
+/* A valid frame of a random type with random fixed bytes and random valid
+ * strings, then 0..4 random mutations. Returns the length written to out. */
+static size_t mutated_frame(uint8_t *out, size_t cap)
+{
+    const sample *base = &samples[xorshift() % N_SAMPLES];
+    uint8_t fixed[128];
+    char strs[2][40];
+    sample s = *base;
+    size_t len;
+    unsigned mutations = (unsigned)(xorshift() % 5);
+
+    for (size_t k = 0; k < s.fixed_len; k++)
+        fixed[k] = (xorshift() & 3) ? ((const uint8_t *)base->fixed)[k] : (uint8_t)xorshift();
+    if (s.type == WIRE_HELLO && (xorshift() & 7)) { /* mostly keep the hello acceptable */
+        memcpy(fixed, WIRE_MAGIC, 8);
+        memcpy(fixed + 8, &(uint32_t){WIRE_VERSION}, 4);
+    }
+    s.fixed = fixed;
+    for (unsigned i = 0; i < s.nstrings; i++) {
+        size_t n = xorshift() % sizeof(strs[i]);
+        for (size_t k = 0; k < n; k++)
+            strs[i][k] = (char)('a' + xorshift() % 26);
+        s.str[i] = strs[i];
+        s.str_len[i] = n;
+    }
+    len = build_frame_ex(out, &s, xorshift(), 0);
+    while (mutations-- > 0 && len > 0) {
+        uint64_t r = xorshift();
+        switch (r % 6) {
+        case 0: /* flip a byte */
+            out[(r >> 8) % len] ^= (uint8_t)(1u << ((r >> 40) % 8));
+            break;
+        case 1: /* random byte */
+            out[(r >> 8) % len] = (uint8_t)(r >> 32);
+            break;
+        case 2: /* cut */
+            len = (r >> 8) % (len + 1);
+            break;
+        case 3: /* append random bytes */
+            for (size_t k = (r >> 8) % 8; k > 0 && len < cap; k--)
+                out[len++] = (uint8_t)xorshift();
+            break;
+        case 4: /* nudge the header length */
+            if (len >= 8) {
+                uint32_t l;
+                memcpy(&l, out + 4, 4);
+                l += (uint32_t)((int)((r >> 8) % 7) - 3);
+                memcpy(out + 4, &l, 4);
+            }
+            break;
+        default: /* nudge a string length */
+            if (len > HDR + s.fixed_len + 1)
+                out[HDR + s.fixed_len + ((r >> 8) & 1)] += (uint8_t)((int)((r >> 16) % 5) - 2);
+            break;
+        }
+    }
+    return len;
+}
+
+TEST(garbage_never_crashes_or_overreads)
+{
+    enum { ROUNDS = 200000 };
+    garbage_stats st;
+    uint8_t tmp[4096];
+    unsigned types_ok = 0;
+
+    memset(&st, 0, sizeof(st));
+    rng_state = 0x2545F4914F6CDD1Dull;
+    for (int i = 0; i < ROUNDS; i++) {
+        size_t len = 0;
+        uint8_t *buf;
+
+        if (i % 2 == 0) { /* pure random bytes, sometimes with a plausible header */
+            len = xorshift() % ((i % 1000 == 0) ? 70000 : 300);
+            buf = malloc(len ? len : 1);
+            for (size_t k = 0; k < len; k++)
+                buf[k] = (uint8_t)xorshift();
+            if (len >= HDR && (xorshift() & 1)) {
+                uint16_t type = (uint16_t)(xorshift() % (WIRE_RECORD_TYPE_MAX + 2));
+                uint32_t plen = (uint32_t)(len - HDR - xorshift() % 3 * (len > HDR + 2));
+                memcpy(buf, &type, 2);
+                memcpy(buf + 4, &plen, 4);
+            }
+        } else { /* 1..3 mutated valid frames back to back */
+            unsigned frames = 1 + (unsigned)(xorshift() % 3);
+            for (unsigned k = 0; k < frames && len < sizeof(tmp) - 512; k++)
+                len += mutated_frame(tmp + len, sizeof(tmp) - len);
+            buf = copy_of(tmp, len);
+        }
+        decode_all(buf, len, &st);
+        free(buf);
+    }
+    for (int t = 1; t <= WIRE_RECORD_TYPE_MAX; t++)
+        types_ok += st.ok_by_type[t] > 0;
+    CHECK(st.violations == 0,
+          "%d random/mutated buffers: no OK with more bytes consumed than given, no string "
+          "outside its payload, BAD always with a reason (%lu violations)",
+          ROUNDS, st.violations);
+    CHECK(types_ok == WIRE_RECORD_TYPE_MAX,
+          "mutated frames decoded as every record type at least once (%u types; %lu frames, "
+          "%lu records OK, %lu BAD, %lu NEED_MORE)",
+          types_ok, st.frames_ok, st.records_ok, st.bad, st.need_more);
+    CHECK(st.bad > 1000 && st.need_more > 1000, "both BAD and NEED_MORE were exercised");
+}
+
+static const check_test tests[] = {
+    TEST_ENTRY(round_trip_every_type),
+    TEST_ENTRY(empty_strings_and_longest_string),
+    TEST_ENTRY(every_strict_prefix_needs_more),
+    TEST_ENTRY(frames_back_to_back),
+    TEST_ENTRY(length_limit),
+    TEST_ENTRY(unknown_types),
+    TEST_ENTRY(payload_shorter_than_fixed_part),
+    TEST_ENTRY(trailing_bytes),
+    TEST_ENTRY(string_lengths),
+    TEST_ENTRY(invalid_utf8_in_strings),
+    TEST_ENTRY(hello_checks),
+    TEST_ENTRY(valid_utf8_table),
+    TEST_ENTRY(valid_utf8_agrees_with_agent_sanitizer),
+    TEST_ENTRY(garbage_never_crashes_or_overreads),
+    TEST_END,
+};
+
+int main(int argc, char **argv)
+{
+    make_samples();
+    return check_main(argc, argv, tests);
+}
