@@ -48,7 +48,7 @@ suite() {
 
 for t in build/tests/test_*; do
   [ -x "$t" ] || continue
-  suite "unit-$(basename "$t")" env JITSCOPE_TEST_DOTNET_PID= "$t"
+  suite "unit-$(basename "$t")" tests/unit/with_dotnet.sh "$t"
 done
 if [ -x build/tests/fuzz_wire_decode ]; then
   suite fuzz-wire-decode build/tests/fuzz_wire_decode 20

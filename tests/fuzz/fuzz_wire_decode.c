@@ -1,0 +1,163 @@
+/* fuzz_wire_decode.c -- fuzz target for the server's agent-stream path:
+ * server/wire_decode.c (frames and records) and server/session.c (folding
+ * records into a session).
+ *
+ * Input layout: the first 32 bytes are the session token (shorter inputs use a
+ * fixed token), the rest is the byte stream an agent would send. The target
+ * does what server/link.c does with a connection's buffer: split frames off the
+ * front one after another, decode each record, require a hello with the token
+ * first, apply every record to a scratch session, and stop at NEED_MORE, at
+ * BAD, or when session_apply refuses a record. The decoder's answers are
+ * checked (abort() on a broken invariant, so a wrong answer is a crash like a
+ * memory error): an OK frame never claims more bytes than it was given, its
+ * strict prefix is NEED_MORE, decoded strings lie inside their payload and are
+ * valid UTF-8.
+ *
+ * libFuzzer (clang):
+ *   clang -g -O1 -fsanitize=fuzzer,address,undefined -Iagent -Iserver \
+ *     tests/fuzz/fuzz_wire_decode.c server/wire_decode.c server/session.c server/idmap.c \
+ *     -o build/tests/fuzz_wire_decode_libfuzzer
+ * Without libFuzzer: tests/fuzz/driver.c (see the command there).
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "session.h"
+#include "wire_decode.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+#define FUZZ_REQUIRE(cond)                                                                    \
+    do {                                                                                      \
+        if (!(cond))                                                                          \
+            abort();                                                                          \
+    } while (0)
+
+static void fuzz_check_record(const wire_frame *f, const wire_record *r)
+{
+    FUZZ_REQUIRE(r->type >= WIRE_HELLO && r->type <= WIRE_RECORD_TYPE_MAX);
+    FUZZ_REQUIRE(r->type == f->header.type && r->seq == f->header.seq);
+    FUZZ_REQUIRE(r->string_count <= 2);
+    for (unsigned i = 0; i < r->string_count; i++) {
+        const uint8_t *t = (const uint8_t *)r->strings[i].text;
+        FUZZ_REQUIRE(r->strings[i].length <= WIRE_MAX_STRING);
+        FUZZ_REQUIRE(t >= f->payload && t + r->strings[i].length <= f->payload + f->header.length);
+        FUZZ_REQUIRE(wire_valid_utf8(r->strings[i].text, r->strings[i].length));
+    }
+    if (r->type == WIRE_HELLO) {
+        FUZZ_REQUIRE(memcmp(r->u.hello.magic, WIRE_MAGIC, 8) == 0);
+        FUZZ_REQUIRE(r->u.hello.version == WIRE_VERSION);
+    }
+}
+
+/* Reads back what a record may have touched, as the API would. */
+static void fuzz_read_back(session *s, const wire_record *r)
+{
+    volatile size_t sink = 0;
+    session_function *f;
+    session_module *m;
+    session_thread *t;
+
+    switch (r->type) {
+    case WIRE_JIT_STARTED:
+    case WIRE_JIT_FINISHED:
+    case WIRE_FUNCTION_NAME:
+        f = session_find_function(s, r->u.jit_finished.function_id);
+        if (f) {
+            FUZZ_REQUIRE(f->function_id == r->u.jit_finished.function_id);
+            sink += f->name ? strlen(f->name) : 0;
+        }
+        break;
+    case WIRE_MODULE_LOADED:
+    case WIRE_MODULE_UNLOADED:
+        m = session_find_module(s, r->u.module_loaded.module_id);
+        if (m) {
+            FUZZ_REQUIRE(m->module_id == r->u.module_loaded.module_id);
+            sink += (m->path ? strlen(m->path) : 0) + (m->assembly ? strlen(m->assembly) : 0);
+        }
+        break;
+    case WIRE_THREAD_CREATED:
+    case WIRE_THREAD_DESTROYED:
+    case WIRE_THREAD_OS_ID:
+    case WIRE_THREAD_NAME:
+        t = session_find_thread(s, r->u.thread.thread_id);
+        if (t) {
+            FUZZ_REQUIRE(t->thread_id == r->u.thread.thread_id);
+            FUZZ_REQUIRE(t->jit_depth <= SESSION_JIT_NESTING);
+            sink += t->name ? strlen(t->name) : 0;
+        }
+        break;
+    default:
+        break;
+    }
+    if (s->event_seq) {
+        const session_event *e = session_event_at(s, s->event_seq);
+        FUZZ_REQUIRE(e && e->seq == s->event_seq);
+        FUZZ_REQUIRE(session_event_at(s, session_first_event_seq(s)) != NULL);
+    }
+    (void)sink;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    char token[WIRE_TOKEN_LEN + 1] = "00000000000000000000000000000000";
+    const uint8_t *buf = data;
+    size_t len = size, off = 0;
+    int bound = 0;
+    session *s;
+
+    if (size >= WIRE_TOKEN_LEN) {
+        memcpy(token, data, WIRE_TOKEN_LEN);
+        buf += WIRE_TOKEN_LEN;
+        len -= WIRE_TOKEN_LEN;
+    }
+    s = session_new(1, SESSION_MODE_ATTACH, 0, "fuzz", token);
+    if (!s)
+        return 0;
+    for (;;) {
+        wire_frame f;
+        wire_record r;
+        size_t used = (size_t)-1, used2;
+        const char *why = NULL;
+        int rc = wire_decode_frame(buf + off, len - off, &f, &used, &why);
+
+        if (rc == WIRE_DECODE_NEED_MORE)
+            break;
+        if (rc != WIRE_DECODE_OK) {
+            FUZZ_REQUIRE(rc == WIRE_DECODE_BAD && why != NULL);
+            break;
+        }
+        FUZZ_REQUIRE(used >= sizeof(wire_frame_header) && used <= len - off);
+        FUZZ_REQUIRE(used == sizeof(wire_frame_header) + f.header.length);
+        FUZZ_REQUIRE(f.header.length <= WIRE_MAX_PAYLOAD);
+        FUZZ_REQUIRE(f.payload == buf + off + sizeof(wire_frame_header));
+        /* one byte less of the same frame is not enough */
+        FUZZ_REQUIRE(wire_decode_frame(buf + off, used - 1, &(wire_frame){0}, &used2, &why) ==
+                     WIRE_DECODE_NEED_MORE);
+        off += used;
+        why = NULL;
+        rc = wire_decode_record(&f, &r, &why);
+        if (rc != WIRE_DECODE_OK) {
+            FUZZ_REQUIRE(rc == WIRE_DECODE_BAD && why != NULL);
+            break;
+        }
+        fuzz_check_record(&f, &r);
+        if (!bound && r.type != WIRE_HELLO)
+            break; /* the link refuses a connection that does not start with a hello */
+        why = NULL;
+        if (session_apply(s, &r, 1700000000000000000ll + (int64_t)off, &why) != 0) {
+            FUZZ_REQUIRE(why != NULL);
+            break;
+        }
+        if (r.type == WIRE_HELLO) {
+            FUZZ_REQUIRE(memcmp(r.u.hello.token, s->token, WIRE_TOKEN_LEN) == 0);
+            bound = 1;
+        }
+        fuzz_read_back(s, &r);
+    }
+    FUZZ_REQUIRE(off <= len);
+    session_mark_ended(s, 1800000000000000000ll);
+    session_free(s);
+    return 0;
+}
