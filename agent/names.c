@@ -64,16 +64,32 @@ static void names_put_args(names_buf *b, const names_type *const *args, unsigned
     nb_puts(b, ">");
 }
 
-/* One level of a (possibly nested) type name; args_from says which of the
- * innermost type's arguments belong to this level. */
-static void names_put_level(names_buf *b, const names_type *t, const names_type *inst,
-                            unsigned *args_used, unsigned depth)
+static unsigned names_arity(const names_type *t)
 {
     unsigned arity;
+
+    names_base_length(t->name ? t->name : "?", &arity);
+    return arity;
+}
+
+/* One level of a (possibly nested) type name. A nested type's instantiation
+ * lists the enclosing types' parameters first, outermost first; each level takes
+ * as many as its own "`N" says, so this level's first argument comes after all
+ * of its enclosing levels' (also those cut off by the depth limit). */
+static void names_put_level(names_buf *b, const names_type *t, const names_type *inst,
+                            unsigned depth)
+{
+    const names_type *e;
+    unsigned arity = names_arity(t), offset = 0, hops;
     size_t base = names_base_length(t->name ? t->name : "?", &arity);
 
-    if (t->enclosing && depth < NAMES_MAX_DEPTH) {
-        names_put_level(b, t->enclosing, inst, args_used, depth + 1);
+    for (e = t->enclosing, hops = 0; e && hops < 64; e = e->enclosing, hops++)
+        offset += names_arity(e);
+    if (t->enclosing) {
+        if (depth < NAMES_MAX_DEPTH)
+            names_put_level(b, t->enclosing, inst, depth + 1);
+        else
+            nb_puts(b, "...");
         nb_puts(b, "+");
     }
     if (inst->nargs == 0 || arity == 0) {
@@ -81,17 +97,16 @@ static void names_put_level(names_buf *b, const names_type *t, const names_type 
         return;
     }
     nb_put(b, t->name, base);
-    if (*args_used + arity > inst->nargs) {
+    if (offset + arity > inst->nargs) {
         nb_puts(b, "<...>");
         return;
     }
-    names_put_args(b, inst->args, *args_used, arity, inst->nargs, depth);
-    *args_used += arity;
+    names_put_args(b, inst->args, offset, arity, inst->nargs, depth);
 }
 
 static void names_put_type(names_buf *b, const names_type *t, unsigned depth)
 {
-    unsigned used = 0, r;
+    unsigned r;
 
     if (!t || depth > NAMES_MAX_DEPTH) {
         nb_puts(b, "...");
@@ -105,9 +120,7 @@ static void names_put_type(names_buf *b, const names_type *t, unsigned depth)
         nb_puts(b, "]");
         return;
     }
-    /* A nested type's instantiation lists the enclosing types' parameters first;
-     * each level takes as many as its own "`N" says. */
-    names_put_level(b, t, t, &used, depth);
+    names_put_level(b, t, t, depth);
 }
 
 static size_t names_finish(names_buf *b, size_t outsz)

@@ -9,7 +9,9 @@
  *   bit  33     PADDING: filler up to the end of the buffer, skip it
  *
  * Producers (any number, app threads):
- *   1. read tail (acquire), head (relaxed);
+ *   1. read head (relaxed), then tail (acquire); a head older than that tail
+ *      (this producer was preempted while others and the consumer moved on)
+ *      is re-read, or head - tail would underflow into a false "full";
  *   2. if the entry does not fit before the end of the buffer, it also claims
  *      the remaining bytes as a padding entry, so no entry ever wraps;
  *   3. if head + claim - tail > capacity: count a drop and return (never wait);
@@ -86,6 +88,10 @@ int ring_reserve(ring *r, uint32_t length, ring_slot *slot)
     head = atomic_load_explicit(&r->head, memory_order_relaxed);
     for (;;) {
         tail = atomic_load_explicit(&r->tail, memory_order_acquire);
+        if (tail > head) { /* our head is older than the tail we just read: refresh it */
+            head = atomic_load_explicit(&r->head, memory_order_relaxed);
+            continue;
+        }
         offset = head & (r->capacity - 1);
         padding = (offset + size > r->capacity) ? r->capacity - offset : 0;
         if (head + padding + size - tail > r->capacity) {

@@ -160,6 +160,23 @@ static session_thread *session_thread_entry(session *s, uint64_t id, int *create
     return t;
 }
 
+/* A new entry for an ID whose previous thread ended; the index points to it. */
+static session_thread *session_thread_reuse(session *s, uint64_t id)
+{
+    session_thread *t;
+
+    if (session_reserve((void **)&s->threads, &s->thread_cap, s->thread_count, sizeof(*t),
+                        SESSION_MAX_THREADS) != 0 ||
+        idmap_put(&s->thread_index, id, (uint32_t)s->thread_count) != 0) {
+        s->capacity_drops++;
+        return NULL;
+    }
+    t = &s->threads[s->thread_count++];
+    t->thread_id = id;
+    t->alive = 1;
+    return t;
+}
+
 static void session_log(session *s, const wire_record *r, int64_t when, uint64_t id,
                         uint64_t value, uint32_t extra)
 {
@@ -225,6 +242,8 @@ static uint64_t session_jit_duration(session_thread *t, uint64_t function_id, ui
     return 0;
 }
 
+/* Counts distinct native code starts; the newest SESSION_MAX_CODE_VERSIONS are
+ * kept (in a ring) to recognise repeats, which are what catch-up produces. */
 static void session_add_code_version(session_function *f, uint64_t code_start)
 {
     uint32_t i, known = f->versions < SESSION_MAX_CODE_VERSIONS ? f->versions
@@ -235,8 +254,7 @@ static void session_add_code_version(session_function *f, uint64_t code_start)
     for (i = 0; i < known; i++)
         if (f->code_start[i] == code_start)
             return;
-    if (f->versions < SESSION_MAX_CODE_VERSIONS)
-        f->code_start[f->versions] = code_start;
+    f->code_start[f->versions % SESSION_MAX_CODE_VERSIONS] = code_start;
     f->versions++;
 }
 
@@ -318,6 +336,14 @@ static void session_apply_thread(session *s, const wire_record *r, int64_t when)
     case WIRE_THREAD_CREATED:
         if (!created && catchup)
             return;
+        if (!created && !t->alive) {
+            /* the runtime reuses a dead thread's ThreadID: keep the old thread in
+             * the list as ended and start a new entry under the same ID */
+            t = session_thread_reuse(s, w->thread_id);
+            if (!t)
+                return;
+            t->os_thread_id = w->os_thread_id;
+        }
         t->created_ns = when;
         t->flags = r->flags;
         break;
@@ -342,9 +368,21 @@ static void session_apply_thread(session *s, const wire_record *r, int64_t when)
     session_log(s, r, when, w->thread_id, t->os_thread_id, 0);
 }
 
+/* Target's monotonic time -> wall clock; times from the agent are untrusted, so
+ * anything that would overflow or land before 1970 becomes "now". */
+static int64_t session_wall_ns(const session *s, uint64_t monotonic_ns, int64_t now_ns)
+{
+    int64_t wall;
+
+    if (monotonic_ns == 0 || monotonic_ns > (uint64_t)INT64_MAX ||
+        __builtin_add_overflow((int64_t)monotonic_ns, s->clock_offset_ns, &wall) || wall < 0)
+        return now_ns;
+    return wall;
+}
+
 int session_apply(session *s, const wire_record *r, int64_t now_ns, const char **why)
 {
-    int64_t when = r->time_ns ? (int64_t)r->time_ns + s->clock_offset_ns : now_ns;
+    int64_t when = session_wall_ns(s, r->time_ns, now_ns);
     int created;
 
     if (r->seq != s->last_seq + 1)

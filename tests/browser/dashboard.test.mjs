@@ -6,7 +6,7 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   startServer, stopServer, launchBrowser, openDashboard, goto, feedStats, visibleMethods,
-  waitForRow, waitFor, screenshot, unexpectedConsoleErrors, measureFrames, percentile, apiGet, sleep,
+  waitForRow, waitFor, screenshot, serverJitSeqs, unexpectedConsoleErrors, measureFrames, percentile, apiGet, sleep,
 } from './helpers.mjs';
 
 // Routes of docs/API.md the dashboard uses but a server may not have yet;
@@ -51,8 +51,7 @@ describe('dashboard', { timeout: 120000 }, () => {
     await page.click('a.session-link:text("#1")');
     await page.waitForFunction(() => location.hash === '#/sessions/1');
     await waitForRow(page, 'JitscopeDemo.');
-    const s = await feedStats(page);
-    assert.ok(s.total > 0 && s.shown === s.inBuffer, JSON.stringify(s));
+    const s = await waitFor('every buffered row shown', async () => { const x = await feedStats(page); return x.total > 0 && x.shown === x.inBuffer && x; });
     assert.ok(s.following, 'follows the newest rows by default');
     assert.ok(s.domRows < 200, `virtualised: ${s.domRows} row elements for ${s.shown} rows`);
     // method names with < > are shown as text
@@ -64,13 +63,13 @@ describe('dashboard', { timeout: 120000 }, () => {
   });
 
   it('rate chart draws compilations per second', async () => {
-    const bars = await page.evaluate(() => {
+    const bars = await waitFor('bars on the rate chart', () => page.evaluate(() => {
       const c = document.querySelector('canvas.rate-chart');
       const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
       let n = 0; // bar colour #3f82dc
       for (let i = 0; i < d.length; i += 4) if (Math.abs(d[i] - 0x3f) < 12 && Math.abs(d[i + 1] - 0x82) < 12 && Math.abs(d[i + 2] - 0xdc) < 12) n++;
-      return n;
-    });
+      return n > 50 && n;
+    }), { timeoutMs: 5000 });
     assert.ok(bars > 50, `bar pixels on the chart: ${bars}`);
   });
 
@@ -115,13 +114,7 @@ describe('dashboard', { timeout: 120000 }, () => {
       for (let i = b.first; i < b.total; i++) out.push(b.seq[i % b.cap]);
       return { lastSeq: v.stream.lastSeq, seqs: out };
     });
-    const server = [];
-    for (let after = 0; after < lastSeq;) {
-      const res = await apiGet(srv, `/api/sessions/1/events?after=${after}&limit=10000`);
-      if (!res.body.events.length) break;
-      for (const e of res.body.events) if (e.type === 'jit' && e.seq <= lastSeq) server.push(e.seq);
-      after = res.body.next_after;
-    }
+    const server = await serverJitSeqs(srv, 1, lastSeq);
     const mine = seqs.filter((q) => q <= lastSeq);
     assert.equal(new Set(mine).size, mine.length, 'no duplicates');
     assert.deepEqual(mine, server, 'page has exactly the server\'s jit events, in order');
@@ -193,6 +186,22 @@ describe('dashboard', { timeout: 120000 }, () => {
     await page.locator('.s-head .badge-live').waitFor({ timeout: 15000 });
     await waitFor('attach-session rows', async () => (await feedStats(page)).total > 0, { timeoutMs: 15000 });
     await screenshot(page, 'session-attached.png');
+  });
+
+  it('falls back to REST polling when the WebSocket cannot connect', async () => {
+    const p2 = await openDashboard(browser, srv, { hash: '#/sessions/1', blockWebSocket: true });
+    try {
+      const want = (await serverJitSeqs(srv, 1)).length;
+      await waitFor('all of session 1 through REST', async () => (await feedStats(p2)).total === want, { timeoutMs: 15000 });
+      if (!pendingRoutes.includes('/api/config')) {
+        await p2.getByText(/Live stream cannot connect; using REST polling/).waitFor();
+      }
+      assert.match(await p2.locator('#conn').textContent(), /REST polling/);
+      const bad = unexpectedConsoleErrors(p2, pendingRoutes);
+      assert.deepEqual(bad, [], JSON.stringify(bad, null, 1));
+    } finally {
+      await p2.context().close();
+    }
   });
 
   // A flood of 5,000 JIT events/s fed through the page's own ingest path

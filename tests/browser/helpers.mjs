@@ -86,8 +86,18 @@ export async function launchBrowser() {
 }
 
 // Opens the dashboard in a new page that records console errors and page errors.
-export async function openDashboard(browser, srv, { hash = '#/', width = 1600, height = 1000 } = {}) {
+// blockWebSocket: the page's WebSocket never connects (as with a blocked port).
+export async function openDashboard(browser, srv, { hash = '#/', width = 1600, height = 1000, blockWebSocket = false } = {}) {
   const context = await browser.newContext({ viewport: { width, height }, deviceScaleFactor: 1 });
+  if (blockWebSocket) {
+    await context.addInitScript(() => {
+      window.WebSocket = class BlockedWebSocket {
+        constructor() { this.readyState = 3; setTimeout(() => this.onclose && this.onclose({ code: 1006, reason: '' }), 20); }
+        send() { throw new Error('not connected'); }
+        close() {}
+      };
+    });
+  }
   const page = await context.newPage();
   page.consoleErrors = [];
   page.on('console', (m) => {
@@ -119,6 +129,18 @@ export function visibleMethods(page) {
 export async function waitForRow(page, text, timeoutMs = 20000) {
   await page.waitForFunction((t) => [...document.querySelectorAll('.vt-row .c-name')].some((c) => c.textContent.includes(t)),
     text, { timeout: timeoutMs, polling: 100 });
+}
+
+// All `jit` events of a session through REST, as seqs (up to seq `upTo`).
+export async function serverJitSeqs(srv, id, upTo = Infinity) {
+  const out = [];
+  for (let after = 0; after < upTo;) {
+    const res = await apiGet(srv, `/api/sessions/${id}/events?after=${after}&limit=10000`);
+    if (!res.body.events.length) break;
+    for (const e of res.body.events) if (e.type === 'jit' && e.seq <= upTo) out.push(e.seq);
+    after = res.body.next_after;
+  }
+  return out;
 }
 
 export async function screenshot(page, name) {

@@ -11,8 +11,9 @@
  *       once, in per-producer order, intact, and nothing is dropped;
  *   (b) small ring, slow consumer: received + full_drops == produced exactly,
  *       no corrupted record, per-producer order kept;
- *   (c) oversubscribed producers on a ring that never fills: full_drops must stay
- *       0 (a reservation must never be refused when the ring has room).
+ *   (c) producers interrupted inside ring_reserve (SIGUSR1, the handler holds
+ *       them as a long preemption would) on a ring that never fills: no
+ *       reservation may be refused. Skipped under valgrind.
  * Build: make build/tests/test_ring && build/tests/test_ring
  */
 #include <pthread.h>
@@ -721,6 +722,12 @@ TEST(no_spurious_drops_when_preempted)
     struct sigaction sa, old;
     uint64_t refused, attempted;
 
+    if (getenv("LD_PRELOAD") && strstr(getenv("LD_PRELOAD"), "vgpreload")) {
+        /* valgrind runs one thread at a time and delivers signals at its own points */
+        printf("  skipped under valgrind\n");
+        free(s);
+        return;
+    }
     find_reserve_code();
     memset(&sa, 0, sizeof(sa));
     sa.sa_sigaction = preempt_handler;

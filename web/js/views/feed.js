@@ -105,6 +105,18 @@ export class LiveFeed {
     this.vt.destroy();
   }
 
+  // The feed was put back into the page (tab switch): a detached scroller
+  // loses its position, so restore it unless following.
+  shown() {
+    const vt = this.vt;
+    if (!vt.follow && vt.lastScrollTop) {
+      vt.programmatic = true;
+      vt.scroller.scrollTop = vt.lastScrollTop;
+    }
+    vt.invalidateRows();
+    this.render();
+  }
+
   // ---- data in ----
   ingest(events) {
     const buf = this.buf;
@@ -357,7 +369,7 @@ export class LiveFeed {
   stats() {
     return {
       total: this.buf.total, inBuffer: this.buf.size, dropped: this.buf.dropped, shown: this.view.length(),
-      newCount: this.buf.total - this.limit, paused: this.paused, following: this.vt.follow,
+      newCount: this.paused ? this.buf.total - this.limit : 0, paused: this.paused, following: this.vt.follow,
       filtered: this.view.filtered, rejits: this.buf.rejits,
       domRows: this.vt.rowsEl.children.length,
     };

@@ -45,7 +45,8 @@ export class HomeView {
       sort: { key: 'pid', desc: false },
       columns: [
         { key: 'pid', title: 'PID', num: true, width: '70px' },
-        { key: 'command_line', title: 'Command line', cls: 'mono clip', title_of: (p) => p.command_line },
+        { key: 'command_line', title: 'Command line', cls: 'mono clip', title_of: (p) => p.command_line || p.error,
+          render: (p) => p.command_line || h('span', { class: 'faint' }, p.error ? `(details unavailable: ${p.error})` : '(unknown)') },
         { key: 'entry_assembly', title: 'Entry assembly', cls: 'mono', width: '200px' },
         { key: 'runtime_version', title: 'Runtime', width: '110px' },
         { key: 'session_id', title: 'Session', width: '80px', render: (p) => (p.session_id != null ? h('a', { href: sessionHref(p.session_id) }, `#${p.session_id}`) : h('span', { class: 'faint' }, '—')) },
@@ -143,14 +144,15 @@ export class HomeView {
 
   renderProcesses() {
     // the per-pid attach state is part of the row so changes re-render it
-    const rows = this.processes.map((p) => ({ ...p, _attach: this.attach.get(p.pid) || null }));
+    const active = new Set((this.sessions || []).filter((s) => ['starting', 'live', 'detaching'].includes(s.state)).map((s) => s.id));
+    const rows = this.processes.map((p) => ({ ...p, _attach: this.attach.get(p.pid) || null, _sessionActive: active.has(p.session_id) }));
     this.procTable.setRows(rows);
     this.procMeta.textContent = `${rows.length} found · processes of this user with a diagnostics socket`;
   }
 
   attachCell(p) {
     const st = p._attach;
-    if (p.session_id != null && !(st && st.busy)) {
+    if (p.session_id != null && !(st && st.busy) && p._sessionActive) {
       return h('a', { class: 'btn btn-small', href: sessionHref(p.session_id) }, 'Open session');
     }
     const btn = h('button', {

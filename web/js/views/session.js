@@ -30,6 +30,7 @@ export class SessionView {
     this.detachState = null; // {phase: 'asking'|'requested'|'done'|'refused'|'error', text}
     this.summaryErrors = 0;
     this.renderHeaderTask = () => { if (!this.stopped && this.summary) this.renderHeader(); };
+    this.liveCountTask = () => this.setTabCount('live', this.feed.buf.total);
 
     this.feed = new LiveFeed({
       threadLabel: (tid) => this.threadLabel(tid),
@@ -108,7 +109,7 @@ export class SessionView {
     }
     fill(this.body, this.tabs[key].el);
     this.tabs[key].show();
-    if (key === 'live') { this.feed.vt.invalidateRows(); this.feed.render(); }
+    if (key === 'live') this.feed.shown();
   }
 
   setTabCount(key, n) { setText(this.tabBtns[key].count, n == null ? '' : typeof n === 'number' ? fmtInt(n) : n); }
@@ -130,7 +131,7 @@ export class SessionView {
     }
     this.feed.ingest(events);
     if (threadsChanged) this.feed.vt.invalidateRows();
-    this.setTabCount('live', this.feed.buf.total);
+    schedule(this.liveCountTask);
   }
 
   learnThreads(list) {
@@ -242,13 +243,13 @@ export class SessionView {
       stat('JIT compilations', fmtInt(c.jit_compilations)),
       stat('JIT time', fmtNs(c.jit_time_total_ns), c.jit_compilations ? `avg ${fmtNs(c.jit_time_total_ns / c.jit_compilations)}` : null),
       stat('Modules', fmtInt(c.modules)),
-      stat('Threads', fmtInt(c.threads_alive), `/ ${fmtInt(c.threads)} alive`),
+      stat('Threads', fmtInt(c.threads_alive), `alive of ${fmtInt(c.threads)}`),
       stat('Events', fmtInt(c.events)),
-      stat('Agent drops', fmtInt(d.total || 0), dropReasons.length ? dropReasons.join(', ') : d.produced ? `of ${fmtInt(d.produced)}` : null,
+      stat('Agent drops', fmtInt(d.total || 0), [dropReasons.join(', '), d.produced ? `of ${fmtInt(d.produced)} records` : ''].filter(Boolean).join(' · ') || null,
         d.total ? 'warn' : '', 'records the agent produced but could not deliver, by reason'),
       link && link.server_capacity_drops ? stat('Server drops', fmtInt(link.server_capacity_drops), null, 'warn') : null);
     if (!this.tabBtns.modules.count.textContent && c.modules != null) this.setTabCount('modules', c.modules);
-    if (c.threads != null) this.setTabCount('threads', `${c.threads_alive}/${c.threads}`);
+    if (c.threads != null) this.setTabCount('threads', `${c.threads_alive} of ${c.threads}`);
     this.renderMessage();
   }
 

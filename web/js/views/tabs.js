@@ -219,7 +219,7 @@ export class ThreadsTab extends TabBase {
     this.table.setRows(threads.map((t) => ({ ...t, jits: perThread.get(t.thread_id) || 0, _now: t.alive ? Math.floor(now / 1000) : 0 })));
     const alive = threads.filter((t) => t.alive).length;
     this.meta.textContent = `${threads.length} threads, ${alive} alive`;
-    this.session.setTabCount('threads', `${alive}/${threads.length}`);
+    this.session.setTabCount('threads', `${alive} of ${threads.length}`);
     return true;
   }
 }
