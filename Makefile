@@ -86,9 +86,16 @@ $(BUILD)/tests/test_%: tests/unit/test_%.c $(filter-out server/main.c,$(SERVER_S
 	  agent/ring.c agent/names.c agent/utf.c \
 	  $(SERVER_LIBS) $(ASAN) -ldl -o $@
 
-unit: $(UNIT_TESTS)
+# The wire decoder's fuzz target with a standalone driver (gcc has no libFuzzer).
+FUZZ_BIN := $(BUILD)/tests/fuzz_wire_decode
+$(FUZZ_BIN): tests/fuzz/driver.c tests/fuzz/fuzz_wire_decode.c server/wire_decode.c server/session.c server/idmap.c $(SERVER_HDR) | $(BUILD)/deps.stamp
+	@mkdir -p $(@D)
+	$(CC) $(CSTD) $(WARN) $(OPT) $(ASAN) -pthread -Iagent -Iserver tests/fuzz/driver.c \
+	  tests/fuzz/fuzz_wire_decode.c server/wire_decode.c server/session.c server/idmap.c $(ASAN) -o $@
 
-test: all asan apps $(UNIT_TESTS) deps-test
+unit: $(UNIT_TESTS) $(FUZZ_BIN)
+
+test: all asan apps $(UNIT_TESTS) $(FUZZ_BIN) deps-test
 	@tests/run.sh
 
 bench: all apps
