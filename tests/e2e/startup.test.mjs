@@ -89,12 +89,13 @@ test('the app prints exactly the same with and without the agent', async () => {
   assert.ok(plain.stdout.includes('checksum'), 'the app printed its results');
 });
 
-test('agent built with -fsanitize=address,undefined passes the same end-to-end check', async (t) => {
+test('agent and server built with -fsanitize=address,undefined pass the same end-to-end check', async () => {
   const asan = asanRuntime();
   assert.ok(asan, 'gcc ships libasan.so');
   const agent = path.join(BUILD, 'asan/libjitscope_agent.so');
   assert.ok(fs.existsSync(agent), 'make asan built the sanitizer agent');
   const { srv } = await runAndCheck({
+    bin: path.join(BUILD, 'asan/jitscope'),
     env: {
       LD_PRELOAD: asan,
       // CoreCLR itself is not ASan-clean for leaks at exit and probes memory on purpose

@@ -1,0 +1,110 @@
+// agent_link.test.mjs -- the agent inside a real runtime when the server is
+// absent, goes away, or comes back. The "server" here is a socket this test
+// owns (it reads the agent's frames as docs/PROTOCOL.md describes); the app is
+// real. The app must run on unaffected; the agent must reconnect with back-off,
+// say hello again, and send a catch-up before anything else it knows.
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { BUILD, E2E_DLL, ROOT, runSync, waitFor, stopAll } from './lib.mjs';
+
+after(stopAll);
+
+const TOKEN = 'ab'.repeat(16);
+const CLSID = '{B8E5C1D2-7A43-4C6E-9F10-5A3B2D1C0E7F}';
+
+function agentEnv(socketPath) {
+  return {
+    ...process.env, CORECLR_ENABLE_PROFILING: '1', CORECLR_PROFILER: CLSID,
+    CORECLR_PROFILER_PATH: path.join(BUILD, 'libjitscope_agent.so'),
+    JITSCOPE_SOCKET: socketPath, JITSCOPE_TOKEN: TOKEN,
+  };
+}
+
+// Parses frames from one agent connection.
+function frames(conn) {
+  const got = [];
+  let buf = Buffer.alloc(0);
+  conn.on('data', (d) => {
+    buf = Buffer.concat([buf, d]);
+    while (buf.length >= 24 && buf.length >= 24 + buf.readUInt32LE(4)) {
+      const len = buf.readUInt32LE(4);
+      got.push({ type: buf.readUInt16LE(0), flags: buf.readUInt16LE(2), seq: Number(buf.readBigUInt64LE(8)), payload: buf.subarray(24, 24 + len) });
+      buf = buf.subarray(24 + len);
+    }
+  });
+  return got;
+}
+
+function functionName(f) { const n = f.payload.readUInt16LE(24); return f.payload.subarray(26, 26 + n).toString(); }
+
+test('no server at all: the app runs and prints exactly the same', async () => {
+  const plain = runSync('dotnet', [E2E_DLL]);
+  const t0 = Date.now();
+  const withAgent = runSync('dotnet', [E2E_DLL], { env: agentEnv(path.join(os.tmpdir(), 'jitscope-nobody-listens.sock')) });
+  assert.equal(withAgent.status, 42);
+  assert.equal(withAgent.stdout, plain.stdout);
+  assert.ok(Date.now() - t0 < 10000, 'no waiting for a server');
+});
+
+test('server goes away and comes back: reconnect with hello, catch-up first, then live', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'jitscope-link-'));
+  const sock = path.join(dir, 's');
+  const conns = [];
+  let server = net.createServer((c) => conns.push({ c, frames: frames(c) }));
+  await new Promise((r) => server.listen(sock, r));
+  const app = spawn('dotnet', [E2E_DLL, 'serve'], { cwd: ROOT, env: agentEnv(sock), stdio: ['pipe', 'pipe', 'inherit'] });
+  let out = '';
+  app.stdout.on('data', (d) => { out += d; });
+  try {
+    await waitFor('READY', () => /^READY$/m.test(out), 30000);
+    await waitFor('first connection', () => conns.length === 1 && conns[0].frames.length > 5);
+    const first = conns[0].frames;
+    assert.equal(first[0].type, 1, 'hello first');
+    assert.equal(first[0].payload.subarray(48, 80).toString(), TOKEN);
+    assert.ok(!first.some((f) => f.type === 13), 'no catch-up on the very first connection (nothing was missed)');
+
+    // the server goes away; the app keeps working meanwhile
+    conns[0].c.destroy();
+    await new Promise((r) => server.close(r));
+    app.stdin.write('call 21\n');
+    await waitFor('app answered without a server', () => /^called 21 /m.test(out));
+
+    // the server comes back on the same path: the agent finds it by itself
+    server = net.createServer((c) => conns.push({ c, frames: frames(c) }));
+    await new Promise((r) => server.listen(sock, r));
+    await waitFor('reconnected', () => conns.length === 2, 10000);
+    const second = conns[1].frames;
+    await waitFor('catch-up complete', () => second.some((f) => f.type === 14), 10000);
+    assert.equal(second[0].type, 1, 'hello again');
+    assert.equal(second[0].seq, 1, 'sequence numbers restart per connection');
+    assert.equal(second[1].type, 13, 'then the catch-up, before anything else');
+    const end = second.findIndex((f) => f.type === 14);
+    const caught = second.slice(1, end);
+    assert.ok(caught.every((f) => f.flags & 1), 'catch-up records are flagged');
+    const names = caught.filter((f) => f.type === 4).map(functionName);
+    assert.ok(names.includes('JitscopeE2e.Late.LateMethod21'), 'the method JITed while disconnected is caught up');
+    assert.ok(names.includes('JitscopeE2e.Probe.UniqueAlpha'));
+    assert.ok(caught.some((f) => f.type === 5), 'modules caught up');
+    // live again after the catch-up
+    app.stdin.write('call 22\n');
+    await waitFor('live record after reconnect', () =>
+      second.slice(end).some((f) => f.type === 4 && functionName(f) === 'JitscopeE2e.Late.LateMethod22'));
+    // what was lost while disconnected is counted, not hidden
+    const drops = second.filter((f) => f.type === 12).at(-1);
+    await waitFor('drops record', () => second.some((f) => f.type === 12), 3000);
+    const d = (drops || second.filter((f) => f.type === 12).at(-1)).payload;
+    assert.ok(d.readBigUInt64LE(16) > 0n, 'records discarded without a server are counted (no_server)');
+    const seqs = second.map((f) => f.seq);
+    assert.deepEqual(seqs, seqs.map((_, i) => i + 1), 'no gaps on the new connection');
+  } finally {
+    app.stdin.write('exit\n');
+    await new Promise((r) => { app.on('exit', r); setTimeout(() => { app.kill('SIGKILL'); r(); }, 10000); });
+    server.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
