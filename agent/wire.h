@@ -86,7 +86,7 @@ enum wire_command_type {
 
 enum wire_mode { WIRE_MODE_STARTUP = 1, WIRE_MODE_ATTACH = 2 };
 
-/* WIRE_HELLO: fixed part, then strings: runtime description. */
+/* WIRE_HELLO: fixed part only. */
 typedef struct wire_hello {
     char magic[8];          /* WIRE_MAGIC */
     uint32_t version;       /* WIRE_VERSION */

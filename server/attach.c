@@ -167,27 +167,21 @@ void attach_process(pid_t pid, attach_result *out)
 
     rc = ipc_attach_profiler(pid, ATTACH_RUNTIME_TIMEOUT_MS, (const uint8_t *)&clsid,
                              attach_agent_path, client, (uint32_t)n, &hr, err, sizeof(err));
-    if (rc == IPC_OK && hr == 0) {
-        if (attach_wait_hello(id, ATTACH_HELLO_TIMEOUT_MS)) {
+    if ((rc == IPC_OK && hr == 0) || rc == IPC_ERR_TIMEOUT) {
+        /* a late reply (timeout) may still mean the attach happened: confirm by
+         * waiting for the agent's hello before answering either way */
+        int late = rc == IPC_ERR_TIMEOUT;
+        if (attach_wait_hello(id, late ? ATTACH_HELLO_TIMEOUT_MS / 2 : ATTACH_HELLO_TIMEOUT_MS)) {
             out->status = 201;
             out->session_id = id;
-            snprintf(out->message, sizeof(out->message), "attached");
+            snprintf(out->message, sizeof(out->message), "%s",
+                     late ? "attached (the runtime's reply was late)" : "attached");
             goto done;
         }
         attach_forget(id);
-        attach_fail(out, 504, "the agent loaded in process %ld but never connected; it removes itself after 10 s", (long)pid);
-        goto done;
-    }
-    if (rc == IPC_ERR_TIMEOUT) {
-        /* the attach may still have happened: confirm before answering */
-        if (attach_wait_hello(id, ATTACH_HELLO_TIMEOUT_MS / 2)) {
-            out->status = 201;
-            out->session_id = id;
-            snprintf(out->message, sizeof(out->message), "attached (the runtime's reply was late)");
-            goto done;
-        }
-        attach_forget(id);
-        attach_fail(out, 504, "attach to process %ld timed out; confirmed that no jitscope agent connected", (long)pid);
+        attach_fail(out, 504, late ? "attach to process %ld timed out; confirmed that no jitscope agent connected"
+                                   : "the agent loaded in process %ld but never connected; it removes itself after 10 s",
+                    (long)pid);
         goto done;
     }
     attach_forget(id);

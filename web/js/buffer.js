@@ -152,6 +152,7 @@ export class RowView {
     this.match = new Int8Array(Math.max(1024, this.buf.strings.size + 1024)).fill(-1);
     this.start = this.end = 0;
     this.scanned = this.buf.first;
+    this.lastFirst = this.buf.first;
     return true;
   }
 
@@ -198,16 +199,23 @@ export class RowView {
     this.rows = bigger;
   }
 
-  // Drops rows that left the buffer.
+  // Drops rows that left the buffer; returns how many rows left the front of the view.
   trim() {
     const first = this.buf.first;
-    if (!this.filtered || this.start >= this.end || this.rows[this.start] >= first) return;
+    if (!this.filtered) {
+      const gone = Math.max(0, first - (this.lastFirst ?? first));
+      this.lastFirst = first;
+      return gone;
+    }
+    if (this.start >= this.end || this.rows[this.start] >= first) return 0;
+    const before = this.start;
     let lo = this.start, hi = this.end; // first index with rows[i] >= first
     while (lo < hi) {
       const mid = (lo + hi) >> 1;
       if (this.rows[mid] < first) lo = mid + 1; else hi = mid;
     }
     this.start = lo;
+    return lo - before;
   }
 
   length() {

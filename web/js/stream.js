@@ -118,6 +118,9 @@ export class SessionStream {
           }
           await this.enqueue(r.data.events, 'rest');
           if (r.data.events.length && this.lastSeq < r.data.last_seq) wait = 0; // more pages waiting
+        } else if (r.status === 404) {
+          this.h.onGone?.(r); // no such session: the owner says so on the page
+          return;
         } else {
           this.pollErrors++;
           wait = Math.min(5000, 500 * 2 ** Math.min(this.pollErrors, 4));

@@ -35,7 +35,7 @@ export class VirtualTable {
     this.el.style.setProperty('--row-h', `${rowHeight}px`);
 
     this.lastScrollTop = 0;
-    this.programmatic = false;
+    this.expectTop = null; // scrollTop we set ourselves, to tell our scrolls from the user's
     this.scroller.addEventListener('scroll', () => this.handleScroll(), { passive: true });
     // Any upward intent from the user stops following at once.
     this.scroller.addEventListener('wheel', (e) => { if (e.deltaY < 0) this.setFollow(false); }, { passive: true });
@@ -63,12 +63,13 @@ export class VirtualTable {
 
   handleScroll() {
     const st = this.scroller.scrollTop;
-    if (!this.programmatic) {
+    const ours = this.expectTop !== null && Math.abs(st - this.expectTop) < 2;
+    this.expectTop = null;
+    if (!ours) {
       const atBottom = st + this.scroller.clientHeight >= this.scroller.scrollHeight - this.rowH * 1.5;
       if (atBottom && !this.follow) this.setFollow(true);
       else if (!atBottom && st < this.lastScrollTop) this.setFollow(false);
     }
-    this.programmatic = false;
     this.lastScrollTop = st;
     this.onScroll && this.onScroll();
   }
@@ -93,10 +94,21 @@ export class VirtualTable {
     if (n !== this.count) { this.count = n; this.dirty = true; }
   }
 
+  // Moves the scroll position by n rows (rows were removed above the viewport).
+  shiftRows(n) {
+    const st = this.scroller.scrollTop;
+    const target = Math.max(0, st + n * this.rowH);
+    if (target !== st) {
+      this.expectTop = target;
+      this.scroller.scrollTop = target;
+      this.lastScrollTop = target;
+    }
+  }
+
   scrollToEnd() {
     const target = Math.max(0, this.count * this.rowH - this.scroller.clientHeight);
     if (Math.abs(this.scroller.scrollTop - target) > 1) {
-      this.programmatic = true;
+      this.expectTop = target;
       this.scroller.scrollTop = target;
     }
   }

@@ -110,7 +110,7 @@ export class LiveFeed {
   shown() {
     const vt = this.vt;
     if (!vt.follow && vt.lastScrollTop) {
-      vt.programmatic = true;
+      vt.expectTop = vt.lastScrollTop;
       vt.scroller.scrollTop = vt.lastScrollTop;
     }
     vt.invalidateRows();
@@ -132,6 +132,7 @@ export class LiveFeed {
   }
 
   setEnded(ended, endMs) {
+    if (ended !== this.ended || endMs !== this.endMs) this.chartVersion = -1; // redraw (axis label)
     this.ended = ended;
     this.endMs = endMs;
     this.vt.setEmptyText(ended ? 'No JIT events were recorded in this session.' : 'Waiting for JIT events…');
@@ -222,7 +223,9 @@ export class LiveFeed {
     }
     if (!this.paused) this.limit = buf.total;
     this.view.extend(this.limit);
-    this.view.trim();
+    const gone = this.view.trim();
+    // Rows that left the bounded buffer: keep the rows the user is looking at in place.
+    if (gone > 0 && !this.vt.follow) this.vt.shiftRows(-gone);
     // When following a flood (more new rows per frame than fit on screen) the
     // table is refreshed about 20 times a second: the rows fly past anyway,
     // and the frames stay short for scrolling, hovering and typing.

@@ -2,7 +2,7 @@
 // tabs Live / Slowest / By module / Modules / Threads.
 import { h, fill, setText } from '../dom.js';
 import { api, isMissingRoute, describeError } from '../api.js';
-import { fmtInt, fmtNs, fmtMs, fmtBytes, fmtDateTime } from '../format.js';
+import { fmtInt, fmtNs, fmtMs, fmtBytes, fmtDateTime, fmtClock } from '../format.js';
 import { toast, confirmDialog, setConnection } from '../ui.js';
 import { schedule } from '../frame.js';
 import { SessionStream } from '../stream.js';
@@ -80,12 +80,17 @@ export class SessionView {
   mount(container) {
     fill(container, this.el);
     this.pollSummary();
+  }
+
+  // Starts the event stream once the session is known to exist.
+  startStream() {
     this.stream = new SessionStream(this.id, {
       capacity: this.feed.buf.cap,
       onEvents: (evs) => this.onEvents(evs),
       onSession: (s) => this.setSummary({ ...(this.summary || {}), ...s }),
       onMode: (kind, text) => setConnection(kind, text),
       onNotice: (text, kind) => toast(text, { kind }),
+      onGone: (r) => { if (this.summary) toast(describeError(`Session #${this.id} events`, r), { kind: 'error' }); },
     });
     this.stream.start();
     api(`/api/sessions/${this.id}/threads`).then((r) => { if (r.ok) this.learnThreads(r.data.threads || []); });
@@ -176,13 +181,19 @@ export class SessionView {
     if (this.stopped) return;
     if (r.ok) {
       this.summaryErrors = 0;
+      this.lastUpdate = Date.now();
       this.setSummary(r.data);
+      if (!this.stream) this.startStream();
     } else if (r.status === 404 && !this.summary) {
       this.showNotFound(r);
       return;
     } else {
       this.summaryErrors++;
-      if (this.summaryErrors === 1) fill(this.msg, notice('error', describeError('Session status', r), h('span', { class: 'dim' }, ' — retrying; the data below stays browsable.')));
+      if (this.summaryErrors === 1) {
+        fill(this.msg, notice('error', describeError('Session status', r), h('span', { class: 'dim' },
+          ` — retrying; the data below (last updated ${this.lastUpdate ? fmtClock(this.lastUpdate, false) : 'never'}) stays browsable.`)));
+        this.msg._sig = null;
+      }
     }
     const wait = this.isFinal() ? 5000 : SUMMARY_MS;
     this.summaryTimer = setTimeout(() => this.pollSummary(), wait);
@@ -200,7 +211,7 @@ export class SessionView {
     this.summary = s;
     const final = isFinal(s.state);
     if (this.stream) this.stream.ended = final;
-    this.feed.setEnded(final, s.ended_ms);
+    this.feed.setEnded(final, s.ended_ms || (s.detach && s.detach.finished_ms) || null);
     if (!prev) this.app.updateCrumbs();
     this.trackDetach(prev, s);
     schedule(this.renderHeaderTask);
