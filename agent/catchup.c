@@ -116,13 +116,18 @@ static unsigned catchup_functions(void)
         return 0;
     while (SUCCEEDED(e->lpVtbl->Next(e, CATCHUP_BATCH, ids, &got)) && got > 0) {
         for (i = 0; i < got && agent.fd >= 0; i++, count++) {
-            wire_jit_finished j;
-            memset(&j, 0, sizeof(j));
-            j.function_id = ids[i].functionId;
-            describe_jit(ids[i].functionId, &j);
+            struct {
+                wire_jit_finished j;
+                wire_code_version versions[WIRE_MAX_CODE_VERSIONS];
+            } rec;
+            unsigned kept;
+            memset(&rec, 0, sizeof(rec));
+            rec.j.function_id = ids[i].functionId;
+            kept = describe_jit(ids[i].functionId, &rec.j, rec.versions);
             sender_emit_function_name(ids[i].functionId, 0, WIRE_FLAG_CATCHUP);
-            sender_emit(WIRE_JIT_FINISHED, WIRE_FLAG_CATCHUP, emit_now_ns(), &j, sizeof(j), NULL,
-                        0, NULL, 0);
+            sender_emit(WIRE_JIT_FINISHED, WIRE_FLAG_CATCHUP, emit_now_ns(), &rec,
+                        (uint32_t)(sizeof(rec.j) + kept * sizeof(rec.versions[0])), NULL, 0,
+                        NULL, 0);
         }
         if (got < CATCHUP_BATCH)
             break;

@@ -36,11 +36,13 @@ void describe_module(ModuleID module, wire_module_loaded *out, describe_module_t
         text->assembly_length = DESCRIBE_NAME_UNITS;
 }
 
-void describe_jit(FunctionID function, wire_jit_finished *out)
+unsigned describe_jit(FunctionID function, wire_jit_finished *out,
+                      wire_code_version versions[WIRE_MAX_CODE_VERSIONS])
 {
     ICorProfilerInfo10 *info = agent.info;
     COR_PRF_CODE_INFO ranges[DESCRIBE_CODE_RANGES];
-    ULONG32 count = 0, i;
+    UINT_PTR starts[WIRE_MAX_CODE_VERSIONS];
+    ULONG32 count = 0, i, k, n = 0, kept = 0;
     ClassID cls = 0;
     ModuleID module = 0;
     mdToken token = 0;
@@ -53,8 +55,26 @@ void describe_jit(FunctionID function, wire_jit_finished *out)
         for (i = 0; i < count && i < DESCRIBE_CODE_RANGES; i++)
             out->code_size += (uint32_t)ranges[i].size;
     }
+    /* tier-up and OSR compile the same FunctionID again; GetCodeInfo2 still shows
+     * the code in use, so list every version (the new one is among them) */
+    if (SUCCEEDED(info->lpVtbl->GetNativeCodeStartAddresses(info, function, 0,
+                                                            WIRE_MAX_CODE_VERSIONS, &n, starts))) {
+        out->code_versions = n;
+        kept = n < WIRE_MAX_CODE_VERSIONS ? n : WIRE_MAX_CODE_VERSIONS;
+        for (k = 0; k < kept; k++) {
+            versions[k].start = starts[k];
+            versions[k].size = 0;
+            versions[k].reserved = 0;
+            count = 0;
+            if (SUCCEEDED(info->lpVtbl->GetCodeInfo4(info, starts[k], DESCRIBE_CODE_RANGES,
+                                                     &count, ranges)))
+                for (i = 0; i < count && i < DESCRIBE_CODE_RANGES; i++)
+                    versions[k].size += (uint32_t)ranges[i].size;
+        }
+    }
     if (!(out->il_size) &&
         SUCCEEDED(info->lpVtbl->GetFunctionInfo(info, function, &cls, &module, &token)) &&
         token && SUCCEEDED(info->lpVtbl->GetILFunctionBody(info, module, token, &header, &il)))
         out->il_size = il;
+    return kept;
 }

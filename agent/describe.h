@@ -20,7 +20,9 @@ typedef struct describe_module_text {
 
 /* Fills the record and the names; missing pieces stay empty. */
 void describe_module(ModuleID module, wire_module_loaded *out, describe_module_text *text);
-/* Native code start/size of the current version and the IL size. */
-void describe_jit(FunctionID function, wire_jit_finished *out);
+/* Native code of the version in use, every code version (up to
+ * WIRE_MAX_CODE_VERSIONS, returned count) and the IL size. */
+unsigned describe_jit(FunctionID function, wire_jit_finished *out,
+                      wire_code_version versions[WIRE_MAX_CODE_VERSIONS]);
 
 #endif

@@ -23,10 +23,11 @@ static size_t emit_string_bound(const emit_string *s)
 }
 
 void emit_record(uint16_t type, uint16_t flags, const void *fixed, uint32_t fixed_length,
-                 const emit_string *strings, unsigned string_count)
+                 const void *extra, uint32_t extra_length, const emit_string *strings,
+                 unsigned string_count)
 {
     wire_frame_header h = {.type = type, .flags = flags, .time_ns = emit_now_ns()};
-    size_t bound = sizeof(h) + fixed_length, pos;
+    size_t bound = sizeof(h) + fixed_length + extra_length, pos;
     ring_slot slot;
     unsigned i;
 
@@ -37,6 +38,9 @@ void emit_record(uint16_t type, uint16_t flags, const void *fixed, uint32_t fixe
     pos = sizeof(h);
     memcpy(slot.data + pos, fixed, fixed_length);
     pos += fixed_length;
+    if (extra_length)
+        memcpy(slot.data + pos, extra, extra_length);
+    pos += extra_length;
     for (i = 0; i < string_count; i++) {
         const emit_string *s = &strings[i];
         size_t cap = emit_string_bound(s), n;

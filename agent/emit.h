@@ -18,8 +18,10 @@ typedef struct emit_string {
 
 uint64_t emit_now_ns(void); /* CLOCK_MONOTONIC */
 
-/* Emits a record of `type` with a fixed part and up to two strings. */
+/* Emits a record of `type` with a fixed part, `extra` raw bytes after it (may be
+ * 0), and up to two strings. */
 void emit_record(uint16_t type, uint16_t flags, const void *fixed, uint32_t fixed_length,
-                 const emit_string *strings, unsigned string_count);
+                 const void *extra, uint32_t extra_length, const emit_string *strings,
+                 unsigned string_count);
 
 #endif

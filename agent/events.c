@@ -25,20 +25,23 @@ static void events_jit_started(FunctionID function, uint16_t flags, ULONG il_siz
 {
     wire_jit_started j = {.function_id = function, .thread_id = events_current_thread(),
                           .il_size = il_size};
-    emit_record(WIRE_JIT_STARTED, flags, &j, sizeof(j), NULL, 0);
+    emit_record(WIRE_JIT_STARTED, flags, &j, sizeof(j), NULL, 0, NULL, 0);
 }
 
 static void events_jit_finished(FunctionID function, uint16_t flags, HRESULT status)
 {
+    wire_code_version versions[WIRE_MAX_CODE_VERSIONS];
     wire_jit_finished j;
+    unsigned kept = 0;
 
     memset(&j, 0, sizeof(j));
     j.function_id = function;
     j.thread_id = events_current_thread();
     j.hresult = status;
     if (SUCCEEDED(status))
-        describe_jit(function, &j);
-    emit_record(WIRE_JIT_FINISHED, flags, &j, sizeof(j), NULL, 0);
+        kept = describe_jit(function, &j, versions);
+    emit_record(WIRE_JIT_FINISHED, flags, &j, sizeof(j), versions,
+                (uint32_t)(kept * sizeof(versions[0])), NULL, 0);
 }
 
 HRESULT STDMETHODCALLTYPE cb_JITCompilationStarted(ICorProfilerCallback11 *self,
@@ -90,7 +93,7 @@ HRESULT STDMETHODCALLTYPE cb_DynamicMethodJITCompilationFinished(ICorProfilerCal
         j.code_start = range.startAddress;
         j.code_size = (uint32_t)range.size;
     }
-    emit_record(WIRE_JIT_FINISHED, WIRE_FLAG_DYNAMIC, &j, sizeof(j), NULL, 0);
+    emit_record(WIRE_JIT_FINISHED, WIRE_FLAG_DYNAMIC, &j, sizeof(j), NULL, 0, NULL, 0);
     return S_OK;
 }
 
@@ -106,7 +109,7 @@ HRESULT STDMETHODCALLTYPE cb_ModuleLoadFinished(ICorProfilerCallback11 *self, Mo
     m.hresult = hrStatus;
     strings[0] = (emit_string){.utf16 = text.path, .length = text.path_length};
     strings[1] = (emit_string){.utf16 = text.assembly, .length = text.assembly_length};
-    emit_record(WIRE_MODULE_LOADED, 0, &m, sizeof(m), strings, 2);
+    emit_record(WIRE_MODULE_LOADED, 0, &m, sizeof(m), NULL, 0, strings, 2);
     return S_OK;
 }
 
@@ -115,7 +118,7 @@ HRESULT STDMETHODCALLTYPE cb_ModuleUnloadStarted(ICorProfilerCallback11 *self, M
     wire_module_unloaded m = {moduleId};
 
     (void)self;
-    emit_record(WIRE_MODULE_UNLOADED, 0, &m, sizeof(m), NULL, 0);
+    emit_record(WIRE_MODULE_UNLOADED, 0, &m, sizeof(m), NULL, 0, NULL, 0);
     return S_OK;
 }
 
@@ -136,14 +139,14 @@ HRESULT STDMETHODCALLTYPE cb_AssemblyLoadFinished(ICorProfilerCallback11 *self,
     a.manifest_module_id = manifest;
     s = (emit_string){.utf16 = name, .length = length < DESCRIBE_NAME_UNITS ? length
                                                                              : DESCRIBE_NAME_UNITS};
-    emit_record(WIRE_ASSEMBLY_LOADED, 0, &a, sizeof(a), &s, 1);
+    emit_record(WIRE_ASSEMBLY_LOADED, 0, &a, sizeof(a), NULL, 0, &s, 1);
     return S_OK;
 }
 
 static void events_thread(uint16_t type, ThreadID thread, DWORD os_tid)
 {
     wire_thread t = {.thread_id = thread, .os_thread_id = os_tid};
-    emit_record(type, 0, &t, sizeof(t), NULL, 0);
+    emit_record(type, 0, &t, sizeof(t), NULL, 0, NULL, 0);
 }
 
 HRESULT STDMETHODCALLTYPE cb_ThreadCreated(ICorProfilerCallback11 *self, ThreadID threadId)
@@ -180,6 +183,6 @@ HRESULT STDMETHODCALLTYPE cb_ThreadNameChanged(ICorProfilerCallback11 *self, Thr
     emit_string s = {.utf16 = name, .length = name ? cchName : 0};
 
     (void)self;
-    emit_record(WIRE_THREAD_NAME, 0, &t, sizeof(t), &s, 1);
+    emit_record(WIRE_THREAD_NAME, 0, &t, sizeof(t), NULL, 0, &s, 1);
     return S_OK;
 }

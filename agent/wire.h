@@ -111,16 +111,31 @@ typedef struct wire_jit_started {
 } wire_jit_started;
 _Static_assert(sizeof(wire_jit_started) == 24, "wire_jit_started layout");
 
+/* WIRE_JIT_FINISHED: fixed part, then min(code_versions, WIRE_MAX_CODE_VERSIONS)
+ * wire_code_version entries: every native code version of the function the
+ * runtime knows right after this compilation (ICorProfilerInfo9), in the
+ * runtime's order, which is not the order of creation. The server finds the
+ * new one as the start it has not seen before. code_start/code_size are what
+ * GetCodeInfo2 reports (the version currently in use), the fallback. */
+#define WIRE_MAX_CODE_VERSIONS 8u
+
 typedef struct wire_jit_finished {
     uint64_t function_id;
     uint64_t thread_id;
-    uint64_t code_start;    /* start of this native code version, 0 if unknown */
-    uint32_t code_size;     /* native bytes of this version */
+    uint64_t code_start;    /* code in use (GetCodeInfo2), 0 if unknown */
+    uint32_t code_size;
     uint32_t il_size;
     int32_t hresult;        /* JIT status from the runtime */
-    uint32_t reserved;      /* 0; code versions are counted by the server from code_start */
+    uint32_t code_versions; /* native code versions that exist, 0 if unknown */
 } wire_jit_finished;
 _Static_assert(sizeof(wire_jit_finished) == 40, "wire_jit_finished layout");
+
+typedef struct wire_code_version {
+    uint64_t start;
+    uint32_t size;          /* native bytes of that version (GetCodeInfo4), 0 if unknown */
+    uint32_t reserved;
+} wire_code_version;
+_Static_assert(sizeof(wire_code_version) == 16, "wire_code_version layout");
 
 /* WIRE_FUNCTION_NAME: fixed part, then one string: the formatted name. */
 typedef struct wire_function_name {

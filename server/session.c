@@ -242,20 +242,43 @@ static uint64_t session_jit_duration(session_thread *t, uint64_t function_id, ui
     return 0;
 }
 
-/* Counts distinct native code starts; the newest SESSION_MAX_CODE_VERSIONS are
- * kept (in a ring) to recognise repeats, which are what catch-up produces. */
-static void session_add_code_version(session_function *f, uint64_t code_start)
+/* Remembers a native code start; the newest SESSION_MAX_CODE_VERSIONS are kept
+ * (in a ring) to recognise repeats, which are what catch-up produces. Returns 1
+ * when the start was new. */
+static int session_add_code_version(session_function *f, uint64_t code_start)
 {
     uint32_t i, known = f->versions < SESSION_MAX_CODE_VERSIONS ? f->versions
                                                                   : SESSION_MAX_CODE_VERSIONS;
 
     if (code_start == 0)
-        return;
+        return 0;
     for (i = 0; i < known; i++)
         if (f->code_start[i] == code_start)
-            return;
+            return 0;
     f->code_start[f->versions % SESSION_MAX_CODE_VERSIONS] = code_start;
     f->versions++;
+    return 1;
+}
+
+/* Takes in the code versions a JIT record lists. Returns the native size of the
+ * version this compilation made (the start not seen before), or 0 if none is
+ * new. The count is at least what the runtime says exists. */
+static uint32_t session_take_code_versions(session_function *f, const wire_record *r)
+{
+    const wire_jit_finished *j = &r->u.jit_finished;
+    uint32_t new_size = 0;
+    unsigned i;
+
+    if (r->code_version_count == 0) {
+        session_add_code_version(f, j->code_start); /* older agents: the code in use */
+    } else {
+        for (i = 0; i < r->code_version_count; i++)
+            if (session_add_code_version(f, r->code_versions[i].start))
+                new_size = r->code_versions[i].size;
+    }
+    if (j->code_versions > f->versions && j->code_versions <= 1u << 20)
+        f->versions = j->code_versions;
+    return new_size;
 }
 
 static void session_apply_jit(session *s, const wire_record *r, int64_t when)
@@ -264,12 +287,13 @@ static void session_apply_jit(session *s, const wire_record *r, int64_t when)
     int catchup = (r->flags & WIRE_FLAG_CATCHUP) != 0, created;
     session_function *f = session_function_entry(s, j->function_id, &created);
     uint64_t duration = 0;
+    uint32_t new_size;
 
     if (!f)
         return;
     if (catchup) {
         /* enumeration only fills in what live callbacks did not already say */
-        session_add_code_version(f, j->code_start);
+        session_take_code_versions(f, r);
         if (f->jit_count == 0) {
             f->flags |= WIRE_FLAG_CATCHUP | (r->flags & WIRE_FLAG_DYNAMIC);
             f->il_size = j->il_size;
@@ -287,7 +311,8 @@ static void session_apply_jit(session *s, const wire_record *r, int64_t when)
     f->thread_id = j->thread_id;
     if (j->il_size)
         f->il_size = j->il_size;
-    f->native_size = j->code_size;
+    new_size = session_take_code_versions(f, r);
+    f->native_size = new_size ? new_size : j->code_size;
     f->hresult = j->hresult;
     f->jit_count++;
     if (!f->first_jit_ns || f->jit_count == 1)
@@ -295,10 +320,9 @@ static void session_apply_jit(session *s, const wire_record *r, int64_t when)
     f->last_jit_ns = when;
     f->jit_time_ns = duration;
     f->jit_time_total_ns += duration;
-    session_add_code_version(f, j->code_start);
     s->jit_time_total_ns += duration;
     s->jit_compilations++;
-    session_log(s, r, when, j->function_id, duration, j->code_size);
+    session_log(s, r, when, j->function_id, duration, f->native_size);
 }
 
 static void session_apply_module(session *s, const wire_record *r, int64_t when)

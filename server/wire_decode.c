@@ -130,6 +130,19 @@ int wire_decode_record(const wire_frame *f, wire_record *out, const char **why)
         return WIRE_DECODE_BAD;
     }
     memcpy(&out->u, f->payload, fixed);
+    if (f->header.type == WIRE_JIT_FINISHED) {
+        /* followed by one entry per known code version, at most WIRE_MAX_CODE_VERSIONS */
+        uint32_t n = out->u.jit_finished.code_versions;
+        size_t bytes;
+        out->code_version_count = n < WIRE_MAX_CODE_VERSIONS ? n : WIRE_MAX_CODE_VERSIONS;
+        bytes = out->code_version_count * sizeof(wire_code_version);
+        if (f->header.length - fixed < bytes) {
+            *why = "code versions missing from a JIT record";
+            return WIRE_DECODE_BAD;
+        }
+        memcpy(out->code_versions, f->payload + fixed, bytes);
+        fixed += bytes;
+    }
     if (wire_read_strings(f, fixed, strings, out, why) != WIRE_DECODE_OK)
         return WIRE_DECODE_BAD;
     if (f->header.type == WIRE_HELLO) {

@@ -46,6 +46,8 @@ typedef struct wire_record {
     } u;
     wire_string strings[2];
     unsigned string_count;
+    wire_code_version code_versions[WIRE_MAX_CODE_VERSIONS]; /* JIT_FINISHED only */
+    unsigned code_version_count;
 } wire_record;
 
 /* Splits one frame off the front of buf. NEED_MORE: wait for more bytes;

@@ -120,6 +120,21 @@ describe('dashboard', { timeout: 120000 }, () => {
     assert.deepEqual(mine, server, 'page has exactly the server\'s jit events, in order');
   });
 
+  it('does not render while the tab is hidden, catches up when visible', async () => {
+    const setHidden = (hidden) => page.evaluate((h) => {
+      Object.defineProperty(document, 'visibilityState', { configurable: true, get: () => (h ? 'hidden' : 'visible') });
+      document.dispatchEvent(new Event('visibilitychange'));
+    }, hidden);
+    await setHidden(true);
+    await sleep(100);
+    const a = await feedStats(page);
+    await waitFor('events while hidden', async () => (await feedStats(page)).total > a.total + 20, { timeoutMs: 10000 });
+    const b = await feedStats(page);
+    assert.equal(b.renders, a.renders, 'no render pass while hidden');
+    await setHidden(false);
+    await waitFor('catch-up render', async () => { const x = await feedStats(page); return x.renders > b.renders && x.shown === x.inBuffer; });
+  });
+
   it('stays smooth while events stream (frame times)', async () => {
     const before = await feedStats(page);
     const t = Date.now();

@@ -105,3 +105,23 @@ test('agent and server built with -fsanitize=address,undefined pass the same end
   }, ['--agent', agent]);
   assert.doesNotMatch(srv.stderr, /runtime error:|AddressSanitizer/, 'no sanitizer report');
 });
+
+test('tier-up re-JITs are counted as new code versions, each with its own native size', async () => {
+  const { DEMO_DLL } = await import('./lib.mjs');
+  const srv = await startServer(['run', '--port', '0', '--', 'dotnet', DEMO_DLL, '--seconds', '5']);
+  try {
+    await waitFor('exited', async () => (await srv.api('/api/sessions/1')).body.state === 'exited', 60000);
+    const fns = await functionsOf(srv, 1);
+    const rejitted = fns.filter((f) => f.jit_count >= 2);
+    assert.ok(rejitted.length >= 20, `the demo's hot methods tier up (${rejitted.length} compiled twice or more)`);
+    for (const f of rejitted)
+      assert.ok(f.versions >= f.jit_count, `${f.name}: ${f.jit_count} compilations, ${f.versions} versions`);
+    const events = (await srv.api('/api/sessions/1/events?limit=10000')).body.events.filter((e) => e.type === 'jit');
+    const sizes = new Map();
+    for (const e of events) sizes.set(e.function_id, [...(sizes.get(e.function_id) || []), e.native_size]);
+    const differing = [...sizes.values()].filter((v) => v.length >= 2 && new Set(v).size > 1);
+    assert.ok(differing.length > 0, 'a re-JIT reports the size of its own code, not the previous version\'s');
+  } finally {
+    await srv.stop();
+  }
+});

@@ -76,7 +76,7 @@ export class LiveFeed {
       columns: [
         { key: 'seq', title: '#', width: '68px', align: 'right', tip: 'event sequence number' },
         { key: 'time', title: 'Time (s)', width: '76px', align: 'right', tip: 'seconds since the session started' },
-        { key: 'name', title: 'Method', width: 'minmax(260px, 1fr)' },
+        { key: 'name', title: 'Method', width: 'minmax(260px, 1fr)', cls: 'mname' },
         { key: 'module', title: 'Module', width: 'minmax(120px, 210px)' },
         { key: 'il', title: 'IL size', width: '64px', align: 'right', tip: 'IL bytes' },
         { key: 'native', title: 'Native', width: '68px', align: 'right', tip: 'native code bytes' },
@@ -321,13 +321,14 @@ export class LiveFeed {
     const verCell = cells[7];
     if (!verCell._pill) {
       verCell._pill = h('span');
-      verCell._extra = document.createTextNode('');
-      verCell.append(verCell._pill, verCell._extra);
+      verCell.append(verCell._pill);
     }
-    let cls, text, tip = '', extra = '';
+    let cls, text, tip = '';
     if (rejit) {
-      cls = 'pill pill-rejit'; text = `re-JIT #${nth}`; extra = ver > 1 ? ` v${ver}` : '';
+      cls = 'pill pill-rejit'; text = nth > 1 ? `re-JIT #${nth}` : `re-JIT v${ver}`;
       tip = `compiled ${nth} times in this session; ${ver} code version(s)`;
+    } else if (buf.flags[i] & 2) {
+      cls = 'pill pill-catchup'; text = 'catch-up'; tip = 'known from the attach-time enumeration (compiled before jitscope attached)';
     } else if (buf.flags[i] & 1) {
       cls = 'pill pill-dyn'; text = 'dynamic'; tip = 'dynamic method (LCG / IL emit)';
     } else {
@@ -337,7 +338,6 @@ export class LiveFeed {
     if (pill.className !== cls) pill.className = cls;
     if (pill.textContent !== text) pill.textContent = text;
     if (pill.title !== tip) pill.title = tip;
-    if (verCell._extra.data !== extra) verCell._extra.data = extra;
     rowEl.classList.toggle('rejit', rejit);
     setText(cells[8], this.threadLabel(st.get(buf.thread[i])));
   }
@@ -375,7 +375,7 @@ export class LiveFeed {
       total: this.buf.total, inBuffer: this.buf.size, dropped: this.buf.dropped, shown: this.view.length(),
       newCount: this.paused ? this.buf.total - this.limit : 0, paused: this.paused, following: this.vt.follow,
       filtered: this.view.filtered, rejits: this.buf.rejits,
-      domRows: this.vt.rowsEl.children.length,
+      domRows: this.vt.rowsEl.children.length, renders: this.frames,
     };
   }
 }

@@ -9,7 +9,7 @@ import { notice } from './common.js';
 
 function methodCell(name) {
   const [ns, leaf] = splitMethod(name || '');
-  return h('span', { title: name || '' }, h('span', { class: 'm-ns' }, ns), h('span', { class: 'm-leaf' }, leaf));
+  return h('span', { class: 'mname', title: name || '' }, h('span', { class: 'm-ns' }, ns), h('span', { class: 'm-leaf' }, leaf));
 }
 
 class TabBase {
