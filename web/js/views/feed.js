@@ -339,7 +339,9 @@ export class LiveFeed {
     if (pill.textContent !== text) pill.textContent = text;
     if (pill.title !== tip) pill.title = tip;
     rowEl.classList.toggle('rejit', rejit);
-    setText(cells[8], this.threadLabel(st.get(buf.thread[i])));
+    const thread = this.threadLabel(st.get(buf.thread[i]));
+    setText(cells[8], thread);
+    cells[8].title = thread;
   }
 
   showDetail(row) {

@@ -1,0 +1,77 @@
+// attach_flow.test.mjs -- the dashboard's main flow on a process that is
+// already running, in real headless Chromium: attach by clicking, see a method
+// the app JITs after the attach appear in the live table within 2 seconds,
+// filter for it, pause and resume, detach with confirmation, see the detached
+// state with its duration, and check /proc that the agent is gone. No console
+// errors. Screenshots: build/screenshots/flow-*.png.
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startServer, startTarget, stopAll, agentTrace } from '../e2e/lib.mjs';
+import { launchBrowser, openDashboard, feedStats, visibleMethods, waitForRow, waitFor, screenshot,
+  unexpectedConsoleErrors } from './helpers.mjs';
+
+let browser;
+after(async () => { if (browser) await browser.close(); await stopAll(); });
+
+test('attach by click, live method within 2 s, filter, pause/resume, detach, /proc clean', async () => {
+  const target = await startTarget();
+  const srv = await startServer(['serve', '--port', '0']);
+  browser = await launchBrowser();
+  const page = await openDashboard(browser, srv);
+
+  // attach from the processes table
+  const attachBtn = page.locator(`button.attach-btn[data-pid="${target.pid}"]`);
+  await attachBtn.waitFor({ timeout: 15000 });
+  await screenshot(page, 'flow-home.png');
+  await attachBtn.click();
+  await page.waitForFunction(() => /^#\/sessions\/\d+/.test(location.hash), null, { timeout: 20000 });
+  await page.locator('.s-head .badge-live').waitFor({ timeout: 15000 });
+  await waitFor('session view ready', async () => (await feedStats(page)).following !== undefined);
+
+  // a method first JITed now reaches the live table within 2 seconds
+  const t0 = Date.now();
+  target.send('call 17');
+  await waitForRow(page, 'JitscopeE2e.Late.LateMethod17', 2000);
+  const seen = Date.now() - t0;
+  console.log(`dashboard: LateMethod17 visible ${seen} ms after the call`);
+  assert.ok(seen < 2000, `visible in ${seen} ms`);
+  await screenshot(page, 'flow-live.png');
+
+  // filter for it
+  await page.keyboard.press('/');
+  await page.keyboard.type('latemethod17');
+  await waitFor('filtered', async () => { const s = await feedStats(page); return s.filtered && s.shown === 1 && s; });
+  assert.deepEqual((await visibleMethods(page)).map((n) => n.trim()), ['JitscopeE2e.Late.LateMethod17']);
+  await screenshot(page, 'flow-filtered.png');
+  await page.keyboard.press('Escape');
+  await waitFor('unfiltered', async () => !(await feedStats(page)).filtered);
+
+  // pause: new JITs are kept but not shown; resume shows them
+  await page.locator('.vt-scroll').focus();
+  await page.keyboard.press(' ');
+  const paused = await feedStats(page);
+  assert.ok(paused.paused, 'paused');
+  target.send('call 18');
+  await waitFor('N new', async () => (await feedStats(page)).newCount >= 1);
+  assert.ok(!(await visibleMethods(page)).some((n) => n.includes('LateMethod18')), 'not shown while paused');
+  await screenshot(page, 'flow-paused.png');
+  await page.keyboard.press(' ');
+  await waitForRow(page, 'JitscopeE2e.Late.LateMethod18', 5000);
+  assert.equal((await feedStats(page)).newCount, 0);
+
+  // detach with confirmation
+  await page.click('button.detach-btn');
+  await page.locator('dialog.confirm').waitFor();
+  await screenshot(page, 'flow-confirm.png');
+  await page.locator('dialog.confirm button.btn-danger').click();
+  await page.locator('.s-head .badge-detached').waitFor({ timeout: 15000 });
+  await page.getByText(/Detached in [\d.]+ (ms|s)\./).waitFor({ timeout: 5000 });
+  await screenshot(page, 'flow-detached.png');
+  const trace = await waitFor('agent gone from /proc', () => { const t = agentTrace(target.pid); return !t.mapped && t; });
+  assert.equal(trace.agentThreads, 0, 'no agent thread left');
+  target.send('tick');
+  await target.waitLine(/^tock 1$/m);
+
+  assert.deepEqual(unexpectedConsoleErrors(page), [], 'no console errors');
+  await srv.stop();
+});
