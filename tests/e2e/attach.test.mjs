@@ -3,6 +3,7 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import path from 'node:path';
 import { E2E_DLL, JITSCOPE, startServer, startTarget, stopAll, waitFor, functionsOf, agentTrace,
   attach, detachAndWait, runSync, sleep } from './lib.mjs';
 
@@ -223,4 +224,35 @@ test('command line: ps, attach --server, detach PID', async () => {
   assert.equal(none.status, 1);
   assert.match(none.stderr, /no session 99/);
   await srv.stop();
+});
+
+test('a process with another TMPDIR is found and attached; an unloadable agent gives 500 with its path', async () => {
+  const tmp = fs.mkdtempSync('/tmp/jitscope-othertmp-');
+  const target = await startTarget(['serve'], { env: { TMPDIR: tmp } });
+  try {
+    assert.ok(fs.readdirSync(tmp).some((f) => f.startsWith(`dotnet-diagnostic-${target.pid}-`)),
+      'the runtime put its socket in its own TMPDIR');
+    // a "library" the runtime cannot load: the attach fails cleanly, nothing is left behind
+    const bogus = path.join(tmp, 'not-a-library.so');
+    fs.writeFileSync(bogus, 'this is not an ELF file\n');
+    const bad = await startServer(['serve', '--port', '0', '--agent', bogus]);
+    const r = await attach(bad, target.pid);
+    assert.equal(r.status, 500, JSON.stringify(r.body));
+    assert.ok(r.body.error.includes(bogus), `the message names the library: ${r.body.error}`);
+    assert.equal((await bad.api('/api/sessions')).body.sessions.length, 0, 'no half-made session');
+    await bad.stop();
+
+    const srv = await startServer(['serve', '--port', '0']);
+    const listed = (await srv.api('/api/processes')).body.processes.find((p) => p.pid === target.pid);
+    assert.ok(listed, 'found although its TMPDIR differs from the server\'s');
+    const ok = await attach(srv, target.pid);
+    assert.equal(ok.status, 201, JSON.stringify(ok.body));
+    target.send('call 30');
+    await waitFor('LateMethod30', async () => (await functionsOf(srv, ok.body.session.id, '&q=LateMethod30')).length === 1);
+    await detachAndWait(srv, ok.body.session.id);
+    await srv.stop();
+  } finally {
+    target.send('exit');
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
 });
