@@ -100,8 +100,22 @@ session_thread *session_find_thread(session *s, uint64_t id)
     return i == IDMAP_MISSING ? NULL : &s->threads[i];
 }
 
-/* The get-or-create helpers return NULL when the ID is 0 or a cap is reached
- * (counted in capacity_drops). *created tells a new entry. */
+/* Appends a zeroed entry to an array indexed by `index` under `id` (an existing
+ * mapping is re-pointed to the new entry). NULL when a cap is reached or memory
+ * runs out, counted in capacity_drops. */
+static void *session_append(session *s, void **items, size_t *count, size_t *cap, idmap *index,
+                            size_t elem, size_t max, uint64_t id)
+{
+    if (session_reserve(items, cap, *count, elem, max) != 0 ||
+        idmap_put(index, id, (uint32_t)*count) != 0) {
+        s->capacity_drops++;
+        return NULL;
+    }
+    return (char *)*items + elem * (*count)++;
+}
+
+/* The get-or-create helpers return NULL when the ID is 0 or a cap is reached;
+ * *created tells a new entry. */
 static session_function *session_function_entry(session *s, uint64_t id, int *created)
 {
     session_function *f = session_find_function(s, id);
@@ -109,15 +123,12 @@ static session_function *session_function_entry(session *s, uint64_t id, int *cr
     *created = 0;
     if (f || id == 0)
         return f;
-    if (session_reserve((void **)&s->functions, &s->function_cap, s->function_count,
-                        sizeof(*f), SESSION_MAX_FUNCTIONS) != 0 ||
-        idmap_put(&s->function_index, id, (uint32_t)s->function_count) != 0) {
-        s->capacity_drops++;
-        return NULL;
+    f = session_append(s, (void **)&s->functions, &s->function_count, &s->function_cap,
+                       &s->function_index, sizeof(*f), SESSION_MAX_FUNCTIONS, id);
+    if (f) {
+        f->function_id = id;
+        *created = 1;
     }
-    f = &s->functions[s->function_count++];
-    f->function_id = id;
-    *created = 1;
     return f;
 }
 
@@ -128,16 +139,26 @@ static session_module *session_module_entry(session *s, uint64_t id, int *create
     *created = 0;
     if (m || id == 0)
         return m;
-    if (session_reserve((void **)&s->modules, &s->module_cap, s->module_count, sizeof(*m),
-                        SESSION_MAX_MODULES) != 0 ||
-        idmap_put(&s->module_index, id, (uint32_t)s->module_count) != 0) {
-        s->capacity_drops++;
-        return NULL;
+    m = session_append(s, (void **)&s->modules, &s->module_count, &s->module_cap,
+                       &s->module_index, sizeof(*m), SESSION_MAX_MODULES, id);
+    if (m) {
+        m->module_id = id;
+        *created = 1;
     }
-    m = &s->modules[s->module_count++];
-    m->module_id = id;
-    *created = 1;
     return m;
+}
+
+/* A new thread entry; also used when the runtime reuses a dead thread's ThreadID:
+ * the old thread stays in the list as ended and the index points to the new one. */
+static session_thread *session_thread_new(session *s, uint64_t id)
+{
+    session_thread *t = session_append(s, (void **)&s->threads, &s->thread_count, &s->thread_cap,
+                                       &s->thread_index, sizeof(*t), SESSION_MAX_THREADS, id);
+    if (t) {
+        t->thread_id = id;
+        t->alive = 1;
+    }
+    return t;
 }
 
 static session_thread *session_thread_entry(session *s, uint64_t id, int *created)
@@ -147,33 +168,8 @@ static session_thread *session_thread_entry(session *s, uint64_t id, int *create
     *created = 0;
     if (t || id == 0)
         return t;
-    if (session_reserve((void **)&s->threads, &s->thread_cap, s->thread_count, sizeof(*t),
-                        SESSION_MAX_THREADS) != 0 ||
-        idmap_put(&s->thread_index, id, (uint32_t)s->thread_count) != 0) {
-        s->capacity_drops++;
-        return NULL;
-    }
-    t = &s->threads[s->thread_count++];
-    t->thread_id = id;
-    t->alive = 1;
-    *created = 1;
-    return t;
-}
-
-/* A new entry for an ID whose previous thread ended; the index points to it. */
-static session_thread *session_thread_reuse(session *s, uint64_t id)
-{
-    session_thread *t;
-
-    if (session_reserve((void **)&s->threads, &s->thread_cap, s->thread_count, sizeof(*t),
-                        SESSION_MAX_THREADS) != 0 ||
-        idmap_put(&s->thread_index, id, (uint32_t)s->thread_count) != 0) {
-        s->capacity_drops++;
-        return NULL;
-    }
-    t = &s->threads[s->thread_count++];
-    t->thread_id = id;
-    t->alive = 1;
+    t = session_thread_new(s, id);
+    *created = t != NULL;
     return t;
 }
 
@@ -361,9 +357,8 @@ static void session_apply_thread(session *s, const wire_record *r, int64_t when)
         if (!created && catchup)
             return;
         if (!created && !t->alive) {
-            /* the runtime reuses a dead thread's ThreadID: keep the old thread in
-             * the list as ended and start a new entry under the same ID */
-            t = session_thread_reuse(s, w->thread_id);
+            /* the runtime reuses a dead thread's ThreadID: a new thread */
+            t = session_thread_new(s, w->thread_id);
             if (!t)
                 return;
             t->os_thread_id = w->os_thread_id;
