@@ -22,7 +22,7 @@ AGENT_CFLAGS  = $(CSTD) $(WARN) $(OPT) -fPIC -fvisibility=hidden -pthread
 AGENT_LDFLAGS = -shared -Wl,-z,defs -Wl,--no-undefined -pthread
 
 AGENT_SRC  := $(wildcard agent/*.c)
-SERVER_SRC := $(wildcard server/*.c)
+SERVER_SRC := $(wildcard server/*.c) agent/utf.c
 AGENT_HDR  := $(wildcard agent/*.h)
 SERVER_HDR := $(wildcard server/*.h) $(AGENT_HDR)
 
@@ -83,7 +83,7 @@ $(BUILD)/tests/test_%: tests/unit/test_%.c $(filter-out server/main.c,$(SERVER_S
 	@mkdir -p $(@D)
 	$(CC) $(SERVER_CFLAGS) $(ASAN) -pthread -Iagent -Iserver $< \
 	  $(filter-out server/main.c,$(SERVER_SRC)) \
-	  agent/ring.c agent/names.c agent/utf.c \
+	  agent/ring.c agent/names.c \
 	  $(SERVER_LIBS) $(ASAN) -ldl -o $@
 
 # The wire decoder's fuzz target with a standalone driver (gcc has no libFuzzer).

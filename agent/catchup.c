@@ -34,8 +34,9 @@ static void catchup_module(ModuleID module)
                        sizeof(catchup_path), &cut);
     na = utf16_to_utf8(catchup_text.assembly, catchup_text.assembly_length, catchup_assembly,
                        sizeof(catchup_assembly), &cut);
-    sender_emit(WIRE_MODULE_LOADED, WIRE_FLAG_CATCHUP, emit_now_ns(), &m, sizeof(m), catchup_path,
-                np, catchup_assembly, na);
+    sender_emit(WIRE_MODULE_LOADED,
+                WIRE_FLAG_CATCHUP | (catchup_text.truncated ? WIRE_FLAG_TRUNCATED : 0),
+                emit_now_ns(), &m, sizeof(m), catchup_path, np, catchup_assembly, na);
 }
 
 static unsigned catchup_modules(void)
@@ -50,7 +51,7 @@ static unsigned catchup_modules(void)
     while (SUCCEEDED(e->lpVtbl->Next(e, CATCHUP_BATCH, ids, &got)) && got > 0) {
         for (i = 0; i < got && agent.fd >= 0; i++, count++)
             catchup_module(ids[i]);
-        if (got < CATCHUP_BATCH)
+        if (got < CATCHUP_BATCH || agent.fd < 0)
             break;
     }
     e->lpVtbl->Release(e);
@@ -98,7 +99,7 @@ static unsigned catchup_threads(void)
             if (os)
                 catchup_thread_name(ids[i], os);
         }
-        if (got < CATCHUP_BATCH)
+        if (got < CATCHUP_BATCH || agent.fd < 0)
             break;
     }
     e->lpVtbl->Release(e);
@@ -129,7 +130,7 @@ static unsigned catchup_functions(void)
                         (uint32_t)(sizeof(rec.j) + kept * sizeof(rec.versions[0])), NULL, 0,
                         NULL, 0);
         }
-        if (got < CATCHUP_BATCH)
+        if (got < CATCHUP_BATCH || agent.fd < 0)
             break;
     }
     e->lpVtbl->Release(e);

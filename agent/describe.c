@@ -16,6 +16,7 @@ void describe_module(ModuleID module, wire_module_loaded *out, describe_module_t
 
     memset(out, 0, sizeof(*out));
     text->path_length = text->assembly_length = 0;
+    text->truncated = 0;
     out->module_id = module;
     if (SUCCEEDED(info->lpVtbl->GetModuleInfo2(info, module, &base, DESCRIBE_PATH_UNITS,
                                                &text->path_length, text->path, &assembly,
@@ -25,15 +26,19 @@ void describe_module(ModuleID module, wire_module_loaded *out, describe_module_t
     } else {
         text->path_length = 0;
     }
-    if (text->path_length > DESCRIBE_PATH_UNITS)
-        text->path_length = DESCRIBE_PATH_UNITS; /* cut; utf16_to_utf8 stops at NUL */
+    if (text->path_length > DESCRIBE_PATH_UNITS) {
+        text->path_length = DESCRIBE_PATH_UNITS; /* the runtime wrote what fits */
+        text->truncated = 1;
+    }
     if (assembly &&
         FAILED(info->lpVtbl->GetAssemblyInfo(info, assembly, DESCRIBE_NAME_UNITS,
                                              &text->assembly_length, text->assembly, &domain,
                                              &manifest)))
         text->assembly_length = 0;
-    if (text->assembly_length > DESCRIBE_NAME_UNITS)
+    if (text->assembly_length > DESCRIBE_NAME_UNITS) {
         text->assembly_length = DESCRIBE_NAME_UNITS;
+        text->truncated = 1;
+    }
 }
 
 unsigned describe_jit(FunctionID function, wire_jit_finished *out,

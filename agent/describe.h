@@ -16,6 +16,7 @@ typedef struct describe_module_text {
     ULONG path_length;
     WCHAR assembly[DESCRIBE_NAME_UNITS];
     ULONG assembly_length;
+    int truncated;          /* the path or name did not fit */
 } describe_module_text;
 
 /* Fills the record and the names; missing pieces stay empty. */

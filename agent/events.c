@@ -109,7 +109,8 @@ HRESULT STDMETHODCALLTYPE cb_ModuleLoadFinished(ICorProfilerCallback11 *self, Mo
     m.hresult = hrStatus;
     strings[0] = (emit_string){.utf16 = text.path, .length = text.path_length};
     strings[1] = (emit_string){.utf16 = text.assembly, .length = text.assembly_length};
-    emit_record(WIRE_MODULE_LOADED, 0, &m, sizeof(m), NULL, 0, strings, 2);
+    emit_record(WIRE_MODULE_LOADED, text.truncated ? WIRE_FLAG_TRUNCATED : 0, &m, sizeof(m), NULL,
+                0, strings, 2);
     return S_OK;
 }
 

@@ -25,7 +25,8 @@
 #define SENDER_IN_BYTES 4096u
 #define SENDER_POLL_MS 5
 #define SENDER_BACKOFF_MIN_MS 50
-#define SENDER_BACKOFF_MAX_MS 2000
+#define SENDER_BACKOFF_MAX_MS 10000
+#define SENDER_STABLE_NS 1000000000ull         /* a connection this old resets the back-off */
 #define SENDER_DROPS_EVERY_NS 500000000ull
 #define SENDER_NAMED_MAX (4u * 1024u * 1024u) /* functions remembered as named */
 #define SENDER_FLUSH_WAIT_MS 2000             /* longest wait for a slow server */
@@ -364,7 +365,7 @@ static int sender_commands(void)
 static void *sender_main(void *arg)
 {
     unsigned backoff = SENDER_BACKOFF_MIN_MS;
-    uint64_t next_try = 0, last_drops = 0, lost_since = 0, dropped_seen = 0;
+    uint64_t next_try = 0, last_drops = 0, lost_since = 0, dropped_seen = 0, connected_at = 0;
     int ever_connected = 0;
 
     (void)arg;
@@ -377,7 +378,12 @@ static void *sender_main(void *arg)
             break;
         if (agent.fd < 0) {
             if (now >= next_try) {
+                /* every attempt pushes the next one back, also a successful one: a
+                 * server that closes at once (wrong token, session taken) must not
+                 * make us spin; the back-off resets once a connection has lasted */
                 agent.fd = sender_connect();
+                next_try = now + (uint64_t)backoff * 1000000u;
+                backoff = backoff * 2 > SENDER_BACKOFF_MAX_MS ? SENDER_BACKOFF_MAX_MS : backoff * 2;
                 if (agent.fd >= 0) {
                     uint64_t dropped = atomic_load(&agent.no_server_drops);
                     sender_named_reset();
@@ -387,12 +393,7 @@ static void *sender_main(void *arg)
                         atomic_store(&agent.catchup_requested, 1);
                     dropped_seen = dropped;
                     ever_connected = 1;
-                    backoff = SENDER_BACKOFF_MIN_MS;
-                    lost_since = 0;
-                } else {
-                    next_try = now + (uint64_t)backoff * 1000000u;
-                    backoff = backoff * 2 > SENDER_BACKOFF_MAX_MS ? SENDER_BACKOFF_MAX_MS
-                                                                  : backoff * 2;
+                    connected_at = now;
                 }
             }
             if (agent.fd < 0) {
@@ -411,6 +412,12 @@ static void *sender_main(void *arg)
                 sender_sleep_ms(10);
                 continue;
             }
+        }
+        if (connected_at && now - connected_at > SENDER_STABLE_NS) {
+            connected_at = 0; /* a connection that lasted: a fresh start for the next loss */
+            backoff = SENDER_BACKOFF_MIN_MS;
+            next_try = 0;
+            lost_since = 0;
         }
         if (atomic_exchange(&agent.catchup_requested, 0))
             catchup_run();

@@ -5,13 +5,19 @@
 #include <string.h>
 #include <strings.h>
 
-static const char *guard_bind = "127.0.0.1";
+static char guard_bind[64] = "127.0.0.1"; /* as a Host header writes it ([v6]) */
 static int guard_http_port;
+static int guard_any_host;                 /* wildcard bind with an API key */
 
-void guard_configure(const char *bind_host, int http_port)
+void guard_configure(const char *bind_host, int http_port, int api_key_required)
 {
-    guard_bind = bind_host ? bind_host : "127.0.0.1";
+    const char *b = bind_host ? bind_host : "127.0.0.1";
+
+    snprintf(guard_bind, sizeof(guard_bind), strchr(b, ':') ? "[%s]" : "%s", b);
     guard_http_port = http_port;
+    /* bound to every address: clients reach us by names we cannot know; the API
+     * key (required for any non-loopback bind) is what protects the server then */
+    guard_any_host = api_key_required && (strcmp(b, "0.0.0.0") == 0 || strcmp(b, "::") == 0);
 }
 
 int guard_host_ok(const char *host, int port)
@@ -20,8 +26,10 @@ int guard_host_ok(const char *host, int port)
     char suffix[16];
     size_t i, n;
 
-    if (!host)
+    if (!host || !*host)
         return 0;
+    if (guard_any_host)
+        return 1;
     snprintf(suffix, sizeof(suffix), ":%d", port);
     for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
         n = strlen(names[i]);
@@ -32,11 +40,13 @@ int guard_host_ok(const char *host, int port)
     return 0;
 }
 
-int guard_origin_ok(const char *origin)
+int guard_origin_ok(const char *origin, const char *host)
 {
     if (!origin)
         return 1; /* not a browser (curl, scripts): Host and the API key still apply */
     if (strncmp(origin, "http://", 7) != 0)
         return 0;
+    if (guard_any_host) /* the page must come from the server the request went to */
+        return host && strcasecmp(origin + 7, host) == 0;
     return guard_host_ok(origin + 7, guard_http_port);
 }

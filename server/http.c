@@ -15,7 +15,7 @@
 #include "api.h"
 #include "guard.h"
 
-#define HTTP_MAX_BODY 4096
+#define HTTP_MAX_BODY 4096 /* no route takes a body; larger ones get 413 */
 #define HTTP_MAX_FILE (8u * 1024u * 1024u)
 
 static struct MHD_Daemon *http_daemon;
@@ -23,9 +23,7 @@ static http_config http_cfg;
 static int http_port;
 
 typedef struct http_upload {
-    size_t length;
-    int too_large;
-    char body[HTTP_MAX_BODY];
+    size_t length; /* body bytes seen (and discarded) */
 } http_upload;
 
 int http_is_loopback(const char *host)
@@ -161,6 +159,7 @@ static enum MHD_Result http_handle(void *cls, struct MHD_Connection *c, const ch
     int is_get = strcmp(method, "GET") == 0 || strcmp(method, "HEAD") == 0;
     api_request req = {method, url, http_arg, c};
     json_t *body = NULL;
+    const char *host;
     int status;
 
     (void)cls, (void)version;
@@ -171,18 +170,16 @@ static enum MHD_Result http_handle(void *cls, struct MHD_Connection *c, const ch
         *state = up;
         return MHD_YES;
     }
+    (void)upload_data;
     if (*upload_size) {
-        if (up->length + *upload_size > HTTP_MAX_BODY)
-            up->too_large = 1;
-        else
-            memcpy(up->body + up->length, upload_data, *upload_size);
         up->length += *upload_size;
         *upload_size = 0;
         return MHD_YES;
     }
-    if (!guard_host_ok(MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Host"), http_port))
+    host = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Host");
+    if (!guard_host_ok(host, http_port))
         return http_error(c, 403, "Host header does not name this server");
-    if (up->too_large)
+    if (up->length > HTTP_MAX_BODY)
         return http_error(c, 413, "request body too large");
     if (strncmp(url, "/api/", 5) != 0 && strcmp(url, "/api") != 0) {
         if (!is_get)
@@ -192,7 +189,7 @@ static enum MHD_Result http_handle(void *cls, struct MHD_Connection *c, const ch
     if (!http_key_ok(c))
         return http_error(c, 401, "missing or wrong API key (Authorization: Bearer KEY)");
     if (!is_get &&
-        !guard_origin_ok(MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Origin")))
+        !guard_origin_ok(MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Origin"), host))
         return http_error(c, 403, "cross-origin request refused");
     status = api_handle(&req, &body);
     return http_send_json(c, status, body);
@@ -206,13 +203,48 @@ static void http_done(void *cls, struct MHD_Connection *c, void **state,
     *state = NULL;
 }
 
-int http_start(const http_config *config, int *bound_port, char *err, size_t errsz)
+/* Binds and listens on the configured address; the port (also when 0 was asked
+ * for) is known before the daemon's threads start, so no request ever sees an
+ * unconfigured guard. Returns the socket or -1. */
+static int http_listen(const http_config *config, int *port, char *err, size_t errsz)
 {
     struct sockaddr_storage addr;
-    socklen_t addr_len;
-    const union MHD_DaemonInfo *info;
+    socklen_t len;
+    int fd, one = 1;
 
     memset(&addr, 0, sizeof(addr));
+    if (inet_pton(AF_INET, http_cfg.bind_host, &((struct sockaddr_in *)&addr)->sin_addr) == 1) {
+        ((struct sockaddr_in *)&addr)->sin_family = AF_INET;
+        ((struct sockaddr_in *)&addr)->sin_port = htons((uint16_t)config->port);
+        len = sizeof(struct sockaddr_in);
+    } else if (inet_pton(AF_INET6, http_cfg.bind_host,
+                         &((struct sockaddr_in6 *)&addr)->sin6_addr) == 1) {
+        ((struct sockaddr_in6 *)&addr)->sin6_family = AF_INET6;
+        ((struct sockaddr_in6 *)&addr)->sin6_port = htons((uint16_t)config->port);
+        len = sizeof(struct sockaddr_in6);
+    } else {
+        snprintf(err, errsz, "--host must be a numeric IP address, not '%s'", http_cfg.bind_host);
+        return -1;
+    }
+    fd = socket(addr.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) != 0 ||
+        bind(fd, (struct sockaddr *)&addr, len) != 0 || listen(fd, 64) != 0 ||
+        getsockname(fd, (struct sockaddr *)&addr, &len) != 0) {
+        snprintf(err, errsz, "cannot listen on %s:%d: %s", http_cfg.bind_host, config->port,
+                 strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    *port = ntohs(addr.ss_family == AF_INET ? ((struct sockaddr_in *)&addr)->sin_port
+                                            : ((struct sockaddr_in6 *)&addr)->sin6_port);
+    return fd;
+}
+
+int http_start(const http_config *config, int *bound_port, char *err, size_t errsz)
+{
+    int fd;
+
     http_cfg = *config;
     if (!http_cfg.bind_host)
         http_cfg.bind_host = "127.0.0.1";
@@ -221,25 +253,14 @@ int http_start(const http_config *config, int *bound_port, char *err, size_t err
                  http_cfg.bind_host);
         return -1;
     }
-    if (inet_pton(AF_INET, http_cfg.bind_host, &((struct sockaddr_in *)&addr)->sin_addr) == 1) {
-        ((struct sockaddr_in *)&addr)->sin_family = AF_INET;
-        ((struct sockaddr_in *)&addr)->sin_port = htons((uint16_t)config->port);
-        addr_len = sizeof(struct sockaddr_in);
-    } else if (inet_pton(AF_INET6, http_cfg.bind_host,
-                         &((struct sockaddr_in6 *)&addr)->sin6_addr) == 1) {
-        ((struct sockaddr_in6 *)&addr)->sin6_family = AF_INET6;
-        ((struct sockaddr_in6 *)&addr)->sin6_port = htons((uint16_t)config->port);
-        addr_len = sizeof(struct sockaddr_in6);
-    } else {
-        snprintf(err, errsz, "--host must be a numeric IP address, not '%s'", http_cfg.bind_host);
+    fd = http_listen(config, &http_port, err, errsz);
+    if (fd < 0)
         return -1;
-    }
-    (void)addr_len;
+    guard_configure(http_cfg.bind_host, http_port, http_cfg.api_key != NULL);
     http_daemon = MHD_start_daemon(
-        MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG |
-            (addr.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0),
-        (uint16_t)config->port, NULL, NULL, http_handle, NULL,
-        MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr,
+        MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG, 0, NULL, NULL,
+        http_handle, NULL,
+        MHD_OPTION_LISTEN_SOCKET, fd,
         MHD_OPTION_THREAD_POOL_SIZE, (unsigned)4, /* an attach may block one for seconds */
         MHD_OPTION_CONNECTION_LIMIT, (unsigned)128,
         MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)64,
@@ -248,13 +269,11 @@ int http_start(const http_config *config, int *bound_port, char *err, size_t err
         MHD_OPTION_NOTIFY_COMPLETED, http_done, NULL,
         MHD_OPTION_END);
     if (!http_daemon) {
-        snprintf(err, errsz, "cannot listen on %s:%d (%s)", http_cfg.bind_host, config->port,
-                 errno ? strerror(errno) : "libmicrohttpd refused");
+        snprintf(err, errsz, "libmicrohttpd could not start on %s:%d", http_cfg.bind_host,
+                 http_port);
+        close(fd);
         return -1;
     }
-    info = MHD_get_daemon_info(http_daemon, MHD_DAEMON_INFO_BIND_PORT);
-    http_port = info ? (int)info->port : config->port;
-    guard_configure(http_cfg.bind_host, http_port);
     *bound_port = http_port;
     return 0;
 }

@@ -1274,7 +1274,7 @@ static int query_info_at(const char *sock, uint8_t command_id, ipc_procinfo *out
         set_err(err, errsz, "out of memory");
         return IPC_ERR_IO;
     }
-    rc = transact(sock, req, sizeof(req), IPC_DEFAULT_TIMEOUT_MS, reply, IPC_MAX_MESSAGE, &replylen, err, errsz);
+    rc = transact(sock, req, sizeof(req), IPC_INFO_TIMEOUT_MS, reply, IPC_MAX_MESSAGE, &replylen, err, errsz);
     if (rc != IPC_OK)
         goto fail;
     if (reply[17] == IPC_REPLY_ERROR) {

@@ -86,6 +86,9 @@
 
 /* Default deadline for ProcessInfo, and the margin added to an attach timeout. */
 #define IPC_DEFAULT_TIMEOUT_MS 5000u
+/* ProcessInfo: a live runtime answers in well under a millisecond; a stopped
+ * (SIGSTOP, debugger) one never does, and a listing must not wait 5 s for each. */
+#define IPC_INFO_TIMEOUT_MS 500u
 #define IPC_ATTACH_MARGIN_MS 5000u
 
 typedef struct ipc_header {

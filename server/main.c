@@ -28,6 +28,7 @@
 #include "link.h"
 #include "sessions.h"
 #include "ws.h"
+#include "../agent/utf.h"
 
 #define EXIT_USAGE 2
 
@@ -166,6 +167,12 @@ static int parse_options(int argc, char **argv, int start, int allow_command, in
             return -1;
         o->http.web_root = o->web_buf;
     }
+    return 0;
+}
+
+/* The agent library must exist where this command loads it (run, attach). */
+static int check_agent(const cli_options *o)
+{
     if (access(o->agent_path, R_OK) != 0) {
         fprintf(stderr, "jitscope: agent library %s: %s\n", o->agent_path, strerror(errno));
         return -1;
@@ -180,19 +187,19 @@ static int64_t now_ns(void)
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-/* Joins argv into one line for display (bounded). */
+/* Joins argv into one line for display: bounded, and valid UTF-8 (a byte that
+ * is not becomes '?'), since it goes into JSON. */
 static void join_command(char **argv, char *out, size_t outsz)
 {
     size_t used = 0;
-    int i;
+    int i, truncated;
 
-    out[0] = '\0';
-    for (i = 0; argv[i] && used + 1 < outsz; i++) {
-        int n = snprintf(out + used, outsz - used, "%s%s", i ? " " : "", argv[i]);
-        if (n < 0)
-            break;
-        used += (size_t)n < outsz - used ? (size_t)n : outsz - used - 1;
+    for (i = 0; argv[i] && used + 2 < outsz; i++) {
+        if (i)
+            out[used++] = ' ';
+        used += utf8_sanitize(argv[i], strlen(argv[i]), out + used, outsz - 1 - used, &truncated);
     }
+    out[used] = '\0';
 }
 
 /* PID argument: a positive number. */
@@ -230,17 +237,18 @@ static int serve(cli_options *o, int mode)
     }
     attach_set_agent_path(o->agent_path);
     link_set_listener(ws_notify);
-    if (http_start(&o->http, &port, err, sizeof(err)) != 0) {
-        fprintf(stderr, "jitscope: %s\n", err);
-        goto done;
-    }
+    /* the stream first, so /api/config is right from the first HTTP request */
     if (o->ws_port < 0)
-        o->ws_port = o->http.port == 0 || port == 65535 ? 0 : port + 1;
+        o->ws_port = o->http.port == 0 || o->http.port == 65535 ? 0 : o->http.port + 1;
     if (ws_start(o->http.bind_host, o->ws_port, o->http.api_key, &ws_port, err, sizeof(err)) != 0) {
         fprintf(stderr, "jitscope: %s (choose another with --ws-port)\n", err);
         goto done;
     }
     api_configure(ws_port, o->http.api_key != NULL);
+    if (http_start(&o->http, &port, err, sizeof(err)) != 0) {
+        fprintf(stderr, "jitscope: %s\n", err);
+        goto done;
+    }
     if (mode == SERVE_ATTACH) {
         attach_result r;
         pid_t pid;
@@ -352,6 +360,13 @@ static int list_processes(void)
     return 0;
 }
 
+/* The "error" of a JSON answer, never NULL. */
+static const char *error_of(json_t *body)
+{
+    const char *e = json_string_value(json_object_get(body, "error"));
+    return e ? e : "unknown error";
+}
+
 static const char *server_url(const cli_options *o)
 {
     return o->server ? o->server : "http://127.0.0.1:8642";
@@ -375,8 +390,7 @@ static int remote_attach(cli_options *o)
         return 1;
     }
     if (status != 201) {
-        fprintf(stderr, "jitscope attach: %s (HTTP %ld)\n",
-                json_string_value(json_object_get(body, "error")), status);
+        fprintf(stderr, "jitscope attach: %s (HTTP %ld)\n", error_of(body), status);
         json_decref(body);
         return 1;
     }
@@ -444,8 +458,7 @@ static int remote_detach(cli_options *o)
     snprintf(url, sizeof(url), "%s/api/sessions/%d/detach", server_url(o), id);
     status = client_request("POST", url, o->http.api_key, &body, err, sizeof(err));
     if (status != 202) {
-        fprintf(stderr, "jitscope detach: %s\n",
-                status < 0 ? err : json_string_value(json_object_get(body, "error")));
+        fprintf(stderr, "jitscope detach: %s\n", status < 0 ? err : error_of(body));
         json_decref(body);
         return 1;
     }
@@ -466,8 +479,7 @@ static int remote_detach(cli_options *o)
             return 0;
         }
         if (state && strcmp(state, "detaching") != 0) {
-            fprintf(stderr, "jitscope detach: session %d is %s: %s\n", id, state,
-                    json_string_value(json_object_get(body, "error")));
+            fprintf(stderr, "jitscope detach: session %d is %s: %s\n", id, state, error_of(body));
             json_decref(body);
             return 1;
         }
@@ -491,7 +503,7 @@ int main(int argc, char **argv)
         return 0;
     }
     if (strcmp(cmd, "run") == 0) {
-        if (parse_options(argc, argv, 2, 1, 0, &o) != 0)
+        if (parse_options(argc, argv, 2, 1, 0, &o) != 0 || check_agent(&o) != 0)
             return EXIT_USAGE;
         if (!o.command || !o.command[0]) {
             fprintf(stderr, "jitscope run: give the program after '--', e.g. "
@@ -501,7 +513,7 @@ int main(int argc, char **argv)
         return serve(&o, SERVE_RUN);
     }
     if (strcmp(cmd, "serve") == 0) {
-        if (parse_options(argc, argv, 2, 0, 0, &o) != 0)
+        if (parse_options(argc, argv, 2, 0, 0, &o) != 0 || check_agent(&o) != 0)
             return EXIT_USAGE;
         return serve(&o, SERVE_ONLY);
     }
@@ -512,7 +524,9 @@ int main(int argc, char **argv)
             fprintf(stderr, "jitscope attach: give a process id (see jitscope ps)\n");
             return EXIT_USAGE;
         }
-        return o.server ? remote_attach(&o) : serve(&o, SERVE_ATTACH);
+        if (o.server)
+            return remote_attach(&o);
+        return check_agent(&o) != 0 ? EXIT_USAGE : serve(&o, SERVE_ATTACH);
     }
     if (strcmp(cmd, "detach") == 0) {
         if (parse_options(argc, argv, 2, 0, 1, &o) != 0)

@@ -30,12 +30,29 @@ static int sessions_new_token(char out[WIRE_TOKEN_LEN + 1])
     return 0;
 }
 
+/* When the table is full, the oldest session that has ended (exited, detached,
+ * failed; no agent connected) makes room. 1 when one was freed. */
+static int sessions_evict_ended(void)
+{
+    size_t i;
+
+    for (i = 0; i < sessions_n; i++) {
+        session *s = sessions_items[i];
+        if (!s->link_id && (s->state == SESSION_EXITED || s->state == SESSION_DETACHED ||
+                            s->state == SESSION_FAILED)) {
+            sessions_remove(s->id);
+            return 1;
+        }
+    }
+    return 0;
+}
+
 session *sessions_create(int mode, pid_t pid, const char *command_line)
 {
     char token[WIRE_TOKEN_LEN + 1];
     session *s;
 
-    if (sessions_n >= SESSIONS_MAX || sessions_new_token(token) != 0)
+    if ((sessions_n >= SESSIONS_MAX && !sessions_evict_ended()) || sessions_new_token(token) != 0)
         return NULL;
     s = session_new(sessions_next_id, mode, pid, command_line, token);
     if (!s)

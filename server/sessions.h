@@ -17,8 +17,9 @@
 void sessions_lock(void);
 void sessions_unlock(void);
 
-/* Creates a session with a fresh random token; NULL when full or out of memory.
- * Caller holds the lock. */
+/* Creates a session with a fresh random token; when SESSIONS_MAX are kept, the
+ * oldest ended one is forgotten first. NULL when all are in use or out of
+ * memory. Caller holds the lock. */
 session *sessions_create(int mode, pid_t pid, const char *command_line);
 session *sessions_get(int id);
 session *sessions_by_token(const char *token, size_t length);

@@ -70,7 +70,7 @@ static int ws_filter(struct lws *wsi)
     if (lws_hdr_copy(wsi, host, sizeof(host), WSI_TOKEN_HOST) <= 0 || !guard_host_ok(host, ws_port))
         return -1;
     have_origin = lws_hdr_copy(wsi, origin, sizeof(origin), WSI_TOKEN_ORIGIN) > 0;
-    if (have_origin && !guard_origin_ok(origin))
+    if (have_origin && !guard_origin_ok(origin, host))
         return -1;
     if (ws_api_key) {
         size_t n = strlen(ws_api_key);

@@ -108,3 +108,29 @@ test('server goes away and comes back: reconnect with hello, catch-up first, the
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('a server that closes every connection at once gets back-off, not a spin', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'jitscope-reject-'));
+  const sock = path.join(dir, 's');
+  let accepted = 0;
+  const server = net.createServer((c) => { accepted++; c.destroy(); }); // e.g. "bad token"
+  await new Promise((r) => server.listen(sock, r));
+  const app = spawn('dotnet', [E2E_DLL, 'serve'], { cwd: ROOT, env: agentEnv(sock), stdio: ['pipe', 'pipe', 'inherit'] });
+  let out = '';
+  app.stdout.on('data', (d) => { out += d; });
+  try {
+    await waitFor('READY', () => /^READY$/m.test(out), 30000);
+    const before = accepted;
+    await new Promise((r) => setTimeout(r, 4000));
+    const in4s = accepted - before;
+    console.log(`connections in 4 s against a rejecting server: ${in4s}`);
+    assert.ok(in4s >= 1 && in4s <= 8, `back-off between attempts (${in4s} in 4 s)`);
+    app.stdin.write('call 23\n');
+    await waitFor('app unaffected', () => /^called 23 /m.test(out));
+  } finally {
+    app.stdin.write('exit\n');
+    await new Promise((r) => { app.on('exit', r); setTimeout(() => { app.kill('SIGKILL'); r(); }, 10000); });
+    server.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -101,6 +101,21 @@ test('bad HTTP requests get 4xx JSON errors, never a crash', async () => {
   }
 });
 
+test('a command line that is not UTF-8 still gives a readable session', async () => {
+  // argv from Node is always UTF-8: let a shell append the raw bytes 0xFF 0xFE
+  const srv = await startServer(['run', '--port', '0', '--', '/bin/sh', '-c', 'exit 3'], {
+    prefix: ['bash', '-c', 'exec "$@" "$(printf \'x\\377\\376y\')"', 'bash'],
+  });
+  try {
+    const s = await waitFor('exited', async () => { const r = await srv.api('/api/sessions/1'); return r.body.state === 'exited' && r.body; });
+    assert.equal(s.exit_code, 3);
+    assert.match(s.command_line, /exit 3 x\?+y$/);
+    assert.equal((await srv.api('/api/sessions')).body.sessions.length, 1);
+  } finally {
+    await srv.stop();
+  }
+});
+
 test('a non-loopback bind needs an API key, and the key is enforced', async () => {
   const refused = await startServer(['serve', '--port', '0', '--host', '0.0.0.0']).catch((e) => e);
   assert.ok(refused instanceof Error && /requires an API key/.test(refused.message));
@@ -112,6 +127,16 @@ test('a non-loopback bind needs an API key, and the key is enforced', async () =
     assert.equal((await srv.api('/api/sessions', { headers: { Authorization: 'Bearer wrong!' } })).status, 401);
   } finally {
     await srv.stop();
+  }
+  // bound to every address: any Host name works, with the key
+  const all = await startServer(['serve', '--port', '0', '--host', '0.0.0.0', '--api-key', 's3cret']);
+  try {
+    const viaName = await fetchRaw(all.port, 'GET /api/config HTTP/1.1\r\nHost: jitscope.example:80\r\nAuthorization: Bearer s3cret\r\nConnection: close\r\n\r\n');
+    assert.match(viaName, /^HTTP\/1\.1 200/);
+    const noKey = await fetchRaw(all.port, 'GET /api/config HTTP/1.1\r\nHost: jitscope.example:80\r\nConnection: close\r\n\r\n');
+    assert.match(noKey, /^HTTP\/1\.1 401/);
+  } finally {
+    await all.stop();
   }
 });
 
@@ -125,6 +150,10 @@ test('command line errors are clear and exit non-zero', async () => {
     assert.equal(r.status, code, `jitscope ${args.join(' ')} -> ${r.status}: ${r.stderr}`);
     assert.match(r.stderr + r.stdout, msg);
   }
+  // talking to a server needs no agent library on this machine
+  const remote = runSync(JITSCOPE, ['detach', '1', '--server', 'http://127.0.0.1:1', '--agent', '/nonexistent.so']);
+  assert.equal(remote.status, 1);
+  assert.match(remote.stderr, /cannot reach/);
   const help = runSync(JITSCOPE, ['--help']);
   assert.equal(help.status, 0);
   assert.match(help.stdout, /run \[OPTIONS\] -- PROGRAM/);
