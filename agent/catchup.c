@@ -124,7 +124,7 @@ static unsigned catchup_functions(void)
             unsigned kept;
             memset(&rec, 0, sizeof(rec));
             rec.j.function_id = ids[i].functionId;
-            kept = describe_jit(ids[i].functionId, &rec.j, rec.versions);
+            kept = describe_jit(ids[i].functionId, 1, &rec.j, rec.versions);
             sender_emit_function_name(ids[i].functionId, 0, WIRE_FLAG_CATCHUP);
             sender_emit(WIRE_JIT_FINISHED, WIRE_FLAG_CATCHUP, emit_now_ns(), &rec,
                         (uint32_t)(sizeof(rec.j) + kept * sizeof(rec.versions[0])), NULL, 0,

@@ -41,7 +41,7 @@ void describe_module(ModuleID module, wire_module_loaded *out, describe_module_t
     }
 }
 
-unsigned describe_jit(FunctionID function, wire_jit_finished *out,
+unsigned describe_jit(FunctionID function, int code_in_use, wire_jit_finished *out,
                       wire_code_version versions[WIRE_MAX_CODE_VERSIONS])
 {
     ICorProfilerInfo10 *info = agent.info;
@@ -54,14 +54,8 @@ unsigned describe_jit(FunctionID function, wire_jit_finished *out,
     LPCBYTE header = NULL;
     ULONG il = 0;
 
-    if (SUCCEEDED(info->lpVtbl->GetCodeInfo2(info, function, DESCRIBE_CODE_RANGES, &count,
-                                             ranges)) && count > 0) {
-        out->code_start = ranges[0].startAddress;
-        for (i = 0; i < count && i < DESCRIBE_CODE_RANGES; i++)
-            out->code_size += (uint32_t)ranges[i].size;
-    }
-    /* tier-up and OSR compile the same FunctionID again; GetCodeInfo2 still shows
-     * the code in use, so list every version (the new one is among them) */
+    /* tier-up and OSR compile the same FunctionID again; GetCodeInfo2 would still
+     * show the code in use, so list every version (the new one is among them) */
     if (SUCCEEDED(info->lpVtbl->GetNativeCodeStartAddresses(info, function, 0,
                                                             WIRE_MAX_CODE_VERSIONS, &n, starts))) {
         out->code_versions = n;
@@ -76,6 +70,15 @@ unsigned describe_jit(FunctionID function, wire_jit_finished *out,
                 for (i = 0; i < count && i < DESCRIBE_CODE_RANGES; i++)
                     versions[k].size += (uint32_t)ranges[i].size;
         }
+    }
+    /* the code in use: what catch-up reports, and the fallback when the runtime
+     * cannot list versions (live JITs skip it otherwise: one call less per JIT) */
+    if ((code_in_use || kept == 0) &&
+        SUCCEEDED(info->lpVtbl->GetCodeInfo2(info, function, DESCRIBE_CODE_RANGES, &count,
+                                             ranges)) && count > 0) {
+        out->code_start = ranges[0].startAddress;
+        for (i = 0; i < count && i < DESCRIBE_CODE_RANGES; i++)
+            out->code_size += (uint32_t)ranges[i].size;
     }
     if (!(out->il_size) &&
         SUCCEEDED(info->lpVtbl->GetFunctionInfo(info, function, &cls, &module, &token)) &&

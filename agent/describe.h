@@ -21,9 +21,10 @@ typedef struct describe_module_text {
 
 /* Fills the record and the names; missing pieces stay empty. */
 void describe_module(ModuleID module, wire_module_loaded *out, describe_module_text *text);
-/* Native code of the version in use, every code version (up to
- * WIRE_MAX_CODE_VERSIONS, returned count) and the IL size. */
-unsigned describe_jit(FunctionID function, wire_jit_finished *out,
+/* Every native code version (up to WIRE_MAX_CODE_VERSIONS, returned count), the
+ * IL size, and the code in use (GetCodeInfo2) when code_in_use is set or the
+ * versions cannot be listed. */
+unsigned describe_jit(FunctionID function, int code_in_use, wire_jit_finished *out,
                       wire_code_version versions[WIRE_MAX_CODE_VERSIONS]);
 
 #endif

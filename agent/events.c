@@ -39,7 +39,7 @@ static void events_jit_finished(FunctionID function, uint16_t flags, HRESULT sta
     j.thread_id = events_current_thread();
     j.hresult = status;
     if (SUCCEEDED(status))
-        kept = describe_jit(function, &j, versions);
+        kept = describe_jit(function, 0, &j, versions);
     emit_record(WIRE_JIT_FINISHED, flags, &j, sizeof(j), versions,
                 (uint32_t)(kept * sizeof(versions[0])), NULL, 0);
 }

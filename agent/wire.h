@@ -116,13 +116,14 @@ _Static_assert(sizeof(wire_jit_started) == 24, "wire_jit_started layout");
  * runtime knows right after this compilation (ICorProfilerInfo9), in the
  * runtime's order, which is not the order of creation. The server finds the
  * new one as the start it has not seen before. code_start/code_size are what
- * GetCodeInfo2 reports (the version currently in use), the fallback. */
+ * GetCodeInfo2 reports (the version currently in use): sent by catch-up, and by
+ * live JITs only when the versions cannot be listed (else 0). */
 #define WIRE_MAX_CODE_VERSIONS 8u
 
 typedef struct wire_jit_finished {
     uint64_t function_id;
     uint64_t thread_id;
-    uint64_t code_start;    /* code in use (GetCodeInfo2), 0 if unknown */
+    uint64_t code_start;    /* code in use (GetCodeInfo2), 0 if unknown or not asked */
     uint32_t code_size;
     uint32_t il_size;
     int32_t hresult;        /* JIT status from the runtime */

@@ -308,7 +308,8 @@ static void session_apply_jit(session *s, const wire_record *r, int64_t when)
     if (j->il_size)
         f->il_size = j->il_size;
     new_size = session_take_code_versions(f, r);
-    f->native_size = new_size ? new_size : j->code_size;
+    if (new_size || j->code_size) /* else: a version already seen; keep its size */
+        f->native_size = new_size ? new_size : j->code_size;
     f->hresult = j->hresult;
     f->jit_count++;
     if (!f->first_jit_ns || f->jit_count == 1)
