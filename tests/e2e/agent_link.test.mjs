@@ -5,12 +5,11 @@
 // say hello again, and send a catch-up before anything else it knows.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { BUILD, E2E_DLL, ROOT, runSync, waitFor, stopAll } from './lib.mjs';
+import { BUILD, E2E_DLL, runSync, startTarget, waitFor, stopAll } from './lib.mjs';
 
 after(stopAll);
 
@@ -57,11 +56,8 @@ test('server goes away and comes back: reconnect with hello, catch-up first, the
   const conns = [];
   let server = net.createServer((c) => conns.push({ c, frames: frames(c) }));
   await new Promise((r) => server.listen(sock, r));
-  const app = spawn('dotnet', [E2E_DLL, 'serve'], { cwd: ROOT, env: agentEnv(sock), stdio: ['pipe', 'pipe', 'inherit'] });
-  let out = '';
-  app.stdout.on('data', (d) => { out += d; });
+  const app = await startTarget(['serve'], { env: agentEnv(sock) });
   try {
-    await waitFor('READY', () => /^READY$/m.test(out), 30000);
     await waitFor('first connection', () => conns.length === 1 && conns[0].frames.length > 5);
     const first = conns[0].frames;
     assert.equal(first[0].type, 1, 'hello first');
@@ -71,8 +67,8 @@ test('server goes away and comes back: reconnect with hello, catch-up first, the
     // the server goes away; the app keeps working meanwhile
     conns[0].c.destroy();
     await new Promise((r) => server.close(r));
-    app.stdin.write('call 21\n');
-    await waitFor('app answered without a server', () => /^called 21 /m.test(out));
+    app.send('call 21');
+    await app.waitLine(/^called 21 /m);
 
     // the server comes back on the same path: the agent finds it by itself
     server = net.createServer((c) => conns.push({ c, frames: frames(c) }));
@@ -91,19 +87,17 @@ test('server goes away and comes back: reconnect with hello, catch-up first, the
     assert.ok(names.includes('JitscopeE2e.Probe.UniqueAlpha'));
     assert.ok(caught.some((f) => f.type === 5), 'modules caught up');
     // live again after the catch-up
-    app.stdin.write('call 22\n');
+    app.send('call 22');
     await waitFor('live record after reconnect', () =>
       second.slice(end).some((f) => f.type === 4 && functionName(f) === 'JitscopeE2e.Late.LateMethod22'));
     // what was lost while disconnected is counted, not hidden
-    const drops = second.filter((f) => f.type === 12).at(-1);
     await waitFor('drops record', () => second.some((f) => f.type === 12), 3000);
-    const d = (drops || second.filter((f) => f.type === 12).at(-1)).payload;
+    const d = second.filter((f) => f.type === 12).at(-1).payload;
     assert.ok(d.readBigUInt64LE(16) > 0n, 'records discarded without a server are counted (no_server)');
     const seqs = second.map((f) => f.seq);
     assert.deepEqual(seqs, seqs.map((_, i) => i + 1), 'no gaps on the new connection');
   } finally {
-    app.stdin.write('exit\n');
-    await new Promise((r) => { app.on('exit', r); setTimeout(() => { app.kill('SIGKILL'); r(); }, 10000); });
+    app.send('exit');
     server.close();
     fs.rmSync(dir, { recursive: true, force: true });
   }
@@ -115,21 +109,17 @@ test('a server that closes every connection at once gets back-off, not a spin', 
   let accepted = 0;
   const server = net.createServer((c) => { accepted++; c.destroy(); }); // e.g. "bad token"
   await new Promise((r) => server.listen(sock, r));
-  const app = spawn('dotnet', [E2E_DLL, 'serve'], { cwd: ROOT, env: agentEnv(sock), stdio: ['pipe', 'pipe', 'inherit'] });
-  let out = '';
-  app.stdout.on('data', (d) => { out += d; });
+  const app = await startTarget(['serve'], { env: agentEnv(sock) });
   try {
-    await waitFor('READY', () => /^READY$/m.test(out), 30000);
     const before = accepted;
     await new Promise((r) => setTimeout(r, 4000));
     const in4s = accepted - before;
     console.log(`connections in 4 s against a rejecting server: ${in4s}`);
     assert.ok(in4s >= 1 && in4s <= 8, `back-off between attempts (${in4s} in 4 s)`);
-    app.stdin.write('call 23\n');
-    await waitFor('app unaffected', () => /^called 23 /m.test(out));
+    app.send('call 23');
+    await app.waitLine(/^called 23 /m);
   } finally {
-    app.stdin.write('exit\n');
-    await new Promise((r) => { app.on('exit', r); setTimeout(() => { app.kill('SIGKILL'); r(); }, 10000); });
+    app.send('exit');
     server.close();
     fs.rmSync(dir, { recursive: true, force: true });
   }
