@@ -75,13 +75,22 @@ enum wire_record_type {
     WIRE_CATCHUP_END = 14,
     WIRE_DETACH_STATUS = 15,
     WIRE_PONG = 16,
-    WIRE_RECORD_TYPE_MAX = 16
+    WIRE_STACK_THREAD = 17,    /* one thread's walk within a snapshot or sample */
+    WIRE_STACK_END = 18,       /* a snapshot or sample is complete */
+    WIRE_PROFILE_STATUS = 19,  /* sampler started / stopped / rate changed */
+    WIRE_GC_STARTED = 20,
+    WIRE_GC_FINISHED = 21,
+    WIRE_RUNTIME_SUSPEND = 22, /* one phase of a runtime suspension */
+    WIRE_RECORD_TYPE_MAX = 22
 };
 
 /* Server -> agent. */
 enum wire_command_type {
     WIRE_CMD_DETACH = 100, /* payload: wire_cmd_detach */
     WIRE_CMD_PING = 101,   /* payload: wire_cmd_ping; answered by WIRE_PONG */
+    WIRE_CMD_SNAPSHOT = 102,      /* payload: wire_cmd_snapshot; answered by STACK_* */
+    WIRE_CMD_PROFILE_START = 103, /* payload: wire_cmd_profile_start */
+    WIRE_CMD_PROFILE_STOP = 104,  /* payload: wire_cmd_profile_stop */
 };
 
 enum wire_mode { WIRE_MODE_STARTUP = 1, WIRE_MODE_ATTACH = 2 };
@@ -225,5 +234,122 @@ typedef struct wire_cmd_detach {
 typedef struct wire_cmd_ping {
     uint64_t cookie;        /* echoed in WIRE_PONG */
 } wire_cmd_ping;
+
+/* ---- stacks: snapshots (on request) and samples (profile) ----
+ *
+ * One walk of every managed thread, made by the agent's walker thread between
+ * SuspendRuntime and ResumeRuntime, is sent after ResumeRuntime as one
+ * WIRE_STACK_THREAD per thread walked (fixed part, then frame_count
+ * wire_stack_frame entries, leaf first), then one WIRE_STACK_END that closes
+ * it. Every FunctionID in the frames is named (WIRE_FUNCTION_NAME) before the
+ * STACK_THREAD that holds it, as for JIT records. The header's time_ns of
+ * both is the moment the suspension began. */
+#define WIRE_STACK_MAX_FRAMES 512u        /* frames kept per thread walk */
+#define WIRE_STACK_MAX_TOTAL_FRAMES 131072u /* frames kept per snapshot, all threads */
+#define WIRE_STACK_MAX_THREADS 4096u      /* threads walked per snapshot */
+
+enum wire_stack_kind { WIRE_STACK_SNAPSHOT = 1, WIRE_STACK_SAMPLE = 2 };
+
+enum wire_stack_thread_flags {
+    WIRE_STACK_TRUNCATED = 1u << 0, /* deeper than WIRE_STACK_MAX_FRAMES, or the
+                                       snapshot's total ran out: frames cut at the root end */
+};
+
+typedef struct wire_stack_thread {
+    uint64_t snapshot_id;   /* agent-assigned, from 1, shared by snapshots and samples */
+    uint64_t thread_id;     /* ThreadID */
+    uint32_t os_thread_id;  /* 0 when unknown */
+    int32_t hresult;        /* DoStackSnapshot's result (E_FAIL happens: shown, not hidden) */
+    uint64_t walk_ns;       /* how long this thread's walk took */
+    uint32_t frame_count;   /* entries that follow, <= WIRE_STACK_MAX_FRAMES */
+    uint32_t flags;         /* wire_stack_thread_flags */
+} wire_stack_thread;
+_Static_assert(sizeof(wire_stack_thread) == 40, "wire_stack_thread layout");
+
+/* A frame: function_id 0 is a run of native (unmanaged) code at ip. */
+typedef struct wire_stack_frame {
+    uint64_t function_id;
+    uint64_t ip;
+} wire_stack_frame;
+_Static_assert(sizeof(wire_stack_frame) == 16, "wire_stack_frame layout");
+
+typedef struct wire_stack_end {
+    uint64_t snapshot_id;
+    uint64_t request_id;    /* wire_cmd_snapshot.request_id; 0 for samples */
+    uint32_t kind;          /* wire_stack_kind */
+    uint32_t threads_sent;  /* WIRE_STACK_THREAD records written before this one */
+    uint32_t threads_total; /* threads the runtime listed (more than sent: cap hit) */
+    int32_t hresult;        /* SuspendRuntime / EnumThreads failure: nothing walked */
+    uint32_t retries;       /* SuspendRuntime said SUSPENSION_IN_PROGRESS this often */
+    uint32_t effective_millihz; /* samples: the sampler's rate now, x1000; else 0 */
+    uint64_t suspend_ns;    /* SuspendRuntime call to ResumeRuntime return */
+    uint64_t walk_ns;       /* sum of the threads' walk_ns */
+} wire_stack_end;
+_Static_assert(sizeof(wire_stack_end) == 56, "wire_stack_end layout");
+
+enum wire_profile_state {
+    WIRE_PROFILE_STARTED = 1,
+    WIRE_PROFILE_STOPPED = 2,  /* by command, duration over, detach or shutdown */
+    WIRE_PROFILE_RATE = 3,     /* the budget lowered (or restored) the rate */
+    WIRE_PROFILE_REFUSED = 4,  /* could not start: hresult says why */
+};
+
+typedef struct wire_profile_status {
+    uint32_t state;             /* wire_profile_state */
+    uint32_t requested_millihz;
+    uint32_t effective_millihz;
+    uint32_t budget_permille;   /* suspended time allowed per wall time, in 1/1000 */
+    uint64_t samples;           /* samples taken since start */
+    uint64_t suspended_ns;      /* total suspended time since start */
+    int32_t hresult;
+    uint32_t reserved;
+} wire_profile_status;
+_Static_assert(sizeof(wire_profile_status) == 40, "wire_profile_status layout");
+
+/* ---- GC and runtime suspensions (the timeline) ---- */
+
+typedef struct wire_gc_started {
+    uint32_t generations;   /* bit g set: generation g collected (0, 1, 2, 3 = LOH, 4 = POH) */
+    uint32_t reason;        /* COR_PRF_GC_REASON: 0 other, 1 induced */
+} wire_gc_started;
+_Static_assert(sizeof(wire_gc_started) == 8, "wire_gc_started layout");
+
+typedef struct wire_gc_finished {
+    uint64_t reserved;
+} wire_gc_finished;
+
+enum wire_suspend_phase {
+    WIRE_SUSPEND_STARTED = 1,  /* reason valid */
+    WIRE_SUSPEND_FINISHED = 2,
+    WIRE_SUSPEND_ABORTED = 3,
+    WIRE_RESUME_STARTED = 4,
+    WIRE_RESUME_FINISHED = 5,
+};
+
+typedef struct wire_runtime_suspend {
+    uint32_t phase;         /* wire_suspend_phase */
+    uint32_t reason;        /* COR_PRF_SUSPEND_REASON (phase 1 only; 9 = profiler, i.e. us) */
+} wire_runtime_suspend;
+_Static_assert(sizeof(wire_runtime_suspend) == 8, "wire_runtime_suspend layout");
+
+/* ---- commands ---- */
+
+typedef struct wire_cmd_snapshot {
+    uint64_t request_id;    /* echoed in WIRE_STACK_END */
+} wire_cmd_snapshot;
+
+#define WIRE_PROFILE_MAX_HZ 1000u
+#define WIRE_PROFILE_DEFAULT_BUDGET_PERMILLE 20u /* 2% of wall time suspended */
+
+typedef struct wire_cmd_profile_start {
+    uint32_t hz;            /* 1..WIRE_PROFILE_MAX_HZ */
+    uint32_t budget_permille; /* 0 = default */
+    uint32_t duration_ms;   /* 0 = until WIRE_CMD_PROFILE_STOP */
+    uint32_t reserved;
+} wire_cmd_profile_start;
+
+typedef struct wire_cmd_profile_stop {
+    uint64_t reserved;
+} wire_cmd_profile_stop;
 
 #endif /* JITSCOPE_WIRE_H */
