@@ -9,7 +9,7 @@
  *   bit  33     PADDING: filler up to the end of the buffer, skip it
  *
  * Producers (any number, app threads):
- *   1. read head (relaxed), then tail (acquire); a head older than that tail
+ *   1. read head (acquire), then tail (acquire); a head older than that tail
  *      (this producer was preempted while others and the consumer moved on)
  *      is re-read, or head - tail would underflow into a false "full";
  *   2. if the entry does not fit before the end of the buffer, it also claims
@@ -42,6 +42,20 @@
 #define RING_SIZE_MASK 0xffffffffull
 
 static uint64_t ring_align8(uint64_t n) { return (n + 7u) & ~(uint64_t)7u; }
+
+#ifdef RING_TEST_HOOK
+/* Unit-test builds only (tests/unit/test_ring.c): runs where a producer that
+ * has read head but not yet tail could be preempted, so a test can play the
+ * interleaving it wants there instead of hoping the scheduler produces it. */
+void (*ring_test_after_head_read)(ring *r);
+#define RING_PREEMPTION_POINT(r)                                                                  \
+    do {                                                                                       \
+        if (ring_test_after_head_read)                                                         \
+            ring_test_after_head_read(r);                                                      \
+    } while (0)
+#else
+#define RING_PREEMPTION_POINT(r) ((void)0)
+#endif
 
 int ring_init(ring *r, uint64_t capacity)
 {
@@ -85,11 +99,14 @@ int ring_reserve(ring *r, uint32_t length, ring_slot *slot)
         atomic_fetch_add_explicit(&r->large_drops, 1, memory_order_relaxed);
         return -1;
     }
-    head = atomic_load_explicit(&r->head, memory_order_relaxed);
+    /* head is acquired too: by the C11 model a relaxed head read before the
+     * tail's acquire could be older than the tail's view of the ring */
+    head = atomic_load_explicit(&r->head, memory_order_acquire);
+    RING_PREEMPTION_POINT(r);
     for (;;) {
         tail = atomic_load_explicit(&r->tail, memory_order_acquire);
         if (tail > head) { /* our head is older than the tail we just read: refresh it */
-            head = atomic_load_explicit(&r->head, memory_order_relaxed);
+            head = atomic_load_explicit(&r->head, memory_order_acquire);
             continue;
         }
         offset = head & (r->capacity - 1);

@@ -52,4 +52,10 @@ void ring_release(ring *r);
 
 uint64_t ring_used_bytes(ring *r);
 
+#ifdef RING_TEST_HOOK
+/* Test builds only: called inside ring_reserve after head was read and before
+ * tail is, i.e. where a preemption makes head stale. NULL: nothing happens. */
+extern void (*ring_test_after_head_read)(ring *r);
+#endif
+
 #endif
