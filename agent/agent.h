@@ -1,6 +1,6 @@
 /* agent.h -- process-wide state of the jitscope agent inside the target.
  *
- * One agent per process (DESIGN.md section 7): the first runtime that creates
+ * One agent per process (docs/RUNTIME.md, Several runtimes): the first runtime that creates
  * our profiler owns `agent`; later runtimes are declined. The ring is written by
  * callbacks (emit.c) and drained by the sender thread (sender.c), the only
  * thread that talks to the server. */

@@ -1,7 +1,7 @@
 /* catchup.c -- what the process already has, for a server that arrives late.
  *
  * Runs on the sender thread after ProfilerAttachComplete (attach) or after a
- * reconnect that lost records (startup mode), never earlier (DESIGN.md s4):
+ * reconnect that lost records (startup mode), never earlier (docs/RUNTIME.md, Catching up):
  * EnumModules, EnumThreads, EnumJITedFunctions2. Every record carries
  * WIRE_FLAG_CATCHUP; the server lets live callbacks win over these. Thread
  * names are not kept by the runtime, so they come from /proc/self/task/TID/comm

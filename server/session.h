@@ -4,7 +4,7 @@
  * connection by the token in the agent's hello. session_apply() folds each
  * decoded record into the state below. It is idempotent on runtime IDs, so the
  * duplicates that catch-up produces never double-count, and it tolerates IDs it
- * has never seen. Rule from DESIGN.md section 4: live callbacks are newer than
+ * has never seen. Rule from docs/RUNTIME.md (Catching up): live callbacks are newer than
  * the enumeration, so a catch-up record only fills in what is unknown.
  * All access is under the registry lock (sessions.h).
  */
