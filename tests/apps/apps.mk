@@ -4,7 +4,7 @@
 # its own from the repo root:  make -f tests/apps/apps.mk apps
 #
 # Targets:
-#   apps        build Demo (+DemoPlugin) and E2eTarget (+E2ePlugin), Release,
+#   apps        build Demo (+DemoPlugin), E2eTarget (+E2ePlugin) and StackTarget, Release,
 #               offline (tests/apps/NuGet.config has no package sources)
 #   apps-clean  remove $(APPS_OUT)
 #
@@ -14,7 +14,8 @@
 #   DEMO_PLUGIN_DLL   $(APPS_OUT)/Demo/DemoPlugin.dll     (next to Demo.dll)
 #   E2E_DLL           $(APPS_OUT)/E2eTarget/E2eTarget.dll run: $(DOTNET) $(E2E_DLL)
 #   E2E_PLUGIN_DLL    $(APPS_OUT)/E2eTarget/E2ePlugin.dll (next to E2eTarget.dll)
-#   APPS_DLLS         all four of the above
+#   STACK_DLL         $(APPS_OUT)/StackTarget/StackTarget.dll (stacks, profile, timeline)
+#   APPS_DLLS         all five of the above
 #   DOTNET            the dotnet host (default: dotnet)
 #
 # Nothing is written into tests/apps/: tests/apps/Directory.Build.props puts
@@ -38,7 +39,8 @@ DEMO_DLL        := $(APPS_OUT)/Demo/Demo.dll
 DEMO_PLUGIN_DLL := $(APPS_OUT)/Demo/DemoPlugin.dll
 E2E_DLL         := $(APPS_OUT)/E2eTarget/E2eTarget.dll
 E2E_PLUGIN_DLL  := $(APPS_OUT)/E2eTarget/E2ePlugin.dll
-APPS_DLLS       := $(DEMO_DLL) $(DEMO_PLUGIN_DLL) $(E2E_DLL) $(E2E_PLUGIN_DLL)
+STACK_DLL       := $(APPS_OUT)/StackTarget/StackTarget.dll
+APPS_DLLS       := $(DEMO_DLL) $(DEMO_PLUGIN_DLL) $(E2E_DLL) $(E2E_PLUGIN_DLL) $(STACK_DLL)
 
 # Quiet, offline, no telemetry, no lingering build-server processes
 # (MSBuild node reuse and the shared Roslyn compiler server are both off, so
@@ -57,6 +59,8 @@ APPS_DEMO_DEPS := $(APPS_COMMON_DEPS) \
 APPS_E2E_DEPS := $(APPS_COMMON_DEPS) \
 	$(wildcard $(APPS_SRC)/E2eTarget/*.cs) $(APPS_SRC)/E2eTarget/E2eTarget.csproj \
 	$(wildcard $(APPS_SRC)/E2ePlugin/*.cs) $(APPS_SRC)/E2ePlugin/E2ePlugin.csproj
+APPS_STACK_DEPS := $(APPS_COMMON_DEPS) \
+	$(wildcard $(APPS_SRC)/StackTarget/*.cs) $(APPS_SRC)/StackTarget/StackTarget.csproj
 
 .PHONY: apps apps-clean
 
@@ -73,6 +77,10 @@ $(DEMO_DLL): $(APPS_DEMO_DEPS)
 $(E2E_DLL): $(APPS_E2E_DEPS)
 	$(APPS_DOTNET_ENV) $(DOTNET) build $(APPS_SRC)/E2eTarget/E2eTarget.csproj $(APPS_BUILD_FLAGS)
 	touch $@ $(E2E_PLUGIN_DLL)
+
+$(STACK_DLL): $(APPS_STACK_DEPS)
+	$(APPS_DOTNET_ENV) $(DOTNET) build $(APPS_SRC)/StackTarget/StackTarget.csproj $(APPS_BUILD_FLAGS)
+	touch $@
 
 # The plugin dlls are produced by the app's build.
 $(DEMO_PLUGIN_DLL): $(DEMO_DLL)
