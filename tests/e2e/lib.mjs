@@ -11,6 +11,7 @@ export const BUILD = path.join(ROOT, 'build');
 export const JITSCOPE = process.env.JITSCOPE_BIN || path.join(BUILD, 'jitscope');
 export const E2E_DLL = path.join(BUILD, 'apps/E2eTarget/E2eTarget.dll');
 export const DEMO_DLL = path.join(BUILD, 'apps/Demo/Demo.dll');
+export const STACK_DLL = path.join(BUILD, 'apps/StackTarget/StackTarget.dll');
 
 const started = new Set();
 
@@ -85,10 +86,11 @@ export async function functionsOf(srv, id, query = '') {
   return r.body.functions;
 }
 
-// Starts E2eTarget in serve mode (or another mode) without the agent; resolves
-// once it printed READY. `send` writes a command line, `waitLine` waits for output.
-export async function startTarget(args = ['serve'], { prefix = [], env = {}, ready = /^READY$/m } = {}) {
-  const argv = [...prefix, 'dotnet', E2E_DLL, ...args];
+// Starts E2eTarget in serve mode (or another mode, or another app: `dll`) without
+// the agent; resolves once it printed READY. `send` writes a command line,
+// `waitLine` waits for output.
+export async function startTarget(args = ['serve'], { prefix = [], env = {}, ready = /^READY$/m, dll = E2E_DLL } = {}) {
+  const argv = [...prefix, 'dotnet', dll, ...args];
   const proc = spawn(argv[0], argv.slice(1), { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
   started.add(proc);
   const t = { proc, pid: proc.pid, out: '', err: '' };
