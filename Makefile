@@ -5,6 +5,7 @@
 #   make test     install what is missing, build, run every test (unit, e2e, browser)
 #   make asan     the same binaries built with -fsanitize=address,undefined (build/asan/)
 #   make bench    the benchmarks (bench/), results in docs/BENCHMARKS.md
+#                 (BENCH="suspend sampling" runs only those)
 #   make deps     only install what is missing (Debian packages, npm packages)
 
 CC       ?= gcc
@@ -99,7 +100,7 @@ test: all asan apps $(UNIT_TESTS) $(FUZZ_BIN) deps-test
 	@tests/run.sh
 
 bench: all apps
-	bench/run.sh
+	bench/run.sh $(BENCH)
 
 clean:
 	rm -rf $(BUILD)
