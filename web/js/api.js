@@ -14,6 +14,7 @@ export function setApiKey(key) {
   if (apiKey) sessionStorage.setItem(KEY_STORAGE, apiKey);
   else sessionStorage.removeItem(KEY_STORAGE);
 }
+export function getApiKey() { return apiKey; }
 export function onAuthRequired(fn) { authListeners.add(fn); return () => authListeners.delete(fn); }
 
 // Routes found missing (404 "no such route"), keyed by a caller-chosen name.

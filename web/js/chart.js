@@ -3,13 +3,13 @@
 // draw() paints one frame from columnar arrays; the caller decides when.
 import { fmtInt, fmtClock } from './format.js';
 
-const C = {
+export const C = {
   bg: '#151920', grid: '#242a35', axis: '#5f6878', text: '#8c95a5', strong: '#d8dde6',
   bar: '#3f82dc', barHot: '#6aa6f5', line: '#d9a33a', cursor: '#8c95a5',
 };
 
 // A "nice" tick step so that 4 steps cover v (1, 1.5, 2, 2.5, 3, 4, 5, 6 or 8 times a power of ten).
-function niceStep(v, integer) {
+export function niceStep(v, integer) {
   const raw = Math.max(v, 1e-9) / 4;
   const p = 10 ** Math.floor(Math.log10(raw));
   for (const m of [1, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10]) {
@@ -19,10 +19,41 @@ function niceStep(v, integer) {
   return 10 * p;
 }
 
-function tickText(v, step) {
+export function tickText(v, step) {
   if (Number.isInteger(step)) return fmtInt(v);
   const decimals = Math.min(3, (String(step).split('.')[1] || '').length);
   return v.toFixed(decimals);
+}
+
+// Sizes a canvas's backing store to its CSS size times the device pixel ratio
+// and returns {g, W, H} (CSS px, transform set), or null while it has no size.
+export function prepCanvas(cv) {
+  const dpr = window.devicePixelRatio || 1;
+  const W = cv.clientWidth, H = cv.clientHeight;
+  if (!W || !H) return null;
+  if (cv.width !== Math.round(W * dpr) || cv.height !== Math.round(H * dpr)) {
+    cv.width = Math.round(W * dpr);
+    cv.height = Math.round(H * dpr);
+  }
+  const g = cv.getContext('2d');
+  g.setTransform(dpr, 0, 0, dpr, 0, 0);
+  return { g, W, H };
+}
+
+// A hover read-out box at the top of the plot area, kept inside [left, right].
+export function readout(g, text, x, top, left, right) {
+  g.font = '11px ui-monospace, "DejaVu Sans Mono", monospace';
+  const w = g.measureText(text).width + 12;
+  const bx = Math.min(Math.max(x - w / 2, left), right - w);
+  g.fillStyle = 'rgba(14,16,20,.92)';
+  g.fillRect(bx, top + 2, w, 18);
+  g.strokeStyle = '#3a4250';
+  g.lineWidth = 1;
+  g.strokeRect(bx + 0.5, top + 2.5, w - 1, 17);
+  g.fillStyle = C.strong;
+  g.textAlign = 'left';
+  g.textBaseline = 'middle';
+  g.fillText(text, bx + 6, top + 11);
 }
 
 export class RateChart {

@@ -1,23 +1,26 @@
 // feed.js -- the live JIT feed: toolbar (search, module filter, pause,
-// follow), the rate chart, the virtualised table of JIT events and a detail
+// follow), the rate chart and the GC / suspension chart beside it, the virtualised table of JIT events and a detail
 // strip for the selected row. Data arrives through ingest(); all drawing
 // happens in render(), at most once per animation frame.
 import { h, fill, setText } from '../dom.js';
 import { JitBuffer, RowView, RateSeries, DEFAULT_CAPACITY } from '../buffer.js';
 import { VirtualTable } from '../vtable.js';
 import { RateChart } from '../chart.js';
+import { PauseChart } from '../pausechart.js';
 import { schedule } from '../frame.js';
 import { fmtInt, fmtNs, fmtRel, fmtDateTime, splitMethod } from '../format.js';
 
 const CHART_SPAN = 120;
 
 export class LiveFeed {
-  constructor({ capacity = DEFAULT_CAPACITY, threadLabel, baseTime }) {
+  constructor({ capacity = DEFAULT_CAPACITY, threadLabel, baseTime, timeline = null }) {
     this.buf = new JitBuffer(capacity);
     this.view = new RowView(this.buf);
     this.rate = new RateSeries(600);
     this.threadLabel = threadLabel; // thread_id -> display text
     this.baseTime = baseTime; // () -> ms of t=0
+    this.timeline = timeline; // PauseTimeline: GCs and suspensions for the second chart
+    this.pauseVersion = -1;
     this.paused = false;
     this.limit = 0; // rows shown (frozen while paused)
     this.filterText = '';
@@ -64,7 +67,13 @@ export class LiveFeed {
     this.canvas = h('canvas', { class: 'rate-chart', 'aria-label': 'JIT compilations per second over the last two minutes', role: 'img' });
     this.chart = new RateChart(this.canvas, { span: CHART_SPAN });
     this.chart.onHover = () => schedule(this.drawChart);
-    this.chartBox = h('div', { class: 'chart-box' }, this.canvas);
+    this.pauseCanvas = h('canvas', { class: 'pause-chart', role: 'img',
+      'aria-label': 'Time the runtime was suspended per second (by the GC, by jitscope, other) and garbage collections, over the last two minutes' });
+    this.pauseChart = new PauseChart(this.pauseCanvas, { span: CHART_SPAN });
+    this.pauseChart.onHover = () => schedule(this.drawChart);
+    this.chartBox = h('div', { class: 'chart-row' },
+      h('div', { class: 'chart-box' }, this.canvas),
+      h('div', { class: 'chart-box pause-box' }, this.pauseCanvas));
     new ResizeObserver(() => schedule(this.drawChart)).observe(this.chartBox);
 
     // ---- table ----
@@ -270,10 +279,14 @@ export class LiveFeed {
     if (this.ended) end = Math.floor((this.endMs || this.rate.last * 1000) / 1000);
     else end = Math.max(nowSec, Number.isFinite(this.rate.last) ? this.rate.last : nowSec);
     if (!Number.isFinite(end)) end = nowSec;
-    const sized = this.canvas.width === Math.round(this.canvas.clientWidth * (window.devicePixelRatio || 1));
-    const hover = this.chart.hoverX != null || this.chartHover;
-    this.chartHover = this.chart.hoverX != null;
-    const changed = this.rate.version !== this.chartVersion || end !== this.chartEnd;
+    const dpr = window.devicePixelRatio || 1;
+    const sized = this.canvas.width === Math.round(this.canvas.clientWidth * dpr)
+      && this.pauseCanvas.width === Math.round(this.pauseCanvas.clientWidth * dpr);
+    const hoverNow = this.chart.hoverX != null || this.pauseChart.hoverX != null;
+    const hover = hoverNow || this.chartHover;
+    this.chartHover = hoverNow;
+    const tlVersion = this.timeline ? this.timeline.version : 0;
+    const changed = this.rate.version !== this.chartVersion || end !== this.chartEnd || tlVersion !== this.pauseVersion;
     if (!changed && sized && !hover && force !== true) return;
     if (changed && sized && !hover && force !== true && end === this.chartEnd && now - this.chartDrawn < 250) {
       if (!this.chartLater) {
@@ -286,6 +299,13 @@ export class LiveFeed {
     this.chartDrawn = now;
     this.chart.setData(this.rate.window(end, CHART_SPAN), this.ended ? 'end' : 'now');
     this.chart.draw();
+    this.pauseVersion = tlVersion;
+    const tl = this.timeline;
+    if (tl) {
+      const note = tl.missing ? 'GC / suspension timeline: not available on this server' : tl.error && !tl.loaded ? tl.error : null;
+      this.pauseChart.setData(tl.window(end, CHART_SPAN), this.ended ? 'end' : 'now', note);
+      this.pauseChart.draw();
+    }
   }
 
   renderRow(cells, row, rowEl, buf) {

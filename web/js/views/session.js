@@ -1,5 +1,7 @@
 // session.js -- one session: header (state, agent health, detach), and the
-// tabs Live / Slowest / By module / Modules / Threads.
+// tabs Live / Slowest / By module / Modules / Threads / Stacks / Profile.
+// The session's GC / suspension timeline (timeline.js) is shared by the live
+// feed's pause chart and the Profile tab.
 import { h, fill, setText } from '../dom.js';
 import { api, isMissingRoute, describeError } from '../api.js';
 import { fmtInt, fmtNs, fmtMs, fmtBytes, fmtDateTime, fmtClock } from '../format.js';
@@ -8,6 +10,9 @@ import { schedule } from '../frame.js';
 import { SessionStream } from '../stream.js';
 import { LiveFeed } from './feed.js';
 import { SlowestTab, ByModuleTab, ModulesTab, ThreadsTab } from './tabs.js';
+import { StacksTab } from './stacks.js';
+import { ProfileTab } from './profile.js';
+import { PauseTimeline } from '../timeline.js';
 import { stateBadge, isFinal, sessionDuration, sessionHref, notice } from './common.js';
 
 const SUMMARY_MS = 1000;
@@ -17,6 +22,8 @@ export const TABS = [
   { key: 'bymodule', title: 'By module' },
   { key: 'modules', title: 'Modules' },
   { key: 'threads', title: 'Threads' },
+  { key: 'stacks', title: 'Stacks' },
+  { key: 'profile', title: 'Profile' },
 ];
 
 export class SessionView {
@@ -32,9 +39,13 @@ export class SessionView {
     this.renderHeaderTask = () => { if (!this.stopped && this.summary) this.renderHeader(); };
     this.liveCountTask = () => this.setTabCount('live', this.feed.buf.total);
 
+    this.timeline = new PauseTimeline(id, {
+      onChange: () => { schedule(this.feed.drawChart); if (this.tab === 'profile') schedule(this.tabs.profile.drawTask); },
+    });
     this.feed = new LiveFeed({
       threadLabel: (tid) => this.threadLabel(tid),
       baseTime: () => (this.summary ? this.summary.created_ms : 0),
+      timeline: this.timeline,
     });
     this.tabs = {
       live: { el: this.feed.el, show: () => {}, hide: () => {}, destroy: () => this.feed.destroy() },
@@ -42,6 +53,8 @@ export class SessionView {
       bymodule: new ByModuleTab(this),
       modules: new ModulesTab(this),
       threads: new ThreadsTab(this),
+      stacks: new StacksTab(this),
+      profile: new ProfileTab(this),
     };
     this.buildHeader();
     this.body = h('div', { class: 'tab-body' });
@@ -93,6 +106,7 @@ export class SessionView {
       onGone: (r) => { if (this.summary) toast(describeError(`Session #${this.id} events`, r), { kind: 'error' }); },
     });
     this.stream.start();
+    this.timeline.load();
     api(`/api/sessions/${this.id}/threads`).then((r) => { if (r.ok) this.learnThreads(r.data.threads || []); });
   }
 
@@ -117,7 +131,10 @@ export class SessionView {
     if (key === 'live') this.feed.shown();
   }
 
-  setTabCount(key, n) { setText(this.tabBtns[key].count, n == null ? '' : typeof n === 'number' ? fmtInt(n) : n); }
+  setTabCount(key, n) {
+    const t = this.tabBtns && this.tabBtns[key]; // tabs may report before the header exists
+    if (t) setText(t.count, n == null ? '' : typeof n === 'number' ? fmtInt(n) : n);
+  }
 
   isFinal() { return !!(this.summary && isFinal(this.summary.state)); }
   baseTime() { return this.summary ? this.summary.created_ms : 0; }
@@ -135,6 +152,9 @@ export class SessionView {
       }
     }
     this.feed.ingest(events);
+    this.timeline.ingest(events);
+    this.tabs.stacks.onEvents(events);
+    this.tabs.profile.onEvents(events);
     if (threadsChanged) this.feed.vt.invalidateRows();
     schedule(this.liveCountTask);
   }
@@ -214,6 +234,7 @@ export class SessionView {
     this.feed.setEnded(final, s.ended_ms || (s.detach && s.detach.finished_ms) || null);
     if (!prev) this.app.updateCrumbs();
     this.trackDetach(prev, s);
+    if (!prev || prev.state !== s.state) { this.tabs.stacks.sessionChanged(); this.tabs.profile.sessionChanged(); }
     schedule(this.renderHeaderTask);
   }
 
@@ -337,11 +358,21 @@ export class SessionView {
   onKey(e) {
     const k = e.key;
     if (k === ' ' || k === 'Spacebar') { if (this.tab !== 'live') this.app.navigate(sessionHref(this.id, 'live')); this.feed.togglePause(); return true; }
-    if (k === '/') { if (this.tab !== 'live') this.app.navigate(sessionHref(this.id, 'live')); this.feed.focusSearch(); return true; }
+    if (k === '/') {
+      if (this.tab === 'stacks' || this.tab === 'profile') { this.tabs[this.tab].focusSearch(); return true; }
+      if (this.tab !== 'live') this.app.navigate(sessionHref(this.id, 'live'));
+      this.feed.focusSearch();
+      return true;
+    }
+    if (k === 's') { if (this.tab !== 'stacks') this.app.navigate(sessionHref(this.id, 'stacks')); this.tabs.stacks.snapshot(); return true; }
     if (k === 'f') { this.feed.followNow(); return true; }
     if (k === 'd') { this.askDetach(); return true; }
     if (k >= '1' && k <= String(TABS.length)) { this.app.navigate(sessionHref(this.id, TABS[Number(k) - 1].key)); return true; }
-    if (k === 'Escape') return this.feed.clearSearch(false);
+    if (k === 'Escape') {
+      if (this.tab === 'stacks') return this.tabs.stacks.clearSearch(false);
+      if (this.tab === 'profile') return this.tabs.profile.onEscape();
+      return this.feed.clearSearch(false);
+    }
     return false;
   }
 

@@ -1,0 +1,168 @@
+// pausechart.js -- GC and runtime-suspension chart on a canvas, drawn next to
+// the JIT-rate chart with the same time axis (per-second bins, last `span`
+// seconds): time the runtime was suspended per second as stacked bars, by who
+// suspended it (the GC, jitscope itself, something else), and a diamond above
+// each second in which a collection ran. No animation: draw() paints one frame.
+import { fmtInt, fmtClock, fmtNs } from './format.js';
+import { C, niceStep, tickText, prepCanvas, readout } from './chart.js';
+
+export const PAUSE_COLORS = { gc: '#2fb39a', jitscope: '#b48cf2', other: '#7d8799', marker: '#5fe0c8' };
+const KINDS = ['gc', 'jitscope', 'other'];
+const LABEL = { gc: 'GC', jitscope: 'jitscope', other: 'other' };
+
+export class PauseChart {
+  constructor(canvas, { span = 120 } = {}) {
+    this.canvas = canvas;
+    this.span = span;
+    this.hoverX = null;
+    this.data = null;
+    this.label = 'now';
+    this.note = null;
+    canvas.addEventListener('mousemove', (e) => { this.hoverX = e.offsetX; this.onHover && this.onHover(); });
+    canvas.addEventListener('mouseleave', () => { this.hoverX = null; this.onHover && this.onHover(); });
+  }
+
+  // data: PauseTimeline.window(); note: text shown instead of data (route missing, error)
+  setData(data, endLabel, note = null) { this.data = data; this.label = endLabel; this.note = note; }
+
+  // The suspended time drawn for kind at bin k (GC bars fall back to the
+  // collections' own durations when the server reported no GC suspension).
+  value(kind, k) {
+    const d = this.data;
+    if (kind === 'gc' && !d.ns.gc[k] && d.gcNs[k]) return d.gcNs[k];
+    return d.ns[kind][k];
+  }
+
+  draw() {
+    const c = prepCanvas(this.canvas);
+    if (!c) return;
+    const { g, W, H } = c;
+    g.fillStyle = C.bg;
+    g.fillRect(0, 0, W, H);
+    g.font = '11px system-ui, "DejaVu Sans", sans-serif';
+    g.textBaseline = 'middle';
+    const padL = 44, padR = 12, padT = 30, padB = 18;
+    const pw = W - padL - padR, ph = H - padT - padB;
+    const d = this.data;
+    const n = d ? d.xs.length : this.span;
+
+    let maxY = 0, gcs = 0, longest = 0;
+    const sum = { gc: 0, jitscope: 0, other: 0 }, cnt = { gc: 0, jitscope: 0, other: 0 };
+    if (d) {
+      for (let k = 0; k < n; k++) {
+        let tot = 0;
+        for (const kind of KINDS) { const v = this.value(kind, k); tot += v; sum[kind] += v; cnt[kind] += d.cnt[kind][k]; }
+        maxY = Math.max(maxY, tot);
+        gcs += d.gcN[k];
+        longest = Math.max(longest, d.gcMax[k]);
+      }
+    }
+    const yStep = niceStep(Math.max(maxY / 1e6, 0.4), false); // ms suspended per second
+    const yMax = yStep * 4;
+    this.canvas.dataset.gcs = String(gcs);
+    this.canvas.dataset.jitscope = String(cnt.jitscope);
+    this.canvas.dataset.suspensions = String(cnt.gc + cnt.jitscope + cnt.other);
+
+    // title + legend
+    g.textAlign = 'left';
+    g.fillStyle = C.strong;
+    const title = 'Suspended (ms / s)';
+    g.fillText(title, padL, 10);
+    let x = padL + g.measureText(title).width + 14;
+    for (const kind of KINDS) {
+      g.fillStyle = PAUSE_COLORS[kind];
+      g.fillRect(x, 6, 8, 8);
+      g.fillStyle = C.text;
+      g.fillText(LABEL[kind], x + 12, 10);
+      x += 12 + g.measureText(LABEL[kind]).width + 12;
+    }
+    this.diamond(g, x + 4, 10, 4);
+    g.fillStyle = C.text;
+    g.fillText('collection', x + 12, 10);
+    x += 12 + g.measureText('collection').width + 16;
+    // summary, right-aligned on the title row: as much as fits
+    const summary = [`${fmtInt(gcs)} GC${gcs === 1 ? '' : 's'}${gcs ? `, longest ${fmtNs(longest)}` : ''}`,
+      `jitscope ${fmtNs(sum.jitscope)} (${fmtInt(cnt.jitscope)}×)`];
+    g.fillStyle = C.text;
+    g.textAlign = 'right';
+    let line = '';
+    for (const part of summary) {
+      const next = line ? `${line} · ${part}` : part;
+      if (x + g.measureText(next).width > W - padR) break;
+      line = next;
+    }
+    g.fillText(line, W - padR, 10);
+
+    // grid + y labels
+    g.strokeStyle = C.grid;
+    g.lineWidth = 1;
+    for (let k = 0; k <= 4; k += ph < 72 ? 2 : 1) {
+      const y = Math.round(padT + ph - (ph * k) / 4) + 0.5;
+      g.beginPath(); g.moveTo(padL, y); g.lineTo(padL + pw, y); g.stroke();
+      g.fillStyle = C.text;
+      g.textAlign = 'right';
+      g.fillText(tickText(yStep * k, yStep), padL - 6, y);
+    }
+    g.fillStyle = C.text;
+    g.textAlign = 'center';
+    const every = pw < 260 ? 60 : 30;
+    for (let s = 0; s <= this.span; s += every) {
+      const xx = padL + pw - (pw * s) / this.span;
+      const m = Math.floor(s / 60), r = s % 60;
+      const text = s === 0 ? this.label : `−${m}:${String(r).padStart(2, '0')}`;
+      g.fillText(text, Math.min(Math.max(xx, padL + 12), padL + pw - 10), H - padB / 2);
+    }
+    if (this.note || !d) {
+      g.fillStyle = C.text;
+      g.textAlign = 'center';
+      g.fillText(this.note || 'loading…', padL + pw / 2, padT + ph / 2);
+      return;
+    }
+
+    // stacked bars: GC at the bottom, then jitscope, then other
+    const bw = pw / n;
+    for (let k = 0; k < n; k++) {
+      let base = padT + ph;
+      for (const kind of KINDS) {
+        const v = this.value(kind, k);
+        if (!v) continue;
+        const bh = Math.max(2, Math.min(ph, (v / 1e6 / yMax) * ph));
+        g.fillStyle = PAUSE_COLORS[kind];
+        g.fillRect(padL + k * bw + (bw > 3 ? 0.5 : 0), base - bh, Math.max(1, bw - (bw > 3 ? 1 : 0)), bh);
+        base -= bh;
+      }
+      if (d.gcN[k]) this.diamond(g, padL + (k + 0.5) * bw, padT - 5, 3.5);
+    }
+    if (!gcs && !cnt.jitscope && !cnt.gc && !cnt.other) {
+      g.fillStyle = C.text;
+      g.textAlign = 'center';
+      g.fillText(`no collection or suspension in the last ${this.span / 60} minutes`, padL + pw / 2, padT + ph / 2);
+    }
+
+    // hover read-out
+    if (this.hoverX != null && this.hoverX >= padL && this.hoverX < padL + pw) {
+      const k = Math.min(n - 1, Math.floor((this.hoverX - padL) / bw));
+      const cx = Math.round(padL + (k + 0.5) * bw) + 0.5;
+      g.strokeStyle = C.cursor;
+      g.lineWidth = 1;
+      g.beginPath(); g.moveTo(cx, padT); g.lineTo(cx, padT + ph); g.stroke();
+      const parts = [fmtClock(d.xs[k] * 1000, false)];
+      if (d.gcN[k]) {
+        const gens = [];
+        for (let i = 0; i < 8; i++) if (d.gcGens[k] & (1 << i)) gens.push(i);
+        parts.push(`${d.gcN[k]} GC${d.gcN[k] > 1 ? 's' : ''} (gen ${gens.join(',') || '?'}, ${fmtNs(d.gcMax[k])})`);
+      }
+      for (const kind of KINDS) if (d.cnt[kind][k] || this.value(kind, k)) parts.push(`${LABEL[kind]} ${fmtNs(this.value(kind, k))}${d.cnt[kind][k] > 1 ? ` ×${d.cnt[kind][k]}` : ''}`);
+      if (parts.length === 1) parts.push('no suspension');
+      readout(g, parts.join('  '), cx, padT, padL, padL + pw);
+    }
+  }
+
+  diamond(g, x, y, r) {
+    g.fillStyle = PAUSE_COLORS.marker;
+    g.beginPath();
+    g.moveTo(x, y - r); g.lineTo(x + r, y); g.lineTo(x, y + r); g.lineTo(x - r, y);
+    g.closePath();
+    g.fill();
+  }
+}

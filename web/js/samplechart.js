@@ -1,0 +1,200 @@
+// samplechart.js -- the Profile tab's small time chart on a canvas: samples
+// per second (the profile's `timeline`) as bars, and below them the time the
+// runtime stood still for each sample (jitscope's own suspensions) as dots with
+// their median. Dragging across it picks a time range (onRange(from_ms, to_ms));
+// a click without dragging clears it (onRange(null)).
+import { fmtInt, fmtClock, fmtNs } from './format.js';
+import { C, niceStep, tickText, prepCanvas, readout } from './chart.js';
+import { PAUSE_COLORS } from './pausechart.js';
+
+const PAD = { l: 56, r: 12, t: 22, b: 18 };
+const GAP = 10; // between the two lanes
+
+export class SampleChart {
+  constructor(canvas) {
+    this.canvas = canvas;
+    this.data = null;
+    this.hoverX = null;
+    this.drag = null; // {x0, x1} in px while dragging
+    this.onRange = null;
+    this.onChange = null; // redraw wanted (hover, drag)
+    canvas.addEventListener('mousemove', (e) => {
+      this.hoverX = e.offsetX;
+      if (this.drag) this.drag.x1 = this.clampX(e.offsetX);
+      this.onChange && this.onChange();
+    });
+    canvas.addEventListener('mouseleave', () => { this.hoverX = null; this.onChange && this.onChange(); });
+    canvas.addEventListener('mousedown', (e) => {
+      if (e.button !== 0 || !this.data) return;
+      e.preventDefault();
+      const x = this.clampX(e.offsetX);
+      this.drag = { x0: x, x1: x };
+      const up = (ev) => {
+        window.removeEventListener('mouseup', up);
+        const d = this.drag;
+        this.drag = null;
+        if (!d) return;
+        const r = this.canvas.getBoundingClientRect();
+        d.x1 = this.clampX(ev.clientX - r.left);
+        if (Math.abs(d.x1 - d.x0) < 4) { if (this.onRange) this.onRange(null); }
+        else if (this.onRange) {
+          const a = this.msAt(Math.min(d.x0, d.x1)), b = this.msAt(Math.max(d.x0, d.x1));
+          this.onRange(Math.floor(a), Math.ceil(b));
+        }
+        this.onChange && this.onChange();
+      };
+      window.addEventListener('mouseup', up);
+    });
+  }
+
+  // data: {startMs, endMs, bins: [{t_ms, samples}], susp: [{t, ns}], p50: ns|null, range: {from, to}|null}
+  setData(data) { this.data = data; }
+
+  clampX(x) { const W = this.canvas.clientWidth; return Math.min(Math.max(x, PAD.l), W - PAD.r); }
+
+  msAt(x) {
+    const d = this.data, W = this.canvas.clientWidth;
+    const pw = W - PAD.l - PAD.r;
+    return d.startMs + ((x - PAD.l) / pw) * (d.endMs - d.startMs);
+  }
+
+  xAt(ms) {
+    const d = this.data, W = this.canvas.clientWidth;
+    const pw = W - PAD.l - PAD.r;
+    return PAD.l + ((ms - d.startMs) / Math.max(1, d.endMs - d.startMs)) * pw;
+  }
+
+  draw() {
+    const c = prepCanvas(this.canvas);
+    if (!c) return;
+    const { g, W, H } = c;
+    g.fillStyle = C.bg;
+    g.fillRect(0, 0, W, H);
+    g.font = '11px system-ui, "DejaVu Sans", sans-serif';
+    g.textBaseline = 'middle';
+    const pw = W - PAD.l - PAD.r;
+    const ph = H - PAD.t - PAD.b - GAP;
+    const h1 = Math.round(ph * 0.58), h2 = ph - h1;
+    const y1 = PAD.t, y2 = PAD.t + h1 + GAP;
+    const d = this.data;
+
+    g.textAlign = 'left';
+    g.fillStyle = C.strong;
+    g.fillText('Samples / s', PAD.l, 9);
+    let tx = PAD.l + g.measureText('Samples / s').width + 16;
+    g.fillStyle = PAUSE_COLORS.jitscope;
+    g.fillRect(tx, 7, 5, 5);
+    g.fillStyle = C.text;
+    g.fillText('runtime suspended per sample', tx + 9, 9);
+    tx += 9 + g.measureText('runtime suspended per sample').width + 16;
+    g.textAlign = 'right';
+    g.fillText(d && d.range ? 'drag to pick another range · click to clear' : 'drag across the chart to keep only that time range', W - PAD.r, 9);
+    if (!d || d.endMs <= d.startMs) {
+      g.textAlign = 'center';
+      g.fillText('no samples yet', PAD.l + pw / 2, y1 + ph / 2);
+      return;
+    }
+
+    let maxS = 0;
+    for (const b of d.bins) maxS = Math.max(maxS, b.samples);
+    const sStep = niceStep(Math.max(maxS, 4), true) ;
+    const sMax = sStep * 4;
+    // scale to the 99th percentile: a rare long suspension is drawn at the top edge
+    let maxNs = 0;
+    if (d.susp.length) {
+      const ns = d.susp.map((s) => s.ns).sort((a, b) => a - b);
+      maxNs = ns[Math.min(ns.length - 1, Math.floor(ns.length * 0.99))];
+    }
+    const uStep = niceStep(Math.max(maxNs / 1e3, (d.p50 || 0) / 1e3 * 1.5, 10), false); // µs
+    const uMax = uStep * 4;
+
+    // lanes: grid lines and labels at 0 and max
+    g.strokeStyle = C.grid;
+    g.lineWidth = 1;
+    for (const [y, hh, top, unit] of [[y1, h1, tickText(sMax, sStep), ''], [y2, h2, `${tickText(uMax, uStep)} µs`, '']]) {
+      g.beginPath(); g.moveTo(PAD.l, Math.round(y) + 0.5); g.lineTo(PAD.l + pw, Math.round(y) + 0.5); g.stroke();
+      g.beginPath(); g.moveTo(PAD.l, Math.round(y + hh) + 0.5); g.lineTo(PAD.l + pw, Math.round(y + hh) + 0.5); g.stroke();
+      g.fillStyle = C.text;
+      g.textAlign = 'right';
+      g.fillText(top + unit, PAD.l - 6, y + 5);
+      g.fillText('0', PAD.l - 6, y + hh - 4);
+    }
+
+    // samples per second (clipped to the plot: the first second starts before the profile)
+    g.save();
+    g.beginPath();
+    g.rect(PAD.l, PAD.t, pw, ph + GAP);
+    g.clip();
+    const secW = (1000 / (d.endMs - d.startMs)) * pw;
+    g.fillStyle = C.bar;
+    for (const b of d.bins) {
+      if (!b.samples) continue;
+      const x = this.xAt(b.t_ms);
+      const bh = Math.max(1, Math.min(h1, (b.samples / sMax) * h1));
+      g.fillRect(x + (secW > 3 ? 0.5 : 0), y1 + h1 - bh, Math.max(1, secW - (secW > 3 ? 1 : 0)), bh);
+    }
+    // suspension per sample
+    g.fillStyle = PAUSE_COLORS.jitscope;
+    for (const s of d.susp) {
+      const x = this.xAt(s.t);
+      if (x < PAD.l - 1 || x > PAD.l + pw + 1) continue;
+      const y = y2 + h2 - Math.min(1, s.ns / 1e3 / uMax) * h2;
+      g.fillRect(x - 1, y - 1, 2, 2);
+    }
+    if (d.p50) {
+      const y = Math.round(y2 + h2 - Math.min(1, d.p50 / 1e3 / uMax) * h2) + 0.5;
+      g.strokeStyle = '#e6d2ff';
+      g.setLineDash([4, 3]);
+      g.beginPath(); g.moveTo(PAD.l, y); g.lineTo(PAD.l + pw, y); g.stroke();
+      g.setLineDash([]);
+      g.fillStyle = '#e6d2ff';
+      g.textAlign = 'right';
+      g.fillText(`p50 ${fmtNs(d.p50)}`, PAD.l + pw - 4, Math.max(y2 + 6, y - 7));
+    }
+    g.restore();
+
+    // time axis: start, end, a few ticks between
+    g.fillStyle = C.text;
+    g.textAlign = 'left';
+    g.fillText(fmtClock(d.startMs, false), PAD.l, H - 7);
+    g.textAlign = 'right';
+    const endText = `${fmtClock(d.endMs, false)}${d.running ? ' (now)' : ''}`;
+    g.fillText(endText, PAD.l + pw, H - 7);
+    const keepL = PAD.l + g.measureText(fmtClock(d.startMs, false)).width + 30, keepR = PAD.l + pw - g.measureText(endText).width - 30;
+    g.textAlign = 'center';
+    const spanS = (d.endMs - d.startMs) / 1000;
+    const stepS = [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 1800, 3600].find((s) => (spanS / s) * 70 <= pw - 140) || 7200;
+    for (let s = stepS; s < spanS - stepS / 2; s += stepS) {
+      const x = this.xAt(d.startMs + s * 1000);
+      if (x < keepL || x > keepR) continue;
+      g.fillText(`+${s >= 60 ? `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}` : `${s} s`}`, x, H - 7);
+    }
+
+    // selection (picked range or the one being dragged)
+    let sel = null;
+    if (this.drag) sel = [Math.min(this.drag.x0, this.drag.x1), Math.max(this.drag.x0, this.drag.x1)];
+    else if (d.range) sel = [this.xAt(d.range.from), this.xAt(d.range.to)].map((x) => Math.min(Math.max(x, PAD.l), PAD.l + pw));
+    if (sel) {
+      g.fillStyle = 'rgba(8,10,14,.62)';
+      g.fillRect(PAD.l, PAD.t, sel[0] - PAD.l, ph + GAP);
+      g.fillRect(sel[1], PAD.t, PAD.l + pw - sel[1], ph + GAP);
+      g.strokeStyle = C.line;
+      g.lineWidth = 1;
+      for (const x of sel) { g.beginPath(); g.moveTo(Math.round(x) + 0.5, PAD.t); g.lineTo(Math.round(x) + 0.5, PAD.t + ph + GAP); g.stroke(); }
+    }
+
+    // hover read-out
+    if (this.hoverX != null && !this.drag && this.hoverX >= PAD.l && this.hoverX <= PAD.l + pw) {
+      const ms = this.msAt(this.hoverX);
+      const sec = Math.floor(ms / 1000) * 1000;
+      const bin = d.bins.find((b) => b.t_ms === sec);
+      let n = 0, sum = 0, max = 0;
+      for (const s of d.susp) if (s.t >= sec && s.t < sec + 1000) { n++; sum += s.ns; if (s.ns > max) max = s.ns; }
+      const x = Math.round(this.hoverX) + 0.5;
+      g.strokeStyle = C.cursor;
+      g.beginPath(); g.moveTo(x, PAD.t); g.lineTo(x, PAD.t + ph + GAP); g.stroke();
+      const text = `${fmtClock(sec, false)}  ${fmtInt(bin ? bin.samples : 0)} samples${n ? `  suspended ${fmtNs(sum)} in ${n} (max ${fmtNs(max)})` : ''}`;
+      readout(g, text, x, PAD.t, PAD.l, PAD.l + pw);
+    }
+  }
+}

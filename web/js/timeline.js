@@ -1,0 +1,166 @@
+// timeline.js -- a session's garbage collections and runtime suspensions, kept
+// in the page as two bounded lists (the newest TIMELINE_CAP of each, like the
+// server). History comes once from GET /api/sessions/{id}/timeline, everything
+// after from the `gc` and `suspension` events of the session's stream. The two
+// overlap (the stream replays the session from its first event), so an entry
+// is added only when no entry of the same kind and exact duration lies within
+// its own duration (+2 ms) of it: a stream event is stamped when the runtime
+// resumes, the REST entry with its start.
+//
+// Who suspended the runtime: `jitscope` (reason profiler / by_jitscope: our
+// snapshots and samples), `gc` (the collector, reasons gc and gc_prep), `other`.
+import { api, isMissingRoute, describeError } from './api.js';
+
+export const TIMELINE_CAP = 65536;
+
+export function suspensionKind(s) {
+  if (s.by_jitscope || s.reason === 'profiler') return 'jitscope';
+  if (typeof s.reason === 'string' && s.reason.startsWith('gc')) return 'gc';
+  return 'other';
+}
+
+// Generations array or bit mask -> [0, 1, ...]
+function gensOf(g) {
+  if (Array.isArray(g)) return g;
+  const out = [];
+  for (let i = 0; typeof g === 'number' && i < 8; i++) if (g & (1 << i)) out.push(i);
+  return out;
+}
+
+export class PauseTimeline {
+  constructor(sessionId, { onChange, onError } = {}) {
+    this.id = sessionId;
+    this.onChange = onChange;
+    this.onError = onError;
+    this.gcs = [];   // {t (start, unix ms), ns, gens, reason, complete}
+    this.susp = [];  // {t, ns, reason, kind, aborted}
+    this.dropped = { gcs: 0, suspensions: 0 }; // left the page's lists (oldest first)
+    this.evicted = { gcs: 0, suspensions: 0 }; // no longer kept by the server
+    this.seen = new Map(); // "kind|ns" -> recent start times (deduplication)
+    this.version = 0;
+    this.loaded = false;
+    this.missing = false; // the server has no /timeline route
+    this.error = null;
+  }
+
+  // GET /timeline once: the history before (and overlapping) the stream.
+  async load() {
+    const r = await api(`/api/sessions/${this.id}/timeline`);
+    if (!r.ok) {
+      if (isMissingRoute(r)) this.missing = true;
+      else { this.error = describeError('GC / suspension timeline', r); this.onError && this.onError(this.error); }
+      this.changed();
+      return false;
+    }
+    const d = r.data || {};
+    for (const g of d.gcs || []) this.addGc(g.start_ms, g.duration_ns, g.generations, g.reason, g.complete !== false);
+    for (const s of d.suspensions || []) this.addSuspension(s.start_ms, s.duration_ns, s.reason, suspensionKind(s), !!s.aborted);
+    if (d.evicted) this.evicted = { gcs: d.evicted.gcs || 0, suspensions: d.evicted.suspensions || 0 };
+    this.sort();
+    this.loaded = true;
+    this.error = null;
+    this.changed();
+    return true;
+  }
+
+  // Stream events (any types; only gc / suspension are taken). Returns how many were new.
+  ingest(events) {
+    let n = 0;
+    for (const ev of events) {
+      if (ev.type === 'gc') {
+        const ns = ev.duration_ns || 0;
+        const start = ev.start_ms != null ? ev.start_ms : ev.time_ms - ns / 1e6;
+        if (this.addGc(start, ns, ev.generations, ev.reason, true)) n++;
+      } else if (ev.type === 'suspension') {
+        const ns = ev.duration_ns || 0;
+        const start = ev.start_ms != null ? ev.start_ms : ev.time_ms - ns / 1e6;
+        if (this.addSuspension(start, ns, ev.reason, suspensionKind(ev), !!ev.aborted)) n++;
+      }
+    }
+    if (n) this.changed();
+    return n;
+  }
+
+  isDup(kind, start, ns) {
+    const key = `${kind}|${ns}`;
+    const list = this.seen.get(key);
+    const tol = ns / 1e6 + 2;
+    if (list) {
+      for (const t of list) if (Math.abs(t - start) <= tol) return true;
+      list.push(start);
+      if (list.length > 4) list.shift();
+    } else {
+      this.seen.set(key, [start]);
+    }
+    return false;
+  }
+
+  addGc(start, ns, gens, reason, complete) {
+    if (!Number.isFinite(start) || this.isDup('gc', start, ns || 0)) return false;
+    this.push(this.gcs, { t: start, ns: ns || 0, gens: gensOf(gens), reason: reason || 'other', complete }, 'gcs');
+    return true;
+  }
+
+  addSuspension(start, ns, reason, kind, aborted) {
+    if (!Number.isFinite(start) || this.isDup(`s${kind}`, start, ns || 0)) return false;
+    this.push(this.susp, { t: start, ns: ns || 0, reason: reason || 'other', kind, aborted }, 'suspensions');
+    return true;
+  }
+
+  push(list, e, which) {
+    const n = list.length;
+    list.push(e);
+    if (n && list[n - 1].t > e.t) list.sorted = false;
+    if (list.length > TIMELINE_CAP + 4096) { // trim in chunks; forget the keys with them
+      const cut = list.length - TIMELINE_CAP;
+      list.splice(0, cut);
+      this.dropped[which] += cut;
+      this.seen.clear();
+    }
+  }
+
+  sort() {
+    for (const list of [this.gcs, this.susp]) {
+      if (list.sorted === false) { list.sort((a, b) => a.t - b.t); list.sorted = true; }
+    }
+  }
+
+  changed() { this.version++; if (this.onChange) this.onChange(); }
+
+  // First index in a time-sorted list with t >= ms.
+  static lowerBound(list, ms) {
+    let lo = 0, hi = list.length;
+    while (lo < hi) { const mid = (lo + hi) >> 1; if (list[mid].t < ms) lo = mid + 1; else hi = mid; }
+    return lo;
+  }
+
+  // Entries with fromMs <= t < toMs (sorted by start).
+  range(list, fromMs, toMs) {
+    this.sort();
+    const a = PauseTimeline.lowerBound(list, fromMs), b = PauseTimeline.lowerBound(list, toMs);
+    return list.slice(a, b);
+  }
+
+  // Per-second bins over [endSec - span + 1, endSec]: GCs and suspended time by kind.
+  window(endSec, span) {
+    this.sort();
+    const xs = new Float64Array(span);
+    const gcN = new Uint16Array(span), gcNs = new Float64Array(span), gcMax = new Float64Array(span);
+    const gcGens = new Uint8Array(span);
+    const ns = { gc: new Float64Array(span), jitscope: new Float64Array(span), other: new Float64Array(span) };
+    const cnt = { gc: new Uint32Array(span), jitscope: new Uint32Array(span), other: new Uint32Array(span) };
+    const first = endSec - span + 1;
+    for (let k = 0; k < span; k++) xs[k] = first + k;
+    const from = first * 1000, to = (endSec + 1) * 1000;
+    for (const g of this.range(this.gcs, from, to)) {
+      const k = Math.floor(g.t / 1000) - first;
+      gcN[k]++; gcNs[k] += g.ns; if (g.ns > gcMax[k]) gcMax[k] = g.ns;
+      for (const x of g.gens) gcGens[k] |= 1 << Math.min(x, 7);
+    }
+    for (const s of this.range(this.susp, from, to)) {
+      const k = Math.floor(s.t / 1000) - first;
+      ns[s.kind][k] += s.ns; cnt[s.kind][k]++;
+    }
+    return { xs, gcN, gcNs, gcMax, gcGens, ns, cnt };
+  }
+}

@@ -1,0 +1,452 @@
+// profile.js -- the session's Profile tab: start / stop the sampling profiler
+// (POST /api/sessions/{id}/profile, /profile/stop), its status (requested and
+// effective rate, samples, time the runtime stood still, drops), a small chart
+// of samples per second with the suspension each sample cost (drag on it to
+// pick a time range), and the flame graph (flame.js), refetched from
+// GET /profile?format=json every second while sampling runs and the page is
+// visible, and on the stream's `profile` events. Search, thread filter, zoom,
+// speedscope and folded-stacks downloads.
+import { h, fill, setText } from '../dom.js';
+import { api, isMissingRoute, describeError, getApiKey } from '../api.js';
+import { schedule, isVisible } from '../frame.js';
+import { fmtInt, fmtNs, fmtMs, fmtPct, fmtClock } from '../format.js';
+import { toast } from '../ui.js';
+import { FlameGraph } from '../flame.js';
+import { SampleChart } from '../samplechart.js';
+import { notice } from './common.js';
+
+const REFRESH_MS = 1000;
+
+export class ProfileTab {
+  constructor(session) {
+    this.session = session;
+    this.active = false;
+    this.status = null;       // ProfileStatus
+    this.threads = [];        // [{thread_id, name, samples}] of the whole profile
+    this.bins = new Map();    // t_ms -> samples (the profile's timeline)
+    this.thread = '';         // thread filter ('' = all)
+    this.range = null;        // {from, to} unix ms
+    this.query = '';
+    this.missing = false;     // the server has no /profile route
+    this.none = false;        // no profile in this session yet
+    this.busy = null;         // 'start' | 'stop' while a POST is under way
+    this.fetching = false;
+    this.refetch = false;     // filters changed while a fetch was under way
+    this.reqSeq = 0;
+    this.timer = null;
+    this.loadedOnce = false;
+    this.drawTask = () => this.draw();
+    this.statusTask = () => this.renderStatus();
+
+    // ---- controls ----
+    this.hzInput = h('input', { type: 'number', id: `p-hz-${session.id}`, class: 'num-input', min: '1', max: '1000', step: '1', value: '49', inputmode: 'numeric' });
+    this.durInput = h('input', { type: 'number', id: `p-dur-${session.id}`, class: 'num-input', min: '1', max: '86400', step: '1', placeholder: '∞', inputmode: 'numeric', title: 'Stop by itself after this many seconds (empty: until you press Stop)' });
+    for (const inp of [this.hzInput, this.durInput]) inp.addEventListener('keydown', (e) => { if (e.key === 'Enter') this.start(); });
+    this.startBtn = h('button', { class: 'btn btn-primary start-btn', type: 'button', onclick: () => this.start() }, '▶ Start profiling');
+    this.stopBtn = h('button', { class: 'btn stop-btn', type: 'button', onclick: () => this.stop() }, '■ Stop');
+    this.ctlInfo = h('span', { class: 'snap-info', role: 'status' });
+    this.speedscopeLink = h('a', { class: 'btn export-speedscope', title: 'Download the profile as a speedscope file (one sampled profile per thread; open it at speedscope.app). The thread and time filters apply.' }, '⤓ Export speedscope');
+    this.foldedLink = h('a', { class: 'btn export-folded', title: 'Download the profile as folded stacks (FlameGraph’s collapsed format). The thread and time filters apply.' }, '⤓ Folded');
+    for (const a of [this.speedscopeLink, this.foldedLink]) a.addEventListener('click', (e) => this.download(e, a));
+    this.controls = h('div', { class: 'toolbar' },
+      h('label', { class: 'field', for: this.hzInput.id }, 'Rate', this.hzInput, h('span', { class: 'unit' }, 'Hz')),
+      h('label', { class: 'field', for: this.durInput.id }, 'Duration', this.durInput, h('span', { class: 'unit' }, 's')),
+      this.startBtn, this.stopBtn, this.ctlInfo, this.speedscopeLink, this.foldedLink);
+
+    // ---- status ----
+    this.statsEl = h('div', { class: 'p-stats' });
+
+    // ---- time chart ----
+    this.chartCanvas = h('canvas', { class: 'sample-chart', role: 'img', 'aria-label': 'Samples per second and the runtime suspension of each sample; drag to pick a time range' });
+    this.chart = new SampleChart(this.chartCanvas);
+    this.chart.onChange = () => schedule(this.drawTask);
+    this.chart.onRange = (from, to) => this.setRange(from == null ? null : { from, to });
+    this.chartBox = h('div', { class: 'sample-box' }, this.chartCanvas);
+
+    // ---- filters ----
+    this.search = h('input', { type: 'search', class: 'search', placeholder: 'Highlight frames: method or module   ( / )', spellcheck: 'false', 'aria-label': 'Highlight frames by method or module substring' });
+    this.search.addEventListener('input', () => this.setQuery(this.search.value));
+    this.search.addEventListener('keydown', (e) => {
+      if (e.key !== 'Escape') return;
+      e.preventDefault();
+      e.stopPropagation();
+      if (this.search.value) this.clearSearch(true); else this.search.blur();
+    });
+    this.matchInfo = h('span', { class: 'match-info', 'aria-live': 'polite' });
+    this.threadSel = h('select', { 'aria-label': 'Thread filter', title: 'Show the samples of one thread only' }, h('option', { value: '' }, 'All threads'));
+    this.threadSel.addEventListener('change', () => this.setThread(this.threadSel.value));
+    this.rangeInfo = h('span', { class: 'range-info' });
+    this.clearRangeBtn = h('button', { class: 'btn btn-small hidden', type: 'button', onclick: () => this.setRange(null) }, 'Clear range');
+    this.filters = h('div', { class: 'toolbar filters' }, this.search, this.matchInfo, h('span', { class: 'spacer' }),
+      this.rangeInfo, this.clearRangeBtn, this.threadSel);
+
+    // ---- flame graph ----
+    this.crumbs = h('nav', { class: 'flame-crumbs', 'aria-label': 'Zoom path' });
+    this.flame = new FlameGraph();
+    this.flame.requestDraw = () => schedule(this.drawTask);
+    this.flame.onZoom = () => { this.renderCrumbs(); schedule(this.drawTask); };
+    this.msg = h('div', { class: 'p-msg' });
+    this.el = h('div', { class: 'profile-view' }, this.controls, this.statsEl, this.msg, this.chartBox, this.filters, this.crumbs, this.flame.el);
+    this.resizeObs = new ResizeObserver(() => schedule(this.drawTask));
+    this.resizeObs.observe(this.flame.el);
+    this.resizeObs.observe(this.chartBox);
+    this.onVisible = () => { if (isVisible() && this.active) this.tick(); };
+    document.addEventListener('visibilitychange', this.onVisible);
+    this.renderStatus();
+    this.renderCrumbs();
+  }
+
+  show() {
+    this.active = true;
+    this.tick();
+    schedule(this.drawTask);
+  }
+  hide() { this.active = false; clearTimeout(this.timer); }
+  destroy() {
+    this.hide();
+    this.resizeObs.disconnect();
+    document.removeEventListener('visibilitychange', this.onVisible);
+  }
+
+  running() { return !!(this.status && this.status.state === 'running'); }
+
+  // ---- refresh loop: every second while running, visible and shown ----
+  tick() {
+    clearTimeout(this.timer);
+    if (!this.active) return;
+    if (isVisible() && (!this.loadedOnce || this.running())) this.fetch();
+    this.timer = setTimeout(() => this.tick(), REFRESH_MS);
+  }
+
+  query_() {
+    const p = new URLSearchParams();
+    if (this.thread) p.set('thread', this.thread);
+    if (this.range) { p.set('from_ms', String(this.range.from)); p.set('to_ms', String(this.range.to)); }
+    const s = p.toString();
+    return s ? `&${s}` : '';
+  }
+
+  async fetch() {
+    if (this.fetching) { this.refetch = true; return; }
+    this.fetching = true;
+    const seq = ++this.reqSeq;
+    const thread = this.thread;
+    const r = await api(`/api/sessions/${this.session.id}/profile?format=json${this.query_()}`);
+    this.fetching = false;
+    if (seq === this.reqSeq) this.apply(r, thread);
+    if (this.refetch) { this.refetch = false; this.fetch(); }
+  }
+
+  apply(r, thread) {
+    if (!r.ok) {
+      if (isMissingRoute(r)) { this.missing = true; this.loadedOnce = true; }
+      else if (r.status === 404) { this.none = true; this.loadedOnce = true; fill(this.msg); }
+      else fill(this.msg, notice('error', describeError('Profile', r), h('span', { class: 'dim' }, ' — retrying.')));
+      schedule(this.statusTask);
+      return;
+    }
+    const d = r.data || {};
+    this.loadedOnce = true;
+    this.missing = false;
+    this.none = !d.profile || d.profile.state === 'idle' && !d.profile.samples;
+    fill(this.msg);
+    if (d.profile) this.status = { ...(this.status || {}), ...d.profile };
+    if (!thread && Array.isArray(d.threads)) this.threads = d.threads;
+    if (Array.isArray(d.timeline)) {
+      if (!this.range) this.bins.clear();
+      for (const b of d.timeline) this.bins.set(b.t_ms, b.samples);
+      // bounded: a day of seconds
+      if (this.bins.size > 86400) for (const k of [...this.bins.keys()].sort((a, b) => a - b).slice(0, this.bins.size - 86400)) this.bins.delete(k);
+    }
+    this.flame.setTree(d.tree || null);
+    this.renderThreads();
+    this.renderMatch();
+    this.renderCrumbs();
+    schedule(this.statusTask);
+    schedule(this.drawTask);
+  }
+
+  // stream: ProfileStatus changes (started, stopped, rate lowered)
+  onEvents(events) {
+    let changed = false;
+    for (const ev of events) {
+      if (ev.type !== 'profile') continue;
+      const s = {};
+      for (const k of ['state', 'requested_hz', 'effective_hz', 'budget_pct', 'started_ms', 'stopped_ms', 'samples', 'thread_samples',
+        'suspended_ns_total', 'suspend_ns_p50', 'suspend_ns_max', 'distinct_stacks', 'dropped_samples', 'dropped_stacks']) if (ev[k] !== undefined) s[k] = ev[k];
+      if (s.started_ms && this.status && this.status.started_ms && s.started_ms !== this.status.started_ms) this.bins.clear(); // a new profile
+      this.status = { ...(this.status || {}), ...s };
+      this.none = false;
+      changed = true;
+    }
+    if (!changed) return;
+    schedule(this.statusTask);
+    if (this.active && isVisible()) this.fetch();
+  }
+
+  sessionChanged() { schedule(this.statusTask); }
+
+  // ---- actions ----
+  liveReason() {
+    const s = this.session.summary;
+    if (!s) return 'Session not loaded yet.';
+    if (s.state === 'live') return null;
+    return `No live agent: the session is ${s.state}. Profiling needs a running agent; the last profile stays browsable.`;
+  }
+
+  async start() {
+    const reason = this.liveReason();
+    if (reason) { toast(reason, { kind: 'warn' }); return; }
+    if (this.busy || this.running()) return;
+    const hz = Number(this.hzInput.value || 49);
+    if (!Number.isInteger(hz) || hz < 1 || hz > 1000) { this.fail('Rate must be a whole number of samples per second from 1 to 1000.'); this.hzInput.focus(); return; }
+    const body = { hz };
+    if (this.durInput.value.trim()) {
+      const dur = Number(this.durInput.value);
+      if (!Number.isInteger(dur) || dur < 1 || dur > 86400) { this.fail('Duration must be empty (until stopped) or whole seconds from 1 to 86400.'); this.durInput.focus(); return; }
+      body.duration_s = dur;
+    }
+    this.busy = 'start';
+    this.error = null;
+    this.renderStatus();
+    const r = await api(`/api/sessions/${this.session.id}/profile`, { method: 'POST', body });
+    this.busy = null;
+    if (r.ok) {
+      this.status = r.data && r.data.profile ? r.data.profile : { state: 'running', requested_hz: hz };
+      this.none = false;
+      this.bins.clear();
+      this.range = null;
+      this.flame.zoomTo(null);
+      this.flame.zoomKeys = [];
+      this.fetch();
+      this.tick();
+    } else if (isMissingRoute(r)) this.fail('Profiling is not available on this server.');
+    else if (r.status === 429) this.fail(`A profile is already running (${r.error}); stop it first.`);
+    else if (r.status === 409) this.fail(`Cannot start: ${r.error}.`);
+    else this.fail(describeError('Start profiling', r));
+    this.renderStatus();
+  }
+
+  async stop() {
+    if (this.busy) return;
+    this.busy = 'stop';
+    this.renderStatus();
+    const r = await api(`/api/sessions/${this.session.id}/profile/stop`, { method: 'POST' });
+    this.busy = null;
+    if (r.ok) {
+      if (r.data && r.data.profile) this.status = { ...(this.status || {}), ...r.data.profile };
+      this.fetch();
+    } else if (r.status === 409) {
+      this.fail(`Nothing to stop: ${r.error}.`);
+      this.fetch();
+    } else this.fail(describeError('Stop profiling', r));
+    this.renderStatus();
+  }
+
+  fail(text) {
+    this.error = text;
+    toast(text, { kind: 'error' });
+    this.renderStatus();
+  }
+
+  // Downloads through fetch when an API key must go along (a plain link cannot send it).
+  async download(e, a) {
+    if (a.getAttribute('aria-disabled') === 'true') { e.preventDefault(); return; }
+    if (!getApiKey()) return; // the browser follows the link itself
+    e.preventDefault();
+    const res = await fetch(a.href, { headers: { Authorization: `Bearer ${getApiKey()}` } }).catch(() => null);
+    if (!res || !res.ok) { toast(`Download failed: ${res ? res.status : 'server unreachable'}`, { kind: 'error' }); return; }
+    const url = URL.createObjectURL(await res.blob());
+    const tmp = h('a', { href: url, download: a.getAttribute('download') });
+    document.body.append(tmp);
+    tmp.click();
+    tmp.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 10000);
+  }
+
+  // ---- filters ----
+  setQuery(text) {
+    this.query = text;
+    this.flame.setQuery(text);
+    this.renderMatch();
+    schedule(this.drawTask);
+  }
+
+  focusSearch() { this.search.focus(); this.search.select(); }
+
+  clearSearch(keepFocus) {
+    if (this.search.value === '' && !keepFocus) return false;
+    this.search.value = '';
+    this.setQuery('');
+    if (!keepFocus) this.search.blur();
+    return true;
+  }
+
+  setThread(id) {
+    this.thread = id;
+    if (this.threadSel.value !== id) this.threadSel.value = id;
+    this.bins.clear();
+    this.fetch();
+    this.renderLinks();
+  }
+
+  setRange(r) {
+    this.range = r;
+    this.clearRangeBtn.classList.toggle('hidden', !r);
+    setText(this.rangeInfo, r ? `${fmtClock(r.from, false)} – ${fmtClock(r.to, false)} (${fmtMs(r.to - r.from)})` : '');
+    this.fetch();
+    this.renderLinks();
+    schedule(this.drawTask);
+  }
+
+  // Esc: clear the search, else zoom out one level.
+  onEscape() {
+    if (this.clearSearch(false)) return true;
+    const z = this.flame.zoom;
+    if (z && z._p) { this.flame.zoomTo(z._p); this.renderCrumbs(); schedule(this.drawTask); return true; }
+    return false;
+  }
+
+  // ---- rendering ----
+  renderThreads() {
+    const sig = this.threads.map((t) => `${t.thread_id}:${t.samples}`).join(',');
+    if (this.threadSel._sig === sig) return;
+    this.threadSel._sig = sig;
+    const total = this.threads.reduce((a, t) => a + (t.samples || 0), 0);
+    const opts = [h('option', { value: '' }, `All threads (${fmtInt(this.threads.length)})`)];
+    const sorted = this.threads.slice().sort((a, b) => (b.samples || 0) - (a.samples || 0));
+    for (const t of sorted) {
+      const name = t.name || (this.session.threads.get(t.thread_id) || {}).name || t.thread_id;
+      opts.push(h('option', { value: t.thread_id }, `${name} — ${fmtInt(t.samples)} (${fmtPct(total ? t.samples / total : 0)})`));
+    }
+    if (this.thread && !this.threads.some((t) => t.thread_id === this.thread)) opts.push(h('option', { value: this.thread }, this.thread));
+    this.threadSel.replaceChildren(...opts);
+    this.threadSel.value = this.thread;
+  }
+
+  renderMatch() {
+    const m = this.flame.match;
+    if (!this.flame.query) { setText(this.matchInfo, ''); this.matchInfo.dataset.pct = ''; return; }
+    const pct = m.total ? m.samples / m.total : 0;
+    this.matchInfo.dataset.pct = String(pct);
+    this.matchInfo.dataset.nodes = String(m.nodes);
+    setText(this.matchInfo, m.nodes ? `${fmtInt(m.nodes)} frame${m.nodes > 1 ? 's' : ''} match · ${fmtPct(pct)} of samples` : 'no frame matches');
+    this.matchInfo.classList.toggle('none', !m.nodes);
+  }
+
+  renderCrumbs() {
+    const path = this.flame.zoomPath();
+    const items = [];
+    path.forEach((n, i) => {
+      if (i) items.push(h('span', { class: 'sep', 'aria-hidden': 'true' }, '›'));
+      const label = i === 0 ? 'all' : n.name;
+      const last = i === path.length - 1;
+      items.push(h('button', { class: `crumb${last ? ' cur' : ''}`, type: 'button', title: last ? `${n.name} (zoomed)` : `Zoom out to ${label}`, 'aria-current': last ? 'true' : null,
+        onclick: () => { this.flame.zoomTo(n); this.renderCrumbs(); schedule(this.drawTask); } }, label));
+    });
+    if (!path.length) items.push(h('span', { class: 'dim' }, 'flame graph'));
+    else if (path.length === 1) items.push(h('span', { class: 'hint' }, 'click a frame to zoom in · hover for details'));
+    else items.push(h('span', { class: 'hint' }, 'Esc or a frame above zooms out'));
+    fill(this.crumbs, items);
+  }
+
+  renderLinks() {
+    const base = `/api/sessions/${this.session.id}/profile`;
+    const has = !!(this.status && this.status.samples);
+    for (const [a, fmt, name] of [[this.speedscopeLink, 'speedscope', `jitscope-session-${this.session.id}.speedscope.json`], [this.foldedLink, 'folded', `jitscope-session-${this.session.id}.folded.txt`]]) {
+      if (has) {
+        a.href = `${base}?format=${fmt}${this.query_()}`;
+        a.setAttribute('download', name);
+        a.removeAttribute('aria-disabled');
+        a.classList.remove('disabled');
+      } else {
+        a.removeAttribute('href');
+        a.setAttribute('aria-disabled', 'true');
+        a.classList.add('disabled');
+      }
+    }
+  }
+
+  renderStatus() {
+    const s = this.status;
+    const running = this.running();
+    const reason = this.liveReason();
+    this.startBtn.disabled = !!reason || running || !!this.busy || this.missing;
+    this.stopBtn.disabled = !running || !!this.busy;
+    this.hzInput.disabled = this.durInput.disabled = running;
+    this.startBtn.title = reason || (running ? 'A profile is running: stop it first' : 'Start sampling every managed thread’s stack at this rate (starting discards the previous profile)');
+    this.stopBtn.title = running ? 'Stop sampling (the profile stays)' : 'No profile is running';
+    let info;
+    if (this.missing) info = h('span', { class: 'why' }, 'Profiling is not available on this server.');
+    else if (this.busy) info = h('span', { class: 'dim' }, this.busy === 'start' ? 'Starting…' : 'Stopping…');
+    else if (reason) info = h('span', { class: 'why' }, reason);
+    else if (this.error) info = h('span', { class: 'err' }, this.error);
+    else if (running) info = h('span', { class: 'ok' }, `Sampling… the graph grows every second`);
+    else info = h('span', { class: 'dim' }, 'Suspends the runtime briefly per sample, kept under a budget of wall time.');
+    const isig = info.textContent + info.className;
+    if (this.ctlInfo._sig !== isig) { this.ctlInfo._sig = isig; fill(this.ctlInfo, info); }
+    this.renderLinks();
+
+    if (running) this.session.setTabCount('profile', '● rec');
+    else this.session.setTabCount('profile', s && s.samples ? fmtInt(s.samples) : null);
+
+    const stat = (k, v, sub, cls, tip) => h('div', { class: `stat ${cls || ''}`, title: tip || null }, h('div', { class: 'k' }, k), h('div', { class: 'v' }, v, sub ? h('small', null, ` ${sub}`) : null));
+    const parts = [];
+    if (!s || this.none) {
+      parts.push(stat('State', h('span', { class: 'badge badge-exited' }, this.missing ? 'n/a' : 'idle')));
+      parts.push(h('div', { class: 'p-hint' }, this.missing ? '' : 'No profile in this session yet. Start one: every sample suspends the runtime for a moment and walks every managed thread, like the snapshots of the Stacks tab.'));
+    } else {
+      const end = s.stopped_ms || (running ? Date.now() : null);
+      const wall = s.started_ms && end ? end - s.started_ms : null;
+      const lowered = s.effective_hz != null && s.requested_hz != null && s.effective_hz < s.requested_hz;
+      const badge = running ? h('span', { class: 'badge badge-live' }, 'running') : h('span', { class: 'badge badge-detached' }, s.state || '?');
+      parts.push(stat('State', badge, wall != null ? `${running ? 'for' : 'lasted'} ${fmtMs(wall)}` : null));
+      parts.push(stat('Rate', `${fmtHz(s.effective_hz ?? s.requested_hz)} Hz`, lowered ? `of ${fmtHz(s.requested_hz)} requested` : s.requested_hz != null ? 'as requested' : null, lowered ? 'warn' : '',
+        lowered ? `The agent lowered the rate to keep suspensions within ${s.budget_pct ?? 2}% of wall time.` : 'samples per second'));
+      parts.push(stat('Samples', fmtInt(s.samples), s.thread_samples != null ? `${fmtInt(s.thread_samples)} thread stacks` : null));
+      const pctWall = wall ? s.suspended_ns_total / 1e6 / wall : null;
+      parts.push(stat('Runtime suspended', fmtNs(s.suspended_ns_total), pctWall != null ? `${fmtPct(pctWall)} of wall · budget ${s.budget_pct ?? 2}%` : null, pctWall != null && s.budget_pct && pctWall * 100 > s.budget_pct ? 'warn' : '',
+        'total time the app stood still for the samples'));
+      parts.push(stat('Per sample', `p50 ${fmtNs(s.suspend_ns_p50)}`, `max ${fmtNs(s.suspend_ns_max)}`, '', 'suspension per sample: median and maximum'));
+      parts.push(stat('Distinct stacks', fmtInt(s.distinct_stacks)));
+      const dropped = (s.dropped_samples || 0) + (s.dropped_stacks || 0);
+      parts.push(stat('Dropped', fmtInt(dropped), dropped ? `${fmtInt(s.dropped_samples || 0)} samples · ${fmtInt(s.dropped_stacks || 0)} stacks` : null, dropped ? 'warn' : '',
+        'samples or distinct stacks the server could not keep (65,536 stacks, 1,048,576 samples per profile)'));
+    }
+    const sig = parts.map((p) => p.textContent).join('|');
+    if (this.statsEl._sig !== sig) { this.statsEl._sig = sig; fill(this.statsEl, parts); }
+  }
+
+  draw() {
+    if (!this.active) return;
+    // time chart: samples / s and jitscope's suspensions since the profile started
+    const s = this.status;
+    if (s && s.started_ms && !this.none) {
+      const running = this.running();
+      const endMs = s.stopped_ms || (running ? Date.now() : Math.max(s.started_ms + 1000, ...[...this.bins.keys()].map((t) => t + 1000)));
+      const bins = [...this.bins].map(([t_ms, samples]) => ({ t_ms, samples })).sort((a, b) => a.t_ms - b.t_ms);
+      const tl = this.session.timeline;
+      const susp = tl ? tl.range(tl.susp, s.started_ms, endMs + 1).filter((x) => x.kind === 'jitscope') : [];
+      this.chart.setData({ startMs: s.started_ms, endMs: Math.max(endMs, s.started_ms + 1000), bins, susp, p50: s.suspend_ns_p50, range: this.range, running });
+    } else {
+      this.chart.setData(null);
+    }
+    this.chart.draw();
+    const empty = this.flame.empty;
+    if (this.missing) setText(empty, 'Profiling is not available on this server.');
+    else if (!s || this.none) setText(empty, 'No profile yet: press “Start profiling”.');
+    else if (this.range || this.thread) setText(empty, 'No samples for this thread / time range.');
+    else setText(empty, this.running() ? 'Waiting for the first samples…' : 'This profile has no samples.');
+    this.flame.draw();
+  }
+
+  stats() {
+    const c = this.flame.canvas.dataset;
+    return { state: this.status && this.status.state, samples: this.status && this.status.samples, drawn: Number(c.drawn || 0), matches: Number(c.matches || 0), zoom: c.zoom, total: Number(c.total || 0) };
+  }
+}
+
+function fmtHz(v) {
+  if (v == null) return '–';
+  return Number.isInteger(v) ? String(v) : v.toFixed(1);
+}
