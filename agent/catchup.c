@@ -5,7 +5,8 @@
  * EnumModules, EnumThreads, EnumJITedFunctions2. Every record carries
  * WIRE_FLAG_CATCHUP; the server lets live callbacks win over these. Thread
  * names are not kept by the runtime, so they come from /proc/self/task/TID/comm
- * (the OS name .NET sets from Thread.Name, cut to 15 bytes).
+ * (the OS name .NET sets from Thread.Name, cut to 15 bytes). Each call into the
+ * runtime is made under the runtime lock (walk.c), never while writing out.
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -16,6 +17,7 @@
 #include "describe.h"
 #include "emit.h"
 #include "utf.h"
+#include "walk.h"
 
 #define CATCHUP_BATCH 256
 
@@ -29,7 +31,9 @@ static void catchup_module(ModuleID module)
     size_t np, na;
     int cut;
 
+    walk_runtime_lock();
     describe_module(module, &m, &catchup_text);
+    walk_runtime_unlock();
     np = utf16_to_utf8(catchup_text.path, catchup_text.path_length, catchup_path,
                        sizeof(catchup_path), &cut);
     na = utf16_to_utf8(catchup_text.assembly, catchup_text.assembly_length, catchup_assembly,
@@ -45,8 +49,12 @@ static unsigned catchup_modules(void)
     ModuleID ids[CATCHUP_BATCH];
     ULONG got = 0, i;
     unsigned count = 0;
+    HRESULT hr;
 
-    if (FAILED(agent.info->lpVtbl->EnumModules(agent.info, &e)) || !e)
+    walk_runtime_lock();
+    hr = agent.info->lpVtbl->EnumModules(agent.info, &e);
+    walk_runtime_unlock();
+    if (FAILED(hr) || !e)
         return 0;
     while (SUCCEEDED(e->lpVtbl->Next(e, CATCHUP_BATCH, ids, &got)) && got > 0) {
         for (i = 0; i < got && agent.fd >= 0; i++, count++)
@@ -85,15 +93,21 @@ static unsigned catchup_threads(void)
     ThreadID ids[CATCHUP_BATCH];
     ULONG got = 0, i;
     unsigned count = 0;
+    HRESULT hr;
 
-    if (FAILED(agent.info->lpVtbl->EnumThreads(agent.info, &e)) || !e)
+    walk_runtime_lock();
+    hr = agent.info->lpVtbl->EnumThreads(agent.info, &e);
+    walk_runtime_unlock();
+    if (FAILED(hr) || !e)
         return 0;
     while (SUCCEEDED(e->lpVtbl->Next(e, CATCHUP_BATCH, ids, &got)) && got > 0) {
         for (i = 0; i < got && agent.fd >= 0; i++, count++) {
             DWORD os = 0;
             wire_thread t = {.thread_id = ids[i]};
+            walk_runtime_lock();
             if (SUCCEEDED(agent.info->lpVtbl->GetThreadInfo(agent.info, ids[i], &os)))
                 t.os_thread_id = os;
+            walk_runtime_unlock();
             sender_emit(WIRE_THREAD_CREATED, WIRE_FLAG_CATCHUP, emit_now_ns(), &t, sizeof(t),
                         NULL, 0, NULL, 0);
             if (os)
@@ -112,8 +126,12 @@ static unsigned catchup_functions(void)
     COR_PRF_FUNCTION ids[CATCHUP_BATCH];
     ULONG got = 0, i;
     unsigned count = 0;
+    HRESULT hr;
 
-    if (FAILED(agent.info->lpVtbl->EnumJITedFunctions2(agent.info, &e)) || !e)
+    walk_runtime_lock();
+    hr = agent.info->lpVtbl->EnumJITedFunctions2(agent.info, &e);
+    walk_runtime_unlock();
+    if (FAILED(hr) || !e)
         return 0;
     while (SUCCEEDED(e->lpVtbl->Next(e, CATCHUP_BATCH, ids, &got)) && got > 0) {
         for (i = 0; i < got && agent.fd >= 0; i++, count++) {
@@ -124,7 +142,9 @@ static unsigned catchup_functions(void)
             unsigned kept;
             memset(&rec, 0, sizeof(rec));
             rec.j.function_id = ids[i].functionId;
+            walk_runtime_lock();
             kept = describe_jit(ids[i].functionId, 1, &rec.j, rec.versions);
+            walk_runtime_unlock();
             sender_emit_function_name(ids[i].functionId, 0, WIRE_FLAG_CATCHUP);
             sender_emit(WIRE_JIT_FINISHED, WIRE_FLAG_CATCHUP, emit_now_ns(), &rec,
                         (uint32_t)(sizeof(rec.j) + kept * sizeof(rec.versions[0])), NULL, 0,

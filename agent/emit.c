@@ -22,11 +22,19 @@ static size_t emit_string_bound(const emit_string *s)
     return n > WIRE_MAX_STRING ? WIRE_MAX_STRING : n;
 }
 
-void emit_record(uint16_t type, uint16_t flags, const void *fixed, uint32_t fixed_length,
-                 const void *extra, uint32_t extra_length, const emit_string *strings,
-                 unsigned string_count)
+int emit_record(uint16_t type, uint16_t flags, const void *fixed, uint32_t fixed_length,
+                const void *extra, uint32_t extra_length, const emit_string *strings,
+                unsigned string_count)
 {
-    wire_frame_header h = {.type = type, .flags = flags, .time_ns = emit_now_ns()};
+    return emit_record_at(type, flags, emit_now_ns(), fixed, fixed_length, extra, extra_length,
+                          strings, string_count);
+}
+
+int emit_record_at(uint16_t type, uint16_t flags, uint64_t time_ns, const void *fixed,
+                   uint32_t fixed_length, const void *extra, uint32_t extra_length,
+                   const emit_string *strings, unsigned string_count)
+{
+    wire_frame_header h = {.type = type, .flags = flags, .time_ns = time_ns};
     size_t bound = sizeof(h) + fixed_length + extra_length, pos;
     ring_slot slot;
     unsigned i;
@@ -34,7 +42,7 @@ void emit_record(uint16_t type, uint16_t flags, const void *fixed, uint32_t fixe
     for (i = 0; i < string_count; i++)
         bound += 2 + emit_string_bound(&strings[i]);
     if (!agent.ring_ready || ring_reserve(&agent.ring, (uint32_t)bound, &slot) != 0)
-        return; /* counted by the ring */
+        return -1; /* counted by the ring */
     pos = sizeof(h);
     memcpy(slot.data + pos, fixed, fixed_length);
     pos += fixed_length;
@@ -61,4 +69,5 @@ void emit_record(uint16_t type, uint16_t flags, const void *fixed, uint32_t fixe
     h.length = (uint32_t)(pos - sizeof(h));
     memcpy(slot.data, &h, sizeof(h));
     ring_commit(&slot);
+    return 0;
 }

@@ -19,9 +19,15 @@ typedef struct emit_string {
 uint64_t emit_now_ns(void); /* CLOCK_MONOTONIC */
 
 /* Emits a record of `type` with a fixed part, `extra` raw bytes after it (may be
- * 0), and up to two strings. */
-void emit_record(uint16_t type, uint16_t flags, const void *fixed, uint32_t fixed_length,
-                 const void *extra, uint32_t extra_length, const emit_string *strings,
-                 unsigned string_count);
+ * 0), and up to two strings, stamped with the current time. Returns 0, or -1
+ * when the record was dropped (and counted by the ring). */
+int emit_record(uint16_t type, uint16_t flags, const void *fixed, uint32_t fixed_length,
+                const void *extra, uint32_t extra_length, const emit_string *strings,
+                unsigned string_count);
+
+/* The same with the record's time given by the caller (CLOCK_MONOTONIC ns). */
+int emit_record_at(uint16_t type, uint16_t flags, uint64_t time_ns, const void *fixed,
+                   uint32_t fixed_length, const void *extra, uint32_t extra_length,
+                   const emit_string *strings, unsigned string_count);
 
 #endif

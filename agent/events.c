@@ -3,7 +3,9 @@
  * The app's threads run this code. Each callback reads what it needs from the
  * runtime with cheap calls, writes one record with emit_record and returns S_OK
  * (a profiler never fails an app's event). Names of methods are NOT resolved
- * here: the sender thread does that once per FunctionID, off the JIT path. */
+ * here: the sender thread does that once per FunctionID, off the JIT path.
+ * The one exception to "never wait": ThreadDestroyed for a thread the walker is
+ * walking at that moment waits, bounded, until that walk ends (walk.c). */
 #include "events.h"
 
 #include <string.h>
@@ -11,6 +13,7 @@
 #include "agent.h"
 #include "describe.h"
 #include "emit.h"
+#include "walk.h"
 
 static ThreadID events_current_thread(void)
 {
@@ -164,6 +167,7 @@ HRESULT STDMETHODCALLTYPE cb_ThreadCreated(ICorProfilerCallback11 *self, ThreadI
 HRESULT STDMETHODCALLTYPE cb_ThreadDestroyed(ICorProfilerCallback11 *self, ThreadID threadId)
 {
     (void)self;
+    walk_thread_destroyed(threadId); /* the one wait a callback may do: bounded, see walk.c */
     events_thread(WIRE_THREAD_DESTROYED, threadId, 0);
     return S_OK;
 }

@@ -7,12 +7,14 @@
  * them. Lifecycle:
  *   Initialize (startup) / InitializeForAttach (attach): claim the process-wide
  *     agent (side-by-side: the first runtime wins, others get
- *     CORPROF_E_PROFILER_CANCEL_ACTIVATION), set the event mask (nothing
+ *     CORPROF_E_PROFILER_CANCEL_ACTIVATION), set the event masks (nothing
  *     immutable, no hooks, so detach stays possible), start the sender thread.
  *   ProfilerAttachComplete: ask the sender for a catch-up.
  *   ProfilerDetachSucceeded: last record, close, free the ring.
- *   Shutdown: flush what is left (bounded) and stop the sender.
- * The event callbacks live in events.c; unused slots return S_OK.
+ *   Shutdown: stop the walker thread (stacks.c) if any, flush what is left
+ *     (bounded) and stop the sender.
+ * The event callbacks live in events.c (JIT, modules, threads) and gctimeline.c
+ * (GC, suspensions); unused slots return S_OK.
  */
 #include <stdatomic.h>
 #include <stdio.h>
@@ -21,15 +23,28 @@
 
 #include "agent.h"
 #include "events.h"
+#include "stacks.h"
+#include "gctimeline.h"
 
+/* Low mask: JIT, modules, assemblies, threads, runtime suspensions, and the
+ * right to call DoStackSnapshot. High mask (SetEventMask2): GC start and end
+ * only (BASIC_GC: no object tracking, and concurrent GC stays on). */
 #define AGENT_EVENT_MASK                                                                       \
     (COR_PRF_MONITOR_JIT_COMPILATION | COR_PRF_MONITOR_MODULE_LOADS |                         \
-     COR_PRF_MONITOR_ASSEMBLY_LOADS | COR_PRF_MONITOR_THREADS)
+     COR_PRF_MONITOR_ASSEMBLY_LOADS | COR_PRF_MONITOR_THREADS | COR_PRF_MONITOR_SUSPENDS |    \
+     COR_PRF_ENABLE_STACK_SNAPSHOT)
+#define AGENT_EVENT_MASK_HIGH COR_PRF_HIGH_BASIC_GC
+
+#define AGENT_SHUTDOWN_WALKER_MS 2000 /* Shutdown: longest wait for the walker thread */
 
 _Static_assert((AGENT_EVENT_MASK & COR_PRF_MONITOR_IMMUTABLE) == 0,
                "the mask must stay detachable");
 _Static_assert((AGENT_EVENT_MASK & ~COR_PRF_ALLOWABLE_AFTER_ATTACH) == 0,
                "the mask must be allowed after attach");
+_Static_assert((AGENT_EVENT_MASK_HIGH & COR_PRF_HIGH_MONITOR_IMMUTABLE) == 0,
+               "the high mask must stay detachable");
+_Static_assert((AGENT_EVENT_MASK_HIGH & ~COR_PRF_HIGH_ALLOWABLE_AFTER_ATTACH) == 0,
+               "the high mask must be allowed after attach");
 
 agent_state agent = {.fd = -1};
 
@@ -114,6 +129,8 @@ static HRESULT agent_begin(profiler *p, IUnknown *unk, int mode, const char *soc
     atomic_store(&agent.catchup_requested, 0);
     atomic_store(&agent.stopping, 0);
     atomic_store(&agent.detach_requested, 0);
+    gctimeline_reset();
+    stacks_begin();
     hr = unk->lpVtbl->QueryInterface(unk, &IID_ICorProfilerInfo10, (void **)&info);
     if (FAILED(hr) || !info) {
         agent_log("this runtime has no ICorProfilerInfo10 (.NET 5 or later is needed)");
@@ -131,9 +148,9 @@ static HRESULT agent_begin(profiler *p, IUnknown *unk, int mode, const char *soc
         goto fail;
     }
     atomic_store(&agent.ring_ready, 1);
-    hr = info->lpVtbl->SetEventMask(info, AGENT_EVENT_MASK);
+    hr = info->lpVtbl->SetEventMask2(info, AGENT_EVENT_MASK, AGENT_EVENT_MASK_HIGH);
     if (FAILED(hr)) {
-        agent_log("SetEventMask failed");
+        agent_log("SetEventMask2 failed");
         goto fail;
     }
     if (sender_start() != 0) {
@@ -223,8 +240,10 @@ static HRESULT STDMETHODCALLTYPE cb_ProfilerDetachSucceeded(ICorProfilerCallback
 
 static HRESULT STDMETHODCALLTYPE cb_Shutdown(ICorProfilerCallback11 *self)
 {
-    if (((profiler *)self)->owns_agent)
+    if (((profiler *)self)->owns_agent) {
+        stacks_stop(AGENT_SHUTDOWN_WALKER_MS); /* its last records, then the sender's flush */
         sender_stop();
+    }
     return S_OK;
 }
 
@@ -268,11 +287,6 @@ static HRESULT STDMETHODCALLTYPE cb_RemotingServerInvocationReturned(ICorProfile
 static HRESULT STDMETHODCALLTYPE cb_RemotingServerSendingReply(ICorProfilerCallback11 *self, GUID *pCookie, BOOL fIsAsync) { (void)self; (void)pCookie; (void)fIsAsync; return S_OK; }
 static HRESULT STDMETHODCALLTYPE cb_UnmanagedToManagedTransition(ICorProfilerCallback11 *self, FunctionID functionId, COR_PRF_TRANSITION_REASON reason) { (void)self; (void)functionId; (void)reason; return S_OK; }
 static HRESULT STDMETHODCALLTYPE cb_ManagedToUnmanagedTransition(ICorProfilerCallback11 *self, FunctionID functionId, COR_PRF_TRANSITION_REASON reason) { (void)self; (void)functionId; (void)reason; return S_OK; }
-static HRESULT STDMETHODCALLTYPE cb_RuntimeSuspendStarted(ICorProfilerCallback11 *self, COR_PRF_SUSPEND_REASON suspendReason) { (void)self; (void)suspendReason; return S_OK; }
-static HRESULT STDMETHODCALLTYPE cb_RuntimeSuspendFinished(ICorProfilerCallback11 *self) { (void)self; return S_OK; }
-static HRESULT STDMETHODCALLTYPE cb_RuntimeSuspendAborted(ICorProfilerCallback11 *self) { (void)self; return S_OK; }
-static HRESULT STDMETHODCALLTYPE cb_RuntimeResumeStarted(ICorProfilerCallback11 *self) { (void)self; return S_OK; }
-static HRESULT STDMETHODCALLTYPE cb_RuntimeResumeFinished(ICorProfilerCallback11 *self) { (void)self; return S_OK; }
 static HRESULT STDMETHODCALLTYPE cb_RuntimeThreadSuspended(ICorProfilerCallback11 *self, ThreadID threadId) { (void)self; (void)threadId; return S_OK; }
 static HRESULT STDMETHODCALLTYPE cb_RuntimeThreadResumed(ICorProfilerCallback11 *self, ThreadID threadId) { (void)self; (void)threadId; return S_OK; }
 static HRESULT STDMETHODCALLTYPE cb_MovedReferences(ICorProfilerCallback11 *self, ULONG cMovedObjectIDRanges, ObjectID oldObjectIDRangeStart[], ObjectID newObjectIDRangeStart[], ULONG cObjectIDRangeLength[]) { (void)self; (void)cMovedObjectIDRanges; (void)oldObjectIDRangeStart; (void)newObjectIDRangeStart; (void)cObjectIDRangeLength; return S_OK; }
@@ -298,9 +312,7 @@ static HRESULT STDMETHODCALLTYPE cb_COMClassicVTableCreated(ICorProfilerCallback
 static HRESULT STDMETHODCALLTYPE cb_COMClassicVTableDestroyed(ICorProfilerCallback11 *self, ClassID wrappedClassId, REFGUID implementedIID, void *pVTable) { (void)self; (void)wrappedClassId; (void)implementedIID; (void)pVTable; return S_OK; }
 static HRESULT STDMETHODCALLTYPE cb_ExceptionCLRCatcherFound(ICorProfilerCallback11 *self) { (void)self; return S_OK; }
 static HRESULT STDMETHODCALLTYPE cb_ExceptionCLRCatcherExecute(ICorProfilerCallback11 *self) { (void)self; return S_OK; }
-static HRESULT STDMETHODCALLTYPE cb_GarbageCollectionStarted(ICorProfilerCallback11 *self, int cGenerations, BOOL generationCollected[], COR_PRF_GC_REASON reason) { (void)self; (void)cGenerations; (void)generationCollected; (void)reason; return S_OK; }
 static HRESULT STDMETHODCALLTYPE cb_SurvivingReferences(ICorProfilerCallback11 *self, ULONG cSurvivingObjectIDRanges, ObjectID objectIDRangeStart[], ULONG cObjectIDRangeLength[]) { (void)self; (void)cSurvivingObjectIDRanges; (void)objectIDRangeStart; (void)cObjectIDRangeLength; return S_OK; }
-static HRESULT STDMETHODCALLTYPE cb_GarbageCollectionFinished(ICorProfilerCallback11 *self) { (void)self; return S_OK; }
 static HRESULT STDMETHODCALLTYPE cb_FinalizeableObjectQueued(ICorProfilerCallback11 *self, DWORD finalizerFlags, ObjectID objectID) { (void)self; (void)finalizerFlags; (void)objectID; return S_OK; }
 static HRESULT STDMETHODCALLTYPE cb_RootReferences2(ICorProfilerCallback11 *self, ULONG cRootRefs, ObjectID rootRefIds[], COR_PRF_GC_ROOT_KIND rootKinds[], COR_PRF_GC_ROOT_FLAGS rootFlags[], UINT_PTR rootIds[]) { (void)self; (void)cRootRefs; (void)rootRefIds; (void)rootKinds; (void)rootFlags; (void)rootIds; return S_OK; }
 static HRESULT STDMETHODCALLTYPE cb_HandleCreated(ICorProfilerCallback11 *self, GCHandleID handleId, ObjectID initialObjectId) { (void)self; (void)handleId; (void)initialObjectId; return S_OK; }

@@ -3,9 +3,13 @@
  * Loop: (re)connect with back-off; on a connection send the hello, then a
  * catch-up when one is due (attach, or a reconnect after records were lost);
  * drain the ring into a bounded output buffer, resolving each function's name
- * the first time it is seen; read commands (detach, ping); report drop counters.
- * While no server is connected, ring records are discarded and counted, so the
- * app never waits and memory stays bounded. Only this thread calls send/recv.
+ * the first time it is seen (in JIT records and in the frames of stack records);
+ * read commands (detach, ping, and snapshot / profile, which go to the walker
+ * thread, stacks.c); report drop counters. While no server is connected, ring
+ * records are discarded and counted, so the app never waits and memory stays
+ * bounded. Only this thread calls send/recv. Its calls into the runtime are made
+ * under the runtime lock (walk.c says why); before RequestProfilerDetach the
+ * walker thread is stopped and joined, so no agent thread outlives the detach.
  */
 #include <errno.h>
 #include <signal.h>
@@ -19,7 +23,9 @@
 
 #include "agent.h"
 #include "emit.h"
+#include "stacks.h"
 #include "utf.h"
+#include "walk.h"
 
 #define SENDER_OUT_BYTES (256u * 1024u)
 #define SENDER_IN_BYTES 4096u
@@ -31,6 +37,7 @@
 #define SENDER_NAMED_MAX (4u * 1024u * 1024u) /* functions remembered as named */
 #define SENDER_FLUSH_WAIT_MS 2000             /* longest wait for a slow server */
 #define SENDER_ORPHAN_NS 10000000000ull       /* attach mode: detach after 10 s alone */
+#define SENDER_WALKER_WAIT_MS 3000            /* detach: longest wait for the walker to end */
 
 static uint8_t sender_out[SENDER_OUT_BYTES];
 static size_t sender_out_used;
@@ -48,8 +55,10 @@ static void sender_sleep_ms(unsigned ms)
 
 static void sender_disconnect(void)
 {
-    if (agent.fd >= 0)
+    if (agent.fd >= 0) {
         close(agent.fd);
+        stacks_profile_stop(); /* the server that asked for it is gone */
+    }
     agent.fd = -1;
     sender_out_used = 0;
     sender_in_used = 0;
@@ -185,6 +194,16 @@ static void sender_named_reset(void)
     sender_named_cap = sender_named_count = 0;
 }
 
+static int sender_resolve(uint64_t function_id, char *name, size_t size, wire_function_name *f)
+{
+    int rc;
+
+    walk_runtime_lock();
+    rc = names_resolve(agent.info, function_id, name, size, &f->module_id, &f->token);
+    walk_runtime_unlock();
+    return rc;
+}
+
 void sender_emit_function_name(uint64_t function_id, int dynamic, uint16_t flags)
 {
     static char name[2048];
@@ -195,8 +214,7 @@ void sender_emit_function_name(uint64_t function_id, int dynamic, uint16_t flags
         return;
     if (dynamic) {
         n = (size_t)snprintf(name, sizeof(name), "(dynamic method)");
-    } else if (names_resolve(agent.info, function_id, name, sizeof(name), &fixed.module_id,
-                             &fixed.token) == 0) {
+    } else if (sender_resolve(function_id, name, sizeof(name), &fixed) == 0) {
         n = strlen(name);
     } else {
         atomic_fetch_add_explicit(&agent.name_failures, 1, memory_order_relaxed);
@@ -263,6 +281,26 @@ static void sender_drops(void)
 
 /* ---- ring ---- */
 
+/* Names every FunctionID in a WIRE_STACK_THREAD payload (native frames have 0). */
+static void sender_name_frames(const uint8_t *payload, uint32_t length)
+{
+    wire_stack_thread t;
+    wire_stack_frame f;
+    uint32_t i, n;
+
+    if (length < sizeof(t))
+        return;
+    memcpy(&t, payload, sizeof(t));
+    n = (length - (uint32_t)sizeof(t)) / (uint32_t)sizeof(f);
+    if (t.frame_count < n)
+        n = t.frame_count;
+    for (i = 0; i < n && agent.fd >= 0; i++) {
+        memcpy(&f, payload + sizeof(t) + (size_t)i * sizeof(f), sizeof(f));
+        if (f.function_id)
+            sender_emit_function_name(f.function_id, 0, 0);
+    }
+}
+
 /* Moves up to `budget` ring records to the output (or discards them while
  * disconnected). Returns how many were taken. */
 static unsigned sender_drain(unsigned budget)
@@ -282,6 +320,8 @@ static unsigned sender_drain(unsigned budget)
                 uint64_t fid;
                 memcpy(&fid, rec + sizeof(h), sizeof(fid));
                 sender_emit_function_name(fid, (h.flags & WIRE_FLAG_DYNAMIC) != 0, 0);
+            } else if (h.type == WIRE_STACK_THREAD) {
+                sender_name_frames(rec + sizeof(h), h.length);
             }
             sender_emit(h.type, h.flags, h.time_ns, rec + sizeof(h), h.length, NULL, 0, NULL, 0);
         }
@@ -297,13 +337,21 @@ static unsigned sender_drain(unsigned budget)
 static int sender_detach(uint32_t expected_ms)
 {
     wire_detach_status status;
-    HRESULT hr;
+    HRESULT hr = S_OK;
 
+    /* sampling stops and the walker is joined first: once the runtime may
+     * unload us, no thread of ours may be left in the library */
+    if (stacks_stop(SENDER_WALKER_WAIT_MS) != 0)
+        hr = STACKS_E_BUSY;
     while (sender_drain(4096) > 0)
         ;
     sender_drops();
     sender_flush(1);
-    hr = agent.info->lpVtbl->RequestProfilerDetach(agent.info, expected_ms);
+    if (SUCCEEDED(hr)) {
+        walk_runtime_lock();
+        hr = agent.info->lpVtbl->RequestProfilerDetach(agent.info, expected_ms);
+        walk_runtime_unlock();
+    }
     status.state = FAILED(hr) ? WIRE_DETACH_REFUSED : WIRE_DETACH_REQUESTED;
     status.hresult = hr;
     sender_emit(WIRE_DETACH_STATUS, 0, emit_now_ns(), &status, sizeof(status), NULL, 0, NULL, 0);
@@ -350,6 +398,17 @@ static int sender_commands(void)
                 ;
             sender_emit(WIRE_PONG, 0, emit_now_ns(), payload, sizeof(wire_cmd_ping), NULL, 0,
                         NULL, 0);
+        } else if (h.type == WIRE_CMD_SNAPSHOT && h.length >= sizeof(wire_cmd_snapshot)) {
+            wire_cmd_snapshot cmd;
+            memcpy(&cmd, payload, sizeof(cmd));
+            stacks_snapshot(cmd.request_id);
+        } else if (h.type == WIRE_CMD_PROFILE_START &&
+                   h.length >= sizeof(wire_cmd_profile_start)) {
+            wire_cmd_profile_start cmd;
+            memcpy(&cmd, payload, sizeof(cmd));
+            stacks_profile_start(&cmd);
+        } else if (h.type == WIRE_CMD_PROFILE_STOP) {
+            stacks_profile_stop();
         }
         /* unknown commands are ignored: a newer server may know more */
     }
@@ -401,8 +460,13 @@ static void *sender_main(void *arg)
                     lost_since = now;
                 /* attach mode: the server that attached us is gone (or never came):
                  * nobody will come back for us, so leave the process */
-                if (agent.mode == WIRE_MODE_ATTACH && now - lost_since > SENDER_ORPHAN_NS) {
-                    if (SUCCEEDED(agent.info->lpVtbl->RequestProfilerDetach(agent.info, 0))) {
+                if (agent.mode == WIRE_MODE_ATTACH && now - lost_since > SENDER_ORPHAN_NS &&
+                    stacks_stop(SENDER_WALKER_WAIT_MS) == 0) {
+                    HRESULT hr;
+                    walk_runtime_lock();
+                    hr = agent.info->lpVtbl->RequestProfilerDetach(agent.info, 0);
+                    walk_runtime_unlock();
+                    if (SUCCEEDED(hr)) {
                         atomic_store(&agent.detach_requested, 1);
                         return NULL;
                     }

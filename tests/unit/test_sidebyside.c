@@ -4,7 +4,10 @@
  * relative to the cwd, which is the repo root under tests/run.sh) and plays the
  * runtime: class factory, profiler objects, Initialize / InitializeForAttach /
  * Shutdown / ProfilerDetachSucceeded, with a fake ICorProfilerInfo10 whose vtable
- * fills only the slots the agent calls on these paths. The test itself is the
+ * fills only the slots the agent calls on these paths (including a fake
+ * SuspendRuntime / EnumThreads / DoStackSnapshot / ResumeRuntime whose threads
+ * and frames each test sets up, and names through GetFunctionInfo2 and a fake
+ * IMetaDataImport: method token T is named "M_<T in hex>"). The test itself is the
  * jitscope server: it listens on the Unix socket named by JITSCOPE_SOCKET (in a
  * mkdtemp directory) and reads the agent's frames with the wire.h structs.
  *
@@ -20,26 +23,52 @@
  *                      runtimes attach at once with different client data; the
  *                      winner's hello must carry the winner's token (the agent
  *                      claims before it copies client data, see profiler.c)
- *   side_by_side       runtime A: Initialize -> S_OK, event mask (JIT, modules,
- *                      assemblies, threads; nothing immutable; all allowed after
- *                      attach), hello frame (token, 10.0.1, pid, mode, ring size),
+ *   side_by_side       runtime A: Initialize -> S_OK, SetEventMask2 (JIT, modules,
+ *                      assemblies, threads, suspensions, stack snapshot; high mask
+ *                      BASIC_GC; nothing immutable; all allowed after attach),
+ *                      hello frame (token, 10.0.1, pid, mode, ring size),
  *                      records flow; runtime B: Initialize and InitializeForAttach
  *                      -> CORPROF_E_PROFILER_CANCEL_ACTIVATION, B's runtime never
  *                      queried, no second connection in 300 ms; B's Shutdown /
  *                      ProfilerDetachSucceeded do not disturb A (ping answered)
+ *   gc_timeline        GC and suspension callbacks -> GC_STARTED (generation mask,
+ *                      reason), RUNTIME_SUSPEND phases, GC_FINISHED, in order; the
+ *                      lone ends of a GC / suspension begun before are ignored
+ *   snapshot           WIRE_CMD_SNAPSHOT: one SuspendRuntime, EnumThreads, a walk
+ *                      per thread (not the walker's own), one ResumeRuntime; frames
+ *                      leaf first with native runs kept, E_FAIL kept with its
+ *                      frames, 600 deep -> 512 + TRUNCATED; STACK_END with
+ *                      request_id, counts, suspend_ns; every FunctionID named
+ *                      before its STACK_THREAD; nothing on the socket while
+ *                      suspended; the walker's harmless self-walk came first
+ *   snapshot_naming_lock  the sender names slowly while the walker suspends: no
+ *                      sender call into the runtime during the suspension
+ *   snapshot_retries   SUSPENSION_IN_PROGRESS x3 -> retries 3; forever -> the
+ *                      HRESULT in STACK_END, no ResumeRuntime without a suspension
+ *   thread_destroyed_waits  ThreadDestroyed of the thread being walked returns
+ *                      after its walk; of another thread at once
+ *   profile            PROFILE_START 50 Hz: STARTED, ~50 samples/s with the rate,
+ *                      a snapshot served between samples, STOPPED with the counts;
+ *                      a profile with a duration stops by itself
+ *   profile_budget     a 5 ms SuspendRuntime at 100 Hz, 2% budget -> RATE status
+ *                      with ~3.6 Hz, samples follow it
  *   detach             WIRE_CMD_DETACH refused by the runtime -> DETACH_STATUS
- *                      REFUSED, agent carries on; then WIRE_CMD_DETACH ->
- *                      RequestProfilerDetach on the agent's thread, DETACH_STATUS
+ *                      REFUSED, agent carries on (its idle walker thread joined
+ *                      first); then, while sampling, WIRE_CMD_DETACH -> STOPPED,
+ *                      no walker thread left, RequestProfilerDetach on the agent's
+ *                      thread, DETACH_STATUS
  *                      REQUESTED, the thread leaves by itself;
  *                      ProfilerDetachSucceeded -> DETACH_STATUS SUCCEEDED last, the
  *                      connection already closed when it returns, ICorProfilerInfo
  *                      released
  *   reclaim            the claim is free again: runtime C (a third object)
  *                      Initialize -> S_OK, fresh hello (new token, seq 1)
- *   shutdown           C's Shutdown: the connection closes within 3 s (in fact
- *                      before Shutdown returns), last frame WIRE_DROPS, and the
- *                      "jitscope-agent" thread is gone; objects released
- * A watchdog ends the run with a failure if an agent call hangs (20 s).
+ *   shutdown           C samples (walks numbered from 1 again); C's Shutdown:
+ *                      PROFILE_STATUS STOPPED, the connection closes within 3 s
+ *                      (in fact before Shutdown returns), last frame WIRE_DROPS,
+ *                      the "jitscope-agent" and "jitscope-walk" threads are gone;
+ *                      objects released
+ * A watchdog ends the run with a failure if an agent call hangs (40 s).
  *
  * Build: make build/tests/test_sidebyside (needs `make all` for the agent .so).
  */
@@ -78,6 +107,14 @@
 #define REAL_MONITOR_JIT_COMPILATION 0x00000020u
 #define REAL_MONITOR_THREADS 0x00000200u
 #define REAL_MONITOR_ENTERLEAVE 0x00001000u
+#define REAL_MONITOR_SUSPENDS 0x00010000u
+#define REAL_ENABLE_STACK_SNAPSHOT 0x10000000u
+#define REAL_HIGH_BASIC_GC 0x00000010u
+/* COR_PRF_HIGH_ALLOWABLE_AFTER_ATTACH of .NET 5 and later (in-memory symbols,
+ * dynamic function unloads, basic GC, moved objects, large objects, EventPipe)
+ * and COR_PRF_HIGH_MONITOR_IMMUTABLE (disable tiered compilation). */
+#define REAL_HIGH_ALLOWABLE_AFTER_ATTACH 0x000000F6u
+#define REAL_HIGH_IMMUTABLE 0x00000008u
 /* The strictest COR_PRF_ALLOWABLE_AFTER_ATTACH any runtime version has had
  * (.NET Framework 4's: threads, module/assembly/appdomain loads, stack snapshot,
  * GC, suspends, class loads, JIT compilation) and the widest
@@ -182,7 +219,7 @@ typedef struct fake_runtime {
     _Atomic int refs;        /* shared by unk and info; the runtime itself holds 1 */
     _Atomic int unk_qi_calls, info10_handed_out, runtime_info_calls, set_mask_calls;
     _Atomic int detach_calls, enum_calls, unexpected_qi;
-    _Atomic DWORD mask;
+    _Atomic DWORD mask, mask_high;
     _Atomic DWORD detach_expected_ms;
     _Atomic pid_t detach_tid;
     char detach_thread_name[32]; /* written by the agent's thread before detach_calls++ */
@@ -194,6 +231,52 @@ static fake_runtime *rt_of_unk(IUnknown *u)
     return (fake_runtime *)(void *)((char *)u - offsetof(fake_runtime, unk));
 }
 static fake_runtime *rt_of_info(ICorProfilerInfo10 *i) { return (fake_runtime *)(void *)i; }
+
+/* What the fake says about frames: frame i (0 = leaf) of the thread whose
+ * ThreadID is t (a small number, so every test has its own FunctionIDs).
+ * Every frame with i % 7 == 3 is a run of native code (FunctionID 0). */
+#define FAKE_FID(t, i) ((i) % 7 == 3 ? (FunctionID)0 : (FunctionID)(((t) << 12) + (i)))
+#define FAKE_IP(t, i) ((UINT_PTR)0x7f0000000000ull + ((UINT_PTR)(t) << 16) + (UINT_PTR)(i) * 0x10u)
+#define FAKE_TOKEN(fid) ((mdToken)(0x06000000u | ((fid) & 0x00FFFFFFu)))
+#define FAKE_MODULE ((ModuleID)0x4D4F44u)
+#define FAKE_MAX_THREADS 8
+#define FAKE_WALKER_ID(tid) ((ThreadID)0x7000u + (ThreadID)(unsigned)(tid))
+
+typedef struct fake_thread_cfg {
+    ThreadID id;
+    unsigned depth;          /* frames the fake reports */
+    HRESULT hr;              /* what DoStackSnapshot returns (unless the walk is aborted) */
+    unsigned sleep_ms;       /* the walk of this thread takes this long */
+} fake_thread_cfg;
+
+/* One scenario at a time: the test thread sets it up before sending a command
+ * (the socket and the agent's hand-over order it before the walker reads it). */
+static struct {
+    fake_thread_cfg threads[FAKE_MAX_THREADS];
+    unsigned nthreads;
+    int list_self;                    /* EnumThreads also lists the caller (the walker) */
+    _Atomic int busy_left;            /* SuspendRuntime says IN_PROGRESS this often first */
+    _Atomic unsigned suspend_sleep_ms;/* a slow SuspendRuntime */
+    _Atomic unsigned name_sleep_us;   /* a slow GetFunctionInfo2 */
+    _Atomic int suspended;
+    _Atomic pid_t suspender;
+    _Atomic int suspend_calls, suspend_ok, resume_calls, bad_resumes, nested_suspends;
+    _Atomic int foreign_calls;        /* runtime calls of another thread while suspended */
+    _Atomic int unsuspended_walks;    /* another thread walked while not suspended */
+    _Atomic int self_calls, self_calls_suspended, self_walked, init_thread_calls;
+    _Atomic int walks, enums_live, enums_released_suspended, bad_walk_flags;
+    _Atomic ThreadID walking;         /* the thread a walk is in */
+    _Atomic uint64_t walk_end_ns;     /* when the last slow walk ended */
+    _Atomic int peek_fd;              /* >= 0: ResumeRuntime looks at the socket first */
+    _Atomic int peek_stack_frames, peek_done;
+    _Atomic int walkers_at_detach;    /* "jitscope-walk" threads when detach was asked */
+} fs = {.peek_fd = -1, .walkers_at_detach = -1};
+
+static void fake_note_call(void)
+{
+    if (atomic_load(&fs.suspended) && atomic_load(&fs.suspender) != my_tid())
+        atomic_fetch_add(&fs.foreign_calls, 1);
+}
 
 static int guid_eq(const GUID *a, const GUID *b) { return memcmp(a, b, sizeof(GUID)) == 0; }
 
@@ -291,6 +374,17 @@ static HRESULT STDMETHODCALLTYPE info_SetEventMask(ICorProfilerInfo10 *self, DWO
     return S_OK;
 }
 
+static HRESULT STDMETHODCALLTYPE info_SetEventMask2(ICorProfilerInfo10 *self, DWORD dwEventsLow,
+                                                   DWORD dwEventsHigh)
+{
+    fake_runtime *rt = rt_of_info(self);
+
+    atomic_store(&rt->mask, dwEventsLow);
+    atomic_store(&rt->mask_high, dwEventsHigh);
+    atomic_fetch_add(&rt->set_mask_calls, 1);
+    return S_OK;
+}
+
 static HRESULT STDMETHODCALLTYPE info_GetCurrentThreadID(ICorProfilerInfo10 *self,
                                                          ThreadID *pThreadId)
 {
@@ -307,6 +401,7 @@ static HRESULT STDMETHODCALLTYPE info_GetThreadInfo(ICorProfilerInfo10 *self, Th
                                                     DWORD *pdwWin32ThreadId)
 {
     (void)self;
+    fake_note_call();
     if (!pdwWin32ThreadId)
         return E_POINTER;
     *pdwWin32ThreadId = FAKE_OS_TID(threadId);
@@ -318,6 +413,8 @@ static HRESULT STDMETHODCALLTYPE info_RequestProfilerDetach(ICorProfilerInfo10 *
 {
     fake_runtime *rt = rt_of_info(self);
 
+    fake_note_call();
+    atomic_store(&fs.walkers_at_detach, threads_named("jitscope-walk"));
     atomic_store(&rt->detach_expected_ms, dwExpectedCompletionMilliseconds);
     atomic_store(&rt->detach_tid, my_tid());
     if (pthread_getname_np(pthread_self(), rt->detach_thread_name,
@@ -330,14 +427,7 @@ static HRESULT STDMETHODCALLTYPE info_RequestProfilerDetach(ICorProfilerInfo10 *
 static HRESULT STDMETHODCALLTYPE info_EnumModules(ICorProfilerInfo10 *self,
                                                   ICorProfilerModuleEnum **ppEnum)
 {
-    atomic_fetch_add(&rt_of_info(self)->enum_calls, 1);
-    if (ppEnum)
-        *ppEnum = NULL;
-    return E_FAIL;
-}
-static HRESULT STDMETHODCALLTYPE info_EnumThreads(ICorProfilerInfo10 *self,
-                                                  ICorProfilerThreadEnum **ppEnum)
-{
+    fake_note_call();
     atomic_fetch_add(&rt_of_info(self)->enum_calls, 1);
     if (ppEnum)
         *ppEnum = NULL;
@@ -350,6 +440,326 @@ static HRESULT STDMETHODCALLTYPE info_EnumJITedFunctions2(ICorProfilerInfo10 *se
     if (ppEnum)
         *ppEnum = NULL;
     return E_FAIL;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The fake runtime's stacks: suspension, threads, walks, names             */
+/* ------------------------------------------------------------------------ */
+
+static void fake_stacks_reset(void)
+{
+    memset(fs.threads, 0, sizeof(fs.threads));
+    fs.nthreads = 0;
+    fs.list_self = 0;
+    atomic_store(&fs.busy_left, 0);
+    atomic_store(&fs.suspend_sleep_ms, 0);
+    atomic_store(&fs.name_sleep_us, 0);
+    atomic_store(&fs.peek_fd, -1);
+    atomic_store(&fs.peek_done, 0);
+    atomic_store(&fs.peek_stack_frames, 0);
+}
+
+static void fake_add_thread(ThreadID id, unsigned depth, HRESULT hr, unsigned sleep_ms)
+{
+    if (fs.nthreads < FAKE_MAX_THREADS)
+        fs.threads[fs.nthreads++] = (fake_thread_cfg){id, depth, hr, sleep_ms};
+}
+
+/* A thread enumerator the agent must Release (after ResumeRuntime). */
+typedef struct fake_enum {
+    ICorProfilerThreadEnum iface;
+    _Atomic int refs;
+    ThreadID ids[FAKE_MAX_THREADS + 1];
+    ULONG count, pos;
+} fake_enum;
+
+static HRESULT STDMETHODCALLTYPE fenum_QueryInterface(ICorProfilerThreadEnum *self, REFIID riid,
+                                                      void **out)
+{
+    (void)self, (void)riid;
+    *out = NULL;
+    return E_NOINTERFACE;
+}
+static ULONG STDMETHODCALLTYPE fenum_AddRef(ICorProfilerThreadEnum *self)
+{
+    return (ULONG)(atomic_fetch_add(&((fake_enum *)self)->refs, 1) + 1);
+}
+static ULONG STDMETHODCALLTYPE fenum_Release(ICorProfilerThreadEnum *self)
+{
+    int left = atomic_fetch_sub(&((fake_enum *)self)->refs, 1) - 1;
+
+    if (left == 0) {
+        if (atomic_load(&fs.suspended))
+            atomic_fetch_add(&fs.enums_released_suspended, 1);
+        atomic_fetch_sub(&fs.enums_live, 1);
+        free(self);
+    }
+    return (ULONG)left;
+}
+static HRESULT STDMETHODCALLTYPE fenum_Skip(ICorProfilerThreadEnum *self, ULONG celt)
+{
+    fake_enum *e = (fake_enum *)self;
+    e->pos = e->pos + celt > e->count ? e->count : e->pos + celt;
+    return S_OK;
+}
+static HRESULT STDMETHODCALLTYPE fenum_Reset(ICorProfilerThreadEnum *self)
+{
+    ((fake_enum *)self)->pos = 0;
+    return S_OK;
+}
+static HRESULT STDMETHODCALLTYPE fenum_Clone(ICorProfilerThreadEnum *self,
+                                             ICorProfilerThreadEnum **out)
+{
+    (void)self;
+    *out = NULL;
+    return E_NOTIMPL;
+}
+static HRESULT STDMETHODCALLTYPE fenum_GetCount(ICorProfilerThreadEnum *self, ULONG *n)
+{
+    *n = ((fake_enum *)self)->count;
+    return S_OK;
+}
+static HRESULT STDMETHODCALLTYPE fenum_Next(ICorProfilerThreadEnum *self, ULONG celt,
+                                            ThreadID ids[], ULONG *fetched)
+{
+    fake_enum *e = (fake_enum *)self;
+    ULONG n = 0;
+
+    while (n < celt && e->pos < e->count)
+        ids[n++] = e->ids[e->pos++];
+    if (fetched)
+        *fetched = n;
+    return n == celt ? S_OK : S_FALSE;
+}
+
+static const ICorProfilerThreadEnumVtbl fake_enum_vtbl = {
+    .QueryInterface = fenum_QueryInterface, .AddRef = fenum_AddRef,
+    .Release = fenum_Release,               .Skip = fenum_Skip,
+    .Reset = fenum_Reset,                   .Clone = fenum_Clone,
+    .GetCount = fenum_GetCount,             .Next = fenum_Next,
+};
+
+static HRESULT STDMETHODCALLTYPE info_EnumThreads(ICorProfilerInfo10 *self,
+                                                  ICorProfilerThreadEnum **ppEnum)
+{
+    fake_enum *e;
+    unsigned i;
+
+    atomic_fetch_add(&rt_of_info(self)->enum_calls, 1);
+    fake_note_call();
+    *ppEnum = NULL;
+    e = calloc(1, sizeof(*e));
+    if (!e)
+        return E_OUTOFMEMORY;
+    e->iface.lpVtbl = &fake_enum_vtbl;
+    atomic_init(&e->refs, 1);
+    for (i = 0; i < fs.nthreads; i++) {
+        e->ids[e->count++] = fs.threads[i].id;
+        if (i == 0 && fs.list_self) /* the walker, among the others */
+            e->ids[e->count++] = FAKE_WALKER_ID(my_tid());
+    }
+    atomic_fetch_add(&fs.enums_live, 1);
+    *ppEnum = &e->iface;
+    return S_OK;
+}
+
+static HRESULT STDMETHODCALLTYPE info_SuspendRuntime(ICorProfilerInfo10 *self)
+{
+    unsigned ms = atomic_load(&fs.suspend_sleep_ms);
+
+    (void)self;
+    atomic_fetch_add(&fs.suspend_calls, 1);
+    if (atomic_load(&fs.busy_left) > 0) {
+        atomic_fetch_sub(&fs.busy_left, 1);
+        return CORPROF_E_SUSPENSION_IN_PROGRESS;
+    }
+    if (atomic_load(&fs.suspended))
+        atomic_fetch_add(&fs.nested_suspends, 1);
+    if (ms)
+        sleep_ms(ms);
+    atomic_store(&fs.suspender, my_tid());
+    atomic_store(&fs.suspended, 1);
+    atomic_fetch_add(&fs.suspend_ok, 1);
+    return S_OK;
+}
+
+/* Counts the STACK_THREAD / STACK_END frames waiting, unread, in the socket. */
+static int peek_stack_frames(int fd)
+{
+    static uint8_t buf[1 << 20];
+    ssize_t n = recv(fd, buf, sizeof(buf), MSG_PEEK | MSG_DONTWAIT);
+    size_t off = 0;
+    int found = 0;
+
+    while (n > 0 && off + sizeof(wire_frame_header) <= (size_t)n) {
+        wire_frame_header h;
+        memcpy(&h, buf + off, sizeof(h));
+        if (h.type == WIRE_STACK_THREAD || h.type == WIRE_STACK_END)
+            found++;
+        off += sizeof(h) + h.length;
+    }
+    return found;
+}
+
+static HRESULT STDMETHODCALLTYPE info_ResumeRuntime(ICorProfilerInfo10 *self)
+{
+    int fd = atomic_load(&fs.peek_fd);
+
+    (void)self;
+    atomic_fetch_add(&fs.resume_calls, 1);
+    if (!atomic_load(&fs.suspended) || atomic_load(&fs.suspender) != my_tid()) {
+        atomic_fetch_add(&fs.bad_resumes, 1);
+        return CORPROF_E_UNSUPPORTED_CALL_SEQUENCE;
+    }
+    if (fd >= 0) {
+        /* still suspended: had anything of this walk been written into the ring,
+         * the sender (5 ms poll) would have put it on the socket by now */
+        sleep_ms(60);
+        atomic_store(&fs.peek_stack_frames, peek_stack_frames(fd));
+        atomic_store(&fs.peek_done, 1);
+    }
+    atomic_store(&fs.suspended, 0);
+    return S_OK;
+}
+
+static HRESULT STDMETHODCALLTYPE info_DoStackSnapshot(ICorProfilerInfo10 *self, ThreadID thread,
+                                                      StackSnapshotCallback *callback,
+                                                      ULONG32 infoFlags, void *clientData,
+                                                      BYTE context[], ULONG32 contextSize)
+{
+    const fake_thread_cfg *cfg = NULL;
+    unsigned k, i;
+
+    (void)self;
+    if (infoFlags != COR_PRF_SNAPSHOT_DEFAULT || context || contextSize)
+        atomic_fetch_add(&fs.bad_walk_flags, 1);
+    if (thread == 0) { /* the caller itself: the walker's harmless first call */
+        atomic_fetch_add(&fs.self_calls, 1);
+        if (atomic_load(&fs.suspended))
+            atomic_fetch_add(&fs.self_calls_suspended, 1);
+        return S_OK;
+    }
+    if (!atomic_load(&fs.suspended) || atomic_load(&fs.suspender) != my_tid())
+        atomic_fetch_add(&fs.unsuspended_walks, 1);
+    if (thread == FAKE_WALKER_ID(my_tid()))
+        atomic_fetch_add(&fs.self_walked, 1);
+    for (k = 0; k < fs.nthreads; k++)
+        if (fs.threads[k].id == thread)
+            cfg = &fs.threads[k];
+    if (!cfg)
+        return E_INVALIDARG;
+    atomic_fetch_add(&fs.walks, 1);
+    atomic_store(&fs.walking, thread);
+    for (i = 0; i < cfg->depth; i++) {
+        if (FAILED(callback(FAKE_FID(thread, i), FAKE_IP(thread, i), 0, 0, NULL, clientData))) {
+            atomic_store(&fs.walking, 0);
+            return CORPROF_E_STACKSNAPSHOT_ABORTED; /* what the runtime says */
+        }
+    }
+    if (cfg->sleep_ms) {
+        sleep_ms(cfg->sleep_ms);
+        atomic_store(&fs.walk_end_ns, clock_ns(CLOCK_MONOTONIC));
+    }
+    atomic_store(&fs.walking, 0);
+    return cfg->hr;
+}
+
+static HRESULT STDMETHODCALLTYPE info_InitializeCurrentThread(ICorProfilerInfo10 *self)
+{
+    (void)self;
+    atomic_fetch_add(&fs.init_thread_calls, 1);
+    return S_OK;
+}
+
+/* Names: every FunctionID is method FAKE_TOKEN(fid) of FAKE_MODULE, no class. */
+static HRESULT STDMETHODCALLTYPE info_GetFunctionInfo2(ICorProfilerInfo10 *self, FunctionID funcId,
+                                                       COR_PRF_FRAME_INFO frameInfo,
+                                                       ClassID *pClassId, ModuleID *pModuleId,
+                                                       mdToken *pToken, ULONG32 cTypeArgs,
+                                                       ULONG32 *pcTypeArgs, ClassID typeArgs[])
+{
+    unsigned us = atomic_load(&fs.name_sleep_us);
+
+    (void)self, (void)frameInfo, (void)cTypeArgs, (void)typeArgs;
+    fake_note_call();
+    if (us) {
+        struct timespec ts = {0, (long)us * 1000L};
+        nanosleep(&ts, NULL);
+        fake_note_call(); /* a suspension that began while we were "inside" */
+    }
+    if (pClassId)
+        *pClassId = 0;
+    if (pModuleId)
+        *pModuleId = FAKE_MODULE;
+    if (pToken)
+        *pToken = FAKE_TOKEN(funcId);
+    if (pcTypeArgs)
+        *pcTypeArgs = 0;
+    return S_OK;
+}
+
+static HRESULT STDMETHODCALLTYPE md_QueryInterface(IMetaDataImport *self, REFIID riid, void **out)
+{
+    (void)self, (void)riid;
+    *out = NULL;
+    return E_NOINTERFACE;
+}
+static ULONG STDMETHODCALLTYPE md_AddRef(IMetaDataImport *self) { (void)self; return 2; }
+static ULONG STDMETHODCALLTYPE md_Release(IMetaDataImport *self) { (void)self; return 1; }
+
+/* The method's name is "M_" and its token in hex, e.g. M_06000005. */
+static HRESULT STDMETHODCALLTYPE md_GetMethodProps(IMetaDataImport *self, mdMethodDef mb,
+                                                   mdTypeDef *pClass, LPWSTR szMethod,
+                                                   ULONG cchMethod, ULONG *pchMethod,
+                                                   DWORD *pdwAttr, PCCOR_SIGNATURE *ppvSigBlob,
+                                                   ULONG *pcbSigBlob, ULONG *pulCodeRVA,
+                                                   DWORD *pdwImplFlags)
+{
+    char name[32];
+    int n = snprintf(name, sizeof(name), "M_%08x", (unsigned)mb), i;
+
+    (void)self;
+    fake_note_call();
+    for (i = 0; i < n && (ULONG)i + 1 < cchMethod; i++)
+        szMethod[i] = (WCHAR)name[i];
+    if (cchMethod)
+        szMethod[i] = 0;
+    if (pchMethod)
+        *pchMethod = (ULONG)n + 1;
+    if (pClass)
+        *pClass = 0;
+    if (pdwAttr)
+        *pdwAttr = 0;
+    if (ppvSigBlob)
+        *ppvSigBlob = NULL;
+    if (pcbSigBlob)
+        *pcbSigBlob = 0;
+    if (pulCodeRVA)
+        *pulCodeRVA = 0;
+    if (pdwImplFlags)
+        *pdwImplFlags = 0;
+    return S_OK;
+}
+
+static const IMetaDataImportVtbl fake_md_vtbl = {
+    .QueryInterface = md_QueryInterface,
+    .AddRef = md_AddRef,
+    .Release = md_Release,
+    .GetMethodProps = md_GetMethodProps,
+};
+static IMetaDataImport fake_md = {&fake_md_vtbl};
+
+static HRESULT STDMETHODCALLTYPE info_GetModuleMetaData(ICorProfilerInfo10 *self, ModuleID moduleId,
+                                                        DWORD dwOpenFlags, REFIID riid,
+                                                        IUnknown **ppOut)
+{
+    (void)self, (void)dwOpenFlags;
+    fake_note_call();
+    *ppOut = NULL;
+    if (moduleId != FAKE_MODULE || !guid_eq(riid, &IID_IMetaDataImport))
+        return E_INVALIDARG;
+    *ppOut = (IUnknown *)(void *)&fake_md;
+    return S_OK;
 }
 
 /* Every other slot stays NULL: a call through one of them is a crash, i.e. the
@@ -366,6 +776,13 @@ static const ICorProfilerInfo10Vtbl fake_info_vtbl = {
     .GetRuntimeInformation = info_GetRuntimeInformation,
     .EnumThreads = info_EnumThreads,
     .EnumJITedFunctions2 = info_EnumJITedFunctions2,
+    .SetEventMask2 = info_SetEventMask2,
+    .InitializeCurrentThread = info_InitializeCurrentThread,
+    .SuspendRuntime = info_SuspendRuntime,
+    .ResumeRuntime = info_ResumeRuntime,
+    .DoStackSnapshot = info_DoStackSnapshot,
+    .GetFunctionInfo2 = info_GetFunctionInfo2,
+    .GetModuleMetaData = info_GetModuleMetaData,
 };
 
 static const IUnknownVtbl fake_unk_vtbl = {
@@ -397,7 +814,40 @@ typedef struct conn {
     wire_frame_header last; /* the last frame read */
     uint32_t last_length;
     uint8_t last_payload[WIRE_MAX_PAYLOAD];
+    uint64_t named[8192];   /* FunctionIDs named by a FUNCTION_NAME so far */
+    unsigned nnamed;
+    unsigned bad_names;     /* FUNCTION_NAMEs whose text is not the fake's name */
 } conn;
+
+/* Remembers a FUNCTION_NAME (c->last) and checks its text: "M_<token>". */
+static void conn_note_name(conn *c)
+{
+    wire_function_name f;
+    char expect[32];
+    uint16_t n;
+
+    if (c->last_length < sizeof(f) + 2)
+        return;
+    memcpy(&f, c->last_payload, sizeof(f));
+    memcpy(&n, c->last_payload + sizeof(f), 2);
+    snprintf(expect, sizeof(expect), "M_%08x", (unsigned)FAKE_TOKEN(f.function_id));
+    if (f.module_id == FAKE_MODULE &&
+        (n != strlen(expect) || memcmp(c->last_payload + sizeof(f) + 2, expect, n) != 0 ||
+         f.token != FAKE_TOKEN(f.function_id)))
+        c->bad_names++;
+    if (c->nnamed < sizeof(c->named) / sizeof(c->named[0]))
+        c->named[c->nnamed++] = f.function_id;
+}
+
+static int conn_was_named(const conn *c, uint64_t fid)
+{
+    unsigned i;
+
+    for (i = 0; i < c->nnamed; i++)
+        if (c->named[i] == fid)
+            return 1;
+    return 0;
+}
 
 static char sock_dir[64], sock_path[128];
 static int listen_fd = -1;
@@ -456,6 +906,8 @@ static int conn_read(conn *c, int timeout_ms)
     c->frames++;
     c->last = h;
     c->last_length = h.length;
+    if (h.type == WIRE_FUNCTION_NAME)
+        conn_note_name(c);
     return 1;
 }
 
@@ -485,6 +937,7 @@ typedef struct tail_info {
     uint32_t status_states[8];
     int32_t status_hresults[8];
     unsigned statuses;
+    unsigned profile_stopped;  /* PROFILE_STATUS STOPPED records */
 } tail_info;
 
 /* Reads frames until EOF, at most timeout_ms; with 0, only what is already
@@ -513,6 +966,9 @@ static void conn_read_to_eof(conn *c, int timeout_ms, tail_info *t)
             t->status_hresults[t->statuses] = s.hresult;
             t->statuses++;
         }
+        if (c->last.type == WIRE_PROFILE_STATUS && c->last_length >= 4 &&
+            c->last_payload[0] == WIRE_PROFILE_STOPPED)
+            t->profile_stopped++;
     }
     t->seconds += now_s() - start;
 }
@@ -1053,13 +1509,21 @@ TEST(side_by_side)
     CHECK(atomic_load(&rt_a.runtime_info_calls) >= 1, "A: GetRuntimeInformation called");
     CHECK(atomic_load(&rt_a.refs) == 2, "A: the agent holds one ICorProfilerInfo10 reference "
                                         "(runtime refs %d)", atomic_load(&rt_a.refs));
-    CHECK(atomic_load(&rt_a.set_mask_calls) == 1, "A: SetEventMask called once (%d)",
+    CHECK(atomic_load(&rt_a.set_mask_calls) == 1, "A: SetEventMask2 called once (%d)",
           atomic_load(&rt_a.set_mask_calls));
     mask = atomic_load(&rt_a.mask);
     CHECK(mask & REAL_MONITOR_JIT_COMPILATION, "A: mask has JIT compilation (0x%08x)", mask);
     CHECK(mask & REAL_MONITOR_MODULE_LOADS, "A: mask has module loads");
     CHECK(mask & REAL_MONITOR_ASSEMBLY_LOADS, "A: mask has assembly loads");
     CHECK(mask & REAL_MONITOR_THREADS, "A: mask has threads");
+    CHECK(mask & REAL_MONITOR_SUSPENDS, "A: mask has runtime suspensions");
+    CHECK(mask & REAL_ENABLE_STACK_SNAPSHOT, "A: mask enables DoStackSnapshot");
+    CHECK(atomic_load(&rt_a.mask_high) == REAL_HIGH_BASIC_GC,
+          "A: high mask is BASIC_GC only (0x%08x)", atomic_load(&rt_a.mask_high));
+    CHECK((atomic_load(&rt_a.mask_high) & REAL_HIGH_IMMUTABLE) == 0 &&
+              (atomic_load(&rt_a.mask_high) & ~REAL_HIGH_ALLOWABLE_AFTER_ATTACH) == 0 &&
+              (atomic_load(&rt_a.mask_high) & ~COR_PRF_HIGH_ALLOWABLE_AFTER_ATTACH) == 0,
+          "A: high mask: nothing immutable, all allowed after attach");
     CHECK((mask & COR_PRF_MONITOR_IMMUTABLE) == 0 && (mask & REAL_IMMUTABLE_MAX) == 0,
           "A: nothing immutable in the mask (detach stays possible)");
     CHECK((mask & REAL_MONITOR_ENTERLEAVE) == 0, "A: no enter/leave hooks");
@@ -1124,13 +1588,557 @@ TEST(side_by_side)
           "A: frame sequence numbers 1, 2, 3 ... without a gap (%u frames)", conn_a.frames);
 }
 
+/* ------------------------------------------------------------------------ */
+/* Stacks, profile, GC timeline (runtime A, after side_by_side)             */
+/* ------------------------------------------------------------------------ */
+
+/* One snapshot or sample as the server sees it. */
+typedef struct snap_read {
+    wire_stack_end end;
+    uint64_t end_time;
+    unsigned nthreads;
+    wire_stack_thread threads[FAKE_MAX_THREADS + 1];
+    uint64_t thread_time[FAKE_MAX_THREADS + 1];
+    wire_stack_frame frames[FAKE_MAX_THREADS + 1][WIRE_STACK_MAX_FRAMES];
+    unsigned unnamed;         /* managed frames with no FUNCTION_NAME before their record */
+    unsigned bad_records;     /* STACK_THREAD whose length does not match its frame_count */
+    unsigned statuses;        /* PROFILE_STATUS records met on the way */
+    wire_profile_status status;
+} snap_read;
+
+static snap_read snap;
+
+static void snap_thread(conn *c, snap_read *s)
+{
+    wire_stack_thread t;
+    uint32_t i;
+
+    if (c->last_length < sizeof(t)) {
+        s->bad_records++;
+        return;
+    }
+    memcpy(&t, c->last_payload, sizeof(t));
+    if (c->last_length != sizeof(t) + t.frame_count * sizeof(wire_stack_frame) ||
+        t.frame_count > WIRE_STACK_MAX_FRAMES) {
+        s->bad_records++;
+        return;
+    }
+    if (s->nthreads && s->threads[0].snapshot_id != t.snapshot_id)
+        s->nthreads = 0; /* another walk's records: start again */
+    if (s->nthreads > FAKE_MAX_THREADS)
+        return;
+    s->threads[s->nthreads] = t;
+    s->thread_time[s->nthreads] = c->last.time_ns;
+    memcpy(s->frames[s->nthreads], c->last_payload + sizeof(t),
+           t.frame_count * sizeof(wire_stack_frame));
+    for (i = 0; i < t.frame_count; i++)
+        if (s->frames[s->nthreads][i].function_id &&
+            !conn_was_named(c, s->frames[s->nthreads][i].function_id))
+            s->unnamed++;
+    s->nthreads++;
+}
+
+/* Reads until the STACK_END of kind `kind` and (snapshots) `request_id`,
+ * keeping that walk's STACK_THREAD records. 1, or -1 on timeout / EOF. */
+static int read_snapshot(conn *c, uint32_t kind, uint64_t request_id, snap_read *s,
+                         int timeout_ms)
+{
+    double deadline = now_s() + timeout_ms / 1000.0;
+
+    memset(s, 0, sizeof(*s));
+    for (;;) {
+        int left = (int)((deadline - now_s()) * 1000.0);
+        if (left <= 0 || conn_read(c, left) != 1)
+            return -1;
+        if (c->last.type == WIRE_STACK_THREAD) {
+            snap_thread(c, s);
+        } else if (c->last.type == WIRE_PROFILE_STATUS &&
+                   c->last_length == sizeof(wire_profile_status)) {
+            memcpy(&s->status, c->last_payload, sizeof(s->status));
+            s->statuses++;
+        } else if (c->last.type == WIRE_STACK_END && c->last_length == sizeof(s->end)) {
+            memcpy(&s->end, c->last_payload, sizeof(s->end));
+            s->end_time = c->last.time_ns;
+            if (s->end.kind == kind && (kind != WIRE_STACK_SNAPSHOT || s->end.request_id == request_id)) {
+                if (s->nthreads && s->threads[0].snapshot_id != s->end.snapshot_id)
+                    s->nthreads = 0;
+                return 1;
+            }
+            s->nthreads = 0;
+        }
+    }
+}
+
+/* Reads until a PROFILE_STATUS in `state`; samples seen on the way are counted. */
+static int read_status(conn *c, uint32_t state, wire_profile_status *out, unsigned *samples,
+                       int timeout_ms)
+{
+    double deadline = now_s() + timeout_ms / 1000.0;
+
+    for (;;) {
+        int left = (int)((deadline - now_s()) * 1000.0);
+        if (left <= 0 || conn_read(c, left) != 1)
+            return -1;
+        if (c->last.type == WIRE_STACK_END && samples)
+            (*samples)++;
+        if (c->last.type == WIRE_PROFILE_STATUS && c->last_length == sizeof(*out)) {
+            memcpy(out, c->last_payload, sizeof(*out));
+            if (out->state == state)
+                return 1;
+        }
+    }
+}
+
+static int wait_flag(_Atomic int *flag, int timeout_ms)
+{
+    double deadline = now_s() + timeout_ms / 1000.0;
+
+    while (!atomic_load(flag) && now_s() < deadline)
+        sleep_ms(1);
+    return atomic_load(flag);
+}
+
+static int send_snapshot(conn *c, uint64_t request_id)
+{
+    wire_cmd_snapshot cmd = {request_id};
+    return send_command(c->fd, WIRE_CMD_SNAPSHOT, &cmd, sizeof(cmd));
+}
+
+static int send_profile(conn *c, uint32_t hz, uint32_t budget, uint32_t duration_ms)
+{
+    wire_cmd_profile_start cmd = {hz, budget, duration_ms, 0};
+    return send_command(c->fd, WIRE_CMD_PROFILE_START, &cmd, sizeof(cmd));
+}
+
+static int send_profile_stop(conn *c)
+{
+    wire_cmd_profile_stop cmd = {0};
+    return send_command(c->fd, WIRE_CMD_PROFILE_STOP, &cmd, sizeof(cmd));
+}
+
+/* The frames of thread `t` as the fake reported them, leaf first, up to n. */
+static int frames_match(const wire_stack_frame *f, ThreadID t, unsigned n)
+{
+    unsigned i;
+
+    for (i = 0; i < n; i++)
+        if (f[i].function_id != FAKE_FID(t, i) || f[i].ip != FAKE_IP(t, i))
+            return 0;
+    return 1;
+}
+
+TEST(gc_timeline)
+{
+    BOOL gens[3] = {TRUE, FALSE, TRUE};
+    wire_cmd_ping ping = {0x71E11E};
+    uint16_t types[16];
+    uint8_t payloads[16][8];
+    unsigned n = 0;
+
+    if (!a_running || conn_a.fd < 0) {
+        CHECK(0, "needs side_by_side first (A running)");
+        return;
+    }
+    /* the ends of a collection and a suspension that began before the agent */
+    obj_a->lpVtbl->GarbageCollectionFinished(obj_a);
+    obj_a->lpVtbl->RuntimeSuspendFinished(obj_a);
+    obj_a->lpVtbl->RuntimeResumeFinished(obj_a);
+    /* then a whole collection with its suspension */
+    CHECK(obj_a->lpVtbl->GarbageCollectionStarted(obj_a, 3, gens, COR_PRF_GC_INDUCED) == S_OK,
+          "GarbageCollectionStarted -> S_OK");
+    obj_a->lpVtbl->RuntimeSuspendStarted(obj_a, COR_PRF_SUSPEND_FOR_GC);
+    obj_a->lpVtbl->RuntimeSuspendFinished(obj_a);
+    obj_a->lpVtbl->RuntimeResumeStarted(obj_a);
+    obj_a->lpVtbl->RuntimeResumeFinished(obj_a);
+    obj_a->lpVtbl->RuntimeSuspendAborted(obj_a);
+    CHECK(obj_a->lpVtbl->GarbageCollectionFinished(obj_a) == S_OK,
+          "GarbageCollectionFinished -> S_OK");
+    send_command(conn_a.fd, WIRE_CMD_PING, &ping, sizeof(ping));
+    while (n < 16 && conn_read(&conn_a, 2000) == 1 && conn_a.last.type != WIRE_PONG) {
+        uint16_t t = conn_a.last.type;
+        if (t == WIRE_GC_STARTED || t == WIRE_GC_FINISHED || t == WIRE_RUNTIME_SUSPEND) {
+            types[n] = t;
+            memcpy(payloads[n], conn_a.last_payload, 8);
+            CHECK(conn_a.last_length == 8, "timeline record of 8 bytes (type %u: %u)", t,
+                  conn_a.last_length);
+            n++;
+        }
+    }
+    if (!CHECK(n == 7, "7 timeline records, the 3 lone ends ignored (got %u)", n))
+        return;
+    {
+        wire_gc_started g;
+        wire_runtime_suspend s;
+        static const uint32_t phases[5] = {WIRE_SUSPEND_STARTED, WIRE_SUSPEND_FINISHED,
+                                           WIRE_RESUME_STARTED, WIRE_RESUME_FINISHED,
+                                           WIRE_SUSPEND_ABORTED};
+        unsigned i;
+
+        memcpy(&g, payloads[0], sizeof(g));
+        CHECK(types[0] == WIRE_GC_STARTED && g.generations == 0x5u && g.reason == 1,
+              "GC_STARTED first: generations 0 and 2 (mask 0x%x), induced (%u)", g.generations,
+              g.reason);
+        for (i = 0; i < 5; i++) {
+            memcpy(&s, payloads[1 + i], sizeof(s));
+            CHECK(types[1 + i] == WIRE_RUNTIME_SUSPEND && s.phase == phases[i],
+                  "RUNTIME_SUSPEND phase %u in order (got type %u phase %u)", phases[i],
+                  types[1 + i], s.phase);
+            if (i == 0)
+                CHECK(s.reason == COR_PRF_SUSPEND_FOR_GC, "suspension reason: for GC (%u)",
+                      s.reason);
+        }
+        CHECK(types[6] == WIRE_GC_FINISHED, "GC_FINISHED last (type %u)", types[6]);
+    }
+}
+
+TEST(snapshot)
+{
+    const ThreadID t1 = 0xA1, t2 = 0xA2, t3 = 0xA3;
+    int before_ok = atomic_load(&fs.suspend_ok), before_resume = atomic_load(&fs.resume_calls);
+    unsigned i;
+
+    if (!a_running || conn_a.fd < 0) {
+        CHECK(0, "needs side_by_side first (A running)");
+        return;
+    }
+    CHECK(threads_named("jitscope-walk") == 0, "no walker thread before the first command");
+    fake_stacks_reset();
+    fake_add_thread(t1, 10, S_OK, 0);        /* 10 frames, two of them native */
+    fake_add_thread(t2, 2, E_FAIL, 0);       /* the runtime fails this one */
+    fake_add_thread(t3, 600, S_OK, 0);       /* deeper than WIRE_STACK_MAX_FRAMES */
+    fs.list_self = 1;                        /* the walker is listed too */
+    atomic_store(&fs.peek_fd, conn_a.fd);
+    CHECK(send_snapshot(&conn_a, 0x5EED0001ull) == 0, "WIRE_CMD_SNAPSHOT sent");
+    /* do not read until the fake resumed: it looks at the socket while suspended */
+    CHECK(wait_flag(&fs.peek_done, 5000), "the walker suspended, walked and resumed");
+    atomic_store(&fs.peek_fd, -1);
+    if (!CHECK(read_snapshot(&conn_a, WIRE_STACK_SNAPSHOT, 0x5EED0001ull, &snap, 5000) == 1,
+               "STACK_END for request 0x5EED0001 arrives"))
+        return;
+    CHECK(atomic_load(&fs.peek_stack_frames) == 0,
+          "nothing of the walk reached the socket while the runtime was suspended (%d)",
+          atomic_load(&fs.peek_stack_frames));
+    CHECK(snap.end.kind == WIRE_STACK_SNAPSHOT && snap.end.request_id == 0x5EED0001ull,
+          "STACK_END: kind snapshot, request_id echoed");
+    CHECK(snap.end.threads_sent == 3 && snap.end.threads_total == 3,
+          "STACK_END: 3 threads sent of 3 listed, the walker itself not counted (%u of %u)",
+          snap.end.threads_sent, snap.end.threads_total);
+    CHECK(snap.end.hresult == 0 && snap.end.retries == 0 && snap.end.effective_millihz == 0,
+          "STACK_END: S_OK, no retries, no rate (0x%08x, %u, %u)", (unsigned)snap.end.hresult,
+          snap.end.retries, snap.end.effective_millihz);
+    CHECK(snap.end.suspend_ns >= 60000000ull && snap.end.suspend_ns < 5000000000ull,
+          "STACK_END: suspend_ns spans SuspendRuntime..ResumeRuntime (the fake held 60 ms: %llu)",
+          (unsigned long long)snap.end.suspend_ns);
+    CHECK(snap.end.snapshot_id >= 1, "snapshot_id assigned (%llu)",
+          (unsigned long long)snap.end.snapshot_id);
+    CHECK(snap.bad_records == 0, "every STACK_THREAD is 40 bytes + its frames");
+    if (!CHECK(snap.nthreads == 3, "3 STACK_THREAD records before the STACK_END (%u)",
+               snap.nthreads))
+        return;
+    for (i = 0; i < 3; i++) {
+        CHECK(snap.threads[i].snapshot_id == snap.end.snapshot_id,
+              "thread %u: same snapshot_id as its STACK_END", i);
+        CHECK(snap.thread_time[i] == snap.end_time && snap.end_time > 0,
+              "thread %u: time_ns is the suspension's start, like the STACK_END's", i);
+        CHECK(snap.threads[i].os_thread_id == FAKE_OS_TID(snap.threads[i].thread_id),
+              "thread %u: OS thread id from GetThreadInfo", i);
+    }
+    CHECK(snap.threads[0].thread_id == t1 && snap.threads[1].thread_id == t2 &&
+              snap.threads[2].thread_id == t3,
+          "threads in the runtime's order, the walker skipped");
+    CHECK(snap.threads[0].hresult == 0 && snap.threads[0].frame_count == 10 &&
+              snap.threads[0].flags == 0 && frames_match(snap.frames[0], t1, 10),
+          "thread 1: 10 frames leaf first as the fake gave them, native frames with their IP");
+    CHECK(snap.frames[0][3].function_id == 0 && snap.frames[0][3].ip == FAKE_IP(t1, 3),
+          "thread 1: a native frame is FunctionID 0 with its IP");
+    CHECK(snap.threads[1].hresult == E_FAIL && snap.threads[1].frame_count == 2 &&
+              frames_match(snap.frames[1], t2, 2),
+          "thread 2: E_FAIL kept (0x%08x), with the 2 frames before it",
+          (unsigned)snap.threads[1].hresult);
+    CHECK(snap.threads[2].frame_count == WIRE_STACK_MAX_FRAMES &&
+              (snap.threads[2].flags & WIRE_STACK_TRUNCATED) && snap.threads[2].hresult == 0 &&
+              frames_match(snap.frames[2], t3, WIRE_STACK_MAX_FRAMES),
+          "thread 3: 600 deep -> the 512 leaf frames, TRUNCATED, S_OK (%u frames, flags %u, "
+          "hr 0x%08x)",
+          snap.threads[2].frame_count, snap.threads[2].flags, (unsigned)snap.threads[2].hresult);
+    CHECK(snap.end.walk_ns == snap.threads[0].walk_ns + snap.threads[1].walk_ns +
+                                  snap.threads[2].walk_ns,
+          "STACK_END walk_ns is the sum of the threads' walk_ns");
+    CHECK(snap.unnamed == 0, "every FunctionID had its FUNCTION_NAME before its STACK_THREAD "
+                             "(%u without)", snap.unnamed);
+    CHECK(conn_a.bad_names == 0, "names come from GetFunctionInfo2 + metadata (M_<token>)");
+    CHECK(atomic_load(&fs.suspend_ok) == before_ok + 1 &&
+              atomic_load(&fs.resume_calls) == before_resume + 1,
+          "one SuspendRuntime, one ResumeRuntime");
+    CHECK(atomic_load(&fs.bad_resumes) == 0 && atomic_load(&fs.nested_suspends) == 0,
+          "ResumeRuntime only while suspended by the same thread, no nested suspension");
+    CHECK(atomic_load(&fs.unsuspended_walks) == 0, "no thread walked outside the suspension");
+    CHECK(atomic_load(&fs.self_walked) == 0, "the walker never walks itself");
+    CHECK(atomic_load(&fs.self_calls) == 1 && atomic_load(&fs.self_calls_suspended) == 0 &&
+              atomic_load(&fs.init_thread_calls) == 1,
+          "the walker's first call: one DoStackSnapshot of itself (and InitializeCurrentThread) "
+          "before any suspension");
+    CHECK(atomic_load(&fs.enums_live) == 0 && atomic_load(&fs.enums_released_suspended) == 0,
+          "the thread enumerator is released, after ResumeRuntime");
+    CHECK(atomic_load(&fs.bad_walk_flags) == 0, "DoStackSnapshot(DEFAULT, no context)");
+    CHECK(atomic_load(&fs.foreign_calls) == 0,
+          "no other agent thread called the runtime while it was suspended");
+    CHECK(threads_named("jitscope-walk") == 1, "one \"jitscope-walk\" thread");
+    CHECK(threads_named(AGENT_THREAD_NAME) == 1, "and the sender");
+}
+
+TEST(snapshot_naming_lock)
+{
+    const ThreadID t4 = 0xA4;
+
+    if (!a_running || conn_a.fd < 0) {
+        CHECK(0, "needs side_by_side first (A running)");
+        return;
+    }
+    /* the sender names snapshot 1's 52 new functions, slowly, while the walker
+     * takes snapshot 2 with a 30 ms walk: the runtime lock keeps them apart */
+    fake_stacks_reset();
+    fake_add_thread(t4, 60, S_OK, 30);
+    atomic_store(&fs.name_sleep_us, 1000);
+    atomic_store(&fs.foreign_calls, 0);
+    CHECK(send_snapshot(&conn_a, 0x10C1) == 0 && send_snapshot(&conn_a, 0x10C2) == 0,
+          "two WIRE_CMD_SNAPSHOT sent back to back");
+    CHECK(read_snapshot(&conn_a, WIRE_STACK_SNAPSHOT, 0x10C1, &snap, 5000) == 1 &&
+              snap.nthreads == 1 && snap.unnamed == 0,
+          "snapshot 1 arrives, named");
+    CHECK(read_snapshot(&conn_a, WIRE_STACK_SNAPSHOT, 0x10C2, &snap, 5000) == 1 &&
+              snap.nthreads == 1 && snap.unnamed == 0,
+          "snapshot 2 arrives, named");
+    CHECK(atomic_load(&fs.foreign_calls) == 0,
+          "the sender made no runtime call while the walker held the runtime suspended (%d)",
+          atomic_load(&fs.foreign_calls));
+    atomic_store(&fs.name_sleep_us, 0);
+}
+
+TEST(snapshot_retries)
+{
+    int ok0, resume0, calls0;
+
+    if (!a_running || conn_a.fd < 0) {
+        CHECK(0, "needs side_by_side first (A running)");
+        return;
+    }
+    fake_stacks_reset();
+    fake_add_thread(0xA5, 3, S_OK, 0);
+    ok0 = atomic_load(&fs.suspend_ok), resume0 = atomic_load(&fs.resume_calls);
+    calls0 = atomic_load(&fs.suspend_calls);
+    atomic_store(&fs.busy_left, 3);
+    CHECK(send_snapshot(&conn_a, 0x4E7) == 0, "snapshot with a suspension in progress");
+    if (CHECK(read_snapshot(&conn_a, WIRE_STACK_SNAPSHOT, 0x4E7, &snap, 5000) == 1,
+              "its STACK_END arrives")) {
+        CHECK(snap.end.retries == 3 && snap.end.hresult == 0 && snap.end.threads_sent == 1,
+              "3 x SUSPENSION_IN_PROGRESS, then walked: retries 3, S_OK (%u, 0x%08x)",
+              snap.end.retries, (unsigned)snap.end.hresult);
+        CHECK(atomic_load(&fs.suspend_calls) == calls0 + 4 &&
+                  atomic_load(&fs.suspend_ok) == ok0 + 1 &&
+                  atomic_load(&fs.resume_calls) == resume0 + 1,
+              "4 SuspendRuntime calls, 1 success, 1 ResumeRuntime");
+    }
+    atomic_store(&fs.busy_left, 1000000);
+    CHECK(send_snapshot(&conn_a, 0x4E8) == 0, "snapshot while suspension never becomes possible");
+    if (CHECK(read_snapshot(&conn_a, WIRE_STACK_SNAPSHOT, 0x4E8, &snap, 5000) == 1,
+              "its STACK_END arrives (bounded retries)")) {
+        CHECK(snap.end.hresult == CORPROF_E_SUSPENSION_IN_PROGRESS && snap.end.retries >= 50 &&
+                  snap.end.threads_sent == 0 && snap.end.suspend_ns == 0 && snap.nthreads == 0,
+              "STACK_END carries CORPROF_E_SUSPENSION_IN_PROGRESS after %u retries, nothing "
+              "walked (0x%08x)",
+              snap.end.retries, (unsigned)snap.end.hresult);
+        CHECK(atomic_load(&fs.resume_calls) == resume0 + 1 &&
+                  atomic_load(&fs.suspend_ok) == ok0 + 1,
+              "no ResumeRuntime without a successful SuspendRuntime");
+    }
+    atomic_store(&fs.busy_left, 0);
+}
+
+/* ThreadDestroyed for the thread being walked, from another thread. */
+static _Atomic int destroy_saw_walk;
+static uint64_t destroy_other_ns, destroy_walked_ns, destroy_returned_ns;
+
+static void *destroy_thread(void *arg)
+{
+    double deadline = now_s() + 5;
+    uint64_t t0;
+
+    (void)arg;
+    while (atomic_load(&fs.walking) != 0xA6 && now_s() < deadline)
+        sched_yield();
+    if (atomic_load(&fs.walking) != 0xA6)
+        return NULL;
+    atomic_store(&destroy_saw_walk, 1);
+    t0 = clock_ns(CLOCK_MONOTONIC);
+    obj_a->lpVtbl->ThreadDestroyed(obj_a, 0xA7); /* not the one being walked */
+    destroy_other_ns = clock_ns(CLOCK_MONOTONIC) - t0;
+    t0 = clock_ns(CLOCK_MONOTONIC);
+    obj_a->lpVtbl->ThreadDestroyed(obj_a, 0xA6);
+    destroy_returned_ns = clock_ns(CLOCK_MONOTONIC);
+    destroy_walked_ns = destroy_returned_ns - t0;
+    return NULL;
+}
+
+TEST(thread_destroyed_waits)
+{
+    pthread_t helper;
+
+    if (!a_running || conn_a.fd < 0) {
+        CHECK(0, "needs side_by_side first (A running)");
+        return;
+    }
+    fake_stacks_reset();
+    fake_add_thread(0xA6, 4, S_OK, 300); /* its walk takes 300 ms */
+    fake_add_thread(0xA7, 1, S_OK, 0);
+    atomic_store(&destroy_saw_walk, 0);
+    if (!CHECK(pthread_create(&helper, NULL, destroy_thread, NULL) == 0, "helper thread"))
+        return;
+    CHECK(send_snapshot(&conn_a, 0xDE57) == 0, "snapshot sent");
+    CHECK(read_snapshot(&conn_a, WIRE_STACK_SNAPSHOT, 0xDE57, &snap, 5000) == 1 &&
+              snap.nthreads == 2,
+          "the snapshot arrives with both threads");
+    pthread_join(helper, NULL);
+    if (!CHECK(atomic_load(&destroy_saw_walk), "ThreadDestroyed was called during the walk"))
+        return;
+    CHECK(destroy_other_ns < 100000000ull,
+          "ThreadDestroyed of a thread not being walked returns at once (%.1f ms)",
+          destroy_other_ns / 1e6);
+    CHECK(destroy_returned_ns >= atomic_load(&fs.walk_end_ns) && destroy_walked_ns > 150000000ull,
+          "ThreadDestroyed of the walked thread returned only after its walk ended (waited %.1f "
+          "ms)",
+          destroy_walked_ns / 1e6);
+}
+
+TEST(profile)
+{
+    wire_profile_status st;
+    unsigned samples = 0, snapshots = 0, late = 0, bad_rate = 0;
+    double start, mid_sent = 0;
+    int first_is_started = -1;
+
+    if (!a_running || conn_a.fd < 0) {
+        CHECK(0, "needs side_by_side first (A running)");
+        return;
+    }
+    fake_stacks_reset();
+    fake_add_thread(0xA8, 3, S_OK, 0);
+    CHECK(send_profile(&conn_a, 50, 0, 0) == 0, "PROFILE_START 50 Hz, default budget");
+    start = now_s();
+    while (now_s() - start < 1.0) {
+        if (conn_read(&conn_a, 100) != 1)
+            continue;
+        if (conn_a.last.type == WIRE_PROFILE_STATUS) {
+            memcpy(&st, conn_a.last_payload, sizeof(st));
+            if (first_is_started < 0)
+                first_is_started = st.state == WIRE_PROFILE_STARTED && samples == 0;
+            if (st.state == WIRE_PROFILE_STARTED)
+                CHECK(st.requested_millihz == 50000 && st.effective_millihz == 50000 &&
+                          st.budget_permille == WIRE_PROFILE_DEFAULT_BUDGET_PERMILLE &&
+                          st.hresult == 0,
+                      "STARTED: 50000 mHz requested and in force, budget %u permille",
+                      st.budget_permille);
+            else
+                CHECK(0, "no other status while the fake is fast (state %u)", st.state);
+        } else if (conn_a.last.type == WIRE_STACK_END) {
+            wire_stack_end e;
+            memcpy(&e, conn_a.last_payload, sizeof(e));
+            if (e.kind == WIRE_STACK_SAMPLE) {
+                samples++;
+                if (e.request_id != 0 || e.effective_millihz != 50000)
+                    bad_rate++;
+            } else if (e.kind == WIRE_STACK_SNAPSHOT && e.request_id == 0x5A3) {
+                snapshots++;
+                if (now_s() - mid_sent > 0.2)
+                    late++;
+            }
+        }
+        if (!mid_sent && now_s() - start > 0.5) {
+            mid_sent = now_s();
+            send_snapshot(&conn_a, 0x5A3); /* served between two samples */
+        }
+    }
+    CHECK(first_is_started == 1, "PROFILE_STATUS STARTED comes before the first sample");
+    CHECK(samples >= 35 && samples <= 60, "about 50 samples in 1 s (%u)", samples);
+    CHECK(bad_rate == 0, "samples: request_id 0, effective_millihz 50000");
+    CHECK(snapshots == 1 && late == 0, "a snapshot asked for during the profile is served "
+                                       "within 200 ms");
+    CHECK(send_profile_stop(&conn_a) == 0, "PROFILE_STOP sent");
+    if (CHECK(read_status(&conn_a, WIRE_PROFILE_STOPPED, &st, &samples, 2000) == 1,
+              "PROFILE_STATUS STOPPED"))
+        CHECK(st.samples >= samples - 1 && st.samples <= samples + 1 && st.suspended_ns > 0,
+              "STOPPED counts the samples (%llu, saw %u) and the suspended time",
+              (unsigned long long)st.samples, samples);
+    /* a profile with a duration ends by itself */
+    CHECK(send_profile(&conn_a, 20, 0, 300) == 0, "PROFILE_START 20 Hz for 300 ms");
+    start = now_s();
+    CHECK(read_status(&conn_a, WIRE_PROFILE_STARTED, &st, NULL, 2000) == 1, "STARTED");
+    if (CHECK(read_status(&conn_a, WIRE_PROFILE_STOPPED, &st, NULL, 3000) == 1,
+              "STOPPED without a stop command"))
+        CHECK(now_s() - start >= 0.25 && now_s() - start < 1.5 && st.samples >= 4 &&
+                  st.samples <= 9,
+              "after about 300 ms and ~6 samples (%.2f s, %llu)", now_s() - start,
+              (unsigned long long)st.samples);
+}
+
+TEST(profile_budget)
+{
+    wire_profile_status st;
+    unsigned samples = 0, wrong = 0;
+    double start;
+
+    if (!a_running || conn_a.fd < 0) {
+        CHECK(0, "needs side_by_side first (A running)");
+        return;
+    }
+    fake_stacks_reset();
+    fake_add_thread(0xA9, 2, S_OK, 0);
+    atomic_store(&fs.suspend_sleep_ms, 5); /* 5 ms per sample: 100 Hz would be 50% */
+    CHECK(send_profile(&conn_a, 100, 20, 0) == 0, "PROFILE_START 100 Hz, budget 2%%");
+    CHECK(read_status(&conn_a, WIRE_PROFILE_STARTED, &st, NULL, 2000) == 1, "STARTED");
+    if (CHECK(read_status(&conn_a, WIRE_PROFILE_RATE, &st, NULL, 3000) == 1,
+              "PROFILE_STATUS RATE: the budget lowered the rate"))
+        CHECK(st.requested_millihz == 100000 && st.effective_millihz >= 1000 &&
+                  st.effective_millihz <= 4000,
+              "effective rate ~ 2%% / 5 ms = 4 Hz less headroom (%u mHz)", st.effective_millihz);
+    start = now_s();
+    while (now_s() - start < 1.2) {
+        wire_stack_end e;
+
+        if (conn_read(&conn_a, 100) != 1)
+            continue;
+        if (conn_a.last.type == WIRE_PROFILE_STATUS) { /* the rate may move again */
+            memcpy(&st, conn_a.last_payload, sizeof(st));
+            continue;
+        }
+        if (conn_a.last.type != WIRE_STACK_END)
+            continue;
+        memcpy(&e, conn_a.last_payload, sizeof(e));
+        if (e.kind != WIRE_STACK_SAMPLE)
+            continue;
+        samples++;
+        if (e.effective_millihz != st.effective_millihz || e.effective_millihz > 4000)
+            wrong++;
+    }
+    CHECK(samples >= 2 && samples <= 8, "samples now come at the lower rate (%u in 1.2 s)",
+          samples);
+    CHECK(wrong == 0, "samples carry the lowered effective_millihz of the last RATE status");
+    CHECK(send_profile_stop(&conn_a) == 0, "PROFILE_STOP sent");
+    if (CHECK(read_status(&conn_a, WIRE_PROFILE_STOPPED, &st, NULL, 2000) == 1, "STOPPED"))
+        CHECK(st.samples > 0 && st.suspended_ns >= st.samples * 5000000ull,
+              "suspended_ns counts the slow suspensions (%llu ns in %llu samples)",
+              (unsigned long long)st.suspended_ns, (unsigned long long)st.samples);
+    atomic_store(&fs.suspend_sleep_ms, 0);
+}
+
 TEST(detach)
 {
     wire_cmd_detach cmd = {.expected_ms = 1234}, refused = {0};
+    wire_profile_status pst;
     tail_info tail;
     wire_detach_status s;
     HRESULT hr;
-    int n;
+    int n, stopped_first = 0;
 
     if (!a_running || conn_a.fd < 0) {
         CHECK(0, "needs side_by_side first (A running)");
@@ -1150,6 +2158,9 @@ TEST(detach)
           "refused: DETACH_STATUS REFUSED with the runtime's HRESULT (state %u, hr 0x%08x)",
           s.state, (unsigned)s.hresult);
     CHECK(atomic_load(&rt_a.detach_calls) == 1, "refused: RequestProfilerDetach called once");
+    CHECK(atomic_load(&fs.walkers_at_detach) == 0,
+          "the idle walker thread was joined before RequestProfilerDetach (%d left)",
+          atomic_load(&fs.walkers_at_detach));
     CHECK(atomic_load(&rt_a.detach_expected_ms) == 60000,
           "refused: expected_ms capped at 60000 (%u)",
           (unsigned)atomic_load(&rt_a.detach_expected_ms));
@@ -1157,13 +2168,33 @@ TEST(detach)
     CHECK(threads_named(AGENT_THREAD_NAME) == 1, "refused: the agent thread still runs");
     CHECK(atomic_load(&rt_a.refs) == 2, "refused: ICorProfilerInfo10 still held");
 
-    /* now the runtime agrees */
+    /* now the runtime agrees, and a profile is running when the detach comes */
+    fake_stacks_reset();
+    fake_add_thread(0xAA, 3, S_OK, 0);
+    CHECK(send_profile(&conn_a, 40, 0, 0) == 0, "PROFILE_START 40 Hz before the detach");
+    CHECK(read_status(&conn_a, WIRE_PROFILE_STARTED, &pst, NULL, 2000) == 1 &&
+              read_snapshot(&conn_a, WIRE_STACK_SAMPLE, 0, &snap, 2000) == 1,
+          "sampling runs (STARTED, a sample)");
+    CHECK(wait_threads_named("jitscope-walk", 1, 1000) == 1, "the walker thread runs again");
+    atomic_store(&fs.walkers_at_detach, -1);
     atomic_store(&rt_a.detach_result, S_OK);
     CHECK(send_command(conn_a.fd, WIRE_CMD_DETACH, &cmd, sizeof(cmd)) == 0,
           "WIRE_CMD_DETACH sent");
-    if (!CHECK(conn_wait_type(&conn_a, WIRE_DETACH_STATUS, 3000) == 1,
-               "DETACH_STATUS arrives after the command"))
-        return;
+    for (;;) {
+        if (!CHECK(conn_read(&conn_a, 3000) == 1, "DETACH_STATUS arrives after the command"))
+            return;
+        if (conn_a.last.type == WIRE_PROFILE_STATUS && conn_a.last_length == sizeof(pst)) {
+            memcpy(&pst, conn_a.last_payload, sizeof(pst));
+            stopped_first |= pst.state == WIRE_PROFILE_STOPPED;
+        }
+        if (conn_a.last.type == WIRE_DETACH_STATUS)
+            break;
+    }
+    CHECK(stopped_first, "PROFILE_STATUS STOPPED is sent before DETACH_STATUS");
+    CHECK(atomic_load(&fs.walkers_at_detach) == 0,
+          "the sampler stopped and the walker thread was gone when RequestProfilerDetach was "
+          "called (%d \"jitscope-walk\" threads)",
+          atomic_load(&fs.walkers_at_detach));
     memcpy(&s, conn_a.last_payload, sizeof(s));
     CHECK(conn_a.last_length == sizeof(s) && s.state == WIRE_DETACH_REQUESTED && s.hresult == 0,
           "first DETACH_STATUS: REQUESTED, S_OK (state %u, hr 0x%08x)", s.state,
@@ -1203,7 +2234,8 @@ TEST(detach)
                                                 "(last type %u)", tail.last_type);
     CHECK(conn_a.seq_errors == 0 && conn_a.bad_length == 0,
           "A: no sequence gap up to the end (%u frames)", conn_a.frames);
-    CHECK(threads_named(AGENT_THREAD_NAME) == 0, "no agent thread after the detach");
+    CHECK(threads_named(AGENT_THREAD_NAME) == 0 && threads_named("jitscope-walk") == 0,
+          "no agent thread after the detach");
     CHECK(atomic_load(&rt_a.refs) == 1, "the agent released A's ICorProfilerInfo10 (refs %d)",
           atomic_load(&rt_a.refs));
     CHECK(atomic_load(&rt_a.detach_calls) == 2, "no further RequestProfilerDetach");
@@ -1234,7 +2266,9 @@ TEST(reclaim)
         return;
     c_running = 1;
     CHECK(atomic_load(&rt_c.set_mask_calls) == 1, "C: SetEventMask called");
-    CHECK(atomic_load(&rt_c.mask) == atomic_load(&rt_a.mask), "C: same mask as A");
+    CHECK(atomic_load(&rt_c.mask) == atomic_load(&rt_a.mask) &&
+              atomic_load(&rt_c.mask_high) == atomic_load(&rt_a.mask_high),
+          "C: same masks as A");
     CHECK(atomic_load(&rt_b.set_mask_calls) == 0 && atomic_load(&rt_b.unk_qi_calls) == 0,
           "B's runtime is still untouched");
     conn_c.fd = accept_agent(3000);
@@ -1271,6 +2305,16 @@ TEST(shutdown)
         CHECK(0, "needs reclaim first (C running)");
         return;
     }
+    /* sampling when the runtime shuts down */
+    fake_stacks_reset();
+    fake_add_thread(0xAB, 2, S_OK, 0);
+    CHECK(send_profile(&conn_c, 40, 0, 0) == 0, "C: PROFILE_START");
+    if (CHECK(read_snapshot(&conn_c, WIRE_STACK_SAMPLE, 0, &snap, 2000) == 1, "C: a sample"))
+        CHECK(snap.end.snapshot_id == 1 && snap.statuses == 1 &&
+                  snap.status.state == WIRE_PROFILE_STARTED,
+              "C: a new agent numbers its walks from 1 again (%llu), STARTED first",
+              (unsigned long long)snap.end.snapshot_id);
+    CHECK(threads_named("jitscope-walk") == 1, "C: the walker thread runs");
     hr = obj_c->lpVtbl->Shutdown(obj_c);
     CHECK(hr == S_OK, "C: Shutdown -> S_OK");
     /* with a server that reads promptly, Shutdown's bounded flush finishes at once,
@@ -1285,6 +2329,9 @@ TEST(shutdown)
     CHECK(tail.statuses == 0, "C: no detach status on a plain Shutdown");
     CHECK(tail.frames >= 1 && tail.last_type == WIRE_DROPS,
           "C: Shutdown's last frame is the final WIRE_DROPS (last type %u)", tail.last_type);
+    CHECK(tail.profile_stopped == 1, "C: Shutdown stopped the profile (PROFILE_STATUS STOPPED "
+                                     "sent before the connection closed)");
+    CHECK(threads_named("jitscope-walk") == 0, "C: the walker thread was joined by Shutdown");
     CHECK(conn_c.seq_errors == 0 && conn_c.bad_length == 0,
           "C: no sequence gap up to the end (%u frames)", conn_c.frames);
     n = wait_threads_named(AGENT_THREAD_NAME, 0, 1000);
@@ -1310,6 +2357,13 @@ static const check_test tests[] = {
     TEST_ENTRY(bad_config),
     TEST_ENTRY(attach_race),
     TEST_ENTRY(side_by_side),
+    TEST_ENTRY(gc_timeline),
+    TEST_ENTRY(snapshot),
+    TEST_ENTRY(snapshot_naming_lock),
+    TEST_ENTRY(snapshot_retries),
+    TEST_ENTRY(thread_destroyed_waits),
+    TEST_ENTRY(profile),
+    TEST_ENTRY(profile_budget),
     TEST_ENTRY(detach),
     TEST_ENTRY(reclaim),
     TEST_ENTRY(shutdown),
@@ -1317,7 +2371,7 @@ static const check_test tests[] = {
 };
 
 /* A hung agent call (a join that never returns) must not hang the suite. */
-#define WATCHDOG_SECONDS 20
+#define WATCHDOG_SECONDS 40
 
 static void *watchdog(void *arg)
 {

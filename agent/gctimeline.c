@@ -1,0 +1,97 @@
+/* gctimeline.c -- GC starts and ends, runtime suspensions and resumes, as records.
+ *
+ * Catch-up rule: a collection (or suspension) already under way when the agent
+ * began shows up as a lone "finished" callback. Until the first start of its
+ * kind has been seen, such callbacks are ignored, so the server never has to
+ * pair an end with a start that was never sent (docs/RUNTIME.md, Catching up).
+ * The two "seen" flags are the only state; they are reset by gctimeline_reset
+ * when an agent begins, before the event mask is set. */
+#include "gctimeline.h"
+
+#include <stdatomic.h>
+
+#include "emit.h"
+#include "wire.h"
+
+static _Atomic int gctimeline_gc_seen;      /* a GarbageCollectionStarted was seen */
+static _Atomic int gctimeline_suspend_seen; /* a RuntimeSuspendStarted was seen */
+
+void gctimeline_reset(void)
+{
+    atomic_store(&gctimeline_gc_seen, 0);
+    atomic_store(&gctimeline_suspend_seen, 0);
+}
+
+HRESULT STDMETHODCALLTYPE cb_GarbageCollectionStarted(ICorProfilerCallback11 *self,
+                                                      int cGenerations,
+                                                      BOOL generationCollected[],
+                                                      COR_PRF_GC_REASON reason)
+{
+    wire_gc_started g = {.reason = (uint32_t)reason};
+    int i;
+
+    (void)self;
+    for (i = 0; generationCollected && i < cGenerations && i < 32; i++)
+        if (generationCollected[i])
+            g.generations |= 1u << i;
+    atomic_store_explicit(&gctimeline_gc_seen, 1, memory_order_relaxed);
+    emit_record(WIRE_GC_STARTED, 0, &g, sizeof(g), NULL, 0, NULL, 0);
+    return S_OK;
+}
+
+HRESULT STDMETHODCALLTYPE cb_GarbageCollectionFinished(ICorProfilerCallback11 *self)
+{
+    wire_gc_finished g = {0};
+
+    (void)self;
+    if (atomic_load_explicit(&gctimeline_gc_seen, memory_order_relaxed))
+        emit_record(WIRE_GC_FINISHED, 0, &g, sizeof(g), NULL, 0, NULL, 0);
+    return S_OK;
+}
+
+static void gctimeline_phase(uint32_t phase, uint32_t reason)
+{
+    wire_runtime_suspend s = {.phase = phase, .reason = reason};
+
+    if (phase == WIRE_SUSPEND_STARTED)
+        atomic_store_explicit(&gctimeline_suspend_seen, 1, memory_order_relaxed);
+    else if (!atomic_load_explicit(&gctimeline_suspend_seen, memory_order_relaxed))
+        return; /* the end of a suspension that began before us */
+    emit_record(WIRE_RUNTIME_SUSPEND, 0, &s, sizeof(s), NULL, 0, NULL, 0);
+}
+
+HRESULT STDMETHODCALLTYPE cb_RuntimeSuspendStarted(ICorProfilerCallback11 *self,
+                                                   COR_PRF_SUSPEND_REASON suspendReason)
+{
+    (void)self;
+    gctimeline_phase(WIRE_SUSPEND_STARTED, (uint32_t)suspendReason);
+    return S_OK;
+}
+
+HRESULT STDMETHODCALLTYPE cb_RuntimeSuspendFinished(ICorProfilerCallback11 *self)
+{
+    (void)self;
+    gctimeline_phase(WIRE_SUSPEND_FINISHED, 0);
+    return S_OK;
+}
+
+HRESULT STDMETHODCALLTYPE cb_RuntimeSuspendAborted(ICorProfilerCallback11 *self)
+{
+    (void)self;
+    gctimeline_phase(WIRE_SUSPEND_ABORTED, 0);
+    return S_OK;
+}
+
+HRESULT STDMETHODCALLTYPE cb_RuntimeResumeStarted(ICorProfilerCallback11 *self)
+{
+    (void)self;
+    gctimeline_phase(WIRE_RESUME_STARTED, 0);
+    return S_OK;
+}
+
+HRESULT STDMETHODCALLTYPE cb_RuntimeResumeFinished(ICorProfilerCallback11 *self)
+{
+    (void)self;
+    gctimeline_phase(WIRE_RESUME_FINISHED, 0);
+    return S_OK;
+}
