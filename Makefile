@@ -89,10 +89,11 @@ $(BUILD)/tests/test_%: tests/unit/test_%.c $(filter-out server/main.c,$(SERVER_S
 
 # The wire decoder's fuzz target with a standalone driver (gcc has no libFuzzer).
 FUZZ_BIN := $(BUILD)/tests/fuzz_wire_decode
-$(FUZZ_BIN): tests/fuzz/driver.c tests/fuzz/fuzz_wire_decode.c server/wire_decode.c server/session.c server/idmap.c $(SERVER_HDR) | $(BUILD)/deps.stamp
+FUZZ_SRC := server/wire_decode.c server/session.c server/idmap.c server/stacks.c server/profile.c server/timeline.c
+$(FUZZ_BIN): tests/fuzz/driver.c tests/fuzz/fuzz_wire_decode.c $(FUZZ_SRC) $(SERVER_HDR) | $(BUILD)/deps.stamp
 	@mkdir -p $(@D)
 	$(CC) $(CSTD) $(WARN) $(OPT) $(ASAN) -pthread -Iagent -Iserver tests/fuzz/driver.c \
-	  tests/fuzz/fuzz_wire_decode.c server/wire_decode.c server/session.c server/idmap.c $(ASAN) -o $@
+	  tests/fuzz/fuzz_wire_decode.c $(FUZZ_SRC) $(ASAN) -o $@
 
 unit: $(UNIT_TESTS) $(FUZZ_BIN)
 

@@ -1,4 +1,5 @@
-/* api.c -- REST routes over the session registry (see api.h, docs/API.md). */
+/* api.c -- the REST route table, and the session, process and config routes
+ * (see api.h, docs/API.md). */
 #include "api.h"
 
 #include <errno.h>
@@ -6,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api_util.h"
 #include "attach.h"
 #include "ipc.h"
 #include "procscan.h"
@@ -25,51 +27,6 @@ void api_configure(int ws_port, int key_required)
 
 json_t *api_error(const char *message) { return json_pack("{s:s}", "error", message); }
 
-static json_t *api_id(uint64_t id)
-{
-    char text[24];
-    snprintf(text, sizeof(text), "0x%llx", (unsigned long long)id);
-    return json_string(text);
-}
-
-static json_t *api_ms(int64_t ns) { return ns ? json_real((double)ns / 1e6) : json_null(); }
-
-static json_t *api_str(const char *s) { return s ? json_string(s) : json_null(); }
-
-/* Parses a decimal in [min, max]; a missing value gives def. -1 on bad input. */
-static int api_number(const api_request *req, const char *name, long long min, long long max,
-                      long long def, long long *out)
-{
-    const char *text = req->arg(req->ctx, name);
-    char *end;
-    long long v;
-
-    if (!text) {
-        *out = def;
-        return 0;
-    }
-    errno = 0;
-    v = strtoll(text, &end, 10);
-    if (errno || end == text || *end || v < min || v > max)
-        return -1;
-    *out = v;
-    return 0;
-}
-
-static const char *api_module_name(session *s, uint64_t module_id)
-{
-    session_module *m = module_id ? session_find_module(s, module_id) : NULL;
-    const char *slash;
-
-    if (!m)
-        return NULL;
-    if (m->assembly)
-        return m->assembly;
-    if (m->path && (slash = strrchr(m->path, '/')))
-        return slash + 1;
-    return m->path;
-}
-
 json_t *api_session_summary(session *s)
 {
     char version[48];
@@ -88,7 +45,7 @@ json_t *api_session_summary(session *s)
         "ended_ms", api_ms(s->ended_ns),
         "runtime", "type", s->runtime_type == 2 ? "CoreCLR" : s->runtime_type ? "other" : "unknown",
         "version", s->connected_ns ? version : "", "clr_instance_id", (int)s->clr_instance_id,
-        "counters", "functions", (json_int_t)s->function_count, "modules",
+        "counters", "functions", (json_int_t)s->functions_jitted, "modules",
         (json_int_t)s->module_count, "threads", (json_int_t)s->thread_count, "threads_alive",
         (json_int_t)alive, "jit_compilations", (json_int_t)s->jit_compilations,
         "jit_time_total_ns", (json_int_t)s->jit_time_total_ns, "events", (json_int_t)s->event_seq,
@@ -123,6 +80,9 @@ static json_t *api_session_detail(session *s)
         "hresult", s->detach_hresult ? json_sprintf("0x%08x", (unsigned)s->detach_hresult)
                                      : json_null()));
     json_object_set_new(o, "events_evicted", json_integer((json_int_t)s->events_evicted));
+    json_object_set_new(o, "profile", api_profile_status(&s->profile));
+    json_object_set_new(o, "stacks", json_pack("{s:I}", "snapshots",
+                                               (json_int_t)s->stacks.kept_count));
     return o;
 }
 
@@ -132,7 +92,7 @@ static json_t *api_function_json(session *s, const session_function *f)
         "function_id", api_id(f->function_id),
         "name", api_str(f->name),
         "module_id", api_id(f->module_id),
-        "module", api_str(api_module_name(s, f->module_id)),
+        "module", api_str(session_module_name(s, f->module_id)),
         "token", f->token ? json_sprintf("0x%08x", f->token) : json_null(),
         "il_size", (int)f->il_size, "native_size", (int)f->native_size,
         "versions", (int)f->versions, "jit_count", (int)f->jit_count,
@@ -172,8 +132,10 @@ static int api_compare_functions(const void *a, const void *b, void *arg)
     return c->descending ? (d > 0 ? -1 : d < 0) : (d > 0) - (d < 0);
 }
 
-static int api_functions(const api_request *req, session *s, json_t **body)
+static int api_functions(api_call *c)
 {
+    const api_request *req = c->req;
+    session *s = c->s;
     const char *q = req->arg(req->ctx, "q"), *mod = req->arg(req->ctx, "module");
     const char *sort = req->arg(req->ctx, "sort"), *order = req->arg(req->ctx, "order");
     api_sort_ctx ctx = {s, SORT_TIME, 0};
@@ -182,43 +144,36 @@ static int api_functions(const api_request *req, session *s, json_t **body)
     size_t n = 0, i;
     json_t *list;
 
-    if (api_number(req, "limit", 1, API_MAX_LIMIT, API_DEFAULT_LIMIT, &limit) != 0 ||
-        api_number(req, "offset", 0, 1LL << 40, 0, &offset) != 0) {
-        *body = api_error("limit must be 1..10000 and offset >= 0");
-        return 400;
-    }
+    if (api_arg_int(req, "limit", 1, API_MAX_LIMIT, API_DEFAULT_LIMIT, &limit) != 0 ||
+        api_arg_int(req, "offset", 0, 1LL << 40, 0, &offset) != 0)
+        return api_fail(c, 400, "limit must be 1..10000 and offset >= 0");
     if (!sort || strcmp(sort, "time") == 0) ctx.key = SORT_TIME;
     else if (strcmp(sort, "jit_time") == 0) ctx.key = SORT_JIT_TIME, ctx.descending = 1;
     else if (strcmp(sort, "name") == 0) ctx.key = SORT_NAME;
     else if (strcmp(sort, "native_size") == 0) ctx.key = SORT_NATIVE, ctx.descending = 1;
     else if (strcmp(sort, "il_size") == 0) ctx.key = SORT_IL, ctx.descending = 1;
-    else {
-        *body = api_error("sort must be one of time, jit_time, name, native_size, il_size");
-        return 400;
-    }
+    else
+        return api_fail(c, 400, "sort must be one of time, jit_time, name, native_size, il_size");
     if (order && strcmp(order, "asc") == 0) ctx.descending = 0;
     else if (order && strcmp(order, "desc") == 0) ctx.descending = 1;
-    else if (order) {
-        *body = api_error("order must be asc or desc");
-        return 400;
-    }
-    if ((q && strlen(q) > 512) || (mod && strlen(mod) > 512)) {
-        *body = api_error("filter too long (512 bytes at most)");
-        return 400;
-    }
+    else if (order)
+        return api_fail(c, 400, "order must be asc or desc");
+    if ((q && strlen(q) > 512) || (mod && strlen(mod) > 512))
+        return api_fail(c, 400, "filter too long (512 bytes at most)");
     picked = malloc((s->function_count + 1) * sizeof(*picked));
-    if (!picked) {
-        *body = api_error("out of memory");
-        return 503;
-    }
+    if (!picked)
+        return api_fail(c, 503, "out of memory");
     for (i = 0; i < s->function_count; i++) {
         const session_function *f = &s->functions[i];
         const char *mname;
+
+        if (!f->jitted)
+            continue; /* known only from stacks: not a compiled function */
         if (q && *q && (!f->name || !strcasestr(f->name, q)))
             continue;
         if (mod && *mod) {
             session_module *m = session_find_module(s, f->module_id);
-            mname = api_module_name(s, f->module_id);
+            mname = session_module_name(s, f->module_id);
             if (!(mname && strcasestr(mname, mod)) && !(m && m->path && strcasestr(m->path, mod)))
                 continue;
         }
@@ -229,8 +184,8 @@ static int api_functions(const api_request *req, session *s, json_t **body)
     for (i = (size_t)offset; i < n && i < (size_t)offset + (size_t)limit; i++)
         json_array_append_new(list, api_function_json(s, &s->functions[picked[i]]));
     free(picked);
-    *body = json_pack("{s:I, s:I, s:I, s:o}", "total", (json_int_t)n, "offset",
-                      (json_int_t)offset, "limit", (json_int_t)limit, "functions", list);
+    c->reply->json = json_pack("{s:I, s:I, s:I, s:o}", "total", (json_int_t)n, "offset",
+                               (json_int_t)offset, "limit", (json_int_t)limit, "functions", list);
     return 200;
 }
 
@@ -263,7 +218,7 @@ json_t *api_event_json(session *s, const session_event *e)
         session_function *f = session_find_function(s, e->id);
         json_object_set_new(o, "function_id", api_id(e->id));
         json_object_set_new(o, "name", api_str(f ? f->name : NULL));
-        json_object_set_new(o, "module", api_str(f ? api_module_name(s, f->module_id) : NULL));
+        json_object_set_new(o, "module", api_str(f ? session_module_name(s, f->module_id) : NULL));
         json_object_set_new(o, "jit_ns", json_integer((json_int_t)e->value));
         json_object_set_new(o, "native_size", json_integer(e->extra));
         json_object_set_new(o, "il_size", json_integer(f ? f->il_size : 0));
@@ -301,85 +256,215 @@ json_t *api_event_json(session *s, const session_event *e)
         json_object_set_new(o, "state", json_integer(e->extra));
         json_object_set_new(o, "hresult", json_sprintf("0x%08x", (unsigned)e->value));
         break;
+    case WIRE_GC_FINISHED:
+        json_object_set_new(o, "duration_ns", json_integer((json_int_t)e->value));
+        json_object_set_new(o, "generations", api_generations(e->extra));
+        json_object_set_new(o, "reason", json_string(timeline_gc_reason_name((uint32_t)e->id)));
+        break;
+    case WIRE_RUNTIME_SUSPEND:
+        json_object_set_new(o, "duration_ns", json_integer((json_int_t)e->value));
+        json_object_set_new(o, "reason",
+                            json_string(timeline_suspend_reason_name((uint32_t)e->id)));
+        json_object_set_new(o, "by_jitscope",
+                            json_boolean(e->id == TIMELINE_SUSPEND_FOR_PROFILER));
+        json_object_set_new(o, "aborted", json_boolean(e->extra != 0));
+        break;
+    case WIRE_STACK_END:
+        json_object_set_new(o, "snapshot_id", json_integer((json_int_t)e->id));
+        json_object_set_new(o, "threads", json_integer(e->extra));
+        json_object_set_new(o, "suspend_ns", json_integer((json_int_t)e->value));
+        break;
+    case WIRE_PROFILE_STATUS: {
+        /* the status now, with the state and rates this change reported */
+        static const char *const changes[] = {"", "started", "stopped", "rate", "refused"};
+        json_t *status = api_profile_status(&s->profile);
+        json_object_update(o, status);
+        json_decref(status);
+        json_object_set_new(o, "change", json_string(e->extra <= 4 ? changes[e->extra] : ""));
+        json_object_set_new(o, "state", json_string(e->extra == WIRE_PROFILE_STARTED ||
+                                                            e->extra == WIRE_PROFILE_RATE
+                                                        ? "running" : "stopped"));
+        json_object_set_new(o, "requested_hz", json_real((double)(uint32_t)e->id / 1000.0));
+        json_object_set_new(o, "effective_hz", json_real((double)e->value / 1000.0));
+        json_object_set_new(o, "budget_pct", json_real((double)(e->id >> 32) / 10.0));
+        break;
+    }
     }
     return o;
 }
 
-static int api_events(const api_request *req, session *s, json_t **body)
+static int api_events(api_call *c)
 {
+    const api_request *req = c->req;
+    session *s = c->s;
     long long after, limit;
     uint64_t seq, first = session_first_event_seq(s);
     json_t *list;
 
-    if (api_number(req, "after", 0, 1LL << 62, 0, &after) != 0 ||
-        api_number(req, "limit", 1, API_MAX_LIMIT, 1000, &limit) != 0) {
-        *body = api_error("after must be >= 0 and limit 1..10000");
-        return 400;
-    }
+    if (api_arg_int(req, "after", 0, 1LL << 62, 0, &after) != 0 ||
+        api_arg_int(req, "limit", 1, API_MAX_LIMIT, 1000, &limit) != 0)
+        return api_fail(c, 400, "after must be >= 0 and limit 1..10000");
     list = json_array();
     seq = (uint64_t)after + 1 < first ? first : (uint64_t)after + 1;
     for (; seq <= s->event_seq && json_array_size(list) < (size_t)limit; seq++)
         json_array_append_new(list, api_event_json(s, session_event_at(s, seq)));
-    *body = json_pack("{s:o, s:I, s:I, s:b}", "events", list, "next_after",
+    c->reply->json = json_pack("{s:o, s:I, s:I, s:b}", "events", list, "next_after",
                       (json_int_t)(seq - 1 > (uint64_t)after ? seq - 1 : (uint64_t)after),
                       "last_seq", (json_int_t)s->event_seq,
                       "evicted", (uint64_t)after + 1 < first && s->events_evicted > 0);
     return 200;
 }
 
-/* Routes under /api/sessions. */
-static int api_sessions_route(const api_request *req, const char *rest, json_t **body)
+static int api_detail(api_call *c)
 {
+    c->reply->json = api_session_detail(c->s);
+    return 200;
+}
+
+static int api_modules(api_call *c)
+{
+    json_t *list = json_array();
+    size_t i;
+
+    for (i = 0; i < c->s->module_count; i++)
+        json_array_append_new(list, api_module_json(&c->s->modules[i]));
+    c->reply->json = json_pack("{s:o}", "modules", list);
+    return 200;
+}
+
+static int api_threads(api_call *c)
+{
+    json_t *list = json_array();
+    size_t i;
+
+    for (i = 0; i < c->s->thread_count; i++)
+        json_array_append_new(list, api_thread_json(&c->s->threads[i]));
+    c->reply->json = json_pack("{s:o}", "threads", list);
+    return 200;
+}
+
+static int api_detach(api_call *c)
+{
+    char message[512];
+    int status = detach_session(c->session_id, message, sizeof(message));
+
+    if (status != 202)
+        return api_fail(c, status, "%s", message);
+    sessions_lock();
+    if (sessions_get(c->session_id))
+        c->reply->json = json_pack("{s:o}", "session",
+                                   api_session_detail(sessions_get(c->session_id)));
+    sessions_unlock();
+    return c->reply->json ? 202 : api_fail(c, 404, "no such session");
+}
+
+/* The routes under /api/sessions/{id}, one row each: method, the rest of the
+ * path ('#' stands for a positive number, c->n), whether the dispatcher holds
+ * the lock and finds the session for the handler, and the handler. */
+enum { API_LOCKED = 1 };
+
+typedef struct api_route {
+    const char *method;
+    const char *path;
+    unsigned flags;
+    int (*handler)(api_call *c);
+} api_route;
+
+static const api_route api_session_routes[] = {
+    {"GET", "", API_LOCKED, api_detail},
+    {"GET", "/functions", API_LOCKED, api_functions},
+    {"GET", "/modules", API_LOCKED, api_modules},
+    {"GET", "/threads", API_LOCKED, api_threads},
+    {"GET", "/events", API_LOCKED, api_events},
+    {"POST", "/detach", 0, api_detach},
+    {"POST", "/stacks", 0, api_stacks_post},
+    {"GET", "/stacks", API_LOCKED, api_stacks_list},
+    {"GET", "/stacks/#", 0, api_stacks_get},
+    {"POST", "/profile", 0, api_profile_post},
+    {"GET", "/profile", 0, api_profile_get},
+    {"POST", "/profile/stop", 0, api_profile_stop},
+    {"GET", "/timeline", 0, api_timeline_get},
+};
+
+enum { API_NO_MATCH, API_MATCH, API_BAD_NUMBER };
+
+/* Matches a route's path pattern against the rest of a request path. */
+static int api_route_match(const char *pattern, const char *path, uint64_t *n)
+{
+    const char *hash = strchr(pattern, '#');
+    unsigned long long v;
+    char *end;
+
+    if (!hash)
+        return strcmp(pattern, path) == 0 ? API_MATCH : API_NO_MATCH;
+    if (strncmp(pattern, path, (size_t)(hash - pattern)) != 0)
+        return API_NO_MATCH;
+    path += hash - pattern;
+    if (*path < '0' || *path > '9')
+        return *path && *path != '/' ? API_BAD_NUMBER : API_NO_MATCH;
+    errno = 0;
+    v = strtoull(path, &end, 10);
+    if (errno || v == 0 || v > (1ull << 53) || strcmp(end, hash + 1) != 0)
+        return API_BAD_NUMBER;
+    *n = v;
+    return API_MATCH;
+}
+
+/* Routes under /api/sessions ("" or "/{id}..."). */
+static int api_sessions_route(const api_request *req, const char *method, const char *rest,
+                              api_reply *reply)
+{
+    api_call c = {req, reply, 0, 0, NULL};
+    const api_route *route = NULL;
+    int wrong_method = 0, status;
     char *end;
     long id;
-    session *s;
-    int status = 404;
+    size_t i;
 
     if (*rest == '\0') {
-        json_t *list = json_array();
-        size_t i;
+        json_t *list;
+        if (strcmp(method, "GET") != 0)
+            return api_fail(&c, 405, "method not allowed");
+        list = json_array();
         sessions_lock();
         for (i = 0; i < sessions_count(); i++)
             json_array_append_new(list, api_session_summary(sessions_at(i)));
         sessions_unlock();
-        *body = json_pack("{s:o}", "sessions", list);
+        reply->json = json_pack("{s:o}", "sessions", list);
         return 200;
     }
-    if (*rest != '/') {
-        *body = api_error("no such route");
-        return 404;
-    }
+    if (*rest != '/')
+        return api_fail(&c, 404, "no such route");
     errno = 0;
     id = strtol(rest + 1, &end, 10);
-    if (errno || end == rest + 1 || id <= 0 || id > 1000000 || (*end && *end != '/')) {
-        *body = api_error("session id must be a positive integer");
-        return 400;
+    if (errno || end == rest + 1 || rest[1] < '0' || rest[1] > '9' || id <= 0 || id > 1000000 ||
+        (*end && *end != '/'))
+        return api_fail(&c, 400, "session id must be a positive integer");
+    c.session_id = (int)id;
+    for (i = 0; i < sizeof(api_session_routes) / sizeof(api_session_routes[0]); i++) {
+        uint64_t n = 0;
+        int m = api_route_match(api_session_routes[i].path, end, &n);
+
+        if (m == API_BAD_NUMBER)
+            return api_fail(&c, 400, "expected a positive number in %s", api_session_routes[i].path);
+        if (m != API_MATCH)
+            continue;
+        if (strcmp(api_session_routes[i].method, method) != 0) {
+            wrong_method = 1;
+            continue;
+        }
+        route = &api_session_routes[i];
+        c.n = n;
+        break;
     }
-    sessions_lock();
-    s = sessions_get((int)id);
-    if (!s) {
-        *body = api_error("no such session");
-    } else if (*end == '\0') {
-        *body = api_session_detail(s), status = 200;
-    } else if (strcmp(end, "/functions") == 0) {
-        status = api_functions(req, s, body);
-    } else if (strcmp(end, "/modules") == 0) {
-        json_t *list = json_array();
-        size_t i;
-        for (i = 0; i < s->module_count; i++)
-            json_array_append_new(list, api_module_json(&s->modules[i]));
-        *body = json_pack("{s:o}", "modules", list), status = 200;
-    } else if (strcmp(end, "/threads") == 0) {
-        json_t *list = json_array();
-        size_t i;
-        for (i = 0; i < s->thread_count; i++)
-            json_array_append_new(list, api_thread_json(&s->threads[i]));
-        *body = json_pack("{s:o}", "threads", list), status = 200;
-    } else if (strcmp(end, "/events") == 0) {
-        status = api_events(req, s, body);
-    } else {
-        *body = api_error("no such route");
-    }
+    if (!route)
+        return api_fail(&c, wrong_method ? 405 : 404, wrong_method ? "method not allowed"
+                                                                   : "no such route");
+    if (!(route->flags & API_LOCKED))
+        return route->handler(&c);
+    if (!(c.s = api_lock_session(&c)))
+        return 404;
+    status = route->handler(&c);
     sessions_unlock();
     return status;
 }
@@ -429,7 +514,7 @@ static long api_path_id(const char *text, const char *suffix, long max)
     char *end;
     long id;
 
-    if (*text != '/')
+    if (*text != '/' || text[1] < '0' || text[1] > '9')
         return -1;
     errno = 0;
     id = strtol(text + 1, &end, 10);
@@ -438,74 +523,64 @@ static long api_path_id(const char *text, const char *suffix, long max)
     return id;
 }
 
-static int api_post(const api_request *req, json_t **body)
+/* POST /api/processes/{pid}/attach */
+static int api_attach(const api_request *req, api_reply *reply)
 {
-    char message[512];
-    long id;
-    int status;
+    attach_result r;
+    long id = api_path_id(req->path + 14, "/attach", 1L << 30);
 
-    if (strncmp(req->path, "/api/processes/", 15) == 0) {
-        attach_result r;
-        id = api_path_id(req->path + 14, "/attach", 1L << 30);
-        if (id < 0) {
-            *body = api_error("expected /api/processes/{pid}/attach");
-            return strstr(req->path, "/attach") ? 400 : 404;
-        }
-        attach_process((pid_t)id, &r);
-        if (r.status != 201) {
-            *body = api_error(r.message);
-            return r.status;
-        }
-        sessions_lock();
-        *body = json_pack("{s:o}", "session", api_session_detail(sessions_get(r.session_id)));
-        sessions_unlock();
-        return 201;
+    if (id < 0) {
+        reply->json = api_error("expected /api/processes/{pid}/attach");
+        return strstr(req->path, "/attach") ? 400 : 404;
     }
-    if (strncmp(req->path, "/api/sessions/", 14) == 0) {
-        id = api_path_id(req->path + 13, "/detach", 1000000);
-        if (id < 0) {
-            *body = api_error("expected /api/sessions/{id}/detach");
-            return strstr(req->path, "/detach") ? 400 : 404;
-        }
-        status = detach_session((int)id, message, sizeof(message));
-        if (status != 202) {
-            *body = api_error(message);
-            return status;
-        }
-        sessions_lock();
-        *body = json_pack("{s:o}", "session", api_session_detail(sessions_get((int)id)));
-        sessions_unlock();
-        return 202;
+    attach_process((pid_t)id, &r);
+    if (r.status != 201) {
+        reply->json = api_error(r.message);
+        return r.status;
     }
-    *body = api_error("no such route");
-    return 404;
+    sessions_lock();
+    reply->json = json_pack("{s:o}", "session", api_session_detail(sessions_get(r.session_id)));
+    sessions_unlock();
+    return 201;
 }
 
-int api_handle(const api_request *req, json_t **body)
+int api_handle(const api_request *req, api_reply *reply)
 {
+    const char *method = strcmp(req->method, "HEAD") == 0 ? "GET" : req->method;
+    int get = strcmp(method, "GET") == 0, post = strcmp(method, "POST") == 0;
     int status;
 
-    if (strcmp(req->method, "POST") == 0 &&
-        (strncmp(req->path, "/api/processes/", 15) == 0 ||
-         (strncmp(req->path, "/api/sessions/", 14) == 0 && strstr(req->path, "/detach")))) {
-        status = api_post(req, body);
-    } else if (strcmp(req->method, "GET") != 0 && strcmp(req->method, "HEAD") != 0) {
-        *body = api_error("method not allowed");
+    memset(reply, 0, sizeof(*reply));
+    if (!get && !post) {
+        reply->json = api_error("method not allowed");
         status = 405;
-    } else if (strcmp(req->path, "/api/processes") == 0) {
-        status = api_processes(body);
-    } else if (strcmp(req->path, "/api/config") == 0) {
-        *body = json_pack("{s:s, s:i, s:b}", "version", JITSCOPE_VERSION, "ws_port", api_ws_port,
-                          "api_key_required", api_key_required);
-        status = 200;
+    } else if (strncmp(req->path, "/api/processes/", 15) == 0) {
+        if (post) {
+            status = api_attach(req, reply);
+        } else {
+            reply->json = api_error(strstr(req->path, "/attach") ? "method not allowed"
+                                                                 : "no such route");
+            status = strstr(req->path, "/attach") ? 405 : 404;
+        }
+    } else if (strcmp(req->path, "/api/processes") == 0 || strcmp(req->path, "/api/config") == 0) {
+        if (!get) {
+            reply->json = api_error("method not allowed");
+            status = 405;
+        } else if (strcmp(req->path, "/api/processes") == 0) {
+            status = api_processes(&reply->json);
+        } else {
+            reply->json = json_pack("{s:s, s:i, s:b}", "version", JITSCOPE_VERSION, "ws_port",
+                                    api_ws_port, "api_key_required", api_key_required);
+            status = 200;
+        }
     } else if (strncmp(req->path, "/api/sessions", 13) == 0) {
-        status = api_sessions_route(req, req->path + 13, body);
+        status = api_sessions_route(req, method, req->path + 13, reply);
     } else {
-        *body = api_error("no such route");
+        reply->json = api_error("no such route");
         status = 404;
     }
-    if (!*body) { /* jansson refused something (should not happen): say so */
-        *body = api_error("internal error building the response");
+    if (!reply->json && !reply->text) { /* jansson refused something (should not happen): say so */
+        reply->json = api_error("internal error building the response");
         status = 500;
     }
     return status;

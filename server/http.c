@@ -15,7 +15,7 @@
 #include "api.h"
 #include "guard.h"
 
-#define HTTP_MAX_BODY 4096 /* no route takes a body; larger ones get 413 */
+#define HTTP_MAX_BODY API_MAX_BODY /* request bodies kept; larger ones get 413 */
 #define HTTP_MAX_FILE (8u * 1024u * 1024u)
 
 static struct MHD_Daemon *http_daemon;
@@ -23,7 +23,8 @@ static http_config http_cfg;
 static int http_port;
 
 typedef struct http_upload {
-    size_t length; /* body bytes seen (and discarded) */
+    size_t length;              /* body bytes seen */
+    char body[HTTP_MAX_BODY];   /* the first HTTP_MAX_BODY of them */
 } http_upload;
 
 int http_is_loopback(const char *host)
@@ -58,7 +59,7 @@ static int http_key_ok(struct MHD_Connection *c)
 }
 
 static enum MHD_Result http_send(struct MHD_Connection *c, int status, const char *type,
-                                 void *data, size_t length)
+                                 const char *disposition, void *data, size_t length)
 {
     struct MHD_Response *r =
         MHD_create_response_from_buffer(length, data, MHD_RESPMEM_MUST_FREE);
@@ -71,24 +72,27 @@ static enum MHD_Result http_send(struct MHD_Connection *c, int status, const cha
     MHD_add_response_header(r, "Content-Type", type);
     MHD_add_response_header(r, "Cache-Control", "no-store");
     MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+    if (disposition && *disposition)
+        MHD_add_response_header(r, "Content-Disposition", disposition);
     ok = MHD_queue_response(c, (unsigned)status, r);
     MHD_destroy_response(r);
     return ok;
 }
 
-static enum MHD_Result http_send_json(struct MHD_Connection *c, int status, json_t *body)
+static enum MHD_Result http_send_json(struct MHD_Connection *c, int status, json_t *body,
+                                      const char *disposition)
 {
     char *text = json_dumps(body, JSON_COMPACT);
 
     json_decref(body);
     if (!text)
         return MHD_NO;
-    return http_send(c, status, "application/json", text, strlen(text));
+    return http_send(c, status, "application/json", disposition, text, strlen(text));
 }
 
 static enum MHD_Result http_error(struct MHD_Connection *c, int status, const char *message)
 {
-    return http_send_json(c, status, api_error(message));
+    return http_send_json(c, status, api_error(message), NULL);
 }
 
 static const char *http_content_type(const char *path)
@@ -143,7 +147,7 @@ static enum MHD_Result http_static(struct MHD_Connection *c, const char *url)
         free(data);
         return http_error(c, 500, "cannot read file");
     }
-    return http_send(c, 200, http_content_type(path), data, (size_t)got);
+    return http_send(c, 200, http_content_type(path), NULL, data, (size_t)got);
 }
 
 static const char *http_arg(void *ctx, const char *name)
@@ -157,8 +161,8 @@ static enum MHD_Result http_handle(void *cls, struct MHD_Connection *c, const ch
 {
     http_upload *up = *state;
     int is_get = strcmp(method, "GET") == 0 || strcmp(method, "HEAD") == 0;
-    api_request req = {method, url, http_arg, c};
-    json_t *body = NULL;
+    api_request req = {method, url, http_arg, c, NULL, 0};
+    api_reply reply;
     const char *host;
     int status;
 
@@ -170,9 +174,13 @@ static enum MHD_Result http_handle(void *cls, struct MHD_Connection *c, const ch
         *state = up;
         return MHD_YES;
     }
-    (void)upload_data;
     if (*upload_size) {
-        up->length += *upload_size;
+        if (up->length < sizeof(up->body)) {
+            size_t keep = *upload_size < sizeof(up->body) - up->length
+                              ? *upload_size : sizeof(up->body) - up->length;
+            memcpy(up->body + up->length, upload_data, keep);
+        }
+        up->length += *upload_size; /* counted on, so an oversized body gets 413 */
         *upload_size = 0;
         return MHD_YES;
     }
@@ -191,8 +199,15 @@ static enum MHD_Result http_handle(void *cls, struct MHD_Connection *c, const ch
     if (!is_get &&
         !guard_origin_ok(MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Origin"), host))
         return http_error(c, 403, "cross-origin request refused");
-    status = api_handle(&req, &body);
-    return http_send_json(c, status, body);
+    req.body = up->length ? up->body : NULL;
+    req.body_length = up->length;
+    status = api_handle(&req, &reply);
+    if (reply.text) {
+        json_decref(reply.json);
+        return http_send(c, status, reply.content_type ? reply.content_type : "text/plain",
+                         reply.disposition, reply.text, reply.text_length);
+    }
+    return http_send_json(c, status, reply.json, reply.disposition);
 }
 
 static void http_done(void *cls, struct MHD_Connection *c, void **state,

@@ -144,6 +144,7 @@ static void link_close(int slot, const char *why)
         s = sessions_get(c->session_id);
         if (s && s->link_id == c->link_id) {
             s->link_id = 0;
+            session_link_lost(s, link_now_ns());
             if (s->has_exit_code) {
                 s->state = SESSION_EXITED;
                 session_mark_ended(s, link_now_ns());
@@ -151,6 +152,7 @@ static void link_close(int slot, const char *why)
                        s->state == SESSION_DETACHING) {
                 s->state = SESSION_DISCONNECTED;
             }
+            sessions_changed(); /* a request waiting for this agent gives up */
         }
         sessions_unlock();
     }
@@ -222,6 +224,7 @@ static const char *link_consume(link_conn *c)
     const char *why = NULL;
     size_t off = 0;
     int64_t now = link_now_ns();
+    int applied = 0;
 
     sessions_lock();
     while (!why) {
@@ -242,9 +245,12 @@ static const char *link_consume(link_conn *c)
             break;
         }
         s->bytes += used;
+        applied = 1;
         if (session_apply(s, &r, now, &why) != 0)
             break;
     }
+    if (applied)
+        sessions_changed(); /* wakes requests waiting for a record (POST /stacks) */
     sessions_unlock();
     memmove(c->buf, c->buf + off, c->used - off);
     c->used -= off;

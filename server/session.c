@@ -75,6 +75,9 @@ void session_free(session *s)
     free(s->modules);
     free(s->threads);
     free(s->events);
+    stacks_free(&s->stacks);
+    profile_free(&s->profile);
+    timeline_free(&s->timeline);
     idmap_free(&s->function_index);
     idmap_free(&s->module_index);
     idmap_free(&s->thread_index);
@@ -98,6 +101,20 @@ session_thread *session_find_thread(session *s, uint64_t id)
 {
     uint32_t i = idmap_get(&s->thread_index, id);
     return i == IDMAP_MISSING ? NULL : &s->threads[i];
+}
+
+const char *session_module_name(session *s, uint64_t module_id)
+{
+    session_module *m = module_id ? session_find_module(s, module_id) : NULL;
+    const char *slash;
+
+    if (!m)
+        return NULL;
+    if (m->assembly)
+        return m->assembly;
+    if (m->path && (slash = strrchr(m->path, '/')))
+        return slash + 1;
+    return m->path;
 }
 
 /* Appends a zeroed entry to an array indexed by `index` under `id` (an existing
@@ -130,6 +147,15 @@ static session_function *session_function_entry(session *s, uint64_t id, int *cr
         *created = 1;
     }
     return f;
+}
+
+/* A JIT record named the function: it is listed and counted from now on. */
+static void session_function_jitted(session *s, session_function *f)
+{
+    if (!f->jitted) {
+        f->jitted = 1;
+        s->functions_jitted++;
+    }
 }
 
 static session_module *session_module_entry(session *s, uint64_t id, int *created)
@@ -173,8 +199,8 @@ static session_thread *session_thread_entry(session *s, uint64_t id, int *create
     return t;
 }
 
-static void session_log(session *s, const wire_record *r, int64_t when, uint64_t id,
-                        uint64_t value, uint32_t extra)
+void session_log_event(session *s, uint16_t type, uint16_t flags, int64_t when, uint64_t id,
+                       uint64_t value, uint32_t extra)
 {
     session_event *e;
     size_t index = (size_t)(s->event_seq % SESSION_MAX_EVENTS);
@@ -192,9 +218,15 @@ static void session_log(session *s, const wire_record *r, int64_t when, uint64_t
     e->time_ns = when;
     e->id = id;
     e->value = value;
-    e->type = r->type;
-    e->flags = r->flags;
+    e->type = type;
+    e->flags = flags;
     e->extra = extra;
+}
+
+static void session_log(session *s, const wire_record *r, int64_t when, uint64_t id,
+                        uint64_t value, uint32_t extra)
+{
+    session_log_event(s, r->type, r->flags, when, id, value, extra);
 }
 
 uint64_t session_first_event_seq(const session *s)
@@ -287,6 +319,7 @@ static void session_apply_jit(session *s, const wire_record *r, int64_t when)
 
     if (!f)
         return;
+    session_function_jitted(s, f);
     if (catchup) {
         /* enumeration only fills in what live callbacks did not already say */
         session_take_code_versions(f, r);
@@ -424,6 +457,7 @@ int session_apply(session *s, const wire_record *r, int64_t now_ns, const char *
         s->clock_offset_ns = (int64_t)(h->realtime_ns - h->monotonic_ns);
         s->connected_ns = now_ns;
         s->connections++;
+        stacks_link_reset(&s->stacks); /* walk ids start over on a new connection */
         if (s->state != SESSION_DETACHING)
             s->state = SESSION_LIVE;
         break;
@@ -434,6 +468,8 @@ int session_apply(session *s, const wire_record *r, int64_t now_ns, const char *
         session_function *f = session_function_entry(s, j->function_id, &created);
         if (f && j->il_size)
             f->il_size = j->il_size; /* dynamic methods: only the start knows it */
+        if (f)
+            session_function_jitted(s, f);
         if (t && t->jit_depth < SESSION_JIT_NESTING) {
             t->jit_stack[t->jit_depth].function_id = j->function_id;
             t->jit_stack[t->jit_depth].start_ns = r->time_ns;
@@ -502,6 +538,7 @@ int session_apply(session *s, const wire_record *r, int64_t now_ns, const char *
             s->state = SESSION_DETACHED;
             s->detach_finished_ns = now_ns;
             s->ended_ns = now_ns;
+            profile_stop(&s->profile, now_ns);
         } else {
             *why = "unknown detach state";
             return -1;
@@ -509,6 +546,20 @@ int session_apply(session *s, const wire_record *r, int64_t now_ns, const char *
         session_log(s, r, when, 0, (uint64_t)(uint32_t)r->u.detach.hresult, r->u.detach.state);
         break;
     case WIRE_PONG:
+        break;
+    case WIRE_STACK_THREAD:
+        stacks_apply_thread(s, r);
+        break;
+    case WIRE_STACK_END:
+        stacks_apply_end(s, r, when);
+        break;
+    case WIRE_PROFILE_STATUS:
+        profile_apply_status(s, r, when);
+        break;
+    case WIRE_GC_STARTED:
+    case WIRE_GC_FINISHED:
+    case WIRE_RUNTIME_SUSPEND:
+        timeline_apply(s, r, when);
         break;
     default:
         *why = "record type not valid from an agent";
@@ -543,14 +594,24 @@ const char *session_event_type_name(uint16_t type)
     case WIRE_THREAD_NAME: return "thread_name";
     case WIRE_CATCHUP_END: return "catchup";
     case WIRE_DETACH_STATUS: return "detach";
+    case WIRE_GC_FINISHED: return "gc";
+    case WIRE_RUNTIME_SUSPEND: return "suspension";
+    case WIRE_STACK_END: return "stack_snapshot";
+    case WIRE_PROFILE_STATUS: return "profile";
     default: return "other";
     }
+}
+
+void session_link_lost(session *s, int64_t now_ns)
+{
+    profile_stop(&s->profile, now_ns);
 }
 
 void session_mark_ended(session *s, int64_t now_ns)
 {
     size_t i;
 
+    profile_stop(&s->profile, now_ns);
     if (!s->ended_ns)
         s->ended_ns = now_ns;
     for (i = 0; i < s->thread_count; i++) {

@@ -6,7 +6,9 @@
  * duplicates that catch-up produces never double-count, and it tolerates IDs it
  * has never seen. Rule from docs/RUNTIME.md (Catching up): live callbacks are newer than
  * the enumeration, so a catch-up record only fills in what is unknown.
- * All access is under the registry lock (sessions.h).
+ * Stack walks, the sampling profile and the GC/suspension timeline have
+ * their own files (stacks.h, profile.h, timeline.h); session_apply() hands
+ * their records over. All access is under the registry lock (sessions.h).
  */
 #ifndef JITSCOPE_SESSION_H
 #define JITSCOPE_SESSION_H
@@ -16,6 +18,9 @@
 #include <sys/types.h>
 
 #include "idmap.h"
+#include "profile.h"
+#include "stacks.h"
+#include "timeline.h"
 #include "wire_decode.h"
 
 #define SESSION_MAX_FUNCTIONS (4u * 1024u * 1024u)
@@ -46,6 +51,10 @@ typedef struct session_function {
     uint32_t flags;         /* WIRE_FLAG_CATCHUP (only known from enumeration), _DYNAMIC */
     int32_t hresult;
     uint32_t jit_count;     /* compilations observed live */
+    uint32_t jitted;        /* 1: a JIT record (live or catch-up) named it. 0: known only
+                               from a name record and stacks (ReadyToRun code, or compiled
+                               before attach and not enumerated): named in stacks and
+                               profiles, but not listed by /functions nor counted */
     int64_t first_jit_ns;   /* wall clock, Unix ns */
     int64_t last_jit_ns;
     uint64_t jit_time_ns;   /* duration of the last compilation (Finished - Started) */
@@ -71,15 +80,27 @@ typedef struct session_thread {
     struct { uint64_t function_id; uint64_t start_ns; } jit_stack[SESSION_JIT_NESTING];
 } session_thread;
 
-/* One entry of the event log behind /events and the live stream. */
+/* One entry of the event log behind /events and the live stream (40 bytes).
+ * What id, value and extra hold depends on the type:
+ *   JIT_FINISHED     FunctionID      JIT duration ns      native size
+ *   MODULE_*         ModuleID        base address         -
+ *   ASSEMBLY_LOADED  AssemblyID      manifest ModuleID    -
+ *   THREAD_*         ThreadID        OS thread id         -
+ *   CATCHUP_END      -               duration ns          functions
+ *   DETACH_STATUS    -               HRESULT              state
+ *   GC_FINISHED      GC reason       duration ns          generation bits      (`gc`)
+ *   RUNTIME_SUSPEND  suspend reason  duration ns          1 if aborted         (`suspension`)
+ *   STACK_END        snapshot number suspend ns           threads              (`stack_snapshot`)
+ *   PROFILE_STATUS   requested mHz | budget permille << 32, effective mHz, wire state (`profile`)
+ * time_ns is when it began (a GC's or a suspension's start). */
 typedef struct session_event {
     uint64_t seq;           /* per session, from 1, no gaps */
     int64_t time_ns;        /* wall clock of the event in the target */
-    uint64_t id;            /* FunctionID, ModuleID, ThreadID or AssemblyID */
-    uint64_t value;         /* JIT: duration ns; thread: os id */
+    uint64_t id;
+    uint64_t value;
     uint16_t type;          /* wire_record_type */
     uint16_t flags;
-    uint32_t extra;         /* JIT: native size */
+    uint32_t extra;
 } session_event;
 
 typedef struct session {
@@ -114,7 +135,11 @@ typedef struct session {
     session_thread *threads;
     size_t thread_count, thread_cap;
     idmap thread_index;
+    size_t functions_jitted; /* functions with jitted set: what /functions lists */
     uint64_t jit_time_total_ns, jit_compilations, capacity_drops;
+    stacks_state stacks;
+    profile_state profile;
+    timeline_state timeline;
     /* event log: ring of SESSION_MAX_EVENTS */
     session_event *events;
     size_t event_cap;
@@ -129,6 +154,14 @@ void session_free(session *s);
  * protocol (the caller drops the connection). Never fails on unknown IDs. */
 int session_apply(session *s, const wire_record *r, int64_t now_ns, const char **why);
 
+/* Appends an event that no single record makes (gc, suspension,
+ * stack_snapshot, profile): see session_event for the fields. */
+void session_log_event(session *s, uint16_t type, uint16_t flags, int64_t when_ns, uint64_t id,
+                       uint64_t value, uint32_t extra);
+
+/* The agent connection went away (or the agent left): a running profile stops. */
+void session_link_lost(session *s, int64_t now_ns);
+
 /* The process is gone: no thread of it is alive any more. */
 void session_mark_ended(session *s, int64_t now_ns);
 
@@ -139,6 +172,8 @@ const session_event *session_event_at(const session *s, uint64_t seq);
 session_function *session_find_function(session *s, uint64_t function_id);
 session_module *session_find_module(session *s, uint64_t module_id);
 session_thread *session_find_thread(session *s, uint64_t thread_id);
+/* A module's display name: its assembly, else the file name of its path. NULL when unknown. */
+const char *session_module_name(session *s, uint64_t module_id);
 
 const char *session_state_name(session_state st);
 const char *session_event_type_name(uint16_t type);

@@ -1,6 +1,7 @@
 /* sessions.c -- registry of sessions (see sessions.h). */
 #include "sessions.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
@@ -11,8 +12,38 @@ static session *sessions_items[SESSIONS_MAX];
 static size_t sessions_n;
 static int sessions_next_id = 1;
 
+static pthread_cond_t sessions_cond;
+static pthread_once_t sessions_cond_once = PTHREAD_ONCE_INIT;
+
 void sessions_lock(void) { pthread_mutex_lock(&sessions_mutex); }
 void sessions_unlock(void) { pthread_mutex_unlock(&sessions_mutex); }
+
+static void sessions_cond_init(void)
+{
+    pthread_condattr_t attr;
+
+    pthread_condattr_init(&attr);
+    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+    pthread_cond_init(&sessions_cond, &attr);
+    pthread_condattr_destroy(&attr);
+}
+
+void sessions_changed(void)
+{
+    pthread_once(&sessions_cond_once, sessions_cond_init);
+    pthread_cond_broadcast(&sessions_cond);
+}
+
+int sessions_wait(const struct timespec *deadline)
+{
+    int rc;
+
+    pthread_once(&sessions_cond_once, sessions_cond_init);
+    do
+        rc = pthread_cond_timedwait(&sessions_cond, &sessions_mutex, deadline);
+    while (rc == EINTR);
+    return rc == ETIMEDOUT ? -1 : 0;
+}
 
 static int sessions_new_token(char out[WIRE_TOKEN_LEN + 1])
 {

@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 #include <sys/types.h>
+#include <time.h>
 
 #include "session.h"
 
@@ -16,6 +17,13 @@
 
 void sessions_lock(void);
 void sessions_unlock(void);
+/* Wakes every sessions_wait(): records were applied or a link changed. Caller
+ * holds the lock. */
+void sessions_changed(void);
+/* Releases the lock until sessions_changed() or the CLOCK_MONOTONIC deadline,
+ * then holds it again (the way a handler waits for the agent without blocking
+ * ingest). 0 when woken (the caller re-checks), -1 at the deadline. */
+int sessions_wait(const struct timespec *deadline);
 
 /* Creates a session with a fresh random token; when SESSIONS_MAX are kept, the
  * oldest ended one is forgotten first. NULL when all are in use or out of

@@ -94,6 +94,67 @@ static int wire_read_strings(const wire_frame *f, size_t fixed, unsigned count, 
     return WIRE_DECODE_OK;
 }
 
+/* Enumerations and counts inside the new records. Values that come from the
+ * runtime and only label things (GC and suspension reasons, generation bits,
+ * HRESULTs) are not judged here: a newer runtime may add some. */
+static int wire_check_values(const wire_record *r, const char **why)
+{
+    switch (r->type) {
+    case WIRE_STACK_THREAD:
+        if (r->u.stack_thread.snapshot_id == 0) {
+            *why = "stack thread record without a snapshot id";
+            return WIRE_DECODE_BAD;
+        }
+        if (r->u.stack_thread.flags & ~(uint32_t)WIRE_STACK_TRUNCATED) {
+            *why = "stack thread record with unknown flags";
+            return WIRE_DECODE_BAD;
+        }
+        return WIRE_DECODE_OK;
+    case WIRE_STACK_END: {
+        const wire_stack_end *e = &r->u.stack_end;
+        if (e->snapshot_id == 0) {
+            *why = "stack end record without a snapshot id";
+            return WIRE_DECODE_BAD;
+        }
+        if (e->kind != WIRE_STACK_SNAPSHOT && e->kind != WIRE_STACK_SAMPLE) {
+            *why = "stack end record of an unknown kind";
+            return WIRE_DECODE_BAD;
+        }
+        if (e->threads_sent > WIRE_STACK_MAX_THREADS || e->threads_sent > e->threads_total) {
+            *why = "stack end record with more threads sent than allowed or listed";
+            return WIRE_DECODE_BAD;
+        }
+        if (e->effective_millihz > WIRE_PROFILE_MAX_HZ * 1000u) {
+            *why = "stack end record with a sampling rate over WIRE_PROFILE_MAX_HZ";
+            return WIRE_DECODE_BAD;
+        }
+        return WIRE_DECODE_OK;
+    }
+    case WIRE_PROFILE_STATUS: {
+        const wire_profile_status *p = &r->u.profile_status;
+        if (p->state < WIRE_PROFILE_STARTED || p->state > WIRE_PROFILE_REFUSED) {
+            *why = "profile status with an unknown state";
+            return WIRE_DECODE_BAD;
+        }
+        if (p->requested_millihz > WIRE_PROFILE_MAX_HZ * 1000u ||
+            p->effective_millihz > WIRE_PROFILE_MAX_HZ * 1000u || p->budget_permille > 1000u) {
+            *why = "profile status with a rate or budget out of range";
+            return WIRE_DECODE_BAD;
+        }
+        return WIRE_DECODE_OK;
+    }
+    case WIRE_RUNTIME_SUSPEND:
+        if (r->u.runtime_suspend.phase < WIRE_SUSPEND_STARTED ||
+            r->u.runtime_suspend.phase > WIRE_RESUME_FINISHED) {
+            *why = "runtime suspend record with an unknown phase";
+            return WIRE_DECODE_BAD;
+        }
+        return WIRE_DECODE_OK;
+    default:
+        return WIRE_DECODE_OK;
+    }
+}
+
 int wire_decode_record(const wire_frame *f, wire_record *out, const char **why)
 {
     size_t fixed;
@@ -121,6 +182,12 @@ int wire_decode_record(const wire_frame *f, wire_record *out, const char **why)
     case WIRE_CATCHUP_END: fixed = sizeof(wire_catchup); break;
     case WIRE_DETACH_STATUS: fixed = sizeof(wire_detach_status); break;
     case WIRE_PONG: fixed = sizeof(wire_cmd_ping); break;
+    case WIRE_STACK_THREAD: fixed = sizeof(wire_stack_thread); break;
+    case WIRE_STACK_END: fixed = sizeof(wire_stack_end); break;
+    case WIRE_PROFILE_STATUS: fixed = sizeof(wire_profile_status); break;
+    case WIRE_GC_STARTED: fixed = sizeof(wire_gc_started); break;
+    case WIRE_GC_FINISHED: fixed = sizeof(wire_gc_finished); break;
+    case WIRE_RUNTIME_SUSPEND: fixed = sizeof(wire_runtime_suspend); break;
     default:
         *why = "unknown record type";
         return WIRE_DECODE_BAD;
@@ -142,8 +209,23 @@ int wire_decode_record(const wire_frame *f, wire_record *out, const char **why)
         }
         memcpy(out->code_versions, f->payload + fixed, bytes);
         fixed += bytes;
+    } else if (f->header.type == WIRE_STACK_THREAD) {
+        /* followed by exactly frame_count frames, at most WIRE_STACK_MAX_FRAMES */
+        uint32_t n = out->u.stack_thread.frame_count;
+        if (n > WIRE_STACK_MAX_FRAMES) {
+            *why = "stack thread record with more than WIRE_STACK_MAX_FRAMES frames";
+            return WIRE_DECODE_BAD;
+        }
+        if (f->header.length - fixed != (size_t)n * sizeof(wire_stack_frame)) {
+            *why = "stack thread record whose length disagrees with its frame count";
+            return WIRE_DECODE_BAD;
+        }
+        out->stack_frames = f->payload + fixed;
+        fixed += (size_t)n * sizeof(wire_stack_frame);
     }
     if (wire_read_strings(f, fixed, strings, out, why) != WIRE_DECODE_OK)
+        return WIRE_DECODE_BAD;
+    if (wire_check_values(out, why) != WIRE_DECODE_OK)
         return WIRE_DECODE_BAD;
     if (f->header.type == WIRE_HELLO) {
         if (memcmp(out->u.hello.magic, WIRE_MAGIC, 8) != 0) {

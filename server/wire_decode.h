@@ -10,6 +10,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "../agent/wire.h"
 
@@ -43,19 +44,41 @@ typedef struct wire_record {
         wire_catchup catchup;
         wire_detach_status detach;
         wire_cmd_ping pong;
+        wire_stack_thread stack_thread;
+        wire_stack_end stack_end;
+        wire_profile_status profile_status;
+        wire_gc_started gc_started;
+        wire_gc_finished gc_finished;
+        wire_runtime_suspend runtime_suspend;
     } u;
     wire_string strings[2];
     unsigned string_count;
     wire_code_version code_versions[WIRE_MAX_CODE_VERSIONS]; /* JIT_FINISHED only */
     unsigned code_version_count;
+    /* STACK_THREAD only: u.stack_thread.frame_count wire_stack_frame entries,
+     * leaf first, pointing into the payload (not aligned: read them with
+     * wire_record_frame). */
+    const void *stack_frames;
 } wire_record;
+
+/* Frame i (< u.stack_thread.frame_count) of a STACK_THREAD record. */
+static inline wire_stack_frame wire_record_frame(const wire_record *r, uint32_t i)
+{
+    wire_stack_frame f;
+    memcpy(&f, (const uint8_t *)r->stack_frames + (size_t)i * sizeof(f), sizeof(f));
+    return f;
+}
 
 /* Splits one frame off the front of buf. NEED_MORE: wait for more bytes;
  * BAD: the stream is garbage (*why says why); OK: *consumed bytes used. */
 int wire_decode_frame(const uint8_t *buf, size_t len, wire_frame *out, size_t *consumed,
                       const char **why);
 
-/* Decodes an agent record's payload by type. Unknown types are BAD. */
+/* Decodes an agent record's payload by type. Unknown types are BAD, and so are
+ * values outside their enumeration (stack kinds, profile states, suspension
+ * phases), a STACK_THREAD whose frame_count is over WIRE_STACK_MAX_FRAMES or
+ * disagrees with the payload length, and a STACK_END with more threads sent
+ * than WIRE_STACK_MAX_THREADS or than the runtime listed. */
 int wire_decode_record(const wire_frame *frame, wire_record *out, const char **why);
 
 /* 1 when the bytes are well-formed UTF-8 (no overlongs, surrogates or > U+10FFFF). */

@@ -1,8 +1,9 @@
 /* driver.c -- standalone runner for libFuzzer-style targets, used where clang's
  * -fsanitize=fuzzer is not available (gcc). Runs LLVMFuzzerTestOneInput over
  * pseudo-random inputs and mutations of a few valid seed streams (hello with
- * the input's token, then JIT, name, module, thread, catch-up, drops, detach
- * frames), each in its own exact-size allocation so ASan sees any overread.
+ * the input's token, then JIT, name, module, thread, catch-up, drops, detach,
+ * stack walk, profile, GC and suspension frames), each in its own exact-size
+ * allocation so ASan sees any overread.
  * Deterministic for a given seed. A crash (ASan/UBSan report, abort on a broken
  * invariant) is the failure; undefined behaviour stops the run too
  * (halt_on_error). On a crash the input is written to fuzz-crash-<iteration>.bin
@@ -11,8 +12,8 @@
  * Build (from the repository root; same flags as the unit tests):
  *   mkdir -p build/tests && gcc -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -g \
  *     -fsanitize=address,undefined -fno-omit-frame-pointer -pthread -Iagent -Iserver \
- *     tests/fuzz/driver.c tests/fuzz/fuzz_wire_decode.c \
- *     server/wire_decode.c server/session.c server/idmap.c \
+ *     tests/fuzz/driver.c tests/fuzz/fuzz_wire_decode.c server/wire_decode.c \
+ *     server/session.c server/idmap.c server/stacks.c server/profile.c server/timeline.c \
  *     -fsanitize=address,undefined -o build/tests/fuzz_wire_decode
  * Run:
  *   build/tests/fuzz_wire_decode [-n ITERATIONS] [-t SECONDS] [-s SEED] [FILE...]
@@ -169,8 +170,10 @@ static void put_hello(stream *s)
     put_frame(s, WIRE_HELLO, 0, &h, sizeof(h), NULL, NULL);
 }
 
-#define N_SEEDS 4
+#define N_SEEDS 6
 static stream seeds[N_SEEDS];
+
+static void make_stack_seeds(void);
 
 static void make_seeds(void)
 {
@@ -246,6 +249,87 @@ static void make_seeds(void)
                   &(wire_jit_finished){0x100 + i % 7, 0x70 + i % 3, 0x1000 * (i % 11), 32, 8, 0, 0},
                   sizeof(wire_jit_finished), NULL, NULL);
     }
+    make_stack_seeds();
+}
+
+/* One STACK_THREAD with `frames` frames (function ids from `fid`, 0 = native). */
+static void put_stack_thread(stream *s, uint64_t snapshot_id, uint64_t thread_id, uint32_t frames,
+                             uint64_t fid, uint32_t flags)
+{
+    uint8_t p[sizeof(wire_stack_thread) + 8 * sizeof(wire_stack_frame)];
+    wire_stack_thread t = {snapshot_id, thread_id, 4000 + (uint32_t)thread_id % 100, 0, 5000,
+                           frames < 8 ? frames : 8, flags};
+
+    memcpy(p, &t, sizeof(t));
+    for (uint32_t i = 0; i < t.frame_count; i++) {
+        wire_stack_frame f = {i == 1 ? 0 : fid + (i % 3), 0x7f0000001000ull + i * 64};
+        memcpy(p + sizeof(t) + i * sizeof(f), &f, sizeof(f));
+    }
+    put_frame(s, WIRE_STACK_THREAD, 0, p, sizeof(t) + t.frame_count * sizeof(wire_stack_frame),
+              NULL, NULL);
+}
+
+static void put_stack_end(stream *s, uint64_t snapshot_id, uint64_t request_id, uint32_t kind,
+                          uint32_t sent)
+{
+    wire_stack_end e = {snapshot_id, request_id, kind, sent, sent + 1, 0, 0,
+                        kind == WIRE_STACK_SAMPLE ? 49000 : 0, 90000, 40000};
+    put_frame(s, WIRE_STACK_END, 0, &e, sizeof(e), NULL, NULL);
+}
+
+static void put_suspend(stream *s, uint32_t phase, uint32_t reason)
+{
+    wire_runtime_suspend r = {phase, reason};
+    put_frame(s, WIRE_RUNTIME_SUSPEND, 0, &r, sizeof(r), NULL, NULL);
+}
+
+static void make_stack_seeds(void)
+{
+    wire_function_name fn = {0xA1, 0x200000, 0x06000001, 0};
+    wire_profile_status ps = {WIRE_PROFILE_STARTED, 49000, 49000, 20, 0, 0, 0, 0};
+    stream *s;
+
+    /* 4: a snapshot on request, a repeated END, a late thread, an END never seen */
+    s = &seeds[4];
+    put_hello(s);
+    put_frame(s, WIRE_FUNCTION_NAME, 0, &fn, sizeof(fn), "App.Deep.Recurse", NULL);
+    put_suspend(s, WIRE_SUSPEND_STARTED, 9);
+    put_suspend(s, WIRE_SUSPEND_FINISHED, 0);
+    put_suspend(s, WIRE_RESUME_STARTED, 0);
+    put_suspend(s, WIRE_RESUME_FINISHED, 0);
+    put_stack_thread(s, 1, 0x71, 4, 0xA1, 0);
+    put_stack_thread(s, 1, 0x72, 0, 0xA1, 0);
+    put_stack_thread(s, 1, 0x73, 8, 0xB1, WIRE_STACK_TRUNCATED);
+    put_stack_end(s, 1, 5, WIRE_STACK_SNAPSHOT, 3);
+    put_stack_end(s, 1, 5, WIRE_STACK_SNAPSHOT, 3);
+    put_stack_thread(s, 1, 0x74, 2, 0xA1, 0);
+    put_stack_end(s, 2, 6, WIRE_STACK_SNAPSHOT, 2);
+
+    /* 5: a profile: status, samples of two threads, GCs, a rate change, stop */
+    s = &seeds[5];
+    put_hello(s);
+    put_frame(s, WIRE_PROFILE_STATUS, 0, &ps, sizeof(ps), NULL, NULL);
+    for (uint64_t i = 1; i <= 12 && s->n < FUZZ_MAX_INPUT - 800; i++) {
+        put_stack_thread(s, 10 + i, 0x71, 3 + (uint32_t)(i % 3), 0xC0 + i % 2, 0);
+        put_stack_thread(s, 10 + i, 0x72, 2, 0xD0, 0);
+        put_stack_end(s, 10 + i, 0, WIRE_STACK_SAMPLE, 2);
+        if (i % 4 == 0) {
+            put_frame(s, WIRE_GC_STARTED, 0, &(wire_gc_started){0x3, 0}, sizeof(wire_gc_started),
+                      NULL, NULL);
+            put_suspend(s, WIRE_SUSPEND_STARTED, 1);
+            put_suspend(s, WIRE_RESUME_FINISHED, 0);
+            put_frame(s, WIRE_GC_FINISHED, 0, &(wire_gc_finished){0}, sizeof(wire_gc_finished),
+                      NULL, NULL);
+        }
+    }
+    ps.state = WIRE_PROFILE_RATE;
+    ps.effective_millihz = 12500;
+    put_frame(s, WIRE_PROFILE_STATUS, 0, &ps, sizeof(ps), NULL, NULL);
+    put_suspend(s, WIRE_SUSPEND_STARTED, 9);
+    put_suspend(s, WIRE_SUSPEND_ABORTED, 0);
+    put_frame(s, WIRE_GC_FINISHED, 0, &(wire_gc_finished){0}, sizeof(wire_gc_finished), NULL, NULL);
+    ps.state = WIRE_PROFILE_STOPPED;
+    put_frame(s, WIRE_PROFILE_STATUS, 0, &ps, sizeof(ps), NULL, NULL);
 }
 
 /* ---- mutation --------------------------------------------------------------- */

@@ -1,6 +1,7 @@
 /* fuzz_wire_decode.c -- fuzz target for the server's agent-stream path:
- * server/wire_decode.c (frames and records) and server/session.c (folding
- * records into a session).
+ * server/wire_decode.c (frames and records) and server/session.c with
+ * server/stacks.c, server/profile.c and server/timeline.c (folding records
+ * into a session).
  *
  * Input layout: the first 32 bytes are the session token (shorter inputs use a
  * fixed token), the rest is the byte stream an agent would send. The target
@@ -11,11 +12,15 @@
  * checked (abort() on a broken invariant, so a wrong answer is a crash like a
  * memory error): an OK frame never claims more bytes than it was given, its
  * strict prefix is NEED_MORE, decoded strings lie inside their payload and are
- * valid UTF-8.
+ * valid UTF-8, a stack thread's frames lie inside its payload. After every
+ * record the stack, profile and timeline state is checked against its caps
+ * and its own indexes (every sample names a kept thread and stack, every
+ * thread's frames lie inside its walk).
  *
  * libFuzzer (clang):
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -Iagent -Iserver \
  *     tests/fuzz/fuzz_wire_decode.c server/wire_decode.c server/session.c server/idmap.c \
+ *     server/stacks.c server/profile.c server/timeline.c \
  *     -o build/tests/fuzz_wire_decode_libfuzzer
  * Without libFuzzer: tests/fuzz/driver.c (see the command there).
  */
@@ -49,6 +54,60 @@ static void fuzz_check_record(const wire_frame *f, const wire_record *r)
         FUZZ_REQUIRE(memcmp(r->u.hello.magic, WIRE_MAGIC, 8) == 0);
         FUZZ_REQUIRE(r->u.hello.version == WIRE_VERSION);
     }
+    if (r->type == WIRE_STACK_THREAD) {
+        const uint8_t *p = r->stack_frames;
+        FUZZ_REQUIRE(r->u.stack_thread.frame_count <= WIRE_STACK_MAX_FRAMES);
+        FUZZ_REQUIRE(p == f->payload + sizeof(wire_stack_thread));
+        FUZZ_REQUIRE(sizeof(wire_stack_thread) +
+                         (size_t)r->u.stack_thread.frame_count * sizeof(wire_stack_frame) ==
+                     f->header.length);
+    }
+    if (r->type == WIRE_STACK_END)
+        FUZZ_REQUIRE(r->u.stack_end.kind == WIRE_STACK_SNAPSHOT ||
+                     r->u.stack_end.kind == WIRE_STACK_SAMPLE);
+}
+
+static void fuzz_check_walk(const stacks_walk *w)
+{
+    FUZZ_REQUIRE(w->thread_count <= w->thread_cap || (!w->threads && !w->thread_count));
+    FUZZ_REQUIRE(w->thread_count <= WIRE_STACK_MAX_THREADS);
+    FUZZ_REQUIRE(w->frame_count <= WIRE_STACK_MAX_TOTAL_FRAMES);
+    for (uint32_t i = 0; i < w->thread_count; i++) {
+        const stacks_thread *t = &w->threads[i];
+        FUZZ_REQUIRE(t->frame_count <= WIRE_STACK_MAX_FRAMES);
+        FUZZ_REQUIRE((uint64_t)t->first_frame + t->frame_count <= w->frame_count);
+    }
+}
+
+/* The stack, profile and timeline state agrees with its caps and indexes. */
+static void fuzz_check_state(const session *s)
+{
+    const stacks_state *st = &s->stacks;
+    const profile_state *p = &s->profile;
+    uint64_t frames = 0;
+
+    FUZZ_REQUIRE(st->kept_count <= STACKS_KEEP);
+    for (unsigned i = 0; i < st->kept_count; i++) {
+        const stacks_walk *w = stacks_at(st, i);
+        FUZZ_REQUIRE(w && w->id > 0 && w->kind == WIRE_STACK_SNAPSHOT);
+        FUZZ_REQUIRE(stacks_by_id(st, w->id) == w);
+        fuzz_check_walk(w);
+        frames += w->frame_count;
+    }
+    FUZZ_REQUIRE(frames == st->kept_frames && frames <= STACKS_KEEP_FRAMES);
+    for (unsigned i = 0; i < STACKS_PENDING; i++)
+        fuzz_check_walk(&st->pending[i]);
+    FUZZ_REQUIRE(p->sample_count <= PROFILE_MAX_SAMPLES && p->stack_count <= PROFILE_MAX_STACKS &&
+                 p->frame_count <= PROFILE_MAX_FRAMES && p->thread_count <= PROFILE_MAX_THREADS);
+    for (size_t i = 0; i < p->sample_count; i++)
+        FUZZ_REQUIRE(p->samples[i].stack < p->stack_count &&
+                     p->samples[i].thread < p->thread_count);
+    for (size_t i = 0; i < p->stack_count; i++)
+        FUZZ_REQUIRE(p->stacks[i].depth <= PROFILE_MAX_DEPTH &&
+                     (uint64_t)p->stacks[i].first + p->stacks[i].depth <= p->frame_count);
+    FUZZ_REQUIRE(p->thread_samples == p->sample_count + p->dropped_samples);
+    FUZZ_REQUIRE(profile_suspend_p50(p) <= p->suspend_ns_max);
+    FUZZ_REQUIRE(s->timeline.gc_cap <= TIMELINE_KEEP && s->timeline.suspension_cap <= TIMELINE_KEEP);
 }
 
 /* Reads back what a record may have touched, as the API would. */
@@ -155,6 +214,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             bound = 1;
         }
         fuzz_read_back(s, &r);
+        fuzz_check_state(s);
     }
     FUZZ_REQUIRE(off <= len);
     session_mark_ended(s, 1800000000000000000ll);

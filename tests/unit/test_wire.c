@@ -6,7 +6,12 @@
  * over WIRE_MAX_PAYLOAD, unknown types, payloads shorter than the fixed part, a
  * missing or overlong string length, trailing bytes, invalid UTF-8 (overlong,
  * surrogate, truncated, > U+10FFFF), a hello with bad magic or version;
- * wire_valid_utf8 against a table and against the agent's utf8_sanitize; and a
+ * wire_valid_utf8 against a table and against the agent's utf8_sanitize; the
+ * stack, profile and timeline records: frame_count bounded by
+ * WIRE_STACK_MAX_FRAMES and equal to what the payload holds, frames read back
+ * from an unaligned buffer, stack kinds, thread counts, profile states, rates
+ * and budgets, suspension phases and snapshot ids checked, runtime-given
+ * labels (GC and suspension reasons, generation bits) passed through; and a
  * deterministic garbage loop (200k random and mutated buffers, each in its own
  * exact-size allocation so ASan sees any overread) that must never crash and
  * never report more bytes consumed than it was given.
@@ -119,13 +124,26 @@ static const wire_drops s_drops = {{1, 2, 3, 4}, 1000, 4096};
 static const wire_catchup s_catchup = {9, 1000, 4, 0, 12500000};
 static const wire_detach_status s_detach = {WIRE_DETACH_REFUSED, (int32_t)0x80131367};
 static const wire_cmd_ping s_pong = {0xC0FFEEull};
+/* a thread of a snapshot with two frames (a managed one, a native run) */
+static struct {
+    wire_stack_thread t;
+    wire_stack_frame f[2];
+} s_stack_thread = {{3, 0x7f00000a0000ull, 31337, 0, 9000, 2, 0},
+                    {{0x7f0000001000ull, 0x7f1234560010ull}, {0, 0x7f5500001234ull}}};
+static const wire_stack_end s_stack_end = {3, 77, WIRE_STACK_SNAPSHOT, 1, 12, 0, 1, 0, 183000,
+                                            120000};
+static const wire_profile_status s_profile_status = {WIRE_PROFILE_RATE, 99000, 24500, 20, 1234,
+                                                      5678900, 0, 0};
+static const wire_gc_started s_gc_started = {0x7, 1};
+static const wire_gc_finished s_gc_finished = {0};
+static const wire_runtime_suspend s_runtime_suspend = {WIRE_SUSPEND_STARTED, 9};
 
 static const char NAME[] = "Ns.Box<System.Int64>.Get";
 static const char PATH[] = "/usr/share/dotnet/shared/Microsoft.NETCore.App/10.0.0/System.Private.CoreLib.dll";
 static const char ASM[] = "System.Private.CoreLib";
 static const char UNI[] = "Fa\xC3\xA7" "ade \xE4\xB8\xAD \xF0\x9F\x98\x80"; /* ç 中 😀 */
 
-#define N_SAMPLES 16
+#define N_SAMPLES 22
 static sample samples[N_SAMPLES];
 
 static void make_samples(void)
@@ -156,6 +174,15 @@ static void make_samples(void)
          {0}, {0}},
         {"detach_status", WIRE_DETACH_STATUS, 0, &s_detach, sizeof(s_detach), 0, {0}, {0}},
         {"pong", WIRE_PONG, 0, &s_pong, sizeof(s_pong), 0, {0}, {0}},
+        {"stack_thread", WIRE_STACK_THREAD, 0, &s_stack_thread, sizeof(s_stack_thread), 0, {0},
+         {0}},
+        {"stack_end", WIRE_STACK_END, 0, &s_stack_end, sizeof(s_stack_end), 0, {0}, {0}},
+        {"profile_status", WIRE_PROFILE_STATUS, 0, &s_profile_status, sizeof(s_profile_status),
+         0, {0}, {0}},
+        {"gc_started", WIRE_GC_STARTED, 0, &s_gc_started, sizeof(s_gc_started), 0, {0}, {0}},
+        {"gc_finished", WIRE_GC_FINISHED, 0, &s_gc_finished, sizeof(s_gc_finished), 0, {0}, {0}},
+        {"runtime_suspend", WIRE_RUNTIME_SUSPEND, 0, &s_runtime_suspend,
+         sizeof(s_runtime_suspend), 0, {0}, {0}},
     };
     memcpy(samples, v, sizeof(v));
 }
@@ -218,15 +245,25 @@ TEST(round_trip_every_type)
             CHECK(r.type == s->type && r.flags == s->flags && r.seq == f.header.seq &&
                       r.time_ns == f.header.time_ns,
                   "%s: record header fields", s->what);
-            CHECK(memcmp(&r.u, s->fixed, s->fixed_len) == 0, "%s: fixed part round-trips",
+            /* a stack thread's fixed part is followed by its frames */
+            size_t fixed_part = s->type == WIRE_STACK_THREAD ? sizeof(wire_stack_thread)
+                                                             : s->fixed_len;
+            CHECK(memcmp(&r.u, s->fixed, fixed_part) == 0, "%s: fixed part round-trips",
                   s->what);
+            if (s->type == WIRE_STACK_THREAD)
+                CHECK(r.stack_frames == f.payload + sizeof(wire_stack_thread) &&
+                          memcmp(&(wire_stack_frame[2]){wire_record_frame(&r, 0),
+                                                        wire_record_frame(&r, 1)},
+                                 s_stack_thread.f, sizeof(s_stack_thread.f)) == 0,
+                      "stack_thread: both frames read back");
             CHECK(strings_ok, "%s: %u string(s) round-trip, pointing into the payload", s->what,
                   s->nstrings);
             types_seen |= 1u << s->type;
         }
         free(buf);
     }
-    CHECK(types_seen == 0x1FFFEu, "all 16 record types (1..%d) round-tripped", WIRE_RECORD_TYPE_MAX);
+    CHECK(types_seen == (1u << (WIRE_RECORD_TYPE_MAX + 1)) - 2u,
+          "all %d record types (1..%d) round-tripped", N_SAMPLES, WIRE_RECORD_TYPE_MAX);
 }
 
 TEST(empty_strings_and_longest_string)
@@ -305,7 +342,7 @@ TEST(frames_back_to_back)
         n++;
     }
     CHECK(n == N_SAMPLES && off == total && ok,
-          "16 frames in one buffer decode one after another, in order (%d decoded)", n);
+          "%d frames in one buffer decode one after another, in order (%d decoded)", N_SAMPLES, n);
 }
 
 TEST(length_limit)
@@ -510,6 +547,207 @@ TEST(hello_checks)
         else
             CHECK(bad_with_reason(buf, len), "hello with version %u is BAD", h.version);
     }
+}
+
+/* ---- stack, profile and timeline records ------------------------------------ */
+
+/* Decodes one frame of `type` whose payload is bytes[0..n), in an allocation of
+ * exactly the frame's size placed at an odd address (frames are read with
+ * memcpy, so UBSan must see no misaligned access). */
+static int decode_payload_keep(uint16_t type, const void *bytes, size_t n, wire_record *r,
+                               uint8_t **keep)
+{
+    sample s = {"payload", type, 0, bytes, n, 0, {0}, {0}};
+    uint8_t *raw = malloc(frame_size(&s) + 1), *buf = raw + 1;
+    const char *why = NULL;
+    int rc;
+
+    build_frame_ex(buf, &s, 1, 0);
+    rc = decode_one(buf, frame_size(&s), r, &why);
+    if (rc == WIRE_DECODE_BAD && (!why || !*why))
+        rc = 99; /* BAD without a reason: a failure of its own */
+    if (keep)
+        *keep = raw; /* the record points into it: the caller frees it */
+    else
+        free(raw);
+    return rc;
+}
+
+static int decode_payload(uint16_t type, const void *bytes, size_t n, wire_record *r)
+{
+    return decode_payload_keep(type, bytes, n, r, NULL);
+}
+
+TEST(stack_thread_frame_count)
+{
+    enum { MAX = WIRE_STACK_MAX_FRAMES };
+    size_t bytes = sizeof(wire_stack_thread) + (MAX + 2) * sizeof(wire_stack_frame);
+    uint8_t *p = calloc(1, bytes), *frame = NULL;
+    wire_stack_thread t = s_stack_thread.t;
+    wire_record r;
+    int ok = 1;
+
+    for (uint32_t i = 0; i < MAX + 2; i++) {
+        wire_stack_frame f = {0x7f0000000000ull + i, 0x7f1000000000ull + 3 * i};
+        memcpy(p + sizeof(t) + i * sizeof(f), &f, sizeof(f));
+    }
+    t.frame_count = 0;
+    memcpy(p, &t, sizeof(t));
+    CHECK(decode_payload(WIRE_STACK_THREAD, p, sizeof(t), &r) == WIRE_DECODE_OK &&
+              r.u.stack_thread.frame_count == 0,
+          "a thread with no frames (a failed walk) decodes");
+    t.frame_count = MAX;
+    memcpy(p, &t, sizeof(t));
+    CHECK(decode_payload_keep(WIRE_STACK_THREAD, p, sizeof(t) + MAX * sizeof(wire_stack_frame),
+                              &r, &frame) == WIRE_DECODE_OK,
+          "WIRE_STACK_MAX_FRAMES frames decode");
+    for (uint32_t i = 0; i < MAX; i++) {
+        wire_stack_frame f = wire_record_frame(&r, i);
+        ok &= f.function_id == 0x7f0000000000ull + i && f.ip == 0x7f1000000000ull + 3 * i;
+    }
+    free(frame);
+    CHECK(ok, "every one of the %u frames reads back from an unaligned payload", MAX);
+    t.frame_count = MAX + 1;
+    memcpy(p, &t, sizeof(t));
+    CHECK(decode_payload(WIRE_STACK_THREAD, p, sizeof(t) + (MAX + 1) * sizeof(wire_stack_frame),
+                         &r) == WIRE_DECODE_BAD,
+          "WIRE_STACK_MAX_FRAMES + 1 frames (length consistent) is BAD");
+    t.frame_count = UINT32_MAX;
+    memcpy(p, &t, sizeof(t));
+    CHECK(decode_payload(WIRE_STACK_THREAD, p, sizeof(t) + 2 * sizeof(wire_stack_frame), &r) ==
+              WIRE_DECODE_BAD,
+          "frame_count UINT32_MAX is BAD (no overflow in the length check)");
+    t.frame_count = 2;
+    memcpy(p, &t, sizeof(t));
+    CHECK(decode_payload(WIRE_STACK_THREAD, p, sizeof(t) + sizeof(wire_stack_frame), &r) ==
+              WIRE_DECODE_BAD,
+          "frame_count 2 with one frame in the payload is BAD");
+    CHECK(decode_payload(WIRE_STACK_THREAD, p, sizeof(t) + 3 * sizeof(wire_stack_frame), &r) ==
+              WIRE_DECODE_BAD,
+          "frame_count 2 with three frames in the payload is BAD");
+    CHECK(decode_payload(WIRE_STACK_THREAD, p, sizeof(t) + 2 * sizeof(wire_stack_frame) - 1, &r) ==
+              WIRE_DECODE_BAD,
+          "a frame cut by one byte is BAD");
+    t.flags = 2;
+    memcpy(p, &t, sizeof(t));
+    CHECK(decode_payload(WIRE_STACK_THREAD, p, sizeof(t) + 2 * sizeof(wire_stack_frame), &r) ==
+              WIRE_DECODE_BAD,
+          "an unknown thread flag is BAD");
+    t.flags = WIRE_STACK_TRUNCATED;
+    t.snapshot_id = 0;
+    memcpy(p, &t, sizeof(t));
+    CHECK(decode_payload(WIRE_STACK_THREAD, p, sizeof(t) + 2 * sizeof(wire_stack_frame), &r) ==
+              WIRE_DECODE_BAD,
+          "snapshot id 0 is BAD");
+    t.snapshot_id = 9;
+    t.hresult = (int32_t)0x80004005;
+    memcpy(p, &t, sizeof(t));
+    CHECK(decode_payload(WIRE_STACK_THREAD, p, sizeof(t) + 2 * sizeof(wire_stack_frame), &r) ==
+              WIRE_DECODE_OK && r.u.stack_thread.hresult == (int32_t)0x80004005 &&
+              r.u.stack_thread.flags == WIRE_STACK_TRUNCATED,
+          "a truncated thread with an E_FAIL hresult decodes as sent");
+    free(p);
+}
+
+TEST(stack_end_values)
+{
+    wire_stack_end e;
+    wire_record r;
+
+    for (uint32_t kind = 0; kind <= 3; kind++) {
+        e = s_stack_end;
+        e.kind = kind;
+        if (kind == WIRE_STACK_SNAPSHOT || kind == WIRE_STACK_SAMPLE)
+            CHECK(decode_payload(WIRE_STACK_END, &e, sizeof(e), &r) == WIRE_DECODE_OK &&
+                      r.u.stack_end.kind == kind && r.u.stack_end.request_id == 77,
+                  "kind %u decodes", kind);
+        else
+            CHECK(decode_payload(WIRE_STACK_END, &e, sizeof(e), &r) == WIRE_DECODE_BAD,
+                  "kind %u is BAD", kind);
+    }
+    e = s_stack_end;
+    e.threads_sent = e.threads_total = WIRE_STACK_MAX_THREADS;
+    CHECK(decode_payload(WIRE_STACK_END, &e, sizeof(e), &r) == WIRE_DECODE_OK,
+          "WIRE_STACK_MAX_THREADS threads sent decodes");
+    e.threads_sent = e.threads_total = WIRE_STACK_MAX_THREADS + 1;
+    CHECK(decode_payload(WIRE_STACK_END, &e, sizeof(e), &r) == WIRE_DECODE_BAD,
+          "WIRE_STACK_MAX_THREADS + 1 threads sent is BAD");
+    e.threads_sent = 5, e.threads_total = 4;
+    CHECK(decode_payload(WIRE_STACK_END, &e, sizeof(e), &r) == WIRE_DECODE_BAD,
+          "more threads sent than the runtime listed is BAD");
+    e.threads_sent = 0, e.threads_total = 0, e.hresult = (int32_t)0x80131388;
+    CHECK(decode_payload(WIRE_STACK_END, &e, sizeof(e), &r) == WIRE_DECODE_OK,
+          "a walk that failed (no threads, an hresult) decodes");
+    e = s_stack_end;
+    e.snapshot_id = 0;
+    CHECK(decode_payload(WIRE_STACK_END, &e, sizeof(e), &r) == WIRE_DECODE_BAD,
+          "snapshot id 0 is BAD");
+    e = s_stack_end;
+    e.kind = WIRE_STACK_SAMPLE;
+    e.effective_millihz = WIRE_PROFILE_MAX_HZ * 1000u;
+    CHECK(decode_payload(WIRE_STACK_END, &e, sizeof(e), &r) == WIRE_DECODE_OK,
+          "a sample at WIRE_PROFILE_MAX_HZ decodes");
+    e.effective_millihz++;
+    CHECK(decode_payload(WIRE_STACK_END, &e, sizeof(e), &r) == WIRE_DECODE_BAD,
+          "a sample rate above WIRE_PROFILE_MAX_HZ is BAD");
+}
+
+TEST(profile_status_values)
+{
+    wire_profile_status p;
+    wire_record r;
+
+    for (uint32_t st = 0; st <= 5; st++) {
+        p = s_profile_status;
+        p.state = st;
+        if (st >= WIRE_PROFILE_STARTED && st <= WIRE_PROFILE_REFUSED)
+            CHECK(decode_payload(WIRE_PROFILE_STATUS, &p, sizeof(p), &r) == WIRE_DECODE_OK &&
+                      memcmp(&r.u.profile_status, &p, sizeof(p)) == 0,
+                  "state %u decodes as sent", st);
+        else
+            CHECK(decode_payload(WIRE_PROFILE_STATUS, &p, sizeof(p), &r) == WIRE_DECODE_BAD,
+                  "state %u is BAD", st);
+    }
+    p = s_profile_status;
+    p.requested_millihz = WIRE_PROFILE_MAX_HZ * 1000u + 1;
+    CHECK(decode_payload(WIRE_PROFILE_STATUS, &p, sizeof(p), &r) == WIRE_DECODE_BAD,
+          "a requested rate above WIRE_PROFILE_MAX_HZ is BAD");
+    p = s_profile_status;
+    p.effective_millihz = UINT32_MAX;
+    CHECK(decode_payload(WIRE_PROFILE_STATUS, &p, sizeof(p), &r) == WIRE_DECODE_BAD,
+          "an effective rate of UINT32_MAX mHz is BAD");
+    p = s_profile_status;
+    p.budget_permille = 1001;
+    CHECK(decode_payload(WIRE_PROFILE_STATUS, &p, sizeof(p), &r) == WIRE_DECODE_BAD,
+          "a budget over 1000 permille is BAD");
+    p.budget_permille = 1000;
+    CHECK(decode_payload(WIRE_PROFILE_STATUS, &p, sizeof(p), &r) == WIRE_DECODE_OK,
+          "a budget of 1000 permille decodes");
+}
+
+TEST(timeline_record_values)
+{
+    wire_runtime_suspend sp;
+    wire_gc_started g = {0xFFFFFFFFu, 77};
+    wire_record r;
+
+    for (uint32_t phase = 0; phase <= 6; phase++) {
+        sp = (wire_runtime_suspend){phase, 99};
+        if (phase >= WIRE_SUSPEND_STARTED && phase <= WIRE_RESUME_FINISHED)
+            CHECK(decode_payload(WIRE_RUNTIME_SUSPEND, &sp, sizeof(sp), &r) == WIRE_DECODE_OK &&
+                      r.u.runtime_suspend.phase == phase && r.u.runtime_suspend.reason == 99,
+                  "suspend phase %u decodes (an unknown reason is passed on)", phase);
+        else
+            CHECK(decode_payload(WIRE_RUNTIME_SUSPEND, &sp, sizeof(sp), &r) == WIRE_DECODE_BAD,
+                  "suspend phase %u is BAD", phase);
+    }
+    CHECK(decode_payload(WIRE_GC_STARTED, &g, sizeof(g), &r) == WIRE_DECODE_OK &&
+              r.u.gc_started.generations == 0xFFFFFFFFu && r.u.gc_started.reason == 77,
+          "GC generation bits and reason come from the runtime: passed on as sent");
+    CHECK(decode_payload(WIRE_GC_STARTED, &g, sizeof(g) - 1, &r) == WIRE_DECODE_BAD &&
+              decode_payload(WIRE_GC_FINISHED, &s_gc_finished, sizeof(s_gc_finished) - 1, &r) ==
+                  WIRE_DECODE_BAD,
+          "GC records one byte short are BAD");
 }
 
 /* ---- wire_valid_utf8 ------------------------------------------------------ */
@@ -797,6 +1035,10 @@ static const check_test tests[] = {
     TEST_ENTRY(string_lengths),
     TEST_ENTRY(invalid_utf8_in_strings),
     TEST_ENTRY(hello_checks),
+    TEST_ENTRY(stack_thread_frame_count),
+    TEST_ENTRY(stack_end_values),
+    TEST_ENTRY(profile_status_values),
+    TEST_ENTRY(timeline_record_values),
     TEST_ENTRY(valid_utf8_table),
     TEST_ENTRY(valid_utf8_agrees_with_agent_sanitizer),
     TEST_ENTRY(garbage_never_crashes_or_overreads),

@@ -1,0 +1,353 @@
+/* api_stacks.c -- the stack snapshot routes: POST /stacks (take one), GET
+ * /stacks (the kept ones), GET /stacks/{n} (one, as JSON or as a text report).
+ *
+ * POST sends WIRE_CMD_SNAPSHOT with a fresh request id and waits, without the
+ * sessions lock (sessions_wait), until the STACK_END carrying that id has been
+ * applied, the agent's connection is gone, or API_STACKS_TIMEOUT_MS passed.
+ * Each wait holds one of the HTTP server's threads, so one request per session
+ * and API_STACKS_MAX_WAITING in all may wait at once (429 beyond). A snapshot
+ * is copied out under the lock (its threads, frames and the names they need,
+ * at most a few MiB) and rendered after the lock is released. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "api_util.h"
+#include "link.h"
+#include "symbols.h"
+#include "textbuf.h"
+
+#define API_STACKS_TIMEOUT_MS 10000
+#define API_STACKS_MAX_WAITING 2 /* POST /stacks waiting at once, server-wide */
+
+static int api_stacks_waiting;    /* under the sessions lock */
+static uint64_t api_stacks_request; /* last request id given, under the sessions lock */
+
+/* A snapshot copied out of a session. */
+typedef struct api_snapshot {
+    stacks_walk w;          /* fields; w.threads and w.frames are this copy's own */
+    char **names;           /* per thread: its name or NULL */
+    uint32_t *frame_syms;   /* per frame: index in syms */
+    symbols syms;
+} api_snapshot;
+
+static void api_snapshot_free(api_snapshot *v)
+{
+    uint32_t i;
+
+    for (i = 0; v->names && i < v->w.thread_count; i++)
+        free(v->names[i]);
+    free(v->names);
+    free(v->w.threads);
+    free(v->w.frames);
+    free(v->frame_syms);
+    symbols_free(&v->syms);
+    memset(v, 0, sizeof(*v));
+}
+
+/* Caller holds the lock. 0 or -1 (out of memory). */
+static int api_snapshot_take(api_snapshot *v, session *s, const stacks_walk *w)
+{
+    uint32_t i;
+
+    memset(v, 0, sizeof(*v));
+    v->w = *w;
+    v->w.threads = malloc((w->thread_count + 1) * sizeof(*w->threads));
+    v->w.frames = malloc((w->frame_count + 1) * sizeof(*w->frames));
+    v->names = calloc(w->thread_count + 1, sizeof(*v->names));
+    v->frame_syms = malloc((w->frame_count + 1) * sizeof(*v->frame_syms));
+    if (!v->w.threads || !v->w.frames || !v->names || !v->frame_syms)
+        goto fail;
+    if (w->thread_count)
+        memcpy(v->w.threads, w->threads, w->thread_count * sizeof(*w->threads));
+    if (w->frame_count)
+        memcpy(v->w.frames, w->frames, w->frame_count * sizeof(*w->frames));
+    for (i = 0; i < w->thread_count; i++) {
+        const session_thread *t = session_find_thread(s, w->threads[i].thread_id);
+        if (t && !v->w.threads[i].os_thread_id)
+            v->w.threads[i].os_thread_id = t->os_thread_id;
+        if (t && t->name && !(v->names[i] = strdup(t->name)))
+            goto fail;
+    }
+    for (i = 0; i < w->frame_count; i++)
+        if (symbols_function(&v->syms, s, w->frames[i].function_id, &v->frame_syms[i]) != 0)
+            goto fail;
+    return 0;
+fail:
+    api_snapshot_free(v);
+    return -1;
+}
+
+/* Names of the HRESULTs a walk reports (for people; the number is always there). */
+static const char *api_hresult_name(int32_t hr)
+{
+    switch ((uint32_t)hr) {
+    case 0x80004005u: return "E_FAIL";
+    case 0x80004001u: return "E_NOTIMPL";
+    case 0x80070057u: return "E_INVALIDARG";
+    case 0x8007000Eu: return "E_OUTOFMEMORY";
+    case 0x80131351u: return "CORPROF_E_DATAINCOMPLETE";
+    case 0x80131355u: return "CORPROF_E_NOT_MANAGED_THREAD";
+    case 0x8013135Eu: return "CORPROF_E_STACKSNAPSHOT_INVALID_TGT_THREAD";
+    case 0x8013135Fu: return "CORPROF_E_STACKSNAPSHOT_UNMANAGED_CTX";
+    case 0x80131360u: return "CORPROF_E_STACKSNAPSHOT_UNSAFE";
+    case 0x80131361u: return "CORPROF_E_STACKSNAPSHOT_ABORTED";
+    case 0x80131363u: return "CORPROF_E_UNSUPPORTED_CALL_SEQUENCE";
+    case 0x80131364u: return "CORPROF_E_ASYNCHRONOUS_UNSAFE";
+    case 0x80131367u: return "CORPROF_E_PROFILER_DETACHING";
+    case 0x80131388u: return "CORPROF_E_SUSPENSION_IN_PROGRESS";
+    default: return NULL;
+    }
+}
+
+/* Roughly the bytes the JSON of a snapshot takes. */
+static size_t api_snapshot_size(const api_snapshot *v)
+{
+    size_t bytes = 512, i;
+
+    for (i = 0; i < v->w.thread_count; i++)
+        bytes += 320 + (v->names[i] ? 2 * strlen(v->names[i]) : 0);
+    for (i = 0; i < v->w.frame_count; i++) {
+        const symbol *sym = &v->syms.items[v->frame_syms[i]];
+        bytes += 128 + 2 * strlen(sym->name) + (sym->module ? 2 * strlen(sym->module) : 0);
+    }
+    return bytes;
+}
+
+static json_t *api_snapshot_json(const api_snapshot *v)
+{
+    json_t *threads = json_array();
+    uint32_t i, k;
+
+    for (i = 0; i < v->w.thread_count; i++) {
+        const stacks_thread *t = &v->w.threads[i];
+        const char *hr_name = t->hresult ? api_hresult_name(t->hresult) : NULL;
+        json_t *frames = json_array();
+
+        for (k = 0; k < t->frame_count; k++) {
+            const wire_stack_frame *f = &v->w.frames[t->first_frame + k];
+            const symbol *sym = &v->syms.items[v->frame_syms[t->first_frame + k]];
+            json_array_append_new(frames, json_pack("{s:o, s:s, s:o, s:o, s:b}",
+                "function_id", f->function_id ? api_id(f->function_id) : json_null(),
+                "name", sym->name, "module", api_str(sym->module), "ip", api_id(f->ip),
+                "native", f->function_id == 0));
+        }
+        json_array_append_new(threads, json_pack("{s:o, s:I, s:o, s:i, s:o, s:I, s:b, s:o}",
+            "thread_id", api_id(t->thread_id), "os_thread_id", (json_int_t)t->os_thread_id,
+            "name", api_str(v->names[i]), "hresult", (int)t->hresult,
+            "hresult_name", api_str(hr_name), "walk_ns", (json_int_t)t->walk_ns,
+            "truncated", (t->flags & WIRE_STACK_TRUNCATED) != 0, "frames", frames));
+    }
+    return json_pack("{s:I, s:o, s:I, s:I, s:i, s:I, s:I, s:I, s:b, s:o}",
+        "id", (json_int_t)v->w.id, "time_ms", api_ms(v->w.time_ns),
+        "suspend_ns", (json_int_t)v->w.suspend_ns, "walk_ns", (json_int_t)v->w.walk_ns,
+        "hresult", (int)v->w.hresult, "retries", (json_int_t)v->w.retries,
+        "threads_total", (json_int_t)v->w.threads_total,
+        "threads_sent", (json_int_t)v->w.threads_sent, "complete", stacks_complete(&v->w),
+        "threads", threads);
+}
+
+/* A thread name on one line of the text report: line breaks become spaces. */
+static void api_text_name(textbuf *out, const char *name)
+{
+    const char *run = name, *p;
+
+    for (p = name; *p; p++) {
+        if (*p == '\n' || *p == '\r') {
+            textbuf_add(out, run, (size_t)(p - run));
+            textbuf_add(out, " ", 1);
+            run = p + 1;
+        }
+    }
+    textbuf_add(out, run, (size_t)(p - run));
+}
+
+/* The text report: a summary line, then per thread a header line and one
+ * indented line per frame, leaf first. */
+static int api_snapshot_text(const api_snapshot *v, textbuf *out)
+{
+    uint32_t i, k;
+
+    textbuf_printf(out, "Snapshot %llu: %u threads (%u listed by the runtime), suspended %llu ns, "
+                        "hresult 0x%08x%s\n",
+                   (unsigned long long)v->w.id, v->w.thread_count, v->w.threads_total,
+                   (unsigned long long)v->w.suspend_ns, (unsigned)v->w.hresult,
+                   stacks_complete(&v->w) ? "" : ", incomplete (thread records lost)");
+    for (i = 0; i < v->w.thread_count; i++) {
+        const stacks_thread *t = &v->w.threads[i];
+
+        textbuf_printf(out, "\nThread 0x%llx (os %u)", (unsigned long long)t->thread_id,
+                       t->os_thread_id);
+        if (v->names[i]) {
+            textbuf_str(out, " \"");
+            api_text_name(out, v->names[i]);
+            textbuf_str(out, "\"");
+        }
+        textbuf_str(out, "\n");
+        if (t->hresult && !t->frame_count) {
+            const char *name = api_hresult_name(t->hresult);
+            textbuf_printf(out, "    (walk failed: HRESULT 0x%08x%s%s)\n", (unsigned)t->hresult,
+                           name ? " " : "", name ? name : "");
+        } else if (!t->frame_count) {
+            textbuf_str(out, "    (no managed frames)\n");
+        }
+        for (k = 0; k < t->frame_count; k++) {
+            const wire_stack_frame *f = &v->w.frames[t->first_frame + k];
+            const symbol *sym = &v->syms.items[v->frame_syms[t->first_frame + k]];
+            if (!f->function_id) {
+                textbuf_printf(out, "    [native] 0x%llx\n", (unsigned long long)f->ip);
+                continue;
+            }
+            textbuf_str(out, "    ");
+            api_text_name(out, sym->name);
+            if (sym->module) {
+                textbuf_str(out, " [");
+                api_text_name(out, sym->module);
+                textbuf_str(out, "]");
+            }
+            textbuf_str(out, "\n");
+        }
+        if (t->flags & WIRE_STACK_TRUNCATED)
+            textbuf_str(out, "    ... (deeper frames were cut)\n");
+    }
+    return out->overflow ? -1 : 0;
+}
+
+/* Renders a copied snapshot into the reply: JSON {"snapshot"} or the text report. */
+static int api_snapshot_reply(api_call *c, const api_snapshot *v, int text, int status)
+{
+    if (text) {
+        textbuf out;
+        textbuf_init(&out, API_MAX_OUTPUT);
+        if (api_snapshot_text(v, &out) != 0) {
+            textbuf_free(&out);
+            return api_fail(c, 503, "the snapshot report is larger than the response limit");
+        }
+        c->reply->text = textbuf_take(&out, &c->reply->text_length);
+        c->reply->content_type = "text/plain; charset=utf-8";
+        textbuf_free(&out);
+        return c->reply->text ? status : api_fail(c, 503, "out of memory");
+    }
+    if (api_snapshot_size(v) > API_MAX_OUTPUT)
+        return api_fail(c, 503, "the snapshot is larger than the response limit; use ?format=text");
+    c->reply->json = json_pack("{s:o}", "snapshot", api_snapshot_json(v));
+    return status;
+}
+
+static struct timespec api_deadline(int ms)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    ts.tv_sec += ms / 1000;
+    ts.tv_nsec += (long)(ms % 1000) * 1000000L;
+    if (ts.tv_nsec >= 1000000000L) {
+        ts.tv_sec++;
+        ts.tv_nsec -= 1000000000L;
+    }
+    return ts;
+}
+
+int api_stacks_post(api_call *c)
+{
+    wire_cmd_snapshot cmd;
+    struct timespec deadline;
+    api_snapshot v;
+    int link_id, status = 0, have = 0;
+    session *s;
+
+    if (!(s = api_lock_session(c)))
+        return 404;
+    if (s->state != SESSION_LIVE || !s->link_id) {
+        status = api_fail(c, 409, "session %d is %s: there is no live agent to take a snapshot",
+                          c->session_id, session_state_name(s->state));
+        sessions_unlock();
+        return status;
+    }
+    if (s->stacks.requests_waiting || api_stacks_waiting >= API_STACKS_MAX_WAITING) {
+        sessions_unlock();
+        return api_fail(c, 429, "another stack snapshot is being taken; try again when it is done");
+    }
+    cmd.request_id = ++api_stacks_request;
+    link_id = s->link_id;
+    s->stacks.requests_waiting++;
+    api_stacks_waiting++;
+    sessions_unlock();
+
+    if (link_send(link_id, WIRE_CMD_SNAPSHOT, &cmd, sizeof(cmd)) != 0)
+        status = api_fail(c, 502, "could not send the snapshot command to the agent");
+    deadline = api_deadline(API_STACKS_TIMEOUT_MS);
+    sessions_lock();
+    while (!status) {
+        const stacks_walk *w;
+        if (!(s = sessions_get(c->session_id))) {
+            status = api_fail(c, 404, "the session is gone");
+        } else if ((w = stacks_by_request(&s->stacks, cmd.request_id))) {
+            if (api_snapshot_take(&v, s, w) == 0)
+                have = 1, status = 201;
+            else
+                status = api_fail(c, 503, "out of memory copying the snapshot");
+        } else if (s->link_id != link_id) {
+            status = api_fail(c, 409, "the agent went away before the snapshot arrived");
+        } else if (sessions_wait(&deadline) != 0 &&
+                   !stacks_by_request(&s->stacks, cmd.request_id)) {
+            status = api_fail(c, 504, "the agent did not answer the snapshot request within %d s "
+                                      "(an agent that predates snapshots ignores it)",
+                              API_STACKS_TIMEOUT_MS / 1000);
+        }
+    }
+    if ((s = sessions_get(c->session_id)))
+        s->stacks.requests_waiting--;
+    api_stacks_waiting--;
+    sessions_unlock();
+    if (have) {
+        status = api_snapshot_reply(c, &v, 0, status);
+        api_snapshot_free(&v);
+    }
+    return status;
+}
+
+int api_stacks_list(api_call *c)
+{
+    json_t *list = json_array();
+    unsigned i;
+
+    for (i = 0; i < c->s->stacks.kept_count; i++) {
+        const stacks_walk *w = stacks_at(&c->s->stacks, i);
+        json_array_append_new(list, json_pack("{s:I, s:o, s:I, s:I, s:I, s:b}",
+            "id", (json_int_t)w->id, "time_ms", api_ms(w->time_ns),
+            "suspend_ns", (json_int_t)w->suspend_ns, "threads", (json_int_t)w->thread_count,
+            "frames", (json_int_t)w->frame_count, "complete", stacks_complete(w)));
+    }
+    c->reply->json = json_pack("{s:o}", "snapshots", list);
+    return 200;
+}
+
+int api_stacks_get(api_call *c)
+{
+    const char *format = c->req->arg(c->req->ctx, "format");
+    const stacks_walk *w;
+    api_snapshot v;
+    session *s;
+    int text, status;
+
+    if (format && strcmp(format, "json") != 0 && strcmp(format, "text") != 0)
+        return api_fail(c, 400, "format must be json or text");
+    text = format && strcmp(format, "text") == 0;
+    if (!(s = api_lock_session(c)))
+        return 404;
+    if (!(w = stacks_by_id(&s->stacks, c->n))) {
+        status = api_fail(c, 404, "no snapshot %llu in session %d (the newest %u are kept)",
+                          (unsigned long long)c->n, c->session_id, STACKS_KEEP);
+        sessions_unlock();
+        return status;
+    }
+    status = api_snapshot_take(&v, s, w);
+    sessions_unlock();
+    if (status != 0)
+        return api_fail(c, 503, "out of memory copying the snapshot");
+    status = api_snapshot_reply(c, &v, text, 200);
+    api_snapshot_free(&v);
+    return status;
+}

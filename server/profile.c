@@ -1,0 +1,302 @@
+/* profile.c -- folding sample walks into a deduplicated profile (see profile.h). */
+#include "profile.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "session.h"
+
+/* Grows *items (of `elem` bytes each) so that index `count` exists, doubling up
+ * to `max` elements. -1 when the cap is reached or memory runs out. */
+static int profile_reserve(void **items, size_t *cap, size_t count, size_t elem, size_t max)
+{
+    size_t want;
+    void *bigger;
+
+    if (count < *cap)
+        return 0;
+    if (count >= max)
+        return -1;
+    want = *cap ? *cap * 2 : 256;
+    while (want <= count)
+        want *= 2;
+    if (want > max)
+        want = max;
+    bigger = realloc(*items, want * elem);
+    if (!bigger)
+        return -1;
+    *items = bigger;
+    *cap = want;
+    return 0;
+}
+
+/* ---- suspension histogram: exact below 16 ns, then 16 buckets per power of two */
+
+static unsigned profile_bucket(uint64_t v)
+{
+    unsigned b;
+
+    if (v < 16)
+        return (unsigned)v;
+    b = 63u - (unsigned)__builtin_clzll(v); /* >= 4 */
+    return 16u + (b - 4u) * 16u + (unsigned)((v >> (b - 4u)) & 15u);
+}
+
+static uint64_t profile_bucket_low(unsigned i, uint64_t *width)
+{
+    unsigned b, sub;
+
+    if (i < 16) {
+        *width = 1;
+        return i;
+    }
+    b = (i - 16u) / 16u + 4u;
+    sub = (i - 16u) % 16u;
+    *width = 1ull << (b - 4u);
+    return (uint64_t)(16u + sub) << (b - 4u);
+}
+
+uint64_t profile_suspend_p50(const profile_state *p)
+{
+    uint64_t total = 0, seen = 0, width, low;
+    unsigned i;
+
+    for (i = 0; i < PROFILE_HIST_BUCKETS; i++)
+        total += p->suspend_hist[i];
+    if (!total)
+        return 0;
+    for (i = 0; i < PROFILE_HIST_BUCKETS; i++) {
+        seen += p->suspend_hist[i];
+        if (seen * 2 >= total)
+            break;
+    }
+    low = profile_bucket_low(i, &width);
+    low += width / 2; /* the middle of the bucket, never above the largest seen */
+    return low < p->suspend_ns_max ? low : p->suspend_ns_max;
+}
+
+/* ---- status ------------------------------------------------------------------- */
+
+static void profile_clear_data(profile_state *p)
+{
+    free(p->samples);
+    free(p->stacks);
+    free(p->frames);
+    free(p->index);
+    free(p->threads);
+    idmap_free(&p->thread_index);
+}
+
+void profile_free(profile_state *p)
+{
+    profile_clear_data(p);
+    memset(p, 0, sizeof(*p));
+}
+
+void profile_start(profile_state *p, uint32_t hz, int64_t now_ns)
+{
+    profile_free(p);
+    p->state = PROFILE_RUNNING;
+    p->requested_millihz = p->effective_millihz = hz * 1000u;
+    p->budget_permille = WIRE_PROFILE_DEFAULT_BUDGET_PERMILLE;
+    p->started_ns = now_ns;
+}
+
+void profile_stop(profile_state *p, int64_t now_ns)
+{
+    if (p->state == PROFILE_RUNNING) {
+        p->state = PROFILE_STOPPED;
+        p->stopped_ns = now_ns;
+    }
+}
+
+void profile_apply_status(session *s, const wire_record *r, int64_t when_ns)
+{
+    const wire_profile_status *st = &r->u.profile_status;
+    profile_state *p = &s->profile;
+
+    switch (st->state) {
+    case WIRE_PROFILE_STARTED:
+        p->state = PROFILE_RUNNING;
+        p->stopped_ns = 0;
+        p->hresult = 0;
+        if (!p->started_ns)
+            p->started_ns = when_ns;
+        break;
+    case WIRE_PROFILE_STOPPED:
+        profile_stop(p, when_ns);
+        break;
+    case WIRE_PROFILE_REFUSED:
+        p->state = PROFILE_STOPPED;
+        p->stopped_ns = when_ns;
+        p->hresult = st->hresult;
+        break;
+    default: /* WIRE_PROFILE_RATE: the budget moved the rate */
+        break;
+    }
+    if (st->requested_millihz)
+        p->requested_millihz = st->requested_millihz;
+    if (st->effective_millihz || st->state == WIRE_PROFILE_RATE)
+        p->effective_millihz = st->effective_millihz;
+    if (st->budget_permille)
+        p->budget_permille = st->budget_permille;
+    p->agent_samples = st->samples;
+    p->agent_suspended_ns = st->suspended_ns;
+    session_log_event(s, WIRE_PROFILE_STATUS, 0, when_ns,
+                      (uint64_t)p->requested_millihz | (uint64_t)p->budget_permille << 32,
+                      p->effective_millihz, st->state);
+}
+
+const char *profile_state_name(int state)
+{
+    switch (state) {
+    case PROFILE_RUNNING: return "running";
+    case PROFILE_STOPPED: return "stopped";
+    default: return "idle";
+    }
+}
+
+/* ---- samples -------------------------------------------------------------------- */
+
+/* The thread's index, created on first sight; -1 when it cannot be kept. */
+static int profile_thread_index(profile_state *p, uint64_t thread_id, uint32_t os_thread_id)
+{
+    uint32_t i = idmap_get(&p->thread_index, thread_id);
+    profile_thread *t;
+
+    if (i != IDMAP_MISSING) {
+        if (os_thread_id)
+            p->threads[i].os_thread_id = os_thread_id;
+        return (int)i;
+    }
+    if (thread_id == 0 ||
+        profile_reserve((void **)&p->threads, &p->thread_cap, p->thread_count,
+                        sizeof(*p->threads), PROFILE_MAX_THREADS) != 0 ||
+        idmap_put(&p->thread_index, thread_id, (uint32_t)p->thread_count) != 0)
+        return -1;
+    t = &p->threads[p->thread_count];
+    t->thread_id = thread_id;
+    t->os_thread_id = os_thread_id;
+    t->reserved = 0;
+    return (int)p->thread_count++;
+}
+
+static uint64_t profile_hash(const uint64_t *seq, uint32_t depth)
+{
+    uint64_t h = 0xcbf29ce484222325ull ^ depth;
+    uint32_t i;
+
+    for (i = 0; i < depth; i++) {
+        h ^= seq[i];
+        h *= 0x100000001b3ull;
+        h ^= h >> 29;
+    }
+    return h;
+}
+
+/* Rebuilds the hash index with room for twice the stacks (power of two). */
+static int profile_grow_index(profile_state *p)
+{
+    size_t cap = p->index_cap ? p->index_cap * 2 : 1024, i;
+    uint32_t *index = calloc(cap, sizeof(*index));
+
+    if (!index)
+        return -1;
+    for (i = 0; i < p->stack_count; i++) {
+        size_t slot = (size_t)p->stacks[i].hash & (cap - 1);
+        while (index[slot])
+            slot = (slot + 1) & (cap - 1);
+        index[slot] = (uint32_t)i + 1;
+    }
+    free(p->index);
+    p->index = index;
+    p->index_cap = cap;
+    return 0;
+}
+
+/* The id of the stack seq[0..depth) (leaf first), added when new; -1 when a
+ * new stack does not fit (counted in dropped_stacks). */
+static int profile_stack_id(profile_state *p, const uint64_t *seq, uint32_t depth)
+{
+    uint64_t h = profile_hash(seq, depth);
+    size_t slot;
+    profile_stack *st;
+
+    if (p->index_cap) {
+        for (slot = (size_t)h & (p->index_cap - 1); p->index[slot];
+             slot = (slot + 1) & (p->index_cap - 1)) {
+            const profile_stack *c = &p->stacks[p->index[slot] - 1];
+            if (c->hash == h && c->depth == depth &&
+                memcmp(&p->frames[c->first], seq, depth * sizeof(*seq)) == 0)
+                return (int)(p->index[slot] - 1);
+        }
+    }
+    if (p->stack_count >= PROFILE_MAX_STACKS || p->frame_count + depth > PROFILE_MAX_FRAMES ||
+        ((p->stack_count + 1) * 2 > p->index_cap && profile_grow_index(p) != 0) ||
+        profile_reserve((void **)&p->stacks, &p->stack_cap, p->stack_count, sizeof(*p->stacks),
+                        PROFILE_MAX_STACKS) != 0 ||
+        (depth && profile_reserve((void **)&p->frames, &p->frame_cap, p->frame_count + depth - 1,
+                                  sizeof(*p->frames), PROFILE_MAX_FRAMES) != 0)) {
+        p->dropped_stacks++;
+        return -1;
+    }
+    st = &p->stacks[p->stack_count];
+    st->hash = h;
+    st->first = (uint32_t)p->frame_count;
+    st->depth = depth;
+    if (depth)
+        memcpy(&p->frames[p->frame_count], seq, depth * sizeof(*seq));
+    p->frame_count += depth;
+    for (slot = (size_t)h & (p->index_cap - 1); p->index[slot];
+         slot = (slot + 1) & (p->index_cap - 1))
+        ;
+    p->index[slot] = (uint32_t)p->stack_count + 1;
+    return (int)p->stack_count++;
+}
+
+static void profile_note_suspension(profile_state *p, uint64_t suspend_ns)
+{
+    p->suspended_ns_total += suspend_ns;
+    if (suspend_ns > p->suspend_ns_max)
+        p->suspend_ns_max = suspend_ns;
+    p->suspend_hist[profile_bucket(suspend_ns)]++;
+}
+
+void profile_add_walk(profile_state *p, const stacks_walk *w, uint32_t effective_millihz)
+{
+    uint64_t seq[PROFILE_MAX_DEPTH];
+    uint64_t ms;
+    uint32_t i, k, t_ms;
+
+    p->walks++;
+    profile_note_suspension(p, w->suspend_ns);
+    if (effective_millihz)
+        p->effective_millihz = effective_millihz;
+    if (!p->has_base) {
+        p->base_ns = w->time_ns;
+        p->has_base = 1;
+    }
+    ms = w->time_ns > p->base_ns ? (uint64_t)(w->time_ns - p->base_ns) / 1000000u : 0;
+    t_ms = ms > UINT32_MAX ? UINT32_MAX : (uint32_t)ms;
+    for (i = 0; i < w->thread_count; i++) {
+        const stacks_thread *t = &w->threads[i];
+        uint32_t depth = 0;
+        int thread, stack;
+
+        p->thread_samples++;
+        for (k = 0; k < t->frame_count && depth < WIRE_STACK_MAX_FRAMES; k++)
+            seq[depth++] = w->frames[t->first_frame + k].function_id;
+        if (t->flags & WIRE_STACK_TRUNCATED)
+            seq[depth++] = PROFILE_FRAME_TRUNCATED;
+        if (p->sample_count >= PROFILE_MAX_SAMPLES ||
+            (thread = profile_thread_index(p, t->thread_id, t->os_thread_id)) < 0 ||
+            (stack = profile_stack_id(p, seq, depth)) < 0 ||
+            profile_reserve((void **)&p->samples, &p->sample_cap, p->sample_count,
+                            sizeof(*p->samples), PROFILE_MAX_SAMPLES) != 0) {
+            p->dropped_samples++;
+            continue;
+        }
+        p->samples[p->sample_count++] =
+            (profile_sample){.t_ms = t_ms, .thread = (uint16_t)thread, .stack = (uint16_t)stack};
+    }
+}

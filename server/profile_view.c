@@ -1,0 +1,223 @@
+/* profile_view.c -- filtering and copying a profile for one response (see profile_view.h). */
+#include "profile_view.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "session.h"
+
+/* Does profile thread t match the query's thread argument? */
+static int profile_view_thread_matches(session *s, const profile_thread *t, const char *arg)
+{
+    const session_thread *st;
+    unsigned long long v;
+    char *end;
+
+    if (!arg || !*arg)
+        return 1;
+    st = session_find_thread(s, t->thread_id);
+    if ((arg[0] == '0' && (arg[1] == 'x' || arg[1] == 'X')) || (arg[0] >= '0' && arg[0] <= '9')) {
+        int hex = arg[0] == '0' && (arg[1] == 'x' || arg[1] == 'X');
+        errno = 0;
+        v = strtoull(arg, &end, hex ? 16 : 10);
+        if (!errno && end != arg && !*end && (hex ? !!arg[2] : 1)) {
+            if (hex)
+                return v == t->thread_id;
+            return v != 0 && (v == t->os_thread_id || (st && v == st->os_thread_id));
+        }
+    }
+    return st && st->name && strcmp(st->name, arg) == 0;
+}
+
+static int profile_view_compare_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Samples per second of the matched samples (their wall-clock ms in ms[0..n)). */
+static int profile_view_seconds(profile_view *v, int64_t *ms, size_t n)
+{
+    int64_t lo = INT64_MAX, hi = INT64_MIN;
+    size_t i, k;
+
+    if (!n)
+        return 0;
+    for (i = 0; i < n; i++) {
+        ms[i] /= 1000; /* now seconds */
+        lo = ms[i] < lo ? ms[i] : lo;
+        hi = ms[i] > hi ? ms[i] : hi;
+    }
+    if ((uint64_t)(hi - lo) < PROFILE_VIEW_MAX_SECONDS) { /* dense: zeros included */
+        v->second_count = (size_t)(hi - lo) + 1;
+        v->seconds = calloc(v->second_count, sizeof(*v->seconds));
+        if (!v->seconds)
+            return -1;
+        for (k = 0; k < v->second_count; k++)
+            v->seconds[k].t_ms = (lo + (int64_t)k) * 1000;
+        for (i = 0; i < n; i++)
+            v->seconds[ms[i] - lo].samples++;
+        return 0;
+    }
+    qsort(ms, n, sizeof(*ms), profile_view_compare_i64); /* sparse: seconds with samples */
+    v->seconds = calloc(n, sizeof(*v->seconds));
+    if (!v->seconds)
+        return -1;
+    for (i = 0; i < n; i++) {
+        if (!v->second_count || v->seconds[v->second_count - 1].t_ms != ms[i] * 1000)
+            v->seconds[v->second_count++].t_ms = ms[i] * 1000;
+        v->seconds[v->second_count - 1].samples++;
+    }
+    return 0;
+}
+
+/* Copies the used stacks (count[i] > 0) as symbol indexes; remap[i] = view index. */
+static int profile_view_stacks(profile_view *v, session *s, const uint64_t *count,
+                               uint32_t *remap)
+{
+    const profile_state *p = &s->profile;
+    size_t i, frames = 0, used = 0;
+    uint32_t truncated = UINT32_MAX, unknown = UINT32_MAX;
+
+    for (i = 0; i < p->stack_count; i++) {
+        if (count[i]) {
+            used++;
+            frames += p->stacks[i].depth ? p->stacks[i].depth : 1;
+        }
+    }
+    v->stacks = calloc(used ? used : 1, sizeof(*v->stacks));
+    v->frames = malloc((frames ? frames : 1) * sizeof(*v->frames));
+    if (!v->stacks || !v->frames)
+        return -1;
+    for (i = 0; i < p->stack_count; i++) {
+        const profile_stack *ps = &p->stacks[i];
+        profile_view_stack *vs;
+        uint32_t k;
+
+        if (!count[i])
+            continue;
+        remap[i] = (uint32_t)v->stack_count;
+        vs = &v->stacks[v->stack_count++];
+        vs->first = (uint32_t)v->frame_count;
+        vs->count = count[i];
+        if (ps->depth == 0) {
+            if (unknown == UINT32_MAX && symbols_label(&v->syms, "[unknown]", &unknown) != 0)
+                return -1;
+            v->frames[v->frame_count++] = unknown;
+            vs->depth = 1;
+            continue;
+        }
+        for (k = 0; k < ps->depth; k++) {
+            uint64_t fid = p->frames[ps->first + k];
+            uint32_t sym;
+            if (fid == PROFILE_FRAME_TRUNCATED) {
+                if (truncated == UINT32_MAX &&
+                    symbols_label(&v->syms, "[truncated]", &truncated) != 0)
+                    return -1;
+                sym = truncated;
+            } else if (symbols_function(&v->syms, s, fid, &sym) != 0) {
+                return -1;
+            }
+            v->frames[v->frame_count++] = sym;
+        }
+        vs->depth = ps->depth;
+    }
+    return 0;
+}
+
+int profile_view_take(profile_view *v, session *s, const profile_query *q)
+{
+    const profile_state *p = &s->profile;
+    uint64_t *count = NULL, *per_thread = NULL;
+    uint32_t *thread_remap = NULL, *stack_remap = NULL;
+    unsigned char *selected = NULL;
+    int64_t *ms = NULL;
+    size_t i, n = 0;
+
+    memset(v, 0, sizeof(*v));
+    count = calloc(p->stack_count + 1, sizeof(*count));
+    per_thread = calloc(p->thread_count + 1, sizeof(*per_thread));
+    thread_remap = calloc(p->thread_count + 1, sizeof(*thread_remap));
+    stack_remap = calloc(p->stack_count + 1, sizeof(*stack_remap));
+    selected = calloc(p->thread_count + 1, 1);
+    ms = malloc((p->sample_count + 1) * sizeof(*ms));
+    if (!count || !per_thread || !thread_remap || !stack_remap || !selected || !ms)
+        goto fail;
+    for (i = 0; i < p->thread_count; i++)
+        selected[i] = (unsigned char)profile_view_thread_matches(s, &p->threads[i], q->thread);
+    for (i = 0; i < p->sample_count; i++) {
+        const profile_sample *e = &p->samples[i];
+        int64_t at = p->base_ns + (int64_t)e->t_ms * 1000000;
+        if (!selected[e->thread] || at < q->from_ns || at > q->to_ns)
+            continue;
+        count[e->stack]++;
+        per_thread[e->thread]++;
+        ms[n++] = at / 1000000;
+    }
+    v->total = n;
+    if (profile_view_seconds(v, ms, n) != 0 || profile_view_stacks(v, s, count, stack_remap) != 0)
+        goto fail;
+    v->threads = calloc(p->thread_count + 1, sizeof(*v->threads));
+    if (!v->threads)
+        goto fail;
+    for (i = 0; i < p->thread_count; i++) {
+        profile_view_thread *t;
+        const session_thread *st;
+        if (!per_thread[i])
+            continue;
+        thread_remap[i] = (uint32_t)v->thread_count;
+        t = &v->threads[v->thread_count++];
+        st = session_find_thread(s, p->threads[i].thread_id);
+        t->thread_id = p->threads[i].thread_id;
+        t->os_thread_id = p->threads[i].os_thread_id ? p->threads[i].os_thread_id
+                                                     : (st ? st->os_thread_id : 0);
+        t->samples = per_thread[i];
+        if (st && st->name && !(t->name = strdup(st->name)))
+            goto fail;
+    }
+    if (q->with_samples && n) {
+        v->samples = malloc(n * sizeof(*v->samples));
+        if (!v->samples)
+            goto fail;
+        for (i = 0; i < p->sample_count; i++) {
+            const profile_sample *e = &p->samples[i];
+            int64_t at = p->base_ns + (int64_t)e->t_ms * 1000000;
+            if (!selected[e->thread] || at < q->from_ns || at > q->to_ns)
+                continue;
+            v->samples[v->sample_count++] =
+                (profile_view_sample){thread_remap[e->thread], stack_remap[e->stack]};
+        }
+    }
+    free(count);
+    free(per_thread);
+    free(thread_remap);
+    free(stack_remap);
+    free(selected);
+    free(ms);
+    return 0;
+fail:
+    free(count);
+    free(per_thread);
+    free(thread_remap);
+    free(stack_remap);
+    free(selected);
+    free(ms);
+    profile_view_free(v);
+    return -1;
+}
+
+void profile_view_free(profile_view *v)
+{
+    size_t i;
+
+    for (i = 0; i < v->thread_count; i++)
+        free(v->threads[i].name);
+    free(v->threads);
+    free(v->stacks);
+    free(v->frames);
+    free(v->samples);
+    free(v->seconds);
+    symbols_free(&v->syms);
+    memset(v, 0, sizeof(*v));
+}

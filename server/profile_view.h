@@ -1,0 +1,73 @@
+/* profile_view.h -- the part of a profile one GET /profile asks for, copied out.
+ *
+ * profile_view_take() runs under the sessions lock: it keeps the samples of
+ * the threads and the wall-clock window asked for, counts them per stack, per
+ * thread and per second, and copies the stacks used (as indexes into a table
+ * of names, symbols.h), so that the response (profile_export.h) is built after
+ * the lock is released. Cost: one pass over the samples (at most
+ * PROFILE_MAX_SAMPLES) and one over the frames of the stacks used; memory at
+ * most about 40 MiB for a full profile, 8 MiB of it only when the samples
+ * themselves are wanted (speedscope keeps their order).
+ */
+#ifndef JITSCOPE_PROFILE_VIEW_H
+#define JITSCOPE_PROFILE_VIEW_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "symbols.h"
+
+#define PROFILE_VIEW_MAX_SECONDS 100000u /* a wider window gets only its non-empty seconds */
+
+typedef struct profile_query {
+    const char *thread;     /* NULL or "": every thread; "0x..": a ThreadID; digits: an
+                               OS thread id; anything else: a thread name (exact) */
+    int64_t from_ns, to_ns; /* wall clock window, inclusive */
+    int with_samples;       /* keep each sample (thread, stack), in order */
+} profile_query;
+
+typedef struct profile_view_stack {
+    uint32_t first;         /* its leaf frame in frames */
+    uint32_t depth;         /* >= 1: an empty stack is one "[unknown]" frame */
+    uint64_t count;         /* samples */
+} profile_view_stack;
+
+typedef struct profile_view_thread {
+    uint64_t thread_id;
+    uint32_t os_thread_id;
+    char *name;             /* NULL: none */
+    uint64_t samples;
+} profile_view_thread;
+
+typedef struct profile_view_sample {
+    uint32_t thread;        /* index in threads */
+    uint32_t stack;         /* index in stacks */
+} profile_view_sample;
+
+typedef struct profile_view_second {
+    int64_t t_ms;           /* the second's start, Unix ms */
+    uint64_t samples;
+} profile_view_second;
+
+typedef struct profile_view {
+    symbols syms;
+    profile_view_stack *stacks;     /* only stacks with samples */
+    size_t stack_count;
+    uint32_t *frames;               /* symbol indexes, each stack leaf first */
+    size_t frame_count;
+    profile_view_thread *threads;   /* only threads with samples, first seen first */
+    size_t thread_count;
+    profile_view_sample *samples;   /* with_samples only */
+    size_t sample_count;
+    profile_view_second *seconds;   /* ascending */
+    size_t second_count;
+    uint64_t total;                 /* samples matched */
+} profile_view;
+
+struct session;
+
+/* Caller holds the sessions lock. 0, or -1 when out of memory (v is then empty). */
+int profile_view_take(profile_view *v, struct session *s, const profile_query *q);
+void profile_view_free(profile_view *v);
+
+#endif

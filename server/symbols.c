@@ -1,0 +1,92 @@
+/* symbols.c -- FunctionID names copied for a response (see symbols.h). */
+#include "symbols.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "session.h"
+
+static int symbols_append(symbols *t, uint64_t function_id, const char *name, const char *module,
+                          uint32_t *index)
+{
+    symbol *e;
+
+    if (t->count >= SYMBOLS_MAX)
+        return -1;
+    if (t->count == t->cap) {
+        size_t want = t->cap ? t->cap * 2 : 64;
+        symbol *bigger = realloc(t->items, want * sizeof(*bigger));
+        if (!bigger)
+            return -1;
+        t->items = bigger;
+        t->cap = want;
+    }
+    e = &t->items[t->count];
+    e->function_id = function_id;
+    e->native = 0;
+    e->name = strdup(name);
+    e->module = module ? strdup(module) : NULL;
+    if (!e->name || (module && !e->module)) {
+        free(e->name);
+        free(e->module);
+        return -1;
+    }
+    t->text_bytes += strlen(name) + (module ? strlen(module) : 0);
+    *index = (uint32_t)t->count++;
+    return 0;
+}
+
+int symbols_function(symbols *t, session *s, uint64_t function_id, uint32_t *index)
+{
+    uint32_t i;
+    session_function *f;
+    char hex[24];
+
+    if (function_id == 0) {
+        if (!t->native_plus1) {
+            if (symbols_append(t, 0, "[native]", NULL, &i) != 0)
+                return -1;
+            t->items[i].native = 1;
+            t->native_plus1 = i + 1;
+        }
+        *index = t->native_plus1 - 1;
+        return 0;
+    }
+    i = idmap_get(&t->index, function_id);
+    if (i != IDMAP_MISSING) {
+        *index = i;
+        return 0;
+    }
+    f = session_find_function(s, function_id);
+    snprintf(hex, sizeof(hex), "0x%llx", (unsigned long long)function_id);
+    if (symbols_append(t, function_id, f && f->name ? f->name : hex,
+                       f ? session_module_name(s, f->module_id) : NULL, &i) != 0)
+        return -1;
+    if (idmap_put(&t->index, function_id, i) != 0) {
+        t->count--;
+        free(t->items[i].name);
+        free(t->items[i].module);
+        return -1;
+    }
+    *index = i;
+    return 0;
+}
+
+int symbols_label(symbols *t, const char *label, uint32_t *index)
+{
+    return symbols_append(t, 0, label, NULL, index);
+}
+
+void symbols_free(symbols *t)
+{
+    size_t i;
+
+    for (i = 0; i < t->count; i++) {
+        free(t->items[i].name);
+        free(t->items[i].module);
+    }
+    free(t->items);
+    idmap_free(&t->index);
+    memset(t, 0, sizeof(*t));
+}

@@ -1,0 +1,45 @@
+/* symbols.h -- names for the FunctionIDs of a response, copied out of a session.
+ *
+ * Stack and profile responses are built after the sessions lock is released;
+ * while it is held, the route copies what it needs, and the names of the
+ * functions it will show go into one of these tables: each distinct FunctionID
+ * once, with its name (the function's, or its id as "0x..." when the agent
+ * never named it) and its module's name (or none). FunctionID 0, a native
+ * run, is "[native]"; labels ("[truncated]") are entries of their own.
+ * A table holds at most SYMBOLS_MAX entries, each name at most
+ * WIRE_MAX_STRING bytes. */
+#ifndef JITSCOPE_SYMBOLS_H
+#define JITSCOPE_SYMBOLS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "idmap.h"
+
+#define SYMBOLS_MAX (1u << 22)
+
+typedef struct symbol {
+    uint64_t function_id;   /* 0 for [native] and labels */
+    char *name;
+    char *module;           /* NULL: none known */
+    int native;             /* 1 for [native] */
+} symbol;
+
+typedef struct symbols {
+    symbol *items;
+    size_t count, cap;
+    idmap index;            /* FunctionID -> item */
+    uint32_t native_plus1;  /* index of [native] + 1, 0 until needed */
+    size_t text_bytes;      /* bytes of names and modules copied */
+} symbols;
+
+struct session;
+
+/* The entry of a FunctionID, added on first use. Caller holds the sessions
+ * lock. 0, or -1 when out of memory or full. */
+int symbols_function(symbols *t, struct session *s, uint64_t function_id, uint32_t *index);
+/* A new entry that is only a label. 0 or -1. */
+int symbols_label(symbols *t, const char *label, uint32_t *index);
+void symbols_free(symbols *t);
+
+#endif

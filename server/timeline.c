@@ -1,0 +1,237 @@
+/* timeline.c -- pairing GC and suspension records into a timeline (see timeline.h). */
+#include "timeline.h"
+
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "session.h"
+
+/* timeline_copy reads both entry types through their common head */
+_Static_assert(offsetof(timeline_gc, start_ns) == 0 && offsetof(timeline_gc, duration_ns) == 8,
+               "timeline_gc head");
+_Static_assert(offsetof(timeline_suspension, start_ns) == 0 &&
+                   offsetof(timeline_suspension, duration_ns) == 8,
+               "timeline_suspension head");
+
+/* The slot for entry number `total` of a ring of TIMELINE_KEEP elements of
+ * `elem` bytes; the array grows (doubling) until it holds TIMELINE_KEEP.
+ * NULL when out of memory. */
+static void *timeline_slot(void **items, size_t *cap, uint64_t total, size_t elem)
+{
+    size_t index = (size_t)(total % TIMELINE_KEEP);
+
+    if (index >= *cap) {
+        size_t want = *cap ? *cap * 2 : 256;
+        void *bigger;
+
+        if (want > TIMELINE_KEEP)
+            want = TIMELINE_KEEP;
+        bigger = realloc(*items, want * elem);
+        if (!bigger)
+            return NULL;
+        *items = bigger;
+        *cap = want;
+    }
+    return (char *)*items + index * elem;
+}
+
+static uint64_t timeline_since(uint64_t start_mono, uint64_t end_mono)
+{
+    return end_mono > start_mono ? end_mono - start_mono : 0;
+}
+
+static void timeline_close_gc(session *s, uint64_t end_mono, int complete)
+{
+    timeline_state *t = &s->timeline;
+    timeline_gc *g = timeline_slot((void **)&t->gcs, &t->gc_cap, t->gc_total, sizeof(*g));
+
+    t->gc_open = 0;
+    if (!g) {
+        t->capacity_drops++;
+        return;
+    }
+    t->gc_total++;
+    g->start_ns = t->gc_start_ns;
+    g->duration_ns = complete ? timeline_since(t->gc_start_mono, end_mono) : 0;
+    g->generations = t->gc_generations;
+    g->reason = t->gc_reason;
+    g->complete = (uint32_t)complete;
+    g->reserved = 0;
+    if (complete)
+        session_log_event(s, WIRE_GC_FINISHED, 0, g->start_ns, g->reason, g->duration_ns,
+                          g->generations);
+}
+
+static void timeline_close_suspension(session *s, uint64_t end_mono, int aborted)
+{
+    timeline_state *t = &s->timeline;
+    timeline_suspension *e = timeline_slot((void **)&t->suspensions, &t->suspension_cap,
+                                           t->suspension_total, sizeof(*e));
+
+    t->suspension_open = 0;
+    if (!e) {
+        t->capacity_drops++;
+        return;
+    }
+    t->suspension_total++;
+    e->start_ns = t->suspension_start_ns;
+    e->duration_ns = timeline_since(t->suspension_start_mono, end_mono);
+    e->reason = t->suspension_reason;
+    e->aborted = (uint32_t)aborted;
+    if (e->reason == TIMELINE_SUSPEND_FOR_PROFILER && s->profile.state == PROFILE_RUNNING)
+        return; /* the sampler's own: in the timeline, not in the event log */
+    session_log_event(s, WIRE_RUNTIME_SUSPEND, 0, e->start_ns, e->reason, e->duration_ns,
+                      e->aborted);
+}
+
+void timeline_apply(session *s, const wire_record *r, int64_t when_ns)
+{
+    timeline_state *t = &s->timeline;
+
+    switch (r->type) {
+    case WIRE_GC_STARTED:
+        if (t->gc_open) { /* the previous finish never came */
+            t->unmatched++;
+            timeline_close_gc(s, r->time_ns, 0);
+        }
+        t->gc_open = 1;
+        t->gc_start_mono = r->time_ns;
+        t->gc_start_ns = when_ns;
+        t->gc_generations = r->u.gc_started.generations;
+        t->gc_reason = r->u.gc_started.reason;
+        break;
+    case WIRE_GC_FINISHED:
+        if (t->gc_open)
+            timeline_close_gc(s, r->time_ns, 1);
+        else
+            t->unmatched++; /* a collection that began before we could see it */
+        break;
+    case WIRE_RUNTIME_SUSPEND:
+        switch (r->u.runtime_suspend.phase) {
+        case WIRE_SUSPEND_STARTED:
+            if (t->suspension_open)
+                t->unmatched++; /* its resume was lost: dropped */
+            t->suspension_open = 1;
+            t->suspension_start_mono = r->time_ns;
+            t->suspension_start_ns = when_ns;
+            t->suspension_reason = r->u.runtime_suspend.reason;
+            break;
+        case WIRE_SUSPEND_ABORTED:
+        case WIRE_RESUME_FINISHED:
+            if (t->suspension_open)
+                timeline_close_suspension(s, r->time_ns,
+                                          r->u.runtime_suspend.phase == WIRE_SUSPEND_ABORTED);
+            else
+                t->unmatched++;
+            break;
+        default: /* SUSPEND_FINISHED, RESUME_STARTED: nothing to pair */
+            break;
+        }
+        break;
+    default:
+        break;
+    }
+}
+
+void timeline_free(timeline_state *t)
+{
+    free(t->gcs);
+    free(t->suspensions);
+    memset(t, 0, sizeof(*t));
+}
+
+uint64_t timeline_gcs_evicted(const timeline_state *t)
+{
+    return t->gc_total > TIMELINE_KEEP ? t->gc_total - TIMELINE_KEEP : 0;
+}
+
+uint64_t timeline_suspensions_evicted(const timeline_state *t)
+{
+    return t->suspension_total > TIMELINE_KEEP ? t->suspension_total - TIMELINE_KEEP : 0;
+}
+
+static int timeline_overlaps(int64_t start, uint64_t duration, int64_t from_ns, int64_t to_ns)
+{
+    int64_t end;
+
+    if (start > to_ns)
+        return 0;
+    if (duration > (uint64_t)INT64_MAX || __builtin_add_overflow(start, (int64_t)duration, &end))
+        end = INT64_MAX;
+    return end >= from_ns;
+}
+
+/* Shared by both copies: walks the ring newest first, keeps up to `limit`
+ * matches and returns them oldest first. */
+static int timeline_copy(const void *items, uint64_t total, size_t elem, int64_t from_ns,
+                         int64_t to_ns, size_t limit, void **out, size_t *count, size_t *matched)
+{
+    uint64_t kept = total < TIMELINE_KEEP ? total : TIMELINE_KEEP, i;
+    size_t want = limit < kept ? limit : (size_t)kept, n = 0, m = 0;
+    char *copy = NULL;
+
+    *out = NULL;
+    *count = *matched = 0;
+    if (want && !(copy = malloc(want * elem)))
+        return -1;
+    for (i = 0; i < kept; i++) {
+        const char *e = (const char *)items + (size_t)((total - 1 - i) % TIMELINE_KEEP) * elem;
+        int64_t start;
+        uint64_t duration;
+
+        /* both entry types begin with start_ns, duration_ns */
+        memcpy(&start, e, sizeof(start));
+        memcpy(&duration, e + sizeof(start), sizeof(duration));
+        if (!timeline_overlaps(start, duration, from_ns, to_ns))
+            continue;
+        m++;
+        if (n < want)
+            memcpy(copy + (want - 1 - n++) * elem, e, elem); /* fill from the back */
+    }
+    if (n && n < want)
+        memmove(copy, copy + (want - n) * elem, n * elem);
+    if (!n) {
+        free(copy);
+        copy = NULL;
+    }
+    *out = copy;
+    *count = n;
+    *matched = m;
+    return 0;
+}
+
+int timeline_copy_gcs(const timeline_state *t, int64_t from_ns, int64_t to_ns, size_t limit,
+                      timeline_gc **out, size_t *count, size_t *matched)
+{
+    return timeline_copy(t->gcs, t->gc_total, sizeof(**out), from_ns, to_ns, limit,
+                         (void **)out, count, matched);
+}
+
+int timeline_copy_suspensions(const timeline_state *t, int64_t from_ns, int64_t to_ns,
+                              size_t limit, timeline_suspension **out, size_t *count,
+                              size_t *matched)
+{
+    return timeline_copy(t->suspensions, t->suspension_total, sizeof(**out), from_ns, to_ns,
+                         limit, (void **)out, count, matched);
+}
+
+const char *timeline_gc_reason_name(uint32_t reason)
+{
+    return reason == 1 ? "induced" : "other";
+}
+
+const char *timeline_suspend_reason_name(uint32_t reason)
+{
+    switch (reason) {
+    case 1: return "gc";
+    case 2: return "appdomain_shutdown";
+    case 3: return "code_pitching";
+    case 4: return "shutdown";
+    case 6: return "debugger";
+    case 7: return "gc_prep";
+    case 8: return "rejit";
+    case TIMELINE_SUSPEND_FOR_PROFILER: return "profiler";
+    default: return "other";
+    }
+}

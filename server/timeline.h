@@ -1,0 +1,82 @@
+/* timeline.h -- one session's garbage collections and runtime suspensions.
+ *
+ * The agent reports GC_STARTED / GC_FINISHED and every phase of a runtime
+ * suspension (RUNTIME_SUSPEND, agent/wire.h). timeline_apply() pairs them:
+ * a GC is a start and the next finish; a suspension opens at phase STARTED
+ * (which carries the reason) and closes at RESUME_FINISHED, or at
+ * SUSPEND_ABORTED as aborted. Ends without a start (a collection or a
+ * suspension already running at attach, or records lost) are ignored; a start
+ * that follows an unclosed one closes the old GC as incomplete, or drops the
+ * old suspension. Both are counted in `unmatched`.
+ * Closed entries go into two rings keeping the newest TIMELINE_KEEP each
+ * (32 + 24 bytes an entry, at most 3.5 MiB a session); older ones are
+ * evicted and counted. Each closed entry is also a `gc` or `suspension` event
+ * in the session's log, except jitscope's own suspensions while a profile is
+ * running (hundreds a second would flood the log; /timeline has them).
+ * Durations come from the target's monotonic clock, start times are wall
+ * clock (Unix ns). Caller holds the sessions lock.
+ */
+#ifndef JITSCOPE_TIMELINE_H
+#define JITSCOPE_TIMELINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define TIMELINE_KEEP 65536u   /* newest GCs kept, and newest suspensions */
+#define TIMELINE_SUSPEND_FOR_PROFILER 9u /* COR_PRF_SUSPEND_FOR_PROFILER: jitscope's own */
+
+typedef struct timeline_gc {
+    int64_t start_ns;       /* wall clock, Unix ns */
+    uint64_t duration_ns;   /* 0 when incomplete */
+    uint32_t generations;   /* bit g set: generation g collected (3 LOH, 4 POH) */
+    uint32_t reason;        /* COR_PRF_GC_REASON: 0 other, 1 induced */
+    uint32_t complete;      /* 1: the finish was seen */
+    uint32_t reserved;
+} timeline_gc;
+
+typedef struct timeline_suspension {
+    int64_t start_ns;
+    uint64_t duration_ns;
+    uint32_t reason;        /* COR_PRF_SUSPEND_REASON */
+    uint32_t aborted;
+} timeline_suspension;
+
+typedef struct timeline_state {
+    timeline_gc *gcs;       /* ring of TIMELINE_KEEP, grown on demand */
+    size_t gc_cap;
+    uint64_t gc_total;      /* closed so far; entry i lives at i % TIMELINE_KEEP */
+    timeline_suspension *suspensions;
+    size_t suspension_cap;
+    uint64_t suspension_total;
+    uint64_t unmatched;     /* ends without a start, starts without an end */
+    uint64_t capacity_drops;/* entries lost to a failed allocation */
+    /* the GC and the suspension in progress */
+    int gc_open, suspension_open;
+    uint64_t gc_start_mono, suspension_start_mono;
+    int64_t gc_start_ns, suspension_start_ns;
+    uint32_t gc_generations, gc_reason, suspension_reason;
+} timeline_state;
+
+struct session;
+struct wire_record;
+
+/* Folds one GC_STARTED, GC_FINISHED or RUNTIME_SUSPEND record in. */
+void timeline_apply(struct session *s, const struct wire_record *r, int64_t when_ns);
+void timeline_free(timeline_state *t);
+
+uint64_t timeline_gcs_evicted(const timeline_state *t);
+uint64_t timeline_suspensions_evicted(const timeline_state *t);
+
+/* Copies the newest `limit` entries overlapping [from_ns, to_ns] into
+ * malloc'd arrays, oldest first (*out NULL when none). *matched counts every
+ * overlapping entry, also those left out by the limit. -1 when out of memory. */
+int timeline_copy_gcs(const timeline_state *t, int64_t from_ns, int64_t to_ns, size_t limit,
+                      timeline_gc **out, size_t *count, size_t *matched);
+int timeline_copy_suspensions(const timeline_state *t, int64_t from_ns, int64_t to_ns,
+                              size_t limit, timeline_suspension **out, size_t *count,
+                              size_t *matched);
+
+const char *timeline_gc_reason_name(uint32_t reason);
+const char *timeline_suspend_reason_name(uint32_t reason);
+
+#endif
