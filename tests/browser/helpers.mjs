@@ -12,6 +12,7 @@ export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '
 export const BUILD = path.join(ROOT, 'build');
 export const JITSCOPE = process.env.JITSCOPE_BIN || path.join(BUILD, 'jitscope');
 export const DEMO_DLL = path.join(BUILD, 'apps/Demo/Demo.dll');
+export const STACK_DLL = path.join(BUILD, 'apps/StackTarget/StackTarget.dll');
 export const SCREENSHOTS = path.join(BUILD, 'screenshots');
 export const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
 export const CHROMIUM_ARGS = ['--headless=new', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
@@ -33,18 +34,22 @@ export async function waitFor(what, fn, { timeoutMs = 15000, everyMs = 100 } = {
 }
 
 // Builds the server, agent and test apps when something is missing.
-export function ensureBuilt() {
-  if (fs.existsSync(JITSCOPE) && fs.existsSync(path.join(BUILD, 'libjitscope_agent.so')) && fs.existsSync(DEMO_DLL)) return;
+export function ensureBuilt(dll = DEMO_DLL) {
+  if (fs.existsSync(JITSCOPE) && fs.existsSync(path.join(BUILD, 'libjitscope_agent.so')) && fs.existsSync(DEMO_DLL) && fs.existsSync(dll)) return;
   const r = spawnSync('make', ['-C', ROOT, 'all', 'apps'], { stdio: 'inherit', timeout: 300000 });
   if (r.status !== 0) throw new Error(`make all apps failed (${r.status})`);
 }
 
-// Starts `jitscope run --port 0 -- dotnet <dll>`; resolves once it printed its URL.
-export async function startServer({ dll = DEMO_DLL, args = [] } = {}) {
-  ensureBuilt();
-  const argv = ['run', '--port', '0', ...args, '--', 'dotnet', dll];
-  const proc = spawn(JITSCOPE, argv, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+// Starts `jitscope run --port 0 -- dotnet <dll> <appArgs>`; resolves once it printed its URL.
+// stdin: true gives the app (which inherits the server's stdin) a pipe: srv.send(line).
+// The app's stdout goes to the server's, so srv.stdout also holds the app's lines.
+export async function startServer({ dll = DEMO_DLL, args = [], appArgs = [], stdin = false } = {}) {
+  ensureBuilt(dll);
+  const argv = ['run', '--port', '0', ...args, '--', 'dotnet', dll, ...appArgs];
+  const proc = spawn(JITSCOPE, argv, { cwd: ROOT, stdio: [stdin ? 'pipe' : 'ignore', 'pipe', 'pipe'], detached: true });
   const srv = { proc, stdout: '', stderr: '', exit: null };
+  srv.send = (line) => { if (!stdin) throw new Error('startServer: no stdin pipe (stdin: true)'); proc.stdin.write(`${line}\n`); };
+  if (stdin) proc.stdin.on('error', () => { /* the app is gone */ });
   proc.stdout.on('data', (d) => { srv.stdout += d; });
   proc.stderr.on('data', (d) => { srv.stderr += d; });
   srv.exited = new Promise((resolve) => proc.on('exit', (code, signal) => { srv.exit = { code, signal }; resolve(srv.exit); }));
@@ -68,6 +73,11 @@ export async function stopServer(srv) {
   const done = await Promise.race([srv.exited.then(() => true), sleep(5000).then(() => false)]);
   try { process.kill(-pgid, 'SIGKILL'); } catch { /* all gone */ }
   if (!done) await Promise.race([srv.exited, sleep(2000)]);
+}
+
+// Waits until the server's (or the app's) stdout matches re; returns the match.
+export function waitForOutput(srv, re, timeoutMs = 30000) {
+  return waitFor(`output ${re}`, () => re.exec(srv.stdout), { timeoutMs, everyMs: 50 });
 }
 
 // GET/POST against the server from node (not through the page).

@@ -290,6 +290,8 @@ export class FlameGraph {
         h('div', { class: 'tt-kv' }, 'samples ', h('b', null, fmtInt(n.value)), ` · ${fmtPct(n.value / total)} of all`,
           z && z !== this.root && z.value ? ` · ${fmtPct(n.value / z.value)} of ${labels(z)[labels(z).length > 1 ? 1 : 0]}` : ''),
         h('div', { class: 'tt-kv' }, 'self ', h('b', null, fmtInt(n.self || 0)), ` · ${fmtPct((n.self || 0) / total)}`, ` · depth ${n._d}`),
+        n.name === '[unknown]' ? h('div', { class: 'tt-kv' }, 'samples of threads whose stack could not be walked') : null,
+        n.name === '[native]' ? h('div', { class: 'tt-kv' }, 'unmanaged code (no managed method)') : null,
         h('div', { class: 'tt-hint' }, n === z && n._p ? 'click to zoom out' : n === this.root ? 'click to show everything' : 'click to zoom in'));
     }
     this.tip.classList.remove('hidden');

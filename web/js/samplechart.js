@@ -111,7 +111,7 @@ export class SampleChart {
     // lanes: grid lines and labels at 0 and max
     g.strokeStyle = C.grid;
     g.lineWidth = 1;
-    for (const [y, hh, top, unit] of [[y1, h1, tickText(sMax, sStep), ''], [y2, h2, `${tickText(uMax, uStep)} µs`, '']]) {
+    for (const [y, hh, top, unit] of [[y1, h1, tickText(sMax, sStep), ''], [y2, h2, fmtNs(uMax * 1e3), '']]) {
       g.beginPath(); g.moveTo(PAD.l, Math.round(y) + 0.5); g.lineTo(PAD.l + pw, Math.round(y) + 0.5); g.stroke();
       g.beginPath(); g.moveTo(PAD.l, Math.round(y + hh) + 0.5); g.lineTo(PAD.l + pw, Math.round(y + hh) + 0.5); g.stroke();
       g.fillStyle = C.text;

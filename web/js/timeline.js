@@ -1,17 +1,21 @@
 // timeline.js -- a session's garbage collections and runtime suspensions, kept
 // in the page as two bounded lists (the newest TIMELINE_CAP of each, like the
-// server). History comes once from GET /api/sessions/{id}/timeline, everything
-// after from the `gc` and `suspension` events of the session's stream. The two
-// overlap (the stream replays the session from its first event), so an entry
-// is added only when no entry of the same kind and exact duration lies within
-// its own duration (+2 ms) of it: a stream event is stamped when the runtime
-// resumes, the REST entry with its start.
+// server). History comes once from GET /api/sessions/{id}/timeline, what
+// follows from the `gc` and `suspension` events of the session's stream. The
+// server does not put the sampler's own suspensions in the stream while a
+// profile runs (one per sample), so while one runs the owner calls poll():
+// GET /timeline?from_ms= a few seconds before the newest entry held.
+// Sources overlap (the stream replays the session from its first event, polls
+// overlap each other), so an entry is added only when no entry of the same kind
+// and exact duration lies within its own duration (+2 ms) of it: that holds
+// whether an event is stamped with the start of the pause or its end.
 //
 // Who suspended the runtime: `jitscope` (reason profiler / by_jitscope: our
 // snapshots and samples), `gc` (the collector, reasons gc and gc_prep), `other`.
 import { api, isMissingRoute, describeError } from './api.js';
 
 export const TIMELINE_CAP = 65536;
+const POLL_OVERLAP_MS = 5000; // entries are recorded when the pause ends, batched by the agent
 
 export function suspensionKind(s) {
   if (s.by_jitscope || s.reason === 'profiler') return 'jitscope';
@@ -44,8 +48,22 @@ export class PauseTimeline {
   }
 
   // GET /timeline once: the history before (and overlapping) the stream.
-  async load() {
-    const r = await api(`/api/sessions/${this.id}/timeline`);
+  load() { return this.fetch(null); }
+
+  // What is new since a little before the newest entry held (at most one request at a time).
+  poll() {
+    if (this.missing || this.busy || !this.loaded) return null;
+    this.sort();
+    let newest = -Infinity;
+    if (this.gcs.length) newest = this.gcs[this.gcs.length - 1].t;
+    if (this.susp.length) newest = Math.max(newest, this.susp[this.susp.length - 1].t);
+    return this.fetch(Number.isFinite(newest) ? Math.floor(newest - POLL_OVERLAP_MS) : null);
+  }
+
+  async fetch(fromMs) {
+    this.busy = true;
+    const r = await api(`/api/sessions/${this.id}/timeline${fromMs != null ? `?from_ms=${fromMs}` : ''}`);
+    this.busy = false;
     if (!r.ok) {
       if (isMissingRoute(r)) this.missing = true;
       else { this.error = describeError('GC / suspension timeline', r); this.onError && this.onError(this.error); }
@@ -53,13 +71,15 @@ export class PauseTimeline {
       return false;
     }
     const d = r.data || {};
-    for (const g of d.gcs || []) this.addGc(g.start_ms, g.duration_ns, g.generations, g.reason, g.complete !== false);
-    for (const s of d.suspensions || []) this.addSuspension(s.start_ms, s.duration_ns, s.reason, suspensionKind(s), !!s.aborted);
+    let n = 0;
+    for (const g of d.gcs || []) if (this.addGc(g.start_ms, g.duration_ns, g.generations, g.reason, g.complete !== false)) n++;
+    for (const s of d.suspensions || []) if (this.addSuspension(s.start_ms, s.duration_ns, s.reason, suspensionKind(s), !!s.aborted)) n++;
     if (d.evicted) this.evicted = { gcs: d.evicted.gcs || 0, suspensions: d.evicted.suspensions || 0 };
     this.sort();
+    const first = !this.loaded;
     this.loaded = true;
     this.error = null;
-    this.changed();
+    if (n || first) this.changed();
     return true;
   }
 
@@ -115,7 +135,23 @@ export class PauseTimeline {
       const cut = list.length - TIMELINE_CAP;
       list.splice(0, cut);
       this.dropped[which] += cut;
-      this.seen.clear();
+      this.rebuildSeen();
+    }
+  }
+
+  // The deduplication keys of the entries a poll can still return again.
+  rebuildSeen() {
+    this.seen.clear();
+    this.sort();
+    for (const [list, prefix] of [[this.gcs, null], [this.susp, 's']]) {
+      if (!list.length) continue;
+      const from = list[list.length - 1].t - 2 * POLL_OVERLAP_MS;
+      for (let i = PauseTimeline.lowerBound(list, from); i < list.length; i++) {
+        const e = list[i];
+        const key = `${prefix ? `s${e.kind}` : 'gc'}|${e.ns}`;
+        const l = this.seen.get(key);
+        if (l) { l.push(e.t); if (l.length > 4) l.shift(); } else this.seen.set(key, [e.t]);
+      }
     }
   }
 

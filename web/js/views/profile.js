@@ -110,6 +110,15 @@ export class ProfileTab {
 
   running() { return !!(this.status && this.status.state === 'running'); }
 
+  // Running, or stopped a moment ago (the last samples' suspensions still arrive).
+  sampling() { return this.running() || (this.stoppedSeenAt && performance.now() - this.stoppedSeenAt < 6000); }
+
+  setStatus(next) {
+    const was = this.running();
+    this.status = next;
+    if (was && !this.running()) this.stoppedSeenAt = performance.now();
+  }
+
   // ---- refresh loop: every second while running, visible and shown ----
   tick() {
     clearTimeout(this.timer);
@@ -150,7 +159,7 @@ export class ProfileTab {
     this.missing = false;
     this.none = !d.profile || d.profile.state === 'idle' && !d.profile.samples;
     fill(this.msg);
-    if (d.profile) this.status = { ...(this.status || {}), ...d.profile };
+    if (d.profile) this.setStatus({ ...(this.status || {}), ...d.profile });
     if (!thread && Array.isArray(d.threads)) this.threads = d.threads;
     if (Array.isArray(d.timeline)) {
       if (!this.range) this.bins.clear();
@@ -166,25 +175,57 @@ export class ProfileTab {
     schedule(this.drawTask);
   }
 
-  // stream: ProfileStatus changes (started, stopped, rate lowered)
+  // stream: ProfileStatus changes (started, stopped, rate changed). The state
+  // and rates are taken; the counters only when they are newer than ours
+  // (an event's numbers are those of the moment it was logged).
   onEvents(events) {
     let changed = false;
     for (const ev of events) {
       if (ev.type !== 'profile') continue;
+      const cur = this.status || {};
       const s = {};
-      for (const k of ['state', 'requested_hz', 'effective_hz', 'budget_pct', 'started_ms', 'stopped_ms', 'samples', 'thread_samples',
-        'suspended_ns_total', 'suspend_ns_p50', 'suspend_ns_max', 'distinct_stacks', 'dropped_samples', 'dropped_stacks']) if (ev[k] !== undefined) s[k] = ev[k];
-      if (s.started_ms && this.status && this.status.started_ms && s.started_ms !== this.status.started_ms) this.bins.clear(); // a new profile
-      this.status = { ...(this.status || {}), ...s };
+      for (const k of ['state', 'requested_hz', 'effective_hz', 'budget_pct', 'started_ms', 'stopped_ms', 'error']) if (ev[k] !== undefined) s[k] = ev[k];
+      const same = cur.started_ms != null && ev.started_ms === cur.started_ms;
+      if (!same || (ev.samples || 0) >= (cur.samples || 0)) {
+        for (const k of ['samples', 'thread_samples', 'suspended_ns_total', 'suspend_ns_p50', 'suspend_ns_max', 'distinct_stacks', 'dropped_samples', 'dropped_stacks']) if (ev[k] !== undefined) s[k] = ev[k];
+      }
+      if (!same && cur.started_ms != null) this.bins.clear(); // a new profile
+      this.setStatus({ ...cur, ...s });
       this.none = false;
       changed = true;
     }
     if (!changed) return;
     schedule(this.statusTask);
-    if (this.active && isVisible()) this.fetch();
+    // at most one extra fetch per half second (rate changes come about once a second)
+    const now = performance.now();
+    if (this.active && isVisible() && !(now - (this.eventFetchAt || 0) < 500)) { this.eventFetchAt = now; this.fetch(); }
   }
 
   sessionChanged() { schedule(this.statusTask); }
+
+  // The session summary carries the ProfileStatus too (GET /api/sessions/{id}):
+  // it keeps the tab's badge right while another tab is shown.
+  onSummary(p) {
+    if (!p || typeof p !== 'object') return;
+    const cur = this.status;
+    const isNew = !cur || p.state !== cur.state || p.started_ms !== cur.started_ms;
+    if (!isNew && this.active) return; // the tab's own fetches are at least as fresh
+    if (cur && cur.started_ms && p.started_ms !== cur.started_ms) this.bins.clear();
+    this.setStatus({ ...(cur || {}), ...p });
+    this.none = p.state === 'idle' && !p.samples;
+    schedule(this.statusTask);
+    if (isNew && this.active && isVisible()) this.fetch();
+  }
+
+  threadLabel(t) {
+    const known = this.session.threads.get(t.thread_id) || {};
+    const name = t.name || known.name;
+    const os = t.os_thread_id ?? known.os_thread_id;
+    const pid = this.session.summary && this.session.summary.pid;
+    if (name) return os ? `${name} (${os})` : name;
+    if (os && os === pid) return `main thread (${os})`;
+    return os ? `tid ${os}` : t.thread_id;
+  }
 
   // ---- actions ----
   liveReason() {
@@ -212,7 +253,7 @@ export class ProfileTab {
     const r = await api(`/api/sessions/${this.session.id}/profile`, { method: 'POST', body });
     this.busy = null;
     if (r.ok) {
-      this.status = r.data && r.data.profile ? r.data.profile : { state: 'running', requested_hz: hz };
+      this.setStatus(r.data && r.data.profile ? r.data.profile : { state: 'running', requested_hz: hz });
       this.none = false;
       this.bins.clear();
       this.range = null;
@@ -234,7 +275,7 @@ export class ProfileTab {
     const r = await api(`/api/sessions/${this.session.id}/profile/stop`, { method: 'POST' });
     this.busy = null;
     if (r.ok) {
-      if (r.data && r.data.profile) this.status = { ...(this.status || {}), ...r.data.profile };
+      if (r.data && r.data.profile) this.setStatus({ ...(this.status || {}), ...r.data.profile });
       this.fetch();
     } else if (r.status === 409) {
       this.fail(`Nothing to stop: ${r.error}.`);
@@ -316,8 +357,7 @@ export class ProfileTab {
     const opts = [h('option', { value: '' }, `All threads (${fmtInt(this.threads.length)})`)];
     const sorted = this.threads.slice().sort((a, b) => (b.samples || 0) - (a.samples || 0));
     for (const t of sorted) {
-      const name = t.name || (this.session.threads.get(t.thread_id) || {}).name || t.thread_id;
-      opts.push(h('option', { value: t.thread_id }, `${name} — ${fmtInt(t.samples)} (${fmtPct(total ? t.samples / total : 0)})`));
+      opts.push(h('option', { value: t.thread_id }, `${this.threadLabel(t)} — ${fmtInt(t.samples)} samples (${fmtPct(total ? t.samples / total : 0)})`));
     }
     if (this.thread && !this.threads.some((t) => t.thread_id === this.thread)) opts.push(h('option', { value: this.thread }, this.thread));
     this.threadSel.replaceChildren(...opts);
@@ -373,7 +413,7 @@ export class ProfileTab {
     const reason = this.liveReason();
     this.startBtn.disabled = !!reason || running || !!this.busy || this.missing;
     this.stopBtn.disabled = !running || !!this.busy;
-    this.hzInput.disabled = this.durInput.disabled = running;
+    this.hzInput.disabled = this.durInput.disabled = running || !!reason;
     this.startBtn.title = reason || (running ? 'A profile is running: stop it first' : 'Start sampling every managed thread’s stack at this rate (starting discards the previous profile)');
     this.stopBtn.title = running ? 'Stop sampling (the profile stays)' : 'No profile is running';
     let info;
@@ -381,6 +421,7 @@ export class ProfileTab {
     else if (this.busy) info = h('span', { class: 'dim' }, this.busy === 'start' ? 'Starting…' : 'Stopping…');
     else if (reason) info = h('span', { class: 'why' }, reason);
     else if (this.error) info = h('span', { class: 'err' }, this.error);
+    else if (s && s.error) info = h('span', { class: 'err' }, s.error);
     else if (running) info = h('span', { class: 'ok' }, `Sampling… the graph grows every second`);
     else info = h('span', { class: 'dim' }, 'Suspends the runtime briefly per sample, kept under a budget of wall time.');
     const isig = info.textContent + info.className;

@@ -6,7 +6,7 @@ import { h, fill, setText } from '../dom.js';
 import { api, isMissingRoute, describeError } from '../api.js';
 import { fmtInt, fmtNs, fmtMs, fmtBytes, fmtDateTime, fmtClock } from '../format.js';
 import { toast, confirmDialog, setConnection } from '../ui.js';
-import { schedule } from '../frame.js';
+import { schedule, isVisible } from '../frame.js';
 import { SessionStream } from '../stream.js';
 import { LiveFeed } from './feed.js';
 import { SlowestTab, ByModuleTab, ModulesTab, ThreadsTab } from './tabs.js';
@@ -56,6 +56,12 @@ export class SessionView {
       stacks: new StacksTab(this),
       profile: new ProfileTab(this),
     };
+    // The sampler's suspensions are only in GET /timeline: poll it while a
+    // profile runs and one of the charts that show them is on screen.
+    this.timelineTimer = setInterval(() => {
+      if (this.stopped || !isVisible() || (this.tab !== 'live' && this.tab !== 'profile')) return;
+      if (this.tabs.profile.sampling()) this.timeline.poll();
+    }, 1000);
     this.buildHeader();
     this.body = h('div', { class: 'tab-body' });
     this.el = h('div', { class: 'session' }, this.head, this.body);
@@ -113,6 +119,7 @@ export class SessionView {
   unmount() {
     this.stopped = true;
     clearTimeout(this.summaryTimer);
+    clearInterval(this.timelineTimer);
     if (this.stream) this.stream.stop();
     for (const t of Object.values(this.tabs)) t.destroy();
   }
@@ -235,6 +242,7 @@ export class SessionView {
     if (!prev) this.app.updateCrumbs();
     this.trackDetach(prev, s);
     if (!prev || prev.state !== s.state) { this.tabs.stacks.sessionChanged(); this.tabs.profile.sessionChanged(); }
+    if (s.profile && (!prev || prev.profile !== s.profile)) this.tabs.profile.onSummary(s.profile);
     schedule(this.renderHeaderTask);
   }
 

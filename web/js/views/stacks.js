@@ -21,22 +21,33 @@ export function hresultText(hr, name) {
   return name ? `${name} (${hex})` : hex;
 }
 
+// [start, end) of every case-insensitive occurrence of `q` (lower case) in text.
+function matchRanges(text, q) {
+  const out = [];
+  if (!q) return out;
+  const low = text.toLowerCase();
+  for (let i = low.indexOf(q); i >= 0; i = low.indexOf(q, i + q.length)) out.push([i, i + q.length]);
+  return out;
+}
+
+// text[from, to) with the parts inside `ranges` (offsets in the whole text) in <mark>.
+function markSlice(text, ranges, from = 0, to = text.length) {
+  const out = [];
+  let at = from;
+  for (const [a, b] of ranges) {
+    const s = Math.max(a, from), e = Math.min(b, to);
+    if (e <= s) continue;
+    if (s > at) out.push(text.slice(at, s));
+    out.push(h('mark', null, text.slice(s, e)));
+    at = e;
+  }
+  if (at < to) out.push(text.slice(at, to));
+  return out;
+}
+
 // Text with every case-insensitive occurrence of `q` (lower case) in <mark>.
 export function marked(text, q) {
-  if (!q) return text;
-  const low = text.toLowerCase();
-  let i = low.indexOf(q);
-  if (i < 0) return text;
-  const out = [];
-  let at = 0;
-  while (i >= 0) {
-    if (i > at) out.push(text.slice(at, i));
-    out.push(h('mark', null, text.slice(i, i + q.length)));
-    at = i + q.length;
-    i = low.indexOf(q, at);
-  }
-  if (at < text.length) out.push(text.slice(at));
-  return out;
+  return q ? markSlice(text, matchRanges(text, q)) : text;
 }
 
 function frameMatches(f, q) {
@@ -144,7 +155,7 @@ export class StacksTab {
     if (reason && !this.busy) {
       fill(this.snapInfo, h('span', { class: 'why' }, reason));
     } else if (this.result) {
-      fill(this.snapInfo, h('span', { class: this.result.kind }, this.result.text));
+      fill(this.snapInfo, h('span', { class: this.result.kind, title: this.result.tip || this.result.text }, this.result.text));
     } else {
       fill(this.snapInfo, h('span', { class: 'dim' }, 'Suspends the runtime briefly and walks every managed thread (like dotnet-stack).'));
     }
@@ -207,7 +218,8 @@ export class StacksTab {
       this.list.sort((a, b) => a.id - b.id);
       this.session.setTabCount('stacks', this.list.length);
       this.selectedId = s.id;
-      this.result = { kind: 'ok', text: `Snapshot #${s.id}: ${plural((s.threads || []).length, 'thread')}, runtime suspended for ${fmtNs(s.suspend_ns)} (answer in ${Math.round(performance.now() - t0)} ms)` };
+      this.result = { kind: 'ok', text: `Snapshot #${s.id}: ${plural((s.threads || []).length, 'thread')}, runtime suspended for ${fmtNs(s.suspend_ns)}`,
+        tip: `answered in ${Math.round(performance.now() - t0)} ms` };
     } else {
       let text;
       if (isMissingRoute(r)) text = 'Stack snapshots are not available on this server.';
@@ -308,8 +320,8 @@ export class StacksTab {
     const snap = this.selectedId != null ? this.cache.get(this.selectedId) : null;
     const hasSnap = !!snap;
     this.expandBtn.disabled = this.collapseBtn.disabled = !hasSnap;
-    if (hasSnap) {
-      this.textLink.href = `/api/sessions/${this.session.id}/stacks/${snap.id}?format=text`;
+    if (this.selectedId != null) { // the text works even when the JSON is too large
+      this.textLink.href = `/api/sessions/${this.session.id}/stacks/${this.selectedId}?format=text`;
       this.textLink.removeAttribute('aria-disabled');
       this.textLink.classList.remove('disabled');
     } else {
@@ -477,10 +489,12 @@ export class StacksTab {
     }
     const name = f.name || f.function_id || '?';
     const hit = frameMatches(f, q);
-    const [ns, leaf] = splitMethod(name);
+    const [ns] = splitMethod(name);
+    const ranges = matchRanges(name, q); // a match may run across the namespace / method split
     return h('li', { class: `frame${hit ? ' hit' : ''}`, title: `${name}${f.module ? `  (${f.module})` : ''}${f.ip ? `  ip ${f.ip}` : ''}` },
       h('span', { class: 'f-i' }, String(i)),
-      h('span', { class: 'f-name mname' }, h('span', { class: 'm-ns' }, marked(ns, q)), h('span', { class: 'm-leaf' }, marked(leaf, q))),
+      h('span', { class: 'f-name mname' }, h('span', { class: 'm-ns' }, markSlice(name, ranges, 0, ns.length)),
+        h('span', { class: 'm-leaf' }, markSlice(name, ranges, ns.length, name.length))),
       h('span', { class: 'f-mod' }, marked(f.module || '', q)));
   }
 

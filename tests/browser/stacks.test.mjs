@@ -1,0 +1,337 @@
+// stacks.test.mjs -- the dashboard's Stacks and Profile tabs and the GC /
+// suspension chart, in real headless Chromium, against the real server with
+// StackTarget (threads with known stacks: "deep" 25 x Recurse, "spinner"
+// Spin.Outer -> Spin.Inner, "sleeper"), and StackTarget's park mode (threads
+// with identical stacks) for the merged view.
+//   node --test tests/browser/stacks.test.mjs
+// Screenshots: build/screenshots/stacks-*.png (and copies in /tmp).
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import {
+  startServer, stopServer, launchBrowser, openDashboard, goto, waitFor, waitForOutput, screenshot,
+  unexpectedConsoleErrors, apiGet, STACK_DLL,
+} from './helpers.mjs';
+
+const DEPTH = 25; // StackTarget.Deep.Depth
+
+async function shot(page, name) {
+  const file = await screenshot(page, name);
+  fs.copyFileSync(file, path.join('/tmp', `jitscope-${name}`));
+  return file;
+}
+
+// The view's objects, for reading its model (never for driving it).
+const tab = (page, name, fn, arg = null) =>
+  page.evaluate(`(${fn})(window.__jitscope.app.view.tabs[${JSON.stringify(name)}], ${JSON.stringify(arg)})`);
+
+// Pixels of a canvas that are not its background, and of a given colour.
+function canvasPixels(page, selector, rgb) {
+  return page.evaluate(([sel, want]) => {
+    const c = document.querySelector(sel);
+    const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+    let painted = 0, colour = 0;
+    for (let i = 0; i < d.length; i += 4) {
+      if (Math.abs(d[i] - d[0]) + Math.abs(d[i + 1] - d[1]) + Math.abs(d[i + 2] - d[2]) > 24) painted++;
+      if (want && Math.abs(d[i] - want[0]) < 10 && Math.abs(d[i + 1] - want[1]) < 10 && Math.abs(d[i + 2] - want[2]) < 10) colour++;
+    }
+    return { painted, colour, total: d.length / 4 };
+  }, [selector, rgb || null]);
+}
+
+describe('stacks, profile and GC timeline', { timeout: 240000 }, () => {
+  let srv, browser, page;
+  const t0 = Date.now();
+
+  before(async () => {
+    srv = await startServer({ dll: STACK_DLL, appArgs: ['stacks', '600'], stdin: true });
+    await waitForOutput(srv, /^READY pid=\d+/m, 60000);
+    browser = await launchBrowser();
+    page = await openDashboard(browser, srv, { hash: '#/sessions/1/stacks', width: 1280, height: 800 });
+    await page.locator('.s-head .badge-live').waitFor({ timeout: 30000 });
+  });
+
+  after(async () => {
+    try { if (browser) await browser.close(); } finally { await stopServer(srv); }
+    console.log(`stacks: browser tests took ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+  });
+
+  it('Snapshot now shows every thread, the deep thread with its 25 Recurse frames', async () => {
+    const btn = page.locator('button.snap-btn');
+    await waitFor('an enabled Snapshot now button', () => btn.isEnabled(), { timeoutMs: 30000 });
+    await btn.click();
+    const info = page.locator('.stacks-view .snap-info');
+    await info.getByText(/^Snapshot #1: \d+ threads, runtime suspended for [\d.]+ (ns|µs|ms|s)/).waitFor({ timeout: 30000 });
+    const deep = page.locator('.stack-card[data-thread="deep"]');
+    await deep.waitFor();
+    assert.equal(await deep.locator('li.frame', { hasText: 'StackTarget.Deep.Recurse' }).count(), DEPTH);
+    assert.equal(await deep.locator('li.frame').first().locator('.f-i').textContent(), '0', 'leaf first, numbered from 0');
+    const spinner = page.locator('.stack-card[data-thread="spinner"]');
+    const spinFrames = await spinner.locator('li.frame .f-name').allTextContents();
+    const outer = spinFrames.indexOf('StackTarget.Spin.Outer');
+    assert.ok(outer > 0, spinFrames.join(' | '));
+    assert.ok(spinFrames.slice(0, outer).some((f) => f.startsWith('StackTarget.Spin.Inner')) || spinFrames[0].startsWith('StackTarget.Spin.Outer'),
+      `Spin.Inner (or Outer itself) at the leaf end: ${spinFrames.join(' | ')}`);
+    await page.locator('.stack-card[data-thread="sleeper"]').waitFor();
+    // every thread of the server's snapshot is on the page, failed walks included, with their HRESULT
+    const rest = (await apiGet(srv, '/api/sessions/1/stacks/1')).body.snapshot;
+    assert.equal(await page.locator('.stack-list .stack-card').count(), rest.threads.length);
+    for (const t of rest.threads.filter((x) => x.hresult)) {
+      const card = page.locator(`.stack-card[data-os="${t.os_thread_id}"]`);
+      assert.match(await card.locator('.pill-err').textContent(), /walk failed: .*0x[0-9A-F]{8}/);
+    }
+    for (const t of rest.threads.filter((x) => x.frames.some((f) => f.native))) {
+      assert.ok(await page.locator(`.stack-card[data-os="${t.os_thread_id}"] li.frame.native`).count() > 0, 'native frames shown as [native]');
+    }
+    // the snapshot list has it; the tab counts it
+    await page.locator('.snap-item[data-id="1"]').waitFor();
+    assert.match(await page.locator('.tab[data-tab="stacks"] .count').textContent(), /^1$/);
+    await shot(page, 'stacks-threads.png');
+  });
+
+  it('a thread collapses and expands; the search filters threads and highlights frames', async () => {
+    const deep = page.locator('.stack-card[data-thread="deep"]');
+    await deep.locator('button.th-head').click();
+    await waitFor('deep collapsed', async () => (await deep.getAttribute('class')).includes('open') === false);
+    assert.equal(await deep.locator('li.frame').count(), 0);
+    assert.match(await deep.locator('.th-leaf').textContent(), /^at /, 'a collapsed thread shows its leaf frame');
+    await deep.locator('button.th-head').click();
+    await waitFor('deep expanded', async () => (await deep.locator('li.frame').count()) > DEPTH);
+
+    await page.keyboard.press('/');
+    assert.equal(await page.evaluate(() => document.activeElement.getAttribute('aria-label')), 'Find frames by method or module substring');
+    await page.keyboard.type('deep.recurse');
+    const list = page.locator('.stack-list');
+    await waitFor('search applied', async () => (await list.getAttribute('data-threads')) === '1');
+    assert.equal(await list.getAttribute('data-match-frames'), String(DEPTH));
+    assert.equal(await page.locator('.stack-card[data-thread="deep"] li.frame.hit').count(), DEPTH);
+    assert.ok(await page.locator('.stack-card[data-thread="deep"] li.frame.hit mark').count() >= DEPTH);
+    assert.match(await page.locator('.stack-list .list-meta').textContent(), /^1 of \d+ threads match · 25 frames$/);
+    await shot(page, 'stacks-search.png');
+    await page.keyboard.press('Escape');
+    await waitFor('search cleared', async () => Number(await list.getAttribute('data-threads')) > 1);
+  });
+
+  it('the plain-text link gives the snapshot as text', async () => {
+    const href = await page.locator('a.text-link').getAttribute('href');
+    assert.equal(href, '/api/sessions/1/stacks/1?format=text');
+    const res = await fetch(srv.url + href);
+    assert.equal(res.status, 200);
+    assert.match(res.headers.get('content-type'), /^text\/plain/);
+    const text = await res.text();
+    assert.match(text, /Thread 0x[0-9a-f]+ \(os \d+\) "deep"/);
+    assert.equal((text.match(/StackTarget\.Deep\.Recurse/g) || []).length, DEPTH);
+  });
+
+  it('s takes another snapshot; the list keeps both, newest first', async () => {
+    await page.locator('.stack-list').click({ position: { x: 5, y: 5 } }); // focus out of inputs
+    await page.keyboard.press('s');
+    await page.locator('.snap-item[data-id="2"]').waitFor({ timeout: 30000 });
+    const ids = await page.locator('.snap-item').evaluateAll((els) => els.map((e) => e.dataset.id));
+    assert.deepEqual(ids, ['2', '1']);
+    assert.equal(await page.locator('.snap-item.sel').getAttribute('data-id'), '2');
+    await page.locator('.snap-item[data-id="1"]').click();
+    await waitFor('snapshot 1 shown', async () => /Snapshot #1/.test(await page.locator('.snap-summary').textContent()));
+  });
+
+  it('profile: start, the flame graph is drawn and grows, the spinner\'s frames are found, zoom in and out', async () => {
+    await page.keyboard.press('7');
+    await page.waitForFunction(() => location.hash === '#/sessions/1/profile');
+    assert.equal(await page.locator('input#p-hz-1').inputValue(), '49', 'default rate');
+    assert.equal(await page.locator('label[for="p-hz-1"]').count(), 1, 'the rate input has a label');
+    await page.locator('button.start-btn').click();
+    await page.locator('.p-stats .badge-live').waitFor({ timeout: 20000 });
+    const canvas = page.locator('canvas.flame-canvas');
+    await waitFor('the flame graph drawn with the spinner', async () => {
+      const drawn = Number(await canvas.getAttribute('data-drawn'));
+      const spin = await tab(page, 'profile', (t) => t.flame.locate('StackTarget.Spin.Outer'));
+      return drawn > 10 && spin && drawn;
+    }, { timeoutMs: 30000 });
+    const px = await canvasPixels(page, 'canvas.flame-canvas');
+    assert.ok(px.painted > px.total * 0.05, `flame graph pixels: ${JSON.stringify(px)}`);
+    const total1 = Number(await canvas.getAttribute('data-total'));
+    await waitFor('the graph to grow while sampling', async () => Number(await canvas.getAttribute('data-total')) > total1, { timeoutMs: 20000 });
+    // status: requested and effective rate, samples, suspended time
+    const stats = await page.locator('.p-stats').textContent();
+    assert.match(stats, /Rate[\d.]+ Hz/);
+    assert.match(stats, /Samples[\d,]+/);
+    assert.match(stats, /Runtime suspended[\d.]+ (ns|µs|ms|s)/);
+    await shot(page, 'stacks-profile.png');
+
+    // search: highlighted frames and the share of samples
+    await page.keyboard.press('/');
+    await page.keyboard.type('Spin.');
+    const info = page.locator('.match-info');
+    await waitFor('matches', async () => Number(await info.getAttribute('data-nodes')) >= 2);
+    assert.match(await info.textContent(), /^\d+ frames match · [\d.]+% of samples$/);
+    const pct = Number(await info.getAttribute('data-pct'));
+    assert.ok(pct > 0 && pct < 1, `share ${pct}`);
+    await waitFor('highlighted frames drawn', async () => Number(await canvas.getAttribute('data-matches')) >= 2);
+    const names = await tab(page, 'profile', (t) => { const out = []; for (const row of t.flame.rows.values()) for (const r of row) if (r.node._m) out.push(r.node.name); return out; });
+    assert.ok(names.includes('StackTarget.Spin.Outer') && names.includes('StackTarget.Spin.Inner'), names.join(', '));
+    await shot(page, 'stacks-profile-search.png');
+
+    // click Spin.Outer: zoomed, Inner below it fills most of the width; the path shows it
+    const box = await canvas.boundingBox();
+    const at = await tab(page, 'profile', (t) => t.flame.locate('StackTarget.Spin.Outer'));
+    await page.mouse.move(box.x + at.x, box.y + at.y);
+    await page.locator('.flame-tip').getByText('StackTarget.Spin.Outer').waitFor();
+    assert.match(await page.locator('.flame-tip').textContent(), /StackTarget.*samples [\d,]+ · [\d.<]+% of all/);
+    await page.mouse.click(box.x + at.x, box.y + at.y);
+    await waitFor('zoomed to Spin.Outer', async () => (await canvas.getAttribute('data-zoom')) === 'StackTarget.Spin.Outer');
+    const inner = await waitFor('Spin.Inner under it', () => tab(page, 'profile', (t) => t.flame.locate('StackTarget.Spin.Inner')));
+    assert.ok(inner.w > box.width * 0.3, `Inner is ${inner.w}px of ${box.width}px once zoomed`);
+    assert.equal(await page.locator('.flame-crumbs .crumb.cur').textContent(), 'StackTarget.Spin.Outer');
+    await shot(page, 'stacks-profile-zoom.png');
+    await page.locator('.flame-crumbs .crumb', { hasText: /^all$/ }).click();
+    await waitFor('zoomed out', async () => (await canvas.getAttribute('data-zoom')) === 'all');
+  });
+
+  it('profile: thread filter, time range from the samples chart, suspension per sample', async () => {
+    // the spinner only
+    const spinnerId = await tab(page, 'profile', (t) => (t.threads.find((x) => x.name === 'spinner') || {}).thread_id);
+    assert.ok(spinnerId, 'the profile lists the spinner thread');
+    await page.selectOption('select[aria-label="Thread filter"]', spinnerId);
+    await waitFor('only the spinner\'s stacks', () => tab(page, 'profile', (t) => t.flame.root && t.flame.root.value > 0
+      && !t.flame.locate('StackTarget.Deep.Recurse') && !!t.flame.locate('StackTarget.Spin.Inner')));
+    await page.selectOption('select[aria-label="Thread filter"]', '');
+    await waitFor('every thread again', () => tab(page, 'profile', (t) => !!t.flame.locate('StackTarget.Deep.Recurse')));
+
+    // jitscope's own suspensions, one per sample, on the chart's lower lane
+    await waitFor('suspensions per sample', () => tab(page, 'profile', (t) => t.chart.data && t.chart.data.susp.length > 3), { timeoutMs: 20000 });
+    // drag across the middle of the samples chart: a time range, sent as from_ms / to_ms
+    const chart = page.locator('canvas.sample-chart');
+    const cb = await chart.boundingBox();
+    const before = await tab(page, 'profile', (t) => t.flame.root.value);
+    await page.mouse.move(cb.x + cb.width * 0.3, cb.y + cb.height * 0.5);
+    await page.mouse.down();
+    await page.mouse.move(cb.x + cb.width * 0.6, cb.y + cb.height * 0.5, { steps: 6 });
+    await page.mouse.up();
+    const range = await tab(page, 'profile', (t) => t.range);
+    assert.ok(range && range.to > range.from, JSON.stringify(range));
+    await page.locator('.range-info').getByText(/\d\d:\d\d:\d\d – \d\d:\d\d:\d\d/).waitFor();
+    await waitFor('the ranged profile', () => tab(page, 'profile', (t, b) => t.flame.root && t.flame.root.value > 0 && t.flame.root.value < b, before));
+    assert.match(await page.locator('a.export-folded').getAttribute('href'), /from_ms=\d+&to_ms=\d+/);
+    await shot(page, 'stacks-profile-range.png');
+    await page.locator('button', { hasText: 'Clear range' }).click();
+    await waitFor('range cleared', () => tab(page, 'profile', (t) => t.range === null));
+  });
+
+  it('profile: speedscope and folded downloads, stop', async () => {
+    const href = await page.locator('a.export-speedscope').getAttribute('href');
+    assert.equal(href, '/api/sessions/1/profile?format=speedscope');
+    assert.match(await page.locator('a.export-speedscope').getAttribute('download'), /\.speedscope\.json$/);
+    const [download] = await Promise.all([page.waitForEvent('download'), page.locator('a.export-speedscope').click()]);
+    const file = await download.path();
+    const doc = JSON.parse(fs.readFileSync(file, 'utf8'));
+    assert.equal(doc.$schema, 'https://www.speedscope.app/file-format-schema.json');
+    assert.ok(Array.isArray(doc.profiles) && doc.profiles.length > 0 && doc.shared.frames.length > 0);
+    assert.ok(doc.shared.frames.some((f) => f.name === 'StackTarget.Spin.Inner' || f.name.includes('Spin.Inner')));
+    const folded = await (await fetch(srv.url + await page.locator('a.export-folded').getAttribute('href'))).text();
+    assert.match(folded, /StackTarget\.Spin\.Outer;StackTarget\.Spin\.Inner \d+/);
+
+    await page.locator('button.stop-btn').click();
+    await page.locator('.p-stats .badge', { hasText: 'stopped' }).waitFor({ timeout: 20000 });
+    assert.ok(await page.locator('button.stop-btn').isDisabled());
+    assert.ok(await page.locator('button.start-btn').isEnabled(), 'a new profile may be started');
+    const status = (await apiGet(srv, '/api/sessions/1/profile')).body.profile;
+    assert.equal(status.state, 'stopped');
+  });
+
+  it('the GC chart next to the JIT-rate chart shows the app\'s collections and jitscope\'s own suspensions', async () => {
+    srv.send('gc');
+    await waitForOutput(srv, /^gc done 1$/m);
+    await page.keyboard.press('1');
+    const chart = page.locator('canvas.pause-chart');
+    await waitFor('three collections on the chart', async () => Number(await chart.getAttribute('data-gcs')) >= 3, { timeoutMs: 20000 });
+    assert.ok(Number(await chart.getAttribute('data-jitscope')) > 0, 'the snapshots and samples are there, as jitscope\'s');
+    const markers = await canvasPixels(page, 'canvas.pause-chart', [0x5f, 0xe0, 0xc8]);
+    const mine = await canvasPixels(page, 'canvas.pause-chart', [0xb4, 0x8c, 0xf2]);
+    assert.ok(markers.colour > 20, `GC markers drawn: ${markers.colour} px`);
+    assert.ok(mine.colour > 20, `jitscope suspensions drawn in their own colour: ${mine.colour} px`);
+    const rest = (await apiGet(srv, '/api/sessions/1/timeline')).body;
+    assert.ok(rest.gcs.length >= 3 && rest.suspensions.some((s) => s.by_jitscope), 'the server agrees');
+    await shot(page, 'stacks-live-gc.png');
+  });
+
+  it('narrow window: each new view still fits', async () => {
+    const narrow = await openDashboard(browser, srv, { hash: '#/sessions/1/stacks', width: 760, height: 900 });
+    try {
+      await narrow.locator('.stack-card[data-thread="deep"]').waitFor({ timeout: 20000 });
+      const overflow = () => narrow.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+      assert.equal(await overflow(), 0, 'no horizontal overflow (stacks)');
+      await shot(narrow, 'stacks-narrow.png');
+      await goto(narrow, '#/sessions/1/profile');
+      await waitFor('flame drawn', async () => Number(await narrow.locator('canvas.flame-canvas').getAttribute('data-drawn')) > 10, { timeoutMs: 20000 });
+      assert.equal(await overflow(), 0, 'no horizontal overflow (profile)');
+      await shot(narrow, 'stacks-profile-narrow.png');
+      await goto(narrow, '#/sessions/1/live');
+      await waitFor('GC chart drawn', async () => Number(await narrow.locator('canvas.pause-chart').getAttribute('data-gcs')) >= 3, { timeoutMs: 20000 });
+      await shot(narrow, 'stacks-live-narrow.png');
+      assert.deepEqual(unexpectedConsoleErrors(narrow), []);
+    } finally {
+      await narrow.context().close();
+    }
+  });
+
+  it('when the app has exited, Snapshot now and Start are disabled and say why', async () => {
+    srv.send('exit');
+    await page.keyboard.press('6');
+    await page.locator('.s-head .badge-exited').waitFor({ timeout: 30000 });
+    const btn = page.locator('button.snap-btn');
+    await waitFor('disabled', () => btn.isDisabled());
+    assert.match(await page.locator('.stacks-view .snap-info').textContent(), /No live agent: the session is exited/);
+    assert.match(await btn.getAttribute('title'), /No live agent/);
+    assert.ok(await page.locator('.snap-item').count() >= 2, 'earlier snapshots stay browsable');
+    await page.keyboard.press('7');
+    assert.ok(await page.locator('button.start-btn').isDisabled());
+    assert.match(await page.locator('.profile-view .snap-info').textContent(), /No live agent/);
+    assert.ok(Number(await page.locator('canvas.flame-canvas').getAttribute('data-drawn')) > 10, 'the last profile stays browsable');
+    await shot(page, 'stacks-exited.png');
+  });
+
+  it('logs no console errors', () => {
+    const bad = unexpectedConsoleErrors(page);
+    assert.deepEqual(bad, [], JSON.stringify(bad, null, 1));
+  });
+});
+
+describe('merged stacks', { timeout: 120000 }, () => {
+  const PARKED = 6;
+  let srv, browser, page;
+
+  before(async () => {
+    srv = await startServer({ dll: STACK_DLL, appArgs: ['park', String(PARKED)], stdin: true });
+    await waitForOutput(srv, new RegExp(`^READY pid=\\d+ threads=${PARKED}$`, 'm'), 60000);
+    browser = await launchBrowser();
+    page = await openDashboard(browser, srv, { hash: '#/sessions/1/stacks', width: 1280, height: 800 });
+    await page.locator('.s-head .badge-live').waitFor({ timeout: 30000 });
+  });
+
+  after(async () => {
+    try { if (browser) await browser.close(); } finally { await stopServer(srv); }
+  });
+
+  it('groups the parked threads\' identical stacks with their count', async () => {
+    const btn = page.locator('button.snap-btn');
+    await waitFor('an enabled Snapshot now button', () => btn.isEnabled(), { timeoutMs: 30000 });
+    await btn.click();
+    await page.locator('.stack-card[data-thread="park-0"]').waitFor({ timeout: 30000 });
+    await page.locator('button.seg', { hasText: 'Merged' }).click();
+    const group = page.locator('.stack-card[data-count]', { has: page.locator('.chip', { hasText: 'park-0' }) });
+    await group.waitFor();
+    assert.equal(await group.getAttribute('data-count'), String(PARKED));
+    assert.match(await group.locator('.count-badge').textContent(), new RegExp(`^×${PARKED}$`));
+    assert.equal(await group.locator('.chip').count(), PARKED);
+    assert.ok(await group.locator('li.frame', { hasText: 'StackTarget.Park.Level3' }).count() === 1);
+    // the counts add up to the snapshot's threads, biggest group first
+    const counts = (await page.locator('.stack-card[data-count]').evaluateAll((els) => els.map((e) => Number(e.dataset.count))));
+    const rest = (await apiGet(srv, '/api/sessions/1/stacks/1')).body.snapshot;
+    assert.equal(counts.reduce((a, b) => a + b, 0), rest.threads.length);
+    assert.deepEqual(counts, [...counts].sort((a, b) => b - a));
+    assert.match(await page.locator('.stack-list .list-meta').textContent(), new RegExp(`^${counts.length} distinct stacks for ${rest.threads.length} threads$`));
+    await shot(page, 'stacks-merged.png');
+    assert.deepEqual(unexpectedConsoleErrors(page), []);
+  });
+});
