@@ -315,6 +315,7 @@ static void *stacks_main(void *arg)
         if (left[i].type == STACKS_SNAPSHOT)
             walk_emit_failed(stacks_next_id(), WIRE_STACK_SNAPSHOT, left[i].request_id,
                              STACKS_E_ABORT);
+    walk_thread_exit();
     return NULL;
 }
 

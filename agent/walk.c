@@ -59,6 +59,8 @@
 static pthread_mutex_t walk_runtime = PTHREAD_MUTEX_INITIALIZER;
 static _Atomic uint64_t walk_walking; /* ThreadID under DoStackSnapshot, 0 when none */
 static ThreadID walk_self;            /* the walker's own ThreadID, 0 when it has none */
+static pthread_t walk_pthread;        /* the walker thread, valid while walk_registered */
+static _Atomic int walk_registered;
 
 typedef struct walk_cursor {
     wire_stack_frame *out;
@@ -107,6 +109,13 @@ static HRESULT STDMETHODCALLTYPE walk_frame(FunctionID funcId, UINT_PTR ip,
     return S_OK;
 }
 
+int walk_on_walker_thread(void)
+{
+    return atomic_load(&walk_registered) && pthread_equal(walk_pthread, pthread_self());
+}
+
+void walk_thread_exit(void) { atomic_store(&walk_registered, 0); }
+
 void walk_thread_init(void)
 {
     ICorProfilerInfo10 *info = agent.info;
@@ -114,6 +123,8 @@ void walk_thread_init(void)
     walk_cursor c = {.out = scratch, .cap = 4};
     ThreadID self = 0;
 
+    walk_pthread = pthread_self();
+    atomic_store(&walk_registered, 1);
     walk_runtime_lock();
     info->lpVtbl->InitializeCurrentThread(info);
     /* thread 0 is the caller; this thread runs no managed code, so the runtime

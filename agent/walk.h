@@ -69,6 +69,12 @@ void walk_emit(const walk_buffers *b, const walk_result *r, uint64_t snapshot_id
 /* A WIRE_STACK_END for a request that was not walked at all (hresult says why). */
 void walk_emit_failed(uint64_t snapshot_id, uint32_t kind, uint64_t request_id, int32_t hresult);
 
+/* Thread identity of the walker (gctimeline.c tells our suspensions from the
+ * runtime's by it). walk_thread_init registers the calling thread as the
+ * walker, walk_thread_exit unregisters it. */
+int walk_on_walker_thread(void);
+void walk_thread_exit(void);
+
 /* cb_ThreadDestroyed: returns once `thread` is not being walked (bounded wait).
  * On the usual path one atomic load. */
 void walk_thread_destroyed(ThreadID thread);

@@ -319,7 +319,7 @@ typedef struct wire_gc_finished {
 } wire_gc_finished;
 
 enum wire_suspend_phase {
-    WIRE_SUSPEND_STARTED = 1,  /* reason valid */
+    WIRE_SUSPEND_STARTED = 1,
     WIRE_SUSPEND_FINISHED = 2,
     WIRE_SUSPEND_ABORTED = 3,
     WIRE_RESUME_STARTED = 4,
@@ -328,7 +328,11 @@ enum wire_suspend_phase {
 
 typedef struct wire_runtime_suspend {
     uint32_t phase;         /* wire_suspend_phase */
-    uint32_t reason;        /* COR_PRF_SUSPEND_REASON (phase 1 only; 9 = profiler, i.e. us) */
+    uint32_t reason;        /* COR_PRF_SUSPEND_REASON of the suspension this phase belongs
+                               to, in every phase (9 = profiler, i.e. us). The records of two
+                               suspensions can interleave (the runtime reports a resume as
+                               finished after the next suspender got in): pair ours (9) with
+                               ours and the others with the others */
 } wire_runtime_suspend;
 _Static_assert(sizeof(wire_runtime_suspend) == 8, "wire_runtime_suspend layout");
 
