@@ -97,6 +97,7 @@ export class FlameGraph {
   setTree(root) {
     this.root = root;
     this.maxDepth = 0;
+    this.depthCache = new WeakMap();
     if (root) {
       const stack = [root];
       root._p = null;
@@ -149,13 +150,18 @@ export class FlameGraph {
     const q = this.query;
     const m = { samples: 0, nodes: 0, total: this.root ? this.root.value : 0 };
     if (this.root) {
-      const stack = [[this.root, false]];
-      while (stack.length) {
-        const [n, under] = stack.pop();
-        const hit = !!q && n._p !== null && ((n.name || '').toLowerCase().includes(q) || (n.module || '').toLowerCase().includes(q));
+      const nodes = [this.root], under = [0];
+      while (nodes.length) {
+        const n = nodes.pop(), u = under.pop();
+        let hit = false;
+        if (q && n._p !== null) {
+          if (n._lc === undefined) n._lc = `${n.name || ''}\u0000${n.module || ''}`.toLowerCase();
+          hit = n._lc.includes(q);
+        }
         n._m = hit;
-        if (hit) { m.nodes++; if (!under) m.samples += n.value; }
-        for (const c of n.children) stack.push([c, under || hit]);
+        if (hit) { m.nodes++; if (!u) m.samples += n.value; }
+        const kids = n.children;
+        for (let i = 0; i < kids.length; i++) { nodes.push(kids[i]); under.push(u || hit ? 1 : 0); }
       }
     }
     this.match = m;
@@ -218,6 +224,8 @@ export class FlameGraph {
 
   deepestUnder(z) {
     if (!z) return 0;
+    const known = this.depthCache && this.depthCache.get(z);
+    if (known !== undefined) return known;
     let max = z._d;
     const stack = [z];
     while (stack.length) {
@@ -225,6 +233,7 @@ export class FlameGraph {
       if (n._d > max) max = n._d;
       for (const c of n.children) if (c.value * 1e4 >= z.value) stack.push(c); // < 0.01%: never wide enough to draw
     }
+    if (this.depthCache) this.depthCache.set(z, max);
     return max;
   }
 
@@ -292,6 +301,7 @@ export class FlameGraph {
         h('div', { class: 'tt-kv' }, 'self ', h('b', null, fmtInt(n.self || 0)), ` · ${fmtPct((n.self || 0) / total)}`, ` · depth ${n._d}`),
         n.name === '[unknown]' ? h('div', { class: 'tt-kv' }, 'samples of threads whose stack could not be walked') : null,
         n.name === '[native]' ? h('div', { class: 'tt-kv' }, 'unmanaged code (no managed method)') : null,
+        n.name === '[pruned]' ? h('div', { class: 'tt-kv' }, 'smaller callees the server left out of the graph (it sends the 20,000 heaviest frames)') : null,
         h('div', { class: 'tt-hint' }, n === z && n._p ? 'click to zoom out' : n === this.root ? 'click to show everything' : 'click to zoom in'));
     }
     this.tip.classList.remove('hidden');

@@ -1,5 +1,5 @@
-// samplechart.js -- the Profile tab's small time chart on a canvas: samples
-// per second (the profile's `timeline`) as bars, and below them the time the
+// samplechart.js -- the Profile tab's small time chart on a canvas: thread
+// samples (stacks taken) per second (the profile's `timeline`) as bars, and below them the time the
 // runtime stood still for each sample (jitscope's own suspensions) as dots with
 // their median. Dragging across it picks a time range (onRange(from_ms, to_ms));
 // a click without dragging clears it (onRange(null)).
@@ -80,8 +80,8 @@ export class SampleChart {
 
     g.textAlign = 'left';
     g.fillStyle = C.strong;
-    g.fillText('Samples / s', PAD.l, 9);
-    let tx = PAD.l + g.measureText('Samples / s').width + 16;
+    g.fillText('Thread samples / s', PAD.l, 9);
+    let tx = PAD.l + g.measureText('Thread samples / s').width + 16;
     g.fillStyle = PAUSE_COLORS.jitscope;
     g.fillRect(tx, 7, 5, 5);
     g.fillStyle = C.text;
@@ -193,7 +193,7 @@ export class SampleChart {
       const x = Math.round(this.hoverX) + 0.5;
       g.strokeStyle = C.cursor;
       g.beginPath(); g.moveTo(x, PAD.t); g.lineTo(x, PAD.t + ph + GAP); g.stroke();
-      const text = `${fmtClock(sec, false)}  ${fmtInt(bin ? bin.samples : 0)} samples${n ? `  suspended ${fmtNs(sum)} in ${n} (max ${fmtNs(max)})` : ''}`;
+      const text = `${fmtClock(sec, false)}  ${fmtInt(bin ? bin.samples : 0)} thread samples${n ? `  suspended ${fmtNs(sum)} in ${n} (max ${fmtNs(max)})` : ''}`;
       readout(g, text, x, PAD.t, PAD.l, PAD.l + pw);
     }
   }

@@ -30,9 +30,7 @@ export class ProfileTab {
     this.missing = false;     // the server has no /profile route
     this.none = false;        // no profile in this session yet
     this.busy = null;         // 'start' | 'stop' while a POST is under way
-    this.fetching = false;
-    this.refetch = false;     // filters changed while a fetch was under way
-    this.reqSeq = 0;
+    this.req = { tree: {}, info: {} }; // per kind of fetch: {busy, again}
     this.timer = null;
     this.loadedOnce = false;
     this.drawTask = () => this.draw();
@@ -119,34 +117,41 @@ export class ProfileTab {
     if (was && !this.running()) this.stoppedSeenAt = performance.now();
   }
 
-  // ---- refresh loop: every second while running, visible and shown ----
+  // ---- refresh loop: every second while sampling runs, the tab is shown and the page visible ----
+  // With a time range picked, the graph covers a past window and does not
+  // change: only the status and the samples timeline are refreshed then.
   tick() {
     clearTimeout(this.timer);
     if (!this.active) return;
-    if (isVisible() && (!this.loadedOnce || this.running())) this.fetch();
+    if (isVisible() && (!this.loadedOnce || this.running())) this.fetch(this.range ? 'info' : 'tree');
     this.timer = setTimeout(() => this.tick(), REFRESH_MS);
   }
 
-  query_() {
+  query_({ range = true } = {}) {
     const p = new URLSearchParams();
     if (this.thread) p.set('thread', this.thread);
-    if (this.range) { p.set('from_ms', String(this.range.from)); p.set('to_ms', String(this.range.to)); }
+    if (range && this.range) { p.set('from_ms', String(this.range.from)); p.set('to_ms', String(this.range.to)); }
     const s = p.toString();
     return s ? `&${s}` : '';
   }
 
-  async fetch() {
-    if (this.fetching) { this.refetch = true; return; }
-    this.fetching = true;
-    const seq = ++this.reqSeq;
-    const thread = this.thread;
-    const r = await api(`/api/sessions/${this.session.id}/profile?format=json${this.query_()}`);
-    this.fetching = false;
-    if (seq === this.reqSeq) this.apply(r, thread);
-    if (this.refetch) { this.refetch = false; this.fetch(); }
+  // kind 'tree': the graph with the thread and time filters (and, without a
+  // range, everything else); 'info': status, threads and the timeline of the
+  // whole profile (thread filter only). One request of each kind at a time;
+  // an answer for filters no longer set is dropped.
+  async fetch(kind = 'tree') {
+    if (kind === 'info' && !this.range) kind = 'tree';
+    const slot = this.req[kind];
+    if (slot.busy) { slot.again = true; return; }
+    slot.busy = true;
+    const thread = this.thread, range = this.range;
+    const r = await api(`/api/sessions/${this.session.id}/profile?format=json${this.query_({ range: kind === 'tree' })}`);
+    slot.busy = false;
+    if (thread === this.thread && (kind === 'info' || range === this.range)) this.apply(r, { thread, ranged: kind === 'tree' && !!range, tree: kind === 'tree' });
+    if (slot.again) { slot.again = false; this.fetch(kind); }
   }
 
-  apply(r, thread) {
+  apply(r, { thread, ranged, tree }) {
     if (!r.ok) {
       if (isMissingRoute(r)) { this.missing = true; this.loadedOnce = true; }
       else if (r.status === 404) { this.none = true; this.loadedOnce = true; fill(this.msg); }
@@ -160,17 +165,18 @@ export class ProfileTab {
     this.none = !d.profile || d.profile.state === 'idle' && !d.profile.samples;
     fill(this.msg);
     if (d.profile) this.setStatus({ ...(this.status || {}), ...d.profile });
-    if (!thread && Array.isArray(d.threads)) this.threads = d.threads;
-    if (Array.isArray(d.timeline)) {
-      if (!this.range) this.bins.clear();
-      for (const b of d.timeline) this.bins.set(b.t_ms, b.samples);
-      // bounded: a day of seconds
-      if (this.bins.size > 86400) for (const k of [...this.bins.keys()].sort((a, b) => a - b).slice(0, this.bins.size - 86400)) this.bins.delete(k);
+    if (!thread && !ranged && Array.isArray(d.threads)) this.threads = d.threads;
+    if (!ranged && Array.isArray(d.timeline)) { // a ranged timeline has only the range (and cut seconds)
+      this.bins.clear();
+      // bounded: the newest day of seconds
+      for (const b of d.timeline.length > 86400 ? d.timeline.slice(-86400) : d.timeline) this.bins.set(b.t_ms, b.samples);
     }
-    this.flame.setTree(d.tree || null);
+    if (tree) {
+      this.flame.setTree(d.tree || null);
+      this.renderMatch();
+      this.renderCrumbs();
+    }
     this.renderThreads();
-    this.renderMatch();
-    this.renderCrumbs();
     schedule(this.statusTask);
     schedule(this.drawTask);
   }
@@ -198,7 +204,7 @@ export class ProfileTab {
     schedule(this.statusTask);
     // at most one extra fetch per half second (rate changes come about once a second)
     const now = performance.now();
-    if (this.active && isVisible() && !(now - (this.eventFetchAt || 0) < 500)) { this.eventFetchAt = now; this.fetch(); }
+    if (this.active && isVisible() && !(now - (this.eventFetchAt || 0) < 500)) { this.eventFetchAt = now; this.fetch(this.range ? 'info' : 'tree'); }
   }
 
   sessionChanged() { schedule(this.statusTask); }
@@ -214,7 +220,7 @@ export class ProfileTab {
     this.setStatus({ ...(cur || {}), ...p });
     this.none = p.state === 'idle' && !p.samples;
     schedule(this.statusTask);
-    if (isNew && this.active && isVisible()) this.fetch();
+    if (isNew && this.active && isVisible()) this.fetch(this.range ? 'info' : 'tree');
   }
 
   threadLabel(t) {
@@ -256,11 +262,11 @@ export class ProfileTab {
       this.setStatus(r.data && r.data.profile ? r.data.profile : { state: 'running', requested_hz: hz });
       this.none = false;
       this.bins.clear();
-      this.range = null;
+      this.range = null; // a new profile: a new time axis
+      this.clearRangeBtn.classList.add('hidden');
+      setText(this.rangeInfo, '');
       this.flame.zoomTo(null);
-      this.flame.zoomKeys = [];
-      this.fetch();
-      this.tick();
+      this.tick(); // fetches at once
     } else if (isMissingRoute(r)) this.fail('Profiling is not available on this server.');
     else if (r.status === 429) this.fail(`A profile is already running (${r.error}); stop it first.`);
     else if (r.status === 409) this.fail(`Cannot start: ${r.error}.`);
@@ -276,10 +282,11 @@ export class ProfileTab {
     this.busy = null;
     if (r.ok) {
       if (r.data && r.data.profile) this.setStatus({ ...(this.status || {}), ...r.data.profile });
-      this.fetch();
+      this.fetch('tree');
+      this.fetch('info');
     } else if (r.status === 409) {
       this.fail(`Nothing to stop: ${r.error}.`);
-      this.fetch();
+      this.fetch('tree');
     } else this.fail(describeError('Stop profiling', r));
     this.renderStatus();
   }
@@ -306,10 +313,10 @@ export class ProfileTab {
   }
 
   // ---- filters ----
+  // Applied in the next frame: keystrokes in between cost nothing.
   setQuery(text) {
     this.query = text;
-    this.flame.setQuery(text);
-    this.renderMatch();
+    this.queryDirty = true;
     schedule(this.drawTask);
   }
 
@@ -327,7 +334,8 @@ export class ProfileTab {
     this.thread = id;
     if (this.threadSel.value !== id) this.threadSel.value = id;
     this.bins.clear();
-    this.fetch();
+    this.fetch('tree');
+    this.fetch('info'); // the thread's own timeline when a range is set
     this.renderLinks();
   }
 
@@ -335,7 +343,7 @@ export class ProfileTab {
     this.range = r;
     this.clearRangeBtn.classList.toggle('hidden', !r);
     setText(this.rangeInfo, r ? `${fmtClock(r.from, false)} – ${fmtClock(r.to, false)} (${fmtMs(r.to - r.from)})` : '');
-    this.fetch();
+    this.fetch('tree');
     this.renderLinks();
     schedule(this.drawTask);
   }
@@ -460,6 +468,11 @@ export class ProfileTab {
 
   draw() {
     if (!this.active) return;
+    if (this.queryDirty) {
+      this.queryDirty = false;
+      this.flame.setQuery(this.query);
+      this.renderMatch();
+    }
     // time chart: samples / s and jitscope's suspensions since the profile started
     const s = this.status;
     if (s && s.started_ms && !this.none) {

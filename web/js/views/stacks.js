@@ -14,6 +14,7 @@ import { notice } from './common.js';
 
 const CACHE = 8; // snapshots kept in the page (the list itself is small)
 const EXPAND_THREADS = 40; // snapshots with more threads start collapsed
+const CARDS_STEP = 300; // threads (or groups) put in the page at a time; "Show more" adds as many
 
 export function hresultText(hr, name) {
   if (hr == null || hr === 0) return '';
@@ -61,6 +62,7 @@ export class StacksTab {
     this.list = [];          // [{id, time_ms, suspend_ns, threads, frames}], newest last
     this.listMissing = false;
     this.cache = new Map();  // id -> Snapshot
+    this.groupCache = new WeakMap(); // Snapshot -> its merged groups
     this.selectedId = null;
     this.busy = false;       // a POST is under way
     this.result = null;      // {kind, text} of the last Snapshot now
@@ -69,6 +71,7 @@ export class StacksTab {
     this.open = new Map();   // thread or group key -> expanded?
     this.searchOpen = new Map(); // the same, while a search is active (matches start expanded)
     this.openVersion = 0;
+    this.cardLimit = CARDS_STEP;
     this.loadingId = null;
     this.renderTask = () => this.render();
     this.listTimer = null;
@@ -100,7 +103,7 @@ export class StacksTab {
       this.expandBtn, this.collapseBtn, this.textLink);
 
     // ---- body: snapshot list | selected snapshot ----
-    this.listEl = h('div', { class: 'snap-list', role: 'listbox', 'aria-label': 'Snapshots, newest first' });
+    this.listEl = h('nav', { class: 'snap-list', 'aria-label': 'Snapshots, newest first' });
     this.listHead = h('div', { class: 'pane-head' }, 'Snapshots');
     this.summaryEl = h('div', { class: 'snap-summary' });
     this.msg = h('div');
@@ -179,6 +182,7 @@ export class StacksTab {
   }
 
   async select(id) {
+    if (id !== this.selectedId) this.cardLimit = CARDS_STEP;
     this.selectedId = id;
     schedule(this.renderTask);
     if (this.cache.has(id)) return;
@@ -288,6 +292,8 @@ export class StacksTab {
 
   // Threads with identical stacks (same frames, same walk result) as groups, most threads first.
   groups(snap) {
+    const cached = this.groupCache.get(snap);
+    if (cached) return cached;
     const by = new Map();
     for (const t of snap.threads || []) {
       const frames = t.frames || [];
@@ -296,7 +302,9 @@ export class StacksTab {
       if (!g) by.set(sig, g = { key: `g:${sig.length}:${hashStr(sig)}`, threads: [], frames, hresult: t.hresult, hresult_name: t.hresult_name, truncated: t.truncated });
       g.threads.push(t);
     }
-    return [...by.values()].sort((a, b) => b.threads.length - a.threads.length || b.frames.length - a.frames.length);
+    const out = [...by.values()].sort((a, b) => b.threads.length - a.threads.length || b.frames.length - a.frames.length);
+    this.groupCache.set(snap, out);
+    return out;
   }
 
   keys(snap) {
@@ -342,7 +350,7 @@ export class StacksTab {
       return;
     }
     this.renderSummary(snap);
-    const sig = `${snap.id}|${this.mode}|${this.query}|${this.openVersion}|${this.session.threads.size}`;
+    const sig = `${snap.id}|${this.mode}|${this.query}|${this.openVersion}|${this.session.threads.size}|${this.cardLimit}`;
     if (this.threadsEl._sig === sig) return;
     this.threadsEl._sig = sig;
     // keep the keyboard focus on the same header across the rebuild
@@ -360,7 +368,7 @@ export class StacksTab {
     for (let i = this.list.length - 1; i >= 0; i--) {
       const s = this.list[i];
       const sel = s.id === this.selectedId;
-      items.push(h('button', { class: `snap-item${sel ? ' sel' : ''}`, type: 'button', role: 'option', 'aria-selected': String(sel), 'data-id': String(s.id), onclick: () => this.select(s.id) },
+      items.push(h('button', { class: `snap-item${sel ? ' sel' : ''}`, type: 'button', 'aria-current': sel ? 'true' : null, 'data-id': String(s.id), onclick: () => this.select(s.id) },
         h('span', { class: 'si-top' }, h('b', null, `#${s.id}`), h('span', { class: 'si-time' }, fmtClock(s.time_ms)),
           h('span', { class: 'si-susp', title: 'runtime suspended' }, fmtNs(s.suspend_ns))),
         h('span', { class: 'si-sub' }, `${plural(s.threads || 0, 'thread')}${s.frames != null ? ` · ${fmtInt(s.frames)} frames` : ''}`)));
@@ -408,6 +416,7 @@ export class StacksTab {
       if (q && !hits && !nameHit) continue;
       shown++;
       matchFrames += hits;
+      if (out.length >= this.cardLimit) continue; // counted, not built
       const key = this.threadKey(t);
       const open = this.isOpen(key, snap, hits > 0);
       out.push(this.card({
@@ -436,6 +445,7 @@ export class StacksTab {
       if (q && !hits && !nameHit) continue;
       shown++;
       matchFrames += hits;
+      if (out.length >= this.cardLimit) continue; // counted, not built
       const open = this.isOpen(g.key, snap, hits > 0);
       const chips = g.threads.slice(0, 12).map((t, i) => h('span', { class: 'chip', title: `${t.thread_id} · os ${t.os_thread_id || '?'}` }, marked(names[i], q)));
       if (g.threads.length > 12) chips.push(h('span', { class: 'chip more' }, `+${g.threads.length - 12} more`));
@@ -451,6 +461,11 @@ export class StacksTab {
 
   setResult(cards, meta, shown, matchFrames, emptyText) {
     if (!cards.length) cards.push(h('div', { class: 'empty-state' }, emptyText));
+    if (shown > cards.length) {
+      const more = Math.min(CARDS_STEP, shown - cards.length);
+      cards.push(h('div', { class: 'more-row' }, h('button', { class: 'btn', type: 'button', onclick: () => { this.cardLimit += CARDS_STEP; schedule(this.renderTask); } },
+        `Show ${fmtInt(more)} more`), h('span', { class: 'dim' }, ` ${fmtInt(cards.length)} of ${fmtInt(shown)} shown`)));
+    }
     if (meta) cards.unshift(h('div', { class: 'list-meta' }, meta));
     fill(this.threadsEl, cards);
     this.threadsEl.dataset.threads = String(shown);
