@@ -24,8 +24,10 @@
  * Above it the rate drops at once to 90% of it (headroom, so it does not flap);
  * below, it doubles at most once a second, never past 90% of what is allowed or
  * past the requested rate; it never goes under STACKS_MIN_MILLIHZ. Each change
- * is reported with WIRE_PROFILE_STATUS RATE, at most one such record per 500 ms
- * (a later change waits for its turn, so the last rate is always reported).
+ * is reported with WIRE_PROFILE_STATUS RATE, at most one such record per 500 ms:
+ * a change inside that gap is reported with the first sample after it, so the
+ * last rate is always reported, but samples carry a new rate before its RATE
+ * record does.
  *
  * Profile status records: STARTED after the first sample succeeded (REFUSED
  * with the HRESULT if that first suspension or enumeration failed for another

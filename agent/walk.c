@@ -6,9 +6,12 @@
  *   (the runtime does not take its thread-store lock for it while a profiler
  *   holds the runtime suspended), then per listed thread GetThreadInfo and
  *   DoStackSnapshot(thread, NULL context) with frames going straight into the
- *   mapped buffers, then ResumeRuntime. The thread enumerator is released only
- *   after the resume (its release frees memory). Records are written by
- *   walk_emit, after all that.
+ *   mapped buffers, then ResumeRuntime. The walker's own ThreadID, if the runtime
+ *   lists it, is skipped. The thread enumerator is released only after the
+ *   resume (its release frees memory). Records are written by walk_emit, after
+ *   all that. GetThreadInfo is asked while suspended rather than after: it only
+ *   reads the runtime's thread object (no lock, no allocation), and only then is
+ *   the ThreadID sure to name a live thread.
  *
  * Truncation: a thread keeps at most WIRE_STACK_MAX_FRAMES frames and a walk at
  * most WIRE_STACK_MAX_TOTAL_FRAMES; the frame callback aborts the walk when its
@@ -22,11 +25,11 @@
  * (GetFunctionInfo2, GetClassIDInfo2, GetModuleMetaData and IMetaDataImport),
  * catch-up enumerations, RequestProfilerDetach. Those calls take locks inside
  * the runtime (loader, metadata, thread store). If the sender were inside one
- * while we suspend the runtime, either SuspendRuntime could wait for a lock the
- * sender holds, or the sender could wait, inside the runtime, for a lock held by
- * an application thread we have just stopped, while our walk needs what it holds;
- * at best the application stays stopped until the sender's call gives up. So
- * both threads take this mutex around their runtime calls: the walker from
+ * while we suspend the runtime, SuspendRuntime could wait for a lock the sender
+ * holds, or the sender could wait inside the runtime for a lock held by an
+ * application thread we have just stopped while our walk needs the same lock:
+ * a deadlock with the application stopped. So both threads take this mutex
+ * around their runtime calls: the walker from
  * before SuspendRuntime to after ResumeRuntime, the sender around each name or
  * enumeration step. It is never held across socket I/O or a wait on the other
  * thread; no application thread ever takes it, and the callbacks never do, so it
