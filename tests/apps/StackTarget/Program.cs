@@ -28,6 +28,9 @@ namespace StackTarget
     {
         public static int Main(string[] args)
         {
+            // Open stdin now (the runtime dups fd 0 for Console.In), not after the
+            // READY line: a test compares the app's open fds before and after a tool.
+            _ = Console.In;
             string mode = args.Length > 0 ? args[0] : "stacks";
             switch (mode)
             {
