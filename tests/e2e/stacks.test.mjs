@@ -531,3 +531,24 @@ test('stacks and profile of an exited session: 409 with a JSON error', async () 
   }
   await srv.stop();
 });
+
+test('timeline: suspension records that interleave (a GC\'s resume after our start, and ours after a GC\'s start) pair by reason', async () => {
+  const agent = path.join(ROOT, 'tests/e2e/fake_timeline_agent.mjs');
+  const srv = await startServer(['run', '--port', '0', '--', process.execPath, agent]);
+  const tl = await waitFor('the closing GC', async () => {
+    const t = await timeline(srv, 1);
+    return t.gcs.some((g) => g.reason === 'induced') && t;
+  }, 30000);
+  const got = tl.suspensions.map((x) => ({ reason: x.reason, by_jitscope: x.by_jitscope, aborted: x.aborted,
+    duration_ms: Math.round(x.duration_ns / 1e5) / 10 }));
+  assert.deepEqual(got, [
+    { reason: 'gc', by_jitscope: false, aborted: false, duration_ms: 4 },
+    { reason: 'profiler', by_jitscope: true, aborted: false, duration_ms: 4 },
+    { reason: 'profiler', by_jitscope: true, aborted: false, duration_ms: 4 },
+    { reason: 'gc', by_jitscope: false, aborted: false, duration_ms: 4 },
+  ], `suspensions as the agent reported them: ${JSON.stringify(tl.suspensions)}`);
+  const starts = tl.suspensions.map((x) => x.start_ms - tl.suspensions[0].start_ms);
+  assert.deepEqual(starts.map((x) => Math.round(x)), [0, 3, 10, 13], 'each keeps its own start');
+  assert.deepEqual(tl.gcs.map((g) => [g.generations, g.reason, Math.round(g.duration_ns / 1e5) / 10]), [[[0], 'induced', 1]]);
+  await srv.stop();
+});
