@@ -26,18 +26,20 @@ async function shot(page, name) {
 const tab = (page, name, fn, arg = null) =>
   page.evaluate(`(${fn})(window.__jitscope.app.view.tabs[${JSON.stringify(name)}], ${JSON.stringify(arg)})`);
 
-// Pixels of a canvas that are not its background, and of a given colour.
-function canvasPixels(page, selector, rgb) {
-  return page.evaluate(([sel, want]) => {
+// Pixels of a canvas that are not its background, and of a given colour
+// (from CSS pixel row fromY down: below a chart's title and legend).
+function canvasPixels(page, selector, rgb, fromY = 0) {
+  return page.evaluate(([sel, want, y0]) => {
     const c = document.querySelector(sel);
-    const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+    const top = Math.round(y0 * (window.devicePixelRatio || 1));
+    const d = c.getContext('2d').getImageData(0, top, c.width, c.height - top).data;
     let painted = 0, colour = 0;
     for (let i = 0; i < d.length; i += 4) {
       if (Math.abs(d[i] - d[0]) + Math.abs(d[i + 1] - d[1]) + Math.abs(d[i + 2] - d[2]) > 24) painted++;
       if (want && Math.abs(d[i] - want[0]) < 10 && Math.abs(d[i + 1] - want[1]) < 10 && Math.abs(d[i + 2] - want[2]) < 10) colour++;
     }
     return { painted, colour, total: d.length / 4 };
-  }, [selector, rgb || null]);
+  }, [selector, rgb || null, fromY]);
 }
 
 describe('stacks, profile and GC timeline', { timeout: 240000 }, () => {
@@ -152,6 +154,27 @@ describe('stacks, profile and GC timeline', { timeout: 240000 }, () => {
     assert.ok(px.painted > px.total * 0.05, `flame graph pixels: ${JSON.stringify(px)}`);
     const total1 = Number(await canvas.getAttribute('data-total'));
     await waitFor('the graph to grow while sampling', async () => Number(await canvas.getAttribute('data-total')) > total1, { timeoutMs: 20000 });
+    // while the page is hidden nothing is fetched; once visible again the graph is refreshed
+    const fetches = [];
+    const onRequest = (r) => { if (/\/api\/sessions\/1\/(profile\?format=json|timeline)/.test(r.url())) fetches.push(Date.now()); };
+    page.on('request', onRequest);
+    const setHidden = (hidden) => page.evaluate((hh) => {
+      Object.defineProperty(document, 'visibilityState', { configurable: true, get: () => (hh ? 'hidden' : 'visible') });
+      document.dispatchEvent(new Event('visibilitychange'));
+    }, hidden);
+    try {
+      await setHidden(true);
+      const hiddenAt = Date.now() + 300; // a request already under way may still start
+      await waitFor('2.5 s hidden', async () => Date.now() > hiddenAt + 2500, { timeoutMs: 10000 });
+      assert.deepEqual(fetches.filter((t) => t > hiddenAt), [], 'no profile or timeline request while hidden');
+      await setHidden(false);
+      const shownAt = Date.now();
+      await waitFor('a refresh once visible', () => fetches.some((t) => t >= shownAt), { timeoutMs: 5000 });
+    } finally {
+      page.off('request', onRequest);
+      await setHidden(false);
+    }
+
     // status: requested and effective rate, samples, suspended time
     const stats = await page.locator('.p-stats').textContent();
     assert.match(stats, /Rate[\d.]+ Hz/);
@@ -168,11 +191,15 @@ describe('stacks, profile and GC timeline', { timeout: 240000 }, () => {
     const pct = Number(await info.getAttribute('data-pct'));
     assert.ok(pct > 0 && pct < 1, `share ${pct}`);
     await waitFor('highlighted frames drawn', async () => Number(await canvas.getAttribute('data-matches')) >= 2);
-    const names = await tab(page, 'profile', (t) => { const out = []; for (const row of t.flame.rows.values()) for (const r of row) if (r.node._m) out.push(r.node.name); return out; });
-    assert.ok(names.includes('StackTarget.Spin.Outer') && names.includes('StackTarget.Spin.Inner'), names.join(', '));
+    // the spinner sits in Spin.Outer's loop, mostly inside Spin.Inner: both show up as samples accumulate
+    await waitFor('Spin.Outer and Spin.Inner highlighted', () => tab(page, 'profile', (t) => {
+      const out = new Set();
+      for (const row of t.flame.rows.values()) for (const r of row) if (r.node._m) out.add(r.node.name);
+      return out.has('StackTarget.Spin.Outer') && out.has('StackTarget.Spin.Inner');
+    }), { timeoutMs: 30000 });
     await shot(page, 'stacks-profile-search.png');
 
-    // click Spin.Outer: zoomed, Inner below it fills most of the width; the path shows it
+    // click Spin.Outer: it fills the width, Inner below it in proportion to its samples; the path shows it
     const box = await canvas.boundingBox();
     const at = await tab(page, 'profile', (t) => t.flame.locate('StackTarget.Spin.Outer'));
     await page.mouse.move(box.x + at.x, box.y + at.y);
@@ -180,8 +207,13 @@ describe('stacks, profile and GC timeline', { timeout: 240000 }, () => {
     assert.match(await page.locator('.flame-tip').textContent(), /StackTarget.*samples [\d,]+ · [\d.<]+% of all/);
     await page.mouse.click(box.x + at.x, box.y + at.y);
     await waitFor('zoomed to Spin.Outer', async () => (await canvas.getAttribute('data-zoom')) === 'StackTarget.Spin.Outer');
-    const inner = await waitFor('Spin.Inner under it', () => tab(page, 'profile', (t) => t.flame.locate('StackTarget.Spin.Inner')));
-    assert.ok(inner.w > box.width * 0.3, `Inner is ${inner.w}px of ${box.width}px once zoomed`);
+    const z = await waitFor('Spin.Inner drawn under the zoomed frame', () => tab(page, 'profile', (t) => {
+      const outer = t.flame.locate('StackTarget.Spin.Outer'), inner = t.flame.locate('StackTarget.Spin.Inner');
+      const node = t.flame.zoom, kid = node.children.find((c) => c.name === 'StackTarget.Spin.Inner');
+      return outer && inner && kid && { outer: outer.w, inner: inner.w, share: kid.value / node.value };
+    }));
+    assert.ok(Math.abs(z.outer - box.width) <= 2, `the zoomed frame spans the graph: ${z.outer} of ${box.width}`);
+    assert.ok(Math.abs(z.inner - z.share * box.width) <= 2, `Inner's width follows its samples: ${JSON.stringify(z)}`);
     assert.equal(await page.locator('.flame-crumbs .crumb.cur').textContent(), 'StackTarget.Spin.Outer');
     await shot(page, 'stacks-profile-zoom.png');
     await page.locator('.flame-crumbs .crumb', { hasText: /^all$/ }).click();
@@ -194,24 +226,33 @@ describe('stacks, profile and GC timeline', { timeout: 240000 }, () => {
     assert.ok(spinnerId, 'the profile lists the spinner thread');
     await page.selectOption('select[aria-label="Thread filter"]', spinnerId);
     await waitFor('only the spinner\'s stacks', () => tab(page, 'profile', (t) => t.flame.root && t.flame.root.value > 0
-      && !t.flame.locate('StackTarget.Deep.Recurse') && !!t.flame.locate('StackTarget.Spin.Inner')));
+      && !t.flame.locate('StackTarget.Deep.Recurse') && !!t.flame.locate('StackTarget.Spin.Outer')));
     await page.selectOption('select[aria-label="Thread filter"]', '');
     await waitFor('every thread again', () => tab(page, 'profile', (t) => !!t.flame.locate('StackTarget.Deep.Recurse')));
 
     // jitscope's own suspensions, one per sample, on the chart's lower lane
     await waitFor('suspensions per sample', () => tab(page, 'profile', (t) => t.chart.data && t.chart.data.susp.length > 3), { timeoutMs: 20000 });
-    // drag across the middle of the samples chart: a time range, sent as from_ms / to_ms
+    // drag across a second that has samples, well inside the profile: a time range, sent as
+    // from_ms / to_ms; the graph is then the server's answer for that range. The drag
+    // starts and ends a second outside that second (the axis grows while we move).
     const chart = page.locator('canvas.sample-chart');
     const cb = await chart.boundingBox();
-    const before = await tab(page, 'profile', (t) => t.flame.root.value);
-    await page.mouse.move(cb.x + cb.width * 0.3, cb.y + cb.height * 0.5);
+    const sec = await waitFor('a past second with samples', () => tab(page, 'profile', (t) => {
+      const d = t.chart.data;
+      const inside = d.bins.filter((b) => b.samples > 0 && b.t_ms - 1500 >= d.startMs && b.t_ms + 4000 < d.endMs);
+      const best = inside.sort((a, b) => b.samples - a.samples)[0];
+      return best && { x0: t.chart.xAt(best.t_ms - 1000), x1: t.chart.xAt(best.t_ms + 2000), t: best.t_ms };
+    }), { timeoutMs: 30000 });
+    await page.mouse.move(cb.x + sec.x0, cb.y + cb.height * 0.5);
     await page.mouse.down();
-    await page.mouse.move(cb.x + cb.width * 0.6, cb.y + cb.height * 0.5, { steps: 6 });
+    await page.mouse.move(cb.x + sec.x1, cb.y + cb.height * 0.5, { steps: 6 });
     await page.mouse.up();
     const range = await tab(page, 'profile', (t) => t.range);
-    assert.ok(range && range.to > range.from, JSON.stringify(range));
+    assert.ok(range && range.from <= sec.t && range.to >= sec.t + 1000, `${JSON.stringify(range)} covers ${sec.t}`);
     await page.locator('.range-info').getByText(/\d\d:\d\d:\d\d – \d\d:\d\d:\d\d/).waitFor();
-    await waitFor('the ranged profile', () => tab(page, 'profile', (t, b) => t.flame.root && t.flame.root.value > 0 && t.flame.root.value < b, before));
+    const want = (await apiGet(srv, `/api/sessions/1/profile?format=json&from_ms=${range.from}&to_ms=${range.to}`)).body.tree.value;
+    assert.ok(want > 0, 'the server has samples in that range');
+    await waitFor('the ranged graph', () => tab(page, 'profile', (t, w) => t.flame.root && t.flame.root.value === w, want));
     assert.match(await page.locator('a.export-folded').getAttribute('href'), /from_ms=\d+&to_ms=\d+/);
     await shot(page, 'stacks-profile-range.png');
     await page.locator('button', { hasText: 'Clear range' }).click();
@@ -242,14 +283,16 @@ describe('stacks, profile and GC timeline', { timeout: 240000 }, () => {
   it('the GC chart next to the JIT-rate chart shows the app\'s collections and jitscope\'s own suspensions', async () => {
     srv.send('gc');
     await waitForOutput(srv, /^gc done 1$/m);
+    assert.equal((await fetch(`${srv.url}/api/sessions/1/stacks`, { method: 'POST' })).status, 201, 'one more snapshot: a suspension by jitscope now');
     await page.keyboard.press('1');
     const chart = page.locator('canvas.pause-chart');
     await waitFor('three collections on the chart', async () => Number(await chart.getAttribute('data-gcs')) >= 3, { timeoutMs: 20000 });
-    assert.ok(Number(await chart.getAttribute('data-jitscope')) > 0, 'the snapshots and samples are there, as jitscope\'s');
-    const markers = await canvasPixels(page, 'canvas.pause-chart', [0x5f, 0xe0, 0xc8]);
-    const mine = await canvasPixels(page, 'canvas.pause-chart', [0xb4, 0x8c, 0xf2]);
-    assert.ok(markers.colour > 20, `GC markers drawn: ${markers.colour} px`);
-    assert.ok(mine.colour > 20, `jitscope suspensions drawn in their own colour: ${mine.colour} px`);
+    await waitFor('jitscope\'s suspensions on it', async () => Number(await chart.getAttribute('data-jitscope')) > 0, { timeoutMs: 20000 });
+    // below the title and legend (which use the same colours): markers and bars
+    const markers = await canvasPixels(page, 'canvas.pause-chart', [0x5f, 0xe0, 0xc8], 18);
+    const mine = await canvasPixels(page, 'canvas.pause-chart', [0xb4, 0x8c, 0xf2], 18);
+    assert.ok(markers.colour >= 10, `GC markers drawn: ${markers.colour} px`);
+    assert.ok(mine.colour >= 2, `jitscope suspensions drawn in their own colour: ${mine.colour} px`);
     const rest = (await apiGet(srv, '/api/sessions/1/timeline')).body;
     assert.ok(rest.gcs.length >= 3 && rest.suspensions.some((s) => s.by_jitscope), 'the server agrees');
     await shot(page, 'stacks-live-gc.png');

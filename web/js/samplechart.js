@@ -15,12 +15,12 @@ export class SampleChart {
     this.canvas = canvas;
     this.data = null;
     this.hoverX = null;
-    this.drag = null; // {x0, x1} in px while dragging
+    this.drag = null; // {from, to} in ms while dragging (the axis grows under it while sampling runs)
     this.onRange = null;
     this.onChange = null; // redraw wanted (hover, drag)
     canvas.addEventListener('mousemove', (e) => {
       this.hoverX = e.offsetX;
-      if (this.drag) this.drag.x1 = this.clampX(e.offsetX);
+      if (this.drag) this.drag.to = this.msAt(this.clampX(e.offsetX));
       this.onChange && this.onChange();
     });
     canvas.addEventListener('mouseleave', () => { this.hoverX = null; this.onChange && this.onChange(); });
@@ -28,19 +28,17 @@ export class SampleChart {
       if (e.button !== 0 || !this.data) return;
       e.preventDefault();
       const x = this.clampX(e.offsetX);
-      this.drag = { x0: x, x1: x };
+      this.drag = { from: this.msAt(x), to: this.msAt(x), x0: x };
       const up = (ev) => {
         window.removeEventListener('mouseup', up);
         const d = this.drag;
         this.drag = null;
-        if (!d) return;
+        if (!d || !this.data) return;
         const r = this.canvas.getBoundingClientRect();
-        d.x1 = this.clampX(ev.clientX - r.left);
-        if (Math.abs(d.x1 - d.x0) < 4) { if (this.onRange) this.onRange(null); }
-        else if (this.onRange) {
-          const a = this.msAt(Math.min(d.x0, d.x1)), b = this.msAt(Math.max(d.x0, d.x1));
-          this.onRange(Math.floor(a), Math.ceil(b));
-        }
+        const x1 = this.clampX(ev.clientX - r.left);
+        d.to = this.msAt(x1);
+        if (Math.abs(x1 - d.x0) < 4) { if (this.onRange) this.onRange(null); } // a click
+        else if (this.onRange) this.onRange(Math.floor(Math.min(d.from, d.to)), Math.ceil(Math.max(d.from, d.to)));
         this.onChange && this.onChange();
       };
       window.addEventListener('mouseup', up);
@@ -172,8 +170,8 @@ export class SampleChart {
 
     // selection (picked range or the one being dragged)
     let sel = null;
-    if (this.drag) sel = [Math.min(this.drag.x0, this.drag.x1), Math.max(this.drag.x0, this.drag.x1)];
-    else if (d.range) sel = [this.xAt(d.range.from), this.xAt(d.range.to)].map((x) => Math.min(Math.max(x, PAD.l), PAD.l + pw));
+    const picked = this.drag ? { from: Math.min(this.drag.from, this.drag.to), to: Math.max(this.drag.from, this.drag.to) } : d.range;
+    if (picked) sel = [this.xAt(picked.from), this.xAt(picked.to)].map((x) => Math.min(Math.max(x, PAD.l), PAD.l + pw));
     if (sel) {
       g.fillStyle = 'rgba(8,10,14,.62)';
       g.fillRect(PAD.l, PAD.t, sel[0] - PAD.l, ph + GAP);
