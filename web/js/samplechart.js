@@ -72,7 +72,7 @@ export class SampleChart {
     g.textBaseline = 'middle';
     const pw = W - PAD.l - PAD.r;
     const ph = H - PAD.t - PAD.b - GAP;
-    const h1 = Math.round(ph * 0.58), h2 = ph - h1;
+    const h1 = Math.round(ph * 0.55), h2 = ph - h1;
     const y1 = PAD.t, y2 = PAD.t + h1 + GAP;
     const d = this.data;
 
@@ -95,28 +95,28 @@ export class SampleChart {
 
     let maxS = 0;
     for (const b of d.bins) maxS = Math.max(maxS, b.samples);
-    const sStep = niceStep(Math.max(maxS, 4), true) ;
+    const sStep = niceStep(Math.max(maxS, 4), true);
     const sMax = sStep * 4;
-    // scale to the 99th percentile: a rare long suspension is drawn at the top edge
-    let maxNs = 0;
-    if (d.susp.length) {
-      const ns = d.susp.map((s) => s.ns).sort((a, b) => a - b);
-      maxNs = ns[Math.min(ns.length - 1, Math.floor(ns.length * 0.99))];
-    }
-    const uStep = niceStep(Math.max(maxNs / 1e3, (d.p50 || 0) / 1e3 * 1.5, 10), false); // µs
-    const uMax = uStep * 4;
+    // suspensions on a log scale, whole decades from 10 µs up to the longest
+    // (they run from tens of µs to tens of ms on a busy machine)
+    let maxNs = d.p50 || 0;
+    for (const s of d.susp) if (s.ns > maxNs) maxNs = s.ns;
+    const lo = 4, hi = Math.max(lo + 2, Math.ceil(Math.log10(Math.max(maxNs, 1e5)))); // log10 ns
+    const ySusp = (ns) => y2 + h2 - Math.min(1, Math.max(0, (Math.log10(Math.max(ns, 1)) - lo) / (hi - lo))) * h2;
 
-    // lanes: grid lines and labels at 0 and max
+    // lanes: grid lines and labels
     g.strokeStyle = C.grid;
     g.lineWidth = 1;
-    for (const [y, hh, top, unit] of [[y1, h1, tickText(sMax, sStep), ''], [y2, h2, fmtNs(uMax * 1e3), '']]) {
+    for (const [y, hh, top, bottom] of [[y1, h1, tickText(sMax, sStep), '0'], [y2, h2, fmtNs(10 ** hi), fmtNs(10 ** lo)]]) {
       g.beginPath(); g.moveTo(PAD.l, Math.round(y) + 0.5); g.lineTo(PAD.l + pw, Math.round(y) + 0.5); g.stroke();
       g.beginPath(); g.moveTo(PAD.l, Math.round(y + hh) + 0.5); g.lineTo(PAD.l + pw, Math.round(y + hh) + 0.5); g.stroke();
       g.fillStyle = C.text;
       g.textAlign = 'right';
-      g.fillText(top + unit, PAD.l - 6, y + 5);
-      g.fillText('0', PAD.l - 6, y + hh - 4);
+      g.fillText(top, PAD.l - 6, y + 5);
+      g.fillText(bottom, PAD.l - 6, y + hh - 4);
     }
+    g.strokeStyle = '#1c2129';
+    for (let e = lo + 1; e < hi; e++) { const y = Math.round(ySusp(10 ** e)) + 0.5; g.beginPath(); g.moveTo(PAD.l, y); g.lineTo(PAD.l + pw, y); g.stroke(); }
 
     // samples per second (clipped to the plot: the first second starts before the profile)
     g.save();
@@ -136,18 +136,22 @@ export class SampleChart {
     for (const s of d.susp) {
       const x = this.xAt(s.t);
       if (x < PAD.l - 1 || x > PAD.l + pw + 1) continue;
-      const y = y2 + h2 - Math.min(1, s.ns / 1e3 / uMax) * h2;
+      const y = ySusp(s.ns);
       g.fillRect(x - 1, y - 1, 2, 2);
     }
     if (d.p50) {
-      const y = Math.round(y2 + h2 - Math.min(1, d.p50 / 1e3 / uMax) * h2) + 0.5;
+      const y = Math.round(ySusp(d.p50)) + 0.5;
       g.strokeStyle = '#e6d2ff';
       g.setLineDash([4, 3]);
       g.beginPath(); g.moveTo(PAD.l, y); g.lineTo(PAD.l + pw, y); g.stroke();
       g.setLineDash([]);
+      const label = `p50 ${fmtNs(d.p50)}`;
+      const ly = Math.max(y2 + 6, y - 7), lw = g.measureText(label).width;
+      g.fillStyle = 'rgba(21,25,32,.85)';
+      g.fillRect(PAD.l + pw - lw - 8, ly - 7, lw + 8, 14);
       g.fillStyle = '#e6d2ff';
       g.textAlign = 'right';
-      g.fillText(`p50 ${fmtNs(d.p50)}`, PAD.l + pw - 4, Math.max(y2 + 6, y - 7));
+      g.fillText(label, PAD.l + pw - 4, ly);
     }
     g.restore();
 
