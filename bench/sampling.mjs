@@ -1,7 +1,8 @@
 // sampling.mjs -- wall-time cost of jitscope's sampling profiler on a CPU-bound
 // workload, against a plain run and against the runtime's own EventPipe sampler.
 //
-// Workload: StackTarget `cpu UNITS --gate` (one worker thread per core: expression
+// Workload: StackTarget `cpu UNITS --gate --workers N` (N = CPU_WORKERS, default one
+// worker thread per core, UNITS = CPU_UNITS, default 75,000 per worker: expression
 // trees evaluated recursively, array sorts, dictionaries; allocation and calls
 // several frames deep). The app waits for "go" on stdin, so each tool is fully set
 // up before the work starts, and it measures the work itself (Stopwatch, stderr
@@ -24,7 +25,8 @@ import { ROOT, STACK_DLL, startServer, waitFor } from '../tests/e2e/lib.mjs';
 import { median, f1, f2 } from './stats.mjs';
 
 const RUNS = Number(process.env.RUNS || 7);
-const UNITS = Number(process.env.CPU_UNITS || 150000);
+const WORKERS = Number(process.env.CPU_WORKERS || os.cpus().length);
+const UNITS = Number(process.env.CPU_UNITS || 75000 * WORKERS);
 const EP_CONFIG = 'Microsoft-DotNETCore-SampleProfiler:0:5,Microsoft-Windows-DotNETRuntime:0x14C14FCCBD:4';
 
 const workMs = (stderr) => {
@@ -37,7 +39,7 @@ const checksum = (stdout) => (/^cpu units \d+ checksum ([0-9a-f]{16})$/m.exec(st
 // The app alone (optionally with extra environment); "go" as soon as it waits.
 function direct(env = {}) {
   return new Promise((resolve, reject) => {
-    const p = spawn('dotnet', [STACK_DLL, 'cpu', String(UNITS), '--gate'],
+    const p = spawn('dotnet', [STACK_DLL, 'cpu', String(UNITS), '--gate', '--workers', String(WORKERS)],
       { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
     let out = '', err = '', sent = false;
     p.stdout.on('data', (d) => {
@@ -66,7 +68,7 @@ async function eventPipe() {
 
 // Under `jitscope run`; hz 0 = no profile.
 async function withJitscope(hz) {
-  const srv = await startServer(['run', '--port', '0', '--', 'dotnet', STACK_DLL, 'cpu', String(UNITS), '--gate']);
+  const srv = await startServer(['run', '--port', '0', '--', 'dotnet', STACK_DLL, 'cpu', String(UNITS), '--gate', '--workers', String(WORKERS)]);
   try {
     await waitFor('WAITING', () => /^WAITING pid=\d+$/m.test(srv.stdout), 60000);
     await waitFor('live', async () => (await srv.api('/api/sessions/1')).body.state === 'live', 30000);
@@ -79,7 +81,9 @@ async function withJitscope(hz) {
     }
     const go = Date.now();
     srv.proc.stdin.write('go\n');
-    await waitFor('app exit', async () => (await srv.api('/api/sessions/1')).body.state === 'exited', 300000, 100);
+    // no REST polling while the work runs (it would cost the server CPU the other variants do not pay)
+    await waitFor('work done', () => /^cpu units \d+ checksum/m.test(srv.stdout), 300000, 50);
+    await waitFor('app exit', async () => (await srv.api('/api/sessions/1')).body.state === 'exited', 60000, 100);
     let profile = null;
     if (hz) {
       // what the sampler did while the workload ran: our suspensions in the timeline after "go"
@@ -113,7 +117,7 @@ if (sums.size !== 1) throw new Error(`the workload's checksum differs between ru
 
 const plainMs = results.get('plain').map((r) => r.ms);
 const mp = median(plainMs);
-console.log(`### Sampling cost on a CPU-bound workload (StackTarget \`cpu ${UNITS}\`, ${os.cpus().length} worker threads, ${RUNS} runs of each variant in rotation)`);
+console.log(`### Sampling cost on a CPU-bound workload (StackTarget \`cpu ${UNITS} --workers ${WORKERS}\` on ${os.cpus().length} cores, ${RUNS} runs of each variant in rotation)`);
 console.log('');
 console.log('| variant | median work time (ms) | min | max | ratio of medians | median of paired ratios | samples during the work | suspended during the work (ms) | share of the work time | rate at the end (Hz) |');
 console.log('|---|---|---|---|---|---|---|---|---|---|');

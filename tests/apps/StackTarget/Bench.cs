@@ -3,8 +3,9 @@
 //   park N     N threads named "park-<i>", each parked three frames deep in managed
 //              code (Park.Run -> Level1 -> Level2 -> Level3 -> ManualResetEvent.WaitOne);
 //              "READY pid=<pid> threads=<N>" once all of them wait.
-//   cpu UNITS  a CPU-bound workload: UNITS units of work split over one thread per
-//              core ("cpu-<i>"); each unit builds and evaluates a small expression
+//   cpu UNITS [--gate] [--workers N]
+//              a CPU-bound workload: UNITS units of work split over N threads
+//              ("cpu-<i>"; default one per core); each unit builds and evaluates a small expression
 //              tree recursively, sorts an array and fills a dictionary (allocation,
 //              calls several frames deep, framework code). With --gate it prints
 //              "WAITING pid=<pid>" and starts only on the stdin line "go", so a tool
@@ -139,7 +140,7 @@ namespace StackTarget
             return h;
         }
 
-        public static int Run(int units, bool gate)
+        public static int Run(int units, bool gate, int workers)
         {
             if (gate)
             {
@@ -148,7 +149,7 @@ namespace StackTarget
                 while ((line = Console.In.ReadLine()) != null && line.Trim() != "go") { }
                 if (line == null) return 3;
             }
-            int workers = Math.Max(1, Environment.ProcessorCount);
+            if (workers <= 0) workers = Math.Max(1, Environment.ProcessorCount);
             var results = new ulong[workers];
             var threads = new Thread[workers];
             var clock = Stopwatch.StartNew();

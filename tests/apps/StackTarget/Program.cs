@@ -14,7 +14,7 @@
 //                     "READY pid=<pid>", then phase B rounds until stdin says "finish"
 //                     (or EOF); prints deterministic result lines and exits 0.
 //   park N            benchmark: N parked threads (Bench.cs)
-//   cpu UNITS [--gate] benchmark: CPU-bound workload (Bench.cs)
+//   cpu UNITS [--gate] [--workers N]  benchmark: CPU-bound workload (Bench.cs)
 // Apart from the READY/WAITING line (it has the pid), stdout is deterministic: two
 // runs with the same input print the same lines. Every line is flushed at once.
 // When the time limit passes, the app prints "time limit" and exits with code 3.
@@ -51,9 +51,12 @@ namespace StackTarget
                     return 0;
                 }
                 case "cpu":
-                    return Cpu.Run(IntArg(args, 1, 20000), args.Length > 2 && args[2] == "--gate");
+                {
+                    int workers = Array.IndexOf(args, "--workers") is int w && w > 0 ? IntArg(args, w + 1, 0) : 0;
+                    return Cpu.Run(IntArg(args, 1, 20000), Array.IndexOf(args, "--gate") > 0, workers);
+                }
                 default:
-                    Console.Error.WriteLine("usage: StackTarget [stacks [SECONDS] | churn [SECONDS] | park N | cpu UNITS [--gate]]");
+                    Console.Error.WriteLine("usage: StackTarget [stacks [SECONDS] | churn [SECONDS] | park N | cpu UNITS [--gate] [--workers N]]");
                     return 2;
             }
         }
