@@ -123,8 +123,10 @@ void profile_apply_status(session *s, const wire_record *r, int64_t when_ns)
         if (!p->started_ns)
             p->started_ns = when_ns;
         break;
-    case WIRE_PROFILE_STOPPED:
-        profile_stop(p, when_ns);
+    case WIRE_PROFILE_STOPPED: /* also when this server did not start it */
+        if (p->state == PROFILE_RUNNING || !p->stopped_ns)
+            p->stopped_ns = when_ns;
+        p->state = PROFILE_STOPPED;
         break;
     case WIRE_PROFILE_REFUSED:
         p->state = PROFILE_STOPPED;

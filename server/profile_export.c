@@ -183,7 +183,8 @@ static json_t *tree_json(const tree *t, uint32_t i)
     for (c = n->first_child; c != TREE_NONE; c = t->nodes[c].next_sibling)
         if (t->nodes[c].keep)
             order[count++] = c;
-    qsort_r(order, count, sizeof(*order), tree_sibling_order, (void *)t);
+    if (count > 1)
+        qsort_r(order, count, sizeof(*order), tree_sibling_order, (void *)t);
     for (k = 0; k < count; k++) {
         json_t *child = tree_json(t, order[k]);
         if (!child) {

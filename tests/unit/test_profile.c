@@ -1,0 +1,568 @@
+/* test_profile.c -- unit tests for the sampling profile: server/profile.c
+ * (aggregation), server/profile_view.c (filters) and server/profile_export.c
+ * (call tree, folded stacks, speedscope).
+ *
+ * Identical FunctionID sequences share one stack id across threads and walks;
+ * a cut stack differs from a whole one; the caps (PROFILE_MAX_STACKS,
+ * PROFILE_MAX_FRAMES, PROFILE_MAX_SAMPLES, PROFILE_MAX_THREADS) hold and
+ * count what they drop; the status follows start/stop and the agent's
+ * PROFILE_STATUS records (each a `profile` event); suspension p50 within 1/32,
+ * max and total; filters by thread name, ThreadID, OS id and wall-clock window,
+ * with per-thread and per-second counts; the folded text exactly (sorted, root
+ * first, identical lines merged, ';' in a name replaced, [native], [unknown],
+ * [truncated], an unnamed function as its id); the speedscope file's structure
+ * (schema, frames with name and file, one sampled profile per thread, samples
+ * root first, consecutive identical stacks merged, weights adding up); the
+ * call tree's sums, also when pruned to PROFILE_TREE_MAX_NODES.
+ * Build: make build/tests/test_profile && build/tests/test_profile
+ */
+#include <jansson.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "profile_export.h"
+#include "profile_view.h"
+#include "session.h"
+
+static const char TOKEN[] = "0123456789abcdef0123456789abcdef";
+static const int64_t NOW = 1700000000000000000ll;
+static const uint64_t MONO = 5000000000ull;
+static const uint64_t REAL = 1699999999000000000ull;
+#define OFFSET ((int64_t)(REAL - MONO))
+#define WALL(t) ((int64_t)(t) + OFFSET)
+#define SEC 1000000000ull
+
+static uint64_t g_seq, g_snap;
+
+static int apply(session *s, wire_record r)
+{
+    const char *why = NULL;
+    r.seq = ++g_seq;
+    return session_apply(s, &r, NOW, &why);
+}
+
+static session *live_session(void)
+{
+    session *s = session_new(1, SESSION_MODE_RUN, 999, "dotnet app.dll", TOKEN);
+    wire_record r = {.type = WIRE_HELLO, .time_ns = MONO};
+
+    memcpy(r.u.hello.magic, WIRE_MAGIC, 8);
+    r.u.hello.version = WIRE_VERSION;
+    r.u.hello.monotonic_ns = MONO;
+    r.u.hello.realtime_ns = REAL;
+    memcpy(r.u.hello.token, TOKEN, WIRE_TOKEN_LEN);
+    g_seq = 0;
+    g_snap = 0;
+    apply(s, r);
+    return s;
+}
+
+static void name_function(session *s, uint64_t fid, const char *name)
+{
+    wire_record r = {.type = WIRE_FUNCTION_NAME, .time_ns = MONO};
+    r.u.function_name = (wire_function_name){fid, 0x200000, 0x06000001, 0};
+    r.strings[0] = (wire_string){name, (uint16_t)strlen(name)};
+    r.string_count = 1;
+    apply(s, r);
+}
+
+static void thread_named(session *s, uint64_t tid, uint32_t os, const char *name)
+{
+    wire_record r = {.type = WIRE_THREAD_NAME, .time_ns = MONO};
+    r.u.thread = (wire_thread){tid, os, 0};
+    r.strings[0] = (wire_string){name, (uint16_t)strlen(name)};
+    r.string_count = 1;
+    apply(s, r);
+}
+
+/* One sample walk at target time t of up to 4 threads: tids[i] with fids[i]
+ * (leaf first, 0-terminated; NULL: a failed walk with no frames). */
+typedef struct one_thread {
+    uint64_t tid;
+    const uint64_t *fids;
+    uint32_t flags;
+} one_thread;
+
+static void sample_walk(session *s, uint64_t t, const one_thread *threads, unsigned n)
+{
+    static wire_stack_frame frames[WIRE_STACK_MAX_FRAMES];
+    uint64_t snap = ++g_snap;
+    wire_record r;
+
+    for (unsigned i = 0; i < n; i++) {
+        uint32_t k = 0;
+        while (threads[i].fids && threads[i].fids[k] != UINT64_MAX)
+            frames[k] = (wire_stack_frame){threads[i].fids[k], 0x7f00 + k}, k++;
+        r = (wire_record){.type = WIRE_STACK_THREAD, .time_ns = t};
+        r.u.stack_thread = (wire_stack_thread){snap, threads[i].tid, (uint32_t)threads[i].tid + 4000,
+                                               threads[i].fids ? 0 : (int32_t)0x80004005, 100, k,
+                                               threads[i].flags};
+        r.stack_frames = frames;
+        apply(s, r);
+    }
+    r = (wire_record){.type = WIRE_STACK_END, .time_ns = t};
+    r.u.stack_end = (wire_stack_end){snap, 0, WIRE_STACK_SAMPLE, n, n, 0, 0, 49000, 1000, 500};
+    apply(s, r);
+}
+
+#define END UINT64_MAX
+enum { A = 0xA0, B = 0xB0, C = 0xC0, D = 0xD0, E = 0xE0 };
+static const uint64_t S_CBA[] = {C, B, A, END}, S_BA[] = {B, A, END}, S_NDA[] = {0, D, A, END},
+                      S_CB[] = {C, B, END}, S_E[] = {E, END};
+
+/* The fixture: T1 (0x71, "worker", os 4071) and T2 (0x72, unnamed), 10 samples at
+ * MONO + k/2 s, k = 0..7 (two threads in some walks). */
+static session *fixture(void)
+{
+    session *s = live_session();
+
+    name_function(s, A, "App.Main");
+    name_function(s, B, "App.Run");
+    name_function(s, C, "App.Work");
+    name_function(s, D, "App.Semi;colon");
+    thread_named(s, 0x71, 4071, "worker");
+    thread_named(s, 0x72, 4072, "other");
+    sample_walk(s, MONO, (one_thread[]){{0x71, S_CBA, 0}, {0x72, S_NDA, 0}}, 2);
+    sample_walk(s, MONO + SEC / 2, (one_thread[]){{0x71, S_CBA, 0}, {0x72, S_CBA, 0}}, 2);
+    sample_walk(s, MONO + SEC, (one_thread[]){{0x71, S_CBA, 0}}, 1);
+    sample_walk(s, MONO + 3 * SEC / 2, (one_thread[]){{0x71, S_BA, 0}, {0x72, NULL, 0}}, 2);
+    sample_walk(s, MONO + 2 * SEC, (one_thread[]){{0x71, S_BA, 0}}, 1);
+    sample_walk(s, MONO + 5 * SEC / 2, (one_thread[]){{0x71, S_CB, WIRE_STACK_TRUNCATED}}, 1);
+    sample_walk(s, MONO + 3 * SEC, (one_thread[]){{0x72, S_E, 0}}, 1);
+    return s;
+}
+
+static char *folded(session *s, const profile_query *q)
+{
+    profile_view v;
+    textbuf out;
+    const char *why = NULL;
+    char *text;
+    size_t n;
+
+    if (profile_view_take(&v, s, q) != 0)
+        return NULL;
+    textbuf_init(&out, 1 << 20);
+    profile_export_folded(&v, &out, &why);
+    text = textbuf_take(&out, &n);
+    profile_view_free(&v);
+    return text;
+}
+
+static const profile_query ALL = {NULL, 0, INT64_MAX, 0};
+
+/* ---- aggregation ----------------------------------------------------------- */
+
+TEST(dedup_across_threads_and_walks)
+{
+    session *s = fixture();
+    const profile_state *p = &s->profile;
+
+    CHECK(p->walks == 7 && p->thread_samples == 10 && p->sample_count == 10,
+          "7 walks, 10 thread samples kept");
+    CHECK(p->stack_count == 6, "6 distinct stacks: CBA, NDA, BA, [], CB+cut, E (got %zu)",
+          p->stack_count);
+    CHECK(p->samples[0].stack == p->samples[2].stack && p->samples[2].stack == p->samples[3].stack &&
+              p->samples[0].thread != p->samples[3].thread,
+          "the same FunctionIDs on two threads and in two walks: one stack id");
+    CHECK(p->stacks[p->samples[8].stack].depth == 3 &&
+              p->frames[p->stacks[p->samples[8].stack].first + 2] == PROFILE_FRAME_TRUNCATED,
+          "a cut stack ends (root side) with the truncation mark: not the same as CB");
+    CHECK(p->thread_count == 2 && p->threads[0].thread_id == 0x71 && p->threads[0].os_thread_id == 0x71 + 4000,
+          "two threads, with the OS id from the records");
+    CHECK(p->samples[0].t_ms == 0 && p->samples[2].t_ms == 500 && p->samples[9].t_ms == 3000,
+          "sample times in ms from the first sample");
+    CHECK(p->dropped_samples == 0 && p->dropped_stacks == 0, "nothing dropped");
+    session_free(s);
+}
+
+/* Adds one sample walk straight into a profile: `threads` threads from tid0,
+ * each with the stack fids[0..n) (leaf first). */
+static void add_walk(profile_state *p, uint64_t tid0, unsigned threads, const uint64_t *fids,
+                     uint32_t n, int64_t t)
+{
+    static wire_stack_frame frames[WIRE_STACK_MAX_FRAMES];
+    static stacks_thread th[256];
+    stacks_walk w = {0};
+
+    for (uint32_t k = 0; k < n; k++)
+        frames[k] = (wire_stack_frame){fids[k], 0};
+    for (unsigned i = 0; i < threads; i++)
+        th[i] = (stacks_thread){.thread_id = tid0 + i, .first_frame = 0, .frame_count = n};
+    w.time_ns = t;
+    w.suspend_ns = 1000;
+    w.threads = th;
+    w.thread_count = threads;
+    w.frames = frames;
+    w.frame_count = n;
+    profile_add_walk(p, &w, 0);
+}
+
+TEST(caps_and_drop_counts)
+{
+    profile_state p = {0};
+    uint64_t fids[WIRE_STACK_MAX_FRAMES];
+
+    for (uint64_t i = 0; i < PROFILE_MAX_STACKS + 10; i++) {
+        fids[0] = 0x10000 + i;
+        add_walk(&p, 0x71, 1, fids, 1, NOW);
+    }
+    CHECK(p.stack_count == PROFILE_MAX_STACKS && p.dropped_stacks == 10 && p.dropped_samples == 10 &&
+              p.sample_count == PROFILE_MAX_STACKS,
+          "%u distinct stacks kept; 10 more dropped with their samples", PROFILE_MAX_STACKS);
+    fids[0] = 0x10000;
+    add_walk(&p, 0x71, 1, fids, 1, NOW);
+    CHECK(p.sample_count == PROFILE_MAX_STACKS + 1 && p.dropped_samples == 10,
+          "a known stack still takes samples at the cap");
+    profile_free(&p);
+
+    for (uint64_t i = 0; i < PROFILE_MAX_FRAMES / WIRE_STACK_MAX_FRAMES + 1; i++) {
+        for (uint32_t k = 0; k < WIRE_STACK_MAX_FRAMES; k++)
+            fids[k] = 0x100000 * (i + 1) + k;
+        add_walk(&p, 0x71, 1, fids, WIRE_STACK_MAX_FRAMES, NOW);
+    }
+    CHECK(p.frame_count == PROFILE_MAX_FRAMES && p.dropped_stacks == 1 &&
+              p.stack_count == PROFILE_MAX_FRAMES / WIRE_STACK_MAX_FRAMES,
+          "stacks of 512 frames fill PROFILE_MAX_FRAMES exactly; the next is dropped");
+    profile_free(&p);
+
+    fids[0] = 0x42;
+    for (unsigned i = 0; i < PROFILE_MAX_SAMPLES / 256 + 1; i++)
+        add_walk(&p, 0x1000, 256, fids, 1, NOW + (int64_t)i * 1000000);
+    CHECK(p.sample_count == PROFILE_MAX_SAMPLES && p.dropped_samples == 256 &&
+              p.thread_samples == PROFILE_MAX_SAMPLES + 256 && p.stack_count == 1,
+          "PROFILE_MAX_SAMPLES samples kept, the next walk's 256 counted as dropped");
+    profile_free(&p);
+
+    for (uint64_t i = 0; i < PROFILE_MAX_THREADS + 3; i++)
+        add_walk(&p, 0x100000 + i, 1, fids, 1, NOW);
+    CHECK(p.thread_count == PROFILE_MAX_THREADS && p.dropped_samples == 3,
+          "PROFILE_MAX_THREADS threads told apart; samples of more are dropped");
+    add_walk(&p, 0, 1, fids, 1, NOW);
+    CHECK(p.dropped_samples == 4, "ThreadID 0 is not a thread: dropped");
+    profile_free(&p);
+}
+
+TEST(status_and_suspension_stats)
+{
+    session *s = live_session();
+    profile_state *p = &s->profile;
+    static const uint64_t susp[] = {100, 200, 300, 400, 1000};
+    wire_record r;
+    uint64_t fid = 0x42, events;
+    const session_event *e;
+
+    CHECK(p->state == PROFILE_IDLE && strcmp(profile_state_name(p->state), "idle") == 0, "idle at first");
+    profile_start(p, 49, NOW);
+    CHECK(p->state == PROFILE_RUNNING && p->requested_millihz == 49000 &&
+              p->effective_millihz == 49000 &&
+              p->budget_permille == WIRE_PROFILE_DEFAULT_BUDGET_PERMILLE && p->started_ns == NOW,
+          "started: running at the requested rate, default budget");
+    for (unsigned i = 0; i < 5; i++) {
+        stacks_walk w = {0};
+        stacks_thread th = {.thread_id = 0x71, .frame_count = 1};
+        wire_stack_frame f = {fid, 0};
+        w.suspend_ns = susp[i];
+        w.time_ns = NOW;
+        w.threads = &th, w.thread_count = 1, w.frames = &f, w.frame_count = 1;
+        profile_add_walk(p, &w, i == 4 ? 24500 : 0);
+    }
+    CHECK(p->suspended_ns_total == 2000 && p->suspend_ns_max == 1000, "total and max suspension");
+    CHECK(profile_suspend_p50(p) >= 300 * 31 / 32 && profile_suspend_p50(p) <= 300 * 33 / 32,
+          "p50 of 100, 200, 300, 400, 1000 is 300 within 1/32 (%llu)",
+          (unsigned long long)profile_suspend_p50(p));
+    CHECK(p->effective_millihz == 24500, "a sample walk's END updates the effective rate");
+
+    events = s->event_seq;
+    r = (wire_record){.type = WIRE_PROFILE_STATUS, .time_ns = MONO + SEC};
+    r.u.profile_status = (wire_profile_status){WIRE_PROFILE_RATE, 49000, 12500, 20, 5, 2000, 0, 0};
+    apply(s, r);
+    e = session_event_at(s, s->event_seq);
+    CHECK(p->state == PROFILE_RUNNING && p->effective_millihz == 12500 && p->agent_samples == 5,
+          "RATE: still running at the lowered rate");
+    CHECK(s->event_seq == events + 1 && e->type == WIRE_PROFILE_STATUS && e->extra == WIRE_PROFILE_RATE &&
+              e->value == 12500 && (uint32_t)e->id == 49000 && (e->id >> 32) == 20 &&
+              strcmp(session_event_type_name(e->type), "profile") == 0,
+          "a profile event with the state, rates and budget");
+    r.u.profile_status.state = WIRE_PROFILE_STOPPED;
+    apply(s, r);
+    CHECK(p->state == PROFILE_STOPPED && p->stopped_ns == WALL(MONO + SEC), "STOPPED: stopped, when");
+    r.u.profile_status.state = WIRE_PROFILE_STARTED;
+    apply(s, r);
+    CHECK(p->state == PROFILE_RUNNING && p->stopped_ns == 0 && p->started_ns == NOW,
+          "STARTED: running again, the start time kept");
+    r.u.profile_status.state = WIRE_PROFILE_REFUSED;
+    r.u.profile_status.hresult = (int32_t)0x80131388;
+    apply(s, r);
+    CHECK(p->state == PROFILE_STOPPED && p->hresult == (int32_t)0x80131388, "REFUSED: stopped with the reason");
+    profile_start(p, 99, NOW + 5);
+    CHECK(p->walks == 0 && p->sample_count == 0 && p->suspend_ns_max == 0 && p->hresult == 0 &&
+              p->requested_millihz == 99000,
+          "a new start discards the previous profile");
+    session_mark_ended(s, NOW + 10);
+    CHECK(p->state == PROFILE_STOPPED && p->stopped_ns == NOW + 10, "the process ending stops it");
+    session_free(s);
+}
+
+/* ---- filters ----------------------------------------------------------------- */
+
+TEST(filters)
+{
+    session *s = fixture();
+    profile_view v;
+    profile_query q = ALL;
+
+    CHECK(profile_view_take(&v, s, &q) == 0 && v.total == 10 && v.thread_count == 2 &&
+              v.threads[0].samples == 6 && v.threads[1].samples == 4 &&
+              strcmp(v.threads[0].name, "worker") == 0 && v.threads[0].os_thread_id == 0x71 + 4000,
+          "no filter: 10 samples, worker 6, other 4");
+    CHECK(v.second_count == 4 && v.seconds[0].t_ms == WALL(MONO) / 1000000 / 1000 * 1000 &&
+              v.seconds[0].samples + v.seconds[1].samples + v.seconds[2].samples +
+                      v.seconds[3].samples == 10,
+          "per second, from the first sample's second, adding up");
+    profile_view_free(&v);
+    q.thread = "worker";
+    CHECK(profile_view_take(&v, s, &q) == 0 && v.total == 6 && v.thread_count == 1 &&
+              v.threads[0].thread_id == 0x71,
+          "by name");
+    profile_view_free(&v);
+    q.thread = "0x72";
+    CHECK(profile_view_take(&v, s, &q) == 0 && v.total == 4 && v.threads[0].thread_id == 0x72,
+          "by ThreadID");
+    profile_view_free(&v);
+    q.thread = "4072";
+    CHECK(profile_view_take(&v, s, &q) == 0 && v.total == 4, "by OS thread id");
+    profile_view_free(&v);
+    q.thread = "nobody";
+    CHECK(profile_view_take(&v, s, &q) == 0 && v.total == 0 && v.thread_count == 0 &&
+              v.stack_count == 0 && v.second_count == 0,
+          "an unknown name: nothing");
+    profile_view_free(&v);
+    q.thread = "0x";
+    CHECK(profile_view_take(&v, s, &q) == 0 && v.total == 0, "\"0x\" alone matches nothing");
+    profile_view_free(&v);
+    q = ALL;
+    q.from_ns = WALL(MONO + SEC / 2);
+    q.to_ns = WALL(MONO + 3 * SEC / 2);
+    CHECK(profile_view_take(&v, s, &q) == 0 && v.total == 5,
+          "a window [0.5 s, 1.5 s] keeps the 5 samples in it, both ends included");
+    profile_view_free(&v);
+    q.from_ns = WALL(MONO + 10 * SEC);
+    q.to_ns = INT64_MAX;
+    CHECK(profile_view_take(&v, s, &q) == 0 && v.total == 0, "a window after the profile: nothing");
+    profile_view_free(&v);
+    session_free(s);
+}
+
+/* ---- exports ------------------------------------------------------------------ */
+
+TEST(folded_exactly)
+{
+    session *s = fixture();
+    static const char expected[] =
+        "0xe0 1\n"
+        "App.Main;App.Run 2\n"
+        "App.Main;App.Run;App.Work 4\n"
+        "App.Main;App.Semi:colon;[native] 1\n"
+        "[truncated];App.Run;App.Work 1\n"
+        "[unknown] 1\n";
+    profile_query q = ALL;
+    char *text = folded(s, &q);
+
+    CHECK(text && strcmp(text, expected) == 0, "folded output:\n%s", text ? text : "(null)");
+    free(text);
+    q.thread = "worker";
+    text = folded(s, &q);
+    CHECK(text && strcmp(text, "App.Main;App.Run 2\nApp.Main;App.Run;App.Work 3\n"
+                               "[truncated];App.Run;App.Work 1\n") == 0,
+          "one thread's folded output:\n%s", text ? text : "(null)");
+    free(text);
+    q.thread = "nobody";
+    text = folded(s, &q);
+    CHECK(text && text[0] == '\0', "no samples: empty text");
+    free(text);
+    {
+        profile_view v;
+        textbuf small;
+        const char *why = NULL;
+        profile_view_take(&v, s, &ALL);
+        textbuf_init(&small, 40);
+        CHECK(profile_export_folded(&v, &small, &why) == -1 && why,
+              "output over its cap is refused with a reason");
+        textbuf_free(&small);
+        profile_view_free(&v);
+    }
+    session_free(s);
+}
+
+static int tree_sums_ok(json_t *node, size_t *nodes)
+{
+    json_t *kids = json_object_get(node, "children"), *c;
+    json_int_t sum = json_integer_value(json_object_get(node, "self"));
+    size_t i;
+
+    (*nodes)++;
+    json_array_foreach(kids, i, c) {
+        if (!tree_sums_ok(c, nodes))
+            return 0;
+        sum += json_integer_value(json_object_get(c, "value"));
+    }
+    return sum == json_integer_value(json_object_get(node, "value"));
+}
+
+TEST(call_tree)
+{
+    session *s = fixture();
+    profile_view v;
+    json_t *o = json_object(), *tree, *main_node, *kids;
+    const char *why = NULL;
+    size_t nodes = 0;
+
+    profile_view_take(&v, s, &ALL);
+    CHECK(profile_export_json(&v, o, &why) == 0, "the JSON builds");
+    tree = json_object_get(o, "tree");
+    CHECK(strcmp(json_string_value(json_object_get(tree, "name")), "all") == 0 &&
+              json_integer_value(json_object_get(tree, "value")) == 10 &&
+              json_is_null(json_object_get(tree, "module")),
+          "root \"all\" with all 10 samples");
+    CHECK(tree_sums_ok(tree, &nodes), "every node: value = self + the children's values");
+    kids = json_object_get(tree, "children");
+    main_node = json_array_get(kids, 0);
+    CHECK(strcmp(json_string_value(json_object_get(main_node, "name")), "App.Main") == 0 &&
+              json_integer_value(json_object_get(main_node, "value")) == 7,
+          "the heaviest child first: App.Main, 7 samples");
+    CHECK(json_array_size(json_object_get(o, "threads")) == 2 &&
+              json_array_size(json_object_get(o, "timeline")) == 4,
+          "threads and per-second timeline");
+    json_decref(o);
+    profile_view_free(&v);
+    session_free(s);
+
+    /* more distinct nodes than PROFILE_TREE_MAX_NODES: pruned, sums kept */
+    s = live_session();
+    for (uint64_t i = 0; i < PROFILE_TREE_MAX_NODES + 5000; i++) {
+        uint64_t stack[] = {0x100000 + i, 0xA0, END};
+        sample_walk(s, MONO + i, (one_thread[]){{0x71, stack, 0}, {0x72, S_BA, 0}}, 2);
+    }
+    o = json_object();
+    nodes = 0;
+    profile_view_take(&v, s, &ALL);
+    CHECK(profile_export_json(&v, o, &why) == 0, "a big tree builds");
+    tree = json_object_get(o, "tree");
+    CHECK(tree_sums_ok(tree, &nodes) && nodes <= PROFILE_TREE_MAX_NODES + 1,
+          "pruned to %zu nodes (at most %u and one [pruned]), sums hold", nodes,
+          PROFILE_TREE_MAX_NODES);
+    main_node = json_array_get(json_object_get(tree, "children"), 0);
+    kids = json_object_get(main_node, "children");
+    CHECK(strcmp(json_string_value(json_object_get(
+                     json_array_get(kids, json_array_size(kids) - 1), "name")), "[pruned]") == 0,
+          "the node that lost children has a [pruned] child");
+    json_decref(o);
+    profile_view_free(&v);
+    session_free(s);
+}
+
+TEST(speedscope_structure)
+{
+    session *s = fixture();
+    profile_view v;
+    profile_query q = ALL;
+    const char *why = NULL;
+    json_t *file, *frames, *profiles, *p, *samples, *weights, *x;
+    size_t i, j, k;
+    int indexes_ok = 1;
+    json_int_t total = 0;
+
+    q.with_samples = 1;
+    profile_view_take(&v, s, &q);
+    file = profile_export_speedscope(&v, "jitscope session 1", 1 << 20, &why);
+    if (!CHECK(file, "builds (%s)", why ? why : ""))
+        goto done;
+    CHECK(strcmp(json_string_value(json_object_get(file, "$schema")),
+                 "https://www.speedscope.app/file-format-schema.json") == 0,
+          "the schema URL");
+    frames = json_object_get(json_object_get(file, "shared"), "frames");
+    json_array_foreach(frames, i, x)
+        indexes_ok &= json_is_string(json_object_get(x, "name")) &&
+                      json_is_string(json_object_get(x, "file"));
+    CHECK(json_array_size(frames) == v.syms.count && indexes_ok, "shared.frames: name and file each");
+    profiles = json_object_get(file, "profiles");
+    CHECK(json_array_size(profiles) == 2, "one profile per thread with samples");
+    json_array_foreach(profiles, i, p) {
+        json_int_t sum = 0;
+        samples = json_object_get(p, "samples");
+        weights = json_object_get(p, "weights");
+        CHECK(strcmp(json_string_value(json_object_get(p, "type")), "sampled") == 0 &&
+                  strcmp(json_string_value(json_object_get(p, "unit")), "none") == 0 &&
+                  json_integer_value(json_object_get(p, "startValue")) == 0 &&
+                  json_array_size(samples) == json_array_size(weights),
+              "profile %zu: sampled, unit none, from 0, one weight per sample", i);
+        json_array_foreach(weights, j, x)
+            sum += json_integer_value(x);
+        json_array_foreach(samples, j, x) {
+            json_t *idx;
+            json_array_foreach(x, k, idx)
+                indexes_ok &= json_is_integer(idx) && json_integer_value(idx) >= 0 &&
+                              (size_t)json_integer_value(idx) < json_array_size(frames);
+        }
+        CHECK(sum == json_integer_value(json_object_get(p, "endValue")),
+              "profile %zu: endValue = the sum of the weights", i);
+        total += sum;
+    }
+    CHECK(indexes_ok && total == 10, "every index names a frame; 10 samples in all");
+    p = json_array_get(profiles, 0);
+    CHECK(strcmp(json_string_value(json_object_get(p, "name")), "Thread 0x71 (os 4113) \"worker\"") == 0,
+          "named after the thread");
+    samples = json_object_get(p, "samples");
+    weights = json_object_get(p, "weights");
+    CHECK(json_array_size(samples) == 3 && json_integer_value(json_array_get(weights, 0)) == 3 &&
+              json_integer_value(json_array_get(weights, 1)) == 2,
+          "worker: CBA x3, BA x2, cut CB x1: consecutive identical stacks merged");
+    x = json_array_get(samples, 0);
+    CHECK(json_array_size(x) == 3 &&
+              strcmp(json_string_value(json_object_get(
+                         json_array_get(frames, (size_t)json_integer_value(json_array_get(x, 0))), "name")),
+                     "App.Main") == 0 &&
+              strcmp(json_string_value(json_object_get(
+                         json_array_get(frames, (size_t)json_integer_value(json_array_get(x, 2))), "name")),
+                     "App.Work") == 0,
+          "samples are root first (App.Main ... App.Work)");
+    json_decref(file);
+    file = profile_export_speedscope(&v, "x", 100, &why);
+    CHECK(!file && why, "a file over the size limit is refused with a reason");
+done:
+    profile_view_free(&v);
+    session_free(s);
+}
+
+TEST(sparse_seconds_for_a_wide_window)
+{
+    session *s = live_session();
+    profile_view v;
+
+    sample_walk(s, MONO, (one_thread[]){{0x71, S_BA, 0}}, 1);
+    sample_walk(s, MONO + 200000 * SEC, (one_thread[]){{0x71, S_BA, 0}}, 1);
+    sample_walk(s, MONO + 200000 * SEC, (one_thread[]){{0x71, S_CBA, 0}}, 1);
+    CHECK(profile_view_take(&v, s, &ALL) == 0 && v.second_count == 2 && v.seconds[0].samples == 1 &&
+              v.seconds[1].samples == 2 && v.seconds[1].t_ms - v.seconds[0].t_ms == 200000000,
+          "samples 200,000 s apart: only the two seconds that have samples");
+    profile_view_free(&v);
+    session_free(s);
+}
+
+static const check_test tests[] = {
+    TEST_ENTRY(dedup_across_threads_and_walks),
+    TEST_ENTRY(caps_and_drop_counts),
+    TEST_ENTRY(status_and_suspension_stats),
+    TEST_ENTRY(filters),
+    TEST_ENTRY(folded_exactly),
+    TEST_ENTRY(call_tree),
+    TEST_ENTRY(speedscope_structure),
+    TEST_ENTRY(sparse_seconds_for_a_wide_window),
+    TEST_END,
+};
+
+int main(int argc, char **argv) { return check_main(argc, argv, tests); }

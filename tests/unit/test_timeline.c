@@ -1,0 +1,263 @@
+/* test_timeline.c -- unit tests for server/timeline.c (GCs and runtime
+ * suspensions), driven through session_apply with hand-made records.
+ *
+ * A GC is a start and the next finish (duration from the target's monotonic
+ * clock, start as wall clock, generation bits and reason kept, a `gc` event);
+ * a finish without a start is ignored; a start over an unfinished GC closes
+ * it as incomplete. A suspension opens at phase STARTED and closes at
+ * RESUME_FINISHED or, aborted, at SUSPEND_ABORTED (a `suspension` event);
+ * ends without a start are ignored; a second start drops the first. The
+ * sampler's own suspensions log no event while a profile runs. The rings keep
+ * the newest TIMELINE_KEEP and count evictions; copies filter by overlap with
+ * a window and keep the newest `limit`, oldest first.
+ * Build: make build/tests/test_timeline && build/tests/test_timeline
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "session.h"
+
+static const char TOKEN[] = "0123456789abcdef0123456789abcdef";
+static const int64_t NOW = 1700000000000000000ll;
+static const uint64_t MONO = 5000000000ull;
+static const uint64_t REAL = 1699999999000000000ull;
+#define OFFSET ((int64_t)(REAL - MONO))
+#define WALL(t) ((int64_t)(t) + OFFSET)
+
+static uint64_t g_seq;
+
+static int apply(session *s, wire_record r)
+{
+    const char *why = NULL;
+    r.seq = ++g_seq;
+    return session_apply(s, &r, NOW, &why);
+}
+
+static session *live_session(void)
+{
+    session *s = session_new(1, SESSION_MODE_RUN, 999, "dotnet app.dll", TOKEN);
+    wire_record r = {.type = WIRE_HELLO, .time_ns = MONO};
+
+    memcpy(r.u.hello.magic, WIRE_MAGIC, 8);
+    r.u.hello.version = WIRE_VERSION;
+    r.u.hello.monotonic_ns = MONO;
+    r.u.hello.realtime_ns = REAL;
+    memcpy(r.u.hello.token, TOKEN, WIRE_TOKEN_LEN);
+    g_seq = 0;
+    apply(s, r);
+    return s;
+}
+
+static void gc_start(session *s, uint64_t t, uint32_t generations, uint32_t reason)
+{
+    wire_record r = {.type = WIRE_GC_STARTED, .time_ns = t};
+    r.u.gc_started = (wire_gc_started){generations, reason};
+    apply(s, r);
+}
+
+static void gc_end(session *s, uint64_t t)
+{
+    wire_record r = {.type = WIRE_GC_FINISHED, .time_ns = t};
+    apply(s, r);
+}
+
+static void suspend(session *s, uint64_t t, uint32_t phase, uint32_t reason)
+{
+    wire_record r = {.type = WIRE_RUNTIME_SUSPEND, .time_ns = t};
+    r.u.runtime_suspend = (wire_runtime_suspend){phase, reason};
+    apply(s, r);
+}
+
+static const timeline_gc *gc_at(const session *s, uint64_t i)
+{
+    return &s->timeline.gcs[i % TIMELINE_KEEP];
+}
+
+static const timeline_suspension *susp_at(const session *s, uint64_t i)
+{
+    return &s->timeline.suspensions[i % TIMELINE_KEEP];
+}
+
+/* ---- tests ---------------------------------------------------------------- */
+
+TEST(gc_pairs)
+{
+    session *s = live_session();
+    const session_event *e;
+    uint64_t events = s->event_seq;
+
+    gc_end(s, MONO + 10); /* a collection already running when we started watching */
+    CHECK(s->timeline.gc_total == 0 && s->timeline.unmatched == 1 && s->event_seq == events,
+          "a finish without a start is ignored, counted, logs nothing");
+    gc_start(s, MONO + 1000, 0x7, 1);
+    CHECK(s->timeline.gc_total == 0 && s->timeline.gc_open, "a start opens a GC");
+    gc_end(s, MONO + 813000);
+    CHECK(s->timeline.gc_total == 1 && !s->timeline.gc_open, "its finish closes it");
+    CHECK(gc_at(s, 0)->start_ns == WALL(MONO + 1000) && gc_at(s, 0)->duration_ns == 812000 &&
+              gc_at(s, 0)->generations == 0x7 && gc_at(s, 0)->reason == 1 && gc_at(s, 0)->complete,
+          "start (wall clock), duration (monotonic), generations, reason, complete");
+    e = session_event_at(s, s->event_seq);
+    CHECK(s->event_seq == events + 1 && e->type == WIRE_GC_FINISHED && e->value == 812000 &&
+              e->extra == 0x7 && e->id == 1 && e->time_ns == WALL(MONO + 1000) &&
+              strcmp(session_event_type_name(e->type), "gc") == 0,
+          "one gc event: duration, generations, reason, at the GC's start");
+
+    gc_start(s, MONO + 2000000, 0x1, 0);
+    gc_start(s, MONO + 3000000, 0x3, 0);
+    gc_end(s, MONO + 3000500);
+    CHECK(s->timeline.gc_total == 3 && !gc_at(s, 1)->complete && gc_at(s, 1)->duration_ns == 0 &&
+              gc_at(s, 1)->generations == 0x1 && gc_at(s, 2)->complete &&
+              gc_at(s, 2)->duration_ns == 500,
+          "a start over an unfinished GC closes that one as incomplete");
+    CHECK(s->timeline.unmatched == 2 && s->event_seq == events + 2,
+          "counted; the incomplete one logs no event");
+    gc_start(s, MONO + 4000000, 0x1, 0);
+    gc_end(s, MONO + 3999999);
+    CHECK(gc_at(s, 3)->duration_ns == 0 && gc_at(s, 3)->complete,
+          "a finish stamped before its start: duration 0, not a huge number");
+    CHECK(strcmp(timeline_gc_reason_name(1), "induced") == 0 &&
+              strcmp(timeline_gc_reason_name(0), "other") == 0 &&
+              strcmp(timeline_gc_reason_name(7), "other") == 0,
+          "GC reason names");
+    session_free(s);
+}
+
+TEST(suspension_phases)
+{
+    session *s = live_session();
+    const session_event *e;
+    uint64_t events = s->event_seq;
+
+    suspend(s, MONO + 100, WIRE_SUSPEND_STARTED, 1);
+    suspend(s, MONO + 200, WIRE_SUSPEND_FINISHED, 0);
+    suspend(s, MONO + 900, WIRE_RESUME_STARTED, 0);
+    CHECK(s->timeline.suspension_total == 0, "open until the resume finishes");
+    suspend(s, MONO + 1100, WIRE_RESUME_FINISHED, 0);
+    CHECK(s->timeline.suspension_total == 1 && susp_at(s, 0)->start_ns == WALL(MONO + 100) &&
+              susp_at(s, 0)->duration_ns == 1000 && susp_at(s, 0)->reason == 1 &&
+              !susp_at(s, 0)->aborted,
+          "phase 1 to 5: one suspension, its reason from phase 1, 1000 ns");
+    e = session_event_at(s, s->event_seq);
+    CHECK(s->event_seq == events + 1 && e->type == WIRE_RUNTIME_SUSPEND && e->id == 1 &&
+              e->value == 1000 && e->extra == 0 &&
+              strcmp(session_event_type_name(e->type), "suspension") == 0,
+          "a suspension event");
+
+    suspend(s, MONO + 2000, WIRE_SUSPEND_STARTED, 9);
+    suspend(s, MONO + 2300, WIRE_SUSPEND_ABORTED, 0);
+    CHECK(s->timeline.suspension_total == 2 && susp_at(s, 1)->aborted &&
+              susp_at(s, 1)->duration_ns == 300 && susp_at(s, 1)->reason == 9,
+          "an aborted suspension closes at phase 3");
+    e = session_event_at(s, s->event_seq);
+    CHECK(e->type == WIRE_RUNTIME_SUSPEND && e->extra == 1 && e->id == 9, "its event says aborted");
+
+    events = s->event_seq;
+    suspend(s, MONO + 3000, WIRE_RESUME_FINISHED, 0);
+    suspend(s, MONO + 3001, WIRE_SUSPEND_ABORTED, 0);
+    suspend(s, MONO + 3002, WIRE_SUSPEND_FINISHED, 0);
+    suspend(s, MONO + 3003, WIRE_RESUME_STARTED, 0);
+    CHECK(s->timeline.suspension_total == 2 && s->event_seq == events &&
+              s->timeline.unmatched == 2,
+          "ends without a start are ignored (two counted: the closing phases)");
+    suspend(s, MONO + 4000, WIRE_SUSPEND_STARTED, 1);
+    suspend(s, MONO + 5000, WIRE_SUSPEND_STARTED, 7);
+    suspend(s, MONO + 5400, WIRE_RESUME_FINISHED, 0);
+    CHECK(s->timeline.suspension_total == 3 && susp_at(s, 2)->reason == 7 &&
+              susp_at(s, 2)->duration_ns == 400 && s->timeline.unmatched == 3,
+          "a start over an open suspension drops the open one");
+    CHECK(strcmp(timeline_suspend_reason_name(9), "profiler") == 0 &&
+              strcmp(timeline_suspend_reason_name(1), "gc") == 0 &&
+              strcmp(timeline_suspend_reason_name(7), "gc_prep") == 0 &&
+              strcmp(timeline_suspend_reason_name(5), "other") == 0 &&
+              strcmp(timeline_suspend_reason_name(1234), "other") == 0,
+          "suspension reason names");
+    session_free(s);
+}
+
+TEST(sampler_suspensions_not_logged_while_profiling)
+{
+    session *s = live_session();
+    uint64_t events;
+
+    profile_start(&s->profile, 99, NOW);
+    events = s->event_seq;
+    suspend(s, MONO + 100, WIRE_SUSPEND_STARTED, TIMELINE_SUSPEND_FOR_PROFILER);
+    suspend(s, MONO + 200, WIRE_RESUME_FINISHED, 0);
+    suspend(s, MONO + 300, WIRE_SUSPEND_STARTED, 1);
+    suspend(s, MONO + 400, WIRE_RESUME_FINISHED, 0);
+    CHECK(s->timeline.suspension_total == 2 && s->event_seq == events + 1,
+          "while a profile runs, our own suspension is in the timeline but not the log; a GC's is");
+    profile_stop(&s->profile, NOW);
+    suspend(s, MONO + 500, WIRE_SUSPEND_STARTED, TIMELINE_SUSPEND_FOR_PROFILER);
+    suspend(s, MONO + 600, WIRE_RESUME_FINISHED, 0);
+    CHECK(s->event_seq == events + 2, "with no profile running, a snapshot's suspension is logged");
+    session_free(s);
+}
+
+TEST(evictions_and_copies)
+{
+    session *s = live_session();
+    timeline_gc *copy = NULL;
+    timeline_suspension *scopy = NULL;
+    size_t n, matched;
+    int ok = 1;
+
+    for (uint64_t i = 0; i < TIMELINE_KEEP + 10; i++) {
+        gc_start(s, MONO + i * 1000, 1, 0);
+        gc_end(s, MONO + i * 1000 + 100);
+    }
+    CHECK(s->timeline.gc_total == TIMELINE_KEEP + 10 && timeline_gcs_evicted(&s->timeline) == 10 &&
+              s->timeline.gc_cap == TIMELINE_KEEP,
+          "%u + 10 GCs: the ring holds %u, 10 evicted", TIMELINE_KEEP, TIMELINE_KEEP);
+    CHECK(timeline_copy_gcs(&s->timeline, 0, INT64_MAX, TIMELINE_KEEP, &copy, &n, &matched) == 0 &&
+              n == TIMELINE_KEEP && matched == TIMELINE_KEEP,
+          "a copy of everything: the %u kept", TIMELINE_KEEP);
+    for (size_t i = 0; copy && i < n; i++)
+        ok &= copy[i].start_ns == WALL(MONO + (i + 10) * 1000) && copy[i].duration_ns == 100;
+    CHECK(ok, "oldest first, the first 10 gone");
+    free(copy);
+
+    /* a window: GCs starting at 20,000..20,999 ns and 21,000.. overlap [20,050, 21,050] */
+    CHECK(timeline_copy_gcs(&s->timeline, WALL(MONO + 20050), WALL(MONO + 21050), 100, &copy, &n,
+                            &matched) == 0 &&
+              n == 2 && copy[0].start_ns == WALL(MONO + 20000) &&
+              copy[1].start_ns == WALL(MONO + 21000),
+          "a window keeps the entries that overlap it (one starting before it)");
+    free(copy);
+    CHECK(timeline_copy_gcs(&s->timeline, WALL(MONO + 20000), WALL(MONO + 29999), 3, &copy, &n,
+                            &matched) == 0 &&
+              n == 3 && matched == 10 && copy[0].start_ns == WALL(MONO + 27000) &&
+              copy[2].start_ns == WALL(MONO + 29000),
+          "a limit keeps the newest, oldest first, and says how many matched");
+    free(copy);
+    CHECK(timeline_copy_gcs(&s->timeline, WALL(MONO) + 999999999999ll, INT64_MAX, 10, &copy, &n,
+                            &matched) == 0 &&
+              n == 0 && matched == 0 && copy == NULL,
+          "an empty window: nothing, no allocation");
+    CHECK(timeline_copy_suspensions(&s->timeline, 0, INT64_MAX, 10, &scopy, &n, &matched) == 0 &&
+              n == 0 && scopy == NULL,
+          "no suspensions yet");
+    for (uint64_t i = 0; i < 5; i++) {
+        suspend(s, MONO + i * 10, WIRE_SUSPEND_STARTED, 1);
+        suspend(s, MONO + i * 10 + 5, WIRE_RESUME_FINISHED, 0);
+    }
+    CHECK(timeline_copy_suspensions(&s->timeline, 0, INT64_MAX, 10, &scopy, &n, &matched) == 0 &&
+              n == 5 && scopy[4].start_ns == WALL(MONO + 40) && scopy[4].duration_ns == 5 &&
+              timeline_suspensions_evicted(&s->timeline) == 0,
+          "suspensions copy the same way");
+    free(scopy);
+    session_free(s);
+}
+
+static const check_test tests[] = {
+    TEST_ENTRY(gc_pairs),
+    TEST_ENTRY(suspension_phases),
+    TEST_ENTRY(sampler_suspensions_not_logged_while_profiling),
+    TEST_ENTRY(evictions_and_copies),
+    TEST_END,
+};
+
+int main(int argc, char **argv) { return check_main(argc, argv, tests); }
