@@ -5,6 +5,7 @@
 // figures are the snapshot's own suspend_ns (SuspendRuntime call to ResumeRuntime
 // return, measured by the agent) and walk_ns (sum of the thread walks).
 // Target from the issue: at most 1 ms suspended per 10 threads.
+import fs from 'node:fs';
 import { STACK_DLL, startServer, waitFor } from '../tests/e2e/lib.mjs';
 import { median, pct, f1, f2 } from './stats.mjs';
 
@@ -46,6 +47,8 @@ async function measure(n) {
   }
 }
 
+const loadavg = () => fs.readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+const load0 = loadavg();
 const rows = [];
 for (const n of COUNTS) rows.push(await measure(n));
 
@@ -58,4 +61,5 @@ for (const r of rows) {
 }
 console.log('');
 const worst = Math.max(...rows.map((r) => pct(r.suspend, 95) / (r.threads / 10)));
+console.log(`Load average (1/5/15 min) before: ${load0}, after: ${loadavg()}.`);
 console.log(`Target: at most 1 ms suspended per 10 threads. Worst p95 per 10 threads here: ${f2(worst)} ms (${worst <= 1 ? 'met' : 'NOT met'}). SuspendRuntime retries (suspension already in progress): ${rows.map((r) => r.retries).join(' / ')}.`);

@@ -1,16 +1,17 @@
-// Bench.cs — StackTarget's modes for jitscope's benchmarks (bench/stacks.mjs).
+// Bench.cs — StackTarget's modes for jitscope's benchmarks (bench/suspend.mjs, bench/sampling.mjs).
 //
 //   park N     N threads named "park-<i>", each parked three frames deep in managed
 //              code (Park.Run -> Level1 -> Level2 -> Level3 -> ManualResetEvent.WaitOne);
 //              "READY pid=<pid> threads=<N>" once all of them wait.
-//   cpu UNITS [--gate] [--workers N]
+//   cpu UNITS [--gate] [--workers N] [--warmup-ms MS]
 //              a CPU-bound workload: UNITS units of work split over N threads
-//              ("cpu-<i>"; default one per core); each unit builds and evaluates a small expression
+//              ("cpu-<i>"; default one per core), after MS ms of the same work
+//              untimed (default 0); each unit builds and evaluates a small expression
 //              tree recursively, sorts an array and fills a dictionary (allocation,
 //              calls several frames deep, framework code). With --gate it prints
 //              "WAITING pid=<pid>" and starts only on the stdin line "go", so a tool
 //              can be set up before the work begins. Prints "cpu checksum <hex>";
-//              the time the work took goes to stderr as "cpu: work_ms=<ms>".
+//              the time the timed work took goes to stderr as "cpu: work_ms=<ms>".
 
 using System;
 using System.Collections.Generic;
@@ -140,7 +141,26 @@ namespace StackTarget
             return h;
         }
 
-        public static int Run(int units, bool gate, int workers)
+        /// <summary>Untimed: the same work on every worker for <paramref name="ms"/> ms (JIT tiering settles, tools adapt).</summary>
+        static void WarmUp(int workers, int ms)
+        {
+            var clock = Stopwatch.StartNew();
+            var threads = new Thread[workers];
+            for (int w = 0; w < workers; w++)
+            {
+                int seed = w * 1_000_000;
+                threads[w] = new Thread(() =>
+                {
+                    ulong h = 0;
+                    for (int u = seed; clock.ElapsedMilliseconds < ms; u++) h += Fnv.Add(Fnv.Seed, Unit(u));
+                    GC.KeepAlive(h);
+                }) { Name = "cpu-warmup-" + w };
+                threads[w].Start();
+            }
+            foreach (Thread t in threads) t.Join();
+        }
+
+        public static int Run(int units, bool gate, int workers, int warmupMs)
         {
             if (gate)
             {
@@ -150,6 +170,7 @@ namespace StackTarget
                 if (line == null) return 3;
             }
             if (workers <= 0) workers = Math.Max(1, Environment.ProcessorCount);
+            if (warmupMs > 0) WarmUp(workers, warmupMs);
             var results = new ulong[workers];
             var threads = new Thread[workers];
             var clock = Stopwatch.StartNew();

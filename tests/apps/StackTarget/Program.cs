@@ -14,7 +14,7 @@
 //                     "READY pid=<pid>", then phase B rounds until stdin says "finish"
 //                     (or EOF); prints deterministic result lines and exits 0.
 //   park N            benchmark: N parked threads (Bench.cs)
-//   cpu UNITS [--gate] [--workers N]  benchmark: CPU-bound workload (Bench.cs)
+//   cpu UNITS [--gate] [--workers N] [--warmup-ms MS]  benchmark: CPU-bound workload (Bench.cs)
 // Apart from the READY/WAITING line (it has the pid), stdout is deterministic: two
 // runs with the same input print the same lines. Every line is flushed at once.
 // When the time limit passes, the app prints "time limit" and exits with code 3.
@@ -52,11 +52,12 @@ namespace StackTarget
                 }
                 case "cpu":
                 {
-                    int workers = Array.IndexOf(args, "--workers") is int w && w > 0 ? IntArg(args, w + 1, 0) : 0;
-                    return Cpu.Run(IntArg(args, 1, 20000), Array.IndexOf(args, "--gate") > 0, workers);
+                    int w = Array.IndexOf(args, "--workers"), m = Array.IndexOf(args, "--warmup-ms");
+                    return Cpu.Run(IntArg(args, 1, 20000), Array.IndexOf(args, "--gate") > 0,
+                                   w > 0 ? IntArg(args, w + 1, 0) : 0, m > 0 ? IntArg(args, m + 1, 0) : 0);
                 }
                 default:
-                    Console.Error.WriteLine("usage: StackTarget [stacks [SECONDS] | churn [SECONDS] | park N | cpu UNITS [--gate] [--workers N]]");
+                    Console.Error.WriteLine("usage: StackTarget [stacks [SECONDS] | churn [SECONDS] | park N | cpu UNITS [--gate] [--workers N] [--warmup-ms MS]]");
                     return 2;
             }
         }
