@@ -63,21 +63,21 @@ static void timeline_close_gc(session *s, uint64_t end_mono, int complete)
                           g->generations);
 }
 
-static void timeline_close_suspension(session *s, uint64_t end_mono, int aborted)
+static void timeline_close_suspension(session *s, int ours, uint64_t end_mono, int aborted)
 {
     timeline_state *t = &s->timeline;
     timeline_suspension *e = timeline_slot((void **)&t->suspensions, &t->suspension_cap,
                                            t->suspension_total, sizeof(*e));
 
-    t->suspension_open = 0;
+    t->suspension_open[ours] = 0;
     if (!e) {
         t->capacity_drops++;
         return;
     }
     t->suspension_total++;
-    e->start_ns = t->suspension_start_ns;
-    e->duration_ns = timeline_since(t->suspension_start_mono, end_mono);
-    e->reason = t->suspension_reason;
+    e->start_ns = t->suspension_start_ns[ours];
+    e->duration_ns = timeline_since(t->suspension_start_mono[ours], end_mono);
+    e->reason = t->suspension_reason[ours];
     e->aborted = (uint32_t)aborted;
     if (e->reason == TIMELINE_SUSPEND_FOR_PROFILER && s->profile.state == PROFILE_RUNNING)
         return; /* the sampler's own: in the timeline, not in the event log */
@@ -107,20 +107,22 @@ void timeline_apply(session *s, const wire_record *r, int64_t when_ns)
         else
             t->unmatched++; /* a collection that began before we could see it */
         break;
-    case WIRE_RUNTIME_SUSPEND:
+    case WIRE_RUNTIME_SUSPEND: {
+        /* each phase pairs within its class: ours, or the runtime's */
+        int ours = r->u.runtime_suspend.reason == TIMELINE_SUSPEND_FOR_PROFILER;
         switch (r->u.runtime_suspend.phase) {
         case WIRE_SUSPEND_STARTED:
-            if (t->suspension_open)
+            if (t->suspension_open[ours])
                 t->unmatched++; /* its resume was lost: dropped */
-            t->suspension_open = 1;
-            t->suspension_start_mono = r->time_ns;
-            t->suspension_start_ns = when_ns;
-            t->suspension_reason = r->u.runtime_suspend.reason;
+            t->suspension_open[ours] = 1;
+            t->suspension_start_mono[ours] = r->time_ns;
+            t->suspension_start_ns[ours] = when_ns;
+            t->suspension_reason[ours] = r->u.runtime_suspend.reason;
             break;
         case WIRE_SUSPEND_ABORTED:
         case WIRE_RESUME_FINISHED:
-            if (t->suspension_open)
-                timeline_close_suspension(s, r->time_ns,
+            if (t->suspension_open[ours])
+                timeline_close_suspension(s, ours, r->time_ns,
                                           r->u.runtime_suspend.phase == WIRE_SUSPEND_ABORTED);
             else
                 t->unmatched++;
@@ -129,6 +131,7 @@ void timeline_apply(session *s, const wire_record *r, int64_t when_ns)
             break;
         }
         break;
+    }
     default:
         break;
     }
@@ -162,6 +165,21 @@ static int timeline_overlaps(int64_t start, uint64_t duration, int64_t from_ns, 
     return end >= from_ns;
 }
 
+/* Entries by start, then by duration (both types begin with those two fields). */
+static int timeline_by_start(const void *a, const void *b)
+{
+    int64_t x, y;
+    uint64_t dx, dy;
+
+    memcpy(&x, a, sizeof(x));
+    memcpy(&y, b, sizeof(y));
+    if (x != y)
+        return x < y ? -1 : 1;
+    memcpy(&dx, (const char *)a + sizeof(x), sizeof(dx));
+    memcpy(&dy, (const char *)b + sizeof(y), sizeof(dy));
+    return (dx > dy) - (dx < dy);
+}
+
 /* Shared by both copies: walks the ring newest first, keeps up to `limit`
  * matches and returns them oldest first. */
 static int timeline_copy(const void *items, uint64_t total, size_t elem, int64_t from_ns,
@@ -191,6 +209,8 @@ static int timeline_copy(const void *items, uint64_t total, size_t elem, int64_t
     }
     if (n && n < want)
         memmove(copy, copy + (want - n) * elem, n * elem);
+    if (n > 1) /* closing order differs from start order where two overlapped */
+        qsort(copy, n, elem, timeline_by_start);
     if (!n) {
         free(copy);
         copy = NULL;

@@ -3,11 +3,16 @@
  * The agent reports GC_STARTED / GC_FINISHED and every phase of a runtime
  * suspension (RUNTIME_SUSPEND, agent/wire.h). timeline_apply() pairs them:
  * a GC is a start and the next finish; a suspension opens at phase STARTED
- * (which carries the reason) and closes at RESUME_FINISHED, or at
- * SUSPEND_ABORTED as aborted. Ends without a start (a collection or a
- * suspension already running at attach, or records lost) are ignored; a start
- * that follows an unclosed one closes the old GC as incomplete, or drops the
- * old suspension. Both are counted in `unmatched`.
+ * and closes at RESUME_FINISHED, or at SUSPEND_ABORTED as aborted. Every phase
+ * carries its suspension's reason, and the records of two suspensions can
+ * interleave (the runtime reports a resume as finished after it let the next
+ * suspender in), so phases are paired within their class: jitscope's own
+ * (reason TIMELINE_SUSPEND_FOR_PROFILER) and the runtime's (any other reason),
+ * one open suspension each; within a class they never overlap. Ends without a
+ * start (a collection or a suspension already running at attach, or records
+ * lost) are ignored; a start that follows an unclosed one of its kind closes
+ * the old GC as incomplete, or drops the old suspension. Both are counted in
+ * `unmatched`.
  * Closed entries go into two rings keeping the newest TIMELINE_KEEP each
  * (32 + 24 bytes an entry, at most 3.5 MiB a session); older ones are
  * evicted and counted. Each closed entry is also a `gc` or `suspension` event
@@ -50,11 +55,12 @@ typedef struct timeline_state {
     uint64_t suspension_total;
     uint64_t unmatched;     /* ends without a start, starts without an end */
     uint64_t capacity_drops;/* entries lost to a failed allocation */
-    /* the GC and the suspension in progress */
-    int gc_open, suspension_open;
-    uint64_t gc_start_mono, suspension_start_mono;
-    int64_t gc_start_ns, suspension_start_ns;
-    uint32_t gc_generations, gc_reason, suspension_reason;
+    /* the GC in progress, and the open suspension of each class (0 the
+     * runtime's, 1 jitscope's) */
+    int gc_open, suspension_open[2];
+    uint64_t gc_start_mono, suspension_start_mono[2];
+    int64_t gc_start_ns, suspension_start_ns[2];
+    uint32_t gc_generations, gc_reason, suspension_reason[2];
 } timeline_state;
 
 struct session;
@@ -67,9 +73,10 @@ void timeline_free(timeline_state *t);
 uint64_t timeline_gcs_evicted(const timeline_state *t);
 uint64_t timeline_suspensions_evicted(const timeline_state *t);
 
-/* Copies the newest `limit` entries overlapping [from_ns, to_ns] into
- * malloc'd arrays, oldest first (*out NULL when none). *matched counts every
- * overlapping entry, also those left out by the limit. -1 when out of memory. */
+/* Copies the newest `limit` entries (in the order they closed) overlapping
+ * [from_ns, to_ns] into malloc'd arrays, ordered by start (*out NULL when
+ * none). *matched counts every overlapping entry, also those left out by the
+ * limit. -1 when out of memory. */
 int timeline_copy_gcs(const timeline_state *t, int64_t from_ns, int64_t to_ns, size_t limit,
                       timeline_gc **out, size_t *count, size_t *matched);
 int timeline_copy_suspensions(const timeline_state *t, int64_t from_ns, int64_t to_ns,

@@ -294,9 +294,11 @@ static void make_stack_seeds(void)
     put_hello(s);
     put_frame(s, WIRE_FUNCTION_NAME, 0, &fn, sizeof(fn), "App.Deep.Recurse", NULL);
     put_suspend(s, WIRE_SUSPEND_STARTED, 9);
-    put_suspend(s, WIRE_SUSPEND_FINISHED, 0);
-    put_suspend(s, WIRE_RESUME_STARTED, 0);
-    put_suspend(s, WIRE_RESUME_FINISHED, 0);
+    put_suspend(s, WIRE_SUSPEND_FINISHED, 9);
+    put_suspend(s, WIRE_SUSPEND_STARTED, 1); /* a GC's start before our resume finished */
+    put_suspend(s, WIRE_RESUME_STARTED, 9);
+    put_suspend(s, WIRE_RESUME_FINISHED, 9);
+    put_suspend(s, WIRE_RESUME_FINISHED, 1);
     put_stack_thread(s, 1, 0x71, 4, 0xA1, 0);
     put_stack_thread(s, 1, 0x72, 0, 0xA1, 0);
     put_stack_thread(s, 1, 0x73, 8, 0xB1, WIRE_STACK_TRUNCATED);
@@ -317,7 +319,7 @@ static void make_stack_seeds(void)
             put_frame(s, WIRE_GC_STARTED, 0, &(wire_gc_started){0x3, 0}, sizeof(wire_gc_started),
                       NULL, NULL);
             put_suspend(s, WIRE_SUSPEND_STARTED, 1);
-            put_suspend(s, WIRE_RESUME_FINISHED, 0);
+            put_suspend(s, WIRE_RESUME_FINISHED, 1);
             put_frame(s, WIRE_GC_FINISHED, 0, &(wire_gc_finished){0}, sizeof(wire_gc_finished),
                       NULL, NULL);
         }
@@ -326,7 +328,7 @@ static void make_stack_seeds(void)
     ps.effective_millihz = 12500;
     put_frame(s, WIRE_PROFILE_STATUS, 0, &ps, sizeof(ps), NULL, NULL);
     put_suspend(s, WIRE_SUSPEND_STARTED, 9);
-    put_suspend(s, WIRE_SUSPEND_ABORTED, 0);
+    put_suspend(s, WIRE_SUSPEND_ABORTED, 9);
     put_frame(s, WIRE_GC_FINISHED, 0, &(wire_gc_finished){0}, sizeof(wire_gc_finished), NULL, NULL);
     ps.state = WIRE_PROFILE_STOPPED;
     put_frame(s, WIRE_PROFILE_STATUS, 0, &ps, sizeof(ps), NULL, NULL);

@@ -165,7 +165,7 @@ static session *make_session(void)
     r.u.runtime_suspend = (wire_runtime_suspend){WIRE_SUSPEND_STARTED, 1};
     apply(s, r);
     r.time_ns = MONO + 4500;
-    r.u.runtime_suspend = (wire_runtime_suspend){WIRE_RESUME_FINISHED, 0};
+    r.u.runtime_suspend = (wire_runtime_suspend){WIRE_RESUME_FINISHED, 1};
     apply(s, r);
     r = (wire_record){.type = WIRE_GC_FINISHED, .time_ns = MONO + 4800};
     apply(s, r);

@@ -6,7 +6,11 @@
  * a finish without a start is ignored; a start over an unfinished GC closes
  * it as incomplete. A suspension opens at phase STARTED and closes at
  * RESUME_FINISHED or, aborted, at SUSPEND_ABORTED (a `suspension` event);
- * ends without a start are ignored; a second start drops the first. The
+ * ends without a start are ignored; a second start drops the first. Every
+ * phase carries its suspension's reason and pairs within its class (ours,
+ * reason 9, or the runtime's): the two interleavings the runtime produces
+ * (a GC's start before our resume finished, ours before a GC's) give two
+ * whole suspensions each, listed by start. The
  * sampler's own suspensions log no event while a profile runs. The rings keep
  * the newest TIMELINE_KEEP and count evictions; copies filter by overlap with
  * a window and keep the newest `limit`, oldest first.
@@ -132,10 +136,10 @@ TEST(suspension_phases)
     uint64_t events = s->event_seq;
 
     suspend(s, MONO + 100, WIRE_SUSPEND_STARTED, 1);
-    suspend(s, MONO + 200, WIRE_SUSPEND_FINISHED, 0);
-    suspend(s, MONO + 900, WIRE_RESUME_STARTED, 0);
+    suspend(s, MONO + 200, WIRE_SUSPEND_FINISHED, 1);
+    suspend(s, MONO + 900, WIRE_RESUME_STARTED, 1);
     CHECK(s->timeline.suspension_total == 0, "open until the resume finishes");
-    suspend(s, MONO + 1100, WIRE_RESUME_FINISHED, 0);
+    suspend(s, MONO + 1100, WIRE_RESUME_FINISHED, 1);
     CHECK(s->timeline.suspension_total == 1 && susp_at(s, 0)->start_ns == WALL(MONO + 100) &&
               susp_at(s, 0)->duration_ns == 1000 && susp_at(s, 0)->reason == 1 &&
               !susp_at(s, 0)->aborted,
@@ -147,7 +151,7 @@ TEST(suspension_phases)
           "a suspension event");
 
     suspend(s, MONO + 2000, WIRE_SUSPEND_STARTED, 9);
-    suspend(s, MONO + 2300, WIRE_SUSPEND_ABORTED, 0);
+    suspend(s, MONO + 2300, WIRE_SUSPEND_ABORTED, 9);
     CHECK(s->timeline.suspension_total == 2 && susp_at(s, 1)->aborted &&
               susp_at(s, 1)->duration_ns == 300 && susp_at(s, 1)->reason == 9,
           "an aborted suspension closes at phase 3");
@@ -155,16 +159,16 @@ TEST(suspension_phases)
     CHECK(e->type == WIRE_RUNTIME_SUSPEND && e->extra == 1 && e->id == 9, "its event says aborted");
 
     events = s->event_seq;
-    suspend(s, MONO + 3000, WIRE_RESUME_FINISHED, 0);
-    suspend(s, MONO + 3001, WIRE_SUSPEND_ABORTED, 0);
-    suspend(s, MONO + 3002, WIRE_SUSPEND_FINISHED, 0);
-    suspend(s, MONO + 3003, WIRE_RESUME_STARTED, 0);
+    suspend(s, MONO + 3000, WIRE_RESUME_FINISHED, 1);
+    suspend(s, MONO + 3001, WIRE_SUSPEND_ABORTED, 9);
+    suspend(s, MONO + 3002, WIRE_SUSPEND_FINISHED, 1);
+    suspend(s, MONO + 3003, WIRE_RESUME_STARTED, 9);
     CHECK(s->timeline.suspension_total == 2 && s->event_seq == events &&
               s->timeline.unmatched == 2,
           "ends without a start are ignored (two counted: the closing phases)");
     suspend(s, MONO + 4000, WIRE_SUSPEND_STARTED, 1);
     suspend(s, MONO + 5000, WIRE_SUSPEND_STARTED, 7);
-    suspend(s, MONO + 5400, WIRE_RESUME_FINISHED, 0);
+    suspend(s, MONO + 5400, WIRE_RESUME_FINISHED, 7);
     CHECK(s->timeline.suspension_total == 3 && susp_at(s, 2)->reason == 7 &&
               susp_at(s, 2)->duration_ns == 400 && s->timeline.unmatched == 3,
           "a start over an open suspension drops the open one");
@@ -185,14 +189,14 @@ TEST(sampler_suspensions_not_logged_while_profiling)
     profile_start(&s->profile, 99, NOW);
     events = s->event_seq;
     suspend(s, MONO + 100, WIRE_SUSPEND_STARTED, TIMELINE_SUSPEND_FOR_PROFILER);
-    suspend(s, MONO + 200, WIRE_RESUME_FINISHED, 0);
+    suspend(s, MONO + 200, WIRE_RESUME_FINISHED, TIMELINE_SUSPEND_FOR_PROFILER);
     suspend(s, MONO + 300, WIRE_SUSPEND_STARTED, 1);
-    suspend(s, MONO + 400, WIRE_RESUME_FINISHED, 0);
+    suspend(s, MONO + 400, WIRE_RESUME_FINISHED, 1);
     CHECK(s->timeline.suspension_total == 2 && s->event_seq == events + 1,
           "while a profile runs, our own suspension is in the timeline but not the log; a GC's is");
     profile_stop(&s->profile, NOW);
     suspend(s, MONO + 500, WIRE_SUSPEND_STARTED, TIMELINE_SUSPEND_FOR_PROFILER);
-    suspend(s, MONO + 600, WIRE_RESUME_FINISHED, 0);
+    suspend(s, MONO + 600, WIRE_RESUME_FINISHED, TIMELINE_SUSPEND_FOR_PROFILER);
     CHECK(s->event_seq == events + 2, "with no profile running, a snapshot's suspension is logged");
     session_free(s);
 }
@@ -242,7 +246,7 @@ TEST(evictions_and_copies)
           "no suspensions yet");
     for (uint64_t i = 0; i < 5; i++) {
         suspend(s, MONO + i * 10, WIRE_SUSPEND_STARTED, 1);
-        suspend(s, MONO + i * 10 + 5, WIRE_RESUME_FINISHED, 0);
+        suspend(s, MONO + i * 10 + 5, WIRE_RESUME_FINISHED, 1);
     }
     CHECK(timeline_copy_suspensions(&s->timeline, 0, INT64_MAX, 10, &scopy, &n, &matched) == 0 &&
               n == 5 && scopy[4].start_ns == WALL(MONO + 40) && scopy[4].duration_ns == 5 &&
@@ -252,10 +256,63 @@ TEST(evictions_and_copies)
     session_free(s);
 }
 
+/* The runtime reports a resume as finished after it let the next suspender
+ * in, on another thread: the records of a GC's suspension and ours interleave
+ * both ways. (Times in us after MONO.) */
+TEST(interleaved_suspensions_pair_by_reason)
+{
+    session *s = live_session();
+    timeline_suspension *copy = NULL;
+    size_t n, matched;
+    const uint64_t US = 1000;
+
+    /* a GC's 10..14, ours 13..17: our start before the GC's resume finished */
+    suspend(s, MONO + 10 * US, WIRE_SUSPEND_STARTED, 1);
+    suspend(s, MONO + 11 * US, WIRE_SUSPEND_FINISHED, 1);
+    suspend(s, MONO + 12 * US, WIRE_RESUME_STARTED, 1);
+    suspend(s, MONO + 13 * US, WIRE_SUSPEND_STARTED, 9);
+    suspend(s, MONO + 14 * US, WIRE_RESUME_FINISHED, 1);
+    suspend(s, MONO + 15 * US, WIRE_SUSPEND_FINISHED, 9);
+    suspend(s, MONO + 16 * US, WIRE_RESUME_STARTED, 9);
+    suspend(s, MONO + 17 * US, WIRE_RESUME_FINISHED, 9);
+    /* ours 20..24, a GC's 23..27: the GC's start before our resume finished */
+    suspend(s, MONO + 20 * US, WIRE_SUSPEND_STARTED, 9);
+    suspend(s, MONO + 21 * US, WIRE_SUSPEND_FINISHED, 9);
+    suspend(s, MONO + 22 * US, WIRE_RESUME_STARTED, 9);
+    suspend(s, MONO + 23 * US, WIRE_SUSPEND_STARTED, 1);
+    suspend(s, MONO + 24 * US, WIRE_RESUME_FINISHED, 9);
+    suspend(s, MONO + 25 * US, WIRE_SUSPEND_FINISHED, 1);
+    suspend(s, MONO + 26 * US, WIRE_RESUME_STARTED, 1);
+    suspend(s, MONO + 27 * US, WIRE_RESUME_FINISHED, 1);
+    /* a GC's 30..33, which closes after ours 31..32 */
+    suspend(s, MONO + 30 * US, WIRE_SUSPEND_STARTED, 1);
+    suspend(s, MONO + 31 * US, WIRE_SUSPEND_STARTED, 9);
+    suspend(s, MONO + 32 * US, WIRE_RESUME_FINISHED, 9);
+    suspend(s, MONO + 33 * US, WIRE_RESUME_FINISHED, 1);
+    CHECK(s->timeline.suspension_total == 6 && s->timeline.unmatched == 0,
+          "six whole suspensions, nothing unmatched");
+    CHECK(timeline_copy_suspensions(&s->timeline, 0, INT64_MAX, 10, &copy, &n, &matched) == 0 &&
+              n == 6,
+          "all six copied");
+    if (copy && n == 6) {
+        static const struct { uint64_t start_us, us; uint32_t reason; } want[] = {
+            {10, 4, 1}, {13, 4, 9}, {20, 4, 9}, {23, 4, 1}, {30, 3, 1}, {31, 1, 9}};
+        int ok = 1;
+        for (size_t i = 0; i < 6; i++)
+            ok &= copy[i].start_ns == WALL(MONO + want[i].start_us * US) &&
+                  copy[i].duration_ns == want[i].us * US && copy[i].reason == want[i].reason &&
+                  !copy[i].aborted;
+        CHECK(ok, "each with its own start, duration and reason, listed by start");
+    }
+    free(copy);
+    session_free(s);
+}
+
 static const check_test tests[] = {
     TEST_ENTRY(gc_pairs),
     TEST_ENTRY(suspension_phases),
     TEST_ENTRY(sampler_suspensions_not_logged_while_profiling),
+    TEST_ENTRY(interleaved_suspensions_pair_by_reason),
     TEST_ENTRY(evictions_and_copies),
     TEST_END,
 };
