@@ -84,19 +84,24 @@ async function withJitscope(hz) {
       if (r.status !== 202) throw new Error(`POST profile: ${r.status} ${JSON.stringify(r.body)}`);
       await waitFor('first sample', async () => (await srv.api('/api/sessions/1/profile')).body.profile.samples >= 1, 30000, 20);
     }
-    const go = Date.now();
     srv.proc.stdin.write('go\n');
-    // no REST polling while the work runs (it would cost the server CPU the other variants do not pay)
-    await waitFor('work done', () => /^cpu units \d+ checksum/m.test(srv.stdout), 300000, 50);
-    await waitFor('app exit', async () => (await srv.api('/api/sessions/1')).body.state === 'exited', 60000, 100);
+    // No REST polling while the work runs (it would cost the server CPU the other variants
+    // do not pay): one status read when the warm-up ends, one after the timed work.
+    let atWarm = null;
+    if (WARMUP_MS > 0) {
+      await waitFor('warm-up done', () => /^warm$/m.test(srv.stdout), 300000, 20);
+      if (hz) atWarm = (await srv.api('/api/sessions/1/profile')).body.profile;
+    }
+    await waitFor('work done', () => /^cpu units \d+ checksum/m.test(srv.stdout), 300000, 20);
     let profile = null;
     if (hz) {
-      // what the sampler did while the workload ran: our suspensions in the timeline after "go"
-      const ours = (await srv.api(`/api/sessions/1/timeline?from_ms=${go}`)).body.suspensions
-        .filter((x) => x.reason === 'profiler' && x.start_ms >= go);
-      profile = { ...(await srv.api('/api/sessions/1/profile')).body.profile,
-        work_samples: ours.length, work_suspended_ms: ours.reduce((n, x) => n + x.duration_ns / 1e6, 0) };
+      // what the sampler did during the timed work: the agent's own suspend_ns of each sample
+      const end = (await srv.api('/api/sessions/1/profile')).body.profile;
+      const from = atWarm || { walks: 0, samples: 0, suspended_ns_total: 0 };
+      profile = { ...end, work_samples: end.samples - from.samples,
+        work_suspended_ms: (end.suspended_ns_total - from.suspended_ns_total) / 1e6 };
     }
+    await waitFor('app exit', async () => (await srv.api('/api/sessions/1')).body.state === 'exited', 60000, 100);
     return { ms: workMs(srv.stderr), sum: checksum(srv.stdout), profile };
   } finally {
     await srv.stop();

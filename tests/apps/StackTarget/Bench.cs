@@ -6,7 +6,7 @@
 //   cpu UNITS [--gate] [--workers N] [--warmup-ms MS]
 //              a CPU-bound workload: UNITS units of work split over N threads
 //              ("cpu-<i>"; default one per core), after MS ms of the same work
-//              untimed (default 0); each unit builds and evaluates a small expression
+//              untimed (default 0; "warm" is printed when it ends); each unit builds and evaluates a small expression
 //              tree recursively, sorts an array and fills a dictionary (allocation,
 //              calls several frames deep, framework code). With --gate it prints
 //              "WAITING pid=<pid>" and starts only on the stdin line "go", so a tool
@@ -170,7 +170,11 @@ namespace StackTarget
                 if (line == null) return 3;
             }
             if (workers <= 0) workers = Math.Max(1, Environment.ProcessorCount);
-            if (warmupMs > 0) WarmUp(workers, warmupMs);
+            if (warmupMs > 0)
+            {
+                WarmUp(workers, warmupMs);
+                Program.Out("warm");
+            }
             var results = new ulong[workers];
             var threads = new Thread[workers];
             var clock = Stopwatch.StartNew();
