@@ -11,7 +11,7 @@
 CC       ?= gcc
 BUILD    := build
 PORT     ?= 8642
-CSTD     := -std=c11 -D_GNU_SOURCE
+CSTD     := -std=c11 -D_GNU_SOURCE -Iproto
 WARN     := -Wall -Wextra -Werror
 OPT      ?= -O2 -g
 PKGS     := libmicrohttpd jansson libcurl libwebsockets
@@ -22,10 +22,14 @@ SERVER_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpthread
 AGENT_CFLAGS  = $(CSTD) $(WARN) $(OPT) -fPIC -fvisibility=hidden -pthread
 AGENT_LDFLAGS = -shared -Wl,-z,defs -Wl,--no-undefined -pthread
 
-AGENT_SRC  := $(wildcard agent/*.c)
-SERVER_SRC := $(wildcard server/*.c) agent/utf.c
-AGENT_HDR  := $(wildcard agent/*.h)
-SERVER_HDR := $(wildcard server/*.h) $(AGENT_HDR)
+# proto/ is the wire format and what both sides of it need; agent/ and server/
+# include it and never each other.
+PROTO_SRC  := $(wildcard proto/*.c)
+PROTO_HDR  := $(wildcard proto/*.h)
+AGENT_SRC  := $(wildcard agent/*.c) $(PROTO_SRC)
+SERVER_SRC := $(wildcard server/*.c) $(PROTO_SRC)
+AGENT_HDR  := $(wildcard agent/*.h) $(PROTO_HDR)
+SERVER_HDR := $(wildcard server/*.h) $(PROTO_HDR)
 
 AGENT_SO   := $(BUILD)/libjitscope_agent.so
 SERVER_BIN := $(BUILD)/jitscope
@@ -89,7 +93,7 @@ $(BUILD)/tests/test_%: tests/unit/test_%.c $(filter-out server/main.c,$(SERVER_S
 
 # The wire decoder's fuzz target with a standalone driver (gcc has no libFuzzer).
 FUZZ_BIN := $(BUILD)/tests/fuzz_wire_decode
-FUZZ_SRC := server/wire_decode.c server/session.c server/idmap.c server/stacks.c server/profile.c server/timeline.c
+FUZZ_SRC := proto/wire_decode.c proto/utf.c proto/idmap.c server/session.c server/stacks.c server/profile.c server/timeline.c
 $(FUZZ_BIN): tests/fuzz/driver.c tests/fuzz/fuzz_wire_decode.c $(FUZZ_SRC) $(SERVER_HDR) | $(BUILD)/deps.stamp
 	@mkdir -p $(@D)
 	$(CC) $(CSTD) $(WARN) $(OPT) $(ASAN) -pthread -Iagent -Iserver tests/fuzz/driver.c \

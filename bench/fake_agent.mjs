@@ -1,5 +1,5 @@
 // fake_agent.mjs -- an agent stand-in for the ingest benchmark only: speaks the
-// wire protocol (agent/wire.h) from the environment `jitscope run` sets.
+// wire protocol (proto/wire.h) from the environment `jitscope run` sets.
 import net from 'node:net';
 
 const N = Number(process.argv[2] || 100000);

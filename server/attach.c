@@ -11,7 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../agent/wire.h"
+#include "wire.h"
 #include "ipc.h"
 #include "link.h"
 #include "sessions.h"

@@ -42,6 +42,7 @@
 #define _GNU_SOURCE /* CLOCK_BOOTTIME, strnlen, GNU strerror_r */
 #endif
 #include "ipc.h"
+#include "utf.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -275,79 +276,6 @@ int ipc_socket_key_ok(const ipc_target *t, uint64_t key, time_t mtime)
     return mtime + 2 >= t->start_realtime;
 }
 
-/* Decodes one UTF-8 code point; returns its length or 0 when invalid. */
-static size_t utf8_decode(const unsigned char *s, uint32_t *cp)
-{
-    unsigned char c = s[0];
-    if (c < 0x80) {
-        *cp = c;
-        return 1;
-    }
-    if (c >= 0xC2 && c <= 0xDF) {
-        if ((s[1] & 0xC0) != 0x80)
-            return 0;
-        *cp = ((uint32_t)(c & 0x1F) << 6) | (s[1] & 0x3F);
-        return 2;
-    }
-    if (c >= 0xE0 && c <= 0xEF) {
-        unsigned char lo = 0x80, hi = 0xBF;
-        if (c == 0xE0)
-            lo = 0xA0; /* no overlongs */
-        if (c == 0xED)
-            hi = 0x9F; /* no surrogates */
-        if (s[1] < lo || s[1] > hi || (s[2] & 0xC0) != 0x80)
-            return 0;
-        *cp = ((uint32_t)(c & 0x0F) << 12) | ((uint32_t)(s[1] & 0x3F) << 6) | (s[2] & 0x3F);
-        return 3;
-    }
-    if (c >= 0xF0 && c <= 0xF4) {
-        unsigned char lo = 0x80, hi = 0xBF;
-        if (c == 0xF0)
-            lo = 0x90;
-        if (c == 0xF4)
-            hi = 0x8F; /* <= U+10FFFF */
-        if (s[1] < lo || s[1] > hi || (s[2] & 0xC0) != 0x80 || (s[3] & 0xC0) != 0x80)
-            return 0;
-        *cp = ((uint32_t)(c & 0x07) << 18) | ((uint32_t)(s[1] & 0x3F) << 12) | ((uint32_t)(s[2] & 0x3F) << 6) |
-              (s[3] & 0x3F);
-        return 4;
-    }
-    return 0;
-}
-
-size_t ipc_utf8_to_utf16le(const char *in, uint8_t *out, size_t out_units)
-{
-    const unsigned char *s = (const unsigned char *)in;
-    size_t n = 0;
-
-    if (in == NULL || out == NULL)
-        return 0;
-    while (*s != 0) {
-        uint32_t cp = 0;
-        size_t used = utf8_decode(s, &cp); /* stops at a NUL: continuation checks fail on 0 */
-        if (used == 0)
-            return 0;
-        s += used;
-        if (cp >= 0x10000) {
-            cp -= 0x10000;
-            if (out_units - n < 3) /* pair + the terminator */
-                return 0;
-            put_u16(out + 2 * n, (uint16_t)(0xD800 + (cp >> 10)));
-            put_u16(out + 2 * n + 2, (uint16_t)(0xDC00 + (cp & 0x3FF)));
-            n += 2;
-        } else {
-            if (out_units - n < 2)
-                return 0;
-            put_u16(out + 2 * n, (uint16_t)cp);
-            n++;
-        }
-    }
-    if (out_units - n < 1)
-        return 0;
-    put_u16(out + 2 * n, 0);
-    return n + 1;
-}
-
 static void put_header(uint8_t *buf, uint16_t size, uint8_t set, uint8_t id)
 {
     memcpy(buf, ipc_magic, IPC_MAGIC_SIZE);
@@ -371,7 +299,7 @@ size_t ipc_build_attach(uint8_t *buf, size_t bufsz, uint32_t timeout_ms, const u
     off = IPC_HEADER_SIZE + 4 + 16 + 4;
     if (limit < off + 2 + 4)
         return 0;
-    units = ipc_utf8_to_utf16le(profiler_path_utf8, buf + off, (limit - off - 4) / 2);
+    units = utf8_to_utf16le(profiler_path_utf8, buf + off, (limit - off - 4) / 2);
     if (units == 0 || units > UINT32_MAX)
         return 0;
     total = off + 2 * units + 4;
@@ -453,45 +381,14 @@ int ipc_parse_hresult_reply(const uint8_t *buf, size_t len, int32_t *hresult)
     return IPC_OK;
 }
 
-/* Appends one code point as UTF-8 if it fits with room for the NUL. */
-static int utf8_put(char *out, size_t outsz, size_t *n, uint32_t cp)
-{
-    unsigned char b[4];
-    size_t k;
-    if (cp < 0x80) {
-        b[0] = (unsigned char)cp;
-        k = 1;
-    } else if (cp < 0x800) {
-        b[0] = (unsigned char)(0xC0 | (cp >> 6));
-        b[1] = (unsigned char)(0x80 | (cp & 0x3F));
-        k = 2;
-    } else if (cp < 0x10000) {
-        b[0] = (unsigned char)(0xE0 | (cp >> 12));
-        b[1] = (unsigned char)(0x80 | ((cp >> 6) & 0x3F));
-        b[2] = (unsigned char)(0x80 | (cp & 0x3F));
-        k = 3;
-    } else {
-        b[0] = (unsigned char)(0xF0 | (cp >> 18));
-        b[1] = (unsigned char)(0x80 | ((cp >> 12) & 0x3F));
-        b[2] = (unsigned char)(0x80 | ((cp >> 6) & 0x3F));
-        b[3] = (unsigned char)(0x80 | (cp & 0x3F));
-        k = 4;
-    }
-    if (outsz - *n < k + 1)
-        return 0;
-    memcpy(out + *n, b, k);
-    *n += k;
-    out[*n] = '\0';
-    return 1;
-}
-
 /* Reads one protocol string at *off into out (UTF-8, bounded). Lone surrogates
  * become U+FFFD; the text stops at an embedded NUL; a string too long for out is
  * cut on a character boundary and *truncated is set. */
 static int read_string(const uint8_t *p, size_t len, size_t *off, char *out, size_t outsz, int *truncated)
 {
     uint32_t count;
-    size_t i, n = 0, base;
+    size_t n, base;
+    int cut;
 
     out[0] = '\0';
     if (len - *off < 4)
@@ -505,26 +402,10 @@ static int read_string(const uint8_t *p, size_t len, size_t *off, char *out, siz
     base = *off;
     if (get_u16(p + base + 2 * ((size_t)count - 1)) != 0)
         return IPC_ERR_PROTO;
-    for (i = 0; i + 1 < count; i++) {
-        uint32_t cp = get_u16(p + base + 2 * i);
-        if (cp == 0)
-            break;
-        if (cp >= 0xD800 && cp <= 0xDBFF && i + 2 < count) {
-            uint32_t lo = get_u16(p + base + 2 * (i + 1));
-            if (lo >= 0xDC00 && lo <= 0xDFFF) {
-                cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
-                i++;
-            } else {
-                cp = 0xFFFD;
-            }
-        } else if (cp >= 0xD800 && cp <= 0xDFFF) {
-            cp = 0xFFFD;
-        }
-        if (!utf8_put(out, outsz, &n, cp)) {
-            *truncated = 1;
-            break;
-        }
-    }
+    n = utf16le_to_utf8(p + base, (size_t)count - 1, out, outsz - 1, &cut);
+    out[n] = '\0';
+    if (cut)
+        *truncated = 1;
     *off = base + 2 * (size_t)count;
     return IPC_OK;
 }

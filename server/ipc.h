@@ -148,11 +148,6 @@ int ipc_parse_socket_name(const char *name, pid_t *pid, uint64_t *key);
  * its start time) and the socket is not older than the process. */
 int ipc_socket_key_ok(const ipc_target *t, uint64_t key, time_t mtime);
 
-/* UTF-8 (NUL-terminated) to UTF-16LE units, with a terminating NUL unit.
- * Returns the number of units written including the NUL, or 0 when the input is
- * not valid UTF-8 (overlongs, surrogates, > U+10FFFF) or does not fit. */
-size_t ipc_utf8_to_utf16le(const char *in, uint8_t *out, size_t out_units);
-
 /* Request builders. Return the message size, or 0 when it does not fit in
  * bufsz / in a uint16, or when an argument is invalid. clsid is 16 bytes in
  * memory (GUID) layout: Data1 LE u32, Data2 LE u16, Data3 LE u16, Data4[8]. */

@@ -13,7 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../agent/wire.h"
+#include "wire.h"
 #include "sessions.h"
 
 extern char **environ;

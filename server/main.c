@@ -28,7 +28,7 @@
 #include "link.h"
 #include "sessions.h"
 #include "ws.h"
-#include "../agent/utf.h"
+#include "utf.h"
 
 #define EXIT_USAGE 2
 

@@ -3,7 +3,7 @@
  * The agent sends one walk of every managed thread as WIRE_STACK_THREAD
  * records (one per thread, frames leaf first) closed by one WIRE_STACK_END,
  * which says what the walk was: a snapshot on request or a profile sample
- * (agent/wire.h). Thread records do not carry the kind, so every walk is
+ * (proto/wire.h). Thread records do not carry the kind, so every walk is
  * assembled here first, keyed by the agent's snapshot_id, until its END:
  * - kind SNAPSHOT: kept (the newest STACKS_KEEP, and at most STACKS_KEEP_FRAMES
  *   frames in all, oldest evicted first), numbered 1, 2, 3... per session, and
@@ -24,7 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../agent/wire.h"
+#include "wire.h"
 
 #define STACKS_KEEP 64u                 /* newest snapshots kept per session */
 #define STACKS_KEEP_FRAMES (1u << 20)   /* frames kept in those snapshots: 16 MiB */

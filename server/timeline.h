@@ -1,7 +1,7 @@
 /* timeline.h -- one session's garbage collections and runtime suspensions.
  *
  * The agent reports GC_STARTED / GC_FINISHED and every phase of a runtime
- * suspension (RUNTIME_SUSPEND, agent/wire.h). timeline_apply() pairs them:
+ * suspension (RUNTIME_SUSPEND, proto/wire.h). timeline_apply() pairs them:
  * a GC is a start and the next finish; a suspension opens at phase STARTED
  * and closes at RESUME_FINISHED, or at SUSPEND_ABORTED as aborted. Every phase
  * carries its suspension's reason, and the records of two suspensions can

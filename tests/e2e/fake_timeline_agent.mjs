@@ -1,6 +1,6 @@
 // fake_timeline_agent.mjs -- an agent stand-in for one timeline test: started by
 // `jitscope run` (so it has the real socket and token), it says hello and sends a
-// fixed script of GC and runtime-suspension records (agent/wire.h), then waits to
+// fixed script of GC and runtime-suspension records (proto/wire.h), then waits to
 // be killed. The script has the two interleavings the real agent reports
 // (agent/gctimeline.c): the runtime calls RuntimeResumeFinished after it has let the
 // next suspender in, so a suspension's start can come before the previous one's

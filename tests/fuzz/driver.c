@@ -12,8 +12,8 @@
  * Build (from the repository root; same flags as the unit tests):
  *   mkdir -p build/tests && gcc -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -g \
  *     -fsanitize=address,undefined -fno-omit-frame-pointer -pthread -Iagent -Iserver \
- *     tests/fuzz/driver.c tests/fuzz/fuzz_wire_decode.c server/wire_decode.c \
- *     server/session.c server/idmap.c server/stacks.c server/profile.c server/timeline.c \
+ *     tests/fuzz/driver.c tests/fuzz/fuzz_wire_decode.c proto/wire_decode.c \
+ *     server/session.c proto/idmap.c server/stacks.c server/profile.c server/timeline.c \
  *     -fsanitize=address,undefined -o build/tests/fuzz_wire_decode
  * Run:
  *   build/tests/fuzz_wire_decode [-n ITERATIONS] [-t SECONDS] [-s SEED] [FILE...]

@@ -1,5 +1,5 @@
 /* fuzz_wire_decode.c -- fuzz target for the server's agent-stream path:
- * server/wire_decode.c (frames and records) and server/session.c with
+ * proto/wire_decode.c (frames and records) and server/session.c with
  * server/stacks.c, server/profile.c and server/timeline.c (folding records
  * into a session).
  *
@@ -19,7 +19,7 @@
  *
  * libFuzzer (clang):
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -Iagent -Iserver \
- *     tests/fuzz/fuzz_wire_decode.c server/wire_decode.c server/session.c server/idmap.c \
+ *     tests/fuzz/fuzz_wire_decode.c proto/wire_decode.c server/session.c proto/idmap.c \
  *     server/stacks.c server/profile.c server/timeline.c \
  *     -o build/tests/fuzz_wire_decode_libfuzzer
  * Without libFuzzer: tests/fuzz/driver.c (see the command there).
@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "session.h"
+#include "utf.h"
 #include "wire_decode.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -48,7 +49,7 @@ static void fuzz_check_record(const wire_frame *f, const wire_record *r)
         const uint8_t *t = (const uint8_t *)r->strings[i].text;
         FUZZ_REQUIRE(r->strings[i].length <= WIRE_MAX_STRING);
         FUZZ_REQUIRE(t >= f->payload && t + r->strings[i].length <= f->payload + f->header.length);
-        FUZZ_REQUIRE(wire_valid_utf8(r->strings[i].text, r->strings[i].length));
+        FUZZ_REQUIRE(utf8_valid(r->strings[i].text, r->strings[i].length));
     }
     if (r->type == WIRE_HELLO) {
         FUZZ_REQUIRE(memcmp(r->u.hello.magic, WIRE_MAGIC, 8) == 0);

@@ -20,6 +20,7 @@
 #endif
 #include "ipc.h"
 #include "procscan.h"
+#include "utf.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -176,12 +177,12 @@ static void test_attach_limits(void)
     }
     {
         uint8_t u[16];
-        CHECK(ipc_utf8_to_utf16le("\xF4\x8F\xBF\xBF", u, 8) == 3 && u[0] == 0xFF && u[1] == 0xDB && u[2] == 0xFF &&
+        CHECK(utf8_to_utf16le("\xF4\x8F\xBF\xBF", u, 8) == 3 && u[0] == 0xFF && u[1] == 0xDB && u[2] == 0xFF &&
                   u[3] == 0xDF,
               "utf16: U+10FFFF encodes as DBFF DFFF");
-        CHECK(ipc_utf8_to_utf16le("ab", u, 2) == 0, "utf16: no room for the NUL rejected");
-        CHECK(ipc_utf8_to_utf16le("ab", u, 3) == 3, "utf16: exact room accepted");
-        CHECK(ipc_utf8_to_utf16le("\xF0\x9F\x98\x80", u, 2) == 0, "utf16: no room for a pair plus NUL rejected");
+        CHECK(utf8_to_utf16le("ab", u, 2) == 0, "utf16: no room for the NUL rejected");
+        CHECK(utf8_to_utf16le("ab", u, 3) == 3, "utf16: exact room accepted");
+        CHECK(utf8_to_utf16le("\xF0\x9F\x98\x80", u, 2) == 0, "utf16: no room for a pair plus NUL rejected");
     }
 done:
     free(big);

@@ -1,4 +1,4 @@
-/* test_utf.c -- unit tests for agent/utf.c (UTF-16 -> UTF-8, UTF-8 sanitizing).
+/* test_utf.c -- unit tests for proto/utf.c (UTF-16 -> UTF-8, UTF-8 sanitizing).
  *
  * utf16_to_utf8: ASCII, BMP (é, 中), surrogate pairs (😀 U+1F600), unpaired
  * surrogates -> U+FFFD, stop at NUL, the output bound is respected and never
@@ -15,7 +15,7 @@
 
 #include "check.h"
 #include "utf.h"
-#include "wire_decode.h" /* wire_valid_utf8, to check what utf8_sanitize produces */
+
 
 #define CANARY 0xA5
 #define ARR(a) (sizeof(a) / sizeof((a)[0]))
@@ -240,7 +240,7 @@ TEST(sanitize_random_properties)
         }
         m = utf8_sanitize(in, n, out, sizeof(out), &truncated);
         bad_len += m != n || truncated;
-        invalid_out += !wire_valid_utf8(out, m);
+        invalid_out += !utf8_valid(out, m);
         for (size_t k = 0; k < m && k < n; k++) {
             if (out[k] != in[k]) {
                 changed++;

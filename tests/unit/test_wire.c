@@ -1,12 +1,12 @@
-/* test_wire.c -- unit tests for server/wire_decode.c, the decoder of agent frames.
+/* test_wire.c -- unit tests for proto/wire_decode.c, the decoder of agent frames.
  *
- * Frames are built by hand from the agent/wire.h structs and strings (u16 byte
+ * Frames are built by hand from the proto/wire.h structs and strings (u16 byte
  * count + UTF-8). Covered: every record type round-trips (header, fixed part,
  * strings); every strict prefix of a valid frame is NEED_MORE; BAD for a length
  * over WIRE_MAX_PAYLOAD, unknown types, payloads shorter than the fixed part, a
  * missing or overlong string length, trailing bytes, invalid UTF-8 (overlong,
  * surrogate, truncated, > U+10FFFF), a hello with bad magic or version;
- * wire_valid_utf8 against a table and against the agent's utf8_sanitize; the
+ * utf8_valid against a table and against the agent's utf8_sanitize; the
  * stack, profile and timeline records: frame_count bounded by
  * WIRE_STACK_MAX_FRAMES and equal to what the payload holds, frames read back
  * from an unaligned buffer, stack kinds, thread counts, profile states, rates
@@ -750,7 +750,7 @@ TEST(timeline_record_values)
           "GC records one byte short are BAD");
 }
 
-/* ---- wire_valid_utf8 ------------------------------------------------------ */
+/* ---- utf8_valid ------------------------------------------------------ */
 
 TEST(valid_utf8_table)
 {
@@ -805,12 +805,12 @@ TEST(valid_utf8_table)
 
     for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
         char *copy = (char *)copy_of((const uint8_t *)t[i].s, t[i].n); /* exact size */
-        CHECK(wire_valid_utf8(copy, t[i].n) == t[i].valid, "wire_valid_utf8(%s) == %d", t[i].what,
+        CHECK(utf8_valid(copy, t[i].n) == t[i].valid, "utf8_valid(%s) == %d", t[i].what,
               t[i].valid);
         free(copy);
     }
-    CHECK(wire_valid_utf8(NULL, 0) == 1, "zero bytes at NULL are valid");
-    CHECK(wire_valid_utf8("\xE4\xB8\xAD", 2) == 0, "the length bounds the check (cut character)");
+    CHECK(utf8_valid(NULL, 0) == 1, "zero bytes at NULL are valid");
+    CHECK(utf8_valid("\xE4\xB8\xAD", 2) == 0, "the length bounds the check (cut character)");
 }
 
 static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
@@ -825,7 +825,7 @@ static uint64_t xorshift(void)
 }
 
 /* The agent writes strings through utf8_sanitize; the server accepts strings
- * with wire_valid_utf8. They must agree: a string is valid exactly when
+ * with utf8_valid. They must agree: a string is valid exactly when
  * sanitizing leaves it unchanged, and what the agent sends is always valid. */
 TEST(valid_utf8_agrees_with_agent_sanitizer)
 {
@@ -845,13 +845,13 @@ TEST(valid_utf8_agrees_with_agent_sanitizer)
             in[k] = (r & 1) ? pool[(r >> 1) % sizeof(pool)] : (uint8_t)(r >> 8);
         }
         m = utf8_sanitize((const char *)in, n, out, sizeof(out), &truncated);
-        if (wire_valid_utf8((const char *)in, n) != (m == n && memcmp(in, out, n) == 0))
+        if (utf8_valid((const char *)in, n) != (m == n && memcmp(in, out, n) == 0))
             disagree++;
-        if (!wire_valid_utf8(out, m) || m != n || truncated)
+        if (!utf8_valid(out, m) || m != n || truncated)
             unsent++;
-        valid_seen += wire_valid_utf8((const char *)in, n);
+        valid_seen += utf8_valid((const char *)in, n);
     }
-    CHECK(disagree == 0, "wire_valid_utf8(s) == (utf8_sanitize(s) == s) on 100000 random strings "
+    CHECK(disagree == 0, "utf8_valid(s) == (utf8_sanitize(s) == s) on 100000 random strings "
                          "(%lu disagree)", disagree);
     CHECK(unsent == 0, "utf8_sanitize output is always valid for the server, same length (%lu not)",
           unsent);
@@ -905,7 +905,7 @@ static void decode_all(const uint8_t *buf, size_t len, garbage_stats *st)
                 const uint8_t *t = (const uint8_t *)r.strings[k].text;
                 if (t < f.payload || t + r.strings[k].length > f.payload + f.header.length ||
                     r.strings[k].length > WIRE_MAX_STRING ||
-                    !wire_valid_utf8(r.strings[k].text, r.strings[k].length))
+                    !utf8_valid(r.strings[k].text, r.strings[k].length))
                     st->violations++;
             }
             if (r.type == WIRE_HELLO && (memcmp(r.u.hello.magic, WIRE_MAGIC, 8) != 0 ||

@@ -1,8 +1,10 @@
 /* wire_decode.c -- bounded decoder of agent frames and record payloads.
- * See wire_decode.h; the layouts are agent/wire.h and docs/PROTOCOL.md. */
+ * See wire_decode.h; the layouts are proto/wire.h and docs/PROTOCOL.md. */
 #include "wire_decode.h"
 
 #include <string.h>
+
+#include "utf.h"
 
 int wire_decode_frame(const uint8_t *buf, size_t len, wire_frame *out, size_t *consumed,
                       const char **why)
@@ -19,43 +21,6 @@ int wire_decode_frame(const uint8_t *buf, size_t len, wire_frame *out, size_t *c
     out->payload = buf + sizeof(wire_frame_header);
     *consumed = sizeof(wire_frame_header) + out->header.length;
     return WIRE_DECODE_OK;
-}
-
-int wire_valid_utf8(const char *str, size_t n)
-{
-    const unsigned char *s = (const unsigned char *)str;
-    size_t i = 0;
-
-    while (i < n) {
-        unsigned c = s[i];
-        size_t need;
-        uint32_t cp, min;
-
-        if (c < 0x80) {
-            i++;
-            continue;
-        }
-        if ((c & 0xE0) == 0xC0) {
-            need = 1, cp = c & 0x1F, min = 0x80;
-        } else if ((c & 0xF0) == 0xE0) {
-            need = 2, cp = c & 0x0F, min = 0x800;
-        } else if ((c & 0xF8) == 0xF0) {
-            need = 3, cp = c & 0x07, min = 0x10000;
-        } else {
-            return 0;
-        }
-        if (n - i <= need)
-            return 0;
-        for (size_t k = 1; k <= need; k++) {
-            if ((s[i + k] & 0xC0) != 0x80)
-                return 0;
-            cp = (cp << 6) | (s[i + k] & 0x3F);
-        }
-        if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
-            return 0;
-        i += need + 1;
-    }
-    return 1;
 }
 
 /* Reads `count` strings after the fixed part; the payload must end exactly after them. */
@@ -78,7 +43,7 @@ static int wire_read_strings(const wire_frame *f, size_t fixed, unsigned count, 
             *why = "string longer than its record";
             return WIRE_DECODE_BAD;
         }
-        if (!wire_valid_utf8((const char *)f->payload + pos, n)) {
+        if (!utf8_valid((const char *)f->payload + pos, n)) {
             *why = "string is not valid UTF-8";
             return WIRE_DECODE_BAD;
         }

@@ -1,4 +1,4 @@
-/* wire_decode.h -- the server's decoder of agent frames (agent/wire.h).
+/* wire_decode.h -- the decoder of frames, used by the server for agent records (proto/wire.h).
  *
  * Pure functions over untrusted bytes: every length is checked against the
  * buffer and against the protocol's limits before it is used. Decoded strings
@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "../agent/wire.h"
+#include "wire.h"
 
 enum { WIRE_DECODE_OK = 0, WIRE_DECODE_NEED_MORE = 1, WIRE_DECODE_BAD = -1 };
 
@@ -80,8 +80,5 @@ int wire_decode_frame(const uint8_t *buf, size_t len, wire_frame *out, size_t *c
  * disagrees with the payload length, and a STACK_END with more threads sent
  * than WIRE_STACK_MAX_THREADS or than the runtime listed. */
 int wire_decode_record(const wire_frame *frame, wire_record *out, const char **why);
-
-/* 1 when the bytes are well-formed UTF-8 (no overlongs, surrogates or > U+10FFFF). */
-int wire_valid_utf8(const char *s, size_t n);
 
 #endif
