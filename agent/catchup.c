@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "agent.h"
 #include "describe.h"
 #include "emit.h"
@@ -40,7 +41,7 @@ static void catchup_module(ModuleID module)
                        sizeof(catchup_assembly), &cut);
     sender_emit(WIRE_MODULE_LOADED,
                 WIRE_FLAG_CATCHUP | (catchup_text.truncated ? WIRE_FLAG_TRUNCATED : 0),
-                emit_now_ns(), &m, sizeof(m), catchup_path, np, catchup_assembly, na);
+                clock_mono_ns(), &m, sizeof(m), catchup_path, np, catchup_assembly, na);
 }
 
 static unsigned catchup_modules(void)
@@ -83,7 +84,7 @@ static void catchup_thread_name(ThreadID thread, DWORD os_tid)
         return;
     while (n > 0 && (name[n - 1] == '\n' || name[n - 1] == '\0'))
         n--;
-    sender_emit(WIRE_THREAD_NAME, WIRE_FLAG_CATCHUP, emit_now_ns(), &t, sizeof(t), name,
+    sender_emit(WIRE_THREAD_NAME, WIRE_FLAG_CATCHUP, clock_mono_ns(), &t, sizeof(t), name,
                 (size_t)n, NULL, 0);
 }
 
@@ -108,7 +109,7 @@ static unsigned catchup_threads(void)
             if (SUCCEEDED(agent.info->lpVtbl->GetThreadInfo(agent.info, ids[i], &os)))
                 t.os_thread_id = os;
             walk_runtime_unlock();
-            sender_emit(WIRE_THREAD_CREATED, WIRE_FLAG_CATCHUP, emit_now_ns(), &t, sizeof(t),
+            sender_emit(WIRE_THREAD_CREATED, WIRE_FLAG_CATCHUP, clock_mono_ns(), &t, sizeof(t),
                         NULL, 0, NULL, 0);
             if (os)
                 catchup_thread_name(ids[i], os);
@@ -146,7 +147,7 @@ static unsigned catchup_functions(void)
             kept = describe_jit(ids[i].functionId, 1, &rec.j, rec.versions);
             walk_runtime_unlock();
             sender_emit_function_name(ids[i].functionId, 0, WIRE_FLAG_CATCHUP);
-            sender_emit(WIRE_JIT_FINISHED, WIRE_FLAG_CATCHUP, emit_now_ns(), &rec,
+            sender_emit(WIRE_JIT_FINISHED, WIRE_FLAG_CATCHUP, clock_mono_ns(), &rec,
                         (uint32_t)(sizeof(rec.j) + kept * sizeof(rec.versions[0])), NULL, 0,
                         NULL, 0);
         }
@@ -160,14 +161,14 @@ static unsigned catchup_functions(void)
 void catchup_run(void)
 {
     wire_catchup c;
-    uint64_t start = emit_now_ns();
+    uint64_t start = clock_mono_ns();
 
     memset(&c, 0, sizeof(c));
     sender_emit(WIRE_CATCHUP_BEGIN, WIRE_FLAG_CATCHUP, start, &c, sizeof(c), NULL, 0, NULL, 0);
     c.modules = catchup_modules();
     c.threads = catchup_threads();
     c.functions = catchup_functions();
-    c.duration_ns = emit_now_ns() - start;
-    sender_emit(WIRE_CATCHUP_END, WIRE_FLAG_CATCHUP, emit_now_ns(), &c, sizeof(c), NULL, 0, NULL,
+    c.duration_ns = clock_mono_ns() - start;
+    sender_emit(WIRE_CATCHUP_END, WIRE_FLAG_CATCHUP, clock_mono_ns(), &c, sizeof(c), NULL, 0, NULL,
                 0);
 }

@@ -6,15 +6,9 @@
 #include <time.h>
 
 #include "agent.h"
+#include "clock.h"
 #include "utf.h"
 #include "wire.h"
-
-uint64_t emit_now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 static size_t emit_string_bound(const emit_string *s)
 {
@@ -26,7 +20,7 @@ int emit_record(uint16_t type, uint16_t flags, const void *fixed, uint32_t fixed
                 const void *extra, uint32_t extra_length, const emit_string *strings,
                 unsigned string_count)
 {
-    return emit_record_at(type, flags, emit_now_ns(), fixed, fixed_length, extra, extra_length,
+    return emit_record_at(type, flags, clock_mono_ns(), fixed, fixed_length, extra, extra_length,
                           strings, string_count);
 }
 

@@ -16,8 +16,6 @@ typedef struct emit_string {
     size_t length;          /* bytes (utf8) or code units (utf16) */
 } emit_string;
 
-uint64_t emit_now_ns(void); /* CLOCK_MONOTONIC */
-
 /* Emits a record of `type` with a fixed part, `extra` raw bytes after it (may be
  * 0), and up to two strings, stamped with the current time. Returns 0, or -1
  * when the record was dropped (and counted by the ring). */

@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "agent.h"
 #include "emit.h"
 #include "stacks.h"
@@ -221,7 +222,7 @@ void sender_emit_function_name(uint64_t function_id, int dynamic, uint16_t flags
         n = (size_t)snprintf(name, sizeof(name), "(unknown function 0x%llx)",
                              (unsigned long long)function_id);
     }
-    sender_emit(WIRE_FUNCTION_NAME, flags, emit_now_ns(), &fixed, sizeof(fixed), name, n, NULL, 0);
+    sender_emit(WIRE_FUNCTION_NAME, flags, clock_mono_ns(), &fixed, sizeof(fixed), name, n, NULL, 0);
 }
 
 /* ---- connection ---- */
@@ -244,7 +245,6 @@ static int sender_connect(void)
 
 static void sender_hello(void)
 {
-    struct timespec mono, real;
     wire_hello h;
 
     memset(&h, 0, sizeof(h));
@@ -255,10 +255,8 @@ static void sender_hello(void)
     h.runtime_type = agent.runtime_type;
     h.clr_instance_id = agent.clr_instance_id;
     h.major = agent.major, h.minor = agent.minor, h.build = agent.build, h.qfe = agent.qfe;
-    clock_gettime(CLOCK_MONOTONIC, &mono);
-    clock_gettime(CLOCK_REALTIME, &real);
-    h.monotonic_ns = (uint64_t)mono.tv_sec * 1000000000u + (uint64_t)mono.tv_nsec;
-    h.realtime_ns = (uint64_t)real.tv_sec * 1000000000u + (uint64_t)real.tv_nsec;
+    h.monotonic_ns = clock_mono_ns();
+    h.realtime_ns = clock_real_ns();
     memcpy(h.token, agent.token, WIRE_TOKEN_LEN);
     h.ring_bytes = (uint32_t)agent.ring.capacity;
     sender_seq = 0;
@@ -276,7 +274,7 @@ static void sender_drops(void)
     d.dropped[WIRE_DROP_NAME_FAILED] = atomic_load(&agent.name_failures);
     d.produced = atomic_load(&agent.ring.reservations);
     d.ring_used = ring_used_bytes(&agent.ring);
-    sender_emit(WIRE_DROPS, 0, emit_now_ns(), &d, sizeof(d), NULL, 0, NULL, 0);
+    sender_emit(WIRE_DROPS, 0, clock_mono_ns(), &d, sizeof(d), NULL, 0, NULL, 0);
 }
 
 /* ---- ring ---- */
@@ -354,7 +352,7 @@ static int sender_detach(uint32_t expected_ms)
     }
     status.state = FAILED(hr) ? WIRE_DETACH_REFUSED : WIRE_DETACH_REQUESTED;
     status.hresult = hr;
-    sender_emit(WIRE_DETACH_STATUS, 0, emit_now_ns(), &status, sizeof(status), NULL, 0, NULL, 0);
+    sender_emit(WIRE_DETACH_STATUS, 0, clock_mono_ns(), &status, sizeof(status), NULL, 0, NULL, 0);
     sender_flush(1);
     if (FAILED(hr))
         return 0;
@@ -396,7 +394,7 @@ static int sender_commands(void)
         } else if (h.type == WIRE_CMD_PING && h.length >= sizeof(wire_cmd_ping)) {
             while (sender_drain(4096) > 0) /* a pong means: all before it was sent */
                 ;
-            sender_emit(WIRE_PONG, 0, emit_now_ns(), payload, sizeof(wire_cmd_ping), NULL, 0,
+            sender_emit(WIRE_PONG, 0, clock_mono_ns(), payload, sizeof(wire_cmd_ping), NULL, 0,
                         NULL, 0);
         } else if (h.type == WIRE_CMD_SNAPSHOT && h.length >= sizeof(wire_cmd_snapshot)) {
             wire_cmd_snapshot cmd;
@@ -430,7 +428,7 @@ static void *sender_main(void *arg)
     (void)arg;
     pthread_setname_np(pthread_self(), "jitscope-agent");
     for (;;) {
-        uint64_t now = emit_now_ns();
+        uint64_t now = clock_mono_ns();
         struct pollfd p;
 
         if (atomic_load(&agent.stopping))
@@ -549,7 +547,7 @@ void sender_detach_succeeded(void)
         while (sender_drain(8192) > 0 && agent.fd >= 0)
             ;
         sender_drops();
-        sender_emit(WIRE_DETACH_STATUS, 0, emit_now_ns(), &status, sizeof(status), NULL, 0,
+        sender_emit(WIRE_DETACH_STATUS, 0, clock_mono_ns(), &status, sizeof(status), NULL, 0,
                     NULL, 0);
         sender_flush(1);
     }

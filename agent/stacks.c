@@ -35,6 +35,7 @@
  * command, the duration running out, a new start (which replaces the running
  * profile), the connection lost (sender.c), detach or Shutdown.
  */
+#include "clock.h"
 #include "stacks.h"
 
 #include <pthread.h>
@@ -192,7 +193,7 @@ static void stacks_sample(stacks_profile *p, walk_buffers *b)
         p->samples++;
         p->suspended_ns += r.suspend_ns;
     }
-    now = emit_now_ns();
+    now = clock_mono_ns();
     stacks_rate_update(p, r.suspend_ns, now);
     walk_emit(b, &r, id, WIRE_STACK_SAMPLE, 0, p->effective_mhz);
     p->next_ns = deadline + p->period_ns;
@@ -215,7 +216,7 @@ static void stacks_profile_begin(stacks_profile *p, walk_buffers *b,
     p->period_ns = stacks_period_ns(p->effective_mhz);
     id = stacks_next_id();
     walk_take(b, STACKS_SAMPLE_RETRIES, &r);
-    now = emit_now_ns();
+    now = clock_mono_ns();
     if (FAILED(r.hresult) && r.hresult != CORPROF_E_SUSPENSION_IN_PROGRESS) {
         stacks_status(p, WIRE_PROFILE_REFUSED, r.hresult);
         return;
@@ -283,7 +284,7 @@ static void *stacks_main(void *arg)
         while (!stacks.stop && stacks.count == 0) {
             if (!p.running)
                 pthread_cond_wait(&stacks.wake, &stacks.lock);
-            else if (emit_now_ns() >= stacks_due(&p))
+            else if (clock_mono_ns() >= stacks_due(&p))
                 break;
             else
                 stacks_timed_wait(stacks_due(&p));
@@ -299,7 +300,7 @@ static void *stacks_main(void *arg)
         pthread_mutex_unlock(&stacks.lock);
         if (have) {
             stacks_run(&p, b, &c);
-        } else if (p.end_ns && emit_now_ns() >= p.end_ns) {
+        } else if (p.end_ns && clock_mono_ns() >= p.end_ns) {
             stacks_profile_end(&p); /* the duration is over */
         } else {
             stacks_sample(&p, b);

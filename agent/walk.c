@@ -42,6 +42,7 @@
  * in addition (the profiling API's rule) cb_ThreadDestroyed does not return
  * while its thread is the one published in walk_walking.
  */
+#include "clock.h"
 #include "walk.h"
 
 #include <pthread.h>
@@ -163,10 +164,10 @@ static void walk_one(walk_buffers *b, uint32_t index, ThreadID thread, uint32_t 
         atomic_store(&walk_walking, 0);
         return;
     }
-    t0 = emit_now_ns();
+    t0 = clock_mono_ns();
     hr = info->lpVtbl->DoStackSnapshot(info, thread, walk_frame, COR_PRF_SNAPSHOT_DEFAULT, &c,
                                        NULL, 0);
-    w->walk_ns = emit_now_ns() - t0;
+    w->walk_ns = clock_mono_ns() - t0;
     atomic_store(&walk_walking, 0);
     if (c.full) {
         w->flags = WIRE_STACK_TRUNCATED;
@@ -188,7 +189,7 @@ int32_t walk_take(walk_buffers *b, unsigned max_retries, walk_result *r)
 
     memset(r, 0, sizeof(*r));
     walk_runtime_lock();
-    r->start_ns = emit_now_ns();
+    r->start_ns = clock_mono_ns();
     for (;;) {
         hr = info->lpVtbl->SuspendRuntime(info);
         if (hr != CORPROF_E_SUSPENSION_IN_PROGRESS || r->retries >= max_retries)
@@ -228,7 +229,7 @@ int32_t walk_take(walk_buffers *b, unsigned max_retries, walk_result *r)
     }
     hr = info->lpVtbl->ResumeRuntime(info);
     /* ---- resumed ---- */
-    r->suspend_ns = emit_now_ns() - r->start_ns;
+    r->suspend_ns = clock_mono_ns() - r->start_ns;
     walk_runtime_unlock();
     if (e)
         e->lpVtbl->Release(e);
@@ -306,8 +307,8 @@ void walk_thread_destroyed(ThreadID thread)
 
     if (thread == 0 || atomic_load(&walk_walking) != thread)
         return; /* the usual path */
-    deadline = emit_now_ns() + WALK_DESTROY_WAIT_NS;
-    while (atomic_load(&walk_walking) == thread && emit_now_ns() < deadline) {
+    deadline = clock_mono_ns() + WALK_DESTROY_WAIT_NS;
+    while (atomic_load(&walk_walking) == thread && clock_mono_ns() < deadline) {
         if (spins++ < WALK_DESTROY_SPINS)
             sched_yield();
         else

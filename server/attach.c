@@ -1,5 +1,6 @@
 /* attach.c -- attach and detach orchestration (see attach.h). */
 #include "attach.h"
+#include "clock.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -21,13 +22,6 @@ static const char *attach_agent_path = "";
 static pthread_mutex_t attach_busy = PTHREAD_MUTEX_INITIALIZER;
 
 void attach_set_agent_path(const char *path) { attach_agent_path = path; }
-
-static int64_t attach_now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
 
 __attribute__((format(printf, 3, 4))) static void attach_fail(attach_result *out, int status,
                                                               const char *fmt, ...)
@@ -154,7 +148,7 @@ void attach_process(pid_t pid, attach_result *out)
     s = sessions_create(SESSION_MODE_ATTACH, pid, info ? info->command_line : "");
     if (s) {
         id = s->id;
-        s->created_ns = attach_now_ns();
+        s->created_ns = (int64_t)clock_real_ns();
         n = snprintf((char *)client, sizeof(client), "%s%s %s", WIRE_CLIENT_DATA_PREFIX, s->token,
                      link_socket_path());
     }
@@ -216,7 +210,7 @@ int detach_session(int session_id, char *message, size_t size)
     }
     link_id = s->link_id;
     s->state = SESSION_DETACHING;
-    s->detach_requested_ns = attach_now_ns();
+    s->detach_requested_ns = (int64_t)clock_real_ns();
     s->detach_finished_ns = 0;
     s->error[0] = '\0';
     sessions_unlock();

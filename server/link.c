@@ -1,5 +1,6 @@
 /* link.c -- agent connections: accept, authenticate, frame, apply (see link.h). */
 #include "link.h"
+#include "clock.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -39,13 +40,6 @@ static pthread_mutex_t link_mutex = PTHREAD_MUTEX_INITIALIZER; /* guards link_co
 static link_conn *link_conns[LINK_MAX_CONNECTIONS];
 static int link_next_id = 1;
 static void (*link_listener)(int session_id);
-
-static int64_t link_now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
 
 const char *link_socket_path(void) { return link_path; }
 void link_set_listener(void (*on_records)(int)) { link_listener = on_records; }
@@ -144,10 +138,10 @@ static void link_close(int slot, const char *why)
         s = sessions_get(c->session_id);
         if (s && s->link_id == c->link_id) {
             s->link_id = 0;
-            session_link_lost(s, link_now_ns());
+            session_link_lost(s, (int64_t)clock_real_ns());
             if (s->has_exit_code) {
                 s->state = SESSION_EXITED;
-                session_mark_ended(s, link_now_ns());
+                session_mark_ended(s, (int64_t)clock_real_ns());
             } else if (s->state == SESSION_LIVE || s->state == SESSION_STARTING ||
                        s->state == SESSION_DETACHING) {
                 s->state = SESSION_DISCONNECTED;
@@ -223,7 +217,7 @@ static const char *link_consume(link_conn *c)
 {
     const char *why = NULL;
     size_t off = 0;
-    int64_t now = link_now_ns();
+    int64_t now = (int64_t)clock_real_ns();
     int applied = 0;
 
     sessions_lock();
@@ -296,7 +290,7 @@ static void link_sweep(void)
         if (kill(s->pid, 0) != 0 && errno == ESRCH) {
             if (s->state != SESSION_DETACHED)
                 s->state = SESSION_EXITED;
-            session_mark_ended(s, link_now_ns());
+            session_mark_ended(s, (int64_t)clock_real_ns());
         }
     }
     sessions_unlock();
@@ -324,9 +318,9 @@ static void *link_main(void *arg)
                 continue;
             break;
         }
-        if (link_now_ns() - last_sweep > 500000000) {
+        if ((int64_t)clock_real_ns() - last_sweep > 500000000) {
             link_sweep();
-            last_sweep = link_now_ns();
+            last_sweep = (int64_t)clock_real_ns();
         }
         if (fds[0].revents)
             break;

@@ -19,6 +19,7 @@
 #include <jansson.h>
 
 #include "api.h"
+#include "clock.h"
 #include "attach.h"
 #include "client.h"
 #include "http.h"
@@ -180,13 +181,6 @@ static int check_agent(const cli_options *o)
     return 0;
 }
 
-static int64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 /* Joins argv into one line for display: bounded, and valid UTF-8 (a byte that
  * is not becomes '?'), since it goes into JSON. */
 static void join_command(char **argv, char *out, size_t outsz)
@@ -274,7 +268,7 @@ static int serve(cli_options *o, int mode)
         sessions_lock();
         s = sessions_create(SESSION_MODE_RUN, 0, line);
         if (s) {
-            s->created_ns = now_ns();
+            s->created_ns = (int64_t)clock_real_ns();
             memcpy(token, s->token, sizeof(token));
             id = s->id;
         }

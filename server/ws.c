@@ -1,5 +1,6 @@
 /* ws.c -- WebSocket live stream on libwebsockets (see ws.h). */
 #include "ws.h"
+#include "clock.h"
 
 #include <libwebsockets.h>
 #include <pthread.h>
@@ -40,13 +41,6 @@ static int ws_port;
 static ws_client *ws_clients[WS_MAX_CLIENTS];
 static lws_sorted_usec_list_t ws_tick_sul;
 static const struct lws_protocols ws_protocols[];
-
-static int64_t ws_now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
 
 void ws_notify(int session_id)
 {
@@ -120,7 +114,7 @@ static void ws_command(ws_client *c)
     sessions_unlock();
     c->session_id = (int)json_integer_value(sub);
     c->next_seq = (uint64_t)(after ? json_integer_value(after) : 0) + 1;
-    c->last_progress_ns = ws_now_ns();
+    c->last_progress_ns = (int64_t)clock_mono_ns();
     c->last_summary_ns = 0;
     c->last_state = -1;
     c->lag_missed = 0;
@@ -135,7 +129,7 @@ static char *ws_next_message(ws_client *c, int *more)
     json_t *out = NULL, *list;
     session *s;
     uint64_t first, pending;
-    int64_t now = ws_now_ns();
+    int64_t now = (int64_t)clock_mono_ns();
     char *text = NULL;
 
     *more = 0;
@@ -224,7 +218,7 @@ static int ws_write(ws_client *c)
 /* Every second: summaries, and disconnect clients that stopped reading. */
 static void ws_tick(lws_sorted_usec_list_t *sul)
 {
-    int64_t now = ws_now_ns();
+    int64_t now = (int64_t)clock_mono_ns();
     int i;
 
     for (i = 0; i < WS_MAX_CLIENTS; i++) {
@@ -258,7 +252,7 @@ static int ws_callback(struct lws *wsi, enum lws_callback_reasons reason, void *
     case LWS_CALLBACK_ESTABLISHED:
         memset(c, 0, sizeof(*c));
         c->wsi = wsi;
-        c->last_progress_ns = ws_now_ns();
+        c->last_progress_ns = (int64_t)clock_mono_ns();
         for (i = 0; i < WS_MAX_CLIENTS; i++) {
             if (!ws_clients[i]) {
                 ws_clients[i] = c;
