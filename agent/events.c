@@ -105,13 +105,13 @@ HRESULT STDMETHODCALLTYPE cb_ModuleLoadFinished(ICorProfilerCallback11 *self, Mo
 {
     describe_module_text text; /* 2.5 KB of stack, for a rare event */
     wire_module_loaded m;
-    emit_string strings[2];
+    wire_text strings[2];
 
     (void)self;
     describe_module(moduleId, &m, &text);
     m.hresult = hrStatus;
-    strings[0] = (emit_string){.utf16 = text.path, .length = text.path_length};
-    strings[1] = (emit_string){.utf16 = text.assembly, .length = text.assembly_length};
+    strings[0] = (wire_text){.utf16 = text.path, .length = text.path_length};
+    strings[1] = (wire_text){.utf16 = text.assembly, .length = text.assembly_length};
     emit_record(WIRE_MODULE_LOADED, text.truncated ? WIRE_FLAG_TRUNCATED : 0, &m, sizeof(m), NULL,
                 0, strings, 2);
     return S_OK;
@@ -134,14 +134,14 @@ HRESULT STDMETHODCALLTYPE cb_AssemblyLoadFinished(ICorProfilerCallback11 *self,
     AppDomainID domain = 0;
     ModuleID manifest = 0;
     wire_assembly_loaded a = {.assembly_id = assemblyId, .hresult = hrStatus};
-    emit_string s;
+    wire_text s;
 
     (void)self;
     if (FAILED(agent.info->lpVtbl->GetAssemblyInfo(agent.info, assemblyId, DESCRIBE_NAME_UNITS,
                                                    &length, name, &domain, &manifest)))
         length = 0;
     a.manifest_module_id = manifest;
-    s = (emit_string){.utf16 = name, .length = length < DESCRIBE_NAME_UNITS ? length
+    s = (wire_text){.utf16 = name, .length = length < DESCRIBE_NAME_UNITS ? length
                                                                              : DESCRIBE_NAME_UNITS};
     emit_record(WIRE_ASSEMBLY_LOADED, 0, &a, sizeof(a), NULL, 0, &s, 1);
     return S_OK;
@@ -185,7 +185,7 @@ HRESULT STDMETHODCALLTYPE cb_ThreadNameChanged(ICorProfilerCallback11 *self, Thr
 {
     wire_thread t = {.thread_id = threadId};
     /* the name is not NUL-terminated and may be empty (or NULL when empty) */
-    emit_string s = {.utf16 = name, .length = name ? cchName : 0};
+    wire_text s = {.utf16 = name, .length = name ? cchName : 0};
 
     (void)self;
     emit_record(WIRE_THREAD_NAME, 0, &t, sizeof(t), NULL, 0, &s, 1);

@@ -24,9 +24,11 @@
 #include "clock.h"
 #include "agent.h"
 #include "emit.h"
+#include "idmap.h"
 #include "stacks.h"
 #include "utf.h"
 #include "walk.h"
+#include "wire_decode.h"
 
 #define SENDER_OUT_BYTES (256u * 1024u)
 #define SENDER_IN_BYTES 4096u
@@ -45,8 +47,7 @@ static size_t sender_out_used;
 static uint8_t sender_in[SENDER_IN_BYTES];
 static size_t sender_in_used;
 static uint64_t sender_seq;
-static uint64_t *sender_named;          /* open-addressing set of named FunctionIDs */
-static size_t sender_named_cap, sender_named_count;
+static idmap sender_named;              /* FunctionIDs named on this connection */
 
 static void sender_sleep_ms(unsigned ms)
 {
@@ -106,93 +107,36 @@ static int sender_room(size_t need)
     return SENDER_OUT_BYTES - sender_out_used >= need ? 0 : -1;
 }
 
-/* utf8_sanitize maps byte for byte ('?' for a bad byte), so n stays n. */
-static void sender_put_string(const char *s, size_t n)
-{
-    uint16_t n16;
-    int truncated;
-
-    n = utf8_sanitize(s, n, (char *)sender_out + sender_out_used + 2, n, &truncated);
-    n16 = (uint16_t)n;
-    memcpy(sender_out + sender_out_used, &n16, 2);
-    sender_out_used += 2 + n;
-}
-
 void sender_emit(uint16_t type, uint16_t flags, uint64_t time_ns, const void *fixed,
                  uint32_t fixed_length, const char *s1, size_t n1, const char *s2, size_t n2)
 {
     wire_frame_header h = {.type = type, .flags = flags, .time_ns = time_ns};
-    size_t need;
+    wire_text strings[2] = {{.utf8 = s1, .length = n1}, {.utf8 = s2, .length = n2}};
+    unsigned count = s2 ? 2 : s1 ? 1 : 0;
+    size_t need = wire_encode_bound(fixed_length, 0, strings, count);
 
-    if (n1 > WIRE_MAX_STRING)
-        n1 = WIRE_MAX_STRING;
-    if (n2 > WIRE_MAX_STRING)
-        n2 = WIRE_MAX_STRING;
-    need = sizeof(h) + fixed_length + (s1 ? 2 + n1 : 0) + (s2 ? 2 + n2 : 0);
     if (agent.fd < 0 || sender_room(need) != 0)
         return;
     h.seq = ++sender_seq;
-    h.length = (uint32_t)(need - sizeof(h));
-    memcpy(sender_out + sender_out_used, &h, sizeof(h));
-    sender_out_used += sizeof(h);
-    memcpy(sender_out + sender_out_used, fixed, fixed_length);
-    sender_out_used += fixed_length;
-    if (s1)
-        sender_put_string(s1, n1);
-    if (s2)
-        sender_put_string(s2, n2);
+    sender_out_used += wire_encode(sender_out + sender_out_used, &h, fixed, fixed_length, NULL, 0,
+                                   strings, count);
 }
 
 /* ---- functions already named on this connection ---- */
 
-static size_t sender_named_slot(uint64_t id, size_t mask)
-{
-    id ^= id >> 31;
-    id *= 0x9e3779b97f4a7c15ull;
-    return (size_t)(id >> 17) & mask;
-}
-
 /* Returns 1 when id was not in the set (and adds it, if there is room). */
 static int sender_named_add(uint64_t id)
 {
-    size_t mask, i;
-
-    if (id == 0)
+    if (id == 0 || idmap_get(&sender_named, id) != IDMAP_MISSING)
         return 0;
-    if ((sender_named_count + 1) * 2 > sender_named_cap && sender_named_cap < SENDER_NAMED_MAX) {
-        size_t cap = sender_named_cap ? sender_named_cap * 2 : 4096, k;
-        uint64_t *bigger = calloc(cap, sizeof(uint64_t));
-        if (bigger) {
-            for (k = 0; k < sender_named_cap; k++) {
-                uint64_t key = sender_named[k];
-                if (key) {
-                    size_t j = sender_named_slot(key, cap - 1);
-                    while (bigger[j])
-                        j = (j + 1) & (cap - 1);
-                    bigger[j] = key;
-                }
-            }
-            free(sender_named);
-            sender_named = bigger;
-            sender_named_cap = cap;
-        }
-    }
-    if (sender_named_cap == 0 || (sender_named_count + 1) * 10 > sender_named_cap * 9)
-        return 1; /* full: name it again; the server keeps the first name */
-    mask = sender_named_cap - 1;
-    for (i = sender_named_slot(id, mask); sender_named[i]; i = (i + 1) & mask)
-        if (sender_named[i] == id)
-            return 0;
-    sender_named[i] = id;
-    sender_named_count++;
-    return 1;
+    if (sender_named.count < SENDER_NAMED_MAX)
+        (void)idmap_put(&sender_named, id, 1); /* out of memory: it is named again later */
+    return 1; /* a full set names again; the server keeps the first name */
 }
 
 static void sender_named_reset(void)
 {
-    free(sender_named);
-    sender_named = NULL;
-    sender_named_cap = sender_named_count = 0;
+    idmap_free(&sender_named);
 }
 
 static int sender_resolve(uint64_t function_id, char *name, size_t size, wire_function_name *f)
@@ -374,41 +318,42 @@ static int sender_commands(void)
     }
     if (n > 0)
         sender_in_used += (size_t)n;
-    while (!leave && sender_in_used - off >= sizeof(wire_frame_header)) {
-        wire_frame_header h;
-        const uint8_t *payload;
+    while (!leave) {
+        wire_command cmd;
+        size_t used;
+        const char *why = NULL;
+        int rc = wire_decode_command(sender_in + off, sender_in_used - off, &cmd, &used, &why);
 
-        memcpy(&h, sender_in + off, sizeof(h));
-        if (h.length > 256) { /* no command is that long: not our server */
+        if (rc == WIRE_DECODE_NEED_MORE)
+            break;
+        if (rc != WIRE_DECODE_OK) { /* not our server */
+            fprintf(stderr, "jitscope agent: bad command from the server (%s); disconnecting\n", why);
             sender_disconnect();
             return 0;
         }
-        if (sender_in_used - off - sizeof(h) < h.length)
+        off += used;
+        switch (cmd.type) {
+        case WIRE_CMD_DETACH:
+            leave = sender_detach(cmd.u.detach.expected_ms > 60000 ? 60000 : cmd.u.detach.expected_ms);
             break;
-        payload = sender_in + off + sizeof(h);
-        off += sizeof(h) + h.length;
-        if (h.type == WIRE_CMD_DETACH && h.length >= sizeof(wire_cmd_detach)) {
-            wire_cmd_detach cmd;
-            memcpy(&cmd, payload, sizeof(cmd));
-            leave = sender_detach(cmd.expected_ms > 60000 ? 60000 : cmd.expected_ms);
-        } else if (h.type == WIRE_CMD_PING && h.length >= sizeof(wire_cmd_ping)) {
+        case WIRE_CMD_PING:
             while (sender_drain(4096) > 0) /* a pong means: all before it was sent */
                 ;
-            sender_emit(WIRE_PONG, 0, clock_mono_ns(), payload, sizeof(wire_cmd_ping), NULL, 0,
+            sender_emit(WIRE_PONG, 0, clock_mono_ns(), &cmd.u.ping, sizeof(cmd.u.ping), NULL, 0,
                         NULL, 0);
-        } else if (h.type == WIRE_CMD_SNAPSHOT && h.length >= sizeof(wire_cmd_snapshot)) {
-            wire_cmd_snapshot cmd;
-            memcpy(&cmd, payload, sizeof(cmd));
-            stacks_snapshot(cmd.request_id);
-        } else if (h.type == WIRE_CMD_PROFILE_START &&
-                   h.length >= sizeof(wire_cmd_profile_start)) {
-            wire_cmd_profile_start cmd;
-            memcpy(&cmd, payload, sizeof(cmd));
-            stacks_profile_start(&cmd);
-        } else if (h.type == WIRE_CMD_PROFILE_STOP) {
+            break;
+        case WIRE_CMD_SNAPSHOT:
+            stacks_snapshot(cmd.u.snapshot.request_id);
+            break;
+        case WIRE_CMD_PROFILE_START:
+            stacks_profile_start(&cmd.u.profile_start);
+            break;
+        case WIRE_CMD_PROFILE_STOP:
             stacks_profile_stop();
+            break;
+        default: /* unknown commands are ignored: a newer server may know more */
+            break;
         }
-        /* unknown commands are ignored: a newer server may know more */
     }
     if (agent.fd >= 0) {
         memmove(sender_in, sender_in + off, sender_in_used - off);

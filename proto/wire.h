@@ -356,4 +356,6 @@ typedef struct wire_cmd_profile_stop {
     uint64_t reserved;
 } wire_cmd_profile_stop;
 
+#define WIRE_MAX_COMMAND 256u /* longest command payload; a longer one is not our server */
+
 #endif /* JITSCOPE_WIRE_H */

@@ -204,3 +204,38 @@ int wire_decode_record(const wire_frame *f, wire_record *out, const char **why)
     }
     return WIRE_DECODE_OK;
 }
+
+int wire_decode_command(const uint8_t *buf, size_t len, wire_command *out, size_t *consumed,
+                        const char **why)
+{
+    wire_frame f;
+    size_t need = 0;
+    int rc;
+
+    if (len >= sizeof(wire_frame_header)) {
+        memcpy(&f.header, buf, sizeof(f.header));
+        if (f.header.length > WIRE_MAX_COMMAND) {
+            *why = "command longer than WIRE_MAX_COMMAND";
+            return WIRE_DECODE_BAD;
+        }
+    }
+    rc = wire_decode_frame(buf, len, &f, consumed, why);
+    if (rc != WIRE_DECODE_OK)
+        return rc;
+    memset(out, 0, sizeof(*out));
+    out->type = f.header.type;
+    switch (f.header.type) {
+    case WIRE_CMD_DETACH: need = sizeof(out->u.detach); break;
+    case WIRE_CMD_PING: need = sizeof(out->u.ping); break;
+    case WIRE_CMD_SNAPSHOT: need = sizeof(out->u.snapshot); break;
+    case WIRE_CMD_PROFILE_START: need = sizeof(out->u.profile_start); break;
+    case WIRE_CMD_PROFILE_STOP: need = 0; break; /* its payload carries nothing yet */
+    default: return WIRE_DECODE_OK;
+    }
+    if (f.header.length < need) {
+        *why = "command payload shorter than its fields";
+        return WIRE_DECODE_BAD;
+    }
+    memcpy(&out->u, f.payload, need);
+    return WIRE_DECODE_OK;
+}

@@ -81,4 +81,23 @@ int wire_decode_frame(const uint8_t *buf, size_t len, wire_frame *out, size_t *c
  * than WIRE_STACK_MAX_THREADS or than the runtime listed. */
 int wire_decode_record(const wire_frame *frame, wire_record *out, const char **why);
 
+/* A command (server -> agent), decoded. Unknown command types are OK with only
+ * `type` set: a newer server may know more, and the agent ignores them. */
+typedef struct wire_command {
+    uint16_t type;
+    union {
+        wire_cmd_detach detach;
+        wire_cmd_ping ping;
+        wire_cmd_snapshot snapshot;
+        wire_cmd_profile_start profile_start;
+        wire_cmd_profile_stop profile_stop;
+    } u;
+} wire_command;
+
+/* Splits and decodes one command frame off the front of buf, as
+ * wire_decode_frame does, with WIRE_MAX_COMMAND as the length limit. A known
+ * command whose payload is shorter than its struct is BAD. */
+int wire_decode_command(const uint8_t *buf, size_t len, wire_command *out, size_t *consumed,
+                        const char **why);
+
 #endif

@@ -18,8 +18,10 @@
 
 #include "sessions.h"
 #include "wire_decode.h"
+#include "wire_encode.h"
 
 #define LINK_MAX_CONNECTIONS 64
+#define LINK_SEND_WAIT_MS 500u /* longest wait for an agent to take a command */
 #define LINK_BUFFER (2u * (WIRE_MAX_PAYLOAD + sizeof(wire_frame_header)))
 
 typedef struct link_conn {
@@ -105,22 +107,55 @@ fail:
     return -1;
 }
 
+/* Writes all n bytes or gives up after LINK_SEND_WAIT_MS. A command is written
+ * whole or the connection is shut down: half a frame would leave the agent's
+ * command stream out of step for good. Called with link_mutex held. */
+static int link_write_whole(int fd, int link_id, const uint8_t *p, size_t n)
+{
+    size_t off = 0;
+    uint64_t deadline = clock_mono_ns() + LINK_SEND_WAIT_MS * 1000000ull;
+
+    while (off < n) {
+        ssize_t w = send(fd, p + off, n - off, MSG_NOSIGNAL | MSG_DONTWAIT);
+        uint64_t now;
+        struct pollfd pfd = {.fd = fd, .events = POLLOUT};
+
+        if (w > 0) {
+            off += (size_t)w;
+            continue;
+        }
+        if (w < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
+            break;
+        now = clock_mono_ns();
+        if (now >= deadline)
+            break;
+        poll(&pfd, 1, (int)((deadline - now) / 1000000ull) + 1);
+    }
+    if (off == n)
+        return 0;
+    if (off > 0) {
+        fprintf(stderr, "jitscope: agent link %d took only %zu of %zu bytes of a command; closing it\n",
+                link_id, off, n);
+        shutdown(fd, SHUT_RDWR); /* the link thread sees it and closes the session's link */
+    }
+    return -1;
+}
+
 int link_send(int link_id, uint16_t type, const void *payload, uint32_t length)
 {
-    uint8_t frame[sizeof(wire_frame_header) + 64];
-    wire_frame_header h = {.type = type, .length = length};
+    uint8_t frame[sizeof(wire_frame_header) + WIRE_MAX_COMMAND];
+    wire_frame_header h = {.type = type};
+    size_t size;
     int rc = -1, i;
 
-    if (length > sizeof(frame) - sizeof(h))
+    if (length > WIRE_MAX_COMMAND)
         return -1;
-    memcpy(frame, &h, sizeof(h));
-    memcpy(frame + sizeof(h), payload, length);
+    size = wire_encode(frame, &h, payload, length, NULL, 0, NULL, 0);
     pthread_mutex_lock(&link_mutex);
     for (i = 0; i < LINK_MAX_CONNECTIONS; i++) {
         link_conn *c = link_conns[i];
         if (c && c->link_id == link_id) {
-            ssize_t n = send(c->fd, frame, sizeof(h) + length, MSG_NOSIGNAL | MSG_DONTWAIT);
-            rc = n == (ssize_t)(sizeof(h) + length) ? 0 : -1;
+            rc = link_write_whole(c->fd, link_id, frame, size);
             break;
         }
     }

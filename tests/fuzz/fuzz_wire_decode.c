@@ -1,7 +1,8 @@
 /* fuzz_wire_decode.c -- fuzz target for the server's agent-stream path:
  * proto/wire_decode.c (frames and records) and server/session.c with
  * server/stacks.c, server/profile.c and server/timeline.c (folding records
- * into a session).
+ * into a session), and the same bytes as the command stream an agent reads
+ * (wire_decode_command).
  *
  * Input layout: the first 32 bytes are the session token (shorter inputs use a
  * fixed token), the rest is the byte stream an agent would send. The target
@@ -159,6 +160,27 @@ static void fuzz_read_back(session *s, const wire_record *r)
     (void)sink;
 }
 
+/* The same bytes read as the commands an agent receives: every frame is split
+ * whole or refused, never past the input, never over WIRE_MAX_COMMAND. */
+static void fuzz_commands(const uint8_t *data, size_t size)
+{
+    size_t off = 0;
+
+    while (off < size) {
+        wire_command c;
+        size_t used = 0;
+        const char *why = NULL;
+        int rc = wire_decode_command(data + off, size - off, &c, &used, &why);
+        if (rc != WIRE_DECODE_OK) {
+            FUZZ_REQUIRE(rc == WIRE_DECODE_NEED_MORE || why != NULL);
+            return;
+        }
+        FUZZ_REQUIRE(used >= sizeof(wire_frame_header) && used <= size - off);
+        FUZZ_REQUIRE(used - sizeof(wire_frame_header) <= WIRE_MAX_COMMAND);
+        off += used;
+    }
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     char token[WIRE_TOKEN_LEN + 1] = "00000000000000000000000000000000";
@@ -167,6 +189,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int bound = 0;
     session *s;
 
+    fuzz_commands(data, size);
     if (size >= WIRE_TOKEN_LEN) {
         memcpy(token, data, WIRE_TOKEN_LEN);
         buf += WIRE_TOKEN_LEN;

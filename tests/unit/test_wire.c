@@ -1,4 +1,4 @@
-/* test_wire.c -- unit tests for proto/wire_decode.c, the decoder of agent frames.
+/* test_wire.c -- unit tests for proto/wire_decode.c and proto/wire_encode.c.
  *
  * Frames are built by hand from the proto/wire.h structs and strings (u16 byte
  * count + UTF-8). Covered: every record type round-trips (header, fixed part,
@@ -25,6 +25,7 @@
 #include "check.h"
 #include "utf.h"
 #include "wire_decode.h"
+#include "wire_encode.h"
 
 /* ---- building frames ---------------------------------------------------- */
 
@@ -1023,6 +1024,101 @@ TEST(garbage_never_crashes_or_overreads)
     CHECK(st.bad > 1000 && st.need_more > 1000, "both BAD and NEED_MORE were exercised");
 }
 
+/* ---- the encoder (proto/wire_encode.c) and the command decoder ----------- */
+
+TEST(encoder_round_trips_through_the_decoder)
+{
+    wire_module_loaded m = {.module_id = 0x1234, .assembly_id = 0x99};
+    static const uint16_t path16[] = {'/', 'a', 0xD83D, 0xDE00, '.', 'd', 'l', 'l'}; /* U+1F600 */
+    wire_text strings[2] = {{.utf16 = path16, .length = 8}, {.utf8 = "As\xFFm", .length = 4}};
+    wire_frame_header h = {.type = WIRE_MODULE_LOADED, .flags = WIRE_FLAG_CATCHUP, .seq = 7,
+                           .time_ns = 42};
+    size_t bound = wire_encode_bound(sizeof(m), 0, strings, 2), size, used = 0;
+    uint8_t *buf = malloc(bound);
+    wire_frame f;
+    wire_record r;
+    const char *why = NULL;
+
+    CHECK(bound == HDR + sizeof(m) + 2 + 24 + 2 + 4, "bound: header, fixed, 3 bytes a UTF-16 unit (%zu)", bound);
+    size = wire_encode(buf, &h, &m, sizeof(m), NULL, 0, strings, 2);
+    CHECK(size <= bound, "never more than the bound (%zu <= %zu)", size, bound);
+    CHECK(wire_decode_frame(buf, size, &f, &used, &why) == WIRE_DECODE_OK && used == size, "one whole frame");
+    CHECK(wire_decode_record(&f, &r, &why) == WIRE_DECODE_OK, "decodes (%s)", why ? why : "");
+    CHECK(r.seq == 7 && r.time_ns == 42 && r.flags == WIRE_FLAG_CATCHUP, "header fields kept, no truncation flag");
+    CHECK(r.u.module_loaded.module_id == 0x1234 && r.u.module_loaded.assembly_id == 0x99, "fixed part");
+    CHECK(r.string_count == 2 && r.strings[0].length == 10 &&
+              memcmp(r.strings[0].text, "/a\xF0\x9F\x98\x80.dll", 10) == 0,
+          "UTF-16 with a surrogate pair converted");
+    CHECK(r.strings[1].length == 4 && memcmp(r.strings[1].text, "As?m", 4) == 0, "a bad UTF-8 byte becomes '?'");
+    free(buf);
+}
+
+TEST(encoder_cuts_long_strings_and_flags_it)
+{
+    size_t n = WIRE_MAX_STRING + 100;
+    char *text = malloc(n);
+    wire_text s = {.utf8 = text, .length = n};
+    wire_frame_header h = {.type = WIRE_FUNCTION_NAME, .seq = 1};
+    wire_function_name fn = {.function_id = 5};
+    size_t bound, size, used;
+    uint8_t *buf;
+    wire_frame f;
+    wire_record r;
+    const char *why = NULL;
+
+    memset(text, 'x', n);
+    text[WIRE_MAX_STRING - 1] = '\xC3'; /* a two-byte character across the cut */
+    text[WIRE_MAX_STRING] = '\xA9';
+    bound = wire_encode_bound(sizeof(fn), 0, &s, 1);
+    buf = malloc(bound);
+    size = wire_encode(buf, &h, &fn, sizeof(fn), NULL, 0, &s, 1);
+    CHECK(wire_decode_frame(buf, size, &f, &used, &why) == WIRE_DECODE_OK &&
+              wire_decode_record(&f, &r, &why) == WIRE_DECODE_OK,
+          "decodes (%s)", why ? why : "");
+    CHECK(r.flags & WIRE_FLAG_TRUNCATED, "cut string flagged");
+    CHECK(r.strings[0].length == WIRE_MAX_STRING - 1, "cut before the character, not inside it (%u)",
+          (unsigned)r.strings[0].length);
+    free(buf);
+    free(text);
+}
+
+TEST(commands)
+{
+    uint8_t buf[HDR + WIRE_MAX_COMMAND + 8];
+    wire_cmd_profile_start ps = {.hz = 49, .duration_ms = 1000};
+    wire_cmd_detach d = {.expected_ms = 5000};
+    wire_frame_header h = {.type = WIRE_CMD_PROFILE_START};
+    wire_command c;
+    size_t size, used = 0, two;
+    const char *why = NULL;
+
+    size = wire_encode(buf, &h, &ps, sizeof(ps), NULL, 0, NULL, 0);
+    h.type = WIRE_CMD_DETACH;
+    two = size + wire_encode(buf + size, &h, &d, sizeof(d), NULL, 0, NULL, 0);
+    CHECK(wire_decode_command(buf, two, &c, &used, &why) == WIRE_DECODE_OK && used == size &&
+              c.type == WIRE_CMD_PROFILE_START && c.u.profile_start.hz == 49 &&
+              c.u.profile_start.duration_ms == 1000,
+          "profile start");
+    CHECK(wire_decode_command(buf + used, two - used, &c, &used, &why) == WIRE_DECODE_OK &&
+              c.type == WIRE_CMD_DETACH && c.u.detach.expected_ms == 5000,
+          "then detach, back to back");
+    for (size_t k = 0; k < size; k++)
+        CHECK(wire_decode_command(buf, k, &c, &used, &why) == WIRE_DECODE_NEED_MORE, "prefix %zu needs more", k);
+    h.type = WIRE_CMD_SNAPSHOT;
+    size = wire_encode(buf, &h, &d, 4, NULL, 0, NULL, 0);
+    CHECK(wire_decode_command(buf, size, &c, &used, &why) == WIRE_DECODE_BAD, "snapshot shorter than its id: bad");
+    h.type = 4242;
+    size = wire_encode(buf, &h, &d, sizeof(d), NULL, 0, NULL, 0);
+    CHECK(wire_decode_command(buf, size, &c, &used, &why) == WIRE_DECODE_OK && c.type == 4242 && used == size,
+          "unknown command: skipped whole, for a newer server");
+    memset(buf, 0, sizeof(buf));
+    h.type = WIRE_CMD_PING;
+    h.length = WIRE_MAX_COMMAND + 1;
+    memcpy(buf, &h, sizeof(h));
+    CHECK(wire_decode_command(buf, HDR, &c, &used, &why) == WIRE_DECODE_BAD,
+          "over WIRE_MAX_COMMAND: bad at once, not need-more");
+}
+
 static const check_test tests[] = {
     TEST_ENTRY(round_trip_every_type),
     TEST_ENTRY(empty_strings_and_longest_string),
@@ -1042,6 +1138,9 @@ static const check_test tests[] = {
     TEST_ENTRY(valid_utf8_table),
     TEST_ENTRY(valid_utf8_agrees_with_agent_sanitizer),
     TEST_ENTRY(garbage_never_crashes_or_overreads),
+    TEST_ENTRY(encoder_round_trips_through_the_decoder),
+    TEST_ENTRY(encoder_cuts_long_strings_and_flags_it),
+    TEST_ENTRY(commands),
     TEST_END,
 };
 
