@@ -4,31 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "session.h"
-
-/* Grows *items (of `elem` bytes each) so that index `count` exists, doubling up
- * to `max` elements. -1 when the cap is reached or memory runs out. */
-static int profile_reserve(void **items, size_t *cap, size_t count, size_t elem, size_t max)
-{
-    size_t want;
-    void *bigger;
-
-    if (count < *cap)
-        return 0;
-    if (count >= max)
-        return -1;
-    want = *cap ? *cap * 2 : 256;
-    while (want <= count)
-        want *= 2;
-    if (want > max)
-        want = max;
-    bigger = realloc(*items, want * elem);
-    if (!bigger)
-        return -1;
-    *items = bigger;
-    *cap = want;
-    return 0;
-}
 
 /* ---- suspension histogram: exact below 16 ns, then 16 buckets per power of two */
 
@@ -172,8 +149,7 @@ static int profile_thread_index(profile_state *p, uint64_t thread_id, uint32_t o
         return (int)i;
     }
     if (thread_id == 0 ||
-        profile_reserve((void **)&p->threads, &p->thread_cap, p->thread_count,
-                        sizeof(*p->threads), PROFILE_MAX_THREADS) != 0 ||
+        grow_reserve((void **)&p->threads, &p->thread_cap, p->thread_count, sizeof(*p->threads), 256, PROFILE_MAX_THREADS, GROW_KEEP) != 0 ||
         idmap_put(&p->thread_index, thread_id, (uint32_t)p->thread_count) != 0)
         return -1;
     t = &p->threads[p->thread_count];
@@ -235,10 +211,8 @@ static int profile_stack_id(profile_state *p, const uint64_t *seq, uint32_t dept
     }
     if (p->stack_count >= PROFILE_MAX_STACKS || p->frame_count + depth > PROFILE_MAX_FRAMES ||
         ((p->stack_count + 1) * 2 > p->index_cap && profile_grow_index(p) != 0) ||
-        profile_reserve((void **)&p->stacks, &p->stack_cap, p->stack_count, sizeof(*p->stacks),
-                        PROFILE_MAX_STACKS) != 0 ||
-        (depth && profile_reserve((void **)&p->frames, &p->frame_cap, p->frame_count + depth - 1,
-                                  sizeof(*p->frames), PROFILE_MAX_FRAMES) != 0)) {
+        grow_reserve((void **)&p->stacks, &p->stack_cap, p->stack_count, sizeof(*p->stacks), 256, PROFILE_MAX_STACKS, GROW_KEEP) != 0 ||
+        (depth && grow_reserve((void **)&p->frames, &p->frame_cap, p->frame_count + depth - 1, sizeof(*p->frames), 256, PROFILE_MAX_FRAMES, GROW_KEEP) != 0)) {
         p->dropped_stacks++;
         return -1;
     }
@@ -293,8 +267,7 @@ void profile_add_walk(profile_state *p, const stacks_walk *w, uint32_t effective
         if (p->sample_count >= PROFILE_MAX_SAMPLES ||
             (thread = profile_thread_index(p, t->thread_id, t->os_thread_id)) < 0 ||
             (stack = profile_stack_id(p, seq, depth)) < 0 ||
-            profile_reserve((void **)&p->samples, &p->sample_cap, p->sample_count,
-                            sizeof(*p->samples), PROFILE_MAX_SAMPLES) != 0) {
+            grow_reserve((void **)&p->samples, &p->sample_cap, p->sample_count, sizeof(*p->samples), 256, PROFILE_MAX_SAMPLES, GROW_KEEP) != 0) {
             p->dropped_samples++;
             continue;
         }

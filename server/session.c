@@ -1,31 +1,10 @@
 /* session.c -- folding agent records into one session's state (see session.h). */
 #include "session.h"
+#include "grow.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* Grows *items (of `elem` bytes each) so that index `count` exists, up to `max`. */
-static int session_reserve(void **items, size_t *cap, size_t count, size_t elem, size_t max)
-{
-    size_t want;
-    void *bigger;
-
-    if (count < *cap)
-        return 0;
-    if (count >= max)
-        return -1;
-    want = *cap ? *cap * 2 : 64;
-    if (want > max)
-        want = max;
-    bigger = realloc(*items, want * elem);
-    if (!bigger)
-        return -1;
-    memset((char *)bigger + *cap * elem, 0, (want - *cap) * elem);
-    *items = bigger;
-    *cap = want;
-    return 0;
-}
 
 static char *session_strdup(const wire_string *s)
 {
@@ -123,7 +102,7 @@ const char *session_module_name(session *s, uint64_t module_id)
 static void *session_append(session *s, void **items, size_t *count, size_t *cap, idmap *index,
                             size_t elem, size_t max, uint64_t id)
 {
-    if (session_reserve(items, cap, *count, elem, max) != 0 ||
+    if (grow_reserve(items, cap, *count, elem, 64, max, GROW_ZERO) != 0 ||
         idmap_put(index, id, (uint32_t)*count) != 0) {
         s->capacity_drops++;
         return NULL;
@@ -206,8 +185,7 @@ void session_log_event(session *s, uint16_t type, uint16_t flags, int64_t when, 
     size_t index = (size_t)(s->event_seq % SESSION_MAX_EVENTS);
 
     if (s->event_seq < SESSION_MAX_EVENTS &&
-        session_reserve((void **)&s->events, &s->event_cap, (size_t)s->event_seq,
-                        sizeof(*e), SESSION_MAX_EVENTS) != 0) {
+        grow_reserve((void **)&s->events, &s->event_cap, (size_t)s->event_seq, sizeof(*e), 64, SESSION_MAX_EVENTS, GROW_ZERO) != 0) {
         s->capacity_drops++;
         return;
     }

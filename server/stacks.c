@@ -4,31 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "session.h"
-
-/* Grows a walk's array (of `elem` bytes) so that index `count` exists, doubling
- * up to `max` elements. -1 at the cap or when memory runs out. */
-static int stacks_reserve(void **items, uint32_t *cap, uint32_t count, size_t elem, uint32_t max)
-{
-    uint32_t want;
-    void *bigger;
-
-    if (count < *cap)
-        return 0;
-    if (count >= max)
-        return -1;
-    want = *cap ? *cap * 2 : 16;
-    while (want <= count)
-        want *= 2;
-    if (want > max)
-        want = max;
-    bigger = realloc(*items, (size_t)want * elem);
-    if (!bigger)
-        return -1;
-    *items = bigger;
-    *cap = want;
-    return 0;
-}
 
 static void stacks_walk_free(stacks_walk *w)
 {
@@ -113,10 +90,8 @@ void stacks_apply_thread(session *s, const wire_record *r)
     room = WIRE_STACK_MAX_TOTAL_FRAMES - w->frame_count;
     if (n > room)
         n = room; /* keep the leaf end, as the agent would have */
-    if (stacks_reserve((void **)&w->threads, &w->thread_cap, w->thread_count, sizeof(*e),
-                       WIRE_STACK_MAX_THREADS) != 0 ||
-        (n && stacks_reserve((void **)&w->frames, &w->frame_cap, w->frame_count + n - 1,
-                             sizeof(*w->frames), WIRE_STACK_MAX_TOTAL_FRAMES) != 0)) {
+    if (grow_reserve((void **)&w->threads, &w->thread_cap, w->thread_count, sizeof(*e), 16, WIRE_STACK_MAX_THREADS, GROW_KEEP) != 0 ||
+        (n && grow_reserve((void **)&w->frames, &w->frame_cap, w->frame_count + n - 1, sizeof(*w->frames), 16, WIRE_STACK_MAX_TOTAL_FRAMES, GROW_KEEP) != 0)) {
         st->capacity_drops++;
         return;
     }

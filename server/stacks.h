@@ -53,9 +53,11 @@ typedef struct stacks_walk {
     int32_t hresult;
     uint32_t retries, threads_sent, threads_total, kind;
     stacks_thread *threads;
-    uint32_t thread_count, thread_cap;
+    uint32_t thread_count;
+    size_t thread_cap;
     wire_stack_frame *frames;
-    uint32_t frame_count, frame_cap;
+    uint32_t frame_count;
+    size_t frame_cap;
 } stacks_walk;
 
 typedef struct stacks_state {

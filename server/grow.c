@@ -1,0 +1,30 @@
+/* grow.c -- capped doubling of arrays (see grow.h). */
+#include "grow.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int grow_reserve(void **items, size_t *cap, size_t count, size_t elem, size_t first, size_t max,
+                 int zero)
+{
+    size_t want;
+    void *bigger;
+
+    if (count < *cap)
+        return 0;
+    if (count >= max)
+        return -1;
+    want = *cap ? *cap * 2 : first;
+    while (want <= count && want < max)
+        want *= 2;
+    if (want > max)
+        want = max;
+    bigger = realloc(*items, want * elem);
+    if (!bigger)
+        return -1;
+    if (zero == GROW_ZERO)
+        memset((char *)bigger + *cap * elem, 0, (want - *cap) * elem);
+    *items = bigger;
+    *cap = want;
+    return 0;
+}
