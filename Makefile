@@ -88,7 +88,7 @@ $(BUILD)/tests/test_%: tests/unit/test_%.c $(filter-out server/main.c,$(SERVER_S
 	@mkdir -p $(@D)
 	$(CC) $(SERVER_CFLAGS) $(ASAN) -DRING_TEST_HOOK -pthread -Iagent -Iserver $< \
 	  $(filter-out server/main.c,$(SERVER_SRC)) \
-	  agent/ring.c agent/names.c \
+	  agent/ring.c agent/names.c agent/sig.c \
 	  $(SERVER_LIBS) $(ASAN) -ldl -o $@
 
 # The wire decoder's fuzz target with a standalone driver (gcc has no libFuzzer).
@@ -99,9 +99,16 @@ $(FUZZ_BIN): tests/fuzz/driver.c tests/fuzz/fuzz_wire_decode.c $(FUZZ_SRC) $(SER
 	$(CC) $(CSTD) $(WARN) $(OPT) $(ASAN) -pthread -Iagent -Iserver tests/fuzz/driver.c \
 	  tests/fuzz/fuzz_wire_decode.c $(FUZZ_SRC) $(ASAN) -o $@
 
-unit: $(UNIT_TESTS) $(FUZZ_BIN)
+# The method-signature decoder's fuzz target, same driver.
+FUZZ_SIG_BIN := $(BUILD)/tests/fuzz_sig
+$(FUZZ_SIG_BIN): tests/fuzz/driver.c tests/fuzz/fuzz_sig.c agent/sig.c agent/sig.h | $(BUILD)/deps.stamp
+	@mkdir -p $(@D)
+	$(CC) $(CSTD) $(WARN) $(OPT) $(ASAN) -DFUZZ_NAME=\"fuzz_sig\" -pthread -Iagent tests/fuzz/driver.c \
+	  tests/fuzz/fuzz_sig.c agent/sig.c $(ASAN) -o $@
 
-test: all asan apps $(UNIT_TESTS) $(FUZZ_BIN) deps-test
+unit: $(UNIT_TESTS) $(FUZZ_BIN) $(FUZZ_SIG_BIN)
+
+test: all asan apps $(UNIT_TESTS) $(FUZZ_BIN) $(FUZZ_SIG_BIN) deps-test
 	@tests/run.sh
 
 bench: all apps

@@ -56,6 +56,9 @@ done
 if [ -x build/tests/fuzz_wire_decode ]; then
   suite fuzz-wire-decode build/tests/fuzz_wire_decode 20
 fi
+if [ -x build/tests/fuzz_sig ]; then
+  suite fuzz-sig build/tests/fuzz_sig 10
+fi
 suite e2e node --test --test-reporter=tap --test-concurrency=1 tests/e2e/
 if [ -d tests/browser ] && ls tests/browser/*.test.mjs >/dev/null 2>&1; then
   suite browser node --test --test-reporter=tap --test-concurrency=1 tests/browser/

@@ -34,6 +34,10 @@
 
 #include "wire.h"
 
+#ifndef FUZZ_NAME /* the target's name in messages: -DFUZZ_NAME=\"fuzz_x\" */
+#define FUZZ_NAME "fuzz_wire_decode"
+#endif
+
 #if defined(__SANITIZE_ADDRESS__)
 #include <sanitizer/common_interface_defs.h>
 #endif
@@ -89,7 +93,7 @@ static void dump_current(void)
     if (fd < 0)
         return;
     if (write(fd, current, current_size) == (ssize_t)current_size) {
-        len = snprintf(msg, sizeof(msg), "fuzz_wire_decode: crashing input (%zu bytes) in %s\n",
+        len = snprintf(msg, sizeof(msg), FUZZ_NAME ": crashing input (%zu bytes) in %s\n",
                        current_size, name);
         if (len > 0 && write(2, msg, (size_t)len) < 0)
             len = 0;
@@ -473,7 +477,7 @@ int main(int argc, char **argv)
             size_t size = 0;
             uint8_t *data = read_file(argv[i], &size);
             if (!data) {
-                fprintf(stderr, "fuzz_wire_decode: cannot read %s\n", argv[i]);
+                fprintf(stderr, FUZZ_NAME ": cannot read %s\n", argv[i]);
                 return 2;
             }
             run_one(data, size);
@@ -487,7 +491,7 @@ int main(int argc, char **argv)
     signal(SIGABRT, on_fatal_signal); /* FUZZ_REQUIRE, UBSan (abort_on_error) */
     signal(SIGSEGV, on_fatal_signal); /* builds without ASan */
     if (files) {
-        printf("fuzz_wire_decode: %lu passed, 0 failed\n", files);
+        printf(FUZZ_NAME ": %lu passed, 0 failed\n", files);
         return 0;
     }
     make_seeds();
@@ -523,7 +527,7 @@ int main(int argc, char **argv)
         run_one(buf, n);
         done++;
     }
-    printf("fuzz_wire_decode: %.1f s, seed %llu\n", now_seconds() - t0, (unsigned long long)seed);
-    printf("fuzz_wire_decode: %lu passed, 0 failed\n", done);
+    printf(FUZZ_NAME ": %.1f s, seed %llu\n", now_seconds() - t0, (unsigned long long)seed);
+    printf(FUZZ_NAME ": %lu passed, 0 failed\n", done);
     return 0;
 }
