@@ -4,13 +4,17 @@
  * GetFunctionInfo2 gives the owning ClassID and the method's type arguments;
  * GetClassIDInfo2 gives a class's typedef and instantiation; IMetaDataImport
  * gives names and nesting. The pieces go into a names_type tree that
- * names_format_method (names.c) prints. Every call may fail (an ID can be stale,
- * a module may be dynamic): each failure degrades the name, none is fatal.
+ * names_format_method (names.c) prints; the parameter list comes from the
+ * method's signature blob (sig.c), with the types it names by token looked up
+ * in the same module's metadata and generic parameters replaced by the known
+ * type arguments. Every call may fail (an ID can be stale, a module may be
+ * dynamic): each failure degrades the name, none is fatal.
  */
 #include <string.h>
 
 #include "agent.h"
 #include "names.h"
+#include "sig.h"
 #include "utf.h"
 
 #define RESOLVE_NODES 96
@@ -19,6 +23,11 @@
 #define CALLCONV_GENERIC 0x10u
 #define TD_VISIBILITY_MASK 0x7u
 #define TD_NESTED_PUBLIC 0x2u
+#define TOKEN_TYPE_MASK 0xFF000000u
+#define TOKEN_TYPEREF 0x01000000u
+#define TOKEN_TYPEDEF 0x02000000u
+#define TOKEN_TYPESPEC 0x1b000000u
+#define RESOLVE_TYPESPEC_DEPTH 2 /* a TypeSpec naming a TypeSpec: malformed past this */
 
 typedef struct resolve_arena {
     names_type nodes[RESOLVE_NODES];
@@ -169,6 +178,126 @@ static unsigned resolve_generic_arity(PCCOR_SIGNATURE sig, ULONG length)
     return 0;
 }
 
+/* ---- parameter lists ---- */
+
+typedef struct resolve_sig_ctx {
+    IMetaDataImport *md;
+    sig_names names;
+    unsigned typespec_depth;
+} resolve_sig_ctx;
+
+/* "Ns.Outer.Point" -> "Point": parameter types are named without namespace. */
+static size_t resolve_short_name(const WCHAR *name, ULONG units, char *out, size_t outsz)
+{
+    char full[RESOLVE_NAME_UNITS * 3 + 1];
+    const char *dot;
+    size_t n;
+    int truncated;
+
+    if (units > RESOLVE_NAME_UNITS)
+        units = RESOLVE_NAME_UNITS;
+    while (units > 0 && name[units - 1] == 0) /* the count may include the NUL */
+        units--;
+    n = utf16_to_utf8(name, units, full, sizeof(full) - 1, &truncated);
+    full[n] = '\0';
+    dot = strrchr(full, '.');
+    dot = dot ? dot + 1 : full;
+    n = strlen(dot);
+    if (n == 0 || n >= outsz)
+        return 0;
+    memcpy(out, dot, n + 1);
+    return n;
+}
+
+/* sig_names.type_token: a TypeDef, TypeRef or TypeSpec of the method's module. */
+static size_t resolve_token_name(void *ctx, uint32_t token, char *out, size_t outsz)
+{
+    resolve_sig_ctx *c = ctx;
+    IMetaDataImport *md = c->md;
+    WCHAR name[RESOLVE_NAME_UNITS];
+    ULONG len = 0, sig_len = 0;
+    DWORD flags = 0;
+    mdToken extends = 0, scope = 0;
+    PCCOR_SIGNATURE sig = NULL;
+    int n;
+
+    switch (token & TOKEN_TYPE_MASK) {
+    case TOKEN_TYPEDEF:
+        if (FAILED(md->lpVtbl->GetTypeDefProps(md, token, name, RESOLVE_NAME_UNITS, &len, &flags,
+                                               &extends)))
+            return 0;
+        return resolve_short_name(name, len, out, outsz);
+    case TOKEN_TYPEREF:
+        if (FAILED(md->lpVtbl->GetTypeRefProps(md, token, &scope, name, RESOLVE_NAME_UNITS, &len)))
+            return 0;
+        return resolve_short_name(name, len, out, outsz);
+    case TOKEN_TYPESPEC:
+        if (c->typespec_depth >= RESOLVE_TYPESPEC_DEPTH ||
+            FAILED(md->lpVtbl->GetTypeSpecFromToken(md, token, &sig, &sig_len)) || !sig)
+            return 0;
+        c->typespec_depth++;
+        n = sig_format_type(sig, sig_len, &c->names, out, outsz);
+        c->typespec_depth--;
+        return n > 0 ? (size_t)n : 0;
+    default:
+        return 0;
+    }
+}
+
+/* A known type argument as a parameter type: "System.Int64" -> "long",
+ * "Ns.Point" -> "Point"; instantiations and arrays keep their full form. */
+static const char *resolve_arg_text(const names_type *t)
+{
+    char full[512];
+    const char *keyword, *dot, *s;
+    size_t n, room;
+    char *out;
+
+    if (!t)
+        return NULL;
+    names_format_type(t, full, sizeof(full));
+    keyword = sig_keyword_of(full);
+    if (keyword)
+        return keyword;
+    s = full;
+    dot = strrchr(full, '.');
+    if (dot && !strpbrk(full, "<[`"))
+        s = dot + 1;
+    n = strlen(s);
+    room = RESOLVE_TEXT - arena.used_text;
+    if (n + 1 > room)
+        return NULL;
+    out = arena.text + arena.used_text;
+    memcpy(out, s, n + 1);
+    arena.used_text += n + 1;
+    return out;
+}
+
+/* Appends "(int, ref long)" from the signature blob to the name in out. */
+static void resolve_params(IMetaDataImport *md, const names_method *m, PCCOR_SIGNATURE sig,
+                           ULONG sig_len, char *out, size_t outsz)
+{
+    static const char *class_args[NAMES_MAX_ARGS], *method_args[NAMES_MAX_ARGS];
+    resolve_sig_ctx ctx = {.md = md};
+    size_t used = strlen(out);
+    unsigned i, nclass = 0, nmethod = 0;
+
+    if (!sig || outsz - used < 8)
+        return;
+    if (m->owner && !m->owner->element) {
+        nclass = m->owner->nargs < NAMES_MAX_ARGS ? m->owner->nargs : NAMES_MAX_ARGS;
+        for (i = 0; i < nclass; i++)
+            class_args[i] = resolve_arg_text(m->owner->args[i]);
+    }
+    nmethod = m->nargs < NAMES_MAX_ARGS ? m->nargs : NAMES_MAX_ARGS;
+    for (i = 0; i < nmethod; i++)
+        method_args[i] = resolve_arg_text(m->args[i]);
+    ctx.names = (sig_names){.type_token = resolve_token_name, .ctx = &ctx,
+                            .class_args = class_args, .class_arg_count = nclass,
+                            .method_args = method_args, .method_arg_count = nmethod};
+    (void)sig_format_params(sig, sig_len, &ctx.names, out + used, outsz - used);
+}
+
 int names_resolve(ICorProfilerInfo10 *info, uint64_t function_id, char *out, size_t outsz,
                   uint64_t *module_id, uint32_t *token)
 {
@@ -210,11 +339,12 @@ int names_resolve(ICorProfilerInfo10 *info, uint64_t function_id, char *out, siz
     m.owner = cls ? resolve_class(cls, 0) : NULL;
     if (!m.owner && owner_td && (owner_td & 0x00FFFFFFu) != 1) /* typedef 1 is <Module> */
         m.owner = resolve_typedef(md, owner_td, 0);
-    md->lpVtbl->Release(md);
     m.nargs = nmargs;
     for (i = 0; i < nmargs && i < NAMES_MAX_ARGS; i++)
         m.args[i] = resolve_class(margs[i], 1);
     names_format_method(&m, out, outsz);
+    resolve_params(md, &m, sig, sig_len, out, outsz); /* the blob belongs to md */
+    md->lpVtbl->Release(md);
     *module_id = module;
     *token = method;
     return 0;

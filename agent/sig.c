@@ -117,29 +117,38 @@ static int sig_token(sig_reader *r, uint32_t *token)
     return 0;
 }
 
+/* The built-in element types: their C# keyword and their full name. */
+static const struct sig_builtin {
+    uint8_t element;
+    const char *keyword;
+    const char *clr_name;
+} sig_builtins[] = {
+    {0x01, "void", "System.Void"},     {0x02, "bool", "System.Boolean"},
+    {0x03, "char", "System.Char"},     {0x04, "sbyte", "System.SByte"},
+    {0x05, "byte", "System.Byte"},     {0x06, "short", "System.Int16"},
+    {0x07, "ushort", "System.UInt16"}, {0x08, "int", "System.Int32"},
+    {0x09, "uint", "System.UInt32"},   {0x0a, "long", "System.Int64"},
+    {0x0b, "ulong", "System.UInt64"},  {0x0c, "float", "System.Single"},
+    {0x0d, "double", "System.Double"}, {0x0e, "string", "System.String"},
+    {0x16, "TypedReference", "System.TypedReference"},
+    {0x18, "nint", "System.IntPtr"},   {0x19, "nuint", "System.UIntPtr"},
+    {0x1c, "object", "System.Object"},
+};
+
 static const char *sig_keyword(uint8_t e)
 {
-    switch (e) {
-    case 0x01: return "void";
-    case 0x02: return "bool";
-    case 0x03: return "char";
-    case 0x04: return "sbyte";
-    case 0x05: return "byte";
-    case 0x06: return "short";
-    case 0x07: return "ushort";
-    case 0x08: return "int";
-    case 0x09: return "uint";
-    case 0x0a: return "long";
-    case 0x0b: return "ulong";
-    case 0x0c: return "float";
-    case 0x0d: return "double";
-    case 0x0e: return "string";
-    case 0x16: return "TypedReference";
-    case 0x18: return "nint";
-    case 0x19: return "nuint";
-    case 0x1c: return "object";
-    default: return NULL;
-    }
+    for (size_t i = 0; i < sizeof(sig_builtins) / sizeof(sig_builtins[0]); i++)
+        if (sig_builtins[i].element == e)
+            return sig_builtins[i].keyword;
+    return NULL;
+}
+
+const char *sig_keyword_of(const char *clr_name)
+{
+    for (size_t i = 0; clr_name && i < sizeof(sig_builtins) / sizeof(sig_builtins[0]); i++)
+        if (strcmp(sig_builtins[i].clr_name, clr_name) == 0)
+            return sig_builtins[i].keyword;
+    return NULL;
 }
 
 /* A type named by token; `strip_arity` drops the "`N" of a generic definition. */

@@ -47,6 +47,10 @@ int sig_format_params(const uint8_t *sig, size_t length, const sig_names *names,
 int sig_format_type(const uint8_t *sig, size_t length, const sig_names *names, char *out,
                     size_t outsz);
 
+/* The C# keyword of a built-in type's full name ("System.Int64" -> "long"), or
+ * NULL when the name is not one of them. */
+const char *sig_keyword_of(const char *clr_name);
+
 /* Reads a compressed unsigned integer (ECMA-335 II.23.2) at *pos; -1 when the
  * encoding is invalid or runs past length. */
 int sig_read_compressed(const uint8_t *sig, size_t length, size_t *pos, uint32_t *value);

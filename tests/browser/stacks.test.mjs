@@ -71,9 +71,9 @@ describe('stacks, profile and GC timeline', { timeout: 240000 }, () => {
     assert.equal(await deep.locator('li.frame').first().locator('.f-i').textContent(), '0', 'leaf first, numbered from 0');
     const spinner = page.locator('.stack-card[data-thread="spinner"]');
     const spinFrames = await spinner.locator('li.frame .f-name').allTextContents();
-    const outer = spinFrames.indexOf('StackTarget.Spin.Outer');
+    const outer = spinFrames.indexOf('StackTarget.Spin.Outer()');
     assert.ok(outer > 0, spinFrames.join(' | '));
-    assert.ok(spinFrames.slice(0, outer).some((f) => f.startsWith('StackTarget.Spin.Inner')) || spinFrames[0].startsWith('StackTarget.Spin.Outer'),
+    assert.ok(spinFrames.slice(0, outer).some((f) => f.startsWith('StackTarget.Spin.Inner(ulong)')) || spinFrames[0].startsWith('StackTarget.Spin.Outer()'),
       `Spin.Inner (or Outer itself) at the leaf end: ${spinFrames.join(' | ')}`);
     await page.locator('.stack-card[data-thread="sleeper"]').waitFor();
     // every thread of the server's snapshot is on the page, failed walks included, with their HRESULT
@@ -147,7 +147,7 @@ describe('stacks, profile and GC timeline', { timeout: 240000 }, () => {
     const canvas = page.locator('canvas.flame-canvas');
     await waitFor('the flame graph drawn with the spinner', async () => {
       const drawn = Number(await canvas.getAttribute('data-drawn'));
-      const spin = await tab(page, 'profile', (t) => t.flame.locate('StackTarget.Spin.Outer'));
+      const spin = await tab(page, 'profile', (t) => t.flame.locate('StackTarget.Spin.Outer()'));
       return drawn > 10 && spin && drawn;
     }, { timeoutMs: 30000 });
     const px = await canvasPixels(page, 'canvas.flame-canvas');
@@ -195,26 +195,26 @@ describe('stacks, profile and GC timeline', { timeout: 240000 }, () => {
     await waitFor('Spin.Outer and Spin.Inner highlighted', () => tab(page, 'profile', (t) => {
       const out = new Set();
       for (const row of t.flame.rows.values()) for (const r of row) if (r.node._m) out.add(r.node.name);
-      return out.has('StackTarget.Spin.Outer') && out.has('StackTarget.Spin.Inner');
+      return out.has('StackTarget.Spin.Outer()') && out.has('StackTarget.Spin.Inner(ulong)');
     }), { timeoutMs: 30000 });
     await shot(page, 'stacks-profile-search.png');
 
     // click Spin.Outer: it fills the width, Inner below it in proportion to its samples; the path shows it
     const box = await canvas.boundingBox();
-    const at = await tab(page, 'profile', (t) => t.flame.locate('StackTarget.Spin.Outer'));
+    const at = await tab(page, 'profile', (t) => t.flame.locate('StackTarget.Spin.Outer()'));
     await page.mouse.move(box.x + at.x, box.y + at.y);
-    await page.locator('.flame-tip').getByText('StackTarget.Spin.Outer').waitFor();
+    await page.locator('.flame-tip').getByText('StackTarget.Spin.Outer()').waitFor();
     assert.match(await page.locator('.flame-tip').textContent(), /StackTarget.*samples [\d,]+ · [\d.<]+% of all/);
     await page.mouse.click(box.x + at.x, box.y + at.y);
-    await waitFor('zoomed to Spin.Outer', async () => (await canvas.getAttribute('data-zoom')) === 'StackTarget.Spin.Outer');
+    await waitFor('zoomed to Spin.Outer', async () => (await canvas.getAttribute('data-zoom')) === 'StackTarget.Spin.Outer()');
     const z = await waitFor('Spin.Inner drawn under the zoomed frame', () => tab(page, 'profile', (t) => {
-      const outer = t.flame.locate('StackTarget.Spin.Outer'), inner = t.flame.locate('StackTarget.Spin.Inner');
-      const node = t.flame.zoom, kid = node.children.find((c) => c.name === 'StackTarget.Spin.Inner');
+      const outer = t.flame.locate('StackTarget.Spin.Outer()'), inner = t.flame.locate('StackTarget.Spin.Inner(ulong)');
+      const node = t.flame.zoom, kid = node.children.find((c) => c.name === 'StackTarget.Spin.Inner(ulong)');
       return outer && inner && kid && { outer: outer.w, inner: inner.w, share: kid.value / node.value };
     }));
     assert.ok(Math.abs(z.outer - box.width) <= 2, `the zoomed frame spans the graph: ${z.outer} of ${box.width}`);
     assert.ok(Math.abs(z.inner - z.share * box.width) <= 2, `Inner's width follows its samples: ${JSON.stringify(z)}`);
-    assert.equal(await page.locator('.flame-crumbs .crumb.cur').textContent(), 'StackTarget.Spin.Outer');
+    assert.equal(await page.locator('.flame-crumbs .crumb.cur').textContent(), 'StackTarget.Spin.Outer()');
     await shot(page, 'stacks-profile-zoom.png');
     await page.locator('.flame-crumbs .crumb', { hasText: /^all$/ }).click();
     await waitFor('zoomed out', async () => (await canvas.getAttribute('data-zoom')) === 'all');
@@ -226,7 +226,7 @@ describe('stacks, profile and GC timeline', { timeout: 240000 }, () => {
     assert.ok(spinnerId, 'the profile lists the spinner thread');
     await page.selectOption('select[aria-label="Thread filter"]', spinnerId);
     await waitFor('only the spinner\'s stacks', () => tab(page, 'profile', (t) => t.flame.root && t.flame.root.value > 0
-      && !t.flame.locate('StackTarget.Deep.Recurse') && !!t.flame.locate('StackTarget.Spin.Outer')));
+      && !t.flame.locate('StackTarget.Deep.Recurse') && !!t.flame.locate('StackTarget.Spin.Outer()')));
     await page.selectOption('select[aria-label="Thread filter"]', '');
     await waitFor('every thread again', () => tab(page, 'profile', (t) => !!t.flame.locate('StackTarget.Deep.Recurse')));
 
@@ -268,9 +268,9 @@ describe('stacks, profile and GC timeline', { timeout: 240000 }, () => {
     const doc = JSON.parse(fs.readFileSync(file, 'utf8'));
     assert.equal(doc.$schema, 'https://www.speedscope.app/file-format-schema.json');
     assert.ok(Array.isArray(doc.profiles) && doc.profiles.length > 0 && doc.shared.frames.length > 0);
-    assert.ok(doc.shared.frames.some((f) => f.name === 'StackTarget.Spin.Inner' || f.name.includes('Spin.Inner')));
+    assert.ok(doc.shared.frames.some((f) => f.name === 'StackTarget.Spin.Inner(ulong)' || f.name.includes('Spin.Inner')));
     const folded = await (await fetch(srv.url + await page.locator('a.export-folded').getAttribute('href'))).text();
-    assert.match(folded, /StackTarget\.Spin\.Outer;StackTarget\.Spin\.Inner \d+/);
+    assert.match(folded, /StackTarget\.Spin\.Outer\(\);StackTarget\.Spin\.Inner\(ulong\) \d+/);
 
     await page.locator('button.stop-btn').click();
     await page.locator('.p-stats .badge', { hasText: 'stopped' }).waitFor({ timeout: 20000 });

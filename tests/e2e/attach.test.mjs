@@ -9,9 +9,9 @@ import { E2E_DLL, JITSCOPE, startServer, startTarget, stopAll, waitFor, function
 
 after(stopAll);
 
-const CAUGHT_UP = ['JitscopeE2e.Probe.UniqueAlpha', 'JitscopeE2e.Probe.UniqueGeneric<System.Int32>',
-  'JitscopeE2e.Outer+Inner.UniqueNested', 'JitscopeE2e.Box<System.Int64>.UniqueBoxGet',
-  'JitscopePlugin.PluginEntry.UniquePluginMethod'];
+const CAUGHT_UP = ['JitscopeE2e.Probe.UniqueAlpha()', 'JitscopeE2e.Probe.UniqueGeneric<System.Int32>(int)',
+  'JitscopeE2e.Outer+Inner.UniqueNested()', 'JitscopeE2e.Box<System.Int64>.UniqueBoxGet()',
+  'JitscopePlugin.PluginEntry.UniquePluginMethod()', 'JitscopeE2e.Probe.Calc(int, ref long)'];
 
 async function caughtUp(srv, id) {
   return waitFor('catch-up', async () => {
@@ -63,7 +63,7 @@ test('attach catches up on what ran before, then streams new methods exactly onc
     assert.ok(f[0].jit_ns > 0);
   }
   const events = (await srv.api(`/api/sessions/${id}/events?limit=10000`)).body.events;
-  assert.equal(events.filter((e) => e.type === 'jit' && /LateMethod0[567]$/.test(e.name || '')).length, 3,
+  assert.equal(events.filter((e) => e.type === 'jit' && /LateMethod0[567]\(\)$/.test(e.name || '')).length, 3,
     'one live jit event per new method');
   await detachAndWait(srv, id);
   await srv.stop();

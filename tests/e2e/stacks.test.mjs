@@ -23,7 +23,7 @@ const SPEEDSCOPE_SCHEMA = JSON.parse(fs.readFileSync(
 const READY = /^READY pid=(\d+)$/m;
 const DEPTH = 25;
 const RECURSE = 'StackTarget.Deep.Recurse';
-const SPIN_TOP = ['StackTarget.Spin.Inner', 'StackTarget.Spin.Outer'];
+const SPIN_TOP = ['StackTarget.Spin.Inner(ulong)', 'StackTarget.Spin.Outer()'];
 const isSpinTop = (name) => SPIN_TOP.some((s) => name.startsWith(s));
 
 // ---- helpers ----
@@ -111,8 +111,8 @@ function checkKnownStacks(snap, pid) {
   const deep = byName(snap, 'deep');
   const names = deep.frames.map((f) => f.name);
   const [first, last] = recurseRun(names, 'deep thread');
-  assert.equal(names[first - 1], 'StackTarget.Deep.Park', `leaf side of the recursion: ${showFrames(deep)}`);
-  assert.equal(names[last + 1], 'StackTarget.Deep.Run', `root side of the recursion: ${showFrames(deep)}`);
+  assert.equal(names[first - 1], 'StackTarget.Deep.Park()', `leaf side of the recursion: ${showFrames(deep)}`);
+  assert.equal(names[last + 1], 'StackTarget.Deep.Run()', `root side of the recursion: ${showFrames(deep)}`);
   for (const f of deep.frames.slice(first, last + 1)) {
     assert.equal(f.native, false);
     assert.equal(f.module, 'StackTarget');
@@ -128,11 +128,11 @@ function checkKnownStacks(snap, pid) {
   const spinner = byName(snap, 'spinner');
   const top = topManaged(spinner.frames);
   assert.ok(top && isSpinTop(top.name), `spinner's top managed frame is Spin.Inner/Outer: ${showFrames(spinner)}`);
-  assert.ok(spinner.frames.some((f) => f.name === 'StackTarget.Spin.Run'), showFrames(spinner));
+  assert.ok(spinner.frames.some((f) => f.name === 'StackTarget.Spin.Run()'), showFrames(spinner));
 
   const sleeper = byName(snap, 'sleeper');
   const sn = sleeper.frames.map((f) => f.name);
-  const run = sn.indexOf('StackTarget.Sleeper.Run');
+  const run = sn.indexOf('StackTarget.Sleeper.Run()');
   assert.ok(run > 0, `sleeper: Sleeper.Run with frames above it: ${showFrames(sleeper)}`);
   assert.ok(sn.slice(0, run).some((n) => n.startsWith('System.Threading.Thread.Sleep')),
     `sleeper: Thread.Sleep above Sleeper.Run: ${showFrames(sleeper)}`);
@@ -165,7 +165,7 @@ async function checkSnapshotViews(srv, id, snap) {
     if (t.frames.length > 0) assert.equal(body.length, t.frames.length, `one line per frame for ${t.name || t.thread_id}`);
     if (t.name === 'deep') {
       recurseRun(body.map((l) => l.trim()), 'text block of "deep"');
-      assert.ok(body.some((l) => l.trim().startsWith('StackTarget.Deep.Park')));
+      assert.ok(body.some((l) => l.trim().startsWith('StackTarget.Deep.Park()')));
     }
   }
 
@@ -314,8 +314,8 @@ test('profile at 99 Hz: spinner on top, tree sums, folded root first, speedscope
     sum += Number(m[2]);
     const frames = m[1].split(';');
     assert.ok(frames.every((f) => f.length > 0), line);
-    const run = frames.indexOf('StackTarget.Spin.Run'), outer = frames.indexOf('StackTarget.Spin.Outer');
-    const inner = frames.indexOf('StackTarget.Spin.Inner');
+    const run = frames.indexOf('StackTarget.Spin.Run()'), outer = frames.indexOf('StackTarget.Spin.Outer()');
+    const inner = frames.indexOf('StackTarget.Spin.Inner(ulong)');
     assert.ok(run >= 0 && outer > run, `root first: Spin.Run before Spin.Outer: ${line}`);
     if (inner >= 0) assert.ok(inner > outer, `root first: Spin.Outer before Spin.Inner: ${line}`);
   }
@@ -328,8 +328,8 @@ test('profile at 99 Hz: spinner on top, tree sums, folded root first, speedscope
   for (const l of deepLines) {
     const frames = /^(.*) \d+$/.exec(l)[1].split(';');
     const [first, last] = recurseRun(frames, 'folded deep stack');
-    assert.equal(frames[first - 1], 'StackTarget.Deep.Run', `root first: ${l}`);
-    assert.equal(frames[last + 1], 'StackTarget.Deep.Park', `root first: ${l}`);
+    assert.equal(frames[first - 1], 'StackTarget.Deep.Run()', `root first: ${l}`);
+    assert.equal(frames[last + 1], 'StackTarget.Deep.Park()', `root first: ${l}`);
   }
 
   // speedscope
@@ -362,7 +362,7 @@ test('profile at 99 Hz: spinner on top, tree sums, folded root first, speedscope
   assert.equal(dp.length, 1);
   const dnames = dp[0].samples[0].map((i) => frames[i].name);
   const [df] = recurseRun(dnames, 'speedscope deep stack');
-  assert.equal(dnames[df - 1], 'StackTarget.Deep.Run', 'speedscope stacks are root first');
+  assert.equal(dnames[df - 1], 'StackTarget.Deep.Run()', 'speedscope stacks are root first');
 
   // our samples are suspensions in the timeline
   const tl = await timeline(srv, 1);

@@ -19,6 +19,20 @@ const UNIQUE = [
   'JitscopePlugin.PluginEntry.UniquePluginMethod',
 ];
 
+// Whole names, parameter lists included: overloads differ only there; generic
+// parameters show the known type arguments; `out` is a by-ref in the signature.
+const WITH_PARAMETERS = [
+  'JitscopeE2e.Probe.UniqueAlpha()',
+  'JitscopeE2e.Probe.UniqueGeneric<System.Int32>(int)',
+  'JitscopeE2e.Outer+Inner.UniqueNested()',
+  'JitscopeE2e.Box<System.Int64>.UniqueBoxGet()',
+  'JitscopeE2e.Probe.Calc(int)',
+  'JitscopeE2e.Probe.Calc(int, ref long)',
+  'JitscopeE2e.Probe.Calc(string[], ref int)',
+  'JitscopeE2e.Probe.Calc<System.Double>(List<double>, double[,])',
+  'JitscopeE2e.Box<System.Int64>.UniqueBoxMix(long, Box<long>)',
+];
+
 // Runs E2eTarget under the agent and checks what a user would see. Returns the session.
 async function runAndCheck(serverOpts = {}, agentArgs = []) {
   const srv = await startServer(['run', '--port', '0', ...agentArgs, '--', 'dotnet', E2E_DLL], serverOpts);
@@ -44,6 +58,15 @@ async function runAndCheck(serverOpts = {}, agentArgs = []) {
       assert.ok(f.module, `${name} has a module`);
       assert.equal(f.catchup, false);
     }
+
+    const names = new Set(fns.map((f) => f.name));
+    for (const name of WITH_PARAMETERS)
+      assert.ok(names.has(name), `${name} listed with its parameters`);
+    const query = async (q) => (await functionsOf(srv, 1, `&q=${encodeURIComponent(q)}`)).map((f) => f.name).sort();
+    assert.deepEqual(await query('JitscopeE2e.Probe.Calc'), WITH_PARAMETERS.filter((n) => n.includes('.Calc')).sort(),
+      'q= without parameters finds every overload');
+    assert.deepEqual(await query('Probe.Calc(int'), ['JitscopeE2e.Probe.Calc(int)', 'JitscopeE2e.Probe.Calc(int, ref long)'],
+      'q= with parameters narrows them');
 
     const mods = (await srv.api('/api/sessions/1/modules')).body.modules;
     const byAsm = (a) => mods.find((m) => m.assembly === a);

@@ -43,7 +43,7 @@ test('a subscriber gets every event of a session once, in order, right after it 
   const rssBefore = rssKb(srv.proc.pid);
   for (const n of [1, 2, 3]) srv.proc.stdin.write(`call ${n}\n`);
   await waitFor('live methods streamed', () =>
-    [1, 2, 3].every((n) => normal.events.some((e) => e.name === `JitscopeE2e.Late.LateMethod0${n}`)));
+    [1, 2, 3].every((n) => normal.events.some((e) => e.name === `JitscopeE2e.Late.LateMethod0${n}()`)));
   srv.proc.stdin.write('exit\n');
   await waitFor('exit', async () => (await srv.api('/api/sessions/1')).body.state === 'exited', 30000);
   const t0 = Date.now();

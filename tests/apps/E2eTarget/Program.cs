@@ -29,6 +29,9 @@
 //   JitscopeE2e.Probe.UniqueThreadWork()               on a thread named "e2e-named-thread"
 //                                                      (joined before going on)
 //   JitscopePlugin.PluginEntry.UniquePluginMethod()    in E2ePlugin.dll, via reflection
+//   JitscopeE2e.Probe.Calc(int), Calc(int, ref long), Calc(string[], out int),
+//   Calc<double>(List<double>, double[,])              overloads told apart by parameters
+//   JitscopeE2e.Box<long>.UniqueBoxMix(T, Box<T>)      a class type parameter in a parameter
 // All of them are [MethodImpl(NoInlining)] so each one is its own JIT-compiled method.
 
 using System;
@@ -122,6 +125,18 @@ namespace JitscopeE2e
             long threadResult = RunNamedThread();
             Out("thread " + NamedThreadName + " " + threadResult);
             sum = Checksum.Add(sum, threadResult);
+
+            long calc = Probe.Calc(5);
+            long acc = 10;
+            calc += Probe.Calc(6, ref acc);
+            calc += Probe.Calc(new[] { "a", "bb" }, out int parts) + parts;
+            calc += (long)Probe.Calc(new System.Collections.Generic.List<double> { 1.5 }, new double[2, 2]);
+            Out("calc " + calc);
+            sum = Checksum.Add(sum, calc);
+
+            long mixed = new Box<long>(2).UniqueBoxMix(40, new Box<long>(0));
+            Out("box-mix " + mixed);
+            sum = Checksum.Add(sum, mixed);
 
             string plugin = CallPlugin();
             Out("plugin E2ePlugin JitscopePlugin.PluginEntry.UniquePluginMethod " + plugin);
@@ -304,6 +319,19 @@ namespace JitscopeE2e
             return s; // 315
         }
 
+        // Four overloads: only their parameter lists tell them apart.
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static long Calc(int x) => x * 3L; // 15
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static long Calc(int x, ref long acc) { acc += x; return acc; } // 16
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static long Calc(string[] parts, out int count) { count = parts.Length; return parts[1].Length; } // 2 + 2
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static T Calc<T>(System.Collections.Generic.List<T> xs, T[,] grid) => grid.Length > 0 ? xs[0] : default!; // 1.5 -> 1
+
         [MethodImpl(MethodImplOptions.NoInlining)]
         public static long UniqueThreadWork()
         {
@@ -335,6 +363,9 @@ namespace JitscopeE2e
 
         [MethodImpl(MethodImplOptions.NoInlining)]
         public T UniqueBoxGet() => _value;
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public long UniqueBoxMix(T value, Box<T> other) => Convert.ToInt64(value) + Convert.ToInt64(_value) + Convert.ToInt64(other._value); // 42
     }
 
     /// <summary>Deterministic 64-bit FNV-1a, used for the printed checksums.</summary>
