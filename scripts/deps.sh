@@ -19,7 +19,8 @@ missing() {
 }
 
 apt_install() {
-  local pkgs=($(missing "$@"))
+  local pkgs
+  read -r -a pkgs <<<"$(missing "$@")"
   [ ${#pkgs[@]} -eq 0 ] && return 0
   # node and npm may come from elsewhere than Debian: only install if absent
   local filtered=() p

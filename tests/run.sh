@@ -8,7 +8,7 @@
 # closing line. A suite that dies without a closing line counts as one failure.
 # The last line is "N passed, N failed"; the exit status is non-zero on any failure.
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 logs=build/test-logs
 mkdir -p "$logs"
 passed=0
@@ -40,8 +40,8 @@ suite() {
   rc=$?
   tail -n 40 "$log"
   pf=$(count "$log")
-  set -- $pf
-  local p=$1 f=$2
+  local p f
+  read -r p f <<<"$pf"
   if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi  # crashed or exited non-zero
   case "$name" in fuzz-*) if [ "$f" -eq 0 ]; then p=1; else p=0 f=1; fi ;; esac
   passed=$((passed + p))
