@@ -32,15 +32,18 @@ banned='gets|strcpy|strcat|stpcpy|sprintf|vsprintf|strncpy|strncat|strtok|atoi|a
 if [ $# -gt 0 ]; then
   files=("$@")
 else
-  mapfile -t files < <(git ls-files -- 'agent/*.[ch]' 'server/*.[ch]' 'proto/*.[ch]' \
-                                        'tests/*.[ch]' 'bench/*.[ch]')
+  files=()
+  while IFS= read -r f; do
+    [ -f "$f" ] && files+=("$f")
+  done < <(git ls-files --cached --others --exclude-standard -- \
+             'agent/*.[ch]' 'server/*.[ch]' 'proto/*.[ch]' 'tests/*.[ch]' 'bench/*.[ch]' | sort -u)
 fi
 [ ${#files[@]} -gt 0 ] || { echo "checksrc: no files"; exit 0; }
 
 # One awk pass: strip comments and literals (state carried across lines for /* */),
 # then report each banned word followed by "(".
 awk -v banned="$banned" '
-FNR == 1 { incomment = 0 }
+FNR == 1 { incomment = 0; nfiles++ }
 {
     raw = $0; line = ""; n = length(raw); i = 1
     while (i <= n) {
@@ -76,5 +79,8 @@ FNR == 1 { incomment = 0 }
         rest = substr(rest, RSTART + RLENGTH)
     }
 }
-END { exit found ? 1 : 0 }
+END {
+    if (found) exit 1
+    printf "checksrc: %d files clean\n", nfiles
+}
 ' "${files[@]}"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # run.sh -- every jitscope test suite, one after another, with one summary line.
 #
-# Suites: C unit tests (build/tests/test_*, built with ASan/UBSan), the wire-decoder
+# Suites: the static checks (scripts/lint.sh), C unit tests (build/tests/test_*, built with ASan/UBSan), the wire-decoder
 # fuzz driver, end-to-end tests against real .NET processes (tests/e2e, node:test),
 # and the dashboard in real headless Chromium (tests/browser). Each suite's output
 # goes to build/test-logs/<suite>.log and is echoed; its counts are read from its
@@ -49,6 +49,7 @@ suite() {
   echo "--- $name: $p passed, $f failed (exit $rc, $(( $(date +%s) - start ))s)"
 }
 
+suite lint scripts/lint.sh
 for t in build/tests/test_*; do
   [ -x "$t" ] || continue
   suite "unit-$(basename "$t")" tests/unit/with_dotnet.sh "$t"
