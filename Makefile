@@ -3,6 +3,8 @@
 #   make          build build/libjitscope_agent.so and build/jitscope
 #   make run      install what is missing, build, start the server with the demo app
 #   make test     install what is missing, build, run every test (unit, e2e, browser)
+#   make lint     static checks: banned C calls, clang-format, eslint, shellcheck
+#                 (scripts/lint.sh; LINT_SKIP=format leaves one out)
 #   make asan     the same binaries built with -fsanitize=address,undefined (build/asan/)
 #   make bench    the benchmarks (bench/), results in docs/BENCHMARKS.md
 #                 (BENCH="suspend sampling" runs only those)
@@ -35,7 +37,7 @@ AGENT_SO   := $(BUILD)/libjitscope_agent.so
 SERVER_BIN := $(BUILD)/jitscope
 ASAN       := -fsanitize=address,undefined -fno-omit-frame-pointer
 
-.PHONY: all run test asan deps deps-test clean bench unit e2e browser
+.PHONY: all run test asan deps deps-test clean bench unit e2e browser lint
 all: $(AGENT_SO) $(SERVER_BIN)
 
 include tests/apps/apps.mk
@@ -110,6 +112,9 @@ unit: $(UNIT_TESTS) $(FUZZ_BIN) $(FUZZ_SIG_BIN)
 
 test: all asan apps $(UNIT_TESTS) $(FUZZ_BIN) $(FUZZ_SIG_BIN) deps-test
 	@tests/run.sh
+
+lint: deps-test
+	@scripts/lint.sh
 
 bench: all apps
 	bench/run.sh $(BENCH)

@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # deps.sh -- installs what jitscope needs and is missing, nothing else.
 #   scripts/deps.sh build   compilers' libraries (Debian packages), checks dotnet
-#   scripts/deps.sh test    + chromium and the npm packages of tests/package.json
+#   scripts/deps.sh test    + chromium, the linters (clang-format, shellcheck) and the
+#                           npm packages of tests/package.json (eslint among them)
 # Run as root (as on the project's machines) or with sudo available.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 need_build=(gcc make pkg-config libmicrohttpd-dev libjansson-dev libwebsockets-dev libcurl4-openssl-dev)
-need_test=(valgrind chromium nodejs npm)
+need_test=(valgrind chromium nodejs npm clang-format shellcheck)
 
 missing() {
   local out=() p
@@ -18,7 +19,8 @@ missing() {
 }
 
 apt_install() {
-  local pkgs=($(missing "$@"))
+  local pkgs
+  read -r -a pkgs <<<"$(missing "$@")"
   [ ${#pkgs[@]} -eq 0 ] && return 0
   # node and npm may come from elsewhere than Debian: only install if absent
   local filtered=() p

@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # run.sh -- every jitscope test suite, one after another, with one summary line.
 #
-# Suites: C unit tests (build/tests/test_*, built with ASan/UBSan), the wire-decoder
+# Suites: the static checks (scripts/lint.sh), C unit tests (build/tests/test_*, built with ASan/UBSan), the wire-decoder
 # fuzz driver, end-to-end tests against real .NET processes (tests/e2e, node:test),
 # and the dashboard in real headless Chromium (tests/browser). Each suite's output
 # goes to build/test-logs/<suite>.log and is echoed; its counts are read from its
 # closing line. A suite that dies without a closing line counts as one failure.
 # The last line is "N passed, N failed"; the exit status is non-zero on any failure.
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 logs=build/test-logs
 mkdir -p "$logs"
 passed=0
@@ -40,8 +40,8 @@ suite() {
   rc=$?
   tail -n 40 "$log"
   pf=$(count "$log")
-  set -- $pf
-  local p=$1 f=$2
+  local p f
+  read -r p f <<<"$pf"
   if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi  # crashed or exited non-zero
   case "$name" in fuzz-*) if [ "$f" -eq 0 ]; then p=1; else p=0 f=1; fi ;; esac
   passed=$((passed + p))
@@ -49,6 +49,7 @@ suite() {
   echo "--- $name: $p passed, $f failed (exit $rc, $(( $(date +%s) - start ))s)"
 }
 
+suite lint scripts/lint.sh
 for t in build/tests/test_*; do
   [ -x "$t" ] || continue
   suite "unit-$(basename "$t")" tests/unit/with_dotnet.sh "$t"

@@ -5,7 +5,7 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  startServer, stopServer, launchBrowser, openDashboard, goto, feedStats, visibleMethods,
+  startServer, stopServer, launchBrowser, openDashboard, feedStats, visibleMethods,
   waitForRow, waitFor, screenshot, serverJitSeqs, unexpectedConsoleErrors, measureFrames, percentile, apiGet, sleep,
 } from './helpers.mjs';
 

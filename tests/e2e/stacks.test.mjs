@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
-import { ROOT, STACK_DLL, startServer, startTarget, stopAll, waitFor, sleep, runSync, agentTrace,
+import { ROOT, STACK_DLL, startServer, startTarget, stopAll, waitFor, runSync, agentTrace,
   attach, detachAndWait } from './lib.mjs';
 
 after(stopAll);

@@ -928,11 +928,11 @@ static void test_real(void)
     static procscan_entry list[256];
     static ipc_procinfo pi;
 
-    if (s == NULL || atoi(s) <= 0) {
+    if (s == NULL || strtol(s, NULL, 10) <= 0) {
         printf("skip real: JITSCOPE_TEST_DOTNET_PID not set\n");
         return;
     }
-    pid = (pid_t)atoi(s);
+    pid = (pid_t)strtol(s, NULL, 10);
     check_real_info(pid, 1);
 
     rc = procscan_list(list, sizeof(list) / sizeof(list[0]), &count);
@@ -947,7 +947,7 @@ static void test_real(void)
         CHECK(rc == IPC_OK && seen, "procscan: lists pid %d (%zu processes)", (int)pid, count);
     }
     while (extra != NULL && *extra != '\0') {
-        pid_t e = (pid_t)atoi(extra);
+        pid_t e = (pid_t)strtol(extra, NULL, 10);
         const char *comma = strchr(extra, ',');
         extra = comma != NULL ? comma + 1 : NULL;
         {

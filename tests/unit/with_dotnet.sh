@@ -3,7 +3,7 @@
 # .NET process (E2eTarget in serve mode, waiting on stdin), so the IPC unit test
 # also checks ProcessInfo and AttachProfiler against the real runtime.
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 fifo=$(mktemp -u /tmp/jitscope-ipc-XXXXXX)
 mkfifo "$fifo"
 dotnet build/apps/E2eTarget/E2eTarget.dll serve <"$fifo" >/dev/null 2>&1 &

@@ -84,7 +84,6 @@ export class SampleChart {
     g.fillRect(tx, 7, 5, 5);
     g.fillStyle = C.text;
     g.fillText('runtime suspended per sample', tx + 9, 9);
-    tx += 9 + g.measureText('runtime suspended per sample').width + 16;
     g.textAlign = 'right';
     g.fillText(d && d.range ? 'drag to pick another range · click to clear' : 'drag across the chart to keep only that time range', W - PAD.r, 9);
     if (!d || d.endMs <= d.startMs) {

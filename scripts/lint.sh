@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# lint.sh -- every static check of jitscope, one after another (make lint).
+#
+#   checksrc      scripts/checksrc.sh: banned C calls
+#   format        scripts/format.sh --check: C sources against .clang-format
+#   eslint        web/js, tests and bench JavaScript (eslint.config.mjs)
+#   shell         shellcheck over scripts/, tests/ and bench/ *.sh and .ci/run
+#   include-cycles  scripts/include_cycles.py, when present
+#
+# LINT_SKIP="format ..." leaves checks out (names as after ===). The last line is "lint: N passed, N failed"
+# (read by tests/run.sh); the exit status is non-zero on any failure.
+set -u
+cd "$(dirname "$0")/.." || exit 1
+passed=0
+failed=0
+
+check() {
+  local name=$1; shift
+  case " ${LINT_SKIP:-} " in *" $name "*) echo "=== $name: skipped (LINT_SKIP)"; return ;; esac
+  echo "=== $name"
+  if "$@"; then
+    passed=$((passed + 1))
+  else
+    echo "--- $name: FAILED"
+    failed=$((failed + 1))
+  fi
+}
+
+run_eslint() {
+  [ -x tests/node_modules/.bin/eslint ] ||
+    { echo "eslint not installed: scripts/deps.sh test (npm install in tests/)" >&2; return 1; }
+  tests/node_modules/.bin/eslint --max-warnings 0 . && echo "eslint: clean"
+}
+
+run_shellcheck() {
+  local files=() f
+  command -v shellcheck >/dev/null ||
+    { echo "shellcheck not found: scripts/deps.sh test installs it" >&2; return 1; }
+  while IFS= read -r f; do
+    [ -f "$f" ] && files+=("$f")
+  done < <(git ls-files --cached --others --exclude-standard -- \
+             'scripts/*.sh' 'tests/*.sh' 'bench/*.sh' '.ci/run' | sort -u)
+  shellcheck "${files[@]}" && echo "shellcheck: ${#files[@]} scripts clean"
+}
+
+check checksrc scripts/checksrc.sh
+check format scripts/format.sh --check
+check eslint run_eslint
+check shell run_shellcheck
+if [ -f scripts/include_cycles.py ]; then
+  check include-cycles python3 scripts/include_cycles.py
+fi
+
+echo "lint: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
