@@ -55,5 +55,8 @@ void catchup_run(void);
 /* names_resolve.c: formatted name of a function from the runtime's metadata. */
 int names_resolve(ICorProfilerInfo10 *info, uint64_t function_id, char *out, size_t outsz,
                   uint64_t *module_id, uint32_t *token);
+/* names_resolve.c: "[dynamic] Name(params)" / "[IL stub] ..." of a dynamic
+ * method, from GetDynamicFunctionInfo; any thread (stack buffers only). */
+int names_dynamic(ICorProfilerInfo10 *info, uint64_t function_id, char *out, size_t outsz);
 
 #endif

@@ -10,6 +10,7 @@
  * type arguments. Every call may fail (an ID can be stale, a module may be
  * dynamic): each failure degrades the name, none is fatal.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "agent.h"
@@ -347,5 +348,137 @@ int names_resolve(ICorProfilerInfo10 *info, uint64_t function_id, char *out, siz
     md->lpVtbl->Release(md);
     *module_id = module;
     *token = method;
+    return 0;
+}
+
+/* ---- dynamic methods ---- */
+
+#define DYNAMIC_NAME_UNITS 256
+#define IL_STUB_PREFIX "IL_STUB"
+
+#define HANDLE_NAME_DEPTH 3
+
+static size_t handle_put(char *out, size_t outsz, size_t used, const char *s)
+{
+    size_t n = strlen(s);
+
+    if (used >= outsz || n >= outsz - used)
+        return outsz; /* does not fit: the caller gives up */
+    memcpy(out + used, s, n + 1);
+    return used + n;
+}
+
+/* A loaded type by ClassID, short and C#-like ("int", "RegexRunner",
+ * "ReadOnlySpan<char>", "string[]"), with stack buffers only, so that any
+ * thread may call it. Returns the length, 0 when unknown or too long. */
+static size_t handle_name(ClassID cls, char *out, size_t outsz, unsigned depth)
+{
+    ICorProfilerInfo10 *info = agent.info;
+    CorElementType element = 0;
+    ClassID element_class = 0, parent = 0, args[4];
+    ULONG rank = 0, len = 0, r;
+    ULONG32 nargs = 0, i;
+    ModuleID module = 0;
+    mdTypeDef td = 0;
+    mdToken extends = 0;
+    DWORD flags = 0;
+    WCHAR wname[RESOLVE_NAME_UNITS];
+    char full[RESOLVE_NAME_UNITS * 3 + 1], *tick;
+    const char *shown, *dot;
+    IMetaDataImport *md;
+    size_t used, n;
+    int truncated;
+    HRESULT hr;
+
+    if (cls == 0 || depth > HANDLE_NAME_DEPTH || outsz < 2)
+        return 0;
+    if (info->lpVtbl->IsArrayClass(info, cls, &element, &element_class, &rank) == S_OK) {
+        used = element_class ? handle_name(element_class, out, outsz, depth + 1) : 0;
+        if (used == 0)
+            used = handle_put(out, outsz, 0, "?");
+        used = handle_put(out, outsz, used, "[");
+        for (r = 1; r < rank && r < 32; r++)
+            used = handle_put(out, outsz, used, ",");
+        used = handle_put(out, outsz, used, "]");
+        return used < outsz ? used : 0;
+    }
+    hr = info->lpVtbl->GetClassIDInfo2(info, cls, &module, &td, &parent, 4, &nargs, args);
+    if (FAILED(hr) || !(md = resolve_import(module)))
+        return 0;
+    hr = md->lpVtbl->GetTypeDefProps(md, td, wname, RESOLVE_NAME_UNITS, &len, &flags, &extends);
+    md->lpVtbl->Release(md);
+    if (FAILED(hr))
+        return 0;
+    if (len > RESOLVE_NAME_UNITS)
+        len = RESOLVE_NAME_UNITS;
+    while (len > 0 && wname[len - 1] == 0)
+        len--;
+    n = utf16_to_utf8(wname, len, full, sizeof(full) - 1, &truncated);
+    full[n] = '\0';
+    shown = sig_keyword_of(full);
+    if (!shown) {
+        tick = strchr(full, '`');
+        if (tick)
+            *tick = '\0';
+        dot = strrchr(full, '.');
+        shown = dot ? dot + 1 : full;
+    }
+    used = handle_put(out, outsz, 0, shown);
+    if (nargs > 0) {
+        used = handle_put(out, outsz, used, "<");
+        for (i = 0; i < nargs && used < outsz; i++) {
+            if (i)
+                used = handle_put(out, outsz, used, ", ");
+            n = i < 4 && used < outsz ? handle_name(args[i], out + used, outsz - used, depth + 1) : 0;
+            used = n ? used + n : handle_put(out, outsz, used, "?");
+        }
+        used = handle_put(out, outsz, used, ">");
+    }
+    return used < outsz ? used : 0;
+}
+
+/* sig_names.type_handle for runtime-built signatures. */
+static size_t resolve_handle_name(void *ctx, uint64_t handle, char *out, size_t outsz)
+{
+    (void)ctx;
+    return handle_name((ClassID)handle, out, outsz, 0);
+}
+
+/* Safe on any thread: stack buffers only, no arena. */
+int names_dynamic(ICorProfilerInfo10 *info, uint64_t function_id, char *out, size_t outsz)
+{
+    WCHAR name[DYNAMIC_NAME_UNITS];
+    char utf8[DYNAMIC_NAME_UNITS * 3 + 1];
+    ModuleID module = 0;
+    PCCOR_SIGNATURE sig = NULL;
+    ULONG sig_len = 0, len = 0;
+    static const sig_names handle_names = {.type_handle = resolve_handle_name};
+    size_t n;
+    int truncated, written;
+
+    if (outsz < 32 ||
+        FAILED(info->lpVtbl->GetDynamicFunctionInfo(info, function_id, &module, &sig, &sig_len,
+                                                    DYNAMIC_NAME_UNITS, &len, name)))
+        return -1;
+    if (len > DYNAMIC_NAME_UNITS)
+        len = DYNAMIC_NAME_UNITS;
+    while (len > 0 && name[len - 1] == 0) /* the count includes the NUL */
+        len--;
+    n = utf16_to_utf8(name, len, utf8, sizeof(utf8) - 1, &truncated);
+    utf8[n] = '\0';
+    /* The runtime names its own marshalling stubs IL_STUB_*; everything else
+     * is a DynamicMethod (LCG) somebody emitted: expression trees, Regex,
+     * serializers. Their signatures name classes by tokens of the dynamic
+     * method's own scope, which no metadata import knows: those show as "?". */
+    written = snprintf(out, outsz, "%s %s",
+                       strncmp(utf8, IL_STUB_PREFIX, sizeof(IL_STUB_PREFIX) - 1) == 0
+                           ? "[IL stub]"
+                           : "[dynamic]",
+                       n ? utf8 : "?");
+    if (written < 0)
+        return -1;
+    n = (size_t)written < outsz ? (size_t)written : outsz - 1;
+    if (sig && outsz - n >= 8)
+        (void)sig_format_params(sig, sig_len, &handle_names, out + n, outsz - n);
     return 0;
 }

@@ -149,6 +149,15 @@ static int sender_resolve(uint64_t function_id, char *name, size_t size, wire_fu
     return rc;
 }
 
+/* Catch-up and stack frames do not say whether a function is dynamic. */
+static int sender_is_dynamic(uint64_t function_id)
+{
+    BOOL dynamic = FALSE;
+
+    return SUCCEEDED(agent.info->lpVtbl->IsFunctionDynamic(agent.info, function_id, &dynamic)) &&
+           dynamic;
+}
+
 void sender_emit_function_name(uint64_t function_id, int dynamic, uint16_t flags)
 {
     static char name[2048];
@@ -157,9 +166,11 @@ void sender_emit_function_name(uint64_t function_id, int dynamic, uint16_t flags
 
     if (!sender_named_add(function_id))
         return;
-    if (dynamic) {
-        n = (size_t)snprintf(name, sizeof(name), "(dynamic method)");
-    } else if (sender_resolve(function_id, name, sizeof(name), &fixed) == 0) {
+    if ((dynamic || sender_is_dynamic(function_id)) &&
+        names_dynamic(agent.info, function_id, name, sizeof(name)) == 0) {
+        n = strlen(name);
+        flags |= WIRE_FLAG_DYNAMIC;
+    } else if (!dynamic && sender_resolve(function_id, name, sizeof(name), &fixed) == 0) {
         n = strlen(name);
     } else {
         atomic_fetch_add_explicit(&agent.name_failures, 1, memory_order_relaxed);
@@ -261,7 +272,8 @@ static unsigned sender_drain(unsigned budget)
             if (h.type == WIRE_JIT_STARTED || h.type == WIRE_JIT_FINISHED) {
                 uint64_t fid;
                 memcpy(&fid, rec + sizeof(h), sizeof(fid));
-                sender_emit_function_name(fid, (h.flags & WIRE_FLAG_DYNAMIC) != 0, 0);
+                if (!(h.flags & WIRE_FLAG_DYNAMIC)) /* named on the JIT thread (events.c) */
+                    sender_emit_function_name(fid, 0, 0);
             } else if (h.type == WIRE_STACK_THREAD) {
                 sender_name_frames(rec + sizeof(h), h.length);
             }

@@ -25,6 +25,8 @@ enum {
     ELEMENT_MVAR = 0x1e,
     ELEMENT_CMOD_REQD = 0x1f,
     ELEMENT_CMOD_OPT = 0x20,
+    ELEMENT_INTERNAL = 0x21,      /* runtime-built signatures: a type handle follows */
+    ELEMENT_CMOD_INTERNAL = 0x22, /* runtime-built: required flag byte, then a handle */
     ELEMENT_SENTINEL = 0x41,
     ELEMENT_PINNED = 0x45,
     CALLCONV_GENERIC = 0x10,
@@ -173,6 +175,39 @@ static void sig_put_token(sig_reader *r, sig_writer *w, uint32_t token, int stri
     sig_put(w, name, n);
 }
 
+/* A pointer-sized type handle, as the runtime copies it into its signatures. */
+static int sig_handle(sig_reader *r, uint64_t *handle)
+{
+    uint64_t v = 0;
+
+    if (r->length - r->pos < sizeof(void *))
+        return -1;
+    for (size_t i = 0; i < sizeof(void *); i++) /* little-endian, unaligned */
+        v |= (uint64_t)r->sig[r->pos + i] << (8 * i);
+    r->pos += sizeof(void *);
+    *handle = v;
+    return 0;
+}
+
+/* `definition_only` keeps "Name" of "Name<...>": the arguments follow in the blob. */
+static void sig_put_handle(sig_reader *r, sig_writer *w, uint64_t handle, int definition_only)
+{
+    char name[512];
+    size_t n = 0;
+
+    if (!w->out)
+        return;
+    if (r->names && r->names->type_handle)
+        n = r->names->type_handle(r->names->ctx, handle, name, sizeof(name));
+    if (n == 0 || n >= sizeof(name)) {
+        sig_puts(w, "?");
+        return;
+    }
+    if (definition_only)
+        n = strcspn(name, "<`");
+    sig_put(w, name, n);
+}
+
 static void sig_put_generic_param(sig_writer *w, const char *const *known, unsigned count,
                                   uint32_t index, const char *prefix)
 {
@@ -235,6 +270,13 @@ static int sig_type(sig_reader *r, sig_writer *w, unsigned depth)
                 return -1;
             continue;
         }
+        if (e == ELEMENT_CMOD_INTERNAL) {
+            uint8_t required;
+            uint64_t handle;
+            if (sig_byte(r, &required) != 0 || sig_handle(r, &handle) != 0)
+                return -1;
+            continue;
+        }
         if (e != ELEMENT_PINNED)
             break;
     }
@@ -258,6 +300,13 @@ static int sig_type(sig_reader *r, sig_writer *w, unsigned depth)
             return -1;
         sig_put_token(r, w, token, 0);
         return 0;
+    case ELEMENT_INTERNAL: {
+        uint64_t handle;
+        if (sig_handle(r, &handle) != 0)
+            return -1;
+        sig_put_handle(r, w, handle, 0);
+        return 0;
+    }
     case ELEMENT_VAR:
     case ELEMENT_MVAR:
         if (sig_number(r, &v) != 0)
@@ -295,11 +344,22 @@ static int sig_type(sig_reader *r, sig_writer *w, unsigned depth)
     }
     case ELEMENT_GENERICINST: {
         uint8_t kind;
-        if (sig_byte(r, &kind) != 0 || (kind != ELEMENT_CLASS && kind != ELEMENT_VALUETYPE) ||
-            sig_token(r, &token) != 0 || sig_number(r, &count) != 0 || count == 0 ||
-            count > SIG_MAX_PARAMS)
+        uint64_t handle = 0;
+        if (sig_byte(r, &kind) != 0)
             return -1;
-        sig_put_token(r, w, token, 1);
+        if (kind == ELEMENT_INTERNAL) { /* runtime-built: the definition by handle */
+            if (sig_handle(r, &handle) != 0)
+                return -1;
+        } else if ((kind != ELEMENT_CLASS && kind != ELEMENT_VALUETYPE) ||
+                   sig_token(r, &token) != 0) {
+            return -1;
+        }
+        if (sig_number(r, &count) != 0 || count == 0 || count > SIG_MAX_PARAMS)
+            return -1;
+        if (kind == ELEMENT_INTERNAL)
+            sig_put_handle(r, w, handle, 1);
+        else
+            sig_put_token(r, w, token, 1);
         sig_puts(w, "<");
         for (i = 0; i < count; i++) {
             if (i)

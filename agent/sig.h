@@ -11,7 +11,9 @@
  * Naming: C# keywords for the built-in types (int, string, object, nint...),
  * `ref T` for by-ref, `T*` for pointers, `T[]` / `T[,]` for arrays, `Name<A, B>`
  * for generic instances, custom modifiers skipped, `...` for a vararg
- * sentinel. Generic parameters take the known type arguments' names when the
+ * sentinel. The runtime's own signatures (dynamic methods) may carry types as
+ * raw handles (ELEMENT_TYPE_INTERNAL, a pointer-sized value): named through a
+ * second callback. Generic parameters take the known type arguments' names when the
  * caller has them (class: VAR n, method: MVAR n), else `!n` / `!!n` as in IL.
  */
 #ifndef JITSCOPE_SIG_H
@@ -28,6 +30,10 @@ typedef struct sig_names {
      * TypeSpec (0x1b......) token into out (NUL-terminated, at most outsz
      * bytes); returns the length, or 0 when unknown (then "?" is printed). */
     size_t (*type_token)(void *ctx, uint32_t token, char *out, size_t outsz);
+    /* Writes the name of a type given by runtime handle (ELEMENT_TYPE_INTERNAL,
+     * found in the signatures the runtime builds for dynamic methods; the
+     * handle is a ClassID); same contract as type_token. May be NULL. */
+    size_t (*type_handle)(void *ctx, uint64_t handle, char *out, size_t outsz);
     void *ctx;
     const char *const *class_args;  /* names of the owner's type arguments (VAR n) */
     unsigned class_arg_count;

@@ -464,8 +464,11 @@ int session_apply(session *s, const wire_record *r, int64_t now_ns, const char *
         if (f) {
             f->module_id = n->module_id;
             f->token = n->token;
-            if (!f->name)
-                session_set_string(&f->name, &r->strings[0]);
+            /* a dynamic method's FunctionID is reused once it is collected:
+             * its latest name is the one that counts */
+            if (!f->name || (r->flags & WIRE_FLAG_DYNAMIC))
+                session_set_string(&f->name, &r->strings[0]); /* frees the old one */
+            f->flags |= r->flags & WIRE_FLAG_DYNAMIC;
         }
         break;
     }

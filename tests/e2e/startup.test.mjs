@@ -31,6 +31,7 @@ const WITH_PARAMETERS = [
   'JitscopeE2e.Probe.Calc(string[], ref int)',
   'JitscopeE2e.Probe.Calc<System.Double>(List<double>, double[,])',
   'JitscopeE2e.Box<System.Int64>.UniqueBoxMix(long, Box<long>)',
+  '[dynamic] JitscopeE2eDynamicAdd(long, int)',
 ];
 
 // Runs E2eTarget under the agent and checks what a user would see. Returns the session.
@@ -62,6 +63,11 @@ async function runAndCheck(serverOpts = {}, agentArgs = []) {
     const names = new Set(fns.map((f) => f.name));
     for (const name of WITH_PARAMETERS)
       assert.ok(names.has(name), `${name} listed with its parameters`);
+    const dyn = fns.find((f) => f.name === '[dynamic] JitscopeE2eDynamicAdd(long, int)');
+    assert.equal(dyn.dynamic, true, 'the DynamicMethod is flagged dynamic');
+    assert.equal(dyn.module, null, 'and has no module');
+    assert.ok(fns.filter((f) => f.dynamic).every((f) => /^\[(dynamic|IL stub)\] \S.*\(.*\)$/.test(f.name)),
+      `every dynamic method named: ${fns.filter((f) => f.dynamic).map((f) => f.name).join(' | ')}`);
     const query = async (q) => (await functionsOf(srv, 1, `&q=${encodeURIComponent(q)}`)).map((f) => f.name).sort();
     assert.deepEqual(await query('JitscopeE2e.Probe.Calc'), WITH_PARAMETERS.filter((n) => n.includes('.Calc')).sort(),
       'q= without parameters finds every overload');

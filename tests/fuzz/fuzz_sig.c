@@ -30,12 +30,19 @@ static size_t fuzz_token_name(void *ctx, uint32_t token, char *out, size_t outsz
     return n > 0 && (size_t)n < outsz ? (size_t)n : 0;
 }
 
+static size_t fuzz_handle_name(void *ctx, uint64_t handle, char *out, size_t outsz)
+{
+    int n = (handle & 1) ? snprintf(out, outsz, "H%llx<?>", (unsigned long long)handle) : 0;
+    (void)ctx;
+    return n > 0 && (size_t)n < outsz ? (size_t)n : 0;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static const char *const class_args[] = {"A", "B"};
     static const char *const method_args[] = {"M"};
     static const size_t sizes[] = {8, 9, 17, 64, 1024};
-    sig_names names = {.type_token = fuzz_token_name, .class_args = class_args,
+    sig_names names = {.type_token = fuzz_token_name, .type_handle = fuzz_handle_name, .class_args = class_args,
                        .class_arg_count = 2, .method_args = method_args, .method_arg_count = 1};
 
     for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {

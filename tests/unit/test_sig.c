@@ -198,7 +198,50 @@ TEST(lone_types)
     CHECK(sig_format_type(list_of_point, 3, &plain_names, out, sizeof(out)) == -1, "cut TypeSpec");
 }
 
+/* Names two runtime type handles as handle_name (names_resolve.c) would:
+ * RegexRunner, and the open ReadOnlySpan<T> (with its arguments unknown). */
+#define H_RUNNER 0x00007f1122334455ull
+#define H_SPAN 0x00007f99aabbcc00ull
+#define HANDLE(h) (uint8_t)(h), (uint8_t)((h) >> 8), (uint8_t)((h) >> 16), (uint8_t)((h) >> 24), \
+                  (uint8_t)((h) >> 32), (uint8_t)((h) >> 40), (uint8_t)((h) >> 48), (uint8_t)((h) >> 56)
+
+static size_t test_handle_name(void *ctx, uint64_t handle, char *out, size_t outsz)
+{
+    (void)ctx;
+    if (handle == H_RUNNER)
+        return (size_t)snprintf(out, outsz, "RegexRunner");
+    if (handle == H_SPAN)
+        return (size_t)snprintf(out, outsz, "ReadOnlySpan<?>");
+    return 0;
+}
+
+TEST(runtime_type_handles)
+{
+    /* what GetDynamicFunctionInfo returns for Regex1_Scan(RegexRunner, ReadOnlySpan<char>) */
+    const uint8_t scan[] = {0x00, 0x02, 0x01, 0x21, HANDLE(H_RUNNER),
+                            0x15, 0x21, HANDLE(H_SPAN), 0x01, 0x03};
+    const uint8_t cmod[] = {0x00, 0x01, 0x01, 0x22, 0x01, HANDLE(H_RUNNER), 0x08};
+    const uint8_t unknown[] = {0x00, 0x01, 0x01, 0x21, HANDLE(0x1234ull)};
+    sig_names names = {.type_handle = test_handle_name};
+    char out[128];
+    int n;
+
+    n = sig_format_params(scan, sizeof(scan), &names, out, sizeof(out));
+    CHECK(n == 2 && strcmp(out, "(RegexRunner, ReadOnlySpan<char>)") == 0, "handles: %d %s", n, out);
+    n = sig_format_params(scan, sizeof(scan), NULL, out, sizeof(out));
+    CHECK(n == 2 && strcmp(out, "(?, ?<char>)") == 0, "no handle callback: %d %s", n, out);
+    n = sig_format_params(cmod, sizeof(cmod), &names, out, sizeof(out));
+    CHECK(n == 1 && strcmp(out, "(int)") == 0, "internal modifier skipped: %d %s", n, out);
+    n = sig_format_params(unknown, sizeof(unknown), &names, out, sizeof(out));
+    CHECK(n == 1 && strcmp(out, "(?)") == 0, "unknown handle: %d %s", n, out);
+    for (size_t cut = 4; cut < sizeof(scan); cut++) {
+        n = sig_format_params(scan, cut, &names, out, sizeof(out));
+        CHECK(n == -1 && strcmp(out, "(?)") == 0, "cut at %zu: %d %s", cut, n, out);
+    }
+}
+
 static const check_test tests[] = {
+    TEST_ENTRY(runtime_type_handles),
     TEST_ENTRY(real_signatures),
     TEST_ENTRY(known_generic_arguments),
     TEST_ENTRY(compressed_integers),

@@ -32,6 +32,8 @@
 //   JitscopeE2e.Probe.Calc(int), Calc(int, ref long), Calc(string[], out int),
 //   Calc<double>(List<double>, double[,])              overloads told apart by parameters
 //   JitscopeE2e.Box<long>.UniqueBoxMix(T, Box<T>)      a class type parameter in a parameter
+//   JitscopeE2e.Probe.UniqueDynamic()                  emits and calls the DynamicMethod
+//                                                      JitscopeE2eDynamicAdd(long, int)
 // All of them are [MethodImpl(NoInlining)] so each one is its own JIT-compiled method.
 
 using System;
@@ -137,6 +139,10 @@ namespace JitscopeE2e
             long mixed = new Box<long>(2).UniqueBoxMix(40, new Box<long>(0));
             Out("box-mix " + mixed);
             sum = Checksum.Add(sum, mixed);
+
+            long dynamic = Probe.UniqueDynamic();
+            Out("dynamic " + dynamic);
+            sum = Checksum.Add(sum, dynamic);
 
             string plugin = CallPlugin();
             Out("plugin E2ePlugin JitscopePlugin.PluginEntry.UniquePluginMethod " + plugin);
@@ -331,6 +337,22 @@ namespace JitscopeE2e
 
         [MethodImpl(MethodImplOptions.NoInlining)]
         public static T Calc<T>(System.Collections.Generic.List<T> xs, T[,] grid) => grid.Length > 0 ? xs[0] : default!; // 1.5 -> 1
+
+        /// <summary>Emits, JITs and calls a DynamicMethod named JitscopeE2eDynamicAdd(long, int).</summary>
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static long UniqueDynamic()
+        {
+            var method = new System.Reflection.Emit.DynamicMethod("JitscopeE2eDynamicAdd", typeof(long),
+                new[] { typeof(long), typeof(int) }, typeof(Probe).Module);
+            var il = method.GetILGenerator();
+            il.Emit(System.Reflection.Emit.OpCodes.Ldarg_0);
+            il.Emit(System.Reflection.Emit.OpCodes.Ldarg_1);
+            il.Emit(System.Reflection.Emit.OpCodes.Conv_I8);
+            il.Emit(System.Reflection.Emit.OpCodes.Add);
+            il.Emit(System.Reflection.Emit.OpCodes.Ret);
+            var add = (Func<long, int, long>)method.CreateDelegate(typeof(Func<long, int, long>));
+            return add(40, 2); // 42
+        }
 
         [MethodImpl(MethodImplOptions.NoInlining)]
         public static long UniqueThreadWork()
