@@ -33,21 +33,9 @@ typedef struct agent_state {
     _Atomic uint64_t no_server_drops;
     pthread_t sender;
     int sender_started;
-    int fd;                          /* server socket, owned by the sender thread */
 } agent_state;
 
 extern agent_state agent;
-
-/* sender.c */
-int sender_start(void);
-void sender_stop(void);              /* Shutdown: flush (bounded) and join */
-void sender_detach_succeeded(void);  /* ProfilerDetachSucceeded: last record, close */
-
-/* Called from the sender thread (sender.c, catchup.c): frame straight onto the
- * socket's output buffer, with the next sequence number. */
-void sender_emit(uint16_t type, uint16_t flags, uint64_t time_ns, const void *fixed,
-                 uint32_t fixed_length, const char *s1, size_t n1, const char *s2, size_t n2);
-void sender_emit_function_name(uint64_t function_id, int dynamic, uint16_t flags);
 
 /* catchup.c: enumerate modules, threads and JITed functions (sender thread). */
 void catchup_run(void);

@@ -13,10 +13,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "clock.h"
 #include "agent.h"
+#include "clock.h"
+#include "conn.h"
 #include "describe.h"
-#include "emit.h"
+#include "naming.h"
 #include "utf.h"
 #include "walk.h"
 
@@ -39,9 +40,9 @@ static void catchup_module(ModuleID module)
                        sizeof(catchup_path), &cut);
     na = utf16_to_utf8(catchup_text.assembly, catchup_text.assembly_length, catchup_assembly,
                        sizeof(catchup_assembly), &cut);
-    sender_emit(WIRE_MODULE_LOADED,
-                WIRE_FLAG_CATCHUP | (catchup_text.truncated ? WIRE_FLAG_TRUNCATED : 0),
-                clock_mono_ns(), &m, sizeof(m), catchup_path, np, catchup_assembly, na);
+    conn_emit(WIRE_MODULE_LOADED,
+              WIRE_FLAG_CATCHUP | (catchup_text.truncated ? WIRE_FLAG_TRUNCATED : 0),
+              clock_mono_ns(), &m, sizeof(m), catchup_path, np, catchup_assembly, na);
 }
 
 static unsigned catchup_modules(void)
@@ -58,9 +59,9 @@ static unsigned catchup_modules(void)
     if (FAILED(hr) || !e)
         return 0;
     while (SUCCEEDED(e->lpVtbl->Next(e, CATCHUP_BATCH, ids, &got)) && got > 0) {
-        for (i = 0; i < got && agent.fd >= 0; i++, count++)
+        for (i = 0; i < got && conn_connected(); i++, count++)
             catchup_module(ids[i]);
-        if (got < CATCHUP_BATCH || agent.fd < 0)
+        if (got < CATCHUP_BATCH || !conn_connected())
             break;
     }
     e->lpVtbl->Release(e);
@@ -84,8 +85,8 @@ static void catchup_thread_name(ThreadID thread, DWORD os_tid)
         return;
     while (n > 0 && (name[n - 1] == '\n' || name[n - 1] == '\0'))
         n--;
-    sender_emit(WIRE_THREAD_NAME, WIRE_FLAG_CATCHUP, clock_mono_ns(), &t, sizeof(t), name,
-                (size_t)n, NULL, 0);
+    conn_emit(WIRE_THREAD_NAME, WIRE_FLAG_CATCHUP, clock_mono_ns(), &t, sizeof(t), name,
+              (size_t)n, NULL, 0);
 }
 
 static unsigned catchup_threads(void)
@@ -102,19 +103,19 @@ static unsigned catchup_threads(void)
     if (FAILED(hr) || !e)
         return 0;
     while (SUCCEEDED(e->lpVtbl->Next(e, CATCHUP_BATCH, ids, &got)) && got > 0) {
-        for (i = 0; i < got && agent.fd >= 0; i++, count++) {
+        for (i = 0; i < got && conn_connected(); i++, count++) {
             DWORD os = 0;
             wire_thread t = {.thread_id = ids[i]};
             walk_runtime_lock();
             if (SUCCEEDED(agent.info->lpVtbl->GetThreadInfo(agent.info, ids[i], &os)))
                 t.os_thread_id = os;
             walk_runtime_unlock();
-            sender_emit(WIRE_THREAD_CREATED, WIRE_FLAG_CATCHUP, clock_mono_ns(), &t, sizeof(t),
-                        NULL, 0, NULL, 0);
+            conn_emit(WIRE_THREAD_CREATED, WIRE_FLAG_CATCHUP, clock_mono_ns(), &t, sizeof(t),
+                      NULL, 0, NULL, 0);
             if (os)
                 catchup_thread_name(ids[i], os);
         }
-        if (got < CATCHUP_BATCH || agent.fd < 0)
+        if (got < CATCHUP_BATCH || !conn_connected())
             break;
     }
     e->lpVtbl->Release(e);
@@ -135,7 +136,7 @@ static unsigned catchup_functions(void)
     if (FAILED(hr) || !e)
         return 0;
     while (SUCCEEDED(e->lpVtbl->Next(e, CATCHUP_BATCH, ids, &got)) && got > 0) {
-        for (i = 0; i < got && agent.fd >= 0; i++, count++) {
+        for (i = 0; i < got && conn_connected(); i++, count++) {
             struct {
                 wire_jit_finished j;
                 wire_code_version versions[WIRE_MAX_CODE_VERSIONS];
@@ -146,12 +147,12 @@ static unsigned catchup_functions(void)
             walk_runtime_lock();
             kept = describe_jit(ids[i].functionId, 1, &rec.j, rec.versions);
             walk_runtime_unlock();
-            sender_emit_function_name(ids[i].functionId, 0, WIRE_FLAG_CATCHUP);
-            sender_emit(WIRE_JIT_FINISHED, WIRE_FLAG_CATCHUP, clock_mono_ns(), &rec,
-                        (uint32_t)(sizeof(rec.j) + kept * sizeof(rec.versions[0])), NULL, 0,
-                        NULL, 0);
+            naming_function(ids[i].functionId, 0, WIRE_FLAG_CATCHUP);
+            conn_emit(WIRE_JIT_FINISHED, WIRE_FLAG_CATCHUP, clock_mono_ns(), &rec,
+                      (uint32_t)(sizeof(rec.j) + kept * sizeof(rec.versions[0])), NULL, 0,
+                      NULL, 0);
         }
-        if (got < CATCHUP_BATCH || agent.fd < 0)
+        if (got < CATCHUP_BATCH || !conn_connected())
             break;
     }
     e->lpVtbl->Release(e);
@@ -164,11 +165,11 @@ void catchup_run(void)
     uint64_t start = clock_mono_ns();
 
     memset(&c, 0, sizeof(c));
-    sender_emit(WIRE_CATCHUP_BEGIN, WIRE_FLAG_CATCHUP, start, &c, sizeof(c), NULL, 0, NULL, 0);
+    conn_emit(WIRE_CATCHUP_BEGIN, WIRE_FLAG_CATCHUP, start, &c, sizeof(c), NULL, 0, NULL, 0);
     c.modules = catchup_modules();
     c.threads = catchup_threads();
     c.functions = catchup_functions();
     c.duration_ns = clock_mono_ns() - start;
-    sender_emit(WIRE_CATCHUP_END, WIRE_FLAG_CATCHUP, clock_mono_ns(), &c, sizeof(c), NULL, 0, NULL,
+    conn_emit(WIRE_CATCHUP_END, WIRE_FLAG_CATCHUP, clock_mono_ns(), &c, sizeof(c), NULL, 0, NULL,
                 0);
 }
