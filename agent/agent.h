@@ -3,11 +3,11 @@
  * One agent per process (docs/RUNTIME.md, Several runtimes): the first runtime that creates
  * our profiler owns `agent`; later runtimes are declined. The ring is written by
  * callbacks (emit.c) and drained by the sender thread (sender.c), the only
- * thread that talks to the server. */
+ * thread that talks to the server. State only: each module declares its own
+ * functions in its own header. */
 #ifndef JITSCOPE_AGENT_H
 #define JITSCOPE_AGENT_H
 
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <sys/un.h>
@@ -31,17 +31,8 @@ typedef struct agent_state {
     _Atomic int detach_requested;    /* RequestProfilerDetach succeeded */
     _Atomic uint64_t name_failures;
     _Atomic uint64_t no_server_drops;
-    pthread_t sender;
-    int sender_started;
 } agent_state;
 
 extern agent_state agent;
-
-/* catchup.c: enumerate modules, threads and JITed functions (sender thread). */
-void catchup_run(void);
-
-/* names_resolve.c: formatted name of a function from the runtime's metadata. */
-int names_resolve(ICorProfilerInfo10 *info, uint64_t function_id, char *out, size_t outsz,
-                  uint64_t *module_id, uint32_t *token);
 
 #endif

@@ -7,12 +7,15 @@
  * names are not kept by the runtime, so they come from /proc/self/task/TID/comm
  * (the OS name .NET sets from Thread.Name, cut to 15 bytes). Each call into the
  * runtime is made under the runtime lock (walk.c), never while writing out.
+ * Records leave through conn_emit (conn.h), function names through naming.h;
+ * sender.c calls catchup_run, never the other way round.
  */
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "catchup.h"
 #include "agent.h"
 #include "clock.h"
 #include "conn.h"

@@ -16,6 +16,7 @@
 #include "clock.h"
 #include "conn.h"
 #include "idmap.h"
+#include "names_resolve.h"
 #include "walk.h"
 #include "wire.h"
 

@@ -14,6 +14,7 @@
  */
 #include <signal.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -21,6 +22,7 @@
 
 #include "sender.h"
 #include "agent.h"
+#include "catchup.h"
 #include "clock.h"
 #include "conn.h"
 #include "naming.h"
@@ -35,6 +37,9 @@
 #define SENDER_DROPS_EVERY_NS 500000000ull
 #define SENDER_ORPHAN_NS 10000000000ull       /* attach mode: detach after 10 s alone */
 #define SENDER_WALKER_WAIT_MS 3000            /* detach: longest wait for the walker to end */
+
+static pthread_t sender_thread;
+static int sender_started; /* sender_thread is joinable */
 
 static void sender_sleep_ms(unsigned ms)
 {
@@ -288,11 +293,11 @@ int sender_start(void)
 
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old); /* the app's signals are not ours to handle */
-    rc = pthread_create(&agent.sender, NULL, sender_main, NULL);
+    rc = pthread_create(&sender_thread, NULL, sender_main, NULL);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (rc != 0)
         return -1;
-    agent.sender_started = 1;
+    sender_started = 1;
     return 0;
 }
 
@@ -300,22 +305,22 @@ void sender_stop(void)
 {
     struct timespec deadline;
 
-    if (!agent.sender_started)
+    if (!sender_started)
         return;
     atomic_store(&agent.stopping, 1);
     clock_gettime(CLOCK_REALTIME, &deadline);
     deadline.tv_sec += 3;
-    if (pthread_timedjoin_np(agent.sender, NULL, &deadline) == 0)
-        agent.sender_started = 0;
+    if (pthread_timedjoin_np(sender_thread, NULL, &deadline) == 0)
+        sender_started = 0;
 }
 
 void sender_detach_succeeded(void)
 {
     wire_detach_status status = {WIRE_DETACH_SUCCEEDED, 0};
 
-    if (agent.sender_started) {
-        pthread_join(agent.sender, NULL); /* it returned right after RequestProfilerDetach */
-        agent.sender_started = 0;
+    if (sender_started) {
+        pthread_join(sender_thread, NULL); /* it returned right after RequestProfilerDetach */
+        sender_started = 0;
     }
     if (conn_connected()) {
         while (sender_drain(8192) > 0 && conn_connected())
