@@ -86,7 +86,7 @@ run: all apps
 # ---- tests ----
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/test_*.c))
 
-$(BUILD)/tests/test_%: tests/unit/test_%.c $(filter-out server/main.c,$(SERVER_SRC)) $(filter-out agent/profiler.c agent/events.c agent/sender.c agent/catchup.c agent/describe.c agent/names_resolve.c,$(AGENT_SRC)) $(SERVER_HDR) | $(BUILD)/deps.stamp
+$(BUILD)/tests/test_%: tests/unit/test_%.c $(filter-out server/main.c,$(SERVER_SRC)) $(filter-out agent/profiler.c agent/events.c agent/sender.c agent/conn.c agent/naming.c agent/catchup.c agent/describe.c agent/names_resolve.c,$(AGENT_SRC)) $(SERVER_HDR) | $(BUILD)/deps.stamp
 	@mkdir -p $(@D)
 	$(CC) $(SERVER_CFLAGS) $(ASAN) -DRING_TEST_HOOK -pthread -Iagent -Iserver $< \
 	  $(filter-out server/main.c,$(SERVER_SRC)) \

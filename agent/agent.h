@@ -3,11 +3,11 @@
  * One agent per process (docs/RUNTIME.md, Several runtimes): the first runtime that creates
  * our profiler owns `agent`; later runtimes are declined. The ring is written by
  * callbacks (emit.c) and drained by the sender thread (sender.c), the only
- * thread that talks to the server. */
+ * thread that talks to the server. State only: each module declares its own
+ * functions in its own header. */
 #ifndef JITSCOPE_AGENT_H
 #define JITSCOPE_AGENT_H
 
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <sys/un.h>
@@ -31,32 +31,8 @@ typedef struct agent_state {
     _Atomic int detach_requested;    /* RequestProfilerDetach succeeded */
     _Atomic uint64_t name_failures;
     _Atomic uint64_t no_server_drops;
-    pthread_t sender;
-    int sender_started;
-    int fd;                          /* server socket, owned by the sender thread */
 } agent_state;
 
 extern agent_state agent;
-
-/* sender.c */
-int sender_start(void);
-void sender_stop(void);              /* Shutdown: flush (bounded) and join */
-void sender_detach_succeeded(void);  /* ProfilerDetachSucceeded: last record, close */
-
-/* Called from the sender thread (sender.c, catchup.c): frame straight onto the
- * socket's output buffer, with the next sequence number. */
-void sender_emit(uint16_t type, uint16_t flags, uint64_t time_ns, const void *fixed,
-                 uint32_t fixed_length, const char *s1, size_t n1, const char *s2, size_t n2);
-void sender_emit_function_name(uint64_t function_id, int dynamic, uint16_t flags);
-
-/* catchup.c: enumerate modules, threads and JITed functions (sender thread). */
-void catchup_run(void);
-
-/* names_resolve.c: formatted name of a function from the runtime's metadata. */
-int names_resolve(ICorProfilerInfo10 *info, uint64_t function_id, char *out, size_t outsz,
-                  uint64_t *module_id, uint32_t *token);
-/* names_resolve.c: "[dynamic] Name(params)" / "[IL stub] ..." of a dynamic
- * method, from GetDynamicFunctionInfo; any thread (stack buffers only). */
-int names_dynamic(ICorProfilerInfo10 *info, uint64_t function_id, char *out, size_t outsz);
 
 #endif

@@ -14,6 +14,7 @@
 #include "agent.h"
 #include "describe.h"
 #include "emit.h"
+#include "names_resolve.h"
 #include "walk.h"
 
 static ThreadID events_current_thread(void)

@@ -15,6 +15,7 @@
 
 #include "agent.h"
 #include "names.h"
+#include "names_resolve.h"
 #include "sig.h"
 #include "utf.h"
 

@@ -23,6 +23,7 @@
 
 #include "agent.h"
 #include "events.h"
+#include "sender.h"
 #include "stacks.h"
 #include "gctimeline.h"
 
@@ -46,7 +47,7 @@ _Static_assert((AGENT_EVENT_MASK_HIGH & COR_PRF_HIGH_MONITOR_IMMUTABLE) == 0,
 _Static_assert((AGENT_EVENT_MASK_HIGH & ~COR_PRF_HIGH_ALLOWABLE_AFTER_ATTACH) == 0,
                "the high mask must be allowed after attach");
 
-agent_state agent = {.fd = -1};
+agent_state agent; /* zero until agent_begin; the socket is conn.c's */
 
 static const GUID agent_clsid = WIRE_CLSID_INIT;
 static _Atomic int agent_claimed; /* a runtime owns `agent` */

@@ -1180,8 +1180,8 @@ TEST(exports)
     char cmd[1200];
     int status = -1;
     static const char *const internal[] = {"agent", "sender_start", "sender_stop",
-                                           "sender_emit", "emit_record", "ring_init",
-                                           "catchup_run", "names_resolve",
+                                           "conn_emit", "naming_function", "emit_record",
+                                           "ring_init", "catchup_run", "names_resolve",
                                            "cb_JITCompilationStarted", "utf16_to_utf8"};
     unsigned i, defined = 0, ours = 0;
     char clsid[64];

@@ -1,0 +1,146 @@
+/* conn.c -- the agent's connection to the server and its bounded buffers.
+ *
+ * Owned by the sender thread (conn.h): a non-blocking Unix socket, an output
+ * buffer of CONN_OUT_BYTES that conn_emit encodes frames into
+ * (proto/wire_encode.c) with the next sequence number, and an input buffer of
+ * CONN_IN_BYTES for commands. The socket is written with MSG_DONTWAIT; only a
+ * full buffer, a detach or Shutdown waits, and never longer than
+ * CONN_FLUSH_WAIT_MS, so a server that stops reading cannot hold the agent.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "conn.h"
+#include "agent.h"
+#include "stacks.h"
+#include "wire_encode.h"
+
+static int conn_socket = -1;
+static uint8_t conn_out[CONN_OUT_BYTES];
+static size_t conn_out_used;
+static uint8_t conn_in[CONN_IN_BYTES];
+static size_t conn_in_used;
+static uint64_t conn_seq;
+
+int conn_open(void)
+{
+    struct sockaddr_un addr = {.sun_family = AF_UNIX};
+    int fd;
+
+    memcpy(addr.sun_path, agent.socket_path, sizeof(addr.sun_path));
+    fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    if (fd < 0)
+        return -1;
+    if (connect(fd, (struct sockaddr *)&addr, sizeof(addr)) != 0) {
+        close(fd);
+        return -1;
+    }
+    conn_socket = fd;
+    conn_seq = 0;
+    return 0;
+}
+
+void conn_close(void)
+{
+    if (conn_socket >= 0) {
+        close(conn_socket);
+        stacks_profile_stop(); /* the server that asked for it is gone */
+    }
+    conn_socket = -1;
+    conn_out_used = 0;
+    conn_in_used = 0;
+}
+
+int conn_connected(void)
+{
+    return conn_socket >= 0;
+}
+
+int conn_fd(void)
+{
+    return conn_socket;
+}
+
+int conn_flush(int wait)
+{
+    size_t off = 0;
+    int waited = 0;
+
+    while (off < conn_out_used && conn_socket >= 0) {
+        ssize_t n = send(conn_socket, conn_out + off, conn_out_used - off,
+                         MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (n > 0) {
+            off += (size_t)n;
+            continue;
+        }
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) && wait &&
+            waited < CONN_FLUSH_WAIT_MS) {
+            struct pollfd p = {.fd = conn_socket, .events = POLLOUT};
+            poll(&p, 1, 10);
+            waited += 10;
+            continue;
+        }
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+            break;
+        conn_close();
+        return -1;
+    }
+    memmove(conn_out, conn_out + off, conn_out_used - off);
+    conn_out_used -= off;
+    return 0;
+}
+
+/* Room for `need` bytes in the output buffer, flushing (with waiting) if needed. */
+static int conn_room(size_t need)
+{
+    if (CONN_OUT_BYTES - conn_out_used >= need)
+        return 0;
+    if (conn_flush(1) != 0)
+        return -1;
+    return CONN_OUT_BYTES - conn_out_used >= need ? 0 : -1;
+}
+
+void conn_emit(uint16_t type, uint16_t flags, uint64_t time_ns, const void *fixed,
+               uint32_t fixed_length, const char *s1, size_t n1, const char *s2, size_t n2)
+{
+    wire_frame_header h = {.type = type, .flags = flags, .time_ns = time_ns};
+    wire_text strings[2] = {{.utf8 = s1, .length = n1}, {.utf8 = s2, .length = n2}};
+    unsigned count = s2 ? 2 : s1 ? 1 : 0;
+    size_t need = wire_encode_bound(fixed_length, 0, strings, count);
+
+    if (conn_socket < 0 || conn_room(need) != 0)
+        return;
+    h.seq = ++conn_seq;
+    conn_out_used += wire_encode(conn_out + conn_out_used, &h, fixed, fixed_length, NULL, 0,
+                                 strings, count);
+}
+
+int conn_receive(void)
+{
+    ssize_t n = recv(conn_socket, conn_in + conn_in_used, sizeof(conn_in) - conn_in_used,
+                     MSG_DONTWAIT);
+
+    if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) {
+        conn_close();
+        return -1;
+    }
+    if (n > 0)
+        conn_in_used += (size_t)n;
+    return 0;
+}
+
+const uint8_t *conn_input(size_t *length)
+{
+    *length = conn_in_used;
+    return conn_in;
+}
+
+void conn_consume(size_t n)
+{
+    memmove(conn_in, conn_in + n, conn_in_used - n);
+    conn_in_used -= n;
+}

@@ -1,0 +1,55 @@
+/* conn.h -- the agent's connection to the server and its bounded buffers.
+ *
+ * Sender thread only (sender.c, naming.c, catchup.c): the one place that holds
+ * the socket. conn_emit frames a record with the next sequence number into a
+ * fixed output buffer (CONN_OUT_BYTES); conn_flush writes it out, waiting at
+ * most CONN_FLUSH_WAIT_MS for a slow server. Commands from the server are read
+ * into a fixed input buffer (CONN_IN_BYTES) that sender.c decodes. Any send or
+ * receive failure closes the connection; every function is then a no-op until
+ * conn_open succeeds again, so callers need not check after each record.
+ */
+#ifndef JITSCOPE_CONN_H
+#define JITSCOPE_CONN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define CONN_OUT_BYTES (256u * 1024u)
+#define CONN_IN_BYTES 4096u
+#define CONN_FLUSH_WAIT_MS 2000 /* longest wait for a slow server */
+
+/* Connects to agent.socket_path (non-blocking socket); sequence numbers start
+ * again from 1. Returns 0, or -1 when no server listens. */
+int conn_open(void);
+
+/* Closes the socket (a profile the server asked for is stopped: that server is
+ * gone) and empties both buffers. Harmless when not connected. */
+void conn_close(void);
+
+/* 1 while a connection is open. */
+int conn_connected(void);
+
+/* Frames one record (fixed part and up to two UTF-8 strings) into the output
+ * buffer with the next sequence number, flushing with a bounded wait when it is
+ * full. Dropped silently when not connected or when the server does not read. */
+void conn_emit(uint16_t type, uint16_t flags, uint64_t time_ns, const void *fixed,
+               uint32_t fixed_length, const char *s1, size_t n1, const char *s2, size_t n2);
+
+/* Writes the output buffer; with `wait`, waits (bounded) while the server is
+ * slow. Returns 0, or -1 when the connection is gone (it is then closed). */
+int conn_flush(int wait);
+
+/* Reads what the server sent into the input buffer without waiting. Returns 0,
+ * or -1 when the server closed the connection or it failed (it is then closed). */
+int conn_receive(void);
+
+/* The unconsumed input: *length bytes at the returned address (0 after a close). */
+const uint8_t *conn_input(size_t *length);
+
+/* Drops the first n bytes of the input (commands decoded and run). */
+void conn_consume(size_t n);
+
+/* The socket, for poll(); -1 when not connected. */
+int conn_fd(void);
+
+#endif
