@@ -16,10 +16,12 @@
  * The event callbacks live in events.c (JIT, modules, threads) and gctimeline.c
  * (GC, suspensions); unused slots return S_OK.
  */
+#include <errno.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "agent.h"
 #include "events.h"
@@ -181,6 +183,43 @@ static int agent_take(char *dst, size_t size, const char *src, size_t length)
     return 0;
 }
 
+/* A positive number of milliseconds from the environment, else `fallback`. */
+static uint64_t agent_env_ms(const char *name, uint64_t fallback)
+{
+    const char *text = getenv(name);
+    char *end = NULL;
+    unsigned long long v;
+
+    if (!text || !*text)
+        return fallback;
+    errno = 0;
+    v = strtoull(text, &end, 10);
+    if (errno || *end || v == 0 || v > 86400000ull)
+        return fallback;
+    return v;
+}
+
+/* `jitscope run --no-children`: only the process the launcher started itself. */
+static int agent_is_wanted_here(void)
+{
+    const char *only = getenv(WIRE_ENV_ONLY_CHILD_OF);
+    char message[128];
+    char *end = NULL;
+    long launcher;
+
+    if (!only || !*only)
+        return 1;
+    errno = 0;
+    launcher = strtol(only, &end, 10);
+    if (errno || *end || launcher <= 0 || (pid_t)launcher == getppid())
+        return 1;
+    snprintf(message, sizeof(message),
+             "pid %d is a child of the launched app (run --no-children); not profiling",
+             (int)getpid());
+    agent_log(message);
+    return 0;
+}
+
 static HRESULT STDMETHODCALLTYPE cb_Initialize(ICorProfilerCallback11 *self, IUnknown *unk)
 {
     const char *socket_env = getenv(WIRE_ENV_SOCKET), *token = getenv(WIRE_ENV_TOKEN);
@@ -193,6 +232,9 @@ static HRESULT STDMETHODCALLTYPE cb_Initialize(ICorProfilerCallback11 *self, IUn
         agent_log(WIRE_ENV_SOCKET " / " WIRE_ENV_TOKEN " missing or invalid; not profiling");
         return E_FAIL;
     }
+    if (!agent_is_wanted_here())
+        return CORPROF_E_PROFILER_CANCEL_ACTIVATION; /* the app runs on without us */
+    agent.give_up_ns = agent_env_ms(WIRE_ENV_GIVE_UP_MS, WIRE_GIVE_UP_MS_DEFAULT) * 1000000ull;
     return agent_begin((profiler *)self, unk, WIRE_MODE_STARTUP, socket_path, token);
 }
 

@@ -65,6 +65,7 @@ static void sender_hello(void)
     h.realtime_ns = clock_real_ns();
     memcpy(h.token, agent.token, WIRE_TOKEN_LEN);
     h.ring_bytes = (uint32_t)agent.ring.capacity;
+    h.parent_pid = (uint32_t)getppid();
     conn_emit(WIRE_HELLO, 0, h.monotonic_ns, &h, sizeof(h), NULL, 0, NULL, 0);
 }
 
@@ -241,9 +242,12 @@ static void *sender_main(void *arg)
             if (!conn_connected()) {
                 if (!lost_since)
                     lost_since = now;
-                /* attach mode: the server that attached us is gone (or never came):
-                 * nobody will come back for us, so leave the process */
-                if (agent.mode == WIRE_MODE_ATTACH && now - lost_since > SENDER_ORPHAN_NS &&
+                /* the server is gone (or never came). Attach mode: nobody will
+                 * come back for us. Startup mode: the server of `jitscope run`
+                 * exited, and children such as build servers may live on for
+                 * minutes. Either way leave the process after a bounded time. */
+                if (now - lost_since > (agent.mode == WIRE_MODE_ATTACH ? SENDER_ORPHAN_NS
+                                                                       : agent.give_up_ns) &&
                     stacks_stop(SENDER_WALKER_WAIT_MS) == 0) {
                     HRESULT hr;
                     walk_runtime_lock();

@@ -38,6 +38,14 @@
  * in the AttachProfiler client data, see WIRE_CLIENT_DATA_PREFIX). */
 #define WIRE_ENV_SOCKET "JITSCOPE_SOCKET"
 #define WIRE_ENV_TOKEN "JITSCOPE_TOKEN"
+/* `jitscope run --no-children`: the launcher's pid; an agent whose parent is
+ * another process declines to start (the launched app's children inherit the
+ * environment, and with it the profiler). */
+#define WIRE_ENV_ONLY_CHILD_OF "JITSCOPE_ONLY_CHILD_OF"
+/* Startup mode: how long (ms) an agent keeps trying to reach a server that is
+ * gone before it detaches itself (default WIRE_GIVE_UP_MS_DEFAULT). */
+#define WIRE_ENV_GIVE_UP_MS "JITSCOPE_GIVE_UP_MS"
+#define WIRE_GIVE_UP_MS_DEFAULT 30000u
 
 /* Attach client data: "jitscope1 <token> <socket path>" (ASCII, no NUL). */
 #define WIRE_CLIENT_DATA_PREFIX "jitscope1 "
@@ -108,7 +116,7 @@ typedef struct wire_hello {
     uint64_t realtime_ns;
     char token[WIRE_TOKEN_LEN];
     uint32_t ring_bytes;    /* capacity of the agent's buffer */
-    uint32_t reserved;
+    uint32_t parent_pid;    /* getppid() at connect: places the process in a tree */
 } wire_hello;
 _Static_assert(sizeof(wire_hello) == 88, "wire_hello layout");
 

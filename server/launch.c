@@ -54,16 +54,24 @@ static void *launch_reap(void *arg)
     return NULL;
 }
 
+/* The variables launch_app sets itself; the user's other JITSCOPE_* tuning
+ * (JITSCOPE_RING_BYTES, JITSCOPE_GIVE_UP_MS) goes through. */
 static int launch_is_ours(const char *entry)
 {
-    return strncmp(entry, "CORECLR_", 8) == 0 || strncmp(entry, "JITSCOPE_", 9) == 0 ||
-           strncmp(entry, "DOTNET_PROFILER", 15) == 0;
+    static const char *const ours[] = {"CORECLR_", "DOTNET_PROFILER", WIRE_ENV_SOCKET "=",
+                                       WIRE_ENV_TOKEN "=", WIRE_ENV_ONLY_CHILD_OF "="};
+
+    for (size_t i = 0; i < sizeof(ours) / sizeof(ours[0]); i++)
+        if (strncmp(entry, ours[i], strlen(ours[i])) == 0)
+            return 1;
+    return 0;
 }
 
 int launch_app(char *const argv[], const char *agent_path, const char *socket_path,
-               const char *token, int session_id, pid_t *pid_out, char *err, size_t errsz)
+               const char *token, int no_children, int session_id, pid_t *pid_out, char *err,
+               size_t errsz)
 {
-    enum { OURS = 6 };
+    enum { OURS = 7 };
     char vars[OURS][4200];
     char **envp = NULL;
     size_t n = 0, k = 0, i;
@@ -85,8 +93,11 @@ int launch_app(char *const argv[], const char *agent_path, const char *socket_pa
     snprintf(vars[3], sizeof(vars[3]), "CORECLR_PROFILER_PATH_64=%s", agent_path);
     snprintf(vars[4], sizeof(vars[4]), "%s=%s", WIRE_ENV_SOCKET, socket_path);
     snprintf(vars[5], sizeof(vars[5]), "%s=%s", WIRE_ENV_TOKEN, token);
+    /* the launched app's parent is this process: its children's parent is not */
+    snprintf(vars[6], sizeof(vars[6]), "%s=%d", WIRE_ENV_ONLY_CHILD_OF, (int)getpid());
     for (i = 0; i < OURS; i++)
-        envp[k++] = vars[i];
+        if (i < 6 || no_children)
+            envp[k++] = vars[i];
     envp[k] = NULL;
     /* the server blocks SIGINT/SIGTERM/SIGPIPE for sigwait; the app must not inherit that */
     posix_spawnattr_t attr;

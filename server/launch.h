@@ -11,8 +11,11 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+/* Starts argv with the agent's startup environment; with no_children the
+ * agent declines to start in any process whose parent is not this one. */
 int launch_app(char *const argv[], const char *agent_path, const char *socket_path,
-               const char *token, int session_id, pid_t *pid_out, char *err, size_t errsz);
+               const char *token, int no_children, int session_id, pid_t *pid_out, char *err,
+               size_t errsz);
 /* Ends a still-running child (SIGTERM, then SIGKILL after 3 s) and joins the reaper. */
 void launch_stop(void);
 

@@ -42,6 +42,7 @@ typedef struct cli_options {
     const char *positional; /* attach: PID; detach: SESSION or PID */
     const char *server;    /* attach/detach: URL of a running server */
     int ws_port;           /* -1: HTTP port + 1 (0 when the HTTP port is 0) */
+    int no_children;       /* run: keep the agent out of the app's child processes */
 } cli_options;
 
 static void usage(FILE *out)
@@ -66,6 +67,7 @@ static void usage(FILE *out)
           "  --host ADDR     bind address (default 127.0.0.1; others need --api-key)\n"
           "  --api-key KEY   require 'Authorization: Bearer KEY' on the API (or JITSCOPE_API_KEY)\n"
           "  --agent PATH    agent library (default: libjitscope_agent.so next to jitscope)\n"
+          "  --no-children   run: profile only PROGRAM, not the .NET processes it starts\n"
           "  --web DIR       dashboard files (default: ../web from jitscope's directory)\n"
           "  --server URL    a running jitscope server (default http://127.0.0.1:8642)\n"
           "  -h, --help      this text\n",
@@ -139,6 +141,8 @@ static int parse_options(int argc, char **argv, int start, int allow_command, in
             o->http.api_key = v, i++;
         } else if (strcmp(a, "--agent") == 0 && v) {
             o->agent_path = v, i++;
+        } else if (strcmp(a, "--no-children") == 0 && allow_command) {
+            o->no_children = 1;
         } else if (strcmp(a, "--web") == 0 && v) {
             o->http.web_root = v, i++;
         } else if (strcmp(a, "--server") == 0 && v) {
@@ -277,7 +281,7 @@ static int serve(cli_options *o, int mode)
             fprintf(stderr, "jitscope: cannot create a session\n");
             goto done;
         }
-        if (launch_app(o->command, o->agent_path, link_socket_path(), token, id, &pid, err,
+        if (launch_app(o->command, o->agent_path, link_socket_path(), token, o->no_children, id, &pid, err,
                        sizeof(err)) != 0) {
             fprintf(stderr, "jitscope: %s\n", err);
             rc = 127;
