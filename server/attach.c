@@ -16,7 +16,6 @@
 #include "ipc.h"
 #include "link.h"
 #include "sessions.h"
-#include "ws.h"
 
 static const char *attach_agent_path = "";
 static pthread_mutex_t attach_busy = PTHREAD_MUTEX_INITIALIZER;
@@ -222,7 +221,7 @@ int detach_session(int session_id, char *message, size_t size)
         snprintf(message, size, "could not send the detach command to the agent");
         return 502;
     }
-    ws_notify(session_id);
+    sessions_notify(session_id);
     snprintf(message, size, "detach requested");
     return 202;
 }

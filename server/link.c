@@ -41,10 +41,8 @@ static int link_thread_started;
 static pthread_mutex_t link_mutex = PTHREAD_MUTEX_INITIALIZER; /* guards link_conns fds for send */
 static link_conn *link_conns[LINK_MAX_CONNECTIONS];
 static int link_next_id = 1;
-static void (*link_listener)(int session_id);
 
 const char *link_socket_path(void) { return link_path; }
-void link_set_listener(void (*on_records)(int)) { link_listener = on_records; }
 
 static void *link_main(void *arg);
 
@@ -307,8 +305,8 @@ static void link_read(int slot)
         link_close(slot, why);
         return;
     }
-    if (c->session_id && link_listener)
-        link_listener(c->session_id);
+    if (c->session_id)
+        sessions_notify(c->session_id);
 }
 
 /* Attached processes are not our children: notice when one is gone. */

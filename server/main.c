@@ -230,7 +230,7 @@ static int serve(cli_options *o, int mode)
         return 1;
     }
     attach_set_agent_path(o->agent_path);
-    link_set_listener(ws_notify);
+    sessions_set_listener(ws_notify);
     /* the stream first, so /api/config is right from the first HTTP request */
     if (o->ws_port < 0)
         o->ws_port = o->http.port == 0 || o->http.port == 65535 ? 0 : o->http.port + 1;

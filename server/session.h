@@ -23,6 +23,7 @@
 #include "timeline.h"
 #include "wire_decode.h"
 
+#define SESSION_ID_MAX 1000000 /* session ids are 1..SESSION_ID_MAX (REST paths, stream subscriptions) */
 #define SESSION_MAX_FUNCTIONS (4u * 1024u * 1024u)
 #define SESSION_MAX_MODULES (256u * 1024u)
 #define SESSION_MAX_THREADS (256u * 1024u)

@@ -11,7 +11,7 @@
 #include <sys/socket.h>
 #include <time.h>
 
-#include "api.h"
+#include "views.h"
 #include "guard.h"
 #include "sessions.h"
 
@@ -100,7 +100,7 @@ static void ws_command(ws_client *c)
     }
     sub = json_object_get(msg, "subscribe");
     after = json_object_get(msg, "after");
-    if (!json_is_integer(sub) || json_integer_value(sub) <= 0 || json_integer_value(sub) > 1000000 ||
+    if (!json_is_integer(sub) || json_integer_value(sub) <= 0 || json_integer_value(sub) > SESSION_ID_MAX ||
         (after && (!json_is_integer(after) || json_integer_value(after) < 0))) {
         ws_set_error(c, "expected {\"subscribe\": SESSION_ID, \"after\": SEQ}");
         goto done;
@@ -166,14 +166,14 @@ static char *ws_next_message(ws_client *c, int *more)
     } else if (c->next_seq <= s->event_seq) {
         list = json_array();
         while (c->next_seq <= s->event_seq && json_array_size(list) < WS_BATCH_EVENTS)
-            json_array_append_new(list, api_event_json(s, session_event_at(s, c->next_seq++)));
+            json_array_append_new(list, view_event(s, session_event_at(s, c->next_seq++)));
         out = json_pack("{s:s, s:i, s:o, s:I}", "type", "events", "session", c->session_id,
                         "events", list, "last_seq", (json_int_t)s->event_seq);
         c->last_progress_ns = now;
         *more = c->next_seq <= s->event_seq;
     }
     if (!out && ((int)s->state != c->last_state || now - c->last_summary_ns >= WS_SUMMARY_EVERY_NS)) {
-        out = json_pack("{s:s, s:o}", "type", "session", "session", api_session_summary(s));
+        out = json_pack("{s:s, s:o}", "type", "session", "session", view_session_summary(s));
         c->last_state = (int)s->state;
         c->last_summary_ns = now;
     }
