@@ -1,7 +1,9 @@
 /* sessions.c -- registry of sessions (see sessions.h). */
 #include "sessions.h"
+#include "clock.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
@@ -142,6 +144,28 @@ session *sessions_by_pid(pid_t pid)
 
 size_t sessions_count(void) { return sessions_n; }
 session *sessions_at(size_t index) { return index < sessions_n ? sessions_items[index] : NULL; }
+
+void sessions_sweep(void)
+{
+    int64_t now = (int64_t)clock_real_ns();
+    size_t i;
+
+    sessions_lock();
+    for (i = 0; i < sessions_n; i++) {
+        session *s = sessions_items[i];
+        if (s->mode != SESSION_MODE_ATTACH || s->pid <= 0 || s->state == SESSION_EXITED ||
+            s->state == SESSION_FAILED || s->ended_ns)
+            continue;
+        if (kill(s->pid, 0) != 0 && errno == ESRCH) {
+            if (s->state == SESSION_DETACHED)
+                session_mark_ended(s, now);
+            else
+                session_exited(s, now);
+            sessions_notify(s->id);
+        }
+    }
+    sessions_unlock();
+}
 
 void sessions_free_all(void)
 {

@@ -42,6 +42,10 @@ session *sessions_by_token(const char *token, size_t length);
 session *sessions_by_pid(pid_t pid); /* newest live-ish session of that pid */
 size_t sessions_count(void);
 session *sessions_at(size_t index);
+/* The liveness sweep (the link thread, every 500 ms; takes the lock): an
+ * attached process is not our child, so kill(pid, 0) tells when it is gone;
+ * its session becomes EXITED (a DETACHED one stays so) and ended. */
+void sessions_sweep(void);
 /* Forgets a session that never became real (a failed attach). */
 void sessions_remove(int id);
 void sessions_free_all(void);
