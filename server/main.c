@@ -224,7 +224,12 @@ static int serve(cli_options *o, int mode)
     sigaddset(&stop, SIGINT);
     sigaddset(&stop, SIGTERM);
     sigaddset(&stop, SIGPIPE);
-    pthread_sigmask(SIG_BLOCK, &stop, NULL); /* before any thread starts */
+    rc = pthread_sigmask(SIG_BLOCK, &stop, NULL); /* before any thread starts */
+    if (rc != 0) {
+        fprintf(stderr, "jitscope: pthread_sigmask: %s\n", strerror(rc));
+        return 1;
+    }
+    rc = 1;
     if (link_start(err, sizeof(err)) != 0) {
         fprintf(stderr, "jitscope: agent socket: %s\n", err);
         return 1;

@@ -2,6 +2,7 @@
 #include "ws.h"
 #include "clock.h"
 
+#include <errno.h>
 #include <libwebsockets.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -67,11 +68,9 @@ static int ws_filter(struct lws *wsi)
     if (have_origin && !guard_origin_ok(origin, host))
         return -1;
     if (ws_api_key) {
-        size_t n = strlen(ws_api_key);
         int ok = 0;
         for (i = 0; lws_hdr_copy_fragment(wsi, args, sizeof(args), WSI_TOKEN_HTTP_URI_ARGS, i) > 0; i++)
-            ok |= strncmp(args, "key=", 4) == 0 && strlen(args + 4) == n &&
-                  strcmp(args + 4, ws_api_key) == 0;
+            ok |= strncmp(args, "key=", 4) == 0 && guard_key_ok(args + 4, ws_api_key);
         if (!ok)
             return -1;
     }
@@ -244,7 +243,10 @@ static int ws_callback(struct lws *wsi, enum lws_callback_reasons reason, void *
     switch (reason) {
     case LWS_CALLBACK_FILTER_NETWORK_CONNECTION: {
         int fd = (int)(intptr_t)in, size = WS_SNDBUF;
-        setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &size, sizeof(size));
+        /* not fatal: the client still works, with the kernel's default buffer */
+        if (setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &size, sizeof(size)) != 0)
+            lwsl_warn("jitscope: setsockopt(SO_SNDBUF, %d) on a WebSocket client: %s\n", size,
+                      strerror(errno));
         return 0;
     }
     case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
