@@ -252,8 +252,9 @@ static int api_sessions(api_call *c)
 /* GET /api/config */
 static int api_config(api_call *c)
 {
-    c->reply->json = json_pack("{s:s, s:i, s:b}", "version", JITSCOPE_VERSION, "ws_port",
-                               api_ws_port, "api_key_required", api_key_required);
+    c->reply->json = json_pack("{s:s, s:i, s:b, s:I}", "version", JITSCOPE_VERSION, "ws_port",
+                               api_ws_port, "api_key_required", api_key_required,
+                               "event_log_capacity", (json_int_t)SESSION_MAX_EVENTS);
     return 200;
 }
 
