@@ -15,36 +15,11 @@
 #include "profile_export.h"
 #include "profile_view.h"
 #include "textbuf.h"
-#include "ws.h"
 
 #define API_PROFILE_DEFAULT_HZ 49
 #define API_PROFILE_MAX_DURATION_S 86400
 #define API_PROFILE_MAX_THREAD_ARG 256 /* bytes of ?thread= */
 
-json_t *api_profile_status(const profile_state *p)
-{
-    json_t *o = json_pack(
-        "{s:s, s:f, s:f, s:f, s:o, s:o, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
-        "state", profile_state_name(p->state),
-        "requested_hz", (double)p->requested_millihz / 1000.0,
-        "effective_hz", (double)p->effective_millihz / 1000.0,
-        "budget_pct", (double)p->budget_permille / 10.0,
-        "started_ms", api_ms(p->started_ns), "stopped_ms", api_ms(p->stopped_ns),
-        "samples", (json_int_t)p->walks, "thread_samples", (json_int_t)p->thread_samples,
-        "suspended_ns_total", (json_int_t)p->suspended_ns_total,
-        "suspend_ns_p50", (json_int_t)profile_suspend_p50(p),
-        "suspend_ns_max", (json_int_t)p->suspend_ns_max,
-        "distinct_stacks", (json_int_t)p->stack_count,
-        "dropped_samples", (json_int_t)p->dropped_samples,
-        "dropped_stacks", (json_int_t)p->dropped_stacks);
-
-    if (o)
-        json_object_set_new(o, "error",
-                            p->hresult ? json_sprintf("the agent could not start sampling: "
-                                                      "HRESULT 0x%08x", (unsigned)p->hresult)
-                                       : json_null());
-    return o;
-}
 
 /* Reads {"hz": 1..1000, "duration_s": 1..86400} (both optional, nothing else). */
 static int api_profile_body(api_call *c, uint32_t *hz, uint32_t *duration_s)
@@ -131,9 +106,9 @@ int api_profile_post(api_call *c)
         sessions_unlock();
         return api_fail(c, 502, "could not send the profile command to the agent");
     }
-    c->reply->json = json_pack("{s:o}", "profile", api_profile_status(&s->profile));
+    c->reply->json = json_pack("{s:o}", "profile", view_profile_status(&s->profile));
     sessions_unlock();
-    ws_notify(c->session_id);
+    sessions_notify(c->session_id);
     return 202;
 }
 
@@ -159,9 +134,9 @@ int api_profile_stop(api_call *c)
     if (!(s = api_lock_session(c)))
         return 404;
     profile_stop(&s->profile, api_now_ns());
-    c->reply->json = json_pack("{s:o}", "profile", api_profile_status(&s->profile));
+    c->reply->json = json_pack("{s:o}", "profile", view_profile_status(&s->profile));
     sessions_unlock();
-    ws_notify(c->session_id);
+    sessions_notify(c->session_id);
     return 200;
 }
 
@@ -192,7 +167,7 @@ int api_profile_get(api_call *c)
     q.with_samples = kind == 2;
     if (!(s = api_lock_session(c)))
         return 404;
-    status = api_profile_status(&s->profile);
+    status = view_profile_status(&s->profile);
     rc = profile_view_take(&v, s, &q);
     sessions_unlock();
     if (rc != 0) {

@@ -129,18 +129,18 @@ static json_t *api_snapshot_json(const api_snapshot *v)
             const wire_stack_frame *f = &v->w.frames[t->first_frame + k];
             const symbol *sym = &v->syms.items[v->frame_syms[t->first_frame + k]];
             json_array_append_new(frames, json_pack("{s:o, s:s, s:o, s:o, s:b}",
-                "function_id", f->function_id ? api_id(f->function_id) : json_null(),
-                "name", sym->name, "module", api_str(sym->module), "ip", api_id(f->ip),
+                "function_id", f->function_id ? view_id(f->function_id) : json_null(),
+                "name", sym->name, "module", view_str(sym->module), "ip", view_id(f->ip),
                 "native", f->function_id == 0));
         }
         json_array_append_new(threads, json_pack("{s:o, s:I, s:o, s:i, s:o, s:I, s:b, s:o}",
-            "thread_id", api_id(t->thread_id), "os_thread_id", (json_int_t)t->os_thread_id,
-            "name", api_str(v->names[i]), "hresult", (int)t->hresult,
-            "hresult_name", api_str(hr_name), "walk_ns", (json_int_t)t->walk_ns,
+            "thread_id", view_id(t->thread_id), "os_thread_id", (json_int_t)t->os_thread_id,
+            "name", view_str(v->names[i]), "hresult", (int)t->hresult,
+            "hresult_name", view_str(hr_name), "walk_ns", (json_int_t)t->walk_ns,
             "truncated", (t->flags & WIRE_STACK_TRUNCATED) != 0, "frames", frames));
     }
     return json_pack("{s:I, s:o, s:I, s:I, s:i, s:I, s:I, s:I, s:b, s:o}",
-        "id", (json_int_t)v->w.id, "time_ms", api_ms(v->w.time_ns),
+        "id", (json_int_t)v->w.id, "time_ms", view_ms(v->w.time_ns),
         "suspend_ns", (json_int_t)v->w.suspend_ns, "walk_ns", (json_int_t)v->w.walk_ns,
         "hresult", (int)v->w.hresult, "retries", (json_int_t)v->w.retries,
         "threads_total", (json_int_t)v->w.threads_total,
@@ -316,7 +316,7 @@ int api_stacks_list(api_call *c)
     for (i = 0; i < c->s->stacks.kept_count; i++) {
         const stacks_walk *w = stacks_at(&c->s->stacks, i);
         json_array_append_new(list, json_pack("{s:I, s:o, s:I, s:I, s:I, s:b}",
-            "id", (json_int_t)w->id, "time_ms", api_ms(w->time_ns),
+            "id", (json_int_t)w->id, "time_ms", view_ms(w->time_ns),
             "suspend_ns", (json_int_t)w->suspend_ns, "threads", (json_int_t)w->thread_count,
             "frames", (json_int_t)w->frame_count, "complete", stacks_complete(w)));
     }

@@ -41,13 +41,13 @@ int api_timeline_get(api_call *c)
     list_gcs = json_array();
     for (i = 0; i < n_gcs; i++)
         json_array_append_new(list_gcs, json_pack("{s:o, s:I, s:o, s:s, s:b}",
-            "start_ms", api_ms(gcs[i].start_ns), "duration_ns", (json_int_t)gcs[i].duration_ns,
-            "generations", api_generations(gcs[i].generations),
+            "start_ms", view_ms(gcs[i].start_ns), "duration_ns", (json_int_t)gcs[i].duration_ns,
+            "generations", view_generations(gcs[i].generations),
             "reason", timeline_gc_reason_name(gcs[i].reason), "complete", gcs[i].complete != 0));
     list_susp = json_array();
     for (i = 0; i < n_susp; i++)
         json_array_append_new(list_susp, json_pack("{s:o, s:I, s:s, s:b, s:b}",
-            "start_ms", api_ms(susp[i].start_ns), "duration_ns", (json_int_t)susp[i].duration_ns,
+            "start_ms", view_ms(susp[i].start_ns), "duration_ns", (json_int_t)susp[i].duration_ns,
             "reason", timeline_suspend_reason_name(susp[i].reason),
             "by_jitscope", susp[i].reason == TIMELINE_SUSPEND_FOR_PROFILER,
             "aborted", susp[i].aborted != 0));

@@ -23,29 +23,7 @@ int api_fail(api_call *c, int status, const char *fmt, ...)
     return status;
 }
 
-json_t *api_id(uint64_t id)
-{
-    char text[24];
-    snprintf(text, sizeof(text), "0x%llx", (unsigned long long)id);
-    return json_string(text);
-}
 
-json_t *api_ms(int64_t ns) { return ns ? json_real((double)ns / 1e6) : json_null(); }
-
-json_t *api_str(const char *s) { return s ? json_string(s) : json_null(); }
-
-json_t *api_hresult(int32_t hr) { return json_sprintf("0x%08x", (unsigned)hr); }
-
-json_t *api_generations(uint32_t bits)
-{
-    json_t *list = json_array();
-    unsigned g;
-
-    for (g = 0; g < 32; g++)
-        if (bits & (1u << g))
-            json_array_append_new(list, json_integer(g));
-    return list;
-}
 
 int api_arg_int(const api_request *req, const char *name, long long min, long long max,
                 long long def, long long *out)

@@ -1,14 +1,15 @@
 /* api_util.h -- what the route files (api.c, api_stacks.c, api_profile.c,
- * api_timeline.c) share: the call a route handles, error replies, JSON
- * scalars, query parameters and the ProfileStatus shape. Internal to the API. */
+ * api_timeline.c) share: the call a route handles, error replies and query
+ * parameters. JSON shapes are in views.h. Internal to the API. */
 #ifndef JITSCOPE_API_UTIL_H
 #define JITSCOPE_API_UTIL_H
 
 #include <jansson.h>
 #include <stdint.h>
 
-#include "api.h"
+#include "api_types.h"
 #include "sessions.h"
+#include "views.h"
 
 #define API_MAX_OUTPUT (64u * 1024u * 1024u) /* largest body a route builds (bytes, estimated for JSON) */
 
@@ -24,12 +25,6 @@ typedef struct api_call {
 /* Sets {"error": formatted message} and returns status. */
 __attribute__((format(printf, 3, 4))) int api_fail(api_call *c, int status, const char *fmt, ...);
 
-json_t *api_id(uint64_t id);      /* "0x7f..." */
-json_t *api_ms(int64_t ns);       /* Unix ms as a number; null for 0 */
-json_t *api_str(const char *s);   /* string or null */
-json_t *api_hresult(int32_t hr);  /* "0x80004005" */
-json_t *api_generations(uint32_t bits); /* GC generation bits as [0, 1, ...] */
-
 /* Query parameter as a decimal in [min, max]; missing: def. -1 on bad input. */
 int api_arg_int(const api_request *req, const char *name, long long min, long long max,
                 long long def, long long *out);
@@ -41,9 +36,6 @@ int api_arg_ms(const api_request *req, const char *name, int64_t def_ns, int64_t
 session *api_lock_session(api_call *c);
 
 int64_t api_now_ns(void); /* wall clock, Unix ns */
-
-/* ProfileStatus (docs/API.md); caller holds the lock. */
-json_t *api_profile_status(const profile_state *p);
 
 /* Route handlers outside api.c. Those marked "locked" run with c->s set and the
  * lock held; the others take the lock themselves. */

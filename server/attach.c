@@ -16,7 +16,6 @@
 #include "ipc.h"
 #include "link.h"
 #include "sessions.h"
-#include "ws.h"
 
 static const char *attach_agent_path = "";
 static pthread_mutex_t attach_busy = PTHREAD_MUTEX_INITIALIZER;
@@ -209,20 +208,17 @@ int detach_session(int session_id, char *message, size_t size)
         return 409;
     }
     link_id = s->link_id;
-    s->state = SESSION_DETACHING;
-    s->detach_requested_ns = (int64_t)clock_real_ns();
-    s->detach_finished_ns = 0;
-    s->error[0] = '\0';
+    session_detach_sent(s, (int64_t)clock_real_ns());
     sessions_unlock();
     if (link_send(link_id, WIRE_CMD_DETACH, &cmd, sizeof(cmd)) != 0) {
         sessions_lock();
-        if ((s = sessions_get(session_id)) && s->state == SESSION_DETACHING)
-            s->state = SESSION_LIVE;
+        if ((s = sessions_get(session_id)))
+            session_detach_unsent(s);
         sessions_unlock();
         snprintf(message, size, "could not send the detach command to the agent");
         return 502;
     }
-    ws_notify(session_id);
+    sessions_notify(session_id);
     snprintf(message, size, "detach requested");
     return 202;
 }

@@ -53,23 +53,39 @@ long client_request(const char *method, const char *url, const char *api_key, js
     if (api_key) {
         snprintf(auth, sizeof(auth), "Authorization: Bearer %s", api_key);
         headers = curl_slist_append(headers, auth);
+        if (!headers) {
+            snprintf(err, errsz, "out of memory for the request headers");
+            goto done;
+        }
     }
-    curl_easy_setopt(c, CURLOPT_URL, url);
-    curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
-    if (strcmp(method, "POST") == 0)
-        curl_easy_setopt(c, CURLOPT_POSTFIELDS, "");
-    curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers);
-    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, client_write);
-    curl_easy_setopt(c, CURLOPT_WRITEDATA, &b);
-    curl_easy_setopt(c, CURLOPT_TIMEOUT, 60L);
-    curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http");
+    rc = curl_easy_setopt(c, CURLOPT_URL, url);
+    if (rc == CURLE_OK)
+        rc = curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
+    if (rc == CURLE_OK && strcmp(method, "POST") == 0)
+        rc = curl_easy_setopt(c, CURLOPT_POSTFIELDS, "");
+    if (rc == CURLE_OK)
+        rc = curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers);
+    if (rc == CURLE_OK)
+        rc = curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, client_write);
+    if (rc == CURLE_OK)
+        rc = curl_easy_setopt(c, CURLOPT_WRITEDATA, &b);
+    if (rc == CURLE_OK)
+        rc = curl_easy_setopt(c, CURLOPT_TIMEOUT, 60L);
+    if (rc == CURLE_OK)
+        rc = curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+    if (rc == CURLE_OK)
+        rc = curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http");
+    if (rc != CURLE_OK) {
+        snprintf(err, errsz, "cannot set up the request to %s: %s", url, curl_easy_strerror(rc));
+        goto done;
+    }
     rc = curl_easy_perform(c);
     if (rc != CURLE_OK) {
         snprintf(err, errsz, "cannot reach %s: %s", url, curl_easy_strerror(rc));
         goto done;
     }
-    curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+    if (curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status) != CURLE_OK)
+        status = -1;
     *body = b.data ? json_loads(b.data, 0, &jerr) : NULL;
     if (!*body) {
         snprintf(err, errsz, "%s answered HTTP %ld without JSON", url, status);

@@ -42,20 +42,13 @@ int http_is_loopback(const char *host)
 static int http_key_ok(struct MHD_Connection *c)
 {
     const char *auth;
-    size_t i, n, diff = 0;
 
     if (!http_cfg.api_key)
         return 1;
     auth = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Authorization");
     if (!auth || strncmp(auth, "Bearer ", 7) != 0)
         return 0;
-    auth += 7;
-    n = strlen(http_cfg.api_key);
-    if (strlen(auth) != n)
-        return 0;
-    for (i = 0; i < n; i++)
-        diff |= (size_t)(auth[i] ^ http_cfg.api_key[i]);
-    return diff == 0;
+    return guard_key_ok(auth + 7, http_cfg.api_key);
 }
 
 static enum MHD_Result http_send(struct MHD_Connection *c, int status, const char *type,

@@ -39,15 +39,8 @@ static void *launch_reap(void *arg)
     clock_gettime(CLOCK_REALTIME, &ts);
     sessions_lock();
     s = sessions_get(launch_session_id);
-    if (s) {
-        s->has_exit_code = 1;
-        s->exit_code = code;
-        s->ended_ns = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-        if (!s->link_id) { /* else the link does it once all data is read */
-            s->state = SESSION_EXITED;
-            session_mark_ended(s, s->ended_ns);
-        }
-    }
+    if (s)
+        session_exit_code(s, code, (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec);
     sessions_unlock();
     fprintf(stderr, "jitscope: app (pid %d) exited with code %d\n", (int)launch_pid, code);
     launch_done = 1;

@@ -41,10 +41,8 @@ static int link_thread_started;
 static pthread_mutex_t link_mutex = PTHREAD_MUTEX_INITIALIZER; /* guards link_conns fds for send */
 static link_conn *link_conns[LINK_MAX_CONNECTIONS];
 static int link_next_id = 1;
-static void (*link_listener)(int session_id);
 
 const char *link_socket_path(void) { return link_path; }
-void link_set_listener(void (*on_records)(int)) { link_listener = on_records; }
 
 static void *link_main(void *arg);
 
@@ -172,15 +170,7 @@ static void link_close(int slot, const char *why)
         sessions_lock();
         s = sessions_get(c->session_id);
         if (s && s->link_id == c->link_id) {
-            s->link_id = 0;
             session_link_lost(s, (int64_t)clock_real_ns());
-            if (s->has_exit_code) {
-                s->state = SESSION_EXITED;
-                session_mark_ended(s, (int64_t)clock_real_ns());
-            } else if (s->state == SESSION_LIVE || s->state == SESSION_STARTING ||
-                       s->state == SESSION_DETACHING) {
-                s->state = SESSION_DISCONNECTED;
-            }
             sessions_changed(); /* a request waiting for this agent gives up */
         }
         sessions_unlock();
@@ -307,28 +297,8 @@ static void link_read(int slot)
         link_close(slot, why);
         return;
     }
-    if (c->session_id && link_listener)
-        link_listener(c->session_id);
-}
-
-/* Attached processes are not our children: notice when one is gone. */
-static void link_sweep(void)
-{
-    size_t i;
-
-    sessions_lock();
-    for (i = 0; i < sessions_count(); i++) {
-        session *s = sessions_at(i);
-        if (s->mode != SESSION_MODE_ATTACH || s->pid <= 0 || s->state == SESSION_EXITED ||
-            s->state == SESSION_FAILED || s->ended_ns)
-            continue;
-        if (kill(s->pid, 0) != 0 && errno == ESRCH) {
-            if (s->state != SESSION_DETACHED)
-                s->state = SESSION_EXITED;
-            session_mark_ended(s, (int64_t)clock_real_ns());
-        }
-    }
-    sessions_unlock();
+    if (c->session_id)
+        sessions_notify(c->session_id);
 }
 
 static void *link_main(void *arg)
@@ -354,7 +324,7 @@ static void *link_main(void *arg)
             break;
         }
         if ((int64_t)clock_real_ns() - last_sweep > 500000000) {
-            link_sweep();
+            sessions_sweep();
             last_sweep = (int64_t)clock_real_ns();
         }
         if (fds[0].revents)

@@ -6,7 +6,8 @@
  * byte stream into frames (wire_decode.h) and applies records to the session
  * named by the token in the agent's hello. A connection that sends garbage is
  * dropped with a logged reason; other connections are not affected.
- * Commands (detach, ping) go back down the same socket via link_send.
+ * Commands (detach, ping) go back down the same socket via link_send. After
+ * records were applied the link thread calls sessions_notify (lock not held).
  */
 #ifndef JITSCOPE_LINK_H
 #define JITSCOPE_LINK_H
@@ -18,8 +19,6 @@ int link_start(char *err, size_t errsz);
 const char *link_socket_path(void);
 /* Sends one command frame to the connection bound to a session. 0 or -1. */
 int link_send(int link_id, uint16_t type, const void *payload, uint32_t length);
-/* Called (on the link thread, lock not held) after records were applied. */
-void link_set_listener(void (*on_records)(int session_id));
 void link_stop(void);
 
 #endif

@@ -228,13 +228,18 @@ static int serve(cli_options *o, int mode)
     sigaddset(&stop, SIGINT);
     sigaddset(&stop, SIGTERM);
     sigaddset(&stop, SIGPIPE);
-    pthread_sigmask(SIG_BLOCK, &stop, NULL); /* before any thread starts */
+    rc = pthread_sigmask(SIG_BLOCK, &stop, NULL); /* before any thread starts */
+    if (rc != 0) {
+        fprintf(stderr, "jitscope: pthread_sigmask: %s\n", strerror(rc));
+        return 1;
+    }
+    rc = 1;
     if (link_start(err, sizeof(err)) != 0) {
         fprintf(stderr, "jitscope: agent socket: %s\n", err);
         return 1;
     }
     attach_set_agent_path(o->agent_path);
-    link_set_listener(ws_notify);
+    sessions_set_listener(ws_notify);
     /* the stream first, so /api/config is right from the first HTTP request */
     if (o->ws_port < 0)
         o->ws_port = o->http.port == 0 || o->http.port == 65535 ? 0 : o->http.port + 1;

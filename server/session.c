@@ -436,8 +436,7 @@ int session_apply(session *s, const wire_record *r, int64_t now_ns, const char *
         s->connected_ns = now_ns;
         s->connections++;
         stacks_link_reset(&s->stacks); /* walk ids start over on a new connection */
-        if (s->state != SESSION_DETACHING)
-            s->state = SESSION_LIVE;
+        session_hello(s);
         break;
     }
     case WIRE_JIT_STARTED: {
@@ -508,19 +507,7 @@ int session_apply(session *s, const wire_record *r, int64_t now_ns, const char *
         session_log(s, r, when, 0, r->u.catchup.duration_ns, r->u.catchup.functions);
         break;
     case WIRE_DETACH_STATUS:
-        s->detach_hresult = r->u.detach.hresult;
-        if (r->u.detach.state == WIRE_DETACH_REQUESTED) {
-            s->state = SESSION_DETACHING;
-        } else if (r->u.detach.state == WIRE_DETACH_REFUSED) {
-            s->state = SESSION_LIVE;
-            snprintf(s->error, sizeof(s->error),
-                     "detach refused by the runtime: HRESULT 0x%08x", (unsigned)r->u.detach.hresult);
-        } else if (r->u.detach.state == WIRE_DETACH_SUCCEEDED) {
-            s->state = SESSION_DETACHED;
-            s->detach_finished_ns = now_ns;
-            s->ended_ns = now_ns;
-            profile_stop(&s->profile, now_ns);
-        } else {
+        if (session_detach_status(s, r->u.detach.state, r->u.detach.hresult, now_ns) != 0) {
             *why = "unknown detach state";
             return -1;
         }
@@ -583,9 +570,72 @@ const char *session_event_type_name(uint16_t type)
     }
 }
 
+/* ---- state transitions (see session.h) ---- */
+
+void session_hello(session *s)
+{
+    if (s->state != SESSION_DETACHING)
+        s->state = SESSION_LIVE;
+}
+
+void session_detach_sent(session *s, int64_t now_ns)
+{
+    s->state = SESSION_DETACHING;
+    s->detach_requested_ns = now_ns;
+    s->detach_finished_ns = 0;
+    s->error[0] = '\0';
+}
+
+void session_detach_unsent(session *s)
+{
+    if (s->state == SESSION_DETACHING)
+        s->state = SESSION_LIVE;
+}
+
+int session_detach_status(session *s, uint32_t state, int32_t hresult, int64_t now_ns)
+{
+    s->detach_hresult = hresult;
+    if (state == WIRE_DETACH_REQUESTED) {
+        s->state = SESSION_DETACHING;
+    } else if (state == WIRE_DETACH_REFUSED) {
+        s->state = SESSION_LIVE;
+        snprintf(s->error, sizeof(s->error), "detach refused by the runtime: HRESULT 0x%08x",
+                 (unsigned)hresult);
+    } else if (state == WIRE_DETACH_SUCCEEDED) {
+        s->state = SESSION_DETACHED;
+        s->detach_finished_ns = now_ns;
+        s->ended_ns = now_ns;
+        profile_stop(&s->profile, now_ns);
+    } else {
+        return -1;
+    }
+    return 0;
+}
+
 void session_link_lost(session *s, int64_t now_ns)
 {
+    s->link_id = 0;
     profile_stop(&s->profile, now_ns);
+    if (s->has_exit_code)
+        session_exited(s, now_ns);
+    else if (s->state == SESSION_LIVE || s->state == SESSION_STARTING ||
+             s->state == SESSION_DETACHING)
+        s->state = SESSION_DISCONNECTED;
+}
+
+void session_exit_code(session *s, int code, int64_t now_ns)
+{
+    s->has_exit_code = 1;
+    s->exit_code = code;
+    s->ended_ns = now_ns;
+    if (!s->link_id) /* else session_link_lost does it once all data is read */
+        session_exited(s, now_ns);
+}
+
+void session_exited(session *s, int64_t now_ns)
+{
+    s->state = SESSION_EXITED;
+    session_mark_ended(s, now_ns);
 }
 
 void session_mark_ended(session *s, int64_t now_ns)

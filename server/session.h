@@ -23,6 +23,7 @@
 #include "timeline.h"
 #include "wire_decode.h"
 
+#define SESSION_ID_MAX 1000000 /* session ids are 1..SESSION_ID_MAX (REST paths, stream subscriptions) */
 #define SESSION_MAX_FUNCTIONS (4u * 1024u * 1024u)
 #define SESSION_MAX_MODULES (256u * 1024u)
 #define SESSION_MAX_THREADS (256u * 1024u)
@@ -159,8 +160,27 @@ int session_apply(session *s, const wire_record *r, int64_t now_ns, const char *
 void session_log_event(session *s, uint16_t type, uint16_t flags, int64_t when_ns, uint64_t id,
                        uint64_t value, uint32_t extra);
 
-/* The agent connection went away (or the agent left): a running profile stops. */
+/* ---- state transitions: the only writers of session.state ----------------
+ * (see the diagram in docs/ARCHITECTURE.md). Caller holds the sessions lock. */
+
+/* The agent said hello: LIVE (a session already DETACHING stays so). */
+void session_hello(session *s);
+/* The server sent the detach command: DETACHING, detach timing reset. */
+void session_detach_sent(session *s, int64_t now_ns);
+/* The detach command could not be sent: back to LIVE if still DETACHING. */
+void session_detach_unsent(session *s);
+/* The agent's DETACH_STATUS: requested (DETACHING), refused (LIVE, with the
+ * reason in error), succeeded (DETACHED). -1 on an unknown state. */
+int session_detach_status(session *s, uint32_t state, int32_t hresult, int64_t now_ns);
+/* The agent connection went away: link_id cleared, a running profile stops;
+ * EXITED when the process's exit code is known, else a connected session
+ * becomes DISCONNECTED. */
 void session_link_lost(session *s, int64_t now_ns);
+/* The launched process exited with code (run mode, the reaper): recorded; the
+ * session is EXITED now, or when its link is lost (data still to be read). */
+void session_exit_code(session *s, int code, int64_t now_ns);
+/* The process is gone (reaper or liveness sweep): EXITED, and ended. */
+void session_exited(session *s, int64_t now_ns);
 
 /* The process is gone: no thread of it is alive any more. */
 void session_mark_ended(session *s, int64_t now_ns);

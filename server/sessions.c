@@ -1,7 +1,9 @@
 /* sessions.c -- registry of sessions (see sessions.h). */
 #include "sessions.h"
+#include "clock.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
@@ -12,6 +14,7 @@ static session *sessions_items[SESSIONS_MAX];
 static size_t sessions_n;
 static int sessions_next_id = 1;
 
+static void (*_Atomic sessions_listener)(int session_id);
 static pthread_cond_t sessions_cond;
 static pthread_once_t sessions_cond_once = PTHREAD_ONCE_INIT;
 
@@ -43,6 +46,16 @@ int sessions_wait(const struct timespec *deadline)
         rc = pthread_cond_timedwait(&sessions_cond, &sessions_mutex, deadline);
     while (rc == EINTR);
     return rc == ETIMEDOUT ? -1 : 0;
+}
+
+void sessions_set_listener(void (*on_change)(int session_id)) { sessions_listener = on_change; }
+
+void sessions_notify(int session_id)
+{
+    void (*listener)(int) = sessions_listener;
+
+    if (listener)
+        listener(session_id);
 }
 
 static int sessions_new_token(char out[WIRE_TOKEN_LEN + 1])
@@ -83,7 +96,8 @@ session *sessions_create(int mode, pid_t pid, const char *command_line)
     char token[WIRE_TOKEN_LEN + 1];
     session *s;
 
-    if ((sessions_n >= SESSIONS_MAX && !sessions_evict_ended()) || sessions_new_token(token) != 0)
+    if (sessions_next_id > SESSION_ID_MAX ||
+        (sessions_n >= SESSIONS_MAX && !sessions_evict_ended()) || sessions_new_token(token) != 0)
         return NULL;
     s = session_new(sessions_next_id, mode, pid, command_line, token);
     if (!s)
@@ -130,6 +144,28 @@ session *sessions_by_pid(pid_t pid)
 
 size_t sessions_count(void) { return sessions_n; }
 session *sessions_at(size_t index) { return index < sessions_n ? sessions_items[index] : NULL; }
+
+void sessions_sweep(void)
+{
+    int64_t now = (int64_t)clock_real_ns();
+    size_t i;
+
+    sessions_lock();
+    for (i = 0; i < sessions_n; i++) {
+        session *s = sessions_items[i];
+        if (s->mode != SESSION_MODE_ATTACH || s->pid <= 0 || s->state == SESSION_EXITED ||
+            s->state == SESSION_FAILED || s->ended_ns)
+            continue;
+        if (kill(s->pid, 0) != 0 && errno == ESRCH) {
+            if (s->state == SESSION_DETACHED)
+                session_mark_ended(s, now);
+            else
+                session_exited(s, now);
+            sessions_notify(s->id);
+        }
+    }
+    sessions_unlock();
+}
 
 void sessions_free_all(void)
 {

@@ -25,6 +25,14 @@ void sessions_changed(void);
  * ingest). 0 when woken (the caller re-checks), -1 at the deadline. */
 int sessions_wait(const struct timespec *deadline);
 
+/* Who hears that a session changed (records applied, state changed, a
+ * command sent): the live stream's ws_notify, installed by main.c. The
+ * listener must be cheap and must not take the sessions lock; it may be called
+ * with or without the lock held, from any thread. */
+void sessions_set_listener(void (*on_change)(int session_id));
+/* Calls the listener, if any, for one session. */
+void sessions_notify(int session_id);
+
 /* Creates a session with a fresh random token; when SESSIONS_MAX are kept, the
  * oldest ended one is forgotten first. NULL when all are in use or out of
  * memory. Caller holds the lock. */
@@ -34,6 +42,10 @@ session *sessions_by_token(const char *token, size_t length);
 session *sessions_by_pid(pid_t pid); /* newest live-ish session of that pid */
 size_t sessions_count(void);
 session *sessions_at(size_t index);
+/* The liveness sweep (the link thread, every 500 ms; takes the lock): an
+ * attached process is not our child, so kill(pid, 0) tells when it is gone;
+ * its session becomes EXITED (a DETACHED one stays so) and ended. */
+void sessions_sweep(void);
 /* Forgets a session that never became real (a failed attach). */
 void sessions_remove(int id);
 void sessions_free_all(void);

@@ -2,6 +2,7 @@
 #include "ws.h"
 #include "clock.h"
 
+#include <errno.h>
 #include <libwebsockets.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -11,7 +12,7 @@
 #include <sys/socket.h>
 #include <time.h>
 
-#include "api.h"
+#include "views.h"
 #include "guard.h"
 #include "sessions.h"
 
@@ -67,11 +68,9 @@ static int ws_filter(struct lws *wsi)
     if (have_origin && !guard_origin_ok(origin, host))
         return -1;
     if (ws_api_key) {
-        size_t n = strlen(ws_api_key);
         int ok = 0;
         for (i = 0; lws_hdr_copy_fragment(wsi, args, sizeof(args), WSI_TOKEN_HTTP_URI_ARGS, i) > 0; i++)
-            ok |= strncmp(args, "key=", 4) == 0 && strlen(args + 4) == n &&
-                  strcmp(args + 4, ws_api_key) == 0;
+            ok |= strncmp(args, "key=", 4) == 0 && guard_key_ok(args + 4, ws_api_key);
         if (!ok)
             return -1;
     }
@@ -100,7 +99,7 @@ static void ws_command(ws_client *c)
     }
     sub = json_object_get(msg, "subscribe");
     after = json_object_get(msg, "after");
-    if (!json_is_integer(sub) || json_integer_value(sub) <= 0 || json_integer_value(sub) > 1000000 ||
+    if (!json_is_integer(sub) || json_integer_value(sub) <= 0 || json_integer_value(sub) > SESSION_ID_MAX ||
         (after && (!json_is_integer(after) || json_integer_value(after) < 0))) {
         ws_set_error(c, "expected {\"subscribe\": SESSION_ID, \"after\": SEQ}");
         goto done;
@@ -166,14 +165,14 @@ static char *ws_next_message(ws_client *c, int *more)
     } else if (c->next_seq <= s->event_seq) {
         list = json_array();
         while (c->next_seq <= s->event_seq && json_array_size(list) < WS_BATCH_EVENTS)
-            json_array_append_new(list, api_event_json(s, session_event_at(s, c->next_seq++)));
+            json_array_append_new(list, view_event(s, session_event_at(s, c->next_seq++)));
         out = json_pack("{s:s, s:i, s:o, s:I}", "type", "events", "session", c->session_id,
                         "events", list, "last_seq", (json_int_t)s->event_seq);
         c->last_progress_ns = now;
         *more = c->next_seq <= s->event_seq;
     }
     if (!out && ((int)s->state != c->last_state || now - c->last_summary_ns >= WS_SUMMARY_EVERY_NS)) {
-        out = json_pack("{s:s, s:o}", "type", "session", "session", api_session_summary(s));
+        out = json_pack("{s:s, s:o}", "type", "session", "session", view_session_summary(s));
         c->last_state = (int)s->state;
         c->last_summary_ns = now;
     }
@@ -244,7 +243,10 @@ static int ws_callback(struct lws *wsi, enum lws_callback_reasons reason, void *
     switch (reason) {
     case LWS_CALLBACK_FILTER_NETWORK_CONNECTION: {
         int fd = (int)(intptr_t)in, size = WS_SNDBUF;
-        setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &size, sizeof(size));
+        /* not fatal: the client still works, with the kernel's default buffer */
+        if (setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &size, sizeof(size)) != 0)
+            lwsl_warn("jitscope: setsockopt(SO_SNDBUF, %d) on a WebSocket client: %s\n", size,
+                      strerror(errno));
         return 0;
     }
     case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:

@@ -219,6 +219,13 @@ TEST(route_table)
     CHECK(status_is("POST", "/api/sessions", NULL, NULL, 405), "POST /api/sessions: 405");
     CHECK(status_is("GET", "/api/processes/1/attach", NULL, NULL, 405), "GET attach: 405");
     CHECK(status_is("POST", "/api/config", NULL, NULL, 405), "POST /api/config: 405");
+    {
+        result r = call("GET", "/api/config", NULL, NULL);
+        CHECK(r.status == 200 && json_integer_value(json_object_get(r.json, "event_log_capacity")) ==
+                                     (json_int_t)SESSION_MAX_EVENTS,
+              "GET /api/config: event_log_capacity is the server's event log size");
+        done(&r);
+    }
 }
 
 TEST(session_detail_and_functions)

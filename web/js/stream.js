@@ -114,7 +114,11 @@ export class SessionStream {
           this.serverLastSeq = Math.max(this.serverLastSeq, r.data.last_seq || 0);
           if (r.data.evicted && !this.evictedNoted) {
             this.evictedNoted = true;
-            this.h.onNotice?.('The server no longer keeps this session\'s oldest events (it keeps the newest 1,048,576); the feed starts later.', 'warn');
+            const cfg = await getConfig();
+            const cap = cfg.ok && cfg.data && Number.isInteger(cfg.data.event_log_capacity) ? cfg.data.event_log_capacity : 0;
+            const kept = cap > 0 ? ` (it keeps the newest ${cap.toLocaleString('en-US')})` : '';
+            if (this.stopped) return;
+            this.h.onNotice?.(`The server no longer keeps this session's oldest events${kept}; the feed starts later.`, 'warn');
           }
           await this.enqueue(r.data.events, 'rest');
           if (r.data.events.length && this.lastSeq < r.data.last_seq) wait = 0; // more pages waiting
