@@ -48,13 +48,22 @@ static int naming_resolve(uint64_t function_id, char *name, size_t size, wire_fu
     return rc;
 }
 
-/* Catch-up and stack frames do not say whether a function is dynamic. */
-static int naming_is_dynamic(uint64_t function_id)
+/* A dynamic method's name; catch-up and stack frames do not say whether a
+ * function is dynamic, so ask. Under the runtime lock like every runtime call
+ * of this thread (no call while the walker holds the runtime suspended). */
+static int naming_dynamic(uint64_t function_id, int known_dynamic, char *name, size_t size)
 {
-    BOOL dynamic = FALSE;
+    BOOL dynamic = known_dynamic ? TRUE : FALSE;
+    int rc = -1;
 
-    return SUCCEEDED(agent.info->lpVtbl->IsFunctionDynamic(agent.info, function_id, &dynamic)) &&
-           dynamic;
+    walk_runtime_lock();
+    if (!dynamic &&
+        FAILED(agent.info->lpVtbl->IsFunctionDynamic(agent.info, function_id, &dynamic)))
+        dynamic = FALSE;
+    if (dynamic)
+        rc = names_dynamic(agent.info, function_id, name, size);
+    walk_runtime_unlock();
+    return rc;
 }
 
 void naming_function(uint64_t function_id, int dynamic, uint16_t flags)
@@ -65,8 +74,7 @@ void naming_function(uint64_t function_id, int dynamic, uint16_t flags)
 
     if (!naming_add(function_id))
         return;
-    if ((dynamic || naming_is_dynamic(function_id)) &&
-        names_dynamic(agent.info, function_id, name, sizeof(name)) == 0) {
+    if (naming_dynamic(function_id, dynamic, name, sizeof(name)) == 0) {
         n = strlen(name);
         flags |= WIRE_FLAG_DYNAMIC;
     } else if (!dynamic && naming_resolve(function_id, name, sizeof(name), &fixed) == 0) {

@@ -5,7 +5,8 @@
 #include <string.h>
 
 #include "grow.h"
-#include "session.h"
+#include "session_log.h"
+#include "wire_decode.h"
 
 /* ---- suspension histogram: exact below 16 ns, then 16 buckets per power of two */
 
@@ -87,10 +88,10 @@ void profile_stop(profile_state *p, int64_t now_ns)
     }
 }
 
-void profile_apply_status(session *s, const wire_record *r, int64_t when_ns)
+void profile_apply_status(profile_state *p, struct session *log, const wire_record *r,
+                          int64_t when_ns)
 {
     const wire_profile_status *st = &r->u.profile_status;
-    profile_state *p = &s->profile;
 
     switch (st->state) {
     case WIRE_PROFILE_STARTED:
@@ -121,7 +122,7 @@ void profile_apply_status(session *s, const wire_record *r, int64_t when_ns)
         p->budget_permille = st->budget_permille;
     p->agent_samples = st->samples;
     p->agent_suspended_ns = st->suspended_ns;
-    session_log_event(s, WIRE_PROFILE_STATUS, 0, when_ns,
+    session_log_event(log, WIRE_PROFILE_STATUS, 0, when_ns,
                       (uint64_t)p->requested_millihz | (uint64_t)p->budget_permille << 32,
                       p->effective_millihz, st->state);
 }

@@ -414,6 +414,7 @@ static int64_t session_wall_ns(const session *s, uint64_t monotonic_ns, int64_t 
 int session_apply(session *s, const wire_record *r, int64_t now_ns, const char **why)
 {
     int64_t when = session_wall_ns(s, r->time_ns, now_ns);
+    stacks_walk *sample;
     int created;
 
     if (r->seq != s->last_seq + 1)
@@ -516,18 +517,22 @@ int session_apply(session *s, const wire_record *r, int64_t now_ns, const char *
     case WIRE_PONG:
         break;
     case WIRE_STACK_THREAD:
-        stacks_apply_thread(s, r);
+        stacks_apply_thread(&s->stacks, r);
         break;
     case WIRE_STACK_END:
-        stacks_apply_end(s, r, when);
+        sample = stacks_apply_end(&s->stacks, s, r, when);
+        if (sample) {
+            profile_add_walk(&s->profile, sample, r->u.stack_end.effective_millihz);
+            stacks_walk_recycle(sample);
+        }
         break;
     case WIRE_PROFILE_STATUS:
-        profile_apply_status(s, r, when);
+        profile_apply_status(&s->profile, s, r, when);
         break;
     case WIRE_GC_STARTED:
     case WIRE_GC_FINISHED:
     case WIRE_RUNTIME_SUSPEND:
-        timeline_apply(s, r, when);
+        timeline_apply(&s->timeline, s->profile.state == PROFILE_RUNNING, s, r, when);
         break;
     default:
         *why = "record type not valid from an agent";

@@ -19,6 +19,7 @@
 
 #include "idmap.h"
 #include "profile.h"
+#include "session_log.h"
 #include "stacks.h"
 #include "timeline.h"
 #include "wire_decode.h"
@@ -157,8 +158,7 @@ int session_apply(session *s, const wire_record *r, int64_t now_ns, const char *
 
 /* Appends an event that no single record makes (gc, suspension,
  * stack_snapshot, profile): see session_event for the fields. */
-void session_log_event(session *s, uint16_t type, uint16_t flags, int64_t when_ns, uint64_t id,
-                       uint64_t value, uint32_t extra);
+/* session_log_event: declared in session_log.h (the record folders' view) */
 
 /* ---- state transitions: the only writers of session.state ----------------
  * (see the diagram in docs/ARCHITECTURE.md). Caller holds the sessions lock. */

@@ -5,7 +5,8 @@
 #include <string.h>
 
 #include "grow.h"
-#include "session.h"
+#include "session_log.h"
+#include "wire_decode.h"
 
 static void stacks_walk_free(stacks_walk *w)
 {
@@ -16,7 +17,7 @@ static void stacks_walk_free(stacks_walk *w)
 
 /* Empties a pending slot but keeps its arrays for the next walk (samples come
  * many times a second). */
-static void stacks_walk_recycle(stacks_walk *w)
+void stacks_walk_recycle(stacks_walk *w)
 {
     stacks_thread *threads = w->threads;
     wire_stack_frame *frames = w->frames;
@@ -63,9 +64,8 @@ static stacks_walk *stacks_pending(stacks_state *st, uint64_t snapshot_id)
     return free_slot;
 }
 
-void stacks_apply_thread(session *s, const wire_record *r)
+void stacks_apply_thread(stacks_state *st, const wire_record *r)
 {
-    stacks_state *st = &s->stacks;
     const wire_stack_thread *t = &r->u.stack_thread;
     stacks_walk *w;
     stacks_thread *e;
@@ -122,15 +122,15 @@ static void stacks_make_room(stacks_state *st, uint32_t frames)
     }
 }
 
-void stacks_apply_end(session *s, const wire_record *r, int64_t when_ns)
+stacks_walk *stacks_apply_end(stacks_state *st, struct session *log, const wire_record *r,
+                              int64_t when_ns)
 {
-    stacks_state *st = &s->stacks;
     const wire_stack_end *e = &r->u.stack_end;
     stacks_walk *w, *kept;
 
     if (stacks_was_closed(st, e->snapshot_id)) {
         st->ignored_records++; /* a repeated END */
-        return;
+        return NULL;
     }
     st->closed[st->closed_next] = e->snapshot_id;
     st->closed_next = (st->closed_next + 1) % STACKS_CLOSED_MEMORY;
@@ -144,11 +144,8 @@ void stacks_apply_end(session *s, const wire_record *r, int64_t when_ns)
     w->threads_sent = e->threads_sent;
     w->threads_total = e->threads_total;
     w->kind = e->kind;
-    if (e->kind == WIRE_STACK_SAMPLE) {
-        profile_add_walk(&s->profile, w, e->effective_millihz);
-        stacks_walk_recycle(w);
-        return;
-    }
+    if (e->kind == WIRE_STACK_SAMPLE)
+        return w; /* the profile's, then recycled */
     /* a snapshot: the pending slot's arrays move into the kept ring */
     stacks_make_room(st, w->frame_count);
     kept = &st->kept[(st->kept_first + st->kept_count) % STACKS_KEEP];
@@ -168,8 +165,9 @@ void stacks_apply_end(session *s, const wire_record *r, int64_t when_ns)
     }
     st->kept_count++;
     st->kept_frames += kept->frame_count;
-    session_log_event(s, WIRE_STACK_END, r->flags, when_ns, kept->id, kept->suspend_ns,
+    session_log_event(log, WIRE_STACK_END, r->flags, when_ns, kept->id, kept->suspend_ns,
                       kept->thread_count);
+    return NULL;
 }
 
 void stacks_link_reset(stacks_state *st)

@@ -5,7 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "session.h"
+#include "session_log.h"
+#include "wire_decode.h"
 
 /* timeline_copy reads both entry types through their common head */
 _Static_assert(offsetof(timeline_gc, start_ns) == 0 && offsetof(timeline_gc, duration_ns) == 8,
@@ -41,9 +42,9 @@ static uint64_t timeline_since(uint64_t start_mono, uint64_t end_mono)
     return end_mono > start_mono ? end_mono - start_mono : 0;
 }
 
-static void timeline_close_gc(session *s, uint64_t end_mono, int complete)
+static void timeline_close_gc(timeline_state *t, struct session *log, uint64_t end_mono,
+                              int complete)
 {
-    timeline_state *t = &s->timeline;
     timeline_gc *g = timeline_slot((void **)&t->gcs, &t->gc_cap, t->gc_total, sizeof(*g));
 
     t->gc_open = 0;
@@ -59,13 +60,13 @@ static void timeline_close_gc(session *s, uint64_t end_mono, int complete)
     g->complete = (uint32_t)complete;
     g->reserved = 0;
     if (complete)
-        session_log_event(s, WIRE_GC_FINISHED, 0, g->start_ns, g->reason, g->duration_ns,
+        session_log_event(log, WIRE_GC_FINISHED, 0, g->start_ns, g->reason, g->duration_ns,
                           g->generations);
 }
 
-static void timeline_close_suspension(session *s, int ours, uint64_t end_mono, int aborted)
+static void timeline_close_suspension(timeline_state *t, int profiling, struct session *log,
+                                      int ours, uint64_t end_mono, int aborted)
 {
-    timeline_state *t = &s->timeline;
     timeline_suspension *e = timeline_slot((void **)&t->suspensions, &t->suspension_cap,
                                            t->suspension_total, sizeof(*e));
 
@@ -79,21 +80,21 @@ static void timeline_close_suspension(session *s, int ours, uint64_t end_mono, i
     e->duration_ns = timeline_since(t->suspension_start_mono[ours], end_mono);
     e->reason = t->suspension_reason[ours];
     e->aborted = (uint32_t)aborted;
-    if (e->reason == TIMELINE_SUSPEND_FOR_PROFILER && s->profile.state == PROFILE_RUNNING)
+    if (e->reason == TIMELINE_SUSPEND_FOR_PROFILER && profiling)
         return; /* the sampler's own: in the timeline, not in the event log */
-    session_log_event(s, WIRE_RUNTIME_SUSPEND, 0, e->start_ns, e->reason, e->duration_ns,
+    session_log_event(log, WIRE_RUNTIME_SUSPEND, 0, e->start_ns, e->reason, e->duration_ns,
                       e->aborted);
 }
 
-void timeline_apply(session *s, const wire_record *r, int64_t when_ns)
+void timeline_apply(timeline_state *t, int profiling, struct session *log, const wire_record *r,
+                    int64_t when_ns)
 {
-    timeline_state *t = &s->timeline;
 
     switch (r->type) {
     case WIRE_GC_STARTED:
         if (t->gc_open) { /* the previous finish never came */
             t->unmatched++;
-            timeline_close_gc(s, r->time_ns, 0);
+            timeline_close_gc(t, log, r->time_ns, 0);
         }
         t->gc_open = 1;
         t->gc_start_mono = r->time_ns;
@@ -103,7 +104,7 @@ void timeline_apply(session *s, const wire_record *r, int64_t when_ns)
         break;
     case WIRE_GC_FINISHED:
         if (t->gc_open)
-            timeline_close_gc(s, r->time_ns, 1);
+            timeline_close_gc(t, log, r->time_ns, 1);
         else
             t->unmatched++; /* a collection that began before we could see it */
         break;
@@ -122,7 +123,7 @@ void timeline_apply(session *s, const wire_record *r, int64_t when_ns)
         case WIRE_SUSPEND_ABORTED:
         case WIRE_RESUME_FINISHED:
             if (t->suspension_open[ours])
-                timeline_close_suspension(s, ours, r->time_ns,
+                timeline_close_suspension(t, profiling, log, ours, r->time_ns,
                                           r->u.runtime_suspend.phase == WIRE_SUSPEND_ABORTED);
             else
                 t->unmatched++;

@@ -67,7 +67,9 @@ struct session;
 struct wire_record;
 
 /* Folds one GC_STARTED, GC_FINISHED or RUNTIME_SUSPEND record in. */
-void timeline_apply(struct session *s, const struct wire_record *r, int64_t when_ns);
+/* `profiling`: the sampler runs, so its suspensions stay out of the event log. */
+void timeline_apply(timeline_state *t, int profiling, struct session *log,
+                    const struct wire_record *r, int64_t when_ns);
 void timeline_free(timeline_state *t);
 
 uint64_t timeline_gcs_evicted(const timeline_state *t);

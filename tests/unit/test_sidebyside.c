@@ -697,6 +697,16 @@ static HRESULT STDMETHODCALLTYPE info_InitializeCurrentThread(ICorProfilerInfo10
 }
 
 /* Names: every FunctionID is method FAKE_TOKEN(fid) of FAKE_MODULE, no class. */
+/* Nothing in the fake runtime is a dynamic method. */
+static HRESULT STDMETHODCALLTYPE info_IsFunctionDynamic(ICorProfilerInfo10 *self,
+                                                       FunctionID functionId, BOOL *isDynamic)
+{
+    (void)self, (void)functionId;
+    fake_note_call();
+    *isDynamic = FALSE;
+    return S_OK;
+}
+
 static HRESULT STDMETHODCALLTYPE info_GetFunctionInfo2(ICorProfilerInfo10 *self, FunctionID funcId,
                                                        COR_PRF_FRAME_INFO frameInfo,
                                                        ClassID *pClassId, ModuleID *pModuleId,
@@ -807,6 +817,7 @@ static const ICorProfilerInfo10Vtbl fake_info_vtbl = {
     .ResumeRuntime = info_ResumeRuntime,
     .DoStackSnapshot = info_DoStackSnapshot,
     .GetFunctionInfo2 = info_GetFunctionInfo2,
+    .IsFunctionDynamic = info_IsFunctionDynamic,
     .GetModuleMetaData = info_GetModuleMetaData,
 };
 
@@ -1074,7 +1085,8 @@ static void check_hello(const conn *c, const char *token, uint32_t mode, uint16_
           "hello runtime version 10.0.1.0 (got %u.%u.%u.%u)", h.major, h.minor, h.build, h.qfe);
     CHECK(h.ring_bytes == RING_BYTES, "hello ring_bytes = JITSCOPE_RING_BYTES %u (got %u)",
           RING_BYTES, h.ring_bytes);
-    CHECK(h.reserved == 0, "hello reserved is 0");
+    CHECK(h.parent_pid == (uint32_t)getppid(), "hello parent pid is our parent (%u, got %u)",
+          (unsigned)getppid(), h.parent_pid);
     CHECK(h.monotonic_ns <= mono && mono - h.monotonic_ns < 5000000000ull,
           "hello monotonic clock is ours and recent");
     CHECK(h.realtime_ns <= real + 1000000000ull && real - h.realtime_ns < 5000000000ull,
@@ -1126,7 +1138,9 @@ static int setup(void)
     if (!CHECK(mkdtemp(sock_dir) != NULL, "mkdtemp: %s", strerror(errno)))
         return -1;
     snprintf(sock_path, sizeof(sock_path), "%s/agent.sock", sock_dir);
-    snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", sock_path);
+    if (!CHECK(strlen(sock_path) < sizeof(addr.sun_path), "socket path fits: %s", sock_path))
+        return -1;
+    memcpy(addr.sun_path, sock_path, strlen(sock_path) + 1);
     listen_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     if (!CHECK(listen_fd >= 0 &&
                    bind(listen_fd, (struct sockaddr *)&addr, sizeof(addr)) == 0 &&
