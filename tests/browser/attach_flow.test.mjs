@@ -41,7 +41,7 @@ test('attach by click, live method within 2 s, filter, pause/resume, detach, /pr
   await page.keyboard.press('/');
   await page.keyboard.type('latemethod17');
   await waitFor('filtered', async () => { const s = await feedStats(page); return s.filtered && s.shown === 1 && s; });
-  assert.deepEqual((await visibleMethods(page)).map((n) => n.trim()), ['JitscopeE2e.Late.LateMethod17']);
+  assert.deepEqual((await visibleMethods(page)).map((n) => n.trim()), ['JitscopeE2e.Late.LateMethod17()']);
   await screenshot(page, 'flow-filtered.png');
   await page.keyboard.press('Escape');
   await waitFor('unfiltered', async () => !(await feedStats(page)).filtered);

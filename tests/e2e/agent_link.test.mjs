@@ -83,13 +83,13 @@ test('server goes away and comes back: reconnect with hello, catch-up first, the
     const caught = second.slice(1, end);
     assert.ok(caught.every((f) => f.flags & 1), 'catch-up records are flagged');
     const names = caught.filter((f) => f.type === 4).map(functionName);
-    assert.ok(names.includes('JitscopeE2e.Late.LateMethod21'), 'the method JITed while disconnected is caught up');
-    assert.ok(names.includes('JitscopeE2e.Probe.UniqueAlpha'));
+    assert.ok(names.includes('JitscopeE2e.Late.LateMethod21()'), 'the method JITed while disconnected is caught up');
+    assert.ok(names.includes('JitscopeE2e.Probe.UniqueAlpha()'));
     assert.ok(caught.some((f) => f.type === 5), 'modules caught up');
     // live again after the catch-up
     app.send('call 22');
     await waitFor('live record after reconnect', () =>
-      second.slice(end).some((f) => f.type === 4 && functionName(f) === 'JitscopeE2e.Late.LateMethod22'));
+      second.slice(end).some((f) => f.type === 4 && functionName(f) === 'JitscopeE2e.Late.LateMethod22()'));
     // what was lost while disconnected is counted, not hidden
     await waitFor('drops record', () => second.some((f) => f.type === 12), 3000);
     const d = second.filter((f) => f.type === 12).at(-1).payload;
