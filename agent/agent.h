@@ -20,16 +20,16 @@
 
 typedef struct agent_state {
     ring ring;
-    _Atomic int ring_ready;          /* ring usable by emit_record */
-    ICorProfilerInfo10 *info;        /* of the runtime we profile */
-    int mode;                        /* wire_mode */
+    _Atomic int ring_ready;   /* ring usable by emit_record */
+    ICorProfilerInfo10 *info; /* of the runtime we profile */
+    int mode;                 /* wire_mode */
     char socket_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
     char token[WIRE_TOKEN_LEN];
     uint16_t runtime_type, clr_instance_id, major, minor, build, qfe;
-    uint64_t give_up_ns;             /* startup mode: detach after this long without a server */
-    _Atomic int catchup_requested;   /* ProfilerAttachComplete: enumerate */
-    _Atomic int stopping;            /* Shutdown: flush and end the sender */
-    _Atomic int detach_requested;    /* RequestProfilerDetach succeeded */
+    uint64_t give_up_ns;           /* startup mode: detach after this long without a server */
+    _Atomic int catchup_requested; /* ProfilerAttachComplete: enumerate */
+    _Atomic int stopping;          /* Shutdown: flush and end the sender */
+    _Atomic int detach_requested;  /* RequestProfilerDetach succeeded */
     _Atomic uint64_t name_failures;
     _Atomic uint64_t no_server_drops;
 } agent_state;

@@ -33,7 +33,7 @@ static char catchup_assembly[DESCRIBE_NAME_UNITS * 3];
 /* One of the runtime's lists (modules, threads, JITed functions) behind typed
  * adapters, so that one batch loop (catchup_enumerate) serves all three. */
 typedef struct catchup_list {
-    HRESULT (*open)(void **e);   /* EnumModules & co; called under the runtime lock */
+    HRESULT (*open)(void **e); /* EnumModules & co; called under the runtime lock */
     HRESULT (*next)(void *e, ULONG want, void *batch, ULONG *got);
     void (*release)(void *e);
     size_t item_size;
@@ -108,10 +108,7 @@ static HRESULT catchup_modules_next(void *e, ULONG want, void *batch, ULONG *got
     return ((ICorProfilerModuleEnum *)e)->lpVtbl->Next(e, want, batch, got);
 }
 
-static void catchup_modules_release(void *e)
-{
-    ((ICorProfilerModuleEnum *)e)->lpVtbl->Release(e);
-}
+static void catchup_modules_release(void *e) { ((ICorProfilerModuleEnum *)e)->lpVtbl->Release(e); }
 
 static const catchup_list catchup_modules = {
     .open = catchup_modules_open,
@@ -140,8 +137,8 @@ static void catchup_thread_name(ThreadID thread, DWORD os_tid)
         return;
     while (n > 0 && (name[n - 1] == '\n' || name[n - 1] == '\0'))
         n--;
-    conn_emit(WIRE_THREAD_NAME, WIRE_FLAG_CATCHUP, clock_mono_ns(), &t, sizeof(t), name,
-              (size_t)n, NULL, 0);
+    conn_emit(WIRE_THREAD_NAME, WIRE_FLAG_CATCHUP, clock_mono_ns(), &t, sizeof(t), name, (size_t)n,
+              NULL, 0);
 }
 
 static void catchup_thread(const void *item)
@@ -154,8 +151,8 @@ static void catchup_thread(const void *item)
     if (SUCCEEDED(agent.info->lpVtbl->GetThreadInfo(agent.info, thread, &os)))
         t.os_thread_id = os;
     walk_runtime_unlock();
-    conn_emit(WIRE_THREAD_CREATED, WIRE_FLAG_CATCHUP, clock_mono_ns(), &t, sizeof(t), NULL, 0,
-              NULL, 0);
+    conn_emit(WIRE_THREAD_CREATED, WIRE_FLAG_CATCHUP, clock_mono_ns(), &t, sizeof(t), NULL, 0, NULL,
+              0);
     if (os)
         catchup_thread_name(thread, os);
 }
@@ -174,10 +171,7 @@ static HRESULT catchup_threads_next(void *e, ULONG want, void *batch, ULONG *got
     return ((ICorProfilerThreadEnum *)e)->lpVtbl->Next(e, want, batch, got);
 }
 
-static void catchup_threads_release(void *e)
-{
-    ((ICorProfilerThreadEnum *)e)->lpVtbl->Release(e);
-}
+static void catchup_threads_release(void *e) { ((ICorProfilerThreadEnum *)e)->lpVtbl->Release(e); }
 
 static const catchup_list catchup_threads = {
     .open = catchup_threads_open,

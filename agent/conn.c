@@ -55,15 +55,9 @@ void conn_close(void)
     conn_in_used = 0;
 }
 
-int conn_connected(void)
-{
-    return conn_socket >= 0;
-}
+int conn_connected(void) { return conn_socket >= 0; }
 
-int conn_fd(void)
-{
-    return conn_socket;
-}
+int conn_fd(void) { return conn_socket; }
 
 int conn_flush(int wait)
 {

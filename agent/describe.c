@@ -30,10 +30,9 @@ void describe_module(ModuleID module, wire_module_loaded *out, describe_module_t
         text->path_length = DESCRIBE_PATH_UNITS; /* the runtime wrote what fits */
         text->truncated = 1;
     }
-    if (assembly &&
-        FAILED(info->lpVtbl->GetAssemblyInfo(info, assembly, DESCRIBE_NAME_UNITS,
-                                             &text->assembly_length, text->assembly, &domain,
-                                             &manifest)))
+    if (assembly && FAILED(info->lpVtbl->GetAssemblyInfo(info, assembly, DESCRIBE_NAME_UNITS,
+                                                         &text->assembly_length, text->assembly,
+                                                         &domain, &manifest)))
         text->assembly_length = 0;
     if (text->assembly_length > DESCRIBE_NAME_UNITS) {
         text->assembly_length = DESCRIBE_NAME_UNITS;
@@ -65,8 +64,8 @@ unsigned describe_jit(FunctionID function, int code_in_use, wire_jit_finished *o
             versions[k].size = 0;
             versions[k].reserved = 0;
             count = 0;
-            if (SUCCEEDED(info->lpVtbl->GetCodeInfo4(info, starts[k], DESCRIBE_CODE_RANGES,
-                                                     &count, ranges)))
+            if (SUCCEEDED(info->lpVtbl->GetCodeInfo4(info, starts[k], DESCRIBE_CODE_RANGES, &count,
+                                                     ranges)))
                 for (i = 0; i < count && i < DESCRIBE_CODE_RANGES; i++)
                     versions[k].size += (uint32_t)ranges[i].size;
         }
@@ -74,15 +73,16 @@ unsigned describe_jit(FunctionID function, int code_in_use, wire_jit_finished *o
     /* the code in use: what catch-up reports, and the fallback when the runtime
      * cannot list versions (live JITs skip it otherwise: one call less per JIT) */
     if ((code_in_use || kept == 0) &&
-        SUCCEEDED(info->lpVtbl->GetCodeInfo2(info, function, DESCRIBE_CODE_RANGES, &count,
-                                             ranges)) && count > 0) {
+        SUCCEEDED(
+            info->lpVtbl->GetCodeInfo2(info, function, DESCRIBE_CODE_RANGES, &count, ranges)) &&
+        count > 0) {
         out->code_start = ranges[0].startAddress;
         for (i = 0; i < count && i < DESCRIBE_CODE_RANGES; i++)
             out->code_size += (uint32_t)ranges[i].size;
     }
     if (!(out->il_size) &&
-        SUCCEEDED(info->lpVtbl->GetFunctionInfo(info, function, &cls, &module, &token)) &&
-        token && SUCCEEDED(info->lpVtbl->GetILFunctionBody(info, module, token, &header, &il)))
+        SUCCEEDED(info->lpVtbl->GetFunctionInfo(info, function, &cls, &module, &token)) && token &&
+        SUCCEEDED(info->lpVtbl->GetILFunctionBody(info, module, token, &header, &il)))
         out->il_size = il;
     return kept;
 }

@@ -8,15 +8,15 @@
 
 #include "agent.h"
 
-#define DESCRIBE_PATH_UNITS 1024  /* module paths longer than this are cut (flagged) */
-#define DESCRIBE_NAME_UNITS 256   /* assembly names */
+#define DESCRIBE_PATH_UNITS 1024 /* module paths longer than this are cut (flagged) */
+#define DESCRIBE_NAME_UNITS 256  /* assembly names */
 
 typedef struct describe_module_text {
     WCHAR path[DESCRIBE_PATH_UNITS];
     ULONG path_length;
     WCHAR assembly[DESCRIBE_NAME_UNITS];
     ULONG assembly_length;
-    int truncated;          /* the path or name did not fit */
+    int truncated; /* the path or name did not fit */
 } describe_module_text;
 
 /* Fills the record and the names; missing pieces stay empty. */

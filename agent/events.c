@@ -28,8 +28,8 @@ static ThreadID events_current_thread(void)
 
 static void events_jit_started(FunctionID function, uint16_t flags, ULONG il_size)
 {
-    wire_jit_started j = {.function_id = function, .thread_id = events_current_thread(),
-                          .il_size = il_size};
+    wire_jit_started j = {
+        .function_id = function, .thread_id = events_current_thread(), .il_size = il_size};
     emit_record(WIRE_JIT_STARTED, flags, &j, sizeof(j), NULL, 0, NULL, 0);
 }
 
@@ -84,8 +84,7 @@ static void events_name_dynamic(FunctionID function)
 HRESULT STDMETHODCALLTYPE cb_DynamicMethodJITCompilationStarted(ICorProfilerCallback11 *self,
                                                                 FunctionID functionId,
                                                                 BOOL fIsSafeToBlock,
-                                                                LPCBYTE pILHeader,
-                                                                ULONG cbILHeader)
+                                                                LPCBYTE pILHeader, ULONG cbILHeader)
 {
     (void)self, (void)fIsSafeToBlock, (void)pILHeader;
     events_jit_started(functionId, WIRE_FLAG_DYNAMIC, cbILHeader);
@@ -159,8 +158,8 @@ HRESULT STDMETHODCALLTYPE cb_AssemblyLoadFinished(ICorProfilerCallback11 *self,
                                                    &length, name, &domain, &manifest)))
         length = 0;
     a.manifest_module_id = manifest;
-    s = (wire_text){.utf16 = name, .length = length < DESCRIBE_NAME_UNITS ? length
-                                                                             : DESCRIBE_NAME_UNITS};
+    s = (wire_text){.utf16 = name,
+                    .length = length < DESCRIBE_NAME_UNITS ? length : DESCRIBE_NAME_UNITS};
     emit_record(WIRE_ASSEMBLY_LOADED, 0, &a, sizeof(a), NULL, 0, &s, 1);
     return S_OK;
 }

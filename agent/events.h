@@ -21,15 +21,13 @@ HRESULT STDMETHODCALLTYPE cb_DynamicMethodJITCompilationFinished(ICorProfilerCal
                                                                  BOOL fIsSafeToBlock);
 HRESULT STDMETHODCALLTYPE cb_ModuleLoadFinished(ICorProfilerCallback11 *self, ModuleID moduleId,
                                                 HRESULT hrStatus);
-HRESULT STDMETHODCALLTYPE cb_ModuleUnloadStarted(ICorProfilerCallback11 *self,
-                                                 ModuleID moduleId);
+HRESULT STDMETHODCALLTYPE cb_ModuleUnloadStarted(ICorProfilerCallback11 *self, ModuleID moduleId);
 HRESULT STDMETHODCALLTYPE cb_AssemblyLoadFinished(ICorProfilerCallback11 *self,
                                                   AssemblyID assemblyId, HRESULT hrStatus);
 HRESULT STDMETHODCALLTYPE cb_ThreadCreated(ICorProfilerCallback11 *self, ThreadID threadId);
 HRESULT STDMETHODCALLTYPE cb_ThreadDestroyed(ICorProfilerCallback11 *self, ThreadID threadId);
 HRESULT STDMETHODCALLTYPE cb_ThreadAssignedToOSThread(ICorProfilerCallback11 *self,
-                                                      ThreadID managedThreadId,
-                                                      DWORD osThreadId);
+                                                      ThreadID managedThreadId, DWORD osThreadId);
 HRESULT STDMETHODCALLTYPE cb_ThreadNameChanged(ICorProfilerCallback11 *self, ThreadID threadId,
                                                ULONG cchName, WCHAR name[]);
 

@@ -36,8 +36,7 @@ void gctimeline_reset(void)
 }
 
 HRESULT STDMETHODCALLTYPE cb_GarbageCollectionStarted(ICorProfilerCallback11 *self,
-                                                      int cGenerations,
-                                                      BOOL generationCollected[],
+                                                      int cGenerations, BOOL generationCollected[],
                                                       COR_PRF_GC_REASON reason)
 {
     wire_gc_started g = {.reason = (uint32_t)reason};

@@ -14,8 +14,7 @@
 void gctimeline_reset(void);
 
 HRESULT STDMETHODCALLTYPE cb_GarbageCollectionStarted(ICorProfilerCallback11 *self,
-                                                      int cGenerations,
-                                                      BOOL generationCollected[],
+                                                      int cGenerations, BOOL generationCollected[],
                                                       COR_PRF_GC_REASON reason);
 HRESULT STDMETHODCALLTYPE cb_GarbageCollectionFinished(ICorProfilerCallback11 *self);
 HRESULT STDMETHODCALLTYPE cb_RuntimeSuspendStarted(ICorProfilerCallback11 *self,

@@ -6,7 +6,7 @@
 
 typedef struct names_buf {
     char *p;
-    size_t cap;  /* usable bytes, NUL excluded */
+    size_t cap; /* usable bytes, NUL excluded */
     size_t len;
     int truncated;
 } names_buf;

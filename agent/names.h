@@ -22,18 +22,18 @@
 #define NAMES_MAX_DEPTH 6 /* nesting of type arguments and enclosing types */
 
 typedef struct names_type {
-    const char *name;                   /* metadata name: "Ns.Box`1", nested: "Inner" */
-    const struct names_type *enclosing; /* declaring type of a nested type */
+    const char *name;                              /* metadata name: "Ns.Box`1", nested: "Inner" */
+    const struct names_type *enclosing;            /* declaring type of a nested type */
     const struct names_type *args[NAMES_MAX_ARGS]; /* instantiation, when known */
-    unsigned nargs;                     /* arguments known (may exceed NAMES_MAX_ARGS) */
-    const struct names_type *element;   /* arrays: element type */
-    unsigned array_rank;                /* arrays: rank (1 = T[]) */
+    unsigned nargs;                                /* arguments known (may exceed NAMES_MAX_ARGS) */
+    const struct names_type *element;              /* arrays: element type */
+    unsigned array_rank;                           /* arrays: rank (1 = T[]) */
 } names_type;
 
 typedef struct names_method {
-    const names_type *owner;            /* NULL for module-level functions */
+    const names_type *owner; /* NULL for module-level functions */
     const char *name;
-    unsigned generic_arity;             /* from the method signature */
+    unsigned generic_arity; /* from the method signature */
     const names_type *args[NAMES_MAX_ARGS];
     unsigned nargs;
 } names_method;

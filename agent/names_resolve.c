@@ -94,7 +94,8 @@ static IMetaDataImport *resolve_import(ModuleID module)
     IUnknown *unk = NULL;
 
     if (FAILED(agent.info->lpVtbl->GetModuleMetaData(agent.info, module, ofRead,
-                                                     &IID_IMetaDataImport, &unk)) || !unk)
+                                                     &IID_IMetaDataImport, &unk)) ||
+        !unk)
         return NULL;
     return (IMetaDataImport *)unk;
 }
@@ -241,8 +242,7 @@ static size_t resolve_token_name(void *ctx, uint32_t token, char *out, size_t ou
         n = sig_format_type(sig, sig_len, &c->names, out, outsz);
         c->typespec_depth--;
         return n > 0 ? (size_t)n : 0;
-    default:
-        return 0;
+    default: return 0;
     }
 }
 
@@ -294,9 +294,12 @@ static void resolve_params(IMetaDataImport *md, const names_method *m, PCCOR_SIG
     nmethod = m->nargs < NAMES_MAX_ARGS ? m->nargs : NAMES_MAX_ARGS;
     for (i = 0; i < nmethod; i++)
         method_args[i] = resolve_arg_text(m->args[i]);
-    ctx.names = (sig_names){.type_token = resolve_token_name, .ctx = &ctx,
-                            .class_args = class_args, .class_arg_count = nclass,
-                            .method_args = method_args, .method_arg_count = nmethod};
+    ctx.names = (sig_names){.type_token = resolve_token_name,
+                            .ctx = &ctx,
+                            .class_args = class_args,
+                            .class_arg_count = nclass,
+                            .method_args = method_args,
+                            .method_arg_count = nmethod};
     (void)sig_format_params(sig, sig_len, &ctx.names, out + used, outsz - used);
 }
 
@@ -430,7 +433,8 @@ static size_t handle_name(ClassID cls, char *out, size_t outsz, unsigned depth)
         for (i = 0; i < nargs && used < outsz; i++) {
             if (i)
                 used = handle_put(out, outsz, used, ", ");
-            n = i < 4 && used < outsz ? handle_name(args[i], out + used, outsz - used, depth + 1) : 0;
+            n = i < 4 && used < outsz ? handle_name(args[i], out + used, outsz - used, depth + 1)
+                                      : 0;
             used = n ? used + n : handle_put(out, outsz, used, "?");
         }
         used = handle_put(out, outsz, used, ">");
@@ -472,9 +476,8 @@ int names_dynamic(ICorProfilerInfo10 *info, uint64_t function_id, char *out, siz
      * serializers. Their signatures name classes by tokens of the dynamic
      * method's own scope, which no metadata import knows: those show as "?". */
     written = snprintf(out, outsz, "%s %s",
-                       strncmp(utf8, IL_STUB_PREFIX, sizeof(IL_STUB_PREFIX) - 1) == 0
-                           ? "[IL stub]"
-                           : "[dynamic]",
+                       strncmp(utf8, IL_STUB_PREFIX, sizeof(IL_STUB_PREFIX) - 1) == 0 ? "[IL stub]"
+                                                                                      : "[dynamic]",
                        n ? utf8 : "?");
     if (written < 0)
         return -1;

@@ -33,10 +33,7 @@ static int naming_add(uint64_t id)
     return 1; /* a full set names again; the server keeps the first name */
 }
 
-void naming_reset(void)
-{
-    idmap_free(&naming_named);
-}
+void naming_reset(void) { idmap_free(&naming_named); }
 
 static int naming_resolve(uint64_t function_id, char *name, size_t size, wire_function_name *f)
 {

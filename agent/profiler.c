@@ -32,9 +32,9 @@
 /* Low mask: JIT, modules, assemblies, threads, runtime suspensions, and the
  * right to call DoStackSnapshot. High mask (SetEventMask2): GC start and end
  * only (BASIC_GC: no object tracking, and concurrent GC stays on). */
-#define AGENT_EVENT_MASK                                                                       \
-    (COR_PRF_MONITOR_JIT_COMPILATION | COR_PRF_MONITOR_MODULE_LOADS |                         \
-     COR_PRF_MONITOR_ASSEMBLY_LOADS | COR_PRF_MONITOR_THREADS | COR_PRF_MONITOR_SUSPENDS |    \
+#define AGENT_EVENT_MASK                                                                           \
+    (COR_PRF_MONITOR_JIT_COMPILATION | COR_PRF_MONITOR_MODULE_LOADS |                              \
+     COR_PRF_MONITOR_ASSEMBLY_LOADS | COR_PRF_MONITOR_THREADS | COR_PRF_MONITOR_SUSPENDS |         \
      COR_PRF_ENABLE_STACK_SNAPSHOT)
 #define AGENT_EVENT_MASK_HIGH COR_PRF_HIGH_BASIC_GC
 
@@ -57,26 +57,30 @@ static _Atomic int agent_claimed; /* a runtime owns `agent` */
 typedef struct profiler {
     ICorProfilerCallback11 iface; /* first: the object pointer is the interface pointer */
     _Atomic ULONG refs;
-    int owns_agent;               /* this runtime's instance holds the claim */
+    int owns_agent; /* this runtime's instance holds the claim */
 } profiler;
 
 static int guid_equal(const GUID *a, const GUID *b) { return memcmp(a, b, sizeof(GUID)) == 0; }
 
-static void agent_log(const char *message)
-{
-    fprintf(stderr, "jitscope agent: %s\n", message);
-}
+static void agent_log(const char *message) { fprintf(stderr, "jitscope agent: %s\n", message); }
 
 /* ---- IUnknown ---- */
 
 static HRESULT STDMETHODCALLTYPE cb_QueryInterface(ICorProfilerCallback11 *self, REFIID riid,
                                                    void **out)
 {
-    static const GUID *const known[] = {
-        &IID_IUnknown, &IID_ICorProfilerCallback, &IID_ICorProfilerCallback2,
-        &IID_ICorProfilerCallback3, &IID_ICorProfilerCallback4, &IID_ICorProfilerCallback5,
-        &IID_ICorProfilerCallback6, &IID_ICorProfilerCallback7, &IID_ICorProfilerCallback8,
-        &IID_ICorProfilerCallback9, &IID_ICorProfilerCallback10, &IID_ICorProfilerCallback11};
+    static const GUID *const known[] = {&IID_IUnknown,
+                                        &IID_ICorProfilerCallback,
+                                        &IID_ICorProfilerCallback2,
+                                        &IID_ICorProfilerCallback3,
+                                        &IID_ICorProfilerCallback4,
+                                        &IID_ICorProfilerCallback5,
+                                        &IID_ICorProfilerCallback6,
+                                        &IID_ICorProfilerCallback7,
+                                        &IID_ICorProfilerCallback8,
+                                        &IID_ICorProfilerCallback9,
+                                        &IID_ICorProfilerCallback10,
+                                        &IID_ICorProfilerCallback11};
     size_t i;
 
     if (!out)
@@ -239,8 +243,8 @@ static HRESULT STDMETHODCALLTYPE cb_Initialize(ICorProfilerCallback11 *self, IUn
 }
 
 /* Client data: "jitscope1 <32 hex token> <socket path>". */
-static HRESULT STDMETHODCALLTYPE cb_InitializeForAttach(ICorProfilerCallback11 *self,
-                                                        IUnknown *unk, void *data, UINT length)
+static HRESULT STDMETHODCALLTYPE cb_InitializeForAttach(ICorProfilerCallback11 *self, IUnknown *unk,
+                                                        void *data, UINT length)
 {
     const size_t prefix = sizeof(WIRE_CLIENT_DATA_PREFIX) - 1;
     const char *text = data;
@@ -300,78 +304,589 @@ static HRESULT STDMETHODCALLTYPE cb_LoadAsNotificationOnly(ICorProfilerCallback1
 }
 
 /* ---- callbacks jitscope does not use: one line each, S_OK ---- */
+/* clang-format off: the table of no-op slots reads best one line per slot */
 
-static HRESULT STDMETHODCALLTYPE cb_AppDomainCreationStarted(ICorProfilerCallback11 *self, AppDomainID appDomainId) { (void)self; (void)appDomainId; return S_OK; }
-static HRESULT STDMETHODCALLTYPE cb_AppDomainCreationFinished(ICorProfilerCallback11 *self, AppDomainID appDomainId, HRESULT hrStatus) { (void)self; (void)appDomainId; (void)hrStatus; return S_OK; }
-static HRESULT STDMETHODCALLTYPE cb_AppDomainShutdownStarted(ICorProfilerCallback11 *self, AppDomainID appDomainId) { (void)self; (void)appDomainId; return S_OK; }
-static HRESULT STDMETHODCALLTYPE cb_AppDomainShutdownFinished(ICorProfilerCallback11 *self, AppDomainID appDomainId, HRESULT hrStatus) { (void)self; (void)appDomainId; (void)hrStatus; return S_OK; }
-static HRESULT STDMETHODCALLTYPE cb_AssemblyLoadStarted(ICorProfilerCallback11 *self, AssemblyID assemblyId) { (void)self; (void)assemblyId; return S_OK; }
-static HRESULT STDMETHODCALLTYPE cb_AssemblyUnloadStarted(ICorProfilerCallback11 *self, AssemblyID assemblyId) { (void)self; (void)assemblyId; return S_OK; }
-static HRESULT STDMETHODCALLTYPE cb_AssemblyUnloadFinished(ICorProfilerCallback11 *self, AssemblyID assemblyId, HRESULT hrStatus) { (void)self; (void)assemblyId; (void)hrStatus; return S_OK; }
-static HRESULT STDMETHODCALLTYPE cb_ModuleLoadStarted(ICorProfilerCallback11 *self, ModuleID moduleId) { (void)self; (void)moduleId; return S_OK; }
-static HRESULT STDMETHODCALLTYPE cb_ModuleUnloadFinished(ICorProfilerCallback11 *self, ModuleID moduleId, HRESULT hrStatus) { (void)self; (void)moduleId; (void)hrStatus; return S_OK; }
-static HRESULT STDMETHODCALLTYPE cb_ModuleAttachedToAssembly(ICorProfilerCallback11 *self, ModuleID moduleId, AssemblyID AssemblyId) { (void)self; (void)moduleId; (void)AssemblyId; return S_OK; }
-static HRESULT STDMETHODCALLTYPE cb_ClassLoadStarted(ICorProfilerCallback11 *self, ClassID classId) { (void)self; (void)classId; return S_OK; }
-static HRESULT STDMETHODCALLTYPE cb_ClassLoadFinished(ICorProfilerCallback11 *self, ClassID classId, HRESULT hrStatus) { (void)self; (void)classId; (void)hrStatus; return S_OK; }
-static HRESULT STDMETHODCALLTYPE cb_ClassUnloadStarted(ICorProfilerCallback11 *self, ClassID classId) { (void)self; (void)classId; return S_OK; }
-static HRESULT STDMETHODCALLTYPE cb_ClassUnloadFinished(ICorProfilerCallback11 *self, ClassID classId, HRESULT hrStatus) { (void)self; (void)classId; (void)hrStatus; return S_OK; }
-static HRESULT STDMETHODCALLTYPE cb_FunctionUnloadStarted(ICorProfilerCallback11 *self, FunctionID functionId) { (void)self; (void)functionId; return S_OK; }
-static HRESULT STDMETHODCALLTYPE cb_JITCachedFunctionSearchStarted(ICorProfilerCallback11 *self, FunctionID functionId, BOOL *pbUseCachedFunction) { (void)self; (void)functionId; (void)pbUseCachedFunction; return S_OK; }
-static HRESULT STDMETHODCALLTYPE cb_JITCachedFunctionSearchFinished(ICorProfilerCallback11 *self, FunctionID functionId, COR_PRF_JIT_CACHE result) { (void)self; (void)functionId; (void)result; return S_OK; }
-static HRESULT STDMETHODCALLTYPE cb_JITFunctionPitched(ICorProfilerCallback11 *self, FunctionID functionId) { (void)self; (void)functionId; return S_OK; }
-static HRESULT STDMETHODCALLTYPE cb_JITInlining(ICorProfilerCallback11 *self, FunctionID callerId, FunctionID calleeId, BOOL *pfShouldInline) { (void)self; (void)callerId; (void)calleeId; (void)pfShouldInline; return S_OK; }
-static HRESULT STDMETHODCALLTYPE cb_RemotingClientInvocationStarted(ICorProfilerCallback11 *self) { (void)self; return S_OK; }
-static HRESULT STDMETHODCALLTYPE cb_RemotingClientSendingMessage(ICorProfilerCallback11 *self, GUID *pCookie, BOOL fIsAsync) { (void)self; (void)pCookie; (void)fIsAsync; return S_OK; }
-static HRESULT STDMETHODCALLTYPE cb_RemotingClientReceivingReply(ICorProfilerCallback11 *self, GUID *pCookie, BOOL fIsAsync) { (void)self; (void)pCookie; (void)fIsAsync; return S_OK; }
-static HRESULT STDMETHODCALLTYPE cb_RemotingClientInvocationFinished(ICorProfilerCallback11 *self) { (void)self; return S_OK; }
-static HRESULT STDMETHODCALLTYPE cb_RemotingServerReceivingMessage(ICorProfilerCallback11 *self, GUID *pCookie, BOOL fIsAsync) { (void)self; (void)pCookie; (void)fIsAsync; return S_OK; }
-static HRESULT STDMETHODCALLTYPE cb_RemotingServerInvocationStarted(ICorProfilerCallback11 *self) { (void)self; return S_OK; }
-static HRESULT STDMETHODCALLTYPE cb_RemotingServerInvocationReturned(ICorProfilerCallback11 *self) { (void)self; return S_OK; }
-static HRESULT STDMETHODCALLTYPE cb_RemotingServerSendingReply(ICorProfilerCallback11 *self, GUID *pCookie, BOOL fIsAsync) { (void)self; (void)pCookie; (void)fIsAsync; return S_OK; }
-static HRESULT STDMETHODCALLTYPE cb_UnmanagedToManagedTransition(ICorProfilerCallback11 *self, FunctionID functionId, COR_PRF_TRANSITION_REASON reason) { (void)self; (void)functionId; (void)reason; return S_OK; }
-static HRESULT STDMETHODCALLTYPE cb_ManagedToUnmanagedTransition(ICorProfilerCallback11 *self, FunctionID functionId, COR_PRF_TRANSITION_REASON reason) { (void)self; (void)functionId; (void)reason; return S_OK; }
-static HRESULT STDMETHODCALLTYPE cb_RuntimeThreadSuspended(ICorProfilerCallback11 *self, ThreadID threadId) { (void)self; (void)threadId; return S_OK; }
-static HRESULT STDMETHODCALLTYPE cb_RuntimeThreadResumed(ICorProfilerCallback11 *self, ThreadID threadId) { (void)self; (void)threadId; return S_OK; }
-static HRESULT STDMETHODCALLTYPE cb_MovedReferences(ICorProfilerCallback11 *self, ULONG cMovedObjectIDRanges, ObjectID oldObjectIDRangeStart[], ObjectID newObjectIDRangeStart[], ULONG cObjectIDRangeLength[]) { (void)self; (void)cMovedObjectIDRanges; (void)oldObjectIDRangeStart; (void)newObjectIDRangeStart; (void)cObjectIDRangeLength; return S_OK; }
-static HRESULT STDMETHODCALLTYPE cb_ObjectAllocated(ICorProfilerCallback11 *self, ObjectID objectId, ClassID classId) { (void)self; (void)objectId; (void)classId; return S_OK; }
-static HRESULT STDMETHODCALLTYPE cb_ObjectsAllocatedByClass(ICorProfilerCallback11 *self, ULONG cClassCount, ClassID classIds[], ULONG cObjects[]) { (void)self; (void)cClassCount; (void)classIds; (void)cObjects; return S_OK; }
-static HRESULT STDMETHODCALLTYPE cb_ObjectReferences(ICorProfilerCallback11 *self, ObjectID objectId, ClassID classId, ULONG cObjectRefs, ObjectID objectRefIds[]) { (void)self; (void)objectId; (void)classId; (void)cObjectRefs; (void)objectRefIds; return S_OK; }
-static HRESULT STDMETHODCALLTYPE cb_RootReferences(ICorProfilerCallback11 *self, ULONG cRootRefs, ObjectID rootRefIds[]) { (void)self; (void)cRootRefs; (void)rootRefIds; return S_OK; }
-static HRESULT STDMETHODCALLTYPE cb_ExceptionThrown(ICorProfilerCallback11 *self, ObjectID thrownObjectId) { (void)self; (void)thrownObjectId; return S_OK; }
-static HRESULT STDMETHODCALLTYPE cb_ExceptionSearchFunctionEnter(ICorProfilerCallback11 *self, FunctionID functionId) { (void)self; (void)functionId; return S_OK; }
-static HRESULT STDMETHODCALLTYPE cb_ExceptionSearchFunctionLeave(ICorProfilerCallback11 *self) { (void)self; return S_OK; }
-static HRESULT STDMETHODCALLTYPE cb_ExceptionSearchFilterEnter(ICorProfilerCallback11 *self, FunctionID functionId) { (void)self; (void)functionId; return S_OK; }
-static HRESULT STDMETHODCALLTYPE cb_ExceptionSearchFilterLeave(ICorProfilerCallback11 *self) { (void)self; return S_OK; }
-static HRESULT STDMETHODCALLTYPE cb_ExceptionSearchCatcherFound(ICorProfilerCallback11 *self, FunctionID functionId) { (void)self; (void)functionId; return S_OK; }
-static HRESULT STDMETHODCALLTYPE cb_ExceptionOSHandlerEnter(ICorProfilerCallback11 *self, UINT_PTR unused) { (void)self; (void)unused; return S_OK; }
-static HRESULT STDMETHODCALLTYPE cb_ExceptionOSHandlerLeave(ICorProfilerCallback11 *self, UINT_PTR unused) { (void)self; (void)unused; return S_OK; }
-static HRESULT STDMETHODCALLTYPE cb_ExceptionUnwindFunctionEnter(ICorProfilerCallback11 *self, FunctionID functionId) { (void)self; (void)functionId; return S_OK; }
-static HRESULT STDMETHODCALLTYPE cb_ExceptionUnwindFunctionLeave(ICorProfilerCallback11 *self) { (void)self; return S_OK; }
-static HRESULT STDMETHODCALLTYPE cb_ExceptionUnwindFinallyEnter(ICorProfilerCallback11 *self, FunctionID functionId) { (void)self; (void)functionId; return S_OK; }
-static HRESULT STDMETHODCALLTYPE cb_ExceptionUnwindFinallyLeave(ICorProfilerCallback11 *self) { (void)self; return S_OK; }
-static HRESULT STDMETHODCALLTYPE cb_ExceptionCatcherEnter(ICorProfilerCallback11 *self, FunctionID functionId, ObjectID objectId) { (void)self; (void)functionId; (void)objectId; return S_OK; }
-static HRESULT STDMETHODCALLTYPE cb_ExceptionCatcherLeave(ICorProfilerCallback11 *self) { (void)self; return S_OK; }
-static HRESULT STDMETHODCALLTYPE cb_COMClassicVTableCreated(ICorProfilerCallback11 *self, ClassID wrappedClassId, REFGUID implementedIID, void *pVTable, ULONG cSlots) { (void)self; (void)wrappedClassId; (void)implementedIID; (void)pVTable; (void)cSlots; return S_OK; }
-static HRESULT STDMETHODCALLTYPE cb_COMClassicVTableDestroyed(ICorProfilerCallback11 *self, ClassID wrappedClassId, REFGUID implementedIID, void *pVTable) { (void)self; (void)wrappedClassId; (void)implementedIID; (void)pVTable; return S_OK; }
-static HRESULT STDMETHODCALLTYPE cb_ExceptionCLRCatcherFound(ICorProfilerCallback11 *self) { (void)self; return S_OK; }
-static HRESULT STDMETHODCALLTYPE cb_ExceptionCLRCatcherExecute(ICorProfilerCallback11 *self) { (void)self; return S_OK; }
-static HRESULT STDMETHODCALLTYPE cb_SurvivingReferences(ICorProfilerCallback11 *self, ULONG cSurvivingObjectIDRanges, ObjectID objectIDRangeStart[], ULONG cObjectIDRangeLength[]) { (void)self; (void)cSurvivingObjectIDRanges; (void)objectIDRangeStart; (void)cObjectIDRangeLength; return S_OK; }
-static HRESULT STDMETHODCALLTYPE cb_FinalizeableObjectQueued(ICorProfilerCallback11 *self, DWORD finalizerFlags, ObjectID objectID) { (void)self; (void)finalizerFlags; (void)objectID; return S_OK; }
-static HRESULT STDMETHODCALLTYPE cb_RootReferences2(ICorProfilerCallback11 *self, ULONG cRootRefs, ObjectID rootRefIds[], COR_PRF_GC_ROOT_KIND rootKinds[], COR_PRF_GC_ROOT_FLAGS rootFlags[], UINT_PTR rootIds[]) { (void)self; (void)cRootRefs; (void)rootRefIds; (void)rootKinds; (void)rootFlags; (void)rootIds; return S_OK; }
-static HRESULT STDMETHODCALLTYPE cb_HandleCreated(ICorProfilerCallback11 *self, GCHandleID handleId, ObjectID initialObjectId) { (void)self; (void)handleId; (void)initialObjectId; return S_OK; }
-static HRESULT STDMETHODCALLTYPE cb_HandleDestroyed(ICorProfilerCallback11 *self, GCHandleID handleId) { (void)self; (void)handleId; return S_OK; }
-static HRESULT STDMETHODCALLTYPE cb_ReJITCompilationStarted(ICorProfilerCallback11 *self, FunctionID functionId, ReJITID rejitId, BOOL fIsSafeToBlock) { (void)self; (void)functionId; (void)rejitId; (void)fIsSafeToBlock; return S_OK; }
-static HRESULT STDMETHODCALLTYPE cb_GetReJITParameters(ICorProfilerCallback11 *self, ModuleID moduleId, mdMethodDef methodId, ICorProfilerFunctionControl *pFunctionControl) { (void)self; (void)moduleId; (void)methodId; (void)pFunctionControl; return S_OK; }
-static HRESULT STDMETHODCALLTYPE cb_ReJITCompilationFinished(ICorProfilerCallback11 *self, FunctionID functionId, ReJITID rejitId, HRESULT hrStatus, BOOL fIsSafeToBlock) { (void)self; (void)functionId; (void)rejitId; (void)hrStatus; (void)fIsSafeToBlock; return S_OK; }
-static HRESULT STDMETHODCALLTYPE cb_ReJITError(ICorProfilerCallback11 *self, ModuleID moduleId, mdMethodDef methodId, FunctionID functionId, HRESULT hrStatus) { (void)self; (void)moduleId; (void)methodId; (void)functionId; (void)hrStatus; return S_OK; }
-static HRESULT STDMETHODCALLTYPE cb_MovedReferences2(ICorProfilerCallback11 *self, ULONG cMovedObjectIDRanges, ObjectID oldObjectIDRangeStart[], ObjectID newObjectIDRangeStart[], SIZE_T cObjectIDRangeLength[]) { (void)self; (void)cMovedObjectIDRanges; (void)oldObjectIDRangeStart; (void)newObjectIDRangeStart; (void)cObjectIDRangeLength; return S_OK; }
-static HRESULT STDMETHODCALLTYPE cb_SurvivingReferences2(ICorProfilerCallback11 *self, ULONG cSurvivingObjectIDRanges, ObjectID objectIDRangeStart[], SIZE_T cObjectIDRangeLength[]) { (void)self; (void)cSurvivingObjectIDRanges; (void)objectIDRangeStart; (void)cObjectIDRangeLength; return S_OK; }
-static HRESULT STDMETHODCALLTYPE cb_ConditionalWeakTableElementReferences(ICorProfilerCallback11 *self, ULONG cRootRefs, ObjectID keyRefIds[], ObjectID valueRefIds[], GCHandleID rootIds[]) { (void)self; (void)cRootRefs; (void)keyRefIds; (void)valueRefIds; (void)rootIds; return S_OK; }
-static HRESULT STDMETHODCALLTYPE cb_GetAssemblyReferences(ICorProfilerCallback11 *self, const WCHAR *wszAssemblyPath, ICorProfilerAssemblyReferenceProvider *pAsmRefProvider) { (void)self; (void)wszAssemblyPath; (void)pAsmRefProvider; return S_OK; }
-static HRESULT STDMETHODCALLTYPE cb_ModuleInMemorySymbolsUpdated(ICorProfilerCallback11 *self, ModuleID moduleId) { (void)self; (void)moduleId; return S_OK; }
-static HRESULT STDMETHODCALLTYPE cb_DynamicMethodUnloaded(ICorProfilerCallback11 *self, FunctionID functionId) { (void)self; (void)functionId; return S_OK; }
-static HRESULT STDMETHODCALLTYPE cb_EventPipeEventDelivered(ICorProfilerCallback11 *self, EVENTPIPE_PROVIDER provider, DWORD eventId, DWORD eventVersion, ULONG cbMetadataBlob, LPCBYTE metadataBlob, ULONG cbEventData, LPCBYTE eventData, LPCGUID pActivityId, LPCGUID pRelatedActivityId, ThreadID eventThread, ULONG numStackFrames, UINT_PTR stackFrames[]) { (void)self; (void)provider; (void)eventId; (void)eventVersion; (void)cbMetadataBlob; (void)metadataBlob; (void)cbEventData; (void)eventData; (void)pActivityId; (void)pRelatedActivityId; (void)eventThread; (void)numStackFrames; (void)stackFrames; return S_OK; }
-static HRESULT STDMETHODCALLTYPE cb_EventPipeProviderCreated(ICorProfilerCallback11 *self, EVENTPIPE_PROVIDER provider) { (void)self; (void)provider; return S_OK; }
+static HRESULT STDMETHODCALLTYPE cb_AppDomainCreationStarted(ICorProfilerCallback11 *self,
+                                                             AppDomainID appDomainId)
+{
+    (void)self;
+    (void)appDomainId;
+    return S_OK;
+}
+static HRESULT STDMETHODCALLTYPE cb_AppDomainCreationFinished(ICorProfilerCallback11 *self,
+                                                              AppDomainID appDomainId,
+                                                              HRESULT hrStatus)
+{
+    (void)self;
+    (void)appDomainId;
+    (void)hrStatus;
+    return S_OK;
+}
+static HRESULT STDMETHODCALLTYPE cb_AppDomainShutdownStarted(ICorProfilerCallback11 *self,
+                                                             AppDomainID appDomainId)
+{
+    (void)self;
+    (void)appDomainId;
+    return S_OK;
+}
+static HRESULT STDMETHODCALLTYPE cb_AppDomainShutdownFinished(ICorProfilerCallback11 *self,
+                                                              AppDomainID appDomainId,
+                                                              HRESULT hrStatus)
+{
+    (void)self;
+    (void)appDomainId;
+    (void)hrStatus;
+    return S_OK;
+}
+static HRESULT STDMETHODCALLTYPE cb_AssemblyLoadStarted(ICorProfilerCallback11 *self,
+                                                        AssemblyID assemblyId)
+{
+    (void)self;
+    (void)assemblyId;
+    return S_OK;
+}
+static HRESULT STDMETHODCALLTYPE cb_AssemblyUnloadStarted(ICorProfilerCallback11 *self,
+                                                          AssemblyID assemblyId)
+{
+    (void)self;
+    (void)assemblyId;
+    return S_OK;
+}
+static HRESULT STDMETHODCALLTYPE cb_AssemblyUnloadFinished(ICorProfilerCallback11 *self,
+                                                           AssemblyID assemblyId, HRESULT hrStatus)
+{
+    (void)self;
+    (void)assemblyId;
+    (void)hrStatus;
+    return S_OK;
+}
+static HRESULT STDMETHODCALLTYPE cb_ModuleLoadStarted(ICorProfilerCallback11 *self,
+                                                      ModuleID moduleId)
+{
+    (void)self;
+    (void)moduleId;
+    return S_OK;
+}
+static HRESULT STDMETHODCALLTYPE cb_ModuleUnloadFinished(ICorProfilerCallback11 *self,
+                                                         ModuleID moduleId, HRESULT hrStatus)
+{
+    (void)self;
+    (void)moduleId;
+    (void)hrStatus;
+    return S_OK;
+}
+static HRESULT STDMETHODCALLTYPE cb_ModuleAttachedToAssembly(ICorProfilerCallback11 *self,
+                                                             ModuleID moduleId,
+                                                             AssemblyID AssemblyId)
+{
+    (void)self;
+    (void)moduleId;
+    (void)AssemblyId;
+    return S_OK;
+}
+static HRESULT STDMETHODCALLTYPE cb_ClassLoadStarted(ICorProfilerCallback11 *self, ClassID classId)
+{
+    (void)self;
+    (void)classId;
+    return S_OK;
+}
+static HRESULT STDMETHODCALLTYPE cb_ClassLoadFinished(ICorProfilerCallback11 *self, ClassID classId,
+                                                      HRESULT hrStatus)
+{
+    (void)self;
+    (void)classId;
+    (void)hrStatus;
+    return S_OK;
+}
+static HRESULT STDMETHODCALLTYPE cb_ClassUnloadStarted(ICorProfilerCallback11 *self,
+                                                       ClassID classId)
+{
+    (void)self;
+    (void)classId;
+    return S_OK;
+}
+static HRESULT STDMETHODCALLTYPE cb_ClassUnloadFinished(ICorProfilerCallback11 *self,
+                                                        ClassID classId, HRESULT hrStatus)
+{
+    (void)self;
+    (void)classId;
+    (void)hrStatus;
+    return S_OK;
+}
+static HRESULT STDMETHODCALLTYPE cb_FunctionUnloadStarted(ICorProfilerCallback11 *self,
+                                                          FunctionID functionId)
+{
+    (void)self;
+    (void)functionId;
+    return S_OK;
+}
+static HRESULT STDMETHODCALLTYPE cb_JITCachedFunctionSearchStarted(ICorProfilerCallback11 *self,
+                                                                   FunctionID functionId,
+                                                                   BOOL *pbUseCachedFunction)
+{
+    (void)self;
+    (void)functionId;
+    (void)pbUseCachedFunction;
+    return S_OK;
+}
+static HRESULT STDMETHODCALLTYPE cb_JITCachedFunctionSearchFinished(ICorProfilerCallback11 *self,
+                                                                    FunctionID functionId,
+                                                                    COR_PRF_JIT_CACHE result)
+{
+    (void)self;
+    (void)functionId;
+    (void)result;
+    return S_OK;
+}
+static HRESULT STDMETHODCALLTYPE cb_JITFunctionPitched(ICorProfilerCallback11 *self,
+                                                       FunctionID functionId)
+{
+    (void)self;
+    (void)functionId;
+    return S_OK;
+}
+static HRESULT STDMETHODCALLTYPE cb_JITInlining(ICorProfilerCallback11 *self, FunctionID callerId,
+                                                FunctionID calleeId, BOOL *pfShouldInline)
+{
+    (void)self;
+    (void)callerId;
+    (void)calleeId;
+    (void)pfShouldInline;
+    return S_OK;
+}
+static HRESULT STDMETHODCALLTYPE cb_RemotingClientInvocationStarted(ICorProfilerCallback11 *self)
+{
+    (void)self;
+    return S_OK;
+}
+static HRESULT STDMETHODCALLTYPE cb_RemotingClientSendingMessage(ICorProfilerCallback11 *self,
+                                                                 GUID *pCookie, BOOL fIsAsync)
+{
+    (void)self;
+    (void)pCookie;
+    (void)fIsAsync;
+    return S_OK;
+}
+static HRESULT STDMETHODCALLTYPE cb_RemotingClientReceivingReply(ICorProfilerCallback11 *self,
+                                                                 GUID *pCookie, BOOL fIsAsync)
+{
+    (void)self;
+    (void)pCookie;
+    (void)fIsAsync;
+    return S_OK;
+}
+static HRESULT STDMETHODCALLTYPE cb_RemotingClientInvocationFinished(ICorProfilerCallback11 *self)
+{
+    (void)self;
+    return S_OK;
+}
+static HRESULT STDMETHODCALLTYPE cb_RemotingServerReceivingMessage(ICorProfilerCallback11 *self,
+                                                                   GUID *pCookie, BOOL fIsAsync)
+{
+    (void)self;
+    (void)pCookie;
+    (void)fIsAsync;
+    return S_OK;
+}
+static HRESULT STDMETHODCALLTYPE cb_RemotingServerInvocationStarted(ICorProfilerCallback11 *self)
+{
+    (void)self;
+    return S_OK;
+}
+static HRESULT STDMETHODCALLTYPE cb_RemotingServerInvocationReturned(ICorProfilerCallback11 *self)
+{
+    (void)self;
+    return S_OK;
+}
+static HRESULT STDMETHODCALLTYPE cb_RemotingServerSendingReply(ICorProfilerCallback11 *self,
+                                                               GUID *pCookie, BOOL fIsAsync)
+{
+    (void)self;
+    (void)pCookie;
+    (void)fIsAsync;
+    return S_OK;
+}
+static HRESULT STDMETHODCALLTYPE cb_UnmanagedToManagedTransition(ICorProfilerCallback11 *self,
+                                                                 FunctionID functionId,
+                                                                 COR_PRF_TRANSITION_REASON reason)
+{
+    (void)self;
+    (void)functionId;
+    (void)reason;
+    return S_OK;
+}
+static HRESULT STDMETHODCALLTYPE cb_ManagedToUnmanagedTransition(ICorProfilerCallback11 *self,
+                                                                 FunctionID functionId,
+                                                                 COR_PRF_TRANSITION_REASON reason)
+{
+    (void)self;
+    (void)functionId;
+    (void)reason;
+    return S_OK;
+}
+static HRESULT STDMETHODCALLTYPE cb_RuntimeThreadSuspended(ICorProfilerCallback11 *self,
+                                                           ThreadID threadId)
+{
+    (void)self;
+    (void)threadId;
+    return S_OK;
+}
+static HRESULT STDMETHODCALLTYPE cb_RuntimeThreadResumed(ICorProfilerCallback11 *self,
+                                                         ThreadID threadId)
+{
+    (void)self;
+    (void)threadId;
+    return S_OK;
+}
+static HRESULT STDMETHODCALLTYPE cb_MovedReferences(ICorProfilerCallback11 *self,
+                                                    ULONG cMovedObjectIDRanges,
+                                                    ObjectID oldObjectIDRangeStart[],
+                                                    ObjectID newObjectIDRangeStart[],
+                                                    ULONG cObjectIDRangeLength[])
+{
+    (void)self;
+    (void)cMovedObjectIDRanges;
+    (void)oldObjectIDRangeStart;
+    (void)newObjectIDRangeStart;
+    (void)cObjectIDRangeLength;
+    return S_OK;
+}
+static HRESULT STDMETHODCALLTYPE cb_ObjectAllocated(ICorProfilerCallback11 *self, ObjectID objectId,
+                                                    ClassID classId)
+{
+    (void)self;
+    (void)objectId;
+    (void)classId;
+    return S_OK;
+}
+static HRESULT STDMETHODCALLTYPE cb_ObjectsAllocatedByClass(ICorProfilerCallback11 *self,
+                                                            ULONG cClassCount, ClassID classIds[],
+                                                            ULONG cObjects[])
+{
+    (void)self;
+    (void)cClassCount;
+    (void)classIds;
+    (void)cObjects;
+    return S_OK;
+}
+static HRESULT STDMETHODCALLTYPE cb_ObjectReferences(ICorProfilerCallback11 *self,
+                                                     ObjectID objectId, ClassID classId,
+                                                     ULONG cObjectRefs, ObjectID objectRefIds[])
+{
+    (void)self;
+    (void)objectId;
+    (void)classId;
+    (void)cObjectRefs;
+    (void)objectRefIds;
+    return S_OK;
+}
+static HRESULT STDMETHODCALLTYPE cb_RootReferences(ICorProfilerCallback11 *self, ULONG cRootRefs,
+                                                   ObjectID rootRefIds[])
+{
+    (void)self;
+    (void)cRootRefs;
+    (void)rootRefIds;
+    return S_OK;
+}
+static HRESULT STDMETHODCALLTYPE cb_ExceptionThrown(ICorProfilerCallback11 *self,
+                                                    ObjectID thrownObjectId)
+{
+    (void)self;
+    (void)thrownObjectId;
+    return S_OK;
+}
+static HRESULT STDMETHODCALLTYPE cb_ExceptionSearchFunctionEnter(ICorProfilerCallback11 *self,
+                                                                 FunctionID functionId)
+{
+    (void)self;
+    (void)functionId;
+    return S_OK;
+}
+static HRESULT STDMETHODCALLTYPE cb_ExceptionSearchFunctionLeave(ICorProfilerCallback11 *self)
+{
+    (void)self;
+    return S_OK;
+}
+static HRESULT STDMETHODCALLTYPE cb_ExceptionSearchFilterEnter(ICorProfilerCallback11 *self,
+                                                               FunctionID functionId)
+{
+    (void)self;
+    (void)functionId;
+    return S_OK;
+}
+static HRESULT STDMETHODCALLTYPE cb_ExceptionSearchFilterLeave(ICorProfilerCallback11 *self)
+{
+    (void)self;
+    return S_OK;
+}
+static HRESULT STDMETHODCALLTYPE cb_ExceptionSearchCatcherFound(ICorProfilerCallback11 *self,
+                                                                FunctionID functionId)
+{
+    (void)self;
+    (void)functionId;
+    return S_OK;
+}
+static HRESULT STDMETHODCALLTYPE cb_ExceptionOSHandlerEnter(ICorProfilerCallback11 *self,
+                                                            UINT_PTR unused)
+{
+    (void)self;
+    (void)unused;
+    return S_OK;
+}
+static HRESULT STDMETHODCALLTYPE cb_ExceptionOSHandlerLeave(ICorProfilerCallback11 *self,
+                                                            UINT_PTR unused)
+{
+    (void)self;
+    (void)unused;
+    return S_OK;
+}
+static HRESULT STDMETHODCALLTYPE cb_ExceptionUnwindFunctionEnter(ICorProfilerCallback11 *self,
+                                                                 FunctionID functionId)
+{
+    (void)self;
+    (void)functionId;
+    return S_OK;
+}
+static HRESULT STDMETHODCALLTYPE cb_ExceptionUnwindFunctionLeave(ICorProfilerCallback11 *self)
+{
+    (void)self;
+    return S_OK;
+}
+static HRESULT STDMETHODCALLTYPE cb_ExceptionUnwindFinallyEnter(ICorProfilerCallback11 *self,
+                                                                FunctionID functionId)
+{
+    (void)self;
+    (void)functionId;
+    return S_OK;
+}
+static HRESULT STDMETHODCALLTYPE cb_ExceptionUnwindFinallyLeave(ICorProfilerCallback11 *self)
+{
+    (void)self;
+    return S_OK;
+}
+static HRESULT STDMETHODCALLTYPE cb_ExceptionCatcherEnter(ICorProfilerCallback11 *self,
+                                                          FunctionID functionId, ObjectID objectId)
+{
+    (void)self;
+    (void)functionId;
+    (void)objectId;
+    return S_OK;
+}
+static HRESULT STDMETHODCALLTYPE cb_ExceptionCatcherLeave(ICorProfilerCallback11 *self)
+{
+    (void)self;
+    return S_OK;
+}
+static HRESULT STDMETHODCALLTYPE cb_COMClassicVTableCreated(ICorProfilerCallback11 *self,
+                                                            ClassID wrappedClassId,
+                                                            REFGUID implementedIID, void *pVTable,
+                                                            ULONG cSlots)
+{
+    (void)self;
+    (void)wrappedClassId;
+    (void)implementedIID;
+    (void)pVTable;
+    (void)cSlots;
+    return S_OK;
+}
+static HRESULT STDMETHODCALLTYPE cb_COMClassicVTableDestroyed(ICorProfilerCallback11 *self,
+                                                              ClassID wrappedClassId,
+                                                              REFGUID implementedIID, void *pVTable)
+{
+    (void)self;
+    (void)wrappedClassId;
+    (void)implementedIID;
+    (void)pVTable;
+    return S_OK;
+}
+static HRESULT STDMETHODCALLTYPE cb_ExceptionCLRCatcherFound(ICorProfilerCallback11 *self)
+{
+    (void)self;
+    return S_OK;
+}
+static HRESULT STDMETHODCALLTYPE cb_ExceptionCLRCatcherExecute(ICorProfilerCallback11 *self)
+{
+    (void)self;
+    return S_OK;
+}
+static HRESULT STDMETHODCALLTYPE cb_SurvivingReferences(ICorProfilerCallback11 *self,
+                                                        ULONG cSurvivingObjectIDRanges,
+                                                        ObjectID objectIDRangeStart[],
+                                                        ULONG cObjectIDRangeLength[])
+{
+    (void)self;
+    (void)cSurvivingObjectIDRanges;
+    (void)objectIDRangeStart;
+    (void)cObjectIDRangeLength;
+    return S_OK;
+}
+static HRESULT STDMETHODCALLTYPE cb_FinalizeableObjectQueued(ICorProfilerCallback11 *self,
+                                                             DWORD finalizerFlags,
+                                                             ObjectID objectID)
+{
+    (void)self;
+    (void)finalizerFlags;
+    (void)objectID;
+    return S_OK;
+}
+static HRESULT STDMETHODCALLTYPE cb_RootReferences2(ICorProfilerCallback11 *self, ULONG cRootRefs,
+                                                    ObjectID rootRefIds[],
+                                                    COR_PRF_GC_ROOT_KIND rootKinds[],
+                                                    COR_PRF_GC_ROOT_FLAGS rootFlags[],
+                                                    UINT_PTR rootIds[])
+{
+    (void)self;
+    (void)cRootRefs;
+    (void)rootRefIds;
+    (void)rootKinds;
+    (void)rootFlags;
+    (void)rootIds;
+    return S_OK;
+}
+static HRESULT STDMETHODCALLTYPE cb_HandleCreated(ICorProfilerCallback11 *self, GCHandleID handleId,
+                                                  ObjectID initialObjectId)
+{
+    (void)self;
+    (void)handleId;
+    (void)initialObjectId;
+    return S_OK;
+}
+static HRESULT STDMETHODCALLTYPE cb_HandleDestroyed(ICorProfilerCallback11 *self,
+                                                    GCHandleID handleId)
+{
+    (void)self;
+    (void)handleId;
+    return S_OK;
+}
+static HRESULT STDMETHODCALLTYPE cb_ReJITCompilationStarted(ICorProfilerCallback11 *self,
+                                                            FunctionID functionId, ReJITID rejitId,
+                                                            BOOL fIsSafeToBlock)
+{
+    (void)self;
+    (void)functionId;
+    (void)rejitId;
+    (void)fIsSafeToBlock;
+    return S_OK;
+}
+static HRESULT STDMETHODCALLTYPE cb_GetReJITParameters(ICorProfilerCallback11 *self,
+                                                       ModuleID moduleId, mdMethodDef methodId,
+                                                       ICorProfilerFunctionControl *pFunctionControl)
+{
+    (void)self;
+    (void)moduleId;
+    (void)methodId;
+    (void)pFunctionControl;
+    return S_OK;
+}
+static HRESULT STDMETHODCALLTYPE cb_ReJITCompilationFinished(ICorProfilerCallback11 *self,
+                                                             FunctionID functionId, ReJITID rejitId,
+                                                             HRESULT hrStatus, BOOL fIsSafeToBlock)
+{
+    (void)self;
+    (void)functionId;
+    (void)rejitId;
+    (void)hrStatus;
+    (void)fIsSafeToBlock;
+    return S_OK;
+}
+static HRESULT STDMETHODCALLTYPE cb_ReJITError(ICorProfilerCallback11 *self, ModuleID moduleId,
+                                               mdMethodDef methodId, FunctionID functionId,
+                                               HRESULT hrStatus)
+{
+    (void)self;
+    (void)moduleId;
+    (void)methodId;
+    (void)functionId;
+    (void)hrStatus;
+    return S_OK;
+}
+static HRESULT STDMETHODCALLTYPE cb_MovedReferences2(ICorProfilerCallback11 *self,
+                                                     ULONG cMovedObjectIDRanges,
+                                                     ObjectID oldObjectIDRangeStart[],
+                                                     ObjectID newObjectIDRangeStart[],
+                                                     SIZE_T cObjectIDRangeLength[])
+{
+    (void)self;
+    (void)cMovedObjectIDRanges;
+    (void)oldObjectIDRangeStart;
+    (void)newObjectIDRangeStart;
+    (void)cObjectIDRangeLength;
+    return S_OK;
+}
+static HRESULT STDMETHODCALLTYPE cb_SurvivingReferences2(ICorProfilerCallback11 *self,
+                                                         ULONG cSurvivingObjectIDRanges,
+                                                         ObjectID objectIDRangeStart[],
+                                                         SIZE_T cObjectIDRangeLength[])
+{
+    (void)self;
+    (void)cSurvivingObjectIDRanges;
+    (void)objectIDRangeStart;
+    (void)cObjectIDRangeLength;
+    return S_OK;
+}
+static HRESULT STDMETHODCALLTYPE cb_ConditionalWeakTableElementReferences(
+    ICorProfilerCallback11 *self, ULONG cRootRefs, ObjectID keyRefIds[], ObjectID valueRefIds[],
+    GCHandleID rootIds[])
+{
+    (void)self;
+    (void)cRootRefs;
+    (void)keyRefIds;
+    (void)valueRefIds;
+    (void)rootIds;
+    return S_OK;
+}
+static HRESULT STDMETHODCALLTYPE
+cb_GetAssemblyReferences(ICorProfilerCallback11 *self, const WCHAR *wszAssemblyPath,
+                         ICorProfilerAssemblyReferenceProvider *pAsmRefProvider)
+{
+    (void)self;
+    (void)wszAssemblyPath;
+    (void)pAsmRefProvider;
+    return S_OK;
+}
+static HRESULT STDMETHODCALLTYPE cb_ModuleInMemorySymbolsUpdated(ICorProfilerCallback11 *self,
+                                                                 ModuleID moduleId)
+{
+    (void)self;
+    (void)moduleId;
+    return S_OK;
+}
+static HRESULT STDMETHODCALLTYPE cb_DynamicMethodUnloaded(ICorProfilerCallback11 *self,
+                                                          FunctionID functionId)
+{
+    (void)self;
+    (void)functionId;
+    return S_OK;
+}
+static HRESULT STDMETHODCALLTYPE cb_EventPipeEventDelivered(
+    ICorProfilerCallback11 *self, EVENTPIPE_PROVIDER provider, DWORD eventId, DWORD eventVersion,
+    ULONG cbMetadataBlob, LPCBYTE metadataBlob, ULONG cbEventData, LPCBYTE eventData,
+    LPCGUID pActivityId, LPCGUID pRelatedActivityId, ThreadID eventThread, ULONG numStackFrames,
+    UINT_PTR stackFrames[])
+{
+    (void)self;
+    (void)provider;
+    (void)eventId;
+    (void)eventVersion;
+    (void)cbMetadataBlob;
+    (void)metadataBlob;
+    (void)cbEventData;
+    (void)eventData;
+    (void)pActivityId;
+    (void)pRelatedActivityId;
+    (void)eventThread;
+    (void)numStackFrames;
+    (void)stackFrames;
+    return S_OK;
+}
+static HRESULT STDMETHODCALLTYPE cb_EventPipeProviderCreated(ICorProfilerCallback11 *self,
+                                                             EVENTPIPE_PROVIDER provider)
+{
+    (void)self;
+    (void)provider;
+    return S_OK;
+}
+/* clang-format on */
 
 /* ---- the table: every slot of ICorProfilerCallback..11, in corprof.idl order ---- */
 

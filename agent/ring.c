@@ -48,10 +48,10 @@ static uint64_t ring_align8(uint64_t n) { return (n + 7u) & ~(uint64_t)7u; }
  * has read head but not yet tail could be preempted, so a test can play the
  * interleaving it wants there instead of hoping the scheduler produces it. */
 void (*ring_test_after_head_read)(ring *r);
-#define RING_PREEMPTION_POINT(r)                                                                  \
-    do {                                                                                       \
-        if (ring_test_after_head_read)                                                         \
-            ring_test_after_head_read(r);                                                      \
+#define RING_PREEMPTION_POINT(r)                                                                   \
+    do {                                                                                           \
+        if (ring_test_after_head_read)                                                             \
+            ring_test_after_head_read(r);                                                          \
     } while (0)
 #else
 #define RING_PREEMPTION_POINT(r) ((void)0)

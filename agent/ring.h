@@ -18,15 +18,15 @@
 #define RING_MAX_RECORD (16u * 1024u) /* largest record a producer may reserve */
 
 typedef struct ring {
-    _Atomic uint64_t head;      /* next byte to reserve (producers, CAS) */
+    _Atomic uint64_t head; /* next byte to reserve (producers, CAS) */
     char pad1[56];
-    _Atomic uint64_t tail;      /* next byte to consume (consumer only stores) */
+    _Atomic uint64_t tail; /* next byte to consume (consumer only stores) */
     char pad2[56];
     _Atomic uint64_t full_drops;   /* reservations refused: ring full */
     _Atomic uint64_t large_drops;  /* reservations refused: record too large */
     _Atomic uint64_t reservations; /* every reservation attempt */
     uint8_t *data;
-    uint64_t capacity;          /* power of two */
+    uint64_t capacity; /* power of two */
 } ring;
 
 /* A reserved slot: write `length` bytes at `data`, then ring_commit(). */

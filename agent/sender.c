@@ -33,10 +33,10 @@
 #define SENDER_POLL_MS 5
 #define SENDER_BACKOFF_MIN_MS 50
 #define SENDER_BACKOFF_MAX_MS 10000
-#define SENDER_STABLE_NS 1000000000ull         /* a connection this old resets the back-off */
+#define SENDER_STABLE_NS 1000000000ull /* a connection this old resets the back-off */
 #define SENDER_DROPS_EVERY_NS 500000000ull
-#define SENDER_ORPHAN_NS 10000000000ull       /* attach mode: detach after 10 s alone */
-#define SENDER_WALKER_WAIT_MS 3000            /* detach: longest wait for the walker to end */
+#define SENDER_ORPHAN_NS 10000000000ull /* attach mode: detach after 10 s alone */
+#define SENDER_WALKER_WAIT_MS 3000      /* detach: longest wait for the walker to end */
 
 static pthread_t sender_thread;
 static int sender_started; /* sender_thread is joinable */
@@ -170,32 +170,27 @@ static int sender_commands(void)
         if (rc == WIRE_DECODE_NEED_MORE)
             break;
         if (rc != WIRE_DECODE_OK) { /* not our server */
-            fprintf(stderr, "jitscope agent: bad command from the server (%s); disconnecting\n", why);
+            fprintf(stderr, "jitscope agent: bad command from the server (%s); disconnecting\n",
+                    why);
             conn_close();
             return 0;
         }
         off += used;
         switch (cmd.type) {
         case WIRE_CMD_DETACH:
-            leave = sender_detach(cmd.u.detach.expected_ms > 60000 ? 60000 : cmd.u.detach.expected_ms);
+            leave = sender_detach(cmd.u.detach.expected_ms > 60000 ? 60000
+                                                                   : cmd.u.detach.expected_ms);
             break;
         case WIRE_CMD_PING:
             while (sender_drain(4096) > 0) /* a pong means: all before it was sent */
                 ;
-            conn_emit(WIRE_PONG, 0, clock_mono_ns(), &cmd.u.ping, sizeof(cmd.u.ping), NULL, 0,
-                      NULL, 0);
+            conn_emit(WIRE_PONG, 0, clock_mono_ns(), &cmd.u.ping, sizeof(cmd.u.ping), NULL, 0, NULL,
+                      0);
             break;
-        case WIRE_CMD_SNAPSHOT:
-            stacks_snapshot(cmd.u.snapshot.request_id);
-            break;
-        case WIRE_CMD_PROFILE_START:
-            stacks_profile_start(&cmd.u.profile_start);
-            break;
-        case WIRE_CMD_PROFILE_STOP:
-            stacks_profile_stop();
-            break;
-        default: /* unknown commands are ignored: a newer server may know more */
-            break;
+        case WIRE_CMD_SNAPSHOT: stacks_snapshot(cmd.u.snapshot.request_id); break;
+        case WIRE_CMD_PROFILE_START: stacks_profile_start(&cmd.u.profile_start); break;
+        case WIRE_CMD_PROFILE_STOP: stacks_profile_stop(); break;
+        default: /* unknown commands are ignored: a newer server may know more */ break;
         }
     }
     if (conn_connected())
@@ -246,8 +241,8 @@ static void *sender_main(void *arg)
                  * come back for us. Startup mode: the server of `jitscope run`
                  * exited, and children such as build servers may live on for
                  * minutes. Either way leave the process after a bounded time. */
-                if (now - lost_since > (agent.mode == WIRE_MODE_ATTACH ? SENDER_ORPHAN_NS
-                                                                       : agent.give_up_ns) &&
+                if (now - lost_since >
+                        (agent.mode == WIRE_MODE_ATTACH ? SENDER_ORPHAN_NS : agent.give_up_ns) &&
                     stacks_stop(SENDER_WALKER_WAIT_MS) == 0) {
                     HRESULT hr;
                     walk_runtime_lock();
@@ -335,8 +330,8 @@ void sender_detach_succeeded(void)
         while (sender_drain(8192) > 0 && conn_connected())
             ;
         sender_drops();
-        conn_emit(WIRE_DETACH_STATUS, 0, clock_mono_ns(), &status, sizeof(status), NULL, 0,
-                    NULL, 0);
+        conn_emit(WIRE_DETACH_STATUS, 0, clock_mono_ns(), &status, sizeof(status), NULL, 0, NULL,
+                  0);
         conn_flush(1);
     }
     conn_close();

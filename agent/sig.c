@@ -58,10 +58,7 @@ static void sig_put(sig_writer *w, const char *s, size_t n)
     w->out[w->len] = '\0';
 }
 
-static void sig_puts(sig_writer *w, const char *s)
-{
-    sig_put(w, s, strlen(s));
-}
+static void sig_puts(sig_writer *w, const char *s) { sig_put(w, s, strlen(s)); }
 
 int sig_read_compressed(const uint8_t *sig, size_t length, size_t *pos, uint32_t *value)
 {
@@ -125,15 +122,23 @@ static const struct sig_builtin {
     const char *keyword;
     const char *clr_name;
 } sig_builtins[] = {
-    {0x01, "void", "System.Void"},     {0x02, "bool", "System.Boolean"},
-    {0x03, "char", "System.Char"},     {0x04, "sbyte", "System.SByte"},
-    {0x05, "byte", "System.Byte"},     {0x06, "short", "System.Int16"},
-    {0x07, "ushort", "System.UInt16"}, {0x08, "int", "System.Int32"},
-    {0x09, "uint", "System.UInt32"},   {0x0a, "long", "System.Int64"},
-    {0x0b, "ulong", "System.UInt64"},  {0x0c, "float", "System.Single"},
-    {0x0d, "double", "System.Double"}, {0x0e, "string", "System.String"},
+    {0x01, "void", "System.Void"},
+    {0x02, "bool", "System.Boolean"},
+    {0x03, "char", "System.Char"},
+    {0x04, "sbyte", "System.SByte"},
+    {0x05, "byte", "System.Byte"},
+    {0x06, "short", "System.Int16"},
+    {0x07, "ushort", "System.UInt16"},
+    {0x08, "int", "System.Int32"},
+    {0x09, "uint", "System.UInt32"},
+    {0x0a, "long", "System.Int64"},
+    {0x0b, "ulong", "System.UInt64"},
+    {0x0c, "float", "System.Single"},
+    {0x0d, "double", "System.Double"},
+    {0x0e, "string", "System.String"},
     {0x16, "TypedReference", "System.TypedReference"},
-    {0x18, "nint", "System.IntPtr"},   {0x19, "nuint", "System.UIntPtr"},
+    {0x18, "nint", "System.IntPtr"},
+    {0x19, "nuint", "System.UIntPtr"},
     {0x1c, "object", "System.Object"},
 };
 
@@ -291,9 +296,7 @@ static int sig_type(sig_reader *r, sig_writer *w, unsigned depth)
             return -1;
         sig_puts(w, "*");
         return 0;
-    case ELEMENT_BYREF:
-        sig_puts(w, "ref ");
-        return sig_type(r, w, depth + 1);
+    case ELEMENT_BYREF: sig_puts(w, "ref "); return sig_type(r, w, depth + 1);
     case ELEMENT_VALUETYPE:
     case ELEMENT_CLASS:
         if (sig_token(r, &token) != 0)
@@ -325,8 +328,8 @@ static int sig_type(sig_reader *r, sig_writer *w, unsigned depth)
         return 0;
     case ELEMENT_ARRAY: {
         uint32_t rank, sizes, bounds;
-        if (sig_type(r, w, depth + 1) != 0 || sig_number(r, &rank) != 0 || rank == 0 ||
-            rank > 32 || sig_number(r, &sizes) != 0 || sizes > rank)
+        if (sig_type(r, w, depth + 1) != 0 || sig_number(r, &rank) != 0 || rank == 0 || rank > 32 ||
+            sig_number(r, &sizes) != 0 || sizes > rank)
             return -1;
         for (i = 0; i < sizes; i++)
             if (sig_number(r, &v) != 0)
@@ -378,8 +381,7 @@ static int sig_type(sig_reader *r, sig_writer *w, unsigned depth)
         sig_puts(w, "fnptr");
         return 0;
     }
-    default:
-        return -1;
+    default: return -1;
     }
 }
 

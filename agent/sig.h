@@ -22,8 +22,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define SIG_MAX_DEPTH 8      /* nesting of type arguments, arrays, pointers, by-refs */
-#define SIG_MAX_PARAMS 1024  /* more parameters than this is a malformed blob */
+#define SIG_MAX_DEPTH 8     /* nesting of type arguments, arrays, pointers, by-refs */
+#define SIG_MAX_PARAMS 1024 /* more parameters than this is a malformed blob */
 
 typedef struct sig_names {
     /* Writes the name of a TypeDef (0x02......), TypeRef (0x01......) or
@@ -35,7 +35,7 @@ typedef struct sig_names {
      * handle is a ClassID); same contract as type_token. May be NULL. */
     size_t (*type_handle)(void *ctx, uint64_t handle, char *out, size_t outsz);
     void *ctx;
-    const char *const *class_args;  /* names of the owner's type arguments (VAR n) */
+    const char *const *class_args; /* names of the owner's type arguments (VAR n) */
     unsigned class_arg_count;
     const char *const *method_args; /* names of the method's type arguments (MVAR n) */
     unsigned method_arg_count;

@@ -61,29 +61,29 @@ enum stacks_command_type { STACKS_SNAPSHOT = 1, STACKS_START = 2, STACKS_STOP = 
 
 typedef struct stacks_command {
     uint32_t type;
-    uint64_t request_id;               /* STACKS_SNAPSHOT */
-    wire_cmd_profile_start start;      /* STACKS_START */
+    uint64_t request_id;          /* STACKS_SNAPSHOT */
+    wire_cmd_profile_start start; /* STACKS_START */
 } stacks_command;
 
 /* The running profile: the walker thread's alone. */
 typedef struct stacks_profile {
     int running;
-    int status_due;                    /* a rate change not yet reported */
+    int status_due; /* a rate change not yet reported */
     uint32_t requested_mhz, effective_mhz, budget_permille;
-    uint64_t end_ns;                   /* 0: until stopped */
+    uint64_t end_ns; /* 0: until stopped */
     uint64_t next_ns, period_ns;
     uint64_t samples, suspended_ns;
-    uint64_t cost_ns;                  /* average suspended ns per sample */
-    uint64_t costed_ns;                /* when cost_ns was last updated */
+    uint64_t cost_ns;   /* average suspended ns per sample */
+    uint64_t costed_ns; /* when cost_ns was last updated */
     uint64_t changed_ns, status_ns;
 } stacks_profile;
 
 static struct {
     pthread_mutex_t lock;
-    pthread_cond_t wake;               /* CLOCK_MONOTONIC */
+    pthread_cond_t wake; /* CLOCK_MONOTONIC */
     pthread_t thread;
-    int exists;                        /* the walker thread was created, not yet joined */
-    int stop;                          /* it must end */
+    int exists; /* the walker thread was created, not yet joined */
+    int stop;   /* it must end */
     stacks_command queue[STACKS_MAX_COMMANDS];
     unsigned head, count;
     walk_buffers *buffers;
@@ -91,7 +91,7 @@ static struct {
 
 static pthread_once_t stacks_once = PTHREAD_ONCE_INIT;
 static pthread_mutex_t stacks_joining = PTHREAD_MUTEX_INITIALIZER; /* one stacks_stop at a time */
-static _Atomic uint64_t stacks_snapshot_seq; /* last snapshot id handed out */
+static _Atomic uint64_t stacks_snapshot_seq;                       /* last snapshot id handed out */
 
 static void stacks_init_wake(void)
 {
@@ -211,8 +211,9 @@ static void stacks_profile_begin(stacks_profile *p, walk_buffers *b,
     stacks_profile_end(p); /* a new start replaces the running profile */
     memset(p, 0, sizeof(*p));
     p->requested_mhz = p->effective_mhz = hz * 1000u;
-    p->budget_permille = cmd->budget_permille == 0 ? WIRE_PROFILE_DEFAULT_BUDGET_PERMILLE
-                         : cmd->budget_permille > 1000 ? 1000 : cmd->budget_permille;
+    p->budget_permille = cmd->budget_permille == 0     ? WIRE_PROFILE_DEFAULT_BUDGET_PERMILLE
+                         : cmd->budget_permille > 1000 ? 1000
+                                                       : cmd->budget_permille;
     p->period_ns = stacks_period_ns(p->effective_mhz);
     id = stacks_next_id();
     walk_take(b, STACKS_SAMPLE_RETRIES, &r);
@@ -246,12 +247,8 @@ static void stacks_run(stacks_profile *p, walk_buffers *b, const stacks_command 
         walk_take(b, STACKS_SNAPSHOT_RETRIES, &r);
         walk_emit(b, &r, id, WIRE_STACK_SNAPSHOT, c->request_id, 0);
         break;
-    case STACKS_START:
-        stacks_profile_begin(p, b, &c->start);
-        break;
-    case STACKS_STOP:
-        stacks_profile_end(p);
-        break;
+    case STACKS_START: stacks_profile_begin(p, b, &c->start); break;
+    case STACKS_STOP: stacks_profile_end(p); break;
     }
 }
 
@@ -385,8 +382,10 @@ void stacks_profile_start(const wire_cmd_profile_start *cmd)
     if (FAILED(hr)) {
         stacks_profile p;
         memset(&p, 0, sizeof(p));
-        p.requested_mhz = (cmd->hz < 1 ? 1 : cmd->hz > WIRE_PROFILE_MAX_HZ ? WIRE_PROFILE_MAX_HZ
-                                                                            : cmd->hz) * 1000u;
+        p.requested_mhz = (cmd->hz < 1                     ? 1
+                           : cmd->hz > WIRE_PROFILE_MAX_HZ ? WIRE_PROFILE_MAX_HZ
+                                                           : cmd->hz) *
+                          1000u;
         p.budget_permille = cmd->budget_permille ? cmd->budget_permille
                                                  : WIRE_PROFILE_DEFAULT_BUDGET_PERMILLE;
         stacks_status(&p, WIRE_PROFILE_REFUSED, hr);

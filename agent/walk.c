@@ -55,10 +55,10 @@
 #include "agent.h"
 #include "emit.h"
 
-#define WALK_RETRY_SLEEP_NS 2000000L          /* between SuspendRuntime attempts */
-#define WALK_DESTROY_WAIT_NS 2000000000ull    /* longest ThreadDestroyed wait */
-#define WALK_DESTROY_SPINS 64                 /* yields before it sleeps */
-#define WALK_EMIT_WAIT_NS 500000000ull        /* per walk: waiting for ring room */
+#define WALK_RETRY_SLEEP_NS 2000000L       /* between SuspendRuntime attempts */
+#define WALK_DESTROY_WAIT_NS 2000000000ull /* longest ThreadDestroyed wait */
+#define WALK_DESTROY_SPINS 64              /* yields before it sleeps */
+#define WALK_EMIT_WAIT_NS 500000000ull     /* per walk: waiting for ring room */
 
 static pthread_mutex_t walk_runtime = PTHREAD_MUTEX_INITIALIZER;
 static _Atomic uint64_t walk_walking; /* ThreadID under DoStackSnapshot, 0 when none */
@@ -69,7 +69,7 @@ static _Atomic int walk_registered;
 typedef struct walk_cursor {
     wire_stack_frame *out;
     uint32_t count, cap;
-    int full;               /* a frame was refused: the walk was aborted by us */
+    int full; /* a frame was refused: the walk was aborted by us */
 } walk_cursor;
 
 static void walk_sleep_ns(long ns)
@@ -83,8 +83,8 @@ void walk_runtime_unlock(void) { pthread_mutex_unlock(&walk_runtime); }
 
 walk_buffers *walk_buffers_map(void)
 {
-    void *p = mmap(NULL, sizeof(walk_buffers), PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    void *p = mmap(NULL, sizeof(walk_buffers), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                   -1, 0);
     return p == MAP_FAILED ? NULL : p;
 }
 
@@ -165,8 +165,8 @@ static void walk_one(walk_buffers *b, uint32_t index, ThreadID thread, uint32_t 
         return;
     }
     t0 = clock_mono_ns();
-    hr = info->lpVtbl->DoStackSnapshot(info, thread, walk_frame, COR_PRF_SNAPSHOT_DEFAULT, &c,
-                                       NULL, 0);
+    hr = info->lpVtbl->DoStackSnapshot(info, thread, walk_frame, COR_PRF_SNAPSHOT_DEFAULT, &c, NULL,
+                                       0);
     w->walk_ns = clock_mono_ns() - t0;
     atomic_store(&walk_walking, 0);
     if (c.full) {
@@ -251,8 +251,8 @@ static void walk_wait_room(uint32_t bytes, uint64_t *budget_ns)
     }
 }
 
-void walk_emit(const walk_buffers *b, const walk_result *r, uint64_t snapshot_id,
-               uint32_t kind, uint64_t request_id, uint32_t effective_millihz)
+void walk_emit(const walk_buffers *b, const walk_result *r, uint64_t snapshot_id, uint32_t kind,
+               uint64_t request_id, uint32_t effective_millihz)
 {
     wire_stack_end end;
     uint64_t budget = WALK_EMIT_WAIT_NS;

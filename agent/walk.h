@@ -27,7 +27,7 @@ typedef struct walk_thread {
     int32_t hresult;
     uint32_t first_frame;
     uint32_t frame_count;
-    uint32_t flags;          /* wire_stack_thread_flags */
+    uint32_t flags; /* wire_stack_thread_flags */
     uint32_t reserved;
 } walk_thread;
 
@@ -39,16 +39,16 @@ typedef struct walk_buffers {
 } walk_buffers;
 
 typedef struct walk_result {
-    uint64_t start_ns;       /* SuspendRuntime was first called */
-    uint64_t suspend_ns;     /* from then until ResumeRuntime returned; 0 if never suspended */
-    uint64_t walk_ns;        /* sum of the threads' walks */
-    uint32_t threads;        /* entries filled in buffers->threads */
-    uint32_t threads_total;  /* threads the runtime listed, the walker itself not counted */
-    uint32_t retries;        /* SuspendRuntime said SUSPENSION_IN_PROGRESS this often */
-    int32_t hresult;         /* SuspendRuntime / EnumThreads / ResumeRuntime failure, else S_OK */
+    uint64_t start_ns;      /* SuspendRuntime was first called */
+    uint64_t suspend_ns;    /* from then until ResumeRuntime returned; 0 if never suspended */
+    uint64_t walk_ns;       /* sum of the threads' walks */
+    uint32_t threads;       /* entries filled in buffers->threads */
+    uint32_t threads_total; /* threads the runtime listed, the walker itself not counted */
+    uint32_t retries;       /* SuspendRuntime said SUSPENSION_IN_PROGRESS this often */
+    int32_t hresult;        /* SuspendRuntime / EnumThreads / ResumeRuntime failure, else S_OK */
 } walk_result;
 
-walk_buffers *walk_buffers_map(void);      /* NULL when the memory cannot be had */
+walk_buffers *walk_buffers_map(void); /* NULL when the memory cannot be had */
 void walk_buffers_unmap(walk_buffers *b);
 
 /* Once on the walker thread, before its first walk: per-thread runtime setup
@@ -63,8 +63,8 @@ int32_t walk_take(walk_buffers *b, unsigned max_retries, walk_result *r);
 /* The walk's records, after ResumeRuntime: one WIRE_STACK_THREAD per thread,
  * then WIRE_STACK_END. Waits (bounded) for room in the ring rather than drop a
  * thread's record. */
-void walk_emit(const walk_buffers *b, const walk_result *r, uint64_t snapshot_id,
-               uint32_t kind, uint64_t request_id, uint32_t effective_millihz);
+void walk_emit(const walk_buffers *b, const walk_result *r, uint64_t snapshot_id, uint32_t kind,
+               uint64_t request_id, uint32_t effective_millihz);
 
 /* A WIRE_STACK_END for a request that was not walked at all (hresult says why). */
 void walk_emit_failed(uint64_t snapshot_id, uint32_t kind, uint64_t request_id, int32_t hresult);

@@ -17,15 +17,9 @@ static inline uint64_t clock_ns_of(clockid_t which)
 }
 
 /* CLOCK_MONOTONIC in nanoseconds: record timestamps, intervals, deadlines. */
-static inline uint64_t clock_mono_ns(void)
-{
-    return clock_ns_of(CLOCK_MONOTONIC);
-}
+static inline uint64_t clock_mono_ns(void) { return clock_ns_of(CLOCK_MONOTONIC); }
 
 /* CLOCK_REALTIME in nanoseconds since the epoch. */
-static inline uint64_t clock_real_ns(void)
-{
-    return clock_ns_of(CLOCK_REALTIME);
-}
+static inline uint64_t clock_real_ns(void) { return clock_ns_of(CLOCK_REALTIME); }
 
 #endif

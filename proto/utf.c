@@ -76,7 +76,8 @@ int utf8_valid(const char *str, size_t n)
 
 /* One converter for both UTF-16 inputs: units are read as two little-endian
  * bytes (a uint16_t array on x86-64 is exactly that). */
-static size_t utf16_convert(const uint8_t *in, size_t units, char *out, size_t outsz, int *truncated)
+static size_t utf16_convert(const uint8_t *in, size_t units, char *out, size_t outsz,
+                            int *truncated)
 {
     size_t i = 0, n = 0;
 

@@ -32,7 +32,10 @@
 /* The agent's COM class id, {B8E5C1D2-7A43-4C6E-9F10-5A3B2D1C0E7F}: what
  * CORECLR_PROFILER names in startup mode and AttachProfiler passes in attach mode. */
 #define WIRE_CLSID_STRING "{B8E5C1D2-7A43-4C6E-9F10-5A3B2D1C0E7F}"
-#define WIRE_CLSID_INIT {0xB8E5C1D2u, 0x7A43u, 0x4C6Eu, {0x9F, 0x10, 0x5A, 0x3B, 0x2D, 0x1C, 0x0E, 0x7F}}
+#define WIRE_CLSID_INIT                                                                            \
+    {                                                                                              \
+        0xB8E5C1D2u, 0x7A43u, 0x4C6Eu, { 0x9F, 0x10, 0x5A, 0x3B, 0x2D, 0x1C, 0x0E, 0x7F }          \
+    }
 
 /* Environment variables set by `jitscope run` (attach passes the same values
  * in the AttachProfiler client data, see WIRE_CLIENT_DATA_PREFIX). */
@@ -51,17 +54,17 @@
 #define WIRE_CLIENT_DATA_PREFIX "jitscope1 "
 
 typedef struct wire_frame_header {
-    uint16_t type;   /* wire_record_type or wire_command_type */
-    uint16_t flags;  /* WIRE_FLAG_* */
-    uint32_t length; /* payload bytes following this header */
-    uint64_t seq;    /* 1, 2, 3 ... per connection (commands: 0) */
-    uint64_t time_ns;/* CLOCK_MONOTONIC of the event, in the target */
+    uint16_t type;    /* wire_record_type or wire_command_type */
+    uint16_t flags;   /* WIRE_FLAG_* */
+    uint32_t length;  /* payload bytes following this header */
+    uint64_t seq;     /* 1, 2, 3 ... per connection (commands: 0) */
+    uint64_t time_ns; /* CLOCK_MONOTONIC of the event, in the target */
 } wire_frame_header;
 _Static_assert(sizeof(wire_frame_header) == 24, "wire header is 24 bytes");
 
 enum wire_flags {
-    WIRE_FLAG_CATCHUP = 1u << 0, /* produced by enumeration, not by a callback */
-    WIRE_FLAG_DYNAMIC = 1u << 1, /* dynamic method (no metadata token) */
+    WIRE_FLAG_CATCHUP = 1u << 0,   /* produced by enumeration, not by a callback */
+    WIRE_FLAG_DYNAMIC = 1u << 1,   /* dynamic method (no metadata token) */
     WIRE_FLAG_TRUNCATED = 1u << 2, /* a string in the payload was cut short */
 };
 
@@ -83,9 +86,9 @@ enum wire_record_type {
     WIRE_CATCHUP_END = 14,
     WIRE_DETACH_STATUS = 15,
     WIRE_PONG = 16,
-    WIRE_STACK_THREAD = 17,    /* one thread's walk within a snapshot or sample */
-    WIRE_STACK_END = 18,       /* a snapshot or sample is complete */
-    WIRE_PROFILE_STATUS = 19,  /* sampler started / stopped / rate changed */
+    WIRE_STACK_THREAD = 17,   /* one thread's walk within a snapshot or sample */
+    WIRE_STACK_END = 18,      /* a snapshot or sample is complete */
+    WIRE_PROFILE_STATUS = 19, /* sampler started / stopped / rate changed */
     WIRE_GC_STARTED = 20,
     WIRE_GC_FINISHED = 21,
     WIRE_RUNTIME_SUSPEND = 22, /* one phase of a runtime suspension */
@@ -94,8 +97,8 @@ enum wire_record_type {
 
 /* Server -> agent. */
 enum wire_command_type {
-    WIRE_CMD_DETACH = 100, /* payload: wire_cmd_detach */
-    WIRE_CMD_PING = 101,   /* payload: wire_cmd_ping; answered by WIRE_PONG */
+    WIRE_CMD_DETACH = 100,        /* payload: wire_cmd_detach */
+    WIRE_CMD_PING = 101,          /* payload: wire_cmd_ping; answered by WIRE_PONG */
     WIRE_CMD_SNAPSHOT = 102,      /* payload: wire_cmd_snapshot; answered by STACK_* */
     WIRE_CMD_PROFILE_START = 103, /* payload: wire_cmd_profile_start */
     WIRE_CMD_PROFILE_STOP = 104,  /* payload: wire_cmd_profile_stop */
@@ -105,25 +108,25 @@ enum wire_mode { WIRE_MODE_STARTUP = 1, WIRE_MODE_ATTACH = 2 };
 
 /* WIRE_HELLO: fixed part only. */
 typedef struct wire_hello {
-    char magic[8];          /* WIRE_MAGIC */
-    uint32_t version;       /* WIRE_VERSION */
+    char magic[8];    /* WIRE_MAGIC */
+    uint32_t version; /* WIRE_VERSION */
     uint32_t pid;
-    uint32_t mode;          /* wire_mode */
-    uint16_t runtime_type;  /* COR_PRF_RUNTIME_TYPE: 2 = CoreCLR */
+    uint32_t mode;         /* wire_mode */
+    uint16_t runtime_type; /* COR_PRF_RUNTIME_TYPE: 2 = CoreCLR */
     uint16_t clr_instance_id;
     uint16_t major, minor, build, qfe;
-    uint64_t monotonic_ns;  /* clock pair read together at connect */
+    uint64_t monotonic_ns; /* clock pair read together at connect */
     uint64_t realtime_ns;
     char token[WIRE_TOKEN_LEN];
-    uint32_t ring_bytes;    /* capacity of the agent's buffer */
-    uint32_t parent_pid;    /* getppid() at connect: places the process in a tree */
+    uint32_t ring_bytes; /* capacity of the agent's buffer */
+    uint32_t parent_pid; /* getppid() at connect: places the process in a tree */
 } wire_hello;
 _Static_assert(sizeof(wire_hello) == 88, "wire_hello layout");
 
 typedef struct wire_jit_started {
     uint64_t function_id;
-    uint64_t thread_id;     /* ThreadID (managed), 0 when unknown */
-    uint32_t il_size;       /* dynamic methods: IL header size given by the runtime */
+    uint64_t thread_id; /* ThreadID (managed), 0 when unknown */
+    uint32_t il_size;   /* dynamic methods: IL header size given by the runtime */
     uint32_t reserved;
 } wire_jit_started;
 _Static_assert(sizeof(wire_jit_started) == 24, "wire_jit_started layout");
@@ -140,7 +143,7 @@ _Static_assert(sizeof(wire_jit_started) == 24, "wire_jit_started layout");
 typedef struct wire_jit_finished {
     uint64_t function_id;
     uint64_t thread_id;
-    uint64_t code_start;    /* code in use (GetCodeInfo2), 0 if unknown or not asked */
+    uint64_t code_start; /* code in use (GetCodeInfo2), 0 if unknown or not asked */
     uint32_t code_size;
     uint32_t il_size;
     int32_t hresult;        /* JIT status from the runtime */
@@ -150,7 +153,7 @@ _Static_assert(sizeof(wire_jit_finished) == 40, "wire_jit_finished layout");
 
 typedef struct wire_code_version {
     uint64_t start;
-    uint32_t size;          /* native bytes of that version (GetCodeInfo4), 0 if unknown */
+    uint32_t size; /* native bytes of that version (GetCodeInfo4), 0 if unknown */
     uint32_t reserved;
 } wire_code_version;
 _Static_assert(sizeof(wire_code_version) == 16, "wire_code_version layout");
@@ -158,8 +161,8 @@ _Static_assert(sizeof(wire_code_version) == 16, "wire_code_version layout");
 /* WIRE_FUNCTION_NAME: fixed part, then one string: the formatted name. */
 typedef struct wire_function_name {
     uint64_t function_id;
-    uint64_t module_id;     /* 0 for dynamic methods */
-    uint32_t token;         /* mdMethodDef, 0 for dynamic methods */
+    uint64_t module_id; /* 0 for dynamic methods */
+    uint32_t token;     /* mdMethodDef, 0 for dynamic methods */
     uint32_t reserved;
 } wire_function_name;
 _Static_assert(sizeof(wire_function_name) == 24, "wire_function_name layout");
@@ -190,7 +193,7 @@ _Static_assert(sizeof(wire_assembly_loaded) == 24, "wire_assembly_loaded layout"
 /* WIRE_THREAD_CREATED, _DESTROYED, _OS_ID share one layout. */
 typedef struct wire_thread {
     uint64_t thread_id;
-    uint32_t os_thread_id;  /* Linux tid, 0 when not known yet */
+    uint32_t os_thread_id; /* Linux tid, 0 when not known yet */
     uint32_t reserved;
 } wire_thread;
 _Static_assert(sizeof(wire_thread) == 16, "wire_thread layout");
@@ -208,8 +211,8 @@ enum wire_drop_reason {
 /* WIRE_DROPS: cumulative counters since the agent loaded. */
 typedef struct wire_drops {
     uint64_t dropped[WIRE_DROP_REASONS];
-    uint64_t produced;      /* records app threads tried to write */
-    uint64_t ring_used;     /* bytes waiting in the buffer when sent */
+    uint64_t produced;  /* records app threads tried to write */
+    uint64_t ring_used; /* bytes waiting in the buffer when sent */
 } wire_drops;
 _Static_assert(sizeof(wire_drops) == 48, "wire_drops layout");
 
@@ -230,17 +233,17 @@ enum wire_detach_state {
 };
 
 typedef struct wire_detach_status {
-    uint32_t state;         /* wire_detach_state */
+    uint32_t state; /* wire_detach_state */
     int32_t hresult;
 } wire_detach_status;
 
 typedef struct wire_cmd_detach {
-    uint32_t expected_ms;   /* hint passed to RequestProfilerDetach */
+    uint32_t expected_ms; /* hint passed to RequestProfilerDetach */
     uint32_t reserved;
 } wire_cmd_detach;
 
 typedef struct wire_cmd_ping {
-    uint64_t cookie;        /* echoed in WIRE_PONG */
+    uint64_t cookie; /* echoed in WIRE_PONG */
 } wire_cmd_ping;
 
 /* ---- stacks: snapshots (on request) and samples (profile) ----
@@ -252,9 +255,9 @@ typedef struct wire_cmd_ping {
  * it. Every FunctionID in the frames is named (WIRE_FUNCTION_NAME) before the
  * STACK_THREAD that holds it, as for JIT records. The header's time_ns of
  * both is the moment the suspension began. */
-#define WIRE_STACK_MAX_FRAMES 512u        /* frames kept per thread walk */
+#define WIRE_STACK_MAX_FRAMES 512u          /* frames kept per thread walk */
 #define WIRE_STACK_MAX_TOTAL_FRAMES 131072u /* frames kept per snapshot, all threads */
-#define WIRE_STACK_MAX_THREADS 4096u      /* threads walked per snapshot */
+#define WIRE_STACK_MAX_THREADS 4096u        /* threads walked per snapshot */
 
 enum wire_stack_kind { WIRE_STACK_SNAPSHOT = 1, WIRE_STACK_SAMPLE = 2 };
 
@@ -264,13 +267,13 @@ enum wire_stack_thread_flags {
 };
 
 typedef struct wire_stack_thread {
-    uint64_t snapshot_id;   /* agent-assigned, from 1, shared by snapshots and samples */
-    uint64_t thread_id;     /* ThreadID */
-    uint32_t os_thread_id;  /* 0 when unknown */
-    int32_t hresult;        /* DoStackSnapshot's result (E_FAIL happens: shown, not hidden) */
-    uint64_t walk_ns;       /* how long this thread's walk took */
-    uint32_t frame_count;   /* entries that follow, <= WIRE_STACK_MAX_FRAMES */
-    uint32_t flags;         /* wire_stack_thread_flags */
+    uint64_t snapshot_id;  /* agent-assigned, from 1, shared by snapshots and samples */
+    uint64_t thread_id;    /* ThreadID */
+    uint32_t os_thread_id; /* 0 when unknown */
+    int32_t hresult;       /* DoStackSnapshot's result (E_FAIL happens: shown, not hidden) */
+    uint64_t walk_ns;      /* how long this thread's walk took */
+    uint32_t frame_count;  /* entries that follow, <= WIRE_STACK_MAX_FRAMES */
+    uint32_t flags;        /* wire_stack_thread_flags */
 } wire_stack_thread;
 _Static_assert(sizeof(wire_stack_thread) == 40, "wire_stack_thread layout");
 
@@ -283,32 +286,32 @@ _Static_assert(sizeof(wire_stack_frame) == 16, "wire_stack_frame layout");
 
 typedef struct wire_stack_end {
     uint64_t snapshot_id;
-    uint64_t request_id;    /* wire_cmd_snapshot.request_id; 0 for samples */
-    uint32_t kind;          /* wire_stack_kind */
-    uint32_t threads_sent;  /* WIRE_STACK_THREAD records written before this one */
-    uint32_t threads_total; /* threads the runtime listed (more than sent: cap hit) */
-    int32_t hresult;        /* SuspendRuntime / EnumThreads failure: nothing walked */
-    uint32_t retries;       /* SuspendRuntime said SUSPENSION_IN_PROGRESS this often */
+    uint64_t request_id;        /* wire_cmd_snapshot.request_id; 0 for samples */
+    uint32_t kind;              /* wire_stack_kind */
+    uint32_t threads_sent;      /* WIRE_STACK_THREAD records written before this one */
+    uint32_t threads_total;     /* threads the runtime listed (more than sent: cap hit) */
+    int32_t hresult;            /* SuspendRuntime / EnumThreads failure: nothing walked */
+    uint32_t retries;           /* SuspendRuntime said SUSPENSION_IN_PROGRESS this often */
     uint32_t effective_millihz; /* samples: the sampler's rate now, x1000; else 0 */
-    uint64_t suspend_ns;    /* SuspendRuntime call to ResumeRuntime return */
-    uint64_t walk_ns;       /* sum of the threads' walk_ns */
+    uint64_t suspend_ns;        /* SuspendRuntime call to ResumeRuntime return */
+    uint64_t walk_ns;           /* sum of the threads' walk_ns */
 } wire_stack_end;
 _Static_assert(sizeof(wire_stack_end) == 56, "wire_stack_end layout");
 
 enum wire_profile_state {
     WIRE_PROFILE_STARTED = 1,
-    WIRE_PROFILE_STOPPED = 2,  /* by command, duration over, detach or shutdown */
-    WIRE_PROFILE_RATE = 3,     /* the budget lowered (or restored) the rate */
-    WIRE_PROFILE_REFUSED = 4,  /* could not start: hresult says why */
+    WIRE_PROFILE_STOPPED = 2, /* by command, duration over, detach or shutdown */
+    WIRE_PROFILE_RATE = 3,    /* the budget lowered (or restored) the rate */
+    WIRE_PROFILE_REFUSED = 4, /* could not start: hresult says why */
 };
 
 typedef struct wire_profile_status {
-    uint32_t state;             /* wire_profile_state */
+    uint32_t state; /* wire_profile_state */
     uint32_t requested_millihz;
     uint32_t effective_millihz;
-    uint32_t budget_permille;   /* suspended time allowed per wall time, in 1/1000 */
-    uint64_t samples;           /* samples taken since start */
-    uint64_t suspended_ns;      /* total suspended time since start */
+    uint32_t budget_permille; /* suspended time allowed per wall time, in 1/1000 */
+    uint64_t samples;         /* samples taken since start */
+    uint64_t suspended_ns;    /* total suspended time since start */
     int32_t hresult;
     uint32_t reserved;
 } wire_profile_status;
@@ -317,8 +320,8 @@ _Static_assert(sizeof(wire_profile_status) == 40, "wire_profile_status layout");
 /* ---- GC and runtime suspensions (the timeline) ---- */
 
 typedef struct wire_gc_started {
-    uint32_t generations;   /* bit g set: generation g collected (0, 1, 2, 3 = LOH, 4 = POH) */
-    uint32_t reason;        /* COR_PRF_GC_REASON: 0 other, 1 induced */
+    uint32_t generations; /* bit g set: generation g collected (0, 1, 2, 3 = LOH, 4 = POH) */
+    uint32_t reason;      /* COR_PRF_GC_REASON: 0 other, 1 induced */
 } wire_gc_started;
 _Static_assert(sizeof(wire_gc_started) == 8, "wire_gc_started layout");
 
@@ -335,8 +338,8 @@ enum wire_suspend_phase {
 };
 
 typedef struct wire_runtime_suspend {
-    uint32_t phase;         /* wire_suspend_phase */
-    uint32_t reason;        /* COR_PRF_SUSPEND_REASON of the suspension this phase belongs
+    uint32_t phase;  /* wire_suspend_phase */
+    uint32_t reason; /* COR_PRF_SUSPEND_REASON of the suspension this phase belongs
                                to, in every phase (9 = profiler, i.e. us). The records of two
                                suspensions can interleave (the runtime reports a resume as
                                finished after the next suspender got in): pair ours (9) with
@@ -347,16 +350,16 @@ _Static_assert(sizeof(wire_runtime_suspend) == 8, "wire_runtime_suspend layout")
 /* ---- commands ---- */
 
 typedef struct wire_cmd_snapshot {
-    uint64_t request_id;    /* echoed in WIRE_STACK_END */
+    uint64_t request_id; /* echoed in WIRE_STACK_END */
 } wire_cmd_snapshot;
 
 #define WIRE_PROFILE_MAX_HZ 1000u
 #define WIRE_PROFILE_DEFAULT_BUDGET_PERMILLE 20u /* 2% of wall time suspended */
 
 typedef struct wire_cmd_profile_start {
-    uint32_t hz;            /* 1..WIRE_PROFILE_MAX_HZ */
+    uint32_t hz;              /* 1..WIRE_PROFILE_MAX_HZ */
     uint32_t budget_permille; /* 0 = default */
-    uint32_t duration_ms;   /* 0 = until WIRE_CMD_PROFILE_STOP */
+    uint32_t duration_ms;     /* 0 = until WIRE_CMD_PROFILE_STOP */
     uint32_t reserved;
 } wire_cmd_profile_start;
 

@@ -115,8 +115,7 @@ static int wire_check_values(const wire_record *r, const char **why)
             return WIRE_DECODE_BAD;
         }
         return WIRE_DECODE_OK;
-    default:
-        return WIRE_DECODE_OK;
+    default: return WIRE_DECODE_OK;
     }
 }
 
@@ -153,9 +152,7 @@ int wire_decode_record(const wire_frame *f, wire_record *out, const char **why)
     case WIRE_GC_STARTED: fixed = sizeof(wire_gc_started); break;
     case WIRE_GC_FINISHED: fixed = sizeof(wire_gc_finished); break;
     case WIRE_RUNTIME_SUSPEND: fixed = sizeof(wire_runtime_suspend); break;
-    default:
-        *why = "unknown record type";
-        return WIRE_DECODE_BAD;
+    default: *why = "unknown record type"; return WIRE_DECODE_BAD;
     }
     if (f->header.length < fixed) {
         *why = "record shorter than its fixed part";

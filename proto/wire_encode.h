@@ -16,9 +16,9 @@
 #include "wire.h"
 
 typedef struct wire_text {
-    const char *utf8;       /* either utf8 ... */
-    const uint16_t *utf16;  /* ... or utf16 (stops at NUL or at length) */
-    size_t length;          /* bytes (utf8) or code units (utf16) */
+    const char *utf8;      /* either utf8 ... */
+    const uint16_t *utf16; /* ... or utf16 (stops at NUL or at length) */
+    size_t length;         /* bytes (utf8) or code units (utf16) */
 } wire_text;
 
 /* Bytes a frame needs at most: header, fixed part, extra bytes, and each

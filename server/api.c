@@ -26,9 +26,6 @@ void api_configure(int ws_port, int key_required)
     api_key_required = key_required;
 }
 
-
-
-
 enum api_sort { SORT_TIME, SORT_JIT_TIME, SORT_NAME, SORT_NATIVE, SORT_IL };
 
 typedef struct api_sort_ctx {
@@ -45,8 +42,13 @@ static int api_compare_functions(const void *a, const void *b, void *arg)
     long long d = 0;
 
     switch (c->key) {
-    case SORT_TIME: d = (x->first_jit_ns > y->first_jit_ns) - (x->first_jit_ns < y->first_jit_ns); break;
-    case SORT_JIT_TIME: d = (x->jit_time_total_ns > y->jit_time_total_ns) - (x->jit_time_total_ns < y->jit_time_total_ns); break;
+    case SORT_TIME:
+        d = (x->first_jit_ns > y->first_jit_ns) - (x->first_jit_ns < y->first_jit_ns);
+        break;
+    case SORT_JIT_TIME:
+        d = (x->jit_time_total_ns > y->jit_time_total_ns) -
+            (x->jit_time_total_ns < y->jit_time_total_ns);
+        break;
     case SORT_NATIVE: d = (long long)x->native_size - (long long)y->native_size; break;
     case SORT_IL: d = (long long)x->il_size - (long long)y->il_size; break;
     case SORT_NAME: d = strcmp(x->name ? x->name : "", y->name ? y->name : ""); break;
@@ -71,15 +73,22 @@ static int api_functions(api_call *c)
     if (api_arg_int(req, "limit", 1, API_MAX_LIMIT, API_DEFAULT_LIMIT, &limit) != 0 ||
         api_arg_int(req, "offset", 0, 1LL << 40, 0, &offset) != 0)
         return api_fail(c, 400, "limit must be 1..10000 and offset >= 0");
-    if (!sort || strcmp(sort, "time") == 0) ctx.key = SORT_TIME;
-    else if (strcmp(sort, "jit_time") == 0) ctx.key = SORT_JIT_TIME, ctx.descending = 1;
-    else if (strcmp(sort, "name") == 0) ctx.key = SORT_NAME;
-    else if (strcmp(sort, "native_size") == 0) ctx.key = SORT_NATIVE, ctx.descending = 1;
-    else if (strcmp(sort, "il_size") == 0) ctx.key = SORT_IL, ctx.descending = 1;
+    if (!sort || strcmp(sort, "time") == 0)
+        ctx.key = SORT_TIME;
+    else if (strcmp(sort, "jit_time") == 0)
+        ctx.key = SORT_JIT_TIME, ctx.descending = 1;
+    else if (strcmp(sort, "name") == 0)
+        ctx.key = SORT_NAME;
+    else if (strcmp(sort, "native_size") == 0)
+        ctx.key = SORT_NATIVE, ctx.descending = 1;
+    else if (strcmp(sort, "il_size") == 0)
+        ctx.key = SORT_IL, ctx.descending = 1;
     else
         return api_fail(c, 400, "sort must be one of time, jit_time, name, native_size, il_size");
-    if (order && strcmp(order, "asc") == 0) ctx.descending = 0;
-    else if (order && strcmp(order, "desc") == 0) ctx.descending = 1;
+    if (order && strcmp(order, "asc") == 0)
+        ctx.descending = 0;
+    else if (order && strcmp(order, "desc") == 0)
+        ctx.descending = 1;
     else if (order)
         return api_fail(c, 400, "order must be asc or desc");
     if ((q && strlen(q) > 512) || (mod && strlen(mod) > 512))
@@ -113,9 +122,6 @@ static int api_functions(api_call *c)
     return 200;
 }
 
-
-
-
 static int api_events(api_call *c)
 {
     const api_request *req = c->req;
@@ -132,9 +138,9 @@ static int api_events(api_call *c)
     for (; seq <= s->event_seq && json_array_size(list) < (size_t)limit; seq++)
         json_array_append_new(list, view_event(s, session_event_at(s, seq)));
     c->reply->json = json_pack("{s:o, s:I, s:I, s:b}", "events", list, "next_after",
-                      (json_int_t)(seq - 1 > (uint64_t)after ? seq - 1 : (uint64_t)after),
-                      "last_seq", (json_int_t)s->event_seq,
-                      "evicted", (uint64_t)after + 1 < first && s->events_evicted > 0);
+                               (json_int_t)(seq - 1 > (uint64_t)after ? seq - 1 : (uint64_t)after),
+                               "last_seq", (json_int_t)s->event_seq, "evicted",
+                               (uint64_t)after + 1 < first && s->events_evicted > 0);
     return 200;
 }
 
@@ -208,12 +214,12 @@ static int api_processes(api_call *c)
         s = sessions_by_pid(entries[i].pid);
         sid = s ? json_integer(s->id) : json_null();
         sessions_unlock();
-        json_array_append_new(list, json_pack("{s:i, s:s, s:s, s:s, s:s, s:o}",
-            "pid", (int)entries[i].pid,
-            "command_line", ok ? info->command_line : "",
-            "runtime_version", ok ? info->runtime_version : "",
-            "entry_assembly", ok ? info->entrypoint_assembly : "",
-            "error", ok ? "" : err, "session_id", sid));
+        json_array_append_new(list, json_pack("{s:i, s:s, s:s, s:s, s:s, s:o}", "pid",
+                                              (int)entries[i].pid, "command_line",
+                                              ok ? info->command_line : "", "runtime_version",
+                                              ok ? info->runtime_version : "", "entry_assembly",
+                                              ok ? info->entrypoint_assembly : "", "error",
+                                              ok ? "" : err, "session_id", sid));
     }
     free(entries);
     free(info);
@@ -381,8 +387,8 @@ int api_handle(const api_request *req, api_reply *reply)
     if (!route && bad)
         status = api_fail(&c, 400, "%s", bad);
     else if (!route)
-        status = api_fail(&c, wrong_method ? 405 : 404, wrong_method ? "method not allowed"
-                                                                      : "no such route");
+        status = api_fail(&c, wrong_method ? 405 : 404,
+                          wrong_method ? "method not allowed" : "no such route");
     else if (!(route->flags & API_LOCKED))
         status = route->handler(&c);
     else if (!(c.s = api_lock_session(&c)))

@@ -20,7 +20,6 @@
 #define API_PROFILE_MAX_DURATION_S 86400
 #define API_PROFILE_MAX_THREAD_ARG 256 /* bytes of ?thread= */
 
-
 /* Reads {"hz": 1..1000, "duration_s": 1..86400} (both optional, nothing else). */
 static int api_profile_body(api_call *c, uint32_t *hz, uint32_t *duration_s)
 {
@@ -37,13 +36,16 @@ static int api_profile_body(api_call *c, uint32_t *hz, uint32_t *duration_s)
     body = json_loadb(req->body, req->body_length, JSON_REJECT_DUPLICATES, &err);
     if (!json_is_object(body)) {
         json_decref(body);
-        return api_fail(c, 400, "the body must be a JSON object like {\"hz\": 49, \"duration_s\": 10}");
+        return api_fail(c, 400,
+                        "the body must be a JSON object like {\"hz\": 49, \"duration_s\": 10}");
     }
-    json_object_foreach(body, key, v) {
+    json_object_foreach(body, key, v)
+    {
         if (strcmp(key, "hz") == 0) {
             if (!json_is_integer(v) || json_integer_value(v) < 1 ||
                 json_integer_value(v) > WIRE_PROFILE_MAX_HZ) {
-                status = api_fail(c, 400, "hz must be an integer from 1 to %u", WIRE_PROFILE_MAX_HZ);
+                status = api_fail(c, 400, "hz must be an integer from 1 to %u",
+                                  WIRE_PROFILE_MAX_HZ);
                 break;
             }
             *hz = (uint32_t)json_integer_value(v);
@@ -160,7 +162,8 @@ int api_profile_get(api_call *c)
     else
         return api_fail(c, 400, "format must be json, folded or speedscope");
     if (q.thread && strlen(q.thread) > API_PROFILE_MAX_THREAD_ARG)
-        return api_fail(c, 400, "thread is too long (%d bytes at most)", API_PROFILE_MAX_THREAD_ARG);
+        return api_fail(c, 400, "thread is too long (%d bytes at most)",
+                        API_PROFILE_MAX_THREAD_ARG);
     if (api_arg_ms(req, "from_ms", 0, &q.from_ns) != 0 ||
         api_arg_ms(req, "to_ms", INT64_MAX, &q.to_ns) != 0 || q.from_ns > q.to_ns)
         return api_fail(c, 400, "from_ms and to_ms must be Unix milliseconds, from_ms <= to_ms");

@@ -21,14 +21,14 @@
 #define API_STACKS_TIMEOUT_MS 10000
 #define API_STACKS_MAX_WAITING 2 /* POST /stacks waiting at once, server-wide */
 
-static int api_stacks_waiting;    /* under the sessions lock */
+static int api_stacks_waiting;      /* under the sessions lock */
 static uint64_t api_stacks_request; /* last request id given, under the sessions lock */
 
 /* A snapshot copied out of a session. */
 typedef struct api_snapshot {
-    stacks_walk w;          /* fields; w.threads and w.frames are this copy's own */
-    char **names;           /* per thread: its name or NULL */
-    uint32_t *frame_syms;   /* per frame: index in syms */
+    stacks_walk w;        /* fields; w.threads and w.frames are this copy's own */
+    char **names;         /* per thread: its name or NULL */
+    uint32_t *frame_syms; /* per frame: index in syms */
     symbols syms;
 } api_snapshot;
 
@@ -128,24 +128,26 @@ static json_t *api_snapshot_json(const api_snapshot *v)
         for (k = 0; k < t->frame_count; k++) {
             const wire_stack_frame *f = &v->w.frames[t->first_frame + k];
             const symbol *sym = &v->syms.items[v->frame_syms[t->first_frame + k]];
-            json_array_append_new(frames, json_pack("{s:o, s:s, s:o, s:o, s:b}",
-                "function_id", f->function_id ? view_id(f->function_id) : json_null(),
-                "name", sym->name, "module", view_str(sym->module), "ip", view_id(f->ip),
-                "native", f->function_id == 0));
+            json_array_append_new(frames,
+                                  json_pack("{s:o, s:s, s:o, s:o, s:b}", "function_id",
+                                            f->function_id ? view_id(f->function_id) : json_null(),
+                                            "name", sym->name, "module", view_str(sym->module),
+                                            "ip", view_id(f->ip), "native", f->function_id == 0));
         }
-        json_array_append_new(threads, json_pack("{s:o, s:I, s:o, s:i, s:o, s:I, s:b, s:o}",
-            "thread_id", view_id(t->thread_id), "os_thread_id", (json_int_t)t->os_thread_id,
-            "name", view_str(v->names[i]), "hresult", (int)t->hresult,
-            "hresult_name", view_str(hr_name), "walk_ns", (json_int_t)t->walk_ns,
-            "truncated", (t->flags & WIRE_STACK_TRUNCATED) != 0, "frames", frames));
+        json_array_append_new(
+            threads,
+            json_pack("{s:o, s:I, s:o, s:i, s:o, s:I, s:b, s:o}", "thread_id",
+                      view_id(t->thread_id), "os_thread_id", (json_int_t)t->os_thread_id, "name",
+                      view_str(v->names[i]), "hresult", (int)t->hresult, "hresult_name",
+                      view_str(hr_name), "walk_ns", (json_int_t)t->walk_ns, "truncated",
+                      (t->flags & WIRE_STACK_TRUNCATED) != 0, "frames", frames));
     }
-    return json_pack("{s:I, s:o, s:I, s:I, s:i, s:I, s:I, s:I, s:b, s:o}",
-        "id", (json_int_t)v->w.id, "time_ms", view_ms(v->w.time_ns),
-        "suspend_ns", (json_int_t)v->w.suspend_ns, "walk_ns", (json_int_t)v->w.walk_ns,
-        "hresult", (int)v->w.hresult, "retries", (json_int_t)v->w.retries,
-        "threads_total", (json_int_t)v->w.threads_total,
-        "threads_sent", (json_int_t)v->w.threads_sent, "complete", stacks_complete(&v->w),
-        "threads", threads);
+    return json_pack("{s:I, s:o, s:I, s:I, s:i, s:I, s:I, s:I, s:b, s:o}", "id",
+                     (json_int_t)v->w.id, "time_ms", view_ms(v->w.time_ns), "suspend_ns",
+                     (json_int_t)v->w.suspend_ns, "walk_ns", (json_int_t)v->w.walk_ns, "hresult",
+                     (int)v->w.hresult, "retries", (json_int_t)v->w.retries, "threads_total",
+                     (json_int_t)v->w.threads_total, "threads_sent", (json_int_t)v->w.threads_sent,
+                     "complete", stacks_complete(&v->w), "threads", threads);
 }
 
 /* A thread name on one line of the text report: line breaks become spaces. */
@@ -169,8 +171,9 @@ static int api_snapshot_text(const api_snapshot *v, textbuf *out)
 {
     uint32_t i, k;
 
-    textbuf_printf(out, "Snapshot %llu: %u threads (%u listed by the runtime), suspended %llu ns, "
-                        "hresult 0x%08x%s\n",
+    textbuf_printf(out,
+                   "Snapshot %llu: %u threads (%u listed by the runtime), suspended %llu ns, "
+                   "hresult 0x%08x%s\n",
                    (unsigned long long)v->w.id, v->w.thread_count, v->w.threads_total,
                    (unsigned long long)v->w.suspend_ns, (unsigned)v->w.hresult,
                    stacks_complete(&v->w) ? "" : ", incomplete (thread records lost)");
@@ -292,8 +295,9 @@ int api_stacks_post(api_call *c)
             status = api_fail(c, 409, "the agent went away before the snapshot arrived");
         } else if (sessions_wait(&deadline) != 0 &&
                    !stacks_by_request(&s->stacks, cmd.request_id)) {
-            status = api_fail(c, 504, "the agent did not answer the snapshot request within %d s "
-                                      "(an agent that predates snapshots ignores it)",
+            status = api_fail(c, 504,
+                              "the agent did not answer the snapshot request within %d s "
+                              "(an agent that predates snapshots ignores it)",
                               API_STACKS_TIMEOUT_MS / 1000);
         }
     }
@@ -315,10 +319,11 @@ int api_stacks_list(api_call *c)
 
     for (i = 0; i < c->s->stacks.kept_count; i++) {
         const stacks_walk *w = stacks_at(&c->s->stacks, i);
-        json_array_append_new(list, json_pack("{s:I, s:o, s:I, s:I, s:I, s:b}",
-            "id", (json_int_t)w->id, "time_ms", view_ms(w->time_ns),
-            "suspend_ns", (json_int_t)w->suspend_ns, "threads", (json_int_t)w->thread_count,
-            "frames", (json_int_t)w->frame_count, "complete", stacks_complete(w)));
+        json_array_append_new(
+            list, json_pack("{s:I, s:o, s:I, s:I, s:I, s:b}", "id", (json_int_t)w->id, "time_ms",
+                            view_ms(w->time_ns), "suspend_ns", (json_int_t)w->suspend_ns, "threads",
+                            (json_int_t)w->thread_count, "frames", (json_int_t)w->frame_count,
+                            "complete", stacks_complete(w)));
     }
     c->reply->json = json_pack("{s:o}", "snapshots", list);
     return 200;

@@ -23,8 +23,6 @@ int api_fail(api_call *c, int status, const char *fmt, ...)
     return status;
 }
 
-
-
 int api_arg_int(const api_request *req, const char *name, long long min, long long max,
                 long long def, long long *out)
 {

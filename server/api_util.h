@@ -11,15 +11,16 @@
 #include "sessions.h"
 #include "views.h"
 
-#define API_MAX_OUTPUT (64u * 1024u * 1024u) /* largest body a route builds (bytes, estimated for JSON) */
+#define API_MAX_OUTPUT                                                                             \
+    (64u * 1024u * 1024u) /* largest body a route builds (bytes, estimated for JSON) */
 
 /* One call of a route under /api/sessions/{id}. */
 typedef struct api_call {
     const api_request *req;
     api_reply *reply;
     int session_id;
-    uint64_t n;             /* the {n} in the route's path, 0 when it has none */
-    session *s;             /* routes that run locked: the session (lock held); else NULL */
+    uint64_t n; /* the {n} in the route's path, 0 when it has none */
+    session *s; /* routes that run locked: the session (lock held); else NULL */
 } api_call;
 
 /* Sets {"error": formatted message} and returns status. */

@@ -22,8 +22,8 @@
 #define DETACH_EXPECTED_MS 300 /* hint to RequestProfilerDetach; the runtime waits >= 300 ms */
 
 typedef struct attach_result {
-    int status;           /* HTTP status */
-    int session_id;       /* when 201 */
+    int status;     /* HTTP status */
+    int session_id; /* when 201 */
     char message[512];
 } attach_result;
 

@@ -7,7 +7,7 @@
 
 static char guard_bind[64] = "127.0.0.1"; /* as a Host header writes it ([v6]) */
 static int guard_http_port;
-static int guard_any_host;                 /* wildcard bind with an API key */
+static int guard_any_host; /* wildcard bind with an API key */
 
 void guard_configure(const char *bind_host, int http_port, int api_key_required)
 {

@@ -23,8 +23,8 @@ static http_config http_cfg;
 static int http_port;
 
 typedef struct http_upload {
-    size_t length;              /* body bytes seen */
-    char body[HTTP_MAX_BODY];   /* the first HTTP_MAX_BODY of them */
+    size_t length;            /* body bytes seen */
+    char body[HTTP_MAX_BODY]; /* the first HTTP_MAX_BODY of them */
 } http_upload;
 
 int http_is_loopback(const char *host)
@@ -54,8 +54,7 @@ static int http_key_ok(struct MHD_Connection *c)
 static enum MHD_Result http_send(struct MHD_Connection *c, int status, const char *type,
                                  const char *disposition, void *data, size_t length)
 {
-    struct MHD_Response *r =
-        MHD_create_response_from_buffer(length, data, MHD_RESPMEM_MUST_FREE);
+    struct MHD_Response *r = MHD_create_response_from_buffer(length, data, MHD_RESPMEM_MUST_FREE);
     enum MHD_Result ok;
 
     if (!r) {
@@ -92,13 +91,20 @@ static const char *http_content_type(const char *path)
 {
     const char *dot = strrchr(path, '.');
 
-    if (!dot) return "application/octet-stream";
-    if (strcmp(dot, ".html") == 0) return "text/html; charset=utf-8";
-    if (strcmp(dot, ".js") == 0) return "text/javascript; charset=utf-8";
-    if (strcmp(dot, ".css") == 0) return "text/css; charset=utf-8";
-    if (strcmp(dot, ".json") == 0) return "application/json";
-    if (strcmp(dot, ".svg") == 0) return "image/svg+xml";
-    if (strcmp(dot, ".png") == 0) return "image/png";
+    if (!dot)
+        return "application/octet-stream";
+    if (strcmp(dot, ".html") == 0)
+        return "text/html; charset=utf-8";
+    if (strcmp(dot, ".js") == 0)
+        return "text/javascript; charset=utf-8";
+    if (strcmp(dot, ".css") == 0)
+        return "text/css; charset=utf-8";
+    if (strcmp(dot, ".json") == 0)
+        return "application/json";
+    if (strcmp(dot, ".svg") == 0)
+        return "image/svg+xml";
+    if (strcmp(dot, ".png") == 0)
+        return "image/png";
     return "application/octet-stream";
 }
 
@@ -149,8 +155,8 @@ static const char *http_arg(void *ctx, const char *name)
 }
 
 static enum MHD_Result http_handle(void *cls, struct MHD_Connection *c, const char *url,
-                                   const char *method, const char *version,
-                                   const char *upload_data, size_t *upload_size, void **state)
+                                   const char *method, const char *version, const char *upload_data,
+                                   size_t *upload_size, void **state)
 {
     http_upload *up = *state;
     int is_get = strcmp(method, "GET") == 0 || strcmp(method, "HEAD") == 0;
@@ -170,7 +176,8 @@ static enum MHD_Result http_handle(void *cls, struct MHD_Connection *c, const ch
     if (*upload_size) {
         if (up->length < sizeof(up->body)) {
             size_t keep = *upload_size < sizeof(up->body) - up->length
-                              ? *upload_size : sizeof(up->body) - up->length;
+                              ? *upload_size
+                              : sizeof(up->body) - up->length;
             memcpy(up->body + up->length, upload_data, keep);
         }
         up->length += *upload_size; /* counted on, so an oversized body gets 413 */
@@ -267,15 +274,12 @@ int http_start(const http_config *config, int *bound_port, char *err, size_t err
     guard_configure(http_cfg.bind_host, http_port, http_cfg.api_key != NULL);
     http_daemon = MHD_start_daemon(
         MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG, 0, NULL, NULL,
-        http_handle, NULL,
-        MHD_OPTION_LISTEN_SOCKET, fd,
-        MHD_OPTION_THREAD_POOL_SIZE, (unsigned)4, /* an attach may block one for seconds */
-        MHD_OPTION_CONNECTION_LIMIT, (unsigned)128,
-        MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)64,
-        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)30,
-        MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(64 * 1024),
-        MHD_OPTION_NOTIFY_COMPLETED, http_done, NULL,
-        MHD_OPTION_END);
+        http_handle, NULL, MHD_OPTION_LISTEN_SOCKET, fd, MHD_OPTION_THREAD_POOL_SIZE,
+        (unsigned)4, /* an attach may block one for seconds */
+        MHD_OPTION_CONNECTION_LIMIT, (unsigned)128, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+        (unsigned)64, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)30,
+        MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(64 * 1024), MHD_OPTION_NOTIFY_COMPLETED,
+        http_done, NULL, MHD_OPTION_END);
     if (!http_daemon) {
         snprintf(err, errsz, "libmicrohttpd could not start on %s:%d", http_cfg.bind_host,
                  http_port);

@@ -11,10 +11,10 @@
 #include <stddef.h>
 
 typedef struct http_config {
-    const char *bind_host;  /* numeric IPv4/IPv6 address; default 127.0.0.1 */
-    int port;               /* 0: pick a free port */
-    const char *api_key;    /* required when bind_host is not loopback */
-    const char *web_root;   /* directory with index.html etc. */
+    const char *bind_host; /* numeric IPv4/IPv6 address; default 127.0.0.1 */
+    int port;              /* 0: pick a free port */
+    const char *api_key;   /* required when bind_host is not loopback */
+    const char *web_root;  /* directory with index.html etc. */
 } http_config;
 
 int http_start(const http_config *config, int *bound_port, char *err, size_t errsz);

@@ -43,8 +43,8 @@
 
 /* Wire constants. */
 #define IPC_HEADER_SIZE 20u
-#define IPC_MAGIC_SIZE 14u      /* "DOTNET_IPC_V1" and its NUL */
-#define IPC_MAX_MESSAGE 65535u  /* the size field is a uint16 */
+#define IPC_MAGIC_SIZE 14u     /* "DOTNET_IPC_V1" and its NUL */
+#define IPC_MAX_MESSAGE 65535u /* the size field is a uint16 */
 #define IPC_GUID_SIZE 16u
 
 #define IPC_SET_PROFILER 0x03u
@@ -61,12 +61,12 @@
 #define IPC_HR_S_OK ((int32_t)0)
 #define IPC_HR_E_FAIL ((int32_t)0x80004005u)
 #define IPC_HR_E_INVALIDARG ((int32_t)0x80070057u)
-#define IPC_HR_FILE_NOT_FOUND ((int32_t)0x80070002u)    /* HRESULT_FROM_WIN32(ERROR_FILE_NOT_FOUND) */
-#define IPC_HR_MOD_NOT_FOUND ((int32_t)0x8007007Eu)     /* HRESULT_FROM_WIN32(ERROR_MOD_NOT_FOUND) */
-#define IPC_HR_PROC_NOT_FOUND ((int32_t)0x8007007Fu)    /* no DllGetClassObject export */
+#define IPC_HR_FILE_NOT_FOUND ((int32_t)0x80070002u) /* HRESULT_FROM_WIN32(ERROR_FILE_NOT_FOUND) */
+#define IPC_HR_MOD_NOT_FOUND ((int32_t)0x8007007Eu)  /* HRESULT_FROM_WIN32(ERROR_MOD_NOT_FOUND) */
+#define IPC_HR_PROC_NOT_FOUND ((int32_t)0x8007007Fu) /* no DllGetClassObject export */
 #define IPC_HR_INSUFFICIENT_BUFFER ((int32_t)0x8007007Au)
 #define IPC_HR_ENVVAR_NOT_FOUND ((int32_t)0x800000CBu)
-#define IPC_HR_NOT_YET_AVAILABLE ((int32_t)0x8013135Bu)  /* DS_IPC_E_NOT_YET_AVAILABLE */
+#define IPC_HR_NOT_YET_AVAILABLE ((int32_t)0x8013135Bu) /* DS_IPC_E_NOT_YET_AVAILABLE */
 #define IPC_HR_PROFILER_NOT_ATTACHABLE ((int32_t)0x80131368u)
 #define IPC_HR_PROFILER_ALREADY_ACTIVE ((int32_t)0x8013136Au)
 #define IPC_HR_RUNTIME_UNINITIALIZED ((int32_t)0x80131371u)
@@ -93,7 +93,7 @@
 
 typedef struct ipc_header {
     uint8_t magic[IPC_MAGIC_SIZE];
-    uint16_t size;        /* header + payload */
+    uint16_t size; /* header + payload */
     uint8_t command_set;
     uint8_t command_id;
     uint16_t reserved;
@@ -119,14 +119,14 @@ typedef struct ipc_procinfo {
 
 /* What we learn about a target from /proc, before looking for its socket. */
 typedef struct ipc_target {
-    pid_t pid;               /* as seen from here */
-    pid_t ns_pid;            /* as seen by the target (innermost pid namespace) */
-    uid_t uid;               /* owner of /proc/{pid} */
-    uint64_t start_time;     /* field 22 of /proc/{pid}/stat, clock ticks since boot */
-    time_t start_realtime;   /* the same as wall-clock seconds, 0 when unknown */
-    int env_readable;        /* 0: /proc/{pid}/environ was unreadable, TMPDIR assumed /tmp */
-    int foreign_root;        /* 1: other mount namespace, dir is under /proc/{pid}/root */
-    char dir[IPC_PATH_MAX];  /* socket directory as reachable from here, ends with '/' */
+    pid_t pid;              /* as seen from here */
+    pid_t ns_pid;           /* as seen by the target (innermost pid namespace) */
+    uid_t uid;              /* owner of /proc/{pid} */
+    uint64_t start_time;    /* field 22 of /proc/{pid}/stat, clock ticks since boot */
+    time_t start_realtime;  /* the same as wall-clock seconds, 0 when unknown */
+    int env_readable;       /* 0: /proc/{pid}/environ was unreadable, TMPDIR assumed /tmp */
+    int foreign_root;       /* 1: other mount namespace, dir is under /proc/{pid}/root */
+    char dir[IPC_PATH_MAX]; /* socket directory as reachable from here, ends with '/' */
 } ipc_target;
 
 /* ---- pure helpers (no I/O) ------------------------------------------------ */
@@ -152,7 +152,8 @@ int ipc_socket_key_ok(const ipc_target *t, uint64_t key, time_t mtime);
  * bufsz / in a uint16, or when an argument is invalid. clsid is 16 bytes in
  * memory (GUID) layout: Data1 LE u32, Data2 LE u16, Data3 LE u16, Data4[8]. */
 size_t ipc_build_attach(uint8_t *buf, size_t bufsz, uint32_t timeout_ms, const uint8_t clsid[16],
-                        const char *profiler_path_utf8, const uint8_t *client_data, uint32_t client_len);
+                        const char *profiler_path_utf8, const uint8_t *client_data,
+                        uint32_t client_len);
 size_t ipc_build_process_info(uint8_t *buf, size_t bufsz, uint8_t command_id);
 
 /* Reply parsers; never read past len. ipc_parse_reply_header checks the first
@@ -188,7 +189,8 @@ int ipc_socket_path(pid_t pid, char *out, size_t outsz, char *err, size_t errsz)
  * error such as IPC_HR_PROFILER_ALREADY_ACTIVE). Otherwise an IPC_ERR_* with a
  * message naming the failing step in err. */
 int ipc_attach_profiler(pid_t pid, uint32_t timeout_ms, const uint8_t clsid[16], const char *path,
-                        const uint8_t *client, uint32_t clen, int32_t *hresult_out, char *err, size_t errsz);
+                        const uint8_t *client, uint32_t clen, int32_t *hresult_out, char *err,
+                        size_t errsz);
 
 /* ProcessInfo2, falling back to ProcessInfo when the runtime does not know it. */
 int ipc_process_info(pid_t pid, ipc_procinfo *out, char *err, size_t errsz);

@@ -27,7 +27,7 @@
 typedef struct link_conn {
     int fd;
     int link_id;
-    int session_id;          /* 0 until a valid hello */
+    int session_id; /* 0 until a valid hello */
     size_t used;
     uint8_t buf[LINK_BUFFER];
 } link_conn;
@@ -73,7 +73,8 @@ int link_start(char *err, size_t errsz)
 
     if (link_make_dir(err, errsz) != 0)
         return -1;
-    if (snprintf(link_path, sizeof(link_path), "%s/agent.sock", link_dir) >= (int)sizeof(link_path)) {
+    if (snprintf(link_path, sizeof(link_path), "%s/agent.sock", link_dir) >=
+        (int)sizeof(link_path)) {
         snprintf(err, errsz, "socket path too long in %s", link_dir);
         goto fail;
     }
@@ -132,7 +133,8 @@ static int link_write_whole(int fd, int link_id, const uint8_t *p, size_t n)
     if (off == n)
         return 0;
     if (off > 0) {
-        fprintf(stderr, "jitscope: agent link %d took only %zu of %zu bytes of a command; closing it\n",
+        fprintf(stderr,
+                "jitscope: agent link %d took only %zu of %zu bytes of a command; closing it\n",
                 link_id, off, n);
         shutdown(fd, SHUT_RDWR); /* the link thread sees it and closes the session's link */
     }

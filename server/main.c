@@ -38,11 +38,11 @@ typedef struct cli_options {
     const char *agent_path;
     char agent_buf[PATH_MAX];
     char web_buf[PATH_MAX];
-    char **command;        /* run: argv after "--" */
+    char **command;         /* run: argv after "--" */
     const char *positional; /* attach: PID; detach: SESSION or PID */
-    const char *server;    /* attach/detach: URL of a running server */
-    int ws_port;           /* -1: HTTP port + 1 (0 when the HTTP port is 0) */
-    int no_children;       /* run: keep the agent out of the app's child processes */
+    const char *server;     /* attach/detach: URL of a running server */
+    int ws_port;            /* -1: HTTP port + 1 (0 when the HTTP port is 0) */
+    int no_children;        /* run: keep the agent out of the app's child processes */
 } cli_options;
 
 static void usage(FILE *out)
@@ -53,7 +53,8 @@ static void usage(FILE *out)
           "\n"
           "commands:\n"
           "  run [OPTIONS] -- PROGRAM [ARGS...]  start PROGRAM with the jitscope agent loaded\n"
-          "                                      and serve its session (keeps serving after it exits)\n"
+          "                                      and serve its session (keeps serving after it "
+          "exits)\n"
           "  attach PID [OPTIONS]                attach to a running .NET process and serve its\n"
           "                                      session (with --server URL: ask that server)\n"
           "  detach SESSION|PID [--server URL]   take the agent out of a process again\n"
@@ -262,7 +263,8 @@ static int serve(cli_options *o, int mode)
         }
         attach_process(pid, &r);
         if (r.status != 201) {
-            fprintf(stderr, "jitscope: attach to %d failed (%d): %s\n", (int)pid, r.status, r.message);
+            fprintf(stderr, "jitscope: attach to %d failed (%d): %s\n", (int)pid, r.status,
+                    r.message);
             goto done;
         }
         fprintf(stderr, "jitscope: attached to pid %d as session %d\n", (int)pid, r.session_id);
@@ -286,8 +288,8 @@ static int serve(cli_options *o, int mode)
             fprintf(stderr, "jitscope: cannot create a session\n");
             goto done;
         }
-        if (launch_app(o->command, o->agent_path, link_socket_path(), token, o->no_children, id, &pid, err,
-                       sizeof(err)) != 0) {
+        if (launch_app(o->command, o->agent_path, link_socket_path(), token, o->no_children, id,
+                       &pid, err, sizeof(err)) != 0) {
             fprintf(stderr, "jitscope: %s\n", err);
             rc = 127;
             goto done;
@@ -308,8 +310,8 @@ static int serve(cli_options *o, int mode)
     fprintf(stderr, "jitscope: %s, shutting down\n", sig == SIGINT ? "interrupted" : "terminated");
     rc = 0;
 done:
-    http_stop();  /* no request can start a detach any more */
-    link_stop();  /* no agent record can notify the stream any more */
+    http_stop(); /* no request can start a detach any more */
+    link_stop(); /* no agent record can notify the stream any more */
     ws_stop();
     launch_stop();
     sessions_lock();
@@ -352,9 +354,9 @@ static int list_processes(void)
     printf("%-8s %-10s %-24s %-8s %s\n", "PID", "RUNTIME", "ENTRY ASSEMBLY", "AGENT", "COMMAND");
     for (i = 0; i < count; i++) {
         int ok = ipc_process_info(entries[i].pid, info, err, sizeof(err)) == IPC_OK;
-        printf("%-8d %-10s %-24.24s %-8s %s\n", (int)entries[i].pid, ok ? info->runtime_version : "?",
-               ok ? info->entrypoint_assembly : "?", agent_loaded(entries[i].pid) ? "loaded" : "-",
-               ok ? info->command_line : err);
+        printf("%-8d %-10s %-24.24s %-8s %s\n", (int)entries[i].pid,
+               ok ? info->runtime_version : "?", ok ? info->entrypoint_assembly : "?",
+               agent_loaded(entries[i].pid) ? "loaded" : "-", ok ? info->command_line : err);
     }
     if (count == 0)
         fprintf(stderr, "jitscope ps: no .NET processes of this user with a diagnostics socket\n");
@@ -422,11 +424,13 @@ static int remote_find_session(const cli_options *o, long wanted, char *err, siz
         return -1;
     }
     list = json_object_get(body, "sessions");
-    json_array_foreach(list, i, s) {
+    json_array_foreach(list, i, s)
+    {
         if (json_integer_value(json_object_get(s, "id")) == wanted)
             found = (int)wanted;
     }
-    json_array_foreach(list, i, s) {
+    json_array_foreach(list, i, s)
+    {
         const char *state = json_string_value(json_object_get(s, "state"));
         if (found < 0 && json_integer_value(json_object_get(s, "pid")) == wanted && state &&
             strcmp(state, "live") == 0)
@@ -476,8 +480,9 @@ static int remote_detach(cli_options *o)
         }
         state = json_string_value(json_object_get(body, "state"));
         if (state && strcmp(state, "detached") == 0) {
-            printf("session %d detached in %.1f ms\n", id,
-                   json_number_value(json_object_get(json_object_get(body, "detach"), "duration_ms")));
+            printf(
+                "session %d detached in %.1f ms\n", id,
+                json_number_value(json_object_get(json_object_get(body, "detach"), "duration_ms")));
             json_decref(body);
             return 0;
         }

@@ -23,7 +23,7 @@
 
 typedef struct candidate {
     ipc_target t;
-    int score;                       /* 0 none; higher is better, see match_score */
+    int score; /* 0 none; higher is better, see match_score */
     uid_t sock_uid;
     char path[IPC_PATH_MAX];
 } candidate;
@@ -152,7 +152,8 @@ static void scan_dir(scan_state *s, const char *dir)
             if (c->t.ns_pid != p)
                 continue;
             if (!stated) {
-                if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISSOCK(st.st_mode))
+                if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+                    !S_ISSOCK(st.st_mode))
                     break;
                 stated = 1;
             }

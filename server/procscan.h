@@ -27,11 +27,11 @@
 #define PROCSCAN_MORE 1
 
 typedef struct procscan_entry {
-    pid_t pid;                       /* as seen from here */
-    pid_t ns_pid;                    /* as seen by the target (differs in a container) */
-    uid_t uid;                       /* owner of the socket */
-    int can_attach;                  /* 1: socket is ours, or we are root */
-    uint64_t start_time;             /* field 22 of /proc/{pid}/stat */
+    pid_t pid;           /* as seen from here */
+    pid_t ns_pid;        /* as seen by the target (differs in a container) */
+    uid_t uid;           /* owner of the socket */
+    int can_attach;      /* 1: socket is ours, or we are root */
+    uint64_t start_time; /* field 22 of /proc/{pid}/stat */
     char socket_path[IPC_PATH_MAX];
 } procscan_entry;
 

@@ -111,8 +111,7 @@ void profile_apply_status(profile_state *p, struct session *log, const wire_reco
         p->stopped_ns = when_ns;
         p->hresult = st->hresult;
         break;
-    default: /* WIRE_PROFILE_RATE: the budget moved the rate */
-        break;
+    default: /* WIRE_PROFILE_RATE: the budget moved the rate */ break;
     }
     if (st->requested_millihz)
         p->requested_millihz = st->requested_millihz;
@@ -150,7 +149,8 @@ static int profile_thread_index(profile_state *p, uint64_t thread_id, uint32_t o
         return (int)i;
     }
     if (thread_id == 0 ||
-        grow_reserve((void **)&p->threads, &p->thread_cap, p->thread_count, sizeof(*p->threads), 256, PROFILE_MAX_THREADS, GROW_KEEP) != 0 ||
+        grow_reserve((void **)&p->threads, &p->thread_cap, p->thread_count, sizeof(*p->threads),
+                     256, PROFILE_MAX_THREADS, GROW_KEEP) != 0 ||
         idmap_put(&p->thread_index, thread_id, (uint32_t)p->thread_count) != 0)
         return -1;
     t = &p->threads[p->thread_count];
@@ -212,8 +212,10 @@ static int profile_stack_id(profile_state *p, const uint64_t *seq, uint32_t dept
     }
     if (p->stack_count >= PROFILE_MAX_STACKS || p->frame_count + depth > PROFILE_MAX_FRAMES ||
         ((p->stack_count + 1) * 2 > p->index_cap && profile_grow_index(p) != 0) ||
-        grow_reserve((void **)&p->stacks, &p->stack_cap, p->stack_count, sizeof(*p->stacks), 256, PROFILE_MAX_STACKS, GROW_KEEP) != 0 ||
-        (depth && grow_reserve((void **)&p->frames, &p->frame_cap, p->frame_count + depth - 1, sizeof(*p->frames), 256, PROFILE_MAX_FRAMES, GROW_KEEP) != 0)) {
+        grow_reserve((void **)&p->stacks, &p->stack_cap, p->stack_count, sizeof(*p->stacks), 256,
+                     PROFILE_MAX_STACKS, GROW_KEEP) != 0 ||
+        (depth && grow_reserve((void **)&p->frames, &p->frame_cap, p->frame_count + depth - 1,
+                               sizeof(*p->frames), 256, PROFILE_MAX_FRAMES, GROW_KEEP) != 0)) {
         p->dropped_stacks++;
         return -1;
     }
@@ -268,11 +270,12 @@ void profile_add_walk(profile_state *p, const stacks_walk *w, uint32_t effective
         if (p->sample_count >= PROFILE_MAX_SAMPLES ||
             (thread = profile_thread_index(p, t->thread_id, t->os_thread_id)) < 0 ||
             (stack = profile_stack_id(p, seq, depth)) < 0 ||
-            grow_reserve((void **)&p->samples, &p->sample_cap, p->sample_count, sizeof(*p->samples), 256, PROFILE_MAX_SAMPLES, GROW_KEEP) != 0) {
+            grow_reserve((void **)&p->samples, &p->sample_cap, p->sample_count, sizeof(*p->samples),
+                         256, PROFILE_MAX_SAMPLES, GROW_KEEP) != 0) {
             p->dropped_samples++;
             continue;
         }
-        p->samples[p->sample_count++] =
-            (profile_sample){.t_ms = t_ms, .thread = (uint16_t)thread, .stack = (uint16_t)stack};
+        p->samples[p->sample_count++] = (profile_sample){
+            .t_ms = t_ms, .thread = (uint16_t)thread, .stack = (uint16_t)stack};
     }
 }

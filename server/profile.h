@@ -23,25 +23,25 @@
 #include "idmap.h"
 #include "stacks.h"
 
-#define PROFILE_MAX_STACKS 65536u       /* distinct stacks: ids fit a uint16_t */
-#define PROFILE_MAX_FRAMES (1u << 21)   /* FunctionIDs in all distinct stacks: 16 MiB */
-#define PROFILE_MAX_SAMPLES (1u << 20)  /* thread samples: 8 MiB */
-#define PROFILE_MAX_THREADS 65535u      /* threads told apart: index fits a uint16_t */
+#define PROFILE_MAX_STACKS 65536u      /* distinct stacks: ids fit a uint16_t */
+#define PROFILE_MAX_FRAMES (1u << 21)  /* FunctionIDs in all distinct stacks: 16 MiB */
+#define PROFILE_MAX_SAMPLES (1u << 20) /* thread samples: 8 MiB */
+#define PROFILE_MAX_THREADS 65535u     /* threads told apart: index fits a uint16_t */
 #define PROFILE_MAX_DEPTH (WIRE_STACK_MAX_FRAMES + 1u) /* frames + the truncation mark */
-#define PROFILE_FRAME_TRUNCATED 1u      /* pseudo FunctionID: the stack was cut here */
-#define PROFILE_HIST_BUCKETS 976u       /* suspension histogram: 16 per power of two */
+#define PROFILE_FRAME_TRUNCATED 1u /* pseudo FunctionID: the stack was cut here */
+#define PROFILE_HIST_BUCKETS 976u  /* suspension histogram: 16 per power of two */
 
 enum profile_run_state { PROFILE_IDLE = 0, PROFILE_RUNNING = 1, PROFILE_STOPPED = 2 };
 
 typedef struct profile_sample {
-    uint32_t t_ms;          /* wall clock ms after base_ns */
-    uint16_t thread;        /* index in threads */
-    uint16_t stack;         /* stack id */
+    uint32_t t_ms;   /* wall clock ms after base_ns */
+    uint16_t thread; /* index in threads */
+    uint16_t stack;  /* stack id */
 } profile_sample;
 
 typedef struct profile_stack {
     uint64_t hash;
-    uint32_t first;         /* index of its leaf frame in frames */
+    uint32_t first; /* index of its leaf frame in frames */
     uint32_t depth;
 } profile_stack;
 
@@ -53,26 +53,26 @@ typedef struct profile_thread {
 
 typedef struct profile_state {
     /* status */
-    int state;              /* profile_run_state */
+    int state; /* profile_run_state */
     uint32_t requested_millihz, effective_millihz, budget_permille;
-    int32_t hresult;        /* why the agent refused to start, 0 */
-    int64_t started_ns, stopped_ns; /* wall clock */
+    int32_t hresult;                            /* why the agent refused to start, 0 */
+    int64_t started_ns, stopped_ns;             /* wall clock */
     uint64_t agent_samples, agent_suspended_ns; /* as the agent last reported them */
-    uint64_t walks;         /* sample walks received */
-    uint64_t thread_samples;/* thread stacks in them (kept and dropped) */
+    uint64_t walks;                             /* sample walks received */
+    uint64_t thread_samples;                    /* thread stacks in them (kept and dropped) */
     uint64_t suspended_ns_total, suspend_ns_max;
     uint32_t suspend_hist[PROFILE_HIST_BUCKETS];
     uint64_t dropped_samples, dropped_stacks;
     /* data */
-    int64_t base_ns;        /* wall clock of t_ms 0: the first sample */
+    int64_t base_ns; /* wall clock of t_ms 0: the first sample */
     int has_base;
     profile_sample *samples;
     size_t sample_count, sample_cap;
     profile_stack *stacks;
     size_t stack_count, stack_cap;
-    uint64_t *frames;       /* the stacks' FunctionIDs, each stack leaf first */
+    uint64_t *frames; /* the stacks' FunctionIDs, each stack leaf first */
     size_t frame_count, frame_cap;
-    uint32_t *index;        /* open addressing on the hash: stack id + 1, 0 empty */
+    uint32_t *index; /* open addressing on the hash: stack id + 1, 0 empty */
     size_t index_cap;
     profile_thread *threads;
     size_t thread_count, thread_cap;

@@ -46,9 +46,8 @@ static json_t *export_timeline(const profile_view *v)
     size_t i;
 
     for (i = 0; i < v->second_count; i++)
-        json_array_append_new(list, json_pack("{s:I, s:I}", "t_ms",
-                                              (json_int_t)v->seconds[i].t_ms, "samples",
-                                              (json_int_t)v->seconds[i].samples));
+        json_array_append_new(list, json_pack("{s:I, s:I}", "t_ms", (json_int_t)v->seconds[i].t_ms,
+                                              "samples", (json_int_t)v->seconds[i].samples));
     return list;
 }
 
@@ -56,7 +55,7 @@ static json_t *export_timeline(const profile_view *v)
 
 typedef struct tree_node {
     uint64_t value, self;
-    uint32_t sym;           /* TREE_NONE for the root */
+    uint32_t sym; /* TREE_NONE for the root */
     uint32_t first_child, next_sibling;
     uint32_t depth;
     int keep;
@@ -78,8 +77,8 @@ static int tree_build(tree *t)
     t->nodes = calloc(v->frame_count + 1, sizeof(*t->nodes));
     if (!t->nodes)
         return -1;
-    t->nodes[0] = (tree_node){.sym = TREE_NONE, .first_child = TREE_NONE,
-                              .next_sibling = TREE_NONE, .keep = 1};
+    t->nodes[0] = (tree_node){
+        .sym = TREE_NONE, .first_child = TREE_NONE, .next_sibling = TREE_NONE, .keep = 1};
     t->count = 1;
     for (i = 0; i < v->stack_count; i++) {
         const profile_view_stack *st = &v->stacks[i];
@@ -93,9 +92,11 @@ static int tree_build(tree *t)
 
             if (child == IDMAP_MISSING) {
                 child = (uint32_t)t->count++;
-                t->nodes[child] = (tree_node){.sym = sym, .first_child = TREE_NONE,
+                t->nodes[child] = (tree_node){.sym = sym,
+                                              .first_child = TREE_NONE,
                                               .next_sibling = t->nodes[node].first_child,
-                                              .depth = t->nodes[node].depth + 1, .keep = 1};
+                                              .depth = t->nodes[node].depth + 1,
+                                              .keep = 1};
                 t->nodes[node].first_child = child;
                 if (idmap_put(&children, key, child) != 0) {
                     idmap_free(&children);
@@ -156,12 +157,12 @@ static int tree_sibling_order(const void *a, const void *b, void *arg)
     return strcmp(export_name(t->v, x->sym), export_name(t->v, y->sym));
 }
 
-static json_t *tree_node_json(const char *name, const char *module, uint64_t value,
-                              uint64_t self, json_t *children)
+static json_t *tree_node_json(const char *name, const char *module, uint64_t value, uint64_t self,
+                              json_t *children)
 {
     return json_pack("{s:s, s:o, s:I, s:I, s:o}", "name", name, "module",
-                     module ? json_string(module) : json_null(), "value", (json_int_t)value,
-                     "self", (json_int_t)self, "children", children);
+                     module ? json_string(module) : json_null(), "value", (json_int_t)value, "self",
+                     (json_int_t)self, "children", children);
 }
 
 static json_t *tree_json(const tree *t, uint32_t i)
@@ -295,7 +296,7 @@ int profile_export_folded(const profile_view *v, textbuf *out, const char **why)
 /* ---- speedscope ------------------------------------------------------------------------- */
 
 typedef struct speedscope_run {
-    uint32_t stack;         /* UINT32_MAX: none yet */
+    uint32_t stack; /* UINT32_MAX: none yet */
     uint64_t weight;
 } speedscope_run;
 
@@ -368,7 +369,8 @@ json_t *profile_export_speedscope(const profile_view *v, const char *name, size_
     size_t i;
 
     if (speedscope_estimate(v) > max_bytes) {
-        *why = "the speedscope file would be larger than the response limit; filter by thread or time";
+        *why =
+            "the speedscope file would be larger than the response limit; filter by thread or time";
         return NULL;
     }
     stacks = calloc(v->stack_count + 1, sizeof(*stacks));
@@ -406,16 +408,17 @@ json_t *profile_export_speedscope(const profile_view *v, const char *name, size_
             speedscope_flush(v, stacks, indexes, &run[i], samples[i], weights[i]);
     profiles = json_array();
     for (i = 0; i < v->thread_count; i++) {
-        json_array_append_new(profiles, json_pack("{s:s, s:o, s:s, s:i, s:I, s:o, s:o}",
-            "type", "sampled", "name", speedscope_profile_name(&v->threads[i]), "unit", "none",
-            "startValue", 0, "endValue", (json_int_t)v->threads[i].samples,
-            "samples", samples[i], "weights", weights[i]));
+        json_array_append_new(
+            profiles, json_pack("{s:s, s:o, s:s, s:i, s:I, s:o, s:o}", "type", "sampled", "name",
+                                speedscope_profile_name(&v->threads[i]), "unit", "none",
+                                "startValue", 0, "endValue", (json_int_t)v->threads[i].samples,
+                                "samples", samples[i], "weights", weights[i]));
         samples[i] = weights[i] = NULL;
     }
-    file = json_pack("{s:s, s:{s:o}, s:o, s:s, s:i, s:s}",
-                     "$schema", "https://www.speedscope.app/file-format-schema.json",
-                     "shared", "frames", frames, "profiles", profiles, "name", name,
-                     "activeProfileIndex", 0, "exporter", "jitscope@" JITSCOPE_VERSION);
+    file = json_pack("{s:s, s:{s:o}, s:o, s:s, s:i, s:s}", "$schema",
+                     "https://www.speedscope.app/file-format-schema.json", "shared", "frames",
+                     frames, "profiles", profiles, "name", name, "activeProfileIndex", 0,
+                     "exporter", "jitscope@" JITSCOPE_VERSION);
     if (!file)
         *why = "could not build the speedscope file";
 done:

@@ -73,8 +73,7 @@ static int profile_view_seconds(profile_view *v, int64_t *ms, size_t n)
 }
 
 /* Copies the used stacks (count[i] > 0) as symbol indexes; remap[i] = view index. */
-static int profile_view_stacks(profile_view *v, session *s, const uint64_t *count,
-                               uint32_t *remap)
+static int profile_view_stacks(profile_view *v, session *s, const uint64_t *count, uint32_t *remap)
 {
     const profile_state *p = &s->profile;
     size_t i, frames = 0, used = 0;
@@ -185,8 +184,8 @@ int profile_view_take(profile_view *v, session *s, const profile_query *q)
             int64_t at = p->base_ns + (int64_t)e->t_ms * 1000000;
             if (!selected[e->thread] || at < q->from_ns || at > q->to_ns)
                 continue;
-            v->samples[v->sample_count++] =
-                (profile_view_sample){thread_remap[e->thread], stack_remap[e->stack]};
+            v->samples[v->sample_count++] = (profile_view_sample){thread_remap[e->thread],
+                                                                  stack_remap[e->stack]};
         }
     }
     free(count);

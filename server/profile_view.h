@@ -27,41 +27,41 @@ typedef struct profile_query {
 } profile_query;
 
 typedef struct profile_view_stack {
-    uint32_t first;         /* its leaf frame in frames */
-    uint32_t depth;         /* >= 1: an empty stack is one "[unknown]" frame */
-    uint64_t count;         /* samples */
+    uint32_t first; /* its leaf frame in frames */
+    uint32_t depth; /* >= 1: an empty stack is one "[unknown]" frame */
+    uint64_t count; /* samples */
 } profile_view_stack;
 
 typedef struct profile_view_thread {
     uint64_t thread_id;
     uint32_t os_thread_id;
-    char *name;             /* NULL: none */
+    char *name; /* NULL: none */
     uint64_t samples;
 } profile_view_thread;
 
 typedef struct profile_view_sample {
-    uint32_t thread;        /* index in threads */
-    uint32_t stack;         /* index in stacks */
+    uint32_t thread; /* index in threads */
+    uint32_t stack;  /* index in stacks */
 } profile_view_sample;
 
 typedef struct profile_view_second {
-    int64_t t_ms;           /* the second's start, Unix ms */
+    int64_t t_ms; /* the second's start, Unix ms */
     uint64_t samples;
 } profile_view_second;
 
 typedef struct profile_view {
     symbols syms;
-    profile_view_stack *stacks;     /* only stacks with samples */
+    profile_view_stack *stacks; /* only stacks with samples */
     size_t stack_count;
-    uint32_t *frames;               /* symbol indexes, each stack leaf first */
+    uint32_t *frames; /* symbol indexes, each stack leaf first */
     size_t frame_count;
-    profile_view_thread *threads;   /* only threads with samples, first seen first */
+    profile_view_thread *threads; /* only threads with samples, first seen first */
     size_t thread_count;
-    profile_view_sample *samples;   /* with_samples only */
+    profile_view_sample *samples; /* with_samples only */
     size_t sample_count;
-    profile_view_second *seconds;   /* ascending */
+    profile_view_second *seconds; /* ascending */
     size_t second_count;
-    uint64_t total;                 /* samples matched */
+    uint64_t total; /* samples matched */
 } profile_view;
 
 struct session;

@@ -144,8 +144,8 @@ static session_module *session_module_entry(session *s, uint64_t id, int *create
     *created = 0;
     if (m || id == 0)
         return m;
-    m = session_append(s, (void **)&s->modules, &s->module_count, &s->module_cap,
-                       &s->module_index, sizeof(*m), SESSION_MAX_MODULES, id);
+    m = session_append(s, (void **)&s->modules, &s->module_count, &s->module_cap, &s->module_index,
+                       sizeof(*m), SESSION_MAX_MODULES, id);
     if (m) {
         m->module_id = id;
         *created = 1;
@@ -185,7 +185,8 @@ void session_log_event(session *s, uint16_t type, uint16_t flags, int64_t when, 
     size_t index = (size_t)(s->event_seq % SESSION_MAX_EVENTS);
 
     if (s->event_seq < SESSION_MAX_EVENTS &&
-        grow_reserve((void **)&s->events, &s->event_cap, (size_t)s->event_seq, sizeof(*e), 64, SESSION_MAX_EVENTS, GROW_ZERO) != 0) {
+        grow_reserve((void **)&s->events, &s->event_cap, (size_t)s->event_seq, sizeof(*e), 64,
+                     SESSION_MAX_EVENTS, GROW_ZERO) != 0) {
         s->capacity_drops++;
         return;
     }
@@ -201,8 +202,8 @@ void session_log_event(session *s, uint16_t type, uint16_t flags, int64_t when, 
     e->extra = extra;
 }
 
-static void session_log(session *s, const wire_record *r, int64_t when, uint64_t id,
-                        uint64_t value, uint32_t extra)
+static void session_log(session *s, const wire_record *r, int64_t when, uint64_t id, uint64_t value,
+                        uint32_t extra)
 {
     session_log_event(s, r->type, r->flags, when, id, value, extra);
 }
@@ -253,8 +254,8 @@ static uint64_t session_jit_duration(session_thread *t, uint64_t function_id, ui
  * when the start was new. */
 static int session_add_code_version(session_function *f, uint64_t code_start)
 {
-    uint32_t i, known = f->versions < SESSION_MAX_CODE_VERSIONS ? f->versions
-                                                                  : SESSION_MAX_CODE_VERSIONS;
+    uint32_t i,
+        known = f->versions < SESSION_MAX_CODE_VERSIONS ? f->versions : SESSION_MAX_CODE_VERSIONS;
 
     if (code_start == 0)
         return 0;
@@ -393,8 +394,7 @@ static void session_apply_thread(session *s, const wire_record *r, int64_t when)
             t->name = NULL;
         }
         break;
-    default: /* WIRE_THREAD_OS_ID */
-        return;
+    default: /* WIRE_THREAD_OS_ID */ return;
     }
     session_log(s, r, when, w->thread_id, t->os_thread_id, 0);
 }
@@ -455,9 +455,7 @@ int session_apply(session *s, const wire_record *r, int64_t now_ns, const char *
         }
         break;
     }
-    case WIRE_JIT_FINISHED:
-        session_apply_jit(s, r, when);
-        break;
+    case WIRE_JIT_FINISHED: session_apply_jit(s, r, when); break;
     case WIRE_FUNCTION_NAME: {
         const wire_function_name *n = &r->u.function_name;
         session_function *f = session_function_entry(s, n->function_id, &created);
@@ -472,9 +470,7 @@ int session_apply(session *s, const wire_record *r, int64_t now_ns, const char *
         }
         break;
     }
-    case WIRE_MODULE_LOADED:
-        session_apply_module(s, r, when);
-        break;
+    case WIRE_MODULE_LOADED: session_apply_module(s, r, when); break;
     case WIRE_MODULE_UNLOADED: {
         session_module *m = session_module_entry(s, r->u.module_unloaded.module_id, &created);
         if (m) {
@@ -494,14 +490,9 @@ int session_apply(session *s, const wire_record *r, int64_t now_ns, const char *
     case WIRE_THREAD_CREATED:
     case WIRE_THREAD_DESTROYED:
     case WIRE_THREAD_OS_ID:
-    case WIRE_THREAD_NAME:
-        session_apply_thread(s, r, when);
-        break;
-    case WIRE_DROPS:
-        s->drops = r->u.drops;
-        break;
-    case WIRE_CATCHUP_BEGIN:
-        break;
+    case WIRE_THREAD_NAME: session_apply_thread(s, r, when); break;
+    case WIRE_DROPS: s->drops = r->u.drops; break;
+    case WIRE_CATCHUP_BEGIN: break;
     case WIRE_CATCHUP_END:
         s->catchups++;
         s->last_catchup = r->u.catchup;
@@ -514,11 +505,8 @@ int session_apply(session *s, const wire_record *r, int64_t now_ns, const char *
         }
         session_log(s, r, when, 0, (uint64_t)(uint32_t)r->u.detach.hresult, r->u.detach.state);
         break;
-    case WIRE_PONG:
-        break;
-    case WIRE_STACK_THREAD:
-        stacks_apply_thread(&s->stacks, r);
-        break;
+    case WIRE_PONG: break;
+    case WIRE_STACK_THREAD: stacks_apply_thread(&s->stacks, r); break;
     case WIRE_STACK_END:
         sample = stacks_apply_end(&s->stacks, s, r, when);
         if (sample) {
@@ -526,17 +514,13 @@ int session_apply(session *s, const wire_record *r, int64_t now_ns, const char *
             stacks_walk_recycle(sample);
         }
         break;
-    case WIRE_PROFILE_STATUS:
-        profile_apply_status(&s->profile, s, r, when);
-        break;
+    case WIRE_PROFILE_STATUS: profile_apply_status(&s->profile, s, r, when); break;
     case WIRE_GC_STARTED:
     case WIRE_GC_FINISHED:
     case WIRE_RUNTIME_SUSPEND:
         timeline_apply(&s->timeline, s->profile.state == PROFILE_RUNNING, s, r, when);
         break;
-    default:
-        *why = "record type not valid from an agent";
-        return -1;
+    default: *why = "record type not valid from an agent"; return -1;
     }
     return 0;
 }

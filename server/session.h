@@ -24,7 +24,8 @@
 #include "timeline.h"
 #include "wire_decode.h"
 
-#define SESSION_ID_MAX 1000000 /* session ids are 1..SESSION_ID_MAX (REST paths, stream subscriptions) */
+#define SESSION_ID_MAX                                                                             \
+    1000000 /* session ids are 1..SESSION_ID_MAX (REST paths, stream subscriptions) */
 #define SESSION_MAX_FUNCTIONS (4u * 1024u * 1024u)
 #define SESSION_MAX_MODULES (256u * 1024u)
 #define SESSION_MAX_THREADS (256u * 1024u)
@@ -48,18 +49,18 @@ typedef struct session_function {
     uint64_t function_id, module_id, thread_id;
     uint64_t code_start[SESSION_MAX_CODE_VERSIONS]; /* distinct native code versions seen */
     char *name;
-    uint32_t versions;      /* distinct code starts; 2+ means re-JIT (tier-up, OSR...) */
+    uint32_t versions; /* distinct code starts; 2+ means re-JIT (tier-up, OSR...) */
     uint32_t token, il_size, native_size;
-    uint32_t flags;         /* WIRE_FLAG_CATCHUP (only known from enumeration), _DYNAMIC */
+    uint32_t flags; /* WIRE_FLAG_CATCHUP (only known from enumeration), _DYNAMIC */
     int32_t hresult;
-    uint32_t jit_count;     /* compilations observed live */
-    uint32_t jitted;        /* 1: a JIT record (live or catch-up) named it. 0: known only
+    uint32_t jit_count;   /* compilations observed live */
+    uint32_t jitted;      /* 1: a JIT record (live or catch-up) named it. 0: known only
                                from a name record and stacks (ReadyToRun code, or compiled
                                before attach and not enumerated): named in stacks and
                                profiles, but not listed by /functions nor counted */
-    int64_t first_jit_ns;   /* wall clock, Unix ns */
+    int64_t first_jit_ns; /* wall clock, Unix ns */
     int64_t last_jit_ns;
-    uint64_t jit_time_ns;   /* duration of the last compilation (Finished - Started) */
+    uint64_t jit_time_ns; /* duration of the last compilation (Finished - Started) */
     uint64_t jit_time_total_ns;
 } session_function;
 
@@ -78,8 +79,11 @@ typedef struct session_thread {
     char *name;
     int alive;
     int64_t created_ns, ended_ns;
-    unsigned jit_depth;     /* JIT started without finished on this thread */
-    struct { uint64_t function_id; uint64_t start_ns; } jit_stack[SESSION_JIT_NESTING];
+    unsigned jit_depth; /* JIT started without finished on this thread */
+    struct {
+        uint64_t function_id;
+        uint64_t start_ns;
+    } jit_stack[SESSION_JIT_NESTING];
 } session_thread;
 
 /* One entry of the event log behind /events and the live stream (40 bytes).
@@ -96,11 +100,11 @@ typedef struct session_thread {
  *   PROFILE_STATUS   requested mHz | budget permille << 32, effective mHz, wire state (`profile`)
  * time_ns is when it began (a GC's or a suspension's start). */
 typedef struct session_event {
-    uint64_t seq;           /* per session, from 1, no gaps */
-    int64_t time_ns;        /* wall clock of the event in the target */
+    uint64_t seq;    /* per session, from 1, no gaps */
+    int64_t time_ns; /* wall clock of the event in the target */
     uint64_t id;
     uint64_t value;
-    uint16_t type;          /* wire_record_type */
+    uint16_t type; /* wire_record_type */
     uint16_t flags;
     uint32_t extra;
 } session_event;
@@ -112,7 +116,7 @@ typedef struct session {
     session_state state;
     char token[WIRE_TOKEN_LEN + 1];
     char *command_line;
-    char error[256];        /* why a launch/attach failed, or the detach refusal */
+    char error[256]; /* why a launch/attach failed, or the detach refusal */
     int has_exit_code, exit_code;
     int64_t created_ns, connected_ns, ended_ns;
     /* runtime identity from the hello */
@@ -120,7 +124,7 @@ typedef struct session {
     uint32_t ring_bytes;
     int64_t clock_offset_ns; /* realtime - monotonic of the target */
     /* link */
-    int link_id;            /* connection currently bound, 0 when none */
+    int link_id; /* connection currently bound, 0 when none */
     uint64_t records, bytes, last_seq, seq_gaps, connections;
     wire_drops drops;
     uint64_t catchups;
@@ -145,7 +149,7 @@ typedef struct session {
     /* event log: ring of SESSION_MAX_EVENTS */
     session_event *events;
     size_t event_cap;
-    uint64_t event_seq;     /* last seq given */
+    uint64_t event_seq; /* last seq given */
     uint64_t events_evicted;
 } session;
 

@@ -90,8 +90,10 @@ void stacks_apply_thread(stacks_state *st, const wire_record *r)
     room = WIRE_STACK_MAX_TOTAL_FRAMES - w->frame_count;
     if (n > room)
         n = room; /* keep the leaf end, as the agent would have */
-    if (grow_reserve((void **)&w->threads, &w->thread_cap, w->thread_count, sizeof(*e), 16, WIRE_STACK_MAX_THREADS, GROW_KEEP) != 0 ||
-        (n && grow_reserve((void **)&w->frames, &w->frame_cap, w->frame_count + n - 1, sizeof(*w->frames), 16, WIRE_STACK_MAX_TOTAL_FRAMES, GROW_KEEP) != 0)) {
+    if (grow_reserve((void **)&w->threads, &w->thread_cap, w->thread_count, sizeof(*e), 16,
+                     WIRE_STACK_MAX_THREADS, GROW_KEEP) != 0 ||
+        (n && grow_reserve((void **)&w->frames, &w->frame_cap, w->frame_count + n - 1,
+                           sizeof(*w->frames), 16, WIRE_STACK_MAX_TOTAL_FRAMES, GROW_KEEP) != 0)) {
         st->capacity_drops++;
         return;
     }
@@ -227,7 +229,4 @@ const stacks_walk *stacks_by_request(const stacks_state *st, uint64_t request_id
     return NULL;
 }
 
-int stacks_complete(const stacks_walk *w)
-{
-    return w->thread_count >= w->threads_sent;
-}
+int stacks_complete(const stacks_walk *w) { return w->thread_count >= w->threads_sent; }

@@ -26,29 +26,29 @@
 
 #include "wire.h"
 
-#define STACKS_KEEP 64u                 /* newest snapshots kept per session */
-#define STACKS_KEEP_FRAMES (1u << 20)   /* frames kept in those snapshots: 16 MiB */
-#define STACKS_PENDING 4u               /* walks assembled at the same time */
-#define STACKS_CLOSED_MEMORY 64u        /* recently closed snapshot_ids remembered */
+#define STACKS_KEEP 64u               /* newest snapshots kept per session */
+#define STACKS_KEEP_FRAMES (1u << 20) /* frames kept in those snapshots: 16 MiB */
+#define STACKS_PENDING 4u             /* walks assembled at the same time */
+#define STACKS_CLOSED_MEMORY 64u      /* recently closed snapshot_ids remembered */
 
 typedef struct stacks_thread {
     uint64_t thread_id;
     uint64_t walk_ns;
     uint32_t os_thread_id;
     int32_t hresult;
-    uint32_t first_frame;   /* index of its first (leaf) frame in the walk's frames */
+    uint32_t first_frame; /* index of its first (leaf) frame in the walk's frames */
     uint32_t frame_count;
-    uint32_t flags;         /* WIRE_STACK_TRUNCATED */
+    uint32_t flags; /* WIRE_STACK_TRUNCATED */
     uint32_t reserved;
 } stacks_thread;
 
 /* One walk: being assembled (pending), or a kept snapshot. */
 typedef struct stacks_walk {
-    uint64_t snapshot_id;   /* the agent's; 0: a free pending slot */
-    uint64_t id;            /* kept snapshots: the session's number, from 1 */
-    uint64_t request_id;    /* from the END: the POST /stacks that asked for it */
-    uint64_t age;           /* pending: order of creation, to abandon the oldest */
-    int64_t time_ns;        /* wall clock of the suspension */
+    uint64_t snapshot_id; /* the agent's; 0: a free pending slot */
+    uint64_t id;          /* kept snapshots: the session's number, from 1 */
+    uint64_t request_id;  /* from the END: the POST /stacks that asked for it */
+    uint64_t age;         /* pending: order of creation, to abandon the oldest */
+    int64_t time_ns;      /* wall clock of the suspension */
     uint64_t suspend_ns, walk_ns;
     int32_t hresult;
     uint32_t retries, threads_sent, threads_total, kind;
@@ -68,11 +68,11 @@ typedef struct stacks_state {
     uint64_t kept_frames;
     uint64_t closed[STACKS_CLOSED_MEMORY]; /* ring of snapshot_ids whose END came */
     unsigned closed_next;
-    uint64_t last_id;       /* number of the newest kept snapshot */
-    uint64_t lost_walks;    /* abandoned before their END */
+    uint64_t last_id;         /* number of the newest kept snapshot */
+    uint64_t lost_walks;      /* abandoned before their END */
     uint64_t ignored_records; /* late, repeated, or over a cap */
-    uint64_t capacity_drops;/* threads lost to a failed allocation */
-    int requests_waiting;   /* POST /stacks calls waiting on this session (api) */
+    uint64_t capacity_drops;  /* threads lost to a failed allocation */
+    int requests_waiting;     /* POST /stacks calls waiting on this session (api) */
 } stacks_state;
 
 struct session;

@@ -19,18 +19,18 @@
 #define SYMBOLS_MAX (1u << 22)
 
 typedef struct symbol {
-    uint64_t function_id;   /* 0 for [native] and labels */
+    uint64_t function_id; /* 0 for [native] and labels */
     char *name;
-    char *module;           /* NULL: none known */
-    int native;             /* 1 for [native] */
+    char *module; /* NULL: none known */
+    int native;   /* 1 for [native] */
 } symbol;
 
 typedef struct symbols {
     symbol *items;
     size_t count, cap;
-    idmap index;            /* FunctionID -> item */
-    uint32_t native_plus1;  /* index of [native] + 1, 0 until needed */
-    size_t text_bytes;      /* bytes of names and modules copied */
+    idmap index;           /* FunctionID -> item */
+    uint32_t native_plus1; /* index of [native] + 1, 0 until needed */
+    size_t text_bytes;     /* bytes of names and modules copied */
 } symbols;
 
 struct session;

@@ -11,10 +11,10 @@
 #include <stddef.h>
 
 typedef struct textbuf {
-    char *data;             /* NUL-terminated when length > 0 */
+    char *data; /* NUL-terminated when length > 0 */
     size_t length, cap;
-    size_t max;             /* bytes of text allowed, the NUL not counted */
-    int overflow;           /* an append failed (cap or memory) */
+    size_t max;   /* bytes of text allowed, the NUL not counted */
+    int overflow; /* an append failed (cap or memory) */
 } textbuf;
 
 void textbuf_init(textbuf *b, size_t max);

@@ -128,13 +128,11 @@ void timeline_apply(timeline_state *t, int profiling, struct session *log, const
             else
                 t->unmatched++;
             break;
-        default: /* SUSPEND_FINISHED, RESUME_STARTED: nothing to pair */
-            break;
+        default: /* SUSPEND_FINISHED, RESUME_STARTED: nothing to pair */ break;
         }
         break;
     }
-    default:
-        break;
+    default: break;
     }
 }
 
@@ -225,22 +223,18 @@ static int timeline_copy(const void *items, uint64_t total, size_t elem, int64_t
 int timeline_copy_gcs(const timeline_state *t, int64_t from_ns, int64_t to_ns, size_t limit,
                       timeline_gc **out, size_t *count, size_t *matched)
 {
-    return timeline_copy(t->gcs, t->gc_total, sizeof(**out), from_ns, to_ns, limit,
+    return timeline_copy(t->gcs, t->gc_total, sizeof(**out), from_ns, to_ns, limit, (void **)out,
+                         count, matched);
+}
+
+int timeline_copy_suspensions(const timeline_state *t, int64_t from_ns, int64_t to_ns, size_t limit,
+                              timeline_suspension **out, size_t *count, size_t *matched)
+{
+    return timeline_copy(t->suspensions, t->suspension_total, sizeof(**out), from_ns, to_ns, limit,
                          (void **)out, count, matched);
 }
 
-int timeline_copy_suspensions(const timeline_state *t, int64_t from_ns, int64_t to_ns,
-                              size_t limit, timeline_suspension **out, size_t *count,
-                              size_t *matched)
-{
-    return timeline_copy(t->suspensions, t->suspension_total, sizeof(**out), from_ns, to_ns,
-                         limit, (void **)out, count, matched);
-}
-
-const char *timeline_gc_reason_name(uint32_t reason)
-{
-    return reason == 1 ? "induced" : "other";
-}
+const char *timeline_gc_reason_name(uint32_t reason) { return reason == 1 ? "induced" : "other"; }
 
 const char *timeline_suspend_reason_name(uint32_t reason)
 {

@@ -27,34 +27,34 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define TIMELINE_KEEP 65536u   /* newest GCs kept, and newest suspensions */
+#define TIMELINE_KEEP 65536u             /* newest GCs kept, and newest suspensions */
 #define TIMELINE_SUSPEND_FOR_PROFILER 9u /* COR_PRF_SUSPEND_FOR_PROFILER: jitscope's own */
 
 typedef struct timeline_gc {
-    int64_t start_ns;       /* wall clock, Unix ns */
-    uint64_t duration_ns;   /* 0 when incomplete */
-    uint32_t generations;   /* bit g set: generation g collected (3 LOH, 4 POH) */
-    uint32_t reason;        /* COR_PRF_GC_REASON: 0 other, 1 induced */
-    uint32_t complete;      /* 1: the finish was seen */
+    int64_t start_ns;     /* wall clock, Unix ns */
+    uint64_t duration_ns; /* 0 when incomplete */
+    uint32_t generations; /* bit g set: generation g collected (3 LOH, 4 POH) */
+    uint32_t reason;      /* COR_PRF_GC_REASON: 0 other, 1 induced */
+    uint32_t complete;    /* 1: the finish was seen */
     uint32_t reserved;
 } timeline_gc;
 
 typedef struct timeline_suspension {
     int64_t start_ns;
     uint64_t duration_ns;
-    uint32_t reason;        /* COR_PRF_SUSPEND_REASON */
+    uint32_t reason; /* COR_PRF_SUSPEND_REASON */
     uint32_t aborted;
 } timeline_suspension;
 
 typedef struct timeline_state {
-    timeline_gc *gcs;       /* ring of TIMELINE_KEEP, grown on demand */
+    timeline_gc *gcs; /* ring of TIMELINE_KEEP, grown on demand */
     size_t gc_cap;
-    uint64_t gc_total;      /* closed so far; entry i lives at i % TIMELINE_KEEP */
+    uint64_t gc_total; /* closed so far; entry i lives at i % TIMELINE_KEEP */
     timeline_suspension *suspensions;
     size_t suspension_cap;
     uint64_t suspension_total;
-    uint64_t unmatched;     /* ends without a start, starts without an end */
-    uint64_t capacity_drops;/* entries lost to a failed allocation */
+    uint64_t unmatched;      /* ends without a start, starts without an end */
+    uint64_t capacity_drops; /* entries lost to a failed allocation */
     /* the GC in progress, and the open suspension of each class (0 the
      * runtime's, 1 jitscope's) */
     int gc_open, suspension_open[2];
@@ -81,9 +81,8 @@ uint64_t timeline_suspensions_evicted(const timeline_state *t);
  * limit. -1 when out of memory. */
 int timeline_copy_gcs(const timeline_state *t, int64_t from_ns, int64_t to_ns, size_t limit,
                       timeline_gc **out, size_t *count, size_t *matched);
-int timeline_copy_suspensions(const timeline_state *t, int64_t from_ns, int64_t to_ns,
-                              size_t limit, timeline_suspension **out, size_t *count,
-                              size_t *matched);
+int timeline_copy_suspensions(const timeline_state *t, int64_t from_ns, int64_t to_ns, size_t limit,
+                              timeline_suspension **out, size_t *count, size_t *matched);
 
 const char *timeline_gc_reason_name(uint32_t reason);
 const char *timeline_suspend_reason_name(uint32_t reason);

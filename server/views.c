@@ -31,24 +31,22 @@ json_t *view_generations(uint32_t bits)
 json_t *view_profile_status(const profile_state *p)
 {
     json_t *o = json_pack(
-        "{s:s, s:f, s:f, s:f, s:o, s:o, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
-        "state", profile_state_name(p->state),
-        "requested_hz", (double)p->requested_millihz / 1000.0,
-        "effective_hz", (double)p->effective_millihz / 1000.0,
-        "budget_pct", (double)p->budget_permille / 10.0,
-        "started_ms", view_ms(p->started_ns), "stopped_ms", view_ms(p->stopped_ns),
-        "samples", (json_int_t)p->walks, "thread_samples", (json_int_t)p->thread_samples,
-        "suspended_ns_total", (json_int_t)p->suspended_ns_total,
-        "suspend_ns_p50", (json_int_t)profile_suspend_p50(p),
-        "suspend_ns_max", (json_int_t)p->suspend_ns_max,
-        "distinct_stacks", (json_int_t)p->stack_count,
-        "dropped_samples", (json_int_t)p->dropped_samples,
-        "dropped_stacks", (json_int_t)p->dropped_stacks);
+        "{s:s, s:f, s:f, s:f, s:o, s:o, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "state",
+        profile_state_name(p->state), "requested_hz", (double)p->requested_millihz / 1000.0,
+        "effective_hz", (double)p->effective_millihz / 1000.0, "budget_pct",
+        (double)p->budget_permille / 10.0, "started_ms", view_ms(p->started_ns), "stopped_ms",
+        view_ms(p->stopped_ns), "samples", (json_int_t)p->walks, "thread_samples",
+        (json_int_t)p->thread_samples, "suspended_ns_total", (json_int_t)p->suspended_ns_total,
+        "suspend_ns_p50", (json_int_t)profile_suspend_p50(p), "suspend_ns_max",
+        (json_int_t)p->suspend_ns_max, "distinct_stacks", (json_int_t)p->stack_count,
+        "dropped_samples", (json_int_t)p->dropped_samples, "dropped_stacks",
+        (json_int_t)p->dropped_stacks);
 
     if (o)
         json_object_set_new(o, "error",
                             p->hresult ? json_sprintf("the agent could not start sampling: "
-                                                      "HRESULT 0x%08x", (unsigned)p->hresult)
+                                                      "HRESULT 0x%08x",
+                                                      (unsigned)p->hresult)
                                        : json_null());
     return o;
 }
@@ -62,25 +60,27 @@ json_t *view_session_summary(session *s)
         alive += s->threads[i].alive != 0;
     snprintf(version, sizeof(version), "%u.%u.%u.%u", s->major, s->minor, s->build, s->qfe);
     return json_pack(
-        "{s:i, s:i, s:s, s:s, s:s, s:o, s:s, s:o, s:o, s:o, s:{s:s, s:s, s:i}, s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I}, s:{s:I, s:I, s:I, s:I, s:I, s:I}}",
+        "{s:i, s:i, s:s, s:s, s:s, s:o, s:s, s:o, s:o, s:o, s:{s:s, s:s, s:i}, s:{s:I, s:I, s:I, "
+        "s:I, s:I, s:I, s:I}, s:{s:I, s:I, s:I, s:I, s:I, s:I}}",
         "id", s->id, "pid", (int)s->pid, "mode", s->mode == SESSION_MODE_RUN ? "run" : "attach",
-        "state", session_state_name(s->state), "command_line", s->command_line,
-        "exit_code", s->has_exit_code ? json_integer(s->exit_code) : json_null(),
-        "error", s->error,
-        "created_ms", view_ms(s->created_ns), "connected_ms", view_ms(s->connected_ns),
-        "ended_ms", view_ms(s->ended_ns),
-        "runtime", "type", s->runtime_type == 2 ? "CoreCLR" : s->runtime_type ? "other" : "unknown",
+        "state", session_state_name(s->state), "command_line", s->command_line, "exit_code",
+        s->has_exit_code ? json_integer(s->exit_code) : json_null(), "error", s->error,
+        "created_ms", view_ms(s->created_ns), "connected_ms", view_ms(s->connected_ns), "ended_ms",
+        view_ms(s->ended_ns), "runtime", "type",
+        s->runtime_type == 2 ? "CoreCLR"
+        : s->runtime_type    ? "other"
+                             : "unknown",
         "version", s->connected_ns ? version : "", "clr_instance_id", (int)s->clr_instance_id,
         "counters", "functions", (json_int_t)s->functions_jitted, "modules",
         (json_int_t)s->module_count, "threads", (json_int_t)s->thread_count, "threads_alive",
-        (json_int_t)alive, "jit_compilations", (json_int_t)s->jit_compilations,
-        "jit_time_total_ns", (json_int_t)s->jit_time_total_ns, "events", (json_int_t)s->event_seq,
-        "drops", "ring_full", (json_int_t)s->drops.dropped[WIRE_DROP_RING_FULL], "too_large",
+        (json_int_t)alive, "jit_compilations", (json_int_t)s->jit_compilations, "jit_time_total_ns",
+        (json_int_t)s->jit_time_total_ns, "events", (json_int_t)s->event_seq, "drops", "ring_full",
+        (json_int_t)s->drops.dropped[WIRE_DROP_RING_FULL], "too_large",
         (json_int_t)s->drops.dropped[WIRE_DROP_TOO_LARGE], "no_server",
         (json_int_t)s->drops.dropped[WIRE_DROP_NO_SERVER], "name_failed",
         (json_int_t)s->drops.dropped[WIRE_DROP_NAME_FAILED], "total",
-        (json_int_t)(s->drops.dropped[0] + s->drops.dropped[1] + s->drops.dropped[2]),
-        "produced", (json_int_t)s->drops.produced);
+        (json_int_t)(s->drops.dropped[0] + s->drops.dropped[1] + s->drops.dropped[2]), "produced",
+        (json_int_t)s->drops.produced);
 }
 
 json_t *view_session_detail(session *s)
@@ -90,63 +90,65 @@ json_t *view_session_detail(session *s)
                        ? s->detach_finished_ns - s->detach_requested_ns
                        : 0;
 
-    json_object_set_new(o, "link", json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:b}",
-        "records", (json_int_t)s->records, "bytes", (json_int_t)s->bytes,
-        "seq_gaps", (json_int_t)s->seq_gaps, "connections", (json_int_t)s->connections,
-        "ring_bytes", (json_int_t)s->ring_bytes, "ring_used", (json_int_t)s->drops.ring_used,
-        "server_capacity_drops", (json_int_t)s->capacity_drops, "connected", s->link_id != 0));
-    json_object_set_new(o, "catchup", json_pack("{s:I, s:i, s:i, s:i, s:f}",
-        "count", (json_int_t)s->catchups, "modules", (int)s->last_catchup.modules,
-        "functions", (int)s->last_catchup.functions, "threads", (int)s->last_catchup.threads,
-        "duration_ms", (double)s->last_catchup.duration_ns / 1e6));
-    json_object_set_new(o, "detach", json_pack("{s:o, s:o, s:o, s:o}",
-        "requested_ms", view_ms(s->detach_requested_ns),
-        "finished_ms", view_ms(s->detach_finished_ns),
-        "duration_ms", took ? json_real((double)took / 1e6) : json_null(),
-        "hresult", s->detach_hresult ? json_sprintf("0x%08x", (unsigned)s->detach_hresult)
-                                     : json_null()));
+    json_object_set_new(
+        o, "link",
+        json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:b}", "records", (json_int_t)s->records,
+                  "bytes", (json_int_t)s->bytes, "seq_gaps", (json_int_t)s->seq_gaps, "connections",
+                  (json_int_t)s->connections, "ring_bytes", (json_int_t)s->ring_bytes, "ring_used",
+                  (json_int_t)s->drops.ring_used, "server_capacity_drops",
+                  (json_int_t)s->capacity_drops, "connected", s->link_id != 0));
+    json_object_set_new(o, "catchup",
+                        json_pack("{s:I, s:i, s:i, s:i, s:f}", "count", (json_int_t)s->catchups,
+                                  "modules", (int)s->last_catchup.modules, "functions",
+                                  (int)s->last_catchup.functions, "threads",
+                                  (int)s->last_catchup.threads, "duration_ms",
+                                  (double)s->last_catchup.duration_ns / 1e6));
+    json_object_set_new(
+        o, "detach",
+        json_pack("{s:o, s:o, s:o, s:o}", "requested_ms", view_ms(s->detach_requested_ns),
+                  "finished_ms", view_ms(s->detach_finished_ns), "duration_ms",
+                  took ? json_real((double)took / 1e6) : json_null(), "hresult",
+                  s->detach_hresult ? json_sprintf("0x%08x", (unsigned)s->detach_hresult)
+                                    : json_null()));
     json_object_set_new(o, "events_evicted", json_integer((json_int_t)s->events_evicted));
     json_object_set_new(o, "profile", view_profile_status(&s->profile));
-    json_object_set_new(o, "stacks", json_pack("{s:I}", "snapshots",
-                                               (json_int_t)s->stacks.kept_count));
+    json_object_set_new(o, "stacks",
+                        json_pack("{s:I}", "snapshots", (json_int_t)s->stacks.kept_count));
     return o;
 }
 
 json_t *view_function(session *s, const session_function *f)
 {
-    json_t *o = json_pack("{s:o, s:o, s:o, s:o, s:o, s:i, s:i, s:i, s:i, s:I, s:I, s:i, s:o, s:o, s:o, s:b, s:b}",
-        "function_id", view_id(f->function_id),
-        "name", view_str(f->name),
-        "module_id", view_id(f->module_id),
-        "module", view_str(session_module_name(s, f->module_id)),
-        "token", f->token ? json_sprintf("0x%08x", f->token) : json_null(),
-        "il_size", (int)f->il_size, "native_size", (int)f->native_size,
-        "versions", (int)f->versions, "jit_count", (int)f->jit_count,
-        "jit_ns", (json_int_t)f->jit_time_ns, "jit_total_ns", (json_int_t)f->jit_time_total_ns,
-        "hresult", (int)f->hresult,
-        "first_jit_ms", view_ms(f->first_jit_ns), "last_jit_ms", view_ms(f->last_jit_ns),
-        "thread_id", f->thread_id ? view_id(f->thread_id) : json_null(),
-        "catchup", (f->flags & WIRE_FLAG_CATCHUP) != 0,
-        "dynamic", (f->flags & WIRE_FLAG_DYNAMIC) != 0);
+    json_t *o = json_pack(
+        "{s:o, s:o, s:o, s:o, s:o, s:i, s:i, s:i, s:i, s:I, s:I, s:i, s:o, s:o, s:o, s:b, s:b}",
+        "function_id", view_id(f->function_id), "name", view_str(f->name), "module_id",
+        view_id(f->module_id), "module", view_str(session_module_name(s, f->module_id)), "token",
+        f->token ? json_sprintf("0x%08x", f->token) : json_null(), "il_size", (int)f->il_size,
+        "native_size", (int)f->native_size, "versions", (int)f->versions, "jit_count",
+        (int)f->jit_count, "jit_ns", (json_int_t)f->jit_time_ns, "jit_total_ns",
+        (json_int_t)f->jit_time_total_ns, "hresult", (int)f->hresult, "first_jit_ms",
+        view_ms(f->first_jit_ns), "last_jit_ms", view_ms(f->last_jit_ns), "thread_id",
+        f->thread_id ? view_id(f->thread_id) : json_null(), "catchup",
+        (f->flags & WIRE_FLAG_CATCHUP) != 0, "dynamic", (f->flags & WIRE_FLAG_DYNAMIC) != 0);
     return o;
 }
 
 json_t *view_module(const session_module *m)
 {
-    return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:b, s:b}",
-        "module_id", view_id(m->module_id), "assembly_id", view_id(m->assembly_id),
-        "path", view_str(m->path), "assembly", view_str(m->assembly),
-        "base_address", view_id(m->base_address), "loaded_ms", view_ms(m->loaded_ns),
-        "unloaded_ms", view_ms(m->unloaded_ns), "loaded", m->unloaded_ns == 0,
-        "catchup", (m->flags & WIRE_FLAG_CATCHUP) != 0);
+    return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:b, s:b}", "module_id",
+                     view_id(m->module_id), "assembly_id", view_id(m->assembly_id), "path",
+                     view_str(m->path), "assembly", view_str(m->assembly), "base_address",
+                     view_id(m->base_address), "loaded_ms", view_ms(m->loaded_ns), "unloaded_ms",
+                     view_ms(m->unloaded_ns), "loaded", m->unloaded_ns == 0, "catchup",
+                     (m->flags & WIRE_FLAG_CATCHUP) != 0);
 }
 
 json_t *view_thread(const session_thread *t)
 {
-    return json_pack("{s:o, s:i, s:o, s:b, s:o, s:o, s:b}",
-        "thread_id", view_id(t->thread_id), "os_thread_id", (int)t->os_thread_id,
-        "name", view_str(t->name), "alive", t->alive != 0, "created_ms", view_ms(t->created_ns),
-        "ended_ms", view_ms(t->ended_ns), "catchup", (t->flags & WIRE_FLAG_CATCHUP) != 0);
+    return json_pack("{s:o, s:i, s:o, s:b, s:o, s:o, s:b}", "thread_id", view_id(t->thread_id),
+                     "os_thread_id", (int)t->os_thread_id, "name", view_str(t->name), "alive",
+                     t->alive != 0, "created_ms", view_ms(t->created_ns), "ended_ms",
+                     view_ms(t->ended_ns), "catchup", (t->flags & WIRE_FLAG_CATCHUP) != 0);
 }
 
 json_t *view_event(session *s, const session_event *e)
@@ -165,7 +167,8 @@ json_t *view_event(session *s, const session_event *e)
         json_object_set_new(o, "native_size", json_integer(e->extra));
         json_object_set_new(o, "il_size", json_integer(f ? f->il_size : 0));
         json_object_set_new(o, "versions", json_integer(f ? f->versions : 0));
-        json_object_set_new(o, "thread_id", f && f->thread_id ? view_id(f->thread_id) : json_null());
+        json_object_set_new(o, "thread_id",
+                            f && f->thread_id ? view_id(f->thread_id) : json_null());
         json_object_set_new(o, "dynamic", json_boolean(e->flags & WIRE_FLAG_DYNAMIC));
         break;
     }
@@ -207,8 +210,7 @@ json_t *view_event(session *s, const session_event *e)
         json_object_set_new(o, "duration_ns", json_integer((json_int_t)e->value));
         json_object_set_new(o, "reason",
                             json_string(timeline_suspend_reason_name((uint32_t)e->id)));
-        json_object_set_new(o, "by_jitscope",
-                            json_boolean(e->id == TIMELINE_SUSPEND_FOR_PROFILER));
+        json_object_set_new(o, "by_jitscope", json_boolean(e->id == TIMELINE_SUSPEND_FOR_PROFILER));
         json_object_set_new(o, "aborted", json_boolean(e->extra != 0));
         break;
     case WIRE_STACK_END:
@@ -223,9 +225,11 @@ json_t *view_event(session *s, const session_event *e)
         json_object_update(o, status);
         json_decref(status);
         json_object_set_new(o, "change", json_string(e->extra <= 4 ? changes[e->extra] : ""));
-        json_object_set_new(o, "state", json_string(e->extra == WIRE_PROFILE_STARTED ||
-                                                            e->extra == WIRE_PROFILE_RATE
-                                                        ? "running" : "stopped"));
+        json_object_set_new(
+            o, "state",
+            json_string(e->extra == WIRE_PROFILE_STARTED || e->extra == WIRE_PROFILE_RATE
+                            ? "running"
+                            : "stopped"));
         json_object_set_new(o, "requested_hz", json_real((double)(uint32_t)e->id / 1000.0));
         json_object_set_new(o, "effective_hz", json_real((double)e->value / 1000.0));
         json_object_set_new(o, "budget_pct", json_real((double)(e->id >> 32) / 10.0));

@@ -22,14 +22,14 @@
 
 typedef struct ws_client {
     struct lws *wsi;
-    int session_id;          /* 0: not subscribed */
-    uint64_t next_seq;       /* next event to send */
+    int session_id;    /* 0: not subscribed */
+    uint64_t next_seq; /* next event to send */
     int64_t last_progress_ns;
     int64_t last_summary_ns;
     int last_state;
-    uint64_t lag_missed;     /* a lagged notice to send */
+    uint64_t lag_missed; /* a lagged notice to send */
     uint64_t lag_resume_after;
-    char error[160];         /* an error message to send */
+    char error[160]; /* an error message to send */
     size_t rx_length;
     char rx[WS_RX_MAX];
 } ws_client;
@@ -69,7 +69,8 @@ static int ws_filter(struct lws *wsi)
         return -1;
     if (ws_api_key) {
         int ok = 0;
-        for (i = 0; lws_hdr_copy_fragment(wsi, args, sizeof(args), WSI_TOKEN_HTTP_URI_ARGS, i) > 0; i++)
+        for (i = 0; lws_hdr_copy_fragment(wsi, args, sizeof(args), WSI_TOKEN_HTTP_URI_ARGS, i) > 0;
+             i++)
             ok |= strncmp(args, "key=", 4) == 0 && guard_key_ok(args + 4, ws_api_key);
         if (!ok)
             return -1;
@@ -99,7 +100,8 @@ static void ws_command(ws_client *c)
     }
     sub = json_object_get(msg, "subscribe");
     after = json_object_get(msg, "after");
-    if (!json_is_integer(sub) || json_integer_value(sub) <= 0 || json_integer_value(sub) > SESSION_ID_MAX ||
+    if (!json_is_integer(sub) || json_integer_value(sub) <= 0 ||
+        json_integer_value(sub) > SESSION_ID_MAX ||
         (after && (!json_is_integer(after) || json_integer_value(after) < 0))) {
         ws_set_error(c, "expected {\"subscribe\": SESSION_ID, \"after\": SEQ}");
         goto done;
@@ -171,7 +173,8 @@ static char *ws_next_message(ws_client *c, int *more)
         c->last_progress_ns = now;
         *more = c->next_seq <= s->event_seq;
     }
-    if (!out && ((int)s->state != c->last_state || now - c->last_summary_ns >= WS_SUMMARY_EVERY_NS)) {
+    if (!out &&
+        ((int)s->state != c->last_state || now - c->last_summary_ns >= WS_SUMMARY_EVERY_NS)) {
         out = json_pack("{s:s, s:o}", "type", "session", "session", view_session_summary(s));
         c->last_state = (int)s->state;
         c->last_summary_ns = now;
@@ -225,7 +228,8 @@ static void ws_tick(lws_sorted_usec_list_t *sul)
         if (!c || !c->session_id)
             continue;
         if (now - c->last_progress_ns > (int64_t)WS_STALL_SECONDS * 1000000000) {
-            lwsl_user("jitscope: WebSocket client stalled for %d s, disconnecting\n", WS_STALL_SECONDS);
+            lwsl_user("jitscope: WebSocket client stalled for %d s, disconnecting\n",
+                      WS_STALL_SECONDS);
             lws_set_timeout(c->wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC);
             continue;
         }
@@ -249,8 +253,7 @@ static int ws_callback(struct lws *wsi, enum lws_callback_reasons reason, void *
                       strerror(errno));
         return 0;
     }
-    case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
-        return ws_filter(wsi);
+    case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION: return ws_filter(wsi);
     case LWS_CALLBACK_ESTABLISHED:
         memset(c, 0, sizeof(*c));
         c->wsi = wsi;
@@ -279,14 +282,12 @@ static int ws_callback(struct lws *wsi, enum lws_callback_reasons reason, void *
             c->rx_length = 0;
         }
         return 0;
-    case LWS_CALLBACK_SERVER_WRITEABLE:
-        return ws_write(c);
+    case LWS_CALLBACK_SERVER_WRITEABLE: return ws_write(c);
     case LWS_CALLBACK_EVENT_WAIT_CANCELLED:
         if (atomic_exchange(&ws_wake, 0))
             lws_callback_on_writable_all_protocol(ws_context, &ws_protocols[0]);
         return 0;
-    default:
-        return 0;
+    default: return 0;
     }
 }
 

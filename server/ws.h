@@ -14,9 +14,9 @@
 #include <stddef.h>
 
 #define WS_MAX_CLIENTS 64
-#define WS_BATCH_EVENTS 1000    /* events per message at most */
-#define WS_MAX_BACKLOG 100000   /* a client further behind than this is skipped ahead */
-#define WS_KEEP_ON_LAG 1000     /* ... to this many events before the newest */
+#define WS_BATCH_EVENTS 1000  /* events per message at most */
+#define WS_MAX_BACKLOG 100000 /* a client further behind than this is skipped ahead */
+#define WS_KEEP_ON_LAG 1000   /* ... to this many events before the newest */
 #define WS_STALL_SECONDS 10
 
 int ws_start(const char *bind_host, int port, const char *api_key, int *bound_port, char *err,

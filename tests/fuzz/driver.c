@@ -132,8 +132,8 @@ static void put_frame(stream *s, uint16_t type, uint16_t flags, const void *fixe
                       const char *s1, const char *s2)
 {
     const char *strs[2] = {s1, s2};
-    wire_frame_header h = {.type = type, .flags = flags, .seq = ++s->seq,
-                           .time_ns = 5000000000ull + s->seq * 1000};
+    wire_frame_header h = {
+        .type = type, .flags = flags, .seq = ++s->seq, .time_ns = 5000000000ull + s->seq * 1000};
     size_t start = s->n, pos = s->n + sizeof(h);
 
     memcpy(s->b + pos, fixed, fixed_len);
@@ -221,8 +221,8 @@ static void make_seeds(void)
     put_frame(s, WIRE_THREAD_CREATED, WIRE_FLAG_CATCHUP, &th, sizeof(th), NULL, NULL);
     put_frame(s, WIRE_FUNCTION_NAME, 0, &fn, sizeof(fn), "App.Program.Main", NULL);
     put_frame(s, WIRE_JIT_FINISHED, WIRE_FLAG_CATCHUP,
-              &(wire_jit_finished){0xF1, 0, 0x1000, 200, 20, 0, 0}, sizeof(wire_jit_finished),
-              NULL, NULL);
+              &(wire_jit_finished){0xF1, 0, 0x1000, 200, 20, 0, 0}, sizeof(wire_jit_finished), NULL,
+              NULL);
     put_frame(s, WIRE_JIT_FINISHED, WIRE_FLAG_CATCHUP | WIRE_FLAG_DYNAMIC,
               &(wire_jit_finished){0xF9, 0, 0x9000, 20, 0, 0, 0}, sizeof(wire_jit_finished), NULL,
               NULL);
@@ -261,8 +261,9 @@ static void put_stack_thread(stream *s, uint64_t snapshot_id, uint64_t thread_id
                              uint64_t fid, uint32_t flags)
 {
     uint8_t p[sizeof(wire_stack_thread) + 8 * sizeof(wire_stack_frame)];
-    wire_stack_thread t = {snapshot_id, thread_id, 4000 + (uint32_t)thread_id % 100, 0, 5000,
-                           frames < 8 ? frames : 8, flags};
+    wire_stack_thread t = {snapshot_id, thread_id, 4000 + (uint32_t)thread_id % 100,
+                           0,           5000,      frames < 8 ? frames : 8,
+                           flags};
 
     memcpy(p, &t, sizeof(t));
     for (uint32_t i = 0; i < t.frame_count; i++) {
@@ -276,8 +277,9 @@ static void put_stack_thread(stream *s, uint64_t snapshot_id, uint64_t thread_id
 static void put_stack_end(stream *s, uint64_t snapshot_id, uint64_t request_id, uint32_t kind,
                           uint32_t sent)
 {
-    wire_stack_end e = {snapshot_id, request_id, kind, sent, sent + 1, 0, 0,
-                        kind == WIRE_STACK_SAMPLE ? 49000 : 0, 90000, 40000};
+    wire_stack_end e = {snapshot_id, request_id, kind, sent,
+                        sent + 1,    0,          0,    kind == WIRE_STACK_SAMPLE ? 49000 : 0,
+                        90000,       40000};
     put_frame(s, WIRE_STACK_END, 0, &e, sizeof(e), NULL, NULL);
 }
 
@@ -364,9 +366,7 @@ static size_t mutate(uint8_t *b, size_t n, size_t cap)
             if (n)
                 b[at] = interesting[(r >> 8) % sizeof(interesting)];
             break;
-        case 3: /* truncate */
-            n = at;
-            break;
+        case 3: /* truncate */ n = at; break;
         case 4: { /* delete a chunk */
             size_t len = 1 + (r >> 8) % 32;
             if (at + len <= n) {
@@ -394,10 +394,21 @@ static size_t mutate(uint8_t *b, size_t n, size_t cap)
             break;
         }
         case 7: { /* overwrite 16/32/64-bit value with an edge value */
-            static const uint64_t edges[] = {0, 1, 0x7F, 0x80, 0xFF, 0x100, 0xFFFF, 0x10000,
-                                             WIRE_MAX_PAYLOAD, WIRE_MAX_PAYLOAD + 1,
-                                             WIRE_MAX_STRING, WIRE_MAX_STRING + 1, 0x7FFFFFFF,
-                                             0xFFFFFFFF, UINT64_MAX};
+            static const uint64_t edges[] = {0,
+                                             1,
+                                             0x7F,
+                                             0x80,
+                                             0xFF,
+                                             0x100,
+                                             0xFFFF,
+                                             0x10000,
+                                             WIRE_MAX_PAYLOAD,
+                                             WIRE_MAX_PAYLOAD + 1,
+                                             WIRE_MAX_STRING,
+                                             WIRE_MAX_STRING + 1,
+                                             0x7FFFFFFF,
+                                             0xFFFFFFFF,
+                                             UINT64_MAX};
             uint64_t v = edges[(r >> 8) % (sizeof(edges) / sizeof(edges[0]))];
             size_t w = (size_t)2 << ((r >> 12) % 3);
             if (at + w <= n)

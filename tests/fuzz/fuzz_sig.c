@@ -17,10 +17,10 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-#define FUZZ_REQUIRE(cond)                                                                    \
-    do {                                                                                      \
-        if (!(cond))                                                                          \
-            abort();                                                                          \
+#define FUZZ_REQUIRE(cond)                                                                         \
+    do {                                                                                           \
+        if (!(cond))                                                                               \
+            abort();                                                                               \
     } while (0)
 
 static size_t fuzz_token_name(void *ctx, uint32_t token, char *out, size_t outsz)
@@ -42,8 +42,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     static const char *const class_args[] = {"A", "B"};
     static const char *const method_args[] = {"M"};
     static const size_t sizes[] = {8, 9, 17, 64, 1024};
-    sig_names names = {.type_token = fuzz_token_name, .type_handle = fuzz_handle_name, .class_args = class_args,
-                       .class_arg_count = 2, .method_args = method_args, .method_arg_count = 1};
+    sig_names names = {.type_token = fuzz_token_name,
+                       .type_handle = fuzz_handle_name,
+                       .class_args = class_args,
+                       .class_arg_count = 2,
+                       .method_args = method_args,
+                       .method_arg_count = 1};
 
     for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
         char *out = malloc(sizes[k]);

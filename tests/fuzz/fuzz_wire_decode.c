@@ -35,10 +35,10 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-#define FUZZ_REQUIRE(cond)                                                                    \
-    do {                                                                                      \
-        if (!(cond))                                                                          \
-            abort();                                                                          \
+#define FUZZ_REQUIRE(cond)                                                                         \
+    do {                                                                                           \
+        if (!(cond))                                                                               \
+            abort();                                                                               \
     } while (0)
 
 static void fuzz_check_record(const wire_frame *f, const wire_record *r)
@@ -109,7 +109,8 @@ static void fuzz_check_state(const session *s)
                      (uint64_t)p->stacks[i].first + p->stacks[i].depth <= p->frame_count);
     FUZZ_REQUIRE(p->thread_samples == p->sample_count + p->dropped_samples);
     FUZZ_REQUIRE(profile_suspend_p50(p) <= p->suspend_ns_max);
-    FUZZ_REQUIRE(s->timeline.gc_cap <= TIMELINE_KEEP && s->timeline.suspension_cap <= TIMELINE_KEEP);
+    FUZZ_REQUIRE(s->timeline.gc_cap <= TIMELINE_KEEP &&
+                 s->timeline.suspension_cap <= TIMELINE_KEEP);
 }
 
 /* Reads back what a record may have touched, as the API would. */
@@ -149,8 +150,7 @@ static void fuzz_read_back(session *s, const wire_record *r)
             sink += t->name ? strlen(t->name) : 0;
         }
         break;
-    default:
-        break;
+    default: break;
     }
     if (s->event_seq) {
         const session_event *e = session_event_at(s, s->event_seq);

@@ -32,8 +32,14 @@ typedef struct check_test {
 } check_test;
 
 #define TEST(name) static void test_##name(void)
-#define TEST_ENTRY(name) {#name, test_##name}
-#define TEST_END {NULL, NULL}
+#define TEST_ENTRY(name)                                                                           \
+    {                                                                                              \
+#name, test_##name                                                                         \
+    }
+#define TEST_END                                                                                   \
+    {                                                                                              \
+        NULL, NULL                                                                                 \
+    }
 
 static unsigned long check_passed, check_failed;
 static const char *check_current = "?";

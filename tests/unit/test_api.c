@@ -61,7 +61,8 @@ static result call(const char *method, const char *path, const char *const *args
     r.status = api_handle(&req, &reply);
     r.json = reply.json;
     r.text = reply.text;
-    snprintf(r.content_type, sizeof(r.content_type), "%s", reply.content_type ? reply.content_type : "");
+    snprintf(r.content_type, sizeof(r.content_type), "%s",
+             reply.content_type ? reply.content_type : "");
     snprintf(r.disposition, sizeof(r.disposition), "%s", reply.disposition);
     return r;
 }
@@ -77,8 +78,7 @@ static int status_is(const char *method, const char *path, const char *const *ar
                      const char *body, int want)
 {
     result r = call(method, path, args, body);
-    int ok = r.status == want &&
-             (want < 400 || json_is_string(json_object_get(r.json, "error")));
+    int ok = r.status == want && (want < 400 || json_is_string(json_object_get(r.json, "error")));
     if (!ok)
         printf("    %s %s -> %d (want %d)\n", method, path, r.status, want);
     done(&r);
@@ -100,8 +100,8 @@ static session *make_session(void)
 {
     session *s = sessions_create(SESSION_MODE_RUN, 4242, "dotnet app.dll");
     wire_record r = {.type = WIRE_HELLO, .time_ns = MONO};
-    static wire_stack_frame frames[3] = {{0x7f0000001000ull, 0x1111}, {0, 0x2222},
-                                         {0x7f0000002000ull, 0x3333}};
+    static wire_stack_frame frames[3] = {
+        {0x7f0000001000ull, 0x1111}, {0, 0x2222}, {0x7f0000002000ull, 0x3333}};
 
     g_seq = 0;
     memcpy(r.u.hello.magic, WIRE_MAGIC, 8);
@@ -156,7 +156,8 @@ static session *make_session(void)
         apply(s, r);
     }
     r = (wire_record){.type = WIRE_PROFILE_STATUS, .time_ns = MONO + 3000};
-    r.u.profile_status = (wire_profile_status){WIRE_PROFILE_STOPPED, 49000, 49000, 20, 2, 1400, 0, 0};
+    r.u.profile_status = (wire_profile_status){
+        WIRE_PROFILE_STOPPED, 49000, 49000, 20, 2, 1400, 0, 0};
     apply(s, r);
     r = (wire_record){.type = WIRE_GC_STARTED, .time_ns = MONO + 4000};
     r.u.gc_started = (wire_gc_started){0x5, 1};
@@ -211,7 +212,8 @@ TEST(route_table)
           "/stacks/ with a number too large: 400");
     CHECK(status_is("GET", path("/stacks/2"), NULL, NULL, 404), "a snapshot not kept: 404");
     CHECK(status_is("GET", "/api/sessions/999/stacks", NULL, NULL, 404), "no such session: 404");
-    CHECK(status_is("POST", "/api/sessions/999/stacks", NULL, NULL, 404), "POST, no such session: 404");
+    CHECK(status_is("POST", "/api/sessions/999/stacks", NULL, NULL, 404),
+          "POST, no such session: 404");
     CHECK(status_is("GET", "/api/sessions/999/stacks/1", NULL, NULL, 404),
           "unlocked route, no such session: 404");
     CHECK(status_is("GET", "/api/sessions/+1", NULL, NULL, 400), "a signed id: 400");
@@ -221,8 +223,9 @@ TEST(route_table)
     CHECK(status_is("POST", "/api/config", NULL, NULL, 405), "POST /api/config: 405");
     {
         result r = call("GET", "/api/config", NULL, NULL);
-        CHECK(r.status == 200 && json_integer_value(json_object_get(r.json, "event_log_capacity")) ==
-                                     (json_int_t)SESSION_MAX_EVENTS,
+        CHECK(r.status == 200 &&
+                  json_integer_value(json_object_get(r.json, "event_log_capacity")) ==
+                      (json_int_t)SESSION_MAX_EVENTS,
               "GET /api/config: event_log_capacity is the server's event log size");
         done(&r);
     }
@@ -242,7 +245,8 @@ TEST(session_detail_and_functions)
           "detail has the profile status");
     CHECK(json_integer_value(json_object_get(json_object_get(r.json, "stacks"), "snapshots")) == 1,
           "detail has stacks.snapshots");
-    CHECK(json_integer_value(json_object_get(json_object_get(r.json, "counters"), "functions")) == 1,
+    CHECK(json_integer_value(json_object_get(json_object_get(r.json, "counters"), "functions")) ==
+              1,
           "counters.functions counts only the compiled function");
     done(&r);
     r = call("GET", path("/functions"), NULL, NULL);
@@ -293,28 +297,32 @@ TEST(snapshot_json_and_text)
     CHECK(json_array_size(frames) == 3 &&
               strcmp(json_string_value(json_object_get(fr, "name")), "App.Deep.Park") == 0 &&
               strcmp(json_string_value(json_object_get(fr, "module")), "App") == 0 &&
-              strcmp(json_string_value(json_object_get(fr, "function_id")), "0x7f0000001000") == 0 &&
+              strcmp(json_string_value(json_object_get(fr, "function_id")), "0x7f0000001000") ==
+                  0 &&
               strcmp(json_string_value(json_object_get(fr, "ip")), "0x1111") == 0 &&
               json_is_false(json_object_get(fr, "native")),
           "a frame of a function known only from stacks has its name and module");
     fr = json_array_get(frames, 1);
     CHECK(json_is_null(json_object_get(fr, "function_id")) &&
               strcmp(json_string_value(json_object_get(fr, "name")), "[native]") == 0 &&
-              json_is_null(json_object_get(fr, "module")) && json_is_true(json_object_get(fr, "native")),
+              json_is_null(json_object_get(fr, "module")) &&
+              json_is_true(json_object_get(fr, "native")),
           "a native run: function_id null, [native]");
     CHECK(json_integer_value(json_object_get(t1, "hresult")) == (json_int_t)(int32_t)0x80004005 &&
               strcmp(json_string_value(json_object_get(t1, "hresult_name")), "E_FAIL") == 0 &&
-              json_array_size(json_object_get(t1, "frames")) == 0 && json_is_null(json_object_get(t1, "name")),
+              json_array_size(json_object_get(t1, "frames")) == 0 &&
+              json_is_null(json_object_get(t1, "name")),
           "a failed walk: shown with its hresult and E_FAIL, no frames");
     done(&r);
 
     r = call("GET", path("/stacks/1"), text_args, NULL);
     CHECK(r.status == 200 && r.text && !r.json && strncmp(r.content_type, "text/plain", 10) == 0,
           "?format=text: a text/plain body");
-    CHECK(r.text && strstr(r.text, "\nThread 0x71 (os 4071) \"deep\"\n"
-                                    "    App.Deep.Park [App]\n"
-                                    "    [native] 0x2222\n"
-                                    "    App.Deep.Run [App]\n") &&
+    CHECK(r.text &&
+              strstr(r.text, "\nThread 0x71 (os 4071) \"deep\"\n"
+                             "    App.Deep.Park [App]\n"
+                             "    [native] 0x2222\n"
+                             "    App.Deep.Run [App]\n") &&
               strstr(r.text, "\nThread 0x72 (os 4072)\n"
                              "    (walk failed: HRESULT 0x80004005 E_FAIL)\n"),
           "one block per thread, one indented frame per line:\n%s", r.text ? r.text : "");
@@ -325,9 +333,20 @@ TEST(snapshot_json_and_text)
 TEST(no_live_agent_and_bad_bodies)
 {
     static const char *const bodies[] = {
-        "{", "[]", "49", "{\"hz\": 0}", "{\"hz\": 1001}", "{\"hz\": \"fast\"}", "{\"hz\": 1.5}",
-        "{\"hz\": -1}", "{\"duration_s\": 0}", "{\"duration_s\": 86401}", "{\"hertz\": 49}",
-        "{\"hz\": 49, \"hz\": 50}", "{\"hz\": 99999999999999999999999}", "{\"hz\": true}",
+        "{",
+        "[]",
+        "49",
+        "{\"hz\": 0}",
+        "{\"hz\": 1001}",
+        "{\"hz\": \"fast\"}",
+        "{\"hz\": 1.5}",
+        "{\"hz\": -1}",
+        "{\"duration_s\": 0}",
+        "{\"duration_s\": 86401}",
+        "{\"hertz\": 49}",
+        "{\"hz\": 49, \"hz\": 50}",
+        "{\"hz\": 99999999999999999999999}",
+        "{\"hz\": true}",
         "{\"hz\": null}",
     };
     session *s;
@@ -338,7 +357,8 @@ TEST(no_live_agent_and_bad_bodies)
     CHECK(status_is("POST", path("/profile"), NULL, "{\"hz\": 99, \"duration_s\": 5}", 409),
           "a good body without an agent connection: 409");
     CHECK(status_is("POST", path("/profile"), NULL, NULL, 409), "no body (defaults): 409");
-    CHECK(status_is("POST", path("/stacks"), NULL, NULL, 409), "POST /stacks without an agent: 409");
+    CHECK(status_is("POST", path("/stacks"), NULL, NULL, 409),
+          "POST /stacks without an agent: 409");
     CHECK(status_is("POST", path("/profile/stop"), NULL, NULL, 409), "nothing running: 409");
     /* a link id that no connection has: the command cannot be sent */
     sessions_lock();
@@ -383,18 +403,19 @@ TEST(profile_formats_and_parameters)
           "json: profile, threads, timeline, tree");
     done(&r);
     r = call("GET", path("/profile"), folded_args, NULL);
-    CHECK(r.status == 200 && r.text && strcmp(r.text, "App.Deep.Run;[native];App.Deep.Park 2\n") == 0 &&
+    CHECK(r.status == 200 && r.text &&
+              strcmp(r.text, "App.Deep.Run;[native];App.Deep.Park 2\n") == 0 &&
               strncmp(r.content_type, "text/plain", 10) == 0,
           "folded: %s", r.text ? r.text : "");
     done(&r);
     r = call("GET", path("/profile"), speed_args, NULL);
-    CHECK(r.status == 200 && r.json &&
-              json_array_size(json_object_get(r.json, "profiles")) == 1 &&
+    CHECK(r.status == 200 && r.json && json_array_size(json_object_get(r.json, "profiles")) == 1 &&
               strstr(r.disposition, "attachment") && strstr(r.disposition, ".speedscope.json"),
           "speedscope: a file to download (%s)", r.disposition);
     done(&r);
     r = call("GET", path("/profile"), thread_hex, NULL);
-    CHECK(r.status == 200 && json_integer_value(json_object_get(json_object_get(r.json, "tree"), "value")) == 2,
+    CHECK(r.status == 200 &&
+              json_integer_value(json_object_get(json_object_get(r.json, "tree"), "value")) == 2,
           "?thread=0x71");
     done(&r);
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
@@ -407,8 +428,8 @@ TEST(profile_formats_and_parameters)
 
 TEST(timeline_route_and_events)
 {
-    static const char *const bad[][2] = {{"limit=0", NULL}, {"limit=65537", NULL},
-                                         {"limit=x", NULL}, {"from_ms=abc", NULL}};
+    static const char *const bad[][2] = {
+        {"limit=0", NULL}, {"limit=65537", NULL}, {"limit=x", NULL}, {"from_ms=abc", NULL}};
     static const char *const limit1[] = {"limit=1", NULL};
     static const char *const later[] = {"from_ms=8999999999999", NULL};
     static const char *const all_events[] = {"limit=10000", NULL};
@@ -424,11 +445,13 @@ TEST(timeline_route_and_events)
               strcmp(json_string_value(json_object_get(gc, "reason")), "induced") == 0 &&
               json_array_size(json_object_get(gc, "generations")) == 2 &&
               json_integer_value(json_array_get(json_object_get(gc, "generations"), 1)) == 2 &&
-              json_is_true(json_object_get(gc, "complete")) && json_is_real(json_object_get(gc, "start_ms")),
+              json_is_true(json_object_get(gc, "complete")) &&
+              json_is_real(json_object_get(gc, "start_ms")),
           "a GC: duration, reason, generations [0, 2], complete");
     CHECK(strcmp(json_string_value(json_object_get(sp, "reason")), "gc") == 0 &&
               json_integer_value(json_object_get(sp, "duration_ns")) == 500 &&
-              json_is_false(json_object_get(sp, "by_jitscope")) && json_is_false(json_object_get(sp, "aborted")),
+              json_is_false(json_object_get(sp, "by_jitscope")) &&
+              json_is_false(json_object_get(sp, "aborted")),
           "a suspension: reason gc, 500 ns, not ours");
     CHECK(json_object_size(ev) == 2 && json_integer_value(json_object_get(ev, "gcs")) == 0 &&
               json_integer_value(json_object_get(ev, "suspensions")) == 0,
@@ -446,20 +469,23 @@ TEST(timeline_route_and_events)
     done(&r);
 
     r = call("GET", path("/events"), all_events, NULL);
-    json_array_foreach(json_object_get(r.json, "events"), i, e) {
+    json_array_foreach(json_object_get(r.json, "events"), i, e)
+    {
         const char *type = json_string_value(json_object_get(e, "type"));
         if (strcmp(type, "stack_snapshot") == 0 &&
             json_integer_value(json_object_get(e, "snapshot_id")) == 1 &&
             json_integer_value(json_object_get(e, "threads")) == 2 &&
             json_integer_value(json_object_get(e, "suspend_ns")) == 183000)
             seen |= 1;
-        if (strcmp(type, "gc") == 0 && json_integer_value(json_object_get(e, "duration_ns")) == 800 &&
+        if (strcmp(type, "gc") == 0 &&
+            json_integer_value(json_object_get(e, "duration_ns")) == 800 &&
             strcmp(json_string_value(json_object_get(e, "reason")), "induced") == 0 &&
             json_array_size(json_object_get(e, "generations")) == 2)
             seen |= 2;
         if (strcmp(type, "suspension") == 0 &&
             strcmp(json_string_value(json_object_get(e, "reason")), "gc") == 0 &&
-            json_is_false(json_object_get(e, "by_jitscope")) && json_is_false(json_object_get(e, "aborted")) &&
+            json_is_false(json_object_get(e, "by_jitscope")) &&
+            json_is_false(json_object_get(e, "aborted")) &&
             json_integer_value(json_object_get(e, "duration_ns")) == 500)
             seen |= 4;
         if (strcmp(type, "profile") == 0 &&
@@ -469,7 +495,8 @@ TEST(timeline_route_and_events)
             json_is_integer(json_object_get(e, "samples")))
             seen |= 8;
     }
-    CHECK(seen == 15, "events: stack_snapshot, gc, suspension and profile with their fields (%d)", seen);
+    CHECK(seen == 15, "events: stack_snapshot, gc, suspension and profile with their fields (%d)",
+          seen);
     done(&r);
 }
 

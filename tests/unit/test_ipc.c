@@ -40,7 +40,8 @@
 
 static int g_pass, g_fail;
 
-static void check(int ok, const char *expr, int line, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static void check(int ok, const char *expr, int line, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 
 /* One output line per check: "ok   name" or "FAIL name (file:line: expr)". */
 static void check(int ok, const char *expr, int line, const char *fmt, ...)
@@ -89,22 +90,22 @@ static void test_build_attach(void)
 {
     /* path "/a\xC3\xA9\xF0\x9F\x98\x80" = "/a" U+00E9 U+1F600 -> units 2F 61 E9 D83D DE00 0 */
     static const uint8_t expect[] = {
-        'D', 'O', 'T', 'N', 'E', 'T', '_', 'I', 'P', 'C', '_', 'V', '1', 0, /* magic */
-        63, 0,                                                             /* size 63 */
-        0x03, 0x01, 0x00, 0x00,                                            /* set, id, reserved */
-        0x88, 0x13, 0x00, 0x00,                                            /* timeout 5000 */
-        0x04, 0x03, 0x02, 0x01, 0x06, 0x05, 0x08, 0x07,                    /* clsid */
-        0x09, 0x0A, 0x0B, 0x0C, 0x0D, 0x0E, 0x0F, 0x10,
-        6, 0, 0, 0,                                                        /* 6 units incl NUL */
-        0x2F, 0, 0x61, 0, 0xE9, 0, 0x3D, 0xD8, 0x00, 0xDE, 0, 0,           /* UTF-16LE */
-        3, 0, 0, 0,                                                        /* client length */
-        'x', 'y', 'z'};
+        'D',  'O',  'T',  'N',  'E',  'T',  '_',  'I',  'P',  'C',  '_', 'V', '1', 0, /* magic */
+        63,   0,                                                                      /* size 63 */
+        0x03, 0x01, 0x00, 0x00,                                             /* set, id, reserved */
+        0x88, 0x13, 0x00, 0x00,                                             /* timeout 5000 */
+        0x04, 0x03, 0x02, 0x01, 0x06, 0x05, 0x08, 0x07,                     /* clsid */
+        0x09, 0x0A, 0x0B, 0x0C, 0x0D, 0x0E, 0x0F, 0x10, 6,    0,    0,   0, /* 6 units incl NUL */
+        0x2F, 0,    0x61, 0,    0xE9, 0,    0x3D, 0xD8, 0x00, 0xDE, 0,   0, /* UTF-16LE */
+        3,    0,    0,    0,                                                /* client length */
+        'x',  'y',  'z'};
     uint8_t buf[256];
     size_t n, i;
     int all_small_rejected = 1;
 
     memset(buf, 0xAA, sizeof(buf));
-    n = ipc_build_attach(buf, sizeof(buf), 5000, k_clsid, "/a\xC3\xA9\xF0\x9F\x98\x80", (const uint8_t *)"xyz", 3);
+    n = ipc_build_attach(buf, sizeof(buf), 5000, k_clsid, "/a\xC3\xA9\xF0\x9F\x98\x80",
+                         (const uint8_t *)"xyz", 3);
     CHECK(n == sizeof(expect), "attach: size %zu == %zu", n, sizeof(expect));
     CHECK(n == sizeof(expect) && memcmp(buf, expect, sizeof(expect)) == 0, "attach: exact bytes");
     CHECK(memcmp(buf, "DOTNET_IPC_V1", 14) == 0, "attach: magic with NUL");
@@ -114,11 +115,13 @@ static void test_build_attach(void)
     CHECK(buf[n] == 0xAA, "attach: nothing written past the message");
 
     for (i = 0; i < sizeof(expect); i++) {
-        if (ipc_build_attach(buf, i, 5000, k_clsid, "/a\xC3\xA9\xF0\x9F\x98\x80", (const uint8_t *)"xyz", 3) != 0)
+        if (ipc_build_attach(buf, i, 5000, k_clsid, "/a\xC3\xA9\xF0\x9F\x98\x80",
+                             (const uint8_t *)"xyz", 3) != 0)
             all_small_rejected = 0;
     }
     CHECK(all_small_rejected, "attach: every buffer smaller than the message is rejected");
-    n = ipc_build_attach(buf, sizeof(expect), 5000, k_clsid, "/a\xC3\xA9\xF0\x9F\x98\x80", (const uint8_t *)"xyz", 3);
+    n = ipc_build_attach(buf, sizeof(expect), 5000, k_clsid, "/a\xC3\xA9\xF0\x9F\x98\x80",
+                         (const uint8_t *)"xyz", 3);
     CHECK(n == sizeof(expect), "attach: buffer of exactly the message size is enough");
 
     /* no client data */
@@ -160,29 +163,35 @@ static void test_attach_limits(void)
     n = ipc_build_attach(big, 70000, 1, k_clsid, path, NULL, 0);
     CHECK(n == base + 2 * path_units, "limits: longest path that fits accepted (%zu)", n);
 
-    CHECK(ipc_build_attach(big, 70000, 1, k_clsid, "", NULL, 0) == 0, "limits: empty path rejected");
+    CHECK(ipc_build_attach(big, 70000, 1, k_clsid, "", NULL, 0) == 0,
+          "limits: empty path rejected");
     CHECK(ipc_build_attach(big, 70000, 1, NULL, "/x", NULL, 0) == 0, "limits: NULL clsid rejected");
-    CHECK(ipc_build_attach(big, 70000, 1, k_clsid, NULL, NULL, 0) == 0, "limits: NULL path rejected");
-    CHECK(ipc_build_attach(big, 70000, 1, k_clsid, "/x", NULL, 5) == 0, "limits: NULL client with length rejected");
-    CHECK(ipc_build_attach(NULL, 70000, 1, k_clsid, "/x", NULL, 0) == 0, "limits: NULL buffer rejected");
+    CHECK(ipc_build_attach(big, 70000, 1, k_clsid, NULL, NULL, 0) == 0,
+          "limits: NULL path rejected");
+    CHECK(ipc_build_attach(big, 70000, 1, k_clsid, "/x", NULL, 5) == 0,
+          "limits: NULL client with length rejected");
+    CHECK(ipc_build_attach(NULL, 70000, 1, k_clsid, "/x", NULL, 0) == 0,
+          "limits: NULL buffer rejected");
 
     /* invalid UTF-8 */
     {
-        static const char *bad[] = {"/\xC0\x80", "/\xED\xA0\x80", "/\xF5\x80\x80\x80", "/\xC3", "/\xE2\x82",
-                                    "/\x80", "/\xF4\x90\x80\x80", "/\xE0\x80\xAF", "/\xFF"};
+        static const char *bad[] = {
+            "/\xC0\x80", "/\xED\xA0\x80",     "/\xF5\x80\x80\x80", "/\xC3", "/\xE2\x82",
+            "/\x80",     "/\xF4\x90\x80\x80", "/\xE0\x80\xAF",     "/\xFF"};
         size_t i;
         for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
-            CHECK(ipc_build_attach(big, 70000, 1, k_clsid, bad[i], NULL, 0) == 0, "limits: invalid UTF-8 #%zu rejected",
-                  i);
+            CHECK(ipc_build_attach(big, 70000, 1, k_clsid, bad[i], NULL, 0) == 0,
+                  "limits: invalid UTF-8 #%zu rejected", i);
     }
     {
         uint8_t u[16];
-        CHECK(utf8_to_utf16le("\xF4\x8F\xBF\xBF", u, 8) == 3 && u[0] == 0xFF && u[1] == 0xDB && u[2] == 0xFF &&
-                  u[3] == 0xDF,
+        CHECK(utf8_to_utf16le("\xF4\x8F\xBF\xBF", u, 8) == 3 && u[0] == 0xFF && u[1] == 0xDB &&
+                  u[2] == 0xFF && u[3] == 0xDF,
               "utf16: U+10FFFF encodes as DBFF DFFF");
         CHECK(utf8_to_utf16le("ab", u, 2) == 0, "utf16: no room for the NUL rejected");
         CHECK(utf8_to_utf16le("ab", u, 3) == 3, "utf16: exact room accepted");
-        CHECK(utf8_to_utf16le("\xF0\x9F\x98\x80", u, 2) == 0, "utf16: no room for a pair plus NUL rejected");
+        CHECK(utf8_to_utf16le("\xF0\x9F\x98\x80", u, 2) == 0,
+              "utf16: no room for a pair plus NUL rejected");
     }
 done:
     free(big);
@@ -193,16 +202,19 @@ done:
 static void test_build_process_info(void)
 {
     uint8_t buf[32];
-    static const uint8_t expect[20] = {'D', 'O', 'T', 'N', 'E', 'T', '_', 'I', 'P', 'C',
-                                       '_', 'V', '1', 0, 20, 0, 0x04, 0x04, 0, 0};
-    CHECK(ipc_build_process_info(buf, sizeof(buf), IPC_PROCESS_INFO2) == 20 && memcmp(buf, expect, 20) == 0,
+    static const uint8_t expect[20] = {'D', 'O', 'T', 'N', 'E', 'T', '_',  'I',  'P', 'C',
+                                       '_', 'V', '1', 0,   20,  0,   0x04, 0x04, 0,   0};
+    CHECK(ipc_build_process_info(buf, sizeof(buf), IPC_PROCESS_INFO2) == 20 &&
+              memcmp(buf, expect, 20) == 0,
           "process info: ProcessInfo2 request bytes");
     CHECK(ipc_build_process_info(buf, sizeof(buf), IPC_PROCESS_INFO) == 20 && buf[17] == 0x00,
           "process info: ProcessInfo request id 0x00");
     CHECK(ipc_build_process_info(buf, sizeof(buf), IPC_PROCESS_INFO3) == 20 && buf[17] == 0x08,
           "process info: ProcessInfo3 request id 0x08");
-    CHECK(ipc_build_process_info(buf, 19, IPC_PROCESS_INFO) == 0, "process info: 19-byte buffer rejected");
-    CHECK(ipc_build_process_info(buf, sizeof(buf), 0x02) == 0, "process info: other command ids rejected");
+    CHECK(ipc_build_process_info(buf, 19, IPC_PROCESS_INFO) == 0,
+          "process info: 19-byte buffer rejected");
+    CHECK(ipc_build_process_info(buf, sizeof(buf), 0x02) == 0,
+          "process info: other command ids rejected");
 }
 
 /* ---- reply parsing ---------------------------------------------------------------- */
@@ -260,19 +272,24 @@ static void test_replies(void)
 
     n = make_reply(buf, 0x00, 0, 0);
     hr = -1;
-    CHECK(ipc_parse_hresult_reply(buf, n, &hr) == IPC_OK && hr == 0, "reply: bare 20-byte OK means S_OK");
+    CHECK(ipc_parse_hresult_reply(buf, n, &hr) == IPC_OK && hr == 0,
+          "reply: bare 20-byte OK means S_OK");
     n = make_reply(buf, 0xFF, 0, 0);
-    CHECK(ipc_parse_hresult_reply(buf, n, &hr) == IPC_ERR_PROTO, "reply: bare error header rejected");
+    CHECK(ipc_parse_hresult_reply(buf, n, &hr) == IPC_ERR_PROTO,
+          "reply: bare error header rejected");
     n = make_reply(buf, 0xFF, 1, 5);
-    CHECK(ipc_parse_hresult_reply(buf, n, &hr) == IPC_ERR_PROTO, "reply: error reply with success code rejected");
+    CHECK(ipc_parse_hresult_reply(buf, n, &hr) == IPC_ERR_PROTO,
+          "reply: error reply with success code rejected");
 
     n = make_reply(buf, 0x00, 1, 0);
     buf[24] = 0;
     CHECK(ipc_parse_hresult_reply(buf, 25, &hr) == IPC_ERR_PROTO, "reply: trailing byte rejected");
     buf[14] = 28;
-    CHECK(ipc_parse_hresult_reply(buf, 24, &hr) == IPC_ERR_PROTO, "reply: size field larger than data rejected");
+    CHECK(ipc_parse_hresult_reply(buf, 24, &hr) == IPC_ERR_PROTO,
+          "reply: size field larger than data rejected");
     memset(buf + 24, 0, 4);
-    CHECK(ipc_parse_hresult_reply(buf, 28, &hr) == IPC_ERR_PROTO, "reply: 28-byte hresult reply rejected");
+    CHECK(ipc_parse_hresult_reply(buf, 28, &hr) == IPC_ERR_PROTO,
+          "reply: 28-byte hresult reply rejected");
     buf[14] = 19;
     CHECK(ipc_parse_reply_header(buf, 24, &h) == IPC_ERR_PROTO, "reply: size field < 20 rejected");
 
@@ -284,9 +301,11 @@ static void test_replies(void)
     CHECK(ipc_parse_reply_header(buf, n, &h) == IPC_ERR_PROTO, "reply: wrong magic rejected");
     n = make_reply(buf, 0x00, 1, 0);
     buf[16] = 0x04;
-    CHECK(ipc_parse_reply_header(buf, n, &h) == IPC_ERR_PROTO, "reply: command set other than 0xFF rejected");
+    CHECK(ipc_parse_reply_header(buf, n, &h) == IPC_ERR_PROTO,
+          "reply: command set other than 0xFF rejected");
     n = make_reply(buf, 0x01, 1, 0);
-    CHECK(ipc_parse_reply_header(buf, n, &h) == IPC_ERR_PROTO, "reply: id other than OK/ERROR rejected");
+    CHECK(ipc_parse_reply_header(buf, n, &h) == IPC_ERR_PROTO,
+          "reply: id other than OK/ERROR rejected");
     n = make_reply(buf, 0x00, 1, 0);
     buf[19] = 1;
     CHECK(ipc_parse_reply_header(buf, n, &h) == IPC_ERR_PROTO, "reply: non-zero reserved rejected");
@@ -316,9 +335,11 @@ static void test_replies(void)
         CHECK(odd == 0, "reply fuzz: 200000 inputs, only OK/PROTO (%ld accepted)", accepted);
     }
 
-    CHECK(strcmp(ipc_hresult_name(IPC_HR_PROFILER_ALREADY_ACTIVE), "CORPROF_E_PROFILER_ALREADY_ACTIVE") == 0,
+    CHECK(strcmp(ipc_hresult_name(IPC_HR_PROFILER_ALREADY_ACTIVE),
+                 "CORPROF_E_PROFILER_ALREADY_ACTIVE") == 0,
           "hresult: 0x8013136A named");
-    CHECK(strcmp(ipc_hresult_name(IPC_HR_MOD_NOT_FOUND), "ERROR_MOD_NOT_FOUND") == 0, "hresult: 0x8007007E named");
+    CHECK(strcmp(ipc_hresult_name(IPC_HR_MOD_NOT_FOUND), "ERROR_MOD_NOT_FOUND") == 0,
+          "hresult: 0x8007007E named");
     CHECK(strcmp(ipc_hresult_name(0x12345678), "unknown HRESULT") == 0, "hresult: unknown value");
 }
 
@@ -395,18 +416,24 @@ static void test_process_info_payloads(void)
         size_t i;
         int all = 1;
         make_info(&w, v);
-        CHECK(ipc_parse_process_info(w.b, w.n, v, &pi) == IPC_OK, "info v%d: parsed (%zu bytes)", v, w.n);
-        CHECK(pi.pid == 4242 && pi.cookie[0] == 0xC0 && pi.cookie[15] == 0xCF, "info v%d: pid and cookie", v);
+        CHECK(ipc_parse_process_info(w.b, w.n, v, &pi) == IPC_OK, "info v%d: parsed (%zu bytes)", v,
+              w.n);
+        CHECK(pi.pid == 4242 && pi.cookie[0] == 0xC0 && pi.cookie[15] == 0xCF,
+              "info v%d: pid and cookie", v);
         CHECK(strcmp(pi.command_line, "/bin \xC3\xA9\xF0\x9F\x98\x80\xEF\xBF\xBDz") == 0,
               "info v%d: command line UTF-8, pair joined, lone surrogate -> U+FFFD", v);
-        CHECK(strcmp(pi.os, "Linux") == 0 && strcmp(pi.arch, "x64") == 0, "info v%d: os and arch", v);
+        CHECK(strcmp(pi.os, "Linux") == 0 && strcmp(pi.arch, "x64") == 0, "info v%d: os and arch",
+              v);
         if (v >= 2)
-            CHECK(strcmp(pi.entrypoint_assembly, "app") == 0 && strcmp(pi.runtime_version, "10.0.12") == 0,
+            CHECK(strcmp(pi.entrypoint_assembly, "app") == 0 &&
+                      strcmp(pi.runtime_version, "10.0.12") == 0,
                   "info v%d: entrypoint and runtime version", v);
         else
-            CHECK(pi.entrypoint_assembly[0] == 0 && pi.runtime_version[0] == 0, "info v1: v2 fields empty");
+            CHECK(pi.entrypoint_assembly[0] == 0 && pi.runtime_version[0] == 0,
+                  "info v1: v2 fields empty");
         if (v == 3)
-            CHECK(strcmp(pi.runtime_rid, "linux-x64") == 0 && pi.info3_version == 1, "info v3: rid and version");
+            CHECK(strcmp(pi.runtime_rid, "linux-x64") == 0 && pi.info3_version == 1,
+                  "info v3: rid and version");
         CHECK(pi.truncated == 0 && pi.version == v, "info v%d: not truncated", v);
         for (i = 0; i < w.n; i++)
             if (ipc_parse_process_info(w.b, i, v, &pi) != IPC_ERR_PROTO)
@@ -414,13 +441,16 @@ static void test_process_info_payloads(void)
         CHECK(all, "info v%d: every prefix (0..%zu) rejected", v, w.n - 1);
         CHECK(pi.pid == 0 && pi.os[0] == 0, "info v%d: output cleared after a rejection", v);
         w.b[w.n++] = 0;
-        CHECK(ipc_parse_process_info(w.b, w.n, v, &pi) == IPC_ERR_PROTO, "info v%d: trailing byte rejected", v);
+        CHECK(ipc_parse_process_info(w.b, w.n, v, &pi) == IPC_ERR_PROTO,
+              "info v%d: trailing byte rejected", v);
     }
     /* v2 payload read as v1 has trailing strings: rejected; v1 read as v2 is short */
     make_info(&w, 2);
-    CHECK(ipc_parse_process_info(w.b, w.n, 1, &pi) == IPC_ERR_PROTO, "info: v2 payload as v1 rejected");
+    CHECK(ipc_parse_process_info(w.b, w.n, 1, &pi) == IPC_ERR_PROTO,
+          "info: v2 payload as v1 rejected");
     make_info(&w, 1);
-    CHECK(ipc_parse_process_info(w.b, w.n, 2, &pi) == IPC_ERR_PROTO, "info: v1 payload as v2 rejected");
+    CHECK(ipc_parse_process_info(w.b, w.n, 2, &pi) == IPC_ERR_PROTO,
+          "info: v1 payload as v2 rejected");
     CHECK(ipc_parse_process_info(w.b, w.n, 4, &pi) == IPC_ERR_INVAL, "info: version 4 is INVAL");
     /* later ProcessInfo3 versions may append fields */
     make_info(&w, 3);
@@ -440,13 +470,16 @@ static void test_process_info_payloads(void)
         w.b[cmd_off + 1] = 0xFF;
         w.b[cmd_off + 2] = 0xFF;
         w.b[cmd_off + 3] = 0xFF;
-        CHECK(ipc_parse_process_info(w.b, w.n, 1, &pi) == IPC_ERR_PROTO, "info: count 0xFFFFFFFF rejected");
+        CHECK(ipc_parse_process_info(w.b, w.n, 1, &pi) == IPC_ERR_PROTO,
+              "info: count 0xFFFFFFFF rejected");
         make_info(&w, 1);
         w.b[cmd_off + 3] = 0x80;
-        CHECK(ipc_parse_process_info(w.b, w.n, 1, &pi) == IPC_ERR_PROTO, "info: count with top bit rejected");
+        CHECK(ipc_parse_process_info(w.b, w.n, 1, &pi) == IPC_ERR_PROTO,
+              "info: count with top bit rejected");
         make_info(&w, 1);
         w.b[cmd_off + 4 + 2 * 10] = 'q'; /* the command line's terminating unit */
-        CHECK(ipc_parse_process_info(w.b, w.n, 1, &pi) == IPC_ERR_PROTO, "info: string without NUL rejected");
+        CHECK(ipc_parse_process_info(w.b, w.n, 1, &pi) == IPC_ERR_PROTO,
+              "info: string without NUL rejected");
     }
     /* empty strings (count 0) and an embedded NUL */
     {
@@ -459,8 +492,8 @@ static void test_process_info_payloads(void)
         w_units(&w, emb, 4);
         w_u32(&w, 0);
         w_u32(&w, 0);
-        CHECK(ipc_parse_process_info(w.b, w.n, 1, &pi) == IPC_OK && strcmp(pi.command_line, "a") == 0 &&
-                  pi.os[0] == 0 && pi.arch[0] == 0,
+        CHECK(ipc_parse_process_info(w.b, w.n, 1, &pi) == IPC_OK &&
+                  strcmp(pi.command_line, "a") == 0 && pi.os[0] == 0 && pi.arch[0] == 0,
               "info: count-0 strings empty, text stops at an embedded NUL");
     }
     /* a command line longer than the field: cut on a character boundary */
@@ -480,7 +513,8 @@ static void test_process_info_payloads(void)
         w_str(&w, "x64");
         CHECK(ipc_parse_process_info(w.b, w.n, 1, &pi) == IPC_OK, "info: long command line parsed");
         len = strlen(pi.command_line);
-        CHECK(pi.truncated == 1 && len == 4095 && len % 3 == 0, "info: cut to %zu bytes on a boundary, flagged", len);
+        CHECK(pi.truncated == 1 && len == 4095 && len % 3 == 0,
+              "info: cut to %zu bytes on a boundary, flagged", len);
         CHECK(strcmp(pi.os, "Linux") == 0, "info: fields after a cut string still parsed");
     }
     /* fuzz: random mutations of a valid v2 payload */
@@ -509,7 +543,9 @@ static void test_process_info_payloads(void)
                     odd++;
             }
         }
-        CHECK(odd == 0, "info fuzz: 100000 mutations, only OK/PROTO, strings terminated (%ld accepted)", accepted);
+        CHECK(odd == 0,
+              "info fuzz: 100000 mutations, only OK/PROTO, strings terminated (%ld accepted)",
+              accepted);
     }
 }
 
@@ -517,9 +553,9 @@ static void test_process_info_payloads(void)
 
 static void test_stat_and_environ(void)
 {
-    static const char line[] =
-        "1234 (we ) ird) (name) S 1 1234 1234 0 -1 4194560 100 0 0 0 5 3 0 0 20 0 1 0 987654321 1000 200 "
-        "18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 17 3 0 0 0 0 0\n";
+    static const char line[] = "1234 (we ) ird) (name) S 1 1234 1234 0 -1 4194560 100 0 0 0 5 3 0 "
+                               "0 20 0 1 0 987654321 1000 200 "
+                               "18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 17 3 0 0 0 0 0\n";
     char buf[512], out[64];
     uint64_t st = 0, st2 = 0;
     size_t len = 0;
@@ -528,13 +564,15 @@ static void test_stat_and_environ(void)
 
     CHECK(ipc_parse_stat_starttime(line, strlen(line), &st) == IPC_OK && st == 987654321,
           "stat: comm with spaces and ')' -> %llu", (unsigned long long)st);
-    CHECK(ipc_parse_stat_starttime(line, 60, &st) == IPC_ERR_PROTO, "stat: line cut before field 22 rejected");
+    CHECK(ipc_parse_stat_starttime(line, 60, &st) == IPC_ERR_PROTO,
+          "stat: line cut before field 22 rejected");
 #define STAT_OF(text) ipc_parse_stat_starttime(text, strlen(text), &st)
     CHECK(STAT_OF("12 (x) S 1") == IPC_ERR_PROTO, "stat: short line rejected");
     CHECK(STAT_OF("12 x S 1 2 3") == IPC_ERR_PROTO, "stat: no ')' rejected");
     CHECK(STAT_OF("1 (a) S 1 1 1 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 x9 1") == IPC_ERR_PROTO,
           "stat: non-numeric field 22 rejected");
-    CHECK(STAT_OF("1 (a) S 1 1 1 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 99999999999999999999 1") == IPC_ERR_PROTO,
+    CHECK(STAT_OF("1 (a) S 1 1 1 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 99999999999999999999 1") ==
+              IPC_ERR_PROTO,
           "stat: field 22 overflow rejected");
     CHECK(STAT_OF("1 (a) S 1 1 1 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 77") == IPC_OK && st == 77,
           "stat: field 22 at the end of the text");
@@ -550,7 +588,8 @@ static void test_stat_and_environ(void)
         len = fread(buf, 1, sizeof(buf), f);
         fclose(f);
     }
-    CHECK(len > 0 && ipc_parse_stat_starttime(buf, len, &st) == IPC_OK && st > 0, "stat: /proc/self/stat parsed");
+    CHECK(len > 0 && ipc_parse_stat_starttime(buf, len, &st) == IPC_OK && st > 0,
+          "stat: /proc/self/stat parsed");
     prctl(PR_GET_NAME, old_comm, 0, 0, 0);
     prctl(PR_SET_NAME, "a) b (c) 9 9", 0, 0, 0);
     len = 0;
@@ -566,13 +605,16 @@ static void test_stat_and_environ(void)
     {
         static const char env[] = "A=1\0XTMPDIR=no\0TMPDIR\0TMPDIR=/var/t\0B=\0";
         size_t elen = sizeof(env) - 1;
-        CHECK(ipc_environ_lookup(env, elen, "TMPDIR", out, sizeof(out)) == 1 && strcmp(out, "/var/t") == 0,
+        CHECK(ipc_environ_lookup(env, elen, "TMPDIR", out, sizeof(out)) == 1 &&
+                  strcmp(out, "/var/t") == 0,
               "environ: TMPDIR found past look-alikes");
-        CHECK(ipc_environ_lookup(env, elen, "B", out, sizeof(out)) == 1 && out[0] == 0, "environ: empty value");
+        CHECK(ipc_environ_lookup(env, elen, "B", out, sizeof(out)) == 1 && out[0] == 0,
+              "environ: empty value");
         CHECK(ipc_environ_lookup(env, elen, "A", out, sizeof(out)) == 1 && strcmp(out, "1") == 0,
               "environ: first entry");
         CHECK(ipc_environ_lookup(env, elen, "C", out, sizeof(out)) == 0, "environ: absent name");
-        CHECK(ipc_environ_lookup(env, elen, "TMPDIR", out, 6) == IPC_ERR_INVAL, "environ: value too long is INVAL");
+        CHECK(ipc_environ_lookup(env, elen, "TMPDIR", out, 6) == IPC_ERR_INVAL,
+              "environ: value too long is INVAL");
         CHECK(ipc_environ_lookup("TMPDIR=/cut", 11, "TMPDIR", out, sizeof(out)) == 0,
               "environ: unterminated entry ignored");
         CHECK(ipc_environ_lookup(env, 0, "A", out, sizeof(out)) == 0, "environ: empty block");
@@ -580,17 +622,23 @@ static void test_stat_and_environ(void)
     {
         pid_t p = 0;
         uint64_t k = 0;
-        CHECK(ipc_parse_socket_name("dotnet-diagnostic-3413-120767-socket", &p, &k) == 1 && p == 3413 &&
-                  k == 120767,
+        CHECK(ipc_parse_socket_name("dotnet-diagnostic-3413-120767-socket", &p, &k) == 1 &&
+                  p == 3413 && k == 120767,
               "socket name: parsed");
-        CHECK(ipc_parse_socket_name("dotnet-diagnostic-3413-0-socket", &p, &k) == 1 && k == 0, "socket name: key 0");
-        CHECK(!ipc_parse_socket_name("dotnet-diagnostic-3413-socket", &p, &k), "socket name: no key rejected");
-        CHECK(!ipc_parse_socket_name("dotnet-diagnostic--1-socket", &p, &k), "socket name: empty pid rejected");
-        CHECK(!ipc_parse_socket_name("dotnet-diagnostic-12-3x-socket", &p, &k), "socket name: junk key rejected");
-        CHECK(!ipc_parse_socket_name("dotnet-diagnostic-0-3-socket", &p, &k), "socket name: pid 0 rejected");
+        CHECK(ipc_parse_socket_name("dotnet-diagnostic-3413-0-socket", &p, &k) == 1 && k == 0,
+              "socket name: key 0");
+        CHECK(!ipc_parse_socket_name("dotnet-diagnostic-3413-socket", &p, &k),
+              "socket name: no key rejected");
+        CHECK(!ipc_parse_socket_name("dotnet-diagnostic--1-socket", &p, &k),
+              "socket name: empty pid rejected");
+        CHECK(!ipc_parse_socket_name("dotnet-diagnostic-12-3x-socket", &p, &k),
+              "socket name: junk key rejected");
+        CHECK(!ipc_parse_socket_name("dotnet-diagnostic-0-3-socket", &p, &k),
+              "socket name: pid 0 rejected");
         CHECK(!ipc_parse_socket_name("dotnet-diagnostic-99999999999-3-socket", &p, &k),
               "socket name: pid overflow rejected");
-        CHECK(!ipc_parse_socket_name("clr-debug-pipe-3413-120767-in", &p, &k), "socket name: other files rejected");
+        CHECK(!ipc_parse_socket_name("clr-debug-pipe-3413-120767-in", &p, &k),
+              "socket name: other files rejected");
     }
 }
 
@@ -702,8 +750,8 @@ static void test_fake_runtime(void)
     double t0, dt;
 
     rc = ipc_target_probe(getpid(), &t, err, sizeof(err));
-    CHECK(rc == IPC_OK && t.ns_pid == getpid() && t.start_time > 0 && t.env_readable, "probe self: %s (dir %s)",
-          rc == IPC_OK ? "ok" : err, t.dir);
+    CHECK(rc == IPC_OK && t.ns_pid == getpid() && t.start_time > 0 && t.env_readable,
+          "probe self: %s (dir %s)", rc == IPC_OK ? "ok" : err, t.dir);
     if (rc != IPC_OK)
         return;
 
@@ -717,9 +765,10 @@ static void test_fake_runtime(void)
     /* a stale socket (wrong key, an hour old) must not be taken */
     if (snprintf(stale, sizeof(stale), "%sdotnet-diagnostic-%d-%llu-socket", t.dir, (int)getpid(),
                  (unsigned long long)t.start_time + 17) >= (int)sizeof(stale) ||
-        snprintf(zero, sizeof(zero), "%sdotnet-diagnostic-%d-0-socket", t.dir, (int)getpid()) >= (int)sizeof(zero) ||
-        snprintf(g_fake.path, sizeof(g_fake.path), "%sdotnet-diagnostic-%d-%llu-socket", t.dir, (int)getpid(),
-                 (unsigned long long)t.start_time) >= (int)sizeof(g_fake.path)) {
+        snprintf(zero, sizeof(zero), "%sdotnet-diagnostic-%d-0-socket", t.dir, (int)getpid()) >=
+            (int)sizeof(zero) ||
+        snprintf(g_fake.path, sizeof(g_fake.path), "%sdotnet-diagnostic-%d-%llu-socket", t.dir,
+                 (int)getpid(), (unsigned long long)t.start_time) >= (int)sizeof(g_fake.path)) {
         CHECK(0, "fake: TMPDIR %s too long for socket names", t.dir);
         return;
     }
@@ -732,12 +781,14 @@ static void test_fake_runtime(void)
         utimensat(AT_FDCWD, stale, times, AT_SYMLINK_NOFOLLOW);
     }
     rc = ipc_socket_path(getpid(), path, sizeof(path), err, sizeof(err));
-    CHECK(sfd >= 0 && rc == IPC_ERR_NOTDOTNET, "socket path: stale socket of an earlier process skipped");
+    CHECK(sfd >= 0 && rc == IPC_ERR_NOTDOTNET,
+          "socket path: stale socket of an earlier process skipped");
 
     /* key 0 (runtime could not read its start time) is found by the directory scan */
     zfd = bind_socket(zero, 0);
     rc = ipc_socket_path(getpid(), path, sizeof(path), err, sizeof(err));
-    CHECK(zfd >= 0 && rc == IPC_OK && strcmp(path, zero) == 0, "socket path: key-0 socket found by scan (%s)", path);
+    CHECK(zfd >= 0 && rc == IPC_OK && strcmp(path, zero) == 0,
+          "socket path: key-0 socket found by scan (%s)", path);
 
     /* the fake runtime at the expected name wins over both */
     g_fake.lfd = bind_socket(g_fake.path, 1);
@@ -759,12 +810,14 @@ static void test_fake_runtime(void)
     /* AttachProfiler: the bytes on the wire and an error reply */
     make_reply(reply, 0xFF, 1, IPC_HR_PROFILER_ALREADY_ACTIVE);
     fake_set_reply(reply, 24);
-    rc = ipc_attach_profiler(getpid(), 1000, k_clsid, "/opt/x.so", (const uint8_t *)"hi", 2, &hr, err, sizeof(err));
-    CHECK(rc == IPC_OK && hr == IPC_HR_PROFILER_ALREADY_ACTIVE, "fake attach: error HRESULT passed through (rc %d %s)",
-          rc, rc ? err : "");
+    rc = ipc_attach_profiler(getpid(), 1000, k_clsid, "/opt/x.so", (const uint8_t *)"hi", 2, &hr,
+                             err, sizeof(err));
+    CHECK(rc == IPC_OK && hr == IPC_HR_PROFILER_ALREADY_ACTIVE,
+          "fake attach: error HRESULT passed through (rc %d %s)", rc, rc ? err : "");
     {
         uint8_t expect[128];
-        size_t n = ipc_build_attach(expect, sizeof(expect), 1000, k_clsid, "/opt/x.so", (const uint8_t *)"hi", 2);
+        size_t n = ipc_build_attach(expect, sizeof(expect), 1000, k_clsid, "/opt/x.so",
+                                    (const uint8_t *)"hi", 2);
         CHECK(atomic_load(&g_fake.request_len) == n && memcmp(g_fake.request, expect, n) == 0,
               "fake attach: runtime received the exact request (%zu bytes)", n);
     }
@@ -798,7 +851,8 @@ static void test_fake_runtime(void)
     t0 = now_ms();
     rc = ipc_attach_profiler(getpid(), 100, k_clsid, "/opt/x.so", NULL, 0, &hr, err, sizeof(err));
     dt = now_ms() - t0;
-    CHECK(rc == IPC_ERR_TIMEOUT && dt >= 100 + IPC_ATTACH_MARGIN_MS - 50 && dt < 100 + IPC_ATTACH_MARGIN_MS + 2000,
+    CHECK(rc == IPC_ERR_TIMEOUT && dt >= 100 + IPC_ATTACH_MARGIN_MS - 50 &&
+              dt < 100 + IPC_ATTACH_MARGIN_MS + 2000,
           "fake attach: silent runtime -> TIMEOUT after %.0f ms (%s)", dt, err);
 
     /* ProcessInfo2 and the fallback to ProcessInfo */
@@ -812,7 +866,8 @@ static void test_fake_runtime(void)
     memcpy(reply + 20, w.b, w.n);
     fake_set_reply(reply, 20 + w.n);
     rc = ipc_process_info(getpid(), &pi, err, sizeof(err));
-    CHECK(rc == IPC_OK && pi.version == 2 && pi.pid == 4242 && strcmp(pi.runtime_version, "10.0.12") == 0,
+    CHECK(rc == IPC_OK && pi.version == 2 && pi.pid == 4242 &&
+              strcmp(pi.runtime_version, "10.0.12") == 0,
           "fake info: ProcessInfo2 parsed (rc %d %s)", rc, rc ? err : "");
     make_info(&w, 1);
     reply[14] = (uint8_t)(20 + w.n);
@@ -822,13 +877,16 @@ static void test_fake_runtime(void)
     g_fake.reply_len = 20 + w.n;
     atomic_store(&g_fake.action, FAKE_INFO2_UNKNOWN);
     rc = ipc_process_info(getpid(), &pi, err, sizeof(err));
-    CHECK(rc == IPC_OK && pi.version == 1 && strcmp(pi.os, "Linux") == 0 && g_fake.request[17] == 0x00,
-          "fake info: unknown ProcessInfo2 falls back to ProcessInfo (rc %d %s)", rc, rc ? err : "");
+    CHECK(rc == IPC_OK && pi.version == 1 && strcmp(pi.os, "Linux") == 0 &&
+              g_fake.request[17] == 0x00,
+          "fake info: unknown ProcessInfo2 falls back to ProcessInfo (rc %d %s)", rc,
+          rc ? err : "");
     make_reply(reply, 0xFF, 1, IPC_HR_NOT_YET_AVAILABLE);
     fake_set_reply(reply, 24);
     hr = 0;
     rc = ipc_query_process_info(getpid(), IPC_PROCESS_INFO3, &pi, &hr, err, sizeof(err));
-    CHECK(rc == IPC_ERR_RUNTIME && hr == IPC_HR_NOT_YET_AVAILABLE, "fake info: error reply -> RUNTIME (%s)", err);
+    CHECK(rc == IPC_ERR_RUNTIME && hr == IPC_HR_NOT_YET_AVAILABLE,
+          "fake info: error reply -> RUNTIME (%s)", err);
     make_reply(reply, 0x00, 1, 0);
     fake_set_reply(reply, 24);
     rc = ipc_process_info(getpid(), &pi, err, sizeof(err));
@@ -848,7 +906,8 @@ static void test_fake_runtime(void)
         if (child > 0) {
             int status = 0;
             waitpid(child, &status, 0);
-            CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "perm: other uid gets PERM for our socket (exit %d)",
+            CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+                  "perm: other uid gets PERM for our socket (exit %d)",
                   WIFEXITED(status) ? WEXITSTATUS(status) : -1);
         }
     } else {
@@ -898,21 +957,26 @@ static void check_real_info(pid_t pid, int full)
     CHECK(rc == IPC_OK, "real %d: socket %s", (int)pid, rc == IPC_OK ? path : err);
     t0 = now_ms();
     rc = ipc_process_info(pid, &pi, err, sizeof(err));
-    CHECK(rc == IPC_OK, "real %d: ProcessInfo2 in %.1f ms (%s)", (int)pid, now_ms() - t0, rc == IPC_OK ? "ok" : err);
+    CHECK(rc == IPC_OK, "real %d: ProcessInfo2 in %.1f ms (%s)", (int)pid, now_ms() - t0,
+          rc == IPC_OK ? "ok" : err);
     if (rc == IPC_OK) {
-        printf("  pid=%llu os=%s arch=%s entrypoint=%s runtime=%s\n  cmdline=%s\n", (unsigned long long)pi.pid, pi.os,
-               pi.arch, pi.entrypoint_assembly, pi.runtime_version, pi.command_line);
+        printf("  pid=%llu os=%s arch=%s entrypoint=%s runtime=%s\n  cmdline=%s\n",
+               (unsigned long long)pi.pid, pi.os, pi.arch, pi.entrypoint_assembly,
+               pi.runtime_version, pi.command_line);
         ipc_target t;
         pid_t expect = ipc_target_probe(pid, &t, NULL, 0) == IPC_OK ? t.ns_pid : pid;
-        CHECK(pi.version == 2 && pi.pid == (uint64_t)expect, "real %d: pid matches (%d in its namespace)", (int)pid,
-              (int)expect);
-        CHECK(strcmp(pi.os, "Linux") == 0 && strcmp(pi.arch, "x64") == 0, "real %d: Linux x64", (int)pid);
-        CHECK(strncmp(pi.runtime_version, "10.", 3) == 0, "real %d: runtime version %s", (int)pid, pi.runtime_version);
+        CHECK(pi.version == 2 && pi.pid == (uint64_t)expect,
+              "real %d: pid matches (%d in its namespace)", (int)pid, (int)expect);
+        CHECK(strcmp(pi.os, "Linux") == 0 && strcmp(pi.arch, "x64") == 0, "real %d: Linux x64",
+              (int)pid);
+        CHECK(strncmp(pi.runtime_version, "10.", 3) == 0, "real %d: runtime version %s", (int)pid,
+              pi.runtime_version);
     }
     if (!full)
         return;
     rc = ipc_query_process_info(pid, IPC_PROCESS_INFO, &pi, NULL, err, sizeof(err));
-    CHECK(rc == IPC_OK && pi.version == 1 && pi.pid == (uint64_t)pid, "real %d: ProcessInfo (v1)", (int)pid);
+    CHECK(rc == IPC_OK && pi.version == 1 && pi.pid == (uint64_t)pid, "real %d: ProcessInfo (v1)",
+          (int)pid);
     rc = ipc_query_process_info(pid, IPC_PROCESS_INFO3, &pi, NULL, err, sizeof(err));
     CHECK(rc == IPC_OK && pi.info3_version >= 1 && strcmp(pi.runtime_rid, "linux-x64") == 0,
           "real %d: ProcessInfo3 version %u rid %s", (int)pid, pi.info3_version, pi.runtime_rid);
@@ -920,7 +984,8 @@ static void check_real_info(pid_t pid, int full)
 
 static void test_real(void)
 {
-    const char *s = getenv("JITSCOPE_TEST_DOTNET_PID"), *extra = getenv("JITSCOPE_TEST_DOTNET_EXTRA_PIDS");
+    const char *s = getenv("JITSCOPE_TEST_DOTNET_PID"),
+               *extra = getenv("JITSCOPE_TEST_DOTNET_EXTRA_PIDS");
     pid_t pid;
     char err[512];
     int rc, i;
@@ -939,8 +1004,8 @@ static void test_real(void)
     {
         int seen = 0;
         for (k = 0; k < count; k++) {
-            printf("  procscan: pid %d socket %s uid %u attach %d\n", (int)list[k].pid, list[k].socket_path,
-                   (unsigned)list[k].uid, list[k].can_attach);
+            printf("  procscan: pid %d socket %s uid %u attach %d\n", (int)list[k].pid,
+                   list[k].socket_path, (unsigned)list[k].uid, list[k].can_attach);
             if (list[k].pid == pid && list[k].can_attach)
                 seen = 1;
         }
@@ -966,13 +1031,13 @@ static void test_real(void)
     for (i = 0; i < 2; i++) {
         int32_t hr = 0;
         double t0 = now_ms(), dt;
-        rc = ipc_attach_profiler(pid, 3000, k_clsid, "/nonexistent/jitscope/libmissing.so", (const uint8_t *)"x", 1,
-                                 &hr, err, sizeof(err));
+        rc = ipc_attach_profiler(pid, 3000, k_clsid, "/nonexistent/jitscope/libmissing.so",
+                                 (const uint8_t *)"x", 1, &hr, err, sizeof(err));
         dt = now_ms() - t0;
-        printf("  attach #%d with a missing profiler: rc=%d hresult=0x%08x (%s) in %.1f ms%s%s\n", i + 1, rc,
-               (unsigned)hr, ipc_hresult_name(hr), dt, rc ? " err=" : "", rc ? err : "");
-        CHECK(rc == IPC_OK && hr < 0, "real attach #%d: runtime answers with an error HRESULT 0x%08x", i + 1,
-              (unsigned)hr);
+        printf("  attach #%d with a missing profiler: rc=%d hresult=0x%08x (%s) in %.1f ms%s%s\n",
+               i + 1, rc, (unsigned)hr, ipc_hresult_name(hr), dt, rc ? " err=" : "", rc ? err : "");
+        CHECK(rc == IPC_OK && hr < 0,
+              "real attach #%d: runtime answers with an error HRESULT 0x%08x", i + 1, (unsigned)hr);
     }
     rc = ipc_process_info(pid, &pi, err, sizeof(err));
     CHECK(rc == IPC_OK, "real: runtime still answers after failed attaches");

@@ -38,10 +38,10 @@ static const char *fmt_type(const names_type *t)
     return n == strlen(out) ? out : "(length returned != strlen)";
 }
 
-#define CHECK_STR(got, want)                                                                  \
-    do {                                                                                      \
-        const char *got_ = (got), *want_ = (want);                                            \
-        CHECK(strcmp(got_, want_) == 0, "\"%s\" (got \"%s\")", want_, got_);                 \
+#define CHECK_STR(got, want)                                                                       \
+    do {                                                                                           \
+        const char *got_ = (got), *want_ = (want);                                                 \
+        CHECK(strcmp(got_, want_) == 0, "\"%s\" (got \"%s\")", want_, got_);                       \
     } while (0)
 
 TEST(plain_method)
@@ -96,8 +96,8 @@ TEST(generic_type_known_and_unknown)
 TEST(generic_method)
 {
     names_type probe = {.name = "Ns.Probe"};
-    names_method m = {.owner = &probe, .name = "Pick", .generic_arity = 1,
-                      .args = {&INT32}, .nargs = 1};
+    names_method m = {
+        .owner = &probe, .name = "Pick", .generic_arity = 1, .args = {&INT32}, .nargs = 1};
 
     CHECK_STR(fmt_method(&m), "Ns.Probe.Pick<System.Int32>");
     m.args[0] = &CANON;
@@ -119,8 +119,8 @@ TEST(generic_method)
 TEST(nested_generic)
 {
     names_type outer = {.name = "Ns.Outer`1"};
-    names_type inner = {.name = "Inner`1", .enclosing = &outer, .args = {&INT32, &STRING},
-                        .nargs = 2};
+    names_type inner = {
+        .name = "Inner`1", .enclosing = &outer, .args = {&INT32, &STRING}, .nargs = 2};
     names_method m = {.owner = &inner, .name = "M"};
 
     CHECK_STR(fmt_method(&m), "Ns.Outer<System.Int32>+Inner<System.String>.M");
@@ -130,8 +130,8 @@ TEST(nested_generic)
     CHECK_STR(fmt_type(&plain_inner), "Ns.Outer<System.Int64>+Inner");
     /* only the inner level is generic */
     names_type plain_outer = {.name = "Ns.Outer"};
-    names_type gen_inner = {.name = "Inner`1", .enclosing = &plain_outer, .args = {&INT64},
-                            .nargs = 1};
+    names_type gen_inner = {
+        .name = "Inner`1", .enclosing = &plain_outer, .args = {&INT64}, .nargs = 1};
     CHECK_STR(fmt_type(&gen_inner), "Ns.Outer+Inner<System.Int64>");
     /* three levels, arguments split 1 / 0 / 2 */
     names_type a = {.name = "Ns.A`1"};
@@ -142,8 +142,7 @@ TEST(nested_generic)
     names_type open_inner = {.name = "Inner`1", .enclosing = &outer};
     CHECK_STR(fmt_type(&open_inner), "Ns.Outer`1+Inner`1");
     /* too few arguments for the inner level */
-    names_type short_inner = {.name = "Inner`1", .enclosing = &outer, .args = {&INT32},
-                              .nargs = 1};
+    names_type short_inner = {.name = "Inner`1", .enclosing = &outer, .args = {&INT32}, .nargs = 1};
     CHECK_STR(fmt_type(&short_inner), "Ns.Outer<System.Int32>+Inner<...>");
 }
 
@@ -154,8 +153,8 @@ TEST(arrays)
     names_type arr3 = {.element = &STRING, .array_rank = 3};
     names_type jagged = {.element = &arr, .array_rank = 1};
     names_type list = {.name = "System.Collections.Generic.List`1", .args = {&arr}, .nargs = 1};
-    names_type list_int = {.name = "System.Collections.Generic.List`1", .args = {&INT32},
-                           .nargs = 1};
+    names_type list_int = {
+        .name = "System.Collections.Generic.List`1", .args = {&INT32}, .nargs = 1};
     names_type list_arr = {.element = &list_int, .array_rank = 1};
     names_type no_element = {.array_rank = 1};
     names_type probe = {.name = "Ns.Probe"};
@@ -173,8 +172,8 @@ TEST(arrays)
 
 TEST(generic_argument_is_generic)
 {
-    names_type dict = {.name = "System.Collections.Generic.Dictionary`2", .args = {&INT32, &STRING},
-                       .nargs = 2};
+    names_type dict = {
+        .name = "System.Collections.Generic.Dictionary`2", .args = {&INT32, &STRING}, .nargs = 2};
     names_type list = {.name = "System.Collections.Generic.List`1", .args = {&dict}, .nargs = 1};
     names_type owner = {.name = "Ns.Cache`1", .args = {&list}, .nargs = 1};
     names_method m = {.owner = &owner, .name = "Get"};
@@ -201,8 +200,9 @@ TEST(global_function)
 }
 
 /* Formats into a buffer of exactly outsz bytes followed by a canary. */
-static int check_bounded(const char *full, size_t outsz, size_t (*fmt)(const void *, char *, size_t),
-                         const void *what, const char *label)
+static int check_bounded(const char *full, size_t outsz,
+                         size_t (*fmt)(const void *, char *, size_t), const void *what,
+                         const char *label)
 {
     size_t full_len = strlen(full), n, i;
     char *buf = malloc(outsz + 16);
@@ -228,13 +228,16 @@ static int check_bounded(const char *full, size_t outsz, size_t (*fmt)(const voi
     return ok;
 }
 
-static size_t fmt_method_v(const void *m, char *o, size_t n) { return names_format_method(m, o, n); }
+static size_t fmt_method_v(const void *m, char *o, size_t n)
+{
+    return names_format_method(m, o, n);
+}
 static size_t fmt_type_v(const void *t, char *o, size_t n) { return names_format_type(t, o, n); }
 
 TEST(truncation)
 {
-    names_type dict = {.name = "System.Collections.Generic.Dictionary`2", .args = {&INT32, &STRING},
-                       .nargs = 2};
+    names_type dict = {
+        .name = "System.Collections.Generic.Dictionary`2", .args = {&INT32, &STRING}, .nargs = 2};
     names_type owner = {.name = "Ns.Cache`1", .args = {&dict}, .nargs = 1};
     names_method m = {.owner = &owner, .name = "GetOrAdd", .args = {&INT64}, .nargs = 1};
     char full_m[512], full_t[512];

@@ -97,8 +97,12 @@ static void sample_walk(session *s, uint64_t t, const one_thread *threads, unsig
         while (threads[i].fids && threads[i].fids[k] != UINT64_MAX)
             frames[k] = (wire_stack_frame){threads[i].fids[k], 0x7f00 + k}, k++;
         r = (wire_record){.type = WIRE_STACK_THREAD, .time_ns = t};
-        r.u.stack_thread = (wire_stack_thread){snap, threads[i].tid, (uint32_t)threads[i].tid + 4000,
-                                               threads[i].fids ? 0 : (int32_t)0x80004005, 100, k,
+        r.u.stack_thread = (wire_stack_thread){snap,
+                                               threads[i].tid,
+                                               (uint32_t)threads[i].tid + 4000,
+                                               threads[i].fids ? 0 : (int32_t)0x80004005,
+                                               100,
+                                               k,
                                                threads[i].flags};
         r.stack_frames = frames;
         apply(s, r);
@@ -165,13 +169,15 @@ TEST(dedup_across_threads_and_walks)
           "7 walks, 10 thread samples kept");
     CHECK(p->stack_count == 6, "6 distinct stacks: CBA, NDA, BA, [], CB+cut, E (got %zu)",
           p->stack_count);
-    CHECK(p->samples[0].stack == p->samples[2].stack && p->samples[2].stack == p->samples[3].stack &&
+    CHECK(p->samples[0].stack == p->samples[2].stack &&
+              p->samples[2].stack == p->samples[3].stack &&
               p->samples[0].thread != p->samples[3].thread,
           "the same FunctionIDs on two threads and in two walks: one stack id");
     CHECK(p->stacks[p->samples[8].stack].depth == 3 &&
               p->frames[p->stacks[p->samples[8].stack].first + 2] == PROFILE_FRAME_TRUNCATED,
           "a cut stack ends (root side) with the truncation mark: not the same as CB");
-    CHECK(p->thread_count == 2 && p->threads[0].thread_id == 0x71 && p->threads[0].os_thread_id == 0x71 + 4000,
+    CHECK(p->thread_count == 2 && p->threads[0].thread_id == 0x71 &&
+              p->threads[0].os_thread_id == 0x71 + 4000,
           "two threads, with the OS id from the records");
     CHECK(p->samples[0].t_ms == 0 && p->samples[2].t_ms == 500 && p->samples[9].t_ms == 3000,
           "sample times in ms from the first sample");
@@ -210,8 +216,8 @@ TEST(caps_and_drop_counts)
         fids[0] = 0x10000 + i;
         add_walk(&p, 0x71, 1, fids, 1, NOW);
     }
-    CHECK(p.stack_count == PROFILE_MAX_STACKS && p.dropped_stacks == 10 && p.dropped_samples == 10 &&
-              p.sample_count == PROFILE_MAX_STACKS,
+    CHECK(p.stack_count == PROFILE_MAX_STACKS && p.dropped_stacks == 10 &&
+              p.dropped_samples == 10 && p.sample_count == PROFILE_MAX_STACKS,
           "%u distinct stacks kept; 10 more dropped with their samples", PROFILE_MAX_STACKS);
     fids[0] = 0x10000;
     add_walk(&p, 0x71, 1, fids, 1, NOW);
@@ -255,7 +261,8 @@ TEST(status_and_suspension_stats)
     uint64_t fid = 0x42, events;
     const session_event *e;
 
-    CHECK(p->state == PROFILE_IDLE && strcmp(profile_state_name(p->state), "idle") == 0, "idle at first");
+    CHECK(p->state == PROFILE_IDLE && strcmp(profile_state_name(p->state), "idle") == 0,
+          "idle at first");
     profile_start(p, 49, NOW);
     CHECK(p->state == PROFILE_RUNNING && p->requested_millihz == 49000 &&
               p->effective_millihz == 49000 &&
@@ -283,13 +290,14 @@ TEST(status_and_suspension_stats)
     e = session_event_at(s, s->event_seq);
     CHECK(p->state == PROFILE_RUNNING && p->effective_millihz == 12500 && p->agent_samples == 5,
           "RATE: still running at the lowered rate");
-    CHECK(s->event_seq == events + 1 && e->type == WIRE_PROFILE_STATUS && e->extra == WIRE_PROFILE_RATE &&
-              e->value == 12500 && (uint32_t)e->id == 49000 && (e->id >> 32) == 20 &&
-              strcmp(session_event_type_name(e->type), "profile") == 0,
+    CHECK(s->event_seq == events + 1 && e->type == WIRE_PROFILE_STATUS &&
+              e->extra == WIRE_PROFILE_RATE && e->value == 12500 && (uint32_t)e->id == 49000 &&
+              (e->id >> 32) == 20 && strcmp(session_event_type_name(e->type), "profile") == 0,
           "a profile event with the state, rates and budget");
     r.u.profile_status.state = WIRE_PROFILE_STOPPED;
     apply(s, r);
-    CHECK(p->state == PROFILE_STOPPED && p->stopped_ns == WALL(MONO + SEC), "STOPPED: stopped, when");
+    CHECK(p->state == PROFILE_STOPPED && p->stopped_ns == WALL(MONO + SEC),
+          "STOPPED: stopped, when");
     r.u.profile_status.state = WIRE_PROFILE_STARTED;
     apply(s, r);
     CHECK(p->state == PROFILE_RUNNING && p->stopped_ns == 0 && p->started_ns == NOW,
@@ -297,7 +305,8 @@ TEST(status_and_suspension_stats)
     r.u.profile_status.state = WIRE_PROFILE_REFUSED;
     r.u.profile_status.hresult = (int32_t)0x80131388;
     apply(s, r);
-    CHECK(p->state == PROFILE_STOPPED && p->hresult == (int32_t)0x80131388, "REFUSED: stopped with the reason");
+    CHECK(p->state == PROFILE_STOPPED && p->hresult == (int32_t)0x80131388,
+          "REFUSED: stopped with the reason");
     profile_start(p, 99, NOW + 5);
     CHECK(p->walks == 0 && p->sample_count == 0 && p->suspend_ns_max == 0 && p->hresult == 0 &&
               p->requested_millihz == 99000,
@@ -321,7 +330,8 @@ TEST(filters)
           "no filter: 10 samples, worker 6, other 4");
     CHECK(v.second_count == 4 && v.seconds[0].t_ms == WALL(MONO) / 1000000 / 1000 * 1000 &&
               v.seconds[0].samples + v.seconds[1].samples + v.seconds[2].samples +
-                      v.seconds[3].samples == 10,
+                      v.seconds[3].samples ==
+                  10,
           "per second, from the first sample's second, adding up");
     profile_view_free(&v);
     q.thread = "worker";
@@ -362,13 +372,12 @@ TEST(filters)
 TEST(folded_exactly)
 {
     session *s = fixture();
-    static const char expected[] =
-        "0xe0 1\n"
-        "App.Main;App.Run 2\n"
-        "App.Main;App.Run;App.Work 4\n"
-        "App.Main;App.Semi:colon;[native] 1\n"
-        "[truncated];App.Run;App.Work 1\n"
-        "[unknown] 1\n";
+    static const char expected[] = "0xe0 1\n"
+                                   "App.Main;App.Run 2\n"
+                                   "App.Main;App.Run;App.Work 4\n"
+                                   "App.Main;App.Semi:colon;[native] 1\n"
+                                   "[truncated];App.Run;App.Work 1\n"
+                                   "[unknown] 1\n";
     profile_query q = ALL;
     char *text = folded(s, &q);
 
@@ -405,7 +414,8 @@ static int tree_sums_ok(json_t *node, size_t *nodes)
     size_t i;
 
     (*nodes)++;
-    json_array_foreach(kids, i, c) {
+    json_array_foreach(kids, i, c)
+    {
         if (!tree_sums_ok(c, nodes))
             return 0;
         sum += json_integer_value(json_object_get(c, "value"));
@@ -457,8 +467,9 @@ TEST(call_tree)
           PROFILE_TREE_MAX_NODES);
     main_node = json_array_get(json_object_get(tree, "children"), 0);
     kids = json_object_get(main_node, "children");
-    CHECK(strcmp(json_string_value(json_object_get(
-                     json_array_get(kids, json_array_size(kids) - 1), "name")), "[pruned]") == 0,
+    CHECK(strcmp(json_string_value(
+                     json_object_get(json_array_get(kids, json_array_size(kids) - 1), "name")),
+                 "[pruned]") == 0,
           "the node that lost children has a [pruned] child");
     json_decref(o);
     profile_view_free(&v);
@@ -485,13 +496,14 @@ TEST(speedscope_structure)
                  "https://www.speedscope.app/file-format-schema.json") == 0,
           "the schema URL");
     frames = json_object_get(json_object_get(file, "shared"), "frames");
-    json_array_foreach(frames, i, x)
-        indexes_ok &= json_is_string(json_object_get(x, "name")) &&
-                      json_is_string(json_object_get(x, "file"));
-    CHECK(json_array_size(frames) == v.syms.count && indexes_ok, "shared.frames: name and file each");
+    json_array_foreach(frames, i, x) indexes_ok &= json_is_string(json_object_get(x, "name")) &&
+                                                   json_is_string(json_object_get(x, "file"));
+    CHECK(json_array_size(frames) == v.syms.count && indexes_ok,
+          "shared.frames: name and file each");
     profiles = json_object_get(file, "profiles");
     CHECK(json_array_size(profiles) == 2, "one profile per thread with samples");
-    json_array_foreach(profiles, i, p) {
+    json_array_foreach(profiles, i, p)
+    {
         json_int_t sum = 0;
         samples = json_object_get(p, "samples");
         weights = json_object_get(p, "weights");
@@ -500,9 +512,9 @@ TEST(speedscope_structure)
                   json_integer_value(json_object_get(p, "startValue")) == 0 &&
                   json_array_size(samples) == json_array_size(weights),
               "profile %zu: sampled, unit none, from 0, one weight per sample", i);
-        json_array_foreach(weights, j, x)
-            sum += json_integer_value(x);
-        json_array_foreach(samples, j, x) {
+        json_array_foreach(weights, j, x) sum += json_integer_value(x);
+        json_array_foreach(samples, j, x)
+        {
             json_t *idx;
             json_array_foreach(x, k, idx)
                 indexes_ok &= json_is_integer(idx) && json_integer_value(idx) >= 0 &&
@@ -514,7 +526,8 @@ TEST(speedscope_structure)
     }
     CHECK(indexes_ok && total == 10, "every index names a frame; 10 samples in all");
     p = json_array_get(profiles, 0);
-    CHECK(strcmp(json_string_value(json_object_get(p, "name")), "Thread 0x71 (os 4113) \"worker\"") == 0,
+    CHECK(strcmp(json_string_value(json_object_get(p, "name")),
+                 "Thread 0x71 (os 4113) \"worker\"") == 0,
           "named after the thread");
     samples = json_object_get(p, "samples");
     weights = json_object_get(p, "weights");
@@ -524,10 +537,12 @@ TEST(speedscope_structure)
     x = json_array_get(samples, 0);
     CHECK(json_array_size(x) == 3 &&
               strcmp(json_string_value(json_object_get(
-                         json_array_get(frames, (size_t)json_integer_value(json_array_get(x, 0))), "name")),
+                         json_array_get(frames, (size_t)json_integer_value(json_array_get(x, 0))),
+                         "name")),
                      "App.Main") == 0 &&
               strcmp(json_string_value(json_object_get(
-                         json_array_get(frames, (size_t)json_integer_value(json_array_get(x, 2))), "name")),
+                         json_array_get(frames, (size_t)json_integer_value(json_array_get(x, 2))),
+                         "name")),
                      "App.Work") == 0,
           "samples are root first (App.Main ... App.Work)");
     json_decref(file);

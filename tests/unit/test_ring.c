@@ -79,12 +79,19 @@ static int take(ring *r, uint32_t len, uint32_t id)
 
 TEST(init_rounding)
 {
-    static const struct { uint64_t ask, want; } cases[] = {
-        {0, RING_MIN_BYTES},         {1, RING_MIN_BYTES},
-        {4095, 4096},                {4096, 4096},
-        {4097, 8192},                {5000, 8192},
-        {1u << 20, 1u << 20},        {(1u << 20) + 1, 2u << 20},
-        {RING_MAX_BYTES, RING_MAX_BYTES}, {RING_MAX_BYTES + 1ull, RING_MAX_BYTES},
+    static const struct {
+        uint64_t ask, want;
+    } cases[] = {
+        {0, RING_MIN_BYTES},
+        {1, RING_MIN_BYTES},
+        {4095, 4096},
+        {4096, 4096},
+        {4097, 8192},
+        {5000, 8192},
+        {1u << 20, 1u << 20},
+        {(1u << 20) + 1, 2u << 20},
+        {RING_MAX_BYTES, RING_MAX_BYTES},
+        {RING_MAX_BYTES + 1ull, RING_MAX_BYTES},
         {UINT64_MAX, RING_MAX_BYTES},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -419,10 +426,10 @@ static uint32_t body_len_for(uint32_t producer, uint32_t counter)
 typedef struct stress {
     ring r;
     unsigned producers;
-    uint32_t per_producer;      /* records each producer tries to write ... */
-    atomic_int stop;            /* ... unless told to stop earlier */
-    unsigned consumer_work;     /* consumer spins this many rounds after every record */
-    uint64_t throttle;          /* producers wait while more bytes are used (0: never) */
+    uint32_t per_producer;  /* records each producer tries to write ... */
+    atomic_int stop;        /* ... unless told to stop earlier */
+    unsigned consumer_work; /* consumer spins this many rounds after every record */
+    uint64_t throttle;      /* producers wait while more bytes are used (0: never) */
     atomic_int start, producers_done;
     uint64_t attempted[MAX_PRODUCERS], refused[MAX_PRODUCERS]; /* as seen by each producer */
     /* consumer results */
@@ -444,8 +451,7 @@ static void *producer(void *arg)
 
     while (!atomic_load(&s->start))
         ;
-    for (c = 0; c < s->per_producer && !atomic_load_explicit(&s->stop, memory_order_relaxed);
-         c++) {
+    for (c = 0; c < s->per_producer && !atomic_load_explicit(&s->stop, memory_order_relaxed); c++) {
         uint32_t n = body_len_for(pa->id, c);
         ring_slot slot;
         rec_head h = {pa->id, c, n, 0};
@@ -509,8 +515,7 @@ static void *consumer(void *arg)
         const uint8_t *p = ring_peek(&s->r, &len);
 
         if (!p) {
-            if (atomic_load(&s->producers_done) == (int)s->producers &&
-                ring_used_bytes(&s->r) == 0)
+            if (atomic_load(&s->producers_done) == (int)s->producers && ring_used_bytes(&s->r) == 0)
                 break;
             sched_yield();
             continue;
@@ -655,8 +660,8 @@ TEST(no_spurious_drops_when_preempted)
     CHECK(passed_tail == laps, "every reservation saw a tail newer than its head (%u of %u)",
           passed_tail, laps);
     CHECK(atomic_load(&r.full_drops) == 0 && ok == laps,
-          "no reservation refused and every record intact (%u of %u, %llu full drops)", ok,
-          laps, (unsigned long long)atomic_load(&r.full_drops));
+          "no reservation refused and every record intact (%u of %u, %llu full drops)", ok, laps,
+          (unsigned long long)atomic_load(&r.full_drops));
     CHECK(atomic_load(&r.head) > 50 * r.capacity, "the ring wrapped many times");
     ring_destroy(&r);
 }

@@ -21,7 +21,7 @@
 #include "session.h"
 
 static const char TOKEN[] = "0123456789abcdef0123456789abcdef";
-static const int64_t NOW = 1700000000000000000ll;   /* server wall clock */
+static const int64_t NOW = 1700000000000000000ll;    /* server wall clock */
 static const uint64_t MONO = 5000000000ull;          /* target monotonic at hello */
 static const uint64_t REAL = 1699999999000000000ull; /* target realtime at hello */
 #define OFFSET ((int64_t)(REAL - MONO))
@@ -188,7 +188,8 @@ TEST(jit_time_from_started_and_finished)
           "one compilation, one code version");
     CHECK(f && f->native_size == 128 && f->il_size == 40 && f->thread_id == 0x71 && f->hresult == 0,
           "sizes, thread and hresult from the record");
-    CHECK(f && f->first_jit_ns == (int64_t)(MONO + 1500) + OFFSET && f->last_jit_ns == f->first_jit_ns,
+    CHECK(f && f->first_jit_ns == (int64_t)(MONO + 1500) + OFFSET &&
+              f->last_jit_ns == f->first_jit_ns,
           "first/last JIT time = target time + clock offset");
     CHECK(!(f->flags & WIRE_FLAG_CATCHUP), "not flagged catch-up");
     CHECK(s->jit_compilations == 1 && s->jit_time_total_ns == 500, "session totals");
@@ -399,7 +400,8 @@ TEST(modules_catchup_and_unknown)
     CHECK(m && strcmp(m->path, "/live/B.dll") == 0 && !(m->flags & WIRE_FLAG_CATCHUP),
           "a live load after the enumeration wins");
 
-    CHECK(apply(s, (wire_record){.type = WIRE_MODULE_UNLOADED, .time_ns = MONO + 50,
+    CHECK(apply(s, (wire_record){.type = WIRE_MODULE_UNLOADED,
+                                 .time_ns = MONO + 50,
                                  .u.module_unloaded = {0x999000}}) == 0,
           "MODULE_UNLOADED for a never-seen module is tolerated");
     m = session_find_module(s, 0x999000);
@@ -436,7 +438,8 @@ TEST(threads_catchup_and_destroy)
 
     apply(s, thread_rec(WIRE_THREAD_CREATED, 0x71, 1001, 0, NULL, MONO + 10));
     t = session_find_thread(s, 0x71);
-    CHECK(t && t->alive && t->os_thread_id == 1001 && t->created_ns == (int64_t)(MONO + 10) + OFFSET,
+    CHECK(t && t->alive && t->os_thread_id == 1001 &&
+              t->created_ns == (int64_t)(MONO + 10) + OFFSET,
           "live THREAD_CREATED: alive, os id, created time");
     apply(s, thread_rec(WIRE_THREAD_DESTROYED, 0x71, 0, 0, NULL, MONO + 20));
     t = session_find_thread(s, 0x71);
@@ -532,28 +535,30 @@ TEST(sequence_gaps)
 TEST(event_log)
 {
     session *s = live_session();
-    static const uint16_t logged[] = {WIRE_JIT_FINISHED, WIRE_MODULE_LOADED, WIRE_THREAD_CREATED,
-                                      WIRE_THREAD_NAME, WIRE_CATCHUP_END, WIRE_MODULE_UNLOADED,
-                                      WIRE_THREAD_DESTROYED, WIRE_ASSEMBLY_LOADED};
+    static const uint16_t logged[] = {
+        WIRE_JIT_FINISHED, WIRE_MODULE_LOADED,   WIRE_THREAD_CREATED,   WIRE_THREAD_NAME,
+        WIRE_CATCHUP_END,  WIRE_MODULE_UNLOADED, WIRE_THREAD_DESTROYED, WIRE_ASSEMBLY_LOADED};
     int ok = 1;
 
     CHECK(s->event_seq == 0 && session_first_event_seq(s) == 1 && session_event_at(s, 1) == NULL,
           "no events yet (the hello is not an event)");
-    apply(s, jit_started(0xF1, 0x71, MONO + 1));           /* not logged */
+    apply(s, jit_started(0xF1, 0x71, MONO + 1)); /* not logged */
     apply(s, jit_finished(0xF1, 0x71, 0x1000, 10, MONO + 2, 0));
-    apply(s, function_name(0xF1, "A.B"));                   /* not logged */
+    apply(s, function_name(0xF1, "A.B")); /* not logged */
     apply(s, module_loaded(0x200000, "/a.dll", "a", 0));
     apply(s, thread_rec(WIRE_THREAD_CREATED, 0x72, 5, 0, NULL, MONO + 3));
     apply(s, thread_rec(WIRE_THREAD_OS_ID, 0x72, 6, 0, NULL, MONO + 4)); /* not logged */
     apply(s, thread_rec(WIRE_THREAD_NAME, 0x72, 0, 0, "n", MONO + 5));
-    apply(s, simple(WIRE_CATCHUP_BEGIN));                   /* not logged */
+    apply(s, simple(WIRE_CATCHUP_BEGIN)); /* not logged */
     apply(s, simple(WIRE_CATCHUP_END));
-    apply(s, simple(WIRE_DROPS));                           /* not logged */
-    apply(s, simple(WIRE_PONG));                            /* not logged */
+    apply(s, simple(WIRE_DROPS)); /* not logged */
+    apply(s, simple(WIRE_PONG));  /* not logged */
     apply(s, (wire_record){.type = WIRE_MODULE_UNLOADED, .u.module_unloaded = {0x200000}});
     apply(s, thread_rec(WIRE_THREAD_DESTROYED, 0x72, 0, 0, NULL, MONO + 6));
-    apply(s, (wire_record){.type = WIRE_ASSEMBLY_LOADED, .u.assembly_loaded = {0x300, 0x200000, 0, 0}});
-    CHECK(s->event_seq == 8, "8 events from 14 records (got %llu)", (unsigned long long)s->event_seq);
+    apply(s, (wire_record){.type = WIRE_ASSEMBLY_LOADED,
+                           .u.assembly_loaded = {0x300, 0x200000, 0, 0}});
+    CHECK(s->event_seq == 8, "8 events from 14 records (got %llu)",
+          (unsigned long long)s->event_seq);
     for (uint64_t seq = 1; seq <= 8; seq++) {
         const session_event *e = session_event_at(s, seq);
         ok &= e && e->seq == seq && e->type == logged[seq - 1];
@@ -583,8 +588,8 @@ TEST(event_log_eviction)
         r.u.catchup.functions = (uint32_t)i;
         session_apply(s, &r, NOW, &why);
     }
-    CHECK(check_seconds() - t0 < 5.0, "%llu events applied in %.2f s",
-          (unsigned long long)total, check_seconds() - t0);
+    CHECK(check_seconds() - t0 < 5.0, "%llu events applied in %.2f s", (unsigned long long)total,
+          check_seconds() - t0);
     CHECK(s->event_seq == total && s->events_evicted == extra, "event_seq %llu, evicted %llu",
           (unsigned long long)s->event_seq, (unsigned long long)s->events_evicted);
     CHECK(session_first_event_seq(s) == extra + 1, "first retained seq is %llu (got %llu)",
@@ -638,7 +643,8 @@ TEST(other_records_and_unknown_types)
 
     r.u.drops = (wire_drops){{1, 2, 3, 4}, 100, 4096};
     apply(s, r);
-    CHECK(memcmp(&s->drops, &r.u.drops, sizeof(wire_drops)) == 0, "DROPS counters are kept as sent");
+    CHECK(memcmp(&s->drops, &r.u.drops, sizeof(wire_drops)) == 0,
+          "DROPS counters are kept as sent");
     r = simple(WIRE_CATCHUP_END);
     r.u.catchup = (wire_catchup){9, 1000, 4, 0, 12500000};
     apply(s, r);

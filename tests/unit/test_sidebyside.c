@@ -124,26 +124,26 @@
  * GC, suspends, class loads, JIT compilation) and the widest
  * COR_PRF_MONITOR_IMMUTABLE (including DISABLE_INLINING / DISABLE_OPTIMIZATIONS,
  * which older runtimes treat as immutable). */
-#define REAL_ALLOWABLE_AFTER_ATTACH_MIN                                                         \
-    (0x00000200u /* threads */ | 0x00000004u /* module loads */ |                             \
-     0x00000008u /* assembly loads */ | 0x00000010u /* appdomain loads */ |                   \
-     0x10000000u /* stack snapshot */ | 0x00000080u /* GC */ | 0x00010000u /* suspends */ |   \
+#define REAL_ALLOWABLE_AFTER_ATTACH_MIN                                                            \
+    (0x00000200u /* threads */ | 0x00000004u /* module loads */ |                                  \
+     0x00000008u /* assembly loads */ | 0x00000010u /* appdomain loads */ |                        \
+     0x10000000u /* stack snapshot */ | 0x00000080u /* GC */ | 0x00010000u /* suspends */ |        \
      0x00000002u /* class loads */ | 0x00000020u /* JIT compilation */)
-#define REAL_IMMUTABLE_MAX                                                                      \
-    (0x00000800u /* code transitions */ | 0x00000400u /* remoting */ |                        \
-     0x00004400u /* remoting cookie */ | 0x00008400u /* remoting async */ |                   \
-     0x00080000u /* inproc debugging */ | 0x00100000u /* JIT maps */ |                        \
-     0x00400000u /* disable optimizations */ | 0x00200000u /* disable inlining */ |           \
-     0x00800000u /* enable object allocated */ | 0x02000000u /* function args */ |            \
-     0x04000000u /* function retval */ | 0x08000000u /* frame info */ |                       \
-     0x20000000u /* profile images */ | 0x40000000u /* transparency checks */ |               \
+#define REAL_IMMUTABLE_MAX                                                                         \
+    (0x00000800u /* code transitions */ | 0x00000400u /* remoting */ |                             \
+     0x00004400u /* remoting cookie */ | 0x00008400u /* remoting async */ |                        \
+     0x00080000u /* inproc debugging */ | 0x00100000u /* JIT maps */ |                             \
+     0x00400000u /* disable optimizations */ | 0x00200000u /* disable inlining */ |                \
+     0x00800000u /* enable object allocated */ | 0x02000000u /* function args */ |                 \
+     0x04000000u /* function retval */ | 0x08000000u /* frame info */ |                            \
+     0x20000000u /* profile images */ | 0x40000000u /* transparency checks */ |                    \
      0x80000000u /* disable all NGEN images */)
 
 typedef HRESULT (*dll_get_class_object_fn)(const GUID *, const GUID *, void **);
 
 static const GUID agent_clsid = WIRE_CLSID_INIT;
-static const GUID other_clsid = {0x12345678u, 0x1234u, 0x5678u,
-                                 {0x9A, 0xBC, 0xDE, 0xF0, 0x12, 0x34, 0x56, 0x78}};
+static const GUID other_clsid = {
+    0x12345678u, 0x1234u, 0x5678u, {0x9A, 0xBC, 0xDE, 0xF0, 0x12, 0x34, 0x56, 0x78}};
 
 /* ------------------------------------------------------------------------ */
 /* Small helpers                                                            */
@@ -220,7 +220,7 @@ typedef struct fake_runtime {
     ICorProfilerInfo10 info; /* first: an ICorProfilerInfo10 * is a fake_runtime * */
     IUnknown unk;            /* what Initialize receives */
     uint16_t instance_id;
-    _Atomic int refs;        /* shared by unk and info; the runtime itself holds 1 */
+    _Atomic int refs; /* shared by unk and info; the runtime itself holds 1 */
     _Atomic int unk_qi_calls, info10_handed_out, runtime_info_calls, set_mask_calls;
     _Atomic int detach_calls, enum_calls, unexpected_qi;
     _Atomic DWORD mask, mask_high;
@@ -240,17 +240,17 @@ static fake_runtime *rt_of_info(ICorProfilerInfo10 *i) { return (fake_runtime *)
  * ThreadID is t (a small number, so every test has its own FunctionIDs).
  * Every frame with i % 7 == 3 is a run of native code (FunctionID 0). */
 #define FAKE_FID(t, i) ((i) % 7 == 3 ? (FunctionID)0 : (FunctionID)(((t) << 12) + (i)))
-#define FAKE_IP(t, i) ((UINT_PTR)0x7f0000000000ull + ((UINT_PTR)(t) << 16) + (UINT_PTR)(i) * 0x10u)
-#define FAKE_TOKEN(fid) ((mdToken)(0x06000000u | ((fid) & 0x00FFFFFFu)))
+#define FAKE_IP(t, i) ((UINT_PTR)0x7f0000000000ull + ((UINT_PTR)(t) << 16) + (UINT_PTR)(i)*0x10u)
+#define FAKE_TOKEN(fid) ((mdToken)(0x06000000u | ((fid)&0x00FFFFFFu)))
 #define FAKE_MODULE ((ModuleID)0x4D4F44u)
 #define FAKE_MAX_THREADS 8
 #define FAKE_WALKER_ID(tid) ((ThreadID)0x7000u + (ThreadID)(unsigned)(tid))
 
 typedef struct fake_thread_cfg {
     ThreadID id;
-    unsigned depth;          /* frames the fake reports */
-    HRESULT hr;              /* what DoStackSnapshot returns (unless the walk is aborted) */
-    unsigned sleep_ms;       /* the walk of this thread takes this long */
+    unsigned depth;    /* frames the fake reports */
+    HRESULT hr;        /* what DoStackSnapshot returns (unless the walk is aborted) */
+    unsigned sleep_ms; /* the walk of this thread takes this long */
 } fake_thread_cfg;
 
 /* One scenario at a time: the test thread sets it up before sending a command
@@ -258,25 +258,25 @@ typedef struct fake_thread_cfg {
 static struct {
     fake_thread_cfg threads[FAKE_MAX_THREADS];
     unsigned nthreads;
-    int list_self;                    /* EnumThreads also lists the caller (the walker) */
-    _Atomic int busy_left;            /* SuspendRuntime says IN_PROGRESS this often first */
-    _Atomic unsigned suspend_sleep_ms;/* a slow SuspendRuntime */
-    _Atomic unsigned name_sleep_us;   /* a slow GetFunctionInfo2 */
+    int list_self;                     /* EnumThreads also lists the caller (the walker) */
+    _Atomic int busy_left;             /* SuspendRuntime says IN_PROGRESS this often first */
+    _Atomic unsigned suspend_sleep_ms; /* a slow SuspendRuntime */
+    _Atomic unsigned name_sleep_us;    /* a slow GetFunctionInfo2 */
     _Atomic int suspended;
     _Atomic pid_t suspender;
     _Atomic int suspend_calls, suspend_ok, resume_calls, bad_resumes, nested_suspends;
-    _Atomic int foreign_calls;        /* runtime calls of another thread while suspended */
-    _Atomic int unsuspended_walks;    /* another thread walked while not suspended */
+    _Atomic int foreign_calls;     /* runtime calls of another thread while suspended */
+    _Atomic int unsuspended_walks; /* another thread walked while not suspended */
     _Atomic int self_calls, self_calls_suspended, self_walked, init_thread_calls;
     _Atomic int walks, enums_live, enums_released_suspended, bad_walk_flags;
-    _Atomic ThreadID walking;         /* the thread a walk is in */
-    _Atomic uint64_t walk_end_ns;     /* when the last slow walk ended */
-    _Atomic int peek_fd;              /* >= 0: ResumeRuntime looks at the socket first */
+    _Atomic ThreadID walking;     /* the thread a walk is in */
+    _Atomic uint64_t walk_end_ns; /* when the last slow walk ended */
+    _Atomic int peek_fd;          /* >= 0: ResumeRuntime looks at the socket first */
     _Atomic int peek_stack_frames, peek_done;
-    _Atomic int walkers_at_detach;    /* "jitscope-walk" threads when detach was asked */
+    _Atomic int walkers_at_detach; /* "jitscope-walk" threads when detach was asked */
     /* suspension callbacks, raised on the suspending thread like the runtime does */
     ICorProfilerCallback11 *_Atomic callbacks; /* NULL: none */
-    _Atomic int interleave;           /* ResumeRuntime lets a "GC" start before it finishes */
+    _Atomic int interleave; /* ResumeRuntime lets a "GC" start before it finishes */
     _Atomic int gc_go, gc_started, gc_finish_go;
 } fs = {.peek_fd = -1, .walkers_at_detach = -1};
 
@@ -368,7 +368,7 @@ static HRESULT STDMETHODCALLTYPE info_GetRuntimeInformation(
         for (i = 0; i < cchVersionString && i < sizeof(version); i++)
             szVersionString[i] = (WCHAR)version[i];
         szVersionString[cchVersionString - 1 < sizeof(version) - 1 ? cchVersionString - 1
-                                                                    : sizeof(version) - 1] = 0;
+                                                                   : sizeof(version) - 1] = 0;
     }
     return S_OK;
 }
@@ -383,7 +383,7 @@ static HRESULT STDMETHODCALLTYPE info_SetEventMask(ICorProfilerInfo10 *self, DWO
 }
 
 static HRESULT STDMETHODCALLTYPE info_SetEventMask2(ICorProfilerInfo10 *self, DWORD dwEventsLow,
-                                                   DWORD dwEventsHigh)
+                                                    DWORD dwEventsHigh)
 {
     fake_runtime *rt = rt_of_info(self);
 
@@ -403,7 +403,7 @@ static HRESULT STDMETHODCALLTYPE info_GetCurrentThreadID(ICorProfilerInfo10 *sel
 }
 
 /* OS thread id of a fake managed thread: a function of the ThreadID. */
-#define FAKE_OS_TID(thread) ((DWORD)((thread) & 0xFFFFu) + 100000u)
+#define FAKE_OS_TID(thread) ((DWORD)((thread)&0xFFFFu) + 100000u)
 
 static HRESULT STDMETHODCALLTYPE info_GetThreadInfo(ICorProfilerInfo10 *self, ThreadID threadId,
                                                     DWORD *pdwWin32ThreadId)
@@ -541,10 +541,14 @@ static HRESULT STDMETHODCALLTYPE fenum_Next(ICorProfilerThreadEnum *self, ULONG 
 }
 
 static const ICorProfilerThreadEnumVtbl fake_enum_vtbl = {
-    .QueryInterface = fenum_QueryInterface, .AddRef = fenum_AddRef,
-    .Release = fenum_Release,               .Skip = fenum_Skip,
-    .Reset = fenum_Reset,                   .Clone = fenum_Clone,
-    .GetCount = fenum_GetCount,             .Next = fenum_Next,
+    .QueryInterface = fenum_QueryInterface,
+    .AddRef = fenum_AddRef,
+    .Release = fenum_Release,
+    .Skip = fenum_Skip,
+    .Reset = fenum_Reset,
+    .Clone = fenum_Clone,
+    .GetCount = fenum_GetCount,
+    .Next = fenum_Next,
 };
 
 static HRESULT STDMETHODCALLTYPE info_EnumThreads(ICorProfilerInfo10 *self,
@@ -699,7 +703,7 @@ static HRESULT STDMETHODCALLTYPE info_InitializeCurrentThread(ICorProfilerInfo10
 /* Names: every FunctionID is method FAKE_TOKEN(fid) of FAKE_MODULE, no class. */
 /* Nothing in the fake runtime is a dynamic method. */
 static HRESULT STDMETHODCALLTYPE info_IsFunctionDynamic(ICorProfilerInfo10 *self,
-                                                       FunctionID functionId, BOOL *isDynamic)
+                                                        FunctionID functionId, BOOL *isDynamic)
 {
     (void)self, (void)functionId;
     fake_note_call();
@@ -739,8 +743,16 @@ static HRESULT STDMETHODCALLTYPE md_QueryInterface(IMetaDataImport *self, REFIID
     *out = NULL;
     return E_NOINTERFACE;
 }
-static ULONG STDMETHODCALLTYPE md_AddRef(IMetaDataImport *self) { (void)self; return 2; }
-static ULONG STDMETHODCALLTYPE md_Release(IMetaDataImport *self) { (void)self; return 1; }
+static ULONG STDMETHODCALLTYPE md_AddRef(IMetaDataImport *self)
+{
+    (void)self;
+    return 2;
+}
+static ULONG STDMETHODCALLTYPE md_Release(IMetaDataImport *self)
+{
+    (void)self;
+    return 1;
+}
 
 /* The method's name is "M_" and its token in hex, e.g. M_06000005. */
 static HRESULT STDMETHODCALLTYPE md_GetMethodProps(IMetaDataImport *self, mdMethodDef mb,
@@ -843,16 +855,16 @@ static void fake_init(fake_runtime *rt, uint16_t instance_id)
 
 typedef struct conn {
     int fd;
-    uint64_t next_seq;      /* the seq the next frame must carry */
-    unsigned seq_errors;    /* frames whose seq was not next_seq */
+    uint64_t next_seq;   /* the seq the next frame must carry */
+    unsigned seq_errors; /* frames whose seq was not next_seq */
     unsigned frames;
     unsigned bad_length;    /* frames longer than WIRE_MAX_PAYLOAD */
     wire_frame_header last; /* the last frame read */
     uint32_t last_length;
     uint8_t last_payload[WIRE_MAX_PAYLOAD];
-    uint64_t named[8192];   /* FunctionIDs named by a FUNCTION_NAME so far */
+    uint64_t named[8192]; /* FunctionIDs named by a FUNCTION_NAME so far */
     unsigned nnamed;
-    unsigned bad_names;     /* FUNCTION_NAMEs whose text is not the fake's name */
+    unsigned bad_names; /* FUNCTION_NAMEs whose text is not the fake's name */
 } conn;
 
 /* Remembers a FUNCTION_NAME (c->last) and checks its text: "M_<token>". */
@@ -966,14 +978,14 @@ static int conn_wait_type(conn *c, uint16_t type, int timeout_ms)
 
 /* Reads frames until EOF. Remembers the last DETACH_STATUS states seen, in order. */
 typedef struct tail_info {
-    int eof;                 /* 1 when recv returned 0 */
+    int eof; /* 1 when recv returned 0 */
     unsigned frames;
-    double seconds;          /* time to EOF */
-    uint16_t last_type;      /* type of the last frame before EOF (0: none) */
+    double seconds;     /* time to EOF */
+    uint16_t last_type; /* type of the last frame before EOF (0: none) */
     uint32_t status_states[8];
     int32_t status_hresults[8];
     unsigned statuses;
-    unsigned profile_stopped;  /* PROFILE_STATUS STOPPED records */
+    unsigned profile_stopped; /* PROFILE_STATUS STOPPED records */
 } tail_info;
 
 /* Reads frames until EOF, at most timeout_ms; with 0, only what is already
@@ -1073,8 +1085,7 @@ static void check_hello(const conn *c, const char *token, uint32_t mode, uint16_
     memcpy(&h, c->last_payload, sizeof(h));
     CHECK(memcmp(h.magic, WIRE_MAGIC, 8) == 0, "hello magic is JITSCOPE");
     CHECK(h.version == WIRE_VERSION, "hello version %u (got %u)", WIRE_VERSION, h.version);
-    CHECK(h.pid == (uint32_t)getpid(), "hello pid is ours (%u, got %u)", (unsigned)getpid(),
-          h.pid);
+    CHECK(h.pid == (uint32_t)getpid(), "hello pid is ours (%u, got %u)", (unsigned)getpid(), h.pid);
     CHECK(h.mode == mode, "hello mode %u (got %u)", mode, h.mode);
     CHECK(memcmp(h.token, token, WIRE_TOKEN_LEN) == 0, "hello carries the token %s", token);
     CHECK(h.runtime_type == COR_PRF_CORE_CLR && h.runtime_type == 2,
@@ -1142,8 +1153,7 @@ static int setup(void)
         return -1;
     memcpy(addr.sun_path, sock_path, strlen(sock_path) + 1);
     listen_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-    if (!CHECK(listen_fd >= 0 &&
-                   bind(listen_fd, (struct sockaddr *)&addr, sizeof(addr)) == 0 &&
+    if (!CHECK(listen_fd >= 0 && bind(listen_fd, (struct sockaddr *)&addr, sizeof(addr)) == 0 &&
                    listen(listen_fd, 8) == 0,
                "listen on %s: %s", sock_path, strerror(errno)))
         return -1;
@@ -1193,10 +1203,10 @@ TEST(exports)
     const char *out, *line;
     char cmd[1200];
     int status = -1;
-    static const char *const internal[] = {"agent", "sender_start", "sender_stop",
-                                           "conn_emit", "naming_function", "emit_record",
-                                           "ring_init", "catchup_run", "names_resolve",
-                                           "cb_JITCompilationStarted", "utf16_to_utf8"};
+    static const char *const internal[] = {
+        "agent",        "sender_start", "sender_stop", "conn_emit",     "naming_function",
+        "emit_record",  "ring_init",    "catchup_run", "names_resolve", "cb_JITCompilationStarted",
+        "utf16_to_utf8"};
     unsigned i, defined = 0, ours = 0;
     char clsid[64];
 
@@ -1253,9 +1263,8 @@ TEST(exports)
     /* the CLSID string that CORECLR_PROFILER names is the CLSID the factory answers */
     snprintf(clsid, sizeof(clsid), "{%08X-%04X-%04X-%02X%02X-%02X%02X%02X%02X%02X%02X}",
              agent_clsid.Data1, agent_clsid.Data2, agent_clsid.Data3, agent_clsid.Data4[0],
-             agent_clsid.Data4[1], agent_clsid.Data4[2], agent_clsid.Data4[3],
-             agent_clsid.Data4[4], agent_clsid.Data4[5], agent_clsid.Data4[6],
-             agent_clsid.Data4[7]);
+             agent_clsid.Data4[1], agent_clsid.Data4[2], agent_clsid.Data4[3], agent_clsid.Data4[4],
+             agent_clsid.Data4[5], agent_clsid.Data4[6], agent_clsid.Data4[7]);
     CHECK(strcasecmp(clsid, WIRE_CLSID_STRING) == 0, "WIRE_CLSID_STRING %s = WIRE_CLSID_INIT %s",
           WIRE_CLSID_STRING, clsid);
 }
@@ -1263,9 +1272,9 @@ TEST(exports)
 TEST(class_factory)
 {
     static const GUID *const callbacks[] = {
-        &IID_ICorProfilerCallback,  &IID_ICorProfilerCallback2, &IID_ICorProfilerCallback3,
-        &IID_ICorProfilerCallback4, &IID_ICorProfilerCallback5, &IID_ICorProfilerCallback6,
-        &IID_ICorProfilerCallback7, &IID_ICorProfilerCallback8, &IID_ICorProfilerCallback9,
+        &IID_ICorProfilerCallback,   &IID_ICorProfilerCallback2,  &IID_ICorProfilerCallback3,
+        &IID_ICorProfilerCallback4,  &IID_ICorProfilerCallback5,  &IID_ICorProfilerCallback6,
+        &IID_ICorProfilerCallback7,  &IID_ICorProfilerCallback8,  &IID_ICorProfilerCallback9,
         &IID_ICorProfilerCallback10, &IID_ICorProfilerCallback11, &IID_IUnknown};
     void *out, *p1 = NULL, *p2 = NULL, *f2 = NULL;
     ICorProfilerCallback11 *cb;
@@ -1450,8 +1459,8 @@ TEST(attach_race)
     static const char *const tokens[2] = {"11111111111111111111111111111111",
                                           "22222222222222222222222222222222"};
     const char *env = getenv("JITSCOPE_TEST_ATTACH_RACE");
-    int trials = env && strtol(env, NULL, 10) > 0 ? (int)strtol(env, NULL, 10) : 300, trial, wrong = 0, both = 0, none = 0,
-        lost = 0;
+    int trials = env && strtol(env, NULL, 10) > 0 ? (int)strtol(env, NULL, 10) : 300, trial,
+        wrong = 0, both = 0, none = 0, lost = 0;
 
     if (setup() != 0)
         return;
@@ -1546,8 +1555,10 @@ TEST(side_by_side)
     CHECK(atomic_load(&rt_a.info10_handed_out) == 1, "A: the agent asked for ICorProfilerInfo10");
     CHECK(atomic_load(&rt_a.unexpected_qi) == 0, "A: no other interface was asked for");
     CHECK(atomic_load(&rt_a.runtime_info_calls) >= 1, "A: GetRuntimeInformation called");
-    CHECK(atomic_load(&rt_a.refs) == 2, "A: the agent holds one ICorProfilerInfo10 reference "
-                                        "(runtime refs %d)", atomic_load(&rt_a.refs));
+    CHECK(atomic_load(&rt_a.refs) == 2,
+          "A: the agent holds one ICorProfilerInfo10 reference "
+          "(runtime refs %d)",
+          atomic_load(&rt_a.refs));
     CHECK(atomic_load(&rt_a.set_mask_calls) == 1, "A: SetEventMask2 called once (%d)",
           atomic_load(&rt_a.set_mask_calls));
     mask = atomic_load(&rt_a.mask);
@@ -1639,9 +1650,9 @@ typedef struct snap_read {
     wire_stack_thread threads[FAKE_MAX_THREADS + 1];
     uint64_t thread_time[FAKE_MAX_THREADS + 1];
     wire_stack_frame frames[FAKE_MAX_THREADS + 1][WIRE_STACK_MAX_FRAMES];
-    unsigned unnamed;         /* managed frames with no FUNCTION_NAME before their record */
-    unsigned bad_records;     /* STACK_THREAD whose length does not match its frame_count */
-    unsigned statuses;        /* PROFILE_STATUS records met on the way */
+    unsigned unnamed;     /* managed frames with no FUNCTION_NAME before their record */
+    unsigned bad_records; /* STACK_THREAD whose length does not match its frame_count */
+    unsigned statuses;    /* PROFILE_STATUS records met on the way */
     wire_profile_status status;
 } snap_read;
 
@@ -1679,8 +1690,7 @@ static void snap_thread(conn *c, snap_read *s)
 
 /* Reads until the STACK_END of kind `kind` and (snapshots) `request_id`,
  * keeping that walk's STACK_THREAD records. 1, or -1 on timeout / EOF. */
-static int read_snapshot(conn *c, uint32_t kind, uint64_t request_id, snap_read *s,
-                         int timeout_ms)
+static int read_snapshot(conn *c, uint32_t kind, uint64_t request_id, snap_read *s, int timeout_ms)
 {
     double deadline = now_s() + timeout_ms / 1000.0;
 
@@ -1698,7 +1708,8 @@ static int read_snapshot(conn *c, uint32_t kind, uint64_t request_id, snap_read 
         } else if (c->last.type == WIRE_STACK_END && c->last_length == sizeof(s->end)) {
             memcpy(&s->end, c->last_payload, sizeof(s->end));
             s->end_time = c->last.time_ns;
-            if (s->end.kind == kind && (kind != WIRE_STACK_SNAPSHOT || s->end.request_id == request_id)) {
+            if (s->end.kind == kind &&
+                (kind != WIRE_STACK_SNAPSHOT || s->end.request_id == request_id)) {
                 if (s->nthreads && s->threads[0].snapshot_id != s->end.snapshot_id)
                     s->nthreads = 0;
                 return 1;
@@ -1841,10 +1852,10 @@ TEST(snapshot)
     }
     CHECK(threads_named("jitscope-walk") == 0, "no walker thread before the first command");
     fake_stacks_reset();
-    fake_add_thread(t1, 10, S_OK, 0);        /* 10 frames, two of them native */
-    fake_add_thread(t2, 2, E_FAIL, 0);       /* the runtime fails this one */
-    fake_add_thread(t3, 600, S_OK, 0);       /* deeper than WIRE_STACK_MAX_FRAMES */
-    fs.list_self = 1;                        /* the walker is listed too */
+    fake_add_thread(t1, 10, S_OK, 0);  /* 10 frames, two of them native */
+    fake_add_thread(t2, 2, E_FAIL, 0); /* the runtime fails this one */
+    fake_add_thread(t3, 600, S_OK, 0); /* deeper than WIRE_STACK_MAX_FRAMES */
+    fs.list_self = 1;                  /* the walker is listed too */
     atomic_store(&fs.peek_fd, conn_a.fd);
     CHECK(send_snapshot(&conn_a, 0x5EED0001ull) == 0, "WIRE_CMD_SNAPSHOT sent");
     /* do not read until the fake resumed: it looks at the socket while suspended */
@@ -1899,11 +1910,13 @@ TEST(snapshot)
           "thread 3: 600 deep -> the 512 leaf frames, TRUNCATED, S_OK (%u frames, flags %u, "
           "hr 0x%08x)",
           snap.threads[2].frame_count, snap.threads[2].flags, (unsigned)snap.threads[2].hresult);
-    CHECK(snap.end.walk_ns == snap.threads[0].walk_ns + snap.threads[1].walk_ns +
-                                  snap.threads[2].walk_ns,
+    CHECK(snap.end.walk_ns ==
+              snap.threads[0].walk_ns + snap.threads[1].walk_ns + snap.threads[2].walk_ns,
           "STACK_END walk_ns is the sum of the threads' walk_ns");
-    CHECK(snap.unnamed == 0, "every FunctionID had its FUNCTION_NAME before its STACK_THREAD "
-                             "(%u without)", snap.unnamed);
+    CHECK(snap.unnamed == 0,
+          "every FunctionID had its FUNCTION_NAME before its STACK_THREAD "
+          "(%u without)",
+          snap.unnamed);
     CHECK(conn_a.bad_names == 0, "names come from GetFunctionInfo2 + metadata (M_<token>)");
     CHECK(atomic_load(&fs.suspend_ok) == before_ok + 1 &&
               atomic_load(&fs.resume_calls) == before_resume + 1,
@@ -2336,8 +2349,7 @@ TEST(detach)
     CHECK(wait_threads_named("jitscope-walk", 1, 1000) == 1, "the walker thread runs again");
     atomic_store(&fs.walkers_at_detach, -1);
     atomic_store(&rt_a.detach_result, S_OK);
-    CHECK(send_command(conn_a.fd, WIRE_CMD_DETACH, &cmd, sizeof(cmd)) == 0,
-          "WIRE_CMD_DETACH sent");
+    CHECK(send_command(conn_a.fd, WIRE_CMD_DETACH, &cmd, sizeof(cmd)) == 0, "WIRE_CMD_DETACH sent");
     for (;;) {
         if (!CHECK(conn_read(&conn_a, 3000) == 1, "DETACH_STATUS arrives after the command"))
             return;
@@ -2388,8 +2400,10 @@ TEST(detach)
           tail.statuses);
     CHECK(tail.statuses == 1, "exactly REQUESTED then SUCCEEDED (%u statuses after REQUESTED)",
           tail.statuses);
-    CHECK(tail.last_type == WIRE_DETACH_STATUS, "DETACH_STATUS SUCCEEDED is the last frame "
-                                                "(last type %u)", tail.last_type);
+    CHECK(tail.last_type == WIRE_DETACH_STATUS,
+          "DETACH_STATUS SUCCEEDED is the last frame "
+          "(last type %u)",
+          tail.last_type);
     CHECK(conn_a.seq_errors == 0 && conn_a.bad_length == 0,
           "A: no sequence gap up to the end (%u frames)", conn_a.frames);
     CHECK(threads_named(AGENT_THREAD_NAME) == 0 && threads_named("jitscope-walk") == 0,
@@ -2418,8 +2432,9 @@ TEST(reclaim)
     if (!CHECK(obj_c != NULL && obj_c != obj_a && obj_c != obj_b, "a third profiler object"))
         return;
     hr = obj_c->lpVtbl->Initialize(obj_c, &rt_c.unk);
-    if (!CHECK(hr == S_OK, "runtime C after A's detach: Initialize -> S_OK (0x%08x): the claim "
-                           "was released",
+    if (!CHECK(hr == S_OK,
+               "runtime C after A's detach: Initialize -> S_OK (0x%08x): the claim "
+               "was released",
                (unsigned)hr))
         return;
     c_running = 1;
@@ -2482,8 +2497,7 @@ TEST(shutdown)
     CHECK(tail.eof, "C: the connection was already closed when Shutdown returned");
     if (!tail.eof)
         conn_read_to_eof(&conn_c, 3000, &tail);
-    CHECK(tail.eof, "C: the agent's connection closed (recv 0) within 3 s (%.3f s)",
-          tail.seconds);
+    CHECK(tail.eof, "C: the agent's connection closed (recv 0) within 3 s (%.3f s)", tail.seconds);
     CHECK(tail.statuses == 0, "C: no detach status on a plain Shutdown");
     CHECK(tail.frames >= 1 && tail.last_type == WIRE_DROPS,
           "C: Shutdown's last frame is the final WIRE_DROPS (last type %u)", tail.last_type);
@@ -2509,25 +2523,23 @@ TEST(shutdown)
     CHECK(accept_agent(0) < 0, "no stray connection is pending");
 }
 
-static const check_test tests[] = {
-    TEST_ENTRY(exports),
-    TEST_ENTRY(class_factory),
-    TEST_ENTRY(bad_config),
-    TEST_ENTRY(attach_race),
-    TEST_ENTRY(side_by_side),
-    TEST_ENTRY(gc_timeline),
-    TEST_ENTRY(snapshot),
-    TEST_ENTRY(suspend_interleave),
-    TEST_ENTRY(snapshot_naming_lock),
-    TEST_ENTRY(snapshot_retries),
-    TEST_ENTRY(thread_destroyed_waits),
-    TEST_ENTRY(profile),
-    TEST_ENTRY(profile_budget),
-    TEST_ENTRY(detach),
-    TEST_ENTRY(reclaim),
-    TEST_ENTRY(shutdown),
-    TEST_END
-};
+static const check_test tests[] = {TEST_ENTRY(exports),
+                                   TEST_ENTRY(class_factory),
+                                   TEST_ENTRY(bad_config),
+                                   TEST_ENTRY(attach_race),
+                                   TEST_ENTRY(side_by_side),
+                                   TEST_ENTRY(gc_timeline),
+                                   TEST_ENTRY(snapshot),
+                                   TEST_ENTRY(suspend_interleave),
+                                   TEST_ENTRY(snapshot_naming_lock),
+                                   TEST_ENTRY(snapshot_retries),
+                                   TEST_ENTRY(thread_destroyed_waits),
+                                   TEST_ENTRY(profile),
+                                   TEST_ENTRY(profile_budget),
+                                   TEST_ENTRY(detach),
+                                   TEST_ENTRY(reclaim),
+                                   TEST_ENTRY(shutdown),
+                                   TEST_END};
 
 /* A hung agent call (a join that never returns) must not hang the suite. */
 #define WATCHDOG_SECONDS 40

@@ -51,30 +51,81 @@ typedef struct sig_case {
 
 static const sig_case cases[] = {
     {"static void M()", {0x00, 0x00, 0x01}, 3, 0, "()"},
-    {"static int Calc(int a, ref long b)", {0x00, 0x02, 0x08, 0x08, 0x10, 0x0a}, 6, 2, "(int, ref long)"},
-    {"int Calc(double a, double b) (instance)", {0x20, 0x02, 0x08, 0x0d, 0x0d}, 5, 2, "(double, double)"},
-    {"static void All(bool, char, sbyte, byte, short, ushort, int, uint, long, ulong, float, double, string, object, nint, nuint)",
-     {0x00, 16, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x1c, 0x18, 0x19},
-     19, 16,
-     "(bool, char, sbyte, byte, short, ushort, int, uint, long, ulong, float, double, string, object, nint, nuint)"},
+    {"static int Calc(int a, ref long b)",
+     {0x00, 0x02, 0x08, 0x08, 0x10, 0x0a},
+     6,
+     2,
+     "(int, ref long)"},
+    {"int Calc(double a, double b) (instance)",
+     {0x20, 0x02, 0x08, 0x0d, 0x0d},
+     5,
+     2,
+     "(double, double)"},
+    {"static void All(bool, char, sbyte, byte, short, ushort, int, uint, long, ulong, float, "
+     "double, string, object, nint, nuint)",
+     {0x00, 16, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e,
+      0x1c, 0x18, 0x19},
+     19,
+     16,
+     "(bool, char, sbyte, byte, short, ushort, int, uint, long, ulong, float, double, string, "
+     "object, nint, nuint)"},
     {"static void M(string[] args)", {0x00, 0x01, 0x01, 0x1d, 0x0e}, 5, 1, "(string[])"},
-    {"static void M(int[,] grid, int*[] ptrs)", {0x00, 0x02, 0x01, 0x14, 0x08, 0x02, 0x00, 0x00, 0x1d, 0x0f, 0x08},
-     11, 2, "(int[,], int*[])"},
-    {"static void M(int[0..3, 0..] with sizes and lower bounds)", {0x00, 0x01, 0x01, 0x14, 0x08, 0x02, 0x01, 0x04, 0x02, 0x00, 0x00},
-     11, 1, "(int[,])"},
+    {"static void M(int[,] grid, int*[] ptrs)",
+     {0x00, 0x02, 0x01, 0x14, 0x08, 0x02, 0x00, 0x00, 0x1d, 0x0f, 0x08},
+     11,
+     2,
+     "(int[,], int*[])"},
+    {"static void M(int[0..3, 0..] with sizes and lower bounds)",
+     {0x00, 0x01, 0x01, 0x14, 0x08, 0x02, 0x01, 0x04, 0x02, 0x00, 0x00},
+     11,
+     1,
+     "(int[,])"},
     {"void M(List<int> xs, Dictionary<string, List<Point>> map)",
-     {0x20, 0x02, 0x01, 0x15, 0x12, TR(1), 0x01, 0x08, 0x15, 0x12, TR(2), 0x02, 0x0e, 0x15, 0x12, TR(1), 0x01, 0x11, TD(3)},
-     19, 2, "(List<int>, Dictionary<string, List<Point>>)"},
-    {"static void M(in Point p) (modreq IsReadOnly before the byref)", {0x00, 0x01, 0x01, 0x1f, TR(4), 0x10, 0x11, TD(3)},
-     8, 1, "(ref Point)"},
-    {"static void M(out int x, ref int[] y)", {0x00, 0x02, 0x01, 0x10, 0x08, 0x10, 0x1d, 0x08}, 8, 2, "(ref int, ref int[])"},
-    {"static T Pick<T>(T[] xs, int i), no instantiation known", {0x10, 0x01, 0x02, 0x1e, 0x00, 0x1d, 0x1e, 0x00, 0x08},
-     9, 2, "(!!0[], int)"},
-    {"void Box<T>.Set(T value, TypedReference r)", {0x20, 0x02, 0x01, 0x13, 0x00, 0x16}, 6, 2, "(!0, TypedReference)"},
-    {"static void M(int x, __arglist) called with (string)", {0x05, 0x02, 0x01, 0x08, 0x41, 0x0e}, 6, 2, "(int, ..., string)"},
-    {"static void M(delegate*<int, void> f)", {0x00, 0x01, 0x01, 0x1b, 0x00, 0x01, 0x01, 0x08}, 8, 1, "(fnptr)"},
-    {"static void M(Unknown u) (a TypeRef nobody can name)", {0x00, 0x01, 0x01, 0x12, TR(9)}, 5, 1, "(?)"},
-    {"static void M(Grid g) with a two-byte coded TypeDef row 0x123", {0x00, 0x01, 0x01, 0x11, 0x80 | 0x04, 0x8C}, 6, 1, "(Grid)"},
+     {0x20, 0x02, 0x01, 0x15, 0x12, TR(1), 0x01, 0x08, 0x15, 0x12, TR(2), 0x02, 0x0e, 0x15, 0x12,
+      TR(1), 0x01, 0x11, TD(3)},
+     19,
+     2,
+     "(List<int>, Dictionary<string, List<Point>>)"},
+    {"static void M(in Point p) (modreq IsReadOnly before the byref)",
+     {0x00, 0x01, 0x01, 0x1f, TR(4), 0x10, 0x11, TD(3)},
+     8,
+     1,
+     "(ref Point)"},
+    {"static void M(out int x, ref int[] y)",
+     {0x00, 0x02, 0x01, 0x10, 0x08, 0x10, 0x1d, 0x08},
+     8,
+     2,
+     "(ref int, ref int[])"},
+    {"static T Pick<T>(T[] xs, int i), no instantiation known",
+     {0x10, 0x01, 0x02, 0x1e, 0x00, 0x1d, 0x1e, 0x00, 0x08},
+     9,
+     2,
+     "(!!0[], int)"},
+    {"void Box<T>.Set(T value, TypedReference r)",
+     {0x20, 0x02, 0x01, 0x13, 0x00, 0x16},
+     6,
+     2,
+     "(!0, TypedReference)"},
+    {"static void M(int x, __arglist) called with (string)",
+     {0x05, 0x02, 0x01, 0x08, 0x41, 0x0e},
+     6,
+     2,
+     "(int, ..., string)"},
+    {"static void M(delegate*<int, void> f)",
+     {0x00, 0x01, 0x01, 0x1b, 0x00, 0x01, 0x01, 0x08},
+     8,
+     1,
+     "(fnptr)"},
+    {"static void M(Unknown u) (a TypeRef nobody can name)",
+     {0x00, 0x01, 0x01, 0x12, TR(9)},
+     5,
+     1,
+     "(?)"},
+    {"static void M(Grid g) with a two-byte coded TypeDef row 0x123",
+     {0x00, 0x01, 0x01, 0x11, 0x80 | 0x04, 0x8C},
+     6,
+     1,
+     "(Grid)"},
 };
 
 TEST(real_signatures)
@@ -93,18 +144,22 @@ TEST(known_generic_arguments)
 {
     static const char *const class_args[] = {"int"};
     static const char *const method_args[] = {"string", "Point"};
-    sig_names names = {.type_token = test_token_name, .class_args = class_args,
-                       .class_arg_count = 1, .method_args = method_args, .method_arg_count = 2};
+    sig_names names = {.type_token = test_token_name,
+                       .class_args = class_args,
+                       .class_arg_count = 1,
+                       .method_args = method_args,
+                       .method_arg_count = 2};
     /* static void Map<A, B>(A a, B b, T t, List<B> l) in class C<T> */
-    const uint8_t blob[] = {0x10, 0x02, 0x04, 0x01, 0x1e, 0x00, 0x1e, 0x01, 0x13, 0x00,
-                            0x15, 0x12, TR(1), 0x01, 0x1e, 0x01};
+    const uint8_t blob[] = {0x10, 0x02, 0x04, 0x01, 0x1e,  0x00, 0x1e, 0x01,
+                            0x13, 0x00, 0x15, 0x12, TR(1), 0x01, 0x1e, 0x01};
     const uint8_t third[] = {0x10, 0x03, 0x01, 0x01, 0x1e, 0x02}; /* !!2: past what is known */
     char out[128];
 
     CHECK(sig_format_params(blob, sizeof(blob), &names, out, sizeof(out)) == 4 &&
               strcmp(out, "(string, Point, int, List<Point>)") == 0,
           "arguments mapped: %s", out);
-    CHECK(sig_format_params(third, sizeof(third), &names, out, sizeof(out)) == 1 && strcmp(out, "(!!2)") == 0,
+    CHECK(sig_format_params(third, sizeof(third), &names, out, sizeof(out)) == 1 &&
+              strcmp(out, "(!!2)") == 0,
           "an index past the known arguments stays !!n: %s", out);
     CHECK(sig_format_params(blob, sizeof(blob), NULL, out, sizeof(out)) == 4 &&
               strcmp(out, "(!!0, !!1, !0, ?<!!1>)") == 0,
@@ -145,29 +200,37 @@ TEST(malformed_blobs)
     size_t k;
 
     for (k = 0; k < sizeof(calc); k++)
-        CHECK(sig_format_params(calc, k, &plain_names, out, sizeof(out)) == -1 && strcmp(out, "(?)") == 0,
+        CHECK(sig_format_params(calc, k, &plain_names, out, sizeof(out)) == -1 &&
+                  strcmp(out, "(?)") == 0,
               "cut after %zu bytes: malformed", k);
     CHECK(sig_format_params(NULL, 6, &plain_names, out, sizeof(out)) == -1, "no blob");
-    CHECK(sig_format_params(unknown_element, sizeof(unknown_element), &plain_names, out, sizeof(out)) == -1,
+    CHECK(sig_format_params(unknown_element, sizeof(unknown_element), &plain_names, out,
+                            sizeof(out)) == -1,
           "unknown element type");
-    CHECK(sig_format_params(bad_tag, sizeof(bad_tag), &plain_names, out, sizeof(out)) == -1, "token tag 3");
+    CHECK(sig_format_params(bad_tag, sizeof(bad_tag), &plain_names, out, sizeof(out)) == -1,
+          "token tag 3");
     CHECK(sig_format_params(huge_count, sizeof(huge_count), &plain_names, out, sizeof(out)) == -1,
           "a million parameters");
-    CHECK(sig_format_params(generic_no_args, sizeof(generic_no_args), &plain_names, out, sizeof(out)) == -1,
+    CHECK(sig_format_params(generic_no_args, sizeof(generic_no_args), &plain_names, out,
+                            sizeof(out)) == -1,
           "generic instance of no arguments");
-    CHECK(sig_format_params(generic_of_int, sizeof(generic_of_int), &plain_names, out, sizeof(out)) == -1,
+    CHECK(sig_format_params(generic_of_int, sizeof(generic_of_int), &plain_names, out,
+                            sizeof(out)) == -1,
           "generic instance of a non-class");
-    CHECK(sig_format_params(rank_zero, sizeof(rank_zero), &plain_names, out, sizeof(out)) == -1, "rank 0 array");
+    CHECK(sig_format_params(rank_zero, sizeof(rank_zero), &plain_names, out, sizeof(out)) == -1,
+          "rank 0 array");
     /* static void M(int[][]...[]) nested past SIG_MAX_DEPTH */
     deep[0] = 0x00, deep[1] = 0x01, deep[2] = 0x01;
     for (k = 3; k < sizeof(deep) - 1; k++)
         deep[k] = 0x1d;
     deep[sizeof(deep) - 1] = 0x08;
-    CHECK(sig_format_params(deep, sizeof(deep), &plain_names, out, sizeof(out)) == -1, "nesting past the cap");
-    CHECK(sig_format_params(deep + (sizeof(deep) - 3 - SIG_MAX_DEPTH + 1) - 3, 3 + SIG_MAX_DEPTH, &plain_names, out,
-                            sizeof(out)) >= -1,
+    CHECK(sig_format_params(deep, sizeof(deep), &plain_names, out, sizeof(out)) == -1,
+          "nesting past the cap");
+    CHECK(sig_format_params(deep + (sizeof(deep) - 3 - SIG_MAX_DEPTH + 1) - 3, 3 + SIG_MAX_DEPTH,
+                            &plain_names, out, sizeof(out)) >= -1,
           "near the cap: no crash");
-    CHECK(sig_format_params(calc, sizeof(calc), &plain_names, out, 7) == -1, "output under 8 bytes refused");
+    CHECK(sig_format_params(calc, sizeof(calc), &plain_names, out, 7) == -1,
+          "output under 8 bytes refused");
 }
 
 TEST(output_too_small)
@@ -181,7 +244,8 @@ TEST(output_too_small)
         n = sig_format_params(all, sizeof(all), &plain_names, out, size);
         CHECK(n == 6, "still 6 parameters at %zu bytes", size);
         CHECK(strlen(out) < size, "NUL inside the %zu bytes", size);
-        CHECK(out[0] == '(' && out[strlen(out) - 1] == ')', "still a list at %zu bytes: %s", size, out);
+        CHECK(out[0] == '(' && out[strlen(out) - 1] == ')', "still a list at %zu bytes: %s", size,
+              out);
     }
     n = sig_format_params(all, sizeof(all), &plain_names, out, 16);
     CHECK(strcmp(out, "(string, st...)") == 0, "cut with ...): %s", out);
@@ -192,7 +256,8 @@ TEST(lone_types)
     const uint8_t list_of_point[] = {0x15, 0x12, TR(1), 0x01, 0x11, TD(3)};
     char out[64];
 
-    CHECK(sig_format_type(list_of_point, sizeof(list_of_point), &plain_names, out, sizeof(out)) == 11 &&
+    CHECK(sig_format_type(list_of_point, sizeof(list_of_point), &plain_names, out, sizeof(out)) ==
+                  11 &&
               strcmp(out, "List<Point>") == 0,
           "TypeSpec content: %s", out);
     CHECK(sig_format_type(list_of_point, 3, &plain_names, out, sizeof(out)) == -1, "cut TypeSpec");
@@ -202,8 +267,9 @@ TEST(lone_types)
  * RegexRunner, and the open ReadOnlySpan<T> (with its arguments unknown). */
 #define H_RUNNER 0x00007f1122334455ull
 #define H_SPAN 0x00007f99aabbcc00ull
-#define HANDLE(h) (uint8_t)(h), (uint8_t)((h) >> 8), (uint8_t)((h) >> 16), (uint8_t)((h) >> 24), \
-                  (uint8_t)((h) >> 32), (uint8_t)((h) >> 40), (uint8_t)((h) >> 48), (uint8_t)((h) >> 56)
+#define HANDLE(h)                                                                                  \
+    (uint8_t)(h), (uint8_t)((h) >> 8), (uint8_t)((h) >> 16), (uint8_t)((h) >> 24),                 \
+        (uint8_t)((h) >> 32), (uint8_t)((h) >> 40), (uint8_t)((h) >> 48), (uint8_t)((h) >> 56)
 
 static size_t test_handle_name(void *ctx, uint64_t handle, char *out, size_t outsz)
 {
@@ -218,7 +284,7 @@ static size_t test_handle_name(void *ctx, uint64_t handle, char *out, size_t out
 TEST(runtime_type_handles)
 {
     /* what GetDynamicFunctionInfo returns for Regex1_Scan(RegexRunner, ReadOnlySpan<char>) */
-    const uint8_t scan[] = {0x00, 0x02, 0x01, 0x21, HANDLE(H_RUNNER),
+    const uint8_t scan[] = {0x00, 0x02, 0x01,           0x21, HANDLE(H_RUNNER),
                             0x15, 0x21, HANDLE(H_SPAN), 0x01, 0x03};
     const uint8_t cmod[] = {0x00, 0x01, 0x01, 0x22, 0x01, HANDLE(H_RUNNER), 0x08};
     const uint8_t unknown[] = {0x00, 0x01, 0x01, 0x21, HANDLE(0x1234ull)};
@@ -227,7 +293,8 @@ TEST(runtime_type_handles)
     int n;
 
     n = sig_format_params(scan, sizeof(scan), &names, out, sizeof(out));
-    CHECK(n == 2 && strcmp(out, "(RegexRunner, ReadOnlySpan<char>)") == 0, "handles: %d %s", n, out);
+    CHECK(n == 2 && strcmp(out, "(RegexRunner, ReadOnlySpan<char>)") == 0, "handles: %d %s", n,
+          out);
     n = sig_format_params(scan, sizeof(scan), NULL, out, sizeof(out));
     CHECK(n == 2 && strcmp(out, "(?, ?<char>)") == 0, "no handle callback: %d %s", n, out);
     n = sig_format_params(cmod, sizeof(cmod), &names, out, sizeof(out));
@@ -251,7 +318,4 @@ static const check_test tests[] = {
     TEST_END,
 };
 
-int main(int argc, char **argv)
-{
-    return check_main(argc, argv, tests);
-}
+int main(int argc, char **argv) { return check_main(argc, argv, tests); }

@@ -69,8 +69,8 @@ static wire_record stack_thread(uint64_t snap, uint64_t tid, uint32_t frames, ui
 
     for (uint32_t i = 0; i < frames; i++)
         g_frames[i] = (wire_stack_frame){i % 3 == 2 ? 0 : tid * 100 + i, tid * 1000 + i};
-    r.u.stack_thread = (wire_stack_thread){snap, tid, (uint32_t)tid + 4000, 0, 7000 + tid, frames,
-                                           flags};
+    r.u.stack_thread = (wire_stack_thread){snap,   tid,  (uint32_t)tid + 4000, 0, 7000 + tid,
+                                           frames, flags};
     r.stack_frames = g_frames;
     return r;
 }
@@ -112,37 +112,42 @@ TEST(snapshot_assembled)
     w = stacks_at(&s->stacks, 0);
     if (!CHECK(s->stacks.kept_count == 1 && w, "one snapshot kept after its END"))
         goto done;
-    CHECK(w->id == 1 && w->snapshot_id == 5 && w->request_id == 42 && w->kind == WIRE_STACK_SNAPSHOT,
+    CHECK(w->id == 1 && w->snapshot_id == 5 && w->request_id == 42 &&
+              w->kind == WIRE_STACK_SNAPSHOT,
           "numbered 1 in the session; agent id and request id kept");
     CHECK(w->time_ns == (int64_t)(MONO + 100) + OFFSET, "time = the suspension's, as wall clock");
     CHECK(w->suspend_ns == 183000 && w->walk_ns == 120000 && w->retries == 1 &&
               w->threads_total == 5 && w->threads_sent == 3 && stacks_complete(w),
           "END fields kept; all 3 threads arrived: complete");
-    CHECK(w->thread_count == 3 && w->threads[0].thread_id == 0x72 && w->threads[1].thread_id == 0x71 &&
-              w->threads[2].thread_id == 0x73,
+    CHECK(w->thread_count == 3 && w->threads[0].thread_id == 0x72 &&
+              w->threads[1].thread_id == 0x71 && w->threads[2].thread_id == 0x73,
           "threads in arrival order");
     CHECK(w->threads[1].hresult == (int32_t)0x80004005 && w->threads[1].frame_count == 0,
           "a failed walk is kept with its hresult and no frames");
     CHECK(w->threads[0].os_thread_id == 0x72 + 4000 && w->threads[0].walk_ns == 7000 + 0x72,
           "os thread id and walk time per thread");
-    CHECK((w->threads[2].flags & WIRE_STACK_TRUNCATED) && !(w->threads[0].flags & WIRE_STACK_TRUNCATED),
+    CHECK((w->threads[2].flags & WIRE_STACK_TRUNCATED) &&
+              !(w->threads[0].flags & WIRE_STACK_TRUNCATED),
           "the truncated flag per thread");
     CHECK(w->frame_count == 11, "4 + 0 + 7 frames");
     for (uint32_t t = 0; t < 3; t++)
         for (uint32_t i = 0; i < w->threads[t].frame_count; i++) {
             const wire_stack_frame *f = &w->frames[w->threads[t].first_frame + i];
             uint64_t tid = w->threads[t].thread_id;
-            frames_ok &= f->ip == tid * 1000 + i && f->function_id == (i % 3 == 2 ? 0 : tid * 100 + i);
+            frames_ok &= f->ip == tid * 1000 + i &&
+                         f->function_id == (i % 3 == 2 ? 0 : tid * 100 + i);
         }
     CHECK(frames_ok, "every frame kept, leaf first, native runs as function 0");
     CHECK(stacks_by_request(&s->stacks, 42) == w && stacks_by_request(&s->stacks, 43) == NULL &&
               stacks_by_request(&s->stacks, 0) == NULL,
           "found by its request id (0 is never a request)");
-    CHECK(stacks_by_id(&s->stacks, 1) == w && stacks_by_id(&s->stacks, 2) == NULL, "found by number");
+    CHECK(stacks_by_id(&s->stacks, 1) == w && stacks_by_id(&s->stacks, 2) == NULL,
+          "found by number");
     CHECK(s->event_seq == events + 1, "one event");
     e = session_event_at(s, s->event_seq);
     CHECK(e && e->type == WIRE_STACK_END && e->id == 1 && e->value == 183000 && e->extra == 3 &&
-              e->time_ns == w->time_ns && strcmp(session_event_type_name(e->type), "stack_snapshot") == 0,
+              e->time_ns == w->time_ns &&
+              strcmp(session_event_type_name(e->type), "stack_snapshot") == 0,
           "a stack_snapshot event: number, suspend ns, threads");
 done:
     session_free(s);
@@ -301,7 +306,8 @@ TEST(frame_budget_and_walk_cap)
     w = stacks_by_request(&s->stacks, 50);
     CHECK(w && w->frame_count == WIRE_STACK_MAX_TOTAL_FRAMES && w->thread_count == 264,
           "a walk holds at most WIRE_STACK_MAX_TOTAL_FRAMES frames");
-    CHECK(w && w->threads[261].frame_count == 500 && !(w->threads[261].flags & WIRE_STACK_TRUNCATED),
+    CHECK(w && w->threads[261].frame_count == 500 &&
+              !(w->threads[261].flags & WIRE_STACK_TRUNCATED),
           "threads within the cap are whole");
     CHECK(w && w->threads[262].frame_count == WIRE_STACK_MAX_TOTAL_FRAMES - 262 * 500 &&
               (w->threads[262].flags & WIRE_STACK_TRUNCATED) && w->threads[263].frame_count == 0 &&

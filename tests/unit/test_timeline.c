@@ -163,8 +163,7 @@ TEST(suspension_phases)
     suspend(s, MONO + 3001, WIRE_SUSPEND_ABORTED, 9);
     suspend(s, MONO + 3002, WIRE_SUSPEND_FINISHED, 1);
     suspend(s, MONO + 3003, WIRE_RESUME_STARTED, 9);
-    CHECK(s->timeline.suspension_total == 2 && s->event_seq == events &&
-              s->timeline.unmatched == 2,
+    CHECK(s->timeline.suspension_total == 2 && s->event_seq == events && s->timeline.unmatched == 2,
           "ends without a start are ignored (two counted: the closing phases)");
     suspend(s, MONO + 4000, WIRE_SUSPEND_STARTED, 1);
     suspend(s, MONO + 5000, WIRE_SUSPEND_STARTED, 7);
@@ -295,8 +294,10 @@ TEST(interleaved_suspensions_pair_by_reason)
               n == 6,
           "all six copied");
     if (copy && n == 6) {
-        static const struct { uint64_t start_us, us; uint32_t reason; } want[] = {
-            {10, 4, 1}, {13, 4, 9}, {20, 4, 9}, {23, 4, 1}, {30, 3, 1}, {31, 1, 9}};
+        static const struct {
+            uint64_t start_us, us;
+            uint32_t reason;
+        } want[] = {{10, 4, 1}, {13, 4, 9}, {20, 4, 9}, {23, 4, 1}, {30, 3, 1}, {31, 1, 9}};
         int ok = 1;
         for (size_t i = 0; i < 6; i++)
             ok &= copy[i].start_ns == WALL(MONO + want[i].start_us * US) &&

@@ -16,7 +16,6 @@
 #include "check.h"
 #include "utf.h"
 
-
 #define CANARY 0xA5
 #define ARR(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -53,12 +52,14 @@ TEST(utf16_ascii_and_bmp)
 
 TEST(utf16_encoding_boundaries)
 {
-    static const struct { uint16_t u; const char *want; size_t n; } t[] = {
-        {0x0001, "\x01", 1},          {0x007F, "\x7F", 1},
-        {0x0080, "\xC2\x80", 2},      {0x07FF, "\xDF\xBF", 2},
-        {0x0800, "\xE0\xA0\x80", 3},  {0xD7FF, "\xED\x9F\xBF", 3},
-        {0xE000, "\xEE\x80\x80", 3},  {0xFFFD, "\xEF\xBF\xBD", 3},
-        {0xFFFF, "\xEF\xBF\xBF", 3},
+    static const struct {
+        uint16_t u;
+        const char *want;
+        size_t n;
+    } t[] = {
+        {0x0001, "\x01", 1},         {0x007F, "\x7F", 1},         {0x0080, "\xC2\x80", 2},
+        {0x07FF, "\xDF\xBF", 2},     {0x0800, "\xE0\xA0\x80", 3}, {0xD7FF, "\xED\x9F\xBF", 3},
+        {0xE000, "\xEE\x80\x80", 3}, {0xFFFD, "\xEF\xBF\xBD", 3}, {0xFFFF, "\xEF\xBF\xBF", 3},
     };
     for (size_t i = 0; i < ARR(t); i++)
         CHECK(u16(&t[i].u, 1, 64, t[i].want, t[i].n, 0), "U+%04X encodes in %zu byte(s)", t[i].u,
@@ -88,7 +89,11 @@ TEST(utf16_unpaired_surrogates)
     static const uint16_t pair_cut_by_units[] = {0xD83D, 0xDE00};
     static const uint16_t high_nul[] = {0xD83D, 0, 0xDE00};
 
-    CHECK(u16(high_then_ascii, 2, 64, "\xEF\xBF\xBD" "A", 4, 0), "high surrogate + 'A' -> U+FFFD A");
+    CHECK(u16(high_then_ascii, 2, 64,
+              "\xEF\xBF\xBD"
+              "A",
+              4, 0),
+          "high surrogate + 'A' -> U+FFFD A");
     CHECK(u16(lone_low, 3, 64, "x\xEF\xBF\xBDy", 5, 0), "lone low surrogate -> U+FFFD");
     CHECK(u16(reversed, 2, 64, "\xEF\xBF\xBD\xEF\xBF\xBD", 6, 0), "low then high -> two U+FFFD");
     CHECK(u16(high_high_low, 3, 64, "\xEF\xBF\xBD\xF0\x9F\x98\x80", 7, 0),
@@ -159,11 +164,17 @@ static int san(const char *in, size_t n, size_t outsz, const char *want, size_t 
 
 TEST(sanitize_valid_unchanged)
 {
-    static const struct { const char *s; size_t n; const char *what; } t[] = {
+    static const struct {
+        const char *s;
+        size_t n;
+        const char *what;
+    } t[] = {
         {"", 0, "empty"},
         {"plain ASCII path /tmp/x.dll", 27, "ASCII"},
         {"a\0b", 3, "embedded NUL"},
-        {"Fa\xC3\xA7" "ade", 7, "2-byte"},
+        {"Fa\xC3\xA7"
+         "ade",
+         7, "2-byte"},
         {"\xE4\xB8\xAD\xE6\x96\x87", 6, "3-byte"},
         {"\xF0\x9F\x98\x80", 4, "4-byte"},
         {"\xF4\x8F\xBF\xBF\xEF\xBF\xBF\xED\x9F\xBF\xEE\x80\x80", 13, "boundary code points"},
@@ -174,13 +185,22 @@ TEST(sanitize_valid_unchanged)
 
 TEST(sanitize_invalid_bytes)
 {
-    static const struct { const char *in; size_t n; const char *want; const char *what; } t[] = {
-        {"a\xC0\xAF" "b", 4, "a??b", "overlong '/'"},
+    static const struct {
+        const char *in;
+        size_t n;
+        const char *want;
+        const char *what;
+    } t[] = {
+        {"a\xC0\xAF"
+         "b",
+         4, "a??b", "overlong '/'"},
         {"\xE0\x80\xAF", 3, "???", "overlong 3-byte"},
         {"\xF0\x80\x80\xAF", 4, "????", "overlong 4-byte"},
         {"\xED\xA0\x80", 3, "???", "surrogate"},
         {"\xE4\xB8", 2, "??", "truncated at the end"},
-        {"\xE4\xB8" "A", 3, "??A", "truncated before ASCII"},
+        {"\xE4\xB8"
+         "A",
+         3, "??A", "truncated before ASCII"},
         {"\xF4\x90\x80\x80", 4, "????", "above U+10FFFF"},
         {"\x80", 1, "?", "lone continuation"},
         {"\xFF\xFE", 2, "??", "0xFF 0xFE"},
@@ -236,7 +256,9 @@ TEST(sanitize_random_properties)
 
         for (size_t k = 0; k < n; k++) {
             uint64_t r = xorshift();
-            in[k] = (char)((r & 3) == 0 ? 0x80 | (r >> 8 & 0x3F) : (r & 3) == 1 ? 0xC2 + (r >> 8) % 0x33 : (r >> 8));
+            in[k] = (char)((r & 3) == 0   ? 0x80 | (r >> 8 & 0x3F)
+                           : (r & 3) == 1 ? 0xC2 + (r >> 8) % 0x33
+                                          : (r >> 8));
         }
         m = utf8_sanitize(in, n, out, sizeof(out), &truncated);
         bad_len += m != n || truncated;

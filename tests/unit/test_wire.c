@@ -46,8 +46,8 @@ typedef struct sample {
  * lie about it). Returns bytes written. */
 static size_t build_frame_ex(uint8_t *out, const sample *s, uint64_t seq, long extra_len)
 {
-    wire_frame_header h = {.type = s->type, .flags = s->flags, .seq = seq,
-                           .time_ns = 1000000007ull * seq};
+    wire_frame_header h = {
+        .type = s->type, .flags = s->flags, .seq = seq, .time_ns = 1000000007ull * seq};
     size_t pos = HDR;
 
     memcpy(out + pos, s->fixed, s->fixed_len);
@@ -111,15 +111,15 @@ static wire_hello hello_fixed(void)
 
 static wire_hello s_hello;
 static const wire_jit_started s_jit_started = {0x7f0000001000ull, 0x7f00000a0000ull, 38, 0};
-static const wire_jit_finished s_jit_finished = {0x7f0000001000ull, 0x7f00000a0000ull,
-                                                  0x7f1234560000ull, 143, 38, 0, 0};
+static const wire_jit_finished s_jit_finished = {
+    0x7f0000001000ull, 0x7f00000a0000ull, 0x7f1234560000ull, 143, 38, 0, 0};
 static const wire_function_name s_function_name = {0x7f0000001000ull, 0x7f0000200000ull,
-                                                    0x06000002u, 0};
+                                                   0x06000002u, 0};
 static const wire_module_loaded s_module_loaded = {0x7f0000200000ull, 0x7f0000300000ull,
-                                                    0x7f5500000000ull, 0, 0};
+                                                   0x7f5500000000ull, 0, 0};
 static const wire_module_unloaded s_module_unloaded = {0x7f0000200000ull};
 static const wire_assembly_loaded s_assembly_loaded = {0x7f0000300000ull, 0x7f0000200000ull,
-                                                        (int32_t)0x80131040, 0};
+                                                       (int32_t)0x80131040, 0};
 static const wire_thread s_thread = {0x7f00000a0000ull, 31337, 0};
 static const wire_drops s_drops = {{1, 2, 3, 4}, 1000, 4096};
 static const wire_catchup s_catchup = {9, 1000, 4, 0, 12500000};
@@ -131,18 +131,20 @@ static struct {
     wire_stack_frame f[2];
 } s_stack_thread = {{3, 0x7f00000a0000ull, 31337, 0, 9000, 2, 0},
                     {{0x7f0000001000ull, 0x7f1234560010ull}, {0, 0x7f5500001234ull}}};
-static const wire_stack_end s_stack_end = {3, 77, WIRE_STACK_SNAPSHOT, 1, 12, 0, 1, 0, 183000,
-                                            120000};
+static const wire_stack_end s_stack_end = {3,      77,    WIRE_STACK_SNAPSHOT, 1, 12, 0, 1, 0,
+                                           183000, 120000};
 static const wire_profile_status s_profile_status = {WIRE_PROFILE_RATE, 99000, 24500, 20, 1234,
-                                                      5678900, 0, 0};
+                                                     5678900,           0,     0};
 static const wire_gc_started s_gc_started = {0x7, 1};
 static const wire_gc_finished s_gc_finished = {0};
 static const wire_runtime_suspend s_runtime_suspend = {WIRE_SUSPEND_STARTED, 9};
 
 static const char NAME[] = "Ns.Box<System.Int64>.Get";
-static const char PATH[] = "/usr/share/dotnet/shared/Microsoft.NETCore.App/10.0.0/System.Private.CoreLib.dll";
+static const char PATH[] =
+    "/usr/share/dotnet/shared/Microsoft.NETCore.App/10.0.0/System.Private.CoreLib.dll";
 static const char ASM[] = "System.Private.CoreLib";
-static const char UNI[] = "Fa\xC3\xA7" "ade \xE4\xB8\xAD \xF0\x9F\x98\x80"; /* ç 中 😀 */
+static const char UNI[] = "Fa\xC3\xA7"
+                          "ade \xE4\xB8\xAD \xF0\x9F\x98\x80"; /* ç 中 😀 */
 
 #define N_SAMPLES 22
 static sample samples[N_SAMPLES];
@@ -153,37 +155,96 @@ static void make_samples(void)
     sample v[N_SAMPLES] = {
         {"hello", WIRE_HELLO, 0, &s_hello, sizeof(s_hello), 0, {0}, {0}},
         {"jit_started", WIRE_JIT_STARTED, 0, &s_jit_started, sizeof(s_jit_started), 0, {0}, {0}},
-        {"jit_finished", WIRE_JIT_FINISHED, WIRE_FLAG_CATCHUP, &s_jit_finished,
-         sizeof(s_jit_finished), 0, {0}, {0}},
-        {"function_name", WIRE_FUNCTION_NAME, WIRE_FLAG_TRUNCATED, &s_function_name,
-         sizeof(s_function_name), 1, {NAME}, {sizeof(NAME) - 1}},
-        {"module_loaded", WIRE_MODULE_LOADED, 0, &s_module_loaded, sizeof(s_module_loaded), 2,
-         {PATH, ASM}, {sizeof(PATH) - 1, sizeof(ASM) - 1}},
-        {"module_unloaded", WIRE_MODULE_UNLOADED, 0, &s_module_unloaded,
-         sizeof(s_module_unloaded), 0, {0}, {0}},
-        {"assembly_loaded", WIRE_ASSEMBLY_LOADED, 0, &s_assembly_loaded,
-         sizeof(s_assembly_loaded), 1, {ASM}, {sizeof(ASM) - 1}},
+        {"jit_finished",
+         WIRE_JIT_FINISHED,
+         WIRE_FLAG_CATCHUP,
+         &s_jit_finished,
+         sizeof(s_jit_finished),
+         0,
+         {0},
+         {0}},
+        {"function_name",
+         WIRE_FUNCTION_NAME,
+         WIRE_FLAG_TRUNCATED,
+         &s_function_name,
+         sizeof(s_function_name),
+         1,
+         {NAME},
+         {sizeof(NAME) - 1}},
+        {"module_loaded",
+         WIRE_MODULE_LOADED,
+         0,
+         &s_module_loaded,
+         sizeof(s_module_loaded),
+         2,
+         {PATH, ASM},
+         {sizeof(PATH) - 1, sizeof(ASM) - 1}},
+        {"module_unloaded",
+         WIRE_MODULE_UNLOADED,
+         0,
+         &s_module_unloaded,
+         sizeof(s_module_unloaded),
+         0,
+         {0},
+         {0}},
+        {"assembly_loaded",
+         WIRE_ASSEMBLY_LOADED,
+         0,
+         &s_assembly_loaded,
+         sizeof(s_assembly_loaded),
+         1,
+         {ASM},
+         {sizeof(ASM) - 1}},
         {"thread_created", WIRE_THREAD_CREATED, 0, &s_thread, sizeof(s_thread), 0, {0}, {0}},
         {"thread_destroyed", WIRE_THREAD_DESTROYED, 0, &s_thread, sizeof(s_thread), 0, {0}, {0}},
         {"thread_os_id", WIRE_THREAD_OS_ID, 0, &s_thread, sizeof(s_thread), 0, {0}, {0}},
-        {"thread_name", WIRE_THREAD_NAME, 0, &s_thread, sizeof(s_thread), 1, {UNI},
+        {"thread_name",
+         WIRE_THREAD_NAME,
+         0,
+         &s_thread,
+         sizeof(s_thread),
+         1,
+         {UNI},
          {sizeof(UNI) - 1}},
         {"drops", WIRE_DROPS, 0, &s_drops, sizeof(s_drops), 0, {0}, {0}},
-        {"catchup_begin", WIRE_CATCHUP_BEGIN, WIRE_FLAG_CATCHUP, &s_catchup, sizeof(s_catchup), 0,
-         {0}, {0}},
-        {"catchup_end", WIRE_CATCHUP_END, WIRE_FLAG_CATCHUP, &s_catchup, sizeof(s_catchup), 0,
-         {0}, {0}},
+        {"catchup_begin",
+         WIRE_CATCHUP_BEGIN,
+         WIRE_FLAG_CATCHUP,
+         &s_catchup,
+         sizeof(s_catchup),
+         0,
+         {0},
+         {0}},
+        {"catchup_end",
+         WIRE_CATCHUP_END,
+         WIRE_FLAG_CATCHUP,
+         &s_catchup,
+         sizeof(s_catchup),
+         0,
+         {0},
+         {0}},
         {"detach_status", WIRE_DETACH_STATUS, 0, &s_detach, sizeof(s_detach), 0, {0}, {0}},
         {"pong", WIRE_PONG, 0, &s_pong, sizeof(s_pong), 0, {0}, {0}},
-        {"stack_thread", WIRE_STACK_THREAD, 0, &s_stack_thread, sizeof(s_stack_thread), 0, {0},
-         {0}},
+        {"stack_thread", WIRE_STACK_THREAD, 0, &s_stack_thread, sizeof(s_stack_thread), 0, {0}, {0}},
         {"stack_end", WIRE_STACK_END, 0, &s_stack_end, sizeof(s_stack_end), 0, {0}, {0}},
-        {"profile_status", WIRE_PROFILE_STATUS, 0, &s_profile_status, sizeof(s_profile_status),
-         0, {0}, {0}},
+        {"profile_status",
+         WIRE_PROFILE_STATUS,
+         0,
+         &s_profile_status,
+         sizeof(s_profile_status),
+         0,
+         {0},
+         {0}},
         {"gc_started", WIRE_GC_STARTED, 0, &s_gc_started, sizeof(s_gc_started), 0, {0}, {0}},
         {"gc_finished", WIRE_GC_FINISHED, 0, &s_gc_finished, sizeof(s_gc_finished), 0, {0}, {0}},
-        {"runtime_suspend", WIRE_RUNTIME_SUSPEND, 0, &s_runtime_suspend,
-         sizeof(s_runtime_suspend), 0, {0}, {0}},
+        {"runtime_suspend",
+         WIRE_RUNTIME_SUSPEND,
+         0,
+         &s_runtime_suspend,
+         sizeof(s_runtime_suspend),
+         0,
+         {0},
+         {0}},
     };
     memcpy(samples, v, sizeof(v));
 }
@@ -249,8 +310,7 @@ TEST(round_trip_every_type)
             /* a stack thread's fixed part is followed by its frames */
             size_t fixed_part = s->type == WIRE_STACK_THREAD ? sizeof(wire_stack_thread)
                                                              : s->fixed_len;
-            CHECK(memcmp(&r.u, s->fixed, fixed_part) == 0, "%s: fixed part round-trips",
-                  s->what);
+            CHECK(memcmp(&r.u, s->fixed, fixed_part) == 0, "%s: fixed part round-trips", s->what);
             if (s->type == WIRE_STACK_THREAD)
                 CHECK(r.stack_frames == f.payload + sizeof(wire_stack_thread) &&
                           memcmp(&(wire_stack_frame[2]){wire_record_frame(&r, 0),
@@ -314,8 +374,8 @@ TEST(every_strict_prefix_needs_more)
                 bad++;
             free(p);
         }
-        CHECK(bad == 0, "%s: all %zu strict prefixes are NEED_MORE (%zu were not)",
-              samples[i].what, len, bad);
+        CHECK(bad == 0, "%s: all %zu strict prefixes are NEED_MORE (%zu were not)", samples[i].what,
+              len, bad);
         free(buf);
     }
 }
@@ -379,8 +439,8 @@ TEST(length_limit)
 
 TEST(unknown_types)
 {
-    static const uint16_t types[] = {0, WIRE_RECORD_TYPE_MAX + 1, 99, WIRE_CMD_DETACH,
-                                     WIRE_CMD_PING, 0x7FFF, 0xFFFF};
+    static const uint16_t types[] = {
+        0, WIRE_RECORD_TYPE_MAX + 1, 99, WIRE_CMD_DETACH, WIRE_CMD_PING, 0x7FFF, 0xFFFF};
 
     for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
         sample s = {"unknown", types[i], 0, &s_pong, sizeof(s_pong), 0, {0}, {0}};
@@ -411,8 +471,9 @@ TEST(payload_shorter_than_fixed_part)
             bad += bad_with_reason(buf, len);
             free(buf);
         }
-        CHECK(bad == samples[i].fixed_len, "%s: all %zu payloads shorter than the fixed part are BAD",
-              samples[i].what, samples[i].fixed_len);
+        CHECK(bad == samples[i].fixed_len,
+              "%s: all %zu payloads shorter than the fixed part are BAD", samples[i].what,
+              samples[i].fixed_len);
     }
 }
 
@@ -440,13 +501,11 @@ TEST(string_lengths)
     uint16_t n;
 
     /* missing length: payload ends right after the fixed part, or one byte later */
-    len = build_frame_ex(buf, &(sample){"fn", WIRE_FUNCTION_NAME, 0, fn->fixed, fn->fixed_len, 0,
-                                        {0}, {0}},
-                         1, 0);
+    len = build_frame_ex(
+        buf, &(sample){"fn", WIRE_FUNCTION_NAME, 0, fn->fixed, fn->fixed_len, 0, {0}, {0}}, 1, 0);
     CHECK(bad_with_reason(buf, len), "function_name without its string length is BAD");
-    len = build_frame_ex(buf, &(sample){"fn", WIRE_FUNCTION_NAME, 0, fn->fixed, fn->fixed_len, 0,
-                                        {0}, {0}},
-                         1, 1);
+    len = build_frame_ex(
+        buf, &(sample){"fn", WIRE_FUNCTION_NAME, 0, fn->fixed, fn->fixed_len, 0, {0}, {0}}, 1, 1);
     buf[len++] = 3;
     CHECK(bad_with_reason(buf, len), "function_name with half a string length is BAD");
 
@@ -468,15 +527,21 @@ TEST(string_lengths)
     memcpy(buf + len - mod->str_len[1] - 2, &n, 2);
     CHECK(bad_with_reason(buf, len), "second string overrunning the payload is BAD");
     /* the second string missing entirely */
-    len = build_frame_ex(buf, &(sample){"m1", WIRE_MODULE_LOADED, 0, mod->fixed, mod->fixed_len, 1,
-                                        {PATH}, {sizeof(PATH) - 1}},
-                         1, 0);
+    len = build_frame_ex(
+        buf,
+        &(sample){
+            "m1", WIRE_MODULE_LOADED, 0, mod->fixed, mod->fixed_len, 1, {PATH}, {sizeof(PATH) - 1}},
+        1, 0);
     CHECK(bad_with_reason(buf, len), "module_loaded with only one string is BAD");
 }
 
 TEST(invalid_utf8_in_strings)
 {
-    static const struct { const char *bytes; size_t n; const char *what; } bad[] = {
+    static const struct {
+        const char *bytes;
+        size_t n;
+        const char *what;
+    } bad[] = {
         {"\xC0\xAF", 2, "overlong 2-byte '/'"},
         {"\xC1\xBF", 2, "overlong 2-byte U+007F"},
         {"\xE0\x80\xAF", 3, "overlong 3-byte"},
@@ -485,7 +550,9 @@ TEST(invalid_utf8_in_strings)
         {"\xED\xBF\xBF", 3, "surrogate U+DFFF"},
         {"\xE4\xB8", 2, "truncated 3-byte sequence at the end"},
         {"a\xF0\x9F\x98", 4, "truncated 4-byte sequence at the end"},
-        {"\xE4\xB8" "a", 3, "truncated 3-byte sequence before ASCII"},
+        {"\xE4\xB8"
+         "a",
+         3, "truncated 3-byte sequence before ASCII"},
         {"\xF4\x90\x80\x80", 4, "code point above U+10FFFF"},
         {"\x80", 1, "lone continuation byte"},
         {"\xFF", 1, "byte 0xFF"},
@@ -517,7 +584,8 @@ TEST(invalid_utf8_in_strings)
         size_t len;
         s.str[0] = "\xED\xA0\x80", s.str_len[0] = 3; /* first of two strings */
         len = build_frame_ex(buf, &s, 1, 0);
-        CHECK(bad_with_reason(buf, len), "module_loaded with invalid UTF-8 in the first string is BAD");
+        CHECK(bad_with_reason(buf, len),
+              "module_loaded with invalid UTF-8 in the first string is BAD");
     }
 }
 
@@ -599,8 +667,8 @@ TEST(stack_thread_frame_count)
           "a thread with no frames (a failed walk) decodes");
     t.frame_count = MAX;
     memcpy(p, &t, sizeof(t));
-    CHECK(decode_payload_keep(WIRE_STACK_THREAD, p, sizeof(t) + MAX * sizeof(wire_stack_frame),
-                              &r, &frame) == WIRE_DECODE_OK,
+    CHECK(decode_payload_keep(WIRE_STACK_THREAD, p, sizeof(t) + MAX * sizeof(wire_stack_frame), &r,
+                              &frame) == WIRE_DECODE_OK,
           "WIRE_STACK_MAX_FRAMES frames decode");
     for (uint32_t i = 0; i < MAX; i++) {
         wire_stack_frame f = wire_record_frame(&r, i);
@@ -644,7 +712,8 @@ TEST(stack_thread_frame_count)
     t.hresult = (int32_t)0x80004005;
     memcpy(p, &t, sizeof(t));
     CHECK(decode_payload(WIRE_STACK_THREAD, p, sizeof(t) + 2 * sizeof(wire_stack_frame), &r) ==
-              WIRE_DECODE_OK && r.u.stack_thread.hresult == (int32_t)0x80004005 &&
+                  WIRE_DECODE_OK &&
+              r.u.stack_thread.hresult == (int32_t)0x80004005 &&
               r.u.stack_thread.flags == WIRE_STACK_TRUNCATED,
           "a truncated thread with an E_FAIL hresult decodes as sent");
     free(p);
@@ -755,7 +824,12 @@ TEST(timeline_record_values)
 
 TEST(valid_utf8_table)
 {
-    static const struct { const char *s; size_t n; int valid; const char *what; } t[] = {
+    static const struct {
+        const char *s;
+        size_t n;
+        int valid;
+        const char *what;
+    } t[] = {
         {"", 0, 1, "empty"},
         {"plain ASCII", 11, 1, "ASCII"},
         {"a\0b", 3, 1, "embedded NUL"},
@@ -852,12 +926,14 @@ TEST(valid_utf8_agrees_with_agent_sanitizer)
             unsent++;
         valid_seen += utf8_valid((const char *)in, n);
     }
-    CHECK(disagree == 0, "utf8_valid(s) == (utf8_sanitize(s) == s) on 100000 random strings "
-                         "(%lu disagree)", disagree);
+    CHECK(disagree == 0,
+          "utf8_valid(s) == (utf8_sanitize(s) == s) on 100000 random strings "
+          "(%lu disagree)",
+          disagree);
     CHECK(unsent == 0, "utf8_sanitize output is always valid for the server, same length (%lu not)",
           unsent);
-    CHECK(valid_seen > 2000 && valid_seen < 98000, "the random strings mix valid and invalid (%lu valid)",
-          valid_seen);
+    CHECK(valid_seen > 2000 && valid_seen < 98000,
+          "the random strings mix valid and invalid (%lu valid)", valid_seen);
 }
 
 /* ---- garbage ------------------------------------------------------------- */
@@ -909,8 +985,8 @@ static void decode_all(const uint8_t *buf, size_t len, garbage_stats *st)
                     !utf8_valid(r.strings[k].text, r.strings[k].length))
                     st->violations++;
             }
-            if (r.type == WIRE_HELLO && (memcmp(r.u.hello.magic, WIRE_MAGIC, 8) != 0 ||
-                                         r.u.hello.version != WIRE_VERSION))
+            if (r.type == WIRE_HELLO &&
+                (memcmp(r.u.hello.magic, WIRE_MAGIC, 8) != 0 || r.u.hello.version != WIRE_VERSION))
                 st->violations++;
         } else if (rc != WIRE_DECODE_BAD || !why) {
             st->violations++;
@@ -948,15 +1024,9 @@ static size_t mutated_frame(uint8_t *out, size_t cap)
     while (mutations-- > 0 && len > 0) {
         uint64_t r = xorshift();
         switch (r % 6) {
-        case 0: /* flip a byte */
-            out[(r >> 8) % len] ^= (uint8_t)(1u << ((r >> 40) % 8));
-            break;
-        case 1: /* random byte */
-            out[(r >> 8) % len] = (uint8_t)(r >> 32);
-            break;
-        case 2: /* cut */
-            len = (r >> 8) % (len + 1);
-            break;
+        case 0: /* flip a byte */ out[(r >> 8) % len] ^= (uint8_t)(1u << ((r >> 40) % 8)); break;
+        case 1: /* random byte */ out[(r >> 8) % len] = (uint8_t)(r >> 32); break;
+        case 2: /* cut */ len = (r >> 8) % (len + 1); break;
         case 3: /* append random bytes */
             for (size_t k = (r >> 8) % 8; k > 0 && len < cap; k--)
                 out[len++] = (uint8_t)xorshift();
@@ -1031,25 +1101,30 @@ TEST(encoder_round_trips_through_the_decoder)
     wire_module_loaded m = {.module_id = 0x1234, .assembly_id = 0x99};
     static const uint16_t path16[] = {'/', 'a', 0xD83D, 0xDE00, '.', 'd', 'l', 'l'}; /* U+1F600 */
     wire_text strings[2] = {{.utf16 = path16, .length = 8}, {.utf8 = "As\xFFm", .length = 4}};
-    wire_frame_header h = {.type = WIRE_MODULE_LOADED, .flags = WIRE_FLAG_CATCHUP, .seq = 7,
-                           .time_ns = 42};
+    wire_frame_header h = {
+        .type = WIRE_MODULE_LOADED, .flags = WIRE_FLAG_CATCHUP, .seq = 7, .time_ns = 42};
     size_t bound = wire_encode_bound(sizeof(m), 0, strings, 2), size, used = 0;
     uint8_t *buf = malloc(bound);
     wire_frame f;
     wire_record r;
     const char *why = NULL;
 
-    CHECK(bound == HDR + sizeof(m) + 2 + 24 + 2 + 4, "bound: header, fixed, 3 bytes a UTF-16 unit (%zu)", bound);
+    CHECK(bound == HDR + sizeof(m) + 2 + 24 + 2 + 4,
+          "bound: header, fixed, 3 bytes a UTF-16 unit (%zu)", bound);
     size = wire_encode(buf, &h, &m, sizeof(m), NULL, 0, strings, 2);
     CHECK(size <= bound, "never more than the bound (%zu <= %zu)", size, bound);
-    CHECK(wire_decode_frame(buf, size, &f, &used, &why) == WIRE_DECODE_OK && used == size, "one whole frame");
+    CHECK(wire_decode_frame(buf, size, &f, &used, &why) == WIRE_DECODE_OK && used == size,
+          "one whole frame");
     CHECK(wire_decode_record(&f, &r, &why) == WIRE_DECODE_OK, "decodes (%s)", why ? why : "");
-    CHECK(r.seq == 7 && r.time_ns == 42 && r.flags == WIRE_FLAG_CATCHUP, "header fields kept, no truncation flag");
-    CHECK(r.u.module_loaded.module_id == 0x1234 && r.u.module_loaded.assembly_id == 0x99, "fixed part");
+    CHECK(r.seq == 7 && r.time_ns == 42 && r.flags == WIRE_FLAG_CATCHUP,
+          "header fields kept, no truncation flag");
+    CHECK(r.u.module_loaded.module_id == 0x1234 && r.u.module_loaded.assembly_id == 0x99,
+          "fixed part");
     CHECK(r.string_count == 2 && r.strings[0].length == 10 &&
               memcmp(r.strings[0].text, "/a\xF0\x9F\x98\x80.dll", 10) == 0,
           "UTF-16 with a surrogate pair converted");
-    CHECK(r.strings[1].length == 4 && memcmp(r.strings[1].text, "As?m", 4) == 0, "a bad UTF-8 byte becomes '?'");
+    CHECK(r.strings[1].length == 4 && memcmp(r.strings[1].text, "As?m", 4) == 0,
+          "a bad UTF-8 byte becomes '?'");
     free(buf);
 }
 
@@ -1076,8 +1151,8 @@ TEST(encoder_cuts_long_strings_and_flags_it)
               wire_decode_record(&f, &r, &why) == WIRE_DECODE_OK,
           "decodes (%s)", why ? why : "");
     CHECK(r.flags & WIRE_FLAG_TRUNCATED, "cut string flagged");
-    CHECK(r.strings[0].length == WIRE_MAX_STRING - 1, "cut before the character, not inside it (%u)",
-          (unsigned)r.strings[0].length);
+    CHECK(r.strings[0].length == WIRE_MAX_STRING - 1,
+          "cut before the character, not inside it (%u)", (unsigned)r.strings[0].length);
     free(buf);
     free(text);
 }
@@ -1103,13 +1178,16 @@ TEST(commands)
               c.type == WIRE_CMD_DETACH && c.u.detach.expected_ms == 5000,
           "then detach, back to back");
     for (size_t k = 0; k < size; k++)
-        CHECK(wire_decode_command(buf, k, &c, &used, &why) == WIRE_DECODE_NEED_MORE, "prefix %zu needs more", k);
+        CHECK(wire_decode_command(buf, k, &c, &used, &why) == WIRE_DECODE_NEED_MORE,
+              "prefix %zu needs more", k);
     h.type = WIRE_CMD_SNAPSHOT;
     size = wire_encode(buf, &h, &d, 4, NULL, 0, NULL, 0);
-    CHECK(wire_decode_command(buf, size, &c, &used, &why) == WIRE_DECODE_BAD, "snapshot shorter than its id: bad");
+    CHECK(wire_decode_command(buf, size, &c, &used, &why) == WIRE_DECODE_BAD,
+          "snapshot shorter than its id: bad");
     h.type = 4242;
     size = wire_encode(buf, &h, &d, sizeof(d), NULL, 0, NULL, 0);
-    CHECK(wire_decode_command(buf, size, &c, &used, &why) == WIRE_DECODE_OK && c.type == 4242 && used == size,
+    CHECK(wire_decode_command(buf, size, &c, &used, &why) == WIRE_DECODE_OK && c.type == 4242 &&
+              used == size,
           "unknown command: skipped whole, for a newer server");
     memset(buf, 0, sizeof(buf));
     h.type = WIRE_CMD_PING;
