@@ -37,6 +37,10 @@ export function prepCanvas(cv) {
   }
   const g = cv.getContext('2d');
   g.setTransform(dpr, 0, 0, dpr, 0, 0);
+  g.fillStyle = C.bg; // every chart starts from a cleared background and the same label font
+  g.fillRect(0, 0, W, H);
+  g.font = '11px system-ui, "DejaVu Sans", sans-serif';
+  g.textBaseline = 'middle';
   return { g, W, H };
 }
 
@@ -71,20 +75,9 @@ export class RateChart {
   setData(data, endLabel) { this.data = data; this.label = endLabel; }
 
   draw() {
-    const cv = this.canvas;
-    const dpr = window.devicePixelRatio || 1;
-    const W = cv.clientWidth, H = cv.clientHeight;
-    if (!W || !H) return;
-    if (cv.width !== Math.round(W * dpr) || cv.height !== Math.round(H * dpr)) {
-      cv.width = Math.round(W * dpr);
-      cv.height = Math.round(H * dpr);
-    }
-    const g = cv.getContext('2d');
-    g.setTransform(dpr, 0, 0, dpr, 0, 0);
-    g.fillStyle = C.bg;
-    g.fillRect(0, 0, W, H);
-    g.font = '11px system-ui, "DejaVu Sans", sans-serif';
-    g.textBaseline = 'middle';
+    const c = prepCanvas(this.canvas);
+    if (!c) return;
+    const { g, W, H } = c;
 
     const padL = 48, padR = 56, padT = 22, padB = 18;
     const pw = W - padL - padR, ph = H - padT - padB;

@@ -37,10 +37,6 @@ export class PauseChart {
     const c = prepCanvas(this.canvas);
     if (!c) return;
     const { g, W, H } = c;
-    g.fillStyle = C.bg;
-    g.fillRect(0, 0, W, H);
-    g.font = '11px system-ui, "DejaVu Sans", sans-serif';
-    g.textBaseline = 'middle';
     const padL = 44, padR = 12, padT = 30, padB = 18;
     const pw = W - padL - padR, ph = H - padT - padB;
     const d = this.data;

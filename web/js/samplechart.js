@@ -66,10 +66,6 @@ export class SampleChart {
     const c = prepCanvas(this.canvas);
     if (!c) return;
     const { g, W, H } = c;
-    g.fillStyle = C.bg;
-    g.fillRect(0, 0, W, H);
-    g.font = '11px system-ui, "DejaVu Sans", sans-serif';
-    g.textBaseline = 'middle';
     const pw = W - PAD.l - PAD.r;
     const ph = H - PAD.t - PAD.b - GAP;
     const h1 = Math.round(ph * 0.55), h2 = ph - h1;
