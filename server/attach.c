@@ -60,11 +60,13 @@ static void attach_explain(pid_t pid, int32_t hr, attach_result *out)
     snprintf(hex, sizeof(hex), "0x%08x", (unsigned)hr);
     switch ((uint32_t)hr) {
     case 0x8013136Au: /* CORPROF_E_PROFILER_ALREADY_ACTIVE */
-        attach_fail(out, 409, "a profiler is already active in process %ld (only one per process)", (long)pid);
+        attach_fail(out, 409, "a profiler is already active in process %ld (only one per process)",
+                    (long)pid);
         break;
     case 0x80131371u: /* runtime not initialised yet */
     case 0x8013135Bu: /* DS_IPC_E_NOT_YET_AVAILABLE: runtime suspended at startup */
-        attach_fail(out, 503, "the runtime in process %ld is not ready yet; retry in a moment", (long)pid);
+        attach_fail(out, 503, "the runtime in process %ld is not ready yet; retry in a moment",
+                    (long)pid);
         break;
     case 0x8007007Eu:
     case 0x8007007Fu:
@@ -76,8 +78,8 @@ static void attach_explain(pid_t pid, int32_t hr, attach_result *out)
         break;
     default:
         out->status = 500;
-        snprintf(out->message, sizeof(out->message), "the runtime refused the attach: HRESULT %s %s",
-                 hex, ipc_hresult_name(hr));
+        snprintf(out->message, sizeof(out->message),
+                 "the runtime refused the attach: HRESULT %s %s", hex, ipc_hresult_name(hr));
     }
 }
 
@@ -91,7 +93,11 @@ static void attach_forget(int id)
 void attach_process(pid_t pid, attach_result *out)
 {
     uint8_t client[sizeof(WIRE_CLIENT_DATA_PREFIX) + WIRE_TOKEN_LEN + 110];
-    static const struct { uint32_t d1; uint16_t d2, d3; uint8_t d4[8]; } clsid = WIRE_CLSID_INIT;
+    static const struct {
+        uint32_t d1;
+        uint16_t d2, d3;
+        uint8_t d4[8];
+    } clsid = WIRE_CLSID_INIT;
     char err[256];
     ipc_target target;
     ipc_procinfo *info = NULL;
@@ -123,9 +129,10 @@ void attach_process(pid_t pid, attach_result *out)
     rc = ipc_target_probe(pid, &target, err, sizeof(err));
     if (rc == IPC_OK && target.uid != getuid()) {
         out->status = 403;
-        snprintf(out->message, sizeof(out->message),
-                 "process %ld belongs to uid %u; jitscope attaches only to processes of its own user",
-                 (long)pid, (unsigned)target.uid);
+        snprintf(
+            out->message, sizeof(out->message),
+            "process %ld belongs to uid %u; jitscope attaches only to processes of its own user",
+            (long)pid, (unsigned)target.uid);
         goto done;
     }
     if (rc == IPC_OK) {
@@ -134,8 +141,8 @@ void attach_process(pid_t pid, attach_result *out)
     }
     if (rc != IPC_OK) {
         out->status = rc == IPC_ERR_NOPROC || rc == IPC_ERR_NOTDOTNET ? 404
-                      : rc == IPC_ERR_PERM                             ? 403
-                                                                       : 502;
+                      : rc == IPC_ERR_PERM                            ? 403
+                                                                      : 502;
         snprintf(out->message, sizeof(out->message), "%s", err);
         goto done;
     }
@@ -172,9 +179,12 @@ void attach_process(pid_t pid, attach_result *out)
             goto done;
         }
         attach_forget(id);
-        attach_fail(out, 504, late ? "attach to process %ld timed out; confirmed that no jitscope agent connected"
-                                   : "the agent loaded in process %ld but never connected; it removes itself after 10 s",
-                    (long)pid);
+        attach_fail(
+            out, 504,
+            late ? "attach to process %ld timed out; confirmed that no jitscope agent connected"
+                 : "the agent loaded in process %ld but never connected; it removes itself after "
+                   "10 s",
+            (long)pid);
         goto done;
     }
     attach_forget(id);

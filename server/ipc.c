@@ -58,14 +58,15 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#define IPC_STAT_MAX 4096u             /* /proc/pid/stat is a few hundred bytes */
-#define IPC_STATUS_MAX (64u * 1024u)   /* /proc/pid/status */
+#define IPC_STAT_MAX 4096u           /* /proc/pid/stat is a few hundred bytes */
+#define IPC_STATUS_MAX (64u * 1024u) /* /proc/pid/status */
 #define IPC_ENVIRON_MAX (4u * 1024u * 1024u)
 #define IPC_SOCKET_PREFIX "dotnet-diagnostic-"
 #define IPC_SOCKET_SUFFIX "-socket"
-#define IPC_SCAN_MAX_ENTRIES 100000u   /* directory entries looked at in one scan */
+#define IPC_SCAN_MAX_ENTRIES 100000u /* directory entries looked at in one scan */
 
-static const uint8_t ipc_magic[IPC_MAGIC_SIZE] = {'D', 'O', 'T', 'N', 'E', 'T', '_', 'I', 'P', 'C', '_', 'V', '1', 0};
+static const uint8_t ipc_magic[IPC_MAGIC_SIZE] = {'D', 'O', 'T', 'N', 'E', 'T', '_',
+                                                  'I', 'P', 'C', '_', 'V', '1', 0};
 
 _Static_assert(sizeof(((struct sockaddr_un *)0)->sun_path) == IPC_PATH_MAX, "sun_path size");
 
@@ -85,10 +86,7 @@ static void put_u32(uint8_t *p, uint32_t v)
     p[3] = (uint8_t)(v >> 24);
 }
 
-static uint16_t get_u16(const uint8_t *p)
-{
-    return (uint16_t)(p[0] | (p[1] << 8));
-}
+static uint16_t get_u16(const uint8_t *p) { return (uint16_t)(p[0] | (p[1] << 8)); }
 
 static uint32_t get_u32(const uint8_t *p)
 {
@@ -102,7 +100,8 @@ static uint64_t get_u64(const uint8_t *p)
 
 /* ---- error text ----------------------------------------------------------- */
 
-static void set_err(char *err, size_t errsz, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void set_err(char *err, size_t errsz, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 static void set_err(char *err, size_t errsz, const char *fmt, ...)
 {
@@ -243,7 +242,8 @@ int ipc_parse_socket_name(const char *name, pid_t *pid, uint64_t *key)
     n = strnlen(name, 256);
     if (n < plen + slen + 3 || n == 256)
         return 0;
-    if (memcmp(name, IPC_SOCKET_PREFIX, plen) != 0 || memcmp(name + n - slen, IPC_SOCKET_SUFFIX, slen) != 0)
+    if (memcmp(name, IPC_SOCKET_PREFIX, plen) != 0 ||
+        memcmp(name + n - slen, IPC_SOCKET_SUFFIX, slen) != 0)
         return 0;
     p = name + plen;
     end = name + n - slen;
@@ -286,7 +286,8 @@ static void put_header(uint8_t *buf, uint16_t size, uint8_t set, uint8_t id)
 }
 
 size_t ipc_build_attach(uint8_t *buf, size_t bufsz, uint32_t timeout_ms, const uint8_t clsid[16],
-                        const char *profiler_path_utf8, const uint8_t *client_data, uint32_t client_len)
+                        const char *profiler_path_utf8, const uint8_t *client_data,
+                        uint32_t client_len)
 {
     size_t limit, off, units, total;
 
@@ -323,7 +324,8 @@ size_t ipc_build_process_info(uint8_t *buf, size_t bufsz, uint8_t command_id)
 {
     if (buf == NULL || bufsz < IPC_HEADER_SIZE)
         return 0;
-    if (command_id != IPC_PROCESS_INFO && command_id != IPC_PROCESS_INFO2 && command_id != IPC_PROCESS_INFO3)
+    if (command_id != IPC_PROCESS_INFO && command_id != IPC_PROCESS_INFO2 &&
+        command_id != IPC_PROCESS_INFO3)
         return 0;
     put_header(buf, (uint16_t)IPC_HEADER_SIZE, IPC_SET_PROCESS, command_id);
     return IPC_HEADER_SIZE;
@@ -384,7 +386,8 @@ int ipc_parse_hresult_reply(const uint8_t *buf, size_t len, int32_t *hresult)
 /* Reads one protocol string at *off into out (UTF-8, bounded). Lone surrogates
  * become U+FFFD; the text stops at an embedded NUL; a string too long for out is
  * cut on a character boundary and *truncated is set. */
-static int read_string(const uint8_t *p, size_t len, size_t *off, char *out, size_t outsz, int *truncated)
+static int read_string(const uint8_t *p, size_t len, size_t *off, char *out, size_t outsz,
+                       int *truncated)
 {
     uint32_t count;
     size_t n, base;
@@ -435,19 +438,23 @@ int ipc_parse_process_info(const uint8_t *payload, size_t len, int version, ipc_
     out->pid = get_u64(payload + off);
     memcpy(out->cookie, payload + off + 8, IPC_GUID_SIZE);
     off += 8 + IPC_GUID_SIZE;
-    if ((rc = read_string(payload, len, &off, out->command_line, sizeof(out->command_line), &out->truncated)) != IPC_OK ||
-        (rc = read_string(payload, len, &off, out->os, sizeof(out->os), &out->truncated)) != IPC_OK ||
-        (rc = read_string(payload, len, &off, out->arch, sizeof(out->arch), &out->truncated)) != IPC_OK)
+    if ((rc = read_string(payload, len, &off, out->command_line, sizeof(out->command_line),
+                          &out->truncated)) != IPC_OK ||
+        (rc = read_string(payload, len, &off, out->os, sizeof(out->os), &out->truncated)) !=
+            IPC_OK ||
+        (rc = read_string(payload, len, &off, out->arch, sizeof(out->arch), &out->truncated)) !=
+            IPC_OK)
         goto fail;
     if (version >= 2) {
-        if ((rc = read_string(payload, len, &off, out->entrypoint_assembly, sizeof(out->entrypoint_assembly),
-                              &out->truncated)) != IPC_OK ||
-            (rc = read_string(payload, len, &off, out->runtime_version, sizeof(out->runtime_version),
-                              &out->truncated)) != IPC_OK)
+        if ((rc = read_string(payload, len, &off, out->entrypoint_assembly,
+                              sizeof(out->entrypoint_assembly), &out->truncated)) != IPC_OK ||
+            (rc = read_string(payload, len, &off, out->runtime_version,
+                              sizeof(out->runtime_version), &out->truncated)) != IPC_OK)
             goto fail;
     }
     if (version == 3) {
-        rc = read_string(payload, len, &off, out->runtime_rid, sizeof(out->runtime_rid), &out->truncated);
+        rc = read_string(payload, len, &off, out->runtime_rid, sizeof(out->runtime_rid),
+                         &out->truncated);
         if (rc != IPC_OK)
             goto fail;
     }
@@ -641,7 +648,8 @@ static time_t start_realtime(uint64_t ticks)
     long hz = sysconf(_SC_CLK_TCK);
     double up, started;
 
-    if (hz <= 0 || clock_gettime(CLOCK_REALTIME, &real) != 0 || clock_gettime(CLOCK_BOOTTIME, &boot) != 0)
+    if (hz <= 0 || clock_gettime(CLOCK_REALTIME, &real) != 0 ||
+        clock_gettime(CLOCK_BOOTTIME, &boot) != 0)
         return 0;
     up = (double)boot.tv_sec + (double)boot.tv_nsec / 1e9;
     started = (double)ticks / (double)hz;
@@ -766,7 +774,8 @@ fail:
 }
 
 /* Best socket for t in t->dir. 1 found (path, st filled), 0 none, <0 error. */
-static int scan_dir_for(const ipc_target *t, char *out, size_t outsz, struct stat *st_out, char *err, size_t errsz)
+static int scan_dir_for(const ipc_target *t, char *out, size_t outsz, struct stat *st_out,
+                        char *err, size_t errsz)
 {
     DIR *d;
     struct dirent *de;
@@ -804,7 +813,8 @@ static int scan_dir_for(const ipc_target *t, char *out, size_t outsz, struct sta
         cand[0] = '\0';
         if (append(cand, sizeof(cand), t->dir) != 0 || append(cand, sizeof(cand), de->d_name) != 0)
             continue;
-        if (!have || (exact && !best_exact) || (exact == best_exact && st.st_mtime > best_st.st_mtime)) {
+        if (!have || (exact && !best_exact) ||
+            (exact == best_exact && st.st_mtime > best_st.st_mtime)) {
             memcpy(best, cand, sizeof(best));
             best_st = st;
             best_exact = exact;
@@ -852,8 +862,8 @@ int ipc_socket_path(pid_t pid, char *out, size_t outsz, char *err, size_t errsz)
     }
     if (rc == 0) {
         if (!t.env_readable && t.uid != geteuid() && geteuid() != 0) {
-            set_err(err, errsz, "pid %d belongs to uid %u and its environment is unreadable", (int)pid,
-                    (unsigned)t.uid);
+            set_err(err, errsz, "pid %d belongs to uid %u and its environment is unreadable",
+                    (int)pid, (unsigned)t.uid);
             return IPC_ERR_PERM;
         }
         set_err(err, errsz,
@@ -901,7 +911,8 @@ static int ms_left(const struct timespec *dl)
 }
 
 /* Waits for `events` on fd until dl. IPC_OK, IPC_ERR_TIMEOUT or IPC_ERR_IO. */
-static int wait_fd(int fd, short events, const struct timespec *dl, const char *what, char *err, size_t errsz)
+static int wait_fd(int fd, short events, const struct timespec *dl, const char *what, char *err,
+                   size_t errsz)
 {
     char ebuf[128];
     for (;;) {
@@ -926,7 +937,8 @@ static int wait_fd(int fd, short events, const struct timespec *dl, const char *
     }
 }
 
-static int connect_deadline(const char *path, const struct timespec *dl, int *fd_out, char *err, size_t errsz)
+static int connect_deadline(const char *path, const struct timespec *dl, int *fd_out, char *err,
+                            size_t errsz)
 {
     struct sockaddr_un addr;
     char ebuf[128];
@@ -994,7 +1006,8 @@ fail:
     return rc;
 }
 
-static int send_all(int fd, const uint8_t *p, size_t n, const struct timespec *dl, char *err, size_t errsz)
+static int send_all(int fd, const uint8_t *p, size_t n, const struct timespec *dl, char *err,
+                    size_t errsz)
 {
     char ebuf[128];
     size_t done = 0;
@@ -1012,15 +1025,15 @@ static int send_all(int fd, const uint8_t *p, size_t n, const struct timespec *d
                 return rc;
             continue;
         }
-        set_err(err, errsz, "send: %s (after %zu of %zu bytes)", r < 0 ? err_text(errno, ebuf, sizeof(ebuf)) : "no progress",
-                done, n);
+        set_err(err, errsz, "send: %s (after %zu of %zu bytes)",
+                r < 0 ? err_text(errno, ebuf, sizeof(ebuf)) : "no progress", done, n);
         return IPC_ERR_IO;
     }
     return IPC_OK;
 }
 
-static int recv_exact(int fd, uint8_t *p, size_t n, const struct timespec *dl, const char *what, char *err,
-                      size_t errsz)
+static int recv_exact(int fd, uint8_t *p, size_t n, const struct timespec *dl, const char *what,
+                      char *err, size_t errsz)
 {
     char ebuf[128];
     size_t done = 0;
@@ -1031,7 +1044,9 @@ static int recv_exact(int fd, uint8_t *p, size_t n, const struct timespec *dl, c
             continue;
         }
         if (r == 0) {
-            set_err(err, errsz, "recv(%s): the runtime closed the connection after %zu of %zu bytes", what, done, n);
+            set_err(err, errsz,
+                    "recv(%s): the runtime closed the connection after %zu of %zu bytes", what,
+                    done, n);
             return IPC_ERR_IO;
         }
         if (errno == EINTR)
@@ -1050,8 +1065,8 @@ static int recv_exact(int fd, uint8_t *p, size_t n, const struct timespec *dl, c
 
 /* One request/reply on a fresh connection. The reply (header + payload) goes to
  * reply; a size field larger than cap is rejected without reading the payload. */
-static int transact(const char *path, const uint8_t *req, size_t reqlen, uint64_t timeout_ms, uint8_t *reply,
-                    size_t cap, size_t *replylen, char *err, size_t errsz)
+static int transact(const char *path, const uint8_t *req, size_t reqlen, uint64_t timeout_ms,
+                    uint8_t *reply, size_t cap, size_t *replylen, char *err, size_t errsz)
 {
     struct timespec dl;
     ipc_header h;
@@ -1070,16 +1085,18 @@ static int transact(const char *path, const uint8_t *req, size_t reqlen, uint64_
         goto fail;
     rc = ipc_parse_reply_header(reply, IPC_HEADER_SIZE, &h);
     if (rc != IPC_OK) {
-        set_err(err, errsz, "malformed reply header (set 0x%02x id 0x%02x size %u)", reply[16], reply[17],
-                (unsigned)get_u16(reply + 14));
+        set_err(err, errsz, "malformed reply header (set 0x%02x id 0x%02x size %u)", reply[16],
+                reply[17], (unsigned)get_u16(reply + 14));
         goto fail;
     }
     if (h.size > cap) {
         rc = IPC_ERR_PROTO;
-        set_err(err, errsz, "reply of %u bytes is larger than the %zu expected", (unsigned)h.size, cap);
+        set_err(err, errsz, "reply of %u bytes is larger than the %zu expected", (unsigned)h.size,
+                cap);
         goto fail;
     }
-    rc = recv_exact(fd, reply + IPC_HEADER_SIZE, (size_t)h.size - IPC_HEADER_SIZE, &dl, "reply payload", err, errsz);
+    rc = recv_exact(fd, reply + IPC_HEADER_SIZE, (size_t)h.size - IPC_HEADER_SIZE, &dl,
+                    "reply payload", err, errsz);
     if (rc != IPC_OK)
         goto fail;
     *replylen = h.size;
@@ -1093,7 +1110,8 @@ fail:
 }
 
 int ipc_attach_profiler(pid_t pid, uint32_t timeout_ms, const uint8_t clsid[16], const char *path,
-                        const uint8_t *client, uint32_t clen, int32_t *hresult_out, char *err, size_t errsz)
+                        const uint8_t *client, uint32_t clen, int32_t *hresult_out, char *err,
+                        size_t errsz)
 {
     char sock[IPC_PATH_MAX];
     uint8_t *req = NULL, reply[IPC_HEADER_SIZE + 4];
@@ -1113,15 +1131,17 @@ int ipc_attach_profiler(pid_t pid, uint32_t timeout_ms, const uint8_t clsid[16],
     reqlen = ipc_build_attach(req, IPC_MAX_MESSAGE, timeout_ms, clsid, path, client, clen);
     if (reqlen == 0) {
         rc = IPC_ERR_INVAL;
-        set_err(err, errsz, "AttachProfiler request does not fit in %u bytes, or the path is empty or not UTF-8",
-                IPC_MAX_MESSAGE);
+        set_err(
+            err, errsz,
+            "AttachProfiler request does not fit in %u bytes, or the path is empty or not UTF-8",
+            IPC_MAX_MESSAGE);
         goto fail;
     }
     rc = ipc_socket_path(pid, sock, sizeof(sock), err, errsz);
     if (rc != IPC_OK)
         goto fail;
-    rc = transact(sock, req, reqlen, (uint64_t)timeout_ms + IPC_ATTACH_MARGIN_MS, reply, sizeof(reply), &replylen,
-                  err, errsz);
+    rc = transact(sock, req, reqlen, (uint64_t)timeout_ms + IPC_ATTACH_MARGIN_MS, reply,
+                  sizeof(reply), &replylen, err, errsz);
     if (rc != IPC_OK)
         goto fail;
     rc = ipc_parse_hresult_reply(reply, replylen, hresult_out);
@@ -1138,8 +1158,8 @@ fail:
 }
 
 /* One ProcessInfo request on an already resolved socket path. */
-static int query_info_at(const char *sock, uint8_t command_id, ipc_procinfo *out, int32_t *hresult_out,
-                         char *err, size_t errsz)
+static int query_info_at(const char *sock, uint8_t command_id, ipc_procinfo *out,
+                         int32_t *hresult_out, char *err, size_t errsz)
 {
     uint8_t req[IPC_HEADER_SIZE], *reply = NULL;
     size_t replylen = 0;
@@ -1155,7 +1175,8 @@ static int query_info_at(const char *sock, uint8_t command_id, ipc_procinfo *out
         set_err(err, errsz, "out of memory");
         return IPC_ERR_IO;
     }
-    rc = transact(sock, req, sizeof(req), IPC_INFO_TIMEOUT_MS, reply, IPC_MAX_MESSAGE, &replylen, err, errsz);
+    rc = transact(sock, req, sizeof(req), IPC_INFO_TIMEOUT_MS, reply, IPC_MAX_MESSAGE, &replylen,
+                  err, errsz);
     if (rc != IPC_OK)
         goto fail;
     if (reply[17] == IPC_REPLY_ERROR) {
@@ -1168,13 +1189,14 @@ static int query_info_at(const char *sock, uint8_t command_id, ipc_procinfo *out
         if (hresult_out != NULL)
             *hresult_out = hr;
         rc = IPC_ERR_RUNTIME;
-        set_err(err, errsz, "ProcessInfo 0x04/0x%02x: runtime error 0x%08x (%s)", command_id, (unsigned)hr,
-                ipc_hresult_name(hr));
+        set_err(err, errsz, "ProcessInfo 0x04/0x%02x: runtime error 0x%08x (%s)", command_id,
+                (unsigned)hr, ipc_hresult_name(hr));
         goto fail;
     }
     rc = ipc_parse_process_info(reply + IPC_HEADER_SIZE, replylen - IPC_HEADER_SIZE, version, out);
     if (rc != IPC_OK) {
-        set_err(err, errsz, "malformed ProcessInfo%d payload (%zu bytes)", version, replylen - IPC_HEADER_SIZE);
+        set_err(err, errsz, "malformed ProcessInfo%d payload (%zu bytes)", version,
+                replylen - IPC_HEADER_SIZE);
         goto fail;
     }
     free(reply);
