@@ -58,19 +58,19 @@ static void attach_explain(pid_t pid, int32_t hr, attach_result *out)
     char hex[16];
 
     snprintf(hex, sizeof(hex), "0x%08x", (unsigned)hr);
-    switch ((uint32_t)hr) {
-    case 0x8013136Au: /* CORPROF_E_PROFILER_ALREADY_ACTIVE */
+    switch (hr) {
+    case IPC_HR_PROFILER_ALREADY_ACTIVE:
         attach_fail(out, 409, "a profiler is already active in process %ld (only one per process)",
                     (long)pid);
         break;
-    case 0x80131371u: /* runtime not initialised yet */
-    case 0x8013135Bu: /* DS_IPC_E_NOT_YET_AVAILABLE: runtime suspended at startup */
+    case IPC_HR_RUNTIME_UNINITIALIZED: /* runtime not initialised yet */
+    case IPC_HR_NOT_YET_AVAILABLE: /* DS_IPC_E_NOT_YET_AVAILABLE: runtime suspended at startup */
         attach_fail(out, 503, "the runtime in process %ld is not ready yet; retry in a moment",
                     (long)pid);
         break;
-    case 0x8007007Eu:
-    case 0x8007007Fu:
-    case 0x80070002u:
+    case IPC_HR_MOD_NOT_FOUND:
+    case IPC_HR_PROC_NOT_FOUND:
+    case IPC_HR_FILE_NOT_FOUND:
         out->status = 500;
         snprintf(out->message, sizeof(out->message),
                  "the runtime could not load the agent library %s (HRESULT %s %s)",

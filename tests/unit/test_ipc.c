@@ -1,9 +1,10 @@
-/* test_ipc.c -- unit tests for server/ipc.c and server/procscan.c.
+/* test_ipc.c -- unit tests for server/ipc*.c and server/procscan.c.
  *
  * Standalone program: prints one line per check and a final "ipc: N passed, N
  * failed"; exits non-zero when a check failed. Build (from the repo root):
  *   gcc -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -fsanitize=address,undefined -g \
- *       -Iserver tests/unit/test_ipc.c server/ipc.c server/procscan.c -o test_ipc
+ *       -Iserver tests/unit/test_ipc.c server/ipc.c server/ipc_codec.c server/ipc_discover.c \
+ *       server/ipc_io.c server/procscan.c proto/utf.c -o test_ipc
  *
  * Parts: exact request bytes; size limits; reply parsing (every prefix of a valid
  * reply, garbage, random bytes); ProcessInfo payloads v1/v2/v3 and their
