@@ -51,17 +51,35 @@ static names_type *resolve_node(void)
     return t;
 }
 
-/* Copies a UTF-16 name into the arena as UTF-8 (NUL-terminated). */
-static const char *resolve_text(const WCHAR *name, size_t units)
+/* A name the runtime wrote into a buffer of `capacity` units, as UTF-8 into
+ * out (NUL-terminated). The runtime reports the name's whole length, which may
+ * be more than the buffer holds, and may count the NUL: both are bounded
+ * here. Returns the length written. */
+static size_t resolve_utf8(const WCHAR *name, ULONG units, ULONG capacity, char *out, size_t outsz)
+{
+    size_t n;
+    int truncated;
+
+    if (outsz == 0)
+        return 0;
+    if (units > capacity)
+        units = capacity;
+    while (units > 0 && name[units - 1] == 0)
+        units--;
+    n = utf16_to_utf8(name, units, out, outsz - 1, &truncated);
+    out[n] = '\0';
+    return n;
+}
+
+/* Copies a name from a RESOLVE_NAME_UNITS buffer into the arena as UTF-8. */
+static const char *resolve_text(const WCHAR *name, ULONG units)
 {
     size_t room = RESOLVE_TEXT - arena.used_text, n;
     char *out = arena.text + arena.used_text;
-    int truncated;
 
     if (room < 2)
         return "?";
-    n = utf16_to_utf8(name, units, out, room - 1, &truncated);
-    out[n] = '\0';
+    n = resolve_utf8(name, units, RESOLVE_NAME_UNITS, out, room);
     arena.used_text += n + 1;
     return out;
 }
@@ -195,14 +213,8 @@ static size_t resolve_short_name(const WCHAR *name, ULONG units, char *out, size
     char full[RESOLVE_NAME_UNITS * 3 + 1];
     const char *dot;
     size_t n;
-    int truncated;
 
-    if (units > RESOLVE_NAME_UNITS)
-        units = RESOLVE_NAME_UNITS;
-    while (units > 0 && name[units - 1] == 0) /* the count may include the NUL */
-        units--;
-    n = utf16_to_utf8(name, units, full, sizeof(full) - 1, &truncated);
-    full[n] = '\0';
+    resolve_utf8(name, units, RESOLVE_NAME_UNITS, full, sizeof(full));
     dot = strrchr(full, '.');
     dot = dot ? dot + 1 : full;
     n = strlen(dot);
@@ -391,7 +403,6 @@ static size_t handle_name(ClassID cls, char *out, size_t outsz, unsigned depth)
     const char *shown, *dot;
     IMetaDataImport *md;
     size_t used, n;
-    int truncated;
     HRESULT hr;
 
     if (cls == 0 || depth > HANDLE_NAME_DEPTH || outsz < 2)
@@ -413,12 +424,7 @@ static size_t handle_name(ClassID cls, char *out, size_t outsz, unsigned depth)
     md->lpVtbl->Release(md);
     if (FAILED(hr))
         return 0;
-    if (len > RESOLVE_NAME_UNITS)
-        len = RESOLVE_NAME_UNITS;
-    while (len > 0 && wname[len - 1] == 0)
-        len--;
-    n = utf16_to_utf8(wname, len, full, sizeof(full) - 1, &truncated);
-    full[n] = '\0';
+    resolve_utf8(wname, len, RESOLVE_NAME_UNITS, full, sizeof(full));
     shown = sig_keyword_of(full);
     if (!shown) {
         tick = strchr(full, '`');
@@ -459,18 +465,13 @@ int names_dynamic(ICorProfilerInfo10 *info, uint64_t function_id, char *out, siz
     ULONG sig_len = 0, len = 0;
     static const sig_names handle_names = {.type_handle = resolve_handle_name};
     size_t n;
-    int truncated, written;
+    int written;
 
     if (outsz < 32 ||
         FAILED(info->lpVtbl->GetDynamicFunctionInfo(info, function_id, &module, &sig, &sig_len,
                                                     DYNAMIC_NAME_UNITS, &len, name)))
         return -1;
-    if (len > DYNAMIC_NAME_UNITS)
-        len = DYNAMIC_NAME_UNITS;
-    while (len > 0 && name[len - 1] == 0) /* the count includes the NUL */
-        len--;
-    n = utf16_to_utf8(name, len, utf8, sizeof(utf8) - 1, &truncated);
-    utf8[n] = '\0';
+    n = resolve_utf8(name, len, DYNAMIC_NAME_UNITS, utf8, sizeof(utf8));
     /* The runtime names its own marshalling stubs IL_STUB_*; everything else
      * is a DynamicMethod (LCG) somebody emitted: expression trees, Regex,
      * serializers. Their signatures name classes by tokens of the dynamic
