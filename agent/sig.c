@@ -158,8 +158,22 @@ const char *sig_keyword_of(const char *clr_name)
     return NULL;
 }
 
-/* A type named by token; `strip_arity` drops the "`N" of a generic definition. */
-static void sig_put_token(sig_reader *r, sig_writer *w, uint32_t token, int strip_arity)
+/* The name a callback wrote (n bytes, 0: unknown), or "?"; `definition_only`
+ * keeps "Name" of "Name`1" / "Name<...>": the arguments follow in the blob. */
+static void sig_put_type_name(sig_writer *w, const char *name, size_t n, size_t size,
+                              int definition_only)
+{
+    if (n == 0 || n >= size) {
+        sig_puts(w, "?");
+        return;
+    }
+    if (definition_only)
+        n = strcspn(name, "<`");
+    sig_put(w, name, n);
+}
+
+/* A type named by token (TypeDef, TypeRef, TypeSpec). */
+static void sig_put_token(sig_reader *r, sig_writer *w, uint32_t token, int definition_only)
 {
     char name[512];
     size_t n = 0;
@@ -168,16 +182,7 @@ static void sig_put_token(sig_reader *r, sig_writer *w, uint32_t token, int stri
         return;
     if (r->names && r->names->type_token)
         n = r->names->type_token(r->names->ctx, token, name, sizeof(name));
-    if (n == 0 || n >= sizeof(name)) {
-        sig_puts(w, "?");
-        return;
-    }
-    if (strip_arity) {
-        char *tick = memchr(name, '`', n);
-        if (tick)
-            n = (size_t)(tick - name);
-    }
-    sig_put(w, name, n);
+    sig_put_type_name(w, name, n, sizeof(name), definition_only);
 }
 
 /* A pointer-sized type handle, as the runtime copies it into its signatures. */
@@ -194,7 +199,7 @@ static int sig_handle(sig_reader *r, uint64_t *handle)
     return 0;
 }
 
-/* `definition_only` keeps "Name" of "Name<...>": the arguments follow in the blob. */
+/* A type named by runtime handle (ELEMENT_TYPE_INTERNAL). */
 static void sig_put_handle(sig_reader *r, sig_writer *w, uint64_t handle, int definition_only)
 {
     char name[512];
@@ -204,13 +209,7 @@ static void sig_put_handle(sig_reader *r, sig_writer *w, uint64_t handle, int de
         return;
     if (r->names && r->names->type_handle)
         n = r->names->type_handle(r->names->ctx, handle, name, sizeof(name));
-    if (n == 0 || n >= sizeof(name)) {
-        sig_puts(w, "?");
-        return;
-    }
-    if (definition_only)
-        n = strcspn(name, "<`");
-    sig_put(w, name, n);
+    sig_put_type_name(w, name, n, sizeof(name), definition_only);
 }
 
 static void sig_put_generic_param(sig_writer *w, const char *const *known, unsigned count,
