@@ -215,61 +215,29 @@ fail:
     return -1;
 }
 
-/* Reads /proc/pid/environ into a heap buffer of at most IPC_ENVIRON_MAX bytes. */
+/* Reads /proc/pid/environ into a heap buffer of at most IPC_ENVIRON_MAX bytes
+ * (bounded: the rest is not looked at). */
 static int read_environ(pid_t pid, char **out, size_t *len)
 {
     char path[64];
-    char *buf = NULL;
-    size_t cap = 16u * 1024u, n = 0;
-    int fd = -1, saved;
+    char *buf = malloc(IPC_ENVIRON_MAX);
+    int saved;
 
     *out = NULL;
     *len = 0;
-    snprintf(path, sizeof(path), "/proc/%d/environ", (int)pid);
-    fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return -1;
-    buf = malloc(cap);
     if (buf == NULL) {
         errno = ENOMEM;
-        goto fail;
+        return -1;
     }
-    for (;;) {
-        ssize_t r;
-        if (n == cap) {
-            char *bigger;
-            if (cap >= IPC_ENVIRON_MAX)
-                break; /* bounded: the rest is not looked at */
-            bigger = realloc(buf, cap * 2);
-            if (bigger == NULL) {
-                errno = ENOMEM;
-                goto fail;
-            }
-            buf = bigger;
-            cap *= 2;
-        }
-        r = read(fd, buf + n, cap - n);
-        if (r < 0) {
-            if (errno == EINTR)
-                continue;
-            goto fail;
-        }
-        if (r == 0)
-            break;
-        n += (size_t)r;
+    snprintf(path, sizeof(path), "/proc/%d/environ", (int)pid);
+    if (read_bounded(path, buf, IPC_ENVIRON_MAX, len) != 0) {
+        saved = errno;
+        free(buf);
+        errno = saved;
+        return -1;
     }
-    close(fd);
     *out = buf;
-    *len = n;
     return 0;
-
-fail:
-    saved = errno;
-    free(buf);
-    if (fd >= 0)
-        close(fd);
-    errno = saved;
-    return -1;
 }
 
 /* Innermost pid from the NSpid line of /proc/pid/status; pid itself when absent. */
