@@ -96,14 +96,14 @@ $(BUILD)/tests/test_%: tests/unit/test_%.c $(filter-out server/main.c,$(SERVER_S
 # The wire decoder's fuzz target with a standalone driver (gcc has no libFuzzer).
 FUZZ_BIN := $(BUILD)/tests/fuzz_wire_decode
 FUZZ_SRC := proto/wire_decode.c proto/utf.c proto/idmap.c server/session.c server/stacks.c server/profile.c server/timeline.c server/grow.c
-$(FUZZ_BIN): tests/fuzz/driver.c tests/fuzz/fuzz_wire_decode.c $(FUZZ_SRC) $(SERVER_HDR) | $(BUILD)/deps.stamp
+$(FUZZ_BIN): tests/fuzz/fuzz.h tests/fuzz/driver.c tests/fuzz/fuzz_wire_decode.c $(FUZZ_SRC) $(SERVER_HDR) | $(BUILD)/deps.stamp
 	@mkdir -p $(@D)
 	$(CC) $(CSTD) $(WARN) $(OPT) $(ASAN) -pthread -Iagent -Iserver tests/fuzz/driver.c \
 	  tests/fuzz/fuzz_wire_decode.c $(FUZZ_SRC) $(ASAN) -o $@
 
 # The method-signature decoder's fuzz target, same driver.
 FUZZ_SIG_BIN := $(BUILD)/tests/fuzz_sig
-$(FUZZ_SIG_BIN): tests/fuzz/driver.c tests/fuzz/fuzz_sig.c agent/sig.c agent/sig.h | $(BUILD)/deps.stamp
+$(FUZZ_SIG_BIN): tests/fuzz/fuzz.h tests/fuzz/driver.c tests/fuzz/fuzz_sig.c agent/sig.c agent/sig.h | $(BUILD)/deps.stamp
 	@mkdir -p $(@D)
 	$(CC) $(CSTD) $(WARN) $(OPT) $(ASAN) -DFUZZ_NAME=\"fuzz_sig\" -pthread -Iagent tests/fuzz/driver.c \
 	  tests/fuzz/fuzz_sig.c agent/sig.c $(ASAN) -o $@

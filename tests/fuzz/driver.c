@@ -32,6 +32,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fuzz.h"
 #include "wire.h"
 
 #ifndef FUZZ_NAME /* the target's name in messages: -DFUZZ_NAME=\"fuzz_x\" */
@@ -41,8 +42,6 @@
 #if defined(__SANITIZE_ADDRESS__)
 #include <sanitizer/common_interface_defs.h>
 #endif
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* Undefined behaviour is a failure like a memory error: stop at the first report
  * (the sanitizer runtimes call these for their defaults; the environment's

@@ -13,15 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz.h"
+
 #include "sig.h"
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-#define FUZZ_REQUIRE(cond)                                                                         \
-    do {                                                                                           \
-        if (!(cond))                                                                               \
-            abort();                                                                               \
-    } while (0)
 
 static size_t fuzz_token_name(void *ctx, uint32_t token, char *out, size_t outsz)
 {

@@ -29,17 +29,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz.h"
+
 #include "session.h"
 #include "utf.h"
 #include "wire_decode.h"
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-#define FUZZ_REQUIRE(cond)                                                                         \
-    do {                                                                                           \
-        if (!(cond))                                                                               \
-            abort();                                                                               \
-    } while (0)
 
 static void fuzz_check_record(const wire_frame *f, const wire_record *r)
 {
