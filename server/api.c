@@ -11,7 +11,7 @@
 #include "api_util.h"
 #include "attach.h"
 #include "ipc.h"
-#include "procscan.h"
+#include "proclist.h"
 #include "sessions.h"
 
 #define API_DEFAULT_LIMIT 100
@@ -190,40 +190,31 @@ static int api_detach(api_call *c)
 /* GET /api/processes: attachable .NET processes of this user. */
 static int api_processes(api_call *c)
 {
-    json_t **body = &c->reply->json;
-    enum { MAX_PROCESSES = 512 };
-    procscan_entry *entries = calloc(MAX_PROCESSES, sizeof(*entries));
-    ipc_procinfo *info = calloc(1, sizeof(*info));
-    size_t count = 0, i;
-    json_t *list = json_array();
-    char err[256];
+    proclist procs;
+    json_t *list;
+    size_t i;
 
-    if (!entries || !info || procscan_list(entries, MAX_PROCESSES, &count) < 0) {
-        free(entries);
-        free(info);
-        json_decref(list);
-        *body = api_error("cannot list processes");
-        return 500;
-    }
-    for (i = 0; i < count; i++) {
+    if (proclist_build(&procs) < 0)
+        return api_fail(c, 500, "cannot list processes");
+    list = json_array();
+    for (i = 0; i < procs.count; i++) {
+        const proclist_item *p = &procs.items[i];
         session *s;
         json_t *sid;
-        int ok = ipc_process_info(entries[i].pid, info, err, sizeof(err)) == IPC_OK;
 
         sessions_lock();
-        s = sessions_by_pid(entries[i].pid);
+        s = sessions_by_pid(p->pid);
         sid = s ? json_integer(s->id) : json_null();
         sessions_unlock();
-        json_array_append_new(list, json_pack("{s:i, s:s, s:s, s:s, s:s, s:o}", "pid",
-                                              (int)entries[i].pid, "command_line",
-                                              ok ? info->command_line : "", "runtime_version",
-                                              ok ? info->runtime_version : "", "entry_assembly",
-                                              ok ? info->entrypoint_assembly : "", "error",
-                                              ok ? "" : err, "session_id", sid));
+        json_array_append_new(
+            list, json_pack("{s:i, s:s, s:s, s:s, s:s, s:o}", "pid", (int)p->pid, "command_line",
+                            p->info_ok ? p->info.command_line : "", "runtime_version",
+                            p->info_ok ? p->info.runtime_version : "", "entry_assembly",
+                            p->info_ok ? p->info.entrypoint_assembly : "", "error", p->error,
+                            "session_id", sid));
     }
-    free(entries);
-    free(info);
-    *body = json_pack("{s:o}", "processes", list);
+    c->reply->json = json_pack("{s:o, s:b}", "processes", list, "truncated", procs.truncated);
+    proclist_free(&procs);
     return 200;
 }
 

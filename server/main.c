@@ -25,7 +25,7 @@
 #include "http.h"
 #include "ipc.h"
 #include "launch.h"
-#include "procscan.h"
+#include "proclist.h"
 #include "link.h"
 #include "sessions.h"
 #include "ws.h"
@@ -339,29 +339,27 @@ static int agent_loaded(pid_t pid)
 
 static int list_processes(void)
 {
-    enum { MAX = 1024 };
-    procscan_entry *entries = calloc(MAX, sizeof(*entries));
-    ipc_procinfo *info = calloc(1, sizeof(*info));
-    size_t count = 0, i;
-    char err[256];
+    proclist procs;
+    size_t i;
 
-    if (!entries || !info || procscan_list(entries, MAX, &count) < 0) {
+    if (proclist_build(&procs) < 0) {
         fprintf(stderr, "jitscope ps: cannot scan /proc\n");
-        free(entries);
-        free(info);
         return 1;
     }
     printf("%-8s %-10s %-24s %-8s %s\n", "PID", "RUNTIME", "ENTRY ASSEMBLY", "AGENT", "COMMAND");
-    for (i = 0; i < count; i++) {
-        int ok = ipc_process_info(entries[i].pid, info, err, sizeof(err)) == IPC_OK;
-        printf("%-8d %-10s %-24.24s %-8s %s\n", (int)entries[i].pid,
-               ok ? info->runtime_version : "?", ok ? info->entrypoint_assembly : "?",
-               agent_loaded(entries[i].pid) ? "loaded" : "-", ok ? info->command_line : err);
+    for (i = 0; i < procs.count; i++) {
+        const proclist_item *p = &procs.items[i];
+
+        printf("%-8d %-10s %-24.24s %-8s %s\n", (int)p->pid,
+               p->info_ok ? p->info.runtime_version : "?",
+               p->info_ok ? p->info.entrypoint_assembly : "?",
+               agent_loaded(p->pid) ? "loaded" : "-", p->info_ok ? p->info.command_line : p->error);
     }
-    if (count == 0)
+    if (procs.count == 0)
         fprintf(stderr, "jitscope ps: no .NET processes of this user with a diagnostics socket\n");
-    free(entries);
-    free(info);
+    if (procs.truncated)
+        fprintf(stderr, "jitscope ps: only the first %u processes are listed\n", PROCLIST_MAX);
+    proclist_free(&procs);
     return 0;
 }
 

@@ -129,7 +129,8 @@ describe('stacks, profile and GC timeline', { timeout: 240000 }, () => {
   it('s takes another snapshot; the list keeps both, newest first', async () => {
     await page.locator('.stack-list').click({ position: { x: 5, y: 5 } }); // focus out of inputs
     await page.keyboard.press('s');
-    await page.locator('.snap-item[data-id="2"]').waitFor({ timeout: 30000 });
+    // the stream may list #2 before the POST's answer selects it: wait for the selection itself
+    await page.locator('.snap-item.sel[data-id="2"]').waitFor({ timeout: 30000 });
     const ids = await page.locator('.snap-item').evaluateAll((els) => els.map((e) => e.dataset.id));
     assert.deepEqual(ids, ['2', '1']);
     assert.equal(await page.locator('.snap-item.sel').getAttribute('data-id'), '2');

@@ -23,7 +23,9 @@ async function caughtUp(srv, id) {
 test('attach catches up on what ran before, then streams new methods exactly once', async () => {
   const target = await startTarget();
   const srv = await startServer(['serve', '--port', '0']);
-  const procs = (await srv.api('/api/processes')).body.processes;
+  const listing = (await srv.api('/api/processes')).body;
+  assert.equal(listing.truncated, false, 'a handful of processes is listed in full');
+  const procs = listing.processes;
   const listed = procs.find((p) => p.pid === target.pid);
   assert.ok(listed, 'the target is offered in /api/processes');
   assert.equal(listed.entry_assembly, 'E2eTarget');

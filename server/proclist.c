@@ -1,0 +1,50 @@
+/* proclist.c -- scans for .NET processes and asks each for its ProcessInfo.
+ * See proclist.h. */
+#include "proclist.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "procscan.h"
+
+int proclist_build(proclist *out)
+{
+    procscan_entry *entries = calloc(PROCLIST_MAX, sizeof(*entries));
+    size_t count = 0, i;
+    int rc;
+
+    memset(out, 0, sizeof(*out));
+    if (!entries)
+        return -1;
+    rc = procscan_list(entries, PROCLIST_MAX, &count);
+    if (rc < 0)
+        goto fail;
+    out->truncated = rc == PROCSCAN_MORE;
+    if (count) {
+        out->items = calloc(count, sizeof(*out->items));
+        if (!out->items)
+            goto fail;
+    }
+    for (i = 0; i < count; i++) {
+        proclist_item *item = &out->items[i];
+
+        item->pid = entries[i].pid;
+        item->info_ok = ipc_process_info(item->pid, &item->info, item->error,
+                                         sizeof(item->error)) == IPC_OK;
+        if (item->info_ok)
+            item->error[0] = '\0';
+    }
+    out->count = count;
+    free(entries);
+    return 0;
+fail:
+    free(entries);
+    proclist_free(out);
+    return -1;
+}
+
+void proclist_free(proclist *list)
+{
+    free(list->items);
+    memset(list, 0, sizeof(*list));
+}
