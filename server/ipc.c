@@ -230,20 +230,10 @@ int ipc_query_process_info(pid_t pid, uint8_t command_id, ipc_procinfo *out, int
 
 int ipc_process_info(pid_t pid, ipc_procinfo *out, char *err, size_t errsz)
 {
-    char sock[IPC_PATH_MAX];
     int32_t hr = 0;
-    int rc;
+    int rc = ipc_query_process_info(pid, IPC_PROCESS_INFO2, out, &hr, err, errsz);
 
-    if (out == NULL) {
-        ipc_set_err(err, errsz, "missing output");
-        return IPC_ERR_INVAL;
-    }
-    memset(out, 0, sizeof(*out));
-    rc = ipc_socket_path(pid, sock, sizeof(sock), err, errsz);
-    if (rc != IPC_OK)
-        return rc;
-    rc = query_info_at(sock, IPC_PROCESS_INFO2, out, &hr, err, errsz);
-    if (rc == IPC_ERR_RUNTIME && hr == IPC_HR_UNKNOWN_COMMAND)
-        rc = query_info_at(sock, IPC_PROCESS_INFO, out, &hr, err, errsz); /* .NET 5 */
+    if (rc == IPC_ERR_RUNTIME && hr == IPC_HR_UNKNOWN_COMMAND) /* .NET 5 */
+        rc = ipc_query_process_info(pid, IPC_PROCESS_INFO, out, &hr, err, errsz);
     return rc;
 }

@@ -3,6 +3,7 @@
 // strip for the selected row. Data arrives through ingest(); all drawing
 // happens in render(), at most once per animation frame.
 import { h, fill, setText } from '../dom.js';
+import { SearchBox } from '../searchbox.js';
 import { JitBuffer, RowView, RateSeries, DEFAULT_CAPACITY } from '../buffer.js';
 import { VirtualTable } from '../vtable.js';
 import { RateChart } from '../chart.js';
@@ -42,17 +43,9 @@ export class LiveFeed {
     this.frames = 0;
 
     // ---- toolbar ----
-    this.search = h('input', {
-      type: 'search', class: 'search', placeholder: 'Filter by method or module   ( / )', spellcheck: 'false',
-      'aria-label': 'Filter by method or module substring',
-    });
-    this.search.addEventListener('input', () => this.setFilter(this.search.value, this.filterModule));
-    this.search.addEventListener('keydown', (e) => {
-      if (e.key !== 'Escape') return;
-      e.preventDefault();
-      e.stopPropagation();
-      if (this.search.value) this.clearSearch(true); else this.search.blur();
-    });
+    this.searchBox = new SearchBox({ placeholder: 'Filter by method or module', label: 'Filter by method or module substring',
+      onInput: (text) => this.setFilter(text, this.filterModule) });
+    this.search = this.searchBox.el;
     this.moduleSel = h('select', { 'aria-label': 'Module filter', title: 'Show only one module' }, h('option', { value: '' }, 'All modules'));
     this.moduleSel.addEventListener('change', () => this.setFilter(this.filterText, this.moduleSel.value));
     this.pauseBtn = h('button', { class: 'btn pause-btn', type: 'button', title: 'Pause / resume the feed (Space). Events keep arriving while paused.', onclick: () => this.togglePause() });
@@ -161,14 +154,9 @@ export class LiveFeed {
     schedule(this.render);
   }
 
-  clearSearch(keepFocus) {
-    if (this.search.value === '' && !keepFocus) return false;
-    this.setFilter('', this.filterModule);
-    if (!keepFocus) this.search.blur();
-    return true;
-  }
+  clearSearch(keepFocus) { return this.searchBox.clear(keepFocus); }
 
-  focusSearch() { this.search.focus(); this.search.select(); }
+  focusSearch() { this.searchBox.focus(); }
 
   togglePause() { this.setPaused(!this.paused); }
 

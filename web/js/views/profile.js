@@ -7,6 +7,7 @@
 // visible, and on the stream's `profile` events. Search, thread filter, zoom,
 // speedscope and folded-stacks downloads.
 import { h, fill, setText } from '../dom.js';
+import { SearchBox } from '../searchbox.js';
 import { api, isMissingRoute, describeError, getApiKey } from '../api.js';
 import { schedule, isVisible } from '../frame.js';
 import { fmtInt, fmtNs, fmtMs, fmtPct, fmtClock } from '../format.js';
@@ -62,14 +63,9 @@ export class ProfileTab {
     this.chartBox = h('div', { class: 'sample-box' }, this.chartCanvas);
 
     // ---- filters ----
-    this.search = h('input', { type: 'search', class: 'search', placeholder: 'Highlight frames: method or module   ( / )', spellcheck: 'false', 'aria-label': 'Highlight frames by method or module substring' });
-    this.search.addEventListener('input', () => this.setQuery(this.search.value));
-    this.search.addEventListener('keydown', (e) => {
-      if (e.key !== 'Escape') return;
-      e.preventDefault();
-      e.stopPropagation();
-      if (this.search.value) this.clearSearch(true); else this.search.blur();
-    });
+    this.searchBox = new SearchBox({ placeholder: 'Highlight frames: method or module', label: 'Highlight frames by method or module substring',
+      onInput: (text) => this.setQuery(text) });
+    this.search = this.searchBox.el;
     this.matchInfo = h('span', { class: 'match-info', 'aria-live': 'polite' });
     this.threadSel = h('select', { 'aria-label': 'Thread filter', title: 'Show the samples of one thread only' }, h('option', { value: '' }, 'All threads'));
     this.threadSel.addEventListener('change', () => this.setThread(this.threadSel.value));
@@ -320,15 +316,9 @@ export class ProfileTab {
     schedule(this.drawTask);
   }
 
-  focusSearch() { this.search.focus(); this.search.select(); }
+  focusSearch() { this.searchBox.focus(); }
 
-  clearSearch(keepFocus) {
-    if (this.search.value === '' && !keepFocus) return false;
-    this.search.value = '';
-    this.setQuery('');
-    if (!keepFocus) this.search.blur();
-    return true;
-  }
+  clearSearch(keepFocus) { return this.searchBox.clear(keepFocus); }
 
   setThread(id) {
     this.thread = id;

@@ -6,6 +6,7 @@
 // threads and highlights the frames that match. A failed walk is shown with
 // its HRESULT, never hidden; a truncated stack says so.
 import { h, fill, setText } from '../dom.js';
+import { SearchBox } from '../searchbox.js';
 import { api, isMissingRoute, describeError } from '../api.js';
 import { schedule } from '../frame.js';
 import { fmtInt, fmtNs, fmtClock, fmtDateTime, plural, splitMethod } from '../format.js';
@@ -79,17 +80,9 @@ export class StacksTab {
     // ---- toolbar ----
     this.snapBtn = h('button', { class: 'btn btn-primary snap-btn', type: 'button', onclick: () => this.snapshot() });
     this.snapInfo = h('span', { class: 'snap-info', role: 'status' });
-    this.search = h('input', {
-      type: 'search', class: 'search', placeholder: 'Find frames: method or module   ( / )', spellcheck: 'false',
-      'aria-label': 'Find frames by method or module substring',
-    });
-    this.search.addEventListener('input', () => this.setQuery(this.search.value));
-    this.search.addEventListener('keydown', (e) => {
-      if (e.key !== 'Escape') return;
-      e.preventDefault();
-      e.stopPropagation();
-      if (this.search.value) this.clearSearch(true); else this.search.blur();
-    });
+    this.searchBox = new SearchBox({ placeholder: 'Find frames: method or module', label: 'Find frames by method or module substring',
+      onInput: (text) => this.setQuery(text) });
+    this.search = this.searchBox.el;
     this.modeBtns = {
       threads: h('button', { class: 'btn seg', type: 'button', 'aria-pressed': 'true', title: 'Every thread with its own stack', onclick: () => this.setMode('threads') }, 'Threads'),
       merged: h('button', { class: 'btn seg', type: 'button', 'aria-pressed': 'false', title: 'Threads with identical stacks grouped, with their count (parallel stacks)', onclick: () => this.setMode('merged') }, 'Merged'),
@@ -268,15 +261,9 @@ export class StacksTab {
     schedule(this.renderTask);
   }
 
-  focusSearch() { this.search.focus(); this.search.select(); }
+  focusSearch() { this.searchBox.focus(); }
 
-  clearSearch(keepFocus) {
-    if (this.search.value === '' && !keepFocus) return false;
-    this.search.value = '';
-    this.setQuery('');
-    if (!keepFocus) this.search.blur();
-    return true;
-  }
+  clearSearch(keepFocus) { return this.searchBox.clear(keepFocus); }
 
   // ---- model ----
   threadKey(t) { return `t:${t.thread_id}`; }
