@@ -12,7 +12,9 @@
 #include <sys/types.h>
 
 /* Starts argv with the agent's startup environment; with no_children the
- * agent declines to start in any process whose parent is not this one. */
+ * agent declines to start in any process whose parent is not this one. May be
+ * called with the sessions lock held (the reaper takes it only once the app
+ * has exited). */
 int launch_app(char *const argv[], const char *agent_path, const char *socket_path,
                const char *token, int no_children, int session_id, pid_t *pid_out, char *err,
                size_t errsz);

@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "proc.h"
 #include "sessions.h"
 #include "wire_decode.h"
 #include "wire_encode.h"
@@ -28,6 +29,7 @@ typedef struct link_conn {
     int fd;
     int link_id;
     int session_id; /* 0 until a valid hello */
+    pid_t peer_pid; /* the agent's process, from SO_PEERCRED (0 when not visible here) */
     size_t used;
     uint8_t buf[LINK_BUFFER];
 } link_conn;
@@ -209,26 +211,69 @@ static void link_accept(void)
         return;
     }
     c->fd = fd;
+    c->peer_pid = cred.pid;
     c->link_id = link_next_id++;
     pthread_mutex_lock(&link_mutex);
     link_conns[i] = c;
     pthread_mutex_unlock(&link_mutex);
 }
 
-/* Binds a connection to the session its hello names. */
+/* A process of root's run other than the launched one: its own session under
+ * root (created on its first connection, found again when its agent
+ * reconnects). Its parent comes from /proc, the hello's word only when /proc
+ * no longer has the process. */
+static session *link_child_session(session *root, pid_t pid, const wire_hello *h, const char **why)
+{
+    session *s = sessions_child_by_pid(root->id, pid);
+    char command_line[1024];
+    pid_t parent;
+
+    if (s && !s->link_id && s->state != SESSION_EXITED && s->state != SESSION_DETACHED)
+        return s;
+    if (s && s->link_id) {
+        *why = "that process's session already has an agent connection";
+        return NULL;
+    }
+    parent = proc_parent_pid(pid);
+    if (!parent)
+        parent = (pid_t)h->parent_pid;
+    proc_command_line(pid, command_line, sizeof(command_line));
+    s = sessions_create_child(root, pid, parent, command_line);
+    if (!s) {
+        *why = "no room for another session";
+        return NULL;
+    }
+    s->created_ns = (int64_t)clock_real_ns();
+    fprintf(stderr, "jitscope: pid %d (child of %d) joined session %d as session %d\n", (int)pid,
+            (int)parent, root->id, s->id);
+    return s;
+}
+
+/* Binds a connection to a session: the token in its hello names the run or
+ * the attach; the agent's own pid (the kernel's word, SO_PEERCRED) picks the
+ * session within a run, so the launched process keeps its session whichever
+ * of its children connects first. */
 static session *link_bind(link_conn *c, const wire_record *r, const char **why)
 {
-    session *s;
+    session *root, *s;
+    pid_t pid;
 
     if (r->type != WIRE_HELLO) {
         *why = "first record is not a hello";
         return NULL;
     }
-    s = sessions_by_token(r->u.hello.token, WIRE_TOKEN_LEN);
-    if (!s) {
+    root = sessions_by_token(r->u.hello.token, WIRE_TOKEN_LEN);
+    if (!root) {
         *why = "hello names no session of this server (bad token)";
         return NULL;
     }
+    pid = c->peer_pid > 0 ? c->peer_pid : (pid_t)r->u.hello.pid;
+    if (root->mode != SESSION_MODE_RUN || pid == root->pid || pid <= 0)
+        s = root;
+    else
+        s = link_child_session(root, pid, &r->u.hello, why);
+    if (!s)
+        return NULL;
     if (s->link_id) {
         *why = "session already has an agent connection";
         return NULL;

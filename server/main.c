@@ -272,29 +272,25 @@ static int serve(cli_options *o, int mode)
     if (mode == SERVE_RUN) {
         session *s;
         pid_t pid;
-        char token[WIRE_TOKEN_LEN + 1];
-        int id;
 
         join_command(o->command, line, sizeof(line));
+        /* held across the spawn: an agent's hello finds the session's pid set,
+         * so the launched process is told from its children from the start */
         sessions_lock();
         s = sessions_create(SESSION_MODE_RUN, 0, line);
-        if (s) {
-            s->created_ns = (int64_t)clock_real_ns();
-            memcpy(token, s->token, sizeof(token));
-            id = s->id;
-        }
-        sessions_unlock();
         if (!s) {
+            sessions_unlock();
             fprintf(stderr, "jitscope: cannot create a session\n");
             goto done;
         }
-        if (launch_app(o->command, o->agent_path, link_socket_path(), token, o->no_children, id,
-                       &pid, err, sizeof(err)) != 0) {
+        s->created_ns = (int64_t)clock_real_ns();
+        if (launch_app(o->command, o->agent_path, link_socket_path(), s->token, o->no_children,
+                       s->id, &pid, err, sizeof(err)) != 0) {
+            sessions_unlock();
             fprintf(stderr, "jitscope: %s\n", err);
             rc = 127;
             goto done;
         }
-        sessions_lock();
         s->pid = pid;
         sessions_unlock();
         fprintf(stderr, "jitscope: started pid %d: %s\n", (int)pid, line);

@@ -24,6 +24,7 @@ session *session_new(int id, int mode, pid_t pid, const char *command_line, cons
     if (!s)
         return NULL;
     s->id = id;
+    s->root_id = id;
     s->mode = mode;
     s->pid = pid;
     s->state = SESSION_STARTING;
@@ -428,7 +429,10 @@ int session_apply(session *s, const wire_record *r, int64_t now_ns, const char *
             *why = "hello token does not match the session";
             return -1;
         }
-        s->pid = (pid_t)h->pid;
+        if (!s->pid) /* else known better: attach and the link use pids of our namespace */
+            s->pid = (pid_t)h->pid;
+        if (!s->parent_pid)
+            s->parent_pid = (pid_t)h->parent_pid;
         s->runtime_type = h->runtime_type;
         s->clr_instance_id = h->clr_instance_id;
         s->major = h->major, s->minor = h->minor, s->build = h->build, s->qfe = h->qfe;

@@ -113,6 +113,11 @@ typedef struct session {
     int id;
     pid_t pid;
     int mode;
+    /* process tree of one `jitscope run`: the launched process's session is the
+     * root (root_id == id); every other process of the run that loads the agent
+     * gets a session of its own with the root's id and token */
+    int root_id;
+    pid_t parent_pid; /* from /proc when the agent connected (else its hello); 0 unknown */
     session_state state;
     char token[WIRE_TOKEN_LEN + 1];
     char *command_line;

@@ -1,9 +1,9 @@
 /* sessions.c -- registry of sessions (see sessions.h). */
 #include "sessions.h"
 #include "clock.h"
+#include "proc.h"
 
 #include <errno.h>
-#include <signal.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
@@ -107,6 +107,38 @@ session *sessions_create(int mode, pid_t pid, const char *command_line)
     return s;
 }
 
+session *sessions_create_child(session *root, pid_t pid, pid_t parent_pid, const char *command_line)
+{
+    session *s;
+    int root_id = root->id, mode = root->mode;
+    char token[WIRE_TOKEN_LEN + 1];
+
+    memcpy(token, root->token, sizeof(token)); /* root may be evicted below */
+    if (sessions_next_id > SESSION_ID_MAX ||
+        (sessions_n >= SESSIONS_MAX && !sessions_evict_ended()) || !sessions_get(root_id))
+        return NULL;
+    s = session_new(sessions_next_id, mode, pid, command_line, token);
+    if (!s)
+        return NULL;
+    s->root_id = root_id;
+    s->parent_pid = parent_pid;
+    sessions_next_id++;
+    sessions_items[sessions_n++] = s;
+    return s;
+}
+
+session *sessions_child_by_pid(int root_id, pid_t pid)
+{
+    size_t i = sessions_n;
+
+    while (i-- > 0) {
+        session *s = sessions_items[i];
+        if (s->root_id == root_id && s->id != root_id && s->pid == pid)
+            return s;
+    }
+    return NULL;
+}
+
 session *sessions_get(int id)
 {
     size_t i;
@@ -123,8 +155,9 @@ session *sessions_by_token(const char *token, size_t length)
 
     if (length != WIRE_TOKEN_LEN)
         return NULL;
-    for (i = 0; i < sessions_n; i++)
-        if (memcmp(sessions_items[i]->token, token, WIRE_TOKEN_LEN) == 0)
+    for (i = 0; i < sessions_n; i++) /* children carry their root's token */
+        if (sessions_items[i]->root_id == sessions_items[i]->id &&
+            memcmp(sessions_items[i]->token, token, WIRE_TOKEN_LEN) == 0)
             return sessions_items[i];
     return NULL;
 }
@@ -153,10 +186,13 @@ void sessions_sweep(void)
     sessions_lock();
     for (i = 0; i < sessions_n; i++) {
         session *s = sessions_items[i];
-        if (s->mode != SESSION_MODE_ATTACH || s->pid <= 0 || s->state == SESSION_EXITED ||
-            s->state == SESSION_FAILED || s->ended_ns)
+        /* the launched process is reaped by launch.c; the others are not ours */
+        int watched = s->mode == SESSION_MODE_ATTACH || s->root_id != s->id;
+
+        if (!watched || s->pid <= 0 || s->state == SESSION_EXITED || s->state == SESSION_FAILED ||
+            s->ended_ns || s->link_id)
             continue;
-        if (kill(s->pid, 0) != 0 && errno == ESRCH) {
+        if (proc_is_gone(s->pid)) {
             if (s->state == SESSION_DETACHED)
                 session_mark_ended(s, now);
             else

@@ -37,14 +37,23 @@ void sessions_notify(int session_id);
  * oldest ended one is forgotten first. NULL when all are in use or out of
  * memory. Caller holds the lock. */
 session *sessions_create(int mode, pid_t pid, const char *command_line);
+/* A session for another process of root's run (a child of the launched
+ * process, or further down): root's mode and token, root_id = root->id. NULL
+ * when full or out of memory. Caller holds the lock. */
+session *sessions_create_child(session *root, pid_t pid, pid_t parent_pid,
+                               const char *command_line);
+/* The newest session of pid under root_id (not the root itself), or NULL. */
+session *sessions_child_by_pid(int root_id, pid_t pid);
 session *sessions_get(int id);
-session *sessions_by_token(const char *token, size_t length);
+session *sessions_by_token(const char *token, size_t length); /* roots only */
 session *sessions_by_pid(pid_t pid); /* newest live-ish session of that pid */
 size_t sessions_count(void);
 session *sessions_at(size_t index);
 /* The liveness sweep (the link thread, every 500 ms; takes the lock): an
- * attached process is not our child, so kill(pid, 0) tells when it is gone;
- * its session becomes EXITED (a DETACHED one stays so) and ended. */
+ * attached process, or a process of a run other than the launched one, is not
+ * our child, so /proc tells when it is gone (no such pid, or a zombie); once
+ * its agent link is closed its session becomes EXITED (a DETACHED one stays
+ * so) and ended. */
 void sessions_sweep(void);
 /* Forgets a session that never became real (a failed attach). */
 void sessions_remove(int id);

@@ -60,10 +60,12 @@ json_t *view_session_summary(session *s)
         alive += s->threads[i].alive != 0;
     snprintf(version, sizeof(version), "%u.%u.%u.%u", s->major, s->minor, s->build, s->qfe);
     return json_pack(
-        "{s:i, s:i, s:s, s:s, s:s, s:o, s:s, s:o, s:o, s:o, s:{s:s, s:s, s:i}, s:{s:I, s:I, s:I, "
+        "{s:i, s:i, s:i, s:i, s:s, s:s, s:s, s:o, s:s, s:o, s:o, s:o, s:{s:s, s:s, s:i}, "
+        "s:{s:I, s:I, s:I, "
         "s:I, s:I, s:I, s:I}, s:{s:I, s:I, s:I, s:I, s:I, s:I}}",
-        "id", s->id, "pid", (int)s->pid, "mode", s->mode == SESSION_MODE_RUN ? "run" : "attach",
-        "state", session_state_name(s->state), "command_line", s->command_line, "exit_code",
+        "id", s->id, "root_id", s->root_id, "pid", (int)s->pid, "parent_pid", (int)s->parent_pid,
+        "mode", s->mode == SESSION_MODE_RUN ? "run" : "attach", "state",
+        session_state_name(s->state), "command_line", s->command_line, "exit_code",
         s->has_exit_code ? json_integer(s->exit_code) : json_null(), "error", s->error,
         "created_ms", view_ms(s->created_ns), "connected_ms", view_ms(s->connected_ns), "ended_ms",
         view_ms(s->ended_ns), "runtime", "type",

@@ -28,11 +28,18 @@ export async function waitFor(what, fn, timeoutMs = 15000, everyMs = 50) {
   }
 }
 
+// process.env with `env` applied; a variable set to undefined there is removed.
+export function withEnv(env) {
+  const out = { ...process.env, ...env };
+  for (const [k, v] of Object.entries(env)) if (v === undefined) delete out[k];
+  return out;
+}
+
 // Starts `jitscope <args>`; resolves once it printed its URL.
-export async function startServer(args, { env = {}, bin = JITSCOPE, prefix = [] } = {}) {
+export async function startServer(args, { env = {}, bin = JITSCOPE, prefix = [], cwd = ROOT } = {}) {
   const argv = [...prefix, bin, ...args];
   const proc = spawn(argv[0], argv.slice(1), {
-    cwd: ROOT, env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'],
+    cwd, env: withEnv(env), stdio: ['pipe', 'pipe', 'pipe'],
   });
   started.add(proc);
   const srv = { proc, stdout: '', stderr: '', exit: null };

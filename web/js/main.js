@@ -12,6 +12,7 @@ class App {
     this.root = document.getElementById('app');
     this.crumbsEl = document.getElementById('crumbs');
     this.view = null;
+    this.openRuns = new Set(); // runs whose child sessions the home page shows (kept across pages)
     window.addEventListener('hashchange', () => this.route());
     document.addEventListener('keydown', (e) => this.onKey(e));
     document.getElementById('help-btn').addEventListener('click', () => showHelp());

@@ -71,8 +71,12 @@ namespace JitscopeE2e
                 case "names":
                     PrintNames();
                     return 0;
+                case "parent":
+                    return Tree.Parent();
+                case "sleep":
+                    return Tree.Sleep(IntArg(args, 1, 60));
                 default:
-                    Console.Error.WriteLine("usage: E2eTarget [run | serve | spin SECONDS | jitstorm N [hold] | names]");
+                    Console.Error.WriteLine("usage: E2eTarget [run | serve | spin SECONDS | jitstorm N [hold] | names | parent | sleep SECONDS]");
                     return 2;
             }
         }

@@ -7,6 +7,17 @@ import { DataTable } from './table.js';
 import { stateBadge, sessionDuration, drop, sessionHref, notice } from './common.js';
 
 const REFRESH_MS = 1500;
+const RUNNING = ['starting', 'live', 'detaching', 'disconnected'];
+
+// The toggle of a run's launched process: how many child processes, how many still running.
+function describeChildren(children) {
+  const running = children.filter((c) => RUNNING.includes(c.state)).length;
+  const n = children.length;
+  return {
+    text: `${n} child${n === 1 ? '' : 'ren'}`,
+    title: `${n} child process${n === 1 ? '' : 'es'} of this run loaded the agent: ${running} running, ${n - running} ended. Click to show or hide them.`,
+  };
+}
 
 export class HomeView {
   constructor(app) {
@@ -23,10 +34,12 @@ export class HomeView {
       onRowClick: (s) => app.navigate(sessionHref(s.id)),
       emptyText: 'No sessions yet. Attach to a process below, or start one with “jitscope run -- dotnet app.dll”.',
       sort: { key: 'id', desc: true },
+      // the processes of one `jitscope run` that loaded the agent, under the launched one
+      tree: { parentOf: (s) => (s.root_id && s.root_id !== s.id ? s.root_id : null), describe: describeChildren, expanded: app.openRuns },
       columns: [
-        { key: 'id', title: 'Session', num: true, width: '70px', render: (s) => h('a', { href: sessionHref(s.id), class: 'session-link' }, `#${s.id}`) },
+        { key: 'id', title: 'Session', width: '150px', render: (s) => h('a', { href: sessionHref(s.id), class: 'session-link' }, `#${s.id}`) },
         { key: 'state', title: 'State', width: '150px', render: (s) => stateBadge(s), sort: (s) => s.state },
-        { key: 'pid', title: 'PID', num: true, width: '70px' },
+        { key: 'pid', title: 'PID', num: true, width: '70px', title_of: (s) => (s.parent_pid ? `parent process: ${s.parent_pid}` : '') },
         { key: 'command_line', title: 'Command', cls: 'mono clip', title_of: (s) => s.command_line },
         { key: 'mode', title: 'Mode', width: '60px' },
         { key: 'runtime', title: 'Runtime', width: '130px', render: (s) => (s.runtime ? `${s.runtime.type || ''} ${s.runtime.version || ''}`.trim() : '–'), sort: (s) => s.runtime && s.runtime.version },
@@ -111,7 +124,9 @@ export class HomeView {
     // running sessions' durations change every refresh: make that part of the row
     this.sessionsTable.setRows(list.map((s) => (s.ended_ms ? s : { ...s, _now: this.now })));
     const live = list.filter((s) => s.state === 'live').length;
-    this.sessMeta.textContent = `${list.length} session${list.length === 1 ? '' : 's'}, ${live} live · click a row to open it`;
+    const children = list.filter((s) => s.root_id && s.root_id !== s.id).length;
+    this.sessMeta.textContent = `${list.length} session${list.length === 1 ? '' : 's'}, ${live} live` +
+      `${children ? ` (${children} in child processes, under their run)` : ''} · click a row to open it`;
     this.sessions = list;
   }
 

@@ -92,8 +92,11 @@ export class SessionView {
 
   crumbs() {
     const s = this.summary;
-    return [h('a', { href: '#/' }, 'Sessions'), h('span', { class: 'sep' }, '›'),
-      h('span', { class: 'cur' }, `#${this.id}${s ? ' · pid ' + s.pid : ''}`)];
+    const out = [h('a', { href: '#/' }, 'Sessions'), h('span', { class: 'sep' }, '›')];
+    if (s && s.root_id && s.root_id !== s.id) // a child process of a run: its run first
+      out.push(h('a', { href: sessionHref(s.root_id), title: 'the session of the process this run launched' }, `run #${s.root_id}`), h('span', { class: 'sep' }, '›'));
+    out.push(h('span', { class: 'cur' }, `#${this.id}${s ? ' · pid ' + s.pid : ''}`));
+    return out;
   }
 
   mount(container) {
@@ -251,7 +254,8 @@ export class SessionView {
     fill(this.badgeBox, stateBadge(s));
     setText(this.titleEl, s.command_line || `Session #${this.id}`);
     this.titleEl.title = s.command_line || '';
-    setText(this.pidEl, `pid ${s.pid} · ${s.mode || '?'} · session #${this.id}`);
+    const child = s.root_id && s.root_id !== s.id;
+    setText(this.pidEl, `pid ${s.pid}${child ? ` · child of pid ${s.parent_pid || '?'} in run #${s.root_id}` : ` · ${s.mode || '?'}`} · session #${this.id}`);
     this.detachBtn.classList.toggle('hidden', s.state !== 'live');
     this.detachBtn.disabled = !!(this.detachState && this.detachState.phase === 'requested');
 

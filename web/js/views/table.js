@@ -1,13 +1,19 @@
 // table.js -- small sortable DOM table for the non-virtualised views (sessions,
 // processes, modules, threads, per-module totals, slowest JITs). Rows are
 // keyed; a row's DOM is rebuilt only when its data changed, so periodic
-// refreshes keep hover and focus.
+// refreshes keep hover and focus. With `tree`, rows that name a parent row are
+// listed under it (one level), collapsed until the parent's toggle opens them.
 import { h, fill, setText } from '../dom.js';
 
 export class DataTable {
   // columns: [{key, title, num, cls, tip, sort: row => value | false, render: row => string|Node|array, width}]
-  constructor({ columns, rowKey, onRowClick, emptyText = 'Nothing here yet.', sort, footer, className = '' }) {
+  // tree: {parentOf: row => parent key | null, describe: children => {text, title}}: a row whose
+  //   parent is listed goes under it; the parent's first cell gets a toggle showing describe().
+  //   tree.expanded: the Set of opened parents' keys, when it should outlive the table.
+  constructor({ columns, rowKey, onRowClick, emptyText = 'Nothing here yet.', sort, footer, className = '', tree = null }) {
     this.columns = columns;
+    this.tree = tree;
+    this.expanded = (tree && tree.expanded) || new Set(); // keys of parents whose children are shown
     this.rowKey = rowKey;
     this.onRowClick = onRowClick;
     this.emptyText = emptyText;
@@ -77,11 +83,12 @@ export class DataTable {
     }
     const next = new Map();
     const out = [];
-    for (const row of sorted) {
+    for (const { row, children, depth } of this.arrange(sorted)) {
       const key = this.rowKey(row);
-      const sig = JSON.stringify(row);
+      const open = !!children && this.expanded.has(key);
+      const sig = `${JSON.stringify(row)}|${depth}|${open}|${children ? JSON.stringify(this.tree.describe(children)) : ''}`;
       let tr = this.trs.get(key);
-      if (!tr || tr._sig !== sig || force) tr = this.makeTr(row, sig, tr);
+      if (!tr || tr._sig !== sig || force) tr = this.makeTr(row, sig, tr, { children, depth, open });
       next.set(key, tr);
       out.push(tr);
     }
@@ -101,12 +108,44 @@ export class DataTable {
     } else fill(this.tfoot);
   }
 
+  // Rows in display order: without a tree, as sorted; with one, each top row
+  // followed by its children (in the same order) when it is expanded. A row
+  // whose parent is not listed stands on its own.
+  arrange(sorted) {
+    if (!this.tree) return sorted.map((row) => ({ row, children: null, depth: 0 }));
+    const keys = new Set(sorted.map((r) => this.rowKey(r)));
+    const kids = new Map();
+    const top = [];
+    for (const row of sorted) {
+      const parent = this.tree.parentOf(row);
+      if (parent != null && parent !== this.rowKey(row) && keys.has(parent)) {
+        if (!kids.has(parent)) kids.set(parent, []);
+        kids.get(parent).push(row);
+      } else top.push(row);
+    }
+    const out = [];
+    for (const row of top) {
+      const key = this.rowKey(row);
+      const children = kids.get(key) || null;
+      out.push({ row, children, depth: 0 });
+      if (children && this.expanded.has(key)) for (const c of children) out.push({ row: c, children: null, depth: 1 });
+    }
+    return out;
+  }
+
+  toggle(key) {
+    if (this.expanded.has(key)) this.expanded.delete(key); else this.expanded.add(key);
+    this.setRows(this.rows);
+  }
+
   cellClass(c) { return `${c.num ? 'num' : ''}${c.cls ? ' ' + c.cls : ''}`; }
 
-  makeTr(row, sig, old) {
+  makeTr(row, sig, old, { children = null, depth = 0, open = false } = {}) {
     const tr = old && old.children.length === this.columns.length && !old.querySelector('td.empty') ? old : h('tr');
     tr._sig = sig;
     tr._row = row;
+    tr.classList.toggle('tree-child', depth > 0);
+    tr.classList.toggle('tree-parent', !!children);
     if (this.onRowClick) {
       tr.classList.add('clickable');
       if (!tr._bound) {
@@ -125,6 +164,16 @@ export class DataTable {
       if (c.title_of) td.title = c.title_of(row) || '';
       return td;
     });
+    if (children) {
+      const key = this.rowKey(row);
+      const { text, title } = this.tree.describe(children);
+      cells[0].prepend(h('button', {
+        class: 'tree-toggle', type: 'button', 'aria-expanded': String(open), title,
+        onclick: (e) => { e.stopPropagation(); this.toggle(key); },
+      }, h('span', { class: 'tree-caret', 'aria-hidden': 'true' }, open ? '▾' : '▸'), ` ${text}`));
+    } else if (depth > 0) {
+      cells[0].prepend(h('span', { class: 'tree-branch', 'aria-hidden': 'true' }, '└ '));
+    }
     tr.replaceChildren(...cells);
     return tr;
   }

@@ -1,0 +1,118 @@
+/* proc.c -- parent, liveness and command line of a process from /proc (see proc.h). */
+#include "proc.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "utf.h"
+
+int proc_parse_stat(const char *text, size_t len, char *state, pid_t *ppid)
+{
+    const char *close = NULL, *p, *end = text + len;
+    long value = 0;
+    size_t i;
+
+    for (i = 0; i < len; i++) /* comm may hold ')': the last one ends it */
+        if (text[i] == ')')
+            close = text + i;
+    if (!close || end - close < 5 || close[1] != ' ' || close[3] != ' ')
+        return -1;
+    *state = close[2];
+    p = close + 4;
+    if (p >= end || (*p < '0' || *p > '9'))
+        return -1;
+    while (p < end && *p >= '0' && *p <= '9') {
+        value = value * 10 + (*p - '0');
+        if (value > 0x7fffffffL)
+            return -1;
+        p++;
+    }
+    if (p < end && *p != ' ' && *p != '\n')
+        return -1;
+    *ppid = (pid_t)value;
+    return 0;
+}
+
+/* Reads at most cap bytes of /proc/{pid}/{name}. Bytes read, or -1. */
+static ssize_t proc_read(pid_t pid, const char *name, char *buf, size_t cap)
+{
+    char path[64];
+    size_t n = 0;
+    int fd;
+
+    snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, name);
+    fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    while (n < cap) {
+        ssize_t r = read(fd, buf + n, cap - n);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            break;
+        n += (size_t)r;
+    }
+    close(fd);
+    return (ssize_t)n;
+}
+
+static int proc_stat(pid_t pid, char *state, pid_t *ppid)
+{
+    char buf[1024];
+    ssize_t n;
+
+    if (pid <= 0)
+        return -1;
+    n = proc_read(pid, "stat", buf, sizeof(buf));
+    return n > 0 ? proc_parse_stat(buf, (size_t)n, state, ppid) : -1;
+}
+
+pid_t proc_parent_pid(pid_t pid)
+{
+    char state;
+    pid_t ppid;
+
+    return proc_stat(pid, &state, &ppid) == 0 ? ppid : 0;
+}
+
+int proc_is_gone(pid_t pid)
+{
+    char state;
+    pid_t ppid;
+
+    if (pid <= 0)
+        return 1;
+    if (kill(pid, 0) != 0 && errno == ESRCH)
+        return 1;
+    /* alive or not ours to signal: a zombie (or a dead task) has only its
+     * exit status left */
+    return proc_stat(pid, &state, &ppid) == 0 && (state == 'Z' || state == 'X');
+}
+
+int proc_command_line(pid_t pid, char *out, size_t outsz)
+{
+    char raw[4096];
+    ssize_t n, i;
+    size_t len;
+    int truncated;
+
+    if (outsz == 0)
+        return -1;
+    out[0] = '\0';
+    n = pid > 0 ? proc_read(pid, "cmdline", raw, sizeof(raw)) : -1;
+    if (n <= 0)
+        return -1;
+    while (n > 0 && raw[n - 1] == '\0') /* the last argument's NUL */
+        n--;
+    for (i = 0; i < n; i++)
+        if (raw[i] == '\0')
+            raw[i] = ' ';
+    /* arguments are bytes, not necessarily UTF-8: the JSON needs UTF-8 */
+    len = utf8_sanitize(raw, (size_t)n, out, outsz - 1, &truncated);
+    out[len] = '\0';
+    return 0;
+}

@@ -1,0 +1,29 @@
+/* proc.h -- what /proc says about one process: its parent, whether it is gone,
+ * its command line. Used where the server places an agent's process in a tree
+ * (link.c) and watches processes it did not start (sessions_sweep).
+ *
+ * The parser comes first so that the unit tests can feed it text. Thread-safe.
+ */
+#ifndef JITSCOPE_PROC_H
+#define JITSCOPE_PROC_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+/* State letter (field 3) and parent pid (field 4) from the text of
+ * /proc/{pid}/stat, whose comm field may hold spaces and ')'. The text need
+ * not be NUL-terminated. 0, or -1 when the text is not a stat line. */
+int proc_parse_stat(const char *text, size_t len, char *state, pid_t *ppid);
+
+/* The parent pid of pid, or 0 when /proc cannot tell (process gone). */
+pid_t proc_parent_pid(pid_t pid);
+
+/* 1 when pid no longer runs: no such process, or a zombie waiting to be reaped. */
+int proc_is_gone(pid_t pid);
+
+/* The command line of pid (its first 4 KiB), arguments joined by spaces, bytes
+ * that are not UTF-8 replaced by '?', cut to outsz - 1 bytes on a character
+ * boundary, into out. 0, or -1 with out empty when it cannot be read. */
+int proc_command_line(pid_t pid, char *out, size_t outsz);
+
+#endif
