@@ -58,6 +58,7 @@ static wire_record hello(const char *token)
     r.u.hello.realtime_ns = REAL;
     memcpy(r.u.hello.token, token, WIRE_TOKEN_LEN);
     r.u.hello.ring_bytes = 8u << 20;
+    r.u.hello.parent_pid = 77;
     return r;
 }
 
@@ -138,12 +139,21 @@ TEST(hello_binds_session)
           "new session: starting, token kept");
     CHECK(apply(s, hello(TOKEN)) == 0, "hello with the session's token is accepted");
     CHECK(s->state == SESSION_LIVE, "state live (%s)", session_state_name(s->state));
-    CHECK(s->pid == 4242 && s->runtime_type == 2 && s->clr_instance_id == 5 && s->major == 10 &&
-              s->minor == 0 && s->build == 12 && s->qfe == 3 && s->ring_bytes == (8u << 20),
-          "pid, runtime type/instance/version and ring size from the hello");
+    CHECK(s->runtime_type == 2 && s->clr_instance_id == 5 && s->major == 10 && s->minor == 0 &&
+              s->build == 12 && s->qfe == 3 && s->ring_bytes == (8u << 20),
+          "runtime type/instance/version and ring size from the hello");
+    CHECK(s->pid == 999 && s->parent_pid == 77,
+          "the pid the server knew stays (the hello's is of the agent's pid namespace); "
+          "the parent from the hello when the server had none: %d %d",
+          (int)s->pid, (int)s->parent_pid);
     CHECK(s->clock_offset_ns == OFFSET, "clock offset = realtime - monotonic");
     CHECK(s->connected_ns == NOW && s->connections == 1 && s->records == 1,
           "connected now, one connection, one record");
+    session_free(s);
+
+    g_seq = 0; /* a session whose pid the server did not know takes the hello's */
+    s = session_new(1, SESSION_MODE_RUN, 0, "dotnet app.dll", TOKEN);
+    CHECK(s && apply(s, hello(TOKEN)) == 0 && s->pid == 4242, "pid from the hello");
     session_free(s);
 
     s = new_session();
