@@ -15,6 +15,7 @@
 #include "describe.h"
 #include "emit.h"
 #include "names_resolve.h"
+#include "tiers.h"
 #include "walk.h"
 
 static ThreadID events_current_thread(void)
@@ -43,6 +44,7 @@ static void events_jit_finished(FunctionID function, uint16_t flags, HRESULT sta
     j.function_id = function;
     j.thread_id = events_current_thread();
     j.hresult = status;
+    j.tier = tiers_take(function);
     if (SUCCEEDED(status))
         kept = describe_jit(function, 0, &j, versions);
     emit_record(WIRE_JIT_FINISHED, flags, &j, sizeof(j), versions,
@@ -105,6 +107,7 @@ HRESULT STDMETHODCALLTYPE cb_DynamicMethodJITCompilationFinished(ICorProfilerCal
     j.function_id = functionId;
     j.thread_id = events_current_thread();
     j.hresult = hrStatus;
+    j.tier = tiers_take(functionId);
     /* no metadata: only the code range; the IL size came with the start */
     if (SUCCEEDED(hrStatus) &&
         SUCCEEDED(agent.info->lpVtbl->GetCodeInfo2(agent.info, functionId, 1, &count, &range)) &&
@@ -114,6 +117,21 @@ HRESULT STDMETHODCALLTYPE cb_DynamicMethodJITCompilationFinished(ICorProfilerCal
     }
     events_name_dynamic(functionId);
     emit_record(WIRE_JIT_FINISHED, WIRE_FLAG_DYNAMIC, &j, sizeof(j), NULL, 0, NULL, 0);
+    return S_OK;
+}
+
+/* Events of our own EventPipe session (tiers.c): the runtime's MethodLoad, on
+ * the JIT thread just before JITCompilationFinished. */
+HRESULT STDMETHODCALLTYPE cb_EventPipeEventDelivered(
+    ICorProfilerCallback11 *self, EVENTPIPE_PROVIDER provider, DWORD eventId, DWORD eventVersion,
+    ULONG cbMetadataBlob, LPCBYTE metadataBlob, ULONG cbEventData, LPCBYTE eventData,
+    LPCGUID pActivityId, LPCGUID pRelatedActivityId, ThreadID eventThread, ULONG numStackFrames,
+    UINT_PTR stackFrames[])
+{
+    (void)self, (void)provider, (void)eventVersion, (void)cbMetadataBlob, (void)metadataBlob;
+    (void)pActivityId, (void)pRelatedActivityId, (void)eventThread, (void)numStackFrames;
+    (void)stackFrames;
+    tiers_event(eventId, cbEventData, eventData);
     return S_OK;
 }
 

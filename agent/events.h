@@ -19,6 +19,11 @@ HRESULT STDMETHODCALLTYPE cb_DynamicMethodJITCompilationFinished(ICorProfilerCal
                                                                  FunctionID functionId,
                                                                  HRESULT hrStatus,
                                                                  BOOL fIsSafeToBlock);
+HRESULT STDMETHODCALLTYPE cb_EventPipeEventDelivered(
+    ICorProfilerCallback11 *self, EVENTPIPE_PROVIDER provider, DWORD eventId, DWORD eventVersion,
+    ULONG cbMetadataBlob, LPCBYTE metadataBlob, ULONG cbEventData, LPCBYTE eventData,
+    LPCGUID pActivityId, LPCGUID pRelatedActivityId, ThreadID eventThread, ULONG numStackFrames,
+    UINT_PTR stackFrames[]);
 HRESULT STDMETHODCALLTYPE cb_ModuleLoadFinished(ICorProfilerCallback11 *self, ModuleID moduleId,
                                                 HRESULT hrStatus);
 HRESULT STDMETHODCALLTYPE cb_ModuleUnloadStarted(ICorProfilerCallback11 *self, ModuleID moduleId);

@@ -28,15 +28,17 @@
 #include "sender.h"
 #include "stacks.h"
 #include "gctimeline.h"
+#include "tiers.h"
 
 /* Low mask: JIT, modules, assemblies, threads, runtime suspensions, and the
  * right to call DoStackSnapshot. High mask (SetEventMask2): GC start and end
- * only (BASIC_GC: no object tracking, and concurrent GC stays on). */
+ * only (BASIC_GC: no object tracking, and concurrent GC stays on), and the
+ * EventPipe events of our own session (tiers.c). */
 #define AGENT_EVENT_MASK                                                                           \
     (COR_PRF_MONITOR_JIT_COMPILATION | COR_PRF_MONITOR_MODULE_LOADS |                              \
      COR_PRF_MONITOR_ASSEMBLY_LOADS | COR_PRF_MONITOR_THREADS | COR_PRF_MONITOR_SUSPENDS |         \
      COR_PRF_ENABLE_STACK_SNAPSHOT)
-#define AGENT_EVENT_MASK_HIGH COR_PRF_HIGH_BASIC_GC
+#define AGENT_EVENT_MASK_HIGH (COR_PRF_HIGH_BASIC_GC | COR_PRF_HIGH_MONITOR_EVENT_PIPE)
 
 #define AGENT_SHUTDOWN_WALKER_MS 2000 /* Shutdown: longest wait for the walker thread */
 
@@ -160,6 +162,7 @@ static HRESULT agent_begin(profiler *p, IUnknown *unk, int mode, const char *soc
         agent_log("SetEventMask2 failed");
         goto fail;
     }
+    tiers_start(info); /* before the first JIT we report; without it tiers are unknown */
     if (sender_start() != 0) {
         agent_log("cannot start the sender thread");
         hr = E_FAIL;
@@ -167,6 +170,7 @@ static HRESULT agent_begin(profiler *p, IUnknown *unk, int mode, const char *soc
     }
     return S_OK;
 fail:
+    tiers_stop();
     atomic_store(&agent.ring_ready, 0);
     ring_destroy(&agent.ring);
     if (agent.info)
@@ -289,6 +293,7 @@ static HRESULT STDMETHODCALLTYPE cb_Shutdown(ICorProfilerCallback11 *self)
 {
     if (((profiler *)self)->owns_agent) {
         stacks_stop(AGENT_SHUTDOWN_WALKER_MS); /* its last records, then the sender's flush */
+        tiers_stop();
         sender_stop();
     }
     return S_OK;
@@ -856,27 +861,6 @@ static HRESULT STDMETHODCALLTYPE cb_DynamicMethodUnloaded(ICorProfilerCallback11
 {
     (void)self;
     (void)functionId;
-    return S_OK;
-}
-static HRESULT STDMETHODCALLTYPE cb_EventPipeEventDelivered(
-    ICorProfilerCallback11 *self, EVENTPIPE_PROVIDER provider, DWORD eventId, DWORD eventVersion,
-    ULONG cbMetadataBlob, LPCBYTE metadataBlob, ULONG cbEventData, LPCBYTE eventData,
-    LPCGUID pActivityId, LPCGUID pRelatedActivityId, ThreadID eventThread, ULONG numStackFrames,
-    UINT_PTR stackFrames[])
-{
-    (void)self;
-    (void)provider;
-    (void)eventId;
-    (void)eventVersion;
-    (void)cbMetadataBlob;
-    (void)metadataBlob;
-    (void)cbEventData;
-    (void)eventData;
-    (void)pActivityId;
-    (void)pRelatedActivityId;
-    (void)eventThread;
-    (void)numStackFrames;
-    (void)stackFrames;
     return S_OK;
 }
 static HRESULT STDMETHODCALLTYPE cb_EventPipeProviderCreated(ICorProfilerCallback11 *self,

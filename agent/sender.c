@@ -27,6 +27,7 @@
 #include "conn.h"
 #include "naming.h"
 #include "stacks.h"
+#include "tiers.h"
 #include "walk.h"
 #include "wire_decode.h"
 
@@ -133,6 +134,7 @@ static int sender_detach(uint32_t expected_ms)
     sender_drops();
     conn_flush(1);
     if (SUCCEEDED(hr)) {
+        tiers_stop(); /* no EventPipe callback may come once the runtime may unload us */
         walk_runtime_lock();
         hr = agent.info->lpVtbl->RequestProfilerDetach(agent.info, expected_ms);
         walk_runtime_unlock();
@@ -141,8 +143,11 @@ static int sender_detach(uint32_t expected_ms)
     status.hresult = hr;
     conn_emit(WIRE_DETACH_STATUS, 0, clock_mono_ns(), &status, sizeof(status), NULL, 0, NULL, 0);
     conn_flush(1);
-    if (FAILED(hr))
+    if (FAILED(hr)) {
+        if (hr != STACKS_E_BUSY)
+            tiers_start(agent.info); /* refused: the agent stays, and so do tiers */
         return 0;
+    }
     atomic_store(&agent.detach_requested, 1);
     return 1;
 }
@@ -245,6 +250,7 @@ static void *sender_main(void *arg)
                         (agent.mode == WIRE_MODE_ATTACH ? SENDER_ORPHAN_NS : agent.give_up_ns) &&
                     stacks_stop(SENDER_WALKER_WAIT_MS) == 0) {
                     HRESULT hr;
+                    tiers_stop();
                     walk_runtime_lock();
                     hr = agent.info->lpVtbl->RequestProfilerDetach(agent.info, 0);
                     walk_runtime_unlock();
@@ -252,6 +258,7 @@ static void *sender_main(void *arg)
                         atomic_store(&agent.detach_requested, 1);
                         return NULL;
                     }
+                    tiers_start(agent.info);
                     lost_since = now; /* refused: try again later */
                 }
                 sender_drain(1u << 20);

@@ -12,7 +12,7 @@ function frame(type, payload) {
   return Buffer.concat([h, payload]);
 }
 const hello = Buffer.alloc(88);
-hello.write('JITSCOPE', 0, 'latin1'); hello.writeUInt32LE(1, 8); hello.writeUInt32LE(process.pid, 12);
+hello.write('JITSCOPE', 0, 'latin1'); hello.writeUInt32LE(2, 8); hello.writeUInt32LE(process.pid, 12);
 hello.writeUInt32LE(1, 16); hello.writeUInt16LE(2, 20); hello.writeUInt16LE(10, 24);
 const now = process.hrtime.bigint();
 hello.writeBigUInt64LE(now, 32); hello.writeBigUInt64LE(BigInt(Date.now()) * 1000000n, 40);
@@ -29,7 +29,7 @@ const c = net.createConnection(sock, async () => {
       p = Buffer.alloc(24 + 2 + name.length); p.writeBigUInt64LE(fid - 64n, 0); p.writeUInt16LE(name.length, 24); name.copy(p, 26);
       chunk.push(frame(4, p));
     } else {
-      p = Buffer.alloc(40); p.writeBigUInt64LE(fid - 128n, 0); p.writeBigUInt64LE(0x55n, 8);
+      p = Buffer.alloc(48); p.writeBigUInt64LE(fid - 128n, 0); p.writeBigUInt64LE(0x55n, 8);
       p.writeBigUInt64LE(fid * 2n, 16); p.writeUInt32LE(200, 24); p.writeUInt32LE(50, 28); chunk.push(frame(3, p));
     }
     if (chunk.length === 4096) {

@@ -1,7 +1,9 @@
 // overhead.mjs -- wall time of a JIT-heavy workload with the agent streaming vs
-// without it. Workload: E2eTarget `jitstorm N` (N distinct generic
-// instantiations over value types, each its own JIT). Runs alternate
-// (plain, agent, plain, agent...) so drift hits both; medians of RUNS each.
+// without it, and what the JIT-tier source (the agent's EventPipe session,
+// agent/tiers.c) adds: the agent with JITSCOPE_TIERS=0 is the third arm.
+// Workload: E2eTarget `jitstorm N` (N distinct generic instantiations over
+// value types, each its own JIT). Runs rotate (plain, agent, agent without
+// tiers, plain...) so drift hits all three; medians of RUNS each.
 import { spawnSync } from 'node:child_process';
 import { E2E_DLL, ROOT, startServer, waitFor } from '../tests/e2e/lib.mjs';
 import { median, f1, f2 } from './stats.mjs';
@@ -19,30 +21,37 @@ function plain() {
 
 // The same wrapper under `jitscope run`; the server keeps serving after the app
 // exits, so we read the session and stop it.
-async function withAgent() {
-  const srv = await startServer(['run', '--port', '0', '--', 'bash', '-c', wrapper]);
+async function withAgent(env = {}) {
+  const srv = await startServer(['run', '--port', '0', '--', 'bash', '-c', wrapper], { env });
   const s = await waitFor('exit', async () => { const x = (await srv.api('/api/sessions/1')).body; return x.state === 'exited' && x; }, 120000);
   await srv.stop();
   const ms = Number(/elapsed (\d+)/.exec(srv.stderr)[1]) / 1e6;
   return { ms, session: s };
 }
 
-const base = [], agent = [];
-let last;
+const base = [], agent = [], noTiers = [];
+let last, lastNoTiers;
 plain(); // warm the disk cache and the dotnet host once
 for (let i = 0; i < RUNS; i++) {
   base.push(plain());
   const r = await withAgent();
   agent.push(r.ms);
   last = r.session;
+  const q = await withAgent({ JITSCOPE_TIERS: '0' });
+  noTiers.push(q.ms);
+  lastNoTiers = q.session;
 }
-const mb = median(base), ma = median(agent);
+const mb = median(base), ma = median(agent), mn = median(noTiers);
 console.log(`### Agent overhead on a JIT-heavy workload (jitstorm ${N}, ${RUNS} runs each, alternating)`);
 console.log('');
 console.log('| | median wall time (ms) | min | max |');
 console.log('|---|---|---|---|');
 console.log(`| without agent | ${f1(mb)} | ${f1(Math.min(...base))} | ${f1(Math.max(...base))} |`);
 console.log(`| with agent streaming | ${f1(ma)} | ${f1(Math.min(...agent))} | ${f1(Math.max(...agent))} |`);
-console.log(`| **ratio (medians)** | **${f2(ma / mb)}** | | |`);
+console.log(`| with agent, JIT tiers off (JITSCOPE_TIERS=0) | ${f1(mn)} | ${f1(Math.min(...noTiers))} | ${f1(Math.max(...noTiers))} |`);
+console.log(`| **ratio agent / without (medians)** | **${f2(ma / mb)}** | | |`);
+console.log(`| **ratio tiers on / tiers off (medians): the tier source's cost** | **${f2(ma / mn)}** | | |`);
 console.log('');
+const tierNames = (x) => Object.entries(x.tiers || {}).map(([k, v]) => `${k} ${v.compilations}`).join(', ');
+console.log(`Tiers seen with tiers on: ${tierNames(last) || 'none'}; with tiers off: ${tierNames(lastNoTiers) || 'none'}.`);
 console.log(`Functions JITed per run (from the session): ${last.counters.jit_compilations}; records streamed: ${last.counters.events} events, drops ${last.drops.total}.`);

@@ -23,7 +23,7 @@
 
 #include <stdint.h>
 
-#define WIRE_VERSION 1u
+#define WIRE_VERSION 2u                /* 2: wire_jit_finished carries the tier */
 #define WIRE_MAGIC "JITSCOPE"          /* 8 bytes, no NUL, first in the hello */
 #define WIRE_MAX_PAYLOAD (64u * 1024u) /* any longer frame is a protocol error */
 #define WIRE_TOKEN_LEN 32u             /* session token: 32 ASCII hex characters */
@@ -49,6 +49,9 @@
  * gone before it detaches itself (default WIRE_GIVE_UP_MS_DEFAULT). */
 #define WIRE_ENV_GIVE_UP_MS "JITSCOPE_GIVE_UP_MS"
 #define WIRE_GIVE_UP_MS_DEFAULT 30000u
+/* "0": the agent does not open its EventPipe session for JIT tiers (every
+ * compilation's tier is then WIRE_TIER_UNKNOWN). For measuring its cost. */
+#define WIRE_ENV_TIERS "JITSCOPE_TIERS"
 
 /* Attach client data: "jitscope1 <token> <socket path>" (ASCII, no NUL). */
 #define WIRE_CLIENT_DATA_PREFIX "jitscope1 "
@@ -140,6 +143,21 @@ _Static_assert(sizeof(wire_jit_started) == 24, "wire_jit_started layout");
  * live JITs only when the versions cannot be listed (else 0). */
 #define WIRE_MAX_CODE_VERSIONS 8u
 
+/* Optimisation tier of one compilation, as the runtime reports it in its own
+ * MethodLoad event (MethodFlags bits 7-9, the runtime's JitOptimizationTier):
+ * the same numbers. ReadyToRun code is never compiled, so it has no tier here. */
+typedef enum wire_tier {
+    WIRE_TIER_UNKNOWN = 0,        /* not reported (catch-up, tiers off, older runtime) */
+    WIRE_TIER_MIN_OPTS = 1,       /* MinOptJitted: optimisation disabled or given up */
+    WIRE_TIER_FULL_OPTS = 2,      /* Optimized: tiering off for it, or switched to full opts */
+    WIRE_TIER_0 = 3,              /* QuickJitted */
+    WIRE_TIER_1 = 4,              /* OptimizedTier1 */
+    WIRE_TIER_1_OSR = 5,          /* OptimizedTier1OSR: on-stack replacement of a loop */
+    WIRE_TIER_0_INSTRUMENTED = 6, /* InstrumentedTier: Tier0 with PGO probes */
+    WIRE_TIER_1_INSTRUMENTED = 7, /* InstrumentedTierOptimized */
+    WIRE_TIER_COUNT = 8
+} wire_tier;
+
 typedef struct wire_jit_finished {
     uint64_t function_id;
     uint64_t thread_id;
@@ -148,8 +166,10 @@ typedef struct wire_jit_finished {
     uint32_t il_size;
     int32_t hresult;        /* JIT status from the runtime */
     uint32_t code_versions; /* native code versions that exist, 0 if unknown */
+    uint32_t tier;          /* wire_tier of this compilation */
+    uint32_t reserved;
 } wire_jit_finished;
-_Static_assert(sizeof(wire_jit_finished) == 40, "wire_jit_finished layout");
+_Static_assert(sizeof(wire_jit_finished) == 48, "wire_jit_finished layout");
 
 typedef struct wire_code_version {
     uint64_t start;

@@ -43,8 +43,10 @@ void session_free(session *s)
 
     if (!s)
         return;
-    for (i = 0; i < s->function_count; i++)
+    for (i = 0; i < s->function_count; i++) {
         free(s->functions[i].name);
+        free(s->functions[i].compilations);
+    }
     for (i = 0; i < s->module_count; i++) {
         free(s->modules[i].path);
         free(s->modules[i].assembly);
@@ -289,12 +291,29 @@ static uint32_t session_take_code_versions(session_function *f, const wire_recor
     return new_size;
 }
 
+/* Keeps one live compilation (with f->tier and f->native_size already set);
+ * past SESSION_MAX_COMPILATIONS, or out of memory, it is only counted. */
+static void session_add_compilation(session_function *f, int64_t when, uint64_t duration)
+{
+    size_t cap = f->compilation_cap;
+
+    if (f->compilation_count >= SESSION_MAX_COMPILATIONS ||
+        grow_reserve((void **)&f->compilations, &cap, f->compilation_count,
+                     sizeof(*f->compilations), 2, SESSION_MAX_COMPILATIONS, GROW_KEEP) != 0) {
+        f->compilations_unkept++;
+        return;
+    }
+    f->compilation_cap = (uint32_t)cap;
+    f->compilations[f->compilation_count++] = (session_compilation){when, duration, f->native_size,
+                                                                    f->tier};
+}
+
 static void session_apply_jit(session *s, const wire_record *r, int64_t when)
 {
     const wire_jit_finished *j = &r->u.jit_finished;
     int catchup = (r->flags & WIRE_FLAG_CATCHUP) != 0, created;
     session_function *f = session_function_entry(s, j->function_id, &created);
-    uint64_t duration = 0;
+    uint64_t duration = 0, logged;
     uint32_t new_size;
 
     if (!f)
@@ -332,7 +351,14 @@ static void session_apply_jit(session *s, const wire_record *r, int64_t when)
     f->jit_time_total_ns += duration;
     s->jit_time_total_ns += duration;
     s->jit_compilations++;
+    f->tier = j->tier < WIRE_TIER_COUNT ? j->tier : WIRE_TIER_UNKNOWN; /* hostile input */
+    s->tier_compilations[f->tier]++;
+    s->tier_jit_ns[f->tier] += duration;
+    session_add_compilation(f, when, duration);
+    logged = s->event_seq;
     session_log(s, r, when, j->function_id, duration, f->native_size);
+    if (s->event_seq != logged)
+        s->events[(s->event_seq - 1) % SESSION_MAX_EVENTS].tier = f->tier;
 }
 
 static void session_apply_module(session *s, const wire_record *r, int64_t when)
@@ -539,6 +565,21 @@ const char *session_state_name(session_state st)
     case SESSION_DETACHED: return "detached";
     case SESSION_EXITED: return "exited";
     case SESSION_FAILED: return "failed";
+    }
+    return "unknown";
+}
+
+const char *session_tier_name(uint32_t tier)
+{
+    /* the names the JIT itself prints (DOTNET_JitDisasmSummary) */
+    switch (tier) {
+    case WIRE_TIER_MIN_OPTS: return "MinOpts";
+    case WIRE_TIER_FULL_OPTS: return "FullOpts";
+    case WIRE_TIER_0: return "Tier0";
+    case WIRE_TIER_1: return "Tier1";
+    case WIRE_TIER_1_OSR: return "Tier1-OSR";
+    case WIRE_TIER_0_INSTRUMENTED: return "Instrumented Tier0";
+    case WIRE_TIER_1_INSTRUMENTED: return "Instrumented Tier1";
     }
     return "unknown";
 }

@@ -45,6 +45,16 @@ typedef enum session_state {
 
 enum session_mode { SESSION_MODE_RUN = 1, SESSION_MODE_ATTACH = 2 };
 
+/* One live compilation of a function (catch-up knows none of these). */
+typedef struct session_compilation {
+    int64_t time_ns;      /* wall clock when it finished */
+    uint64_t jit_ns;      /* how long the JIT took */
+    uint32_t native_size; /* bytes of the code it made */
+    uint32_t tier;        /* wire_tier */
+} session_compilation;
+
+#define SESSION_MAX_COMPILATIONS 16 /* kept per function; later ones are counted only */
+
 typedef struct session_function {
     uint64_t function_id, module_id, thread_id;
     uint64_t code_start[SESSION_MAX_CODE_VERSIONS]; /* distinct native code versions seen */
@@ -62,6 +72,10 @@ typedef struct session_function {
     int64_t last_jit_ns;
     uint64_t jit_time_ns; /* duration of the last compilation (Finished - Started) */
     uint64_t jit_time_total_ns;
+    session_compilation *compilations; /* in order, at most SESSION_MAX_COMPILATIONS */
+    uint32_t compilation_count, compilation_cap;
+    uint32_t compilations_unkept; /* compilations after the table was full */
+    uint32_t tier;                /* wire_tier of the last compilation */
 } session_function;
 
 typedef struct session_module {
@@ -86,7 +100,7 @@ typedef struct session_thread {
     } jit_stack[SESSION_JIT_NESTING];
 } session_thread;
 
-/* One entry of the event log behind /events and the live stream (40 bytes).
+/* One entry of the event log behind /events and the live stream (48 bytes).
  * What id, value and extra hold depends on the type:
  *   JIT_FINISHED     FunctionID      JIT duration ns      native size
  *   MODULE_*         ModuleID        base address         -
@@ -107,6 +121,8 @@ typedef struct session_event {
     uint16_t type; /* wire_record_type */
     uint16_t flags;
     uint32_t extra;
+    uint32_t tier; /* JIT_FINISHED: wire_tier of the compilation */
+    uint32_t reserved;
 } session_event;
 
 typedef struct session {
@@ -148,6 +164,7 @@ typedef struct session {
     idmap thread_index;
     size_t functions_jitted; /* functions with jitted set: what /functions lists */
     uint64_t jit_time_total_ns, jit_compilations, capacity_drops;
+    uint64_t tier_compilations[WIRE_TIER_COUNT], tier_jit_ns[WIRE_TIER_COUNT]; /* live JITs */
     stacks_state stacks;
     profile_state profile;
     timeline_state timeline;
@@ -205,6 +222,8 @@ session_thread *session_find_thread(session *s, uint64_t thread_id);
 const char *session_module_name(session *s, uint64_t module_id);
 
 const char *session_state_name(session_state st);
+/* "Tier0", "Tier1", "Tier1-OSR"... ("unknown" for WIRE_TIER_UNKNOWN and anything else). */
+const char *session_tier_name(uint32_t tier);
 const char *session_event_type_name(uint16_t type);
 
 #endif

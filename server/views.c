@@ -116,13 +116,46 @@ json_t *view_session_detail(session *s)
     json_object_set_new(o, "profile", view_profile_status(&s->profile));
     json_object_set_new(o, "stacks",
                         json_pack("{s:I}", "snapshots", (json_int_t)s->stacks.kept_count));
+    json_object_set_new(o, "tiers", view_tier_totals(s));
+    return o;
+}
+
+/* A function's live compilations in order: its tier history. */
+static json_t *view_compilations(const session_function *f)
+{
+    json_t *list = json_array();
+    uint32_t i;
+
+    for (i = 0; i < f->compilation_count; i++) {
+        const session_compilation *c = &f->compilations[i];
+        json_array_append_new(list,
+                              json_pack("{s:s, s:o, s:i, s:I}", "tier", session_tier_name(c->tier),
+                                        "time_ms", view_ms(c->time_ns), "native_size",
+                                        (int)c->native_size, "jit_ns", (json_int_t)c->jit_ns));
+    }
+    return list;
+}
+
+/* Live compilations and their JIT time per tier (tiers never seen are left out). */
+json_t *view_tier_totals(const session *s)
+{
+    json_t *o = json_object();
+    uint32_t t;
+
+    for (t = 0; t < WIRE_TIER_COUNT; t++)
+        if (s->tier_compilations[t])
+            json_object_set_new(o, session_tier_name(t),
+                                json_pack("{s:I, s:I}", "compilations",
+                                          (json_int_t)s->tier_compilations[t], "jit_ns",
+                                          (json_int_t)s->tier_jit_ns[t]));
     return o;
 }
 
 json_t *view_function(session *s, const session_function *f)
 {
     json_t *o = json_pack(
-        "{s:o, s:o, s:o, s:o, s:o, s:i, s:i, s:i, s:i, s:I, s:I, s:i, s:o, s:o, s:o, s:b, s:b}",
+        "{s:o, s:o, s:o, s:o, s:o, s:i, s:i, s:i, s:i, s:I, s:I, s:i, s:o, s:o, s:o, s:b, s:b, "
+        "s:s, s:o, s:i}",
         "function_id", view_id(f->function_id), "name", view_str(f->name), "module_id",
         view_id(f->module_id), "module", view_str(session_module_name(s, f->module_id)), "token",
         f->token ? json_sprintf("0x%08x", f->token) : json_null(), "il_size", (int)f->il_size,
@@ -131,7 +164,9 @@ json_t *view_function(session *s, const session_function *f)
         (json_int_t)f->jit_time_total_ns, "hresult", (int)f->hresult, "first_jit_ms",
         view_ms(f->first_jit_ns), "last_jit_ms", view_ms(f->last_jit_ns), "thread_id",
         f->thread_id ? view_id(f->thread_id) : json_null(), "catchup",
-        (f->flags & WIRE_FLAG_CATCHUP) != 0, "dynamic", (f->flags & WIRE_FLAG_DYNAMIC) != 0);
+        (f->flags & WIRE_FLAG_CATCHUP) != 0, "dynamic", (f->flags & WIRE_FLAG_DYNAMIC) != 0, "tier",
+        session_tier_name(f->tier), "tiers", view_compilations(f), "tiers_unkept",
+        (int)f->compilations_unkept);
     return o;
 }
 
@@ -172,6 +207,7 @@ json_t *view_event(session *s, const session_event *e)
         json_object_set_new(o, "thread_id",
                             f && f->thread_id ? view_id(f->thread_id) : json_null());
         json_object_set_new(o, "dynamic", json_boolean(e->flags & WIRE_FLAG_DYNAMIC));
+        json_object_set_new(o, "tier", json_string(session_tier_name(e->tier)));
         break;
     }
     case WIRE_MODULE_LOADED:

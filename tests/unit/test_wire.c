@@ -112,7 +112,7 @@ static wire_hello hello_fixed(void)
 static wire_hello s_hello;
 static const wire_jit_started s_jit_started = {0x7f0000001000ull, 0x7f00000a0000ull, 38, 0};
 static const wire_jit_finished s_jit_finished = {
-    0x7f0000001000ull, 0x7f00000a0000ull, 0x7f1234560000ull, 143, 38, 0, 0};
+    0x7f0000001000ull, 0x7f00000a0000ull, 0x7f1234560000ull, 143, 38, 0, 0, WIRE_TIER_1, 0};
 static const wire_function_name s_function_name = {0x7f0000001000ull, 0x7f0000200000ull,
                                                    0x06000002u, 0};
 static const wire_module_loaded s_module_loaded = {0x7f0000200000ull, 0x7f0000300000ull,

@@ -1,0 +1,132 @@
+/* tiers.c -- compilation tiers from the runtime's MethodLoad events (see tiers.h). */
+#include "tiers.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "wire.h"
+
+#define TIERS_SLOTS 1024u /* power of two */
+#define TIERS_JIT_KEYWORD 0x10ull
+#define TIERS_LEVEL_VERBOSE 5u
+#define TIERS_EVENT_METHOD_LOAD 141u
+#define TIERS_EVENT_METHOD_LOAD_VERBOSE 143u
+/* MethodLoad(Verbose) payload: MethodID u64, ModuleID u64, MethodStartAddress
+ * u64, MethodSize u32, MethodToken u32, MethodFlags u32, then (verbose) names */
+#define TIERS_OFFSET_METHOD_ID 0u
+#define TIERS_OFFSET_FLAGS 32u
+#define TIERS_FIXED 36u
+#define TIERS_FLAG_JITTED 0x8u
+#define TIERS_TIER_SHIFT 7u
+#define TIERS_TIER_MASK 0x7u
+
+typedef struct tiers_slot {
+    _Atomic uint64_t owner; /* OS thread holding the slot, 0 when free */
+    uint64_t function;      /* written and read by the owner only */
+    uint32_t tier;
+} tiers_slot;
+
+static tiers_slot tiers_table[TIERS_SLOTS];
+static ICorProfilerInfo12 *tiers_info;
+static _Atomic EVENTPIPE_SESSION tiers_session; /* 0: none */
+static _Atomic uint64_t tiers_lost_count;
+
+/* "Microsoft-Windows-DotNETRuntime" in UTF-16 */
+static const WCHAR tiers_provider[] = {'M', 'i', 'c', 'r', 'o', 's', 'o', 'f', 't', '-', 'W',
+                                       'i', 'n', 'd', 'o', 'w', 's', '-', 'D', 'o', 't', 'N',
+                                       'E', 'T', 'R', 'u', 'n', 't', 'i', 'm', 'e', 0};
+
+static void tiers_log(const char *message, HRESULT hr)
+{
+    fprintf(stderr, "jitscope agent: %s (0x%08x); JIT tiers will show as unknown\n", message,
+            (unsigned)hr);
+}
+
+int tiers_start(ICorProfilerInfo10 *info)
+{
+    COR_PRF_EVENTPIPE_PROVIDER_CONFIG config = {tiers_provider, TIERS_JIT_KEYWORD,
+                                                TIERS_LEVEL_VERBOSE, NULL};
+    const char *env = getenv(WIRE_ENV_TIERS);
+    EVENTPIPE_SESSION session = 0;
+    HRESULT hr;
+
+    if (env && strcmp(env, "0") == 0)
+        return -1;
+    if (tiers_info || atomic_load(&tiers_session))
+        return 0;
+    hr = info->lpVtbl->QueryInterface(info, &IID_ICorProfilerInfo12, (void **)&tiers_info);
+    if (FAILED(hr) || !tiers_info) {
+        tiers_info = NULL;
+        tiers_log("no ICorProfilerInfo12", hr);
+        return -1;
+    }
+    hr = tiers_info->lpVtbl->EventPipeStartSession(tiers_info, 1, &config, 0, &session);
+    if (FAILED(hr) || !session) {
+        tiers_log("EventPipeStartSession failed", hr);
+        tiers_info->lpVtbl->info10.Release((ICorProfilerInfo10 *)tiers_info);
+        tiers_info = NULL;
+        return -1;
+    }
+    atomic_store(&tiers_session, session);
+    return 0;
+}
+
+void tiers_stop(void)
+{
+    EVENTPIPE_SESSION session = atomic_exchange(&tiers_session, 0);
+
+    if (session)
+        tiers_info->lpVtbl->EventPipeStopSession(tiers_info, session);
+    if (tiers_info)
+        tiers_info->lpVtbl->info10.Release((ICorProfilerInfo10 *)tiers_info);
+    tiers_info = NULL;
+}
+
+int tiers_running(void) { return atomic_load(&tiers_session) != 0; }
+
+static tiers_slot *tiers_slot_of(uint64_t thread)
+{
+    uint64_t h = thread * 0x9e3779b97f4a7c15ull; /* pthread_t values are aligned pointers */
+    return &tiers_table[(h >> 40) & (TIERS_SLOTS - 1)];
+}
+
+void tiers_event(DWORD event_id, ULONG size, LPCBYTE payload)
+{
+    uint64_t thread = (uint64_t)pthread_self(), function, owner = 0;
+    uint32_t flags;
+    tiers_slot *slot;
+
+    if ((event_id != TIERS_EVENT_METHOD_LOAD && event_id != TIERS_EVENT_METHOD_LOAD_VERBOSE) ||
+        size < TIERS_FIXED || !payload)
+        return;
+    memcpy(&function, payload + TIERS_OFFSET_METHOD_ID, sizeof(function));
+    memcpy(&flags, payload + TIERS_OFFSET_FLAGS, sizeof(flags));
+    if (!(flags & TIERS_FLAG_JITTED))
+        return; /* precompiled code: no compilation to attach it to */
+    slot = tiers_slot_of(thread);
+    if (atomic_load_explicit(&slot->owner, memory_order_relaxed) != thread &&
+        !atomic_compare_exchange_strong(&slot->owner, &owner, thread)) {
+        atomic_fetch_add_explicit(&tiers_lost_count, 1, memory_order_relaxed);
+        return;
+    }
+    slot->function = function;
+    slot->tier = (flags >> TIERS_TIER_SHIFT) & TIERS_TIER_MASK;
+}
+
+uint32_t tiers_take(FunctionID function)
+{
+    uint64_t thread = (uint64_t)pthread_self();
+    tiers_slot *slot = tiers_slot_of(thread);
+    uint32_t tier;
+
+    if (atomic_load_explicit(&slot->owner, memory_order_relaxed) != thread)
+        return WIRE_TIER_UNKNOWN;
+    tier = slot->function == function ? slot->tier : WIRE_TIER_UNKNOWN;
+    atomic_store_explicit(&slot->owner, 0, memory_order_release);
+    return tier;
+}
+
+uint64_t tiers_lost(void) { return atomic_load_explicit(&tiers_lost_count, memory_order_relaxed); }

@@ -1,0 +1,44 @@
+/* tiers.h -- the optimisation tier of each JIT compilation (Tier0, Tier1, OSR,
+ * instrumented, FullOpts, MinOpts), as the runtime itself reports it.
+ *
+ * The profiling API has no call that tells a compilation's tier; the runtime's
+ * MethodLoad event does (MethodFlags bits 7-9). tiers_start opens an in-process
+ * EventPipe session (ICorProfilerInfo12) for the runtime provider's JIT keyword.
+ * The level must be verbose: the runtime checks that level before it does any
+ * of its JIT event work, so at a lower one nothing comes. The JIT then also
+ * sends MethodJittingStarted and MethodLoadVerbose with the names formatted;
+ * bench/ measures what that costs. Such a session is synchronous: each MethodLoad
+ * reaches cb_EventPipeEventDelivered on the JIT thread, after the code is made
+ * and just before JITCompilationFinished on the same thread. tiers_event parks
+ * the tier in a slot of a fixed table keyed by the OS thread; the JIT-finished
+ * callback takes it back with tiers_take. No allocation, no lock, no record of
+ * its own. A collision of two threads on one slot loses a tier (the
+ * compilation then reports WIRE_TIER_UNKNOWN) and is counted.
+ *
+ * Catch-up cannot know tiers: the runtime's rundown (the events for code that
+ * already exists) is not delivered to synchronous sessions. The session is
+ * stopped before the agent asks to detach. JITSCOPE_TIERS=0 leaves it off.
+ */
+#ifndef JITSCOPE_TIERS_H
+#define JITSCOPE_TIERS_H
+
+#include <stdint.h>
+
+#include "corprof.h"
+
+/* Opens the session. 0, or -1 (tiers stay unknown; the reason is logged). */
+int tiers_start(ICorProfilerInfo10 *info);
+/* Closes it (before RequestProfilerDetach, and at shutdown). Idempotent. */
+void tiers_stop(void);
+/* 1 while a session is open. */
+int tiers_running(void);
+
+/* cb_EventPipeEventDelivered: keeps the tier of a MethodLoad(Verbose) event. */
+void tiers_event(DWORD event_id, ULONG size, LPCBYTE payload);
+/* The JIT-finished callbacks: the wire_tier of the compilation of `function`
+ * that just finished on this thread, or WIRE_TIER_UNKNOWN. */
+uint32_t tiers_take(FunctionID function);
+/* Tiers lost to slot collisions so far. */
+uint64_t tiers_lost(void);
+
+#endif
