@@ -162,7 +162,8 @@ static HRESULT agent_begin(profiler *p, IUnknown *unk, int mode, const char *soc
         agent_log("SetEventMask2 failed");
         goto fail;
     }
-    tiers_start(info); /* before the first JIT we report; without it tiers are unknown */
+    if (tiers_wanted_at_start())
+        tiers_start(info); /* before the first JIT we report; without it tiers are unknown */
     if (sender_start() != 0) {
         agent_log("cannot start the sender thread");
         hr = E_FAIL;

@@ -50,6 +50,15 @@ static void sender_sleep_ms(unsigned ms)
 
 /* ---- records of the sender itself ---- */
 
+/* Tells the server whether compilations carry their tier (tiers.h). */
+static void sender_tiers_status(void)
+{
+    wire_tiers_status t;
+
+    tiers_status(&t);
+    conn_emit(WIRE_TIERS_STATUS, 0, clock_mono_ns(), &t, sizeof(t), NULL, 0, NULL, 0);
+}
+
 static void sender_hello(void)
 {
     wire_hello h;
@@ -68,6 +77,7 @@ static void sender_hello(void)
     h.ring_bytes = (uint32_t)agent.ring.capacity;
     h.parent_pid = (uint32_t)getppid();
     conn_emit(WIRE_HELLO, 0, h.monotonic_ns, &h, sizeof(h), NULL, 0, NULL, 0);
+    sender_tiers_status();
 }
 
 static void sender_drops(void)
@@ -124,6 +134,7 @@ static int sender_detach(uint32_t expected_ms)
 {
     wire_detach_status status;
     HRESULT hr = S_OK;
+    int tiers_were_on = 0;
 
     /* sampling stops and the walker is joined first: once the runtime may
      * unload us, no thread of ours may be left in the library */
@@ -134,6 +145,7 @@ static int sender_detach(uint32_t expected_ms)
     sender_drops();
     conn_flush(1);
     if (SUCCEEDED(hr)) {
+        tiers_were_on = tiers_running();
         tiers_stop(); /* no EventPipe callback may come once the runtime may unload us */
         walk_runtime_lock();
         hr = agent.info->lpVtbl->RequestProfilerDetach(agent.info, expected_ms);
@@ -144,8 +156,10 @@ static int sender_detach(uint32_t expected_ms)
     conn_emit(WIRE_DETACH_STATUS, 0, clock_mono_ns(), &status, sizeof(status), NULL, 0, NULL, 0);
     conn_flush(1);
     if (FAILED(hr)) {
-        if (hr != STACKS_E_BUSY)
+        if (tiers_were_on) {
             tiers_start(agent.info); /* refused: the agent stays, and so do tiers */
+            sender_tiers_status();
+        }
         return 0;
     }
     atomic_store(&agent.detach_requested, 1);
@@ -195,6 +209,13 @@ static int sender_commands(void)
         case WIRE_CMD_SNAPSHOT: stacks_snapshot(cmd.u.snapshot.request_id); break;
         case WIRE_CMD_PROFILE_START: stacks_profile_start(&cmd.u.profile_start); break;
         case WIRE_CMD_PROFILE_STOP: stacks_profile_stop(); break;
+        case WIRE_CMD_TIERS:
+            if (cmd.u.tiers.enabled)
+                tiers_start(agent.info);
+            else
+                tiers_stop();
+            sender_tiers_status();
+            break;
         default: /* unknown commands are ignored: a newer server may know more */ break;
         }
     }
@@ -250,6 +271,7 @@ static void *sender_main(void *arg)
                         (agent.mode == WIRE_MODE_ATTACH ? SENDER_ORPHAN_NS : agent.give_up_ns) &&
                     stacks_stop(SENDER_WALKER_WAIT_MS) == 0) {
                     HRESULT hr;
+                    int tiers_were_on = tiers_running();
                     tiers_stop();
                     walk_runtime_lock();
                     hr = agent.info->lpVtbl->RequestProfilerDetach(agent.info, 0);
@@ -258,7 +280,8 @@ static void *sender_main(void *arg)
                         atomic_store(&agent.detach_requested, 1);
                         return NULL;
                     }
-                    tiers_start(agent.info);
+                    if (tiers_were_on)
+                        tiers_start(agent.info);
                     lost_since = now; /* refused: try again later */
                 }
                 sender_drain(1u << 20);

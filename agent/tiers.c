@@ -7,8 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "wire.h"
-
 #define TIERS_SLOTS 1024u /* power of two */
 #define TIERS_JIT_KEYWORD 0x10ull
 #define TIERS_LEVEL_VERBOSE 5u
@@ -33,6 +31,7 @@ static tiers_slot tiers_table[TIERS_SLOTS];
 static ICorProfilerInfo12 *tiers_info;
 static _Atomic EVENTPIPE_SESSION tiers_session; /* 0: none */
 static _Atomic uint64_t tiers_lost_count;
+static HRESULT tiers_hresult; /* why the last start failed, else S_OK (sender thread) */
 
 /* "Microsoft-Windows-DotNETRuntime" in UTF-16 */
 static const WCHAR tiers_provider[] = {'M', 'i', 'c', 'r', 'o', 's', 'o', 'f', 't', '-', 'W',
@@ -45,33 +44,47 @@ static void tiers_log(const char *message, HRESULT hr)
             (unsigned)hr);
 }
 
+int tiers_wanted_at_start(void)
+{
+    const char *env = getenv(WIRE_ENV_TIERS);
+
+    return !(env && strcmp(env, "0") == 0);
+}
+
 int tiers_start(ICorProfilerInfo10 *info)
 {
     COR_PRF_EVENTPIPE_PROVIDER_CONFIG config = {tiers_provider, TIERS_JIT_KEYWORD,
                                                 TIERS_LEVEL_VERBOSE, NULL};
-    const char *env = getenv(WIRE_ENV_TIERS);
     EVENTPIPE_SESSION session = 0;
     HRESULT hr;
 
-    if (env && strcmp(env, "0") == 0)
-        return -1;
     if (tiers_info || atomic_load(&tiers_session))
         return 0;
     hr = info->lpVtbl->QueryInterface(info, &IID_ICorProfilerInfo12, (void **)&tiers_info);
     if (FAILED(hr) || !tiers_info) {
         tiers_info = NULL;
+        tiers_hresult = FAILED(hr) ? hr : E_NOINTERFACE;
         tiers_log("no ICorProfilerInfo12", hr);
         return -1;
     }
     hr = tiers_info->lpVtbl->EventPipeStartSession(tiers_info, 1, &config, 0, &session);
     if (FAILED(hr) || !session) {
+        tiers_hresult = FAILED(hr) ? hr : E_FAIL;
         tiers_log("EventPipeStartSession failed", hr);
         tiers_info->lpVtbl->info10.Release((ICorProfilerInfo10 *)tiers_info);
         tiers_info = NULL;
         return -1;
     }
+    tiers_hresult = S_OK;
     atomic_store(&tiers_session, session);
     return 0;
+}
+
+void tiers_status(wire_tiers_status *out)
+{
+    out->enabled = tiers_running() ? 1u : 0u;
+    out->hresult = tiers_hresult;
+    out->lost = tiers_lost();
 }
 
 void tiers_stop(void)
@@ -87,16 +100,18 @@ void tiers_stop(void)
 
 int tiers_running(void) { return atomic_load(&tiers_session) != 0; }
 
-static tiers_slot *tiers_slot_of(uint64_t thread)
+#define TIERS_PROBES 8u /* slots tried from a thread's home slot */
+
+static uint32_t tiers_home(uint64_t thread)
 {
     uint64_t h = thread * 0x9e3779b97f4a7c15ull; /* pthread_t values are aligned pointers */
-    return &tiers_table[(h >> 40) & (TIERS_SLOTS - 1)];
+    return (uint32_t)(h >> 40);
 }
 
 void tiers_event(DWORD event_id, ULONG size, LPCBYTE payload)
 {
-    uint64_t thread = (uint64_t)pthread_self(), function, owner = 0;
-    uint32_t flags;
+    uint64_t thread = (uint64_t)pthread_self(), function, owner;
+    uint32_t flags, home, i;
     tiers_slot *slot;
 
     if ((event_id != TIERS_EVENT_METHOD_LOAD && event_id != TIERS_EVENT_METHOD_LOAD_VERBOSE) ||
@@ -106,27 +121,35 @@ void tiers_event(DWORD event_id, ULONG size, LPCBYTE payload)
     memcpy(&flags, payload + TIERS_OFFSET_FLAGS, sizeof(flags));
     if (!(flags & TIERS_FLAG_JITTED))
         return; /* precompiled code: no compilation to attach it to */
-    slot = tiers_slot_of(thread);
-    if (atomic_load_explicit(&slot->owner, memory_order_relaxed) != thread &&
-        !atomic_compare_exchange_strong(&slot->owner, &owner, thread)) {
-        atomic_fetch_add_explicit(&tiers_lost_count, 1, memory_order_relaxed);
-        return;
+    /* the slot this thread holds, else the first free one from its home slot */
+    home = tiers_home(thread);
+    for (i = 0; i < TIERS_PROBES; i++) {
+        slot = &tiers_table[(home + i) & (TIERS_SLOTS - 1)];
+        owner = 0;
+        if (atomic_load_explicit(&slot->owner, memory_order_relaxed) == thread ||
+            atomic_compare_exchange_strong(&slot->owner, &owner, thread)) {
+            slot->function = function;
+            slot->tier = (flags >> TIERS_TIER_SHIFT) & TIERS_TIER_MASK;
+            return;
+        }
     }
-    slot->function = function;
-    slot->tier = (flags >> TIERS_TIER_SHIFT) & TIERS_TIER_MASK;
+    atomic_fetch_add_explicit(&tiers_lost_count, 1, memory_order_relaxed);
 }
 
 uint32_t tiers_take(FunctionID function)
 {
     uint64_t thread = (uint64_t)pthread_self();
-    tiers_slot *slot = tiers_slot_of(thread);
-    uint32_t tier;
+    uint32_t home = tiers_home(thread), i, tier;
 
-    if (atomic_load_explicit(&slot->owner, memory_order_relaxed) != thread)
-        return WIRE_TIER_UNKNOWN;
-    tier = slot->function == function ? slot->tier : WIRE_TIER_UNKNOWN;
-    atomic_store_explicit(&slot->owner, 0, memory_order_release);
-    return tier;
+    for (i = 0; i < TIERS_PROBES; i++) {
+        tiers_slot *slot = &tiers_table[(home + i) & (TIERS_SLOTS - 1)];
+        if (atomic_load_explicit(&slot->owner, memory_order_relaxed) != thread)
+            continue;
+        tier = slot->function == function ? slot->tier : WIRE_TIER_UNKNOWN;
+        atomic_store_explicit(&slot->owner, 0, memory_order_release);
+        return tier;
+    }
+    return WIRE_TIER_UNKNOWN;
 }
 
 uint64_t tiers_lost(void) { return atomic_load_explicit(&tiers_lost_count, memory_order_relaxed); }

@@ -10,10 +10,11 @@
  * bench/ measures what that costs. Such a session is synchronous: each MethodLoad
  * reaches cb_EventPipeEventDelivered on the JIT thread, after the code is made
  * and just before JITCompilationFinished on the same thread. tiers_event parks
- * the tier in a slot of a fixed table keyed by the OS thread; the JIT-finished
- * callback takes it back with tiers_take. No allocation, no lock, no record of
- * its own. A collision of two threads on one slot loses a tier (the
- * compilation then reports WIRE_TIER_UNKNOWN) and is counted.
+ * the tier in a slot of a fixed table (1024 slots, a thread takes the first
+ * free one of 8 from its home slot); the JIT-finished callback takes it back
+ * with tiers_take. No allocation, no lock, no record of its own. When all 8
+ * are held by other threads mid-JIT the tier is lost (the compilation reports
+ * WIRE_TIER_UNKNOWN) and counted.
  *
  * Catch-up cannot know tiers: the runtime's rundown (the events for code that
  * already exists) is not delivered to synchronous sessions. The session is
@@ -25,8 +26,13 @@
 #include <stdint.h>
 
 #include "corprof.h"
+#include "wire.h"
 
-/* Opens the session. 0, or -1 (tiers stay unknown; the reason is logged). */
+/* 0 when JITSCOPE_TIERS=0 asks the agent to start without tiers. */
+int tiers_wanted_at_start(void);
+/* Opens the session (called by agent_begin, and by the sender thread on
+ * WIRE_CMD_TIERS). 0, or -1 (tiers stay unknown; the reason is logged and
+ * kept for tiers_status). */
 int tiers_start(ICorProfilerInfo10 *info);
 /* Closes it (before RequestProfilerDetach, and at shutdown). Idempotent. */
 void tiers_stop(void);
@@ -40,5 +46,7 @@ void tiers_event(DWORD event_id, ULONG size, LPCBYTE payload);
 uint32_t tiers_take(FunctionID function);
 /* Tiers lost to slot collisions so far. */
 uint64_t tiers_lost(void);
+/* On or off, why not, and the losses: the WIRE_TIERS_STATUS payload. */
+void tiers_status(wire_tiers_status *out);
 
 #endif

@@ -95,7 +95,8 @@ enum wire_record_type {
     WIRE_GC_STARTED = 20,
     WIRE_GC_FINISHED = 21,
     WIRE_RUNTIME_SUSPEND = 22, /* one phase of a runtime suspension */
-    WIRE_RECORD_TYPE_MAX = 22
+    WIRE_TIERS_STATUS = 23,    /* the JIT-tier source is on or off (after hello, on command) */
+    WIRE_RECORD_TYPE_MAX = 23
 };
 
 /* Server -> agent. */
@@ -105,6 +106,7 @@ enum wire_command_type {
     WIRE_CMD_SNAPSHOT = 102,      /* payload: wire_cmd_snapshot; answered by STACK_* */
     WIRE_CMD_PROFILE_START = 103, /* payload: wire_cmd_profile_start */
     WIRE_CMD_PROFILE_STOP = 104,  /* payload: wire_cmd_profile_stop */
+    WIRE_CMD_TIERS = 105,         /* payload: wire_cmd_tiers; answered by WIRE_TIERS_STATUS */
 };
 
 enum wire_mode { WIRE_MODE_STARTUP = 1, WIRE_MODE_ATTACH = 2 };
@@ -386,6 +388,19 @@ typedef struct wire_cmd_profile_start {
 typedef struct wire_cmd_profile_stop {
     uint64_t reserved;
 } wire_cmd_profile_stop;
+
+/* Turns the agent's JIT-tier source (its EventPipe session) on or off. */
+typedef struct wire_cmd_tiers {
+    uint32_t enabled; /* 1 on, 0 off */
+    uint32_t reserved;
+} wire_cmd_tiers;
+
+typedef struct wire_tiers_status {
+    uint32_t enabled; /* 1: compilations carry their tier */
+    int32_t hresult;  /* why it could not be turned on, else 0 */
+    uint64_t lost;    /* tiers lost so far (all slots busy) */
+} wire_tiers_status;
+_Static_assert(sizeof(wire_tiers_status) == 16, "wire_tiers_status layout");
 
 #define WIRE_MAX_COMMAND 256u /* longest command payload; a longer one is not our server */
 

@@ -152,6 +152,7 @@ int wire_decode_record(const wire_frame *f, wire_record *out, const char **why)
     case WIRE_GC_STARTED: fixed = sizeof(wire_gc_started); break;
     case WIRE_GC_FINISHED: fixed = sizeof(wire_gc_finished); break;
     case WIRE_RUNTIME_SUSPEND: fixed = sizeof(wire_runtime_suspend); break;
+    case WIRE_TIERS_STATUS: fixed = sizeof(wire_tiers_status); break;
     default: *why = "unknown record type"; return WIRE_DECODE_BAD;
     }
     if (f->header.length < fixed) {
@@ -227,6 +228,7 @@ int wire_decode_command(const uint8_t *buf, size_t len, wire_command *out, size_
     case WIRE_CMD_SNAPSHOT: need = sizeof(out->u.snapshot); break;
     case WIRE_CMD_PROFILE_START: need = sizeof(out->u.profile_start); break;
     case WIRE_CMD_PROFILE_STOP: need = 0; break; /* its payload carries nothing yet */
+    case WIRE_CMD_TIERS: need = sizeof(out->u.tiers); break;
     default: return WIRE_DECODE_OK;
     }
     if (f.header.length < need) {

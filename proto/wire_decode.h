@@ -50,6 +50,7 @@ typedef struct wire_record {
         wire_gc_started gc_started;
         wire_gc_finished gc_finished;
         wire_runtime_suspend runtime_suspend;
+        wire_tiers_status tiers_status;
     } u;
     wire_string strings[2];
     unsigned string_count;
@@ -91,6 +92,7 @@ typedef struct wire_command {
         wire_cmd_snapshot snapshot;
         wire_cmd_profile_start profile_start;
         wire_cmd_profile_stop profile_stop;
+        wire_cmd_tiers tiers;
     } u;
 } wire_command;
 

@@ -288,6 +288,7 @@ static const api_route api_routes[] = {
     {"GET", "/api/sessions/{id}/profile", api_profile_get, 0},
     {"POST", "/api/sessions/{id}/profile/stop", api_profile_stop, 0},
     {"GET", "/api/sessions/{id}/timeline", api_timeline_get, 0},
+    {"POST", "/api/sessions/{id}/tiers", api_tiers_post, 0},
 };
 
 enum api_match { API_NO_MATCH, API_MATCH, API_BAD_PARAM };

@@ -47,5 +47,6 @@ int api_profile_post(api_call *c);
 int api_profile_stop(api_call *c);
 int api_profile_get(api_call *c);
 int api_timeline_get(api_call *c);
+int api_tiers_post(api_call *c);
 
 #endif

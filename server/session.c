@@ -545,6 +545,11 @@ int session_apply(session *s, const wire_record *r, int64_t now_ns, const char *
         }
         break;
     case WIRE_PROFILE_STATUS: profile_apply_status(&s->profile, s, r, when); break;
+    case WIRE_TIERS_STATUS:
+        s->tiers = r->u.tiers_status;
+        s->tiers.enabled = s->tiers.enabled != 0;
+        s->tiers_known = 1;
+        break;
     case WIRE_GC_STARTED:
     case WIRE_GC_FINISHED:
     case WIRE_RUNTIME_SUSPEND:

@@ -165,6 +165,8 @@ typedef struct session {
     size_t functions_jitted; /* functions with jitted set: what /functions lists */
     uint64_t jit_time_total_ns, jit_compilations, capacity_drops;
     uint64_t tier_compilations[WIRE_TIER_COUNT], tier_jit_ns[WIRE_TIER_COUNT]; /* live JITs */
+    wire_tiers_status tiers; /* the agent's last word on its tier source */
+    int tiers_known;         /* 1 once the agent sent a WIRE_TIERS_STATUS */
     stacks_state stacks;
     profile_state profile;
     timeline_state timeline;

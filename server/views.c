@@ -117,6 +117,7 @@ json_t *view_session_detail(session *s)
     json_object_set_new(o, "stacks",
                         json_pack("{s:I}", "snapshots", (json_int_t)s->stacks.kept_count));
     json_object_set_new(o, "tiers", view_tier_totals(s));
+    json_object_set_new(o, "tier_source", view_tier_source(s));
     return o;
 }
 
@@ -149,6 +150,14 @@ json_t *view_tier_totals(const session *s)
                                           (json_int_t)s->tier_compilations[t], "jit_ns",
                                           (json_int_t)s->tier_jit_ns[t]));
     return o;
+}
+
+json_t *view_tier_source(const session *s)
+{
+    return json_pack("{s:o, s:o, s:I}", "enabled",
+                     s->tiers_known ? json_boolean(s->tiers.enabled) : json_null(), "error",
+                     s->tiers.hresult ? view_hresult(s->tiers.hresult) : json_null(), "lost",
+                     (json_int_t)s->tiers.lost);
 }
 
 json_t *view_function(session *s, const session_function *f)

@@ -34,6 +34,9 @@ json_t *view_session_detail(session *s);
 json_t *view_function(session *s, const session_function *f);
 /* {"Tier0": {"compilations", "jit_ns"}, ...}: the session's live JITs per tier. */
 json_t *view_tier_totals(const session *s);
+/* {"enabled": true|false|null (not said yet), "error": "0x..."|null, "lost": N}:
+ * the agent's JIT-tier source (its EventPipe session). */
+json_t *view_tier_source(const session *s);
 json_t *view_module(const session_module *m);
 json_t *view_thread(const session_thread *t);
 /* One entry of the event log, as in GET .../events and the stream. */

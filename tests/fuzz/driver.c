@@ -201,12 +201,14 @@ static void make_seeds(void)
               sizeof(wire_jit_started), NULL, NULL);
     put_frame(s, WIRE_FUNCTION_NAME, 0, &(wire_function_name){0xF2, 0x200000, 0x06000002, 0},
               sizeof(fn), "App.Program+Inner.Get", NULL);
-    put_frame(s, WIRE_JIT_FINISHED, 0, &(wire_jit_finished){0xF2, 0x71, 0x2000, 64, 10, 0, 0},
+    put_frame(s, WIRE_JIT_FINISHED, 0, &(wire_jit_finished){0xF2, 0x71, 0x2000, 64, 10, 0, 0, 0, 0},
               sizeof(wire_jit_finished), NULL, NULL);
     put_frame(s, WIRE_FUNCTION_NAME, 0, &fn, sizeof(fn), "App.Box<System.Int64>.Main", NULL);
-    put_frame(s, WIRE_JIT_FINISHED, 0, &(wire_jit_finished){0xF1, 0x71, 0x1000, 200, 20, 0, 0},
+    put_frame(s, WIRE_JIT_FINISHED, 0,
+              &(wire_jit_finished){0xF1, 0x71, 0x1000, 200, 20, 0, 0, 0, 0},
               sizeof(wire_jit_finished), NULL, NULL);
-    put_frame(s, WIRE_JIT_FINISHED, 0, &(wire_jit_finished){0xF1, 0x71, 0x3000, 150, 20, 0, 0},
+    put_frame(s, WIRE_JIT_FINISHED, 0,
+              &(wire_jit_finished){0xF1, 0x71, 0x3000, 150, 20, 0, 0, 0, 0},
               sizeof(wire_jit_finished), NULL, NULL);
     put_frame(s, WIRE_THREAD_DESTROYED, 0, &th, sizeof(th), NULL, NULL);
     put_frame(s, WIRE_DROPS, 0, &dr, sizeof(dr), NULL, NULL);
@@ -220,11 +222,11 @@ static void make_seeds(void)
     put_frame(s, WIRE_THREAD_CREATED, WIRE_FLAG_CATCHUP, &th, sizeof(th), NULL, NULL);
     put_frame(s, WIRE_FUNCTION_NAME, 0, &fn, sizeof(fn), "App.Program.Main", NULL);
     put_frame(s, WIRE_JIT_FINISHED, WIRE_FLAG_CATCHUP,
-              &(wire_jit_finished){0xF1, 0, 0x1000, 200, 20, 0, 0}, sizeof(wire_jit_finished), NULL,
-              NULL);
+              &(wire_jit_finished){0xF1, 0, 0x1000, 200, 20, 0, 0, 0, 0}, sizeof(wire_jit_finished),
+              NULL, NULL);
     put_frame(s, WIRE_JIT_FINISHED, WIRE_FLAG_CATCHUP | WIRE_FLAG_DYNAMIC,
-              &(wire_jit_finished){0xF9, 0, 0x9000, 20, 0, 0, 0}, sizeof(wire_jit_finished), NULL,
-              NULL);
+              &(wire_jit_finished){0xF9, 0, 0x9000, 20, 0, 0, 0, 0, 0}, sizeof(wire_jit_finished),
+              NULL, NULL);
     put_frame(s, WIRE_CATCHUP_END, WIRE_FLAG_CATCHUP, &cu, sizeof(cu), NULL, NULL);
     put_frame(s, WIRE_THREAD_NAME, WIRE_FLAG_CATCHUP, &th, sizeof(th), "", NULL);
     put_frame(s, WIRE_PONG, 0, &(wire_cmd_ping){77}, sizeof(wire_cmd_ping), NULL, NULL);
@@ -248,9 +250,10 @@ static void make_seeds(void)
     for (uint64_t i = 0; i < 40 && s->n < FUZZ_MAX_INPUT - 200; i++) {
         put_frame(s, WIRE_JIT_STARTED, 0, &(wire_jit_started){0x100 + i % 7, 0x70 + i % 3, 0, 0},
                   sizeof(wire_jit_started), NULL, NULL);
-        put_frame(s, WIRE_JIT_FINISHED, 0,
-                  &(wire_jit_finished){0x100 + i % 7, 0x70 + i % 3, 0x1000 * (i % 11), 32, 8, 0, 0},
-                  sizeof(wire_jit_finished), NULL, NULL);
+        put_frame(
+            s, WIRE_JIT_FINISHED, 0,
+            &(wire_jit_finished){0x100 + i % 7, 0x70 + i % 3, 0x1000 * (i % 11), 32, 8, 0, 0, 0, 0},
+            sizeof(wire_jit_finished), NULL, NULL);
     }
     make_stack_seeds();
 }

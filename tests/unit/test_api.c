@@ -126,7 +126,7 @@ static session *make_session(void)
     r.strings[0] = (wire_string){"App.Deep.Run", 12};
     apply(s, r);
     r = (wire_record){.type = WIRE_JIT_FINISHED, .time_ns = MONO + 5};
-    r.u.jit_finished = (wire_jit_finished){0x7f0000002000ull, 0x71, 0x1000, 64, 10, 0, 0};
+    r.u.jit_finished = (wire_jit_finished){0x7f0000002000ull, 0x71, 0x1000, 64, 10, 0, 0, 0, 0};
     apply(s, r); /* Run was compiled; Park is known only from the stack */
     r = (wire_record){.type = WIRE_THREAD_NAME, .time_ns = MONO};
     r.u.thread = (wire_thread){0x71, 4071, 0};

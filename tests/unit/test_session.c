@@ -80,7 +80,7 @@ static wire_record jit_finished(uint64_t fid, uint64_t tid, uint64_t code, uint3
                                 uint64_t t, uint16_t flags)
 {
     wire_record r = {.type = WIRE_JIT_FINISHED, .flags = flags, .time_ns = t};
-    r.u.jit_finished = (wire_jit_finished){fid, tid, code, size, 40, 0, 0};
+    r.u.jit_finished = (wire_jit_finished){fid, tid, code, size, 40, 0, 0, 0, 0};
     return r;
 }
 
@@ -692,6 +692,61 @@ TEST(hostile_timestamps)
     session_free(s);
 }
 
+/* Each live compilation keeps its tier: the function's history, the event's
+ * tier, the totals per tier; a tier out of range is unknown; catch-up adds no
+ * compilation; past SESSION_MAX_COMPILATIONS they are counted only; the
+ * agent's tier-source status is kept. */
+TEST(tiers_per_compilation)
+{
+    session *s = new_session();
+    session_function *f;
+    const session_event *e;
+    wire_record r;
+    static const uint32_t tiers[] = {WIRE_TIER_0, WIRE_TIER_0_INSTRUMENTED, WIRE_TIER_1, 99};
+    unsigned i;
+
+    apply(s, hello(TOKEN));
+    apply(s, jit_finished(0xF9, 0x71, 0x9000, 10, MONO + 5, WIRE_FLAG_CATCHUP));
+    for (i = 0; i < 4; i++) {
+        apply(s, jit_started(0xF1, 0x71, MONO + 100 * i));
+        r = jit_finished(0xF1, 0x71, 0x1000 * (i + 1), 16 * (i + 1), MONO + 100 * i + 10, 0);
+        r.u.jit_finished.tier = tiers[i];
+        apply(s, r);
+    }
+    f = session_find_function(s, 0xF1);
+    CHECK(f && f->compilation_count == 4, "four compilations kept");
+    CHECK(f && f->compilations[0].tier == WIRE_TIER_0 &&
+              f->compilations[1].tier == WIRE_TIER_0_INSTRUMENTED &&
+              f->compilations[2].tier == WIRE_TIER_1 &&
+              f->compilations[3].tier == WIRE_TIER_UNKNOWN,
+          "in order; 99 is not a tier: unknown");
+    CHECK(f && f->compilations[2].jit_ns == 10 && f->compilations[2].native_size == 48,
+          "each with its JIT time and size");
+    CHECK(f && f->tier == WIRE_TIER_UNKNOWN, "the function's tier is its last compilation's");
+    CHECK(session_find_function(s, 0xF9)->compilation_count == 0, "catch-up: no compilation");
+    CHECK(s->tier_compilations[WIRE_TIER_0] == 1 && s->tier_compilations[WIRE_TIER_1] == 1 &&
+              s->tier_compilations[WIRE_TIER_UNKNOWN] == 1 && s->tier_jit_ns[WIRE_TIER_1] == 10,
+          "totals per tier");
+    e = session_event_at(s, s->event_seq);
+    CHECK(e && e->type == WIRE_JIT_FINISHED && e->tier == WIRE_TIER_UNKNOWN, "last event");
+    e = session_event_at(s, s->event_seq - 1);
+    CHECK(e && e->tier == WIRE_TIER_1, "the event before carries Tier1");
+    for (i = 0; i < SESSION_MAX_COMPILATIONS + 3; i++)
+        apply(s, jit_finished(0xF2, 0x72, 0x100 + i, 8, MONO + 1000 + i, 0));
+    f = session_find_function(s, 0xF2);
+    CHECK(f && f->compilation_count == SESSION_MAX_COMPILATIONS && f->compilations_unkept == 3,
+          "kept up to the limit, the rest counted");
+    CHECK(strcmp(session_tier_name(WIRE_TIER_1_OSR), "Tier1-OSR") == 0 &&
+              strcmp(session_tier_name(WIRE_TIER_0_INSTRUMENTED), "Instrumented Tier0") == 0 &&
+              strcmp(session_tier_name(1234), "unknown") == 0,
+          "tier names");
+    r = simple(WIRE_TIERS_STATUS);
+    r.u.tiers_status = (wire_tiers_status){7, 0, 5};
+    CHECK(apply(s, r) == 0 && s->tiers_known && s->tiers.enabled == 1 && s->tiers.lost == 5,
+          "tier-source status kept (enabled normalised to 1)");
+    session_free(s);
+}
+
 static const check_test tests[] = {
     TEST_ENTRY(hello_binds_session),
     TEST_ENTRY(hello_wrong_token),
@@ -712,6 +767,7 @@ static const check_test tests[] = {
     TEST_ENTRY(detach_transitions),
     TEST_ENTRY(other_records_and_unknown_types),
     TEST_ENTRY(hostile_timestamps),
+    TEST_ENTRY(tiers_per_compilation),
     TEST_END,
 };
 

@@ -114,6 +114,7 @@
 #define REAL_MONITOR_SUSPENDS 0x00010000u
 #define REAL_ENABLE_STACK_SNAPSHOT 0x10000000u
 #define REAL_HIGH_BASIC_GC 0x00000010u
+#define REAL_HIGH_MONITOR_EVENT_PIPE 0x00000080u
 /* COR_PRF_HIGH_ALLOWABLE_AFTER_ATTACH of .NET 5 and later (in-memory symbols,
  * dynamic function unloads, basic GC, moved objects, large objects, EventPipe)
  * and COR_PRF_HIGH_MONITOR_IMMUTABLE (disable tiered compilation). */
@@ -222,7 +223,7 @@ typedef struct fake_runtime {
     uint16_t instance_id;
     _Atomic int refs; /* shared by unk and info; the runtime itself holds 1 */
     _Atomic int unk_qi_calls, info10_handed_out, runtime_info_calls, set_mask_calls;
-    _Atomic int detach_calls, enum_calls, unexpected_qi;
+    _Atomic int detach_calls, enum_calls, unexpected_qi, info12_asked;
     _Atomic DWORD mask, mask_high;
     _Atomic DWORD detach_expected_ms;
     _Atomic pid_t detach_tid;
@@ -306,6 +307,11 @@ static HRESULT STDMETHODCALLTYPE fake_qi(fake_runtime *rt, REFIID riid, void **o
         *out = &rt->unk;
         atomic_fetch_add(&rt->refs, 1);
         return S_OK;
+    }
+    if (guid_eq(riid, &IID_ICorProfilerInfo12)) { /* the tier source: this fake has none */
+        atomic_fetch_add(&rt->info12_asked, 1);
+        *out = NULL;
+        return E_NOINTERFACE;
     }
     atomic_fetch_add(&rt->unexpected_qi, 1);
     *out = NULL;
@@ -1568,8 +1574,11 @@ TEST(side_by_side)
     CHECK(mask & REAL_MONITOR_THREADS, "A: mask has threads");
     CHECK(mask & REAL_MONITOR_SUSPENDS, "A: mask has runtime suspensions");
     CHECK(mask & REAL_ENABLE_STACK_SNAPSHOT, "A: mask enables DoStackSnapshot");
-    CHECK(atomic_load(&rt_a.mask_high) == REAL_HIGH_BASIC_GC,
-          "A: high mask is BASIC_GC only (0x%08x)", atomic_load(&rt_a.mask_high));
+    CHECK(atomic_load(&rt_a.mask_high) == (REAL_HIGH_BASIC_GC | REAL_HIGH_MONITOR_EVENT_PIPE),
+          "A: high mask is BASIC_GC and the EventPipe of the tier source (0x%08x)",
+          atomic_load(&rt_a.mask_high));
+    CHECK(atomic_load(&rt_a.info12_asked) == 1,
+          "A: asked once for ICorProfilerInfo12 (the tier source), and ran on without it");
     CHECK((atomic_load(&rt_a.mask_high) & REAL_HIGH_IMMUTABLE) == 0 &&
               (atomic_load(&rt_a.mask_high) & ~REAL_HIGH_ALLOWABLE_AFTER_ATTACH) == 0 &&
               (atomic_load(&rt_a.mask_high) & ~COR_PRF_HIGH_ALLOWABLE_AFTER_ATTACH) == 0,

@@ -354,7 +354,7 @@ TEST(function_known_only_from_stacks)
     CHECK(s->functions_jitted == 0 && s->jit_compilations == 0,
           "it is not counted as a function nor as a compilation");
     r = (wire_record){.type = WIRE_JIT_FINISHED, .time_ns = MONO + 5};
-    r.u.jit_finished = (wire_jit_finished){0x7100, 0, 0x1000, 64, 10, 0, 0};
+    r.u.jit_finished = (wire_jit_finished){0x7100, 0, 0x1000, 64, 10, 0, 0, 0, 0};
     apply(s, r);
     CHECK(f->jitted && s->functions_jitted == 1 && s->jit_compilations == 1,
           "once a JIT record names it, it is listed and counted");

@@ -138,6 +138,7 @@ static const wire_profile_status s_profile_status = {WIRE_PROFILE_RATE, 99000, 2
 static const wire_gc_started s_gc_started = {0x7, 1};
 static const wire_gc_finished s_gc_finished = {0};
 static const wire_runtime_suspend s_runtime_suspend = {WIRE_SUSPEND_STARTED, 9};
+static const wire_tiers_status s_tiers_status = {1, 0, 3};
 
 static const char NAME[] = "Ns.Box<System.Int64>.Get";
 static const char PATH[] =
@@ -146,7 +147,7 @@ static const char ASM[] = "System.Private.CoreLib";
 static const char UNI[] = "Fa\xC3\xA7"
                           "ade \xE4\xB8\xAD \xF0\x9F\x98\x80"; /* ç 中 😀 */
 
-#define N_SAMPLES 22
+#define N_SAMPLES 23
 static sample samples[N_SAMPLES];
 
 static void make_samples(void)
@@ -245,6 +246,7 @@ static void make_samples(void)
          0,
          {0},
          {0}},
+        {"tiers_status", WIRE_TIERS_STATUS, 0, &s_tiers_status, sizeof(s_tiers_status), 0, {0}, {0}},
     };
     memcpy(samples, v, sizeof(v));
 }
@@ -1184,6 +1186,15 @@ TEST(commands)
     size = wire_encode(buf, &h, &d, 4, NULL, 0, NULL, 0);
     CHECK(wire_decode_command(buf, size, &c, &used, &why) == WIRE_DECODE_BAD,
           "snapshot shorter than its id: bad");
+    h.type = WIRE_CMD_TIERS;
+    size = wire_encode(buf, &h, &(wire_cmd_tiers){.enabled = 1}, sizeof(wire_cmd_tiers), NULL, 0,
+                       NULL, 0);
+    CHECK(wire_decode_command(buf, size, &c, &used, &why) == WIRE_DECODE_OK &&
+              c.type == WIRE_CMD_TIERS && c.u.tiers.enabled == 1,
+          "tiers on");
+    size = wire_encode(buf, &h, &d, 2, NULL, 0, NULL, 0);
+    CHECK(wire_decode_command(buf, size, &c, &used, &why) == WIRE_DECODE_BAD,
+          "tiers shorter than its flag: bad");
     h.type = 4242;
     size = wire_encode(buf, &h, &d, sizeof(d), NULL, 0, NULL, 0);
     CHECK(wire_decode_command(buf, size, &c, &used, &why) == WIRE_DECODE_OK && c.type == 4242 &&
