@@ -146,7 +146,7 @@ static int sender_detach(uint32_t expected_ms)
     conn_flush(1);
     if (SUCCEEDED(hr)) {
         tiers_were_on = tiers_running();
-        tiers_stop(); /* no EventPipe callback may come once the runtime may unload us */
+        tiers_switch(agent.info, 0); /* no EventPipe callback once the runtime may unload us */
         walk_runtime_lock();
         hr = agent.info->lpVtbl->RequestProfilerDetach(agent.info, expected_ms);
         walk_runtime_unlock();
@@ -157,7 +157,7 @@ static int sender_detach(uint32_t expected_ms)
     conn_flush(1);
     if (FAILED(hr)) {
         if (tiers_were_on) {
-            tiers_start(agent.info); /* refused: the agent stays, and so do tiers */
+            tiers_switch(agent.info, 1); /* refused: the agent stays, and so do tiers */
             sender_tiers_status();
         }
         return 0;
@@ -210,10 +210,7 @@ static int sender_commands(void)
         case WIRE_CMD_PROFILE_START: stacks_profile_start(&cmd.u.profile_start); break;
         case WIRE_CMD_PROFILE_STOP: stacks_profile_stop(); break;
         case WIRE_CMD_TIERS:
-            if (cmd.u.tiers.enabled)
-                tiers_start(agent.info);
-            else
-                tiers_stop();
+            tiers_switch(agent.info, cmd.u.tiers.enabled != 0);
             sender_tiers_status();
             break;
         default: /* unknown commands are ignored: a newer server may know more */ break;
@@ -272,7 +269,7 @@ static void *sender_main(void *arg)
                     stacks_stop(SENDER_WALKER_WAIT_MS) == 0) {
                     HRESULT hr;
                     int tiers_were_on = tiers_running();
-                    tiers_stop();
+                    tiers_switch(agent.info, 0);
                     walk_runtime_lock();
                     hr = agent.info->lpVtbl->RequestProfilerDetach(agent.info, 0);
                     walk_runtime_unlock();
@@ -281,7 +278,7 @@ static void *sender_main(void *arg)
                         return NULL;
                     }
                     if (tiers_were_on)
-                        tiers_start(agent.info);
+                        tiers_switch(agent.info, 1);
                     lost_since = now; /* refused: try again later */
                 }
                 sender_drain(1u << 20);

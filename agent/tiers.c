@@ -100,6 +100,37 @@ void tiers_stop(void)
 
 int tiers_running(void) { return atomic_load(&tiers_session) != 0; }
 
+typedef struct tiers_switch_call {
+    ICorProfilerInfo10 *info;
+    int on;
+} tiers_switch_call;
+
+static void *tiers_switch_main(void *arg)
+{
+    tiers_switch_call *call = arg;
+
+    if (call->on)
+        tiers_start(call->info);
+    else
+        tiers_stop();
+    return NULL;
+}
+
+void tiers_switch(ICorProfilerInfo10 *info, int on)
+{
+    tiers_switch_call call = {info, on};
+    pthread_t thread;
+
+    /* the EventPipe calls make the calling thread one the runtime knows, and
+     * the runtime refuses most profiling calls from such a thread outside a
+     * callback: the sender thread names methods, so it must stay unknown */
+    if (pthread_create(&thread, NULL, tiers_switch_main, &call) != 0) {
+        tiers_log("cannot start a thread to switch the tier source", E_FAIL);
+        return;
+    }
+    pthread_join(thread, NULL);
+}
+
 #define TIERS_PROBES 8u /* slots tried from a thread's home slot */
 
 static uint32_t tiers_home(uint64_t thread)

@@ -34,8 +34,13 @@ int tiers_wanted_at_start(void);
  * WIRE_CMD_TIERS). 0, or -1 (tiers stay unknown; the reason is logged and
  * kept for tiers_status). */
 int tiers_start(ICorProfilerInfo10 *info);
-/* Closes it (before RequestProfilerDetach, and at shutdown). Idempotent. */
+/* Closes it (in a callback: Shutdown, a failed start). Idempotent. */
 void tiers_stop(void);
+/* tiers_start (on) or tiers_stop (off) from a thread of its own, and waits:
+ * for the sender thread (commands, detach), which must not become a thread the
+ * runtime knows (it would lose the right to call ICorProfilerInfo outside a
+ * callback, which naming needs). */
+void tiers_switch(ICorProfilerInfo10 *info, int on);
 /* 1 while a session is open. */
 int tiers_running(void);
 

@@ -1,0 +1,80 @@
+// jit_oracle.mjs -- the JIT's own list of what it compiled, as the yardstick for
+// jitscope's names and tiers. With DOTNET_JitStdOutFile=FILE and
+// DOTNET_JitDisasmSummary=1 (release runtimes since .NET 8) the JIT writes one
+// line per compilation:
+//     12: JIT compiled Ns.Type`1[long]:Method[int](long,byref) [Tier0, IL size=46, code size=195]
+// Both sides are reduced to a key the two spellings share: the declaring type's
+// last name (no namespace, no generic arguments; "(dynamic)" for dynamic
+// methods), the method's name, the number of parameters.
+import fs from 'node:fs';
+
+// Top-level parameters in a parameter list ("" -> 0).
+function paramCount(list) {
+  if (list.trim() === '') return 0;
+  let depth = 0, n = 1;
+  for (const ch of list) {
+    if ('<[('.includes(ch)) depth++;
+    else if ('>])'.includes(ch)) depth--;
+    else if (ch === ',' && depth === 0) n++;
+  }
+  return n;
+}
+
+const lastTypeName = (t) => t.replace(/`\d+(\[.*\])?$/, '').replace(/\[.*\]$/, '').split(/[.+]/).pop();
+
+// The JIT's tier names, and the few spellings of "Tier0 that the JIT switched to
+// full or minimal optimisation" that the runtime reports as FullOpts / MinOpts.
+export function jitTier(text) {
+  const t = text.split(' with ')[0].replace(/ @0x[0-9a-f]+$/, '');
+  if (/^Tier-?0 switched to FullOpts, then to MinOpts$|^Tier0-FullOpts-MinOpts$|^Tier-0 switched MinOpts$|^Tier0-MinOpts$/.test(t)) return 'MinOpts';
+  if (/^Tier-0 switched to FullOpts$|^Tier0-FullOpts$/.test(t)) return 'FullOpts';
+  return t;
+}
+
+// [{key, tier, line}] from a JitStdOutFile.
+export function readJitList(file) {
+  const out = [];
+  for (const line of fs.readFileSync(file, 'utf8').split('\n')) {
+    const m = /^\s*\d+: JIT compiled (.*) \[(.*?), IL size=\d+, code size=\d+\]$/.exec(line);
+    if (!m) continue;
+    const call = /^(.*?):([^:(]+?)(\[.*\])?\((.*)\)$/.exec(m[1]);
+    if (!call) throw new Error(`unexpected JIT line: ${line}`);
+    const [, type, method, , params] = call;
+    const t = type === '(dynamicClass)' ? '(dynamic)' : lastTypeName(type);
+    out.push({ key: `${t}|${method}|${paramCount(params)}`, tier: jitTier(m[2]), line: line.trim() });
+  }
+  return out;
+}
+
+// The same key from one of jitscope's names ("Ns.Box<System.Int64>.Set(long)",
+// "Ns.Probe+<>c..cctor()", "[dynamic] InvokeStub_X.set_Y(object, Span<object>)").
+export function keyOfName(name) {
+  const dynamic = name.startsWith('[dynamic] ');
+  const text = dynamic ? name.slice('[dynamic] '.length) : name;
+  const open = text.indexOf('(');
+  let head = text.slice(0, open);
+  const params = text.slice(open + 1, text.lastIndexOf(')'));
+  if (dynamic) return `(dynamic)|${head}|${paramCount(params)}`;
+  if (head.endsWith('>')) { // a generic method's arguments
+    let depth = 0;
+    for (let j = head.length - 1; j >= 0; j--) {
+      if (head[j] === '>') depth++;
+      else if (head[j] === '<' && --depth === 0) { head = head.slice(0, j); break; }
+    }
+  }
+  let cut = -1, depth = 0;
+  for (let j = head.length - 1; j >= 0; j--) {
+    const ch = head[j];
+    if (ch === '>') depth++;
+    else if (ch === '<') depth--;
+    else if (ch === '.' && depth === 0) { cut = j; break; }
+  }
+  let method = head.slice(cut + 1), type = head.slice(0, cut);
+  if (cut > 0 && head[cut - 1] === '.') { method = '.' + method; type = head.slice(0, cut - 1); } // .ctor, .cctor
+  while (type.endsWith('>')) { // the type's generic arguments
+    let d = 0, j = type.length - 1;
+    for (; j >= 0; j--) { if (type[j] === '>') d++; else if (type[j] === '<' && --d === 0) break; }
+    type = type.slice(0, j);
+  }
+  return `${type.split(/[.+]/).pop()}|${method}|${paramCount(params)}`;
+}

@@ -1,0 +1,142 @@
+// tiers.test.mjs -- every compilation's optimisation tier, checked against the
+// JIT's own list (DOTNET_JitStdOutFile + DOTNET_JitDisasmSummary=1, see
+// jit_oracle.mjs): every method the JIT lists appears in the session under the
+// same declaring type, name and parameter count, dynamic methods included, and
+// each compilation carries the JIT's tier. In startup mode for everything; after
+// an attach, names for what catch-up found and names plus tiers for what was
+// compiled once the agent was in. Then the per-session switch.
+//
+// One known difference is allowed and counted: the JIT instruments some Tier0
+// code on its own (methods with loops, under tiered PGO) and prints
+// "Instrumented Tier0", while the runtime's MethodLoad event, our source, says
+// Tier0 for the same compilation (docs/API.md, Tiers).
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { E2E_DLL, startServer, startTarget, stopAll, waitFor, functionsOf, attach } from './lib.mjs';
+import { readJitList, keyOfName } from './jit_oracle.mjs';
+
+after(stopAll);
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'jitscope-oracle-'));
+after(() => fs.rmSync(dir, { recursive: true, force: true }));
+const jitEnv = (file) => ({ DOTNET_JitStdOutFile: file, DOTNET_JitDisasmSummary: '1' });
+
+// key -> [tier of each live compilation] and the set of every key, from the session.
+async function ourCompilations(srv, id) {
+  const fns = await functionsOf(srv, id);
+  const live = new Map(), all = new Set();
+  for (const f of fns) {
+    assert.ok(f.name, `function ${f.function_id} has a name`);
+    const key = keyOfName(f.name);
+    all.add(key);
+    if (!live.has(key)) live.set(key, []);
+    for (const c of f.tiers) live.get(key).push(c.tier);
+  }
+  return { live, all, count: fns.reduce((n, f) => n + f.tiers.length, 0) };
+}
+
+// Takes each JIT line's compilation out of `live`; returns the lines that found
+// none, and how many matched only as Instrumented Tier0 == Tier0.
+function matchTiers(lines, live) {
+  const missing = [];
+  let instrumentedAsTier0 = 0;
+  for (const l of lines) {
+    const tiers = live.get(l.key) || [];
+    let i = tiers.indexOf(l.tier);
+    if (i < 0 && l.tier === 'Instrumented Tier0' && (i = tiers.indexOf('Tier0')) >= 0) instrumentedAsTier0++;
+    if (i < 0) missing.push(`${l.line}  (jitscope: ${tiers.join(', ') || 'no compilation'})`);
+    else tiers.splice(i, 1);
+  }
+  return { missing, instrumentedAsTier0 };
+}
+
+test('startup: every compilation the JIT lists is in the session, by name, with the JIT\'s tier', async () => {
+  const file = path.join(dir, 'startup.txt');
+  const srv = await startServer(['run', '--port', '0', '--', 'dotnet', E2E_DLL, 'run'], { env: jitEnv(file) });
+  const s = await waitFor('the app exited', async () => { const x = (await srv.api('/api/sessions/1')).body; return x.state === 'exited' && x; }, 60000);
+  assert.equal(s.exit_code, 42);
+  assert.equal(s.tier_source.enabled, true);
+  const lines = readJitList(file);
+  assert.ok(lines.length > 30, `${lines.length} JIT lines`);
+  assert.ok(lines.some((l) => l.key.startsWith('(dynamic)|JitscopeE2eDynamicAdd|')), 'the JIT lists our dynamic method');
+  const ours = await ourCompilations(srv, 1);
+  const { missing, instrumentedAsTier0 } = matchTiers(lines, ours.live);
+  assert.deepEqual(missing, [], 'every JIT compilation found with its tier');
+  assert.equal(ours.count, lines.length, 'and no compilation the JIT did not list');
+  const seen = new Set(lines.map((l) => l.tier));
+  assert.ok(seen.has('Tier0') && seen.has('FullOpts'), `tiers seen: ${[...seen]}`);
+  console.log(`oracle (startup): ${lines.length} compilations match; ${instrumentedAsTier0} Instrumented Tier0 reported as Tier0 by the runtime`);
+  await srv.stop();
+});
+
+test('attach: catch-up names everything compiled before, live compilations carry the JIT\'s tier', async () => {
+  const file = path.join(dir, 'attach.txt');
+  const target = await startTarget(['serve'], { env: jitEnv(file) });
+  const exited = new Promise((resolve) => target.proc.on('exit', resolve));
+  const srv = await startServer(['serve', '--port', '0']);
+  const r = await attach(srv, target.pid);
+  assert.equal(r.status, 201, JSON.stringify(r.body));
+  const id = r.body.session.id;
+  await waitFor('catch-up done, tiers on', async () => {
+    const x = (await srv.api(`/api/sessions/${id}`)).body;
+    return x.catchup.count >= 1 && x.tier_source.enabled === true;
+  }, 30000);
+  for (const n of [3, 4]) { target.send(`call ${n}`); await target.waitLine(new RegExp(`^called ${n} `, 'm')); }
+  await waitFor('LateMethod04 named', async () => (await functionsOf(srv, id, '&q=LateMethod04')).length === 1, 15000);
+  const ours = await ourCompilations(srv, id);
+  target.send('exit'); // the JIT's file is complete once the process has exited
+  await exited;
+  const lines = readJitList(file);
+  // every live compilation (all are after the attach) is one the JIT lists, with its tier
+  const { instrumentedAsTier0 } = matchTiers(lines, ours.live);
+  const extra = [...ours.live].flatMap(([key, tiers]) => tiers.map((t) => `${key} ${t}`));
+  assert.deepEqual(extra, [], 'no live compilation without a JIT line of the same tier');
+  // and every method the JIT lists is named (catch-up or live); dynamic methods
+  // compiled before an attach are not in the runtime's enumeration
+  const liveKeys = new Set(lines.map((l) => l.key).filter((k) => ours.all.has(k)));
+  const unnamed = lines.filter((l) => !liveKeys.has(l.key) && !l.key.startsWith('(dynamic)|')).map((l) => l.line);
+  assert.deepEqual(unnamed, [], 'every method the JIT compiled is named');
+  const late = lines.find((l) => l.key === 'Late|LateMethod04|0');
+  assert.ok(late, 'the JIT lists LateMethod04');
+  const f = (await functionsOf(srv, id, '&q=LateMethod04'))[0];
+  assert.equal(f.tier, late.tier === 'Instrumented Tier0' ? 'Tier0' : late.tier, 'LateMethod04 has the JIT\'s tier');
+  console.log(`oracle (attach): ${lines.length} JIT compilations named; ${ours.count} after the attach matched with tiers (${instrumentedAsTier0} Instrumented Tier0 as Tier0)`);
+  await srv.stop();
+});
+
+test('the tier source can be switched off and on for one session', async () => {
+  const srv = await startServer(['run', '--port', '0', '--', 'dotnet', E2E_DLL, 'serve']);
+  await waitFor('ready', () => /^READY$/m.test(srv.stdout), 60000);
+  const post = (body) => srv.api('/api/sessions/1/tiers', { method: 'POST', body: typeof body === 'string' ? body : JSON.stringify(body) });
+  const source = async () => (await srv.api('/api/sessions/1')).body.tier_source;
+  assert.equal((await source()).enabled, true, 'on by default');
+  for (const bad of ['', '{}', '{"enabled": 1}', '{"enabled": true, "x": 1}', '[true]', '{"enabled":']) {
+    const res = await post(bad);
+    assert.equal(res.status, 400, `body ${bad}`);
+    assert.match(res.body.error, /enabled/);
+  }
+  const call = async (n) => {
+    srv.proc.stdin.write(`call ${n}\n`);
+    const name = `LateMethod${String(n).padStart(2, '0')}`;
+    return waitFor(name, async () => (await functionsOf(srv, 1, `&q=${name}()`))[0], 15000);
+  };
+  let res = await post({ enabled: false });
+  assert.equal(res.status, 202);
+  await waitFor('off', async () => (await source()).enabled === false);
+  assert.equal((await call(5)).tier, 'unknown', 'no tier while off');
+  res = await post({ enabled: true });
+  assert.equal(res.status, 202);
+  await waitFor('on again', async () => (await source()).enabled === true);
+  const f = await call(6);
+  assert.notEqual(f.tier, 'unknown', 'a tier once on again');
+  assert.deepEqual(f.tiers.map((c) => c.tier), [f.tier]);
+  const totals = (await srv.api('/api/sessions/1')).body.tiers;
+  assert.ok(totals.unknown.compilations >= 1 && totals[f.tier].compilations >= 1, JSON.stringify(totals));
+  srv.proc.stdin.write('exit\n');
+  await waitFor('exited', async () => (await srv.api('/api/sessions/1')).body.state === 'exited', 30000);
+  assert.equal((await post({ enabled: true })).status, 409, 'no agent to tell once the app is gone');
+  await srv.stop();
+});
