@@ -78,9 +78,10 @@ test('server goes away and comes back: reconnect with hello, catch-up first, the
     await waitFor('catch-up complete', () => second.some((f) => f.type === 14), 10000);
     assert.equal(second[0].type, 1, 'hello again');
     assert.equal(second[0].seq, 1, 'sequence numbers restart per connection');
-    assert.equal(second[1].type, 13, 'then the catch-up, before anything else');
+    assert.equal(second[1].type, 23, 'then the tier-source status');
+    assert.equal(second[2].type, 13, 'then the catch-up, before anything else');
     const end = second.findIndex((f) => f.type === 14);
-    const caught = second.slice(1, end);
+    const caught = second.slice(2, end);
     assert.ok(caught.every((f) => f.flags & 1), 'catch-up records are flagged');
     const names = caught.filter((f) => f.type === 4).map(functionName);
     assert.ok(names.includes('JitscopeE2e.Late.LateMethod21()'), 'the method JITed while disconnected is caught up');

@@ -85,7 +85,10 @@ test('attach: catch-up names everything compiled before, live compilations carry
     return x.catchup.count >= 1 && x.tier_source.enabled === true;
   }, 30000);
   for (const n of [3, 4]) { target.send(`call ${n}`); await target.waitLine(new RegExp(`^called ${n} `, 'm')); }
-  await waitFor('LateMethod04 named', async () => (await functionsOf(srv, id, '&q=LateMethod04')).length === 1, 15000);
+  await waitFor('LateMethod04 compiled and named', async () => {
+    const f = (await functionsOf(srv, id, '&q=LateMethod04'))[0];
+    return f && f.tiers.length === 1;
+  }, 15000);
   const ours = await ourCompilations(srv, id);
   target.send('exit'); // the JIT's file is complete once the process has exited
   await exited;
@@ -121,7 +124,11 @@ test('the tier source can be switched off and on for one session', async () => {
   const call = async (n) => {
     srv.proc.stdin.write(`call ${n}\n`);
     const name = `LateMethod${String(n).padStart(2, '0')}`;
-    return waitFor(name, async () => (await functionsOf(srv, 1, `&q=${name}()`))[0], 15000);
+    // listed from its JIT start on; its compilation is there once the JIT finished
+    return waitFor(name, async () => {
+      const f = (await functionsOf(srv, 1, `&q=${name}()`))[0];
+      return f && f.tiers.length === 1 && f;
+    }, 15000);
   };
   let res = await post({ enabled: false });
   assert.equal(res.status, 202);
