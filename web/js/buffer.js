@@ -3,10 +3,13 @@
 // JitBuffer is a bounded ring of columnar typed arrays (no object per row):
 // row numbers grow forever, row r lives at slot r % capacity while
 // r >= total - capacity; older rows were dropped from the client buffer.
-// Strings (method, module, thread) are interned to small integer ids.
+// Strings (method, module, thread) are interned to small integer ids; the
+// tier of each compilation is a tier id (tiers.js).
 //
 // RowView is the filtered list of row numbers the table shows, maintained
 // incrementally as rows arrive and rebuilt only when the filter changes.
+
+import { tierId, TIERS } from './tiers.js';
 
 export const DEFAULT_CAPACITY = 200000;
 
@@ -54,6 +57,7 @@ export class JitBuffer {
     this.versions = new Int32Array(capacity);
     this.nth = new Int32Array(capacity); // n-th JIT of this function seen by the page
     this.flags = new Uint8Array(capacity);
+    this.tier = new Uint8Array(capacity); // tier id (tiers.js)
     this.total = 0;
     this.strings = new Interner();
     this.funcs = new Interner(); // function ids
@@ -86,6 +90,7 @@ export class JitBuffer {
     this.il[i] = ev.il_size || 0;
     this.native[i] = ev.native_size || 0;
     this.versions[i] = ev.versions || 1;
+    this.tier[i] = tierId(ev.tier);
     this.flags[i] = (ev.dynamic ? F_DYNAMIC : 0) | (ev.catchup ? F_CATCHUP : 0);
     const f = this.funcs.id(ev.function_id || '');
     if (f >= this.funcJits.length) {
@@ -115,7 +120,7 @@ export class JitBuffer {
       row, seq: this.seq[i], time_ms: this.time[i], jit_ns: this.jitNs[i],
       name: st.get(this.name[i]), module: st.get(this.module[i]), thread_id: st.get(this.thread[i]),
       function_id: this.funcs.get(this.func[i]), il_size: this.il[i], native_size: this.native[i],
-      versions: this.versions[i], nth: this.nth[i], dynamic: this.isDynamic(row), catchup: this.isCatchup(row),
+      versions: this.versions[i], nth: this.nth[i], tier: TIERS[this.tier[i]].name, dynamic: this.isDynamic(row), catchup: this.isCatchup(row),
     };
   }
 

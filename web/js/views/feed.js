@@ -1,6 +1,6 @@
 // feed.js -- the live JIT feed: toolbar (search, module filter, pause,
-// follow), the rate chart and the GC / suspension chart beside it, the virtualised table of JIT events and a detail
-// strip for the selected row. Data arrives through ingest(); all drawing
+// follow), the rate chart and the GC / suspension chart beside it, the virtualised table of JIT events (with each
+// compilation's tier) and a detail strip for the selected row. Data arrives through ingest(); all drawing
 // happens in render(), at most once per animation frame.
 import { h, fill, setText } from '../dom.js';
 import { SearchBox } from '../searchbox.js';
@@ -10,6 +10,7 @@ import { RateChart } from '../chart.js';
 import { PauseChart } from '../pausechart.js';
 import { schedule } from '../frame.js';
 import { fmtInt, fmtNs, fmtRel, fmtDateTime, splitMethod } from '../format.js';
+import { TIERS, tierPill } from '../tiers.js';
 
 const CHART_SPAN = 120;
 
@@ -83,6 +84,7 @@ export class LiveFeed {
         { key: 'il', title: 'IL size', width: '64px', align: 'right', tip: 'IL bytes' },
         { key: 'native', title: 'Native', width: '68px', align: 'right', tip: 'native code bytes' },
         { key: 'jit', title: 'JIT time', width: '78px', align: 'right', tip: 'time the JIT spent compiling this method' },
+        { key: 'tier', title: 'Tier', width: '96px', tip: 'optimisation tier of this compilation: grey-blue Tier0 (and instrumented), green Tier1, purple OSR, amber FullOpts / MinOpts, – not reported' },
         { key: 'ver', title: 'Version', width: '96px', tip: 'code versions / re-JIT (tier-up, OSR): purple = compiled again' },
         { key: 'thread', title: 'Thread', width: 'minmax(90px, 150px)' },
       ],
@@ -326,7 +328,20 @@ export class LiveFeed {
     cells[6].className = `c-jit num${ns_ >= 10e6 ? ' t-vslow' : ns_ >= 1e6 ? ' t-slow' : ''}`;
     const nth = buf.nth[i], ver = buf.versions[i];
     const rejit = nth > 1 || ver > 1;
-    const verCell = cells[7];
+    const t = TIERS[buf.tier[i]];
+    const tierCell = cells[7];
+    if (tierCell._tier !== t) { // cells are reused: write only when the tier changed
+      tierCell._tier = t;
+      if (!tierCell._pill) {
+        tierCell._pill = h('span');
+        tierCell.append(tierCell._pill);
+      }
+      const tp = tierCell._pill;
+      tp.className = t.cls;
+      tp.textContent = t.short;
+      tp.title = t.tip;
+    }
+    const verCell = cells[8];
     if (!verCell._pill) {
       verCell._pill = h('span');
       verCell.append(verCell._pill);
@@ -348,8 +363,8 @@ export class LiveFeed {
     if (pill.title !== tip) pill.title = tip;
     rowEl.classList.toggle('rejit', rejit);
     const thread = this.threadLabel(st.get(buf.thread[i]));
-    setText(cells[8], thread);
-    cells[8].title = thread;
+    setText(cells[9], thread);
+    cells[9].title = thread;
   }
 
   showDetail(row) {
@@ -367,6 +382,7 @@ export class LiveFeed {
       h('div', { class: 'kv' },
         kv('module', r.module || '(dynamic)'),
         kv('JIT time', fmtNs(r.jit_ns)),
+        h('span', null, 'tier ', tierPill(r.tier, { long: true })),
         kv('IL', `${fmtInt(r.il_size)} B`),
         kv('native', `${fmtInt(r.native_size)} B`),
         kv('compiled', r.nth === 1 ? 'first time' : `${r.nth} times (re-JIT)`),
