@@ -1,7 +1,8 @@
 // feed.js -- the live JIT feed: toolbar (search, module filter, pause,
 // follow), the rate chart and the GC / suspension chart beside it, the virtualised table of JIT events (with each
-// compilation's tier) and a detail strip for the selected row. Data arrives through ingest(); all drawing
-// happens in render(), at most once per animation frame.
+// compilation's tier) and a detail strip for the selected row with its method's compilation history
+// (compilations.js). Data arrives through ingest(); all drawing happens in render(), at most once per
+// animation frame.
 import { h, fill, setText } from '../dom.js';
 import { SearchBox } from '../searchbox.js';
 import { JitBuffer, RowView, RateSeries, DEFAULT_CAPACITY } from '../buffer.js';
@@ -11,17 +12,22 @@ import { PauseChart } from '../pausechart.js';
 import { schedule } from '../frame.js';
 import { fmtInt, fmtNs, fmtRel, fmtDateTime, splitMethod } from '../format.js';
 import { TIERS, tierPill } from '../tiers.js';
+import { findFunction, compilationSteps } from './compilations.js';
 
 const CHART_SPAN = 120;
 
 export class LiveFeed {
-  constructor({ capacity = DEFAULT_CAPACITY, threadLabel, baseTime, timeline = null }) {
+  constructor({ capacity = DEFAULT_CAPACITY, threadLabel, baseTime, timeline = null, sessionId = null }) {
     this.buf = new JitBuffer(capacity);
     this.view = new RowView(this.buf);
     this.rate = new RateSeries(600);
     this.threadLabel = threadLabel; // thread_id -> display text
     this.baseTime = baseTime; // () -> ms of t=0
     this.timeline = timeline; // PauseTimeline: GCs and suspensions for the second chart
+    this.sessionId = sessionId; // for the detail strip's compilation history (null: not shown)
+    this.detailRow = null; // buffer row object the detail strip shows
+    this.compToken = 0; // answers to older compilation lookups are dropped
+    this.compLater = null;
     this.pauseVersion = -1;
     this.paused = false;
     this.limit = 0; // rows shown (frozen while paused)
@@ -106,6 +112,8 @@ export class LiveFeed {
   destroy() {
     clearInterval(this.chartTimer);
     clearTimeout(this.chartLater);
+    clearTimeout(this.compLater);
+    this.compToken++;
     this.vt.destroy();
   }
 
@@ -124,14 +132,18 @@ export class LiveFeed {
   // ---- data in ----
   ingest(events) {
     const buf = this.buf;
-    let jits = 0;
+    const shownFn = this.detailRow ? this.detailRow.function_id : null;
+    let jits = 0, again = false;
     for (const ev of events) {
       if (ev.type !== 'jit') continue;
       buf.push(ev);
       jits++;
       if (!ev.catchup) this.rate.add(ev.time_ms, ev.jit_ns || 0);
+      if (ev.function_id === shownFn) again = true;
     }
     if (jits) schedule(this.render);
+    // the method in the detail strip was compiled again: its history grew
+    if (again && !this.compLater) this.compLater = setTimeout(() => { this.compLater = null; this.loadCompilations(); }, 300);
     return jits;
   }
 
@@ -369,14 +381,18 @@ export class LiveFeed {
 
   showDetail(row) {
     const r = row == null ? null : this.buf.row(row);
+    this.detailRow = r;
+    this.compToken++;
     if (!r) {
       this.selected = null;
       this.vt.selectedKey = null;
       fill(this.detail, h('div', { class: 'dim' },
-        'Click a JIT for its details. Slow JITs are amber (≥ 1 ms) and red (≥ 10 ms); methods compiled again (tier-up, OSR) carry a purple re-JIT mark.'));
+        'Click a JIT for its details and its method’s compilations tier by tier. Slow JITs are amber (≥ 1 ms) and red (≥ 10 ms); methods compiled again (tier-up, OSR) carry a purple re-JIT mark.'));
       return;
     }
     const kv = (k, v) => h('span', null, `${k} `, h('b', null, v));
+    this.comps = this.sessionId == null ? null : h('div', { class: 'comps', 'data-state': 'loading' },
+      h('span', { class: 'comps-k' }, 'compilations'), h('span', { class: 'dim' }, 'loading…'));
     fill(this.detail,
       h('div', { class: 'name', title: 'full method name' }, r.name),
       h('div', { class: 'kv' },
@@ -392,7 +408,32 @@ export class LiveFeed {
         kv('seq', String(r.seq)),
         kv('function', r.function_id),
         r.dynamic ? h('span', { class: 'pill pill-dyn' }, 'dynamic') : null,
-        r.catchup ? h('span', { class: 'pill pill-catchup' }, 'catch-up') : null));
+        r.catchup ? h('span', { class: 'pill pill-catchup' }, 'catch-up') : null),
+      this.comps);
+    this.loadCompilations();
+  }
+
+  // Fills the detail strip's compilation history of the shown method (GET /functions).
+  async loadCompilations() {
+    const r = this.detailRow;
+    if (!r || this.sessionId == null) return;
+    const token = ++this.compToken;
+    const res = await findFunction(this.sessionId, r.function_id, r.name);
+    if (token !== this.compToken) return; // another row was selected meanwhile
+    const el = this.comps;
+    let body, state = 'done', count = '';
+    if (!res.ok) {
+      state = 'error';
+      body = h('span', { class: 't-slow' }, `could not load: ${res.status ? `${res.status} ${res.error}` : res.error}`);
+    } else if (!res.fn) {
+      body = h('span', { class: 'dim' }, 'the server lists no function with this id under this name (a dynamic method’s id may have been reused)');
+    } else {
+      body = compilationSteps(res.fn, { baseTime: this.baseTime(), currentMs: r.time_ms });
+      const n = (res.fn.tiers || []).length + (res.fn.tiers_unkept || 0);
+      if (n) count = ` (${fmtInt(n)})`;
+    }
+    el.dataset.state = state;
+    fill(el, h('span', { class: 'comps-k' }, `compilations${count}`), body);
   }
 
   // Numbers for the status line and for tests.

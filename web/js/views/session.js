@@ -46,6 +46,7 @@ export class SessionView {
       threadLabel: (tid) => this.threadLabel(tid),
       baseTime: () => (this.summary ? this.summary.created_ms : 0),
       timeline: this.timeline,
+      sessionId: id,
     });
     this.tabs = {
       live: { el: this.feed.el, show: () => {}, hide: () => {}, destroy: () => this.feed.destroy() },
