@@ -1,5 +1,5 @@
 // session.js -- one session: header (state, agent health, detach), and the
-// tabs Live / Slowest / By module / Modules / Threads / Stacks / Profile.
+// tabs Live / Slowest / By tier / module / Modules / Threads / Stacks / Profile.
 // The session's GC / suspension timeline (timeline.js) is shared by the live
 // feed's pause chart and the Profile tab.
 import { h, fill, setText } from '../dom.js';
@@ -19,7 +19,7 @@ const SUMMARY_MS = 1000;
 export const TABS = [
   { key: 'live', title: 'Live JITs' },
   { key: 'slowest', title: 'Slowest JITs' },
-  { key: 'bymodule', title: 'By module' },
+  { key: 'bymodule', title: 'By tier / module' },
   { key: 'modules', title: 'Modules' },
   { key: 'threads', title: 'Threads' },
   { key: 'stacks', title: 'Stacks' },
@@ -247,6 +247,7 @@ export class SessionView {
     this.trackDetach(prev, s);
     if (!prev || prev.state !== s.state) { this.tabs.stacks.sessionChanged(); this.tabs.profile.sessionChanged(); }
     if (s.profile && (!prev || prev.profile !== s.profile)) this.tabs.profile.onSummary(s.profile);
+    this.tabs.bymodule.tiers.update(s);
     schedule(this.renderHeaderTask);
   }
 

@@ -1,11 +1,12 @@
-// tabs.js -- the session view's table tabs: slowest JITs, per-module totals
-// (PerfView JITStats style), modules, threads. Each loads from REST when
+// tabs.js -- the session view's table tabs: slowest JITs, per-tier and
+// per-module totals (PerfView JITStats style), modules, threads. Each loads from REST when
 // shown and refreshes on a timer while it is the active tab.
 import { h, fill } from '../dom.js';
 import { api, describeError } from '../api.js';
 import { fmtInt, fmtNs, fmtRel, fmtBytes, fmtPct, fmtMs, splitMethod } from '../format.js';
 import { DataTable } from './table.js';
 import { notice } from './common.js';
+import { TierTotals } from './tiertotals.js';
 
 function methodCell(name) {
   const [ns, leaf] = splitMethod(name || '');
@@ -120,7 +121,10 @@ export class ByModuleTab extends TabBase {
       },
     });
     this.meta.textContent = 'every JITed method of the session, summed per module · click a module to filter the live feed';
+    this.tiers = new TierTotals();
+    this.tiers.update(session.summary);
     this.el = this.section('JIT by module', this.table.el);
+    this.el.prepend(this.tiers.el);
   }
   async load() {
     const all = [];
