@@ -178,7 +178,8 @@ test('dotnet test of an xUnit project: the test host has its own session with th
   const host = sessions.find((s) => /TestMe\.runtimeconfig\.json|testhost/.test(s.command_line));
   assert.ok(host, `a test host session among: ${sessions.map((s) => s.command_line).join(' | ')}`);
   assert.equal(host.root_id, root.id);
-  assert.equal(host.state, 'exited', 'the test host ended with the run');
+  // its link closes as it exits; the liveness sweep (every 500 ms) then sees the process gone
+  await waitFor('the test host session ended', async () => (await srv.api(`/api/sessions/${host.id}`)).body.state === 'exited', 30000);
   const names = (await functionsOf(srv, host.id, '&q=JitscopeTrees.')).map((f) => f.name);
   assert.ok(names.includes('JitscopeTrees.CalculatorTests.JitscopeAddsTwoNumbers()'), names.join(', '));
   assert.ok(names.includes('JitscopeTrees.CalculatorTests.JitscopeSquares(int, int)'), names.join(', '));
