@@ -12,6 +12,7 @@
 #endif
 #include "ipc_discover.h"
 #include "ipc_io.h"
+#include "proc.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -183,43 +184,10 @@ int ipc_socket_key_ok(const ipc_target *t, uint64_t key, time_t mtime)
 
 /* ---- /proc probing --------------------------------------------------------- */
 
-/* Reads at most cap bytes of a file into buf. 0, or -1 with errno set. */
-static int read_bounded(const char *path, char *buf, size_t cap, size_t *len)
-{
-    int fd, saved;
-    size_t n = 0;
-
-    *len = 0;
-    fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return -1;
-    while (n < cap) {
-        ssize_t r = read(fd, buf + n, cap - n);
-        if (r < 0) {
-            if (errno == EINTR)
-                continue;
-            goto fail;
-        }
-        if (r == 0)
-            break;
-        n += (size_t)r;
-    }
-    close(fd);
-    *len = n;
-    return 0;
-
-fail:
-    saved = errno;
-    close(fd);
-    errno = saved;
-    return -1;
-}
-
 /* Reads /proc/pid/environ into a heap buffer of at most IPC_ENVIRON_MAX bytes
  * (bounded: the rest is not looked at). */
 static int read_environ(pid_t pid, char **out, size_t *len)
 {
-    char path[64];
     char *buf = malloc(IPC_ENVIRON_MAX);
     int saved;
 
@@ -229,8 +197,7 @@ static int read_environ(pid_t pid, char **out, size_t *len)
         errno = ENOMEM;
         return -1;
     }
-    snprintf(path, sizeof(path), "/proc/%d/environ", (int)pid);
-    if (read_bounded(path, buf, IPC_ENVIRON_MAX, len) != 0) {
+    if (proc_read(pid, "environ", buf, IPC_ENVIRON_MAX, len) != 0) {
         saved = errno;
         free(buf);
         errno = saved;
@@ -243,7 +210,6 @@ static int read_environ(pid_t pid, char **out, size_t *len)
 /* Innermost pid from the NSpid line of /proc/pid/status; pid itself when absent. */
 static pid_t read_ns_pid(pid_t pid)
 {
-    char path[64];
     char *buf;
     size_t len = 0;
     pid_t result = pid;
@@ -252,8 +218,7 @@ static pid_t read_ns_pid(pid_t pid)
     buf = malloc(IPC_STATUS_MAX);
     if (buf == NULL)
         return pid;
-    snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-    if (read_bounded(path, buf, IPC_STATUS_MAX, &len) != 0)
+    if (proc_read(pid, "status", buf, IPC_STATUS_MAX, &len) != 0)
         goto done;
     line = buf;
     while ((size_t)(line - buf) < len) {
@@ -342,7 +307,7 @@ int ipc_target_probe(pid_t pid, ipc_target *t, char *err, size_t errsz)
     t->uid = st.st_uid;
 
     snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-    if (read_bounded(path, stat_text, sizeof(stat_text), &len) != 0) {
+    if (proc_read(pid, "stat", stat_text, sizeof(stat_text), &len) != 0) {
         rc = errno == ENOENT || errno == ESRCH ? IPC_ERR_NOPROC : IPC_ERR_IO;
         ipc_set_err(err, errsz, "read(%s): %s", path, ipc_err_text(errno, ebuf, sizeof(ebuf)));
         goto fail;

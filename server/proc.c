@@ -37,13 +37,13 @@ int proc_parse_stat(const char *text, size_t len, char *state, pid_t *ppid)
     return 0;
 }
 
-/* Reads at most cap bytes of /proc/{pid}/{name}. Bytes read, or -1. */
-static ssize_t proc_read(pid_t pid, const char *name, char *buf, size_t cap)
+int proc_read(pid_t pid, const char *name, char *buf, size_t cap, size_t *len)
 {
     char path[64];
     size_t n = 0;
-    int fd;
+    int fd, saved;
 
+    *len = 0;
     snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, name);
     fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
@@ -52,23 +52,29 @@ static ssize_t proc_read(pid_t pid, const char *name, char *buf, size_t cap)
         ssize_t r = read(fd, buf + n, cap - n);
         if (r < 0 && errno == EINTR)
             continue;
-        if (r <= 0)
+        if (r < 0) {
+            saved = errno;
+            close(fd);
+            errno = saved;
+            return -1;
+        }
+        if (r == 0)
             break;
         n += (size_t)r;
     }
     close(fd);
-    return (ssize_t)n;
+    *len = n;
+    return 0;
 }
 
 static int proc_stat(pid_t pid, char *state, pid_t *ppid)
 {
     char buf[1024];
-    ssize_t n;
+    size_t n;
 
-    if (pid <= 0)
+    if (pid <= 0 || proc_read(pid, "stat", buf, sizeof(buf), &n) != 0 || n == 0)
         return -1;
-    n = proc_read(pid, "stat", buf, sizeof(buf));
-    return n > 0 ? proc_parse_stat(buf, (size_t)n, state, ppid) : -1;
+    return proc_parse_stat(buf, n, state, ppid);
 }
 
 pid_t proc_parent_pid(pid_t pid)
@@ -96,15 +102,13 @@ int proc_is_gone(pid_t pid)
 int proc_command_line(pid_t pid, char *out, size_t outsz)
 {
     char raw[4096];
-    ssize_t n, i;
-    size_t len;
+    size_t n, i, len;
     int truncated;
 
     if (outsz == 0)
         return -1;
     out[0] = '\0';
-    n = pid > 0 ? proc_read(pid, "cmdline", raw, sizeof(raw)) : -1;
-    if (n <= 0)
+    if (pid <= 0 || proc_read(pid, "cmdline", raw, sizeof(raw), &n) != 0 || n == 0)
         return -1;
     while (n > 0 && raw[n - 1] == '\0') /* the last argument's NUL */
         n--;
@@ -112,7 +116,7 @@ int proc_command_line(pid_t pid, char *out, size_t outsz)
         if (raw[i] == '\0')
             raw[i] = ' ';
     /* arguments are bytes, not necessarily UTF-8: the JSON needs UTF-8 */
-    len = utf8_sanitize(raw, (size_t)n, out, outsz - 1, &truncated);
+    len = utf8_sanitize(raw, n, out, outsz - 1, &truncated);
     out[len] = '\0';
     return 0;
 }

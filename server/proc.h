@@ -1,6 +1,7 @@
-/* proc.h -- what /proc says about one process: its parent, whether it is gone,
- * its command line. Used where the server places an agent's process in a tree
- * (link.c) and watches processes it did not start (sessions_sweep).
+/* proc.h -- what /proc says about one process: a bounded read of any of its
+ * files, its parent, whether it is gone, its command line. Used where the
+ * server places an agent's process in a tree (link.c), watches processes it
+ * did not start (sessions_sweep), and probes a target (ipc_discover.c).
  *
  * The parser comes first so that the unit tests can feed it text. Thread-safe.
  */
@@ -14,6 +15,10 @@
  * /proc/{pid}/stat, whose comm field may hold spaces and ')'. The text need
  * not be NUL-terminated. 0, or -1 when the text is not a stat line. */
 int proc_parse_stat(const char *text, size_t len, char *state, pid_t *ppid);
+
+/* Reads at most cap bytes of /proc/{pid}/{name} into buf. 0 with *len set,
+ * or -1 with errno set. */
+int proc_read(pid_t pid, const char *name, char *buf, size_t cap, size_t *len);
 
 /* The parent pid of pid, or 0 when /proc cannot tell (process gone). */
 pid_t proc_parent_pid(pid_t pid);

@@ -91,13 +91,13 @@ static int sessions_evict_ended(void)
     return 0;
 }
 
-session *sessions_create(int mode, pid_t pid, const char *command_line)
+/* Adds a session with the next id, making room first if the table is full. */
+static session *sessions_insert(int mode, pid_t pid, const char *command_line, const char *token)
 {
-    char token[WIRE_TOKEN_LEN + 1];
     session *s;
 
     if (sessions_next_id > SESSION_ID_MAX ||
-        (sessions_n >= SESSIONS_MAX && !sessions_evict_ended()) || sessions_new_token(token) != 0)
+        (sessions_n >= SESSIONS_MAX && !sessions_evict_ended()))
         return NULL;
     s = session_new(sessions_next_id, mode, pid, command_line, token);
     if (!s)
@@ -107,23 +107,25 @@ session *sessions_create(int mode, pid_t pid, const char *command_line)
     return s;
 }
 
-session *sessions_create_child(session *root, pid_t pid, pid_t parent_pid, const char *command_line)
+session *sessions_create(int mode, pid_t pid, const char *command_line)
 {
-    session *s;
-    int root_id = root->id, mode = root->mode;
     char token[WIRE_TOKEN_LEN + 1];
 
-    memcpy(token, root->token, sizeof(token)); /* root may be evicted below */
-    if (sessions_next_id > SESSION_ID_MAX ||
-        (sessions_n >= SESSIONS_MAX && !sessions_evict_ended()) || !sessions_get(root_id))
-        return NULL;
-    s = session_new(sessions_next_id, mode, pid, command_line, token);
-    if (!s)
-        return NULL;
-    s->root_id = root_id;
-    s->parent_pid = parent_pid;
-    sessions_next_id++;
-    sessions_items[sessions_n++] = s;
+    return sessions_new_token(token) == 0 ? sessions_insert(mode, pid, command_line, token) : NULL;
+}
+
+session *sessions_create_child(session *root, pid_t pid, pid_t parent_pid, const char *command_line)
+{
+    int root_id = root->id;
+    char token[WIRE_TOKEN_LEN + 1];
+    session *s;
+
+    memcpy(token, root->token, sizeof(token)); /* making room may forget an ended root */
+    s = sessions_insert(root->mode, pid, command_line, token);
+    if (s) {
+        s->root_id = root_id;
+        s->parent_pid = parent_pid;
+    }
     return s;
 }
 

@@ -39,7 +39,8 @@ void sessions_notify(int session_id);
 session *sessions_create(int mode, pid_t pid, const char *command_line);
 /* A session for another process of root's run (a child of the launched
  * process, or further down): root's mode and token, root_id = root->id. NULL
- * when full or out of memory. Caller holds the lock. */
+ * when full or out of memory. Making room may forget root itself if it has
+ * ended (do not use root afterwards). Caller holds the lock. */
 session *sessions_create_child(session *root, pid_t pid, pid_t parent_pid,
                                const char *command_line);
 /* The newest session of pid under root_id (not the root itself), or NULL. */
