@@ -236,7 +236,7 @@ static session *link_child_session(session *root, pid_t pid, const wire_hello *h
     }
     parent = proc_parent_pid(pid);
     if (!parent)
-        parent = (pid_t)h->parent_pid;
+        parent = session_pid_from_agent(h->parent_pid);
     proc_command_line(pid, command_line, sizeof(command_line));
     s = sessions_create_child(root, pid, parent, command_line);
     if (!s) {
@@ -267,7 +267,7 @@ static session *link_bind(link_conn *c, const wire_record *r, const char **why)
         *why = "hello names no session of this server (bad token)";
         return NULL;
     }
-    pid = c->peer_pid > 0 ? c->peer_pid : (pid_t)r->u.hello.pid;
+    pid = c->peer_pid > 0 ? c->peer_pid : session_pid_from_agent(r->u.hello.pid);
     if (root->mode != SESSION_MODE_RUN || pid == root->pid || pid <= 0)
         s = root;
     else

@@ -17,6 +17,8 @@ static char *session_strdup(const wire_string *s)
     return copy;
 }
 
+pid_t session_pid_from_agent(uint32_t pid) { return pid <= 4194304u ? (pid_t)pid : 0; }
+
 session *session_new(int id, int mode, pid_t pid, const char *command_line, const char *token)
 {
     session *s = calloc(1, sizeof(*s));
@@ -456,9 +458,9 @@ int session_apply(session *s, const wire_record *r, int64_t now_ns, const char *
             return -1;
         }
         if (!s->pid) /* else known better: attach and the link use pids of our namespace */
-            s->pid = (pid_t)h->pid;
+            s->pid = session_pid_from_agent(h->pid);
         if (!s->parent_pid)
-            s->parent_pid = (pid_t)h->parent_pid;
+            s->parent_pid = session_pid_from_agent(h->parent_pid);
         s->runtime_type = h->runtime_type;
         s->clr_instance_id = h->clr_instance_id;
         s->major = h->major, s->minor = h->minor, s->build = h->build, s->qfe = h->qfe;

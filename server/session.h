@@ -177,6 +177,10 @@ typedef struct session {
     uint64_t events_evicted;
 } session;
 
+/* A pid an agent reported (hello pid, parent pid): the agent's word, so 0
+ * (unknown) unless it lies in 1..4194304 (the largest pid_max Linux allows). */
+pid_t session_pid_from_agent(uint32_t pid);
+
 session *session_new(int id, int mode, pid_t pid, const char *command_line, const char *token);
 void session_free(session *s);
 

@@ -155,6 +155,17 @@ TEST(hello_binds_session)
     s = session_new(1, SESSION_MODE_RUN, 0, "dotnet app.dll", TOKEN);
     CHECK(s && apply(s, hello(TOKEN)) == 0 && s->pid == 4242, "pid from the hello");
     session_free(s);
+    g_seq = 0; /* the agent's word is bounded: no negative pid (a process group for kill) */
+    s = session_new(1, SESSION_MODE_RUN, 0, "dotnet app.dll", TOKEN);
+    {
+        wire_record h = hello(TOKEN);
+        h.u.hello.pid = 0xFFFFFFFFu;
+        h.u.hello.parent_pid = 4194305u;
+        CHECK(s && apply(s, h) == 0 && s->pid == 0 && s->parent_pid == 0,
+              "pids out of range are unknown: %d %d", s ? (int)s->pid : -1,
+              s ? (int)s->parent_pid : -1);
+    }
+    session_free(s);
 
     s = new_session();
     apply(s, hello(TOKEN));
