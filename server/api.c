@@ -58,6 +58,18 @@ static int api_compare_functions(const void *a, const void *b, void *arg)
     return c->descending ? (d > 0 ? -1 : d < 0) : (d > 0) - (d < 0);
 }
 
+/* GET /api/sessions/{id}/functions/{fid}: one function, with its compilations. */
+static int api_function(api_call *c)
+{
+    session_function *f = session_find_function(c->s, c->n);
+
+    if (!f)
+        return api_fail(c, 404, "session %d knows no function 0x%llx", c->session_id,
+                        (unsigned long long)c->n);
+    c->reply->json = json_pack("{s:o}", "function", view_function(c->s, f));
+    return 200;
+}
+
 static int api_functions(api_call *c)
 {
     const api_request *req = c->req;
@@ -257,7 +269,8 @@ static int api_config(api_call *c)
 
 /* The REST routes, one row each (docs/API.md). A pattern's segments are
  * literals or parameters: {id} a session id (1..SESSION_ID_MAX, c->session_id),
- * {n} a positive number up to 2^53 (c->n), {pid} a process id (c->n).
+ * {n} a positive number up to 2^53 (c->n), {pid} a process id (c->n), {fid} a
+ * FunctionID written "0x..." as the JSON does (c->n).
  * API_LOCKED: the dispatcher takes the sessions lock, finds session {id} (404
  * when there is none) and hands it to the handler in c->s; the others take the
  * lock themselves. Adding a route is adding a row. */
@@ -277,6 +290,7 @@ static const api_route api_routes[] = {
     {"GET", "/api/sessions", api_sessions, 0},
     {"GET", "/api/sessions/{id}", api_detail, API_LOCKED},
     {"GET", "/api/sessions/{id}/functions", api_functions, API_LOCKED},
+    {"GET", "/api/sessions/{id}/functions/{fid}", api_function, API_LOCKED},
     {"GET", "/api/sessions/{id}/modules", api_modules, API_LOCKED},
     {"GET", "/api/sessions/{id}/threads", api_threads, API_LOCKED},
     {"GET", "/api/sessions/{id}/events", api_events, API_LOCKED},
@@ -311,6 +325,29 @@ static int api_segment_number(const char *text, size_t length, uint64_t max, uin
     return v == 0 ? -1 : (*out = v, 0);
 }
 
+/* Reads one path segment as "0x" and 1..16 hex digits (a runtime ID, as the
+ * JSON writes them). */
+static int api_segment_id(const char *text, size_t length, uint64_t *out)
+{
+    uint64_t v = 0;
+    size_t i;
+
+    if (length < 3 || length > 18 || text[0] != '0' || (text[1] != 'x' && text[1] != 'X'))
+        return -1;
+    for (i = 2; i < length; i++) {
+        char ch = text[i];
+        int digit = ch >= '0' && ch <= '9'   ? ch - '0'
+                    : ch >= 'a' && ch <= 'f' ? ch - 'a' + 10
+                    : ch >= 'A' && ch <= 'F' ? ch - 'A' + 10
+                                             : -1;
+        if (digit < 0)
+            return -1;
+        v = v << 4 | (uint64_t)digit;
+    }
+    *out = v;
+    return 0;
+}
+
 /* Matches a route's pattern against a request path, segment by segment. A
  * malformed parameter is API_BAD_PARAM (400) as soon as the literals before it
  * matched, whatever follows: /api/sessions/abc/x is a bad id, not a missing
@@ -335,6 +372,14 @@ static enum api_match api_match_route(const char *pattern, const char *path, api
                 return API_NO_MATCH;
             if (api_segment_number(path + 1, slen, 1ull << 53, &v) != 0) {
                 *message = "expected a positive number";
+                return API_BAD_PARAM;
+            }
+            c->n = v;
+        } else if (plen == 5 && strncmp(pattern + 1, "{fid}", 5) == 0) {
+            if (slen == 0)
+                return API_NO_MATCH;
+            if (api_segment_id(path + 1, slen, &v) != 0) {
+                *message = "expected a function id like 0x7f0012345678";
                 return API_BAD_PARAM;
             }
             c->n = v;

@@ -257,6 +257,20 @@ TEST(session_detail_and_functions)
               json_integer_value(json_object_get(r.json, "total")) == 1,
           "/functions lists App.Deep.Run, not App.Deep.Park (known only from a stack)");
     done(&r);
+    r = call("GET", path("/functions/0x7f0000002000"), NULL, NULL);
+    f = json_object_get(r.json, "function");
+    CHECK(r.status == 200 &&
+              strcmp(json_string_value(json_object_get(f, "name")), "App.Deep.Run") == 0 &&
+              json_array_size(json_object_get(f, "tiers")) == 1,
+          "/functions/{fid}: one function with its compilations");
+    done(&r);
+    CHECK(status_is("GET", path("/functions/0X7F0000002000"), NULL, NULL, 200), "upper-case hex");
+    CHECK(status_is("GET", path("/functions/0x1"), NULL, NULL, 404), "unknown function: 404");
+    CHECK(status_is("GET", path("/functions/1234"), NULL, NULL, 400), "no 0x: 400");
+    CHECK(status_is("GET", path("/functions/0xzz"), NULL, NULL, 400), "not hex: 400");
+    CHECK(status_is("GET", path("/functions/0x"), NULL, NULL, 400), "no digits: 400");
+    CHECK(status_is("GET", path("/functions/0x12345678901234567"), NULL, NULL, 400),
+          "more than 64 bits: 400");
 }
 
 TEST(snapshot_json_and_text)

@@ -1,7 +1,6 @@
 // compilations.js -- one method's compilation history (its `tiers`,
-// docs/API.md) for the live feed's detail strip. The server has no route per
-// function, so the function is found through GET /functions?q=<its name> and
-// picked by function_id. Each compilation is shown in order: tier, seconds
+// docs/API.md) for the live feed's detail strip, from GET
+// /functions/{function_id}. Each compilation is shown in order: tier, seconds
 // since the session started (clock time in the tooltip), native size, JIT
 // time; the selected row's own compilation is outlined, OSR entries marked.
 import { h } from '../dom.js';
@@ -9,23 +8,13 @@ import { api } from '../api.js';
 import { fmtInt, fmtNs, fmtRel, fmtClock } from '../format.js';
 import { tierOf, tierPill } from '../tiers.js';
 
-const PAGE = 500;
-const QUERY_CHARS = 120; // the server takes at most 512 bytes of q=
-
-// Resolves to {ok: true, fn} (fn null when the server lists no such function
-// under that name) or to the failed api() result.
-export async function findFunction(sessionId, functionId, name) {
-  let q = (name || '').slice(0, QUERY_CHARS);
-  if (/[\uD800-\uDBFF]$/.test(q)) q = q.slice(0, -1); // never cut a surrogate pair
-  q = encodeURIComponent(q);
-  for (let offset = 0; ; offset += PAGE) {
-    const r = await api(`/api/sessions/${sessionId}/functions?q=${q}&limit=${PAGE}&offset=${offset}`);
-    if (!r.ok) return r;
-    const list = r.data.functions || [];
-    const fn = list.find((f) => f.function_id === functionId);
-    if (fn) return { ok: true, fn };
-    if (!list.length || offset + list.length >= r.data.total) return { ok: true, fn: null };
-  }
+// Resolves to {ok: true, fn} (fn null when the session knows no such function)
+// or to the failed api() result.
+export async function findFunction(sessionId, functionId) {
+  const r = await api(`/api/sessions/${sessionId}/functions/${encodeURIComponent(functionId)}`);
+  if (r.ok) return { ok: true, fn: r.data.function };
+  if (r.status === 404) return { ok: true, fn: null };
+  return r;
 }
 
 // The steps of fn's history: [Node...]. currentMs: time_ms of the selected

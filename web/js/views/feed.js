@@ -413,12 +413,12 @@ export class LiveFeed {
     this.loadCompilations();
   }
 
-  // Fills the detail strip's compilation history of the shown method (GET /functions).
+  // Fills the detail strip's compilation history of the shown method (GET /functions/{fid}).
   async loadCompilations() {
     const r = this.detailRow;
     if (!r || this.sessionId == null) return;
     const token = ++this.compToken;
-    const res = await findFunction(this.sessionId, r.function_id, r.name);
+    const res = await findFunction(this.sessionId, r.function_id);
     if (token !== this.compToken) return; // another row was selected meanwhile
     const el = this.comps;
     let body, state = 'done', count = '';
@@ -426,7 +426,7 @@ export class LiveFeed {
       state = 'error';
       body = h('span', { class: 't-slow' }, `could not load: ${res.status ? `${res.status} ${res.error}` : res.error}`);
     } else if (!res.fn) {
-      body = h('span', { class: 'dim' }, 'the server lists no function with this id under this name (a dynamic method’s id may have been reused)');
+      body = h('span', { class: 'dim' }, 'the server no longer knows this function');
     } else {
       body = compilationSteps(res.fn, { baseTime: this.baseTime(), currentMs: r.time_ms });
       const n = (res.fn.tiers || []).length + (res.fn.tiers_unkept || 0);
