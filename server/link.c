@@ -267,7 +267,8 @@ static session *link_bind(link_conn *c, const wire_record *r, const char **why)
         *why = "hello names no session of this server (bad token)";
         return NULL;
     }
-    pid = c->peer_pid > 0 ? c->peer_pid : session_pid_from_agent(r->u.hello.pid);
+    pid = c->peer_pid; /* 0 when the agent's pid is not visible here: the hello's is
+                          of another namespace, so the run's own session takes it */
     if (root->mode != SESSION_MODE_RUN || pid == root->pid || pid <= 0)
         s = root;
     else
@@ -278,6 +279,8 @@ static session *link_bind(link_conn *c, const wire_record *r, const char **why)
         *why = "session already has an agent connection";
         return NULL;
     }
+    if (!s->parent_pid && s->pid > 0)
+        s->parent_pid = proc_parent_pid(s->pid); /* the hello's is the agent's word */
     s->link_id = c->link_id;
     s->last_seq = 0;
     c->session_id = s->id;

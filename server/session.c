@@ -457,8 +457,8 @@ int session_apply(session *s, const wire_record *r, int64_t now_ns, const char *
             *why = "hello token does not match the session";
             return -1;
         }
-        if (!s->pid) /* else known better: attach and the link use pids of our namespace */
-            s->pid = session_pid_from_agent(h->pid);
+        /* s->pid stays the server's own (the spawn, the attach, the peer's
+         * credentials): the hello's pid is of the agent's pid namespace */
         if (!s->parent_pid)
             s->parent_pid = session_pid_from_agent(h->parent_pid);
         s->runtime_type = h->runtime_type;

@@ -74,16 +74,36 @@ static int sessions_new_token(char out[WIRE_TOKEN_LEN + 1])
     return 0;
 }
 
+static int sessions_has_ended(const session *s)
+{
+    return !s->link_id && (s->state == SESSION_EXITED || s->state == SESSION_DETACHED ||
+                           s->state == SESSION_FAILED);
+}
+
+/* 1 when a session of root's run (not root itself) has not ended: root must
+ * stay, its token is how the run's processes find their sessions. */
+static int sessions_run_goes_on(const session *root)
+{
+    size_t i;
+
+    for (i = 0; i < sessions_n; i++) {
+        const session *s = sessions_items[i];
+        if (s != root && s->root_id == root->id && !sessions_has_ended(s))
+            return 1;
+    }
+    return 0;
+}
+
 /* When the table is full, the oldest session that has ended (exited, detached,
- * failed; no agent connected) makes room. 1 when one was freed. */
-static int sessions_evict_ended(void)
+ * failed; no agent connected), is not `keep` and is not the root of a run that
+ * goes on, makes room. 1 when one was freed. */
+static int sessions_evict_ended(const session *keep)
 {
     size_t i;
 
     for (i = 0; i < sessions_n; i++) {
         session *s = sessions_items[i];
-        if (!s->link_id && (s->state == SESSION_EXITED || s->state == SESSION_DETACHED ||
-                            s->state == SESSION_FAILED)) {
+        if (s != keep && sessions_has_ended(s) && !sessions_run_goes_on(s)) {
             sessions_remove(s->id);
             return 1;
         }
@@ -91,13 +111,15 @@ static int sessions_evict_ended(void)
     return 0;
 }
 
-/* Adds a session with the next id, making room first if the table is full. */
-static session *sessions_insert(int mode, pid_t pid, const char *command_line, const char *token)
+/* Adds a session with the next id, making room first if the table is full
+ * (never by forgetting `keep`). */
+static session *sessions_insert(int mode, pid_t pid, const char *command_line, const char *token,
+                                const session *keep)
 {
     session *s;
 
     if (sessions_next_id > SESSION_ID_MAX ||
-        (sessions_n >= SESSIONS_MAX && !sessions_evict_ended()))
+        (sessions_n >= SESSIONS_MAX && !sessions_evict_ended(keep)))
         return NULL;
     s = session_new(sessions_next_id, mode, pid, command_line, token);
     if (!s)
@@ -111,19 +133,16 @@ session *sessions_create(int mode, pid_t pid, const char *command_line)
 {
     char token[WIRE_TOKEN_LEN + 1];
 
-    return sessions_new_token(token) == 0 ? sessions_insert(mode, pid, command_line, token) : NULL;
+    return sessions_new_token(token) == 0 ? sessions_insert(mode, pid, command_line, token, NULL)
+                                          : NULL;
 }
 
 session *sessions_create_child(session *root, pid_t pid, pid_t parent_pid, const char *command_line)
 {
-    int root_id = root->id;
-    char token[WIRE_TOKEN_LEN + 1];
-    session *s;
+    session *s = sessions_insert(root->mode, pid, command_line, root->token, root);
 
-    memcpy(token, root->token, sizeof(token)); /* making room may forget an ended root */
-    s = sessions_insert(root->mode, pid, command_line, token);
     if (s) {
-        s->root_id = root_id;
+        s->root_id = root->id;
         s->parent_pid = parent_pid;
     }
     return s;
@@ -191,14 +210,12 @@ void sessions_sweep(void)
         /* the launched process is reaped by launch.c; the others are not ours */
         int watched = s->mode == SESSION_MODE_ATTACH || s->root_id != s->id;
 
-        if (!watched || s->pid <= 0 || s->state == SESSION_EXITED || s->state == SESSION_FAILED ||
-            s->ended_ns || s->link_id)
+        /* an ended session (exited, detached) is not watched: its threads
+         * stay as they were last known */
+        if (!watched || s->pid <= 0 || s->ended_ns || s->link_id || s->state == SESSION_FAILED)
             continue;
         if (proc_is_gone(s->pid)) {
-            if (s->state == SESSION_DETACHED)
-                session_mark_ended(s, now);
-            else
-                session_exited(s, now);
+            session_exited(s, now);
             sessions_notify(s->id);
         }
     }

@@ -34,13 +34,14 @@ void sessions_set_listener(void (*on_change)(int session_id));
 void sessions_notify(int session_id);
 
 /* Creates a session with a fresh random token; when SESSIONS_MAX are kept, the
- * oldest ended one is forgotten first. NULL when all are in use or out of
+ * oldest ended one (not the root of a run whose other sessions go on) is
+ * forgotten first. NULL when all are in use or out of
  * memory. Caller holds the lock. */
 session *sessions_create(int mode, pid_t pid, const char *command_line);
 /* A session for another process of root's run (a child of the launched
  * process, or further down): root's mode and token, root_id = root->id. NULL
- * when full or out of memory. Making room may forget root itself if it has
- * ended (do not use root afterwards). Caller holds the lock. */
+ * when full or out of memory. Making room never forgets root (an ended root
+ * whose run goes on is kept). Caller holds the lock. */
 session *sessions_create_child(session *root, pid_t pid, pid_t parent_pid,
                                const char *command_line);
 /* The newest session of pid under root_id (not the root itself), or NULL. */
@@ -53,8 +54,8 @@ session *sessions_at(size_t index);
 /* The liveness sweep (the link thread, every 500 ms; takes the lock): an
  * attached process, or a process of a run other than the launched one, is not
  * our child, so /proc tells when it is gone (no such pid, or a zombie); once
- * its agent link is closed its session becomes EXITED (a DETACHED one stays
- * so) and ended. */
+ * its agent link is closed its session becomes EXITED and ended. Sessions
+ * that already ended (detached ones too) are not watched. */
 void sessions_sweep(void);
 /* Forgets a session that never became real (a failed attach). */
 void sessions_remove(int id);

@@ -151,18 +151,18 @@ TEST(hello_binds_session)
           "connected now, one connection, one record");
     session_free(s);
 
-    g_seq = 0; /* a session whose pid the server did not know takes the hello's */
+    g_seq = 0; /* the hello's pid is of the agent's namespace: never taken */
     s = session_new(1, SESSION_MODE_RUN, 0, "dotnet app.dll", TOKEN);
-    CHECK(s && apply(s, hello(TOKEN)) == 0 && s->pid == 4242, "pid from the hello");
+    CHECK(s && apply(s, hello(TOKEN)) == 0 && s->pid == 0, "no pid from the hello");
     session_free(s);
-    g_seq = 0; /* the agent's word is bounded: no negative pid (a process group for kill) */
+    g_seq = 0; /* the agent's parent pid is bounded: no negative pid */
     s = session_new(1, SESSION_MODE_RUN, 0, "dotnet app.dll", TOKEN);
     {
         wire_record h = hello(TOKEN);
         h.u.hello.pid = 0xFFFFFFFFu;
         h.u.hello.parent_pid = 4194305u;
         CHECK(s && apply(s, h) == 0 && s->pid == 0 && s->parent_pid == 0,
-              "pids out of range are unknown: %d %d", s ? (int)s->pid : -1,
+              "a parent pid out of range is unknown: %d %d", s ? (int)s->pid : -1,
               s ? (int)s->parent_pid : -1);
     }
     session_free(s);

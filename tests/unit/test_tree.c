@@ -168,10 +168,39 @@ TEST(run_sessions)
     sessions_unlock();
 }
 
+/* A full table makes room by forgetting the oldest ended session, but never
+ * the ended root of a run that goes on (its token finds the run's sessions). */
+TEST(full_table_keeps_a_live_runs_root)
+{
+    session *root, *child, *old, *more;
+    int root_id, old_id, i;
+
+    sessions_lock();
+    root = sessions_create(SESSION_MODE_RUN, 3000, "dotnet build");
+    root_id = root->id;
+    root->state = SESSION_EXITED; /* the launched process is gone... */
+    child = sessions_create_child(root, 3001, 3000, "VBCSCompiler");
+    child->state = SESSION_LIVE; /* ...its compiler server is not */
+    old = sessions_create(SESSION_MODE_ATTACH, 4000, "dotnet old.dll");
+    old->state = SESSION_EXITED;
+    old_id = old->id;
+    for (i = 3; i < SESSIONS_MAX; i++)
+        sessions_create(SESSION_MODE_ATTACH, 5000 + i, "dotnet busy.dll")->state = SESSION_LIVE;
+    CHECK(sessions_count() == SESSIONS_MAX, "table full (%zu)", sessions_count());
+    more = sessions_create(SESSION_MODE_ATTACH, 6000, "dotnet new.dll");
+    CHECK(more != NULL, "room made for a new session");
+    CHECK(sessions_get(root_id) == root && sessions_get(old_id) == NULL,
+          "the other ended session went, the run's root stayed");
+    CHECK(sessions_by_token(root->token, WIRE_TOKEN_LEN) == root, "the run's token still works");
+    sessions_free_all();
+    sessions_unlock();
+}
+
 static const check_test tests[] = {
     TEST_ENTRY(stat_lines),
     TEST_ENTRY(proc_readers),
     TEST_ENTRY(run_sessions),
+    TEST_ENTRY(full_table_keeps_a_live_runs_root),
     TEST_END,
 };
 
