@@ -129,12 +129,34 @@ static unsigned sender_drain(unsigned budget)
 
 /* ---- commands from the server ---- */
 
+/* Asks the runtime to unload us, with the walker already stopped: the tier
+ * source's EventPipe session is closed first (no EventPipe callback may come
+ * once the runtime may unload us) and reopened if the runtime refuses. On
+ * success sets agent.detach_requested; the caller's thread must then leave. */
+static HRESULT sender_request_detach(uint32_t expected_ms)
+{
+    int tiers_were_on = tiers_running();
+    HRESULT hr;
+
+    tiers_switch(agent.info, 0);
+    walk_runtime_lock();
+    hr = agent.info->lpVtbl->RequestProfilerDetach(agent.info, expected_ms);
+    walk_runtime_unlock();
+    if (SUCCEEDED(hr)) {
+        atomic_store(&agent.detach_requested, 1);
+    } else if (tiers_were_on) {
+        tiers_switch(agent.info, 1); /* refused: the agent stays, and so do tiers */
+        if (conn_connected())
+            sender_tiers_status();
+    }
+    return hr;
+}
+
 /* Returns 1 when the thread must leave the library now (detach requested). */
 static int sender_detach(uint32_t expected_ms)
 {
     wire_detach_status status;
     HRESULT hr = S_OK;
-    int tiers_were_on = 0;
 
     /* sampling stops and the walker is joined first: once the runtime may
      * unload us, no thread of ours may be left in the library */
@@ -144,26 +166,13 @@ static int sender_detach(uint32_t expected_ms)
         ;
     sender_drops();
     conn_flush(1);
-    if (SUCCEEDED(hr)) {
-        tiers_were_on = tiers_running();
-        tiers_switch(agent.info, 0); /* no EventPipe callback once the runtime may unload us */
-        walk_runtime_lock();
-        hr = agent.info->lpVtbl->RequestProfilerDetach(agent.info, expected_ms);
-        walk_runtime_unlock();
-    }
+    if (SUCCEEDED(hr))
+        hr = sender_request_detach(expected_ms);
     status.state = FAILED(hr) ? WIRE_DETACH_REFUSED : WIRE_DETACH_REQUESTED;
     status.hresult = hr;
     conn_emit(WIRE_DETACH_STATUS, 0, clock_mono_ns(), &status, sizeof(status), NULL, 0, NULL, 0);
     conn_flush(1);
-    if (FAILED(hr)) {
-        if (tiers_were_on) {
-            tiers_switch(agent.info, 1); /* refused: the agent stays, and so do tiers */
-            sender_tiers_status();
-        }
-        return 0;
-    }
-    atomic_store(&agent.detach_requested, 1);
-    return 1;
+    return SUCCEEDED(hr);
 }
 
 /* Reads and runs commands. Returns 1 when the thread must leave (detach). */
@@ -267,18 +276,8 @@ static void *sender_main(void *arg)
                 if (now - lost_since >
                         (agent.mode == WIRE_MODE_ATTACH ? SENDER_ORPHAN_NS : agent.give_up_ns) &&
                     stacks_stop(SENDER_WALKER_WAIT_MS) == 0) {
-                    HRESULT hr;
-                    int tiers_were_on = tiers_running();
-                    tiers_switch(agent.info, 0);
-                    walk_runtime_lock();
-                    hr = agent.info->lpVtbl->RequestProfilerDetach(agent.info, 0);
-                    walk_runtime_unlock();
-                    if (SUCCEEDED(hr)) {
-                        atomic_store(&agent.detach_requested, 1);
+                    if (SUCCEEDED(sender_request_detach(0)))
                         return NULL;
-                    }
-                    if (tiers_were_on)
-                        tiers_switch(agent.info, 1);
                     lost_since = now; /* refused: try again later */
                 }
                 sender_drain(1u << 20);

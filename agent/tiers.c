@@ -28,10 +28,13 @@ typedef struct tiers_slot {
 } tiers_slot;
 
 static tiers_slot tiers_table[TIERS_SLOTS];
-static ICorProfilerInfo12 *tiers_info;
-static _Atomic EVENTPIPE_SESSION tiers_session; /* 0: none */
+/* start, stop and status run on the runtime's threads (Initialize, Shutdown)
+ * and on tiers_switch's: tiers_lock orders them. The callbacks never take it. */
+static pthread_mutex_t tiers_lock = PTHREAD_MUTEX_INITIALIZER;
+static ICorProfilerInfo12 *tiers_info;          /* set while a session is open */
+static _Atomic EVENTPIPE_SESSION tiers_session; /* 0: none (read without the lock) */
 static _Atomic uint64_t tiers_lost_count;
-static HRESULT tiers_hresult; /* why the last start failed, else S_OK (sender thread) */
+static HRESULT tiers_hresult; /* why the last start failed, else S_OK */
 
 /* "Microsoft-Windows-DotNETRuntime" in UTF-16 */
 static const WCHAR tiers_provider[] = {'M', 'i', 'c', 'r', 'o', 's', 'o', 'f', 't', '-', 'W',
@@ -56,46 +59,54 @@ int tiers_start(ICorProfilerInfo10 *info)
     COR_PRF_EVENTPIPE_PROVIDER_CONFIG config = {tiers_provider, TIERS_JIT_KEYWORD,
                                                 TIERS_LEVEL_VERBOSE, NULL};
     EVENTPIPE_SESSION session = 0;
-    HRESULT hr;
+    HRESULT hr = S_OK;
+    int rc = 0;
 
-    if (tiers_info || atomic_load(&tiers_session))
-        return 0;
+    pthread_mutex_lock(&tiers_lock);
+    if (tiers_info) /* already open */
+        goto done;
     hr = info->lpVtbl->QueryInterface(info, &IID_ICorProfilerInfo12, (void **)&tiers_info);
     if (FAILED(hr) || !tiers_info) {
         tiers_info = NULL;
-        tiers_hresult = FAILED(hr) ? hr : E_NOINTERFACE;
+        hr = FAILED(hr) ? hr : E_NOINTERFACE;
         tiers_log("no ICorProfilerInfo12", hr);
-        return -1;
+        rc = -1;
+        goto done;
     }
     hr = tiers_info->lpVtbl->EventPipeStartSession(tiers_info, 1, &config, 0, &session);
     if (FAILED(hr) || !session) {
-        tiers_hresult = FAILED(hr) ? hr : E_FAIL;
+        hr = FAILED(hr) ? hr : E_FAIL;
         tiers_log("EventPipeStartSession failed", hr);
         tiers_info->lpVtbl->info10.Release((ICorProfilerInfo10 *)tiers_info);
         tiers_info = NULL;
-        return -1;
+        rc = -1;
+        goto done;
     }
-    tiers_hresult = S_OK;
     atomic_store(&tiers_session, session);
-    return 0;
+done:
+    tiers_hresult = hr;
+    pthread_mutex_unlock(&tiers_lock);
+    return rc;
 }
 
 void tiers_status(wire_tiers_status *out)
 {
-    out->enabled = tiers_running() ? 1u : 0u;
+    pthread_mutex_lock(&tiers_lock);
+    out->enabled = tiers_info ? 1u : 0u;
     out->hresult = tiers_hresult;
+    pthread_mutex_unlock(&tiers_lock);
     out->lost = tiers_lost();
 }
 
 void tiers_stop(void)
 {
-    EVENTPIPE_SESSION session = atomic_exchange(&tiers_session, 0);
-
-    if (session)
-        tiers_info->lpVtbl->EventPipeStopSession(tiers_info, session);
-    if (tiers_info)
+    pthread_mutex_lock(&tiers_lock);
+    if (tiers_info) {
+        tiers_info->lpVtbl->EventPipeStopSession(tiers_info, atomic_exchange(&tiers_session, 0));
         tiers_info->lpVtbl->info10.Release((ICorProfilerInfo10 *)tiers_info);
-    tiers_info = NULL;
+        tiers_info = NULL;
+    }
+    pthread_mutex_unlock(&tiers_lock);
 }
 
 int tiers_running(void) { return atomic_load(&tiers_session) != 0; }
