@@ -228,12 +228,26 @@ int ipc_query_process_info(pid_t pid, uint8_t command_id, ipc_procinfo *out, int
     return query_info_at(sock, command_id, out, hresult_out, err, errsz);
 }
 
-int ipc_process_info(pid_t pid, ipc_procinfo *out, char *err, size_t errsz)
+int ipc_process_info_at(const char *socket_path, ipc_procinfo *out, char *err, size_t errsz)
 {
     int32_t hr = 0;
-    int rc = ipc_query_process_info(pid, IPC_PROCESS_INFO2, out, &hr, err, errsz);
+    int rc;
 
+    if (out == NULL) {
+        ipc_set_err(err, errsz, "missing output");
+        return IPC_ERR_INVAL;
+    }
+    memset(out, 0, sizeof(*out));
+    rc = query_info_at(socket_path, IPC_PROCESS_INFO2, out, &hr, err, errsz);
     if (rc == IPC_ERR_RUNTIME && hr == IPC_HR_UNKNOWN_COMMAND) /* .NET 5 */
-        rc = ipc_query_process_info(pid, IPC_PROCESS_INFO, out, &hr, err, errsz);
+        rc = query_info_at(socket_path, IPC_PROCESS_INFO, out, &hr, err, errsz);
     return rc;
+}
+
+int ipc_process_info(pid_t pid, ipc_procinfo *out, char *err, size_t errsz)
+{
+    char sock[IPC_PATH_MAX];
+    int rc = ipc_socket_path(pid, sock, sizeof(sock), err, errsz);
+
+    return rc == IPC_OK ? ipc_process_info_at(sock, out, err, errsz) : rc;
 }

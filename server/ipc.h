@@ -52,6 +52,8 @@ int ipc_attach_profiler(pid_t pid, uint32_t timeout_ms, const uint8_t clsid[16],
 
 /* ProcessInfo2, falling back to ProcessInfo when the runtime does not know it. */
 int ipc_process_info(pid_t pid, ipc_procinfo *out, char *err, size_t errsz);
+/* The same on a socket already found (procscan_entry.socket_path). */
+int ipc_process_info_at(const char *socket_path, ipc_procinfo *out, char *err, size_t errsz);
 
 /* One ProcessInfo request of the given command id (IPC_PROCESS_INFO, _INFO2 or
  * _INFO3). An error reply gives IPC_ERR_RUNTIME with the HRESULT in *hresult_out

@@ -1,5 +1,5 @@
-/* proclist.c -- scans for .NET processes and asks each for its ProcessInfo.
- * See proclist.h. */
+/* proclist.c -- scans for .NET processes and asks each for its ProcessInfo on
+ * the socket the scan found (no second probe of /proc). See proclist.h. */
 #include "proclist.h"
 
 #include <stdlib.h>
@@ -29,8 +29,8 @@ int proclist_build(proclist *out)
         proclist_item *item = &out->items[i];
 
         item->pid = entries[i].pid;
-        item->info_ok = ipc_process_info(item->pid, &item->info, item->error,
-                                         sizeof(item->error)) == IPC_OK;
+        item->info_ok = ipc_process_info_at(entries[i].socket_path, &item->info, item->error,
+                                            sizeof(item->error)) == IPC_OK;
         if (item->info_ok)
             item->error[0] = '\0';
     }
