@@ -36,55 +36,9 @@
 
 int ipc_parse_stat_starttime(const char *text, size_t len, uint64_t *start_time)
 {
-    size_t i, close = len;
-    unsigned field = 2; /* the ')' ends field 2 */
-
     if (text == NULL || start_time == NULL)
         return IPC_ERR_INVAL;
-    for (i = len; i > 0; i--) {
-        if (text[i - 1] == ')') {
-            close = i - 1;
-            break;
-        }
-    }
-    if (close == len)
-        return IPC_ERR_PROTO;
-    i = close + 1;
-    /* Fields are separated by single spaces; walk to the start of field 22. */
-    while (field < 22) {
-        if (i >= len || text[i] != ' ')
-            return IPC_ERR_PROTO;
-        i++;
-        field++;
-        if (field == 22)
-            break;
-        if (i >= len || text[i] == ' ')
-            return IPC_ERR_PROTO; /* empty field: the line is not what we think */
-        while (i < len && text[i] != ' ') {
-            if (text[i] == '\n' || text[i] == '\0')
-                return IPC_ERR_PROTO;
-            i++;
-        }
-    }
-    {
-        uint64_t v = 0;
-        size_t digits = 0;
-        while (i < len && text[i] >= '0' && text[i] <= '9') {
-            unsigned d = (unsigned)(text[i] - '0');
-            if (v > (UINT64_MAX - d) / 10)
-                return IPC_ERR_PROTO;
-            v = v * 10 + d;
-            i++;
-            digits++;
-        }
-        if (digits == 0)
-            return IPC_ERR_PROTO;
-        /* Field 22 must be followed by a separator (or end of a cut text). */
-        if (i < len && text[i] != ' ' && text[i] != '\n')
-            return IPC_ERR_PROTO;
-        *start_time = v;
-    }
-    return IPC_OK;
+    return proc_stat_number(text, len, 22, start_time) == 0 ? IPC_OK : IPC_ERR_PROTO;
 }
 
 int ipc_environ_lookup(const char *block, size_t len, const char *name, char *out, size_t outsz)

@@ -4,36 +4,74 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "utf.h"
 
+int proc_stat_field(const char *text, size_t len, unsigned field, size_t *at)
+{
+    size_t i, close = len;
+    unsigned n = 2; /* the last ')' ends field 2: comm may hold spaces and ')' */
+
+    if (text == NULL || field < 3)
+        return -1;
+    for (i = len; i > 0; i--) {
+        if (text[i - 1] == ')') {
+            close = i - 1;
+            break;
+        }
+    }
+    if (close == len)
+        return -1;
+    i = close + 1;
+    for (;;) { /* fields are separated by single spaces */
+        if (i >= len || text[i] != ' ')
+            return -1;
+        i++;
+        if (++n == field)
+            break;
+        if (i >= len || text[i] == ' ')
+            return -1; /* an empty field: the line is not what we think */
+        for (; i < len && text[i] != ' '; i++)
+            if (text[i] == '\n' || text[i] == '\0')
+                return -1;
+    }
+    *at = i;
+    return 0;
+}
+
+int proc_stat_number(const char *text, size_t len, unsigned field, uint64_t *out)
+{
+    uint64_t v = 0;
+    size_t i, digits = 0;
+
+    if (proc_stat_field(text, len, field, &i) != 0)
+        return -1;
+    for (; i < len && text[i] >= '0' && text[i] <= '9'; i++, digits++) {
+        unsigned d = (unsigned)(text[i] - '0');
+        if (v > (UINT64_MAX - d) / 10)
+            return -1;
+        v = v * 10 + d;
+    }
+    if (digits == 0 || (i < len && text[i] != ' ' && text[i] != '\n'))
+        return -1; /* followed by a separator, or the end of a cut text */
+    *out = v;
+    return 0;
+}
+
 int proc_parse_stat(const char *text, size_t len, char *state, pid_t *ppid)
 {
-    const char *close = NULL, *p, *end = text + len;
-    long value = 0;
-    size_t i;
+    uint64_t parent;
+    size_t at;
 
-    for (i = 0; i < len; i++) /* comm may hold ')': the last one ends it */
-        if (text[i] == ')')
-            close = text + i;
-    if (!close || end - close < 5 || close[1] != ' ' || close[3] != ' ')
+    if (proc_stat_field(text, len, 3, &at) != 0 || at >= len ||
+        proc_stat_number(text, len, 4, &parent) != 0 || parent > 0x7fffffffu)
         return -1;
-    *state = close[2];
-    p = close + 4;
-    if (p >= end || (*p < '0' || *p > '9'))
-        return -1;
-    while (p < end && *p >= '0' && *p <= '9') {
-        value = value * 10 + (*p - '0');
-        if (value > 0x7fffffffL)
-            return -1;
-        p++;
-    }
-    if (p < end && *p != ' ' && *p != '\n')
-        return -1;
-    *ppid = (pid_t)value;
+    *state = text[at];
+    *ppid = (pid_t)parent;
     return 0;
 }
 

@@ -9,7 +9,17 @@
 #define JITSCOPE_PROC_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
+
+/* Where field `field` (3 or more: after the command name) of a
+ * /proc/{pid}/stat text starts, in *at. Fields are separated by single
+ * spaces; the command name (field 2) may hold spaces and ')', so the last ')'
+ * ends it. 0, or -1 when the text is not such a line up to that field. */
+int proc_stat_field(const char *text, size_t len, unsigned field, size_t *at);
+/* A decimal field (start time is 22), followed by a space, a newline or the
+ * end of the text. 0, or -1. */
+int proc_stat_number(const char *text, size_t len, unsigned field, uint64_t *out);
 
 /* State letter (field 3) and parent pid (field 4) from the text of
  * /proc/{pid}/stat, whose comm field may hold spaces and ')'. The text need

@@ -110,8 +110,7 @@ json_t *view_session_detail(session *s)
         json_pack("{s:o, s:o, s:o, s:o}", "requested_ms", view_ms(s->detach_requested_ns),
                   "finished_ms", view_ms(s->detach_finished_ns), "duration_ms",
                   took ? json_real((double)took / 1e6) : json_null(), "hresult",
-                  s->detach_hresult ? json_sprintf("0x%08x", (unsigned)s->detach_hresult)
-                                    : json_null()));
+                  s->detach_hresult ? view_hresult(s->detach_hresult) : json_null()));
     json_object_set_new(o, "events_evicted", json_integer((json_int_t)s->events_evicted));
     json_object_set_new(o, "profile", view_profile_status(&s->profile));
     json_object_set_new(o, "stacks",
@@ -246,7 +245,7 @@ json_t *view_event(session *s, const session_event *e)
         break;
     case WIRE_DETACH_STATUS:
         json_object_set_new(o, "state", json_integer(e->extra));
-        json_object_set_new(o, "hresult", json_sprintf("0x%08x", (unsigned)e->value));
+        json_object_set_new(o, "hresult", view_hresult((int32_t)e->value));
         break;
     case WIRE_GC_FINISHED:
         json_object_set_new(o, "duration_ns", json_integer((json_int_t)e->value));
