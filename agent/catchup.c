@@ -197,7 +197,7 @@ static void catchup_function(const void *item)
     walk_runtime_lock();
     kept = describe_jit(function, 1, &rec.j, rec.versions);
     walk_runtime_unlock();
-    naming_function(function, 0, WIRE_FLAG_CATCHUP);
+    naming_function(function, NAMING_ASK_DYNAMIC, WIRE_FLAG_CATCHUP);
     conn_emit(WIRE_JIT_FINISHED, WIRE_FLAG_CATCHUP, clock_mono_ns(), &rec,
               (uint32_t)(sizeof(rec.j) + kept * sizeof(rec.versions[0])), NULL, 0, NULL, 0);
 }

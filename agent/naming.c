@@ -45,25 +45,26 @@ static int naming_resolve(uint64_t function_id, char *name, size_t size, wire_fu
     return rc;
 }
 
-/* A dynamic method's name; catch-up and stack frames do not say whether a
- * function is dynamic, so ask. Under the runtime lock like every runtime call
- * of this thread (no call while the walker holds the runtime suspended). */
-static int naming_dynamic(uint64_t function_id, int known_dynamic, char *name, size_t size)
+/* A dynamic method's name, if function_id is one; catch-up and stack frames
+ * do not say whether a function is dynamic, so ask. Under the runtime lock
+ * like every runtime call of this thread (no call while the walker holds the
+ * runtime suspended). */
+static int naming_dynamic(uint64_t function_id, char *name, size_t size)
 {
-    BOOL dynamic = known_dynamic ? TRUE : FALSE;
+    BOOL dynamic = FALSE;
     int rc = -1;
 
     walk_runtime_lock();
-    if (!dynamic &&
-        FAILED(agent.info->lpVtbl->IsFunctionDynamic(agent.info, function_id, &dynamic)))
-        dynamic = FALSE;
-    if (dynamic)
+    if (SUCCEEDED(agent.info->lpVtbl->IsFunctionDynamic(agent.info, function_id, &dynamic)) &&
+        dynamic)
         rc = names_dynamic(agent.info, function_id, name, size);
     walk_runtime_unlock();
     return rc;
 }
 
-void naming_function(uint64_t function_id, int dynamic, uint16_t flags)
+void naming_note(uint64_t function_id) { (void)naming_add(function_id); }
+
+void naming_function(uint64_t function_id, int has_metadata, uint16_t flags)
 {
     static char name[2048];
     wire_function_name fixed = {.function_id = function_id};
@@ -71,10 +72,10 @@ void naming_function(uint64_t function_id, int dynamic, uint16_t flags)
 
     if (!naming_add(function_id))
         return;
-    if (naming_dynamic(function_id, dynamic, name, sizeof(name)) == 0) {
+    if (!has_metadata && naming_dynamic(function_id, name, sizeof(name)) == 0) {
         n = strlen(name);
         flags |= WIRE_FLAG_DYNAMIC;
-    } else if (!dynamic && naming_resolve(function_id, name, sizeof(name), &fixed) == 0) {
+    } else if (naming_resolve(function_id, name, sizeof(name), &fixed) == 0) {
         n = strlen(name);
     } else {
         atomic_fetch_add_explicit(&agent.name_failures, 1, memory_order_relaxed);
@@ -99,6 +100,6 @@ void naming_stack_frames(const uint8_t *payload, uint32_t length)
     for (i = 0; i < n && conn_connected(); i++) {
         memcpy(&f, payload + sizeof(t) + (size_t)i * sizeof(f), sizeof(f));
         if (f.function_id)
-            naming_function(f.function_id, 0, 0);
+            naming_function(f.function_id, NAMING_ASK_DYNAMIC, 0);
     }
 }

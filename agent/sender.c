@@ -115,7 +115,11 @@ static unsigned sender_drain(unsigned budget)
                 uint64_t fid;
                 memcpy(&fid, rec + sizeof(h), sizeof(fid));
                 if (!(h.flags & WIRE_FLAG_DYNAMIC)) /* named on the JIT thread (events.c) */
-                    naming_function(fid, 0, 0);
+                    naming_function(fid, NAMING_HAS_METADATA, 0);
+            } else if (h.type == WIRE_FUNCTION_NAME && h.length >= sizeof(uint64_t)) {
+                uint64_t fid; /* a dynamic method named on its JIT thread */
+                memcpy(&fid, rec + sizeof(h), sizeof(fid));
+                naming_note(fid);
             } else if (h.type == WIRE_STACK_THREAD) {
                 naming_stack_frames(rec + sizeof(h), h.length);
             }
