@@ -86,25 +86,9 @@ static const char *resolve_text(const WCHAR *name, ULONG units)
 
 static const char *resolve_element_name(CorElementType e)
 {
-    switch (e) {
-    case 0x02: return "System.Boolean";
-    case 0x03: return "System.Char";
-    case 0x04: return "System.SByte";
-    case 0x05: return "System.Byte";
-    case 0x06: return "System.Int16";
-    case 0x07: return "System.UInt16";
-    case 0x08: return "System.Int32";
-    case 0x09: return "System.UInt32";
-    case 0x0a: return "System.Int64";
-    case 0x0b: return "System.UInt64";
-    case 0x0c: return "System.Single";
-    case 0x0d: return "System.Double";
-    case 0x0e: return "System.String";
-    case 0x18: return "System.IntPtr";
-    case 0x19: return "System.UIntPtr";
-    case 0x1c: return "System.Object";
-    default: return "?";
-    }
+    const char *name = sig_clr_name_of((uint8_t)e);
+
+    return name ? name : "?";
 }
 
 static IMetaDataImport *resolve_import(ModuleID module)

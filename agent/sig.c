@@ -150,6 +150,14 @@ static const char *sig_keyword(uint8_t e)
     return NULL;
 }
 
+const char *sig_clr_name_of(uint8_t element)
+{
+    for (size_t i = 0; i < sizeof(sig_builtins) / sizeof(sig_builtins[0]); i++)
+        if (sig_builtins[i].element == element)
+            return sig_builtins[i].clr_name;
+    return NULL;
+}
+
 const char *sig_keyword_of(const char *clr_name)
 {
     for (size_t i = 0; clr_name && i < sizeof(sig_builtins) / sizeof(sig_builtins[0]); i++)

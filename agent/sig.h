@@ -56,6 +56,9 @@ int sig_format_type(const uint8_t *sig, size_t length, const sig_names *names, c
 /* The C# keyword of a built-in type's full name ("System.Int64" -> "long"), or
  * NULL when the name is not one of them. */
 const char *sig_keyword_of(const char *clr_name);
+/* "System.Int32" for ELEMENT_TYPE_I4 and the other built-in element types;
+ * NULL for any other element type. */
+const char *sig_clr_name_of(uint8_t element);
 
 /* Reads a compressed unsigned integer (ECMA-335 II.23.2) at *pos; -1 when the
  * encoding is invalid or runs past length. */
