@@ -2,7 +2,9 @@
 // without it, and what the JIT-tier source (the agent's EventPipe session,
 // agent/tiers.c) adds: the agent with JITSCOPE_TIERS=0 is the third arm.
 // Workload: E2eTarget `jitstorm N` (N distinct generic instantiations over
-// value types, each its own JIT). Runs rotate (plain, agent, agent without
+// value types, each its own JIT), or with WORKLOAD=dynstorm `dynstorm N` (N
+// DynamicMethods with class-typed parameters, which the agent names on the
+// JIT thread). Runs rotate (plain, agent, agent without
 // tiers, plain...) so drift hits all three; medians of RUNS each.
 import { spawnSync } from 'node:child_process';
 import { E2E_DLL, ROOT, startServer, waitFor } from '../tests/e2e/lib.mjs';
@@ -10,9 +12,10 @@ import { median, f1, f2 } from './stats.mjs';
 
 const RUNS = Number(process.env.RUNS || 11);
 const N = Number(process.env.JIT_METHODS || 10000);
+const WORKLOAD = process.env.WORKLOAD === 'dynstorm' ? 'dynstorm' : 'jitstorm';
 
 // Times the app alone (not the server) from inside a shell wrapper, in ns.
-const wrapper = `s=$(date +%s%N); dotnet ${E2E_DLL} jitstorm ${N} >/dev/null; e=$(date +%s%N); echo "elapsed $((e - s))" >&2`;
+const wrapper = `s=$(date +%s%N); dotnet ${E2E_DLL} ${WORKLOAD} ${N} >/dev/null; e=$(date +%s%N); echo "elapsed $((e - s))" >&2`;
 
 function plain() {
   const r = spawnSync('bash', ['-c', wrapper], { encoding: 'utf8', cwd: ROOT });
@@ -26,7 +29,7 @@ async function withAgent(env = {}) {
   await waitFor('exit', async () => (await srv.api('/api/sessions/1')).body.state === 'exited', 120000);
   // bash is the launched process; dotnet, its child, has the session with the JITs
   const list = (await srv.api('/api/sessions')).body.sessions;
-  const child = list.find((x) => x.root_id !== x.id && / jitstorm /.test(x.command_line));
+  const child = list.find((x) => x.root_id !== x.id && x.command_line.includes(` ${WORKLOAD} `));
   const s = child && (await waitFor('the dotnet session ended', async () => {
     const x = (await srv.api(`/api/sessions/${child.id}`)).body;
     return x.state === 'exited' && x;
@@ -50,7 +53,7 @@ for (let i = 0; i < RUNS; i++) {
   lastNoTiers = q.session;
 }
 const mb = median(base), ma = median(agent), mn = median(noTiers);
-console.log(`### Agent overhead on a JIT-heavy workload (jitstorm ${N}, ${RUNS} runs each, alternating)`);
+console.log(`### Agent overhead on a JIT-heavy workload (${WORKLOAD} ${N}, ${RUNS} runs each, rotating)`);
 console.log('');
 console.log('| | median wall time (ms) | min | max |');
 console.log('|---|---|---|---|');

@@ -140,6 +140,16 @@ describe('JIT tiers on the dashboard', { timeout: 180000 }, () => {
     assert.ok('Tier0' in live.tiers && 'Tier1' in live.tiers, Object.keys(live.tiers).join(', '));
     await page.getByRole('cell', { name: 'System.Linq', exact: true }).waitFor();
     await screenshot(page, 'tiers-totals.png');
+    // the per-session switch: off, the server says so and the button offers on; then on again
+    const sw = page.locator('button.tier-switch');
+    assert.equal(await sw.textContent(), 'Turn tiers off');
+    await sw.click();
+    await waitFor('the agent turned tiers off', async () => (await apiGet(srv, '/api/sessions/1')).body.tier_source.enabled === false);
+    await waitFor('the button offers on', async () => (await sw.textContent()) === 'Turn tiers on' && !(await sw.isDisabled()));
+    assert.match(await page.locator('.tier-note').textContent(), /tier source is off/);
+    await sw.click();
+    await waitFor('the agent turned tiers on', async () => (await apiGet(srv, '/api/sessions/1')).body.tier_source.enabled === true);
+    await waitFor('the button offers off', async () => (await sw.textContent()) === 'Turn tiers off');
     // once the agent is gone nothing changes: the table is the server's, and adds up to its compilations
     const res = await fetch(`${srv.url}/api/sessions/1/detach`, { method: 'POST', body: '{}' });
     assert.equal(res.status, 202);

@@ -71,12 +71,14 @@ namespace JitscopeE2e
                 case "names":
                     PrintNames();
                     return 0;
+                case "dynstorm":
+                    return DynStorm.Run(IntArg(args, 1, 1000));
                 case "parent":
                     return Tree.Parent();
                 case "sleep":
                     return Tree.Sleep(IntArg(args, 1, 60));
                 default:
-                    Console.Error.WriteLine("usage: E2eTarget [run | serve | spin SECONDS | jitstorm N [hold] | names | parent | sleep SECONDS]");
+                    Console.Error.WriteLine("usage: E2eTarget [run | serve | spin SECONDS | jitstorm N [hold] | names | parent | sleep SECONDS | dynstorm N]");
                     return 2;
             }
         }

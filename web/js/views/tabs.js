@@ -121,7 +121,7 @@ export class ByModuleTab extends TabBase {
       },
     });
     this.meta.textContent = 'every JITed method of the session, summed per module · click a module to filter the live feed';
-    this.tiers = new TierTotals();
+    this.tiers = new TierTotals(session.id);
     this.tiers.update(session.summary);
     this.el = this.section('JIT by module', this.table.el);
     this.el.prepend(this.tiers.el);

@@ -1,15 +1,23 @@
 // tiertotals.js -- "JIT by tier" on the By tier / module tab: live compilations and
 // their JIT time per optimisation tier, from the session detail's `tiers`
 // (GET /api/sessions/{id}, which the session view polls every second), and a
-// note when the session's tier source (`tier_source`) is off or failed.
+// note when the session's tier source (`tier_source`) is off or failed, and
+// the switch that turns it off or on for this session (POST /tiers: it costs
+// JIT time, docs/BENCHMARKS.md).
 import { h, fill } from '../dom.js';
+import { api, describeError } from '../api.js';
+import { toast } from '../ui.js';
 import { fmtInt, fmtNs, fmtPct } from '../format.js';
 import { tierId, tierPill } from '../tiers.js';
 import { DataTable } from './table.js';
 
 export class TierTotals {
-  constructor() {
+  constructor(sessionId) {
+    this.sessionId = sessionId;
     this.totals = { n: 0, ns: 0 };
+    this.switchBtn = h('button', { class: 'btn tier-switch', type: 'button', onclick: () => this.toggleSource() });
+    this.enabled = null;
+    this.busy = false;
     const bar = (share) => h('div', { class: 'bar', style: { width: `${(share * 100).toFixed(1)}%` } });
     this.table = new DataTable({
       rowKey: (t) => t.tier,
@@ -35,14 +43,37 @@ export class TierTotals {
     this.note = h('div', { class: 'tier-note' });
     this.meta = h('span', { class: 'meta' }, 'live compilations per optimisation tier · from the session summary, every second');
     this.el = h('div', { class: 'section tier-totals' },
-      h('div', { class: 'section-head' }, h('h2', null, 'JIT by tier'), this.meta), this.note,
+      h('div', { class: 'section-head' }, h('h2', null, 'JIT by tier'), this.meta, h('span', { class: 'spacer' }), this.switchBtn), this.note,
       h('div', { class: 'tier-wrap' }, this.table.el));
   }
 
   share(v, key) { return this.totals[key] ? v / this.totals[key] : 0; }
 
+  // The switch: what it would do, and whether it can (a live agent that has said).
+  updateSwitch(summary) {
+    const src = summary && summary.tier_source;
+    this.enabled = src ? src.enabled : null;
+    const live = summary && summary.state === 'live';
+    this.switchBtn.textContent = this.enabled === false ? 'Turn tiers on' : 'Turn tiers off';
+    this.switchBtn.disabled = this.busy || !live || this.enabled == null;
+    this.switchBtn.title = !live ? 'needs a live agent'
+      : 'the tier source (an EventPipe session in the app) costs JIT time: turn it off or on for this session';
+  }
+
+  async toggleSource() {
+    if (this.busy || this.enabled == null) return;
+    this.busy = true;
+    this.switchBtn.disabled = true;
+    const r = await api(`/api/sessions/${this.sessionId}/tiers`, { method: 'POST', body: { enabled: !this.enabled } });
+    this.busy = false;
+    if (!r.ok) toast(describeError('Tier source', r), { kind: 'error' });
+    else toast(`Asked the agent to turn tiers ${r.data.requested ? 'on' : 'off'}.`);
+    this.switchBtn.disabled = false; // the next summary says what the agent did
+  }
+
   // summary: the session detail (GET /api/sessions/{id}); older servers send no `tiers`.
   update(summary) {
+    this.updateSwitch(summary);
     const tiers = summary && summary.tiers;
     const src = summary && summary.tier_source;
     const rows = [];
