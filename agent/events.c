@@ -5,8 +5,10 @@
  * (a profiler never fails an app's event). Names of methods are NOT resolved
  * here: the sender thread does that once per FunctionID, off the JIT path;
  * dynamic methods are the exception (events_name_dynamic says why).
- * The one exception to "never wait": ThreadDestroyed for a thread the walker is
- * walking at that moment waits, bounded, until that walk ends (walk.c). */
+ * Two exceptions to "never wait", both bounded: ThreadDestroyed for a thread
+ * the walker is walking at that moment waits until that walk ends (walk.c),
+ * and ModuleUnloadStarted waits until the names of the module's functions
+ * still to be sent are read (unload.c). */
 #include "events.h"
 
 #include <string.h>
@@ -16,6 +18,7 @@
 #include "emit.h"
 #include "names_resolve.h"
 #include "tiers.h"
+#include "unload.h"
 #include "walk.h"
 
 static ThreadID events_current_thread(void)
@@ -158,6 +161,7 @@ HRESULT STDMETHODCALLTYPE cb_ModuleUnloadStarted(ICorProfilerCallback11 *self, M
 
     (void)self;
     emit_record(WIRE_MODULE_UNLOADED, 0, &m, sizeof(m), NULL, 0, NULL, 0);
+    unload_started(moduleId); /* the one other wait: bounded, until its names are read */
     return S_OK;
 }
 

@@ -52,6 +52,18 @@ void ring_release(ring *r);
 
 uint64_t ring_used_bytes(ring *r);
 
+/* Consumer side, read-only: the position of the next record ring_peek would
+ * return (the tail), and the next reserved position (the head). */
+uint64_t ring_tail(ring *r);
+uint64_t ring_head(ring *r);
+
+/* Consumer thread only, read-only: the committed record at or after *pos
+ * (padding skipped), with *pos moved past it. NULL when the record there is not
+ * committed yet or *pos reached the head. Lets the consumer look ahead of the
+ * tail (naming.c reads what records ahead mention) without consuming. *pos must
+ * be the tail or a position this function returned. */
+const uint8_t *ring_read_at(ring *r, uint64_t *pos, uint32_t *length);
+
 #ifdef RING_TEST_HOOK
 /* Test builds only: called inside ring_reserve after head was read and before
  * tail is, i.e. where a preemption makes head stale. NULL: nothing happens. */

@@ -8,8 +8,10 @@
  * The agent's first frame is WIRE_HELLO; anything else first is a protocol error.
  * Sequence numbers are assigned by the agent's sender thread, start at 1 per
  * connection and grow by exactly one per frame, so the server can see a gap.
- * Records lost inside the agent (buffer full, no server) never get a sequence
- * number; they are counted per reason and reported in WIRE_DROPS frames.
+ * Records lost inside the agent before the sender took them (buffer full, no
+ * server) never get a sequence number; a record the sender had to drop because
+ * the server did not read (WIRE_DROP_SLOW_SERVER) uses its number, so those
+ * show as gaps. Every loss is counted per reason in WIRE_DROPS frames.
  * Timestamps are CLOCK_MONOTONIC nanoseconds of the target; the hello carries a
  * (monotonic, realtime) pair so the server can turn them into wall-clock time.
  *
@@ -23,7 +25,7 @@
 
 #include <stdint.h>
 
-#define WIRE_VERSION 2u                /* 2: wire_jit_finished carries the tier */
+#define WIRE_VERSION 3u                /* 3: wire_drops has 7 reasons (2: jit tier) */
 #define WIRE_MAGIC "JITSCOPE"          /* 8 bytes, no NUL, first in the hello */
 #define WIRE_MAX_PAYLOAD (64u * 1024u) /* any longer frame is a protocol error */
 #define WIRE_TOKEN_LEN 32u             /* session token: 32 ASCII hex characters */
@@ -227,7 +229,10 @@ enum wire_drop_reason {
     WIRE_DROP_TOO_LARGE = 1,   /* record larger than a buffer slot may be */
     WIRE_DROP_NO_SERVER = 2,   /* discarded while no server was connected */
     WIRE_DROP_NAME_FAILED = 3, /* function name could not be resolved */
-    WIRE_DROP_REASONS = 4
+    WIRE_DROP_SLOW_SERVER = 4, /* the server did not read: dropped with its sequence number */
+    WIRE_DROP_NAME_LATE = 5,   /* name not read in time: module unloaded or profiler detaching */
+    WIRE_DROP_SHUTDOWN = 6,    /* left in the buffer at Shutdown / detach, never sent */
+    WIRE_DROP_REASONS = 7
 };
 
 /* WIRE_DROPS: cumulative counters since the agent loaded. */
@@ -236,7 +241,7 @@ typedef struct wire_drops {
     uint64_t produced;  /* records app threads tried to write */
     uint64_t ring_used; /* bytes waiting in the buffer when sent */
 } wire_drops;
-_Static_assert(sizeof(wire_drops) == 48, "wire_drops layout");
+_Static_assert(sizeof(wire_drops) == 72, "wire_drops layout");
 
 /* WIRE_CATCHUP_BEGIN / _END: counts are filled in the END record. */
 typedef struct wire_catchup {

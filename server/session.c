@@ -363,6 +363,26 @@ static void session_apply_jit(session *s, const wire_record *r, int64_t when)
         s->events[(s->event_seq - 1) % SESSION_MAX_EVENTS].tier = f->tier;
 }
 
+/* A module unloaded: its FunctionIDs may now be given to other methods, so
+ * they stop finding its functions (which stay listed, as they were). */
+static void session_retire_functions(session *s, uint64_t module_id)
+{
+    idmap kept = {0};
+    size_t i, capacity = s->function_index.capacity;
+
+    for (i = 0; i < capacity; i++) {
+        uint64_t id = s->function_index.keys[i];
+        uint32_t at = s->function_index.values[i];
+        if (id != 0 && s->functions[at].module_id != module_id && idmap_put(&kept, id, at) != 0) {
+            idmap_free(&kept); /* out of memory: keep the old index, IDs may be shared */
+            s->capacity_drops++;
+            return;
+        }
+    }
+    idmap_free(&s->function_index);
+    s->function_index = kept;
+}
+
 static void session_apply_module(session *s, const wire_record *r, int64_t when)
 {
     const wire_module_loaded *m = &r->u.module_loaded;
@@ -371,6 +391,13 @@ static void session_apply_module(session *s, const wire_record *r, int64_t when)
 
     if (!e || (!created && (r->flags & WIRE_FLAG_CATCHUP)))
         return; /* known already: the callback (or an earlier enumeration) wins */
+    if (!created && e->unloaded_ns) { /* an unloaded module's ID given to a new one */
+        e = session_append(s, (void **)&s->modules, &s->module_count, &s->module_cap,
+                           &s->module_index, sizeof(*e), SESSION_MAX_MODULES, m->module_id);
+        if (!e)
+            return;
+        e->module_id = m->module_id;
+    }
     e->assembly_id = m->assembly_id;
     e->base_address = m->base_address;
     e->hresult = m->hresult;
@@ -508,6 +535,7 @@ int session_apply(session *s, const wire_record *r, int64_t now_ns, const char *
         if (m) {
             m->unloaded_ns = when;
             session_log(s, r, when, m->module_id, 0, 0);
+            session_retire_functions(s, m->module_id);
         }
         break;
     }

@@ -51,6 +51,16 @@ json_t *view_profile_status(const profile_state *p)
     return o;
 }
 
+/* Records lost on the way, every cause (names that could not be read are not
+ * records: name_failed and name_late are counted apart). */
+static uint64_t view_records_lost(const session *s)
+{
+    const uint64_t *d = s->drops.dropped;
+
+    return d[WIRE_DROP_RING_FULL] + d[WIRE_DROP_TOO_LARGE] + d[WIRE_DROP_NO_SERVER] +
+           d[WIRE_DROP_SLOW_SERVER] + d[WIRE_DROP_SHUTDOWN];
+}
+
 json_t *view_session_summary(session *s)
 {
     char version[48];
@@ -62,7 +72,7 @@ json_t *view_session_summary(session *s)
     return json_pack(
         "{s:i, s:i, s:i, s:i, s:s, s:s, s:s, s:o, s:s, s:o, s:o, s:o, s:{s:s, s:s, s:i}, "
         "s:{s:I, s:I, s:I, "
-        "s:I, s:I, s:I, s:I}, s:{s:I, s:I, s:I, s:I, s:I, s:I}}",
+        "s:I, s:I, s:I, s:I}, s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}}",
         "id", s->id, "root_id", s->root_id, "pid", (int)s->pid, "parent_pid", (int)s->parent_pid,
         "mode", s->mode == SESSION_MODE_RUN ? "run" : "attach", "state",
         session_state_name(s->state), "command_line", s->command_line, "exit_code",
@@ -80,9 +90,11 @@ json_t *view_session_summary(session *s)
         (json_int_t)s->drops.dropped[WIRE_DROP_RING_FULL], "too_large",
         (json_int_t)s->drops.dropped[WIRE_DROP_TOO_LARGE], "no_server",
         (json_int_t)s->drops.dropped[WIRE_DROP_NO_SERVER], "name_failed",
-        (json_int_t)s->drops.dropped[WIRE_DROP_NAME_FAILED], "total",
-        (json_int_t)(s->drops.dropped[0] + s->drops.dropped[1] + s->drops.dropped[2]), "produced",
-        (json_int_t)s->drops.produced);
+        (json_int_t)s->drops.dropped[WIRE_DROP_NAME_FAILED], "slow_server",
+        (json_int_t)s->drops.dropped[WIRE_DROP_SLOW_SERVER], "name_late",
+        (json_int_t)s->drops.dropped[WIRE_DROP_NAME_LATE], "shutdown",
+        (json_int_t)s->drops.dropped[WIRE_DROP_SHUTDOWN], "total", (json_int_t)view_records_lost(s),
+        "produced", (json_int_t)s->drops.produced);
 }
 
 json_t *view_session_detail(session *s)

@@ -185,7 +185,7 @@ static void make_seeds(void)
     wire_assembly_loaded al = {0x300000, 0x200000, 0, 0};
     wire_thread th = {0x71, 4242, 0};
     wire_catchup cu = {1, 2, 1, 0, 1000000};
-    wire_drops dr = {{1, 0, 0, 0}, 50, 64};
+    wire_drops dr = {{1, 0, 0, 0, 0, 0, 0}, 50, 64};
     wire_function_name fn = {0xF1, 0x200000, 0x06000001, 0};
 
     /* 0: a startup-mode session: module, thread, nested JITs with names, re-JIT */

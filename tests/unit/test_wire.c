@@ -121,7 +121,7 @@ static const wire_module_unloaded s_module_unloaded = {0x7f0000200000ull};
 static const wire_assembly_loaded s_assembly_loaded = {0x7f0000300000ull, 0x7f0000200000ull,
                                                        (int32_t)0x80131040, 0};
 static const wire_thread s_thread = {0x7f00000a0000ull, 31337, 0};
-static const wire_drops s_drops = {{1, 2, 3, 4}, 1000, 4096};
+static const wire_drops s_drops = {{1, 2, 3, 4, 5, 6, 7}, 1000, 4096};
 static const wire_catchup s_catchup = {9, 1000, 4, 0, 12500000};
 static const wire_detach_status s_detach = {WIRE_DETACH_REFUSED, (int32_t)0x80131367};
 static const wire_cmd_ping s_pong = {0xC0FFEEull};

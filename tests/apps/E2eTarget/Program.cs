@@ -19,6 +19,8 @@
 //                       (N <= Storm.Capacity = 27930), print "jitted"; with "hold",
 //                       stay alive reading stdin (same commands as serve) until exit/EOF
 //   names               print the metadata names of the unique methods (for test writers)
+//   collectible R M [DIR]  R rounds of M methods in collectible assemblies, loaded,
+//                       JIT-compiled and unloaded (Collectible.cs says what it prints)
 //
 // The scenario (run and serve) calls, in this order:
 //   JitscopeE2e.Probe.UniqueAlpha()
@@ -77,8 +79,10 @@ namespace JitscopeE2e
                     return Tree.Parent();
                 case "sleep":
                     return Tree.Sleep(IntArg(args, 1, 60));
+                case "collectible":
+                    return Collectible.Run(IntArg(args, 1, 10), IntArg(args, 2, 100), args.Length > 3 ? args[3] : null);
                 default:
-                    Console.Error.WriteLine("usage: E2eTarget [run | serve | spin SECONDS | jitstorm N [hold] | names | parent | sleep SECONDS | dynstorm N]");
+                    Console.Error.WriteLine("usage: E2eTarget [run | serve | spin SECONDS | jitstorm N [hold] | names | parent | sleep SECONDS | dynstorm N | collectible ROUNDS METHODS [LONGDIR]]");
                     return 2;
             }
         }

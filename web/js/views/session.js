@@ -282,7 +282,7 @@ export class SessionView {
 
     const c = s.counters || {};
     const d = s.drops || {};
-    const dropReasons = ['ring_full', 'too_large', 'no_server', 'name_failed'].filter((k) => d[k]).map((k) => `${k.replace('_', ' ')} ${fmtInt(d[k])}`);
+    const dropReasons = ['ring_full', 'too_large', 'no_server', 'slow_server', 'shutdown', 'name_failed', 'name_late'].filter((k) => d[k]).map((k) => `${k.replace('_', ' ')} ${fmtInt(d[k])}`);
     const stat = (k, v, sub, cls, tip) => h('div', { class: `stat ${cls || ''}`, title: tip || null }, h('div', { class: 'k' }, k), h('div', { class: 'v' }, v, sub ? h('small', null, ` ${sub}`) : null));
     fill(this.statsEl,
       stat('Functions', fmtInt(c.functions)),
@@ -292,7 +292,7 @@ export class SessionView {
       stat('Threads', fmtInt(c.threads_alive), `alive of ${fmtInt(c.threads)}`),
       stat('Events', fmtInt(c.events)),
       stat('Agent drops', fmtInt(d.total || 0), [dropReasons.join(', '), d.produced ? `of ${fmtInt(d.produced)} records` : ''].filter(Boolean).join(' · ') || null,
-        d.total ? 'warn' : '', 'records the agent produced but could not deliver, by reason'),
+        d.total || d.name_failed || d.name_late ? 'warn' : '', 'records the agent produced but could not deliver, by reason; name failed / name late: functions whose name could not be read (late: no longer safe to read, e.g. its module unloaded first)'),
       link && link.server_capacity_drops ? stat('Server drops', fmtInt(link.server_capacity_drops), null, 'warn') : null);
     if (!this.tabBtns.modules.count.textContent && c.modules != null) this.setTabCount('modules', c.modules);
     if (c.threads != null) this.setTabCount('threads', `${c.threads_alive} of ${c.threads}`);
