@@ -37,7 +37,7 @@
 
 typedef struct naming_cached {
     uint64_t function_id, module_id, fence;
-    uint32_t token;
+    uint32_t token, il_size;
     uint16_t flags;
     char *name; /* NULL once sent or purged */
 } naming_cached;
@@ -128,8 +128,8 @@ static naming_cached *naming_cache_find(uint64_t id)
     return i == IDMAP_MISSING || !naming_cache[i].name ? NULL : &naming_cache[i];
 }
 
-static int naming_cache_add(uint64_t id, uint64_t module, uint32_t token, uint16_t flags,
-                            uint64_t fence, const char *name)
+static int naming_cache_add(const wire_function_name *fixed, uint16_t flags, uint64_t fence,
+                            const char *name)
 {
     naming_cached *grown, *c;
 
@@ -144,12 +144,12 @@ static int naming_cache_add(uint64_t id, uint64_t module, uint32_t token, uint16
     }
     c = &naming_cache[naming_cache_count];
     c->name = strdup(name);
-    if (!c->name || idmap_put(&naming_cache_index, id, naming_cache_count) != 0) {
+    if (!c->name || idmap_put(&naming_cache_index, fixed->function_id, naming_cache_count) != 0) {
         free(c->name);
         return -1;
     }
-    c->function_id = id, c->module_id = module, c->fence = fence;
-    c->token = token, c->flags = flags;
+    c->function_id = fixed->function_id, c->module_id = fixed->module_id, c->fence = fence;
+    c->token = fixed->token, c->il_size = fixed->il_size, c->flags = flags;
     naming_cache_count++;
     return 0;
 }
@@ -180,6 +180,18 @@ static void naming_cache_purge(uint64_t pos)
 
 /* ---- resolving ---- */
 
+/* Caller holds the runtime lock. The IL size of the method body goes with the
+ * name (JIT records no longer ask for it on the app's thread). */
+static void naming_il_size(wire_function_name *fixed)
+{
+    LPCBYTE header = NULL;
+    ULONG il = 0;
+
+    if (fixed->token && SUCCEEDED(agent.info->lpVtbl->GetILFunctionBody(
+                            agent.info, fixed->module_id, fixed->token, &header, &il)))
+        fixed->il_size = il;
+}
+
 /* Caller holds the runtime lock. A dynamic method's name if ask_dynamic and it
  * is one (flags gets WIRE_FLAG_DYNAMIC), else from metadata. Returns 0, or -1
  * when the runtime could not say. */
@@ -193,7 +205,10 @@ static int naming_read(uint64_t id, int ask_dynamic, char *name, size_t size,
         *flags |= WIRE_FLAG_DYNAMIC;
         return names_dynamic(agent.info, id, name, size);
     }
-    return names_resolve(agent.info, id, name, size, &fixed->module_id, &fixed->token);
+    if (names_resolve(agent.info, id, name, size, &fixed->module_id, &fixed->token) != 0)
+        return -1;
+    naming_il_size(fixed);
+    return 0;
 }
 
 void naming_live_since(uint64_t generation) { naming_live_gen = generation; }
@@ -237,6 +252,7 @@ int naming_function(uint64_t function_id, int has_metadata, uint16_t flags, uint
     if ((c = naming_cache_find(function_id)) != NULL) {
         fixed.module_id = c->module_id;
         fixed.token = c->token;
+        fixed.il_size = c->il_size;
         rc = naming_send(ring_pos, flags | c->flags, &fixed, c->name, strlen(c->name));
         return rc == CONN_NO_ROOM ? CONN_NO_ROOM : 0;
     }
@@ -306,7 +322,7 @@ static void naming_prepare_one(uint64_t id, int ask_dynamic, uint64_t module, ui
         return; /* another module's: it lives on, and is named when its record goes out */
     if (naming_read(id, ask_dynamic, name, sizeof(name), &fixed, &flags) != 0)
         return; /* the drain names it "(unknown ...)" while it still lives */
-    if (naming_cache_add(id, fixed.module_id, fixed.token, flags, fence, name) != 0) {
+    if (naming_cache_add(&fixed, flags, fence, name) != 0) {
         /* no room to keep it: it must not be looked up after the unload */
         atomic_fetch_add_explicit(&agent.names_late, 1, memory_order_relaxed);
         naming_mark(id, NAMING_SLOT_LOST);

@@ -166,6 +166,26 @@ void ring_release(ring *r)
     atomic_store_explicit(&r->tail, tail + size, memory_order_release);
 }
 
+void ring_prefault(ring *r, uint64_t ahead)
+{
+    uint64_t want = atomic_load_explicit(&r->head, memory_order_relaxed) + ahead, from, length;
+
+    if (want > r->capacity)
+        want = r->capacity; /* every page is touched once the ring wrapped */
+    if (r->prefaulted >= want)
+        return;
+    from = r->prefaulted & ~(uint64_t)4095u;
+    length = ((want + 4095u) & ~(uint64_t)4095u) - from;
+    /* MADV_POPULATE_WRITE maps the pages writable without writing to them, so
+     * it cannot disturb a record being written; older kernels refuse it, and
+     * then the first write to a page pays its fault, as without this */
+    if (madvise(r->data + from, length, MADV_POPULATE_WRITE) != 0) {
+        r->prefaulted = r->capacity;
+        return;
+    }
+    r->prefaulted = from + length;
+}
+
 uint64_t ring_tail(ring *r) { return atomic_load_explicit(&r->tail, memory_order_relaxed); }
 
 uint64_t ring_head(ring *r) { return atomic_load_explicit(&r->head, memory_order_acquire); }

@@ -37,10 +37,11 @@
 #define SENDER_BACKOFF_MAX_MS 10000
 #define SENDER_STABLE_NS 1000000000ull /* a connection this old resets the back-off */
 #define SENDER_DROPS_EVERY_NS 500000000ull
-#define SENDER_ORPHAN_NS 10000000000ull /* attach mode: detach after 10 s alone */
-#define SENDER_WALKER_WAIT_MS 3000      /* detach: longest wait for the walker to end */
-#define SENDER_LAST_FLUSH_MS 1000ull    /* Shutdown, detach: the last records' time budget */
-#define SENDER_JOIN_MS 4000             /* Shutdown: the sender ends well within this */
+#define SENDER_ORPHAN_NS 10000000000ull       /* attach mode: detach after 10 s alone */
+#define SENDER_WALKER_WAIT_MS 3000            /* detach: longest wait for the walker to end */
+#define SENDER_LAST_FLUSH_MS 1000ull          /* Shutdown, detach: the last records' time budget */
+#define SENDER_JOIN_MS 4000                   /* Shutdown: the sender ends well within this */
+#define SENDER_PREFAULT_BYTES (1024u * 1024u) /* ring pages mapped ahead of the producers */
 
 static pthread_t sender_thread;
 static int sender_started; /* sender_thread is joinable */
@@ -83,6 +84,19 @@ static void sender_hello(void)
     sender_tiers_status();
 }
 
+/* The agent's own time in JIT callbacks so far (events.c keeps it). */
+static void sender_cost(void)
+{
+    wire_agent_cost c;
+    unsigned i;
+
+    c.callbacks = atomic_load_explicit(&agent.cost_callbacks, memory_order_relaxed);
+    c.total_ns = atomic_load_explicit(&agent.cost_total_ns, memory_order_relaxed);
+    for (i = 0; i < WIRE_COST_BUCKETS; i++)
+        c.buckets[i] = atomic_load_explicit(&agent.cost_buckets[i], memory_order_relaxed);
+    conn_emit(WIRE_AGENT_COST, 0, clock_mono_ns(), &c, sizeof(c), NULL, 0, NULL, 0);
+}
+
 static void sender_drops(void)
 {
     wire_drops d;
@@ -98,6 +112,7 @@ static void sender_drops(void)
     d.produced = atomic_load(&agent.ring.reservations);
     d.ring_used = ring_used_bytes(&agent.ring);
     conn_emit(WIRE_DROPS, 0, clock_mono_ns(), &d, sizeof(d), NULL, 0, NULL, 0);
+    sender_cost();
 }
 
 /* ---- ring ---- */
@@ -343,6 +358,7 @@ static void *sender_loop(void)
         if (!conn_connected())
             continue;
         sender_drain(8192);
+        ring_prefault(&agent.ring, SENDER_PREFAULT_BYTES);
         if (now - last_drops >= SENDER_DROPS_EVERY_NS) {
             sender_drops();
             last_drops = now;

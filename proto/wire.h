@@ -98,7 +98,8 @@ enum wire_record_type {
     WIRE_GC_FINISHED = 21,
     WIRE_RUNTIME_SUSPEND = 22, /* one phase of a runtime suspension */
     WIRE_TIERS_STATUS = 23,    /* the JIT-tier source is on or off (after hello, on command) */
-    WIRE_RECORD_TYPE_MAX = 23
+    WIRE_AGENT_COST = 24,      /* the agent's own time in JIT callbacks (with DROPS) */
+    WIRE_RECORD_TYPE_MAX = 24
 };
 
 /* Server -> agent. */
@@ -187,7 +188,7 @@ typedef struct wire_function_name {
     uint64_t function_id;
     uint64_t module_id; /* 0 for dynamic methods */
     uint32_t token;     /* mdMethodDef, 0 for dynamic methods */
-    uint32_t reserved;
+    uint32_t il_size;   /* IL bytes of the method body, 0 when unknown (dynamic methods) */
 } wire_function_name;
 _Static_assert(sizeof(wire_function_name) == 24, "wire_function_name layout");
 
@@ -234,6 +235,20 @@ enum wire_drop_reason {
     WIRE_DROP_SHUTDOWN = 6,    /* left in the buffer at Shutdown / detach, never sent */
     WIRE_DROP_REASONS = 7
 };
+
+/* WIRE_AGENT_COST: the agent's own time inside JIT callbacks on the app's
+ * threads, cumulative since it loaded. Buckets 0..15 are 16 ns wide
+ * ([16i, 16i+16) ns: fine where the target is, 100 ns); bucket 16+k holds
+ * [256 << k, 512 << k) ns, and the last one also everything slower. */
+#define WIRE_COST_BUCKETS 32u
+#define WIRE_COST_LINEAR 16u /* buckets of WIRE_COST_STEP_NS each */
+#define WIRE_COST_STEP_NS 16u
+typedef struct wire_agent_cost {
+    uint64_t callbacks; /* JIT-started and JIT-finished callbacks measured */
+    uint64_t total_ns;
+    uint64_t buckets[WIRE_COST_BUCKETS];
+} wire_agent_cost;
+_Static_assert(sizeof(wire_agent_cost) == 272, "wire_agent_cost layout");
 
 /* WIRE_DROPS: cumulative counters since the agent loaded. */
 typedef struct wire_drops {

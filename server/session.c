@@ -521,6 +521,8 @@ int session_apply(session *s, const wire_record *r, int64_t now_ns, const char *
         if (f) {
             f->module_id = n->module_id;
             f->token = n->token;
+            if (n->il_size && !f->il_size)
+                f->il_size = n->il_size; /* JIT records leave it to the name now */
             /* a dynamic method's FunctionID is reused once it is collected:
              * its latest name is the one that counts */
             if (!f->name || (r->flags & WIRE_FLAG_DYNAMIC))
@@ -575,6 +577,7 @@ int session_apply(session *s, const wire_record *r, int64_t now_ns, const char *
         }
         break;
     case WIRE_PROFILE_STATUS: profile_apply_status(&s->profile, s, r, when); break;
+    case WIRE_AGENT_COST: s->agent_cost = r->u.agent_cost; break;
     case WIRE_TIERS_STATUS:
         s->tiers = r->u.tiers_status;
         s->tiers.enabled = s->tiers.enabled != 0;

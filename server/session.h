@@ -148,6 +148,7 @@ typedef struct session {
     int link_id; /* connection currently bound, 0 when none */
     uint64_t records, bytes, last_seq, seq_gaps, connections;
     wire_drops drops;
+    wire_agent_cost agent_cost; /* the agent's own time in JIT callbacks (cumulative) */
     uint64_t catchups;
     wire_catchup last_catchup;
     int64_t detach_requested_ns, detach_finished_ns;

@@ -97,6 +97,47 @@ json_t *view_session_summary(session *s)
         "produced", (json_int_t)s->drops.produced);
 }
 
+/* Lower bound of cost bucket i, in ns (wire.h: WIRE_AGENT_COST). */
+static double view_cost_bucket_low(unsigned i)
+{
+    return i < WIRE_COST_LINEAR ? (double)i * WIRE_COST_STEP_NS
+                                : (double)(WIRE_COST_LINEAR * WIRE_COST_STEP_NS) *
+                                      (double)(1ull << (i - WIRE_COST_LINEAR));
+}
+
+/* The q-quantile of the agent's cost histogram, interpolated in its bucket. */
+static double view_cost_quantile(const wire_agent_cost *c, double q)
+{
+    uint64_t total = 0, seen = 0;
+    unsigned i;
+
+    for (i = 0; i < WIRE_COST_BUCKETS; i++)
+        total += c->buckets[i];
+    if (total == 0)
+        return 0;
+    for (i = 0; i < WIRE_COST_BUCKETS; i++) {
+        double low = view_cost_bucket_low(i), high = view_cost_bucket_low(i + 1);
+        if (c->buckets[i] && (double)(seen + c->buckets[i]) >= q * (double)total)
+            return low +
+                   (high - low) * ((q * (double)total - (double)seen) / (double)c->buckets[i]);
+        seen += c->buckets[i];
+    }
+    return view_cost_bucket_low(WIRE_COST_BUCKETS);
+}
+
+json_t *view_agent_cost(const wire_agent_cost *c)
+{
+    json_t *buckets = json_array();
+    unsigned i;
+
+    for (i = 0; i < WIRE_COST_BUCKETS; i++)
+        json_array_append_new(buckets, json_integer((json_int_t)c->buckets[i]));
+    return json_pack("{s:I, s:f, s:f, s:f, s:o}", "jit_callbacks", (json_int_t)c->callbacks,
+                     "mean_ns", c->callbacks ? (double)c->total_ns / (double)c->callbacks : 0.0,
+                     "p50_ns", view_cost_quantile(c, 0.5), "p99_ns", view_cost_quantile(c, 0.99),
+                     "buckets", buckets);
+}
+
 json_t *view_session_detail(session *s)
 {
     json_t *o = view_session_summary(s);
@@ -127,6 +168,7 @@ json_t *view_session_detail(session *s)
     json_object_set_new(o, "profile", view_profile_status(&s->profile));
     json_object_set_new(o, "stacks",
                         json_pack("{s:I}", "snapshots", (json_int_t)s->stacks.kept_count));
+    json_object_set_new(o, "agent_cost", view_agent_cost(&s->agent_cost));
     json_object_set_new(o, "tiers", view_tier_totals(s));
     json_object_set_new(o, "tier_source", view_tier_source(s));
     return o;

@@ -139,6 +139,7 @@ static const wire_gc_started s_gc_started = {0x7, 1};
 static const wire_gc_finished s_gc_finished = {0};
 static const wire_runtime_suspend s_runtime_suspend = {WIRE_SUSPEND_STARTED, 9};
 static const wire_tiers_status s_tiers_status = {1, 0, 3};
+static const wire_agent_cost s_agent_cost = {1000, 85000, {[3] = 600, [6] = 390, [17] = 10}};
 
 static const char NAME[] = "Ns.Box<System.Int64>.Get";
 static const char PATH[] =
@@ -147,7 +148,7 @@ static const char ASM[] = "System.Private.CoreLib";
 static const char UNI[] = "Fa\xC3\xA7"
                           "ade \xE4\xB8\xAD \xF0\x9F\x98\x80"; /* ç 中 😀 */
 
-#define N_SAMPLES 23
+#define N_SAMPLES 24
 static sample samples[N_SAMPLES];
 
 static void make_samples(void)
@@ -247,6 +248,7 @@ static void make_samples(void)
          {0},
          {0}},
         {"tiers_status", WIRE_TIERS_STATUS, 0, &s_tiers_status, sizeof(s_tiers_status), 0, {0}, {0}},
+        {"agent_cost", WIRE_AGENT_COST, 0, &s_agent_cost, sizeof(s_agent_cost), 0, {0}, {0}},
     };
     memcpy(samples, v, sizeof(v));
 }
@@ -1002,7 +1004,7 @@ static void decode_all(const uint8_t *buf, size_t len, garbage_stats *st)
 static size_t mutated_frame(uint8_t *out, size_t cap)
 {
     const sample *base = &samples[xorshift() % N_SAMPLES];
-    uint8_t fixed[128];
+    uint8_t fixed[512]; /* larger than any fixed part (wire_agent_cost: 272) */
     char strs[2][40];
     sample s = *base;
     size_t len;
