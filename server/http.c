@@ -177,10 +177,15 @@ static enum MHD_Result http_handle(void *cls, struct MHD_Connection *c, const ch
 
     (void)cls, (void)version;
     if (!up) { /* first call: headers only */
+        const char *declared = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Length");
         up = calloc(1, sizeof(*up));
         if (!up)
             return MHD_NO;
         *state = up;
+        if (declared && strtoull(declared, NULL, 10) > HTTP_MAX_BODY) {
+            http_deadline_request_in(c); /* answered now: the body is never read */
+            return http_error(c, 413, "request body too large");
+        }
         return MHD_YES;
     }
     if (*upload_size) {
