@@ -250,6 +250,26 @@ test('bad WebSocket frames: the connection is closed, the server goes on', async
   assert.equal(srv.exit.code, 0);
 });
 
+test('the WebSocket upgrade checks the API key (one constant-time compare with HTTP)', async () => {
+  const srv = await startServer(['serve', '--port', '0', '--api-key', 's3cret-key']);
+  try {
+    const port = (await srv.api('/api/config', { headers: { Authorization: 'Bearer s3cret-key' } })).body.ws_port;
+    const open = (q) => new Promise((resolve) => {
+      const ws = new WebSocket(`ws://127.0.0.1:${port}/${q}`, 'jitscope');
+      ws.on('open', () => { ws.close(); resolve('open'); });
+      ws.on('unexpected-response', (_req, res) => resolve(`HTTP ${res.statusCode}`));
+      ws.on('error', () => resolve('refused'));
+    });
+    for (const q of ['', '?key=', '?key=s3cret-kez', '?key=s3cret-key-and-more', '?k=s3cret-key', '?key=S3CRET-KEY']) {
+      assert.notEqual(await open(q), 'open', `refused: ${q || 'no key'}`);
+    }
+    assert.equal(await open('?key=s3cret-key'), 'open');
+    assert.equal(await open('?x=1&key=s3cret-key'), 'open', 'the key may be any argument');
+  } finally {
+    await srv.stop();
+  }
+});
+
 function pct(xs, p) {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
