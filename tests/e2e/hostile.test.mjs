@@ -99,7 +99,8 @@ test('1,000 idle connections: requests still answered, memory and threads bounde
     const held = procStatus(srv.proc.pid);
     const answers = [];
     for (let i = 0; i < 20; i++) answers.push(await timedGet(`${srv.url}/api/sessions`, 5000));
-    const dropped = idle.filter((c) => c.closedAt !== null).length;
+    // refused = closed well before the request deadline (opening 1,000 can take a while under load)
+    const dropped = idle.filter((c) => c.closedAt !== null && c.closedAt - c.openedAt < (REQUEST_SECONDS - 1) * 1000).length;
     console.log(`1000 idle: RSS ${before.rssKb} -> ${held.rssKb} kB, threads ${before.threads} -> ${held.threads}, ` +
       `dropped by the server at once: ${dropped}, worst request ${Math.max(...answers.map((a) => a.ms)).toFixed(1)} ms`);
     assert.equal(dropped, 0, 'the server held every idle connection (capacity above 1,000)');
