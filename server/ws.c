@@ -340,6 +340,9 @@ int ws_start(const char *bind_host, int port, const char *api_key, int *bound_po
     info.uid = (uid_t)-1;
     info.options = LWS_SERVER_OPTION_VALIDATE_UTF8;
     info.timeout_secs = 30;
+    /* an upgrade's headers must be complete within this, however they trickle
+     * (the header table is not freed by bytes arriving): HTTP's deadline too */
+    info.timeout_secs_ah_idle = WS_UPGRADE_SECONDS;
     ws_api_key = api_key;
     ws_context = lws_create_context(&info);
     if (!ws_context) {

@@ -21,7 +21,8 @@
 #define WS_MAX_BACKLOG 100000 /* a client further behind than this is skipped ahead */
 #define WS_KEEP_ON_LAG 1000   /* ... to this many events before the newest */
 #define WS_STALL_SECONDS 10
-#define WS_KICK_SECONDS 2 /* a stalled client's close frame gets this long to go out */
+#define WS_KICK_SECONDS 2     /* a stalled client's close frame gets this long to go out */
+#define WS_UPGRADE_SECONDS 10 /* the upgrade request's headers must be in within this */
 
 int ws_start(const char *bind_host, int port, const char *api_key, int *bound_port, char *err,
              size_t errsz);

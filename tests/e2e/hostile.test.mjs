@@ -49,19 +49,27 @@ function rawClient(port) {
   });
 }
 
-test('100 clients trickling their headers: REST still answers, each is closed at the request deadline', async () => {
+test('100 clients trickling their headers (and 100 trickling WebSocket upgrades): REST and the stream still answer, each is closed at the deadline', async () => {
   const srv = await startServer(['serve', '--port', '0']);
   const slow = [];
+  const slowWs = [];
   const timers = [];
+  // one byte every 2 s: an idle timeout alone, restarted by each byte, would never fire
+  const trickle = async (port, request, into) => {
+    const c = await rawClient(port);
+    let pos = 0;
+    timers.push(setInterval(() => { if (c.closedAt === null && pos < request.length) c.sock.write(request[pos++]); }, 2000));
+    c.sock.write(request[pos++]);
+    into.push(c);
+  };
   try {
+    const wsPort = (await srv.api('/api/config')).body.ws_port;
     const request = `GET /api/sessions HTTP/1.1\r\nHost: 127.0.0.1:${srv.port}\r\nX-Slow: ${'a'.repeat(40)}\r\n\r\n`;
+    const upgrade = `GET / HTTP/1.1\r\nHost: 127.0.0.1:${wsPort}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n` +
+      'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Protocol: jitscope\r\n\r\n';
     for (let i = 0; i < 100; i++) {
-      const c = await rawClient(srv.port);
-      let pos = 0;
-      // one byte every 2 s: the idle timeout (30 s) alone would never fire
-      timers.push(setInterval(() => { if (c.closedAt === null && pos < request.length) c.sock.write(request[pos++]); }, 2000));
-      c.sock.write(request[pos++]);
-      slow.push(c);
+      await trickle(srv.port, request, slow);
+      await trickle(wsPort, upgrade, slowWs);
     }
     const answers = [];
     const until = performance.now() + (REQUEST_SECONDS + 6) * 1000;
@@ -81,9 +89,17 @@ test('100 clients trickling their headers: REST still answers, each is closed at
     assert.ok(lifetimes.every((s) => s >= REQUEST_SECONDS - 1), `none closed long before its deadline: min ${Math.min(...lifetimes)}`);
     assert.match(srv.stderr, /closed \d+ HTTP connection\(s\) that sent no whole request within 10 s/);
     assert.ok(slow.every((c) => c.data.length === 0), 'no slow client got an answer');
+    // the WebSocket port: libwebsockets' own handshake timeout (timeout_secs, not restarted by bytes)
+    const wsLifetimes = slowWs.map((c) => (c.closedAt === null ? Infinity : (c.closedAt - c.openedAt) / 1000));
+    console.log(`slow upgrades lived ${Math.min(...wsLifetimes).toFixed(1)}-${Math.max(...wsLifetimes).toFixed(1)} s`);
+    assert.ok(wsLifetimes.every((x) => x < REQUEST_SECONDS + 6), 'every slow upgrade closed in time');
+    const ws = new WebSocket(`ws://127.0.0.1:${wsPort}/`, 'jitscope');
+    await new Promise((resolve, reject) => { ws.on('open', resolve); ws.on('error', reject); });
+    ws.close();
   } finally {
     timers.forEach(clearInterval);
     slow.forEach((c) => c.sock.destroy());
+    slowWs.forEach((c) => c.sock.destroy());
     await srv.stop();
   }
 });
