@@ -179,6 +179,41 @@ test('malformed, huge and truncated HTTP requests are refused cleanly', async ()
   assert.equal(srv.exit.code, 0, `clean exit after the hostile requests: ${srv.stderr.slice(-500)}`);
 });
 
+// Sends bytes on the agent socket, optionally ends; resolves when the server closes it.
+function agentSend(sock, bytes, end) {
+  return new Promise((resolve) => {
+    const c = net.createConnection(sock, () => { c.write(bytes); if (end) c.end(); });
+    c.on('error', () => {});
+    c.on('close', () => resolve(true));
+    setTimeout(() => { c.destroy(); resolve(false); }, 8000);
+  });
+}
+
+test('huge, truncated and random agent frames: that connection is closed with a reason, the server goes on', async () => {
+  const srv = await startServer(['serve', '--port', '0']);
+  try {
+    const header = (type, length) => { const h = Buffer.alloc(24); h.writeUInt16LE(type, 0); h.writeUInt32LE(length, 4); h.writeBigUInt64LE(1n, 8); return h; };
+    const cases = [
+      ['length 2^32-1', header(1, 0xffffffff), false, /closed: /],
+      ['length one over the limit', header(1, 64 * 1024 + 1), false, /closed: /],
+      ['half a hello, then EOF', Buffer.concat([header(1, 88), Buffer.from('JITSCOPE')]), true, /closed: closed before hello/],
+      ['1 MiB of random bytes', crypto.randomBytes(1024 * 1024), false, /closed: /],
+    ];
+    for (const [what, bytes, end, reason] of cases) {
+      const before = (srv.stderr.match(/agent connection \d+ closed: .*/g) || []).length;
+      assert.ok(await agentSend(srv.socket, bytes, end), `${what}: connection closed`);
+      await waitFor(`reason logged for ${what}`, () => (srv.stderr.match(/agent connection \d+ closed: .*/g) || []).length > before, 5000);
+      assert.match(srv.stderr.match(/agent connection \d+ closed: .*/g).at(-1), reason, what);
+      assert.equal((await timedGet(`${srv.url}/api/sessions`, 5000)).status, 200, `serving after: ${what}`);
+    }
+    console.log(`agent frames: ${srv.stderr.match(/closed: .*/g).join(' | ')}`);
+    assert.deepEqual((await srv.api('/api/sessions')).body.sessions, [], 'no session created');
+  } finally {
+    await srv.stop();
+  }
+  assert.equal(srv.exit.code, 0);
+});
+
 // A raw WebSocket connection: handshake by hand, then any bytes.
 async function rawWs(port) {
   const c = await rawClient(port);
