@@ -11,11 +11,12 @@ import net from 'node:net';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import WebSocket from '../node_modules/ws/index.js';
-import { BUILD, startServer, stopAll, waitFor, sleep } from './lib.mjs';
+import { BUILD, ROOT, startServer, stopAll, waitFor, sleep } from './lib.mjs';
 
 after(stopAll);
 
 const REPLAY = path.join(BUILD, 'bench/replay');
+const WIRE_VERSION = Number(/#define WIRE_VERSION (\d+)u/.exec(fs.readFileSync(path.join(ROOT, 'proto/wire.h'), 'utf8'))[1]);
 const REQUEST_SECONDS = 10; // HTTP_REQUEST_SECONDS (server/http_deadline.h)
 const STALL_SECONDS = 10; // WS_STALL_SECONDS (server/ws.h)
 const KICK_SECONDS = 2; // WS_KICK_SECONDS (server/ws.h)
@@ -438,16 +439,16 @@ test('a peer of another uid on the agent socket is refused', async (t) => {
     fs.chmodSync(srv.socket, 0o777);
     const connect = `const c = require('net').createConnection(process.argv[1], () => {
       const h = Buffer.alloc(112); h.writeUInt16LE(1, 0); h.writeUInt32LE(88, 4); h.writeBigUInt64LE(1n, 8);
-      h.write('JITSCOPE', 24, 'latin1'); h.writeUInt32LE(2, 32); h.write('f'.repeat(32), 72, 'latin1'); c.write(h); });
+      h.write('JITSCOPE', 24, 'latin1'); h.writeUInt32LE(Number(process.argv[2]), 32); h.write('f'.repeat(32), 72, 'latin1'); c.write(h); });
       c.on('error', (e) => { console.log('error ' + e.code); });
       c.on('close', () => { console.log('closed'); process.exit(0); });
       setTimeout(() => { console.log('still open'); process.exit(1); }, 5000);`;
     const foreign = spawnSync('setpriv', [`--reuid=${uid}`, `--regid=${gid}`, '--clear-groups', '--',
-      process.execPath, '-e', connect, srv.socket], { encoding: 'utf8', timeout: 15000 });
+      process.execPath, '-e', connect, srv.socket, String(WIRE_VERSION)], { encoding: 'utf8', timeout: 15000 });
     assert.equal(foreign.status, 0, `the server closed the foreign peer: ${foreign.stdout} ${foreign.stderr}`);
     await waitFor('refusal logged', () => new RegExp(`refused agent connection from uid ${uid} \\(not ours\\)`).test(srv.stderr), 5000);
     // control: our own uid gets past the uid check to the hello (bad token here)
-    const own = spawnSync(process.execPath, ['-e', connect, srv.socket], { encoding: 'utf8', timeout: 15000 });
+    const own = spawnSync(process.execPath, ['-e', connect, srv.socket, String(WIRE_VERSION)], { encoding: 'utf8', timeout: 15000 });
     assert.equal(own.status, 0, own.stdout);
     await waitFor('own uid reached the hello check', () => /closed: hello names no session/.test(srv.stderr), 5000);
     assert.equal(srv.stderr.match(/refused agent connection from uid/g).length, 1, 'only the foreign peer was refused for its uid');
