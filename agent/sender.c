@@ -243,7 +243,7 @@ static void *sender_main(void *arg)
     int ever_connected = 0;
 
     (void)arg;
-    pthread_setname_np(pthread_self(), "jitscope-agent");
+    pthread_setname_np(pthread_self(), WIRE_AGENT_THREAD_NAME);
     for (;;) {
         uint64_t now = clock_mono_ns();
         struct pollfd p;
