@@ -1,12 +1,14 @@
-// soak_attach.mjs -- the attach/detach soak: CYCLES (default 1,000) attach/detach
+// soak.mjs -- the attach/detach soak: CYCLES (default 1,000) attach/detach
 // cycles against one live E2eTarget process, through one server. Each cycle:
 // attach, wait for the catch-up, make the app JIT STORM_PER_CYCLE methods it never
 // compiled before ("storm K"), wait until the session has them live, detach,
 // wait until /proc/PID/maps no longer lists the agent. Any cycle that fails is
 // counted (0 allowed: the script exits 1). The app's threads, fds and RSS and the
 // server's are sampled before the first cycle, every 100 cycles and at the end.
-// Not part of `make test` (it takes tens of minutes): `make bench BENCH=soak_attach`.
+// Not part of `make test` (about 7 minutes on 2 cores): `make bench BENCH=soak`.
 //   CYCLES=N            how many cycles (default 1000)
+//   STORM_PER_CYCLE=K   new methods per cycle (default 2; 0: none, so every
+//                       session's catch-up is the same size)
 //   JITSCOPE_BIN, SOAK_AGENT, SOAK_DLL   run other binaries (e.g. copies, so
 //                       the tree can be rebuilt while the soak runs)
 import fs from 'node:fs';
