@@ -110,7 +110,12 @@ export class SessionView {
     this.stream = new SessionStream(this.id, {
       capacity: this.feed.buf.cap,
       onEvents: (evs) => this.onEvents(evs),
-      onSession: (s) => this.setSummary({ ...(this.summary || {}), ...s }),
+      onSession: (s) => {
+        const changed = this.summary && s.state && s.state !== this.summary.state;
+        this.setSummary({ ...(this.summary || {}), ...s });
+        // the stream's summary has no link details: fetch them now, not at the next poll
+        if (changed) this.pollSummary();
+      },
       onMode: (kind, text) => setConnection(kind, text),
       onNotice: (text, kind) => toast(text, { kind }),
       onGone: (r) => { if (this.summary) toast(describeError(`Session #${this.id} events`, r), { kind: 'error' }); },
