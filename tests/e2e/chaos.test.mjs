@@ -48,7 +48,7 @@ function plainStorm() {
   return { out: r.stdout, ms, cpu: Number(/process cpu (\d+) ms/.exec(r.stderr)[1]) };
 }
 
-test('run: server killed -9 mid-JIT-storm: identical output, app CPU within bounds of a plain run', { timeout: 300000 }, async () => {
+test('run: server killed -9 mid-JIT-storm: identical output, app CPU and wall time within bounds of a plain run', { timeout: 300000 }, async () => {
   // 5 pairs, interleaved, so both sides see the same machine load
   const plain = [], profiled = [];
   for (let i = 0; i < 5; i++) {
@@ -64,14 +64,14 @@ test('run: server killed -9 mid-JIT-storm: identical output, app CPU within boun
   const pw = median(plain.map((x) => x.ms)), qw = median(profiled.map((x) => x.ms));
   console.log(`storm of ${STORM}: plain cpu ${pc} ms wall ${pw.toFixed(0)} ms; server killed after ~${median(profiled.map((p) => p.seen))} JITs: ` +
     `cpu ${qc} ms (${(qc / pc).toFixed(2)}x) wall ${qw.toFixed(0)} ms (${(qw / pw).toFixed(2)}x)`);
-  // The app's own CPU time (every thread, the agent's too) is what the agent
-  // costs it; wall time on this shared 2-core machine is too noisy for a test
-  // (bench/chaos.mjs measures it, docs/BENCHMARKS.md). Measured: ~1.2x, of which
-  // the tier source (~12% of a JIT-only run) and naming while the server was
-  // there. An agent that waited for its dead server (a blocking send, a
-  // reconnect loop on the app's threads) would stall for seconds: 1.6x is far
-  // below that and far above the noise of five medians.
-  assert.ok(qc <= pc * 1.6, `app CPU ${qc} ms with the server killed vs ${pc} ms plain`);
+  // The precise wall-time ratio (target 1.05x) is bench/chaos.mjs's job (docs/BENCHMARKS.md):
+  // on this shared 2-core machine it moves by tens of percent from run to run. Measured here
+  // and there: app CPU 1.1-1.4x, wall 1.2-1.5x (the agent's work while the server was there,
+  // naming and tiers, and the server's own start). The bounds catch what a broken agent would
+  // do: spin on its dead server (CPU: 2x is far above the noise of five medians) or stall the
+  // app's threads waiting for it (wall: seconds, up to its 30 s give-up; 3x leaves 1.5-3 s here).
+  assert.ok(qc <= pc * 2, `app CPU ${qc} ms with the server killed vs ${pc} ms plain`);
+  assert.ok(qw <= pw * 3, `wall ${qw.toFixed(0)} ms with the server killed vs ${pw.toFixed(0)} ms plain`);
 });
 
 test('attach: server killed -9 mid-storm: app output unchanged; a new server is refused clearly while the old agent is loaded, attaches once it left', { timeout: 180000 }, async () => {
