@@ -297,6 +297,10 @@ static void *sender_loop(void)
     unsigned backoff = SENDER_BACKOFF_MIN_MS;
     uint64_t next_try = 0, last_drops = 0, lost_since = 0, dropped_seen = 0, connected_at = 0;
     int ever_connected = 0;
+    /* the tier source was switched off because there is no server: without one
+     * every record is discarded, so the runtime's MethodLoad events (about 12%
+     * of a JIT-heavy run) would be paid for nothing; on again at (re)connect */
+    int tiers_paused = 0;
 
     for (;;) {
         uint64_t now = clock_mono_ns();
@@ -315,6 +319,10 @@ static void *sender_loop(void)
                 backoff = backoff * 2 > SENDER_BACKOFF_MAX_MS ? SENDER_BACKOFF_MAX_MS : backoff * 2;
                 if (opened) {
                     uint64_t dropped = atomic_load(&agent.no_server_drops);
+                    if (tiers_paused) { /* before the hello, which reports the tier source */
+                        tiers_switch(agent.info, 1);
+                        tiers_paused = 0;
+                    }
                     naming_reset();
                     sender_hello();
                     /* startup mode: a reconnect after records were lost needs a catch-up */
@@ -328,6 +336,10 @@ static void *sender_loop(void)
             if (!conn_connected()) {
                 if (!lost_since)
                     lost_since = now;
+                if (!tiers_paused && tiers_running()) {
+                    tiers_switch(agent.info, 0);
+                    tiers_paused = 1;
+                }
                 /* the server is gone (or never came). Attach mode: nobody will
                  * come back for us. Startup mode: the server of `jitscope run`
                  * exited, and children such as build servers may live on for
@@ -380,7 +392,7 @@ static void *sender_loop(void)
 static void *sender_main(void *arg)
 {
     (void)arg;
-    pthread_setname_np(pthread_self(), "jitscope-agent");
+    pthread_setname_np(pthread_self(), WIRE_AGENT_THREAD_NAME);
     conn_set_wait_hook(unload_service); /* a slow server must not hold an unload up */
     sender_loop();
     unload_sender_gone(); /* from now on no unload waits for this thread */

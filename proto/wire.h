@@ -57,6 +57,9 @@
 
 /* Attach client data: "jitscope1 <token> <socket path>" (ASCII, no NUL). */
 #define WIRE_CLIENT_DATA_PREFIX "jitscope1 "
+/* The name of the agent's sender thread, which runs as long as the agent is
+ * active in a process: the server looks for it before an attach. */
+#define WIRE_AGENT_THREAD_NAME "jitscope-agent"
 
 typedef struct wire_frame_header {
     uint16_t type;    /* wire_record_type or wire_command_type */

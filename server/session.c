@@ -607,6 +607,20 @@ const char *session_state_name(session_state st)
     return "unknown";
 }
 
+const char *session_signal_name(int signal)
+{
+    static const char *const names[] = {
+        NULL,      "SIGHUP",  "SIGINT",    "SIGQUIT", "SIGILL",   "SIGTRAP", "SIGABRT", "SIGBUS",
+        "SIGFPE",  "SIGKILL", "SIGUSR1",   "SIGSEGV", "SIGUSR2",  "SIGPIPE", "SIGALRM", "SIGTERM",
+        NULL,      "SIGCHLD", "SIGCONT",   "SIGSTOP", "SIGTSTP",  "SIGTTIN", "SIGTTOU", "SIGURG",
+        "SIGXCPU", "SIGXFSZ", "SIGVTALRM", "SIGPROF", "SIGWINCH", "SIGIO",   "SIGPWR",  "SIGSYS",
+    };
+
+    if (signal <= 0 || (size_t)signal >= sizeof(names) / sizeof(names[0]))
+        return NULL;
+    return names[signal];
+}
+
 const char *session_tier_name(uint32_t tier)
 {
     /* the names the JIT itself prints (DOTNET_JitDisasmSummary) */
@@ -695,10 +709,11 @@ void session_link_lost(session *s, int64_t now_ns)
         s->state = SESSION_DISCONNECTED;
 }
 
-void session_exit_code(session *s, int code, int64_t now_ns)
+void session_exit_code(session *s, int code, int signal, int64_t now_ns)
 {
     s->has_exit_code = 1;
     s->exit_code = code;
+    s->exit_signal = signal;
     s->ended_ns = now_ns;
     if (!s->link_id) /* else session_link_lost does it once all data is read */
         session_exited(s, now_ns);

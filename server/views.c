@@ -61,40 +61,56 @@ static uint64_t view_records_lost(const session *s)
            d[WIRE_DROP_SLOW_SERVER] + d[WIRE_DROP_SHUTDOWN];
 }
 
+/* The launched process's end by a signal: "exit_signal": 9, "exit_signal_name":
+ * "SIGKILL" (both null when it exited by itself or is not known to have ended). */
+static json_t *view_exit_signal(json_t *o, const session *s)
+{
+    const char *name = s->exit_signal ? session_signal_name(s->exit_signal) : NULL;
+
+    if (!o)
+        return NULL;
+    json_object_set_new(o, "exit_signal",
+                        s->exit_signal ? json_integer(s->exit_signal) : json_null());
+    json_object_set_new(o, "exit_signal_name", name ? json_string(name) : json_null());
+    return o;
+}
+
 json_t *view_session_summary(session *s)
 {
     char version[48];
     size_t i, alive = 0;
+    json_t *o;
 
     for (i = 0; i < s->thread_count; i++)
         alive += s->threads[i].alive != 0;
     snprintf(version, sizeof(version), "%u.%u.%u.%u", s->major, s->minor, s->build, s->qfe);
-    return json_pack(
-        "{s:i, s:i, s:i, s:i, s:s, s:s, s:s, s:o, s:s, s:o, s:o, s:o, s:{s:s, s:s, s:i}, "
-        "s:{s:I, s:I, s:I, "
-        "s:I, s:I, s:I, s:I}, s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}}",
-        "id", s->id, "root_id", s->root_id, "pid", (int)s->pid, "parent_pid", (int)s->parent_pid,
-        "mode", s->mode == SESSION_MODE_RUN ? "run" : "attach", "state",
-        session_state_name(s->state), "command_line", s->command_line, "exit_code",
-        s->has_exit_code ? json_integer(s->exit_code) : json_null(), "error", s->error,
-        "created_ms", view_ms(s->created_ns), "connected_ms", view_ms(s->connected_ns), "ended_ms",
-        view_ms(s->ended_ns), "runtime", "type",
-        s->runtime_type == 2 ? "CoreCLR"
-        : s->runtime_type    ? "other"
-                             : "unknown",
-        "version", s->connected_ns ? version : "", "clr_instance_id", (int)s->clr_instance_id,
-        "counters", "functions", (json_int_t)s->functions_jitted, "modules",
-        (json_int_t)s->module_count, "threads", (json_int_t)s->thread_count, "threads_alive",
-        (json_int_t)alive, "jit_compilations", (json_int_t)s->jit_compilations, "jit_time_total_ns",
-        (json_int_t)s->jit_time_total_ns, "events", (json_int_t)s->event_seq, "drops", "ring_full",
-        (json_int_t)s->drops.dropped[WIRE_DROP_RING_FULL], "too_large",
-        (json_int_t)s->drops.dropped[WIRE_DROP_TOO_LARGE], "no_server",
-        (json_int_t)s->drops.dropped[WIRE_DROP_NO_SERVER], "name_failed",
-        (json_int_t)s->drops.dropped[WIRE_DROP_NAME_FAILED], "slow_server",
-        (json_int_t)s->drops.dropped[WIRE_DROP_SLOW_SERVER], "name_late",
-        (json_int_t)s->drops.dropped[WIRE_DROP_NAME_LATE], "shutdown",
-        (json_int_t)s->drops.dropped[WIRE_DROP_SHUTDOWN], "total", (json_int_t)view_records_lost(s),
-        "produced", (json_int_t)s->drops.produced);
+    o = json_pack("{s:i, s:i, s:i, s:i, s:s, s:s, s:s, s:o, s:s, s:o, s:o, s:o, s:{s:s, s:s, s:i}, "
+                  "s:{s:I, s:I, s:I, "
+                  "s:I, s:I, s:I, s:I}, s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}}",
+                  "id", s->id, "root_id", s->root_id, "pid", (int)s->pid, "parent_pid",
+                  (int)s->parent_pid, "mode", s->mode == SESSION_MODE_RUN ? "run" : "attach",
+                  "state", session_state_name(s->state), "command_line", s->command_line,
+                  "exit_code", s->has_exit_code ? json_integer(s->exit_code) : json_null(), "error",
+                  s->error, "created_ms", view_ms(s->created_ns), "connected_ms",
+                  view_ms(s->connected_ns), "ended_ms", view_ms(s->ended_ns), "runtime", "type",
+                  s->runtime_type == 2 ? "CoreCLR"
+                  : s->runtime_type    ? "other"
+                                       : "unknown",
+                  "version", s->connected_ns ? version : "", "clr_instance_id",
+                  (int)s->clr_instance_id, "counters", "functions", (json_int_t)s->functions_jitted,
+                  "modules", (json_int_t)s->module_count, "threads", (json_int_t)s->thread_count,
+                  "threads_alive", (json_int_t)alive, "jit_compilations",
+                  (json_int_t)s->jit_compilations, "jit_time_total_ns",
+                  (json_int_t)s->jit_time_total_ns, "events", (json_int_t)s->event_seq, "drops",
+                  "ring_full", (json_int_t)s->drops.dropped[WIRE_DROP_RING_FULL], "too_large",
+                  (json_int_t)s->drops.dropped[WIRE_DROP_TOO_LARGE], "no_server",
+                  (json_int_t)s->drops.dropped[WIRE_DROP_NO_SERVER], "name_failed",
+                  (json_int_t)s->drops.dropped[WIRE_DROP_NAME_FAILED], "slow_server",
+                  (json_int_t)s->drops.dropped[WIRE_DROP_SLOW_SERVER], "name_late",
+                  (json_int_t)s->drops.dropped[WIRE_DROP_NAME_LATE], "shutdown",
+                  (json_int_t)s->drops.dropped[WIRE_DROP_SHUTDOWN], "total",
+                  (json_int_t)view_records_lost(s), "produced", (json_int_t)s->drops.produced);
+    return view_exit_signal(o, s);
 }
 
 /* Lower bound of cost bucket i, in ns (wire.h: WIRE_AGENT_COST). */

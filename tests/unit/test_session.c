@@ -9,7 +9,8 @@
  * unknown IDs tolerated; a destroyed thread is not resurrected by catch-up;
  * sequence gaps; the event log (seqs from 1 without gaps, session_event_at,
  * eviction after SESSION_MAX_EVENTS); detach state transitions; unknown record
- * types refused. Every session is freed (LeakSanitizer checks at exit).
+ * types refused; an exit by a signal (kept with the exit code, EXITED once the
+ * link is lost) and signal names. Every session is freed (LeakSanitizer checks at exit).
  * Build: make build/tests/test_session && build/tests/test_session
  */
 #include <stdint.h>
@@ -791,6 +792,35 @@ TEST(tiers_per_compilation)
     session_free(s);
 }
 
+TEST(exit_by_signal)
+{
+    session *s = live_session();
+    s->link_id = 3;
+
+    session_exit_code(s, 137, 9, NOW + 1);
+    CHECK(s->state == SESSION_LIVE && s->has_exit_code && s->exit_code == 137 &&
+              s->exit_signal == 9,
+          "exit and signal recorded; still live while the link has data to read");
+    session_link_lost(s, NOW + 2);
+    CHECK(s->state == SESSION_EXITED && s->ended_ns == NOW + 1, "exited once the link is lost");
+    session_free(s);
+
+    s = live_session();
+    session_exit_code(s, 3, 0, NOW);
+    CHECK(s->state == SESSION_EXITED && s->exit_code == 3 && s->exit_signal == 0,
+          "an exit by itself has no signal");
+    session_free(s);
+
+    CHECK(strcmp(session_signal_name(9), "SIGKILL") == 0 &&
+              strcmp(session_signal_name(15), "SIGTERM") == 0 &&
+              strcmp(session_signal_name(6), "SIGABRT") == 0 &&
+              strcmp(session_signal_name(11), "SIGSEGV") == 0,
+          "signal names");
+    CHECK(!session_signal_name(0) && !session_signal_name(-1) && !session_signal_name(16) &&
+              !session_signal_name(64) && !session_signal_name(1 << 30),
+          "no name for 0, negatives, unnamed and out-of-range numbers");
+}
+
 static const check_test tests[] = {
     TEST_ENTRY(hello_binds_session),
     TEST_ENTRY(hello_wrong_token),
@@ -813,6 +843,7 @@ static const check_test tests[] = {
     TEST_ENTRY(other_records_and_unknown_types),
     TEST_ENTRY(hostile_timestamps),
     TEST_ENTRY(tiers_per_compilation),
+    TEST_ENTRY(exit_by_signal),
     TEST_END,
 };
 

@@ -110,7 +110,12 @@ export class SessionView {
     this.stream = new SessionStream(this.id, {
       capacity: this.feed.buf.cap,
       onEvents: (evs) => this.onEvents(evs),
-      onSession: (s) => this.setSummary({ ...(this.summary || {}), ...s }),
+      onSession: (s) => {
+        const changed = this.summary && s.state && s.state !== this.summary.state;
+        this.setSummary({ ...(this.summary || {}), ...s });
+        // the stream's summary has no link details: fetch them now, not at the next poll
+        if (changed) this.pollSummary();
+      },
       onMode: (kind, text) => setConnection(kind, text),
       onNotice: (text, kind) => toast(text, { kind }),
       onGone: (r) => { if (this.summary) toast(describeError(`Session #${this.id} events`, r), { kind: 'error' }); },
@@ -358,7 +363,10 @@ export class SessionView {
     } else if (s.state === 'failed') {
       n = notice('error', h('b', null, 'Session failed: '), s.error || 'no reason given', '. Data recorded before the failure stays browsable.');
     } else if (s.state === 'exited') {
-      n = notice(s.exit_code ? 'warn' : '', h('b', null, `Process exited with code ${s.exit_code ?? '?'}.`), ' Everything recorded stays browsable.');
+      const how = s.exit_signal
+        ? `Process killed by signal ${s.exit_signal}${s.exit_signal_name ? ` (${s.exit_signal_name})` : ''}, exit code ${s.exit_code}.`
+        : `Process exited with code ${s.exit_code ?? '?'}.`;
+      n = notice(s.exit_code ? 'warn' : '', h('b', null, how), ' Everything recorded stays browsable.');
     } else if (s.state === 'disconnected') {
       n = notice('warn', h('b', null, 'Agent disconnected.'), ' The connection to the agent was lost; the data below stays browsable.', s.error ? ` (${s.error})` : '');
     } else if (s.error && s.state === 'live') {
