@@ -53,7 +53,7 @@ static uint32_t naming_slot_count;
 
 static idmap naming_cache_index; /* FunctionID -> index in naming_cache */
 static naming_cached *naming_cache;
-static uint32_t naming_cache_count;
+static uint32_t naming_cache_count, naming_cache_cap;
 
 static naming_unload naming_unloads[NAMING_UNLOADS_MAX]; /* in fence order */
 static unsigned naming_unload_count;
@@ -135,12 +135,13 @@ static int naming_cache_add(const wire_function_name *fixed, uint16_t flags, uin
 
     if (naming_cache_count >= NAMING_CACHE_MAX)
         return -1;
-    if ((naming_cache_count & (naming_cache_count - 1)) == 0 || naming_cache_count == 0) {
-        size_t cap = naming_cache_count ? (size_t)naming_cache_count * 2 : 64;
-        grown = realloc(naming_cache, cap * sizeof(*grown));
+    if (naming_cache_count == naming_cache_cap) {
+        uint32_t cap = naming_cache_cap ? naming_cache_cap * 2 : 64;
+        grown = realloc(naming_cache, (size_t)cap * sizeof(*grown));
         if (!grown)
             return -1;
         naming_cache = grown;
+        naming_cache_cap = cap;
     }
     c = &naming_cache[naming_cache_count];
     c->name = strdup(name);
@@ -175,6 +176,7 @@ static void naming_cache_purge(uint64_t pos)
     if (kept == 0) {
         free(naming_cache);
         naming_cache = NULL;
+        naming_cache_cap = 0;
     }
 }
 
@@ -323,10 +325,9 @@ static void naming_prepare_one(uint64_t id, int ask_dynamic, uint64_t module, ui
     if (naming_read(id, ask_dynamic, name, sizeof(name), &fixed, &flags) != 0)
         return; /* the drain names it "(unknown ...)" while it still lives */
     if (naming_cache_add(&fixed, flags, fence, name) != 0) {
-        /* no room to keep it: it must not be looked up after the unload */
-        atomic_fetch_add_explicit(&agent.names_late, 1, memory_order_relaxed);
-        naming_mark(id, NAMING_SLOT_LOST);
-        naming_lost_pending = 1;
+        /* no room to keep it: it must not be looked up after the unload, nor
+         * anything else not read ahead before this fence */
+        naming_unsafe_before(fence);
     }
 }
 
