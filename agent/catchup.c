@@ -297,7 +297,7 @@ static const catchup_list catchup_functions = {
 
 /* ---- the whole catch-up ---- */
 
-void catchup_run(void)
+void catchup_run(uint32_t quiet_ms)
 {
     wire_catchup c;
     uint64_t start = clock_mono_ns();
@@ -308,6 +308,7 @@ void catchup_run(void)
     c.threads = catchup_enumerate(&catchup_threads);
     c.functions = catchup_enumerate(&catchup_functions);
     c.duration_ns = clock_mono_ns() - start;
+    c.quiet_ms = quiet_ms;
     conn_emit(WIRE_CATCHUP_END, WIRE_FLAG_CATCHUP, clock_mono_ns(), &c, sizeof(c), NULL, 0, NULL,
               0);
 }

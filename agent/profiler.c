@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "agent.h"
+#include "eventmask.h"
 #include "events.h"
 #include "sender.h"
 #include "stacks.h"
@@ -31,26 +32,7 @@
 #include "tiers.h"
 #include "unload.h"
 
-/* Low mask: JIT, modules, assemblies, threads, runtime suspensions, and the
- * right to call DoStackSnapshot. High mask (SetEventMask2): GC start and end
- * only (BASIC_GC: no object tracking, and concurrent GC stays on), and the
- * EventPipe events of our own session (tiers.c). */
-#define AGENT_EVENT_MASK                                                                           \
-    (COR_PRF_MONITOR_JIT_COMPILATION | COR_PRF_MONITOR_MODULE_LOADS |                              \
-     COR_PRF_MONITOR_ASSEMBLY_LOADS | COR_PRF_MONITOR_THREADS | COR_PRF_MONITOR_SUSPENDS |         \
-     COR_PRF_ENABLE_STACK_SNAPSHOT)
-#define AGENT_EVENT_MASK_HIGH (COR_PRF_HIGH_BASIC_GC | COR_PRF_HIGH_MONITOR_EVENT_PIPE)
-
 #define AGENT_SHUTDOWN_WALKER_MS 2000 /* Shutdown: longest wait for the walker thread */
-
-_Static_assert((AGENT_EVENT_MASK & COR_PRF_MONITOR_IMMUTABLE) == 0,
-               "the mask must stay detachable");
-_Static_assert((AGENT_EVENT_MASK & ~COR_PRF_ALLOWABLE_AFTER_ATTACH) == 0,
-               "the mask must be allowed after attach");
-_Static_assert((AGENT_EVENT_MASK_HIGH & COR_PRF_HIGH_MONITOR_IMMUTABLE) == 0,
-               "the high mask must stay detachable");
-_Static_assert((AGENT_EVENT_MASK_HIGH & ~COR_PRF_HIGH_ALLOWABLE_AFTER_ATTACH) == 0,
-               "the high mask must be allowed after attach");
 
 agent_state agent; /* zero until agent_begin; the socket is conn.c's */
 
@@ -158,7 +140,7 @@ static HRESULT agent_begin(profiler *p, IUnknown *unk, int mode, const char *soc
         goto fail;
     }
     atomic_store(&agent.ring_ready, 1);
-    hr = info->lpVtbl->SetEventMask2(info, AGENT_EVENT_MASK, AGENT_EVENT_MASK_HIGH);
+    hr = eventmask_set(info, 0);
     if (FAILED(hr)) {
         agent_log("SetEventMask2 failed");
         goto fail;

@@ -25,6 +25,7 @@
 #include "catchup.h"
 #include "clock.h"
 #include "conn.h"
+#include "eventmask.h"
 #include "naming.h"
 #include "stacks.h"
 #include "tiers.h"
@@ -163,15 +164,31 @@ static unsigned sender_drain(unsigned budget)
     return taken;
 }
 
-/* Shutdown, detach: what could not be sent in time is counted, not hidden. */
-static void sender_discard_rest(void)
+/* Discards what the ring holds, counted in *counter (never hidden). */
+static void sender_discard(_Atomic uint64_t *counter)
 {
     uint32_t length;
 
     while (ring_peek(&agent.ring, &length) != NULL) {
-        atomic_fetch_add_explicit(&agent.shutdown_drops, 1, memory_order_relaxed);
+        atomic_fetch_add_explicit(counter, 1, memory_order_relaxed);
         ring_release(&agent.ring);
     }
+}
+
+/* Shutdown, detach: what could not be sent in time is counted, not hidden. */
+static void sender_discard_rest(void) { sender_discard(&agent.shutdown_drops); }
+
+/* Asks the runtime for no callbacks (1) or for all of ours again (0), under
+ * the runtime lock like every call of this thread. Returns 0, or -1 (then
+ * nothing changed, and the agent simply keeps its callbacks). */
+static int sender_quiet(int quiet)
+{
+    HRESULT hr;
+
+    walk_runtime_lock();
+    hr = eventmask_set(agent.info, quiet);
+    walk_runtime_unlock();
+    return SUCCEEDED(hr) ? 0 : -1;
 }
 
 /* Sends the ring's records until it is empty, the connection is gone or the
@@ -301,6 +318,11 @@ static void *sender_loop(void)
      * every record is discarded, so the runtime's MethodLoad events (about 12%
      * of a JIT-heavy run) would be paid for nothing; on again at (re)connect */
     int tiers_paused = 0;
+    /* without a server every record would be discarded: the agent asks for no
+     * callbacks at all meanwhile (eventmask.h), so the app runs as without it;
+     * the next connection gets a catch-up that says how long that lasted */
+    uint64_t quiet_since = 0; /* 0: callbacks on */
+    uint32_t quiet_ms = 0;
 
     for (;;) {
         uint64_t now = clock_mono_ns();
@@ -314,11 +336,20 @@ static void *sender_loop(void)
                 /* every attempt pushes the next one back, also a successful one: a
                  * server that closes at once (wrong token, session taken) must not
                  * make us spin; the back-off resets once a connection has lasted */
-                int opened = conn_open() == 0;
+                int opened;
+                if (quiet_since) /* what is left from before is stale (unloads went unseen) */
+                    sender_discard(&agent.no_server_drops);
+                opened = conn_open() == 0;
                 next_try = now + (uint64_t)backoff * 1000000u;
                 backoff = backoff * 2 > SENDER_BACKOFF_MAX_MS ? SENDER_BACKOFF_MAX_MS : backoff * 2;
                 if (opened) {
                     uint64_t dropped = atomic_load(&agent.no_server_drops);
+                    if (quiet_since && sender_quiet(0) == 0) { /* live again, then catch up */
+                        uint64_t ms = (now - quiet_since) / 1000000u;
+                        quiet_ms = ms > UINT32_MAX ? UINT32_MAX : (uint32_t)ms;
+                        quiet_since = 0;
+                        atomic_store(&agent.catchup_requested, 1);
+                    }
                     if (tiers_paused) { /* before the hello, which reports the tier source */
                         tiers_switch(agent.info, 1);
                         tiers_paused = 0;
@@ -340,6 +371,8 @@ static void *sender_loop(void)
                     tiers_switch(agent.info, 0);
                     tiers_paused = 1;
                 }
+                if (!quiet_since && sender_quiet(1) == 0)
+                    quiet_since = now;
                 /* the server is gone (or never came). Attach mode: nobody will
                  * come back for us. Startup mode: the server of `jitscope run`
                  * exited, and children such as build servers may live on for
@@ -362,8 +395,10 @@ static void *sender_loop(void)
             next_try = 0;
             lost_since = 0;
         }
-        if (atomic_exchange(&agent.catchup_requested, 0))
-            catchup_run();
+        if (atomic_exchange(&agent.catchup_requested, 0)) {
+            catchup_run(quiet_ms);
+            quiet_ms = 0;
+        }
         p = (struct pollfd){.fd = conn_fd(), .events = POLLIN};
         if (poll(&p, 1, SENDER_POLL_MS) > 0 && sender_commands())
             return NULL; /* detach: leave the library at once */

@@ -169,11 +169,12 @@ json_t *view_session_detail(session *s)
                   (json_int_t)s->drops.ring_used, "server_capacity_drops",
                   (json_int_t)s->capacity_drops, "connected", s->link_id != 0));
     json_object_set_new(o, "catchup",
-                        json_pack("{s:I, s:i, s:i, s:i, s:f}", "count", (json_int_t)s->catchups,
-                                  "modules", (int)s->last_catchup.modules, "functions",
-                                  (int)s->last_catchup.functions, "threads",
+                        json_pack("{s:I, s:i, s:i, s:i, s:f, s:I}", "count",
+                                  (json_int_t)s->catchups, "modules", (int)s->last_catchup.modules,
+                                  "functions", (int)s->last_catchup.functions, "threads",
                                   (int)s->last_catchup.threads, "duration_ms",
-                                  (double)s->last_catchup.duration_ns / 1e6));
+                                  (double)s->last_catchup.duration_ns / 1e6, "quiet_ms",
+                                  (json_int_t)s->last_catchup.quiet_ms));
     json_object_set_new(
         o, "detach",
         json_pack("{s:o, s:o, s:o, s:o}", "requested_ms", view_ms(s->detach_requested_ns),

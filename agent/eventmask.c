@@ -1,0 +1,26 @@
+/* eventmask.c -- the agent's event masks (see eventmask.h). */
+#include "eventmask.h"
+
+/* Low mask: JIT, modules, assemblies, threads, runtime suspensions, and the
+ * right to call DoStackSnapshot. High mask (SetEventMask2): GC start and end
+ * only (BASIC_GC: no object tracking, and concurrent GC stays on), and the
+ * EventPipe events of our own session (tiers.c). */
+#define EVENTMASK_FULL                                                                             \
+    (COR_PRF_MONITOR_JIT_COMPILATION | COR_PRF_MONITOR_MODULE_LOADS |                              \
+     COR_PRF_MONITOR_ASSEMBLY_LOADS | COR_PRF_MONITOR_THREADS | COR_PRF_MONITOR_SUSPENDS |         \
+     COR_PRF_ENABLE_STACK_SNAPSHOT)
+#define EVENTMASK_FULL_HIGH (COR_PRF_HIGH_BASIC_GC | COR_PRF_HIGH_MONITOR_EVENT_PIPE)
+
+_Static_assert((EVENTMASK_FULL & COR_PRF_MONITOR_IMMUTABLE) == 0, "the mask must stay detachable");
+_Static_assert((EVENTMASK_FULL & ~COR_PRF_ALLOWABLE_AFTER_ATTACH) == 0,
+               "the mask must be allowed after attach");
+_Static_assert((EVENTMASK_FULL_HIGH & COR_PRF_HIGH_MONITOR_IMMUTABLE) == 0,
+               "the high mask must stay detachable");
+_Static_assert((EVENTMASK_FULL_HIGH & ~COR_PRF_HIGH_ALLOWABLE_AFTER_ATTACH) == 0,
+               "the high mask must be allowed after attach");
+
+HRESULT eventmask_set(ICorProfilerInfo10 *info, int quiet)
+{
+    return info->lpVtbl->SetEventMask2(info, quiet ? 0 : EVENTMASK_FULL,
+                                       quiet ? 0 : EVENTMASK_FULL_HIGH);
+}
