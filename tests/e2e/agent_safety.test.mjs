@@ -13,7 +13,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { BUILD, E2E_DLL, ROOT, agentTrace, startTarget, waitFor, stopAll } from './lib.mjs';
+import { BUILD, E2E_DLL, ROOT, agentTrace, asanRuntime, startTarget, waitFor, stopAll } from './lib.mjs';
 
 after(stopAll);
 
@@ -78,7 +78,11 @@ function runApp(args, env) {
   return r;
 }
 
-test('collectible code loaded, JITed and unloaded under a slow server: named right, nothing hidden', async () => {
+// Runs E2eTarget `collectible ROUNDS 150 LONGDIR` under the agent against a
+// server that reads a little every 100 ms and not at all for 3 s, and checks
+// every name against what the app says. `agentPath`/`extraEnv`: the sanitizer
+// build of the agent (with its runtime preloaded).
+async function collectibleUnderSlowServer({ rounds, agentPath, extraEnv = {}, expectDrops = true }) {
   const conns = [];
   const srv = await listen('jitscope-slow-', (c) => conns.push(agentConnection(c)));
   const longDir = fs.mkdtempSync(path.join(os.tmpdir(), 'jitscope-longpath-'));
@@ -94,7 +98,7 @@ test('collectible code loaded, JITed and unloaded under a slow server: named rig
   }, 100);
   const stall = setTimeout(() => { reading = false; setTimeout(() => { reading = true; }, 3000); }, 300);
   try {
-    const app = runApp(['collectible', '200', '150', longDir], agentEnv(srv.sock, { JITSCOPE_RING_BYTES: String(256 * 1024) }));
+    const app = runApp(['collectible', String(rounds), '150', longDir], agentEnv(srv.sock, { JITSCOPE_RING_BYTES: String(256 * 1024), ...(agentPath ? { CORECLR_PROFILER_PATH: agentPath } : {}), ...extraEnv }));
     await app.done;
     clearInterval(throttle);
     clearTimeout(stall);
@@ -106,8 +110,8 @@ test('collectible code loaded, JITed and unloaded under a slow server: named rig
     await waitFor('the agent closed its connection', () => k.closed, 20000);
 
     // what the app says: rounds (monotonic time ranges) and each method's FunctionID
-    const rounds = [...app.out.matchAll(/^round (\d+) (\d+) (\d+)$/gm)].map((m) => ({ r: Number(m[1]), start: BigInt(m[2]), end: BigInt(m[3]) }));
-    assert.equal(rounds.length, 200);
+    const roundRanges = [...app.out.matchAll(/^round (\d+) (\d+) (\d+)$/gm)].map((m) => ({ r: Number(m[1]), start: BigInt(m[2]), end: BigInt(m[3]) }));
+    assert.equal(roundRanges.length, rounds);
     const expected = new Map(); // fid -> [{round, name}]
     let round = 0;
     for (const line of app.out.split('\n')) {
@@ -120,7 +124,7 @@ test('collectible code loaded, JITed and unloaded under a slow server: named rig
       }
     }
     const reused = [...expected.values()].filter((v) => v.length > 1).length;
-    const roundAt = (t) => { const r = rounds.find((x) => t >= x.start && t <= x.end); return r ? r.r : -1; };
+    const roundAt = (t) => { const r = roundRanges.find((x) => t >= x.start && t <= x.end); return r ? r.r : -1; };
 
     // replay the stream as the server would: the name in force when each JIT arrives
     const current = new Map();
@@ -152,7 +156,7 @@ test('collectible code loaded, JITed and unloaded under a slow server: named rig
     console.log(`methods ${[...expected.keys()].length} (reused IDs ${reused}), JIT records checked ${checked}, unnamed ${unnamed}, gaps ${gaps}, drops ${JSON.stringify(drops)}`);
     assert.deepEqual(wrong, [], 'every name is the one the method had when it was JITed');
     assert.ok(checked > 100, `enough JIT records arrived to judge (${checked})`);
-    assert.ok(drops.slow_server > 0, 'the stalled server made the agent drop (this test covers that path)');
+    if (expectDrops) assert.ok(drops.slow_server > 0 && drops.ring_full > 0, 'the stalled server made the agent drop (this test covers that path)');
     assert.equal(gaps, drops.slow_server, 'every record the sender dropped left a sequence gap, and only those');
     assert.ok(unnamed <= drops.slow_server + drops.name_late, 'a JIT record without its name: its name was lost, and counted');
     assert.equal(drops.name_failed, 0, 'no name the runtime could not give');
@@ -163,12 +167,33 @@ test('collectible code loaded, JITed and unloaded under a slow server: named rig
     assert.ok(long, 'the module loaded from the long path is reported with its path');
     assert.ok(long.path.endsWith('/E2ePlugin.dll'), `its file name is kept (${long.path.slice(-60)})`);
     assert.ok(long.flags & 4, 'and it is flagged truncated');
+    return app;
   } finally {
     clearInterval(throttle);
     clearTimeout(stall);
     srv.close();
     fs.rmSync(longDir, { recursive: true, force: true });
   }
+}
+
+test('collectible code loaded, JITed and unloaded under a slow server: named right, nothing hidden', async () => {
+  await collectibleUnderSlowServer({ rounds: 200 });
+});
+
+test('the same with the agent built with -fsanitize=address,undefined: no report', async () => {
+  const asan = asanRuntime();
+  assert.ok(asan, 'gcc ships libasan.so');
+  const agent = path.join(BUILD, 'asan/libjitscope_agent.so');
+  assert.ok(fs.existsSync(agent), 'make asan built the sanitizer agent');
+  const app = await collectibleUnderSlowServer({
+    rounds: 100, agentPath: agent, expectDrops: false,
+    extraEnv: {
+      LD_PRELOAD: asan,
+      ASAN_OPTIONS: 'detect_leaks=0:handle_segv=0:allow_user_segv_handler=1:abort_on_error=1',
+      UBSAN_OPTIONS: 'halt_on_error=1:print_stacktrace=1',
+    },
+  });
+  assert.doesNotMatch(app.err, /runtime error:|AddressSanitizer/, 'no sanitizer report');
 });
 
 test('Shutdown with a stalled server ends in bounded time', async () => {
