@@ -8,7 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 need_build=(gcc make pkg-config libmicrohttpd-dev libjansson-dev libwebsockets-dev libcurl4-openssl-dev)
-need_test=(valgrind chromium nodejs npm clang-format shellcheck)
+need_test=(valgrind chromium nodejs npm clang-format shellcheck prometheus)
 
 missing() {
   local out=() p

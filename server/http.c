@@ -14,6 +14,7 @@
 
 #include "api.h"
 #include "guard.h"
+#include "metrics.h"
 #include "http_deadline.h"
 
 #define HTTP_MAX_BODY API_MAX_BODY /* request bodies kept; larger ones get 413 */
@@ -61,12 +62,24 @@ static int http_key_ok(struct MHD_Connection *c)
     return guard_key_ok(auth + 7, http_cfg.api_key);
 }
 
+/* The route class of the request this thread is answering, for /metrics:
+ * set by http_handle before anything is sent. */
+static _Thread_local const char *http_route_class = "static";
+
+static const char *http_classify(const char *url)
+{
+    if (strcmp(url, "/metrics") == 0)
+        return "metrics";
+    return strncmp(url, "/api/", 5) == 0 || strcmp(url, "/api") == 0 ? "api" : "static";
+}
+
 static enum MHD_Result http_send(struct MHD_Connection *c, int status, const char *type,
                                  const char *disposition, void *data, size_t length)
 {
     struct MHD_Response *r = MHD_create_response_from_buffer(length, data, MHD_RESPMEM_MUST_FREE);
     enum MHD_Result ok;
 
+    metrics_count_http(http_route_class, status);
     if (!r) {
         free(data);
         return MHD_NO;
@@ -159,6 +172,22 @@ static enum MHD_Result http_static(struct MHD_Connection *c, const char *url)
     return http_send(c, 200, http_content_type(path), NULL, data, (size_t)got);
 }
 
+/* GET /metrics: Prometheus's text format (metrics.h); the API key applies. */
+static enum MHD_Result http_metrics(struct MHD_Connection *c, int is_get)
+{
+    size_t length = 0;
+    char *text;
+
+    if (!is_get)
+        return http_error(c, 405, "method not allowed");
+    if (!http_key_ok(c))
+        return http_error(c, 401, "missing or wrong API key (Authorization: Bearer KEY)");
+    text = metrics_render(&length);
+    if (!text)
+        return http_error(c, 500, "out of memory");
+    return http_send(c, 200, "text/plain; version=0.0.4; charset=utf-8", NULL, text, length);
+}
+
 static const char *http_arg(void *ctx, const char *name)
 {
     return MHD_lookup_connection_value(ctx, MHD_GET_ARGUMENT_KIND, name);
@@ -176,6 +205,7 @@ static enum MHD_Result http_handle(void *cls, struct MHD_Connection *c, const ch
     int status;
 
     (void)cls, (void)version;
+    http_route_class = http_classify(url);
     if (!up) { /* first call: headers only */
         const char *declared = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Length");
         up = calloc(1, sizeof(*up));
@@ -205,6 +235,8 @@ static enum MHD_Result http_handle(void *cls, struct MHD_Connection *c, const ch
         return http_error(c, 403, "Host header does not name this server");
     if (up->length > HTTP_MAX_BODY)
         return http_error(c, 413, "request body too large");
+    if (strcmp(url, "/metrics") == 0)
+        return http_metrics(c, is_get);
     if (strncmp(url, "/api/", 5) != 0 && strcmp(url, "/api") != 0) {
         if (!is_get)
             return http_error(c, 405, "method not allowed");

@@ -41,6 +41,9 @@ static _Atomic int ws_running, ws_stopping, ws_wake;
 static const char *ws_api_key;
 static int ws_port;
 static ws_client *ws_clients[WS_MAX_CLIENTS];
+static _Atomic int ws_connected; /* clients in ws_clients, for /metrics (any thread) */
+
+int ws_client_count(void) { return atomic_load(&ws_connected); }
 static lws_sorted_usec_list_t ws_tick_sul;
 static const struct lws_protocols ws_protocols[];
 
@@ -276,14 +279,18 @@ static int ws_callback(struct lws *wsi, enum lws_callback_reasons reason, void *
         for (i = 0; i < WS_MAX_CLIENTS; i++) {
             if (!ws_clients[i]) {
                 ws_clients[i] = c;
+                atomic_fetch_add(&ws_connected, 1);
                 return 0;
             }
         }
         return -1;
     case LWS_CALLBACK_CLOSED:
-        for (i = 0; i < WS_MAX_CLIENTS; i++)
-            if (ws_clients[i] == c)
+        for (i = 0; i < WS_MAX_CLIENTS; i++) {
+            if (ws_clients[i] == c) {
                 ws_clients[i] = NULL;
+                atomic_fetch_sub(&ws_connected, 1);
+            }
+        }
         return 0;
     case LWS_CALLBACK_RECEIVE:
         /* the frame's declared length counts, not only what has arrived: a

@@ -29,4 +29,7 @@ int ws_start(const char *bind_host, int port, const char *api_key, int *bound_po
 void ws_notify(int session_id);
 void ws_stop(void);
 
+/* WebSocket clients connected now (any thread; /metrics). */
+int ws_client_count(void);
+
 #endif

@@ -1,0 +1,263 @@
+/* metrics.c -- the Prometheus text exposition of jitscope's numbers (see
+ * metrics.h). Version 0.0.4 of the format: # HELP and # TYPE per family, then
+ * one line per series; label values escaped (backslash, quote, newline). */
+#include "metrics.h"
+
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "session.h"
+#include "sessions.h"
+#include "textbuf.h"
+#include "ws.h"
+
+#define METRICS_MAX_BYTES (16u * 1024u * 1024u)
+
+/* ---- HTTP requests by route class and status ---- */
+
+static const char *const metrics_routes[] = {"api", "static", "metrics"};
+#define METRICS_ROUTES (sizeof(metrics_routes) / sizeof(metrics_routes[0]))
+static const int metrics_codes[] = {200, 201, 202, 204, 304, 400, 401, 403, 404,
+                                    405, 409, 413, 414, 429, 431, 500, 503};
+#define METRICS_CODES (sizeof(metrics_codes) / sizeof(metrics_codes[0]))
+/* [route][code], the last column for any other status */
+static _Atomic unsigned long long metrics_http[METRICS_ROUTES][METRICS_CODES + 1];
+
+void metrics_count_http(const char *route_class, int status)
+{
+    size_t r, k;
+
+    for (r = 0; r < METRICS_ROUTES && strcmp(metrics_routes[r], route_class) != 0; r++)
+        ;
+    if (r == METRICS_ROUTES)
+        return;
+    for (k = 0; k < METRICS_CODES && metrics_codes[k] != status; k++)
+        ;
+    atomic_fetch_add_explicit(&metrics_http[r][k], 1, memory_order_relaxed);
+}
+
+/* ---- helpers ---- */
+
+static void metrics_family(textbuf *b, const char *name, const char *type, const char *help)
+{
+    textbuf_printf(b, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+/* A label value with \, " and newlines escaped, into out (cut to fit). */
+static void metrics_escape(const char *in, char *out, size_t size)
+{
+    size_t o = 0;
+
+    for (; *in && o + 3 < size; in++) {
+        if (*in == '\\' || *in == '"') {
+            out[o++] = '\\';
+            out[o++] = *in;
+        } else if (*in == '\n') {
+            out[o++] = '\\';
+            out[o++] = 'n';
+        } else {
+            out[o++] = *in;
+        }
+    }
+    out[o] = '\0';
+}
+
+/* The program a command line runs: the file name of its first word, or for
+ * `dotnet X.dll ...` the .NET app's file name. */
+static void metrics_process_name(const char *cmd, char *out, size_t size)
+{
+    const char *word = cmd, *end, *slash;
+    size_t n;
+    int dotnet;
+
+    for (;;) {
+        while (*word == ' ')
+            word++;
+        end = strchr(word, ' ');
+        if (!end)
+            end = word + strlen(word);
+        for (slash = end; slash > word && slash[-1] != '/'; slash--)
+            ;
+        n = (size_t)(end - slash);
+        dotnet = n == 6 && strncmp(slash, "dotnet", 6) == 0;
+        if (!dotnet || *end == '\0') {
+            snprintf(out, size, "%.*s", (int)n, slash);
+            return;
+        }
+        word = end; /* dotnet: the next word names the app */
+    }
+}
+
+static int metrics_live(const session *s)
+{
+    return s->state == SESSION_STARTING || s->state == SESSION_LIVE ||
+           s->state == SESSION_DISCONNECTED || s->state == SESSION_DETACHING;
+}
+
+/* ---- per-session families ---- */
+
+typedef struct metrics_family_def {
+    const char *name, *type, *help;
+    double (*value)(const session *s);
+} metrics_family_def;
+
+static double m_jits(const session *s) { return (double)s->jit_compilations; }
+static double m_jit_time(const session *s) { return (double)s->jit_time_total_ns / 1e9; }
+static double m_functions(const session *s) { return (double)s->functions_jitted; }
+static double m_modules(const session *s) { return (double)s->module_count; }
+static double m_records(const session *s) { return (double)s->records; }
+static double m_gaps(const session *s) { return (double)s->seq_gaps; }
+static double m_backlog(const session *s) { return (double)s->drops.ring_used; }
+
+static double m_threads(const session *s)
+{
+    size_t i, alive = 0;
+
+    for (i = 0; i < s->thread_count; i++)
+        alive += s->threads[i].alive != 0;
+    return (double)alive;
+}
+
+static const metrics_family_def metrics_session_families[] = {
+    {"jitscope_session_jit_compilations_total", "counter", "JIT compilations seen live.", m_jits},
+    {"jitscope_session_jit_time_seconds_total", "counter", "Time spent in those compilations.",
+     m_jit_time},
+    {"jitscope_session_functions", "gauge", "Distinct functions JIT-compiled.", m_functions},
+    {"jitscope_session_modules", "gauge", "Modules loaded.", m_modules},
+    {"jitscope_session_threads", "gauge", "Managed threads alive.", m_threads},
+    {"jitscope_session_records_total", "counter", "Records received from the agent.", m_records},
+    {"jitscope_session_sequence_gaps_total", "counter",
+     "Records the agent numbered but did not deliver (its slow_server drops).", m_gaps},
+    {"jitscope_session_ring_backlog_bytes", "gauge",
+     "Bytes waiting in the agent's ring when it last reported.", m_backlog},
+};
+
+static const char *const metrics_drop_causes[WIRE_DROP_REASONS] = {
+    "ring_full", "too_large", "no_server", "name_failed", "slow_server", "name_late", "shutdown"};
+
+typedef struct metrics_labels {
+    char text[600]; /* session="1",pid="2",process="x" */
+} metrics_labels;
+
+static void metrics_session_labels(const session *s, metrics_labels *l)
+{
+    char name[256], escaped[520];
+
+    metrics_process_name(s->command_line ? s->command_line : "", name, sizeof(name));
+    metrics_escape(name, escaped, sizeof(escaped));
+    snprintf(l->text, sizeof(l->text), "session=\"%d\",pid=\"%d\",process=\"%s\"", s->id,
+             (int)s->pid, escaped);
+}
+
+/* The agent's own time per JIT callback as a Prometheus histogram: its
+ * buckets are cumulative here, upper bounds in seconds (wire.h). */
+static void metrics_agent_cost(textbuf *b, const session *s, const metrics_labels *l)
+{
+    const wire_agent_cost *c = &s->agent_cost;
+    unsigned long long seen = 0;
+    unsigned i;
+
+    for (i = 0; i + 1 < WIRE_COST_BUCKETS; i++) {
+        double upper_ns = i + 1 < WIRE_COST_LINEAR
+                              ? (double)(i + 1) * WIRE_COST_STEP_NS
+                              : (double)(WIRE_COST_LINEAR * WIRE_COST_STEP_NS) *
+                                    (double)(1ull << (i + 1 - WIRE_COST_LINEAR));
+        seen += c->buckets[i];
+        textbuf_printf(b,
+                       "jitscope_session_agent_jit_callback_seconds_bucket{%s,le=\"%.9g\"} %llu\n",
+                       l->text, upper_ns / 1e9, seen);
+    }
+    seen += c->buckets[WIRE_COST_BUCKETS - 1];
+    textbuf_printf(b, "jitscope_session_agent_jit_callback_seconds_bucket{%s,le=\"+Inf\"} %llu\n",
+                   l->text, seen);
+    textbuf_printf(b, "jitscope_session_agent_jit_callback_seconds_sum{%s} %.9g\n", l->text,
+                   (double)c->total_ns / 1e9);
+    textbuf_printf(b, "jitscope_session_agent_jit_callback_seconds_count{%s} %llu\n", l->text,
+                   seen);
+}
+
+static void metrics_sessions(textbuf *b)
+{
+    size_t n = sessions_count(), i, f, k;
+    static const session_state states[] = {
+        SESSION_STARTING, SESSION_LIVE,   SESSION_DISCONNECTED, SESSION_DETACHING,
+        SESSION_DETACHED, SESSION_EXITED, SESSION_FAILED};
+    size_t by_state[sizeof(states) / sizeof(states[0])] = {0};
+
+    for (i = 0; i < n; i++)
+        for (k = 0; k < sizeof(states) / sizeof(states[0]); k++)
+            by_state[k] += sessions_at(i)->state == states[k];
+    metrics_family(b, "jitscope_sessions", "gauge", "Sessions the server keeps, by state.");
+    for (k = 0; k < sizeof(states) / sizeof(states[0]); k++)
+        textbuf_printf(b, "jitscope_sessions{state=\"%s\"} %zu\n", session_state_name(states[k]),
+                       by_state[k]);
+    for (f = 0; f < sizeof(metrics_session_families) / sizeof(metrics_session_families[0]); f++) {
+        const metrics_family_def *d = &metrics_session_families[f];
+        metrics_family(b, d->name, d->type, d->help);
+        for (i = 0; i < n; i++) {
+            session *s = sessions_at(i);
+            metrics_labels l;
+            if (!metrics_live(s))
+                continue;
+            metrics_session_labels(s, &l);
+            textbuf_printf(b, "%s{%s} %.9g\n", d->name, l.text, d->value(s));
+        }
+    }
+    metrics_family(b, "jitscope_session_agent_drops_total", "counter",
+                   "What the agent lost, by cause (records, or for name_* function names).");
+    for (i = 0; i < n; i++) {
+        session *s = sessions_at(i);
+        metrics_labels l;
+        if (!metrics_live(s))
+            continue;
+        metrics_session_labels(s, &l);
+        for (k = 0; k < WIRE_DROP_REASONS; k++)
+            textbuf_printf(b, "jitscope_session_agent_drops_total{%s,cause=\"%s\"} %llu\n", l.text,
+                           metrics_drop_causes[k], (unsigned long long)s->drops.dropped[k]);
+    }
+    metrics_family(b, "jitscope_session_agent_jit_callback_seconds", "histogram",
+                   "The agent's own time inside each JIT callback on the app's threads.");
+    for (i = 0; i < n; i++) {
+        session *s = sessions_at(i);
+        metrics_labels l;
+        if (!metrics_live(s))
+            continue;
+        metrics_session_labels(s, &l);
+        metrics_agent_cost(b, s, &l);
+    }
+}
+
+char *metrics_render(size_t *length)
+{
+    textbuf b;
+    size_t r, k;
+
+    textbuf_init(&b, METRICS_MAX_BYTES);
+    sessions_lock();
+    metrics_sessions(&b);
+    sessions_unlock();
+    metrics_family(&b, "jitscope_websocket_clients", "gauge", "WebSocket clients connected.");
+    textbuf_printf(&b, "jitscope_websocket_clients %d\n", ws_client_count());
+    metrics_family(&b, "jitscope_http_requests_total", "counter",
+                   "HTTP responses sent, by route class and status code.");
+    for (r = 0; r < METRICS_ROUTES; r++) {
+        for (k = 0; k <= METRICS_CODES; k++) {
+            unsigned long long v = atomic_load_explicit(&metrics_http[r][k], memory_order_relaxed);
+            if (!v)
+                continue;
+            if (k < METRICS_CODES)
+                textbuf_printf(&b, "jitscope_http_requests_total{route=\"%s\",code=\"%d\"} %llu\n",
+                               metrics_routes[r], metrics_codes[k], v);
+            else
+                textbuf_printf(&b,
+                               "jitscope_http_requests_total{route=\"%s\",code=\"other\"} %llu\n",
+                               metrics_routes[r], v);
+        }
+    }
+    if (b.overflow) {
+        textbuf_free(&b);
+        return NULL;
+    }
+    return textbuf_take(&b, length);
+}
