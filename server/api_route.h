@@ -15,8 +15,9 @@ typedef struct api_call api_call; /* api_util.h */
 /* One REST route. A pattern's segments are literals or parameters: {id} a
  * session id (1..SESSION_ID_MAX), {n} a positive number up to 2^53, {pid} a
  * process id (1..2^30), {fid} a FunctionID written "0x..." as the JSON does.
- * API_LOCKED (flags): the dispatcher takes the sessions lock and finds the
- * session {id} for the handler. */
+ * API_LOCKED (flags): the dispatcher (api_handle) takes the sessions lock,
+ * finds session {id} (404 when there is none) and hands it to the handler;
+ * the other handlers take the lock themselves. */
 typedef struct api_route {
     const char *method;
     const char *pattern;

@@ -7,7 +7,8 @@
 #
 # Seeds: tests/fuzz/corpus/<name> (committed, read only here); what a run finds
 # goes to build/fuzz/corpus/<name>, `merge` folds it back into the committed
-# directory with -merge=1 (only inputs that add coverage). Crashes are written
+# directory with -merge=1 (only inputs that add coverage; by edges alone when
+# that keeps more than 200 files or 1 MB). Crashes are written
 # to build/fuzz/crashes/<name>-crash-<sha1>; once fixed, such an input belongs
 # in tests/fuzz/regressions/<name>/, which `test` replays. `fuzz` ends with one
 # line per target: seconds, execs, execs/s, corpus size, coverage, crashes.
@@ -79,14 +80,22 @@ case "$mode" in
     [ $# -gt 0 ] || set -- "${all[@]}"
     for name in "$@"; do
       fresh=$out/merge/$name
-      rm -rf "$fresh"
-      mkdir -p "$fresh" "$out/corpus/$name" "tests/fuzz/corpus/$name"
-      "$out/$name" -merge=1 "$fresh" "tests/fuzz/corpus/$name" "$out/corpus/$name" \
-        >"$out/$name-merge.log" 2>&1 || { echo "merge of $name failed, see $out/$name-merge.log"; exit 1; }
+      mkdir -p "$out/corpus/$name" "tests/fuzz/corpus/$name"
+      # every feature (edges and their hit counts) first; a corpus over 200 files or
+      # 1 MB is merged again by edges alone (-use_counters=0), which keeps far fewer
+      for counters in 1 0; do
+        rm -rf "$fresh"
+        mkdir -p "$fresh"
+        "$out/$name" -merge=1 -use_counters=$counters "$fresh" "tests/fuzz/corpus/$name" \
+          "$out/corpus/$name" >"$out/$name-merge.log" 2>&1 ||
+          { echo "merge of $name failed, see $out/$name-merge.log"; exit 1; }
+        files=$(find "$fresh" -type f | wc -l)
+        kb=$(du -sk "$fresh" | cut -f1)
+        [ "$files" -le 200 ] && [ "$kb" -le 1024 ] && break
+      done
       rm -rf "tests/fuzz/corpus/$name"
       mv "$fresh" "tests/fuzz/corpus/$name"
-      echo "$name: $(find "tests/fuzz/corpus/$name" -type f | wc -l) files," \
-        "$(du -sk "tests/fuzz/corpus/$name" | cut -f1) KB"
+      echo "$name: $files files, $kb KB ($(tail -1 "$out/$name-merge.log"))"
     done
     ;;
   *)
