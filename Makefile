@@ -1,6 +1,6 @@
 # jitscope -- top-level build.
 #
-#   make          build build/libjitscope_agent.so and build/jitscope
+#   make          build build/libjitscope_agent.so, build/jitscope and build/bench/replay
 #   make run      install what is missing, build, start the server with the demo app
 #   make test     install what is missing, build, run every test (unit, e2e, browser)
 #   make lint     static checks: banned C calls, clang-format, eslint, shellcheck
@@ -37,10 +37,11 @@ SERVER_HDR := $(wildcard server/*.h) $(PROTO_HDR)
 
 AGENT_SO   := $(BUILD)/libjitscope_agent.so
 SERVER_BIN := $(BUILD)/jitscope
+REPLAY_BIN := $(BUILD)/bench/replay
 ASAN       := -fsanitize=address,undefined -fno-omit-frame-pointer
 
 .PHONY: all run test asan deps deps-test clean bench unit e2e browser lint fuzz fuzz-build fuzz-merge
-all: $(AGENT_SO) $(SERVER_BIN)
+all: $(AGENT_SO) $(SERVER_BIN) $(REPLAY_BIN)
 
 include tests/apps/apps.mk
 
@@ -51,6 +52,11 @@ $(AGENT_SO): $(AGENT_SRC) $(AGENT_HDR) | $(BUILD)/deps.stamp
 $(SERVER_BIN): $(SERVER_SRC) $(SERVER_HDR) | $(BUILD)/deps.stamp
 	@mkdir -p $(@D)
 	$(CC) $(SERVER_CFLAGS) $(SERVER_SRC) $(SERVER_LIBS) -o $@
+
+# The native agent stand-in for load tests and benchmarks (bench/replay.c).
+$(REPLAY_BIN): bench/replay.c proto/wire_encode.c proto/utf.c $(PROTO_HDR)
+	@mkdir -p $(@D)
+	$(CC) $(CSTD) $(WARN) $(OPT) -pthread bench/replay.c proto/wire_encode.c proto/utf.c -o $@
 
 # Sanitizer builds: the agent is loaded into `dotnet`, which is not built with
 # ASan, so the runtime is preloaded by the tests (LD_PRELOAD=$(ASAN_RT)).

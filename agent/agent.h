@@ -30,8 +30,16 @@ typedef struct agent_state {
     _Atomic int catchup_requested; /* ProfilerAttachComplete: enumerate */
     _Atomic int stopping;          /* Shutdown: flush and end the sender */
     _Atomic int detach_requested;  /* RequestProfilerDetach succeeded */
+    _Atomic int sender_running;    /* the sender thread exists: unload fences wait for it */
+    _Atomic uint64_t unload_gen;   /* bumped when a module unload starts or finishes (unload.c) */
     _Atomic uint64_t name_failures;
     _Atomic uint64_t no_server_drops;
+    _Atomic uint64_t slow_server_drops; /* conn.c: the server did not read (sequence used) */
+    _Atomic uint64_t names_late;        /* naming.c: read too late to be read safely */
+    _Atomic uint64_t shutdown_drops;    /* left in the ring at Shutdown / detach */
+    /* the agent's own time in JIT callbacks (events.c; wire.h WIRE_AGENT_COST) */
+    _Atomic uint64_t cost_callbacks, cost_total_ns;
+    _Atomic uint64_t cost_buckets[WIRE_COST_BUCKETS];
 } agent_state;
 
 extern agent_state agent;

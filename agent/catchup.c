@@ -9,10 +9,19 @@
  * runtime is made under the runtime lock (walk.c), never while writing out.
  * Records leave through conn_emit (conn.h), function names through naming.h;
  * sender.c calls catchup_run, never the other way round.
+ *
+ * IDs in a list die when their module unloads, and the runtime does not check
+ * them. So a list is taken only while no module is unloading, every look-up
+ * first checks (under the runtime lock) that no unload started since the list
+ * was taken, and a list that went stale is taken again, up to
+ * CATCHUP_ATTEMPTS times. Between entries the sender keeps serving unloads
+ * (unload.h), and Shutdown stops a catch-up at once.
  */
 #include <fcntl.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "catchup.h"
@@ -21,10 +30,15 @@
 #include "conn.h"
 #include "describe.h"
 #include "naming.h"
+#include "unload.h"
 #include "utf.h"
 #include "walk.h"
 
 #define CATCHUP_BATCH 256
+#define CATCHUP_ATTEMPTS 8           /* a list that went stale is taken again this often */
+#define CATCHUP_UNLOAD_WAIT_MS 5000u /* longest wait for unloads in progress to finish */
+
+static uint64_t catchup_gen; /* unload generation when the current list was taken */
 
 static describe_module_text catchup_text;
 static char catchup_path[DESCRIBE_PATH_UNITS * 3];
@@ -37,7 +51,7 @@ typedef struct catchup_list {
     HRESULT (*next)(void *e, ULONG want, void *batch, ULONG *got);
     void (*release)(void *e);
     size_t item_size;
-    void (*each)(const void *item); /* the records of one entry */
+    int (*each)(const void *item); /* the records of one entry; -1: the list went stale */
 } catchup_list;
 
 /* Room for one batch of any of the lists. */
@@ -47,42 +61,89 @@ typedef union catchup_batch {
     COR_PRF_FUNCTION functions[CATCHUP_BATCH];
 } catchup_batch;
 
+static int catchup_go_on(void) { return conn_connected() && !atomic_load(&agent.stopping); }
+
+/* Takes the runtime lock if no unload started since the list was taken:
+ * then the IDs of the list are alive for as long as the lock is held (an
+ * unload's callback cannot end before the sender serves it, and it gives up
+ * only under this lock). Returns 0 with the lock held, -1 without. */
+static int catchup_lock_fresh(void)
+{
+    walk_runtime_lock();
+    if (unload_generation() == catchup_gen)
+        return 0;
+    walk_runtime_unlock();
+    return -1;
+}
+
+/* Waits, serving them, until no module is unloading. Returns 0, or -1 when it
+ * took too long or catch-up must stop. */
+static int catchup_wait_unloads(void)
+{
+    unsigned waited = 0;
+
+    while (unload_in_progress()) {
+        struct timespec ms = {0, 5000000L};
+        if (!catchup_go_on() || waited >= CATCHUP_UNLOAD_WAIT_MS)
+            return -1;
+        unload_service();
+        nanosleep(&ms, NULL);
+        waited += 5;
+    }
+    return 0;
+}
+
 /* Opens the list, takes it CATCHUP_BATCH entries at a time and hands each to
- * list->each until the list ends or the connection is lost. Returns how many
- * entries were handed over (0 when the runtime would not list them). */
+ * list->each until the list ends, the connection is lost or Shutdown begins; a
+ * list that went stale is taken again. Returns how many entries of the last
+ * list were handed over (0 when the runtime would not list them). */
 static unsigned catchup_enumerate(const catchup_list *list)
 {
     catchup_batch batch;
-    void *e = NULL;
-    ULONG got = 0, i;
-    unsigned count = 0;
-    HRESULT hr;
+    unsigned attempt, count = 0;
 
-    walk_runtime_lock();
-    hr = list->open(&e);
-    walk_runtime_unlock();
-    if (FAILED(hr) || !e)
-        return 0;
-    while (SUCCEEDED(list->next(e, CATCHUP_BATCH, &batch, &got)) && got > 0) {
-        for (i = 0; i < got && conn_connected(); i++, count++)
-            list->each((const unsigned char *)&batch + (size_t)i * list->item_size);
-        if (got < CATCHUP_BATCH || !conn_connected())
+    for (attempt = 0; attempt < CATCHUP_ATTEMPTS && catchup_go_on(); attempt++) {
+        void *e = NULL;
+        ULONG got = 0, i;
+        int stale = 0;
+        HRESULT hr;
+
+        if (catchup_wait_unloads() != 0)
             break;
+        walk_runtime_lock();
+        catchup_gen = unload_generation();
+        naming_live_since(catchup_gen);
+        hr = list->open(&e);
+        walk_runtime_unlock();
+        if (FAILED(hr) || !e)
+            return 0;
+        count = 0;
+        while (!stale && SUCCEEDED(list->next(e, CATCHUP_BATCH, &batch, &got)) && got > 0) {
+            for (i = 0; i < got && catchup_go_on() && !stale; i++, count++) {
+                unload_service();
+                stale = list->each((const unsigned char *)&batch + (size_t)i * list->item_size);
+            }
+            if (got < CATCHUP_BATCH || !catchup_go_on())
+                break;
+        }
+        list->release(e);
+        if (!stale)
+            return count;
     }
-    list->release(e);
     return count;
 }
 
 /* ---- modules ---- */
 
-static void catchup_module(const void *item)
+static int catchup_module(const void *item)
 {
     ModuleID module = *(const ModuleID *)item;
     wire_module_loaded m;
     size_t np, na;
     int cut;
 
-    walk_runtime_lock();
+    if (catchup_lock_fresh() != 0)
+        return -1;
     describe_module(module, &m, &catchup_text);
     walk_runtime_unlock();
     np = utf16_to_utf8(catchup_text.path, catchup_text.path_length, catchup_path,
@@ -92,6 +153,7 @@ static void catchup_module(const void *item)
     conn_emit(WIRE_MODULE_LOADED,
               WIRE_FLAG_CATCHUP | (catchup_text.truncated ? WIRE_FLAG_TRUNCATED : 0),
               clock_mono_ns(), &m, sizeof(m), catchup_path, np, catchup_assembly, na);
+    return 0;
 }
 
 static HRESULT catchup_modules_open(void **e)
@@ -141,7 +203,7 @@ static void catchup_thread_name(ThreadID thread, DWORD os_tid)
               NULL, 0);
 }
 
-static void catchup_thread(const void *item)
+static int catchup_thread(const void *item)
 {
     ThreadID thread = *(const ThreadID *)item;
     DWORD os = 0;
@@ -155,6 +217,7 @@ static void catchup_thread(const void *item)
               0);
     if (os)
         catchup_thread_name(thread, os);
+    return 0; /* ThreadIDs do not die with modules */
 }
 
 static HRESULT catchup_threads_open(void **e)
@@ -183,7 +246,7 @@ static const catchup_list catchup_threads = {
 
 /* ---- JITed functions ---- */
 
-static void catchup_function(const void *item)
+static int catchup_function(const void *item)
 {
     FunctionID function = ((const COR_PRF_FUNCTION *)item)->functionId;
     struct {
@@ -194,12 +257,15 @@ static void catchup_function(const void *item)
 
     memset(&rec, 0, sizeof(rec));
     rec.j.function_id = function;
-    walk_runtime_lock();
+    if (catchup_lock_fresh() != 0)
+        return -1;
     kept = describe_jit(function, 1, &rec.j, rec.versions);
     walk_runtime_unlock();
-    naming_function(function, NAMING_ASK_DYNAMIC, WIRE_FLAG_CATCHUP);
+    if (naming_function(function, NAMING_ASK_DYNAMIC, WIRE_FLAG_CATCHUP, NAMING_LIVE) != 0)
+        return -1; /* an unload started: the list may hold dead IDs */
     conn_emit(WIRE_JIT_FINISHED, WIRE_FLAG_CATCHUP, clock_mono_ns(), &rec,
               (uint32_t)(sizeof(rec.j) + kept * sizeof(rec.versions[0])), NULL, 0, NULL, 0);
+    return 0;
 }
 
 static HRESULT catchup_functions_open(void **e)

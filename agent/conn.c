@@ -16,6 +16,7 @@
 
 #include "conn.h"
 #include "agent.h"
+#include "clock.h"
 #include "stacks.h"
 #include "wire_encode.h"
 
@@ -25,6 +26,13 @@ static size_t conn_out_used;
 static uint8_t conn_in[CONN_IN_BYTES];
 static size_t conn_in_used;
 static uint64_t conn_seq;
+static int conn_stalled;       /* a whole wait moved no byte; no waiting until one moves */
+static uint64_t conn_deadline; /* CLOCK_MONOTONIC ns; waits end there (0: none) */
+static void (*conn_wait_hook)(void);
+
+void conn_set_deadline(uint64_t deadline_ns) { conn_deadline = deadline_ns; }
+
+void conn_set_wait_hook(void (*hook)(void)) { conn_wait_hook = hook; }
 
 int conn_open(void)
 {
@@ -41,6 +49,7 @@ int conn_open(void)
     }
     conn_socket = fd;
     conn_seq = 0;
+    conn_stalled = 0;
     return 0;
 }
 
@@ -59,6 +68,16 @@ int conn_connected(void) { return conn_socket >= 0; }
 
 int conn_fd(void) { return conn_socket; }
 
+/* May this flush still wait, `waited` ms into it? */
+static int conn_may_wait(int wait, int waited)
+{
+    if (!wait || conn_stalled || waited >= CONN_FLUSH_WAIT_MS)
+        return 0;
+    if (conn_deadline == 0) /* Shutdown began: only its own bounded flush waits */
+        return !atomic_load(&agent.stopping);
+    return clock_mono_ns() < conn_deadline;
+}
+
 int conn_flush(int wait)
 {
     size_t off = 0;
@@ -69,13 +88,17 @@ int conn_flush(int wait)
                          MSG_NOSIGNAL | MSG_DONTWAIT);
         if (n > 0) {
             off += (size_t)n;
+            conn_stalled = 0;
             continue;
         }
-        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) && wait &&
-            waited < CONN_FLUSH_WAIT_MS) {
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) && conn_may_wait(wait, waited)) {
             struct pollfd p = {.fd = conn_socket, .events = POLLOUT};
             poll(&p, 1, 10);
             waited += 10;
+            if (conn_wait_hook)
+                conn_wait_hook();
+            if (!conn_may_wait(wait, waited) && off == 0)
+                conn_stalled = 1; /* the whole wait moved nothing */
             continue;
         }
         if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
@@ -98,19 +121,44 @@ static int conn_room(size_t need)
     return CONN_OUT_BYTES - conn_out_used >= need ? 0 : -1;
 }
 
-void conn_emit(uint16_t type, uint16_t flags, uint64_t time_ns, const void *fixed,
-               uint32_t fixed_length, const char *s1, size_t n1, const char *s2, size_t n2)
+/* Frames one record into the output buffer. keep: when there is no room,
+ * nothing is used (the caller keeps the record); else the record is dropped,
+ * counted, and its sequence number used. */
+static int conn_put(int keep, uint16_t type, uint16_t flags, uint64_t time_ns, const void *fixed,
+                    uint32_t fixed_length, const char *s1, size_t n1, const char *s2, size_t n2)
 {
     wire_frame_header h = {.type = type, .flags = flags, .time_ns = time_ns};
     wire_text strings[2] = {{.utf8 = s1, .length = n1}, {.utf8 = s2, .length = n2}};
     unsigned count = s2 ? 2 : s1 ? 1 : 0;
     size_t need = wire_encode_bound(fixed_length, 0, strings, count);
 
-    if (conn_socket < 0 || conn_room(need) != 0)
-        return;
+    if (conn_socket < 0)
+        return -1;
+    if (conn_room(need) != 0) {
+        if (conn_socket < 0)
+            return -1;
+        if (keep)
+            return CONN_NO_ROOM;
+        ++conn_seq; /* used all the same: the server sees the gap where it was */
+        atomic_fetch_add_explicit(&agent.slow_server_drops, 1, memory_order_relaxed);
+        return -1;
+    }
     h.seq = ++conn_seq;
     conn_out_used += wire_encode(conn_out + conn_out_used, &h, fixed, fixed_length, NULL, 0,
                                  strings, count);
+    return 0;
+}
+
+int conn_emit(uint16_t type, uint16_t flags, uint64_t time_ns, const void *fixed,
+              uint32_t fixed_length, const char *s1, size_t n1, const char *s2, size_t n2)
+{
+    return conn_put(0, type, flags, time_ns, fixed, fixed_length, s1, n1, s2, n2);
+}
+
+int conn_emit_or_keep(uint16_t type, uint16_t flags, uint64_t time_ns, const void *fixed,
+                      uint32_t fixed_length, const char *s1, size_t n1, const char *s2, size_t n2)
+{
+    return conn_put(1, type, flags, time_ns, fixed, fixed_length, s1, n1, s2, n2);
 }
 
 int conn_receive(void)

@@ -1,9 +1,52 @@
 /* describe.c -- module and JIT facts from ICorProfilerInfo (see describe.h). */
 #include "describe.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #define DESCRIBE_CODE_RANGES 4
+#define DESCRIBE_PATH_MAX_UNITS 65536u /* longer is not a path: not asked again */
+
+/* HRESULT_FROM_WIN32(ERROR_INSUFFICIENT_BUFFER): what GetModuleInfo2 answers
+ * when the path does not fit (with the length it needs). */
+#define DESCRIBE_E_INSUFFICIENT_BUFFER ((HRESULT)0x8007007A)
+
+/* A path longer than text->path: asked again into a buffer of the length the
+ * runtime gave, and the END kept (the file name is what identifies a module),
+ * flagged truncated. Module loads are rare: one allocation here is fine. */
+static HRESULT describe_long_path(ModuleID module, describe_module_text *text, LPCBYTE *base,
+                                  AssemblyID *assembly)
+{
+    ICorProfilerInfo10 *info = agent.info;
+    ULONG need = text->path_length, got = 0;
+    DWORD flags = 0;
+    WCHAR *whole;
+    HRESULT hr;
+
+    if (need > DESCRIBE_PATH_MAX_UNITS)
+        return E_FAIL;
+    whole = malloc((size_t)need * sizeof(WCHAR));
+    if (!whole)
+        return E_OUTOFMEMORY;
+    hr = info->lpVtbl->GetModuleInfo2(info, module, base, need, &got, whole, assembly, &flags);
+    if (SUCCEEDED(hr)) {
+        if (got > need)
+            got = need;
+        if (got > 0 && whole[got - 1] == 0)
+            got--; /* the count includes the terminating NUL */
+        if (got > DESCRIBE_PATH_UNITS) {
+            memcpy(text->path, whole + (got - DESCRIBE_PATH_UNITS),
+                   DESCRIBE_PATH_UNITS * sizeof(WCHAR));
+            got = DESCRIBE_PATH_UNITS;
+            text->truncated = 1;
+        } else {
+            memcpy(text->path, whole, (size_t)got * sizeof(WCHAR));
+        }
+        text->path_length = got;
+    }
+    free(whole);
+    return hr;
+}
 
 void describe_module(ModuleID module, wire_module_loaded *out, describe_module_text *text)
 {
@@ -14,13 +57,17 @@ void describe_module(ModuleID module, wire_module_loaded *out, describe_module_t
     ModuleID manifest = 0;
     DWORD flags = 0;
 
+    HRESULT hr;
+
     memset(out, 0, sizeof(*out));
     text->path_length = text->assembly_length = 0;
     text->truncated = 0;
     out->module_id = module;
-    if (SUCCEEDED(info->lpVtbl->GetModuleInfo2(info, module, &base, DESCRIBE_PATH_UNITS,
-                                               &text->path_length, text->path, &assembly,
-                                               &flags))) {
+    hr = info->lpVtbl->GetModuleInfo2(info, module, &base, DESCRIBE_PATH_UNITS, &text->path_length,
+                                      text->path, &assembly, &flags);
+    if (hr == DESCRIBE_E_INSUFFICIENT_BUFFER && text->path_length > DESCRIBE_PATH_UNITS)
+        hr = describe_long_path(module, text, &base, &assembly);
+    if (SUCCEEDED(hr)) {
         out->base_address = (uint64_t)(uintptr_t)base;
         out->assembly_id = assembly;
     } else {

@@ -5,50 +5,100 @@
  * (a profiler never fails an app's event). Names of methods are NOT resolved
  * here: the sender thread does that once per FunctionID, off the JIT path;
  * dynamic methods are the exception (events_name_dynamic says why).
- * The one exception to "never wait": ThreadDestroyed for a thread the walker is
- * walking at that moment waits, bounded, until that walk ends (walk.c). */
+ * Two exceptions to "never wait", both bounded: ThreadDestroyed for a thread
+ * the walker is walking at that moment waits until that walk ends (walk.c),
+ * and ModuleUnloadStarted waits until the names of the module's functions
+ * still to be sent are read (unload.c). */
 #include "events.h"
 
 #include <string.h>
 
 #include "agent.h"
+#include "clock.h"
 #include "describe.h"
 #include "emit.h"
 #include "names_resolve.h"
 #include "tiers.h"
+#include "unload.h"
 #include "walk.h"
+
+/* The calling thread's ThreadID, asked of the runtime once per thread: a
+ * ThreadDestroyed anywhere makes every thread ask again (cheap, and a
+ * ThreadID is the address of a runtime object that may be reused). */
+static _Atomic uint64_t events_thread_generation;
+static _Thread_local ThreadID events_cached_thread;
+static _Thread_local uint64_t events_cached_generation;
 
 static ThreadID events_current_thread(void)
 {
+    uint64_t generation = atomic_load_explicit(&events_thread_generation, memory_order_relaxed);
     ThreadID t = 0;
 
+    if (events_cached_thread && events_cached_generation == generation)
+        return events_cached_thread;
     if (FAILED(agent.info->lpVtbl->GetCurrentThreadID(agent.info, &t)))
         t = 0;
+    events_cached_thread = t;
+    events_cached_generation = generation;
     return t;
+}
+
+/* The agent's own time in one JIT callback since start_ns, into the shared
+ * histogram (wire.h: WIRE_AGENT_COST) that the sender reports. */
+static void events_cost(uint64_t start_ns)
+{
+    uint64_t ns = clock_mono_ns() - start_ns;
+    unsigned bucket;
+
+    if (ns < (uint64_t)WIRE_COST_LINEAR * WIRE_COST_STEP_NS) {
+        bucket = (unsigned)(ns / WIRE_COST_STEP_NS);
+    } else {
+        uint64_t octaves = ns / ((uint64_t)WIRE_COST_LINEAR * WIRE_COST_STEP_NS);
+        bucket = WIRE_COST_LINEAR + (unsigned)(63 - __builtin_clzll(octaves));
+        if (bucket >= WIRE_COST_BUCKETS)
+            bucket = WIRE_COST_BUCKETS - 1;
+    }
+    atomic_fetch_add_explicit(&agent.cost_callbacks, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&agent.cost_total_ns, ns, memory_order_relaxed);
+    atomic_fetch_add_explicit(&agent.cost_buckets[bucket], 1, memory_order_relaxed);
 }
 
 static void events_jit_started(FunctionID function, uint16_t flags, ULONG il_size)
 {
+    uint64_t now = clock_mono_ns();
     wire_jit_started j = {
         .function_id = function, .thread_id = events_current_thread(), .il_size = il_size};
-    emit_record(WIRE_JIT_STARTED, flags, &j, sizeof(j), NULL, 0, NULL, 0);
+
+    emit_record_at(WIRE_JIT_STARTED, flags, now, &j, sizeof(j), NULL, 0, NULL, 0);
+    events_cost(now);
 }
 
+/* The fast path: the tier source's MethodLoad already said where the new code
+ * is, so the JIT thread makes no call into the runtime (the IL size comes with
+ * the function's name, from the sender). Without it, the code versions are
+ * asked for here, as before. */
 static void events_jit_finished(FunctionID function, uint16_t flags, HRESULT status)
 {
     wire_code_version versions[WIRE_MAX_CODE_VERSIONS];
+    uint64_t now = clock_mono_ns();
     wire_jit_finished j;
+    tiers_code code;
     unsigned kept = 0;
 
     memset(&j, 0, sizeof(j));
     j.function_id = function;
     j.thread_id = events_current_thread();
     j.hresult = status;
-    j.tier = tiers_take(function);
-    if (SUCCEEDED(status))
+    if (tiers_take(function, &code)) {
+        j.tier = code.tier;
+        j.code_start = code.start;
+        j.code_size = code.size;
+    } else if (SUCCEEDED(status)) {
         kept = describe_jit(function, 0, &j, versions);
-    emit_record(WIRE_JIT_FINISHED, flags, &j, sizeof(j), versions,
-                (uint32_t)(kept * sizeof(versions[0])), NULL, 0);
+    }
+    emit_record_at(WIRE_JIT_FINISHED, flags, now, &j, sizeof(j), versions,
+                   (uint32_t)(kept * sizeof(versions[0])), NULL, 0);
+    events_cost(now);
 }
 
 HRESULT STDMETHODCALLTYPE cb_JITCompilationStarted(ICorProfilerCallback11 *self,
@@ -98,25 +148,32 @@ HRESULT STDMETHODCALLTYPE cb_DynamicMethodJITCompilationFinished(ICorProfilerCal
                                                                  HRESULT hrStatus,
                                                                  BOOL fIsSafeToBlock)
 {
+    uint64_t now = clock_mono_ns();
     wire_jit_finished j;
     COR_PRF_CODE_INFO range;
     ULONG32 count = 0;
+    tiers_code code;
 
     (void)self, (void)fIsSafeToBlock;
     memset(&j, 0, sizeof(j));
     j.function_id = functionId;
     j.thread_id = events_current_thread();
     j.hresult = hrStatus;
-    j.tier = tiers_take(functionId);
     /* no metadata: only the code range; the IL size came with the start */
-    if (SUCCEEDED(hrStatus) &&
-        SUCCEEDED(agent.info->lpVtbl->GetCodeInfo2(agent.info, functionId, 1, &count, &range)) &&
-        count > 0) {
+    if (tiers_take(functionId, &code)) {
+        j.tier = code.tier;
+        j.code_start = code.start;
+        j.code_size = code.size;
+    } else if (SUCCEEDED(hrStatus) &&
+               SUCCEEDED(
+                   agent.info->lpVtbl->GetCodeInfo2(agent.info, functionId, 1, &count, &range)) &&
+               count > 0) {
         j.code_start = range.startAddress;
         j.code_size = (uint32_t)range.size;
     }
     events_name_dynamic(functionId);
-    emit_record(WIRE_JIT_FINISHED, WIRE_FLAG_DYNAMIC, &j, sizeof(j), NULL, 0, NULL, 0);
+    emit_record_at(WIRE_JIT_FINISHED, WIRE_FLAG_DYNAMIC, now, &j, sizeof(j), NULL, 0, NULL, 0);
+    events_cost(now);
     return S_OK;
 }
 
@@ -158,6 +215,7 @@ HRESULT STDMETHODCALLTYPE cb_ModuleUnloadStarted(ICorProfilerCallback11 *self, M
 
     (void)self;
     emit_record(WIRE_MODULE_UNLOADED, 0, &m, sizeof(m), NULL, 0, NULL, 0);
+    unload_started(moduleId); /* the one other wait: bounded, until its names are read */
     return S_OK;
 }
 
@@ -202,6 +260,7 @@ HRESULT STDMETHODCALLTYPE cb_ThreadCreated(ICorProfilerCallback11 *self, ThreadI
 HRESULT STDMETHODCALLTYPE cb_ThreadDestroyed(ICorProfilerCallback11 *self, ThreadID threadId)
 {
     (void)self;
+    atomic_fetch_add_explicit(&events_thread_generation, 1, memory_order_relaxed);
     walk_thread_destroyed(threadId); /* the one wait a callback may do: bounded, see walk.c */
     events_thread(WIRE_THREAD_DESTROYED, threadId, 0);
     return S_OK;

@@ -1,16 +1,23 @@
-/* naming.c -- FUNCTION_NAME records, once per connection per FunctionID.
+/* naming.c -- FUNCTION_NAME records, once per connection per FunctionID (see
+ * naming.h for the rule on IDs that die).
  *
- * The set of FunctionIDs already named on this connection is a proto/idmap,
- * capped at NAMING_MAX entries: a full set (or one that cannot grow) names a
- * function again, which costs a record and nothing else, since the server keeps
- * the first name it gets. Resolving goes through names_resolve.c under the
- * runtime lock (walk.h); the text is built in static scratch space, which is
- * why this runs on the sender thread only. Dynamic methods are named on the
- * JIT thread (events.c); here only those met in catch-up or in stacks.
+ * State, all of the sender thread:
+ *  - naming_named: FunctionIDs named on this connection -> the slot of their
+ *    module (naming_slots), so an unloaded module's IDs can be forgotten;
+ *  - the name cache: names read ahead (naming_prepare) for records still in
+ *    the ring, each tagged with the fence it was read for;
+ *  - pending unloads: (module, fence) pairs whose IDs are forgotten once the
+ *    drain passes the fence.
+ * Resolving goes through names_resolve.c under the runtime lock (walk.h); the
+ * text is built in static scratch space, which is why this runs on the sender
+ * thread only. Dynamic methods are named on the JIT thread (events.c); here
+ * only those met in catch-up or in stacks.
  */
 #include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "naming.h"
 #include "agent.h"
@@ -21,85 +28,393 @@
 #include "walk.h"
 #include "wire.h"
 
-static idmap naming_named; /* FunctionIDs named on this connection */
+#define NAMING_SLOT_NONE 0u               /* dynamic method, or module not known */
+#define NAMING_SLOT_LOST (UINT32_MAX - 1) /* looked at too late: counted, never looked up */
+#define NAMING_SLOTS_MAX (1u << 20)
+#define NAMING_UNLOADS_MAX 256u
+#define NAMING_NAME_BYTES 2048u
+#define NAMING_COMMIT_WAIT_MS 100u /* read-ahead: longest wait for a record being written */
 
-/* Returns 1 when id was not in the set (and adds it, if there is room). */
-static int naming_add(uint64_t id)
+typedef struct naming_cached {
+    uint64_t function_id, module_id, fence;
+    uint32_t token, il_size;
+    uint16_t flags;
+    char *name; /* NULL once sent or purged */
+} naming_cached;
+
+typedef struct naming_unload {
+    uint64_t fence;
+    uint32_t slot;
+} naming_unload;
+
+static idmap naming_named; /* FunctionID -> module slot */
+static idmap naming_slots; /* ModuleID -> slot (1, 2, ...) */
+static uint32_t naming_slot_count;
+
+static idmap naming_cache_index; /* FunctionID -> index in naming_cache */
+static naming_cached *naming_cache;
+static uint32_t naming_cache_count, naming_cache_cap;
+
+static naming_unload naming_unloads[NAMING_UNLOADS_MAX]; /* in fence order */
+static unsigned naming_unload_count;
+static _Atomic uint64_t naming_unsafe; /* no look-ups for records before this position */
+static int naming_lost_pending;        /* LOST entries to forget once the drain passes it */
+
+static void naming_cache_purge(uint64_t pos);
+static uint64_t naming_live_gen; /* NAMING_LIVE look-ups: unload generation of the list */
+
+/* ---- the named set ---- */
+
+static uint32_t naming_slot_of(uint64_t module)
 {
-    if (id == 0 || idmap_get(&naming_named, id) != IDMAP_MISSING)
-        return 0;
-    if (naming_named.count < NAMING_MAX)
-        (void)idmap_put(&naming_named, id, 1); /* out of memory: it is named again later */
-    return 1; /* a full set names again; the server keeps the first name */
+    uint32_t slot;
+
+    if (module == 0)
+        return NAMING_SLOT_NONE;
+    slot = idmap_get(&naming_slots, module);
+    if (slot != IDMAP_MISSING)
+        return slot;
+    if (naming_slot_count >= NAMING_SLOTS_MAX ||
+        idmap_put(&naming_slots, module, naming_slot_count + 1) != 0)
+        return NAMING_SLOT_NONE; /* then it is never forgotten: a recycled ID keeps its name */
+    return ++naming_slot_count;
+}
+
+static int naming_is_named(uint64_t id) { return idmap_get(&naming_named, id) != IDMAP_MISSING; }
+
+static void naming_mark(uint64_t id, uint32_t slot)
+{
+    if (id != 0 && naming_named.count < NAMING_MAX)
+        (void)idmap_put(&naming_named, id, slot); /* out of memory: named again later */
+}
+
+/* Drops every entry of the named set whose slot is `slot`. */
+static void naming_forget_slot(uint32_t slot)
+{
+    idmap kept = {0};
+    size_t i, capacity = naming_named.capacity;
+
+    for (i = 0; i < capacity; i++)
+        if (naming_named.keys[i] != 0 && naming_named.values[i] != slot &&
+            idmap_put(&kept, naming_named.keys[i], naming_named.values[i]) != 0)
+            break; /* out of memory: forget everything, names are sent again */
+    idmap_free(&naming_named);
+    if (i == capacity)
+        naming_named = kept;
+    else
+        idmap_free(&kept);
 }
 
 void naming_reset(void) { idmap_free(&naming_named); }
 
-static int naming_resolve(uint64_t function_id, char *name, size_t size, wire_function_name *f)
+void naming_free_all(void)
 {
-    int rc;
-
-    walk_runtime_lock();
-    rc = names_resolve(agent.info, function_id, name, size, &f->module_id, &f->token);
-    walk_runtime_unlock();
-    return rc;
+    naming_reset();
+    naming_cache_purge(UINT64_MAX);
+    idmap_free(&naming_slots);
+    naming_slot_count = 0;
+    naming_unload_count = 0;
+    naming_lost_pending = 0;
+    atomic_store(&naming_unsafe, 0);
 }
 
-/* A dynamic method's name, if function_id is one; catch-up and stack frames
- * do not say whether a function is dynamic, so ask. Under the runtime lock
- * like every runtime call of this thread (no call while the walker holds the
- * runtime suspended). */
-static int naming_dynamic(uint64_t function_id, char *name, size_t size)
+void naming_note(uint64_t function_id) { naming_mark(function_id, NAMING_SLOT_NONE); }
+
+/* ---- the name cache ---- */
+
+static naming_cached *naming_cache_find(uint64_t id)
+{
+    uint32_t i = idmap_get(&naming_cache_index, id);
+    return i == IDMAP_MISSING || !naming_cache[i].name ? NULL : &naming_cache[i];
+}
+
+static int naming_cache_add(const wire_function_name *fixed, uint16_t flags, uint64_t fence,
+                            const char *name)
+{
+    naming_cached *grown, *c;
+
+    if (naming_cache_count >= NAMING_CACHE_MAX)
+        return -1;
+    if (naming_cache_count == naming_cache_cap) {
+        uint32_t cap = naming_cache_cap ? naming_cache_cap * 2 : 64;
+        grown = realloc(naming_cache, (size_t)cap * sizeof(*grown));
+        if (!grown)
+            return -1;
+        naming_cache = grown;
+        naming_cache_cap = cap;
+    }
+    c = &naming_cache[naming_cache_count];
+    c->name = strdup(name);
+    if (!c->name || idmap_put(&naming_cache_index, fixed->function_id, naming_cache_count) != 0) {
+        free(c->name);
+        return -1;
+    }
+    c->function_id = fixed->function_id, c->module_id = fixed->module_id, c->fence = fence;
+    c->token = fixed->token, c->il_size = fixed->il_size, c->flags = flags;
+    naming_cache_count++;
+    return 0;
+}
+
+/* Drops the cached names read for fences at or before pos. */
+static void naming_cache_purge(uint64_t pos)
+{
+    uint32_t i, kept = 0;
+
+    for (i = 0; i < naming_cache_count; i++) {
+        if (naming_cache[i].name && naming_cache[i].fence > pos)
+            naming_cache[kept++] = naming_cache[i];
+        else
+            free(naming_cache[i].name);
+    }
+    naming_cache_count = kept;
+    idmap_free(&naming_cache_index);
+    for (i = 0; i < kept; i++)
+        if (idmap_put(&naming_cache_index, naming_cache[i].function_id, i) != 0) {
+            free(naming_cache[i].name); /* out of memory: that name is lost, not wrong */
+            naming_cache[i].name = NULL;
+        }
+    if (kept == 0) {
+        free(naming_cache);
+        naming_cache = NULL;
+        naming_cache_cap = 0;
+    }
+}
+
+/* ---- resolving ---- */
+
+/* Caller holds the runtime lock. The IL size of the method body goes with the
+ * name (JIT records no longer ask for it on the app's thread). */
+static void naming_il_size(wire_function_name *fixed)
+{
+    LPCBYTE header = NULL;
+    ULONG il = 0;
+
+    if (fixed->token && SUCCEEDED(agent.info->lpVtbl->GetILFunctionBody(
+                            agent.info, fixed->module_id, fixed->token, &header, &il)))
+        fixed->il_size = il;
+}
+
+/* Caller holds the runtime lock. A dynamic method's name if ask_dynamic and it
+ * is one (flags gets WIRE_FLAG_DYNAMIC), else from metadata. Returns 0, or -1
+ * when the runtime could not say. */
+static int naming_read(uint64_t id, int ask_dynamic, char *name, size_t size,
+                       wire_function_name *fixed, uint16_t *flags)
 {
     BOOL dynamic = FALSE;
-    int rc = -1;
 
-    walk_runtime_lock();
-    if (SUCCEEDED(agent.info->lpVtbl->IsFunctionDynamic(agent.info, function_id, &dynamic)) &&
-        dynamic)
-        rc = names_dynamic(agent.info, function_id, name, size);
-    walk_runtime_unlock();
+    if (ask_dynamic && SUCCEEDED(agent.info->lpVtbl->IsFunctionDynamic(agent.info, id, &dynamic)) &&
+        dynamic) {
+        *flags |= WIRE_FLAG_DYNAMIC;
+        return names_dynamic(agent.info, id, name, size);
+    }
+    if (names_resolve(agent.info, id, name, size, &fixed->module_id, &fixed->token) != 0)
+        return -1;
+    naming_il_size(fixed);
+    return 0;
+}
+
+void naming_live_since(uint64_t generation) { naming_live_gen = generation; }
+
+/* Sends one FUNCTION_NAME; the function counts as named once it is on its way.
+ * For a ring record, no room means: nothing sent, the record waits in the ring
+ * (CONN_NO_ROOM); for catch-up, the name is dropped and counted like any
+ * record of the sender's own. */
+static int naming_send(uint64_t ring_pos, uint16_t flags, const wire_function_name *fixed,
+                       const char *name, size_t n)
+{
+    int rc = ring_pos == NAMING_LIVE ? conn_emit(WIRE_FUNCTION_NAME, flags, clock_mono_ns(), fixed,
+                                                 sizeof(*fixed), name, n, NULL, 0)
+                                     : conn_emit_or_keep(WIRE_FUNCTION_NAME, flags, clock_mono_ns(),
+                                                         fixed, sizeof(*fixed), name, n, NULL, 0);
+    if (rc == 0)
+        naming_mark(fixed->function_id, naming_slot_of(fixed->module_id));
     return rc;
 }
 
-void naming_note(uint64_t function_id) { (void)naming_add(function_id); }
-
-void naming_function(uint64_t function_id, int has_metadata, uint16_t flags)
+/* Runtime lock held. May a FunctionID mentioned at ring_pos be looked up now? */
+static int naming_may_look_up(uint64_t ring_pos)
 {
-    static char name[2048];
-    wire_function_name fixed = {.function_id = function_id};
-    size_t n;
+    if (atomic_load(&agent.detach_requested))
+        return 0; /* every call would fail, and must not be made */
+    if (ring_pos == NAMING_LIVE)
+        return atomic_load(&agent.unload_gen) == naming_live_gen;
+    return ring_pos >= atomic_load(&naming_unsafe);
+}
 
-    if (!naming_add(function_id))
-        return;
-    if (!has_metadata && naming_dynamic(function_id, name, sizeof(name)) == 0) {
-        n = strlen(name);
-        flags |= WIRE_FLAG_DYNAMIC;
-    } else if (naming_resolve(function_id, name, sizeof(name), &fixed) == 0) {
+int naming_function(uint64_t function_id, int has_metadata, uint16_t flags, uint64_t ring_pos)
+{
+    static char name[NAMING_NAME_BYTES];
+    wire_function_name fixed = {.function_id = function_id};
+    naming_cached *c;
+    size_t n;
+    int rc = -1, looked = 0;
+
+    if (function_id == 0 || naming_is_named(function_id))
+        return 0;
+    if ((c = naming_cache_find(function_id)) != NULL) {
+        fixed.module_id = c->module_id;
+        fixed.token = c->token;
+        fixed.il_size = c->il_size;
+        rc = naming_send(ring_pos, flags | c->flags, &fixed, c->name, strlen(c->name));
+        return rc == CONN_NO_ROOM ? CONN_NO_ROOM : 0;
+    }
+    walk_runtime_lock();
+    if (naming_may_look_up(ring_pos)) { /* checked under the lock unload.c takes to give up */
+        looked = 1;
+        rc = naming_read(function_id, !has_metadata, name, sizeof(name), &fixed, &flags);
+    }
+    walk_runtime_unlock();
+    if (!looked && ring_pos == NAMING_LIVE && !atomic_load(&agent.detach_requested))
+        return -1; /* the caller's list went stale: it takes a new one */
+    if (!looked) {
+        atomic_fetch_add_explicit(&agent.names_late, 1, memory_order_relaxed);
+        naming_mark(function_id, NAMING_SLOT_LOST);
+        naming_lost_pending = 1;
+        return 0;
+    }
+    if (rc == 0) {
         n = strlen(name);
     } else {
         atomic_fetch_add_explicit(&agent.name_failures, 1, memory_order_relaxed);
         n = (size_t)snprintf(name, sizeof(name), "(unknown function 0x%llx)",
                              (unsigned long long)function_id);
     }
-    conn_emit(WIRE_FUNCTION_NAME, flags, clock_mono_ns(), &fixed, sizeof(fixed), name, n, NULL, 0);
+    return naming_send(ring_pos, flags, &fixed, name, n) == CONN_NO_ROOM ? CONN_NO_ROOM : 0;
 }
 
-void naming_stack_frames(const uint8_t *payload, uint32_t length)
+int naming_stack_frames(const uint8_t *payload, uint32_t length, uint64_t ring_pos)
 {
     wire_stack_thread t;
     wire_stack_frame f;
     uint32_t i, n;
 
     if (length < sizeof(t))
-        return;
+        return 0;
     memcpy(&t, payload, sizeof(t));
     n = (length - (uint32_t)sizeof(t)) / (uint32_t)sizeof(f);
     if (t.frame_count < n)
         n = t.frame_count;
     for (i = 0; i < n && conn_connected(); i++) {
         memcpy(&f, payload + sizeof(t) + (size_t)i * sizeof(f), sizeof(f));
-        if (f.function_id)
-            naming_function(f.function_id, NAMING_ASK_DYNAMIC, 0);
+        if (f.function_id &&
+            naming_function(f.function_id, NAMING_ASK_DYNAMIC, 0, ring_pos) == CONN_NO_ROOM)
+            return CONN_NO_ROOM;
+    }
+    return 0;
+}
+
+/* ---- reading ahead ---- */
+
+/* Runtime lock held. Keeps the name of one function mentioned ahead, if it is
+ * not named yet and belongs to `module` (0: any). */
+static void naming_prepare_one(uint64_t id, int ask_dynamic, uint64_t module, uint64_t fence)
+{
+    static char name[NAMING_NAME_BYTES];
+    wire_function_name fixed = {.function_id = id};
+    ClassID cls = 0;
+    ModuleID owner = 0;
+    mdToken token = 0;
+    uint16_t flags = 0;
+
+    if (id == 0 || naming_is_named(id) || naming_cache_find(id))
+        return;
+    if (module != 0 &&
+        (FAILED(agent.info->lpVtbl->GetFunctionInfo(agent.info, id, &cls, &owner, &token)) ||
+         owner != module))
+        return; /* another module's: it lives on, and is named when its record goes out */
+    if (naming_read(id, ask_dynamic, name, sizeof(name), &fixed, &flags) != 0)
+        return; /* the drain names it "(unknown ...)" while it still lives */
+    if (naming_cache_add(&fixed, flags, fence, name) != 0) {
+        /* no room to keep it: it must not be looked up after the unload, nor
+         * anything else not read ahead before this fence */
+        naming_unsafe_before(fence);
+    }
+}
+
+void naming_prepare(uint64_t fence, uint64_t module, const _Atomic int *stop)
+{
+    uint64_t pos = ring_tail(&agent.ring);
+    unsigned spins = 0;
+
+    while (pos < fence && !atomic_load(stop)) {
+        wire_frame_header h;
+        uint32_t length;
+        uint64_t at = pos;
+        const uint8_t *rec = ring_read_at(&agent.ring, &pos, &length);
+
+        if (!rec) { /* a producer between reserve and commit, maybe preempted there */
+            if (++spins > NAMING_COMMIT_WAIT_MS) {
+                naming_unsafe_before(fence); /* not read ahead: not looked up later either */
+                break;
+            }
+            struct timespec ms = {0, 1000000L};
+            nanosleep(&ms, NULL);
+            pos = at;
+            continue;
+        }
+        if (length < sizeof(h))
+            continue;
+        memcpy(&h, rec, sizeof(h));
+        if ((h.type == WIRE_JIT_STARTED || h.type == WIRE_JIT_FINISHED) &&
+            !(h.flags & WIRE_FLAG_DYNAMIC) && h.length >= sizeof(uint64_t)) {
+            uint64_t id;
+            memcpy(&id, rec + sizeof(h), sizeof(id));
+            naming_prepare_one(id, 0, module, fence);
+        } else if (h.type == WIRE_STACK_THREAD && h.length >= sizeof(wire_stack_thread)) {
+            wire_stack_thread t;
+            wire_stack_frame f;
+            uint32_t i, n;
+            memcpy(&t, rec + sizeof(h), sizeof(t));
+            n = (h.length - (uint32_t)sizeof(t)) / (uint32_t)sizeof(f);
+            for (i = 0; i < n && i < t.frame_count && !atomic_load(stop); i++) {
+                memcpy(&f, rec + sizeof(h) + sizeof(t) + (size_t)i * sizeof(f), sizeof(f));
+                naming_prepare_one(f.function_id, 1, module, fence);
+            }
+        }
+    }
+}
+
+/* ---- unloads ---- */
+
+void naming_module_unloaded(uint64_t module, uint64_t fence)
+{
+    uint32_t slot = idmap_get(&naming_slots, module);
+
+    if (slot == IDMAP_MISSING)
+        return; /* none of its functions was named: nothing to forget */
+    if (naming_unload_count == NAMING_UNLOADS_MAX) {
+        /* too many at once: forget now, and read nothing mentioned before fence */
+        naming_unsafe_before(fence);
+        naming_forget_slot(slot);
+        return;
+    }
+    naming_unloads[naming_unload_count++] = (naming_unload){fence, slot};
+}
+
+void naming_unsafe_before(uint64_t fence)
+{
+    uint64_t now = atomic_load(&naming_unsafe);
+
+    while (fence > now && !atomic_compare_exchange_weak(&naming_unsafe, &now, fence))
+        ;
+}
+
+void naming_passed(uint64_t pos)
+{
+    unsigned done = 0, i;
+
+    while (done < naming_unload_count && naming_unloads[done].fence <= pos)
+        naming_forget_slot(naming_unloads[done++].slot);
+    if (done) {
+        for (i = done; i < naming_unload_count; i++)
+            naming_unloads[i - done] = naming_unloads[i];
+        naming_unload_count -= done;
+    }
+    /* entries are added in fence order: the first has the lowest */
+    if (naming_cache_count && naming_cache[0].fence <= pos)
+        naming_cache_purge(pos);
+    if (naming_lost_pending && pos >= atomic_load(&naming_unsafe)) {
+        naming_forget_slot(NAMING_SLOT_LOST);
+        naming_lost_pending = 0;
     }
 }

@@ -29,6 +29,7 @@
 #include "stacks.h"
 #include "gctimeline.h"
 #include "tiers.h"
+#include "unload.h"
 
 /* Low mask: JIT, modules, assemblies, threads, runtime suspensions, and the
  * right to call DoStackSnapshot. High mask (SetEventMask2): GC start and end
@@ -377,8 +378,8 @@ static HRESULT STDMETHODCALLTYPE cb_ModuleUnloadFinished(ICorProfilerCallback11 
                                                          ModuleID moduleId, HRESULT hrStatus)
 {
     (void)self;
-    (void)moduleId;
     (void)hrStatus;
+    unload_finished(moduleId);
     return S_OK;
 }
 static HRESULT STDMETHODCALLTYPE cb_ModuleAttachedToAssembly(ICorProfilerCallback11 *self,

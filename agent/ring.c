@@ -166,6 +166,50 @@ void ring_release(ring *r)
     atomic_store_explicit(&r->tail, tail + size, memory_order_release);
 }
 
+void ring_prefault(ring *r, uint64_t ahead)
+{
+    uint64_t want = atomic_load_explicit(&r->head, memory_order_relaxed) + ahead, from, length;
+
+    if (want > r->capacity)
+        want = r->capacity; /* every page is touched once the ring wrapped */
+    if (r->prefaulted >= want)
+        return;
+    from = r->prefaulted & ~(uint64_t)4095u;
+    length = ((want + 4095u) & ~(uint64_t)4095u) - from;
+    /* MADV_POPULATE_WRITE maps the pages writable without writing to them, so
+     * it cannot disturb a record being written; older kernels refuse it, and
+     * then the first write to a page pays its fault, as without this */
+    if (madvise(r->data + from, length, MADV_POPULATE_WRITE) != 0) {
+        r->prefaulted = r->capacity;
+        return;
+    }
+    r->prefaulted = from + length;
+}
+
+uint64_t ring_tail(ring *r) { return atomic_load_explicit(&r->tail, memory_order_relaxed); }
+
+uint64_t ring_head(ring *r) { return atomic_load_explicit(&r->head, memory_order_acquire); }
+
+const uint8_t *ring_read_at(ring *r, uint64_t *pos, uint32_t *length)
+{
+    for (;;) {
+        uint64_t word;
+
+        if (*pos >= atomic_load_explicit(&r->head, memory_order_acquire))
+            return NULL;
+        word = atomic_load_explicit(ring_header_at(r, *pos), memory_order_acquire);
+        if (!(word & RING_COMMITTED))
+            return NULL;
+        if (word & RING_PADDING) {
+            *pos += word & RING_SIZE_MASK;
+            continue;
+        }
+        *length = (uint32_t)((word & RING_SIZE_MASK) - 8u);
+        *pos += word & RING_SIZE_MASK;
+        return (const uint8_t *)ring_header_at(r, *pos - (word & RING_SIZE_MASK)) + 8;
+    }
+}
+
 uint64_t ring_used_bytes(ring *r)
 {
     return atomic_load_explicit(&r->head, memory_order_relaxed) -

@@ -26,7 +26,8 @@ typedef struct ring {
     _Atomic uint64_t large_drops;  /* reservations refused: record too large */
     _Atomic uint64_t reservations; /* every reservation attempt */
     uint8_t *data;
-    uint64_t capacity; /* power of two */
+    uint64_t capacity;   /* power of two */
+    uint64_t prefaulted; /* consumer only: bytes from data whose pages are mapped */
 } ring;
 
 /* A reserved slot: write `length` bytes at `data`, then ring_commit(). */
@@ -51,6 +52,24 @@ const uint8_t *ring_peek(ring *r, uint32_t *length);
 void ring_release(ring *r);
 
 uint64_t ring_used_bytes(ring *r);
+
+/* Consumer thread only: makes sure the pages up to `ahead` bytes past the
+ * head are mapped, so that an app thread's first write to a page does not pay
+ * a page fault (microseconds) inside a callback. Pages are mapped as the ring
+ * fills, not all at start: a process that emits little stays small. */
+void ring_prefault(ring *r, uint64_t ahead);
+
+/* Consumer side, read-only: the position of the next record ring_peek would
+ * return (the tail), and the next reserved position (the head). */
+uint64_t ring_tail(ring *r);
+uint64_t ring_head(ring *r);
+
+/* Consumer thread only, read-only: the committed record at or after *pos
+ * (padding skipped), with *pos moved past it. NULL when the record there is not
+ * committed yet or *pos reached the head. Lets the consumer look ahead of the
+ * tail (naming.c reads what records ahead mention) without consuming. *pos must
+ * be the tail or a position this function returned. */
+const uint8_t *ring_read_at(ring *r, uint64_t *pos, uint32_t *length);
 
 #ifdef RING_TEST_HOOK
 /* Test builds only: called inside ring_reserve after head was read and before

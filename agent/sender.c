@@ -28,6 +28,7 @@
 #include "naming.h"
 #include "stacks.h"
 #include "tiers.h"
+#include "unload.h"
 #include "walk.h"
 #include "wire_decode.h"
 
@@ -36,8 +37,11 @@
 #define SENDER_BACKOFF_MAX_MS 10000
 #define SENDER_STABLE_NS 1000000000ull /* a connection this old resets the back-off */
 #define SENDER_DROPS_EVERY_NS 500000000ull
-#define SENDER_ORPHAN_NS 10000000000ull /* attach mode: detach after 10 s alone */
-#define SENDER_WALKER_WAIT_MS 3000      /* detach: longest wait for the walker to end */
+#define SENDER_ORPHAN_NS 10000000000ull       /* attach mode: detach after 10 s alone */
+#define SENDER_WALKER_WAIT_MS 3000            /* detach: longest wait for the walker to end */
+#define SENDER_LAST_FLUSH_MS 1000ull          /* Shutdown, detach: the last records' time budget */
+#define SENDER_JOIN_MS 4000                   /* Shutdown: the sender ends well within this */
+#define SENDER_PREFAULT_BYTES (1024u * 1024u) /* ring pages mapped ahead of the producers */
 
 static pthread_t sender_thread;
 static int sender_started; /* sender_thread is joinable */
@@ -80,6 +84,19 @@ static void sender_hello(void)
     sender_tiers_status();
 }
 
+/* The agent's own time in JIT callbacks so far (events.c keeps it). */
+static void sender_cost(void)
+{
+    wire_agent_cost c;
+    unsigned i;
+
+    c.callbacks = atomic_load_explicit(&agent.cost_callbacks, memory_order_relaxed);
+    c.total_ns = atomic_load_explicit(&agent.cost_total_ns, memory_order_relaxed);
+    for (i = 0; i < WIRE_COST_BUCKETS; i++)
+        c.buckets[i] = atomic_load_explicit(&agent.cost_buckets[i], memory_order_relaxed);
+    conn_emit(WIRE_AGENT_COST, 0, clock_mono_ns(), &c, sizeof(c), NULL, 0, NULL, 0);
+}
+
 static void sender_drops(void)
 {
     wire_drops d;
@@ -89,9 +106,13 @@ static void sender_drops(void)
     d.dropped[WIRE_DROP_TOO_LARGE] = atomic_load(&agent.ring.large_drops);
     d.dropped[WIRE_DROP_NO_SERVER] = atomic_load(&agent.no_server_drops);
     d.dropped[WIRE_DROP_NAME_FAILED] = atomic_load(&agent.name_failures);
+    d.dropped[WIRE_DROP_SLOW_SERVER] = atomic_load(&agent.slow_server_drops);
+    d.dropped[WIRE_DROP_NAME_LATE] = atomic_load(&agent.names_late);
+    d.dropped[WIRE_DROP_SHUTDOWN] = atomic_load(&agent.shutdown_drops);
     d.produced = atomic_load(&agent.ring.reservations);
     d.ring_used = ring_used_bytes(&agent.ring);
     conn_emit(WIRE_DROPS, 0, clock_mono_ns(), &d, sizeof(d), NULL, 0, NULL, 0);
+    sender_cost();
 }
 
 /* ---- ring ---- */
@@ -105,30 +126,61 @@ static unsigned sender_drain(unsigned budget)
     const uint8_t *rec;
 
     while (taken < budget && (rec = ring_peek(&agent.ring, &length)) != NULL) {
+        uint64_t pos = ring_tail(&agent.ring); /* where this record sits */
         wire_frame_header h;
 
         memcpy(&h, rec, sizeof(h));
+        naming_passed(pos); /* unloads fenced before this record: their IDs are forgotten */
         if (!conn_connected()) {
             atomic_fetch_add_explicit(&agent.no_server_drops, 1, memory_order_relaxed);
         } else {
+            int rc = 0;
             if (h.type == WIRE_JIT_STARTED || h.type == WIRE_JIT_FINISHED) {
                 uint64_t fid;
                 memcpy(&fid, rec + sizeof(h), sizeof(fid));
                 if (!(h.flags & WIRE_FLAG_DYNAMIC)) /* named on the JIT thread (events.c) */
-                    naming_function(fid, NAMING_HAS_METADATA, 0);
+                    rc = naming_function(fid, NAMING_HAS_METADATA, 0, pos);
             } else if (h.type == WIRE_FUNCTION_NAME && h.length >= sizeof(uint64_t)) {
                 uint64_t fid; /* a dynamic method named on its JIT thread */
                 memcpy(&fid, rec + sizeof(h), sizeof(fid));
                 naming_note(fid);
             } else if (h.type == WIRE_STACK_THREAD) {
-                naming_stack_frames(rec + sizeof(h), h.length);
+                rc = naming_stack_frames(rec + sizeof(h), h.length, pos);
             }
-            conn_emit(h.type, h.flags, h.time_ns, rec + sizeof(h), h.length, NULL, 0, NULL, 0);
+            if (rc == 0)
+                rc = conn_emit_or_keep(h.type, h.flags, h.time_ns, rec + sizeof(h), h.length, NULL,
+                                       0, NULL, 0);
+            /* a server that does not read: the record stays in the ring, and the
+             * app's threads count what no longer fits there */
+            if (rc == CONN_NO_ROOM)
+                break;
+            if (rc != 0 && !conn_connected())
+                atomic_fetch_add_explicit(&agent.no_server_drops, 1, memory_order_relaxed);
         }
         ring_release(&agent.ring);
         taken++;
     }
     return taken;
+}
+
+/* Shutdown, detach: what could not be sent in time is counted, not hidden. */
+static void sender_discard_rest(void)
+{
+    uint32_t length;
+
+    while (ring_peek(&agent.ring, &length) != NULL) {
+        atomic_fetch_add_explicit(&agent.shutdown_drops, 1, memory_order_relaxed);
+        ring_release(&agent.ring);
+    }
+}
+
+/* Sends the ring's records until it is empty, the connection is gone or the
+ * CLOCK_MONOTONIC deadline passed (conn.c's waits end there too). */
+static void sender_drain_until(uint64_t deadline)
+{
+    conn_set_deadline(deadline);
+    while (conn_connected() && clock_mono_ns() < deadline && sender_drain(4096) > 0)
+        ;
 }
 
 /* ---- commands from the server ---- */
@@ -139,11 +191,15 @@ static unsigned sender_drain(unsigned budget)
  * success sets agent.detach_requested; the caller's thread must then leave. */
 static HRESULT sender_request_detach(uint32_t expected_ms)
 {
+    static const _Atomic int never = 0;
     int tiers_were_on = tiers_running();
     HRESULT hr;
 
     tiers_switch(agent.info, 0);
     walk_runtime_lock();
+    /* the last look-ups allowed: names of whatever the ring still holds are
+     * read now, and the final drain (sender_detach_succeeded) uses them */
+    naming_prepare(ring_head(&agent.ring), 0, &never);
     hr = agent.info->lpVtbl->RequestProfilerDetach(agent.info, expected_ms);
     walk_runtime_unlock();
     if (SUCCEEDED(hr)) {
@@ -166,8 +222,8 @@ static int sender_detach(uint32_t expected_ms)
      * unload us, no thread of ours may be left in the library */
     if (stacks_stop(SENDER_WALKER_WAIT_MS) != 0)
         hr = STACKS_E_BUSY;
-    while (sender_drain(4096) > 0)
-        ;
+    sender_drain_until(clock_mono_ns() + SENDER_LAST_FLUSH_MS * 1000000ull);
+    conn_set_deadline(0);
     sender_drops();
     conn_flush(1);
     if (SUCCEEDED(hr))
@@ -236,20 +292,23 @@ static int sender_commands(void)
 
 /* ---- the thread ---- */
 
-static void *sender_main(void *arg)
+static void *sender_loop(void)
 {
     unsigned backoff = SENDER_BACKOFF_MIN_MS;
     uint64_t next_try = 0, last_drops = 0, lost_since = 0, dropped_seen = 0, connected_at = 0;
     int ever_connected = 0;
+    /* the tier source was switched off because there is no server: without one
+     * every record is discarded, so the runtime's MethodLoad events (about 12%
+     * of a JIT-heavy run) would be paid for nothing; on again at (re)connect */
+    int tiers_paused = 0;
 
-    (void)arg;
-    pthread_setname_np(pthread_self(), "jitscope-agent");
     for (;;) {
         uint64_t now = clock_mono_ns();
         struct pollfd p;
 
         if (atomic_load(&agent.stopping))
             break;
+        unload_service();
         if (!conn_connected()) {
             if (now >= next_try) {
                 /* every attempt pushes the next one back, also a successful one: a
@@ -260,6 +319,10 @@ static void *sender_main(void *arg)
                 backoff = backoff * 2 > SENDER_BACKOFF_MAX_MS ? SENDER_BACKOFF_MAX_MS : backoff * 2;
                 if (opened) {
                     uint64_t dropped = atomic_load(&agent.no_server_drops);
+                    if (tiers_paused) { /* before the hello, which reports the tier source */
+                        tiers_switch(agent.info, 1);
+                        tiers_paused = 0;
+                    }
                     naming_reset();
                     sender_hello();
                     /* startup mode: a reconnect after records were lost needs a catch-up */
@@ -273,6 +336,10 @@ static void *sender_main(void *arg)
             if (!conn_connected()) {
                 if (!lost_since)
                     lost_since = now;
+                if (!tiers_paused && tiers_running()) {
+                    tiers_switch(agent.info, 0);
+                    tiers_paused = 1;
+                }
                 /* the server is gone (or never came). Attach mode: nobody will
                  * come back for us. Startup mode: the server of `jitscope run`
                  * exited, and children such as build servers may live on for
@@ -303,20 +370,32 @@ static void *sender_main(void *arg)
         if (!conn_connected())
             continue;
         sender_drain(8192);
+        ring_prefault(&agent.ring, SENDER_PREFAULT_BYTES);
         if (now - last_drops >= SENDER_DROPS_EVERY_NS) {
             sender_drops();
             last_drops = now;
         }
         conn_flush(0);
     }
-    /* Shutdown: send what is left, within bounds */
+    /* Shutdown: send what is left within SENDER_LAST_FLUSH_MS, count the rest */
     if (conn_connected()) {
-        while (sender_drain(8192) > 0 && conn_connected())
-            ;
+        uint64_t deadline = clock_mono_ns() + SENDER_LAST_FLUSH_MS * 1000000ull;
+        sender_drain_until(deadline);
+        sender_discard_rest();
         sender_drops();
         conn_flush(1);
     }
     conn_close();
+    return NULL;
+}
+
+static void *sender_main(void *arg)
+{
+    (void)arg;
+    pthread_setname_np(pthread_self(), WIRE_AGENT_THREAD_NAME);
+    conn_set_wait_hook(unload_service); /* a slow server must not hold an unload up */
+    sender_loop();
+    unload_sender_gone(); /* from now on no unload waits for this thread */
     return NULL;
 }
 
@@ -327,10 +406,13 @@ int sender_start(void)
 
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old); /* the app's signals are not ours to handle */
+    atomic_store(&agent.sender_running, 1);
     rc = pthread_create(&sender_thread, NULL, sender_main, NULL);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
-    if (rc != 0)
+    if (rc != 0) {
+        atomic_store(&agent.sender_running, 0);
         return -1;
+    }
     sender_started = 1;
     return 0;
 }
@@ -343,9 +425,12 @@ void sender_stop(void)
         return;
     atomic_store(&agent.stopping, 1);
     clock_gettime(CLOCK_REALTIME, &deadline);
-    deadline.tv_sec += 3;
+    deadline.tv_sec += SENDER_JOIN_MS / 1000;
     if (pthread_timedjoin_np(sender_thread, NULL, &deadline) == 0)
         sender_started = 0;
+    else /* every wait of the sender is bounded well below: a bug if seen */
+        fprintf(stderr, "jitscope agent: the sender thread did not end within %d ms of Shutdown\n",
+                SENDER_JOIN_MS);
 }
 
 void sender_detach_succeeded(void)
@@ -356,16 +441,19 @@ void sender_detach_succeeded(void)
         pthread_join(sender_thread, NULL); /* it returned right after RequestProfilerDetach */
         sender_started = 0;
     }
+    /* the runtime's own thread, inside the callback: bounded, and no call into
+     * the runtime any more (names come from what sender_request_detach read) */
     if (conn_connected()) {
-        while (sender_drain(8192) > 0 && conn_connected())
-            ;
+        sender_drain_until(clock_mono_ns() + SENDER_LAST_FLUSH_MS * 1000000ull);
+        sender_discard_rest();
         sender_drops();
         conn_emit(WIRE_DETACH_STATUS, 0, clock_mono_ns(), &status, sizeof(status), NULL, 0, NULL,
                   0);
         conn_flush(1);
     }
     conn_close();
+    conn_set_deadline(0);
     atomic_store(&agent.ring_ready, 0);
     ring_destroy(&agent.ring);
-    naming_reset();
+    naming_free_all();
 }

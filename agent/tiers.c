@@ -15,6 +15,8 @@
 /* MethodLoad(Verbose) payload: MethodID u64, ModuleID u64, MethodStartAddress
  * u64, MethodSize u32, MethodToken u32, MethodFlags u32, then (verbose) names */
 #define TIERS_OFFSET_METHOD_ID 0u
+#define TIERS_OFFSET_START 16u
+#define TIERS_OFFSET_SIZE 24u
 #define TIERS_OFFSET_FLAGS 32u
 #define TIERS_FIXED 36u
 #define TIERS_FLAG_JITTED 0x8u
@@ -24,7 +26,7 @@
 typedef struct tiers_slot {
     _Atomic uint64_t owner; /* OS thread holding the slot, 0 when free */
     uint64_t function;      /* written and read by the owner only */
-    uint32_t tier;
+    tiers_code code;
 } tiers_slot;
 
 static tiers_slot tiers_table[TIERS_SLOTS];
@@ -171,27 +173,34 @@ void tiers_event(DWORD event_id, ULONG size, LPCBYTE payload)
         if (atomic_load_explicit(&slot->owner, memory_order_relaxed) == thread ||
             atomic_compare_exchange_strong(&slot->owner, &owner, thread)) {
             slot->function = function;
-            slot->tier = (flags >> TIERS_TIER_SHIFT) & TIERS_TIER_MASK;
+            slot->code.tier = (flags >> TIERS_TIER_SHIFT) & TIERS_TIER_MASK;
+            memcpy(&slot->code.start, payload + TIERS_OFFSET_START, sizeof(slot->code.start));
+            memcpy(&slot->code.size, payload + TIERS_OFFSET_SIZE, sizeof(slot->code.size));
             return;
         }
     }
     atomic_fetch_add_explicit(&tiers_lost_count, 1, memory_order_relaxed);
 }
 
-uint32_t tiers_take(FunctionID function)
+int tiers_take(FunctionID function, tiers_code *out)
 {
     uint64_t thread = (uint64_t)pthread_self();
-    uint32_t home = tiers_home(thread), i, tier;
+    uint32_t home = tiers_home(thread), i;
+    int found = 0;
 
+    *out = (tiers_code){WIRE_TIER_UNKNOWN, 0, 0};
     for (i = 0; i < TIERS_PROBES; i++) {
         tiers_slot *slot = &tiers_table[(home + i) & (TIERS_SLOTS - 1)];
         if (atomic_load_explicit(&slot->owner, memory_order_relaxed) != thread)
             continue;
-        tier = slot->function == function ? slot->tier : WIRE_TIER_UNKNOWN;
+        if (slot->function == function) {
+            *out = slot->code;
+            found = 1;
+        }
         atomic_store_explicit(&slot->owner, 0, memory_order_release);
-        return tier;
+        return found;
     }
-    return WIRE_TIER_UNKNOWN;
+    return 0;
 }
 
 uint64_t tiers_lost(void) { return atomic_load_explicit(&tiers_lost_count, memory_order_relaxed); }

@@ -10,7 +10,8 @@
  * bench/ measures what that costs. Such a session is synchronous: each MethodLoad
  * reaches cb_EventPipeEventDelivered on the JIT thread, after the code is made
  * and just before JITCompilationFinished on the same thread. tiers_event parks
- * the tier in a slot of a fixed table (1024 slots, a thread takes the first
+ * the tier (with the code's start and size, which spares the JIT thread the
+ * profiling API's code-info calls) in a slot of a fixed table (1024 slots, a thread takes the first
  * free one of 8 from its home slot); the JIT-finished callback takes it back
  * with tiers_take. No allocation, no lock, no record of its own. When all 8
  * are held by other threads mid-JIT the tier is lost (the compilation reports
@@ -46,9 +47,17 @@ int tiers_running(void);
 
 /* cb_EventPipeEventDelivered: keeps the tier of a MethodLoad(Verbose) event. */
 void tiers_event(DWORD event_id, ULONG size, LPCBYTE payload);
-/* The JIT-finished callbacks: the wire_tier of the compilation of `function`
- * that just finished on this thread, or WIRE_TIER_UNKNOWN. */
-uint32_t tiers_take(FunctionID function);
+/* What MethodLoad said of one compilation: its tier, and where its code is. */
+typedef struct tiers_code {
+    uint32_t tier;  /* wire_tier; WIRE_TIER_UNKNOWN when the event did not come */
+    uint32_t size;  /* native bytes (MethodSize) */
+    uint64_t start; /* MethodStartAddress, 0 when the event did not come */
+} tiers_code;
+
+/* The JIT-finished callbacks: what MethodLoad said of the compilation of
+ * `function` that just finished on this thread. Returns 1, or 0 when nothing
+ * was parked for it (out->tier is then WIRE_TIER_UNKNOWN, out->start 0). */
+int tiers_take(FunctionID function, tiers_code *out);
 /* Tiers lost to slot collisions so far. */
 uint64_t tiers_lost(void);
 /* On or off, why not, and the losses: the WIRE_TIERS_STATUS payload. */

@@ -59,12 +59,16 @@
 #define WALK_DESTROY_WAIT_NS 2000000000ull /* longest ThreadDestroyed wait */
 #define WALK_DESTROY_SPINS 64              /* yields before it sleeps */
 #define WALK_EMIT_WAIT_NS 500000000ull     /* per walk: waiting for ring room */
+#define WALK_EMITTED_WAIT_MS 1000u         /* an unload waits at most this for a walk's records */
 
 static pthread_mutex_t walk_runtime = PTHREAD_MUTEX_INITIALIZER;
 static _Atomic uint64_t walk_walking; /* ThreadID under DoStackSnapshot, 0 when none */
 static ThreadID walk_self;            /* the walker's own ThreadID, 0 when it has none */
 static pthread_t walk_pthread;        /* the walker thread, valid while walk_registered */
 static _Atomic int walk_registered;
+/* from a successful suspension until its records are in the ring: the frames
+ * were alive when taken, and an unload that starts meanwhile waits for them */
+static _Atomic int walk_emitting;
 
 typedef struct walk_cursor {
     wire_stack_frame *out;
@@ -80,6 +84,19 @@ static void walk_sleep_ns(long ns)
 
 void walk_runtime_lock(void) { pthread_mutex_lock(&walk_runtime); }
 void walk_runtime_unlock(void) { pthread_mutex_unlock(&walk_runtime); }
+
+int walk_runtime_timedlock(const struct timespec *until)
+{
+    return pthread_mutex_timedlock(&walk_runtime, until) == 0 ? 0 : -1;
+}
+
+void walk_wait_emitted(void)
+{
+    unsigned ms;
+
+    for (ms = 0; atomic_load(&walk_emitting) && ms < WALK_EMITTED_WAIT_MS; ms++)
+        walk_sleep_ns(1000000L);
+}
 
 walk_buffers *walk_buffers_map(void)
 {
@@ -204,6 +221,7 @@ int32_t walk_take(walk_buffers *b, unsigned max_retries, walk_result *r)
         r->hresult = hr;
         return hr;
     }
+    atomic_store(&walk_emitting, 1);
     /* ---- suspended: only runtime calls and our own buffers until ResumeRuntime ---- */
     hr = info->lpVtbl->EnumThreads(info, &e);
     if (SUCCEEDED(hr) && e) {
@@ -235,6 +253,8 @@ int32_t walk_take(walk_buffers *b, unsigned max_retries, walk_result *r)
         e->lpVtbl->Release(e);
     if (FAILED(hr) && SUCCEEDED(r->hresult))
         r->hresult = hr;
+    if (FAILED(r->hresult))
+        atomic_store(&walk_emitting, 0); /* a failed walk may be emitted, or not */
     return r->hresult;
 }
 
@@ -286,6 +306,7 @@ void walk_emit(const walk_buffers *b, const walk_result *r, uint64_t snapshot_id
     end.walk_ns = r->walk_ns;
     walk_wait_room((uint32_t)(sizeof(wire_frame_header) + sizeof(end)), &budget);
     emit_record_at(WIRE_STACK_END, 0, r->start_ns, &end, sizeof(end), NULL, 0, NULL, 0);
+    atomic_store(&walk_emitting, 0);
 }
 
 void walk_emit_failed(uint64_t snapshot_id, uint32_t kind, uint64_t request_id, int32_t hresult)

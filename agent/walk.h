@@ -16,6 +16,8 @@
 
 #include <stdint.h>
 
+#include <time.h>
+
 #include "corprof.h"
 #include "wire.h"
 
@@ -82,5 +84,13 @@ void walk_thread_destroyed(ThreadID thread);
 /* The runtime lock (see walk.c for why): taken only by agent threads. */
 void walk_runtime_lock(void);
 void walk_runtime_unlock(void);
+
+/* The runtime lock, waiting until the CLOCK_REALTIME time `until` at most.
+ * Returns 0 (held) or -1. */
+int walk_runtime_timedlock(const struct timespec *until);
+
+/* Waits (at most WALK_EMITTED_WAIT_MS) until a stack walk already taken has
+ * put its records in the ring (unload.c: they go before its fence). */
+void walk_wait_emitted(void);
 
 #endif

@@ -1,25 +1,42 @@
-// ingest.mjs -- how many agent records per second the server ingests. A fake
-// agent (started by `jitscope run`, so it gets the real socket and token) sends
-// a hello and then N JIT_STARTED/JIT_FINISHED/FUNCTION_NAME records as fast as
-// the socket takes them; we time until the server has applied all of them.
-import { startServer, waitFor } from '../tests/e2e/lib.mjs';
-import { f1 } from './stats.mjs';
+// ingest.mjs -- how many agent records per second the server ingests. The
+// native agent stand-in build/bench/replay (bench/replay.c; started by
+// `jitscope run`, so it gets the real socket and token) sends a hello and then
+// RECORDS/3 compilations of distinct functions (JIT_STARTED, FUNCTION_NAME,
+// JIT_FINISHED each) as fast as the socket takes them; we time from the
+// server's hello (the session's connected_ms) until it has applied all of them. Its own ceiling is measured too (--out
+// /dev/null and a socket pair), to show the generator is not the limit.
+import { spawnSync } from 'node:child_process';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { BUILD, startServer, waitFor } from '../tests/e2e/lib.mjs';
+import { f1 } from './stats.mjs';
 
-const N = Number(process.env.RECORDS || 600000);
-const fake = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fake_agent.mjs');
-const srv = await startServer(['run', '--port', '0', '--', 'node', fake, String(N)]);
+const RECORDS = Number(process.env.RECORDS || 3000000);
+const events = Math.floor(RECORDS / 3);
+const replay = path.join(BUILD, 'bench/replay');
+const want = 1 + 3 * events;
+
+function ceiling(args) {
+  const r = spawnSync(replay, [...args, '--seconds', '2'], { encoding: 'utf8' });
+  const m = /(\d+) records\/s/.exec(r.stdout);
+  if (!m) throw new Error(`replay ${args.join(' ')}: ${r.stdout}${r.stderr}`);
+  return Number(m[1]);
+}
+
+const srv = await startServer(['run', '--port', '0', '--', replay, '--count', String(events), '--functions', String(events)]);
 await waitFor('hello', async () => (await srv.api('/api/sessions/1')).body.state !== 'starting', 20000);
-const t0 = performance.now();
 const s = await waitFor('all applied', async () => {
   const x = (await srv.api('/api/sessions/1')).body;
-  return x.link.records >= N + 1 && x;
-}, 120000, 20);
-const secs = (performance.now() - t0) / 1000;
+  return x.link.records >= want && x;
+}, 120000, 10);
+const secs = (Date.now() - s.connected_ms) / 1000; // polled every 10 ms
 await srv.stop();
-console.log('### Server ingest rate (fake agent at full speed, one connection)');
+const devnull = ceiling(['--out', '/dev/null']);
+const pair = ceiling(['--socketpair']);
+console.log('### Server ingest rate (build/bench/replay at full speed, one connection)');
 console.log('');
 console.log(`| records | seconds | records/s | functions in session |`);
 console.log('|---|---|---|---|');
 console.log(`| ${s.link.records} | ${secs.toFixed(2)} | ${f1(s.link.records / secs / 1000)} k | ${s.counters.functions} |`);
+console.log('');
+console.log(`The generator's own ceiling (2 s, full speed): ${f1(devnull / 1e6)} M records/s into /dev/null, ` +
+  `${f1(pair / 1e6)} M records/s through a Unix socket pair drained by a second thread.`);

@@ -41,6 +41,7 @@ async function withAgent(env = {}) {
 }
 
 const base = [], agent = [], noTiers = [];
+const cost = { on: [], off: [] }; // the agent's own histogram: [p50, p99] per run
 let last, lastNoTiers;
 plain(); // warm the disk cache and the dotnet host once
 for (let i = 0; i < RUNS; i++) {
@@ -48,9 +49,11 @@ for (let i = 0; i < RUNS; i++) {
   const r = await withAgent();
   agent.push(r.ms);
   last = r.session;
+  cost.on.push([r.session.agent_cost.p50_ns, r.session.agent_cost.p99_ns]);
   const q = await withAgent({ JITSCOPE_TIERS: '0' });
   noTiers.push(q.ms);
   lastNoTiers = q.session;
+  cost.off.push([q.session.agent_cost.p50_ns, q.session.agent_cost.p99_ns]);
 }
 const mb = median(base), ma = median(agent), mn = median(noTiers);
 console.log(`### Agent overhead on a JIT-heavy workload (${WORKLOAD} ${N}, ${RUNS} runs each, rotating)`);
@@ -66,3 +69,10 @@ console.log('');
 const tierNames = (x) => Object.entries(x.tiers || {}).map(([k, v]) => `${k} ${v.compilations}`).join(', ');
 console.log(`Tiers seen with tiers on: ${tierNames(last) || 'none'}; with tiers off: ${tierNames(lastNoTiers) || 'none'}.`);
 console.log(`Functions JITed per run (from the session): ${last.counters.jit_compilations}; records streamed: ${last.counters.events} events, drops ${last.drops.total}.`);
+console.log('');
+console.log('Agent\'s own time per JIT callback on the app\'s thread (its histogram, sent with its drop counters; medians over the runs):');
+console.log('');
+console.log('| | p50 (ns) | p99 (ns) |');
+console.log('|---|---|---|');
+console.log(`| tiers on: code start and size from MethodLoad, no runtime call | ${f1(median(cost.on.map((x) => x[0])))} | ${f1(median(cost.on.map((x) => x[1])))} |`);
+console.log(`| tiers off: code versions asked of the runtime on the JIT thread | ${f1(median(cost.off.map((x) => x[0])))} | ${f1(median(cost.off.map((x) => x[1])))} |`);

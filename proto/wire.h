@@ -8,8 +8,10 @@
  * The agent's first frame is WIRE_HELLO; anything else first is a protocol error.
  * Sequence numbers are assigned by the agent's sender thread, start at 1 per
  * connection and grow by exactly one per frame, so the server can see a gap.
- * Records lost inside the agent (buffer full, no server) never get a sequence
- * number; they are counted per reason and reported in WIRE_DROPS frames.
+ * Records lost inside the agent before the sender took them (buffer full, no
+ * server) never get a sequence number; a record the sender had to drop because
+ * the server did not read (WIRE_DROP_SLOW_SERVER) uses its number, so those
+ * show as gaps. Every loss is counted per reason in WIRE_DROPS frames.
  * Timestamps are CLOCK_MONOTONIC nanoseconds of the target; the hello carries a
  * (monotonic, realtime) pair so the server can turn them into wall-clock time.
  *
@@ -23,7 +25,7 @@
 
 #include <stdint.h>
 
-#define WIRE_VERSION 2u                /* 2: wire_jit_finished carries the tier */
+#define WIRE_VERSION 3u                /* 3: wire_drops has 7 reasons (2: jit tier) */
 #define WIRE_MAGIC "JITSCOPE"          /* 8 bytes, no NUL, first in the hello */
 #define WIRE_MAX_PAYLOAD (64u * 1024u) /* any longer frame is a protocol error */
 #define WIRE_TOKEN_LEN 32u             /* session token: 32 ASCII hex characters */
@@ -55,6 +57,9 @@
 
 /* Attach client data: "jitscope1 <token> <socket path>" (ASCII, no NUL). */
 #define WIRE_CLIENT_DATA_PREFIX "jitscope1 "
+/* The name of the agent's sender thread, which runs as long as the agent is
+ * active in a process: the server looks for it before an attach. */
+#define WIRE_AGENT_THREAD_NAME "jitscope-agent"
 
 typedef struct wire_frame_header {
     uint16_t type;    /* wire_record_type or wire_command_type */
@@ -96,7 +101,8 @@ enum wire_record_type {
     WIRE_GC_FINISHED = 21,
     WIRE_RUNTIME_SUSPEND = 22, /* one phase of a runtime suspension */
     WIRE_TIERS_STATUS = 23,    /* the JIT-tier source is on or off (after hello, on command) */
-    WIRE_RECORD_TYPE_MAX = 23
+    WIRE_AGENT_COST = 24,      /* the agent's own time in JIT callbacks (with DROPS) */
+    WIRE_RECORD_TYPE_MAX = 24
 };
 
 /* Server -> agent. */
@@ -185,7 +191,7 @@ typedef struct wire_function_name {
     uint64_t function_id;
     uint64_t module_id; /* 0 for dynamic methods */
     uint32_t token;     /* mdMethodDef, 0 for dynamic methods */
-    uint32_t reserved;
+    uint32_t il_size;   /* IL bytes of the method body, 0 when unknown (dynamic methods) */
 } wire_function_name;
 _Static_assert(sizeof(wire_function_name) == 24, "wire_function_name layout");
 
@@ -227,8 +233,25 @@ enum wire_drop_reason {
     WIRE_DROP_TOO_LARGE = 1,   /* record larger than a buffer slot may be */
     WIRE_DROP_NO_SERVER = 2,   /* discarded while no server was connected */
     WIRE_DROP_NAME_FAILED = 3, /* function name could not be resolved */
-    WIRE_DROP_REASONS = 4
+    WIRE_DROP_SLOW_SERVER = 4, /* the server did not read: dropped with its sequence number */
+    WIRE_DROP_NAME_LATE = 5,   /* name not read in time: module unloaded or profiler detaching */
+    WIRE_DROP_SHUTDOWN = 6,    /* left in the buffer at Shutdown / detach, never sent */
+    WIRE_DROP_REASONS = 7
 };
+
+/* WIRE_AGENT_COST: the agent's own time inside JIT callbacks on the app's
+ * threads, cumulative since it loaded. Buckets 0..15 are 16 ns wide
+ * ([16i, 16i+16) ns: fine where the target is, 100 ns); bucket 16+k holds
+ * [256 << k, 512 << k) ns, and the last one also everything slower. */
+#define WIRE_COST_BUCKETS 32u
+#define WIRE_COST_LINEAR 16u /* buckets of WIRE_COST_STEP_NS each */
+#define WIRE_COST_STEP_NS 16u
+typedef struct wire_agent_cost {
+    uint64_t callbacks; /* JIT-started and JIT-finished callbacks measured */
+    uint64_t total_ns;
+    uint64_t buckets[WIRE_COST_BUCKETS];
+} wire_agent_cost;
+_Static_assert(sizeof(wire_agent_cost) == 272, "wire_agent_cost layout");
 
 /* WIRE_DROPS: cumulative counters since the agent loaded. */
 typedef struct wire_drops {
@@ -236,7 +259,7 @@ typedef struct wire_drops {
     uint64_t produced;  /* records app threads tried to write */
     uint64_t ring_used; /* bytes waiting in the buffer when sent */
 } wire_drops;
-_Static_assert(sizeof(wire_drops) == 48, "wire_drops layout");
+_Static_assert(sizeof(wire_drops) == 72, "wire_drops layout");
 
 /* WIRE_CATCHUP_BEGIN / _END: counts are filled in the END record. */
 typedef struct wire_catchup {

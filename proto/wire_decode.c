@@ -153,6 +153,7 @@ int wire_decode_record(const wire_frame *f, wire_record *out, const char **why)
     case WIRE_GC_FINISHED: fixed = sizeof(wire_gc_finished); break;
     case WIRE_RUNTIME_SUSPEND: fixed = sizeof(wire_runtime_suspend); break;
     case WIRE_TIERS_STATUS: fixed = sizeof(wire_tiers_status); break;
+    case WIRE_AGENT_COST: fixed = sizeof(wire_agent_cost); break;
     default: *why = "unknown record type"; return WIRE_DECODE_BAD;
     }
     if (f->header.length < fixed) {

@@ -51,6 +51,7 @@ typedef struct wire_record {
         wire_gc_finished gc_finished;
         wire_runtime_suspend runtime_suspend;
         wire_tiers_status tiers_status;
+        wire_agent_cost agent_cost;
     } u;
     wire_string strings[2];
     unsigned string_count;

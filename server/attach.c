@@ -15,6 +15,7 @@
 #include "wire.h"
 #include "ipc.h"
 #include "link.h"
+#include "proc.h"
 #include "sessions.h"
 
 static const char *attach_agent_path = "";
@@ -144,6 +145,18 @@ void attach_process(pid_t pid, attach_result *out)
                       : rc == IPC_ERR_PERM                            ? 403
                                                                       : 502;
         snprintf(out->message, sizeof(out->message), "%s", err);
+        goto done;
+    }
+    /* An agent of another server (one killed, say) is still active: the runtime
+     * would refuse (one profiler per process), but only after loading the
+     * library a second time, a reference it never drops: the library would
+     * stay mapped after that agent leaves. Refuse here instead. */
+    if (proc_has_thread(pid, WIRE_AGENT_THREAD_NAME) == 1) {
+        attach_fail(out, 409,
+                    "a jitscope agent of another server is still active in process %ld; it "
+                    "detaches itself once it has had no server for 10 s (30 s when started by "
+                    "jitscope run): attach again then",
+                    (long)pid);
         goto done;
     }
 

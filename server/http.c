@@ -14,9 +14,19 @@
 
 #include "api.h"
 #include "guard.h"
+#include "http_deadline.h"
 
 #define HTTP_MAX_BODY API_MAX_BODY /* request bodies kept; larger ones get 413 */
 #define HTTP_MAX_FILE (8u * 1024u * 1024u)
+/* Capacity: connections are cheap (epoll, a lazily touched 32 KiB pool each),
+ * so many idle or slow clients cannot fill it; the whole-request deadline
+ * (http_deadline.h) frees what slow clients hold. Every local client is
+ * 127.0.0.1, so the per-address limit only matters for remote binds. */
+#define HTTP_MAX_CONNECTIONS 2048u
+#define HTTP_MAX_PER_IP 1536u
+#define HTTP_THREADS 4u /* an attach may block one for seconds */
+#define HTTP_IDLE_SECONDS 30u
+#define HTTP_CONNECTION_MEMORY (32u * 1024u)
 
 static struct MHD_Daemon *http_daemon;
 static http_config http_cfg;
@@ -167,10 +177,15 @@ static enum MHD_Result http_handle(void *cls, struct MHD_Connection *c, const ch
 
     (void)cls, (void)version;
     if (!up) { /* first call: headers only */
+        const char *declared = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Length");
         up = calloc(1, sizeof(*up));
         if (!up)
             return MHD_NO;
         *state = up;
+        if (declared && strtoull(declared, NULL, 10) > HTTP_MAX_BODY) {
+            http_deadline_request_in(c); /* answered now: the body is never read */
+            return http_error(c, 413, "request body too large");
+        }
         return MHD_YES;
     }
     if (*upload_size) {
@@ -184,6 +199,7 @@ static enum MHD_Result http_handle(void *cls, struct MHD_Connection *c, const ch
         *upload_size = 0;
         return MHD_YES;
     }
+    http_deadline_request_in(c); /* the whole request is in: its deadline is met */
     host = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Host");
     if (!guard_host_ok(host, http_port))
         return http_error(c, 403, "Host header does not name this server");
@@ -213,7 +229,8 @@ static enum MHD_Result http_handle(void *cls, struct MHD_Connection *c, const ch
 static void http_done(void *cls, struct MHD_Connection *c, void **state,
                       enum MHD_RequestTerminationCode code)
 {
-    (void)cls, (void)c, (void)code;
+    (void)cls, (void)code;
+    http_deadline_response_out(c); /* a next request on this connection has its own deadline */
     free(*state);
     *state = NULL;
 }
@@ -243,7 +260,7 @@ static int http_listen(const http_config *config, int *port, char *err, size_t e
     }
     fd = socket(addr.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) != 0 ||
-        bind(fd, (struct sockaddr *)&addr, len) != 0 || listen(fd, 64) != 0 ||
+        bind(fd, (struct sockaddr *)&addr, len) != 0 || listen(fd, 256) != 0 ||
         getsockname(fd, (struct sockaddr *)&addr, &len) != 0) {
         snprintf(err, errsz, "cannot listen on %s:%d: %s", http_cfg.bind_host, config->port,
                  strerror(errno));
@@ -272,18 +289,23 @@ int http_start(const http_config *config, int *bound_port, char *err, size_t err
     if (fd < 0)
         return -1;
     guard_configure(http_cfg.bind_host, http_port, http_cfg.api_key != NULL);
+    if (http_deadline_start(err, errsz) != 0) {
+        close(fd);
+        return -1;
+    }
     http_daemon = MHD_start_daemon(
         MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG, 0, NULL, NULL,
-        http_handle, NULL, MHD_OPTION_LISTEN_SOCKET, fd, MHD_OPTION_THREAD_POOL_SIZE,
-        (unsigned)4, /* an attach may block one for seconds */
-        MHD_OPTION_CONNECTION_LIMIT, (unsigned)128, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
-        (unsigned)64, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)30,
-        MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(64 * 1024), MHD_OPTION_NOTIFY_COMPLETED,
-        http_done, NULL, MHD_OPTION_END);
+        http_handle, NULL, MHD_OPTION_LISTEN_SOCKET, fd, MHD_OPTION_THREAD_POOL_SIZE, HTTP_THREADS,
+        MHD_OPTION_CONNECTION_LIMIT, HTTP_MAX_CONNECTIONS, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+        HTTP_MAX_PER_IP, MHD_OPTION_CONNECTION_TIMEOUT, HTTP_IDLE_SECONDS,
+        MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)HTTP_CONNECTION_MEMORY,
+        MHD_OPTION_NOTIFY_COMPLETED, http_done, NULL, MHD_OPTION_NOTIFY_CONNECTION,
+        http_deadline_notify, NULL, MHD_OPTION_END);
     if (!http_daemon) {
         snprintf(err, errsz, "libmicrohttpd could not start on %s:%d", http_cfg.bind_host,
                  http_port);
         close(fd);
+        http_deadline_stop();
         return -1;
     }
     *bound_port = http_port;
@@ -295,4 +317,5 @@ void http_stop(void)
     if (http_daemon)
         MHD_stop_daemon(http_daemon);
     http_daemon = NULL;
+    http_deadline_stop();
 }

@@ -26,7 +26,7 @@ static _Atomic int launch_done;
 
 static void *launch_reap(void *arg)
 {
-    int status = 0, code;
+    int status = 0, code, sig;
     pid_t r;
     struct timespec ts;
     session *s;
@@ -35,14 +35,20 @@ static void *launch_reap(void *arg)
     do {
         r = waitpid(launch_pid, &status, 0);
     } while (r < 0 && errno == EINTR);
-    code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    sig = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+    code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + sig;
     clock_gettime(CLOCK_REALTIME, &ts);
     sessions_lock();
     s = sessions_get(launch_session_id);
     if (s)
-        session_exit_code(s, code, (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec);
+        session_exit_code(s, code, sig, (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec);
     sessions_unlock();
-    fprintf(stderr, "jitscope: app (pid %d) exited with code %d\n", (int)launch_pid, code);
+    if (sig)
+        fprintf(stderr, "jitscope: app (pid %d) killed by signal %d (%s), exit code %d\n",
+                (int)launch_pid, sig,
+                session_signal_name(sig) ? session_signal_name(sig) : "unnamed", code);
+    else
+        fprintf(stderr, "jitscope: app (pid %d) exited with code %d\n", (int)launch_pid, code);
     launch_done = 1;
     return NULL;
 }

@@ -37,6 +37,9 @@ typedef struct link_conn {
 static char link_dir[96];
 static char link_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 static int link_listen_fd = -1;
+static dev_t link_sock_dev; /* the socket file we bound: a removed or replaced one is recreated */
+static ino_t link_sock_ino;
+static int link_recreate_failing; /* a failed recreate is logged once, retried every sweep */
 static int link_wake[2] = {-1, -1};
 static pthread_t link_thread;
 static int link_thread_started;
@@ -67,12 +70,92 @@ static int link_make_dir(char *err, size_t errsz)
     return 0;
 }
 
-int link_start(char *err, size_t errsz)
+/* A listening socket bound at link_path (its directory exists and is ours);
+ * remembers which file it is. The fd, or -1 with err set. */
+static int link_listen_at_path(char *err, size_t errsz)
 {
     struct sockaddr_un addr = {.sun_family = AF_UNIX};
+    struct stat st;
     mode_t old_mask;
-    int rc;
+    int fd, rc;
 
+    memcpy(addr.sun_path, link_path, strlen(link_path) + 1);
+    fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    if (fd < 0) {
+        snprintf(err, errsz, "socket: %s", strerror(errno));
+        return -1;
+    }
+    old_mask = umask(0077);
+    rc = bind(fd, (struct sockaddr *)&addr, sizeof(addr));
+    umask(old_mask);
+    if (rc != 0 || listen(fd, 16) != 0 || stat(link_path, &st) != 0) {
+        snprintf(err, errsz, "bind/listen %s: %s", link_path, strerror(errno));
+        close(fd);
+        return -1;
+    }
+    link_sock_dev = st.st_dev;
+    link_sock_ino = st.st_ino;
+    return fd;
+}
+
+/* The socket directory again, at the same name (agents know the path: a run's
+ * children from their environment, attached agents from the attach): made
+ * 0700 by us, or already there as a directory of ours that nobody else may
+ * enter. Anything else at that name (another user's directory, a symlink) is
+ * refused: the socket is not recreated there. */
+static int link_remake_dir(char *err, size_t errsz)
+{
+    struct stat st;
+
+    if (mkdir(link_dir, 0700) == 0)
+        return 0;
+    if (errno != EEXIST) {
+        snprintf(err, errsz, "mkdir %s: %s", link_dir, strerror(errno));
+        return -1;
+    }
+    if (lstat(link_dir, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != getuid() ||
+        (st.st_mode & 077) != 0) {
+        snprintf(err, errsz, "%s is no longer a private directory of ours", link_dir);
+        return -1;
+    }
+    return 0;
+}
+
+/* Called by the link thread every sweep: when the socket file is gone (its
+ * directory removed, say, by a /tmp cleaner) or is no longer the one we bound,
+ * bind a new one at the same path. Connected agents are not affected either
+ * way (a connected socket does not need its file). */
+static void link_check_socket(void)
+{
+    char err[256];
+    struct stat st;
+    int fd;
+
+    if (stat(link_path, &st) == 0 && st.st_dev == link_sock_dev && st.st_ino == link_sock_ino)
+        return;
+    if (link_remake_dir(err, sizeof(err)) != 0)
+        goto failed;
+    if (lstat(link_path, &st) == 0 && unlink(link_path) != 0) { /* a stale file of ours */
+        snprintf(err, sizeof(err), "unlink %s: %s", link_path, strerror(errno));
+        goto failed;
+    }
+    fd = link_listen_at_path(err, sizeof(err));
+    if (fd < 0)
+        goto failed;
+    close(link_listen_fd);
+    link_listen_fd = fd;
+    link_recreate_failing = 0;
+    fprintf(stderr, "jitscope: agent socket %s was removed; recreated it\n", link_path);
+    return;
+failed:
+    if (!link_recreate_failing)
+        fprintf(stderr, "jitscope: agent socket %s was removed and cannot be recreated: %s\n",
+                link_path, err);
+    link_recreate_failing = 1;
+}
+
+int link_start(char *err, size_t errsz)
+{
     if (link_make_dir(err, errsz) != 0)
         return -1;
     if (snprintf(link_path, sizeof(link_path), "%s/agent.sock", link_dir) >=
@@ -80,19 +163,9 @@ int link_start(char *err, size_t errsz)
         snprintf(err, errsz, "socket path too long in %s", link_dir);
         goto fail;
     }
-    memcpy(addr.sun_path, link_path, strlen(link_path) + 1);
-    link_listen_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-    if (link_listen_fd < 0) {
-        snprintf(err, errsz, "socket: %s", strerror(errno));
+    link_listen_fd = link_listen_at_path(err, errsz);
+    if (link_listen_fd < 0)
         goto fail;
-    }
-    old_mask = umask(0077);
-    rc = bind(link_listen_fd, (struct sockaddr *)&addr, sizeof(addr));
-    umask(old_mask);
-    if (rc != 0 || listen(link_listen_fd, 16) != 0) {
-        snprintf(err, errsz, "bind/listen %s: %s", link_path, strerror(errno));
-        goto fail;
-    }
     if (pipe2(link_wake, O_CLOEXEC | O_NONBLOCK) != 0) {
         snprintf(err, errsz, "pipe2: %s", strerror(errno));
         goto fail;
@@ -375,6 +448,7 @@ static void *link_main(void *arg)
         }
         if ((int64_t)clock_real_ns() - last_sweep > 500000000) {
             sessions_sweep();
+            link_check_socket();
             last_sweep = (int64_t)clock_real_ns();
         }
         if (fds[0].revents)

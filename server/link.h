@@ -8,6 +8,11 @@
  * dropped with a logged reason; other connections are not affected.
  * Commands (detach, ping) go back down the same socket via link_send. After
  * records were applied the link thread calls sessions_notify (lock not held).
+ * Every sweep (500 ms) the link thread checks that the socket file is still the
+ * one it bound; when it was removed (or its directory, say by a /tmp cleaner),
+ * it makes the directory again at the same path (0700, or refuses when the
+ * name now belongs to someone else) and binds a new socket there, logging it:
+ * connected agents go on, new agents, reconnects and attaches work again.
  */
 #ifndef JITSCOPE_LINK_H
 #define JITSCOPE_LINK_H

@@ -1,6 +1,7 @@
 /* proc.c -- parent, liveness and command line of a process from /proc (see proc.h). */
 #include "proc.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -135,6 +136,45 @@ int proc_is_gone(pid_t pid)
     /* alive or not ours to signal: a zombie (or a dead task) has only its
      * exit status left */
     return proc_stat(pid, &state, &ppid) == 0 && (state == 'Z' || state == 'X');
+}
+
+int proc_has_thread(pid_t pid, const char *comm)
+{
+    char dir[48];
+    struct dirent *e;
+    DIR *d;
+    size_t want = strlen(comm);
+    int found = 0;
+
+    if (pid <= 0)
+        return 0;
+    snprintf(dir, sizeof(dir), "/proc/%d/task", (int)pid);
+    d = opendir(dir);
+    if (!d)
+        return errno == ENOENT ? 0 : -1;
+    while (!found && (e = readdir(d))) {
+        char name[96], text[32];
+        size_t n;
+        int fd;
+        ssize_t r;
+
+        if (e->d_name[0] < '0' || e->d_name[0] > '9' || strlen(e->d_name) > 20)
+            continue;
+        snprintf(name, sizeof(name), "%s/%s/comm", dir, e->d_name);
+        fd = open(name, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+            continue; /* the thread ended meanwhile */
+        r = read(fd, text, sizeof(text) - 1);
+        close(fd);
+        if (r <= 0)
+            continue;
+        n = (size_t)r;
+        if (text[n - 1] == '\n')
+            n--;
+        found = n == want && memcmp(text, comm, n) == 0;
+    }
+    closedir(d);
+    return found;
 }
 
 int proc_command_line(pid_t pid, char *out, size_t outsz)

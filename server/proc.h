@@ -36,6 +36,11 @@ pid_t proc_parent_pid(pid_t pid);
 /* 1 when pid no longer runs: no such process, or a zombie waiting to be reaped. */
 int proc_is_gone(pid_t pid);
 
+/* 1 when one of pid's threads is named comm (/proc/{pid}/task/{tid}/comm,
+ * at most 15 bytes), 0 when none is (or pid is gone), -1 when /proc cannot
+ * list its threads. */
+int proc_has_thread(pid_t pid, const char *comm);
+
 /* The command line of pid (its first 4 KiB), arguments joined by spaces, bytes
  * that are not UTF-8 replaced by '?', cut to outsz - 1 bytes on a character
  * boundary, into out. 0, or -1 with out empty when it cannot be read. */

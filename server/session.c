@@ -363,6 +363,26 @@ static void session_apply_jit(session *s, const wire_record *r, int64_t when)
         s->events[(s->event_seq - 1) % SESSION_MAX_EVENTS].tier = f->tier;
 }
 
+/* A module unloaded: its FunctionIDs may now be given to other methods, so
+ * they stop finding its functions (which stay listed, as they were). */
+static void session_retire_functions(session *s, uint64_t module_id)
+{
+    idmap kept = {0};
+    size_t i, capacity = s->function_index.capacity;
+
+    for (i = 0; i < capacity; i++) {
+        uint64_t id = s->function_index.keys[i];
+        uint32_t at = s->function_index.values[i];
+        if (id != 0 && s->functions[at].module_id != module_id && idmap_put(&kept, id, at) != 0) {
+            idmap_free(&kept); /* out of memory: keep the old index, IDs may be shared */
+            s->capacity_drops++;
+            return;
+        }
+    }
+    idmap_free(&s->function_index);
+    s->function_index = kept;
+}
+
 static void session_apply_module(session *s, const wire_record *r, int64_t when)
 {
     const wire_module_loaded *m = &r->u.module_loaded;
@@ -371,6 +391,13 @@ static void session_apply_module(session *s, const wire_record *r, int64_t when)
 
     if (!e || (!created && (r->flags & WIRE_FLAG_CATCHUP)))
         return; /* known already: the callback (or an earlier enumeration) wins */
+    if (!created && e->unloaded_ns) { /* an unloaded module's ID given to a new one */
+        e = session_append(s, (void **)&s->modules, &s->module_count, &s->module_cap,
+                           &s->module_index, sizeof(*e), SESSION_MAX_MODULES, m->module_id);
+        if (!e)
+            return;
+        e->module_id = m->module_id;
+    }
     e->assembly_id = m->assembly_id;
     e->base_address = m->base_address;
     e->hresult = m->hresult;
@@ -494,6 +521,8 @@ int session_apply(session *s, const wire_record *r, int64_t now_ns, const char *
         if (f) {
             f->module_id = n->module_id;
             f->token = n->token;
+            if (n->il_size && !f->il_size)
+                f->il_size = n->il_size; /* JIT records leave it to the name now */
             /* a dynamic method's FunctionID is reused once it is collected:
              * its latest name is the one that counts */
             if (!f->name || (r->flags & WIRE_FLAG_DYNAMIC))
@@ -508,6 +537,7 @@ int session_apply(session *s, const wire_record *r, int64_t now_ns, const char *
         if (m) {
             m->unloaded_ns = when;
             session_log(s, r, when, m->module_id, 0, 0);
+            session_retire_functions(s, m->module_id);
         }
         break;
     }
@@ -547,6 +577,7 @@ int session_apply(session *s, const wire_record *r, int64_t now_ns, const char *
         }
         break;
     case WIRE_PROFILE_STATUS: profile_apply_status(&s->profile, s, r, when); break;
+    case WIRE_AGENT_COST: s->agent_cost = r->u.agent_cost; break;
     case WIRE_TIERS_STATUS:
         s->tiers = r->u.tiers_status;
         s->tiers.enabled = s->tiers.enabled != 0;
@@ -574,6 +605,20 @@ const char *session_state_name(session_state st)
     case SESSION_FAILED: return "failed";
     }
     return "unknown";
+}
+
+const char *session_signal_name(int signal)
+{
+    static const char *const names[] = {
+        NULL,      "SIGHUP",  "SIGINT",    "SIGQUIT", "SIGILL",   "SIGTRAP", "SIGABRT", "SIGBUS",
+        "SIGFPE",  "SIGKILL", "SIGUSR1",   "SIGSEGV", "SIGUSR2",  "SIGPIPE", "SIGALRM", "SIGTERM",
+        NULL,      "SIGCHLD", "SIGCONT",   "SIGSTOP", "SIGTSTP",  "SIGTTIN", "SIGTTOU", "SIGURG",
+        "SIGXCPU", "SIGXFSZ", "SIGVTALRM", "SIGPROF", "SIGWINCH", "SIGIO",   "SIGPWR",  "SIGSYS",
+    };
+
+    if (signal <= 0 || (size_t)signal >= sizeof(names) / sizeof(names[0]))
+        return NULL;
+    return names[signal];
 }
 
 const char *session_tier_name(uint32_t tier)
@@ -664,10 +709,11 @@ void session_link_lost(session *s, int64_t now_ns)
         s->state = SESSION_DISCONNECTED;
 }
 
-void session_exit_code(session *s, int code, int64_t now_ns)
+void session_exit_code(session *s, int code, int signal, int64_t now_ns)
 {
     s->has_exit_code = 1;
     s->exit_code = code;
+    s->exit_signal = signal;
     s->ended_ns = now_ns;
     if (!s->link_id) /* else session_link_lost does it once all data is read */
         session_exited(s, now_ns);

@@ -139,6 +139,7 @@ typedef struct session {
     char *command_line;
     char error[256]; /* why a launch/attach failed, or the detach refusal */
     int has_exit_code, exit_code;
+    int exit_signal; /* the signal that ended the launched process (exit_code 128+n); 0 none */
     int64_t created_ns, connected_ns, ended_ns;
     /* runtime identity from the hello */
     uint16_t runtime_type, clr_instance_id, major, minor, build, qfe;
@@ -148,6 +149,7 @@ typedef struct session {
     int link_id; /* connection currently bound, 0 when none */
     uint64_t records, bytes, last_seq, seq_gaps, connections;
     wire_drops drops;
+    wire_agent_cost agent_cost; /* the agent's own time in JIT callbacks (cumulative) */
     uint64_t catchups;
     wire_catchup last_catchup;
     int64_t detach_requested_ns, detach_finished_ns;
@@ -208,9 +210,10 @@ int session_detach_status(session *s, uint32_t state, int32_t hresult, int64_t n
  * EXITED when the process's exit code is known, else a connected session
  * becomes DISCONNECTED. */
 void session_link_lost(session *s, int64_t now_ns);
-/* The launched process exited with code (run mode, the reaper): recorded; the
+/* The launched process exited with code (run mode, the reaper), or was killed
+ * by signal (then code is 128 + signal, the shell's convention): recorded; the
  * session is EXITED now, or when its link is lost (data still to be read). */
-void session_exit_code(session *s, int code, int64_t now_ns);
+void session_exit_code(session *s, int code, int signal, int64_t now_ns);
 /* The process is gone (reaper or liveness sweep): EXITED, and ended. */
 void session_exited(session *s, int64_t now_ns);
 
@@ -228,6 +231,9 @@ session_thread *session_find_thread(session *s, uint64_t thread_id);
 const char *session_module_name(session *s, uint64_t module_id);
 
 const char *session_state_name(session_state st);
+/* "SIGKILL" for 9...: the name of a signal that ends a process; NULL for 0 or
+ * a number without a name here (the number is always reported as well). */
+const char *session_signal_name(int signal);
 /* "Tier0", "Tier1", "Tier1-OSR"... ("unknown" for WIRE_TIER_UNKNOWN and anything else). */
 const char *session_tier_name(uint32_t tier);
 const char *session_event_type_name(uint16_t type);

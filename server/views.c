@@ -51,38 +51,107 @@ json_t *view_profile_status(const profile_state *p)
     return o;
 }
 
+/* Records lost on the way, every cause (names that could not be read are not
+ * records: name_failed and name_late are counted apart). */
+static uint64_t view_records_lost(const session *s)
+{
+    const uint64_t *d = s->drops.dropped;
+
+    return d[WIRE_DROP_RING_FULL] + d[WIRE_DROP_TOO_LARGE] + d[WIRE_DROP_NO_SERVER] +
+           d[WIRE_DROP_SLOW_SERVER] + d[WIRE_DROP_SHUTDOWN];
+}
+
+/* The launched process's end by a signal: "exit_signal": 9, "exit_signal_name":
+ * "SIGKILL" (both null when it exited by itself or is not known to have ended). */
+static json_t *view_exit_signal(json_t *o, const session *s)
+{
+    const char *name = s->exit_signal ? session_signal_name(s->exit_signal) : NULL;
+
+    if (!o)
+        return NULL;
+    json_object_set_new(o, "exit_signal",
+                        s->exit_signal ? json_integer(s->exit_signal) : json_null());
+    json_object_set_new(o, "exit_signal_name", name ? json_string(name) : json_null());
+    return o;
+}
+
 json_t *view_session_summary(session *s)
 {
     char version[48];
     size_t i, alive = 0;
+    json_t *o;
 
     for (i = 0; i < s->thread_count; i++)
         alive += s->threads[i].alive != 0;
     snprintf(version, sizeof(version), "%u.%u.%u.%u", s->major, s->minor, s->build, s->qfe);
-    return json_pack(
-        "{s:i, s:i, s:i, s:i, s:s, s:s, s:s, s:o, s:s, s:o, s:o, s:o, s:{s:s, s:s, s:i}, "
-        "s:{s:I, s:I, s:I, "
-        "s:I, s:I, s:I, s:I}, s:{s:I, s:I, s:I, s:I, s:I, s:I}}",
-        "id", s->id, "root_id", s->root_id, "pid", (int)s->pid, "parent_pid", (int)s->parent_pid,
-        "mode", s->mode == SESSION_MODE_RUN ? "run" : "attach", "state",
-        session_state_name(s->state), "command_line", s->command_line, "exit_code",
-        s->has_exit_code ? json_integer(s->exit_code) : json_null(), "error", s->error,
-        "created_ms", view_ms(s->created_ns), "connected_ms", view_ms(s->connected_ns), "ended_ms",
-        view_ms(s->ended_ns), "runtime", "type",
-        s->runtime_type == 2 ? "CoreCLR"
-        : s->runtime_type    ? "other"
-                             : "unknown",
-        "version", s->connected_ns ? version : "", "clr_instance_id", (int)s->clr_instance_id,
-        "counters", "functions", (json_int_t)s->functions_jitted, "modules",
-        (json_int_t)s->module_count, "threads", (json_int_t)s->thread_count, "threads_alive",
-        (json_int_t)alive, "jit_compilations", (json_int_t)s->jit_compilations, "jit_time_total_ns",
-        (json_int_t)s->jit_time_total_ns, "events", (json_int_t)s->event_seq, "drops", "ring_full",
-        (json_int_t)s->drops.dropped[WIRE_DROP_RING_FULL], "too_large",
-        (json_int_t)s->drops.dropped[WIRE_DROP_TOO_LARGE], "no_server",
-        (json_int_t)s->drops.dropped[WIRE_DROP_NO_SERVER], "name_failed",
-        (json_int_t)s->drops.dropped[WIRE_DROP_NAME_FAILED], "total",
-        (json_int_t)(s->drops.dropped[0] + s->drops.dropped[1] + s->drops.dropped[2]), "produced",
-        (json_int_t)s->drops.produced);
+    o = json_pack("{s:i, s:i, s:i, s:i, s:s, s:s, s:s, s:o, s:s, s:o, s:o, s:o, s:{s:s, s:s, s:i}, "
+                  "s:{s:I, s:I, s:I, "
+                  "s:I, s:I, s:I, s:I}, s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}}",
+                  "id", s->id, "root_id", s->root_id, "pid", (int)s->pid, "parent_pid",
+                  (int)s->parent_pid, "mode", s->mode == SESSION_MODE_RUN ? "run" : "attach",
+                  "state", session_state_name(s->state), "command_line", s->command_line,
+                  "exit_code", s->has_exit_code ? json_integer(s->exit_code) : json_null(), "error",
+                  s->error, "created_ms", view_ms(s->created_ns), "connected_ms",
+                  view_ms(s->connected_ns), "ended_ms", view_ms(s->ended_ns), "runtime", "type",
+                  s->runtime_type == 2 ? "CoreCLR"
+                  : s->runtime_type    ? "other"
+                                       : "unknown",
+                  "version", s->connected_ns ? version : "", "clr_instance_id",
+                  (int)s->clr_instance_id, "counters", "functions", (json_int_t)s->functions_jitted,
+                  "modules", (json_int_t)s->module_count, "threads", (json_int_t)s->thread_count,
+                  "threads_alive", (json_int_t)alive, "jit_compilations",
+                  (json_int_t)s->jit_compilations, "jit_time_total_ns",
+                  (json_int_t)s->jit_time_total_ns, "events", (json_int_t)s->event_seq, "drops",
+                  "ring_full", (json_int_t)s->drops.dropped[WIRE_DROP_RING_FULL], "too_large",
+                  (json_int_t)s->drops.dropped[WIRE_DROP_TOO_LARGE], "no_server",
+                  (json_int_t)s->drops.dropped[WIRE_DROP_NO_SERVER], "name_failed",
+                  (json_int_t)s->drops.dropped[WIRE_DROP_NAME_FAILED], "slow_server",
+                  (json_int_t)s->drops.dropped[WIRE_DROP_SLOW_SERVER], "name_late",
+                  (json_int_t)s->drops.dropped[WIRE_DROP_NAME_LATE], "shutdown",
+                  (json_int_t)s->drops.dropped[WIRE_DROP_SHUTDOWN], "total",
+                  (json_int_t)view_records_lost(s), "produced", (json_int_t)s->drops.produced);
+    return view_exit_signal(o, s);
+}
+
+/* Lower bound of cost bucket i, in ns (wire.h: WIRE_AGENT_COST). */
+static double view_cost_bucket_low(unsigned i)
+{
+    return i < WIRE_COST_LINEAR ? (double)i * WIRE_COST_STEP_NS
+                                : (double)(WIRE_COST_LINEAR * WIRE_COST_STEP_NS) *
+                                      (double)(1ull << (i - WIRE_COST_LINEAR));
+}
+
+/* The q-quantile of the agent's cost histogram, interpolated in its bucket. */
+static double view_cost_quantile(const wire_agent_cost *c, double q)
+{
+    uint64_t total = 0, seen = 0;
+    unsigned i;
+
+    for (i = 0; i < WIRE_COST_BUCKETS; i++)
+        total += c->buckets[i];
+    if (total == 0)
+        return 0;
+    for (i = 0; i < WIRE_COST_BUCKETS; i++) {
+        double low = view_cost_bucket_low(i), high = view_cost_bucket_low(i + 1);
+        if (c->buckets[i] && (double)(seen + c->buckets[i]) >= q * (double)total)
+            return low +
+                   (high - low) * ((q * (double)total - (double)seen) / (double)c->buckets[i]);
+        seen += c->buckets[i];
+    }
+    return view_cost_bucket_low(WIRE_COST_BUCKETS);
+}
+
+json_t *view_agent_cost(const wire_agent_cost *c)
+{
+    json_t *buckets = json_array();
+    unsigned i;
+
+    for (i = 0; i < WIRE_COST_BUCKETS; i++)
+        json_array_append_new(buckets, json_integer((json_int_t)c->buckets[i]));
+    return json_pack("{s:I, s:f, s:f, s:f, s:o}", "jit_callbacks", (json_int_t)c->callbacks,
+                     "mean_ns", c->callbacks ? (double)c->total_ns / (double)c->callbacks : 0.0,
+                     "p50_ns", view_cost_quantile(c, 0.5), "p99_ns", view_cost_quantile(c, 0.99),
+                     "buckets", buckets);
 }
 
 json_t *view_session_detail(session *s)
@@ -115,6 +184,7 @@ json_t *view_session_detail(session *s)
     json_object_set_new(o, "profile", view_profile_status(&s->profile));
     json_object_set_new(o, "stacks",
                         json_pack("{s:I}", "snapshots", (json_int_t)s->stacks.kept_count));
+    json_object_set_new(o, "agent_cost", view_agent_cost(&s->agent_cost));
     json_object_set_new(o, "tiers", view_tier_totals(s));
     json_object_set_new(o, "tier_source", view_tier_source(s));
     return o;

@@ -29,6 +29,9 @@ json_t *view_profile_status(const profile_state *p);
 /* Session: the summary of GET /api/sessions and the stream's "session"
  * messages; the detail adds link, catch-up, detach, profile and stacks. */
 json_t *view_session_summary(session *s);
+/* The agent's own time per JIT callback: count, mean, p50, p99 (ns) and the
+ * histogram as sent (wire.h, WIRE_AGENT_COST). */
+json_t *view_agent_cost(const wire_agent_cost *c);
 json_t *view_session_detail(session *s);
 
 json_t *view_function(session *s, const session_function *f);

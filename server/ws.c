@@ -30,6 +30,7 @@ typedef struct ws_client {
     int last_state;
     uint64_t lag_missed; /* a lagged notice to send */
     uint64_t lag_resume_after;
+    int kicked;      /* stalled: closing with 1008 */
     char error[160]; /* an error message to send */
     size_t rx_length;
     char rx[WS_RX_MAX];
@@ -183,11 +184,14 @@ done:
 static int ws_write(ws_client *c)
 {
     int more = 0;
-    char *text = ws_next_message(c, &more);
+    char *text;
     unsigned char *buf;
     size_t n;
     int rc;
 
+    if (c->kicked)
+        return -1; /* lws sends the close frame with the reason set in ws_tick */
+    text = ws_next_message(c, &more);
     if (!text)
         return 0;
     n = strlen(text);
@@ -217,12 +221,21 @@ static void ws_tick(lws_sorted_usec_list_t *sul)
         ws_client *c = ws_clients[i];
         if (!c || !c->session_id)
             continue;
-        if (now - c->last_progress_ns > (int64_t)WS_STALL_SECONDS * 1000000000) {
-            lwsl_user("jitscope: WebSocket client stalled for %d s, disconnecting\n",
+        if (!c->kicked && now - c->last_progress_ns > (int64_t)WS_STALL_SECONDS * 1000000000) {
+            static const char why[] = "stalled: not reading";
+            lwsl_user("jitscope: WebSocket client stalled for %d s, closing it (1008)\n",
                       WS_STALL_SECONDS);
-            lws_set_timeout(c->wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC);
+            /* the close frame goes out if the socket takes it; a client that
+             * reads nothing at all is cut after WS_KICK_SECONDS regardless */
+            c->kicked = 1;
+            lws_close_reason(c->wsi, LWS_CLOSE_STATUS_POLICY_VIOLATION, (unsigned char *)why,
+                             sizeof(why) - 1);
+            lws_set_timeout(c->wsi, PENDING_TIMEOUT_USER_OK, WS_KICK_SECONDS);
+            lws_callback_on_writable(c->wsi);
             continue;
         }
+        if (c->kicked)
+            continue;
         lws_callback_on_writable(c->wsi);
     }
     lws_sul_schedule(ws_context, 0, sul, ws_tick, 1000 * LWS_US_PER_MS);
@@ -237,10 +250,12 @@ static int ws_callback(struct lws *wsi, enum lws_callback_reasons reason, void *
     switch (reason) {
     case LWS_CALLBACK_FILTER_NETWORK_CONNECTION: {
         int fd = (int)(intptr_t)in, size = WS_SNDBUF;
-        /* not fatal: the client still works, with the kernel's default buffer */
-        if (setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &size, sizeof(size)) != 0)
-            lwsl_warn("jitscope: setsockopt(SO_SNDBUF, %d) on a WebSocket client: %s\n", size,
+        /* the per-client memory bound rests on this buffer: no buffer, no client */
+        if (setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &size, sizeof(size)) != 0) {
+            lwsl_warn("jitscope: refused a WebSocket client: setsockopt(SO_SNDBUF, %d): %s\n", size,
                       strerror(errno));
+            return 1;
+        }
         return 0;
     }
     case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION: return ws_filter(wsi);
@@ -261,7 +276,13 @@ static int ws_callback(struct lws *wsi, enum lws_callback_reasons reason, void *
                 ws_clients[i] = NULL;
         return 0;
     case LWS_CALLBACK_RECEIVE:
-        if (lws_frame_is_binary(wsi) || c->rx_length + len > WS_RX_MAX) {
+        /* the frame's declared length counts, not only what has arrived: a
+         * header promising 2^62 bytes is refused at its first payload bytes */
+        if (lws_frame_is_binary(wsi)) { /* commands are JSON text */
+            lws_close_reason(wsi, LWS_CLOSE_STATUS_UNACCEPTABLE_OPCODE, NULL, 0);
+            return -1;
+        }
+        if (c->rx_length + len + lws_remaining_packet_payload(wsi) > WS_RX_MAX) {
             lws_close_reason(wsi, LWS_CLOSE_STATUS_MESSAGE_TOO_LARGE, NULL, 0);
             return -1;
         }
@@ -309,6 +330,9 @@ int ws_start(const char *bind_host, int port, const char *api_key, int *bound_po
     info.uid = (uid_t)-1;
     info.options = LWS_SERVER_OPTION_VALIDATE_UTF8;
     info.timeout_secs = 30;
+    /* an upgrade's headers must be complete within this, however they trickle
+     * (the header table is not freed by bytes arriving): HTTP's deadline too */
+    info.timeout_secs_ah_idle = WS_UPGRADE_SECONDS;
     ws_api_key = api_key;
     ws_context = lws_create_context(&info);
     if (!ws_context) {

@@ -46,6 +46,9 @@ describe('dashboard', { timeout: 120000 }, () => {
     await page.locator('.vt-row').first().click();
     await page.locator('.detail .name').waitFor();
     await waitFor('more rows', async () => (await feedStats(page)).total > s.total);
+    // the agent's own cost per JIT callback, next to its drops
+    const cost = await page.locator('.stat:has(.k:text("Agent cost per JIT")) .v').textContent({ timeout: 15000 });
+    assert.match(cost, /^\d+(\.\d+)? (ns|µs) p50 · p99 \d+(\.\d+)? (ns|µs|ms)$/, `agent cost shown: ${cost}`);
     await screenshot(page, 'session-live.png');
   });
 

@@ -79,6 +79,8 @@ test('server goes away and comes back: reconnect with hello, catch-up first, the
     assert.equal(second[0].type, 1, 'hello again');
     assert.equal(second[0].seq, 1, 'sequence numbers restart per connection');
     assert.equal(second[1].type, 23, 'then the tier-source status');
+    // switched off while there was no server (records were discarded anyway), on again now
+    assert.equal(second[1].payload.readUInt32LE(0), 1, 'the tier source is on again after the reconnect');
     assert.equal(second[2].type, 13, 'then the catch-up, before anything else');
     const end = second.findIndex((f) => f.type === 14);
     const caught = second.slice(2, end);

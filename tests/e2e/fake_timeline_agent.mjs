@@ -19,7 +19,7 @@ function frame(type, payload, at) {
   return Buffer.concat([h, payload]);
 }
 const hello = Buffer.alloc(88);
-hello.write('JITSCOPE', 0, 'latin1'); hello.writeUInt32LE(2, 8); hello.writeUInt32LE(process.pid, 12);
+hello.write('JITSCOPE', 0, 'latin1'); hello.writeUInt32LE(3, 8); hello.writeUInt32LE(process.pid, 12);
 hello.writeUInt32LE(1, 16); hello.writeUInt16LE(2, 20); hello.writeUInt16LE(10, 24); // startup mode, CoreCLR 10
 hello.writeBigUInt64LE(t0, 32); hello.writeBigUInt64LE(BigInt(Date.now()) * MS, 40);
 hello.write(token, 48, 'latin1');

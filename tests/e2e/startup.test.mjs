@@ -44,6 +44,8 @@ async function runAndCheck(serverOpts = {}, agentArgs = []) {
     }, 60000);
     assert.equal(s.exit_code, 42, 'the app exit code is kept');
     assert.equal(s.drops.total, 0, 'no records dropped');
+    for (const k of ['ring_full', 'too_large', 'no_server', 'slow_server', 'shutdown', 'name_failed', 'name_late'])
+      assert.equal(s.drops[k], 0, `drops by cause are reported: ${k}`);
     assert.equal(s.link.seq_gaps, 0, 'no sequence gaps');
     assert.equal(s.runtime.type, 'CoreCLR');
     assert.match(s.runtime.version, /^\d+\.\d+\.\d+/);

@@ -1,5 +1,6 @@
 // valgrind.test.mjs -- the server under valgrind for a whole session: launch,
-// ingest, REST reads (including bad ones), garbage on the agent socket, shutdown.
+// ingest, REST reads (including bad ones), garbage on the agent socket, a
+// request never finished (closed at its deadline), shutdown.
 // Any memory error or definite leak fails the test.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -24,6 +25,15 @@ test('server is valgrind-clean over a full session', async () => {
     c.on('close', resolve);
     c.on('error', resolve);
   });
+  // a request never finished: closed by the whole-request deadline (server/http_deadline.c)
+  const late = await new Promise((resolve) => {
+    const c = net.createConnection(srv.port, '127.0.0.1', () => c.write('GET /api/sessions HTTP/1.1\r\nHo'));
+    const t0 = Date.now();
+    c.on('close', () => resolve(Date.now() - t0));
+    c.on('error', () => {});
+    setTimeout(() => { c.destroy(); resolve(null); }, 30000);
+  });
+  assert.ok(late !== null, 'the unfinished request was closed by the server');
   const exit = await srv.stop('SIGTERM');
   assert.match(srv.stderr, /ERROR SUMMARY: 0 errors/, srv.stderr.slice(-3000));
   assert.equal(exit.code, 0, `valgrind exit ${exit.code}`);

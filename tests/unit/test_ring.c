@@ -160,6 +160,41 @@ TEST(single_thread_order_and_contents)
     ring_destroy(&r);
 }
 
+/* The consumer reads ahead of the tail (ring_read_at) without consuming: in
+ * order, across a padding entry at the wrap, stopping at an uncommitted record
+ * and at the head; the records are still there for ring_peek afterwards. */
+TEST(read_ahead_without_consuming)
+{
+    ring r;
+    ring_slot open;
+    uint64_t pos;
+    uint32_t len = 0;
+    const uint8_t *p;
+
+    ring_init(&r, 4096);
+    CHECK(put(&r, 900, 1) == 0 && put(&r, 900, 2) == 0 && put(&r, 900, 3) == 0 &&
+              put(&r, 900, 4) == 0 && take(&r, 900, 1),
+          "four records of 908 bytes in (3632 of 4096), the first consumed");
+    CHECK(put(&r, 900, 5) == 0, "a fifth one goes after a padding entry at the wrap");
+    pos = ring_tail(&r);
+    for (uint32_t id = 2; id <= 5; id++) {
+        p = ring_read_at(&r, &pos, &len);
+        CHECK(p && len >= 900 && matches(p, 900, id) && inside(&r, p, len),
+              "read ahead: record %u next (the padding skipped)", id);
+    }
+    CHECK(ring_read_at(&r, &pos, &len) == NULL && pos == ring_head(&r), "then the head: NULL");
+    CHECK(take(&r, 900, 2), "the drain consumes one");
+    CHECK(ring_reserve(&r, 100, &open) == 0, "a record reserved, not committed");
+    CHECK(ring_read_at(&r, &pos, &len) == NULL, "an uncommitted record stops the read-ahead");
+    fill(open.data, 100, 6);
+    ring_commit(&open);
+    p = ring_read_at(&r, &pos, &len);
+    CHECK(p && matches(p, 100, 6), "once committed it is read");
+    CHECK(take(&r, 900, 3) && take(&r, 900, 4) && take(&r, 900, 5) && take(&r, 100, 6),
+          "nothing else was consumed: the drain gets the rest, in order");
+    ring_destroy(&r);
+}
+
 /* Lays out entries so that the next one does not fit before the end of the
  * buffer: the producer claims the rest as padding and the record starts at 0. */
 TEST(wrap_with_padding_exact)
@@ -670,6 +705,7 @@ static const check_test tests[] = {
     TEST_ENTRY(init_rounding),
     TEST_ENTRY(empty_peek),
     TEST_ENTRY(single_thread_order_and_contents),
+    TEST_ENTRY(read_ahead_without_consuming),
     TEST_ENTRY(wrap_with_padding_exact),
     TEST_ENTRY(wrap_many_laps_odd_sizes),
     TEST_ENTRY(full_ring_counts_drops),

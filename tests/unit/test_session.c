@@ -9,7 +9,8 @@
  * unknown IDs tolerated; a destroyed thread is not resurrected by catch-up;
  * sequence gaps; the event log (seqs from 1 without gaps, session_event_at,
  * eviction after SESSION_MAX_EVENTS); detach state transitions; unknown record
- * types refused. Every session is freed (LeakSanitizer checks at exit).
+ * types refused; an exit by a signal (kept with the exit code, EXITED once the
+ * link is lost) and signal names. Every session is freed (LeakSanitizer checks at exit).
  * Build: make build/tests/test_session && build/tests/test_session
  */
 #include <stdint.h>
@@ -655,6 +656,39 @@ TEST(detach_transitions)
     session_free(s);
 }
 
+/* A collectible module unloads: its FunctionIDs may be given to new methods,
+ * which must not inherit the old functions' names and counts; the old ones
+ * stay listed. A module ID reused by a new module is a new module. */
+TEST(unloaded_module_frees_its_function_ids)
+{
+    session *s = live_session();
+    wire_record n;
+
+    apply(s, module_loaded(0x200000, "/p/Plugin1.dll", "Plugin1", 0));
+    n = function_name(0xF00, "Plugin1.Old()");
+    n.u.function_name.module_id = 0x200000;
+    apply(s, n);
+    apply(s, jit_finished(0xF00, 0, 0x1000, 10, MONO + 5, 0));
+    n = simple(WIRE_MODULE_UNLOADED);
+    n.u.module_unloaded.module_id = 0x200000;
+    CHECK(apply(s, n) == 0 && session_find_function(s, 0xF00) == NULL,
+          "after the unload the ID finds nothing");
+    apply(s, module_loaded(0x200000, "/p/Plugin2.dll", "Plugin2", 0));
+    CHECK(s->module_count == 2 && strcmp(session_module_name(s, 0x200000), "Plugin2") == 0,
+          "the reused module ID is a second module");
+    n = function_name(0xF00, "Plugin2.New()");
+    n.u.function_name.module_id = 0x200000;
+    apply(s, n);
+    apply(s, jit_finished(0xF00, 0, 0x2000, 20, MONO + 9, 0));
+    CHECK(s->function_count == 2, "the reused FunctionID is a second function");
+    CHECK(strcmp(s->functions[0].name, "Plugin1.Old()") == 0 && s->functions[0].jit_count == 1,
+          "the old one keeps its name and count");
+    CHECK(session_find_function(s, 0xF00) == &s->functions[1] &&
+              strcmp(s->functions[1].name, "Plugin2.New()") == 0 && s->functions[1].jit_count == 1,
+          "the new one has its own name and count");
+    session_free(s);
+}
+
 TEST(other_records_and_unknown_types)
 {
     session *s = live_session();
@@ -662,7 +696,7 @@ TEST(other_records_and_unknown_types)
     static const uint16_t bad[] = {0, WIRE_RECORD_TYPE_MAX + 1, WIRE_CMD_DETACH, WIRE_CMD_PING,
                                    0xFFFF};
 
-    r.u.drops = (wire_drops){{1, 2, 3, 4}, 100, 4096};
+    r.u.drops = (wire_drops){{1, 2, 3, 4, 5, 6, 7}, 100, 4096};
     apply(s, r);
     CHECK(memcmp(&s->drops, &r.u.drops, sizeof(wire_drops)) == 0,
           "DROPS counters are kept as sent");
@@ -758,6 +792,35 @@ TEST(tiers_per_compilation)
     session_free(s);
 }
 
+TEST(exit_by_signal)
+{
+    session *s = live_session();
+    s->link_id = 3;
+
+    session_exit_code(s, 137, 9, NOW + 1);
+    CHECK(s->state == SESSION_LIVE && s->has_exit_code && s->exit_code == 137 &&
+              s->exit_signal == 9,
+          "exit and signal recorded; still live while the link has data to read");
+    session_link_lost(s, NOW + 2);
+    CHECK(s->state == SESSION_EXITED && s->ended_ns == NOW + 1, "exited once the link is lost");
+    session_free(s);
+
+    s = live_session();
+    session_exit_code(s, 3, 0, NOW);
+    CHECK(s->state == SESSION_EXITED && s->exit_code == 3 && s->exit_signal == 0,
+          "an exit by itself has no signal");
+    session_free(s);
+
+    CHECK(strcmp(session_signal_name(9), "SIGKILL") == 0 &&
+              strcmp(session_signal_name(15), "SIGTERM") == 0 &&
+              strcmp(session_signal_name(6), "SIGABRT") == 0 &&
+              strcmp(session_signal_name(11), "SIGSEGV") == 0,
+          "signal names");
+    CHECK(!session_signal_name(0) && !session_signal_name(-1) && !session_signal_name(16) &&
+              !session_signal_name(64) && !session_signal_name(1 << 30),
+          "no name for 0, negatives, unnamed and out-of-range numbers");
+}
+
 static const check_test tests[] = {
     TEST_ENTRY(hello_binds_session),
     TEST_ENTRY(hello_wrong_token),
@@ -776,9 +839,11 @@ static const check_test tests[] = {
     TEST_ENTRY(event_log),
     TEST_ENTRY(event_log_eviction),
     TEST_ENTRY(detach_transitions),
+    TEST_ENTRY(unloaded_module_frees_its_function_ids),
     TEST_ENTRY(other_records_and_unknown_types),
     TEST_ENTRY(hostile_timestamps),
     TEST_ENTRY(tiers_per_compilation),
+    TEST_ENTRY(exit_by_signal),
     TEST_END,
 };
 

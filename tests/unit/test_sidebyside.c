@@ -802,6 +802,22 @@ static const IMetaDataImportVtbl fake_md_vtbl = {
 };
 static IMetaDataImport fake_md = {&fake_md_vtbl};
 
+/* The IL size goes with a function's name: every fake method is 42 bytes. */
+#define FAKE_IL_SIZE 42u
+static HRESULT STDMETHODCALLTYPE info_GetILFunctionBody(ICorProfilerInfo10 *self, ModuleID moduleId,
+                                                        mdMethodDef methodId,
+                                                        LPCBYTE *ppMethodHeader,
+                                                        ULONG *pcbMethodSize)
+{
+    (void)self, (void)methodId;
+    fake_note_call();
+    if (moduleId != FAKE_MODULE)
+        return E_INVALIDARG;
+    *ppMethodHeader = NULL;
+    *pcbMethodSize = FAKE_IL_SIZE;
+    return S_OK;
+}
+
 static HRESULT STDMETHODCALLTYPE info_GetModuleMetaData(ICorProfilerInfo10 *self, ModuleID moduleId,
                                                         DWORD dwOpenFlags, REFIID riid,
                                                         IUnknown **ppOut)
@@ -837,6 +853,7 @@ static const ICorProfilerInfo10Vtbl fake_info_vtbl = {
     .GetFunctionInfo2 = info_GetFunctionInfo2,
     .IsFunctionDynamic = info_IsFunctionDynamic,
     .GetModuleMetaData = info_GetModuleMetaData,
+    .GetILFunctionBody = info_GetILFunctionBody,
 };
 
 static const IUnknownVtbl fake_unk_vtbl = {
@@ -887,8 +904,8 @@ static void conn_note_name(conn *c)
     snprintf(expect, sizeof(expect), "M_%08x", (unsigned)FAKE_TOKEN(f.function_id));
     if (f.module_id == FAKE_MODULE &&
         (n != strlen(expect) || memcmp(c->last_payload + sizeof(f) + 2, expect, n) != 0 ||
-         f.token != FAKE_TOKEN(f.function_id)))
-        c->bad_names++;
+         f.token != FAKE_TOKEN(f.function_id) || f.il_size != FAKE_IL_SIZE))
+        c->bad_names++; /* the IL size comes with the name */
     if (c->nnamed < sizeof(c->named) / sizeof(c->named[0]))
         c->named[c->nnamed++] = f.function_id;
 }
@@ -2508,8 +2525,10 @@ TEST(shutdown)
         conn_read_to_eof(&conn_c, 3000, &tail);
     CHECK(tail.eof, "C: the agent's connection closed (recv 0) within 3 s (%.3f s)", tail.seconds);
     CHECK(tail.statuses == 0, "C: no detach status on a plain Shutdown");
-    CHECK(tail.frames >= 1 && tail.last_type == WIRE_DROPS,
-          "C: Shutdown's last frame is the final WIRE_DROPS (last type %u)", tail.last_type);
+    CHECK(tail.frames >= 1 && tail.last_type == WIRE_AGENT_COST,
+          "C: Shutdown's last frames are the final counters, WIRE_DROPS then WIRE_AGENT_COST "
+          "(last type %u)",
+          tail.last_type);
     CHECK(tail.profile_stopped == 1, "C: Shutdown stopped the profile (PROFILE_STATUS STOPPED "
                                      "sent before the connection closed)");
     CHECK(threads_named("jitscope-walk") == 0, "C: the walker thread was joined by Shutdown");

@@ -1,6 +1,7 @@
 /* test_tree.c -- unit tests for process trees: server/proc.c (the stat parser
  * on hand-written lines, and the /proc readers on processes this test makes:
- * itself, a running child, a zombie, a reaped pid) and the registry's run
+ * itself, a running child, a zombie, a reaped pid; a thread found by its name)
+ * and the registry's run
  * sessions in server/sessions.c (children carry their root's token and id; a
  * token finds only the root; a child is found again by pid; the sweep ends a
  * child whose process is gone once its link is closed, and leaves the
@@ -8,6 +9,7 @@
  * Build: make build/tests/test_tree && build/tests/test_tree
  */
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -80,8 +82,17 @@ static void wait_zombie(pid_t pid)
     waitid(P_PID, (id_t)pid, &info, WEXITED | WNOWAIT);
 }
 
+static void *park(void *arg)
+{
+    (void)arg;
+    for (;;)
+        pause();
+    return NULL;
+}
+
 TEST(proc_readers)
 {
+    pthread_t named;
     char line[256];
     char *argv[] = {"sh", "-c", "sleep 30; :", "\xff\xfe", NULL};
     pid_t child, zombie;
@@ -93,6 +104,18 @@ TEST(proc_readers)
           "our command line: %s", line);
     CHECK(proc_command_line(getpid(), line, 5) == 0 && strlen(line) <= 4, "cut to the buffer");
     CHECK(proc_is_gone(0) && proc_parent_pid(-1) == 0, "no pid");
+    CHECK(proc_has_thread(getpid(), "tree-named") == 0, "no thread of that name yet");
+    CHECK(pthread_create(&named, NULL, park, NULL) == 0 &&
+              pthread_setname_np(named, "tree-named") == 0,
+          "a named thread");
+    CHECK(proc_has_thread(getpid(), "tree-named") == 1, "found by its name");
+    CHECK(proc_has_thread(getpid(), "tree-name") == 0 &&
+              proc_has_thread(getpid(), "tree-named-") == 0,
+          "the whole name only");
+    pthread_cancel(named);
+    pthread_join(named, NULL);
+    CHECK(proc_has_thread(getpid(), "tree-named") == 0, "gone with its thread");
+    CHECK(proc_has_thread(0, "x") == 0 && proc_has_thread(4000000, "x") == 0, "no such process");
 
     child = start_exec(argv);
     CHECK(child > 0, "started");

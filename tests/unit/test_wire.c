@@ -121,7 +121,7 @@ static const wire_module_unloaded s_module_unloaded = {0x7f0000200000ull};
 static const wire_assembly_loaded s_assembly_loaded = {0x7f0000300000ull, 0x7f0000200000ull,
                                                        (int32_t)0x80131040, 0};
 static const wire_thread s_thread = {0x7f00000a0000ull, 31337, 0};
-static const wire_drops s_drops = {{1, 2, 3, 4}, 1000, 4096};
+static const wire_drops s_drops = {{1, 2, 3, 4, 5, 6, 7}, 1000, 4096};
 static const wire_catchup s_catchup = {9, 1000, 4, 0, 12500000};
 static const wire_detach_status s_detach = {WIRE_DETACH_REFUSED, (int32_t)0x80131367};
 static const wire_cmd_ping s_pong = {0xC0FFEEull};
@@ -139,6 +139,7 @@ static const wire_gc_started s_gc_started = {0x7, 1};
 static const wire_gc_finished s_gc_finished = {0};
 static const wire_runtime_suspend s_runtime_suspend = {WIRE_SUSPEND_STARTED, 9};
 static const wire_tiers_status s_tiers_status = {1, 0, 3};
+static const wire_agent_cost s_agent_cost = {1000, 85000, {[3] = 600, [6] = 390, [17] = 10}};
 
 static const char NAME[] = "Ns.Box<System.Int64>.Get";
 static const char PATH[] =
@@ -147,7 +148,7 @@ static const char ASM[] = "System.Private.CoreLib";
 static const char UNI[] = "Fa\xC3\xA7"
                           "ade \xE4\xB8\xAD \xF0\x9F\x98\x80"; /* ç 中 😀 */
 
-#define N_SAMPLES 23
+#define N_SAMPLES 24
 static sample samples[N_SAMPLES];
 
 static void make_samples(void)
@@ -247,6 +248,7 @@ static void make_samples(void)
          {0},
          {0}},
         {"tiers_status", WIRE_TIERS_STATUS, 0, &s_tiers_status, sizeof(s_tiers_status), 0, {0}, {0}},
+        {"agent_cost", WIRE_AGENT_COST, 0, &s_agent_cost, sizeof(s_agent_cost), 0, {0}, {0}},
     };
     memcpy(samples, v, sizeof(v));
 }
@@ -1002,7 +1004,7 @@ static void decode_all(const uint8_t *buf, size_t len, garbage_stats *st)
 static size_t mutated_frame(uint8_t *out, size_t cap)
 {
     const sample *base = &samples[xorshift() % N_SAMPLES];
-    uint8_t fixed[128];
+    uint8_t fixed[512]; /* larger than any fixed part (wire_agent_cost: 272) */
     char strs[2][40];
     sample s = *base;
     size_t len;

@@ -13,12 +13,17 @@
 //                         "call N"  -> call JitscopeE2e.Late.LateMethodNN (N = 1..40,
 //                                      each never called before), print "called N <result>"
 //                         "tick"    -> print "tock <counter>"
+//                         "storm K" -> JIT the next K storm methods (see jitstorm; never
+//                                      compiled before in this process), print
+//                                      "stormed <count> <checksum>"
 //                         "exit"/EOF-> exit code 0
 //   spin SECONDS        steady CPU work for SECONDS, "alive <n>" once a second, exit 0
 //   jitstorm N [hold]   JIT-compile N distinct generic method instantiations
 //                       (N <= Storm.Capacity = 27930), print "jitted"; with "hold",
 //                       stay alive reading stdin (same commands as serve) until exit/EOF
 //   names               print the metadata names of the unique methods (for test writers)
+//   collectible R M [DIR]  R rounds of M methods in collectible assemblies, loaded,
+//                       JIT-compiled and unloaded (Collectible.cs says what it prints)
 //
 // The scenario (run and serve) calls, in this order:
 //   JitscopeE2e.Probe.UniqueAlpha()
@@ -77,8 +82,10 @@ namespace JitscopeE2e
                     return Tree.Parent();
                 case "sleep":
                     return Tree.Sleep(IntArg(args, 1, 60));
+                case "collectible":
+                    return Collectible.Run(IntArg(args, 1, 10), IntArg(args, 2, 100), args.Length > 3 ? args[3] : null);
                 default:
-                    Console.Error.WriteLine("usage: E2eTarget [run | serve | spin SECONDS | jitstorm N [hold] | names | parent | sleep SECONDS | dynstorm N]");
+                    Console.Error.WriteLine("usage: E2eTarget [run | serve | spin SECONDS | jitstorm N [hold] | names | parent | sleep SECONDS | dynstorm N | collectible ROUNDS METHODS [LONGDIR]]");
                     return 2;
             }
         }
@@ -188,6 +195,12 @@ namespace JitscopeE2e
         /// <summary>Prints <paramref name="banner"/>, then answers stdin commands until "exit" or EOF.</summary>
         static int Serve(string banner)
         {
+            return Serve(banner, 0);
+        }
+
+        /// <summary>Serve, with the storm cursor at <paramref name="stormNext"/> (methods a jitstorm already compiled).</summary>
+        static int Serve(string banner, int stormNext)
+        {
             // A named thread that stays alive for the whole serve session, so an
             // attach-time catch-up (EnumThreads) can find it with its name. The
             // name fits Linux's 15-byte thread name, which is where catch-up reads it.
@@ -215,6 +228,13 @@ namespace JitscopeE2e
                 {
                     long? r = Late.Call(n);
                     Out(r.HasValue ? "called " + n + " " + r.Value : "error no-such-method " + n);
+                }
+                else if (line.StartsWith("storm ", StringComparison.Ordinal)
+                         && int.TryParse(line.AsSpan(6), out int k) && k >= 0)
+                {
+                    int done = Storm.Run(stormNext, k, out ulong sum);
+                    stormNext += done;
+                    Out("stormed " + done + " " + sum.ToString("x16"));
                 }
                 else
                 {
@@ -270,7 +290,9 @@ namespace JitscopeE2e
             Out("checksum " + sum.ToString("x16"));
             Out("jitted");
             Console.Error.WriteLine($"jitstorm: {done} methods in {clock.ElapsedMilliseconds} ms");
-            return hold ? Serve("holding") : 0;
+            // the whole process so far (runtime start, every thread: also an agent's)
+            Console.Error.WriteLine($"jitstorm: process cpu {(long)Process.GetCurrentProcess().TotalProcessorTime.TotalMilliseconds} ms");
+            return hold ? Serve("holding", done) : 0;
         }
 
         // ---------------------------------------------------------------- names

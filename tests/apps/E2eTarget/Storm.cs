@@ -91,16 +91,23 @@ namespace JitscopeE2e
         /// Instantiates and calls the first min(n, Capacity) combinations (Combo3
         /// first, then Combo2, then Combo1), each exactly once. Returns how many.
         /// </summary>
-        public static int Run(int n, out ulong sum)
+        public static int Run(int n, out ulong sum) => Run(0, n, out sum);
+
+        /// <summary>
+        /// The combinations start .. start+n-1 (clamped to Capacity), each called
+        /// once: a later call with the next start JITs only methods never compiled
+        /// before. Returns how many.
+        /// </summary>
+        public static int Run(int start, int n, out ulong sum)
         {
-            int total = Math.Min(n, Capacity);
+            int end = (int)Math.Min((long)Math.Max(start, 0) + n, Capacity);
             const BindingFlags flags = BindingFlags.Public | BindingFlags.Static;
             MethodInfo c3 = typeof(Storm).GetMethod(nameof(Combo3), flags)!;
             MethodInfo c2 = typeof(Storm).GetMethod(nameof(Combo2), flags)!;
             MethodInfo c1 = typeof(Storm).GetMethod(nameof(Combo1), flags)!;
             object[] args = { 7L };
             sum = Checksum.Seed;
-            for (int k = 0; k < total; k++)
+            for (int k = Math.Max(start, 0); k < end; k++)
             {
                 MethodInfo m;
                 if (k < 27000)
@@ -111,7 +118,7 @@ namespace JitscopeE2e
                     m = c1.MakeGenericMethod(Structs[k - 27900]);
                 sum = Checksum.Add(sum, (long)m.Invoke(null, args)!);
             }
-            return total;
+            return Math.Max(end - Math.Max(start, 0), 0);
         }
     }
 }

@@ -13,7 +13,7 @@ export function stateBadge(s) {
   let sub = null;
   let title = `session state: ${state}`;
   if (state === 'detached' && s.detach && s.detach.duration_ms != null) sub = `in ${fmtMs(s.detach.duration_ms)}`;
-  if (state === 'exited' && s.exit_code != null) sub = `code ${s.exit_code}`;
+  if (state === 'exited' && s.exit_code != null) sub = s.exit_signal ? (s.exit_signal_name || `signal ${s.exit_signal}`) : `code ${s.exit_code}`;
   if (state === 'failed' && s.error) title = `failed: ${s.error}`;
   if (state === 'disconnected') title = 'the agent connection was lost (the process may still be running)';
   const cls = `badge badge-${STATE_TEXT[state] ? state : 'exited'}${state === 'exited' && s.exit_code ? ' nonzero' : ''}`;

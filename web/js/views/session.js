@@ -110,7 +110,12 @@ export class SessionView {
     this.stream = new SessionStream(this.id, {
       capacity: this.feed.buf.cap,
       onEvents: (evs) => this.onEvents(evs),
-      onSession: (s) => this.setSummary({ ...(this.summary || {}), ...s }),
+      onSession: (s) => {
+        const changed = this.summary && s.state && s.state !== this.summary.state;
+        this.setSummary({ ...(this.summary || {}), ...s });
+        // the stream's summary has no link details: fetch them now, not at the next poll
+        if (changed) this.pollSummary();
+      },
       onMode: (kind, text) => setConnection(kind, text),
       onNotice: (text, kind) => toast(text, { kind }),
       onGone: (r) => { if (this.summary) toast(describeError(`Session #${this.id} events`, r), { kind: 'error' }); },
@@ -282,7 +287,7 @@ export class SessionView {
 
     const c = s.counters || {};
     const d = s.drops || {};
-    const dropReasons = ['ring_full', 'too_large', 'no_server', 'name_failed'].filter((k) => d[k]).map((k) => `${k.replace('_', ' ')} ${fmtInt(d[k])}`);
+    const dropReasons = ['ring_full', 'too_large', 'no_server', 'slow_server', 'shutdown', 'name_failed', 'name_late'].filter((k) => d[k]).map((k) => `${k.replace('_', ' ')} ${fmtInt(d[k])}`);
     const stat = (k, v, sub, cls, tip) => h('div', { class: `stat ${cls || ''}`, title: tip || null }, h('div', { class: 'k' }, k), h('div', { class: 'v' }, v, sub ? h('small', null, ` ${sub}`) : null));
     fill(this.statsEl,
       stat('Functions', fmtInt(c.functions)),
@@ -292,7 +297,9 @@ export class SessionView {
       stat('Threads', fmtInt(c.threads_alive), `alive of ${fmtInt(c.threads)}`),
       stat('Events', fmtInt(c.events)),
       stat('Agent drops', fmtInt(d.total || 0), [dropReasons.join(', '), d.produced ? `of ${fmtInt(d.produced)} records` : ''].filter(Boolean).join(' · ') || null,
-        d.total ? 'warn' : '', 'records the agent produced but could not deliver, by reason'),
+        d.total || d.name_failed || d.name_late ? 'warn' : '', 'records the agent produced but could not deliver, by reason; name failed / name late: functions whose name could not be read (late: no longer safe to read, e.g. its module unloaded first)'),
+      s.agent_cost && s.agent_cost.jit_callbacks ? stat('Agent cost per JIT', fmtNs(s.agent_cost.p50_ns), `p50 · p99 ${fmtNs(s.agent_cost.p99_ns)}`, '',
+        `the agent's own time inside each JIT callback on the app's threads, over ${fmtInt(s.agent_cost.jit_callbacks)} callbacks (mean ${fmtNs(s.agent_cost.mean_ns)}, including preemption)`) : null,
       link && link.server_capacity_drops ? stat('Server drops', fmtInt(link.server_capacity_drops), null, 'warn') : null);
     if (!this.tabBtns.modules.count.textContent && c.modules != null) this.setTabCount('modules', c.modules);
     if (c.threads != null) this.setTabCount('threads', `${c.threads_alive} of ${c.threads}`);
@@ -356,7 +363,10 @@ export class SessionView {
     } else if (s.state === 'failed') {
       n = notice('error', h('b', null, 'Session failed: '), s.error || 'no reason given', '. Data recorded before the failure stays browsable.');
     } else if (s.state === 'exited') {
-      n = notice(s.exit_code ? 'warn' : '', h('b', null, `Process exited with code ${s.exit_code ?? '?'}.`), ' Everything recorded stays browsable.');
+      const how = s.exit_signal
+        ? `Process killed by signal ${s.exit_signal}${s.exit_signal_name ? ` (${s.exit_signal_name})` : ''}, exit code ${s.exit_code}.`
+        : `Process exited with code ${s.exit_code ?? '?'}.`;
+      n = notice(s.exit_code ? 'warn' : '', h('b', null, how), ' Everything recorded stays browsable.');
     } else if (s.state === 'disconnected') {
       n = notice('warn', h('b', null, 'Agent disconnected.'), ' The connection to the agent was lost; the data below stays browsable.', s.error ? ` (${s.error})` : '');
     } else if (s.error && s.state === 'live') {

@@ -1,0 +1,269 @@
+/* replay.c -- a native load generator that speaks the agent's wire format (proto/wire.h).
+ *
+ * Connects to the agent socket the way the agent does ($JITSCOPE_SOCKET, hello
+ * with $JITSCOPE_TOKEN, both set by `jitscope run`), then sends JIT
+ * compilations: JIT_STARTED, FUNCTION_NAME (the first time a function is
+ * seen, as the agent does) and JIT_FINISHED, for --functions distinct
+ * functions, at --rate compilations (= server "jit" events) per second or as
+ * fast as the socket takes them (--rate 0). It never reads the socket (the
+ * server's commands go unanswered, like a busy agent's).
+ *
+ *   replay [--rate N] [--seconds S | --count N] [--functions N]
+ *          [--out PATH | --socketpair]
+ *
+ * --out PATH writes to a file instead (/dev/null: the generator's own ceiling);
+ * --socketpair writes into a Unix socket pair drained by a second thread (the
+ * ceiling with the kernel copy). The last line on stdout is
+ * "replay: N jit events, R records, B bytes in T s: X records/s". */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "wire.h"
+#include "wire_encode.h"
+
+#define REPLAY_BUFFER (256u * 1024u)
+#define REPLAY_TICK_NS 1000000ull /* pacing: at most 1 ms of events ahead of the clock */
+#define REPLAY_THREADS 4u         /* JIT threads the compilations are spread over */
+
+typedef struct replay_opts {
+    double rate;    /* compilations per second, 0: full speed */
+    double seconds; /* how long, when count is 0 */
+    unsigned long count;
+    unsigned long functions;
+    const char *out;
+    int socketpair;
+} replay_opts;
+
+typedef struct replay_out {
+    int fd;
+    size_t used;
+    uint64_t seq, records, bytes;
+    uint8_t buf[REPLAY_BUFFER];
+} replay_out;
+
+static int replay_flush(replay_out *o)
+{
+    size_t off = 0;
+
+    while (off < o->used) {
+        ssize_t w = write(o->fd, o->buf + off, o->used - off);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            fprintf(stderr, "replay: write: %s\n", w < 0 ? strerror(errno) : "wrote nothing");
+            return -1;
+        }
+        off += (size_t)w;
+    }
+    o->bytes += o->used;
+    o->used = 0;
+    return 0;
+}
+
+/* Appends one frame; flushes first when it might not fit. */
+static int replay_frame(replay_out *o, uint16_t type, const void *fixed, uint32_t fixed_length,
+                        const wire_text *name)
+{
+    wire_frame_header h = {.type = type, .seq = ++o->seq, .time_ns = clock_mono_ns()};
+
+    if (o->used + wire_encode_bound(fixed_length, 0, name, name ? 1 : 0) > sizeof(o->buf) &&
+        replay_flush(o) != 0)
+        return -1;
+    o->used += wire_encode(o->buf + o->used, &h, fixed, fixed_length, NULL, 0, name, name ? 1 : 0);
+    o->records++;
+    return 0;
+}
+
+static int replay_hello(replay_out *o, const char *token)
+{
+    wire_hello h;
+
+    memset(&h, 0, sizeof(h));
+    memcpy(h.magic, WIRE_MAGIC, sizeof(h.magic));
+    h.version = WIRE_VERSION;
+    h.pid = (uint32_t)getpid();
+    h.parent_pid = (uint32_t)getppid();
+    h.mode = WIRE_MODE_STARTUP;
+    h.runtime_type = 2;
+    h.major = 10;
+    h.monotonic_ns = clock_mono_ns();
+    h.realtime_ns = clock_real_ns();
+    memcpy(h.token, token, WIRE_TOKEN_LEN);
+    return replay_frame(o, WIRE_HELLO, &h, sizeof(h), NULL);
+}
+
+/* One compilation of function i (0-based); named the first time round. */
+static int replay_jit(replay_out *o, unsigned long n, const replay_opts *opt)
+{
+    unsigned long i = n % opt->functions;
+    uint64_t fid = 0x7f0000000000ull + (uint64_t)i * 64u, thread = 0x1000u + n % REPLAY_THREADS;
+    wire_jit_started s = {.function_id = fid, .thread_id = thread, .il_size = 40};
+    wire_jit_finished f = {.function_id = fid,
+                           .thread_id = thread,
+                           .code_start = fid * 2u,
+                           .code_size = 200,
+                           .il_size = 40,
+                           .tier = n < opt->functions ? WIRE_TIER_0 : WIRE_TIER_1};
+
+    if (replay_frame(o, WIRE_JIT_STARTED, &s, sizeof(s), NULL) != 0)
+        return -1;
+    if (n < opt->functions) {
+        wire_function_name fn = {.function_id = fid, .module_id = 0x5500, .token = 0x06000001u};
+        char name[96];
+        wire_text t = {.utf8 = name};
+        t.length = (size_t)snprintf(name, sizeof(name), "Replay.Namespace.Type%lu.Method%lu()",
+                                    i % 97, i);
+        if (replay_frame(o, WIRE_FUNCTION_NAME, &fn, sizeof(fn), &t) != 0)
+            return -1;
+    }
+    return replay_frame(o, WIRE_JIT_FINISHED, &f, sizeof(f), NULL);
+}
+
+static void *replay_drain(void *arg)
+{
+    static char sink[REPLAY_BUFFER];
+    int fd = *(int *)arg;
+
+    while (read(fd, sink, sizeof(sink)) > 0)
+        ;
+    return NULL;
+}
+
+static int replay_connect(const char *path)
+{
+    struct sockaddr_un addr = {.sun_family = AF_UNIX};
+    int fd;
+
+    if (!path || strlen(path) >= sizeof(addr.sun_path)) {
+        fprintf(stderr, "replay: no usable %s (run me under `jitscope run`)\n", WIRE_ENV_SOCKET);
+        return -1;
+    }
+    memcpy(addr.sun_path, path, strlen(path) + 1);
+    fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0 || connect(fd, (struct sockaddr *)&addr, sizeof(addr)) != 0) {
+        fprintf(stderr, "replay: connect %s: %s\n", path, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+static int replay_parse(int argc, char **argv, replay_opts *o)
+{
+    int i;
+
+    *o = (replay_opts){.rate = 0, .seconds = 5, .functions = 10000};
+    for (i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        char *end = NULL;
+        if (strcmp(a, "--socketpair") == 0) {
+            o->socketpair = 1;
+            continue;
+        }
+        if (!v)
+            goto bad;
+        i++;
+        if (strcmp(a, "--out") == 0) {
+            o->out = v;
+            continue;
+        }
+        errno = 0;
+        if (strcmp(a, "--rate") == 0)
+            o->rate = strtod(v, &end);
+        else if (strcmp(a, "--seconds") == 0)
+            o->seconds = strtod(v, &end);
+        else if (strcmp(a, "--count") == 0)
+            o->count = strtoul(v, &end, 10);
+        else if (strcmp(a, "--functions") == 0)
+            o->functions = strtoul(v, &end, 10);
+        else
+            goto bad;
+        if (errno || !end || *end || o->rate < 0 || o->seconds <= 0 || o->functions == 0)
+            goto bad;
+    }
+    return 0;
+bad:
+    fprintf(stderr, "usage: replay [--rate JITS_PER_S] [--seconds S | --count N] [--functions N] "
+                    "[--out PATH | --socketpair]\n");
+    return -1;
+}
+
+int main(int argc, char **argv)
+{
+    static replay_out o;
+    replay_opts opt;
+    pthread_t drain;
+    int pair[2] = {-1, -1}, draining = 0, rc = 1;
+    const char *token = getenv(WIRE_ENV_TOKEN);
+    uint64_t start, end_ns, now;
+    unsigned long n = 0;
+    double secs;
+
+    if (replay_parse(argc, argv, &opt) != 0)
+        return 2;
+    signal(SIGPIPE, SIG_IGN);
+    if (opt.out) {
+        o.fd = open(opt.out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+        if (o.fd < 0)
+            fprintf(stderr, "replay: open %s: %s\n", opt.out, strerror(errno));
+    } else if (opt.socketpair) {
+        o.fd = socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) == 0 ? pair[0] : -1;
+        draining = o.fd >= 0 && pthread_create(&drain, NULL, replay_drain, &pair[1]) == 0;
+        if (!draining)
+            o.fd = -1;
+    } else {
+        o.fd = replay_connect(getenv(WIRE_ENV_SOCKET));
+    }
+    if (o.fd < 0)
+        return 1;
+    if (!token || strlen(token) != WIRE_TOKEN_LEN)
+        token = "00000000000000000000000000000000"; /* --out / --socketpair: any */
+    if (replay_hello(&o, token) != 0)
+        goto done;
+    start = clock_mono_ns();
+    end_ns = start + (uint64_t)(opt.seconds * 1e9);
+    for (;;) {
+        unsigned long due;
+        now = clock_mono_ns();
+        if (opt.count ? n >= opt.count : now >= end_ns)
+            break;
+        due = opt.rate > 0 ? (unsigned long)((double)(now - start) * opt.rate / 1e9) + 1 : n + 256;
+        if (opt.count && due > opt.count)
+            due = opt.count;
+        if (n >= due) { /* ahead of the rate: send what we have, wait a tick */
+            struct timespec tick = {0, (long)REPLAY_TICK_NS};
+            if (replay_flush(&o) != 0)
+                goto done;
+            nanosleep(&tick, NULL);
+            continue;
+        }
+        while (n < due)
+            if (replay_jit(&o, n++, &opt) != 0)
+                goto done;
+    }
+    if (replay_flush(&o) != 0)
+        goto done;
+    secs = (double)(clock_mono_ns() - start) / 1e9;
+    printf("replay: %lu jit events, %llu records, %llu bytes in %.3f s: %.0f records/s\n", n,
+           (unsigned long long)o.records, (unsigned long long)o.bytes, secs,
+           (double)o.records / (secs > 0 ? secs : 1e-9));
+    rc = 0;
+done:
+    close(o.fd);
+    if (draining)
+        pthread_join(drain, NULL);
+    if (pair[1] >= 0)
+        close(pair[1]);
+    return rc;
+}

@@ -1,0 +1,175 @@
+/* http_deadline.c -- closes HTTP connections that trickle their request (see http_deadline.h). */
+#include "http_deadline.h"
+#include "clock.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+
+#define HTTP_SWEEP_MS 500
+
+typedef struct deadline_conn {
+    int fd;
+    int shut;             /* shutdown() done, waiting for libmicrohttpd to close it */
+    uint64_t deadline_ns; /* 0: a request is being answered, no deadline */
+    struct deadline_conn *prev, *next;
+} deadline_conn;
+
+static pthread_mutex_t deadline_mutex = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t deadline_cond;
+static deadline_conn *deadline_head;
+static pthread_t deadline_thread;
+static int deadline_running, deadline_stopping;
+static unsigned long deadline_closed_count;
+
+static uint64_t deadline_from_now(void)
+{
+    return clock_mono_ns() + (uint64_t)HTTP_REQUEST_SECONDS * 1000000000ull;
+}
+
+static deadline_conn *deadline_of(struct MHD_Connection *c)
+{
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(
+        c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    return info ? info->socket_context : NULL;
+}
+
+void http_deadline_notify(void *cls, struct MHD_Connection *c, void **socket_context,
+                          enum MHD_ConnectionNotificationCode code)
+{
+    deadline_conn *d = *socket_context;
+
+    (void)cls;
+    if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+        const union MHD_ConnectionInfo *info = MHD_get_connection_info(
+            c, MHD_CONNECTION_INFO_CONNECTION_FD);
+        if (!info || !(d = calloc(1, sizeof(*d))))
+            return; /* not watched: the idle timeout still applies */
+        d->fd = info->connect_fd;
+        d->deadline_ns = deadline_from_now();
+        pthread_mutex_lock(&deadline_mutex);
+        d->next = deadline_head;
+        if (deadline_head)
+            deadline_head->prev = d;
+        deadline_head = d;
+        pthread_mutex_unlock(&deadline_mutex);
+        *socket_context = d;
+        return;
+    }
+    if (!d) /* MHD_CONNECTION_NOTIFY_CLOSED: called before the fd is closed */
+        return;
+    pthread_mutex_lock(&deadline_mutex);
+    if (d->prev)
+        d->prev->next = d->next;
+    else
+        deadline_head = d->next;
+    if (d->next)
+        d->next->prev = d->prev;
+    pthread_mutex_unlock(&deadline_mutex);
+    free(d);
+    *socket_context = NULL;
+}
+
+static void deadline_set(struct MHD_Connection *c, uint64_t when)
+{
+    deadline_conn *d = deadline_of(c);
+
+    if (!d)
+        return;
+    pthread_mutex_lock(&deadline_mutex);
+    d->deadline_ns = when;
+    pthread_mutex_unlock(&deadline_mutex);
+}
+
+void http_deadline_request_in(struct MHD_Connection *c) { deadline_set(c, 0); }
+
+void http_deadline_response_out(struct MHD_Connection *c) { deadline_set(c, deadline_from_now()); }
+
+unsigned long http_deadline_closed(void)
+{
+    unsigned long n;
+
+    pthread_mutex_lock(&deadline_mutex);
+    n = deadline_closed_count;
+    pthread_mutex_unlock(&deadline_mutex);
+    return n;
+}
+
+static void *deadline_main(void *arg)
+{
+    (void)arg;
+    pthread_mutex_lock(&deadline_mutex);
+    while (!deadline_stopping) {
+        struct timespec until;
+        uint64_t now = clock_mono_ns();
+        unsigned closed = 0;
+        deadline_conn *d;
+
+        for (d = deadline_head; d; d = d->next) {
+            if (d->shut || !d->deadline_ns || now < d->deadline_ns)
+                continue;
+            /* the fd is still this connection's: it leaves the list before MHD closes it */
+            if (shutdown(d->fd, SHUT_RDWR) != 0 && errno != ENOTCONN)
+                fprintf(stderr, "jitscope: shutdown of a late HTTP connection: %s\n",
+                        strerror(errno));
+            d->shut = 1;
+            closed++;
+        }
+        if (closed) {
+            deadline_closed_count += closed;
+            fprintf(stderr,
+                    "jitscope: closed %u HTTP connection(s) that sent no whole request within "
+                    "%d s\n",
+                    closed, HTTP_REQUEST_SECONDS);
+        }
+        clock_gettime(CLOCK_MONOTONIC, &until);
+        until.tv_nsec += HTTP_SWEEP_MS * 1000000l;
+        until.tv_sec += until.tv_nsec / 1000000000l;
+        until.tv_nsec %= 1000000000l;
+        pthread_cond_timedwait(&deadline_cond, &deadline_mutex, &until);
+    }
+    pthread_mutex_unlock(&deadline_mutex);
+    return NULL;
+}
+
+int http_deadline_start(char *err, size_t errsz)
+{
+    pthread_condattr_t attr;
+    int rc;
+
+    if (pthread_condattr_init(&attr) != 0 ||
+        pthread_condattr_setclock(&attr, CLOCK_MONOTONIC) != 0 ||
+        pthread_cond_init(&deadline_cond, &attr) != 0) {
+        snprintf(err, errsz, "cannot set up the HTTP request deadline's condition variable");
+        return -1;
+    }
+    pthread_condattr_destroy(&attr);
+    deadline_stopping = 0;
+    rc = pthread_create(&deadline_thread, NULL, deadline_main, NULL);
+    if (rc != 0) {
+        pthread_cond_destroy(&deadline_cond);
+        snprintf(err, errsz, "pthread_create: HTTP deadline thread: %s", strerror(rc));
+        return -1;
+    }
+    deadline_running = 1;
+    return 0;
+}
+
+/* Called after MHD_stop_daemon: every connection is gone by then. */
+void http_deadline_stop(void)
+{
+    if (!deadline_running)
+        return;
+    pthread_mutex_lock(&deadline_mutex);
+    deadline_stopping = 1;
+    pthread_cond_signal(&deadline_cond);
+    pthread_mutex_unlock(&deadline_mutex);
+    pthread_join(deadline_thread, NULL);
+    pthread_cond_destroy(&deadline_cond);
+    deadline_running = 0;
+}

@@ -1,0 +1,33 @@
+/* http_deadline.h -- a whole-request deadline for HTTP connections.
+ *
+ * libmicrohttpd's connection timeout is an idle timeout: it starts again with
+ * every byte, so a client that sends its request one byte every few seconds
+ * holds a connection for ever. Here each connection must deliver a whole
+ * request (headers and body) within HTTP_REQUEST_SECONDS of being accepted, or
+ * of the previous response on it being sent. A sweeper thread shuts down the
+ * socket of a connection past its deadline; libmicrohttpd then sees the end of
+ * the stream and closes the connection itself (the fd is never closed here, and
+ * a connection leaves the registry, under its lock, before libmicrohttpd
+ * closes its fd, so a shut-down fd is always still that connection's). */
+#ifndef JITSCOPE_HTTP_DEADLINE_H
+#define JITSCOPE_HTTP_DEADLINE_H
+
+#include <microhttpd.h>
+#include <stddef.h>
+
+#define HTTP_REQUEST_SECONDS 10
+
+int http_deadline_start(char *err, size_t errsz);
+void http_deadline_stop(void);
+
+/* MHD_OPTION_NOTIFY_CONNECTION callback: registers and forgets connections. */
+void http_deadline_notify(void *cls, struct MHD_Connection *c, void **socket_context,
+                          enum MHD_ConnectionNotificationCode code);
+/* The request on c is complete (the response is being made): no deadline. */
+void http_deadline_request_in(struct MHD_Connection *c);
+/* The response on c is done: the next request's clock starts now. */
+void http_deadline_response_out(struct MHD_Connection *c);
+/* Connections closed for missing their deadline since the start. */
+unsigned long http_deadline_closed(void);
+
+#endif

@@ -1,0 +1,201 @@
+/* test_link.c -- link_send (server/link.c) never leaves half a command in an agent's stream.
+ *
+ * The real link thread and socket, a test client as the agent. The kernel's
+ * part of a short write is played by this file's send(), which takes the place
+ * of libc's in this binary (symbol interposition) and, while `send_budget` is
+ * set, takes at most that many bytes and then reports a full buffer (EAGAIN):
+ * on Linux an AF_UNIX stream never splits a command this small, so the short
+ * write cannot be provoked for real. Covered: a command arrives whole; a
+ * command the socket takes only part of makes link_send fail and shuts the
+ * connection down (the agent sees those bytes, then the end of the stream, and
+ * reconnects in step), never followed by more bytes; a command the socket
+ * takes none of fails after LINK_SEND_WAIT_MS and leaves the connection open
+ * and in step (the next command is the next whole frame).
+ * Build: make build/tests/test_link && build/tests/test_link
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <poll.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "clock.h"
+#include "link.h"
+#include "wire.h"
+
+static _Atomic long send_budget = -1; /* -1: pass through; else bytes still taken */
+
+ssize_t send(int fd, const void *buf, size_t n, int flags)
+{
+    static ssize_t (*real)(int, const void *, size_t, int);
+    long budget = atomic_load(&send_budget);
+
+    if (!real)
+        real = (ssize_t(*)(int, const void *, size_t, int))dlsym(RTLD_NEXT, "send");
+    if (budget >= 0) {
+        if (budget == 0) {
+            errno = EAGAIN;
+            return -1;
+        }
+        if (n > (size_t)budget)
+            n = (size_t)budget;
+        atomic_fetch_sub(&send_budget, (long)n);
+    }
+    return real(fd, buf, n, flags);
+}
+
+static void sleep_ms(long ms)
+{
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000l};
+    nanosleep(&ts, NULL);
+}
+
+/* Reads up to n bytes, waiting at most ms for each; returns the count, -2 at EOF first. */
+static ssize_t read_some(int fd, uint8_t *buf, size_t n, int ms)
+{
+    size_t got = 0;
+
+    while (got < n) {
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        ssize_t r;
+        if (poll(&p, 1, ms) <= 0)
+            break;
+        r = read(fd, buf + got, n - got);
+        if (r == 0)
+            return got ? (ssize_t)got : -2;
+        if (r < 0)
+            break;
+        got += (size_t)r;
+    }
+    return (ssize_t)got;
+}
+
+static int agent_connect(void)
+{
+    struct sockaddr_un a = {.sun_family = AF_UNIX};
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+    snprintf(a.sun_path, sizeof(a.sun_path), "%s", link_socket_path());
+    if (fd >= 0 && connect(fd, (struct sockaddr *)&a, sizeof(a)) != 0) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+/* Waits until the link thread accepted connection `id` (a ping goes through),
+ * and reads that ping. 0 when it did. */
+static int agent_accepted(int fd, int id)
+{
+    wire_cmd_ping ping = {.cookie = 7};
+    uint8_t buf[sizeof(wire_frame_header) + sizeof(ping)];
+    int i;
+
+    for (i = 0; i < 400 && link_send(id, WIRE_CMD_PING, &ping, sizeof(ping)) != 0; i++)
+        sleep_ms(10);
+    return read_some(fd, buf, sizeof(buf), 2000) == (ssize_t)sizeof(buf) ? 0 : -1;
+}
+
+static int link_up;
+static char link_err[256];
+
+static void need_link(void)
+{
+    if (!link_up)
+        link_up = link_start(link_err, sizeof(link_err)) == 0 ? 1 : -1;
+}
+
+TEST(command_arrives_whole)
+{
+    wire_cmd_ping ping = {.cookie = 0x1122334455667788ull};
+    uint8_t buf[64];
+    wire_frame_header h;
+    int fd;
+
+    need_link();
+    CHECK(link_up == 1, "link_start: %s", link_err);
+    fd = agent_connect();
+    CHECK(fd >= 0 && agent_accepted(fd, 1) == 0, "agent connection 1 accepted");
+    CHECK(link_send(1, WIRE_CMD_PING, &ping, sizeof(ping)) == 0, "command sent");
+    CHECK(read_some(fd, buf, sizeof(h) + sizeof(ping), 2000) == (ssize_t)(sizeof(h) + sizeof(ping)),
+          "a whole frame arrives");
+    memcpy(&h, buf, sizeof(h));
+    CHECK(h.type == WIRE_CMD_PING && h.length == sizeof(ping), "type %u length %u", h.type,
+          h.length);
+    CHECK(memcmp(buf + sizeof(h), &ping, sizeof(ping)) == 0, "payload intact");
+    CHECK(link_send(1, WIRE_CMD_PING, NULL, WIRE_MAX_COMMAND + 1) == -1,
+          "an oversized command is refused");
+    close(fd);
+}
+
+TEST(part_of_a_command_shuts_the_link)
+{
+    wire_cmd_ping ping = {.cookie = 42};
+    uint8_t buf[256];
+    uint64_t t0;
+    ssize_t got, more;
+    int fd, rc;
+
+    need_link();
+    fd = agent_connect();
+    CHECK(fd >= 0 && agent_accepted(fd, 2) == 0, "agent connection 2 accepted");
+    atomic_store(&send_budget, 10); /* the socket takes 10 of the 32 bytes */
+    t0 = clock_mono_ns();
+    rc = link_send(2, WIRE_CMD_PING, &ping, sizeof(ping));
+    atomic_store(&send_budget, -1);
+    CHECK(rc == -1, "link_send reports the short write");
+    CHECK(clock_mono_ns() - t0 < 5000000000ull, "within its wait (took %llu ms)",
+          (unsigned long long)((clock_mono_ns() - t0) / 1000000));
+    got = read_some(fd, buf, 10, 2000);
+    CHECK(got == 10, "the agent sees the 10 bytes that went out (%zd)", got);
+    /* then the end of the stream, not more bytes a later command would add */
+    rc = link_send(2, WIRE_CMD_PING, &ping, sizeof(ping));
+    more = read_some(fd, buf, sizeof(buf), 3000);
+    CHECK(more == -2, "then end of stream, not the rest of a frame (%zd)", more);
+    CHECK(rc == -1 || more == -2, "no command goes into a broken stream");
+    close(fd);
+}
+
+TEST(full_socket_leaves_the_stream_in_step)
+{
+    wire_cmd_ping ping = {.cookie = 9};
+    uint8_t buf[64];
+    wire_frame_header h;
+    uint64_t t0, ms;
+    int fd, rc;
+
+    need_link();
+    fd = agent_connect();
+    CHECK(fd >= 0 && agent_accepted(fd, 3) == 0, "agent connection 3 accepted");
+    atomic_store(&send_budget, 0); /* the socket takes nothing */
+    t0 = clock_mono_ns();
+    rc = link_send(3, WIRE_CMD_PING, &ping, sizeof(ping));
+    ms = (clock_mono_ns() - t0) / 1000000;
+    atomic_store(&send_budget, -1);
+    CHECK(rc == -1, "a command the socket takes none of fails");
+    CHECK(ms >= 400 && ms < 5000, "after the send wait (%llu ms; 500 ms, loaded machine)",
+          (unsigned long long)ms);
+    CHECK(link_send(3, WIRE_CMD_PING, &ping, sizeof(ping)) == 0, "the link is still up");
+    CHECK(read_some(fd, buf, sizeof(h) + sizeof(ping), 2000) == (ssize_t)(sizeof(h) + sizeof(ping)),
+          "the next command is the next whole frame");
+    memcpy(&h, buf, sizeof(h));
+    CHECK(h.type == WIRE_CMD_PING && h.length == sizeof(ping), "in step: type %u length %u", h.type,
+          h.length);
+    close(fd);
+    link_stop();
+}
+
+static const check_test tests[] = {
+    TEST_ENTRY(command_arrives_whole),
+    TEST_ENTRY(part_of_a_command_shuts_the_link),
+    TEST_ENTRY(full_socket_leaves_the_stream_in_step),
+    TEST_END,
+};
+
+int main(int argc, char **argv) { return check_main(argc, argv, tests); }
