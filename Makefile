@@ -8,6 +8,8 @@
 #   make asan     the same binaries built with -fsanitize=address,undefined (build/asan/)
 #   make bench    the benchmarks (bench/), results in docs/BENCHMARKS.md
 #                 (BENCH="suspend sampling" runs only those)
+#   make fuzz     coverage-guided fuzzing (clang, libFuzzer) of every parser of outside
+#                 input, FUZZ_SECONDS (60) per target; make fuzz-merge keeps what it found
 #   make deps     only install what is missing (Debian packages, npm packages)
 
 CC       ?= gcc
@@ -38,7 +40,7 @@ SERVER_BIN := $(BUILD)/jitscope
 REPLAY_BIN := $(BUILD)/bench/replay
 ASAN       := -fsanitize=address,undefined -fno-omit-frame-pointer
 
-.PHONY: all run test asan deps deps-test clean bench unit e2e browser lint
+.PHONY: all run test asan deps deps-test clean bench unit e2e browser lint fuzz fuzz-build fuzz-merge
 all: $(AGENT_SO) $(SERVER_BIN) $(REPLAY_BIN)
 
 include tests/apps/apps.mk
@@ -99,24 +101,54 @@ $(BUILD)/tests/test_%: tests/unit/test_%.c $(filter-out server/main.c,$(SERVER_S
 	  agent/ring.c agent/names.c agent/sig.c \
 	  $(SERVER_LIBS) $(ASAN) -ldl -o $@
 
-# The wire decoder's fuzz target with a standalone driver (gcc has no libFuzzer).
-FUZZ_BIN := $(BUILD)/tests/fuzz_wire_decode
-FUZZ_SRC := proto/wire_decode.c proto/utf.c proto/idmap.c server/session.c server/stacks.c server/profile.c server/timeline.c server/grow.c
-$(FUZZ_BIN): tests/fuzz/fuzz.h tests/fuzz/driver.c tests/fuzz/fuzz_wire_decode.c $(FUZZ_SRC) $(SERVER_HDR) | $(BUILD)/deps.stamp
-	@mkdir -p $(@D)
-	$(CC) $(CSTD) $(WARN) $(OPT) $(ASAN) -pthread -Iagent -Iserver tests/fuzz/driver.c \
-	  tests/fuzz/fuzz_wire_decode.c $(FUZZ_SRC) $(ASAN) -o $@
+# ---- fuzzing: one libFuzzer target per parser of outside input (docs/FUZZING.md) ----
+# clang-14 and its libFuzzer runtime come from Debian (scripts/deps.sh fuzz).
+CLANG        ?= clang-14
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS := wire_decode command ipc route ws sig names
+FUZZ_BINS    := $(FUZZ_TARGETS:%=$(BUILD)/fuzz/%)
+FUZZ_CFLAGS   = $(CSTD) $(WARN) -g -O1 -fsanitize=fuzzer,address,undefined \
+                -fno-sanitize-recover=all -fno-omit-frame-pointer
+FUZZ_SRC_wire_decode := proto/wire_decode.c proto/wire_encode.c proto/utf.c proto/idmap.c \
+                        server/session.c server/stacks.c server/profile.c server/timeline.c server/grow.c
+FUZZ_SRC_command     := proto/wire_decode.c proto/wire_encode.c proto/utf.c
+FUZZ_SRC_ipc         := server/ipc_codec.c proto/utf.c
+FUZZ_SRC_route       := $(filter-out server/main.c,$(SERVER_SRC))
+FUZZ_SRC_ws          := server/ws_msg.c
+FUZZ_SRC_sig         := agent/sig.c
+FUZZ_SRC_names       := agent/names.c
+FUZZ_INC_sig         := -Iagent
+FUZZ_INC_names       := -Iagent
+FUZZ_INC_route        = -Iserver $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+FUZZ_LIBS_route       = $(SERVER_LIBS)
+FUZZ_LIBS_ws          = $(shell pkg-config --libs jansson 2>/dev/null)
+$(foreach t,wire_decode command ipc ws,$(eval FUZZ_INC_$(t) := -Iserver))
 
-# The method-signature decoder's fuzz target, same driver.
-FUZZ_SIG_BIN := $(BUILD)/tests/fuzz_sig
-$(FUZZ_SIG_BIN): tests/fuzz/fuzz.h tests/fuzz/driver.c tests/fuzz/fuzz_sig.c agent/sig.c agent/sig.h | $(BUILD)/deps.stamp
-	@mkdir -p $(@D)
-	$(CC) $(CSTD) $(WARN) $(OPT) $(ASAN) -DFUZZ_NAME=\"fuzz_sig\" -pthread -Iagent tests/fuzz/driver.c \
-	  tests/fuzz/fuzz_sig.c agent/sig.c $(ASAN) -o $@
+define FUZZ_RULE
+$(BUILD)/fuzz/$(1): tests/fuzz/fuzz_$(1).c tests/fuzz/fuzz.h $$(FUZZ_SRC_$(1)) $(AGENT_HDR) $(SERVER_HDR) | $(BUILD)/deps-fuzz.stamp
+	@mkdir -p $$(@D)
+	$$(CLANG) $$(FUZZ_CFLAGS) $$(FUZZ_INC_$(1)) $$< $$(FUZZ_SRC_$(1)) $$(FUZZ_LIBS_$(1)) -o $$@
+endef
+$(foreach t,$(FUZZ_TARGETS),$(eval $(call FUZZ_RULE,$(t))))
 
-unit: $(UNIT_TESTS) $(FUZZ_BIN) $(FUZZ_SIG_BIN)
+$(BUILD)/deps-fuzz.stamp: scripts/deps.sh | $(BUILD)/deps.stamp
+	scripts/deps.sh fuzz
+	@touch $@
 
-test: all asan apps $(UNIT_TESTS) $(FUZZ_BIN) $(FUZZ_SIG_BIN) deps-test
+fuzz-build: $(FUZZ_BINS)
+
+# Each target for FUZZ_SECONDS from tests/fuzz/corpus/<name>; new inputs in
+# build/fuzz/corpus, crashes in build/fuzz/crashes. FUZZ="ipc ws" runs only those.
+fuzz: $(FUZZ_BINS)
+	tests/fuzz/run.sh fuzz $(FUZZ_SECONDS) $(FUZZ)
+
+# Folds what `make fuzz` found into the committed corpus, minimized (-merge=1).
+fuzz-merge: $(FUZZ_BINS)
+	tests/fuzz/run.sh merge $(FUZZ)
+
+unit: $(UNIT_TESTS)
+
+test: all asan apps $(UNIT_TESTS) $(FUZZ_BINS) deps-test
 	@tests/run.sh
 
 lint: deps-test

@@ -1,5 +1,8 @@
 /* names.c -- formatting of method and type names (see names.h for the forms).
- * Input comes from names_resolve.c (real metadata) or from unit tests. */
+ * Input comes from names_resolve.c (real metadata), unit tests and
+ * tests/fuzz/fuzz_names.c. Once the output is full the walk stops: a tree
+ * whose nodes share arguments (8 per level, 6 levels) is otherwise millions
+ * of visits for one name; the work is bounded by the output's size. */
 #include "names.h"
 
 #include <string.h>
@@ -52,7 +55,7 @@ static void names_put_args(names_buf *b, const names_type *const *args, unsigned
     unsigned i;
 
     nb_puts(b, "<");
-    for (i = from; i < from + count; i++) {
+    for (i = from; i < from + count && !b->truncated; i++) {
         if (i > from)
             nb_puts(b, ",");
         if (i >= NAMES_MAX_ARGS || i >= known || !args[i]) {
@@ -85,6 +88,8 @@ static void names_put_level(names_buf *b, const names_type *t, const names_type 
 
     for (e = t->enclosing, hops = 0; e && hops < 64; e = e->enclosing, hops++)
         offset += names_arity(e);
+    if (b->truncated)
+        return;
     if (t->enclosing) {
         if (depth < NAMES_MAX_DEPTH)
             names_put_level(b, t->enclosing, inst, depth + 1);
@@ -108,6 +113,8 @@ static void names_put_type(names_buf *b, const names_type *t, unsigned depth)
 {
     unsigned r;
 
+    if (b->truncated)
+        return; /* nothing more is written: walking on would only cost time */
     if (!t || depth > NAMES_MAX_DEPTH) {
         nb_puts(b, "...");
         return;

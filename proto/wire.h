@@ -266,7 +266,7 @@ typedef struct wire_catchup {
     uint32_t modules;
     uint32_t functions;
     uint32_t threads;
-    uint32_t reserved;
+    uint32_t quiet_ms; /* END: how long the agent asked for no callbacks (no server) before it */
     uint64_t duration_ns;
 } wire_catchup;
 _Static_assert(sizeof(wire_catchup) == 24, "wire_catchup layout");

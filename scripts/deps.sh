@@ -3,12 +3,16 @@
 #   scripts/deps.sh build   compilers' libraries (Debian packages), checks dotnet
 #   scripts/deps.sh test    + chromium, the linters (clang-format, shellcheck) and the
 #                           npm packages of tests/package.json (eslint among them)
+#                           and the fuzzing compiler (as `fuzz` does)
+#   scripts/deps.sh fuzz    clang with libFuzzer and its sanitizer runtimes (make fuzz)
 # Run as root (as on the project's machines) or with sudo available.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 need_build=(gcc make pkg-config libmicrohttpd-dev libjansson-dev libwebsockets-dev libcurl4-openssl-dev)
 need_test=(valgrind chromium nodejs npm clang-format shellcheck prometheus)
+# clang-14 is Debian 12's clang; its libFuzzer and ASan/UBSan runtimes are in libclang-rt-14-dev.
+need_fuzz=(clang-14 libclang-rt-14-dev)
 
 missing() {
   local out=() p
@@ -46,6 +50,9 @@ if ! command -v dotnet >/dev/null; then
   exit 1
 fi
 
+if [ "${1:-build}" = fuzz ] || [ "${1:-build}" = test ]; then
+  apt_install "${need_fuzz[@]}"
+fi
 if [ "${1:-build}" = test ]; then
   apt_install "${need_test[@]}"
   if [ ! -d tests/node_modules ] || [ tests/package.json -nt tests/node_modules/.stamp ]; then

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api_route.h"
 #include "api_util.h"
 #include "attach.h"
 #include "ipc.h"
@@ -267,22 +268,8 @@ static int api_config(api_call *c)
     return 200;
 }
 
-/* The REST routes, one row each (docs/API.md). A pattern's segments are
- * literals or parameters: {id} a session id (1..SESSION_ID_MAX, c->session_id),
- * {n} a positive number up to 2^53 (c->n), {pid} a process id (c->n), {fid} a
- * FunctionID written "0x..." as the JSON does (c->n).
- * API_LOCKED: the dispatcher takes the sessions lock, finds session {id} (404
- * when there is none) and hands it to the handler in c->s; the others take the
- * lock themselves. Adding a route is adding a row. */
-enum { API_LOCKED = 1 };
-
-typedef struct api_route {
-    const char *method;
-    const char *pattern;
-    int (*handler)(api_call *c);
-    unsigned flags;
-} api_route;
-
+/* The REST routes, one row each (docs/API.md); the pattern syntax and
+ * API_LOCKED are described in api_route.h. Adding a route is adding a row. */
 static const api_route api_routes[] = {
     {"GET", "/api/config", api_config, 0},
     {"GET", "/api/processes", api_processes, 0},
@@ -305,127 +292,27 @@ static const api_route api_routes[] = {
     {"POST", "/api/sessions/{id}/tiers", api_tiers_post, 0},
 };
 
-enum api_match { API_NO_MATCH, API_MATCH, API_BAD_PARAM };
-
-/* Reads one path segment [text, text + length) as a decimal in 1..max. */
-static int api_segment_number(const char *text, size_t length, uint64_t max, uint64_t *out)
+const api_route *api_route_table(size_t *count)
 {
-    uint64_t v = 0;
-    size_t i;
-
-    if (length == 0 || length > 20)
-        return -1;
-    for (i = 0; i < length; i++) {
-        if (text[i] < '0' || text[i] > '9')
-            return -1;
-        v = v * 10 + (uint64_t)(text[i] - '0');
-        if (v > max)
-            return -1; /* checked per digit: no overflow */
-    }
-    return v == 0 ? -1 : (*out = v, 0);
-}
-
-/* Reads one path segment as "0x" and 1..16 hex digits (a runtime ID, as the
- * JSON writes them). */
-static int api_segment_id(const char *text, size_t length, uint64_t *out)
-{
-    uint64_t v = 0;
-    size_t i;
-
-    if (length < 3 || length > 18 || text[0] != '0' || (text[1] != 'x' && text[1] != 'X'))
-        return -1;
-    for (i = 2; i < length; i++) {
-        char ch = text[i];
-        int digit = ch >= '0' && ch <= '9'   ? ch - '0'
-                    : ch >= 'a' && ch <= 'f' ? ch - 'a' + 10
-                    : ch >= 'A' && ch <= 'F' ? ch - 'A' + 10
-                                             : -1;
-        if (digit < 0)
-            return -1;
-        v = v << 4 | (uint64_t)digit;
-    }
-    *out = v;
-    return 0;
-}
-
-/* Matches a route's pattern against a request path, segment by segment. A
- * malformed parameter is API_BAD_PARAM (400) as soon as the literals before it
- * matched, whatever follows: /api/sessions/abc/x is a bad id, not a missing
- * route. An empty {n} is no match (/stacks/ is 404). *message says what was
- * expected when the answer is API_BAD_PARAM. */
-static enum api_match api_match_route(const char *pattern, const char *path, api_call *c,
-                                      const char **message)
-{
-    while (*pattern == '/' && *path == '/') {
-        const char *pend = strchrnul(pattern + 1, '/'), *send = strchrnul(path + 1, '/');
-        size_t plen = (size_t)(pend - pattern - 1), slen = (size_t)(send - path - 1);
-        uint64_t v;
-
-        if (plen == 4 && strncmp(pattern + 1, "{id}", 4) == 0) {
-            if (api_segment_number(path + 1, slen, SESSION_ID_MAX, &v) != 0) {
-                *message = "session id must be a positive integer";
-                return API_BAD_PARAM;
-            }
-            c->session_id = (int)v;
-        } else if (plen == 3 && strncmp(pattern + 1, "{n}", 3) == 0) {
-            if (slen == 0)
-                return API_NO_MATCH;
-            if (api_segment_number(path + 1, slen, 1ull << 53, &v) != 0) {
-                *message = "expected a positive number";
-                return API_BAD_PARAM;
-            }
-            c->n = v;
-        } else if (plen == 5 && strncmp(pattern + 1, "{fid}", 5) == 0) {
-            if (slen == 0)
-                return API_NO_MATCH;
-            if (api_segment_id(path + 1, slen, &v) != 0) {
-                *message = "expected a function id like 0x7f0012345678";
-                return API_BAD_PARAM;
-            }
-            c->n = v;
-        } else if (plen == 5 && strncmp(pattern + 1, "{pid}", 5) == 0) {
-            if (api_segment_number(path + 1, slen, 1ull << 30, &v) != 0) {
-                *message = "expected /api/processes/{pid}/attach";
-                return API_BAD_PARAM;
-            }
-            c->n = v;
-        } else if (plen != slen || strncmp(pattern + 1, path + 1, plen) != 0) {
-            return API_NO_MATCH;
-        }
-        pattern = pend;
-        path = send;
-    }
-    return *pattern == '\0' && *path == '\0' ? API_MATCH : API_NO_MATCH;
+    *count = sizeof(api_routes) / sizeof(api_routes[0]);
+    return api_routes;
 }
 
 int api_handle(const api_request *req, api_reply *reply)
 {
-    const char *method = strcmp(req->method, "HEAD") == 0 ? "GET" : req->method;
-    const api_route *route = NULL;
-    const char *bad = NULL;
-    int wrong_method = 0, status;
+    const api_route *route;
+    const char *message;
+    api_route_args args = {0, 0};
     api_call c = {req, reply, 0, 0, NULL};
-    size_t i;
+    int status;
 
     memset(reply, 0, sizeof(*reply));
-    if (strcmp(method, "GET") != 0 && strcmp(method, "POST") != 0)
-        return api_fail(&c, 405, "method not allowed");
-    for (i = 0; i < sizeof(api_routes) / sizeof(api_routes[0]) && !route; i++) {
-        const char *message = NULL;
-        enum api_match m = api_match_route(api_routes[i].pattern, req->path, &c, &message);
-
-        if (m == API_BAD_PARAM && !bad)
-            bad = message;
-        else if (m == API_MATCH && strcmp(api_routes[i].method, method) != 0)
-            wrong_method = 1;
-        else if (m == API_MATCH)
-            route = &api_routes[i];
-    }
-    if (!route && bad)
-        status = api_fail(&c, 400, "%s", bad);
-    else if (!route)
-        status = api_fail(&c, wrong_method ? 405 : 404,
-                          wrong_method ? "method not allowed" : "no such route");
+    status = api_route_find(api_routes, sizeof(api_routes) / sizeof(api_routes[0]), req->method,
+                            req->path, &route, &args, &message);
+    c.session_id = args.session_id;
+    c.n = args.n;
+    if (status != 0)
+        status = api_fail(&c, status, "%s", message);
     else if (!(route->flags & API_LOCKED))
         status = route->handler(&c);
     else if (!(c.s = api_lock_session(&c)))

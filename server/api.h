@@ -11,10 +11,14 @@
 #ifndef JITSCOPE_API_H
 #define JITSCOPE_API_H
 
+#include "api_route.h"
 #include "api_types.h"
 
 /* Returns the HTTP status and fills *reply (json or text is set on return). */
 int api_handle(const api_request *req, api_reply *reply);
+
+/* The route table api_handle matches against (tests/fuzz/fuzz_route.c). */
+const api_route *api_route_table(size_t *count);
 
 #define JITSCOPE_VERSION "0.1"
 

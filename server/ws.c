@@ -15,6 +15,7 @@
 #include "views.h"
 #include "guard.h"
 #include "sessions.h"
+#include "ws_msg.h"
 
 #define WS_RX_MAX 4096
 #define WS_SNDBUF (256 * 1024) /* kernel send buffer per client: bounds memory, shows stalls */
@@ -91,41 +92,30 @@ static void ws_set_error(ws_client *c, const char *message)
 /* A complete text message from the client. */
 static void ws_command(ws_client *c)
 {
-    json_error_t jerr;
-    json_t *msg = json_loadb(c->rx, c->rx_length, 0, &jerr), *sub, *after;
+    ws_msg m = ws_msg_parse(c->rx, c->rx_length);
 
-    if (!json_is_object(msg)) {
-        ws_set_error(c, "messages must be JSON objects");
-        goto done;
+    if (m.kind == WS_MSG_BAD) {
+        ws_set_error(c, m.error);
+        return;
     }
-    if (json_is_true(json_object_get(msg, "unsubscribe"))) {
+    if (m.kind == WS_MSG_UNSUBSCRIBE) {
         c->session_id = 0;
-        goto done;
-    }
-    sub = json_object_get(msg, "subscribe");
-    after = json_object_get(msg, "after");
-    if (!json_is_integer(sub) || json_integer_value(sub) <= 0 ||
-        json_integer_value(sub) > SESSION_ID_MAX ||
-        (after && (!json_is_integer(after) || json_integer_value(after) < 0))) {
-        ws_set_error(c, "expected {\"subscribe\": SESSION_ID, \"after\": SEQ}");
-        goto done;
+        return;
     }
     sessions_lock();
-    if (!sessions_get((int)json_integer_value(sub))) {
+    if (!sessions_get(m.session_id)) {
         sessions_unlock();
         ws_set_error(c, "no such session");
-        goto done;
+        return;
     }
     sessions_unlock();
-    c->session_id = (int)json_integer_value(sub);
-    c->next_seq = (uint64_t)(after ? json_integer_value(after) : 0) + 1;
+    c->session_id = m.session_id;
+    c->next_seq = m.after + 1;
     c->last_progress_ns = (int64_t)clock_mono_ns();
     c->last_summary_ns = 0;
     c->last_state = -1;
     c->lag_missed = 0;
     lws_callback_on_writable(c->wsi);
-done:
-    json_decref(msg);
 }
 
 /* Builds the next message for a client (NULL: nothing to send). Sets *more. */

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # run.sh -- every jitscope test suite, one after another, with one summary line.
 #
-# Suites: the static checks (scripts/lint.sh), C unit tests (build/tests/test_*, built with ASan/UBSan), the wire-decoder
-# fuzz driver, end-to-end tests against real .NET processes (tests/e2e, node:test),
-# and the dashboard in real headless Chromium (tests/browser). Each suite's output
+# Suites: the static checks (scripts/lint.sh), C unit tests (build/tests/test_*, built
+# with ASan/UBSan), the libFuzzer targets (a short run each, tests/fuzz/run.sh),
+# end-to-end tests against real .NET processes (tests/e2e, node:test), and the dashboard in real headless Chromium (tests/browser). Each suite's output
 # goes to build/test-logs/<suite>.log and is echoed; its counts are read from its
 # closing line. A suite that dies without a closing line counts as one failure.
 # The last line is "N passed, N failed"; the exit status is non-zero on any failure.
@@ -54,12 +54,11 @@ for t in build/tests/test_*; do
   [ -x "$t" ] || continue
   suite "unit-$(basename "$t")" tests/unit/with_dotnet.sh "$t"
 done
-if [ -x build/tests/fuzz_wire_decode ]; then
-  suite fuzz-wire-decode build/tests/fuzz_wire_decode 20
-fi
-if [ -x build/tests/fuzz_sig ]; then
-  suite fuzz-sig build/tests/fuzz_sig 10
-fi
+# each libFuzzer target (build/fuzz/*, make fuzz-build) for 3 s from its corpus, then its
+# regression inputs (tests/fuzz/run.sh test): one test each, about 25 s in all
+for t in wire_decode command ipc route ws sig names; do
+  suite "fuzz-$t" tests/fuzz/run.sh test 3 "$t"
+done
 suite e2e node --test --test-reporter=tap --test-concurrency=1 tests/e2e/
 if [ -d tests/browser ] && ls tests/browser/*.test.mjs >/dev/null 2>&1; then
   suite browser node --test --test-reporter=tap --test-concurrency=1 tests/browser/

@@ -1,6 +1,7 @@
-/* fuzz.h -- what every fuzz target shares: the libFuzzer entry point (run by
- * libFuzzer, or by tests/fuzz/driver.c under gcc) and FUZZ_REQUIRE, a check
- * that aborts so the driver saves the input that broke it. */
+/* fuzz.h -- what every fuzz target shares: the libFuzzer entry point (each
+ * tests/fuzz/fuzz_<name>.c defines it; clang's -fsanitize=fuzzer supplies
+ * main) and FUZZ_REQUIRE, a check that aborts, so a broken invariant is a
+ * crash libFuzzer saves the input of, like a memory error. */
 #ifndef JITSCOPE_FUZZ_H
 #define JITSCOPE_FUZZ_H
 

@@ -7,7 +7,7 @@
  * indexes, and into output buffers of several sizes. Checked: no crash or
  * overread (ASan), the output always NUL-terminated inside its buffer, and a
  * malformed answer always "(?)".
- * Run by tests/run.sh through tests/fuzz/driver.c (built with -DFUZZ_NAME). */
+ * Built and run by `make fuzz` (build/fuzz/sig); docs/FUZZING.md. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>

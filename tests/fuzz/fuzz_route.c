@@ -1,0 +1,247 @@
+/* fuzz_route.c -- libFuzzer target for REST route and query parsing: the
+ * route matcher (server/api_route.c, against api.c's real table) and the
+ * routes' query parameters (api_arg_int, api_arg_ms and each GET handler's
+ * own, through api_handle) over a session fed a module, functions, a thread,
+ * a snapshot, profile samples, a GC and a suspension.
+ *
+ * Input layout, lines split at '\n': the method, the path, then up to 16
+ * query parameters "name=value" (as libmicrohttpd hands them over: decoded,
+ * NUL-free; a NUL ends a line). Checked: the matcher answers 0 with a route
+ * of the table whose method is the request's (HEAD as GET), or 400/404/405
+ * with a message; a matched route's parameters are in range; the route's
+ * pattern written back with those parameters matches the same route with the
+ * same parameters (round trip); and api_handle answers every request that
+ * cannot act on the machine (GET and HEAD, except /api/processes, which
+ * probes the machine's .NET processes; POST routes only when they do not
+ * match) with a status in 200..599 and a body.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fuzz.h"
+
+#include "api.h"
+#include "sessions.h"
+
+#define FUZZ_MAX_ARGS 16
+
+typedef struct fuzz_query {
+    char *name[FUZZ_MAX_ARGS];
+    char *value[FUZZ_MAX_ARGS];
+    unsigned count;
+} fuzz_query;
+
+static const char *fuzz_arg(void *ctx, const char *name)
+{
+    const fuzz_query *q = ctx;
+
+    for (unsigned i = 0; i < q->count; i++)
+        if (strcmp(q->name[i], name) == 0)
+            return q->value[i]; /* the first, as MHD_lookup_connection_value */
+    return NULL;
+}
+
+/* ---- one session to serve --------------------------------------------------- */
+
+static void fuzz_apply(session *s, wire_record r)
+{
+    static uint64_t seq;
+    const char *why = NULL;
+
+    r.seq = ++seq;
+    FUZZ_REQUIRE(session_apply(s, &r, 1700000000000000000ll, &why) == 0);
+}
+
+static void fuzz_make_session(void)
+{
+    static const wire_stack_frame frames[3] = {
+        {0x7f0000001000ull, 0x1111}, {0, 0x2222}, {0x7f0000002000ull, 0x3333}};
+    const uint64_t mono = 5000000000ull;
+    session *s;
+    wire_record r = {.type = WIRE_HELLO, .time_ns = mono};
+
+    sessions_lock();
+    s = sessions_create(SESSION_MODE_RUN, 4242, "dotnet app.dll");
+    FUZZ_REQUIRE(s != NULL);
+    memcpy(r.u.hello.magic, WIRE_MAGIC, 8);
+    r.u.hello.version = WIRE_VERSION;
+    r.u.hello.monotonic_ns = mono;
+    r.u.hello.realtime_ns = 1700000000000000000ull;
+    memcpy(r.u.hello.token, s->token, WIRE_TOKEN_LEN);
+    fuzz_apply(s, r);
+    r = (wire_record){.type = WIRE_MODULE_LOADED, .time_ns = mono};
+    r.u.module_loaded = (wire_module_loaded){0x200000, 0x300000, 0x7f5500000000ull, 0, 0};
+    r.strings[0] = (wire_string){"/app/App.dll", 12};
+    r.strings[1] = (wire_string){"App", 3};
+    r.string_count = 2;
+    fuzz_apply(s, r);
+    for (uint64_t k = 1; k <= 2; k++) {
+        r = (wire_record){.type = WIRE_FUNCTION_NAME, .time_ns = mono};
+        r.u.function_name = (wire_function_name){0x7f0000000000ull + k * 0x1000, 0x200000,
+                                                 0x06000000 + (uint32_t)k, 0};
+        r.strings[0] = k == 1 ? (wire_string){"App.Deep.Park", 13}
+                              : (wire_string){"App.Deep.Run(int)", 17};
+        r.string_count = 1;
+        fuzz_apply(s, r);
+        r = (wire_record){.type = WIRE_JIT_FINISHED, .time_ns = mono + k};
+        r.u.jit_finished = (wire_jit_finished){
+            0x7f0000000000ull + k * 0x1000, 0x71, 0x1000 * k, 64, 10, 0, 0, 0, 0};
+        fuzz_apply(s, r);
+    }
+    r = (wire_record){.type = WIRE_THREAD_NAME, .time_ns = mono};
+    r.u.thread = (wire_thread){0x71, 4071, 0};
+    r.strings[0] = (wire_string){"deep", 4};
+    r.string_count = 1;
+    fuzz_apply(s, r);
+    r = (wire_record){.type = WIRE_STACK_THREAD, .time_ns = mono + 1000};
+    r.u.stack_thread = (wire_stack_thread){7, 0x71, 0, 0, 9000, 3, 0};
+    r.stack_frames = frames;
+    fuzz_apply(s, r);
+    r = (wire_record){.type = WIRE_STACK_END, .time_ns = mono + 1000};
+    r.u.stack_end = (wire_stack_end){7, 55, WIRE_STACK_SNAPSHOT, 1, 1, 0, 0, 0, 183000, 9100};
+    fuzz_apply(s, r);
+    for (uint64_t k = 0; k < 3; k++) {
+        r = (wire_record){.type = WIRE_STACK_THREAD, .time_ns = mono + 2000 + k};
+        r.u.stack_thread = (wire_stack_thread){8 + k, 0x71, 4071, 0, 100, 3 - (uint32_t)k, 0};
+        r.stack_frames = frames;
+        fuzz_apply(s, r);
+        r = (wire_record){.type = WIRE_STACK_END, .time_ns = mono + 2000 + k};
+        r.u.stack_end = (wire_stack_end){8 + k, 0, WIRE_STACK_SAMPLE, 1, 1, 0, 0, 49000, 700, 100};
+        fuzz_apply(s, r);
+    }
+    r = (wire_record){.type = WIRE_PROFILE_STATUS, .time_ns = mono + 3000};
+    r.u.profile_status = (wire_profile_status){
+        WIRE_PROFILE_STOPPED, 49000, 49000, 20, 3, 1400, 0, 0};
+    fuzz_apply(s, r);
+    r = (wire_record){.type = WIRE_GC_STARTED, .time_ns = mono + 4000};
+    r.u.gc_started = (wire_gc_started){0x5, 1};
+    fuzz_apply(s, r);
+    r = (wire_record){.type = WIRE_RUNTIME_SUSPEND, .time_ns = mono + 4000};
+    r.u.runtime_suspend = (wire_runtime_suspend){WIRE_SUSPEND_STARTED, 1};
+    fuzz_apply(s, r);
+    r.time_ns = mono + 4500;
+    r.u.runtime_suspend = (wire_runtime_suspend){WIRE_RESUME_FINISHED, 1};
+    fuzz_apply(s, r);
+    r = (wire_record){.type = WIRE_GC_FINISHED, .time_ns = mono + 4800};
+    fuzz_apply(s, r);
+    sessions_unlock();
+}
+
+/* ---- checks --------------------------------------------------------------------- */
+
+/* Writes the route's pattern with the parameters filled in. */
+static void fuzz_render(const api_route *route, const api_route_args *a, char *out, size_t outsz)
+{
+    const char *p = route->pattern;
+    size_t len = 0;
+
+    while (*p && len < outsz - 1) {
+        int n = 0;
+        if (strncmp(p, "{id}", 4) == 0)
+            n = snprintf(out + len, outsz - len, "%d", a->session_id), p += 4;
+        else if (strncmp(p, "{n}", 3) == 0)
+            n = snprintf(out + len, outsz - len, "%llu", (unsigned long long)a->n), p += 3;
+        else if (strncmp(p, "{pid}", 5) == 0)
+            n = snprintf(out + len, outsz - len, "%llu", (unsigned long long)a->n), p += 5;
+        else if (strncmp(p, "{fid}", 5) == 0)
+            n = snprintf(out + len, outsz - len, "0x%llx", (unsigned long long)a->n), p += 5;
+        else
+            out[len] = *p++, n = 1;
+        FUZZ_REQUIRE(n > 0 && (size_t)n < outsz - len);
+        len += (size_t)n;
+    }
+    FUZZ_REQUIRE(*p == '\0');
+    out[len] = '\0';
+}
+
+static void fuzz_check_route(const char *method, const char *path)
+{
+    size_t count;
+    const api_route *table = api_route_table(&count), *route, *again;
+    api_route_args a = {-1, 1}, b = {-1, 1};
+    const char *message = NULL;
+    char rendered[256];
+    int status = api_route_find(table, count, method, path, &route, &a, &message);
+
+    if (status != 0) {
+        FUZZ_REQUIRE(status == 400 || status == 404 || status == 405);
+        FUZZ_REQUIRE(route == NULL && message != NULL && message[0] != '\0');
+        return;
+    }
+    FUZZ_REQUIRE(route >= table && route < table + count);
+    FUZZ_REQUIRE(strcmp(route->method, strcmp(method, "HEAD") == 0 ? "GET" : method) == 0);
+    FUZZ_REQUIRE(strstr(route->pattern, "{id}")
+                     ? a.session_id >= 1 && a.session_id <= SESSION_ID_MAX
+                     : a.session_id == 0);
+    if (strstr(route->pattern, "{n}"))
+        FUZZ_REQUIRE(a.n >= 1 && a.n <= 1ull << 53);
+    else if (strstr(route->pattern, "{pid}"))
+        FUZZ_REQUIRE(a.n >= 1 && a.n <= 1ull << 30);
+    else if (!strstr(route->pattern, "{fid}"))
+        FUZZ_REQUIRE(a.n == 0);
+    fuzz_render(route, &a, rendered, sizeof(rendered));
+    FUZZ_REQUIRE(api_route_find(table, count, route->method, rendered, &again, &b, &message) == 0);
+    FUZZ_REQUIRE(again == route && b.session_id == a.session_id && b.n == a.n);
+}
+
+static void fuzz_check_handle(const char *method, const char *path, fuzz_query *q)
+{
+    size_t count;
+    const api_route *table = api_route_table(&count), *route;
+    api_route_args a;
+    const char *message;
+    api_request req = {method, path, fuzz_arg, q, NULL, 0};
+    api_reply reply;
+    int status;
+
+    if (api_route_find(table, count, method, path, &route, &a, &message) == 0 &&
+        (strcmp(route->method, "GET") != 0 || strcmp(route->pattern, "/api/processes") == 0))
+        return; /* would act on the machine: attach, detach, commands to an agent, /proc */
+    status = api_handle(&req, &reply);
+    FUZZ_REQUIRE(status >= 200 && status <= 599);
+    FUZZ_REQUIRE((reply.json != NULL) != (reply.text != NULL));
+    FUZZ_REQUIRE(status < 400 || json_is_string(json_object_get(reply.json, "error")));
+    if (reply.text)
+        FUZZ_REQUIRE(reply.content_type != NULL);
+    json_decref(reply.json);
+    free(reply.text);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    static int ready;
+    char *copy = malloc(size + 1), *line[2 + FUZZ_MAX_ARGS];
+    unsigned lines = 0;
+    fuzz_query q = {.count = 0};
+    size_t i;
+
+    if (!ready) {
+        fuzz_make_session();
+        ready = 1;
+    }
+    FUZZ_REQUIRE(copy != NULL);
+    memcpy(copy, data, size);
+    copy[size] = '\0';
+    line[lines++] = copy;
+    for (i = 0; i < size && lines < 2 + FUZZ_MAX_ARGS; i++) {
+        if (copy[i] == '\n') {
+            copy[i] = '\0';
+            line[lines++] = copy + i + 1;
+        }
+    }
+    if (lines < 2) {
+        free(copy);
+        return 0;
+    }
+    for (i = 2; i < lines; i++) {
+        char *eq = strchr(line[i], '=');
+        q.name[q.count] = line[i];
+        q.value[q.count++] = eq ? (*eq = '\0', eq + 1) : line[i] + strlen(line[i]);
+    }
+    fuzz_check_route(line[0], line[1]);
+    fuzz_check_handle(line[0], line[1], &q);
+    free(copy);
+    return 0;
+}
