@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "api_route.h"
+#include "api_export.h"
 #include "api_util.h"
 #include "attach.h"
 #include "ipc.h"
@@ -271,25 +272,25 @@ static int api_config(api_call *c)
 /* The REST routes, one row each (docs/API.md); the pattern syntax and
  * API_LOCKED are described in api_route.h. Adding a route is adding a row. */
 static const api_route api_routes[] = {
-    {"GET", "/api/config", api_config, 0},
-    {"GET", "/api/processes", api_processes, 0},
-    {"POST", "/api/processes/{pid}/attach", api_attach, 0},
-    {"GET", "/api/sessions", api_sessions, 0},
-    {"GET", "/api/sessions/{id}", api_detail, API_LOCKED},
-    {"GET", "/api/sessions/{id}/functions", api_functions, API_LOCKED},
-    {"GET", "/api/sessions/{id}/functions/{fid}", api_function, API_LOCKED},
-    {"GET", "/api/sessions/{id}/modules", api_modules, API_LOCKED},
-    {"GET", "/api/sessions/{id}/threads", api_threads, API_LOCKED},
-    {"GET", "/api/sessions/{id}/events", api_events, API_LOCKED},
-    {"POST", "/api/sessions/{id}/detach", api_detach, 0},
-    {"POST", "/api/sessions/{id}/stacks", api_stacks_post, 0},
-    {"GET", "/api/sessions/{id}/stacks", api_stacks_list, API_LOCKED},
-    {"GET", "/api/sessions/{id}/stacks/{n}", api_stacks_get, 0},
-    {"POST", "/api/sessions/{id}/profile", api_profile_post, 0},
-    {"GET", "/api/sessions/{id}/profile", api_profile_get, 0},
-    {"POST", "/api/sessions/{id}/profile/stop", api_profile_stop, 0},
-    {"GET", "/api/sessions/{id}/timeline", api_timeline_get, 0},
-    {"POST", "/api/sessions/{id}/tiers", api_tiers_post, 0},
+    {"GET", "/api/config", api_config, 0, NULL},
+    {"GET", "/api/processes", api_processes, 0, NULL},
+    {"POST", "/api/processes/{pid}/attach", api_attach, 0, NULL},
+    {"GET", "/api/sessions", api_sessions, 0, NULL},
+    {"GET", "/api/sessions/{id}", api_detail, API_LOCKED, NULL},
+    {"GET", "/api/sessions/{id}/functions", api_functions, API_LOCKED, "functions"},
+    {"GET", "/api/sessions/{id}/functions/{fid}", api_function, API_LOCKED, NULL},
+    {"GET", "/api/sessions/{id}/modules", api_modules, API_LOCKED, "modules"},
+    {"GET", "/api/sessions/{id}/threads", api_threads, API_LOCKED, "threads"},
+    {"GET", "/api/sessions/{id}/events", api_events, API_LOCKED, "events"},
+    {"POST", "/api/sessions/{id}/detach", api_detach, 0, NULL},
+    {"POST", "/api/sessions/{id}/stacks", api_stacks_post, 0, NULL},
+    {"GET", "/api/sessions/{id}/stacks", api_stacks_list, API_LOCKED, NULL},
+    {"GET", "/api/sessions/{id}/stacks/{n}", api_stacks_get, 0, NULL},
+    {"POST", "/api/sessions/{id}/profile", api_profile_post, 0, NULL},
+    {"GET", "/api/sessions/{id}/profile", api_profile_get, 0, NULL},
+    {"POST", "/api/sessions/{id}/profile/stop", api_profile_stop, 0, NULL},
+    {"GET", "/api/sessions/{id}/timeline", api_timeline_get, 0, NULL},
+    {"POST", "/api/sessions/{id}/tiers", api_tiers_post, 0, NULL},
 };
 
 const api_route *api_route_table(size_t *count)
@@ -304,14 +305,16 @@ int api_handle(const api_request *req, api_reply *reply)
     const char *message;
     api_route_args args = {0, 0};
     api_call c = {req, reply, 0, 0, NULL};
-    int status;
+    int status, format = 0;
 
     memset(reply, 0, sizeof(*reply));
     status = api_route_find(api_routes, sizeof(api_routes) / sizeof(api_routes[0]), req->method,
                             req->path, &route, &args, &message);
     c.session_id = args.session_id;
     c.n = args.n;
-    if (status != 0)
+    if (status == 0 && route->export_list && (format = api_export_format(req)) < 0)
+        status = api_fail(&c, 400, "format must be csv or json");
+    else if (status != 0)
         status = api_fail(&c, status, "%s", message);
     else if (!(route->flags & API_LOCKED))
         status = route->handler(&c);
@@ -319,6 +322,8 @@ int api_handle(const api_request *req, api_reply *reply)
         status = 404;
     else {
         status = route->handler(&c);
+        if (status == 200 && format)
+            status = api_export(reply, format, c.session_id, route->export_list);
         sessions_unlock();
     }
     if (!reply->json && !reply->text) { /* jansson refused something (should not happen): say so */

@@ -23,6 +23,7 @@ typedef struct api_route {
     const char *pattern;
     int (*handler)(api_call *c);
     unsigned flags;
+    const char *export_list; /* list routes: the array ?format=csv|json exports, else NULL */
 } api_route;
 
 enum { API_LOCKED = 1 };

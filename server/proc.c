@@ -160,7 +160,8 @@ int proc_has_thread(pid_t pid, const char *comm)
 
         if (e->d_name[0] < '0' || e->d_name[0] > '9' || strlen(e->d_name) > 20)
             continue;
-        snprintf(name, sizeof(name), "%s/%s/comm", dir, e->d_name);
+        if (snprintf(name, sizeof(name), "%s/%.20s/comm", dir, e->d_name) >= (int)sizeof(name))
+            continue; /* cannot happen: a pid directory and a 20-digit name fit */
         fd = open(name, O_RDONLY | O_CLOEXEC);
         if (fd < 0)
             continue; /* the thread ended meanwhile */

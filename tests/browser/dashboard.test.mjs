@@ -4,6 +4,7 @@
 // Screenshots land in build/screenshots/.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import {
   startServer, stopServer, launchBrowser, openDashboard, feedStats, visibleMethods,
   waitForRow, waitFor, screenshot, serverJitSeqs, unexpectedConsoleErrors, measureFrames, percentile, apiGet, sleep,
@@ -61,6 +62,23 @@ describe('dashboard', { timeout: 120000 }, () => {
       return n > 50 && n;
     }), { timeoutMs: 5000 });
     assert.ok(bars > 50, `bar pixels on the chart: ${bars}`);
+  });
+
+  it('Export saves the session\'s lists as CSV and JSON files', async () => {
+    await page.click('button.export-btn');
+    await page.locator('.export-panel').waitFor();
+    await screenshot(page, 'export-menu.png');
+    const [csv] = await Promise.all([page.waitForEvent('download'), page.click('[data-export="functions.csv"]')]);
+    assert.equal(csv.suggestedFilename(), 'jitscope-session-1-functions.csv');
+    const text = fs.readFileSync(await csv.path(), 'utf8');
+    assert.match(text, /^function_id,name,/);
+    assert.ok(text.split('\r\n').length > 10, 'rows follow the header');
+    const [json] = await Promise.all([page.waitForEvent('download'), page.click('[data-export="modules.json"]')]);
+    assert.equal(json.suggestedFilename(), 'jitscope-session-1-modules.json');
+    assert.ok(JSON.parse(fs.readFileSync(await json.path(), 'utf8')).modules.length > 3);
+    await page.locator('.export-status').filter({ hasText: 'saved jitscope-session-1-modules.json' }).waitFor();
+    await page.click('button.export-btn'); // closes the menu
+    await page.locator('.export-panel').waitFor({ state: 'hidden' });
   });
 
   it('filter by method substring keeps only matching rows (case-insensitive)', async () => {

@@ -71,7 +71,7 @@ function seqGaps(frames) {
 // Runs the app to its end; resolves with its exit code and output.
 function runApp(args, env) {
   const p = spawn('dotnet', [E2E_DLL, ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  const r = { out: '', err: '', pid: p.pid };
+  const r = { out: '', err: '', pid: p.pid, startedAt: Date.now() };
   p.stdout.on('data', (d) => { r.out += d; if (!r.jittedAt && /^jitted$/m.test(r.out)) r.jittedAt = Date.now(); });
   p.stderr.on('data', (d) => { r.err += d; });
   r.done = new Promise((resolve) => p.on('exit', (code, signal) => { r.code = code; r.signal = signal; r.exitedAt = Date.now(); resolve(r); }));
@@ -98,12 +98,14 @@ async function collectibleUnderSlowServer({ rounds, agentPath, extraEnv = {}, ex
   }, 100);
   const stall = setTimeout(() => { reading = false; setTimeout(() => { reading = true; }, 3000); }, 300);
   try {
-    const app = runApp(['collectible', String(rounds), '150', longDir], agentEnv(srv.sock, { JITSCOPE_RING_BYTES: String(256 * 1024), ...(agentPath ? { CORECLR_PROFILER_PATH: agentPath } : {}), ...extraEnv }));
+    // a crash writes a small dump (and says where on stderr), so a failure here can be looked at
+    const dumps = { DOTNET_DbgEnableMiniDump: '1', DOTNET_DbgMiniDumpType: '1', DOTNET_DbgMiniDumpName: path.join(os.tmpdir(), 'jitscope-collectible-%p.dmp') };
+    const app = runApp(['collectible', String(rounds), '150', longDir], agentEnv(srv.sock, { JITSCOPE_RING_BYTES: String(256 * 1024), ...dumps, ...(agentPath ? { CORECLR_PROFILER_PATH: agentPath } : {}), ...extraEnv }));
     await app.done;
     clearInterval(throttle);
     clearTimeout(stall);
     for (const k of conns) k.c.resume();
-    assert.equal(app.code, 0, `the app ends normally (stderr: ${app.err.slice(-2000)})`);
+    assert.equal(app.code, 0, `the app ends normally (exit ${app.code}, signal ${app.signal}, after ${app.exitedAt - app.startedAt} ms; stderr: ${app.err.slice(-2000)}; stdout: ${app.out.slice(-300)})`);
     assert.match(app.out, /^collectible done \d+$/m);
     assert.equal(conns.length, 1, 'one connection');
     const k = conns[0];

@@ -53,12 +53,15 @@ test('GET /metrics: promtool accepts it, and it says what the session says', asy
     const inf = m.find((x) => x.name === 'jitscope_session_agent_jit_callback_seconds_bucket' && x.labels.le === '+Inf');
     assert.ok(count.value > 0 && inf.value === count.value, 'the agent cost histogram: +Inf bucket = count');
     assert.equal(m.find((x) => x.name === 'jitscope_sessions' && x.labels.state === 'live').value, 1);
-    const api200 = m.find((x) => x.name === 'jitscope_http_requests_total' && x.labels.route === 'api' && x.labels.code === '200');
-    assert.ok(api200.value >= 2, 'API requests counted by route class and status');
+    const http = (list, route, code) => (list.find((x) => x.name === 'jitscope_http_requests_total' && x.labels.route === route && x.labels.code === code) || { value: 0 }).value;
+    const api200 = http(m, 'api', '200');
+    assert.ok(api200 >= 1, 'API requests counted by route class and status');
     await fetch(`${srv.url}/api/sessions/99999`);
-    const after404 = parse(await (await fetch(`${srv.url}/metrics`)).text())
-      .find((x) => x.name === 'jitscope_http_requests_total' && x.labels.route === 'api' && x.labels.code === '404');
-    assert.equal(after404.value, 1, 'a 404 is counted');
+    const later = parse(await (await fetch(`${srv.url}/metrics`)).text());
+    assert.equal(http(later, 'api', '404'), 1, 'a 404 is counted');
+    // since the first scrape: the detail call above (200) and the 404
+    assert.equal(http(later, 'api', '200'), api200 + 1, 'each API answer is counted once');
+    assert.equal(http(later, 'metrics', '200'), http(m, 'metrics', '200') + 1, 'the scrape itself is counted');
     assert.equal((await fetch(`${srv.url}/metrics`, { method: 'POST' })).status, 405);
 
     // the session ends: its series go (bounded cardinality), the state count stays

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "api.h"
+#include "api_export.h"
 #include "check.h"
 #include "sessions.h"
 
@@ -273,6 +274,54 @@ TEST(session_detail_and_functions)
           "more than 64 bits: 400");
 }
 
+/* ?format=csv|json on the list routes, and the RFC 4180 writer itself. */
+TEST(exports)
+{
+    static const char *const csv[] = {"format=csv", NULL};
+    static const char *const json_fmt[] = {"format=json", NULL};
+    static const char *const bad[] = {"format=xml", NULL};
+    result r = call("GET", path("/functions"), csv, NULL);
+    json_t *rows;
+    char *text;
+    size_t n = 0;
+
+    CHECK(r.status == 200 && r.text && !r.json &&
+              strcmp(r.content_type, "text/csv; charset=utf-8") == 0,
+          "functions as CSV (%d, %s)", r.status, r.content_type);
+    CHECK(strstr(r.disposition, "attachment; filename=\"jitscope-session-") &&
+              strstr(r.disposition, "-functions.csv\""),
+          "with a file name (%s)", r.disposition);
+    CHECK(r.text && strncmp(r.text, "function_id,", 12) == 0 && strstr(r.text, "\r\n") &&
+              strstr(r.text, "App.Deep.Run"),
+          "a header row, CRLF rows, the function (%.80s)", r.text ? r.text : "");
+    done(&r);
+    r = call("GET", path("/modules"), json_fmt, NULL);
+    CHECK(r.status == 200 && json_is_array(json_object_get(r.json, "modules")) &&
+              strstr(r.disposition, "-modules.json\""),
+          "modules as a JSON file (%s)", r.disposition);
+    done(&r);
+    CHECK(status_is("GET", path("/threads"), bad, NULL, 400), "unknown format: 400");
+    CHECK(status_is("GET", path("/events"), csv, NULL, 200), "events as CSV");
+
+    rows = json_loads("[{\"a\": \"x,y\", \"b\": \"say \\\"hi\\\"\", \"c\": null, \"d\": 3,"
+                      " \"e\": \"two\\nlines\", \"f\": {\"g\": [1, 2]}, \"h\": true},"
+                      " {\"a\": \"plain\", \"d\": -1}]",
+                      0, NULL);
+    text = api_export_csv(rows, 1 << 20, &n);
+    CHECK(text &&
+              strcmp(text,
+                     "a,b,c,d,e,f,h\r\n"
+                     "\"x,y\",\"say \"\"hi\"\"\",,3,\"two\nlines\",\"{\"\"g\"\":[1,2]}\",true\r\n"
+                     "plain,,,-1,,,\r\n") == 0 &&
+              n == strlen(text),
+          "RFC 4180: quotes doubled, commas and newlines quoted, null empty, nested as JSON, "
+          "missing keys empty (%s)",
+          text ? text : "(null)");
+    free(text);
+    CHECK(api_export_csv(rows, 10, &n) == NULL, "over its cap: NULL, not a cut file");
+    json_decref(rows);
+}
+
 TEST(snapshot_json_and_text)
 {
     result r = call("GET", path("/stacks"), NULL, NULL);
@@ -517,6 +566,7 @@ TEST(timeline_route_and_events)
 static const check_test tests[] = {
     TEST_ENTRY(route_table),
     TEST_ENTRY(session_detail_and_functions),
+    TEST_ENTRY(exports),
     TEST_ENTRY(snapshot_json_and_text),
     TEST_ENTRY(profile_formats_and_parameters),
     TEST_ENTRY(timeline_route_and_events),

@@ -79,3 +79,32 @@ export function getConfig() {
   }
   return configPromise;
 }
+
+// Downloads a route's export (?format=csv|json) as a file, with the API key
+// if there is one (a plain link could not send it). Resolves to
+// {ok, status, error, filename}.
+export async function downloadExport(path) {
+  const headers = {};
+  if (apiKey) headers.Authorization = `Bearer ${apiKey}`;
+  try {
+    const res = await fetch(path, { headers, cache: 'no-store' });
+    if (!res.ok) {
+      let error = `HTTP ${res.status}`;
+      try { error = (await res.json()).error || error; } catch { /* not JSON */ }
+      return { ok: false, status: res.status, error };
+    }
+    const disposition = res.headers.get('Content-Disposition') || '';
+    const filename = (/filename="([^"]+)"/.exec(disposition) || [])[1] || 'jitscope-export';
+    const url = URL.createObjectURL(await res.blob());
+    const a = document.createElement('a');
+    a.href = url;
+    a.download = filename;
+    document.body.appendChild(a);
+    a.click();
+    a.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 10000);
+    return { ok: true, status: res.status, filename };
+  } catch (e) {
+    return { ok: false, status: 0, error: String(e && e.message || e) };
+  }
+}

@@ -3,7 +3,7 @@
 // The session's GC / suspension timeline (timeline.js) is shared by the live
 // feed's pause chart and the Profile tab.
 import { h, fill, setText } from '../dom.js';
-import { api, isMissingRoute, describeError } from '../api.js';
+import { api, isMissingRoute, describeError, downloadExport } from '../api.js';
 import { fmtInt, fmtNs, fmtMs, fmtBytes, fmtDateTime, fmtClock } from '../format.js';
 import { toast, confirmDialog, setConnection } from '../ui.js';
 import { schedule, isVisible } from '../frame.js';
@@ -75,6 +75,7 @@ export class SessionView {
     this.titleEl = h('h1', null, `Session #${this.id}`);
     this.pidEl = h('span', { class: 'pid' });
     this.detachBtn = h('button', { class: 'btn btn-danger btn-small detach-btn hidden', type: 'button', title: 'Remove the profiler from the process (d)', onclick: () => this.askDetach() }, 'Detach', h('kbd', null, 'd'));
+    this.exportMenu = this.buildExportMenu();
     this.sub = h('div', { class: 's-sub' });
     this.statsEl = h('div', { class: 's-stats' });
     this.msg = h('div', { class: 's-msg' });
@@ -86,9 +87,29 @@ export class SessionView {
       return b;
     });
     this.head = h('div', { class: 's-head' },
-      h('div', { class: 's-title' }, this.badgeBox, this.titleEl, this.pidEl, h('span', { class: 'spacer' }), this.detachBtn),
+      h('div', { class: 's-title' }, this.badgeBox, this.titleEl, this.pidEl, h('span', { class: 'spacer' }), this.exportMenu, this.detachBtn),
       this.sub, this.statsEl, this.msg,
       h('div', { class: 'tabs', role: 'tablist' }, tabs));
+  }
+
+  // "Export": the session's functions, modules, threads and events as CSV or
+  // JSON files (the list routes with ?format=, docs/API.md)
+  buildExportMenu() {
+    const lists = [['functions', 'Functions', '&sort=jit_time'], ['modules', 'Modules', ''], ['threads', 'Threads', ''], ['events', 'Events', '']];
+    const status = h('span', { class: 'export-status dim' });
+    const item = (list, label, extra, format) => h('button', {
+      class: 'btn btn-small export-item', type: 'button', 'data-export': `${list}.${format}`,
+      onclick: async () => {
+        status.textContent = '…';
+        const r = await downloadExport(`/api/sessions/${this.id}/${list}?format=${format}&limit=10000${extra}`);
+        status.textContent = r.ok ? `saved ${r.filename}` : `export failed: ${r.error}`;
+      },
+    }, `${label} ${format.toUpperCase()}`);
+    const panel = h('div', { class: 'export-panel hidden', role: 'menu' },
+      lists.map(([l, label, extra]) => h('div', { class: 'export-row' }, item(l, label, extra, 'csv'), item(l, label, extra, 'json'))), status);
+    const btn = h('button', { class: 'btn btn-small export-btn', type: 'button', title: 'Save this session\'s lists as CSV or JSON files', 'aria-haspopup': 'menu',
+      onclick: () => panel.classList.toggle('hidden') }, 'Export ▾');
+    return h('span', { class: 'export-menu' }, btn, panel);
   }
 
   crumbs() {
