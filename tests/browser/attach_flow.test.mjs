@@ -41,7 +41,12 @@ test('attach by click, live method within 2 s, filter, pause/resume, detach, /pr
   await page.keyboard.press('/');
   await page.keyboard.type('latemethod17');
   await waitFor('filtered', async () => { const s = await feedStats(page); return s.filtered && s.shown === 1 && s; });
-  assert.deepEqual((await visibleMethods(page)).map((n) => n.trim()), ['JitscopeE2e.Late.LateMethod17()']);
+  // the model filters at once, the table on its next animation frame: wait for the drawn rows
+  const drawn = await waitFor('filtered rows drawn', async () => {
+    const names = (await visibleMethods(page)).map((n) => n.trim());
+    return names.length === 1 && names;
+  }, { timeoutMs: 5000 }).catch(async () => (await visibleMethods(page)).map((n) => n.trim()));
+  assert.deepEqual(drawn, ['JitscopeE2e.Late.LateMethod17()']);
   await screenshot(page, 'flow-filtered.png');
   await page.keyboard.press('Escape');
   await waitFor('unfiltered', async () => !(await feedStats(page)).filtered);

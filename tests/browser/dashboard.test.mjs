@@ -88,7 +88,10 @@ describe('dashboard', { timeout: 120000 }, () => {
     await waitFor('filtered rows', async () => { const s = await feedStats(page); return s.filtered && s.shown > 0 && s; });
     const s = await feedStats(page);
     assert.ok(s.shown < s.inBuffer, `filter narrows: ${s.shown} of ${s.inBuffer}`);
-    const names = await visibleMethods(page);
+    // the model filters at once, the table on its next animation frame: wait for the drawn rows
+    const match = (list) => list.length > 0 && list.every((n) => n.toLowerCase().includes('jitscopedemo.kernel'));
+    const names = await waitFor('filtered rows drawn', async () => { const v = await visibleMethods(page); return match(v) && v; }, { timeoutMs: 5000 })
+      .catch(async () => visibleMethods(page));
     assert.ok(names.length > 0);
     for (const n of names) assert.ok(n.toLowerCase().includes('jitscopedemo.kernel'), n);
     await screenshot(page, 'session-filtered.png');
