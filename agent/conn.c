@@ -71,11 +71,13 @@ int conn_fd(void) { return conn_socket; }
 /* May this flush still wait, `waited` ms into it? */
 static int conn_may_wait(int wait, int waited)
 {
-    if (!wait || conn_stalled || waited >= CONN_FLUSH_WAIT_MS)
+    if (!wait)
         return 0;
-    if (conn_deadline == 0) /* Shutdown began: only its own bounded flush waits */
-        return !atomic_load(&agent.stopping);
-    return clock_mono_ns() < conn_deadline;
+    if (conn_deadline) /* Shutdown or detach: their own budget, even for a stalled server */
+        return clock_mono_ns() < conn_deadline;
+    if (conn_stalled || waited >= CONN_FLUSH_WAIT_MS)
+        return 0;
+    return !atomic_load(&agent.stopping); /* Shutdown began: only its own bounded flush waits */
 }
 
 int conn_flush(int wait)

@@ -42,6 +42,7 @@
 #define SENDER_WALKER_WAIT_MS 3000            /* detach: longest wait for the walker to end */
 #define SENDER_LAST_FLUSH_MS 1000ull          /* Shutdown, detach: the last records' time budget */
 #define SENDER_JOIN_MS 4000                   /* Shutdown: the sender ends well within this */
+#define SENDER_COUNTERS_MS 250ull             /* Shutdown, detach: the final counters' own budget */
 #define SENDER_PREFAULT_BYTES (1024u * 1024u) /* ring pages mapped ahead of the producers */
 
 static pthread_t sender_thread;
@@ -177,6 +178,15 @@ static void sender_discard(_Atomic uint64_t *counter)
 
 /* Shutdown, detach: what could not be sent in time is counted, not hidden. */
 static void sender_discard_rest(void) { sender_discard(&agent.shutdown_drops); }
+
+/* Shutdown: the final counters (with the drops just counted) get a budget of
+ * their own, so a server that is slow but reads learns what was lost. */
+static void sender_last_counters(void)
+{
+    conn_set_deadline(clock_mono_ns() + SENDER_COUNTERS_MS * 1000000ull);
+    sender_drops();
+    conn_flush(1);
+}
 
 /* Asks the runtime for no callbacks (1) or for all of ours again (0), under
  * the runtime lock like every call of this thread. Returns 0, or -1 (then
@@ -417,8 +427,7 @@ static void *sender_loop(void)
         uint64_t deadline = clock_mono_ns() + SENDER_LAST_FLUSH_MS * 1000000ull;
         sender_drain_until(deadline);
         sender_discard_rest();
-        sender_drops();
-        conn_flush(1);
+        sender_last_counters();
     }
     conn_close();
     return NULL;
@@ -481,6 +490,7 @@ void sender_detach_succeeded(void)
     if (conn_connected()) {
         sender_drain_until(clock_mono_ns() + SENDER_LAST_FLUSH_MS * 1000000ull);
         sender_discard_rest();
+        conn_set_deadline(clock_mono_ns() + SENDER_COUNTERS_MS * 1000000ull);
         sender_drops();
         conn_emit(WIRE_DETACH_STATUS, 0, clock_mono_ns(), &status, sizeof(status), NULL, 0, NULL,
                   0);
