@@ -93,6 +93,7 @@ static void events_jit_finished(FunctionID function, uint16_t flags, HRESULT sta
         j.tier = code.tier;
         j.code_start = code.start;
         j.code_size = code.size;
+        j.il_size = code.il_size;
     } else if (SUCCEEDED(status)) {
         kept = describe_jit(function, 0, &j, versions);
     }

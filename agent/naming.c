@@ -182,18 +182,6 @@ static void naming_cache_purge(uint64_t pos)
 
 /* ---- resolving ---- */
 
-/* Caller holds the runtime lock. The IL size of the method body goes with the
- * name (JIT records no longer ask for it on the app's thread). */
-static void naming_il_size(wire_function_name *fixed)
-{
-    LPCBYTE header = NULL;
-    ULONG il = 0;
-
-    if (fixed->token && SUCCEEDED(agent.info->lpVtbl->GetILFunctionBody(
-                            agent.info, fixed->module_id, fixed->token, &header, &il)))
-        fixed->il_size = il;
-}
-
 /* Caller holds the runtime lock. A dynamic method's name if ask_dynamic and it
  * is one (flags gets WIRE_FLAG_DYNAMIC), else from metadata. Returns 0, or -1
  * when the runtime could not say. */
@@ -207,10 +195,7 @@ static int naming_read(uint64_t id, int ask_dynamic, char *name, size_t size,
         *flags |= WIRE_FLAG_DYNAMIC;
         return names_dynamic(agent.info, id, name, size);
     }
-    if (names_resolve(agent.info, id, name, size, &fixed->module_id, &fixed->token) != 0)
-        return -1;
-    naming_il_size(fixed);
-    return 0;
+    return names_resolve(agent.info, id, name, size, &fixed->module_id, &fixed->token);
 }
 
 void naming_live_since(uint64_t generation) { naming_live_gen = generation; }

@@ -12,6 +12,11 @@
 #define TIERS_LEVEL_VERBOSE 5u
 #define TIERS_EVENT_METHOD_LOAD 141u
 #define TIERS_EVENT_METHOD_LOAD_VERBOSE 143u
+#define TIERS_EVENT_JITTING_STARTED 145u
+/* MethodJittingStarted: MethodID u64, ModuleID u64, MethodToken u32,
+ * MethodILSize u32, then names */
+#define TIERS_OFFSET_IL_SIZE 20u
+#define TIERS_JITTING_FIXED 24u
 /* MethodLoad(Verbose) payload: MethodID u64, ModuleID u64, MethodStartAddress
  * u64, MethodSize u32, MethodToken u32, MethodFlags u32, then (verbose) names */
 #define TIERS_OFFSET_METHOD_ID 0u
@@ -152,34 +157,56 @@ static uint32_t tiers_home(uint64_t thread)
     return (uint32_t)(h >> 40);
 }
 
+/* The slot this thread holds, else the first free one from its home slot;
+ * NULL when all TIERS_PROBES are held by other threads (counted). */
+static tiers_slot *tiers_slot_of_this_thread(uint64_t thread)
+{
+    uint32_t home = tiers_home(thread), i;
+
+    for (i = 0; i < TIERS_PROBES; i++) {
+        tiers_slot *slot = &tiers_table[(home + i) & (TIERS_SLOTS - 1)];
+        uint64_t owner = 0;
+        if (atomic_load_explicit(&slot->owner, memory_order_relaxed) == thread ||
+            atomic_compare_exchange_strong(&slot->owner, &owner, thread))
+            return slot;
+    }
+    atomic_fetch_add_explicit(&tiers_lost_count, 1, memory_order_relaxed);
+    return NULL;
+}
+
 void tiers_event(DWORD event_id, ULONG size, LPCBYTE payload)
 {
-    uint64_t thread = (uint64_t)pthread_self(), function, owner;
-    uint32_t flags, home, i;
+    uint64_t thread = (uint64_t)pthread_self(), function;
+    uint32_t flags, il_size;
     tiers_slot *slot;
 
-    if ((event_id != TIERS_EVENT_METHOD_LOAD && event_id != TIERS_EVENT_METHOD_LOAD_VERBOSE) ||
-        size < TIERS_FIXED || !payload)
+    if (!payload || size < sizeof(function))
         return;
     memcpy(&function, payload + TIERS_OFFSET_METHOD_ID, sizeof(function));
+    if (event_id == TIERS_EVENT_JITTING_STARTED && size >= TIERS_JITTING_FIXED) {
+        /* before the compilation: its IL size, so that nobody has to ask the
+         * runtime for it later (the IL of a collectible module may be gone) */
+        memcpy(&il_size, payload + TIERS_OFFSET_IL_SIZE, sizeof(il_size));
+        if ((slot = tiers_slot_of_this_thread(thread)) != NULL) {
+            slot->function = function;
+            slot->code = (tiers_code){WIRE_TIER_UNKNOWN, 0, il_size, 0};
+        }
+        return;
+    }
+    if ((event_id != TIERS_EVENT_METHOD_LOAD && event_id != TIERS_EVENT_METHOD_LOAD_VERBOSE) ||
+        size < TIERS_FIXED)
+        return;
     memcpy(&flags, payload + TIERS_OFFSET_FLAGS, sizeof(flags));
     if (!(flags & TIERS_FLAG_JITTED))
         return; /* precompiled code: no compilation to attach it to */
-    /* the slot this thread holds, else the first free one from its home slot */
-    home = tiers_home(thread);
-    for (i = 0; i < TIERS_PROBES; i++) {
-        slot = &tiers_table[(home + i) & (TIERS_SLOTS - 1)];
-        owner = 0;
-        if (atomic_load_explicit(&slot->owner, memory_order_relaxed) == thread ||
-            atomic_compare_exchange_strong(&slot->owner, &owner, thread)) {
-            slot->function = function;
-            slot->code.tier = (flags >> TIERS_TIER_SHIFT) & TIERS_TIER_MASK;
-            memcpy(&slot->code.start, payload + TIERS_OFFSET_START, sizeof(slot->code.start));
-            memcpy(&slot->code.size, payload + TIERS_OFFSET_SIZE, sizeof(slot->code.size));
-            return;
-        }
-    }
-    atomic_fetch_add_explicit(&tiers_lost_count, 1, memory_order_relaxed);
+    if ((slot = tiers_slot_of_this_thread(thread)) == NULL)
+        return;
+    if (slot->function != function)
+        slot->code.il_size = 0; /* its JittingStarted did not come, or was another's */
+    slot->function = function;
+    slot->code.tier = (flags >> TIERS_TIER_SHIFT) & TIERS_TIER_MASK;
+    memcpy(&slot->code.start, payload + TIERS_OFFSET_START, sizeof(slot->code.start));
+    memcpy(&slot->code.size, payload + TIERS_OFFSET_SIZE, sizeof(slot->code.size));
 }
 
 int tiers_take(FunctionID function, tiers_code *out)
@@ -188,7 +215,7 @@ int tiers_take(FunctionID function, tiers_code *out)
     uint32_t home = tiers_home(thread), i;
     int found = 0;
 
-    *out = (tiers_code){WIRE_TIER_UNKNOWN, 0, 0};
+    *out = (tiers_code){WIRE_TIER_UNKNOWN, 0, 0, 0};
     for (i = 0; i < TIERS_PROBES; i++) {
         tiers_slot *slot = &tiers_table[(home + i) & (TIERS_SLOTS - 1)];
         if (atomic_load_explicit(&slot->owner, memory_order_relaxed) != thread)

@@ -49,9 +49,10 @@ int tiers_running(void);
 void tiers_event(DWORD event_id, ULONG size, LPCBYTE payload);
 /* What MethodLoad said of one compilation: its tier, and where its code is. */
 typedef struct tiers_code {
-    uint32_t tier;  /* wire_tier; WIRE_TIER_UNKNOWN when the event did not come */
-    uint32_t size;  /* native bytes (MethodSize) */
-    uint64_t start; /* MethodStartAddress, 0 when the event did not come */
+    uint32_t tier;    /* wire_tier; WIRE_TIER_UNKNOWN when the event did not come */
+    uint32_t size;    /* native bytes (MethodSize) */
+    uint32_t il_size; /* MethodILSize of the MethodJittingStarted before it, 0 if none */
+    uint64_t start;   /* MethodStartAddress, 0 when the event did not come */
 } tiers_code;
 
 /* The JIT-finished callbacks: what MethodLoad said of the compilation of
