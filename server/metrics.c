@@ -150,14 +150,54 @@ static void metrics_session_labels(const session *s, metrics_labels *l)
              (int)s->pid, escaped);
 }
 
+/* Writes one session's samples of a family; arg is the family's own. */
+typedef void (*metrics_sampler)(textbuf *b, const session *s, const metrics_labels *l,
+                                const void *arg);
+
+/* Calls sample for every live session (the only ones /metrics labels, so the
+ * label sets stay bounded), with its labels. */
+static void metrics_each_live(textbuf *b, metrics_sampler sample, const void *arg)
+{
+    size_t n = sessions_count(), i;
+
+    for (i = 0; i < n; i++) {
+        const session *s = sessions_at(i);
+        metrics_labels l;
+        if (!metrics_live(s))
+            continue;
+        metrics_session_labels(s, &l);
+        sample(b, s, &l, arg);
+    }
+}
+
+static void metrics_family_sample(textbuf *b, const session *s, const metrics_labels *l,
+                                  const void *arg)
+{
+    const metrics_family_def *d = arg;
+
+    textbuf_printf(b, "%s{%s} %.9g\n", d->name, l->text, d->value(s));
+}
+
+static void metrics_drops(textbuf *b, const session *s, const metrics_labels *l, const void *arg)
+{
+    unsigned k;
+
+    (void)arg;
+    for (k = 0; k < WIRE_DROP_REASONS; k++)
+        textbuf_printf(b, "jitscope_session_agent_drops_total{%s,cause=\"%s\"} %llu\n", l->text,
+                       metrics_drop_causes[k], (unsigned long long)s->drops.dropped[k]);
+}
+
 /* The agent's own time per JIT callback as a Prometheus histogram: its
  * buckets are cumulative here, upper bounds in seconds (wire.h). */
-static void metrics_agent_cost(textbuf *b, const session *s, const metrics_labels *l)
+static void metrics_agent_cost(textbuf *b, const session *s, const metrics_labels *l,
+                               const void *arg)
 {
     const wire_agent_cost *c = &s->agent_cost;
     unsigned long long seen = 0;
     unsigned i;
 
+    (void)arg;
     for (i = 0; i + 1 < WIRE_COST_BUCKETS; i++) {
         double upper_ns = i + 1 < WIRE_COST_LINEAR
                               ? (double)(i + 1) * WIRE_COST_STEP_NS
@@ -195,37 +235,14 @@ static void metrics_sessions(textbuf *b)
     for (f = 0; f < sizeof(metrics_session_families) / sizeof(metrics_session_families[0]); f++) {
         const metrics_family_def *d = &metrics_session_families[f];
         metrics_family(b, d->name, d->type, d->help);
-        for (i = 0; i < n; i++) {
-            session *s = sessions_at(i);
-            metrics_labels l;
-            if (!metrics_live(s))
-                continue;
-            metrics_session_labels(s, &l);
-            textbuf_printf(b, "%s{%s} %.9g\n", d->name, l.text, d->value(s));
-        }
+        metrics_each_live(b, metrics_family_sample, d);
     }
     metrics_family(b, "jitscope_session_agent_drops_total", "counter",
                    "What the agent lost, by cause (records, or for name_* function names).");
-    for (i = 0; i < n; i++) {
-        session *s = sessions_at(i);
-        metrics_labels l;
-        if (!metrics_live(s))
-            continue;
-        metrics_session_labels(s, &l);
-        for (k = 0; k < WIRE_DROP_REASONS; k++)
-            textbuf_printf(b, "jitscope_session_agent_drops_total{%s,cause=\"%s\"} %llu\n", l.text,
-                           metrics_drop_causes[k], (unsigned long long)s->drops.dropped[k]);
-    }
+    metrics_each_live(b, metrics_drops, NULL);
     metrics_family(b, "jitscope_session_agent_jit_callback_seconds", "histogram",
                    "The agent's own time inside each JIT callback on the app's threads.");
-    for (i = 0; i < n; i++) {
-        session *s = sessions_at(i);
-        metrics_labels l;
-        if (!metrics_live(s))
-            continue;
-        metrics_session_labels(s, &l);
-        metrics_agent_cost(b, s, &l);
-    }
+    metrics_each_live(b, metrics_agent_cost, NULL);
 }
 
 char *metrics_render(size_t *length)

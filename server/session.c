@@ -519,6 +519,11 @@ int session_apply(session *s, const wire_record *r, int64_t now_ns, const char *
         const wire_function_name *n = &r->u.function_name;
         session_function *f = session_function_entry(s, n->function_id, &created);
         if (f) {
+            session_module *owner = f->module_id == n->module_id
+                                        ? NULL
+                                        : session_find_module(s, n->module_id);
+            if (owner && owner->functions < UINT32_MAX)
+                owner->functions++; /* what an unload of it must retire */
             f->module_id = n->module_id;
             f->token = n->token;
             if (n->il_size && !f->il_size)
@@ -535,9 +540,15 @@ int session_apply(session *s, const wire_record *r, int64_t now_ns, const char *
     case WIRE_MODULE_UNLOADED: {
         session_module *m = session_module_entry(s, r->u.module_unloaded.module_id, &created);
         if (m) {
+            /* the index is rebuilt once per loaded module that named functions:
+             * a repeated or unknown unload (hostile, or a duplicate) costs O(1),
+             * not O(functions). A module whose load record was lost (counted as
+             * a drop) keeps its FunctionIDs mapped. */
+            int retire = !created && m->unloaded_ns == 0 && m->functions > 0;
             m->unloaded_ns = when;
             session_log(s, r, when, m->module_id, 0, 0);
-            session_retire_functions(s, m->module_id);
+            if (retire)
+                session_retire_functions(s, m->module_id);
         }
         break;
     }

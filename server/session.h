@@ -82,6 +82,7 @@ typedef struct session_module {
     uint64_t module_id, assembly_id, base_address;
     char *path, *assembly;
     int64_t loaded_ns, unloaded_ns; /* unloaded_ns 0 while loaded */
+    uint32_t functions;             /* functions named in it (what its unload retires) */
     uint32_t flags;
     int32_t hresult;
 } session_module;

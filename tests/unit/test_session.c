@@ -689,6 +689,41 @@ TEST(unloaded_module_frees_its_function_ids)
     session_free(s);
 }
 
+/* The function index is rebuilt (O(functions)) only for the first unload of
+ * a known module that named functions: repeated, unknown or empty unloads
+ * (a duplicate, or a hostile agent's stream) leave it alone. */
+TEST(repeated_unloads_do_not_rebuild_the_index)
+{
+    session *s = live_session();
+    wire_record n, u = simple(WIRE_MODULE_UNLOADED);
+    const uint64_t *keys;
+
+    apply(s, module_loaded(0x200000, "/p/Plugin1.dll", "Plugin1", 0));
+    apply(s, module_loaded(0x300000, "/p/Empty.dll", "Empty", 0));
+    n = function_name(0xF00, "Plugin1.Old()");
+    n.u.function_name.module_id = 0x200000;
+    apply(s, n);
+    apply(s, jit_finished(0xF00, 0, 0x1000, 10, MONO + 5, 0));
+    apply(s, jit_finished(0xF10, 0, 0x1100, 10, MONO + 6, 0));
+    keys = s->function_index.keys;
+    u.u.module_unloaded.module_id = 0x300000;
+    apply(s, u);
+    CHECK(s->function_index.keys == keys, "a module without functions: no rebuild");
+    u.u.module_unloaded.module_id = 0x900000;
+    apply(s, u);
+    CHECK(s->function_index.keys == keys, "an unknown module: no rebuild");
+    u.u.module_unloaded.module_id = 0x200000;
+    apply(s, u);
+    CHECK(s->function_index.keys != keys && session_find_function(s, 0xF00) == NULL &&
+              session_find_function(s, 0xF10) != NULL,
+          "the first unload of Plugin1 retires its function only");
+    keys = s->function_index.keys;
+    apply(s, u);
+    apply(s, u);
+    CHECK(s->function_index.keys == keys, "repeated unloads: no rebuild");
+    session_free(s);
+}
+
 TEST(other_records_and_unknown_types)
 {
     session *s = live_session();
@@ -840,6 +875,7 @@ static const check_test tests[] = {
     TEST_ENTRY(event_log_eviction),
     TEST_ENTRY(detach_transitions),
     TEST_ENTRY(unloaded_module_frees_its_function_ids),
+    TEST_ENTRY(repeated_unloads_do_not_rebuild_the_index),
     TEST_ENTRY(other_records_and_unknown_types),
     TEST_ENTRY(hostile_timestamps),
     TEST_ENTRY(tiers_per_compilation),
