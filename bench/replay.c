@@ -8,8 +8,12 @@
  * fast as the socket takes them (--rate 0). It never reads the socket (the
  * server's commands go unanswered, like a busy agent's).
  *
- *   replay [--rate N] [--seconds S | --count N] [--functions N]
+ *   replay [--rate N] [--seconds S | --count N] [--functions N] [--modules N]
  *          [--out PATH | --socketpair]
+ *
+ * --modules N (default 1) loads N modules first (MODULE_LOADED, path and
+ * assembly name) and spreads the functions over them (function i in module
+ * i % N), so per-module totals and module filters have something to group.
  *
  * --out PATH writes to a file instead (/dev/null: the generator's own ceiling);
  * --socketpair writes into a Unix socket pair drained by a second thread (the
@@ -40,6 +44,7 @@ typedef struct replay_opts {
     double seconds; /* how long, when count is 0 */
     unsigned long count;
     unsigned long functions;
+    unsigned long modules;
     const char *out;
     int socketpair;
 } replay_opts;
@@ -71,16 +76,43 @@ static int replay_flush(replay_out *o)
 }
 
 /* Appends one frame; flushes first when it might not fit. */
-static int replay_frame(replay_out *o, uint16_t type, const void *fixed, uint32_t fixed_length,
-                        const wire_text *name)
+static int replay_frame_texts(replay_out *o, uint16_t type, const void *fixed,
+                              uint32_t fixed_length, const wire_text *texts, size_t text_count)
 {
     wire_frame_header h = {.type = type, .seq = ++o->seq, .time_ns = clock_mono_ns()};
 
-    if (o->used + wire_encode_bound(fixed_length, 0, name, name ? 1 : 0) > sizeof(o->buf) &&
+    if (o->used + wire_encode_bound(fixed_length, 0, texts, text_count) > sizeof(o->buf) &&
         replay_flush(o) != 0)
         return -1;
-    o->used += wire_encode(o->buf + o->used, &h, fixed, fixed_length, NULL, 0, name, name ? 1 : 0);
+    o->used += wire_encode(o->buf + o->used, &h, fixed, fixed_length, NULL, 0, texts, text_count);
     o->records++;
+    return 0;
+}
+
+static int replay_frame(replay_out *o, uint16_t type, const void *fixed, uint32_t fixed_length,
+                        const wire_text *name)
+{
+    return replay_frame_texts(o, type, fixed, fixed_length, name, name ? 1 : 0);
+}
+
+static uint64_t replay_module_id(unsigned long k) { return 0x5500u + (uint64_t)k * 0x100u; }
+
+/* MODULE_LOADED for each of the --modules modules, with a path and an assembly name. */
+static int replay_modules(replay_out *o, const replay_opts *opt)
+{
+    unsigned long k;
+
+    for (k = 0; k < opt->modules; k++) {
+        wire_module_loaded m = {.module_id = replay_module_id(k),
+                                .assembly_id = 0xA500u + (uint64_t)k,
+                                .base_address = 0x7e0000000000ull + (uint64_t)k * 0x100000u};
+        char path[64], assembly[48];
+        wire_text t[2] = {{.utf8 = path}, {.utf8 = assembly}};
+        t[0].length = (size_t)snprintf(path, sizeof(path), "/bench/Replay.Module%lu.dll", k);
+        t[1].length = (size_t)snprintf(assembly, sizeof(assembly), "Replay.Module%lu", k);
+        if (replay_frame_texts(o, WIRE_MODULE_LOADED, &m, sizeof(m), t, 2) != 0)
+            return -1;
+    }
     return 0;
 }
 
@@ -118,7 +150,9 @@ static int replay_jit(replay_out *o, unsigned long n, const replay_opts *opt)
     if (replay_frame(o, WIRE_JIT_STARTED, &s, sizeof(s), NULL) != 0)
         return -1;
     if (n < opt->functions) {
-        wire_function_name fn = {.function_id = fid, .module_id = 0x5500, .token = 0x06000001u};
+        wire_function_name fn = {.function_id = fid,
+                                 .module_id = replay_module_id(i % opt->modules),
+                                 .token = 0x06000001u};
         char name[96];
         wire_text t = {.utf8 = name};
         t.length = (size_t)snprintf(name, sizeof(name), "Replay.Namespace.Type%lu.Method%lu()",
@@ -163,7 +197,7 @@ static int replay_parse(int argc, char **argv, replay_opts *o)
 {
     int i;
 
-    *o = (replay_opts){.rate = 0, .seconds = 5, .functions = 10000};
+    *o = (replay_opts){.rate = 0, .seconds = 5, .functions = 10000, .modules = 1};
     for (i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         char *end = NULL;
@@ -187,15 +221,18 @@ static int replay_parse(int argc, char **argv, replay_opts *o)
             o->count = strtoul(v, &end, 10);
         else if (strcmp(a, "--functions") == 0)
             o->functions = strtoul(v, &end, 10);
+        else if (strcmp(a, "--modules") == 0)
+            o->modules = strtoul(v, &end, 10);
         else
             goto bad;
-        if (errno || !end || *end || o->rate < 0 || o->seconds <= 0 || o->functions == 0)
+        if (errno || !end || *end || o->rate < 0 || o->seconds <= 0 || o->functions == 0 ||
+            o->modules == 0 || o->modules > 4096)
             goto bad;
     }
     return 0;
 bad:
     fprintf(stderr, "usage: replay [--rate JITS_PER_S] [--seconds S | --count N] [--functions N] "
-                    "[--out PATH | --socketpair]\n");
+                    "[--modules N] [--out PATH | --socketpair]\n");
     return -1;
 }
 
@@ -229,7 +266,7 @@ int main(int argc, char **argv)
         return 1;
     if (!token || strlen(token) != WIRE_TOKEN_LEN)
         token = "00000000000000000000000000000000"; /* --out / --socketpair: any */
-    if (replay_hello(&o, token) != 0)
+    if (replay_hello(&o, token) != 0 || replay_modules(&o, &opt) != 0)
         goto done;
     start = clock_mono_ns();
     end_ns = start + (uint64_t)(opt.seconds * 1e9);

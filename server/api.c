@@ -16,7 +16,6 @@
 #include "proclist.h"
 #include "sessions.h"
 
-#define API_DEFAULT_LIMIT 100
 #define API_MAX_LIMIT 10000
 
 static int api_ws_port;
@@ -28,38 +27,6 @@ void api_configure(int ws_port, int key_required)
     api_key_required = key_required;
 }
 
-enum api_sort { SORT_TIME, SORT_JIT_TIME, SORT_NAME, SORT_NATIVE, SORT_IL };
-
-typedef struct api_sort_ctx {
-    session *s;
-    enum api_sort key;
-    int descending;
-} api_sort_ctx;
-
-static int api_compare_functions(const void *a, const void *b, void *arg)
-{
-    const api_sort_ctx *c = arg;
-    const session_function *x = &c->s->functions[*(const uint32_t *)a];
-    const session_function *y = &c->s->functions[*(const uint32_t *)b];
-    long long d = 0;
-
-    switch (c->key) {
-    case SORT_TIME:
-        d = (x->first_jit_ns > y->first_jit_ns) - (x->first_jit_ns < y->first_jit_ns);
-        break;
-    case SORT_JIT_TIME:
-        d = (x->jit_time_total_ns > y->jit_time_total_ns) -
-            (x->jit_time_total_ns < y->jit_time_total_ns);
-        break;
-    case SORT_NATIVE: d = (long long)x->native_size - (long long)y->native_size; break;
-    case SORT_IL: d = (long long)x->il_size - (long long)y->il_size; break;
-    case SORT_NAME: d = strcmp(x->name ? x->name : "", y->name ? y->name : ""); break;
-    }
-    if (d == 0)
-        d = (x->function_id > y->function_id) - (x->function_id < y->function_id);
-    return c->descending ? (d > 0 ? -1 : d < 0) : (d > 0) - (d < 0);
-}
-
 /* GET /api/sessions/{id}/functions/{fid}: one function, with its compilations. */
 static int api_function(api_call *c)
 {
@@ -69,70 +36,6 @@ static int api_function(api_call *c)
         return api_fail(c, 404, "session %d knows no function 0x%llx", c->session_id,
                         (unsigned long long)c->n);
     c->reply->json = json_pack("{s:o}", "function", view_function(c->s, f));
-    return 200;
-}
-
-static int api_functions(api_call *c)
-{
-    const api_request *req = c->req;
-    session *s = c->s;
-    const char *q = req->arg(req->ctx, "q"), *mod = req->arg(req->ctx, "module");
-    const char *sort = req->arg(req->ctx, "sort"), *order = req->arg(req->ctx, "order");
-    api_sort_ctx ctx = {s, SORT_TIME, 0};
-    long long limit, offset;
-    uint32_t *picked;
-    size_t n = 0, i;
-    json_t *list;
-
-    if (api_arg_int(req, "limit", 1, API_MAX_LIMIT, API_DEFAULT_LIMIT, &limit) != 0 ||
-        api_arg_int(req, "offset", 0, 1LL << 40, 0, &offset) != 0)
-        return api_fail(c, 400, "limit must be 1..10000 and offset >= 0");
-    if (!sort || strcmp(sort, "time") == 0)
-        ctx.key = SORT_TIME;
-    else if (strcmp(sort, "jit_time") == 0)
-        ctx.key = SORT_JIT_TIME, ctx.descending = 1;
-    else if (strcmp(sort, "name") == 0)
-        ctx.key = SORT_NAME;
-    else if (strcmp(sort, "native_size") == 0)
-        ctx.key = SORT_NATIVE, ctx.descending = 1;
-    else if (strcmp(sort, "il_size") == 0)
-        ctx.key = SORT_IL, ctx.descending = 1;
-    else
-        return api_fail(c, 400, "sort must be one of time, jit_time, name, native_size, il_size");
-    if (order && strcmp(order, "asc") == 0)
-        ctx.descending = 0;
-    else if (order && strcmp(order, "desc") == 0)
-        ctx.descending = 1;
-    else if (order)
-        return api_fail(c, 400, "order must be asc or desc");
-    if ((q && strlen(q) > 512) || (mod && strlen(mod) > 512))
-        return api_fail(c, 400, "filter too long (512 bytes at most)");
-    picked = malloc((s->function_count + 1) * sizeof(*picked));
-    if (!picked)
-        return api_fail(c, 503, "out of memory");
-    for (i = 0; i < s->function_count; i++) {
-        const session_function *f = &s->functions[i];
-        const char *mname;
-
-        if (!f->jitted)
-            continue; /* known only from stacks: not a compiled function */
-        if (q && *q && (!f->name || !strcasestr(f->name, q)))
-            continue;
-        if (mod && *mod) {
-            session_module *m = session_find_module(s, f->module_id);
-            mname = session_module_name(s, f->module_id);
-            if (!(mname && strcasestr(mname, mod)) && !(m && m->path && strcasestr(m->path, mod)))
-                continue;
-        }
-        picked[n++] = (uint32_t)i;
-    }
-    qsort_r(picked, n, sizeof(*picked), api_compare_functions, &ctx);
-    list = json_array();
-    for (i = (size_t)offset; i < n && i < (size_t)offset + (size_t)limit; i++)
-        json_array_append_new(list, view_function(s, &s->functions[picked[i]]));
-    free(picked);
-    c->reply->json = json_pack("{s:I, s:I, s:I, s:o}", "total", (json_int_t)n, "offset",
-                               (json_int_t)offset, "limit", (json_int_t)limit, "functions", list);
     return 200;
 }
 
@@ -277,9 +180,10 @@ static const api_route api_routes[] = {
     {"POST", "/api/processes/{pid}/attach", api_attach, 0, NULL},
     {"GET", "/api/sessions", api_sessions, 0, NULL},
     {"GET", "/api/sessions/{id}", api_detail, API_LOCKED, NULL},
-    {"GET", "/api/sessions/{id}/functions", api_functions, API_LOCKED, "functions"},
+    {"GET", "/api/sessions/{id}/functions", api_functions_list, 0, "functions"},
     {"GET", "/api/sessions/{id}/functions/{fid}", api_function, API_LOCKED, NULL},
     {"GET", "/api/sessions/{id}/modules", api_modules, API_LOCKED, "modules"},
+    {"GET", "/api/sessions/{id}/modules/totals", api_module_totals, 0, NULL},
     {"GET", "/api/sessions/{id}/threads", api_threads, API_LOCKED, "threads"},
     {"GET", "/api/sessions/{id}/events", api_events, API_LOCKED, "events"},
     {"POST", "/api/sessions/{id}/detach", api_detach, 0, NULL},
@@ -316,9 +220,11 @@ int api_handle(const api_request *req, api_reply *reply)
         status = api_fail(&c, 400, "format must be csv or json");
     else if (status != 0)
         status = api_fail(&c, status, "%s", message);
-    else if (!(route->flags & API_LOCKED))
-        status = route->handler(&c);
-    else if (!(c.s = api_lock_session(&c)))
+    else if (!(route->flags & API_LOCKED)) {
+        status = route->handler(&c); /* a list route that locks in steps itself */
+        if (status == 200 && format)
+            status = api_export(reply, format, c.session_id, route->export_list);
+    } else if (!(c.s = api_lock_session(&c)))
         status = 404;
     else {
         status = route->handler(&c);

@@ -48,5 +48,7 @@ int api_profile_stop(api_call *c);
 int api_profile_get(api_call *c);
 int api_timeline_get(api_call *c);
 int api_tiers_post(api_call *c);
+int api_functions_list(api_call *c); /* takes the lock in steps itself */
+int api_module_totals(api_call *c);  /* likewise */
 
 #endif

@@ -45,10 +45,8 @@ void session_free(session *s)
 
     if (!s)
         return;
-    for (i = 0; i < s->function_count; i++) {
-        free(s->functions[i].name);
-        free(s->functions[i].compilations);
-    }
+    for (i = 0; i < s->function_count; i++)
+        free(s->functions[i].compilation_list);
     for (i = 0; i < s->module_count; i++) {
         free(s->modules[i].path);
         free(s->modules[i].assembly);
@@ -62,17 +60,38 @@ void session_free(session *s)
     stacks_free(&s->stacks);
     profile_free(&s->profile);
     timeline_free(&s->timeline);
-    idmap_free(&s->function_index);
+    idindex_free(&s->function_index);
+    strpool_free(&s->names);
     idmap_free(&s->module_index);
     idmap_free(&s->thread_index);
     free(s->command_line);
     free(s);
 }
 
+_Static_assert(sizeof(session_function) == 128,
+               "session_function: 128 bytes (docs/ARCHITECTURE.md)");
+
 session_function *session_find_function(session *s, uint64_t id)
 {
-    uint32_t i = idmap_get(&s->function_index, id);
-    return i == IDMAP_MISSING ? NULL : &s->functions[i];
+    uint32_t i = idindex_get(&s->function_index, id, s->functions, sizeof(*s->functions));
+    return i == IDINDEX_MISSING ? NULL : &s->functions[i];
+}
+
+session_compilation session_function_compilation(const session_function *f, uint32_t i)
+{
+    if (f->compilation_list && i < f->compilation_count)
+        return f->compilation_list[i];
+    /* compiled once: that compilation is what the function says of its last one */
+    return (session_compilation){f->last_jit_ns, f->jit_time_ns, f->native_size, f->tier};
+}
+
+void session_memory_usage(const session *s, session_memory *m)
+{
+    m->functions = s->function_cap * sizeof(*s->functions);
+    m->function_index = s->function_index.capacity * sizeof(*s->function_index.slots);
+    m->names = strpool_bytes(&s->names);
+    m->events = s->event_cap * sizeof(*s->events);
+    m->compilations = s->compilation_bytes;
 }
 
 session_module *session_find_module(session *s, uint64_t id)
@@ -103,16 +122,21 @@ const char *session_module_name(session *s, uint64_t module_id)
 
 /* Appends a zeroed entry to an array indexed by `index` under `id` (an existing
  * mapping is re-pointed to the new entry). NULL when a cap is reached or memory
- * runs out, counted in capacity_drops. */
+ * runs out, counted in capacity_drops. The array grows without zero-filling:
+ * only the entry handed out is cleared. */
 static void *session_append(session *s, void **items, size_t *count, size_t *cap, idmap *index,
                             size_t elem, size_t max, uint64_t id)
 {
-    if (grow_reserve(items, cap, *count, elem, 64, max, GROW_ZERO) != 0 ||
+    void *e;
+
+    if (grow_reserve(items, cap, *count, elem, 64, max, GROW_KEEP) != 0 ||
         idmap_put(index, id, (uint32_t)*count) != 0) {
         s->capacity_drops++;
         return NULL;
     }
-    return (char *)*items + elem * (*count)++;
+    e = (char *)*items + elem * (*count)++;
+    memset(e, 0, elem);
+    return e;
 }
 
 /* The get-or-create helpers return NULL when the ID is 0 or a cap is reached;
@@ -124,12 +148,21 @@ static session_function *session_function_entry(session *s, uint64_t id, int *cr
     *created = 0;
     if (f || id == 0)
         return f;
-    f = session_append(s, (void **)&s->functions, &s->function_count, &s->function_cap,
-                       &s->function_index, sizeof(*f), SESSION_MAX_FUNCTIONS, id);
-    if (f) {
-        f->function_id = id;
-        *created = 1;
+    if (grow_reserve((void **)&s->functions, &s->function_cap, s->function_count, sizeof(*f), 1024,
+                     SESSION_MAX_FUNCTIONS, GROW_KEEP) != 0) {
+        s->capacity_drops++;
+        return NULL;
     }
+    f = &s->functions[s->function_count];
+    memset(f, 0, sizeof(*f));
+    f->function_id = id; /* before the index reads it */
+    if (idindex_put(&s->function_index, id, (uint32_t)s->function_count, s->functions,
+                    sizeof(*f)) != 0) {
+        s->capacity_drops++;
+        return NULL;
+    }
+    s->function_count++;
+    *created = 1;
     return f;
 }
 
@@ -191,7 +224,7 @@ void session_log_event(session *s, uint16_t type, uint16_t flags, int64_t when, 
 
     if (s->event_seq < SESSION_MAX_EVENTS &&
         grow_reserve((void **)&s->events, &s->event_cap, (size_t)s->event_seq, sizeof(*e), 64,
-                     SESSION_MAX_EVENTS, GROW_ZERO) != 0) {
+                     SESSION_MAX_EVENTS, GROW_KEEP) != 0) {
         s->capacity_drops++;
         return;
     }
@@ -205,6 +238,8 @@ void session_log_event(session *s, uint16_t type, uint16_t flags, int64_t when, 
     e->type = type;
     e->flags = flags;
     e->extra = extra;
+    e->tier = 0;
+    e->reserved = 0;
 }
 
 static void session_log(session *s, const wire_record *r, int64_t when, uint64_t id, uint64_t value,
@@ -235,6 +270,22 @@ static void session_set_string(char **field, const wire_string *value)
     }
 }
 
+/* A function's name, into the session's pool; out of room it keeps the name it
+ * had. A method's first name is new (one per FunctionID): appended. Dynamic
+ * methods are renamed each time their FunctionID is reused, often with the
+ * same few names: interned, so that renaming does not grow the pool. */
+static void session_set_name(session *s, session_function *f, const wire_string *value, int dynamic)
+{
+    const char *text = (const char *)value->text;
+    const char *name = dynamic ? strpool_intern(&s->names, text, value->length)
+                               : strpool_add(&s->names, text, value->length);
+
+    if (name)
+        f->name = name;
+    else
+        s->capacity_drops++;
+}
+
 /* Finds and pops the matching JIT start on the thread; returns the duration or 0. */
 static uint64_t session_jit_duration(session_thread *t, uint64_t function_id, uint64_t end_ns)
 {
@@ -260,14 +311,15 @@ static uint64_t session_jit_duration(session_thread *t, uint64_t function_id, ui
 static int session_add_code_version(session_function *f, uint64_t code_start)
 {
     uint32_t i,
-        known = f->versions < SESSION_MAX_CODE_VERSIONS ? f->versions : SESSION_MAX_CODE_VERSIONS;
+        known = f->versions < SESSION_MAX_CODE_VERSIONS ? f->versions : SESSION_MAX_CODE_VERSIONS,
+        low = (uint32_t)code_start;
 
     if (code_start == 0)
         return 0;
     for (i = 0; i < known; i++)
-        if (f->code_start[i] == code_start)
+        if (f->code_start[i] == low)
             return 0;
-    f->code_start[f->versions % SESSION_MAX_CODE_VERSIONS] = code_start;
+    f->code_start[f->versions % SESSION_MAX_CODE_VERSIONS] = low;
     f->versions++;
     return 1;
 }
@@ -294,20 +346,32 @@ static uint32_t session_take_code_versions(session_function *f, const wire_recor
 }
 
 /* Keeps one live compilation (with f->tier and f->native_size already set);
- * past SESSION_MAX_COMPILATIONS, or out of memory, it is only counted. */
-static void session_add_compilation(session_function *f, int64_t when, uint64_t duration)
+ * past SESSION_MAX_COMPILATIONS, or out of memory, it is only counted. The
+ * first needs no list (the function's fields say it all); the second makes
+ * the list, with the first copied from `first` (those fields before this
+ * compilation changed them). */
+static void session_add_compilation(session *s, session_function *f,
+                                    const session_compilation *first, int64_t when,
+                                    uint64_t duration)
 {
     size_t cap = f->compilation_cap;
 
+    if (f->compilation_count == 0) {
+        f->compilation_count = 1;
+        return;
+    }
     if (f->compilation_count >= SESSION_MAX_COMPILATIONS ||
-        grow_reserve((void **)&f->compilations, &cap, f->compilation_count,
-                     sizeof(*f->compilations), 2, SESSION_MAX_COMPILATIONS, GROW_KEEP) != 0) {
+        grow_reserve((void **)&f->compilation_list, &cap, f->compilation_count,
+                     sizeof(*f->compilation_list), 2, SESSION_MAX_COMPILATIONS, GROW_KEEP) != 0) {
         f->compilations_unkept++;
         return;
     }
-    f->compilation_cap = (uint32_t)cap;
-    f->compilations[f->compilation_count++] = (session_compilation){when, duration, f->native_size,
-                                                                    f->tier};
+    if (f->compilation_cap == 0)
+        f->compilation_list[0] = *first;
+    s->compilation_bytes += (cap - f->compilation_cap) * sizeof(session_compilation);
+    f->compilation_cap = (uint8_t)cap;
+    f->compilation_list[f->compilation_count++] = (session_compilation){when, duration,
+                                                                        f->native_size, f->tier};
 }
 
 static void session_apply_jit(session *s, const wire_record *r, int64_t when)
@@ -317,6 +381,7 @@ static void session_apply_jit(session *s, const wire_record *r, int64_t when)
     session_function *f = session_function_entry(s, j->function_id, &created);
     uint64_t duration = 0, logged;
     uint32_t new_size;
+    session_compilation first;
 
     if (!f)
         return;
@@ -337,6 +402,7 @@ static void session_apply_jit(session *s, const wire_record *r, int64_t when)
     }
     duration = session_jit_duration(session_find_thread(s, j->thread_id), j->function_id,
                                     r->time_ns);
+    first = session_function_compilation(f, 0);
     f->flags = (f->flags & ~(uint32_t)WIRE_FLAG_CATCHUP) | (r->flags & WIRE_FLAG_DYNAMIC);
     f->thread_id = j->thread_id;
     if (j->il_size)
@@ -356,7 +422,7 @@ static void session_apply_jit(session *s, const wire_record *r, int64_t when)
     f->tier = j->tier < WIRE_TIER_COUNT ? j->tier : WIRE_TIER_UNKNOWN; /* hostile input */
     s->tier_compilations[f->tier]++;
     s->tier_jit_ns[f->tier] += duration;
-    session_add_compilation(f, when, duration);
+    session_add_compilation(s, f, &first, when, duration);
     logged = s->event_seq;
     session_log(s, r, when, j->function_id, duration, f->native_size);
     if (s->event_seq != logged)
@@ -367,19 +433,20 @@ static void session_apply_jit(session *s, const wire_record *r, int64_t when)
  * they stop finding its functions (which stay listed, as they were). */
 static void session_retire_functions(session *s, uint64_t module_id)
 {
-    idmap kept = {0};
+    idindex kept = {0};
     size_t i, capacity = s->function_index.capacity;
 
     for (i = 0; i < capacity; i++) {
-        uint64_t id = s->function_index.keys[i];
-        uint32_t at = s->function_index.values[i];
-        if (id != 0 && s->functions[at].module_id != module_id && idmap_put(&kept, id, at) != 0) {
-            idmap_free(&kept); /* out of memory: keep the old index, IDs may be shared */
+        const idindex_slot *slot = &s->function_index.slots[i];
+        const session_function *f = slot->index ? &s->functions[slot->index - 1] : NULL;
+        if (f && f->module_id != module_id &&
+            idindex_put(&kept, f->function_id, slot->index - 1, s->functions, sizeof(*f)) != 0) {
+            idindex_free(&kept); /* out of memory: keep the old index, IDs may be shared */
             s->capacity_drops++;
             return;
         }
     }
-    idmap_free(&s->function_index);
+    idindex_free(&s->function_index);
     s->function_index = kept;
 }
 
@@ -530,8 +597,8 @@ int session_apply(session *s, const wire_record *r, int64_t now_ns, const char *
                 f->il_size = n->il_size; /* JIT records leave it to the name now */
             /* a dynamic method's FunctionID is reused once it is collected:
              * its latest name is the one that counts */
-            if (!f->name || (r->flags & WIRE_FLAG_DYNAMIC))
-                session_set_string(&f->name, &r->strings[0]); /* frees the old one */
+            if (!f->name || (r->flags & WIRE_FLAG_DYNAMIC)) /* the old one stays in the pool */
+                session_set_name(s, f, &r->strings[0], (r->flags & WIRE_FLAG_DYNAMIC) != 0);
             f->flags |= r->flags & WIRE_FLAG_DYNAMIC;
         }
         break;

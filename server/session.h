@@ -17,10 +17,12 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "idindex.h"
 #include "idmap.h"
 #include "profile.h"
 #include "session_log.h"
 #include "stacks.h"
+#include "strpool.h"
 #include "timeline.h"
 #include "wire_decode.h"
 
@@ -30,7 +32,7 @@
 #define SESSION_MAX_MODULES (256u * 1024u)
 #define SESSION_MAX_THREADS (256u * 1024u)
 #define SESSION_MAX_EVENTS (1024u * 1024u) /* newest kept; older ones are evicted and counted */
-#define SESSION_MAX_CODE_VERSIONS 8
+#define SESSION_MAX_CODE_VERSIONS 4        /* code starts kept per function to recognise repeats */
 #define SESSION_JIT_NESTING 8
 
 typedef enum session_state {
@@ -55,28 +57,44 @@ typedef struct session_compilation {
 
 #define SESSION_MAX_COMPILATIONS 16 /* kept per function; later ones are counted only */
 
+/* One function: 128 bytes, in one array per session that grows without
+ * zero-filling (docs/ARCHITECTURE.md, Server memory). Its name is interned in
+ * the session's string pool; a function compiled once has no compilation list
+ * (its one compilation is the fields below): read compilations with
+ * session_function_compilation(). function_id must stay the first field (the
+ * index, idindex.h, reads it there). */
 typedef struct session_function {
     uint64_t function_id, module_id, thread_id;
-    uint64_t code_start[SESSION_MAX_CODE_VERSIONS]; /* distinct native code versions seen */
-    char *name;
-    uint32_t versions; /* distinct code starts; 2+ means re-JIT (tier-up, OSR...) */
-    uint32_t token, il_size, native_size;
-    uint32_t flags; /* WIRE_FLAG_CATCHUP (only known from enumeration), _DYNAMIC */
-    int32_t hresult;
-    uint32_t jit_count;   /* compilations observed live */
-    uint32_t jitted;      /* 1: a JIT record (live or catch-up) named it. 0: known only
-                               from a name record and stacks (ReadyToRun code, or compiled
-                               before attach and not enumerated): named in stacks and
-                               profiles, but not listed by /functions nor counted */
+    /* low 32 bits of the distinct native code starts seen (the newest
+     * SESSION_MAX_CODE_VERSIONS, a ring); two versions of one method whose
+     * starts differ only above 4 GiB would count as one */
+    uint32_t code_start[SESSION_MAX_CODE_VERSIONS];
+    const char *name;     /* interned (session.names): valid while the session lives */
     int64_t first_jit_ns; /* wall clock, Unix ns */
     int64_t last_jit_ns;
     uint64_t jit_time_ns; /* duration of the last compilation (Finished - Started) */
     uint64_t jit_time_total_ns;
-    session_compilation *compilations; /* in order, at most SESSION_MAX_COMPILATIONS */
-    uint32_t compilation_count, compilation_cap;
+    /* compilations 2+: all kept ones, in order; NULL while compilation_count <= 1 */
+    session_compilation *compilation_list;
+    uint32_t versions; /* distinct code starts; 2+ means re-JIT (tier-up, OSR...) */
+    uint32_t token, il_size, native_size;
+    uint32_t flags; /* WIRE_FLAG_CATCHUP (only known from enumeration), _DYNAMIC */
+    int32_t hresult;
+    uint32_t jit_count;           /* compilations observed live */
     uint32_t compilations_unkept; /* compilations after the table was full */
-    uint32_t tier;                /* wire_tier of the last compilation */
+    uint8_t jitted;               /* 1: a JIT record (live or catch-up) named it. 0: known only
+                       from a name record and stacks (ReadyToRun code, or compiled
+                       before attach and not enumerated): named in stacks and
+                       profiles, but not listed by /functions nor counted */
+    uint8_t tier;                 /* wire_tier of the last compilation */
+    uint8_t compilation_count, compilation_cap; /* kept (at most SESSION_MAX_COMPILATIONS) */
 } session_function;
+
+/* Compilation i (0 <= i < f->compilation_count) of a function, in order. */
+session_compilation session_function_compilation(const session_function *f, uint32_t i);
+/* A function's name, or NULL when no name record came (the accessor other
+ * code should use: how names are held may change). */
+static inline const char *session_function_name(const session_function *f) { return f->name; }
 
 typedef struct session_module {
     uint64_t module_id, assembly_id, base_address;
@@ -156,9 +174,11 @@ typedef struct session {
     int64_t detach_requested_ns, detach_finished_ns;
     int32_t detach_hresult;
     /* state */
-    session_function *functions;
+    session_function *functions; /* append-only: a position stays the same function */
     size_t function_count, function_cap;
-    idmap function_index;
+    idindex function_index;
+    strpool names;            /* function names, interned */
+    size_t compilation_bytes; /* what the functions' compilation lists hold */
     session_module *modules;
     size_t module_count, module_cap;
     idmap module_index;
@@ -178,7 +198,18 @@ typedef struct session {
     size_t event_cap;
     uint64_t event_seq; /* last seq given */
     uint64_t events_evicted;
+    /* readers that work on this session with the lock released (the functions
+     * query): while pinned it is not freed, only taken out of the registry
+     * (sessions.c frees it at the last unpin) */
+    unsigned pins;
+    int forgotten;
 } session;
+
+/* What a session holds in memory, in bytes (GET /api/sessions/{id}: "memory"). */
+typedef struct session_memory {
+    size_t functions, function_index, names, events, compilations;
+} session_memory;
+void session_memory_usage(const session *s, session_memory *m);
 
 /* A pid an agent reported (hello pid, parent pid): the agent's word, so 0
  * (unknown) unless it lies in 1..4194304 (the largest pid_max Linux allows). */

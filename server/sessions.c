@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/random.h>
@@ -18,8 +19,33 @@ static void (*_Atomic sessions_listener)(int session_id);
 static pthread_cond_t sessions_cond;
 static pthread_once_t sessions_cond_once = PTHREAD_ONCE_INIT;
 
-void sessions_lock(void) { pthread_mutex_lock(&sessions_mutex); }
+static _Atomic int sessions_waiting; /* threads blocked in sessions_lock() */
+
+void sessions_lock(void)
+{
+    if (pthread_mutex_trylock(&sessions_mutex) == 0)
+        return;
+    sessions_waiting++;
+    pthread_mutex_lock(&sessions_mutex);
+    sessions_waiting--;
+}
+
 void sessions_unlock(void) { pthread_mutex_unlock(&sessions_mutex); }
+
+void sessions_let_others_in(void)
+{
+    int64_t until;
+
+    pthread_mutex_unlock(&sessions_mutex);
+    if (sessions_waiting > 0) {
+        /* a mutex lets the thread that just released it take it again at
+         * once: give the waiters (ingest above all) their turn first */
+        until = (int64_t)clock_mono_ns() + SESSIONS_LET_IN_NS;
+        while (sessions_waiting > 0 && (int64_t)clock_mono_ns() < until)
+            sched_yield();
+    }
+    sessions_lock();
+}
 
 static void sessions_cond_init(void)
 {
@@ -231,13 +257,24 @@ void sessions_free_all(void)
     sessions_n = 0;
 }
 
+void sessions_pin(session *s) { s->pins++; }
+
+void sessions_unpin(session *s)
+{
+    if (--s->pins == 0 && s->forgotten)
+        session_free(s);
+}
+
 void sessions_remove(int id)
 {
     size_t i;
 
     for (i = 0; i < sessions_n; i++) {
         if (sessions_items[i]->id == id) {
-            session_free(sessions_items[i]);
+            if (sessions_items[i]->pins)
+                sessions_items[i]->forgotten = 1; /* freed by the last sessions_unpin */
+            else
+                session_free(sessions_items[i]);
             memmove(&sessions_items[i], &sessions_items[i + 1],
                     (sessions_n - i - 1) * sizeof(sessions_items[0]));
             sessions_n--;

@@ -17,6 +17,12 @@
 
 void sessions_lock(void);
 void sessions_unlock(void);
+/* For a reader that works through a session in steps (the functions query,
+ * per-module totals): with the lock held, releases it, lets the threads
+ * waiting for it (the link thread's ingest) take their turn, waiting for them
+ * at most SESSIONS_LET_IN_NS, and takes it again. Pin the session first. */
+#define SESSIONS_LET_IN_NS 5000000
+void sessions_let_others_in(void);
 /* Wakes every sessions_wait(): records were applied or a link changed. Caller
  * holds the lock. */
 void sessions_changed(void);
@@ -57,8 +63,16 @@ session *sessions_at(size_t index);
  * its agent link is closed its session becomes EXITED and ended. Sessions
  * that already ended (detached ones too) are not watched. */
 void sessions_sweep(void);
-/* Forgets a session that never became real (a failed attach). */
+/* Forgets a session (a failed attach, or the oldest ended one making room).
+ * A pinned session is only taken out of the registry (sessions_get no longer
+ * finds it) and freed at its last unpin. */
 void sessions_remove(int id);
+/* A reader that releases the lock while it works on s (the functions query)
+ * pins it first and unpins it after, both with the lock held: meanwhile s is
+ * not freed and what session.h promises stable (function positions, interned
+ * names) stays valid; everything else is read with the lock held. */
+void sessions_pin(session *s);
+void sessions_unpin(session *s);
 void sessions_free_all(void);
 
 #endif

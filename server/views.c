@@ -154,6 +154,20 @@ json_t *view_agent_cost(const wire_agent_cost *c)
                      "buckets", buckets);
 }
 
+/* What the session holds, in bytes (allocated: capacities, not only what is used). */
+static json_t *view_session_memory(const session *s)
+{
+    session_memory m;
+
+    session_memory_usage(s, &m);
+    return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "functions", (json_int_t)m.functions,
+                     "function_index", (json_int_t)m.function_index, "compilations",
+                     (json_int_t)m.compilations, "names", (json_int_t)m.names, "name_text",
+                     (json_int_t)s->names.text_bytes, "events", (json_int_t)m.events,
+                     "function_bytes",
+                     (json_int_t)(m.functions + m.function_index + m.compilations));
+}
+
 json_t *view_session_detail(session *s)
 {
     json_t *o = view_session_summary(s);
@@ -188,6 +202,7 @@ json_t *view_session_detail(session *s)
     json_object_set_new(o, "agent_cost", view_agent_cost(&s->agent_cost));
     json_object_set_new(o, "tiers", view_tier_totals(s));
     json_object_set_new(o, "tier_source", view_tier_source(s));
+    json_object_set_new(o, "memory", view_session_memory(s));
     return o;
 }
 
@@ -198,11 +213,11 @@ static json_t *view_compilations(const session_function *f)
     uint32_t i;
 
     for (i = 0; i < f->compilation_count; i++) {
-        const session_compilation *c = &f->compilations[i];
+        const session_compilation c = session_function_compilation(f, i);
         json_array_append_new(list,
-                              json_pack("{s:s, s:o, s:i, s:I}", "tier", session_tier_name(c->tier),
-                                        "time_ms", view_ms(c->time_ns), "native_size",
-                                        (int)c->native_size, "jit_ns", (json_int_t)c->jit_ns));
+                              json_pack("{s:s, s:o, s:i, s:I}", "tier", session_tier_name(c.tier),
+                                        "time_ms", view_ms(c.time_ns), "native_size",
+                                        (int)c.native_size, "jit_ns", (json_int_t)c.jit_ns));
     }
     return list;
 }

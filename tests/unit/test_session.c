@@ -696,7 +696,7 @@ TEST(repeated_unloads_do_not_rebuild_the_index)
 {
     session *s = live_session();
     wire_record n, u = simple(WIRE_MODULE_UNLOADED);
-    const uint64_t *keys;
+    const void *keys;
 
     apply(s, module_loaded(0x200000, "/p/Plugin1.dll", "Plugin1", 0));
     apply(s, module_loaded(0x300000, "/p/Empty.dll", "Empty", 0));
@@ -705,22 +705,22 @@ TEST(repeated_unloads_do_not_rebuild_the_index)
     apply(s, n);
     apply(s, jit_finished(0xF00, 0, 0x1000, 10, MONO + 5, 0));
     apply(s, jit_finished(0xF10, 0, 0x1100, 10, MONO + 6, 0));
-    keys = s->function_index.keys;
+    keys = (const void *)s->function_index.slots;
     u.u.module_unloaded.module_id = 0x300000;
     apply(s, u);
-    CHECK(s->function_index.keys == keys, "a module without functions: no rebuild");
+    CHECK((const void *)s->function_index.slots == keys, "a module without functions: no rebuild");
     u.u.module_unloaded.module_id = 0x900000;
     apply(s, u);
-    CHECK(s->function_index.keys == keys, "an unknown module: no rebuild");
+    CHECK((const void *)s->function_index.slots == keys, "an unknown module: no rebuild");
     u.u.module_unloaded.module_id = 0x200000;
     apply(s, u);
-    CHECK(s->function_index.keys != keys && session_find_function(s, 0xF00) == NULL &&
-              session_find_function(s, 0xF10) != NULL,
+    CHECK((const void *)s->function_index.slots != keys &&
+              session_find_function(s, 0xF00) == NULL && session_find_function(s, 0xF10) != NULL,
           "the first unload of Plugin1 retires its function only");
-    keys = s->function_index.keys;
+    keys = (const void *)s->function_index.slots;
     apply(s, u);
     apply(s, u);
-    CHECK(s->function_index.keys == keys, "repeated unloads: no rebuild");
+    CHECK((const void *)s->function_index.slots == keys, "repeated unloads: no rebuild");
     session_free(s);
 }
 
@@ -792,16 +792,29 @@ TEST(tiers_per_compilation)
         r = jit_finished(0xF1, 0x71, 0x1000 * (i + 1), 16 * (i + 1), MONO + 100 * i + 10, 0);
         r.u.jit_finished.tier = tiers[i];
         apply(s, r);
+        f = session_find_function(s, 0xF1);
+        if (i == 0)
+            CHECK(f && f->compilation_count == 1 && !f->compilation_list &&
+                      session_function_compilation(f, 0).tier == WIRE_TIER_0 &&
+                      session_function_compilation(f, 0).native_size == 16 &&
+                      session_function_compilation(f, 0).time_ns == f->last_jit_ns,
+                  "compiled once: no list, the function's own fields are its compilation");
     }
     f = session_find_function(s, 0xF1);
     CHECK(f && f->compilation_count == 4, "four compilations kept");
-    CHECK(f && f->compilations[0].tier == WIRE_TIER_0 &&
-              f->compilations[1].tier == WIRE_TIER_0_INSTRUMENTED &&
-              f->compilations[2].tier == WIRE_TIER_1 &&
-              f->compilations[3].tier == WIRE_TIER_UNKNOWN,
+    CHECK(f && session_function_compilation(f, 0).tier == WIRE_TIER_0 &&
+              session_function_compilation(f, 1).tier == WIRE_TIER_0_INSTRUMENTED &&
+              session_function_compilation(f, 2).tier == WIRE_TIER_1 &&
+              session_function_compilation(f, 3).tier == WIRE_TIER_UNKNOWN,
           "in order; 99 is not a tier: unknown");
-    CHECK(f && f->compilations[2].jit_ns == 10 && f->compilations[2].native_size == 48,
+    CHECK(f && session_function_compilation(f, 2).jit_ns == 10 &&
+              session_function_compilation(f, 2).native_size == 48,
           "each with its JIT time and size");
+    CHECK(f && session_function_compilation(f, 0).jit_ns == 10 &&
+              session_function_compilation(f, 0).native_size == 16 &&
+              session_function_compilation(f, 0).time_ns == f->compilation_list[0].time_ns &&
+              f->compilation_list[0].time_ns < f->compilation_list[1].time_ns,
+          "the first, kept in the function until the second came, copied as it was");
     CHECK(f && f->tier == WIRE_TIER_UNKNOWN, "the function's tier is its last compilation's");
     CHECK(session_find_function(s, 0xF9)->compilation_count == 0, "catch-up: no compilation");
     CHECK(s->tier_compilations[WIRE_TIER_0] == 1 && s->tier_compilations[WIRE_TIER_1] == 1 &&

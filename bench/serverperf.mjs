@@ -1,0 +1,154 @@
+// serverperf.mjs -- the server under load: ingest rate alone and while a
+// dashboard and a script query it, functions-query latency at rest, and the
+// memory held per function, at SIZES functions (default 100k and 1M).
+//
+// The agent is build/bench/replay (bench/replay.c) at full speed under
+// `jitscope run`: per function JIT_STARTED, FUNCTION_NAME, JIT_FINISHED, over
+// MODULES modules. "With queries": while it streams, a script sends functions
+// queries back to back (sorts and filters in rotation), and a dashboard polls
+// the session every second, the slowest 20 every 3 s and the per-module totals
+// every 5 s (GET .../modules/totals, or, on a server without that route, the
+// old dashboard's paging of every function 10,000 at a time).
+// BINS="a b" compares server binaries in one run (default: build/jitscope),
+// interleaved per size; REPS (default 3) repetitions of each ingest, medians.
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { BUILD, ROOT, startServer, waitFor, sleep } from '../tests/e2e/lib.mjs';
+import { median, pct, f1 } from './stats.mjs';
+
+const SIZES = (process.env.SIZES || '100000,1000000').split(',').map(Number);
+const MODULES = Number(process.env.MODULES || 16);
+const REPS = Number(process.env.REPS || 3);
+const QUERY_REPS = Number(process.env.QUERY_REPS || 5);
+const BINS = (process.env.BINS || path.join(BUILD, 'jitscope')).split(/\s+/).filter(Boolean);
+const replay = path.join(BUILD, 'bench/replay');
+
+const SORTS = ['time', 'jit_time', 'name', 'native_size', 'il_size'];
+const FILTERS = ['', '&q=Method12', '&module=Module3'];
+
+const rssKb = (pid) => {
+  const m = /VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) : 0;
+};
+
+async function timed(srv, p) {
+  const t0 = performance.now();
+  const r = await srv.api(p);
+  const ms = performance.now() - t0;
+  if (r.status !== 200) throw new Error(`${p}: ${r.status} ${JSON.stringify(r.body).slice(0, 200)}`);
+  return { ms, body: r.body };
+}
+
+// The per-module totals as the dashboard gets them.
+async function byModule(srv, hasRoute) {
+  if (hasRoute) return timed(srv, '/api/sessions/1/modules/totals');
+  const t0 = performance.now();
+  for (let offset = 0; ;) {
+    const { body } = await timed(srv, `/api/sessions/1/functions?sort=time&order=asc&limit=10000&offset=${offset}`);
+    offset += body.functions.length;
+    if (!body.functions.length || offset >= body.total) break;
+  }
+  return { ms: performance.now() - t0 };
+}
+
+async function ingest(bin, n, withQueries) {
+  const srv = await startServer(['run', '--port', '0', '--', replay, '--count', String(n), '--functions', String(n), '--modules', String(MODULES)], { bin });
+  const want = 1 + MODULES + 3 * n;
+  const rssBefore = rssKb(srv.proc.pid);
+  await waitFor('hello', async () => (await srv.api('/api/sessions/1')).body.state !== 'starting', 20000, 5);
+  const hasRoute = (await srv.api('/api/sessions/1/modules/totals')).status === 200;
+  let done = false;
+  const script = [];
+  const dash = [];
+  const loops = [];
+  if (withQueries) {
+    loops.push((async () => {
+      for (let i = 0; !done; i++) {
+        const q = `/api/sessions/1/functions?sort=${SORTS[i % SORTS.length]}&limit=100${FILTERS[Math.floor(i / SORTS.length) % FILTERS.length]}`;
+        script.push((await timed(srv, q)).ms);
+      }
+    })());
+    loops.push((async () => {
+      for (let t = 0; !done; t++) {
+        const t0 = performance.now();
+        await timed(srv, '/api/sessions/1');
+        if (t % 3 === 0) dash.push((await timed(srv, '/api/sessions/1/functions?sort=jit_time&order=desc&limit=20')).ms);
+        if (t % 5 === 0) dash.push((await byModule(srv, hasRoute)).ms);
+        await sleep(Math.max(0, 1000 - (performance.now() - t0)));
+      }
+    })());
+  }
+  const s = await waitFor('all applied', async () => {
+    const x = (await srv.api('/api/sessions/1')).body;
+    return x.link.records >= want && x;
+  }, 600000, 10);
+  const secs = (Date.now() - s.connected_ms) / 1000;
+  done = true;
+  await Promise.all(loops);
+  const rssAfter = rssKb(srv.proc.pid);
+  await srv.stop();
+  return { rate: s.link.records / secs, secs, functions: s.counters.functions, script, dash, rssKb: rssAfter - rssBefore, memory: s.memory || null, hasRoute };
+}
+
+async function queries(bin, n) {
+  const srv = await startServer(['run', '--port', '0', '--', replay, '--count', String(n), '--functions', String(n), '--modules', String(MODULES)], { bin });
+  const want = 1 + MODULES + 3 * n;
+  await waitFor('all applied', async () => (await srv.api('/api/sessions/1')).body.link?.records >= want, 600000, 50);
+  const hasRoute = (await srv.api('/api/sessions/1/modules/totals')).status === 200;
+  const all = [];
+  const bySort = {};
+  for (let r = 0; r < QUERY_REPS; r++) {
+    for (const sort of SORTS) {
+      for (const f of FILTERS) {
+        const { ms } = await timed(srv, `/api/sessions/1/functions?sort=${sort}&limit=100${f}`);
+        all.push(ms);
+        (bySort[sort] ||= []).push(ms);
+      }
+    }
+  }
+  const mods = [];
+  for (let r = 0; r < QUERY_REPS; r++) mods.push((await byModule(srv, hasRoute)).ms);
+  await srv.stop();
+  return { all, bySort, mods };
+}
+
+const label = (bin) => path.relative(ROOT, bin) || bin;
+console.log(`### Server under load (\`bench/serverperf.mjs\`; replay at full speed, ${MODULES} modules, ${REPS} ingests of each kind, medians)`);
+console.log('');
+const rows = [];
+const qrows = [];
+for (const n of SIZES) {
+  const res = new Map(BINS.map((b) => [b, { alone: [], loaded: [] }]));
+  for (let rep = 0; rep < REPS; rep++) {
+    for (const b of BINS) {
+      res.get(b).alone.push(await ingest(b, n, false));
+      res.get(b).loaded.push(await ingest(b, n, true));
+    }
+  }
+  for (const b of BINS) {
+    const { alone, loaded } = res.get(b);
+    const script = loaded.flatMap((x) => x.script);
+    const dash = loaded.flatMap((x) => x.dash);
+    const mem = alone[alone.length - 1].memory;
+    rows.push(`| ${label(b)} | ${n.toLocaleString('en')} | ${f1(median(alone.map((x) => x.rate)) / 1e6)} M | ${f1(median(loaded.map((x) => x.rate)) / 1e6)} M | ` +
+      `${f1(median(loaded.map((x) => x.rate)) / median(alone.map((x) => x.rate)) * 100)}% | ${script.length} | ${script.length ? f1(pct(script, 50)) : '-'} / ${script.length ? f1(pct(script, 99)) : '-'} | ` +
+      `${dash.length ? f1(pct(dash, 50)) : '-'} / ${dash.length ? f1(Math.max(...dash)) : '-'} | ${f1(median(alone.map((x) => x.rssKb)) * 1024 / n)} | ` +
+      `${mem ? f1(mem.function_bytes / n) + ' + names ' + f1(mem.names / n) : '-'} |`);
+    const q = await queries(b, n);
+    qrows.push(`| ${label(b)} | ${n.toLocaleString('en')} | ${q.all.length} | ${f1(pct(q.all, 50))} | ${f1(pct(q.all, 99))} | ${f1(Math.max(...q.all))} | ` +
+      `${SORTS.map((s) => f1(median(q.bySort[s]))).join(' / ')} | ${f1(median(q.mods))} |`);
+  }
+}
+console.log('| server | functions | ingest alone (records/s) | with queries (records/s) | with / alone | script queries | script query p50 / p99 (ms) | dashboard requests p50 / max (ms) | RSS growth per function (bytes) | held per function, server\'s count (bytes) |');
+console.log('|---|---|---|---|---|---|---|---|---|---|');
+for (const r of rows) console.log(r);
+console.log('');
+console.log(`Functions queries at rest (every sort x {no filter, q=, module=} x ${QUERY_REPS}, limit 100; time is the HTTP round trip from Node), and per-module totals:`);
+console.log('');
+console.log(`| server | functions | queries | p50 (ms) | p99 (ms) | max (ms) | median by sort: ${SORTS.join(' / ')} (ms) | per-module totals (ms) |`);
+console.log('|---|---|---|---|---|---|---|---|');
+for (const r of qrows) console.log(r);
+console.log('');
+const load = spawnSync('cat', ['/proc/loadavg'], { encoding: 'utf8' }).stdout.trim().split(' ').slice(0, 3).join(' ');
+console.log(`Load average at the end: ${load} (the machine is shared).`);

@@ -1,0 +1,90 @@
+/* idindex.c -- ID -> position over records that hold their own ID (see idindex.h). */
+#include "idindex.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static uint32_t idindex_hash(uint64_t key)
+{
+    key ^= key >> 33;
+    key *= 0xff51afd7ed558ccdull;
+    key ^= key >> 33;
+    key *= 0xc4ceb9fe1a85ec53ull;
+    key ^= key >> 33;
+    return (uint32_t)key;
+}
+
+static uint64_t idindex_key(const void *records, size_t stride, uint32_t index)
+{
+    uint64_t id;
+
+    memcpy(&id, (const char *)records + (size_t)index * stride, sizeof(id));
+    return id;
+}
+
+/* The slot of id, or the empty slot where it would go. */
+static size_t idindex_find(const idindex *m, uint64_t id, uint32_t tag, const void *records,
+                           size_t stride)
+{
+    size_t mask = m->capacity - 1, i;
+
+    for (i = tag & mask; m->slots[i].index != 0; i = (i + 1) & mask)
+        if (m->slots[i].tag == tag && idindex_key(records, stride, m->slots[i].index - 1) == id)
+            break;
+    return i;
+}
+
+uint32_t idindex_get(const idindex *m, uint64_t id, const void *records, size_t stride)
+{
+    size_t i;
+
+    if (m->capacity == 0 || id == 0)
+        return IDINDEX_MISSING;
+    i = idindex_find(m, id, idindex_hash(id), records, stride);
+    return m->slots[i].index ? m->slots[i].index - 1 : IDINDEX_MISSING;
+}
+
+/* Doubles the table, re-slotting by the tags (no record is read). */
+static int idindex_grow(idindex *m)
+{
+    size_t cap = m->capacity ? m->capacity * 2 : 1024, mask = cap - 1, i, j;
+    idindex_slot *bigger;
+
+    if (cap > ((size_t)1 << 32) || !(bigger = calloc(cap, sizeof(*bigger))))
+        return -1;
+    for (i = 0; i < m->capacity; i++) {
+        if (!m->slots[i].index)
+            continue;
+        for (j = m->slots[i].tag & mask; bigger[j].index; j = (j + 1) & mask)
+            ;
+        bigger[j] = m->slots[i];
+    }
+    free(m->slots);
+    m->slots = bigger;
+    m->capacity = cap;
+    return 0;
+}
+
+int idindex_put(idindex *m, uint64_t id, uint32_t index, const void *records, size_t stride)
+{
+    uint32_t tag;
+    size_t i;
+
+    if (id == 0 || index == UINT32_MAX)
+        return -1;
+    if ((m->count + 1) * 10 > m->capacity * 7 && idindex_grow(m) != 0)
+        return -1;
+    tag = idindex_hash(id);
+    i = idindex_find(m, id, tag, records, stride);
+    if (!m->slots[i].index)
+        m->count++;
+    m->slots[i] = (idindex_slot){tag, index + 1};
+    return 0;
+}
+
+void idindex_free(idindex *m)
+{
+    free(m->slots);
+    m->slots = NULL;
+    m->capacity = m->count = 0;
+}

@@ -1,0 +1,36 @@
+/* idindex.h -- an open-addressing index over an array of records whose first
+ * field is their 64-bit runtime ID (session functions): ID -> array position.
+ *
+ * A slot is 8 bytes, key and value together: 32 bits of the ID's hash (the
+ * tag) and the position. The ID itself is not copied: a tag match is confirmed
+ * against the record, which the caller reads next anyway; growth re-slots by
+ * the tags alone (capacity at most 2^32), without reading a record. Against idmap.h
+ * (16 bytes of key and value per slot, in two arrays) this halves the index
+ * and takes one cache miss per look-up instead of two. ID 0 is never stored.
+ * The caller passes the array (it may have moved since the last call). */
+#ifndef JITSCOPE_IDINDEX_H
+#define JITSCOPE_IDINDEX_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct idindex_slot {
+    uint32_t tag;   /* the low 32 bits of the ID's hash: its slot, also after growth */
+    uint32_t index; /* position in the record array + 1; 0: empty */
+} idindex_slot;
+
+typedef struct idindex {
+    idindex_slot *slots;
+    size_t capacity; /* power of two, 0 when empty */
+    size_t count;
+} idindex;
+
+#define IDINDEX_MISSING UINT32_MAX
+
+/* records: the array, stride: the size of one record (its first 8 bytes are its ID). */
+uint32_t idindex_get(const idindex *m, uint64_t id, const void *records, size_t stride);
+/* Maps id to index (re-points an existing mapping). 0, or -1 for id 0 or out of memory. */
+int idindex_put(idindex *m, uint64_t id, uint32_t index, const void *records, size_t stride);
+void idindex_free(idindex *m);
+
+#endif

@@ -1,0 +1,121 @@
+/* strpool.c -- interned strings in chunks that never move (see strpool.h). */
+#include "strpool.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define STRPOOL_CHUNK ((size_t)1 << STRPOOL_CHUNK_BITS)
+
+static uint32_t strpool_hash(const char *text, size_t length)
+{
+    uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a, 64-bit, folded */
+    size_t i;
+
+    for (i = 0; i < length; i++)
+        h = (h ^ (unsigned char)text[i]) * 0x100000001b3ull;
+    h ^= h >> 32;
+    return (uint32_t)h | 1u; /* 0 marks an empty slot */
+}
+
+/* A hash's first slot: its bit 0 is always 1 (0 marks an empty slot), so it is left out. */
+static size_t strpool_home(uint32_t hash, size_t mask) { return (size_t)(hash >> 1) & mask; }
+
+static const char *strpool_at(const strpool *p, uint32_t ref)
+{
+    return p->chunks[ref >> STRPOOL_CHUNK_BITS] + (ref & (STRPOOL_CHUNK - 1));
+}
+
+static int strpool_grow(strpool *p)
+{
+    size_t cap = p->capacity ? p->capacity * 2 : 1024, i, j, mask = cap - 1;
+    strpool_slot *bigger = calloc(cap, sizeof(*bigger));
+
+    if (!bigger)
+        return -1;
+    for (i = 0; i < p->capacity; i++) {
+        if (!p->slots[i].hash)
+            continue;
+        for (j = strpool_home(p->slots[i].hash, mask); bigger[j].hash; j = (j + 1) & mask)
+            ;
+        bigger[j] = p->slots[i];
+    }
+    free(p->slots);
+    p->slots = bigger;
+    p->capacity = cap;
+    return 0;
+}
+
+/* Room for `need` bytes at the end of the last chunk; a new chunk if not. */
+static char *strpool_room(strpool *p, size_t need, uint32_t *ref)
+{
+    if (!p->chunks && !(p->chunks = calloc(STRPOOL_MAX_CHUNKS, sizeof(*p->chunks))))
+        return NULL;
+    if (p->chunk_count == 0 || p->used + need > STRPOOL_CHUNK) {
+        if (p->chunk_count >= STRPOOL_MAX_CHUNKS ||
+            !(p->chunks[p->chunk_count] = malloc(STRPOOL_CHUNK)))
+            return NULL;
+        p->chunk_count++;
+        p->used = 0;
+    }
+    *ref = (p->chunk_count - 1) << STRPOOL_CHUNK_BITS | p->used;
+    p->used += (uint32_t)need;
+    return p->chunks[p->chunk_count - 1] + (*ref & (STRPOOL_CHUNK - 1));
+}
+
+const char *strpool_intern(strpool *p, const char *text, size_t length)
+{
+    uint32_t hash, ref;
+    size_t i, mask;
+    char *copy;
+
+    if (length > 65535)
+        return NULL;
+    if ((p->count + 1) * 4 > p->capacity * 3 && strpool_grow(p) != 0)
+        return NULL;
+    hash = strpool_hash(text, length);
+    mask = p->capacity - 1;
+    for (i = strpool_home(hash, mask); p->slots[i].hash; i = (i + 1) & mask) {
+        if (p->slots[i].hash == hash) {
+            const char *known = strpool_at(p, p->slots[i].ref);
+            if (strnlen(known, length + 1) == length && memcmp(known, text, length) == 0)
+                return known; /* (a text with a NUL inside is never found again: a new copy) */
+        }
+    }
+    if (!(copy = strpool_room(p, length + 1, &ref)))
+        return NULL;
+    memcpy(copy, text, length);
+    copy[length] = '\0';
+    p->slots[i] = (strpool_slot){hash, ref};
+    p->count++;
+    p->text_bytes += length + 1;
+    return copy;
+}
+
+const char *strpool_add(strpool *p, const char *text, size_t length)
+{
+    uint32_t ref;
+    char *copy;
+
+    if (length > 65535 || !(copy = strpool_room(p, length + 1, &ref)))
+        return NULL;
+    memcpy(copy, text, length);
+    copy[length] = '\0';
+    p->text_bytes += length + 1;
+    return copy;
+}
+
+size_t strpool_bytes(const strpool *p)
+{
+    return (size_t)p->chunk_count * STRPOOL_CHUNK + p->capacity * sizeof(strpool_slot);
+}
+
+void strpool_free(strpool *p)
+{
+    uint32_t i;
+
+    for (i = 0; i < p->chunk_count; i++)
+        free(p->chunks[i]);
+    free(p->chunks);
+    free(p->slots);
+    memset(p, 0, sizeof(*p));
+}

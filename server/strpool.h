@@ -1,0 +1,47 @@
+/* strpool.h -- a session's strings (function names): interned ones are
+ * stored once each, NUL-terminated, in 1 MiB chunks that never move or
+ * shrink, and is found again through an open-addressing table of 8-byte slots
+ * (32-bit hash, 32-bit reference into the chunks).
+ *
+ * A pointer that strpool_intern() returned stays valid until strpool_free(),
+ * whatever is interned later: readers may keep it (and read it without the
+ * sessions lock, as the functions query does while the session is pinned).
+ * Bounded: at most STRPOOL_MAX_BYTES of text, then interning fails. */
+#ifndef JITSCOPE_STRPOOL_H
+#define JITSCOPE_STRPOOL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define STRPOOL_CHUNK_BITS 20u /* 1 MiB per chunk; a string is at most WIRE_MAX_STRING */
+#define STRPOOL_MAX_CHUNKS 1024u
+#define STRPOOL_MAX_BYTES ((size_t)STRPOOL_MAX_CHUNKS << STRPOOL_CHUNK_BITS) /* 1 GiB */
+
+typedef struct strpool_slot {
+    uint32_t hash; /* 0: empty */
+    uint32_t ref;  /* chunk << STRPOOL_CHUNK_BITS | offset */
+} strpool_slot;
+
+typedef struct strpool {
+    char **chunks; /* STRPOOL_MAX_CHUNKS pointers once the first string comes */
+    uint32_t chunk_count;
+    uint32_t used; /* bytes used in the last chunk */
+    strpool_slot *slots;
+    size_t capacity;   /* power of two, 0 when empty */
+    size_t count;      /* distinct strings */
+    size_t text_bytes; /* their bytes, NULs included */
+} strpool;
+
+/* The interned copy of text[0..length) (no NUL inside expected; the copy is
+ * NUL-terminated). NULL when length > 65535, the pool is full, or memory
+ * runs out. */
+const char *strpool_intern(strpool *p, const char *text, size_t length);
+/* A copy of text[0..length) in the pool, without looking for an equal one or
+ * being found later (for strings that are known to be new: no table slot, no
+ * cache miss into it). NULL as strpool_intern. */
+const char *strpool_add(strpool *p, const char *text, size_t length);
+/* Bytes the pool holds: chunks allocated plus its table. */
+size_t strpool_bytes(const strpool *p);
+void strpool_free(strpool *p);
+
+#endif
