@@ -321,7 +321,8 @@ int api_functions_list(api_call *c)
     }
     /* the page in order, with the lock released (names stay put: pinned) */
     sessions_unlock();
-    qsort_r(query.hits, query.hit_count, sizeof(*query.hits), api_fn_cmp_r, &query);
+    if (query.hit_count)
+        qsort_r(query.hits, query.hit_count, sizeof(*query.hits), api_fn_cmp_r, &query);
     sessions_lock();
     list = json_array();
     for (i = (size_t)offset; i < query.hit_count && i < (size_t)offset + (size_t)limit; i++) {

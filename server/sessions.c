@@ -20,6 +20,7 @@ static pthread_cond_t sessions_cond;
 static pthread_once_t sessions_cond_once = PTHREAD_ONCE_INIT;
 
 static _Atomic int sessions_waiting; /* threads blocked in sessions_lock() */
+static _Atomic uint64_t sessions_let_ins;
 
 void sessions_lock(void)
 {
@@ -32,10 +33,13 @@ void sessions_lock(void)
 
 void sessions_unlock(void) { pthread_mutex_unlock(&sessions_mutex); }
 
+uint64_t sessions_let_in_count(void) { return sessions_let_ins; }
+
 void sessions_let_others_in(void)
 {
     int64_t until;
 
+    sessions_let_ins++;
     pthread_mutex_unlock(&sessions_mutex);
     if (sessions_waiting > 0) {
         /* a mutex lets the thread that just released it take it again at

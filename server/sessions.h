@@ -8,6 +8,7 @@
 #define JITSCOPE_SESSIONS_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 #include <time.h>
 
@@ -23,6 +24,8 @@ void sessions_unlock(void);
  * at most SESSIONS_LET_IN_NS, and takes it again. Pin the session first. */
 #define SESSIONS_LET_IN_NS 5000000
 void sessions_let_others_in(void);
+/* How many times sessions_let_others_in() ran (tests count it). */
+uint64_t sessions_let_in_count(void);
 /* Wakes every sessions_wait(): records were applied or a link changed. Caller
  * holds the lock. */
 void sessions_changed(void);

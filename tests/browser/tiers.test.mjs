@@ -115,6 +115,10 @@ describe('JIT tiers on the dashboard', { timeout: 180000 }, () => {
   });
 
   it('By tier / module: compilations and JIT time per tier, as the session summary says', async () => {
+    // the per-module totals come from the server in one request, not by paging every function in
+    const paged = [];
+    const onRequest = (r) => { if (/\/functions\?/.test(r.url())) paged.push(r.url()); };
+    page.on('request', onRequest);
     await page.locator('.vt-scroll').focus();
     await page.keyboard.press('3');
     await page.locator('.tier-table tbody tr [data-tier="Tier1"]').waitFor({ timeout: 15000 });
@@ -139,6 +143,12 @@ describe('JIT tiers on the dashboard', { timeout: 180000 }, () => {
     expectTable(live, live.tiers);
     assert.ok('Tier0' in live.tiers && 'Tier1' in live.tiers, Object.keys(live.tiers).join(', '));
     await page.getByRole('cell', { name: 'System.Linq', exact: true }).waitFor();
+    page.off('request', onRequest);
+    assert.deepEqual(paged, [], 'no functions page was fetched for the module totals');
+    const totals = (await apiGet(srv, '/api/sessions/1/modules/totals')).body;
+    const linq = totals.modules.find((m) => m.module === 'System.Linq');
+    assert.ok(linq && linq.methods > 0, JSON.stringify(linq));
+    assert.equal(totals.modules.reduce((a, m) => a + m.methods, 0), totals.functions, 'the rows add up to the functions');
     await screenshot(page, 'tiers-totals.png');
     // the per-session switch: off, the server says so and the button offers on; then on again
     const sw = page.locator('button.tier-switch');

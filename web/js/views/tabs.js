@@ -88,7 +88,7 @@ export class SlowestTab extends TabBase {
   }
 }
 
-// ---- per-module totals from all functions (PerfView JITStats spirit) ----
+// ---- per-module totals of all functions, summed by the server (PerfView JITStats spirit) ----
 export class ByModuleTab extends TabBase {
   constructor(session) {
     super(session, { refreshMs: 5000 });
@@ -126,31 +126,13 @@ export class ByModuleTab extends TabBase {
     this.el = this.section('JIT by module', this.table.el);
     this.el.prepend(this.tiers.el);
   }
+  // Summed on the server (GET .../modules/totals, one pass over the session's
+  // functions), one row per module name.
   async load() {
-    const all = [];
-    let offset = 0;
-    for (;;) {
-      const r = await api(`/api/sessions/${this.session.id}/functions?sort=time&order=asc&limit=10000&offset=${offset}`);
-      if (!r.ok) { this.error('Per-module totals', r); return false; }
-      all.push(...r.data.functions);
-      offset += r.data.functions.length;
-      if (!r.data.functions.length || offset >= r.data.total) break;
-    }
+    const r = await api(`/api/sessions/${this.session.id}/modules/totals`);
+    if (!r.ok) { this.error('Per-module totals', r); return false; }
     fill(this.msg);
-    const by = new Map();
-    for (const f of all) {
-      const key = f.module || '';
-      let m = by.get(key);
-      if (!m) by.set(key, m = { module: key, methods: 0, jits: 0, rejit: 0, jit_ns: 0, il: 0, native: 0, catchup: 0 });
-      m.methods++;
-      m.jits += f.jit_count || 0;
-      if ((f.jit_count || 0) > 1 || (f.versions || 0) > 1) m.rejit++;
-      m.jit_ns += f.jit_total_ns || 0;
-      m.il += f.il_size || 0;
-      m.native += f.native_size || 0;
-      if (f.catchup) m.catchup++;
-    }
-    const rows = [...by.values()];
+    const rows = r.data.modules.map((m) => ({ ...m, module: m.module || '' }));
     this.totalNs = rows.reduce((a, m) => a + m.jit_ns, 0);
     this.table.setRows(rows.map((m) => ({ ...m, _total: this.totalNs })));
     this.session.setTabCount('bymodule', rows.length);

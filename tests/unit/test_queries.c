@@ -1,0 +1,487 @@
+/* test_queries.c -- the functions query and per-module totals against a
+ * reference, and the stores under them (server/api_functions.c, strpool.c,
+ * idindex.c, sessions_pin).
+ *
+ * A session of 60,000 functions with pseudo-random (seeded) first JIT times,
+ * JIT times, sizes with many ties, names with shared prefixes, 5 modules and
+ * dynamic methods, some compiled twice, some known only from a name: every
+ * sort, both orders, name and module filters, pages at the start, in the
+ * middle, past the end and deeper than the bounded selection keeps, compared
+ * with a plain sort of every match (the old implementation's comparison); the
+ * query lets others take the lock between its steps (counted, not timed); the
+ * totals per module against sums made here; a pinned session that is removed
+ * stays readable until unpinned; the string pool keeps pointers stable across
+ * chunks and interns; the index finds, re-points and grows.
+ * Build: make build/tests/test_queries && build/tests/test_queries
+ */
+#include <jansson.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api.h"
+#include "check.h"
+#include "sessions.h"
+
+#define N_FUNCTIONS 60000u
+static const uint64_t MONO = 5000000000ull;
+static const int64_t NOW = 1700000000000000000ll;
+static uint64_t g_seq, g_rand = 0x9e3779b97f4a7c15ull;
+static int g_id;
+
+static uint64_t rnd(void)
+{
+    g_rand ^= g_rand << 13;
+    g_rand ^= g_rand >> 7;
+    g_rand ^= g_rand << 17;
+    return g_rand;
+}
+
+static void apply(session *s, wire_record r)
+{
+    const char *why = NULL;
+    r.seq = ++g_seq;
+    session_apply(s, &r, NOW, &why);
+}
+
+static void module(session *s, uint64_t id, const char *path, const char *assembly)
+{
+    wire_record r = {.type = WIRE_MODULE_LOADED, .time_ns = MONO};
+    r.u.module_loaded.module_id = id;
+    r.strings[0] = (wire_string){path, (uint16_t)strlen(path)};
+    r.strings[1] = (wire_string){assembly ? assembly : "",
+                                 (uint16_t)(assembly ? strlen(assembly) : 0)};
+    r.string_count = 2;
+    apply(s, r);
+}
+
+static void name(session *s, uint64_t fid, uint64_t module_id, const char *text, uint16_t flags)
+{
+    wire_record r = {.type = WIRE_FUNCTION_NAME, .time_ns = MONO, .flags = flags};
+    r.u.function_name = (wire_function_name){fid, module_id, 0x06000001u, 0};
+    r.strings[0] = (wire_string){text, (uint16_t)strlen(text)};
+    r.string_count = 1;
+    apply(s, r);
+}
+
+static void jit(session *s, uint64_t fid, uint64_t start, uint64_t duration, uint32_t code_size,
+                uint32_t il_size, uint64_t code_start)
+{
+    wire_record r = {.type = WIRE_JIT_STARTED, .time_ns = start};
+    r.u.jit_started = (wire_jit_started){fid, 0x77, 0, 0};
+    apply(s, r);
+    r = (wire_record){.type = WIRE_JIT_FINISHED, .time_ns = start + duration};
+    r.u.jit_finished.function_id = fid;
+    r.u.jit_finished.thread_id = 0x77;
+    r.u.jit_finished.code_start = code_start;
+    r.u.jit_finished.code_size = code_size;
+    r.u.jit_finished.il_size = il_size;
+    apply(s, r);
+}
+
+/* The session the query tests share. Caller holds the lock. */
+static void make_session(void)
+{
+    session *s = sessions_create(SESSION_MODE_RUN, 4343, "dotnet big.dll");
+    wire_record r = {.type = WIRE_HELLO, .time_ns = MONO};
+    static const char *const spaces[] = {"System.Collections.Generic.", "System.Linq.", "App.",
+                                         "App.Data.", "Zeta."};
+    char text[128];
+    uint32_t i;
+
+    g_id = s->id;
+    memcpy(r.u.hello.magic, WIRE_MAGIC, 8);
+    r.u.hello.version = WIRE_VERSION;
+    r.u.hello.monotonic_ns = MONO;
+    r.u.hello.realtime_ns = (uint64_t)NOW - 1000000000ull;
+    memcpy(r.u.hello.token, s->token, WIRE_TOKEN_LEN);
+    apply(s, r);
+    module(s, 0x100, "/app/System.Private.CoreLib.dll", "System.Private.CoreLib");
+    module(s, 0x200, "/app/System.Linq.dll", "System.Linq");
+    module(s, 0x300, "/app/App.dll", "App");
+    module(s, 0x400, "/app/plugins/Plugin.dll", NULL);
+    module(s, 0x500, "/app/Other.dll", "App"); /* a second module of the same name */
+    for (i = 0; i < N_FUNCTIONS; i++) {
+        uint64_t fid = 0x7f0000000000ull + (rnd() & 0xffffffffull) * 16u + i, m = 0x100 * (i % 6);
+        uint64_t start = MONO + 1000 + (rnd() % 50000000u);
+        snprintf(text, sizeof(text), "%sType%u.Method%u(int)", spaces[rnd() % 5],
+                 (unsigned)(rnd() % 300), (unsigned)(rnd() % 5000));
+        name(s, fid, m, text, m ? 0 : WIRE_FLAG_DYNAMIC);
+        if (i % 41 == 0)
+            continue; /* known only from its name: not listed */
+        jit(s, fid, start, rnd() % 2000, (uint32_t)(rnd() % 64) * 16u, (uint32_t)(rnd() % 300),
+            fid * 4);
+        if (i % 7 == 0)
+            jit(s, fid, start + 100000000u, rnd() % 2000, 512, 0, fid * 4 + 64);
+    }
+}
+
+static const char *test_arg(void *ctx, const char *name)
+{
+    const char *const *kv = ctx;
+    size_t n = strlen(name);
+
+    for (; kv && *kv; kv++)
+        if (strncmp(*kv, name, n) == 0 && (*kv)[n] == '=')
+            return *kv + n + 1;
+    return NULL;
+}
+
+/* ---- the reference: every jitted match, sorted as the old route sorted ---- */
+
+typedef struct ref_ctx {
+    const char *sort;
+    int descending;
+} ref_ctx;
+
+static int ref_cmp(const void *a, const void *b, void *arg)
+{
+    const ref_ctx *c = arg;
+    const session_function *x = *(session_function *const *)a, *y = *(session_function *const *)b;
+    long long d = 0;
+
+    if (strcmp(c->sort, "time") == 0)
+        d = (x->first_jit_ns > y->first_jit_ns) - (x->first_jit_ns < y->first_jit_ns);
+    else if (strcmp(c->sort, "jit_time") == 0)
+        d = (x->jit_time_total_ns > y->jit_time_total_ns) -
+            (x->jit_time_total_ns < y->jit_time_total_ns);
+    else if (strcmp(c->sort, "native_size") == 0)
+        d = (long long)x->native_size - (long long)y->native_size;
+    else if (strcmp(c->sort, "il_size") == 0)
+        d = (long long)x->il_size - (long long)y->il_size;
+    else
+        d = strcmp(x->name ? x->name : "", y->name ? y->name : "");
+    if (d == 0)
+        d = (x->function_id > y->function_id) - (x->function_id < y->function_id);
+    return c->descending ? (d > 0 ? -1 : d < 0) : (d > 0) - (d < 0);
+}
+
+static int ref_matches(session *s, const session_function *f, const char *q, const char *mod)
+{
+    if (!f->jitted)
+        return 0;
+    if (q && (!f->name || !strcasestr(f->name, q)))
+        return 0;
+    if (mod) {
+        session_module *m = session_find_module(s, f->module_id);
+        const char *mname = session_module_name(s, f->module_id);
+        if (!(mname && strcasestr(mname, mod)) && !(m && m->path && strcasestr(m->path, mod)))
+            return 0;
+    }
+    return 1;
+}
+
+/* Compares one query's answer with the reference; prints the first difference. */
+static session_function **g_ref;
+static size_t g_ref_count;
+static unsigned g_ref_key;
+
+/* key: which sort, order and filter the cached reference is for (any number
+ * the caller changes with them) */
+static int query_matches_reference(unsigned key, const char *sort, const char *order, const char *q,
+                                   const char *mod, long offset, long limit)
+{
+    char path[64], a_sort[32], a_order[32], a_q[64], a_mod[64], a_off[32], a_lim[32];
+    const char *args[7];
+    int n = 0, ok = 1;
+    session *s;
+    session_function **all;
+    size_t count = 0, i, total;
+    ref_ctx ctx = {sort, strcmp(sort, "time") && strcmp(sort, "name")};
+    api_request req;
+    api_reply reply;
+    json_t *list;
+
+    snprintf(path, sizeof(path), "/api/sessions/%d/functions", g_id);
+    snprintf(a_sort, sizeof(a_sort), "sort=%s", sort);
+    args[n++] = a_sort;
+    if (order) {
+        snprintf(a_order, sizeof(a_order), "order=%s", order);
+        args[n++] = a_order;
+        ctx.descending = strcmp(order, "desc") == 0;
+    }
+    if (q) {
+        snprintf(a_q, sizeof(a_q), "q=%s", q);
+        args[n++] = a_q;
+    }
+    if (mod) {
+        snprintf(a_mod, sizeof(a_mod), "module=%s", mod);
+        args[n++] = a_mod;
+    }
+    snprintf(a_off, sizeof(a_off), "offset=%ld", offset);
+    args[n++] = a_off;
+    snprintf(a_lim, sizeof(a_lim), "limit=%ld", limit);
+    args[n++] = a_lim;
+    args[n] = NULL;
+    req = (api_request){"GET", path, test_arg, (void *)args, NULL, 0};
+    if (api_handle(&req, &reply) != 200)
+        return 0;
+    sessions_lock();
+    s = sessions_get(g_id);
+    if (!g_ref || g_ref_key != key) { /* the reference of this sort and filter, made once */
+        free(g_ref);
+        g_ref = malloc(s->function_count * sizeof(*g_ref));
+        g_ref_count = 0;
+        for (i = 0; i < s->function_count; i++)
+            if (ref_matches(s, &s->functions[i], q, mod))
+                g_ref[g_ref_count++] = &s->functions[i];
+        qsort_r(g_ref, g_ref_count, sizeof(*g_ref), ref_cmp, &ctx);
+        g_ref_key = key;
+    }
+    all = g_ref;
+    count = g_ref_count;
+    total = (size_t)json_integer_value(json_object_get(reply.json, "total"));
+    list = json_object_get(reply.json, "functions");
+    if (total != count) {
+        printf("    total %zu, reference %zu\n", total, count);
+        ok = 0;
+    }
+    for (i = 0; ok && (long)i < limit && (size_t)offset + i < count; i++) {
+        char want[24];
+        const char *got = json_string_value(
+            json_object_get(json_array_get(list, i), "function_id"));
+        snprintf(want, sizeof(want), "0x%llx",
+                 (unsigned long long)all[(size_t)offset + i]->function_id);
+        if (!got || strcmp(got, want) != 0) {
+            printf("    row %zu: %s, reference %s\n", (size_t)offset + i, got ? got : "-", want);
+            ok = 0;
+        }
+    }
+    if (ok &&
+        json_array_size(list) !=
+            (offset < (long)count
+                 ? ((size_t)limit < count - (size_t)offset ? (size_t)limit : count - (size_t)offset)
+                 : 0)) {
+        printf("    %zu rows\n", json_array_size(list));
+        ok = 0;
+    }
+    sessions_unlock();
+    json_decref(reply.json);
+    if (!ok)
+        printf("    sort=%s order=%s q=%s module=%s offset=%ld limit=%ld\n", sort,
+               order ? order : "-", q ? q : "-", mod ? mod : "-", offset, limit);
+    return ok;
+}
+
+static json_t *get(const char *suffix, int *status)
+{
+    char path[96];
+    api_request req = {"GET", path, test_arg, NULL, NULL, 0};
+    api_reply reply;
+
+    snprintf(path, sizeof(path), "/api/sessions/%d%s", g_id, suffix);
+    *status = api_handle(&req, &reply);
+    return reply.json;
+}
+
+/* ---- tests ---- */
+
+TEST(every_sort_filter_and_page_as_a_full_sort_would_give)
+{
+    static const char *const sorts[] = {"time", "jit_time", "name", "native_size", "il_size"};
+    static const char *const orders[] = {NULL, "asc", "desc"};
+    static const struct {
+        const char *q, *mod;
+    } filters[] = {{NULL, NULL},     {"method12", NULL}, {NULL, "linq"},
+                   {"TYPE1", "app"}, {NULL, "plugins/"}, {"no such name", NULL}};
+    static const long pages[][2] = {{0, 100},   {0, 1},         {950, 50},
+                                    {4090, 20}, {57000, 10000}, {100001, 10},
+                                    {0, 10000}, {30000, 7},     {99990, 20}};
+    unsigned i, o, f, p, failed = 0, run = 0;
+
+    for (i = 0; i < 5; i++)
+        for (o = 0; o < 3; o++)
+            for (f = 0; f < 6; f++)
+                for (p = 0; p < 9; p++) {
+                    if (pages[p][1] == 10000 && (o > 0 || f > 1))
+                        continue; /* long pages: enough with a few (JSON of 10,000 rows) */
+                    run++;
+                    if (!query_matches_reference(1 + i * 100 + o * 10 + f, sorts[i], orders[o],
+                                                 filters[f].q, filters[f].mod, pages[p][0],
+                                                 pages[p][1]))
+                        failed++;
+                }
+    CHECK(failed == 0, "%u of %u queries differ from a sort of every match", failed, run);
+    free(g_ref);
+    g_ref = NULL;
+}
+
+TEST(a_query_lets_others_take_the_lock_between_its_steps)
+{
+    uint64_t before = sessions_let_in_count();
+    int status;
+    json_t *j = get("/functions", &status);
+
+    /* 60,000 functions in steps of 16,384: the walk lets others in 3 times */
+    CHECK(status == 200 && sessions_let_in_count() - before >= 3,
+          "the walk released the lock %llu times",
+          (unsigned long long)(sessions_let_in_count() - before));
+    json_decref(j);
+    before = sessions_let_in_count();
+    j = get("/modules/totals", &status);
+    CHECK(status == 200 && sessions_let_in_count() - before >= 3,
+          "the totals released the lock %llu times",
+          (unsigned long long)(sessions_let_in_count() - before));
+    json_decref(j);
+}
+
+TEST(module_totals_add_up)
+{
+    struct {
+        const char *name;
+        uint64_t methods, jits, rejit, jit_ns, il, native;
+    } want[5] = {{NULL, 0, 0, 0, 0, 0, 0},
+                 {"System.Private.CoreLib", 0, 0, 0, 0, 0, 0},
+                 {"System.Linq", 0, 0, 0, 0, 0, 0},
+                 {"App", 0, 0, 0, 0, 0, 0},
+                 {"Plugin.dll", 0, 0, 0, 0, 0, 0}};
+    int status, found = 0, rows_ok = 1;
+    size_t i, k;
+    json_t *j = get("/modules/totals", &status), *rows = json_object_get(j, "modules");
+    uint64_t all = 0, prev = UINT64_MAX;
+    session *s;
+
+    sessions_lock();
+    s = sessions_get(g_id);
+    for (i = 0; i < s->function_count; i++) {
+        const session_function *f = &s->functions[i];
+        const char *m = session_module_name(s, f->module_id);
+        if (!f->jitted)
+            continue;
+        for (k = 0; k < 5; k++)
+            if ((!m && !want[k].name) || (m && want[k].name && strcmp(m, want[k].name) == 0))
+                break;
+        want[k].methods++, want[k].jits += f->jit_count;
+        want[k].rejit += f->jit_count > 1 || f->versions > 1;
+        want[k].jit_ns += f->jit_time_total_ns, want[k].il += f->il_size;
+        want[k].native += f->native_size;
+        all++;
+    }
+    sessions_unlock();
+    CHECK(status == 200 && json_array_size(rows) == 5 &&
+              (uint64_t)json_integer_value(json_object_get(j, "functions")) == all,
+          "five rows (App's two modules are one), %llu functions", (unsigned long long)all);
+    for (i = 0; i < json_array_size(rows); i++) {
+        json_t *row = json_array_get(rows, i);
+        const char *n = json_string_value(json_object_get(row, "module"));
+        uint64_t t = (uint64_t)json_integer_value(json_object_get(row, "jit_ns"));
+        if (t > prev)
+            rows_ok = 0; /* most JIT time first */
+        prev = t;
+        for (k = 0; k < 5; k++) {
+            if (!((!n && !want[k].name) || (n && want[k].name && strcmp(n, want[k].name) == 0)))
+                continue;
+            found++;
+            rows_ok &= (uint64_t)json_integer_value(json_object_get(row, "methods")) ==
+                           want[k].methods &&
+                       (uint64_t)json_integer_value(json_object_get(row, "jits")) == want[k].jits &&
+                       (uint64_t)json_integer_value(json_object_get(row, "rejit")) ==
+                           want[k].rejit &&
+                       (uint64_t)json_integer_value(json_object_get(row, "jit_ns")) ==
+                           want[k].jit_ns &&
+                       (uint64_t)json_integer_value(json_object_get(row, "il")) == want[k].il &&
+                       (uint64_t)json_integer_value(json_object_get(row, "native")) ==
+                           want[k].native;
+        }
+    }
+    CHECK(found == 5 && rows_ok, "each row is the sum of its module's functions, by JIT time");
+    json_decref(j);
+}
+
+TEST(a_pinned_session_outlives_its_removal)
+{
+    session *s;
+    const char *text;
+    int id;
+
+    sessions_lock();
+    s = sessions_create(SESSION_MODE_ATTACH, 4444, "x");
+    id = s->id;
+    name(s, 0xAB0, 0, "Pinned.Name()", 0);
+    text = session_find_function(s, 0xAB0)->name;
+    sessions_pin(s);
+    sessions_remove(id);
+    CHECK(sessions_get(id) == NULL, "removed from the registry at once");
+    CHECK(strcmp(text, "Pinned.Name()") == 0 && session_find_function(s, 0xAB0) != NULL,
+          "still readable while pinned");
+    sessions_unpin(s); /* frees it: ASan reports a leak or a use after free */
+    sessions_unlock();
+}
+
+TEST(string_pool_pointers_stay_and_interned_strings_are_shared)
+{
+    strpool p = {0};
+    const char *first = strpool_add(&p, "first", 5), *a, *b;
+    char text[200];
+    unsigned i;
+    int stable = 1;
+
+    for (i = 0; i < 20000; i++) { /* past a chunk (1 MiB) */
+        snprintf(text, sizeof(text), "%0150u", i);
+        if (!strpool_add(&p, text, strlen(text)))
+            stable = 0;
+    }
+    CHECK(stable && p.chunk_count >= 3 && strcmp(first, "first") == 0,
+          "three chunks later the first string is where it was");
+    a = strpool_intern(&p, "Dyn.Method()", 12);
+    b = strpool_intern(&p, "Dyn.Method()x", 12);
+    CHECK(a && a == b, "an equal string is interned once");
+    CHECK(strpool_intern(&p, "Dyn.Method", 10) != a, "a prefix is another string");
+    CHECK(strpool_intern(&p, "a\0b", 3) != strpool_intern(&p, "a\0b", 3),
+          "a string with a NUL inside is never found again (a new copy each time)");
+    strpool_free(&p);
+}
+
+TEST(index_finds_repoints_and_grows)
+{
+    enum { N = 100000 };
+    struct rec {
+        uint64_t id;
+        uint32_t v;
+    } *recs = malloc(N * sizeof(*recs));
+    idindex m = {0};
+    unsigned i, ok = 1;
+
+    for (i = 0; i < N; i++) {
+        recs[i].id = 0x7f0000000000ull + (uint64_t)i * 64u;
+        ok &= idindex_put(&m, recs[i].id, i, recs, sizeof(*recs)) == 0;
+    }
+    for (i = 0; i < N; i++)
+        ok &= idindex_get(&m, recs[i].id, recs, sizeof(*recs)) == i;
+    CHECK(ok && m.count == N && m.capacity * 7 >= N * 10, "100,000 IDs found after growth");
+    CHECK(idindex_get(&m, 0x7f0000000001ull, recs, sizeof(*recs)) == IDINDEX_MISSING &&
+              idindex_get(&m, 0, recs, sizeof(*recs)) == IDINDEX_MISSING &&
+              idindex_put(&m, 0, 1, recs, sizeof(*recs)) == -1,
+          "unknown ID and ID 0: missing");
+    recs[7].id = recs[5].id; /* a second record with 5's ID: re-pointed */
+    CHECK(idindex_put(&m, recs[5].id, 7, recs, sizeof(*recs)) == 0 && m.count == N &&
+              idindex_get(&m, recs[5].id, recs, sizeof(*recs)) == 7,
+          "re-pointing keeps one entry");
+    idindex_free(&m);
+    free(recs);
+}
+
+static const check_test tests[] = {
+    TEST_ENTRY(every_sort_filter_and_page_as_a_full_sort_would_give),
+    TEST_ENTRY(a_query_lets_others_take_the_lock_between_its_steps),
+    TEST_ENTRY(module_totals_add_up),
+    TEST_ENTRY(a_pinned_session_outlives_its_removal),
+    TEST_ENTRY(string_pool_pointers_stay_and_interned_strings_are_shared),
+    TEST_ENTRY(index_finds_repoints_and_grows),
+    TEST_END,
+};
+
+int main(int argc, char **argv)
+{
+    int rc;
+
+    sessions_lock();
+    make_session();
+    sessions_unlock();
+    rc = check_main(argc, argv, tests);
+    sessions_lock();
+    sessions_free_all();
+    sessions_unlock();
+    return rc;
+}
