@@ -27,6 +27,21 @@ const replay = path.join(BUILD, 'bench/replay');
 const SORTS = ['time', 'jit_time', 'name', 'native_size', 'il_size'];
 const FILTERS = ['', '&q=Method12', '&module=Module3'];
 
+// The link thread's time on a CPU and waiting for one (ns), from the kernel's schedstat.
+function linkThread(pid) {
+  for (const tid of fs.readdirSync(`/proc/${pid}/task`)) {
+    try {
+      if (fs.readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim() === 'jitscope-link') return tid;
+    } catch { /* gone */ }
+  }
+  return null;
+}
+function sched(pid, tid) {
+  if (!tid) return null;
+  const [cpu, runq] = fs.readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ').map(Number);
+  return { cpu, runq };
+}
+
 const rssKb = (pid) => {
   const m = /VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
   return m ? Number(m[1]) : 0;
@@ -55,7 +70,8 @@ async function byModule(srv, hasRoute) {
 async function ingest(bin, n, withQueries) {
   const srv = await startServer(['run', '--port', '0', '--', replay, '--count', String(n), '--functions', String(n), '--modules', String(MODULES)], { bin });
   const want = 1 + MODULES + 3 * n;
-  const rssBefore = rssKb(srv.proc.pid);
+  const tid = linkThread(srv.proc.pid);
+  const sched0 = sched(srv.proc.pid, tid);
   await waitFor('hello', async () => (await srv.api('/api/sessions/1')).body.state !== 'starting', 20000, 5);
   const hasRoute = (await srv.api('/api/sessions/1/modules/totals')).status === 200;
   let done = false;
@@ -84,11 +100,23 @@ async function ingest(bin, n, withQueries) {
     return x.link.records >= want && x;
   }, 600000, 10);
   const secs = (Date.now() - s.connected_ms) / 1000;
+  const sched1 = sched(srv.proc.pid, tid);
   done = true;
   await Promise.all(loops);
   const rssAfter = rssKb(srv.proc.pid);
   await srv.stop();
-  return { rate: s.link.records / secs, secs, functions: s.counters.functions, script, dash, rssKb: rssAfter - rssBefore, memory: s.memory || null, hasRoute };
+  const cpu = sched0 && sched1 ? (sched1.cpu - sched0.cpu) / 1e9 : NaN;
+  const runq = sched0 && sched1 ? (sched1.runq - sched0.runq) / 1e9 : NaN;
+  return { rate: s.link.records / secs, secs, perCpu: s.link.records / cpu, runqShare: runq / secs, functions: s.counters.functions, script, dash, rssKb: rssAfter - idleRssKb, memory: s.memory || null, hasRoute };
+}
+
+// RSS of a server with no session: what the growth is measured from.
+let idleRssKb = 0;
+async function idleRss(bin) {
+  const srv = await startServer(['serve', '--port', '0'], { bin });
+  await sleep(300);
+  idleRssKb = rssKb(srv.proc.pid);
+  await srv.stop();
 }
 
 async function queries(bin, n) {
@@ -122,6 +150,7 @@ for (const n of SIZES) {
   const res = new Map(BINS.map((b) => [b, { alone: [], loaded: [] }]));
   for (let rep = 0; rep < REPS; rep++) {
     for (const b of BINS) {
+      await idleRss(b);
       res.get(b).alone.push(await ingest(b, n, false));
       res.get(b).loaded.push(await ingest(b, n, true));
     }
@@ -131,7 +160,8 @@ for (const n of SIZES) {
     const script = loaded.flatMap((x) => x.script);
     const dash = loaded.flatMap((x) => x.dash);
     const mem = alone[alone.length - 1].memory;
-    rows.push(`| ${label(b)} | ${n.toLocaleString('en')} | ${f1(median(alone.map((x) => x.rate)) / 1e6)} M | ${f1(median(loaded.map((x) => x.rate)) / 1e6)} M | ` +
+    const m = (xs, k) => median(xs.map((x) => x[k]));
+    rows.push(`| ${label(b)} | ${n.toLocaleString('en')} | ${f1(m(alone, 'rate') / 1e6)} M (${f1(m(alone, 'perCpu') / 1e6)} M) | ${f1(m(loaded, 'rate') / 1e6)} M (${f1(m(loaded, 'perCpu') / 1e6)} M, ${f1(m(loaded, 'runqShare') * 100)}%) | ` +
       `${f1(median(loaded.map((x) => x.rate)) / median(alone.map((x) => x.rate)) * 100)}% | ${script.length} | ${script.length ? f1(pct(script, 50)) : '-'} / ${script.length ? f1(pct(script, 99)) : '-'} | ` +
       `${dash.length ? f1(pct(dash, 50)) : '-'} / ${dash.length ? f1(Math.max(...dash)) : '-'} | ${f1(median(alone.map((x) => x.rssKb)) * 1024 / n)} | ` +
       `${mem ? f1(mem.function_bytes / n) + ' + names ' + f1(mem.names / n) : '-'} |`);
@@ -140,7 +170,7 @@ for (const n of SIZES) {
       `${SORTS.map((s) => f1(median(q.bySort[s]))).join(' / ')} | ${f1(median(q.mods))} |`);
   }
 }
-console.log('| server | functions | ingest alone (records/s) | with queries (records/s) | with / alone | script queries | script query p50 / p99 (ms) | dashboard requests p50 / max (ms) | RSS growth per function (bytes) | held per function, server\'s count (bytes) |');
+console.log('| server | functions | ingest alone: records/s (per second on a CPU) | with queries: records/s (per second on a CPU, share of the time the link thread waited for a CPU) | with / alone | script queries | script query p50 / p99 (ms) | dashboard requests p50 / max (ms) | RSS growth per function (bytes) | held per function, server\'s count (bytes) |');
 console.log('|---|---|---|---|---|---|---|---|---|---|');
 for (const r of rows) console.log(r);
 console.log('');

@@ -2,15 +2,14 @@
  * GET /api/sessions/{id}/modules/totals (per-module sums), without holding the
  * sessions lock for their whole length.
  *
- * Both walk the session's function array in steps of API_FN_STEP functions
+ * Both walk the session's function array in steps of api_step_functions functions
  * with the lock held, and let the link thread in between steps
  * (sessions_let_others_in), so ingest never waits for more than one step. The
  * session is pinned meanwhile (sessions_pin): it is not freed, positions in its
  * function array stay the same functions, and names stay where they are
  * (session.h). The walk keeps only candidates for the offset + limit best rows
  * (a threshold and a buffer cut back by quickselect: no sort of every match);
- * a page deeper than API_FN_HEAP_MAX collects every match. Those are sorted
- * with the lock released.
+ * the page itself is picked and sorted with the lock released.
  * The page's JSON is built under the lock again, in steps too. What a query
  * returns is the session as it was while it walked: functions that arrive
  * meanwhile may or may not be in it. */
@@ -20,11 +19,11 @@
 
 #include "api_util.h"
 
-#define API_FN_STEP 16384u      /* functions per locked step */
-#define API_FN_ROWS_STEP 512u   /* JSON rows per locked step */
-#define API_FN_HEAP_MAX 100000u /* deeper pages: collect and sort */
+#define API_FN_ROWS_STEP 512u /* JSON rows per locked step */
 #define API_DEFAULT_LIMIT 100
 #define API_MAX_LIMIT 10000
+
+size_t api_step_functions = 65536; /* about 0.5 ms of walking, per locked step */
 
 enum api_fn_sort { FN_SORT_TIME, FN_SORT_JIT_TIME, FN_SORT_NAME, FN_SORT_NATIVE, FN_SORT_IL };
 
@@ -43,9 +42,8 @@ typedef struct api_fn_query {
     uint64_t *modules; /* module IDs whose name or path matches, sorted */
     size_t module_count;
     /* the result */
-    api_fn_hit *hits; /* candidates for the best `keep`, or every match */
+    api_fn_hit *hits; /* candidates for the best `keep` (offset + limit) */
     size_t hit_count, hit_cap, keep, matched;
-    int collect_all;
     int has_threshold;
     api_fn_hit threshold; /* the keep-th best match at the last cut */
 } api_fn_query;
@@ -80,7 +78,8 @@ static uint64_t api_fn_key(const api_fn_query *q, const session_function *f)
     return 0;
 }
 
-/* ASCII case-insensitive substring test; the needle is lower-case already. */
+/* ASCII case-insensitive substring test; the needle is lower-case already and
+ * not empty. Plain bytes, for any string. */
 static int api_fn_contains(const char *hay, const char *needle, size_t n)
 {
     unsigned char first = (unsigned char)needle[0];
@@ -100,6 +99,41 @@ static int api_fn_contains(const char *hay, const char *needle, size_t n)
             return 1;
     }
     return 0;
+}
+
+/* The same for a name in a session's string pool, 8 bytes at a time: a word
+ * with neither the needle's first byte (either case) nor the end is skipped
+ * whole. It may read up to 7 bytes past the name's NUL, which the pool allows
+ * (STRPOOL_SLACK). */
+static int api_fn_name_contains(const char *name, const char *needle, size_t n)
+{
+    const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+    unsigned char first = (unsigned char)needle[0];
+    uint64_t fold = first >= 'a' && first <= 'z' ? 0x2020202020202020ull : 0, pat = ones * first;
+    const char *p;
+
+    for (p = name;; p += 8) {
+        uint64_t w, x, end, hit;
+        memcpy(&w, p, sizeof(w));
+        x = (w | fold) ^ pat;
+        end = (w - ones) & ~w & highs; /* the lowest set bit marks the first NUL */
+        hit = (x - ones) & ~x & highs; /* candidates (a false one may follow a true one) */
+        if (end)
+            hit &= (end & -end) - 1; /* only before the NUL */
+        for (; hit; hit &= hit - 1) {
+            const char *c = p + (__builtin_ctzll(hit) >> 3);
+            size_t i;
+            for (i = 0; i < n; i++) {
+                unsigned char h = (unsigned char)c[i];
+                if ((h >= 'A' && h <= 'Z' ? h + 32 : h) != (unsigned char)needle[i])
+                    break; /* also at the name's NUL */
+            }
+            if (i == n)
+                return 1;
+        }
+        if (end)
+            return 0;
+    }
 }
 
 /* The ASCII case-insensitive substring test of the old strcasestr filter. */
@@ -175,8 +209,7 @@ static void api_fn_nth(const api_fn_query *q, api_fn_hit *a, size_t n, size_t nt
             api_fn_swap(&a[j - 1], &a[j]);
 }
 
-/* Offers one match. Unless every match is collected, the best `keep` so far
- * are kept: a match no better than the keep-th best seen (the threshold) is
+/* Offers one match. The best `keep` so far are kept: a match no better than the keep-th best seen (the threshold) is
  * dropped at once; the others are buffered, and a full buffer is cut back to
  * the best `keep` by a quickselect, which also gives the new threshold. Every
  * match thus costs one comparison, and the buffer's cuts O(matches) in all,
@@ -184,12 +217,12 @@ static void api_fn_nth(const api_fn_query *q, api_fn_hit *a, size_t n, size_t nt
 static int api_fn_offer(api_fn_query *q, const api_fn_hit *hit)
 {
     q->matched++;
-    if (!q->collect_all && q->has_threshold && api_fn_cmp(q, hit, &q->threshold) >= 0)
+    if (q->has_threshold && api_fn_cmp(q, hit, &q->threshold) >= 0)
         return 0;
     if (q->hit_count == q->hit_cap) {
-        size_t cap;
+        size_t cap = q->keep + (q->keep > 4096 ? q->keep : 4096);
         api_fn_hit *bigger;
-        if (!q->collect_all && q->hit_cap > q->keep) {
+        if (q->hit_cap == cap) { /* full: cut back to the best keep */
             api_fn_nth(q, q->hits, q->hit_count, q->keep - 1);
             q->hit_count = q->keep;
             q->threshold = q->hits[q->keep - 1];
@@ -197,8 +230,9 @@ static int api_fn_offer(api_fn_query *q, const api_fn_hit *hit)
             if (api_fn_cmp(q, hit, &q->threshold) >= 0)
                 return 0;
         } else {
-            cap = q->collect_all ? (q->hit_cap ? q->hit_cap * 2 : 4096)
-                                 : q->keep + (q->keep > 4096 ? q->keep : 4096);
+            cap = q->hit_cap ? q->hit_cap * 2 : 1024;
+            if (cap > q->keep + (q->keep > 4096 ? q->keep : 4096))
+                cap = q->keep + (q->keep > 4096 ? q->keep : 4096);
             bigger = realloc(q->hits, cap * sizeof(*bigger));
             if (!bigger)
                 return -1;
@@ -221,7 +255,7 @@ static int api_fn_walk(api_fn_query *q, const session *s, size_t from, size_t to
 
         if (!f->jitted)
             continue; /* known only from stacks: not a compiled function */
-        if (q->q && (!f->name || !api_fn_contains(f->name, q->q, q->q_length)))
+        if (q->q && (!f->name || !api_fn_name_contains(f->name, q->q, q->q_length)))
             continue;
         if (q->by_module && !bsearch(&f->module_id, q->modules, q->module_count,
                                      sizeof(*q->modules), api_fn_u64_cmp))
@@ -294,7 +328,6 @@ int api_functions_list(api_call *c)
         query.q_length = strlen(query.q);
     }
     query.keep = (size_t)offset + (size_t)limit;
-    query.collect_all = query.keep > API_FN_HEAP_MAX;
     if (!(s = api_lock_session(c))) {
         api_fn_query_free(&query);
         return 404;
@@ -311,7 +344,7 @@ int api_functions_list(api_call *c)
     }
     total = s->function_count; /* functions that come later are not in this answer */
     for (at = 0; at < total; at = end) {
-        end = total - at > API_FN_STEP ? at + API_FN_STEP : total;
+        end = total - at > api_step_functions ? at + api_step_functions : total;
         if (at > 0)
             sessions_let_others_in();
         if (api_fn_walk(&query, s, at, end) != 0) {
@@ -319,10 +352,19 @@ int api_functions_list(api_call *c)
             goto done;
         }
     }
-    /* the page in order, with the lock released (names stay put: pinned) */
+    /* the page in order, with the lock released (names stay put: pinned):
+     * the best keep, of those the ones past the offset, and those sorted */
     sessions_unlock();
-    if (query.hit_count)
-        qsort_r(query.hits, query.hit_count, sizeof(*query.hits), api_fn_cmp_r, &query);
+    if (query.hit_count > query.keep) {
+        api_fn_nth(&query, query.hits, query.hit_count, query.keep - 1);
+        query.hit_count = query.keep;
+    }
+    if ((size_t)offset < query.hit_count) {
+        if (offset > 0)
+            api_fn_nth(&query, query.hits, query.hit_count, (size_t)offset);
+        qsort_r(query.hits + offset, query.hit_count - (size_t)offset, sizeof(*query.hits),
+                api_fn_cmp_r, &query);
+    }
     sessions_lock();
     list = json_array();
     for (i = (size_t)offset; i < query.hit_count && i < (size_t)offset + (size_t)limit; i++) {
@@ -432,7 +474,7 @@ int api_module_totals(api_call *c)
     sessions_pin(s);
     total = s->function_count;
     for (at = 0; at < total; at = end) {
-        end = total - at > API_FN_STEP ? at + API_FN_STEP : total;
+        end = total - at > api_step_functions ? at + api_step_functions : total;
         if (at > 0)
             sessions_let_others_in();
         if (api_module_sum_walk(&t, s, at, end) != 0) {

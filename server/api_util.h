@@ -49,6 +49,7 @@ int api_profile_get(api_call *c);
 int api_timeline_get(api_call *c);
 int api_tiers_post(api_call *c);
 int api_functions_list(api_call *c); /* takes the lock in steps itself */
+extern size_t api_step_functions;    /* functions per locked step (tests lower it) */
 int api_module_totals(api_call *c);  /* likewise */
 
 #endif

@@ -429,6 +429,7 @@ static void *link_main(void *arg)
     int64_t last_sweep = 0;
 
     (void)arg;
+    pthread_setname_np(pthread_self(), "jitscope-link"); /* for top, perf and bench/ */
     for (;;) {
         struct pollfd fds[LINK_MAX_CONNECTIONS + 2];
         int slots[LINK_MAX_CONNECTIONS + 2], n = 2, i;

@@ -87,7 +87,8 @@ session_compilation session_function_compilation(const session_function *f, uint
 
 void session_memory_usage(const session *s, session_memory *m)
 {
-    m->functions = s->function_cap * sizeof(*s->functions);
+    m->functions = s->function_count * sizeof(*s->functions);
+    m->functions_reserved = s->function_cap * sizeof(*s->functions);
     m->function_index = s->function_index.capacity * sizeof(*s->function_index.slots);
     m->names = strpool_bytes(&s->names);
     m->events = s->event_cap * sizeof(*s->events);

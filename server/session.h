@@ -205,9 +205,12 @@ typedef struct session {
     int forgotten;
 } session;
 
-/* What a session holds in memory, in bytes (GET /api/sessions/{id}: "memory"). */
+/* What a session holds in memory, in bytes (GET /api/sessions/{id}: "memory").
+ * functions: the records in use; functions_reserved: the array's capacity, of
+ * which the part beyond them is address space never written (it grows without
+ * zero-filling, so those pages are not resident). */
 typedef struct session_memory {
-    size_t functions, function_index, names, events, compilations;
+    size_t functions, functions_reserved, function_index, names, events, compilations;
 } session_memory;
 void session_memory_usage(const session *s, session_memory *m);
 

@@ -52,7 +52,7 @@ static char *strpool_room(strpool *p, size_t need, uint32_t *ref)
         return NULL;
     if (p->chunk_count == 0 || p->used + need > STRPOOL_CHUNK) {
         if (p->chunk_count >= STRPOOL_MAX_CHUNKS ||
-            !(p->chunks[p->chunk_count] = malloc(STRPOOL_CHUNK)))
+            !(p->chunks[p->chunk_count] = malloc(STRPOOL_CHUNK + STRPOOL_SLACK)))
             return NULL;
         p->chunk_count++;
         p->used = 0;
