@@ -154,17 +154,18 @@ json_t *view_agent_cost(const wire_agent_cost *c)
                      "buckets", buckets);
 }
 
-/* What the session holds, in bytes (allocated: capacities, not only what is used). */
+/* What the session holds, in bytes (session_memory in session.h). */
 static json_t *view_session_memory(const session *s)
 {
     session_memory m;
 
     session_memory_usage(s, &m);
-    return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "functions", (json_int_t)m.functions,
-                     "function_index", (json_int_t)m.function_index, "compilations",
-                     (json_int_t)m.compilations, "names", (json_int_t)m.names, "name_text",
-                     (json_int_t)s->names.text_bytes, "events", (json_int_t)m.events,
-                     "function_bytes",
+    return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "functions",
+                     (json_int_t)m.functions, "functions_reserved",
+                     (json_int_t)m.functions_reserved, "function_index",
+                     (json_int_t)m.function_index, "compilations", (json_int_t)m.compilations,
+                     "names", (json_int_t)m.names, "name_text", (json_int_t)s->names.text_bytes,
+                     "events", (json_int_t)m.events, "function_bytes",
                      (json_int_t)(m.functions + m.function_index + m.compilations));
 }
 
