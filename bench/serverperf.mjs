@@ -136,7 +136,7 @@ async function queries(bin, n) {
     }
   }
   const mods = [];
-  for (let r = 0; r < QUERY_REPS; r++) mods.push((await byModule(srv, hasRoute)).ms);
+  for (let r = 0; r < (hasRoute ? QUERY_REPS : 1); r++) mods.push((await byModule(srv, hasRoute)).ms); // paging 1M functions takes half a minute: once
   await srv.stop();
   return { all, bySort, mods };
 }

@@ -8,7 +8,10 @@
  * the enumeration, so a catch-up record only fills in what is unknown.
  * Stack walks, the sampling profile and the GC/suspension timeline have
  * their own files (stacks.h, profile.h, timeline.h); session_apply() hands
- * their records over. All access is under the registry lock (sessions.h).
+ * their records over. All access is under the registry lock (sessions.h);
+ * the one exception, for a reader that pinned the session (sessions_pin), is
+ * a function's position in `functions` and its name, which stay valid with
+ * the lock released (docs/ARCHITECTURE.md, the locking rule).
  */
 #ifndef JITSCOPE_SESSION_H
 #define JITSCOPE_SESSION_H
