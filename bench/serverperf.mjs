@@ -67,6 +67,7 @@ async function byModule(srv, hasRoute) {
   return { ms: performance.now() - t0 };
 }
 
+// withQueries: 0 none, 1 the script back to back, 2 the script at 10 queries/s.
 async function ingest(bin, n, withQueries) {
   const srv = await startServer(['run', '--port', '0', '--', replay, '--count', String(n), '--functions', String(n), '--modules', String(MODULES)], { bin });
   const want = 1 + MODULES + 3 * n;
@@ -82,7 +83,9 @@ async function ingest(bin, n, withQueries) {
     loops.push((async () => {
       for (let i = 0; !done; i++) {
         const q = `/api/sessions/1/functions?sort=${SORTS[i % SORTS.length]}&limit=100${FILTERS[Math.floor(i / SORTS.length) % FILTERS.length]}`;
+        const t0 = performance.now();
         script.push((await timed(srv, q)).ms);
+        if (withQueries === 2) await sleep(Math.max(0, 100 - (performance.now() - t0)));
       }
     })());
     loops.push((async () => {
@@ -147,21 +150,24 @@ console.log('');
 const rows = [];
 const qrows = [];
 for (const n of SIZES) {
-  const res = new Map(BINS.map((b) => [b, { alone: [], loaded: [] }]));
+  const res = new Map(BINS.map((b) => [b, { alone: [], loaded: [], paced: [] }]));
   for (let rep = 0; rep < REPS; rep++) {
     for (const b of BINS) {
       await idleRss(b);
-      res.get(b).alone.push(await ingest(b, n, false));
-      res.get(b).loaded.push(await ingest(b, n, true));
+      res.get(b).alone.push(await ingest(b, n, 0));
+      res.get(b).loaded.push(await ingest(b, n, 1));
+      res.get(b).paced.push(await ingest(b, n, 2));
     }
   }
   for (const b of BINS) {
-    const { alone, loaded } = res.get(b);
+    const { alone, loaded, paced } = res.get(b);
     const script = loaded.flatMap((x) => x.script);
     const dash = loaded.flatMap((x) => x.dash);
     const mem = alone[alone.length - 1].memory;
     const m = (xs, k) => median(xs.map((x) => x[k]));
-    rows.push(`| ${label(b)} | ${n.toLocaleString('en')} | ${f1(m(alone, 'rate') / 1e6)} M (${f1(m(alone, 'perCpu') / 1e6)} M) | ${f1(m(loaded, 'rate') / 1e6)} M (${f1(m(loaded, 'perCpu') / 1e6)} M, ${f1(m(loaded, 'runqShare') * 100)}%) | ` +
+    const mf = (xs, k, scale) => (Number.isFinite(m(xs, k)) ? f1(m(xs, k) * scale) : '-'); // '-': no thread named jitscope-link
+    rows.push(`| ${label(b)} | ${n.toLocaleString('en')} | ${f1(m(alone, 'rate') / 1e6)} M (${mf(alone, 'perCpu', 1e-6)} M) | ${f1(m(loaded, 'rate') / 1e6)} M (${mf(loaded, 'perCpu', 1e-6)} M, ${mf(loaded, 'runqShare', 100)}%) | ` +
+      `${f1(m(paced, 'rate') / 1e6)} M (${mf(paced, 'perCpu', 1e-6)} M, ${mf(paced, 'runqShare', 100)}%) | ` +
       `${f1(median(loaded.map((x) => x.rate)) / median(alone.map((x) => x.rate)) * 100)}% | ${script.length} | ${script.length ? f1(pct(script, 50)) : '-'} / ${script.length ? f1(pct(script, 99)) : '-'} | ` +
       `${dash.length ? f1(pct(dash, 50)) : '-'} / ${dash.length ? f1(Math.max(...dash)) : '-'} | ${f1(median(alone.map((x) => x.rssKb)) * 1024 / n)} | ` +
       `${mem ? f1(mem.function_bytes / n) + ' + names ' + f1(mem.names / n) : '-'} |`);
@@ -170,8 +176,8 @@ for (const n of SIZES) {
       `${SORTS.map((s) => f1(median(q.bySort[s]))).join(' / ')} | ${f1(median(q.mods))} |`);
   }
 }
-console.log('| server | functions | ingest alone: records/s (per second on a CPU) | with queries: records/s (per second on a CPU, share of the time the link thread waited for a CPU) | with / alone | script queries | script query p50 / p99 (ms) | dashboard requests p50 / max (ms) | RSS growth per function (bytes) | held per function, server\'s count (bytes) |');
-console.log('|---|---|---|---|---|---|---|---|---|---|');
+console.log('| server | functions | ingest alone: records/s (per second on a CPU) | with the dashboard and a script querying back to back: records/s (per second on a CPU, share of the time the link thread waited for a CPU) | the same with the script at 10 queries/s | with / alone (back to back) | script queries (back to back) | their p50 / p99 (ms) | dashboard requests p50 / max (ms) | RSS growth per function (bytes) | held per function, server\'s count (bytes) |');
+console.log('|---|---|---|---|---|---|---|---|---|---|---|');
 for (const r of rows) console.log(r);
 console.log('');
 console.log(`Functions queries at rest (every sort x {no filter, q=, module=} x ${QUERY_REPS}, limit 100; time is the HTTP round trip from Node), and per-module totals:`);

@@ -23,7 +23,7 @@
 #define API_DEFAULT_LIMIT 100
 #define API_MAX_LIMIT 10000
 
-size_t api_step_functions = 65536; /* about 0.5 ms of walking, per locked step */
+size_t api_step_functions = 131072; /* about 1 ms of walking, per locked step */
 
 enum api_fn_sort { FN_SORT_TIME, FN_SORT_JIT_TIME, FN_SORT_NAME, FN_SORT_NATIVE, FN_SORT_IL };
 
