@@ -62,6 +62,15 @@ static char *strpool_room(strpool *p, size_t need, uint32_t *ref)
     return p->chunks[p->chunk_count - 1] + (*ref & (STRPOOL_CHUNK - 1));
 }
 
+/* The string, its NUL, and 7 more zero bytes: a reader that loads 8 bytes at a
+ * time past the NUL reads written bytes (the next string overwrites them; the
+ * chunk's STRPOOL_SLACK keeps them inside it). */
+static void strpool_store(char *copy, const char *text, size_t length)
+{
+    memcpy(copy, text, length);
+    memset(copy + length, 0, STRPOOL_SLACK);
+}
+
 const char *strpool_intern(strpool *p, const char *text, size_t length)
 {
     uint32_t hash, ref;
@@ -83,8 +92,7 @@ const char *strpool_intern(strpool *p, const char *text, size_t length)
     }
     if (!(copy = strpool_room(p, length + 1, &ref)))
         return NULL;
-    memcpy(copy, text, length);
-    copy[length] = '\0';
+    strpool_store(copy, text, length);
     p->slots[i] = (strpool_slot){hash, ref};
     p->count++;
     p->text_bytes += length + 1;
@@ -98,8 +106,7 @@ const char *strpool_add(strpool *p, const char *text, size_t length)
 
     if (length > 65535 || !(copy = strpool_room(p, length + 1, &ref)))
         return NULL;
-    memcpy(copy, text, length);
-    copy[length] = '\0';
+    strpool_store(copy, text, length);
     p->text_bytes += length + 1;
     return copy;
 }
