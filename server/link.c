@@ -19,7 +19,6 @@
 #include "proc.h"
 #include "sessions.h"
 #include "wire_decode.h"
-#include "store_replay.h"
 #include "wire_encode.h"
 
 #define LINK_MAX_CONNECTIONS 64
@@ -391,9 +390,8 @@ static const char *link_consume(link_conn *c)
         applied = 1;
         if (session_apply(s, &r, now, &why) != 0)
             break;
-        if (session_persist_enabled() && store_replay_wants(r.type))
-            store_replay_log(&s->persist, STORE_REPLAY_FRAME, now, c->buf + off - used,
-                             (uint32_t)used);
+        if (session_persist_enabled() && session_persist_wants(r.type))
+            session_persist_log(s, SESSION_REPLAY_FRAME, now, c->buf + off - used, (uint32_t)used);
     }
     if (applied)
         sessions_changed(); /* wakes requests waiting for a record (POST /stacks) */

@@ -1,7 +1,6 @@
 /* session.c -- folding agent records into one session's state (see session.h). */
 #include "session.h"
 #include "grow.h"
-#include "store_replay.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -78,11 +77,50 @@ static _Atomic int session_persist_on;
 void session_persist_enable(void) { session_persist_on = 1; }
 int session_persist_enabled(void) { return session_persist_on; }
 
+int session_persist_wants(uint16_t record_type)
+{
+    switch (record_type) {
+    case WIRE_HELLO:
+    case WIRE_STACK_THREAD:
+    case WIRE_STACK_END:
+    case WIRE_PROFILE_STATUS:
+    case WIRE_GC_STARTED:
+    case WIRE_GC_FINISHED:
+    case WIRE_RUNTIME_SUSPEND: return 1;
+    default: return 0;
+    }
+}
+
+void session_persist_log(session *s, unsigned kind, int64_t now_ns, const void *data,
+                         uint32_t length)
+{
+    session_persist *p = &s->persist;
+    size_t padded = ((size_t)length + 7u) & ~(size_t)7u,
+           need = sizeof(session_replay_header) + padded;
+    session_replay_header h = {(uint8_t)kind, {0, 0, 0}, length, now_ns};
+    size_t cap = p->replay_cap;
+
+    if (p->replay_len + need > SESSION_REPLAY_PENDING_MAX ||
+        p->replay_total + need > SESSION_REPLAY_SESSION_MAX ||
+        grow_reserve((void **)&p->replay, &cap, p->replay_len + need - 1, 1, 64 * 1024,
+                     SESSION_REPLAY_PENDING_MAX, GROW_KEEP) != 0) {
+        p->replay_lost += need;
+        return;
+    }
+    p->replay_cap = cap;
+    memcpy(p->replay + p->replay_len, &h, sizeof(h));
+    if (length)
+        memcpy(p->replay + p->replay_len + sizeof(h), data, length);
+    memset(p->replay + p->replay_len + sizeof(h) + length, 0, padded - length);
+    p->replay_len += need;
+    p->replay_total += need;
+}
+
 void session_profile_start(session *s, uint32_t hz, int64_t now_ns)
 {
     profile_start(&s->profile, hz, now_ns);
     if (session_persist_enabled())
-        store_replay_log(&s->persist, STORE_REPLAY_PROFILE_START, now_ns, &hz, sizeof(hz));
+        session_persist_log(s, SESSION_REPLAY_PROFILE_START, now_ns, &hz, sizeof(hz));
 }
 
 void session_profile_stop(session *s, int64_t now_ns)
@@ -91,7 +129,7 @@ void session_profile_stop(session *s, int64_t now_ns)
         return;
     profile_stop(&s->profile, now_ns);
     if (session_persist_enabled())
-        store_replay_log(&s->persist, STORE_REPLAY_PROFILE_STOP, now_ns, NULL, 0);
+        session_persist_log(s, SESSION_REPLAY_PROFILE_STOP, now_ns, NULL, 0);
 }
 
 session_function *session_find_function(session *s, uint64_t id)

@@ -131,6 +131,24 @@ typedef struct session_event {
 /* What storage (store.h) has still to write of a session, kept by the record
  * folders under the sessions lock and copied out by the storage writer. All
  * of it stays empty while storage is off (session_persist_enable). */
+/* Entries of a session's replay log (store_replay.h reads them back). */
+enum session_replay_kind {
+    SESSION_REPLAY_FRAME = 1,         /* an agent record's frame */
+    SESSION_REPLAY_PROFILE_START = 2, /* the server started a profile: data uint32 hz */
+    SESSION_REPLAY_PROFILE_STOP = 3,  /* the server stopped it (command, link lost, end) */
+};
+
+#define SESSION_REPLAY_PENDING_MAX (64u << 20)   /* log bytes waiting for the writer */
+#define SESSION_REPLAY_SESSION_MAX (1024u << 20) /* log bytes for one session, in all */
+
+/* A replay log entry: this header, then its data padded to 8 bytes. */
+typedef struct session_replay_header {
+    uint8_t kind;
+    uint8_t zero[3];
+    uint32_t length;
+    int64_t now_ns; /* the server's wall clock when it was applied */
+} session_replay_header;
+
 typedef struct session_persist {
     int past;        /* read back from the database (read-only; never written again) */
     int loaded;      /* past: its content was read (else only its header and summary) */
@@ -216,6 +234,13 @@ void session_free(session *s);
 /* Storage is on: from now on, sessions note what changed for its writer. */
 void session_persist_enable(void);
 int session_persist_enabled(void);
+/* The agent's record of this type goes into the replay log (hello, stacks,
+ * profile, timeline): link.c hands its frame to session_persist_log. */
+int session_persist_wants(uint16_t record_type);
+/* Appends one replay log entry; past SESSION_REPLAY_PENDING_MAX bytes
+ * waiting, or SESSION_REPLAY_SESSION_MAX logged, it is counted as lost. */
+void session_persist_log(session *s, unsigned kind, int64_t now_ns, const void *data,
+                         uint32_t length);
 
 /* A sampling profile starts / stops on the server's word (also logged for
  * storage's replay, so a stored profile reads back as it was). */

@@ -3,6 +3,7 @@
  * sessions use a second one, under the sessions lock (WAL lets the two run
  * side by side). */
 #include "store_db.h"
+#include "store.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -133,7 +134,7 @@ int store_open(const store_options *o, char *err, size_t errsz)
         goto fail;
     }
     sqlite3_busy_timeout(store.read_db, 2000);
-    if (store_load_index(store.read_db, why, sizeof(why)) < 0)
+    if (store_load_index(store.write_db, why, sizeof(why)) < 0) /* marks interrupted ones */
         goto fail;
     session_persist_enable();
     store.enabled = 1;

@@ -10,7 +10,8 @@
 #include <sqlite3.h>
 
 #include "session.h"
-#include "store.h"
+
+struct store_stats;
 
 #define STORE_SCHEMA_VERSION 2
 #define STORE_APPLICATION_ID 0x4a495453 /* "JITS" */
@@ -31,7 +32,7 @@ int store_writer_start(sqlite3 *db, unsigned keep, char *err, size_t errsz);
 void store_writer_stop(void); /* flushes everything first */
 void store_writer_forget(int session_id);
 void store_writer_kick(void);
-void store_writer_stats(store_stats *out);
+void store_writer_stats(struct store_stats *out);
 
 /* store_load.c: the past sessions into the registry (header only), the
  * interrupted ones marked; and one session's content. */

@@ -8,6 +8,7 @@
  * the sessions lock. IDs are rebuilt the way ingest built them: a later
  * function or module with the same runtime ID is the one its ID finds. */
 #include "store_db.h"
+#include "store.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -9,6 +9,7 @@
  * writer sleeps STORE_TICK_MS or until kicked. Deletions (the API, --keep)
  * run on this thread too, after the round that may still hold rows of them. */
 #include "store_db.h"
+#include "store.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -672,6 +673,7 @@ static void *writer_main(void *arg)
     }
     while (writer_round()) /* the last word: everything still in memory */
         ;
+    writer_retention();
     writer_run_deletions();
     return NULL;
 }
