@@ -31,6 +31,7 @@ typedef struct copied_session {
     int id, root_id, pid;
     int64_t created_ns, ended_ns;
     char *state, *command_line, *header, *summary; /* header NULL: unchanged */
+    int live; /* not ended: its row's updated_ns says when it was last seen */
     copied_function *functions;
     size_t function_count;
     session_module *modules; /* NULL: unchanged; path and assembly owned */
@@ -59,6 +60,7 @@ enum {
     ST_EVENT,
     ST_EVENTS_TRIM,
     ST_REPLAY,
+    ST_TOUCH,
     ST_COUNT
 };
 
@@ -81,6 +83,7 @@ static const char *const writer_sql[ST_COUNT] = {
     "DELETE FROM events WHERE session_id = ? AND seq <= ?",
     "INSERT INTO replay (session_id, chunk, data) VALUES (?, (SELECT coalesce(max(chunk), 0) + 1"
     " FROM replay WHERE session_id = ?1), ?)",
+    "UPDATE sessions SET updated_ns = ? WHERE id = ?",
 };
 
 static struct {
@@ -253,6 +256,7 @@ static int writer_copy_session(copied_session *c, session *s, copied_round *roun
         free(summary_text);
         return -1;
     }
+    c->live = !s->ended_ns && s->state != SESSION_FAILED;
     hash = writer_hash(header_text, summary_text);
     if (hash != p->stored_header_hash) {
         c->root_id = s->root_id;
@@ -474,6 +478,13 @@ static int writer_put_session(const copied_session *c, uint64_t *rows)
 
     if (c->header && writer_put_header(c) != 0)
         return -1;
+    if (!c->header && c->live) { /* an interrupted session ends when it was last seen */
+        sqlite3_stmt *st = writer.st[ST_TOUCH];
+        sqlite3_bind_int64(st, 1, (sqlite3_int64)clock_real_ns());
+        sqlite3_bind_int(st, 2, c->id);
+        if (writer_step(st) != 0)
+            return -1;
+    }
     for (i = 0; i < c->function_count; i++)
         if (writer_put_function(c->id, &c->functions[i], rows) != 0)
             return -1;
