@@ -184,7 +184,7 @@ TEST(refs_resolve_and_errors_are_error_bodies)
                 const char *ref = json_string_value(json_object_get(resp, "$ref"));
                 json_t *schema;
 
-                if (atoi(status) < 400)
+                if (strtol(status, NULL, 10) < 400)
                     continue;
                 errors++;
                 if (ref)
