@@ -7,7 +7,8 @@
 // outside /api and /metrics: x-jitscope-static), the media type must be one the
 // response lists, and a JSON body must validate against its schema (ajv, JSON
 // Schema 2020-12, strict). Anything else throws an OpenApiViolation, which
-// waitFor() never retries.
+// waitFor() never retries. checkWsMessage() does the same for a live stream
+// message (x-jitscope-websocket's serverMessages).
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -110,5 +111,20 @@ export function checkResponse({ method = 'GET', url, status, contentType, body, 
   if (!validate(body)) {
     const errors = validate.errors.slice(0, 8).map((e) => `${e.instancePath || '/'} ${e.message}${e.params && Object.keys(e.params).length ? ' ' + JSON.stringify(e.params) : ''}`);
     throw new OpenApiViolation(`${what}: the body does not match ${where} ${status} ${media}:\n  ${errors.join('\n  ')}\nbody: ${JSON.stringify(body).slice(0, 500)}`);
+  }
+}
+
+// Throws an OpenApiViolation unless msg (a parsed live stream message from the
+// server) is one of x-jitscope-websocket's serverMessages.
+export function checkWsMessage(msg, api = shared ??= loadOpenApi()) {
+  const key = 'x-jitscope-websocket serverMessages';
+  let validate = api.compiled.get(key);
+  if (!validate) {
+    validate = api.ajv.compile({ oneOf: rewriteRefs(api.doc['x-jitscope-websocket'].serverMessages) });
+    api.compiled.set(key, validate);
+  }
+  if (!validate(msg)) {
+    const errors = validate.errors.slice(0, 8).map((e) => `${e.instancePath || '/'} ${e.message}`);
+    throw new OpenApiViolation(`a WebSocket message is none of x-jitscope-websocket's serverMessages:\n  ${errors.join('\n  ')}\nmessage: ${JSON.stringify(msg).slice(0, 500)}`);
   }
 }
