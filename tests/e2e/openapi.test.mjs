@@ -102,6 +102,7 @@ const SWEEP = [
   ['GET', '/metrics', null, [200]],
   ['POST', '/metrics', null, [405]],
   ['GET', '/api/nope', null, [404]],
+  ['GET', '/api/sessions/abc/nope', null, [400]],
   ['PUT', '/api/sessions/1', null, [405]],
   ['POST', '/api/sessions', 'x'.repeat(5000), [413]],
   ['GET', '/index.html', null, [200]],
