@@ -33,7 +33,9 @@ PROTO_HDR  := $(wildcard proto/*.h)
 AGENT_SRC  := $(wildcard agent/*.c) $(PROTO_SRC)
 SERVER_SRC := $(wildcard server/*.c) $(PROTO_SRC)
 AGENT_HDR  := $(wildcard agent/*.h) $(PROTO_HDR)
-SERVER_HDR := $(wildcard server/*.h) $(PROTO_HDR)
+# What the server's sources include: headers, and the OpenAPI document that
+# server/openapi_doc.c embeds (.incbin, relative to this directory).
+SERVER_HDR := $(wildcard server/*.h) $(PROTO_HDR) server/openapi.json
 
 AGENT_SO   := $(BUILD)/libjitscope_agent.so
 SERVER_BIN := $(BUILD)/jitscope

@@ -14,6 +14,7 @@
 #include "api_util.h"
 #include "attach.h"
 #include "ipc.h"
+#include "openapi_doc.h"
 #include "proclist.h"
 #include "sessions.h"
 
@@ -314,10 +315,25 @@ static int api_config(api_call *c)
     return 200;
 }
 
+/* GET /api/openapi.json: the OpenAPI 3.1 description of this API (openapi_doc.h). */
+static int api_openapi(api_call *c)
+{
+    size_t length;
+    const char *doc = openapi_document(&length);
+
+    if (!(c->reply->text = malloc(length)))
+        return api_fail(c, 503, "out of memory");
+    memcpy(c->reply->text, doc, length);
+    c->reply->text_length = length;
+    c->reply->content_type = "application/json";
+    return 200;
+}
+
 /* The REST routes, one row each (docs/API.md); the pattern syntax and
  * API_LOCKED are described in api_route.h. Adding a route is adding a row. */
 static const api_route api_routes[] = {
     {"GET", "/api/config", api_config, 0, NULL},
+    {"GET", "/api/openapi.json", api_openapi, 0, NULL},
     {"GET", "/api/processes", api_processes, 0, NULL},
     {"POST", "/api/processes/{pid}/attach", api_attach, 0, NULL},
     {"GET", "/api/sessions", api_sessions, 0, NULL},

@@ -8,6 +8,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
+import { fetchChecked, OpenApiViolation } from '../e2e/lib.mjs';
+
+export { fetchChecked };
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const BUILD = path.join(ROOT, 'build');
@@ -26,7 +29,10 @@ export async function waitFor(what, fn, { timeoutMs = 15000, everyMs = 100 } = {
   const deadline = Date.now() + timeoutMs;
   let last;
   for (;;) {
-    try { last = await fn(); if (last) return last; } catch (e) { last = e; }
+    try { last = await fn(); if (last) return last; } catch (e) {
+      if (e instanceof OpenApiViolation) throw e; // a wrong response is not worth waiting out
+      last = e;
+    }
     if (Date.now() > deadline) {
       throw new Error(`timed out waiting for ${what} (last: ${last instanceof Error ? last.message : JSON.stringify(last)})`);
     }
@@ -93,9 +99,10 @@ export function waitForOutput(srv, re, timeoutMs = 30000) {
   return waitFor(`output ${re}`, () => re.exec(srv.stdout), { timeoutMs, everyMs: 50 });
 }
 
-// GET/POST against the server from node (not through the page).
+// GET against the server from node (not through the page), checked against
+// the OpenAPI document like every e2e request (../e2e/openapi.mjs).
 export async function apiGet(srv, p) {
-  const res = await fetch(srv.url + p);
+  const res = await fetchChecked(srv.url + p);
   let body = null;
   try { body = await res.json(); } catch { /* not json */ }
   return { status: res.status, body };

@@ -17,7 +17,8 @@ test('server is valgrind-clean over a full session', async () => {
   await waitFor('exited', async () => (await srv.api('/api/sessions/1')).body.state === 'exited', 60000);
   assert.ok((await functionsOf(srv, 1, '&q=Unique&sort=jit_time')).length >= 6);
   for (const p of ['/api/sessions', '/api/sessions/1/modules', '/api/sessions/1/threads',
-    '/api/sessions/1/events?after=3&limit=5', '/api/sessions/x', '/api/nope', '/index.html', '/metrics']) {
+    '/api/sessions/1/events?after=3&limit=5', '/api/sessions/x', '/api/nope', '/index.html', '/metrics',
+    '/api/openapi.json']) {
     await srv.api(p);
   }
   await new Promise((resolve) => {
