@@ -18,7 +18,7 @@ PORT     ?= 8642
 CSTD     := -std=c11 -D_GNU_SOURCE -Iproto
 WARN     := -Wall -Wextra -Werror
 OPT      ?= -O2 -g
-PKGS     := libmicrohttpd jansson libcurl libwebsockets
+PKGS     := libmicrohttpd jansson libcurl libwebsockets sqlite3
 SERVER_CFLAGS = $(CSTD) $(WARN) $(OPT) $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 SERVER_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpthread
 # The agent lives inside the target: libc and pthreads only, nothing exported
@@ -33,7 +33,9 @@ PROTO_HDR  := $(wildcard proto/*.h)
 AGENT_SRC  := $(wildcard agent/*.c) $(PROTO_SRC)
 SERVER_SRC := $(wildcard server/*.c) $(PROTO_SRC)
 AGENT_HDR  := $(wildcard agent/*.h) $(PROTO_HDR)
-SERVER_HDR := $(wildcard server/*.h) $(PROTO_HDR)
+# What the server's sources include: headers, and the OpenAPI document that
+# server/openapi_doc.c embeds (.incbin, relative to this directory).
+SERVER_HDR := $(wildcard server/*.h) $(PROTO_HDR) server/openapi.json
 
 AGENT_SO   := $(BUILD)/libjitscope_agent.so
 SERVER_BIN := $(BUILD)/jitscope

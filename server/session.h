@@ -46,6 +46,7 @@ typedef enum session_state {
     SESSION_DETACHED,     /* agent left the process */
     SESSION_EXITED,       /* process ended */
     SESSION_FAILED,       /* launch or attach failed */
+    SESSION_INTERRUPTED,  /* stored while live, and the server died: read back from storage */
 } session_state;
 
 enum session_mode { SESSION_MODE_RUN = 1, SESSION_MODE_ATTACH = 2 };
@@ -77,7 +78,8 @@ typedef struct session_function {
     int64_t last_jit_ns;
     uint64_t jit_time_ns; /* duration of the last compilation (Finished - Started) */
     uint64_t jit_time_total_ns;
-    /* compilations 2+: all kept ones, in order; NULL while compilation_count <= 1 */
+    /* all kept compilations, in order, from the second one on (read back from
+     * storage: from the first); NULL while compilation_count <= 1 */
     session_compilation *compilation_list;
     uint32_t versions; /* distinct code starts; 2+ means re-JIT (tier-up, OSR...) */
     uint32_t token, il_size, native_size;
@@ -91,10 +93,12 @@ typedef struct session_function {
                        profiles, but not listed by /functions nor counted */
     uint8_t tier;                 /* wire_tier of the last compilation */
     uint8_t compilation_count, compilation_cap; /* kept (at most SESSION_MAX_COMPILATIONS) */
+    uint8_t persist_dirty; /* in persist.dirty: changed since storage copied it */
 } session_function;
 
 /* Compilation i (0 <= i < f->compilation_count) of a function, in order. */
 session_compilation session_function_compilation(const session_function *f, uint32_t i);
+
 /* A function's name, or NULL when no name record came (the accessor other
  * code should use: how names are held may change). */
 static inline const char *session_function_name(const session_function *f) { return f->name; }
@@ -146,6 +150,47 @@ typedef struct session_event {
     uint32_t tier; /* JIT_FINISHED: wire_tier of the compilation */
     uint32_t reserved;
 } session_event;
+
+/* What storage (store.h) has still to write of a session, kept by the record
+ * folders under the sessions lock and copied out by the storage writer. All
+ * of it stays empty while storage is off (session_persist_enable). */
+/* Entries of a session's replay log (store_replay.h reads them back). */
+enum session_replay_kind {
+    SESSION_REPLAY_FRAME = 1,         /* an agent record's frame */
+    SESSION_REPLAY_PROFILE_START = 2, /* the server started a profile: data uint32 hz */
+    SESSION_REPLAY_PROFILE_STOP = 3,  /* the server stopped it (command, link lost, end) */
+};
+
+#define SESSION_REPLAY_PENDING_MAX (64u << 20)   /* log bytes waiting for the writer */
+#define SESSION_REPLAY_SESSION_MAX (1024u << 20) /* log bytes for one session, in all */
+
+/* A replay log entry: this header, then its data padded to 8 bytes. */
+typedef struct session_replay_header {
+    uint8_t kind;
+    uint8_t zero[3];
+    uint32_t length;
+    int64_t now_ns; /* the server's wall clock when it was applied */
+} session_replay_header;
+
+typedef struct session_persist {
+    int past;        /* read back from the database (read-only; never written again) */
+    int loaded;      /* past: its content was read (else only its header and summary) */
+    char *summary;   /* past and not loaded: its list entry (JSON) as stored */
+    uint32_t *dirty; /* indexes of the functions changed since the writer's last copy */
+    size_t dirty_count, dirty_cap;
+    int dirty_all;                     /* a mark found no memory: the writer copies them all */
+    uint64_t modules_gen, threads_gen; /* bumped by every module / thread change */
+    /* replay log: the records behind stack snapshots, profiles and the
+     * GC/suspension timeline, and the server's profile start/stop, in order
+     * (store_replay.h), waiting for the writer */
+    unsigned char *replay;
+    size_t replay_len, replay_cap;
+    uint64_t replay_total, replay_lost; /* bytes logged; bytes lost (over the cap) */
+    /* the writer's own: what it has written */
+    uint64_t stored_modules_gen, stored_threads_gen, stored_event_seq;
+    uint64_t stored_header_hash; /* of the header and summary last written */
+    char load_error[160];        /* past: why its content could not all be read */
+} session_persist;
 
 typedef struct session {
     int id;
@@ -201,6 +246,7 @@ typedef struct session {
     size_t event_cap;
     uint64_t event_seq; /* last seq given */
     uint64_t events_evicted;
+    session_persist persist;
     /* readers that work on this session with the lock released (the functions
      * query): while pinned it is not freed, only taken out of the registry
      * (sessions.c frees it at the last unpin) */
@@ -217,6 +263,15 @@ typedef struct session_memory {
 } session_memory;
 void session_memory_usage(const session *s, session_memory *m);
 
+/* For storage's read-back (store_load.c): appends a zeroed function with this
+ * ID (0: not indexed; a later one takes an ID over), its name into the pool,
+ * a kept compilation in order. NULL / -1 when a cap is reached or memory
+ * runs out. */
+session_function *session_function_append(session *s, uint64_t id);
+int session_function_set_name(session *s, session_function *f, const char *name, size_t length);
+int session_function_keep_compilation(session *s, session_function *f,
+                                      const session_compilation *c);
+
 /* A pid an agent reported (hello pid, parent pid): the agent's word, so 0
  * (unknown) unless it lies in 1..4194304 (the largest pid_max Linux allows). */
 pid_t session_pid_from_agent(uint32_t pid);
@@ -224,9 +279,30 @@ pid_t session_pid_from_agent(uint32_t pid);
 session *session_new(int id, int mode, pid_t pid, const char *command_line, const char *token);
 void session_free(session *s);
 
+/* Storage is on: from now on, sessions note what changed for its writer. */
+void session_persist_enable(void);
+int session_persist_enabled(void);
+/* The agent's record of this type goes into the replay log (hello, stacks,
+ * profile, timeline): link.c hands its frame to session_persist_log. */
+int session_persist_wants(uint16_t record_type);
+/* Appends one replay log entry; past SESSION_REPLAY_PENDING_MAX bytes
+ * waiting, or SESSION_REPLAY_SESSION_MAX logged, it is counted as lost. */
+void session_persist_log(session *s, unsigned kind, int64_t now_ns, const void *data,
+                         uint32_t length);
+
+/* A sampling profile starts / stops on the server's word (also logged for
+ * storage's replay, so a stored profile reads back as it was). */
+void session_profile_start(session *s, uint32_t hz, int64_t now_ns);
+void session_profile_stop(session *s, int64_t now_ns);
+
 /* Applies one agent record; returns 0, or -1 when the record breaks the session
  * protocol (the caller drops the connection). Never fails on unknown IDs. */
 int session_apply(session *s, const wire_record *r, int64_t now_ns, const char **why);
+
+/* Applies one record of a stored session's replay log (store_replay.h):
+ * HELLO (walk ids start over), stack, profile and timeline records, as they
+ * were applied live at now_ns. -1 for any other type. */
+int session_replay(session *s, const wire_record *r, int64_t now_ns);
 
 /* Appends an event that no single record makes (gc, suspension,
  * stack_snapshot, profile): see session_event for the fields. */

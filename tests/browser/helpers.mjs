@@ -4,9 +4,13 @@
 // Every process started here is killed by stopServer()/the test's after hook.
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
+import { fetchChecked, OpenApiViolation } from '../e2e/lib.mjs';
+
+export { fetchChecked };
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const BUILD = path.join(ROOT, 'build');
@@ -25,7 +29,10 @@ export async function waitFor(what, fn, { timeoutMs = 15000, everyMs = 100 } = {
   const deadline = Date.now() + timeoutMs;
   let last;
   for (;;) {
-    try { last = await fn(); if (last) return last; } catch (e) { last = e; }
+    try { last = await fn(); if (last) return last; } catch (e) {
+      if (e instanceof OpenApiViolation) throw e; // a wrong response is not worth waiting out
+      last = e;
+    }
     if (Date.now() > deadline) {
       throw new Error(`timed out waiting for ${what} (last: ${last instanceof Error ? last.message : JSON.stringify(last)})`);
     }
@@ -40,12 +47,24 @@ export function ensureBuilt(dll = DEMO_DLL) {
   if (r.status !== 0) throw new Error(`make all apps failed (${r.status})`);
 }
 
+// Each server gets its own data directory (removed when the tests end).
+const dataDirs = [];
+process.on('exit', () => { for (const d of dataDirs) fs.rmSync(d, { recursive: true, force: true }); });
+export function tempDataDir() {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'jitscope-data-'));
+  dataDirs.push(dir);
+  return dir;
+}
+
 // Starts `jitscope run --port 0 -- dotnet <dll> <appArgs>`; resolves once it printed its URL.
 // stdin: true gives the app (which inherits the server's stdin) a pipe: srv.send(line).
 // The app's stdout goes to the server's, so srv.stdout also holds the app's lines.
-export async function startServer({ dll = DEMO_DLL, args = [], appArgs = [], stdin = false } = {}) {
+// serve: true starts `jitscope serve` (no app) instead.
+export async function startServer({ dll = DEMO_DLL, args = [], appArgs = [], stdin = false, serve = false } = {}) {
   ensureBuilt(dll);
-  const argv = ['run', '--port', '0', ...args, '--', 'dotnet', dll, ...appArgs];
+  const data = args.includes('--data') ? [] : ['--data', tempDataDir()];
+  const argv = serve ? ['serve', '--port', '0', ...data, ...args]
+    : ['run', '--port', '0', ...data, ...args, '--', 'dotnet', dll, ...appArgs];
   const proc = spawn(JITSCOPE, argv, { cwd: ROOT, stdio: [stdin ? 'pipe' : 'ignore', 'pipe', 'pipe'], detached: true });
   const srv = { proc, stdout: '', stderr: '', exit: null };
   srv.send = (line) => { if (!stdin) throw new Error('startServer: no stdin pipe (stdin: true)'); proc.stdin.write(`${line}\n`); };
@@ -80,9 +99,10 @@ export function waitForOutput(srv, re, timeoutMs = 30000) {
   return waitFor(`output ${re}`, () => re.exec(srv.stdout), { timeoutMs, everyMs: 50 });
 }
 
-// GET/POST against the server from node (not through the page).
+// GET against the server from node (not through the page), checked against
+// the OpenAPI document like every e2e request (../e2e/openapi.mjs).
 export async function apiGet(srv, p) {
-  const res = await fetch(srv.url + p);
+  const res = await fetchChecked(srv.url + p);
   let body = null;
   try { body = await res.json(); } catch { /* not json */ }
   return { status: res.status, body };

@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import {
   startServer, stopServer, launchBrowser, openDashboard, goto, waitFor, waitForOutput, screenshot,
-  unexpectedConsoleErrors, apiGet, STACK_DLL,
+  unexpectedConsoleErrors, apiGet, fetchChecked, STACK_DLL,
 } from './helpers.mjs';
 
 const DEPTH = 25; // StackTarget.Deep.Depth
@@ -118,7 +118,7 @@ describe('stacks, profile and GC timeline', { timeout: 240000 }, () => {
   it('the plain-text link gives the snapshot as text', async () => {
     const href = await page.locator('a.text-link').getAttribute('href');
     assert.equal(href, '/api/sessions/1/stacks/1?format=text');
-    const res = await fetch(srv.url + href);
+    const res = await fetchChecked(srv.url + href);
     assert.equal(res.status, 200);
     assert.match(res.headers.get('content-type'), /^text\/plain/);
     const text = await res.text();
@@ -270,7 +270,7 @@ describe('stacks, profile and GC timeline', { timeout: 240000 }, () => {
     assert.equal(doc.$schema, 'https://www.speedscope.app/file-format-schema.json');
     assert.ok(Array.isArray(doc.profiles) && doc.profiles.length > 0 && doc.shared.frames.length > 0);
     assert.ok(doc.shared.frames.some((f) => f.name === 'StackTarget.Spin.Inner(ulong)' || f.name.includes('Spin.Inner')));
-    const folded = await (await fetch(srv.url + await page.locator('a.export-folded').getAttribute('href'))).text();
+    const folded = await (await fetchChecked(srv.url + await page.locator('a.export-folded').getAttribute('href'))).text();
     assert.match(folded, /StackTarget\.Spin\.Outer\(\);StackTarget\.Spin\.Inner\(ulong\) \d+/);
 
     await page.locator('button.stop-btn').click();
@@ -284,7 +284,7 @@ describe('stacks, profile and GC timeline', { timeout: 240000 }, () => {
   it('the GC chart next to the JIT-rate chart shows the app\'s collections and jitscope\'s own suspensions', async () => {
     srv.send('gc');
     await waitForOutput(srv, /^gc done 1$/m);
-    assert.equal((await fetch(`${srv.url}/api/sessions/1/stacks`, { method: 'POST' })).status, 201, 'one more snapshot: a suspension by jitscope now');
+    assert.equal((await fetchChecked(`${srv.url}/api/sessions/1/stacks`, { method: 'POST' })).status, 201, 'one more snapshot: a suspension by jitscope now');
     await page.keyboard.press('1');
     const chart = page.locator('canvas.pause-chart');
     await waitFor('three collections on the chart', async () => Number(await chart.getAttribute('data-gcs')) >= 3, { timeoutMs: 20000 });

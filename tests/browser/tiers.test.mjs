@@ -7,7 +7,7 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   startServer, stopServer, launchBrowser, openDashboard, feedStats, waitFor, screenshot,
-  unexpectedConsoleErrors, apiGet,
+  unexpectedConsoleErrors, apiGet, fetchChecked,
 } from './helpers.mjs';
 
 // All `jit` events of session 1 up to seq upTo: seq -> tier.
@@ -161,7 +161,7 @@ describe('JIT tiers on the dashboard', { timeout: 180000 }, () => {
     await waitFor('the agent turned tiers on', async () => (await apiGet(srv, '/api/sessions/1')).body.tier_source.enabled === true);
     await waitFor('the button offers off', async () => (await sw.textContent()) === 'Turn tiers off');
     // once the agent is gone nothing changes: the table is the server's, and adds up to its compilations
-    const res = await fetch(`${srv.url}/api/sessions/1/detach`, { method: 'POST', body: '{}' });
+    const res = await fetchChecked(`${srv.url}/api/sessions/1/detach`, { method: 'POST', body: '{}' });
     assert.equal(res.status, 202);
     const done = await waitFor('the session detached', async () => { const r = await apiGet(srv, '/api/sessions/1'); return r.body.state === 'detached' && r.body; });
     const final = await waitFor('the page showing the final totals', async () => {

@@ -4,7 +4,7 @@
 // Content-Disposition; an unknown format is a 400 with a JSON error.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { E2E_DLL, startServer, waitFor, stopAll } from './lib.mjs';
+import { E2E_DLL, startServer, waitFor, stopAll, fetchChecked } from './lib.mjs';
 
 after(stopAll);
 
@@ -40,7 +40,7 @@ test('exports: CSV and JSON files of every list, the same rows as the API', asyn
       const q = `/api/sessions/1/${list}?limit=10000`;
       const json = (await srv.api(q)).body[list];
       assert.ok(json.length > 0, `${list}: rows`);
-      const r = await fetch(`${srv.url}${q}&format=csv`);
+      const r = await fetchChecked(`${srv.url}${q}&format=csv`);
       assert.equal(r.status, 200);
       assert.equal(r.headers.get('content-type'), 'text/csv; charset=utf-8');
       assert.equal(r.headers.get('content-disposition'), `attachment; filename="jitscope-session-1-${list}.csv"`);
@@ -55,15 +55,15 @@ test('exports: CSV and JSON files of every list, the same rows as the API', asyn
         else if (v !== null && typeof v === 'object') assert.deepEqual(JSON.parse(f), v, `${list} row ${k} ${h}`);
         else assert.equal(f, asText(v), `${list} row ${k} ${h}`);
       }));
-      const j = await fetch(`${srv.url}${q}&format=json`);
+      const j = await fetchChecked(`${srv.url}${q}&format=json`);
       assert.equal(j.headers.get('content-disposition'), `attachment; filename="jitscope-session-1-${list}.json"`);
       assert.deepEqual((await j.json())[list], json);
     }
     // a method name with a comma in it survives the round trip
-    const fns = parseCsv(await (await fetch(`${srv.url}/api/sessions/1/functions?limit=10000&format=csv`)).text());
+    const fns = parseCsv(await (await fetchChecked(`${srv.url}/api/sessions/1/functions?limit=10000&format=csv`)).text());
     const nameAt = fns[0].indexOf('name');
     assert.ok(fns.some((row) => row[nameAt] === 'JitscopeE2e.Probe.Calc(int, ref long)'), 'a name with a comma');
-    const bad = await fetch(`${srv.url}/api/sessions/1/functions?format=xml`);
+    const bad = await fetchChecked(`${srv.url}/api/sessions/1/functions?format=xml`);
     assert.equal(bad.status, 400);
     assert.match((await bad.json()).error, /format must be csv or json/);
   } finally {

@@ -11,7 +11,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import WebSocket from '../node_modules/ws/index.js';
-import { BUILD, ROOT, startServer, stopAll, waitFor, sleep } from './lib.mjs';
+import { BUILD, ROOT, startServer, stopAll, waitFor, sleep, fetchChecked, OpenApiViolation } from './lib.mjs';
 
 after(stopAll);
 
@@ -30,10 +30,11 @@ function procStatus(pid) {
 async function timedGet(url, limitMs) {
   const t0 = performance.now();
   try {
-    const r = await fetch(url, { signal: AbortSignal.timeout(limitMs) });
+    const r = await fetchChecked(url, { signal: AbortSignal.timeout(limitMs) });
     await r.text();
     return { status: r.status, ms: performance.now() - t0 };
   } catch (e) {
+    if (e instanceof OpenApiViolation) throw e;
     return { status: 0, ms: performance.now() - t0, error: e.message };
   }
 }

@@ -1,10 +1,16 @@
 // lib.mjs -- helpers for jitscope's end-to-end tests: start the real server
 // (which starts or attaches to real .NET processes), talk to its REST API, wait
-// for conditions. Every process a test starts is killed by stopAll().
+// for conditions. Every process a test starts is killed by stopAll(). Every
+// response api() and fetchChecked() receive is checked against the OpenAPI
+// document (openapi.mjs): an undocumented route, status or body fails the test.
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { checkResponse, OpenApiViolation } from './openapi.mjs';
+
+export { OpenApiViolation };
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const BUILD = path.join(ROOT, 'build');
@@ -22,7 +28,10 @@ export async function waitFor(what, fn, timeoutMs = 15000, everyMs = 50) {
   const deadline = Date.now() + timeoutMs;
   let last;
   for (;;) {
-    try { last = await fn(); if (last) return last; } catch (e) { last = e; }
+    try { last = await fn(); if (last) return last; } catch (e) {
+      if (e instanceof OpenApiViolation) throw e; // a wrong response is not worth waiting out
+      last = e;
+    }
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what} (last: ${last instanceof Error ? last.message : JSON.stringify(last)})`);
     await sleep(everyMs);
   }
@@ -35,9 +44,24 @@ export function withEnv(env) {
   return out;
 }
 
+// Every serving command a test starts gets a data directory of its own (the
+// default one is the user's, and one server holds a directory's lock), removed
+// when the tests end; a test that gives --data itself keeps its choice.
+const dataDirs = [];
+process.on('exit', () => { for (const d of dataDirs) fs.rmSync(d, { recursive: true, force: true }); });
+export function tempDataDir() {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'jitscope-data-'));
+  dataDirs.push(dir);
+  return dir;
+}
+export function withDataDir(args) {
+  if (!['run', 'serve', 'attach'].includes(args[0]) || args.includes('--data') || args.includes('--server')) return args;
+  return [args[0], '--data', tempDataDir(), ...args.slice(1)];
+}
+
 // Starts `jitscope <args>`; resolves once it printed its URL.
 export async function startServer(args, { env = {}, bin = JITSCOPE, prefix = [], cwd = ROOT } = {}) {
-  const argv = [...prefix, bin, ...args];
+  const argv = [...prefix, bin, ...withDataDir(args)];
   const proc = spawn(argv[0], argv.slice(1), {
     cwd, env: withEnv(env), stdio: ['pipe', 'pipe', 'pipe'],
   });
@@ -61,12 +85,27 @@ export async function startServer(args, { env = {}, bin = JITSCOPE, prefix = [],
   return srv;
 }
 
-export async function api(url, init = {}) {
+// fetch(), then the response is checked against the OpenAPI document; returns
+// { status, body (parsed JSON, else the text), text, headers }.
+export async function apiCall(url, init = {}) {
   const res = await fetch(url, init);
   const text = await res.text();
   let body;
   try { body = JSON.parse(text); } catch { body = text; }
-  return { status: res.status, body, headers: res.headers };
+  checkResponse({ method: init.method || 'GET', url, status: res.status, contentType: res.headers.get('content-type'), body, text });
+  return { status: res.status, body, text, headers: res.headers };
+}
+
+export async function api(url, init = {}) {
+  const { status, body, headers } = await apiCall(url, init);
+  return { status, body, headers };
+}
+
+// A drop-in for fetch() in tests: the same Response, checked against the
+// OpenAPI document first.
+export async function fetchChecked(url, init = {}) {
+  const r = await apiCall(url, init);
+  return new Response(init.method === 'HEAD' ? null : r.text, { status: r.status, headers: r.headers });
 }
 
 export async function stopAll() {

@@ -5,7 +5,7 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { DEMO_DLL, E2E_DLL, startServer, waitFor, stopAll } from './lib.mjs';
+import { DEMO_DLL, E2E_DLL, startServer, waitFor, stopAll, fetchChecked } from './lib.mjs';
 
 after(stopAll);
 
@@ -32,7 +32,7 @@ test('GET /metrics: promtool accepts it, and it says what the session says', asy
     await waitFor('JITs', async () => (await srv.api('/api/sessions/1')).body.counters.jit_compilations > 50, 30000);
     // one second more: the agent's drop and cost counters have come at least once
     await new Promise((r) => setTimeout(r, 1000));
-    const r = await fetch(`${srv.url}/metrics`);
+    const r = await fetchChecked(`${srv.url}/metrics`);
     assert.equal(r.status, 200);
     assert.match(r.headers.get('content-type'), /^text\/plain; version=0\.0\.4/);
     const text = await r.text();
@@ -56,17 +56,17 @@ test('GET /metrics: promtool accepts it, and it says what the session says', asy
     const http = (list, route, code) => (list.find((x) => x.name === 'jitscope_http_requests_total' && x.labels.route === route && x.labels.code === code) || { value: 0 }).value;
     const api200 = http(m, 'api', '200');
     assert.ok(api200 >= 1, 'API requests counted by route class and status');
-    await fetch(`${srv.url}/api/sessions/99999`);
-    const later = parse(await (await fetch(`${srv.url}/metrics`)).text());
+    await fetchChecked(`${srv.url}/api/sessions/99999`);
+    const later = parse(await (await fetchChecked(`${srv.url}/metrics`)).text());
     assert.equal(http(later, 'api', '404'), 1, 'a 404 is counted');
     // since the first scrape: the detail call above (200) and the 404
     assert.equal(http(later, 'api', '200'), api200 + 1, 'each API answer is counted once');
     assert.equal(http(later, 'metrics', '200'), http(m, 'metrics', '200') + 1, 'the scrape itself is counted');
-    assert.equal((await fetch(`${srv.url}/metrics`, { method: 'POST' })).status, 405);
+    assert.equal((await fetchChecked(`${srv.url}/metrics`, { method: 'POST' })).status, 405);
 
     // the session ends: its series go (bounded cardinality), the state count stays
     await waitFor('exited', async () => (await srv.api('/api/sessions/1')).body.state === 'exited', 30000);
-    const ended = await (await fetch(`${srv.url}/metrics`)).text();
+    const ended = await (await fetchChecked(`${srv.url}/metrics`)).text();
     assert.equal(promtool(ended).status, 0);
     const e = parse(ended);
     assert.ok(!e.some((x) => x.labels.session === '1'), 'no series of the ended session');
@@ -79,8 +79,8 @@ test('GET /metrics: promtool accepts it, and it says what the session says', asy
 test('GET /metrics needs the API key when the server has one', async () => {
   const srv = await startServer(['run', '--port', '0', '--api-key', 'k'.repeat(32), '--', 'dotnet', E2E_DLL]);
   try {
-    assert.equal((await fetch(`${srv.url}/metrics`)).status, 401);
-    const r = await fetch(`${srv.url}/metrics`, { headers: { Authorization: `Bearer ${'k'.repeat(32)}` } });
+    assert.equal((await fetchChecked(`${srv.url}/metrics`)).status, 401);
+    const r = await fetchChecked(`${srv.url}/metrics`, { headers: { Authorization: `Bearer ${'k'.repeat(32)}` } });
     assert.equal(r.status, 200);
     assert.equal(promtool(await r.text()).status, 0);
   } finally {

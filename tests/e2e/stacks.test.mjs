@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { ROOT, STACK_DLL, startServer, startTarget, stopAll, waitFor, runSync, agentTrace,
-  attach, detachAndWait } from './lib.mjs';
+  attach, detachAndWait, fetchChecked } from './lib.mjs';
 
 after(stopAll);
 
@@ -144,7 +144,7 @@ async function checkSnapshotViews(srv, id, snap) {
   assert.equal(one.status, 200);
   assert.deepEqual(one.body.snapshot, snap, 'GET stacks/{n} returns what POST returned');
 
-  const res = await fetch(`${srv.url}/api/sessions/${id}/stacks/${snap.id}?format=text`);
+  const res = await fetchChecked(`${srv.url}/api/sessions/${id}/stacks/${snap.id}?format=text`);
   assert.equal(res.status, 200);
   assert.match(res.headers.get('content-type'), /^text\/plain/);
   const text = await res.text();
@@ -333,7 +333,7 @@ test('profile at 99 Hz: spinner on top, tree sums, folded root first, speedscope
   }
 
   // speedscope
-  const res = await fetch(`${srv.url}/api/sessions/1/profile?format=speedscope`);
+  const res = await fetchChecked(`${srv.url}/api/sessions/1/profile?format=speedscope`);
   assert.equal(res.status, 200);
   assert.match(res.headers.get('content-disposition') || '', /attachment/);
   const file = JSON.parse(await res.text());

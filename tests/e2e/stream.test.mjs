@@ -1,11 +1,13 @@
 // stream.test.mjs -- the WebSocket live stream: order and completeness for a
 // normal client while another one stalls, resume from a sequence number,
-// Origin/Host checks, hostile messages.
+// Origin/Host checks, hostile messages. Every message a client here receives is
+// checked against the OpenAPI document's x-jitscope-websocket (openapi.mjs).
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import WebSocket from '../node_modules/ws/index.js';
 import { E2E_DLL, startServer, stopAll, waitFor, sleep } from './lib.mjs';
+import { checkWsMessage } from './openapi.mjs';
 
 after(stopAll);
 
@@ -19,6 +21,7 @@ function connect(port, { origin, host, path = '/' } = {}) {
     const c = { ws, messages: [], events: [], closed: null };
     ws.on('message', (d) => {
       const m = JSON.parse(d.toString());
+      checkWsMessage(m); // an undocumented message throws: the test fails
       c.messages.push(m);
       if (m.type === 'events') c.events.push(...m.events);
     });

@@ -4,7 +4,7 @@ import { fmtMs } from '../format.js';
 
 const STATE_TEXT = {
   starting: 'starting', live: 'live', detaching: 'detaching…', detached: 'detached',
-  exited: 'exited', disconnected: 'disconnected', failed: 'failed',
+  exited: 'exited', disconnected: 'disconnected', failed: 'failed', interrupted: 'interrupted',
 };
 
 // Colour badge for a SessionSummary's state, with the detail that matters.
@@ -16,12 +16,13 @@ export function stateBadge(s) {
   if (state === 'exited' && s.exit_code != null) sub = s.exit_signal ? (s.exit_signal_name || `signal ${s.exit_signal}`) : `code ${s.exit_code}`;
   if (state === 'failed' && s.error) title = `failed: ${s.error}`;
   if (state === 'disconnected') title = 'the agent connection was lost (the process may still be running)';
+  if (state === 'interrupted') title = 'the server that recorded it stopped while it was live; read back from storage';
   const cls = `badge badge-${STATE_TEXT[state] ? state : 'exited'}${state === 'exited' && s.exit_code ? ' nonzero' : ''}`;
   return h('span', { class: cls, title, 'data-state': state }, STATE_TEXT[state] || state, sub && h('span', { class: 'sub' }, sub));
 }
 
 export function isFinal(state) {
-  return state === 'detached' || state === 'exited' || state === 'failed';
+  return state === 'detached' || state === 'exited' || state === 'failed' || state === 'interrupted';
 }
 
 // Session duration: connected..ended, or ..now while running.

@@ -75,6 +75,7 @@ export class SessionView {
     this.titleEl = h('h1', null, `Session #${this.id}`);
     this.pidEl = h('span', { class: 'pid' });
     this.detachBtn = h('button', { class: 'btn btn-danger btn-small detach-btn hidden', type: 'button', title: 'Remove the profiler from the process (d)', onclick: () => this.askDetach() }, 'Detach', h('kbd', null, 'd'));
+    this.deleteBtn = h('button', { class: 'btn btn-small delete-btn hidden', type: 'button', title: 'Remove this ended session from the server and its storage', onclick: () => this.askDelete() }, 'Delete');
     this.exportMenu = this.buildExportMenu();
     this.sub = h('div', { class: 's-sub' });
     this.statsEl = h('div', { class: 's-stats' });
@@ -87,7 +88,7 @@ export class SessionView {
       return b;
     });
     this.head = h('div', { class: 's-head' },
-      h('div', { class: 's-title' }, this.badgeBox, this.titleEl, this.pidEl, h('span', { class: 'spacer' }), this.exportMenu, this.detachBtn),
+      h('div', { class: 's-title' }, this.badgeBox, this.titleEl, this.pidEl, h('span', { class: 'spacer' }), this.exportMenu, this.deleteBtn, this.detachBtn),
       this.sub, this.statsEl, this.msg,
       h('div', { class: 'tabs', role: 'tablist' }, tabs));
   }
@@ -285,6 +286,7 @@ export class SessionView {
     const child = s.root_id && s.root_id !== s.id;
     setText(this.pidEl, `pid ${s.pid}${child ? ` · child of pid ${s.parent_pid || '?'} in run #${s.root_id}` : ` · ${s.mode || '?'}`} · session #${this.id}`);
     this.detachBtn.classList.toggle('hidden', s.state !== 'live');
+    this.deleteBtn.classList.toggle('hidden', !isFinal(s.state));
     this.detachBtn.disabled = !!(this.detachState && this.detachState.phase === 'requested');
 
     const kv = (k, v, cls) => h('span', { class: cls || null }, `${k} `, h('b', null, v));
@@ -302,6 +304,10 @@ export class SessionView {
       parts.push(h('span', { title: 'bytes waiting in the agent’s shared ring buffer / its size' }, 'ring ', h('b', null, `${fmtBytes(link.ring_used)} / ${fmtBytes(link.ring_bytes)}`)));
       parts.push(kv('seq gaps', fmtInt(link.seq_gaps), link.seq_gaps ? 't-slow' : null));
     }
+    if (s.stored && s.stored.past) {
+      parts.push(h('span', { class: 'stored-mark', title: 'recorded by an earlier run of the server and read back from its storage (--data); read-only' }, h('b', null, '⛁ from storage')));
+    }
+    if (s.stored && s.stored.load_error) parts.push(kv('storage', `partly read: ${s.stored.load_error}`, 't-slow'));
     if (s.catchup && s.catchup.count) parts.push(kv('attach catch-up', `${fmtInt(s.catchup.functions)} functions in ${fmtMs(s.catchup.duration_ms)}`));
     if (s.events_evicted) parts.push(kv('events evicted', fmtInt(s.events_evicted), 't-slow'));
     fill(this.sub, parts);
@@ -357,6 +363,25 @@ export class SessionView {
     this.renderHeader();
   }
 
+  async askDelete() {
+    const s = this.summary;
+    const ok = await confirmDialog({
+      title: `Delete session #${this.id}?`,
+      body: [h('p', null, 'Removes ', h('code', null, s.command_line || `pid ${s.pid}`), ' and everything recorded of it from this server and its storage.'),
+        h('p', { class: 'dim' }, 'This cannot be undone. Export what you want to keep first.')],
+      confirmText: 'Delete', danger: true,
+    });
+    if (!ok || this.stopped) return;
+    const r = await api(`/api/sessions/${this.id}`, { method: 'DELETE' });
+    if (this.stopped) return;
+    if (r.ok) {
+      toast(`Session #${this.id} deleted.`);
+      this.app.navigate('#/');
+      return;
+    }
+    toast(r.status === 409 ? `Cannot delete: ${r.error}.` : describeError('Delete failed', r), { kind: 'error' });
+  }
+
   trackDetach(prev, s) {
     const ds = this.detachState;
     if (s.state === 'detached') {
@@ -388,6 +413,8 @@ export class SessionView {
         ? `Process killed by signal ${s.exit_signal}${s.exit_signal_name ? ` (${s.exit_signal_name})` : ''}, exit code ${s.exit_code}.`
         : `Process exited with code ${s.exit_code ?? '?'}.`;
       n = notice(s.exit_code ? 'warn' : '', h('b', null, how), ' Everything recorded stays browsable.');
+    } else if (s.state === 'interrupted') {
+      n = notice('warn', h('b', null, 'Interrupted.'), ' The server recording this session stopped while it was live; this is what it had written to storage, read-only.');
     } else if (s.state === 'disconnected') {
       n = notice('warn', h('b', null, 'Agent disconnected.'), ' The connection to the agent was lost; the data below stays browsable.', s.error ? ` (${s.error})` : '');
     } else if (s.error && s.state === 'live') {
