@@ -79,6 +79,8 @@ const SWEEP = [
   ['GET', '/api/sessions/1/functions/1234', null, [400]],
   ['GET', '/api/sessions/1/modules', null, [200]],
   ['GET', '/api/sessions/1/modules?format=csv', null, [200]],
+  ['GET', '/api/sessions/1/modules/totals', null, [200]],
+  ['GET', '/api/sessions/2/modules/totals', null, [404]],
   ['GET', '/api/sessions/1/threads?format=json', null, [200]],
   ['GET', '/api/sessions/1/events?after=0&limit=5', null, [200]],
   ['GET', '/api/sessions/1/events?limit=0', null, [400]],
