@@ -9,23 +9,64 @@
 // the session every second, the slowest 20 every 3 s and the per-module totals
 // every 5 s (GET .../modules/totals, or, on a server without that route, the
 // old dashboard's paging of every function 10,000 at a time).
-// BINS="a b" compares server binaries in one run (default: build/jitscope),
-// interleaved per size; REPS (default 3) repetitions of each ingest, medians.
+// BINS="a b" compares server binaries in one run (default: build/jitscope,
+// with its default storage), interleaved per size; "PATH+nostorage" runs one
+// with --data none, "PATH+storage" with a fresh --data directory. REPS
+// (default 3) repetitions of each ingest, medians.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { BUILD, ROOT, startServer, waitFor, sleep } from '../tests/e2e/lib.mjs';
+import os from 'node:os';
+import { spawn } from 'node:child_process';
+import { BUILD, ROOT, waitFor, sleep } from '../tests/e2e/lib.mjs';
 import { median, pct, f1 } from './stats.mjs';
 
 const SIZES = (process.env.SIZES || '100000,1000000').split(',').map(Number);
 const MODULES = Number(process.env.MODULES || 16);
 const REPS = Number(process.env.REPS || 3);
 const QUERY_REPS = Number(process.env.QUERY_REPS || 5);
-const BINS = (process.env.BINS || path.join(BUILD, 'jitscope')).split(/\s+/).filter(Boolean);
+const BINS = (process.env.BINS || `${path.join(BUILD, 'jitscope')}+storage`).split(/\s+/).filter(Boolean);
 const replay = path.join(BUILD, 'bench/replay');
 
 const SORTS = ['time', 'jit_time', 'name', 'native_size', 'il_size'];
 const FILTERS = ['', '&q=Method12', '&module=Module3'];
+
+// A server binary, optionally with storage: "PATH" as it is (a binary that
+// predates storage), "PATH+storage" with a fresh --data directory,
+// "PATH+nostorage" with --data none.
+const dataDirs = [];
+process.on('exit', () => { for (const d of dataDirs) fs.rmSync(d, { recursive: true, force: true }); });
+
+function serverSpec(spec) {
+  const m = /^(.*?)(\+storage|\+nostorage)?$/.exec(spec);
+  return { bin: m[1], storage: m[2] || '' };
+}
+
+// Starts a server (no response checking: plain fetch, as a script would).
+async function startServer(args, { bin }) {
+  const spec = serverSpec(bin);
+  const dir = spec.storage === '+storage' ? fs.mkdtempSync(path.join(os.tmpdir(), 'jitscope-bench-')) : null;
+  if (dir) dataDirs.push(dir);
+  const extra = dir ? ['--data', dir]
+    : spec.storage === '+nostorage' ? ['--data', 'none'] : [];
+  const proc = spawn(spec.bin, [args[0], ...extra, ...args.slice(1)], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const srv = { proc, stdout: '', exit: null };
+  proc.stdout.on('data', (d) => { srv.stdout += d; });
+  proc.stderr.on('data', () => {});
+  srv.exited = new Promise((resolve) => proc.on('exit', (code, signal) => { srv.exit = { code, signal }; resolve(srv.exit); }));
+  await waitFor('server URL', () => srv.exit || /dashboard at (http:\/\/127\.0\.0\.1:\d+)\//.exec(srv.stdout), 30000);
+  if (srv.exit) throw new Error(`${spec.bin} exited: ${JSON.stringify(srv.exit)}`);
+  srv.url = /dashboard at (http:\/\/127\.0\.0\.1:\d+)\//.exec(srv.stdout)[1];
+  srv.api = async (p) => {
+    const res = await fetch(srv.url + p);
+    const text = await res.text();
+    let body;
+    try { body = JSON.parse(text); } catch { body = text; }
+    return { status: res.status, body };
+  };
+  srv.stop = async () => { if (!srv.exit) proc.kill('SIGTERM'); return srv.exited; };
+  return srv;
+}
 
 // The link thread's time on a CPU and waiting for one (ns), from the kernel's schedstat.
 function linkThread(pid) {
@@ -72,7 +113,6 @@ async function ingest(bin, n, withQueries) {
   const srv = await startServer(['run', '--port', '0', '--', replay, '--count', String(n), '--functions', String(n), '--modules', String(MODULES)], { bin });
   const want = 1 + MODULES + 3 * n;
   const tid = linkThread(srv.proc.pid);
-  const sched0 = sched(srv.proc.pid, tid);
   await waitFor('hello', async () => (await srv.api('/api/sessions/1')).body.state !== 'starting', 20000, 5);
   const hasRoute = (await srv.api('/api/sessions/1/modules/totals')).status === 200;
   let done = false;
@@ -108,8 +148,10 @@ async function ingest(bin, n, withQueries) {
   await Promise.all(loops);
   const rssAfter = rssKb(srv.proc.pid);
   await srv.stop();
-  const cpu = sched0 && sched1 ? (sched1.cpu - sched0.cpu) / 1e9 : NaN;
-  const runq = sched0 && sched1 ? (sched1.runq - sched0.runq) / 1e9 : NaN;
+  // since the thread started: it does next to nothing before the agent connects,
+  // and a first reading would come too late for a fast ingest (100k functions: ~0.1 s)
+  const cpu = sched1 ? sched1.cpu / 1e9 : NaN;
+  const runq = sched1 ? sched1.runq / 1e9 : NaN;
   return { rate: s.link.records / secs, secs, perCpu: s.link.records / cpu, runqShare: runq / secs, functions: s.counters.functions, script, dash, rssKb: rssAfter - idleRssKb, memory: s.memory || null, hasRoute };
 }
 
@@ -144,7 +186,7 @@ async function queries(bin, n) {
   return { all, bySort, mods };
 }
 
-const label = (bin) => path.relative(ROOT, bin) || bin;
+const label = (spec) => (path.relative(ROOT, serverSpec(spec).bin) || spec) + serverSpec(spec).storage;
 console.log(`### Server under load (\`bench/serverperf.mjs\`; replay at full speed, ${MODULES} modules, ${REPS} ingests of each kind, medians)`);
 console.log('');
 const rows = [];
