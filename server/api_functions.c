@@ -3,7 +3,7 @@
  * sessions lock for their whole length.
  *
  * Both walk the session's function array in steps of api_step_functions functions
- * with the lock held, and let the link thread in between steps
+ * (fewer when a name filter has compared API_FN_WORK_STEP bytes) with the lock held, and let the link thread in between steps
  * (sessions_let_others_in), so ingest never waits for more than one step. The
  * session is pinned meanwhile (sessions_pin): it is not freed, positions in its
  * function array stay the same functions, and names stay where they are
@@ -20,6 +20,10 @@
 #include "api_util.h"
 
 #define API_FN_ROWS_STEP 512u /* JSON rows per locked step */
+/* Bytes of names a locked step may compare before it lets others in, whatever
+ * its count of functions: about 2 ms, also for hostile names and filters */
+#define API_FN_WORK_STEP (8u * 1024u * 1024u)
+#define API_FN_SHORT_NEEDLE 16u
 #define API_DEFAULT_LIMIT 100
 #define API_MAX_LIMIT 10000
 
@@ -104,14 +108,20 @@ static int api_fn_contains(const char *hay, const char *needle, size_t n)
 /* The same for a name in a session's string pool, 8 bytes at a time: a word
  * with neither the needle's first byte (either case) nor the end is skipped
  * whole. It may read up to 7 bytes past the name's NUL, which the pool allows
- * (STRPOOL_SLACK). */
-static int api_fn_name_contains(const char *name, const char *needle, size_t n)
+ * (STRPOOL_SLACK, zeroed). Adds the bytes it compared to *work. A needle
+ * longer than API_FN_SHORT_NEEDLE is left to strcasestr (linear whatever the
+ * name: a hostile name and needle cannot make it quadratic). */
+static int api_fn_name_contains(const char *name, const char *needle, size_t n, size_t *work)
 {
     const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
     unsigned char first = (unsigned char)needle[0];
     uint64_t fold = first >= 'a' && first <= 'z' ? 0x2020202020202020ull : 0, pat = ones * first;
     const char *p;
 
+    if (n > API_FN_SHORT_NEEDLE) {
+        *work += strlen(name) * 4;
+        return strcasestr(name, needle) != NULL;
+    }
     for (p = name;; p += 8) {
         uint64_t w, x, end, hit;
         memcpy(&w, p, sizeof(w));
@@ -120,6 +130,7 @@ static int api_fn_name_contains(const char *name, const char *needle, size_t n)
         hit = (x - ones) & ~x & highs; /* candidates (a false one may follow a true one) */
         if (end)
             hit &= (end & -end) - 1; /* only before the NUL */
+        *work += 8;
         for (; hit; hit &= hit - 1) {
             const char *c = p + (__builtin_ctzll(hit) >> 3);
             size_t i;
@@ -128,6 +139,7 @@ static int api_fn_name_contains(const char *name, const char *needle, size_t n)
                 if ((h >= 'A' && h <= 'Z' ? h + 32 : h) != (unsigned char)needle[i])
                     break; /* also at the name's NUL */
             }
+            *work += i;
             if (i == n)
                 return 1;
         }
@@ -244,18 +256,20 @@ static int api_fn_offer(api_fn_query *q, const api_fn_hit *hit)
     return 0;
 }
 
-/* One locked step: functions [from, to) of s. */
-static int api_fn_walk(api_fn_query *q, const session *s, size_t from, size_t to)
+/* One locked step: functions [from, to) of s, or fewer when the name filter
+ * has done API_FN_WORK_STEP of work. Returns where it stopped, or -1 out of
+ * memory. */
+static ptrdiff_t api_fn_walk(api_fn_query *q, const session *s, size_t from, size_t to)
 {
-    size_t i;
+    size_t i, work = 0;
 
-    for (i = from; i < to; i++) {
+    for (i = from; i < to && work < API_FN_WORK_STEP; i++) {
         const session_function *f = &s->functions[i];
         api_fn_hit hit;
 
         if (!f->jitted)
             continue; /* known only from stacks: not a compiled function */
-        if (q->q && (!f->name || !api_fn_name_contains(f->name, q->q, q->q_length)))
+        if (q->q && (!f->name || !api_fn_name_contains(f->name, q->q, q->q_length, &work)))
             continue;
         if (q->by_module && !bsearch(&f->module_id, q->modules, q->module_count,
                                      sizeof(*q->modules), api_fn_u64_cmp))
@@ -266,7 +280,7 @@ static int api_fn_walk(api_fn_query *q, const session *s, size_t from, size_t to
         if (api_fn_offer(q, &hit) != 0)
             return -1;
     }
-    return 0;
+    return (ptrdiff_t)i;
 }
 
 static void api_fn_query_free(api_fn_query *q)
@@ -295,6 +309,7 @@ int api_functions_list(api_call *c)
     api_fn_query query = {0};
     long long limit, offset;
     size_t total, at, i, end;
+    ptrdiff_t reached;
     json_t *list = NULL;
     session *s;
     int status = 200;
@@ -343,11 +358,11 @@ int api_functions_list(api_call *c)
         }
     }
     total = s->function_count; /* functions that come later are not in this answer */
-    for (at = 0; at < total; at = end) {
+    for (at = 0; at < total; at = (size_t)reached) {
         end = total - at > api_step_functions ? at + api_step_functions : total;
         if (at > 0)
             sessions_let_others_in();
-        if (api_fn_walk(&query, s, at, end) != 0) {
+        if ((reached = api_fn_walk(&query, s, at, end)) < 0) {
             status = api_fail(c, 503, "out of memory");
             goto done;
         }

@@ -284,8 +284,13 @@ TEST(every_sort_filter_and_page_as_a_full_sort_would_give)
     static const char *const orders[] = {NULL, "asc", "desc"};
     static const struct {
         const char *q, *mod;
-    } filters[] = {{NULL, NULL},     {"method12", NULL}, {NULL, "linq"},
-                   {"TYPE1", "app"}, {NULL, "plugins/"}, {"no such name", NULL}};
+    } filters[] = {{NULL, NULL},
+                   {"method12", NULL},
+                   {NULL, "linq"},
+                   {"TYPE1", "app"},
+                   {NULL, "plugins/"},
+                   {"no such name", NULL},
+                   {"collections.GENERIC.type1", NULL}}; /* a long needle: strcasestr */
     static const long pages[][2] = {{0, 100},   {0, 1},         {950, 50},
                                     {4090, 20}, {57000, 10000}, {100001, 10},
                                     {0, 10000}, {30000, 7},     {99990, 20}};
@@ -293,7 +298,7 @@ TEST(every_sort_filter_and_page_as_a_full_sort_would_give)
 
     for (i = 0; i < 5; i++)
         for (o = 0; o < 3; o++)
-            for (f = 0; f < 6; f++)
+            for (f = 0; f < 7; f++)
                 for (p = 0; p < 9; p++) {
                     if (pages[p][1] == 10000 && (o > 0 || f > 1))
                         continue; /* long pages: enough with a few (JSON of 10,000 rows) */
@@ -328,6 +333,47 @@ TEST(a_query_lets_others_take_the_lock_between_its_steps)
           "the totals released the lock %llu times",
           (unsigned long long)(sessions_let_in_count() - before));
     json_decref(j);
+}
+
+/* Names and a filter chosen to make a naive substring search quadratic: the
+ * walk still lets others in, bounded by the work it did, not by how many
+ * functions it read. */
+TEST(a_hostile_filter_still_lets_others_in)
+{
+    static char text[4001];
+    const char *args[] = {"q=aaaaaaaaaaaaaab", NULL};
+    const char *args_long[] = {"q=aaaaaaaaaaaaaaaaaaaaaaab", NULL};
+    char path[64];
+    api_request req = {"GET", path, test_arg, (void *)args, NULL, 0};
+    api_reply reply;
+    uint64_t before;
+    session *s;
+    unsigned i;
+    int status;
+
+    memset(text, 'a', sizeof(text) - 1);
+    sessions_lock();
+    s = sessions_create(SESSION_MODE_ATTACH, 4545, "hostile");
+    snprintf(path, sizeof(path), "/api/sessions/%d/functions", s->id);
+    for (i = 0; i < 1500; i++) {
+        name(s, 0x9000000 + i * 16u, 0, text, 0);
+        jit(s, 0x9000000 + i * 16u, MONO + i, 10, 16, 1, 0x1000 + i * 64u);
+    }
+    sessions_unlock();
+    api_step_functions = 65536; /* one step by count: only the work bound can split it */
+    before = sessions_let_in_count();
+    status = api_handle(&req, &reply);
+    CHECK(status == 200 && json_integer_value(json_object_get(reply.json, "total")) == 0 &&
+              sessions_let_in_count() - before >= 5,
+          "1,500 names of 4,000 'a': nothing matches, the lock let others in %llu times",
+          (unsigned long long)(sessions_let_in_count() - before));
+    json_decref(reply.json);
+    req.ctx = (void *)args_long;
+    status = api_handle(&req, &reply);
+    CHECK(status == 200 && json_integer_value(json_object_get(reply.json, "total")) == 0,
+          "a long needle (strcasestr) finds nothing either");
+    json_decref(reply.json);
+    api_step_functions = 4096;
 }
 
 TEST(module_totals_add_up)
@@ -469,6 +515,7 @@ TEST(index_finds_repoints_and_grows)
 static const check_test tests[] = {
     TEST_ENTRY(every_sort_filter_and_page_as_a_full_sort_would_give),
     TEST_ENTRY(a_query_lets_others_take_the_lock_between_its_steps),
+    TEST_ENTRY(a_hostile_filter_still_lets_others_in),
     TEST_ENTRY(module_totals_add_up),
     TEST_ENTRY(a_pinned_session_outlives_its_removal),
     TEST_ENTRY(string_pool_pointers_stay_and_interned_strings_are_shared),
