@@ -108,6 +108,9 @@ const SWEEP = [
   ['GET', '/index.html', null, [200]],
   ['GET', '/js/main.js', null, [200]],
   ['GET', '/no-such-file.html', null, [404]],
+  ['DELETE', '/api/sessions/2', null, [404]],
+  ['DELETE', '/api/sessions/abc', null, [400]],
+  ['DELETE', '/api/sessions/1', null, [200]], // last: the session is gone after it
 ];
 
 test('every documented operation answers as documented (a session without an agent)', async () => {
