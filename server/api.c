@@ -276,6 +276,7 @@ static const api_route api_routes[] = {
     {"GET", "/api/processes", api_processes, 0, NULL},
     {"POST", "/api/processes/{pid}/attach", api_attach, 0, NULL},
     {"GET", "/api/sessions", api_sessions, 0, NULL},
+    {"GET", "/api/compare", api_compare, 0, NULL},
     {"GET", "/api/sessions/{id}", api_detail, API_LOCKED, NULL},
     {"GET", "/api/sessions/{id}/functions", api_functions, API_LOCKED, "functions"},
     {"GET", "/api/sessions/{id}/functions/{fid}", api_function, API_LOCKED, NULL},
