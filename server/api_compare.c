@@ -2,6 +2,7 @@
  * (docs/API.md, "Comparing two sessions"). Each session is copied under the
  * sessions lock (compare_snapshot_take), the lock released, and the matching,
  * sorting and JSON happen on the copies (compare.c). */
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,7 @@
 #define COMPARE_DEFAULT_LIMIT 100
 #define COMPARE_MAX_LIMIT 10000
 #define COMPARE_EXPORT_MAX (256u * 1024u * 1024u)
+#define COMPARE_MAX_RUNNING 2
 
 enum compare_section { SECTION_ALL, SECTION_SUMMARY, SECTION_METHODS, SECTION_MODULES };
 
@@ -296,16 +298,14 @@ static int export_list(api_call *c, const compare_query *q)
     return 200;
 }
 
-int api_compare(api_call *c)
+static int compare_run(api_call *c, const compare_query *qp)
 {
     compare_snapshot sa, sb;
     compare_result r;
-    compare_query q;
+    compare_query q = *qp;
     json_t *va = NULL, *vb = NULL, *o;
     int status;
 
-    if ((status = parse_query(c, &q)) != 0)
-        return status;
     if ((status = take(c, q.a, &sa, &va)) != 0)
         return status;
     if ((status = take(c, q.b, &sb, &vb)) != 0) {
@@ -339,4 +339,25 @@ int api_compare(api_call *c)
     }
     c->reply->json = o;
     return q.format ? export_list(c, &q) : 200;
+}
+
+/* At most COMPARE_MAX_RUNNING comparisons at once: each holds copies of two
+ * sessions (up to SESSION_MAX_FUNCTIONS names each) while it computes. */
+static atomic_int compare_running;
+
+int api_compare(api_call *c)
+{
+    compare_query q;
+    int status;
+
+    if ((status = parse_query(c, &q)) != 0)
+        return status;
+    if (atomic_fetch_add(&compare_running, 1) >= COMPARE_MAX_RUNNING) {
+        atomic_fetch_sub(&compare_running, 1);
+        return api_fail(c, 429, "%d comparisons are being computed; retry in a moment",
+                        COMPARE_MAX_RUNNING);
+    }
+    status = compare_run(c, &q);
+    atomic_fetch_sub(&compare_running, 1);
+    return status;
 }

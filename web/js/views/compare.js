@@ -113,11 +113,12 @@ export class CompareView {
     this.modTable = this.moduleTable();
     this.onlyTable = this.onlyModulesTable();
     this.modMeta = h('span', { class: 'meta' });
+    this.modMsg = h('div');
     this.onlyMeta = h('span', { class: 'meta' });
     this.modulesEl = h('section', { class: 'section', 'data-section': 'modules' },
       h('div', { class: 'section-head' }, h('h2', null, 'JIT by module'), this.modMeta, h('span', { class: 'spacer' }),
         h('button', { class: 'btn btn-small', type: 'button', 'data-export': 'modules', onclick: () => downloadExport(this.url('modules', { only: 'all', limit: 10000, format: 'csv' })).then((r) => { if (!r.ok) toast(`Export failed: ${r.error}`, { kind: 'error' }); }) }, 'CSV')),
-      this.modTable.el);
+      this.modMsg, this.modTable.el);
     this.onlyEl = h('section', { class: 'section', 'data-section': 'only-modules' },
       h('div', { class: 'section-head' }, h('h2', null, 'Modules loaded in only one'), this.onlyMeta), this.onlyTable.el);
 
@@ -290,8 +291,12 @@ export class CompareView {
     clearTimeout(this.timer);
     if (this.stopped) return;
     const st = await this.loadSummary();
-    if (st === 'ok') await Promise.all([this.loadModules(), this.loadList()]);
-    const running = st === 'ok' && !(isFinal(this.data.a.state) && isFinal(this.data.b.state));
+    let loaded = true;
+    if (st === 'ok') { // one after the other: the server computes two comparisons at a time
+      loaded = await this.loadModules();
+      loaded = (await this.loadList()) && loaded;
+    }
+    const running = st === 'ok' && (!loaded || !(isFinal(this.data.a.state) && isFinal(this.data.b.state)));
     if (st === 'ok') this.app.setConnection('poll', running ? `REST polling every ${REFRESH_MS / 1000} s` : 'REST (both sessions ended: loaded once)');
     else if (st === 'retry') this.app.setConnection('bad', 'server unreachable');
     if (!this.stopped && (running || st === 'retry')) this.timer = setTimeout(() => this.refresh(), REFRESH_MS);
@@ -303,7 +308,7 @@ export class CompareView {
     if (this.stopped) return 'bad';
     const sections = [this.methodsEl, this.modulesEl, this.onlyEl];
     if (!r.ok) {
-      const bad = r.status === 400 || r.status === 404;
+      const bad = r.status === 400 || r.status === 404; // else (unreachable, 429 busy, 503): retry
       fill(this.msg, notice('error', describeError('Compare', r), h('span', { class: 'dim' }, bad ? ' — pick other sessions above.' : ' — retrying.')));
       if (bad || !this.data) {
         this.sidesEl.replaceChildren();
@@ -346,7 +351,9 @@ export class CompareView {
 
   async loadModules() {
     const r = await api(this.url('modules', { only: 'all', limit: 10000, sort: 'abs_delta' }));
-    if (this.stopped || !r.ok) return;
+    if (this.stopped) return true;
+    if (!r.ok) { fill(this.modMsg, notice('error', describeError('Modules', r), h('span', { class: 'dim' }, ' — retrying.'))); return false; }
+    fill(this.modMsg);
     this.modules = r.data.modules.rows;
     this.modTable.setEmptyText('No modules.');
     this.modTable.setRows(this.modules);
@@ -355,6 +362,7 @@ export class CompareView {
     const more = r.data.modules.total > this.modules.length ? ` (the ${fmtInt(this.modules.length)} with the largest Δ of ${fmtInt(r.data.modules.total)})` : '';
     this.modMeta.textContent = `per module, side by side${more} · click a module to filter the methods`;
     this.onlyMeta.textContent = only.length ? `${only.filter((m) => m.in === 'a').length} only in A, ${only.filter((m) => m.in === 'b').length} only in B` : '';
+    return true;
   }
 
   setList(key, load = true) {
@@ -398,11 +406,11 @@ export class CompareView {
   }
 
   async loadList() {
-    if (!this.a || !this.b) return;
+    if (!this.a || !this.b) return true;
     const seq = ++this.seq, list = this.list;
     const r = await api(this.url('methods', this.listParams({ limit: PAGE, offset: this.offset })));
-    if (this.stopped || seq !== this.seq) return;
-    if (!r.ok) { fill(this.listMsg, notice('error', describeError('Methods', r))); return; }
+    if (this.stopped || seq !== this.seq) return true;
+    if (!r.ok) { fill(this.listMsg, notice('error', describeError('Methods', r))); return false; }
     fill(this.listMsg);
     this.page = r.data.methods;
     const l = LISTS.find((x) => x.key === list);
@@ -414,6 +422,7 @@ export class CompareView {
     this.prevBtn.disabled = this.offset === 0;
     this.nextBtn.disabled = to >= n;
     this.tableBox.dataset.loaded = `${list}:${this.offset}:${this.q}:${this.module}:${this.sort[list].key}:${this.sort[list].desc}`;
+    return true;
   }
 
   async exportList() {
