@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "api_route.h"
+#include "store.h"
 #include "api_export.h"
 #include "api_util.h"
 #include "attach.h"
@@ -260,12 +261,56 @@ static int api_sessions(api_call *c)
     return 200;
 }
 
+/* DELETE /api/sessions/{id}: an ended session leaves memory and storage. */
+static int api_delete(api_call *c)
+{
+    session *s;
+
+    sessions_lock();
+    s = sessions_peek(c->session_id);
+    if (!s) {
+        sessions_unlock();
+        return api_fail(c, 404, "no session %d", c->session_id);
+    }
+    if (!sessions_may_forget(s)) {
+        int status = api_fail(c, 409,
+                              "session %d is %s: detach it or let its process end first "
+                              "(or it is the root of a run that goes on)",
+                              c->session_id, session_state_name(s->state));
+        sessions_unlock();
+        return status;
+    }
+    sessions_remove(c->session_id);
+    sessions_unlock();
+    store_forget(c->session_id);
+    sessions_notify(c->session_id);
+    c->reply->json = json_pack("{s:i, s:b}", "deleted", c->session_id, "stored", store_enabled());
+    return 200;
+}
+
+/* What storage is doing (--data), for the dashboard and scripts. */
+static json_t *api_storage_status(void)
+{
+    store_stats st;
+
+    store_get_stats(&st);
+    if (!st.enabled)
+        return json_pack("{s:b}", "enabled", 0);
+    return json_pack("{s:b, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:s?}", "enabled", 1, "path",
+                     st.path, "sessions_stored", (json_int_t)st.sessions_stored, "backlog",
+                     (json_int_t)st.backlog, "lost", (json_int_t)st.lost, "write_errors",
+                     (json_int_t)st.write_errors, "commits", (json_int_t)st.commits, "rows",
+                     (json_int_t)st.rows, "last_commit_ms", view_ms(st.last_commit_ns),
+                     "last_error", st.last_error[0] ? st.last_error : NULL);
+}
+
 /* GET /api/config */
 static int api_config(api_call *c)
 {
-    c->reply->json = json_pack("{s:s, s:i, s:b, s:I}", "version", JITSCOPE_VERSION, "ws_port",
+    c->reply->json = json_pack("{s:s, s:i, s:b, s:I, s:o}", "version", JITSCOPE_VERSION, "ws_port",
                                api_ws_port, "api_key_required", api_key_required,
-                               "event_log_capacity", (json_int_t)SESSION_MAX_EVENTS);
+                               "event_log_capacity", (json_int_t)SESSION_MAX_EVENTS, "storage",
+                               api_storage_status());
     return 200;
 }
 
@@ -278,6 +323,7 @@ static const api_route api_routes[] = {
     {"GET", "/api/sessions", api_sessions, 0, NULL},
     {"GET", "/api/compare", api_compare, 0, NULL},
     {"GET", "/api/sessions/{id}", api_detail, API_LOCKED, NULL},
+    {"DELETE", "/api/sessions/{id}", api_delete, 0, NULL},
     {"GET", "/api/sessions/{id}/functions", api_functions, API_LOCKED, "functions"},
     {"GET", "/api/sessions/{id}/functions/{fid}", api_function, API_LOCKED, NULL},
     {"GET", "/api/sessions/{id}/modules", api_modules, API_LOCKED, "modules"},

@@ -94,7 +94,7 @@ int api_profile_post(api_call *c)
         return api_fail(c, 429, "a profile is already running in session %d: stop it first",
                         c->session_id);
     }
-    profile_start(&s->profile, hz, api_now_ns()); /* the previous profile goes */
+    session_profile_start(s, hz, api_now_ns()); /* the previous profile goes */
     link_id = s->link_id;
     sessions_unlock();
 
@@ -104,7 +104,7 @@ int api_profile_post(api_call *c)
     if (!(s = api_lock_session(c)))
         return 404;
     if (status != 202) {
-        profile_stop(&s->profile, api_now_ns());
+        session_profile_stop(s, api_now_ns());
         sessions_unlock();
         return api_fail(c, 502, "could not send the profile command to the agent");
     }
@@ -135,7 +135,7 @@ int api_profile_stop(api_call *c)
         return api_fail(c, 502, "could not send the stop command to the agent");
     if (!(s = api_lock_session(c)))
         return 404;
-    profile_stop(&s->profile, api_now_ns());
+    session_profile_stop(s, api_now_ns());
     c->reply->json = json_pack("{s:o}", "profile", view_profile_status(&s->profile));
     sessions_unlock();
     sessions_notify(c->session_id);

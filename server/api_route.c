@@ -109,7 +109,8 @@ int api_route_find(const api_route *routes, size_t count, const char *method, co
     *message = NULL;
     if (strcmp(method, "HEAD") == 0)
         method = "GET";
-    if (strcmp(method, "GET") != 0 && strcmp(method, "POST") != 0) {
+    if (strcmp(method, "GET") != 0 && strcmp(method, "POST") != 0 &&
+        strcmp(method, "DELETE") != 0) {
         *message = "method not allowed";
         return 405;
     }

@@ -390,6 +390,8 @@ static const char *link_consume(link_conn *c)
         applied = 1;
         if (session_apply(s, &r, now, &why) != 0)
             break;
+        if (session_persist_enabled() && session_persist_wants(r.type))
+            session_persist_log(s, SESSION_REPLAY_FRAME, now, c->buf + off - used, (uint32_t)used);
     }
     if (applied)
         sessions_changed(); /* wakes requests waiting for a record (POST /stacks) */

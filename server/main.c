@@ -6,7 +6,8 @@
  * running server to take its agent out of a process. Serving commands print
  * the dashboard URL and stop on SIGINT/SIGTERM (received with sigwait on the
  * main thread; every other thread has them blocked).
- * Exit codes: 0 ok, 1 the operation failed, 2 usage error, 127 cannot start PROGRAM. */
+ * Exit codes: 0 ok, 1 the operation failed, 2 usage error, 3 the data directory
+ * (--data) cannot be used, 127 cannot start PROGRAM. */
 #include <errno.h>
 #include <limits.h>
 #include <signal.h>
@@ -28,6 +29,7 @@
 #include "proclist.h"
 #include "link.h"
 #include "sessions.h"
+#include "store.h"
 #include "ws.h"
 #include "utf.h"
 
@@ -43,6 +45,8 @@ typedef struct cli_options {
     const char *server;     /* attach/detach: URL of a running server */
     int ws_port;            /* -1: HTTP port + 1 (0 when the HTTP port is 0) */
     int no_children;        /* run: keep the agent out of the app's child processes */
+    store_options store;    /* --data DIR|none, --keep N */
+    char data_buf[PATH_MAX];
 } cli_options;
 
 static void usage(FILE *out)
@@ -70,6 +74,11 @@ static void usage(FILE *out)
           "  --agent PATH    agent library (default: libjitscope_agent.so next to jitscope)\n"
           "  --no-children   run: profile only PROGRAM, not the .NET processes it starts\n"
           "  --web DIR       dashboard files (default: ../web from jitscope's directory)\n"
+          "  --data DIR      keep sessions in DIR/jitscope.db across restarts (default\n"
+          "                  $XDG_STATE_HOME/jitscope, else ~/.local/state/jitscope);\n"
+          "                  --data none keeps them in memory only\n"
+          "  --keep N        sessions kept in storage, oldest ended ones go first (default 100,\n"
+          "                  at most 200)\n"
           "  --server URL    a running jitscope server (default http://127.0.0.1:8642)\n"
           "  -h, --help      this text\n",
           out);
@@ -146,6 +155,22 @@ static int parse_options(int argc, char **argv, int start, int allow_command, in
             o->no_children = 1;
         } else if (strcmp(a, "--web") == 0 && v) {
             o->http.web_root = v, i++;
+        } else if (strcmp(a, "--data") == 0 && v) {
+            if (!*v) {
+                fprintf(stderr, "jitscope: --data wants a directory or 'none'\n");
+                return -1;
+            }
+            o->store.dir = v, i++;
+        } else if (strcmp(a, "--keep") == 0 && v) {
+            char *end;
+            long keep;
+            errno = 0;
+            keep = strtol(v, &end, 10);
+            if (errno || end == v || *end || keep < 1 || keep > STORE_KEEP_MAX) {
+                fprintf(stderr, "jitscope: --keep wants 1..%d, not '%s'\n", STORE_KEEP_MAX, v);
+                return -1;
+            }
+            o->store.keep = (unsigned)keep, i++;
         } else if (strcmp(a, "--server") == 0 && v) {
             o->server = v, i++;
         } else if (positional && !o->positional && a[0] != '-') {
@@ -235,8 +260,23 @@ static int serve(cli_options *o, int mode)
         return 1;
     }
     rc = 1;
+    if (!o->store.dir) {
+        if (store_default_dir(o->data_buf, sizeof(o->data_buf)) != 0) {
+            fprintf(stderr, "jitscope: no HOME or XDG_STATE_HOME for the default data directory; "
+                            "give --data DIR or --data none\n");
+            return STORE_EXIT_CODE;
+        }
+        o->store.dir = o->data_buf;
+    }
+    if (store_open(&o->store, err, sizeof(err)) != 0) {
+        fprintf(stderr, "jitscope: %s\n", err);
+        return STORE_EXIT_CODE;
+    }
+    if (store_enabled())
+        fprintf(stderr, "jitscope: sessions kept in %s/jitscope.db\n", o->store.dir);
     if (link_start(err, sizeof(err)) != 0) {
         fprintf(stderr, "jitscope: agent socket: %s\n", err);
+        store_close();
         return 1;
     }
     attach_set_agent_path(o->agent_path);
@@ -310,6 +350,7 @@ done:
     link_stop(); /* no agent record can notify the stream any more */
     ws_stop();
     launch_stop();
+    store_close(); /* its last round writes what the sessions hold now */
     sessions_lock();
     sessions_free_all();
     sessions_unlock();

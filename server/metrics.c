@@ -9,6 +9,7 @@
 
 #include "session.h"
 #include "sessions.h"
+#include "store.h"
 #include "textbuf.h"
 #include "ws.h"
 
@@ -222,7 +223,7 @@ static void metrics_sessions(textbuf *b)
     size_t n = sessions_count(), i, f, k;
     static const session_state states[] = {
         SESSION_STARTING, SESSION_LIVE,   SESSION_DISCONNECTED, SESSION_DETACHING,
-        SESSION_DETACHED, SESSION_EXITED, SESSION_FAILED};
+        SESSION_DETACHED, SESSION_EXITED, SESSION_FAILED,       SESSION_INTERRUPTED};
     size_t by_state[sizeof(states) / sizeof(states[0])] = {0};
 
     for (i = 0; i < n; i++)
@@ -245,6 +246,32 @@ static void metrics_sessions(textbuf *b)
     metrics_each_live(b, metrics_agent_cost, NULL);
 }
 
+/* Storage (--data): what waits for the disk and what was lost. */
+static void metrics_storage(textbuf *b)
+{
+    store_stats st;
+
+    store_get_stats(&st);
+    metrics_family(b, "jitscope_storage_enabled", "gauge", "1 when sessions are kept on disk.");
+    textbuf_printf(b, "jitscope_storage_enabled %d\n", st.enabled);
+    if (!st.enabled)
+        return;
+    metrics_family(b, "jitscope_storage_backlog", "gauge",
+                   "Functions and events changed in memory and not yet written.");
+    textbuf_printf(b, "jitscope_storage_backlog %llu\n", (unsigned long long)st.backlog);
+    metrics_family(b, "jitscope_storage_lost_total", "counter",
+                   "Changes storage could not keep (memory, caps, write errors).");
+    textbuf_printf(b, "jitscope_storage_lost_total %llu\n", (unsigned long long)st.lost);
+    metrics_family(b, "jitscope_storage_write_errors_total", "counter",
+                   "Write rounds the database refused.");
+    textbuf_printf(b, "jitscope_storage_write_errors_total %llu\n",
+                   (unsigned long long)st.write_errors);
+    metrics_family(b, "jitscope_storage_commits_total", "counter", "Transactions committed.");
+    textbuf_printf(b, "jitscope_storage_commits_total %llu\n", (unsigned long long)st.commits);
+    metrics_family(b, "jitscope_storage_sessions", "gauge", "Sessions in the database.");
+    textbuf_printf(b, "jitscope_storage_sessions %llu\n", (unsigned long long)st.sessions_stored);
+}
+
 char *metrics_render(size_t *length)
 {
     textbuf b;
@@ -254,6 +281,7 @@ char *metrics_render(size_t *length)
     sessions_lock();
     metrics_sessions(&b);
     sessions_unlock();
+    metrics_storage(&b);
     metrics_family(&b, "jitscope_websocket_clients", "gauge", "WebSocket clients connected.");
     textbuf_printf(&b, "jitscope_websocket_clients %d\n", ws_client_count());
     metrics_family(&b, "jitscope_http_requests_total", "counter",

@@ -66,7 +66,70 @@ void session_free(session *s)
     idmap_free(&s->module_index);
     idmap_free(&s->thread_index);
     free(s->command_line);
+    free(s->persist.summary);
+    free(s->persist.dirty);
+    free(s->persist.replay);
     free(s);
+}
+
+static _Atomic int session_persist_on;
+
+void session_persist_enable(void) { session_persist_on = 1; }
+int session_persist_enabled(void) { return session_persist_on; }
+
+int session_persist_wants(uint16_t record_type)
+{
+    switch (record_type) {
+    case WIRE_HELLO:
+    case WIRE_STACK_THREAD:
+    case WIRE_STACK_END:
+    case WIRE_PROFILE_STATUS:
+    case WIRE_GC_STARTED:
+    case WIRE_GC_FINISHED:
+    case WIRE_RUNTIME_SUSPEND: return 1;
+    default: return 0;
+    }
+}
+
+void session_persist_log(session *s, unsigned kind, int64_t now_ns, const void *data,
+                         uint32_t length)
+{
+    session_persist *p = &s->persist;
+    size_t padded = ((size_t)length + 7u) & ~(size_t)7u,
+           need = sizeof(session_replay_header) + padded;
+    session_replay_header h = {(uint8_t)kind, {0, 0, 0}, length, now_ns};
+    size_t cap = p->replay_cap;
+
+    if (p->replay_len + need > SESSION_REPLAY_PENDING_MAX ||
+        p->replay_total + need > SESSION_REPLAY_SESSION_MAX ||
+        grow_reserve((void **)&p->replay, &cap, p->replay_len + need - 1, 1, 64 * 1024,
+                     SESSION_REPLAY_PENDING_MAX, GROW_KEEP) != 0) {
+        p->replay_lost += need;
+        return;
+    }
+    p->replay_cap = cap;
+    memcpy(p->replay + p->replay_len, &h, sizeof(h));
+    if (length)
+        memcpy(p->replay + p->replay_len + sizeof(h), data, length);
+    memset(p->replay + p->replay_len + sizeof(h) + length, 0, padded - length);
+    p->replay_len += need;
+    p->replay_total += need;
+}
+
+void session_profile_start(session *s, uint32_t hz, int64_t now_ns)
+{
+    profile_start(&s->profile, hz, now_ns);
+    if (session_persist_enabled())
+        session_persist_log(s, SESSION_REPLAY_PROFILE_START, now_ns, &hz, sizeof(hz));
+}
+
+void session_profile_stop(session *s, int64_t now_ns)
+{
+    if (s->profile.state != PROFILE_RUNNING)
+        return;
+    profile_stop(&s->profile, now_ns);
+    if (session_persist_enabled())
+        session_persist_log(s, SESSION_REPLAY_PROFILE_STOP, now_ns, NULL, 0);
 }
 
 session_function *session_find_function(session *s, uint64_t id)
@@ -117,7 +180,7 @@ static void *session_append(session *s, void **items, size_t *count, size_t *cap
 
 /* The get-or-create helpers return NULL when the ID is 0 or a cap is reached;
  * *created tells a new entry. */
-static session_function *session_function_entry(session *s, uint64_t id, int *created)
+static session_function *session_function_slot(session *s, uint64_t id, int *created)
 {
     session_function *f = session_find_function(s, id);
 
@@ -130,6 +193,32 @@ static session_function *session_function_entry(session *s, uint64_t id, int *cr
         f->function_id = id;
         *created = 1;
     }
+    return f;
+}
+
+/* Storage on: the writer will copy f (once per change batch). */
+static void session_persist_function(session *s, session_function *f)
+{
+    session_persist *p = &s->persist;
+
+    if (f->persist_dirty || !session_persist_enabled())
+        return;
+    f->persist_dirty = 1;
+    if (grow_reserve((void **)&p->dirty, &p->dirty_cap, p->dirty_count, sizeof(*p->dirty), 256,
+                     SESSION_MAX_FUNCTIONS, GROW_KEEP) != 0) {
+        p->dirty_all = 1; /* the writer walks every function instead */
+        return;
+    }
+    p->dirty[p->dirty_count++] = (uint32_t)(f - s->functions);
+}
+
+/* Every change to a function comes through here, so storage hears of it. */
+static session_function *session_function_entry(session *s, uint64_t id, int *created)
+{
+    session_function *f = session_function_slot(s, id, created);
+
+    if (f)
+        session_persist_function(s, f);
     return f;
 }
 
@@ -467,10 +556,29 @@ static int64_t session_wall_ns(const session *s, uint64_t monotonic_ns, int64_t 
     return wall;
 }
 
+/* Stack walks, profile samples and the GC/suspension timeline: what a
+ * stored session's replay log holds (session_replay). */
+static void session_apply_observation(session *s, const wire_record *r, int64_t when)
+{
+    stacks_walk *sample;
+
+    switch (r->type) {
+    case WIRE_STACK_THREAD: stacks_apply_thread(&s->stacks, r); break;
+    case WIRE_STACK_END:
+        sample = stacks_apply_end(&s->stacks, s, r, when);
+        if (sample) {
+            profile_add_walk(&s->profile, sample, r->u.stack_end.effective_millihz);
+            stacks_walk_recycle(sample);
+        }
+        break;
+    case WIRE_PROFILE_STATUS: profile_apply_status(&s->profile, s, r, when); break;
+    default: timeline_apply(&s->timeline, s->profile.state == PROFILE_RUNNING, s, r, when); break;
+    }
+}
+
 int session_apply(session *s, const wire_record *r, int64_t now_ns, const char **why)
 {
     int64_t when = session_wall_ns(s, r->time_ns, now_ns);
-    stacks_walk *sample;
     int created;
 
     if (r->seq != s->last_seq + 1)
@@ -579,29 +687,48 @@ int session_apply(session *s, const wire_record *r, int64_t now_ns, const char *
         session_log(s, r, when, 0, (uint64_t)(uint32_t)r->u.detach.hresult, r->u.detach.state);
         break;
     case WIRE_PONG: break;
-    case WIRE_STACK_THREAD: stacks_apply_thread(&s->stacks, r); break;
+    case WIRE_STACK_THREAD:
     case WIRE_STACK_END:
-        sample = stacks_apply_end(&s->stacks, s, r, when);
-        if (sample) {
-            profile_add_walk(&s->profile, sample, r->u.stack_end.effective_millihz);
-            stacks_walk_recycle(sample);
-        }
-        break;
-    case WIRE_PROFILE_STATUS: profile_apply_status(&s->profile, s, r, when); break;
+    case WIRE_PROFILE_STATUS:
+    case WIRE_GC_STARTED:
+    case WIRE_GC_FINISHED:
+    case WIRE_RUNTIME_SUSPEND: session_apply_observation(s, r, when); break;
     case WIRE_AGENT_COST: s->agent_cost = r->u.agent_cost; break;
     case WIRE_TIERS_STATUS:
         s->tiers = r->u.tiers_status;
         s->tiers.enabled = s->tiers.enabled != 0;
         s->tiers_known = 1;
         break;
+    default: *why = "record type not valid from an agent"; return -1;
+    }
+    switch (r->type) { /* what storage writes again when they changed */
+    case WIRE_MODULE_LOADED:
+    case WIRE_MODULE_UNLOADED:
+    case WIRE_ASSEMBLY_LOADED:
+    case WIRE_FUNCTION_NAME: s->persist.modules_gen++; break;
+    case WIRE_THREAD_CREATED:
+    case WIRE_THREAD_DESTROYED:
+    case WIRE_THREAD_OS_ID:
+    case WIRE_THREAD_NAME: s->persist.threads_gen++; break;
+    default: break;
+    }
+    return 0;
+}
+
+int session_replay(session *s, const wire_record *r, int64_t now_ns)
+{
+    switch (r->type) {
+    case WIRE_HELLO: stacks_link_reset(&s->stacks); return 0;
+    case WIRE_STACK_THREAD:
+    case WIRE_STACK_END:
+    case WIRE_PROFILE_STATUS:
     case WIRE_GC_STARTED:
     case WIRE_GC_FINISHED:
     case WIRE_RUNTIME_SUSPEND:
-        timeline_apply(&s->timeline, s->profile.state == PROFILE_RUNNING, s, r, when);
-        break;
-    default: *why = "record type not valid from an agent"; return -1;
+        session_apply_observation(s, r, session_wall_ns(s, r->time_ns, now_ns));
+        return 0;
+    default: return -1;
     }
-    return 0;
 }
 
 const char *session_state_name(session_state st)
@@ -614,6 +741,7 @@ const char *session_state_name(session_state st)
     case SESSION_DETACHED: return "detached";
     case SESSION_EXITED: return "exited";
     case SESSION_FAILED: return "failed";
+    case SESSION_INTERRUPTED: return "interrupted";
     }
     return "unknown";
 }
@@ -702,7 +830,7 @@ int session_detach_status(session *s, uint32_t state, int32_t hresult, int64_t n
         s->state = SESSION_DETACHED;
         s->detach_finished_ns = now_ns;
         s->ended_ns = now_ns;
-        profile_stop(&s->profile, now_ns);
+        session_profile_stop(s, now_ns);
     } else {
         return -1;
     }
@@ -712,7 +840,7 @@ int session_detach_status(session *s, uint32_t state, int32_t hresult, int64_t n
 void session_link_lost(session *s, int64_t now_ns)
 {
     s->link_id = 0;
-    profile_stop(&s->profile, now_ns);
+    session_profile_stop(s, now_ns);
     if (s->has_exit_code)
         session_exited(s, now_ns);
     else if (s->state == SESSION_LIVE || s->state == SESSION_STARTING ||
@@ -740,13 +868,14 @@ void session_mark_ended(session *s, int64_t now_ns)
 {
     size_t i;
 
-    profile_stop(&s->profile, now_ns);
+    session_profile_stop(s, now_ns);
     if (!s->ended_ns)
         s->ended_ns = now_ns;
     for (i = 0; i < s->thread_count; i++) {
         if (s->threads[i].alive) {
             s->threads[i].alive = 0;
             s->threads[i].ended_ns = s->ended_ns;
+            s->persist.threads_gen++;
         }
     }
 }

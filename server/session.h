@@ -41,6 +41,7 @@ typedef enum session_state {
     SESSION_DETACHED,     /* agent left the process */
     SESSION_EXITED,       /* process ended */
     SESSION_FAILED,       /* launch or attach failed */
+    SESSION_INTERRUPTED,  /* stored while live, and the server died: read back from storage */
 } session_state;
 
 enum session_mode { SESSION_MODE_RUN = 1, SESSION_MODE_ATTACH = 2 };
@@ -76,6 +77,7 @@ typedef struct session_function {
     uint32_t compilation_count, compilation_cap;
     uint32_t compilations_unkept; /* compilations after the table was full */
     uint32_t tier;                /* wire_tier of the last compilation */
+    uint8_t persist_dirty;        /* in persist.dirty: changed since storage copied it */
 } session_function;
 
 typedef struct session_module {
@@ -125,6 +127,47 @@ typedef struct session_event {
     uint32_t tier; /* JIT_FINISHED: wire_tier of the compilation */
     uint32_t reserved;
 } session_event;
+
+/* What storage (store.h) has still to write of a session, kept by the record
+ * folders under the sessions lock and copied out by the storage writer. All
+ * of it stays empty while storage is off (session_persist_enable). */
+/* Entries of a session's replay log (store_replay.h reads them back). */
+enum session_replay_kind {
+    SESSION_REPLAY_FRAME = 1,         /* an agent record's frame */
+    SESSION_REPLAY_PROFILE_START = 2, /* the server started a profile: data uint32 hz */
+    SESSION_REPLAY_PROFILE_STOP = 3,  /* the server stopped it (command, link lost, end) */
+};
+
+#define SESSION_REPLAY_PENDING_MAX (64u << 20)   /* log bytes waiting for the writer */
+#define SESSION_REPLAY_SESSION_MAX (1024u << 20) /* log bytes for one session, in all */
+
+/* A replay log entry: this header, then its data padded to 8 bytes. */
+typedef struct session_replay_header {
+    uint8_t kind;
+    uint8_t zero[3];
+    uint32_t length;
+    int64_t now_ns; /* the server's wall clock when it was applied */
+} session_replay_header;
+
+typedef struct session_persist {
+    int past;        /* read back from the database (read-only; never written again) */
+    int loaded;      /* past: its content was read (else only its header and summary) */
+    char *summary;   /* past and not loaded: its list entry (JSON) as stored */
+    uint32_t *dirty; /* indexes of the functions changed since the writer's last copy */
+    size_t dirty_count, dirty_cap;
+    int dirty_all;                     /* a mark found no memory: the writer copies them all */
+    uint64_t modules_gen, threads_gen; /* bumped by every module / thread change */
+    /* replay log: the records behind stack snapshots, profiles and the
+     * GC/suspension timeline, and the server's profile start/stop, in order
+     * (store_replay.h), waiting for the writer */
+    unsigned char *replay;
+    size_t replay_len, replay_cap;
+    uint64_t replay_total, replay_lost; /* bytes logged; bytes lost (over the cap) */
+    /* the writer's own: what it has written */
+    uint64_t stored_modules_gen, stored_threads_gen, stored_event_seq;
+    uint64_t stored_header_hash; /* of the header and summary last written */
+    char load_error[160];        /* past: why its content could not all be read */
+} session_persist;
 
 typedef struct session {
     int id;
@@ -178,6 +221,7 @@ typedef struct session {
     size_t event_cap;
     uint64_t event_seq; /* last seq given */
     uint64_t events_evicted;
+    session_persist persist;
 } session;
 
 /* A pid an agent reported (hello pid, parent pid): the agent's word, so 0
@@ -187,9 +231,30 @@ pid_t session_pid_from_agent(uint32_t pid);
 session *session_new(int id, int mode, pid_t pid, const char *command_line, const char *token);
 void session_free(session *s);
 
+/* Storage is on: from now on, sessions note what changed for its writer. */
+void session_persist_enable(void);
+int session_persist_enabled(void);
+/* The agent's record of this type goes into the replay log (hello, stacks,
+ * profile, timeline): link.c hands its frame to session_persist_log. */
+int session_persist_wants(uint16_t record_type);
+/* Appends one replay log entry; past SESSION_REPLAY_PENDING_MAX bytes
+ * waiting, or SESSION_REPLAY_SESSION_MAX logged, it is counted as lost. */
+void session_persist_log(session *s, unsigned kind, int64_t now_ns, const void *data,
+                         uint32_t length);
+
+/* A sampling profile starts / stops on the server's word (also logged for
+ * storage's replay, so a stored profile reads back as it was). */
+void session_profile_start(session *s, uint32_t hz, int64_t now_ns);
+void session_profile_stop(session *s, int64_t now_ns);
+
 /* Applies one agent record; returns 0, or -1 when the record breaks the session
  * protocol (the caller drops the connection). Never fails on unknown IDs. */
 int session_apply(session *s, const wire_record *r, int64_t now_ns, const char **why);
+
+/* Applies one record of a stored session's replay log (store_replay.h):
+ * HELLO (walk ids start over), stack, profile and timeline records, as they
+ * were applied live at now_ns. -1 for any other type. */
+int session_replay(session *s, const wire_record *r, int64_t now_ns);
 
 /* Appends an event that no single record makes (gc, suspension,
  * stack_snapshot, profile): see session_event for the fields. */

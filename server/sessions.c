@@ -2,6 +2,7 @@
 #include "sessions.h"
 #include "clock.h"
 #include "proc.h"
+#include "store.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -13,6 +14,8 @@ static pthread_mutex_t sessions_mutex = PTHREAD_MUTEX_INITIALIZER;
 static session *sessions_items[SESSIONS_MAX];
 static size_t sessions_n;
 static int sessions_next_id = 1;
+
+static session *sessions_get_raw(int id);
 
 static void (*_Atomic sessions_listener)(int session_id);
 static pthread_cond_t sessions_cond;
@@ -77,7 +80,7 @@ static int sessions_new_token(char out[WIRE_TOKEN_LEN + 1])
 static int sessions_has_ended(const session *s)
 {
     return !s->link_id && (s->state == SESSION_EXITED || s->state == SESSION_DETACHED ||
-                           s->state == SESSION_FAILED);
+                           s->state == SESSION_FAILED || s->state == SESSION_INTERRUPTED);
 }
 
 /* 1 when a session of root's run (not root itself) has not ended: root must
@@ -108,6 +111,22 @@ static int sessions_evict_ended(const session *keep)
             return 1;
         }
     }
+    return 0;
+}
+
+int sessions_may_forget(const session *s)
+{
+    return sessions_has_ended(s) && !sessions_run_goes_on(s);
+}
+
+int sessions_adopt(session *s)
+{
+    if (s->id < 1 || s->id > SESSION_ID_MAX || sessions_get_raw(s->id) ||
+        (sessions_n >= SESSIONS_MAX && !sessions_evict_ended(NULL)))
+        return -1;
+    sessions_items[sessions_n++] = s;
+    if (s->id >= sessions_next_id)
+        sessions_next_id = s->id + 1;
     return 0;
 }
 
@@ -160,7 +179,7 @@ session *sessions_child_by_pid(int root_id, pid_t pid)
     return NULL;
 }
 
-session *sessions_get(int id)
+static session *sessions_get_raw(int id)
 {
     size_t i;
 
@@ -170,6 +189,19 @@ session *sessions_get(int id)
     return NULL;
 }
 
+session *sessions_get(int id)
+{
+    session *s = sessions_get_raw(id);
+    char err[256];
+
+    /* a past session is read from storage the first time it is asked for */
+    if (s && s->persist.past && !s->persist.loaded && store_load(s, err, sizeof(err)) != 0)
+        fprintf(stderr, "jitscope: storage: session %d: %s\n", id, err);
+    return s;
+}
+
+session *sessions_peek(int id) { return sessions_get_raw(id); }
+
 session *sessions_by_token(const char *token, size_t length)
 {
     size_t i;
@@ -178,6 +210,7 @@ session *sessions_by_token(const char *token, size_t length)
         return NULL;
     for (i = 0; i < sessions_n; i++) /* children carry their root's token */
         if (sessions_items[i]->root_id == sessions_items[i]->id &&
+            !sessions_items[i]->persist.past &&
             memcmp(sessions_items[i]->token, token, WIRE_TOKEN_LEN) == 0)
             return sessions_items[i];
     return NULL;

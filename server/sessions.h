@@ -46,7 +46,11 @@ session *sessions_create_child(session *root, pid_t pid, pid_t parent_pid,
                                const char *command_line);
 /* The newest session of pid under root_id (not the root itself), or NULL. */
 session *sessions_child_by_pid(int root_id, pid_t pid);
+/* The session with that id, or NULL; a past session's content is read from
+ * storage first (store_load; on failure it is served with what was read). */
 session *sessions_get(int id);
+/* The same without reading anything from storage (listing, deleting). */
+session *sessions_peek(int id);
 session *sessions_by_token(const char *token, size_t length); /* roots only */
 session *sessions_by_pid(pid_t pid); /* newest live-ish session of that pid */
 size_t sessions_count(void);
@@ -57,6 +61,14 @@ session *sessions_at(size_t index);
  * its agent link is closed its session becomes EXITED and ended. Sessions
  * that already ended (detached ones too) are not watched. */
 void sessions_sweep(void);
+/* 1 when s has ended (exited, detached, failed, interrupted; no agent
+ * connected) and is not the root of a run that goes on: what a full table or
+ * storage's retention may forget. Caller holds the lock. */
+int sessions_may_forget(const session *s);
+/* Puts a session read back from storage into the registry under its own id
+ * (later sessions get higher ids). -1 when the table is full of sessions
+ * that may not be forgotten. Caller holds the lock. */
+int sessions_adopt(session *s);
 /* Forgets a session that never became real (a failed attach). */
 void sessions_remove(int id);
 void sessions_free_all(void);

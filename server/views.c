@@ -81,6 +81,14 @@ json_t *view_session_summary(session *s)
     size_t i, alive = 0;
     json_t *o;
 
+    if (s->persist.past && !s->persist.loaded && s->persist.summary) {
+        /* a past session not read yet: its list entry as stored */
+        o = json_loads(s->persist.summary, 0, NULL);
+        if (json_is_object(o))
+            return o;
+        json_decref(o);
+    }
+
     for (i = 0; i < s->thread_count; i++)
         alive += s->threads[i].alive != 0;
     snprintf(version, sizeof(version), "%u.%u.%u.%u", s->major, s->minor, s->build, s->qfe);
@@ -182,6 +190,11 @@ json_t *view_session_detail(session *s)
                   took ? json_real((double)took / 1e6) : json_null(), "hresult",
                   s->detach_hresult ? view_hresult(s->detach_hresult) : json_null()));
     json_object_set_new(o, "events_evicted", json_integer((json_int_t)s->events_evicted));
+    /* read back from storage (a run from before this server started): read-only */
+    json_object_set_new(o, "stored",
+                        json_pack("{s:b, s:s?, s:I}", "past", s->persist.past, "load_error",
+                                  s->persist.load_error[0] ? s->persist.load_error : NULL,
+                                  "replay_lost_bytes", (json_int_t)s->persist.replay_lost));
     json_object_set_new(o, "profile", view_profile_status(&s->profile));
     json_object_set_new(o, "stacks",
                         json_pack("{s:I}", "snapshots", (json_int_t)s->stacks.kept_count));

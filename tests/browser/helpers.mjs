@@ -4,6 +4,7 @@
 // Every process started here is killed by stopServer()/the test's after hook.
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
@@ -40,12 +41,21 @@ export function ensureBuilt(dll = DEMO_DLL) {
   if (r.status !== 0) throw new Error(`make all apps failed (${r.status})`);
 }
 
+// Each server gets its own data directory (removed when the tests end).
+const dataDirs = [];
+process.on('exit', () => { for (const d of dataDirs) fs.rmSync(d, { recursive: true, force: true }); });
+export function tempDataDir() {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'jitscope-data-'));
+  dataDirs.push(dir);
+  return dir;
+}
+
 // Starts `jitscope run --port 0 -- dotnet <dll> <appArgs>`; resolves once it printed its URL.
 // stdin: true gives the app (which inherits the server's stdin) a pipe: srv.send(line).
 // The app's stdout goes to the server's, so srv.stdout also holds the app's lines.
 export async function startServer({ dll = DEMO_DLL, args = [], appArgs = [], stdin = false } = {}) {
   ensureBuilt(dll);
-  const argv = ['run', '--port', '0', ...args, '--', 'dotnet', dll, ...appArgs];
+  const argv = ['run', '--port', '0', ...(args.includes('--data') ? [] : ['--data', tempDataDir()]), ...args, '--', 'dotnet', dll, ...appArgs];
   const proc = spawn(JITSCOPE, argv, { cwd: ROOT, stdio: [stdin ? 'pipe' : 'ignore', 'pipe', 'pipe'], detached: true });
   const srv = { proc, stdout: '', stderr: '', exit: null };
   srv.send = (line) => { if (!stdin) throw new Error('startServer: no stdin pipe (stdin: true)'); proc.stdin.write(`${line}\n`); };

@@ -3,6 +3,7 @@
 // for conditions. Every process a test starts is killed by stopAll().
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -35,9 +36,24 @@ export function withEnv(env) {
   return out;
 }
 
+// Every serving command a test starts gets a data directory of its own (the
+// default one is the user's, and one server holds a directory's lock), removed
+// when the tests end; a test that gives --data itself keeps its choice.
+const dataDirs = [];
+process.on('exit', () => { for (const d of dataDirs) fs.rmSync(d, { recursive: true, force: true }); });
+export function tempDataDir() {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'jitscope-data-'));
+  dataDirs.push(dir);
+  return dir;
+}
+export function withDataDir(args) {
+  if (!['run', 'serve', 'attach'].includes(args[0]) || args.includes('--data') || args.includes('--server')) return args;
+  return [args[0], '--data', tempDataDir(), ...args.slice(1)];
+}
+
 // Starts `jitscope <args>`; resolves once it printed its URL.
 export async function startServer(args, { env = {}, bin = JITSCOPE, prefix = [], cwd = ROOT } = {}) {
-  const argv = [...prefix, bin, ...args];
+  const argv = [...prefix, bin, ...withDataDir(args)];
   const proc = spawn(argv[0], argv.slice(1), {
     cwd, env: withEnv(env), stdio: ['pipe', 'pipe', 'pipe'],
   });

@@ -5,7 +5,7 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import net from 'node:net';
-import { E2E_DLL, startServer, stopAll, waitFor, functionsOf } from './lib.mjs';
+import { E2E_DLL, startServer, stopAll, waitFor, functionsOf, tempDataDir } from './lib.mjs';
 
 after(stopAll);
 
@@ -39,6 +39,28 @@ test('server is valgrind-clean over a full session', async () => {
     setTimeout(() => { c.destroy(); resolve(null); }, 30000);
   });
   assert.ok(late !== null, 'the unfinished request was closed by the server');
+  const exit = await srv.stop('SIGTERM');
+  assert.match(srv.stderr, /ERROR SUMMARY: 0 errors/, srv.stderr.slice(-3000));
+  assert.equal(exit.code, 0, `valgrind exit ${exit.code}`);
+});
+
+test('server is valgrind-clean reading a stored session back and deleting it', async () => {
+  const dir = tempDataDir();
+  const rec = await startServer(['run', '--port', '0', '--data', dir, '--', 'dotnet', E2E_DLL]);
+  await waitFor('exited', async () => (await rec.api('/api/sessions/1')).body.state === 'exited', 60000);
+  await rec.stop('SIGTERM'); // its writer's last round writes everything
+  const srv = await startServer(['serve', '--port', '0', '--data', dir], {
+    prefix: ['valgrind', '--error-exitcode=99', '--leak-check=full',
+      '--errors-for-leak-kinds=definite', '--show-leak-kinds=definite', '--track-fds=no'],
+  });
+  assert.equal((await srv.api('/api/sessions')).body.sessions[0].state, 'exited');
+  assert.ok((await functionsOf(srv, 1, '&q=Unique&sort=jit_time')).length >= 6, 'read back');
+  for (const p of ['/api/sessions/1', '/api/sessions/1/modules', '/api/sessions/1/threads',
+    '/api/sessions/1/events?limit=50', '/api/sessions/1/stacks', '/api/sessions/1/timeline', '/metrics']) {
+    assert.equal((await srv.api(p)).status, 200, p);
+  }
+  assert.equal((await srv.api('/api/sessions/1', { method: 'DELETE' })).status, 200, 'DELETE');
+  await waitFor('the file forgets it', async () => (await srv.api('/api/config')).body.storage.sessions_stored === 0, 60000);
   const exit = await srv.stop('SIGTERM');
   assert.match(srv.stderr, /ERROR SUMMARY: 0 errors/, srv.stderr.slice(-3000));
   assert.equal(exit.code, 0, `valgrind exit ${exit.code}`);

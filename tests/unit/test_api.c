@@ -199,7 +199,8 @@ TEST(route_table)
 {
     CHECK(status_is("GET", path(""), NULL, NULL, 200), "GET a session");
     CHECK(status_is("HEAD", path("/stacks"), NULL, NULL, 200), "HEAD is GET");
-    CHECK(status_is("DELETE", path(""), NULL, NULL, 405), "DELETE: 405");
+    CHECK(status_is("DELETE", path("/functions"), NULL, NULL, 405), "DELETE on a GET route: 405");
+    CHECK(status_is("PUT", path(""), NULL, NULL, 405), "PUT: 405");
     CHECK(status_is("POST", path("/functions"), NULL, NULL, 405), "POST on a GET route: 405");
     CHECK(status_is("GET", path("/detach"), NULL, NULL, 405), "GET on a POST route: 405");
     CHECK(status_is("GET", path("/profile/stop"), NULL, NULL, 405), "GET /profile/stop: 405");

@@ -1,0 +1,78 @@
+/* store.h -- durable sessions in SQLite (--data DIR).
+ *
+ * The server keeps working from memory; storage follows it. Record folders
+ * mark what changed (session_persist, session.h) under the sessions lock, and
+ * one writer thread (store_writer.c) copies the changes out in bounded slices
+ * under that lock, then writes them in one transaction per tick, outside it,
+ * so ingest and the app never wait for the disk. The database is in WAL mode;
+ * a tick commits at least every STORE_TICK_MS, so a kill -9 of the server
+ * loses at most the last tick or so (under a second).
+ *
+ * At start (store_open) past sessions are listed from their stored summaries
+ * without reading their content; a session that was still live when its
+ * server died is marked interrupted. The first request that needs one
+ * (sessions_get) reads it back (store_load.c), read-only, so every REST
+ * route, the stream's replay and the dashboard work on it unchanged.
+ *
+ * The schema is versioned (PRAGMA user_version) and migrated forward on open
+ * (store_schema.c); the file is marked as jitscope's (PRAGMA application_id).
+ * A corrupt, foreign, newer, locked or unwritable database is a clear error
+ * at open (the caller exits STORE_EXIT_CODE), never an empty list. */
+#ifndef JITSCOPE_STORE_H
+#define JITSCOPE_STORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "session.h"
+
+#define STORE_EXIT_CODE 3          /* jitscope's exit code when its data directory is unusable */
+#define STORE_TICK_MS 250          /* the writer commits at least this often while busy */
+#define STORE_SLICE_FUNCTIONS 8192 /* functions copied per hold of the sessions lock */
+#define STORE_SLICE_EVENTS 16384   /* events copied per hold of the sessions lock */
+#define STORE_KEEP_DEFAULT 100     /* sessions kept (--keep) */
+#define STORE_KEEP_MAX 200         /* under SESSIONS_MAX, so live sessions find room */
+
+typedef struct store_options {
+    const char *dir; /* NULL or "none": storage off */
+    unsigned keep;   /* ended sessions kept, oldest deleted first */
+} store_options;
+
+/* What storage is doing, for /api/config, /metrics and the dashboard. */
+typedef struct store_stats {
+    int enabled;
+    char path[512]; /* the database file */
+    uint64_t commits, rows, bytes_replay;
+    uint64_t backlog; /* functions, events and replay bytes not yet written */
+    uint64_t lost;    /* changes that could not be kept (memory, caps, write errors) */
+    uint64_t write_errors;
+    int64_t last_commit_ns;   /* wall clock */
+    uint64_t sessions_stored; /* sessions in the database */
+    char last_error[256];
+} store_stats;
+
+/* Opens (creating or migrating) DIR/jitscope.db, takes DIR's lock, lists the
+ * past sessions into the registry and starts the writer. 0, or -1 with why
+ * in err (the caller prints it and exits STORE_EXIT_CODE). */
+int store_open(const store_options *o, char *err, size_t errsz);
+/* Stops the writer after a last flush of everything, closes the database. */
+void store_close(void);
+int store_enabled(void);
+
+/* The default data directory: $XDG_STATE_HOME/jitscope, else
+ * ~/.local/state/jitscope. -1 when neither is known. */
+int store_default_dir(char *out, size_t outsz);
+
+/* Reads a past session's content (caller holds the sessions lock). 0, or -1
+ * with why in err (the session stays header-only). */
+int store_load(session *s, char *err, size_t errsz);
+
+/* Deletes a session from the database (asynchronously, by the writer). */
+void store_forget(int session_id);
+
+/* The writer should run now (a session ended, a delete). */
+void store_kick(void);
+
+void store_get_stats(store_stats *out);
+
+#endif

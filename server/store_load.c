@@ -1,0 +1,414 @@
+/* store_load.c -- reading sessions back from the database (see store.h).
+ *
+ * At start every stored session enters the registry with its header and its
+ * stored list entry only (persist.past, not loaded); one that was not ended
+ * when its server died becomes interrupted, in memory and in the file. Its
+ * content (functions with their compilations, modules, threads, the replay
+ * log, then the event log) is read the first time a request needs it, under
+ * the sessions lock. IDs are rebuilt the way ingest built them: a later
+ * function or module with the same runtime ID is the one its ID finds. */
+#include "store_db.h"
+#include "store.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "grow.h"
+#include "sessions.h"
+#include "store_replay.h"
+
+static int store_ended(session_state st)
+{
+    return st == SESSION_EXITED || st == SESSION_DETACHED || st == SESSION_FAILED ||
+           st == SESSION_INTERRUPTED;
+}
+
+/* The interrupted session's row says so from now on. */
+static void store_mark_interrupted(sqlite3 *db, const session *s, const char *summary)
+{
+    json_t *header = store_header_to_json(s);
+    char *text = header ? json_dumps(header, JSON_COMPACT) : NULL;
+    sqlite3_stmt *st = NULL;
+
+    if (text && sqlite3_prepare_v2(db,
+                                   "UPDATE sessions SET state = ?, ended_ns = ?, header = ?, "
+                                   "summary = ? WHERE id = ?",
+                                   -1, &st, NULL) == SQLITE_OK) {
+        sqlite3_bind_text(st, 1, session_state_name(s->state), -1, SQLITE_STATIC);
+        sqlite3_bind_int64(st, 2, s->ended_ns);
+        sqlite3_bind_text(st, 3, text, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 4, summary, -1, SQLITE_STATIC);
+        sqlite3_bind_int(st, 5, s->id);
+        if (sqlite3_step(st) != SQLITE_DONE)
+            fprintf(stderr, "jitscope: storage: marking session %d interrupted: %s\n", s->id,
+                    sqlite3_errmsg(db));
+    }
+    sqlite3_finalize(st);
+    free(text);
+    json_decref(header);
+}
+
+/* The stored list entry, with what an interruption changes. */
+static char *store_summary_text(const char *stored, const session *s, int interrupted)
+{
+    json_t *summary = json_loads(stored, 0, NULL);
+    char *text;
+
+    if (!json_is_object(summary)) {
+        json_decref(summary);
+        return NULL;
+    }
+    if (interrupted) {
+        json_object_set_new(summary, "state", json_string(session_state_name(s->state)));
+        json_object_set_new(summary, "ended_ms", json_real((double)s->ended_ns / 1e6));
+    }
+    text = json_dumps(summary, JSON_COMPACT);
+    json_decref(summary);
+    return text;
+}
+
+/* One row of the sessions table into the registry. 0, or -1 with why. */
+static int store_adopt_row(sqlite3 *db, sqlite3_stmt *st, char *err, size_t errsz)
+{
+    int id = sqlite3_column_int(st, 0);
+    const char *header_text = (const char *)sqlite3_column_text(st, 1);
+    const char *summary_text = (const char *)sqlite3_column_text(st, 2);
+    const char *command_line = (const char *)sqlite3_column_text(st, 3);
+    int64_t updated_ns = sqlite3_column_int64(st, 4);
+    json_t *header = header_text ? json_loads(header_text, 0, NULL) : NULL;
+    session *s = NULL;
+    int interrupted = 0;
+
+    if (!json_is_object(header) || !summary_text) {
+        snprintf(err, errsz, "session %d: its stored header is not readable", id);
+        goto fail;
+    }
+    s = session_new(id, SESSION_MODE_RUN, 0, command_line, "");
+    if (!s) {
+        snprintf(err, errsz, "out of memory");
+        goto fail;
+    }
+    store_header_from_json(s, header);
+    s->id = id;
+    if (!store_ended(s->state)) { /* its server died while it was live */
+        s->state = SESSION_INTERRUPTED;
+        if (!s->ended_ns)
+            s->ended_ns = updated_ns;
+        interrupted = 1;
+    }
+    s->persist.past = 1;
+    s->persist.summary = store_summary_text(summary_text, s, interrupted);
+    if (!s->persist.summary) {
+        snprintf(err, errsz, "session %d: its stored summary is not readable", id);
+        goto fail;
+    }
+    if (interrupted)
+        store_mark_interrupted(db, s, s->persist.summary);
+    if (sessions_adopt(s) != 0) {
+        snprintf(err, errsz, "session %d: no room in the registry", id);
+        goto fail;
+    }
+    json_decref(header);
+    return 0;
+fail:
+    json_decref(header);
+    session_free(s);
+    return -1;
+}
+
+int store_load_index(sqlite3 *db, char *err, size_t errsz)
+{
+    sqlite3_stmt *st = NULL;
+    int rc, count = 0;
+
+    if (sqlite3_prepare_v2(db,
+                           "SELECT id, header, summary, command_line, updated_ns FROM sessions "
+                           "ORDER BY id",
+                           -1, &st, NULL) != SQLITE_OK) {
+        snprintf(err, errsz, "%s", sqlite3_errmsg(db));
+        return -1;
+    }
+    sessions_lock();
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        char why[256];
+        if (store_adopt_row(db, st, why, sizeof(why)) == 0)
+            count++;
+        else
+            fprintf(stderr, "jitscope: storage: %s (left in the file)\n", why);
+    }
+    sessions_unlock();
+    if (rc != SQLITE_DONE) {
+        snprintf(err, errsz, "reading the sessions: %s", sqlite3_errmsg(db));
+        count = -1;
+    }
+    sqlite3_finalize(st);
+    return count;
+}
+
+/* ---- one session's content ---------------------------------------------------- */
+
+static char *store_column_dup(sqlite3_stmt *st, int i)
+{
+    const unsigned char *text = sqlite3_column_text(st, i);
+    return text ? strdup((const char *)text) : NULL;
+}
+
+static int store_prepare(sqlite3 *db, const char *sql, int session_id, sqlite3_stmt **st)
+{
+    if (sqlite3_prepare_v2(db, sql, -1, st, NULL) != SQLITE_OK)
+        return -1;
+    sqlite3_bind_int(*st, 1, session_id);
+    return 0;
+}
+
+/* Appends a zeroed element and maps id to it (a later one takes the ID over). */
+static void *store_append(void **items, size_t *count, size_t *cap, idmap *index, size_t elem,
+                          size_t max, uint64_t id)
+{
+    if (grow_reserve(items, cap, *count, elem, 64, max, GROW_ZERO) != 0 ||
+        (id && idmap_put(index, id, (uint32_t)*count) != 0))
+        return NULL;
+    return (char *)*items + elem * (*count)++;
+}
+
+static int store_load_functions(sqlite3 *db, session *s)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = -1;
+
+    if (store_prepare(db,
+                      "SELECT idx, function_id, module_id, thread_id, name, token, il_size,"
+                      " native_size, flags, hresult, jitted, jit_count, first_jit_ns, last_jit_ns,"
+                      " jit_time_ns, jit_time_total_ns, tier, versions, code_starts,"
+                      " compilations_unkept FROM functions WHERE session_id = ? ORDER BY idx",
+                      s->id, &st) != 0)
+        goto done;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        uint64_t id = (uint64_t)sqlite3_column_int64(st, 1);
+        session_function *f;
+        int blob = sqlite3_column_bytes(st, 18);
+        if (sqlite3_column_int64(st, 0) != (sqlite3_int64)s->function_count)
+            goto done; /* rows are written for every index, in order */
+        f = store_append((void **)&s->functions, &s->function_count, &s->function_cap,
+                         &s->function_index, sizeof(*f), SESSION_MAX_FUNCTIONS, id);
+        if (!f)
+            goto done;
+        f->function_id = id;
+        f->module_id = (uint64_t)sqlite3_column_int64(st, 2);
+        f->thread_id = (uint64_t)sqlite3_column_int64(st, 3);
+        f->name = store_column_dup(st, 4);
+        f->token = (uint32_t)sqlite3_column_int64(st, 5);
+        f->il_size = (uint32_t)sqlite3_column_int64(st, 6);
+        f->native_size = (uint32_t)sqlite3_column_int64(st, 7);
+        f->flags = (uint32_t)sqlite3_column_int64(st, 8);
+        f->hresult = (int32_t)sqlite3_column_int64(st, 9);
+        f->jitted = (uint32_t)sqlite3_column_int64(st, 10) != 0;
+        f->jit_count = (uint32_t)sqlite3_column_int64(st, 11);
+        f->first_jit_ns = sqlite3_column_int64(st, 12);
+        f->last_jit_ns = sqlite3_column_int64(st, 13);
+        f->jit_time_ns = (uint64_t)sqlite3_column_int64(st, 14);
+        f->jit_time_total_ns = (uint64_t)sqlite3_column_int64(st, 15);
+        f->tier = (uint32_t)sqlite3_column_int64(st, 16);
+        f->versions = (uint32_t)sqlite3_column_int64(st, 17);
+        if (blob > 0 && (size_t)blob <= sizeof(f->code_start))
+            memcpy(f->code_start, sqlite3_column_blob(st, 18), (size_t)blob);
+        f->compilations_unkept = (uint32_t)sqlite3_column_int64(st, 19);
+        if (f->tier >= WIRE_TIER_COUNT)
+            f->tier = WIRE_TIER_UNKNOWN;
+        s->functions_jitted += f->jitted;
+    }
+done:
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE ? 0 : -1;
+}
+
+static int store_load_compilations(sqlite3 *db, session *s)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = -1;
+
+    if (store_prepare(db,
+                      "SELECT function_idx, time_ns, jit_ns, native_size, tier FROM compilations"
+                      " WHERE session_id = ? ORDER BY function_idx, n",
+                      s->id, &st) != 0)
+        goto done;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        sqlite3_int64 idx = sqlite3_column_int64(st, 0);
+        session_function *f;
+        size_t cap;
+        if (idx < 0 || (uint64_t)idx >= s->function_count)
+            continue;
+        f = &s->functions[idx];
+        cap = f->compilation_cap;
+        if (grow_reserve((void **)&f->compilations, &cap, f->compilation_count,
+                         sizeof(*f->compilations), 2, SESSION_MAX_COMPILATIONS, GROW_KEEP) != 0)
+            continue;
+        f->compilation_cap = (uint32_t)cap;
+        f->compilations[f->compilation_count++] = (session_compilation){
+            sqlite3_column_int64(st, 1), (uint64_t)sqlite3_column_int64(st, 2),
+            (uint32_t)sqlite3_column_int64(st, 3), (uint32_t)sqlite3_column_int64(st, 4)};
+    }
+done:
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE ? 0 : -1;
+}
+
+static int store_load_modules(sqlite3 *db, session *s)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = -1;
+
+    if (store_prepare(db,
+                      "SELECT module_id, assembly_id, base_address, path, assembly, loaded_ns,"
+                      " unloaded_ns, functions, flags, hresult FROM modules WHERE session_id = ?"
+                      " ORDER BY idx",
+                      s->id, &st) != 0)
+        goto done;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        uint64_t id = (uint64_t)sqlite3_column_int64(st, 0);
+        session_module *m = store_append((void **)&s->modules, &s->module_count, &s->module_cap,
+                                         &s->module_index, sizeof(*m), SESSION_MAX_MODULES, id);
+        if (!m)
+            goto done;
+        m->module_id = id;
+        m->assembly_id = (uint64_t)sqlite3_column_int64(st, 1);
+        m->base_address = (uint64_t)sqlite3_column_int64(st, 2);
+        m->path = store_column_dup(st, 3);
+        m->assembly = store_column_dup(st, 4);
+        m->loaded_ns = sqlite3_column_int64(st, 5);
+        m->unloaded_ns = sqlite3_column_int64(st, 6);
+        m->functions = (uint32_t)sqlite3_column_int64(st, 7);
+        m->flags = (uint32_t)sqlite3_column_int64(st, 8);
+        m->hresult = (int32_t)sqlite3_column_int64(st, 9);
+    }
+done:
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE ? 0 : -1;
+}
+
+static int store_load_threads(sqlite3 *db, session *s)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = -1;
+
+    if (store_prepare(db,
+                      "SELECT thread_id, os_thread_id, flags, name, alive, created_ns, ended_ns"
+                      " FROM threads WHERE session_id = ? ORDER BY idx",
+                      s->id, &st) != 0)
+        goto done;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        uint64_t id = (uint64_t)sqlite3_column_int64(st, 0);
+        session_thread *t = store_append((void **)&s->threads, &s->thread_count, &s->thread_cap,
+                                         &s->thread_index, sizeof(*t), SESSION_MAX_THREADS, id);
+        if (!t)
+            goto done;
+        t->thread_id = id;
+        t->os_thread_id = (uint32_t)sqlite3_column_int64(st, 1);
+        t->flags = (uint32_t)sqlite3_column_int64(st, 2);
+        t->name = store_column_dup(st, 3);
+        t->alive = 0; /* a past session's process is not ours to watch */
+        t->created_ns = sqlite3_column_int64(st, 5);
+        t->ended_ns = sqlite3_column_int64(st, 6);
+        if (!t->ended_ns)
+            t->ended_ns = s->ended_ns;
+    }
+done:
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE ? 0 : -1;
+}
+
+static int store_load_replay(sqlite3 *db, session *s)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = -1;
+
+    if (store_prepare(db, "SELECT data FROM replay WHERE session_id = ? ORDER BY chunk", s->id,
+                      &st) != 0)
+        goto done;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+        if (store_replay_apply(s, sqlite3_column_blob(st, 0),
+                               (size_t)sqlite3_column_bytes(st, 0)) != 0) {
+            rc = SQLITE_CORRUPT;
+            break;
+        }
+    profile_stop(&s->profile, s->ended_ns); /* a profile the log left running ended with it */
+done:
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE ? 0 : -1;
+}
+
+/* The event log, as memory keeps it: the newest SESSION_MAX_EVENTS, each at
+ * its seq's slot. Replaying made events of its own; these replace them. */
+static int store_load_events(sqlite3 *db, session *s)
+{
+    sqlite3_stmt *st = NULL;
+    uint64_t last = 0, first = 0;
+    int rc = -1;
+
+    free(s->events);
+    s->events = NULL;
+    s->event_cap = 0;
+    if (store_prepare(db,
+                      "SELECT seq, time_ns, type, flags, id, value, extra, tier FROM events"
+                      " WHERE session_id = ? ORDER BY seq",
+                      s->id, &st) != 0)
+        goto done;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        uint64_t seq = (uint64_t)sqlite3_column_int64(st, 0);
+        session_event *e;
+        size_t slot;
+        if (seq == 0 || seq <= last)
+            continue;
+        if (!first)
+            first = seq;
+        if (seq != last + 1 && last) /* a gap: what came before it is not kept */
+            first = seq;
+        if (s->event_cap < SESSION_MAX_EVENTS &&
+            grow_reserve((void **)&s->events, &s->event_cap,
+                         (size_t)((seq - 1) % SESSION_MAX_EVENTS), sizeof(*e), 64,
+                         SESSION_MAX_EVENTS, GROW_ZERO) != 0)
+            goto done;
+        slot = (size_t)((seq - 1) % SESSION_MAX_EVENTS);
+        e = &s->events[slot];
+        e->seq = seq;
+        e->time_ns = sqlite3_column_int64(st, 1);
+        e->type = (uint16_t)sqlite3_column_int64(st, 2);
+        e->flags = (uint16_t)sqlite3_column_int64(st, 3);
+        e->id = (uint64_t)sqlite3_column_int64(st, 4);
+        e->value = (uint64_t)sqlite3_column_int64(st, 5);
+        e->extra = (uint32_t)sqlite3_column_int64(st, 6);
+        e->tier = (uint32_t)sqlite3_column_int64(st, 7);
+        last = seq;
+    }
+done:
+    sqlite3_finalize(st);
+    s->event_seq = last;
+    s->events_evicted = first > 1 ? first - 1 : 0;
+    return rc == SQLITE_DONE ? 0 : -1;
+}
+
+int store_load_content(sqlite3 *db, session *s, char *err, size_t errsz)
+{
+    static const struct {
+        const char *what;
+        int (*load)(sqlite3 *, session *);
+    } steps[] = {{"functions", store_load_functions}, {"compilations", store_load_compilations},
+                 {"modules", store_load_modules},     {"threads", store_load_threads},
+                 {"replay log", store_load_replay},   {"events", store_load_events}};
+    size_t i;
+    int rc = 0;
+
+    s->functions_jitted = 0;
+    for (i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+        if (steps[i].load(db, s) != 0) {
+            snprintf(err, errsz, "reading its %s: %s", steps[i].what, sqlite3_errmsg(db));
+            snprintf(s->persist.load_error, sizeof(s->persist.load_error), "%s", err);
+            rc = -1; /* what was read is served; the rest is said missing */
+        }
+    }
+    s->persist.loaded = 1;
+    free(s->persist.summary);
+    s->persist.summary = NULL;
+    return rc;
+}

@@ -1,0 +1,158 @@
+/* store_schema.c -- the database's schema and its migrations (see store.h).
+ *
+ * user_version is the schema version; each migration takes the file from one
+ * version to the next in one transaction, so a file is always at a version
+ * this code knows. Version 1 held the session header, functions, modules,
+ * threads and the event log; version 2 added each function's compilations
+ * and the replay log behind stack snapshots, profiles and the timeline. */
+#include "store_db.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const char *const store_migrations[STORE_SCHEMA_VERSION] = {
+    /* 0 -> 1 */
+    "CREATE TABLE sessions ("
+    " id INTEGER PRIMARY KEY, root_id INTEGER NOT NULL, pid INTEGER NOT NULL,"
+    " state TEXT NOT NULL, created_ns INTEGER NOT NULL, ended_ns INTEGER NOT NULL,"
+    " updated_ns INTEGER NOT NULL, command_line TEXT NOT NULL,"
+    " header TEXT NOT NULL, summary TEXT NOT NULL);"
+    "CREATE TABLE functions ("
+    " session_id INTEGER NOT NULL, idx INTEGER NOT NULL, function_id INTEGER NOT NULL,"
+    " module_id INTEGER NOT NULL, thread_id INTEGER NOT NULL, name TEXT,"
+    " token INTEGER NOT NULL, il_size INTEGER NOT NULL, native_size INTEGER NOT NULL,"
+    " flags INTEGER NOT NULL, hresult INTEGER NOT NULL, jitted INTEGER NOT NULL,"
+    " jit_count INTEGER NOT NULL, first_jit_ns INTEGER NOT NULL, last_jit_ns INTEGER NOT NULL,"
+    " jit_time_ns INTEGER NOT NULL, jit_time_total_ns INTEGER NOT NULL, tier INTEGER NOT NULL,"
+    " versions INTEGER NOT NULL, code_starts BLOB,"
+    " PRIMARY KEY (session_id, idx)) WITHOUT ROWID;"
+    "CREATE TABLE modules ("
+    " session_id INTEGER NOT NULL, idx INTEGER NOT NULL, module_id INTEGER NOT NULL,"
+    " assembly_id INTEGER NOT NULL, base_address INTEGER NOT NULL, path TEXT, assembly TEXT,"
+    " loaded_ns INTEGER NOT NULL, unloaded_ns INTEGER NOT NULL, functions INTEGER NOT NULL,"
+    " flags INTEGER NOT NULL, hresult INTEGER NOT NULL,"
+    " PRIMARY KEY (session_id, idx)) WITHOUT ROWID;"
+    "CREATE TABLE threads ("
+    " session_id INTEGER NOT NULL, idx INTEGER NOT NULL, thread_id INTEGER NOT NULL,"
+    " os_thread_id INTEGER NOT NULL, flags INTEGER NOT NULL, name TEXT, alive INTEGER NOT NULL,"
+    " created_ns INTEGER NOT NULL, ended_ns INTEGER NOT NULL,"
+    " PRIMARY KEY (session_id, idx)) WITHOUT ROWID;"
+    "CREATE TABLE events ("
+    " session_id INTEGER NOT NULL, seq INTEGER NOT NULL, time_ns INTEGER NOT NULL,"
+    " type INTEGER NOT NULL, flags INTEGER NOT NULL, id INTEGER NOT NULL,"
+    " value INTEGER NOT NULL, extra INTEGER NOT NULL, tier INTEGER NOT NULL,"
+    " PRIMARY KEY (session_id, seq)) WITHOUT ROWID;",
+    /* 1 -> 2 */
+    "CREATE TABLE compilations ("
+    " session_id INTEGER NOT NULL, function_idx INTEGER NOT NULL, n INTEGER NOT NULL,"
+    " time_ns INTEGER NOT NULL, jit_ns INTEGER NOT NULL, native_size INTEGER NOT NULL,"
+    " tier INTEGER NOT NULL, PRIMARY KEY (session_id, function_idx, n)) WITHOUT ROWID;"
+    "ALTER TABLE functions ADD COLUMN compilations_unkept INTEGER NOT NULL DEFAULT 0;"
+    "CREATE TABLE replay ("
+    " session_id INTEGER NOT NULL, chunk INTEGER NOT NULL, data BLOB NOT NULL,"
+    " PRIMARY KEY (session_id, chunk)) WITHOUT ROWID;",
+};
+
+int store_exec(sqlite3 *db, const char *sql, char *err, size_t errsz)
+{
+    char *message = NULL;
+
+    if (sqlite3_exec(db, sql, NULL, NULL, &message) == SQLITE_OK)
+        return 0;
+    snprintf(err, errsz, "%s", message ? message : sqlite3_errmsg(db));
+    sqlite3_free(message);
+    return -1;
+}
+
+/* One integer PRAGMA's value, or -1 with why in err. */
+static long long store_pragma(sqlite3 *db, const char *name, char *err, size_t errsz)
+{
+    char sql[64];
+    sqlite3_stmt *st = NULL;
+    long long v = -1;
+
+    snprintf(sql, sizeof(sql), "PRAGMA %s", name);
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+        v = sqlite3_column_int64(st, 0);
+    else
+        snprintf(err, errsz, "%s", sqlite3_errmsg(db));
+    sqlite3_finalize(st);
+    return v;
+}
+
+static int store_migrate(sqlite3 *db, int from, int target, char *err, size_t errsz)
+{
+    char sql[128];
+    int v;
+
+    for (v = from; v < target; v++) {
+        snprintf(sql, sizeof(sql), "PRAGMA user_version = %d; PRAGMA application_id = %d;", v + 1,
+                 STORE_APPLICATION_ID);
+        if (store_exec(db, "BEGIN IMMEDIATE", err, errsz) != 0)
+            return -1;
+        if (store_exec(db, store_migrations[v], err, errsz) != 0 ||
+            store_exec(db, sql, err, errsz) != 0 || store_exec(db, "COMMIT", err, errsz) != 0) {
+            char ignored[64];
+            store_exec(db, "ROLLBACK", ignored, sizeof(ignored));
+            return -1;
+        }
+    }
+    return 0;
+}
+
+int store_schema_open(const char *path, int target, sqlite3 **out, char *err, size_t errsz)
+{
+    sqlite3 *db = NULL;
+    long long version, app;
+    char why[256] = "";
+
+    *out = NULL;
+    if (target < 1 || target > STORE_SCHEMA_VERSION) {
+        snprintf(err, errsz, "no schema version %d", target);
+        return -1;
+    }
+    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+                        NULL) != SQLITE_OK) {
+        snprintf(err, errsz, "%s: %s", path, db ? sqlite3_errmsg(db) : "out of memory");
+        goto fail;
+    }
+    sqlite3_busy_timeout(db, 2000);
+    sqlite3_extended_result_codes(db, 1);
+    /* the first read of the header tells a corrupt or foreign file */
+    if ((version = store_pragma(db, "user_version", why, sizeof(why))) < 0 ||
+        (app = store_pragma(db, "application_id", why, sizeof(why))) < 0) {
+        snprintf(err, errsz, "%s: %s (corrupt, or not a database)", path, why);
+        goto fail;
+    }
+    if (app != 0 && app != STORE_APPLICATION_ID) {
+        snprintf(err, errsz, "%s is an SQLite database of another program (application_id %lld)",
+                 path, app);
+        goto fail;
+    }
+    if (app == 0 && version != 0) {
+        snprintf(err, errsz, "%s is not a jitscope database (user_version %lld)", path, version);
+        goto fail;
+    }
+    if (version > STORE_SCHEMA_VERSION) {
+        snprintf(err, errsz,
+                 "%s has schema version %lld, made by a newer jitscope; this one reads up to %d",
+                 path, version, STORE_SCHEMA_VERSION);
+        goto fail;
+    }
+    if (store_exec(db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;", why,
+                   sizeof(why)) != 0 ||
+        store_migrate(db, (int)version, target, why, sizeof(why)) != 0) {
+        snprintf(err, errsz, "%s: %s", path, why);
+        goto fail;
+    }
+    /* an integrity problem in the schema itself shows here, not later */
+    if (store_exec(db, "SELECT count(*) FROM sessions", why, sizeof(why)) != 0) {
+        snprintf(err, errsz, "%s: %s", path, why);
+        goto fail;
+    }
+    *out = db;
+    return 0;
+fail:
+    sqlite3_close(db);
+    return -1;
+}

@@ -1,0 +1,770 @@
+/* store_writer.c -- the storage writer thread (see store.h).
+ *
+ * Each round: under the sessions lock, copy out of every session that is not
+ * a past one what changed since the last round (its header and summary when
+ * they changed, at most STORE_SLICE_FUNCTIONS functions and
+ * STORE_SLICE_EVENTS events, its modules and threads when they changed, its
+ * replay log), release the lock, and write the copy in one transaction. A
+ * round that hit a slice limit is followed at once by another; otherwise the
+ * writer sleeps STORE_TICK_MS or until kicked. Deletions (the API, --keep)
+ * run on this thread too, after the round that may still hold rows of them. */
+#include "store_db.h"
+#include "store.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "clock.h"
+#include "sessions.h"
+#include "views.h"
+
+typedef struct copied_function {
+    uint32_t idx;
+    session_function f; /* name and compilations are the copy's own */
+} copied_function;
+
+typedef struct copied_session {
+    int id, root_id, pid;
+    int64_t created_ns, ended_ns;
+    char *state, *command_line, *header, *summary; /* header NULL: unchanged */
+    copied_function *functions;
+    size_t function_count;
+    session_module *modules; /* NULL: unchanged; path and assembly owned */
+    size_t module_count;
+    session_thread *threads; /* NULL: unchanged; name owned */
+    size_t thread_count;
+    session_event *events;
+    size_t event_count;
+    unsigned char *replay;
+    size_t replay_len;
+} copied_session;
+
+typedef struct copied_round {
+    copied_session *sessions;
+    size_t count;
+    int more; /* a slice limit was hit: run again at once */
+    uint64_t backlog;
+} copied_round;
+
+enum {
+    ST_SESSION,
+    ST_FUNCTION,
+    ST_COMPILATION,
+    ST_MODULE,
+    ST_THREAD,
+    ST_EVENT,
+    ST_EVENTS_TRIM,
+    ST_REPLAY,
+    ST_COUNT
+};
+
+static const char *const writer_sql[ST_COUNT] = {
+    "INSERT OR REPLACE INTO sessions (id, root_id, pid, state, created_ns, ended_ns, updated_ns,"
+    " command_line, header, summary) VALUES (?,?,?,?,?,?,?,?,?,?)",
+    "INSERT OR REPLACE INTO functions (session_id, idx, function_id, module_id, thread_id, name,"
+    " token, il_size, native_size, flags, hresult, jitted, jit_count, first_jit_ns, last_jit_ns,"
+    " jit_time_ns, jit_time_total_ns, tier, versions, code_starts, compilations_unkept)"
+    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+    "INSERT OR REPLACE INTO compilations (session_id, function_idx, n, time_ns, jit_ns,"
+    " native_size, tier) VALUES (?,?,?,?,?,?,?)",
+    "INSERT OR REPLACE INTO modules (session_id, idx, module_id, assembly_id, base_address, path,"
+    " assembly, loaded_ns, unloaded_ns, functions, flags, hresult) VALUES "
+    "(?,?,?,?,?,?,?,?,?,?,?,?)",
+    "INSERT OR REPLACE INTO threads (session_id, idx, thread_id, os_thread_id, flags, name, alive,"
+    " created_ns, ended_ns) VALUES (?,?,?,?,?,?,?,?,?)",
+    "INSERT OR REPLACE INTO events (session_id, seq, time_ns, type, flags, id, value, extra, tier)"
+    " VALUES (?,?,?,?,?,?,?,?,?)",
+    "DELETE FROM events WHERE session_id = ? AND seq <= ?",
+    "INSERT INTO replay (session_id, chunk, data) VALUES (?, (SELECT coalesce(max(chunk), 0) + 1"
+    " FROM replay WHERE session_id = ?1), ?)",
+};
+
+static struct {
+    sqlite3 *db;
+    sqlite3_stmt *st[ST_COUNT];
+    pthread_t thread;
+    int running;
+    pthread_mutex_t mutex; /* guards what follows */
+    pthread_cond_t wake;
+    int stop, kicked;
+    int *forget;
+    size_t forget_count, forget_cap;
+    unsigned keep;
+    store_stats stats;
+} writer = {.mutex = PTHREAD_MUTEX_INITIALIZER};
+
+static uint64_t writer_hash(const char *a, const char *b)
+{
+    uint64_t h = 1469598103934665603ull;
+    const char *parts[2] = {a, b};
+    int i;
+
+    for (i = 0; i < 2; i++)
+        for (const char *c = parts[i] ? parts[i] : ""; *c; c++)
+            h = (h ^ (unsigned char)*c) * 1099511628211ull;
+    return h;
+}
+
+/* ---- copying out, under the sessions lock -------------------------------- */
+
+static char *writer_dup(const char *text) { return text ? strdup(text) : NULL; }
+
+static int writer_copy_function(copied_function *out, const session *s, uint32_t idx)
+{
+    const session_function *f = &s->functions[idx];
+
+    out->idx = idx;
+    out->f = *f;
+    out->f.name = writer_dup(f->name);
+    out->f.compilations = NULL;
+    if (f->compilation_count) {
+        out->f.compilations = malloc(f->compilation_count * sizeof(*f->compilations));
+        if (!out->f.compilations) {
+            free(out->f.name);
+            return -1;
+        }
+        memcpy(out->f.compilations, f->compilations,
+               f->compilation_count * sizeof(*f->compilations));
+    }
+    return 0;
+}
+
+/* Up to STORE_SLICE_FUNCTIONS of the changed functions; 1 when some are left. */
+static int writer_copy_functions(copied_session *c, session *s, uint64_t *lost)
+{
+    session_persist *p = &s->persist;
+    size_t want, i, taken = 0;
+
+    if (p->dirty_all) { /* a mark found no memory: every function is a candidate */
+        for (i = 0; i < s->function_count; i++)
+            s->functions[i].persist_dirty = 0;
+        p->dirty_count = 0;
+        p->dirty_all = 0;
+        free(p->dirty);
+        p->dirty = malloc(s->function_count * sizeof(*p->dirty) + 1);
+        p->dirty_cap = p->dirty ? s->function_count : 0;
+        for (i = 0; p->dirty && i < s->function_count; i++) {
+            s->functions[i].persist_dirty = 1;
+            p->dirty[p->dirty_count++] = (uint32_t)i;
+        }
+        if (!p->dirty) {
+            *lost += s->function_count;
+            return 0;
+        }
+    }
+    want = p->dirty_count < STORE_SLICE_FUNCTIONS ? p->dirty_count : STORE_SLICE_FUNCTIONS;
+    if (!want)
+        return 0;
+    c->functions = malloc(want * sizeof(*c->functions));
+    if (!c->functions)
+        return 1; /* try again next round */
+    for (i = 0; i < want; i++) {
+        uint32_t idx = p->dirty[i];
+        if (idx >= s->function_count)
+            continue;
+        s->functions[idx].persist_dirty = 0;
+        if (writer_copy_function(&c->functions[taken], s, idx) == 0)
+            taken++;
+        else
+            (*lost)++;
+    }
+    c->function_count = taken;
+    memmove(p->dirty, p->dirty + want, (p->dirty_count - want) * sizeof(*p->dirty));
+    p->dirty_count -= want;
+    return p->dirty_count > 0;
+}
+
+static int writer_copy_modules(copied_session *c, const session *s)
+{
+    size_t i;
+
+    c->modules = calloc(s->module_count + 1, sizeof(*c->modules));
+    if (!c->modules)
+        return -1;
+    for (i = 0; i < s->module_count; i++) {
+        c->modules[i] = s->modules[i];
+        c->modules[i].path = writer_dup(s->modules[i].path);
+        c->modules[i].assembly = writer_dup(s->modules[i].assembly);
+    }
+    c->module_count = s->module_count;
+    return 0;
+}
+
+static int writer_copy_threads(copied_session *c, const session *s)
+{
+    size_t i;
+
+    c->threads = calloc(s->thread_count + 1, sizeof(*c->threads));
+    if (!c->threads)
+        return -1;
+    for (i = 0; i < s->thread_count; i++) {
+        c->threads[i] = s->threads[i];
+        c->threads[i].name = writer_dup(s->threads[i].name);
+    }
+    c->thread_count = s->thread_count;
+    return 0;
+}
+
+/* The events after the last one written, at most a slice; 1 when some are left. */
+static int writer_copy_events(copied_session *c, session *s, uint64_t *lost)
+{
+    session_persist *p = &s->persist;
+    uint64_t first = session_first_event_seq(s), from = p->stored_event_seq + 1, seq;
+    size_t n;
+
+    if (from < first) { /* evicted from memory before they were written */
+        *lost += first - from;
+        from = first;
+        p->stored_event_seq = first - 1;
+    }
+    if (from > s->event_seq)
+        return 0;
+    n = (size_t)(s->event_seq - from + 1);
+    if (n > STORE_SLICE_EVENTS)
+        n = STORE_SLICE_EVENTS;
+    c->events = malloc(n * sizeof(*c->events));
+    if (!c->events)
+        return 1;
+    for (seq = from; seq < from + n; seq++)
+        c->events[c->event_count++] = *session_event_at(s, seq);
+    p->stored_event_seq = from + n - 1;
+    return p->stored_event_seq < s->event_seq;
+}
+
+static int writer_copy_session(copied_session *c, session *s, copied_round *round)
+{
+    session_persist *p = &s->persist;
+    json_t *header = store_header_to_json(s), *summary = view_session_summary(s);
+    char *header_text = header ? json_dumps(header, JSON_COMPACT) : NULL;
+    char *summary_text = summary ? json_dumps(summary, JSON_COMPACT) : NULL;
+    uint64_t lost = 0, hash;
+    int more = 0;
+
+    json_decref(header);
+    json_decref(summary);
+    memset(c, 0, sizeof(*c));
+    c->id = s->id;
+    if (!header_text || !summary_text) {
+        free(header_text);
+        free(summary_text);
+        return -1;
+    }
+    hash = writer_hash(header_text, summary_text);
+    if (hash != p->stored_header_hash) {
+        c->root_id = s->root_id;
+        c->pid = (int)s->pid;
+        c->created_ns = s->created_ns;
+        c->ended_ns = s->ended_ns;
+        c->state = strdup(session_state_name(s->state));
+        c->command_line = writer_dup(s->command_line);
+        c->header = header_text;
+        c->summary = summary_text;
+        p->stored_header_hash = hash;
+    } else {
+        free(header_text);
+        free(summary_text);
+    }
+    more |= writer_copy_functions(c, s, &lost);
+    if (p->modules_gen != p->stored_modules_gen && writer_copy_modules(c, s) == 0)
+        p->stored_modules_gen = p->modules_gen;
+    if (p->threads_gen != p->stored_threads_gen && writer_copy_threads(c, s) == 0)
+        p->stored_threads_gen = p->threads_gen;
+    more |= writer_copy_events(c, s, &lost);
+    c->replay = p->replay; /* the log moves to the writer whole */
+    c->replay_len = p->replay_len;
+    p->replay = NULL;
+    p->replay_len = p->replay_cap = 0;
+    round->backlog += p->dirty_count + (s->event_seq - p->stored_event_seq);
+    round->more |= more;
+    pthread_mutex_lock(&writer.mutex);
+    writer.stats.lost += lost + p->replay_lost;
+    p->replay_lost = 0;
+    pthread_mutex_unlock(&writer.mutex);
+    return 0;
+}
+
+static void writer_free_copy(copied_session *c)
+{
+    size_t i;
+
+    for (i = 0; i < c->function_count; i++) {
+        free(c->functions[i].f.name);
+        free(c->functions[i].f.compilations);
+    }
+    for (i = 0; i < c->module_count; i++) {
+        free(c->modules[i].path);
+        free(c->modules[i].assembly);
+    }
+    for (i = 0; i < c->thread_count; i++)
+        free(c->threads[i].name);
+    free(c->functions);
+    free(c->modules);
+    free(c->threads);
+    free(c->events);
+    free(c->replay);
+    free(c->state);
+    free(c->command_line);
+    free(c->header);
+    free(c->summary);
+}
+
+/* Copies one round out of the registry (takes the sessions lock). */
+static void writer_copy_round(copied_round *round)
+{
+    size_t n, i;
+
+    memset(round, 0, sizeof(*round));
+    sessions_lock();
+    n = sessions_count();
+    round->sessions = calloc(n + 1, sizeof(*round->sessions));
+    for (i = 0; round->sessions && i < n; i++) {
+        session *s = sessions_at(i);
+        if (s->persist.past)
+            continue;
+        if (writer_copy_session(&round->sessions[round->count], s, round) == 0)
+            round->count++;
+    }
+    sessions_unlock();
+}
+
+/* ---- writing, outside the lock --------------------------------------------- */
+
+static int writer_step(sqlite3_stmt *st)
+{
+    int rc = sqlite3_step(st);
+
+    sqlite3_reset(st);
+    sqlite3_clear_bindings(st);
+    return rc == SQLITE_DONE ? 0 : -1;
+}
+
+static void bind_text(sqlite3_stmt *st, int i, const char *text)
+{
+    if (text)
+        sqlite3_bind_text(st, i, text, -1, SQLITE_STATIC);
+    else
+        sqlite3_bind_null(st, i);
+}
+
+static int writer_put_header(const copied_session *c)
+{
+    sqlite3_stmt *st = writer.st[ST_SESSION];
+
+    sqlite3_bind_int(st, 1, c->id);
+    sqlite3_bind_int(st, 2, c->root_id);
+    sqlite3_bind_int(st, 3, c->pid);
+    bind_text(st, 4, c->state);
+    sqlite3_bind_int64(st, 5, c->created_ns);
+    sqlite3_bind_int64(st, 6, c->ended_ns);
+    sqlite3_bind_int64(st, 7, (sqlite3_int64)clock_real_ns());
+    bind_text(st, 8, c->command_line ? c->command_line : "");
+    bind_text(st, 9, c->header);
+    bind_text(st, 10, c->summary);
+    return writer_step(st);
+}
+
+static int writer_put_function(int session_id, const copied_function *cf, uint64_t *rows)
+{
+    const session_function *f = &cf->f;
+    sqlite3_stmt *st = writer.st[ST_FUNCTION];
+    unsigned versions = f->versions < SESSION_MAX_CODE_VERSIONS ? f->versions
+                                                                : SESSION_MAX_CODE_VERSIONS;
+    uint32_t n;
+
+    sqlite3_bind_int(st, 1, session_id);
+    sqlite3_bind_int64(st, 2, cf->idx);
+    sqlite3_bind_int64(st, 3, (sqlite3_int64)f->function_id);
+    sqlite3_bind_int64(st, 4, (sqlite3_int64)f->module_id);
+    sqlite3_bind_int64(st, 5, (sqlite3_int64)f->thread_id);
+    bind_text(st, 6, f->name);
+    sqlite3_bind_int64(st, 7, f->token);
+    sqlite3_bind_int64(st, 8, f->il_size);
+    sqlite3_bind_int64(st, 9, f->native_size);
+    sqlite3_bind_int64(st, 10, f->flags);
+    sqlite3_bind_int64(st, 11, f->hresult);
+    sqlite3_bind_int64(st, 12, f->jitted);
+    sqlite3_bind_int64(st, 13, f->jit_count);
+    sqlite3_bind_int64(st, 14, f->first_jit_ns);
+    sqlite3_bind_int64(st, 15, f->last_jit_ns);
+    sqlite3_bind_int64(st, 16, (sqlite3_int64)f->jit_time_ns);
+    sqlite3_bind_int64(st, 17, (sqlite3_int64)f->jit_time_total_ns);
+    sqlite3_bind_int64(st, 18, f->tier);
+    sqlite3_bind_int64(st, 19, f->versions);
+    sqlite3_bind_blob(st, 20, f->code_start, (int)(versions * sizeof(f->code_start[0])),
+                      SQLITE_STATIC);
+    sqlite3_bind_int64(st, 21, f->compilations_unkept);
+    if (writer_step(st) != 0)
+        return -1;
+    (*rows)++;
+    st = writer.st[ST_COMPILATION];
+    for (n = 0; n < f->compilation_count; n++) {
+        const session_compilation *k = &f->compilations[n];
+        sqlite3_bind_int(st, 1, session_id);
+        sqlite3_bind_int64(st, 2, cf->idx);
+        sqlite3_bind_int64(st, 3, n);
+        sqlite3_bind_int64(st, 4, k->time_ns);
+        sqlite3_bind_int64(st, 5, (sqlite3_int64)k->jit_ns);
+        sqlite3_bind_int64(st, 6, k->native_size);
+        sqlite3_bind_int64(st, 7, k->tier);
+        if (writer_step(st) != 0)
+            return -1;
+        (*rows)++;
+    }
+    return 0;
+}
+
+static int writer_put_module(int session_id, size_t idx, const session_module *m)
+{
+    sqlite3_stmt *st = writer.st[ST_MODULE];
+
+    sqlite3_bind_int(st, 1, session_id);
+    sqlite3_bind_int64(st, 2, (sqlite3_int64)idx);
+    sqlite3_bind_int64(st, 3, (sqlite3_int64)m->module_id);
+    sqlite3_bind_int64(st, 4, (sqlite3_int64)m->assembly_id);
+    sqlite3_bind_int64(st, 5, (sqlite3_int64)m->base_address);
+    bind_text(st, 6, m->path);
+    bind_text(st, 7, m->assembly);
+    sqlite3_bind_int64(st, 8, m->loaded_ns);
+    sqlite3_bind_int64(st, 9, m->unloaded_ns);
+    sqlite3_bind_int64(st, 10, m->functions);
+    sqlite3_bind_int64(st, 11, m->flags);
+    sqlite3_bind_int64(st, 12, m->hresult);
+    return writer_step(st);
+}
+
+static int writer_put_thread(int session_id, size_t idx, const session_thread *t)
+{
+    sqlite3_stmt *st = writer.st[ST_THREAD];
+
+    sqlite3_bind_int(st, 1, session_id);
+    sqlite3_bind_int64(st, 2, (sqlite3_int64)idx);
+    sqlite3_bind_int64(st, 3, (sqlite3_int64)t->thread_id);
+    sqlite3_bind_int64(st, 4, t->os_thread_id);
+    sqlite3_bind_int64(st, 5, t->flags);
+    bind_text(st, 6, t->name);
+    sqlite3_bind_int(st, 7, t->alive);
+    sqlite3_bind_int64(st, 8, t->created_ns);
+    sqlite3_bind_int64(st, 9, t->ended_ns);
+    return writer_step(st);
+}
+
+static int writer_put_event(int session_id, const session_event *e)
+{
+    sqlite3_stmt *st = writer.st[ST_EVENT];
+
+    sqlite3_bind_int(st, 1, session_id);
+    sqlite3_bind_int64(st, 2, (sqlite3_int64)e->seq);
+    sqlite3_bind_int64(st, 3, e->time_ns);
+    sqlite3_bind_int64(st, 4, e->type);
+    sqlite3_bind_int64(st, 5, e->flags);
+    sqlite3_bind_int64(st, 6, (sqlite3_int64)e->id);
+    sqlite3_bind_int64(st, 7, (sqlite3_int64)e->value);
+    sqlite3_bind_int64(st, 8, e->extra);
+    sqlite3_bind_int64(st, 9, e->tier);
+    return writer_step(st);
+}
+
+static int writer_put_session(const copied_session *c, uint64_t *rows)
+{
+    size_t i;
+
+    if (c->header && writer_put_header(c) != 0)
+        return -1;
+    for (i = 0; i < c->function_count; i++)
+        if (writer_put_function(c->id, &c->functions[i], rows) != 0)
+            return -1;
+    for (i = 0; i < c->module_count; i++)
+        if (writer_put_module(c->id, i, &c->modules[i]) != 0)
+            return -1;
+    for (i = 0; i < c->thread_count; i++)
+        if (writer_put_thread(c->id, i, &c->threads[i]) != 0)
+            return -1;
+    for (i = 0; i < c->event_count; i++)
+        if (writer_put_event(c->id, &c->events[i]) != 0)
+            return -1;
+    if (c->event_count && c->events[c->event_count - 1].seq > SESSION_MAX_EVENTS) {
+        /* the log keeps what memory keeps: the newest SESSION_MAX_EVENTS */
+        sqlite3_stmt *st = writer.st[ST_EVENTS_TRIM];
+        sqlite3_bind_int(st, 1, c->id);
+        sqlite3_bind_int64(st, 2,
+                           (sqlite3_int64)(c->events[c->event_count - 1].seq - SESSION_MAX_EVENTS));
+        if (writer_step(st) != 0)
+            return -1;
+    }
+    if (c->replay_len) {
+        sqlite3_stmt *st = writer.st[ST_REPLAY];
+        sqlite3_bind_int(st, 1, c->id);
+        sqlite3_bind_blob(st, 2, c->replay, (int)c->replay_len, SQLITE_STATIC);
+        if (writer_step(st) != 0)
+            return -1;
+    }
+    *rows += c->module_count + c->thread_count + c->event_count + (c->header != NULL);
+    return 0;
+}
+
+static void writer_fail(const char *what)
+{
+    pthread_mutex_lock(&writer.mutex);
+    writer.stats.write_errors++;
+    snprintf(writer.stats.last_error, sizeof(writer.stats.last_error), "%s: %s", what,
+             sqlite3_errmsg(writer.db));
+    pthread_mutex_unlock(&writer.mutex);
+    fprintf(stderr, "jitscope: storage: %s: %s\n", what, sqlite3_errmsg(writer.db));
+}
+
+/* Writes one round in one transaction. A failed round is rolled back and
+ * counted (its changes are lost, and say so in the stats). */
+static void writer_write_round(copied_round *round)
+{
+    char err[256];
+    uint64_t rows = 0, replay = 0, lost = 0;
+    size_t i;
+    int ok = round->count == 0 || store_exec(writer.db, "BEGIN", err, sizeof(err)) == 0;
+
+    for (i = 0; ok && i < round->count; i++) {
+        ok = writer_put_session(&round->sessions[i], &rows) == 0;
+        replay += round->sessions[i].replay_len;
+    }
+    if (ok && round->count && store_exec(writer.db, "COMMIT", err, sizeof(err)) != 0)
+        ok = 0;
+    if (!ok) {
+        writer_fail("writing a round");
+        store_exec(writer.db, "ROLLBACK", err, sizeof(err));
+        for (i = 0; i < round->count; i++)
+            lost += round->sessions[i].function_count + round->sessions[i].event_count;
+    }
+    for (i = 0; i < round->count; i++)
+        writer_free_copy(&round->sessions[i]);
+    free(round->sessions);
+    pthread_mutex_lock(&writer.mutex);
+    if (ok && round->count) {
+        writer.stats.commits++;
+        writer.stats.rows += rows;
+        writer.stats.bytes_replay += replay;
+        writer.stats.last_commit_ns = (int64_t)clock_real_ns();
+    }
+    writer.stats.lost += lost;
+    writer.stats.backlog = round->backlog;
+    pthread_mutex_unlock(&writer.mutex);
+}
+
+/* ---- deletions and retention ------------------------------------------------ */
+
+static void writer_delete(int id)
+{
+    static const char *const tables[] = {"functions", "compilations", "modules", "threads",
+                                         "events",    "replay",       "sessions"};
+    char sql[96], err[256];
+    size_t i;
+
+    if (store_exec(writer.db, "BEGIN", err, sizeof(err)) != 0)
+        goto fail;
+    for (i = 0; i < sizeof(tables) / sizeof(tables[0]); i++) {
+        snprintf(sql, sizeof(sql), "DELETE FROM %s WHERE %s = %d", tables[i],
+                 strcmp(tables[i], "sessions") == 0 ? "id" : "session_id", id);
+        if (store_exec(writer.db, sql, err, sizeof(err)) != 0) {
+            store_exec(writer.db, "ROLLBACK", err, sizeof(err));
+            goto fail;
+        }
+    }
+    if (store_exec(writer.db, "COMMIT", err, sizeof(err)) == 0)
+        return;
+fail:
+    writer_fail("deleting a session");
+}
+
+/* --keep: the oldest ended sessions beyond `keep` leave memory and the file. */
+static void writer_retention(void)
+{
+    int doomed[SESSIONS_MAX];
+    size_t n, i, ended = 0, count = 0;
+
+    sessions_lock();
+    n = sessions_count();
+    for (i = 0; i < n; i++)
+        ended += sessions_may_forget(sessions_at(i));
+    for (i = 0; i < n && ended > writer.keep; i++) {
+        session *s = sessions_at(i); /* oldest first */
+        if (sessions_may_forget(s)) {
+            doomed[count++] = s->id;
+            ended--;
+        }
+    }
+    for (i = 0; i < count; i++)
+        sessions_remove(doomed[i]);
+    sessions_unlock();
+    for (i = 0; i < count; i++)
+        writer_delete(doomed[i]);
+}
+
+static void writer_run_deletions(void)
+{
+    for (;;) {
+        int id;
+        pthread_mutex_lock(&writer.mutex);
+        if (!writer.forget_count) {
+            pthread_mutex_unlock(&writer.mutex);
+            return;
+        }
+        id = writer.forget[--writer.forget_count];
+        pthread_mutex_unlock(&writer.mutex);
+        writer_delete(id);
+    }
+}
+
+static void writer_count_stored(void)
+{
+    sqlite3_stmt *st = NULL;
+    uint64_t n = 0;
+
+    if (sqlite3_prepare_v2(writer.db, "SELECT count(*) FROM sessions", -1, &st, NULL) ==
+            SQLITE_OK &&
+        sqlite3_step(st) == SQLITE_ROW)
+        n = (uint64_t)sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    pthread_mutex_lock(&writer.mutex);
+    writer.stats.sessions_stored = n;
+    pthread_mutex_unlock(&writer.mutex);
+}
+
+/* ---- the thread ----------------------------------------------------------------- */
+
+/* One round; returns 1 when it hit a slice limit (more to write now). */
+static int writer_round(void)
+{
+    copied_round round;
+
+    writer_copy_round(&round);
+    writer_write_round(&round);
+    writer_run_deletions();
+    return round.more;
+}
+
+static void *writer_main(void *arg)
+{
+    (void)arg;
+    for (;;) {
+        struct timespec deadline;
+        int stop;
+
+        while (writer_round())
+            ;
+        writer_retention();
+        writer_count_stored();
+        clock_gettime(CLOCK_MONOTONIC, &deadline);
+        deadline.tv_nsec += STORE_TICK_MS * 1000000L;
+        if (deadline.tv_nsec >= 1000000000L) {
+            deadline.tv_sec++;
+            deadline.tv_nsec -= 1000000000L;
+        }
+        pthread_mutex_lock(&writer.mutex);
+        while (!writer.stop && !writer.kicked &&
+               pthread_cond_timedwait(&writer.wake, &writer.mutex, &deadline) != ETIMEDOUT)
+            ;
+        writer.kicked = 0;
+        stop = writer.stop;
+        pthread_mutex_unlock(&writer.mutex);
+        if (stop)
+            break;
+    }
+    while (writer_round()) /* the last word: everything still in memory */
+        ;
+    writer_retention();
+    writer_run_deletions();
+    return NULL;
+}
+
+int store_writer_start(sqlite3 *db, unsigned keep, char *err, size_t errsz)
+{
+    pthread_condattr_t attr;
+    int i;
+
+    writer.db = db;
+    writer.keep = keep;
+    for (i = 0; i < ST_COUNT; i++) {
+        if (sqlite3_prepare_v3(db, writer_sql[i], -1, SQLITE_PREPARE_PERSISTENT, &writer.st[i],
+                               NULL) != SQLITE_OK) {
+            snprintf(err, errsz, "preparing the writer: %s", sqlite3_errmsg(db));
+            goto fail;
+        }
+    }
+    pthread_condattr_init(&attr);
+    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+    pthread_cond_init(&writer.wake, &attr);
+    pthread_condattr_destroy(&attr);
+    writer.stop = writer.kicked = 0;
+    if (pthread_create(&writer.thread, NULL, writer_main, NULL) != 0) {
+        snprintf(err, errsz, "cannot start the storage writer: %s", strerror(errno));
+        goto fail;
+    }
+    writer.running = 1;
+    return 0;
+fail:
+    for (i = 0; i < ST_COUNT; i++) {
+        sqlite3_finalize(writer.st[i]);
+        writer.st[i] = NULL;
+    }
+    return -1;
+}
+
+void store_writer_stop(void)
+{
+    int i;
+
+    if (!writer.running)
+        return;
+    pthread_mutex_lock(&writer.mutex);
+    writer.stop = 1;
+    pthread_cond_signal(&writer.wake);
+    pthread_mutex_unlock(&writer.mutex);
+    pthread_join(writer.thread, NULL);
+    writer.running = 0;
+    for (i = 0; i < ST_COUNT; i++) {
+        sqlite3_finalize(writer.st[i]);
+        writer.st[i] = NULL;
+    }
+    pthread_cond_destroy(&writer.wake);
+    free(writer.forget);
+    writer.forget = NULL;
+    writer.forget_count = writer.forget_cap = 0;
+}
+
+void store_writer_forget(int session_id)
+{
+    pthread_mutex_lock(&writer.mutex);
+    if (writer.forget_count == writer.forget_cap) {
+        size_t cap = writer.forget_cap ? writer.forget_cap * 2 : 16;
+        int *grown = realloc(writer.forget, cap * sizeof(*grown));
+        if (!grown) {
+            writer.stats.lost++;
+            pthread_mutex_unlock(&writer.mutex);
+            return;
+        }
+        writer.forget = grown;
+        writer.forget_cap = cap;
+    }
+    writer.forget[writer.forget_count++] = session_id;
+    writer.kicked = 1;
+    pthread_cond_signal(&writer.wake);
+    pthread_mutex_unlock(&writer.mutex);
+}
+
+void store_writer_kick(void)
+{
+    pthread_mutex_lock(&writer.mutex);
+    writer.kicked = 1;
+    if (writer.running)
+        pthread_cond_signal(&writer.wake);
+    pthread_mutex_unlock(&writer.mutex);
+}
+
+void store_writer_stats(store_stats *out)
+{
+    pthread_mutex_lock(&writer.mutex);
+    *out = writer.stats;
+    pthread_mutex_unlock(&writer.mutex);
+}

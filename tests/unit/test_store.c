@@ -1,0 +1,363 @@
+/* test_store.c -- unit tests for server/store*.c (sessions kept in SQLite).
+ *
+ * A session folded from hand-made records is written by the real writer
+ * thread (store_close flushes it), read back by a second store_open as a
+ * past session, and compared field by field; a live session left behind
+ * comes back interrupted; the header's JSON round trip; a schema version 1
+ * file (as an older jitscope wrote it) is migrated to the current version
+ * with its rows intact; a corrupt file, another program's database and a
+ * newer schema are refused with a clear reason; DELETE's path
+ * (store_forget) removes every row of a session.
+ * Build: make build/tests/test_store && build/tests/test_store
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+#include "check.h"
+#include "sessions.h"
+#include "store.h"
+#include "store_db.h"
+
+static const int64_t NOW = 1700000000000000000ll;
+static const uint64_t MONO = 5000000000ull;
+static uint64_t g_seq;
+
+static void temp_dir(char *out, size_t size)
+{
+    snprintf(out, size, "/tmp/jitscope-test-store-XXXXXX");
+    if (!mkdtemp(out))
+        out[0] = '\0';
+}
+
+static void remove_dir(const char *dir)
+{
+    static const char *const files[] = {"jitscope.db", "jitscope.db-wal", "jitscope.db-shm",
+                                        "jitscope.lock"};
+    char path[600];
+    size_t i;
+
+    for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+        snprintf(path, sizeof(path), "%s/%s", dir, files[i]);
+        unlink(path);
+    }
+    rmdir(dir);
+}
+
+static int apply(session *s, wire_record r)
+{
+    const char *why = NULL;
+
+    r.seq = ++g_seq;
+    return session_apply(s, &r, NOW, &why);
+}
+
+static wire_record hello(const char *token)
+{
+    wire_record r = {.type = WIRE_HELLO, .time_ns = MONO};
+
+    memcpy(r.u.hello.magic, WIRE_MAGIC, 8);
+    r.u.hello.version = WIRE_VERSION;
+    memcpy(r.u.hello.token, token, WIRE_TOKEN_LEN);
+    r.u.hello.runtime_type = 2;
+    r.u.hello.major = 10;
+    r.u.hello.realtime_ns = 1699999999000000000ull;
+    r.u.hello.monotonic_ns = MONO;
+    return r;
+}
+
+static wire_record jit(uint64_t fid, uint64_t code, uint64_t t)
+{
+    wire_record r = {.type = WIRE_JIT_FINISHED, .time_ns = t};
+    r.u.jit_finished = (wire_jit_finished){fid, 0x1000, code, 64, 40, 0, 0, 0, 0};
+    return r;
+}
+
+static wire_record name(uint64_t fid, const char *text)
+{
+    wire_record r = {.type = WIRE_FUNCTION_NAME, .time_ns = MONO + 1};
+    r.u.function_name = (wire_function_name){fid, 0x7f0000200000ull, 0x06000001u, 12};
+    r.strings[0] = (wire_string){text, (uint16_t)strlen(text)};
+    r.string_count = 1;
+    return r;
+}
+
+static wire_record module(uint64_t mid, const char *path, const char *assembly)
+{
+    wire_record r = {.type = WIRE_MODULE_LOADED, .time_ns = MONO + 2};
+    r.u.module_loaded = (wire_module_loaded){mid, mid + 0x100000, mid << 8, 0, 0};
+    r.strings[0] = (wire_string){path, (uint16_t)strlen(path)};
+    r.strings[1] = (wire_string){assembly, (uint16_t)strlen(assembly)};
+    r.string_count = 2;
+    return r;
+}
+
+static wire_record thread(uint64_t tid, const char *text)
+{
+    wire_record r = {.type = WIRE_THREAD_NAME, .time_ns = MONO + 3};
+    r.u.thread = (wire_thread){tid, 1234, 0};
+    r.strings[0] = (wire_string){text, (uint16_t)strlen(text)};
+    r.string_count = 1;
+    return r;
+}
+
+static int open_store(const char *dir, unsigned keep, char *err, size_t size)
+{
+    store_options o = {dir, keep};
+    return store_open(&o, err, size);
+}
+
+/* Two sessions: 1 ended (exited) with 3000 functions, 2 still live. */
+static void record_two_sessions(void)
+{
+    session *a, *b;
+    char text[64];
+    unsigned i;
+
+    sessions_lock();
+    a = sessions_create(SESSION_MODE_RUN, 4242, "dotnet app.dll");
+    b = sessions_create(SESSION_MODE_ATTACH, 4343, "dotnet live.dll");
+    apply(a, hello(a->token));
+    apply(b, hello(b->token));
+    apply(a, module(0x7f0000200000ull, "/app/App.dll", "App"));
+    apply(a, thread(0x1000, "worker"));
+    for (i = 0; i < 3000; i++) {
+        snprintf(text, sizeof(text), "App.Type.Method%u(int)", i);
+        apply(a, name(0x7f0000300000ull + i * 16, text));
+        apply(a, jit(0x7f0000300000ull + i * 16, 0x7f0000900000ull + i * 64, MONO + 100 + i));
+    }
+    apply(a, jit(0x7f0000300000ull, 0x7f0000a00000ull, MONO + 9000)); /* a second version */
+    apply(b, name(0x7f0000400000ull, "Live.Method()"));
+    apply(b, jit(0x7f0000400000ull, 0x7f0000b00000ull, MONO + 50));
+    session_exit_code(a, 0, 0, NOW + 1000);
+    session_link_lost(a, NOW + 1000);
+    sessions_unlock();
+}
+
+TEST(written_and_read_back)
+{
+    char dir[64], err[512];
+    session *a, *b;
+    const session_function *f;
+
+    temp_dir(dir, sizeof(dir));
+    CHECK(open_store(dir, 0, err, sizeof(err)) == 0, "an empty directory opens");
+    record_two_sessions();
+    store_close(); /* the writer's last round writes everything */
+    sessions_lock();
+    sessions_free_all();
+    sessions_unlock();
+
+    CHECK(open_store(dir, 0, err, sizeof(err)) == 0, "and opens again: %s", err);
+    sessions_lock();
+    CHECK(sessions_count() == 2, "both sessions are listed (%zu)", sessions_count());
+    a = sessions_peek(1);
+    b = sessions_peek(2);
+    CHECK(a && a->persist.past && !a->persist.loaded && a->state == SESSION_EXITED,
+          "session 1 is past, not read yet, exited");
+    CHECK(b && b->state == SESSION_INTERRUPTED && b->ended_ns != 0,
+          "session 2 was live when its server stopped: interrupted");
+    a = sessions_get(1);
+    CHECK(a->persist.loaded && a->persist.load_error[0] == '\0', "read back on first use");
+    CHECK(a->function_count == 3000 && a->functions_jitted == 3000, "3000 functions (%zu)",
+          a->function_count);
+    f = session_find_function(a, 0x7f0000300000ull + 77 * 16);
+    CHECK(f && strcmp(f->name, "App.Type.Method77(int)") == 0 && f->il_size == 40 &&
+              f->native_size == 64 && f->token == 0x06000001u && f->jit_count == 1,
+          "a function by its ID, with its name and numbers");
+    f = session_find_function(a, 0x7f0000300000ull);
+    CHECK(f && f->versions == 2 && f->compilation_count == 2 && f->jit_count == 2,
+          "its compilations and code versions");
+    CHECK(a->module_count == 1 && strcmp(session_module_name(a, 0x7f0000200000ull), "App") == 0,
+          "the module");
+    CHECK(a->thread_count == 1 && strcmp(a->threads[0].name, "worker") == 0 && !a->threads[0].alive,
+          "the thread, ended");
+    CHECK(a->event_seq > 3000 && session_event_at(a, 1) && session_event_at(a, a->event_seq),
+          "the event log (%llu)", (unsigned long long)a->event_seq);
+    CHECK(a->pid == 4242 && a->major == 10 && a->jit_compilations == 3001 &&
+              strcmp(a->command_line, "dotnet app.dll") == 0,
+          "the header");
+    b = sessions_get(2);
+    CHECK(b->function_count == 1 && strcmp(b->functions[0].name, "Live.Method()") == 0,
+          "the interrupted session's function");
+    sessions_unlock();
+
+    store_forget(1); /* DELETE's path */
+    store_close();
+    sessions_lock();
+    sessions_free_all();
+    sessions_unlock();
+    CHECK(open_store(dir, 0, err, sizeof(err)) == 0, "opens a third time");
+    sessions_lock();
+    CHECK(sessions_count() == 1 && sessions_peek(2) && !sessions_peek(1),
+          "the deleted session is gone, the other stays");
+    CHECK(sessions_peek(2)->state == SESSION_INTERRUPTED, "and stays interrupted");
+    sessions_unlock();
+    store_close();
+    sessions_lock();
+    sessions_free_all();
+    sessions_unlock();
+    remove_dir(dir);
+}
+
+TEST(keep_deletes_the_oldest)
+{
+    char dir[64], err[512];
+    int i, id[4];
+
+    temp_dir(dir, sizeof(dir));
+    CHECK(open_store(dir, 2, err, sizeof(err)) == 0, "opens with keep 2");
+    for (i = 0; i < 4; i++) {
+        sessions_lock();
+        session *s = sessions_create(SESSION_MODE_RUN, 100 + i, "dotnet x.dll");
+        session_exited(s, NOW);
+        id[i] = s->id;
+        sessions_unlock();
+    }
+    store_kick();
+    store_close();
+    sessions_lock();
+    CHECK(sessions_count() == 2 && sessions_peek(id[2]) && sessions_peek(id[3]),
+          "the newest two stay");
+    sessions_free_all();
+    sessions_unlock();
+    CHECK(open_store(dir, 2, err, sizeof(err)) == 0, "opens again");
+    sessions_lock();
+    CHECK(sessions_count() == 2 && sessions_peek(id[2]) && sessions_peek(id[3]),
+          "and only they are in the file");
+    sessions_unlock();
+    store_close();
+    sessions_lock();
+    sessions_free_all();
+    sessions_unlock();
+    remove_dir(dir);
+}
+
+TEST(header_round_trip)
+{
+    session *s = session_new(7, SESSION_MODE_ATTACH, 99, "cmd", "0123456789abcdef0123456789abcdef");
+    session *t = session_new(7, SESSION_MODE_RUN, 0, "cmd", "");
+    json_t *h;
+
+    s->state = SESSION_DETACHED;
+    s->drops.dropped[WIRE_DROP_SLOW_SERVER] = 12345;
+    s->agent_cost.buckets[3] = 77;
+    s->tier_jit_ns[2] = 1ull << 40;
+    s->clock_offset_ns = -5;
+    s->detach_hresult = (int32_t)0x80004005;
+    s->last_seq = UINT64_MAX; /* the full unsigned range */
+    snprintf(s->error, sizeof(s->error), "refused");
+    h = store_header_to_json(s);
+    store_header_from_json(t, h);
+    CHECK(t->state == SESSION_DETACHED && t->mode == SESSION_MODE_ATTACH && t->pid == 99,
+          "state, mode, pid");
+    CHECK(t->drops.dropped[WIRE_DROP_SLOW_SERVER] == 12345 && t->agent_cost.buckets[3] == 77 &&
+              t->tier_jit_ns[2] == 1ull << 40,
+          "arrays");
+    CHECK(t->clock_offset_ns == -5 && t->detach_hresult == (int32_t)0x80004005 &&
+              t->last_seq == UINT64_MAX,
+          "signed and unsigned extremes");
+    CHECK(strcmp(t->token, s->token) == 0 && strcmp(t->error, "refused") == 0, "strings");
+    json_decref(h);
+    session_free(s);
+    session_free(t);
+}
+
+static int exec_sql(const char *path, const char *sql)
+{
+    sqlite3 *db = NULL;
+    int rc = sqlite3_open(path, &db) == SQLITE_OK &&
+                     sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK
+                 ? 0
+                 : -1;
+    sqlite3_close(db);
+    return rc;
+}
+
+TEST(migrates_from_version_1)
+{
+    char dir[64], path[128], err[512];
+    sqlite3 *db = NULL;
+    session *s;
+    long long version = 0;
+    sqlite3_stmt *st = NULL;
+
+    temp_dir(dir, sizeof(dir));
+    snprintf(path, sizeof(path), "%s/jitscope.db", dir);
+    CHECK(store_schema_open(path, 1, &db, err, sizeof(err)) == 0, "a version 1 file: %s", err);
+    sqlite3_close(db);
+    CHECK(exec_sql(path,
+                   "INSERT INTO sessions VALUES (5, 5, 77, 'exited', 1, 2, 3, 'dotnet v1.dll',"
+                   " '{\"pid\":77,\"mode\":1,\"root_id\":5,\"state\":\"exited\","
+                   "\"jit_compilations\":1}',"
+                   " '{\"id\":5,\"state\":\"exited\"}');"
+                   "INSERT INTO functions VALUES (5, 0, 4096, 8192, 1, 'Old.Method()', 100, 10,"
+                   " 20, 0, 0, 1, 1, 1000, 1000, 500, 500, 0, 1, NULL);"
+                   "INSERT INTO modules VALUES (5, 0, 8192, 1, 2, '/old/Old.dll', 'Old', 1, 0,"
+                   " 1, 0, 0);"
+                   "INSERT INTO events VALUES (5, 1, 1000, 3, 0, 4096, 500, 20, 0);") == 0,
+          "rows as version 1 wrote them");
+    CHECK(open_store(dir, 0, err, sizeof(err)) == 0, "the server opens it: %s", err);
+    sessions_lock();
+    s = sessions_get(5);
+    CHECK(s && s->pid == 77 && s->function_count == 1 && s->functions[0].jit_count == 1 &&
+              strcmp(s->functions[0].name, "Old.Method()") == 0 &&
+              s->functions[0].compilation_count == 0,
+          "its session reads back (no compilations: version 1 did not keep them)");
+    CHECK(s && s->module_count == 1 && s->event_seq == 1, "modules and events");
+    sessions_unlock();
+    store_close();
+    sessions_lock();
+    sessions_free_all();
+    sessions_unlock();
+    if (sqlite3_open(path, &db) == SQLITE_OK &&
+        sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL) == SQLITE_OK &&
+        sqlite3_step(st) == SQLITE_ROW)
+        version = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    CHECK(version == STORE_SCHEMA_VERSION, "the file is at version %d now (%lld)",
+          STORE_SCHEMA_VERSION, version);
+    remove_dir(dir);
+}
+
+TEST(refuses_what_it_cannot_use)
+{
+    char dir[64], path[128], err[512];
+    FILE *f;
+    int i;
+
+    temp_dir(dir, sizeof(dir));
+    snprintf(path, sizeof(path), "%s/jitscope.db", dir);
+    f = fopen(path, "w");
+    for (i = 0; f && i < 8192; i++)
+        fputc((i * 7919) & 0xff, f);
+    if (f)
+        fclose(f);
+    CHECK(open_store(dir, 0, err, sizeof(err)) != 0 && strstr(err, "not a database"), "garbage: %s",
+          err);
+    unlink(path);
+    CHECK(exec_sql(path, "PRAGMA application_id = 1234; CREATE TABLE t (x);") == 0,
+          "another program's database");
+    CHECK(open_store(dir, 0, err, sizeof(err)) != 0 && strstr(err, "another program"), "%s", err);
+    unlink(path);
+    CHECK(exec_sql(path, "PRAGMA application_id = 1246319699; PRAGMA user_version = 99;") == 0,
+          "a newer jitscope's file");
+    CHECK(open_store(dir, 0, err, sizeof(err)) != 0 && strstr(err, "newer jitscope"), "%s", err);
+    sessions_lock();
+    CHECK(sessions_count() == 0, "nothing was listed from any of them");
+    sessions_unlock();
+    remove_dir(dir);
+}
+
+static const check_test tests[] = {
+    TEST_ENTRY(written_and_read_back),      TEST_ENTRY(keep_deletes_the_oldest),
+    TEST_ENTRY(header_round_trip),          TEST_ENTRY(migrates_from_version_1),
+    TEST_ENTRY(refuses_what_it_cannot_use), TEST_END,
+};
+
+int main(int argc, char **argv) { return check_main(argc, argv, tests); }
