@@ -3,10 +3,12 @@
 // `jitscope run`, so the server holds a session for each (2 and 3, after the
 // launched process's 1). Checks the exact methods only in A and only in B, the
 // methods in both with both sides' JIT times, tiers and deltas, per-module totals,
-// the modules loaded in only one, paging, the CSV export and the error statuses.
+// the modules loaded in only one, paging, the CSV export and the error statuses;
+// then, after a restart of the server on the same data directory, the same answer
+// from storage.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { E2E_DLL, startServer, waitFor, stopAll } from './lib.mjs';
+import { E2E_DLL, startServer, waitFor, stopAll, tempDataDir } from './lib.mjs';
 
 after(stopAll);
 
@@ -17,7 +19,8 @@ const ONLY_B = ['JitscopeE2e.Program.CallPlugin()', 'JitscopeE2e.Variant.OnlyInB
 const names = (page) => page.rows.map((r) => r.name).sort();
 
 test('compare: two runs of E2eTarget that JIT different methods', async () => {
-  const srv = await startServer(['run', '--port', '0', '--', 'dotnet', E2E_DLL, 'pair']);
+  const data = tempDataDir();
+  const srv = await startServer(['run', '--data', data, '--port', '0', '--', 'dotnet', E2E_DLL, 'pair']);
   try {
     // every session of the run has ended: nothing changes any more
     await waitFor('three ended sessions', async () => {
@@ -120,6 +123,25 @@ test('compare: two runs of E2eTarget that JIT different methods', async () => {
       const r = await srv.api(`/api/compare${q}`);
       assert.equal(r.status, status, q);
       assert.match(r.body.error, re, q);
+    }
+
+    // across a restart: a new server on the same directory compares the stored sessions
+    const c0 = (await srv.api('/api/config')).body.storage.commits;
+    await waitFor('the writer caught up', async () => {
+      const st = (await srv.api('/api/config')).body.storage;
+      return st.commits >= c0 + 2 && st.backlog === 0;
+    }, 30000);
+    await srv.stop();
+    const again = await startServer(['serve', '--data', data, '--port', '0']);
+    try {
+      const stored = await again.api('/api/compare?a=2&b=3&limit=10000');
+      assert.equal(stored.status, 200);
+      assert.deepEqual(stored.body.summary, c.summary, 'the same summary from storage');
+      assert.deepEqual(stored.body.methods, c.methods, 'the same methods from storage');
+      assert.deepEqual(stored.body.modules, c.modules, 'the same modules from storage');
+      assert.equal(stored.body.b.command_line, b.command_line);
+    } finally {
+      await again.stop();
     }
   } finally {
     await srv.stop();
