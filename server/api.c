@@ -337,6 +337,7 @@ static const api_route api_routes[] = {
     {"GET", "/api/processes", api_processes, 0, NULL},
     {"POST", "/api/processes/{pid}/attach", api_attach, 0, NULL},
     {"GET", "/api/sessions", api_sessions, 0, NULL},
+    {"GET", "/api/compare", api_compare, 0, NULL},
     {"GET", "/api/sessions/{id}", api_detail, API_LOCKED, NULL},
     {"DELETE", "/api/sessions/{id}", api_delete, 0, NULL},
     {"GET", "/api/sessions/{id}/functions", api_functions, API_LOCKED, "functions"},

@@ -1,5 +1,5 @@
 /* api_util.h -- what the route files (api.c, api_stacks.c, api_profile.c,
- * api_timeline.c) share: the call a route handles, error replies and query
+ * api_timeline.c, api_compare.c) share: the call a route handles, error replies and query
  * parameters. JSON shapes are in views.h. Internal to the API. */
 #ifndef JITSCOPE_API_UTIL_H
 #define JITSCOPE_API_UTIL_H
@@ -48,5 +48,6 @@ int api_profile_stop(api_call *c);
 int api_profile_get(api_call *c);
 int api_timeline_get(api_call *c);
 int api_tiers_post(api_call *c);
+int api_compare(api_call *c); /* GET /api/compare, api_compare.c */
 
 #endif
