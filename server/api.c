@@ -375,6 +375,8 @@ int api_handle(const api_request *req, api_reply *reply)
                             req->path, &route, &args, &message);
     c.session_id = args.session_id;
     c.n = args.n;
+    if (status == 0 && c.session_id && strcmp(req->method, "DELETE") != 0)
+        store_prepare(c.session_id); /* a past session is read before the lock is taken */
     if (status == 0 && route->export_list && (format = api_export_format(req)) < 0)
         status = api_fail(&c, 400, "format must be csv or json");
     else if (status != 0)

@@ -154,7 +154,7 @@ static char *store_column_dup(sqlite3_stmt *st, int i)
     return text ? strdup((const char *)text) : NULL;
 }
 
-static int store_prepare(sqlite3 *db, const char *sql, int session_id, sqlite3_stmt **st)
+static int store_statement(sqlite3 *db, const char *sql, int session_id, sqlite3_stmt **st)
 {
     if (sqlite3_prepare_v2(db, sql, -1, st, NULL) != SQLITE_OK)
         return -1;
@@ -177,12 +177,13 @@ static int store_load_functions(sqlite3 *db, session *s)
     sqlite3_stmt *st = NULL;
     int rc = -1;
 
-    if (store_prepare(db,
-                      "SELECT idx, function_id, module_id, thread_id, name, token, il_size,"
-                      " native_size, flags, hresult, jitted, jit_count, first_jit_ns, last_jit_ns,"
-                      " jit_time_ns, jit_time_total_ns, tier, versions, code_starts,"
-                      " compilations_unkept FROM functions WHERE session_id = ? ORDER BY idx",
-                      s->id, &st) != 0)
+    if (store_statement(
+            db,
+            "SELECT idx, function_id, module_id, thread_id, name, token, il_size,"
+            " native_size, flags, hresult, jitted, jit_count, first_jit_ns, last_jit_ns,"
+            " jit_time_ns, jit_time_total_ns, tier, versions, code_starts,"
+            " compilations_unkept FROM functions WHERE session_id = ? ORDER BY idx",
+            s->id, &st) != 0)
         goto done;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         uint64_t id = (uint64_t)sqlite3_column_int64(st, 1);
@@ -228,10 +229,10 @@ static int store_load_compilations(sqlite3 *db, session *s)
     sqlite3_stmt *st = NULL;
     int rc = -1;
 
-    if (store_prepare(db,
-                      "SELECT function_idx, time_ns, jit_ns, native_size, tier FROM compilations"
-                      " WHERE session_id = ? ORDER BY function_idx, n",
-                      s->id, &st) != 0)
+    if (store_statement(db,
+                        "SELECT function_idx, time_ns, jit_ns, native_size, tier FROM compilations"
+                        " WHERE session_id = ? ORDER BY function_idx, n",
+                        s->id, &st) != 0)
         goto done;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         sqlite3_int64 idx = sqlite3_column_int64(st, 0);
@@ -259,11 +260,11 @@ static int store_load_modules(sqlite3 *db, session *s)
     sqlite3_stmt *st = NULL;
     int rc = -1;
 
-    if (store_prepare(db,
-                      "SELECT module_id, assembly_id, base_address, path, assembly, loaded_ns,"
-                      " unloaded_ns, functions, flags, hresult FROM modules WHERE session_id = ?"
-                      " ORDER BY idx",
-                      s->id, &st) != 0)
+    if (store_statement(db,
+                        "SELECT module_id, assembly_id, base_address, path, assembly, loaded_ns,"
+                        " unloaded_ns, functions, flags, hresult FROM modules WHERE session_id = ?"
+                        " ORDER BY idx",
+                        s->id, &st) != 0)
         goto done;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         uint64_t id = (uint64_t)sqlite3_column_int64(st, 0);
@@ -292,10 +293,10 @@ static int store_load_threads(sqlite3 *db, session *s)
     sqlite3_stmt *st = NULL;
     int rc = -1;
 
-    if (store_prepare(db,
-                      "SELECT thread_id, os_thread_id, flags, name, alive, created_ns, ended_ns"
-                      " FROM threads WHERE session_id = ? ORDER BY idx",
-                      s->id, &st) != 0)
+    if (store_statement(db,
+                        "SELECT thread_id, os_thread_id, flags, name, alive, created_ns, ended_ns"
+                        " FROM threads WHERE session_id = ? ORDER BY idx",
+                        s->id, &st) != 0)
         goto done;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         uint64_t id = (uint64_t)sqlite3_column_int64(st, 0);
@@ -323,8 +324,8 @@ static int store_load_replay(sqlite3 *db, session *s)
     sqlite3_stmt *st = NULL;
     int rc = -1;
 
-    if (store_prepare(db, "SELECT data FROM replay WHERE session_id = ? ORDER BY chunk", s->id,
-                      &st) != 0)
+    if (store_statement(db, "SELECT data FROM replay WHERE session_id = ? ORDER BY chunk", s->id,
+                        &st) != 0)
         goto done;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW)
         if (store_replay_apply(s, sqlite3_column_blob(st, 0),
@@ -349,10 +350,10 @@ static int store_load_events(sqlite3 *db, session *s)
     free(s->events);
     s->events = NULL;
     s->event_cap = 0;
-    if (store_prepare(db,
-                      "SELECT seq, time_ns, type, flags, id, value, extra, tier FROM events"
-                      " WHERE session_id = ? ORDER BY seq",
-                      s->id, &st) != 0)
+    if (store_statement(db,
+                        "SELECT seq, time_ns, type, flags, id, value, extra, tier FROM events"
+                        " WHERE session_id = ? ORDER BY seq",
+                        s->id, &st) != 0)
         goto done;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         uint64_t seq = (uint64_t)sqlite3_column_int64(st, 0);
@@ -411,4 +412,72 @@ int store_load_content(sqlite3 *db, session *s, char *err, size_t errsz)
     free(s->persist.summary);
     s->persist.summary = NULL;
     return rc;
+}
+
+/* Moves the content read into `from` (a copy of to's header) into `to`. */
+static void store_move_content(session *to, session *from)
+{
+    to->functions = from->functions;
+    to->function_count = from->function_count;
+    to->function_cap = from->function_cap;
+    to->function_index = from->function_index;
+    to->functions_jitted = from->functions_jitted;
+    to->modules = from->modules;
+    to->module_count = from->module_count;
+    to->module_cap = from->module_cap;
+    to->module_index = from->module_index;
+    to->threads = from->threads;
+    to->thread_count = from->thread_count;
+    to->thread_cap = from->thread_cap;
+    to->thread_index = from->thread_index;
+    to->events = from->events;
+    to->event_cap = from->event_cap;
+    to->event_seq = from->event_seq;
+    to->events_evicted = from->events_evicted;
+    to->stacks = from->stacks;
+    to->profile = from->profile;
+    to->timeline = from->timeline;
+    memcpy(to->persist.load_error, from->persist.load_error, sizeof(to->persist.load_error));
+    free(to->persist.summary);
+    to->persist.summary = NULL;
+    to->persist.loaded = 1;
+    from->functions = NULL, from->function_count = 0, from->function_index = (idmap){0};
+    from->modules = NULL, from->module_count = 0, from->module_index = (idmap){0};
+    from->threads = NULL, from->thread_count = 0, from->thread_index = (idmap){0};
+    from->events = NULL;
+    memset(&from->stacks, 0, sizeof(from->stacks));
+    memset(&from->profile, 0, sizeof(from->profile));
+    memset(&from->timeline, 0, sizeof(from->timeline));
+}
+
+void store_prepare(int session_id)
+{
+    session *s, *copy;
+    sqlite3 *db;
+    char err[256];
+    int rc;
+
+    sessions_lock();
+    s = sessions_peek(session_id);
+    if (!s || !s->persist.past || s->persist.loaded || !(copy = malloc(sizeof(*copy)))) {
+        sessions_unlock();
+        return;
+    }
+    *copy = *s; /* its header; a past session not read yet has no content */
+    copy->command_line = NULL;
+    copy->persist.summary = NULL;
+    sessions_unlock();
+
+    if ((db = store_reader_lock())) {
+        rc = store_load_content(db, copy, err, sizeof(err));
+        store_reader_unlock();
+        if (rc != 0)
+            fprintf(stderr, "jitscope: storage: session %d: %s\n", session_id, err);
+        sessions_lock();
+        s = sessions_peek(session_id); /* still there, still not read by someone else? */
+        if (s && s->persist.past && !s->persist.loaded)
+            store_move_content(s, copy);
+        sessions_unlock();
+    }
+    session_free(copy); /* what was not moved */
 }

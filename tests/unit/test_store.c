@@ -181,9 +181,14 @@ TEST(written_and_read_back)
     CHECK(a->pid == 4242 && a->major == 10 && a->jit_compilations == 3001 &&
               strcmp(a->command_line, "dotnet app.dll") == 0,
           "the header");
-    b = sessions_get(2);
-    CHECK(b->function_count == 1 && strcmp(b->functions[0].name, "Live.Method()") == 0,
-          "the interrupted session's function");
+    sessions_unlock();
+    store_prepare(2); /* as request handlers do: read without the sessions lock */
+    sessions_lock();
+    b = sessions_peek(2);
+    CHECK(b->persist.loaded && b->function_count == 1 &&
+              strcmp(b->functions[0].name, "Live.Method()") == 0 &&
+              session_find_function(b, 0x7f0000400000ull) == &b->functions[0],
+          "the interrupted session's function, read off the lock and moved in");
     sessions_unlock();
 
     store_forget(1); /* DELETE's path */
