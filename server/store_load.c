@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "grow.h"
+#include "utf.h"
 #include "sessions.h"
 #include "store_replay.h"
 
@@ -22,6 +23,25 @@ static int store_ended(session_state st)
 {
     return st == SESSION_EXITED || st == SESSION_DETACHED || st == SESSION_FAILED ||
            st == SESSION_INTERRUPTED;
+}
+
+/* A text column as valid UTF-8 (it goes into JSON; the file may have been
+ * edited): a byte that is not becomes '?'. NULL for NULL. */
+static char *store_text_dup(const unsigned char *text, size_t length)
+{
+    char *copy;
+    int truncated;
+
+    if (!text || !(copy = malloc(length + 1)))
+        return NULL;
+    copy[utf8_sanitize((const char *)text, length, copy, length, &truncated)] = '\0';
+    return copy;
+}
+
+static char *store_column_dup(sqlite3_stmt *st, int i)
+{
+    const unsigned char *text = sqlite3_column_text(st, i);
+    return store_text_dup(text, text ? (size_t)sqlite3_column_bytes(st, i) : 0);
 }
 
 /* The interrupted session's row says so from now on. */
@@ -78,13 +98,17 @@ static int store_adopt_row(sqlite3 *db, sqlite3_stmt *st, char *err, size_t errs
     int64_t updated_ns = sqlite3_column_int64(st, 4);
     json_t *header = header_text ? json_loads(header_text, 0, NULL) : NULL;
     session *s = NULL;
+    char *clean;
     int interrupted = 0;
 
     if (!json_is_object(header) || !summary_text) {
         snprintf(err, errsz, "session %d: its stored header is not readable", id);
         goto fail;
     }
-    s = session_new(id, SESSION_MODE_RUN, 0, command_line, "");
+    clean = store_text_dup((const unsigned char *)(command_line ? command_line : ""),
+                           command_line ? strlen(command_line) : 0);
+    s = clean ? session_new(id, SESSION_MODE_RUN, 0, clean, "") : NULL;
+    free(clean);
     if (!s) {
         snprintf(err, errsz, "out of memory");
         goto fail;
@@ -147,12 +171,6 @@ int store_load_index(sqlite3 *db, char *err, size_t errsz)
 }
 
 /* ---- one session's content ---------------------------------------------------- */
-
-static char *store_column_dup(sqlite3_stmt *st, int i)
-{
-    const unsigned char *text = sqlite3_column_text(st, i);
-    return text ? strdup((const char *)text) : NULL;
-}
 
 static int store_statement(sqlite3 *db, const char *sql, int session_id, sqlite3_stmt **st)
 {
