@@ -240,6 +240,7 @@ static const api_route api_routes[] = {
     {"GET", "/api/processes", api_processes, 0, NULL},
     {"POST", "/api/processes/{pid}/attach", api_attach, 0, NULL},
     {"GET", "/api/sessions", api_sessions, 0, NULL},
+    {"GET", "/api/compare", api_compare, 0, NULL},
     {"GET", "/api/sessions/{id}", api_detail, API_LOCKED, NULL},
     {"DELETE", "/api/sessions/{id}", api_delete, 0, NULL},
     {"GET", "/api/sessions/{id}/functions", api_functions_list, 0, "functions"},
@@ -278,6 +279,8 @@ int api_handle(const api_request *req, api_reply *reply)
                             req->path, &route, &args, &message);
     c.session_id = args.session_id;
     c.n = args.n;
+    if (status == 0 && c.session_id && strcmp(req->method, "DELETE") != 0)
+        store_prepare(c.session_id); /* a past session is read before the lock is taken */
     if (status == 0 && route->export_list && (format = api_export_format(req)) < 0)
         status = api_fail(&c, 400, "format must be csv or json");
     else if (status != 0)

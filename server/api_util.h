@@ -1,5 +1,5 @@
 /* api_util.h -- what the route files (api.c, api_stacks.c, api_profile.c,
- * api_timeline.c) share: the call a route handles, error replies and query
+ * api_timeline.c, api_compare.c) share: the call a route handles, error replies and query
  * parameters. JSON shapes are in views.h. Internal to the API. */
 #ifndef JITSCOPE_API_UTIL_H
 #define JITSCOPE_API_UTIL_H
@@ -51,5 +51,6 @@ int api_tiers_post(api_call *c);
 int api_functions_list(api_call *c); /* takes the lock in steps itself */
 extern size_t api_step_functions;    /* functions per locked step (tests lower it) */
 int api_module_totals(api_call *c);  /* likewise */
+int api_compare(api_call *c);        /* GET /api/compare, api_compare.c */
 
 #endif

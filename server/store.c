@@ -6,6 +6,7 @@
 #include "store.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +14,8 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+static pthread_mutex_t store_reader = PTHREAD_MUTEX_INITIALIZER;
 
 static struct {
     int enabled;
@@ -90,9 +93,12 @@ static int store_take_lock(const char *dir, char *err, size_t errsz)
 
 static void store_release(void)
 {
+    pthread_mutex_lock(&store_reader); /* a reader off the sessions lock finishes first */
     sqlite3_close(store.read_db);
+    store.read_db = NULL;
+    pthread_mutex_unlock(&store_reader);
     sqlite3_close(store.write_db);
-    store.read_db = store.write_db = NULL;
+    store.write_db = NULL;
     if (store.lock_fd >= 0)
         close(store.lock_fd);
     store.lock_fd = -1;
@@ -161,14 +167,30 @@ void store_close(void)
 
 int store_enabled(void) { return store.enabled; }
 
+sqlite3 *store_reader_lock(void)
+{
+    pthread_mutex_lock(&store_reader);
+    if (store.read_db)
+        return store.read_db;
+    pthread_mutex_unlock(&store_reader);
+    return NULL;
+}
+
+void store_reader_unlock(void) { pthread_mutex_unlock(&store_reader); }
+
 int store_load(session *s, char *err, size_t errsz)
 {
-    if (!store.read_db) {
+    sqlite3 *db = store_reader_lock();
+    int rc;
+
+    if (!db) {
         snprintf(err, errsz, "storage is closed");
         s->persist.loaded = 1;
         return -1;
     }
-    return store_load_content(store.read_db, s, err, errsz);
+    rc = store_load_content(db, s, err, errsz);
+    store_reader_unlock();
+    return rc;
 }
 
 void store_forget(int session_id)

@@ -67,6 +67,13 @@ int store_default_dir(char *out, size_t outsz);
  * with why in err (the session stays header-only). */
 int store_load(session *s, char *err, size_t errsz);
 
+/* Reads a past session's content without the sessions lock held (the
+ * caller does not hold it), so ingest goes on meanwhile: the content is read
+ * into a copy and put into the session under the lock. Request handlers call
+ * it before they take the lock; sessions_get reads under the lock only when
+ * this was not done (or lost a race). */
+void store_prepare(int session_id);
+
 /* Deletes a session from the database (asynchronously, by the writer). */
 void store_forget(int session_id);
 

@@ -34,6 +34,11 @@ void store_writer_forget(int session_id);
 void store_writer_kick(void);
 void store_writer_stats(struct store_stats *out);
 
+/* store.c: the reading connection, one reader at a time (taken inside the
+ * sessions lock or without it, never the other way round). */
+sqlite3 *store_reader_lock(void); /* NULL when storage is closed (then not locked) */
+void store_reader_unlock(void);
+
 /* store_load.c: the past sessions into the registry (header only), the
  * interrupted ones marked; and one session's content. */
 int store_load_index(sqlite3 *db, char *err, size_t errsz);

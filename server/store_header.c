@@ -6,6 +6,7 @@
  * is how an older file's header reads in a newer server. Lists (functions,
  * modules, threads, events) have their own tables; the state is a name. */
 #include "store_db.h"
+#include "utf.h"
 
 #include <stddef.h>
 #include <stdio.h>
@@ -166,6 +167,7 @@ void store_header_from_json(session *s, const json_t *header)
     size_t i;
     unsigned k;
     const char *text;
+    int cut;
 
     for (i = 0; i < sizeof(store_fields) / sizeof(store_fields[0]); i++) {
         const store_field *f = &store_fields[i];
@@ -185,5 +187,6 @@ void store_header_from_json(session *s, const json_t *header)
     text = json_string_value(json_object_get(header, "token"));
     snprintf(s->token, sizeof(s->token), "%s", text ? text : "");
     text = json_string_value(json_object_get(header, "error"));
-    snprintf(s->error, sizeof(s->error), "%s", text ? text : "");
+    s->error[utf8_sanitize(text ? text : "", text ? strlen(text) : 0, s->error,
+                           sizeof(s->error) - 1, &cut)] = '\0'; /* never half a character */
 }

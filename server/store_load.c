@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "grow.h"
+#include "utf.h"
 #include "sessions.h"
 #include "store_replay.h"
 
@@ -22,6 +23,25 @@ static int store_ended(session_state st)
 {
     return st == SESSION_EXITED || st == SESSION_DETACHED || st == SESSION_FAILED ||
            st == SESSION_INTERRUPTED;
+}
+
+/* A text column as valid UTF-8 (it goes into JSON; the file may have been
+ * edited): a byte that is not becomes '?'. NULL for NULL. */
+static char *store_text_dup(const unsigned char *text, size_t length)
+{
+    char *copy;
+    int truncated;
+
+    if (!text || !(copy = malloc(length + 1)))
+        return NULL;
+    copy[utf8_sanitize((const char *)text, length, copy, length, &truncated)] = '\0';
+    return copy;
+}
+
+static char *store_column_dup(sqlite3_stmt *st, int i)
+{
+    const unsigned char *text = sqlite3_column_text(st, i);
+    return store_text_dup(text, text ? (size_t)sqlite3_column_bytes(st, i) : 0);
 }
 
 /* The interrupted session's row says so from now on. */
@@ -78,13 +98,17 @@ static int store_adopt_row(sqlite3 *db, sqlite3_stmt *st, char *err, size_t errs
     int64_t updated_ns = sqlite3_column_int64(st, 4);
     json_t *header = header_text ? json_loads(header_text, 0, NULL) : NULL;
     session *s = NULL;
+    char *clean;
     int interrupted = 0;
 
     if (!json_is_object(header) || !summary_text) {
         snprintf(err, errsz, "session %d: its stored header is not readable", id);
         goto fail;
     }
-    s = session_new(id, SESSION_MODE_RUN, 0, command_line, "");
+    clean = store_text_dup((const unsigned char *)(command_line ? command_line : ""),
+                           command_line ? strlen(command_line) : 0);
+    s = clean ? session_new(id, SESSION_MODE_RUN, 0, clean, "") : NULL;
+    free(clean);
     if (!s) {
         snprintf(err, errsz, "out of memory");
         goto fail;
@@ -148,13 +172,7 @@ int store_load_index(sqlite3 *db, char *err, size_t errsz)
 
 /* ---- one session's content ---------------------------------------------------- */
 
-static char *store_column_dup(sqlite3_stmt *st, int i)
-{
-    const unsigned char *text = sqlite3_column_text(st, i);
-    return text ? strdup((const char *)text) : NULL;
-}
-
-static int store_prepare(sqlite3 *db, const char *sql, int session_id, sqlite3_stmt **st)
+static int store_statement(sqlite3 *db, const char *sql, int session_id, sqlite3_stmt **st)
 {
     if (sqlite3_prepare_v2(db, sql, -1, st, NULL) != SQLITE_OK)
         return -1;
@@ -177,16 +195,18 @@ static int store_load_functions(sqlite3 *db, session *s)
     sqlite3_stmt *st = NULL;
     int rc = -1;
 
-    if (store_prepare(db,
-                      "SELECT idx, function_id, module_id, thread_id, name, token, il_size,"
-                      " native_size, flags, hresult, jitted, jit_count, first_jit_ns, last_jit_ns,"
-                      " jit_time_ns, jit_time_total_ns, tier, versions, code_starts,"
-                      " compilations_unkept FROM functions WHERE session_id = ? ORDER BY idx",
-                      s->id, &st) != 0)
+    if (store_statement(
+            db,
+            "SELECT idx, function_id, module_id, thread_id, name, token, il_size,"
+            " native_size, flags, hresult, jitted, jit_count, first_jit_ns, last_jit_ns,"
+            " jit_time_ns, jit_time_total_ns, tier, versions, code_starts,"
+            " compilations_unkept FROM functions WHERE session_id = ? ORDER BY idx",
+            s->id, &st) != 0)
         goto done;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         uint64_t id = (uint64_t)sqlite3_column_int64(st, 1);
         session_function *f;
+        char *name;
         int blob = sqlite3_column_bytes(st, 18);
         if (sqlite3_column_int64(st, 0) != (sqlite3_int64)s->function_count)
             goto done; /* rows are written for every index, in order */
@@ -194,10 +214,12 @@ static int store_load_functions(sqlite3 *db, session *s)
             goto done;
         f->module_id = (uint64_t)sqlite3_column_int64(st, 2);
         f->thread_id = (uint64_t)sqlite3_column_int64(st, 3);
-        if (sqlite3_column_text(st, 4) &&
-            session_function_set_name(s, f, (const char *)sqlite3_column_text(st, 4),
-                                      (size_t)sqlite3_column_bytes(st, 4)) != 0)
-            goto done;
+        if ((name = store_column_dup(st, 4))) { /* valid UTF-8, then into the name pool */
+            int rc_name = session_function_set_name(s, f, name, strlen(name));
+            free(name);
+            if (rc_name != 0)
+                goto done;
+        }
         f->token = (uint32_t)sqlite3_column_int64(st, 5);
         f->il_size = (uint32_t)sqlite3_column_int64(st, 6);
         f->native_size = (uint32_t)sqlite3_column_int64(st, 7);
@@ -228,10 +250,10 @@ static int store_load_compilations(sqlite3 *db, session *s)
     sqlite3_stmt *st = NULL;
     int rc = -1;
 
-    if (store_prepare(db,
-                      "SELECT function_idx, time_ns, jit_ns, native_size, tier FROM compilations"
-                      " WHERE session_id = ? ORDER BY function_idx, n",
-                      s->id, &st) != 0)
+    if (store_statement(db,
+                        "SELECT function_idx, time_ns, jit_ns, native_size, tier FROM compilations"
+                        " WHERE session_id = ? ORDER BY function_idx, n",
+                        s->id, &st) != 0)
         goto done;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         sqlite3_int64 idx = sqlite3_column_int64(st, 0);
@@ -256,11 +278,11 @@ static int store_load_modules(sqlite3 *db, session *s)
     sqlite3_stmt *st = NULL;
     int rc = -1;
 
-    if (store_prepare(db,
-                      "SELECT module_id, assembly_id, base_address, path, assembly, loaded_ns,"
-                      " unloaded_ns, functions, flags, hresult FROM modules WHERE session_id = ?"
-                      " ORDER BY idx",
-                      s->id, &st) != 0)
+    if (store_statement(db,
+                        "SELECT module_id, assembly_id, base_address, path, assembly, loaded_ns,"
+                        " unloaded_ns, functions, flags, hresult FROM modules WHERE session_id = ?"
+                        " ORDER BY idx",
+                        s->id, &st) != 0)
         goto done;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         uint64_t id = (uint64_t)sqlite3_column_int64(st, 0);
@@ -289,10 +311,10 @@ static int store_load_threads(sqlite3 *db, session *s)
     sqlite3_stmt *st = NULL;
     int rc = -1;
 
-    if (store_prepare(db,
-                      "SELECT thread_id, os_thread_id, flags, name, alive, created_ns, ended_ns"
-                      " FROM threads WHERE session_id = ? ORDER BY idx",
-                      s->id, &st) != 0)
+    if (store_statement(db,
+                        "SELECT thread_id, os_thread_id, flags, name, alive, created_ns, ended_ns"
+                        " FROM threads WHERE session_id = ? ORDER BY idx",
+                        s->id, &st) != 0)
         goto done;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         uint64_t id = (uint64_t)sqlite3_column_int64(st, 0);
@@ -320,8 +342,8 @@ static int store_load_replay(sqlite3 *db, session *s)
     sqlite3_stmt *st = NULL;
     int rc = -1;
 
-    if (store_prepare(db, "SELECT data FROM replay WHERE session_id = ? ORDER BY chunk", s->id,
-                      &st) != 0)
+    if (store_statement(db, "SELECT data FROM replay WHERE session_id = ? ORDER BY chunk", s->id,
+                        &st) != 0)
         goto done;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW)
         if (store_replay_apply(s, sqlite3_column_blob(st, 0),
@@ -346,10 +368,10 @@ static int store_load_events(sqlite3 *db, session *s)
     free(s->events);
     s->events = NULL;
     s->event_cap = 0;
-    if (store_prepare(db,
-                      "SELECT seq, time_ns, type, flags, id, value, extra, tier FROM events"
-                      " WHERE session_id = ? ORDER BY seq",
-                      s->id, &st) != 0)
+    if (store_statement(db,
+                        "SELECT seq, time_ns, type, flags, id, value, extra, tier FROM events"
+                        " WHERE session_id = ? ORDER BY seq",
+                        s->id, &st) != 0)
         goto done;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         uint64_t seq = (uint64_t)sqlite3_column_int64(st, 0);
@@ -408,4 +430,75 @@ int store_load_content(sqlite3 *db, session *s, char *err, size_t errsz)
     free(s->persist.summary);
     s->persist.summary = NULL;
     return rc;
+}
+
+/* Moves the content read into `from` (a copy of to's header) into `to`. */
+static void store_move_content(session *to, session *from)
+{
+    to->functions = from->functions;
+    to->function_count = from->function_count;
+    to->function_cap = from->function_cap;
+    to->function_index = from->function_index;
+    to->names = from->names; /* the functions' names point into it */
+    to->compilation_bytes = from->compilation_bytes;
+    to->functions_jitted = from->functions_jitted;
+    to->modules = from->modules;
+    to->module_count = from->module_count;
+    to->module_cap = from->module_cap;
+    to->module_index = from->module_index;
+    to->threads = from->threads;
+    to->thread_count = from->thread_count;
+    to->thread_cap = from->thread_cap;
+    to->thread_index = from->thread_index;
+    to->events = from->events;
+    to->event_cap = from->event_cap;
+    to->event_seq = from->event_seq;
+    to->events_evicted = from->events_evicted;
+    to->stacks = from->stacks;
+    to->profile = from->profile;
+    to->timeline = from->timeline;
+    memcpy(to->persist.load_error, from->persist.load_error, sizeof(to->persist.load_error));
+    free(to->persist.summary);
+    to->persist.summary = NULL;
+    to->persist.loaded = 1;
+    from->functions = NULL, from->function_count = 0, from->function_index = (idindex){0};
+    from->names = (strpool){0};
+    from->modules = NULL, from->module_count = 0, from->module_index = (idmap){0};
+    from->threads = NULL, from->thread_count = 0, from->thread_index = (idmap){0};
+    from->events = NULL;
+    memset(&from->stacks, 0, sizeof(from->stacks));
+    memset(&from->profile, 0, sizeof(from->profile));
+    memset(&from->timeline, 0, sizeof(from->timeline));
+}
+
+void store_prepare(int session_id)
+{
+    session *s, *copy;
+    sqlite3 *db;
+    char err[256];
+    int rc;
+
+    sessions_lock();
+    s = sessions_peek(session_id);
+    if (!s || !s->persist.past || s->persist.loaded || !(copy = malloc(sizeof(*copy)))) {
+        sessions_unlock();
+        return;
+    }
+    *copy = *s; /* its header; a past session not read yet has no content */
+    copy->command_line = NULL;
+    copy->persist.summary = NULL;
+    sessions_unlock();
+
+    if ((db = store_reader_lock())) {
+        rc = store_load_content(db, copy, err, sizeof(err));
+        store_reader_unlock();
+        if (rc != 0)
+            fprintf(stderr, "jitscope: storage: session %d: %s\n", session_id, err);
+        sessions_lock();
+        s = sessions_peek(session_id); /* still there, still not read by someone else? */
+        if (s && s->persist.past && !s->persist.loaded)
+            store_move_content(s, copy);
+        sessions_unlock();
+    }
+    session_free(copy); /* what was not moved */
 }

@@ -244,39 +244,66 @@ static int writer_copy_events(copied_session *c, session *s, uint64_t *lost)
     return p->stored_event_seq < s->event_seq;
 }
 
+/* What the header and the list entry are made of changes with one of these
+ * (every agent record counts in `records`; the server's own changes are state
+ * transitions, exit, detach and error text), so an unchanged session costs a
+ * hash, not two JSON documents, per round. */
+static uint64_t writer_fingerprint(const session *s)
+{
+    uint64_t h = 1469598103934665603ull;
+    const int64_t fields[] = {s->records,
+                              s->state,
+                              s->link_id,
+                              s->connections,
+                              s->ended_ns,
+                              s->connected_ns,
+                              s->has_exit_code,
+                              s->exit_code,
+                              s->exit_signal,
+                              s->detach_requested_ns,
+                              s->detach_finished_ns,
+                              s->detach_hresult,
+                              (int64_t)s->module_count,
+                              (int64_t)s->thread_count,
+                              (int64_t)s->persist.threads_gen,
+                              (int64_t)s->event_seq,
+                              s->pid,
+                              s->parent_pid};
+    const unsigned char *b = (const unsigned char *)fields;
+    size_t i;
+
+    for (i = 0; i < sizeof(fields); i++)
+        h = (h ^ b[i]) * 1099511628211ull;
+    return h ^ writer_hash(s->error, s->command_line);
+}
+
 static int writer_copy_session(copied_session *c, session *s, copied_round *round)
 {
     session_persist *p = &s->persist;
-    json_t *header = store_header_to_json(s), *summary = view_session_summary(s);
-    char *header_text = header ? json_dumps(header, JSON_COMPACT) : NULL;
-    char *summary_text = summary ? json_dumps(summary, JSON_COMPACT) : NULL;
-    uint64_t lost = 0, hash;
+    uint64_t lost = 0, print = writer_fingerprint(s);
     int more = 0;
 
-    json_decref(header);
-    json_decref(summary);
     memset(c, 0, sizeof(*c));
     c->id = s->id;
-    if (!header_text || !summary_text) {
-        free(header_text);
-        free(summary_text);
-        return -1;
-    }
     c->live = !s->ended_ns && s->state != SESSION_FAILED;
-    hash = writer_hash(header_text, summary_text);
-    if (hash != p->stored_header_hash) {
+    if (print != p->stored_header_hash) {
+        json_t *header = store_header_to_json(s), *summary = view_session_summary(s);
+        c->header = header ? json_dumps(header, JSON_COMPACT) : NULL;
+        c->summary = summary ? json_dumps(summary, JSON_COMPACT) : NULL;
+        json_decref(header);
+        json_decref(summary);
+        if (!c->header || !c->summary) {
+            free(c->header);
+            free(c->summary);
+            return -1;
+        }
         c->root_id = s->root_id;
         c->pid = (int)s->pid;
         c->created_ns = s->created_ns;
         c->ended_ns = s->ended_ns;
         c->state = strdup(session_state_name(s->state));
         c->command_line = writer_dup(s->command_line);
-        c->header = header_text;
-        c->summary = summary_text;
-        p->stored_header_hash = hash;
-    } else {
-        free(header_text);
-        free(summary_text);
+        p->stored_header_hash = print;
     }
     more |= writer_copy_functions(c, s, &lost);
     if (p->modules_gen != p->stored_modules_gen && writer_copy_modules(c, s) == 0)

@@ -1,5 +1,5 @@
 // valgrind.test.mjs -- the server under valgrind for a whole session: launch,
-// ingest, REST reads (including bad ones), garbage on the agent socket, a
+// ingest, REST reads (including bad ones, and the session compared with itself), garbage on the agent socket, a
 // request never finished (closed at its deadline), shutdown.
 // Any memory error or definite leak fails the test.
 import { test, after } from 'node:test';
@@ -18,9 +18,14 @@ test('server is valgrind-clean over a full session', async () => {
   assert.ok((await functionsOf(srv, 1, '&q=Unique&sort=jit_time')).length >= 6);
   for (const p of ['/api/sessions', '/api/sessions/1/modules', '/api/sessions/1/threads',
     '/api/sessions/1/events?after=3&limit=5', '/api/sessions/x', '/api/nope', '/index.html', '/metrics',
-    '/api/openapi.json']) {
+    '/api/openapi.json',
+    '/api/compare?a=1&b=1&limit=3', '/api/compare?a=1&b=1&section=methods&only=both&q=Unique&format=csv',
+    '/api/compare?a=1&b=1&section=modules&sort=delta&format=json', '/api/compare?a=1&b=9', '/api/compare?a=1&b=1&sort=x']) {
     await srv.api(p);
   }
+  const keys = new Set((await functionsOf(srv, 1)).map((f) => `${f.dynamic ? '(dynamic)' : f.module}\n${f.name}`));
+  const self = (await srv.api('/api/compare?a=1&b=1&section=summary')).body.summary.methods;
+  assert.deepEqual(self, { only_a: 0, only_b: 0, both: keys.size }, 'a session against itself: every method in both');
   await new Promise((resolve) => {
     const c = net.createConnection(srv.socket, () => c.end(Buffer.alloc(100, 0xab)));
     c.on('close', resolve);

@@ -181,9 +181,14 @@ TEST(written_and_read_back)
     CHECK(a->pid == 4242 && a->major == 10 && a->jit_compilations == 3001 &&
               strcmp(a->command_line, "dotnet app.dll") == 0,
           "the header");
-    b = sessions_get(2);
-    CHECK(b->function_count == 1 && strcmp(b->functions[0].name, "Live.Method()") == 0,
-          "the interrupted session's function");
+    sessions_unlock();
+    store_prepare(2); /* as request handlers do: read without the sessions lock */
+    sessions_lock();
+    b = sessions_peek(2);
+    CHECK(b->persist.loaded && b->function_count == 1 &&
+              strcmp(b->functions[0].name, "Live.Method()") == 0 &&
+              session_find_function(b, 0x7f0000400000ull) == &b->functions[0],
+          "the interrupted session's function, read off the lock and moved in");
     sessions_unlock();
 
     store_forget(1); /* DELETE's path */
@@ -297,6 +302,9 @@ TEST(migrates_from_version_1)
                    " '{\"id\":5,\"state\":\"exited\"}');"
                    "INSERT INTO functions VALUES (5, 0, 4096, 8192, 1, 'Old.Method()', 100, 10,"
                    " 20, 0, 0, 1, 1, 1000, 1000, 500, 500, 0, 1, NULL);"
+                   "INSERT INTO functions VALUES (5, 1, 4112, 8192, 1,"
+                   " CAST(X'4F6C64FF2829' AS TEXT), 101, 10, 20, 0, 0, 1, 1, 1000, 1000, 500, 500,"
+                   " 0, 1, NULL);"
                    "INSERT INTO modules VALUES (5, 0, 8192, 1, 2, '/old/Old.dll', 'Old', 1, 0,"
                    " 1, 0, 0);"
                    "INSERT INTO events VALUES (5, 1, 1000, 3, 0, 4096, 500, 20, 0);") == 0,
@@ -304,11 +312,13 @@ TEST(migrates_from_version_1)
     CHECK(open_store(dir, 0, err, sizeof(err)) == 0, "the server opens it: %s", err);
     sessions_lock();
     s = sessions_get(5);
-    CHECK(s && s->pid == 77 && s->function_count == 1 && s->functions[0].jit_count == 1 &&
+    CHECK(s && s->pid == 77 && s->functions[0].jit_count == 1 &&
               strcmp(s->functions[0].name, "Old.Method()") == 0 &&
               s->functions[0].compilation_count == 0,
           "its session reads back (no compilations: version 1 did not keep them)");
     CHECK(s && s->module_count == 1 && s->event_seq == 1, "modules and events");
+    CHECK(s && s->function_count == 2 && strcmp(s->functions[1].name, "Old?()") == 0,
+          "a name that is not UTF-8 (an edited file) reads back with '?' for the bad byte");
     sessions_unlock();
     store_close();
     sessions_lock();

@@ -1,11 +1,13 @@
 // main.js -- the jitscope dashboard: hash router, global keyboard shortcuts,
-// error reporting to the page. Views: HomeView (#/), SessionView (#/sessions/ID[/tab]).
+// error reporting to the page. Views: HomeView (#/), SessionView (#/sessions/ID[/tab]),
+// CompareView (#/compare, #/compare/A/B; either id may be empty).
 import { fill } from './dom.js';
 import { onAuthRequired, setApiKey } from './api.js';
 import { onRenderError } from './frame.js';
 import { toast, showHelp, isDialogOpen, closeDialog, askApiKey, setConnection } from './ui.js';
 import { HomeView } from './views/home.js';
 import { SessionView } from './views/session.js';
+import { CompareView } from './views/compare.js';
 
 class App {
   constructor() {
@@ -31,7 +33,12 @@ class App {
   route(force = false) {
     const hash = location.hash || '#/';
     const m = /^#\/sessions\/(\d+)(?:\/([a-z]+))?\/?$/.exec(hash);
-    if (m) {
+    const cmp = /^#\/compare(?:\/(\d*)\/(\d*))?\/?$/.exec(hash);
+    if (cmp) {
+      const a = Number(cmp[1]) || null, b = Number(cmp[2]) || null;
+      if (!force && this.view instanceof CompareView && this.view.a === a && this.view.b === b) return;
+      this.show(new CompareView(this, a, b));
+    } else if (m) {
       const id = Number(m[1]);
       if (!force && this.view instanceof SessionView && this.view.id === id) {
         this.view.setTab(m[2] || 'live');

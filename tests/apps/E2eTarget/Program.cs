@@ -24,6 +24,7 @@
 //   names               print the metadata names of the unique methods (for test writers)
 //   collectible R M [DIR]  R rounds of M methods in collectible assemblies, loaded,
 //                       JIT-compiled and unloaded (Collectible.cs says what it prints)
+//   variant a|b, pair   two runs that JIT different methods (Variant.cs)
 //
 // The scenario (run and serve) calls, in this order:
 //   JitscopeE2e.Probe.UniqueAlpha()
@@ -84,8 +85,12 @@ namespace JitscopeE2e
                     return Tree.Sleep(IntArg(args, 1, 60));
                 case "collectible":
                     return Collectible.Run(IntArg(args, 1, 10), IntArg(args, 2, 100), args.Length > 3 ? args[3] : null);
+                case "variant":
+                    return Variant.Run(args.Length > 1 ? args[1] : "");
+                case "pair":
+                    return Variant.Pair();
                 default:
-                    Console.Error.WriteLine("usage: E2eTarget [run | serve | spin SECONDS | jitstorm N [hold] | names | parent | sleep SECONDS | dynstorm N | collectible ROUNDS METHODS [LONGDIR]]");
+                    Console.Error.WriteLine("usage: E2eTarget [run | serve | spin SECONDS | jitstorm N [hold] | names | parent | sleep SECONDS | dynstorm N | collectible ROUNDS METHODS [LONGDIR] | variant a|b | pair]");
                     return 2;
             }
         }
@@ -181,7 +186,7 @@ namespace JitscopeE2e
         }
 
         /// <summary>Loads E2ePlugin.dll from next to this exe and calls its unique method via reflection.</summary>
-        static string CallPlugin()
+        internal static string CallPlugin()
         {
             string path = Path.Combine(AppContext.BaseDirectory, "E2ePlugin.dll");
             Assembly asm = Assembly.LoadFrom(path);

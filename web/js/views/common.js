@@ -39,3 +39,29 @@ export function sessionHref(id, tab) { return `#/sessions/${encodeURIComponent(i
 export function notice(kind, ...children) {
   return h('div', { class: `notice ${kind}` }, h('div', { class: 'grow' }, children));
 }
+
+// The program a command line runs: the app's dll for "dotnet [options] App.dll args",
+// else the executable's file name ("E2eTarget.dll", "myapp").
+export function programOf(commandLine) {
+  const words = String(commandLine || '').trim().split(/\s+/).filter(Boolean);
+  const base = (w) => w.replace(/^.*\//, '');
+  if (!words.length) return '';
+  if (/^dotnet(\.exe)?$/.test(base(words[0]))) {
+    const dll = words.slice(1).find((w) => /\.dll$/i.test(w));
+    if (dll) return base(dll);
+  }
+  return base(words[0]);
+}
+
+// The session to compare s with: the newest earlier session (lower id, not failed) of the
+// same command line, else of the same program (programOf). null when there is none.
+export function previousRun(s, sessions) {
+  const earlier = sessions.filter((o) => o.id < s.id && o.state !== 'failed');
+  const newest = (list) => list.reduce((best, o) => (!best || o.id > best.id ? o : best), null);
+  const same = newest(earlier.filter((o) => o.command_line === s.command_line));
+  if (same) return same;
+  const prog = programOf(s.command_line);
+  return prog ? newest(earlier.filter((o) => programOf(o.command_line) === prog)) : null;
+}
+
+export function compareHref(a, b) { return `#/compare/${a == null ? '' : encodeURIComponent(a)}/${b == null ? '' : encodeURIComponent(b)}`; }

@@ -4,7 +4,7 @@ import { api, isMissingRoute, missingRoutes, describeError } from '../api.js';
 import { fmtInt, fmtNs, fmtMs, fmtClock } from '../format.js';
 import { toast } from '../ui.js';
 import { DataTable } from './table.js';
-import { stateBadge, sessionDuration, drop, sessionHref, notice } from './common.js';
+import { stateBadge, sessionDuration, drop, sessionHref, notice, previousRun, compareHref } from './common.js';
 
 const REFRESH_MS = 1500;
 const RUNNING = ['starting', 'live', 'detaching', 'disconnected'];
@@ -49,6 +49,8 @@ export class HomeView {
         { key: 'drops', title: 'Drops', num: true, width: '64px', tip: 'records the agent could not deliver', render: (s) => (drop(s) ? h('span', { class: 't-slow' }, fmtInt(drop(s))) : '0'), sort: drop },
         { key: 'created_ms', title: 'Started', width: '80px', render: (s) => fmtClock(s.created_ms, false) },
         { key: 'duration', title: 'Duration', num: true, width: '80px', render: (s) => fmtMs(sessionDuration(s, this.now)), sort: (s) => sessionDuration(s, this.now) },
+        { key: 'compare', title: 'Compare', width: '84px', sort: false, tip: 'compare with the previous run of the same command (else of the same program)',
+          render: (s) => (s._prev ? h('a', { href: compareHref(s._prev, s.id), class: 'cmp-link', 'data-compare': `${s._prev}-${s.id}`, title: `what #${s.id} JITed that #${s._prev}, the previous run of this command, did not (and the other way round)` }, `vs #${s._prev}`) : h('span', { class: 'faint' }, '—')) },
       ],
     });
 
@@ -74,7 +76,8 @@ export class HomeView {
     this.el = h('div', { class: 'page home' },
       this.banner,
       h('section', { class: 'section' },
-        h('div', { class: 'section-head' }, h('h2', null, 'Sessions'), this.sessMeta),
+        h('div', { class: 'section-head' }, h('h2', null, 'Sessions'), this.sessMeta, h('span', { class: 'spacer' }),
+          h('a', { class: 'btn btn-small', href: compareHref(null, null), title: 'Compare two sessions: methods JITed in one and not the other, JIT time side by side' }, 'Compare sessions…')),
         this.sessionsTable.el),
       h('section', { class: 'section' },
         h('div', { class: 'section-head' }, h('h2', null, '.NET processes'), this.procMeta),
@@ -122,7 +125,10 @@ export class HomeView {
     const list = r.data.sessions || [];
     this.sessionsTable.setEmptyText('No sessions yet. Attach to a process below, or start one with “jitscope run -- dotnet app.dll”.');
     // running sessions' durations change every refresh: make that part of the row
-    this.sessionsTable.setRows(list.map((s) => (s.ended_ms ? s : { ...s, _now: this.now })));
+    this.sessionsTable.setRows(list.map((s) => {
+      const prev = previousRun(s, list);
+      return { ...s, _prev: prev ? prev.id : null, ...(s.ended_ms ? {} : { _now: this.now }) };
+    }));
     const live = list.filter((s) => s.state === 'live').length;
     const children = list.filter((s) => s.root_id && s.root_id !== s.id).length;
     this.sessMeta.textContent = `${list.length} session${list.length === 1 ? '' : 's'}, ${live} live` +

@@ -13,7 +13,7 @@ import { SlowestTab, ByModuleTab, ModulesTab, ThreadsTab } from './tabs.js';
 import { StacksTab } from './stacks.js';
 import { ProfileTab } from './profile.js';
 import { PauseTimeline } from '../timeline.js';
-import { stateBadge, isFinal, sessionDuration, sessionHref, notice } from './common.js';
+import { stateBadge, isFinal, sessionDuration, sessionHref, notice, previousRun, compareHref } from './common.js';
 
 const SUMMARY_MS = 1000;
 export const TABS = [
@@ -77,6 +77,8 @@ export class SessionView {
     this.detachBtn = h('button', { class: 'btn btn-danger btn-small detach-btn hidden', type: 'button', title: 'Remove the profiler from the process (d)', onclick: () => this.askDetach() }, 'Detach', h('kbd', null, 'd'));
     this.deleteBtn = h('button', { class: 'btn btn-small delete-btn hidden', type: 'button', title: 'Remove this ended session from the server and its storage', onclick: () => this.askDelete() }, 'Delete');
     this.exportMenu = this.buildExportMenu();
+    this.compareBtn = h('button', { class: 'btn btn-small compare-btn', type: 'button', title: 'Compare this session with the previous run of the same command (pick another on the next page)',
+      onclick: () => this.openCompare() }, 'Compare…');
     this.sub = h('div', { class: 's-sub' });
     this.statsEl = h('div', { class: 's-stats' });
     this.msg = h('div', { class: 's-msg' });
@@ -88,7 +90,7 @@ export class SessionView {
       return b;
     });
     this.head = h('div', { class: 's-head' },
-      h('div', { class: 's-title' }, this.badgeBox, this.titleEl, this.pidEl, h('span', { class: 'spacer' }), this.exportMenu, this.deleteBtn, this.detachBtn),
+      h('div', { class: 's-title' }, this.badgeBox, this.titleEl, this.pidEl, h('span', { class: 'spacer' }), this.compareBtn, this.exportMenu, this.deleteBtn, this.detachBtn),
       this.sub, this.statsEl, this.msg,
       h('div', { class: 'tabs', role: 'tablist' }, tabs));
   }
@@ -111,6 +113,13 @@ export class SessionView {
     const btn = h('button', { class: 'btn btn-small export-btn', type: 'button', title: 'Save this session\'s lists as CSV or JSON files', 'aria-haspopup': 'menu',
       onclick: () => panel.classList.toggle('hidden') }, 'Export ▾');
     return h('span', { class: 'export-menu' }, btn, panel);
+  }
+
+  // The compare page with this session as B and its previous run (if any) as A.
+  async openCompare() {
+    const r = await api('/api/sessions');
+    const prev = r.ok && this.summary ? previousRun(this.summary, r.data.sessions || []) : null;
+    this.app.navigate(compareHref(prev ? prev.id : null, this.id));
   }
 
   crumbs() {

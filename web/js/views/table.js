@@ -10,7 +10,10 @@ export class DataTable {
   // tree: {parentOf: row => parent key | null, describe: children => {text, title}}: a row whose
   //   parent is listed goes under it; the parent's first cell gets a toggle showing describe().
   //   tree.expanded: the Set of opened parents' keys, when it should outlive the table.
-  constructor({ columns, rowKey, onRowClick, emptyText = 'Nothing here yet.', sort, footer, className = '', tree = null }) {
+  // onSort(key, desc): the rows come sorted from elsewhere (a server-side sort of a paged
+  //   list): a header click calls it instead of sorting here, and setRows keeps the order given.
+  constructor({ columns, rowKey, onRowClick, emptyText = 'Nothing here yet.', sort, footer, className = '', tree = null, onSort = null }) {
+    this.onSort = onSort;
     this.columns = columns;
     this.tree = tree;
     this.expanded = (tree && tree.expanded) || new Set(); // keys of parents whose children are shown
@@ -42,7 +45,8 @@ export class DataTable {
         if (this.sortKey === c.key) this.sortDesc = !this.sortDesc;
         else { this.sortKey = c.key; this.sortDesc = !!c.num; }
         this.updateHead();
-        this.setRows(this.rows, true);
+        if (this.onSort) this.onSort(this.sortKey, this.sortDesc);
+        else this.setRows(this.rows, true);
       });
     }
     th._col = c;
@@ -62,7 +66,7 @@ export class DataTable {
   setRows(rows, force = false) {
     this.rows = rows;
     let sorted = rows;
-    const col = this.columns.find((c) => c.key === this.sortKey);
+    const col = this.onSort ? null : this.columns.find((c) => c.key === this.sortKey);
     if (col) {
       const get = typeof col.sort === 'function' ? col.sort : (r) => r[col.key];
       const dir = this.sortDesc ? -1 : 1;
