@@ -403,10 +403,13 @@ TEST(refuses_what_it_cannot_use)
 }
 
 static const check_test tests[] = {
-    TEST_ENTRY(written_and_read_back),      TEST_ENTRY(keep_deletes_the_oldest),
+    TEST_ENTRY(written_and_read_back),
+    TEST_ENTRY(keep_deletes_the_oldest),
     TEST_ENTRY(keep_events_trims_the_log),
-    TEST_ENTRY(header_round_trip),          TEST_ENTRY(migrates_from_version_1),
-    TEST_ENTRY(refuses_what_it_cannot_use), TEST_END,
+    TEST_ENTRY(header_round_trip),
+    TEST_ENTRY(migrates_from_version_1),
+    TEST_ENTRY(refuses_what_it_cannot_use),
+    TEST_END,
 };
 
 int main(int argc, char **argv) { return check_main(argc, argv, tests); }
