@@ -396,6 +396,27 @@ TEST(refuses_what_it_cannot_use)
     CHECK(exec_sql(path, "PRAGMA application_id = 1246319699; PRAGMA user_version = 99;") == 0,
           "a newer jitscope's file");
     CHECK(open_store(dir, 0, err, sizeof(err)) != 0 && strstr(err, "newer jitscope"), "%s", err);
+    unlink(path);
+    CHECK(exec_sql(path, "CREATE TABLE notes (x);") == 0, "an SQLite file of another program");
+    CHECK(open_store(dir, 0, err, sizeof(err)) != 0 && strstr(err, "tables of another program"),
+          "is not made ours: %s", err);
+    unlink(path);
+
+    /* another program holds jitscope's file locked for writing */
+    CHECK(open_store(dir, 0, err, sizeof(err)) == 0, "a good file: %s", err);
+    store_close();
+    {
+        sqlite3 *holder = NULL;
+        CHECK(sqlite3_open(path, &holder) == SQLITE_OK &&
+                  sqlite3_exec(holder, "BEGIN EXCLUSIVE; DELETE FROM sessions;", NULL, NULL,
+                               NULL) == SQLITE_OK,
+              "a writer holds the file");
+        CHECK(open_store(dir, 0, err, sizeof(err)) != 0 && strstr(err, "locked"),
+              "a locked file: %s", err);
+        sqlite3_exec(holder, "ROLLBACK", NULL, NULL, NULL);
+        sqlite3_close(holder);
+    }
+    unlink(path);
     sessions_lock();
     CHECK(sessions_count() == 0, "nothing was listed from any of them");
     sessions_unlock();
