@@ -79,6 +79,8 @@ static void usage(FILE *out)
           "                  --data none keeps them in memory only\n"
           "  --keep N        sessions kept in storage, oldest ended ones go first (default 100,\n"
           "                  at most 200)\n"
+          "  --keep-events N newest events kept in storage per session (default and most\n"
+          "                  1048576, what memory keeps; at least 1000)\n"
           "  --server URL    a running jitscope server (default http://127.0.0.1:8642)\n"
           "  -h, --help      this text\n",
           out);
@@ -161,6 +163,18 @@ static int parse_options(int argc, char **argv, int start, int allow_command, in
                 return -1;
             }
             o->store.dir = v, i++;
+        } else if (strcmp(a, "--keep-events") == 0 && v) {
+            char *end;
+            long keep;
+            errno = 0;
+            keep = strtol(v, &end, 10);
+            if (errno || end == v || *end || keep < (long)STORE_KEEP_EVENTS_MIN ||
+                keep > (long)SESSION_MAX_EVENTS) {
+                fprintf(stderr, "jitscope: --keep-events wants %u..%u, not '%s'\n",
+                        STORE_KEEP_EVENTS_MIN, (unsigned)SESSION_MAX_EVENTS, v);
+                return -1;
+            }
+            o->store.keep_events = (unsigned)keep, i++;
         } else if (strcmp(a, "--keep") == 0 && v) {
             char *end;
             long keep;

@@ -370,7 +370,10 @@ static void session_log(session *s, const wire_record *r, int64_t when, uint64_t
 
 uint64_t session_first_event_seq(const session *s)
 {
-    return s->event_seq > SESSION_MAX_EVENTS ? s->event_seq - SESSION_MAX_EVENTS + 1 : 1;
+    uint64_t first = s->event_seq > SESSION_MAX_EVENTS ? s->event_seq - SESSION_MAX_EVENTS + 1 : 1;
+
+    /* a stored session read back may start later (--keep-events) */
+    return s->events_evicted + 1 > first ? s->events_evicted + 1 : first;
 }
 
 const session_event *session_event_at(const session *s, uint64_t seq)

@@ -33,9 +33,12 @@
 #define STORE_KEEP_DEFAULT 100     /* sessions kept (--keep) */
 #define STORE_KEEP_MAX 200         /* under SESSIONS_MAX, so live sessions find room */
 
+#define STORE_KEEP_EVENTS_MIN 1000u /* --keep-events bounds; the most is SESSION_MAX_EVENTS */
+
 typedef struct store_options {
-    const char *dir; /* NULL or "none": storage off */
-    unsigned keep;   /* ended sessions kept, oldest deleted first */
+    const char *dir;      /* NULL or "none": storage off */
+    unsigned keep;        /* ended sessions kept, oldest deleted first (0: the default) */
+    unsigned keep_events; /* newest events kept per session (0: SESSION_MAX_EVENTS) */
 } store_options;
 
 /* What storage is doing, for /api/config, /metrics and the dashboard. */

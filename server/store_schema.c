@@ -80,6 +80,23 @@ static long long store_pragma(sqlite3 *db, const char *name, char *err, size_t e
     return v;
 }
 
+/* How many tables a file without our marks already has (0: a new file we may
+ * make ours); -1 with why in err when it cannot be read. */
+static long long store_pragma_count_tables(sqlite3 *db, char *err, size_t errsz)
+{
+    sqlite3_stmt *st = NULL;
+    long long n = -1;
+
+    err[0] = '\0';
+    if (sqlite3_prepare_v2(db, "SELECT count(*) FROM sqlite_master", -1, &st, NULL) == SQLITE_OK &&
+        sqlite3_step(st) == SQLITE_ROW)
+        n = sqlite3_column_int64(st, 0);
+    else
+        snprintf(err, errsz, "%s", sqlite3_errmsg(db));
+    sqlite3_finalize(st);
+    return n;
+}
+
 static int store_migrate(sqlite3 *db, int from, int target, char *err, size_t errsz)
 {
     char sql[128];
@@ -131,6 +148,12 @@ int store_schema_open(const char *path, int target, sqlite3 **out, char *err, si
     }
     if (app == 0 && version != 0) {
         snprintf(err, errsz, "%s is not a jitscope database (user_version %lld)", path, version);
+        goto fail;
+    }
+    if (version == 0 && store_pragma_count_tables(db, why, sizeof(why)) != 0) {
+        snprintf(err, errsz,
+                 "%s is not a jitscope database (it holds tables of another program)%s%s", path,
+                 why[0] ? ": " : "", why);
         goto fail;
     }
     if (version > STORE_SCHEMA_VERSION) {

@@ -98,7 +98,7 @@ static struct {
     int stop, kicked;
     int *forget;
     size_t forget_count, forget_cap;
-    unsigned keep;
+    unsigned keep, keep_events;
     store_stats stats;
 } writer = {.mutex = PTHREAD_MUTEX_INITIALIZER};
 
@@ -530,12 +530,12 @@ static int writer_put_session(const copied_session *c, uint64_t *rows)
     for (i = 0; i < c->event_count; i++)
         if (writer_put_event(c->id, &c->events[i]) != 0)
             return -1;
-    if (c->event_count && c->events[c->event_count - 1].seq > SESSION_MAX_EVENTS) {
-        /* the log keeps what memory keeps: the newest SESSION_MAX_EVENTS */
+    if (c->event_count && c->events[c->event_count - 1].seq > writer.keep_events) {
+        /* --keep-events: the newest ones (at most what memory keeps) */
         sqlite3_stmt *st = writer.st[ST_EVENTS_TRIM];
         sqlite3_bind_int(st, 1, c->id);
         sqlite3_bind_int64(st, 2,
-                           (sqlite3_int64)(c->events[c->event_count - 1].seq - SESSION_MAX_EVENTS));
+                           (sqlite3_int64)(c->events[c->event_count - 1].seq - writer.keep_events));
         if (writer_step(st) != 0)
             return -1;
     }
@@ -722,13 +722,14 @@ static void *writer_main(void *arg)
     return NULL;
 }
 
-int store_writer_start(sqlite3 *db, unsigned keep, char *err, size_t errsz)
+int store_writer_start(sqlite3 *db, unsigned keep, unsigned keep_events, char *err, size_t errsz)
 {
     pthread_condattr_t attr;
     int i;
 
     writer.db = db;
     writer.keep = keep;
+    writer.keep_events = keep_events;
     for (i = 0; i < ST_COUNT; i++) {
         if (sqlite3_prepare_v3(db, writer_sql[i], -1, SQLITE_PREPARE_PERSISTENT, &writer.st[i],
                                NULL) != SQLITE_OK) {

@@ -105,10 +105,16 @@ static wire_record thread(uint64_t tid, const char *text)
     return r;
 }
 
+static int open_store_events(const char *dir, unsigned keep, unsigned keep_events, char *err,
+                             size_t size)
+{
+    store_options o = {dir, keep, keep_events};
+    return store_open(&o, err, size);
+}
+
 static int open_store(const char *dir, unsigned keep, char *err, size_t size)
 {
-    store_options o = {dir, keep};
-    return store_open(&o, err, size);
+    return open_store_events(dir, keep, 0, err, size);
 }
 
 /* Two sessions: 1 ended (exited) with 3000 functions, 2 still live. */
@@ -242,6 +248,38 @@ TEST(keep_deletes_the_oldest)
     remove_dir(dir);
 }
 
+TEST(keep_events_trims_the_log)
+{
+    char dir[64], err[512];
+    session *s;
+    int id;
+    uint64_t last;
+
+    temp_dir(dir, sizeof(dir));
+    CHECK(open_store_events(dir, 0, 1000, err, sizeof(err)) == 0, "opens with keep-events 1000");
+    record_two_sessions(); /* the first one logs 3000+ events */
+    sessions_lock();
+    id = sessions_at(sessions_count() - 2)->id;
+    last = sessions_peek(id)->event_seq;
+    sessions_unlock();
+    store_close();
+    sessions_lock();
+    sessions_free_all();
+    sessions_unlock();
+    CHECK(open_store_events(dir, 0, 1000, err, sizeof(err)) == 0, "opens again");
+    sessions_lock();
+    s = sessions_get(id);
+    CHECK(s && s->event_seq == last && s->events_evicted == last - 1000 &&
+              session_event_at(s, last - 999) && !session_event_at(s, last - 1000),
+          "the newest 1000 events are kept (of %llu)", (unsigned long long)last);
+    sessions_unlock();
+    store_close();
+    sessions_lock();
+    sessions_free_all();
+    sessions_unlock();
+    remove_dir(dir);
+}
+
 TEST(header_round_trip)
 {
     session *s = session_new(7, SESSION_MODE_ATTACH, 99, "cmd", "0123456789abcdef0123456789abcdef");
@@ -358,6 +396,27 @@ TEST(refuses_what_it_cannot_use)
     CHECK(exec_sql(path, "PRAGMA application_id = 1246319699; PRAGMA user_version = 99;") == 0,
           "a newer jitscope's file");
     CHECK(open_store(dir, 0, err, sizeof(err)) != 0 && strstr(err, "newer jitscope"), "%s", err);
+    unlink(path);
+    CHECK(exec_sql(path, "CREATE TABLE notes (x);") == 0, "an SQLite file of another program");
+    CHECK(open_store(dir, 0, err, sizeof(err)) != 0 && strstr(err, "tables of another program"),
+          "is not made ours: %s", err);
+    unlink(path);
+
+    /* another program holds jitscope's file locked for writing */
+    CHECK(open_store(dir, 0, err, sizeof(err)) == 0, "a good file: %s", err);
+    store_close();
+    {
+        sqlite3 *holder = NULL;
+        CHECK(sqlite3_open(path, &holder) == SQLITE_OK &&
+                  sqlite3_exec(holder, "BEGIN EXCLUSIVE; DELETE FROM sessions;", NULL, NULL,
+                               NULL) == SQLITE_OK,
+              "a writer holds the file");
+        CHECK(open_store(dir, 0, err, sizeof(err)) != 0 && strstr(err, "locked"),
+              "a locked file: %s", err);
+        sqlite3_exec(holder, "ROLLBACK", NULL, NULL, NULL);
+        sqlite3_close(holder);
+    }
+    unlink(path);
     sessions_lock();
     CHECK(sessions_count() == 0, "nothing was listed from any of them");
     sessions_unlock();
@@ -365,9 +424,13 @@ TEST(refuses_what_it_cannot_use)
 }
 
 static const check_test tests[] = {
-    TEST_ENTRY(written_and_read_back),      TEST_ENTRY(keep_deletes_the_oldest),
-    TEST_ENTRY(header_round_trip),          TEST_ENTRY(migrates_from_version_1),
-    TEST_ENTRY(refuses_what_it_cannot_use), TEST_END,
+    TEST_ENTRY(written_and_read_back),
+    TEST_ENTRY(keep_deletes_the_oldest),
+    TEST_ENTRY(keep_events_trims_the_log),
+    TEST_ENTRY(header_round_trip),
+    TEST_ENTRY(migrates_from_version_1),
+    TEST_ENTRY(refuses_what_it_cannot_use),
+    TEST_END,
 };
 
 int main(int argc, char **argv) { return check_main(argc, argv, tests); }
