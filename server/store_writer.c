@@ -25,8 +25,9 @@
 typedef struct copied_function {
     uint32_t idx;
     session_function f; /* its pointers are not used: name and compilations below */
-    char *name;
-    session_compilation *compilations; /* f.compilation_count of them */
+    const char *name;   /* interned: valid while its session is pinned (copied_session) */
+    session_compilation first;
+    session_compilation *more; /* compilations 2.. (f.compilation_count - 1), or NULL */
 } copied_function;
 
 typedef struct copied_session {
@@ -36,6 +37,7 @@ typedef struct copied_session {
     int live; /* not ended: its row's updated_ns says when it was last seen */
     copied_function *functions;
     size_t function_count;
+    session *pinned;         /* pinned while its functions' names are used, else NULL */
     session_module *modules; /* NULL: unchanged; path and assembly owned */
     size_t module_count;
     session_thread *threads; /* NULL: unchanged; name owned */
@@ -128,16 +130,16 @@ static int writer_copy_function(copied_function *out, const session *s, uint32_t
     out->f = *f;
     out->f.name = NULL;
     out->f.compilation_list = NULL;
-    out->name = writer_dup(f->name);
-    out->compilations = NULL;
-    if (f->compilation_count) {
-        out->compilations = malloc(f->compilation_count * sizeof(*out->compilations));
-        if (!out->compilations) {
-            free(out->name);
+    out->name = f->name; /* no copy: the session is pinned until the round is written */
+    out->more = NULL;
+    if (f->compilation_count)
+        out->first = session_function_compilation(f, 0);
+    if (f->compilation_count > 1) { /* tier-ups: a minority */
+        out->more = malloc((size_t)(f->compilation_count - 1) * sizeof(*out->more));
+        if (!out->more)
             return -1;
-        }
-        for (n = 0; n < f->compilation_count; n++)
-            out->compilations[n] = session_function_compilation(f, n);
+        for (n = 1; n < f->compilation_count; n++)
+            out->more[n - 1] = session_function_compilation(f, n);
     }
     return 0;
 }
@@ -306,6 +308,10 @@ static int writer_copy_session(copied_session *c, session *s, copied_round *roun
         p->stored_header_hash = print;
     }
     more |= writer_copy_functions(c, s, &lost);
+    if (c->function_count) {
+        sessions_pin(s); /* its interned names stay valid until the round is written */
+        c->pinned = s;
+    }
     if (p->modules_gen != p->stored_modules_gen && writer_copy_modules(c, s) == 0)
         p->stored_modules_gen = p->modules_gen;
     if (p->threads_gen != p->stored_threads_gen && writer_copy_threads(c, s) == 0)
@@ -328,10 +334,8 @@ static void writer_free_copy(copied_session *c)
 {
     size_t i;
 
-    for (i = 0; i < c->function_count; i++) {
-        free(c->functions[i].name);
-        free(c->functions[i].compilations);
-    }
+    for (i = 0; i < c->function_count; i++)
+        free(c->functions[i].more);
     for (i = 0; i < c->module_count; i++) {
         free(c->modules[i].path);
         free(c->modules[i].assembly);
@@ -439,7 +443,7 @@ static int writer_put_function(int session_id, const copied_function *cf, uint64
     (*rows)++;
     st = writer.st[ST_COMPILATION];
     for (n = 0; n < f->compilation_count; n++) {
-        const session_compilation *k = &cf->compilations[n];
+        const session_compilation *k = n ? &cf->more[n - 1] : &cf->first;
         sqlite3_bind_int(st, 1, session_id);
         sqlite3_bind_int64(st, 2, cf->idx);
         sqlite3_bind_int64(st, 3, n);
@@ -581,6 +585,11 @@ static void writer_write_round(copied_round *round)
         for (i = 0; i < round->count; i++)
             lost += round->sessions[i].function_count + round->sessions[i].event_count;
     }
+    sessions_lock();
+    for (i = 0; i < round->count; i++)
+        if (round->sessions[i].pinned)
+            sessions_unpin(round->sessions[i].pinned); /* frees one removed meanwhile */
+    sessions_unlock();
     for (i = 0; i < round->count; i++)
         writer_free_copy(&round->sessions[i]);
     free(round->sessions);
