@@ -12,6 +12,8 @@
 #include "store.h"
 
 #include <errno.h>
+#include <sys/resource.h>
+#include <unistd.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +23,8 @@
 #include "clock.h"
 #include "sessions.h"
 #include "views.h"
+
+#define STORE_WRITER_NICE 10 /* the writer thread's nice value (ingest keeps 0) */
 
 typedef struct copied_function {
     uint32_t idx;
@@ -116,6 +120,47 @@ static uint64_t writer_hash(const char *a, const char *b)
     return h;
 }
 
+/* ---- slice buffers ----------------------------------------------------------
+ * A slice's copy is a few MiB: malloc maps such blocks and free unmaps them,
+ * and every unmap interrupts the other threads of the process (ingest) to
+ * flush their TLBs. So the writer keeps its slice buffers, full-size, for the
+ * next round (only the writer thread uses them). */
+enum { BUF_FUNCTIONS, BUF_EVENTS, BUF_KINDS, BUF_KEEP = 8 };
+
+static struct {
+    void *kept[BUF_KINDS][BUF_KEEP];
+    unsigned count[BUF_KINDS];
+} writer_bufs;
+
+static size_t writer_buf_size(int kind)
+{
+    return kind == BUF_FUNCTIONS ? STORE_SLICE_FUNCTIONS * sizeof(copied_function)
+                                 : STORE_SLICE_EVENTS * sizeof(session_event);
+}
+
+static void *writer_buf_get(int kind)
+{
+    return writer_bufs.count[kind] ? writer_bufs.kept[kind][--writer_bufs.count[kind]]
+                                   : malloc(writer_buf_size(kind));
+}
+
+static void writer_buf_put(int kind, void *buf)
+{
+    if (buf && writer_bufs.count[kind] < BUF_KEEP)
+        writer_bufs.kept[kind][writer_bufs.count[kind]++] = buf;
+    else
+        free(buf);
+}
+
+static void writer_bufs_free(void)
+{
+    int k;
+
+    for (k = 0; k < BUF_KINDS; k++)
+        while (writer_bufs.count[k])
+            free(writer_bufs.kept[k][--writer_bufs.count[k]]);
+}
+
 /* ---- copying out, under the sessions lock -------------------------------- */
 
 static char *writer_dup(const char *text) { return text ? strdup(text) : NULL; }
@@ -170,7 +215,7 @@ static int writer_copy_functions(copied_session *c, session *s, uint64_t *lost)
     want = p->dirty_count < STORE_SLICE_FUNCTIONS ? p->dirty_count : STORE_SLICE_FUNCTIONS;
     if (!want)
         return 0;
-    c->functions = malloc(want * sizeof(*c->functions));
+    c->functions = writer_buf_get(BUF_FUNCTIONS); /* want <= STORE_SLICE_FUNCTIONS */
     if (!c->functions)
         return 1; /* try again next round */
     for (i = 0; i < want; i++) {
@@ -237,7 +282,7 @@ static int writer_copy_events(copied_session *c, session *s, uint64_t *lost)
     n = (size_t)(s->event_seq - from + 1);
     if (n > STORE_SLICE_EVENTS)
         n = STORE_SLICE_EVENTS;
-    c->events = malloc(n * sizeof(*c->events));
+    c->events = writer_buf_get(BUF_EVENTS); /* n <= STORE_SLICE_EVENTS */
     if (!c->events)
         return 1;
     for (seq = from; seq < from + n; seq++)
@@ -342,10 +387,10 @@ static void writer_free_copy(copied_session *c)
     }
     for (i = 0; i < c->thread_count; i++)
         free(c->threads[i].name);
-    free(c->functions);
+    writer_buf_put(BUF_FUNCTIONS, c->functions);
     free(c->modules);
     free(c->threads);
-    free(c->events);
+    writer_buf_put(BUF_EVENTS, c->events);
     free(c->replay);
     free(c->state);
     free(c->command_line);
@@ -700,6 +745,12 @@ static int writer_round(void)
 static void *writer_main(void *arg)
 {
     (void)arg;
+    /* background work: when the cores are busy, ingest and requests go first
+     * and the writer's backlog grows (shown) instead; Linux nice is per thread */
+    if (setpriority(PRIO_PROCESS, (id_t)gettid(), STORE_WRITER_NICE) != 0)
+        fprintf(stderr, "jitscope: storage: cannot lower the writer's priority: %s\n",
+                strerror(errno));
+    pthread_setname_np(pthread_self(), "jitscope-store");
     for (;;) {
         struct timespec deadline;
         int stop;
@@ -728,6 +779,7 @@ static void *writer_main(void *arg)
         ;
     writer_retention();
     writer_run_deletions();
+    writer_bufs_free();
     return NULL;
 }
 
