@@ -188,8 +188,9 @@ typedef struct session_persist {
     uint64_t replay_total, replay_lost; /* bytes logged; bytes lost (over the cap) */
     /* the writer's own: what it has written */
     uint64_t stored_modules_gen, stored_threads_gen, stored_event_seq;
-    uint64_t stored_header_hash; /* fingerprint of the header last written (store_writer.c) */
-    char load_error[160];        /* past: why its content could not all be read */
+    uint64_t stored_header_hash;  /* fingerprint of the header last written (store_writer.c) */
+    uint64_t replay_lost_counted; /* of replay_lost, what the stats' `lost` has */
+    char load_error[160];         /* past: why its content could not all be read */
 } session_persist;
 
 typedef struct session {

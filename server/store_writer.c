@@ -369,8 +369,8 @@ static int writer_copy_session(copied_session *c, session *s, copied_round *roun
     round->backlog += p->dirty_count + (s->event_seq - p->stored_event_seq);
     round->more |= more;
     pthread_mutex_lock(&writer.mutex);
-    writer.stats.lost += lost + p->replay_lost;
-    p->replay_lost = 0;
+    writer.stats.lost += lost + (p->replay_lost - p->replay_lost_counted);
+    p->replay_lost_counted = p->replay_lost; /* the detail keeps the session's total */
     pthread_mutex_unlock(&writer.mutex);
     return 0;
 }
