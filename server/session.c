@@ -94,8 +94,7 @@ void session_persist_log(session *s, unsigned kind, int64_t now_ns, const void *
                          uint32_t length)
 {
     session_persist *p = &s->persist;
-    size_t padded = ((size_t)length + 7u) & ~(size_t)7u,
-           need = sizeof(session_replay_header) + padded;
+    size_t padded = SESSION_REPLAY_PADDED(length), need = sizeof(session_replay_header) + padded;
     session_replay_header h = {(uint8_t)kind, {0, 0, 0}, length, now_ns};
     size_t cap = p->replay_cap;
 
@@ -203,6 +202,15 @@ static void *session_append(session *s, void **items, size_t *count, size_t *cap
     return e;
 }
 
+session_module *session_module_append(session *s, uint64_t id)
+{
+    session_module *m = session_append(s, (void **)&s->modules, &s->module_count, &s->module_cap,
+                                       &s->module_index, sizeof(*m), SESSION_MAX_MODULES, id);
+    if (m)
+        m->module_id = id;
+    return m;
+}
+
 session_function *session_function_append(session *s, uint64_t id)
 {
     session_function *f;
@@ -302,18 +310,14 @@ static session_module *session_module_entry(session *s, uint64_t id, int *create
     *created = 0;
     if (m || id == 0)
         return m;
-    m = session_append(s, (void **)&s->modules, &s->module_count, &s->module_cap, &s->module_index,
-                       sizeof(*m), SESSION_MAX_MODULES, id);
-    if (m) {
-        m->module_id = id;
-        *created = 1;
-    }
+    m = session_module_append(s, id);
+    *created = m != NULL;
     return m;
 }
 
 /* A new thread entry; also used when the runtime reuses a dead thread's ThreadID:
  * the old thread stays in the list as ended and the index points to the new one. */
-static session_thread *session_thread_new(session *s, uint64_t id)
+session_thread *session_thread_append(session *s, uint64_t id)
 {
     session_thread *t = session_append(s, (void **)&s->threads, &s->thread_count, &s->thread_cap,
                                        &s->thread_index, sizeof(*t), SESSION_MAX_THREADS, id);
@@ -331,7 +335,7 @@ static session_thread *session_thread_entry(session *s, uint64_t id, int *create
     *created = 0;
     if (t || id == 0)
         return t;
-    t = session_thread_new(s, id);
+    t = session_thread_append(s, id);
     *created = t != NULL;
     return t;
 }
@@ -582,11 +586,9 @@ static void session_apply_module(session *s, const wire_record *r, int64_t when)
     if (!e || (!created && (r->flags & WIRE_FLAG_CATCHUP)))
         return; /* known already: the callback (or an earlier enumeration) wins */
     if (!created && e->unloaded_ns) { /* an unloaded module's ID given to a new one */
-        e = session_append(s, (void **)&s->modules, &s->module_count, &s->module_cap,
-                           &s->module_index, sizeof(*e), SESSION_MAX_MODULES, m->module_id);
+        e = session_module_append(s, m->module_id);
         if (!e)
             return;
-        e->module_id = m->module_id;
     }
     e->assembly_id = m->assembly_id;
     e->base_address = m->base_address;
@@ -617,7 +619,7 @@ static void session_apply_thread(session *s, const wire_record *r, int64_t when)
             return;
         if (!created && !t->alive) {
             /* the runtime reuses a dead thread's ThreadID: a new thread */
-            t = session_thread_new(s, w->thread_id);
+            t = session_thread_append(s, w->thread_id);
             if (!t)
                 return;
             t->os_thread_id = w->os_thread_id;

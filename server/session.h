@@ -165,6 +165,7 @@ enum session_replay_kind {
 #define SESSION_REPLAY_SESSION_MAX (1024u << 20) /* log bytes for one session, in all */
 
 /* A replay log entry: this header, then its data padded to 8 bytes. */
+#define SESSION_REPLAY_PADDED(length) (((size_t)(length) + 7u) & ~(size_t)7u)
 typedef struct session_replay_header {
     uint8_t kind;
     uint8_t zero[3];
@@ -269,6 +270,11 @@ void session_memory_usage(const session *s, session_memory *m);
  * a kept compilation in order. NULL / -1 when a cap is reached or memory
  * runs out. */
 session_function *session_function_append(session *s, uint64_t id);
+/* A zeroed module / a new live thread with this ID, appended; the ID finds it
+ * from now on (ingest for a reused ID, storage's read-back in file order).
+ * NULL at a cap or out of memory (counted in capacity_drops). */
+session_module *session_module_append(session *s, uint64_t id);
+session_thread *session_thread_append(session *s, uint64_t id);
 int session_function_set_name(session *s, session_function *f, const char *name, size_t length);
 int session_function_keep_compilation(session *s, session_function *f,
                                       const session_compilation *c);

@@ -180,16 +180,6 @@ static int store_statement(sqlite3 *db, const char *sql, int session_id, sqlite3
     return 0;
 }
 
-/* Appends a zeroed element and maps id to it (a later one takes the ID over). */
-static void *store_append(void **items, size_t *count, size_t *cap, idmap *index, size_t elem,
-                          size_t max, uint64_t id)
-{
-    if (grow_reserve(items, cap, *count, elem, 64, max, GROW_ZERO) != 0 ||
-        (id && idmap_put(index, id, (uint32_t)*count) != 0))
-        return NULL;
-    return (char *)*items + elem * (*count)++;
-}
-
 static int store_load_functions(sqlite3 *db, session *s)
 {
     sqlite3_stmt *st = NULL;
@@ -286,11 +276,9 @@ static int store_load_modules(sqlite3 *db, session *s)
         goto done;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         uint64_t id = (uint64_t)sqlite3_column_int64(st, 0);
-        session_module *m = store_append((void **)&s->modules, &s->module_count, &s->module_cap,
-                                         &s->module_index, sizeof(*m), SESSION_MAX_MODULES, id);
+        session_module *m = session_module_append(s, id);
         if (!m)
             goto done;
-        m->module_id = id;
         m->assembly_id = (uint64_t)sqlite3_column_int64(st, 1);
         m->base_address = (uint64_t)sqlite3_column_int64(st, 2);
         m->path = store_column_dup(st, 3);
@@ -318,11 +306,9 @@ static int store_load_threads(sqlite3 *db, session *s)
         goto done;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         uint64_t id = (uint64_t)sqlite3_column_int64(st, 0);
-        session_thread *t = store_append((void **)&s->threads, &s->thread_count, &s->thread_cap,
-                                         &s->thread_index, sizeof(*t), SESSION_MAX_THREADS, id);
+        session_thread *t = session_thread_append(s, id);
         if (!t)
             goto done;
-        t->thread_id = id;
         t->os_thread_id = (uint32_t)sqlite3_column_int64(st, 1);
         t->flags = (uint32_t)sqlite3_column_int64(st, 2);
         t->name = store_column_dup(st, 3);

@@ -8,8 +8,6 @@
 
 #include "wire_decode.h"
 
-static size_t store_replay_padded(uint32_t length) { return ((size_t)length + 7u) & ~(size_t)7u; }
-
 int store_replay_apply(session *s, const unsigned char *log, size_t length)
 {
     size_t at = 0;
@@ -22,7 +20,7 @@ int store_replay_apply(session *s, const unsigned char *log, size_t length)
         if (length - at < sizeof(h))
             return -1;
         memcpy(&h, log + at, sizeof(h));
-        if (store_replay_padded(h.length) > length - at - sizeof(h))
+        if (SESSION_REPLAY_PADDED(h.length) > length - at - sizeof(h))
             return -1;
         if (h.kind == SESSION_REPLAY_FRAME) {
             wire_frame f;
@@ -41,7 +39,7 @@ int store_replay_apply(session *s, const unsigned char *log, size_t length)
         } else {
             return -1;
         }
-        at += sizeof(h) + store_replay_padded(h.length);
+        at += sizeof(h) + SESSION_REPLAY_PADDED(h.length);
     }
     return 0;
 }

@@ -189,7 +189,8 @@ static int writer_copy_function(copied_function *out, const session *s, uint32_t
     return 0;
 }
 
-/* Up to STORE_SLICE_FUNCTIONS of the changed functions; 1 when some are left. */
+/* Up to STORE_SLICE_FUNCTIONS of the changed functions (the newest marks
+ * first: rows are keyed, so order does not matter); 1 when some are left. */
 static int writer_copy_functions(copied_session *c, session *s, uint64_t *lost)
 {
     session_persist *p = &s->persist;
@@ -217,9 +218,10 @@ static int writer_copy_functions(copied_session *c, session *s, uint64_t *lost)
         return 0;
     c->functions = writer_buf_get(BUF_FUNCTIONS); /* want <= STORE_SLICE_FUNCTIONS */
     if (!c->functions)
-        return 1; /* try again next round */
+        return 1;           /* try again next round */
+    p->dirty_count -= want; /* the slice is the list's tail: nothing moves under the lock */
     for (i = 0; i < want; i++) {
-        uint32_t idx = p->dirty[i];
+        uint32_t idx = p->dirty[p->dirty_count + i];
         if (idx >= s->function_count)
             continue;
         s->functions[idx].persist_dirty = 0;
@@ -229,8 +231,6 @@ static int writer_copy_functions(copied_session *c, session *s, uint64_t *lost)
             (*lost)++;
     }
     c->function_count = taken;
-    memmove(p->dirty, p->dirty + want, (p->dirty_count - want) * sizeof(*p->dirty));
-    p->dirty_count -= want;
     return p->dirty_count > 0;
 }
 
