@@ -117,6 +117,16 @@ static int open_store(const char *dir, unsigned keep, char *err, size_t size)
     return open_store_events(dir, keep, 0, err, size);
 }
 
+/* As a server stops: the writer's last round, then every session forgotten
+ * (the next store_open reads them back from the file). */
+static void close_store(void)
+{
+    store_close();
+    sessions_lock();
+    sessions_free_all();
+    sessions_unlock();
+}
+
 /* Two sessions: 1 ended (exited) with 3000 functions, 2 still live. */
 static void record_two_sessions(void)
 {
@@ -153,10 +163,7 @@ TEST(written_and_read_back)
     temp_dir(dir, sizeof(dir));
     CHECK(open_store(dir, 0, err, sizeof(err)) == 0, "an empty directory opens");
     record_two_sessions();
-    store_close(); /* the writer's last round writes everything */
-    sessions_lock();
-    sessions_free_all();
-    sessions_unlock();
+    close_store(); /* the writer's last round writes everything */
 
     CHECK(open_store(dir, 0, err, sizeof(err)) == 0, "and opens again: %s", err);
     sessions_lock();
@@ -198,20 +205,14 @@ TEST(written_and_read_back)
     sessions_unlock();
 
     store_forget(1); /* DELETE's path */
-    store_close();
-    sessions_lock();
-    sessions_free_all();
-    sessions_unlock();
+    close_store();
     CHECK(open_store(dir, 0, err, sizeof(err)) == 0, "opens a third time");
     sessions_lock();
     CHECK(sessions_count() == 1 && sessions_peek(2) && !sessions_peek(1),
           "the deleted session is gone, the other stays");
     CHECK(sessions_peek(2)->state == SESSION_INTERRUPTED, "and stays interrupted");
     sessions_unlock();
-    store_close();
-    sessions_lock();
-    sessions_free_all();
-    sessions_unlock();
+    close_store();
     remove_dir(dir);
 }
 
@@ -241,10 +242,7 @@ TEST(keep_deletes_the_oldest)
     CHECK(sessions_count() == 2 && sessions_peek(id[2]) && sessions_peek(id[3]),
           "and only they are in the file");
     sessions_unlock();
-    store_close();
-    sessions_lock();
-    sessions_free_all();
-    sessions_unlock();
+    close_store();
     remove_dir(dir);
 }
 
@@ -262,10 +260,7 @@ TEST(keep_events_trims_the_log)
     id = sessions_at(sessions_count() - 2)->id;
     last = sessions_peek(id)->event_seq;
     sessions_unlock();
-    store_close();
-    sessions_lock();
-    sessions_free_all();
-    sessions_unlock();
+    close_store();
     CHECK(open_store_events(dir, 0, 1000, err, sizeof(err)) == 0, "opens again");
     sessions_lock();
     s = sessions_get(id);
@@ -273,10 +268,7 @@ TEST(keep_events_trims_the_log)
               session_event_at(s, last - 999) && !session_event_at(s, last - 1000),
           "the newest 1000 events are kept (of %llu)", (unsigned long long)last);
     sessions_unlock();
-    store_close();
-    sessions_lock();
-    sessions_free_all();
-    sessions_unlock();
+    close_store();
     remove_dir(dir);
 }
 
@@ -311,10 +303,7 @@ TEST(replay_losses_counted_once)
     sessions_lock();
     CHECK(sessions_peek(id)->persist.replay_lost == 100, "the session keeps its total");
     sessions_unlock();
-    store_close();
-    sessions_lock();
-    sessions_free_all();
-    sessions_unlock();
+    close_store();
     remove_dir(dir);
 }
 
@@ -396,10 +385,7 @@ TEST(migrates_from_version_1)
     CHECK(s && s->function_count == 2 && strcmp(s->functions[1].name, "Old?()") == 0,
           "a name that is not UTF-8 (an edited file) reads back with '?' for the bad byte");
     sessions_unlock();
-    store_close();
-    sessions_lock();
-    sessions_free_all();
-    sessions_unlock();
+    close_store();
     if (sqlite3_open(path, &db) == SQLITE_OK &&
         sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL) == SQLITE_OK &&
         sqlite3_step(st) == SQLITE_ROW)
