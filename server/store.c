@@ -110,6 +110,12 @@ int store_open(const store_options *o, char *err, size_t errsz)
 
     if (!o->dir || strcmp(o->dir, "none") == 0)
         return 0;
+    if (strlen(o->dir) + sizeof("/jitscope.db") > sizeof(store.path)) {
+        /* never a truncated path: that would be another file */
+        snprintf(err, errsz, "storage: the data directory's path is longer than %zu bytes",
+                 sizeof(store.path) - sizeof("/jitscope.db"));
+        return -1;
+    }
     if (store_make_dir(o->dir, why, sizeof(why)) != 0 ||
         store_take_lock(o->dir, why, sizeof(why)) != 0)
         goto fail;

@@ -156,6 +156,14 @@ test('a data directory that cannot be used is a clear error with exit code 3', a
   assert.match(r.stderr, new RegExp(`another jitscope server \\(pid ${first.proc.pid}\\)`));
   await first.stop();
 
+  // 509 bytes: room for the directory, not for "/jitscope.db" after it (never a truncated path)
+  let deep = tempDataDir();
+  while (deep.length < 505) deep = path.join(deep, 'd'.repeat(Math.min(99, 504 - deep.length)));
+  assert.ok(deep.length >= 500 && deep.length < 512, `a ${deep.length}-byte path`);
+  r = runSync(JITSCOPE, ['serve', '--port', '0', '--data', deep], { timeout: 20000 });
+  assert.equal(r.status, 3, `a data path too long: exit ${r.status}`);
+  assert.match(r.stderr, /path is longer than/);
+
   for (const [args, msg] of [[['--keep', '0'], /--keep/], [['--keep', 'x'], /--keep/], [['--data', ''], /--data/]]) {
     r = runSync(JITSCOPE, ['serve', '--port', '0', ...args], { timeout: 20000 });
     assert.equal(r.status, 2, `${args.join(' ')}: usage error`);
