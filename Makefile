@@ -100,7 +100,7 @@ $(BUILD)/tests/test_%: tests/unit/test_%.c $(filter-out server/main.c,$(SERVER_S
 	@mkdir -p $(@D)
 	$(CC) $(SERVER_CFLAGS) $(ASAN) -DRING_TEST_HOOK -pthread -Iagent -Iserver $< \
 	  $(filter-out server/main.c,$(SERVER_SRC)) \
-	  agent/ring.c agent/names.c agent/sig.c \
+	  agent/ring.c agent/names.c agent/sig.c agent/mdread.c \
 	  $(SERVER_LIBS) $(ASAN) -ldl -o $@
 
 # ---- fuzzing: one libFuzzer target per parser of outside input (docs/FUZZING.md) ----

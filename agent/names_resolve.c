@@ -2,8 +2,10 @@
  *
  * Sender thread only (it uses static scratch space): never on an app thread.
  * GetFunctionInfo2 gives the owning ClassID and the method's type arguments;
- * GetClassIDInfo2 gives a class's typedef and instantiation; IMetaDataImport
- * gives names and nesting. The pieces go into a names_type tree that
+ * GetClassIDInfo2 gives a class's typedef and instantiation; the module's
+ * metadata gives names and nesting: read straight from its image (mdread.h,
+ * which says why) for modules that never unload, else through the runtime's
+ * IMetaDataImport. The resolve_md_* functions hide which of the two answers. The pieces go into a names_type tree that
  * names_format_method (names.c) prints; the parameter list comes from the
  * method's signature blob (sig.c), with the types it names by token looked up
  * in the same module's metadata and generic parameters replaced by the known
@@ -14,6 +16,7 @@
 #include <string.h>
 
 #include "agent.h"
+#include "mdcache.h"
 #include "names.h"
 #include "names_resolve.h"
 #include "sig.h"
@@ -22,6 +25,7 @@
 #define RESOLVE_NODES 96
 #define RESOLVE_TEXT 16384
 #define RESOLVE_NAME_UNITS 512
+#define RESOLVE_NAME_BYTES (RESOLVE_NAME_UNITS * 3 + 1) /* as UTF-8 */
 #define CALLCONV_GENERIC 0x10u
 #define TD_VISIBILITY_MASK 0x7u
 #define TD_NESTED_PUBLIC 0x2u
@@ -71,15 +75,18 @@ static size_t resolve_utf8(const WCHAR *name, ULONG units, ULONG capacity, char 
     return n;
 }
 
-/* Copies a name from a RESOLVE_NAME_UNITS buffer into the arena as UTF-8. */
-static const char *resolve_text(const WCHAR *name, ULONG units)
+/* Copies a UTF-8 name into the arena. */
+static const char *resolve_text(const char *name)
 {
-    size_t room = RESOLVE_TEXT - arena.used_text, n;
+    size_t room = RESOLVE_TEXT - arena.used_text, n = strlen(name);
     char *out = arena.text + arena.used_text;
 
     if (room < 2)
         return "?";
-    n = resolve_utf8(name, units, RESOLVE_NAME_UNITS, out, room);
+    if (n > room - 1)
+        n = room - 1;
+    memcpy(out, name, n);
+    out[n] = '\0';
     arena.used_text += n + 1;
     return out;
 }
@@ -91,37 +98,166 @@ static const char *resolve_element_name(CorElementType e)
     return name ? name : "?";
 }
 
-static IMetaDataImport *resolve_import(ModuleID module)
+/* ---- a module's metadata: read directly, or through the runtime ---- */
+
+typedef struct resolve_md {
+    const mdread *raw;    /* the image's metadata, read directly */
+    IMetaDataImport *com; /* else the runtime's importer (released by resolve_md_close) */
+} resolve_md;
+
+static int resolve_md_open(ModuleID module, resolve_md *md)
 {
     IUnknown *unk = NULL;
 
+    md->com = NULL;
+    md->raw = mdcache_get(agent.info, module);
+    if (md->raw)
+        return 0;
+    mdcache_importer_opened();
     if (FAILED(agent.info->lpVtbl->GetModuleMetaData(agent.info, module, ofRead,
                                                      &IID_IMetaDataImport, &unk)) ||
         !unk)
-        return NULL;
-    return (IMetaDataImport *)unk;
+        return -1;
+    md->com = (IMetaDataImport *)unk;
+    return 0;
 }
 
-/* A typedef and its enclosing types (no instantiation). */
-static names_type *resolve_typedef(IMetaDataImport *md, mdTypeDef td, unsigned depth)
+static void resolve_md_close(resolve_md *md)
+{
+    if (md->com)
+        md->com->lpVtbl->Release(md->com);
+    md->com = NULL;
+}
+
+/* "Ns.Name" as IMetaDataImport writes a type's name, as UTF-8 into out. */
+static void resolve_full_name(const char *ns, const char *name, char *out, size_t outsz)
+{
+    size_t used = 0, n = strlen(ns);
+    int truncated;
+
+    if (n) {
+        used = utf8_sanitize(ns, n, out, outsz - 2, &truncated);
+        out[used++] = '.';
+    }
+    used += utf8_sanitize(name, strlen(name), out + used, outsz - 1 - used, &truncated);
+    out[used] = '\0';
+}
+
+/* A TypeDef's full name (UTF-8, into out of RESOLVE_NAME_BYTES) and flags. */
+static int resolve_md_type_def(resolve_md *md, mdTypeDef td, char *out, DWORD *flags)
 {
     WCHAR name[RESOLVE_NAME_UNITS];
     ULONG len = 0;
-    DWORD flags = 0;
     mdToken extends = 0;
+    const char *ns, *simple;
+    uint32_t f = 0;
+
+    if (md->raw) {
+        if (mdread_type_def(md->raw, td, &ns, &simple, &f) != 0)
+            return -1;
+        resolve_full_name(ns, simple, out, RESOLVE_NAME_BYTES);
+        *flags = f;
+        return 0;
+    }
+    if (FAILED(md->com->lpVtbl->GetTypeDefProps(md->com, td, name, RESOLVE_NAME_UNITS, &len, flags,
+                                                &extends)))
+        return -1;
+    resolve_utf8(name, len, RESOLVE_NAME_UNITS, out, RESOLVE_NAME_BYTES);
+    return 0;
+}
+
+static int resolve_md_enclosing(resolve_md *md, mdTypeDef td, mdTypeDef *enclosing)
+{
+    uint32_t e = 0;
+
+    if (md->raw) {
+        if (mdread_enclosing(md->raw, td, &e) != 0)
+            return -1;
+        *enclosing = e;
+        return 0;
+    }
+    return FAILED(md->com->lpVtbl->GetNestedClassProps(md->com, td, enclosing)) ? -1 : 0;
+}
+
+static int resolve_md_type_ref(resolve_md *md, mdToken tr, char *out)
+{
+    WCHAR name[RESOLVE_NAME_UNITS];
+    ULONG len = 0;
+    mdToken scope = 0;
+    const char *ns, *simple;
+
+    if (md->raw) {
+        if (mdread_type_ref(md->raw, tr, &ns, &simple) != 0)
+            return -1;
+        resolve_full_name(ns, simple, out, RESOLVE_NAME_BYTES);
+        return 0;
+    }
+    if (FAILED(
+            md->com->lpVtbl->GetTypeRefProps(md->com, tr, &scope, name, RESOLVE_NAME_UNITS, &len)))
+        return -1;
+    resolve_utf8(name, len, RESOLVE_NAME_UNITS, out, RESOLVE_NAME_BYTES);
+    return 0;
+}
+
+static int resolve_md_type_spec(resolve_md *md, mdToken ts, PCCOR_SIGNATURE *sig, ULONG *len)
+{
+    uint32_t n = 0;
+
+    if (md->raw) {
+        if (mdread_type_spec(md->raw, ts, sig, &n) != 0)
+            return -1;
+        *len = n;
+        return 0;
+    }
+    return FAILED(md->com->lpVtbl->GetTypeSpecFromToken(md->com, ts, sig, len)) || !*sig ? -1 : 0;
+}
+
+/* A MethodDef's name (UTF-8, into out of RESOLVE_NAME_BYTES), declaring
+ * type and signature blob (which lives as long as the module does). */
+static int resolve_md_method(resolve_md *md, mdMethodDef method, char *out, mdTypeDef *owner,
+                             PCCOR_SIGNATURE *sig, ULONG *sig_len)
+{
+    WCHAR name[RESOLVE_NAME_UNITS];
+    ULONG len = 0, rva = 0;
+    DWORD attr = 0, impl = 0;
+    mdread_method m;
+    int truncated;
+    size_t n;
+
+    if (md->raw) {
+        if (mdread_method_props(md->raw, method, &m) != 0)
+            return -1;
+        n = utf8_sanitize(m.name, strlen(m.name), out, RESOLVE_NAME_BYTES - 1, &truncated);
+        out[n] = '\0';
+        *owner = m.owner;
+        *sig = m.sig;
+        *sig_len = m.sig_len;
+        return 0;
+    }
+    if (FAILED(md->com->lpVtbl->GetMethodProps(md->com, method, owner, name, RESOLVE_NAME_UNITS,
+                                               &len, &attr, sig, sig_len, &rva, &impl)))
+        return -1;
+    resolve_utf8(name, len, RESOLVE_NAME_UNITS, out, RESOLVE_NAME_BYTES);
+    return 0;
+}
+
+/* A typedef and its enclosing types (no instantiation). */
+static names_type *resolve_typedef(resolve_md *md, mdTypeDef td, unsigned depth)
+{
+    char name[RESOLVE_NAME_BYTES];
+    DWORD flags = 0;
     mdTypeDef enclosing = 0;
     names_type *t = resolve_node();
 
     if (!t)
         return NULL;
-    if (FAILED(md->lpVtbl->GetTypeDefProps(md, td, name, RESOLVE_NAME_UNITS, &len, &flags,
-                                           &extends))) {
+    if (resolve_md_type_def(md, td, name, &flags) != 0) {
         t->name = "?";
         return t;
     }
-    t->name = resolve_text(name, len);
+    t->name = resolve_text(name);
     if ((flags & TD_VISIBILITY_MASK) >= TD_NESTED_PUBLIC && depth < NAMES_MAX_DEPTH &&
-        SUCCEEDED(md->lpVtbl->GetNestedClassProps(md, td, &enclosing)) && enclosing)
+        resolve_md_enclosing(md, td, &enclosing) == 0 && enclosing)
         t->enclosing = resolve_typedef(md, enclosing, depth + 1);
     return t;
 }
@@ -136,7 +272,7 @@ static names_type *resolve_class(ClassID cls, unsigned depth)
     ULONG32 nargs = 0, i;
     ModuleID module = 0;
     mdTypeDef td = 0;
-    IMetaDataImport *md;
+    resolve_md md;
     names_type *t;
 
     if (depth > NAMES_MAX_DEPTH || cls == 0)
@@ -158,11 +294,10 @@ static names_type *resolve_class(ClassID cls, unsigned depth)
     if (FAILED(info->lpVtbl->GetClassIDInfo2(info, cls, &module, &td, &parent, NAMES_MAX_ARGS,
                                              &nargs, args)))
         return NULL;
-    md = resolve_import(module);
-    if (!md)
+    if (resolve_md_open(module, &md) != 0)
         return NULL;
-    t = resolve_typedef(md, td, depth);
-    md->lpVtbl->Release(md);
+    t = resolve_typedef(&md, td, depth);
+    resolve_md_close(&md);
     if (!t)
         return NULL;
     t->nargs = nargs;
@@ -186,19 +321,17 @@ static unsigned resolve_generic_arity(PCCOR_SIGNATURE sig, ULONG length)
 /* ---- parameter lists ---- */
 
 typedef struct resolve_sig_ctx {
-    IMetaDataImport *md;
+    resolve_md *md;
     sig_names names;
     unsigned typespec_depth;
 } resolve_sig_ctx;
 
 /* "Ns.Outer.Point" -> "Point": parameter types are named without namespace. */
-static size_t resolve_short_name(const WCHAR *name, ULONG units, char *out, size_t outsz)
+static size_t resolve_short_name(const char *full, char *out, size_t outsz)
 {
-    char full[RESOLVE_NAME_UNITS * 3 + 1];
     const char *dot;
     size_t n;
 
-    resolve_utf8(name, units, RESOLVE_NAME_UNITS, full, sizeof(full));
     dot = strrchr(full, '.');
     dot = dot ? dot + 1 : full;
     n = strlen(dot);
@@ -212,27 +345,24 @@ static size_t resolve_short_name(const WCHAR *name, ULONG units, char *out, size
 static size_t resolve_token_name(void *ctx, uint32_t token, char *out, size_t outsz)
 {
     resolve_sig_ctx *c = ctx;
-    IMetaDataImport *md = c->md;
-    WCHAR name[RESOLVE_NAME_UNITS];
-    ULONG len = 0, sig_len = 0;
+    char name[RESOLVE_NAME_BYTES];
+    ULONG sig_len = 0;
     DWORD flags = 0;
-    mdToken extends = 0, scope = 0;
     PCCOR_SIGNATURE sig = NULL;
     int n;
 
     switch (token & TOKEN_TYPE_MASK) {
     case TOKEN_TYPEDEF:
-        if (FAILED(md->lpVtbl->GetTypeDefProps(md, token, name, RESOLVE_NAME_UNITS, &len, &flags,
-                                               &extends)))
+        if (resolve_md_type_def(c->md, token, name, &flags) != 0)
             return 0;
-        return resolve_short_name(name, len, out, outsz);
+        return resolve_short_name(name, out, outsz);
     case TOKEN_TYPEREF:
-        if (FAILED(md->lpVtbl->GetTypeRefProps(md, token, &scope, name, RESOLVE_NAME_UNITS, &len)))
+        if (resolve_md_type_ref(c->md, token, name) != 0)
             return 0;
-        return resolve_short_name(name, len, out, outsz);
+        return resolve_short_name(name, out, outsz);
     case TOKEN_TYPESPEC:
         if (c->typespec_depth >= RESOLVE_TYPESPEC_DEPTH ||
-            FAILED(md->lpVtbl->GetTypeSpecFromToken(md, token, &sig, &sig_len)) || !sig)
+            resolve_md_type_spec(c->md, token, &sig, &sig_len) != 0)
             return 0;
         c->typespec_depth++;
         n = sig_format_type(sig, sig_len, &c->names, out, outsz);
@@ -272,7 +402,7 @@ static const char *resolve_arg_text(const names_type *t)
 }
 
 /* Appends "(int, ref long)" from the signature blob to the name in out. */
-static void resolve_params(IMetaDataImport *md, const names_method *m, PCCOR_SIGNATURE sig,
+static void resolve_params(resolve_md *md, const names_method *m, PCCOR_SIGNATURE sig,
                            ULONG sig_len, char *out, size_t outsz)
 {
     static const char *class_args[NAMES_MAX_ARGS], *method_args[NAMES_MAX_ARGS];
@@ -307,11 +437,10 @@ int names_resolve(ICorProfilerInfo10 *info, uint64_t function_id, char *out, siz
     mdToken method = 0;
     ULONG32 nmargs = 0, i;
     mdTypeDef owner_td = 0;
-    WCHAR name[RESOLVE_NAME_UNITS];
-    ULONG len = 0, sig_len = 0, rva = 0;
-    DWORD attr = 0, impl = 0;
+    char name[RESOLVE_NAME_BYTES];
+    ULONG sig_len = 0;
     PCCOR_SIGNATURE sig = NULL;
-    IMetaDataImport *md;
+    resolve_md md;
     names_method m;
     HRESULT hr;
 
@@ -325,27 +454,24 @@ int names_resolve(ICorProfilerInfo10 *info, uint64_t function_id, char *out, siz
         if (FAILED(info->lpVtbl->GetFunctionInfo(info, function_id, &cls, &module, &method)))
             return -1;
     }
-    md = resolve_import(module);
-    if (!md)
+    if (resolve_md_open(module, &md) != 0)
         return -1;
-    hr = md->lpVtbl->GetMethodProps(md, method, &owner_td, name, RESOLVE_NAME_UNITS, &len, &attr,
-                                    &sig, &sig_len, &rva, &impl);
-    if (FAILED(hr)) {
-        md->lpVtbl->Release(md);
+    if (resolve_md_method(&md, method, name, &owner_td, &sig, &sig_len) != 0) {
+        resolve_md_close(&md);
         return -1;
     }
-    m.name = resolve_text(name, len);
+    m.name = resolve_text(name);
     m.generic_arity = resolve_generic_arity(sig, sig_len);
     /* the ClassID carries the instantiation; without one, name the typedef */
     m.owner = cls ? resolve_class(cls, 0) : NULL;
     if (!m.owner && owner_td && (owner_td & 0x00FFFFFFu) != 1) /* typedef 1 is <Module> */
-        m.owner = resolve_typedef(md, owner_td, 0);
+        m.owner = resolve_typedef(&md, owner_td, 0);
     m.nargs = nmargs;
     for (i = 0; i < nmargs && i < NAMES_MAX_ARGS; i++)
         m.args[i] = resolve_class(margs[i], 1);
     names_format_method(&m, out, outsz);
-    resolve_params(md, &m, sig, sig_len, out, outsz); /* the blob belongs to md */
-    md->lpVtbl->Release(md);
+    resolve_params(&md, &m, sig, sig_len, out, outsz); /* the blob belongs to md */
+    resolve_md_close(&md);
     *module_id = module;
     *token = method;
     return 0;
@@ -376,18 +502,17 @@ static size_t handle_name(ClassID cls, char *out, size_t outsz, unsigned depth)
     ICorProfilerInfo10 *info = agent.info;
     CorElementType element = 0;
     ClassID element_class = 0, parent = 0, args[4];
-    ULONG rank = 0, len = 0, r;
+    ULONG rank = 0, r;
     ULONG32 nargs = 0, i;
     ModuleID module = 0;
     mdTypeDef td = 0;
-    mdToken extends = 0;
     DWORD flags = 0;
-    WCHAR wname[RESOLVE_NAME_UNITS];
-    char full[RESOLVE_NAME_UNITS * 3 + 1], *tick;
+    char full[RESOLVE_NAME_BYTES], *tick;
     const char *shown, *dot;
-    IMetaDataImport *md;
+    resolve_md md;
     size_t used, n;
     HRESULT hr;
+    int rc;
 
     if (cls == 0 || depth > HANDLE_NAME_DEPTH || outsz < 2)
         return 0;
@@ -402,13 +527,12 @@ static size_t handle_name(ClassID cls, char *out, size_t outsz, unsigned depth)
         return used < outsz ? used : 0;
     }
     hr = info->lpVtbl->GetClassIDInfo2(info, cls, &module, &td, &parent, 4, &nargs, args);
-    if (FAILED(hr) || !(md = resolve_import(module)))
+    if (FAILED(hr) || resolve_md_open(module, &md) != 0)
         return 0;
-    hr = md->lpVtbl->GetTypeDefProps(md, td, wname, RESOLVE_NAME_UNITS, &len, &flags, &extends);
-    md->lpVtbl->Release(md);
-    if (FAILED(hr))
+    rc = resolve_md_type_def(&md, td, full, &flags);
+    resolve_md_close(&md);
+    if (rc != 0)
         return 0;
-    resolve_utf8(wname, len, RESOLVE_NAME_UNITS, full, sizeof(full));
     shown = sig_keyword_of(full);
     if (!shown) {
         tick = strchr(full, '`');

@@ -25,6 +25,7 @@
 #include "catchup.h"
 #include "clock.h"
 #include "conn.h"
+#include "mdcache.h"
 #include "eventmask.h"
 #include "naming.h"
 #include "stacks.h"
@@ -96,6 +97,7 @@ static void sender_cost(void)
     c.total_ns = atomic_load_explicit(&agent.cost_total_ns, memory_order_relaxed);
     for (i = 0; i < WIRE_COST_BUCKETS; i++)
         c.buckets[i] = atomic_load_explicit(&agent.cost_buckets[i], memory_order_relaxed);
+    mdcache_counts(&c.metadata_direct_modules, &c.metadata_importer_opens);
     conn_emit(WIRE_AGENT_COST, 0, clock_mono_ns(), &c, sizeof(c), NULL, 0, NULL, 0);
 }
 

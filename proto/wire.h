@@ -25,7 +25,8 @@
 
 #include <stdint.h>
 
-#define WIRE_VERSION 3u                /* 3: wire_drops has 7 reasons (2: jit tier) */
+#define WIRE_VERSION                                                                               \
+    4u /* 4: wire_agent_cost counts metadata reads (3: 7 drop reasons; 2: jit tier) */
 #define WIRE_MAGIC "JITSCOPE"          /* 8 bytes, no NUL, first in the hello */
 #define WIRE_MAX_PAYLOAD (64u * 1024u) /* any longer frame is a protocol error */
 #define WIRE_TOKEN_LEN 32u             /* session token: 32 ASCII hex characters */
@@ -250,8 +251,14 @@ typedef struct wire_agent_cost {
     uint64_t callbacks; /* JIT-started and JIT-finished callbacks measured */
     uint64_t total_ns;
     uint64_t buckets[WIRE_COST_BUCKETS];
+    /* How the agent read the metadata it names methods from: modules read
+     * straight from their image, and the times it had to ask the runtime for
+     * an importer instead (dynamic and collectible modules), which makes the
+     * runtime's own metadata reads in that module slower from then on. */
+    uint64_t metadata_direct_modules;
+    uint64_t metadata_importer_opens;
 } wire_agent_cost;
-_Static_assert(sizeof(wire_agent_cost) == 272, "wire_agent_cost layout");
+_Static_assert(sizeof(wire_agent_cost) == 288, "wire_agent_cost layout");
 
 /* WIRE_DROPS: cumulative counters since the agent loaded. */
 typedef struct wire_drops {

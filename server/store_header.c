@@ -60,6 +60,8 @@ static const store_field store_fields[] = {
     F(agent_cost.callbacks, K_U64),
     F(agent_cost.total_ns, K_U64),
     A(agent_cost.buckets, K_U64, WIRE_COST_BUCKETS),
+    F(agent_cost.metadata_direct_modules, K_U64),
+    F(agent_cost.metadata_importer_opens, K_U64),
     F(catchups, K_U64),
     F(last_catchup.modules, K_U32),
     F(last_catchup.functions, K_U32),

@@ -156,10 +156,12 @@ json_t *view_agent_cost(const wire_agent_cost *c)
 
     for (i = 0; i < WIRE_COST_BUCKETS; i++)
         json_array_append_new(buckets, json_integer((json_int_t)c->buckets[i]));
-    return json_pack("{s:I, s:f, s:f, s:f, s:o}", "jit_callbacks", (json_int_t)c->callbacks,
-                     "mean_ns", c->callbacks ? (double)c->total_ns / (double)c->callbacks : 0.0,
-                     "p50_ns", view_cost_quantile(c, 0.5), "p99_ns", view_cost_quantile(c, 0.99),
-                     "buckets", buckets);
+    return json_pack("{s:I, s:f, s:f, s:f, s:o, s:{s:I, s:I}}", "jit_callbacks",
+                     (json_int_t)c->callbacks, "mean_ns",
+                     c->callbacks ? (double)c->total_ns / (double)c->callbacks : 0.0, "p50_ns",
+                     view_cost_quantile(c, 0.5), "p99_ns", view_cost_quantile(c, 0.99), "buckets",
+                     buckets, "metadata", "direct_modules", (json_int_t)c->metadata_direct_modules,
+                     "importer_opens", (json_int_t)c->metadata_importer_opens);
 }
 
 /* What the session holds, in bytes (session_memory in session.h). */

@@ -29,7 +29,7 @@ function frame(type, payload, seq = 1) {
 function hello(token) {
   const p = Buffer.alloc(88);
   p.write('JITSCOPE', 0, 'latin1');
-  p.writeUInt32LE(3, 8); // WIRE_VERSION
+  p.writeUInt32LE(4, 8); // WIRE_VERSION
   p.write(token, 48, 'latin1');
   return frame(1, p);
 }

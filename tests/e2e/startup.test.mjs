@@ -62,6 +62,13 @@ async function runAndCheck(serverOpts = {}, agentArgs = []) {
       assert.equal(f.catchup, false);
     }
 
+    // The names come from the modules' images, never from the runtime's
+    // importer: asking for one makes the runtime's own metadata reads in that
+    // module slower for good (agent/mdread.h; about 7% of a JIT storm).
+    assert.ok(s.agent_cost.metadata.direct_modules >= 3,
+      `modules read directly: ${s.agent_cost.metadata.direct_modules}`);
+    assert.equal(s.agent_cost.metadata.importer_opens, 0, 'the runtime was never asked for an importer');
+
     const names = new Set(fns.map((f) => f.name));
     for (const name of WITH_PARAMETERS)
       assert.ok(names.has(name), `${name} listed with its parameters`);

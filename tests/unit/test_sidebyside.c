@@ -831,6 +831,28 @@ static HRESULT STDMETHODCALLTYPE info_GetModuleMetaData(ICorProfilerInfo10 *self
     return S_OK;
 }
 
+/* The fake module has no image in memory: the agent's direct metadata reader
+ * (agent/mdcache.c) declines it and names go through the fake importer. */
+static HRESULT STDMETHODCALLTYPE info_GetModuleInfo2(ICorProfilerInfo10 *self, ModuleID moduleId,
+                                                     LPCBYTE *ppBaseLoadAddress, ULONG cchName,
+                                                     ULONG *pcchName, WCHAR szName[],
+                                                     AssemblyID *pAssemblyId, DWORD *pdwModuleFlags)
+{
+    (void)self, (void)cchName, (void)szName;
+    fake_note_call();
+    if (moduleId != FAKE_MODULE)
+        return E_INVALIDARG;
+    if (ppBaseLoadAddress)
+        *ppBaseLoadAddress = NULL;
+    if (pcchName)
+        *pcchName = 0;
+    if (pAssemblyId)
+        *pAssemblyId = 0;
+    if (pdwModuleFlags)
+        *pdwModuleFlags = 0;
+    return S_OK;
+}
+
 /* Every other slot stays NULL: a call through one of them is a crash, i.e. the
  * agent called the runtime where this test says it must not. */
 static const ICorProfilerInfo10Vtbl fake_info_vtbl = {
@@ -853,6 +875,7 @@ static const ICorProfilerInfo10Vtbl fake_info_vtbl = {
     .GetFunctionInfo2 = info_GetFunctionInfo2,
     .IsFunctionDynamic = info_IsFunctionDynamic,
     .GetModuleMetaData = info_GetModuleMetaData,
+    .GetModuleInfo2 = info_GetModuleInfo2,
     .GetILFunctionBody = info_GetILFunctionBody,
 };
 

@@ -139,7 +139,7 @@ static const wire_gc_started s_gc_started = {0x7, 1};
 static const wire_gc_finished s_gc_finished = {0};
 static const wire_runtime_suspend s_runtime_suspend = {WIRE_SUSPEND_STARTED, 9};
 static const wire_tiers_status s_tiers_status = {1, 0, 3};
-static const wire_agent_cost s_agent_cost = {1000, 85000, {[3] = 600, [6] = 390, [17] = 10}};
+static const wire_agent_cost s_agent_cost = {1000, 85000, {[3] = 600, [6] = 390, [17] = 10}, 7, 2};
 
 static const char NAME[] = "Ns.Box<System.Int64>.Get";
 static const char PATH[] =
@@ -1004,7 +1004,7 @@ static void decode_all(const uint8_t *buf, size_t len, garbage_stats *st)
 static size_t mutated_frame(uint8_t *out, size_t cap)
 {
     const sample *base = &samples[xorshift() % N_SAMPLES];
-    uint8_t fixed[512]; /* larger than any fixed part (wire_agent_cost: 272) */
+    uint8_t fixed[512]; /* larger than any fixed part (wire_agent_cost: 288) */
     char strs[2][40];
     sample s = *base;
     size_t len;
