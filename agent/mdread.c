@@ -537,6 +537,20 @@ static uint32_t owner_of(const mdread *r, uint32_t rid)
     return lo ? MDREAD_TOKEN_TYPEDEF | lo : 0;
 }
 
+int mdread_knows(const mdread *r, uint32_t token)
+{
+    const mdread_table *t;
+
+    switch (token & 0xFF000000u) {
+    case MDREAD_TOKEN_TYPEREF: t = &r->type_ref; break;
+    case MDREAD_TOKEN_TYPEDEF: t = &r->type_def; break;
+    case MDREAD_TOKEN_METHODDEF: t = &r->method_def; break;
+    case MDREAD_TOKEN_TYPESPEC: t = &r->type_spec; break;
+    default: return 0;
+    }
+    return row_of(t, token, token & 0xFF000000u) != NULL;
+}
+
 int mdread_method_props(const mdread *r, uint32_t token, mdread_method *out)
 {
     const uint8_t *row = row_of(&r->method_def, token, MDREAD_TOKEN_METHODDEF);

@@ -60,6 +60,10 @@ typedef struct mdread_method {
     uint32_t sig_len;
 } mdread_method;
 
+/* 1 when the token's row is in these tables. A module changed at run time
+ * (hot reload: metadata deltas) has rows the image does not: ask the runtime. */
+int mdread_knows(const mdread *r, uint32_t token);
+
 /* Each returns 0, or -1 for a token that is not in the tables. */
 int mdread_method_props(const mdread *r, uint32_t token, mdread_method *out);
 int mdread_type_def(const mdread *r, uint32_t token, const char **ns, const char **name,

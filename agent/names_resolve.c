@@ -101,24 +101,40 @@ static const char *resolve_element_name(CorElementType e)
 /* ---- a module's metadata: read directly, or through the runtime ---- */
 
 typedef struct resolve_md {
+    ModuleID module;
     const mdread *raw;    /* the image's metadata, read directly */
     IMetaDataImport *com; /* else the runtime's importer (released by resolve_md_close) */
 } resolve_md;
 
-static int resolve_md_open(ModuleID module, resolve_md *md)
+static int resolve_md_open_importer(resolve_md *md)
 {
     IUnknown *unk = NULL;
 
-    md->com = NULL;
-    md->raw = mdcache_get(agent.info, module);
-    if (md->raw)
-        return 0;
     mdcache_importer_opened();
-    if (FAILED(agent.info->lpVtbl->GetModuleMetaData(agent.info, module, ofRead,
+    if (FAILED(agent.info->lpVtbl->GetModuleMetaData(agent.info, md->module, ofRead,
                                                      &IID_IMetaDataImport, &unk)) ||
         !unk)
         return -1;
     md->com = (IMetaDataImport *)unk;
+    return 0;
+}
+
+static int resolve_md_open(ModuleID module, resolve_md *md)
+{
+    md->module = module;
+    md->com = NULL;
+    md->raw = mdcache_get(agent.info, module);
+    return md->raw ? 0 : resolve_md_open_importer(md);
+}
+
+/* 1 when `token` is read from the image; else the importer answers (opened
+ * now if needed): a token the image does not have was added at run time. */
+static int resolve_md_direct(resolve_md *md, mdToken token)
+{
+    if (md->raw && mdread_knows(md->raw, token))
+        return 1;
+    if (!md->com && resolve_md_open_importer(md) != 0)
+        return -1;
     return 0;
 }
 
@@ -151,8 +167,11 @@ static int resolve_md_type_def(resolve_md *md, mdTypeDef td, char *out, DWORD *f
     mdToken extends = 0;
     const char *ns, *simple;
     uint32_t f = 0;
+    int direct = resolve_md_direct(md, td);
 
-    if (md->raw) {
+    if (direct < 0)
+        return -1;
+    if (direct) {
         if (mdread_type_def(md->raw, td, &ns, &simple, &f) != 0)
             return -1;
         resolve_full_name(ns, simple, out, RESOLVE_NAME_BYTES);
@@ -169,8 +188,11 @@ static int resolve_md_type_def(resolve_md *md, mdTypeDef td, char *out, DWORD *f
 static int resolve_md_enclosing(resolve_md *md, mdTypeDef td, mdTypeDef *enclosing)
 {
     uint32_t e = 0;
+    int direct = resolve_md_direct(md, td);
 
-    if (md->raw) {
+    if (direct < 0)
+        return -1;
+    if (direct) {
         if (mdread_enclosing(md->raw, td, &e) != 0)
             return -1;
         *enclosing = e;
@@ -185,8 +207,11 @@ static int resolve_md_type_ref(resolve_md *md, mdToken tr, char *out)
     ULONG len = 0;
     mdToken scope = 0;
     const char *ns, *simple;
+    int direct = resolve_md_direct(md, tr);
 
-    if (md->raw) {
+    if (direct < 0)
+        return -1;
+    if (direct) {
         if (mdread_type_ref(md->raw, tr, &ns, &simple) != 0)
             return -1;
         resolve_full_name(ns, simple, out, RESOLVE_NAME_BYTES);
@@ -202,8 +227,11 @@ static int resolve_md_type_ref(resolve_md *md, mdToken tr, char *out)
 static int resolve_md_type_spec(resolve_md *md, mdToken ts, PCCOR_SIGNATURE *sig, ULONG *len)
 {
     uint32_t n = 0;
+    int direct = resolve_md_direct(md, ts);
 
-    if (md->raw) {
+    if (direct < 0)
+        return -1;
+    if (direct) {
         if (mdread_type_spec(md->raw, ts, sig, &n) != 0)
             return -1;
         *len = n;
@@ -223,8 +251,11 @@ static int resolve_md_method(resolve_md *md, mdMethodDef method, char *out, mdTy
     mdread_method m;
     int truncated;
     size_t n;
+    int direct = resolve_md_direct(md, method);
 
-    if (md->raw) {
+    if (direct < 0)
+        return -1;
+    if (direct) {
         if (mdread_method_props(md->raw, method, &m) != 0)
             return -1;
         n = utf8_sanitize(m.name, strlen(m.name), out, RESOLVE_NAME_BYTES - 1, &truncated);

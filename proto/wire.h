@@ -25,8 +25,8 @@
 
 #include <stdint.h>
 
-#define WIRE_VERSION                                                                               \
-    4u /* 4: wire_agent_cost counts metadata reads (3: 7 drop reasons; 2: jit tier) */
+/* 4: wire_agent_cost counts metadata reads; 3: wire_drops has 7 reasons; 2: jit tier */
+#define WIRE_VERSION 4u
 #define WIRE_MAGIC "JITSCOPE"          /* 8 bytes, no NUL, first in the hello */
 #define WIRE_MAX_PAYLOAD (64u * 1024u) /* any longer frame is a protocol error */
 #define WIRE_TOKEN_LEN 32u             /* session token: 32 ASCII hex characters */

@@ -6,7 +6,12 @@
 // next suspender in, so a suspension's start can come before the previous one's
 // resume, in both orders (a GC then ours, ours then a GC). Every phase carries its
 // own suspension's reason, as the agent sends it.
+import fs from 'node:fs';
 import net from 'node:net';
+
+// The wire version the server expects is the one proto/wire.h says.
+const WIRE_VERSION = Number(/#define WIRE_VERSION (\d+)u/.exec(
+  fs.readFileSync(new URL('../../proto/wire.h', import.meta.url), 'utf8'))[1]);
 
 const sock = process.env.JITSCOPE_SOCKET, token = process.env.JITSCOPE_TOKEN;
 const MS = 1000000n;
@@ -19,7 +24,7 @@ function frame(type, payload, at) {
   return Buffer.concat([h, payload]);
 }
 const hello = Buffer.alloc(88);
-hello.write('JITSCOPE', 0, 'latin1'); hello.writeUInt32LE(3, 8); hello.writeUInt32LE(process.pid, 12);
+hello.write('JITSCOPE', 0, 'latin1'); hello.writeUInt32LE(WIRE_VERSION, 8); hello.writeUInt32LE(process.pid, 12);
 hello.writeUInt32LE(1, 16); hello.writeUInt16LE(2, 20); hello.writeUInt16LE(10, 24); // startup mode, CoreCLR 10
 hello.writeBigUInt64LE(t0, 32); hello.writeBigUInt64LE(BigInt(Date.now()) * MS, 40);
 hello.write(token, 48, 'latin1');

@@ -2,8 +2,12 @@
 // socket, bad HTTP requests, foreign Host/Origin; and the server under valgrind.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import net from 'node:net';
-import { E2E_DLL, startServer, stopAll, waitFor, functionsOf } from './lib.mjs';
+import path from 'node:path';
+import { E2E_DLL, ROOT, startServer, stopAll, waitFor, functionsOf } from './lib.mjs';
+
+const WIRE_VERSION = Number(/#define WIRE_VERSION (\d+)u/.exec(fs.readFileSync(path.join(ROOT, 'proto/wire.h'), 'utf8'))[1]);
 
 after(stopAll);
 
@@ -29,7 +33,7 @@ function frame(type, payload, seq = 1) {
 function hello(token) {
   const p = Buffer.alloc(88);
   p.write('JITSCOPE', 0, 'latin1');
-  p.writeUInt32LE(4, 8); // WIRE_VERSION
+  p.writeUInt32LE(WIRE_VERSION, 8);
   p.write(token, 48, 'latin1');
   return frame(1, p);
 }

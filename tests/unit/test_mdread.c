@@ -193,6 +193,10 @@ TEST(il_only_assembly_as_file)
             strcmp(ns, "System") == 0 && strcmp(name, "Object") == 0)
             object_ref = 1;
     CHECK(object_ref, "a TypeRef to System.Object among %u", r.type_ref.count);
+    CHECK(mdread_knows(&r, MDREAD_TOKEN_METHODDEF | r.method_def.count) &&
+              !mdread_knows(&r, MDREAD_TOKEN_METHODDEF | (r.method_def.count + 1)) &&
+              !mdread_knows(&r, MDREAD_TOKEN_TYPEDEF) && !mdread_knows(&r, 0x0A000001u),
+          "known: the last method; not: a row added at run time, row 0, a MemberRef");
     CHECK(mdread_method_props(&r, MDREAD_TOKEN_METHODDEF | (r.method_def.count + 1), &m) != 0 &&
               mdread_method_props(&r, MDREAD_TOKEN_TYPEDEF | 1, &m) != 0 &&
               mdread_method_props(&r, MDREAD_TOKEN_METHODDEF, &m) != 0,
