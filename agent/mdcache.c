@@ -7,6 +7,10 @@
 #include "mdcache.h"
 
 #include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "wire.h"
 
 #define MDCACHE_ENTRIES 4096u
 #define MDCACHE_SLOTS (2u * MDCACHE_ENTRIES) /* power of two */
@@ -20,6 +24,14 @@ static mdcache_entry mdcache_pool[MDCACHE_ENTRIES];
 static _Atomic uint32_t mdcache_pool_used;
 static _Atomic(mdcache_entry *) mdcache_slots[MDCACHE_SLOTS];
 static _Atomic uint64_t mdcache_published, mdcache_importer;
+static _Atomic int mdcache_off;
+
+void mdcache_configure(void)
+{
+    const char *env = getenv(WIRE_ENV_METADATA);
+
+    atomic_store(&mdcache_off, env && strcmp(env, "importer") == 0);
+}
 
 static uint32_t mdcache_hash(ModuleID module)
 {
@@ -56,7 +68,7 @@ const mdread *mdcache_get(ICorProfilerInfo10 *info, ModuleID module)
     const mdread *found;
     mdread reader;
 
-    if (!module)
+    if (!module || atomic_load_explicit(&mdcache_off, memory_order_relaxed))
         return NULL;
     found = mdcache_find(module, &slot);
     if (found)

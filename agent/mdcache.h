@@ -13,6 +13,10 @@
 
 const mdread *mdcache_get(ICorProfilerInfo10 *info, ModuleID module);
 
+/* Reads WIRE_ENV_METADATA once, at Initialize: "importer" turns direct
+ * reading off (mdcache_get then always answers NULL). */
+void mdcache_configure(void);
+
 /* Counts a request for the runtime's importer (names_resolve.c makes them). */
 void mdcache_importer_opened(void);
 

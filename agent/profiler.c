@@ -29,6 +29,7 @@
 #include "sender.h"
 #include "stacks.h"
 #include "gctimeline.h"
+#include "mdcache.h"
 #include "tiers.h"
 #include "unload.h"
 
@@ -145,6 +146,7 @@ static HRESULT agent_begin(profiler *p, IUnknown *unk, int mode, const char *soc
         agent_log("SetEventMask2 failed");
         goto fail;
     }
+    mdcache_configure();
     if (tiers_wanted_at_start())
         tiers_start(info); /* before the first JIT we report; without it tiers are unknown */
     if (sender_start() != 0) {

@@ -55,6 +55,11 @@
 /* "0": the agent does not open its EventPipe session for JIT tiers (every
  * compilation's tier is then WIRE_TIER_UNKNOWN). For measuring its cost. */
 #define WIRE_ENV_TIERS "JITSCOPE_TIERS"
+/* "importer": the agent names methods through the runtime's metadata importer
+ * instead of reading modules' images itself (docs/RUNTIME.md, "Reading
+ * metadata"). A way out should the direct reader ever misread a module, and
+ * the yardstick its tests and benchmark compare it with. */
+#define WIRE_ENV_METADATA "JITSCOPE_METADATA"
 
 /* Attach client data: "jitscope1 <token> <socket path>" (ASCII, no NUL). */
 #define WIRE_CLIENT_DATA_PREFIX "jitscope1 "

@@ -127,6 +127,36 @@ test('the app prints exactly the same with and without the agent', async () => {
   assert.ok(plain.stdout.includes('checksum'), 'the app printed its results');
 });
 
+// The agent reads names from the modules' images (agent/mdread.c); the
+// runtime's own importer is the yardstick: every name of two workloads
+// (generic, nested, overloaded and dynamic methods, class-typed parameters of
+// DynamicMethods) must come out the same both ways.
+test('names read from the images are the ones the runtime\'s importer gives', async () => {
+  async function names(args, env) {
+    const srv = await startServer(['run', '--port', '0', '--', 'dotnet', E2E_DLL, ...args], { env });
+    try {
+      const s = await waitFor('session to end', async () => {
+        const r = await srv.api('/api/sessions/1');
+        return r.body.state === 'exited' && r.body;
+      }, 60000);
+      const fns = await functionsOf(srv, 1);
+      return { metadata: s.agent_cost.metadata, names: fns.map((f) => f.name).sort() };
+    } finally {
+      await srv.stop();
+    }
+  }
+  for (const args of [['run'], ['dynstorm', '300']]) {
+    const direct = await names(args, {});
+    const importer = await names(args, { JITSCOPE_METADATA: 'importer' });
+    assert.ok(direct.names.length > 50, `${args[0]}: ${direct.names.length} functions`);
+    assert.deepEqual(direct.names, importer.names, `${args[0]}: the same names both ways`);
+    assert.equal(direct.metadata.importer_opens, 0, `${args[0]}: direct reading asked for no importer`);
+    assert.ok(direct.metadata.direct_modules >= 2, `${args[0]}: modules read directly: ${direct.metadata.direct_modules}`);
+    assert.equal(importer.metadata.direct_modules, 0, `${args[0]}: JITSCOPE_METADATA=importer reads no image`);
+    assert.ok(importer.metadata.importer_opens > 0, `${args[0]}: and asks the importer`);
+  }
+});
+
 test('agent and server built with -fsanitize=address,undefined pass the same end-to-end check', async () => {
   const asan = asanRuntime();
   assert.ok(asan, 'gcc ships libasan.so');
