@@ -165,6 +165,20 @@ async function paced() {
   }
 }
 
+// Other work on the machine while we measure: every core's busy time
+// (/proc/stat) less this script's and its reaped children's (cutime, cstime of
+// /proc/self/stat: bash, dotnet, jitscope once they ended), in ticks.
+function busyTicks() {
+  const f = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+  return f[0] + f[1] + f[2] + f[5] + f[6] + f[7]; // user nice system irq softirq steal
+}
+function ownTicks() {
+  const s = fs.readFileSync('/proc/self/stat', 'utf8');
+  const f = s.slice(s.lastIndexOf(')') + 2).split(' ');
+  return Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]);
+}
+const others0 = { busy: busyTicks(), own: ownTicks(), at: Date.now() };
+
 const load = () => os.loadavg().map((x) => x.toFixed(2)).join(', ');
 const loadBefore = os.loadavg()[0];
 const started = new Date();
@@ -189,6 +203,7 @@ try {
 } finally {
   await stopAll(); // also the servers (and so their apps) of a round that failed
 }
+const others = ((busyTicks() - others0.busy) - (ownTicks() - others0.own)) / TICK / ((Date.now() - others0.at) / 1000);
 
 // per round: the arm over that round's plain run
 const ratio = (a, key) => median(a.rounds.map((r, i) => r[key] / arms.plain.rounds[i][key]));
@@ -209,6 +224,7 @@ const machine = `${os.hostname()}, ${os.cpus().length} cores, ${os.cpus()[0].mod
 console.log(`### End to end on the JIT storm (issue 12 item 2): jitstorm ${N}, ${RUNS} rounds, paced ${PACE_N} at ${RATE}/s x ${PACE_ROUNDS}`);
 console.log('');
 console.log(`Machine: ${machine}; ${started.toISOString().slice(0, 16).replace('T', ' ')} UTC; RUNS=${RUNS}; load average before ${f2(loadBefore)}, after ${load()}; server ${path.relative(ROOT, JITSCOPE)}.`);
+console.log(`Other work on the machine during the measurement: ${f2(Math.max(others, 0))} cores on average (all cores' busy time less this run's own).`);
 if (loadBefore > LOAD_LIMIT) console.log(`**The load average was above ${LOAD_LIMIT} before measuring: other work shared the cores, rerun when quiet.**`);
 console.log('');
 console.log('| target (issue 12 item 2) | measured | limit | |');
