@@ -143,7 +143,11 @@ async function paced() {
     const jits = async () => (await srv.api(`/api/sessions/${me.id}`)).body.counters.jit_compilations;
     // start-up over: nothing new for 300 ms and storage idle
     let c0 = await jits();
-    for (;;) { await sleep(300); const c = await jits(); if (c === c0) break; c0 = c; }
+    for (const until = Date.now() + 30000; ; c0 = await jits()) {
+      await sleep(300);
+      if ((await jits()) === c0) break;
+      if (Date.now() > until) throw new Error('the app kept JITing after start-up for 30 s');
+    }
     await storageWritten(srv);
     const senderPath = `/proc/${me.pid}/task/${sender}/stat`;
     const s0 = cpuMs(senderPath), v0 = cpuMs(`/proc/${srv.proc.pid}/stat`);
