@@ -16,11 +16,17 @@
 //                         "storm K" -> JIT the next K storm methods (see jitstorm; never
 //                                      compiled before in this process), print
 //                                      "stormed <count> <checksum>"
+//                         "pace K R" -> the same K methods at R per second (Storm.RunPaced),
+//                                      print "paced <count> <checksum>" (the same checksum
+//                                      as "storm K"); on stderr "pace: <count> methods in
+//                                      <ms> ms, <achieved>/s (asked <R>/s)"
 //                         "exit"/EOF-> exit code 0
 //   spin SECONDS        steady CPU work for SECONDS, "alive <n>" once a second, exit 0
 //   jitstorm N [hold]   JIT-compile N distinct generic method instantiations
 //                       (N <= Storm.Capacity = 27930), print "jitted"; with "hold",
 //                       stay alive reading stdin (same commands as serve) until exit/EOF
+//   jitstorm N rate R [hold]  the same at R methods per second (~1 ms slices); stdout
+//                       as above, stderr also "jitstorm: paced at <achieved>/s (asked <R>/s)"
 //   names               print the metadata names of the unique methods (for test writers)
 //   collectible R M [DIR]  R rounds of M methods in collectible assemblies, loaded,
 //                       JIT-compiled and unloaded (Collectible.cs says what it prints)
@@ -73,7 +79,9 @@ namespace JitscopeE2e
                 case "spin":
                     return Spin(IntArg(args, 1, 5));
                 case "jitstorm":
-                    return JitStorm(IntArg(args, 1, 1000), args.Length > 2 && args[2] == "hold");
+                    if (args.Length > 2 && args[2] == "rate")
+                        return JitStorm(IntArg(args, 1, 1000), PositiveArg(args, 3), args.Length > 4 && args[4] == "hold");
+                    return JitStorm(IntArg(args, 1, 1000), 0, args.Length > 2 && args[2] == "hold");
                 case "names":
                     PrintNames();
                     return 0;
@@ -90,7 +98,7 @@ namespace JitscopeE2e
                 case "pair":
                     return Variant.Pair();
                 default:
-                    Console.Error.WriteLine("usage: E2eTarget [run | serve | spin SECONDS | jitstorm N [hold] | names | parent | sleep SECONDS | dynstorm N | collectible ROUNDS METHODS [LONGDIR] | variant a|b | pair]");
+                    Console.Error.WriteLine("usage: E2eTarget [run | serve | spin SECONDS | jitstorm N [rate R] [hold] | names | parent | sleep SECONDS | dynstorm N | collectible ROUNDS METHODS [LONGDIR] | variant a|b | pair]");
                     return 2;
             }
         }
@@ -109,6 +117,14 @@ namespace JitscopeE2e
             Console.Error.WriteLine($"E2eTarget: bad number '{args[index]}'");
             Environment.Exit(2);
             return fallback;
+        }
+
+        static int PositiveArg(string[] args, int index)
+        {
+            if (args.Length > index && int.TryParse(args[index], out int v) && v > 0) return v;
+            Console.Error.WriteLine($"E2eTarget: a rate wants a number above 0, not '{(args.Length > index ? args[index] : "")}'");
+            Environment.Exit(2);
+            return 0;
         }
 
         // ---------------------------------------------------------------- scenario
@@ -241,6 +257,13 @@ namespace JitscopeE2e
                     stormNext += done;
                     Out("stormed " + done + " " + sum.ToString("x16"));
                 }
+                else if (line.StartsWith("pace ", StringComparison.Ordinal) && ParsePace(line.AsSpan(5), out int pk, out int rate))
+                {
+                    int done = Storm.RunPaced(stormNext, pk, rate, out ulong sum, out double ms);
+                    stormNext += done;
+                    Console.Error.WriteLine($"pace: {done} methods in {ms:F1} ms, {PerSecond(done, ms):F0}/s (asked {rate}/s)");
+                    Out("paced " + done + " " + sum.ToString("x16"));
+                }
                 else
                 {
                     Out("error unknown-command " + line);
@@ -249,6 +272,17 @@ namespace JitscopeE2e
             Out("bye");
             return 0;
         }
+
+        /// <summary>"K R": K >= 0 methods at R > 0 per second.</summary>
+        static bool ParsePace(ReadOnlySpan<char> s, out int k, out int rate)
+        {
+            rate = 0;
+            int sp = s.IndexOf(' ');
+            if (sp < 0 || !int.TryParse(s[..sp], out k) || k < 0) { k = 0; return false; }
+            return int.TryParse(s[(sp + 1)..].Trim(), out rate) && rate > 0;
+        }
+
+        static double PerSecond(int count, double ms) => ms > 0 ? count * 1000.0 / ms : 0;
 
         // ---------------------------------------------------------------- spin
 
@@ -286,15 +320,20 @@ namespace JitscopeE2e
 
         // ---------------------------------------------------------------- jitstorm
 
-        static int JitStorm(int n, bool hold)
+        /// <summary>jitstorm N [rate R] [hold]; rate 0: as fast as it goes.</summary>
+        static int JitStorm(int n, int rate, bool hold)
         {
             var clock = Stopwatch.StartNew();
-            int done = Storm.Run(n, out ulong sum);
+            ulong sum;
+            double pacedMs = 0;
+            int done = rate > 0 ? Storm.RunPaced(0, n, rate, out sum, out pacedMs) : Storm.Run(n, out sum);
             clock.Stop();
             Out("jitstorm " + n + " methods " + done);
             Out("checksum " + sum.ToString("x16"));
             Out("jitted");
             Console.Error.WriteLine($"jitstorm: {done} methods in {clock.ElapsedMilliseconds} ms");
+            if (rate > 0)
+                Console.Error.WriteLine($"jitstorm: paced at {PerSecond(done, pacedMs):F0}/s (asked {rate}/s)");
             // the whole process so far (runtime start, every thread: also an agent's)
             Console.Error.WriteLine($"jitstorm: process cpu {(long)Process.GetCurrentProcess().TotalProcessorTime.TotalMilliseconds} ms");
             return hold ? Serve("holding", done) : 0;
