@@ -104,12 +104,28 @@ static void store_release(void)
     store.lock_fd = -1;
 }
 
+/* SQLite counts every allocation under a process-wide mutex unless told not
+ * to before its first use; jitscope never asks it for memory statistics. A
+ * later call (a second store in one process: the unit tests) is refused with
+ * SQLITE_MISUSE and changes nothing, which is fine either way. */
+static void store_no_memstatus(void)
+{
+    static int done;
+
+    if (!done) {
+        done = 1;
+        if (sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0) != SQLITE_OK)
+            return; /* already initialised: allocations stay counted */
+    }
+}
+
 int store_open(const store_options *o, char *err, size_t errsz)
 {
     char why[400];
 
     if (!o->dir || strcmp(o->dir, "none") == 0)
         return 0;
+    store_no_memstatus();
     if (strlen(o->dir) + sizeof("/jitscope.db") > sizeof(store.path)) {
         /* never a truncated path: that would be another file */
         snprintf(err, errsz, "storage: the data directory's path is longer than %zu bytes",
