@@ -9,7 +9,9 @@
 //     app JITs 20,000 methods/s for 1 s (E2eTarget's paced storm, `pace K R`).
 // Workload for 1-3: E2eTarget `jitstorm JIT_METHODS` (default 20000). RUNS
 // rounds (default 11); a round runs plain, jitscope, jitscope with
-// JITSCOPE_TIERS=0 and the EventPipe peer once each, starting at a different
+// JITSCOPE_TIERS=0, without storage (--data none), with
+// JITSCOPE_METADATA=importer (how the agent named methods before it read the
+// modules' images itself) and the EventPipe peer once each, starting at a different
 // arm each round; every arm is divided by THAT round's plain run (the machine's
 // speed drifts between rounds) and the medians of those ratios are the answer.
 // Times: the app's wall time (date around dotnet in a bash wrapper), its CPU
@@ -101,10 +103,10 @@ async function storageWritten(srv) {
 
 // The wrapper under `jitscope run` with a fresh data directory (storage on, as
 // by default). The server's stderr carries the wrapper's.
-async function jitscope(env = {}) {
+async function jitscope(env = {}, { storage = true } = {}) {
   const data = fs.mkdtempSync(path.join(os.tmpdir(), 'jitscope-data-'));
   try {
-    const srv = await startServer(['run', '--port', '0', '--data', data, '--', 'bash', '-c', wrapper], { env });
+    const srv = await startServer(['run', '--port', '0', '--data', storage ? data : 'none', '--', 'bash', '-c', wrapper], { env });
     // no requests while the app runs: the server's CPU is its own
     await waitFor('the app ended', () => /^elapsed \d+$/m.test(srv.stderr), 120000, 20);
     await waitFor('bash ended', async () => (await srv.api('/api/sessions/1')).body.state === 'exited', 30000);
@@ -115,7 +117,7 @@ async function jitscope(env = {}) {
       const x = (await srv.api(`/api/sessions/${child.id}`)).body;
       return x.state === 'exited' && x;
     }, 30000);
-    await storageWritten(srv);
+    if (storage) await storageWritten(srv); // (without storage /api/config has no backlog to wait for)
     const server = cpuMs(`/proc/${srv.proc.pid}/stat`);
     await srv.stop();
     const r = parseWrapper(srv.stderr);
@@ -191,6 +193,8 @@ const arms = {
   plain: { name: 'plain `dotnet E2eTarget.dll jitstorm N`', run: plain, rounds: [] },
   jitscope: { name: 'jitscope run (tiers on, storage on)', run: () => jitscope(), rounds: [] },
   noTiers: { name: 'jitscope run, JITSCOPE_TIERS=0', run: () => jitscope({ JITSCOPE_TIERS: '0' }), rounds: [] },
+  noStorage: { name: 'jitscope run --data none (storage off)', run: () => jitscope({}, { storage: false }), rounds: [] },
+  importer: { name: 'jitscope run, JITSCOPE_METADATA=importer (names as the agent read them before: through the runtime)', run: () => jitscope({ JITSCOPE_METADATA: 'importer' }), rounds: [] },
   eventPipe: { name: 'EventPipe: runtime provider, JIT keyword, verbose, to a file', run: eventPipe, rounds: [] },
 };
 const order = Object.keys(arms);
