@@ -3,13 +3,13 @@
  * Sender thread only (it uses static scratch space): never on an app thread.
  * GetFunctionInfo2 gives the owning ClassID and the method's type arguments;
  * GetClassIDInfo2 gives a class's typedef and instantiation; the module's
- * metadata gives names and nesting: read straight from its image (mdread.h,
- * which says why) for modules that never unload, else through the runtime's
- * IMetaDataImport. The resolve_md_* functions hide which of the two answers. The pieces go into a names_type tree that
- * names_format_method (names.c) prints; the parameter list comes from the
- * method's signature blob (sig.c), with the types it names by token looked up
- * in the same module's metadata and generic parameters replaced by the known
- * type arguments. Every call may fail (an ID can be stale, a module may be
+ * metadata gives names and nesting: read straight from its image (mdread.h
+ * says why) for modules that never unload, else through the runtime's
+ * IMetaDataImport (the resolve_md_* functions hide which of the two answers).
+ * The pieces go into a names_type tree that names_format_method (names.c)
+ * prints; the parameter list comes from the method's signature blob (sig.c),
+ * with the types it names by token looked up in the same module's metadata
+ * and generic parameters replaced by the known type arguments. Every call may fail (an ID can be stale, a module may be
  * dynamic): each failure degrades the name, none is fatal.
  */
 #include <stdio.h>
