@@ -107,7 +107,7 @@ $(BUILD)/tests/test_%: tests/unit/test_%.c $(filter-out server/main.c,$(SERVER_S
 # clang-14 and its libFuzzer runtime come from Debian (scripts/deps.sh fuzz).
 CLANG        ?= clang-14
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS := wire_decode command ipc route ws sig names
+FUZZ_TARGETS := wire_decode command ipc route ws sig names mdread
 FUZZ_BINS    := $(FUZZ_TARGETS:%=$(BUILD)/fuzz/%)
 FUZZ_CFLAGS   = $(CSTD) $(WARN) -g -O1 -fsanitize=fuzzer,address,undefined \
                 -fno-sanitize-recover=all -fno-omit-frame-pointer
@@ -120,8 +120,10 @@ FUZZ_SRC_route       := $(filter-out server/main.c,$(SERVER_SRC))
 FUZZ_SRC_ws          := server/ws_msg.c
 FUZZ_SRC_sig         := agent/sig.c
 FUZZ_SRC_names       := agent/names.c
+FUZZ_SRC_mdread      := agent/mdread.c
 FUZZ_INC_sig         := -Iagent
 FUZZ_INC_names       := -Iagent
+FUZZ_INC_mdread      := -Iagent
 FUZZ_INC_route        = -Iserver $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 FUZZ_LIBS_route       = $(SERVER_LIBS)
 FUZZ_LIBS_ws          = $(shell pkg-config --libs jansson 2>/dev/null)

@@ -434,14 +434,20 @@ int mdread_open_image(mdread *r, const uint8_t *image, size_t size, int flat)
     if (!within((uint64_t)nt + 24, optional_size, limit) || optional_size < 96)
         return -1;
     magic = rd16(optional);
+    /* the sizes first: the directory count and the directories must be
+     * inside the optional header before they are read */
     if (magic == 0x10b) { /* PE32 */
+        if (optional_size < 96 + 8 * 15)
+            return -1;
         directories = rd32(optional + 92);
-        if (directories <= MDREAD_COR_HEADER_DIRECTORY || optional_size < 96 + 8 * 15)
+        if (directories <= MDREAD_COR_HEADER_DIRECTORY)
             return -1;
         cor = optional + 96 + 8 * MDREAD_COR_HEADER_DIRECTORY;
     } else if (magic == 0x20b) { /* PE32+ */
+        if (optional_size < 112 + 8 * 15)
+            return -1;
         directories = rd32(optional + 108);
-        if (directories <= MDREAD_COR_HEADER_DIRECTORY || optional_size < 112 + 8 * 15)
+        if (directories <= MDREAD_COR_HEADER_DIRECTORY)
             return -1;
         cor = optional + 112 + 8 * MDREAD_COR_HEADER_DIRECTORY;
     } else {
