@@ -154,7 +154,7 @@ fuzz-merge: $(FUZZ_BINS)
 unit: $(UNIT_TESTS)
 
 test: all asan apps $(UNIT_TESTS) $(FUZZ_BINS) deps-test
-	@tests/run.sh
+	@FUZZ_TARGETS="$(FUZZ_TARGETS)" tests/run.sh
 
 lint: deps-test
 	@scripts/lint.sh
