@@ -190,7 +190,8 @@ static int store_load_functions(sqlite3 *db, session *s)
             "SELECT idx, function_id, module_id, thread_id, name, token, il_size,"
             " native_size, flags, hresult, jitted, jit_count, first_jit_ns, last_jit_ns,"
             " jit_time_ns, jit_time_total_ns, tier, versions, code_starts,"
-            " compilations_unkept FROM functions WHERE session_id = ? ORDER BY idx",
+            " compilations_unkept, compilation_count FROM functions WHERE session_id = ?"
+            " ORDER BY idx",
             s->id, &st) != 0)
         goto done;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -226,6 +227,10 @@ static int store_load_functions(sqlite3 *db, session *s)
         if (blob > 0 && (size_t)blob <= sizeof(f->code_start))
             memcpy(f->code_start, sqlite3_column_blob(st, 18), (size_t)blob);
         f->compilations_unkept = (uint32_t)sqlite3_column_int64(st, 19);
+        /* compiled once: no compilations row, the fields above are it (-1:
+         * a file older than schema v3, whose rows say it all) */
+        if (sqlite3_column_int64(st, 20) == 1)
+            f->compilation_count = 1;
         if (f->tier >= WIRE_TIER_COUNT)
             f->tier = WIRE_TIER_UNKNOWN;
         s->functions_jitted += f->jitted;
@@ -255,6 +260,8 @@ static int store_load_compilations(sqlite3 *db, session *s)
         c = (session_compilation){
             sqlite3_column_int64(st, 1), (uint64_t)sqlite3_column_int64(st, 2),
             (uint32_t)sqlite3_column_int64(st, 3), (uint32_t)sqlite3_column_int64(st, 4)};
+        if (!f->compilation_list)
+            f->compilation_count = 0; /* its rows are all of them, the first included */
         if (f->compilation_count < SESSION_MAX_COMPILATIONS)
             session_function_keep_compilation(s, f, &c); /* out of memory: not kept */
     }

@@ -51,6 +51,10 @@ static const char *const store_migrations[STORE_SCHEMA_VERSION] = {
     "CREATE TABLE replay ("
     " session_id INTEGER NOT NULL, chunk INTEGER NOT NULL, data BLOB NOT NULL,"
     " PRIMARY KEY (session_id, chunk)) WITHOUT ROWID;",
+    /* 2 -> 3: a function compiled once (most) has no compilations row, as it
+     * has no compilation list in memory: its fields are that compilation.
+     * compilation_count -1: written before version 3, the rows say it all. */
+    "ALTER TABLE functions ADD COLUMN compilation_count INTEGER NOT NULL DEFAULT -1;",
 };
 
 int store_exec(sqlite3 *db, const char *sql, char *err, size_t errsz)

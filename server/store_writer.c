@@ -77,8 +77,8 @@ static const char *const writer_sql[ST_COUNT] = {
     " command_line, header, summary) VALUES (?,?,?,?,?,?,?,?,?,?)",
     "INSERT OR REPLACE INTO functions (session_id, idx, function_id, module_id, thread_id, name,"
     " token, il_size, native_size, flags, hresult, jitted, jit_count, first_jit_ns, last_jit_ns,"
-    " jit_time_ns, jit_time_total_ns, tier, versions, code_starts, compilations_unkept)"
-    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+    " jit_time_ns, jit_time_total_ns, tier, versions, code_starts, compilations_unkept,"
+    " compilation_count) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
     "INSERT OR REPLACE INTO compilations (session_id, function_idx, n, time_ns, jit_ns,"
     " native_size, tier) VALUES (?,?,?,?,?,?,?)",
     "INSERT OR REPLACE INTO modules (session_id, idx, module_id, assembly_id, base_address, path,"
@@ -483,9 +483,12 @@ static int writer_put_function(int session_id, const copied_function *cf, uint64
     sqlite3_bind_blob(st, 20, f->code_start, (int)(versions * sizeof(f->code_start[0])),
                       SQLITE_STATIC);
     sqlite3_bind_int64(st, 21, f->compilations_unkept);
+    sqlite3_bind_int64(st, 22, f->compilation_count);
     if (writer_step(st) != 0)
         return -1;
     (*rows)++;
+    if (f->compilation_count < 2)
+        return 0; /* compiled once: the row above is that compilation (schema v3) */
     st = writer.st[ST_COMPILATION];
     for (n = 0; n < f->compilation_count; n++) {
         const session_compilation *k = n ? &cf->more[n - 1] : &cf->first;

@@ -154,6 +154,23 @@ static void record_two_sessions(void)
     sessions_unlock();
 }
 
+/* One number a query of the database file in `dir` answers, or -1. */
+static long long count_rows(const char *dir, const char *sql)
+{
+    char path[128];
+    sqlite3 *db = NULL;
+    sqlite3_stmt *st = NULL;
+    long long n = -1;
+
+    snprintf(path, sizeof(path), "%s/jitscope.db", dir);
+    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
+        sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+        n = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    return n;
+}
+
 TEST(written_and_read_back)
 {
     char dir[64], err[512];
@@ -182,9 +199,17 @@ TEST(written_and_read_back)
     CHECK(f && strcmp(f->name, "App.Type.Method77(int)") == 0 && f->il_size == 40 &&
               f->native_size == 64 && f->token == 0x06000001u && f->jit_count == 1,
           "a function by its ID, with its name and numbers");
+    CHECK(f && f->compilation_count == 1 && !f->compilation_list &&
+              session_function_compilation(f, 0).native_size == 64 &&
+              session_function_compilation(f, 0).time_ns == f->last_jit_ns,
+          "compiled once: one compilation, the function's own fields, as in memory");
     f = session_find_function(a, 0x7f0000300000ull);
-    CHECK(f && f->versions == 2 && f->compilation_count == 2 && f->jit_count == 2,
+    CHECK(f && f->versions == 2 && f->compilation_count == 2 && f->jit_count == 2 &&
+              session_function_compilation(f, 0).time_ns !=
+                  session_function_compilation(f, 1).time_ns,
           "its compilations and code versions");
+    CHECK(count_rows(dir, "SELECT count(*) FROM compilations WHERE session_id = 1") == 2,
+          "compilations rows only for the function compiled twice (schema v3)");
     CHECK(a->module_count == 1 && strcmp(session_module_name(a, 0x7f0000200000ull), "App") == 0,
           "the module");
     CHECK(a->thread_count == 1 && strcmp(a->threads[0].name, "worker") == 0 && !a->threads[0].alive,
