@@ -45,8 +45,12 @@ describe('JIT tiers on the dashboard', { timeout: 180000 }, () => {
   it('the Tier column shows each JIT\'s tier, the server\'s for every row', async () => {
     await page.locator('.vt-head div[title^="optimisation tier"]').waitFor();
     // the Demo's first methods are compiled at Tier0
-    await waitFor('a Tier0 row in the table', async () => (await tierCells(page)).some((c) => c.text === 'Tier0'));
-    const cells = await tierCells(page);
+    // (the cells the wait saw: the live table recycles its rows as events arrive,
+    // so a second look may no longer hold that row)
+    const cells = await waitFor('a Tier0 row in the table', async () => {
+      const now = await tierCells(page);
+      return now.some((c) => c.text === 'Tier0') && now;
+    });
     const t0 = cells.find((c) => c.text === 'Tier0');
     assert.match(t0.title, /^Tier0: /);
     assert.match(t0.cls, /\btier-t0\b/);
