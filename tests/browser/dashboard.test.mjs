@@ -50,6 +50,11 @@ describe('dashboard', { timeout: 120000 }, () => {
     // the agent's own cost per JIT callback, next to its drops
     const cost = await page.locator('.stat:has(.k:text("Agent cost per JIT")) .v').textContent({ timeout: 15000 });
     assert.match(cost, /^\d+(\.\d+)? (ns|µs) p50 · p99 \d+(\.\d+)? (ns|µs|ms)$/, `agent cost shown: ${cost}`);
+    // and how it read metadata, as the session says (agent/mdread.c)
+    const costTip = await page.locator('.stat:has(.k:text("Agent cost per JIT"))').getAttribute('title');
+    const meta = (await apiGet(srv, '/api/sessions/1')).body.agent_cost.metadata;
+    assert.ok(meta.direct_modules > 0, `modules read directly: ${meta.direct_modules}`);
+    assert.match(costTip, /method names read from \d+ modules' images, [\d,]+ requests for the runtime's metadata importer/, costTip);
     await screenshot(page, 'session-live.png');
   });
 

@@ -335,7 +335,8 @@ export class SessionView {
       stat('Agent drops', fmtInt(d.total || 0), [dropReasons.join(', '), d.produced ? `of ${fmtInt(d.produced)} records` : ''].filter(Boolean).join(' · ') || null,
         d.total || d.name_failed || d.name_late ? 'warn' : '', 'records the agent produced but could not deliver, by reason; name failed / name late: functions whose name could not be read (late: no longer safe to read, e.g. its module unloaded first)'),
       s.agent_cost && s.agent_cost.jit_callbacks ? stat('Agent cost per JIT', fmtNs(s.agent_cost.p50_ns), `p50 · p99 ${fmtNs(s.agent_cost.p99_ns)}`, '',
-        `the agent's own time inside each JIT callback on the app's threads, over ${fmtInt(s.agent_cost.jit_callbacks)} callbacks (mean ${fmtNs(s.agent_cost.mean_ns)}, including preemption)`) : null,
+        `the agent's own time inside each JIT callback on the app's threads, over ${fmtInt(s.agent_cost.jit_callbacks)} callbacks (mean ${fmtNs(s.agent_cost.mean_ns)}, including preemption)` +
+        (s.agent_cost.metadata ? `; method names read from ${fmtInt(s.agent_cost.metadata.direct_modules)} modules' images, ${fmtInt(s.agent_cost.metadata.importer_opens)} requests for the runtime's metadata importer (dynamic or collectible modules: each makes the runtime's own metadata reads in that module slower)` : '')) : null,
       link && link.server_capacity_drops ? stat('Server drops', fmtInt(link.server_capacity_drops), null, 'warn') : null);
     if (!this.tabBtns.modules.count.textContent && c.modules != null) this.setTabCount('modules', c.modules);
     if (c.threads != null) this.setTabCount('threads', `${c.threads_alive} of ${c.threads}`);
