@@ -4,11 +4,10 @@
 // Every process started here is killed by stopServer()/the test's after hook.
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
-import { fetchChecked, OpenApiViolation } from '../e2e/lib.mjs';
+import { fetchChecked, OpenApiViolation, tempDataDir } from '../e2e/lib.mjs';
 
 export { fetchChecked };
 
@@ -47,14 +46,8 @@ export function ensureBuilt(dll = DEMO_DLL) {
   if (r.status !== 0) throw new Error(`make all apps failed (${r.status})`);
 }
 
-// Each server gets its own data directory (removed when the tests end).
-const dataDirs = [];
-process.on('exit', () => { for (const d of dataDirs) fs.rmSync(d, { recursive: true, force: true }); });
-export function tempDataDir() {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'jitscope-data-'));
-  dataDirs.push(dir);
-  return dir;
-}
+// Each server gets its own data directory (tests/e2e/lib.mjs removes them when the tests end).
+export { tempDataDir };
 
 // Starts `jitscope run --port 0 -- dotnet <dll> <appArgs>`; resolves once it printed its URL.
 // stdin: true gives the app (which inherits the server's stdin) a pipe: srv.send(line).
