@@ -75,17 +75,17 @@ static size_t resolve_utf8(const WCHAR *name, ULONG units, ULONG capacity, char 
     return n;
 }
 
-/* Copies a UTF-8 name into the arena. */
+/* Copies a UTF-8 name into the arena (cut short, if it must be, between
+ * characters). */
 static const char *resolve_text(const char *name)
 {
-    size_t room = RESOLVE_TEXT - arena.used_text, n = strlen(name);
+    size_t room = RESOLVE_TEXT - arena.used_text, n;
     char *out = arena.text + arena.used_text;
+    int truncated;
 
     if (room < 2)
         return "?";
-    if (n > room - 1)
-        n = room - 1;
-    memcpy(out, name, n);
+    n = utf8_sanitize(name, strlen(name), out, room - 1, &truncated);
     out[n] = '\0';
     arena.used_text += n + 1;
     return out;
