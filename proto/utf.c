@@ -59,6 +59,24 @@ size_t utf8_decode_one(const unsigned char *s, size_t n, uint32_t *cp)
     return need + 1;
 }
 
+/* How many bytes from s (n left) are ASCII, eight at a time where it can: the
+ * names and paths that pass through here are nearly all ASCII. */
+static size_t ascii_run(const unsigned char *s, size_t n)
+{
+    size_t i = 0;
+
+    while (n - i >= 8) {
+        uint64_t word;
+        memcpy(&word, s + i, sizeof(word));
+        if (word & 0x8080808080808080ull)
+            break;
+        i += 8;
+    }
+    while (i < n && s[i] < 0x80)
+        i++;
+    return i;
+}
+
 int utf8_valid(const char *str, size_t n)
 {
     const unsigned char *s = (const unsigned char *)str;
@@ -66,7 +84,11 @@ int utf8_valid(const char *str, size_t n)
 
     while (i < n) {
         uint32_t cp;
-        size_t len = utf8_decode_one(s + i, n - i, &cp);
+        size_t len;
+
+        if ((i += ascii_run(s + i, n - i)) == n)
+            break;
+        len = utf8_decode_one(s + i, n - i, &cp);
         if (len == 0)
             return 0;
         i += len;
@@ -127,8 +149,21 @@ size_t utf8_sanitize(const char *in, size_t n, char *out, size_t outsz, int *tru
     *truncated = 0;
     while (i < n) {
         uint32_t cp;
-        size_t len = utf8_decode_one(s + i, n - i, &cp);
+        size_t len = ascii_run(s + i, n - i);
 
+        if (len > 0) {
+            if (len > outsz - o) {
+                len = outsz - o;
+                *truncated = 1;
+            }
+            memcpy(out + o, s + i, len);
+            o += len;
+            i += len;
+            if (*truncated)
+                break;
+            continue;
+        }
+        len = utf8_decode_one(s + i, n - i, &cp);
         if (o + (len ? len : 1) > outsz) {
             *truncated = 1;
             break;

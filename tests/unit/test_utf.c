@@ -278,6 +278,79 @@ TEST(sanitize_random_properties)
           bad_subst);
 }
 
+/* The byte-at-a-time rule utf8_sanitize and utf8_valid follow, written from
+ * utf8_decode_one alone: their ASCII runs, taken eight bytes at a time, must
+ * give the same bytes, the same cut and the same verdict. */
+static size_t sanitize_reference(const char *in, size_t n, char *out, size_t outsz, int *truncated)
+{
+    size_t i = 0, o = 0;
+
+    *truncated = 0;
+    while (i < n) {
+        uint32_t cp;
+        size_t len = utf8_decode_one((const unsigned char *)in + i, n - i, &cp);
+        size_t put = len ? len : 1;
+        if (o + put > outsz) {
+            *truncated = 1;
+            break;
+        }
+        if (len == 0)
+            out[o] = '?';
+        else
+            memcpy(out + o, in + i, len);
+        o += put;
+        i += put;
+    }
+    return o;
+}
+
+static int valid_reference(const char *in, size_t n)
+{
+    size_t i = 0;
+
+    while (i < n) {
+        uint32_t cp;
+        size_t len = utf8_decode_one((const unsigned char *)in + i, n - i, &cp);
+        if (len == 0)
+            return 0;
+        i += len;
+    }
+    return 1;
+}
+
+TEST(ascii_runs_as_byte_at_a_time)
+{
+    static const char *const pieces[] = {"\xC3\xA9", "\xE4\xB8\xAD", "\xF0\x9F\x98\x80",
+                                         "\xFF",     "\xE4\xB8",     "\x80"};
+    unsigned long differ = 0, verdicts = 0, runs_of_8 = 0;
+
+    for (int i = 0; i < 20000; i++) {
+        char in[160], out[160], want[160];
+        size_t n = 0, outsz, got, expect;
+        int t1, t2, only_valid = (int)(xorshift() & 1);
+
+        while (n < 100) {
+            size_t run = xorshift() % 41, k;
+            const char *p = pieces[xorshift() % (only_valid ? 3 : ARR(pieces))];
+            runs_of_8 += run >= 8;
+            for (k = 0; k < run; k++)
+                in[n++] = (char)(0x20 + xorshift() % 0x5F);
+            memcpy(in + n, p, strlen(p));
+            n += strlen(p);
+        }
+        outsz = xorshift() % (n + 2);
+        got = utf8_sanitize(in, n, out, outsz, &t1);
+        expect = sanitize_reference(in, n, want, outsz, &t2);
+        differ += got != expect || t1 != t2 || memcmp(out, want, got) != 0;
+        verdicts += utf8_valid(in, n) != valid_reference(in, n) ||
+                    utf8_valid(in, n) != (only_valid ? 1 : valid_reference(in, n));
+    }
+    CHECK(runs_of_8 > 10000, "long ASCII runs were tried (%lu)", runs_of_8);
+    CHECK(differ == 0, "utf8_sanitize: same bytes, length and cut as byte at a time (%lu differ)",
+          differ);
+    CHECK(verdicts == 0, "utf8_valid: same verdict as byte at a time (%lu differ)", verdicts);
+}
+
 static const check_test tests[] = {
     TEST_ENTRY(utf16_ascii_and_bmp),
     TEST_ENTRY(utf16_encoding_boundaries),
@@ -289,6 +362,7 @@ static const check_test tests[] = {
     TEST_ENTRY(sanitize_invalid_bytes),
     TEST_ENTRY(sanitize_bound),
     TEST_ENTRY(sanitize_random_properties),
+    TEST_ENTRY(ascii_runs_as_byte_at_a_time),
     TEST_END,
 };
 
