@@ -9,8 +9,8 @@
 //     app JITs 20,000 methods/s for 1 s (E2eTarget's paced storm, `pace K R`).
 // Workload for 1-3: E2eTarget `jitstorm JIT_METHODS` (default 20000). RUNS
 // rounds (default 11); a round runs plain, jitscope, jitscope with
-// JITSCOPE_TIERS=0, without storage (--data none), with
-// JITSCOPE_METADATA=importer (how the agent named methods before it read the
+// JITSCOPE_TIERS=0, without storage (--data none), with neither (the least
+// jitscope does: agent, sender and server), with JITSCOPE_METADATA=importer (how the agent named methods before it read the
 // modules' images itself) and the EventPipe peer once each, starting at a different
 // arm each round; every arm is divided by THAT round's plain run (the machine's
 // speed drifts between rounds) and the medians of those ratios are the answer.
@@ -194,6 +194,7 @@ const arms = {
   jitscope: { name: 'jitscope run (tiers on, storage on)', run: () => jitscope(), rounds: [] },
   noTiers: { name: 'jitscope run, JITSCOPE_TIERS=0', run: () => jitscope({ JITSCOPE_TIERS: '0' }), rounds: [] },
   noStorage: { name: 'jitscope run --data none (storage off)', run: () => jitscope({}, { storage: false }), rounds: [] },
+  bare: { name: 'jitscope run --data none, JITSCOPE_TIERS=0 (neither: agent, sender and server only)', run: () => jitscope({ JITSCOPE_TIERS: '0' }, { storage: false }), rounds: [] },
   importer: { name: 'jitscope run, JITSCOPE_METADATA=importer (names as the agent read them before: through the runtime)', run: () => jitscope({ JITSCOPE_METADATA: 'importer' }), rounds: [] },
   eventPipe: { name: 'EventPipe: runtime provider, JIT keyword, verbose, to a file', run: eventPipe, rounds: [] },
 };
@@ -242,6 +243,15 @@ console.log(`| CPU time, (app + server) / plain app | ${f2(cpuR)}x | ${f2(LIMIT.
 console.log(`| overhead against EventPipe JIT tracing, wall: (jitscope - 1) / (EventPipe - 1) | ${shown(peerWall)} | ${f2(LIMIT.peer)} | ${verdict(peerWall, LIMIT.peer)} |`);
 console.log(`| the same on CPU time | ${shown(peerCpu)} | ${f2(LIMIT.peer)} | ${verdict(peerCpu, LIMIT.peer)} |`);
 console.log(`| sender thread + server at ${RATE.toLocaleString('en-US')} JITs/s (cores, median of ${PACE_ROUNDS}) | ${f2(cores)} | ${f2(LIMIT.cores)} | ${coresVerdict} |`);
+console.log('');
+// What the runtime charges for the tier data, measured as the difference the
+// tier source makes with everything else the same: the part of targets 1-2 no
+// change in jitscope can win back while tiers are shown.
+const tierWall = ratio(js, 'wall') - ratio(arms.noTiers, 'wall');
+const tierCpu = ratio(js, 'cpu') - ratio(arms.noTiers, 'cpu');
+console.log(`The tier source's share (defaults less JITSCOPE_TIERS=0, both with storage): wall +${f2(tierWall)}, CPU +${f2(tierCpu)} ` +
+  `(targets: wall +${f2(LIMIT.wall - 1)}, CPU +${f2(LIMIT.cpu - 1)} in all). ` +
+  `Without the tier source and storage: wall ${f2(ratio(arms.bare, 'wall'))}x, CPU ${f2(ratio(arms.bare, 'cpu'))}x.`);
 console.log('');
 console.log(`Per arm, medians over ${RUNS} rounds; ratios are medians of each round's arm / that round's plain run:`);
 console.log('');
