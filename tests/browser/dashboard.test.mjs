@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import {
   startServer, stopServer, launchBrowser, openDashboard, feedStats, visibleMethods,
-  waitForRow, waitFor, screenshot, serverJitSeqs, unexpectedConsoleErrors, measureFrames, percentile, apiGet, sleep,
+  waitForRow, waitFor, screenshot, serverJitSeqs, unexpectedConsoleErrors, measureFrames, percentile, apiGet, sleep, pressTab,
 } from './helpers.mjs';
 
 describe('dashboard', { timeout: 120000 }, () => {
@@ -169,23 +169,23 @@ describe('dashboard', { timeout: 120000 }, () => {
   });
 
   it('modules and threads tabs', async () => {
-    await page.keyboard.press('4');
+    await pressTab(page, 4);
     await page.getByRole('cell', { name: 'System.Private.CoreLib', exact: true }).waitFor();
     await page.getByRole('cell', { name: 'DemoPlugin', exact: true }).first().waitFor();
     await screenshot(page, 'modules.png');
-    await page.keyboard.press('5');
+    await pressTab(page, 5);
     await page.getByRole('cell', { name: 'demo-worker-1', exact: true }).waitFor();
     await screenshot(page, 'threads.png');
-    await page.keyboard.press('3');
+    await pressTab(page, 3);
     await page.getByRole('cell', { name: 'System.Linq', exact: true }).waitFor();
     await screenshot(page, 'by-module.png');
-    await page.keyboard.press('2');
+    await pressTab(page, 2);
     await page.locator('.tab-page tbody tr td.mono').first().waitFor();
     await screenshot(page, 'slowest.png');
   });
 
   it('shortcut help opens with ? and closes with Esc', async () => {
-    await page.keyboard.press('1');
+    await pressTab(page, 1);
     await page.keyboard.press('?');
     await page.locator('dialog.help').waitFor();
     await screenshot(page, 'help.png');
@@ -239,7 +239,7 @@ describe('dashboard', { timeout: 120000 }, () => {
   // A flood of 5,000 JIT events/s fed through the page's own ingest path
   // (the Demo app JITs a few hundred methods/s): frames must stay smooth.
   it('stays smooth under a synthetic flood of JIT events', async () => {
-    await page.keyboard.press('1');
+    await pressTab(page, 1);
     await page.keyboard.press('f');
     const stressRate = 5000;
     await page.evaluate((perSec) => {

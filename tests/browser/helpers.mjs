@@ -136,6 +136,14 @@ export async function goto(page, hash) {
   await page.evaluate((h) => { location.hash = h; }, hash);
 }
 
+// Presses a session tab's shortcut digit and waits until that tab is the one
+// shown: the key changes the URL's hash and the tab follows a moment later, so
+// a look right after the key press could still see the tab before it.
+export async function pressTab(page, digit) {
+  await page.keyboard.press(String(digit));
+  await page.locator(`.tabs .tab:nth-child(${digit})[aria-selected="true"]`).waitFor();
+}
+
 // The session view's numbers (buffer, shown rows, paused, new count, ...).
 export function feedStats(page) {
   return page.evaluate(() => window.__jitscope.stats());

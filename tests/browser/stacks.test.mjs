@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import {
   startServer, stopServer, launchBrowser, openDashboard, goto, waitFor, waitForOutput, screenshot,
-  unexpectedConsoleErrors, apiGet, fetchChecked, STACK_DLL,
+  unexpectedConsoleErrors, apiGet, fetchChecked, STACK_DLL, pressTab,
 } from './helpers.mjs';
 
 const DEPTH = 25; // StackTarget.Deep.Depth
@@ -105,8 +105,14 @@ describe('stacks, profile and GC timeline', { timeout: 240000 }, () => {
     assert.equal(await page.evaluate(() => document.activeElement.getAttribute('aria-label')), 'Find frames by method or module substring');
     await page.keyboard.type('deep.recurse');
     const list = page.locator('.stack-list');
-    await waitFor('search applied', async () => (await list.getAttribute('data-threads')) === '1');
-    assert.equal(await list.getAttribute('data-match-frames'), String(DEPTH));
+    // the list is drawn at most once per frame while the keys arrive: a look can
+    // catch it drawn for the first letters only (a shorter text matches more
+    // frames: once 27 against 25), so wait for the whole text's result
+    await waitFor('the whole search applied: 1 thread, DEPTH frames', async () => {
+      const threads = await list.getAttribute('data-threads'), frames = await list.getAttribute('data-match-frames');
+      if (threads !== '1' || frames !== String(DEPTH)) throw new Error(`${threads} thread(s), ${frames} frames`);
+      return true;
+    });
     assert.equal(await page.locator('.stack-card[data-thread="deep"] li.frame.hit').count(), DEPTH);
     assert.ok(await page.locator('.stack-card[data-thread="deep"] li.frame.hit mark').count() >= DEPTH);
     assert.match(await page.locator('.stack-list .list-meta').textContent(), /^1 of \d+ threads match · 25 frames$/);
@@ -139,7 +145,7 @@ describe('stacks, profile and GC timeline', { timeout: 240000 }, () => {
   });
 
   it('profile: start, the flame graph is drawn and grows, the spinner\'s frames are found, zoom in and out', async () => {
-    await page.keyboard.press('7');
+    await pressTab(page, 7);
     await page.waitForFunction(() => location.hash === '#/sessions/1/profile');
     assert.equal(await page.locator('input#p-hz-1').inputValue(), '49', 'default rate');
     assert.equal(await page.locator('label[for="p-hz-1"]').count(), 1, 'the rate input has a label');
@@ -285,7 +291,7 @@ describe('stacks, profile and GC timeline', { timeout: 240000 }, () => {
     srv.send('gc');
     await waitForOutput(srv, /^gc done 1$/m);
     assert.equal((await fetchChecked(`${srv.url}/api/sessions/1/stacks`, { method: 'POST' })).status, 201, 'one more snapshot: a suspension by jitscope now');
-    await page.keyboard.press('1');
+    await pressTab(page, 1);
     const chart = page.locator('canvas.pause-chart');
     await waitFor('three collections on the chart', async () => Number(await chart.getAttribute('data-gcs')) >= 3, { timeoutMs: 20000 });
     await waitFor('jitscope\'s suspensions on it', async () => Number(await chart.getAttribute('data-jitscope')) > 0, { timeoutMs: 20000 });
@@ -321,14 +327,14 @@ describe('stacks, profile and GC timeline', { timeout: 240000 }, () => {
 
   it('when the app has exited, Snapshot now and Start are disabled and say why', async () => {
     srv.send('exit');
-    await page.keyboard.press('6');
+    await pressTab(page, 6);
     await page.locator('.s-head .badge-exited').waitFor({ timeout: 30000 });
     const btn = page.locator('button.snap-btn');
     await waitFor('disabled', () => btn.isDisabled());
     assert.match(await page.locator('.stacks-view .snap-info').textContent(), /No live agent: the session is exited/);
     assert.match(await btn.getAttribute('title'), /No live agent/);
     assert.ok(await page.locator('.snap-item').count() >= 2, 'earlier snapshots stay browsable');
-    await page.keyboard.press('7');
+    await pressTab(page, 7);
     assert.ok(await page.locator('button.start-btn').isDisabled());
     assert.match(await page.locator('.profile-view .snap-info').textContent(), /No live agent/);
     assert.ok(Number(await page.locator('canvas.flame-canvas').getAttribute('data-drawn')) > 10, 'the last profile stays browsable');

@@ -7,7 +7,7 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   startServer, stopServer, launchBrowser, openDashboard, feedStats, waitFor, screenshot,
-  unexpectedConsoleErrors, apiGet, fetchChecked,
+  unexpectedConsoleErrors, apiGet, fetchChecked, pressTab,
 } from './helpers.mjs';
 
 // All `jit` events of session 1 up to seq upTo: seq -> tier.
@@ -124,7 +124,7 @@ describe('JIT tiers on the dashboard', { timeout: 180000 }, () => {
     const onRequest = (r) => { if (/\/functions\?/.test(r.url())) paged.push(r.url()); };
     page.on('request', onRequest);
     await page.locator('.vt-scroll').focus();
-    await page.keyboard.press('3');
+    await pressTab(page, 3);
     await page.locator('.tier-table tbody tr [data-tier="Tier1"]').waitFor({ timeout: 15000 });
     const order = ['Tier0', 'Instrumented Tier0', 'Instrumented Tier1', 'Tier1', 'Tier1-OSR', 'FullOpts', 'MinOpts', 'unknown'];
     const read = () => page.evaluate(() => {
