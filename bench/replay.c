@@ -9,7 +9,12 @@
  * server's commands go unanswered, like a busy agent's).
  *
  *   replay [--rate N] [--seconds S | --count N] [--functions N] [--modules N]
- *          [--out PATH | --socketpair]
+ *          [--scatter] [--out PATH | --socketpair]
+ *
+ * Past the first --functions compilations the same functions are compiled
+ * again (as Tier1): in order, or with --scatter each at a pseudo-random one of
+ * them, as a service's tier-ups land all over its methods (for storage, where
+ * each re-JIT rewrites that function's row and so touches a page of its own).
  *
  * --modules N (default 1) loads N modules first (MODULE_LOADED, path and
  * assembly name) and spreads the functions over them (function i in module
@@ -47,6 +52,7 @@ typedef struct replay_opts {
     unsigned long modules;
     const char *out;
     int socketpair;
+    int scatter; /* re-JITs at pseudo-random functions, not in order */
 } replay_opts;
 
 typedef struct replay_out {
@@ -134,10 +140,21 @@ static int replay_hello(replay_out *o, const char *token)
     return replay_frame(o, WIRE_HELLO, &h, sizeof(h), NULL);
 }
 
-/* One compilation of function i (0-based); named the first time round. */
+/* splitmix64's finaliser: spreads consecutive n over the whole range */
+static uint64_t replay_mix(uint64_t n)
+{
+    n = (n ^ (n >> 30)) * 0xbf58476d1ce4e5b9ull;
+    n = (n ^ (n >> 27)) * 0x94d049bb133111ebull;
+    return n ^ (n >> 31);
+}
+
+/* Compilation n: function n the first time round (named then), afterwards
+ * the functions again, in order or scattered. */
 static int replay_jit(replay_out *o, unsigned long n, const replay_opts *opt)
 {
-    unsigned long i = n % opt->functions;
+    unsigned long i = n < opt->functions || !opt->scatter
+                          ? n % opt->functions
+                          : (unsigned long)(replay_mix(n) % opt->functions);
     uint64_t fid = 0x7f0000000000ull + (uint64_t)i * 64u, thread = 0x1000u + n % REPLAY_THREADS;
     wire_jit_started s = {.function_id = fid, .thread_id = thread, .il_size = 40};
     wire_jit_finished f = {.function_id = fid,
@@ -205,6 +222,10 @@ static int replay_parse(int argc, char **argv, replay_opts *o)
             o->socketpair = 1;
             continue;
         }
+        if (strcmp(a, "--scatter") == 0) {
+            o->scatter = 1;
+            continue;
+        }
         if (!v)
             goto bad;
         i++;
@@ -232,7 +253,7 @@ static int replay_parse(int argc, char **argv, replay_opts *o)
     return 0;
 bad:
     fprintf(stderr, "usage: replay [--rate JITS_PER_S] [--seconds S | --count N] [--functions N] "
-                    "[--modules N] [--out PATH | --socketpair]\n");
+                    "[--modules N] [--scatter] [--out PATH | --socketpair]\n");
     return -1;
 }
 
