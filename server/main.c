@@ -81,6 +81,9 @@ static void usage(FILE *out)
           "                  at most 200)\n"
           "  --keep-events N newest events kept in storage per session (default and most\n"
           "                  1048576, what memory keeps; at least 1000)\n"
+          "  --rewrite-delay S  a stored function that compiles again (tier-up) is rewritten\n"
+          "                  in a batch within S seconds, or when its session ends (default\n"
+          "                  30, at most 3600; 0: at the next commit)\n"
           "  --server URL    a running jitscope server (default http://127.0.0.1:8642)\n"
           "  -h, --help      this text\n",
           out);
@@ -124,6 +127,7 @@ static int parse_options(int argc, char **argv, int start, int allow_command, in
     memset(o, 0, sizeof(*o));
     o->http.port = 8642;
     o->ws_port = -1;
+    o->store.rewrite_ms = STORE_REWRITE_MS;
     o->http.api_key = getenv("JITSCOPE_API_KEY");
     for (i = start; i < argc; i++) {
         const char *a = argv[i];
@@ -175,6 +179,17 @@ static int parse_options(int argc, char **argv, int start, int allow_command, in
                 return -1;
             }
             o->store.keep_events = (unsigned)keep, i++;
+        } else if (strcmp(a, "--rewrite-delay") == 0 && v) {
+            char *end;
+            long seconds;
+            errno = 0;
+            seconds = strtol(v, &end, 10);
+            if (errno || end == v || *end || seconds < 0 || seconds > (long)STORE_REWRITE_MAX_S) {
+                fprintf(stderr, "jitscope: --rewrite-delay wants 0..%u seconds, not '%s'\n",
+                        STORE_REWRITE_MAX_S, v);
+                return -1;
+            }
+            o->store.rewrite_ms = (unsigned)seconds * 1000u, i++;
         } else if (strcmp(a, "--keep") == 0 && v) {
             char *end;
             long keep;

@@ -257,8 +257,11 @@ static void metrics_storage(textbuf *b)
     if (!st.enabled)
         return;
     metrics_family(b, "jitscope_storage_backlog", "gauge",
-                   "Functions and events changed in memory and not yet written.");
+                   "Functions and events changed in memory, to be written at the next round.");
     textbuf_printf(b, "jitscope_storage_backlog %llu\n", (unsigned long long)st.backlog);
+    metrics_family(b, "jitscope_storage_deferred", "gauge",
+                   "Functions already written that compiled again, waiting for their batch.");
+    textbuf_printf(b, "jitscope_storage_deferred %llu\n", (unsigned long long)st.deferred);
     metrics_family(b, "jitscope_storage_lost_total", "counter",
                    "Changes storage could not keep (memory, caps, write errors).");
     textbuf_printf(b, "jitscope_storage_lost_total %llu\n", (unsigned long long)st.lost);

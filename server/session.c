@@ -1,6 +1,7 @@
 /* session.c -- folding agent records into one session's state (see session.h). */
 #include "session.h"
 #include "grow.h"
+#include "clock.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -268,14 +269,21 @@ static session_function *session_function_slot(session *s, uint64_t id, int *cre
     return f;
 }
 
-/* Storage on: the writer will copy f (once per change batch). */
+/* Storage on: the writer will copy f (once per change batch): a function it
+ * has not written yet at its next round, one it has (a re-JIT) with the next
+ * batch of rewrites. */
 static void session_persist_function(session *s, session_function *f)
 {
     session_persist *p = &s->persist;
 
-    if (f->persist_dirty || !session_persist_enabled())
+    if ((f->persist & SESSION_PERSIST_QUEUED) || !session_persist_enabled())
         return;
-    f->persist_dirty = 1;
+    f->persist |= SESSION_PERSIST_QUEUED;
+    if (f->persist & SESSION_PERSIST_WRITTEN) {
+        if (p->rewrite_count++ == 0)
+            p->rewrite_since_ns = clock_mono_ns();
+        return;
+    }
     if (grow_reserve((void **)&p->dirty, &p->dirty_cap, p->dirty_count, sizeof(*p->dirty), 256,
                      SESSION_MAX_FUNCTIONS, GROW_KEEP) != 0) {
         p->dirty_all = 1; /* the writer walks every function instead */

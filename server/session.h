@@ -93,8 +93,11 @@ typedef struct session_function {
                        profiles, but not listed by /functions nor counted */
     uint8_t tier;                 /* wire_tier of the last compilation */
     uint8_t compilation_count, compilation_cap; /* kept (at most SESSION_MAX_COMPILATIONS) */
-    uint8_t persist_dirty; /* in persist.dirty: changed since storage copied it */
+    uint8_t persist; /* SESSION_PERSIST_* bits: storage's view of this function */
 } session_function;
+
+#define SESSION_PERSIST_QUEUED 0x1u  /* in persist.dirty or persist.rewrite: changed since copied */
+#define SESSION_PERSIST_WRITTEN 0x2u /* the writer has copied it at least once */
 
 /* Compilation i (0 <= i < f->compilation_count) of a function, in order. */
 session_compilation session_function_compilation(const session_function *f, uint32_t i);
@@ -177,8 +180,14 @@ typedef struct session_persist {
     int past;        /* read back from the database (read-only; never written again) */
     int loaded;      /* past: its content was read (else only its header and summary) */
     char *summary;   /* past and not loaded: its list entry (JSON) as stored */
-    uint32_t *dirty; /* indexes of the functions changed since the writer's last copy */
+    uint32_t *dirty; /* indexes of the functions not yet written, changed since marked */
     size_t dirty_count, dirty_cap;
+    /* Functions written before and changed again (a re-JIT) are not listed:
+     * they carry SESSION_PERSIST_QUEUED and SESSION_PERSIST_WRITTEN, and the
+     * writer rewrites them in batches, in index order (store_writer.c) */
+    size_t rewrite_count;              /* functions waiting so */
+    uint64_t rewrite_since_ns;         /* monotonic: when the oldest of them was queued */
+    uint32_t rewrite_cursor;           /* the writer's: where its running batch goes on */
     int dirty_all;                     /* a mark found no memory: the writer copies them all */
     uint64_t modules_gen, threads_gen; /* bumped by every module / thread change */
     /* replay log: the records behind stack snapshots, profiles and the

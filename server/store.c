@@ -167,7 +167,7 @@ int store_open(const store_options *o, char *err, size_t errsz)
     session_persist_enable();
     store.enabled = 1;
     if (store_writer_start(store.write_db, o->keep ? o->keep : STORE_KEEP_DEFAULT,
-                           o->keep_events ? o->keep_events : SESSION_MAX_EVENTS, why,
+                           o->keep_events ? o->keep_events : SESSION_MAX_EVENTS, o->rewrite_ms, why,
                            sizeof(why)) != 0) {
         store.enabled = 0;
         goto fail;

@@ -6,7 +6,13 @@
  * under that lock, then writes them in one transaction per tick, outside it,
  * so ingest and the app never wait for the disk. The database is in WAL mode;
  * a tick commits at least every STORE_TICK_MS, so a kill -9 of the server
- * loses at most the last tick or so (under a second).
+ * loses at most the last tick or so (under a second) of what is new. A
+ * function already written that compiles again (a tier-up) has its row
+ * rewritten in a batch, within rewrite_ms (STORE_REWRITE_MS by default), when
+ * its session ends, or when the server stops: a kill -9 can lose that long of
+ * re-JITs. Rewrites land all over the table, a page each, so one per re-JIT
+ * every tick cost a service with 500,000 methods and 10,000 re-JITs/s 0.23
+ * cores and 139 MB/s of disk writes (docs/BENCHMARKS.md).
  *
  * At start (store_open) past sessions are listed from their stored summaries
  * without reading their content; a session that was still live when its
@@ -30,15 +36,19 @@
 #define STORE_TICK_MS 250          /* the writer commits at least this often while busy */
 #define STORE_SLICE_FUNCTIONS 8192 /* functions copied per hold of the sessions lock */
 #define STORE_SLICE_EVENTS 16384   /* events copied per hold of the sessions lock */
+#define STORE_SCAN_FUNCTIONS 65536 /* functions looked at for rewrites per hold of the lock */
 #define STORE_KEEP_DEFAULT 100     /* sessions kept (--keep) */
 #define STORE_KEEP_MAX 200         /* under SESSIONS_MAX, so live sessions find room */
 
 #define STORE_KEEP_EVENTS_MIN 1000u /* --keep-events bounds; the most is SESSION_MAX_EVENTS */
+#define STORE_REWRITE_MS 30000u     /* --rewrite-delay's default, in ms */
+#define STORE_REWRITE_MAX_S 3600u   /* --rewrite-delay's most, in s */
 
 typedef struct store_options {
     const char *dir;      /* NULL or "none": storage off */
     unsigned keep;        /* ended sessions kept, oldest deleted first (0: the default) */
     unsigned keep_events; /* newest events kept per session (0: SESSION_MAX_EVENTS) */
+    unsigned rewrite_ms;  /* longest wait of a written function's rewrite (0: none) */
 } store_options;
 
 /* What storage is doing, for /api/config, /metrics and the dashboard. */
@@ -46,8 +56,9 @@ typedef struct store_stats {
     int enabled;
     char path[512]; /* the database file */
     uint64_t commits, rows, bytes_replay;
-    uint64_t backlog; /* functions, events and replay bytes not yet written */
-    uint64_t lost;    /* changes that could not be kept (memory, caps, write errors) */
+    uint64_t backlog;  /* functions, events and replay bytes to write at the next round */
+    uint64_t deferred; /* functions written before and changed again, waiting for their batch */
+    uint64_t lost;     /* changes that could not be kept (memory, caps, write errors) */
     uint64_t write_errors;
     int64_t last_commit_ns;   /* wall clock */
     uint64_t sessions_stored; /* sessions in the database */

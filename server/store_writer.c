@@ -57,6 +57,8 @@ typedef struct copied_round {
     size_t count;
     int more; /* a slice limit was hit: run again at once */
     uint64_t backlog;
+    uint64_t deferred; /* rewrites waiting for their batch */
+    uint64_t now_ns;   /* monotonic, when the round was copied */
 } copied_round;
 
 enum {
@@ -105,6 +107,8 @@ static struct {
     int *forget;
     size_t forget_count, forget_cap;
     unsigned keep, keep_events;
+    uint64_t rewrite_ns; /* how long a function's rewrite may wait (0: not at all) */
+    int final;           /* the writer is stopping: everything goes now */
     store_stats stats;
 } writer = {.mutex = PTHREAD_MUTEX_INITIALIZER};
 
@@ -189,23 +193,75 @@ static int writer_copy_function(copied_function *out, const session *s, uint32_t
     return 0;
 }
 
-/* Up to STORE_SLICE_FUNCTIONS of the changed functions (the newest marks
- * first: rows are keyed, so order does not matter); 1 when some are left. */
-static int writer_copy_functions(copied_session *c, session *s, uint64_t *lost)
+/* Copies f into c's next slot and marks it written; a copy that finds no
+ * memory is counted lost. */
+static void writer_take_function(copied_session *c, session *s, uint32_t idx, uint64_t *lost)
+{
+    if (writer_copy_function(&c->functions[c->function_count], s, idx) == 0) {
+        s->functions[idx].persist = SESSION_PERSIST_WRITTEN;
+        c->function_count++;
+    } else {
+        s->functions[idx].persist &= (uint8_t)~SESSION_PERSIST_QUEUED;
+        (*lost)++;
+    }
+}
+
+/* Up to `room` of the functions waiting for a rewrite, in index order from
+ * where the running batch stopped: a slice then covers neighbouring rows, so
+ * a batch writes each page of the table about once. At most
+ * STORE_SCAN_FUNCTIONS are looked at per round, which bounds the time the
+ * sessions lock is held when few of many functions wait. At the end of the
+ * table the batch is over, and what was queued behind it starts waiting anew. */
+static void writer_take_rewrites(copied_session *c, session *s, size_t room, uint64_t now_ns,
+                                 uint64_t *lost)
+{
+    const uint8_t both = SESSION_PERSIST_QUEUED | SESSION_PERSIST_WRITTEN;
+    session_persist *p = &s->persist;
+    size_t i, taken = 0, end = (size_t)p->rewrite_cursor + STORE_SCAN_FUNCTIONS;
+
+    if (end > s->function_count)
+        end = s->function_count;
+    for (i = p->rewrite_cursor; i < end && taken < room && p->rewrite_count; i++) {
+        if ((s->functions[i].persist & both) != both)
+            continue;
+        writer_take_function(c, s, (uint32_t)i, lost);
+        p->rewrite_count--;
+        taken++;
+    }
+    if (i >= s->function_count || !p->rewrite_count) {
+        p->rewrite_cursor = 0;
+        p->rewrite_since_ns = p->rewrite_count ? now_ns : 0;
+    } else {
+        p->rewrite_cursor = (uint32_t)i;
+    }
+}
+
+/* Up to STORE_SLICE_FUNCTIONS of the changed functions; 1 when some are left
+ * to write now. Functions not written yet go at once (newest marks first:
+ * rows are keyed, so order does not matter). Functions written before and
+ * compiled again wait for their batch: until the oldest of them has waited
+ * writer.rewrite_ns, the session ended, or the writer stops. A rewrite lands
+ * on the function's page wherever it is in the table, so one per re-JIT per
+ * round costs a page of disk writes each. */
+static int writer_copy_functions(copied_session *c, session *s, uint64_t now_ns, uint64_t *deferred,
+                                 uint64_t *lost)
 {
     session_persist *p = &s->persist;
-    size_t want, i, taken = 0;
+    size_t want, room, i;
+    int due;
 
     if (p->dirty_all) { /* a mark found no memory: every function is a candidate */
         for (i = 0; i < s->function_count; i++)
-            s->functions[i].persist_dirty = 0;
-        p->dirty_count = 0;
+            s->functions[i].persist &= (uint8_t)~SESSION_PERSIST_QUEUED;
+        p->dirty_count = p->rewrite_count = 0;
+        p->rewrite_since_ns = 0;
+        p->rewrite_cursor = 0;
         p->dirty_all = 0;
         free(p->dirty);
         p->dirty = malloc(s->function_count * sizeof(*p->dirty) + 1);
         p->dirty_cap = p->dirty ? s->function_count : 0;
         for (i = 0; p->dirty && i < s->function_count; i++) {
-            s->functions[i].persist_dirty = 1;
+            s->functions[i].persist |= SESSION_PERSIST_QUEUED;
             p->dirty[p->dirty_count++] = (uint32_t)i;
         }
         if (!p->dirty) {
@@ -213,25 +269,25 @@ static int writer_copy_functions(copied_session *c, session *s, uint64_t *lost)
             return 0;
         }
     }
+    due = p->rewrite_count > 0 &&
+          (writer.final || writer.rewrite_ns == 0 || s->ended_ns || s->state == SESSION_FAILED ||
+           p->rewrite_cursor != 0 || now_ns - p->rewrite_since_ns >= writer.rewrite_ns);
     want = p->dirty_count < STORE_SLICE_FUNCTIONS ? p->dirty_count : STORE_SLICE_FUNCTIONS;
-    if (!want)
-        return 0;
-    c->functions = writer_buf_get(BUF_FUNCTIONS); /* want <= STORE_SLICE_FUNCTIONS */
-    if (!c->functions)
-        return 1;           /* try again next round */
-    p->dirty_count -= want; /* the slice is the list's tail: nothing moves under the lock */
-    for (i = 0; i < want; i++) {
-        uint32_t idx = p->dirty[p->dirty_count + i];
-        if (idx >= s->function_count)
-            continue;
-        s->functions[idx].persist_dirty = 0;
-        if (writer_copy_function(&c->functions[taken], s, idx) == 0)
-            taken++;
-        else
-            (*lost)++;
+    room = due ? STORE_SLICE_FUNCTIONS - want : 0;
+    if (want + room) {
+        c->functions = writer_buf_get(BUF_FUNCTIONS); /* want + room <= STORE_SLICE_FUNCTIONS */
+        if (!c->functions)
+            return 1;           /* try again next round */
+        p->dirty_count -= want; /* the list's tail: nothing moves under the lock */
+        for (i = 0; i < want; i++)
+            if (p->dirty[p->dirty_count + i] < s->function_count)
+                writer_take_function(c, s, p->dirty[p->dirty_count + i], lost);
+        if (room)
+            writer_take_rewrites(c, s, room, now_ns, lost);
     }
-    c->function_count = taken;
-    return p->dirty_count > 0;
+    if (!due)
+        *deferred += p->rewrite_count;
+    return p->dirty_count > 0 || (due && p->rewrite_count > 0);
 }
 
 static int writer_copy_modules(copied_session *c, const session *s)
@@ -327,7 +383,7 @@ static uint64_t writer_fingerprint(const session *s)
 static int writer_copy_session(copied_session *c, session *s, copied_round *round)
 {
     session_persist *p = &s->persist;
-    uint64_t lost = 0, print = writer_fingerprint(s);
+    uint64_t lost = 0, print = writer_fingerprint(s), deferred_before;
     int more = 0;
 
     memset(c, 0, sizeof(*c));
@@ -352,7 +408,8 @@ static int writer_copy_session(copied_session *c, session *s, copied_round *roun
         c->command_line = writer_dup(s->command_line);
         p->stored_header_hash = print;
     }
-    more |= writer_copy_functions(c, s, &lost);
+    deferred_before = round->deferred;
+    more |= writer_copy_functions(c, s, round->now_ns, &round->deferred, &lost);
     if (c->function_count) {
         sessions_pin(s); /* its interned names stay valid until the round is written */
         c->pinned = s;
@@ -367,6 +424,8 @@ static int writer_copy_session(copied_session *c, session *s, copied_round *roun
     p->replay = NULL;
     p->replay_len = p->replay_cap = 0;
     round->backlog += p->dirty_count + (s->event_seq - p->stored_event_seq);
+    if (round->deferred == deferred_before)
+        round->backlog += p->rewrite_count; /* due: they wait for the next round only */
     round->more |= more;
     pthread_mutex_lock(&writer.mutex);
     writer.stats.lost += lost + (p->replay_lost - p->replay_lost_counted);
@@ -404,6 +463,7 @@ static void writer_copy_round(copied_round *round)
     size_t n, i;
 
     memset(round, 0, sizeof(*round));
+    round->now_ns = clock_mono_ns();
     sessions_lock();
     n = sessions_count();
     round->sessions = calloc(n + 1, sizeof(*round->sessions));
@@ -650,6 +710,7 @@ static void writer_write_round(copied_round *round)
     }
     writer.stats.lost += lost;
     writer.stats.backlog = round->backlog;
+    writer.stats.deferred = round->deferred;
     pthread_mutex_unlock(&writer.mutex);
 }
 
@@ -778,6 +839,7 @@ static void *writer_main(void *arg)
         if (stop)
             break;
     }
+    writer.final = 1;      /* rewrites wait no longer */
     while (writer_round()) /* the last word: everything still in memory */
         ;
     writer_retention();
@@ -786,7 +848,8 @@ static void *writer_main(void *arg)
     return NULL;
 }
 
-int store_writer_start(sqlite3 *db, unsigned keep, unsigned keep_events, char *err, size_t errsz)
+int store_writer_start(sqlite3 *db, unsigned keep, unsigned keep_events, unsigned rewrite_ms,
+                       char *err, size_t errsz)
 {
     pthread_condattr_t attr;
     int i;
@@ -794,6 +857,8 @@ int store_writer_start(sqlite3 *db, unsigned keep, unsigned keep_events, char *e
     writer.db = db;
     writer.keep = keep;
     writer.keep_events = keep_events;
+    writer.rewrite_ns = (uint64_t)rewrite_ms * 1000000u;
+    writer.final = 0;
     for (i = 0; i < ST_COUNT; i++) {
         if (sqlite3_prepare_v3(db, writer_sql[i], -1, SQLITE_PREPARE_PERSISTENT, &writer.st[i],
                                NULL) != SQLITE_OK) {

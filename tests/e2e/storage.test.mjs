@@ -67,7 +67,10 @@ function replayOverWebSocket(port, id) {
 
 test('a session recorded with --data survives kill -9 of the server, read-only and complete', async () => {
   const dir = tempDataDir();
-  const srv = await startServer(['run', '--port', '0', '--data', dir, '--', 'dotnet', STACK_DLL, 'stacks']);
+  // --rewrite-delay 0: a tier-up's rewrite of a function already written goes
+  // at the next commit too, so everything served live is on disk at the kill
+  // (by default those rewrites wait for a batch: tests/unit/test_store.c)
+  const srv = await startServer(['run', '--port', '0', '--data', dir, '--rewrite-delay', '0', '--', 'dotnet', STACK_DLL, 'stacks']);
   await waitFor('StackTarget READY', () => READY.test(srv.stdout), 60000);
   await waitFor('live session', async () => (await srv.api('/api/sessions/1')).body.state === 'live', 30000);
   const appPid = (await srv.api('/api/sessions/1')).body.pid;
@@ -164,7 +167,8 @@ test('a data directory that cannot be used is a clear error with exit code 3', a
   assert.equal(r.status, 3, `a data path too long: exit ${r.status}`);
   assert.match(r.stderr, /path is longer than/);
 
-  for (const [args, msg] of [[['--keep', '0'], /--keep/], [['--keep', 'x'], /--keep/], [['--data', ''], /--data/]]) {
+  for (const [args, msg] of [[['--keep', '0'], /--keep/], [['--keep', 'x'], /--keep/], [['--data', ''], /--data/],
+    [['--rewrite-delay', '3601'], /--rewrite-delay wants 0\.\.3600/], [['--rewrite-delay', '-1'], /--rewrite-delay/], [['--rewrite-delay', '5s'], /--rewrite-delay/]]) {
     r = runSync(JITSCOPE, ['serve', '--port', '0', ...args], { timeout: 20000 });
     assert.equal(r.status, 2, `${args.join(' ')}: usage error`);
     assert.match(r.stderr, msg);

@@ -108,7 +108,7 @@ static wire_record thread(uint64_t tid, const char *text)
 static int open_store_events(const char *dir, unsigned keep, unsigned keep_events, char *err,
                              size_t size)
 {
-    store_options o = {dir, keep, keep_events};
+    store_options o = {dir, keep, keep_events, 0};
     return store_open(&o, err, size);
 }
 
@@ -332,6 +332,131 @@ TEST(replay_losses_counted_once)
     remove_dir(dir);
 }
 
+/* One more writer round, committed; the stats after it. */
+static store_stats one_round(void)
+{
+    store_stats st;
+    uint64_t commits;
+    int waited = 0;
+
+    store_get_stats(&st);
+    commits = st.commits;
+    store_kick();
+    while (store_get_stats(&st), st.commits == commits && waited++ < 3000)
+        usleep(10000);
+    return st;
+}
+
+/* Rounds until the writer has nothing left for its next one (two in a row
+ * say so: a round's stats are taken while it copies); the stats then. */
+static store_stats caught_up(void)
+{
+    store_stats st = one_round();
+    int rounds = 0;
+
+    while (rounds++ < 500) {
+        uint64_t backlog = st.backlog;
+        st = one_round();
+        if (backlog == 0 && st.backlog == 0)
+            break;
+    }
+    return st;
+}
+
+/* `n` functions of a live session, each JITed once and written; then each
+ * JITed again, last first (only the first and the last: ends_only). */
+static session *rejit(unsigned n, int ends_only)
+{
+    session *s;
+    unsigned i;
+    char text[64];
+
+    sessions_lock();
+    s = sessions_create(SESSION_MODE_RUN, 5151, "dotnet tiers.dll");
+    apply(s, hello(s->token));
+    for (i = 0; i < n; i++) {
+        snprintf(text, sizeof(text), "Tiers.Type.Method%u()", i);
+        apply(s, name(0x7f0000300000ull + i * 16, text));
+        apply(s, jit(0x7f0000300000ull + i * 16, 0x7f0000900000ull + i * 64, MONO + 100 + i));
+    }
+    sessions_unlock();
+    caught_up(); /* every function written once */
+    sessions_lock();
+    for (i = n; i-- > 0;)
+        if (!ends_only || i == 0 || i == n - 1)
+            apply(s,
+                  jit(0x7f0000300000ull + i * 16, 0x7f0001900000ull + i * 64, MONO + 900000 + i));
+    sessions_unlock();
+    return s;
+}
+
+static session *rejit_all(unsigned n) { return rejit(n, 0); }
+
+static const char *const REJITTED = "SELECT count(*) FROM functions WHERE jit_count = 2";
+
+/* A function already written that compiles again (a tier-up) waits for its
+ * batch of rewrites (--rewrite-delay): one row rewrite per re-JIT per round
+ * scattered over the table cost a page of disk writes each. The batch goes
+ * when the session ends, when the writer stops, or with no delay at the next
+ * round; every row is then as in memory, across several slices. */
+TEST(rewrites_wait_for_their_batch)
+{
+    const unsigned n = STORE_SLICE_FUNCTIONS + 1000; /* a batch of two slices */
+    char dir[64], err[512];
+    store_options delayed = {NULL, 0, 0, 60000}, none = {NULL, 0, 0, 0};
+    store_stats st;
+    session *s;
+
+    temp_dir(dir, sizeof(dir));
+    delayed.dir = none.dir = dir;
+    CHECK(store_open(&delayed, err, sizeof(err)) == 0, "opens with a delay of 60 s");
+    s = rejit_all(n);
+    st = caught_up();
+    CHECK(count_rows(dir, "SELECT count(*) FROM functions") == n && count_rows(dir, REJITTED) == 0,
+          "every function written once, no re-JIT written yet (%lld)", count_rows(dir, REJITTED));
+    CHECK(st.deferred == n && st.backlog == 0,
+          "the stats say %u deferred, none in the backlog "
+          "(%llu, %llu)",
+          n, (unsigned long long)st.deferred, (unsigned long long)st.backlog);
+    sessions_lock();
+    session_exited(s, NOW + 5000);
+    sessions_unlock();
+    st = caught_up();
+    CHECK(count_rows(dir, REJITTED) == n && st.deferred == 0,
+          "its end writes them all (%lld rows, %llu deferred)", count_rows(dir, REJITTED),
+          (unsigned long long)st.deferred);
+    close_store();
+
+    CHECK(store_open(&delayed, err, sizeof(err)) == 0, "opens again");
+    s = rejit_all(n); /* a second session, left live */
+    close_store();    /* as the server stops */
+    CHECK(count_rows(dir, REJITTED) == 2 * n,
+          "the writer's last round writes a live session's "
+          "(%lld of %u)",
+          count_rows(dir, REJITTED), 2 * n);
+
+    CHECK(store_open(&none, err, sizeof(err)) == 0, "opens with no delay");
+    s = rejit_all(n);
+    st = caught_up();
+    CHECK(count_rows(dir, REJITTED) == 3 * n && st.deferred == 0,
+          "with no delay the next rounds write them (%lld of %u)", count_rows(dir, REJITTED),
+          3 * n);
+    close_store();
+
+    /* two waiting among more functions than a round looks at */
+    CHECK(store_open(&delayed, err, sizeof(err)) == 0, "opens with a delay again");
+    s = rejit(STORE_SCAN_FUNCTIONS + 1000, 1);
+    sessions_lock();
+    session_exited(s, NOW + 5000);
+    sessions_unlock();
+    st = caught_up();
+    CHECK(count_rows(dir, REJITTED) == 3 * n + 2 && st.deferred == 0 && st.backlog == 0,
+          "the first and the last of %u, rounds apart (%lld of %u)", STORE_SCAN_FUNCTIONS + 1000,
+          count_rows(dir, REJITTED) - 3 * n, 2);
+    close_store();
+    remove_dir(dir);
+}
+
 TEST(header_round_trip)
 {
     session *s = session_new(7, SESSION_MODE_ATTACH, 99, "cmd", "0123456789abcdef0123456789abcdef");
@@ -473,10 +598,15 @@ TEST(refuses_what_it_cannot_use)
 }
 
 static const check_test tests[] = {
-    TEST_ENTRY(written_and_read_back),      TEST_ENTRY(keep_deletes_the_oldest),
-    TEST_ENTRY(keep_events_trims_the_log),  TEST_ENTRY(replay_losses_counted_once),
-    TEST_ENTRY(header_round_trip),          TEST_ENTRY(migrates_from_version_1),
-    TEST_ENTRY(refuses_what_it_cannot_use), TEST_END,
+    TEST_ENTRY(written_and_read_back),
+    TEST_ENTRY(keep_deletes_the_oldest),
+    TEST_ENTRY(keep_events_trims_the_log),
+    TEST_ENTRY(replay_losses_counted_once),
+    TEST_ENTRY(header_round_trip),
+    TEST_ENTRY(migrates_from_version_1),
+    TEST_ENTRY(refuses_what_it_cannot_use),
+    TEST_ENTRY(rewrites_wait_for_their_batch),
+    TEST_END,
 };
 
 int main(int argc, char **argv) { return check_main(argc, argv, tests); }
