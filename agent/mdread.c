@@ -418,7 +418,7 @@ int mdread_open_image(mdread *r, const uint8_t *image, size_t size, int flat)
 {
     pe_image pe = {.base = image, .size = size, .flat = flat};
     uint64_t limit = size ? size : MDREAD_HEADER_PAGE;
-    uint32_t nt, optional_size, directories, cor_rva, md_rva, md_size;
+    uint32_t nt, optional_size, directories_at, cor_rva, md_rva, md_size;
     const uint8_t *optional, *cor, *root;
     uint16_t magic;
 
@@ -433,26 +433,15 @@ int mdread_open_image(mdread *r, const uint8_t *image, size_t size, int flat)
     optional = image + nt + 24;
     if (!within((uint64_t)nt + 24, optional_size, limit) || optional_size < 96)
         return -1;
+    /* the data directories start at 96 (PE32) or 112 (PE32+), their count
+     * in the 4 bytes before; the sizes first: the count and the directories
+     * must be inside the optional header before they are read */
     magic = rd16(optional);
-    /* the sizes first: the directory count and the directories must be
-     * inside the optional header before they are read */
-    if (magic == 0x10b) { /* PE32 */
-        if (optional_size < 96 + 8 * 15)
-            return -1;
-        directories = rd32(optional + 92);
-        if (directories <= MDREAD_COR_HEADER_DIRECTORY)
-            return -1;
-        cor = optional + 96 + 8 * MDREAD_COR_HEADER_DIRECTORY;
-    } else if (magic == 0x20b) { /* PE32+ */
-        if (optional_size < 112 + 8 * 15)
-            return -1;
-        directories = rd32(optional + 108);
-        if (directories <= MDREAD_COR_HEADER_DIRECTORY)
-            return -1;
-        cor = optional + 112 + 8 * MDREAD_COR_HEADER_DIRECTORY;
-    } else {
+    directories_at = magic == 0x10b ? 96 : magic == 0x20b ? 112 : 0;
+    if (!directories_at || optional_size < directories_at + 8 * 15 ||
+        rd32(optional + directories_at - 4) <= MDREAD_COR_HEADER_DIRECTORY)
         return -1;
-    }
+    cor = optional + directories_at + 8 * MDREAD_COR_HEADER_DIRECTORY;
     pe.image_size = rd32(optional + 56);
     pe.sections = optional + optional_size;
     if (pe.section_count == 0 || pe.section_count > 96 ||
