@@ -243,8 +243,7 @@ static void writer_take_rewrites(copied_session *c, session *s, size_t room, uin
  * writer.rewrite_ns, the session ended, or the writer stops. A rewrite lands
  * on the function's page wherever it is in the table, so one per re-JIT per
  * round costs a page of disk writes each. */
-static int writer_copy_functions(copied_session *c, session *s, uint64_t now_ns, uint64_t *deferred,
-                                 uint64_t *lost)
+static int writer_copy_functions(copied_session *c, session *s, copied_round *round, uint64_t *lost)
 {
     session_persist *p = &s->persist;
     size_t want, room, i;
@@ -271,7 +270,7 @@ static int writer_copy_functions(copied_session *c, session *s, uint64_t now_ns,
     }
     due = p->rewrite_count > 0 &&
           (writer.final || writer.rewrite_ns == 0 || s->ended_ns || s->state == SESSION_FAILED ||
-           p->rewrite_cursor != 0 || now_ns - p->rewrite_since_ns >= writer.rewrite_ns);
+           p->rewrite_cursor != 0 || round->now_ns - p->rewrite_since_ns >= writer.rewrite_ns);
     want = p->dirty_count < STORE_SLICE_FUNCTIONS ? p->dirty_count : STORE_SLICE_FUNCTIONS;
     room = due ? STORE_SLICE_FUNCTIONS - want : 0;
     if (want + room) {
@@ -283,10 +282,12 @@ static int writer_copy_functions(copied_session *c, session *s, uint64_t now_ns,
             if (p->dirty[p->dirty_count + i] < s->function_count)
                 writer_take_function(c, s, p->dirty[p->dirty_count + i], lost);
         if (room)
-            writer_take_rewrites(c, s, room, now_ns, lost);
+            writer_take_rewrites(c, s, room, round->now_ns, lost);
     }
-    if (!due)
-        *deferred += p->rewrite_count;
+    if (due) /* the rest of the batch goes at the next round */
+        round->backlog += p->rewrite_count;
+    else
+        round->deferred += p->rewrite_count;
     return p->dirty_count > 0 || (due && p->rewrite_count > 0);
 }
 
@@ -383,7 +384,7 @@ static uint64_t writer_fingerprint(const session *s)
 static int writer_copy_session(copied_session *c, session *s, copied_round *round)
 {
     session_persist *p = &s->persist;
-    uint64_t lost = 0, print = writer_fingerprint(s), deferred_before;
+    uint64_t lost = 0, print = writer_fingerprint(s);
     int more = 0;
 
     memset(c, 0, sizeof(*c));
@@ -408,8 +409,7 @@ static int writer_copy_session(copied_session *c, session *s, copied_round *roun
         c->command_line = writer_dup(s->command_line);
         p->stored_header_hash = print;
     }
-    deferred_before = round->deferred;
-    more |= writer_copy_functions(c, s, round->now_ns, &round->deferred, &lost);
+    more |= writer_copy_functions(c, s, round, &lost);
     if (c->function_count) {
         sessions_pin(s); /* its interned names stay valid until the round is written */
         c->pinned = s;
@@ -424,8 +424,6 @@ static int writer_copy_session(copied_session *c, session *s, copied_round *roun
     p->replay = NULL;
     p->replay_len = p->replay_cap = 0;
     round->backlog += p->dirty_count + (s->event_seq - p->stored_event_seq);
-    if (round->deferred == deferred_before)
-        round->backlog += p->rewrite_count; /* due: they wait for the next round only */
     round->more |= more;
     pthread_mutex_lock(&writer.mutex);
     writer.stats.lost += lost + (p->replay_lost - p->replay_lost_counted);
