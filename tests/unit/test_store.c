@@ -297,6 +297,21 @@ TEST(keep_events_trims_the_log)
     remove_dir(dir);
 }
 
+/* One more writer round, committed; the stats after it. */
+static store_stats one_round(void)
+{
+    store_stats st;
+    uint64_t commits;
+    int waited = 0;
+
+    store_get_stats(&st);
+    commits = st.commits;
+    store_kick();
+    while (store_get_stats(&st), st.commits == commits && waited++ < 3000)
+        usleep(10000);
+    return st;
+}
+
 /* Replay-log bytes lost to its caps: counted once in the stats' `lost`, and
  * kept whole in the session (its detail shows them). */
 TEST(replay_losses_counted_once)
@@ -315,12 +330,9 @@ TEST(replay_losses_counted_once)
     id = s->id;
     sessions_unlock();
     for (i = 0; i < 3; i++) { /* three rounds (a live session commits every round) */
-        int waited = 0;
         store_get_stats(&st);
         commits = st.commits;
-        store_kick();
-        while (store_get_stats(&st), st.commits == commits && waited++ < 3000)
-            usleep(10000);
+        st = one_round();
         CHECK(st.commits > commits, "round %d was written", i + 1);
     }
     store_get_stats(&st);
@@ -330,21 +342,6 @@ TEST(replay_losses_counted_once)
     sessions_unlock();
     close_store();
     remove_dir(dir);
-}
-
-/* One more writer round, committed; the stats after it. */
-static store_stats one_round(void)
-{
-    store_stats st;
-    uint64_t commits;
-    int waited = 0;
-
-    store_get_stats(&st);
-    commits = st.commits;
-    store_kick();
-    while (store_get_stats(&st), st.commits == commits && waited++ < 3000)
-        usleep(10000);
-    return st;
 }
 
 /* Rounds until the writer has nothing left for its next one (two in a row
