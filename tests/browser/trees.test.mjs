@@ -49,7 +49,10 @@ test('a run\'s child process is listed under the run, collapsed, with a count', 
   await child.locator('a.session-link').click();
   await page.waitForFunction(() => location.hash.startsWith('#/sessions/2'));
   await page.locator('#crumbs a', { hasText: 'run #1' }).waitFor({ timeout: 15000 });
-  assert.match(await page.locator('.s-title').textContent(), /child of pid \d+ in run #1/);
+  // the header is drawn on the next animation frame, the crumbs at once: wait for it
+  const pidLine = page.locator('.s-title .pid', { hasText: /child of pid \d+ in run #1/ });
+  await pidLine.waitFor({ timeout: 15000 });
+  assert.match(await pidLine.textContent(), new RegExp(`pid ${childPid} · child of pid \\d+ in run #1 · session #2`));
   await screenshot(page, 'tree-child-session.png');
   await page.locator('#crumbs a', { hasText: 'run #1' }).click();
   await page.waitForFunction(() => location.hash.startsWith('#/sessions/1'));
