@@ -245,6 +245,12 @@ enum wire_drop_reason {
     WIRE_DROP_REASONS = 7
 };
 
+/* Every cumulative counter the agent sends (WIRE_DROPS, WIRE_AGENT_COST) is
+ * at most this: 2^56 is years of counting at any real rate, and the server
+ * can add up to 256 of them and hand them to JSON as signed 64-bit integers
+ * without overflowing. A larger one is a corrupt record. */
+#define WIRE_COUNTER_MAX ((uint64_t)1 << 56)
+
 /* WIRE_AGENT_COST: the agent's own time inside JIT callbacks on the app's
  * threads, cumulative since it loaded. Buckets 0..15 are 16 ns wide
  * ([16i, 16i+16) ns: fine where the target is, 100 ns); bucket 16+k holds

@@ -62,9 +62,36 @@ static int wire_read_strings(const wire_frame *f, size_t fixed, unsigned count, 
 /* Enumerations and counts inside the new records. Values that come from the
  * runtime and only label things (GC and suspension reasons, generation bits,
  * HRESULTs) are not judged here: a newer runtime may add some. */
+/* Whether each of the n counters in a record of uint64 counters is at most
+ * WIRE_COUNTER_MAX (the records are arrays of uint64 without padding). */
+static int wire_counters_in_range(const void *counters, size_t bytes)
+{
+    const uint8_t *p = counters;
+
+    for (size_t off = 0; off + sizeof(uint64_t) <= bytes; off += sizeof(uint64_t)) {
+        uint64_t v;
+        memcpy(&v, p + off, sizeof(v));
+        if (v > WIRE_COUNTER_MAX)
+            return 0;
+    }
+    return 1;
+}
+
 static int wire_check_values(const wire_record *r, const char **why)
 {
     switch (r->type) {
+    case WIRE_DROPS:
+        if (!wire_counters_in_range(&r->u.drops, sizeof(r->u.drops))) {
+            *why = "drops record with a counter over WIRE_COUNTER_MAX";
+            return WIRE_DECODE_BAD;
+        }
+        return WIRE_DECODE_OK;
+    case WIRE_AGENT_COST:
+        if (!wire_counters_in_range(&r->u.agent_cost, sizeof(r->u.agent_cost))) {
+            *why = "agent cost record with a counter over WIRE_COUNTER_MAX";
+            return WIRE_DECODE_BAD;
+        }
+        return WIRE_DECODE_OK;
     case WIRE_STACK_THREAD:
         if (r->u.stack_thread.snapshot_id == 0) {
             *why = "stack thread record without a snapshot id";

@@ -824,6 +824,39 @@ TEST(timeline_record_values)
           "GC records one byte short are BAD");
 }
 
+TEST(counters_in_range)
+{
+    wire_drops d = s_drops;
+    wire_agent_cost c = s_agent_cost;
+    wire_record r;
+
+    d.ring_used = WIRE_COUNTER_MAX;
+    d.dropped[WIRE_DROP_SHUTDOWN] = WIRE_COUNTER_MAX;
+    CHECK(decode_payload(WIRE_DROPS, &d, sizeof(d), &r) == WIRE_DECODE_OK &&
+              r.u.drops.ring_used == WIRE_COUNTER_MAX,
+          "drops counters of WIRE_COUNTER_MAX decode");
+    for (size_t i = 0; i < sizeof(d) / sizeof(uint64_t); i++) {
+        uint64_t *field = (uint64_t *)&d + i;
+        d = s_drops;
+        *field = WIRE_COUNTER_MAX + 1;
+        CHECK(decode_payload(WIRE_DROPS, &d, sizeof(d), &r) == WIRE_DECODE_BAD,
+              "drops counter %zu over WIRE_COUNTER_MAX is BAD", i);
+        *field = UINT64_MAX; /* would show as -1 in JSON */
+        CHECK(decode_payload(WIRE_DROPS, &d, sizeof(d), &r) == WIRE_DECODE_BAD,
+              "drops counter %zu of UINT64_MAX is BAD", i);
+    }
+    c.buckets[WIRE_COST_BUCKETS - 1] = WIRE_COUNTER_MAX;
+    CHECK(decode_payload(WIRE_AGENT_COST, &c, sizeof(c), &r) == WIRE_DECODE_OK,
+          "a cost bucket of WIRE_COUNTER_MAX decodes");
+    for (size_t i = 0; i < sizeof(c) / sizeof(uint64_t); i++) {
+        uint64_t *field = (uint64_t *)&c + i;
+        c = s_agent_cost;
+        *field = WIRE_COUNTER_MAX + 1;
+        CHECK(decode_payload(WIRE_AGENT_COST, &c, sizeof(c), &r) == WIRE_DECODE_BAD,
+              "agent cost counter %zu over WIRE_COUNTER_MAX is BAD", i);
+    }
+}
+
 /* ---- utf8_valid ------------------------------------------------------ */
 
 TEST(valid_utf8_table)
@@ -1015,6 +1048,11 @@ static size_t mutated_frame(uint8_t *out, size_t cap)
     if (s.type == WIRE_HELLO && (xorshift() & 7)) { /* mostly keep the hello acceptable */
         memcpy(fixed, WIRE_MAGIC, 8);
         memcpy(fixed + 8, &(uint32_t){WIRE_VERSION}, 4);
+    }
+    if ((s.type == WIRE_DROPS || s.type == WIRE_AGENT_COST) && (xorshift() & 7)) {
+        for (size_t k = 7; k < s.fixed_len;
+             k += 8) /* mostly keep counters under WIRE_COUNTER_MAX */
+            fixed[k] = 0;
     }
     s.fixed = fixed;
     for (unsigned i = 0; i < s.nstrings; i++) {
@@ -1212,6 +1250,7 @@ TEST(commands)
 
 static const check_test tests[] = {
     TEST_ENTRY(round_trip_every_type),
+    TEST_ENTRY(counters_in_range),
     TEST_ENTRY(empty_strings_and_longest_string),
     TEST_ENTRY(every_strict_prefix_needs_more),
     TEST_ENTRY(frames_back_to_back),
