@@ -58,7 +58,8 @@ typedef struct store_stats {
     uint64_t commits, rows, bytes_replay;
     uint64_t backlog;  /* functions, events and replay bytes to write at the next round */
     uint64_t deferred; /* functions written before and changed again, waiting for their batch */
-    uint64_t lost;     /* changes that could not be kept (memory, caps, write errors) */
+    unsigned rewrite_delay_ms; /* --rewrite-delay: the longest such a wait (0: none) */
+    uint64_t lost;             /* changes that could not be kept (memory, caps, write errors) */
     uint64_t write_errors;
     int64_t last_commit_ns;   /* wall clock */
     uint64_t sessions_stored; /* sessions in the database */

@@ -939,4 +939,5 @@ void store_writer_stats(store_stats *out)
     pthread_mutex_lock(&writer.mutex);
     *out = writer.stats;
     pthread_mutex_unlock(&writer.mutex);
+    out->rewrite_delay_ms = (unsigned)(writer.rewrite_ns / 1000000u); /* set once at start */
 }
