@@ -40,10 +40,10 @@ async function ingestRound(on) {
   let catchUp = null;
   let bytes = null;
   if (on) {
-    const c0 = (await srv.api('/api/config')).body.storage.commits;
+    const r0 = (await srv.api('/api/config')).body.storage.rounds;
     await waitFor('written', async () => {
       const st = (await srv.api('/api/config')).body.storage;
-      return st.backlog === 0 && st.commits >= c0 + 2 && st;
+      return st.backlog === 0 && st.rounds >= r0 + 2 && st;
     }, 300000, 20);
     catchUp = (nowMs() - applied) / 1000;
   }

@@ -199,6 +199,8 @@ typedef struct session_persist {
     /* the writer's own: what it has written */
     uint64_t stored_modules_gen, stored_threads_gen, stored_event_seq;
     uint64_t stored_header_hash;  /* fingerprint of the header last written (store_writer.c) */
+    uint64_t stored_traffic_hash; /* and of its link traffic counters (records, bytes) */
+    uint64_t stored_seen_ns;      /* monotonic: when its row last said it was seen live */
     uint64_t replay_lost_counted; /* of replay_lost, what the stats' `lost` has */
     char load_error[160];         /* past: why its content could not all be read */
 } session_persist;

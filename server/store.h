@@ -6,7 +6,10 @@
  * under that lock, then writes them in one transaction per tick, outside it,
  * so ingest and the app never wait for the disk. The database is in WAL mode;
  * a tick commits at least every STORE_TICK_MS, so a kill -9 of the server
- * loses at most the last tick or so (under a second) of what is new. A
+ * loses at most the last tick or so (under a second) of what is new. An idle
+ * live session costs no write but a "still seen" mark on its row every
+ * STORE_SEEN_MS (with its link traffic counters, which move with the agent's
+ * periodic records); a round with nothing to write commits nothing. A
  * function already written that compiles again (a tier-up) has its row
  * rewritten in a batch, within rewrite_ms (STORE_REWRITE_MS by default), when
  * its session ends, or when the server stops: a kill -9 can lose that long of
@@ -34,6 +37,7 @@
 
 #define STORE_EXIT_CODE 3          /* jitscope's exit code when its data directory is unusable */
 #define STORE_TICK_MS 250          /* the writer commits at least this often while busy */
+#define STORE_SEEN_MS 5000         /* an idle live session's row says it is alive this often */
 #define STORE_SLICE_FUNCTIONS 8192 /* functions copied per hold of the sessions lock */
 #define STORE_SLICE_EVENTS 16384   /* events copied per hold of the sessions lock */
 #define STORE_SCAN_FUNCTIONS 65536 /* functions looked at for rewrites per hold of the lock */
@@ -54,7 +58,8 @@ typedef struct store_options {
 /* What storage is doing, for /api/config, /metrics and the dashboard. */
 typedef struct store_stats {
     int enabled;
-    char path[512]; /* the database file */
+    char path[512];  /* the database file */
+    uint64_t rounds; /* the writer's rounds done (a round with nothing to write commits nothing) */
     uint64_t commits, rows, bytes_replay;
     uint64_t backlog;  /* functions, events and replay bytes to write at the next round */
     uint64_t deferred; /* functions written before and changed again, waiting for their batch */

@@ -38,7 +38,8 @@ typedef struct copied_session {
     int id, root_id, pid;
     int64_t created_ns, ended_ns;
     char *state, *command_line, *header, *summary; /* header NULL: unchanged */
-    int live; /* not ended: its row's updated_ns says when it was last seen */
+    int live;                                      /* not ended */
+    int seen; /* live, header unchanged: mark its row's updated_ns (when it was last seen) */
     copied_function *functions;
     size_t function_count;
     session *pinned;         /* pinned while its functions' names are used, else NULL */
@@ -349,14 +350,21 @@ static int writer_copy_events(copied_session *c, session *s, uint64_t *lost)
 }
 
 /* What the header and the list entry are made of changes with one of these
- * (every agent record counts in `records`; the server's own changes are state
- * transitions, exit, detach and error text), so an unchanged session costs a
- * hash, not two JSON documents, per round. */
-static uint64_t writer_fingerprint(const session *s)
+ * (agent records move the counters, events and drops; the server's own
+ * changes are state transitions, exit, detach and error text), so an
+ * unchanged session costs a hash, not two JSON documents, per round. The
+ * link traffic counters (records and bytes received) move with the agent's
+ * periodic records even while the app idles: they are hashed apart, into
+ * *traffic, and written only with the rest or with a "still seen" mark. */
+static uint64_t writer_fingerprint(const session *s, uint64_t *traffic)
 {
-    uint64_t h = 1469598103934665603ull;
-    const int64_t fields[] = {s->records,
-                              s->state,
+    uint64_t h = 1469598103934665603ull, dropped = 0;
+    const int64_t link[] = {(int64_t)s->records, (int64_t)s->bytes};
+    size_t i, k;
+
+    for (k = 0; k < WIRE_DROP_REASONS; k++)
+        dropped += s->drops.dropped[k];
+    const int64_t fields[] = {s->state,
                               s->link_id,
                               s->connections,
                               s->ended_ns,
@@ -371,26 +379,45 @@ static uint64_t writer_fingerprint(const session *s)
                               (int64_t)s->thread_count,
                               (int64_t)s->persist.threads_gen,
                               (int64_t)s->event_seq,
+                              (int64_t)s->functions_jitted,
+                              (int64_t)s->catchups,
+                              (int64_t)dropped,
+                              (int64_t)s->capacity_drops,
+                              (int64_t)s->tiers.enabled,
+                              (int64_t)s->tiers.lost,
                               s->pid,
                               s->parent_pid};
     const unsigned char *b = (const unsigned char *)fields;
-    size_t i;
 
     for (i = 0; i < sizeof(fields); i++)
         h = (h ^ b[i]) * 1099511628211ull;
+    *traffic = 1469598103934665603ull;
+    b = (const unsigned char *)link;
+    for (i = 0; i < sizeof(link); i++)
+        *traffic = (*traffic ^ b[i]) * 1099511628211ull;
     return h ^ writer_hash(s->error, s->command_line);
+}
+
+/* Whether a copy holds nothing to write: the round leaves it out, and a
+ * round of only such copies opens no transaction. */
+static int writer_copy_empty(const copied_session *c)
+{
+    return !c->header && !c->seen && !c->function_count && !c->modules && !c->threads &&
+           !c->event_count && !c->replay_len;
 }
 
 static int writer_copy_session(copied_session *c, session *s, copied_round *round)
 {
     session_persist *p = &s->persist;
-    uint64_t lost = 0, print = writer_fingerprint(s);
-    int more = 0;
+    uint64_t lost = 0, traffic, print = writer_fingerprint(s, &traffic);
+    int more = 0, seen_due;
 
     memset(c, 0, sizeof(*c));
     c->id = s->id;
     c->live = !s->ended_ns && s->state != SESSION_FAILED;
-    if (print != p->stored_header_hash) {
+    seen_due = c->live && round->now_ns - p->stored_seen_ns >= (uint64_t)STORE_SEEN_MS * 1000000u;
+    if (print != p->stored_header_hash ||
+        (traffic != p->stored_traffic_hash && (seen_due || !c->live || writer.final))) {
         json_t *header = store_header_to_json(s), *summary = view_session_summary(s);
         c->header = header ? json_dumps(header, JSON_COMPACT) : NULL;
         c->summary = summary ? json_dumps(summary, JSON_COMPACT) : NULL;
@@ -408,6 +435,11 @@ static int writer_copy_session(copied_session *c, session *s, copied_round *roun
         c->state = strdup(session_state_name(s->state));
         c->command_line = writer_dup(s->command_line);
         p->stored_header_hash = print;
+        p->stored_traffic_hash = traffic;
+        p->stored_seen_ns = round->now_ns; /* the header row says when it was written */
+    } else if (seen_due) {
+        c->seen = 1; /* an interrupted session ends when it was last seen */
+        p->stored_seen_ns = round->now_ns;
     }
     more |= writer_copy_functions(c, s, round, &lost);
     if (c->function_count) {
@@ -469,7 +501,12 @@ static void writer_copy_round(copied_round *round)
         session *s = sessions_at(i);
         if (s->persist.past)
             continue;
-        if (writer_copy_session(&round->sessions[round->count], s, round) == 0)
+        copied_session *c = &round->sessions[round->count];
+        if (writer_copy_session(c, s, round) != 0)
+            continue;
+        if (writer_copy_empty(c))
+            writer_free_copy(c);
+        else
             round->count++;
     }
     sessions_unlock();
@@ -621,7 +658,7 @@ static int writer_put_session(const copied_session *c, uint64_t *rows)
 
     if (c->header && writer_put_header(c) != 0)
         return -1;
-    if (!c->header && c->live) { /* an interrupted session ends when it was last seen */
+    if (c->seen) {
         sqlite3_stmt *st = writer.st[ST_TOUCH];
         sqlite3_bind_int64(st, 1, (sqlite3_int64)clock_real_ns());
         sqlite3_bind_int(st, 2, c->id);
@@ -700,6 +737,7 @@ static void writer_write_round(copied_round *round)
         writer_free_copy(&round->sessions[i]);
     free(round->sessions);
     pthread_mutex_lock(&writer.mutex);
+    writer.stats.rounds++;
     if (ok && round->count) {
         writer.stats.commits++;
         writer.stats.rows += rows;

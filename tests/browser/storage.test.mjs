@@ -19,8 +19,11 @@ test('an interrupted session from storage: listed, browsable, read-only, deletab
     return r.body.state === 'live' && r.body.counters.functions > 20;
   }, { timeoutMs: 60000 });
   const seen = (await apiGet(recorder, '/api/sessions/1')).body.counters.functions;
-  const c0 = (await apiGet(recorder, '/api/config')).body.storage.commits;
-  await waitFor('the writer caught up', async () => (await apiGet(recorder, '/api/config')).body.storage.commits >= c0 + 2, { timeoutMs: 30000 });
+  const r0 = (await apiGet(recorder, '/api/config')).body.storage.rounds;
+  await waitFor('the writer caught up', async () => {
+    const st = (await apiGet(recorder, '/api/config')).body.storage;
+    return st.rounds >= r0 + 2 && st.backlog === 0;
+  }, { timeoutMs: 30000 });
   recorder.proc.kill('SIGKILL'); // the server only, without warning
   await recorder.exited;
   try { process.kill(-recorder.proc.pid, 'SIGKILL'); } catch { /* its app, in its process group */ }

@@ -126,10 +126,10 @@ test('compare: two runs of E2eTarget that JIT different methods', async () => {
     }
 
     // across a restart: a new server on the same directory compares the stored sessions
-    const c0 = (await srv.api('/api/config')).body.storage.commits;
+    const r0 = (await srv.api('/api/config')).body.storage.rounds;
     await waitFor('the writer caught up', async () => {
       const st = (await srv.api('/api/config')).body.storage;
-      return st.commits >= c0 + 2 && st.backlog === 0;
+      return st.rounds >= r0 + 2 && st.backlog === 0;
     }, 30000);
     await srv.stop();
     const again = await startServer(['serve', '--data', data, '--port', '0']);

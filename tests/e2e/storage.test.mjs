@@ -44,10 +44,10 @@ async function snapshotOf(srv) {
 
 // The writer has copied and committed everything the session held when this was called.
 async function storageCaughtUp(srv) {
-  const c0 = (await srv.api('/api/config')).body.storage.commits;
-  await waitFor('two more commits, nothing waiting', async () => {
+  const r0 = (await srv.api('/api/config')).body.storage.rounds;
+  await waitFor('two more writer rounds, nothing waiting', async () => {
     const st = (await srv.api('/api/config')).body.storage;
-    return st.commits >= c0 + 2 && st.backlog === 0 && st;
+    return st.rounds >= r0 + 2 && st.backlog === 0 && st;
   }, 30000);
 }
 
