@@ -58,6 +58,15 @@ test('attach by click, live method within 2 s, filter, pause/resume, detach, /pr
   assert.ok(paused.paused, 'paused');
   target.send('call 18');
   await waitFor('N new', async () => (await feedStats(page)).newCount >= 1);
+  // "N new" can count events from before the pause, and the table is drawn a frame after an
+  // event arrives: look once LateMethod18 is in the page's buffer and a frame was drawn since
+  // (the badge holds the count of the last frame drawn: the current one once a frame followed)
+  await waitFor('LateMethod18 received and a frame drawn since', () => page.evaluate(() => {
+    const f = window.__jitscope.app.view.feed, b = f.buf;
+    let got = false;
+    for (let r = b.first; r < b.total; r++) if ((b.row(r).name || '').includes('LateMethod18')) got = true;
+    return got && document.querySelector('.new-badge').textContent.replace(/\D/g, '') === String(b.total - f.limit);
+  }));
   assert.ok(!(await visibleMethods(page)).some((n) => n.includes('LateMethod18')), 'not shown while paused');
   await screenshot(page, 'flow-paused.png');
   await page.keyboard.press(' ');

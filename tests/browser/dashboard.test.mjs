@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import {
   startServer, stopServer, launchBrowser, openDashboard, feedStats, visibleMethods,
-  waitForRow, waitFor, screenshot, serverJitSeqs, unexpectedConsoleErrors, measureFrames, percentile, apiGet, sleep, pressTab,
+  waitForRow, waitFor, screenshot, serverJitSeqs, unexpectedConsoleErrors, measureFrames, percentile, apiGet, sleep, pressTab, goto,
 } from './helpers.mjs';
 
 describe('dashboard', { timeout: 120000 }, () => {
@@ -102,6 +102,9 @@ describe('dashboard', { timeout: 120000 }, () => {
     await screenshot(page, 'session-filtered.png');
     // module filter: only module "Demo"
     await page.keyboard.press('Escape'); // clears the search
+    // the flag below is the text filter's until the next frame applies the cleared search:
+    // without this wait the module check could pass on the text filter's (Demo) rows
+    await waitFor('search cleared', async () => !(await feedStats(page)).filtered);
     await page.selectOption('select[aria-label="Module filter"]', 'Demo');
     await waitFor('module-filtered rows', async () => (await feedStats(page)).filtered);
     // the flag flips at once, the table on the next animation frame: wait for that render
@@ -223,11 +226,19 @@ describe('dashboard', { timeout: 120000 }, () => {
   });
 
   it('falls back to REST polling when the WebSocket cannot connect', async () => {
-    const p2 = await openDashboard(browser, srv, { hash: '#/sessions/1', blockWebSocket: true });
+    const p2 = await openDashboard(browser, srv, { hash: '#/', blockWebSocket: true });
     try {
+      // the notice is a toast that goes after 5 s, maybe before all events are in:
+      // record the toasts from before the session page opens, then look for it
+      await p2.evaluate(() => {
+        window.__toastTexts = [];
+        new MutationObserver((ms) => { for (const m of ms) for (const n of m.addedNodes) window.__toastTexts.push(n.textContent); })
+          .observe(document.getElementById('toasts'), { childList: true });
+      });
+      await goto(p2, '#/sessions/1');
       const want = (await serverJitSeqs(srv, 1)).length;
       await waitFor('all of session 1 through REST', async () => (await feedStats(p2)).total === want, { timeoutMs: 15000 });
-      await p2.getByText(/Live stream cannot connect; using REST polling/).waitFor();
+      await waitFor('the REST polling notice', () => p2.evaluate(() => window.__toastTexts.some((t) => /Live stream cannot connect; using REST polling/.test(t))));
       assert.match(await p2.locator('#conn').textContent(), /REST polling/);
       const bad = unexpectedConsoleErrors(p2, pendingRoutes);
       assert.deepEqual(bad, [], JSON.stringify(bad, null, 1));

@@ -171,11 +171,17 @@ describe('stacks, profile and GC timeline', { timeout: 240000 }, () => {
     }, hidden);
     try {
       await setHidden(true);
-      const hiddenAt = Date.now() + 300; // a request already under way may still start
+      // a request under way when the page went hidden may still be followed by its queued
+      // repeat (however long its answer takes): count from when none is under way
+      await waitFor('no profile or timeline request under way', () => page.evaluate(() => {
+        const v = window.__jitscope.app.view, p = v.tabs.profile;
+        return !p.req.tree.busy && !p.req.info.busy && !v.timeline.busy;
+      }), { timeoutMs: 20000 });
+      const hiddenAt = Date.now();
       await waitFor('2.5 s hidden', async () => Date.now() > hiddenAt + 2500, { timeoutMs: 10000 });
       assert.deepEqual(fetches.filter((t) => t > hiddenAt), [], 'no profile or timeline request while hidden');
+      const shownAt = Date.now(); // the refresh starts inside setHidden(false)
       await setHidden(false);
-      const shownAt = Date.now();
       await waitFor('a refresh once visible', () => fetches.some((t) => t >= shownAt), { timeoutMs: 5000 });
     } finally {
       page.off('request', onRequest);
@@ -193,6 +199,9 @@ describe('stacks, profile and GC timeline', { timeout: 240000 }, () => {
     await page.keyboard.press('/');
     await page.keyboard.type('Spin.');
     const info = page.locator('.match-info');
+    // the query is applied in the next frame, so a look can catch the result for the first
+    // letters only ("s" matches most frames: 80% of the samples, against 16%): wait for the whole text
+    await waitFor('the whole search applied', () => tab(page, 'profile', (t) => !t.queryDirty && t.flame.query === 'spin.'));
     await waitFor('matches', async () => Number(await info.getAttribute('data-nodes')) >= 2);
     assert.match(await info.textContent(), /^\d+ frames match · [\d.]+% of samples$/);
     const pct = Number(await info.getAttribute('data-pct'));
@@ -214,10 +223,13 @@ describe('stacks, profile and GC timeline', { timeout: 240000 }, () => {
     assert.match(await page.locator('.flame-tip').textContent(), /StackTarget.*samples [\d,]+ · [\d.<]+% of all/);
     await page.mouse.click(box.x + at.x, box.y + at.y);
     await waitFor('zoomed to Spin.Outer', async () => (await canvas.getAttribute('data-zoom')) === 'StackTarget.Spin.Outer()');
+    // widths and samples of the frames the last frame drew: a newer tree (refetched every
+    // second) can be in the model already, with other samples, until the next frame draws it
     const z = await waitFor('Spin.Inner drawn under the zoomed frame', () => tab(page, 'profile', (t) => {
-      const outer = t.flame.locate('StackTarget.Spin.Outer()'), inner = t.flame.locate('StackTarget.Spin.Inner(ulong)');
-      const node = t.flame.zoom, kid = node.children.find((c) => c.name === 'StackTarget.Spin.Inner(ulong)');
-      return outer && inner && kid && { outer: outer.w, inner: inner.w, share: kid.value / node.value };
+      const drawn = [...t.flame.rows.values()].flat();
+      const outer = drawn.filter((r) => r.node.name === 'StackTarget.Spin.Outer()').sort((a, b) => b.w - a.w)[0];
+      const inner = outer && drawn.find((r) => r.node._p === outer.node && r.node.name === 'StackTarget.Spin.Inner(ulong)');
+      return inner && { outer: outer.w, inner: inner.w, share: inner.node.value / outer.node.value };
     }));
     assert.ok(Math.abs(z.outer - box.width) <= 2, `the zoomed frame spans the graph: ${z.outer} of ${box.width}`);
     assert.ok(Math.abs(z.inner - z.share * box.width) <= 2, `Inner's width follows its samples: ${JSON.stringify(z)}`);
@@ -282,6 +294,9 @@ describe('stacks, profile and GC timeline', { timeout: 240000 }, () => {
     await page.locator('button.stop-btn').click();
     await page.locator('.p-stats .badge', { hasText: 'stopped' }).waitFor({ timeout: 20000 });
     assert.ok(await page.locator('button.stop-btn').isDisabled());
+    // the stream or the summary poll can say "stopped" before the Stop request's own answer
+    // arrives, and Start stays disabled until then
+    await waitFor('Start enabled', () => page.locator('button.start-btn').isEnabled(), { timeoutMs: 15000 });
     assert.ok(await page.locator('button.start-btn').isEnabled(), 'a new profile may be started');
     const status = (await apiGet(srv, '/api/sessions/1/profile')).body.profile;
     assert.equal(status.state, 'stopped');
@@ -309,6 +324,8 @@ describe('stacks, profile and GC timeline', { timeout: 240000 }, () => {
     const narrow = await openDashboard(browser, srv, { hash: '#/sessions/1/stacks', width: 760, height: 900 });
     try {
       await narrow.locator('.stack-card[data-thread="deep"]').waitFor({ timeout: 20000 });
+      // the header comes with the session summary, which may arrive after the stacks
+      await narrow.locator('.s-head .badge-live').waitFor({ timeout: 20000 });
       const overflow = () => narrow.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
       assert.equal(await overflow(), 0, 'no horizontal overflow (stacks)');
       await shot(narrow, 'stacks-narrow.png');
