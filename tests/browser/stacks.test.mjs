@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import {
   startServer, stopServer, launchBrowser, openDashboard, goto, waitFor, waitForOutput, screenshot,
-  unexpectedConsoleErrors, apiGet, fetchChecked, STACK_DLL, pressTab,
+  unexpectedConsoleErrors, apiGet, fetchChecked, STACK_DLL, pressTab, sleep,
 } from './helpers.mjs';
 
 const DEPTH = 25; // StackTarget.Deep.Depth
@@ -183,6 +183,32 @@ describe('stacks, profile and GC timeline', { timeout: 240000 }, () => {
       const shownAt = Date.now(); // the refresh starts inside setHidden(false)
       await setHidden(false);
       await waitFor('a refresh once visible', () => fetches.some((t) => t >= shownAt), { timeoutMs: 5000 });
+
+      // a repeat queued behind a request under way when the page goes hidden waits until it
+      // is visible again (the answer is held here until the page is hidden)
+      let release = () => {};
+      const gate = new Promise((r) => { release = r; });
+      let held = 0;
+      const hold = async (route) => { if (held++ === 0) await gate; await route.continue(); };
+      const profileJson = /\/api\/sessions\/1\/profile\?format=json/;
+      await page.route(profileJson, hold);
+      try {
+        await waitFor('a profile request held', async () => held >= 1, { timeoutMs: 10000 }); // refetched every second
+        await tab(page, 'profile', (t) => { t.fetch('tree'); });
+        assert.ok(await tab(page, 'profile', (t) => t.req.tree.busy && t.req.tree.again), 'a repeat queued behind it');
+        await setHidden(true);
+        const hiddenAt = Date.now();
+        release();
+        await waitFor('the held answer in', () => tab(page, 'profile', (t) => !t.req.tree.busy), { timeoutMs: 10000 });
+        await sleep(500); // the repeat would start at once
+        assert.deepEqual(fetches.filter((t) => t > hiddenAt), [], 'no repeat while hidden');
+        const visibleAt = Date.now();
+        await setHidden(false);
+        await waitFor('the repeat once visible', () => fetches.some((t) => t >= visibleAt), { timeoutMs: 5000 });
+      } finally {
+        release();
+        await page.unroute(profileJson, hold);
+      }
     } finally {
       page.off('request', onRequest);
       await setHidden(false);

@@ -84,7 +84,13 @@ export class ProfileTab {
     this.resizeObs = new ResizeObserver(() => schedule(this.drawTask));
     this.resizeObs.observe(this.flame.el);
     this.resizeObs.observe(this.chartBox);
-    this.onVisible = () => { if (isVisible() && this.active) this.tick(); };
+    this.onVisible = () => {
+      if (!isVisible() || !this.active) return;
+      this.tick();
+      for (const kind of ['tree', 'info']) { // repeats held back while hidden
+        if (this.req[kind].again && !this.req[kind].busy) this.fetch(kind);
+      }
+    };
     document.addEventListener('visibilitychange', this.onVisible);
     this.renderStatus();
     this.renderCrumbs();
@@ -134,17 +140,20 @@ export class ProfileTab {
   // kind 'tree': the graph with the thread and time filters (and, without a
   // range, everything else); 'info': status, threads and the timeline of the
   // whole profile (thread filter only). One request of each kind at a time;
-  // an answer for filters no longer set is dropped.
+  // an answer for filters no longer set is dropped. A repeat asked for while
+  // one is under way goes after it, or, if the page is hidden by then, once
+  // it is visible again (onVisible): nothing is fetched for a hidden page.
   async fetch(kind = 'tree') {
     if (kind === 'info' && !this.range) kind = 'tree';
     const slot = this.req[kind];
     if (slot.busy) { slot.again = true; return; }
     slot.busy = true;
+    slot.again = false; // this request already asks with the filters set now
     const thread = this.thread, range = this.range;
     const r = await api(`/api/sessions/${this.session.id}/profile?format=json${this.query_({ range: kind === 'tree' })}`);
     slot.busy = false;
     if (thread === this.thread && (kind === 'info' || range === this.range)) this.apply(r, { thread, ranged: kind === 'tree' && !!range, tree: kind === 'tree' });
-    if (slot.again) { slot.again = false; this.fetch(kind); }
+    if (slot.again && isVisible()) this.fetch(kind);
   }
 
   apply(r, { thread, ranged, tree }) {
