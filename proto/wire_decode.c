@@ -59,11 +59,8 @@ static int wire_read_strings(const wire_frame *f, size_t fixed, unsigned count, 
     return WIRE_DECODE_OK;
 }
 
-/* Enumerations and counts inside the new records. Values that come from the
- * runtime and only label things (GC and suspension reasons, generation bits,
- * HRESULTs) are not judged here: a newer runtime may add some. */
-/* Whether each of the n counters in a record of uint64 counters is at most
- * WIRE_COUNTER_MAX (the records are arrays of uint64 without padding). */
+/* Whether each counter in `bytes` of uint64 counters is at most
+ * WIRE_COUNTER_MAX (those records are arrays of uint64 without padding). */
 static int wire_counters_in_range(const void *counters, size_t bytes)
 {
     const uint8_t *p = counters;
@@ -77,6 +74,10 @@ static int wire_counters_in_range(const void *counters, size_t bytes)
     return 1;
 }
 
+/* Enumerations, counts and counters inside the records. Values that come
+ * from the runtime and only label things (GC and suspension reasons,
+ * generation bits, HRESULTs) are not judged here: a newer runtime may add
+ * some. */
 static int wire_check_values(const wire_record *r, const char **why)
 {
     switch (r->type) {
