@@ -122,6 +122,7 @@ static void store_no_memstatus(void)
 int store_open(const store_options *o, char *err, size_t errsz)
 {
     char why[400];
+    store_options writer_options;
 
     if (!o->dir || strcmp(o->dir, "none") == 0)
         return 0;
@@ -166,9 +167,14 @@ int store_open(const store_options *o, char *err, size_t errsz)
         goto fail;
     session_persist_enable();
     store.enabled = 1;
-    if (store_writer_start(store.write_db, o->keep ? o->keep : STORE_KEEP_DEFAULT,
-                           o->keep_events ? o->keep_events : SESSION_MAX_EVENTS, o->rewrite_ms, why,
-                           sizeof(why)) != 0) {
+    writer_options = *o;
+    if (!writer_options.keep)
+        writer_options.keep = STORE_KEEP_DEFAULT;
+    if (!writer_options.keep_events)
+        writer_options.keep_events = SESSION_MAX_EVENTS;
+    if (!writer_options.seen_ms)
+        writer_options.seen_ms = STORE_SEEN_MS;
+    if (store_writer_start(store.write_db, &writer_options, why, sizeof(why)) != 0) {
         store.enabled = 0;
         goto fail;
     }

@@ -53,6 +53,7 @@ typedef struct store_options {
     unsigned keep;        /* ended sessions kept, oldest deleted first (0: the default) */
     unsigned keep_events; /* newest events kept per session (0: SESSION_MAX_EVENTS) */
     unsigned rewrite_ms;  /* longest wait of a written function's rewrite (0: none) */
+    unsigned seen_ms;     /* an idle live session's "still seen" mark (0: STORE_SEEN_MS) */
 } store_options;
 
 /* What storage is doing, for /api/config, /metrics and the dashboard. */

@@ -11,6 +11,8 @@
 
 #include "session.h"
 
+struct store_options; /* store.h */
+
 struct store_stats;
 
 #define STORE_SCHEMA_VERSION 3
@@ -28,8 +30,8 @@ json_t *store_header_to_json(const session *s);
 void store_header_from_json(session *s, const json_t *header);
 
 /* store_writer.c */
-int store_writer_start(sqlite3 *db, unsigned keep, unsigned keep_events, unsigned rewrite_ms,
-                       char *err, size_t errsz);
+/* o: every field set (store_open puts in the defaults) */
+int store_writer_start(sqlite3 *db, const struct store_options *o, char *err, size_t errsz);
 void store_writer_stop(void); /* flushes everything first */
 void store_writer_forget(int session_id);
 void store_writer_kick(void);

@@ -109,6 +109,7 @@ static struct {
     size_t forget_count, forget_cap;
     unsigned keep, keep_events;
     uint64_t rewrite_ns; /* how long a function's rewrite may wait (0: not at all) */
+    uint64_t seen_ns;    /* how often an idle live session's row is marked "still seen" */
     int final;           /* the writer is stopping: everything goes now */
     store_stats stats;
 } writer = {.mutex = PTHREAD_MUTEX_INITIALIZER};
@@ -415,7 +416,7 @@ static int writer_copy_session(copied_session *c, session *s, copied_round *roun
     memset(c, 0, sizeof(*c));
     c->id = s->id;
     c->live = !s->ended_ns && s->state != SESSION_FAILED;
-    seen_due = c->live && round->now_ns - p->stored_seen_ns >= (uint64_t)STORE_SEEN_MS * 1000000u;
+    seen_due = c->live && round->now_ns - p->stored_seen_ns >= writer.seen_ns;
     if (print != p->stored_header_hash ||
         (traffic != p->stored_traffic_hash && (seen_due || !c->live || writer.final))) {
         json_t *header = store_header_to_json(s), *summary = view_session_summary(s);
@@ -884,16 +885,16 @@ static void *writer_main(void *arg)
     return NULL;
 }
 
-int store_writer_start(sqlite3 *db, unsigned keep, unsigned keep_events, unsigned rewrite_ms,
-                       char *err, size_t errsz)
+int store_writer_start(sqlite3 *db, const struct store_options *o, char *err, size_t errsz)
 {
     pthread_condattr_t attr;
     int i;
 
     writer.db = db;
-    writer.keep = keep;
-    writer.keep_events = keep_events;
-    writer.rewrite_ns = (uint64_t)rewrite_ms * 1000000u;
+    writer.keep = o->keep;
+    writer.keep_events = o->keep_events;
+    writer.rewrite_ns = (uint64_t)o->rewrite_ms * 1000000u;
+    writer.seen_ns = (uint64_t)o->seen_ms * 1000000u;
     writer.final = 0;
     for (i = 0; i < ST_COUNT; i++) {
         if (sqlite3_prepare_v3(db, writer_sql[i], -1, SQLITE_PREPARE_PERSISTENT, &writer.st[i],

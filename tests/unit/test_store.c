@@ -108,7 +108,7 @@ static wire_record thread(uint64_t tid, const char *text)
 static int open_store_events(const char *dir, unsigned keep, unsigned keep_events, char *err,
                              size_t size)
 {
-    store_options o = {dir, keep, keep_events, 0};
+    store_options o = {.dir = dir, .keep = keep, .keep_events = keep_events};
     return store_open(&o, err, size);
 }
 
@@ -400,7 +400,7 @@ TEST(rewrites_wait_for_their_batch)
 {
     const unsigned n = STORE_SLICE_FUNCTIONS + 1000; /* a batch of two slices */
     char dir[64], err[512];
-    store_options delayed = {NULL, 0, 0, 60000}, none = {NULL, 0, 0, 0};
+    store_options delayed = {.rewrite_ms = 60000}, none = {.rewrite_ms = 0};
     store_stats st;
     session *s;
 
@@ -456,12 +456,15 @@ TEST(rewrites_wait_for_their_batch)
 
 /* An idle live session: its agent's periodic records move only the link
  * traffic counters. No round commits for them until its "still seen" mark is
- * due (STORE_SEEN_MS), which then writes its header once; an unchanged one
- * gets only the mark; a real change is written at the next round. */
+ * due (STORE_SEEN_MS; an hour here, made due by moving the last mark back),
+ * which then writes its header once; an unchanged one gets only the mark; a
+ * real change is written at the next round. */
 TEST(idle_session_commits_nothing)
 {
     char dir[64], err[512];
     const char *updated = "SELECT updated_ns FROM sessions";
+    const uint64_t hour_ns = 3600ull * 1000000000u;
+    store_options hourly = {.seen_ms = 3600u * 1000u}; /* no mark comes due by itself here */
     store_stats st;
     session *s;
     uint64_t commits, rows;
@@ -469,7 +472,8 @@ TEST(idle_session_commits_nothing)
     int i;
 
     temp_dir(dir, sizeof(dir));
-    CHECK(open_store(dir, 0, err, sizeof(err)) == 0, "opens");
+    hourly.dir = dir;
+    CHECK(store_open(&hourly, err, sizeof(err)) == 0, "opens, marking idle sessions hourly");
     sessions_lock();
     s = sessions_create(SESSION_MODE_RUN, 4242, "dotnet idle.dll");
     apply(s, hello(s->token));
@@ -490,7 +494,7 @@ TEST(idle_session_commits_nothing)
           (unsigned long long)(st.commits - commits));
 
     sessions_lock();
-    s->persist.stored_seen_ns -= (uint64_t)STORE_SEEN_MS * 1000000u; /* as if 5 s went by */
+    s->persist.stored_seen_ns -= hour_ns; /* as if an hour went by (unsigned: wraps back) */
     sessions_unlock();
     st = one_round();
     CHECK(
@@ -500,7 +504,7 @@ TEST(idle_session_commits_nothing)
     seen = count_rows(dir, updated);
 
     sessions_lock();
-    s->persist.stored_seen_ns -= (uint64_t)STORE_SEEN_MS * 1000000u;
+    s->persist.stored_seen_ns -= hour_ns;
     sessions_unlock();
     st = one_round();
     CHECK(st.commits == commits + 2 && st.rows == rows + 1 && count_rows(dir, updated) > seen,
