@@ -5,11 +5,11 @@
  * one writer thread (store_writer.c) copies the changes out in bounded slices
  * under that lock, then writes them in one transaction per tick, outside it,
  * so ingest and the app never wait for the disk. The database is in WAL mode;
- * a tick commits at least every STORE_TICK_MS, so a kill -9 of the server
- * loses at most the last tick or so (under a second) of what is new. An idle
- * live session costs no write but a "still seen" mark on its row every
- * STORE_SEEN_MS (with its link traffic counters, which move with the agent's
- * periodic records); a round with nothing to write commits nothing. A
+ * a round runs at least every STORE_TICK_MS, so a kill -9 of the server
+ * loses at most the last round or so (under a second) of what is new. An
+ * idle live session costs no write but a "still seen" mark on its row every
+ * STORE_SEEN_MS (with the counters the agent's periodic records move); a
+ * round with nothing to write commits nothing. A
  * function already written that compiles again (a tier-up) has its row
  * rewritten in a batch, within rewrite_ms (STORE_REWRITE_MS by default), when
  * its session ends, or when the server stops: a kill -9 can lose that long of

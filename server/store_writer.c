@@ -351,12 +351,15 @@ static int writer_copy_events(copied_session *c, session *s, uint64_t *lost)
 }
 
 /* What the header and the list entry are made of changes with one of these
- * (agent records move the counters, events and drops; the server's own
- * changes are state transitions, exit, detach and error text), so an
- * unchanged session costs a hash, not two JSON documents, per round. The
- * link traffic counters (records and bytes received) move with the agent's
- * periodic records even while the app idles: they are hashed apart, into
- * *traffic, and written only with the rest or with a "still seen" mark. */
+ * (agent records move the events, functions, modules, threads, catch-ups and
+ * drop totals; the server's own changes are state transitions, exit, detach
+ * and error text), so an unchanged session costs a hash, not two JSON
+ * documents, per round. The agent's periodic records (every 500 ms, even
+ * while the app idles) move only counters that are not hashed here: records
+ * and bytes received (hashed apart, into *traffic), records produced, ring
+ * use, the agent's cost histogram, sequence gaps, the tier source's status.
+ * Those are written with the next hashed change, or when the "still seen"
+ * mark is due, the session ends or the writer stops. */
 static uint64_t writer_fingerprint(const session *s, uint64_t *traffic)
 {
     uint64_t h = 1469598103934665603ull, dropped = 0;
@@ -416,9 +419,10 @@ static int writer_copy_session(copied_session *c, session *s, copied_round *roun
     memset(c, 0, sizeof(*c));
     c->id = s->id;
     c->live = !s->ended_ns && s->state != SESSION_FAILED;
-    seen_due = c->live && round->now_ns - p->stored_seen_ns >= writer.seen_ns;
+    /* at the server's stop too: a live session ends, as interrupted, when it stops */
+    seen_due = c->live && (writer.final || round->now_ns - p->stored_seen_ns >= writer.seen_ns);
     if (print != p->stored_header_hash ||
-        (traffic != p->stored_traffic_hash && (seen_due || !c->live || writer.final))) {
+        (traffic != p->stored_traffic_hash && (seen_due || !c->live))) {
         json_t *header = store_header_to_json(s), *summary = view_session_summary(s);
         c->header = header ? json_dumps(header, JSON_COMPACT) : NULL;
         c->summary = summary ? json_dumps(summary, JSON_COMPACT) : NULL;

@@ -26,6 +26,12 @@ async function shot(page, name) {
 const tab = (page, name, fn, arg = null) =>
   page.evaluate(`(${fn})(window.__jitscope.app.view.tabs[${JSON.stringify(name)}], ${JSON.stringify(arg)})`);
 
+// Makes the page say it is hidden (or visible again), as a background browser tab does.
+const setPageHidden = (page, hidden) => page.evaluate((hh) => {
+  Object.defineProperty(document, 'visibilityState', { configurable: true, get: () => (hh ? 'hidden' : 'visible') });
+  document.dispatchEvent(new Event('visibilitychange'));
+}, hidden);
+
 // Pixels of a canvas that are not its background, and of a given colour
 // (from CSS pixel row fromY down: below a chart's title and legend).
 function canvasPixels(page, selector, rgb, fromY = 0) {
@@ -165,10 +171,7 @@ describe('stacks, profile and GC timeline', { timeout: 240000 }, () => {
     const fetches = [];
     const onRequest = (r) => { if (/\/api\/sessions\/1\/(profile\?format=json|timeline)/.test(r.url())) fetches.push(Date.now()); };
     page.on('request', onRequest);
-    const setHidden = (hidden) => page.evaluate((hh) => {
-      Object.defineProperty(document, 'visibilityState', { configurable: true, get: () => (hh ? 'hidden' : 'visible') });
-      document.dispatchEvent(new Event('visibilitychange'));
-    }, hidden);
+    const setHidden = (hidden) => setPageHidden(page, hidden);
     try {
       await setHidden(true);
       // a request under way when the page went hidden may still be followed by its queued
@@ -184,31 +187,6 @@ describe('stacks, profile and GC timeline', { timeout: 240000 }, () => {
       await setHidden(false);
       await waitFor('a refresh once visible', () => fetches.some((t) => t >= shownAt), { timeoutMs: 5000 });
 
-      // a repeat queued behind a request under way when the page goes hidden waits until it
-      // is visible again (the answer is held here until the page is hidden)
-      let release = () => {};
-      const gate = new Promise((r) => { release = r; });
-      let held = 0;
-      const hold = async (route) => { if (held++ === 0) await gate; await route.continue(); };
-      const profileJson = /\/api\/sessions\/1\/profile\?format=json/;
-      await page.route(profileJson, hold);
-      try {
-        await waitFor('a profile request held', async () => held >= 1, { timeoutMs: 10000 }); // refetched every second
-        await tab(page, 'profile', (t) => { t.fetch('tree'); });
-        assert.ok(await tab(page, 'profile', (t) => t.req.tree.busy && t.req.tree.again), 'a repeat queued behind it');
-        await setHidden(true);
-        const hiddenAt = Date.now();
-        release();
-        await waitFor('the held answer in', () => tab(page, 'profile', (t) => !t.req.tree.busy), { timeoutMs: 10000 });
-        await sleep(500); // the repeat would start at once
-        assert.deepEqual(fetches.filter((t) => t > hiddenAt), [], 'no repeat while hidden');
-        const visibleAt = Date.now();
-        await setHidden(false);
-        await waitFor('the repeat once visible', () => fetches.some((t) => t >= visibleAt), { timeoutMs: 5000 });
-      } finally {
-        release();
-        await page.unroute(profileJson, hold);
-      }
     } finally {
       page.off('request', onRequest);
       await setHidden(false);
@@ -326,6 +304,40 @@ describe('stacks, profile and GC timeline', { timeout: 240000 }, () => {
     assert.ok(await page.locator('button.start-btn').isEnabled(), 'a new profile may be started');
     const status = (await apiGet(srv, '/api/sessions/1/profile')).body.profile;
     assert.equal(status.state, 'stopped');
+
+    // a repeat queued behind a request under way is held while the page is hidden, and goes
+    // once the page is visible and the tab shown (stopped: nothing else fetches the profile)
+    const profileJson = /\/api\/sessions\/1\/profile\?format=json/;
+    const requests = [];
+    const onProfileRequest = (r) => { if (profileJson.test(r.url())) requests.push(Date.now()); };
+    let release = () => {};
+    const gate = new Promise((r) => { release = r; });
+    const hold = async (route) => { await gate; await route.continue(); };
+    page.on('request', onProfileRequest);
+    await page.route(profileJson, hold);
+    try {
+      await tab(page, 'profile', (t) => { t.fetch('tree'); t.fetch('tree'); });
+      assert.ok(await tab(page, 'profile', (t) => t.req.tree.busy && t.req.tree.again), 'a request under way, a repeat queued behind it');
+      await setPageHidden(page, true);
+      const hiddenAt = Date.now();
+      release();
+      await waitFor('the held answer in', () => tab(page, 'profile', (t) => !t.req.tree.busy), { timeoutMs: 10000 });
+      await sleep(500); // the repeat would start at once
+      assert.deepEqual(requests.filter((t) => t > hiddenAt), [], 'no repeat while hidden');
+      await pressTab(page, 1); // the page comes back on another tab: still nothing
+      await setPageHidden(page, false);
+      await sleep(500);
+      assert.deepEqual(requests.filter((t) => t > hiddenAt), [], 'no repeat for a tab not shown');
+      const shownAt = Date.now();
+      await pressTab(page, 7);
+      await waitFor('the repeat once the tab is shown', () => requests.some((t) => t >= shownAt), { timeoutMs: 5000 });
+      assert.equal(await tab(page, 'profile', (t) => t.req.tree.again), false, 'nothing left queued');
+    } finally {
+      release();
+      await setPageHidden(page, false);
+      page.off('request', onProfileRequest);
+      await page.unroute(profileJson, hold);
+    }
   });
 
   it('the GC chart next to the JIT-rate chart shows the app\'s collections and jitscope\'s own suspensions', async () => {

@@ -172,7 +172,8 @@ test('deferred re-JITs of functions already on disk are written when their sessi
   const before = await deferredRewrites(srv, appPid);
 
   process.kill(appPid, 'SIGKILL'); // the session ends; the server goes on
-  await waitFor('the session ended', async () => (await srv.api('/api/sessions/1')).body.state !== 'live', 30000);
+  // exited, not just disconnected: the socket closes before the server reaps the app
+  await waitFor('the session ended', async () => (await srv.api('/api/sessions/1')).body.state === 'exited', 30000);
   await storageCaughtUp(srv);
   assert.equal((await srv.api('/api/config')).body.storage.deferred, 0, 'nothing deferred once the session ended');
   srv.proc.kill('SIGKILL'); // no last round at a stop: what is on disk is what the end wrote

@@ -458,7 +458,8 @@ TEST(rewrites_wait_for_their_batch)
  * traffic counters. No round commits for them until its "still seen" mark is
  * due (STORE_SEEN_MS; an hour here, made due by moving the last mark back),
  * which then writes its header once; an unchanged one gets only the mark; a
- * real change is written at the next round. */
+ * real change is written at the next round; the server's stop writes the
+ * traffic and the mark at once. */
 TEST(idle_session_commits_nothing)
 {
     char dir[64], err[512];
@@ -467,7 +468,7 @@ TEST(idle_session_commits_nothing)
     store_options hourly = {.seen_ms = 3600u * 1000u}; /* no mark comes due by itself here */
     store_stats st;
     session *s;
-    uint64_t commits, rows;
+    uint64_t commits, rows, records;
     long long seen;
     int i;
 
@@ -518,7 +519,19 @@ TEST(idle_session_commits_nothing)
     CHECK(st.commits == commits + 3 && st.rows == rows + 2,
           "a real change goes at the next round (%llu commits, %llu rows)",
           (unsigned long long)(st.commits - commits), (unsigned long long)(st.rows - rows));
+
+    seen = count_rows(dir, updated);
+    sessions_lock();
+    s->records += 2; /* traffic again, then the server stops with the session live */
+    records = s->records;
+    sessions_unlock();
     close_store();
+    CHECK(count_rows(dir, "SELECT json_extract(header, '$.records') FROM sessions") ==
+                  (long long)records &&
+              count_rows(dir, updated) > seen,
+          "the stop writes the traffic and the mark (records %lld, want %llu)",
+          count_rows(dir, "SELECT json_extract(header, '$.records') FROM sessions"),
+          (unsigned long long)records);
     remove_dir(dir);
 }
 

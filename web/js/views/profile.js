@@ -84,13 +84,7 @@ export class ProfileTab {
     this.resizeObs = new ResizeObserver(() => schedule(this.drawTask));
     this.resizeObs.observe(this.flame.el);
     this.resizeObs.observe(this.chartBox);
-    this.onVisible = () => {
-      if (!isVisible() || !this.active) return;
-      this.tick();
-      for (const kind of ['tree', 'info']) { // repeats held back while hidden
-        if (this.req[kind].again && !this.req[kind].busy) this.fetch(kind);
-      }
-    };
+    this.onVisible = () => { if (isVisible() && this.active) this.tick(); };
     document.addEventListener('visibilitychange', this.onVisible);
     this.renderStatus();
     this.renderCrumbs();
@@ -125,7 +119,12 @@ export class ProfileTab {
   tick() {
     clearTimeout(this.timer);
     if (!this.active) return;
-    if (isVisible() && (!this.loadedOnce || this.running())) this.fetch(this.range ? 'info' : 'tree');
+    if (isVisible()) {
+      if (!this.loadedOnce || this.running()) this.fetch(this.range ? 'info' : 'tree');
+      for (const kind of ['tree', 'info']) { // repeats held back while the page was hidden
+        if (this.req[kind].again && !this.req[kind].busy) this.fetch(kind);
+      }
+    }
     this.timer = setTimeout(() => this.tick(), REFRESH_MS);
   }
 
@@ -141,8 +140,9 @@ export class ProfileTab {
   // range, everything else); 'info': status, threads and the timeline of the
   // whole profile (thread filter only). One request of each kind at a time;
   // an answer for filters no longer set is dropped. A repeat asked for while
-  // one is under way goes after it, or, if the page is hidden by then, once
-  // it is visible again (onVisible): nothing is fetched for a hidden page.
+  // one is under way goes after it, or, if the page is hidden by then, at the
+  // first tick with the page visible and the tab shown: nothing is fetched
+  // for a hidden page.
   async fetch(kind = 'tree') {
     if (kind === 'info' && !this.range) kind = 'tree';
     const slot = this.req[kind];
