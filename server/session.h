@@ -96,7 +96,8 @@ typedef struct session_function {
     uint8_t persist; /* SESSION_PERSIST_* bits: storage's view of this function */
 } session_function;
 
-#define SESSION_PERSIST_QUEUED 0x1u  /* in persist.dirty or persist.rewrite: changed since copied */
+#define SESSION_PERSIST_QUEUED                                                                     \
+    0x1u /* in persist.dirty, or counted in persist.rewrite_count: changed since copied */
 #define SESSION_PERSIST_WRITTEN 0x2u /* the writer has copied it at least once */
 
 /* Compilation i (0 <= i < f->compilation_count) of a function, in order. */

@@ -164,6 +164,15 @@ async function deferredRewrites(srv, appPid) {
   return functions;
 }
 
+// A new server on dir serves every function of session 1 as `before` (served live) had it.
+async function expectStoredAsServed(dir, before) {
+  const again = await startServer(['serve', '--port', '0', '--data', dir]);
+  const after = await storedFunctions(again);
+  assert.equal(after.length, before.length, 'every function is back');
+  assert.deepEqual(after, before, 'each as last served live');
+  await again.stop();
+}
+
 test('deferred re-JITs of functions already on disk are written when their session ends', async () => {
   const dir = tempDataDir();
   const srv = await startServer(['run', '--port', '0', '--data', dir, '--rewrite-delay', '3600', '--', 'dotnet', DEMO_DLL]);
@@ -179,11 +188,7 @@ test('deferred re-JITs of functions already on disk are written when their sessi
   srv.proc.kill('SIGKILL'); // no last round at a stop: what is on disk is what the end wrote
   await srv.exited;
 
-  const again = await startServer(['serve', '--port', '0', '--data', dir]);
-  const after = await storedFunctions(again);
-  assert.equal(after.length, before.length, 'every function is back');
-  assert.deepEqual(after, before, 'each as last served live');
-  await again.stop();
+  await expectStoredAsServed(dir, before);
 });
 
 test('deferred re-JITs of functions already on disk are written when the server stops', async () => {
@@ -197,11 +202,7 @@ test('deferred re-JITs of functions already on disk are written when the server 
   await srv.stop('SIGTERM'); // the app is still running (stopped): only the server's stop can write them
   process.kill(app.pid, 'SIGKILL');
 
-  const again = await startServer(['serve', '--port', '0', '--data', dir]);
-  const after = await storedFunctions(again);
-  assert.equal(after.length, before.length, 'every function is back');
-  assert.deepEqual(after, before, 'each as last served live');
-  await again.stop();
+  await expectStoredAsServed(dir, before);
 });
 
 test('a live session cannot be deleted; a cross-site DELETE is refused', async () => {
