@@ -42,6 +42,7 @@ typedef struct cli_options {
     char web_buf[PATH_MAX];
     char **command;         /* run: argv after "--" */
     const char *positional; /* attach: PID; detach: SESSION or PID */
+    pid_t attach_pid;       /* attach: the PID, checked before anything starts */
     const char *server;     /* attach/detach: URL of a running server */
     int ws_port;            /* -1: HTTP port + 1 (0 when the HTTP port is 0) */
     int no_children;        /* run: keep the agent out of the app's child processes */
@@ -105,14 +106,25 @@ static int self_dir(char *out, size_t outsz)
     return 0;
 }
 
-static int parse_port(const char *text, int *port)
+/* A whole decimal number in min..max, else -1 (nothing written). */
+static int parse_in_range(const char *text, long min, long max, long *out)
 {
     char *end;
     long v;
 
     errno = 0;
     v = strtol(text, &end, 10);
-    if (errno || end == text || *end || v < 0 || v > 65535)
+    if (errno || end == text || *end || v < min || v > max)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static int parse_port(const char *text, int *port)
+{
+    long v;
+
+    if (parse_in_range(text, 0, 65535, &v) != 0)
         return -1;
     *port = (int)v;
     return 0;
@@ -168,34 +180,24 @@ static int parse_options(int argc, char **argv, int start, int allow_command, in
             }
             o->store.dir = v, i++;
         } else if (strcmp(a, "--keep-events") == 0 && v) {
-            char *end;
             long keep;
-            errno = 0;
-            keep = strtol(v, &end, 10);
-            if (errno || end == v || *end || keep < (long)STORE_KEEP_EVENTS_MIN ||
-                keep > (long)SESSION_MAX_EVENTS) {
+            if (parse_in_range(v, STORE_KEEP_EVENTS_MIN, SESSION_MAX_EVENTS, &keep) != 0) {
                 fprintf(stderr, "jitscope: --keep-events wants %u..%u, not '%s'\n",
                         STORE_KEEP_EVENTS_MIN, (unsigned)SESSION_MAX_EVENTS, v);
                 return -1;
             }
             o->store.keep_events = (unsigned)keep, i++;
         } else if (strcmp(a, "--rewrite-delay") == 0 && v) {
-            char *end;
             long seconds;
-            errno = 0;
-            seconds = strtol(v, &end, 10);
-            if (errno || end == v || *end || seconds < 0 || seconds > (long)STORE_REWRITE_MAX_S) {
+            if (parse_in_range(v, 0, STORE_REWRITE_MAX_S, &seconds) != 0) {
                 fprintf(stderr, "jitscope: --rewrite-delay wants 0..%u seconds, not '%s'\n",
                         STORE_REWRITE_MAX_S, v);
                 return -1;
             }
             o->store.rewrite_ms = (unsigned)seconds * 1000u, i++;
         } else if (strcmp(a, "--keep") == 0 && v) {
-            char *end;
             long keep;
-            errno = 0;
-            keep = strtol(v, &end, 10);
-            if (errno || end == v || *end || keep < 1 || keep > STORE_KEEP_MAX) {
+            if (parse_in_range(v, 1, STORE_KEEP_MAX, &keep) != 0) {
                 fprintf(stderr, "jitscope: --keep wants 1..%d, not '%s'\n", STORE_KEEP_MAX, v);
                 return -1;
             }
@@ -258,14 +260,9 @@ static void join_command(char **argv, char *out, size_t outsz)
 /* PID argument: a positive number. */
 static int parse_pid(const char *text, pid_t *pid)
 {
-    char *end;
     long v;
 
-    if (!text)
-        return -1;
-    errno = 0;
-    v = strtol(text, &end, 10);
-    if (errno || end == text || *end || v <= 1 || v > 4194304)
+    if (!text || parse_in_range(text, 2, 4194304, &v) != 0)
         return -1;
     *pid = (pid_t)v;
     return 0;
@@ -324,12 +321,7 @@ static int serve(cli_options *o, int mode)
     }
     if (mode == SERVE_ATTACH) {
         attach_result r;
-        pid_t pid;
-        if (parse_pid(o->positional, &pid) != 0) {
-            fprintf(stderr, "jitscope attach: give a process id (see jitscope ps)\n");
-            rc = 2;
-            goto done;
-        }
+        pid_t pid = o->attach_pid;
         attach_process(pid, &r);
         if (r.status != 201) {
             fprintf(stderr, "jitscope: attach to %d failed (%d): %s\n", (int)pid, r.status,
@@ -445,13 +437,9 @@ static int remote_attach(cli_options *o)
 {
     char url[1024], err[512];
     json_t *body;
-    pid_t pid;
+    pid_t pid = o->attach_pid; /* checked by the caller */
     long status;
 
-    if (parse_pid(o->positional, &pid) != 0) {
-        fprintf(stderr, "jitscope attach: '%s' is not a process id\n", o->positional);
-        return EXIT_USAGE;
-    }
     snprintf(url, sizeof(url), "%s/api/processes/%d/attach", server_url(o), (int)pid);
     status = client_request("POST", url, o->http.api_key, &body, err, sizeof(err));
     if (status < 0) {
@@ -594,6 +582,10 @@ int main(int argc, char **argv)
             return EXIT_USAGE;
         if (!o.positional) {
             fprintf(stderr, "jitscope attach: give a process id (see jitscope ps)\n");
+            return EXIT_USAGE;
+        }
+        if (parse_pid(o.positional, &o.attach_pid) != 0) { /* before a server or a file is made */
+            fprintf(stderr, "jitscope attach: '%s' is not a process id\n", o.positional);
             return EXIT_USAGE;
         }
         if (o.server)
