@@ -114,15 +114,14 @@ static struct {
     store_stats stats;
 } writer = {.mutex = PTHREAD_MUTEX_INITIALIZER};
 
-static uint64_t writer_hash(const char *a, const char *b)
+/* FNV-1a: h (FNV_START to begin) folded with n bytes; fingerprints only. */
+#define FNV_START 1469598103934665603ull
+static uint64_t writer_hash(uint64_t h, const void *bytes, size_t n)
 {
-    uint64_t h = 1469598103934665603ull;
-    const char *parts[2] = {a, b};
-    int i;
+    const unsigned char *b = bytes;
 
-    for (i = 0; i < 2; i++)
-        for (const char *c = parts[i] ? parts[i] : ""; *c; c++)
-            h = (h ^ (unsigned char)*c) * 1099511628211ull;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ b[i]) * 1099511628211ull;
     return h;
 }
 
@@ -352,7 +351,7 @@ static int writer_copy_events(copied_session *c, session *s, uint64_t *lost)
 
 /* What the header and the list entry are made of changes with one of these
  * (agent records move the events, functions, modules, threads, catch-ups and
- * drop totals; the server's own changes are state transitions, exit, detach
+ * drop counts; the server's own changes are state transitions, exit, detach
  * and error text), so an unchanged session costs a hash, not two JSON
  * documents, per round. The agent's periodic records (every 500 ms, even
  * while the app idles) move only counters that are not hashed here: records
@@ -362,12 +361,8 @@ static int writer_copy_events(copied_session *c, session *s, uint64_t *lost)
  * mark is due, the session ends or the writer stops. */
 static uint64_t writer_fingerprint(const session *s, uint64_t *traffic)
 {
-    uint64_t h = 1469598103934665603ull, dropped = 0;
+    uint64_t h;
     const int64_t link[] = {(int64_t)s->records, (int64_t)s->bytes};
-    size_t i, k;
-
-    for (k = 0; k < WIRE_DROP_REASONS; k++)
-        dropped += s->drops.dropped[k];
     const int64_t fields[] = {s->state,
                               s->link_id,
                               s->connections,
@@ -385,21 +380,17 @@ static uint64_t writer_fingerprint(const session *s, uint64_t *traffic)
                               (int64_t)s->event_seq,
                               (int64_t)s->functions_jitted,
                               (int64_t)s->catchups,
-                              (int64_t)dropped,
                               (int64_t)s->capacity_drops,
                               (int64_t)s->tiers.enabled,
                               (int64_t)s->tiers.lost,
                               s->pid,
                               s->parent_pid};
-    const unsigned char *b = (const unsigned char *)fields;
 
-    for (i = 0; i < sizeof(fields); i++)
-        h = (h ^ b[i]) * 1099511628211ull;
-    *traffic = 1469598103934665603ull;
-    b = (const unsigned char *)link;
-    for (i = 0; i < sizeof(link); i++)
-        *traffic = (*traffic ^ b[i]) * 1099511628211ull;
-    return h ^ writer_hash(s->error, s->command_line);
+    *traffic = writer_hash(FNV_START, link, sizeof(link));
+    h = writer_hash(FNV_START, fields, sizeof(fields));
+    h = writer_hash(h, s->drops.dropped, sizeof(s->drops.dropped));
+    h = writer_hash(h, s->error, strlen(s->error) + 1); /* with its NUL: a separator */
+    return s->command_line ? writer_hash(h, s->command_line, strlen(s->command_line)) : h;
 }
 
 /* Whether a copy holds nothing to write: the round leaves it out, and a
