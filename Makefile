@@ -107,7 +107,8 @@ $(BUILD)/tests/test_%: tests/unit/test_%.c $(filter-out server/main.c,$(SERVER_S
 # clang-14 and its libFuzzer runtime come from Debian (scripts/deps.sh fuzz).
 CLANG        ?= clang-14
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS := wire_decode command ipc route ws sig names mdread
+# the targets: one per tests/fuzz/fuzz_<name>.c (tests/fuzz/run.sh list, the one list)
+FUZZ_TARGETS := $(shell tests/fuzz/run.sh list)
 FUZZ_BINS    := $(FUZZ_TARGETS:%=$(BUILD)/fuzz/%)
 FUZZ_CFLAGS   = $(CSTD) $(WARN) -g -O1 -fsanitize=fuzzer,address,undefined \
                 -fno-sanitize-recover=all -fno-omit-frame-pointer
@@ -145,7 +146,7 @@ fuzz-build: $(FUZZ_BINS)
 # Each target for FUZZ_SECONDS from tests/fuzz/corpus/<name>; new inputs in
 # build/fuzz/corpus, crashes in build/fuzz/crashes. FUZZ="ipc ws" runs only those.
 fuzz: $(FUZZ_BINS)
-	tests/fuzz/run.sh fuzz $(FUZZ_SECONDS) $(FUZZ)
+	tests/fuzz/run.sh fuzz $(FUZZ_SECONDS) $(or $(FUZZ),$(FUZZ_TARGETS))
 
 # Folds what `make fuzz` found into the committed corpus, minimized (-merge=1).
 fuzz-merge: $(FUZZ_BINS)
@@ -154,7 +155,7 @@ fuzz-merge: $(FUZZ_BINS)
 unit: $(UNIT_TESTS)
 
 test: all asan apps $(UNIT_TESTS) $(FUZZ_BINS) deps-test
-	@FUZZ_TARGETS="$(FUZZ_TARGETS)" tests/run.sh
+	@tests/run.sh
 
 lint: deps-test
 	@scripts/lint.sh

@@ -6,8 +6,22 @@
 #                           and the fuzzing compiler (as `fuzz` does)
 #   scripts/deps.sh fuzz    clang with libFuzzer and its sanitizer runtimes (make fuzz)
 # Run as root (as on the project's machines) or with sudo available.
+#
+# Two runs at once (two `make test` on a fresh machine) take turns: each holds
+# a lock of its own ($JITSCOPE_DEPS_LOCK, default /tmp/jitscope-deps.lock) from
+# its first check to its last install, so the second finds what the first
+# installed; and apt-get waits up to DEPS_APT_WAIT seconds (600) for the
+# package manager's lock that someone else (unattended-upgrades) holds.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+lock=${JITSCOPE_DEPS_LOCK:-/tmp/jitscope-deps.lock}
+exec 9>>"$lock"
+if ! flock -n 9; then
+  echo "deps: waiting for another scripts/deps.sh to finish (lock $lock)"
+  flock 9
+fi
+apt_wait=(-o "DPkg::Lock::Timeout=${DEPS_APT_WAIT:-600}")
 
 need_build=(gcc make pkg-config libmicrohttpd-dev libjansson-dev libwebsockets-dev libcurl4-openssl-dev libsqlite3-dev)
 need_test=(valgrind chromium nodejs npm clang-format shellcheck prometheus)
@@ -39,8 +53,9 @@ apt_install() {
   echo "deps: installing ${filtered[*]}"
   local sudo=""
   [ "$(id -u)" -eq 0 ] || sudo="sudo"
-  $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${filtered[@]}"
+  $sudo apt-get "${apt_wait[@]}" update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get "${apt_wait[@]}" install -y -qq \
+    --no-install-recommends "${filtered[@]}"
 }
 
 apt_install "${need_build[@]}"

@@ -56,8 +56,8 @@ for t in build/tests/test_*; do
 done
 # each libFuzzer target (build/fuzz/*, make fuzz-build) for 3 s from its corpus, then its
 # regression inputs (tests/fuzz/run.sh test): one test each, about 25 s in all
-# (the Makefile's FUZZ_TARGETS, which `make test` passes on)
-for t in ${FUZZ_TARGETS:-wire_decode command ipc route ws sig names mdread}; do
+# (every tests/fuzz/fuzz_<name>.c: tests/fuzz/run.sh list, as the Makefile's FUZZ_TARGETS)
+for t in $(tests/fuzz/run.sh list); do
   suite "fuzz-$t" tests/fuzz/run.sh test 3 "$t"
 done
 suite e2e node --test --test-reporter=tap --test-concurrency=1 tests/e2e/

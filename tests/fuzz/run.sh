@@ -4,7 +4,11 @@
 #   tests/fuzz/run.sh fuzz SECONDS [NAME...]   fuzz each target for SECONDS (make fuzz)
 #   tests/fuzz/run.sh test SECONDS NAME        a short run plus the regression inputs (make test)
 #   tests/fuzz/run.sh merge [NAME...]          minimize the committed corpus (make fuzz-merge)
+#   tests/fuzz/run.sh list                     the targets, one a line
 #
+# The targets are the files tests/fuzz/fuzz_<name>.c: the one list, which the
+# Makefile (FUZZ_TARGETS) and tests/run.sh read from `list`; without NAMEs,
+# fuzz and merge take them all.
 # Seeds: tests/fuzz/corpus/<name> (committed, read only here); what a run finds
 # goes to build/fuzz/corpus/<name>, `merge` folds it back into the committed
 # directory with -merge=1 (only inputs that add coverage; by edges alone when
@@ -17,7 +21,11 @@ set -u
 cd "$(dirname "$0")/../.." || exit 1
 mode=${1:-}
 out=build/fuzz
-all=(wire_decode command ipc route ws sig names)
+all=()
+for f in tests/fuzz/fuzz_*.c; do
+  f=${f##*/fuzz_}
+  all+=("${f%.c}")
+done
 
 # Undefined behaviour stops the run like a memory error (the targets are also
 # built with -fno-sanitize-recover); leaks are checked at every input.
@@ -45,6 +53,9 @@ fuzz_one() {
 }
 
 case "$mode" in
+  list)
+    printf '%s\n' "${all[@]}"
+    ;;
   fuzz)
     seconds=${2:?seconds}
     shift 2
@@ -99,7 +110,7 @@ case "$mode" in
     done
     ;;
   *)
-    echo "usage: $0 fuzz SECONDS [NAME...] | test SECONDS NAME | merge [NAME...]" >&2
+    echo "usage: $0 fuzz SECONDS [NAME...] | test SECONDS NAME | merge [NAME...] | list" >&2
     exit 2
     ;;
 esac
