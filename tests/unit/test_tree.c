@@ -52,23 +52,26 @@ TEST(stat_lines)
     CHECK(proc_parse_stat("1 (x) S 4", 8, &state, &ppid) == -1, "cut before the parent");
 }
 
-/* Starts argv; returns once it has exec'd (the close-on-exec pipe closes). */
+/* Starts argv, whose program prints a line first thing; returns once that
+ * line came. A close-on-exec pipe is not enough: the kernel closes it in
+ * execve before the new image's arguments are set up (/proc/PID/cmdline reads
+ * empty in between); the program itself speaking means exec is done. */
 static pid_t start_exec(char *const argv[])
 {
     int fds[2];
-    char byte;
+    char byte = 0;
     pid_t pid;
 
     if (pipe2(fds, O_CLOEXEC) != 0)
         return -1;
     pid = fork();
     if (pid == 0) {
-        close(fds[0]);
+        dup2(fds[1], STDOUT_FILENO); /* dup2 clears close-on-exec on the copy */
         execvp(argv[0], argv);
         _exit(127);
     }
     close(fds[1]);
-    while (pid > 0 && read(fds[0], &byte, 1) > 0)
+    while (pid > 0 && byte != '\n' && read(fds[0], &byte, 1) == 1)
         ;
     close(fds[0]);
     return pid;
@@ -94,7 +97,7 @@ TEST(proc_readers)
 {
     pthread_t named;
     char line[256];
-    char *argv[] = {"sh", "-c", "sleep 30; :", "\xff\xfe", NULL};
+    char *argv[] = {"sh", "-c", "echo started; sleep 30; :", "\xff\xfe", NULL};
     pid_t child, zombie;
     int status;
 
@@ -122,7 +125,7 @@ TEST(proc_readers)
     CHECK(proc_parent_pid(child) == getpid(), "the child's parent is us");
     CHECK(!proc_is_gone(child), "the child runs");
     CHECK(proc_command_line(child, line, sizeof(line)) == 0 &&
-              strcmp(line, "sh -c sleep 30; : ??") == 0,
+              strcmp(line, "sh -c echo started; sleep 30; : ??") == 0,
           "arguments joined, bytes that are not UTF-8 replaced: '%s'", line);
     kill(child, SIGKILL);
     wait_zombie(child);
