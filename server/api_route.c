@@ -7,22 +7,58 @@
 
 enum api_match { API_NO_MATCH, API_MATCH, API_BAD_PARAM };
 
-/* Reads one path segment [text, text + length) as a decimal in 1..max. */
-static int api_segment_number(const char *text, size_t length, uint64_t max, uint64_t *out)
+int api_parse_number(const char *text, size_t length, uint64_t max, uint64_t *out)
 {
     uint64_t v = 0;
     size_t i;
 
-    if (length == 0 || length > 20)
-        return -1;
+    if (length == 0 || length > 20 || (text[0] == '0' && length > 1))
+        return -1; /* nothing, or a leading zero ("0" alone is zero) */
     for (i = 0; i < length; i++) {
-        if (text[i] < '0' || text[i] > '9')
-            return -1;
-        v = v * 10 + (uint64_t)(text[i] - '0');
-        if (v > max)
-            return -1; /* checked per digit: no overflow */
+        uint64_t digit = (uint64_t)(text[i] - '0');
+        if (text[i] < '0' || text[i] > '9' || v > (max - digit) / 10 || digit > max)
+            return -1; /* checked before it grows: no overflow, whatever max is */
+        v = v * 10 + digit;
     }
-    return v == 0 ? -1 : (*out = v, 0);
+    *out = v;
+    return 0;
+}
+
+int api_parse_ms(const char *text, size_t length, uint64_t max_ms, int64_t *out_ns)
+{
+    const char *dot = memchr(text, '.', length);
+    size_t whole = dot ? (size_t)(dot - text) : length, digits, i;
+    uint64_t ms, fraction = 0;
+
+    if (api_parse_number(text, whole, max_ms, &ms) != 0 || max_ms > (uint64_t)INT64_MAX / 1000000)
+        return -1;
+    if (dot) {
+        digits = length - whole - 1;
+        if (digits == 0 || digits > 20)
+            return -1; /* "5." */
+        for (i = 0; i < digits; i++) {
+            char ch = dot[1 + i];
+            if (ch < '0' || ch > '9')
+                return -1;
+            if (i < 6) /* nanoseconds: what lies below is cut */
+                fraction = fraction * 10 + (uint64_t)(ch - '0');
+        }
+        for (i = digits; i < 6; i++)
+            fraction *= 10;
+    }
+    *out_ns = (int64_t)(ms * 1000000 + fraction);
+    return 0;
+}
+
+/* Reads one path segment [text, text + length) as a number in 1..max. */
+static int api_segment_number(const char *text, size_t length, uint64_t max, uint64_t *out)
+{
+    uint64_t v;
+
+    if (api_parse_number(text, length, max, &v) != 0 || v == 0)
+        return -1;
+    *out = v;
+    return 0;
 }
 
 /* Reads one path segment as "0x" and 1..16 hex digits (a runtime ID, as the

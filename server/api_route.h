@@ -35,6 +35,18 @@ typedef struct api_route_args {
     uint64_t n;
 } api_route_args;
 
+/* The one grammar of a number in a path or a query parameter: plain decimal
+ * digits, no sign, no space, no leading zero ("0" alone is zero), at most
+ * max. text[0..length) is the text as it arrived: the transport decodes no
+ * percent-encoded digit or NUL (http_unescape.h), so "%31" and "1%00" stay
+ * as they are and are refused here. 0 and *out, or -1. */
+int api_parse_number(const char *text, size_t length, uint64_t max, uint64_t *out);
+/* Milliseconds (a wall-clock time or a duration) with an optional fraction:
+ * a number as api_parse_number reads it, at most max_ms, then "." and 1..20
+ * digits (below a nanosecond they are cut). No exponent, no sign. 0 and
+ * *out_ns, or -1. */
+int api_parse_ms(const char *text, size_t length, uint64_t max_ms, int64_t *out_ns);
+
 /* Finds the route for method ("HEAD" counts as "GET") and path among count
  * routes. Returns 0 and sets *found and *args; otherwise the HTTP status (400
  * a malformed parameter, 404 no such route, 405 a method the path does not

@@ -1,11 +1,9 @@
 /* api_util.c -- helpers shared by the REST route files (see api_util.h). */
 #include "api_util.h"
+#include "api_route.h"
 
-#include <errno.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -23,43 +21,44 @@ int api_fail(api_call *c, int status, const char *fmt, ...)
     return status;
 }
 
+/* A query parameter's text and length as it arrived; NULL when absent. */
+static const char *api_arg_text(const api_request *req, const char *name, size_t *length)
+{
+    const char *text = req->arg(req->ctx, name);
+
+    *length = text ? strlen(text) : 0;
+    return text;
+}
+
 int api_arg_int(const api_request *req, const char *name, long long min, long long max,
                 long long def, long long *out)
 {
-    const char *text = req->arg(req->ctx, name);
-    char *end;
-    long long v;
+    size_t length;
+    const char *text = api_arg_text(req, name, &length);
+    uint64_t v;
 
     if (!text) {
         *out = def;
         return 0;
     }
-    errno = 0;
-    v = strtoll(text, &end, 10);
-    if (errno || end == text || *end || v < min || v > max)
+    if (min < 0 || max < min || api_parse_number(text, length, (uint64_t)max, &v) != 0 ||
+        v < (uint64_t)min)
         return -1;
-    *out = v;
+    *out = (long long)v;
     return 0;
 }
 
 int api_arg_ms(const api_request *req, const char *name, int64_t def_ns, int64_t *out_ns)
 {
-    const char *text = req->arg(req->ctx, name);
-    char *end;
-    double ms;
+    size_t length;
+    const char *text = api_arg_text(req, name, &length);
 
     if (!text) {
         *out_ns = def_ns;
         return 0;
     }
-    if (strlen(text) > 32 || !*text || (*text != '.' && (*text < '0' || *text > '9')))
-        return -1; /* digits first: no sign, spaces, "inf" or "nan" */
-    errno = 0;
-    ms = strtod(text, &end);
-    if (errno || end == text || *end || !isfinite(ms) || ms < 0 || ms > 9e12)
-        return -1; /* 9e12 ms is the year 2255; ns still fit an int64 */
-    *out_ns = (int64_t)(ms * 1e6);
-    return 0;
+    /* 9e12 ms is the year 2255; ns still fit an int64 */
+    return api_parse_ms(text, length, 9000000000000ull, out_ns);
 }
 
 session *api_lock_session(api_call *c)

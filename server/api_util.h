@@ -26,10 +26,12 @@ typedef struct api_call {
 /* Sets {"error": formatted message} and returns status. */
 __attribute__((format(printf, 3, 4))) int api_fail(api_call *c, int status, const char *fmt, ...);
 
-/* Query parameter as a decimal in [min, max]; missing: def. -1 on bad input. */
+/* Query parameter as a number in [min, max] (0 <= min), in the one grammar
+ * of api_parse_number (api_route.h); missing: def. -1 on bad input. */
 int api_arg_int(const api_request *req, const char *name, long long min, long long max,
                 long long def, long long *out);
-/* Query parameter as Unix ms (a fraction allowed), returned in ns; missing: def_ns. */
+/* Query parameter as Unix ms (a fraction allowed: api_parse_ms), returned in
+ * ns; missing: def_ns. -1 on bad input. */
 int api_arg_ms(const api_request *req, const char *name, int64_t def_ns, int64_t *out_ns);
 
 /* Takes the sessions lock and finds the call's session; when there is none,

@@ -16,6 +16,7 @@
 #include "guard.h"
 #include "metrics.h"
 #include "http_deadline.h"
+#include "http_unescape.h"
 
 #define HTTP_MAX_BODY API_MAX_BODY /* request bodies kept; larger ones get 413 */
 #define HTTP_MAX_FILE (8u * 1024u * 1024u)
@@ -188,6 +189,14 @@ static enum MHD_Result http_metrics(struct MHD_Connection *c, int is_get)
     return http_send(c, 200, "text/plain; version=0.0.4; charset=utf-8", NULL, text, length);
 }
 
+/* libmicrohttpd's unescape callback: its own decoding, except for percent-
+ * encoded digits and NULs (http_unescape.h). */
+static size_t http_unescape(void *cls, struct MHD_Connection *c, char *s)
+{
+    (void)cls, (void)c;
+    return http_unescape_text(s);
+}
+
 static const char *http_arg(void *ctx, const char *name)
 {
     return MHD_lookup_connection_value(ctx, MHD_GET_ARGUMENT_KIND, name);
@@ -332,7 +341,8 @@ int http_start(const http_config *config, int *bound_port, char *err, size_t err
         HTTP_MAX_PER_IP, MHD_OPTION_CONNECTION_TIMEOUT, HTTP_IDLE_SECONDS,
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)HTTP_CONNECTION_MEMORY,
         MHD_OPTION_NOTIFY_COMPLETED, http_done, NULL, MHD_OPTION_NOTIFY_CONNECTION,
-        http_deadline_notify, NULL, MHD_OPTION_END);
+        http_deadline_notify, NULL, MHD_OPTION_UNESCAPE_CALLBACK, http_unescape, NULL,
+        MHD_OPTION_END);
     if (!http_daemon) {
         snprintf(err, errsz, "libmicrohttpd could not start on %s:%d", http_cfg.bind_host,
                  http_port);

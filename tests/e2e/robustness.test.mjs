@@ -105,6 +105,28 @@ test('bad HTTP requests get 4xx JSON errors, never a crash', async () => {
   }
 });
 
+test('numbers in paths and queries: one grammar, over real HTTP (no sign, no leading zero, no encoded digit or NUL)', async () => {
+  const srv = await startServer(['serve', '--port', '0']);
+  try {
+    // session 1 does not exist: a number read as 1 answers 404, a refused one 400
+    assert.equal((await srv.api('/api/sessions/1')).status, 404);
+    for (const id of ['01', '%31', '1%00', '%2B1', '+1', '1%20']) {
+      const r = await srv.api(`/api/sessions/${id}`);
+      assert.equal(r.status, 400, `/api/sessions/${id} -> ${r.status}`);
+      assert.match(r.body.error, /session id/);
+    }
+    assert.equal((await srv.api('/api/compare?a=1&b=2')).status, 404);
+    for (const a of ['01', '%31', '1%00', '%2B1', '+1', '-0']) {
+      const r = await srv.api(`/api/compare?a=${a}&b=2`);
+      assert.equal(r.status, 400, `compare?a=${a} -> ${r.status}`);
+    }
+    // text is decoded as before: an encoded space or slash in a text parameter is fine
+    assert.equal((await srv.api('/api/sessions?x=a%20b%2Fc')).status, 200);
+  } finally {
+    await srv.stop();
+  }
+});
+
 test('a command line that is not UTF-8 still gives a readable session', async () => {
   // argv from Node is always UTF-8: let a shell append the raw bytes 0xFF 0xFE
   const srv = await startServer(['run', '--port', '0', '--', '/bin/sh', '-c', 'exit 3'], {

@@ -5,8 +5,12 @@
  * a snapshot, profile samples, a GC and a suspension.
  *
  * Input layout, lines split at '\n': the method, the path, then up to 16
- * query parameters "name=value" (as libmicrohttpd hands them over: decoded,
- * NUL-free; a NUL ends a line). Checked: the matcher answers 0 with a route
+ * query parameters "name=value", as they come on the wire: the path and each
+ * name and value are decoded by the server's unescape callback
+ * (server/http_unescape.c) as libmicrohttpd does with them (a NUL ends a
+ * line). Checked: a percent-encoded digit or NUL is never decoded; a text
+ * the one number parser accepts (api_parse_number) is the number written
+ * back; and the matcher answers 0 with a route
  * of the table whose method is the request's (HEAD as GET), or 400/404/405
  * with a message; a matched route's parameters are in range; the route's
  * pattern written back with those parameters matches the same route with the
@@ -15,6 +19,7 @@
  * probes the machine's .NET processes; POST routes only when they do not
  * match) with a status in 200..599 and a body.
  */
+#include <ctype.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +28,7 @@
 #include "fuzz.h"
 
 #include "api.h"
+#include "http_unescape.h"
 #include "sessions.h"
 
 #define FUZZ_MAX_ARGS 16
@@ -209,6 +215,38 @@ static void fuzz_check_handle(const char *method, const char *path, fuzz_query *
     free(reply.text);
 }
 
+/* The transport's decoding of one text, checked: what it left encoded is
+ * exactly what it must (an encoded digit or NUL), and nothing decoded is a
+ * NUL. */
+static void fuzz_unescape(char *text)
+{
+    size_t before = strlen(text), after;
+    int disguised = 0;
+
+    for (const char *p = strchr(text, '%'); p; p = strchr(p + 1, '%')) {
+        unsigned byte;
+        if (p[1] && p[2] && isxdigit((unsigned char)p[1]) && isxdigit((unsigned char)p[2]) &&
+            sscanf(p + 1, "%2x", &byte) == 1 && (byte == 0 || (byte >= '0' && byte <= '9')))
+            disguised = 1;
+    }
+    after = http_unescape_text(text);
+    FUZZ_REQUIRE(after <= before && memchr(text, '\0', after) == NULL && text[after] == '\0');
+    if (disguised)
+        FUZZ_REQUIRE(after == before);
+}
+
+/* A number in the one grammar is its own canonical writing. */
+static void fuzz_check_number(const char *text)
+{
+    char back[24];
+    uint64_t v;
+
+    if (api_parse_number(text, strlen(text), UINT64_MAX, &v) == 0) {
+        snprintf(back, sizeof(back), "%llu", (unsigned long long)v);
+        FUZZ_REQUIRE(strcmp(back, text) == 0);
+    }
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static int ready;
@@ -235,10 +273,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         free(copy);
         return 0;
     }
+    fuzz_unescape(line[1]);
     for (i = 2; i < lines; i++) {
         char *eq = strchr(line[i], '=');
         q.name[q.count] = line[i];
-        q.value[q.count++] = eq ? (*eq = '\0', eq + 1) : line[i] + strlen(line[i]);
+        q.value[q.count] = eq ? (*eq = '\0', eq + 1) : line[i] + strlen(line[i]);
+        fuzz_unescape(q.name[q.count]);
+        fuzz_unescape(q.value[q.count]);
+        fuzz_check_number(q.value[q.count++]);
     }
     fuzz_check_route(line[0], line[1]);
     fuzz_check_handle(line[0], line[1], &q);

@@ -23,6 +23,7 @@
 #include "api.h"
 #include "api_export.h"
 #include "check.h"
+#include "http_unescape.h"
 #include "sessions.h"
 
 static const uint64_t MONO = 5000000000ull;
@@ -273,6 +274,81 @@ TEST(session_detail_and_functions)
     CHECK(status_is("GET", path("/functions/0x"), NULL, NULL, 400), "no digits: 400");
     CHECK(status_is("GET", path("/functions/0x12345678901234567"), NULL, NULL, 400),
           "more than 64 bits: 400");
+}
+
+/* One grammar for every number in a path or a query: digits, no sign, no
+ * leading zero but "0", no percent-encoded digit or NUL (the transport leaves
+ * those undecoded, http_unescape.h). */
+TEST(one_number_grammar)
+{
+    static const char *const bad_path[] = {"01", "%31", "1%00", "+1", "-1", " 1", "1 ", "0x1", ""};
+    static const char *const bad_query[] = {"limit=+5",   "limit=05",  "limit=%35",
+                                            "limit=5%00", "limit=",    "limit= 5",
+                                            "limit=5 ",   "limit=1e2", "limit=0x5"};
+    static const char *const bad_offset[] = {"offset=-0", "offset=00", "offset=+0", "offset=-1"};
+    static const char *const bad_ms[] = {
+        "from_ms=1e3", "from_ms=.5",  "from_ms=01.5",  "from_ms=5.",  "from_ms=-1",
+        "from_ms=+1",  "from_ms=inf", "from_ms=1.5e3", "from_ms=0x1", "from_ms=1.%35"};
+    char text[192];
+    uint64_t v = 7;
+    int64_t ns = 0;
+    size_t i;
+
+    CHECK(api_parse_number("0", 1, 10, &v) == 0 && v == 0, "0");
+    CHECK(api_parse_number("10", 2, 10, &v) == 0 && v == 10, "at max");
+    CHECK(api_parse_number("11", 2, 10, &v) == -1, "over max");
+    CHECK(api_parse_number("18446744073709551615", 20, UINT64_MAX, &v) == 0 && v == UINT64_MAX,
+          "2^64-1 with max 2^64-1");
+    CHECK(api_parse_number("18446744073709551616", 20, UINT64_MAX, &v) == -1, "2^64: no overflow");
+    CHECK(api_parse_number("00", 2, 10, &v) == -1 && api_parse_number("007", 3, 10, &v) == -1,
+          "leading zeros");
+    CHECK(api_parse_number("5", 0, 10, &v) == -1, "empty");
+    CHECK(api_parse_ms("1700000000000.5", 15, 9000000000000ull, &ns) == 0 &&
+              ns == 1700000000000500000ll,
+          "ms with a fraction: %lld", (long long)ns);
+    CHECK(api_parse_ms("0.0000019", 9, 10, &ns) == 0 && ns == 1, "below a ns is cut");
+    CHECK(api_parse_ms("12", 2, 10, &ns) == -1, "ms over max");
+    for (i = 0; i < sizeof(bad_path) / sizeof(bad_path[0]); i++) {
+        snprintf(text, sizeof(text), "/api/sessions/%s", bad_path[i]);
+        CHECK(status_is("GET", text, NULL, NULL, 400), "session id '%s': 400", bad_path[i]);
+        snprintf(text, sizeof(text), "%s/stacks/%s", path(""), bad_path[i]);
+        CHECK(status_is("GET", text, NULL, NULL, bad_path[i][0] ? 400 : 404), "snapshot '%s': 400",
+              bad_path[i]);
+    }
+    CHECK(status_is("POST", "/api/processes/01/attach", NULL, NULL, 400), "pid 01: 400");
+    for (i = 0; i < sizeof(bad_query) / sizeof(bad_query[0]); i++) {
+        const char *const args[] = {bad_query[i], NULL};
+        CHECK(status_is("GET", path("/functions"), args, NULL, 400), "%s: 400", bad_query[i]);
+        CHECK(status_is("GET", path("/events"), args, NULL, 400), "events %s: 400", bad_query[i]);
+    }
+    for (i = 0; i < sizeof(bad_offset) / sizeof(bad_offset[0]); i++) {
+        const char *const args[] = {bad_offset[i], NULL};
+        CHECK(status_is("GET", path("/functions"), args, NULL, 400), "%s: 400", bad_offset[i]);
+    }
+    for (i = 0; i < sizeof(bad_ms) / sizeof(bad_ms[0]); i++) {
+        const char *const args[] = {bad_ms[i], NULL};
+        CHECK(status_is("GET", path("/timeline"), args, NULL, 400), "%s: 400", bad_ms[i]);
+    }
+    {
+        static const char *const good[] = {"limit=5", "offset=0", NULL};
+        static const char *const ms[] = {"from_ms=0.5", "to_ms=1800000000000", NULL};
+        CHECK(status_is("GET", path("/functions"), good, NULL, 200), "limit=5&offset=0: 200");
+        CHECK(status_is("GET", path("/timeline"), ms, NULL, 200), "from_ms=0.5: 200");
+    }
+
+    /* the transport's decoding: digits and NULs stay encoded, the rest is decoded */
+    snprintf(text, sizeof(text), "%s", "/a%20b%2Fc");
+    CHECK(http_unescape_text(text) == 6 && strcmp(text, "/a b/c") == 0, "decoded: %s", text);
+    snprintf(text, sizeof(text), "%s", "/api/sessions/%31");
+    CHECK(http_unescape_text(text) == 17 && strcmp(text, "/api/sessions/%31") == 0,
+          "an encoded digit: left as it came (%s)", text);
+    snprintf(text, sizeof(text), "%s", "1%00");
+    CHECK(http_unescape_text(text) == 4 && strcmp(text, "1%00") == 0, "an encoded NUL: left");
+    snprintf(text, sizeof(text), "%s", "a%20%3a%39");
+    CHECK(http_unescape_text(text) == 10 && strcmp(text, "a%20%3a%39") == 0,
+          "any encoded digit leaves the whole text as it came");
+    snprintf(text, sizeof(text), "%s", "50%");
+    CHECK(http_unescape_text(text) == 3 && strcmp(text, "50%") == 0, "a lone %%: as libmicrohttpd");
 }
 
 /* ?format=csv|json on the list routes, and the RFC 4180 writer itself. */
@@ -566,6 +642,7 @@ TEST(timeline_route_and_events)
 
 static const check_test tests[] = {
     TEST_ENTRY(route_table),
+    TEST_ENTRY(one_number_grammar),
     TEST_ENTRY(session_detail_and_functions),
     TEST_ENTRY(exports),
     TEST_ENTRY(snapshot_json_and_text),
