@@ -200,14 +200,15 @@ static json_t *api_storage_status(void)
     store_get_stats(&st);
     if (!st.enabled)
         return json_pack("{s:b}", "enabled", 0);
-    return json_pack("{s:b, s:s, s:I, s:I, s:I, s:f, s:I, s:I, s:I, s:I, s:I, s:o, s:s?}",
+    return json_pack("{s:b, s:s, s:I, s:I, s:I, s:f, s:I, s:I, s:I, s:I, s:I, s:o, s:s?, s:o}",
                      "enabled", 1, "path", st.path, "sessions_stored",
                      (json_int_t)st.sessions_stored, "backlog", (json_int_t)st.backlog, "deferred",
                      (json_int_t)st.deferred, "rewrite_delay_s", st.rewrite_delay_ms / 1000.0,
                      "lost", (json_int_t)st.lost, "write_errors", (json_int_t)st.write_errors,
                      "rounds", (json_int_t)st.rounds, "commits", (json_int_t)st.commits, "rows",
                      (json_int_t)st.rows, "last_commit_ms", view_ms(st.last_commit_ns),
-                     "last_error", st.last_error[0] ? st.last_error : NULL);
+                     "last_error", st.last_error[0] ? st.last_error : NULL, "last_error_ms",
+                     view_ms(st.last_error_ns));
 }
 
 /* GET /api/config */

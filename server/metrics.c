@@ -269,6 +269,9 @@ static void metrics_storage(textbuf *b)
                    "Write rounds the database refused.");
     textbuf_printf(b, "jitscope_storage_write_errors_total %llu\n",
                    (unsigned long long)st.write_errors);
+    metrics_family(b, "jitscope_storage_write_error", "gauge",
+                   "1 while the last write round failed, 0 once a round committed again.");
+    textbuf_printf(b, "jitscope_storage_write_error %d\n", st.last_error[0] != '\0');
     metrics_family(b, "jitscope_storage_commits_total", "counter", "Transactions committed.");
     textbuf_printf(b, "jitscope_storage_commits_total %llu\n", (unsigned long long)st.commits);
     metrics_family(b, "jitscope_storage_sessions", "gauge", "Sessions in the database.");

@@ -69,7 +69,10 @@ typedef struct store_stats {
     uint64_t write_errors;
     int64_t last_commit_ns;   /* wall clock */
     uint64_t sessions_stored; /* sessions in the database */
+    /* the last failed round's reason, while it is the latest news: a round
+     * that commits clears it (the count and the time of the last error stay) */
     char last_error[256];
+    int64_t last_error_ns; /* wall clock of the last failed round; 0: none yet */
 } store_stats;
 
 /* Opens (creating or migrating) DIR/jitscope.db, takes DIR's lock, lists the

@@ -697,6 +697,7 @@ static void writer_fail(const char *what)
 {
     pthread_mutex_lock(&writer.mutex);
     writer.stats.write_errors++;
+    writer.stats.last_error_ns = (int64_t)clock_real_ns();
     snprintf(writer.stats.last_error, sizeof(writer.stats.last_error), "%s: %s", what,
              sqlite3_errmsg(writer.db));
     pthread_mutex_unlock(&writer.mutex);
@@ -739,6 +740,7 @@ static void writer_write_round(copied_round *round)
         writer.stats.rows += rows;
         writer.stats.bytes_replay += replay;
         writer.stats.last_commit_ns = (int64_t)clock_real_ns();
+        writer.stats.last_error[0] = '\0'; /* writing works again (a disk no longer full) */
     }
     writer.stats.lost += lost;
     writer.stats.backlog = round->backlog;

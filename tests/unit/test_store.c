@@ -7,7 +7,9 @@
  * file (as an older jitscope wrote it) is migrated to the current version
  * with its rows intact; a corrupt file, another program's database and a
  * newer schema are refused with a clear reason; DELETE's path
- * (store_forget) removes every row of a session.
+ * (store_forget) removes every row of a session; a disk that fills up (a VFS
+ * that fails writes as SQLite does on ENOSPC) and has room again: last_error
+ * is cleared by the first round that commits.
  * Build: make build/tests/test_store && build/tests/test_store
  */
 #include <stdint.h>
@@ -535,6 +537,146 @@ TEST(idle_session_commits_nothing)
     remove_dir(dir);
 }
 
+/* ---- a disk that fills up: a VFS that fails writes as SQLite does on ENOSPC ---- */
+
+static sqlite3_vfs full_vfs, *full_base;
+static volatile int full_disk; /* 1: every write fails with SQLITE_FULL */
+
+typedef struct full_file {
+    sqlite3_file base;  /* pMethods: full_methods */
+    sqlite3_file *real; /* the unix VFS's file, right after this struct */
+} full_file;
+
+#define FULL_REAL(f) (((full_file *)(f))->real)
+static int full_write(sqlite3_file *f, const void *data, int amount, sqlite3_int64 offset)
+{
+    return full_disk ? SQLITE_FULL
+                     : FULL_REAL(f)->pMethods->xWrite(FULL_REAL(f), data, amount, offset);
+}
+
+/* Every other method passes straight to the real file's own. */
+#define FULL_PASS(type, name, params, args)                                                        \
+    static type full_##name params { return FULL_REAL(f)->pMethods->x##name(FULL_REAL(f) args); }
+#define FULL_ARGS(...) , __VA_ARGS__
+FULL_PASS(int, Close, (sqlite3_file * f), )
+FULL_PASS(int, Read, (sqlite3_file * f, void *d, int n, sqlite3_int64 o), FULL_ARGS(d, n, o))
+FULL_PASS(int, Truncate, (sqlite3_file * f, sqlite3_int64 size), FULL_ARGS(size))
+FULL_PASS(int, Sync, (sqlite3_file * f, int flags), FULL_ARGS(flags))
+FULL_PASS(int, FileSize, (sqlite3_file * f, sqlite3_int64 *size), FULL_ARGS(size))
+FULL_PASS(int, Lock, (sqlite3_file * f, int level), FULL_ARGS(level))
+FULL_PASS(int, Unlock, (sqlite3_file * f, int level), FULL_ARGS(level))
+FULL_PASS(int, CheckReservedLock, (sqlite3_file * f, int *out), FULL_ARGS(out))
+FULL_PASS(int, FileControl, (sqlite3_file * f, int op, void *arg), FULL_ARGS(op, arg))
+FULL_PASS(int, SectorSize, (sqlite3_file * f), )
+FULL_PASS(int, DeviceCharacteristics, (sqlite3_file * f), )
+FULL_PASS(int, ShmMap, (sqlite3_file * f, int i, int size, int extend, void volatile **p),
+          FULL_ARGS(i, size, extend, p))
+FULL_PASS(int, ShmLock, (sqlite3_file * f, int offset, int n, int flags),
+          FULL_ARGS(offset, n, flags))
+FULL_PASS(int, ShmUnmap, (sqlite3_file * f, int del), FULL_ARGS(del))
+static void full_ShmBarrier(sqlite3_file *f) { FULL_REAL(f)->pMethods->xShmBarrier(FULL_REAL(f)); }
+
+/* Version 2: no xFetch, so every read goes through xRead (no memory map). */
+static const sqlite3_io_methods full_methods = {2,
+                                                full_Close,
+                                                full_Read,
+                                                full_write,
+                                                full_Truncate,
+                                                full_Sync,
+                                                full_FileSize,
+                                                full_Lock,
+                                                full_Unlock,
+                                                full_CheckReservedLock,
+                                                full_FileControl,
+                                                full_SectorSize,
+                                                full_DeviceCharacteristics,
+                                                full_ShmMap,
+                                                full_ShmLock,
+                                                full_ShmBarrier,
+                                                full_ShmUnmap,
+                                                NULL,
+                                                NULL};
+
+static int full_open(sqlite3_vfs *vfs, const char *name, sqlite3_file *f, int flags, int *out)
+{
+    int rc;
+
+    (void)vfs;
+    FULL_REAL(f) = (sqlite3_file *)((full_file *)f + 1);
+    rc = full_base->xOpen(full_base, name, FULL_REAL(f), flags, out);
+    /* a file the real VFS opened is closed through us, one it did not is not */
+    f->pMethods = rc == SQLITE_OK && FULL_REAL(f)->pMethods ? &full_methods : NULL;
+    return rc;
+}
+
+/* Makes the full-disk VFS the default one (what the store opens with). */
+static void full_vfs_install(void)
+{
+    if (full_base)
+        return;
+    full_base = sqlite3_vfs_find("unix");
+    full_vfs = *full_base;
+    full_vfs.zName = "jitscope-test-full";
+    full_vfs.szOsFile = (int)sizeof(full_file) + full_base->szOsFile;
+    full_vfs.xOpen = full_open;
+    sqlite3_vfs_register(&full_vfs, 1);
+}
+
+/* A disk that is full, then has room again: the failed rounds are counted
+ * and said; the first round that commits afterwards clears last_error, the
+ * count and the time of the last failure stay. */
+TEST(last_error_clears_when_writes_resume)
+{
+    char dir[64], err[512], text[64];
+    store_stats st;
+    session *s;
+    int64_t failed_at;
+    uint64_t errors, commits;
+    unsigned i;
+
+    full_vfs_install();
+    temp_dir(dir, sizeof(dir));
+    CHECK(open_store(dir, 0, err, sizeof(err)) == 0, "opens");
+    sessions_lock();
+    s = sessions_create(SESSION_MODE_RUN, 4545, "dotnet full.dll");
+    apply(s, hello(s->token));
+    sessions_unlock();
+    st = caught_up();
+    CHECK(st.write_errors == 0 && st.last_error[0] == '\0' && st.last_error_ns == 0,
+          "no error yet");
+
+    full_disk = 1;
+    sessions_lock();
+    for (i = 0; i < 500; i++) {
+        snprintf(text, sizeof(text), "Full.Disk.Method%u()", i);
+        apply(s, name(0x7f0000600000ull + i * 16, text));
+        apply(s, jit(0x7f0000600000ull + i * 16, 0x7f0000c00000ull + i * 64, MONO + 10 + i));
+    }
+    sessions_unlock();
+    st = one_round();
+    full_disk = 0;
+    CHECK(st.write_errors > 0 && strstr(st.last_error, "full") && st.last_error_ns > 0,
+          "the full disk: rounds refused, said (%llu errors, '%s')",
+          (unsigned long long)st.write_errors, st.last_error);
+    errors = st.write_errors;
+    failed_at = st.last_error_ns;
+    commits = st.commits;
+
+    sessions_lock();
+    apply(s, name(0x7f0000700000ull, "Room.Again()"));
+    apply(s, jit(0x7f0000700000ull, 0x7f0000d00000ull, MONO + 9000));
+    sessions_unlock();
+    st = one_round();
+    CHECK(st.commits > commits, "writes resume (%llu commits)",
+          (unsigned long long)(st.commits - commits));
+    CHECK(st.last_error[0] == '\0', "last_error is cleared once a round commits ('%s')",
+          st.last_error);
+    CHECK(st.write_errors == errors && st.last_error_ns == failed_at,
+          "the count and the time of the last failure stay");
+    close_store();
+    remove_dir(dir);
+}
+
 TEST(header_round_trip)
 {
     session *s = session_new(7, SESSION_MODE_ATTACH, 99, "cmd", "0123456789abcdef0123456789abcdef");
@@ -685,6 +827,7 @@ static const check_test tests[] = {
     TEST_ENTRY(refuses_what_it_cannot_use),
     TEST_ENTRY(rewrites_wait_for_their_batch),
     TEST_ENTRY(idle_session_commits_nothing),
+    TEST_ENTRY(last_error_clears_when_writes_resume),
     TEST_END,
 };
 
