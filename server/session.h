@@ -177,6 +177,16 @@ typedef struct session_replay_header {
     int64_t now_ns; /* the server's wall clock when it was applied */
 } session_replay_header;
 
+/* What reading a stored session back could not read, per part (store_load.c). */
+#define SESSION_LOAD_PARTS 6 /* functions, compilations, modules, threads, replay log, events */
+typedef struct session_load_part {
+    const char *name; /* the part ("functions"...), a static string */
+    uint64_t read;    /* rows taken in before it stopped */
+    uint64_t skipped; /* rows read but not usable (out of range, repeated, unreadable) */
+    int64_t stored;   /* rows the file holds, by its keys; -1 when that cannot be read either */
+    char error[96];   /* why it stopped (SQLite's word); "" when it only skipped rows */
+} session_load_part;
+
 typedef struct session_persist {
     int past;        /* read back from the database (read-only; never written again) */
     int loaded;      /* past: its content was read (else only its header and summary) */
@@ -203,7 +213,11 @@ typedef struct session_persist {
     uint64_t stored_traffic_hash; /* and of its link traffic counters (records, bytes) */
     uint64_t stored_seen_ns;      /* monotonic: when its row last said it was seen live */
     uint64_t replay_lost_counted; /* of replay_lost, what the stats' `lost` has */
-    char load_error[160];         /* past: why its content could not all be read */
+    /* past: what of its content could not be read, one entry per part that
+     * failed or skipped rows (load_error says it all in one line) */
+    session_load_part load_parts[SESSION_LOAD_PARTS];
+    unsigned load_part_count;
+    char load_error[640];
 } session_persist;
 
 typedef struct session {

@@ -172,6 +172,12 @@ int store_load_index(sqlite3 *db, char *err, size_t errsz)
 
 /* ---- one session's content ---------------------------------------------------- */
 
+/* Rows of one part read back: taken in, and read but not usable. */
+typedef struct store_tally {
+    uint64_t read, skipped;
+    const char *why; /* a reason of ours to stop (else SQLite's error says it) */
+} store_tally;
+
 static int store_statement(sqlite3 *db, const char *sql, int session_id, sqlite3_stmt **st)
 {
     if (sqlite3_prepare_v2(db, sql, -1, st, NULL) != SQLITE_OK)
@@ -180,7 +186,7 @@ static int store_statement(sqlite3 *db, const char *sql, int session_id, sqlite3
     return 0;
 }
 
-static int store_load_functions(sqlite3 *db, session *s)
+static int store_load_functions(sqlite3 *db, session *s, store_tally *t)
 {
     sqlite3_stmt *st = NULL;
     int rc = -1;
@@ -199,17 +205,26 @@ static int store_load_functions(sqlite3 *db, session *s)
         session_function *f;
         char *name;
         int blob = sqlite3_column_bytes(st, 18);
-        if (sqlite3_column_int64(st, 0) != (sqlite3_int64)s->function_count)
-            goto done; /* rows are written for every index, in order */
-        if (!(f = session_function_append(s, id)))
+        if (sqlite3_column_int64(st, 0) != (sqlite3_int64)s->function_count) {
+            rc = SQLITE_CORRUPT; /* rows are written for every index, in order */
+            t->why = "a row out of order";
             goto done;
+        }
+        if (!(f = session_function_append(s, id))) {
+            rc = SQLITE_NOMEM;
+            t->why = "out of memory, or a cap reached";
+            goto done;
+        }
         f->module_id = (uint64_t)sqlite3_column_int64(st, 2);
         f->thread_id = (uint64_t)sqlite3_column_int64(st, 3);
         if ((name = store_column_dup(st, 4))) { /* valid UTF-8, then into the name pool */
             int rc_name = session_function_set_name(s, f, name, strlen(name));
             free(name);
-            if (rc_name != 0)
+            if (rc_name != 0) {
+                rc = SQLITE_NOMEM;
+                t->why = "out of memory, or a cap reached";
                 goto done;
+            }
         }
         f->token = (uint32_t)sqlite3_column_int64(st, 5);
         f->il_size = (uint32_t)sqlite3_column_int64(st, 6);
@@ -234,13 +249,14 @@ static int store_load_functions(sqlite3 *db, session *s)
         if (f->tier >= WIRE_TIER_COUNT)
             f->tier = WIRE_TIER_UNKNOWN;
         s->functions_jitted += f->jitted;
+        t->read++;
     }
 done:
     sqlite3_finalize(st);
     return rc == SQLITE_DONE ? 0 : -1;
 }
 
-static int store_load_compilations(sqlite3 *db, session *s)
+static int store_load_compilations(sqlite3 *db, session *s, store_tally *t)
 {
     sqlite3_stmt *st = NULL;
     int rc = -1;
@@ -254,8 +270,11 @@ static int store_load_compilations(sqlite3 *db, session *s)
         sqlite3_int64 idx = sqlite3_column_int64(st, 0);
         session_function *f;
         session_compilation c;
-        if (idx < 0 || (uint64_t)idx >= s->function_count)
+        if (idx < 0 || (uint64_t)idx >= s->function_count) {
+            t->skipped++; /* of no function read */
             continue;
+        }
+        t->read++;
         f = &s->functions[idx];
         c = (session_compilation){
             sqlite3_column_int64(st, 1), (uint64_t)sqlite3_column_int64(st, 2),
@@ -270,7 +289,7 @@ done:
     return rc == SQLITE_DONE ? 0 : -1;
 }
 
-static int store_load_modules(sqlite3 *db, session *s)
+static int store_load_modules(sqlite3 *db, session *s, store_tally *t)
 {
     sqlite3_stmt *st = NULL;
     int rc = -1;
@@ -284,8 +303,12 @@ static int store_load_modules(sqlite3 *db, session *s)
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         uint64_t id = (uint64_t)sqlite3_column_int64(st, 0);
         session_module *m = session_module_append(s, id);
-        if (!m)
+        if (!m) {
+            rc = SQLITE_NOMEM;
+            t->why = "out of memory, or a cap reached";
             goto done;
+        }
+        t->read++;
         m->assembly_id = (uint64_t)sqlite3_column_int64(st, 1);
         m->base_address = (uint64_t)sqlite3_column_int64(st, 2);
         m->path = store_column_dup(st, 3);
@@ -301,7 +324,7 @@ done:
     return rc == SQLITE_DONE ? 0 : -1;
 }
 
-static int store_load_threads(sqlite3 *db, session *s)
+static int store_load_threads(sqlite3 *db, session *s, store_tally *t)
 {
     sqlite3_stmt *st = NULL;
     int rc = -1;
@@ -313,24 +336,28 @@ static int store_load_threads(sqlite3 *db, session *s)
         goto done;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         uint64_t id = (uint64_t)sqlite3_column_int64(st, 0);
-        session_thread *t = session_thread_append(s, id);
-        if (!t)
+        session_thread *th = session_thread_append(s, id);
+        if (!th) {
+            rc = SQLITE_NOMEM;
+            t->why = "out of memory, or a cap reached";
             goto done;
-        t->os_thread_id = (uint32_t)sqlite3_column_int64(st, 1);
-        t->flags = (uint32_t)sqlite3_column_int64(st, 2);
-        t->name = store_column_dup(st, 3);
-        t->alive = 0; /* a past session's process is not ours to watch */
-        t->created_ns = sqlite3_column_int64(st, 5);
-        t->ended_ns = sqlite3_column_int64(st, 6);
-        if (!t->ended_ns)
-            t->ended_ns = s->ended_ns;
+        }
+        t->read++;
+        th->os_thread_id = (uint32_t)sqlite3_column_int64(st, 1);
+        th->flags = (uint32_t)sqlite3_column_int64(st, 2);
+        th->name = store_column_dup(st, 3);
+        th->alive = 0; /* a past session's process is not ours to watch */
+        th->created_ns = sqlite3_column_int64(st, 5);
+        th->ended_ns = sqlite3_column_int64(st, 6);
+        if (!th->ended_ns)
+            th->ended_ns = s->ended_ns;
     }
 done:
     sqlite3_finalize(st);
     return rc == SQLITE_DONE ? 0 : -1;
 }
 
-static int store_load_replay(sqlite3 *db, session *s)
+static int store_load_replay(sqlite3 *db, session *s, store_tally *t)
 {
     sqlite3_stmt *st = NULL;
     int rc = -1;
@@ -338,12 +365,15 @@ static int store_load_replay(sqlite3 *db, session *s)
     if (store_statement(db, "SELECT data FROM replay WHERE session_id = ? ORDER BY chunk", s->id,
                         &st) != 0)
         goto done;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         if (store_replay_apply(s, sqlite3_column_blob(st, 0),
                                (size_t)sqlite3_column_bytes(st, 0)) != 0) {
             rc = SQLITE_CORRUPT;
+            t->why = "a chunk that does not parse";
             break;
         }
+        t->read++;
+    }
     profile_stop(&s->profile, s->ended_ns); /* a profile the log left running ended with it */
 done:
     sqlite3_finalize(st);
@@ -352,7 +382,7 @@ done:
 
 /* The event log, as memory keeps it: the newest SESSION_MAX_EVENTS, each at
  * its seq's slot. Replaying made events of its own; these replace them. */
-static int store_load_events(sqlite3 *db, session *s)
+static int store_load_events(sqlite3 *db, session *s, store_tally *t)
 {
     sqlite3_stmt *st = NULL;
     uint64_t last = 0, first = 0;
@@ -370,8 +400,10 @@ static int store_load_events(sqlite3 *db, session *s)
         uint64_t seq = (uint64_t)sqlite3_column_int64(st, 0);
         session_event *e;
         size_t slot;
-        if (seq == 0 || seq <= last)
+        if (seq == 0 || seq <= last) {
+            t->skipped++;
             continue;
+        }
         if (!first)
             first = seq;
         if (seq != last + 1 && last) /* a gap: what came before it is not kept */
@@ -379,8 +411,11 @@ static int store_load_events(sqlite3 *db, session *s)
         if (s->event_cap < SESSION_MAX_EVENTS &&
             grow_reserve((void **)&s->events, &s->event_cap,
                          (size_t)((seq - 1) % SESSION_MAX_EVENTS), sizeof(*e), 64,
-                         SESSION_MAX_EVENTS, GROW_ZERO) != 0)
+                         SESSION_MAX_EVENTS, GROW_ZERO) != 0) {
+            rc = SQLITE_NOMEM;
+            t->why = "out of memory, or a cap reached";
             goto done;
+        }
         slot = (size_t)((seq - 1) % SESSION_MAX_EVENTS);
         e = &s->events[slot];
         e->seq = seq;
@@ -392,6 +427,7 @@ static int store_load_events(sqlite3 *db, session *s)
         e->extra = (uint32_t)sqlite3_column_int64(st, 6);
         e->tier = (uint32_t)sqlite3_column_int64(st, 7);
         last = seq;
+        t->read++;
     }
 done:
     sqlite3_finalize(st);
@@ -400,25 +436,88 @@ done:
     return rc == SQLITE_DONE ? 0 : -1;
 }
 
+/* How many rows of a part the file holds, read from its keys' ends (a
+ * b-tree's first and last leaf), so that a corrupt page in the middle does
+ * not stop the count; -1 when even that cannot be read. */
+static int64_t store_rows_stored(sqlite3 *db, const char *sql, int session_id)
+{
+    sqlite3_stmt *st = NULL;
+    int64_t n = -1;
+
+    if (store_statement(db, sql, session_id, &st) == 0 && sqlite3_step(st) == SQLITE_ROW)
+        n = sqlite3_column_type(st, 0) == SQLITE_NULL ? 0 : sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    return n;
+}
+
+/* load_error: every part that failed or skipped rows, in one line. */
+static void store_say_load_error(session_persist *p)
+{
+    size_t used = 0;
+    unsigned i;
+
+    p->load_error[0] = '\0';
+    for (i = 0; i < p->load_part_count && used < sizeof(p->load_error); i++) {
+        const session_load_part *part = &p->load_parts[i];
+        char stored[32] = "?", skipped[40] = "";
+        int n;
+        if (part->stored >= 0)
+            snprintf(stored, sizeof(stored), "%lld", (long long)part->stored);
+        if (part->skipped)
+            snprintf(skipped, sizeof(skipped), ", %llu skipped", (unsigned long long)part->skipped);
+        n = snprintf(p->load_error + used, sizeof(p->load_error) - used,
+                     "%sreading its %s: %llu of %s rows read%s%s%s", i ? "; " : "", part->name,
+                     (unsigned long long)part->read, stored, skipped, part->error[0] ? ": " : "",
+                     part->error);
+        if (n < 0)
+            break;
+        used += (size_t)n;
+    }
+}
+
 int store_load_content(sqlite3 *db, session *s, char *err, size_t errsz)
 {
     static const struct {
         const char *what;
-        int (*load)(sqlite3 *, session *);
-    } steps[] = {{"functions", store_load_functions}, {"compilations", store_load_compilations},
-                 {"modules", store_load_modules},     {"threads", store_load_threads},
-                 {"replay log", store_load_replay},   {"events", store_load_events}};
+        int (*load)(sqlite3 *, session *, store_tally *);
+        const char *stored; /* the rows the file holds, by the part's keys */
+    } steps[] = {
+        {"functions", store_load_functions,
+         "SELECT max(idx) + 1 FROM functions WHERE session_id = ?"},
+        {"compilations", store_load_compilations,
+         "SELECT count(*) FROM compilations WHERE session_id = ?"},
+        {"modules", store_load_modules, "SELECT max(idx) + 1 FROM modules WHERE session_id = ?"},
+        {"threads", store_load_threads, "SELECT max(idx) + 1 FROM threads WHERE session_id = ?"},
+        {"replay log", store_load_replay, "SELECT count(*) FROM replay WHERE session_id = ?"},
+        {"events", store_load_events, /* one aggregate each: both read a b-tree's end */
+         "SELECT (SELECT max(seq) FROM events WHERE session_id = ?1) -"
+         " (SELECT min(seq) FROM events WHERE session_id = ?1) + 1"},
+    };
+    session_persist *p = &s->persist;
     size_t i;
     int rc = 0;
 
+    _Static_assert(sizeof(steps) / sizeof(steps[0]) == SESSION_LOAD_PARTS, "one entry per part");
     s->functions_jitted = 0;
+    p->load_part_count = 0;
     for (i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
-        if (steps[i].load(db, s) != 0) {
-            snprintf(err, errsz, "reading its %s: %s", steps[i].what, sqlite3_errmsg(db));
-            snprintf(s->persist.load_error, sizeof(s->persist.load_error), "%s", err);
+        store_tally t = {0, 0, NULL};
+        int failed = steps[i].load(db, s, &t) != 0;
+        session_load_part *part;
+
+        if (!failed && t.skipped == 0)
+            continue;
+        part = &p->load_parts[p->load_part_count++];
+        *part = (session_load_part){steps[i].what, t.read, t.skipped, -1, ""};
+        if (failed) { /* SQLite's word first: the count below is another statement */
+            snprintf(part->error, sizeof(part->error), "%s", t.why ? t.why : sqlite3_errmsg(db));
             rc = -1; /* what was read is served; the rest is said missing */
         }
+        part->stored = store_rows_stored(db, steps[i].stored, s->id);
     }
+    store_say_load_error(p);
+    if (p->load_part_count)
+        snprintf(err, errsz, "%s", p->load_error);
     s->persist.loaded = 1;
     free(s->persist.summary);
     s->persist.summary = NULL;
@@ -451,6 +550,8 @@ static void store_move_content(session *to, session *from)
     to->profile = from->profile;
     to->timeline = from->timeline;
     memcpy(to->persist.load_error, from->persist.load_error, sizeof(to->persist.load_error));
+    memcpy(to->persist.load_parts, from->persist.load_parts, sizeof(to->persist.load_parts));
+    to->persist.load_part_count = from->persist.load_part_count;
     free(to->persist.summary);
     to->persist.summary = NULL;
     to->persist.loaded = 1;

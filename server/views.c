@@ -179,6 +179,23 @@ static json_t *view_session_memory(const session *s)
                      (json_int_t)(m.functions + m.function_index + m.compilations));
 }
 
+/* What reading a past session back could not read, part by part. */
+static json_t *view_load_errors(const session_persist *p)
+{
+    json_t *list = json_array();
+    unsigned i;
+
+    for (i = 0; i < p->load_part_count; i++) {
+        const session_load_part *part = &p->load_parts[i];
+        json_array_append_new(
+            list, json_pack("{s:s, s:I, s:I, s:o, s:s?}", "part", part->name, "read",
+                            (json_int_t)part->read, "skipped", (json_int_t)part->skipped, "stored",
+                            part->stored >= 0 ? json_integer(part->stored) : json_null(), "error",
+                            part->error[0] ? part->error : NULL));
+    }
+    return list;
+}
+
 json_t *view_session_detail(session *s)
 {
     json_t *o = view_session_summary(s);
@@ -209,9 +226,10 @@ json_t *view_session_detail(session *s)
     json_object_set_new(o, "events_evicted", json_integer((json_int_t)s->events_evicted));
     /* read back from storage (a run from before this server started): read-only */
     json_object_set_new(o, "stored",
-                        json_pack("{s:b, s:s?, s:I}", "past", s->persist.past, "load_error",
+                        json_pack("{s:b, s:s?, s:o, s:I}", "past", s->persist.past, "load_error",
                                   s->persist.load_error[0] ? s->persist.load_error : NULL,
-                                  "replay_lost_bytes", (json_int_t)s->persist.replay_lost));
+                                  "load_errors", view_load_errors(&s->persist), "replay_lost_bytes",
+                                  (json_int_t)s->persist.replay_lost));
     json_object_set_new(o, "profile", view_profile_status(&s->profile));
     json_object_set_new(o, "stacks",
                         json_pack("{s:I}", "snapshots", (json_int_t)s->stacks.kept_count));

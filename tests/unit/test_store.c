@@ -537,6 +537,91 @@ TEST(idle_session_commits_nothing)
     remove_dir(dir);
 }
 
+/* The page in the middle of a table's leaves (dbstat walks a b-tree in key
+ * order), or 0. */
+static long long middle_leaf(sqlite3 *db, const char *table)
+{
+    sqlite3_stmt *st = NULL;
+    long long pages[4096], page = 0;
+    int n = 0;
+
+    if (sqlite3_prepare_v2(db, "SELECT pageno FROM dbstat WHERE name = ? AND pagetype = 'leaf'", -1,
+                           &st, NULL) == SQLITE_OK) {
+        sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
+        while (n < 4096 && sqlite3_step(st) == SQLITE_ROW)
+            pages[n++] = sqlite3_column_int64(st, 0);
+    }
+    sqlite3_finalize(st);
+    if (n >= 3)
+        page = pages[n / 2];
+    return page;
+}
+
+/* A database damaged in the middle of two tables (a leaf page of functions
+ * and one of events made unreadable): the session is served with what was
+ * read, and its detail says every part that failed, with counts. */
+TEST(damage_in_the_middle_reported_part_by_part)
+{
+    char dir[64], err[512], path[128];
+    sqlite3 *db = NULL;
+    long long functions_page, events_page;
+    int page_size = 4096, id = 0;
+    session *s;
+    size_t i;
+
+    temp_dir(dir, sizeof(dir));
+    CHECK(open_store(dir, 0, err, sizeof(err)) == 0, "opens");
+    record_two_sessions();
+    close_store();
+    snprintf(path, sizeof(path), "%s/jitscope.db", dir);
+    CHECK(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK, "read it");
+    functions_page = middle_leaf(db, "functions");
+    events_page = middle_leaf(db, "events");
+    sqlite3_close(db);
+    CHECK(functions_page > 1 && events_page > 1, "leaf pages in the middle: %lld, %lld",
+          functions_page, events_page);
+    {
+        FILE *f = fopen(path, "r+b");
+        const unsigned char bad = 0; /* not a b-tree page type */
+        CHECK(f && fseek(f, (long)((functions_page - 1) * page_size), SEEK_SET) == 0 &&
+                  fwrite(&bad, 1, 1, f) == 1 &&
+                  fseek(f, (long)((events_page - 1) * page_size), SEEK_SET) == 0 &&
+                  fwrite(&bad, 1, 1, f) == 1,
+              "two pages damaged");
+        if (f)
+            fclose(f);
+    }
+
+    CHECK(open_store(dir, 0, err, sizeof(err)) == 0, "opens again: %s", err);
+    sessions_lock();
+    for (i = 0; i < sessions_count(); i++)
+        if (strcmp(sessions_at(i)->command_line, "dotnet app.dll") == 0)
+            id = sessions_at(i)->id;
+    s = sessions_get(id); /* reads its content back */
+    CHECK(s && s->persist.loaded, "read back, as far as it goes");
+    if (s) {
+        const session_persist *p = &s->persist;
+        const session_load_part *fp = &p->load_parts[0], *ep = &p->load_parts[1];
+        CHECK(p->load_part_count == 2 && strcmp(fp->name, "functions") == 0 &&
+                  strcmp(ep->name, "events") == 0,
+              "two parts failed: %u (%s)", p->load_part_count, p->load_error);
+        CHECK(fp->read > 0 && fp->read < 3000 && fp->stored == 3000 &&
+                  fp->read == s->function_count && fp->error[0],
+              "functions: %llu of %lld read, the rest said (%s)", (unsigned long long)fp->read,
+              (long long)fp->stored, fp->error);
+        /* its log: a module, a thread name, 3000 JITs and a re-JIT */
+        CHECK(ep->read > 0 && ep->read < 3003 && ep->stored == 3003 && ep->error[0],
+              "events: %llu of %lld read (%s)", (unsigned long long)ep->read, (long long)ep->stored,
+              ep->error);
+        CHECK(strstr(p->load_error, "functions") && strstr(p->load_error, "events") &&
+                  strstr(p->load_error, "of 3000 rows read"),
+              "load_error names both, with counts: %s", p->load_error);
+    }
+    sessions_unlock();
+    close_store();
+    remove_dir(dir);
+}
+
 /* ---- a disk that fills up: a VFS that fails writes as SQLite does on ENOSPC ---- */
 
 static sqlite3_vfs full_vfs, *full_base;
@@ -828,6 +913,7 @@ static const check_test tests[] = {
     TEST_ENTRY(rewrites_wait_for_their_batch),
     TEST_ENTRY(idle_session_commits_nothing),
     TEST_ENTRY(last_error_clears_when_writes_resume),
+    TEST_ENTRY(damage_in_the_middle_reported_part_by_part),
     TEST_END,
 };
 
