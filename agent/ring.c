@@ -30,7 +30,11 @@
  *
  * The acquire of tail in step 1 pairs with (B): a producer that sees the new tail
  * also sees the zeroed bytes before it writes into them. Dropped reservations are
- * counted in full_drops / large_drops; nothing is lost silently.
+ * counted in full_drops / large_drops; nothing is lost silently. Every attempt
+ * is counted in reservations first, and a drop's count is a release: whoever
+ * reads a drop count (acquire) and then reservations sees the attempts behind
+ * those drops, so the DROPS record's produced is never below its ring losses
+ * (the server refuses one that is: server/record_check.h).
  */
 #include "ring.h"
 
@@ -96,7 +100,7 @@ int ring_reserve(ring *r, uint32_t length, ring_slot *slot)
 
     atomic_fetch_add_explicit(&r->reservations, 1, memory_order_relaxed);
     if (length > RING_MAX_RECORD || size > r->capacity / 4) {
-        atomic_fetch_add_explicit(&r->large_drops, 1, memory_order_relaxed);
+        atomic_fetch_add_explicit(&r->large_drops, 1, memory_order_release);
         return -1;
     }
     /* head is acquired too: by the C11 model a relaxed head read before the
@@ -112,7 +116,7 @@ int ring_reserve(ring *r, uint32_t length, ring_slot *slot)
         offset = head & (r->capacity - 1);
         padding = (offset + size > r->capacity) ? r->capacity - offset : 0;
         if (head + padding + size - tail > r->capacity) {
-            atomic_fetch_add_explicit(&r->full_drops, 1, memory_order_relaxed);
+            atomic_fetch_add_explicit(&r->full_drops, 1, memory_order_release);
             return -1;
         }
         if (atomic_compare_exchange_weak_explicit(&r->head, &head, head + padding + size,

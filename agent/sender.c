@@ -106,6 +106,7 @@ static void sender_drops(void)
     wire_drops d;
 
     memset(&d, 0, sizeof(d));
+    /* the losses before produced: each loss is counted after its attempt (ring.c) */
     d.dropped[WIRE_DROP_RING_FULL] = atomic_load(&agent.ring.full_drops);
     d.dropped[WIRE_DROP_TOO_LARGE] = atomic_load(&agent.ring.large_drops);
     d.dropped[WIRE_DROP_NO_SERVER] = atomic_load(&agent.no_server_drops);

@@ -56,9 +56,9 @@ static int api_events(api_call *c)
     seq = (uint64_t)after + 1 < first ? first : (uint64_t)after + 1;
     for (; seq <= s->event_seq && json_array_size(list) < (size_t)limit; seq++)
         json_array_append_new(list, view_event(s, session_event_at(s, seq)));
-    c->reply->json = json_pack("{s:o, s:I, s:I, s:b}", "events", list, "next_after",
-                               (json_int_t)(seq - 1 > (uint64_t)after ? seq - 1 : (uint64_t)after),
-                               "last_seq", (json_int_t)s->event_seq, "evicted",
+    c->reply->json = json_pack("{s:o, s:o, s:o, s:b}", "events", list, "next_after",
+                               view_count(seq - 1 > (uint64_t)after ? seq - 1 : (uint64_t)after),
+                               "last_seq", view_count(s->event_seq), "evicted",
                                (uint64_t)after + 1 < first && s->events_evicted > 0);
     return 200;
 }
@@ -200,13 +200,13 @@ static json_t *api_storage_status(void)
     store_get_stats(&st);
     if (!st.enabled)
         return json_pack("{s:b}", "enabled", 0);
-    return json_pack("{s:b, s:s, s:I, s:I, s:I, s:f, s:I, s:I, s:I, s:I, s:I, s:o, s:s?, s:o}",
+    return json_pack("{s:b, s:s, s:o, s:o, s:o, s:f, s:o, s:o, s:o, s:o, s:o, s:o, s:s?, s:o}",
                      "enabled", 1, "path", st.path, "sessions_stored",
-                     (json_int_t)st.sessions_stored, "backlog", (json_int_t)st.backlog, "deferred",
-                     (json_int_t)st.deferred, "rewrite_delay_s", st.rewrite_delay_ms / 1000.0,
-                     "lost", (json_int_t)st.lost, "write_errors", (json_int_t)st.write_errors,
-                     "rounds", (json_int_t)st.rounds, "commits", (json_int_t)st.commits, "rows",
-                     (json_int_t)st.rows, "last_commit_ms", view_ms(st.last_commit_ns),
+                     view_count(st.sessions_stored), "backlog", view_count(st.backlog), "deferred",
+                     view_count(st.deferred), "rewrite_delay_s", st.rewrite_delay_ms / 1000.0,
+                     "lost", view_count(st.lost), "write_errors", view_count(st.write_errors),
+                     "rounds", view_count(st.rounds), "commits", view_count(st.commits), "rows",
+                     view_count(st.rows), "last_commit_ms", view_ms(st.last_commit_ns),
                      "last_error", st.last_error[0] ? st.last_error : NULL, "last_error_ms",
                      view_ms(st.last_error_ns));
 }

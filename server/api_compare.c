@@ -41,6 +41,9 @@ static json_t *opt_int(int present, uint64_t v)
     return present ? json_integer((json_int_t)v) : json_null();
 }
 
+/* A JIT time sum: exact in JSON (views.h, view_count). */
+static json_t *opt_ns(int present, uint64_t v) { return present ? view_count(v) : json_null(); }
+
 /* One method: flat (a_*, b_*, delta_*) so that CSV has a column per value. */
 static json_t *method_row(const compare_method *m)
 {
@@ -50,9 +53,9 @@ static json_t *method_row(const compare_method *m)
     json_object_set_new(o, "module", json_string(m->module));
     json_object_set_new(o, "name", json_string(m->name));
     json_object_set_new(o, "in", json_string(in_name(m->in)));
-    json_object_set_new(o, "a_jit_ns", opt_int(ia, m->a.jit_ns));
-    json_object_set_new(o, "b_jit_ns", opt_int(ib, m->b.jit_ns));
-    json_object_set_new(o, "delta_jit_ns", json_integer(compare_delta_ns(&m->a, &m->b)));
+    json_object_set_new(o, "a_jit_ns", opt_ns(ia, m->a.jit_ns));
+    json_object_set_new(o, "b_jit_ns", opt_ns(ib, m->b.jit_ns));
+    json_object_set_new(o, "delta_jit_ns", view_signed_count(compare_delta_ns(&m->a, &m->b)));
     json_object_set_new(o, "a_compilations", opt_int(ia, m->a.compilations));
     json_object_set_new(o, "b_compilations", opt_int(ib, m->b.compilations));
     json_object_set_new(
@@ -79,9 +82,9 @@ static json_t *module_row(const compare_module *m)
 
     json_object_set_new(o, "module", json_string(m->module));
     json_object_set_new(o, "in", json_string(in_name(m->in)));
-    json_object_set_new(o, "a_jit_ns", json_integer((json_int_t)m->a.jit_ns));
-    json_object_set_new(o, "b_jit_ns", json_integer((json_int_t)m->b.jit_ns));
-    json_object_set_new(o, "delta_jit_ns", json_integer(compare_delta_ns(&m->a, &m->b)));
+    json_object_set_new(o, "a_jit_ns", view_count(m->a.jit_ns));
+    json_object_set_new(o, "b_jit_ns", view_count(m->b.jit_ns));
+    json_object_set_new(o, "delta_jit_ns", view_signed_count(compare_delta_ns(&m->a, &m->b)));
     json_object_set_new(o, "a_methods", json_integer(m->a.functions));
     json_object_set_new(o, "b_methods", json_integer(m->b.functions));
     json_object_set_new(o, "delta_methods",
@@ -130,10 +133,10 @@ static json_t *side_summary(const compare_snapshot *s, const compare_result *r, 
         else if (m->in == COMPARE_IN_BOTH)
             both_ns += ns;
     }
-    return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "functions", (json_int_t)s->functions,
-                     "unnamed", (json_int_t)s->unnamed, "compilations", (json_int_t)s->compilations,
-                     "jit_time_total_ns", (json_int_t)s->jit_ns, "modules", (json_int_t)modules,
-                     "only_jit_ns", (json_int_t)only_ns, "both_jit_ns", (json_int_t)both_ns);
+    return json_pack("{s:I, s:I, s:o, s:o, s:I, s:o, s:o}", "functions", (json_int_t)s->functions,
+                     "unnamed", (json_int_t)s->unnamed, "compilations", view_count(s->compilations),
+                     "jit_time_total_ns", view_count(s->jit_ns), "modules", (json_int_t)modules,
+                     "only_jit_ns", view_count(only_ns), "both_jit_ns", view_count(both_ns));
 }
 
 static json_t *summary(const compare_snapshot *a, const compare_snapshot *b,
@@ -142,9 +145,9 @@ static json_t *summary(const compare_snapshot *a, const compare_snapshot *b,
     compare_side sa = {.jit_ns = a->jit_ns}, sb = {.jit_ns = b->jit_ns};
 
     return json_pack(
-        "{s:o, s:o, s:I, s:{s:I, s:I, s:I}, s:{s:I, s:I, s:I}}", "a",
+        "{s:o, s:o, s:o, s:{s:I, s:I, s:I}, s:{s:I, s:I, s:I}}", "a",
         side_summary(a, r, COMPARE_IN_A), "b", side_summary(b, r, COMPARE_IN_B), "delta_jit_ns",
-        (json_int_t)compare_delta_ns(&sa, &sb), "methods", "only_a",
+        view_signed_count(compare_delta_ns(&sa, &sb)), "methods", "only_a",
         (json_int_t)r->methods_in[COMPARE_IN_A], "only_b", (json_int_t)r->methods_in[COMPARE_IN_B],
         "both", (json_int_t)r->methods_in[COMPARE_IN_BOTH], "modules", "only_a",
         (json_int_t)r->modules_in[COMPARE_IN_A], "only_b", (json_int_t)r->modules_in[COMPARE_IN_B],

@@ -522,11 +522,11 @@ int api_module_totals(api_call *c)
         const api_module_sum *m = &rows[i].sum;
         functions += m->methods;
         json_array_append_new(
-            list, json_pack("{s:o, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "module",
+            list, json_pack("{s:o, s:I, s:o, s:I, s:o, s:o, s:o, s:I}", "module",
                             view_str(rows[i].name), "methods", (json_int_t)m->methods, "jits",
-                            (json_int_t)m->jits, "rejit", (json_int_t)m->rejit, "jit_ns",
-                            (json_int_t)m->jit_ns, "il", (json_int_t)m->il, "native",
-                            (json_int_t)m->native, "catchup", (json_int_t)m->catchup));
+                            view_count(m->jits), "rejit", (json_int_t)m->rejit, "jit_ns",
+                            view_count(m->jit_ns), "il", view_count(m->il), "native",
+                            view_count(m->native), "catchup", (json_int_t)m->catchup));
     }
     c->reply->json = json_pack("{s:I, s:o}", "functions", (json_int_t)functions, "modules", list);
 done:

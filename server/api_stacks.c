@@ -136,15 +136,15 @@ static json_t *api_snapshot_json(const api_snapshot *v)
         }
         json_array_append_new(
             threads,
-            json_pack("{s:o, s:I, s:o, s:i, s:o, s:I, s:b, s:o}", "thread_id",
+            json_pack("{s:o, s:I, s:o, s:i, s:o, s:o, s:b, s:o}", "thread_id",
                       view_id(t->thread_id), "os_thread_id", (json_int_t)t->os_thread_id, "name",
                       view_str(v->names[i]), "hresult", (int)t->hresult, "hresult_name",
-                      view_str(hr_name), "walk_ns", (json_int_t)t->walk_ns, "truncated",
+                      view_str(hr_name), "walk_ns", view_count(t->walk_ns), "truncated",
                       (t->flags & WIRE_STACK_TRUNCATED) != 0, "frames", frames));
     }
-    return json_pack("{s:I, s:o, s:I, s:I, s:i, s:I, s:I, s:I, s:b, s:o}", "id",
+    return json_pack("{s:I, s:o, s:o, s:o, s:i, s:I, s:I, s:I, s:b, s:o}", "id",
                      (json_int_t)v->w.id, "time_ms", view_ms(v->w.time_ns), "suspend_ns",
-                     (json_int_t)v->w.suspend_ns, "walk_ns", (json_int_t)v->w.walk_ns, "hresult",
+                     view_count(v->w.suspend_ns), "walk_ns", view_count(v->w.walk_ns), "hresult",
                      (int)v->w.hresult, "retries", (json_int_t)v->w.retries, "threads_total",
                      (json_int_t)v->w.threads_total, "threads_sent", (json_int_t)v->w.threads_sent,
                      "complete", stacks_complete(&v->w), "threads", threads);
@@ -320,8 +320,8 @@ int api_stacks_list(api_call *c)
     for (i = 0; i < c->s->stacks.kept_count; i++) {
         const stacks_walk *w = stacks_at(&c->s->stacks, i);
         json_array_append_new(
-            list, json_pack("{s:I, s:o, s:I, s:I, s:I, s:b}", "id", (json_int_t)w->id, "time_ms",
-                            view_ms(w->time_ns), "suspend_ns", (json_int_t)w->suspend_ns, "threads",
+            list, json_pack("{s:I, s:o, s:o, s:I, s:I, s:b}", "id", (json_int_t)w->id, "time_ms",
+                            view_ms(w->time_ns), "suspend_ns", view_count(w->suspend_ns), "threads",
                             (json_int_t)w->thread_count, "frames", (json_int_t)w->frame_count,
                             "complete", stacks_complete(w)));
     }

@@ -40,25 +40,25 @@ int api_timeline_get(api_call *c)
     }
     list_gcs = json_array();
     for (i = 0; i < n_gcs; i++)
-        json_array_append_new(list_gcs, json_pack("{s:o, s:I, s:o, s:s, s:b}", "start_ms",
+        json_array_append_new(list_gcs, json_pack("{s:o, s:o, s:o, s:s, s:b}", "start_ms",
                                                   view_ms(gcs[i].start_ns), "duration_ns",
-                                                  (json_int_t)gcs[i].duration_ns, "generations",
+                                                  view_count(gcs[i].duration_ns), "generations",
                                                   view_generations(gcs[i].generations), "reason",
                                                   timeline_gc_reason_name(gcs[i].reason),
                                                   "complete", gcs[i].complete != 0));
     list_susp = json_array();
     for (i = 0; i < n_susp; i++)
         json_array_append_new(
-            list_susp, json_pack("{s:o, s:I, s:s, s:b, s:b}", "start_ms", view_ms(susp[i].start_ns),
-                                 "duration_ns", (json_int_t)susp[i].duration_ns, "reason",
+            list_susp, json_pack("{s:o, s:o, s:s, s:b, s:b}", "start_ms", view_ms(susp[i].start_ns),
+                                 "duration_ns", view_count(susp[i].duration_ns), "reason",
                                  timeline_suspend_reason_name(susp[i].reason), "by_jitscope",
                                  susp[i].reason == TIMELINE_SUSPEND_FOR_PROFILER, "aborted",
                                  susp[i].aborted != 0));
     free(gcs);
     free(susp);
-    c->reply->json = json_pack("{s:o, s:o, s:{s:I, s:I}, s:b}", "gcs", list_gcs, "suspensions",
-                               list_susp, "evicted", "gcs", (json_int_t)evicted_gcs, "suspensions",
-                               (json_int_t)evicted_susp, "truncated",
+    c->reply->json = json_pack("{s:o, s:o, s:{s:o, s:o}, s:b}", "gcs", list_gcs, "suspensions",
+                               list_susp, "evicted", "gcs", view_count(evicted_gcs), "suspensions",
+                               view_count(evicted_susp), "truncated",
                                m_gcs > n_gcs || m_susp > n_susp);
     return 200;
 }

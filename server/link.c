@@ -388,9 +388,10 @@ static const char *link_consume(link_conn *c)
         }
         s->bytes += used;
         applied = 1;
-        if (session_apply(s, &r, now, &why) != 0)
+        rc = session_apply(s, &r, now, &why);
+        if (rc < 0)
             break;
-        if (session_persist_enabled() && session_persist_wants(r.type))
+        if (rc == 0 && session_persist_enabled() && session_persist_wants(r.type))
             session_persist_log(s, SESSION_REPLAY_FRAME, now, c->buf + off - used, (uint32_t)used);
     }
     if (applied)

@@ -189,6 +189,14 @@ static void metrics_drops(textbuf *b, const session *s, const metrics_labels *l,
                        metrics_drop_causes[k], (unsigned long long)s->drops.dropped[k]);
 }
 
+/* Records the server did not fold in, by why (session.h: records_refused). */
+static void metrics_refused(textbuf *b, const session *s, const metrics_labels *l, const void *arg)
+{
+    (void)arg;
+    textbuf_printf(b, "jitscope_session_records_refused_total{%s,reason=\"inconsistent\"} %llu\n",
+                   l->text, (unsigned long long)s->records_refused);
+}
+
 /* The agent's own time per JIT callback as a Prometheus histogram: its
  * buckets are cumulative here, upper bounds in seconds (wire.h). */
 static void metrics_agent_cost(textbuf *b, const session *s, const metrics_labels *l,
@@ -241,6 +249,10 @@ static void metrics_sessions(textbuf *b)
     metrics_family(b, "jitscope_session_agent_drops_total", "counter",
                    "What the agent lost, by cause (records, or for name_* function names).");
     metrics_each_live(b, metrics_drops, NULL);
+    metrics_family(b, "jitscope_session_records_refused_total", "counter",
+                   "Agent records not folded in: inconsistent (impossible for the agent's ring "
+                   "and sequence numbers).");
+    metrics_each_live(b, metrics_refused, NULL);
     metrics_family(b, "jitscope_session_agent_jit_callback_seconds", "histogram",
                    "The agent's own time inside each JIT callback on the app's threads.");
     metrics_each_live(b, metrics_agent_cost, NULL);

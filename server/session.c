@@ -687,15 +687,49 @@ static void session_apply_observation(session *s, const wire_record *r, int64_t 
     }
 }
 
+/* The record's sequence number taken in, and the record checked against
+ * what the session knows (record_check.h). 0, or SESSION_REFUSED (counted);
+ * -1 for a hello that breaks them (the handshake: the connection goes). */
+static int session_check(session *s, const wire_record *r, const char **protocol_why)
+{
+    int in_order = r->seq > s->last_seq;
+    /* the gaps before this record count: a DROPS read its counters after them */
+    record_check_context c = {s->last_seq,
+                              s->seq_gaps + (in_order ? r->seq - s->last_seq - 1 : 0),
+                              s->connections,
+                              s->ring_bytes,
+                              &s->drops,
+                              &s->agent_cost,
+                              s->tiers_known ? &s->tiers : NULL,
+                              &s->checks};
+    const char *why = NULL;
+    int rc = record_check(&c, r, &why);
+
+    s->records++;
+    if (in_order) { /* an out-of-order one is refused and moves nothing */
+        s->seq_gaps = c.seq_gaps;
+        s->last_seq = r->seq;
+    }
+    if (rc != 0 && r->type == WIRE_HELLO) {
+        *protocol_why = why;
+        return -1;
+    }
+    if (rc != 0) {
+        s->records_refused++;
+        s->refused_why = why;
+        return SESSION_REFUSED;
+    }
+    record_check_accepted(&s->checks, &c, r);
+    return 0;
+}
+
 int session_apply(session *s, const wire_record *r, int64_t now_ns, const char **why)
 {
     int64_t when = session_wall_ns(s, r->time_ns, now_ns);
-    int created;
+    int created, checked = session_check(s, r, why);
 
-    if (r->seq != s->last_seq + 1)
-        s->seq_gaps += r->seq > s->last_seq ? r->seq - s->last_seq - 1 : 1;
-    s->last_seq = r->seq;
-    s->records++;
+    if (checked != 0)
+        return checked;
     switch (r->type) {
     case WIRE_HELLO: {
         const wire_hello *h = &r->u.hello;

@@ -23,6 +23,7 @@
 #include "idindex.h"
 #include "idmap.h"
 #include "profile.h"
+#include "record_check.h"
 #include "session_log.h"
 #include "stacks.h"
 #include "strpool.h"
@@ -243,6 +244,11 @@ typedef struct session {
     /* link */
     int link_id; /* connection currently bound, 0 when none */
     uint64_t records, bytes, last_seq, seq_gaps, connections;
+    /* records refused for breaking what the ring and the sequence allow
+     * (record_check.h): counted, not folded in; the connection goes on */
+    uint64_t records_refused;
+    const char *refused_why; /* the last one's reason (a static string), NULL before any */
+    record_check_state checks;
     wire_drops drops;
     wire_agent_cost agent_cost; /* the agent's own time in JIT callbacks (cumulative) */
     uint64_t catchups;
@@ -328,8 +334,12 @@ void session_persist_log(session *s, unsigned kind, int64_t now_ns, const void *
 void session_profile_start(session *s, uint32_t hz, int64_t now_ns);
 void session_profile_stop(session *s, int64_t now_ns);
 
-/* Applies one agent record; returns 0, or -1 when the record breaks the session
- * protocol (the caller drops the connection). Never fails on unknown IDs. */
+/* Applies one agent record; returns 0, SESSION_REFUSED when the record was
+ * not folded in (it breaks what the ring and the sequence allow,
+ * record_check.h: counted in records_refused; the connection goes on), or -1
+ * when it breaks the session protocol (the caller drops the connection).
+ * Never fails on unknown IDs. */
+#define SESSION_REFUSED 1
 int session_apply(session *s, const wire_record *r, int64_t now_ns, const char **why);
 
 /* Applies one record of a stored session's replay log (store_replay.h):

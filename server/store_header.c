@@ -54,6 +54,7 @@ static const store_field store_fields[] = {
     F(last_seq, K_U64),
     F(seq_gaps, K_U64),
     F(connections, K_U64),
+    F(records_refused, K_U64),
     A(drops.dropped, K_U64, WIRE_DROP_REASONS),
     F(drops.produced, K_U64),
     F(drops.ring_used, K_U64),

@@ -18,6 +18,7 @@
 #include "utf.h"
 #include "sessions.h"
 #include "store_replay.h"
+#include "views.h"
 
 static int store_ended(session_state st)
 {
@@ -83,6 +84,9 @@ static char *store_summary_text(const char *stored, const session *s, int interr
         json_object_set_new(summary, "state", json_string(session_state_name(s->state)));
         json_object_set_new(summary, "ended_ms", json_real((double)s->ended_ns / 1e6));
     }
+    if (!json_object_get(summary, "refused")) /* stored before the server counted them */
+        json_object_set_new(summary, "refused",
+                            json_pack("{s:o}", "inconsistent", view_count(s->records_refused)));
     text = json_dumps(summary, JSON_COMPACT);
     json_decref(summary);
     return text;

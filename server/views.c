@@ -4,6 +4,20 @@
 #include <stdio.h>
 #include <string.h>
 
+json_t *view_count(uint64_t v)
+{
+    return v <= VIEW_EXACT_MAX ? json_integer((json_int_t)v)
+                               : json_sprintf("%llu", (unsigned long long)v);
+}
+
+json_t *view_signed_count(int64_t v)
+{
+    uint64_t magnitude = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+
+    return magnitude <= VIEW_EXACT_MAX ? json_integer((json_int_t)v)
+                                       : json_sprintf("%lld", (long long)v);
+}
+
 json_t *view_id(uint64_t id)
 {
     char text[24];
@@ -31,16 +45,16 @@ json_t *view_generations(uint32_t bits)
 json_t *view_profile_status(const profile_state *p)
 {
     json_t *o = json_pack(
-        "{s:s, s:f, s:f, s:f, s:o, s:o, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "state",
+        "{s:s, s:f, s:f, s:f, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:o, s:o}", "state",
         profile_state_name(p->state), "requested_hz", (double)p->requested_millihz / 1000.0,
         "effective_hz", (double)p->effective_millihz / 1000.0, "budget_pct",
         (double)p->budget_permille / 10.0, "started_ms", view_ms(p->started_ns), "stopped_ms",
-        view_ms(p->stopped_ns), "samples", (json_int_t)p->walks, "thread_samples",
-        (json_int_t)p->thread_samples, "suspended_ns_total", (json_int_t)p->suspended_ns_total,
-        "suspend_ns_p50", (json_int_t)profile_suspend_p50(p), "suspend_ns_max",
-        (json_int_t)p->suspend_ns_max, "distinct_stacks", (json_int_t)p->stack_count,
-        "dropped_samples", (json_int_t)p->dropped_samples, "dropped_stacks",
-        (json_int_t)p->dropped_stacks);
+        view_ms(p->stopped_ns), "samples", view_count(p->walks), "thread_samples",
+        view_count(p->thread_samples), "suspended_ns_total", view_count(p->suspended_ns_total),
+        "suspend_ns_p50", view_count(profile_suspend_p50(p)), "suspend_ns_max",
+        view_count(p->suspend_ns_max), "distinct_stacks", (json_int_t)p->stack_count,
+        "dropped_samples", view_count(p->dropped_samples), "dropped_stacks",
+        view_count(p->dropped_stacks));
 
     if (o)
         json_object_set_new(o, "error",
@@ -93,8 +107,8 @@ json_t *view_session_summary(session *s)
         alive += s->threads[i].alive != 0;
     snprintf(version, sizeof(version), "%u.%u.%u.%u", s->major, s->minor, s->build, s->qfe);
     o = json_pack("{s:i, s:i, s:i, s:i, s:s, s:s, s:s, s:o, s:s, s:o, s:o, s:o, s:{s:s, s:s, s:i}, "
-                  "s:{s:I, s:I, s:I, "
-                  "s:I, s:I, s:I, s:I}, s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}}",
+                  "s:{s:I, s:I, s:I, s:I, s:o, s:o, s:o}, s:{s:o, s:o, s:o, s:o, s:o, s:o, s:o, "
+                  "s:o, s:o}, s:{s:o}}",
                   "id", s->id, "root_id", s->root_id, "pid", (int)s->pid, "parent_pid",
                   (int)s->parent_pid, "mode", s->mode == SESSION_MODE_RUN ? "run" : "attach",
                   "state", session_state_name(s->state), "command_line", s->command_line,
@@ -108,16 +122,17 @@ json_t *view_session_summary(session *s)
                   (int)s->clr_instance_id, "counters", "functions", (json_int_t)s->functions_jitted,
                   "modules", (json_int_t)s->module_count, "threads", (json_int_t)s->thread_count,
                   "threads_alive", (json_int_t)alive, "jit_compilations",
-                  (json_int_t)s->jit_compilations, "jit_time_total_ns",
-                  (json_int_t)s->jit_time_total_ns, "events", (json_int_t)s->event_seq, "drops",
-                  "ring_full", (json_int_t)s->drops.dropped[WIRE_DROP_RING_FULL], "too_large",
-                  (json_int_t)s->drops.dropped[WIRE_DROP_TOO_LARGE], "no_server",
-                  (json_int_t)s->drops.dropped[WIRE_DROP_NO_SERVER], "name_failed",
-                  (json_int_t)s->drops.dropped[WIRE_DROP_NAME_FAILED], "slow_server",
-                  (json_int_t)s->drops.dropped[WIRE_DROP_SLOW_SERVER], "name_late",
-                  (json_int_t)s->drops.dropped[WIRE_DROP_NAME_LATE], "shutdown",
-                  (json_int_t)s->drops.dropped[WIRE_DROP_SHUTDOWN], "total",
-                  (json_int_t)view_records_lost(s), "produced", (json_int_t)s->drops.produced);
+                  view_count(s->jit_compilations), "jit_time_total_ns",
+                  view_count(s->jit_time_total_ns), "events", view_count(s->event_seq), "drops",
+                  "ring_full", view_count(s->drops.dropped[WIRE_DROP_RING_FULL]), "too_large",
+                  view_count(s->drops.dropped[WIRE_DROP_TOO_LARGE]), "no_server",
+                  view_count(s->drops.dropped[WIRE_DROP_NO_SERVER]), "name_failed",
+                  view_count(s->drops.dropped[WIRE_DROP_NAME_FAILED]), "slow_server",
+                  view_count(s->drops.dropped[WIRE_DROP_SLOW_SERVER]), "name_late",
+                  view_count(s->drops.dropped[WIRE_DROP_NAME_LATE]), "shutdown",
+                  view_count(s->drops.dropped[WIRE_DROP_SHUTDOWN]), "total",
+                  view_count(view_records_lost(s)), "produced", view_count(s->drops.produced),
+                  "refused", "inconsistent", view_count(s->records_refused));
     return view_exit_signal(o, s);
 }
 
@@ -155,13 +170,13 @@ json_t *view_agent_cost(const wire_agent_cost *c)
     unsigned i;
 
     for (i = 0; i < WIRE_COST_BUCKETS; i++)
-        json_array_append_new(buckets, json_integer((json_int_t)c->buckets[i]));
-    return json_pack("{s:I, s:f, s:f, s:f, s:o, s:{s:I, s:I}}", "jit_callbacks",
-                     (json_int_t)c->callbacks, "mean_ns",
+        json_array_append_new(buckets, view_count(c->buckets[i]));
+    return json_pack("{s:o, s:f, s:f, s:f, s:o, s:{s:o, s:o}}", "jit_callbacks",
+                     view_count(c->callbacks), "mean_ns",
                      c->callbacks ? (double)c->total_ns / (double)c->callbacks : 0.0, "p50_ns",
                      view_cost_quantile(c, 0.5), "p99_ns", view_cost_quantile(c, 0.99), "buckets",
-                     buckets, "metadata", "direct_modules", (json_int_t)c->metadata_direct_modules,
-                     "importer_opens", (json_int_t)c->metadata_importer_opens);
+                     buckets, "metadata", "direct_modules", view_count(c->metadata_direct_modules),
+                     "importer_opens", view_count(c->metadata_importer_opens));
 }
 
 /* What the session holds, in bytes (session_memory in session.h). */
@@ -188,10 +203,10 @@ static json_t *view_load_errors(const session_persist *p)
     for (i = 0; i < p->load_part_count; i++) {
         const session_load_part *part = &p->load_parts[i];
         json_array_append_new(
-            list, json_pack("{s:s, s:I, s:I, s:o, s:s?}", "part", part->name, "read",
-                            (json_int_t)part->read, "skipped", (json_int_t)part->skipped, "stored",
-                            part->stored >= 0 ? json_integer(part->stored) : json_null(), "error",
-                            part->error[0] ? part->error : NULL));
+            list, json_pack("{s:s, s:o, s:o, s:o, s:s?}", "part", part->name, "read",
+                            view_count(part->read), "skipped", view_count(part->skipped), "stored",
+                            part->stored >= 0 ? view_count((uint64_t)part->stored) : json_null(),
+                            "error", part->error[0] ? part->error : NULL));
     }
     return list;
 }
@@ -205,14 +220,16 @@ json_t *view_session_detail(session *s)
 
     json_object_set_new(
         o, "link",
-        json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:b}", "records", (json_int_t)s->records,
-                  "bytes", (json_int_t)s->bytes, "seq_gaps", (json_int_t)s->seq_gaps, "connections",
-                  (json_int_t)s->connections, "ring_bytes", (json_int_t)s->ring_bytes, "ring_used",
-                  (json_int_t)s->drops.ring_used, "server_capacity_drops",
-                  (json_int_t)s->capacity_drops, "connected", s->link_id != 0));
+        json_pack("{s:o, s:o, s:o, s:o, s:I, s:o, s:o, s:b, s:o, s:s?}", "records",
+                  view_count(s->records), "bytes", view_count(s->bytes), "seq_gaps",
+                  view_count(s->seq_gaps), "connections", view_count(s->connections), "ring_bytes",
+                  (json_int_t)s->ring_bytes, "ring_used", view_count(s->drops.ring_used),
+                  "server_capacity_drops", view_count(s->capacity_drops), "connected",
+                  s->link_id != 0, "records_refused", view_count(s->records_refused),
+                  "last_refused", s->refused_why));
     json_object_set_new(o, "catchup",
-                        json_pack("{s:I, s:i, s:i, s:i, s:f, s:I}", "count",
-                                  (json_int_t)s->catchups, "modules", (int)s->last_catchup.modules,
+                        json_pack("{s:o, s:i, s:i, s:i, s:f, s:I}", "count",
+                                  view_count(s->catchups), "modules", (int)s->last_catchup.modules,
                                   "functions", (int)s->last_catchup.functions, "threads",
                                   (int)s->last_catchup.threads, "duration_ms",
                                   (double)s->last_catchup.duration_ns / 1e6, "quiet_ms",
@@ -223,13 +240,13 @@ json_t *view_session_detail(session *s)
                   "finished_ms", view_ms(s->detach_finished_ns), "duration_ms",
                   took ? json_real((double)took / 1e6) : json_null(), "hresult",
                   s->detach_hresult ? view_hresult(s->detach_hresult) : json_null()));
-    json_object_set_new(o, "events_evicted", json_integer((json_int_t)s->events_evicted));
+    json_object_set_new(o, "events_evicted", view_count(s->events_evicted));
     /* read back from storage (a run from before this server started): read-only */
     json_object_set_new(o, "stored",
-                        json_pack("{s:b, s:s?, s:o, s:I}", "past", s->persist.past, "load_error",
+                        json_pack("{s:b, s:s?, s:o, s:o}", "past", s->persist.past, "load_error",
                                   s->persist.load_error[0] ? s->persist.load_error : NULL,
                                   "load_errors", view_load_errors(&s->persist), "replay_lost_bytes",
-                                  (json_int_t)s->persist.replay_lost));
+                                  view_count(s->persist.replay_lost)));
     json_object_set_new(o, "profile", view_profile_status(&s->profile));
     json_object_set_new(o, "stacks",
                         json_pack("{s:I}", "snapshots", (json_int_t)s->stacks.kept_count));
@@ -249,9 +266,9 @@ static json_t *view_compilations(const session_function *f)
     for (i = 0; i < f->compilation_count; i++) {
         const session_compilation c = session_function_compilation(f, i);
         json_array_append_new(list,
-                              json_pack("{s:s, s:o, s:i, s:I}", "tier", session_tier_name(c.tier),
+                              json_pack("{s:s, s:o, s:I, s:o}", "tier", session_tier_name(c.tier),
                                         "time_ms", view_ms(c.time_ns), "native_size",
-                                        (int)c.native_size, "jit_ns", (json_int_t)c.jit_ns));
+                                        (json_int_t)c.native_size, "jit_ns", view_count(c.jit_ns)));
     }
     return list;
 }
@@ -265,36 +282,36 @@ json_t *view_tier_totals(const session *s)
     for (t = 0; t < WIRE_TIER_COUNT; t++)
         if (s->tier_compilations[t])
             json_object_set_new(o, session_tier_name(t),
-                                json_pack("{s:I, s:I}", "compilations",
-                                          (json_int_t)s->tier_compilations[t], "jit_ns",
-                                          (json_int_t)s->tier_jit_ns[t]));
+                                json_pack("{s:o, s:o}", "compilations",
+                                          view_count(s->tier_compilations[t]), "jit_ns",
+                                          view_count(s->tier_jit_ns[t])));
     return o;
 }
 
 json_t *view_tier_source(const session *s)
 {
-    return json_pack("{s:o, s:o, s:I}", "enabled",
+    return json_pack("{s:o, s:o, s:o}", "enabled",
                      s->tiers_known ? json_boolean(s->tiers.enabled) : json_null(), "error",
                      s->tiers.hresult ? view_hresult(s->tiers.hresult) : json_null(), "lost",
-                     (json_int_t)s->tiers.lost);
+                     view_count(s->tiers.lost));
 }
 
 json_t *view_function(session *s, const session_function *f)
 {
     json_t *o = json_pack(
-        "{s:o, s:o, s:o, s:o, s:o, s:i, s:i, s:i, s:i, s:I, s:I, s:i, s:o, s:o, s:o, s:b, s:b, "
-        "s:s, s:o, s:i}",
+        "{s:o, s:o, s:o, s:o, s:o, s:I, s:I, s:I, s:I, s:o, s:o, s:i, s:o, s:o, s:o, s:b, s:b, "
+        "s:s, s:o, s:I}",
         "function_id", view_id(f->function_id), "name", view_str(f->name), "module_id",
         view_id(f->module_id), "module", view_str(session_module_name(s, f->module_id)), "token",
-        f->token ? json_sprintf("0x%08x", f->token) : json_null(), "il_size", (int)f->il_size,
-        "native_size", (int)f->native_size, "versions", (int)f->versions, "jit_count",
-        (int)f->jit_count, "jit_ns", (json_int_t)f->jit_time_ns, "jit_total_ns",
-        (json_int_t)f->jit_time_total_ns, "hresult", (int)f->hresult, "first_jit_ms",
-        view_ms(f->first_jit_ns), "last_jit_ms", view_ms(f->last_jit_ns), "thread_id",
-        f->thread_id ? view_id(f->thread_id) : json_null(), "catchup",
-        (f->flags & WIRE_FLAG_CATCHUP) != 0, "dynamic", (f->flags & WIRE_FLAG_DYNAMIC) != 0, "tier",
-        session_tier_name(f->tier), "tiers", view_compilations(f), "tiers_unkept",
-        (int)f->compilations_unkept);
+        f->token ? json_sprintf("0x%08x", f->token) : json_null(), "il_size",
+        (json_int_t)f->il_size, "native_size", (json_int_t)f->native_size, "versions",
+        (json_int_t)f->versions, "jit_count", (json_int_t)f->jit_count, "jit_ns",
+        view_count(f->jit_time_ns), "jit_total_ns", view_count(f->jit_time_total_ns), "hresult",
+        (int)f->hresult, "first_jit_ms", view_ms(f->first_jit_ns), "last_jit_ms",
+        view_ms(f->last_jit_ns), "thread_id", f->thread_id ? view_id(f->thread_id) : json_null(),
+        "catchup", (f->flags & WIRE_FLAG_CATCHUP) != 0, "dynamic",
+        (f->flags & WIRE_FLAG_DYNAMIC) != 0, "tier", session_tier_name(f->tier), "tiers",
+        view_compilations(f), "tiers_unkept", (json_int_t)f->compilations_unkept);
     return o;
 }
 
@@ -310,15 +327,15 @@ json_t *view_module(const session_module *m)
 
 json_t *view_thread(const session_thread *t)
 {
-    return json_pack("{s:o, s:i, s:o, s:b, s:o, s:o, s:b}", "thread_id", view_id(t->thread_id),
-                     "os_thread_id", (int)t->os_thread_id, "name", view_str(t->name), "alive",
-                     t->alive != 0, "created_ms", view_ms(t->created_ns), "ended_ms",
+    return json_pack("{s:o, s:I, s:o, s:b, s:o, s:o, s:b}", "thread_id", view_id(t->thread_id),
+                     "os_thread_id", (json_int_t)t->os_thread_id, "name", view_str(t->name),
+                     "alive", t->alive != 0, "created_ms", view_ms(t->created_ns), "ended_ms",
                      view_ms(t->ended_ns), "catchup", (t->flags & WIRE_FLAG_CATCHUP) != 0);
 }
 
 json_t *view_event(session *s, const session_event *e)
 {
-    json_t *o = json_pack("{s:I, s:s, s:o, s:b}", "seq", (json_int_t)e->seq, "type",
+    json_t *o = json_pack("{s:o, s:s, s:o, s:b}", "seq", view_count(e->seq), "type",
                           session_event_type_name(e->type), "time_ms", view_ms(e->time_ns),
                           "catchup", (e->flags & WIRE_FLAG_CATCHUP) != 0);
 
@@ -328,7 +345,7 @@ json_t *view_event(session *s, const session_event *e)
         json_object_set_new(o, "function_id", view_id(e->id));
         json_object_set_new(o, "name", view_str(f ? f->name : NULL));
         json_object_set_new(o, "module", view_str(f ? session_module_name(s, f->module_id) : NULL));
-        json_object_set_new(o, "jit_ns", json_integer((json_int_t)e->value));
+        json_object_set_new(o, "jit_ns", view_count(e->value));
         json_object_set_new(o, "native_size", json_integer(e->extra));
         json_object_set_new(o, "il_size", json_integer(f ? f->il_size : 0));
         json_object_set_new(o, "versions", json_integer(f ? f->versions : 0));
@@ -355,7 +372,7 @@ json_t *view_event(session *s, const session_event *e)
     case WIRE_THREAD_NAME: {
         session_thread *t = session_find_thread(s, e->id);
         json_object_set_new(o, "thread_id", view_id(e->id));
-        json_object_set_new(o, "os_thread_id", json_integer((json_int_t)e->value));
+        json_object_set_new(o, "os_thread_id", view_count(e->value));
         json_object_set_new(o, "name", view_str(t ? t->name : NULL));
         break;
     }
@@ -368,21 +385,21 @@ json_t *view_event(session *s, const session_event *e)
         json_object_set_new(o, "hresult", view_hresult((int32_t)e->value));
         break;
     case WIRE_GC_FINISHED:
-        json_object_set_new(o, "duration_ns", json_integer((json_int_t)e->value));
+        json_object_set_new(o, "duration_ns", view_count(e->value));
         json_object_set_new(o, "generations", view_generations(e->extra));
         json_object_set_new(o, "reason", json_string(timeline_gc_reason_name((uint32_t)e->id)));
         break;
     case WIRE_RUNTIME_SUSPEND:
-        json_object_set_new(o, "duration_ns", json_integer((json_int_t)e->value));
+        json_object_set_new(o, "duration_ns", view_count(e->value));
         json_object_set_new(o, "reason",
                             json_string(timeline_suspend_reason_name((uint32_t)e->id)));
         json_object_set_new(o, "by_jitscope", json_boolean(e->id == TIMELINE_SUSPEND_FOR_PROFILER));
         json_object_set_new(o, "aborted", json_boolean(e->extra != 0));
         break;
     case WIRE_STACK_END:
-        json_object_set_new(o, "snapshot_id", json_integer((json_int_t)e->id));
+        json_object_set_new(o, "snapshot_id", view_count(e->id));
         json_object_set_new(o, "threads", json_integer(e->extra));
-        json_object_set_new(o, "suspend_ns", json_integer((json_int_t)e->value));
+        json_object_set_new(o, "suspend_ns", view_count(e->value));
         break;
     case WIRE_PROFILE_STATUS: {
         /* the status now, with the state and rates this change reported */

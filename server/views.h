@@ -17,6 +17,26 @@
 
 #include "session.h"
 
+/* Numbers (docs/API.md, "Numbers"): every integer a response holds is one a
+ * JavaScript number holds exactly (|n| <= 2^53 - 1). Sizes and counts of what
+ * the server keeps are far below that; a counter or a nanosecond total the
+ * agent's word makes (drops, costs, JIT and GC durations and their sums) goes
+ * through view_count, which writes one that is larger as a string of its
+ * decimal digits. */
+#define VIEW_EXACT_MAX 9007199254740991ull /* 2^53 - 1 */
+json_t *view_count(uint64_t v);            /* an integer, or "9007199254740992"... */
+json_t *view_signed_count(int64_t v);      /* the same for a difference ("-9007199254740992"...) */
+
+/* Numbers (docs/API.md, "Numbers"): every integer a response holds is one a
+ * JavaScript number holds exactly (|n| <= 2^53 - 1). Sizes and counts of what
+ * the server keeps in memory are far below that; a counter or a nanosecond
+ * total that the agent's word makes (records, drops, costs, JIT, GC and
+ * suspension durations and their sums) goes through view_count, which writes
+ * one above it as a string of its decimal digits instead. */
+#define VIEW_EXACT_MAX 9007199254740991ull /* 2^53 - 1 */
+json_t *view_count(uint64_t v);            /* an integer, or "9007199254740992"... */
+json_t *view_signed_count(int64_t v);      /* the same for a difference ("-9007199254740992"...) */
+
 json_t *view_id(uint64_t id);            /* "0x7f..." */
 json_t *view_ms(int64_t ns);             /* Unix ms as a number; null for 0 */
 json_t *view_str(const char *s);         /* string or null */

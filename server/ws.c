@@ -155,17 +155,17 @@ static char *ws_next_message(ws_client *c, int *more)
         c->next_seq = resume;
     }
     if (c->lag_missed) {
-        out = json_pack("{s:s, s:i, s:I, s:I}", "type", "lagged", "session", c->session_id,
-                        "missed", (json_int_t)c->lag_missed, "resume_after",
-                        (json_int_t)c->lag_resume_after);
+        out = json_pack("{s:s, s:i, s:o, s:o}", "type", "lagged", "session", c->session_id,
+                        "missed", view_count(c->lag_missed), "resume_after",
+                        view_count(c->lag_resume_after));
         c->lag_missed = 0;
         *more = 1;
     } else if (c->next_seq <= s->event_seq) {
         list = json_array();
         while (c->next_seq <= s->event_seq && json_array_size(list) < WS_BATCH_EVENTS)
             json_array_append_new(list, view_event(s, session_event_at(s, c->next_seq++)));
-        out = json_pack("{s:s, s:i, s:o, s:I}", "type", "events", "session", c->session_id,
-                        "events", list, "last_seq", (json_int_t)s->event_seq);
+        out = json_pack("{s:s, s:i, s:o, s:o}", "type", "events", "session", c->session_id,
+                        "events", list, "last_seq", view_count(s->event_seq));
         c->last_progress_ns = now;
         *more = c->next_seq <= s->event_seq;
     }

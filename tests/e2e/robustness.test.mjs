@@ -71,6 +71,34 @@ test('garbage on the agent socket drops that connection only', async () => {
   }
 });
 
+test('impossible agent counters are refused and counted, the connection goes on, counters above 2^53 are served exactly', async () => {
+  const agent = path.join(ROOT, 'tests/e2e/fake_counters_agent.mjs');
+  const srv = await startServer(['run', '--port', '0', '--', process.execPath, agent]);
+  try {
+    const s = await waitFor('the last DROPS', async () => {
+      const r = await srv.api('/api/sessions/1');
+      return r.status === 200 && r.body.drops.produced !== 10 && r.body.drops.produced !== 0 && r.body;
+    });
+    assert.equal(s.refused.inconsistent, 3, `three impossible DROPS refused: ${JSON.stringify(s.refused)}`);
+    assert.equal(s.link.records_refused, 3);
+    assert.match(s.link.last_refused, /slow-server/);
+    assert.equal(s.link.connected, true, 'the connection went on');
+    // 2^56 - 2 and 2^56: above 2^53, served as their exact digits
+    assert.equal(s.drops.ring_full, '72057594037927934');
+    assert.equal(s.drops.produced, '72057594037927936');
+    assert.equal(s.drops.total, '72057594037927936', 'ring_full + no_server, exact');
+    assert.equal(s.drops.no_server, 2);
+    assert.equal(s.agent_cost.jit_callbacks, '72057594037927936');
+    assert.equal(s.agent_cost.buckets[0], '72057594037927936');
+    const fns = await functionsOf(srv, 1);
+    assert.deepEqual(fns.map((f) => f.name), ['Fake.AfterRefusals()'], 'the JIT after the refusals was taken');
+    const metrics = await (await fetch(srv.url + '/metrics')).text();
+    assert.match(metrics, /jitscope_session_records_refused_total\{[^}]*reason="inconsistent"\} 3\n/);
+  } finally {
+    await srv.stop();
+  }
+});
+
 test('bad HTTP requests get 4xx JSON errors, never a crash', async () => {
   const srv = await startServer(['serve', '--port', '0']);
   try {

@@ -8,7 +8,10 @@
  * does what server/link.c does with a connection's buffer: split frames off the
  * front one after another, decode each record, require a hello with the token
  * first, apply every record to a scratch session, and stop at NEED_MORE, at
- * BAD, or when session_apply refuses a record. The decoder's answers are
+ * BAD, or when session_apply refuses the connection (a record it refuses as
+ * inconsistent, record_check.h, is counted and the stream goes on: checked
+ * that it is counted, and that the DROPS counters it lets through are
+ * possible). The decoder's answers are
  * checked (abort() on a broken invariant, so a wrong answer is a crash like a
  * memory error): an OK frame never claims more bytes than it was given, its
  * strict prefix is NEED_MORE, re-encoding it (proto/wire_encode.c) gives the
@@ -188,6 +191,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         wire_record r;
         size_t used = (size_t)-1, used2;
         const char *why = NULL;
+        uint64_t refused;
         int rc = wire_decode_frame(buf + off, len - off, &f, &used, &why);
 
         if (rc == WIRE_DECODE_NEED_MORE)
@@ -215,10 +219,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (!bound && r.type != WIRE_HELLO)
             break; /* the link refuses a connection that does not start with a hello */
         why = NULL;
-        if (session_apply(s, &r, 1700000000000000000ll + (int64_t)off, &why) != 0) {
-            FUZZ_REQUIRE(why != NULL);
+        refused = s->records_refused;
+        rc = session_apply(s, &r, 1700000000000000000ll + (int64_t)off, &why);
+        if (rc == SESSION_REFUSED) { /* inconsistent: counted, the connection goes on */
+            FUZZ_REQUIRE(s->records_refused == refused + 1 && s->refused_why != NULL);
+            continue;
+        }
+        if (rc != 0) {
+            FUZZ_REQUIRE(rc == -1 && why != NULL);
             break;
         }
+        FUZZ_REQUIRE(s->records_refused == refused);
+        if (r.type == WIRE_DROPS) /* what the checks let through is possible */
+            FUZZ_REQUIRE(s->drops.ring_used <= s->ring_bytes &&
+                         s->drops.dropped[WIRE_DROP_RING_FULL] +
+                                 s->drops.dropped[WIRE_DROP_TOO_LARGE] +
+                                 s->drops.dropped[WIRE_DROP_NO_SERVER] +
+                                 s->drops.dropped[WIRE_DROP_SHUTDOWN] <=
+                             s->drops.produced &&
+                         s->drops.dropped[WIRE_DROP_SLOW_SERVER] >= s->seq_gaps);
         if (r.type == WIRE_HELLO) {
             FUZZ_REQUIRE(memcmp(r.u.hello.token, s->token, WIRE_TOKEN_LEN) == 0);
             bound = 1;

@@ -7,7 +7,9 @@
  * code start (re-JIT); catch-up records never override what live callbacks
  * said (functions, modules, threads, thread names) and create what is unknown;
  * unknown IDs tolerated; a destroyed thread is not resurrected by catch-up;
- * sequence gaps; the event log (seqs from 1 without gaps, session_event_at,
+ * sequence gaps (a repeated or backward sequence number refused); DROPS,
+ * AGENT_COST and TIERS_STATUS refused when the ring and the sequence make
+ * them impossible (record_check.h); the event log (seqs from 1 without gaps, session_event_at,
  * eviction after SESSION_MAX_EVENTS); detach state transitions; unknown record
  * types refused; an exit by a signal (kept with the exit code, EXITED once the
  * link is lost) and signal names. Every session is freed (LeakSanitizer checks at exit).
@@ -548,9 +550,90 @@ TEST(sequence_gaps)
           (unsigned long long)s->seq_gaps);
     r.seq = 6, session_apply(s, &r, NOW, &why);
     CHECK(s->seq_gaps == 2, "seq 6 follows: no new gap");
-    r.seq = 6, session_apply(s, &r, NOW, &why);
-    CHECK(s->seq_gaps == 3, "a repeated seq counts as one irregularity");
-    CHECK(s->records == 5, "five records counted");
+    CHECK(session_apply(s, &r, NOW, &why) == SESSION_REFUSED && s->seq_gaps == 2 &&
+              s->last_seq == 6 && s->records_refused == 1 && s->refused_why,
+          "a repeated seq is refused (counted, moves nothing)");
+    r.seq = 3;
+    CHECK(session_apply(s, &r, NOW, &why) == SESSION_REFUSED && s->last_seq == 6 &&
+              s->records_refused == 2,
+          "so is one going backwards");
+    CHECK(s->records == 6, "six records counted");
+    session_free(s);
+}
+
+/* DROPS checked against what the ring and the sequence numbers allow
+ * (record_check.h): an impossible one is refused and counted, the
+ * connection goes on; the counters shown stay the last possible ones. */
+TEST(drops_checked_against_ring_and_sequence)
+{
+    session *s = live_session(); /* a ring of 8 MiB */
+    const char *why;
+    wire_record r = simple(WIRE_DROPS), cost = simple(WIRE_AGENT_COST), tiers;
+    wire_drops good = {{1, 2, 3, 0, 0, 6, 7}, 100, 4096};
+    struct {
+        const char *what;
+        wire_drops d;
+    } bad[] = {
+        {"2^56 ring-full with nothing produced", {{1ull << 56, 0, 0, 0, 0, 0, 0}, 0, 0}},
+        {"more ring records lost than produced", {{50, 20, 20, 0, 0, 0, 11}, 100, 0}},
+        {"more bytes in the ring than it has", {{1, 2, 3, 0, 0, 6, 7}, 100, (8u << 20) + 1}},
+        {"slow_server without a sequence gap", {{1, 2, 3, 0, 1, 6, 7}, 100, 0}},
+        {"a counter going back", {{1, 2, 2, 0, 0, 6, 7}, 100, 0}},
+        {"produced going back", {{1, 2, 3, 0, 0, 6, 7}, 99, 0}},
+    };
+    size_t i;
+
+    r.u.drops = good;
+    CHECK(apply(s, r) == 0 && memcmp(&s->drops, &good, sizeof(good)) == 0 &&
+              s->records_refused == 0,
+          "a possible DROPS is kept");
+    for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        r.u.drops = bad[i].d;
+        CHECK(apply(s, r) == SESSION_REFUSED && s->records_refused == i + 1 && s->refused_why,
+              "refused: %s", bad[i].what);
+        CHECK(memcmp(&s->drops, &good, sizeof(good)) == 0, "the last possible counters stay");
+    }
+    CHECK(s->link_id == 0 && s->last_seq == g_seq, "each took its sequence number all the same");
+
+    /* a slow-server drop uses its number: the gap before a DROPS is its drop */
+    g_seq += 2;
+    r.u.drops = good;
+    r.u.drops.dropped[WIRE_DROP_SLOW_SERVER] = 2;
+    CHECK(apply(s, r) == 0 && s->seq_gaps == 2 && s->drops.dropped[WIRE_DROP_SLOW_SERVER] == 2,
+          "two gaps, two slow-server drops: kept");
+    r.u.drops.dropped[WIRE_DROP_SLOW_SERVER] = 3;
+    CHECK(apply(s, r) == SESSION_REFUSED, "a third without its gap: refused");
+
+    /* a new connection: drops at the end of the last one were never seen as
+     * gaps; from its first DROPS on it stays that far ahead */
+    r = hello(TOKEN);
+    CHECK(apply(s, r) == 0 && s->connections == 2, "reconnected");
+    r = simple(WIRE_DROPS);
+    r.u.drops = good;
+    r.u.drops.dropped[WIRE_DROP_SLOW_SERVER] = 1;
+    CHECK(apply(s, r) == SESSION_REFUSED, "fewer slow-server drops than gaps seen: refused");
+    r.u.drops.dropped[WIRE_DROP_SLOW_SERVER] = 5; /* 3 lost unseen at the end of the first */
+    CHECK(apply(s, r) == 0, "3 ahead of the gaps after a reconnect: kept");
+    g_seq += 1;
+    r.u.drops.dropped[WIRE_DROP_SLOW_SERVER] = 6;
+    CHECK(apply(s, r) == 0 && s->seq_gaps == 3, "one more gap, one more drop: kept");
+    r.u.drops.dropped[WIRE_DROP_SLOW_SERVER] = 7;
+    CHECK(apply(s, r) == SESSION_REFUSED, "one more drop without its gap: refused");
+
+    /* cumulative cost and tier counters never go back */
+    cost.u.agent_cost.callbacks = 10;
+    cost.u.agent_cost.buckets[3] = 10;
+    CHECK(apply(s, cost) == 0 && s->agent_cost.callbacks == 10, "agent cost kept");
+    cost.u.agent_cost.buckets[3] = 9;
+    CHECK(apply(s, cost) == SESSION_REFUSED && s->agent_cost.buckets[3] == 10,
+          "a cost bucket going back: refused");
+    tiers = simple(WIRE_TIERS_STATUS);
+    tiers.u.tiers_status.enabled = 1;
+    tiers.u.tiers_status.lost = 4;
+    CHECK(apply(s, tiers) == 0, "tiers status kept");
+    tiers.u.tiers_status.lost = 3;
+    CHECK(apply(s, tiers) == SESSION_REFUSED && s->tiers.lost == 4, "tiers lost going back");
+    (void)why;
     session_free(s);
 }
 
@@ -731,7 +814,7 @@ TEST(other_records_and_unknown_types)
     static const uint16_t bad[] = {0, WIRE_RECORD_TYPE_MAX + 1, WIRE_CMD_DETACH, WIRE_CMD_PING,
                                    0xFFFF};
 
-    r.u.drops = (wire_drops){{1, 2, 3, 4, 5, 6, 7}, 100, 4096};
+    r.u.drops = (wire_drops){{1, 2, 3, 4, 0, 6, 7}, 100, 4096};
     apply(s, r);
     CHECK(memcmp(&s->drops, &r.u.drops, sizeof(wire_drops)) == 0,
           "DROPS counters are kept as sent");
@@ -884,6 +967,7 @@ static const check_test tests[] = {
     TEST_ENTRY(thread_id_reused_after_destroy),
     TEST_ENTRY(thread_names),
     TEST_ENTRY(sequence_gaps),
+    TEST_ENTRY(drops_checked_against_ring_and_sequence),
     TEST_ENTRY(event_log),
     TEST_ENTRY(event_log_eviction),
     TEST_ENTRY(detach_transitions),

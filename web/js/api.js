@@ -5,6 +5,8 @@
 // optional routes that answer 404 (not implemented by this server) are
 // remembered in `missingRoutes` and not asked again in this page's lifetime.
 
+import { reviveCounts } from './counts.js';
+
 const KEY_STORAGE = 'jitscope.apiKey';
 let apiKey = sessionStorage.getItem(KEY_STORAGE) || '';
 const authListeners = new Set();
@@ -36,7 +38,7 @@ export async function api(path, { method = 'GET', body, timeoutMs = 15000, signa
     let data = null;
     const text = await res.text();
     if (text) {
-      try { data = JSON.parse(text); } catch { data = null; }
+      try { data = JSON.parse(text, reviveCounts); } catch { data = null; }
     }
     if (res.ok) return { ok: true, status: res.status, data, error: null };
     const error = (data && typeof data.error === 'string' && data.error) || `${res.status} ${res.statusText}`;

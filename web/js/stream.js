@@ -5,6 +5,7 @@
 // at or below the last delivered seq is dropped, and a gap in the stream is
 // filled through REST before the newer events are delivered.
 import { api, getConfig, describeError } from './api.js';
+import { reviveCounts } from './counts.js';
 
 const POLL_MS = 500;
 const POLL_IDLE_MS = 2000; // session ended and caught up
@@ -159,7 +160,7 @@ export class SessionStream {
     };
     ws.onmessage = (m) => {
       let msg;
-      try { msg = JSON.parse(m.data); } catch { return; }
+      try { msg = JSON.parse(m.data, reviveCounts); } catch { return; }
       this.onWsMessage(msg);
     };
     ws.onerror = () => { /* followed by close */ };
