@@ -9,7 +9,7 @@
  * server's commands go unanswered, like a busy agent's).
  *
  *   replay [--rate N] [--seconds S | --count N] [--functions N] [--modules N]
- *          [--scatter] [--out PATH | --socketpair]
+ *          [--name-bytes N] [--scatter] [--out PATH | --socketpair]
  *
  * Past the first --functions compilations the same functions are compiled
  * again (as Tier1): in order, or with --scatter each at a pseudo-random one of
@@ -19,6 +19,10 @@
  * --modules N (default 1) loads N modules first (MODULE_LOADED, path and
  * assembly name) and spreads the functions over them (function i in module
  * i % N), so per-module totals and module filters have something to group.
+ *
+ * --name-bytes N (at most WIRE_MAX_STRING, 4096) pads every function's name to N
+ * bytes: a peer that pushes big names, as the memory budget's test does
+ * (tests/e2e/budget.test.mjs).
  *
  * --out PATH writes to a file instead (/dev/null: the generator's own ceiling);
  * --socketpair writes into a Unix socket pair drained by a second thread (the
@@ -50,6 +54,7 @@ typedef struct replay_opts {
     unsigned long count;
     unsigned long functions;
     unsigned long modules;
+    unsigned long name_bytes; /* names padded to this many bytes (0: as they are) */
     const char *out;
     int socketpair;
     int scatter; /* re-JITs at pseudo-random functions, not in order */
@@ -170,10 +175,12 @@ static int replay_jit(replay_out *o, unsigned long n, const replay_opts *opt)
         wire_function_name fn = {.function_id = fid,
                                  .module_id = replay_module_id(i % opt->modules),
                                  .token = 0x06000001u};
-        char name[96];
+        char name[WIRE_MAX_STRING];
         wire_text t = {.utf8 = name};
         t.length = (size_t)snprintf(name, sizeof(name), "Replay.Namespace.Type%lu.Method%lu()",
                                     i % 97, i);
+        while (t.length < opt->name_bytes) /* a long name: the method's, padded */
+            name[t.length++] = 'x';
         if (replay_frame(o, WIRE_FUNCTION_NAME, &fn, sizeof(fn), &t) != 0)
             return -1;
     }
@@ -244,16 +251,18 @@ static int replay_parse(int argc, char **argv, replay_opts *o)
             o->functions = strtoul(v, &end, 10);
         else if (strcmp(a, "--modules") == 0)
             o->modules = strtoul(v, &end, 10);
+        else if (strcmp(a, "--name-bytes") == 0)
+            o->name_bytes = strtoul(v, &end, 10);
         else
             goto bad;
         if (errno || !end || *end || o->rate < 0 || o->seconds <= 0 || o->functions == 0 ||
-            o->modules == 0 || o->modules > 4096)
+            o->modules == 0 || o->modules > 4096 || o->name_bytes > WIRE_MAX_STRING)
             goto bad;
     }
     return 0;
 bad:
     fprintf(stderr, "usage: replay [--rate JITS_PER_S] [--seconds S | --count N] [--functions N] "
-                    "[--modules N] [--scatter] [--out PATH | --socketpair]\n");
+                    "[--modules N] [--name-bytes N] [--scatter] [--out PATH | --socketpair]\n");
     return -1;
 }
 

@@ -3,6 +3,7 @@
  * handlers are in api_stacks.c, api_profile.c and api_timeline.c; the JSON
  * shapes in views.c. */
 #include "api.h"
+#include "budget.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -214,10 +215,17 @@ static json_t *api_storage_status(void)
 /* GET /api/config */
 static int api_config(api_call *c)
 {
-    c->reply->json = json_pack("{s:s, s:i, s:b, s:I, s:o}", "version", JITSCOPE_VERSION, "ws_port",
-                               api_ws_port, "api_key_required", api_key_required,
+    json_t *memory;
+
+    sessions_lock();
+    memory = json_pack("{s:I, s:I, s:I, s:I}", "max", (json_int_t)budget_max(), "held",
+                       (json_int_t)budget_held(), "connected_sessions", (json_int_t)budget_live(),
+                       "share", (json_int_t)budget_share());
+    sessions_unlock();
+    c->reply->json = json_pack("{s:s, s:i, s:b, s:I, s:o, s:o}", "version", JITSCOPE_VERSION,
+                               "ws_port", api_ws_port, "api_key_required", api_key_required,
                                "event_log_capacity", (json_int_t)SESSION_MAX_EVENTS, "storage",
-                               api_storage_status());
+                               api_storage_status(), "memory", memory);
     return 200;
 }
 

@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "budget.h"
 #include "proc.h"
 #include "sessions.h"
 #include "wire_decode.h"
@@ -46,6 +47,7 @@ static int link_thread_started;
 static pthread_mutex_t link_mutex = PTHREAD_MUTEX_INITIALIZER; /* guards link_conns fds for send */
 static link_conn *link_conns[LINK_MAX_CONNECTIONS];
 static int link_next_id = 1;
+static int64_t link_room_checked; /* when the link thread last made room in the memory budget */
 
 const char *link_socket_path(void) { return link_path; }
 
@@ -355,6 +357,7 @@ static session *link_bind(link_conn *c, const wire_record *r, const char **why)
     if (!s->parent_pid && s->pid > 0)
         s->parent_pid = proc_parent_pid(s->pid); /* the hello's is the agent's word */
     s->link_id = c->link_id;
+    session_budget_connected(s, 1); /* it shares the memory budget from now on */
     s->last_seq = 0;
     c->session_id = s->id;
     return s;
@@ -369,6 +372,12 @@ static const char *link_consume(link_conn *c)
     int applied = 0;
 
     sessions_lock();
+    /* ended sessions give memory back before live ones are refused (a look
+     * at most every 100 ms: it walks the registry) */
+    if (budget_held() > budget_max() - budget_max() / 32 && now - link_room_checked > 100000000) {
+        link_room_checked = now;
+        sessions_make_room();
+    }
     while (!why) {
         wire_frame f;
         wire_record r;

@@ -22,6 +22,7 @@
 #include "api.h"
 #include "clock.h"
 #include "attach.h"
+#include "budget.h"
 #include "client.h"
 #include "http.h"
 #include "ipc.h"
@@ -48,6 +49,7 @@ typedef struct cli_options {
     int no_children;        /* run: keep the agent out of the app's child processes */
     store_options store;    /* --data DIR|none, --keep N */
     char data_buf[PATH_MAX];
+    uint64_t max_memory; /* --max-memory, 0: the default (budget.h) */
 } cli_options;
 
 static void usage(FILE *out)
@@ -85,6 +87,10 @@ static void usage(FILE *out)
           "  --rewrite-delay S  a stored function that compiles again (tier-up) is rewritten\n"
           "                  in a batch within S seconds, or when its session ends (default\n"
           "                  30, at most 3600; 0: at the next commit)\n"
+          "  --max-memory SIZE  memory for what sessions hold, shared by the connected ones\n"
+          "                  (bytes, or with K, M, G, T: 512M, 2G; or N%% of the machine's\n"
+          "                  memory; default 25%%, at least 64M); a session over its share\n"
+          "                  refuses new functions and names, and counts them\n"
           "  --server URL    a running jitscope server (default http://127.0.0.1:8642)\n"
           "  -h, --help      this text\n",
           out);
@@ -202,6 +208,15 @@ static int parse_options(int argc, char **argv, int start, int allow_command, in
                 return -1;
             }
             o->store.keep = (unsigned)keep, i++;
+        } else if (strcmp(a, "--max-memory") == 0 && v) {
+            if (budget_parse_size(v, &o->max_memory) != 0) {
+                fprintf(stderr,
+                        "jitscope: --max-memory wants bytes (at least 64M), with K, M, G or T, "
+                        "or 1..100%%, not '%s'\n",
+                        v);
+                return -1;
+            }
+            i++;
         } else if (strcmp(a, "--server") == 0 && v) {
             o->server = v, i++;
         } else if (positional && !o->positional && a[0] != '-') {
@@ -294,6 +309,9 @@ static int serve(cli_options *o, int mode)
         }
         o->store.dir = o->data_buf;
     }
+    budget_set_max(o->max_memory ? o->max_memory : budget_default());
+    fprintf(stderr, "jitscope: memory for sessions: %llu MiB (--max-memory)\n",
+            (unsigned long long)(budget_max() >> 20));
     if (store_open(&o->store, err, sizeof(err)) != 0) {
         fprintf(stderr, "jitscope: %s\n", err);
         return STORE_EXIT_CODE;

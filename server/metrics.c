@@ -2,6 +2,7 @@
  * metrics.h). Version 0.0.4 of the format: # HELP and # TYPE per family, then
  * one line per series; label values escaped (backslash, quote, newline). */
 #include "metrics.h"
+#include "budget.h"
 
 #include <stdatomic.h>
 #include <stdio.h>
@@ -110,6 +111,7 @@ static double m_modules(const session *s) { return (double)s->module_count; }
 static double m_records(const session *s) { return (double)s->records; }
 static double m_gaps(const session *s) { return (double)s->seq_gaps; }
 static double m_backlog(const session *s) { return (double)s->drops.ring_used; }
+static double m_held(const session *s) { return (double)s->budget.held; }
 
 static double m_threads(const session *s)
 {
@@ -132,6 +134,8 @@ static const metrics_family_def metrics_session_families[] = {
      "Records the agent numbered but did not deliver (its slow_server drops).", m_gaps},
     {"jitscope_session_ring_backlog_bytes", "gauge",
      "Bytes waiting in the agent's ring when it last reported.", m_backlog},
+    {"jitscope_session_memory_held_bytes", "gauge",
+     "What the session holds, as the memory budget (--max-memory) counts it.", m_held},
 };
 
 static const char *const metrics_drop_causes[WIRE_DROP_REASONS] = {
@@ -195,6 +199,8 @@ static void metrics_refused(textbuf *b, const session *s, const metrics_labels *
     (void)arg;
     textbuf_printf(b, "jitscope_session_records_refused_total{%s,reason=\"inconsistent\"} %llu\n",
                    l->text, (unsigned long long)s->records_refused);
+    textbuf_printf(b, "jitscope_session_records_refused_total{%s,reason=\"memory\"} %llu\n",
+                   l->text, (unsigned long long)s->budget.refused_records);
 }
 
 /* The agent's own time per JIT callback as a Prometheus histogram: its
@@ -237,6 +243,11 @@ static void metrics_sessions(textbuf *b)
     for (i = 0; i < n; i++)
         for (k = 0; k < sizeof(states) / sizeof(states[0]); k++)
             by_state[k] += sessions_at(i)->state == states[k];
+    metrics_family(b, "jitscope_memory_budget_bytes", "gauge",
+                   "--max-memory: what all sessions may hold.");
+    textbuf_printf(b, "jitscope_memory_budget_bytes %llu\n", (unsigned long long)budget_max());
+    metrics_family(b, "jitscope_memory_held_bytes", "gauge", "What all sessions hold.");
+    textbuf_printf(b, "jitscope_memory_held_bytes %llu\n", (unsigned long long)budget_held());
     metrics_family(b, "jitscope_sessions", "gauge", "Sessions the server keeps, by state.");
     for (k = 0; k < sizeof(states) / sizeof(states[0]); k++)
         textbuf_printf(b, "jitscope_sessions{state=\"%s\"} %zu\n", session_state_name(states[k]),
@@ -251,7 +262,7 @@ static void metrics_sessions(textbuf *b)
     metrics_each_live(b, metrics_drops, NULL);
     metrics_family(b, "jitscope_session_records_refused_total", "counter",
                    "Agent records not folded in: inconsistent (impossible for the agent's ring "
-                   "and sequence numbers).");
+                   "and sequence numbers), memory (over the session's share of --max-memory).");
     metrics_each_live(b, metrics_refused, NULL);
     metrics_family(b, "jitscope_session_agent_jit_callback_seconds", "histogram",
                    "The agent's own time inside each JIT callback on the app's threads.");

@@ -1,11 +1,22 @@
 /* session.c -- folding agent records into one session's state (see session.h). */
 #include "session.h"
+#include "budget.h"
 #include "grow.h"
 #include "clock.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+static void session_clear_string(session *s, char **field)
+{
+    if (*field) {
+        uint64_t n = strlen(*field) + 1;
+        s->budget.text -= n <= s->budget.text ? n : s->budget.text;
+        free(*field);
+        *field = NULL;
+    }
+}
 
 static char *session_strdup(const wire_string *s)
 {
@@ -40,12 +51,12 @@ session *session_new(int id, int mode, pid_t pid, const char *command_line, cons
     return s;
 }
 
-void session_free(session *s)
+/* Frees what the session holds (its lists, names, stacks, profile, timeline),
+ * leaving them empty; its own fields stay. */
+static void session_free_content(session *s)
 {
     size_t i;
 
-    if (!s)
-        return;
     for (i = 0; i < s->function_count; i++)
         free(s->functions[i].compilation_list);
     for (i = 0; i < s->module_count; i++) {
@@ -59,12 +70,42 @@ void session_free(session *s)
     free(s->threads);
     free(s->events);
     stacks_free(&s->stacks);
+    memset(&s->stacks, 0, sizeof(s->stacks));
     profile_free(&s->profile);
     timeline_free(&s->timeline);
     idindex_free(&s->function_index);
     strpool_free(&s->names);
     idmap_free(&s->module_index);
     idmap_free(&s->thread_index);
+    s->functions = NULL, s->function_count = s->function_cap = 0;
+    s->modules = NULL, s->module_count = s->module_cap = 0;
+    s->threads = NULL, s->thread_count = s->thread_cap = 0;
+    s->events = NULL, s->event_cap = 0;
+    s->compilation_bytes = 0;
+    s->functions_jitted = 0;
+}
+
+void session_release_content(session *s, char *summary)
+{
+    session_free_content(s);
+    s->event_seq = s->events_evicted = 0; /* reading it back sets them from the file */
+    free(s->persist.summary);
+    s->persist.summary = summary;
+    free(s->persist.dirty);
+    s->persist.dirty = NULL, s->persist.dirty_count = s->persist.dirty_cap = 0;
+    s->persist.past = 1;
+    s->persist.loaded = 0;
+    s->budget.text = s->budget.observations = 0;
+    session_memory_sync(s);
+}
+
+void session_free(session *s)
+{
+    if (!s)
+        return;
+    budget_held_change(-(int64_t)s->budget.held);
+    session_budget_connected(s, 0);
+    session_free_content(s);
     free(s->command_line);
     free(s->persist.summary);
     free(s->persist.dirty);
@@ -156,6 +197,78 @@ void session_memory_usage(const session *s, session_memory *m)
     m->names = strpool_bytes(&s->names);
     m->events = s->event_cap * sizeof(*s->events);
     m->compilations = s->compilation_bytes;
+}
+
+/* Bytes a few things take (what the budget counts). */
+#define SESSION_EVENT_BYTES sizeof(session_event)
+#define SESSION_IDMAP_SLOT (sizeof(uint64_t) + sizeof(uint32_t))
+
+/* Stacks, profile and timeline: what their arrays hold. */
+static uint64_t session_observation_bytes(const session *s)
+{
+    const profile_state *p = &s->profile;
+    uint64_t n = p->sample_cap * sizeof(*p->samples) + p->stack_cap * sizeof(*p->stacks) +
+                 p->frame_cap * sizeof(*p->frames) + p->index_cap * sizeof(*p->index) +
+                 p->thread_cap * sizeof(*p->threads) +
+                 p->thread_index.capacity * SESSION_IDMAP_SLOT +
+                 s->timeline.gc_cap * sizeof(*s->timeline.gcs) +
+                 s->timeline.suspension_cap * sizeof(*s->timeline.suspensions);
+    unsigned i;
+
+    for (i = 0; i < STACKS_PENDING; i++)
+        n += s->stacks.pending[i].thread_cap * sizeof(stacks_thread) +
+             s->stacks.pending[i].frame_cap * sizeof(wire_stack_frame);
+    for (i = 0; i < STACKS_KEEP; i++)
+        n += s->stacks.kept[i].thread_cap * sizeof(stacks_thread) +
+             s->stacks.kept[i].frame_cap * sizeof(wire_stack_frame);
+    return n;
+}
+
+/* What the session holds, in bytes: what is written of its arrays (they grow
+ * without zero-filling, so the reserved rest is not resident), its indexes,
+ * name text, strings, and what waits for storage. */
+static uint64_t session_held_bytes(const session *s)
+{
+    uint64_t events = s->event_seq < SESSION_MAX_EVENTS ? s->event_seq : SESSION_MAX_EVENTS;
+
+    return s->function_count * sizeof(*s->functions) +
+           s->function_index.capacity * sizeof(*s->function_index.slots) + s->names.text_bytes +
+           s->names.capacity * sizeof(*s->names.slots) + s->compilation_bytes +
+           s->module_count * sizeof(*s->modules) + s->module_index.capacity * SESSION_IDMAP_SLOT +
+           s->thread_count * sizeof(*s->threads) + s->thread_index.capacity * SESSION_IDMAP_SLOT +
+           s->budget.text + events * SESSION_EVENT_BYTES + s->persist.replay_len +
+           s->persist.dirty_cap * sizeof(*s->persist.dirty) + s->budget.observations;
+}
+
+void session_memory_sync(session *s)
+{
+    uint64_t held = session_held_bytes(s);
+
+    budget_held_change((int64_t)held - (int64_t)s->budget.held);
+    s->budget.held = held;
+}
+
+void session_memory_recount(session *s)
+{
+    uint64_t text = 0;
+    size_t i;
+
+    for (i = 0; i < s->module_count; i++)
+        text += (s->modules[i].path ? strlen(s->modules[i].path) + 1 : 0) +
+                (s->modules[i].assembly ? strlen(s->modules[i].assembly) + 1 : 0);
+    for (i = 0; i < s->thread_count; i++)
+        text += s->threads[i].name ? strlen(s->threads[i].name) + 1 : 0;
+    s->budget.text = text;
+    s->budget.observations = session_observation_bytes(s);
+    session_memory_sync(s);
+}
+
+void session_budget_connected(session *s, int connected)
+{
+    if (s->budget.connected == (connected != 0))
+        return;
+    s->budget.connected = connected != 0;
+    budget_live_change(connected ? 1 : -1);
 }
 
 session_module *session_find_module(session *s, uint64_t id)
@@ -395,12 +508,14 @@ const session_event *session_event_at(const session *s, uint64_t seq)
     return &s->events[(seq - 1) % SESSION_MAX_EVENTS];
 }
 
-static void session_set_string(char **field, const wire_string *value)
+/* Replaces a module's or thread's string (what the budget counts as text). */
+static void session_set_string(session *s, char **field, const wire_string *value)
 {
     char *copy = session_strdup(value);
 
     if (copy) {
-        free(*field);
+        session_clear_string(s, field);
+        s->budget.text += (uint64_t)value->length + 1;
         *field = copy;
     }
 }
@@ -605,9 +720,9 @@ static void session_apply_module(session *s, const wire_record *r, int64_t when)
     e->loaded_ns = when;
     e->unloaded_ns = 0;
     if (r->strings[0].length)
-        session_set_string(&e->path, &r->strings[0]);
+        session_set_string(s, &e->path, &r->strings[0]);
     if (r->strings[1].length)
-        session_set_string(&e->assembly, &r->strings[1]);
+        session_set_string(s, &e->assembly, &r->strings[1]);
     session_log(s, r, when, m->module_id, m->base_address, 0);
 }
 
@@ -644,10 +759,9 @@ static void session_apply_thread(session *s, const wire_record *r, int64_t when)
         if (catchup && t->name)
             return;
         if (r->strings[0].length) {
-            session_set_string(&t->name, &r->strings[0]);
+            session_set_string(s, &t->name, &r->strings[0]);
         } else {
-            free(t->name);
-            t->name = NULL;
+            session_clear_string(s, &t->name);
         }
         break;
     default: /* WIRE_THREAD_OS_ID */ return;
@@ -723,6 +837,128 @@ static int session_check(session *s, const wire_record *r, const char **protocol
     return 0;
 }
 
+/* ---- the memory budget: what a record would add, before it is applied ---- */
+
+/* What one more entry in an index that grows at 70% full adds (its table doubles). */
+static uint64_t session_index_growth(size_t count, size_t capacity, size_t first, size_t slot)
+{
+    if ((count + 1) * 10 <= capacity * 7)
+        return 0;
+    return (capacity ? capacity : first) * slot;
+}
+
+static uint64_t session_new_function_bytes(session *s, uint64_t id)
+{
+    if (id == 0 || session_find_function(s, id))
+        return 0;
+    return sizeof(session_function) + session_index_growth(s->function_index.count,
+                                                           s->function_index.capacity, 1024,
+                                                           sizeof(idindex_slot));
+}
+
+static uint64_t session_new_thread_bytes(session *s, uint64_t id)
+{
+    if (id == 0 || session_find_thread(s, id))
+        return 0;
+    return sizeof(session_thread) + session_index_growth(s->thread_index.count,
+                                                         s->thread_index.capacity, 64,
+                                                         SESSION_IDMAP_SLOT);
+}
+
+static uint64_t session_event_bytes(const session *s)
+{
+    return s->event_seq < SESSION_MAX_EVENTS ? SESSION_EVENT_BYTES : 0;
+}
+
+/* An upper bound of the bytes r would add to s, and what it would add
+ * (enum session_refused_kind). */
+static uint64_t session_record_need(session *s, const wire_record *r, unsigned *kind)
+{
+    uint64_t need = 0, fn;
+    session_function *f;
+
+    *kind = SESSION_REFUSED_OTHER;
+    switch (r->type) {
+    case WIRE_JIT_STARTED:
+        fn = session_new_function_bytes(s, r->u.jit_started.function_id);
+        need = fn + session_new_thread_bytes(s, r->u.jit_started.thread_id);
+        *kind = fn ? SESSION_REFUSED_FUNCTIONS : SESSION_REFUSED_THREADS;
+        return need;
+    case WIRE_JIT_FINISHED:
+        fn = session_new_function_bytes(s, r->u.jit_finished.function_id);
+        /* a compilation list: at most its doubling to the cap */
+        need = fn + session_event_bytes(s) +
+               (fn ? 0 : SESSION_MAX_COMPILATIONS / 2 * sizeof(session_compilation));
+        *kind = fn ? SESSION_REFUSED_FUNCTIONS : SESSION_REFUSED_EVENTS;
+        return need;
+    case WIRE_FUNCTION_NAME:
+        fn = session_new_function_bytes(s, r->u.function_name.function_id);
+        f = fn ? NULL : session_find_function(s, r->u.function_name.function_id);
+        if (fn || !f || !f->name || (r->flags & WIRE_FLAG_DYNAMIC)) /* a name is taken */
+            need = (uint64_t)r->strings[0].length + 1 + 2 * sizeof(strpool_slot);
+        *kind = fn ? SESSION_REFUSED_FUNCTIONS : SESSION_REFUSED_NAMES;
+        return fn + need;
+    case WIRE_MODULE_LOADED:
+    case WIRE_MODULE_UNLOADED:
+    case WIRE_ASSEMBLY_LOADED:
+        *kind = r->type == WIRE_MODULE_UNLOADED ? SESSION_REFUSED_EVENTS : SESSION_REFUSED_MODULES;
+        need = sizeof(session_module) + 2 * SESSION_IDMAP_SLOT + session_event_bytes(s);
+        for (unsigned i = 0; i < r->string_count; i++)
+            need += (uint64_t)r->strings[i].length + 1;
+        return need;
+    case WIRE_THREAD_CREATED:
+    case WIRE_THREAD_DESTROYED:
+    case WIRE_THREAD_OS_ID:
+    case WIRE_THREAD_NAME:
+        *kind = SESSION_REFUSED_THREADS;
+        need = session_new_thread_bytes(s, r->u.thread.thread_id) + session_event_bytes(s);
+        if (r->type == WIRE_THREAD_CREATED) /* a reused ID: a new entry all the same */
+            need += sizeof(session_thread) + 2 * SESSION_IDMAP_SLOT;
+        if (r->string_count)
+            need += (uint64_t)r->strings[0].length + 1;
+        return need;
+    case WIRE_CATCHUP_END:
+    case WIRE_DETACH_STATUS: *kind = SESSION_REFUSED_EVENTS; return session_event_bytes(s);
+    case WIRE_STACK_THREAD:
+    case WIRE_STACK_END:
+    case WIRE_PROFILE_STATUS:
+    case WIRE_GC_STARTED:
+    case WIRE_GC_FINISHED:
+    case WIRE_RUNTIME_SUSPEND:
+        /* its frame waits for storage; a walk's frames and threads are kept;
+         * a sample's stack, a GC or a suspension may grow an array by half */
+        need = sizeof(wire_frame_header) + sizeof(session_replay_header) + sizeof(r->u) +
+               session_event_bytes(s) + 64 * 1024;
+        if (r->type == WIRE_STACK_THREAD)
+            need += (uint64_t)r->u.stack_thread.frame_count * 2 * sizeof(wire_stack_frame) +
+                    2 * sizeof(stacks_thread);
+        return need;
+    default: return 0; /* counters and status: nothing that grows */
+    }
+}
+
+/* 0 when r fits s's share of the memory budget; SESSION_REFUSED (counted)
+ * when not. Far from both limits a record is let through without looking:
+ * no record adds more than a doubling of the function index and 1 MiB. */
+static int session_budget_check(session *s, const wire_record *r)
+{
+    uint64_t share = budget_share(), held = s->budget.held, max = budget_max(),
+             total = budget_held(), room, need;
+    unsigned kind;
+
+    room = share > held ? share - held : 0;
+    if (max - (total < max ? total : max) < room)
+        room = max - (total < max ? total : max);
+    if (room > s->function_index.capacity * sizeof(idindex_slot) * 2 + (1u << 20))
+        return 0;
+    need = session_record_need(s, r, &kind);
+    if (need == 0 || budget_allows(held, need))
+        return 0;
+    s->budget.refused[kind]++;
+    s->budget.refused_records++;
+    return SESSION_REFUSED;
+}
+
 int session_apply(session *s, const wire_record *r, int64_t now_ns, const char **why)
 {
     int64_t when = session_wall_ns(s, r->time_ns, now_ns);
@@ -730,6 +966,8 @@ int session_apply(session *s, const wire_record *r, int64_t now_ns, const char *
 
     if (checked != 0)
         return checked;
+    if (session_budget_check(s, r) != 0)
+        return SESSION_REFUSED;
     switch (r->type) {
     case WIRE_HELLO: {
         const wire_hello *h = &r->u.hello;
@@ -808,7 +1046,7 @@ int session_apply(session *s, const wire_record *r, int64_t now_ns, const char *
     case WIRE_ASSEMBLY_LOADED: {
         session_module *m = session_find_module(s, r->u.assembly_loaded.manifest_module_id);
         if (m && !m->assembly && r->strings[0].length)
-            session_set_string(&m->assembly, &r->strings[0]);
+            session_set_string(s, &m->assembly, &r->strings[0]);
         session_log(s, r, when, r->u.assembly_loaded.assembly_id,
                     r->u.assembly_loaded.manifest_module_id, 0);
         break;
@@ -846,6 +1084,9 @@ int session_apply(session *s, const wire_record *r, int64_t now_ns, const char *
         break;
     default: *why = "record type not valid from an agent"; return -1;
     }
+    if (r->type >= WIRE_STACK_THREAD && r->type <= WIRE_RUNTIME_SUSPEND)
+        s->budget.observations = session_observation_bytes(s);
+    session_memory_sync(s);
     switch (r->type) { /* what storage writes again when they changed */
     case WIRE_MODULE_LOADED:
     case WIRE_MODULE_UNLOADED:
@@ -985,6 +1226,7 @@ int session_detach_status(session *s, uint32_t state, int32_t hresult, int64_t n
 void session_link_lost(session *s, int64_t now_ns)
 {
     s->link_id = 0;
+    session_budget_connected(s, 0);
     session_profile_stop(s, now_ns);
     if (s->has_exit_code)
         session_exited(s, now_ns);

@@ -221,6 +221,26 @@ typedef struct session_persist {
     char load_error[640];
 } session_persist;
 
+/* What a session holds against the server's memory budget (budget.h), and
+ * what it refused for want of room, by what the record would have added. */
+enum session_refused_kind {
+    SESSION_REFUSED_FUNCTIONS, /* a new function (its name with it) */
+    SESSION_REFUSED_NAMES,     /* a name for a function already known */
+    SESSION_REFUSED_MODULES,   /* a new module, or an assembly's name */
+    SESSION_REFUSED_THREADS,   /* a new thread, or a thread's name */
+    SESSION_REFUSED_EVENTS,    /* an entry of the event log (a re-JIT, an unload...) */
+    SESSION_REFUSED_OTHER,     /* stacks, profile samples, GCs and suspensions */
+    SESSION_REFUSED_KINDS
+};
+typedef struct session_budget {
+    uint64_t held;         /* bytes accounted: what the budget's total has of this session */
+    uint64_t text;         /* module paths and assembly names, thread names */
+    uint64_t observations; /* stacks, profile and timeline, as last counted */
+    uint64_t refused[SESSION_REFUSED_KINDS];
+    uint64_t refused_records; /* their sum */
+    int connected;            /* counted among the budget's connected sessions */
+} session_budget;
+
 typedef struct session {
     int id;
     pid_t pid;
@@ -281,6 +301,7 @@ typedef struct session {
     uint64_t event_seq; /* last seq given */
     uint64_t events_evicted;
     session_persist persist;
+    session_budget budget;
     /* readers that work on this session with the lock released (the functions
      * query): while pinned it is not freed, only taken out of the registry
      * (sessions.c frees it at the last unpin) */
@@ -296,6 +317,21 @@ typedef struct session_memory {
     size_t functions, functions_reserved, function_index, names, events, compilations;
 } session_memory;
 void session_memory_usage(const session *s, session_memory *m);
+/* What s holds, accounted again into the server's budget (budget.h). Caller
+ * holds the sessions lock; ingest calls it after each record, storage after
+ * it read a session back or took its replay log. */
+void session_memory_sync(session *s);
+/* The same after content came in all at once (read back from storage):
+ * strings and stacks counted anew. */
+void session_memory_recount(session *s);
+/* s is connected to an agent (1) or no longer (0): counted among the
+ * sessions that share the budget. Caller holds the sessions lock. */
+void session_budget_connected(session *s, int connected);
+/* An ended session whose every change storage holds gives its content back
+ * (memory is short): it becomes a past session not read yet, listed by
+ * `summary` (its list entry, JSON, taken over), read again on first use
+ * (store_load). Caller holds the sessions lock; s is not pinned. */
+void session_release_content(session *s, char *summary);
 
 /* For storage's read-back (store_load.c): appends a zeroed function with this
  * ID (0: not indexed; a later one takes an ID over), its name into the pool,
@@ -336,7 +372,9 @@ void session_profile_stop(session *s, int64_t now_ns);
 
 /* Applies one agent record; returns 0, SESSION_REFUSED when the record was
  * not folded in (it breaks what the ring and the sequence allow,
- * record_check.h: counted in records_refused; the connection goes on), or -1
+ * record_check.h: counted in records_refused; or what it would add does not
+ * fit the session's share of the memory budget, budget.h: counted in
+ * budget.refused; the connection goes on either way), or -1
  * when it breaks the session protocol (the caller drops the connection).
  * Never fails on unknown IDs. */
 #define SESSION_REFUSED 1

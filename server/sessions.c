@@ -1,8 +1,10 @@
 /* sessions.c -- registry of sessions (see sessions.h). */
 #include "sessions.h"
+#include "budget.h"
 #include "clock.h"
 #include "proc.h"
 #include "store.h"
+#include "views.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -318,4 +320,42 @@ void sessions_remove(int id)
             return;
         }
     }
+}
+
+unsigned sessions_make_room(void)
+{
+    uint64_t max = budget_max(), enough = max - max / 16;
+    unsigned released = 0;
+    size_t i = 0;
+
+    while (budget_held() > enough && i < sessions_n) {
+        session *s = sessions_items[i];
+        char *summary;
+        json_t *entry;
+
+        if (!sessions_may_forget(s) || s->pins || s->budget.held < 4096 ||
+            (s->persist.past && !s->persist.loaded)) {
+            i++;
+            continue;
+        }
+        if (!store_enabled()) {
+            fprintf(stderr, "jitscope: memory budget spent: session %d (ended) forgotten\n", s->id);
+            sessions_remove(s->id); /* the next one moves to i */
+            released++;
+            continue;
+        }
+        if (!s->persist.past && !store_session_written(s)) {
+            i++; /* the writer has not written all of it yet: later */
+            continue;
+        }
+        entry = view_session_summary(s);
+        summary = entry ? json_dumps(entry, JSON_COMPACT) : NULL;
+        json_decref(entry);
+        if (summary) {
+            session_release_content(s, summary);
+            released++;
+        }
+        i++;
+    }
+    return released;
 }

@@ -89,5 +89,14 @@ void sessions_remove(int id);
 void sessions_pin(session *s);
 void sessions_unpin(session *s);
 void sessions_free_all(void);
+/* The memory budget (budget.h) is nearly spent: ended sessions give their
+ * memory back, oldest first, until a sixteenth of the budget is free again
+ * or none is left that may: with storage, one whose every change is in the
+ * file keeps its list entry and is read again on demand (a past session);
+ * without, it is forgotten, as a full table forgets. Never a pinned one, nor
+ * the root of a run that goes on. Returns how many gave memory back. Caller
+ * holds the lock; the link thread calls it before ingest when the budget has
+ * less than a thirty-second left. */
+unsigned sessions_make_room(void);
 
 #endif

@@ -219,6 +219,7 @@ int store_load(session *s, char *err, size_t errsz)
     }
     rc = store_load_content(db, s, err, errsz);
     store_reader_unlock();
+    session_memory_recount(s); /* what it holds now counts in the memory budget */
     return rc;
 }
 
@@ -227,6 +228,8 @@ void store_forget(int session_id)
     if (store.enabled)
         store_writer_forget(session_id);
 }
+
+int store_session_written(const session *s) { return store.enabled && store_writer_caught_up(s); }
 
 void store_kick(void)
 {

@@ -38,6 +38,7 @@
 #define STORE_EXIT_CODE 3          /* jitscope's exit code when its data directory is unusable */
 #define STORE_TICK_MS 250          /* the writer commits at least this often while busy */
 #define STORE_SEEN_MS 5000         /* an idle live session's row says it is alive this often */
+#define STORE_STOP_MS 5000         /* at the server's stop, the most the last rounds may write */
 #define STORE_SLICE_FUNCTIONS 8192 /* functions copied per hold of the sessions lock */
 #define STORE_SLICE_EVENTS 16384   /* events copied per hold of the sessions lock */
 #define STORE_SCAN_FUNCTIONS 65536 /* functions looked at for rewrites per hold of the lock */
@@ -105,5 +106,10 @@ void store_forget(int session_id);
 void store_kick(void);
 
 void store_get_stats(store_stats *out);
+
+/* 1 when storage is on and holds everything of s (an ended session whose
+ * content memory may give back: it is read again on demand, as a past
+ * session is). Caller holds the sessions lock. */
+int store_session_written(const session *s);
 
 #endif

@@ -36,6 +36,8 @@ void store_writer_stop(void); /* flushes everything first */
 void store_writer_forget(int session_id);
 void store_writer_kick(void);
 void store_writer_stats(struct store_stats *out);
+/* Every change of s is in the file (caller holds the sessions lock). */
+int store_writer_caught_up(const session *s);
 
 /* store.c: the reading connection, one reader at a time (taken inside the
  * sessions lock or without it, never the other way round). */

@@ -55,6 +55,8 @@ static const store_field store_fields[] = {
     F(seq_gaps, K_U64),
     F(connections, K_U64),
     F(records_refused, K_U64),
+    F(budget.refused_records, K_U64),
+    A(budget.refused, K_U64, SESSION_REFUSED_KINDS),
     A(drops.dropped, K_U64, WIRE_DROP_REASONS),
     F(drops.produced, K_U64),
     F(drops.ring_used, K_U64),

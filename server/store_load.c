@@ -556,6 +556,7 @@ static void store_move_content(session *to, session *from)
     memcpy(to->persist.load_error, from->persist.load_error, sizeof(to->persist.load_error));
     memcpy(to->persist.load_parts, from->persist.load_parts, sizeof(to->persist.load_parts));
     to->persist.load_part_count = from->persist.load_part_count;
+    session_memory_recount(to); /* what it holds now counts in the memory budget */
     free(to->persist.summary);
     to->persist.summary = NULL;
     to->persist.loaded = 1;
@@ -585,6 +586,7 @@ void store_prepare(int session_id)
     *copy = *s; /* its header; a past session not read yet has no content */
     copy->command_line = NULL;
     copy->persist.summary = NULL;
+    memset(&copy->budget, 0, sizeof(copy->budget)); /* s is what the budget counts */
     sessions_unlock();
 
     if ((db = store_reader_lock())) {

@@ -362,7 +362,8 @@ static int writer_copy_events(copied_session *c, session *s, uint64_t *lost)
 static uint64_t writer_fingerprint(const session *s, uint64_t *traffic)
 {
     uint64_t h;
-    const int64_t link[] = {(int64_t)s->records, (int64_t)s->bytes};
+    const int64_t link[] = {(int64_t)s->records, (int64_t)s->bytes, (int64_t)s->records_refused,
+                            (int64_t)s->budget.refused_records};
     const int64_t fields[] = {s->state,
                               s->link_id,
                               s->connections,
@@ -391,6 +392,17 @@ static uint64_t writer_fingerprint(const session *s, uint64_t *traffic)
     h = writer_hash(h, s->drops.dropped, sizeof(s->drops.dropped));
     h = writer_hash(h, s->error, strlen(s->error) + 1); /* with its NUL: a separator */
     return s->command_line ? writer_hash(h, s->command_line, strlen(s->command_line)) : h;
+}
+
+int store_writer_caught_up(const session *s)
+{
+    const session_persist *p = &s->persist;
+    uint64_t traffic, print = writer_fingerprint(s, &traffic);
+
+    return !p->past && !s->pins && p->dirty_count == 0 && p->rewrite_count == 0 && !p->dirty_all &&
+           p->replay_len == 0 && p->stored_event_seq >= s->event_seq &&
+           p->stored_modules_gen == p->modules_gen && p->stored_threads_gen == p->threads_gen &&
+           print == p->stored_header_hash && traffic == p->stored_traffic_hash;
 }
 
 /* Whether a copy holds nothing to write: the round leaves it out, and a
@@ -451,6 +463,7 @@ static int writer_copy_session(copied_session *c, session *s, copied_round *roun
     c->replay_len = p->replay_len;
     p->replay = NULL;
     p->replay_len = p->replay_cap = 0;
+    session_memory_sync(s); /* what waited for the writer is not the session's any more */
     round->backlog += p->dirty_count + (s->event_seq - p->stored_event_seq);
     round->more |= more;
     pthread_mutex_lock(&writer.mutex);
@@ -840,6 +853,39 @@ static int writer_round(void)
     return round.more;
 }
 
+static int writer_stop_asked(void)
+{
+    int stop;
+
+    pthread_mutex_lock(&writer.mutex);
+    stop = writer.stop;
+    pthread_mutex_unlock(&writer.mutex);
+    return stop;
+}
+
+/* The last rounds at the server's stop: everything still in memory, for at
+ * most STORE_STOP_MS (a peer that flooded the server must not hold its stop:
+ * what is left then is counted lost and said). */
+static void writer_last_rounds(void)
+{
+    uint64_t until = clock_mono_ns() + STORE_STOP_MS * 1000000ull, left;
+
+    writer.final = 1; /* rewrites wait no longer */
+    while (writer_round()) {
+        if (clock_mono_ns() < until)
+            continue;
+        pthread_mutex_lock(&writer.mutex);
+        left = writer.stats.backlog;
+        writer.stats.lost += left;
+        pthread_mutex_unlock(&writer.mutex);
+        fprintf(stderr,
+                "jitscope: storage: stopped after %u ms of last writes; %llu changes (functions "
+                "and events) not written\n",
+                STORE_STOP_MS, (unsigned long long)left);
+        break;
+    }
+}
+
 static void *writer_main(void *arg)
 {
     (void)arg;
@@ -853,7 +899,7 @@ static void *writer_main(void *arg)
         struct timespec deadline;
         int stop;
 
-        while (writer_round())
+        while (writer_round() && !writer_stop_asked()) /* behind: at once, but a stop comes first */
             ;
         writer_retention();
         writer_count_stored();
@@ -873,9 +919,7 @@ static void *writer_main(void *arg)
         if (stop)
             break;
     }
-    writer.final = 1;      /* rewrites wait no longer */
-    while (writer_round()) /* the last word: everything still in memory */
-        ;
+    writer_last_rounds(); /* the last word: everything still in memory, within STORE_STOP_MS */
     writer_retention();
     writer_run_deletions();
     writer_bufs_free();

@@ -1,5 +1,6 @@
 /* views.c -- the JSON shapes of what a session holds (see views.h). */
 #include "views.h"
+#include "budget.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -106,33 +107,33 @@ json_t *view_session_summary(session *s)
     for (i = 0; i < s->thread_count; i++)
         alive += s->threads[i].alive != 0;
     snprintf(version, sizeof(version), "%u.%u.%u.%u", s->major, s->minor, s->build, s->qfe);
-    o = json_pack("{s:i, s:i, s:i, s:i, s:s, s:s, s:s, s:o, s:s, s:o, s:o, s:o, s:{s:s, s:s, s:i}, "
-                  "s:{s:I, s:I, s:I, s:I, s:o, s:o, s:o}, s:{s:o, s:o, s:o, s:o, s:o, s:o, s:o, "
-                  "s:o, s:o}, s:{s:o}}",
-                  "id", s->id, "root_id", s->root_id, "pid", (int)s->pid, "parent_pid",
-                  (int)s->parent_pid, "mode", s->mode == SESSION_MODE_RUN ? "run" : "attach",
-                  "state", session_state_name(s->state), "command_line", s->command_line,
-                  "exit_code", s->has_exit_code ? json_integer(s->exit_code) : json_null(), "error",
-                  s->error, "created_ms", view_ms(s->created_ns), "connected_ms",
-                  view_ms(s->connected_ns), "ended_ms", view_ms(s->ended_ns), "runtime", "type",
-                  s->runtime_type == 2 ? "CoreCLR"
-                  : s->runtime_type    ? "other"
-                                       : "unknown",
-                  "version", s->connected_ns ? version : "", "clr_instance_id",
-                  (int)s->clr_instance_id, "counters", "functions", (json_int_t)s->functions_jitted,
-                  "modules", (json_int_t)s->module_count, "threads", (json_int_t)s->thread_count,
-                  "threads_alive", (json_int_t)alive, "jit_compilations",
-                  view_count(s->jit_compilations), "jit_time_total_ns",
-                  view_count(s->jit_time_total_ns), "events", view_count(s->event_seq), "drops",
-                  "ring_full", view_count(s->drops.dropped[WIRE_DROP_RING_FULL]), "too_large",
-                  view_count(s->drops.dropped[WIRE_DROP_TOO_LARGE]), "no_server",
-                  view_count(s->drops.dropped[WIRE_DROP_NO_SERVER]), "name_failed",
-                  view_count(s->drops.dropped[WIRE_DROP_NAME_FAILED]), "slow_server",
-                  view_count(s->drops.dropped[WIRE_DROP_SLOW_SERVER]), "name_late",
-                  view_count(s->drops.dropped[WIRE_DROP_NAME_LATE]), "shutdown",
-                  view_count(s->drops.dropped[WIRE_DROP_SHUTDOWN]), "total",
-                  view_count(view_records_lost(s)), "produced", view_count(s->drops.produced),
-                  "refused", "inconsistent", view_count(s->records_refused));
+    o = json_pack(
+        "{s:i, s:i, s:i, s:i, s:s, s:s, s:s, s:o, s:s, s:o, s:o, s:o, s:{s:s, s:s, s:i}, "
+        "s:{s:I, s:I, s:I, s:I, s:o, s:o, s:o}, s:{s:o, s:o, s:o, s:o, s:o, s:o, s:o, "
+        "s:o, s:o}, s:{s:o, s:o}}",
+        "id", s->id, "root_id", s->root_id, "pid", (int)s->pid, "parent_pid", (int)s->parent_pid,
+        "mode", s->mode == SESSION_MODE_RUN ? "run" : "attach", "state",
+        session_state_name(s->state), "command_line", s->command_line, "exit_code",
+        s->has_exit_code ? json_integer(s->exit_code) : json_null(), "error", s->error,
+        "created_ms", view_ms(s->created_ns), "connected_ms", view_ms(s->connected_ns), "ended_ms",
+        view_ms(s->ended_ns), "runtime", "type",
+        s->runtime_type == 2 ? "CoreCLR"
+        : s->runtime_type    ? "other"
+                             : "unknown",
+        "version", s->connected_ns ? version : "", "clr_instance_id", (int)s->clr_instance_id,
+        "counters", "functions", (json_int_t)s->functions_jitted, "modules",
+        (json_int_t)s->module_count, "threads", (json_int_t)s->thread_count, "threads_alive",
+        (json_int_t)alive, "jit_compilations", view_count(s->jit_compilations), "jit_time_total_ns",
+        view_count(s->jit_time_total_ns), "events", view_count(s->event_seq), "drops", "ring_full",
+        view_count(s->drops.dropped[WIRE_DROP_RING_FULL]), "too_large",
+        view_count(s->drops.dropped[WIRE_DROP_TOO_LARGE]), "no_server",
+        view_count(s->drops.dropped[WIRE_DROP_NO_SERVER]), "name_failed",
+        view_count(s->drops.dropped[WIRE_DROP_NAME_FAILED]), "slow_server",
+        view_count(s->drops.dropped[WIRE_DROP_SLOW_SERVER]), "name_late",
+        view_count(s->drops.dropped[WIRE_DROP_NAME_LATE]), "shutdown",
+        view_count(s->drops.dropped[WIRE_DROP_SHUTDOWN]), "total", view_count(view_records_lost(s)),
+        "produced", view_count(s->drops.produced), "refused", "inconsistent",
+        view_count(s->records_refused), "memory", view_count(s->budget.refused_records));
     return view_exit_signal(o, s);
 }
 
@@ -185,13 +186,22 @@ static json_t *view_session_memory(const session *s)
     session_memory m;
 
     session_memory_usage(s, &m);
-    return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "functions",
-                     (json_int_t)m.functions, "functions_reserved",
-                     (json_int_t)m.functions_reserved, "function_index",
-                     (json_int_t)m.function_index, "compilations", (json_int_t)m.compilations,
-                     "names", (json_int_t)m.names, "name_text", (json_int_t)s->names.text_bytes,
-                     "events", (json_int_t)m.events, "function_bytes",
-                     (json_int_t)(m.functions + m.function_index + m.compilations));
+    return json_pack(
+        "{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:{s:o, s:o, s:o, s:o, "
+        "s:o, s:o}}",
+        "functions", (json_int_t)m.functions, "functions_reserved",
+        (json_int_t)m.functions_reserved, "function_index", (json_int_t)m.function_index,
+        "compilations", (json_int_t)m.compilations, "names", (json_int_t)m.names, "name_text",
+        (json_int_t)s->names.text_bytes, "events", (json_int_t)m.events, "function_bytes",
+        (json_int_t)(m.functions + m.function_index + m.compilations), "held",
+        (json_int_t)s->budget.held, "share",
+        s->budget.connected ? json_integer((json_int_t)budget_share()) : json_null(), "refused",
+        "functions", view_count(s->budget.refused[SESSION_REFUSED_FUNCTIONS]), "names",
+        view_count(s->budget.refused[SESSION_REFUSED_NAMES]), "modules",
+        view_count(s->budget.refused[SESSION_REFUSED_MODULES]), "threads",
+        view_count(s->budget.refused[SESSION_REFUSED_THREADS]), "events",
+        view_count(s->budget.refused[SESSION_REFUSED_EVENTS]), "other",
+        view_count(s->budget.refused[SESSION_REFUSED_OTHER]));
 }
 
 /* What reading a past session back could not read, part by part. */

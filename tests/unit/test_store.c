@@ -20,6 +20,7 @@
 
 #include <sqlite3.h>
 
+#include "budget.h"
 #include "check.h"
 #include "sessions.h"
 #include "store.h"
@@ -537,6 +538,48 @@ TEST(idle_session_commits_nothing)
     remove_dir(dir);
 }
 
+/* The memory budget nearly spent: an ended session whose every change is in
+ * the file gives its content back and is read again on first use; a live
+ * one keeps its own; one not written yet waits. */
+TEST(ended_session_gives_memory_back_to_storage)
+{
+    char dir[64], err[512];
+    session *a, *b;
+    int id_a = 0, id_b = 0;
+    uint64_t held_a;
+    size_t i;
+
+    temp_dir(dir, sizeof(dir));
+    CHECK(open_store(dir, 0, err, sizeof(err)) == 0, "opens");
+    record_two_sessions(); /* a: ended, 3000 functions; b: live */
+    sessions_lock();
+    for (i = 0; i < sessions_count(); i++) {
+        if (strcmp(sessions_at(i)->command_line, "dotnet app.dll") == 0)
+            id_a = sessions_at(i)->id;
+        else
+            id_b = sessions_at(i)->id;
+    }
+    a = sessions_peek(id_a);
+    b = sessions_peek(id_b);
+    held_a = a->budget.held;
+    budget_set_max(budget_held() + 4096); /* nearly spent */
+    sessions_unlock();
+    caught_up();
+    sessions_lock();
+    CHECK(held_a > 3000 * 128 && sessions_make_room() == 1, "one session gave memory back");
+    CHECK(a->persist.past && !a->persist.loaded && a->function_count == 0 && a->budget.held < 4096,
+          "the ended one: a past session, its content gone (%llu bytes left)",
+          (unsigned long long)a->budget.held);
+    CHECK(!b->persist.past && b->function_count == 1, "the live one keeps its own");
+    CHECK(sessions_get(id_a) == a && a->persist.loaded && a->function_count == 3000 &&
+              a->persist.load_part_count == 0,
+          "read again on first use, whole (%zu functions)", a->function_count);
+    sessions_unlock();
+    budget_set_max(0); /* the default again */
+    close_store();
+    remove_dir(dir);
+}
+
 /* The page in the middle of a table's leaves (dbstat walks a b-tree in key
  * order), or 0. */
 static long long middle_leaf(sqlite3 *db, const char *table)
@@ -914,6 +957,7 @@ static const check_test tests[] = {
     TEST_ENTRY(idle_session_commits_nothing),
     TEST_ENTRY(last_error_clears_when_writes_resume),
     TEST_ENTRY(damage_in_the_middle_reported_part_by_part),
+    TEST_ENTRY(ended_session_gives_memory_back_to_storage),
     TEST_END,
 };
 

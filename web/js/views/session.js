@@ -313,6 +313,10 @@ export class SessionView {
       parts.push(h('span', { title: 'bytes waiting in the agent’s shared ring buffer / its size' }, 'ring ', h('b', null, `${fmtBytes(link.ring_used)} / ${fmtBytes(link.ring_bytes)}`)));
       parts.push(kv('seq gaps', fmtInt(link.seq_gaps), link.seq_gaps ? 't-slow' : null));
     }
+    if (s.memory && s.memory.held != null) {
+      parts.push(h('span', { class: 'memory-held', title: 'what this session holds, as the server’s memory budget (--max-memory) counts it / the most it may hold while its agent is connected' },
+        'memory ', h('b', null, s.memory.share != null ? `${fmtBytes(s.memory.held)} / ${fmtBytes(s.memory.share)}` : fmtBytes(s.memory.held))));
+    }
     if (s.stored && s.stored.past) {
       parts.push(h('span', { class: 'stored-mark', title: 'recorded by an earlier run of the server and read back from its storage (--data); read-only' }, h('b', null, '⛁ from storage')));
     }
@@ -337,10 +341,27 @@ export class SessionView {
       s.agent_cost && s.agent_cost.jit_callbacks ? stat('Agent cost per JIT', fmtNs(s.agent_cost.p50_ns), `p50 · p99 ${fmtNs(s.agent_cost.p99_ns)}`, '',
         `the agent's own time inside each JIT callback on the app's threads, over ${fmtInt(s.agent_cost.jit_callbacks)} callbacks (mean ${fmtNs(s.agent_cost.mean_ns)}, including preemption)` +
         (s.agent_cost.metadata ? `; method names read from ${fmtInt(s.agent_cost.metadata.direct_modules)} modules' images, ${fmtInt(s.agent_cost.metadata.importer_opens)} requests for the runtime's metadata importer (dynamic or collectible modules: each makes the runtime's own metadata reads in that module slower)` : '')) : null,
-      link && link.server_capacity_drops ? stat('Server drops', fmtInt(link.server_capacity_drops), null, 'warn') : null);
+      link && link.server_capacity_drops ? stat('Server drops', fmtInt(link.server_capacity_drops), null, 'warn') : null,
+      this.refusedStat(s, stat));
     if (!this.tabBtns.modules.count.textContent && c.modules != null) this.setTabCount('modules', c.modules);
     if (c.threads != null) this.setTabCount('threads', `${c.threads_alive} of ${c.threads}`);
     this.renderMessage();
+  }
+
+  // Records the server did not keep (s.refused): over this session's share of the
+  // memory budget, by what they would have added, or impossible for the agent's
+  // ring and sequence numbers. Nothing when none.
+  refusedStat(s, stat) {
+    const r = s.refused || {};
+    const memory = r.memory || 0, inconsistent = r.inconsistent || 0;
+    if (!memory && !inconsistent) return null;
+    const kinds = s.memory && s.memory.refused
+      ? Object.entries(s.memory.refused).filter(([, n]) => n).map(([k, n]) => `${k} ${fmtInt(n)}`).join(', ') : '';
+    const sub = [memory ? `over its memory share ${fmtInt(memory)}${kinds ? ` (${kinds})` : ''}` : '',
+      inconsistent ? `inconsistent ${fmtInt(inconsistent)}` : ''].filter(Boolean).join(' · ');
+    const why = s.link && s.link.last_refused ? `; the last inconsistent one: ${s.link.last_refused}` : '';
+    return stat('Refused records', fmtInt(memory + inconsistent), sub, 'warn refused-stat',
+      `agent records the server did not keep, whole: over this session's share of the memory budget (--max-memory), by what they would have added, or impossible for the agent's ring and sequence numbers${why}`);
   }
 
   // ---- detach ----
