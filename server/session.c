@@ -467,9 +467,11 @@ void session_log_event(session *s, uint16_t type, uint16_t flags, int64_t when, 
     session_event *e;
     size_t index = (size_t)(s->event_seq % SESSION_MAX_EVENTS);
 
+    /* the log grows within the memory budget only (a full one reuses its oldest) */
     if (s->event_seq < SESSION_MAX_EVENTS &&
-        grow_reserve((void **)&s->events, &s->event_cap, (size_t)s->event_seq, sizeof(*e), 64,
-                     SESSION_MAX_EVENTS, GROW_KEEP) != 0) {
+        (!budget_allows(s->budget.held, SESSION_EVENT_BYTES) ||
+         grow_reserve((void **)&s->events, &s->event_cap, (size_t)s->event_seq, sizeof(*e), 64,
+                      SESSION_MAX_EVENTS, GROW_KEEP) != 0)) {
         s->capacity_drops++;
         return;
     }
@@ -899,16 +901,23 @@ static uint64_t session_record_need(session *s, const wire_record *r, unsigned *
         *kind = fn ? SESSION_REFUSED_FUNCTIONS : SESSION_REFUSED_NAMES;
         return fn + need;
     case WIRE_MODULE_LOADED:
-    case WIRE_MODULE_UNLOADED:
     case WIRE_ASSEMBLY_LOADED:
-        *kind = r->type == WIRE_MODULE_UNLOADED ? SESSION_REFUSED_EVENTS : SESSION_REFUSED_MODULES;
+        *kind = SESSION_REFUSED_MODULES;
         need = sizeof(session_module) + 2 * SESSION_IDMAP_SLOT + session_event_bytes(s);
         for (unsigned i = 0; i < r->string_count; i++)
             need += (uint64_t)r->strings[i].length + 1;
         return need;
-    case WIRE_THREAD_CREATED:
-    case WIRE_THREAD_DESTROYED:
+    case WIRE_MODULE_UNLOADED: /* never refused for a known module: its IDs must retire */
+        *kind = SESSION_REFUSED_MODULES;
+        return session_find_module(s, r->u.module_unloaded.module_id) ||
+                       !r->u.module_unloaded.module_id
+                   ? 0
+                   : sizeof(session_module) + 2 * SESSION_IDMAP_SLOT;
+    case WIRE_THREAD_DESTROYED: /* never refused for a known thread: it ended */
     case WIRE_THREAD_OS_ID:
+        *kind = SESSION_REFUSED_THREADS;
+        return session_new_thread_bytes(s, r->u.thread.thread_id);
+    case WIRE_THREAD_CREATED:
     case WIRE_THREAD_NAME:
         *kind = SESSION_REFUSED_THREADS;
         need = session_new_thread_bytes(s, r->u.thread.thread_id) + session_event_bytes(s);
@@ -918,7 +927,8 @@ static uint64_t session_record_need(session *s, const wire_record *r, unsigned *
             need += (uint64_t)r->strings[0].length + 1;
         return need;
     case WIRE_CATCHUP_END:
-    case WIRE_DETACH_STATUS: *kind = SESSION_REFUSED_EVENTS; return session_event_bytes(s);
+    case WIRE_DETACH_STATUS:
+        return 0; /* what they say is never refused (their event-log entry may be) */
     case WIRE_STACK_THREAD:
     case WIRE_STACK_END:
     case WIRE_PROFILE_STATUS:
@@ -926,9 +936,12 @@ static uint64_t session_record_need(session *s, const wire_record *r, unsigned *
     case WIRE_GC_FINISHED:
     case WIRE_RUNTIME_SUSPEND:
         /* its frame waits for storage; a walk's frames and threads are kept;
-         * a sample's stack, a GC or a suspension may grow an array by half */
+         * a sample's stack, a GC or a suspension may double one of the
+         * profile's or timeline's arrays: at most what they hold (their caps
+         * keep any one under 16 MiB) */
         need = sizeof(wire_frame_header) + sizeof(session_replay_header) + sizeof(r->u) +
-               session_event_bytes(s) + 64 * 1024;
+               session_event_bytes(s) + 64 * 1024 +
+               (s->budget.observations < (16u << 20) ? s->budget.observations : (16u << 20));
         if (r->type == WIRE_STACK_THREAD)
             need += (uint64_t)r->u.stack_thread.frame_count * 2 * sizeof(wire_stack_frame) +
                     2 * sizeof(stacks_thread);
@@ -939,7 +952,7 @@ static uint64_t session_record_need(session *s, const wire_record *r, unsigned *
 
 /* 0 when r fits s's share of the memory budget; SESSION_REFUSED (counted)
  * when not. Far from both limits a record is let through without looking:
- * no record adds more than a doubling of the function index and 1 MiB. */
+ * no record adds more than a doubling of the indexes and 32 MiB. */
 static int session_budget_check(session *s, const wire_record *r)
 {
     uint64_t share = budget_share(), held = s->budget.held, max = budget_max(),
@@ -949,7 +962,9 @@ static int session_budget_check(session *s, const wire_record *r)
     room = share > held ? share - held : 0;
     if (max - (total < max ? total : max) < room)
         room = max - (total < max ? total : max);
-    if (room > s->function_index.capacity * sizeof(idindex_slot) * 2 + (1u << 20))
+    if (room > s->function_index.capacity * sizeof(idindex_slot) * 2 +
+                   (s->module_index.capacity + s->thread_index.capacity) * SESSION_IDMAP_SLOT +
+                   (32u << 20))
         return 0;
     need = session_record_need(s, r, &kind);
     if (need == 0 || budget_allows(held, need))

@@ -41,6 +41,9 @@ const gc = (gens, reason, startMs, endMs) => {
   const b = Buffer.alloc(8); b.writeUInt32LE(gens, 0); b.writeUInt32LE(reason, 4);
   return [frame(GC_STARTED, b, t0 + BigInt(startMs) * MS), frame(GC_FINISHED, Buffer.alloc(8), t0 + BigInt(endMs) * MS)];
 };
+// The hello is the connection's first frame: sequence number 1 (the server
+// refuses a record whose number is not above the last one).
+const helloFrame = frame(1, hello, t0);
 // Expected timeline (ms after t0): gc 10-14, profiler 13-17, profiler 20-24, gc 23-27,
 // and last an induced gen-0 GC 30-31 that the test waits for.
 const script = [
@@ -52,7 +55,7 @@ const script = [
   phase(FINISHED, GC, 25), phase(RESUME_STARTED, GC, 26), phase(RESUME_FINISHED, GC, 27),
   ...gc(1, 1, 30, 31),
 ];
-const c = net.createConnection(sock, () => c.write(Buffer.concat([frame(1, hello, t0), ...script])));
+const c = net.createConnection(sock, () => c.write(Buffer.concat([helloFrame, ...script])));
 c.on('error', () => process.exit(1));
 c.on('close', () => process.exit(0));
 setTimeout(() => process.exit(0), 600000);

@@ -117,6 +117,11 @@ TEST(a_session_stops_at_its_share)
     sessions_lock();
     a = connected_session();
     CHECK(budget_live() == 1 && budget_share() == 32ull << 20, "one connected: a half each");
+    {
+        wire_record m = {.type = WIRE_MODULE_LOADED, .time_ns = MONO + 1};
+        m.u.module_loaded = (wire_module_loaded){0x7f0000300000ull, 0x1, 0x7f0000300000ull, 0, 0};
+        CHECK(apply(a, m) == 0, "a module loaded");
+    }
     taken = fill(a, 0x7f0000100000ull);
     CHECK(taken > 1000 && taken < 32 * 256, "names taken up to the share: %u", taken);
     CHECK(a->budget.held <= budget_share() && a->budget.held > budget_share() - (1u << 20),
@@ -136,6 +141,18 @@ TEST(a_session_stops_at_its_share)
     CHECK(apply(a, jit(0x7f0000100000ull)) == SESSION_REFUSED && a->budget.held == held &&
               a->budget.refused_records == 3,
           "and stays refused");
+    /* what only changes what is known is never refused: an unload retires its
+     * module's IDs, a thread's end ends it, a detach moves the state */
+    {
+        wire_record u = {.type = WIRE_MODULE_UNLOADED, .time_ns = MONO + 3};
+        wire_record d = {.type = WIRE_DETACH_STATUS, .time_ns = MONO + 4};
+        u.u.module_unloaded.module_id = 0x7f0000300000ull;
+        d.u.detach = (wire_detach_status){WIRE_DETACH_REQUESTED, 0};
+        CHECK(apply(a, u) == 0 && session_find_module(a, 0x7f0000300000ull)->unloaded_ns != 0,
+              "a known module's unload is taken at the share");
+        CHECK(apply(a, d) == 0 && a->state == SESSION_DETACHING, "so is a detach's status");
+        CHECK(a->budget.held <= budget_share(), "and the share holds (their log entries wait)");
+    }
     CHECK(session_find_function(a, 0x7f0000100000ull) &&
               strncmp(session_function_name(session_find_function(a, 0x7f0000100000ull)),
                       "Big.Name", 8) == 0,
