@@ -56,8 +56,8 @@ include tests/apps/apps.mk
 # those objects. Flavours: server, agent (-fPIC, hidden), asan-server,
 # asan-agent, and unit (the agent's pure pieces with the ring's test hook).
 OBJ := $(BUILD)/obj
-# Objects are kept between builds (pattern-rule products are not intermediates here).
-.SECONDARY:
+# Objects are kept between builds (a test's own object is made by a pattern rule).
+.PRECIOUS: $(OBJ)/%.o
 .DELETE_ON_ERROR:
 objs = $(patsubst %.c,$(OBJ)/$(1)/%.o,$(2))
 SERVER_OBJS      := $(call objs,server,$(SERVER_SRC))
@@ -146,7 +146,9 @@ UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/t
 
 $(BUILD)/tests/test_%: $(OBJ)/unit/tests/unit/test_%.o $(UNIT_AGENT_OBJS) $(UNIT_SERVER_LIB)
 	@mkdir -p $(@D)
-	$(CC) $(UNIT_CFLAGS) $^ $(SERVER_LIBS) $(ASAN) -ldl -o $@
+	$(CC) $(UNIT_CFLAGS) $(filter %.o %.a,$^) $(SERVER_LIBS) $(ASAN) -ldl -o $@
+# test_sidebyside loads the agent library as CoreCLR would (dlopen).
+$(BUILD)/tests/test_sidebyside: $(AGENT_SO)
 
 # ---- fuzzing: one libFuzzer target per parser of outside input (docs/FUZZING.md) ----
 # clang-14 and its libFuzzer runtime come from Debian (scripts/deps.sh fuzz).
