@@ -46,7 +46,7 @@ static int api_events(api_call *c)
     const api_request *req = c->req;
     session *s = c->s;
     long long after, limit;
-    uint64_t seq, first = session_first_event_seq(s);
+    uint64_t seq, first = eventlog_first_seq(&s->events);
     json_t *list;
 
     if (api_arg_int(req, "after", 0, 1LL << 62, 0, &after) != 0 ||
@@ -54,12 +54,12 @@ static int api_events(api_call *c)
         return api_fail(c, 400, "after must be >= 0 and limit 1..10000");
     list = json_array();
     seq = (uint64_t)after + 1 < first ? first : (uint64_t)after + 1;
-    for (; seq <= s->event_seq && json_array_size(list) < (size_t)limit; seq++)
-        json_array_append_new(list, view_event(s, session_event_at(s, seq)));
+    for (; seq <= s->events.last_seq && json_array_size(list) < (size_t)limit; seq++)
+        json_array_append_new(list, view_event(s, eventlog_at(&s->events, seq)));
     c->reply->json = json_pack("{s:o, s:I, s:I, s:b}", "events", list, "next_after",
                                (json_int_t)(seq - 1 > (uint64_t)after ? seq - 1 : (uint64_t)after),
-                               "last_seq", (json_int_t)s->event_seq, "evicted",
-                               (uint64_t)after + 1 < first && s->events_evicted > 0);
+                               "last_seq", (json_int_t)s->events.last_seq, "evicted",
+                               (uint64_t)after + 1 < first && s->events.evicted > 0);
     return 200;
 }
 
@@ -215,7 +215,7 @@ static int api_config(api_call *c)
 {
     c->reply->json = json_pack("{s:s, s:i, s:b, s:I, s:o}", "version", JITSCOPE_VERSION, "ws_port",
                                api_ws_port, "api_key_required", api_key_required,
-                               "event_log_capacity", (json_int_t)SESSION_MAX_EVENTS, "storage",
+                               "event_log_capacity", (json_int_t)EVENTLOG_MAX, "storage",
                                api_storage_status());
     return 200;
 }

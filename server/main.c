@@ -181,9 +181,9 @@ static int parse_options(int argc, char **argv, int start, int allow_command, in
             o->store.dir = v, i++;
         } else if (strcmp(a, "--keep-events") == 0 && v) {
             long keep;
-            if (parse_in_range(v, STORE_KEEP_EVENTS_MIN, SESSION_MAX_EVENTS, &keep) != 0) {
+            if (parse_in_range(v, STORE_KEEP_EVENTS_MIN, EVENTLOG_MAX, &keep) != 0) {
                 fprintf(stderr, "jitscope: --keep-events wants %u..%u, not '%s'\n",
-                        STORE_KEEP_EVENTS_MIN, (unsigned)SESSION_MAX_EVENTS, v);
+                        STORE_KEEP_EVENTS_MIN, (unsigned)EVENTLOG_MAX, v);
                 return -1;
             }
             o->store.keep_events = (unsigned)keep, i++;

@@ -57,7 +57,7 @@ void session_free(session *s)
     free(s->functions);
     free(s->modules);
     free(s->threads);
-    free(s->events);
+    eventlog_free(&s->events);
     stacks_free(&s->stacks);
     profile_free(&s->profile);
     timeline_free(&s->timeline);
@@ -154,7 +154,7 @@ void session_memory_usage(const session *s, session_memory *m)
     m->functions_reserved = s->function_cap * sizeof(*s->functions);
     m->function_index = s->function_index.capacity * sizeof(*s->function_index.slots);
     m->names = strpool_bytes(&s->names);
-    m->events = s->event_cap * sizeof(*s->events);
+    m->events = eventlog_bytes(&s->events);
     m->compilations = s->compilation_bytes;
 }
 
@@ -348,51 +348,10 @@ static session_thread *session_thread_entry(session *s, uint64_t id, int *create
     return t;
 }
 
-void session_log_event(session *s, uint16_t type, uint16_t flags, int64_t when, uint64_t id,
-                       uint64_t value, uint32_t extra)
-{
-    session_event *e;
-    size_t index = (size_t)(s->event_seq % SESSION_MAX_EVENTS);
-
-    if (s->event_seq < SESSION_MAX_EVENTS &&
-        grow_reserve((void **)&s->events, &s->event_cap, (size_t)s->event_seq, sizeof(*e), 64,
-                     SESSION_MAX_EVENTS, GROW_KEEP) != 0) {
-        s->capacity_drops++;
-        return;
-    }
-    if (s->event_seq >= SESSION_MAX_EVENTS)
-        s->events_evicted++;
-    e = &s->events[index];
-    e->seq = ++s->event_seq;
-    e->time_ns = when;
-    e->id = id;
-    e->value = value;
-    e->type = type;
-    e->flags = flags;
-    e->extra = extra;
-    e->tier = 0;
-    e->reserved = 0;
-}
-
 static void session_log(session *s, const wire_record *r, int64_t when, uint64_t id, uint64_t value,
                         uint32_t extra)
 {
-    session_log_event(s, r->type, r->flags, when, id, value, extra);
-}
-
-uint64_t session_first_event_seq(const session *s)
-{
-    uint64_t first = s->event_seq > SESSION_MAX_EVENTS ? s->event_seq - SESSION_MAX_EVENTS + 1 : 1;
-
-    /* a stored session read back may start later (--keep-events) */
-    return s->events_evicted + 1 > first ? s->events_evicted + 1 : first;
-}
-
-const session_event *session_event_at(const session *s, uint64_t seq)
-{
-    if (seq == 0 || seq > s->event_seq || seq < session_first_event_seq(s))
-        return NULL;
-    return &s->events[(seq - 1) % SESSION_MAX_EVENTS];
+    eventlog_append(&s->events, r->type, r->flags, when, id, value, extra);
 }
 
 static void session_set_string(char **field, const wire_string *value)
@@ -514,7 +473,8 @@ static void session_apply_jit(session *s, const wire_record *r, int64_t when)
     const wire_jit_finished *j = &r->u.jit_finished;
     int catchup = (r->flags & WIRE_FLAG_CATCHUP) != 0, created;
     session_function *f = session_function_entry(s, j->function_id, &created);
-    uint64_t duration = 0, logged;
+    uint64_t duration = 0;
+    eventlog_entry *e;
     uint32_t new_size;
     session_compilation first;
 
@@ -558,10 +518,10 @@ static void session_apply_jit(session *s, const wire_record *r, int64_t when)
     s->tier_compilations[f->tier]++;
     s->tier_jit_ns[f->tier] += duration;
     session_add_compilation(s, f, &first, when, duration);
-    logged = s->event_seq;
-    session_log(s, r, when, j->function_id, duration, f->native_size);
-    if (s->event_seq != logged)
-        s->events[(s->event_seq - 1) % SESSION_MAX_EVENTS].tier = f->tier;
+    e = eventlog_append(&s->events, r->type, r->flags, when, j->function_id, duration,
+                        f->native_size);
+    if (e)
+        e->tier = f->tier;
 }
 
 /* A module unloaded: its FunctionIDs may now be given to other methods, so
@@ -676,14 +636,16 @@ static void session_apply_observation(session *s, const wire_record *r, int64_t 
     switch (r->type) {
     case WIRE_STACK_THREAD: stacks_apply_thread(&s->stacks, r); break;
     case WIRE_STACK_END:
-        sample = stacks_apply_end(&s->stacks, s, r, when);
+        sample = stacks_apply_end(&s->stacks, &s->events, r, when);
         if (sample) {
             profile_add_walk(&s->profile, sample, r->u.stack_end.effective_millihz);
             stacks_walk_recycle(sample);
         }
         break;
-    case WIRE_PROFILE_STATUS: profile_apply_status(&s->profile, s, r, when); break;
-    default: timeline_apply(&s->timeline, s->profile.state == PROFILE_RUNNING, s, r, when); break;
+    case WIRE_PROFILE_STATUS: profile_apply_status(&s->profile, &s->events, r, when); break;
+    default:
+        timeline_apply(&s->timeline, s->profile.state == PROFILE_RUNNING, &s->events, r, when);
+        break;
     }
 }
 

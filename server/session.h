@@ -20,10 +20,10 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "eventlog.h"
 #include "idindex.h"
 #include "idmap.h"
 #include "profile.h"
-#include "session_log.h"
 #include "stacks.h"
 #include "strpool.h"
 #include "timeline.h"
@@ -34,8 +34,7 @@
 #define SESSION_MAX_FUNCTIONS (4u * 1024u * 1024u)
 #define SESSION_MAX_MODULES (256u * 1024u)
 #define SESSION_MAX_THREADS (256u * 1024u)
-#define SESSION_MAX_EVENTS (1024u * 1024u) /* newest kept; older ones are evicted and counted */
-#define SESSION_MAX_CODE_VERSIONS 4        /* code starts kept per function to recognise repeats */
+#define SESSION_MAX_CODE_VERSIONS 4 /* code starts kept per function to recognise repeats */
 #define SESSION_JIT_NESTING 8
 
 typedef enum session_state {
@@ -129,31 +128,6 @@ typedef struct session_thread {
         uint64_t start_ns;
     } jit_stack[SESSION_JIT_NESTING];
 } session_thread;
-
-/* One entry of the event log behind /events and the live stream (48 bytes).
- * What id, value and extra hold depends on the type:
- *   JIT_FINISHED     FunctionID      JIT duration ns      native size
- *   MODULE_*         ModuleID        base address         -
- *   ASSEMBLY_LOADED  AssemblyID      manifest ModuleID    -
- *   THREAD_*         ThreadID        OS thread id         -
- *   CATCHUP_END      -               duration ns          functions
- *   DETACH_STATUS    -               HRESULT              state
- *   GC_FINISHED      GC reason       duration ns          generation bits      (`gc`)
- *   RUNTIME_SUSPEND  suspend reason  duration ns          1 if aborted         (`suspension`)
- *   STACK_END        snapshot number suspend ns           threads              (`stack_snapshot`)
- *   PROFILE_STATUS   requested mHz | budget permille << 32, effective mHz, wire state (`profile`)
- * time_ns is when it began (a GC's or a suspension's start). */
-typedef struct session_event {
-    uint64_t seq;    /* per session, from 1, no gaps */
-    int64_t time_ns; /* wall clock of the event in the target */
-    uint64_t id;
-    uint64_t value;
-    uint16_t type; /* wire_record_type */
-    uint16_t flags;
-    uint32_t extra;
-    uint32_t tier; /* JIT_FINISHED: wire_tier of the compilation */
-    uint32_t reserved;
-} session_event;
 
 /* What storage (store.h) has still to write of a session, kept by the record
  * folders under the sessions lock and copied out by the storage writer. All
@@ -255,11 +229,7 @@ typedef struct session {
     stacks_state stacks;
     profile_state profile;
     timeline_state timeline;
-    /* event log: ring of SESSION_MAX_EVENTS */
-    session_event *events;
-    size_t event_cap;
-    uint64_t event_seq; /* last seq given */
-    uint64_t events_evicted;
+    eventlog events; /* what happened, newest EVENTLOG_MAX kept */
     session_persist persist;
     /* readers that work on this session with the lock released (the functions
      * query): while pinned it is not freed, only taken out of the registry
@@ -323,10 +293,6 @@ int session_apply(session *s, const wire_record *r, int64_t now_ns, const char *
  * were applied live at now_ns. -1 for any other type. */
 int session_replay(session *s, const wire_record *r, int64_t now_ns);
 
-/* Appends an event that no single record makes (gc, suspension,
- * stack_snapshot, profile): see session_event for the fields. */
-/* session_log_event: declared in session_log.h (the record folders' view) */
-
 /* ---- state transitions: the only writers of session.state ----------------
  * (see the diagram in docs/ARCHITECTURE.md). Caller holds the sessions lock. */
 
@@ -352,10 +318,6 @@ void session_exited(session *s, int64_t now_ns);
 
 /* The process is gone: no thread of it is alive any more. */
 void session_mark_ended(session *s, int64_t now_ns);
-
-/* Oldest retained event seq (events with a smaller seq were evicted). */
-uint64_t session_first_event_seq(const session *s);
-const session_event *session_event_at(const session *s, uint64_t seq);
 
 session_function *session_find_function(session *s, uint64_t function_id);
 session_module *session_find_module(session *s, uint64_t module_id);

@@ -171,7 +171,7 @@ int store_open(const store_options *o, char *err, size_t errsz)
     if (!writer_options.keep)
         writer_options.keep = STORE_KEEP_DEFAULT;
     if (!writer_options.keep_events)
-        writer_options.keep_events = SESSION_MAX_EVENTS;
+        writer_options.keep_events = EVENTLOG_MAX;
     if (!writer_options.seen_ms)
         writer_options.seen_ms = STORE_SEEN_MS;
     if (store_writer_start(store.write_db, &writer_options, why, sizeof(why)) != 0) {

@@ -44,14 +44,14 @@
 #define STORE_KEEP_DEFAULT 100     /* sessions kept (--keep) */
 #define STORE_KEEP_MAX 200         /* under SESSIONS_MAX, so live sessions find room */
 
-#define STORE_KEEP_EVENTS_MIN 1000u /* --keep-events bounds; the most is SESSION_MAX_EVENTS */
+#define STORE_KEEP_EVENTS_MIN 1000u /* --keep-events bounds; the most is EVENTLOG_MAX */
 #define STORE_REWRITE_MS 30000u     /* --rewrite-delay's default, in ms */
 #define STORE_REWRITE_MAX_S 3600u   /* --rewrite-delay's most, in s */
 
 typedef struct store_options {
     const char *dir;      /* NULL or "none": storage off */
     unsigned keep;        /* ended sessions kept, oldest deleted first (0: the default) */
-    unsigned keep_events; /* newest events kept per session (0: SESSION_MAX_EVENTS) */
+    unsigned keep_events; /* newest events kept per session (0: EVENTLOG_MAX) */
     unsigned rewrite_ms;  /* longest wait of a written function's rewrite (0: none) */
     unsigned seen_ms;     /* an idle live session's "still seen" mark (0: STORE_SEEN_MS) */
 } store_options;

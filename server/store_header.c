@@ -25,6 +25,10 @@ typedef struct store_field {
     {                                                                                              \
 #field, offsetof(session, field), kind, 1                                                  \
     }
+#define NF(name, field, kind)                                                                      \
+    {                                                                                              \
+        name, offsetof(session, field), kind, 1                                                    \
+    }
 #define A(field, kind, n)                                                                          \
     {                                                                                              \
 #field, offsetof(session, field), kind, n                                                  \
@@ -80,8 +84,8 @@ static const store_field store_fields[] = {
     F(tiers.hresult, K_I32),
     F(tiers.lost, K_U64),
     F(tiers_known, K_I32),
-    F(event_seq, K_U64),
-    F(events_evicted, K_U64),
+    NF("event_seq", events.last_seq, K_U64),
+    NF("events_evicted", events.evicted, K_U64),
 };
 
 static size_t store_kind_size(int kind)

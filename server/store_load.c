@@ -350,7 +350,7 @@ done:
     return rc == SQLITE_DONE ? 0 : -1;
 }
 
-/* The event log, as memory keeps it: the newest SESSION_MAX_EVENTS, each at
+/* The event log, as memory keeps it: the newest EVENTLOG_MAX, each at
  * its seq's slot. Replaying made events of its own; these replace them. */
 static int store_load_events(sqlite3 *db, session *s)
 {
@@ -358,9 +358,7 @@ static int store_load_events(sqlite3 *db, session *s)
     uint64_t last = 0, first = 0;
     int rc = -1;
 
-    free(s->events);
-    s->events = NULL;
-    s->event_cap = 0;
+    eventlog_free(&s->events);
     if (store_statement(db,
                         "SELECT seq, time_ns, type, flags, id, value, extra, tier FROM events"
                         " WHERE session_id = ? ORDER BY seq",
@@ -368,7 +366,7 @@ static int store_load_events(sqlite3 *db, session *s)
         goto done;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         uint64_t seq = (uint64_t)sqlite3_column_int64(st, 0);
-        session_event *e;
+        eventlog_entry *e;
         size_t slot;
         if (seq == 0 || seq <= last)
             continue;
@@ -376,13 +374,13 @@ static int store_load_events(sqlite3 *db, session *s)
             first = seq;
         if (seq != last + 1 && last) /* a gap: what came before it is not kept */
             first = seq;
-        if (s->event_cap < SESSION_MAX_EVENTS &&
-            grow_reserve((void **)&s->events, &s->event_cap,
-                         (size_t)((seq - 1) % SESSION_MAX_EVENTS), sizeof(*e), 64,
-                         SESSION_MAX_EVENTS, GROW_ZERO) != 0)
+        if (s->events.cap < EVENTLOG_MAX &&
+            grow_reserve((void **)&s->events.entries, &s->events.cap,
+                         (size_t)((seq - 1) % EVENTLOG_MAX), sizeof(*e), 64, EVENTLOG_MAX,
+                         GROW_ZERO) != 0)
             goto done;
-        slot = (size_t)((seq - 1) % SESSION_MAX_EVENTS);
-        e = &s->events[slot];
+        slot = (size_t)((seq - 1) % EVENTLOG_MAX);
+        e = &s->events.entries[slot];
         e->seq = seq;
         e->time_ns = sqlite3_column_int64(st, 1);
         e->type = (uint16_t)sqlite3_column_int64(st, 2);
@@ -395,8 +393,8 @@ static int store_load_events(sqlite3 *db, session *s)
     }
 done:
     sqlite3_finalize(st);
-    s->event_seq = last;
-    s->events_evicted = first > 1 ? first - 1 : 0;
+    s->events.last_seq = last;
+    s->events.evicted = first > 1 ? first - 1 : 0;
     return rc == SQLITE_DONE ? 0 : -1;
 }
 
@@ -444,9 +442,6 @@ static void store_move_content(session *to, session *from)
     to->thread_cap = from->thread_cap;
     to->thread_index = from->thread_index;
     to->events = from->events;
-    to->event_cap = from->event_cap;
-    to->event_seq = from->event_seq;
-    to->events_evicted = from->events_evicted;
     to->stacks = from->stacks;
     to->profile = from->profile;
     to->timeline = from->timeline;
@@ -458,7 +453,7 @@ static void store_move_content(session *to, session *from)
     from->names = (strpool){0};
     from->modules = NULL, from->module_count = 0, from->module_index = (idmap){0};
     from->threads = NULL, from->thread_count = 0, from->thread_index = (idmap){0};
-    from->events = NULL;
+    from->events = (eventlog){0};
     memset(&from->stacks, 0, sizeof(from->stacks));
     memset(&from->profile, 0, sizeof(from->profile));
     memset(&from->timeline, 0, sizeof(from->timeline));

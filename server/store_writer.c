@@ -47,7 +47,7 @@ typedef struct copied_session {
     size_t module_count;
     session_thread *threads; /* NULL: unchanged; name owned */
     size_t thread_count;
-    session_event *events;
+    eventlog_entry *events;
     size_t event_count;
     unsigned char *replay;
     size_t replay_len;
@@ -140,7 +140,7 @@ static struct {
 static size_t writer_buf_size(int kind)
 {
     return kind == BUF_FUNCTIONS ? STORE_SLICE_FUNCTIONS * sizeof(copied_function)
-                                 : STORE_SLICE_EVENTS * sizeof(session_event);
+                                 : STORE_SLICE_EVENTS * sizeof(eventlog_entry);
 }
 
 static void *writer_buf_get(int kind)
@@ -327,7 +327,7 @@ static int writer_copy_threads(copied_session *c, const session *s)
 static int writer_copy_events(copied_session *c, session *s, uint64_t *lost)
 {
     session_persist *p = &s->persist;
-    uint64_t first = session_first_event_seq(s), from = p->stored_event_seq + 1, seq;
+    uint64_t first = eventlog_first_seq(&s->events), from = p->stored_event_seq + 1, seq;
     size_t n;
 
     if (from < first) { /* evicted from memory before they were written */
@@ -335,18 +335,18 @@ static int writer_copy_events(copied_session *c, session *s, uint64_t *lost)
         from = first;
         p->stored_event_seq = first - 1;
     }
-    if (from > s->event_seq)
+    if (from > s->events.last_seq)
         return 0;
-    n = (size_t)(s->event_seq - from + 1);
+    n = (size_t)(s->events.last_seq - from + 1);
     if (n > STORE_SLICE_EVENTS)
         n = STORE_SLICE_EVENTS;
     c->events = writer_buf_get(BUF_EVENTS); /* n <= STORE_SLICE_EVENTS */
     if (!c->events)
         return 1;
     for (seq = from; seq < from + n; seq++)
-        c->events[c->event_count++] = *session_event_at(s, seq);
+        c->events[c->event_count++] = *eventlog_at(&s->events, seq);
     p->stored_event_seq = from + n - 1;
-    return p->stored_event_seq < s->event_seq;
+    return p->stored_event_seq < s->events.last_seq;
 }
 
 /* What the header and the list entry are made of changes with one of these
@@ -377,7 +377,7 @@ static uint64_t writer_fingerprint(const session *s, uint64_t *traffic)
                               (int64_t)s->module_count,
                               (int64_t)s->thread_count,
                               (int64_t)s->persist.threads_gen,
-                              (int64_t)s->event_seq,
+                              (int64_t)s->events.last_seq,
                               (int64_t)s->functions_jitted,
                               (int64_t)s->catchups,
                               (int64_t)s->capacity_drops,
@@ -451,7 +451,7 @@ static int writer_copy_session(copied_session *c, session *s, copied_round *roun
     c->replay_len = p->replay_len;
     p->replay = NULL;
     p->replay_len = p->replay_cap = 0;
-    round->backlog += p->dirty_count + (s->event_seq - p->stored_event_seq);
+    round->backlog += p->dirty_count + (s->events.last_seq - p->stored_event_seq);
     round->more |= more;
     pthread_mutex_lock(&writer.mutex);
     writer.stats.lost += lost + (p->replay_lost - p->replay_lost_counted);
@@ -632,7 +632,7 @@ static int writer_put_thread(int session_id, size_t idx, const session_thread *t
     return writer_step(st);
 }
 
-static int writer_put_event(int session_id, const session_event *e)
+static int writer_put_event(int session_id, const eventlog_entry *e)
 {
     sqlite3_stmt *st = writer.st[ST_EVENT];
 

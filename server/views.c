@@ -109,9 +109,9 @@ json_t *view_session_summary(session *s)
                   "modules", (json_int_t)s->module_count, "threads", (json_int_t)s->thread_count,
                   "threads_alive", (json_int_t)alive, "jit_compilations",
                   (json_int_t)s->jit_compilations, "jit_time_total_ns",
-                  (json_int_t)s->jit_time_total_ns, "events", (json_int_t)s->event_seq, "drops",
-                  "ring_full", (json_int_t)s->drops.dropped[WIRE_DROP_RING_FULL], "too_large",
-                  (json_int_t)s->drops.dropped[WIRE_DROP_TOO_LARGE], "no_server",
+                  (json_int_t)s->jit_time_total_ns, "events", (json_int_t)s->events.last_seq,
+                  "drops", "ring_full", (json_int_t)s->drops.dropped[WIRE_DROP_RING_FULL],
+                  "too_large", (json_int_t)s->drops.dropped[WIRE_DROP_TOO_LARGE], "no_server",
                   (json_int_t)s->drops.dropped[WIRE_DROP_NO_SERVER], "name_failed",
                   (json_int_t)s->drops.dropped[WIRE_DROP_NAME_FAILED], "slow_server",
                   (json_int_t)s->drops.dropped[WIRE_DROP_SLOW_SERVER], "name_late",
@@ -206,7 +206,7 @@ json_t *view_session_detail(session *s)
                   "finished_ms", view_ms(s->detach_finished_ns), "duration_ms",
                   took ? json_real((double)took / 1e6) : json_null(), "hresult",
                   s->detach_hresult ? view_hresult(s->detach_hresult) : json_null()));
-    json_object_set_new(o, "events_evicted", json_integer((json_int_t)s->events_evicted));
+    json_object_set_new(o, "events_evicted", json_integer((json_int_t)s->events.evicted));
     /* read back from storage (a run from before this server started): read-only */
     json_object_set_new(o, "stored",
                         json_pack("{s:b, s:s?, s:I}", "past", s->persist.past, "load_error",
@@ -298,7 +298,7 @@ json_t *view_thread(const session_thread *t)
                      view_ms(t->ended_ns), "catchup", (t->flags & WIRE_FLAG_CATCHUP) != 0);
 }
 
-json_t *view_event(session *s, const session_event *e)
+json_t *view_event(session *s, const eventlog_entry *e)
 {
     json_t *o = json_pack("{s:I, s:s, s:o, s:b}", "seq", (json_int_t)e->seq, "type",
                           session_event_type_name(e->type), "time_ms", view_ms(e->time_ns),

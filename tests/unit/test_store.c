@@ -214,8 +214,9 @@ TEST(written_and_read_back)
           "the module");
     CHECK(a->thread_count == 1 && strcmp(a->threads[0].name, "worker") == 0 && !a->threads[0].alive,
           "the thread, ended");
-    CHECK(a->event_seq > 3000 && session_event_at(a, 1) && session_event_at(a, a->event_seq),
-          "the event log (%llu)", (unsigned long long)a->event_seq);
+    CHECK(a->events.last_seq > 3000 && eventlog_at(&a->events, 1) &&
+              eventlog_at(&a->events, a->events.last_seq),
+          "the event log (%llu)", (unsigned long long)a->events.last_seq);
     CHECK(a->pid == 4242 && a->major == 10 && a->jit_compilations == 3001 &&
               strcmp(a->command_line, "dotnet app.dll") == 0,
           "the header");
@@ -283,14 +284,14 @@ TEST(keep_events_trims_the_log)
     record_two_sessions(); /* the first one logs 3000+ events */
     sessions_lock();
     id = sessions_at(sessions_count() - 2)->id;
-    last = sessions_peek(id)->event_seq;
+    last = sessions_peek(id)->events.last_seq;
     sessions_unlock();
     close_store();
     CHECK(open_store_events(dir, 0, 1000, err, sizeof(err)) == 0, "opens again");
     sessions_lock();
     s = sessions_get(id);
-    CHECK(s && s->event_seq == last && s->events_evicted == last - 1000 &&
-              session_event_at(s, last - 999) && !session_event_at(s, last - 1000),
+    CHECK(s && s->events.last_seq == last && s->events.evicted == last - 1000 &&
+              eventlog_at(&s->events, last - 999) && !eventlog_at(&s->events, last - 1000),
           "the newest 1000 events are kept (of %llu)", (unsigned long long)last);
     sessions_unlock();
     close_store();
@@ -609,7 +610,7 @@ TEST(migrates_from_version_1)
               strcmp(s->functions[0].name, "Old.Method()") == 0 &&
               s->functions[0].compilation_count == 0,
           "its session reads back (no compilations: version 1 did not keep them)");
-    CHECK(s && s->module_count == 1 && s->event_seq == 1, "modules and events");
+    CHECK(s && s->module_count == 1 && s->events.last_seq == 1, "modules and events");
     CHECK(s && s->function_count == 2 && strcmp(s->functions[1].name, "Old?()") == 0,
           "a name that is not UTF-8 (an edited file) reads back with '?' for the bad byte");
     sessions_unlock();
