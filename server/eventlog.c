@@ -47,6 +47,19 @@ const eventlog_entry *eventlog_at(const eventlog *log, uint64_t seq)
     return &log->entries[(seq - 1) % EVENTLOG_MAX];
 }
 
+int eventlog_restore(eventlog *log, const eventlog_entry *e)
+{
+    size_t slot = (size_t)((e->seq - 1) % EVENTLOG_MAX);
+
+    if (e->seq == 0 || e->seq <= log->last_seq ||
+        (log->cap < EVENTLOG_MAX && grow_reserve((void **)&log->entries, &log->cap, slot,
+                                                 sizeof(*e), 64, EVENTLOG_MAX, GROW_ZERO) != 0))
+        return -1;
+    log->entries[slot] = *e;
+    log->last_seq = e->seq;
+    return 0;
+}
+
 size_t eventlog_bytes(const eventlog *log) { return log->cap * sizeof(*log->entries); }
 
 void eventlog_free(eventlog *log)

@@ -57,6 +57,10 @@ eventlog_entry *eventlog_append(eventlog *log, uint16_t type, uint16_t flags, in
 uint64_t eventlog_first_seq(const eventlog *log);
 /* Entry number seq, or NULL when it is not kept (evicted, or not yet made). */
 const eventlog_entry *eventlog_at(const eventlog *log, uint64_t seq);
+/* Puts back an entry read from storage at its own seq (restoring in
+ * increasing seq order); the log's counters come with it. 0, or -1 for a seq
+ * that is 0 or not after the last one, or out of memory. */
+int eventlog_restore(eventlog *log, const eventlog_entry *e);
 /* The memory the ring holds, in bytes. */
 size_t eventlog_bytes(const eventlog *log);
 void eventlog_free(eventlog *log);
