@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "api_route.h"
+#include "persist.h"
 #include "store.h"
 #include "api_export.h"
 #include "api_util.h"
@@ -186,9 +187,9 @@ static int api_delete(api_call *c)
     }
     sessions_remove(c->session_id);
     sessions_unlock();
-    store_forget(c->session_id);
+    persist_forget(c->session_id);
     sessions_notify(c->session_id);
-    c->reply->json = json_pack("{s:i, s:b}", "deleted", c->session_id, "stored", store_enabled());
+    c->reply->json = json_pack("{s:i, s:b}", "deleted", c->session_id, "stored", persist_enabled());
     return 200;
 }
 
@@ -200,14 +201,17 @@ static json_t *api_storage_status(void)
     store_get_stats(&st);
     if (!st.enabled)
         return json_pack("{s:b}", "enabled", 0);
-    return json_pack("{s:b, s:s, s:I, s:I, s:I, s:f, s:I, s:I, s:I, s:I, s:I, s:o, s:s?}",
+    return json_pack("{s:b, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:s?, s:o}",
                      "enabled", 1, "path", st.path, "sessions_stored",
-                     (json_int_t)st.sessions_stored, "backlog", (json_int_t)st.backlog, "deferred",
-                     (json_int_t)st.deferred, "rewrite_delay_s", st.rewrite_delay_ms / 1000.0,
-                     "lost", (json_int_t)st.lost, "write_errors", (json_int_t)st.write_errors,
-                     "rounds", (json_int_t)st.rounds, "commits", (json_int_t)st.commits, "rows",
-                     (json_int_t)st.rows, "last_commit_ms", view_ms(st.last_commit_ns),
-                     "last_error", st.last_error[0] ? st.last_error : NULL);
+                     (json_int_t)st.sessions_stored, "backlog_bytes", (json_int_t)st.backlog,
+                     "lost_bytes", (json_int_t)st.lost, "write_errors",
+                     (json_int_t)st.write_errors, "rounds", (json_int_t)st.rounds, "commits",
+                     (json_int_t)st.commits, "chunks", (json_int_t)st.chunks, "snapshots",
+                     (json_int_t)st.snapshots, "bytes_logged", (json_int_t)st.bytes_logged,
+                     "bytes_written", (json_int_t)st.bytes_written, "last_commit_ms",
+                     view_ms(st.last_commit_ns), "last_error",
+                     st.last_error[0] ? st.last_error : NULL, "last_error_ms",
+                     view_ms(st.last_error_ns));
 }
 
 /* GET /api/config */
@@ -282,7 +286,7 @@ int api_handle(const api_request *req, api_reply *reply)
     c.session_id = args.session_id;
     c.n = args.n;
     if (status == 0 && c.session_id && strcmp(req->method, "DELETE") != 0)
-        store_prepare(c.session_id); /* a past session is read before the lock is taken */
+        persist_prepare(c.session_id); /* a stored session is read before the lock is taken */
     if (status == 0 && route->export_list && (format = api_export_format(req)) < 0)
         status = api_fail(&c, 400, "format must be csv or json");
     else if (status != 0)

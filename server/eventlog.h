@@ -50,7 +50,7 @@ typedef struct eventlog {
 } eventlog;
 
 /* Appends an entry (tier 0); returns it, or NULL when no memory was left
- * (counted in lost). */
+ * (counted in lost). A NULL log takes nothing (a fold that must not log). */
 eventlog_entry *eventlog_append(eventlog *log, uint16_t type, uint16_t flags, int64_t time_ns,
                                 uint64_t id, uint64_t value, uint32_t extra);
 /* The oldest entry still kept (last_seq + 1 when none is). */

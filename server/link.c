@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "persist.h"
 #include "proc.h"
 #include "sessions.h"
 #include "wire_decode.h"
@@ -355,7 +356,6 @@ static session *link_bind(link_conn *c, const wire_record *r, const char **why)
     if (!s->parent_pid && s->pid > 0)
         s->parent_pid = proc_parent_pid(s->pid); /* the hello's is the agent's word */
     s->link_id = c->link_id;
-    s->last_seq = 0;
     c->session_id = s->id;
     return s;
 }
@@ -366,14 +366,14 @@ static const char *link_consume(link_conn *c)
     const char *why = NULL;
     size_t off = 0;
     int64_t now = (int64_t)clock_real_ns();
-    int applied = 0;
+    session *s = NULL;
+    size_t logged = 0; /* c->buf[0..logged) is in the session's log */
 
     sessions_lock();
     while (!why) {
         wire_frame f;
         wire_record r;
         size_t used;
-        session *s;
         int rc = wire_decode_frame(c->buf + off, c->used - off, &f, &used, &why);
 
         if (rc != WIRE_DECODE_OK)
@@ -387,14 +387,14 @@ static const char *link_consume(link_conn *c)
             break;
         }
         s->bytes += used;
-        applied = 1;
         if (session_apply(s, &r, now, &why) != 0)
             break;
-        if (session_persist_enabled() && session_persist_wants(r.type))
-            session_persist_log(s, SESSION_REPLAY_FRAME, now, c->buf + off - used, (uint32_t)used);
+        logged = off;
     }
-    if (applied)
+    if (s && logged) { /* what was folded goes into its log, as it came */
+        persist_frames(s, now, c->buf, logged);
         sessions_changed(); /* wakes requests waiting for a record (POST /stacks) */
+    }
     sessions_unlock();
     memmove(c->buf, c->buf + off, c->used - off);
     c->used -= off;
@@ -451,6 +451,7 @@ static void *link_main(void *arg)
         }
         if ((int64_t)clock_real_ns() - last_sweep > 500000000) {
             sessions_sweep();
+            persist_sweep();
             link_check_socket();
             last_sweep = (int64_t)clock_real_ns();
         }

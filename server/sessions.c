@@ -2,7 +2,6 @@
 #include "sessions.h"
 #include "clock.h"
 #include "proc.h"
-#include "store.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -219,16 +218,7 @@ static session *sessions_get_raw(int id)
     return NULL;
 }
 
-session *sessions_get(int id)
-{
-    session *s = sessions_get_raw(id);
-    char err[256];
-
-    /* a past session is read from storage the first time it is asked for */
-    if (s && s->persist.past && !s->persist.loaded && store_load(s, err, sizeof(err)) != 0)
-        fprintf(stderr, "jitscope: storage: session %d: %s\n", id, err);
-    return s;
-}
+session *sessions_get(int id) { return sessions_get_raw(id); }
 
 session *sessions_peek(int id) { return sessions_get_raw(id); }
 

@@ -14,7 +14,8 @@ typedef struct snapshot_session {
     uint64_t records, bytes, last_seq, seq_gaps, connections, catchups;
     uint64_t jit_time_total_ns, jit_compilations, capacity_drops;
     uint64_t tier_compilations[WIRE_TIER_COUNT], tier_jit_ns[WIRE_TIER_COUNT];
-    uint64_t events_last_seq, events_evicted, events_lost;
+    uint64_t events_last_seq, events_evicted, events_lost, resumes;
+    logrec_resumed last_resume;
     int64_t connected_ns, clock_offset_ns, detach_requested_ns, detach_finished_ns;
     wire_drops drops;
     wire_agent_cost agent_cost;
@@ -26,7 +27,7 @@ typedef struct snapshot_session {
     uint32_t tiers_known;
     uint32_t reserved;
 } snapshot_session;
-_Static_assert(sizeof(snapshot_session) == 9 * 8 + 2 * 8 * WIRE_TIER_COUNT + 3 * 8 + 4 * 8 +
+_Static_assert(sizeof(snapshot_session) == 9 * 8 + 2 * 8 * WIRE_TIER_COUNT + 4 * 8 + 4 * 8 + sizeof(logrec_resumed) +
                                                sizeof(wire_drops) + sizeof(wire_agent_cost) +
                                                sizeof(wire_catchup) + sizeof(wire_tiers_status) +
                                                8 * 2 + 4 * 4,
@@ -93,7 +94,7 @@ static wire_text snapshot_text(const char *text)
     return (wire_text){.utf8 = text ? text : "", .length = text ? strlen(text) : 0};
 }
 
-static int snapshot_put_session(const session *s, textbuf *out)
+static int snapshot_put_session(const session *s, uint64_t first_event, textbuf *out)
 {
     snapshot_session r;
 
@@ -104,8 +105,10 @@ static int snapshot_put_session(const session *s, textbuf *out)
     r.capacity_drops = s->capacity_drops;
     memcpy(r.tier_compilations, s->tier_compilations, sizeof(r.tier_compilations));
     memcpy(r.tier_jit_ns, s->tier_jit_ns, sizeof(r.tier_jit_ns));
-    r.events_last_seq = s->events.last_seq, r.events_evicted = s->events.evicted;
+    r.events_last_seq = s->events.last_seq;
+    r.events_evicted = first_event > 0 ? first_event - 1 : 0; /* what the snapshot leaves out */
     r.events_lost = s->events.lost;
+    r.resumes = s->resumes, r.last_resume = s->last_resume;
     r.connected_ns = s->connected_ns, r.clock_offset_ns = s->clock_offset_ns;
     r.detach_requested_ns = s->detach_requested_ns;
     r.detach_finished_ns = s->detach_finished_ns;
@@ -172,14 +175,14 @@ static int snapshot_put_function(const session *s, size_t i, textbuf *out)
                         listed * (uint32_t)sizeof(session_compilation), &name, 1);
 }
 
-static int snapshot_put_events(const session *s, textbuf *out, uint64_t *count)
+static int snapshot_put_events(const session *s, uint64_t first, textbuf *out, uint64_t *count)
 {
     eventlog_entry block[SNAPSHOT_EVENTS_PER_FRAME];
     uint64_t seq;
     uint32_t n = 0;
 
     *count = 0;
-    for (seq = eventlog_first_seq(&s->events); seq <= s->events.last_seq; seq++) {
+    for (seq = first; seq <= s->events.last_seq; seq++) {
         const eventlog_entry *e = eventlog_at(&s->events, seq);
         if (!e)
             continue;
@@ -195,16 +198,18 @@ static int snapshot_put_events(const session *s, textbuf *out, uint64_t *count)
     return 0;
 }
 
-int snapshot_encode(const session *s, textbuf *out)
+int snapshot_encode(const session *s, uint64_t max_events, textbuf *out)
 {
     snapshot_begin counts = {SNAPSHOT_FORMAT, 0, s->function_count, s->module_count,
                              s->thread_count, 0};
     uint64_t first = eventlog_first_seq(&s->events);
     size_t i;
 
+    if (max_events && s->events.last_seq >= max_events && first <= s->events.last_seq - max_events)
+        first = s->events.last_seq - max_events + 1; /* --keep-events */
     counts.events = s->events.last_seq >= first ? s->events.last_seq - first + 1 : 0;
     if (snapshot_put(out, SNAPSHOT_BEGIN, 0, &counts, sizeof(counts), NULL, 0, NULL, 0) != 0 ||
-        snapshot_put_session(s, out) != 0)
+        snapshot_put_session(s, first, out) != 0)
         return -1;
     for (i = 0; i < s->module_count; i++)
         if (snapshot_put_module(s, i, out) != 0)
@@ -215,7 +220,7 @@ int snapshot_encode(const session *s, textbuf *out)
     for (i = 0; i < s->function_count; i++)
         if (snapshot_put_function(s, i, out) != 0)
             return -1;
-    if (snapshot_put_events(s, out, &counts.events) != 0)
+    if (snapshot_put_events(s, first, out, &counts.events) != 0)
         return -1;
     return snapshot_put(out, SNAPSHOT_END, 0, &counts, sizeof(counts), NULL, 0, NULL, 0);
 }
@@ -274,6 +279,7 @@ static int snapshot_restore_session(session *s, snapshot_reader *rd, snapshot_cu
     memcpy(s->tier_compilations, r.tier_compilations, sizeof(r.tier_compilations));
     memcpy(s->tier_jit_ns, r.tier_jit_ns, sizeof(r.tier_jit_ns));
     s->events.evicted = r.events_evicted, s->events.lost = r.events_lost;
+    s->resumes = r.resumes, s->last_resume = r.last_resume;
     s->connected_ns = r.connected_ns, s->clock_offset_ns = r.clock_offset_ns;
     s->detach_requested_ns = r.detach_requested_ns;
     s->detach_finished_ns = r.detach_finished_ns;

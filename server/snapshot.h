@@ -51,9 +51,9 @@ typedef struct snapshot_begin {
 } snapshot_begin;
 
 /* Encodes s's folded state (not its header, nor its observations) as
- * SNAPSHOT_* frames appended to out. 0, or -1 when out is full or out of
- * memory. */
-int snapshot_encode(const session *s, textbuf *out);
+ * SNAPSHOT_* frames appended to out, with the newest max_events events (0:
+ * all it keeps). 0, or -1 when out is full or out of memory. */
+int snapshot_encode(const session *s, uint64_t max_events, textbuf *out);
 
 /* Restoring, frame by frame, into a session that has only its header. */
 typedef struct snapshot_reader {

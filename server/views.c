@@ -81,8 +81,8 @@ json_t *view_session_summary(session *s)
     size_t i, alive = 0;
     json_t *o;
 
-    if (s->persist.past && !s->persist.loaded && s->persist.summary) {
-        /* a past session not read yet: its list entry as stored */
+    if (!s->persist.loaded && s->persist.summary) {
+        /* a stored session not in memory: its list entry as stored */
         o = json_loads(s->persist.summary, 0, NULL);
         if (json_is_object(o))
             return o;
@@ -211,7 +211,7 @@ json_t *view_session_detail(session *s)
     json_object_set_new(o, "stored",
                         json_pack("{s:b, s:s?, s:I}", "past", s->persist.past, "load_error",
                                   s->persist.load_error[0] ? s->persist.load_error : NULL,
-                                  "replay_lost_bytes", (json_int_t)s->persist.replay_lost));
+                                  "resumes", (json_int_t)s->resumes));
     json_object_set_new(o, "profile", view_profile_status(&s->profile));
     json_object_set_new(o, "stacks",
                         json_pack("{s:I}", "snapshots", (json_int_t)s->stacks.kept_count));

@@ -15,7 +15,7 @@
 #include "views.h"
 #include "guard.h"
 #include "sessions.h"
-#include "store.h"
+#include "persist.h"
 #include "ws_msg.h"
 
 #define WS_RX_MAX 4096
@@ -103,7 +103,7 @@ static void ws_command(ws_client *c)
         c->session_id = 0;
         return;
     }
-    store_prepare(m.session_id); /* a past session is read before the lock is taken */
+    persist_prepare(m.session_id); /* a stored session is read before the lock is taken */
     sessions_lock();
     if (!sessions_get(m.session_id)) {
         sessions_unlock();

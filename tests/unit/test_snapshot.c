@@ -172,7 +172,7 @@ static char *encode(const session *s, size_t *n)
     textbuf out;
 
     textbuf_init(&out, (size_t)1 << 30);
-    if (snapshot_encode(s, &out) != 0) {
+    if (snapshot_encode(s, 0, &out) != 0) {
         textbuf_free(&out);
         return NULL;
     }
