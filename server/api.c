@@ -201,17 +201,15 @@ static json_t *api_storage_status(void)
     store_get_stats(&st);
     if (!st.enabled)
         return json_pack("{s:b}", "enabled", 0);
-    return json_pack("{s:b, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:s?, s:o}",
-                     "enabled", 1, "path", st.path, "sessions_stored",
-                     (json_int_t)st.sessions_stored, "backlog_bytes", (json_int_t)st.backlog,
-                     "lost_bytes", (json_int_t)st.lost, "write_errors",
-                     (json_int_t)st.write_errors, "rounds", (json_int_t)st.rounds, "commits",
-                     (json_int_t)st.commits, "chunks", (json_int_t)st.chunks, "snapshots",
-                     (json_int_t)st.snapshots, "bytes_logged", (json_int_t)st.bytes_logged,
-                     "bytes_written", (json_int_t)st.bytes_written, "last_commit_ms",
-                     view_ms(st.last_commit_ns), "last_error",
-                     st.last_error[0] ? st.last_error : NULL, "last_error_ms",
-                     view_ms(st.last_error_ns));
+    return json_pack(
+        "{s:b, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:s?, s:o}", "enabled",
+        1, "path", st.path, "sessions_stored", (json_int_t)st.sessions_stored, "backlog_bytes",
+        (json_int_t)st.backlog, "lost_bytes", (json_int_t)st.lost, "write_errors",
+        (json_int_t)st.write_errors, "rounds", (json_int_t)st.rounds, "commits",
+        (json_int_t)st.commits, "chunks", (json_int_t)st.chunks, "snapshots",
+        (json_int_t)st.snapshots, "bytes_logged", (json_int_t)st.bytes_logged, "bytes_written",
+        (json_int_t)st.bytes_written, "last_commit_ms", view_ms(st.last_commit_ns), "last_error",
+        st.last_error[0] ? st.last_error : NULL, "last_error_ms", view_ms(st.last_error_ns));
 }
 
 /* GET /api/config */

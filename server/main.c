@@ -184,6 +184,10 @@ static int parse_options(int argc, char **argv, int start, int allow_command, in
                 return -1;
             }
             o->store.keep_events = (unsigned)keep, i++;
+        } else if (strcmp(a, "--rewrite-delay") == 0) {
+            fprintf(stderr, "jitscope: --rewrite-delay is no longer needed: every compilation is "
+                            "stored as it comes (docs/STORAGE.md)\n");
+            return -1;
         } else if (strcmp(a, "--keep") == 0 && v) {
             long keep;
             if (parse_in_range(v, 1, STORE_KEEP_MAX, &keep) != 0) {

@@ -41,11 +41,14 @@ static int persist_state_ended(session_state st)
 
 /* ---- into the log ------------------------------------------------------------------ */
 
+static void persist_put_header(session *s, int64_t now_ns);
+
 static void persist_append(session *s, int64_t now_ns, const void *frames, size_t length)
 {
     if (!persist.enabled || s->persist.quiet || s->persist.past)
         return;
-    s->persist.stored = 1;
+    if (!s->persist.stored) /* its row first: a log without one is never listed */
+        persist_put_header(s, now_ns);
     s->persist.log_bytes += length;
     store_append(s->id, now_ns, frames, length);
 }
@@ -67,9 +70,9 @@ static void persist_sink(session *s, int64_t now_ns, const void *frame, size_t l
 static uint64_t persist_own_hash(const session *s)
 {
     uint64_t h = 0xcbf29ce484222325ull;
-    int64_t v[] = {s->state,       s->pid,          s->parent_pid, s->has_exit_code,
-                   s->exit_code,   s->exit_signal,  s->ended_ns,   s->detach_requested_ns,
-                   s->created_ns,  s->root_id,      s->mode};
+    int64_t v[] = {s->state,      s->pid,         s->parent_pid, s->has_exit_code,
+                   s->exit_code,  s->exit_signal, s->ended_ns,   s->detach_requested_ns,
+                   s->created_ns, s->root_id,     s->mode};
 
     h = persist_hash(h, v, sizeof(v));
     h = persist_hash(h, s->error, strlen(s->error));
@@ -79,9 +82,9 @@ static uint64_t persist_own_hash(const session *s)
 /* What moves the list entry besides them: the counters it shows. */
 static uint64_t persist_summary_hash(const session *s)
 {
-    uint64_t v[] = {s->functions_jitted,   s->module_count,    s->thread_count,
-                    s->jit_compilations,   s->jit_time_total_ns, s->events.last_seq,
-                    s->drops.produced,     s->connected_ns != 0};
+    uint64_t v[] = {s->functions_jitted, s->module_count,      s->thread_count,
+                    s->jit_compilations, s->jit_time_total_ns, s->events.last_seq,
+                    s->drops.produced,   s->connected_ns != 0};
 
     return persist_hash(0xcbf29ce484222325ull, v, sizeof(v));
 }
@@ -94,7 +97,8 @@ static void persist_put_header(session *s, int64_t now_ns)
     char *summary_text = summary ? json_dumps(summary, JSON_COMPACT) : NULL;
 
     if (header_text && summary_text) {
-        store_header h = {s->id,         session_state_name(s->state), header_text, summary_text,
+        store_header h = {s->id,         session_state_name(s->state),
+                          header_text,   summary_text,
                           s->created_ns, persist_state_ended(s->state) ? s->ended_ns : 0,
                           now_ns,        0};
         store_put_header(&h);
@@ -179,7 +183,7 @@ static void persist_unload_idle(int64_t mono_ns)
 {
     size_t i, loaded = 0;
     int64_t idle = (int64_t)(persist.options.unload_ms ? persist.options.unload_ms
-                                                        : PERSIST_UNLOAD_MS) *
+                                                       : PERSIST_UNLOAD_MS) *
                    1000000;
 
     for (i = 0; i < sessions_count(); i++) {
@@ -340,7 +344,9 @@ void persist_prepare(int session_id)
         free(s->persist.summary);
         s->persist.summary = NULL;
         snprintf(s->persist.load_error, sizeof(s->persist.load_error), "%s",
-                 rc == 0 ? "" : L.why[0] ? L.why : err);
+                 rc == 0    ? ""
+                 : L.why[0] ? L.why
+                            : err);
         if (s->persist.past) { /* its process is not ours to watch any more */
             s->persist.quiet = 1;
             session_mark_ended(s, s->ended_ns);
@@ -385,8 +391,9 @@ static int persist_adopt(void *ctx, const store_header *h)
 
     (void)ctx;
     if (!s || !json_is_object(header)) {
-        fprintf(stderr, "jitscope: storage: session %d: its header is not readable (left in the "
-                        "file)\n",
+        fprintf(stderr,
+                "jitscope: storage: session %d: its header is not readable (left in the "
+                "file)\n",
                 h->id);
         goto done;
     }
@@ -400,6 +407,7 @@ static int persist_adopt(void *ctx, const store_header *h)
     }
     s->persist.stored = 1;
     s->persist.past = 1;
+    s->persist.loaded = 0; /* header only, until a request needs its content */
     s->persist.summary = persist_summary_text(h->summary, s, interrupted);
     if (!s->persist.summary) {
         fprintf(stderr, "jitscope: storage: session %d: its list entry is not readable\n", h->id);
@@ -408,8 +416,10 @@ static int persist_adopt(void *ctx, const store_header *h)
     if (interrupted) { /* the row says so from now on */
         json_t *own = session_header_to_json(s);
         char *text = own ? json_dumps(own, JSON_COMPACT) : NULL;
-        store_header row = {s->id, session_state_name(s->state), text, s->persist.summary,
-                            s->created_ns, s->ended_ns, h->updated_ns, 0};
+        store_header row = {s->id,         session_state_name(s->state),
+                            text,          s->persist.summary,
+                            s->created_ns, s->ended_ns,
+                            h->updated_ns, 0};
         if (text)
             store_put_header(&row);
         free(text);

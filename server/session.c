@@ -33,6 +33,7 @@ session *session_new(int id, int mode, pid_t pid, const char *command_line, cons
     s->mode = mode;
     s->pid = pid;
     s->state = SESSION_STARTING;
+    s->persist.loaded = 1; /* its content is what it folds (storage's copies say otherwise) */
     s->command_line = strdup(command_line ? command_line : "");
     if (!s->command_line) {
         free(s);
@@ -605,9 +606,7 @@ static void session_apply_observation(session *s, const wire_record *r, int64_t 
         }
         break;
     case WIRE_PROFILE_STATUS: profile_apply_status(&s->profile, log, r, when); break;
-    default:
-        timeline_apply(&s->timeline, s->profile.state == PROFILE_RUNNING, log, r, when);
-        break;
+    default: timeline_apply(&s->timeline, s->profile.state == PROFILE_RUNNING, log, r, when); break;
     }
 }
 

@@ -139,8 +139,8 @@ typedef struct session_persist {
     int snapshotted;                    /* ended, and its snapshot handed over */
     uint64_t log_bytes;                 /* appended since its last snapshot */
     uint64_t snapshot_bytes;            /* the size of that snapshot */
-    int64_t used_mono_ns;               /* last read back or asked for (unloading: the oldest goes) */
-    char load_error[256];               /* why its content could not all be read */
+    int64_t used_mono_ns; /* last read back or asked for (unloading: the oldest goes) */
+    char load_error[256]; /* why its content could not all be read */
 } session_persist;
 
 typedef struct session {
@@ -187,9 +187,9 @@ typedef struct session {
     size_t functions_jitted; /* functions with jitted set: what /functions lists */
     uint64_t jit_time_total_ns, jit_compilations, capacity_drops;
     uint64_t tier_compilations[WIRE_TIER_COUNT], tier_jit_ns[WIRE_TIER_COUNT]; /* live JITs */
-    wire_tiers_status tiers; /* the agent's last word on its tier source */
-    int tiers_known;         /* 1 once the agent sent a WIRE_TIERS_STATUS */
-    uint64_t resumes;          /* times a restarted server took it back (LOGREC_RESUMED) */
+    wire_tiers_status tiers;    /* the agent's last word on its tier source */
+    int tiers_known;            /* 1 once the agent sent a WIRE_TIERS_STATUS */
+    uint64_t resumes;           /* times a restarted server took it back (LOGREC_RESUMED) */
     logrec_resumed last_resume; /* the newest of them */
     stacks_state stacks;
     profile_state profile;

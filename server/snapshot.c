@@ -27,10 +27,10 @@ typedef struct snapshot_session {
     uint32_t tiers_known;
     uint32_t reserved;
 } snapshot_session;
-_Static_assert(sizeof(snapshot_session) == 9 * 8 + 2 * 8 * WIRE_TIER_COUNT + 4 * 8 + 4 * 8 + sizeof(logrec_resumed) +
-                                               sizeof(wire_drops) + sizeof(wire_agent_cost) +
-                                               sizeof(wire_catchup) + sizeof(wire_tiers_status) +
-                                               8 * 2 + 4 * 4,
+_Static_assert(sizeof(snapshot_session) == 9 * 8 + 2 * 8 * WIRE_TIER_COUNT + 4 * 8 + 4 * 8 +
+                                               sizeof(logrec_resumed) + sizeof(wire_drops) +
+                                               sizeof(wire_agent_cost) + sizeof(wire_catchup) +
+                                               sizeof(wire_tiers_status) + 8 * 2 + 4 * 4,
                "snapshot_session has no padding");
 
 typedef struct snapshot_module {

@@ -18,8 +18,8 @@ int store_compress(const void *bytes, size_t length, void **out, size_t *out_len
     ZSTD_CCtx *cx = ZSTD_createCCtx();
     void *buf = malloc(bound ? bound : 1);
 
-    if (!cx || !buf || ZSTD_isError(ZSTD_CCtx_setParameter(cx, ZSTD_c_compressionLevel,
-                                                           STORE_ZSTD_LEVEL)) ||
+    if (!cx || !buf ||
+        ZSTD_isError(ZSTD_CCtx_setParameter(cx, ZSTD_c_compressionLevel, STORE_ZSTD_LEVEL)) ||
         ZSTD_isError(ZSTD_CCtx_setParameter(cx, ZSTD_c_checksumFlag, 1)))
         goto fail;
     n = ZSTD_compress2(cx, buf, bound, bytes, length);

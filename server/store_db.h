@@ -70,7 +70,7 @@ typedef struct store_work {
     void *snapshot; /* the folded state (NULL: none) */
     size_t snapshot_length;
     size_t break_at; /* SIZE_MAX, or: entries were lost before log[break_at] */
-    int forget; /* delete the session (everything else is then dropped) */
+    int forget;      /* delete the session (everything else is then dropped) */
     int has_header;
     int header_ended;
     int64_t created_ns, ended_ns, updated_ns;

@@ -34,8 +34,8 @@ typedef struct journal_session {
     size_t length, cap;
     void *snapshot;
     size_t snapshot_length, cut;
-    size_t break_at;    /* JOURNAL_NO_BREAK, or where the first dropped entry was */
-    int broken;         /* a break that no committed snapshot has healed yet */
+    size_t break_at; /* JOURNAL_NO_BREAK, or where the first dropped entry was */
+    int broken;      /* a break that no committed snapshot has healed yet */
     int forget;
     int has_header, header_ended;
     int64_t created_ns, ended_ns, updated_ns;
@@ -149,8 +149,8 @@ void store_append(int session_id, int64_t now_ns, const void *frames, size_t len
     j->handed++;
     journal.logged += length;
     if (journal.bytes + need > journal.max ||
-        grow_reserve((void **)&j->log, &j->cap, j->length + need - 1, 1, 64 * 1024,
-                     journal.max, GROW_KEEP) != 0) {
+        grow_reserve((void **)&j->log, &j->cap, j->length + need - 1, 1, 64 * 1024, journal.max,
+                     GROW_KEEP) != 0) {
         journal_drop(j, length);
     } else {
         memcpy(j->log + j->length, &h, sizeof(h));

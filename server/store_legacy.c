@@ -117,9 +117,9 @@ static int legacy_load_compilations(sqlite3 *db, session *s)
     int rc = -1;
 
     if (legacy_statement(db,
-                        "SELECT function_idx, time_ns, jit_ns, native_size, tier FROM compilations"
-                        " WHERE session_id = ? ORDER BY function_idx, n",
-                        s->id, &st) != 0)
+                         "SELECT function_idx, time_ns, jit_ns, native_size, tier FROM compilations"
+                         " WHERE session_id = ? ORDER BY function_idx, n",
+                         s->id, &st) != 0)
         goto done;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         sqlite3_int64 idx = sqlite3_column_int64(st, 0);
@@ -147,10 +147,10 @@ static int legacy_load_modules(sqlite3 *db, session *s)
     int rc = -1;
 
     if (legacy_statement(db,
-                        "SELECT module_id, assembly_id, base_address, path, assembly, loaded_ns,"
-                        " unloaded_ns, functions, flags, hresult FROM modules WHERE session_id = ?"
-                        " ORDER BY idx",
-                        s->id, &st) != 0)
+                         "SELECT module_id, assembly_id, base_address, path, assembly, loaded_ns,"
+                         " unloaded_ns, functions, flags, hresult FROM modules WHERE session_id = ?"
+                         " ORDER BY idx",
+                         s->id, &st) != 0)
         goto done;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         uint64_t id = (uint64_t)sqlite3_column_int64(st, 0);
@@ -178,9 +178,9 @@ static int legacy_load_threads(sqlite3 *db, session *s)
     int rc = -1;
 
     if (legacy_statement(db,
-                        "SELECT thread_id, os_thread_id, flags, name, alive, created_ns, ended_ns"
-                        " FROM threads WHERE session_id = ? ORDER BY idx",
-                        s->id, &st) != 0)
+                         "SELECT thread_id, os_thread_id, flags, name, alive, created_ns, ended_ns"
+                         " FROM threads WHERE session_id = ? ORDER BY idx",
+                         s->id, &st) != 0)
         goto done;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         uint64_t id = (uint64_t)sqlite3_column_int64(st, 0);
@@ -272,8 +272,8 @@ typedef struct legacy_buf {
 
 static int legacy_add(legacy_buf *b, const void *bytes, size_t n)
 {
-    if (n && grow_reserve((void **)&b->data, &b->cap, b->length + n - 1, 1, 64 * 1024,
-                          SIZE_MAX / 2, GROW_KEEP) != 0)
+    if (n && grow_reserve((void **)&b->data, &b->cap, b->length + n - 1, 1, 64 * 1024, SIZE_MAX / 2,
+                          GROW_KEEP) != 0)
         return -1;
     memcpy(b->data + b->length, bytes, n);
     b->length += n;
@@ -294,7 +294,8 @@ static int legacy_server_record(legacy_buf *out, int64_t now_ns, uint16_t type, 
     uint8_t frame[sizeof(wire_frame_header) + 16];
     wire_frame_header h = {.type = type};
 
-    return legacy_entry(out, now_ns, frame, wire_encode(frame, &h, payload, length, NULL, 0, NULL, 0));
+    return legacy_entry(out, now_ns, frame,
+                        wire_encode(frame, &h, payload, length, NULL, 0, NULL, 0));
 }
 
 static int legacy_replay_chunk(legacy_buf *out, const uint8_t *log, size_t length)
@@ -445,7 +446,8 @@ static int legacy_convert_session(sqlite3 *db, int id, const char *header_text,
     legacy_load_threads(db, s);
     legacy_load_events(db, s);
     legacy_load_replay(db, id, &observations);
-    if (snapshot_encode(s, 0, &state) != 0 || !(state_bytes = textbuf_take(&state, &state_length))) {
+    if (snapshot_encode(s, 0, &state) != 0 ||
+        !(state_bytes = textbuf_take(&state, &state_length))) {
         snprintf(err, errsz, "session %d: out of memory", id);
         goto done;
     }
@@ -472,8 +474,9 @@ static int legacy_has_old_tables(sqlite3 *db)
     sqlite3_stmt *st = NULL;
     int found = 0;
 
-    if (sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'functions'",
-                           -1, &st, NULL) == SQLITE_OK)
+    if (sqlite3_prepare_v2(
+            db, "SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'functions'", -1, &st,
+            NULL) == SQLITE_OK)
         found = sqlite3_step(st) == SQLITE_ROW;
     sqlite3_finalize(st);
     return found;
@@ -488,10 +491,11 @@ int store_legacy_convert(sqlite3 *db, const store_options *o, char *err, size_t 
     (void)o;
     if (!legacy_has_old_tables(db))
         return 0;
-    if (sqlite3_prepare_v2(db,
-                           "SELECT id FROM sessions WHERE id NOT IN (SELECT session_id FROM snapshots)"
-                           " ORDER BY id",
-                           -1, &st, NULL) != SQLITE_OK) {
+    if (sqlite3_prepare_v2(
+            db,
+            "SELECT id FROM sessions WHERE id NOT IN (SELECT session_id FROM snapshots)"
+            " ORDER BY id",
+            -1, &st, NULL) != SQLITE_OK) {
         snprintf(err, errsz, "listing sessions to convert: %s", sqlite3_errmsg(db));
         return -1;
     }

@@ -24,8 +24,8 @@ static int read_statement(sqlite3 *db, const char *sql, int session_id, sqlite3_
 }
 
 /* The snapshot's parts, in order; *upto is the last chunk it covers (0: none). */
-static int read_snapshot(sqlite3 *db, int session_id, store_entry_fn fn, void *ctx,
-                         uint64_t *upto, char *err, size_t errsz)
+static int read_snapshot(sqlite3 *db, int session_id, store_entry_fn fn, void *ctx, uint64_t *upto,
+                         char *err, size_t errsz)
 {
     sqlite3_stmt *st = NULL;
     int rc = 0, step, expect = 0, parts = 0;
@@ -118,8 +118,10 @@ int store_read_log(sqlite3 *db, int session_id, store_entry_fn fn, void *ctx, ch
             break;
         }
         if ((uint64_t)sqlite3_column_int64(st, 3) != store_checksum(bytes, length)) {
-            snprintf(err, errsz, "its log's chunk %llu is damaged (checksum): what came after "
-                     "it is not served", (unsigned long long)chunk);
+            snprintf(err, errsz,
+                     "its log's chunk %llu is damaged (checksum): what came after "
+                     "it is not served",
+                     (unsigned long long)chunk);
             rc = -1;
             break;
         }

@@ -41,16 +41,18 @@ enum {
 
 static const char *const writer_sql[ST_COUNT] = {
     [ST_CHUNK] = "INSERT INTO log (session_id, chunk, flags, bytes, checksum) VALUES (?,?,?,?,?)",
-    [ST_NEXT_CHUNK] = "SELECT max(coalesce((SELECT max(chunk) FROM log WHERE session_id = ?1), 0),"
-                      " coalesce((SELECT max(upto_chunk) FROM snapshots WHERE session_id = ?1), 0))",
+    [ST_NEXT_CHUNK] =
+        "SELECT max(coalesce((SELECT max(chunk) FROM log WHERE session_id = ?1), 0),"
+        " coalesce((SELECT max(upto_chunk) FROM snapshots WHERE session_id = ?1), 0))",
     [ST_HEADER] = "INSERT INTO sessions (id, root_id, pid, state, created_ns, ended_ns, updated_ns,"
                   " command_line, header, summary) VALUES (?, 0, 0, ?, ?, ?, ?, '', ?, ?)"
                   " ON CONFLICT (id) DO UPDATE SET state = excluded.state,"
                   " created_ns = excluded.created_ns, ended_ns = excluded.ended_ns,"
                   " updated_ns = excluded.updated_ns, header = excluded.header,"
                   " summary = excluded.summary",
-    [ST_SNAP_READ] = "SELECT codec, raw_bytes, bytes FROM snapshots WHERE session_id = ? AND part > 0"
-                     " ORDER BY part",
+    [ST_SNAP_READ] =
+        "SELECT codec, raw_bytes, bytes FROM snapshots WHERE session_id = ? AND part > 0"
+        " ORDER BY part",
     [ST_LOG_UPTO] = "SELECT chunk, bytes, checksum FROM log WHERE session_id = ? AND chunk <= ?"
                     " ORDER BY chunk",
     [ST_SNAP_DELETE] = "DELETE FROM snapshots WHERE session_id = ?",
@@ -230,7 +232,8 @@ static int writer_gather_observations(int session_id, uint64_t upto, writer_buf 
         size_t raw_length = (size_t)sqlite3_column_int64(st, 1);
         const void *bytes = sqlite3_column_blob(st, 2);
         size_t length = (size_t)sqlite3_column_bytes(st, 2);
-        if (codec == STORE_CODEC_ZSTD && store_decompress(bytes, length, raw_length, &raw, &why) == 0)
+        if (codec == STORE_CODEC_ZSTD &&
+            store_decompress(bytes, length, raw_length, &raw, &why) == 0)
             rc = writer_buf_add(out, raw, raw_length);
         else if (codec == STORE_CODEC_RAW && length == raw_length)
             rc = writer_buf_add(out, bytes, length);
@@ -426,8 +429,8 @@ static int writer_round(void)
     }
     ok = 1;
     for (i = 0; i < count; i++) /* remembered only once committed */
-        if (!works[i].forget && idmap_put(&writer.next_chunk, (uint64_t)works[i].id,
-                                          (uint32_t)next[i]) != 0)
+        if (!works[i].forget &&
+            idmap_put(&writer.next_chunk, (uint64_t)works[i].id, (uint32_t)next[i]) != 0)
             idmap_free(&writer.next_chunk);
     if (counted)
         writer_count_sessions();

@@ -14,8 +14,10 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "persist.h"
 #include "session.h"
 #include "wire_decode.h"
+#include "wire_encode.h"
 
 #define REC_TOKEN "0123456789abcdef0123456789abcdef"
 #define REC_NOW 1700000000000000000ll               /* server wall clock */
@@ -34,6 +36,54 @@ static inline int rec_apply(session *s, wire_record r)
     r.seq = ++rec_seq;
     rec_why = NULL;
     return session_apply(s, &r, REC_NOW, &rec_why);
+}
+
+/* r framed as an agent sends it, into buf (room for a header and
+ * WIRE_MAX_PAYLOAD); returns its size. */
+static inline size_t rec_frame(const wire_record *r, uint8_t *buf)
+{
+    unsigned strings, i;
+    size_t fixed = wire_record_fixed(r->type, &strings);
+    wire_frame_header h = {
+        .type = r->type, .flags = r->flags, .seq = r->seq, .time_ns = r->time_ns};
+    wire_text text[2];
+    const void *extra = NULL;
+    uint32_t extra_length = 0;
+
+    for (i = 0; i < strings; i++)
+        text[i] = (wire_text){.utf8 = r->strings[i].text, .length = r->strings[i].length};
+    if (r->type == WIRE_JIT_FINISHED) {
+        extra = r->code_versions;
+        extra_length = r->code_version_count * (uint32_t)sizeof(wire_code_version);
+    } else if (r->type == WIRE_STACK_THREAD) {
+        extra = r->stack_frames;
+        extra_length = r->u.stack_thread.frame_count * (uint32_t)sizeof(wire_stack_frame);
+    }
+    return wire_encode(buf, &h, &r->u, (uint32_t)fixed, extra, extra_length, text, strings);
+}
+
+/* As the link thread does: r is given the next sequence number, framed,
+ * decoded again, folded into s, and its frame handed to storage. */
+static inline int rec_feed(session *s, wire_record r)
+{
+    static uint8_t buf[sizeof(wire_frame_header) + WIRE_MAX_PAYLOAD];
+    wire_frame f;
+    wire_record back;
+    size_t n, used;
+
+    if (r.type == WIRE_HELLO)
+        rec_seq = 0;
+    r.seq = ++rec_seq;
+    n = rec_frame(&r, buf);
+    rec_why = NULL;
+    if (wire_decode_frame(buf, n, &f, &used, &rec_why) != WIRE_DECODE_OK ||
+        wire_decode_record(&f, &back, &rec_why) != WIRE_DECODE_OK)
+        return -1;
+    s->bytes += used;
+    if (session_apply(s, &back, REC_NOW, &rec_why) != 0)
+        return -1;
+    persist_frames(s, REC_NOW, buf, n);
+    return 0;
 }
 
 static inline wire_record rec_hello(const char *token)
