@@ -52,13 +52,44 @@ const char *link_socket_path(void) { return link_path; }
 
 static void *link_main(void *arg);
 
-static int link_make_dir(char *err, size_t errsz)
+static int link_remake_dir(char *err, size_t errsz);
+
+/* The directory for a data directory: its absolute path hashed (FNV-1a). */
+static int link_stable_dir(const char *base, const char *key, char *err, size_t errsz)
+{
+    char resolved[4096];
+    uint64_t h = 0xcbf29ce484222325ull;
+    const char *p;
+
+    if (!realpath(key, resolved))
+        snprintf(resolved, sizeof(resolved), "%s", key);
+    for (p = resolved; *p; p++) {
+        h ^= (unsigned char)*p;
+        h *= 0x100000001b3ull;
+    }
+    if (snprintf(link_dir, sizeof(link_dir), "%s/jitscope-%u-%016llx", base, (unsigned)getuid(),
+                 (unsigned long long)h) >= (int)sizeof(link_dir)) {
+        snprintf(err, errsz, "socket directory name too long under %s", base);
+        return -1;
+    }
+    if (link_remake_dir(err, errsz) != 0) { /* made 0700, or ours and private already */
+        link_dir[0] = '\0';
+        return -1;
+    }
+    snprintf(link_path, sizeof(link_path), "%s/agent.sock", link_dir);
+    unlink(link_path); /* a socket left by a server that died: ours to bind again */
+    return 0;
+}
+
+static int link_make_dir(const char *stable_key, char *err, size_t errsz)
 {
     const char *base = getenv("XDG_RUNTIME_DIR");
     struct stat st;
 
     if (!base || !*base || stat(base, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != getuid())
         base = "/tmp";
+    if (stable_key)
+        return link_stable_dir(base, stable_key, err, errsz);
     if (snprintf(link_dir, sizeof(link_dir), "%s/jitscope-XXXXXX", base) >= (int)sizeof(link_dir)) {
         snprintf(err, errsz, "socket directory name too long under %s", base);
         return -1;
@@ -155,9 +186,9 @@ failed:
     link_recreate_failing = 1;
 }
 
-int link_start(char *err, size_t errsz)
+int link_start(const char *stable_key, char *err, size_t errsz)
 {
-    if (link_make_dir(err, errsz) != 0)
+    if (link_make_dir(stable_key, err, errsz) != 0)
         return -1;
     if (snprintf(link_path, sizeof(link_path), "%s/agent.sock", link_dir) >=
         (int)sizeof(link_path)) {
@@ -355,6 +386,7 @@ static session *link_bind(link_conn *c, const wire_record *r, const char **why)
     }
     if (!s->parent_pid && s->pid > 0)
         s->parent_pid = proc_parent_pid(s->pid); /* the hello's is the agent's word */
+    persist_resumed(s, (int64_t)clock_real_ns()); /* a session of a server before this one */
     s->link_id = c->link_id;
     c->session_id = s->id;
     return s;

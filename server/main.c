@@ -293,7 +293,7 @@ static int serve(cli_options *o, int mode)
     }
     if (persist_enabled())
         fprintf(stderr, "jitscope: sessions kept in %s/jitscope.db\n", o->store.dir);
-    if (link_start(err, sizeof(err)) != 0) {
+    if (link_start(persist_enabled() ? o->store.dir : NULL, err, sizeof(err)) != 0) {
         fprintf(stderr, "jitscope: agent socket: %s\n", err);
         persist_close();
         return 1;

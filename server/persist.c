@@ -5,14 +5,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "clock.h"
+#include "proc.h"
 #include "session_header.h"
 #include "sessions.h"
 #include "snapshot.h"
 #include "store.h"
 #include "views.h"
 #include "wire_decode.h"
+#include "wire_encode.h"
 
 static struct {
     int enabled;
@@ -47,8 +50,11 @@ static void persist_append(session *s, int64_t now_ns, const void *frames, size_
 {
     if (!persist.enabled || s->persist.quiet || s->persist.past)
         return;
-    if (!s->persist.stored) /* its row first: a log without one is never listed */
+    if (!s->persist.stored) { /* its row first: a log without one is never listed */
+        if (!s->start_time && s->pid > 0)
+            s->start_time = proc_start_time(s->pid);
         persist_put_header(s, now_ns);
+    }
     s->persist.log_bytes += length;
     store_append(s->id, now_ns, frames, length);
 }
@@ -102,6 +108,7 @@ static void persist_put_header(session *s, int64_t now_ns)
                           s->created_ns, persist_state_ended(s->state) ? s->ended_ns : 0,
                           now_ns,        0};
         store_put_header(&h);
+        s->persist.last_seen_ns = now_ns;
         s->persist.stored = 1;
         s->persist.header_hash = persist_own_hash(s);
         s->persist.summary_hash = persist_summary_hash(s);
@@ -154,14 +161,33 @@ static void persist_unload(session *s)
     s->persist.loaded = 0;
 }
 
+/* A session waiting for its agent after a restart that will not come: its
+ * agent left the process (it gives up after a while without a server), or
+ * the wait is over. */
+static void persist_resume_expired(session *s, int64_t now_ns, int64_t mono_ns)
+{
+    if (!s->persist.resumable || s->link_id)
+        return;
+    if (mono_ns - s->persist.resume_mono_ns < (int64_t)PERSIST_RESUME_WAIT_MS * 1000000 &&
+        proc_has_thread(s->pid, WIRE_AGENT_THREAD_NAME) != 0)
+        return;
+    s->persist.resumable = 0;
+    if (s->state == SESSION_DISCONNECTED) {
+        s->state = SESSION_INTERRUPTED;
+        session_mark_ended(s, now_ns);
+    }
+}
+
 /* One session's turn in the sweep (lock held). */
 static void persist_sweep_one(session *s, int64_t now_ns, int64_t mono_ns)
 {
-    int ended = persist_state_ended(s->state) && !s->link_id;
+    int ended;
     uint64_t bound = 2 * s->persist.snapshot_bytes;
 
     if (s->persist.past) /* read back: nothing of it changes */
         return;
+    persist_resume_expired(s, now_ns, mono_ns);
+    ended = persist_state_ended(s->state) && !s->link_id;
     if (!s->persist.stored || persist_own_hash(s) != s->persist.header_hash ||
         (persist_summary_hash(s) != s->persist.summary_hash &&
          (ended || mono_ns - s->persist.summary_mono_ns >= (int64_t)PERSIST_SUMMARY_MS * 1000000)))
@@ -399,15 +425,26 @@ static int persist_adopt(void *ctx, const store_header *h)
     }
     session_header_from_json(s, header, 0);
     s->id = h->id;
-    if (!persist_state_ended(s->state)) { /* its server died while it was live */
+    s->persist.stored = 1;
+    s->persist.past = 1;
+    s->persist.loaded = 0; /* header only, until a request needs its content */
+    s->persist.last_seen_ns = h->updated_ns;
+    if (!persist_state_ended(s->state) && s->pid > 0 && s->start_time &&
+        proc_start_time(s->pid) == s->start_time && !proc_is_gone(s->pid) &&
+        proc_has_thread(s->pid, WIRE_AGENT_THREAD_NAME) > 0) {
+        /* its server died while it was live, its process and its agent still
+         * run: the agent keeps trying the same socket; the session waits */
+        s->state = SESSION_DISCONNECTED;
+        s->persist.past = 0;
+        s->persist.resumable = 1;
+        s->persist.resume_mono_ns = (int64_t)clock_mono_ns();
+        s->not_child = s->mode == SESSION_MODE_RUN && s->root_id == s->id;
+    } else if (!persist_state_ended(s->state)) { /* its server died while it was live */
         s->state = SESSION_INTERRUPTED;
         if (!s->ended_ns)
             s->ended_ns = h->updated_ns;
         interrupted = 1;
     }
-    s->persist.stored = 1;
-    s->persist.past = 1;
-    s->persist.loaded = 0; /* header only, until a request needs its content */
     s->persist.summary = persist_summary_text(h->summary, s, interrupted);
     if (!s->persist.summary) {
         fprintf(stderr, "jitscope: storage: session %d: its list entry is not readable\n", h->id);
@@ -439,6 +476,43 @@ done:
     return 0;
 }
 
+void persist_resumed(session *s, int64_t now_ns)
+{
+    uint8_t frame[sizeof(wire_frame_header) + sizeof(logrec_resumed)];
+    wire_frame_header h = {.type = LOGREC_RESUMED};
+    logrec_resumed r = {s->persist.last_seen_ns,
+                        now_ns > s->persist.last_seen_ns
+                            ? (uint64_t)(now_ns - s->persist.last_seen_ns)
+                            : 0,
+                        0, (uint64_t)getpid()};
+    size_t n;
+
+    if (!s->persist.resumable)
+        return;
+    s->persist.resumable = 0;
+    n = wire_encode(frame, &h, &r, sizeof(r), NULL, 0, NULL, 0);
+    session_apply_server(s, LOGREC_RESUMED, frame + sizeof(h), sizeof(r), now_ns);
+    persist_append(s, now_ns, frame, n);
+    fprintf(stderr, "jitscope: session %d (pid %d) is back after %.1f s without a server\n", s->id,
+            (int)s->pid, (double)r.gap_ns / 1e9);
+}
+
+/* The sessions that wait for their agents are read back now, before any
+ * agent can connect (the link thread is not running yet). */
+static void persist_load_resumable(void)
+{
+    int ids[SESSIONS_MAX];
+    size_t i, n = 0;
+
+    sessions_lock();
+    for (i = 0; i < sessions_count() && n < SESSIONS_MAX; i++)
+        if (sessions_at(i)->persist.resumable)
+            ids[n++] = sessions_at(i)->id;
+    sessions_unlock();
+    for (i = 0; i < n; i++)
+        persist_prepare(ids[i]);
+}
+
 int persist_open(const persist_options *o, char *err, size_t errsz)
 {
     store_options so = {o->dir, o->keep, o->keep_events, o->journal_max, session_is_observation};
@@ -454,6 +528,7 @@ int persist_open(const persist_options *o, char *err, size_t errsz)
     }
     session_set_record_sink(persist_sink);
     persist.enabled = 1;
+    persist_load_resumable();
     return 0;
 }
 

@@ -31,6 +31,7 @@
 #define PERSIST_UNLOAD_MS 60000u /* an ended session nobody asked for leaves memory after this */
 #define PERSIST_LOADED_MAX 4u    /* stored sessions kept in memory besides the live ones */
 #define PERSIST_LOG_BOUND (64u << 20) /* log bytes that make a live session's snapshot due */
+#define PERSIST_RESUME_WAIT_MS 90000u /* a session waits this long for its agent after a restart */
 
 typedef struct persist_options {
     const char *dir;      /* NULL or "none": storage off */
@@ -54,6 +55,10 @@ void persist_sweep(void);
 /* Reads a stored session's content back if it is not in memory; call it
  * before taking the sessions lock for a request that needs the content. */
 void persist_prepare(int session_id);
+/* The agent of a session that was live when the server before this one died
+ * came back (link.c, at its hello; lock held): the session is live again,
+ * same id, with a LOGREC_RESUMED record of the gap in its log and events. */
+void persist_resumed(session *s, int64_t now_ns);
 /* A session forgotten (DELETE, retention): out of storage too. */
 void persist_forget(int session_id);
 

@@ -47,6 +47,7 @@ static const store_field store_fields[] = {
     F(has_exit_code, K_I32, OWN),
     F(exit_code, K_I32, OWN),
     F(exit_signal, K_I32, OWN),
+    F(start_time, K_U64, OWN),
     F(created_ns, K_I64, OWN),
     F(connected_ns, K_I64, FOLDED),
     F(ended_ns, K_I64, OWN),

@@ -202,7 +202,7 @@ session *sessions_child_by_pid(int root_id, pid_t pid)
 
     while (i-- > 0) {
         session *s = sessions_items[i];
-        if (s->root_id == root_id && s->id != root_id && s->pid == pid)
+        if (s->root_id == root_id && s->id != root_id && s->pid == pid && !s->persist.past)
             return s;
     }
     return NULL;
@@ -261,7 +261,7 @@ void sessions_sweep(void)
     for (i = 0; i < sessions_n; i++) {
         session *s = sessions_items[i];
         /* the launched process is reaped by launch.c; the others are not ours */
-        int watched = s->mode == SESSION_MODE_ATTACH || s->root_id != s->id;
+        int watched = s->mode == SESSION_MODE_ATTACH || s->root_id != s->id || s->not_child;
 
         /* an ended session (exited, detached) is not watched: its threads
          * stay as they were last known */
