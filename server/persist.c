@@ -50,12 +50,10 @@ static void persist_append(session *s, int64_t now_ns, const void *frames, size_
 {
     if (!persist.enabled || s->persist.quiet || s->persist.past)
         return;
-    if (!s->persist.stored) { /* its row first: a log without one is never listed */
-        if (!s->start_time && s->pid > 0)
-            s->start_time = proc_start_time(s->pid);
+    if (!s->persist.stored) /* its row first: a log without one is never listed */
         persist_put_header(s, now_ns);
-    }
     s->persist.log_bytes += length;
+    s->persist.last_seen_ns = now_ns;
     store_append(s->id, now_ns, frames, length);
 }
 
@@ -98,9 +96,16 @@ static uint64_t persist_summary_hash(const session *s)
 /* Hands storage the session's header row (caller holds the sessions lock). */
 static void persist_put_header(session *s, int64_t now_ns)
 {
-    json_t *header = session_header_to_json(s), *summary = view_session_summary(s);
-    char *header_text = header ? json_dumps(header, JSON_COMPACT) : NULL;
-    char *summary_text = summary ? json_dumps(summary, JSON_COMPACT) : NULL;
+    json_t *header;
+    json_t *summary;
+    char *header_text, *summary_text;
+
+    if (!s->start_time && s->pid > 0) /* what tells its process from a later one */
+        s->start_time = proc_start_time(s->pid);
+    header = session_header_to_json(s);
+    summary = view_session_summary(s);
+    header_text = header ? json_dumps(header, JSON_COMPACT) : NULL;
+    summary_text = summary ? json_dumps(summary, JSON_COMPACT) : NULL;
 
     if (header_text && summary_text) {
         store_header h = {s->id,         session_state_name(s->state),
@@ -108,7 +113,6 @@ static void persist_put_header(session *s, int64_t now_ns)
                           s->created_ns, persist_state_ended(s->state) ? s->ended_ns : 0,
                           now_ns,        0};
         store_put_header(&h);
-        s->persist.last_seen_ns = now_ns;
         s->persist.stored = 1;
         s->persist.header_hash = persist_own_hash(s);
         s->persist.summary_hash = persist_summary_hash(s);
@@ -281,6 +285,7 @@ void persist_forget(int session_id)
 
 typedef struct persist_loader {
     session *s;
+    int64_t last_now_ns; /* the newest entry's arrival */
     snapshot_reader snapshot;
     char why[200];
 } persist_loader;
@@ -299,6 +304,8 @@ static int persist_fold_entry(void *ctx, int part, int64_t now_ns, const uint8_t
     session *s = L->s;
     size_t off = 0;
 
+    if (now_ns > L->last_now_ns)
+        L->last_now_ns = now_ns;
     while (off < length) {
         wire_frame f;
         wire_record r;
@@ -367,6 +374,8 @@ void persist_prepare(int session_id)
             session_take_content(s, copy);
         s->persist.loaded = 1;
         s->persist.used_mono_ns = (int64_t)clock_mono_ns();
+        if (L.last_now_ns > s->persist.last_seen_ns)
+            s->persist.last_seen_ns = L.last_now_ns; /* what a resumed session's gap starts at */
         free(s->persist.summary);
         s->persist.summary = NULL;
         snprintf(s->persist.load_error, sizeof(s->persist.load_error), "%s",

@@ -383,6 +383,9 @@ json_t *view_event(session *s, const eventlog_entry *e)
         json_object_set_new(o, "budget_pct", json_real((double)(e->id >> 32) / 10.0));
         break;
     }
+    case LOGREC_RESUMED: /* a restarted server took the session back */
+        json_object_set_new(o, "gap_ms", json_real((double)e->value / 1e6));
+        break;
     }
     return o;
 }
