@@ -225,6 +225,15 @@ test('--tls-cert/--tls-key: HTTPS and wss:// with a self-signed certificate, not
     assert.doesNotMatch(await post(srv.url), /cross-origin/, 'the https:// origin of the dashboard is its own');
     assert.equal(await post(srv.url.replace('https:', 'http:')), '403 cross-origin request refused', 'http:// is not this page');
     assert.equal(await post('https://evil.example'), '403 cross-origin request refused');
+    // the command line's client (detach/attach --server) speaks https, verifying the certificate
+    const detach = (env) => spawnSync(JITSCOPE, ['detach', '999', '--server', srv.url, '--api-key', key],
+      { encoding: 'utf8', timeout: 20000, env: { ...process.env, ...env } });
+    const untrusted = detach({ JITSCOPE_CA_FILE: '' });
+    assert.equal(untrusted.status, 1);
+    assert.match(untrusted.stderr, /cannot reach https:\/\/127\.0\.0\.1:\d+\/api\/sessions: .*(SSL|certificate)/i, 'a self-signed certificate is not trusted by default');
+    const trusted = detach({ JITSCOPE_CA_FILE: tls.cert });
+    assert.equal(trusted.status, 1);
+    assert.match(trusted.stderr, /no session 999 and no live session of pid 999 on https:/, `with JITSCOPE_CA_FILE it reached the server: ${trusted.stderr}`);
   } finally {
     await srv.stop();
     tls.remove();
