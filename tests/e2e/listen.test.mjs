@@ -76,6 +76,9 @@ test('both ports listen on exactly the --host address: 127.0.0.1, ::1, and 0.0.0
       assert.deepEqual(sockets, [{ family, address, port: srv.port }, { family, address, port: wsPort }]
         .sort((a, b) => a.port - b.port), `--host ${host}: REST and the stream on ${address} only`);
       if (host === '::1') assert.equal(srv.url, `http://[::1]:${srv.port}`, 'the printed URL is the bound address');
+      if (!extra.length) { // and the stream answers there (the API just did)
+        assert.equal(await wsOpens(`ws://${family === 6 ? '[::1]' : '127.0.0.1'}:${wsPort}/`), 'open', `the stream on ${host}`);
+      }
       if (host === '0.0.0.0') {
         // off loopback the upgrade needs the key, like every /api request
         const url = `ws://127.0.0.1:${wsPort}/`;
