@@ -9,7 +9,7 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import WebSocket from '../node_modules/ws/index.js';
-import { E2E_DLL, startServer, startTarget, stopAll, waitFor, attach, api } from './lib.mjs';
+import { E2E_DLL, startServer, startTarget, stopAll, waitFor, attach, api, sleep } from './lib.mjs';
 import { checkWsMessage } from './openapi.mjs';
 
 after(stopAll);
@@ -70,12 +70,17 @@ test('300 WebSocket clients that never subscribe and 200 that never upgrade: a r
     checkWsMessage(answer);
     assert.ok(['events', 'session'].includes(answer.type), `the real client was served: ${JSON.stringify(answer).slice(0, 200)}`);
     assert.ok(ms < 3000, `promptly: ${ms} ms`);
-    // the idle ones: each closed with 1008 by its deadline (or as the oldest idle one when a newer came)
+    // the idle ones: each closed by its deadline, or as the oldest idle one when a newer came.
+    // Those still open at the deadline get 1008 (the last batch opened is among them); one
+    // replaced earlier gets 1008 too unless more than 64 were closing at once (then the oldest
+    // closing one is cut: 1006)
     await waitFor('every idle WebSocket client closed', () => idle.every((c) => c.closeCode !== null), (SUBSCRIBE_SECONDS + 10) * 1000, 100);
     const codes = new Map();
     for (const c of idle) codes.set(c.closeCode, (codes.get(c.closeCode) || 0) + 1);
     console.log(`idle clients' close codes: ${JSON.stringify([...codes])}`);
-    assert.ok(idle.every((c) => c.closeCode === 1008), 'closed with 1008, not refused or cut');
+    assert.ok(idle.every((c) => c.closeCode === 1008 || c.closeCode === 1006), 'closed by the server, none refused');
+    assert.ok(idle.slice(-50).every((c) => c.closeCode === 1008), 'the newest idle clients got 1008 at their deadline');
+    assert.ok((codes.get(1008) || 0) >= 63, 'so did every one open at the deadline');
     assert.match(srv.stderr, /closed \d+ WebSocket client\(s\) that subscribed to nothing within 5 s/);
     // the real client, subscribed, is still there after the idle ones' deadline
     assert.equal(real.readyState, WebSocket.OPEN, 'a subscribed client is not closed as idle');
@@ -109,6 +114,32 @@ test('a client that unsubscribes gets the same few seconds to subscribe again', 
   }
 });
 
+test('a subscriber whose session is deleted gets the same few seconds to subscribe to another', async () => {
+  const srv = await startServer(['run', '--port', '0', '--', 'dotnet', E2E_DLL]);
+  try {
+    await waitFor('exited', async () => (await srv.api('/api/sessions/1')).body.state === 'exited', 60000);
+    const port = (await srv.api('/api/config')).body.ws_port;
+    const ws = new WebSocket(`ws://127.0.0.1:${port}/`, 'jitscope');
+    let closedAt = null, code = null;
+    ws.on('close', (c) => { code = c; closedAt = performance.now(); });
+    ws.on('message', () => {});
+    await new Promise((r) => ws.on('open', r));
+    ws.send(JSON.stringify({ subscribe: 1, after: 0 }));
+    // subscribed for longer than the subscription window, then its session goes
+    await sleep((SUBSCRIBE_SECONDS + 1) * 1000);
+    assert.equal(closedAt, null, 'a subscriber is not closed');
+    const deleted = performance.now();
+    assert.equal((await srv.api('/api/sessions/1', { method: 'DELETE' })).status, 200);
+    await waitFor('closed', () => closedAt !== null, (SUBSCRIBE_SECONDS + 5) * 1000, 50);
+    const s = (closedAt - deleted) / 1000;
+    console.log(`after its session was deleted the client was closed with ${code} ${s.toFixed(1)} s later`);
+    assert.equal(code, 1008);
+    assert.ok(s >= SUBSCRIBE_SECONDS - 0.5, `it had its ${SUBSCRIBE_SECONDS} s to subscribe again: ${s} s`);
+  } finally {
+    await srv.stop();
+  }
+});
+
 test('300 agent-socket peers that never say hello: an attach works at once, the silent ones are closed within 2 s', async () => {
   const target = await startTarget();
   const srv = await startServer(['serve', '--port', '0']);
@@ -126,7 +157,7 @@ test('300 agent-socket peers that never say hello: an attach works at once, the 
     await waitFor('every silent peer closed', () => peers.every((c) => c.closedAt !== null), HELLO_MS + 5000, 50);
     const late = peers.filter((c) => c.openedAt !== null).map((c) => (c.closedAt - c.openedAt) / 1000);
     console.log(`silent peers lived ${Math.min(...late).toFixed(2)}-${Math.max(...late).toFixed(2)} s`);
-    assert.ok(Math.max(...late) < HELLO_MS / 1000 + 1.5, `closed by the hello deadline: ${Math.max(...late)} s`);
+    assert.ok(Math.max(...late) < HELLO_MS / 1000 + 3, `closed by the hello deadline: ${Math.max(...late)} s`);
     assert.match(srv.stderr, /closed \d+ agent connection\(s\) that sent no hello within 2000 ms/);
     // and the attached agent is one of the survivors: its session streams on
     target.send('call 3');
@@ -160,7 +191,8 @@ test('--host 0.0.0.0 --api-key: 2,200 connections from two other addresses that 
     console.log(`${connected} keyless connections opened from 127.0.0.2/.3; keyed requests: ` +
       `${keyed.map((k) => `${k.status} in ${k.ms.toFixed(0)} ms`).join(', ')}`);
     assert.ok(keyed.every((k) => k.status === 200), 'keyed requests answered');
-    assert.ok(Math.max(...keyed.map((k) => k.ms)) < 2000, 'without waiting for the keyless ones to time out');
+    // (the 10 s request deadline is what they waited for before)
+    assert.ok(Math.max(...keyed.map((k) => k.ms)) < 4000, 'without waiting for the keyless ones to time out');
     assert.match(srv.stderr, /closed \d+ HTTP connection\(s\) that had not shown the API key/);
     // a keyless request is answered 401 as soon as its headers are in, even
     // when it announces a body it never sends, and its connection is closed
