@@ -91,7 +91,9 @@ static void usage(FILE *out)
           "  --rewrite-delay S  a stored function that compiles again (tier-up) is rewritten\n"
           "                  in a batch within S seconds, or when its session ends (default\n"
           "                  30, at most 3600; 0: at the next commit)\n"
-          "  --server URL    a running jitscope server (default http://127.0.0.1:8642)\n"
+          "  --server URL    a running jitscope server (default http://127.0.0.1:8642; an\n"
+          "                  https:// one's certificate is checked against the system's CAs,\n"
+          "                  or the PEM file in JITSCOPE_CA_FILE)\n"
           "  -h, --help      this text\n",
           out);
 }
