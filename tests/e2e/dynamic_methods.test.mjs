@@ -25,7 +25,8 @@ after(stopAll);
 const METHODS = 2000; // per phase; the pool and each fresh round collect this many
 const BATCH = 10;     // methods collected together (two blocking GCs per batch)
 const SPIN_US = 300;  // each call spins this long in DynCollect.Work
-const WORK_STACKS = 40; // stacks caught in Work before the storm is told to stop
+const WORK_STACKS = 40; // stacks caught in Work before the storm is told to stop,
+const FRESH_STACKS = 20; // of them at least this many in the fresh rounds (reused FunctionIDs)
 const ASAN_AGENT = path.join(BUILD, 'asan/libjitscope_agent.so');
 const ARGS = ['dyncollect', String(METHODS), String(BATCH), String(SPIN_US), 'hold'];
 const WORK = 'JitscopeE2e.DynCollect.Work(int)';
@@ -49,16 +50,18 @@ const post = (srv, p, body) => srv.api(p, body === undefined ? { method: 'POST' 
 });
 
 // Starts the profile at 1000 Hz, lets the app go, and takes snapshots back to back until
-// WORK_STACKS thread stacks were caught inside DynCollect.Work; then the app is told to
-// stop and the profile is stopped once the app says it is done. Returns every stack seen,
-// each as leaf-first frames {id, name}.
+// WORK_STACKS thread stacks were caught inside DynCollect.Work, FRESH_STACKS of them in the
+// fresh rounds (the pool's phase has a fixed length, so how many land there is left to
+// chance); then the app is told to stop and the profile is stopped once the app says it is
+// done. Returns every stack seen, each as leaf-first frames {id, name}.
 async function sampleStorm(srv, id, send, output) {
   const started = await post(srv, `/api/sessions/${id}/profile`, { hz: 1000 });
   assert.equal(started.status, 202, JSON.stringify(started.body));
   send('go');
   const stacks = [];
-  let inWork = 0, snapshots = 0;
-  while (inWork < WORK_STACKS) { // the app collects until told to stop: no deadline needed here
+  let inWork = 0, inFresh = 0, snapshots = 0;
+  // the app collects until told to stop: no deadline needed here
+  while (inWork < WORK_STACKS || inFresh < FRESH_STACKS) {
     assert.doesNotMatch(output(), /^dyncollect done$/m, 'the app went on until told to stop');
     const r = await post(srv, `/api/sessions/${id}/stacks`);
     assert.equal(r.status, 201, `POST stacks: ${r.status} ${JSON.stringify(r.body)}`);
@@ -66,7 +69,9 @@ async function sampleStorm(srv, id, send, output) {
     for (const t of r.body.snapshot.threads) {
       const frames = t.frames.filter((f) => !f.native).map((f) => ({ id: f.function_id, name: f.name }));
       stacks.push(frames);
-      if (frames.some((f) => f.name === WORK)) inWork++;
+      const at = frames.findIndex((f) => f.name === WORK);
+      if (at >= 0) inWork++;
+      if (at >= 0 && /^JitscopeE2e\.DynCollect\.CallFresh\(/.test(frames[at + 1]?.name ?? '')) inFresh++;
     }
   }
   send('stop');
@@ -81,7 +86,7 @@ async function sampleStorm(srv, id, send, output) {
     // root first in folded: turned leaf first like the snapshots; native runs left out
     stacks.push(m[1].split(';').filter((n) => n !== '[native]').reverse().map((n) => ({ id: /^0x[0-9a-f]+$/.test(n) ? n : null, name: n })));
   }
-  console.log(`snapshots ${snapshots}, thread stacks in Work ${inWork}, profile ${JSON.stringify(stopped.body.profile)}`);
+  console.log(`snapshots ${snapshots}, thread stacks in Work ${inWork} (fresh rounds ${inFresh}), profile ${JSON.stringify(stopped.body.profile)}`);
   return stacks;
 }
 
