@@ -314,6 +314,9 @@ static int serve(cli_options *o, int mode)
                     .tls_key = o->http.tls_key};
     const char *tls = o->http.tls_cert ? "s" : "";
 
+    /* a file that may not grow (a full disk's quota, a file size limit) is an
+     * error storage reports and retries, not the end of the server */
+    signal(SIGXFSZ, SIG_IGN);
     sigemptyset(&stop);
     sigaddset(&stop, SIGINT);
     sigaddset(&stop, SIGTERM);

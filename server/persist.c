@@ -182,14 +182,15 @@ static void persist_resume_expired(session *s, int64_t now_ns, int64_t mono_ns)
     }
 }
 
-/* One session's turn in the sweep (lock held). */
-static void persist_sweep_one(session *s, int64_t now_ns, int64_t mono_ns)
+/* One session's turn in the sweep (lock held); 1 when it ended and wants
+ * its snapshot. */
+static int persist_sweep_one(session *s, int64_t now_ns, int64_t mono_ns)
 {
     int ended;
     uint64_t bound = 2 * s->persist.snapshot_bytes;
 
     if (s->persist.past) /* read back: nothing of it changes */
-        return;
+        return 0;
     persist_resume_expired(s, now_ns, mono_ns);
     ended = persist_state_ended(s->state) && !s->link_id;
     if (!s->persist.stored || persist_own_hash(s) != s->persist.header_hash ||
@@ -198,13 +199,44 @@ static void persist_sweep_one(session *s, int64_t now_ns, int64_t mono_ns)
         persist_put_header(s, now_ns);
     if (bound < PERSIST_LOG_BOUND)
         bound = PERSIST_LOG_BOUND;
-    if (ended && !s->persist.snapshotted) {
-        persist_snapshot(s);
-        s->persist.snapshotted = 1;
-    } else if (!ended && (s->persist.log_bytes > bound ||
+    if (ended && !s->persist.snapshotted)
+        return 1; /* the caller snapshots it without the lock held */
+    if (!ended && (s->persist.log_bytes > bound ||
                           (store_broken(s->id) && s->persist.log_bytes > 0))) {
         persist_snapshot(s); /* a long log, or one that broke: a snapshot makes it whole */
     }
+    return 0;
+}
+
+/* An ended session's snapshot: nothing folds into it any more, so it is
+ * encoded with the lock released (the session pinned), which a session of
+ * millions of functions would otherwise hold for a second. Lock held. */
+static void persist_snapshot_ended(session *s)
+{
+    textbuf out;
+    char *bytes = NULL;
+    size_t length = 0;
+    int rc;
+
+    sessions_pin(s);
+    sessions_unlock();
+    textbuf_init(&out, (size_t)4 << 30);
+    rc = snapshot_encode(s, persist.options.keep_events, &out);
+    if (rc == 0)
+        bytes = textbuf_take(&out, &length);
+    textbuf_free(&out);
+    sessions_lock();
+    if (!bytes) {
+        fprintf(stderr, "jitscope: storage: session %d: no memory for its snapshot\n", s->id);
+    } else if (!s->forgotten) {
+        store_snapshot(s->id, bytes, length);
+        s->persist.log_bytes = 0;
+        s->persist.snapshot_bytes = length;
+    } else {
+        free(bytes);
+    }
+    s->persist.snapshotted = 1;
+    sessions_unpin(s);
 }
 
 /* Ended sessions nobody asked for lately leave memory; at most
@@ -269,7 +301,10 @@ void persist_sweep(void)
         return;
     sessions_lock();
     for (i = 0; i < sessions_count(); i++)
-        persist_sweep_one(sessions_at(i), now_ns, mono_ns);
+        if (persist_sweep_one(sessions_at(i), now_ns, mono_ns))
+            persist_snapshot_ended(sessions_at(i)); /* may let others in: i stays valid,
+                                                      the registry only grows or keeps
+                                                      a pinned session */
     persist_unload_idle(mono_ns);
     persist_retention();
     sessions_unlock();

@@ -30,7 +30,7 @@
 #define PERSIST_SUMMARY_MS 5000u /* a live session's list entry is rewritten at most this often */
 #define PERSIST_UNLOAD_MS 60000u /* an ended session nobody asked for leaves memory after this */
 #define PERSIST_LOADED_MAX 4u    /* stored sessions kept in memory besides the live ones */
-#define PERSIST_LOG_BOUND (64u << 20) /* log bytes that make a live session's snapshot due */
+#define PERSIST_LOG_BOUND (1024u << 20) /* log bytes that make a live session's snapshot due */
 #define PERSIST_RESUME_WAIT_MS 90000u /* a session waits this long for its agent after a restart */
 
 typedef struct persist_options {

@@ -788,6 +788,7 @@ void session_take_content(session *to, session *from)
     memcpy(to->error, own.error, sizeof(to->error));
     to->has_exit_code = own.has_exit_code, to->exit_code = own.exit_code;
     to->exit_signal = own.exit_signal;
+    to->start_time = own.start_time, to->not_child = own.not_child;
     to->created_ns = own.created_ns, to->ended_ns = own.ended_ns;
     to->link_id = own.link_id;
     to->persist = own.persist;

@@ -179,8 +179,18 @@ int store_schema_open(const char *path, int target, sqlite3 **out, char *err, si
                  path, version, STORE_SCHEMA_VERSION);
         goto fail;
     }
-    if (store_exec(db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;", why,
-                   sizeof(why)) != 0 ||
+    /* a new file gets large pages (what it holds is mostly blobs of log chunks
+     * and snapshots, written a page per system call) and gives the pages a
+     * compaction frees back to the file system (store_writer.c); both can be
+     * set only on an empty file */
+    if ((version == 0 &&
+         store_exec(db, "PRAGMA page_size = 65536; PRAGMA auto_vacuum = INCREMENTAL;", why,
+                    sizeof(why)) != 0) ||
+        /* the WAL is cut back to 64 MiB after a checkpoint that emptied it */
+        store_exec(db,
+                   "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;"
+                   " PRAGMA journal_size_limit = 67108864;",
+                   why, sizeof(why)) != 0 ||
         store_migrate(db, (int)version, target, why, sizeof(why)) != 0) {
         snprintf(err, errsz, "%s: %s", path, why);
         goto fail;

@@ -75,6 +75,7 @@ static struct {
     /* the writer's own counters (its thread only), published into stats
      * under stats_lock at the end of each round */
     uint64_t chunks, snapshots, bytes_written, sessions_stored;
+    int vacuum_due; /* a compaction freed pages: give them back after the round */
     pthread_mutex_t stats_lock;
     store_stats stats; /* the writer's part of store_stats */
 } writer = {.stats_lock = PTHREAD_MUTEX_INITIALIZER};
@@ -304,6 +305,7 @@ static int writer_compact(int session_id, uint64_t upto, const void *state, size
             goto done;
     }
     writer.snapshots++;
+    writer.vacuum_due = 1;
     rc = 0;
 done:
     free(obs.data);
@@ -434,6 +436,10 @@ static int writer_round(void)
             idmap_free(&writer.next_chunk);
     if (counted)
         writer_count_sessions();
+    if (writer.vacuum_due) { /* the pages compactions freed go back to the file system */
+        writer.vacuum_due = 0;
+        store_exec(writer.db, "PRAGMA incremental_vacuum", err, sizeof(err));
+    }
 done:
     writer_publish(ok);
     free(next);
@@ -448,8 +454,11 @@ static void *writer_main(void *arg)
     (void)arg;
     pthread_setname_np(pthread_self(), "jitscope-store");
     while (!stopping) {
-        stopping = store_journal_wait(STORE_TICK_MS);
+        /* rounds start every STORE_TICK_MS, at once after one that took longer */
+        uint64_t began = clock_mono_ns(), took;
         writer_round();
+        took = (clock_mono_ns() - began) / 1000000u;
+        stopping = store_journal_wait(took >= STORE_TICK_MS ? 0 : STORE_TICK_MS - (unsigned)took);
     }
     /* everything handed over is written; a database that keeps refusing gets
      * a few more tries, not forever (shutdown stays bounded) */
