@@ -7,8 +7,9 @@
 #   apps        build Demo (+DemoPlugin), E2eTarget (+E2ePlugin) and StackTarget, Release,
 #               offline (tests/apps/NuGet.config has no package sources)
 #   apps-runtimes  E2eTarget (+E2ePlugin) and StackTarget on each runtime of APPS_RUNTIMES
-#               (.NET 8 and 9), published self-contained (below); the only target that
-#               restores packages from the network, once per machine
+#               (.NET 8 and 9), and OldTarget on .NET Core 3.1, published self-contained
+#               (below); the only target that restores packages from the network, once
+#               per machine
 #   apps-clean  remove $(APPS_OUT)
 #
 # Variables (set APPS_OUT before the include to move the output):
@@ -20,7 +21,8 @@
 #   STACK_DLL         $(APPS_OUT)/StackTarget/StackTarget.dll (stacks, profile, timeline)
 #   APPS_DLLS         all five of the above
 #   APPS_RUNTIMES     target frameworks of apps-runtimes (default: net8.0 net9.0)
-#   APPS_RUNTIME_EXES $(APPS_OUT)/runtimes/<tfm>/E2eTarget and .../StackTarget for each
+#   APPS_RUNTIME_EXES $(APPS_OUT)/runtimes/<tfm>/E2eTarget and .../StackTarget for each,
+#                     and $(APPS_OUT)/runtimes/netcoreapp3.1/OldTarget
 #   DOTNET            the dotnet host (default: dotnet)
 #
 # Nothing is written into tests/apps/: tests/apps/Directory.Build.props puts
@@ -125,6 +127,15 @@ $(APPS_RT_OUT)/$(1)/StackTarget: $(APPS_STACK_DEPS) | $(APPS_RT_OUT)/$(1)/E2eTar
 	touch $$@
 endef
 $(foreach t,$(APPS_RUNTIMES),$(eval $(call APPS_RUNTIME_RULE,$(t))))
+
+# A runtime jitscope does not support, for the refusal tests: OldTarget on .NET Core
+# 3.1 (its csproj names the runtime pack's version), in $(APPS_RT_OUT)/netcoreapp3.1/.
+APPS_OLD_EXE := $(APPS_RT_OUT)/netcoreapp3.1/OldTarget
+APPS_RUNTIME_EXES += $(APPS_OLD_EXE)
+$(APPS_OLD_EXE): $(APPS_COMMON_DEPS) $(wildcard $(APPS_SRC)/OldTarget/*.cs) $(APPS_SRC)/OldTarget/OldTarget.csproj
+	@mkdir -p $(APPS_RT_OUT)
+	$(APPS_DOTNET_ENV) $(DOTNET) publish $(APPS_SRC)/OldTarget/OldTarget.csproj $(call APPS_PUBLISH_FLAGS,netcoreapp3.1)
+	touch $@
 
 apps-runtimes: $(APPS_RUNTIME_EXES)
 

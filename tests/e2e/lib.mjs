@@ -24,6 +24,8 @@ export const RUNTIME_APPS = Object.fromEntries(['net8.0', 'net9.0'].map((tfm) =>
   const dir = path.join(BUILD, 'apps/runtimes', tfm);
   return [tfm, { tfm, dir, e2e: path.join(dir, 'E2eTarget'), stack: path.join(dir, 'StackTarget') }];
 }));
+// A runtime jitscope refuses: tests/apps/OldTarget on .NET Core 3.1, self-contained.
+export const OLD_RUNTIME_EXE = path.join(BUILD, 'apps/runtimes/netcoreapp3.1/OldTarget');
 
 const started = new Set();
 

@@ -9,6 +9,9 @@
 //     live compilations with the JIT's tiers, a stack snapshot, detach without a trace;
 //   - stacks: a snapshot of StackTarget's threads with known stacks, then a detach
 //     of the `run` session.
+// And a runtime jitscope does not support, .NET Core 3.1 (tests/apps/OldTarget): the
+// agent declines it with a message that says why, the server refuses to attach
+// (422) before the runtime loads anything, and the app runs on as without jitscope.
 // The version the session must show is the one the publish put into the app's
 // runtimeconfig.json (the SDK picks the runtime pack's version).
 import { test, after } from 'node:test';
@@ -16,8 +19,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { RUNTIME_APPS, startServer, startTarget, stopAll, waitFor, functionsOf, agentTrace,
-  attach, detachAndWait } from './lib.mjs';
+import { RUNTIME_APPS, OLD_RUNTIME_EXE, JITSCOPE, startServer, startTarget, stopAll, waitFor,
+  functionsOf, agentTrace, attach, detachAndWait, runSync } from './lib.mjs';
 import { readJitList, ourCompilations, matchTiers } from './jit_oracle.mjs';
 
 after(stopAll);
@@ -184,3 +187,47 @@ for (const app of Object.values(RUNTIME_APPS)) {
     await srv.stop();
   });
 }
+
+const OLD_READY = /^READY pid=(\d+)$/m;
+const DECLINED = /jitscope agent: this runtime says version 4\.0\.30319, as \.NET Core 3\.1 and older do; jitscope needs \.NET 5 or later; not profiling/;
+
+test('.NET Core 3.1 (unsupported): jitscope run: the agent declines with a clear message, the app runs on as without it', async () => {
+  const plain = runSync(OLD_RUNTIME_EXE, [], { input: 'work 10\nwork 20\nexit\n' });
+  assert.equal(plain.status, 0, plain.stderr);
+  const srv = await startServer(['run', '--port', '0', '--', OLD_RUNTIME_EXE]);
+  await waitFor('READY', () => OLD_READY.test(srv.stdout), 60000);
+  const pid = Number(OLD_READY.exec(srv.stdout)[1]);
+  assert.match(srv.stderr, DECLINED, 'the app\'s stderr says why it is not profiled');
+  const trace = agentTrace(pid);
+  assert.equal(trace.mapped, false, 'the runtime unloaded the agent');
+  assert.equal(trace.agentThreads, 0, 'no agent thread');
+  const s = await session(srv, 1);
+  assert.equal(s.connected_ms, null, 'no agent connected');
+  srv.proc.stdin.write('work 10\nwork 20\nexit\n');
+  const end = await waitFor('exited', async () => { const x = await session(srv, 1); return x.state === 'exited' && x; }, 30000);
+  assert.equal(end.exit_code, 0);
+  const lines = (text) => text.split('\n').filter((l) => !l.startsWith('jitscope: ') && !OLD_READY.test(l));
+  assert.deepEqual(lines(srv.stdout), lines(plain.stdout), 'the app printed what it prints alone');
+  await srv.stop();
+});
+
+test('.NET Core 3.1 (unsupported): listed with the reason; attach refused (422) before anything is loaded', async () => {
+  const target = await startTarget([], { exe: OLD_RUNTIME_EXE, ready: OLD_READY });
+  const srv = await startServer(['serve', '--port', '0']);
+  const row = (await srv.api('/api/processes')).body.processes.find((p) => p.pid === target.pid);
+  assert.ok(row, 'the process is listed');
+  assert.match(row.error, /older than \.NET 5/, `its row says why: ${row.error}`);
+  const r = await attach(srv, target.pid);
+  assert.equal(r.status, 422, JSON.stringify(r.body));
+  assert.match(r.body.error, new RegExp(`process ${target.pid} runs a \\.NET runtime older than \\.NET 5, which jitscope needs`));
+  assert.equal((await srv.api('/api/sessions')).body.sessions.length, 0, 'no session left behind');
+  assert.equal(agentTrace(target.pid).mapped, false, 'the runtime was not asked to load the agent');
+  const cli = runSync(JITSCOPE, ['attach', String(target.pid), '--server', srv.url]);
+  assert.equal(cli.status, 1);
+  assert.match(cli.stderr, /older than \.NET 5.*\(HTTP 422\)/);
+  target.send('work 7');
+  await target.waitLine(/^worked 7 21$/m);
+  target.send('exit');
+  await target.waitLine(/^bye$/m);
+  await srv.stop();
+});
