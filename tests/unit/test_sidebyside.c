@@ -228,7 +228,7 @@ typedef struct fake_runtime {
     uint16_t instance_id;
     uint16_t major, minor, build; /* what GetRuntimeInformation says (fake_init: 10.0.1) */
     HRESULT runtime_info_result;  /* and returns (S_OK) */
-    _Atomic int refs; /* shared by unk and info; the runtime itself holds 1 */
+    _Atomic int refs;             /* shared by unk and info; the runtime itself holds 1 */
     _Atomic int unk_qi_calls, info10_handed_out, runtime_info_calls, set_mask_calls;
     _Atomic int detach_calls, enum_calls, unexpected_qi, info12_asked;
     _Atomic DWORD mask, mask_high;
@@ -1517,6 +1517,8 @@ static HRESULT with_stderr_captured(HRESULT (*fn)(ICorProfilerCallback11 *, fake
     return hr;
 }
 
+typedef HRESULT init_fn(ICorProfilerCallback11 *x, fake_runtime *rt);
+
 static HRESULT init_startup(ICorProfilerCallback11 *x, fake_runtime *rt)
 {
     return x->lpVtbl->Initialize(x, &rt->unk);
@@ -1545,8 +1547,7 @@ TEST(too_old)
     } runtimes[] = {{4, 0, 30319, S_OK, "says version 4.0.30319"},
                     {3, 1, 3, S_OK, "says version 3.1.3"},
                     {10, 0, 1, E_FAIL, "does not say its version"}};
-    HRESULT (*const inits[])(ICorProfilerCallback11 *, fake_runtime *) = {init_startup,
-                                                                         init_attach};
+    init_fn *const inits[] = {init_startup, init_attach};
     char said[1024];
     size_t i, j;
 
