@@ -2,7 +2,8 @@
 #
 #   make          build build/libjitscope_agent.so, build/jitscope and build/bench/replay
 #   make run      install what is missing, build, start the server with the demo app
-#   make test     install what is missing, build, run every test (unit, e2e, browser)
+#   make test     install what is missing, build, run every test (unit, e2e, browser);
+#                 the test apps also on .NET 8 and 9 (tests/apps/apps.mk, apps-runtimes)
 #   make lint     static checks: banned C calls, clang-format, eslint, shellcheck
 #                 (scripts/lint.sh; LINT_SKIP=format leaves one out)
 #   make asan     the same binaries built with -fsanitize=address,undefined (build/asan/)
@@ -200,7 +201,7 @@ fuzz-merge: $(FUZZ_BINS)
 
 unit: $(UNIT_TESTS)
 
-test: all asan apps $(UNIT_TESTS) $(FUZZ_BINS) deps-test
+test: all asan apps apps-runtimes $(UNIT_TESTS) $(FUZZ_BINS) deps-test
 	@FUZZ_TARGETS="$(FUZZ_TARGETS)" tests/run.sh
 
 lint: deps-test
