@@ -157,25 +157,36 @@ static uint64_t replay_mix(uint64_t n)
 /* Function i's name as a real service's: Namespace.Type<Args>.Method(params). */
 static size_t replay_realistic_name(char *out, size_t size, unsigned long i)
 {
-    static const char *const spaces[] = {
-        "System.Collections.Generic",       "System.Linq",
-        "System.Text.Json.Serialization",    "Microsoft.AspNetCore.Routing.Matching",
-        "Microsoft.Extensions.DependencyInjection", "Contoso.Orders.Domain.Aggregates",
-        "Contoso.Orders.Infrastructure.Persistence", "Contoso.Billing.Application.Handlers",
-        "Contoso.Shipping.Api.Controllers",  "Microsoft.EntityFrameworkCore.Query.Internal",
-        "System.Threading.Tasks",            "Contoso.Inventory.Services.Reservations"};
-    static const char *const nouns[] = {"Order",   "Invoice",  "Customer", "Shipment", "Line",
-                                        "Payment", "Warehouse", "Catalog", "Reservation",
-                                        "Session", "Request",  "Response", "Query",    "Command"};
-    static const char *const kinds[] = {"Repository", "Handler",  "Service",  "Validator",
+    static const char *const spaces[] = {"System.Collections.Generic",
+                                         "System.Linq",
+                                         "System.Text.Json.Serialization",
+                                         "Microsoft.AspNetCore.Routing.Matching",
+                                         "Microsoft.Extensions.DependencyInjection",
+                                         "Contoso.Orders.Domain.Aggregates",
+                                         "Contoso.Orders.Infrastructure.Persistence",
+                                         "Contoso.Billing.Application.Handlers",
+                                         "Contoso.Shipping.Api.Controllers",
+                                         "Microsoft.EntityFrameworkCore.Query.Internal",
+                                         "System.Threading.Tasks",
+                                         "Contoso.Inventory.Services.Reservations"};
+    static const char *const nouns[] = {
+        "Order",   "Invoice",     "Customer", "Shipment", "Line",     "Payment", "Warehouse",
+        "Catalog", "Reservation", "Session",  "Request",  "Response", "Query",   "Command"};
+    static const char *const kinds[] = {"Repository", "Handler",   "Service", "Validator",
                                         "Serializer", "Converter", "Factory", "Builder",
-                                        "Provider",   "Cache",    "Mapper",   "Dispatcher"};
-    static const char *const verbs[] = {"Get",    "TryGet", "Create", "Update", "Handle",
-                                        "Validate", "Map",  "Build",  "Resolve", "Apply",
-                                        "Write",  "Read",   "Compute", "Dispatch"};
-    static const char *const params[] = {"String",        "Int32",  "CancellationToken",
-                                         "Guid",          "DateTimeOffset", "ReadOnlySpan<byte>",
-                                         "IServiceProvider", "Decimal", "Boolean",
+                                        "Provider",   "Cache",     "Mapper",  "Dispatcher"};
+    static const char *const verbs[] = {"Get",      "TryGet", "Create",  "Update",  "Handle",
+                                        "Validate", "Map",    "Build",   "Resolve", "Apply",
+                                        "Write",    "Read",   "Compute", "Dispatch"};
+    static const char *const params[] = {"String",
+                                         "Int32",
+                                         "CancellationToken",
+                                         "Guid",
+                                         "DateTimeOffset",
+                                         "ReadOnlySpan<byte>",
+                                         "IServiceProvider",
+                                         "Decimal",
+                                         "Boolean",
                                          "ILogger<OrderService>"};
     unsigned long type = i / 24, method = i % 24;
     uint64_t t = replay_mix(type + 1), m = replay_mix(i + 7);
@@ -220,9 +231,10 @@ static int replay_jit(replay_out *o, unsigned long n, const replay_opts *opt)
                                  .token = 0x06000001u};
         char name[320];
         wire_text t = {.utf8 = name};
-        t.length = opt->realistic ? replay_realistic_name(name, sizeof(name), i)
-                                  : (size_t)snprintf(name, sizeof(name),
-                                                     "Replay.Namespace.Type%lu.Method%lu()", i % 97, i);
+        t.length = opt->realistic
+                       ? replay_realistic_name(name, sizeof(name), i)
+                       : (size_t)snprintf(name, sizeof(name),
+                                          "Replay.Namespace.Type%lu.Method%lu()", i % 97, i);
         if (replay_frame(o, WIRE_FUNCTION_NAME, &fn, sizeof(fn), &t) != 0)
             return -1;
     }

@@ -462,7 +462,7 @@ static session *link_bind(link_conn *c, const wire_record *r, const char **why)
         return NULL;
     }
     if (!s->parent_pid && s->pid > 0)
-        s->parent_pid = proc_parent_pid(s->pid); /* the hello's is the agent's word */
+        s->parent_pid = proc_parent_pid(s->pid);  /* the hello's is the agent's word */
     persist_resumed(s, (int64_t)clock_real_ns()); /* a session of a server before this one */
     s->link_id = c->link_id;
     c->session_id = s->id;

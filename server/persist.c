@@ -201,8 +201,8 @@ static int persist_sweep_one(session *s, int64_t now_ns, int64_t mono_ns)
         bound = PERSIST_LOG_BOUND;
     if (ended && !s->persist.snapshotted)
         return 1; /* the caller snapshots it without the lock held */
-    if (!ended && (s->persist.log_bytes > bound ||
-                          (store_broken(s->id) && s->persist.log_bytes > 0))) {
+    if (!ended &&
+        (s->persist.log_bytes > bound || (store_broken(s->id) && s->persist.log_bytes > 0))) {
         persist_snapshot(s); /* a long log, or one that broke: a snapshot makes it whole */
     }
     return 0;
@@ -524,11 +524,10 @@ void persist_resumed(session *s, int64_t now_ns)
 {
     uint8_t frame[sizeof(wire_frame_header) + sizeof(logrec_resumed)];
     wire_frame_header h = {.type = LOGREC_RESUMED};
-    logrec_resumed r = {s->persist.last_seen_ns,
-                        now_ns > s->persist.last_seen_ns
-                            ? (uint64_t)(now_ns - s->persist.last_seen_ns)
-                            : 0,
-                        0, (uint64_t)getpid()};
+    logrec_resumed r = {
+        s->persist.last_seen_ns,
+        now_ns > s->persist.last_seen_ns ? (uint64_t)(now_ns - s->persist.last_seen_ns) : 0, 0,
+        (uint64_t)getpid()};
     size_t n;
 
     if (!s->persist.resumable)

@@ -139,12 +139,12 @@ typedef struct session_persist {
     int snapshotted;                    /* ended, and its snapshot handed over */
     uint64_t log_bytes;                 /* appended since its last snapshot */
     uint64_t snapshot_bytes;            /* the size of that snapshot */
-    int64_t used_mono_ns; /* last read back or asked for (unloading: the oldest goes) */
+    int64_t used_mono_ns;   /* last read back or asked for (unloading: the oldest goes) */
     int resumable;          /* live when its server died, its process still runs: its agent may
                                come back to a server on the same data directory */
     int64_t resume_mono_ns; /* since when it waits for that */
     int64_t last_seen_ns;   /* wall clock of the last word storage had of it */
-    char load_error[256]; /* why its content could not all be read */
+    char load_error[256];   /* why its content could not all be read */
 } session_persist;
 
 typedef struct session {
@@ -161,7 +161,7 @@ typedef struct session {
     char *command_line;
     char error[256]; /* why a launch/attach failed, or the detach refusal */
     int has_exit_code, exit_code;
-    int exit_signal; /* the signal that ended the launched process (exit_code 128+n); 0 none */
+    int exit_signal;     /* the signal that ended the launched process (exit_code 128+n); 0 none */
     uint64_t start_time; /* its process's start (proc_start_time): a later process with the same
                             pid is another one */
     int not_child;       /* run mode, taken back after a restart: not ours to reap */

@@ -316,6 +316,11 @@ export class SessionView {
     if (s.stored && s.stored.past) {
       parts.push(h('span', { class: 'stored-mark', title: 'recorded by an earlier run of the server and read back from its storage (--data); read-only' }, h('b', null, '⛁ from storage')));
     }
+    if (s.stored && s.stored.resumes) {
+      const gap = s.stored.last_gap_ms;
+      parts.push(h('span', { class: 'resumed-mark', title: 'its server was stopped or killed while the app ran; a server started on the same data directory took the session back when the agent reconnected (what happened in the gap was not recorded; the catch-up after it found what had been compiled meanwhile)' },
+        h('b', null, `↻ taken back after a server restart${s.stored.resumes > 1 ? ` (${s.stored.resumes} times)` : ''}: gap ${fmtMs(gap)}`)));
+    }
     if (s.stored && s.stored.load_error) parts.push(kv('storage', `partly read: ${s.stored.load_error}`, 't-slow'));
     if (s.catchup && s.catchup.count) parts.push(kv('attach catch-up', `${fmtInt(s.catchup.functions)} functions in ${fmtMs(s.catchup.duration_ms)}`));
     if (s.events_evicted) parts.push(kv('events evicted', fmtInt(s.events_evicted), 't-slow'));
