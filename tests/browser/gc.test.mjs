@@ -127,7 +127,7 @@ describe('GC & pauses: the whole session, live and stored', { timeout: 240000 },
     const gx = await gcTab(page, (t, ms) => t.chart.xAt(ms), rest.gcs[k].start_ms);
     await page.mouse.move(box.x + gx + 1, box.y + 80);
     const text = await waitFor('the hover text', async () => (await chartData(page)).readout);
-    assert.match(text, new RegExp(`^GC ${k + 1} · ${genText(rest.gcs[k].generations).replace(/\+/g, '\\+')} · ${rest.gcs[k].reason} · [\\d.]+ (ns|µs|ms) · at \\d\\d:\\d\\d:\\d\\d\\.\\d{3} \\(\\+[\\d.]+ s\\) · runtime suspended [\\d.]+ (ns|µs|ms)$`));
+    assert.match(text, new RegExp(`^GC #${k + 1} · ${genText(rest.gcs[k].generations).replace(/\+/g, '\\+')} · ${rest.gcs[k].reason} · [\\d.]+ (ns|µs|ms) · at \\d\\d:\\d\\d:\\d\\d\\.\\d{3} \\(\\+[\\d.]+ s\\) · runtime suspended [\\d.]+ (ns|µs|ms)$`));
     await screenshot(page, 'gc-row.png');
     await page.locator('button.gc-whole').click();
   });

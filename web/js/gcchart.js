@@ -379,7 +379,7 @@ export class GcChart {
 
   gcText(e) {
     const s = this.tl.suspensionOf(e);
-    const parts = [`GC ${this.ordinalOf ? fmtInt(this.ordinalOf(e)) : ''}`.trim(), gensText(e.gens), e.reason,
+    const parts = [this.ordinalOf ? `GC #${fmtInt(this.ordinalOf(e))}` : 'GC', gensText(e.gens), e.reason,
       e.complete ? fmtNs(e.ns) : 'end not seen',
       `at ${fmtClock(e.t)}${this.baseMs != null ? ` (+${fmtRel(e.t, this.baseMs)} s)` : ''}`];
     if (s) parts.push(`runtime suspended ${fmtNs(s.ns)}`);

@@ -13,6 +13,7 @@ import { schedule } from '../frame.js';
 import { fmtInt, fmtNs, fmtRel, fmtDateTime, splitMethod } from '../format.js';
 import { TIERS, TIER_UNKNOWN, tierPill, unknownTierWhy } from '../tiers.js';
 import { findFunction, compilationSteps } from './compilations.js';
+import { emptyMark } from './common.js';
 
 const CHART_SPAN = 120;
 
@@ -382,7 +383,7 @@ export class LiveFeed {
     rowEl.classList.toggle('rejit', again);
     const thread = this.threadLabel(st.get(buf.thread[i]));
     setText(cells[9], thread);
-    cells[9].title = thread;
+    cells[9].title = thread === '–' ? 'the JIT event names no thread' : thread;
   }
 
   showDetail(row) {
@@ -410,7 +411,7 @@ export class LiveFeed {
         kv('native', `${fmtInt(r.native_size)} B`),
         this.compKv = h('span', { class: 'comp-of', title: 'which compilation of its method this is, in this session' }, 'compilation ', h('b', null, r.catchup ? 'before the attach' : String(r.nth))),
         h('span', { class: 'code-versions', title: 'native code versions the runtime has for this method now: one per compilation, plus ReadyToRun code it started with' }, 'code versions ', h('b', null, String(r.versions))),
-        kv('thread', this.threadLabel(r.thread_id)),
+        this.threadLabel(r.thread_id) === '–' ? h('span', null, 'thread ', emptyMark('the JIT event names no thread')) : kv('thread', this.threadLabel(r.thread_id)),
         kv('at', `${fmtDateTime(r.time_ms)}.${String(Math.floor(r.time_ms % 1000)).padStart(3, '0')} (+${fmtRel(r.time_ms, this.baseTime())} s)`),
         kv('seq', String(r.seq)),
         kv('function', r.function_id),

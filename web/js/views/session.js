@@ -95,7 +95,7 @@ export class SessionView {
     this.tabBtns = {};
     const tabs = TABS.map((t, i) => {
       const count = h('span', { class: 'count' });
-      const b = h('button', { class: 'tab', type: 'button', role: 'tab', 'data-tab': t.key, onclick: () => this.app.navigate(sessionHref(this.id, t.key)) }, t.title, count, h('kbd', null, String(i + 1)));
+      const b = h('button', { class: 'tab', type: 'button', role: 'tab', 'data-tab': t.key, title: `${t.title} (key ${i + 1})`, onclick: () => this.app.navigate(sessionHref(this.id, t.key)) }, t.title, count, h('kbd', null, String(i + 1)));
       this.tabBtns[t.key] = { b, count };
       return b;
     });
