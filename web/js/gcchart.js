@@ -181,6 +181,16 @@ export class GcChart {
     return best;
   }
 
+  // The collections that overlap r (one that began before it may run into it).
+  inView(r) {
+    const list = this.tl.gcsIn(r.from - this.longestGcMs(), r.to);
+    let k = 0;
+    while (k < list.length && list[k].t + list[k].ns / 1e6 < r.from) k++; // only the first few can end before r
+    const out = [];
+    for (let i = k; i < list.length; i++) if (list[i].t + list[i].ns / 1e6 >= r.from) out.push(list[i]);
+    return out;
+  }
+
   longestGcMs() {
     if (this.tl.version !== this._lgVersion) {
       this._lgVersion = this.tl.version;
@@ -201,7 +211,7 @@ export class GcChart {
     const r = this.range();
 
     // ---- what is in view ----
-    const gcs = r ? this.tl.gcsIn(r.from - this.longestGcMs(), r.to).filter((x) => x.t + x.ns / 1e6 >= r.from) : [];
+    const gcs = r ? this.inView(r) : [];
     let longest = 0;
     for (const x of gcs) longest = Math.max(longest, x.ns);
     const n = Math.max(1, Math.floor(pw / BIN_PX));
@@ -292,18 +302,42 @@ export class GcChart {
         base -= bh;
       }
     }
-    // one bar per collection: incomplete ones (their end was never seen) as grey ticks
-    for (const e of gcs) {
-      const x0 = this.xAt(e.t);
-      const w = Math.max(2, this.xAt(e.t + e.ns / 1e6) - x0);
-      if (!e.complete) {
-        g.fillStyle = C.axis;
-        g.fillRect(x0, yA + hA * 0.6, 2, hA * 0.4);
-        continue;
+    // one bar per collection: incomplete ones (their end was never seen) as grey ticks.
+    // Many to a pixel (a long session seen whole): the tallest of each generation per
+    // pixel column is what shows, so only those are drawn (at most 3 per column).
+    const scale = pw / (r.to - r.from);
+    if (gcs.length > pw) {
+      const top = [new Float32Array(pw + 2), new Float32Array(pw + 2), new Float32Array(pw + 2)];
+      const open = new Uint8Array(pw + 2);
+      for (const e of gcs) {
+        const px = Math.min(pw + 1, Math.max(0, Math.floor((e.t - r.from) * scale)));
+        if (!e.complete) { open[px] = 1; continue; }
+        const bh = Math.max(2, Math.min(hA, (e.ns / 1e6 / gcMaxMs) * hA)), gen = gcGen(e);
+        if (bh > top[gen][px]) top[gen][px] = bh;
       }
-      const bh = Math.max(2, Math.min(hA, (e.ns / 1e6 / gcMaxMs) * hA));
-      g.fillStyle = GEN_COLORS[gcGen(e)];
-      g.fillRect(x0, yA + hA - bh, w, bh);
+      // in each column the tallest behind, so every generation in it shows
+      for (let px = 0; px < open.length; px++) {
+        const order = [0, 1, 2].filter((gen) => top[gen][px]).sort((a, b) => top[b][px] - top[a][px]);
+        for (const gen of order) {
+          g.fillStyle = GEN_COLORS[gen];
+          g.fillRect(PAD.l + px, yA + hA - top[gen][px], 2, top[gen][px]);
+        }
+      }
+      g.fillStyle = C.axis;
+      for (let px = 0; px < open.length; px++) if (open[px]) g.fillRect(PAD.l + px, yA + hA * 0.6, 2, hA * 0.4);
+    } else {
+      for (const e of gcs) {
+        const x0 = PAD.l + (e.t - r.from) * scale;
+        const w = Math.max(2, (e.ns / 1e6) * scale);
+        if (!e.complete) {
+          g.fillStyle = C.axis;
+          g.fillRect(x0, yA + hA * 0.6, 2, hA * 0.4);
+          continue;
+        }
+        const bh = Math.max(2, Math.min(hA, (e.ns / 1e6 / gcMaxMs) * hA));
+        g.fillStyle = GEN_COLORS[gcGen(e)];
+        g.fillRect(x0, yA + hA - bh, w, bh);
+      }
     }
     const sel = this.selected;
     if (sel && sel.t <= r.to && sel.t + sel.ns / 1e6 >= r.from) {
@@ -315,10 +349,13 @@ export class GcChart {
     }
     g.restore();
 
-    // lane names, in the plots' top-left corners
-    g.fillStyle = C.axis;
-    label(g, boxes, 'GC duration, ms', PAD.l + 6, yA + 8);
-    label(g, boxes, 'runtime suspended, ms per second', PAD.l + 6, yB + 8);
+    // lane names, in the plots' top-left corners, on a backing so bars do not hide them
+    for (const [text, y] of [['GC duration, ms', yA + 8], ['runtime suspended, ms per second', yB + 8]]) {
+      g.fillStyle = 'rgba(21,25,32,.85)';
+      g.fillRect(PAD.l + 2, y - 7, g.measureText(text).width + 8, 14);
+      g.fillStyle = C.text;
+      label(g, boxes, text, PAD.l + 6, y);
+    }
 
     // ---- time axis: clock time, a tick every STEP ----
     this.drawAxis(g, boxes, r, pw, H);

@@ -87,10 +87,17 @@ export class GcTab {
   baseMs() { const s = this.session.summary; return s ? s.connected_ms || s.created_ms : null; }
 
   // A collection's number in the session: those the server no longer keeps
-  // and those this page let go come first.
+  // and those this page let go come first. (Positions are indexed once per
+  // change of the timeline: a list of 65,536 would otherwise cost n² looks.)
   ordinal(g) {
-    const i = this.tl.gcs.indexOf(g);
-    return i < 0 ? null : this.tl.evicted.gcs + this.tl.dropped.gcs + i + 1;
+    const tl = this.tl;
+    if (this.posVersion !== tl.version || !this.pos) {
+      tl.sort();
+      this.pos = new Map(tl.gcs.map((x, i) => [x, i]));
+      this.posVersion = tl.version;
+    }
+    const i = this.pos.get(g);
+    return i === undefined ? null : tl.evicted.gcs + tl.dropped.gcs + i + 1;
   }
 
   zoom(f) {
@@ -142,18 +149,19 @@ export class GcTab {
 
     const sig = `${tl.version}|${r ? `${r.from}|${r.to}` : ''}|${this.sort.key}|${this.sort.desc}|${this.picked ? this.picked.t : ''}`;
     if (sig === this.listSig || !r) return;
-    // while live and whole, the view grows every second: rebuild at most every 1 s
+    // while live and whole, the view grows every second: rebuild at most every second,
+    // or every ten times as long as the last rebuild took (tens of thousands of GCs)
     const now = performance.now();
-    if (this.listSig && live && !this.chart.zoomed() && now - (this.listAt || 0) < 1000) return;
+    if (this.listSig && live && !this.chart.zoomed() && now - (this.listAt || 0) < Math.max(1000, 10 * (this.listCost || 0))) return;
     this.listSig = sig;
     this.listAt = now;
     this.renderStats(r);
     this.renderList(r);
+    this.listCost = performance.now() - now;
   }
 
-  inView(r) {
-    return this.tl.gcsIn(r.from - 60000, r.to).filter((g) => g.t + g.ns / 1e6 >= r.from);
-  }
+  // Collections that overlap the view (one that began before it may still run into it).
+  inView(r) { return this.chart.inView(r); }
 
   renderStats(r) {
     const gcs = this.inView(r);
@@ -177,21 +185,27 @@ export class GcTab {
   renderList(r) {
     const tl = this.tl;
     const all = this.inView(r);
-    const rows = all.map((g) => ({ gc: g, ordinal: this.ordinal(g), t: g.t, ns: g.ns, gens: g.gens, gen: gcGen(g), reason: g.reason, complete: g.complete, susp: tl.suspensionOf(g) }));
+    // the sort key of each collection (its suspension is looked up for every one only
+    // when that is the key), then the rows shown, at most LIST_MAX
     const key = this.sort.key, dir = this.sort.desc ? -1 : 1;
-    const get = { ordinal: (x) => x.ordinal, t: (x) => x.ordinal, gen: (x) => x.gen * 8 + x.gens.length, reason: (x) => x.reason, ns: (x) => (x.complete ? x.ns : -1), susp: (x) => (x.susp ? x.susp.ns : -1) }[key] || ((x) => x.ordinal);
-    rows.sort((a, b) => { const x = get(a), y = get(b); return (x < y ? -1 : x > y ? 1 : a.ordinal - b.ordinal) * (x === y ? 1 : dir); });
-    let shown = rows.slice(0, LIST_MAX);
-    const picked = this.picked && rows.find((x) => x.gc === this.picked);
+    const get = {
+      gen: (g) => gcGen(g) * 8 + g.gens.length, reason: (g) => g.reason, ns: (g) => (g.complete ? g.ns : -1),
+      susp: (g) => { const s = tl.suspensionOf(g); return s ? s.ns : -1; },
+    }[key];
+    const keyed = all.map((g) => ({ g, o: this.ordinal(g), k: get ? get(g) : 0 }));
+    keyed.sort((a, b) => (a.k < b.k ? -dir : a.k > b.k ? dir : (get ? a.o - b.o : dir * (a.o - b.o))));
+    let shown = keyed.slice(0, LIST_MAX);
+    const picked = this.picked && keyed.find((x) => x.g === this.picked);
     if (picked && !shown.includes(picked)) shown = [picked, ...shown.slice(0, LIST_MAX - 1)];
-    this.table.setRows(shown.map((x) => ({ ...x, _sel: x.gc === this.picked })));
+    this.table.setRows(shown.map(({ g, o }) => ({ gc: g, ordinal: o, t: g.t, ns: g.ns, gens: g.gens, gen: gcGen(g), reason: g.reason,
+      complete: g.complete, susp: tl.suspensionOf(g), _sel: g === this.picked })));
     for (const tr of this.table.tbody.children) tr.classList.toggle('sel', !!(tr._row && tr._row._sel));
     const sel = this.table.tbody.querySelector('tr.sel');
     if (sel && this.scrollPicked !== this.picked) { this.scrollPicked = this.picked; sel.scrollIntoView({ block: 'nearest' }); }
     const total = tl.gcs.length + tl.evicted.gcs + tl.dropped.gcs;
     const parts = [`${fmtInt(total)} in the session`];
     if (this.chart.zoomed()) parts.push(`${fmtInt(all.length)} in view`);
-    if (rows.length > LIST_MAX) parts.push(`the first ${fmtInt(LIST_MAX)} listed (sorted); zoom in for the others`);
+    if (keyed.length > LIST_MAX) parts.push(`the first ${fmtInt(LIST_MAX)} listed (sorted); zoom in for the others`);
     parts.push('click a row to zoom to it · click a column to sort');
     this.listMeta.textContent = parts.join(' · ');
     this.table.table.dataset.rows = String(all.length);

@@ -45,7 +45,7 @@ export class HomeView {
         { key: 'pid', title: 'PID', width: '1%', num: true, title_of: (s) => (s.parent_pid ? `parent process: ${s.parent_pid}` : '') },
         { key: 'command_line', title: 'Command', cls: 'mono clip', title_of: (s) => s.command_line },
         { key: 'mode', title: 'Mode', width: '1%' },
-        { key: 'runtime', title: 'Runtime', width: '1%', render: (s) => (s.runtime ? h('span', { title: `${s.runtime.type || ''} ${s.runtime.version || ''}`.trim() }, s.runtime.version || s.runtime.type || '?') : '–'), sort: (s) => s.runtime && s.runtime.version,
+        { key: 'runtime', title: 'Runtime', width: '1%', render: (s) => (s.runtime && s.runtime.version ? h('span', { title: `${s.runtime.type || ''} ${s.runtime.version}`.trim() }, s.runtime.version) : '–'), sort: (s) => s.runtime && s.runtime.version,
           empty: 'the agent has not said yet (it does when it connects)' },
         { key: 'functions', title: 'Functions', width: '1%', num: true, render: (s) => fmtInt(s.counters && s.counters.functions), sort: (s) => s.counters && s.counters.functions },
         { key: 'jit_time', title: 'JIT time', width: '1%', num: true, render: (s) => fmtNs(s.counters && s.counters.jit_time_total_ns), sort: (s) => s.counters && s.counters.jit_time_total_ns },
