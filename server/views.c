@@ -28,6 +28,8 @@ json_t *view_generations(uint32_t bits)
     return list;
 }
 
+/* `mode` says what a profile measures: "wall" (wall clock), the only mode the
+ * sampler has: each sample walks every managed thread, running or waiting. */
 json_t *view_profile_status(const profile_state *p)
 {
     json_t *o = json_pack(
@@ -42,6 +44,8 @@ json_t *view_profile_status(const profile_state *p)
         "dropped_samples", (json_int_t)p->dropped_samples, "dropped_stacks",
         (json_int_t)p->dropped_stacks);
 
+    if (o)
+        json_object_set_new(o, "mode", json_string("wall"));
     if (o)
         json_object_set_new(o, "error",
                             p->hresult ? json_sprintf("the agent could not start sampling: "
