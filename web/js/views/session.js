@@ -289,7 +289,7 @@ export class SessionView {
     const final = isFinal(s.state);
     if (this.stream) this.stream.ended = final;
     this.feed.setEnded(final, s.ended_ms || (s.detach && s.detach.finished_ms) || null);
-    this.feed.tierSource = s.tier_source || null; // why an unknown tier is unknown
+    this.feed.setTierSource(s.tier_source || null); // why an unknown tier is unknown
     if (!prev) this.app.updateCrumbs();
     this.trackDetach(prev, s);
     if (!prev || prev.state !== s.state) { this.tabs.stacks.sessionChanged(); this.tabs.profile.sessionChanged(); }
