@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "agentpeer.h"
 #include "wire.h"
 #include "ipc.h"
 #include "link.h"
@@ -91,6 +92,85 @@ static void attach_forget(int id)
     sessions_unlock();
 }
 
+/* The refusal for a process that already has a jitscope agent of another
+ * server: whose it is, when that server is alive (agentpeer.h). */
+static void attach_other_agent(pid_t pid, attach_result *out)
+{
+    char socket_path[108], url[AGENTPEER_NOTE_MAX], err[160];
+    int found = agentpeer_find(pid, socket_path, sizeof(socket_path), url, sizeof(url), err,
+                               sizeof(err));
+
+    if (found == 1 && strcmp(socket_path, link_socket_path()) == 0)
+        attach_fail(out, 409, "process %ld is already observed by this jitscope server", (long)pid);
+    else if (found == 1 && url[0])
+        attach_fail(out, 409,
+                    "process %ld is already observed by the jitscope server at %s (one profiler "
+                    "per process): open it there, or detach it there first",
+                    (long)pid, url);
+    else if (found == 1)
+        attach_fail(out, 409,
+                    "process %ld is already observed by another jitscope server (its agent socket "
+                    "is %s; one profiler per process): detach it there first",
+                    (long)pid, socket_path);
+    else if (found == 0)
+        attach_fail(out, 409,
+                    "a jitscope agent whose server is gone is still active in process %ld; it "
+                    "detaches itself once it has had no server for 10 s (30 s when started by "
+                    "jitscope run): attach again then",
+                    (long)pid);
+    else
+        attach_fail(out, 409,
+                    "a jitscope agent of another server is active in process %ld (one profiler "
+                    "per process; which server is unknown: %s): detach it there, or, if that "
+                    "server is gone, attach again once the agent has detached itself (after 10 "
+                    "s without a server, 30 s when started by jitscope run)",
+                    (long)pid, err);
+}
+
+int attach_check(pid_t pid, attach_result *out)
+{
+    ipc_target target;
+    char err[256], path[108];
+    int rc;
+
+    memset(out, 0, sizeof(*out));
+    if (pid <= 1 || pid == getpid()) {
+        attach_fail(out, 400, "pid %ld cannot be attached to", (long)pid);
+        return -1;
+    }
+    rc = ipc_target_probe(pid, &target, err, sizeof(err));
+    if (rc == IPC_ERR_NOPROC) {
+        attach_fail(out, 404, "no process %ld is running", (long)pid);
+        return -1;
+    }
+    if (rc == IPC_OK && target.uid != getuid()) {
+        attach_fail(
+            out, 403,
+            "process %ld belongs to uid %u; jitscope attaches only to processes of its own user",
+            (long)pid, (unsigned)target.uid);
+        return -1;
+    }
+    if (rc == IPC_OK)
+        rc = ipc_socket_path(pid, path, sizeof(path), err, sizeof(err));
+    if (rc != IPC_OK) {
+        attach_fail(out,
+                    rc == IPC_ERR_NOPROC || rc == IPC_ERR_NOTDOTNET ? 404
+                    : rc == IPC_ERR_PERM                            ? 403
+                                                                    : 502,
+                    "%s", err);
+        return -1;
+    }
+    /* An agent of another server (one killed, say) is still active: the runtime
+     * would refuse (one profiler per process), but only after loading the
+     * library a second time, a reference it never drops: the library would
+     * stay mapped after that agent leaves. Refuse here instead. */
+    if (proc_has_thread(pid, WIRE_AGENT_THREAD_NAME) == 1) {
+        attach_other_agent(pid, out);
+        return -1;
+    }
+    return 0;
+}
+
 void attach_process(pid_t pid, attach_result *out)
 {
     uint8_t client[sizeof(WIRE_CLIENT_DATA_PREFIX) + WIRE_TOKEN_LEN + 110];
@@ -100,7 +180,6 @@ void attach_process(pid_t pid, attach_result *out)
         uint8_t d4[8];
     } clsid = WIRE_CLSID_INIT;
     char err[256];
-    ipc_target target;
     ipc_procinfo *info = NULL;
     session *s;
     int32_t hr = 0;
@@ -126,39 +205,8 @@ void attach_process(pid_t pid, attach_result *out)
         goto done;
     }
     sessions_unlock();
-
-    rc = ipc_target_probe(pid, &target, err, sizeof(err));
-    if (rc == IPC_OK && target.uid != getuid()) {
-        out->status = 403;
-        snprintf(
-            out->message, sizeof(out->message),
-            "process %ld belongs to uid %u; jitscope attaches only to processes of its own user",
-            (long)pid, (unsigned)target.uid);
+    if (attach_check(pid, out) != 0)
         goto done;
-    }
-    if (rc == IPC_OK) {
-        char path[108];
-        rc = ipc_socket_path(pid, path, sizeof(path), err, sizeof(err));
-    }
-    if (rc != IPC_OK) {
-        out->status = rc == IPC_ERR_NOPROC || rc == IPC_ERR_NOTDOTNET ? 404
-                      : rc == IPC_ERR_PERM                            ? 403
-                                                                      : 502;
-        snprintf(out->message, sizeof(out->message), "%s", err);
-        goto done;
-    }
-    /* An agent of another server (one killed, say) is still active: the runtime
-     * would refuse (one profiler per process), but only after loading the
-     * library a second time, a reference it never drops: the library would
-     * stay mapped after that agent leaves. Refuse here instead. */
-    if (proc_has_thread(pid, WIRE_AGENT_THREAD_NAME) == 1) {
-        attach_fail(out, 409,
-                    "a jitscope agent of another server is still active in process %ld; it "
-                    "detaches itself once it has had no server for 10 s (30 s when started by "
-                    "jitscope run): attach again then",
-                    (long)pid);
-        goto done;
-    }
 
     info = calloc(1, sizeof(*info));
     if (info && ipc_process_info(pid, info, err, sizeof(err)) != IPC_OK)

@@ -13,6 +13,8 @@
  * it makes the directory again at the same path (0700, or refuses when the
  * name now belongs to someone else) and binds a new socket there, logging it:
  * connected agents go on, new agents, reconnects and attaches work again.
+ * The directory also holds the server's note (link_set_note: its dashboard
+ * URL), written again with it.
  */
 #ifndef JITSCOPE_LINK_H
 #define JITSCOPE_LINK_H
@@ -22,6 +24,9 @@
 
 int link_start(char *err, size_t errsz);
 const char *link_socket_path(void);
+/* Leaves text (the dashboard URL) in the socket's directory for other servers
+ * (agentpeer.h); once, after link_start. */
+void link_set_note(const char *text);
 /* Sends one command frame to the connection bound to a session. 0 or -1. */
 int link_send(int link_id, uint16_t type, const void *payload, uint32_t length);
 void link_stop(void);

@@ -573,7 +573,8 @@ TEST(scale)
 }
 
 static const check_test tests[] = {
-    TEST_ENTRY(matching), TEST_ENTRY(generated_names), TEST_ENTRY(selection), TEST_ENTRY(route), TEST_ENTRY(scale), TEST_END,
+    TEST_ENTRY(matching), TEST_ENTRY(generated_names), TEST_ENTRY(selection),
+    TEST_ENTRY(route),    TEST_ENTRY(scale),           TEST_END,
 };
 
 int main(int argc, char **argv)
