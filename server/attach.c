@@ -9,6 +9,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -18,6 +19,7 @@
 #include "link.h"
 #include "proc.h"
 #include "sessions.h"
+#include "utf.h"
 
 static const char *attach_agent_path = "";
 static pthread_mutex_t attach_busy = PTHREAD_MUTEX_INITIALIZER;
@@ -90,6 +92,21 @@ static void attach_forget(int id)
     sessions_lock();
     sessions_remove(id);
     sessions_unlock();
+}
+
+/* A session's program from ProcessInfo's entry assembly: its simple name
+ * (a path or a .dll ending, should one come, left out). */
+static void attach_program_of(const char *assembly, char *out, size_t outsz)
+{
+    const char *name = strrchr(assembly, '/');
+    size_t n;
+    int cut;
+
+    name = name ? name + 1 : assembly;
+    n = strlen(name);
+    if (n > 4 && strcasecmp(name + n - 4, ".dll") == 0)
+        n -= 4;
+    out[utf8_sanitize(name, n, out, outsz - 1, &cut)] = '\0';
 }
 
 /* The refusal for a process that already has a jitscope agent of another
@@ -215,6 +232,11 @@ void attach_process(pid_t pid, attach_result *out)
     s = sessions_create(SESSION_MODE_ATTACH, pid, info ? info->command_line : "");
     if (s) {
         id = s->id;
+        /* the runtime's word on its entry assembly, else the arguments' */
+        if (info && info->entrypoint_assembly[0])
+            attach_program_of(info->entrypoint_assembly, s->program, sizeof(s->program));
+        else
+            proc_program_name(pid, s->program, sizeof(s->program));
         s->created_ns = (int64_t)clock_real_ns();
         n = snprintf((char *)client, sizeof(client), "%s%s %s", WIRE_CLIENT_DATA_PREFIX, s->token,
                      link_socket_path());

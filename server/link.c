@@ -347,6 +347,7 @@ static session *link_child_session(session *root, pid_t pid, const wire_hello *h
         *why = "no room for another session";
         return NULL;
     }
+    proc_program_name(pid, s->program, sizeof(s->program));
     s->created_ns = (int64_t)clock_real_ns();
     fprintf(stderr, "jitscope: pid %d (child of %d) joined session %d as session %d\n", (int)pid,
             (int)parent, root->id, s->id);

@@ -7,7 +7,8 @@
  * the dashboard URL and stop on SIGINT/SIGTERM (received with sigwait on the
  * main thread; every other thread has them blocked).
  * Exit codes: 0 ok, 1 the operation failed, 2 usage error, 3 the data directory
- * (--data) cannot be used, 127 cannot start PROGRAM. */
+ * (--data) cannot be used, 127 cannot start PROGRAM; `run` whose app has ended
+ * (with --exit: always) exits with the app's code, 128 + N for signal N. */
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
@@ -23,11 +24,13 @@
 #include "api.h"
 #include "clock.h"
 #include "attach.h"
+#include "buildwatch.h"
 #include "client.h"
 #include "http.h"
 #include "ipc.h"
 #include "launch.h"
 #include "proclist.h"
+#include "procname.h"
 #include "link.h"
 #include "sessions.h"
 #include "store.h"
@@ -61,7 +64,8 @@ static void usage(FILE *out)
           "commands:\n"
           "  run [OPTIONS] -- PROGRAM [ARGS...]  start PROGRAM with the jitscope agent loaded\n"
           "                                      and serve its session (keeps serving after it "
-          "exits)\n"
+          "exits,\n"
+          "                                      unless --exit)\n"
           "  attach PID [OPTIONS]                attach to a running .NET process and serve its\n"
           "                                      session (with --server URL: ask that server)\n"
           "  detach SESSION|PID [--server URL]   take the agent out of a process again\n"
@@ -349,6 +353,7 @@ static int serve(cli_options *o, int mode)
     char err[512], line[4096];
     sigset_t stop;
     int port, ws_port = 0, sig, rc = 1, run_id = 0, code, app_code = 0;
+    size_t argc;
 
     sigemptyset(&stop);
     sigaddset(&stop, SIGINT);
@@ -413,6 +418,7 @@ static int serve(cli_options *o, int mode)
         pid_t pid;
 
         join_command(o->command, line, sizeof(line));
+        buildwatch_prepare(o->command); /* the build servers running before the app */
         /* held across the spawn: an agent's hello finds the session's pid set,
          * so the launched process is told from its children from the start */
         sessions_lock();
@@ -423,6 +429,9 @@ static int serve(cli_options *o, int mode)
             goto done;
         }
         s->created_ns = (int64_t)clock_real_ns();
+        for (argc = 0; o->command[argc]; argc++)
+            ;
+        procname_of_argv((const char *const *)o->command, argc, s->program, sizeof(s->program));
         run_id = s->id;
         if (o->exit_with_app)
             launch_on_exit(serve_app_ended);
@@ -436,6 +445,7 @@ static int serve(cli_options *o, int mode)
         s->pid = pid;
         sessions_unlock();
         fprintf(stderr, "jitscope: started pid %d: %s\n", (int)pid, line);
+        buildwatch_start(run_id, pid);
     }
     fprintf(stderr, "jitscope: agent socket %s\n", link_socket_path());
     fprintf(stderr, "jitscope: live stream on ws://127.0.0.1:%d/\n", ws_port);
@@ -465,7 +475,8 @@ done:
     link_stop(); /* no agent record can notify the stream any more */
     ws_stop();
     launch_stop();
-    store_close(); /* its last round writes what the sessions hold now */
+    buildwatch_stop(); /* its last look is in the run's session before storage's last round */
+    store_close();     /* its last round writes what the sessions hold now */
     sessions_lock();
     sessions_free_all();
     sessions_unlock();

@@ -384,7 +384,8 @@ static uint64_t writer_fingerprint(const session *s, uint64_t *traffic)
                               (int64_t)s->tiers.enabled,
                               (int64_t)s->tiers.lost,
                               s->pid,
-                              s->parent_pid};
+                              s->parent_pid,
+                              (int64_t)s->outside_count};
 
     *traffic = writer_hash(FNV_START, link, sizeof(link));
     h = writer_hash(FNV_START, fields, sizeof(fields));
