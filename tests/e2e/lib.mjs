@@ -72,9 +72,9 @@ export async function startServer(args, { env = {}, bin = JITSCOPE, prefix = [],
   srv.exited = new Promise((resolve) => proc.on('exit', (code, signal) => {
     srv.exit = { code, signal }; started.delete(proc); resolve(srv.exit);
   }));
-  await waitFor('server URL', () => srv.exit || /dashboard at (http:\/\/127\.0\.0\.1:\d+)\//.exec(srv.stdout), 30000);
+  await waitFor('server URL', () => srv.exit || /dashboard at (https?:\/\/(?:127\.0\.0\.1|\[::1\]):\d+)\//.exec(srv.stdout), 30000);
   if (srv.exit) throw new Error(`server exited: ${JSON.stringify(srv.exit)}\n${srv.stderr}`);
-  srv.url = /dashboard at (http:\/\/127\.0\.0\.1:\d+)\//.exec(srv.stdout)[1];
+  srv.url = /dashboard at (https?:\/\/(?:127\.0\.0\.1|\[::1\]):\d+)\//.exec(srv.stdout)[1];
   srv.port = Number(new URL(srv.url).port);
   srv.socket = (/agent socket (\S+)/.exec(srv.stderr) || [])[1];
   srv.api = (p, init) => api(srv.url + p, init);

@@ -47,6 +47,12 @@
  *                      thread); every phase carries its own suspension's reason
  *   snapshot_naming_lock  the sender names slowly while the walker suspends: no
  *                      sender call into the runtime during the suspension
+ *   snapshot_dynamic   frames the runtime says are dynamic methods (its real walks
+ *                      never report any): the sender asks nothing more about them
+ *                      (no GetDynamicFunctionInfo: a collected one's name and
+ *                      signature are freed memory), sends them without a name
+ *                      and counts each once in WIRE_DROP_NAME_LATE; the other
+ *                      frames are named as before
  *   snapshot_retries   SUSPENSION_IN_PROGRESS x3 -> retries 3; forever -> the
  *                      HRESULT in STACK_END, no ResumeRuntime without a suspension
  *   thread_destroyed_waits  ThreadDestroyed of the thread being walked returns
@@ -263,6 +269,8 @@ static struct {
     _Atomic int busy_left;             /* SuspendRuntime says IN_PROGRESS this often first */
     _Atomic unsigned suspend_sleep_ms; /* a slow SuspendRuntime */
     _Atomic unsigned name_sleep_us;    /* a slow GetFunctionInfo2 */
+    _Atomic ThreadID dynamic_thread;   /* this thread's frames are dynamic methods (0: none) */
+    _Atomic int dynamic_info_calls;    /* GetDynamicFunctionInfo calls */
     _Atomic int suspended;
     _Atomic pid_t suspender;
     _Atomic int suspend_calls, suspend_ok, resume_calls, bad_resumes, nested_suspends;
@@ -468,6 +476,7 @@ static void fake_stacks_reset(void)
     atomic_store(&fs.busy_left, 0);
     atomic_store(&fs.suspend_sleep_ms, 0);
     atomic_store(&fs.name_sleep_us, 0);
+    atomic_store(&fs.dynamic_thread, 0);
     atomic_store(&fs.peek_fd, -1);
     atomic_store(&fs.peek_done, 0);
     atomic_store(&fs.peek_stack_frames, 0);
@@ -706,14 +715,43 @@ static HRESULT STDMETHODCALLTYPE info_InitializeCurrentThread(ICorProfilerInfo10
     return S_OK;
 }
 
-/* Names: every FunctionID is method FAKE_TOKEN(fid) of FAKE_MODULE, no class. */
-/* Nothing in the fake runtime is a dynamic method. */
+/* Names: every FunctionID is method FAKE_TOKEN(fid) of FAKE_MODULE, no class,
+ * except the frames of fs.dynamic_thread, which are dynamic methods. */
 static HRESULT STDMETHODCALLTYPE info_IsFunctionDynamic(ICorProfilerInfo10 *self,
                                                         FunctionID functionId, BOOL *isDynamic)
 {
-    (void)self, (void)functionId;
+    ThreadID dyn = atomic_load(&fs.dynamic_thread);
+
+    (void)self;
     fake_note_call();
-    *isDynamic = FALSE;
+    *isDynamic = dyn && (functionId >> 12) == dyn;
+    return S_OK;
+}
+
+/* Answers like the runtime does for a live dynamic method ("D_<fid>", no
+ * signature), and counts: the agent must not ask outside the JIT callbacks. */
+static HRESULT STDMETHODCALLTYPE info_GetDynamicFunctionInfo(
+    ICorProfilerInfo10 *self, FunctionID functionId, ModuleID *moduleId, PCCOR_SIGNATURE *ppvSig,
+    ULONG *pbSig, ULONG cchName, ULONG *pcchName, WCHAR wszName[])
+{
+    char name[32];
+    int n = snprintf(name, sizeof(name), "D_%llx", (unsigned long long)functionId), i;
+
+    (void)self;
+    fake_note_call();
+    atomic_fetch_add(&fs.dynamic_info_calls, 1);
+    if (moduleId)
+        *moduleId = 0;
+    if (ppvSig)
+        *ppvSig = NULL;
+    if (pbSig)
+        *pbSig = 0;
+    for (i = 0; i < n && (ULONG)i + 1 < cchName; i++)
+        wszName[i] = (WCHAR)name[i];
+    if (cchName)
+        wszName[i] = 0;
+    if (pcchName)
+        *pcchName = (ULONG)n + 1;
     return S_OK;
 }
 
@@ -874,6 +912,7 @@ static const ICorProfilerInfo10Vtbl fake_info_vtbl = {
     .DoStackSnapshot = info_DoStackSnapshot,
     .GetFunctionInfo2 = info_GetFunctionInfo2,
     .IsFunctionDynamic = info_IsFunctionDynamic,
+    .GetDynamicFunctionInfo = info_GetDynamicFunctionInfo,
     .GetModuleMetaData = info_GetModuleMetaData,
     .GetModuleInfo2 = info_GetModuleInfo2,
     .GetILFunctionBody = info_GetILFunctionBody,
@@ -2134,6 +2173,80 @@ TEST(snapshot_naming_lock)
     atomic_store(&fs.name_sleep_us, 0);
 }
 
+/* The cumulative drop counters of the next WIRE_DROPS (sent every 500 ms). */
+static int read_drops(conn *c, wire_drops *out, int timeout_ms)
+{
+    if (conn_wait_type(c, WIRE_DROPS, timeout_ms) != 1 || c->last_length != sizeof(*out))
+        return -1;
+    memcpy(out, c->last_payload, sizeof(*out));
+    return 0;
+}
+
+TEST(snapshot_dynamic)
+{
+    const ThreadID td = 0xAD, tm = 0xAE; /* td: dynamic methods; tm: methods with metadata */
+    const unsigned depth = 12;
+    unsigned i, managed = 0, dyn_named = 0, meta_unnamed = 0;
+    wire_drops before, after, again;
+
+    if (!a_running || conn_a.fd < 0) {
+        CHECK(0, "needs side_by_side first (A running)");
+        return;
+    }
+    fake_stacks_reset();
+    fake_add_thread(td, depth, S_OK, 0);
+    fake_add_thread(tm, 5, S_OK, 0);
+    atomic_store(&fs.dynamic_thread, td);
+    atomic_store(&fs.dynamic_info_calls, 0);
+    if (!CHECK(read_drops(&conn_a, &before, 2000) == 0, "a WIRE_DROPS before the snapshot"))
+        return;
+    CHECK(send_snapshot(&conn_a, 0xD7A1) == 0, "WIRE_CMD_SNAPSHOT sent");
+    if (!CHECK(read_snapshot(&conn_a, WIRE_STACK_SNAPSHOT, 0xD7A1, &snap, 5000) == 1 &&
+                   snap.nthreads == 2,
+               "the snapshot arrives with both threads (%u)", snap.nthreads))
+        return;
+    CHECK(snap.threads[0].thread_id == td && snap.threads[0].frame_count == depth &&
+              frames_match(snap.frames[0], td, depth),
+          "the dynamic methods' frames are sent as the runtime gave them (FunctionID and IP)");
+    for (i = 0; i < depth; i++) {
+        if (!FAKE_FID(td, i))
+            continue;
+        managed++;
+        dyn_named += conn_was_named(&conn_a, FAKE_FID(td, i));
+    }
+    for (i = 0; i < 5; i++)
+        meta_unnamed += FAKE_FID(tm, i) && !conn_was_named(&conn_a, FAKE_FID(tm, i));
+    CHECK(atomic_load(&fs.dynamic_info_calls) == 0,
+          "GetDynamicFunctionInfo was never asked for a frame's FunctionID (%d calls)",
+          atomic_load(&fs.dynamic_info_calls));
+    CHECK(dyn_named == 0, "no FUNCTION_NAME for a dynamic method met in a stack (%u of %u)",
+          dyn_named, managed);
+    CHECK(meta_unnamed == 0, "the other thread's functions are named as before (%u without)",
+          meta_unnamed);
+    if (!CHECK(read_drops(&conn_a, &after, 2000) == 0, "a WIRE_DROPS after the snapshot"))
+        return;
+    CHECK(after.dropped[WIRE_DROP_NAME_LATE] - before.dropped[WIRE_DROP_NAME_LATE] == managed,
+          "each dynamic method met is counted in name_late (%llu more, %u met)",
+          (unsigned long long)(after.dropped[WIRE_DROP_NAME_LATE] -
+                               before.dropped[WIRE_DROP_NAME_LATE]),
+          managed);
+    CHECK(after.dropped[WIRE_DROP_NAME_FAILED] == before.dropped[WIRE_DROP_NAME_FAILED],
+          "and not as a name the runtime failed to give");
+
+    /* the same frames again: counted once per connection, like a name is sent once */
+    CHECK(send_snapshot(&conn_a, 0xD7A2) == 0, "a second WIRE_CMD_SNAPSHOT sent");
+    CHECK(read_snapshot(&conn_a, WIRE_STACK_SNAPSHOT, 0xD7A2, &snap, 5000) == 1 &&
+              snap.nthreads == 2,
+          "the second snapshot arrives");
+    if (CHECK(read_drops(&conn_a, &again, 2000) == 0, "a WIRE_DROPS after it"))
+        CHECK(again.dropped[WIRE_DROP_NAME_LATE] == after.dropped[WIRE_DROP_NAME_LATE],
+              "the same dynamic methods are not counted again (%llu, was %llu)",
+              (unsigned long long)again.dropped[WIRE_DROP_NAME_LATE],
+              (unsigned long long)after.dropped[WIRE_DROP_NAME_LATE]);
+    CHECK(atomic_load(&fs.dynamic_info_calls) == 0, "still no GetDynamicFunctionInfo");
+    atomic_store(&fs.dynamic_thread, 0);
+}
+
 TEST(snapshot_retries)
 {
     int ok0, resume0, calls0;
@@ -2583,6 +2696,7 @@ static const check_test tests[] = {TEST_ENTRY(exports),
                                    TEST_ENTRY(snapshot),
                                    TEST_ENTRY(suspend_interleave),
                                    TEST_ENTRY(snapshot_naming_lock),
+                                   TEST_ENTRY(snapshot_dynamic),
                                    TEST_ENTRY(snapshot_retries),
                                    TEST_ENTRY(thread_destroyed_waits),
                                    TEST_ENTRY(profile),
