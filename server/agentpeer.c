@@ -19,9 +19,9 @@
 #include <linux/sock_diag.h>
 #include <linux/unix_diag.h>
 
-#define AGENTPEER_MAX_SOCKETS 1024 /* sockets of the process looked at */
-#define AGENTPEER_MAX_AGENTS 64    /* jitscope agent sockets (server ends) kept */
-#define AGENTPEER_RECV_MS 1000     /* longest wait for one part of the kernel's answer */
+#define AGENTPEER_MAX_SOCKETS 65536 /* sockets of the process looked at (more: cannot tell) */
+#define AGENTPEER_MAX_AGENTS 64     /* jitscope agent sockets (server ends) kept */
+#define AGENTPEER_RECV_MS 1000      /* longest wait for one part of the kernel's answer */
 
 #define AGENTPEER_DIR_PREFIX "jitscope-"
 #define AGENTPEER_SOCKET_NAME "/agent.sock"
@@ -64,21 +64,25 @@ static int agentpeer_cmp(const void *x, const void *y)
     return (a > b) - (a < b);
 }
 
-/* The inodes of pid's sockets, sorted; their count, or -1 (err set). */
-static int agentpeer_sockets_of(pid_t pid, uint32_t *inodes, size_t cap, char *err, size_t errsz)
+/* The inodes of pid's sockets, sorted, into *out (malloc'd); their count, or
+ * -1 (err set) when they cannot be read, or there are more than
+ * AGENTPEER_MAX_SOCKETS (one of those left out could be the agent's). */
+static int agentpeer_sockets_of(pid_t pid, uint32_t **out, char *err, size_t errsz)
 {
     char path[64], link[64];
+    uint32_t *inodes = NULL;
+    size_t n = 0, cap = 0;
     struct dirent *e;
-    size_t n = 0;
     DIR *d;
 
+    *out = NULL;
     snprintf(path, sizeof(path), "/proc/%d/fd", (int)pid);
     d = opendir(path);
     if (!d) {
         snprintf(err, errsz, "%s: %s", path, strerror(errno));
         return -1;
     }
-    while (n < cap && (e = readdir(d))) {
+    while ((e = readdir(d))) {
         static const char prefix[] = "socket:[";
         ssize_t len = readlinkat(dirfd(d), e->d_name, link, sizeof(link) - 1);
         unsigned long long inode;
@@ -89,19 +93,35 @@ static int agentpeer_sockets_of(pid_t pid, uint32_t *inodes, size_t cap, char *e
         link[len] = '\0';
         errno = 0;
         inode = strtoull(link + sizeof(prefix) - 1, &end, 10);
-        if (!errno && end[0] == ']' && !end[1] && link[sizeof(prefix) - 1] != '-' &&
-            inode <= UINT32_MAX)
-            inodes[n++] = (uint32_t)inode;
+        if (errno || end[0] != ']' || end[1] || link[sizeof(prefix) - 1] == '-' ||
+            inode > UINT32_MAX)
+            continue;
+        if (n == cap) {
+            uint32_t *grown = NULL;
+            if (cap < AGENTPEER_MAX_SOCKETS)
+                grown = realloc(inodes, (cap ? cap * 2 : 64) * sizeof(*inodes));
+            if (!grown) {
+                snprintf(err, errsz, "process %d has too many sockets to look through", (int)pid);
+                free(inodes);
+                closedir(d);
+                return -1;
+            }
+            inodes = grown;
+            cap = cap ? cap * 2 : 64;
+        }
+        inodes[n++] = (uint32_t)inode;
     }
     closedir(d);
-    qsort(inodes, n, sizeof(*inodes), agentpeer_cmp);
+    if (n)
+        qsort(inodes, n, sizeof(*inodes), agentpeer_cmp);
+    *out = inodes;
     return (int)n;
 }
 
 typedef struct agentpeer_scan {
     const uint32_t *mine; /* the process's socket inodes, sorted */
     size_t mine_count;
-    uint32_t peers[AGENTPEER_MAX_SOCKETS]; /* their peers' inodes */
+    uint32_t *peers; /* their peers' inodes (room for mine_count) */
     size_t peer_count;
     struct {
         uint32_t inode;
@@ -130,7 +150,7 @@ static void agentpeer_take(agentpeer_scan *scan, const struct unix_diag_msg *m, 
             memcpy(&peer, RTA_DATA(a), sizeof(peer));
         }
     }
-    if (peer && scan->peer_count < AGENTPEER_MAX_SOCKETS &&
+    if (peer && scan->peer_count < scan->mine_count &&
         bsearch(&m->udiag_ino, scan->mine, scan->mine_count, sizeof(uint32_t), agentpeer_cmp))
         scan->peers[scan->peer_count++] = peer;
     if (name && agentpeer_is_agent_socket(name, name_len) &&
@@ -150,7 +170,7 @@ static int agentpeer_dump(agentpeer_scan *scan, char *err, size_t errsz)
         struct unix_diag_req request;
     } ask;
     struct timeval wait = {.tv_sec = AGENTPEER_RECV_MS / 1000};
-    long buf[8192 / sizeof(long)]; /* aligned for struct nlmsghdr */
+    long buf[32768 / sizeof(long)]; /* the kernel's largest part of a dump; aligned */
     int fd, rc = -1;
 
     memset(&ask, 0, sizeof(ask));
@@ -225,26 +245,25 @@ static void agentpeer_read_note(const char *socket_path, char *url, size_t urlsz
 int agentpeer_find(pid_t pid, char *socket_path, size_t pathsz, char *url, size_t urlsz, char *err,
                    size_t errsz)
 {
-    uint32_t mine[AGENTPEER_MAX_SOCKETS];
-    agentpeer_scan *scan;
+    agentpeer_scan *scan = NULL;
+    uint32_t *mine;
     size_t i, k;
-    int n, found = 0;
+    int n, found = -1;
 
     socket_path[0] = url[0] = '\0';
-    n = agentpeer_sockets_of(pid, mine, AGENTPEER_MAX_SOCKETS, err, errsz);
+    n = agentpeer_sockets_of(pid, &mine, err, errsz);
     if (n <= 0)
         return n;
     scan = calloc(1, sizeof(*scan));
-    if (!scan) {
+    if (!scan || !(scan->peers = malloc((size_t)n * sizeof(*scan->peers)))) {
         snprintf(err, errsz, "out of memory");
-        return -1;
+        goto out;
     }
     scan->mine = mine;
     scan->mine_count = (size_t)n;
-    if (agentpeer_dump(scan, err, errsz) != 0) {
-        free(scan);
-        return -1;
-    }
+    if (agentpeer_dump(scan, err, errsz) != 0)
+        goto out;
+    found = 0;
     for (i = 0; i < scan->peer_count && !found; i++)
         for (k = 0; k < scan->agent_count && !found; k++)
             if (scan->peers[i] == scan->agents[k].inode) {
@@ -252,6 +271,10 @@ int agentpeer_find(pid_t pid, char *socket_path, size_t pathsz, char *url, size_
                 agentpeer_read_note(scan->agents[k].path, url, urlsz);
                 found = 1;
             }
+out:
+    if (scan)
+        free(scan->peers);
     free(scan);
+    free(mine);
     return found;
 }
