@@ -3,7 +3,8 @@
 #   make          build build/libjitscope_agent.so, build/jitscope and build/bench/replay
 #   make run      install what is missing, build, start the server with the demo app
 #                 (PORT=N for another HTTP port, DATA=DIR or DATA=none for --data)
-#   make test     install what is missing, build, run every test (unit, e2e, browser)
+#   make test     install what is missing, build, run every test (unit, e2e, browser);
+#                 the test apps also on .NET 8 and 9 (tests/apps/apps.mk, apps-runtimes)
 #   make lint     static checks: banned C calls, clang-format, eslint, shellcheck
 #                 (scripts/lint.sh; LINT_SKIP=format leaves one out)
 #   make asan     the same binaries built with -fsanitize=address,undefined (build/asan/)
@@ -23,7 +24,7 @@ PORT     ?= 8642
 CSTD     := -std=c11 -D_GNU_SOURCE -Iproto
 WARN     := -Wall -Wextra -Werror
 OPT      ?= -O2 -g
-PKGS     := libmicrohttpd jansson libcurl libwebsockets sqlite3
+PKGS     := libmicrohttpd jansson libcurl libwebsockets sqlite3 libzstd libxxhash
 SERVER_CFLAGS = $(CSTD) $(WARN) $(OPT) $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 SERVER_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpthread
 # The agent lives inside the target: libc and pthreads only, nothing exported
@@ -160,7 +161,7 @@ FUZZ_BINS    := $(FUZZ_TARGETS:%=$(BUILD)/fuzz/%)
 FUZZ_CFLAGS   = $(CSTD) $(WARN) -g -O1 -fsanitize=fuzzer,address,undefined \
                 -fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZ_SRC_wire_decode := proto/wire_decode.c proto/wire_encode.c proto/utf.c proto/idmap.c \
-                        server/session.c server/stacks.c server/profile.c server/timeline.c server/grow.c \
+                        server/session.c server/eventlog.c server/stacks.c server/profile.c server/timeline.c server/grow.c \
                         server/strpool.c server/idindex.c
 FUZZ_SRC_command     := proto/wire_decode.c proto/wire_encode.c proto/utf.c
 FUZZ_SRC_ipc         := server/ipc_codec.c proto/utf.c
@@ -201,7 +202,7 @@ fuzz-merge: $(FUZZ_BINS)
 
 unit: $(UNIT_TESTS)
 
-test: all asan apps $(UNIT_TESTS) $(FUZZ_BINS) deps-test
+test: all asan apps apps-runtimes $(UNIT_TESTS) $(FUZZ_BINS) deps-test
 	@FUZZ_TARGETS="$(FUZZ_TARGETS)" tests/run.sh
 
 lint: deps-test

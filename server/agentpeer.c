@@ -2,6 +2,7 @@
  * socket (see agentpeer.h). */
 #include "agentpeer.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -26,19 +27,41 @@
 #define AGENTPEER_DIR_PREFIX "jitscope-"
 #define AGENTPEER_SOCKET_NAME "/agent.sock"
 
+/* A socket directory's name after "jitscope-": mkdtemp's six characters
+ * (--data none), or "<uid>-<16 hex digits>" (a data directory's). */
+static int agentpeer_dir_suffix(const char *p, size_t n)
+{
+    size_t i = 0;
+
+    if (n == 6) {
+        for (i = 0; i < n && isalnum((unsigned char)p[i]); i++)
+            ;
+        return i == n;
+    }
+    while (i < n && p[i] >= '0' && p[i] <= '9')
+        i++;
+    if (i == 0 || i > 10 || n != i + 1 + 16 || p[i] != '-')
+        return 0;
+    for (i++; i < n; i++)
+        if (!((p[i] >= '0' && p[i] <= '9') || (p[i] >= 'a' && p[i] <= 'f')))
+            return 0;
+    return 1;
+}
+
 int agentpeer_is_agent_socket(const char *name, size_t length)
 {
     const size_t tail = sizeof(AGENTPEER_SOCKET_NAME) - 1,
-                 dir = sizeof(AGENTPEER_DIR_PREFIX) - 1 + 6; /* mkdtemp's XXXXXX */
-    const char *component;
+                 prefix = sizeof(AGENTPEER_DIR_PREFIX) - 1;
+    size_t start;
 
-    if (length < tail + dir + 1 || name[0] != '/' || memchr(name, '\0', length) ||
+    if (length <= tail + prefix + 1 || name[0] != '/' || memchr(name, '\0', length) ||
         memcmp(name + length - tail, AGENTPEER_SOCKET_NAME, tail) != 0)
         return 0;
-    component = name + length - tail - dir;
-    return component[-1] == '/' &&
-           memcmp(component, AGENTPEER_DIR_PREFIX, sizeof(AGENTPEER_DIR_PREFIX) - 1) == 0 &&
-           !memchr(component, '/', dir);
+    for (start = length - tail; start > 0 && name[start - 1] != '/'; start--)
+        ; /* the directory's own name: name[start, length - tail) */
+    return start > 0 && length - tail - start > prefix &&
+           memcmp(name + start, AGENTPEER_DIR_PREFIX, prefix) == 0 &&
+           agentpeer_dir_suffix(name + start + prefix, length - tail - start - prefix);
 }
 
 void agentpeer_note_url(const char *text, size_t length, char *url, size_t urlsz)

@@ -6,7 +6,8 @@
  * kernel's socket diagnostics (NETLINK_SOCK_DIAG for Unix sockets: each
  * socket's inode, bound name and peer's inode, as `ss -x` shows them): a
  * socket of the process whose peer is bound at a jitscope agent socket
- * (DIR/agent.sock, DIR named jitscope-XXXXXX) is the agent's connection to the
+ * (DIR/agent.sock, DIR named jitscope-XXXXXX, or jitscope-UID-HASH for a
+ * data directory's) is the agent's connection to the
  * live server that made DIR, and that server left its dashboard URL in
  * DIR/server (link_set_note). An agent whose server is gone has no such
  * connection (it waits to detach itself). Thread-safe; no lock taken.

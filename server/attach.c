@@ -72,6 +72,12 @@ static void attach_explain(pid_t pid, int32_t hr, attach_result *out)
         attach_fail(out, 503, "the runtime in process %ld is not ready yet; retry in a moment",
                     (long)pid);
         break;
+    case IPC_HR_PROFILER_CANCEL_ACTIVATION: /* the agent's own refusal (agent/profiler.c) */
+        attach_fail(out, 422,
+                    "the jitscope agent declined process %ld: its runtime is older than .NET 5, "
+                    "which jitscope needs (the agent's reason is on the process's stderr)",
+                    (long)pid);
+        break;
     case IPC_HR_MOD_NOT_FOUND:
     case IPC_HR_PROC_NOT_FOUND:
     case IPC_HR_FILE_NOT_FOUND:
@@ -132,19 +138,22 @@ static void attach_other_agent(pid_t pid, attach_result *out)
     else if (found == 0)
         attach_fail(out, 409,
                     "a jitscope agent whose server is gone is still active in process %ld; it "
-                    "detaches itself once it has had no server for 10 s (30 s when started by "
-                    "jitscope run): attach again then",
+                    "detaches itself once it has had no server for 60 s (a server started on its "
+                    "server's data directory takes its session back meanwhile): attach again then",
                     (long)pid);
     else
         attach_fail(out, 409,
                     "a jitscope agent of another server is active in process %ld (one profiler "
                     "per process; which server is unknown: %s): detach it there, or, if that "
-                    "server is gone, attach again once the agent has detached itself (after 10 "
-                    "s without a server, 30 s when started by jitscope run)",
+                    "server is gone, attach again once the agent has detached itself (after 60 "
+                    "s without a server)",
                     (long)pid, err);
 }
 
-int attach_check(pid_t pid, attach_result *out)
+/* attach_check's checks; with info, the runtime's ProcessInfo too (its
+ * command line empty when it did not answer), which refuses a runtime older
+ * than .NET 5 before anything is loaded into it. */
+static int attach_probe(pid_t pid, attach_result *out, ipc_procinfo *info)
 {
     ipc_target target;
     char err[256], path[108];
@@ -185,7 +194,32 @@ int attach_check(pid_t pid, attach_result *out)
         attach_other_agent(pid, out);
         return -1;
     }
+    rc = ipc_process_info(pid, info, err, sizeof(err));
+    if (rc == IPC_ERR_TOO_OLD) { /* refused before the runtime loads anything */
+        attach_fail(out, 422,
+                    "process %ld runs a .NET runtime older than .NET 5, which jitscope needs (it "
+                    "does not know the diagnostics ProcessInfo command)",
+                    (long)pid);
+        return -1;
+    }
+    if (rc != IPC_OK)
+        info->command_line[0] = info->entrypoint_assembly[0] = '\0';
     return 0;
+}
+
+int attach_check(pid_t pid, attach_result *out)
+{
+    ipc_procinfo *info = calloc(1, sizeof(*info));
+    int rc;
+
+    if (!info) {
+        memset(out, 0, sizeof(*out));
+        attach_fail(out, 503, "out of memory");
+        return -1;
+    }
+    rc = attach_probe(pid, out, info);
+    free(info);
+    return rc;
 }
 
 void attach_process(pid_t pid, attach_result *out)
@@ -221,19 +255,30 @@ void attach_process(pid_t pid, attach_result *out)
         sessions_unlock();
         goto done;
     }
-    sessions_unlock();
-    if (attach_check(pid, out) != 0)
+    if (s && s->persist.resumable) { /* its agent, of the server before, comes back to us */
+        attach_fail(out, 409,
+                    "process %ld's agent is still in it, from before this server's restart; "
+                    "session %d takes it back when it reconnects (within seconds)",
+                    (long)pid, s->id);
+        sessions_unlock();
         goto done;
-
+    }
+    sessions_unlock();
     info = calloc(1, sizeof(*info));
-    if (info && ipc_process_info(pid, info, err, sizeof(err)) != IPC_OK)
-        info->command_line[0] = '\0';
+    if (!info) {
+        attach_fail(out, 503, "out of memory");
+        goto done;
+    }
+    if (attach_probe(pid, out, info) != 0) {
+        free(info);
+        goto done;
+    }
     sessions_lock();
-    s = sessions_create(SESSION_MODE_ATTACH, pid, info ? info->command_line : "");
+    s = sessions_create(SESSION_MODE_ATTACH, pid, info->command_line);
     if (s) {
         id = s->id;
         /* the runtime's word on its entry assembly, else the arguments' */
-        if (info && info->entrypoint_assembly[0])
+        if (info->entrypoint_assembly[0])
             attach_program_of(info->entrypoint_assembly, s->program, sizeof(s->program));
         else
             proc_program_name(pid, s->program, sizeof(s->program));

@@ -18,6 +18,13 @@
  * connected agents go on, new agents, reconnects and attaches work again.
  * The directory also holds the server's note (link_set_note: its dashboard
  * URL), written again with it.
+ *
+ * With storage on, the directory's name is stable for the data directory
+ * (link_start's `stable_key`): jitscope-<uid>-<hash of the data directory's
+ * path> under $XDG_RUNTIME_DIR (else /tmp), made 0700 or, left by a server
+ * that died, taken back only when it is still a private directory of ours. An
+ * agent whose server died keeps trying that path, so a server started on the
+ * same data directory takes its session back (persist.h).
  */
 #ifndef JITSCOPE_LINK_H
 #define JITSCOPE_LINK_H
@@ -25,7 +32,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-int link_start(char *err, size_t errsz);
+/* stable_key: the data directory (the socket's path follows from it), or
+ * NULL for a directory of its own (mkdtemp). */
+int link_start(const char *stable_key, char *err, size_t errsz);
 const char *link_socket_path(void);
 /* Leaves text (the dashboard URL) in the socket's directory for other servers
  * (agentpeer.h); once, after link_start. */

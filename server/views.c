@@ -92,6 +92,9 @@ static const char *view_exit_code_unknown(const session *s)
     case SESSION_FAILED: return "it never ran under jitscope";
     case SESSION_EXITED: break;
     }
+    if (s->mode == SESSION_MODE_RUN && s->root_id == s->id && s->not_child)
+        return "this server took the run back after a restart, so the launched process was not "
+               "its child: only a process's parent is told its exit code";
     if (s->mode == SESSION_MODE_RUN && s->root_id == s->id)
         return "the launched process's end was not recorded";
     return "jitscope did not start it, and only a process's parent is told its exit code "
@@ -133,8 +136,8 @@ json_t *view_session_summary(session *s)
     size_t i, alive = 0;
     json_t *o;
 
-    if (s->persist.past && !s->persist.loaded && s->persist.summary) {
-        /* a past session not read yet: its list entry as stored */
+    if (!s->persist.loaded && s->persist.summary) {
+        /* a stored session not in memory: its list entry as stored */
         o = json_loads(s->persist.summary, 0, NULL);
         if (json_is_object(o))
             return view_session_names(o, s); /* its header read back has them */
@@ -143,7 +146,12 @@ json_t *view_session_summary(session *s)
 
     for (i = 0; i < s->thread_count; i++)
         alive += s->threads[i].alive != 0;
-    snprintf(version, sizeof(version), "%u.%u.%u.%u", s->major, s->minor, s->build, s->qfe);
+    /* the product version ("8.0.31"), as ProcessInfo and `dotnet --list-runtimes` spell
+     * it: the runtime reports its patch as the build number and 0 as the QFE */
+    if (s->qfe)
+        snprintf(version, sizeof(version), "%u.%u.%u.%u", s->major, s->minor, s->build, s->qfe);
+    else
+        snprintf(version, sizeof(version), "%u.%u.%u", s->major, s->minor, s->build);
     o = json_pack("{s:i, s:i, s:i, s:i, s:s, s:s, s:s, s:o, s:s, s:o, s:o, s:o, s:{s:s, s:s, s:i}, "
                   "s:{s:I, s:I, s:I, "
                   "s:I, s:I, s:I, s:I}, s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}}",
@@ -161,9 +169,9 @@ json_t *view_session_summary(session *s)
                   "modules", (json_int_t)s->module_count, "threads", (json_int_t)s->thread_count,
                   "threads_alive", (json_int_t)alive, "jit_compilations",
                   (json_int_t)s->jit_compilations, "jit_time_total_ns",
-                  (json_int_t)s->jit_time_total_ns, "events", (json_int_t)s->event_seq, "drops",
-                  "ring_full", (json_int_t)s->drops.dropped[WIRE_DROP_RING_FULL], "too_large",
-                  (json_int_t)s->drops.dropped[WIRE_DROP_TOO_LARGE], "no_server",
+                  (json_int_t)s->jit_time_total_ns, "events", (json_int_t)s->events.last_seq,
+                  "drops", "ring_full", (json_int_t)s->drops.dropped[WIRE_DROP_RING_FULL],
+                  "too_large", (json_int_t)s->drops.dropped[WIRE_DROP_TOO_LARGE], "no_server",
                   (json_int_t)s->drops.dropped[WIRE_DROP_NO_SERVER], "name_failed",
                   (json_int_t)s->drops.dropped[WIRE_DROP_NAME_FAILED], "slow_server",
                   (json_int_t)s->drops.dropped[WIRE_DROP_SLOW_SERVER], "name_late",
@@ -258,12 +266,12 @@ json_t *view_session_detail(session *s)
                   "finished_ms", view_ms(s->detach_finished_ns), "duration_ms",
                   took ? json_real((double)took / 1e6) : json_null(), "hresult",
                   s->detach_hresult ? view_hresult(s->detach_hresult) : json_null()));
-    json_object_set_new(o, "events_evicted", json_integer((json_int_t)s->events_evicted));
+    json_object_set_new(o, "events_evicted", json_integer((json_int_t)s->events.evicted));
     /* read back from storage (a run from before this server started): read-only */
     json_object_set_new(o, "stored",
                         json_pack("{s:b, s:s?, s:I}", "past", s->persist.past, "load_error",
                                   s->persist.load_error[0] ? s->persist.load_error : NULL,
-                                  "replay_lost_bytes", (json_int_t)s->persist.replay_lost));
+                                  "resumes", (json_int_t)s->resumes));
     json_object_set_new(o, "profile", view_profile_status(&s->profile));
     json_object_set_new(o, "stacks",
                         json_pack("{s:I}", "snapshots", (json_int_t)s->stacks.kept_count));
@@ -350,7 +358,7 @@ json_t *view_thread(const session_thread *t)
                      view_ms(t->ended_ns), "catchup", (t->flags & WIRE_FLAG_CATCHUP) != 0);
 }
 
-json_t *view_event(session *s, const session_event *e)
+json_t *view_event(session *s, const eventlog_entry *e)
 {
     json_t *o = json_pack("{s:I, s:s, s:o, s:b}", "seq", (json_int_t)e->seq, "type",
                           session_event_type_name(e->type), "time_ms", view_ms(e->time_ns),
@@ -435,6 +443,9 @@ json_t *view_event(session *s, const session_event *e)
         json_object_set_new(o, "budget_pct", json_real((double)(e->id >> 32) / 10.0));
         break;
     }
+    case LOGREC_RESUMED: /* a restarted server took the session back */
+        json_object_set_new(o, "gap_ms", json_real((double)e->value / 1e6));
+        break;
     }
     return o;
 }

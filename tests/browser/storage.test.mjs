@@ -22,7 +22,7 @@ test('an interrupted session from storage: listed, browsable, read-only, deletab
   const r0 = (await apiGet(recorder, '/api/config')).body.storage.rounds;
   await waitFor('the writer caught up', async () => {
     const st = (await apiGet(recorder, '/api/config')).body.storage;
-    return st.rounds >= r0 + 2 && st.backlog === 0;
+    return st.rounds >= r0 + 2 && st.backlog_bytes === 0;
   }, { timeoutMs: 30000 });
   recorder.proc.kill('SIGKILL'); // the server only, without warning
   await recorder.exited;

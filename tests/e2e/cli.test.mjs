@@ -14,7 +14,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ROOT, JITSCOPE, E2E_DLL, startServer, startTarget, attach, stopAll, waitFor, runSync, tempDataDir, functionsOf } from './lib.mjs';
+import { ROOT, JITSCOPE, E2E_DLL, startServer, startTarget, attach, stopAll, waitFor, runSync, tempDataDir, functionsOf, agentTrace } from './lib.mjs';
 
 const leftovers = new Set(); // processes a killed server left behind
 after(async () => {
@@ -146,13 +146,15 @@ test('a second server names the live server that observes the process, or says i
 
 test('the processes table does not offer a stored session as a running process\'s own', async () => {
   const data = tempDataDir();
-  const target = await startTarget();
+  // its agent gives up on a dead server after 1 s (a live one would be taken back by the next)
+  const target = await startTarget(['serve'], { env: { JITSCOPE_GIVE_UP_MS: '1000' } });
   const first = await startServer(['serve', '--port', '0', '--data', data]);
   assert.equal((await attach(first, target.pid)).status, 201);
   const row = async (srv) => (await srv.api('/api/processes')).body.processes.find((p) => p.pid === target.pid);
   assert.equal((await row(first)).session_id, 1, 'its own live session');
   await waitFor('the session is stored', async () => (await first.api('/api/config')).body.storage.sessions_stored === 1);
   await first.stop('SIGKILL');
+  await waitFor('the agent left', () => !agentTrace(target.pid).mapped, 30000, 100);
 
   const second = await startServer(['serve', '--port', '0', '--data', data]);
   assert.equal((await sessionOf(second, 1)).state, 'interrupted');

@@ -25,6 +25,11 @@ TEST(agent_socket_names)
 {
     CHECK(is_agent("/tmp/jitscope-AbC123/agent.sock"), "a server's socket in /tmp");
     CHECK(is_agent("/run/user/1000/jitscope-x_Y9zq/agent.sock"), "under XDG_RUNTIME_DIR");
+    CHECK(is_agent("/tmp/jitscope-0-cbf29ce484222325/agent.sock"), "a data directory's (uid 0)");
+    CHECK(is_agent("/run/user/1000/jitscope-1000-0123456789abcdef/agent.sock"), "uid 1000");
+    CHECK(!is_agent("/tmp/jitscope-0-cbf29ce48422232/agent.sock"), "15 hex digits");
+    CHECK(!is_agent("/tmp/jitscope-0-CBF29CE484222325/agent.sock"), "upper-case hex");
+    CHECK(!is_agent("/tmp/jitscope--cbf29ce484222325/agent.sock"), "no uid");
     CHECK(!is_agent("/tmp/jitscope-AbC12/agent.sock"), "5 characters after jitscope-");
     CHECK(!is_agent("/tmp/jitscope-AbC1234/agent.sock"), "7 characters after jitscope-");
     CHECK(!is_agent("/tmp/xjitscope-AbC123/agent.sock"), "another directory name");

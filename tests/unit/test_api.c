@@ -225,9 +225,8 @@ TEST(route_table)
     CHECK(status_is("POST", "/api/config", NULL, NULL, 405), "POST /api/config: 405");
     {
         result r = call("GET", "/api/config", NULL, NULL);
-        CHECK(r.status == 200 &&
-                  json_integer_value(json_object_get(r.json, "event_log_capacity")) ==
-                      (json_int_t)SESSION_MAX_EVENTS,
+        CHECK(r.status == 200 && json_integer_value(json_object_get(
+                                     r.json, "event_log_capacity")) == (json_int_t)EVENTLOG_MAX,
               "GET /api/config: event_log_capacity is the server's event log size");
         done(&r);
     }

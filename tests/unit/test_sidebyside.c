@@ -19,6 +19,11 @@
  *   bad_config         Initialize without a valid token, InitializeForAttach with
  *                      foreign client data: refused, the runtime is not touched,
  *                      nothing claimed
+ *   too_old            a runtime that says 4.0.30319 (.NET Core 3.1 and older) or
+ *                      3.1.3, or no version: Initialize and InitializeForAttach
+ *                      -> CORPROF_E_PROFILER_CANCEL_ACTIVATION, a message on stderr
+ *                      with the version and ".NET 5 or later", no mask, no thread,
+ *                      no connection, no reference kept, nothing claimed
  *   attach_race        300 trials (JITSCOPE_TEST_ATTACH_RACE=<trials> for more): two
  *                      runtimes attach at once with different client data; the
  *                      winner's hello must carry the winner's token (the agent
@@ -227,7 +232,9 @@ typedef struct fake_runtime {
     ICorProfilerInfo10 info; /* first: an ICorProfilerInfo10 * is a fake_runtime * */
     IUnknown unk;            /* what Initialize receives */
     uint16_t instance_id;
-    _Atomic int refs; /* shared by unk and info; the runtime itself holds 1 */
+    uint16_t major, minor, build; /* what GetRuntimeInformation says (fake_init: 10.0.1) */
+    HRESULT runtime_info_result;  /* and returns (S_OK) */
+    _Atomic int refs;             /* shared by unk and info; the runtime itself holds 1 */
     _Atomic int unk_qi_calls, info10_handed_out, runtime_info_calls, set_mask_calls;
     _Atomic int detach_calls, enum_calls, unexpected_qi, info12_asked;
     _Atomic DWORD mask, mask_high;
@@ -368,12 +375,14 @@ static HRESULT STDMETHODCALLTYPE info_GetRuntimeInformation(
         *pClrInstanceId = rt->instance_id;
     if (pRuntimeType)
         *pRuntimeType = COR_PRF_CORE_CLR;
+    if (FAILED(rt->runtime_info_result))
+        return rt->runtime_info_result;
     if (pMajorVersion)
-        *pMajorVersion = 10;
+        *pMajorVersion = rt->major;
     if (pMinorVersion)
-        *pMinorVersion = 0;
+        *pMinorVersion = rt->minor;
     if (pBuildNumber)
-        *pBuildNumber = 1;
+        *pBuildNumber = rt->build;
     if (pQFEVersion)
         *pQFEVersion = 0;
     if (pcchVersionString)
@@ -930,6 +939,7 @@ static void fake_init(fake_runtime *rt, uint16_t instance_id)
     rt->info.lpVtbl = &fake_info_vtbl;
     rt->unk.lpVtbl = &fake_unk_vtbl;
     rt->instance_id = instance_id;
+    rt->major = 10, rt->minor = 0, rt->build = 1;
     atomic_init(&rt->refs, 1);
     atomic_init(&rt->detach_result, S_OK);
 }
@@ -1515,6 +1525,104 @@ TEST(bad_config)
     CHECK(threads_named(AGENT_THREAD_NAME) == 0, "refused runtime: no agent thread");
     CHECK(accept_agent(0) < 0, "refused runtime: no connection");
     CHECK(x->lpVtbl->Release(x) == 0, "Release -> 0");
+}
+
+/* Runs fn(x, rt) with the process's stderr going to a pipe; what was written
+ * (at most size - 1 bytes) ends up in out. Returns fn's HRESULT. */
+static HRESULT with_stderr_captured(HRESULT (*fn)(ICorProfilerCallback11 *, fake_runtime *),
+                                    ICorProfilerCallback11 *x, fake_runtime *rt, char *out,
+                                    size_t size)
+{
+    int pipe_fds[2], saved;
+    ssize_t n;
+    size_t used = 0;
+    HRESULT hr;
+
+    out[0] = '\0';
+    if (pipe(pipe_fds) != 0)
+        return fn(x, rt);
+    fflush(stderr);
+    saved = dup(2);
+    dup2(pipe_fds[1], 2);
+    close(pipe_fds[1]);
+    hr = fn(x, rt);
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    while (used + 1 < size && (n = read(pipe_fds[0], out + used, size - 1 - used)) > 0)
+        used += (size_t)n;
+    out[used] = '\0';
+    close(pipe_fds[0]);
+    return hr;
+}
+
+typedef HRESULT init_fn(ICorProfilerCallback11 *x, fake_runtime *rt);
+
+static HRESULT init_startup(ICorProfilerCallback11 *x, fake_runtime *rt)
+{
+    return x->lpVtbl->Initialize(x, &rt->unk);
+}
+
+static HRESULT init_attach(ICorProfilerCallback11 *x, fake_runtime *rt)
+{
+    char data[256];
+    int n = snprintf(data, sizeof(data), "%s%s %s", WIRE_CLIENT_DATA_PREFIX, TOKEN_A, sock_path);
+
+    return x->lpVtbl->InitializeForAttach(x, &rt->unk, data, (UINT)n);
+}
+
+/* A runtime older than .NET 5 (.NET Core 3.1 says 4.0.30319), or one that does
+ * not say its version: Initialize and InitializeForAttach refuse with
+ * CORPROF_E_PROFILER_CANCEL_ACTIVATION and a message on stderr that names the
+ * version and what is needed; nothing started (no mask, no thread, no
+ * connection), the reference released, nothing claimed (attach_race and
+ * side_by_side after it claim the agent). */
+TEST(too_old)
+{
+    static const struct {
+        uint16_t major, minor, build;
+        HRESULT info_result;
+        const char *says;
+    } runtimes[] = {{4, 0, 30319, S_OK, "says version 4.0.30319"},
+                    {3, 1, 3, S_OK, "says version 3.1.3"},
+                    {10, 0, 1, E_FAIL, "does not say its version"}};
+    init_fn *const inits[] = {init_startup, init_attach};
+    char said[1024];
+    size_t i, j;
+
+    if (setup() != 0)
+        return;
+    setenv(WIRE_ENV_TOKEN, TOKEN_A, 1);
+    for (i = 0; i < sizeof(runtimes) / sizeof(runtimes[0]); i++) {
+        for (j = 0; j < 2; j++) {
+            ICorProfilerCallback11 *x = new_profiler();
+            fake_runtime rt;
+            HRESULT hr;
+
+            if (!CHECK(x != NULL, "CreateInstance"))
+                return;
+            fake_init(&rt, 60);
+            rt.major = runtimes[i].major, rt.minor = runtimes[i].minor;
+            rt.build = runtimes[i].build, rt.runtime_info_result = runtimes[i].info_result;
+            hr = with_stderr_captured(inits[j], x, &rt, said, sizeof(said));
+            CHECK(hr == CORPROF_E_PROFILER_CANCEL_ACTIVATION,
+                  "%s, %s: refused with CORPROF_E_PROFILER_CANCEL_ACTIVATION (0x%08x)",
+                  runtimes[i].says, j ? "attach" : "startup", (unsigned)hr);
+            CHECK(strstr(said, runtimes[i].says) && strstr(said, "needs .NET 5 or later") &&
+                      strstr(said, "not profiling"),
+                  "%s, %s: the message names the version and what is needed: \"%s\"",
+                  runtimes[i].says, j ? "attach" : "startup", said);
+            CHECK(atomic_load(&rt.runtime_info_calls) == 1 && atomic_load(&rt.set_mask_calls) == 0,
+                  "%s: asked its version, set no event mask", runtimes[i].says);
+            CHECK(atomic_load(&rt.refs) == 1, "%s: no reference kept (runtime refs %d)",
+                  runtimes[i].says, atomic_load(&rt.refs));
+            CHECK(threads_named(AGENT_THREAD_NAME) == 0, "%s: no agent thread", runtimes[i].says);
+            CHECK(accept_agent(0) < 0, "%s: no connection", runtimes[i].says);
+            /* nothing was claimed: the object's Shutdown is a no-op */
+            CHECK(x->lpVtbl->Shutdown(x) == S_OK, "Shutdown of a refused object");
+            CHECK(x->lpVtbl->Release(x) == 0, "Release -> 0");
+        }
+    }
 }
 
 /* 300 trials by default (JITSCOPE_TEST_ATTACH_RACE=<trials>): two runtimes call
@@ -2690,6 +2798,7 @@ TEST(shutdown)
 static const check_test tests[] = {TEST_ENTRY(exports),
                                    TEST_ENTRY(class_factory),
                                    TEST_ENTRY(bad_config),
+                                   TEST_ENTRY(too_old),
                                    TEST_ENTRY(attach_race),
                                    TEST_ENTRY(side_by_side),
                                    TEST_ENTRY(gc_timeline),

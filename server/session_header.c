@@ -1,15 +1,17 @@
-/* store_header.c -- a session's own fields as JSON for the sessions table's
- * header column, and back (see store_db.h).
+/* session_header.c -- a session's own fields as JSON, and back (see session_header.h).
  *
  * A table of (name, offset, kind) drives both ways, so a field added to the
- * session is one row here; a name the file does not have reads as 0, which
- * is how an older file's header reads in a newer server. Lists (functions,
- * modules, threads, events) have their own tables; the state is a name. */
-#include "store_db.h"
+ * session is one row here; a name the JSON does not have reads as 0, which
+ * is how an older file's header reads in a newer server. Fields marked
+ * FOLDED are counters the agent's records make: storage's files of versions
+ * 1-3 kept them in the header (read back only for those); now they come from
+ * folding the log again, so they are not written. The state is a name. */
+#include "session_header.h"
 #include "utf.h"
 
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 enum store_kind { K_I32, K_U16, K_U32, K_I64, K_U64 };
@@ -19,69 +21,77 @@ typedef struct store_field {
     size_t offset;
     int kind;
     unsigned count; /* an array of this many */
+    int folded;     /* a counter from the agent's records (read from old files only) */
 } store_field;
 
-#define F(field, kind)                                                                             \
+#define OWN 0
+#define FOLDED 1
+#define F(field, kind, folded)                                                                     \
     {                                                                                              \
-#field, offsetof(session, field), kind, 1                                                  \
+#field, offsetof(session, field), kind, 1, folded                                          \
     }
-#define A(field, kind, n)                                                                          \
+#define NF(name, field, kind, folded)                                                              \
     {                                                                                              \
-#field, offsetof(session, field), kind, n                                                  \
+        name, offsetof(session, field), kind, 1, folded                                            \
+    }
+#define A(field, kind, n, folded)                                                                  \
+    {                                                                                              \
+#field, offsetof(session, field), kind, n, folded                                          \
     }
 
 static const store_field store_fields[] = {
-    F(pid, K_I32),
-    F(mode, K_I32),
-    F(root_id, K_I32),
-    F(parent_pid, K_I32),
-    F(has_exit_code, K_I32),
-    F(exit_code, K_I32),
-    F(exit_signal, K_I32),
-    F(created_ns, K_I64),
-    F(connected_ns, K_I64),
-    F(ended_ns, K_I64),
-    F(runtime_type, K_U16),
-    F(clr_instance_id, K_U16),
-    F(major, K_U16),
-    F(minor, K_U16),
-    F(build, K_U16),
-    F(qfe, K_U16),
-    F(ring_bytes, K_U32),
-    F(clock_offset_ns, K_I64),
-    F(records, K_U64),
-    F(bytes, K_U64),
-    F(last_seq, K_U64),
-    F(seq_gaps, K_U64),
-    F(connections, K_U64),
-    A(drops.dropped, K_U64, WIRE_DROP_REASONS),
-    F(drops.produced, K_U64),
-    F(drops.ring_used, K_U64),
-    F(agent_cost.callbacks, K_U64),
-    F(agent_cost.total_ns, K_U64),
-    A(agent_cost.buckets, K_U64, WIRE_COST_BUCKETS),
-    F(agent_cost.metadata_direct_modules, K_U64),
-    F(agent_cost.metadata_importer_opens, K_U64),
-    F(catchups, K_U64),
-    F(last_catchup.modules, K_U32),
-    F(last_catchup.functions, K_U32),
-    F(last_catchup.threads, K_U32),
-    F(last_catchup.quiet_ms, K_U32),
-    F(last_catchup.duration_ns, K_U64),
-    F(detach_requested_ns, K_I64),
-    F(detach_finished_ns, K_I64),
-    F(detach_hresult, K_I32),
-    F(jit_time_total_ns, K_U64),
-    F(jit_compilations, K_U64),
-    F(capacity_drops, K_U64),
-    A(tier_compilations, K_U64, WIRE_TIER_COUNT),
-    A(tier_jit_ns, K_U64, WIRE_TIER_COUNT),
-    F(tiers.enabled, K_U32),
-    F(tiers.hresult, K_I32),
-    F(tiers.lost, K_U64),
-    F(tiers_known, K_I32),
-    F(event_seq, K_U64),
-    F(events_evicted, K_U64),
+    F(pid, K_I32, OWN),
+    F(mode, K_I32, OWN),
+    F(root_id, K_I32, OWN),
+    F(parent_pid, K_I32, OWN),
+    F(has_exit_code, K_I32, OWN),
+    F(exit_code, K_I32, OWN),
+    F(exit_signal, K_I32, OWN),
+    F(start_time, K_U64, OWN),
+    F(created_ns, K_I64, OWN),
+    F(connected_ns, K_I64, FOLDED),
+    F(ended_ns, K_I64, OWN),
+    F(runtime_type, K_U16, FOLDED),
+    F(clr_instance_id, K_U16, FOLDED),
+    F(major, K_U16, FOLDED),
+    F(minor, K_U16, FOLDED),
+    F(build, K_U16, FOLDED),
+    F(qfe, K_U16, FOLDED),
+    F(ring_bytes, K_U32, FOLDED),
+    F(clock_offset_ns, K_I64, FOLDED),
+    F(records, K_U64, FOLDED),
+    F(bytes, K_U64, FOLDED),
+    F(last_seq, K_U64, FOLDED),
+    F(seq_gaps, K_U64, FOLDED),
+    F(connections, K_U64, FOLDED),
+    A(drops.dropped, K_U64, WIRE_DROP_REASONS, FOLDED),
+    F(drops.produced, K_U64, FOLDED),
+    F(drops.ring_used, K_U64, FOLDED),
+    F(agent_cost.callbacks, K_U64, FOLDED),
+    F(agent_cost.total_ns, K_U64, FOLDED),
+    A(agent_cost.buckets, K_U64, WIRE_COST_BUCKETS, FOLDED),
+    F(agent_cost.metadata_direct_modules, K_U64, FOLDED),
+    F(agent_cost.metadata_importer_opens, K_U64, FOLDED),
+    F(catchups, K_U64, FOLDED),
+    F(last_catchup.modules, K_U32, FOLDED),
+    F(last_catchup.functions, K_U32, FOLDED),
+    F(last_catchup.threads, K_U32, FOLDED),
+    F(last_catchup.quiet_ms, K_U32, FOLDED),
+    F(last_catchup.duration_ns, K_U64, FOLDED),
+    F(detach_requested_ns, K_I64, OWN),
+    F(detach_finished_ns, K_I64, FOLDED),
+    F(detach_hresult, K_I32, FOLDED),
+    F(jit_time_total_ns, K_U64, FOLDED),
+    F(jit_compilations, K_U64, FOLDED),
+    F(capacity_drops, K_U64, FOLDED),
+    A(tier_compilations, K_U64, WIRE_TIER_COUNT, FOLDED),
+    A(tier_jit_ns, K_U64, WIRE_TIER_COUNT, FOLDED),
+    F(tiers.enabled, K_U32, FOLDED),
+    F(tiers.hresult, K_I32, FOLDED),
+    F(tiers.lost, K_U64, FOLDED),
+    F(tiers_known, K_I32, FOLDED),
+    NF("event_seq", events.last_seq, K_U64, FOLDED),
+    NF("events_evicted", events.evicted, K_U64, FOLDED),
 };
 
 static size_t store_kind_size(int kind)
@@ -124,7 +134,7 @@ static void store_write(char *at, int kind, json_int_t v)
 }
 
 /* A run's build servers outside it: [[pid, cpu_ms, started_before, name]...]. */
-static json_t *store_outside_to_json(const session *s)
+static json_t *session_outside_to_json(const session *s)
 {
     json_t *list = json_array();
     uint32_t i;
@@ -137,7 +147,7 @@ static json_t *store_outside_to_json(const session *s)
     return list;
 }
 
-static void store_outside_from_json(session *s, const json_t *list)
+static void session_outside_from_json(session *s, const json_t *list)
 {
     const char *name;
     json_int_t pid, cpu_ms;
@@ -160,7 +170,7 @@ static void store_outside_from_json(session *s, const json_t *list)
     }
 }
 
-json_t *store_header_to_json(const session *s)
+json_t *session_header_to_json(const session *s)
 {
     json_t *o = json_object();
     size_t i;
@@ -172,6 +182,8 @@ json_t *store_header_to_json(const session *s)
         const store_field *f = &store_fields[i];
         const char *at = (const char *)s + f->offset;
         json_t *v;
+        if (f->folded)
+            continue;
         if (f->count == 1) {
             v = json_integer(store_read(at, f->kind));
         } else {
@@ -188,12 +200,13 @@ json_t *store_header_to_json(const session *s)
     json_object_set_new(o, "state", json_string(session_state_name(s->state)));
     json_object_set_new(o, "token", json_string(s->token));
     json_object_set_new(o, "error", json_string(s->error));
+    json_object_set_new(o, "command_line", json_string(s->command_line));
     json_object_set_new(o, "program", json_string(s->program));
-    json_object_set_new(o, "outside", store_outside_to_json(s));
+    json_object_set_new(o, "outside", session_outside_to_json(s));
     return o;
 }
 
-static session_state store_state_from_name(const char *name)
+session_state session_state_from_name(const char *name)
 {
     session_state st;
 
@@ -203,7 +216,7 @@ static session_state store_state_from_name(const char *name)
     return SESSION_INTERRUPTED; /* unknown: a newer server's state; it is not live here */
 }
 
-void store_header_from_json(session *s, const json_t *header)
+void session_header_from_json(session *s, const json_t *header, int with_folded)
 {
     size_t i;
     unsigned k;
@@ -214,6 +227,8 @@ void store_header_from_json(session *s, const json_t *header)
         const store_field *f = &store_fields[i];
         char *at = (char *)s + f->offset;
         const json_t *v = json_object_get(header, f->name);
+        if (f->folded && !with_folded)
+            continue;
         if (f->count == 1) {
             store_write(at, f->kind, json_is_integer(v) ? json_integer_value(v) : 0);
             continue;
@@ -224,14 +239,23 @@ void store_header_from_json(session *s, const json_t *header)
                         json_is_integer(e) ? json_integer_value(e) : 0);
         }
     }
-    s->state = store_state_from_name(json_string_value(json_object_get(header, "state")));
+    s->state = session_state_from_name(json_string_value(json_object_get(header, "state")));
     text = json_string_value(json_object_get(header, "token"));
     snprintf(s->token, sizeof(s->token), "%s", text ? text : "");
+    text = json_string_value(json_object_get(header, "command_line"));
+    if (text) {
+        char *line = malloc(strlen(text) + 1);
+        if (line) {
+            line[utf8_sanitize(text, strlen(text), line, strlen(text), &cut)] = '\0';
+            free(s->command_line);
+            s->command_line = line;
+        }
+    }
     text = json_string_value(json_object_get(header, "error"));
     s->error[utf8_sanitize(text ? text : "", text ? strlen(text) : 0, s->error,
                            sizeof(s->error) - 1, &cut)] = '\0';   /* never half a character */
     text = json_string_value(json_object_get(header, "program")); /* none in older files */
     s->program[utf8_sanitize(text ? text : "", text ? strlen(text) : 0, s->program,
                              sizeof(s->program) - 1, &cut)] = '\0';
-    store_outside_from_json(s, json_object_get(header, "outside"));
+    session_outside_from_json(s, json_object_get(header, "outside"));
 }
