@@ -226,7 +226,6 @@ static int agent_take(char *dst, size_t size, const char *src, size_t length)
     return 0;
 }
 
-
 /* `jitscope run --no-children`: only the process the launcher started itself. */
 static int agent_is_wanted_here(void)
 {

@@ -36,7 +36,7 @@
 
 #define SENDER_POLL_MS 5
 #define SENDER_BACKOFF_MIN_MS 50
-#define SENDER_BACKOFF_MAX_MS 2000 /* a restarted server is found within this */
+#define SENDER_BACKOFF_MAX_MS 2000     /* a restarted server is found within this */
 #define SENDER_STABLE_NS 1000000000ull /* a connection this old resets the back-off */
 #define SENDER_DROPS_EVERY_NS 500000000ull
 #define SENDER_WALKER_WAIT_MS 3000            /* detach: longest wait for the walker to end */

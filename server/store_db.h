@@ -18,7 +18,7 @@
 
 #include <sqlite3.h>
 
-#include "store.h"
+#include "store_types.h"
 
 #define STORE_SCHEMA_VERSION 4
 #define STORE_APPLICATION_ID 0x4a495453 /* "JITS" */

@@ -28,6 +28,8 @@ json_t *view_generations(uint32_t bits)
     return list;
 }
 
+/* `mode` says what a profile measures: "wall" (wall clock), the only mode the
+ * sampler has: each sample walks every managed thread, running or waiting. */
 json_t *view_profile_status(const profile_state *p)
 {
     json_t *o = json_pack(
@@ -42,6 +44,8 @@ json_t *view_profile_status(const profile_state *p)
         "dropped_samples", (json_int_t)p->dropped_samples, "dropped_stacks",
         (json_int_t)p->dropped_stacks);
 
+    if (o)
+        json_object_set_new(o, "mode", json_string("wall"));
     if (o)
         json_object_set_new(o, "error",
                             p->hresult ? json_sprintf("the agent could not start sampling: "
@@ -268,10 +272,12 @@ json_t *view_session_detail(session *s)
                   s->detach_hresult ? view_hresult(s->detach_hresult) : json_null()));
     json_object_set_new(o, "events_evicted", json_integer((json_int_t)s->events.evicted));
     /* read back from storage (a run from before this server started): read-only */
-    json_object_set_new(o, "stored",
-                        json_pack("{s:b, s:s?, s:I}", "past", s->persist.past, "load_error",
-                                  s->persist.load_error[0] ? s->persist.load_error : NULL,
-                                  "resumes", (json_int_t)s->resumes));
+    json_object_set_new(
+        o, "stored",
+        json_pack("{s:b, s:s?, s:I, s:o}", "past", s->persist.past, "load_error",
+                  s->persist.load_error[0] ? s->persist.load_error : NULL, "resumes",
+                  (json_int_t)s->resumes, "last_gap_ms",
+                  s->resumes ? json_real((double)s->last_resume.gap_ns / 1e6) : json_null()));
     json_object_set_new(o, "profile", view_profile_status(&s->profile));
     json_object_set_new(o, "stacks",
                         json_pack("{s:I}", "snapshots", (json_int_t)s->stacks.kept_count));

@@ -464,6 +464,10 @@ TEST(profile_formats_and_parameters)
               json_array_size(json_object_get(r.json, "threads")) == 1 &&
               json_is_array(json_object_get(r.json, "timeline")),
           "json: profile, threads, timeline, tree");
+    CHECK(json_string_value(json_object_get(json_object_get(r.json, "profile"), "mode")) &&
+              strcmp(json_string_value(json_object_get(json_object_get(r.json, "profile"), "mode")),
+                     "wall") == 0,
+          "the profile says what it measures: mode wall");
     done(&r);
     r = call("GET", path("/profile"), folded_args, NULL);
     CHECK(r.status == 200 && r.text &&
