@@ -24,7 +24,8 @@ static int is_agent(const char *name) { return agentpeer_is_agent_socket(name, s
 TEST(agent_socket_names)
 {
     CHECK(is_agent("/tmp/jitscope-AbC123/agent.sock"), "a server's socket in /tmp");
-    CHECK(is_agent("/run/user/1000/jitscope-x_Y9zq/agent.sock"), "under XDG_RUNTIME_DIR");
+    CHECK(is_agent("/run/user/1000/jitscope-xAY9zq/agent.sock"), "under XDG_RUNTIME_DIR");
+    CHECK(!is_agent("/tmp/jitscope-x_Y9zq/agent.sock"), "mkdtemp makes letters and digits only");
     CHECK(is_agent("/tmp/jitscope-0-cbf29ce484222325/agent.sock"), "a data directory's (uid 0)");
     CHECK(is_agent("/run/user/1000/jitscope-1000-0123456789abcdef/agent.sock"), "uid 1000");
     CHECK(!is_agent("/tmp/jitscope-0-cbf29ce48422232/agent.sock"), "15 hex digits");
