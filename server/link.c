@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,20 +18,27 @@
 #include <unistd.h>
 
 #include "budget.h"
+#include "agentpeer.h"
+#include "persist.h"
 #include "proc.h"
 #include "sessions.h"
 #include "wire_decode.h"
 #include "wire_encode.h"
 
-#define LINK_MAX_CONNECTIONS 64
+#define LINK_MAX_CONNECTIONS 64 /* agents past their hello */
+#define LINK_MAX_PENDING 64     /* connections that have not said hello yet */
+#define LINK_SLOTS (LINK_MAX_CONNECTIONS + LINK_MAX_PENDING)
+#define LINK_HELLO_MS 2000u    /* a connection must have said hello within this */
+#define LINK_ACCEPT_BURST 256  /* connections accepted per wake-up at most */
 #define LINK_SEND_WAIT_MS 500u /* longest wait for an agent to take a command */
 #define LINK_BUFFER (2u * (WIRE_MAX_PAYLOAD + sizeof(wire_frame_header)))
 
 typedef struct link_conn {
     int fd;
     int link_id;
-    int session_id; /* 0 until a valid hello */
-    pid_t peer_pid; /* the agent's process, from SO_PEERCRED (0 when not visible here) */
+    int session_id;       /* 0 until a valid hello */
+    pid_t peer_pid;       /* the agent's process, from SO_PEERCRED (0 when not visible here) */
+    uint64_t accepted_ns; /* CLOCK_MONOTONIC: the hello is due LINK_HELLO_MS after this */
     size_t used;
     uint8_t buf[LINK_BUFFER];
 } link_conn;
@@ -45,21 +53,56 @@ static int link_wake[2] = {-1, -1};
 static pthread_t link_thread;
 static int link_thread_started;
 static pthread_mutex_t link_mutex = PTHREAD_MUTEX_INITIALIZER; /* guards link_conns fds for send */
-static link_conn *link_conns[LINK_MAX_CONNECTIONS];
+static link_conn *link_conns[LINK_SLOTS];
 static int link_next_id = 1;
-static int64_t link_room_checked; /* when the link thread last made room in the memory budget */
+static int64_t link_room_checked;    /* when the link thread last made room in the memory budget */
+static int link_pending, link_bound; /* link_conns without and with a session (link thread) */
+static unsigned link_unheard;        /* closed without a hello since the last log line */
+static char link_note[AGENTPEER_NOTE_MAX]; /* written once, before link_note_set */
+static _Atomic int link_note_set;
 
 const char *link_socket_path(void) { return link_path; }
 
 static void *link_main(void *arg);
 
-static int link_make_dir(char *err, size_t errsz)
+static int link_remake_dir(char *err, size_t errsz);
+
+/* The directory for a data directory: its absolute path hashed (FNV-1a). */
+static int link_stable_dir(const char *base, const char *key, char *err, size_t errsz)
+{
+    char resolved[4096];
+    uint64_t h = 0xcbf29ce484222325ull;
+    const char *p;
+
+    if (!realpath(key, resolved))
+        snprintf(resolved, sizeof(resolved), "%s", key);
+    for (p = resolved; *p; p++) {
+        h ^= (unsigned char)*p;
+        h *= 0x100000001b3ull;
+    }
+    if (snprintf(link_dir, sizeof(link_dir), "%s/jitscope-%u-%016llx", base, (unsigned)getuid(),
+                 (unsigned long long)h) >= (int)sizeof(link_dir)) {
+        snprintf(err, errsz, "socket directory name too long under %s", base);
+        return -1;
+    }
+    if (link_remake_dir(err, errsz) != 0) { /* made 0700, or ours and private already */
+        link_dir[0] = '\0';
+        return -1;
+    }
+    snprintf(link_path, sizeof(link_path), "%s/agent.sock", link_dir);
+    unlink(link_path); /* a socket left by a server that died: ours to bind again */
+    return 0;
+}
+
+static int link_make_dir(const char *stable_key, char *err, size_t errsz)
 {
     const char *base = getenv("XDG_RUNTIME_DIR");
     struct stat st;
 
     if (!base || !*base || stat(base, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != getuid())
         base = "/tmp";
+    if (stable_key)
+        return link_stable_dir(base, stable_key, err, errsz);
     if (snprintf(link_dir, sizeof(link_dir), "%s/jitscope-XXXXXX", base) >= (int)sizeof(link_dir)) {
         snprintf(err, errsz, "socket directory name too long under %s", base);
         return -1;
@@ -90,7 +133,7 @@ static int link_listen_at_path(char *err, size_t errsz)
     old_mask = umask(0077);
     rc = bind(fd, (struct sockaddr *)&addr, sizeof(addr));
     umask(old_mask);
-    if (rc != 0 || listen(fd, 16) != 0 || stat(link_path, &st) != 0) {
+    if (rc != 0 || listen(fd, 256) != 0 || stat(link_path, &st) != 0) {
         snprintf(err, errsz, "bind/listen %s: %s", link_path, strerror(errno));
         close(fd);
         return -1;
@@ -123,6 +166,31 @@ static int link_remake_dir(char *err, size_t errsz)
     return 0;
 }
 
+/* DIR/server: who made this directory, for a server that finds one of our
+ * agents in a process it was asked to attach to (agentpeer.h). */
+static void link_write_note(void)
+{
+    char path[sizeof(link_dir) + sizeof(AGENTPEER_NOTE_NAME) + 1];
+    size_t n = strlen(link_note);
+    int fd;
+
+    snprintf(path, sizeof(path), "%s/" AGENTPEER_NOTE_NAME, link_dir);
+    fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+    if (fd < 0 || write(fd, link_note, n) != (ssize_t)n)
+        fprintf(stderr, "jitscope: cannot write %s: %s\n", path, strerror(errno));
+    if (fd >= 0)
+        close(fd);
+}
+
+void link_set_note(const char *text)
+{
+    if (link_note_set || !link_dir[0])
+        return;
+    snprintf(link_note, sizeof(link_note), "%s\n", text);
+    link_write_note();
+    link_note_set = 1;
+}
+
 /* Called by the link thread every sweep: when the socket file is gone (its
  * directory removed, say, by a /tmp cleaner) or is no longer the one we bound,
  * bind a new one at the same path. Connected agents are not affected either
@@ -147,6 +215,8 @@ static void link_check_socket(void)
     close(link_listen_fd);
     link_listen_fd = fd;
     link_recreate_failing = 0;
+    if (link_note_set)
+        link_write_note(); /* it went with the directory */
     fprintf(stderr, "jitscope: agent socket %s was removed; recreated it\n", link_path);
     return;
 failed:
@@ -156,9 +226,9 @@ failed:
     link_recreate_failing = 1;
 }
 
-int link_start(char *err, size_t errsz)
+int link_start(const char *stable_key, char *err, size_t errsz)
 {
-    if (link_make_dir(err, errsz) != 0)
+    if (link_make_dir(stable_key, err, errsz) != 0)
         return -1;
     if (snprintf(link_path, sizeof(link_path), "%s/agent.sock", link_dir) >=
         (int)sizeof(link_path)) {
@@ -229,7 +299,7 @@ int link_send(int link_id, uint16_t type, const void *payload, uint32_t length)
         return -1;
     size = wire_encode(frame, &h, payload, length, NULL, 0, NULL, 0);
     pthread_mutex_lock(&link_mutex);
-    for (i = 0; i < LINK_MAX_CONNECTIONS; i++) {
+    for (i = 0; i < LINK_SLOTS; i++) {
         link_conn *c = link_conns[i];
         if (c && c->link_id == link_id) {
             rc = link_write_whole(c->fd, link_id, frame, size);
@@ -253,6 +323,9 @@ static void link_close(int slot, const char *why)
             sessions_changed(); /* a request waiting for this agent gives up */
         }
         sessions_unlock();
+        link_bound--;
+    } else {
+        link_pending--;
     }
     if (why)
         fprintf(stderr, "jitscope: agent connection %d closed: %s\n", c->link_id, why);
@@ -263,7 +336,35 @@ static void link_close(int slot, const char *why)
     free(c);
 }
 
-static void link_accept(void)
+/* Closes a connection that has not said hello, without a line of its own:
+ * a flood of them is counted and logged once (link_check_hellos). */
+static void link_close_unheard(int slot)
+{
+    link_close(slot, NULL);
+    link_unheard++;
+}
+
+/* The slot of the oldest connection without a hello, or -1. */
+static int link_oldest_pending(void)
+{
+    int i, oldest = -1;
+
+    for (i = 0; i < LINK_SLOTS; i++) {
+        link_conn *c = link_conns[i];
+        if (c && !c->session_id && (oldest < 0 || c->accepted_ns < link_conns[oldest]->accepted_ns))
+            oldest = i;
+    }
+    return oldest;
+}
+
+/* Accepts one connection; 0 when there was one, -1 when the backlog is empty.
+ * A connection is pending until its hello binds it to a session (link_bind):
+ * it has LINK_HELLO_MS for that, and at most LINK_MAX_PENDING are pending at
+ * once; a new one beyond that closes the oldest pending one, so connections
+ * that say nothing can never keep a real agent out (an agent says hello at
+ * once and is never the oldest for long). Agents past their hello have their
+ * own LINK_MAX_CONNECTIONS. */
+static int link_accept(void)
 {
     struct ucred cred;
     socklen_t len = sizeof(cred);
@@ -271,26 +372,61 @@ static void link_accept(void)
     int fd = accept4(link_listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK), i;
 
     if (fd < 0)
-        return;
+        return errno == EINTR || errno == ECONNABORTED ? 0 : -1;
     if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0 || cred.uid != getuid()) {
         fprintf(stderr, "jitscope: refused agent connection from uid %d (not ours)\n",
                 (int)cred.uid);
         close(fd);
-        return;
+        return 0;
     }
-    for (i = 0; i < LINK_MAX_CONNECTIONS && link_conns[i]; i++)
+    if (link_pending >= LINK_MAX_PENDING)
+        link_close_unheard(link_oldest_pending());
+    for (i = 0; i < LINK_SLOTS && link_conns[i]; i++)
         ;
-    if (i == LINK_MAX_CONNECTIONS || !(c = calloc(1, sizeof(*c)))) {
-        fprintf(stderr, "jitscope: refused agent connection: too many connections\n");
+    if (i == LINK_SLOTS || !(c = calloc(1, sizeof(*c)))) {
+        fprintf(stderr, "jitscope: refused agent connection: out of memory\n");
         close(fd);
-        return;
+        return 0;
     }
     c->fd = fd;
     c->peer_pid = cred.pid;
     c->link_id = link_next_id++;
+    c->accepted_ns = clock_mono_ns();
     pthread_mutex_lock(&link_mutex);
     link_conns[i] = c;
     pthread_mutex_unlock(&link_mutex);
+    link_pending++;
+    return 0;
+}
+
+/* Closes the connections whose hello is overdue, and logs how many went
+ * unheard. Returns the milliseconds until the next hello is due (at most max_ms). */
+static int link_check_hellos(int max_ms)
+{
+    uint64_t now = clock_mono_ns(), due = LINK_HELLO_MS * 1000000ull;
+    int i, wait_ms = max_ms;
+
+    for (i = 0; i < LINK_SLOTS; i++) {
+        link_conn *c = link_conns[i];
+        int left_ms;
+        if (!c || c->session_id)
+            continue;
+        if (now - c->accepted_ns >= due) {
+            link_close_unheard(i);
+            continue;
+        }
+        left_ms = (int)((c->accepted_ns + due - now) / 1000000ull) + 1;
+        if (left_ms < wait_ms)
+            wait_ms = left_ms;
+    }
+    if (link_unheard) {
+        fprintf(stderr,
+                "jitscope: closed %u agent connection(s) that sent no hello within %u ms, or "
+                "were the oldest of more than %d without one\n",
+                link_unheard, LINK_HELLO_MS, LINK_MAX_PENDING);
+        link_unheard = 0;
+    }
+    return wait_ms;
 }
 
 /* A process of root's run other than the launched one: its own session under
@@ -318,6 +454,7 @@ static session *link_child_session(session *root, pid_t pid, const wire_hello *h
         *why = "no room for another session";
         return NULL;
     }
+    proc_program_name(pid, s->program, sizeof(s->program));
     s->created_ns = (int64_t)clock_real_ns();
     fprintf(stderr, "jitscope: pid %d (child of %d) joined session %d as session %d\n", (int)pid,
             (int)parent, root->id, s->id);
@@ -354,12 +491,18 @@ static session *link_bind(link_conn *c, const wire_record *r, const char **why)
         *why = "session already has an agent connection";
         return NULL;
     }
+    if (link_bound >= LINK_MAX_CONNECTIONS) {
+        *why = "too many agent connections";
+        return NULL;
+    }
     if (!s->parent_pid && s->pid > 0)
-        s->parent_pid = proc_parent_pid(s->pid); /* the hello's is the agent's word */
+        s->parent_pid = proc_parent_pid(s->pid);  /* the hello's is the agent's word */
+    persist_resumed(s, (int64_t)clock_real_ns()); /* a session of a server before this one */
     s->link_id = c->link_id;
     session_budget_connected(s, 1); /* it shares the memory budget from now on */
-    s->last_seq = 0;
     c->session_id = s->id;
+    link_pending--;
+    link_bound++;
     return s;
 }
 
@@ -369,21 +512,24 @@ static const char *link_consume(link_conn *c)
     const char *why = NULL;
     size_t off = 0;
     int64_t now = (int64_t)clock_real_ns();
-    int applied = 0;
+    session *s = NULL;
+    /* c->buf[run..logged) was folded and goes into the session's log as it
+     * came; a refused frame is left out (the runs before it go first) */
+    size_t run = 0, logged = 0;
 
     sessions_lock();
     /* ended sessions give memory back before live ones are refused (a look
      * at most every 100 ms: it walks the registry) */
     if (budget_held() > budget_max() - budget_max() / 32 && now - link_room_checked > 100000000) {
         link_room_checked = now;
-        sessions_make_room();
+        persist_make_room();
     }
     while (!why) {
         wire_frame f;
         wire_record r;
         size_t used;
-        session *s;
         int rc = wire_decode_frame(c->buf + off, c->used - off, &f, &used, &why);
+        size_t start = off;
 
         if (rc != WIRE_DECODE_OK)
             break;
@@ -396,14 +542,20 @@ static const char *link_consume(link_conn *c)
             break;
         }
         s->bytes += used;
-        applied = 1;
         rc = session_apply(s, &r, now, &why);
         if (rc < 0)
             break;
-        if (rc == 0 && session_persist_enabled() && session_persist_wants(r.type))
-            session_persist_log(s, SESSION_REPLAY_FRAME, now, c->buf + off - used, (uint32_t)used);
+        if (rc == SESSION_REFUSED) { /* not folded: not in its log (what it moved is, later) */
+            if (start > run)
+                persist_frames(s, now, c->buf + run, start - run);
+            run = off;
+            continue;
+        }
+        logged = off;
     }
-    if (applied)
+    if (s && logged > run) /* what was folded goes into its log, as it came */
+        persist_frames(s, now, c->buf + run, logged - run);
+    if (s && logged)
         sessions_changed(); /* wakes requests waiting for a record (POST /stacks) */
     sessions_unlock();
     memmove(c->buf, c->buf + off, c->used - off);
@@ -439,28 +591,30 @@ static void link_read(int slot)
 static void *link_main(void *arg)
 {
     int64_t last_sweep = 0;
+    int wait_ms = 500;
 
     (void)arg;
     pthread_setname_np(pthread_self(), "jitscope-link"); /* for top, perf and bench/ */
     for (;;) {
-        struct pollfd fds[LINK_MAX_CONNECTIONS + 2];
-        int slots[LINK_MAX_CONNECTIONS + 2], n = 2, i;
+        struct pollfd fds[LINK_SLOTS + 2];
+        int slots[LINK_SLOTS + 2], n = 2, i;
 
         fds[0] = (struct pollfd){.fd = link_wake[0], .events = POLLIN};
         fds[1] = (struct pollfd){.fd = link_listen_fd, .events = POLLIN};
-        for (i = 0; i < LINK_MAX_CONNECTIONS; i++) {
+        for (i = 0; i < LINK_SLOTS; i++) {
             if (link_conns[i]) {
                 slots[n] = i;
                 fds[n++] = (struct pollfd){.fd = link_conns[i]->fd, .events = POLLIN};
             }
         }
-        if (poll(fds, (nfds_t)n, 500) < 0) {
+        if (poll(fds, (nfds_t)n, wait_ms) < 0) {
             if (errno == EINTR)
                 continue;
             break;
         }
         if ((int64_t)clock_real_ns() - last_sweep > 500000000) {
             sessions_sweep();
+            persist_sweep();
             link_check_socket();
             last_sweep = (int64_t)clock_real_ns();
         }
@@ -469,8 +623,12 @@ static void *link_main(void *arg)
         for (i = 2; i < n; i++)
             if (fds[i].revents)
                 link_read(slots[i]);
-        if (fds[1].revents & POLLIN)
-            link_accept();
+        /* the whole backlog (up to a burst): a flood of silent peers is taken
+         * in, and pushed out, faster than it can fill the backlog for an agent */
+        for (i = 0; (fds[1].revents & POLLIN) && i < LINK_ACCEPT_BURST; i++)
+            if (link_accept() != 0)
+                break;
+        wait_ms = link_check_hellos(500);
     }
     return NULL;
 }
@@ -485,7 +643,7 @@ void link_stop(void)
         pthread_join(link_thread, NULL);
         link_thread_started = 0;
     }
-    for (i = 0; i < LINK_MAX_CONNECTIONS; i++)
+    for (i = 0; i < LINK_SLOTS; i++)
         if (link_conns[i])
             link_close(i, NULL);
     if (link_listen_fd >= 0)
@@ -498,7 +656,11 @@ void link_stop(void)
     }
     if (link_path[0])
         unlink(link_path);
-    if (link_dir[0])
+    if (link_dir[0]) {
+        char note[sizeof(link_dir) + sizeof(AGENTPEER_NOTE_NAME) + 1];
+        snprintf(note, sizeof(note), "%s/" AGENTPEER_NOTE_NAME, link_dir);
+        unlink(note);
         rmdir(link_dir);
+    }
     link_path[0] = link_dir[0] = '\0';
 }

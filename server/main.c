@@ -7,9 +7,11 @@
  * the dashboard URL and stop on SIGINT/SIGTERM (received with sigwait on the
  * main thread; every other thread has them blocked).
  * Exit codes: 0 ok, 1 the operation failed, 2 usage error, 3 the data directory
- * (--data) cannot be used, 127 cannot start PROGRAM. */
+ * (--data) cannot be used, 127 cannot start PROGRAM; `run` whose app has ended
+ * (with --exit: always) exits with the app's code, 128 + N for signal N. */
 #include <errno.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,13 +25,17 @@
 #include "clock.h"
 #include "attach.h"
 #include "budget.h"
+#include "buildwatch.h"
 #include "client.h"
 #include "http.h"
 #include "ipc.h"
 #include "launch.h"
 #include "proclist.h"
+#include "procname.h"
 #include "link.h"
+#include "netaddr.h"
 #include "sessions.h"
+#include "persist.h"
 #include "store.h"
 #include "ws.h"
 #include "utf.h"
@@ -47,7 +53,8 @@ typedef struct cli_options {
     const char *server;     /* attach/detach: URL of a running server */
     int ws_port;            /* -1: HTTP port + 1 (0 when the HTTP port is 0) */
     int no_children;        /* run: keep the agent out of the app's child processes */
-    store_options store;    /* --data DIR|none, --keep N */
+    int exit_with_app;      /* run --exit: stop once the app has ended, with its exit code */
+    persist_options store;  /* --data DIR|none, --keep N, --keep-events N */
     char data_buf[PATH_MAX];
     uint64_t max_memory; /* --max-memory, 0: the default (budget.h) */
 } cli_options;
@@ -61,7 +68,8 @@ static void usage(FILE *out)
           "commands:\n"
           "  run [OPTIONS] -- PROGRAM [ARGS...]  start PROGRAM with the jitscope agent loaded\n"
           "                                      and serve its session (keeps serving after it "
-          "exits)\n"
+          "exits,\n"
+          "                                      unless --exit)\n"
           "  attach PID [OPTIONS]                attach to a running .NET process and serve its\n"
           "                                      session (with --server URL: ask that server)\n"
           "  detach SESSION|PID [--server URL]   take the agent out of a process again\n"
@@ -71,11 +79,18 @@ static void usage(FILE *out)
           "\n"
           "options:\n"
           "  --port N        HTTP port (default 8642; 0 picks a free one)\n"
-          "  --ws-port N     live-stream WebSocket port (default: HTTP port + 1; 0 picks one)\n"
-          "  --host ADDR     bind address (default 127.0.0.1; others need --api-key)\n"
+          "  --ws-port N     live-stream WebSocket port (default: HTTP port + 1, or a free one\n"
+          "                  when that is taken; 0 picks one)\n"
+          "  --host ADDR     the one numeric IPv4/IPv6 address both ports listen on (default\n"
+          "                  127.0.0.1; 0.0.0.0 or :: for every address of that family);\n"
+          "                  anything but loopback needs --api-key, and should have TLS\n"
           "  --api-key KEY   require 'Authorization: Bearer KEY' on the API (or JITSCOPE_API_KEY)\n"
+          "  --tls-cert FILE serve HTTPS and wss:// with this PEM certificate (chain)...\n"
+          "  --tls-key FILE  ...and this PEM private key (both or neither)\n"
           "  --agent PATH    agent library (default: libjitscope_agent.so next to jitscope)\n"
           "  --no-children   run: profile only PROGRAM, not the .NET processes it starts\n"
+          "  --exit          run: once PROGRAM has ended and its session is stored, stop and\n"
+          "                  exit with PROGRAM's exit code (128 + N when signal N killed it)\n"
           "  --web DIR       dashboard files (default: ../web from jitscope's directory)\n"
           "  --data DIR      keep sessions in DIR/jitscope.db across restarts (default\n"
           "                  $XDG_STATE_HOME/jitscope, else ~/.local/state/jitscope);\n"
@@ -84,14 +99,13 @@ static void usage(FILE *out)
           "                  at most 200)\n"
           "  --keep-events N newest events kept in storage per session (default and most\n"
           "                  1048576, what memory keeps; at least 1000)\n"
-          "  --rewrite-delay S  a stored function that compiles again (tier-up) is rewritten\n"
-          "                  in a batch within S seconds, or when its session ends (default\n"
-          "                  30, at most 3600; 0: at the next commit)\n"
           "  --max-memory SIZE  memory for what sessions hold, shared by the connected ones\n"
           "                  (bytes, or with K, M, G, T: 512M, 2G; or N%% of the machine's\n"
           "                  memory; default 25%%, at least 64M); a session over its share\n"
           "                  refuses new functions and names, and counts them\n"
-          "  --server URL    a running jitscope server (default http://127.0.0.1:8642)\n"
+          "  --server URL    a running jitscope server (default http://127.0.0.1:8642; an\n"
+          "                  https:// one's certificate is checked against the system's CAs,\n"
+          "                  or the PEM file in JITSCOPE_CA_FILE)\n"
           "  -h, --help      this text\n",
           out);
 }
@@ -136,6 +150,45 @@ static int parse_port(const char *text, int *port)
     return 0;
 }
 
+/* One argument as a shell would need it written: as it is when it holds only
+ * characters no shell treats specially, else in single quotes. */
+static void print_shell_word(FILE *out, const char *word)
+{
+    const char *p;
+
+    if (*word && strspn(word, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+                              "_./:=@%+,-") == strlen(word)) {
+        fputs(word, out);
+        return;
+    }
+    fputc('\'', out);
+    for (p = word; *p; p++)
+        if (*p == '\'')
+            fputs("'\\''", out);
+        else
+            fputc(*p, out);
+    fputc('\'', out);
+}
+
+/* `jitscope run dotnet --version`: the program came without the "--" that
+ * ends jitscope's options. Says so, with the command line that has it. */
+static void suggest_double_dash(int argc, char **argv, int at)
+{
+    int i;
+
+    fprintf(stderr,
+            "jitscope: unknown or incomplete option '%s': the program to run comes after '--'\n"
+            "did you mean: jitscope",
+            argv[at]);
+    for (i = 1; i < argc; i++) {
+        if (i == at)
+            fputs(" --", stderr);
+        fputc(' ', stderr);
+        print_shell_word(stderr, argv[i]);
+    }
+    fputc('\n', stderr);
+}
+
 static int parse_options(int argc, char **argv, int start, int allow_command, int positional,
                          cli_options *o)
 {
@@ -145,7 +198,6 @@ static int parse_options(int argc, char **argv, int start, int allow_command, in
     memset(o, 0, sizeof(*o));
     o->http.port = 8642;
     o->ws_port = -1;
-    o->store.rewrite_ms = STORE_REWRITE_MS;
     o->http.api_key = getenv("JITSCOPE_API_KEY");
     for (i = start; i < argc; i++) {
         const char *a = argv[i];
@@ -173,10 +225,16 @@ static int parse_options(int argc, char **argv, int start, int allow_command, in
             o->http.bind_host = v, i++;
         } else if (strcmp(a, "--api-key") == 0 && v) {
             o->http.api_key = v, i++;
+        } else if (strcmp(a, "--tls-cert") == 0 && v) {
+            o->http.tls_cert = v, i++;
+        } else if (strcmp(a, "--tls-key") == 0 && v) {
+            o->http.tls_key = v, i++;
         } else if (strcmp(a, "--agent") == 0 && v) {
             o->agent_path = v, i++;
         } else if (strcmp(a, "--no-children") == 0 && allow_command) {
             o->no_children = 1;
+        } else if (strcmp(a, "--exit") == 0 && allow_command) {
+            o->exit_with_app = 1;
         } else if (strcmp(a, "--web") == 0 && v) {
             o->http.web_root = v, i++;
         } else if (strcmp(a, "--data") == 0 && v) {
@@ -187,20 +245,16 @@ static int parse_options(int argc, char **argv, int start, int allow_command, in
             o->store.dir = v, i++;
         } else if (strcmp(a, "--keep-events") == 0 && v) {
             long keep;
-            if (parse_in_range(v, STORE_KEEP_EVENTS_MIN, SESSION_MAX_EVENTS, &keep) != 0) {
+            if (parse_in_range(v, STORE_KEEP_EVENTS_MIN, EVENTLOG_MAX, &keep) != 0) {
                 fprintf(stderr, "jitscope: --keep-events wants %u..%u, not '%s'\n",
-                        STORE_KEEP_EVENTS_MIN, (unsigned)SESSION_MAX_EVENTS, v);
+                        STORE_KEEP_EVENTS_MIN, (unsigned)EVENTLOG_MAX, v);
                 return -1;
             }
             o->store.keep_events = (unsigned)keep, i++;
-        } else if (strcmp(a, "--rewrite-delay") == 0 && v) {
-            long seconds;
-            if (parse_in_range(v, 0, STORE_REWRITE_MAX_S, &seconds) != 0) {
-                fprintf(stderr, "jitscope: --rewrite-delay wants 0..%u seconds, not '%s'\n",
-                        STORE_REWRITE_MAX_S, v);
-                return -1;
-            }
-            o->store.rewrite_ms = (unsigned)seconds * 1000u, i++;
+        } else if (strcmp(a, "--rewrite-delay") == 0) {
+            fprintf(stderr, "jitscope: --rewrite-delay is no longer needed: every compilation is "
+                            "stored as it comes (docs/STORAGE.md)\n");
+            return -1;
         } else if (strcmp(a, "--keep") == 0 && v) {
             long keep;
             if (parse_in_range(v, 1, STORE_KEEP_MAX, &keep) != 0) {
@@ -221,6 +275,9 @@ static int parse_options(int argc, char **argv, int start, int allow_command, in
             o->server = v, i++;
         } else if (positional && !o->positional && a[0] != '-') {
             o->positional = a;
+        } else if (allow_command && a[0] != '-') {
+            suggest_double_dash(argc, argv, i);
+            return -1;
         } else {
             fprintf(stderr, "jitscope: unknown or incomplete option '%s' (see --help)\n", a);
             return -1;
@@ -228,6 +285,18 @@ static int parse_options(int argc, char **argv, int start, int allow_command, in
     }
     if (o->http.api_key && !*o->http.api_key)
         o->http.api_key = NULL;
+    if (!o->http.tls_cert != !o->http.tls_key) {
+        fprintf(stderr, "jitscope: --tls-cert and --tls-key go together\n");
+        return -1;
+    }
+    for (i = 0; o->http.tls_cert && i < 2; i++) {
+        const char *file = i == 0 ? o->http.tls_cert : o->http.tls_key;
+        if (access(file, R_OK) != 0) {
+            fprintf(stderr, "jitscope: %s %s: %s\n", i == 0 ? "--tls-cert" : "--tls-key", file,
+                    strerror(errno));
+            return -1;
+        }
+    }
     if (self_dir(dir, sizeof(dir)) != 0) {
         fprintf(stderr, "jitscope: cannot find my own directory\n");
         return -1;
@@ -283,18 +352,71 @@ static int parse_pid(const char *text, pid_t *pid)
     return 0;
 }
 
+/* The host part of the URLs printed: the bound address, or loopback for a wildcard. */
+static const char *url_host(const cli_options *o)
+{
+    static char bracketed[80];
+    const char *h = o->http.bind_host ? o->http.bind_host : "127.0.0.1";
+
+    if (netaddr_is_wildcard(h))
+        return strchr(h, ':') ? "[::1]" : "127.0.0.1";
+    if (!strchr(h, ':'))
+        return h;
+    snprintf(bracketed, sizeof(bracketed), "[%s]", h);
+    return bracketed;
+}
+
 enum serve_mode { SERVE_ONLY, SERVE_RUN, SERVE_ATTACH };
+
+#define SERVE_DRAIN_MS 10000 /* longest wait for an ended app's last records */
+
+static pthread_t serve_thread; /* the main thread: sigwait wakes it */
+
+/* run --exit: the reaper recorded the app's exit; wake the main thread. */
+static void serve_app_ended(void) { pthread_kill(serve_thread, SIGUSR1); }
+
+/* Waits (at most SERVE_DRAIN_MS) until the ended app's session has read all
+ * its agent sent, up to the closed connection: its state is then `exited`. */
+static void serve_wait_drained(int session_id)
+{
+    struct timespec deadline;
+    session *s;
+
+    clock_gettime(CLOCK_MONOTONIC, &deadline);
+    deadline.tv_sec += SERVE_DRAIN_MS / 1000;
+    sessions_lock();
+    while ((s = sessions_peek(session_id)) && s->state != SESSION_EXITED &&
+           sessions_wait(&deadline) == 0)
+        ;
+    if (s && s->state != SESSION_EXITED)
+        fprintf(stderr, "jitscope: session %d still has an agent connection after %d s\n",
+                session_id, SERVE_DRAIN_MS / 1000);
+    sessions_unlock();
+}
 
 static int serve(cli_options *o, int mode)
 {
     char err[512], line[4096];
     sigset_t stop;
-    int port, ws_port = 0, sig, rc = 1;
+    int port, ws_port = 0, sig, rc = 1, run_id = 0, code, app_code = 0;
+    size_t argc;
+    ws_config ws = {.bind_host = o->http.bind_host,
+                    .port = o->ws_port,
+                    .port_is_default = o->ws_port < 0,
+                    .api_key = o->http.api_key,
+                    .tls_cert = o->http.tls_cert,
+                    .tls_key = o->http.tls_key};
+    const char *tls = o->http.tls_cert ? "s" : "";
 
+    /* a file that may not grow (a full disk's quota, a file size limit) is an
+     * error storage reports and retries, not the end of the server */
+    signal(SIGXFSZ, SIG_IGN);
     sigemptyset(&stop);
     sigaddset(&stop, SIGINT);
     sigaddset(&stop, SIGTERM);
     sigaddset(&stop, SIGPIPE);
+    sigaddset(&stop, SIGUSR1); /* run --exit: the app has ended */
+    serve_thread = pthread_self();
     rc = pthread_sigmask(SIG_BLOCK, &stop, NULL); /* before any thread starts */
     if (rc != 0) {
         fprintf(stderr, "jitscope: pthread_sigmask: %s\n", strerror(rc));
@@ -312,24 +434,24 @@ static int serve(cli_options *o, int mode)
     budget_set_max(o->max_memory ? o->max_memory : budget_default());
     fprintf(stderr, "jitscope: memory for sessions: %llu MiB (--max-memory)\n",
             (unsigned long long)(budget_max() >> 20));
-    if (store_open(&o->store, err, sizeof(err)) != 0) {
+    if (persist_open(&o->store, err, sizeof(err)) != 0) {
         fprintf(stderr, "jitscope: %s\n", err);
         return STORE_EXIT_CODE;
     }
-    if (store_enabled())
+    if (persist_enabled())
         fprintf(stderr, "jitscope: sessions kept in %s/jitscope.db\n", o->store.dir);
-    if (link_start(err, sizeof(err)) != 0) {
+    if (link_start(persist_enabled() ? o->store.dir : NULL, err, sizeof(err)) != 0) {
         fprintf(stderr, "jitscope: agent socket: %s\n", err);
-        store_close();
+        persist_close();
         return 1;
     }
     attach_set_agent_path(o->agent_path);
     sessions_set_listener(ws_notify);
     /* the stream first, so /api/config is right from the first HTTP request */
-    if (o->ws_port < 0)
-        o->ws_port = o->http.port == 0 || o->http.port == 65535 ? 0 : o->http.port + 1;
-    if (ws_start(o->http.bind_host, o->ws_port, o->http.api_key, &ws_port, err, sizeof(err)) != 0) {
-        fprintf(stderr, "jitscope: %s (choose another with --ws-port)\n", err);
+    if (ws.port < 0)
+        ws.port = o->http.port == 0 || o->http.port == 65535 ? 0 : o->http.port + 1;
+    if (ws_start(&ws, &ws_port, err, sizeof(err)) != 0) {
+        fprintf(stderr, "jitscope: %s\n", err);
         goto done;
     }
     api_configure(ws_port, o->http.api_key != NULL);
@@ -337,6 +459,8 @@ static int serve(cli_options *o, int mode)
         fprintf(stderr, "jitscope: %s\n", err);
         goto done;
     }
+    snprintf(line, sizeof(line), "http%s://%s:%d/", tls, url_host(o), port);
+    link_set_note(line); /* for a server asked to attach to one of our processes */
     if (mode == SERVE_ATTACH) {
         attach_result r;
         pid_t pid = o->attach_pid;
@@ -353,6 +477,7 @@ static int serve(cli_options *o, int mode)
         pid_t pid;
 
         join_command(o->command, line, sizeof(line));
+        buildwatch_prepare(o->command); /* the build servers running before the app */
         /* held across the spawn: an agent's hello finds the session's pid set,
          * so the launched process is told from its children from the start */
         sessions_lock();
@@ -363,6 +488,12 @@ static int serve(cli_options *o, int mode)
             goto done;
         }
         s->created_ns = (int64_t)clock_real_ns();
+        for (argc = 0; o->command[argc]; argc++)
+            ;
+        procname_of_argv((const char *const *)o->command, argc, s->program, sizeof(s->program));
+        run_id = s->id;
+        if (o->exit_with_app)
+            launch_on_exit(serve_app_ended);
         if (launch_app(o->command, o->agent_path, link_socket_path(), s->token, o->no_children,
                        s->id, &pid, err, sizeof(err)) != 0) {
             sessions_unlock();
@@ -373,26 +504,45 @@ static int serve(cli_options *o, int mode)
         s->pid = pid;
         sessions_unlock();
         fprintf(stderr, "jitscope: started pid %d: %s\n", (int)pid, line);
+        buildwatch_start(run_id, pid);
     }
     fprintf(stderr, "jitscope: agent socket %s\n", link_socket_path());
-    fprintf(stderr, "jitscope: live stream on ws://127.0.0.1:%d/\n", ws_port);
-    printf("jitscope: dashboard at http://127.0.0.1:%d/ (API under /api/)\n", port);
-    if (o->http.bind_host && !http_is_loopback(o->http.bind_host))
-        printf("jitscope: also listening on %s:%d (API key required)\n", o->http.bind_host, port);
+    fprintf(stderr, "jitscope: live stream on ws%s://%s:%d/\n", tls, url_host(o), ws_port);
+    printf("jitscope: dashboard at http%s://%s:%d/ (API under /api/)\n", tls, url_host(o), port);
+    if (o->http.bind_host && !netaddr_is_loopback(o->http.bind_host))
+        printf("jitscope: listening on %s port %d (API key required)\n", o->http.bind_host, port);
     fflush(stdout);
     sigdelset(&stop, SIGPIPE);
-    sigwait(&stop, &sig);
-    fprintf(stderr, "jitscope: %s, shutting down\n", sig == SIGINT ? "interrupted" : "terminated");
+    if (!o->exit_with_app)
+        sigdelset(&stop, SIGUSR1);
+    do
+        sigwait(&stop, &sig);
+    while (sig == SIGUSR1 && !launch_exit_code(&code)); /* only the reaper's word counts */
+    if (sig == SIGUSR1) {
+        fprintf(stderr, "jitscope: the app has ended (--exit): storing its session, stopping\n");
+        serve_wait_drained(run_id);
+    } else {
+        fprintf(stderr, "jitscope: %s, shutting down\n",
+                sig == SIGINT ? "interrupted" : "terminated");
+    }
+    /* a run whose app has ended answers with the app's exit code (with --exit
+     * always: an app still running is stopped below, and that is its end) */
+    app_code = mode == SERVE_RUN && (o->exit_with_app || launch_exit_code(&code));
     rc = 0;
 done:
     http_stop(); /* no request can start a detach any more */
     link_stop(); /* no agent record can notify the stream any more */
     ws_stop();
     launch_stop();
-    store_close(); /* its last round writes what the sessions hold now */
+    buildwatch_stop(); /* its last look is in the run's session before storage's last round */
+    persist_close();   /* its last round writes what the sessions hold now */
     sessions_lock();
     sessions_free_all();
     sessions_unlock();
+    if (app_code && launch_exit_code(&code)) {
+        fprintf(stderr, "jitscope: exit code %d (the app's)\n", code);
+        rc = code;
+    }
     return rc;
 }
 
@@ -569,6 +719,7 @@ static int remote_detach(cli_options *o)
 
 int main(int argc, char **argv)
 {
+    attach_result refusal;
     cli_options o;
     const char *cmd = argc > 1 ? argv[1] : NULL;
 
@@ -608,7 +759,13 @@ int main(int argc, char **argv)
         }
         if (o.server)
             return remote_attach(&o);
-        return check_agent(&o) != 0 ? EXIT_USAGE : serve(&o, SERVE_ATTACH);
+        if (check_agent(&o) != 0)
+            return EXIT_USAGE;
+        if (attach_check(o.attach_pid, &refusal) != 0) { /* before a server or a file is made */
+            fprintf(stderr, "jitscope attach: %s\n", refusal.message);
+            return 1;
+        }
+        return serve(&o, SERVE_ATTACH);
     }
     if (strcmp(cmd, "detach") == 0) {
         if (parse_options(argc, argv, 2, 0, 1, &o) != 0)

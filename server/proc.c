@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "procname.h"
 #include "utf.h"
 
 int proc_stat_field(const char *text, size_t len, unsigned field, size_t *at)
@@ -124,6 +125,18 @@ pid_t proc_parent_pid(pid_t pid)
     return proc_stat(pid, &state, &ppid) == 0 ? ppid : 0;
 }
 
+uint64_t proc_start_time(pid_t pid)
+{
+    char text[1024];
+    size_t len;
+    uint64_t start = 0;
+
+    if (pid <= 0 || proc_read(pid, "stat", text, sizeof(text), &len) != 0 ||
+        proc_stat_number(text, len, 22, &start) != 0)
+        return 0;
+    return start;
+}
+
 int proc_is_gone(pid_t pid)
 {
     char state;
@@ -198,4 +211,16 @@ int proc_command_line(pid_t pid, char *out, size_t outsz)
     len = utf8_sanitize(raw, n, out, outsz - 1, &truncated);
     out[len] = '\0';
     return 0;
+}
+
+int proc_program_name(pid_t pid, char *out, size_t outsz)
+{
+    char raw[4096];
+    size_t n;
+
+    if (outsz)
+        out[0] = '\0';
+    if (pid <= 0 || proc_read(pid, "cmdline", raw, sizeof(raw), &n) != 0 || n == 0)
+        return -1;
+    return procname_of_args(raw, n, '\0', out, outsz) == PROCNAME_NONE ? -1 : 0;
 }

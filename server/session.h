@@ -20,11 +20,13 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "eventlog.h"
 #include "idindex.h"
 #include "idmap.h"
+#include "logrec.h"
+#include "procname.h"
 #include "profile.h"
 #include "record_check.h"
-#include "session_log.h"
 #include "stacks.h"
 #include "strpool.h"
 #include "timeline.h"
@@ -35,8 +37,7 @@
 #define SESSION_MAX_FUNCTIONS (4u * 1024u * 1024u)
 #define SESSION_MAX_MODULES (256u * 1024u)
 #define SESSION_MAX_THREADS (256u * 1024u)
-#define SESSION_MAX_EVENTS (1024u * 1024u) /* newest kept; older ones are evicted and counted */
-#define SESSION_MAX_CODE_VERSIONS 4        /* code starts kept per function to recognise repeats */
+#define SESSION_MAX_CODE_VERSIONS 4 /* code starts kept per function to recognise repeats */
 #define SESSION_JIT_NESTING 8
 
 typedef enum session_state {
@@ -51,6 +52,15 @@ typedef enum session_state {
 } session_state;
 
 enum session_mode { SESSION_MODE_RUN = 1, SESSION_MODE_ATTACH = 2 };
+
+/* A build server outside a run that did part of its work (buildwatch.h). */
+#define SESSION_OUTSIDE_MAX 8
+typedef struct session_outsider {
+    int32_t pid;
+    uint32_t cpu_ms;        /* CPU time it used while the run's launched process ran */
+    int32_t started_before; /* 1: it ran before the run began; 0: something outside started it */
+    char name[40];          /* "MSBuild server", "MSBuild node", "VBCSCompiler"... */
+} session_outsider;
 
 /* One live compilation of a function (catch-up knows none of these). */
 typedef struct session_compilation {
@@ -94,12 +104,8 @@ typedef struct session_function {
                        profiles, but not listed by /functions nor counted */
     uint8_t tier;                 /* wire_tier of the last compilation */
     uint8_t compilation_count, compilation_cap; /* kept (at most SESSION_MAX_COMPILATIONS) */
-    uint8_t persist; /* SESSION_PERSIST_* bits: storage's view of this function */
+    uint8_t reserved;
 } session_function;
-
-#define SESSION_PERSIST_QUEUED                                                                     \
-    0x1u /* in persist.dirty, or counted in persist.rewrite_count: changed since copied */
-#define SESSION_PERSIST_WRITTEN 0x2u /* the writer has copied it at least once */
 
 /* Compilation i (0 <= i < f->compilation_count) of a function, in order. */
 session_compilation session_function_compilation(const session_function *f, uint32_t i);
@@ -131,94 +137,34 @@ typedef struct session_thread {
     } jit_stack[SESSION_JIT_NESTING];
 } session_thread;
 
-/* One entry of the event log behind /events and the live stream (48 bytes).
- * What id, value and extra hold depends on the type:
- *   JIT_FINISHED     FunctionID      JIT duration ns      native size
- *   MODULE_*         ModuleID        base address         -
- *   ASSEMBLY_LOADED  AssemblyID      manifest ModuleID    -
- *   THREAD_*         ThreadID        OS thread id         -
- *   CATCHUP_END      -               duration ns          functions
- *   DETACH_STATUS    -               HRESULT              state
- *   GC_FINISHED      GC reason       duration ns          generation bits      (`gc`)
- *   RUNTIME_SUSPEND  suspend reason  duration ns          1 if aborted         (`suspension`)
- *   STACK_END        snapshot number suspend ns           threads              (`stack_snapshot`)
- *   PROFILE_STATUS   requested mHz | budget permille << 32, effective mHz, wire state (`profile`)
- * time_ns is when it began (a GC's or a suspension's start). */
-typedef struct session_event {
-    uint64_t seq;    /* per session, from 1, no gaps */
-    int64_t time_ns; /* wall clock of the event in the target */
-    uint64_t id;
-    uint64_t value;
-    uint16_t type; /* wire_record_type */
-    uint16_t flags;
-    uint32_t extra;
-    uint32_t tier; /* JIT_FINISHED: wire_tier of the compilation */
-    uint32_t reserved;
-} session_event;
+/* What the last read back of a session could not read (store.h's
+ * store_read_report, kept by persist.c). */
+typedef struct session_load_report {
+    int failed;
+    uint32_t parts, parts_read, parts_damaged;
+    uint64_t chunks, chunks_read, chunks_damaged, bytes_unread;
+} session_load_report;
 
-/* What storage (store.h) has still to write of a session, kept by the record
- * folders under the sessions lock and copied out by the storage writer. All
- * of it stays empty while storage is off (session_persist_enable). */
-/* Entries of a session's replay log (store_replay.h reads them back). */
-enum session_replay_kind {
-    SESSION_REPLAY_FRAME = 1,         /* an agent record's frame */
-    SESSION_REPLAY_PROFILE_START = 2, /* the server started a profile: data uint32 hz */
-    SESSION_REPLAY_PROFILE_STOP = 3,  /* the server stopped it (command, link lost, end) */
-};
-
-#define SESSION_REPLAY_PENDING_MAX (64u << 20)   /* log bytes waiting for the writer */
-#define SESSION_REPLAY_SESSION_MAX (1024u << 20) /* log bytes for one session, in all */
-
-/* A replay log entry: this header, then its data padded to 8 bytes. */
-#define SESSION_REPLAY_PADDED(length) (((size_t)(length) + 7u) & ~(size_t)7u)
-typedef struct session_replay_header {
-    uint8_t kind;
-    uint8_t zero[3];
-    uint32_t length;
-    int64_t now_ns; /* the server's wall clock when it was applied */
-} session_replay_header;
-
-/* What reading a stored session back could not read, per part (store_load.c). */
-#define SESSION_LOAD_PARTS 6 /* functions, compilations, modules, threads, replay log, events */
-typedef struct session_load_part {
-    const char *name; /* the part ("functions"...), a static string */
-    uint64_t read;    /* rows taken in before it stopped */
-    uint64_t skipped; /* rows read but not usable (out of range, repeated, unreadable) */
-    int64_t stored;   /* rows the file holds, by its keys; -1 when that cannot be read either */
-    char error[96];   /* why it stopped (SQLite's word); "" when it only skipped rows */
-} session_load_part;
-
+/* A session as storage (store.h) sees it; persist.c keeps these fields,
+ * under the sessions lock. */
 typedef struct session_persist {
-    int past;        /* read back from the database (read-only; never written again) */
-    int loaded;      /* past: its content was read (else only its header and summary) */
-    char *summary;   /* past and not loaded: its list entry (JSON) as stored */
-    uint32_t *dirty; /* indexes of the functions not yet written, changed since marked */
-    size_t dirty_count, dirty_cap;
-    /* Functions written before and changed again (a re-JIT) are not listed:
-     * they carry SESSION_PERSIST_QUEUED and SESSION_PERSIST_WRITTEN, and the
-     * writer rewrites them in batches, in index order (store_writer.c) */
-    size_t rewrite_count;              /* functions waiting so */
-    uint64_t rewrite_since_ns;         /* monotonic: when the oldest of them was queued */
-    uint32_t rewrite_cursor;           /* the writer's: where its running batch goes on */
-    int dirty_all;                     /* a mark found no memory: the writer copies them all */
-    uint64_t modules_gen, threads_gen; /* bumped by every module / thread change */
-    /* replay log: the records behind stack snapshots, profiles and the
-     * GC/suspension timeline, and the server's profile start/stop, in order
-     * (store_replay.h), waiting for the writer */
-    unsigned char *replay;
-    size_t replay_len, replay_cap;
-    uint64_t replay_total, replay_lost; /* bytes logged; bytes lost (over the cap) */
-    /* the writer's own: what it has written */
-    uint64_t stored_modules_gen, stored_threads_gen, stored_event_seq;
-    uint64_t stored_header_hash;  /* fingerprint of the header last written (store_writer.c) */
-    uint64_t stored_traffic_hash; /* and of its link traffic counters (records, bytes) */
-    uint64_t stored_seen_ns;      /* monotonic: when its row last said it was seen live */
-    uint64_t replay_lost_counted; /* of replay_lost, what the stats' `lost` has */
-    /* past: what of its content could not be read, one entry per part that
-     * failed or skipped rows (load_error says it all in one line) */
-    session_load_part load_parts[SESSION_LOAD_PARTS];
-    unsigned load_part_count;
-    char load_error[640];
+    int stored;    /* storage keeps it: what it folds goes into its log */
+    int loaded;    /* its content is in memory (else only its header and list entry) */
+    int past;      /* from an earlier server, read-only */
+    int quiet;     /* being read back: the records it makes are already in its log */
+    char *summary; /* not loaded: its list entry as last stored (JSON) */
+    uint64_t header_hash, summary_hash; /* of what storage last got */
+    int64_t summary_mono_ns;            /* when its list entry was last handed over */
+    int snapshotted;                    /* ended, and its snapshot handed over */
+    uint64_t log_bytes;                 /* appended since its last snapshot */
+    uint64_t snapshot_bytes;            /* the size of that snapshot */
+    int64_t used_mono_ns;   /* last read back or asked for (unloading: the oldest goes) */
+    int resumable;          /* live when its server died, its process still runs: its agent may
+                               come back to a server on the same data directory */
+    int64_t resume_mono_ns; /* since when it waits for that */
+    int64_t last_seen_ns;   /* wall clock of the last word storage had of it */
+    char load_error[512];   /* why its content could not all be read, and how much was not */
+    session_load_report load_report; /* the same in numbers */
 } session_persist;
 
 /* What a session holds against the server's memory budget (budget.h), and
@@ -238,6 +184,7 @@ typedef struct session_budget {
     uint64_t observations; /* stacks, profile and timeline, as last counted */
     uint64_t refused[SESSION_REFUSED_KINDS];
     uint64_t refused_records; /* their sum */
+    int counted;              /* in the registry: its bytes are in the budget's total */
     int connected;            /* counted among the budget's connected sessions */
 } session_budget;
 
@@ -253,10 +200,17 @@ typedef struct session {
     session_state state;
     char token[WIRE_TOKEN_LEN + 1];
     char *command_line;
-    char error[256]; /* why a launch/attach failed, or the detach refusal */
+    char program[PROCNAME_MAX]; /* what it runs, in a word (procname.h); "" unknown */
+    char error[256];            /* why a launch/attach failed, or the detach refusal */
     int has_exit_code, exit_code;
-    int exit_signal; /* the signal that ended the launched process (exit_code 128+n); 0 none */
+    int exit_signal;     /* the signal that ended the launched process (exit_code 128+n); 0 none */
+    uint64_t start_time; /* its process's start (proc_start_time): a later process with the same
+                            pid is another one */
+    int not_child;       /* run mode, taken back after a restart: not ours to reap */
     int64_t created_ns, connected_ns, ended_ns;
+    /* a run's root: build servers it did not start that worked while it ran */
+    session_outsider outside[SESSION_OUTSIDE_MAX];
+    uint32_t outside_count;
     /* runtime identity from the hello */
     uint16_t runtime_type, clr_instance_id, major, minor, build, qfe;
     uint32_t ring_bytes;
@@ -268,6 +222,7 @@ typedef struct session {
      * (record_check.h): counted, not folded in; the connection goes on */
     uint64_t records_refused;
     const char *refused_why; /* the last one's reason (a static string), NULL before any */
+    int refusals_unlogged; /* refused records since the last one taken (logrec.h: LOGREC_REFUSED) */
     record_check_state checks;
     wire_drops drops;
     wire_agent_cost agent_cost; /* the agent's own time in JIT callbacks (cumulative) */
@@ -290,16 +245,14 @@ typedef struct session {
     size_t functions_jitted; /* functions with jitted set: what /functions lists */
     uint64_t jit_time_total_ns, jit_compilations, capacity_drops;
     uint64_t tier_compilations[WIRE_TIER_COUNT], tier_jit_ns[WIRE_TIER_COUNT]; /* live JITs */
-    wire_tiers_status tiers; /* the agent's last word on its tier source */
-    int tiers_known;         /* 1 once the agent sent a WIRE_TIERS_STATUS */
+    wire_tiers_status tiers;    /* the agent's last word on its tier source */
+    int tiers_known;            /* 1 once the agent sent a WIRE_TIERS_STATUS */
+    uint64_t resumes;           /* times a restarted server took it back (LOGREC_RESUMED) */
+    logrec_resumed last_resume; /* the newest of them */
     stacks_state stacks;
     profile_state profile;
     timeline_state timeline;
-    /* event log: ring of SESSION_MAX_EVENTS */
-    session_event *events;
-    size_t event_cap;
-    uint64_t event_seq; /* last seq given */
-    uint64_t events_evicted;
+    eventlog events; /* what happened, newest EVENTLOG_MAX kept */
     session_persist persist;
     session_budget budget;
     /* readers that work on this session with the lock released (the functions
@@ -321,17 +274,16 @@ void session_memory_usage(const session *s, session_memory *m);
  * holds the sessions lock; ingest calls it after each record, storage after
  * it read a session back or took its replay log. */
 void session_memory_sync(session *s);
+/* s enters the registry (its bytes count in the budget's total from now on),
+ * or leaves it for good (they no longer do; nor is it connected). */
+void session_budget_count(session *s);
+void session_budget_forget(session *s);
 /* The same after content came in all at once (read back from storage):
  * strings and stacks counted anew. */
 void session_memory_recount(session *s);
 /* s is connected to an agent (1) or no longer (0): counted among the
  * sessions that share the budget. Caller holds the sessions lock. */
 void session_budget_connected(session *s, int connected);
-/* An ended session whose every change storage holds gives its content back
- * (memory is short): it becomes a past session not read yet, listed by
- * `summary` (its list entry, JSON, taken over), read again on first use
- * (store_load). Caller holds the sessions lock; s is not pinned. */
-void session_release_content(session *s, char *summary);
 
 /* For storage's read-back (store_load.c): appends a zeroed function with this
  * ID (0: not indexed; a later one takes an ID over), its name into the pool,
@@ -354,16 +306,25 @@ pid_t session_pid_from_agent(uint32_t pid);
 session *session_new(int id, int mode, pid_t pid, const char *command_line, const char *token);
 void session_free(session *s);
 
-/* Storage is on: from now on, sessions note what changed for its writer. */
-void session_persist_enable(void);
-int session_persist_enabled(void);
-/* The agent's record of this type goes into the replay log (hello, stacks,
- * profile, timeline): link.c hands its frame to session_persist_log. */
-int session_persist_wants(uint16_t record_type);
-/* Appends one replay log entry; past SESSION_REPLAY_PENDING_MAX bytes
- * waiting, or SESSION_REPLAY_SESSION_MAX logged, it is counted as lost. */
-void session_persist_log(session *s, unsigned kind, int64_t now_ns, const void *data,
-                         uint32_t length);
+/* Where the records the server makes itself (logrec.h: a profile started or
+ * stopped) go, so that storage logs them in order with the agent's: installed
+ * by persist.c; not called for a session being read back (persist.quiet). */
+void session_set_record_sink(void (*sink)(session *s, int64_t now_ns, const void *frame,
+                                          size_t length));
+/* 1 for the record types a snapshot keeps as frames beside it (store.h's
+ * observations): hello, stack walks, profile status, GC and suspensions, the
+ * server's profile start and stop. */
+int session_is_observation(uint16_t type);
+/* Applies one of the server's own records (logrec.h) read back from a log:
+ * 0, or -1 for an unknown type or a bad payload. */
+int session_apply_server(session *s, uint16_t type, const uint8_t *payload, uint32_t length,
+                         int64_t now_ns);
+/* Moves the content (functions, modules, threads, events, observations,
+ * counters) of `from` into `to`, whose own fields stay; from keeps none. */
+void session_take_content(session *to, session *from);
+/* Frees the content, keeping the session's own fields (an ended session
+ * leaves memory; persist.c reads it back when asked). */
+void session_drop_content(session *s);
 
 /* A sampling profile starts / stops on the server's word (also logged for
  * storage's replay, so a stored profile reads back as it was). */
@@ -380,14 +341,11 @@ void session_profile_stop(session *s, int64_t now_ns);
 #define SESSION_REFUSED 1
 int session_apply(session *s, const wire_record *r, int64_t now_ns, const char **why);
 
-/* Applies one record of a stored session's replay log (store_replay.h):
+/* Applies one observation kept beside a snapshot (session_is_observation):
  * HELLO (walk ids start over), stack, profile and timeline records, as they
- * were applied live at now_ns. -1 for any other type. */
+ * were applied live at now_ns, without logging events (the snapshot's event
+ * log has them). -1 for any other type. */
 int session_replay(session *s, const wire_record *r, int64_t now_ns);
-
-/* Appends an event that no single record makes (gc, suspension,
- * stack_snapshot, profile): see session_event for the fields. */
-/* session_log_event: declared in session_log.h (the record folders' view) */
 
 /* ---- state transitions: the only writers of session.state ----------------
  * (see the diagram in docs/ARCHITECTURE.md). Caller holds the sessions lock. */
@@ -414,10 +372,6 @@ void session_exited(session *s, int64_t now_ns);
 
 /* The process is gone: no thread of it is alive any more. */
 void session_mark_ended(session *s, int64_t now_ns);
-
-/* Oldest retained event seq (events with a smaller seq were evicted). */
-uint64_t session_first_event_seq(const session *s);
-const session_event *session_event_at(const session *s, uint64_t seq);
 
 session_function *session_find_function(session *s, uint64_t function_id);
 session_module *session_find_module(session *s, uint64_t module_id);

@@ -1,10 +1,7 @@
 /* sessions.c -- registry of sessions (see sessions.h). */
 #include "sessions.h"
-#include "budget.h"
 #include "clock.h"
 #include "proc.h"
-#include "store.h"
-#include "views.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -157,6 +154,7 @@ int sessions_adopt(session *s)
         (sessions_n >= SESSIONS_MAX && !sessions_evict_ended(NULL)))
         return -1;
     sessions_items[sessions_n++] = s;
+    session_budget_count(s); /* what it holds counts in the memory budget from now on */
     if (s->id >= sessions_next_id)
         sessions_next_id = s->id + 1;
     return 0;
@@ -177,6 +175,7 @@ static session *sessions_insert(int mode, pid_t pid, const char *command_line, c
         return NULL;
     sessions_next_id++;
     sessions_items[sessions_n++] = s;
+    session_budget_count(s); /* what it holds counts in the memory budget from now on */
     return s;
 }
 
@@ -205,7 +204,7 @@ session *sessions_child_by_pid(int root_id, pid_t pid)
 
     while (i-- > 0) {
         session *s = sessions_items[i];
-        if (s->root_id == root_id && s->id != root_id && s->pid == pid)
+        if (s->root_id == root_id && s->id != root_id && s->pid == pid && !s->persist.past)
             return s;
     }
     return NULL;
@@ -221,16 +220,7 @@ static session *sessions_get_raw(int id)
     return NULL;
 }
 
-session *sessions_get(int id)
-{
-    session *s = sessions_get_raw(id);
-    char err[256];
-
-    /* a past session is read from storage the first time it is asked for */
-    if (s && s->persist.past && !s->persist.loaded && store_load(s, err, sizeof(err)) != 0)
-        fprintf(stderr, "jitscope: storage: session %d: %s\n", id, err);
-    return s;
-}
+session *sessions_get(int id) { return sessions_get_raw(id); }
 
 session *sessions_peek(int id) { return sessions_get_raw(id); }
 
@@ -254,8 +244,11 @@ session *sessions_by_pid(pid_t pid)
 
     while (i-- > 0) {
         session *s = sessions_items[i];
-        if (s->pid == pid && s->state != SESSION_EXITED && s->state != SESSION_DETACHED &&
-            s->state != SESSION_FAILED)
+        /* a stored session (interrupted ones too) was of a server before this
+         * one: not this process's session, even with its pid */
+        if (s->pid == pid && !s->persist.past && s->state != SESSION_EXITED &&
+            s->state != SESSION_DETACHED && s->state != SESSION_FAILED &&
+            s->state != SESSION_INTERRUPTED)
             return s;
     }
     return NULL;
@@ -273,7 +266,7 @@ void sessions_sweep(void)
     for (i = 0; i < sessions_n; i++) {
         session *s = sessions_items[i];
         /* the launched process is reaped by launch.c; the others are not ours */
-        int watched = s->mode == SESSION_MODE_ATTACH || s->root_id != s->id;
+        int watched = s->mode == SESSION_MODE_ATTACH || s->root_id != s->id || s->not_child;
 
         /* an ended session (exited, detached) is not watched: its threads
          * stay as they were last known */
@@ -320,42 +313,4 @@ void sessions_remove(int id)
             return;
         }
     }
-}
-
-unsigned sessions_make_room(void)
-{
-    uint64_t max = budget_max(), enough = max - max / 16;
-    unsigned released = 0;
-    size_t i = 0;
-
-    while (budget_held() > enough && i < sessions_n) {
-        session *s = sessions_items[i];
-        char *summary;
-        json_t *entry;
-
-        if (!sessions_may_forget(s) || s->pins || s->budget.held < 4096 ||
-            (s->persist.past && !s->persist.loaded)) {
-            i++;
-            continue;
-        }
-        if (!store_enabled()) {
-            fprintf(stderr, "jitscope: memory budget spent: session %d (ended) forgotten\n", s->id);
-            sessions_remove(s->id); /* the next one moves to i */
-            released++;
-            continue;
-        }
-        if (!s->persist.past && !store_session_written(s)) {
-            i++; /* the writer has not written all of it yet: later */
-            continue;
-        }
-        entry = view_session_summary(s);
-        summary = entry ? json_dumps(entry, JSON_COMPACT) : NULL;
-        json_decref(entry);
-        if (summary) {
-            session_release_content(s, summary);
-            released++;
-        }
-        i++;
-    }
-    return released;
 }

@@ -55,13 +55,15 @@ session *sessions_create_child(session *root, pid_t pid, pid_t parent_pid,
                                const char *command_line);
 /* The newest session of pid under root_id (not the root itself), or NULL. */
 session *sessions_child_by_pid(int root_id, pid_t pid);
-/* The session with that id, or NULL; a past session's content is read from
- * storage first (store_load; on failure it is served with what was read). */
+/* The session with that id, or NULL. A stored session's content may not be
+ * in memory (persist.loaded 0): a request that needs it calls
+ * persist_prepare() before taking the lock. */
 session *sessions_get(int id);
-/* The same without reading anything from storage (listing, deleting). */
-session *sessions_peek(int id);
+session *sessions_peek(int id); /* the same (kept for the callers that only list or delete) */
 session *sessions_by_token(const char *token, size_t length); /* roots only */
-session *sessions_by_pid(pid_t pid); /* newest live-ish session of that pid */
+/* The newest session of this server with an agent in pid or coming (starting,
+ * live, disconnected, detaching): never one read back from storage. */
+session *sessions_by_pid(pid_t pid);
 size_t sessions_count(void);
 session *sessions_at(size_t index);
 /* The liveness sweep (the link thread, every 500 ms; takes the lock): an
@@ -89,14 +91,5 @@ void sessions_remove(int id);
 void sessions_pin(session *s);
 void sessions_unpin(session *s);
 void sessions_free_all(void);
-/* The memory budget (budget.h) is nearly spent: ended sessions give their
- * memory back, oldest first, until a sixteenth of the budget is free again
- * or none is left that may: with storage, one whose every change is in the
- * file keeps its list entry and is read again on demand (a past session);
- * without, it is forgotten, as a full table forgets. Never a pinned one, nor
- * the root of a run that goes on. Returns how many gave memory back. Caller
- * holds the lock; the link thread calls it before ingest when the budget has
- * less than a thirty-second left. */
-unsigned sessions_make_room(void);
 
 #endif

@@ -18,12 +18,13 @@
  * An END for a walk never seen is a walk with no threads (complete: false when
  * it says threads were sent). Caller holds the sessions lock.
  */
-#ifndef JITSCOPE_STACKS_H
-#define JITSCOPE_STACKS_H
+#ifndef JITSCOPE_SERVER_STACKS_H
+#define JITSCOPE_SERVER_STACKS_H
 
 #include <stddef.h>
 #include <stdint.h>
 
+#include "eventlog.h"
 #include "wire.h"
 
 #define STACKS_KEEP 64u               /* newest snapshots kept per session */
@@ -75,17 +76,15 @@ typedef struct stacks_state {
     int requests_waiting;     /* POST /stacks calls waiting on this session (api) */
 } stacks_state;
 
-struct session;
 struct wire_record;
 
 void stacks_apply_thread(stacks_state *st, const struct wire_record *r);
 /* Empties a walk and keeps its arrays for the next one. */
 void stacks_walk_recycle(stacks_walk *w);
-struct session;
 /* A snapshot or sample is complete. A snapshot is kept and logged to `log`;
  * a sample's walk is returned: the caller adds it to the profile and hands it
  * back with stacks_walk_recycle. NULL for snapshots and repeated ENDs. */
-stacks_walk *stacks_apply_end(stacks_state *st, struct session *log, const struct wire_record *r,
+stacks_walk *stacks_apply_end(stacks_state *st, eventlog *log, const struct wire_record *r,
                               int64_t when_ns);
 /* A new agent connection: walks in progress are abandoned, ids start over. */
 void stacks_link_reset(stacks_state *st);

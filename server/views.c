@@ -43,6 +43,8 @@ json_t *view_generations(uint32_t bits)
     return list;
 }
 
+/* `mode` says what a profile measures: "wall" (wall clock), the only mode the
+ * sampler has: each sample walks every managed thread, running or waiting. */
 json_t *view_profile_status(const profile_state *p)
 {
     json_t *o = json_pack(
@@ -57,6 +59,8 @@ json_t *view_profile_status(const profile_state *p)
         "dropped_samples", view_count(p->dropped_samples), "dropped_stacks",
         view_count(p->dropped_stacks));
 
+    if (o)
+        json_object_set_new(o, "mode", json_string("wall"));
     if (o)
         json_object_set_new(o, "error",
                             p->hresult ? json_sprintf("the agent could not start sampling: "
@@ -90,23 +94,83 @@ static json_t *view_exit_signal(json_t *o, const session *s)
     return o;
 }
 
+/* Why a session has no exit code (null when it has one). */
+static const char *view_exit_code_unknown(const session *s)
+{
+    if (s->has_exit_code)
+        return NULL;
+    switch (s->state) {
+    case SESSION_STARTING:
+    case SESSION_LIVE:
+    case SESSION_DISCONNECTED:
+    case SESSION_DETACHING: return "still running";
+    case SESSION_DETACHED:
+        return "the agent left the process, which may still be running: jitscope no longer "
+               "watches it";
+    case SESSION_INTERRUPTED: return "the server that recorded it stopped before the process ended";
+    case SESSION_FAILED: return "it never ran under jitscope";
+    case SESSION_EXITED: break;
+    }
+    if (s->mode == SESSION_MODE_RUN && s->root_id == s->id && s->not_child)
+        return "this server took the run back after a restart, so the launched process was not "
+               "its child: only a process's parent is told its exit code";
+    if (s->mode == SESSION_MODE_RUN && s->root_id == s->id)
+        return "the launched process's end was not recorded";
+    return "jitscope did not start it, and only a process's parent is told its exit code "
+           "(jitscope saw it end through /proc)";
+}
+
+/* What the session summary says that its stored list entry may lack, or may
+ * say as it was when written: the program, why there is no exit code, a
+ * run's build servers outside it. */
+static json_t *view_session_names(json_t *o, const session *s)
+{
+    char program[PROCNAME_MAX];
+    json_t *outside;
+    uint32_t i;
+
+    if (!o)
+        return NULL;
+    if (s->program[0])
+        snprintf(program, sizeof(program), "%s", s->program);
+    else /* stored by an older server: from the joined command line */
+        procname_of_args(s->command_line ? s->command_line : "",
+                         s->command_line ? strlen(s->command_line) : 0, ' ', program,
+                         sizeof(program));
+    json_object_set_new(o, "program", json_string(program));
+    json_object_set_new(o, "exit_code_unknown", view_str(view_exit_code_unknown(s)));
+    outside = json_array();
+    for (i = 0; i < s->outside_count && i < SESSION_OUTSIDE_MAX; i++)
+        json_array_append_new(outside, json_pack("{s:i, s:s, s:I, s:b}", "pid",
+                                                 (int)s->outside[i].pid, "name", s->outside[i].name,
+                                                 "cpu_ms", (json_int_t)s->outside[i].cpu_ms,
+                                                 "started_before", s->outside[i].started_before));
+    json_object_set_new(o, "build_servers_outside", outside);
+    return o;
+}
+
 json_t *view_session_summary(session *s)
 {
     char version[48];
     size_t i, alive = 0;
     json_t *o;
 
-    if (s->persist.past && !s->persist.loaded && s->persist.summary) {
-        /* a past session not read yet: its list entry as stored */
+    if (!s->persist.loaded && s->persist.summary) {
+        /* a stored session not in memory: its list entry as stored */
         o = json_loads(s->persist.summary, 0, NULL);
         if (json_is_object(o))
-            return o;
+            return view_session_names(o, s); /* its header read back has them */
         json_decref(o);
     }
 
     for (i = 0; i < s->thread_count; i++)
         alive += s->threads[i].alive != 0;
-    snprintf(version, sizeof(version), "%u.%u.%u.%u", s->major, s->minor, s->build, s->qfe);
+    /* the product version ("8.0.31"), as ProcessInfo and `dotnet --list-runtimes` spell
+     * it: the runtime reports its patch as the build number and 0 as the QFE */
+    if (s->qfe)
+        snprintf(version, sizeof(version), "%u.%u.%u.%u", s->major, s->minor, s->build, s->qfe);
+    else
+        snprintf(version, sizeof(version), "%u.%u.%u", s->major, s->minor, s->build);
     o = json_pack(
         "{s:i, s:i, s:i, s:i, s:s, s:s, s:s, s:o, s:s, s:o, s:o, s:o, s:{s:s, s:s, s:i}, "
         "s:{s:I, s:I, s:I, s:I, s:o, s:o, s:o}, s:{s:o, s:o, s:o, s:o, s:o, s:o, s:o, "
@@ -124,8 +188,8 @@ json_t *view_session_summary(session *s)
         "counters", "functions", (json_int_t)s->functions_jitted, "modules",
         (json_int_t)s->module_count, "threads", (json_int_t)s->thread_count, "threads_alive",
         (json_int_t)alive, "jit_compilations", view_count(s->jit_compilations), "jit_time_total_ns",
-        view_count(s->jit_time_total_ns), "events", view_count(s->event_seq), "drops", "ring_full",
-        view_count(s->drops.dropped[WIRE_DROP_RING_FULL]), "too_large",
+        view_count(s->jit_time_total_ns), "events", view_count(s->events.last_seq), "drops",
+        "ring_full", view_count(s->drops.dropped[WIRE_DROP_RING_FULL]), "too_large",
         view_count(s->drops.dropped[WIRE_DROP_TOO_LARGE]), "no_server",
         view_count(s->drops.dropped[WIRE_DROP_NO_SERVER]), "name_failed",
         view_count(s->drops.dropped[WIRE_DROP_NAME_FAILED]), "slow_server",
@@ -134,7 +198,7 @@ json_t *view_session_summary(session *s)
         view_count(s->drops.dropped[WIRE_DROP_SHUTDOWN]), "total", view_count(view_records_lost(s)),
         "produced", view_count(s->drops.produced), "refused", "inconsistent",
         view_count(s->records_refused), "memory", view_count(s->budget.refused_records));
-    return view_exit_signal(o, s);
+    return view_session_names(view_exit_signal(o, s), s);
 }
 
 /* Lower bound of cost bucket i, in ns (wire.h: WIRE_AGENT_COST). */
@@ -204,21 +268,18 @@ static json_t *view_session_memory(const session *s)
         view_count(s->budget.refused[SESSION_REFUSED_OTHER]));
 }
 
-/* What reading a past session back could not read, part by part. */
-static json_t *view_load_errors(const session_persist *p)
+/* What the last read back of a stored session could not read (null: all of it). */
+static json_t *view_load_report(const session *s)
 {
-    json_t *list = json_array();
-    unsigned i;
+    const session_load_report *r = &s->persist.load_report;
 
-    for (i = 0; i < p->load_part_count; i++) {
-        const session_load_part *part = &p->load_parts[i];
-        json_array_append_new(
-            list, json_pack("{s:s, s:o, s:o, s:o, s:s?}", "part", part->name, "read",
-                            view_count(part->read), "skipped", view_count(part->skipped), "stored",
-                            part->stored >= 0 ? view_count((uint64_t)part->stored) : json_null(),
-                            "error", part->error[0] ? part->error : NULL));
-    }
-    return list;
+    if (!r->failed)
+        return json_null();
+    return json_pack("{s:I, s:I, s:I, s:o, s:o, s:o, s:o}", "snapshot_parts", (json_int_t)r->parts,
+                     "snapshot_parts_read", (json_int_t)r->parts_read, "snapshot_parts_damaged",
+                     (json_int_t)r->parts_damaged, "log_chunks", view_count(r->chunks),
+                     "log_chunks_read", view_count(r->chunks_read), "log_chunks_damaged",
+                     view_count(r->chunks_damaged), "bytes_not_read", view_count(r->bytes_unread));
 }
 
 json_t *view_session_detail(session *s)
@@ -250,13 +311,14 @@ json_t *view_session_detail(session *s)
                   "finished_ms", view_ms(s->detach_finished_ns), "duration_ms",
                   took ? json_real((double)took / 1e6) : json_null(), "hresult",
                   s->detach_hresult ? view_hresult(s->detach_hresult) : json_null()));
-    json_object_set_new(o, "events_evicted", view_count(s->events_evicted));
+    json_object_set_new(o, "events_evicted", view_count(s->events.evicted));
     /* read back from storage (a run from before this server started): read-only */
-    json_object_set_new(o, "stored",
-                        json_pack("{s:b, s:s?, s:o, s:o}", "past", s->persist.past, "load_error",
-                                  s->persist.load_error[0] ? s->persist.load_error : NULL,
-                                  "load_errors", view_load_errors(&s->persist), "replay_lost_bytes",
-                                  view_count(s->persist.replay_lost)));
+    json_object_set_new(
+        o, "stored",
+        json_pack("{s:b, s:s?, s:o, s:I, s:o}", "past", s->persist.past, "load_error",
+                  s->persist.load_error[0] ? s->persist.load_error : NULL, "load_report",
+                  view_load_report(s), "resumes", (json_int_t)s->resumes, "last_gap_ms",
+                  s->resumes ? json_real((double)s->last_resume.gap_ns / 1e6) : json_null()));
     json_object_set_new(o, "profile", view_profile_status(&s->profile));
     json_object_set_new(o, "stacks",
                         json_pack("{s:I}", "snapshots", (json_int_t)s->stacks.kept_count));
@@ -343,7 +405,7 @@ json_t *view_thread(const session_thread *t)
                      view_ms(t->ended_ns), "catchup", (t->flags & WIRE_FLAG_CATCHUP) != 0);
 }
 
-json_t *view_event(session *s, const session_event *e)
+json_t *view_event(session *s, const eventlog_entry *e)
 {
     json_t *o = json_pack("{s:o, s:s, s:o, s:b}", "seq", view_count(e->seq), "type",
                           session_event_type_name(e->type), "time_ms", view_ms(e->time_ns),
@@ -428,6 +490,9 @@ json_t *view_event(session *s, const session_event *e)
         json_object_set_new(o, "budget_pct", json_real((double)(e->id >> 32) / 10.0));
         break;
     }
+    case LOGREC_RESUMED: /* a restarted server took the session back */
+        json_object_set_new(o, "gap_ms", json_real((double)e->value / 1e6));
+        break;
     }
     return o;
 }

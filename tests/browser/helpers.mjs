@@ -67,13 +67,13 @@ export async function startServer({ dll = DEMO_DLL, args = [], appArgs = [], std
   srv.exited = new Promise((resolve) => proc.on('exit', (code, signal) => { srv.exit = { code, signal }; resolve(srv.exit); }));
   try {
     await waitFor('the server to print its dashboard URL',
-      () => srv.exit || /dashboard at (http:\/\/127\.0\.0\.1:\d+)\//.exec(srv.stdout), { timeoutMs: 30000, everyMs: 50 });
+      () => srv.exit || /dashboard at (https?:\/\/(?:127\.0\.0\.1|\[::1\]):\d+)\//.exec(srv.stdout), { timeoutMs: 30000, everyMs: 50 });
   } catch (e) {
     await stopServer(srv);
     throw e;
   }
   if (srv.exit) throw new Error(`jitscope exited early: ${JSON.stringify(srv.exit)}\n${srv.stderr}`);
-  srv.url = /dashboard at (http:\/\/127\.0\.0\.1:\d+)\//.exec(srv.stdout)[1];
+  srv.url = /dashboard at (https?:\/\/(?:127\.0\.0\.1|\[::1\]):\d+)\//.exec(srv.stdout)[1];
   return srv;
 }
 
@@ -187,6 +187,25 @@ export function unexpectedConsoleErrors(page, pendingRoutes = []) {
   return page.consoleErrors.filter((e) => !(
     /Failed to load resource: the server responded with a status of 404/.test(e.text)
     && pendingRoutes.some((r) => e.url.endsWith(r))));
+}
+
+// Dashes shown as values ("–", "—") that do not say why they are there: every
+// one on the dashboard carries its reason as its tooltip (views/common.js,
+// emptyMark). Returns the offenders, as "text in <where>".
+export function dashesWithoutReason(page) {
+  return page.evaluate(() => {
+    const out = [];
+    for (const el of document.querySelectorAll('#app *')) {
+      if (el.children.length || !/^[–—]$/.test(el.textContent.trim())) continue;
+      const r = el.getBoundingClientRect();
+      if (!r.width || !r.height) continue;
+      if (!(el.title || '').trim()) {
+        const where = el.closest('td, th, .stat, .kv, .s-sub, div');
+        out.push(`"${el.textContent.trim()}" in ${where ? `${where.tagName.toLowerCase()}.${where.className} "${where.textContent.trim().slice(0, 40)}"` : '?'}`);
+      }
+    }
+    return out;
+  });
 }
 
 // Collects requestAnimationFrame deltas in the page for `ms`; returns sorted deltas.

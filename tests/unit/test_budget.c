@@ -6,7 +6,7 @@
  * by what they would have added, while what it holds stays readable; a second
  * connected session halves the shares and still gets its own; the budget's
  * total follows sessions that grow, end and are freed; ended sessions give
- * their memory back (forgotten without storage) when the budget is nearly
+ * their memory back (forgotten without storage: persist_make_room) when the budget is nearly
  * spent, never a live one.
  * Build: make build/tests/test_budget && build/tests/test_budget
  */
@@ -16,6 +16,7 @@
 
 #include "budget.h"
 #include "check.h"
+#include "persist.h"
 #include "sessions.h"
 
 static const int64_t NOW = 1700000000000000000ll;
@@ -193,13 +194,13 @@ TEST(ended_sessions_give_memory_back)
     fill(live, 0x7f0000900000ull);
     CHECK(budget_held() > budget_max() - budget_max() / 32, "the budget is nearly spent: %llu",
           (unsigned long long)budget_held());
-    CHECK(sessions_make_room() == 1 && sessions_peek(old_id) == NULL,
+    CHECK(persist_make_room() == 1 && sessions_peek(old_id) == NULL,
           "without storage the ended session is forgotten");
     CHECK(sessions_peek(live->id) == live && live->budget.held > 0, "never a live one");
     CHECK(budget_held() == live->budget.held, "the total is the live one's");
     newcomer = connected_session();
     CHECK(fill(newcomer, 0x7f0001900000ull) > 1000, "a newcomer finds room for its share");
-    CHECK(sessions_make_room() == 0, "nothing more to give back");
+    CHECK(persist_make_room() == 0, "nothing more to give back");
     sessions_remove(live->id);
     sessions_remove(newcomer->id);
     sessions_unlock();

@@ -1,34 +1,44 @@
-/* test_store.c -- unit tests for server/store*.c (sessions kept in SQLite).
+/* test_store.c -- unit tests for storage (server/store*.c) and the sessions'
+ * side of it (server/persist.c): each session kept as the log of what its
+ * agent sent, folded again when read back.
  *
- * A session folded from hand-made records is written by the real writer
- * thread (store_close flushes it), read back by a second store_open as a
- * past session, and compared field by field; a live session left behind
- * comes back interrupted; the header's JSON round trip; a schema version 1
- * file (as an older jitscope wrote it) is migrated to the current version
- * with its rows intact; a corrupt file, another program's database and a
- * newer schema are refused with a clear reason; DELETE's path
- * (store_forget) removes every row of a session; a disk that fills up (a VFS
- * that fails writes as SQLite does on ENOSPC) and has room again: last_error
- * is cleared by the first round that commits.
+ * Sessions folded from hand-made records (through the same path as the
+ * link's: framed, decoded, folded, logged) are read back by a second open
+ * and serve the same views: an ended one from its snapshot, one left live
+ * from its log (interrupted); what was committed survives a process that
+ * dies without closing; --keep and --keep-events; a journal too small for
+ * the load breaks the log (the read stops there and says so) until a
+ * snapshot heals it; a disk that fills up (RLIMIT_FSIZE) is retried and
+ * nothing is lost; an ended session leaves memory and comes back; a damaged
+ * chunk ends the read with what came before it served; an idle session
+ * writes nothing; a version 1 file is converted; corrupt, foreign, newer and
+ * locked files are refused.
  * Build: make build/tests/test_store && build/tests/test_store
  */
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
+#include <jansson.h>
 #include <sqlite3.h>
 
 #include "budget.h"
 #include "check.h"
+#include "records.h"
+#include "session_header.h"
 #include "sessions.h"
 #include "store.h"
 #include "store_db.h"
+#include "views.h"
 
-static const int64_t NOW = 1700000000000000000ll;
-static const uint64_t MONO = 5000000000ull;
-static uint64_t g_seq;
+#define MID 0x7f0000200000ull
 
 static void temp_dir(char *out, size_t size)
 {
@@ -51,110 +61,141 @@ static void remove_dir(const char *dir)
     rmdir(dir);
 }
 
-static int apply(session *s, wire_record r)
+static int open_with(const char *dir, unsigned keep, unsigned keep_events, size_t journal,
+                     char *err, size_t size)
 {
-    const char *why = NULL;
-
-    r.seq = ++g_seq;
-    return session_apply(s, &r, NOW, &why);
+    persist_options o = {.dir = dir,
+                         .keep = keep,
+                         .keep_events = keep_events,
+                         .journal_max = journal,
+                         .unload_ms = 1};
+    return persist_open(&o, err, size);
 }
 
-static wire_record hello(const char *token)
+static int open_store(const char *dir, char *err, size_t size)
 {
-    wire_record r = {.type = WIRE_HELLO, .time_ns = MONO};
-
-    memcpy(r.u.hello.magic, WIRE_MAGIC, 8);
-    r.u.hello.version = WIRE_VERSION;
-    memcpy(r.u.hello.token, token, WIRE_TOKEN_LEN);
-    r.u.hello.runtime_type = 2;
-    r.u.hello.major = 10;
-    r.u.hello.realtime_ns = 1699999999000000000ull;
-    r.u.hello.monotonic_ns = MONO;
-    return r;
+    return open_with(dir, 0, 0, 0, err, size);
 }
 
-static wire_record jit(uint64_t fid, uint64_t code, uint64_t t)
-{
-    wire_record r = {.type = WIRE_JIT_FINISHED, .time_ns = t};
-    r.u.jit_finished = (wire_jit_finished){fid, 0x1000, code, 64, 40, 0, 0, 0, 0};
-    return r;
-}
-
-static wire_record name(uint64_t fid, const char *text)
-{
-    wire_record r = {.type = WIRE_FUNCTION_NAME, .time_ns = MONO + 1};
-    r.u.function_name = (wire_function_name){fid, 0x7f0000200000ull, 0x06000001u, 12};
-    r.strings[0] = (wire_string){text, (uint16_t)strlen(text)};
-    r.string_count = 1;
-    return r;
-}
-
-static wire_record module(uint64_t mid, const char *path, const char *assembly)
-{
-    wire_record r = {.type = WIRE_MODULE_LOADED, .time_ns = MONO + 2};
-    r.u.module_loaded = (wire_module_loaded){mid, mid + 0x100000, mid << 8, 0, 0};
-    r.strings[0] = (wire_string){path, (uint16_t)strlen(path)};
-    r.strings[1] = (wire_string){assembly, (uint16_t)strlen(assembly)};
-    r.string_count = 2;
-    return r;
-}
-
-static wire_record thread(uint64_t tid, const char *text)
-{
-    wire_record r = {.type = WIRE_THREAD_NAME, .time_ns = MONO + 3};
-    r.u.thread = (wire_thread){tid, 1234, 0};
-    r.strings[0] = (wire_string){text, (uint16_t)strlen(text)};
-    r.string_count = 1;
-    return r;
-}
-
-static int open_store_events(const char *dir, unsigned keep, unsigned keep_events, char *err,
-                             size_t size)
-{
-    store_options o = {.dir = dir, .keep = keep, .keep_events = keep_events};
-    return store_open(&o, err, size);
-}
-
-static int open_store(const char *dir, unsigned keep, char *err, size_t size)
-{
-    return open_store_events(dir, keep, 0, err, size);
-}
-
-/* As a server stops: the writer's last round, then every session forgotten
- * (the next store_open reads them back from the file). */
+/* As a server stops: the last word, then every session forgotten (the next
+ * open reads them back from the file). */
 static void close_store(void)
 {
-    store_close();
+    persist_close();
     sessions_lock();
     sessions_free_all();
     sessions_unlock();
 }
 
-/* Two sessions: 1 ended (exited) with 3000 functions, 2 still live. */
-static void record_two_sessions(void)
+/* Waits (at most 20 s) until storage has committed all it was given for id. */
+static int wait_synced(int id)
 {
-    session *a, *b;
+    int i;
+
+    for (i = 0; i < 2000; i++) {
+        if (store_synced(id))
+            return 1;
+        usleep(10000);
+    }
+    return 0;
+}
+
+/* A new session, its hello folded and logged. Caller holds the lock. */
+static session *new_session(int mode, pid_t pid, const char *command)
+{
+    session *s = sessions_create(mode, pid, command);
+
+    if (s)
+        rec_feed(s, rec_hello(s->token));
+    return s;
+}
+
+/* n functions named and JITed in s, the first `rejits` compiled twice. */
+static void jit_functions(session *s, unsigned n, unsigned rejits, uint64_t base)
+{
     char text[64];
     unsigned i;
 
-    sessions_lock();
-    a = sessions_create(SESSION_MODE_RUN, 4242, "dotnet app.dll");
-    b = sessions_create(SESSION_MODE_ATTACH, 4343, "dotnet live.dll");
-    apply(a, hello(a->token));
-    apply(b, hello(b->token));
-    apply(a, module(0x7f0000200000ull, "/app/App.dll", "App"));
-    apply(a, thread(0x1000, "worker"));
-    for (i = 0; i < 3000; i++) {
-        snprintf(text, sizeof(text), "App.Type.Method%u(int)", i);
-        apply(a, name(0x7f0000300000ull + i * 16, text));
-        apply(a, jit(0x7f0000300000ull + i * 16, 0x7f0000900000ull + i * 64, MONO + 100 + i));
+    rec_feed(s, rec_module_loaded(MID, "/app/App.dll", "App", 0, REC_MONO + 2));
+    rec_feed(s, rec_thread(WIRE_THREAD_CREATED, 0x1000, 1234, 0, NULL, REC_MONO + 3));
+    rec_feed(s, rec_thread(WIRE_THREAD_NAME, 0x1000, 0, 0, "worker", REC_MONO + 4));
+    for (i = 0; i < n; i++) {
+        uint64_t fid = base + i * 16;
+        snprintf(text, sizeof(text), "App.Type%u.Method%u(int)", i % 13, i);
+        rec_feed(s, rec_function_name(fid, MID, text, 0));
+        rec_feed(s, rec_jit_started(fid, 0x1000, REC_MONO + 100 + i * 10));
+        rec_feed(s, rec_jit_finished(fid, 0x1000, 0x7f0000900000ull + i * 64, 64,
+                                     REC_MONO + 105 + i * 10, 0));
     }
-    apply(a, jit(0x7f0000300000ull, 0x7f0000a00000ull, MONO + 9000)); /* a second version */
-    apply(b, name(0x7f0000400000ull, "Live.Method()"));
-    apply(b, jit(0x7f0000400000ull, 0x7f0000b00000ull, MONO + 50));
-    session_exit_code(a, 0, 0, NOW + 1000);
-    session_link_lost(a, NOW + 1000);
+    for (i = 0; i < rejits && i < n; i++) {
+        uint64_t fid = base + i * 16;
+        rec_feed(s, rec_jit_started(fid, 0x1000, REC_MONO + 900000 + i * 10));
+        rec_feed(s, rec_jit_finished(fid, 0x1000, 0x7f0000a00000ull + i * 64, 96,
+                                     REC_MONO + 900007 + i * 10, 0));
+    }
+}
+
+/* The session ends as a launched app does: exit code, link lost. Lock held. */
+static void end_session(session *s)
+{
+    session_exit_code(s, 0, 0, REC_NOW + 1000);
+    session_link_lost(s, REC_NOW + 1000);
+}
+
+/* What the views serve of s's content (its own fields left out), as JSON text. */
+static char *content(session *s)
+{
+    json_t *all = json_object(), *list, *detail = view_session_detail(s);
+    size_t i;
+    uint64_t seq;
+    char *text;
+
+    json_object_set(all, "counters", json_object_get(detail, "counters"));
+    /* a session read back is not live: none of its threads is */
+    json_object_del(json_object_get(all, "counters"), "threads_alive");
+    json_object_set(all, "drops", json_object_get(detail, "drops"));
+    json_decref(detail);
+    list = json_array();
+    for (i = 0; i < s->function_count; i++)
+        json_array_append_new(list, view_function(s, &s->functions[i]));
+    json_object_set_new(all, "functions", list);
+    list = json_array();
+    for (i = 0; i < s->module_count; i++)
+        json_array_append_new(list, view_module(&s->modules[i]));
+    json_object_set_new(all, "modules", list);
+    list = json_array();
+    for (seq = eventlog_first_seq(&s->events); seq <= s->events.last_seq; seq++)
+        json_array_append_new(list, view_event(s, eventlog_at(&s->events, seq)));
+    json_object_set_new(all, "events", list);
+    text = json_dumps(all, JSON_SORT_KEYS | JSON_COMPACT);
+    json_decref(all);
+    return text;
+}
+
+static char *content_of(int id)
+{
+    char *text;
+
+    persist_prepare(id);
+    sessions_lock();
+    text = sessions_get(id) ? content(sessions_get(id)) : NULL;
     sessions_unlock();
+    return text;
+}
+
+static int same_text(const char *a, const char *b)
+{
+    size_t i = 0;
+
+    if (!a || !b)
+        return 0;
+    if (strcmp(a, b) == 0)
+        return 1;
+    while (a[i] && a[i] == b[i])
+        i++;
+    printf("    first difference at %zu:\n    before ...%.120s\n    after  ...%.120s\n", i,
+           a + (i > 40 ? i - 40 : 0), b + (i > 40 ? i - 40 : 0));
+    return 0;
 }
 
 /* One number a query of the database file in `dir` answers, or -1. */
@@ -174,665 +215,13 @@ static long long count_rows(const char *dir, const char *sql)
     return n;
 }
 
-TEST(written_and_read_back)
+/* count_rows with the session's id put into sql (one %d). */
+static long long count_rows_of(const char *dir, const char *sql, int id)
 {
-    char dir[64], err[512];
-    session *a, *b;
-    const session_function *f;
+    char text[256];
 
-    temp_dir(dir, sizeof(dir));
-    CHECK(open_store(dir, 0, err, sizeof(err)) == 0, "an empty directory opens");
-    record_two_sessions();
-    close_store(); /* the writer's last round writes everything */
-
-    CHECK(open_store(dir, 0, err, sizeof(err)) == 0, "and opens again: %s", err);
-    sessions_lock();
-    CHECK(sessions_count() == 2, "both sessions are listed (%zu)", sessions_count());
-    a = sessions_peek(1);
-    b = sessions_peek(2);
-    CHECK(a && a->persist.past && !a->persist.loaded && a->state == SESSION_EXITED,
-          "session 1 is past, not read yet, exited");
-    CHECK(b && b->state == SESSION_INTERRUPTED && b->ended_ns != 0,
-          "session 2 was live when its server stopped: interrupted");
-    a = sessions_get(1);
-    CHECK(a->persist.loaded && a->persist.load_error[0] == '\0', "read back on first use");
-    CHECK(a->function_count == 3000 && a->functions_jitted == 3000, "3000 functions (%zu)",
-          a->function_count);
-    f = session_find_function(a, 0x7f0000300000ull + 77 * 16);
-    CHECK(f && strcmp(f->name, "App.Type.Method77(int)") == 0 && f->il_size == 40 &&
-              f->native_size == 64 && f->token == 0x06000001u && f->jit_count == 1,
-          "a function by its ID, with its name and numbers");
-    CHECK(f && f->compilation_count == 1 && !f->compilation_list &&
-              session_function_compilation(f, 0).native_size == 64 &&
-              session_function_compilation(f, 0).time_ns == f->last_jit_ns,
-          "compiled once: one compilation, the function's own fields, as in memory");
-    f = session_find_function(a, 0x7f0000300000ull);
-    CHECK(f && f->versions == 2 && f->compilation_count == 2 && f->jit_count == 2 &&
-              session_function_compilation(f, 0).time_ns !=
-                  session_function_compilation(f, 1).time_ns,
-          "its compilations and code versions");
-    CHECK(count_rows(dir, "SELECT count(*) FROM compilations WHERE session_id = 1") == 2,
-          "compilations rows only for the function compiled twice (schema v3)");
-    CHECK(a->module_count == 1 && strcmp(session_module_name(a, 0x7f0000200000ull), "App") == 0,
-          "the module");
-    CHECK(a->thread_count == 1 && strcmp(a->threads[0].name, "worker") == 0 && !a->threads[0].alive,
-          "the thread, ended");
-    CHECK(a->event_seq > 3000 && session_event_at(a, 1) && session_event_at(a, a->event_seq),
-          "the event log (%llu)", (unsigned long long)a->event_seq);
-    CHECK(a->pid == 4242 && a->major == 10 && a->jit_compilations == 3001 &&
-              strcmp(a->command_line, "dotnet app.dll") == 0,
-          "the header");
-    sessions_unlock();
-    store_prepare(2); /* as request handlers do: read without the sessions lock */
-    sessions_lock();
-    b = sessions_peek(2);
-    CHECK(b->persist.loaded && b->function_count == 1 &&
-              strcmp(b->functions[0].name, "Live.Method()") == 0 &&
-              session_find_function(b, 0x7f0000400000ull) == &b->functions[0],
-          "the interrupted session's function, read off the lock and moved in");
-    sessions_unlock();
-
-    store_forget(1); /* DELETE's path */
-    close_store();
-    CHECK(open_store(dir, 0, err, sizeof(err)) == 0, "opens a third time");
-    sessions_lock();
-    CHECK(sessions_count() == 1 && sessions_peek(2) && !sessions_peek(1),
-          "the deleted session is gone, the other stays");
-    CHECK(sessions_peek(2)->state == SESSION_INTERRUPTED, "and stays interrupted");
-    sessions_unlock();
-    close_store();
-    remove_dir(dir);
-}
-
-TEST(keep_deletes_the_oldest)
-{
-    char dir[64], err[512];
-    int i, id[4];
-
-    temp_dir(dir, sizeof(dir));
-    CHECK(open_store(dir, 2, err, sizeof(err)) == 0, "opens with keep 2");
-    for (i = 0; i < 4; i++) {
-        sessions_lock();
-        session *s = sessions_create(SESSION_MODE_RUN, 100 + i, "dotnet x.dll");
-        session_exited(s, NOW);
-        id[i] = s->id;
-        sessions_unlock();
-    }
-    store_kick();
-    store_close();
-    sessions_lock();
-    CHECK(sessions_count() == 2 && sessions_peek(id[2]) && sessions_peek(id[3]),
-          "the newest two stay");
-    sessions_free_all();
-    sessions_unlock();
-    CHECK(open_store(dir, 2, err, sizeof(err)) == 0, "opens again");
-    sessions_lock();
-    CHECK(sessions_count() == 2 && sessions_peek(id[2]) && sessions_peek(id[3]),
-          "and only they are in the file");
-    sessions_unlock();
-    close_store();
-    remove_dir(dir);
-}
-
-TEST(keep_events_trims_the_log)
-{
-    char dir[64], err[512];
-    session *s;
-    int id;
-    uint64_t last;
-
-    temp_dir(dir, sizeof(dir));
-    CHECK(open_store_events(dir, 0, 1000, err, sizeof(err)) == 0, "opens with keep-events 1000");
-    record_two_sessions(); /* the first one logs 3000+ events */
-    sessions_lock();
-    id = sessions_at(sessions_count() - 2)->id;
-    last = sessions_peek(id)->event_seq;
-    sessions_unlock();
-    close_store();
-    CHECK(open_store_events(dir, 0, 1000, err, sizeof(err)) == 0, "opens again");
-    sessions_lock();
-    s = sessions_get(id);
-    CHECK(s && s->event_seq == last && s->events_evicted == last - 1000 &&
-              session_event_at(s, last - 999) && !session_event_at(s, last - 1000),
-          "the newest 1000 events are kept (of %llu)", (unsigned long long)last);
-    sessions_unlock();
-    close_store();
-    remove_dir(dir);
-}
-
-/* A writer round that started after this call is done (the one running now
- * may have copied before the caller's change: two more); the stats after it. */
-static store_stats one_round(void)
-{
-    store_stats st;
-    uint64_t rounds;
-    int waited = 0;
-
-    store_get_stats(&st);
-    rounds = st.rounds;
-    while (store_kick(), store_get_stats(&st), st.rounds < rounds + 2 && waited++ < 3000)
-        usleep(10000);
-    return st;
-}
-
-/* Replay-log bytes lost to its caps: counted once in the stats' `lost`, and
- * kept whole in the session (its detail shows them). */
-TEST(replay_losses_counted_once)
-{
-    char dir[64], err[512];
-    store_stats st;
-    session *s;
-    uint64_t rounds;
-    int i, id;
-
-    temp_dir(dir, sizeof(dir));
-    CHECK(open_store(dir, 0, err, sizeof(err)) == 0, "opens");
-    sessions_lock();
-    s = sessions_create(SESSION_MODE_RUN, 77, "dotnet lossy.dll");
-    s->persist.replay_lost = 100;
-    id = s->id;
-    sessions_unlock();
-    for (i = 0; i < 3; i++) { /* three rounds, each seeing the same replay_lost */
-        store_get_stats(&st);
-        rounds = st.rounds;
-        st = one_round();
-        CHECK(st.rounds >= rounds + 2, "round %d was done", i + 1);
-    }
-    store_get_stats(&st);
-    CHECK(st.lost == 100, "counted once in the stats (%llu)", (unsigned long long)st.lost);
-    sessions_lock();
-    CHECK(sessions_peek(id)->persist.replay_lost == 100, "the session keeps its total");
-    sessions_unlock();
-    close_store();
-    remove_dir(dir);
-}
-
-/* Rounds until the writer has nothing left for its next one (two in a row
- * say so: a round's stats are taken while it copies); the stats then. */
-static store_stats caught_up(void)
-{
-    store_stats st = one_round();
-    int rounds = 0;
-
-    while (rounds++ < 500) {
-        uint64_t backlog = st.backlog;
-        st = one_round();
-        if (backlog == 0 && st.backlog == 0)
-            break;
-    }
-    return st;
-}
-
-/* `n` functions of a live session, each JITed once and written; then each
- * JITed again, last first (only the first and the last: ends_only). */
-static session *rejit(unsigned n, int ends_only)
-{
-    session *s;
-    unsigned i;
-    char text[64];
-
-    sessions_lock();
-    s = sessions_create(SESSION_MODE_RUN, 5151, "dotnet tiers.dll");
-    apply(s, hello(s->token));
-    for (i = 0; i < n; i++) {
-        snprintf(text, sizeof(text), "Tiers.Type.Method%u()", i);
-        apply(s, name(0x7f0000300000ull + i * 16, text));
-        apply(s, jit(0x7f0000300000ull + i * 16, 0x7f0000900000ull + i * 64, MONO + 100 + i));
-    }
-    sessions_unlock();
-    caught_up(); /* every function written once */
-    sessions_lock();
-    for (i = n; i-- > 0;)
-        if (!ends_only || i == 0 || i == n - 1)
-            apply(s,
-                  jit(0x7f0000300000ull + i * 16, 0x7f0001900000ull + i * 64, MONO + 900000 + i));
-    sessions_unlock();
-    return s;
-}
-
-static session *rejit_all(unsigned n) { return rejit(n, 0); }
-
-static const char *const REJITTED = "SELECT count(*) FROM functions WHERE jit_count = 2";
-
-/* A function already written that compiles again (a tier-up) waits for its
- * batch of rewrites (--rewrite-delay): one row rewrite per re-JIT per round
- * scattered over the table cost a page of disk writes each. The batch goes
- * when the session ends, when the writer stops, or with no delay at the next
- * round; every row is then as in memory, across several slices. */
-TEST(rewrites_wait_for_their_batch)
-{
-    const unsigned n = STORE_SLICE_FUNCTIONS + 1000; /* a batch of two slices */
-    char dir[64], err[512];
-    store_options delayed = {.rewrite_ms = 60000}, none = {.rewrite_ms = 0};
-    store_stats st;
-    session *s;
-
-    temp_dir(dir, sizeof(dir));
-    delayed.dir = none.dir = dir;
-    CHECK(store_open(&delayed, err, sizeof(err)) == 0, "opens with a delay of 60 s");
-    s = rejit_all(n);
-    st = caught_up();
-    CHECK(count_rows(dir, "SELECT count(*) FROM functions") == n && count_rows(dir, REJITTED) == 0,
-          "every function written once, no re-JIT written yet (%lld)", count_rows(dir, REJITTED));
-    CHECK(st.deferred == n && st.backlog == 0,
-          "the stats say %u deferred, none in the backlog "
-          "(%llu, %llu)",
-          n, (unsigned long long)st.deferred, (unsigned long long)st.backlog);
-    sessions_lock();
-    session_exited(s, NOW + 5000);
-    sessions_unlock();
-    st = caught_up();
-    CHECK(count_rows(dir, REJITTED) == n && st.deferred == 0,
-          "its end writes them all (%lld rows, %llu deferred)", count_rows(dir, REJITTED),
-          (unsigned long long)st.deferred);
-    close_store();
-
-    CHECK(store_open(&delayed, err, sizeof(err)) == 0, "opens again");
-    s = rejit_all(n); /* a second session, left live */
-    close_store();    /* as the server stops */
-    CHECK(count_rows(dir, REJITTED) == 2 * n,
-          "the writer's last round writes a live session's "
-          "(%lld of %u)",
-          count_rows(dir, REJITTED), 2 * n);
-
-    CHECK(store_open(&none, err, sizeof(err)) == 0, "opens with no delay");
-    s = rejit_all(n);
-    st = caught_up();
-    CHECK(count_rows(dir, REJITTED) == 3 * n && st.deferred == 0,
-          "with no delay the next rounds write them (%lld of %u)", count_rows(dir, REJITTED),
-          3 * n);
-    close_store();
-
-    /* two waiting among more functions than a round looks at */
-    CHECK(store_open(&delayed, err, sizeof(err)) == 0, "opens with a delay again");
-    s = rejit(STORE_SCAN_FUNCTIONS + 1000, 1);
-    sessions_lock();
-    session_exited(s, NOW + 5000);
-    sessions_unlock();
-    st = caught_up();
-    CHECK(count_rows(dir, REJITTED) == 3 * n + 2 && st.deferred == 0 && st.backlog == 0,
-          "the first and the last of %u, rounds apart (%lld of %u)", STORE_SCAN_FUNCTIONS + 1000,
-          count_rows(dir, REJITTED) - 3 * n, 2);
-    close_store();
-    remove_dir(dir);
-}
-
-/* An idle live session: its agent's periodic records move only the link
- * traffic counters. No round commits for them until its "still seen" mark is
- * due (STORE_SEEN_MS; an hour here, made due by moving the last mark back),
- * which then writes its header once; an unchanged one gets only the mark; a
- * real change is written at the next round; the server's stop writes the
- * traffic and the mark at once. */
-TEST(idle_session_commits_nothing)
-{
-    char dir[64], err[512];
-    const char *updated = "SELECT updated_ns FROM sessions";
-    const uint64_t hour_ns = 3600ull * 1000000000u;
-    store_options hourly = {.seen_ms = 3600u * 1000u}; /* no mark comes due by itself here */
-    store_stats st;
-    session *s;
-    uint64_t commits, rows, records;
-    long long seen;
-    int i;
-
-    temp_dir(dir, sizeof(dir));
-    hourly.dir = dir;
-    CHECK(store_open(&hourly, err, sizeof(err)) == 0, "opens, marking idle sessions hourly");
-    sessions_lock();
-    s = sessions_create(SESSION_MODE_RUN, 4242, "dotnet idle.dll");
-    apply(s, hello(s->token));
-    sessions_unlock();
-    st = caught_up();
-    commits = st.commits;
-    rows = st.rows;
-    seen = count_rows(dir, updated);
-    for (i = 0; i < 3; i++) {
-        sessions_lock();
-        s->records++; /* a DROPS record every 500 ms */
-        s->bytes += 96;
-        sessions_unlock();
-        st = one_round();
-    }
-    CHECK(st.commits == commits && st.rows == rows && count_rows(dir, updated) == seen,
-          "traffic alone: no commit (%llu more), no row",
-          (unsigned long long)(st.commits - commits));
-
-    sessions_lock();
-    s->persist.stored_seen_ns -= hour_ns; /* as if an hour went by (unsigned: wraps back) */
-    sessions_unlock();
-    st = one_round();
-    CHECK(
-        st.commits == commits + 1 && st.rows == rows + 1 && count_rows(dir, updated) > seen,
-        "the mark is due: one commit writes the header with its traffic (%llu commits, %llu rows)",
-        (unsigned long long)(st.commits - commits), (unsigned long long)(st.rows - rows));
-    seen = count_rows(dir, updated);
-
-    sessions_lock();
-    s->persist.stored_seen_ns -= hour_ns;
-    sessions_unlock();
-    st = one_round();
-    CHECK(st.commits == commits + 2 && st.rows == rows + 1 && count_rows(dir, updated) > seen,
-          "due again, nothing changed: only the mark (%llu commits, %llu rows)",
-          (unsigned long long)(st.commits - commits), (unsigned long long)(st.rows - rows));
-
-    sessions_lock();
-    snprintf(s->error, sizeof(s->error), "something the user should see");
-    sessions_unlock();
-    st = one_round();
-    CHECK(st.commits == commits + 3 && st.rows == rows + 2,
-          "a real change goes at the next round (%llu commits, %llu rows)",
-          (unsigned long long)(st.commits - commits), (unsigned long long)(st.rows - rows));
-
-    seen = count_rows(dir, updated);
-    sessions_lock();
-    s->records += 2; /* traffic again, then the server stops with the session live */
-    records = s->records;
-    sessions_unlock();
-    close_store();
-    CHECK(count_rows(dir, "SELECT json_extract(header, '$.records') FROM sessions") ==
-                  (long long)records &&
-              count_rows(dir, updated) > seen,
-          "the stop writes the traffic and the mark (records %lld, want %llu)",
-          count_rows(dir, "SELECT json_extract(header, '$.records') FROM sessions"),
-          (unsigned long long)records);
-    remove_dir(dir);
-}
-
-/* The memory budget nearly spent: an ended session whose every change is in
- * the file gives its content back and is read again on first use; a live
- * one keeps its own; one not written yet waits. */
-TEST(ended_session_gives_memory_back_to_storage)
-{
-    char dir[64], err[512];
-    session *a, *b;
-    int id_a = 0, id_b = 0;
-    uint64_t held_a;
-    size_t i;
-
-    temp_dir(dir, sizeof(dir));
-    CHECK(open_store(dir, 0, err, sizeof(err)) == 0, "opens");
-    record_two_sessions(); /* a: ended, 3000 functions; b: live */
-    sessions_lock();
-    for (i = 0; i < sessions_count(); i++) {
-        if (strcmp(sessions_at(i)->command_line, "dotnet app.dll") == 0)
-            id_a = sessions_at(i)->id;
-        else
-            id_b = sessions_at(i)->id;
-    }
-    a = sessions_peek(id_a);
-    b = sessions_peek(id_b);
-    held_a = a->budget.held;
-    budget_set_max(budget_held() + 4096); /* nearly spent */
-    sessions_unlock();
-    caught_up();
-    sessions_lock();
-    CHECK(held_a > 3000 * 128 && sessions_make_room() == 1, "one session gave memory back");
-    CHECK(a->persist.past && !a->persist.loaded && a->function_count == 0 && a->budget.held < 4096,
-          "the ended one: a past session, its content gone (%llu bytes left)",
-          (unsigned long long)a->budget.held);
-    CHECK(!b->persist.past && b->function_count == 1, "the live one keeps its own");
-    CHECK(sessions_get(id_a) == a && a->persist.loaded && a->function_count == 3000 &&
-              a->persist.load_part_count == 0,
-          "read again on first use, whole (%zu functions)", a->function_count);
-    sessions_unlock();
-    budget_set_max(0); /* the default again */
-    close_store();
-    remove_dir(dir);
-}
-
-/* The page in the middle of a table's leaves (dbstat walks a b-tree in key
- * order), or 0. */
-static long long middle_leaf(sqlite3 *db, const char *table)
-{
-    sqlite3_stmt *st = NULL;
-    long long pages[4096], page = 0;
-    int n = 0;
-
-    if (sqlite3_prepare_v2(db, "SELECT pageno FROM dbstat WHERE name = ? AND pagetype = 'leaf'", -1,
-                           &st, NULL) == SQLITE_OK) {
-        sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
-        while (n < 4096 && sqlite3_step(st) == SQLITE_ROW)
-            pages[n++] = sqlite3_column_int64(st, 0);
-    }
-    sqlite3_finalize(st);
-    if (n >= 3)
-        page = pages[n / 2];
-    return page;
-}
-
-/* A database damaged in the middle of two tables (a leaf page of functions
- * and one of events made unreadable): the session is served with what was
- * read, and its detail says every part that failed, with counts. */
-TEST(damage_in_the_middle_reported_part_by_part)
-{
-    char dir[64], err[512], path[128];
-    sqlite3 *db = NULL;
-    long long functions_page, events_page;
-    int page_size = 4096, id = 0;
-    session *s;
-    size_t i;
-
-    temp_dir(dir, sizeof(dir));
-    CHECK(open_store(dir, 0, err, sizeof(err)) == 0, "opens");
-    record_two_sessions();
-    close_store();
-    snprintf(path, sizeof(path), "%s/jitscope.db", dir);
-    CHECK(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK, "read it");
-    functions_page = middle_leaf(db, "functions");
-    events_page = middle_leaf(db, "events");
-    sqlite3_close(db);
-    CHECK(functions_page > 1 && events_page > 1, "leaf pages in the middle: %lld, %lld",
-          functions_page, events_page);
-    {
-        FILE *f = fopen(path, "r+b");
-        const unsigned char bad = 0; /* not a b-tree page type */
-        CHECK(f && fseek(f, (long)((functions_page - 1) * page_size), SEEK_SET) == 0 &&
-                  fwrite(&bad, 1, 1, f) == 1 &&
-                  fseek(f, (long)((events_page - 1) * page_size), SEEK_SET) == 0 &&
-                  fwrite(&bad, 1, 1, f) == 1,
-              "two pages damaged");
-        if (f)
-            fclose(f);
-    }
-
-    CHECK(open_store(dir, 0, err, sizeof(err)) == 0, "opens again: %s", err);
-    sessions_lock();
-    for (i = 0; i < sessions_count(); i++)
-        if (strcmp(sessions_at(i)->command_line, "dotnet app.dll") == 0)
-            id = sessions_at(i)->id;
-    s = sessions_get(id); /* reads its content back */
-    CHECK(s && s->persist.loaded, "read back, as far as it goes");
-    if (s) {
-        const session_persist *p = &s->persist;
-        const session_load_part *fp = &p->load_parts[0], *ep = &p->load_parts[1];
-        CHECK(p->load_part_count == 2 && strcmp(fp->name, "functions") == 0 &&
-                  strcmp(ep->name, "events") == 0,
-              "two parts failed: %u (%s)", p->load_part_count, p->load_error);
-        CHECK(fp->read > 0 && fp->read < 3000 && fp->stored == 3000 &&
-                  fp->read == s->function_count && fp->error[0],
-              "functions: %llu of %lld read, the rest said (%s)", (unsigned long long)fp->read,
-              (long long)fp->stored, fp->error);
-        /* its log: a module, a thread name, 3000 JITs and a re-JIT */
-        CHECK(ep->read > 0 && ep->read < 3003 && ep->stored == 3003 && ep->error[0],
-              "events: %llu of %lld read (%s)", (unsigned long long)ep->read, (long long)ep->stored,
-              ep->error);
-        CHECK(strstr(p->load_error, "functions") && strstr(p->load_error, "events") &&
-                  strstr(p->load_error, "of 3000 rows read"),
-              "load_error names both, with counts: %s", p->load_error);
-    }
-    sessions_unlock();
-    close_store();
-    remove_dir(dir);
-}
-
-/* ---- a disk that fills up: a VFS that fails writes as SQLite does on ENOSPC ---- */
-
-static sqlite3_vfs full_vfs, *full_base;
-static volatile int full_disk; /* 1: every write fails with SQLITE_FULL */
-
-typedef struct full_file {
-    sqlite3_file base;  /* pMethods: full_methods */
-    sqlite3_file *real; /* the unix VFS's file, right after this struct */
-} full_file;
-
-#define FULL_REAL(f) (((full_file *)(f))->real)
-static int full_write(sqlite3_file *f, const void *data, int amount, sqlite3_int64 offset)
-{
-    return full_disk ? SQLITE_FULL
-                     : FULL_REAL(f)->pMethods->xWrite(FULL_REAL(f), data, amount, offset);
-}
-
-/* Every other method passes straight to the real file's own. */
-#define FULL_PASS(type, name, params, args)                                                        \
-    static type full_##name params { return FULL_REAL(f)->pMethods->x##name(FULL_REAL(f) args); }
-#define FULL_ARGS(...) , __VA_ARGS__
-FULL_PASS(int, Close, (sqlite3_file * f), )
-FULL_PASS(int, Read, (sqlite3_file * f, void *d, int n, sqlite3_int64 o), FULL_ARGS(d, n, o))
-FULL_PASS(int, Truncate, (sqlite3_file * f, sqlite3_int64 size), FULL_ARGS(size))
-FULL_PASS(int, Sync, (sqlite3_file * f, int flags), FULL_ARGS(flags))
-FULL_PASS(int, FileSize, (sqlite3_file * f, sqlite3_int64 *size), FULL_ARGS(size))
-FULL_PASS(int, Lock, (sqlite3_file * f, int level), FULL_ARGS(level))
-FULL_PASS(int, Unlock, (sqlite3_file * f, int level), FULL_ARGS(level))
-FULL_PASS(int, CheckReservedLock, (sqlite3_file * f, int *out), FULL_ARGS(out))
-FULL_PASS(int, FileControl, (sqlite3_file * f, int op, void *arg), FULL_ARGS(op, arg))
-FULL_PASS(int, SectorSize, (sqlite3_file * f), )
-FULL_PASS(int, DeviceCharacteristics, (sqlite3_file * f), )
-FULL_PASS(int, ShmMap, (sqlite3_file * f, int i, int size, int extend, void volatile **p),
-          FULL_ARGS(i, size, extend, p))
-FULL_PASS(int, ShmLock, (sqlite3_file * f, int offset, int n, int flags),
-          FULL_ARGS(offset, n, flags))
-FULL_PASS(int, ShmUnmap, (sqlite3_file * f, int del), FULL_ARGS(del))
-static void full_ShmBarrier(sqlite3_file *f) { FULL_REAL(f)->pMethods->xShmBarrier(FULL_REAL(f)); }
-
-/* Version 2: no xFetch, so every read goes through xRead (no memory map). */
-static const sqlite3_io_methods full_methods = {2,
-                                                full_Close,
-                                                full_Read,
-                                                full_write,
-                                                full_Truncate,
-                                                full_Sync,
-                                                full_FileSize,
-                                                full_Lock,
-                                                full_Unlock,
-                                                full_CheckReservedLock,
-                                                full_FileControl,
-                                                full_SectorSize,
-                                                full_DeviceCharacteristics,
-                                                full_ShmMap,
-                                                full_ShmLock,
-                                                full_ShmBarrier,
-                                                full_ShmUnmap,
-                                                NULL,
-                                                NULL};
-
-static int full_open(sqlite3_vfs *vfs, const char *name, sqlite3_file *f, int flags, int *out)
-{
-    int rc;
-
-    (void)vfs;
-    FULL_REAL(f) = (sqlite3_file *)((full_file *)f + 1);
-    rc = full_base->xOpen(full_base, name, FULL_REAL(f), flags, out);
-    /* a file the real VFS opened is closed through us, one it did not is not */
-    f->pMethods = rc == SQLITE_OK && FULL_REAL(f)->pMethods ? &full_methods : NULL;
-    return rc;
-}
-
-/* Makes the full-disk VFS the default one (what the store opens with). */
-static void full_vfs_install(void)
-{
-    if (full_base)
-        return;
-    full_base = sqlite3_vfs_find("unix");
-    full_vfs = *full_base;
-    full_vfs.zName = "jitscope-test-full";
-    full_vfs.szOsFile = (int)sizeof(full_file) + full_base->szOsFile;
-    full_vfs.xOpen = full_open;
-    sqlite3_vfs_register(&full_vfs, 1);
-}
-
-/* A disk that is full, then has room again: the failed rounds are counted
- * and said; the first round that commits afterwards clears last_error, the
- * count and the time of the last failure stay. */
-TEST(last_error_clears_when_writes_resume)
-{
-    char dir[64], err[512], text[64];
-    store_stats st;
-    session *s;
-    int64_t failed_at;
-    uint64_t errors, commits;
-    unsigned i;
-
-    full_vfs_install();
-    temp_dir(dir, sizeof(dir));
-    CHECK(open_store(dir, 0, err, sizeof(err)) == 0, "opens");
-    sessions_lock();
-    s = sessions_create(SESSION_MODE_RUN, 4545, "dotnet full.dll");
-    apply(s, hello(s->token));
-    sessions_unlock();
-    st = caught_up();
-    CHECK(st.write_errors == 0 && st.last_error[0] == '\0' && st.last_error_ns == 0,
-          "no error yet");
-
-    full_disk = 1;
-    sessions_lock();
-    for (i = 0; i < 500; i++) {
-        snprintf(text, sizeof(text), "Full.Disk.Method%u()", i);
-        apply(s, name(0x7f0000600000ull + i * 16, text));
-        apply(s, jit(0x7f0000600000ull + i * 16, 0x7f0000c00000ull + i * 64, MONO + 10 + i));
-    }
-    sessions_unlock();
-    st = one_round();
-    full_disk = 0;
-    CHECK(st.write_errors > 0 && strstr(st.last_error, "full") && st.last_error_ns > 0,
-          "the full disk: rounds refused, said (%llu errors, '%s')",
-          (unsigned long long)st.write_errors, st.last_error);
-    errors = st.write_errors;
-    failed_at = st.last_error_ns;
-    commits = st.commits;
-
-    sessions_lock();
-    apply(s, name(0x7f0000700000ull, "Room.Again()"));
-    apply(s, jit(0x7f0000700000ull, 0x7f0000d00000ull, MONO + 9000));
-    sessions_unlock();
-    st = one_round();
-    CHECK(st.commits > commits, "writes resume (%llu commits)",
-          (unsigned long long)(st.commits - commits));
-    CHECK(st.last_error[0] == '\0', "last_error is cleared once a round commits ('%s')",
-          st.last_error);
-    CHECK(st.write_errors == errors && st.last_error_ns == failed_at,
-          "the count and the time of the last failure stay");
-    close_store();
-    remove_dir(dir);
-}
-
-TEST(header_round_trip)
-{
-    session *s = session_new(7, SESSION_MODE_ATTACH, 99, "cmd", "0123456789abcdef0123456789abcdef");
-    session *t = session_new(7, SESSION_MODE_RUN, 0, "cmd", "");
-    json_t *h;
-
-    s->state = SESSION_DETACHED;
-    s->drops.dropped[WIRE_DROP_SLOW_SERVER] = 12345;
-    s->agent_cost.buckets[3] = 77;
-    s->tier_jit_ns[2] = 1ull << 40;
-    s->clock_offset_ns = -5;
-    s->detach_hresult = (int32_t)0x80004005;
-    s->last_seq = UINT64_MAX; /* the full unsigned range */
-    snprintf(s->error, sizeof(s->error), "refused");
-    h = store_header_to_json(s);
-    store_header_from_json(t, h);
-    CHECK(t->state == SESSION_DETACHED && t->mode == SESSION_MODE_ATTACH && t->pid == 99,
-          "state, mode, pid");
-    CHECK(t->drops.dropped[WIRE_DROP_SLOW_SERVER] == 12345 && t->agent_cost.buckets[3] == 77 &&
-              t->tier_jit_ns[2] == 1ull << 40,
-          "arrays");
-    CHECK(t->clock_offset_ns == -5 && t->detach_hresult == (int32_t)0x80004005 &&
-              t->last_seq == UINT64_MAX,
-          "signed and unsigned extremes");
-    CHECK(strcmp(t->token, s->token) == 0 && strcmp(t->error, "refused") == 0, "strings");
-    json_decref(h);
-    session_free(s);
-    session_free(t);
+    snprintf(text, sizeof(text), sql, id);
+    return count_rows(dir, text);
 }
 
 static int exec_sql(const char *path, const char *sql)
@@ -846,13 +235,560 @@ static int exec_sql(const char *path, const char *sql)
     return rc;
 }
 
-TEST(migrates_from_version_1)
+TEST(read_back_serves_the_same)
+{
+    char dir[64], err[512], *ended_before, *live_before, *ended_after, *live_after;
+    session *a, *b;
+    int ida, idb;
+
+    temp_dir(dir, sizeof(dir));
+    CHECK(open_store(dir, err, sizeof(err)) == 0, "open: %s", err);
+    sessions_lock();
+    a = new_session(SESSION_MODE_RUN, 4242, "dotnet app.dll");
+    b = new_session(SESSION_MODE_ATTACH, 4343, "dotnet live.dll");
+    ida = a->id, idb = b->id;
+    jit_functions(a, 3000, 200, 0x7f0000300000ull);
+    jit_functions(b, 500, 0, 0x7f0000600000ull);
+    end_session(a);
+    ended_before = content(a);
+    live_before = content(b);
+    sessions_unlock();
+    persist_sweep(); /* header rows; the ended session's snapshot */
+    CHECK(wait_synced(ida) && wait_synced(idb), "storage caught up");
+    CHECK(count_rows_of(dir, "SELECT count(*) FROM snapshots WHERE session_id = %d", ida) >= 1 &&
+              count_rows_of(dir, "SELECT count(*) FROM log WHERE session_id = %d", ida) == 0,
+          "the ended session is a snapshot, its log compacted away");
+    CHECK(count_rows_of(dir, "SELECT count(*) FROM log WHERE session_id = %d", idb) >= 1 &&
+              count_rows_of(dir, "SELECT count(*) FROM snapshots WHERE session_id = %d", idb) == 0,
+          "the live one is its log");
+    CHECK(
+        count_rows_of(dir, "SELECT sum(length(bytes)) FROM snapshots WHERE session_id = %d", ida) <
+            3000 * 100,
+        "under 100 bytes a function on disk, names included (%lld for 3000)",
+        count_rows_of(dir, "SELECT sum(length(bytes)) FROM snapshots WHERE session_id = %d", ida));
+    close_store();
+
+    CHECK(open_store(dir, err, sizeof(err)) == 0, "opened again: %s", err);
+    sessions_lock();
+    CHECK(sessions_count() == 2 && !sessions_get(ida)->persist.loaded &&
+              sessions_get(ida)->state == SESSION_EXITED &&
+              sessions_get(idb)->state == SESSION_INTERRUPTED,
+          "listed without their content: one exited, the live one interrupted");
+    sessions_unlock();
+    ended_after = content_of(ida);
+    live_after = content_of(idb);
+    CHECK(same_text(ended_before, ended_after), "the ended session serves the same (snapshot)");
+    CHECK(same_text(live_before, live_after),
+          "the live one serves the same (its log folded again)");
+    sessions_lock();
+    CHECK(sessions_get(idb)->persist.load_error[0] == '\0' &&
+              sessions_get(idb)->threads[0].alive == 0,
+          "no load error; its threads are not alive any more");
+    sessions_unlock();
+    free(ended_before), free(live_before), free(ended_after), free(live_after);
+    close_store();
+    remove_dir(dir);
+}
+
+/* Records refused (over the memory budget, or inconsistent) are not in the
+ * log; what they moved is (LOGREC_REFUSED before the next record taken), and
+ * a snapshot keeps it (SNAPSHOT_REFUSED): read back, from the log or from the
+ * snapshot, the session counts the same. */
+TEST(refusals_survive_read_back)
+{
+    static char big[4001]; /* a 4,000-byte name and its NUL */
+    char dir[64], err[512], name[64];
+    session *s[2];
+    uint64_t before[2][5];
+    int id[2], k, refused;
+    unsigned i;
+
+    memset(big, 'x', sizeof(big) - 1);
+    temp_dir(dir, sizeof(dir));
+    CHECK(open_store(dir, err, sizeof(err)) == 0, "open: %s", err);
+    budget_set_max(64ull << 20);
+    sessions_lock();
+    for (k = 0; k < 2; k++) {
+        s[k] = new_session(SESSION_MODE_RUN, 4242 + k, "dotnet hog.dll");
+        id[k] = s[k]->id;
+        session_budget_connected(s[k], 1); /* as link.c binds it: it shares the budget */
+        for (i = 0, refused = 0; i < 20000 && !refused; i++) {
+            snprintf(name, sizeof(name), "Hog%d.Method%u", k, i);
+            memcpy(big, name, strlen(name));
+            refused = rec_feed(s[k], rec_function_name(0x7f0000300000ull +
+                                                           (uint64_t)k * 0x10000000 + i * 16,
+                                                       MID, big, 0)) == SESSION_REFUSED;
+        }
+        rec_feed(s[k], rec_function_name(0x7f0000300000ull + 8, MID, big, 0)); /* refused too */
+        rec_seq += 3; /* three numbers the agent dropped */
+        {
+            wire_record d = rec_simple(WIRE_DROPS, REC_MONO + 5);
+            d.u.drops.dropped[WIRE_DROP_SLOW_SERVER] = 1; /* not the 3 gaps: inconsistent */
+            CHECK(rec_feed(s[k], d) == SESSION_REFUSED, "session %d: an inconsistent DROPS", k);
+            d.u.drops.dropped[WIRE_DROP_SLOW_SERVER] = 3;
+            CHECK(rec_feed(s[k], d) == 0, "session %d: a possible one is taken", k);
+        }
+        before[k][0] = s[k]->records, before[k][1] = s[k]->seq_gaps;
+        before[k][2] = s[k]->last_seq, before[k][3] = s[k]->records_refused;
+        before[k][4] = s[k]->budget.refused_records;
+        CHECK(i > 100 && s[k]->records_refused == 1 && s[k]->budget.refused_records == 2 &&
+                  s[k]->seq_gaps == 3,
+              "session %d: %u names taken, 2 refused for room, 1 inconsistent", k, i);
+    }
+    end_session(s[0]); /* the first ends: a snapshot; the second stays live: its log */
+    sessions_unlock();
+    persist_sweep();
+    CHECK(wait_synced(id[0]) && wait_synced(id[1]), "storage caught up");
+    CHECK(count_rows_of(dir, "SELECT count(*) FROM snapshots WHERE session_id = %d", id[0]) >= 1,
+          "the ended one is a snapshot");
+    close_store();
+    budget_set_max(0);
+
+    CHECK(open_store(dir, err, sizeof(err)) == 0, "opened again: %s", err);
+    for (k = 0; k < 2; k++) {
+        session *back;
+        persist_prepare(id[k]);
+        sessions_lock();
+        back = sessions_get(id[k]);
+        CHECK(back && back->persist.load_error[0] == '\0' && back->records == before[k][0] &&
+                  back->seq_gaps == before[k][1] && back->last_seq == before[k][2] &&
+                  back->records_refused == before[k][3] &&
+                  back->budget.refused_records == before[k][4] &&
+                  back->budget.refused[SESSION_REFUSED_FUNCTIONS] == 2,
+              "%s read back counts the same: records %llu, gaps %llu, refused %llu + %llu (%s)",
+              k == 0 ? "from its snapshot" : "from its log",
+              back ? (unsigned long long)back->records : 0,
+              back ? (unsigned long long)back->seq_gaps : 0,
+              back ? (unsigned long long)back->records_refused : 0,
+              back ? (unsigned long long)back->budget.refused_records : 0,
+              back ? back->persist.load_error : "?");
+        sessions_unlock();
+    }
+    close_store();
+    remove_dir(dir);
+}
+
+TEST(committed_survives_a_crash)
+{
+    char dir[64], err[512];
+    pid_t child;
+    int status = -1, functions = -1, id;
+
+    temp_dir(dir, sizeof(dir));
+    fflush(stdout);
+    child = fork();
+    if (child == 0) { /* a server that dies without closing, once its log is committed */
+        session *s;
+        int id;
+        if (open_store(dir, err, sizeof(err)) != 0)
+            _exit(2);
+        sessions_lock();
+        s = new_session(SESSION_MODE_RUN, 4242, "dotnet app.dll");
+        id = s->id;
+        jit_functions(s, 1000, 0, 0x7f0000300000ull);
+        sessions_unlock();
+        _exit(wait_synced(id) ? 0 : 3);
+    }
+    waitpid(child, &status, 0);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the first server committed and died");
+    CHECK(open_store(dir, err, sizeof(err)) == 0, "a second one opens the directory: %s", err);
+    sessions_lock();
+    id = sessions_count() == 1 ? sessions_at(0)->id : 0; /* the one the first server made */
+    sessions_unlock();
+    persist_prepare(id);
+    sessions_lock();
+    if (sessions_get(id))
+        functions = (int)sessions_get(id)->functions_jitted;
+    CHECK(functions == 1000 && sessions_get(id)->state == SESSION_INTERRUPTED &&
+              sessions_get(id)->persist.load_error[0] == '\0',
+          "every function committed is served (%d), the session interrupted", functions);
+    sessions_unlock();
+    close_store();
+    remove_dir(dir);
+}
+
+TEST(keep_and_keep_events)
+{
+    char dir[64], err[512];
+    session *s;
+    int i, ids[4];
+
+    temp_dir(dir, sizeof(dir));
+    CHECK(open_with(dir, 2, 1000, 0, err, sizeof(err)) == 0,
+          "open with --keep 2 --keep-events 1000");
+    for (i = 0; i < 4; i++) {
+        sessions_lock();
+        s = new_session(SESSION_MODE_RUN, 100 + i, "dotnet app.dll");
+        ids[i] = s->id;
+        jit_functions(s, i == 3 ? 3000 : 10, 0, 0x7f0000300000ull);
+        end_session(s);
+        sessions_unlock();
+        persist_sweep();
+    }
+    sessions_lock();
+    CHECK(sessions_count() == 2 && sessions_get(ids[2]) && sessions_get(ids[3]),
+          "the two newest stay");
+    sessions_unlock();
+    CHECK(wait_synced(ids[3]) && count_rows(dir, "SELECT count(*) FROM sessions") == 2 &&
+              count_rows_of(dir, "SELECT count(*) FROM log WHERE session_id < %d", ids[2]) == 0 &&
+              count_rows_of(dir, "SELECT count(*) FROM snapshots WHERE session_id < %d", ids[2]) ==
+                  0,
+          "the two oldest are deleted from the file too");
+    close_store();
+    CHECK(open_with(dir, 2, 1000, 0, err, sizeof(err)) == 0, "opened again");
+    persist_prepare(ids[3]);
+    sessions_lock();
+    s = sessions_get(ids[3]);
+    CHECK(s && s->functions_jitted == 3000 && s->events.evicted == s->events.last_seq - 1000 &&
+              eventlog_at(&s->events, s->events.last_seq) &&
+              !eventlog_at(&s->events, s->events.last_seq - 1000),
+          "its functions all back, the newest 1000 of its %llu events",
+          s ? (unsigned long long)s->events.last_seq : 0ull);
+    sessions_unlock();
+    close_store();
+    remove_dir(dir);
+}
+
+TEST(a_full_journal_breaks_the_log_until_a_snapshot)
+{
+    char dir[64], err[512];
+    store_stats st;
+    session *s;
+    int id;
+
+    temp_dir(dir, sizeof(dir));
+    CHECK(open_with(dir, 0, 0, 16 * 1024, err, sizeof(err)) == 0, "open with a 16 KiB journal");
+    sessions_lock();
+    s = new_session(SESSION_MODE_RUN, 4242, "dotnet app.dll");
+    id = s->id;
+    jit_functions(s, 3000, 0, 0x7f0000300000ull); /* far more than 16 KiB between two rounds */
+    sessions_unlock();
+    store_get_stats(&st);
+    CHECK(st.lost > 0 && store_broken(id),
+          "entries dropped and counted (%llu bytes), the log broken", (unsigned long long)st.lost);
+    close_store(); /* no sweep: no snapshot */
+    CHECK(open_with(dir, 0, 0, 16 * 1024, err, sizeof(err)) == 0, "opened again");
+    persist_prepare(id);
+    sessions_lock();
+    s = sessions_get(id);
+    CHECK(s && strstr(s->persist.load_error, "broken") && s->functions_jitted < 3000,
+          "the read stops at the break and says so (%s; %zu functions before it)",
+          s ? s->persist.load_error : "?", s ? s->functions_jitted : 0);
+    sessions_unlock();
+    close_store();
+
+    CHECK(open_with(dir, 0, 0, 16 * 1024, err, sizeof(err)) == 0, "and again, for a new session");
+    sessions_lock();
+    s = new_session(SESSION_MODE_RUN, 4243, "dotnet app.dll");
+    id = s->id;
+    jit_functions(s, 3000, 0, 0x7f0000300000ull);
+    sessions_unlock();
+    CHECK(store_broken(id), "broken again");
+    persist_sweep(); /* a broken log: a snapshot of what memory holds */
+    CHECK(wait_synced(id) && !store_broken(id), "the snapshot committed heals it");
+    close_store();
+    CHECK(open_with(dir, 0, 0, 16 * 1024, err, sizeof(err)) == 0, "opened once more");
+    persist_prepare(id);
+    sessions_lock();
+    s = sessions_get(id);
+    CHECK(s && s->functions_jitted == 3000 && s->persist.load_error[0] == '\0',
+          "every function is served, no error (%zu)", s ? s->functions_jitted : 0);
+    sessions_unlock();
+    close_store();
+    remove_dir(dir);
+}
+
+static off_t file_size(const char *dir, const char *name)
+{
+    char path[600];
+    struct stat st;
+
+    snprintf(path, sizeof(path), "%s/%s", dir, name);
+    return stat(path, &st) == 0 ? st.st_size : 0;
+}
+
+TEST(a_full_disk_is_retried)
+{
+    char dir[64], err[512];
+    store_stats st = {0};
+    struct rlimit unlimited, limited;
+    session *s;
+    int id, i;
+
+    temp_dir(dir, sizeof(dir));
+    CHECK(open_store(dir, err, sizeof(err)) == 0, "open: %s", err);
+    sessions_lock();
+    s = new_session(SESSION_MODE_RUN, 4242, "dotnet app.dll");
+    id = s->id;
+    jit_functions(s, 100, 0, 0x7f0000300000ull);
+    sessions_unlock();
+    CHECK(wait_synced(id), "the first records are on disk");
+    /* the disk is full: no file of this process may grow any more */
+    signal(SIGXFSZ, SIG_IGN);
+    getrlimit(RLIMIT_FSIZE, &unlimited);
+    limited = unlimited;
+    limited.rlim_cur = (rlim_t)(file_size(dir, "jitscope.db-wal") > file_size(dir, "jitscope.db")
+                                    ? file_size(dir, "jitscope.db-wal")
+                                    : file_size(dir, "jitscope.db"));
+    setrlimit(RLIMIT_FSIZE, &limited);
+    sessions_lock();
+    jit_functions(s, 2000, 0, 0x7f0000800000ull);
+    sessions_unlock();
+    for (i = 0; i < 500 && st.write_errors < 2; i++) {
+        usleep(10000);
+        store_get_stats(&st);
+    }
+    CHECK(st.write_errors >= 2 && st.last_error[0] && !store_synced(id),
+          "writes fail and are tried again (%llu errors: %s)", (unsigned long long)st.write_errors,
+          st.last_error);
+    setrlimit(RLIMIT_FSIZE, &unlimited); /* room again */
+    CHECK(wait_synced(id), "it all goes in once there is room");
+    store_get_stats(&st);
+    CHECK(st.last_error[0] == '\0' && st.last_error_ns > 0 && st.lost == 0,
+          "the error is over (when it was is kept), nothing was lost");
+    close_store();
+    CHECK(open_store(dir, err, sizeof(err)) == 0, "opened again");
+    persist_prepare(id);
+    sessions_lock();
+    s = sessions_get(id);
+    CHECK(s && s->functions_jitted == 2100 && s->persist.load_error[0] == '\0',
+          "all 2100 functions are served (%zu)", s ? s->functions_jitted : 0);
+    sessions_unlock();
+    close_store();
+    remove_dir(dir);
+}
+
+TEST(an_ended_session_leaves_memory_and_comes_back)
+{
+    char dir[64], err[512], *before, *after;
+    session *s;
+    int id;
+
+    temp_dir(dir, sizeof(dir));
+    CHECK(open_store(dir, err, sizeof(err)) == 0, "open (unload after 1 ms): %s", err);
+    sessions_lock();
+    s = new_session(SESSION_MODE_RUN, 4242, "dotnet app.dll");
+    id = s->id;
+    jit_functions(s, 2000, 10, 0x7f0000300000ull);
+    end_session(s);
+    before = content(s);
+    sessions_unlock();
+    persist_sweep(); /* its snapshot */
+    CHECK(wait_synced(id), "its snapshot committed");
+    usleep(2000);
+    persist_sweep(); /* nobody asked for it since */
+    sessions_lock();
+    s = sessions_get(id);
+    CHECK(s && !s->persist.loaded && s->function_count == 0 && s->persist.summary,
+          "its content left memory; its list entry stays");
+    sessions_unlock();
+    after = content_of(id);
+    CHECK(same_text(before, after), "read back when asked: the same");
+    free(before), free(after);
+    close_store();
+    remove_dir(dir);
+}
+
+/* The memory budget nearly spent: an ended session whose snapshot is
+ * committed leaves memory at once (not after PERSIST_UNLOAD_MS) and comes
+ * back the same; a live one stays. */
+TEST(a_spent_budget_unloads_ended_sessions_at_once)
+{
+    char dir[64], err[512], *before, *after;
+    session *s, *live;
+    int id, live_id;
+
+    temp_dir(dir, sizeof(dir));
+    CHECK(open_store(dir, err, sizeof(err)) == 0, "open: %s", err);
+    sessions_lock();
+    s = new_session(SESSION_MODE_RUN, 4242, "dotnet app.dll");
+    live = new_session(SESSION_MODE_RUN, 4343, "dotnet live.dll");
+    id = s->id, live_id = live->id;
+    jit_functions(s, 2000, 10, 0x7f0000300000ull);
+    jit_functions(live, 100, 0, 0x7f0000800000ull);
+    end_session(s);
+    before = content(s);
+    sessions_unlock();
+    persist_sweep(); /* its snapshot */
+    CHECK(wait_synced(id), "its snapshot committed");
+    sessions_lock();
+    CHECK(s->persist.loaded && persist_make_room() == 0, "room enough: nothing leaves");
+    budget_set_max(budget_held() + 4096); /* nearly spent */
+    CHECK(persist_make_room() == 1 && !s->persist.loaded && s->function_count == 0 &&
+              s->persist.summary,
+          "the ended session left memory at once; its list entry stays");
+    CHECK(sessions_get(live_id)->persist.loaded && sessions_get(live_id)->function_count == 100,
+          "the live one keeps its own");
+    sessions_unlock();
+    budget_set_max(0);
+    after = content_of(id);
+    CHECK(same_text(before, after), "read back when asked: the same");
+    free(before), free(after);
+    close_store();
+    remove_dir(dir);
+}
+
+TEST(a_damaged_chunk_ends_the_read)
+{
+    char dir[64], path[128], err[512], sql[160], where[32];
+    session *s;
+    long long last;
+    int id = 0, round;
+
+    temp_dir(dir, sizeof(dir));
+    CHECK(open_store(dir, err, sizeof(err)) == 0, "open: %s", err);
+    for (round = 0; round < 3; round++) { /* three commits: three chunks at least */
+        sessions_lock();
+        s = round == 0 ? new_session(SESSION_MODE_RUN, 4242, "dotnet app.dll") : sessions_get(id);
+        id = s->id;
+        jit_functions(s, 100, 0, 0x7f0000300000ull + (uint64_t)round * 0x100000);
+        sessions_unlock();
+        CHECK(wait_synced(id), "round %d committed", round);
+    }
+    close_store();
+    snprintf(path, sizeof(path), "%s/jitscope.db", dir);
+    /* the last chunk: a round's commit may be cut into two chunks (the writer takes what
+     * was appended so far), but the rounds before the last are in the chunks before it */
+    last = count_rows(dir, "SELECT max(chunk) FROM log");
+    snprintf(sql, sizeof(sql),
+             "UPDATE log SET bytes = CAST(zeroblob(length(bytes)) AS BLOB) WHERE chunk = %lld",
+             last);
+    CHECK(last >= 3 && exec_sql(path, sql) == 0, "its last chunk (%lld) zeroed on disk", last);
+    snprintf(where, sizeof(where), "chunk %lld", last);
+    CHECK(open_store(dir, err, sizeof(err)) == 0, "opened again");
+    persist_prepare(id);
+    sessions_lock();
+    s = sessions_get(id);
+    CHECK(s && strstr(s->persist.load_error, where) && s->functions_jitted >= 200 &&
+              s->functions_jitted < 300,
+          "the read ends at the damage and says where (%s), what came before is served (%zu)",
+          s ? s->persist.load_error : "?", s ? s->functions_jitted : 0);
+    sessions_unlock();
+    close_store();
+    remove_dir(dir);
+}
+
+/* Damage in two places: the read ends at the first (what came before it is
+ * served) and the report says all that could not be read: how many chunks
+ * of how many, that the later one is damaged too, and the bytes. */
+TEST(a_damaged_log_is_reported_whole)
+{
+    char dir[64], path[128], err[512], sql[160], count[48];
+    session *s;
+    long long chunks;
+    int id = 0, round;
+
+    temp_dir(dir, sizeof(dir));
+    CHECK(open_store(dir, err, sizeof(err)) == 0, "open: %s", err);
+    for (round = 0; round < 5; round++) { /* five commits: five chunks at least */
+        sessions_lock();
+        s = round == 0 ? new_session(SESSION_MODE_RUN, 4242, "dotnet app.dll") : sessions_get(id);
+        id = s->id;
+        jit_functions(s, 100, 0, 0x7f0000300000ull + (uint64_t)round * 0x100000);
+        sessions_unlock();
+        CHECK(wait_synced(id), "round %d committed", round);
+    }
+    close_store();
+    snprintf(path, sizeof(path), "%s/jitscope.db", dir);
+    /* a round's commit may be cut into two chunks: the first round is in chunk 1 at
+     * least, and chunk 2 is never the last (five rounds, five commits) */
+    chunks = count_rows(dir, "SELECT count(*) FROM log");
+    snprintf(sql, sizeof(sql),
+             "UPDATE log SET bytes = CAST(zeroblob(length(bytes)) AS BLOB) WHERE chunk IN (2, "
+             "%lld)",
+             chunks);
+    CHECK(chunks >= 5 && exec_sql(path, sql) == 0,
+          "its second and last chunks zeroed on disk (of %lld)", chunks);
+    snprintf(count, sizeof(count), "1 of %lld log chunks", chunks);
+    CHECK(open_store(dir, err, sizeof(err)) == 0, "opened again");
+    persist_prepare(id);
+    sessions_lock();
+    s = sessions_get(id);
+    if (CHECK(s != NULL, "the session")) {
+        const session_load_report *r = &s->persist.load_report;
+        CHECK(strstr(s->persist.load_error, "chunk 2 is damaged") &&
+                  strstr(s->persist.load_error, count) &&
+                  strstr(s->persist.load_error, "2 chunks)"),
+              "the reason and the rest: %s", s->persist.load_error);
+        CHECK(r->failed && r->chunks == (uint64_t)chunks && r->chunks_read == 1 &&
+                  r->chunks_damaged == 2 && r->bytes_unread > 0 && r->parts == 0,
+              "in numbers: %llu of %llu chunks read, %llu damaged, %llu bytes not read",
+              (unsigned long long)r->chunks_read, (unsigned long long)r->chunks,
+              (unsigned long long)r->chunks_damaged, (unsigned long long)r->bytes_unread);
+        CHECK(s->functions_jitted <= 100, "what came before is served (%zu)", s->functions_jitted);
+    }
+    sessions_unlock();
+    close_store();
+    remove_dir(dir);
+}
+
+TEST(an_idle_session_writes_nothing)
+{
+    char dir[64], err[512];
+    store_stats a, b;
+    session *s;
+    int id, i;
+
+    temp_dir(dir, sizeof(dir));
+    CHECK(open_store(dir, err, sizeof(err)) == 0, "open: %s", err);
+    sessions_lock();
+    s = new_session(SESSION_MODE_RUN, 4242, "dotnet app.dll");
+    id = s->id;
+    jit_functions(s, 10, 0, 0x7f0000300000ull);
+    sessions_unlock();
+    persist_sweep();
+    CHECK(wait_synced(id), "caught up");
+    store_get_stats(&a);
+    for (i = 0; i < 3; i++) {
+        persist_sweep();
+        usleep(300 * 1000); /* more than a round */
+    }
+    store_get_stats(&b);
+    CHECK(b.commits == a.commits && b.rounds > a.rounds,
+          "rounds go by (%llu), nothing is committed (%llu then %llu)",
+          (unsigned long long)(b.rounds - a.rounds), (unsigned long long)a.commits,
+          (unsigned long long)b.commits);
+    close_store();
+    remove_dir(dir);
+}
+
+TEST(header_round_trip)
+{
+    session *s = session_new(7, SESSION_MODE_ATTACH, 99, "cmd line", REC_TOKEN);
+    session *t = session_new(7, SESSION_MODE_RUN, 0, "", "");
+    json_t *h, *old;
+
+    s->state = SESSION_DETACHED;
+    s->has_exit_code = 1, s->exit_code = 137, s->exit_signal = 9;
+    s->created_ns = 1, s->ended_ns = INT64_MAX;
+    s->drops.dropped[WIRE_DROP_SLOW_SERVER] = 12345; /* folded: not the header's */
+    snprintf(s->error, sizeof(s->error), "refused");
+    h = session_header_to_json(s);
+    session_header_from_json(t, h, 0);
+    CHECK(t->state == SESSION_DETACHED && t->mode == SESSION_MODE_ATTACH && t->pid == 99 &&
+              t->exit_code == 137 && t->exit_signal == 9 && t->ended_ns == INT64_MAX,
+          "its own fields");
+    CHECK(strcmp(t->token, s->token) == 0 && strcmp(t->error, "refused") == 0 &&
+              strcmp(t->command_line, "cmd line") == 0,
+          "its strings");
+    CHECK(t->drops.dropped[WIRE_DROP_SLOW_SERVER] == 0 && !json_object_get(h, "drops.dropped"),
+          "counters are not in it (folding the log makes them)");
+    old = json_pack("{s:s, s:I, s:[I,I,I,I,I,I,I]}", "state", "exited", "last_seq",
+                    (json_int_t)UINT64_MAX, "drops.dropped", 1, 2, 3, 4, 5, 6, 7);
+    session_header_from_json(t, old, 1);
+    CHECK(t->last_seq == UINT64_MAX && t->drops.dropped[2] == 3,
+          "an old file's header gives its counters too (the full unsigned range)");
+    json_decref(h);
+    json_decref(old);
+    session_free(s);
+    session_free(t);
+}
+
+TEST(converts_a_version_1_file)
 {
     char dir[64], path[128], err[512];
     sqlite3 *db = NULL;
     session *s;
-    long long version = 0;
-    sqlite3_stmt *st = NULL;
 
     temp_dir(dir, sizeof(dir));
     snprintf(path, sizeof(path), "%s/jitscope.db", dir);
@@ -872,26 +808,25 @@ TEST(migrates_from_version_1)
                    " 1, 0, 0);"
                    "INSERT INTO events VALUES (5, 1, 1000, 3, 0, 4096, 500, 20, 0);") == 0,
           "rows as version 1 wrote them");
-    CHECK(open_store(dir, 0, err, sizeof(err)) == 0, "the server opens it: %s", err);
+    CHECK(open_store(dir, err, sizeof(err)) == 0, "the server opens it: %s", err);
+    CHECK(count_rows(dir, "SELECT count(*) FROM sqlite_schema WHERE name = 'functions'") == 0 &&
+              count_rows(dir, "SELECT count(*) FROM snapshots WHERE session_id = 5") == 1,
+          "converted to a snapshot, the old tables dropped");
+    persist_prepare(5);
     sessions_lock();
     s = sessions_get(5);
-    CHECK(s && s->pid == 77 && s->functions[0].jit_count == 1 &&
+    CHECK(s && s->pid == 77 && strcmp(s->command_line, "dotnet v1.dll") == 0 &&
+              s->function_count == 2 && s->functions[0].jit_count == 1 &&
               strcmp(s->functions[0].name, "Old.Method()") == 0 &&
-              s->functions[0].compilation_count == 0,
+              s->functions[0].compilation_count == 0 && s->jit_compilations == 1,
           "its session reads back (no compilations: version 1 did not keep them)");
-    CHECK(s && s->module_count == 1 && s->event_seq == 1, "modules and events");
+    CHECK(s && s->module_count == 1 && s->events.last_seq == 1, "modules and events");
     CHECK(s && s->function_count == 2 && strcmp(s->functions[1].name, "Old?()") == 0,
           "a name that is not UTF-8 (an edited file) reads back with '?' for the bad byte");
     sessions_unlock();
     close_store();
-    if (sqlite3_open(path, &db) == SQLITE_OK &&
-        sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL) == SQLITE_OK &&
-        sqlite3_step(st) == SQLITE_ROW)
-        version = sqlite3_column_int64(st, 0);
-    sqlite3_finalize(st);
-    sqlite3_close(db);
-    CHECK(version == STORE_SCHEMA_VERSION, "the file is at version %d now (%lld)",
-          STORE_SCHEMA_VERSION, version);
+    CHECK(count_rows(dir, "PRAGMA user_version") == STORE_SCHEMA_VERSION,
+          "the file is at version %d now", STORE_SCHEMA_VERSION);
     remove_dir(dir);
 }
 
@@ -908,33 +843,33 @@ TEST(refuses_what_it_cannot_use)
         fputc((i * 7919) & 0xff, f);
     if (f)
         fclose(f);
-    CHECK(open_store(dir, 0, err, sizeof(err)) != 0 && strstr(err, "not a database"), "garbage: %s",
+    CHECK(open_store(dir, err, sizeof(err)) != 0 && strstr(err, "not a database"), "garbage: %s",
           err);
     unlink(path);
     CHECK(exec_sql(path, "PRAGMA application_id = 1234; CREATE TABLE t (x);") == 0,
           "another program's database");
-    CHECK(open_store(dir, 0, err, sizeof(err)) != 0 && strstr(err, "another program"), "%s", err);
+    CHECK(open_store(dir, err, sizeof(err)) != 0 && strstr(err, "another program"), "%s", err);
     unlink(path);
     CHECK(exec_sql(path, "PRAGMA application_id = 1246319699; PRAGMA user_version = 99;") == 0,
           "a newer jitscope's file");
-    CHECK(open_store(dir, 0, err, sizeof(err)) != 0 && strstr(err, "newer jitscope"), "%s", err);
+    CHECK(open_store(dir, err, sizeof(err)) != 0 && strstr(err, "newer jitscope"), "%s", err);
     unlink(path);
     CHECK(exec_sql(path, "CREATE TABLE notes (x);") == 0, "an SQLite file of another program");
-    CHECK(open_store(dir, 0, err, sizeof(err)) != 0 && strstr(err, "tables of another program"),
+    CHECK(open_store(dir, err, sizeof(err)) != 0 && strstr(err, "tables of another program"),
           "is not made ours: %s", err);
     unlink(path);
 
     /* another program holds jitscope's file locked for writing */
-    CHECK(open_store(dir, 0, err, sizeof(err)) == 0, "a good file: %s", err);
-    store_close();
+    CHECK(open_store(dir, err, sizeof(err)) == 0, "a good file: %s", err);
+    close_store();
     {
         sqlite3 *holder = NULL;
         CHECK(sqlite3_open(path, &holder) == SQLITE_OK &&
                   sqlite3_exec(holder, "BEGIN EXCLUSIVE; DELETE FROM sessions;", NULL, NULL,
                                NULL) == SQLITE_OK,
               "a writer holds the file");
-        CHECK(open_store(dir, 0, err, sizeof(err)) != 0 && strstr(err, "locked"),
-              "a locked file: %s", err);
+        CHECK(open_store(dir, err, sizeof(err)) != 0 && strstr(err, "locked"), "a locked file: %s",
+              err);
         sqlite3_exec(holder, "ROLLBACK", NULL, NULL, NULL);
         sqlite3_close(holder);
     }
@@ -946,18 +881,20 @@ TEST(refuses_what_it_cannot_use)
 }
 
 static const check_test tests[] = {
-    TEST_ENTRY(written_and_read_back),
-    TEST_ENTRY(keep_deletes_the_oldest),
-    TEST_ENTRY(keep_events_trims_the_log),
-    TEST_ENTRY(replay_losses_counted_once),
+    TEST_ENTRY(read_back_serves_the_same),
+    TEST_ENTRY(refusals_survive_read_back),
+    TEST_ENTRY(committed_survives_a_crash),
+    TEST_ENTRY(keep_and_keep_events),
+    TEST_ENTRY(a_full_journal_breaks_the_log_until_a_snapshot),
+    TEST_ENTRY(a_full_disk_is_retried),
+    TEST_ENTRY(an_ended_session_leaves_memory_and_comes_back),
+    TEST_ENTRY(a_spent_budget_unloads_ended_sessions_at_once),
+    TEST_ENTRY(a_damaged_chunk_ends_the_read),
+    TEST_ENTRY(a_damaged_log_is_reported_whole),
+    TEST_ENTRY(an_idle_session_writes_nothing),
     TEST_ENTRY(header_round_trip),
-    TEST_ENTRY(migrates_from_version_1),
+    TEST_ENTRY(converts_a_version_1_file),
     TEST_ENTRY(refuses_what_it_cannot_use),
-    TEST_ENTRY(rewrites_wait_for_their_batch),
-    TEST_ENTRY(idle_session_commits_nothing),
-    TEST_ENTRY(last_error_clears_when_writes_resume),
-    TEST_ENTRY(damage_in_the_middle_reported_part_by_part),
-    TEST_ENTRY(ended_session_gives_memory_back_to_storage),
     TEST_END,
 };
 
