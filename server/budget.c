@@ -1,12 +1,15 @@
 /* budget.c -- the server-wide memory budget for what sessions hold (see budget.h). */
 #include "budget.h"
 
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static uint64_t budget_bytes; /* 0: not set yet, the default applies */
 static uint64_t budget_total; /* what all sessions hold */
 static unsigned budget_connected;
+static budget_unwritten_fn budget_unwritten_of;
 
 /* MemTotal from /proc/meminfo, in bytes; 0 when it cannot be read. */
 static uint64_t budget_mem_total(void)
@@ -17,9 +20,16 @@ static uint64_t budget_mem_total(void)
 
     if (!f)
         return 0;
-    while (fgets(line, sizeof(line), f))
-        if (sscanf(line, "MemTotal: %llu kB", &kb) == 1)
-            break;
+    while (fgets(line, sizeof(line), f)) {
+        char *end;
+        if (strncmp(line, "MemTotal:", 9) != 0)
+            continue;
+        errno = 0;
+        kb = strtoull(line + 9, &end, 10);
+        if (errno || end == line + 9)
+            kb = 0;
+        break;
+    }
     fclose(f);
     return kb > (UINT64_MAX >> 10) ? 0 : (uint64_t)kb << 10;
 }
@@ -105,6 +115,15 @@ void budget_live_change(int delta)
 }
 
 unsigned budget_live(void) { return budget_connected; }
+
+void budget_set_unwritten(budget_unwritten_fn fn) { budget_unwritten_of = fn; }
+
+uint64_t budget_unwritten(int session_id)
+{
+    return budget_unwritten_of ? budget_unwritten_of(session_id) : 0;
+}
+
+int budget_counts_unwritten(void) { return budget_unwritten_of != NULL; }
 
 uint64_t budget_share(void) { return budget_max() / ((uint64_t)budget_connected + 1); }
 

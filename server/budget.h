@@ -2,8 +2,9 @@
  * (--max-memory SIZE; docs/API.md, "Memory budget").
  *
  * Every session accounts what it holds (functions, names, modules, threads,
- * the event log, stacks, profile, timeline, what waits for storage:
- * session.c, session_memory_sync) into one total. A session connected to an
+ * the event log, stacks, profile, timeline, and its log and snapshot while
+ * they wait for the storage writer: session.c, session_memory_sync) into one
+ * total. A session connected to an
  * agent may grow while both hold:
  *   - the total stays within the budget, and
  *   - the session stays within its share: budget / (connected sessions + 1),
@@ -39,6 +40,14 @@ uint64_t budget_held(void);
 /* Sessions connected to an agent, changed as links are bound and lost. */
 void budget_live_change(int delta);
 unsigned budget_live(void);
+/* What waits for the storage writer, per session (a copy of what it holds,
+ * on its way to disk): storage's user says how to ask (persist.c); 0 for
+ * every session until then. A session counts it in what it holds
+ * (session.c), so a flood is held to the writer's pace within its share. */
+typedef uint64_t (*budget_unwritten_fn)(int session_id);
+void budget_set_unwritten(budget_unwritten_fn fn);
+uint64_t budget_unwritten(int session_id);
+int budget_counts_unwritten(void); /* 1 once it is set (storage is on) */
 /* One connected session's share: budget / (connected sessions + 1). */
 uint64_t budget_share(void);
 /* 1 when a connected session holding `held` may take `need` more bytes. */

@@ -47,26 +47,27 @@ static int persist_state_ended(session_state st)
 
 static void persist_put_header(session *s, int64_t now_ns);
 
-static void persist_append(session *s, int64_t now_ns, const void *frames, size_t length)
+/* Hands frames to storage; the bytes it keeps waiting for the writer. */
+static size_t persist_append(session *s, int64_t now_ns, const void *frames, size_t length)
 {
     if (!persist.enabled || s->persist.quiet || s->persist.past)
-        return;
+        return 0;
     if (!s->persist.stored) /* its row first: a log without one is never listed */
         persist_put_header(s, now_ns);
     s->persist.log_bytes += length;
     s->persist.last_seen_ns = now_ns;
-    store_append(s->id, now_ns, frames, length);
+    return store_append(s->id, now_ns, frames, length);
 }
 
 void persist_frames(session *s, int64_t now_ns, const void *frames, size_t length)
 {
-    persist_append(s, now_ns, frames, length);
+    session_memory_logged(s, persist_append(s, now_ns, frames, length));
 }
 
 /* session_set_record_sink: the session's own records go where the agent's do. */
 static void persist_sink(session *s, int64_t now_ns, const void *frame, size_t length)
 {
-    persist_append(s, now_ns, frame, length);
+    session_memory_handed(s, persist_append(s, now_ns, frame, length));
 }
 
 /* ---- header rows ------------------------------------------------------------------- */
@@ -148,7 +149,7 @@ static void persist_snapshot(session *s)
         fprintf(stderr, "jitscope: storage: session %d: no memory for its snapshot\n", s->id);
         return;
     }
-    store_snapshot(s->id, bytes, length);
+    session_memory_handed(s, store_snapshot(s->id, bytes, length));
     s->persist.log_bytes = 0;
     s->persist.snapshot_bytes = length;
 }
@@ -238,7 +239,7 @@ static void persist_snapshot_ended(session *s)
     if (!bytes) {
         fprintf(stderr, "jitscope: storage: session %d: no memory for its snapshot\n", s->id);
     } else if (!s->forgotten) {
-        store_snapshot(s->id, bytes, length);
+        session_memory_handed(s, store_snapshot(s->id, bytes, length));
         s->persist.log_bytes = 0;
         s->persist.snapshot_bytes = length;
     } else {
@@ -287,6 +288,9 @@ unsigned persist_make_room(void)
     unsigned released = 0;
     size_t i = 0;
 
+    for (i = 0; i < sessions_count(); i++) /* what the writer finished is given back */
+        session_memory_unwritten(sessions_at(i));
+    i = 0;
     while (budget_held() > enough && i < sessions_count()) {
         session *s = sessions_at(i);
         if (!persist.enabled && sessions_may_forget(s) && !s->pins) {
@@ -324,6 +328,15 @@ static void persist_retention(void)
     }
 }
 
+/* 1 while something waits for the writer or is being written. */
+static int persist_writer_busy(void)
+{
+    store_stats st;
+
+    store_get_stats(&st);
+    return st.backlog > 0;
+}
+
 void persist_sweep(void)
 {
     int64_t now_ns = (int64_t)clock_real_ns(), mono_ns = (int64_t)clock_mono_ns();
@@ -332,11 +345,19 @@ void persist_sweep(void)
     if (!persist.enabled)
         return;
     sessions_lock();
-    for (i = 0; i < sessions_count(); i++)
-        if (persist_sweep_one(sessions_at(i), now_ns, mono_ns))
-            persist_snapshot_ended(sessions_at(i)); /* may let others in: i stays valid,
-                                                      the registry only grows or keeps
-                                                      a pinned session */
+    for (i = 0; i < sessions_count(); i++) /* what the writer finished is given back */
+        session_memory_unwritten(sessions_at(i));
+    for (i = 0; i < sessions_count(); i++) {
+        session *s = sessions_at(i);
+        if (!persist_sweep_one(s, now_ns, mono_ns))
+            continue;
+        /* a snapshot doubles what the session holds until it is written:
+         * beyond the memory budget, the writer finishes what it has first */
+        if (budget_held() + s->budget.held > budget_max() && persist_writer_busy())
+            continue;
+        persist_snapshot_ended(s); /* may let others in: i stays valid, the registry
+                                      only grows or keeps a pinned session */
+    }
     persist_unload_idle(mono_ns);
     persist_retention();
     sessions_unlock();
@@ -596,6 +617,9 @@ static void persist_load_resumable(void)
         persist_prepare(ids[i]);
 }
 
+/* budget_unwritten: what of a session waits for the writer. */
+static uint64_t persist_unwritten(int session_id) { return store_unwritten(session_id); }
+
 int persist_open(const persist_options *o, char *err, size_t errsz)
 {
     store_options so = {o->dir, o->keep, o->keep_events, o->journal_max, session_is_observation};
@@ -610,6 +634,7 @@ int persist_open(const persist_options *o, char *err, size_t errsz)
         return -1;
     }
     session_set_record_sink(persist_sink);
+    budget_set_unwritten(persist_unwritten);
     persist.enabled = 1;
     persist_load_resumable();
     return 0;
@@ -630,6 +655,7 @@ void persist_close(void)
     }
     sessions_unlock();
     session_set_record_sink(NULL);
+    budget_set_unwritten(NULL);
     persist.enabled = 0;
     store_close();
 }

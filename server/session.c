@@ -231,7 +231,8 @@ static uint64_t session_held_bytes(const session *s)
            s->names.capacity * sizeof(*s->names.slots) + s->compilation_bytes +
            s->module_count * sizeof(*s->modules) + s->module_index.capacity * SESSION_IDMAP_SLOT +
            s->thread_count * sizeof(*s->threads) + s->thread_index.capacity * SESSION_IDMAP_SLOT +
-           s->budget.text + events * SESSION_EVENT_BYTES + s->budget.observations;
+           s->budget.text + events * SESSION_EVENT_BYTES + s->budget.observations +
+           s->budget.unwritten + s->budget.unlogged;
 }
 
 void session_memory_sync(session *s)
@@ -241,6 +242,27 @@ void session_memory_sync(session *s)
     if (s->budget.counted) /* a private copy (being read back) is not the registry's */
         budget_held_change((int64_t)held - (int64_t)s->budget.held);
     s->budget.held = held;
+}
+
+void session_memory_handed(session *s, uint64_t bytes)
+{
+    s->budget.unwritten += bytes;
+    session_memory_sync(s);
+}
+
+void session_memory_logged(session *s, uint64_t bytes)
+{
+    s->budget.unwritten += bytes;
+    s->budget.unlogged = 0;
+    session_memory_sync(s);
+}
+
+void session_memory_unwritten(session *s)
+{
+    if (!s->budget.unwritten)
+        return; /* it only grows by what this session hands over */
+    s->budget.unwritten = budget_unwritten(s->id);
+    session_memory_sync(s);
 }
 
 void session_budget_count(session *s)
@@ -749,26 +771,30 @@ static void session_apply_observation(session *s, const wire_record *r, int64_t 
 }
 
 /* The record's sequence number taken in, and the record checked against
- * what the session knows (record_check.h). 0, or SESSION_REFUSED (counted);
- * -1 for a hello that breaks them (the handshake: the connection goes). */
-static int session_check(session *s, const wire_record *r, const char **protocol_why)
+ * what the session knows (record_check.h; the caller tells the checks it was
+ * taken: record_check_accepted with *c). 0, or SESSION_REFUSED (counted); -1
+ * for a hello that breaks them (the handshake: the connection goes). */
+static int session_check(session *s, const wire_record *r, record_check_context *c,
+                         const char **protocol_why)
 {
     int in_order = r->seq > s->last_seq;
-    /* the gaps before this record count: a DROPS read its counters after them */
-    record_check_context c = {s->last_seq,
-                              s->seq_gaps + (in_order ? r->seq - s->last_seq - 1 : 0),
-                              s->connections,
-                              s->ring_bytes,
-                              &s->drops,
-                              &s->agent_cost,
-                              s->tiers_known ? &s->tiers : NULL,
-                              &s->checks};
     const char *why = NULL;
-    int rc = record_check(&c, r, &why);
+    int rc;
+
+    /* the gaps before this record count: a DROPS read its counters after them */
+    *c = (record_check_context){s->last_seq,
+                                s->seq_gaps + (in_order ? r->seq - s->last_seq - 1 : 0),
+                                s->connections,
+                                s->ring_bytes,
+                                &s->drops,
+                                &s->agent_cost,
+                                s->tiers_known ? &s->tiers : NULL,
+                                &s->checks};
+    rc = record_check(c, r, &why);
 
     s->records++;
     if (in_order) { /* an out-of-order one is refused and moves nothing */
-        s->seq_gaps = c.seq_gaps;
+        s->seq_gaps = c->seq_gaps;
         s->last_seq = r->seq;
     }
     if (rc != 0 && r->type == WIRE_HELLO) {
@@ -781,7 +807,6 @@ static int session_check(session *s, const wire_record *r, const char **protocol
         s->refusals_unlogged = 1;
         return SESSION_REFUSED;
     }
-    record_check_accepted(&s->checks, &c, r);
     return 0;
 }
 
@@ -793,6 +818,14 @@ static uint64_t session_index_growth(size_t count, size_t capacity, size_t first
     if ((count + 1) * 10 <= capacity * 7)
         return 0;
     return (capacity ? capacity : first) * slot;
+}
+
+/* What one more name adds to the pool's table (it doubles at 75% full, strpool.c). */
+static uint64_t session_name_table_growth(const strpool *p)
+{
+    if ((p->count + 1) * 4 <= p->capacity * 3)
+        return 0;
+    return (p->capacity ? p->capacity : 1024) * sizeof(strpool_slot);
 }
 
 static uint64_t session_new_function_bytes(session *s, uint64_t id)
@@ -818,14 +851,16 @@ static uint64_t session_event_bytes(const session *s)
     return s->events.last_seq < EVENTLOG_MAX ? SESSION_EVENT_BYTES : 0;
 }
 
-/* An upper bound of the bytes r would add to s, and what it would add
- * (enum session_refused_kind). */
-static uint64_t session_record_need(session *s, const wire_record *r, unsigned *kind)
+/* An upper bound of the bytes r would add to s's state, and what it would
+ * add (enum session_refused_kind); *fixed is set for a record that only ends,
+ * completes or counts what s knows (its state does not grow). */
+static uint64_t session_record_need(session *s, const wire_record *r, unsigned *kind, int *fixed)
 {
     uint64_t need = 0, fn;
     session_function *f;
 
     *kind = SESSION_REFUSED_OTHER;
+    *fixed = 0;
     switch (r->type) {
     case WIRE_JIT_STARTED:
         fn = session_new_function_bytes(s, r->u.jit_started.function_id);
@@ -843,7 +878,8 @@ static uint64_t session_record_need(session *s, const wire_record *r, unsigned *
         fn = session_new_function_bytes(s, r->u.function_name.function_id);
         f = fn ? NULL : session_find_function(s, r->u.function_name.function_id);
         if (fn || !f || !f->name || (r->flags & WIRE_FLAG_DYNAMIC)) /* a name is taken */
-            need = (uint64_t)r->strings[0].length + 1 + 2 * sizeof(strpool_slot);
+            need = (uint64_t)r->strings[0].length + 1 + 2 * sizeof(strpool_slot) +
+                   session_name_table_growth(&s->names);
         *kind = fn ? SESSION_REFUSED_FUNCTIONS : SESSION_REFUSED_NAMES;
         return fn + need;
     case WIRE_MODULE_LOADED:
@@ -855,14 +891,15 @@ static uint64_t session_record_need(session *s, const wire_record *r, unsigned *
         return need;
     case WIRE_MODULE_UNLOADED: /* never refused for a known module: its IDs must retire */
         *kind = SESSION_REFUSED_MODULES;
-        return session_find_module(s, r->u.module_unloaded.module_id) ||
-                       !r->u.module_unloaded.module_id
-                   ? 0
-                   : sizeof(session_module) + 2 * SESSION_IDMAP_SLOT;
+        *fixed = session_find_module(s, r->u.module_unloaded.module_id) ||
+                 !r->u.module_unloaded.module_id;
+        return *fixed ? 0 : sizeof(session_module) + 2 * SESSION_IDMAP_SLOT;
     case WIRE_THREAD_DESTROYED: /* never refused for a known thread: it ended */
     case WIRE_THREAD_OS_ID:
         *kind = SESSION_REFUSED_THREADS;
-        return session_new_thread_bytes(s, r->u.thread.thread_id);
+        need = session_new_thread_bytes(s, r->u.thread.thread_id);
+        *fixed = need == 0;
+        return need;
     case WIRE_THREAD_CREATED:
     case WIRE_THREAD_NAME:
         *kind = SESSION_REFUSED_THREADS;
@@ -874,6 +911,7 @@ static uint64_t session_record_need(session *s, const wire_record *r, unsigned *
         return need;
     case WIRE_CATCHUP_END:
     case WIRE_DETACH_STATUS:
+        *fixed = 1;
         return 0; /* what they say is never refused (their event-log entry may be) */
     case WIRE_STACK_THREAD:
     case WIRE_STACK_END:
@@ -891,30 +929,66 @@ static uint64_t session_record_need(session *s, const wire_record *r, unsigned *
             need += (uint64_t)r->u.stack_thread.frame_count * 2 * sizeof(wire_stack_frame) +
                     2 * sizeof(stacks_thread);
         return need;
-    default: return 0; /* counters and status: nothing that grows */
+    default: *fixed = 1; return 0; /* counters and status: nothing that grows */
     }
 }
 
-/* 0 when r fits s's share of the memory budget; SESSION_REFUSED (counted)
- * when not. Far from both limits a record is let through without looking:
- * no record adds more than a doubling of the indexes and 32 MiB. */
+/* An upper bound of what r adds to s's log on its way to storage (its frame
+ * and an entry's header; budget.h: it is held until written). */
+static uint64_t session_record_log_bytes(const wire_record *r)
+{
+    uint64_t n = 16 + sizeof(wire_frame_header) + sizeof(r->u) +
+                 (uint64_t)r->code_version_count * sizeof(wire_code_version);
+    unsigned i;
+
+    if (!budget_counts_unwritten())
+        return 0;
+    for (i = 0; i < r->string_count; i++)
+        n += 2 + (uint64_t)r->strings[i].length; /* its length, its bytes */
+    if (r->type == WIRE_STACK_THREAD)
+        n += (uint64_t)r->u.stack_thread.frame_count * sizeof(wire_stack_frame);
+    return n;
+}
+
+/* 1 when s may take need more bytes: within its share (a record that grows
+ * s's state leaves the last 1/SESSION_BUDGET_SPARE of it to those that only
+ * update it, so an agent's counters and ends still come in when names no
+ * longer do) and, for one that grows, within the budget's total. */
+static int session_budget_fits(const session *s, uint64_t need, uint64_t share, int fixed)
+{
+    if (fixed)
+        return s->budget.held + need <= share;
+    return budget_allows(s->budget.held, need + share / SESSION_BUDGET_SPARE);
+}
+
+/* 0 when r fits s's share of the memory budget, with its copy for storage;
+ * SESSION_REFUSED (counted) when not. Far from both limits a record is let
+ * through without looking: no record adds more than a doubling of the
+ * indexes and 32 MiB. */
 static int session_budget_check(session *s, const wire_record *r)
 {
     uint64_t share = budget_share(), held = s->budget.held, max = budget_max(),
              total = budget_held(), room, need;
     unsigned kind;
+    int fixed;
 
-    if (s->persist.quiet)
-        return 0; /* read back: it was taken when it came */
+    if (s->persist.quiet || r->type == WIRE_HELLO)
+        return 0; /* read back: it was taken when it came; a hello starts a connection */
     room = share > held ? share - held : 0;
     if (max - (total < max ? total : max) < room)
         room = max - (total < max ? total : max);
     if (room > s->function_index.capacity * sizeof(idindex_slot) * 2 +
+                   s->names.capacity * sizeof(strpool_slot) +
                    (s->module_index.capacity + s->thread_index.capacity) * SESSION_IDMAP_SLOT +
-                   (32u << 20))
+                   share / SESSION_BUDGET_SPARE + (32u << 20))
         return 0;
-    need = session_record_need(s, r, &kind);
-    if (need == 0 || budget_allows(held, need))
+    need = session_record_need(s, r, &kind, &fixed) + session_record_log_bytes(r);
+    if (s->refusals_unlogged && budget_counts_unwritten()) /* the refusals' trace goes first */
+        need += 16 + sizeof(wire_frame_header) + sizeof(logrec_refused);
+    if (need == 0 || session_budget_fits(s, need, share, fixed))
+        return 0;
+    session_memory_unwritten(s); /* what the writer finished since is given back */
+    if (session_budget_fits(s, need, share, fixed))
         return 0;
     s->budget.refused[kind]++;
     s->budget.refused_records++;
@@ -927,16 +1001,20 @@ int session_apply(session *s, const wire_record *r, int64_t now_ns, const char *
     int64_t when = session_wall_ns(s, r->time_ns, now_ns);
     int created, checked, refusals = s->refusals_unlogged;
     logrec_refused before;
+    record_check_context c;
 
     if (refusals) /* the counters as refused records left them, for the log */
         session_refusals_state(s, &before);
     if (r->type == WIRE_HELLO)
         s->last_seq = 0; /* a connection's numbers start at 1 */
-    checked = session_check(s, r, why);
+    checked = session_check(s, r, &c, why);
     if (checked != 0)
         return checked;
     if (session_budget_check(s, r) != 0)
         return SESSION_REFUSED;
+    record_check_accepted(&s->checks, &c, r);
+    if (!s->persist.quiet) /* its frame goes into the log as it came (the link hands it over) */
+        s->budget.unlogged += session_record_log_bytes(r);
     if (refusals) { /* taken after refused ones: their trace goes into the log first */
         session_emit(s, now_ns, LOGREC_REFUSED, &before, sizeof(before));
         s->refusals_unlogged = 0;
@@ -1136,8 +1214,10 @@ void session_take_content(session *to, session *from)
     from->persist.summary = NULL;
     /* the budget's count stays to's (from is a private copy, never counted) */
     to->budget.held = held.held, to->budget.counted = held.counted;
-    to->budget.connected = held.connected;
+    to->budget.connected = held.connected, to->budget.unwritten = held.unwritten;
+    to->budget.unlogged = held.unlogged;
     from->budget.held = from->budget.text = from->budget.observations = 0;
+    from->budget.unwritten = from->budget.unlogged = 0;
     session_memory_recount(to);
 }
 

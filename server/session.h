@@ -178,10 +178,17 @@ enum session_refused_kind {
     SESSION_REFUSED_OTHER,     /* stacks, profile samples, GCs and suspensions */
     SESSION_REFUSED_KINDS
 };
+/* A record that grows a session's state leaves the last 1/64 of its share
+ * of the memory budget to records that only update it (counters, ends). */
+#define SESSION_BUDGET_SPARE 64
 typedef struct session_budget {
     uint64_t held;         /* bytes accounted: what the budget's total has of this session */
     uint64_t text;         /* module paths and assembly names, thread names */
     uint64_t observations; /* stacks, profile and timeline, as last counted */
+    uint64_t unwritten;    /* its log and snapshot waiting for storage: at least what
+                              is (what it handed over since storage last said) */
+    uint64_t unlogged;     /* records taken that the link has yet to hand over (their
+                              frames' bytes, at most) */
     uint64_t refused[SESSION_REFUSED_KINDS];
     uint64_t refused_records; /* their sum */
     int counted;              /* in the registry: its bytes are in the budget's total */
@@ -272,8 +279,16 @@ typedef struct session_memory {
 void session_memory_usage(const session *s, session_memory *m);
 /* What s holds, accounted again into the server's budget (budget.h). Caller
  * holds the sessions lock; ingest calls it after each record, storage after
- * it read a session back or took its replay log. */
+ * it read a session back. */
 void session_memory_sync(session *s);
+/* Storage took `bytes` more of s's log or snapshot to write (they count as
+ * held until written); logged: the agent's frames taken so far (counted at
+ * most as each was taken, session_apply, now as they are). Or asks storage
+ * again what of it is still unwritten (budget_unwritten: what the writer
+ * finished is given back). Sessions lock held. */
+void session_memory_handed(session *s, uint64_t bytes);
+void session_memory_logged(session *s, uint64_t bytes);
+void session_memory_unwritten(session *s);
 /* s enters the registry (its bytes count in the budget's total from now on),
  * or leaves it for good (they no longer do; nor is it connected). */
 void session_budget_count(session *s);

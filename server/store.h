@@ -64,12 +64,17 @@ int store_default_dir(char *out, size_t outsz);
 int store_list(store_header_fn fn, void *ctx, char *err, size_t errsz);
 
 /* Appends one entry to a session's log: frames (each whole) received at
- * now_ns. Copied; never waits for the disk. */
-void store_append(int session_id, int64_t now_ns, const void *frames, size_t length);
+ * now_ns. Copied; never waits for the disk. Returns the bytes it now takes
+ * waiting for the writer (0: not kept). */
+size_t store_append(int session_id, int64_t now_ns, const void *frames, size_t length);
 /* A snapshot of the session's folded state after every entry appended so far
  * (the caller appends and snapshots under one lock, so the cut is exact).
- * Takes over `state` (malloc'd) whether or not it is kept. */
-void store_snapshot(int session_id, void *state, size_t length);
+ * Takes over `state` (malloc'd) whether or not it is kept; returns the bytes
+ * it takes waiting for the writer (0: not kept). */
+size_t store_snapshot(int session_id, void *state, size_t length);
+/* The bytes of the session's log and snapshot that wait for the writer or
+ * are being written (what the memory budget counts of storage, budget.h). */
+size_t store_unwritten(int session_id);
 /* The session's header row, written at the writer's next round (copied). */
 void store_put_header(const store_header *h);
 /* Deletes a session (its header and log) at the writer's next round. */

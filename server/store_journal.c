@@ -42,6 +42,7 @@ typedef struct journal_session {
     char *state, *header, *summary;
     uint64_t handed, committed; /* changes handed over, and written */
     int in_flight;
+    size_t flight_bytes; /* the log and snapshot bytes the writer has taken */
 } journal_session;
 
 static struct {
@@ -133,18 +134,18 @@ static void journal_drop(journal_session *j, size_t bytes)
     j->broken = 1;
 }
 
-void store_append(int session_id, int64_t now_ns, const void *frames, size_t length)
+size_t store_append(int session_id, int64_t now_ns, const void *frames, size_t length)
 {
     store_entry_header h = {(uint32_t)length, 0, now_ns};
     size_t need = sizeof(h) + length;
     journal_session *j;
 
     if (length == 0 || length > STORE_ENTRY_MAX)
-        return;
+        return 0;
     pthread_mutex_lock(&journal.lock);
     if (!journal.ready || !(j = journal_session_of(session_id)) || j->forget) {
         pthread_mutex_unlock(&journal.lock);
-        return;
+        return 0;
     }
     j->handed++;
     journal.logged += length;
@@ -152,6 +153,7 @@ void store_append(int session_id, int64_t now_ns, const void *frames, size_t len
         grow_reserve((void **)&j->log, &j->cap, j->length + need - 1, 1, 64 * 1024, journal.max,
                      GROW_KEEP) != 0) {
         journal_drop(j, length);
+        need = 0;
     } else {
         memcpy(j->log + j->length, &h, sizeof(h));
         memcpy(j->log + j->length + sizeof(h), frames, length);
@@ -159,9 +161,10 @@ void store_append(int session_id, int64_t now_ns, const void *frames, size_t len
         journal.bytes += need;
     }
     pthread_mutex_unlock(&journal.lock);
+    return need;
 }
 
-void store_snapshot(int session_id, void *state, size_t length)
+size_t store_snapshot(int session_id, void *state, size_t length)
 {
     journal_session *j;
 
@@ -169,7 +172,7 @@ void store_snapshot(int session_id, void *state, size_t length)
     if (!journal.ready || !(j = journal_session_of(session_id)) || j->forget) {
         pthread_mutex_unlock(&journal.lock);
         free(state);
-        return;
+        return 0;
     }
     if (j->snapshot) { /* this one covers all the older one did */
         journal.bytes -= j->snapshot_length;
@@ -184,6 +187,7 @@ void store_snapshot(int session_id, void *state, size_t length)
     j->handed++;
     journal_kick_locked();
     pthread_mutex_unlock(&journal.lock);
+    return length;
 }
 
 static char *journal_dup(const char *text) { return text ? strdup(text) : NULL; }
@@ -270,6 +274,7 @@ store_work *store_journal_take(size_t *count)
             j->break_at = JOURNAL_NO_BREAK;
             j->state = j->header = j->summary = NULL, j->has_header = 0;
             j->in_flight = 1;
+            j->flight_bytes = w->log_length + w->snapshot_length;
         }
     }
     journal.kicked = 0;
@@ -358,6 +363,7 @@ void store_journal_done(store_work *works, size_t count, int ok)
             continue;
         }
         j->in_flight = 0;
+        j->flight_bytes = 0;
         if (!ok) {
             journal_requeue(j, w);
             continue;
@@ -399,6 +405,21 @@ int store_broken(int session_id)
         broken = journal.sessions[at]->broken;
     pthread_mutex_unlock(&journal.lock);
     return broken;
+}
+
+size_t store_unwritten(int session_id)
+{
+    uint32_t at;
+    size_t n = 0;
+
+    pthread_mutex_lock(&journal.lock);
+    at = journal.ready ? idmap_get(&journal.index, (uint64_t)session_id) : IDMAP_MISSING;
+    if (at != IDMAP_MISSING) {
+        const journal_session *j = journal.sessions[at];
+        n = j->length + j->snapshot_length + j->flight_bytes;
+    }
+    pthread_mutex_unlock(&journal.lock);
+    return n;
 }
 
 size_t store_journal_backlog(void)

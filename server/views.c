@@ -251,14 +251,15 @@ static json_t *view_session_memory(const session *s)
 
     session_memory_usage(s, &m);
     return json_pack(
-        "{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:{s:o, s:o, s:o, s:o, "
+        "{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:{s:o, s:o, s:o, s:o, "
         "s:o, s:o}}",
         "functions", (json_int_t)m.functions, "functions_reserved",
         (json_int_t)m.functions_reserved, "function_index", (json_int_t)m.function_index,
         "compilations", (json_int_t)m.compilations, "names", (json_int_t)m.names, "name_text",
         (json_int_t)s->names.text_bytes, "events", (json_int_t)m.events, "function_bytes",
         (json_int_t)(m.functions + m.function_index + m.compilations), "held",
-        (json_int_t)s->budget.held, "share",
+        (json_int_t)s->budget.held, "unwritten",
+        (json_int_t)(s->budget.unwritten + s->budget.unlogged), "share",
         s->budget.connected ? json_integer((json_int_t)budget_share()) : json_null(), "refused",
         "functions", view_count(s->budget.refused[SESSION_REFUSED_FUNCTIONS]), "names",
         view_count(s->budget.refused[SESSION_REFUSED_NAMES]), "modules",

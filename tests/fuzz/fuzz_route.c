@@ -224,9 +224,13 @@ static void fuzz_unescape(char *text)
     int disguised = 0;
 
     for (const char *p = strchr(text, '%'); p; p = strchr(p + 1, '%')) {
-        unsigned byte;
-        if (p[1] && p[2] && isxdigit((unsigned char)p[1]) && isxdigit((unsigned char)p[2]) &&
-            sscanf(p + 1, "%2x", &byte) == 1 && (byte == 0 || (byte >= '0' && byte <= '9')))
+        char hex[3] = {0};
+        unsigned long byte;
+        if (!p[1] || !p[2] || !isxdigit((unsigned char)p[1]) || !isxdigit((unsigned char)p[2]))
+            continue;
+        hex[0] = p[1], hex[1] = p[2];
+        byte = strtoul(hex, NULL, 16);
+        if (byte == 0 || (byte >= '0' && byte <= '9'))
             disguised = 1;
     }
     after = http_unescape_text(text);

@@ -339,6 +339,8 @@ TEST(refusals_survive_read_back)
     sessions_unlock();
     persist_sweep();
     CHECK(wait_synced(id[0]) && wait_synced(id[1]), "storage caught up");
+    persist_sweep(); /* the snapshot, had it waited for the writer (the budget is spent) */
+    CHECK(wait_synced(id[0]), "the snapshot committed");
     CHECK(count_rows_of(dir, "SELECT count(*) FROM snapshots WHERE session_id = %d", id[0]) >= 1,
           "the ended one is a snapshot");
     close_store();
@@ -554,6 +556,78 @@ TEST(a_full_disk_is_retried)
     CHECK(s && s->functions_jitted == 2100 && s->persist.load_error[0] == '\0',
           "all 2100 functions are served (%zu)", s ? s->functions_jitted : 0);
     sessions_unlock();
+    close_store();
+    remove_dir(dir);
+}
+
+/* What waits for the writer is held too (budget.h): while the disk is full,
+ * a session's log counts in its share, so it is refused long before its
+ * state alone would be; once written it is given back, and the session
+ * takes names again. */
+TEST(unwritten_log_counts_in_the_budget)
+{
+    static char big[1001]; /* a 1,000-byte name and its NUL */
+    char dir[64], err[512], prefix[32];
+    struct rlimit unlimited, limited;
+    uint64_t state, share;
+    session *s;
+    int id, rc = 0;
+    unsigned i;
+
+    memset(big, 'y', sizeof(big) - 1);
+    temp_dir(dir, sizeof(dir));
+    CHECK(open_store(dir, err, sizeof(err)) == 0, "open: %s", err);
+    sessions_lock();
+    s = new_session(SESSION_MODE_RUN, 4242, "dotnet app.dll");
+    id = s->id;
+    session_budget_connected(s, 1); /* as link.c binds it */
+    jit_functions(s, 100, 0, 0x7f0000300000ull);
+    sessions_unlock();
+    CHECK(wait_synced(id), "the first records are on disk");
+    persist_sweep(); /* storage is asked what of it waits */
+    sessions_lock();
+    CHECK(s->budget.unwritten == 0 && s->budget.unlogged == 0,
+          "written: nothing of its log is held (%llu, %llu)",
+          (unsigned long long)s->budget.unwritten, (unsigned long long)s->budget.unlogged);
+    budget_set_max(2 * (s->budget.held + (512u << 10))); /* its share: 512 KiB more */
+    share = budget_share();
+    sessions_unlock();
+    signal(SIGXFSZ, SIG_IGN); /* the disk is full, as in a_full_disk_is_retried */
+    getrlimit(RLIMIT_FSIZE, &unlimited);
+    limited = unlimited;
+    limited.rlim_cur = (rlim_t)(file_size(dir, "jitscope.db-wal") > file_size(dir, "jitscope.db")
+                                    ? file_size(dir, "jitscope.db-wal")
+                                    : file_size(dir, "jitscope.db"));
+    setrlimit(RLIMIT_FSIZE, &limited);
+    sessions_lock();
+    for (i = 0; i < 5000 && rc == 0; i++) {
+        snprintf(prefix, sizeof(prefix), "Big.Method%u", i);
+        memcpy(big, prefix, strlen(prefix));
+        rc = rec_feed(s, rec_function_name(0x7f0000800000ull + i * 16, MID, big, 0));
+    }
+    state = s->budget.held - s->budget.unwritten - s->budget.unlogged;
+    CHECK(rc == SESSION_REFUSED && s->budget.refused[SESSION_REFUSED_FUNCTIONS] == 1 &&
+              s->budget.held <= share,
+          "refused at its share (%u names taken; held %llu of %llu)", i - 1,
+          (unsigned long long)s->budget.held, (unsigned long long)share);
+    CHECK(store_unwritten(id) > (200u << 10) && s->budget.unwritten >= store_unwritten(id),
+          "its log waits for the writer and counts in what it holds (%zu bytes; %llu counted)",
+          store_unwritten(id), (unsigned long long)s->budget.unwritten);
+    CHECK((i - 1) * sizeof(big) < (384u << 10),
+          "refused long before its names alone filled the 512 KiB (%u names)", i - 1);
+    sessions_unlock();
+    setrlimit(RLIMIT_FSIZE, &unlimited); /* room again */
+    CHECK(wait_synced(id), "it all goes in once there is room");
+    persist_sweep();
+    sessions_lock();
+    CHECK(s->budget.unwritten == 0 && s->budget.held == state,
+          "written: given back (held %llu, its state %llu)", (unsigned long long)s->budget.held,
+          (unsigned long long)state);
+    CHECK(rec_feed(s, rec_function_name(0x7f0000900000ull, MID, "Small.Method()", 0)) == 0,
+          "it takes names again");
+    session_budget_connected(s, 0);
+    sessions_unlock();
+    budget_set_max(0);
     close_store();
     remove_dir(dir);
 }
@@ -887,6 +961,7 @@ static const check_test tests[] = {
     TEST_ENTRY(keep_and_keep_events),
     TEST_ENTRY(a_full_journal_breaks_the_log_until_a_snapshot),
     TEST_ENTRY(a_full_disk_is_retried),
+    TEST_ENTRY(unwritten_log_counts_in_the_budget),
     TEST_ENTRY(an_ended_session_leaves_memory_and_comes_back),
     TEST_ENTRY(a_spent_budget_unloads_ended_sessions_at_once),
     TEST_ENTRY(a_damaged_chunk_ends_the_read),
