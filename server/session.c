@@ -65,6 +65,7 @@ void session_free(session *s)
     strpool_free(&s->names);
     idmap_free(&s->module_index);
     idmap_free(&s->thread_index);
+    idmap_free(&s->thread_os_index);
     free(s->command_line);
     free(s->persist.summary);
     free(s->persist.dirty);
@@ -162,12 +163,6 @@ session_module *session_find_module(session *s, uint64_t id)
 {
     uint32_t i = idmap_get(&s->module_index, id);
     return i == IDMAP_MISSING ? NULL : &s->modules[i];
-}
-
-session_thread *session_find_thread(session *s, uint64_t id)
-{
-    uint32_t i = idmap_get(&s->thread_index, id);
-    return i == IDMAP_MISSING ? NULL : &s->threads[i];
 }
 
 const char *session_module_name(session *s, uint64_t module_id)
@@ -321,31 +316,6 @@ static session_module *session_module_entry(session *s, uint64_t id, int *create
     m = session_module_append(s, id);
     *created = m != NULL;
     return m;
-}
-
-/* A new thread entry; also used when the runtime reuses a dead thread's ThreadID:
- * the old thread stays in the list as ended and the index points to the new one. */
-session_thread *session_thread_append(session *s, uint64_t id)
-{
-    session_thread *t = session_append(s, (void **)&s->threads, &s->thread_count, &s->thread_cap,
-                                       &s->thread_index, sizeof(*t), SESSION_MAX_THREADS, id);
-    if (t) {
-        t->thread_id = id;
-        t->alive = 1;
-    }
-    return t;
-}
-
-static session_thread *session_thread_entry(session *s, uint64_t id, int *created)
-{
-    session_thread *t = session_find_thread(s, id);
-
-    *created = 0;
-    if (t || id == 0)
-        return t;
-    t = session_thread_append(s, id);
-    *created = t != NULL;
-    return t;
 }
 
 void session_log_event(session *s, uint16_t type, uint16_t flags, int64_t when, uint64_t id,
@@ -514,6 +484,7 @@ static void session_apply_jit(session *s, const wire_record *r, int64_t when)
     const wire_jit_finished *j = &r->u.jit_finished;
     int catchup = (r->flags & WIRE_FLAG_CATCHUP) != 0, created;
     session_function *f = session_function_entry(s, j->function_id, &created);
+    session_thread *thread;
     uint64_t duration = 0, logged;
     uint32_t new_size;
     session_compilation first;
@@ -535,11 +506,11 @@ static void session_apply_jit(session *s, const wire_record *r, int64_t when)
             session_log(s, r, when, j->function_id, 0, j->code_size);
         return;
     }
-    duration = session_jit_duration(session_find_thread(s, j->thread_id), j->function_id,
-                                    r->time_ns);
+    thread = session_thread_for_jit(s, j->thread_id);
+    duration = session_jit_duration(thread, j->function_id, r->time_ns);
     first = session_function_compilation(f, 0);
     f->flags = (f->flags & ~(uint32_t)WIRE_FLAG_CATCHUP) | (r->flags & WIRE_FLAG_DYNAMIC);
-    f->thread_id = j->thread_id;
+    f->thread_row = thread ? session_thread_row_of(s, thread) : 0;
     if (j->il_size)
         f->il_size = j->il_size;
     new_size = session_take_code_versions(f, r);
@@ -611,50 +582,6 @@ static void session_apply_module(session *s, const wire_record *r, int64_t when)
     session_log(s, r, when, m->module_id, m->base_address, 0);
 }
 
-static void session_apply_thread(session *s, const wire_record *r, int64_t when)
-{
-    const wire_thread *w = &r->u.thread;
-    int catchup = (r->flags & WIRE_FLAG_CATCHUP) != 0, created;
-    session_thread *t = session_thread_entry(s, w->thread_id, &created);
-
-    if (!t)
-        return;
-    if (w->os_thread_id && (!catchup || !t->os_thread_id))
-        t->os_thread_id = w->os_thread_id;
-    switch (r->type) {
-    case WIRE_THREAD_CREATED:
-        if (!created && catchup)
-            return;
-        if (!created && !t->alive) {
-            /* the runtime reuses a dead thread's ThreadID: a new thread */
-            t = session_thread_append(s, w->thread_id);
-            if (!t)
-                return;
-            t->os_thread_id = w->os_thread_id;
-        }
-        t->created_ns = when;
-        t->flags = r->flags;
-        break;
-    case WIRE_THREAD_DESTROYED:
-        t->alive = 0;
-        t->ended_ns = when;
-        t->jit_depth = 0;
-        break;
-    case WIRE_THREAD_NAME:
-        if (catchup && t->name)
-            return;
-        if (r->strings[0].length) {
-            session_set_string(&t->name, &r->strings[0]);
-        } else {
-            free(t->name);
-            t->name = NULL;
-        }
-        break;
-    default: /* WIRE_THREAD_OS_ID */ return;
-    }
-    session_log(s, r, when, w->thread_id, t->os_thread_id, 0);
-}
-
 /* Target's monotonic time -> wall clock; times from the agent are untrusted, so
  * anything that would overflow or land before 1970 becomes "now". */
 static int64_t session_wall_ns(const session *s, uint64_t monotonic_ns, int64_t now_ns)
@@ -674,7 +601,13 @@ static void session_apply_observation(session *s, const wire_record *r, int64_t 
     stacks_walk *sample;
 
     switch (r->type) {
-    case WIRE_STACK_THREAD: stacks_apply_thread(&s->stacks, r); break;
+    case WIRE_STACK_THREAD: {
+        /* the thread as it is now (a walked thread is alive while it is walked) */
+        const session_thread *t =
+            session_thread_match(s, r->u.stack_thread.thread_id, r->u.stack_thread.os_thread_id);
+        stacks_apply_thread(&s->stacks, r, t ? session_thread_row_of(s, t) : 0);
+        break;
+    }
     case WIRE_STACK_END:
         sample = stacks_apply_end(&s->stacks, s, r, when);
         if (sample) {
@@ -720,7 +653,7 @@ int session_apply(session *s, const wire_record *r, int64_t now_ns, const char *
     }
     case WIRE_JIT_STARTED: {
         const wire_jit_started *j = &r->u.jit_started;
-        session_thread *t = session_thread_entry(s, j->thread_id, &created);
+        session_thread *t = session_thread_for_jit(s, j->thread_id);
         session_function *f = session_function_entry(s, j->function_id, &created);
         if (f && j->il_size)
             f->il_size = j->il_size; /* dynamic methods: only the start knows it */

@@ -15,7 +15,7 @@ struct store_options; /* store.h */
 
 struct store_stats;
 
-#define STORE_SCHEMA_VERSION 3
+#define STORE_SCHEMA_VERSION 4
 #define STORE_APPLICATION_ID 0x4a495453 /* "JITS" */
 
 /* store_schema.c: opens path (creating it), checks that it is jitscope's

@@ -3,7 +3,7 @@
  * At start every stored session enters the registry with its header and its
  * stored list entry only (persist.past, not loaded); one that was not ended
  * when its server died becomes interrupted, in memory and in the file. Its
- * content (functions with their compilations, modules, threads, the replay
+ * content (threads, functions with their compilations, modules, the replay
  * log, then the event log) is read the first time a request needs it, under
  * the sessions lock. IDs are rebuilt the way ingest built them: a later
  * function or module with the same runtime ID is the one its ID finds. */
@@ -180,6 +180,19 @@ static int store_statement(sqlite3 *db, const char *sql, int session_id, sqlite3
     return 0;
 }
 
+/* A function's thread (the threads are read first): its row, or for a file
+ * older than schema v4 (idx -2) the newest row of its ThreadID. 0: unknown. */
+static uint32_t store_load_thread_row(session *s, uint64_t thread_id, sqlite3_int64 idx)
+{
+    const session_thread *t;
+
+    if (idx >= 0)
+        return (uint64_t)idx < s->thread_count ? (uint32_t)idx + 1 : 0;
+    if (idx != -2 || !(t = session_find_thread(s, thread_id)))
+        return 0;
+    return session_thread_row_of(s, t);
+}
+
 static int store_load_functions(sqlite3 *db, session *s)
 {
     sqlite3_stmt *st = NULL;
@@ -190,8 +203,8 @@ static int store_load_functions(sqlite3 *db, session *s)
             "SELECT idx, function_id, module_id, thread_id, name, token, il_size,"
             " native_size, flags, hresult, jitted, jit_count, first_jit_ns, last_jit_ns,"
             " jit_time_ns, jit_time_total_ns, tier, versions, code_starts,"
-            " compilations_unkept, compilation_count FROM functions WHERE session_id = ?"
-            " ORDER BY idx",
+            " compilations_unkept, compilation_count, thread_idx FROM functions"
+            " WHERE session_id = ? ORDER BY idx",
             s->id, &st) != 0)
         goto done;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -204,7 +217,8 @@ static int store_load_functions(sqlite3 *db, session *s)
         if (!(f = session_function_append(s, id)))
             goto done;
         f->module_id = (uint64_t)sqlite3_column_int64(st, 2);
-        f->thread_id = (uint64_t)sqlite3_column_int64(st, 3);
+        f->thread_row = store_load_thread_row(s, (uint64_t)sqlite3_column_int64(st, 3),
+                                              sqlite3_column_int64(st, 21));
         if ((name = store_column_dup(st, 4))) { /* valid UTF-8, then into the name pool */
             int rc_name = session_function_set_name(s, f, name, strlen(name));
             free(name);
@@ -307,16 +321,18 @@ static int store_load_threads(sqlite3 *db, session *s)
     int rc = -1;
 
     if (store_statement(db,
-                        "SELECT thread_id, os_thread_id, flags, name, alive, created_ns, ended_ns"
-                        " FROM threads WHERE session_id = ? ORDER BY idx",
+                        "SELECT thread_id, os_thread_id, flags, name, alive, created_ns, ended_ns,"
+                        " idx FROM threads WHERE session_id = ? ORDER BY idx",
                         s->id, &st) != 0)
         goto done;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         uint64_t id = (uint64_t)sqlite3_column_int64(st, 0);
-        session_thread *t = session_thread_append(s, id);
-        if (!t)
+        session_thread *t;
+        if (sqlite3_column_int64(st, 7) != (sqlite3_int64)s->thread_count)
+            goto done; /* rows are written for every index, in order: the idx is the thread_key */
+        if (!(t = session_thread_append(s, id)))
             goto done;
-        t->os_thread_id = (uint32_t)sqlite3_column_int64(st, 1);
+        session_thread_set_os(s, t, (uint32_t)sqlite3_column_int64(st, 1));
         t->flags = (uint32_t)sqlite3_column_int64(st, 2);
         t->name = store_column_dup(st, 3);
         t->alive = 0; /* a past session's process is not ours to watch */
@@ -405,8 +421,8 @@ int store_load_content(sqlite3 *db, session *s, char *err, size_t errsz)
     static const struct {
         const char *what;
         int (*load)(sqlite3 *, session *);
-    } steps[] = {{"functions", store_load_functions}, {"compilations", store_load_compilations},
-                 {"modules", store_load_modules},     {"threads", store_load_threads},
+    } steps[] = {{"threads", store_load_threads},     {"functions", store_load_functions},
+                 {"compilations", store_load_compilations}, {"modules", store_load_modules},
                  {"replay log", store_load_replay},   {"events", store_load_events}};
     size_t i;
     int rc = 0;
@@ -443,6 +459,7 @@ static void store_move_content(session *to, session *from)
     to->thread_count = from->thread_count;
     to->thread_cap = from->thread_cap;
     to->thread_index = from->thread_index;
+    to->thread_os_index = from->thread_os_index;
     to->events = from->events;
     to->event_cap = from->event_cap;
     to->event_seq = from->event_seq;
@@ -458,6 +475,7 @@ static void store_move_content(session *to, session *from)
     from->names = (strpool){0};
     from->modules = NULL, from->module_count = 0, from->module_index = (idmap){0};
     from->threads = NULL, from->thread_count = 0, from->thread_index = (idmap){0};
+    from->thread_os_index = (idmap){0};
     from->events = NULL;
     memset(&from->stacks, 0, sizeof(from->stacks));
     memset(&from->profile, 0, sizeof(from->profile));

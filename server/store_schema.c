@@ -4,7 +4,8 @@
  * version to the next in one transaction, so a file is always at a version
  * this code knows. Version 1 held the session header, functions, modules,
  * threads and the event log; version 2 added each function's compilations
- * and the replay log behind stack snapshots, profiles and the timeline. */
+ * and the replay log behind stack snapshots, profiles and the timeline;
+ * version 4 the thread row of each function. */
 #include "store_db.h"
 
 #include <stdio.h>
@@ -55,6 +56,10 @@ static const char *const store_migrations[STORE_SCHEMA_VERSION] = {
      * has no compilation list in memory: its fields are that compilation.
      * compilation_count -1: written before version 3, the rows say it all. */
     "ALTER TABLE functions ADD COLUMN compilation_count INTEGER NOT NULL DEFAULT -1;",
+    /* 3 -> 4: the thread of a function's last compilation is a threads row
+     * (its idx), since the runtime reuses ThreadIDs; -1 unknown, -2 written
+     * before version 4 (then the newest row with its thread_id) */
+    "ALTER TABLE functions ADD COLUMN thread_idx INTEGER NOT NULL DEFAULT -2;",
 };
 
 int store_exec(sqlite3 *db, const char *sql, char *err, size_t errsz)

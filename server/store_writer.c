@@ -30,6 +30,7 @@ typedef struct copied_function {
     uint32_t idx;
     session_function f; /* its pointers are not used: name and compilations below */
     const char *name;   /* interned: valid while its session is pinned (copied_session) */
+    uint64_t thread_id; /* of f.thread_row, the row written as thread_idx */
     session_compilation first;
     session_compilation *more; /* compilations 2.. (f.compilation_count - 1), or NULL */
 } copied_function;
@@ -81,7 +82,7 @@ static const char *const writer_sql[ST_COUNT] = {
     "INSERT OR REPLACE INTO functions (session_id, idx, function_id, module_id, thread_id, name,"
     " token, il_size, native_size, flags, hresult, jitted, jit_count, first_jit_ns, last_jit_ns,"
     " jit_time_ns, jit_time_total_ns, tier, versions, code_starts, compilations_unkept,"
-    " compilation_count) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+    " compilation_count, thread_idx) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
     "INSERT OR REPLACE INTO compilations (session_id, function_idx, n, time_ns, jit_ns,"
     " native_size, tier) VALUES (?,?,?,?,?,?,?)",
     "INSERT OR REPLACE INTO modules (session_id, idx, module_id, assembly_id, base_address, path,"
@@ -178,6 +179,9 @@ static int writer_copy_function(copied_function *out, const session *s, uint32_t
 
     out->idx = idx;
     out->f = *f;
+    out->thread_id = f->thread_row && f->thread_row <= s->thread_count
+                         ? s->threads[f->thread_row - 1].thread_id
+                         : 0;
     out->f.name = NULL;
     out->f.compilation_list = NULL;
     out->name = f->name; /* no copy: the session is pinned until the round is written */
@@ -556,7 +560,7 @@ static int writer_put_function(int session_id, const copied_function *cf, uint64
     sqlite3_bind_int64(st, 2, cf->idx);
     sqlite3_bind_int64(st, 3, (sqlite3_int64)f->function_id);
     sqlite3_bind_int64(st, 4, (sqlite3_int64)f->module_id);
-    sqlite3_bind_int64(st, 5, (sqlite3_int64)f->thread_id);
+    sqlite3_bind_int64(st, 5, (sqlite3_int64)cf->thread_id);
     bind_text(st, 6, cf->name);
     sqlite3_bind_int64(st, 7, f->token);
     sqlite3_bind_int64(st, 8, f->il_size);
@@ -575,6 +579,7 @@ static int writer_put_function(int session_id, const copied_function *cf, uint64
                       SQLITE_STATIC);
     sqlite3_bind_int64(st, 21, f->compilations_unkept);
     sqlite3_bind_int64(st, 22, f->compilation_count);
+    sqlite3_bind_int64(st, 23, (sqlite3_int64)f->thread_row - 1); /* -1: unknown */
     if (writer_step(st) != 0)
         return -1;
     (*rows)++;

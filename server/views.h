@@ -41,7 +41,7 @@ json_t *view_tier_totals(const session *s);
  * the agent's JIT-tier source (its EventPipe session). */
 json_t *view_tier_source(const session *s);
 json_t *view_module(const session_module *m);
-json_t *view_thread(const session_thread *t);
+json_t *view_thread(const session *s, const session_thread *t);
 /* One entry of the event log, as in GET .../events and the stream. */
 json_t *view_event(session *s, const session_event *e);
 

@@ -156,7 +156,7 @@ static char *folded(session *s, const profile_query *q)
     return text;
 }
 
-static const profile_query ALL = {NULL, 0, INT64_MAX, 0};
+static const profile_query ALL = {NULL, 0, 0, INT64_MAX, 0};
 
 /* ---- aggregation ----------------------------------------------------------- */
 

@@ -31,6 +31,7 @@
 //   collectible R M [DIR]  R rounds of M methods in collectible assemblies, loaded,
 //                       JIT-compiled and unloaded (Collectible.cs says what it prints)
 //   variant a|b, pair   two runs that JIT different methods (Variant.cs)
+//   threads N BATCH     N named short-lived threads, ThreadIDs reused (ThreadChurn.cs)
 //
 // The scenario (run and serve) calls, in this order:
 //   JitscopeE2e.Probe.UniqueAlpha()
@@ -97,8 +98,10 @@ namespace JitscopeE2e
                     return Variant.Run(args.Length > 1 ? args[1] : "");
                 case "pair":
                     return Variant.Pair();
+                case "threads":
+                    return ThreadChurn.Run(IntArg(args, 1, 300), IntArg(args, 2, 5));
                 default:
-                    Console.Error.WriteLine("usage: E2eTarget [run | serve | spin SECONDS | jitstorm N [rate R] [hold] | names | parent | sleep SECONDS | dynstorm N | collectible ROUNDS METHODS [LONGDIR] | variant a|b | pair]");
+                    Console.Error.WriteLine("usage: E2eTarget [run | serve | spin SECONDS | jitstorm N [rate R] [hold] | names | parent | sleep SECONDS | dynstorm N | collectible ROUNDS METHODS [LONGDIR] | variant a|b | pair | threads N BATCH]");
                     return 2;
             }
         }
