@@ -271,8 +271,7 @@ void profile_add_walk(profile_state *p, const stacks_walk *w, uint32_t effective
             seq[depth++] = w->frames[t->first_frame + k].function_id;
         if (t->flags & WIRE_STACK_TRUNCATED)
             seq[depth++] = PROFILE_FRAME_TRUNCATED;
-        if (p->sample_count >= PROFILE_MAX_SAMPLES ||
-            (thread = profile_thread_index(p, t)) < 0 ||
+        if (p->sample_count >= PROFILE_MAX_SAMPLES || (thread = profile_thread_index(p, t)) < 0 ||
             (stack = profile_stack_id(p, seq, depth)) < 0 ||
             grow_reserve((void **)&p->samples, &p->sample_cap, p->sample_count, sizeof(*p->samples),
                          256, PROFILE_MAX_SAMPLES, GROW_KEEP) != 0) {

@@ -11,7 +11,8 @@
  * ThreadID's current one (a profile read back from an old file). */
 static session_thread *profile_view_row(session *s, const profile_thread *t)
 {
-    return t->thread_row ? session_thread_row(s, t->thread_row) : session_find_thread(s, t->thread_id);
+    return t->thread_row ? session_thread_row(s, t->thread_row)
+                         : session_find_thread(s, t->thread_id);
 }
 
 /* Does profile thread t match the query's thread arguments? */

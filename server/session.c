@@ -603,8 +603,8 @@ static void session_apply_observation(session *s, const wire_record *r, int64_t 
     switch (r->type) {
     case WIRE_STACK_THREAD: {
         /* the thread as it is now (a walked thread is alive while it is walked) */
-        const session_thread *t =
-            session_thread_match(s, r->u.stack_thread.thread_id, r->u.stack_thread.os_thread_id);
+        const session_thread *t = session_thread_match(s, r->u.stack_thread.thread_id,
+                                                       r->u.stack_thread.os_thread_id);
         stacks_apply_thread(&s->stacks, r, t ? session_thread_row_of(s, t) : 0);
         break;
     }

@@ -138,7 +138,8 @@ typedef struct session_thread {
 } session_thread;
 
 #define SESSION_THREAD_STARTED 0x10000u /* a THREAD_CREATED (live or enumerated) came for it */
-#define SESSION_THREAD_OS_NAME 0x20000u /* its name is the OS's (WIRE_FLAG_OS_NAME), not the runtime's */
+#define SESSION_THREAD_OS_NAME                                                                     \
+    0x20000u /* its name is the OS's (WIRE_FLAG_OS_NAME), not the runtime's */
 
 /* One entry of the event log behind /events and the live stream (48 bytes).
  * What id, value and extra hold depends on the type:

@@ -421,9 +421,9 @@ int store_load_content(sqlite3 *db, session *s, char *err, size_t errsz)
     static const struct {
         const char *what;
         int (*load)(sqlite3 *, session *);
-    } steps[] = {{"threads", store_load_threads},     {"functions", store_load_functions},
+    } steps[] = {{"threads", store_load_threads},           {"functions", store_load_functions},
                  {"compilations", store_load_compilations}, {"modules", store_load_modules},
-                 {"replay log", store_load_replay},   {"events", store_load_events}};
+                 {"replay log", store_load_replay},         {"events", store_load_events}};
     size_t i;
     int rc = 0;
 

@@ -264,7 +264,10 @@ json_t *view_tier_source(const session *s)
 /* A thread row (position + 1) as the API names it: thread_key (its position,
  * stable for the session's life and in storage) and its ThreadID; null when
  * unknown. */
-static json_t *view_thread_key(uint32_t row) { return row ? json_integer((json_int_t)row - 1) : json_null(); }
+static json_t *view_thread_key(uint32_t row)
+{
+    return row ? json_integer((json_int_t)row - 1) : json_null();
+}
 
 static json_t *view_thread_id(session *s, uint32_t row)
 {
@@ -293,9 +296,9 @@ json_t *view_function(session *s, const session_function *f)
         (int)f->jit_count, "jit_ns", (json_int_t)f->jit_time_ns, "jit_total_ns",
         (json_int_t)f->jit_time_total_ns, "hresult", (int)f->hresult, "first_jit_ms",
         view_ms(f->first_jit_ns), "last_jit_ms", view_ms(f->last_jit_ns), "thread_id",
-        view_thread_id(s, f->thread_row), "catchup", (f->flags & WIRE_FLAG_CATCHUP) != 0, "dynamic", (f->flags & WIRE_FLAG_DYNAMIC) != 0, "tier",
-        session_tier_name(f->tier), "tiers", view_compilations(f), "tiers_unkept",
-        (int)f->compilations_unkept);
+        view_thread_id(s, f->thread_row), "catchup", (f->flags & WIRE_FLAG_CATCHUP) != 0, "dynamic",
+        (f->flags & WIRE_FLAG_DYNAMIC) != 0, "tier", session_tier_name(f->tier), "tiers",
+        view_compilations(f), "tiers_unkept", (int)f->compilations_unkept);
     json_object_set_new(o, "thread_key", view_thread_key(f->thread_row));
     return o;
 }
@@ -358,9 +361,12 @@ json_t *view_event(session *s, const session_event *e)
     case WIRE_THREAD_DESTROYED:
     case WIRE_THREAD_NAME: {
         /* events stored before rows were logged name the ID's newest row */
-        session_thread *t = e->extra ? session_thread_row(s, e->extra) : session_find_thread(s, e->id);
+        session_thread *t = e->extra ? session_thread_row(s, e->extra)
+                                     : session_find_thread(s, e->id);
         json_object_set_new(o, "thread_id", view_id(e->id));
-        json_object_set_new(o, "thread_key", t ? json_integer((json_int_t)(session_thread_row_of(s, t) - 1)) : json_null());
+        json_object_set_new(o, "thread_key",
+                            t ? json_integer((json_int_t)(session_thread_row_of(s, t) - 1))
+                              : json_null());
         json_object_set_new(o, "os_thread_id", json_integer((json_int_t)e->value));
         json_object_set_new(o, "name", view_str(t ? t->name : NULL));
         break;

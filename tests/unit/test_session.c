@@ -594,7 +594,8 @@ TEST(thread_os_names)
     session_thread *t;
 
     apply(s, thread_rec(WIRE_THREAD_CREATED, 0x71, 1001, 0, NULL, MONO + 1));
-    apply(s, thread_rec(WIRE_THREAD_NAME, 0x71, 1001, WIRE_FLAG_OS_NAME, ".NET Finalizer", MONO + 2));
+    apply(s,
+          thread_rec(WIRE_THREAD_NAME, 0x71, 1001, WIRE_FLAG_OS_NAME, ".NET Finalizer", MONO + 2));
     t = session_find_thread(s, 0x71);
     CHECK(t->name && strcmp(t->name, ".NET Finalizer") == 0 && (t->flags & SESSION_THREAD_OS_NAME),
           "an OS name names a thread without a name");

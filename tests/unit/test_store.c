@@ -19,6 +19,7 @@
 #include <sqlite3.h>
 
 #include "check.h"
+#include "wire_encode.h"
 #include "sessions.h"
 #include "store.h"
 #include "store_db.h"
@@ -236,6 +237,88 @@ TEST(written_and_read_back)
     CHECK(sessions_count() == 1 && sessions_peek(2) && !sessions_peek(1),
           "the deleted session is gone, the other stays");
     CHECK(sessions_peek(2)->state == SESSION_INTERRUPTED, "and stays interrupted");
+    sessions_unlock();
+    close_store();
+    remove_dir(dir);
+}
+
+/* A record's frame into the session's replay log, as the link thread logs it. */
+static void log_frame(session *s, uint16_t type, const void *fixed, uint32_t n, const void *extra,
+                      uint32_t extra_n)
+{
+    uint8_t buf[256];
+    wire_frame_header h = {.type = type, .seq = g_seq, .time_ns = MONO + 12};
+    size_t size = wire_encode(buf, &h, fixed, n, extra, extra_n, NULL, 0);
+
+    session_persist_log(s, SESSION_REPLAY_FRAME, NOW, buf, (uint32_t)size);
+}
+
+/* The runtime reuses ThreadIDs: each thread is a row, and a function, a
+ * thread event and a stack walk name their row, also when read back. */
+TEST(thread_rows_read_back)
+{
+    char dir[64], err[512];
+    static const wire_stack_frame frames[1] = {{0x7f0000300000ull, 0x10}};
+    session *a;
+    wire_record r;
+    int ok = 1, id;
+
+    temp_dir(dir, sizeof(dir));
+    CHECK(open_store(dir, 0, err, sizeof(err)) == 0, "an empty directory opens: %s", err);
+    sessions_lock();
+    a = sessions_create(SESSION_MODE_RUN, 4242, "dotnet threads.dll");
+    id = a->id;
+    apply(a, hello(a->token));
+    for (uint32_t k = 0; k < 3; k++) { /* three threads, one after another, on ThreadID 0x1000 */
+        r = (wire_record){.type = WIRE_THREAD_CREATED, .time_ns = MONO + 10 * k};
+        r.u.thread = (wire_thread){0x1000, 5000 + k, 0};
+        apply(a, r);
+        apply(a, name(0x7f0000300000ull + k * 16, k == 0 ? "T.A()" : k == 1 ? "T.B()" : "T.C()"));
+        apply(a, jit(0x7f0000300000ull + k * 16, 0x7f0000900000ull + k * 64, MONO + 10 * k + 1));
+        if (k ==
+            1) { /* a snapshot while the second one runs, logged for the replay as link.c does */
+            wire_stack_thread st = {1, 0x1000, 5001, 0, 100, 1, 0};
+            wire_stack_end se = {1, 1, WIRE_STACK_SNAPSHOT, 1, 1, 0, 0, 0, 10, 10};
+            r = (wire_record){.type = WIRE_STACK_THREAD, .time_ns = MONO + 12};
+            r.u.stack_thread = st;
+            r.stack_frames = frames;
+            apply(a, r);
+            log_frame(a, WIRE_STACK_THREAD, &st, sizeof(st), frames, sizeof(frames));
+            r = (wire_record){.type = WIRE_STACK_END, .time_ns = MONO + 12};
+            r.u.stack_end = se;
+            apply(a, r);
+            log_frame(a, WIRE_STACK_END, &se, sizeof(se), NULL, 0);
+        }
+        r = (wire_record){.type = WIRE_THREAD_DESTROYED, .time_ns = MONO + 10 * k + 2};
+        r.u.thread = (wire_thread){0x1000, 5000 + k, 0};
+        apply(a, r);
+    }
+    session_exit_code(a, 0, 0, NOW + 1000);
+    session_link_lost(a, NOW + 1000);
+    sessions_unlock();
+    close_store();
+
+    CHECK(open_store(dir, 0, err, sizeof(err)) == 0, "and opens again: %s", err);
+    sessions_lock();
+    a = sessions_get(id);
+    CHECK(a && a->thread_count == 3, "three rows (%zu)", a ? a->thread_count : 0);
+    for (uint32_t k = 0; a && k < 3 && k < a->thread_count; k++) {
+        const session_function *f = session_find_function(a, 0x7f0000300000ull + k * 16);
+        ok &= a->threads[k].os_thread_id == 5000 + k && f && f->thread_row == k + 1;
+    }
+    CHECK(ok, "each function names the row of the thread that compiled it");
+    CHECK(a && session_thread_match(a, 0x1000, 5001) == &a->threads[1],
+          "the OS thread id finds its row again");
+    CHECK(a && stacks_by_id(&a->stacks, 1) &&
+              stacks_by_id(&a->stacks, 1)->threads[0].thread_row == 2,
+          "the replayed snapshot names the second thread's row");
+    for (uint64_t seq = 1; a && seq <= a->event_seq; seq++) {
+        const session_event *e = session_event_at(a, seq);
+        if (e->type == WIRE_THREAD_CREATED || e->type == WIRE_THREAD_DESTROYED)
+            ok &= e->extra >= 1 && e->extra <= 3 &&
+                  a->threads[e->extra - 1].os_thread_id == e->value;
+    }
+    CHECK(ok, "thread events name their rows");
     sessions_unlock();
     close_store();
     remove_dir(dir);
@@ -600,7 +683,9 @@ TEST(migrates_from_version_1)
                    " 0, 1, NULL);"
                    "INSERT INTO modules VALUES (5, 0, 8192, 1, 2, '/old/Old.dll', 'Old', 1, 0,"
                    " 1, 0, 0);"
-                   "INSERT INTO events VALUES (5, 1, 1000, 3, 0, 4096, 500, 20, 0);") == 0,
+                   "INSERT INTO events VALUES (5, 1, 1000, 3, 0, 4096, 500, 20, 0);"
+                   "INSERT INTO threads VALUES (5, 0, 1, 11, 0, 'old-a', 0, 900, 950);"
+                   "INSERT INTO threads VALUES (5, 1, 1, 12, 0, 'old-b', 0, 960, 1100);") == 0,
           "rows as version 1 wrote them");
     CHECK(open_store(dir, 0, err, sizeof(err)) == 0, "the server opens it: %s", err);
     sessions_lock();
@@ -612,6 +697,9 @@ TEST(migrates_from_version_1)
     CHECK(s && s->module_count == 1 && s->event_seq == 1, "modules and events");
     CHECK(s && s->function_count == 2 && strcmp(s->functions[1].name, "Old?()") == 0,
           "a name that is not UTF-8 (an edited file) reads back with '?' for the bad byte");
+    CHECK(s && s->thread_count == 2 && s->functions[0].thread_row == 2,
+          "a function written before thread rows were kept names its ThreadID's newest row (%u)",
+          s ? s->functions[0].thread_row : 0);
     sessions_unlock();
     close_store();
     if (sqlite3_open(path, &db) == SQLITE_OK &&
@@ -677,6 +765,7 @@ TEST(refuses_what_it_cannot_use)
 
 static const check_test tests[] = {
     TEST_ENTRY(written_and_read_back),
+    TEST_ENTRY(thread_rows_read_back),
     TEST_ENTRY(keep_deletes_the_oldest),
     TEST_ENTRY(keep_events_trims_the_log),
     TEST_ENTRY(replay_losses_counted_once),

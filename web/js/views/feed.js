@@ -21,7 +21,7 @@ export class LiveFeed {
     this.buf = new JitBuffer(capacity);
     this.view = new RowView(this.buf);
     this.rate = new RateSeries(600);
-    this.threadLabel = threadLabel; // thread_id -> display text
+    this.threadLabel = threadLabel; // thread_key -> display text
     this.baseTime = baseTime; // () -> ms of t=0
     this.timeline = timeline; // PauseTimeline: GCs and suspensions for the second chart
     this.sessionId = sessionId; // for the detail strip's compilation history (null: not shown)
@@ -403,7 +403,7 @@ export class LiveFeed {
         kv('native', `${fmtInt(r.native_size)} B`),
         kv('compiled', r.nth === 1 ? 'first time' : `${r.nth} times (re-JIT)`),
         kv('versions', String(r.versions)),
-        kv('thread', this.threadLabel(r.thread_id)),
+        kv('thread', this.threadLabel(r.thread_key)),
         kv('at', `${fmtDateTime(r.time_ms)}.${String(Math.floor(r.time_ms % 1000)).padStart(3, '0')} (+${fmtRel(r.time_ms, this.baseTime())} s)`),
         kv('seq', String(r.seq)),
         kv('function', r.function_id),
