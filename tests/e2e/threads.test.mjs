@@ -40,17 +40,12 @@ function churnIndexOf(name) {
   return m ? Number(m[1]) * 30 + Number(m[2]) : -1;
 }
 
-// Waits until the session has every app thread as an ended row and each
-// thread's method; returns { threads, functions }.
-async function settled(srv, id, app) {
-  return waitFor('every app thread ended in the session, and its method', async () => {
-    const threads = (await getOk(srv, `/api/sessions/${id}/threads`)).threads;
-    const ended = new Set(threads.filter((t) => !t.alive).map((t) => t.os_thread_id));
-    if (!app.every((a) => ended.has(a.tid))) return false;
-    const functions = await functionsOf(srv, id, '&q=Combo2');
-    if (new Set(functions.map((f) => churnIndexOf(f.name)).filter((i) => i >= 0)).size < THREADS) return false;
-    return { threads, functions };
-  }, 60000);
+// Waits until the session has everything of the churn: the app compiles
+// ThreadChurn.Done on its main thread after every thread's end, and the agent
+// sends records in that order.
+async function settled(srv, id) {
+  await waitFor('the churn\'s last method (after every thread\'s end)',
+    async () => (await functionsOf(srv, id, '&q=JitscopeE2e.ThreadChurn.Done')).length === 1, 60000);
 }
 
 // Every check of thread identity, against one session as served now.
@@ -124,7 +119,7 @@ test('run: 300 threads on reused ThreadIDs are 300 rows with their own names, ke
   srv.proc.stdin.write('go\n');
   await waitFor('the churn', () => /^churned \d+$/m.test(srv.stdout), 120000);
   const app = appThreads(srv.stdout);
-  await settled(srv, 1, app);
+  await settled(srv, 1);
   const live = await checkIdentity(srv, 1, app, 'run, live');
 
   // the runtime's own threads are named (by the OS's name) as after an attach
@@ -180,7 +175,7 @@ test('attach: 300 threads on reused ThreadIDs are 300 rows with their own names,
   app.send('go');
   await app.waitLine(/^churned \d+$/m, 120000);
   const threads = appThreads(app.out);
-  await settled(srv, id, threads);
+  await settled(srv, id);
   await checkIdentity(srv, id, threads, 'attach, live');
 
   await detachAndWait(srv, id);

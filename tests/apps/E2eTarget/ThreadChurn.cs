@@ -14,12 +14,14 @@
 //                                 /proc/thread-self, and JIT-compiles Storm.Combo2 instance i
 //                                 (storm method 27000 + i), which no other thread compiles.
 //                                 Then one line per thread, "thread <i> <name> <kernel tid>",
-//                                 and "churned <N>".
+//                                 and "churned <N>" (after JIT-compiling ThreadChurn.Done on the main
+//                                 thread: a tool that has its JIT has every thread's end).
 //                       "exit" or EOF -> exit code 0
 // Apart from the READY line and the kernel thread ids, the output is deterministic.
 
 using System;
 using System.IO;
+using System.Runtime.CompilerServices;
 using System.Threading;
 
 namespace JitscopeE2e
@@ -71,8 +73,16 @@ namespace JitscopeE2e
             }
             for (int i = 0; i < n; i++)
                 Program.Out("thread " + i + " " + NameOf(i) + " " + tids[i]);
-            Program.Out("churned " + n);
+            Program.Out("churned " + Done(n));
         }
+
+        /// <summary>
+        /// Compiled once, on the main thread, after every thread was joined: its JIT record
+        /// follows every thread's end in the agent's stream (a thread's ThreadDestroyed runs
+        /// before Join returns), so a tool that sees it has seen them all.
+        /// </summary>
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static int Done(int n) => n;
 
         /// <summary>On thread <paramref name="index"/>: its one storm method, then its kernel thread id.</summary>
         static int Work(int index)
