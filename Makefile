@@ -2,7 +2,8 @@
 #
 #   make          build build/libjitscope_agent.so, build/jitscope and build/bench/replay
 #   make run      install what is missing, build, start the server with the demo app
-#   make test     install what is missing, build, run every test (unit, e2e, browser)
+#   make test     install what is missing, build, run every test (unit, e2e, browser);
+#                 the test apps also on .NET 8 and 9 (tests/apps/apps.mk, apps-runtimes)
 #   make lint     static checks: banned C calls, clang-format, eslint, shellcheck
 #                 (scripts/lint.sh; LINT_SKIP=format leaves one out)
 #   make asan     the same binaries built with -fsanitize=address,undefined (build/asan/)
@@ -13,6 +14,10 @@
 #   make deps     only install what is missing (Debian packages, npm packages)
 
 CC       ?= gcc
+# One job per core unless the command line says otherwise (make -j1).
+ifeq ($(filter -j%,$(MAKEFLAGS)),)
+MAKEFLAGS += -j$(shell nproc)
+endif
 BUILD    := build
 PORT     ?= 8642
 CSTD     := -std=c11 -D_GNU_SOURCE -Iproto
@@ -47,13 +52,52 @@ all: $(AGENT_SO) $(SERVER_BIN) $(REPLAY_BIN)
 
 include tests/apps/apps.mk
 
-$(AGENT_SO): $(AGENT_SRC) $(AGENT_HDR) | $(BUILD)/deps.stamp
-	@mkdir -p $(@D)
-	$(CC) $(AGENT_CFLAGS) $(AGENT_SRC) $(AGENT_LDFLAGS) -o $@
+# Every source is compiled once per flavour into $(OBJ)/<flavour>/<path>.o, with
+# its header dependencies (-MMD) beside it; binaries and the unit tests link
+# those objects. Flavours: server, agent (-fPIC, hidden), asan-server,
+# asan-agent, and unit (the agent's pure pieces with the ring's test hook).
+OBJ := $(BUILD)/obj
+# Objects are kept between builds (a test's own object is made by a pattern rule).
+.PRECIOUS: $(OBJ)/%.o
+.DELETE_ON_ERROR:
+objs = $(patsubst %.c,$(OBJ)/$(1)/%.o,$(2))
+SERVER_OBJS      := $(call objs,server,$(SERVER_SRC))
+AGENT_OBJS       := $(call objs,agent,$(AGENT_SRC))
+ASAN_SERVER_OBJS := $(call objs,asan-server,$(SERVER_SRC))
+ASAN_AGENT_OBJS  := $(call objs,asan-agent,$(AGENT_SRC))
+# What the unit tests link: the server without main(), as one archive (a test
+# takes only the objects it needs), and the agent's pure, host-testable pieces.
+UNIT_SERVER_LIB  := $(BUILD)/asan/libjitscope_server.a
+UNIT_AGENT_SRC   := agent/ring.c agent/names.c agent/sig.c agent/mdread.c
+UNIT_AGENT_OBJS  := $(call objs,unit,$(UNIT_AGENT_SRC))
+UNIT_CFLAGS       = $(SERVER_CFLAGS) $(ASAN) -DRING_TEST_HOOK -pthread -Iagent -Iserver
 
-$(SERVER_BIN): $(SERVER_SRC) $(SERVER_HDR) | $(BUILD)/deps.stamp
+$(OBJ)/server/%.o: %.c | $(BUILD)/deps.stamp
 	@mkdir -p $(@D)
-	$(CC) $(SERVER_CFLAGS) $(SERVER_SRC) $(SERVER_LIBS) -o $@
+	$(CC) $(SERVER_CFLAGS) -MMD -MP -c $< -o $@
+$(OBJ)/agent/%.o: %.c | $(BUILD)/deps.stamp
+	@mkdir -p $(@D)
+	$(CC) $(AGENT_CFLAGS) -MMD -MP -c $< -o $@
+$(OBJ)/asan-server/%.o: %.c | $(BUILD)/deps.stamp
+	@mkdir -p $(@D)
+	$(CC) $(SERVER_CFLAGS) $(ASAN) -MMD -MP -c $< -o $@
+$(OBJ)/asan-agent/%.o: %.c | $(BUILD)/deps.stamp
+	@mkdir -p $(@D)
+	$(CC) $(AGENT_CFLAGS) $(ASAN) -MMD -MP -c $< -o $@
+$(OBJ)/unit/%.o: %.c | $(BUILD)/deps.stamp
+	@mkdir -p $(@D)
+	$(CC) $(UNIT_CFLAGS) -MMD -MP -c $< -o $@
+# server/openapi_doc.c embeds the document with .incbin, which -MMD does not see.
+$(OBJ)/server/server/openapi_doc.o $(OBJ)/asan-server/server/openapi_doc.o: server/openapi.json
+-include $(shell find $(OBJ) -name '*.d' 2>/dev/null)
+
+$(AGENT_SO): $(AGENT_OBJS)
+	@mkdir -p $(@D)
+	$(CC) $(AGENT_CFLAGS) $^ $(AGENT_LDFLAGS) -o $@
+
+$(SERVER_BIN): $(SERVER_OBJS)
+	@mkdir -p $(@D)
+	$(CC) $(SERVER_CFLAGS) $^ $(SERVER_LIBS) -o $@
 
 # The native agent stand-in for load tests and benchmarks (bench/replay.c).
 $(REPLAY_BIN): bench/replay.c proto/wire_encode.c proto/utf.c $(PROTO_HDR)
@@ -62,13 +106,18 @@ $(REPLAY_BIN): bench/replay.c proto/wire_encode.c proto/utf.c $(PROTO_HDR)
 
 # Sanitizer builds: the agent is loaded into `dotnet`, which is not built with
 # ASan, so the runtime is preloaded by the tests (LD_PRELOAD=$(ASAN_RT)).
-$(BUILD)/asan/libjitscope_agent.so: $(AGENT_SRC) $(AGENT_HDR) | $(BUILD)/deps.stamp
+$(BUILD)/asan/libjitscope_agent.so: $(ASAN_AGENT_OBJS)
 	@mkdir -p $(@D)
-	$(CC) $(AGENT_CFLAGS) $(ASAN) $(AGENT_SRC) -shared -pthread $(ASAN) -o $@
+	$(CC) $(AGENT_CFLAGS) $(ASAN) $^ -shared -pthread $(ASAN) -o $@
 
-$(BUILD)/asan/jitscope: $(SERVER_SRC) $(SERVER_HDR) | $(BUILD)/deps.stamp
+$(BUILD)/asan/jitscope: $(ASAN_SERVER_OBJS)
 	@mkdir -p $(@D)
-	$(CC) $(SERVER_CFLAGS) $(ASAN) $(SERVER_SRC) $(SERVER_LIBS) $(ASAN) -o $@
+	$(CC) $(SERVER_CFLAGS) $(ASAN) $^ $(SERVER_LIBS) $(ASAN) -o $@
+
+$(UNIT_SERVER_LIB): $(filter-out $(OBJ)/asan-server/server/main.o,$(ASAN_SERVER_OBJS))
+	@mkdir -p $(@D)
+	rm -f $@
+	ar rcs $@ $^
 
 asan: $(BUILD)/asan/libjitscope_agent.so $(BUILD)/asan/jitscope
 
@@ -82,7 +131,7 @@ $(BUILD)/deps.stamp: scripts/deps.sh
 deps: $(BUILD)/deps.stamp
 
 # Test-only extras (node packages for the browser and WebSocket tests, chromium).
-$(BUILD)/deps-test.stamp: scripts/deps.sh tests/package.json
+$(BUILD)/deps-test.stamp: scripts/deps.sh tests/package.json | $(BUILD)/deps-fuzz.stamp
 	scripts/deps.sh test
 	@touch $@
 
@@ -96,12 +145,11 @@ run: all apps
 # ---- tests ----
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/test_*.c))
 
-$(BUILD)/tests/test_%: tests/unit/test_%.c $(filter-out server/main.c,$(SERVER_SRC)) $(filter-out agent/profiler.c agent/events.c agent/sender.c agent/conn.c agent/naming.c agent/catchup.c agent/describe.c agent/names_resolve.c,$(AGENT_SRC)) $(SERVER_HDR) | $(BUILD)/deps.stamp
+$(BUILD)/tests/test_%: $(OBJ)/unit/tests/unit/test_%.o $(UNIT_AGENT_OBJS) $(UNIT_SERVER_LIB)
 	@mkdir -p $(@D)
-	$(CC) $(SERVER_CFLAGS) $(ASAN) -DRING_TEST_HOOK -pthread -Iagent -Iserver $< \
-	  $(filter-out server/main.c,$(SERVER_SRC)) \
-	  agent/ring.c agent/names.c agent/sig.c agent/mdread.c \
-	  $(SERVER_LIBS) $(ASAN) -ldl -o $@
+	$(CC) $(UNIT_CFLAGS) $(filter %.o %.a,$^) $(SERVER_LIBS) $(ASAN) -ldl -o $@
+# test_sidebyside loads the agent library as CoreCLR would (dlopen).
+$(BUILD)/tests/test_sidebyside: $(AGENT_SO)
 
 # ---- fuzzing: one libFuzzer target per parser of outside input (docs/FUZZING.md) ----
 # clang-14 and its libFuzzer runtime come from Debian (scripts/deps.sh fuzz).
@@ -154,7 +202,7 @@ fuzz-merge: $(FUZZ_BINS)
 
 unit: $(UNIT_TESTS)
 
-test: all asan apps $(UNIT_TESTS) $(FUZZ_BINS) deps-test
+test: all asan apps apps-runtimes $(UNIT_TESTS) $(FUZZ_BINS) deps-test
 	@FUZZ_TARGETS="$(FUZZ_TARGETS)" tests/run.sh
 
 lint: deps-test

@@ -594,7 +594,8 @@ static size_t resolve_handle_name(void *ctx, uint64_t handle, char *out, size_t 
     return handle_name((ClassID)handle, out, outsz, 0);
 }
 
-/* Safe on any thread: stack buffers only, no arena. */
+/* Safe on any thread (stack buffers only, no arena); called only while the
+ * method lives, in its JIT callbacks (names_resolve.h). */
 int names_dynamic(ICorProfilerInfo10 *info, uint64_t function_id, char *out, size_t outsz)
 {
     WCHAR name[DYNAMIC_NAME_UNITS];

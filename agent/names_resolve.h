@@ -3,7 +3,7 @@
  * Implemented by names_resolve.c (metadata walk into names.h's tree, printed by
  * names_format_method, parameter lists by sig.c); names_resolve is used by
  * naming.c on the sender thread, under the runtime lock (static scratch space:
- * one caller at a time); names_dynamic by any thread.
+ * one caller at a time); names_dynamic on a dynamic method's JIT thread.
  */
 #ifndef JITSCOPE_NAMES_RESOLVE_H
 #define JITSCOPE_NAMES_RESOLVE_H
@@ -20,7 +20,9 @@ int names_resolve(ICorProfilerInfo10 *info, uint64_t function_id, char *out, siz
 
 /* "[dynamic] Name(params)", or "[IL stub] Name(params)" for the runtime's own
  * stubs, from GetDynamicFunctionInfo. Stack buffers only: any thread may call
- * it (events.c does, on the JIT thread). Returns 0, or -1. */
+ * it, but only while the method certainly lives, i.e. inside its JIT callbacks
+ * (events.c): the runtime frees a collected dynamic method's name and
+ * signature and reuses its FunctionID (naming.h). Returns 0, or -1. */
 int names_dynamic(ICorProfilerInfo10 *info, uint64_t function_id, char *out, size_t outsz);
 
 #endif

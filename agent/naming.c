@@ -10,8 +10,9 @@
  *    drain passes the fence.
  * Resolving goes through names_resolve.c under the runtime lock (walk.h); the
  * text is built in static scratch space, which is why this runs on the sender
- * thread only. Dynamic methods are named on the JIT thread (events.c); here
- * only those met in catch-up or in stacks.
+ * thread only. Dynamic methods are named on their JIT thread (events.c) and
+ * never here: a FunctionID the runtime says is dynamic is not read further
+ * (naming.h says why) and is counted in agent.names_late.
  */
 #include <stdatomic.h>
 #include <stdio.h>
@@ -38,8 +39,8 @@
 typedef struct naming_cached {
     uint64_t function_id, module_id, fence;
     uint32_t token, il_size;
-    uint16_t flags;
-    char *name; /* NULL once sent or purged */
+    int dynamic; /* a dynamic method: nothing to send, counted when the drain meets it */
+    char *name;  /* NULL once sent or purged ("" for a dynamic method) */
 } naming_cached;
 
 typedef struct naming_unload {
@@ -128,7 +129,7 @@ static naming_cached *naming_cache_find(uint64_t id)
     return i == IDMAP_MISSING || !naming_cache[i].name ? NULL : &naming_cache[i];
 }
 
-static int naming_cache_add(const wire_function_name *fixed, uint16_t flags, uint64_t fence,
+static int naming_cache_add(const wire_function_name *fixed, int dynamic, uint64_t fence,
                             const char *name)
 {
     naming_cached *grown, *c;
@@ -150,7 +151,7 @@ static int naming_cache_add(const wire_function_name *fixed, uint16_t flags, uin
         return -1;
     }
     c->function_id = fixed->function_id, c->module_id = fixed->module_id, c->fence = fence;
-    c->token = fixed->token, c->il_size = fixed->il_size, c->flags = flags;
+    c->token = fixed->token, c->il_size = fixed->il_size, c->dynamic = dynamic;
     naming_cache_count++;
     return 0;
 }
@@ -182,20 +183,33 @@ static void naming_cache_purge(uint64_t pos)
 
 /* ---- resolving ---- */
 
-/* Caller holds the runtime lock. A dynamic method's name if ask_dynamic and it
- * is one (flags gets WIRE_FLAG_DYNAMIC), else from metadata. Returns 0, or -1
- * when the runtime could not say. */
+#define NAMING_READ_DYNAMIC 1 /* naming_read: a dynamic method, nothing read */
+
+/* Caller holds the runtime lock. The name of a method with metadata. With
+ * ask_dynamic the runtime is asked first whether id is a dynamic method: such
+ * an ID is not read any further (NAMING_READ_DYNAMIC), because nothing tells
+ * the agent that the method still lives (naming.h). Returns 0, -1 when the
+ * runtime could not say, or NAMING_READ_DYNAMIC. */
 static int naming_read(uint64_t id, int ask_dynamic, char *name, size_t size,
-                       wire_function_name *fixed, uint16_t *flags)
+                       wire_function_name *fixed)
 {
     BOOL dynamic = FALSE;
 
     if (ask_dynamic && SUCCEEDED(agent.info->lpVtbl->IsFunctionDynamic(agent.info, id, &dynamic)) &&
-        dynamic) {
-        *flags |= WIRE_FLAG_DYNAMIC;
-        return names_dynamic(agent.info, id, name, size);
-    }
+        dynamic)
+        return NAMING_READ_DYNAMIC;
     return names_resolve(agent.info, id, name, size, &fixed->module_id, &fixed->token);
+}
+
+/* A dynamic method met outside its JIT callbacks: no name is read or sent; it
+ * is counted once and not looked at again on this connection (with its
+ * module's slot when the read-ahead of that module's unload found it, so that
+ * the ID is forgotten with the module's). */
+static int naming_dynamic_unnamed(uint64_t id, uint64_t module)
+{
+    atomic_fetch_add_explicit(&agent.names_late, 1, memory_order_relaxed);
+    naming_mark(id, naming_slot_of(module));
+    return 0;
 }
 
 void naming_live_since(uint64_t generation) { naming_live_gen = generation; }
@@ -237,16 +251,18 @@ int naming_function(uint64_t function_id, int has_metadata, uint16_t flags, uint
     if (function_id == 0 || naming_is_named(function_id))
         return 0;
     if ((c = naming_cache_find(function_id)) != NULL) {
+        if (c->dynamic)
+            return naming_dynamic_unnamed(function_id, c->module_id);
         fixed.module_id = c->module_id;
         fixed.token = c->token;
         fixed.il_size = c->il_size;
-        rc = naming_send(ring_pos, flags | c->flags, &fixed, c->name, strlen(c->name));
+        rc = naming_send(ring_pos, flags, &fixed, c->name, strlen(c->name));
         return rc == CONN_NO_ROOM ? CONN_NO_ROOM : 0;
     }
     walk_runtime_lock();
     if (naming_may_look_up(ring_pos)) { /* checked under the lock unload.c takes to give up */
         looked = 1;
-        rc = naming_read(function_id, !has_metadata, name, sizeof(name), &fixed, &flags);
+        rc = naming_read(function_id, !has_metadata, name, sizeof(name), &fixed);
     }
     walk_runtime_unlock();
     if (!looked && ring_pos == NAMING_LIVE && !atomic_load(&agent.detach_requested))
@@ -257,6 +273,8 @@ int naming_function(uint64_t function_id, int has_metadata, uint16_t flags, uint
         naming_lost_pending = 1;
         return 0;
     }
+    if (rc == NAMING_READ_DYNAMIC)
+        return naming_dynamic_unnamed(function_id, 0);
     if (rc == 0) {
         n = strlen(name);
     } else {
@@ -291,7 +309,8 @@ int naming_stack_frames(const uint8_t *payload, uint32_t length, uint64_t ring_p
 /* ---- reading ahead ---- */
 
 /* Runtime lock held. Keeps the name of one function mentioned ahead, if it is
- * not named yet and belongs to `module` (0: any). */
+ * not named yet and belongs to `module` (0: any); for a dynamic method, that it
+ * is one, so that the drain asks the runtime nothing more about the ID. */
 static void naming_prepare_one(uint64_t id, int ask_dynamic, uint64_t module, uint64_t fence)
 {
     static char name[NAMING_NAME_BYTES];
@@ -299,7 +318,7 @@ static void naming_prepare_one(uint64_t id, int ask_dynamic, uint64_t module, ui
     ClassID cls = 0;
     ModuleID owner = 0;
     mdToken token = 0;
-    uint16_t flags = 0;
+    int rc;
 
     if (id == 0 || naming_is_named(id) || naming_cache_find(id))
         return;
@@ -307,9 +326,14 @@ static void naming_prepare_one(uint64_t id, int ask_dynamic, uint64_t module, ui
         (FAILED(agent.info->lpVtbl->GetFunctionInfo(agent.info, id, &cls, &owner, &token)) ||
          owner != module))
         return; /* another module's: it lives on, and is named when its record goes out */
-    if (naming_read(id, ask_dynamic, name, sizeof(name), &fixed, &flags) != 0)
+    rc = naming_read(id, ask_dynamic, name, sizeof(name), &fixed);
+    if (rc == NAMING_READ_DYNAMIC) {
+        fixed.module_id = module; /* forgotten with the module's IDs once the drain passes */
+        name[0] = '\0';
+    } else if (rc != 0) {
         return; /* the drain names it "(unknown ...)" while it still lives */
-    if (naming_cache_add(&fixed, flags, fence, name) != 0) {
+    }
+    if (naming_cache_add(&fixed, rc == NAMING_READ_DYNAMIC, fence, name) != 0) {
         /* no room to keep it: it must not be looked up after the unload, nor
          * anything else not read ahead before this fence */
         naming_unsafe_before(fence);

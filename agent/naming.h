@@ -15,6 +15,14 @@
  * are forgotten, so a recycled ID is named afresh. A FunctionID mentioned
  * before a point the app could not wait for (naming_unsafe_before), or after
  * detach was requested, is never looked up: counted in agent.names_late.
+ *
+ * Dynamic methods (LCG, IL stubs) are never named here. The runtime frees a
+ * collected one's name and signature and hands its FunctionID to the next
+ * DynamicMethod, and only its JIT callbacks prove it alive: events.c names it
+ * there. The runtime's stack walks and JIT enumeration leave dynamic methods
+ * out (docs/RUNTIME.md), so none should reach this file; one that does
+ * (IsFunctionDynamic says so) is not read further, sent without a name and
+ * counted once in agent.names_late.
  */
 #ifndef JITSCOPE_NAMING_H
 #define JITSCOPE_NAMING_H
@@ -39,9 +47,10 @@ enum { NAMING_ASK_DYNAMIC = 0, NAMING_HAS_METADATA = 1 };
  * ring_pos: where the record that mentions it sits in the ring (NAMING_LIVE
  * for catch-up). NAMING_HAS_METADATA: the caller knows it is not a dynamic
  * method (a JIT record without WIRE_FLAG_DYNAMIC); NAMING_ASK_DYNAMIC (catch-up,
- * stack frames): the runtime is asked first. `flags` go on the record
- * (WIRE_FLAG_CATCHUP from catch-up). A name the runtime cannot give is sent as
- * "(unknown function 0x...)" and counted in agent.name_failures. Returns 0;
+ * stack frames): the runtime is asked first, and a dynamic method is counted,
+ * not named (above). `flags` go on the record (WIRE_FLAG_CATCHUP from
+ * catch-up). A name the runtime cannot give is sent as "(unknown function
+ * 0x...)" and counted in agent.name_failures. Returns 0;
  * CONN_NO_ROOM for a ring record when the output has no room (nothing sent:
  * the caller keeps its record and asks again); -1 for NAMING_LIVE when a module
  * unload started since naming_live_since (nothing looked up: the caller's list
@@ -61,8 +70,10 @@ int naming_stack_frames(const uint8_t *payload, uint32_t length, uint64_t ring_p
 
 /* Caller holds the runtime lock (walk.h). Reads ahead in the ring from its tail
  * up to `fence` and keeps the name of every function mentioned there that is
- * not named yet and belongs to `module` (0: every function, as before detach).
- * Stops early, leaving the rest unread, when *stop becomes non-zero. */
+ * not named yet and belongs to `module` (0: every function, as before detach);
+ * of a dynamic method it keeps only that it is one (the drain then asks the
+ * runtime nothing more about it). Stops early, leaving the rest unread, when
+ * *stop becomes non-zero. */
 void naming_prepare(uint64_t fence, uint64_t module, const _Atomic int *stop);
 
 /* The unload of `module` was prepared up to `fence`: once the drain passes

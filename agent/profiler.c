@@ -34,6 +34,12 @@
 #include "unload.h"
 
 #define AGENT_SHUTDOWN_WALKER_MS 2000 /* Shutdown: longest wait for the walker thread */
+/* The oldest runtime the agent profiles: .NET 5. From it on GetRuntimeInformation
+ * gives the product version (.NET Core 3.1 and older all say 4.0.30319), and the
+ * runtime has what jitscope relies on: ICorProfilerInfo12 (the tier source), the
+ * EventPipe event mask allowed after an attach, the diagnostics ProcessInfo
+ * command (docs/RUNTIME.md, "Runtime versions"). */
+#define AGENT_RUNTIME_MAJOR_MIN 5
 
 agent_state agent; /* zero until agent_begin; the socket is conn.c's */
 
@@ -98,6 +104,26 @@ static ULONG STDMETHODCALLTYPE cb_Release(ICorProfilerCallback11 *self)
 
 /* ---- lifecycle ---- */
 
+/* Says why a runtime older than .NET 5 (or one that does not say its version)
+ * is not profiled. Runs in Initialize, before any of the app's code. */
+static void agent_refuse_runtime(HRESULT hr)
+{
+    char message[256];
+
+    if (FAILED(hr))
+        snprintf(message, sizeof(message),
+                 "this runtime does not say its version (GetRuntimeInformation: 0x%08x); jitscope "
+                 "needs .NET %d or later; not profiling, the app runs on without it",
+                 (unsigned)hr, AGENT_RUNTIME_MAJOR_MIN);
+    else
+        snprintf(message, sizeof(message),
+                 "this runtime says version %u.%u.%u, as .NET Core 3.1 and older do; jitscope "
+                 "needs .NET %d or later; not profiling, the app runs on without it",
+                 (unsigned)agent.major, (unsigned)agent.minor, (unsigned)agent.build,
+                 AGENT_RUNTIME_MAJOR_MIN);
+    agent_log(message);
+}
+
 /* Common start for both modes, with the socket path and token already checked.
  * Claims the process-wide agent first and only then writes its state, so two
  * runtimes initialising at once cannot mix their settings. Returns S_OK or the
@@ -122,19 +148,25 @@ static HRESULT agent_begin(profiler *p, IUnknown *unk, int mode, const char *soc
     atomic_store(&agent.catchup_requested, 0);
     atomic_store(&agent.stopping, 0);
     atomic_store(&agent.detach_requested, 0);
-    gctimeline_reset();
-    stacks_begin();
     hr = unk->lpVtbl->QueryInterface(unk, &IID_ICorProfilerInfo10, (void **)&info);
     if (FAILED(hr) || !info) {
-        agent_log("this runtime has no ICorProfilerInfo10 (.NET 5 or later is needed)");
+        agent_log("this runtime has no ICorProfilerInfo10; jitscope needs .NET 5 or later; not "
+                  "profiling, the app runs on without it");
         hr = FAILED(hr) ? hr : E_NOINTERFACE;
         goto fail;
     }
     agent.info = info;
     agent.mode = mode;
-    info->lpVtbl->GetRuntimeInformation(info, &agent.clr_instance_id, &type, &agent.major,
-                                        &agent.minor, &agent.build, &agent.qfe, 0, NULL, NULL);
+    hr = info->lpVtbl->GetRuntimeInformation(info, &agent.clr_instance_id, &type, &agent.major,
+                                             &agent.minor, &agent.build, &agent.qfe, 0, NULL, NULL);
     agent.runtime_type = (uint16_t)type;
+    if (FAILED(hr) || agent.major < AGENT_RUNTIME_MAJOR_MIN) {
+        agent_refuse_runtime(hr);
+        hr = CORPROF_E_PROFILER_CANCEL_ACTIVATION; /* unloaded quietly; the app runs on */
+        goto fail;
+    }
+    gctimeline_reset();
+    stacks_begin();
     if (ring_init(&agent.ring, ring_bytes ? ring_bytes : AGENT_RING_DEFAULT) != 0) {
         agent_log("cannot map the event buffer");
         hr = E_OUTOFMEMORY;

@@ -6,8 +6,8 @@
  * serves them in order and takes samples between them. Its records go into the
  * ring (walk.c); the sender names their functions and forwards them. Nothing
  * here runs on an application thread. */
-#ifndef JITSCOPE_STACKS_H
-#define JITSCOPE_STACKS_H
+#ifndef JITSCOPE_AGENT_STACKS_H
+#define JITSCOPE_AGENT_STACKS_H
 
 #include <stdint.h>
 

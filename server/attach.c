@@ -69,6 +69,12 @@ static void attach_explain(pid_t pid, int32_t hr, attach_result *out)
         attach_fail(out, 503, "the runtime in process %ld is not ready yet; retry in a moment",
                     (long)pid);
         break;
+    case IPC_HR_PROFILER_CANCEL_ACTIVATION: /* the agent's own refusal (agent/profiler.c) */
+        attach_fail(out, 422,
+                    "the jitscope agent declined process %ld: its runtime is older than .NET 5, "
+                    "which jitscope needs (the agent's reason is on the process's stderr)",
+                    (long)pid);
+        break;
     case IPC_HR_MOD_NOT_FOUND:
     case IPC_HR_PROC_NOT_FOUND:
     case IPC_HR_FILE_NOT_FOUND:
@@ -161,7 +167,16 @@ void attach_process(pid_t pid, attach_result *out)
     }
 
     info = calloc(1, sizeof(*info));
-    if (info && ipc_process_info(pid, info, err, sizeof(err)) != IPC_OK)
+    rc = info ? ipc_process_info(pid, info, err, sizeof(err)) : IPC_ERR_IO;
+    if (rc == IPC_ERR_TOO_OLD) { /* refused before the runtime loads anything */
+        attach_fail(out, 422,
+                    "process %ld runs a .NET runtime older than .NET 5, which jitscope needs (it "
+                    "does not know the diagnostics ProcessInfo command)",
+                    (long)pid);
+        free(info);
+        goto done;
+    }
+    if (info && rc != IPC_OK)
         info->command_line[0] = '\0';
     sessions_lock();
     s = sessions_create(SESSION_MODE_ATTACH, pid, info ? info->command_line : "");

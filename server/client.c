@@ -44,6 +44,7 @@ long client_request(const char *method, const char *url, const char *api_key, js
     json_error_t jerr;
     CURLcode rc;
     CURL *c = curl_easy_init();
+    const char *ca_file = getenv("JITSCOPE_CA_FILE");
 
     *body = NULL;
     if (!c) {
@@ -73,8 +74,10 @@ long client_request(const char *method, const char *url, const char *api_key, js
         rc = curl_easy_setopt(c, CURLOPT_TIMEOUT, 60L);
     if (rc == CURLE_OK)
         rc = curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-    if (rc == CURLE_OK)
-        rc = curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http");
+    if (rc == CURLE_OK) /* https: a server with --tls-cert, verified as curl does */
+        rc = curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+    if (rc == CURLE_OK && ca_file && *ca_file) /* e.g. a self-signed server certificate */
+        rc = curl_easy_setopt(c, CURLOPT_CAINFO, ca_file);
     if (rc != CURLE_OK) {
         snprintf(err, errsz, "cannot set up the request to %s: %s", url, curl_easy_strerror(rc));
         goto done;

@@ -1,5 +1,7 @@
 /* client.h -- the command line's HTTP client (libcurl) for talking to a
- * running jitscope server: `jitscope detach` and `jitscope attach --server`. */
+ * running jitscope server: `jitscope detach` and `jitscope attach --server`.
+ * http:// or https:// (a server with --tls-cert); the server's certificate is
+ * verified against the system's CAs, or the PEM file in JITSCOPE_CA_FILE. */
 #ifndef JITSCOPE_CLIENT_H
 #define JITSCOPE_CLIENT_H
 

@@ -5,19 +5,23 @@
 #include <string.h>
 #include <strings.h>
 
+#include "netaddr.h"
+
 static char guard_bind[64] = "127.0.0.1"; /* as a Host header writes it ([v6]) */
 static int guard_http_port;
-static int guard_any_host; /* wildcard bind with an API key */
+static int guard_any_host;                   /* wildcard bind with an API key */
+static const char *guard_scheme = "http://"; /* what the dashboard's Origin starts with */
 
-void guard_configure(const char *bind_host, int http_port, int api_key_required)
+void guard_configure(const char *bind_host, int http_port, int api_key_required, int tls)
 {
     const char *b = bind_host ? bind_host : "127.0.0.1";
 
     snprintf(guard_bind, sizeof(guard_bind), strchr(b, ':') ? "[%s]" : "%s", b);
     guard_http_port = http_port;
+    guard_scheme = tls ? "https://" : "http://";
     /* bound to every address: clients reach us by names we cannot know; the API
      * key (required for any non-loopback bind) is what protects the server then */
-    guard_any_host = api_key_required && (strcmp(b, "0.0.0.0") == 0 || strcmp(b, "::") == 0);
+    guard_any_host = api_key_required && netaddr_is_wildcard(b);
 }
 
 int guard_host_ok(const char *host, int port)
@@ -42,13 +46,15 @@ int guard_host_ok(const char *host, int port)
 
 int guard_origin_ok(const char *origin, const char *host)
 {
+    size_t n = strlen(guard_scheme);
+
     if (!origin)
         return 1; /* not a browser (curl, scripts): Host and the API key still apply */
-    if (strncmp(origin, "http://", 7) != 0)
+    if (strncmp(origin, guard_scheme, n) != 0)
         return 0;
     if (guard_any_host) /* the page must come from the server the request went to */
-        return host && strcasecmp(origin + 7, host) == 0;
-    return guard_host_ok(origin + 7, guard_http_port);
+        return host && strcasecmp(origin + n, host) == 0;
+    return guard_host_ok(origin + n, guard_http_port);
 }
 
 int guard_key_ok(const char *given, const char *key)

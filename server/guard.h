@@ -3,14 +3,15 @@
  *
  * A request's Host must name this server: 127.0.0.1, localhost, [::1] or the
  * bound address, with the port it arrived on (DNS-rebinding defence). An
- * Origin, when present, must be http://<such a host>:<the HTTP port> (the
- * dashboard's own page); a browser on any other site is refused. A server bound
+ * Origin, when present, must be http://<such a host>:<the HTTP port> (https://
+ * when the server has TLS: the dashboard's own page); a browser on any other
+ * site is refused. A server bound
  * to every address (0.0.0.0, ::) has an API key and accepts any Host; an Origin
  * must then name the same host as the request. */
 #ifndef JITSCOPE_GUARD_H
 #define JITSCOPE_GUARD_H
 
-void guard_configure(const char *bind_host, int http_port, int api_key_required);
+void guard_configure(const char *bind_host, int http_port, int api_key_required, int tls);
 int guard_host_ok(const char *host, int port);
 /* `host` is the request's Host header (used for wildcard binds). */
 int guard_origin_ok(const char *origin, const char *host);

@@ -1,11 +1,9 @@
 /* http.c -- libmicrohttpd daemon: checks, dispatch to api.c, static web files. */
 #include "http.h"
 
-#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <microhttpd.h>
-#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +14,7 @@
 #include "guard.h"
 #include "metrics.h"
 #include "http_deadline.h"
+#include "netaddr.h"
 
 #define HTTP_MAX_BODY API_MAX_BODY /* request bodies kept; larger ones get 413 */
 #define HTTP_MAX_FILE (8u * 1024u * 1024u)
@@ -28,27 +27,17 @@
 #define HTTP_THREADS 4u /* an attach may block one for seconds */
 #define HTTP_IDLE_SECONDS 30u
 #define HTTP_CONNECTION_MEMORY (32u * 1024u)
+#define HTTP_MAX_PEM (1024 * 1024) /* a certificate chain or key file larger than this is refused */
 
 static struct MHD_Daemon *http_daemon;
 static http_config http_cfg;
 static int http_port;
+static char *http_tls_cert, *http_tls_key; /* the PEM files' text, for the daemon's lifetime */
 
 typedef struct http_upload {
     size_t length;            /* body bytes seen */
     char body[HTTP_MAX_BODY]; /* the first HTTP_MAX_BODY of them */
 } http_upload;
-
-int http_is_loopback(const char *host)
-{
-    struct in_addr a4;
-    struct in6_addr a6;
-
-    if (inet_pton(AF_INET, host, &a4) == 1)
-        return (ntohl(a4.s_addr) >> 24) == 127;
-    if (inet_pton(AF_INET6, host, &a6) == 1)
-        return IN6_IS_ADDR_LOOPBACK(&a6);
-    return 0;
-}
 
 static int http_key_ok(struct MHD_Connection *c)
 {
@@ -89,6 +78,8 @@ static enum MHD_Result http_send(struct MHD_Connection *c, int status, const cha
     MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
     if (disposition && *disposition)
         MHD_add_response_header(r, "Content-Disposition", disposition);
+    if (status == 401) /* a client without the key keeps no connection open */
+        MHD_add_response_header(r, "Connection", "close");
     ok = MHD_queue_response(c, (unsigned)status, r);
     MHD_destroy_response(r);
     return ok;
@@ -188,6 +179,13 @@ static enum MHD_Result http_metrics(struct MHD_Connection *c, int is_get)
     return http_send(c, 200, "text/plain; version=0.0.4; charset=utf-8", NULL, text, length);
 }
 
+/* The API and /metrics need the key (when there is one); the dashboard's files do not. */
+static int http_needs_key(const char *url)
+{
+    return strcmp(url, "/metrics") == 0 || strncmp(url, "/api/", 5) == 0 ||
+           strcmp(url, "/api") == 0;
+}
+
 static const char *http_arg(void *ctx, const char *name)
 {
     return MHD_lookup_connection_value(ctx, MHD_GET_ARGUMENT_KIND, name);
@@ -206,14 +204,25 @@ static enum MHD_Result http_handle(void *cls, struct MHD_Connection *c, const ch
 
     (void)cls, (void)version;
     http_route_class = http_classify(url);
-    if (!up) { /* first call: headers only */
+    host = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Host");
+    if (!up) { /* first call: the headers are in, the body (if any) not yet */
         const char *declared = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Length");
         up = calloc(1, sizeof(*up));
         if (!up)
             return MHD_NO;
         *state = up;
+        /* refusals are answered now, before any body is read: a client without
+         * the key holds no connection while it sends (or fails to send) one */
+        if (!guard_host_ok(host, http_port)) {
+            http_deadline_request_in(c, 0);
+            return http_error(c, 403, "Host header does not name this server");
+        }
+        if (http_needs_key(url) && !http_key_ok(c)) {
+            http_deadline_request_in(c, 0);
+            return http_error(c, 401, "missing or wrong API key (Authorization: Bearer KEY)");
+        }
         if (declared && strtoull(declared, NULL, 10) > HTTP_MAX_BODY) {
-            http_deadline_request_in(c); /* answered now: the body is never read */
+            http_deadline_request_in(c, 0); /* answered now: the body is never read */
             return http_error(c, 413, "request body too large");
         }
         return MHD_YES;
@@ -229,21 +238,18 @@ static enum MHD_Result http_handle(void *cls, struct MHD_Connection *c, const ch
         *upload_size = 0;
         return MHD_YES;
     }
-    http_deadline_request_in(c); /* the whole request is in: its deadline is met */
-    host = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Host");
-    if (!guard_host_ok(host, http_port))
-        return http_error(c, 403, "Host header does not name this server");
+    /* the whole request is in: its deadline is met; the connection counts as
+     * trusted once it has shown the key (any request, when there is none) */
+    http_deadline_request_in(c, http_key_ok(c));
     if (up->length > HTTP_MAX_BODY)
         return http_error(c, 413, "request body too large");
     if (strcmp(url, "/metrics") == 0)
         return http_metrics(c, is_get);
-    if (strncmp(url, "/api/", 5) != 0 && strcmp(url, "/api") != 0) {
+    if (!http_needs_key(url)) {
         if (!is_get)
             return http_error(c, 405, "method not allowed");
         return http_static(c, url);
     }
-    if (!http_key_ok(c))
-        return http_error(c, 401, "missing or wrong API key (Authorization: Bearer KEY)");
     if (!is_get &&
         !guard_origin_ok(MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Origin"), host))
         return http_error(c, 403, "cross-origin request refused");
@@ -267,77 +273,116 @@ static void http_done(void *cls, struct MHD_Connection *c, void **state,
     *state = NULL;
 }
 
-/* Binds and listens on the configured address; the port (also when 0 was asked
- * for) is known before the daemon's threads start, so no request ever sees an
- * unconfigured guard. Returns the socket or -1. */
-static int http_listen(const http_config *config, int *port, char *err, size_t errsz)
+/* Reads a PEM file (certificate chain or key) whole, NUL-terminated, as
+ * libmicrohttpd wants it. NULL with err set. */
+static char *http_read_pem(const char *path, const char *what, char *err, size_t errsz)
 {
-    struct sockaddr_storage addr;
-    socklen_t len;
-    int fd, one = 1;
+    struct stat st;
+    char *text = NULL;
+    ssize_t got = 0;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
 
-    memset(&addr, 0, sizeof(addr));
-    if (inet_pton(AF_INET, http_cfg.bind_host, &((struct sockaddr_in *)&addr)->sin_addr) == 1) {
-        ((struct sockaddr_in *)&addr)->sin_family = AF_INET;
-        ((struct sockaddr_in *)&addr)->sin_port = htons((uint16_t)config->port);
-        len = sizeof(struct sockaddr_in);
-    } else if (inet_pton(AF_INET6, http_cfg.bind_host,
-                         &((struct sockaddr_in6 *)&addr)->sin6_addr) == 1) {
-        ((struct sockaddr_in6 *)&addr)->sin6_family = AF_INET6;
-        ((struct sockaddr_in6 *)&addr)->sin6_port = htons((uint16_t)config->port);
-        len = sizeof(struct sockaddr_in6);
-    } else {
-        snprintf(err, errsz, "--host must be a numeric IP address, not '%s'", http_cfg.bind_host);
-        return -1;
+    if (fd < 0) {
+        snprintf(err, errsz, "%s %s: %s", what, path, strerror(errno));
+        return NULL;
     }
-    fd = socket(addr.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) != 0 ||
-        bind(fd, (struct sockaddr *)&addr, len) != 0 || listen(fd, 256) != 0 ||
-        getsockname(fd, (struct sockaddr *)&addr, &len) != 0) {
-        snprintf(err, errsz, "cannot listen on %s:%d: %s", http_cfg.bind_host, config->port,
-                 strerror(errno));
-        if (fd >= 0)
-            close(fd);
-        return -1;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > HTTP_MAX_PEM) {
+        snprintf(err, errsz, "%s %s: not a regular file of at most 1 MiB", what, path);
+        goto fail;
     }
-    *port = ntohs(addr.ss_family == AF_INET ? ((struct sockaddr_in *)&addr)->sin_port
-                                            : ((struct sockaddr_in6 *)&addr)->sin6_port);
-    return fd;
+    if (!(text = malloc((size_t)st.st_size + 1))) {
+        snprintf(err, errsz, "%s %s: out of memory", what, path);
+        goto fail;
+    }
+    while (got < st.st_size) {
+        ssize_t n = read(fd, text + got, (size_t)(st.st_size - got));
+        if (n <= 0) {
+            snprintf(err, errsz, "%s %s: %s", what, path, n < 0 ? strerror(errno) : "short read");
+            goto fail;
+        }
+        got += n;
+    }
+    text[got] = '\0';
+    close(fd);
+    return text;
+fail:
+    free(text);
+    close(fd);
+    return NULL;
+}
+
+/* Forgets the key's text (it is a secret) and the certificate's. */
+static void http_tls_free(void)
+{
+    if (http_tls_key)
+        explicit_bzero(http_tls_key, strlen(http_tls_key));
+    free(http_tls_key);
+    free(http_tls_cert);
+    http_tls_key = http_tls_cert = NULL;
 }
 
 int http_start(const http_config *config, int *bound_port, char *err, size_t errsz)
 {
+    struct MHD_OptionItem tls[3] = {{MHD_OPTION_END, 0, NULL}};
+    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG;
     int fd;
 
     http_cfg = *config;
     if (!http_cfg.bind_host)
         http_cfg.bind_host = "127.0.0.1";
-    if (!http_is_loopback(http_cfg.bind_host) && (!http_cfg.api_key || !*http_cfg.api_key)) {
+    if (!netaddr_is_loopback(http_cfg.bind_host) && (!http_cfg.api_key || !*http_cfg.api_key)) {
         snprintf(err, errsz, "binding %s (not loopback) requires an API key (--api-key)",
                  http_cfg.bind_host);
         return -1;
     }
-    fd = http_listen(config, &http_port, err, errsz);
-    if (fd < 0)
+    if (http_cfg.tls_cert) {
+        if (MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES) {
+            snprintf(err, errsz, "this libmicrohttpd was built without TLS (--tls-cert)");
+            return -1;
+        }
+        if (!(http_tls_cert = http_read_pem(http_cfg.tls_cert, "--tls-cert", err, errsz)) ||
+            !(http_tls_key = http_read_pem(http_cfg.tls_key, "--tls-key", err, errsz))) {
+            http_tls_free();
+            return -1;
+        }
+        tls[0] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_CERT, 0, http_tls_cert};
+        tls[1] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_KEY, 0, http_tls_key};
+        flags |= MHD_USE_TLS;
+    } else if (!netaddr_is_loopback(http_cfg.bind_host)) {
+        fprintf(stderr,
+                "jitscope: warning: listening on %s without TLS: the API key and everything the "
+                "server shows cross the network in clear (give --tls-cert FILE --tls-key FILE)\n",
+                http_cfg.bind_host);
+    }
+    /* the port (also when 0 was asked for) is known before the daemon's threads
+     * start, so no request ever sees an unconfigured guard */
+    fd = netaddr_listen(http_cfg.bind_host, config->port, 256, &http_port, err, errsz);
+    if (fd < 0) {
+        http_tls_free();
         return -1;
-    guard_configure(http_cfg.bind_host, http_port, http_cfg.api_key != NULL);
+    }
+    guard_configure(http_cfg.bind_host, http_port, http_cfg.api_key != NULL,
+                    http_cfg.tls_cert != NULL);
     if (http_deadline_start(err, errsz) != 0) {
         close(fd);
+        http_tls_free();
         return -1;
     }
     http_daemon = MHD_start_daemon(
-        MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG, 0, NULL, NULL,
-        http_handle, NULL, MHD_OPTION_LISTEN_SOCKET, fd, MHD_OPTION_THREAD_POOL_SIZE, HTTP_THREADS,
-        MHD_OPTION_CONNECTION_LIMIT, HTTP_MAX_CONNECTIONS, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
-        HTTP_MAX_PER_IP, MHD_OPTION_CONNECTION_TIMEOUT, HTTP_IDLE_SECONDS,
-        MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)HTTP_CONNECTION_MEMORY,
-        MHD_OPTION_NOTIFY_COMPLETED, http_done, NULL, MHD_OPTION_NOTIFY_CONNECTION,
-        http_deadline_notify, NULL, MHD_OPTION_END);
+        flags, 0, NULL, NULL, http_handle, NULL, MHD_OPTION_LISTEN_SOCKET, fd,
+        MHD_OPTION_THREAD_POOL_SIZE, HTTP_THREADS, MHD_OPTION_CONNECTION_LIMIT,
+        HTTP_MAX_CONNECTIONS, MHD_OPTION_PER_IP_CONNECTION_LIMIT, HTTP_MAX_PER_IP,
+        MHD_OPTION_CONNECTION_TIMEOUT, HTTP_IDLE_SECONDS, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
+        (size_t)HTTP_CONNECTION_MEMORY, MHD_OPTION_NOTIFY_COMPLETED, http_done, NULL,
+        MHD_OPTION_NOTIFY_CONNECTION, http_deadline_notify, NULL, MHD_OPTION_ARRAY, tls,
+        MHD_OPTION_END);
     if (!http_daemon) {
-        snprintf(err, errsz, "libmicrohttpd could not start on %s:%d", http_cfg.bind_host,
-                 http_port);
+        snprintf(err, errsz, "libmicrohttpd could not start on %s:%d%s", http_cfg.bind_host,
+                 http_port,
+                 http_cfg.tls_cert ? " (is --tls-key the key of --tls-cert, both PEM?)" : "");
         close(fd);
         http_deadline_stop();
+        http_tls_free();
         return -1;
     }
     *bound_port = http_port;
@@ -350,4 +395,5 @@ void http_stop(void)
         MHD_stop_daemon(http_daemon);
     http_daemon = NULL;
     http_deadline_stop();
+    http_tls_free();
 }

@@ -1,4 +1,5 @@
-/* http_deadline.c -- closes HTTP connections that trickle their request (see http_deadline.h). */
+/* http_deadline.c -- closes HTTP connections that trickle their request, and
+ * the oldest untrusted ones when too many are open (see http_deadline.h). */
 #include "http_deadline.h"
 #include "clock.h"
 
@@ -16,16 +17,20 @@
 typedef struct deadline_conn {
     int fd;
     int shut;             /* shutdown() done, waiting for libmicrohttpd to close it */
+    int trusted;          /* a whole request with the key (any, without a key) came */
     uint64_t deadline_ns; /* 0: a request is being answered, no deadline */
     struct deadline_conn *prev, *next;
 } deadline_conn;
 
+/* The registry, oldest connection first; every field under deadline_mutex. */
 static pthread_mutex_t deadline_mutex = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t deadline_cond;
-static deadline_conn *deadline_head;
+static deadline_conn *deadline_head, *deadline_tail;
+static unsigned deadline_untrusted; /* registered, neither trusted nor shut down */
 static pthread_t deadline_thread;
 static int deadline_running, deadline_stopping;
 static unsigned long deadline_closed_count;
+static unsigned deadline_evicted_unlogged;
 
 static uint64_t deadline_from_now(void)
 {
@@ -37,6 +42,35 @@ static deadline_conn *deadline_of(struct MHD_Connection *c)
     const union MHD_ConnectionInfo *info = MHD_get_connection_info(
         c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
     return info ? info->socket_context : NULL;
+}
+
+/* Shuts a connection's socket down; libmicrohttpd sees the end of the stream
+ * and closes it. The fd is still this connection's: it leaves the registry
+ * (under the lock held here) before libmicrohttpd closes it. */
+static void deadline_shut(deadline_conn *d)
+{
+    if (shutdown(d->fd, SHUT_RDWR) != 0 && errno != ENOTCONN)
+        fprintf(stderr, "jitscope: shutdown of an HTTP connection: %s\n", strerror(errno));
+    d->shut = 1;
+    if (!d->trusted)
+        deadline_untrusted--;
+}
+
+/* Over HTTP_MAX_UNTRUSTED: the oldest untrusted connection goes (not `newest`,
+ * which has only just arrived). A real client shows its key (or sends its
+ * request) within milliseconds of connecting, so only a flood of more than
+ * HTTP_MAX_UNTRUSTED newer connections can push it out. */
+static void deadline_evict(const deadline_conn *newest)
+{
+    deadline_conn *d;
+
+    for (d = deadline_head; d && deadline_untrusted > HTTP_MAX_UNTRUSTED; d = d->next) {
+        if (d->trusted || d->shut || d == newest)
+            continue;
+        deadline_shut(d);
+        if (deadline_evicted_unlogged++ == 0)
+            pthread_cond_signal(&deadline_cond); /* the sweeper logs it */
+    }
 }
 
 void http_deadline_notify(void *cls, struct MHD_Connection *c, void **socket_context,
@@ -53,10 +87,14 @@ void http_deadline_notify(void *cls, struct MHD_Connection *c, void **socket_con
         d->fd = info->connect_fd;
         d->deadline_ns = deadline_from_now();
         pthread_mutex_lock(&deadline_mutex);
-        d->next = deadline_head;
-        if (deadline_head)
-            deadline_head->prev = d;
-        deadline_head = d;
+        d->prev = deadline_tail;
+        if (deadline_tail)
+            deadline_tail->next = d;
+        else
+            deadline_head = d;
+        deadline_tail = d;
+        deadline_untrusted++;
+        deadline_evict(d);
         pthread_mutex_unlock(&deadline_mutex);
         *socket_context = d;
         return;
@@ -70,25 +108,40 @@ void http_deadline_notify(void *cls, struct MHD_Connection *c, void **socket_con
         deadline_head = d->next;
     if (d->next)
         d->next->prev = d->prev;
+    else
+        deadline_tail = d->prev;
+    if (!d->trusted && !d->shut)
+        deadline_untrusted--;
     pthread_mutex_unlock(&deadline_mutex);
     free(d);
     *socket_context = NULL;
 }
 
-static void deadline_set(struct MHD_Connection *c, uint64_t when)
+void http_deadline_request_in(struct MHD_Connection *c, int trusted)
 {
     deadline_conn *d = deadline_of(c);
 
     if (!d)
         return;
     pthread_mutex_lock(&deadline_mutex);
-    d->deadline_ns = when;
+    d->deadline_ns = 0;
+    if (trusted && !d->trusted && !d->shut) {
+        d->trusted = 1;
+        deadline_untrusted--;
+    }
     pthread_mutex_unlock(&deadline_mutex);
 }
 
-void http_deadline_request_in(struct MHD_Connection *c) { deadline_set(c, 0); }
+void http_deadline_response_out(struct MHD_Connection *c)
+{
+    deadline_conn *d = deadline_of(c);
 
-void http_deadline_response_out(struct MHD_Connection *c) { deadline_set(c, deadline_from_now()); }
+    if (!d)
+        return;
+    pthread_mutex_lock(&deadline_mutex);
+    d->deadline_ns = deadline_from_now();
+    pthread_mutex_unlock(&deadline_mutex);
+}
 
 unsigned long http_deadline_closed(void)
 {
@@ -113,11 +166,7 @@ static void *deadline_main(void *arg)
         for (d = deadline_head; d; d = d->next) {
             if (d->shut || !d->deadline_ns || now < d->deadline_ns)
                 continue;
-            /* the fd is still this connection's: it leaves the list before MHD closes it */
-            if (shutdown(d->fd, SHUT_RDWR) != 0 && errno != ENOTCONN)
-                fprintf(stderr, "jitscope: shutdown of a late HTTP connection: %s\n",
-                        strerror(errno));
-            d->shut = 1;
+            deadline_shut(d);
             closed++;
         }
         if (closed) {
@@ -126,6 +175,13 @@ static void *deadline_main(void *arg)
                     "jitscope: closed %u HTTP connection(s) that sent no whole request within "
                     "%d s\n",
                     closed, HTTP_REQUEST_SECONDS);
+        }
+        if (deadline_evicted_unlogged) {
+            fprintf(stderr,
+                    "jitscope: closed %u HTTP connection(s) that had not shown the API key (or, "
+                    "without one, sent a whole request): over %d such were open\n",
+                    deadline_evicted_unlogged, HTTP_MAX_UNTRUSTED);
+            deadline_evicted_unlogged = 0;
         }
         clock_gettime(CLOCK_MONOTONIC, &until);
         until.tv_nsec += HTTP_SWEEP_MS * 1000000l;

@@ -1,4 +1,5 @@
-/* http_deadline.h -- a whole-request deadline for HTTP connections.
+/* http_deadline.h -- a whole-request deadline for HTTP connections, and a cap
+ * on the connections that have not shown the API key.
  *
  * libmicrohttpd's connection timeout is an idle timeout: it starts again with
  * every byte, so a client that sends its request one byte every few seconds
@@ -8,7 +9,15 @@
  * socket of a connection past its deadline; libmicrohttpd then sees the end of
  * the stream and closes the connection itself (the fd is never closed here, and
  * a connection leaves the registry, under its lock, before libmicrohttpd
- * closes its fd, so a shut-down fd is always still that connection's). */
+ * closes its fd, so a shut-down fd is always still that connection's).
+ *
+ * A connection is trusted once a whole request on it came with the API key
+ * (with no key: once a whole request came). At most HTTP_MAX_UNTRUSTED
+ * untrusted connections are open at once, half of libmicrohttpd's limit: a
+ * new one beyond that shuts the oldest untrusted one down, so idle, slow or
+ * keyless clients, from any number of addresses, never fill the slots a
+ * client with the key needs; a real client shows its key within milliseconds
+ * of connecting and is not the oldest by then. */
 #ifndef JITSCOPE_HTTP_DEADLINE_H
 #define JITSCOPE_HTTP_DEADLINE_H
 
@@ -16,6 +25,7 @@
 #include <stddef.h>
 
 #define HTTP_REQUEST_SECONDS 10
+#define HTTP_MAX_UNTRUSTED 1024
 
 int http_deadline_start(char *err, size_t errsz);
 void http_deadline_stop(void);
@@ -23,8 +33,9 @@ void http_deadline_stop(void);
 /* MHD_OPTION_NOTIFY_CONNECTION callback: registers and forgets connections. */
 void http_deadline_notify(void *cls, struct MHD_Connection *c, void **socket_context,
                           enum MHD_ConnectionNotificationCode code);
-/* The request on c is complete (the response is being made): no deadline. */
-void http_deadline_request_in(struct MHD_Connection *c);
+/* The request on c is complete, or refused (the response is being made): no
+ * deadline. trusted: it had the key (or none is needed): c leaves the untrusted. */
+void http_deadline_request_in(struct MHD_Connection *c, int trusted);
 /* The response on c is done: the next request's clock starts now. */
 void http_deadline_response_out(struct MHD_Connection *c);
 /* Connections closed for missing their deadline since the start. */

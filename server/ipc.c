@@ -61,6 +61,7 @@ const char *ipc_strerror(int code)
     case IPC_ERR_TIMEOUT: return "timed out";
     case IPC_ERR_PROTO: return "malformed reply";
     case IPC_ERR_RUNTIME: return "runtime returned an error";
+    case IPC_ERR_TOO_OLD: return "runtime older than .NET 5";
     default: return "unknown error";
     }
 }
@@ -241,6 +242,12 @@ int ipc_process_info_at(const char *socket_path, ipc_procinfo *out, char *err, s
     rc = query_info_at(socket_path, IPC_PROCESS_INFO2, out, &hr, err, errsz);
     if (rc == IPC_ERR_RUNTIME && hr == IPC_HR_UNKNOWN_COMMAND) /* .NET 5 */
         rc = query_info_at(socket_path, IPC_PROCESS_INFO, out, &hr, err, errsz);
+    if (rc == IPC_ERR_RUNTIME && hr == IPC_HR_UNKNOWN_COMMAND) { /* .NET Core 3.1 and older */
+        ipc_set_err(err, errsz,
+                    "the runtime does not know the diagnostics ProcessInfo command: it is older "
+                    "than .NET 5, which jitscope needs");
+        rc = IPC_ERR_TOO_OLD;
+    }
     return rc;
 }
 

@@ -50,7 +50,8 @@ int ipc_attach_profiler(pid_t pid, uint32_t timeout_ms, const uint8_t clsid[16],
                         const uint8_t *client, uint32_t clen, int32_t *hresult_out, char *err,
                         size_t errsz);
 
-/* ProcessInfo2, falling back to ProcessInfo when the runtime does not know it. */
+/* ProcessInfo2, falling back to ProcessInfo when the runtime does not know it
+ * (.NET 5); IPC_ERR_TOO_OLD when it knows neither (.NET Core 3.1 and older). */
 int ipc_process_info(pid_t pid, ipc_procinfo *out, char *err, size_t errsz);
 /* The same on a socket already found (procscan_entry.socket_path). */
 int ipc_process_info_at(const char *socket_path, ipc_procinfo *out, char *err, size_t errsz);

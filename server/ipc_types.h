@@ -21,6 +21,7 @@
 #define IPC_ERR_TIMEOUT (-6)   /* the deadline passed before the reply was complete */
 #define IPC_ERR_PROTO (-7)     /* the reply is malformed (bad magic, sizes, strings) */
 #define IPC_ERR_RUNTIME (-8)   /* the runtime answered with an error HRESULT */
+#define IPC_ERR_TOO_OLD (-9)   /* the runtime knows no ProcessInfo: older than .NET 5 */
 
 /* Wire constants. */
 #define IPC_HEADER_SIZE 20u

@@ -21,15 +21,20 @@
 #include "wire_decode.h"
 #include "wire_encode.h"
 
-#define LINK_MAX_CONNECTIONS 64
+#define LINK_MAX_CONNECTIONS 64 /* agents past their hello */
+#define LINK_MAX_PENDING 64     /* connections that have not said hello yet */
+#define LINK_SLOTS (LINK_MAX_CONNECTIONS + LINK_MAX_PENDING)
+#define LINK_HELLO_MS 2000u    /* a connection must have said hello within this */
+#define LINK_ACCEPT_BURST 256  /* connections accepted per wake-up at most */
 #define LINK_SEND_WAIT_MS 500u /* longest wait for an agent to take a command */
 #define LINK_BUFFER (2u * (WIRE_MAX_PAYLOAD + sizeof(wire_frame_header)))
 
 typedef struct link_conn {
     int fd;
     int link_id;
-    int session_id; /* 0 until a valid hello */
-    pid_t peer_pid; /* the agent's process, from SO_PEERCRED (0 when not visible here) */
+    int session_id;       /* 0 until a valid hello */
+    pid_t peer_pid;       /* the agent's process, from SO_PEERCRED (0 when not visible here) */
+    uint64_t accepted_ns; /* CLOCK_MONOTONIC: the hello is due LINK_HELLO_MS after this */
     size_t used;
     uint8_t buf[LINK_BUFFER];
 } link_conn;
@@ -44,8 +49,10 @@ static int link_wake[2] = {-1, -1};
 static pthread_t link_thread;
 static int link_thread_started;
 static pthread_mutex_t link_mutex = PTHREAD_MUTEX_INITIALIZER; /* guards link_conns fds for send */
-static link_conn *link_conns[LINK_MAX_CONNECTIONS];
+static link_conn *link_conns[LINK_SLOTS];
 static int link_next_id = 1;
+static int link_pending, link_bound; /* link_conns without and with a session (link thread) */
+static unsigned link_unheard;        /* closed without a hello since the last log line */
 
 const char *link_socket_path(void) { return link_path; }
 
@@ -88,7 +95,7 @@ static int link_listen_at_path(char *err, size_t errsz)
     old_mask = umask(0077);
     rc = bind(fd, (struct sockaddr *)&addr, sizeof(addr));
     umask(old_mask);
-    if (rc != 0 || listen(fd, 16) != 0 || stat(link_path, &st) != 0) {
+    if (rc != 0 || listen(fd, 256) != 0 || stat(link_path, &st) != 0) {
         snprintf(err, errsz, "bind/listen %s: %s", link_path, strerror(errno));
         close(fd);
         return -1;
@@ -227,7 +234,7 @@ int link_send(int link_id, uint16_t type, const void *payload, uint32_t length)
         return -1;
     size = wire_encode(frame, &h, payload, length, NULL, 0, NULL, 0);
     pthread_mutex_lock(&link_mutex);
-    for (i = 0; i < LINK_MAX_CONNECTIONS; i++) {
+    for (i = 0; i < LINK_SLOTS; i++) {
         link_conn *c = link_conns[i];
         if (c && c->link_id == link_id) {
             rc = link_write_whole(c->fd, link_id, frame, size);
@@ -251,6 +258,9 @@ static void link_close(int slot, const char *why)
             sessions_changed(); /* a request waiting for this agent gives up */
         }
         sessions_unlock();
+        link_bound--;
+    } else {
+        link_pending--;
     }
     if (why)
         fprintf(stderr, "jitscope: agent connection %d closed: %s\n", c->link_id, why);
@@ -261,7 +271,35 @@ static void link_close(int slot, const char *why)
     free(c);
 }
 
-static void link_accept(void)
+/* Closes a connection that has not said hello, without a line of its own:
+ * a flood of them is counted and logged once (link_check_hellos). */
+static void link_close_unheard(int slot)
+{
+    link_close(slot, NULL);
+    link_unheard++;
+}
+
+/* The slot of the oldest connection without a hello, or -1. */
+static int link_oldest_pending(void)
+{
+    int i, oldest = -1;
+
+    for (i = 0; i < LINK_SLOTS; i++) {
+        link_conn *c = link_conns[i];
+        if (c && !c->session_id && (oldest < 0 || c->accepted_ns < link_conns[oldest]->accepted_ns))
+            oldest = i;
+    }
+    return oldest;
+}
+
+/* Accepts one connection; 0 when there was one, -1 when the backlog is empty.
+ * A connection is pending until its hello binds it to a session (link_bind):
+ * it has LINK_HELLO_MS for that, and at most LINK_MAX_PENDING are pending at
+ * once; a new one beyond that closes the oldest pending one, so connections
+ * that say nothing can never keep a real agent out (an agent says hello at
+ * once and is never the oldest for long). Agents past their hello have their
+ * own LINK_MAX_CONNECTIONS. */
+static int link_accept(void)
 {
     struct ucred cred;
     socklen_t len = sizeof(cred);
@@ -269,26 +307,61 @@ static void link_accept(void)
     int fd = accept4(link_listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK), i;
 
     if (fd < 0)
-        return;
+        return errno == EINTR || errno == ECONNABORTED ? 0 : -1;
     if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0 || cred.uid != getuid()) {
         fprintf(stderr, "jitscope: refused agent connection from uid %d (not ours)\n",
                 (int)cred.uid);
         close(fd);
-        return;
+        return 0;
     }
-    for (i = 0; i < LINK_MAX_CONNECTIONS && link_conns[i]; i++)
+    if (link_pending >= LINK_MAX_PENDING)
+        link_close_unheard(link_oldest_pending());
+    for (i = 0; i < LINK_SLOTS && link_conns[i]; i++)
         ;
-    if (i == LINK_MAX_CONNECTIONS || !(c = calloc(1, sizeof(*c)))) {
-        fprintf(stderr, "jitscope: refused agent connection: too many connections\n");
+    if (i == LINK_SLOTS || !(c = calloc(1, sizeof(*c)))) {
+        fprintf(stderr, "jitscope: refused agent connection: out of memory\n");
         close(fd);
-        return;
+        return 0;
     }
     c->fd = fd;
     c->peer_pid = cred.pid;
     c->link_id = link_next_id++;
+    c->accepted_ns = clock_mono_ns();
     pthread_mutex_lock(&link_mutex);
     link_conns[i] = c;
     pthread_mutex_unlock(&link_mutex);
+    link_pending++;
+    return 0;
+}
+
+/* Closes the connections whose hello is overdue, and logs how many went
+ * unheard. Returns the milliseconds until the next hello is due (at most max_ms). */
+static int link_check_hellos(int max_ms)
+{
+    uint64_t now = clock_mono_ns(), due = LINK_HELLO_MS * 1000000ull;
+    int i, wait_ms = max_ms;
+
+    for (i = 0; i < LINK_SLOTS; i++) {
+        link_conn *c = link_conns[i];
+        int left_ms;
+        if (!c || c->session_id)
+            continue;
+        if (now - c->accepted_ns >= due) {
+            link_close_unheard(i);
+            continue;
+        }
+        left_ms = (int)((c->accepted_ns + due - now) / 1000000ull) + 1;
+        if (left_ms < wait_ms)
+            wait_ms = left_ms;
+    }
+    if (link_unheard) {
+        fprintf(stderr,
+                "jitscope: closed %u agent connection(s) that sent no hello within %u ms, or "
+                "were the oldest of more than %d without one\n",
+                link_unheard, LINK_HELLO_MS, LINK_MAX_PENDING);
+        link_unheard = 0;
+    }
+    return wait_ms;
 }
 
 /* A process of root's run other than the launched one: its own session under
@@ -352,11 +425,17 @@ static session *link_bind(link_conn *c, const wire_record *r, const char **why)
         *why = "session already has an agent connection";
         return NULL;
     }
+    if (link_bound >= LINK_MAX_CONNECTIONS) {
+        *why = "too many agent connections";
+        return NULL;
+    }
     if (!s->parent_pid && s->pid > 0)
         s->parent_pid = proc_parent_pid(s->pid); /* the hello's is the agent's word */
     s->link_id = c->link_id;
     s->last_seq = 0;
     c->session_id = s->id;
+    link_pending--;
+    link_bound++;
     return s;
 }
 
@@ -429,22 +508,23 @@ static void link_read(int slot)
 static void *link_main(void *arg)
 {
     int64_t last_sweep = 0;
+    int wait_ms = 500;
 
     (void)arg;
     pthread_setname_np(pthread_self(), "jitscope-link"); /* for top, perf and bench/ */
     for (;;) {
-        struct pollfd fds[LINK_MAX_CONNECTIONS + 2];
-        int slots[LINK_MAX_CONNECTIONS + 2], n = 2, i;
+        struct pollfd fds[LINK_SLOTS + 2];
+        int slots[LINK_SLOTS + 2], n = 2, i;
 
         fds[0] = (struct pollfd){.fd = link_wake[0], .events = POLLIN};
         fds[1] = (struct pollfd){.fd = link_listen_fd, .events = POLLIN};
-        for (i = 0; i < LINK_MAX_CONNECTIONS; i++) {
+        for (i = 0; i < LINK_SLOTS; i++) {
             if (link_conns[i]) {
                 slots[n] = i;
                 fds[n++] = (struct pollfd){.fd = link_conns[i]->fd, .events = POLLIN};
             }
         }
-        if (poll(fds, (nfds_t)n, 500) < 0) {
+        if (poll(fds, (nfds_t)n, wait_ms) < 0) {
             if (errno == EINTR)
                 continue;
             break;
@@ -459,8 +539,12 @@ static void *link_main(void *arg)
         for (i = 2; i < n; i++)
             if (fds[i].revents)
                 link_read(slots[i]);
-        if (fds[1].revents & POLLIN)
-            link_accept();
+        /* the whole backlog (up to a burst): a flood of silent peers is taken
+         * in, and pushed out, faster than it can fill the backlog for an agent */
+        for (i = 0; (fds[1].revents & POLLIN) && i < LINK_ACCEPT_BURST; i++)
+            if (link_accept() != 0)
+                break;
+        wait_ms = link_check_hellos(500);
     }
     return NULL;
 }
@@ -475,7 +559,7 @@ void link_stop(void)
         pthread_join(link_thread, NULL);
         link_thread_started = 0;
     }
-    for (i = 0; i < LINK_MAX_CONNECTIONS; i++)
+    for (i = 0; i < LINK_SLOTS; i++)
         if (link_conns[i])
             link_close(i, NULL);
     if (link_listen_fd >= 0)

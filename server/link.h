@@ -5,7 +5,10 @@
  * that accepts agents, checks each peer's uid with SO_PEERCRED, splits the
  * byte stream into frames (wire_decode.h) and applies records to the session
  * named by the token in the agent's hello. A connection that sends garbage is
- * dropped with a logged reason; other connections are not affected.
+ * dropped with a logged reason; other connections are not affected. A
+ * connection has 2 s to say hello, and at most 64 are waiting for theirs at
+ * once beside the 64 agents past it (a newer one closes the oldest waiting),
+ * so silent peers of our uid can never keep an agent or an attach out.
  * Commands (detach, ping) go back down the same socket via link_send. After
  * records were applied the link thread calls sessions_notify (lock not held).
  * Every sweep (500 ms) the link thread checks that the socket file is still the

@@ -28,6 +28,7 @@
 #include "launch.h"
 #include "proclist.h"
 #include "link.h"
+#include "netaddr.h"
 #include "sessions.h"
 #include "store.h"
 #include "ws.h"
@@ -69,9 +70,14 @@ static void usage(FILE *out)
           "\n"
           "options:\n"
           "  --port N        HTTP port (default 8642; 0 picks a free one)\n"
-          "  --ws-port N     live-stream WebSocket port (default: HTTP port + 1; 0 picks one)\n"
-          "  --host ADDR     bind address (default 127.0.0.1; others need --api-key)\n"
+          "  --ws-port N     live-stream WebSocket port (default: HTTP port + 1, or a free one\n"
+          "                  when that is taken; 0 picks one)\n"
+          "  --host ADDR     the one numeric IPv4/IPv6 address both ports listen on (default\n"
+          "                  127.0.0.1; 0.0.0.0 or :: for every address of that family);\n"
+          "                  anything but loopback needs --api-key, and should have TLS\n"
           "  --api-key KEY   require 'Authorization: Bearer KEY' on the API (or JITSCOPE_API_KEY)\n"
+          "  --tls-cert FILE serve HTTPS and wss:// with this PEM certificate (chain)...\n"
+          "  --tls-key FILE  ...and this PEM private key (both or neither)\n"
           "  --agent PATH    agent library (default: libjitscope_agent.so next to jitscope)\n"
           "  --no-children   run: profile only PROGRAM, not the .NET processes it starts\n"
           "  --web DIR       dashboard files (default: ../web from jitscope's directory)\n"
@@ -85,7 +91,9 @@ static void usage(FILE *out)
           "  --rewrite-delay S  a stored function that compiles again (tier-up) is rewritten\n"
           "                  in a batch within S seconds, or when its session ends (default\n"
           "                  30, at most 3600; 0: at the next commit)\n"
-          "  --server URL    a running jitscope server (default http://127.0.0.1:8642)\n"
+          "  --server URL    a running jitscope server (default http://127.0.0.1:8642; an\n"
+          "                  https:// one's certificate is checked against the system's CAs,\n"
+          "                  or the PEM file in JITSCOPE_CA_FILE)\n"
           "  -h, --help      this text\n",
           out);
 }
@@ -167,6 +175,10 @@ static int parse_options(int argc, char **argv, int start, int allow_command, in
             o->http.bind_host = v, i++;
         } else if (strcmp(a, "--api-key") == 0 && v) {
             o->http.api_key = v, i++;
+        } else if (strcmp(a, "--tls-cert") == 0 && v) {
+            o->http.tls_cert = v, i++;
+        } else if (strcmp(a, "--tls-key") == 0 && v) {
+            o->http.tls_key = v, i++;
         } else if (strcmp(a, "--agent") == 0 && v) {
             o->agent_path = v, i++;
         } else if (strcmp(a, "--no-children") == 0 && allow_command) {
@@ -213,6 +225,18 @@ static int parse_options(int argc, char **argv, int start, int allow_command, in
     }
     if (o->http.api_key && !*o->http.api_key)
         o->http.api_key = NULL;
+    if (!o->http.tls_cert != !o->http.tls_key) {
+        fprintf(stderr, "jitscope: --tls-cert and --tls-key go together\n");
+        return -1;
+    }
+    for (i = 0; o->http.tls_cert && i < 2; i++) {
+        const char *file = i == 0 ? o->http.tls_cert : o->http.tls_key;
+        if (access(file, R_OK) != 0) {
+            fprintf(stderr, "jitscope: %s %s: %s\n", i == 0 ? "--tls-cert" : "--tls-key", file,
+                    strerror(errno));
+            return -1;
+        }
+    }
     if (self_dir(dir, sizeof(dir)) != 0) {
         fprintf(stderr, "jitscope: cannot find my own directory\n");
         return -1;
@@ -268,6 +292,20 @@ static int parse_pid(const char *text, pid_t *pid)
     return 0;
 }
 
+/* The host part of the URLs printed: the bound address, or loopback for a wildcard. */
+static const char *url_host(const cli_options *o)
+{
+    static char bracketed[80];
+    const char *h = o->http.bind_host ? o->http.bind_host : "127.0.0.1";
+
+    if (netaddr_is_wildcard(h))
+        return strchr(h, ':') ? "[::1]" : "127.0.0.1";
+    if (!strchr(h, ':'))
+        return h;
+    snprintf(bracketed, sizeof(bracketed), "[%s]", h);
+    return bracketed;
+}
+
 enum serve_mode { SERVE_ONLY, SERVE_RUN, SERVE_ATTACH };
 
 static int serve(cli_options *o, int mode)
@@ -275,6 +313,13 @@ static int serve(cli_options *o, int mode)
     char err[512], line[4096];
     sigset_t stop;
     int port, ws_port = 0, sig, rc = 1;
+    ws_config ws = {.bind_host = o->http.bind_host,
+                    .port = o->ws_port,
+                    .port_is_default = o->ws_port < 0,
+                    .api_key = o->http.api_key,
+                    .tls_cert = o->http.tls_cert,
+                    .tls_key = o->http.tls_key};
+    const char *tls = o->http.tls_cert ? "s" : "";
 
     sigemptyset(&stop);
     sigaddset(&stop, SIGINT);
@@ -308,10 +353,10 @@ static int serve(cli_options *o, int mode)
     attach_set_agent_path(o->agent_path);
     sessions_set_listener(ws_notify);
     /* the stream first, so /api/config is right from the first HTTP request */
-    if (o->ws_port < 0)
-        o->ws_port = o->http.port == 0 || o->http.port == 65535 ? 0 : o->http.port + 1;
-    if (ws_start(o->http.bind_host, o->ws_port, o->http.api_key, &ws_port, err, sizeof(err)) != 0) {
-        fprintf(stderr, "jitscope: %s (choose another with --ws-port)\n", err);
+    if (ws.port < 0)
+        ws.port = o->http.port == 0 || o->http.port == 65535 ? 0 : o->http.port + 1;
+    if (ws_start(&ws, &ws_port, err, sizeof(err)) != 0) {
+        fprintf(stderr, "jitscope: %s\n", err);
         goto done;
     }
     api_configure(ws_port, o->http.api_key != NULL);
@@ -357,10 +402,10 @@ static int serve(cli_options *o, int mode)
         fprintf(stderr, "jitscope: started pid %d: %s\n", (int)pid, line);
     }
     fprintf(stderr, "jitscope: agent socket %s\n", link_socket_path());
-    fprintf(stderr, "jitscope: live stream on ws://127.0.0.1:%d/\n", ws_port);
-    printf("jitscope: dashboard at http://127.0.0.1:%d/ (API under /api/)\n", port);
-    if (o->http.bind_host && !http_is_loopback(o->http.bind_host))
-        printf("jitscope: also listening on %s:%d (API key required)\n", o->http.bind_host, port);
+    fprintf(stderr, "jitscope: live stream on ws%s://%s:%d/\n", tls, url_host(o), ws_port);
+    printf("jitscope: dashboard at http%s://%s:%d/ (API under /api/)\n", tls, url_host(o), port);
+    if (o->http.bind_host && !netaddr_is_loopback(o->http.bind_host))
+        printf("jitscope: listening on %s port %d (API key required)\n", o->http.bind_host, port);
     fflush(stdout);
     sigdelset(&stop, SIGPIPE);
     sigwait(&stop, &sig);

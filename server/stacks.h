@@ -18,8 +18,8 @@
  * An END for a walk never seen is a walk with no threads (complete: false when
  * it says threads were sent). Caller holds the sessions lock.
  */
-#ifndef JITSCOPE_STACKS_H
-#define JITSCOPE_STACKS_H
+#ifndef JITSCOPE_SERVER_STACKS_H
+#define JITSCOPE_SERVER_STACKS_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -91,7 +91,12 @@ json_t *view_session_summary(session *s)
 
     for (i = 0; i < s->thread_count; i++)
         alive += s->threads[i].alive != 0;
-    snprintf(version, sizeof(version), "%u.%u.%u.%u", s->major, s->minor, s->build, s->qfe);
+    /* the product version ("8.0.31"), as ProcessInfo and `dotnet --list-runtimes` spell
+     * it: the runtime reports its patch as the build number and 0 as the QFE */
+    if (s->qfe)
+        snprintf(version, sizeof(version), "%u.%u.%u.%u", s->major, s->minor, s->build, s->qfe);
+    else
+        snprintf(version, sizeof(version), "%u.%u.%u", s->major, s->minor, s->build);
     o = json_pack("{s:i, s:i, s:i, s:i, s:s, s:s, s:s, s:o, s:s, s:o, s:o, s:o, s:{s:s, s:s, s:i}, "
                   "s:{s:I, s:I, s:I, "
                   "s:I, s:I, s:I, s:I}, s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}}",

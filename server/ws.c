@@ -14,6 +14,7 @@
 
 #include "views.h"
 #include "guard.h"
+#include "netaddr.h"
 #include "sessions.h"
 #include "store.h"
 #include "ws_msg.h"
@@ -28,10 +29,12 @@ typedef struct ws_client {
     uint64_t next_seq; /* next event to send */
     int64_t last_progress_ns;
     int64_t last_summary_ns;
+    int64_t subscribe_by_ns; /* unsubscribed: closed when this passes */
+    int64_t closing_since_ns;
     int last_state;
     uint64_t lag_missed; /* a lagged notice to send */
     uint64_t lag_resume_after;
-    int kicked;      /* stalled: closing with 1008 */
+    int closing;     /* being closed with 1008 (stalled, silent or replaced) */
     char error[160]; /* an error message to send */
     size_t rx_length;
     char rx[WS_RX_MAX];
@@ -42,7 +45,9 @@ static pthread_t ws_thread;
 static _Atomic int ws_running, ws_stopping, ws_wake;
 static const char *ws_api_key;
 static int ws_port;
-static ws_client *ws_clients[WS_MAX_CLIENTS];
+/* Every connected client (service thread only): at most WS_MAX_CLIENTS open
+ * ones and WS_MAX_CLOSING closing ones, so the table never overflows. */
+static ws_client *ws_clients[WS_MAX_CLIENTS + WS_MAX_CLOSING];
 static _Atomic int ws_connected; /* clients in ws_clients, for /metrics (any thread) */
 
 int ws_client_count(void) { return atomic_load(&ws_connected); }
@@ -58,16 +63,77 @@ void ws_notify(int session_id)
     }
 }
 
-/* Checks Host, Origin and the API key of an upgrade. 0 to accept. */
+#define WS_TABLE_SIZE (WS_MAX_CLIENTS + WS_MAX_CLOSING)
+
+/* Counts the clients that are closing (closing 1) or not (closing 0). */
+static int ws_count(int closing)
+{
+    int i, n = 0;
+
+    for (i = 0; i < WS_TABLE_SIZE; i++)
+        n += ws_clients[i] && ws_clients[i]->closing == closing;
+    return n;
+}
+
+/* The oldest client with closing == closing and, when unsubscribed_only, no
+ * subscription (oldest: first to reach its deadline). NULL when none. */
+static ws_client *ws_oldest(int closing, int unsubscribed_only)
+{
+    ws_client *best = NULL;
+    int i;
+
+    for (i = 0; i < WS_TABLE_SIZE; i++) {
+        ws_client *c = ws_clients[i];
+        if (!c || c->closing != closing || (unsubscribed_only && c->session_id))
+            continue;
+        if (!best || (closing ? c->closing_since_ns < best->closing_since_ns
+                              : c->subscribe_by_ns < best->subscribe_by_ns))
+            best = c;
+    }
+    return best;
+}
+
+/* Takes a client out of the table (it is closing, or closed). */
+static void ws_forget(ws_client *c)
+{
+    int i;
+
+    for (i = 0; i < WS_TABLE_SIZE; i++) {
+        if (ws_clients[i] == c) {
+            ws_clients[i] = NULL;
+            atomic_fetch_sub(&ws_connected, 1);
+        }
+    }
+}
+
+/* Starts closing a client with 1008 and `why`: the close frame goes out when
+ * the socket takes it (after whatever the client has not read yet), and the
+ * connection is cut after grace_s seconds either way. A closing client no
+ * longer holds one of the WS_MAX_CLIENTS slots; when WS_MAX_CLOSING are
+ * already closing, the oldest of them is cut now, without a close frame. */
+static void ws_close_1008(ws_client *c, const char *why, int grace_s)
+{
+    if (ws_count(1) >= WS_MAX_CLOSING) {
+        ws_client *old = ws_oldest(1, 0);
+        ws_forget(old);
+        lws_set_timeout(old->wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC);
+    }
+    c->closing = 1;
+    c->closing_since_ns = (int64_t)clock_mono_ns();
+    lws_close_reason(c->wsi, LWS_CLOSE_STATUS_POLICY_VIOLATION, (unsigned char *)why, strlen(why));
+    lws_set_timeout(c->wsi, PENDING_TIMEOUT_USER_OK, grace_s);
+    lws_callback_on_writable(c->wsi); /* ws_write answers -1: lws sends the close frame */
+}
+
+/* Checks Host, Origin and the API key of an upgrade, and makes room for it.
+ * 0 to accept. With every slot taken, the client that has waited longest
+ * without subscribing is closed for it (a real client subscribes as soon as it
+ * is open); when all are subscribed, the upgrade is refused. */
 static int ws_filter(struct lws *wsi)
 {
     char host[256], origin[256], args[512];
-    int have_origin, i, free_slot = 0;
+    int have_origin, i;
 
-    for (i = 0; i < WS_MAX_CLIENTS; i++)
-        free_slot |= ws_clients[i] == NULL;
-    if (!free_slot)
-        return -1;
     if (lws_hdr_copy(wsi, host, sizeof(host), WSI_TOKEN_HOST) <= 0 || !guard_host_ok(host, ws_port))
         return -1;
     have_origin = lws_hdr_copy(wsi, origin, sizeof(origin), WSI_TOKEN_ORIGIN) > 0;
@@ -80,6 +146,13 @@ static int ws_filter(struct lws *wsi)
             ok |= strncmp(args, "key=", 4) == 0 && guard_key_ok(args + 4, ws_api_key);
         if (!ok)
             return -1;
+    }
+    if (ws_count(0) >= WS_MAX_CLIENTS) {
+        ws_client *idle = ws_oldest(0, 1);
+        if (!idle)
+            return -1;
+        lwsl_user("jitscope: WebSocket clients full; closing one that has not subscribed\n");
+        ws_close_1008(idle, "replaced: subscribe as soon as the stream is open", WS_KICK_SECONDS);
     }
     return 0;
 }
@@ -100,7 +173,8 @@ static void ws_command(ws_client *c)
         return;
     }
     if (m.kind == WS_MSG_UNSUBSCRIBE) {
-        c->session_id = 0;
+        c->session_id = 0; /* a client with no subscription has WS_SUBSCRIBE_SECONDS for one */
+        c->subscribe_by_ns = (int64_t)clock_mono_ns() + (int64_t)WS_SUBSCRIBE_SECONDS * 1000000000;
         return;
     }
     store_prepare(m.session_id); /* a past session is read before the lock is taken */
@@ -139,9 +213,10 @@ static char *ws_next_message(ws_client *c, int *more)
         return NULL;
     sessions_lock();
     s = sessions_get(c->session_id);
-    if (!s) {
+    if (!s) { /* deleted: the client may subscribe to another within WS_SUBSCRIBE_SECONDS */
         sessions_unlock();
         c->session_id = 0;
+        c->subscribe_by_ns = now + (int64_t)WS_SUBSCRIBE_SECONDS * 1000000000;
         return NULL;
     }
     first = session_first_event_seq(s);
@@ -194,8 +269,8 @@ static int ws_write(ws_client *c)
     size_t n;
     int rc;
 
-    if (c->kicked)
-        return -1; /* lws sends the close frame with the reason set in ws_tick */
+    if (c->closing)
+        return -1; /* lws sends the close frame with the reason set by ws_close_1008 */
     text = ws_next_message(c, &more);
     if (!text)
         return 0;
@@ -216,33 +291,37 @@ static int ws_write(ws_client *c)
     return 0;
 }
 
-/* Every second: summaries, and disconnect clients that stopped reading. */
+/* Every second: summaries, and closing clients that stopped reading or never subscribed. */
 static void ws_tick(lws_sorted_usec_list_t *sul)
 {
     int64_t now = (int64_t)clock_mono_ns();
-    int i;
+    int i, silent = 0;
 
-    for (i = 0; i < WS_MAX_CLIENTS; i++) {
+    for (i = 0; i < WS_TABLE_SIZE; i++) {
         ws_client *c = ws_clients[i];
-        if (!c || !c->session_id)
+        if (!c || c->closing)
             continue;
-        if (!c->kicked && now - c->last_progress_ns > (int64_t)WS_STALL_SECONDS * 1000000000) {
-            static const char why[] = "stalled: not reading";
-            lwsl_user("jitscope: WebSocket client stalled for %d s, closing it (1008)\n",
-                      WS_STALL_SECONDS);
-            /* the close frame goes out if the socket takes it; a client that
-             * reads nothing at all is cut after WS_KICK_SECONDS regardless */
-            c->kicked = 1;
-            lws_close_reason(c->wsi, LWS_CLOSE_STATUS_POLICY_VIOLATION, (unsigned char *)why,
-                             sizeof(why) - 1);
-            lws_set_timeout(c->wsi, PENDING_TIMEOUT_USER_OK, WS_KICK_SECONDS);
-            lws_callback_on_writable(c->wsi);
+        if (!c->session_id) {
+            if (now >= c->subscribe_by_ns) {
+                silent++;
+                ws_close_1008(c, "no subscription", WS_KICK_SECONDS);
+            }
             continue;
         }
-        if (c->kicked)
+        if (now - c->last_progress_ns > (int64_t)WS_STALL_SECONDS * 1000000000) {
+            lwsl_user("jitscope: WebSocket client stalled for %d s, closing it (1008)\n",
+                      WS_STALL_SECONDS);
+            /* the close frame goes out after what the client has not read yet,
+             * if it reads again within WS_CLOSE_GRACE_SECONDS */
+            ws_close_1008(c, "stalled: not reading", WS_CLOSE_GRACE_SECONDS);
             continue;
+        }
         lws_callback_on_writable(c->wsi);
     }
+    if (silent)
+        lwsl_user("jitscope: closed %d WebSocket client(s) that subscribed to nothing within %d "
+                  "s (1008)\n",
+                  silent, WS_SUBSCRIBE_SECONDS);
     lws_sul_schedule(ws_context, 0, sul, ws_tick, 1000 * LWS_US_PER_MS);
 }
 
@@ -268,7 +347,8 @@ static int ws_callback(struct lws *wsi, enum lws_callback_reasons reason, void *
         memset(c, 0, sizeof(*c));
         c->wsi = wsi;
         c->last_progress_ns = (int64_t)clock_mono_ns();
-        for (i = 0; i < WS_MAX_CLIENTS; i++) {
+        c->subscribe_by_ns = c->last_progress_ns + (int64_t)WS_SUBSCRIBE_SECONDS * 1000000000;
+        for (i = 0; i < WS_TABLE_SIZE; i++) {
             if (!ws_clients[i]) {
                 ws_clients[i] = c;
                 atomic_fetch_add(&ws_connected, 1);
@@ -276,15 +356,10 @@ static int ws_callback(struct lws *wsi, enum lws_callback_reasons reason, void *
             }
         }
         return -1;
-    case LWS_CALLBACK_CLOSED:
-        for (i = 0; i < WS_MAX_CLIENTS; i++) {
-            if (ws_clients[i] == c) {
-                ws_clients[i] = NULL;
-                atomic_fetch_sub(&ws_connected, 1);
-            }
-        }
-        return 0;
+    case LWS_CALLBACK_CLOSED: ws_forget(c); return 0;
     case LWS_CALLBACK_RECEIVE:
+        if (c->closing)
+            return 0; /* on its way out: nothing it says counts */
         /* the frame's declared length counts, not only what has arrived: a
          * header promising 2^62 bytes is refused at its first payload bytes */
         if (lws_frame_is_binary(wsi)) { /* commands are JSON text */
@@ -325,27 +400,63 @@ static void *ws_main(void *arg)
     return NULL;
 }
 
-int ws_start(const char *bind_host, int port, const char *api_key, int *bound_port, char *err,
-             size_t errsz)
+int ws_start(const ws_config *cfg, int *bound_port, char *err, size_t errsz)
 {
     struct lws_context_creation_info info;
+    struct sockaddr_storage addr;
+    socklen_t addr_len;
+    const char *host = cfg->bind_host ? cfg->bind_host : "127.0.0.1";
+    int family = netaddr_parse(host, 0, &addr, &addr_len), port = cfg->port;
 
+    if (family < 0) {
+        snprintf(err, errsz, "--host must be a numeric IP address, not '%s'", host);
+        return -1;
+    }
+    if (!netaddr_is_loopback(host) && !cfg->api_key) {
+        snprintf(err, errsz, "binding %s (not loopback) requires an API key (--api-key)", host);
+        return -1;
+    }
+    if (port && !netaddr_port_free(host, port)) {
+        if (!cfg->port_is_default) {
+            snprintf(err, errsz,
+                     "cannot start the WebSocket listener on %s:%d: the port is taken (choose "
+                     "another with --ws-port)",
+                     host, port);
+            return -1;
+        }
+        port = 0; /* HTTP + 1 is taken (another server's): any free port, /api/config says which */
+    }
     lws_set_log_level(LLL_ERR | LLL_WARN | LLL_USER, NULL);
     memset(&info, 0, sizeof(info));
     info.port = port;
-    info.iface = bind_host ? bind_host : "127.0.0.1";
+    /* libwebsockets binds `iface` (a numeric address here) on an IPv6 socket
+     * unless IPv6 is off, and 4.1 then leaves an IPv4 address out of the IPv6
+     * socket address: it would listen on every address. So IPv4 gets an IPv4
+     * socket; IPv6 is V6ONLY, like the HTTP socket (netaddr.h). */
+    info.iface = host;
     info.protocols = ws_protocols;
     info.gid = (gid_t)-1;
     info.uid = (uid_t)-1;
-    info.options = LWS_SERVER_OPTION_VALIDATE_UTF8;
+    info.options = LWS_SERVER_OPTION_VALIDATE_UTF8 | LWS_SERVER_OPTION_FAIL_UPON_UNABLE_TO_BIND;
+    info.options |= family == AF_INET6
+                        ? LWS_SERVER_OPTION_IPV6_V6ONLY_MODIFY | LWS_SERVER_OPTION_IPV6_V6ONLY_VALUE
+                        : LWS_SERVER_OPTION_DISABLE_IPV6;
+    if (cfg->tls_cert) { /* wss:// only; libwebsockets reads the PEM files (OpenSSL) */
+        info.options |= LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT;
+        info.ssl_cert_filepath = cfg->tls_cert;
+        info.ssl_private_key_filepath = cfg->tls_key;
+    }
     info.timeout_secs = 30;
     /* an upgrade's headers must be complete within this, however they trickle
      * (the header table is not freed by bytes arriving): HTTP's deadline too */
     info.timeout_secs_ah_idle = WS_UPGRADE_SECONDS;
-    ws_api_key = api_key;
+    ws_api_key = cfg->api_key;
     ws_context = lws_create_context(&info);
     if (!ws_context) {
-        snprintf(err, errsz, "cannot start the WebSocket listener on %s:%d", info.iface, port);
+        snprintf(err, errsz, "cannot start the WebSocket listener on %s:%d%s", host, port,
+                 cfg->tls_cert ? ": libwebsockets refused --tls-cert/--tls-key (is the key the "
+                                 "certificate's, both PEM?)"
+                               : "");
         return -1;
     }
     ws_port = lws_get_vhost_listen_port(lws_get_vhost_by_name(ws_context, "default"));

@@ -3,9 +3,12 @@
 #
 # Suites: the static checks (scripts/lint.sh), C unit tests (build/tests/test_*, built
 # with ASan/UBSan), the libFuzzer targets (a short run each, tests/fuzz/run.sh),
-# end-to-end tests against real .NET processes (tests/e2e, node:test), and the dashboard in real headless Chromium (tests/browser). Each suite's output
-# goes to build/test-logs/<suite>.log and is echoed; its counts are read from its
-# closing line. A suite that dies without a closing line counts as one failure.
+# end-to-end tests against real .NET processes (tests/e2e, node:test), and the
+# dashboard in real headless Chromium (tests/browser). The first three kinds run
+# side by side (one per core); end-to-end and browser tests after them, alone.
+# Each suite's output goes to build/test-logs/<suite>.log and its tail is echoed;
+# its counts are read from its closing line. A suite that dies without a closing
+# line counts as one failure.
 # The last line is "N passed, N failed"; the exit status is non-zero on any failure.
 set -u
 cd "$(dirname "$0")/.." || exit 1
@@ -29,40 +32,69 @@ count() {
   echo "$p $f"
 }
 
-# suite NAME CMD...: counts the suite's own passes/failures.
-# A NAME starting with "fuzz-" counts as one test (its inputs are not tests).
-suite() {
+# run_suite NAME CMD...: runs one suite into its log; writes "<rc> <seconds>" to
+# its .status file. Quiet: report() prints it afterwards, so suites run side by
+# side do not interleave their output.
+run_suite() {
   local name=$1; shift
-  local log=$logs/$name.log start rc pf
-  start=$(date +%s)
-  echo "=== $name"
-  "$@" >"$log" 2>&1
+  local start=$SECONDS rc
+  rm -f "$logs/$name.status"
+  "$@" >"$logs/$name.log" 2>&1
   rc=$?
+  echo "$rc $(( SECONDS - start ))" >"$logs/$name.status"
+}
+
+# report NAME: echoes a finished suite's log tail and adds its counts.
+# A NAME starting with "fuzz-" counts as one test (its inputs are not tests).
+report() {
+  local name=$1 log=$logs/$1.log rc secs pf p f
+  read -r rc secs <"$logs/$name.status" || { rc=1 secs=0; }
+  echo "=== $name"
   tail -n 40 "$log"
   pf=$(count "$log")
-  local p f
   read -r p f <<<"$pf"
   if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi  # crashed or exited non-zero
   case "$name" in fuzz-*) if [ "$f" -eq 0 ]; then p=1; else p=0 f=1; fi ;; esac
   passed=$((passed + p))
   failed=$((failed + f))
-  echo "--- $name: $p passed, $f failed (exit $rc, $(( $(date +%s) - start ))s)"
+  echo "--- $name: $p passed, $f failed (exit $rc, ${secs}s)"
 }
 
-suite lint scripts/lint.sh
+# suite NAME CMD...: one suite on its own, reported at once.
+suite() {
+  run_suite "$@"
+  report "$1"
+}
+
+# The short, independent suites (static checks, unit tests, fuzz targets) run
+# side by side, one per core; the end-to-end and browser suites, which start
+# real processes and time what they see, run after them one at a time.
+jobs_max=$(nproc 2>/dev/null || echo 2)
+quick=()
+start_quick() {
+  while [ "$(jobs -rp | wc -l)" -ge "$jobs_max" ]; do wait -n; done
+  quick+=("$1")
+  run_suite "$@" &
+}
+start_quick lint scripts/lint.sh
 for t in build/tests/test_*; do
   [ -x "$t" ] || continue
-  suite "unit-$(basename "$t")" tests/unit/with_dotnet.sh "$t"
+  start_quick "unit-$(basename "$t")" tests/unit/with_dotnet.sh "$t"
 done
 # each libFuzzer target (build/fuzz/*, make fuzz-build) for 3 s from its corpus, then its
-# regression inputs (tests/fuzz/run.sh test): one test each, about 25 s in all
+# regression inputs (tests/fuzz/run.sh test): one test each
 # (the Makefile's FUZZ_TARGETS, which `make test` passes on)
 for t in ${FUZZ_TARGETS:-wire_decode command ipc route ws sig names mdread}; do
-  suite "fuzz-$t" tests/fuzz/run.sh test 3 "$t"
+  start_quick "fuzz-$t" tests/fuzz/run.sh test 3 "$t"
 done
-suite e2e node --test --test-reporter=tap --test-concurrency=1 tests/e2e/
+wait
+for name in "${quick[@]}"; do report "$name"; done
+
+# every node test has a time limit (ms), so one that hangs fails alone
+node_test=(node --test --test-reporter=tap --test-concurrency=1 --test-timeout=300000)
+suite e2e "${node_test[@]}" tests/e2e/
 if [ -d tests/browser ] && ls tests/browser/*.test.mjs >/dev/null 2>&1; then
-  suite browser node --test --test-reporter=tap --test-concurrency=1 tests/browser/
+  suite browser "${node_test[@]}" tests/browser/
 fi
 
 echo

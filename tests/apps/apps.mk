@@ -6,6 +6,10 @@
 # Targets:
 #   apps        build Demo (+DemoPlugin), E2eTarget (+E2ePlugin) and StackTarget, Release,
 #               offline (tests/apps/NuGet.config has no package sources)
+#   apps-runtimes  E2eTarget (+E2ePlugin) and StackTarget on each runtime of APPS_RUNTIMES
+#               (.NET 8 and 9), and OldTarget on .NET Core 3.1, published self-contained
+#               (below); the only target that restores packages from the network, once
+#               per machine
 #   apps-clean  remove $(APPS_OUT)
 #
 # Variables (set APPS_OUT before the include to move the output):
@@ -16,6 +20,9 @@
 #   E2E_PLUGIN_DLL    $(APPS_OUT)/E2eTarget/E2ePlugin.dll (next to E2eTarget.dll)
 #   STACK_DLL         $(APPS_OUT)/StackTarget/StackTarget.dll (stacks, profile, timeline)
 #   APPS_DLLS         all five of the above
+#   APPS_RUNTIMES     target frameworks of apps-runtimes (default: net8.0 net9.0)
+#   APPS_RUNTIME_EXES $(APPS_OUT)/runtimes/<tfm>/E2eTarget and .../StackTarget for each,
+#                     and $(APPS_OUT)/runtimes/netcoreapp3.1/OldTarget
 #   DOTNET            the dotnet host (default: dotnet)
 #
 # Nothing is written into tests/apps/: tests/apps/Directory.Build.props puts
@@ -62,7 +69,7 @@ APPS_E2E_DEPS := $(APPS_COMMON_DEPS) \
 APPS_STACK_DEPS := $(APPS_COMMON_DEPS) \
 	$(wildcard $(APPS_SRC)/StackTarget/*.cs) $(APPS_SRC)/StackTarget/StackTarget.csproj
 
-.PHONY: apps apps-clean
+.PHONY: apps apps-runtimes apps-clean
 
 apps: $(APPS_DLLS)
 
@@ -85,6 +92,52 @@ $(STACK_DLL): $(APPS_STACK_DEPS)
 # The plugin dlls are produced by the app's build.
 $(DEMO_PLUGIN_DLL): $(DEMO_DLL)
 $(E2E_PLUGIN_DLL): $(E2E_DLL)
+
+# ---- the same apps on the older runtimes users have (.NET 8 LTS, .NET 9) ----
+# `dotnet publish --self-contained -r linux-x64` of E2eTarget and StackTarget for
+# each target framework into one directory per runtime, $(APPS_OUT)/runtimes/<tfm>/
+# (the apphosts E2eTarget and StackTarget, E2ePlugin.dll, and one copy of that
+# runtime), so they run without a system install of it. JitscopeTfm (read by
+# Directory.Build.props) reaches E2ePlugin too; intermediate files go to
+# $(APPS_OUT)/runtimes/.work/<tfm>/. The SDK picks the runtime's version (its
+# newest patch it knows); restore fetches that runtime's runtime, apphost and
+# targeting packs into the user's global package folder. It reads the NuGet
+# configuration from $(APPS_OUT)/runtimes upwards and the user's, not
+# tests/apps/NuGet.config, which has no sources so that `apps` stays offline;
+# DisableTransitiveFrameworkReferenceDownloads keeps it to those three packs.
+APPS_RUNTIMES ?= net8.0 net9.0
+APPS_RT_OUT := $(APPS_OUT)/runtimes
+APPS_RUNTIME_EXES := $(foreach t,$(APPS_RUNTIMES),$(APPS_RT_OUT)/$(t)/E2eTarget $(APPS_RT_OUT)/$(t)/StackTarget)
+APPS_PUBLISH_FLAGS = -c Release -nologo -v:minimal -nodeReuse:false --disable-build-servers \
+	-p:UseSharedCompilation=false -r linux-x64 --self-contained \
+	-p:JitscopeTfm=$(1) -p:JitscopeAppsOut=$(abspath $(APPS_RT_OUT))/.work/$(1)/ \
+	-p:PublishDir=$(abspath $(APPS_RT_OUT))/$(1)/ \
+	-p:RestoreRootConfigDirectory=$(abspath $(APPS_RT_OUT))/ \
+	-p:DisableTransitiveFrameworkReferenceDownloads=true
+
+# StackTarget after E2eTarget: both write the same runtime files into one directory.
+define APPS_RUNTIME_RULE
+$(APPS_RT_OUT)/$(1)/E2eTarget: $(APPS_E2E_DEPS)
+	@mkdir -p $(APPS_RT_OUT)
+	$(APPS_DOTNET_ENV) $(DOTNET) publish $(APPS_SRC)/E2eTarget/E2eTarget.csproj $(call APPS_PUBLISH_FLAGS,$(1))
+	touch $$@ $(APPS_RT_OUT)/$(1)/E2ePlugin.dll
+
+$(APPS_RT_OUT)/$(1)/StackTarget: $(APPS_STACK_DEPS) | $(APPS_RT_OUT)/$(1)/E2eTarget
+	$(APPS_DOTNET_ENV) $(DOTNET) publish $(APPS_SRC)/StackTarget/StackTarget.csproj $(call APPS_PUBLISH_FLAGS,$(1))
+	touch $$@
+endef
+$(foreach t,$(APPS_RUNTIMES),$(eval $(call APPS_RUNTIME_RULE,$(t))))
+
+# A runtime jitscope does not support, for the refusal tests: OldTarget on .NET Core
+# 3.1 (its csproj names the runtime pack's version), in $(APPS_RT_OUT)/netcoreapp3.1/.
+APPS_OLD_EXE := $(APPS_RT_OUT)/netcoreapp3.1/OldTarget
+APPS_RUNTIME_EXES += $(APPS_OLD_EXE)
+$(APPS_OLD_EXE): $(APPS_COMMON_DEPS) $(wildcard $(APPS_SRC)/OldTarget/*.cs) $(APPS_SRC)/OldTarget/OldTarget.csproj
+	@mkdir -p $(APPS_RT_OUT)
+	$(APPS_DOTNET_ENV) $(DOTNET) publish $(APPS_SRC)/OldTarget/OldTarget.csproj $(call APPS_PUBLISH_FLAGS,netcoreapp3.1)
+	touch $@
+
+apps-runtimes: $(APPS_RUNTIME_EXES)
 
 apps-clean:
 	rm -rf $(APPS_OUT)

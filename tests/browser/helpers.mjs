@@ -68,13 +68,13 @@ export async function startServer({ dll = DEMO_DLL, args = [], appArgs = [], std
   srv.exited = new Promise((resolve) => proc.on('exit', (code, signal) => { srv.exit = { code, signal }; resolve(srv.exit); }));
   try {
     await waitFor('the server to print its dashboard URL',
-      () => srv.exit || /dashboard at (http:\/\/127\.0\.0\.1:\d+)\//.exec(srv.stdout), { timeoutMs: 30000, everyMs: 50 });
+      () => srv.exit || /dashboard at (https?:\/\/(?:127\.0\.0\.1|\[::1\]):\d+)\//.exec(srv.stdout), { timeoutMs: 30000, everyMs: 50 });
   } catch (e) {
     await stopServer(srv);
     throw e;
   }
   if (srv.exit) throw new Error(`jitscope exited early: ${JSON.stringify(srv.exit)}\n${srv.stderr}`);
-  srv.url = /dashboard at (http:\/\/127\.0\.0\.1:\d+)\//.exec(srv.stdout)[1];
+  srv.url = /dashboard at (https?:\/\/(?:127\.0\.0\.1|\[::1\]):\d+)\//.exec(srv.stdout)[1];
   return srv;
 }
 

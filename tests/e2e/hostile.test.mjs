@@ -1,7 +1,7 @@
 // hostile.test.mjs -- the real server against slow and hostile clients: HTTP
 // clients that trickle their headers, 1,000 idle connections, malformed, huge
-// and truncated HTTP requests, bad WebSocket frames, a WebSocket client that
-// never reads during a 20,000 JIT events/s flood (build/bench/replay), and an
+// and truncated HTTP requests, bad WebSocket frames, WebSocket clients that
+// stop reading during a 20,000 JIT events/s flood (build/bench/replay), and an
 // agent-socket peer of another uid. Limits are in docs/API.md ("Limits").
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -19,7 +19,8 @@ const REPLAY = path.join(BUILD, 'bench/replay');
 const WIRE_VERSION = Number(/#define WIRE_VERSION (\d+)u/.exec(fs.readFileSync(path.join(ROOT, 'proto/wire.h'), 'utf8'))[1]);
 const REQUEST_SECONDS = 10; // HTTP_REQUEST_SECONDS (server/http_deadline.h)
 const STALL_SECONDS = 10; // WS_STALL_SECONDS (server/ws.h)
-const KICK_SECONDS = 2; // WS_KICK_SECONDS (server/ws.h)
+const CLOSE_GRACE_SECONDS = 30; // WS_CLOSE_GRACE_SECONDS (server/ws.h)
+const LATE_READ_SECONDS = 25; // the late reader reads again this long after it stopped
 
 function procStatus(pid) {
   const s = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
@@ -356,7 +357,7 @@ async function floodedServer(seconds) {
   return f;
 }
 
-test('a WebSocket client that never reads during 20,000 JIT events/s: closed, memory bounded, others on time', async () => {
+test('WebSocket clients that stop reading during 20,000 JIT events/s: closed with 1008 (also one that reads again 25 s later), memory bounded, others on time', async () => {
   // Two servers under the same flood at the same time: B gets the stalled
   // client, A is the unloaded baseline over the very same seconds, so load
   // from other work on this shared machine hits both alike.
@@ -368,31 +369,50 @@ test('a WebSocket client that never reads during 20,000 JIT events/s: closed, me
     await sleep(4000);
     const rssBefore = procStatus(b.srv.proc.pid).rssKb;
     const eventsBefore = (await b.srv.api('/api/sessions/1')).body.counters.events;
-    // a client that subscribes from the start and never reads again
-    const stalled = new WebSocket(`ws://127.0.0.1:${b.port}/`, 'jitscope');
-    let stalledClose = null;
-    stalled.on('close', (code) => { stalledClose = code; });
-    await new Promise((r) => stalled.on('open', r));
-    stalled._socket.pause();
-    stalled.send(JSON.stringify({ subscribe: 1, after: 0 }));
+    // two clients that subscribe from the start and stop reading: one reads
+    // again 25 s later (it gets the 1008 after the events it had not read),
+    // the other never does (its connection is cut CLOSE_GRACE_SECONDS after the 1008)
+    const stall = async () => {
+      const ws = new WebSocket(`ws://127.0.0.1:${b.port}/`, 'jitscope');
+      const c = { ws, code: null, reason: null, messages: 0 };
+      ws.on('close', (code, reason) => { c.code = code; c.reason = reason.toString(); });
+      ws.on('message', () => { c.messages++; });
+      await new Promise((r) => ws.on('open', r));
+      ws._socket.pause();
+      ws.send(JSON.stringify({ subscribe: 1, after: 0 }));
+      return c;
+    };
+    const stalled = await stall();
+    const never = await stall();
     const pausedAt = performance.now();
     a.phase = b.phase = 'stalled';
     let rssMax = rssBefore;
-    const logged = () => /WebSocket client stalled for 10 s, closing it \(1008\)/.test(b.srv.stderr);
-    while (!logged() && performance.now() - pausedAt < (STALL_SECONDS + KICK_SECONDS + 15) * 1000) {
+    const logged = () => (b.srv.stderr.match(/WebSocket client stalled for 10 s, closing it \(1008\)/g) || []).length === 2;
+    while (!logged() && performance.now() - pausedAt < (STALL_SECONDS + 15) * 1000) {
       rssMax = Math.max(rssMax, procStatus(b.srv.proc.pid).rssKb);
       await sleep(200);
     }
     const kickedAfter = (performance.now() - pausedAt) / 1000;
-    await sleep(KICK_SECONDS * 1000 + 1500); // the close frame's grace, plus a tick
-    rssMax = Math.max(rssMax, procStatus(b.srv.proc.pid).rssKb);
+    // reads again 25 s after it stopped (or just after the close, on a machine so loaded that it came later)
+    const resumeAt = pausedAt + Math.max(LATE_READ_SECONDS, kickedAfter + 1) * 1000;
+    while (performance.now() < resumeAt) {
+      rssMax = Math.max(rssMax, procStatus(b.srv.proc.pid).rssKb);
+      await sleep(200);
+    }
     a.phase = b.phase = null;
     const eventsDuring = (await b.srv.api('/api/sessions/1')).body.counters.events - eventsBefore;
-    stalled._socket.resume(); // reads what the kernel held, then the server's close
-    await waitFor('stalled client sees the close', () => stalledClose !== null, 15000);
+    stalled.ws._socket.resume(); // reads what the kernel held, then the server's close
+    await waitFor('the late reader sees the close', () => stalled.code !== null, 15000);
+    const lateCloseAfter = (performance.now() - pausedAt) / 1000;
+    // the one that never reads: the server cuts it at the end of the close's grace
+    const clients = async () => Number(/^jitscope_websocket_clients (\d+)$/m.exec((await b.srv.api('/metrics')).body)[1]);
+    await waitFor('the never-reader cut', async () => await clients() === 1, (CLOSE_GRACE_SECONDS + 15) * 1000, 250);
+    const cutAfter = (performance.now() - pausedAt) / 1000;
     const p99 = (f, ph) => pct(f.lat[ph] || [0], 99);
-    console.log(`stalled reader: close logged ${kickedAfter.toFixed(1)} s after it stopped reading, ` +
-      `close code ${stalledClose}; RSS ${rssBefore} -> max ${rssMax} kB while ${eventsDuring} events came in; ` +
+    console.log(`stalled readers: close logged ${kickedAfter.toFixed(1)} s after they stopped reading; the one reading ` +
+      `again at ${LATE_READ_SECONDS} s got ${stalled.messages} messages, then close ${stalled.code} "${stalled.reason}" at ` +
+      `${lateCloseAfter.toFixed(1)} s; the never-reader was cut at ${cutAfter.toFixed(1)} s; ` +
+      `RSS ${rssBefore} -> max ${rssMax} kB while ${eventsDuring} events came in; ` +
       `normal client's p99 before the stall: A ${p99(a, 'before').toFixed(1)} ms, B ${p99(b, 'before').toFixed(1)} ms; ` +
       `during it: A (unloaded) ${p99(a, 'stalled').toFixed(1)} ms (${a.lat.stalled.length} events), ` +
       `B (with the stalled client) ${p99(b, 'stalled').toFixed(1)} ms (${b.lat.stalled.length} events); gaps ${a.gaps}/${b.gaps}`);
@@ -400,7 +420,11 @@ test('a WebSocket client that never reads during 20,000 JIT events/s: closed, me
     // buffers fill within a second or two at this rate, then WS_STALL_SECONDS
     // without progress, then the 1 s tick: 10 s of slack for a loaded machine
     assert.ok(kickedAfter < STALL_SECONDS + 1 + 10, `closed in time: ${kickedAfter} s`);
-    assert.ok([1008, 1006].includes(stalledClose), `1008, or 1006 when even the close frame could not be sent: ${stalledClose}`);
+    assert.equal(stalled.code, 1008, 'the late reader gets the 1008, after what it had not read');
+    assert.equal(stalled.reason, 'stalled: not reading');
+    assert.ok(stalled.messages > 0, 'the events it had not read came first');
+    assert.ok(cutAfter >= kickedAfter + CLOSE_GRACE_SECONDS - 2, `the never-reader kept its grace: cut at ${cutAfter} s`);
+    assert.ok(cutAfter < kickedAfter + CLOSE_GRACE_SECONDS + 15, `and was cut then: ${cutAfter} s`);
     assert.ok(b.lat.stalled.length > 100000 && a.lat.stalled.length > 100000, 'a real flood on both servers');
     assert.equal(b.gaps, 0, 'the other client got every event, in order');
     // At most twice the unloaded p99 of the same seconds, plus 25 ms: two
@@ -409,9 +433,10 @@ test('a WebSocket client that never reads during 20,000 JIT events/s: closed, me
     // twice a p99 of a few ms cannot absorb.
     assert.ok(p99(b, 'stalled') <= 2 * p99(a, 'stalled') + 25,
       `other client's p99 ${p99(b, 'stalled')} ms with a stalled client vs ${p99(a, 'stalled')} ms without`);
-    // The stalled client itself costs its kernel buffer and one message (<1 MB);
-    // the rest of the growth is the session's event log taking the flood in.
+    // A stalled client costs its kernel buffer and one message (<1 MB); the
+    // rest of the growth is the session's event log taking the flood in.
     assert.ok(rssMax - rssBefore < 64 * 1024, `server RSS grew ${rssMax - rssBefore} kB`);
+    never.ws.terminate();
   } finally {
     a.ws.close();
     b.ws.close();

@@ -6,7 +6,9 @@
 // Both sides are reduced to a key the two spellings share: the declaring type's
 // last name (no namespace, no generic arguments; "(dynamic)" for dynamic
 // methods), the method's name, the number of parameters.
+import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import { functionsOf } from './lib.mjs';
 
 // Top-level parameters in a parameter list ("" -> 0).
 function paramCount(list) {
@@ -47,7 +49,8 @@ export function readJitList(file) {
 }
 
 // The same key from one of jitscope's names ("Ns.Box<System.Int64>.Set(long)",
-// "Ns.Probe+<>c..cctor()", "[dynamic] InvokeStub_X.set_Y(object, Span<object>)").
+// "Ns.Probe+<>c..cctor()", "[dynamic] InvokeStub_X.set_Y(object, Span<object>)",
+// "System.RuntimeType+IGenericCacheEntry`1.CreateAndCache(RuntimeType)").
 export function keyOfName(name) {
   const dynamic = name.startsWith('[dynamic] ');
   const text = dynamic ? name.slice('[dynamic] '.length) : name;
@@ -76,5 +79,37 @@ export function keyOfName(name) {
     for (; j >= 0; j--) { if (type[j] === '>') d++; else if (type[j] === '<' && --d === 0) break; }
     type = type.slice(0, j);
   }
-  return `${type.split(/[.+]/).pop()}|${method}|${paramCount(params)}`;
+  // a generic type or method whose instantiation the runtime did not give is
+  // named with its arity only ("IGenericCacheEntry`1", "Pick``2"; agent/names.h)
+  return `${type.split(/[.+]/).pop().replace(/`\d+$/, '')}|${method.replace(/``\d+$/, '')}|${paramCount(params)}`;
+}
+
+// key -> [tier of each live compilation] and the set of every key, from a session.
+export async function ourCompilations(srv, id) {
+  const fns = await functionsOf(srv, id);
+  const live = new Map(), all = new Set();
+  for (const f of fns) {
+    assert.ok(f.name, `function ${f.function_id} has a name`);
+    const key = keyOfName(f.name);
+    all.add(key);
+    if (!live.has(key)) live.set(key, []);
+    for (const c of f.tiers) live.get(key).push(c.tier);
+  }
+  return { live, all, count: fns.reduce((n, f) => n + f.tiers.length, 0) };
+}
+
+// Takes each JIT line's compilation out of `live`; returns the lines that found
+// none, and how many matched only as Instrumented Tier0 == Tier0 (the JIT
+// instruments some Tier0 code on its own; the runtime's MethodLoad says Tier0).
+export function matchTiers(lines, live) {
+  const missing = [];
+  let instrumentedAsTier0 = 0;
+  for (const l of lines) {
+    const tiers = live.get(l.key) || [];
+    let i = tiers.indexOf(l.tier);
+    if (i < 0 && l.tier === 'Instrumented Tier0' && (i = tiers.indexOf('Tier0')) >= 0) instrumentedAsTier0++;
+    if (i < 0) missing.push(`${l.line}  (jitscope: ${tiers.join(', ') || 'no compilation'})`);
+    else tiers.splice(i, 1);
+  }
+  return { missing, instrumentedAsTier0 };
 }

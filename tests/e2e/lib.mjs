@@ -18,6 +18,14 @@ export const JITSCOPE = process.env.JITSCOPE_BIN || path.join(BUILD, 'jitscope')
 export const E2E_DLL = path.join(BUILD, 'apps/E2eTarget/E2eTarget.dll');
 export const DEMO_DLL = path.join(BUILD, 'apps/Demo/Demo.dll');
 export const STACK_DLL = path.join(BUILD, 'apps/StackTarget/StackTarget.dll');
+// The same apps published self-contained on older runtimes (tests/apps/apps.mk, apps-runtimes):
+// RUNTIME_APPS['net8.0'] = { dir, e2e, stack } (dir holds the runtime; e2e, stack the executables).
+export const RUNTIME_APPS = Object.fromEntries(['net8.0', 'net9.0'].map((tfm) => {
+  const dir = path.join(BUILD, 'apps/runtimes', tfm);
+  return [tfm, { tfm, dir, e2e: path.join(dir, 'E2eTarget'), stack: path.join(dir, 'StackTarget') }];
+}));
+// A runtime jitscope refuses: tests/apps/OldTarget on .NET Core 3.1, self-contained.
+export const OLD_RUNTIME_EXE = path.join(BUILD, 'apps/runtimes/netcoreapp3.1/OldTarget');
 
 const started = new Set();
 
@@ -72,9 +80,9 @@ export async function startServer(args, { env = {}, bin = JITSCOPE, prefix = [],
   srv.exited = new Promise((resolve) => proc.on('exit', (code, signal) => {
     srv.exit = { code, signal }; started.delete(proc); resolve(srv.exit);
   }));
-  await waitFor('server URL', () => srv.exit || /dashboard at (http:\/\/127\.0\.0\.1:\d+)\//.exec(srv.stdout), 30000);
+  await waitFor('server URL', () => srv.exit || /dashboard at (https?:\/\/(?:127\.0\.0\.1|\[::1\]):\d+)\//.exec(srv.stdout), 30000);
   if (srv.exit) throw new Error(`server exited: ${JSON.stringify(srv.exit)}\n${srv.stderr}`);
-  srv.url = /dashboard at (http:\/\/127\.0\.0\.1:\d+)\//.exec(srv.stdout)[1];
+  srv.url = /dashboard at (https?:\/\/(?:127\.0\.0\.1|\[::1\]):\d+)\//.exec(srv.stdout)[1];
   srv.port = Number(new URL(srv.url).port);
   srv.socket = (/agent socket (\S+)/.exec(srv.stderr) || [])[1];
   srv.api = (p, init) => api(srv.url + p, init);
@@ -132,11 +140,11 @@ export async function functionsOf(srv, id, query = '') {
   return r.body.functions;
 }
 
-// Starts E2eTarget in serve mode (or another mode, or another app: `dll`) without
-// the agent; resolves once it printed READY. `send` writes a command line,
-// `waitLine` waits for output.
-export async function startTarget(args = ['serve'], { prefix = [], env = {}, ready = /^READY$/m, dll = E2E_DLL } = {}) {
-  const argv = [...prefix, 'dotnet', dll, ...args];
+// Starts E2eTarget in serve mode (or another mode, or another app: `dll`, or a
+// self-contained executable: `exe`) without the agent; resolves once it printed
+// READY. `send` writes a command line, `waitLine` waits for output.
+export async function startTarget(args = ['serve'], { prefix = [], env = {}, ready = /^READY$/m, dll = E2E_DLL, exe = null } = {}) {
+  const argv = [...prefix, ...(exe ? [exe] : ['dotnet', dll]), ...args];
   const proc = spawn(argv[0], argv.slice(1), { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
   started.add(proc);
   const t = { proc, pid: proc.pid, out: '', err: '' };

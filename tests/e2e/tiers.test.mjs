@@ -16,42 +16,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { E2E_DLL, startServer, startTarget, stopAll, waitFor, functionsOf, attach } from './lib.mjs';
-import { readJitList, keyOfName } from './jit_oracle.mjs';
+import { readJitList, ourCompilations, matchTiers } from './jit_oracle.mjs';
 
 after(stopAll);
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'jitscope-oracle-'));
 after(() => fs.rmSync(dir, { recursive: true, force: true }));
 const jitEnv = (file) => ({ DOTNET_JitStdOutFile: file, DOTNET_JitDisasmSummary: '1' });
-
-// key -> [tier of each live compilation] and the set of every key, from the session.
-async function ourCompilations(srv, id) {
-  const fns = await functionsOf(srv, id);
-  const live = new Map(), all = new Set();
-  for (const f of fns) {
-    assert.ok(f.name, `function ${f.function_id} has a name`);
-    const key = keyOfName(f.name);
-    all.add(key);
-    if (!live.has(key)) live.set(key, []);
-    for (const c of f.tiers) live.get(key).push(c.tier);
-  }
-  return { live, all, count: fns.reduce((n, f) => n + f.tiers.length, 0) };
-}
-
-// Takes each JIT line's compilation out of `live`; returns the lines that found
-// none, and how many matched only as Instrumented Tier0 == Tier0.
-function matchTiers(lines, live) {
-  const missing = [];
-  let instrumentedAsTier0 = 0;
-  for (const l of lines) {
-    const tiers = live.get(l.key) || [];
-    let i = tiers.indexOf(l.tier);
-    if (i < 0 && l.tier === 'Instrumented Tier0' && (i = tiers.indexOf('Tier0')) >= 0) instrumentedAsTier0++;
-    if (i < 0) missing.push(`${l.line}  (jitscope: ${tiers.join(', ') || 'no compilation'})`);
-    else tiers.splice(i, 1);
-  }
-  return { missing, instrumentedAsTier0 };
-}
 
 test('startup: every compilation the JIT lists is in the session, by name, with the JIT\'s tier', async () => {
   const file = path.join(dir, 'startup.txt');

@@ -1,11 +1,16 @@
 // valgrind.test.mjs -- the server under valgrind for a whole session: launch,
 // ingest, REST reads (including bad ones, and the session compared with itself), garbage on the agent socket, a
-// request never finished (closed at its deadline), shutdown.
+// request never finished (closed at its deadline), shutdown; and a TLS server
+// (HTTPS, wss://) with idle stream clients, silent agent peers and idle HTTPS
+// connections closed by their deadlines and caps.
 // Any memory error or definite leak fails the test.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
+import https from 'node:https';
 import net from 'node:net';
+import WebSocket from '../node_modules/ws/index.js';
 import { E2E_DLL, startServer, stopAll, waitFor, functionsOf, tempDataDir } from './lib.mjs';
+import { makeCertificate } from './tls.mjs';
 
 after(stopAll);
 
@@ -62,6 +67,52 @@ test('server is valgrind-clean reading a stored session back and deleting it', a
   }
   assert.equal((await srv.api('/api/sessions/1', { method: 'DELETE' })).status, 200, 'DELETE');
   await waitFor('the file forgets it', async () => (await srv.api('/api/config')).body.storage.sessions_stored === 0, 60000);
+  const exit = await srv.stop('SIGTERM');
+  assert.match(srv.stderr, /ERROR SUMMARY: 0 errors/, srv.stderr.slice(-3000));
+  assert.equal(exit.code, 0, `valgrind exit ${exit.code}`);
+});
+
+test('server is valgrind-clean with TLS and every kind of idle peer', async () => {
+  const tls = makeCertificate();
+  const key = 'vg-k3y';
+  const srv = await startServer(['serve', '--port', '0', '--host', '0.0.0.0', '--api-key', key,
+    '--tls-cert', tls.cert, '--tls-key', tls.key], {
+    prefix: ['valgrind', '--error-exitcode=99', '--leak-check=full',
+      '--errors-for-leak-kinds=definite', '--show-leak-kinds=definite', '--track-fds=no'],
+  });
+  const held = [];
+  try {
+    const get = (p, headers = {}) => new Promise((resolve, reject) => {
+      https.get(`${srv.url}${p}`, { ca: tls.ca, headers }, (res) => { res.resume(); res.on('end', () => resolve(res.statusCode)); })
+        .on('error', reject);
+    });
+    assert.equal(await get('/api/sessions', { Authorization: `Bearer ${key}` }), 200, 'HTTPS with the key');
+    assert.equal(await get('/api/sessions'), 401, 'HTTPS without it');
+    const wsPort = await new Promise((resolve, reject) => {
+      https.get(`${srv.url}/api/config`, { ca: tls.ca, headers: { Authorization: `Bearer ${key}` } }, (res) => {
+        let t = '';
+        res.on('data', (d) => { t += d; });
+        res.on('end', () => resolve(JSON.parse(t).ws_port));
+      }).on('error', reject);
+    });
+    // 70 wss clients that never subscribe (more than the 64 slots: some are replaced) ...
+    for (let i = 0; i < 70; i++) {
+      held.push(await new Promise((resolve) => {
+        const ws = new WebSocket(`wss://127.0.0.1:${wsPort}/?key=${key}`, 'jitscope', { ca: tls.ca });
+        ws.on('open', () => resolve(ws));
+        ws.on('error', () => resolve(ws));
+        ws.on('unexpected-response', () => resolve(ws));
+      }));
+    }
+    // ... 70 agent-socket peers that never say hello, and 20 HTTPS connections that send nothing
+    for (let i = 0; i < 70; i++) held.push(net.createConnection(srv.socket).on('error', () => {}));
+    for (let i = 0; i < 20; i++) held.push(net.createConnection(srv.port, '127.0.0.1').on('error', () => {}));
+    await waitFor('the idle stream clients closed', () => /closed \d+ WebSocket client\(s\) that subscribed to nothing/.test(srv.stderr), 60000, 200);
+    await waitFor('the silent agent peers closed', () => /agent connection\(s\) that sent no hello/.test(srv.stderr), 60000, 200);
+  } finally {
+    held.forEach((c) => (c.terminate ? c.terminate() : c.destroy()));
+    tls.remove();
+  }
   const exit = await srv.stop('SIGTERM');
   assert.match(srv.stderr, /ERROR SUMMARY: 0 errors/, srv.stderr.slice(-3000));
   assert.equal(exit.code, 0, `valgrind exit ${exit.code}`);

@@ -16,15 +16,22 @@
  * CHECK_VERBOSE=1 in the environment. Each test's name and run time are printed,
  * and the last line is exactly "<binary name>: N passed, N failed"; the exit
  * status is 1 when any check failed. `./test_x name...` runs only those tests.
+ * Every test has a time limit (CHECK_TIMEOUT seconds in the environment, else
+ * CHECK_TIMEOUT_DEFAULT): a test that overruns it is a failure, reported with
+ * the usual last line, and the binary exits at once.
  */
 #ifndef JITSCOPE_TEST_CHECK_H
 #define JITSCOPE_TEST_CHECK_H
 
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+
+#define CHECK_TIMEOUT_DEFAULT 120 /* seconds per test */
 
 typedef struct check_test {
     const char *name;
@@ -84,12 +91,69 @@ static inline double check_seconds(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+static const char *check_binary = "?";
+
+/* Appends text to a fixed buffer (what the alarm handler may do: no stdio). */
+static inline size_t check_append(char *buf, size_t used, size_t size, const char *text)
+{
+    while (*text && used + 1 < size)
+        buf[used++] = *text++;
+    buf[used] = '\0';
+    return used;
+}
+
+static inline size_t check_append_number(char *buf, size_t used, size_t size, unsigned long n)
+{
+    char digits[24];
+    size_t i = sizeof(digits) - 1;
+
+    digits[i] = '\0';
+    do
+        digits[--i] = (char)('0' + n % 10);
+    while ((n /= 10) && i > 0);
+    return check_append(buf, used, size, digits + i);
+}
+
+/* SIGALRM: the running test overran its limit. Async-signal-safe. */
+static inline void check_timed_out(int sig)
+{
+    char line[512];
+    size_t n = 0;
+    ssize_t w;
+
+    (void)sig;
+    n = check_append(line, n, sizeof(line), "FAIL ");
+    n = check_append(line, n, sizeof(line), check_current);
+    n = check_append(line, n, sizeof(line), ": over its time limit\n");
+    n = check_append(line, n, sizeof(line), check_binary);
+    n = check_append(line, n, sizeof(line), ": ");
+    n = check_append_number(line, n, sizeof(line), check_passed);
+    n = check_append(line, n, sizeof(line), " passed, ");
+    n = check_append_number(line, n, sizeof(line), check_failed + 1);
+    n = check_append(line, n, sizeof(line), " failed\n");
+    w = write(STDOUT_FILENO, line, n);
+    (void)w;
+    _exit(1);
+}
+
+static inline unsigned check_timeout_seconds(void)
+{
+    const char *v = getenv("CHECK_TIMEOUT");
+    long n = v && *v ? strtol(v, NULL, 10) : 0;
+
+    return n > 0 && n < 86400 ? (unsigned)n : CHECK_TIMEOUT_DEFAULT;
+}
+
 static inline int check_main(int argc, char **argv, const check_test *tests)
 {
     const char *binary = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
     double start = check_seconds();
     int i, ran = 0;
 
+    unsigned limit = check_timeout_seconds();
+
+    check_binary = binary;
+    signal(SIGALRM, check_timed_out);
     setvbuf(stdout, NULL, _IOLBF, 0);
     for (i = 0; tests[i].name; i++) {
         unsigned long failed_before = check_failed, passed_before = check_passed;
@@ -103,7 +167,9 @@ static inline int check_main(int argc, char **argv, const check_test *tests)
             continue;
         check_current = tests[i].name;
         t0 = check_seconds();
+        alarm(limit);
         tests[i].fn();
+        alarm(0);
         ran++;
         printf("%s %-44s %4lu checks  %7.3f s\n", check_failed > failed_before ? "FAIL" : "ok  ",
                tests[i].name, (check_passed - passed_before) + (check_failed - failed_before),

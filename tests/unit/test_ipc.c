@@ -888,6 +888,12 @@ static void test_fake_runtime(void)
     rc = ipc_query_process_info(getpid(), IPC_PROCESS_INFO3, &pi, &hr, err, sizeof(err));
     CHECK(rc == IPC_ERR_RUNTIME && hr == IPC_HR_NOT_YET_AVAILABLE,
           "fake info: error reply -> RUNTIME (%s)", err);
+    make_reply(reply, 0xFF, 1, IPC_HR_UNKNOWN_COMMAND); /* .NET Core 3.1 */
+    fake_set_reply(reply, 24);
+    rc = ipc_process_info(getpid(), &pi, err, sizeof(err));
+    CHECK(rc == IPC_ERR_TOO_OLD && strstr(err, "older than .NET 5") &&
+              g_fake.request[17] == IPC_PROCESS_INFO,
+          "fake info: neither ProcessInfo2 nor ProcessInfo known -> TOO_OLD (rc %d: %s)", rc, err);
     make_reply(reply, 0x00, 1, 0);
     fake_set_reply(reply, 24);
     rc = ipc_process_info(getpid(), &pi, err, sizeof(err));

@@ -10,7 +10,11 @@
  * connection down (the agent sees those bytes, then the end of the stream, and
  * reconnects in step), never followed by more bytes; a command the socket
  * takes none of fails after LINK_SEND_WAIT_MS and leaves the connection open
- * and in step (the next command is the next whole frame).
+ * and in step (the next command is the next whole frame). Those connections
+ * say hello first (a session made here), as agents do. Connections that say
+ * nothing are closed: the oldest at once when more than LINK_MAX_PENDING
+ * wait for their hello, the others at the hello deadline (2 s), and an agent
+ * past its hello is not touched by either.
  * Build: make build/tests/test_link && build/tests/test_link
  */
 #include <dlfcn.h>
@@ -27,7 +31,9 @@
 #include "check.h"
 #include "clock.h"
 #include "link.h"
+#include "sessions.h"
 #include "wire.h"
+#include "wire_encode.h"
 
 static _Atomic long send_budget = -1; /* -1: pass through; else bytes still taken */
 
@@ -89,6 +95,30 @@ static int agent_connect(void)
     return fd;
 }
 
+/* Says hello on fd for a new attach session of this process, as an agent does. 0 when written. */
+static int agent_hello(int fd)
+{
+    wire_hello h = {.version = WIRE_VERSION,
+                    .pid = (uint32_t)getpid(),
+                    .mode = WIRE_MODE_ATTACH,
+                    .runtime_type = 2};
+    wire_frame_header fh = {.type = WIRE_HELLO, .seq = 1};
+    uint8_t frame[sizeof(fh) + sizeof(h)];
+    session *s;
+    size_t n;
+
+    memcpy(h.magic, WIRE_MAGIC, sizeof(h.magic));
+    sessions_lock();
+    s = sessions_create(SESSION_MODE_ATTACH, getpid(), "test_link");
+    if (s)
+        memcpy(h.token, s->token, WIRE_TOKEN_LEN);
+    sessions_unlock();
+    if (!s)
+        return -1;
+    n = wire_encode(frame, &fh, &h, sizeof(h), NULL, 0, NULL, 0);
+    return write(fd, frame, n) == (ssize_t)n ? 0 : -1;
+}
+
 /* Waits until the link thread accepted connection `id` (a ping goes through),
  * and reads that ping. 0 when it did. */
 static int agent_accepted(int fd, int id)
@@ -121,7 +151,8 @@ TEST(command_arrives_whole)
     need_link();
     CHECK(link_up == 1, "link_start: %s", link_err);
     fd = agent_connect();
-    CHECK(fd >= 0 && agent_accepted(fd, 1) == 0, "agent connection 1 accepted");
+    CHECK(fd >= 0 && agent_hello(fd) == 0 && agent_accepted(fd, 1) == 0,
+          "agent connection 1 accepted");
     CHECK(link_send(1, WIRE_CMD_PING, &ping, sizeof(ping)) == 0, "command sent");
     CHECK(read_some(fd, buf, sizeof(h) + sizeof(ping), 2000) == (ssize_t)(sizeof(h) + sizeof(ping)),
           "a whole frame arrives");
@@ -144,7 +175,8 @@ TEST(part_of_a_command_shuts_the_link)
 
     need_link();
     fd = agent_connect();
-    CHECK(fd >= 0 && agent_accepted(fd, 2) == 0, "agent connection 2 accepted");
+    CHECK(fd >= 0 && agent_hello(fd) == 0 && agent_accepted(fd, 2) == 0,
+          "agent connection 2 accepted");
     atomic_store(&send_budget, 10); /* the socket takes 10 of the 32 bytes */
     t0 = clock_mono_ns();
     rc = link_send(2, WIRE_CMD_PING, &ping, sizeof(ping));
@@ -172,7 +204,8 @@ TEST(full_socket_leaves_the_stream_in_step)
 
     need_link();
     fd = agent_connect();
-    CHECK(fd >= 0 && agent_accepted(fd, 3) == 0, "agent connection 3 accepted");
+    CHECK(fd >= 0 && agent_hello(fd) == 0 && agent_accepted(fd, 3) == 0,
+          "agent connection 3 accepted");
     atomic_store(&send_budget, 0); /* the socket takes nothing */
     t0 = clock_mono_ns();
     rc = link_send(3, WIRE_CMD_PING, &ping, sizeof(ping));
@@ -188,6 +221,77 @@ TEST(full_socket_leaves_the_stream_in_step)
     CHECK(h.type == WIRE_CMD_PING && h.length == sizeof(ping), "in step: type %u length %u", h.type,
           h.length);
     close(fd);
+}
+
+/* Watches n connections at once and sets closed_ns[i] to when the peer closed
+ * fds[i] (EOF), or leaves 0 for those still open after limit_ms. */
+static void watch_closes(const int *fds, int n, uint64_t *closed_ns, long limit_ms)
+{
+    struct pollfd p[128];
+    uint64_t start = clock_mono_ns();
+    uint8_t buf[256];
+    int i, open_n = n;
+
+    for (i = 0; i < n; i++) {
+        p[i] = (struct pollfd){.fd = fds[i], .events = POLLIN};
+        closed_ns[i] = 0;
+    }
+    while (open_n > 0 && (long)((clock_mono_ns() - start) / 1000000) < limit_ms) {
+        if (poll(p, (nfds_t)n, 50) <= 0)
+            continue;
+        for (i = 0; i < n; i++) {
+            if (!p[i].revents || closed_ns[i])
+                continue;
+            if (read(fds[i], buf, sizeof(buf)) <= 0) {
+                closed_ns[i] = clock_mono_ns();
+                p[i].fd = -1; /* poll skips it from now on */
+                open_n--;
+            }
+        }
+    }
+}
+
+#define SILENT 100 /* more than LINK_MAX_PENDING (64) */
+
+TEST(silent_connections_are_closed)
+{
+    wire_cmd_ping ping = {.cookie = 5};
+    uint8_t buf[64];
+    int agent, fds[SILENT], i, open_ok = 1;
+    uint64_t t0[SILENT], closed[SILENT], oldest_last = 0, newest_first = UINT64_MAX;
+
+    need_link();
+    agent = agent_connect();
+    CHECK(agent >= 0 && agent_hello(agent) == 0 && agent_accepted(agent, 4) == 0,
+          "an agent past its hello (connection 4)");
+    for (i = 0; i < SILENT; i++) {
+        t0[i] = clock_mono_ns();
+        fds[i] = agent_connect();
+        open_ok &= fds[i] >= 0;
+    }
+    CHECK(open_ok, "%d silent connections made", SILENT);
+    watch_closes(fds, SILENT, closed, 15000);
+    for (i = 0; i < SILENT; i++) {
+        CHECK(closed[i] != 0, "silent connection %d closed (within 15 s)", i);
+        if (i < SILENT - 64 && closed[i] > oldest_last)
+            oldest_last = closed[i];
+        if (i >= SILENT - 64 && closed[i] < newest_first)
+            newest_first = closed[i];
+        if (i >= SILENT - 64)
+            CHECK(closed[i] - t0[i] >= 1900000000ull,
+                  "the newest 64 keep their 2 s for a hello (%d: closed after %llu ms)", i,
+                  (unsigned long long)((closed[i] - t0[i]) / 1000000));
+    }
+    CHECK(oldest_last <= newest_first, "the oldest %d went first, to make room for newer ones",
+          SILENT - 64);
+    CHECK(link_send(4, WIRE_CMD_PING, &ping, sizeof(ping)) == 0 &&
+              read_some(agent, buf, sizeof(wire_frame_header) + sizeof(ping), 2000) ==
+                  (ssize_t)(sizeof(wire_frame_header) + sizeof(ping)),
+          "the agent past its hello is still connected");
+    for (i = 0; i < SILENT; i++)
+        if (fds[i] >= 0)
+            close(fds[i]);
+    close(agent);
     link_stop();
 }
 
@@ -195,6 +299,7 @@ static const check_test tests[] = {
     TEST_ENTRY(command_arrives_whole),
     TEST_ENTRY(part_of_a_command_shuts_the_link),
     TEST_ENTRY(full_socket_leaves_the_stream_in_step),
+    TEST_ENTRY(silent_connections_are_closed),
     TEST_END,
 };
 

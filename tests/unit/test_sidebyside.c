@@ -19,6 +19,11 @@
  *   bad_config         Initialize without a valid token, InitializeForAttach with
  *                      foreign client data: refused, the runtime is not touched,
  *                      nothing claimed
+ *   too_old            a runtime that says 4.0.30319 (.NET Core 3.1 and older) or
+ *                      3.1.3, or no version: Initialize and InitializeForAttach
+ *                      -> CORPROF_E_PROFILER_CANCEL_ACTIVATION, a message on stderr
+ *                      with the version and ".NET 5 or later", no mask, no thread,
+ *                      no connection, no reference kept, nothing claimed
  *   attach_race        300 trials (JITSCOPE_TEST_ATTACH_RACE=<trials> for more): two
  *                      runtimes attach at once with different client data; the
  *                      winner's hello must carry the winner's token (the agent
@@ -47,6 +52,12 @@
  *                      thread); every phase carries its own suspension's reason
  *   snapshot_naming_lock  the sender names slowly while the walker suspends: no
  *                      sender call into the runtime during the suspension
+ *   snapshot_dynamic   frames the runtime says are dynamic methods (its real walks
+ *                      never report any): the sender asks nothing more about them
+ *                      (no GetDynamicFunctionInfo: a collected one's name and
+ *                      signature are freed memory), sends them without a name
+ *                      and counts each once in WIRE_DROP_NAME_LATE; the other
+ *                      frames are named as before
  *   snapshot_retries   SUSPENSION_IN_PROGRESS x3 -> retries 3; forever -> the
  *                      HRESULT in STACK_END, no ResumeRuntime without a suspension
  *   thread_destroyed_waits  ThreadDestroyed of the thread being walked returns
@@ -221,7 +232,9 @@ typedef struct fake_runtime {
     ICorProfilerInfo10 info; /* first: an ICorProfilerInfo10 * is a fake_runtime * */
     IUnknown unk;            /* what Initialize receives */
     uint16_t instance_id;
-    _Atomic int refs; /* shared by unk and info; the runtime itself holds 1 */
+    uint16_t major, minor, build; /* what GetRuntimeInformation says (fake_init: 10.0.1) */
+    HRESULT runtime_info_result;  /* and returns (S_OK) */
+    _Atomic int refs;             /* shared by unk and info; the runtime itself holds 1 */
     _Atomic int unk_qi_calls, info10_handed_out, runtime_info_calls, set_mask_calls;
     _Atomic int detach_calls, enum_calls, unexpected_qi, info12_asked;
     _Atomic DWORD mask, mask_high;
@@ -263,6 +276,8 @@ static struct {
     _Atomic int busy_left;             /* SuspendRuntime says IN_PROGRESS this often first */
     _Atomic unsigned suspend_sleep_ms; /* a slow SuspendRuntime */
     _Atomic unsigned name_sleep_us;    /* a slow GetFunctionInfo2 */
+    _Atomic ThreadID dynamic_thread;   /* this thread's frames are dynamic methods (0: none) */
+    _Atomic int dynamic_info_calls;    /* GetDynamicFunctionInfo calls */
     _Atomic int suspended;
     _Atomic pid_t suspender;
     _Atomic int suspend_calls, suspend_ok, resume_calls, bad_resumes, nested_suspends;
@@ -360,12 +375,14 @@ static HRESULT STDMETHODCALLTYPE info_GetRuntimeInformation(
         *pClrInstanceId = rt->instance_id;
     if (pRuntimeType)
         *pRuntimeType = COR_PRF_CORE_CLR;
+    if (FAILED(rt->runtime_info_result))
+        return rt->runtime_info_result;
     if (pMajorVersion)
-        *pMajorVersion = 10;
+        *pMajorVersion = rt->major;
     if (pMinorVersion)
-        *pMinorVersion = 0;
+        *pMinorVersion = rt->minor;
     if (pBuildNumber)
-        *pBuildNumber = 1;
+        *pBuildNumber = rt->build;
     if (pQFEVersion)
         *pQFEVersion = 0;
     if (pcchVersionString)
@@ -468,6 +485,7 @@ static void fake_stacks_reset(void)
     atomic_store(&fs.busy_left, 0);
     atomic_store(&fs.suspend_sleep_ms, 0);
     atomic_store(&fs.name_sleep_us, 0);
+    atomic_store(&fs.dynamic_thread, 0);
     atomic_store(&fs.peek_fd, -1);
     atomic_store(&fs.peek_done, 0);
     atomic_store(&fs.peek_stack_frames, 0);
@@ -706,14 +724,43 @@ static HRESULT STDMETHODCALLTYPE info_InitializeCurrentThread(ICorProfilerInfo10
     return S_OK;
 }
 
-/* Names: every FunctionID is method FAKE_TOKEN(fid) of FAKE_MODULE, no class. */
-/* Nothing in the fake runtime is a dynamic method. */
+/* Names: every FunctionID is method FAKE_TOKEN(fid) of FAKE_MODULE, no class,
+ * except the frames of fs.dynamic_thread, which are dynamic methods. */
 static HRESULT STDMETHODCALLTYPE info_IsFunctionDynamic(ICorProfilerInfo10 *self,
                                                         FunctionID functionId, BOOL *isDynamic)
 {
-    (void)self, (void)functionId;
+    ThreadID dyn = atomic_load(&fs.dynamic_thread);
+
+    (void)self;
     fake_note_call();
-    *isDynamic = FALSE;
+    *isDynamic = dyn && (functionId >> 12) == dyn;
+    return S_OK;
+}
+
+/* Answers like the runtime does for a live dynamic method ("D_<fid>", no
+ * signature), and counts: the agent must not ask outside the JIT callbacks. */
+static HRESULT STDMETHODCALLTYPE info_GetDynamicFunctionInfo(
+    ICorProfilerInfo10 *self, FunctionID functionId, ModuleID *moduleId, PCCOR_SIGNATURE *ppvSig,
+    ULONG *pbSig, ULONG cchName, ULONG *pcchName, WCHAR wszName[])
+{
+    char name[32];
+    int n = snprintf(name, sizeof(name), "D_%llx", (unsigned long long)functionId), i;
+
+    (void)self;
+    fake_note_call();
+    atomic_fetch_add(&fs.dynamic_info_calls, 1);
+    if (moduleId)
+        *moduleId = 0;
+    if (ppvSig)
+        *ppvSig = NULL;
+    if (pbSig)
+        *pbSig = 0;
+    for (i = 0; i < n && (ULONG)i + 1 < cchName; i++)
+        wszName[i] = (WCHAR)name[i];
+    if (cchName)
+        wszName[i] = 0;
+    if (pcchName)
+        *pcchName = (ULONG)n + 1;
     return S_OK;
 }
 
@@ -874,6 +921,7 @@ static const ICorProfilerInfo10Vtbl fake_info_vtbl = {
     .DoStackSnapshot = info_DoStackSnapshot,
     .GetFunctionInfo2 = info_GetFunctionInfo2,
     .IsFunctionDynamic = info_IsFunctionDynamic,
+    .GetDynamicFunctionInfo = info_GetDynamicFunctionInfo,
     .GetModuleMetaData = info_GetModuleMetaData,
     .GetModuleInfo2 = info_GetModuleInfo2,
     .GetILFunctionBody = info_GetILFunctionBody,
@@ -891,6 +939,7 @@ static void fake_init(fake_runtime *rt, uint16_t instance_id)
     rt->info.lpVtbl = &fake_info_vtbl;
     rt->unk.lpVtbl = &fake_unk_vtbl;
     rt->instance_id = instance_id;
+    rt->major = 10, rt->minor = 0, rt->build = 1;
     atomic_init(&rt->refs, 1);
     atomic_init(&rt->detach_result, S_OK);
 }
@@ -1476,6 +1525,104 @@ TEST(bad_config)
     CHECK(threads_named(AGENT_THREAD_NAME) == 0, "refused runtime: no agent thread");
     CHECK(accept_agent(0) < 0, "refused runtime: no connection");
     CHECK(x->lpVtbl->Release(x) == 0, "Release -> 0");
+}
+
+/* Runs fn(x, rt) with the process's stderr going to a pipe; what was written
+ * (at most size - 1 bytes) ends up in out. Returns fn's HRESULT. */
+static HRESULT with_stderr_captured(HRESULT (*fn)(ICorProfilerCallback11 *, fake_runtime *),
+                                    ICorProfilerCallback11 *x, fake_runtime *rt, char *out,
+                                    size_t size)
+{
+    int pipe_fds[2], saved;
+    ssize_t n;
+    size_t used = 0;
+    HRESULT hr;
+
+    out[0] = '\0';
+    if (pipe(pipe_fds) != 0)
+        return fn(x, rt);
+    fflush(stderr);
+    saved = dup(2);
+    dup2(pipe_fds[1], 2);
+    close(pipe_fds[1]);
+    hr = fn(x, rt);
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    while (used + 1 < size && (n = read(pipe_fds[0], out + used, size - 1 - used)) > 0)
+        used += (size_t)n;
+    out[used] = '\0';
+    close(pipe_fds[0]);
+    return hr;
+}
+
+typedef HRESULT init_fn(ICorProfilerCallback11 *x, fake_runtime *rt);
+
+static HRESULT init_startup(ICorProfilerCallback11 *x, fake_runtime *rt)
+{
+    return x->lpVtbl->Initialize(x, &rt->unk);
+}
+
+static HRESULT init_attach(ICorProfilerCallback11 *x, fake_runtime *rt)
+{
+    char data[256];
+    int n = snprintf(data, sizeof(data), "%s%s %s", WIRE_CLIENT_DATA_PREFIX, TOKEN_A, sock_path);
+
+    return x->lpVtbl->InitializeForAttach(x, &rt->unk, data, (UINT)n);
+}
+
+/* A runtime older than .NET 5 (.NET Core 3.1 says 4.0.30319), or one that does
+ * not say its version: Initialize and InitializeForAttach refuse with
+ * CORPROF_E_PROFILER_CANCEL_ACTIVATION and a message on stderr that names the
+ * version and what is needed; nothing started (no mask, no thread, no
+ * connection), the reference released, nothing claimed (attach_race and
+ * side_by_side after it claim the agent). */
+TEST(too_old)
+{
+    static const struct {
+        uint16_t major, minor, build;
+        HRESULT info_result;
+        const char *says;
+    } runtimes[] = {{4, 0, 30319, S_OK, "says version 4.0.30319"},
+                    {3, 1, 3, S_OK, "says version 3.1.3"},
+                    {10, 0, 1, E_FAIL, "does not say its version"}};
+    init_fn *const inits[] = {init_startup, init_attach};
+    char said[1024];
+    size_t i, j;
+
+    if (setup() != 0)
+        return;
+    setenv(WIRE_ENV_TOKEN, TOKEN_A, 1);
+    for (i = 0; i < sizeof(runtimes) / sizeof(runtimes[0]); i++) {
+        for (j = 0; j < 2; j++) {
+            ICorProfilerCallback11 *x = new_profiler();
+            fake_runtime rt;
+            HRESULT hr;
+
+            if (!CHECK(x != NULL, "CreateInstance"))
+                return;
+            fake_init(&rt, 60);
+            rt.major = runtimes[i].major, rt.minor = runtimes[i].minor;
+            rt.build = runtimes[i].build, rt.runtime_info_result = runtimes[i].info_result;
+            hr = with_stderr_captured(inits[j], x, &rt, said, sizeof(said));
+            CHECK(hr == CORPROF_E_PROFILER_CANCEL_ACTIVATION,
+                  "%s, %s: refused with CORPROF_E_PROFILER_CANCEL_ACTIVATION (0x%08x)",
+                  runtimes[i].says, j ? "attach" : "startup", (unsigned)hr);
+            CHECK(strstr(said, runtimes[i].says) && strstr(said, "needs .NET 5 or later") &&
+                      strstr(said, "not profiling"),
+                  "%s, %s: the message names the version and what is needed: \"%s\"",
+                  runtimes[i].says, j ? "attach" : "startup", said);
+            CHECK(atomic_load(&rt.runtime_info_calls) == 1 && atomic_load(&rt.set_mask_calls) == 0,
+                  "%s: asked its version, set no event mask", runtimes[i].says);
+            CHECK(atomic_load(&rt.refs) == 1, "%s: no reference kept (runtime refs %d)",
+                  runtimes[i].says, atomic_load(&rt.refs));
+            CHECK(threads_named(AGENT_THREAD_NAME) == 0, "%s: no agent thread", runtimes[i].says);
+            CHECK(accept_agent(0) < 0, "%s: no connection", runtimes[i].says);
+            /* nothing was claimed: the object's Shutdown is a no-op */
+            CHECK(x->lpVtbl->Shutdown(x) == S_OK, "Shutdown of a refused object");
+            CHECK(x->lpVtbl->Release(x) == 0, "Release -> 0");
+        }
+    }
 }
 
 /* 300 trials by default (JITSCOPE_TEST_ATTACH_RACE=<trials>): two runtimes call
@@ -2134,6 +2281,80 @@ TEST(snapshot_naming_lock)
     atomic_store(&fs.name_sleep_us, 0);
 }
 
+/* The cumulative drop counters of the next WIRE_DROPS (sent every 500 ms). */
+static int read_drops(conn *c, wire_drops *out, int timeout_ms)
+{
+    if (conn_wait_type(c, WIRE_DROPS, timeout_ms) != 1 || c->last_length != sizeof(*out))
+        return -1;
+    memcpy(out, c->last_payload, sizeof(*out));
+    return 0;
+}
+
+TEST(snapshot_dynamic)
+{
+    const ThreadID td = 0xAD, tm = 0xAE; /* td: dynamic methods; tm: methods with metadata */
+    const unsigned depth = 12;
+    unsigned i, managed = 0, dyn_named = 0, meta_unnamed = 0;
+    wire_drops before, after, again;
+
+    if (!a_running || conn_a.fd < 0) {
+        CHECK(0, "needs side_by_side first (A running)");
+        return;
+    }
+    fake_stacks_reset();
+    fake_add_thread(td, depth, S_OK, 0);
+    fake_add_thread(tm, 5, S_OK, 0);
+    atomic_store(&fs.dynamic_thread, td);
+    atomic_store(&fs.dynamic_info_calls, 0);
+    if (!CHECK(read_drops(&conn_a, &before, 2000) == 0, "a WIRE_DROPS before the snapshot"))
+        return;
+    CHECK(send_snapshot(&conn_a, 0xD7A1) == 0, "WIRE_CMD_SNAPSHOT sent");
+    if (!CHECK(read_snapshot(&conn_a, WIRE_STACK_SNAPSHOT, 0xD7A1, &snap, 5000) == 1 &&
+                   snap.nthreads == 2,
+               "the snapshot arrives with both threads (%u)", snap.nthreads))
+        return;
+    CHECK(snap.threads[0].thread_id == td && snap.threads[0].frame_count == depth &&
+              frames_match(snap.frames[0], td, depth),
+          "the dynamic methods' frames are sent as the runtime gave them (FunctionID and IP)");
+    for (i = 0; i < depth; i++) {
+        if (!FAKE_FID(td, i))
+            continue;
+        managed++;
+        dyn_named += conn_was_named(&conn_a, FAKE_FID(td, i));
+    }
+    for (i = 0; i < 5; i++)
+        meta_unnamed += FAKE_FID(tm, i) && !conn_was_named(&conn_a, FAKE_FID(tm, i));
+    CHECK(atomic_load(&fs.dynamic_info_calls) == 0,
+          "GetDynamicFunctionInfo was never asked for a frame's FunctionID (%d calls)",
+          atomic_load(&fs.dynamic_info_calls));
+    CHECK(dyn_named == 0, "no FUNCTION_NAME for a dynamic method met in a stack (%u of %u)",
+          dyn_named, managed);
+    CHECK(meta_unnamed == 0, "the other thread's functions are named as before (%u without)",
+          meta_unnamed);
+    if (!CHECK(read_drops(&conn_a, &after, 2000) == 0, "a WIRE_DROPS after the snapshot"))
+        return;
+    CHECK(after.dropped[WIRE_DROP_NAME_LATE] - before.dropped[WIRE_DROP_NAME_LATE] == managed,
+          "each dynamic method met is counted in name_late (%llu more, %u met)",
+          (unsigned long long)(after.dropped[WIRE_DROP_NAME_LATE] -
+                               before.dropped[WIRE_DROP_NAME_LATE]),
+          managed);
+    CHECK(after.dropped[WIRE_DROP_NAME_FAILED] == before.dropped[WIRE_DROP_NAME_FAILED],
+          "and not as a name the runtime failed to give");
+
+    /* the same frames again: counted once per connection, like a name is sent once */
+    CHECK(send_snapshot(&conn_a, 0xD7A2) == 0, "a second WIRE_CMD_SNAPSHOT sent");
+    CHECK(read_snapshot(&conn_a, WIRE_STACK_SNAPSHOT, 0xD7A2, &snap, 5000) == 1 &&
+              snap.nthreads == 2,
+          "the second snapshot arrives");
+    if (CHECK(read_drops(&conn_a, &again, 2000) == 0, "a WIRE_DROPS after it"))
+        CHECK(again.dropped[WIRE_DROP_NAME_LATE] == after.dropped[WIRE_DROP_NAME_LATE],
+              "the same dynamic methods are not counted again (%llu, was %llu)",
+              (unsigned long long)again.dropped[WIRE_DROP_NAME_LATE],
+              (unsigned long long)after.dropped[WIRE_DROP_NAME_LATE]);
+    CHECK(atomic_load(&fs.dynamic_info_calls) == 0, "still no GetDynamicFunctionInfo");
+    atomic_store(&fs.dynamic_thread, 0);
+}
+
 TEST(snapshot_retries)
 {
     int ok0, resume0, calls0;
@@ -2577,12 +2798,14 @@ TEST(shutdown)
 static const check_test tests[] = {TEST_ENTRY(exports),
                                    TEST_ENTRY(class_factory),
                                    TEST_ENTRY(bad_config),
+                                   TEST_ENTRY(too_old),
                                    TEST_ENTRY(attach_race),
                                    TEST_ENTRY(side_by_side),
                                    TEST_ENTRY(gc_timeline),
                                    TEST_ENTRY(snapshot),
                                    TEST_ENTRY(suspend_interleave),
                                    TEST_ENTRY(snapshot_naming_lock),
+                                   TEST_ENTRY(snapshot_dynamic),
                                    TEST_ENTRY(snapshot_retries),
                                    TEST_ENTRY(thread_destroyed_waits),
                                    TEST_ENTRY(profile),

@@ -1,10 +1,11 @@
 // stream.js -- a session's event stream: the WebSocket live stream when the
-// server offers one (GET /api/config -> ws_port), REST polling of
+// server offers one (GET /api/config -> ws_port; wss:// when the page came
+// over https, with ?key= when the page has the API key), REST polling of
 // /api/sessions/{id}/events?after=SEQ every 500 ms otherwise, and whenever
 // the socket is down. Events are delivered once each, in seq order: anything
 // at or below the last delivered seq is dropped, and a gap in the stream is
 // filled through REST before the newer events are delivered.
-import { api, getConfig, describeError } from './api.js';
+import { api, getApiKey, getConfig, describeError } from './api.js';
 
 const POLL_MS = 500;
 const POLL_IDLE_MS = 2000; // session ended and caught up
@@ -141,9 +142,13 @@ export class SessionStream {
   connectWs() {
     if (this.stopped || this.ws) return;
     const host = location.hostname.includes(':') && !location.hostname.startsWith('[') ? `[${location.hostname}]` : location.hostname;
+    // the stream has the page's TLS (one certificate for both ports) and the
+    // page's API key: a browser cannot set headers on a WebSocket
+    const scheme = location.protocol === 'https:' ? 'wss' : 'ws';
+    const key = getApiKey() ? `?key=${encodeURIComponent(getApiKey())}` : '';
     let ws;
     try {
-      ws = new WebSocket(`ws://${host}:${this.wsPort}/`, 'jitscope');
+      ws = new WebSocket(`${scheme}://${host}:${this.wsPort}/${key}`, 'jitscope');
     } catch (e) {
       this.h.onNotice?.(`Live stream unavailable (${e.message}); using REST polling.`, 'warn');
       return;

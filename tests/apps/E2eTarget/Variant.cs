@@ -68,7 +68,7 @@ namespace JitscopeE2e
         public static long OnlyInA()
         {
             var names = new StringCollection { "x", "yy" };
-            return OnlyInAHelper(names.Count) + names[1].Length;
+            return OnlyInAHelper(names.Count) + names[1]!.Length;
         }
 
         [MethodImpl(MethodImplOptions.NoInlining)]

@@ -206,6 +206,7 @@ function attachError(pid, r) {
     case 409: return `Cannot attach to pid ${pid}: ${r.error} (only one profiler can be attached to a process).`;
     case 503: return `Cannot attach to pid ${pid} yet: ${r.error}. The runtime is not ready — retry in a moment.`;
     case 404: return `Cannot attach to pid ${pid}: ${r.error}.`;
+    case 422: return `Cannot attach to pid ${pid}: ${r.error}.`;
     case 403: return `Cannot attach to pid ${pid}: ${r.error}.`;
     case 504: return `Attach to pid ${pid} timed out: ${r.error}.`;
     case 0: return `Attach to pid ${pid} failed: ${r.error}`;
