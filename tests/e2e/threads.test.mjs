@@ -9,10 +9,12 @@
 // attach, live and again after a server restart from storage (--data). In startup
 // mode the runtime's own threads (".NET Finalizer", the tiered compilation worker)
 // are named as after an attach, and a stack snapshot carries every thread's name.
-// Nothing waits a fixed time: every condition is waited for with a deadline.
+// The startup-mode identity checks run on .NET 8 and 9 too (the self-contained apps of
+// `make apps-runtimes`). Nothing waits a fixed time: every condition is waited for
+// with a deadline.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { E2E_DLL, startServer, startTarget, attach, detachAndWait, stopAll, waitFor, functionsOf, tempDataDir } from './lib.mjs';
+import { E2E_DLL, RUNTIME_APPS, startServer, startTarget, attach, detachAndWait, stopAll, waitFor, functionsOf, tempDataDir } from './lib.mjs';
 
 after(stopAll);
 
@@ -62,6 +64,7 @@ async function checkIdentity(srv, id, app, what) {
   }
   const ids = new Set(rows.map((t) => t.thread_id));
   assert.ok(ids.size < THREADS, `${what}: the runtime reused ThreadIDs (${ids.size} distinct for ${THREADS} threads), or this test shows nothing`);
+  console.log(`${what}: ${THREADS} threads on ${ids.size} ThreadIDs, ${threads.length} rows in all`);
   const byKey = new Map(threads.map((t) => [t.thread_key, t]));
   assert.equal(byKey.size, threads.length, `${what}: every row has its own thread_key`);
   threads.forEach((t, i) => assert.equal(t.thread_key, i, `${what}: thread_key is the row's position`));
@@ -186,3 +189,27 @@ test('attach: 300 threads on reused ThreadIDs are 300 rows with their own names,
     before.map((t) => [t.thread_key, t.thread_id, t.os_thread_id, t.name, t.name_source]), 'the same rows as live');
   app.send('exit');
 });
+
+for (const app of Object.values(RUNTIME_APPS)) {
+  const major = app.tfm.replace(/^net(\d+)\..*$/, '$1');
+  test(`.NET ${major}, run: 300 threads on reused ThreadIDs are 300 rows with their own names, kernel ids and methods, live and from storage`, { timeout: 300000 }, async () => {
+    const dir = tempDataDir();
+    const srv = await startServer(['run', '--port', '0', '--data', dir, '--', app.e2e, 'threads', String(THREADS), String(BATCH)]);
+    await waitFor('E2eTarget READY', () => READY.test(srv.stdout), 60000);
+    await waitFor('live session', async () => (await srv.api('/api/sessions/1')).body.state === 'live', 30000);
+    assert.match((await srv.api('/api/sessions/1')).body.runtime.version, new RegExp(`^${major}\\.`), `the app runs on .NET ${major}`);
+    srv.proc.stdin.write('go\n');
+    await waitFor('the churn', () => /^churned \d+$/m.test(srv.stdout), 120000);
+    const threads = appThreads(srv.stdout);
+    await settled(srv, 1);
+    const live = await checkIdentity(srv, 1, threads, `.NET ${major}, live`);
+    assert.ok(live.some((t) => t.name === '.NET Finalizer' && t.name_source === 'os'), 'the finalizer is named');
+    srv.proc.stdin.write('exit\n');
+    await waitFor('session exited', async () => (await srv.api('/api/sessions/1')).body.state === 'exited', 30000);
+    const before = (await getOk(srv, '/api/sessions/1/threads')).threads;
+    const again = await restart(srv, dir);
+    const stored = await checkIdentity(again, 1, threads, `.NET ${major}, from storage`);
+    assert.deepEqual(stored.map((t) => [t.thread_key, t.thread_id, t.os_thread_id, t.name]),
+      before.map((t) => [t.thread_key, t.thread_id, t.os_thread_id, t.name]), 'the same rows as live');
+  });
+}
