@@ -8,7 +8,8 @@
  * catch-up) and sends it as a THREAD_NAME flagged WIRE_FLAG_OS_NAME, which the
  * server keeps only while the runtime gave that thread no name of its own. A
  * thread started without a name carries its starter's OS name (Linux copies it
- * at creation). Sender thread only: this is file I/O, never on an app thread.
+ * at creation). Sender thread only: this is file I/O (open, read, close: about
+ * 25 us a thread on the test machine), never on an app thread.
  */
 #ifndef JITSCOPE_OSNAME_H
 #define JITSCOPE_OSNAME_H
