@@ -26,7 +26,7 @@ typedef struct agent_state {
     char socket_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
     char token[WIRE_TOKEN_LEN];
     uint16_t runtime_type, clr_instance_id, major, minor, build, qfe;
-    uint64_t give_up_ns;           /* startup mode: detach after this long without a server */
+    uint64_t give_up_ns;           /* detach after this long without a server */
     _Atomic int catchup_requested; /* ProfilerAttachComplete: enumerate */
     _Atomic int stopping;          /* Shutdown: flush and end the sender */
     _Atomic int detach_requested;  /* RequestProfilerDetach succeeded */

@@ -34,6 +34,17 @@ void conn_set_deadline(uint64_t deadline_ns) { conn_deadline = deadline_ns; }
 
 void conn_set_wait_hook(void (*hook)(void)) { conn_wait_hook = hook; }
 
+/* The server at the other end runs as this process's user: another user
+ * who took the socket's path gets no record of this app. */
+static int conn_peer_is_ours(int fd)
+{
+    struct ucred cred;
+    socklen_t len = sizeof(cred);
+
+    return getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0 && len == sizeof(cred) &&
+           cred.uid == getuid();
+}
+
 int conn_open(void)
 {
     struct sockaddr_un addr = {.sun_family = AF_UNIX};
@@ -43,7 +54,7 @@ int conn_open(void)
     fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     if (fd < 0)
         return -1;
-    if (connect(fd, (struct sockaddr *)&addr, sizeof(addr)) != 0) {
+    if (connect(fd, (struct sockaddr *)&addr, sizeof(addr)) != 0 || !conn_peer_is_ours(fd)) {
         close(fd);
         return -1;
     }

@@ -128,6 +128,22 @@ static void agent_refuse_runtime(HRESULT hr)
  * Claims the process-wide agent first and only then writes its state, so two
  * runtimes initialising at once cannot mix their settings. Returns S_OK or the
  * failure to give the runtime. */
+/* A positive number of milliseconds from the environment, else `fallback`. */
+static uint64_t agent_env_ms(const char *name, uint64_t fallback)
+{
+    const char *text = getenv(name);
+    char *end = NULL;
+    unsigned long long v;
+
+    if (!text || !*text)
+        return fallback;
+    errno = 0;
+    v = strtoull(text, &end, 10);
+    if (errno || *end || v == 0 || v > 86400000ull)
+        return fallback;
+    return v;
+}
+
 static HRESULT agent_begin(profiler *p, IUnknown *unk, int mode, const char *socket_path,
                            const char *token)
 {
@@ -148,6 +164,7 @@ static HRESULT agent_begin(profiler *p, IUnknown *unk, int mode, const char *soc
     atomic_store(&agent.catchup_requested, 0);
     atomic_store(&agent.stopping, 0);
     atomic_store(&agent.detach_requested, 0);
+    agent.give_up_ns = agent_env_ms(WIRE_ENV_GIVE_UP_MS, WIRE_GIVE_UP_MS_DEFAULT) * 1000000ull;
     hr = unk->lpVtbl->QueryInterface(unk, &IID_ICorProfilerInfo10, (void **)&info);
     if (FAILED(hr) || !info) {
         agent_log("this runtime has no ICorProfilerInfo10; jitscope needs .NET 5 or later; not "
@@ -209,22 +226,6 @@ static int agent_take(char *dst, size_t size, const char *src, size_t length)
     return 0;
 }
 
-/* A positive number of milliseconds from the environment, else `fallback`. */
-static uint64_t agent_env_ms(const char *name, uint64_t fallback)
-{
-    const char *text = getenv(name);
-    char *end = NULL;
-    unsigned long long v;
-
-    if (!text || !*text)
-        return fallback;
-    errno = 0;
-    v = strtoull(text, &end, 10);
-    if (errno || *end || v == 0 || v > 86400000ull)
-        return fallback;
-    return v;
-}
-
 /* `jitscope run --no-children`: only the process the launcher started itself. */
 static int agent_is_wanted_here(void)
 {
@@ -260,7 +261,6 @@ static HRESULT STDMETHODCALLTYPE cb_Initialize(ICorProfilerCallback11 *self, IUn
     }
     if (!agent_is_wanted_here())
         return CORPROF_E_PROFILER_CANCEL_ACTIVATION; /* the app runs on without us */
-    agent.give_up_ns = agent_env_ms(WIRE_ENV_GIVE_UP_MS, WIRE_GIVE_UP_MS_DEFAULT) * 1000000ull;
     return agent_begin((profiler *)self, unk, WIRE_MODE_STARTUP, socket_path, token);
 }
 

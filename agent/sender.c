@@ -37,10 +37,9 @@
 
 #define SENDER_POLL_MS 5
 #define SENDER_BACKOFF_MIN_MS 50
-#define SENDER_BACKOFF_MAX_MS 10000
+#define SENDER_BACKOFF_MAX_MS 2000     /* a restarted server is found within this */
 #define SENDER_STABLE_NS 1000000000ull /* a connection this old resets the back-off */
 #define SENDER_DROPS_EVERY_NS 500000000ull
-#define SENDER_ORPHAN_NS 10000000000ull       /* attach mode: detach after 10 s alone */
 #define SENDER_WALKER_WAIT_MS 3000            /* detach: longest wait for the walker to end */
 #define SENDER_LAST_FLUSH_MS 1000ull          /* Shutdown, detach: the last records' time budget */
 #define SENDER_JOIN_MS 4000                   /* Shutdown: the sender ends well within this */
@@ -406,12 +405,12 @@ static void *sender_loop(void)
                 }
                 if (!quiet_since && sender_quiet(1) == 0)
                     quiet_since = now;
-                /* the server is gone (or never came). Attach mode: nobody will
-                 * come back for us. Startup mode: the server of `jitscope run`
-                 * exited, and children such as build servers may live on for
-                 * minutes. Either way leave the process after a bounded time. */
-                if (now - lost_since >
-                        (agent.mode == WIRE_MODE_ATTACH ? SENDER_ORPHAN_NS : agent.give_up_ns) &&
+                /* the server is gone (or never came). A server started again on
+                 * the same data directory binds the same socket and takes the
+                 * session back; else nobody comes back for us (and children such
+                 * as build servers may live on for minutes after their `run`).
+                 * Leave the process after a bounded time. */
+                if (now - lost_since > agent.give_up_ns &&
                     stacks_stop(SENDER_WALKER_WAIT_MS) == 0) {
                     if (SUCCEEDED(sender_request_detach(0)))
                         return NULL;

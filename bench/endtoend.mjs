@@ -20,7 +20,9 @@
 // `getconf CLK_TCK`, read right before it is stopped, once storage has written
 // everything) and the storm's own time as E2eTarget prints it.
 // Knobs: RUNS, JIT_METHODS, PACE_RATE (20000), PACE_SECONDS (1), PACE_ROUNDS
-// (default min(RUNS, 5)). RUNS=3 PACE_ROUNDS=1 node bench/endtoend.mjs: ~1 min.
+// (default min(RUNS, 5)), ARMS (the arms to run besides plain, by the names in
+// `arms` below; default all; the targets' rows need jitscope and eventPipe).
+// RUNS=3 PACE_ROUNDS=1 node bench/endtoend.mjs: ~1 min.
 import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -98,7 +100,7 @@ function cpuMs(statPath) {
 }
 
 async function storageWritten(srv) {
-  await waitFor('storage written', async () => (await srv.api('/api/config')).body.storage.backlog === 0, 60000, 20);
+  await waitFor('storage written', async () => (await srv.api('/api/config')).body.storage.backlog_bytes === 0, 60000, 20);
 }
 
 // The wrapper under `jitscope run` with a fresh data directory (storage on, as
@@ -198,6 +200,10 @@ const arms = {
   importer: { name: 'jitscope run, JITSCOPE_METADATA=importer (names as the agent read them before: through the runtime)', run: () => jitscope({ JITSCOPE_METADATA: 'importer' }), rounds: [] },
   eventPipe: { name: 'EventPipe: runtime provider, JIT keyword, verbose, to a file', run: eventPipe, rounds: [] },
 };
+if (process.env.ARMS) { // only these (and plain, which every ratio needs)
+  const keep = new Set(['plain', ...process.env.ARMS.split(/[ ,]+/)]);
+  for (const k of Object.keys(arms)) if (!keep.has(k)) delete arms[k];
+}
 const order = Object.keys(arms);
 const pace = [];
 try {
@@ -215,8 +221,8 @@ try {
 const others = ((busyTicks() - others0.busy) - (ownTicks() - others0.own)) / TICK / ((Date.now() - others0.at) / 1000);
 
 // per round: the arm over that round's plain run
-const ratio = (a, key) => median(a.rounds.map((r, i) => r[key] / arms.plain.rounds[i][key]));
-const raw = (a, key) => median(a.rounds.map((r) => r[key]));
+const ratio = (a, key) => (a ? median(a.rounds.map((r, i) => r[key] / arms.plain.rounds[i][key])) : NaN);
+const raw = (a, key) => (a ? median(a.rounds.map((r) => r[key])) : NaN);
 const verdict = (x, limit) => (Number.isFinite(x) && x <= limit ? '**PASS**' : '**MISS**');
 const js = arms.jitscope;
 const wallR = ratio(js, 'wall'), cpuR = ratio(js, 'cpu');
@@ -251,7 +257,9 @@ const tierWall = ratio(js, 'wall') - ratio(arms.noTiers, 'wall');
 const tierCpu = ratio(js, 'cpu') - ratio(arms.noTiers, 'cpu');
 console.log(`The tier source's share (defaults less JITSCOPE_TIERS=0, both with storage): wall +${f2(tierWall)}, CPU +${f2(tierCpu)} ` +
   `(targets: wall +${f2(LIMIT.wall - 1)}, CPU +${f2(LIMIT.cpu - 1)} in all). ` +
-  `Without the tier source and storage: wall ${f2(ratio(arms.bare, 'wall'))}x, CPU ${f2(ratio(arms.bare, 'cpu'))}x.`);
+  `Without the tier source and storage: wall ${f2(ratio(arms.bare, 'wall'))}x, CPU ${f2(ratio(arms.bare, 'cpu'))}x. ` +
+  `Storage's share (defaults less --data none): wall +${f2(ratio(js, 'wall') - ratio(arms.noStorage, 'wall'))}, ` +
+  `CPU +${f2(ratio(js, 'cpu') - ratio(arms.noStorage, 'cpu'))} (the server's CPU is read once storage has written everything, the session's snapshot included).`);
 console.log('');
 console.log(`Per arm, medians over ${RUNS} rounds; ratios are medians of each round's arm / that round's plain run:`);
 console.log('');
@@ -264,7 +272,7 @@ for (const a of Object.values(arms)) {
 }
 console.log('');
 console.log(`Functions JITed per jitscope run (the dotnet session): ${raw(js, 'jits')}, drops ${Math.max(...js.rounds.map((r) => r.drops))} at most; ` +
-  `EventPipe trace ${f1(raw(arms.eventPipe, 'traceBytes') / 1048576)} MiB per run (deleted). CPU in clock ticks of 1/${TICK} s.`);
+  `EventPipe trace ${arms.eventPipe ? f1(raw(arms.eventPipe, 'traceBytes') / 1048576) : '-'} MiB per run (deleted). CPU in clock ticks of 1/${TICK} s.`);
 console.log('');
 console.log(`Paced storm (\`jitscope run -- dotnet E2eTarget.dll jitstorm 0 hold\`, then \`pace ${PACE_N} ${RATE}\`; tiers and storage on):`);
 console.log('');

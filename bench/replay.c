@@ -9,7 +9,7 @@
  * server's commands go unanswered, like a busy agent's).
  *
  *   replay [--rate N] [--seconds S | --count N] [--functions N] [--modules N]
- *          [--scatter] [--out PATH | --socketpair]
+ *          [--scatter] [--realistic] [--out PATH | --socketpair]
  *
  * Past the first --functions compilations the same functions are compiled
  * again (as Tier1): in order, or with --scatter each at a pseudo-random one of
@@ -19,6 +19,11 @@
  * --modules N (default 1) loads N modules first (MODULE_LOADED, path and
  * assembly name) and spreads the functions over them (function i in module
  * i % N), so per-module totals and module filters have something to group.
+ *
+ * --realistic names the functions as a real service's are named: namespaces,
+ * generic types and parameter lists from pools of words (about 100-250
+ * bytes), 24 methods a type, so methods of one type share their type's name;
+ * otherwise names are short ("Replay.Namespace.Type7.Method1234()").
  *
  * --out PATH writes to a file instead (/dev/null: the generator's own ceiling);
  * --socketpair writes into a Unix socket pair drained by a second thread (the
@@ -52,7 +57,8 @@ typedef struct replay_opts {
     unsigned long modules;
     const char *out;
     int socketpair;
-    int scatter; /* re-JITs at pseudo-random functions, not in order */
+    int scatter;   /* re-JITs at pseudo-random functions, not in order */
+    int realistic; /* names as long and as alike as a real service's */
 } replay_opts;
 
 typedef struct replay_out {
@@ -148,6 +154,59 @@ static uint64_t replay_mix(uint64_t n)
     return n ^ (n >> 31);
 }
 
+/* Function i's name as a real service's: Namespace.Type<Args>.Method(params). */
+static size_t replay_realistic_name(char *out, size_t size, unsigned long i)
+{
+    static const char *const spaces[] = {"System.Collections.Generic",
+                                         "System.Linq",
+                                         "System.Text.Json.Serialization",
+                                         "Microsoft.AspNetCore.Routing.Matching",
+                                         "Microsoft.Extensions.DependencyInjection",
+                                         "Contoso.Orders.Domain.Aggregates",
+                                         "Contoso.Orders.Infrastructure.Persistence",
+                                         "Contoso.Billing.Application.Handlers",
+                                         "Contoso.Shipping.Api.Controllers",
+                                         "Microsoft.EntityFrameworkCore.Query.Internal",
+                                         "System.Threading.Tasks",
+                                         "Contoso.Inventory.Services.Reservations"};
+    static const char *const nouns[] = {
+        "Order",   "Invoice",     "Customer", "Shipment", "Line",     "Payment", "Warehouse",
+        "Catalog", "Reservation", "Session",  "Request",  "Response", "Query",   "Command"};
+    static const char *const kinds[] = {"Repository", "Handler",   "Service", "Validator",
+                                        "Serializer", "Converter", "Factory", "Builder",
+                                        "Provider",   "Cache",     "Mapper",  "Dispatcher"};
+    static const char *const verbs[] = {"Get",      "TryGet", "Create",  "Update",  "Handle",
+                                        "Validate", "Map",    "Build",   "Resolve", "Apply",
+                                        "Write",    "Read",   "Compute", "Dispatch"};
+    static const char *const params[] = {"String",
+                                         "Int32",
+                                         "CancellationToken",
+                                         "Guid",
+                                         "DateTimeOffset",
+                                         "ReadOnlySpan<byte>",
+                                         "IServiceProvider",
+                                         "Decimal",
+                                         "Boolean",
+                                         "ILogger<OrderService>"};
+    unsigned long type = i / 24, method = i % 24;
+    uint64_t t = replay_mix(type + 1), m = replay_mix(i + 7);
+    size_t n, k, count = 1 + (size_t)(m % 5);
+
+    n = (size_t)snprintf(out, size, "%s.%s%s", spaces[t % 12], nouns[(t >> 8) % 14],
+                         kinds[(t >> 16) % 12]);
+    if ((t >> 24) % 3 != 0) /* a generic type, most of them */
+        n += (size_t)snprintf(out + n, size - n, "<%s.%s%lu, %s.%s>", spaces[(t >> 32) % 12],
+                              nouns[(t >> 40) % 14], type % 50, spaces[(t >> 44) % 12],
+                              nouns[(t >> 52) % 14]);
+    n += (size_t)snprintf(out + n, size - n, ".%s%s%s%lu(", verbs[(m >> 8) % 14],
+                          nouns[(m >> 16) % 14], method % 3 ? "Async" : "", method);
+    for (k = 0; k < count && n < size; k++)
+        n += (size_t)snprintf(out + n, size - n, "%s%s", k ? ", " : "",
+                              params[(m >> (24 + 4 * k)) % 10]);
+    n += (size_t)snprintf(out + n, size - n, ")");
+    return n < size ? n : size - 1;
+}
+
 /* Compilation n: function n the first time round (named then), afterwards
  * the functions again, in order or scattered. */
 static int replay_jit(replay_out *o, unsigned long n, const replay_opts *opt)
@@ -170,10 +229,12 @@ static int replay_jit(replay_out *o, unsigned long n, const replay_opts *opt)
         wire_function_name fn = {.function_id = fid,
                                  .module_id = replay_module_id(i % opt->modules),
                                  .token = 0x06000001u};
-        char name[96];
+        char name[320];
         wire_text t = {.utf8 = name};
-        t.length = (size_t)snprintf(name, sizeof(name), "Replay.Namespace.Type%lu.Method%lu()",
-                                    i % 97, i);
+        t.length = opt->realistic
+                       ? replay_realistic_name(name, sizeof(name), i)
+                       : (size_t)snprintf(name, sizeof(name),
+                                          "Replay.Namespace.Type%lu.Method%lu()", i % 97, i);
         if (replay_frame(o, WIRE_FUNCTION_NAME, &fn, sizeof(fn), &t) != 0)
             return -1;
     }
@@ -222,6 +283,10 @@ static int replay_parse(int argc, char **argv, replay_opts *o)
             o->socketpair = 1;
             continue;
         }
+        if (strcmp(a, "--realistic") == 0) {
+            o->realistic = 1;
+            continue;
+        }
         if (strcmp(a, "--scatter") == 0) {
             o->scatter = 1;
             continue;
@@ -253,7 +318,7 @@ static int replay_parse(int argc, char **argv, replay_opts *o)
     return 0;
 bad:
     fprintf(stderr, "usage: replay [--rate JITS_PER_S] [--seconds S | --count N] [--functions N] "
-                    "[--modules N] [--scatter] [--out PATH | --socketpair]\n");
+                    "[--modules N] [--scatter] [--realistic] [--out PATH | --socketpair]\n");
     return -1;
 }
 

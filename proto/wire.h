@@ -49,10 +49,13 @@
  * another process declines to start (the launched app's children inherit the
  * environment, and with it the profiler). */
 #define WIRE_ENV_ONLY_CHILD_OF "JITSCOPE_ONLY_CHILD_OF"
-/* Startup mode: how long (ms) an agent keeps trying to reach a server that is
- * gone before it detaches itself (default WIRE_GIVE_UP_MS_DEFAULT). */
+/* How long (ms) an agent keeps trying to reach a server that is gone before
+ * it detaches itself (default WIRE_GIVE_UP_MS_DEFAULT), read from the
+ * process's environment in both modes. Meanwhile it asks the runtime for no
+ * callbacks, and a server started again on the same data directory takes its
+ * session back. */
 #define WIRE_ENV_GIVE_UP_MS "JITSCOPE_GIVE_UP_MS"
-#define WIRE_GIVE_UP_MS_DEFAULT 30000u
+#define WIRE_GIVE_UP_MS_DEFAULT 60000u
 /* "0": the agent does not open its EventPipe session for JIT tiers (every
  * compilation's tier is then WIRE_TIER_UNKNOWN). For measuring its cost. */
 #define WIRE_ENV_TIERS "JITSCOPE_TIERS"

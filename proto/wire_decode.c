@@ -147,6 +147,38 @@ static int wire_check_values(const wire_record *r, const char **why)
     }
 }
 
+size_t wire_record_fixed(uint16_t type, unsigned *strings)
+{
+    *strings = 0;
+    switch (type) {
+    case WIRE_HELLO: return sizeof(wire_hello);
+    case WIRE_JIT_STARTED: return sizeof(wire_jit_started);
+    case WIRE_JIT_FINISHED: return sizeof(wire_jit_finished);
+    case WIRE_FUNCTION_NAME: *strings = 1; return sizeof(wire_function_name);
+    case WIRE_MODULE_LOADED: *strings = 2; return sizeof(wire_module_loaded);
+    case WIRE_MODULE_UNLOADED: return sizeof(wire_module_unloaded);
+    case WIRE_ASSEMBLY_LOADED: *strings = 1; return sizeof(wire_assembly_loaded);
+    case WIRE_THREAD_CREATED:
+    case WIRE_THREAD_DESTROYED:
+    case WIRE_THREAD_OS_ID: return sizeof(wire_thread);
+    case WIRE_THREAD_NAME: *strings = 1; return sizeof(wire_thread);
+    case WIRE_DROPS: return sizeof(wire_drops);
+    case WIRE_CATCHUP_BEGIN:
+    case WIRE_CATCHUP_END: return sizeof(wire_catchup);
+    case WIRE_DETACH_STATUS: return sizeof(wire_detach_status);
+    case WIRE_PONG: return sizeof(wire_cmd_ping);
+    case WIRE_STACK_THREAD: return sizeof(wire_stack_thread);
+    case WIRE_STACK_END: return sizeof(wire_stack_end);
+    case WIRE_PROFILE_STATUS: return sizeof(wire_profile_status);
+    case WIRE_GC_STARTED: return sizeof(wire_gc_started);
+    case WIRE_GC_FINISHED: return sizeof(wire_gc_finished);
+    case WIRE_RUNTIME_SUSPEND: return sizeof(wire_runtime_suspend);
+    case WIRE_TIERS_STATUS: return sizeof(wire_tiers_status);
+    case WIRE_AGENT_COST: return sizeof(wire_agent_cost);
+    default: return 0;
+    }
+}
+
 int wire_decode_record(const wire_frame *f, wire_record *out, const char **why)
 {
     size_t fixed;
@@ -157,32 +189,10 @@ int wire_decode_record(const wire_frame *f, wire_record *out, const char **why)
     out->flags = f->header.flags;
     out->seq = f->header.seq;
     out->time_ns = f->header.time_ns;
-    switch (f->header.type) {
-    case WIRE_HELLO: fixed = sizeof(wire_hello); break;
-    case WIRE_JIT_STARTED: fixed = sizeof(wire_jit_started); break;
-    case WIRE_JIT_FINISHED: fixed = sizeof(wire_jit_finished); break;
-    case WIRE_FUNCTION_NAME: fixed = sizeof(wire_function_name), strings = 1; break;
-    case WIRE_MODULE_LOADED: fixed = sizeof(wire_module_loaded), strings = 2; break;
-    case WIRE_MODULE_UNLOADED: fixed = sizeof(wire_module_unloaded); break;
-    case WIRE_ASSEMBLY_LOADED: fixed = sizeof(wire_assembly_loaded), strings = 1; break;
-    case WIRE_THREAD_CREATED:
-    case WIRE_THREAD_DESTROYED:
-    case WIRE_THREAD_OS_ID: fixed = sizeof(wire_thread); break;
-    case WIRE_THREAD_NAME: fixed = sizeof(wire_thread), strings = 1; break;
-    case WIRE_DROPS: fixed = sizeof(wire_drops); break;
-    case WIRE_CATCHUP_BEGIN:
-    case WIRE_CATCHUP_END: fixed = sizeof(wire_catchup); break;
-    case WIRE_DETACH_STATUS: fixed = sizeof(wire_detach_status); break;
-    case WIRE_PONG: fixed = sizeof(wire_cmd_ping); break;
-    case WIRE_STACK_THREAD: fixed = sizeof(wire_stack_thread); break;
-    case WIRE_STACK_END: fixed = sizeof(wire_stack_end); break;
-    case WIRE_PROFILE_STATUS: fixed = sizeof(wire_profile_status); break;
-    case WIRE_GC_STARTED: fixed = sizeof(wire_gc_started); break;
-    case WIRE_GC_FINISHED: fixed = sizeof(wire_gc_finished); break;
-    case WIRE_RUNTIME_SUSPEND: fixed = sizeof(wire_runtime_suspend); break;
-    case WIRE_TIERS_STATUS: fixed = sizeof(wire_tiers_status); break;
-    case WIRE_AGENT_COST: fixed = sizeof(wire_agent_cost); break;
-    default: *why = "unknown record type"; return WIRE_DECODE_BAD;
+    fixed = wire_record_fixed(f->header.type, &strings);
+    if (fixed == 0) {
+        *why = "unknown record type";
+        return WIRE_DECODE_BAD;
     }
     if (f->header.flags & ~(uint16_t)WIRE_FLAGS_KNOWN) {
         *why = "record with unknown flags";

@@ -82,6 +82,9 @@ int wire_decode_frame(const uint8_t *buf, size_t len, wire_frame *out, size_t *c
  * disagrees with the payload length, and a STACK_END with more threads sent
  * than WIRE_STACK_MAX_THREADS or than the runtime listed. */
 int wire_decode_record(const wire_frame *frame, wire_record *out, const char **why);
+/* The fixed part's size of an agent record type (0: not one) and how many
+ * strings follow it (the one table the decoder and record builders use). */
+size_t wire_record_fixed(uint16_t type, unsigned *strings);
 
 /* A command (server -> agent), decoded. Unknown command types are OK with only
  * `type` set: a newer server may know more, and the agent ignores them. */

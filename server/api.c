@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "api_route.h"
+#include "persist.h"
 #include "store.h"
 #include "api_export.h"
 #include "api_util.h"
@@ -46,7 +47,7 @@ static int api_events(api_call *c)
     const api_request *req = c->req;
     session *s = c->s;
     long long after, limit;
-    uint64_t seq, first = session_first_event_seq(s);
+    uint64_t seq, first = eventlog_first_seq(&s->events);
     json_t *list;
 
     if (api_arg_int(req, "after", 0, 1LL << 62, 0, &after) != 0 ||
@@ -54,12 +55,12 @@ static int api_events(api_call *c)
         return api_fail(c, 400, "after must be >= 0 and limit 1..10000");
     list = json_array();
     seq = (uint64_t)after + 1 < first ? first : (uint64_t)after + 1;
-    for (; seq <= s->event_seq && json_array_size(list) < (size_t)limit; seq++)
-        json_array_append_new(list, view_event(s, session_event_at(s, seq)));
+    for (; seq <= s->events.last_seq && json_array_size(list) < (size_t)limit; seq++)
+        json_array_append_new(list, view_event(s, eventlog_at(&s->events, seq)));
     c->reply->json = json_pack("{s:o, s:I, s:I, s:b}", "events", list, "next_after",
                                (json_int_t)(seq - 1 > (uint64_t)after ? seq - 1 : (uint64_t)after),
-                               "last_seq", (json_int_t)s->event_seq, "evicted",
-                               (uint64_t)after + 1 < first && s->events_evicted > 0);
+                               "last_seq", (json_int_t)s->events.last_seq, "evicted",
+                               (uint64_t)after + 1 < first && s->events.evicted > 0);
     return 200;
 }
 
@@ -186,9 +187,9 @@ static int api_delete(api_call *c)
     }
     sessions_remove(c->session_id);
     sessions_unlock();
-    store_forget(c->session_id);
+    persist_forget(c->session_id);
     sessions_notify(c->session_id);
-    c->reply->json = json_pack("{s:i, s:b}", "deleted", c->session_id, "stored", store_enabled());
+    c->reply->json = json_pack("{s:i, s:b}", "deleted", c->session_id, "stored", persist_enabled());
     return 200;
 }
 
@@ -200,14 +201,15 @@ static json_t *api_storage_status(void)
     store_get_stats(&st);
     if (!st.enabled)
         return json_pack("{s:b}", "enabled", 0);
-    return json_pack("{s:b, s:s, s:I, s:I, s:I, s:f, s:I, s:I, s:I, s:I, s:I, s:o, s:s?}",
-                     "enabled", 1, "path", st.path, "sessions_stored",
-                     (json_int_t)st.sessions_stored, "backlog", (json_int_t)st.backlog, "deferred",
-                     (json_int_t)st.deferred, "rewrite_delay_s", st.rewrite_delay_ms / 1000.0,
-                     "lost", (json_int_t)st.lost, "write_errors", (json_int_t)st.write_errors,
-                     "rounds", (json_int_t)st.rounds, "commits", (json_int_t)st.commits, "rows",
-                     (json_int_t)st.rows, "last_commit_ms", view_ms(st.last_commit_ns),
-                     "last_error", st.last_error[0] ? st.last_error : NULL);
+    return json_pack(
+        "{s:b, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:s?, s:o}", "enabled",
+        1, "path", st.path, "sessions_stored", (json_int_t)st.sessions_stored, "backlog_bytes",
+        (json_int_t)st.backlog, "lost_bytes", (json_int_t)st.lost, "write_errors",
+        (json_int_t)st.write_errors, "rounds", (json_int_t)st.rounds, "commits",
+        (json_int_t)st.commits, "chunks", (json_int_t)st.chunks, "snapshots",
+        (json_int_t)st.snapshots, "bytes_logged", (json_int_t)st.bytes_logged, "bytes_written",
+        (json_int_t)st.bytes_written, "last_commit_ms", view_ms(st.last_commit_ns), "last_error",
+        st.last_error[0] ? st.last_error : NULL, "last_error_ms", view_ms(st.last_error_ns));
 }
 
 /* GET /api/config */
@@ -215,7 +217,7 @@ static int api_config(api_call *c)
 {
     c->reply->json = json_pack("{s:s, s:i, s:b, s:I, s:o}", "version", JITSCOPE_VERSION, "ws_port",
                                api_ws_port, "api_key_required", api_key_required,
-                               "event_log_capacity", (json_int_t)SESSION_MAX_EVENTS, "storage",
+                               "event_log_capacity", (json_int_t)EVENTLOG_MAX, "storage",
                                api_storage_status());
     return 200;
 }
@@ -282,7 +284,7 @@ int api_handle(const api_request *req, api_reply *reply)
     c.session_id = args.session_id;
     c.n = args.n;
     if (status == 0 && c.session_id && strcmp(req->method, "DELETE") != 0)
-        store_prepare(c.session_id); /* a past session is read before the lock is taken */
+        persist_prepare(c.session_id); /* a stored session is read before the lock is taken */
     if (status == 0 && route->export_list && (format = api_export_format(req)) < 0)
         status = api_fail(&c, 400, "format must be csv or json");
     else if (status != 0)

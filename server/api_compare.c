@@ -10,7 +10,7 @@
 #include "api_export.h"
 #include "api_util.h"
 #include "compare.h"
-#include "store.h"
+#include "persist.h"
 
 #define COMPARE_DEFAULT_LIMIT 100
 #define COMPARE_MAX_LIMIT 10000
@@ -255,7 +255,7 @@ static int take(api_call *c, int id, compare_snapshot *snap, json_t **view)
     session *s;
     int rc;
 
-    store_prepare(id); /* a past session is read before the lock is taken */
+    persist_prepare(id); /* a stored session is read before the lock is taken */
     sessions_lock();
     s = sessions_get(id);
     if (!s) {

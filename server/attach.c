@@ -160,8 +160,9 @@ void attach_process(pid_t pid, attach_result *out)
     if (proc_has_thread(pid, WIRE_AGENT_THREAD_NAME) == 1) {
         attach_fail(out, 409,
                     "a jitscope agent of another server is still active in process %ld; it "
-                    "detaches itself once it has had no server for 10 s (30 s when started by "
-                    "jitscope run): attach again then",
+                    "detaches itself once it has had no server for 60 s (a server started on "
+                    "its server's data directory takes its session back meanwhile): attach "
+                    "again then",
                     (long)pid);
         goto done;
     }

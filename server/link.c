@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "persist.h"
 #include "proc.h"
 #include "sessions.h"
 #include "wire_decode.h"
@@ -58,13 +59,44 @@ const char *link_socket_path(void) { return link_path; }
 
 static void *link_main(void *arg);
 
-static int link_make_dir(char *err, size_t errsz)
+static int link_remake_dir(char *err, size_t errsz);
+
+/* The directory for a data directory: its absolute path hashed (FNV-1a). */
+static int link_stable_dir(const char *base, const char *key, char *err, size_t errsz)
+{
+    char resolved[4096];
+    uint64_t h = 0xcbf29ce484222325ull;
+    const char *p;
+
+    if (!realpath(key, resolved))
+        snprintf(resolved, sizeof(resolved), "%s", key);
+    for (p = resolved; *p; p++) {
+        h ^= (unsigned char)*p;
+        h *= 0x100000001b3ull;
+    }
+    if (snprintf(link_dir, sizeof(link_dir), "%s/jitscope-%u-%016llx", base, (unsigned)getuid(),
+                 (unsigned long long)h) >= (int)sizeof(link_dir)) {
+        snprintf(err, errsz, "socket directory name too long under %s", base);
+        return -1;
+    }
+    if (link_remake_dir(err, errsz) != 0) { /* made 0700, or ours and private already */
+        link_dir[0] = '\0';
+        return -1;
+    }
+    snprintf(link_path, sizeof(link_path), "%s/agent.sock", link_dir);
+    unlink(link_path); /* a socket left by a server that died: ours to bind again */
+    return 0;
+}
+
+static int link_make_dir(const char *stable_key, char *err, size_t errsz)
 {
     const char *base = getenv("XDG_RUNTIME_DIR");
     struct stat st;
 
     if (!base || !*base || stat(base, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != getuid())
         base = "/tmp";
+    if (stable_key)
+        return link_stable_dir(base, stable_key, err, errsz);
     if (snprintf(link_dir, sizeof(link_dir), "%s/jitscope-XXXXXX", base) >= (int)sizeof(link_dir)) {
         snprintf(err, errsz, "socket directory name too long under %s", base);
         return -1;
@@ -161,9 +193,9 @@ failed:
     link_recreate_failing = 1;
 }
 
-int link_start(char *err, size_t errsz)
+int link_start(const char *stable_key, char *err, size_t errsz)
 {
-    if (link_make_dir(err, errsz) != 0)
+    if (link_make_dir(stable_key, err, errsz) != 0)
         return -1;
     if (snprintf(link_path, sizeof(link_path), "%s/agent.sock", link_dir) >=
         (int)sizeof(link_path)) {
@@ -430,9 +462,9 @@ static session *link_bind(link_conn *c, const wire_record *r, const char **why)
         return NULL;
     }
     if (!s->parent_pid && s->pid > 0)
-        s->parent_pid = proc_parent_pid(s->pid); /* the hello's is the agent's word */
+        s->parent_pid = proc_parent_pid(s->pid);  /* the hello's is the agent's word */
+    persist_resumed(s, (int64_t)clock_real_ns()); /* a session of a server before this one */
     s->link_id = c->link_id;
-    s->last_seq = 0;
     c->session_id = s->id;
     link_pending--;
     link_bound++;
@@ -445,14 +477,14 @@ static const char *link_consume(link_conn *c)
     const char *why = NULL;
     size_t off = 0;
     int64_t now = (int64_t)clock_real_ns();
-    int applied = 0;
+    session *s = NULL;
+    size_t logged = 0; /* c->buf[0..logged) is in the session's log */
 
     sessions_lock();
     while (!why) {
         wire_frame f;
         wire_record r;
         size_t used;
-        session *s;
         int rc = wire_decode_frame(c->buf + off, c->used - off, &f, &used, &why);
 
         if (rc != WIRE_DECODE_OK)
@@ -466,14 +498,14 @@ static const char *link_consume(link_conn *c)
             break;
         }
         s->bytes += used;
-        applied = 1;
         if (session_apply(s, &r, now, &why) != 0)
             break;
-        if (session_persist_enabled() && session_persist_wants(r.type))
-            session_persist_log(s, SESSION_REPLAY_FRAME, now, c->buf + off - used, (uint32_t)used);
+        logged = off;
     }
-    if (applied)
+    if (s && logged) { /* what was folded goes into its log, as it came */
+        persist_frames(s, now, c->buf, logged);
         sessions_changed(); /* wakes requests waiting for a record (POST /stacks) */
+    }
     sessions_unlock();
     memmove(c->buf, c->buf + off, c->used - off);
     c->used -= off;
@@ -531,6 +563,7 @@ static void *link_main(void *arg)
         }
         if ((int64_t)clock_real_ns() - last_sweep > 500000000) {
             sessions_sweep();
+            persist_sweep();
             link_check_socket();
             last_sweep = (int64_t)clock_real_ns();
         }

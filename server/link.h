@@ -16,6 +16,13 @@
  * it makes the directory again at the same path (0700, or refuses when the
  * name now belongs to someone else) and binds a new socket there, logging it:
  * connected agents go on, new agents, reconnects and attaches work again.
+ *
+ * With storage on, the directory's name is stable for the data directory
+ * (link_start's `stable_key`): jitscope-<uid>-<hash of the data directory's
+ * path> under $XDG_RUNTIME_DIR (else /tmp), made 0700 or, left by a server
+ * that died, taken back only when it is still a private directory of ours. An
+ * agent whose server died keeps trying that path, so a server started on the
+ * same data directory takes its session back (persist.h).
  */
 #ifndef JITSCOPE_LINK_H
 #define JITSCOPE_LINK_H
@@ -23,7 +30,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-int link_start(char *err, size_t errsz);
+/* stable_key: the data directory (the socket's path follows from it), or
+ * NULL for a directory of its own (mkdtemp). */
+int link_start(const char *stable_key, char *err, size_t errsz);
 const char *link_socket_path(void);
 /* Sends one command frame to the connection bound to a session. 0 or -1. */
 int link_send(int link_id, uint16_t type, const void *payload, uint32_t length);

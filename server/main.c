@@ -30,6 +30,7 @@
 #include "link.h"
 #include "netaddr.h"
 #include "sessions.h"
+#include "persist.h"
 #include "store.h"
 #include "ws.h"
 #include "utf.h"
@@ -47,7 +48,7 @@ typedef struct cli_options {
     const char *server;     /* attach/detach: URL of a running server */
     int ws_port;            /* -1: HTTP port + 1 (0 when the HTTP port is 0) */
     int no_children;        /* run: keep the agent out of the app's child processes */
-    store_options store;    /* --data DIR|none, --keep N */
+    persist_options store;  /* --data DIR|none, --keep N, --keep-events N */
     char data_buf[PATH_MAX];
 } cli_options;
 
@@ -88,9 +89,6 @@ static void usage(FILE *out)
           "                  at most 200)\n"
           "  --keep-events N newest events kept in storage per session (default and most\n"
           "                  1048576, what memory keeps; at least 1000)\n"
-          "  --rewrite-delay S  a stored function that compiles again (tier-up) is rewritten\n"
-          "                  in a batch within S seconds, or when its session ends (default\n"
-          "                  30, at most 3600; 0: at the next commit)\n"
           "  --server URL    a running jitscope server (default http://127.0.0.1:8642; an\n"
           "                  https:// one's certificate is checked against the system's CAs,\n"
           "                  or the PEM file in JITSCOPE_CA_FILE)\n"
@@ -147,7 +145,6 @@ static int parse_options(int argc, char **argv, int start, int allow_command, in
     memset(o, 0, sizeof(*o));
     o->http.port = 8642;
     o->ws_port = -1;
-    o->store.rewrite_ms = STORE_REWRITE_MS;
     o->http.api_key = getenv("JITSCOPE_API_KEY");
     for (i = start; i < argc; i++) {
         const char *a = argv[i];
@@ -193,20 +190,16 @@ static int parse_options(int argc, char **argv, int start, int allow_command, in
             o->store.dir = v, i++;
         } else if (strcmp(a, "--keep-events") == 0 && v) {
             long keep;
-            if (parse_in_range(v, STORE_KEEP_EVENTS_MIN, SESSION_MAX_EVENTS, &keep) != 0) {
+            if (parse_in_range(v, STORE_KEEP_EVENTS_MIN, EVENTLOG_MAX, &keep) != 0) {
                 fprintf(stderr, "jitscope: --keep-events wants %u..%u, not '%s'\n",
-                        STORE_KEEP_EVENTS_MIN, (unsigned)SESSION_MAX_EVENTS, v);
+                        STORE_KEEP_EVENTS_MIN, (unsigned)EVENTLOG_MAX, v);
                 return -1;
             }
             o->store.keep_events = (unsigned)keep, i++;
-        } else if (strcmp(a, "--rewrite-delay") == 0 && v) {
-            long seconds;
-            if (parse_in_range(v, 0, STORE_REWRITE_MAX_S, &seconds) != 0) {
-                fprintf(stderr, "jitscope: --rewrite-delay wants 0..%u seconds, not '%s'\n",
-                        STORE_REWRITE_MAX_S, v);
-                return -1;
-            }
-            o->store.rewrite_ms = (unsigned)seconds * 1000u, i++;
+        } else if (strcmp(a, "--rewrite-delay") == 0) {
+            fprintf(stderr, "jitscope: --rewrite-delay is no longer needed: every compilation is "
+                            "stored as it comes (docs/STORAGE.md)\n");
+            return -1;
         } else if (strcmp(a, "--keep") == 0 && v) {
             long keep;
             if (parse_in_range(v, 1, STORE_KEEP_MAX, &keep) != 0) {
@@ -321,6 +314,9 @@ static int serve(cli_options *o, int mode)
                     .tls_key = o->http.tls_key};
     const char *tls = o->http.tls_cert ? "s" : "";
 
+    /* a file that may not grow (a full disk's quota, a file size limit) is an
+     * error storage reports and retries, not the end of the server */
+    signal(SIGXFSZ, SIG_IGN);
     sigemptyset(&stop);
     sigaddset(&stop, SIGINT);
     sigaddset(&stop, SIGTERM);
@@ -339,15 +335,15 @@ static int serve(cli_options *o, int mode)
         }
         o->store.dir = o->data_buf;
     }
-    if (store_open(&o->store, err, sizeof(err)) != 0) {
+    if (persist_open(&o->store, err, sizeof(err)) != 0) {
         fprintf(stderr, "jitscope: %s\n", err);
         return STORE_EXIT_CODE;
     }
-    if (store_enabled())
+    if (persist_enabled())
         fprintf(stderr, "jitscope: sessions kept in %s/jitscope.db\n", o->store.dir);
-    if (link_start(err, sizeof(err)) != 0) {
+    if (link_start(persist_enabled() ? o->store.dir : NULL, err, sizeof(err)) != 0) {
         fprintf(stderr, "jitscope: agent socket: %s\n", err);
-        store_close();
+        persist_close();
         return 1;
     }
     attach_set_agent_path(o->agent_path);
@@ -416,7 +412,7 @@ done:
     link_stop(); /* no agent record can notify the stream any more */
     ws_stop();
     launch_stop();
-    store_close(); /* its last round writes what the sessions hold now */
+    persist_close(); /* its last round writes what the sessions hold now */
     sessions_lock();
     sessions_free_all();
     sessions_unlock();

@@ -256,17 +256,26 @@ static void metrics_storage(textbuf *b)
     textbuf_printf(b, "jitscope_storage_enabled %d\n", st.enabled);
     if (!st.enabled)
         return;
-    metrics_family(b, "jitscope_storage_backlog", "gauge",
-                   "Functions and events changed in memory, to be written at the next round.");
-    textbuf_printf(b, "jitscope_storage_backlog %llu\n", (unsigned long long)st.backlog);
-    metrics_family(b, "jitscope_storage_deferred", "gauge",
-                   "Functions already written that compiled again, waiting for their batch.");
-    textbuf_printf(b, "jitscope_storage_deferred %llu\n", (unsigned long long)st.deferred);
-    metrics_family(b, "jitscope_storage_lost_total", "counter",
-                   "Changes storage could not keep (memory, caps, write errors).");
-    textbuf_printf(b, "jitscope_storage_lost_total %llu\n", (unsigned long long)st.lost);
+    metrics_family(b, "jitscope_storage_backlog_bytes", "gauge",
+                   "Log bytes and snapshots waiting for the writer.");
+    textbuf_printf(b, "jitscope_storage_backlog_bytes %llu\n", (unsigned long long)st.backlog);
+    metrics_family(b, "jitscope_storage_lost_bytes_total", "counter",
+                   "Log bytes dropped because the writer was behind (the log breaks there until "
+                   "the session's next snapshot).");
+    textbuf_printf(b, "jitscope_storage_lost_bytes_total %llu\n", (unsigned long long)st.lost);
+    metrics_family(b, "jitscope_storage_logged_bytes_total", "counter",
+                   "Bytes of agent and server records handed to storage.");
+    textbuf_printf(b, "jitscope_storage_logged_bytes_total %llu\n",
+                   (unsigned long long)st.bytes_logged);
+    metrics_family(b, "jitscope_storage_written_bytes_total", "counter",
+                   "Bytes written into the database (log chunks, compressed snapshots).");
+    textbuf_printf(b, "jitscope_storage_written_bytes_total %llu\n",
+                   (unsigned long long)st.bytes_written);
+    metrics_family(b, "jitscope_storage_snapshots_total", "counter",
+                   "Snapshots written (a session's log compacted).");
+    textbuf_printf(b, "jitscope_storage_snapshots_total %llu\n", (unsigned long long)st.snapshots);
     metrics_family(b, "jitscope_storage_write_errors_total", "counter",
-                   "Write rounds the database refused.");
+                   "Write rounds the database refused (tried again).");
     textbuf_printf(b, "jitscope_storage_write_errors_total %llu\n",
                    (unsigned long long)st.write_errors);
     metrics_family(b, "jitscope_storage_commits_total", "counter", "Transactions committed.");

@@ -124,6 +124,18 @@ pid_t proc_parent_pid(pid_t pid)
     return proc_stat(pid, &state, &ppid) == 0 ? ppid : 0;
 }
 
+uint64_t proc_start_time(pid_t pid)
+{
+    char text[1024];
+    size_t len;
+    uint64_t start = 0;
+
+    if (pid <= 0 || proc_read(pid, "stat", text, sizeof(text), &len) != 0 ||
+        proc_stat_number(text, len, 22, &start) != 0)
+        return 0;
+    return start;
+}
+
 int proc_is_gone(pid_t pid)
 {
     char state;

@@ -33,6 +33,10 @@ int proc_read(pid_t pid, const char *name, char *buf, size_t cap, size_t *len);
 /* The parent pid of pid, or 0 when /proc cannot tell (process gone). */
 pid_t proc_parent_pid(pid_t pid);
 
+/* The start time of pid (field 22 of its stat: clock ticks after boot), which
+ * tells it from a later process given the same pid; 0 when it cannot be read. */
+uint64_t proc_start_time(pid_t pid);
+
 /* 1 when pid no longer runs: no such process, or a zombie waiting to be reaped. */
 int proc_is_gone(pid_t pid);
 

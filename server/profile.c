@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "grow.h"
-#include "session_log.h"
+#include "eventlog.h"
 #include "wire_decode.h"
 
 /* ---- suspension histogram: exact below 16 ns, then 16 buckets per power of two */
@@ -88,8 +88,7 @@ void profile_stop(profile_state *p, int64_t now_ns)
     }
 }
 
-void profile_apply_status(profile_state *p, struct session *log, const wire_record *r,
-                          int64_t when_ns)
+void profile_apply_status(profile_state *p, eventlog *log, const wire_record *r, int64_t when_ns)
 {
     const wire_profile_status *st = &r->u.profile_status;
 
@@ -121,9 +120,9 @@ void profile_apply_status(profile_state *p, struct session *log, const wire_reco
         p->budget_permille = st->budget_permille;
     p->agent_samples = st->samples;
     p->agent_suspended_ns = st->suspended_ns;
-    session_log_event(log, WIRE_PROFILE_STATUS, 0, when_ns,
-                      (uint64_t)p->requested_millihz | (uint64_t)p->budget_permille << 32,
-                      p->effective_millihz, st->state);
+    eventlog_append(log, WIRE_PROFILE_STATUS, 0, when_ns,
+                    (uint64_t)p->requested_millihz | (uint64_t)p->budget_permille << 32,
+                    p->effective_millihz, st->state);
 }
 
 const char *profile_state_name(int state)

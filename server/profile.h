@@ -20,6 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "eventlog.h"
 #include "idmap.h"
 #include "stacks.h"
 
@@ -81,7 +82,6 @@ typedef struct profile_state {
     idmap thread_index;
 } profile_state;
 
-struct session;
 struct wire_record;
 
 /* POST /profile: discards the previous profile, state running at hz. */
@@ -89,7 +89,7 @@ void profile_start(profile_state *p, uint32_t hz, int64_t now_ns);
 /* POST /profile/stop, or the agent went away: state stopped. */
 void profile_stop(profile_state *p, int64_t now_ns);
 /* One PROFILE_STATUS record; logged as a `profile` event. */
-void profile_apply_status(profile_state *p, struct session *log, const struct wire_record *r,
+void profile_apply_status(profile_state *p, eventlog *log, const struct wire_record *r,
                           int64_t when_ns);
 /* One sample walk (kind SAMPLE) that stacks.c assembled. */
 void profile_add_walk(profile_state *p, const stacks_walk *w, uint32_t effective_millihz);

@@ -1,7 +1,9 @@
 /* session.c -- folding agent records into one session's state (see session.h). */
 #include "session.h"
-#include "grow.h"
 #include "clock.h"
+#include "grow.h"
+#include "logrec.h"
+#include "wire_encode.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +33,7 @@ session *session_new(int id, int mode, pid_t pid, const char *command_line, cons
     s->mode = mode;
     s->pid = pid;
     s->state = SESSION_STARTING;
+    s->persist.loaded = 1; /* its content is what it folds (storage's copies say otherwise) */
     s->command_line = strdup(command_line ? command_line : "");
     if (!s->command_line) {
         free(s);
@@ -42,85 +45,56 @@ session *session_new(int id, int mode, pid_t pid, const char *command_line, cons
 
 void session_free(session *s)
 {
-    size_t i;
-
     if (!s)
         return;
-    for (i = 0; i < s->function_count; i++)
-        free(s->functions[i].compilation_list);
-    for (i = 0; i < s->module_count; i++) {
-        free(s->modules[i].path);
-        free(s->modules[i].assembly);
-    }
-    for (i = 0; i < s->thread_count; i++)
-        free(s->threads[i].name);
-    free(s->functions);
-    free(s->modules);
-    free(s->threads);
-    free(s->events);
-    stacks_free(&s->stacks);
-    profile_free(&s->profile);
-    timeline_free(&s->timeline);
-    idindex_free(&s->function_index);
-    strpool_free(&s->names);
-    idmap_free(&s->module_index);
-    idmap_free(&s->thread_index);
-    idmap_free(&s->thread_os_index);
+    session_drop_content(s);
     free(s->command_line);
     free(s->persist.summary);
-    free(s->persist.dirty);
-    free(s->persist.replay);
     free(s);
 }
 
-static _Atomic int session_persist_on;
+static void (*_Atomic session_record_sink)(session *s, int64_t now_ns, const void *frame,
+                                           size_t length);
 
-void session_persist_enable(void) { session_persist_on = 1; }
-int session_persist_enabled(void) { return session_persist_on; }
-
-int session_persist_wants(uint16_t record_type)
+void session_set_record_sink(void (*sink)(session *s, int64_t now_ns, const void *frame,
+                                          size_t length))
 {
-    switch (record_type) {
+    session_record_sink = sink;
+}
+
+/* One of the server's own records, into the session's log (when it has one). */
+static void session_emit(session *s, int64_t now_ns, uint16_t type, const void *payload,
+                         uint32_t length)
+{
+    void (*sink)(session *, int64_t, const void *, size_t) = session_record_sink;
+    uint8_t frame[sizeof(wire_frame_header) + 64];
+    wire_frame_header h = {.type = type};
+
+    if (!sink || s->persist.quiet || length > 64)
+        return;
+    sink(s, now_ns, frame, wire_encode(frame, &h, payload, length, NULL, 0, NULL, 0));
+}
+
+int session_is_observation(uint16_t type)
+{
+    switch (type) {
     case WIRE_HELLO:
     case WIRE_STACK_THREAD:
     case WIRE_STACK_END:
     case WIRE_PROFILE_STATUS:
     case WIRE_GC_STARTED:
     case WIRE_GC_FINISHED:
-    case WIRE_RUNTIME_SUSPEND: return 1;
+    case WIRE_RUNTIME_SUSPEND:
+    case LOGREC_PROFILE_START:
+    case LOGREC_PROFILE_STOP: return 1;
     default: return 0;
     }
-}
-
-void session_persist_log(session *s, unsigned kind, int64_t now_ns, const void *data,
-                         uint32_t length)
-{
-    session_persist *p = &s->persist;
-    size_t padded = SESSION_REPLAY_PADDED(length), need = sizeof(session_replay_header) + padded;
-    session_replay_header h = {(uint8_t)kind, {0, 0, 0}, length, now_ns};
-    size_t cap = p->replay_cap;
-
-    if (p->replay_len + need > SESSION_REPLAY_PENDING_MAX ||
-        p->replay_total + need > SESSION_REPLAY_SESSION_MAX ||
-        grow_reserve((void **)&p->replay, &cap, p->replay_len + need - 1, 1, 64 * 1024,
-                     SESSION_REPLAY_PENDING_MAX, GROW_KEEP) != 0) {
-        p->replay_lost += need;
-        return;
-    }
-    p->replay_cap = cap;
-    memcpy(p->replay + p->replay_len, &h, sizeof(h));
-    if (length)
-        memcpy(p->replay + p->replay_len + sizeof(h), data, length);
-    memset(p->replay + p->replay_len + sizeof(h) + length, 0, padded - length);
-    p->replay_len += need;
-    p->replay_total += need;
 }
 
 void session_profile_start(session *s, uint32_t hz, int64_t now_ns)
 {
     profile_start(&s->profile, hz, now_ns);
-    if (session_persist_enabled())
-        session_persist_log(s, SESSION_REPLAY_PROFILE_START, now_ns, &hz, sizeof(hz));
+    session_emit(s, now_ns, LOGREC_PROFILE_START, &hz, sizeof(hz));
 }
 
 void session_profile_stop(session *s, int64_t now_ns)
@@ -128,8 +102,28 @@ void session_profile_stop(session *s, int64_t now_ns)
     if (s->profile.state != PROFILE_RUNNING)
         return;
     profile_stop(&s->profile, now_ns);
-    if (session_persist_enabled())
-        session_persist_log(s, SESSION_REPLAY_PROFILE_STOP, now_ns, NULL, 0);
+    session_emit(s, now_ns, LOGREC_PROFILE_STOP, NULL, 0);
+}
+
+static int session_apply_resumed(session *s, const uint8_t *payload, uint32_t length,
+                                 int64_t now_ns);
+
+int session_apply_server(session *s, uint16_t type, const uint8_t *payload, uint32_t length,
+                         int64_t now_ns)
+{
+    uint32_t hz;
+
+    switch (type) {
+    case LOGREC_PROFILE_START:
+        if (length != sizeof(hz))
+            return -1;
+        memcpy(&hz, payload, sizeof(hz));
+        profile_start(&s->profile, hz, now_ns);
+        return 0;
+    case LOGREC_PROFILE_STOP: profile_stop(&s->profile, now_ns); return 0;
+    case LOGREC_RESUMED: return session_apply_resumed(s, payload, length, now_ns);
+    default: return -1;
+    }
 }
 
 _Static_assert(sizeof(session_function) == 128,
@@ -155,7 +149,7 @@ void session_memory_usage(const session *s, session_memory *m)
     m->functions_reserved = s->function_cap * sizeof(*s->functions);
     m->function_index = s->function_index.capacity * sizeof(*s->function_index.slots);
     m->names = strpool_bytes(&s->names);
-    m->events = s->event_cap * sizeof(*s->events);
+    m->events = eventlog_bytes(&s->events);
     m->compilations = s->compilation_bytes;
 }
 
@@ -264,39 +258,6 @@ static session_function *session_function_slot(session *s, uint64_t id, int *cre
     return f;
 }
 
-/* Storage on: the writer will copy f (once per change batch): a function it
- * has not written yet at its next round, one it has (a re-JIT) with the next
- * batch of rewrites. */
-static void session_persist_function(session *s, session_function *f)
-{
-    session_persist *p = &s->persist;
-
-    if ((f->persist & SESSION_PERSIST_QUEUED) || !session_persist_enabled())
-        return;
-    f->persist |= SESSION_PERSIST_QUEUED;
-    if (f->persist & SESSION_PERSIST_WRITTEN) {
-        if (p->rewrite_count++ == 0)
-            p->rewrite_since_ns = clock_mono_ns();
-        return;
-    }
-    if (grow_reserve((void **)&p->dirty, &p->dirty_cap, p->dirty_count, sizeof(*p->dirty), 256,
-                     SESSION_MAX_FUNCTIONS, GROW_KEEP) != 0) {
-        p->dirty_all = 1; /* the writer walks every function instead */
-        return;
-    }
-    p->dirty[p->dirty_count++] = (uint32_t)(f - s->functions);
-}
-
-/* Every change to a function comes through here, so storage hears of it. */
-static session_function *session_function_entry(session *s, uint64_t id, int *created)
-{
-    session_function *f = session_function_slot(s, id, created);
-
-    if (f)
-        session_persist_function(s, f);
-    return f;
-}
-
 /* A JIT record named the function: it is listed and counted from now on. */
 static void session_function_jitted(session *s, session_function *f)
 {
@@ -318,51 +279,10 @@ static session_module *session_module_entry(session *s, uint64_t id, int *create
     return m;
 }
 
-void session_log_event(session *s, uint16_t type, uint16_t flags, int64_t when, uint64_t id,
-                       uint64_t value, uint32_t extra)
-{
-    session_event *e;
-    size_t index = (size_t)(s->event_seq % SESSION_MAX_EVENTS);
-
-    if (s->event_seq < SESSION_MAX_EVENTS &&
-        grow_reserve((void **)&s->events, &s->event_cap, (size_t)s->event_seq, sizeof(*e), 64,
-                     SESSION_MAX_EVENTS, GROW_KEEP) != 0) {
-        s->capacity_drops++;
-        return;
-    }
-    if (s->event_seq >= SESSION_MAX_EVENTS)
-        s->events_evicted++;
-    e = &s->events[index];
-    e->seq = ++s->event_seq;
-    e->time_ns = when;
-    e->id = id;
-    e->value = value;
-    e->type = type;
-    e->flags = flags;
-    e->extra = extra;
-    e->tier = 0;
-    e->reserved = 0;
-}
-
 static void session_log(session *s, const wire_record *r, int64_t when, uint64_t id, uint64_t value,
                         uint32_t extra)
 {
-    session_log_event(s, r->type, r->flags, when, id, value, extra);
-}
-
-uint64_t session_first_event_seq(const session *s)
-{
-    uint64_t first = s->event_seq > SESSION_MAX_EVENTS ? s->event_seq - SESSION_MAX_EVENTS + 1 : 1;
-
-    /* a stored session read back may start later (--keep-events) */
-    return s->events_evicted + 1 > first ? s->events_evicted + 1 : first;
-}
-
-const session_event *session_event_at(const session *s, uint64_t seq)
-{
-    if (seq == 0 || seq > s->event_seq || seq < session_first_event_seq(s))
-        return NULL;
-    return &s->events[(seq - 1) % SESSION_MAX_EVENTS];
+    eventlog_append(&s->events, r->type, r->flags, when, id, value, extra);
 }
 
 static void session_set_string(char **field, const wire_string *value)
@@ -483,9 +403,10 @@ static void session_apply_jit(session *s, const wire_record *r, int64_t when)
 {
     const wire_jit_finished *j = &r->u.jit_finished;
     int catchup = (r->flags & WIRE_FLAG_CATCHUP) != 0, created;
-    session_function *f = session_function_entry(s, j->function_id, &created);
+    session_function *f = session_function_slot(s, j->function_id, &created);
+    uint64_t duration = 0;
+    eventlog_entry *e;
     session_thread *thread;
-    uint64_t duration = 0, logged;
     uint32_t new_size;
     session_compilation first;
 
@@ -529,10 +450,10 @@ static void session_apply_jit(session *s, const wire_record *r, int64_t when)
     s->tier_compilations[f->tier]++;
     s->tier_jit_ns[f->tier] += duration;
     session_add_compilation(s, f, &first, when, duration);
-    logged = s->event_seq;
-    session_log(s, r, when, j->function_id, duration, f->native_size);
-    if (s->event_seq != logged)
-        s->events[(s->event_seq - 1) % SESSION_MAX_EVENTS].tier = f->tier;
+    e = eventlog_append(&s->events, r->type, r->flags, when, j->function_id, duration,
+                        f->native_size);
+    if (e)
+        e->tier = f->tier;
 }
 
 /* A module unloaded: its FunctionIDs may now be given to other methods, so
@@ -596,8 +517,9 @@ static int64_t session_wall_ns(const session *s, uint64_t monotonic_ns, int64_t 
 
 /* Stack walks, profile samples and the GC/suspension timeline: what a
  * stored session's replay log holds (session_replay). */
-static void session_apply_observation(session *s, const wire_record *r, int64_t when)
+static void session_apply_observation(session *s, const wire_record *r, int64_t when, int quiet)
 {
+    eventlog *log = quiet ? NULL : &s->events;
     stacks_walk *sample;
 
     switch (r->type) {
@@ -609,14 +531,14 @@ static void session_apply_observation(session *s, const wire_record *r, int64_t 
         break;
     }
     case WIRE_STACK_END:
-        sample = stacks_apply_end(&s->stacks, s, r, when);
+        sample = stacks_apply_end(&s->stacks, log, r, when);
         if (sample) {
             profile_add_walk(&s->profile, sample, r->u.stack_end.effective_millihz);
             stacks_walk_recycle(sample);
         }
         break;
-    case WIRE_PROFILE_STATUS: profile_apply_status(&s->profile, s, r, when); break;
-    default: timeline_apply(&s->timeline, s->profile.state == PROFILE_RUNNING, s, r, when); break;
+    case WIRE_PROFILE_STATUS: profile_apply_status(&s->profile, log, r, when); break;
+    default: timeline_apply(&s->timeline, s->profile.state == PROFILE_RUNNING, log, r, when); break;
     }
 }
 
@@ -625,6 +547,8 @@ int session_apply(session *s, const wire_record *r, int64_t now_ns, const char *
     int64_t when = session_wall_ns(s, r->time_ns, now_ns);
     int created;
 
+    if (r->type == WIRE_HELLO)
+        s->last_seq = 0; /* a connection's numbers start at 1 */
     if (r->seq != s->last_seq + 1)
         s->seq_gaps += r->seq > s->last_seq ? r->seq - s->last_seq - 1 : 1;
     s->last_seq = r->seq;
@@ -654,7 +578,7 @@ int session_apply(session *s, const wire_record *r, int64_t now_ns, const char *
     case WIRE_JIT_STARTED: {
         const wire_jit_started *j = &r->u.jit_started;
         session_thread *t = session_thread_for_jit(s, j->thread_id);
-        session_function *f = session_function_entry(s, j->function_id, &created);
+        session_function *f = session_function_slot(s, j->function_id, &created);
         if (f && j->il_size)
             f->il_size = j->il_size; /* dynamic methods: only the start knows it */
         if (f)
@@ -669,7 +593,7 @@ int session_apply(session *s, const wire_record *r, int64_t now_ns, const char *
     case WIRE_JIT_FINISHED: session_apply_jit(s, r, when); break;
     case WIRE_FUNCTION_NAME: {
         const wire_function_name *n = &r->u.function_name;
-        session_function *f = session_function_entry(s, n->function_id, &created);
+        session_function *f = session_function_slot(s, n->function_id, &created);
         if (f) {
             session_module *owner = f->module_id == n->module_id
                                         ? NULL
@@ -736,7 +660,7 @@ int session_apply(session *s, const wire_record *r, int64_t now_ns, const char *
     case WIRE_PROFILE_STATUS:
     case WIRE_GC_STARTED:
     case WIRE_GC_FINISHED:
-    case WIRE_RUNTIME_SUSPEND: session_apply_observation(s, r, when); break;
+    case WIRE_RUNTIME_SUSPEND: session_apply_observation(s, r, when, 0); break;
     case WIRE_AGENT_COST: s->agent_cost = r->u.agent_cost; break;
     case WIRE_TIERS_STATUS:
         s->tiers = r->u.tiers_status;
@@ -744,17 +668,6 @@ int session_apply(session *s, const wire_record *r, int64_t now_ns, const char *
         s->tiers_known = 1;
         break;
     default: *why = "record type not valid from an agent"; return -1;
-    }
-    switch (r->type) { /* what storage writes again when they changed */
-    case WIRE_MODULE_LOADED:
-    case WIRE_MODULE_UNLOADED:
-    case WIRE_ASSEMBLY_LOADED:
-    case WIRE_FUNCTION_NAME: s->persist.modules_gen++; break;
-    case WIRE_THREAD_CREATED:
-    case WIRE_THREAD_DESTROYED:
-    case WIRE_THREAD_OS_ID:
-    case WIRE_THREAD_NAME: s->persist.threads_gen++; break;
-    default: break;
     }
     return 0;
 }
@@ -769,10 +682,97 @@ int session_replay(session *s, const wire_record *r, int64_t now_ns)
     case WIRE_GC_STARTED:
     case WIRE_GC_FINISHED:
     case WIRE_RUNTIME_SUSPEND:
-        session_apply_observation(s, r, session_wall_ns(s, r->time_ns, now_ns));
+        session_apply_observation(s, r, session_wall_ns(s, r->time_ns, now_ns), 1);
         return 0;
     default: return -1;
     }
+}
+
+/* LOGREC_RESUMED: the session was taken back after a gap (a server restart). */
+static int session_apply_resumed(session *s, const uint8_t *payload, uint32_t length,
+                                 int64_t now_ns)
+{
+    logrec_resumed r;
+    eventlog_entry *e;
+
+    if (length != sizeof(r))
+        return -1;
+    memcpy(&r, payload, sizeof(r));
+    s->resumes++;
+    s->last_resume = r;
+    e = eventlog_append(&s->events, LOGREC_RESUMED, 0, r.since_ns ? r.since_ns : now_ns, 0,
+                        r.gap_ns, r.lost > UINT32_MAX ? UINT32_MAX : (uint32_t)r.lost);
+    (void)e;
+    return 0;
+}
+
+void session_take_content(session *to, session *from)
+{
+    session own = *to; /* the fields that stay to's */
+
+    session_drop_content(to);
+    *to = *from;
+    /* its own fields back */
+    to->id = own.id, to->pid = own.pid, to->mode = own.mode, to->root_id = own.root_id;
+    to->parent_pid = own.parent_pid, to->state = own.state;
+    memcpy(to->token, own.token, sizeof(to->token));
+    to->command_line = own.command_line;
+    memcpy(to->error, own.error, sizeof(to->error));
+    to->has_exit_code = own.has_exit_code, to->exit_code = own.exit_code;
+    to->exit_signal = own.exit_signal;
+    to->start_time = own.start_time, to->not_child = own.not_child;
+    to->created_ns = own.created_ns, to->ended_ns = own.ended_ns;
+    to->link_id = own.link_id;
+    to->persist = own.persist;
+    to->pins = own.pins, to->forgotten = own.forgotten;
+    /* from keeps its own fields and none of the content */
+    from->functions = NULL, from->function_count = from->function_cap = 0;
+    from->function_index = (idindex){0};
+    from->names = (strpool){0};
+    from->modules = NULL, from->module_count = from->module_cap = 0;
+    from->module_index = (idmap){0};
+    from->threads = NULL, from->thread_count = from->thread_cap = 0;
+    from->thread_index = (idmap){0};
+    from->thread_os_index = (idmap){0};
+    from->events = (eventlog){0};
+    memset(&from->stacks, 0, sizeof(from->stacks));
+    memset(&from->profile, 0, sizeof(from->profile));
+    memset(&from->timeline, 0, sizeof(from->timeline));
+    from->persist.summary = NULL;
+}
+
+void session_drop_content(session *s)
+{
+    size_t i;
+
+    for (i = 0; i < s->function_count; i++)
+        free(s->functions[i].compilation_list);
+    for (i = 0; i < s->module_count; i++) {
+        free(s->modules[i].path);
+        free(s->modules[i].assembly);
+    }
+    for (i = 0; i < s->thread_count; i++)
+        free(s->threads[i].name);
+    free(s->functions);
+    free(s->modules);
+    free(s->threads);
+    s->functions = NULL, s->function_count = s->function_cap = 0;
+    s->modules = NULL, s->module_count = s->module_cap = 0;
+    s->threads = NULL, s->thread_count = s->thread_cap = 0;
+    eventlog_free(&s->events);
+    stacks_free(&s->stacks);
+    profile_free(&s->profile);
+    timeline_free(&s->timeline);
+    memset(&s->stacks, 0, sizeof(s->stacks));
+    memset(&s->profile, 0, sizeof(s->profile));
+    memset(&s->timeline, 0, sizeof(s->timeline));
+    idindex_free(&s->function_index);
+    strpool_free(&s->names);
+    idmap_free(&s->module_index);
+    idmap_free(&s->thread_index);
+    idmap_free(&s->thread_os_index);
+    s->functions_jitted = 0;
+    s->compilation_bytes = 0;
 }
 
 const char *session_state_name(session_state st)
@@ -835,6 +835,7 @@ const char *session_event_type_name(uint16_t type)
     case WIRE_RUNTIME_SUSPEND: return "suspension";
     case WIRE_STACK_END: return "stack_snapshot";
     case WIRE_PROFILE_STATUS: return "profile";
+    case LOGREC_RESUMED: return "resumed";
     default: return "other";
     }
 }
@@ -919,7 +920,6 @@ void session_mark_ended(session *s, int64_t now_ns)
         if (s->threads[i].alive) {
             s->threads[i].alive = 0;
             s->threads[i].ended_ns = s->ended_ns;
-            s->persist.threads_gen++;
         }
     }
 }

@@ -20,10 +20,11 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "eventlog.h"
 #include "idindex.h"
 #include "idmap.h"
+#include "logrec.h"
 #include "profile.h"
-#include "session_log.h"
 #include "stacks.h"
 #include "strpool.h"
 #include "timeline.h"
@@ -34,8 +35,7 @@
 #define SESSION_MAX_FUNCTIONS (4u * 1024u * 1024u)
 #define SESSION_MAX_MODULES (256u * 1024u)
 #define SESSION_MAX_THREADS (256u * 1024u)
-#define SESSION_MAX_EVENTS (1024u * 1024u) /* newest kept; older ones are evicted and counted */
-#define SESSION_MAX_CODE_VERSIONS 4        /* code starts kept per function to recognise repeats */
+#define SESSION_MAX_CODE_VERSIONS 4 /* code starts kept per function to recognise repeats */
 #define SESSION_JIT_NESTING 8
 
 typedef enum session_state {
@@ -94,12 +94,8 @@ typedef struct session_function {
                        profiles, but not listed by /functions nor counted */
     uint8_t tier;                 /* wire_tier of the last compilation */
     uint8_t compilation_count, compilation_cap; /* kept (at most SESSION_MAX_COMPILATIONS) */
-    uint8_t persist; /* SESSION_PERSIST_* bits: storage's view of this function */
+    uint8_t reserved;
 } session_function;
-
-#define SESSION_PERSIST_QUEUED                                                                     \
-    0x1u /* in persist.dirty, or counted in persist.rewrite_count: changed since copied */
-#define SESSION_PERSIST_WRITTEN 0x2u /* the writer has copied it at least once */
 
 /* Compilation i (0 <= i < f->compilation_count) of a function, in order. */
 session_compilation session_function_compilation(const session_function *f, uint32_t i);
@@ -122,7 +118,7 @@ typedef struct session_module {
  * their position in session.threads (the API's thread_key), which never
  * changes, not even in storage. thread_index maps a ThreadID to its current
  * row until a THREAD_DESTROYED retires it; thread_os_index maps an OS thread
- * id to the newest row that had it. */
+ * id to the newest row that had it (session_thread.c). */
 typedef struct session_thread {
     uint64_t thread_id;
     uint32_t os_thread_id;
@@ -141,80 +137,25 @@ typedef struct session_thread {
 #define SESSION_THREAD_OS_NAME                                                                     \
     0x20000u /* its name is the OS's (WIRE_FLAG_OS_NAME), not the runtime's */
 
-/* One entry of the event log behind /events and the live stream (48 bytes).
- * What id, value and extra hold depends on the type:
- *   JIT_FINISHED     FunctionID      JIT duration ns      native size
- *   MODULE_*         ModuleID        base address         -
- *   ASSEMBLY_LOADED  AssemblyID      manifest ModuleID    -
- *   THREAD_*         ThreadID        OS thread id         thread row + 1 (0: unknown)
- *   CATCHUP_END      -               duration ns          functions
- *   DETACH_STATUS    -               HRESULT              state
- *   GC_FINISHED      GC reason       duration ns          generation bits      (`gc`)
- *   RUNTIME_SUSPEND  suspend reason  duration ns          1 if aborted         (`suspension`)
- *   STACK_END        snapshot number suspend ns           threads              (`stack_snapshot`)
- *   PROFILE_STATUS   requested mHz | budget permille << 32, effective mHz, wire state (`profile`)
- * time_ns is when it began (a GC's or a suspension's start). */
-typedef struct session_event {
-    uint64_t seq;    /* per session, from 1, no gaps */
-    int64_t time_ns; /* wall clock of the event in the target */
-    uint64_t id;
-    uint64_t value;
-    uint16_t type; /* wire_record_type */
-    uint16_t flags;
-    uint32_t extra;
-    uint32_t tier; /* JIT_FINISHED: wire_tier of the compilation */
-    uint32_t reserved;
-} session_event;
-
-/* What storage (store.h) has still to write of a session, kept by the record
- * folders under the sessions lock and copied out by the storage writer. All
- * of it stays empty while storage is off (session_persist_enable). */
-/* Entries of a session's replay log (store_replay.h reads them back). */
-enum session_replay_kind {
-    SESSION_REPLAY_FRAME = 1,         /* an agent record's frame */
-    SESSION_REPLAY_PROFILE_START = 2, /* the server started a profile: data uint32 hz */
-    SESSION_REPLAY_PROFILE_STOP = 3,  /* the server stopped it (command, link lost, end) */
-};
-
-#define SESSION_REPLAY_PENDING_MAX (64u << 20)   /* log bytes waiting for the writer */
-#define SESSION_REPLAY_SESSION_MAX (1024u << 20) /* log bytes for one session, in all */
-
-/* A replay log entry: this header, then its data padded to 8 bytes. */
-#define SESSION_REPLAY_PADDED(length) (((size_t)(length) + 7u) & ~(size_t)7u)
-typedef struct session_replay_header {
-    uint8_t kind;
-    uint8_t zero[3];
-    uint32_t length;
-    int64_t now_ns; /* the server's wall clock when it was applied */
-} session_replay_header;
-
+/* A session as storage (store.h) sees it; persist.c keeps these fields,
+ * under the sessions lock. */
 typedef struct session_persist {
-    int past;        /* read back from the database (read-only; never written again) */
-    int loaded;      /* past: its content was read (else only its header and summary) */
-    char *summary;   /* past and not loaded: its list entry (JSON) as stored */
-    uint32_t *dirty; /* indexes of the functions not yet written, changed since marked */
-    size_t dirty_count, dirty_cap;
-    /* Functions written before and changed again (a re-JIT) are not listed:
-     * they carry SESSION_PERSIST_QUEUED and SESSION_PERSIST_WRITTEN, and the
-     * writer rewrites them in batches, in index order (store_writer.c) */
-    size_t rewrite_count;              /* functions waiting so */
-    uint64_t rewrite_since_ns;         /* monotonic: when the oldest of them was queued */
-    uint32_t rewrite_cursor;           /* the writer's: where its running batch goes on */
-    int dirty_all;                     /* a mark found no memory: the writer copies them all */
-    uint64_t modules_gen, threads_gen; /* bumped by every module / thread change */
-    /* replay log: the records behind stack snapshots, profiles and the
-     * GC/suspension timeline, and the server's profile start/stop, in order
-     * (store_replay.h), waiting for the writer */
-    unsigned char *replay;
-    size_t replay_len, replay_cap;
-    uint64_t replay_total, replay_lost; /* bytes logged; bytes lost (over the cap) */
-    /* the writer's own: what it has written */
-    uint64_t stored_modules_gen, stored_threads_gen, stored_event_seq;
-    uint64_t stored_header_hash;  /* fingerprint of the header last written (store_writer.c) */
-    uint64_t stored_traffic_hash; /* and of its link traffic counters (records, bytes) */
-    uint64_t stored_seen_ns;      /* monotonic: when its row last said it was seen live */
-    uint64_t replay_lost_counted; /* of replay_lost, what the stats' `lost` has */
-    char load_error[160];         /* past: why its content could not all be read */
+    int stored;    /* storage keeps it: what it folds goes into its log */
+    int loaded;    /* its content is in memory (else only its header and list entry) */
+    int past;      /* from an earlier server, read-only */
+    int quiet;     /* being read back: the records it makes are already in its log */
+    char *summary; /* not loaded: its list entry as last stored (JSON) */
+    uint64_t header_hash, summary_hash; /* of what storage last got */
+    int64_t summary_mono_ns;            /* when its list entry was last handed over */
+    int snapshotted;                    /* ended, and its snapshot handed over */
+    uint64_t log_bytes;                 /* appended since its last snapshot */
+    uint64_t snapshot_bytes;            /* the size of that snapshot */
+    int64_t used_mono_ns;   /* last read back or asked for (unloading: the oldest goes) */
+    int resumable;          /* live when its server died, its process still runs: its agent may
+                               come back to a server on the same data directory */
+    int64_t resume_mono_ns; /* since when it waits for that */
+    int64_t last_seen_ns;   /* wall clock of the last word storage had of it */
+    char load_error[256];   /* why its content could not all be read */
 } session_persist;
 
 typedef struct session {
@@ -231,7 +172,10 @@ typedef struct session {
     char *command_line;
     char error[256]; /* why a launch/attach failed, or the detach refusal */
     int has_exit_code, exit_code;
-    int exit_signal; /* the signal that ended the launched process (exit_code 128+n); 0 none */
+    int exit_signal;     /* the signal that ended the launched process (exit_code 128+n); 0 none */
+    uint64_t start_time; /* its process's start (proc_start_time): a later process with the same
+                            pid is another one */
+    int not_child;       /* run mode, taken back after a restart: not ours to reap */
     int64_t created_ns, connected_ns, ended_ns;
     /* runtime identity from the hello */
     uint16_t runtime_type, clr_instance_id, major, minor, build, qfe;
@@ -261,16 +205,14 @@ typedef struct session {
     size_t functions_jitted; /* functions with jitted set: what /functions lists */
     uint64_t jit_time_total_ns, jit_compilations, capacity_drops;
     uint64_t tier_compilations[WIRE_TIER_COUNT], tier_jit_ns[WIRE_TIER_COUNT]; /* live JITs */
-    wire_tiers_status tiers; /* the agent's last word on its tier source */
-    int tiers_known;         /* 1 once the agent sent a WIRE_TIERS_STATUS */
+    wire_tiers_status tiers;    /* the agent's last word on its tier source */
+    int tiers_known;            /* 1 once the agent sent a WIRE_TIERS_STATUS */
+    uint64_t resumes;           /* times a restarted server took it back (LOGREC_RESUMED) */
+    logrec_resumed last_resume; /* the newest of them */
     stacks_state stacks;
     profile_state profile;
     timeline_state timeline;
-    /* event log: ring of SESSION_MAX_EVENTS */
-    session_event *events;
-    size_t event_cap;
-    uint64_t event_seq; /* last seq given */
-    uint64_t events_evicted;
+    eventlog events; /* what happened, newest EVENTLOG_MAX kept */
     session_persist persist;
     /* readers that work on this session with the lock released (the functions
      * query): while pinned it is not freed, only taken out of the registry
@@ -312,16 +254,25 @@ pid_t session_pid_from_agent(uint32_t pid);
 session *session_new(int id, int mode, pid_t pid, const char *command_line, const char *token);
 void session_free(session *s);
 
-/* Storage is on: from now on, sessions note what changed for its writer. */
-void session_persist_enable(void);
-int session_persist_enabled(void);
-/* The agent's record of this type goes into the replay log (hello, stacks,
- * profile, timeline): link.c hands its frame to session_persist_log. */
-int session_persist_wants(uint16_t record_type);
-/* Appends one replay log entry; past SESSION_REPLAY_PENDING_MAX bytes
- * waiting, or SESSION_REPLAY_SESSION_MAX logged, it is counted as lost. */
-void session_persist_log(session *s, unsigned kind, int64_t now_ns, const void *data,
-                         uint32_t length);
+/* Where the records the server makes itself (logrec.h: a profile started or
+ * stopped) go, so that storage logs them in order with the agent's: installed
+ * by persist.c; not called for a session being read back (persist.quiet). */
+void session_set_record_sink(void (*sink)(session *s, int64_t now_ns, const void *frame,
+                                          size_t length));
+/* 1 for the record types a snapshot keeps as frames beside it (store.h's
+ * observations): hello, stack walks, profile status, GC and suspensions, the
+ * server's profile start and stop. */
+int session_is_observation(uint16_t type);
+/* Applies one of the server's own records (logrec.h) read back from a log:
+ * 0, or -1 for an unknown type or a bad payload. */
+int session_apply_server(session *s, uint16_t type, const uint8_t *payload, uint32_t length,
+                         int64_t now_ns);
+/* Moves the content (functions, modules, threads, events, observations,
+ * counters) of `from` into `to`, whose own fields stay; from keeps none. */
+void session_take_content(session *to, session *from);
+/* Frees the content, keeping the session's own fields (an ended session
+ * leaves memory; persist.c reads it back when asked). */
+void session_drop_content(session *s);
 
 /* A sampling profile starts / stops on the server's word (also logged for
  * storage's replay, so a stored profile reads back as it was). */
@@ -332,14 +283,11 @@ void session_profile_stop(session *s, int64_t now_ns);
  * protocol (the caller drops the connection). Never fails on unknown IDs. */
 int session_apply(session *s, const wire_record *r, int64_t now_ns, const char **why);
 
-/* Applies one record of a stored session's replay log (store_replay.h):
+/* Applies one observation kept beside a snapshot (session_is_observation):
  * HELLO (walk ids start over), stack, profile and timeline records, as they
- * were applied live at now_ns. -1 for any other type. */
+ * were applied live at now_ns, without logging events (the snapshot's event
+ * log has them). -1 for any other type. */
 int session_replay(session *s, const wire_record *r, int64_t now_ns);
-
-/* Appends an event that no single record makes (gc, suspension,
- * stack_snapshot, profile): see session_event for the fields. */
-/* session_log_event: declared in session_log.h (the record folders' view) */
 
 /* ---- state transitions: the only writers of session.state ----------------
  * (see the diagram in docs/ARCHITECTURE.md). Caller holds the sessions lock. */
@@ -366,10 +314,6 @@ void session_exited(session *s, int64_t now_ns);
 
 /* The process is gone: no thread of it is alive any more. */
 void session_mark_ended(session *s, int64_t now_ns);
-
-/* Oldest retained event seq (events with a smaller seq were evicted). */
-uint64_t session_first_event_seq(const session *s);
-const session_event *session_event_at(const session *s, uint64_t seq);
 
 session_function *session_find_function(session *s, uint64_t function_id);
 session_module *session_find_module(session *s, uint64_t module_id);

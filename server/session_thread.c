@@ -140,8 +140,8 @@ session_thread *session_thread_for_jit(session *s, uint64_t id)
 static void session_thread_log(session *s, const wire_record *r, int64_t when,
                                const session_thread *t)
 {
-    session_log_event(s, r->type, r->flags, when, r->u.thread.thread_id, t->os_thread_id,
-                      session_thread_row_of(s, t));
+    eventlog_append(&s->events, r->type, r->flags, when, r->u.thread.thread_id, t->os_thread_id,
+                    session_thread_row_of(s, t));
 }
 
 /* THREAD_CREATED from the enumeration: fills in, never revives. */

@@ -2,7 +2,6 @@
 #include "sessions.h"
 #include "clock.h"
 #include "proc.h"
-#include "store.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -203,7 +202,7 @@ session *sessions_child_by_pid(int root_id, pid_t pid)
 
     while (i-- > 0) {
         session *s = sessions_items[i];
-        if (s->root_id == root_id && s->id != root_id && s->pid == pid)
+        if (s->root_id == root_id && s->id != root_id && s->pid == pid && !s->persist.past)
             return s;
     }
     return NULL;
@@ -219,16 +218,7 @@ static session *sessions_get_raw(int id)
     return NULL;
 }
 
-session *sessions_get(int id)
-{
-    session *s = sessions_get_raw(id);
-    char err[256];
-
-    /* a past session is read from storage the first time it is asked for */
-    if (s && s->persist.past && !s->persist.loaded && store_load(s, err, sizeof(err)) != 0)
-        fprintf(stderr, "jitscope: storage: session %d: %s\n", id, err);
-    return s;
-}
+session *sessions_get(int id) { return sessions_get_raw(id); }
 
 session *sessions_peek(int id) { return sessions_get_raw(id); }
 
@@ -271,7 +261,7 @@ void sessions_sweep(void)
     for (i = 0; i < sessions_n; i++) {
         session *s = sessions_items[i];
         /* the launched process is reaped by launch.c; the others are not ours */
-        int watched = s->mode == SESSION_MODE_ATTACH || s->root_id != s->id;
+        int watched = s->mode == SESSION_MODE_ATTACH || s->root_id != s->id || s->not_child;
 
         /* an ended session (exited, detached) is not watched: its threads
          * stay as they were last known */

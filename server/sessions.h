@@ -55,11 +55,11 @@ session *sessions_create_child(session *root, pid_t pid, pid_t parent_pid,
                                const char *command_line);
 /* The newest session of pid under root_id (not the root itself), or NULL. */
 session *sessions_child_by_pid(int root_id, pid_t pid);
-/* The session with that id, or NULL; a past session's content is read from
- * storage first (store_load; on failure it is served with what was read). */
+/* The session with that id, or NULL. A stored session's content may not be
+ * in memory (persist.loaded 0): a request that needs it calls
+ * persist_prepare() before taking the lock. */
 session *sessions_get(int id);
-/* The same without reading anything from storage (listing, deleting). */
-session *sessions_peek(int id);
+session *sessions_peek(int id); /* the same (kept for the callers that only list or delete) */
 session *sessions_by_token(const char *token, size_t length); /* roots only */
 session *sessions_by_pid(pid_t pid); /* newest live-ish session of that pid */
 size_t sessions_count(void);

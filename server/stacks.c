@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "grow.h"
-#include "session_log.h"
+#include "eventlog.h"
 #include "wire_decode.h"
 
 static void stacks_walk_free(stacks_walk *w)
@@ -124,7 +124,7 @@ static void stacks_make_room(stacks_state *st, uint32_t frames)
     }
 }
 
-stacks_walk *stacks_apply_end(stacks_state *st, struct session *log, const wire_record *r,
+stacks_walk *stacks_apply_end(stacks_state *st, eventlog *log, const wire_record *r,
                               int64_t when_ns)
 {
     const wire_stack_end *e = &r->u.stack_end;
@@ -167,8 +167,8 @@ stacks_walk *stacks_apply_end(stacks_state *st, struct session *log, const wire_
     }
     st->kept_count++;
     st->kept_frames += kept->frame_count;
-    session_log_event(log, WIRE_STACK_END, r->flags, when_ns, kept->id, kept->suspend_ns,
-                      kept->thread_count);
+    eventlog_append(log, WIRE_STACK_END, r->flags, when_ns, kept->id, kept->suspend_ns,
+                    kept->thread_count);
     return NULL;
 }
 

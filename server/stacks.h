@@ -24,6 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "eventlog.h"
 #include "wire.h"
 
 #define STACKS_KEEP 64u               /* newest snapshots kept per session */
@@ -75,7 +76,6 @@ typedef struct stacks_state {
     int requests_waiting;     /* POST /stacks calls waiting on this session (api) */
 } stacks_state;
 
-struct session;
 struct wire_record;
 
 /* One thread's walk; thread_row: the session's row of that thread (the
@@ -83,11 +83,10 @@ struct wire_record;
 void stacks_apply_thread(stacks_state *st, const struct wire_record *r, uint32_t thread_row);
 /* Empties a walk and keeps its arrays for the next one. */
 void stacks_walk_recycle(stacks_walk *w);
-struct session;
 /* A snapshot or sample is complete. A snapshot is kept and logged to `log`;
  * a sample's walk is returned: the caller adds it to the profile and hands it
  * back with stacks_walk_recycle. NULL for snapshots and repeated ENDs. */
-stacks_walk *stacks_apply_end(stacks_state *st, struct session *log, const struct wire_record *r,
+stacks_walk *stacks_apply_end(stacks_state *st, eventlog *log, const struct wire_record *r,
                               int64_t when_ns);
 /* A new agent connection: walks in progress are abandoned, ids start over. */
 void stacks_link_reset(stacks_state *st);

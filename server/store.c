@@ -1,7 +1,7 @@
 /* store.c -- opening and closing storage, the data directory and its lock
- * (see store.h). The writer thread has its own connection; reads of past
- * sessions use a second one, under the sessions lock (WAL lets the two run
- * side by side). */
+ * (see store.h). The writer thread has its own connection; reads of stored
+ * sessions use a second one, one reader at a time, never under the sessions
+ * lock (WAL lets the two run side by side). */
 #include "store_db.h"
 #include "store.h"
 
@@ -122,7 +122,6 @@ static void store_no_memstatus(void)
 int store_open(const store_options *o, char *err, size_t errsz)
 {
     char why[400];
-    store_options writer_options;
 
     if (!o->dir || strcmp(o->dir, "none") == 0)
         return 0;
@@ -156,6 +155,8 @@ int store_open(const store_options *o, char *err, size_t errsz)
         snprintf(why, sizeof(why), "%s", detail);
         goto fail;
     }
+    if (store_legacy_convert(store.write_db, o, why, sizeof(why)) != 0)
+        goto fail;
     if (sqlite3_open_v2(store.path, &store.read_db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX,
                         NULL) != SQLITE_OK) {
         snprintf(why, sizeof(why), "%.300s: %s", store.path,
@@ -163,21 +164,12 @@ int store_open(const store_options *o, char *err, size_t errsz)
         goto fail;
     }
     sqlite3_busy_timeout(store.read_db, 2000);
-    if (store_load_index(store.write_db, why, sizeof(why)) < 0) /* marks interrupted ones */
-        goto fail;
-    session_persist_enable();
-    store.enabled = 1;
-    writer_options = *o;
-    if (!writer_options.keep)
-        writer_options.keep = STORE_KEEP_DEFAULT;
-    if (!writer_options.keep_events)
-        writer_options.keep_events = SESSION_MAX_EVENTS;
-    if (!writer_options.seen_ms)
-        writer_options.seen_ms = STORE_SEEN_MS;
-    if (store_writer_start(store.write_db, &writer_options, why, sizeof(why)) != 0) {
-        store.enabled = 0;
+    store_journal_init(o->journal_max);
+    if (store_writer_start(store.write_db, o, why, sizeof(why)) != 0) {
+        store_journal_free();
         goto fail;
     }
+    store.enabled = 1;
     return 0;
 fail:
     snprintf(err, errsz, "storage: %s", why);
@@ -190,48 +182,41 @@ void store_close(void)
     if (!store.enabled)
         return;
     store_writer_stop();
+    store_journal_free();
     store.enabled = 0;
     store_release();
 }
 
 int store_enabled(void) { return store.enabled; }
 
-sqlite3 *store_reader_lock(void)
+int store_list(store_header_fn fn, void *ctx, char *err, size_t errsz)
 {
-    pthread_mutex_lock(&store_reader);
-    if (store.read_db)
-        return store.read_db;
-    pthread_mutex_unlock(&store_reader);
-    return NULL;
-}
-
-void store_reader_unlock(void) { pthread_mutex_unlock(&store_reader); }
-
-int store_load(session *s, char *err, size_t errsz)
-{
-    sqlite3 *db = store_reader_lock();
     int rc;
 
-    if (!db) {
+    pthread_mutex_lock(&store_reader);
+    if (!store.read_db) {
+        pthread_mutex_unlock(&store_reader);
         snprintf(err, errsz, "storage is closed");
-        s->persist.loaded = 1;
         return -1;
     }
-    rc = store_load_content(db, s, err, errsz);
-    store_reader_unlock();
+    rc = store_read_headers(store.read_db, fn, ctx, err, errsz);
+    pthread_mutex_unlock(&store_reader);
     return rc;
 }
 
-void store_forget(int session_id)
+int store_read(int session_id, store_entry_fn fn, void *ctx, char *err, size_t errsz)
 {
-    if (store.enabled)
-        store_writer_forget(session_id);
-}
+    int rc;
 
-void store_kick(void)
-{
-    if (store.enabled)
-        store_writer_kick();
+    pthread_mutex_lock(&store_reader);
+    if (!store.read_db) {
+        pthread_mutex_unlock(&store_reader);
+        snprintf(err, errsz, "storage is closed");
+        return -1;
+    }
+    rc = store_read_log(store.read_db, session_id, fn, ctx, err, errsz);
+    pthread_mutex_unlock(&store_reader);
+    return rc;
 }
 
 void store_get_stats(store_stats *out)
@@ -241,5 +226,8 @@ void store_get_stats(store_stats *out)
         return;
     store_writer_stats(out);
     out->enabled = 1;
+    out->backlog = store_journal_backlog();
+    out->lost = store_journal_lost();
+    out->bytes_logged = store_journal_logged();
     snprintf(out->path, sizeof(out->path), "%s", store.path);
 }

@@ -1,82 +1,58 @@
-/* store.h -- durable sessions in SQLite (--data DIR).
+/* store.h -- durable sessions in SQLite (--data DIR): each session's log.
  *
- * The server keeps working from memory; storage follows it. Record folders
- * mark what changed (session_persist, session.h) under the sessions lock, and
- * one writer thread (store_writer.c) copies the changes out in bounded slices
- * under that lock, then writes them in one transaction per tick, outside it,
- * so ingest and the app never wait for the disk. The database is in WAL mode;
- * a round runs at least every STORE_TICK_MS, so a kill -9 of the server
- * loses at most the last round or so (under a second) of what is new. An
- * idle live session costs no write but a "still seen" mark on its row every
- * STORE_SEEN_MS (with the counters the agent's periodic records move); a
- * round with nothing to write commits nothing. A
- * function already written that compiles again (a tier-up) has its row
- * rewritten in a batch, within rewrite_ms (STORE_REWRITE_MS by default), when
- * its session ends, or when the server stops: a kill -9 can lose that long of
- * re-JITs. Rewrites land all over the table, a page each, so one per re-JIT
- * every tick cost a service with 500,000 methods and 10,000 re-JITs/s 0.23
- * cores and 139 MB/s of disk writes (docs/BENCHMARKS.md).
+ * What an agent sends is the truth; what the server shows is a fold of it.
+ * So storage keeps, per session, the log of what arrived: entries of frames
+ * (the agent's, and the few the server writes itself, logrec.h) with the
+ * server's clock at arrival, appended in chunks by one writer thread and
+ * committed at least every STORE_TICK_MS in WAL mode. Reading a session back
+ * is folding its log again with the code that folds a live agent. A prefix of
+ * a log is always a consistent state, so a kill -9 loses only the tail that
+ * was not committed, never a hole in the middle.
  *
- * At start (store_open) past sessions are listed from their stored summaries
- * without reading their content; a session that was still live when its
- * server died is marked interrupted. The first request that needs one
- * (sessions_get) reads it back (store_load.c), read-only, so every REST
- * route, the stream's replay and the dashboard work on it unchanged.
+ * A long log is slow to fold and large, so it is compacted: the caller hands
+ * over a snapshot of the session's folded state (snapshot.h) taken right after
+ * the entries it has appended so far; the writer stores it, with the log's
+ * observation frames (those the caller's `observation` predicate names: the
+ * records behind stack snapshots, profiles and the GC timeline, which are
+ * folded again rather than snapshotted), compressed, in place of the chunks it
+ * covers. Reading back is then: restore the snapshot, fold its observations,
+ * fold the chunks after it.
  *
- * The schema is versioned (PRAGMA user_version) and migrated forward on open
- * (store_schema.c); the file is marked as jitscope's (PRAGMA application_id).
+ * Each session also has a header row: its own fields (state, pid, command
+ * line...: JSON the caller makes) and its list entry, so the session list is
+ * read without reading any log.
+ *
+ * Storage knows nothing of sessions beyond ids, bytes and the JSON texts it is
+ * given; the registry calls it, never the other way round. Appends never
+ * block on the disk: they are copied into a bounded journal (store_journal.c)
+ * under storage's own mutex, which may be taken inside the sessions lock;
+ * storage never takes the sessions lock, and SQLite runs only in the writer
+ * thread and in store_read/store_list, which callers must not call with the
+ * sessions lock held. When the journal is full (the disk is slow or full),
+ * entries are dropped and counted, the session's log is marked broken there
+ * (a read stops at the break and says so) until the caller's next snapshot,
+ * which makes the log whole again.
+ *
+ * The schema is versioned (PRAGMA user_version) and migrated forward on open;
+ * files of versions 1-3 (a table per kind of row) are converted to logs at
+ * open (store_legacy.c). The file is marked as jitscope's (application_id).
  * A corrupt, foreign, newer, locked or unwritable database is a clear error
- * at open (the caller exits STORE_EXIT_CODE), never an empty list. */
+ * at open (the caller exits STORE_EXIT_CODE), never an empty list.
+ */
 #ifndef JITSCOPE_STORE_H
 #define JITSCOPE_STORE_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "session.h"
+#include "store_types.h"
 
-#define STORE_EXIT_CODE 3          /* jitscope's exit code when its data directory is unusable */
-#define STORE_TICK_MS 250          /* the writer commits at least this often while busy */
-#define STORE_SEEN_MS 5000         /* an idle live session's row says it is alive this often */
-#define STORE_SLICE_FUNCTIONS 8192 /* functions copied per hold of the sessions lock */
-#define STORE_SLICE_EVENTS 16384   /* events copied per hold of the sessions lock */
-#define STORE_SCAN_FUNCTIONS 65536 /* functions looked at for rewrites per hold of the lock */
-#define STORE_KEEP_DEFAULT 100     /* sessions kept (--keep) */
-#define STORE_KEEP_MAX 200         /* under SESSIONS_MAX, so live sessions find room */
-
-#define STORE_KEEP_EVENTS_MIN 1000u /* --keep-events bounds; the most is SESSION_MAX_EVENTS */
-#define STORE_REWRITE_MS 30000u     /* --rewrite-delay's default, in ms */
-#define STORE_REWRITE_MAX_S 3600u   /* --rewrite-delay's most, in s */
-
-typedef struct store_options {
-    const char *dir;      /* NULL or "none": storage off */
-    unsigned keep;        /* ended sessions kept, oldest deleted first (0: the default) */
-    unsigned keep_events; /* newest events kept per session (0: SESSION_MAX_EVENTS) */
-    unsigned rewrite_ms;  /* longest wait of a written function's rewrite (0: none) */
-    unsigned seen_ms;     /* an idle live session's "still seen" mark (0: STORE_SEEN_MS) */
-} store_options;
-
-/* What storage is doing, for /api/config, /metrics and the dashboard. */
-typedef struct store_stats {
-    int enabled;
-    char path[512];  /* the database file */
-    uint64_t rounds; /* the writer's rounds done (a round with nothing to write commits nothing) */
-    uint64_t commits, rows, bytes_replay;
-    uint64_t backlog;  /* functions, events and replay bytes to write at the next round */
-    uint64_t deferred; /* functions written before and changed again, waiting for their batch */
-    unsigned rewrite_delay_ms; /* --rewrite-delay: the longest such a wait (0: none) */
-    uint64_t lost;             /* changes that could not be kept (memory, caps, write errors) */
-    uint64_t write_errors;
-    int64_t last_commit_ns;   /* wall clock */
-    uint64_t sessions_stored; /* sessions in the database */
-    char last_error[256];
-} store_stats;
-
-/* Opens (creating or migrating) DIR/jitscope.db, takes DIR's lock, lists the
- * past sessions into the registry and starts the writer. 0, or -1 with why
- * in err (the caller prints it and exits STORE_EXIT_CODE). */
+/* Opens (creating or migrating) DIR/jitscope.db, takes DIR's lock and starts
+ * the writer. 0, or -1 with why in err (the caller prints it and exits
+ * STORE_EXIT_CODE). The legacy conversion needs the session model: it runs
+ * here, before the writer starts. */
 int store_open(const store_options *o, char *err, size_t errsz);
-/* Stops the writer after a last flush of everything, closes the database. */
+/* Stops the writer after writing everything handed over, closes the database. */
 void store_close(void);
 int store_enabled(void);
 
@@ -84,22 +60,35 @@ int store_enabled(void);
  * ~/.local/state/jitscope. -1 when neither is known. */
 int store_default_dir(char *out, size_t outsz);
 
-/* Reads a past session's content (caller holds the sessions lock). 0, or -1
- * with why in err (the session stays header-only). */
-int store_load(session *s, char *err, size_t errsz);
+/* Every stored session's header row, oldest first. 0, or -1 with why. */
+int store_list(store_header_fn fn, void *ctx, char *err, size_t errsz);
 
-/* Reads a past session's content without the sessions lock held (the
- * caller does not hold it), so ingest goes on meanwhile: the content is read
- * into a copy and put into the session under the lock. Request handlers call
- * it before they take the lock; sessions_get reads under the lock only when
- * this was not done (or lost a race). */
-void store_prepare(int session_id);
-
-/* Deletes a session from the database (asynchronously, by the writer). */
+/* Appends one entry to a session's log: frames (each whole) received at
+ * now_ns. Copied; never waits for the disk. */
+void store_append(int session_id, int64_t now_ns, const void *frames, size_t length);
+/* A snapshot of the session's folded state after every entry appended so far
+ * (the caller appends and snapshots under one lock, so the cut is exact).
+ * Takes over `state` (malloc'd) whether or not it is kept. */
+void store_snapshot(int session_id, void *state, size_t length);
+/* The session's header row, written at the writer's next round (copied). */
+void store_put_header(const store_header *h);
+/* Deletes a session (its header and log) at the writer's next round. */
 void store_forget(int session_id);
-
-/* The writer should run now (a session ended, a delete). */
+/* The writer should run now (a session ended, a delete, a test). */
 void store_kick(void);
+/* 1 when everything handed over for this session so far is committed and its
+ * log has no break (what may be unloaded from memory and read back). */
+int store_synced(int session_id);
+/* 1 when the session's log has a break a snapshot has not yet healed. */
+int store_broken(int session_id);
+
+/* Reading a session back: fn is called for each part in order: the snapshot
+ * state (kind STORE_PART_SNAPSHOT, now_ns 0), then every observation entry
+ * kept beside it (STORE_PART_OBSERVATION), then every log entry after it
+ * (STORE_PART_LOG). A non-zero return from fn stops the read (returned). A
+ * damaged chunk or snapshot ends the read there: -1 with why in err (what
+ * came before it was delivered). */
+int store_read(int session_id, store_entry_fn fn, void *ctx, char *err, size_t errsz);
 
 void store_get_stats(store_stats *out);
 

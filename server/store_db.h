@@ -1,50 +1,115 @@
-/* store_db.h -- what the storage files share among themselves (store.h is
- * the rest of the server's view): the schema, the session header's columns,
- * the writer thread and the reader. */
+/* store_db.h -- what the storage files share among themselves (store.h is the
+ * rest of the server's view): the schema, the stored formats, the journal
+ * between the appenders and the writer, the writer thread and the reader.
+ *
+ *   store.c          open/close, the data directory and its lock, stats
+ *   store_schema.c   the schema and its migrations
+ *   store_journal.c  what waits for the writer, per session (bounded)
+ *   store_writer.c   the writer thread: chunks, snapshots, headers, deletes
+ *   store_read.c     a session's log back, and the header rows
+ *   store_codec.c    checksums and compression of what is stored
+ *   store_legacy.c   files of versions 1-3 (rows) converted to logs at open
+ */
 #ifndef JITSCOPE_STORE_DB_H
 #define JITSCOPE_STORE_DB_H
 
 #include <stddef.h>
+#include <stdint.h>
 
-#include <jansson.h>
 #include <sqlite3.h>
 
-#include "session.h"
-
-struct store_options; /* store.h */
-
-struct store_stats;
+#include "store_types.h"
 
 #define STORE_SCHEMA_VERSION 4
 #define STORE_APPLICATION_ID 0x4a495453 /* "JITS" */
+#define STORE_CHUNK_BYTES (4u << 20)    /* a log chunk's bytes, about (entries are whole) */
+#define STORE_PART_BYTES (16u << 20)    /* a snapshot part's bytes before compression, about */
+#define STORE_ZSTD_LEVEL 3
 
-/* store_schema.c: opens path (creating it), checks that it is jitscope's
- * and not newer than this server, sets WAL and migrates it to `target`
- * (STORE_SCHEMA_VERSION; older versions only in tests). 0, or -1 and why. */
+/* A log entry as stored: this header, then `length` bytes of whole frames. */
+typedef struct store_entry_header {
+    uint32_t length;
+    uint32_t reserved;
+    int64_t now_ns; /* the server's wall clock when the frames arrived */
+} store_entry_header;
+_Static_assert(sizeof(store_entry_header) == 16, "store_entry_header layout");
+#define STORE_ENTRY_MAX (64u << 20) /* longest entry a reader accepts */
+
+/* log.flags */
+enum { STORE_CHUNK_BREAK = 1 }; /* bytes of the log were lost just before this chunk */
+/* snapshots.codec */
+enum { STORE_CODEC_RAW = 0, STORE_CODEC_ZSTD = 1 };
+
+/* ---- store_schema.c ---- */
+/* Opens path (creating it), checks that it is jitscope's and not newer than
+ * this server, sets WAL and migrates it to `target` (STORE_SCHEMA_VERSION;
+ * older versions only in tests). 0, or -1 and why. */
 int store_schema_open(const char *path, int target, sqlite3 **out, char *err, size_t errsz);
 /* One statement or script, with the error text in err. */
 int store_exec(sqlite3 *db, const char *sql, char *err, size_t errsz);
 
-/* store_header.c: the session's own fields (not its lists) as JSON, and back. */
-json_t *store_header_to_json(const session *s);
-void store_header_from_json(session *s, const json_t *header);
+/* ---- store_codec.c ---- */
+uint64_t store_checksum(const void *bytes, size_t length);
+/* Compresses (zstd, with its own content checksum) into a malloc'd buffer. 0 or -1. */
+int store_compress(const void *bytes, size_t length, void **out, size_t *out_length);
+/* Decompresses what store_compress made, expecting raw_length bytes. 0, or -1 with why. */
+int store_decompress(const void *bytes, size_t length, size_t raw_length, void **out,
+                     const char **why);
+/* Walks the entries of buf[0..length): fn for each (its frames); 0, -1 when
+ * an entry does not fit (*why), or fn's non-zero return. */
+int store_entries(const uint8_t *buf, size_t length, store_entry_fn fn, void *ctx, int part,
+                  const char **why);
 
-/* store_writer.c */
-/* o: every field set (store_open puts in the defaults) */
-int store_writer_start(sqlite3 *db, const struct store_options *o, char *err, size_t errsz);
-void store_writer_stop(void); /* flushes everything first */
-void store_writer_forget(int session_id);
-void store_writer_kick(void);
-void store_writer_stats(struct store_stats *out);
+/* ---- store_journal.c ---- */
+/* One session's work for one writer round, taken out of the journal. */
+typedef struct store_work {
+    int id;
+    uint8_t *log; /* entries to append as chunks (NULL: none) */
+    size_t log_length;
+    size_t cut;     /* with a snapshot: log[0..cut) comes before it, the rest after */
+    void *snapshot; /* the folded state (NULL: none) */
+    size_t snapshot_length;
+    size_t break_at; /* SIZE_MAX, or: entries were lost before log[break_at] */
+    int forget;      /* delete the session (everything else is then dropped) */
+    int has_header;
+    int header_ended;
+    int64_t created_ns, ended_ns, updated_ns;
+    char *state, *header, *summary;
+    uint64_t handed; /* the journal's count for this session when taken */
+} store_work;
 
-/* store.c: the reading connection, one reader at a time (taken inside the
- * sessions lock or without it, never the other way round). */
-sqlite3 *store_reader_lock(void); /* NULL when storage is closed (then not locked) */
-void store_reader_unlock(void);
+int store_journal_init(size_t max_bytes);
+void store_journal_free(void);
+/* Moves every session's pending work into a malloc'd array (*count items),
+ * NULL when there is none. */
+store_work *store_journal_take(size_t *count);
+/* The writer committed (ok) or could not write (not ok) the works taken: ok
+ * ones count as synced; failed ones go back to the front of their sessions'
+ * queues (or, past the journal's bound, are dropped and break the log). The
+ * array and what it still holds are freed. */
+void store_journal_done(store_work *works, size_t count, int ok);
+size_t store_journal_backlog(void);
+uint64_t store_journal_lost(void);
+uint64_t store_journal_logged(void);
+/* The writer waits here for work, a kick, or the deadline (ms); 1 when stopping. */
+int store_journal_wait(unsigned ms);
+void store_journal_stop(void);
+void store_journal_free_work(store_work *w);
 
-/* store_load.c: the past sessions into the registry (header only), the
- * interrupted ones marked; and one session's content. */
-int store_load_index(sqlite3 *db, char *err, size_t errsz);
-int store_load_content(sqlite3 *db, session *s, char *err, size_t errsz);
+/* ---- store_writer.c ---- */
+int store_writer_start(sqlite3 *db, const store_options *o, char *err, size_t errsz);
+void store_writer_stop(void); /* writes everything first */
+void store_writer_stats(store_stats *out);
+
+/* ---- store_read.c ---- */
+int store_read_log(sqlite3 *db, int session_id, store_entry_fn fn, void *ctx, char *err,
+                   size_t errsz);
+int store_read_headers(sqlite3 *db, store_header_fn fn, void *ctx, char *err, size_t errsz);
+
+/* ---- store_legacy.c ---- */
+/* Converts every session a version 1-3 file holds as rows into a snapshot
+ * (with its replay log as observations), then drops the old tables. 0, or
+ * -1 with why. */
+int store_legacy_convert(sqlite3 *db, const store_options *o, char *err, size_t errsz);
 
 #endif

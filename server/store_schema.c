@@ -5,7 +5,8 @@
  * this code knows. Version 1 held the session header, functions, modules,
  * threads and the event log; version 2 added each function's compilations
  * and the replay log behind stack snapshots, profiles and the timeline;
- * version 4 the thread row of each function. */
+ * version 3 left the compilation row of a function compiled once out;
+ * version 4 keeps each session as its log and snapshots. */
 #include "store_db.h"
 
 #include <stdio.h>
@@ -56,10 +57,17 @@ static const char *const store_migrations[STORE_SCHEMA_VERSION] = {
      * has no compilation list in memory: its fields are that compilation.
      * compilation_count -1: written before version 3, the rows say it all. */
     "ALTER TABLE functions ADD COLUMN compilation_count INTEGER NOT NULL DEFAULT -1;",
-    /* 3 -> 4: the thread of a function's last compilation is a threads row
-     * (its idx), since the runtime reuses ThreadIDs; -1 unknown, -2 written
-     * before version 4 (then the newest row with its thread_id) */
-    "ALTER TABLE functions ADD COLUMN thread_idx INTEGER NOT NULL DEFAULT -2;",
+    /* 3 -> 4: each session is the log of what its agent sent (chunks of
+     * entries) and, once compacted, a snapshot of its folded state with the
+     * observation frames beside it (store.h). The tables of rows are
+     * converted by store_legacy.c, then dropped. */
+    "CREATE TABLE log ("
+    " session_id INTEGER NOT NULL, chunk INTEGER NOT NULL, flags INTEGER NOT NULL,"
+    " bytes BLOB NOT NULL, checksum INTEGER NOT NULL, PRIMARY KEY (session_id, chunk));"
+    "CREATE TABLE snapshots ("
+    " session_id INTEGER NOT NULL, part INTEGER NOT NULL, parts INTEGER NOT NULL,"
+    " upto_chunk INTEGER NOT NULL, codec INTEGER NOT NULL, raw_bytes INTEGER NOT NULL,"
+    " bytes BLOB NOT NULL, PRIMARY KEY (session_id, part));",
 };
 
 int store_exec(sqlite3 *db, const char *sql, char *err, size_t errsz)
@@ -171,8 +179,18 @@ int store_schema_open(const char *path, int target, sqlite3 **out, char *err, si
                  path, version, STORE_SCHEMA_VERSION);
         goto fail;
     }
-    if (store_exec(db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;", why,
-                   sizeof(why)) != 0 ||
+    /* a new file gets large pages (what it holds is mostly blobs of log chunks
+     * and snapshots, written a page per system call) and gives the pages a
+     * compaction frees back to the file system (store_writer.c); both can be
+     * set only on an empty file */
+    if ((version == 0 &&
+         store_exec(db, "PRAGMA page_size = 65536; PRAGMA auto_vacuum = INCREMENTAL;", why,
+                    sizeof(why)) != 0) ||
+        /* the WAL is cut back to 64 MiB after a checkpoint that emptied it */
+        store_exec(db,
+                   "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;"
+                   " PRAGMA journal_size_limit = 67108864;",
+                   why, sizeof(why)) != 0 ||
         store_migrate(db, (int)version, target, why, sizeof(why)) != 0) {
         snprintf(err, errsz, "%s: %s", path, why);
         goto fail;

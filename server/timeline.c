@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "session_log.h"
+#include "eventlog.h"
 #include "wire_decode.h"
 
 /* timeline_copy reads both entry types through their common head */
@@ -42,8 +42,7 @@ static uint64_t timeline_since(uint64_t start_mono, uint64_t end_mono)
     return end_mono > start_mono ? end_mono - start_mono : 0;
 }
 
-static void timeline_close_gc(timeline_state *t, struct session *log, uint64_t end_mono,
-                              int complete)
+static void timeline_close_gc(timeline_state *t, eventlog *log, uint64_t end_mono, int complete)
 {
     timeline_gc *g = timeline_slot((void **)&t->gcs, &t->gc_cap, t->gc_total, sizeof(*g));
 
@@ -60,12 +59,12 @@ static void timeline_close_gc(timeline_state *t, struct session *log, uint64_t e
     g->complete = (uint32_t)complete;
     g->reserved = 0;
     if (complete)
-        session_log_event(log, WIRE_GC_FINISHED, 0, g->start_ns, g->reason, g->duration_ns,
-                          g->generations);
+        eventlog_append(log, WIRE_GC_FINISHED, 0, g->start_ns, g->reason, g->duration_ns,
+                        g->generations);
 }
 
-static void timeline_close_suspension(timeline_state *t, int profiling, struct session *log,
-                                      int ours, uint64_t end_mono, int aborted)
+static void timeline_close_suspension(timeline_state *t, int profiling, eventlog *log, int ours,
+                                      uint64_t end_mono, int aborted)
 {
     timeline_suspension *e = timeline_slot((void **)&t->suspensions, &t->suspension_cap,
                                            t->suspension_total, sizeof(*e));
@@ -82,11 +81,11 @@ static void timeline_close_suspension(timeline_state *t, int profiling, struct s
     e->aborted = (uint32_t)aborted;
     if (e->reason == TIMELINE_SUSPEND_FOR_PROFILER && profiling)
         return; /* the sampler's own: in the timeline, not in the event log */
-    session_log_event(log, WIRE_RUNTIME_SUSPEND, 0, e->start_ns, e->reason, e->duration_ns,
-                      e->aborted);
+    eventlog_append(log, WIRE_RUNTIME_SUSPEND, 0, e->start_ns, e->reason, e->duration_ns,
+                    e->aborted);
 }
 
-void timeline_apply(timeline_state *t, int profiling, struct session *log, const wire_record *r,
+void timeline_apply(timeline_state *t, int profiling, eventlog *log, const wire_record *r,
                     int64_t when_ns)
 {
 

@@ -27,6 +27,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "eventlog.h"
+
 #define TIMELINE_KEEP 65536u             /* newest GCs kept, and newest suspensions */
 #define TIMELINE_SUSPEND_FOR_PROFILER 9u /* COR_PRF_SUSPEND_FOR_PROFILER: jitscope's own */
 
@@ -63,13 +65,12 @@ typedef struct timeline_state {
     uint32_t gc_generations, gc_reason, suspension_reason[2];
 } timeline_state;
 
-struct session;
 struct wire_record;
 
 /* Folds one GC_STARTED, GC_FINISHED or RUNTIME_SUSPEND record in. */
 /* `profiling`: the sampler runs, so its suspensions stay out of the event log. */
-void timeline_apply(timeline_state *t, int profiling, struct session *log,
-                    const struct wire_record *r, int64_t when_ns);
+void timeline_apply(timeline_state *t, int profiling, eventlog *log, const struct wire_record *r,
+                    int64_t when_ns);
 void timeline_free(timeline_state *t);
 
 uint64_t timeline_gcs_evicted(const timeline_state *t);

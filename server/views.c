@@ -28,6 +28,8 @@ json_t *view_generations(uint32_t bits)
     return list;
 }
 
+/* `mode` says what a profile measures: "wall" (wall clock), the only mode the
+ * sampler has: each sample walks every managed thread, running or waiting. */
 json_t *view_profile_status(const profile_state *p)
 {
     json_t *o = json_pack(
@@ -42,6 +44,8 @@ json_t *view_profile_status(const profile_state *p)
         "dropped_samples", (json_int_t)p->dropped_samples, "dropped_stacks",
         (json_int_t)p->dropped_stacks);
 
+    if (o)
+        json_object_set_new(o, "mode", json_string("wall"));
     if (o)
         json_object_set_new(o, "error",
                             p->hresult ? json_sprintf("the agent could not start sampling: "
@@ -81,8 +85,8 @@ json_t *view_session_summary(session *s)
     size_t i, alive = 0;
     json_t *o;
 
-    if (s->persist.past && !s->persist.loaded && s->persist.summary) {
-        /* a past session not read yet: its list entry as stored */
+    if (!s->persist.loaded && s->persist.summary) {
+        /* a stored session not in memory: its list entry as stored */
         o = json_loads(s->persist.summary, 0, NULL);
         if (json_is_object(o))
             return o;
@@ -114,9 +118,9 @@ json_t *view_session_summary(session *s)
                   "modules", (json_int_t)s->module_count, "threads", (json_int_t)s->thread_count,
                   "threads_alive", (json_int_t)alive, "jit_compilations",
                   (json_int_t)s->jit_compilations, "jit_time_total_ns",
-                  (json_int_t)s->jit_time_total_ns, "events", (json_int_t)s->event_seq, "drops",
-                  "ring_full", (json_int_t)s->drops.dropped[WIRE_DROP_RING_FULL], "too_large",
-                  (json_int_t)s->drops.dropped[WIRE_DROP_TOO_LARGE], "no_server",
+                  (json_int_t)s->jit_time_total_ns, "events", (json_int_t)s->events.last_seq,
+                  "drops", "ring_full", (json_int_t)s->drops.dropped[WIRE_DROP_RING_FULL],
+                  "too_large", (json_int_t)s->drops.dropped[WIRE_DROP_TOO_LARGE], "no_server",
                   (json_int_t)s->drops.dropped[WIRE_DROP_NO_SERVER], "name_failed",
                   (json_int_t)s->drops.dropped[WIRE_DROP_NAME_FAILED], "slow_server",
                   (json_int_t)s->drops.dropped[WIRE_DROP_SLOW_SERVER], "name_late",
@@ -211,12 +215,14 @@ json_t *view_session_detail(session *s)
                   "finished_ms", view_ms(s->detach_finished_ns), "duration_ms",
                   took ? json_real((double)took / 1e6) : json_null(), "hresult",
                   s->detach_hresult ? view_hresult(s->detach_hresult) : json_null()));
-    json_object_set_new(o, "events_evicted", json_integer((json_int_t)s->events_evicted));
+    json_object_set_new(o, "events_evicted", json_integer((json_int_t)s->events.evicted));
     /* read back from storage (a run from before this server started): read-only */
-    json_object_set_new(o, "stored",
-                        json_pack("{s:b, s:s?, s:I}", "past", s->persist.past, "load_error",
-                                  s->persist.load_error[0] ? s->persist.load_error : NULL,
-                                  "replay_lost_bytes", (json_int_t)s->persist.replay_lost));
+    json_object_set_new(
+        o, "stored",
+        json_pack("{s:b, s:s?, s:I, s:o}", "past", s->persist.past, "load_error",
+                  s->persist.load_error[0] ? s->persist.load_error : NULL, "resumes",
+                  (json_int_t)s->resumes, "last_gap_ms",
+                  s->resumes ? json_real((double)s->last_resume.gap_ns / 1e6) : json_null()));
     json_object_set_new(o, "profile", view_profile_status(&s->profile));
     json_object_set_new(o, "stacks",
                         json_pack("{s:I}", "snapshots", (json_int_t)s->stacks.kept_count));
@@ -328,7 +334,7 @@ json_t *view_thread(const session *s, const session_thread *t)
                      view_ms(t->ended_ns), "catchup", (t->flags & WIRE_FLAG_CATCHUP) != 0);
 }
 
-json_t *view_event(session *s, const session_event *e)
+json_t *view_event(session *s, const eventlog_entry *e)
 {
     json_t *o = json_pack("{s:I, s:s, s:o, s:b}", "seq", (json_int_t)e->seq, "type",
                           session_event_type_name(e->type), "time_ms", view_ms(e->time_ns),
@@ -418,6 +424,9 @@ json_t *view_event(session *s, const session_event *e)
         json_object_set_new(o, "budget_pct", json_real((double)(e->id >> 32) / 10.0));
         break;
     }
+    case LOGREC_RESUMED: /* a restarted server took the session back */
+        json_object_set_new(o, "gap_ms", json_real((double)e->value / 1e6));
+        break;
     }
     return o;
 }

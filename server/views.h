@@ -43,6 +43,6 @@ json_t *view_tier_source(const session *s);
 json_t *view_module(const session_module *m);
 json_t *view_thread(const session *s, const session_thread *t);
 /* One entry of the event log, as in GET .../events and the stream. */
-json_t *view_event(session *s, const session_event *e);
+json_t *view_event(session *s, const eventlog_entry *e);
 
 #endif

@@ -16,7 +16,7 @@
 #include "guard.h"
 #include "netaddr.h"
 #include "sessions.h"
-#include "store.h"
+#include "persist.h"
 #include "ws_msg.h"
 
 #define WS_RX_MAX 4096
@@ -177,7 +177,7 @@ static void ws_command(ws_client *c)
         c->subscribe_by_ns = (int64_t)clock_mono_ns() + (int64_t)WS_SUBSCRIBE_SECONDS * 1000000000;
         return;
     }
-    store_prepare(m.session_id); /* a past session is read before the lock is taken */
+    persist_prepare(m.session_id); /* a stored session is read before the lock is taken */
     sessions_lock();
     if (!sessions_get(m.session_id)) {
         sessions_unlock();
@@ -219,10 +219,12 @@ static char *ws_next_message(ws_client *c, int *more)
         c->subscribe_by_ns = now + (int64_t)WS_SUBSCRIBE_SECONDS * 1000000000;
         return NULL;
     }
-    first = session_first_event_seq(s);
-    pending = s->event_seq >= c->next_seq ? s->event_seq - c->next_seq + 1 : 0;
+    first = eventlog_first_seq(&s->events);
+    pending = s->events.last_seq >= c->next_seq ? s->events.last_seq - c->next_seq + 1 : 0;
     if (c->next_seq < first || pending > WS_MAX_BACKLOG) {
-        uint64_t resume = s->event_seq > WS_KEEP_ON_LAG ? s->event_seq - WS_KEEP_ON_LAG + 1 : 1;
+        uint64_t resume = s->events.last_seq > WS_KEEP_ON_LAG
+                              ? s->events.last_seq - WS_KEEP_ON_LAG + 1
+                              : 1;
         if (resume < first)
             resume = first;
         c->lag_missed += resume > c->next_seq ? resume - c->next_seq : 0;
@@ -235,14 +237,14 @@ static char *ws_next_message(ws_client *c, int *more)
                         (json_int_t)c->lag_resume_after);
         c->lag_missed = 0;
         *more = 1;
-    } else if (c->next_seq <= s->event_seq) {
+    } else if (c->next_seq <= s->events.last_seq) {
         list = json_array();
-        while (c->next_seq <= s->event_seq && json_array_size(list) < WS_BATCH_EVENTS)
-            json_array_append_new(list, view_event(s, session_event_at(s, c->next_seq++)));
+        while (c->next_seq <= s->events.last_seq && json_array_size(list) < WS_BATCH_EVENTS)
+            json_array_append_new(list, view_event(s, eventlog_at(&s->events, c->next_seq++)));
         out = json_pack("{s:s, s:i, s:o, s:I}", "type", "events", "session", c->session_id,
-                        "events", list, "last_seq", (json_int_t)s->event_seq);
+                        "events", list, "last_seq", (json_int_t)s->events.last_seq);
         c->last_progress_ns = now;
-        *more = c->next_seq <= s->event_seq;
+        *more = c->next_seq <= s->events.last_seq;
     }
     if (!out &&
         ((int)s->state != c->last_state || now - c->last_summary_ns >= WS_SUMMARY_EVERY_NS)) {
@@ -250,7 +252,7 @@ static char *ws_next_message(ws_client *c, int *more)
         c->last_state = (int)s->state;
         c->last_summary_ns = now;
     }
-    if (c->next_seq > s->event_seq)
+    if (c->next_seq > s->events.last_seq)
         c->last_progress_ns = now; /* nothing pending: not stalled */
     sessions_unlock();
 done:

@@ -8,7 +8,7 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, startTarget, stopAll, agentTrace } from '../e2e/lib.mjs';
 import { launchBrowser, openDashboard, feedStats, visibleMethods, waitForRow, waitFor, screenshot,
-  unexpectedConsoleErrors } from './helpers.mjs';
+  unexpectedConsoleErrors, dashesWithoutReason } from './helpers.mjs';
 
 let browser;
 after(async () => { if (browser) await browser.close(); await stopAll(); });
@@ -50,6 +50,25 @@ test('attach by click, live method within 2 s, filter, pause/resume, detach, /pr
   await screenshot(page, 'flow-filtered.png');
   await page.keyboard.press('Escape');
   await waitFor('unfiltered', async () => !(await feedStats(page)).filtered);
+
+  // with the session's tier source off, a new compilation's tier is unknown: the page says so
+  // in a word, and why in its tooltip
+  const sessionId = Number(/^#\/sessions\/(\d+)/.exec(await page.evaluate(() => location.hash))[1]);
+  const off = await srv.api(`/api/sessions/${sessionId}/tiers`, { method: 'POST', body: JSON.stringify({ enabled: false }) });
+  assert.equal(off.status, 202);
+  await waitFor('the tier source off', async () => (await srv.api(`/api/sessions/${sessionId}`)).body.tier_source.enabled === false);
+  target.send('call 19');
+  await page.fill('.feed input[type=search]', 'latemethod19');
+  await waitForRow(page, 'JitscopeE2e.Late.LateMethod19', 5000);
+  const late = await page.evaluate(() => {
+    const tier = document.querySelector('.vt-row .c-tier span');
+    return { text: tier.textContent, title: tier.title };
+  });
+  assert.deepEqual(late, { text: 'unknown', title: 'tier unknown: the tier source was off for this session (JITSCOPE_TIERS=0 or turned off)' });
+  assert.deepEqual(await dashesWithoutReason(page), []);
+  await screenshot(page, 'flow-unknown-tier.png');
+  await page.fill('.feed input[type=search]', '');
+  await waitFor('unfiltered again', async () => !(await feedStats(page)).filtered);
 
   // pause: new JITs are kept but not shown; resume shows them
   await page.locator('.vt-scroll').focus();

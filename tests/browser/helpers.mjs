@@ -190,6 +190,25 @@ export function unexpectedConsoleErrors(page, pendingRoutes = []) {
     && pendingRoutes.some((r) => e.url.endsWith(r))));
 }
 
+// Dashes shown as values ("–", "—") that do not say why they are there: every
+// one on the dashboard carries its reason as its tooltip (views/common.js,
+// emptyMark). Returns the offenders, as "text in <where>".
+export function dashesWithoutReason(page) {
+  return page.evaluate(() => {
+    const out = [];
+    for (const el of document.querySelectorAll('#app *')) {
+      if (el.children.length || !/^[–—]$/.test(el.textContent.trim())) continue;
+      const r = el.getBoundingClientRect();
+      if (!r.width || !r.height) continue;
+      if (!(el.title || '').trim()) {
+        const where = el.closest('td, th, .stat, .kv, .s-sub, div');
+        out.push(`"${el.textContent.trim()}" in ${where ? `${where.tagName.toLowerCase()}.${where.className} "${where.textContent.trim().slice(0, 40)}"` : '?'}`);
+      }
+    }
+    return out;
+  });
+}
+
 // Collects requestAnimationFrame deltas in the page for `ms`; returns sorted deltas.
 export function measureFrames(page, ms) {
   return page.evaluate((dur) => new Promise((resolve) => {

@@ -288,6 +288,85 @@ describe('stacks, profile and GC timeline', { timeout: 240000 }, () => {
     await waitFor('range cleared', () => tab(page, 'profile', (t) => t.range === null));
   });
 
+  it('profile: search while zoomed counts and jumps to the matches; failed walks and idle waits can be hidden; it says it measures wall clock', async () => {
+    const canvas = page.locator('canvas.flame-canvas');
+    const info = page.locator('.match-info');
+    // what the profile measures: the profile has no mode field yet, so wall clock
+    assert.match(await page.locator('.p-stats .p-mode').textContent(), /^Measureswall clock every thread, running or waiting$/);
+    assert.match(await page.locator('.p-stats .p-mode').getAttribute('title'), /whether it runs or waits/);
+
+    // zoomed to Spin.Outer, a search for the deep thread's frames: none is under it
+    const box = await canvas.boundingBox();
+    const at = await waitFor('Spin.Outer drawn', () => tab(page, 'profile', (t) => t.flame.locate('StackTarget.Spin.Outer()')));
+    await page.mouse.click(box.x + at.x, box.y + at.y);
+    await waitFor('zoomed to Spin.Outer', async () => (await canvas.getAttribute('data-zoom')) === 'StackTarget.Spin.Outer()');
+    await page.keyboard.press('/');
+    await page.keyboard.type('Deep.Recurse');
+    await waitFor('the whole search applied', () => tab(page, 'profile', (t) => !t.queryDirty && t.flame.query === 'deep.recurse'));
+    await waitFor('matches counted, none under the zoomed frame', async () => Number(await info.getAttribute('data-nodes')) >= DEPTH
+      && (await info.getAttribute('data-zoom-nodes')) === '0');
+    assert.match(await info.textContent(), /^\d+ frames match · [\d.]+% of samples · none under Spin\.Outer\(\): › or Enter jumps to them$/);
+    assert.equal(await canvas.getAttribute('data-matches'), '0', 'nothing to highlight under Spin.Outer');
+    // Enter zooms to the heaviest match: drawn and highlighted
+    await page.keyboard.press('Enter');
+    await waitFor('zoomed to a match', async () => (await canvas.getAttribute('data-zoom')) === 'StackTarget.Deep.Recurse(int)');
+    await waitFor('highlighted matches drawn', async () => Number(await canvas.getAttribute('data-matches')) > 0);
+    assert.match(await info.textContent(), /^match 1 of \d+ · \d+ frames match · [\d.]+% of samples · \d+ under Deep\.Recurse\(\) \(100\.0% of its samples\)$/);
+    assert.equal(await page.locator('.flame-crumbs .crumb.cur').textContent(), 'StackTarget.Deep.Recurse(int)');
+    // the arrows step through them
+    await page.locator('button.match-next').click();
+    await waitFor('the second match', async () => (await info.getAttribute('data-at')) === '1');
+    await page.locator('button.match-prev').click();
+    await waitFor('the first again', async () => (await info.getAttribute('data-at')) === '0');
+    await shot(page, 'stacks-profile-jump.png');
+    await page.keyboard.press('Escape');
+    await page.locator('.flame-crumbs .crumb', { hasText: /^all$/ }).click();
+    await waitFor('search cleared, zoomed out', async () => (await canvas.getAttribute('data-zoom')) === 'all' && !(await info.textContent()));
+
+    // the graph's frames, and how its samples add up (read from one tree: it is refetched every second)
+    const shape = () => tab(page, 'profile', (t) => {
+      const names = new Set();
+      const stack = t.flame.root ? [t.flame.root] : [];
+      while (stack.length) { const n = stack.pop(); names.add(n.name); stack.push(...n.children); }
+      return { names: [...names], value: t.flame.root ? t.flame.root.value : 0, ...t.hidden, tree: undefined };
+    });
+    const all = await waitFor('failed walks and idle waits in the profile', async () => { const x = await shape(); return x.unknown > 0 && x.idle > 0 && x; });
+    assert.ok(all.names.includes('[unknown]'));
+    assert.equal(all.value, all.total, 'nothing hidden yet');
+    assert.match(await page.locator('label:has(input.hide-unknown) .share').textContent(), /^ [\d.]+%$/);
+
+    await page.locator('input.hide-unknown').check();
+    const noUnknown = await waitFor('no [unknown] frame', async () => { const x = await shape(); return !x.names.includes('[unknown]') && x; });
+    assert.equal(noUnknown.value, noUnknown.total - noUnknown.unknown, 'exactly the failed walks\' samples are gone');
+    await page.locator('input.hide-idle').check();
+    const working = await waitFor('no waiting thread', async () => {
+      const x = await shape();
+      return !x.names.includes('StackTarget.Deep.Recurse(int)') && !x.names.includes('StackTarget.Sleeper.Run()') && x;
+    });
+    assert.equal(working.value, working.total - working.unknown - working.idle, 'exactly the failed walks and idle waits are gone');
+    assert.ok(working.names.includes('StackTarget.Spin.Inner(ulong)'), 'the spinner works: it stays');
+    assert.ok(working.names.includes('StackTarget.Program.ReadUntilExit(Action<string>)'), 'a blocking read of stdin is I/O, not an idle wait: it stays');
+    await waitFor('the graph drawn without them', () => tab(page, 'profile', (t) => !t.flame.locate('StackTarget.Deep.Recurse') && !!t.flame.locate('StackTarget.Spin.Outer()')));
+    await shot(page, 'stacks-profile-hidden.png');
+    await page.locator('input.hide-unknown').uncheck();
+    await page.locator('input.hide-idle').uncheck();
+    await waitFor('everything back', async () => { const x = await shape(); return x.value === x.total && x.names.includes('[unknown]'); });
+
+    // a profile that says it measures CPU time is labelled so (no server sends one yet: the answer is rewritten)
+    const other = await openDashboard(browser, srv, { hash: '#/sessions/1/profile', width: 1280, height: 800 });
+    try {
+      await other.route(/\/api\/sessions\/1\/profile\?format=json/, async (route) => {
+        const res = await route.fetch();
+        const body = await res.json();
+        if (body.profile) body.profile.mode = 'cpu';
+        await route.fulfill({ response: res, json: body });
+      });
+      await other.locator('.p-stats .p-mode', { hasText: 'CPU time' }).waitFor({ timeout: 20000 });
+    } finally {
+      await other.context().close();
+    }
+  });
+
   it('profile: speedscope and folded downloads, stop', async () => {
     const href = await page.locator('a.export-speedscope').getAttribute('href');
     assert.equal(href, '/api/sessions/1/profile?format=speedscope');

@@ -22,7 +22,7 @@ test('an interrupted session from storage: listed, browsable, read-only, deletab
   const r0 = (await apiGet(recorder, '/api/config')).body.storage.rounds;
   await waitFor('the writer caught up', async () => {
     const st = (await apiGet(recorder, '/api/config')).body.storage;
-    return st.rounds >= r0 + 2 && st.backlog === 0;
+    return st.rounds >= r0 + 2 && st.backlog_bytes === 0;
   }, { timeoutMs: 30000 });
   recorder.proc.kill('SIGKILL'); // the server only, without warning
   await recorder.exited;
@@ -51,5 +51,44 @@ test('an interrupted session from storage: listed, browsable, read-only, deletab
   await waitFor('the page goes home', () => page.evaluate(() => location.hash === '#/' || location.hash === ''), { timeoutMs: 10000 });
   assert.equal((await apiGet(srv, '/api/sessions/1')).status, 404, 'the session is gone');
   await screenshot(page, 'stored-deleted.png');
+  assert.deepEqual(page.consoleErrors, [], 'no console errors');
+});
+
+let recorder2, srv2;
+after(async () => {
+  try { if (recorder2) process.kill(-recorder2.proc.pid, 'SIGKILL'); } catch { /* gone */ }
+  await stopServer(recorder2);
+  await stopServer(srv2);
+});
+
+test('a live session taken back by the next server: its page says so, with the gap', { timeout: 120000 }, async () => {
+  const dir = tempDataDir();
+  recorder2 = await startServer({ args: ['--data', dir] });
+  await waitFor('live, with functions', async () => {
+    const r = await apiGet(recorder2, '/api/sessions/1');
+    return r.body.state === 'live' && r.body.counters.functions > 20;
+  }, { timeoutMs: 60000 });
+  // what the last quarter second brought may be lost at a kill: wait for a commit
+  const c0 = (await apiGet(recorder2, '/api/config')).body.storage.commits;
+  await waitFor('a commit since', async () => (await apiGet(recorder2, '/api/config')).body.storage.commits > c0, { timeoutMs: 30000 });
+  recorder2.proc.kill('SIGKILL'); // the server only: its app runs on, its agent waits
+  await recorder2.exited;
+  srv2 = await startServer({ serve: true, args: ['--data', dir] });
+  let last;
+  const back = await waitFor('the agent back', async () => {
+    if (srv2.exit) throw new Error(srv2.stderr);
+    const r = await apiGet(srv2, '/api/sessions/1');
+    last = r.body;
+    return r.body.state === 'live' && r.body.stored.resumes === 1 && r.body;
+  }, { timeoutMs: 30000 }).catch((e) => { throw new Error(`${e.message}: ${JSON.stringify(last).slice(0, 300)}\n${srv2.stderr}`); });
+  assert.ok(back.stored.last_gap_ms > 0, `the gap is known (${back.stored.last_gap_ms} ms)`);
+  const b = browser || (browser = await launchBrowser());
+  const page = await openDashboard(b, srv2, { hash: '#/sessions/1' });
+  const mark = page.locator('.resumed-mark');
+  await mark.waitFor({ timeout: 15000 });
+  assert.match(await mark.textContent(), /taken back after a server restart: gap \d/);
+  assert.ok(await page.locator('.stored-mark').isHidden(), 'live again, not a read-only stored session');
+  assert.ok(await page.locator('.detach-btn').isVisible(), 'and it can be detached');
+  await screenshot(page, 'stored-resumed.png');
   assert.deepEqual(page.consoleErrors, [], 'no console errors');
 });

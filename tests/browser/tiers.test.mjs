@@ -7,7 +7,7 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   startServer, stopServer, launchBrowser, openDashboard, feedStats, waitFor, screenshot,
-  unexpectedConsoleErrors, apiGet, fetchChecked, pressTab,
+  unexpectedConsoleErrors, apiGet, fetchChecked, pressTab, dashesWithoutReason,
 } from './helpers.mjs';
 
 // All `jit` events of session 1 up to seq upTo: seq -> tier.
@@ -23,10 +23,14 @@ async function serverTiers(srv, upTo) {
 }
 
 // Tier text and tooltip of the live table's rows in the DOM, top to bottom.
+// With each row's Compilation cell (its text and tooltip).
 function tierCells(page) {
   return page.evaluate(() => [...document.querySelectorAll('.vt-row')]
     .sort((a, b) => a._y - b._y)
-    .map((r) => { const p = r.querySelector('.c-tier span'); return { name: r.querySelector('.c-name').textContent, text: p.textContent, title: p.title, cls: p.className }; }));
+    .map((r) => {
+      const p = r.querySelector('.c-tier span'), c = r.querySelector('.c-ver span');
+      return { name: r.querySelector('.c-name').textContent, text: p.textContent, title: p.title, cls: p.className, comp: c.textContent, compTitle: c.title };
+    }));
 }
 
 describe('JIT tiers on the dashboard', { timeout: 180000 }, () => {
@@ -91,6 +95,12 @@ describe('JIT tiers on the dashboard', { timeout: 180000 }, () => {
     const short = { Tier0: 'Tier0', 'Instrumented Tier0': 'Tier0 instr', 'Instrumented Tier1': 'Tier1 instr', Tier1: 'Tier1', 'Tier1-OSR': 'OSR', FullOpts: 'FullOpts', MinOpts: 'MinOpts' };
     assert.deepEqual(rows.map((c) => c.text), fn.tiers.map((c) => short[c.tier]), 'one row per compilation, in order, with its tier');
     assert.match(rows[rows.length - 1].cls, /\btier-t1\b/);
+    // one word for it: the Compilation column numbers a method's compilations
+    assert.equal(await page.locator('.vt-head div[title^="which compilation"]').textContent(), 'Compilation');
+    const nth = ['1st', '2nd', '3rd', '4th', '5th', '6th', '7th', '8th', '9th', '10th', '11th', '12th', '13th', '14th', '15th', '16th'];
+    assert.deepEqual(rows.map((c) => c.comp), fn.tiers.map((_, i) => nth[i]));
+    assert.match(rows[0].compTitle, /^the first compilation of this method in this session$/);
+    rows.slice(1).forEach((c, i) => assert.match(c.compTitle, new RegExp(`^compilation ${i + 2} of this method in this session: it was compiled again \\(tier-up, OSR\\)$`)));
     // Click where the Tier1 row is. Row elements are pooled and re-bound (new thread names
     // redraw every row), so an element may show another row by the time a locator clicks
     // it; the rows' places do not change while the filtered view keeps its 3 rows.
@@ -114,6 +124,12 @@ describe('JIT tiers on the dashboard', { timeout: 180000 }, () => {
     assert.match(await comps.locator('.comps-k').textContent(), new RegExp(`^compilations \\(${fn.tiers.length}\\)$`));
     assert.equal(await comps.locator('.comp-arrow').count(), fn.tiers.length - 1);
     assert.equal(await page.locator('.detail .kv [data-tier]').getAttribute('data-tier'), 'Tier1');
+    // the detail strip: "compilation N of N" once the server's list is in, and the code versions
+    assert.equal(await page.locator('.detail .comp-of').textContent(), `compilation ${fn.tiers.length} of ${fn.tiers.length}`);
+    assert.match(await page.locator('.detail .code-versions').textContent(), /^code versions \d+$/);
+    assert.match(await page.locator('.detail .code-versions').getAttribute('title'), /^native code versions the runtime has for this method now/);
+    assert.doesNotMatch(await page.locator('.detail').textContent(), /re-JIT|first time/, 'none of the old words');
+    assert.deepEqual(await dashesWithoutReason(page), []);
     await screenshot(page, 'tiers-detail.png');
     await page.keyboard.press('Escape');
   });
@@ -154,6 +170,8 @@ describe('JIT tiers on the dashboard', { timeout: 180000 }, () => {
     assert.ok(linq && linq.methods > 0, JSON.stringify(linq));
     assert.equal(totals.modules.reduce((a, m) => a + m.methods, 0), totals.functions, 'the rows add up to the functions');
     await screenshot(page, 'tiers-totals.png');
+    assert.equal(await page.locator('.tab-page th', { hasText: 'Recompiled' }).count(), 1, 'methods compiled again: "Recompiled"');
+    assert.deepEqual(await dashesWithoutReason(page), []);
     // the per-session switch: off, the server says so and the button offers on; then on again
     const sw = page.locator('button.tier-switch');
     assert.equal(await sw.textContent(), 'Turn tiers off');

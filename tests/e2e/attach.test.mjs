@@ -169,7 +169,8 @@ test('refusals: already attached (409), not .NET / missing (404), other user (40
 });
 
 test('server killed while attached: the app runs on, the agent leaves, a new server attaches', async () => {
-  const target = await startTarget();
+  // the agent gives up on a dead server after JITSCOPE_GIVE_UP_MS (60 s by default; here 5 s)
+  const target = await startTarget(['serve'], { env: { JITSCOPE_GIVE_UP_MS: '5000' } });
   const srv1 = await startServer(['serve', '--port', '0']);
   const r = await attach(srv1, target.pid);
   assert.equal(r.status, 201);

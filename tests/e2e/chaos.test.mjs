@@ -78,7 +78,8 @@ test('attach: server killed -9 mid-storm: app output unchanged; a new server is 
   const commands = [`storm ${STORM}`, 'call 12', 'tick'];
   const plain = runSync('dotnet', [E2E_DLL, 'serve'], { input: commands.join('\n') + '\nexit\n' });
   assert.equal(plain.status, 0, plain.stderr);
-  const target = await startTarget();
+  // the agent gives up on a dead server after JITSCOPE_GIVE_UP_MS (60 s by default; here 10 s)
+  const target = await startTarget(['serve'], { env: { JITSCOPE_GIVE_UP_MS: '10000' } });
   const srv1 = await startServer(['serve', '--port', '0']);
   const r = await attach(srv1, target.pid);
   assert.equal(r.status, 201, JSON.stringify(r.body));
@@ -90,7 +91,7 @@ test('attach: server killed -9 mid-storm: app output unchanged; a new server is 
   await srv1.stop('SIGKILL');
   assert.ok(!stormDoneAtKill, `the server died mid-storm (after ${seen} JITs)`);
 
-  // a second server at once: the old agent is still loaded (it leaves after 10 s alone)
+  // a second server at once (on another data directory): the old agent is still loaded
   const srv2 = await startServer(['serve', '--port', '0']);
   assert.ok(agentTrace(target.pid).mapped, 'the orphaned agent is still loaded');
   const refused = await attach(srv2, target.pid);
@@ -99,7 +100,7 @@ test('attach: server killed -9 mid-storm: app output unchanged; a new server is 
   assert.equal(refused.status, 409, JSON.stringify(refused.body));
   // the server answers itself: the runtime's own refusal (CORPROF_E_PROFILER_ALREADY_ACTIVE)
   // comes after it loaded the library again, which then stays mapped for good
-  assert.match(refused.body.error, /a jitscope agent of another server is still active in process \d+; it detaches itself once it has had no server for 10 s/);
+  assert.match(refused.body.error, /a jitscope agent of another server is still active in process \d+; it detaches itself once it has had no server for 60 s/);
   assert.ok(!(await srv2.api('/api/sessions')).body.sessions.some((s) => s.state === 'live'), 'no live session from a refused attach');
 
   await target.waitLine(/^stormed /m, 120000);

@@ -129,7 +129,7 @@ test('compare: two runs of E2eTarget that JIT different methods', async () => {
     const r0 = (await srv.api('/api/config')).body.storage.rounds;
     await waitFor('the writer caught up', async () => {
       const st = (await srv.api('/api/config')).body.storage;
-      return st.rounds >= r0 + 2 && st.backlog === 0;
+      return st.rounds >= r0 + 2 && st.backlog_bytes === 0;
     }, 30000);
     await srv.stop();
     const again = await startServer(['serve', '--data', data, '--port', '0']);

@@ -13,7 +13,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import WebSocket from '../node_modules/ws/index.js';
-import { JITSCOPE, STACK_DLL, DEMO_DLL, startServer, startTarget, attach, stopAll, waitFor, sleep, runSync, tempDataDir } from './lib.mjs';
+import { JITSCOPE, STACK_DLL, startServer, stopAll, waitFor, sleep, runSync, tempDataDir } from './lib.mjs';
 
 after(stopAll);
 
@@ -47,7 +47,7 @@ async function storageCaughtUp(srv) {
   const r0 = (await srv.api('/api/config')).body.storage.rounds;
   await waitFor('two more writer rounds, nothing waiting', async () => {
     const st = (await srv.api('/api/config')).body.storage;
-    return st.rounds >= r0 + 2 && st.backlog === 0 && st;
+    return st.rounds >= r0 + 2 && st.backlog_bytes === 0 && st;
   }, 30000);
 }
 
@@ -67,13 +67,9 @@ function replayOverWebSocket(port, id) {
 
 test('a session recorded with --data survives kill -9 of the server, read-only and complete', async () => {
   const dir = tempDataDir();
-  // --rewrite-delay 0: a tier-up's rewrite of a function already written goes
-  // at the next commit too, so everything served live is on disk at the kill
-  // (by default those rewrites wait for a batch: tests/unit/test_store.c)
-  const srv = await startServer(['run', '--port', '0', '--data', dir, '--rewrite-delay', '0', '--', 'dotnet', STACK_DLL, 'stacks']);
+  const srv = await startServer(['run', '--port', '0', '--data', dir, '--', 'dotnet', STACK_DLL, 'stacks']);
   await waitFor('StackTarget READY', () => READY.test(srv.stdout), 60000);
   await waitFor('live session', async () => (await srv.api('/api/sessions/1')).body.state === 'live', 30000);
-  assert.equal((await srv.api('/api/config')).body.storage.rewrite_delay_s, 0, 'rewrites not deferred');
   const appPid = (await srv.api('/api/sessions/1')).body.pid;
 
   assert.equal((await post(srv, '/api/sessions/1/stacks')).status, 201, 'a stack snapshot');
@@ -133,78 +129,6 @@ test('a session recorded with --data survives kill -9 of the server, read-only a
   await third.stop();
 });
 
-// Session 1's functions, sorted by id (the demo app stays under one page).
-async function storedFunctions(server) {
-  const r = await server.api('/api/sessions/1/functions?limit=10000');
-  assert.equal(r.status, 200);
-  assert.ok(r.body.total < 10000, `all on one page (${r.body.total})`);
-  return r.body.functions.sort(byId);
-}
-
-// The demo app keeps compiling and tiering up; with --rewrite-delay 3600 the
-// changes to functions already written (tier-ups, a JIT finishing after its
-// start was written) wait for the whole test unless the session's end or the
-// server's stop writes them. Returns what was served
-// once the app is stopped with some waiting.
-async function deferredRewrites(srv, appPid) {
-  await waitFor('tier-ups of written functions waiting for their batch', async () => (await srv.api('/api/config')).body.storage.deferred >= 20, 60000);
-  process.kill(appPid, 'SIGSTOP'); // nothing changes from here, once what it sent is read:
-  let last = '', same = 0;
-  await waitFor('the session still for a second', async () => {
-    const c = JSON.stringify((await srv.api('/api/sessions/1')).body.counters);
-    same = c === last ? same + 1 : 0;
-    last = c;
-    return same >= 4;
-  }, 30000, 250);
-  const functions = await storedFunctions(srv);
-  const st = (await srv.api('/api/config')).body.storage;
-  assert.equal(st.rewrite_delay_s, 3600, 'the delay asked for');
-  assert.ok(st.deferred >= 20, `still deferred: ${JSON.stringify(st)}`);
-  assert.ok(functions.some((f) => f.jit_count > 1), 'tier-ups among them');
-  return functions;
-}
-
-// A new server on dir serves every function of session 1 as `before` (served live) had it.
-async function expectStoredAsServed(dir, before) {
-  const again = await startServer(['serve', '--port', '0', '--data', dir]);
-  const after = await storedFunctions(again);
-  assert.equal(after.length, before.length, 'every function is back');
-  assert.deepEqual(after, before, 'each as last served live');
-  await again.stop();
-}
-
-test('deferred re-JITs of functions already on disk are written when their session ends', async () => {
-  const dir = tempDataDir();
-  const srv = await startServer(['run', '--port', '0', '--data', dir, '--rewrite-delay', '3600', '--', 'dotnet', DEMO_DLL]);
-  await waitFor('live session', async () => (await srv.api('/api/sessions/1')).body.state === 'live', 30000);
-  const appPid = (await srv.api('/api/sessions/1')).body.pid;
-  const before = await deferredRewrites(srv, appPid);
-
-  process.kill(appPid, 'SIGKILL'); // the session ends; the server goes on
-  // exited, not just disconnected: the socket closes before the server reaps the app
-  await waitFor('the session ended', async () => (await srv.api('/api/sessions/1')).body.state === 'exited', 30000);
-  await storageCaughtUp(srv);
-  assert.equal((await srv.api('/api/config')).body.storage.deferred, 0, 'nothing deferred once the session ended');
-  srv.proc.kill('SIGKILL'); // no last round at a stop: what is on disk is what the end wrote
-  await srv.exited;
-
-  await expectStoredAsServed(dir, before);
-});
-
-test('deferred re-JITs of functions already on disk are written when the server stops', async () => {
-  const dir = tempDataDir();
-  const app = await startTarget([], { dll: DEMO_DLL, ready: /^wave +0 /m });
-  const srv = await startServer(['serve', '--port', '0', '--data', dir, '--rewrite-delay', '3600']);
-  assert.equal((await attach(srv, app.pid)).status, 201, 'attached');
-  await waitFor('live session', async () => (await srv.api('/api/sessions/1')).body.state === 'live', 30000);
-  const before = await deferredRewrites(srv, app.pid);
-
-  await srv.stop('SIGTERM'); // the app is still running (stopped): only the server's stop can write them
-  process.kill(app.pid, 'SIGKILL');
-
-  await expectStoredAsServed(dir, before);
-});
-
 test('a live session cannot be deleted; a cross-site DELETE is refused', async () => {
   const srv = await startServer(['run', '--port', '0', '--', 'dotnet', STACK_DLL, 'stacks']);
   await waitFor('StackTarget READY', () => READY.test(srv.stdout), 60000);
@@ -241,7 +165,7 @@ test('a data directory that cannot be used is a clear error with exit code 3', a
   assert.match(r.stderr, /path is longer than/);
 
   for (const [args, msg] of [[['--keep', '0'], /--keep/], [['--keep', 'x'], /--keep/], [['--data', ''], /--data/],
-    [['--rewrite-delay', '3601'], /--rewrite-delay wants 0\.\.3600/], [['--rewrite-delay', '-1'], /--rewrite-delay/], [['--rewrite-delay', '5s'], /--rewrite-delay/]]) {
+    [['--rewrite-delay', '30'], /--rewrite-delay is no longer needed/]]) {
     r = runSync(JITSCOPE, ['serve', '--port', '0', ...args], { timeout: 20000 });
     assert.equal(r.status, 2, `${args.join(' ')}: usage error`);
     assert.match(r.stderr, msg);
@@ -274,7 +198,8 @@ test('--data none writes nothing; the default directory follows XDG_STATE_HOME',
     assert.equal(fs.statSync(path.dirname(db)).mode & 0o777, 0o700, 'in a private directory');
     const port = Number(/127\.0\.0\.1:(\d+)\//.exec(out)[1]);
     const config = await (await fetch(`http://127.0.0.1:${port}/api/config`)).json();
-    assert.equal(config.storage.rewrite_delay_s, 30, 'rewrites of stored functions wait 30 s by default');
+    assert.equal(config.storage.enabled, true, 'storage on by default');
+    assert.equal(config.storage.lost_bytes, 0, 'nothing lost');
     proc.kill('SIGTERM');
     await new Promise((resolve) => proc.on('exit', resolve));
   } finally {

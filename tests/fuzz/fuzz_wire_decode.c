@@ -145,10 +145,10 @@ static void fuzz_read_back(session *s, const wire_record *r)
         break;
     default: break;
     }
-    if (s->event_seq) {
-        const session_event *e = session_event_at(s, s->event_seq);
-        FUZZ_REQUIRE(e && e->seq == s->event_seq);
-        FUZZ_REQUIRE(session_event_at(s, session_first_event_seq(s)) != NULL);
+    if (s->events.last_seq) {
+        const eventlog_entry *e = eventlog_at(&s->events, s->events.last_seq);
+        FUZZ_REQUIRE(e && e->seq == s->events.last_seq);
+        FUZZ_REQUIRE(eventlog_at(&s->events, eventlog_first_seq(&s->events)) != NULL);
     }
     (void)sink;
 }

@@ -225,9 +225,8 @@ TEST(route_table)
     CHECK(status_is("POST", "/api/config", NULL, NULL, 405), "POST /api/config: 405");
     {
         result r = call("GET", "/api/config", NULL, NULL);
-        CHECK(r.status == 200 &&
-                  json_integer_value(json_object_get(r.json, "event_log_capacity")) ==
-                      (json_int_t)SESSION_MAX_EVENTS,
+        CHECK(r.status == 200 && json_integer_value(json_object_get(
+                                     r.json, "event_log_capacity")) == (json_int_t)EVENTLOG_MAX,
               "GET /api/config: event_log_capacity is the server's event log size");
         done(&r);
     }
@@ -482,6 +481,10 @@ TEST(profile_formats_and_parameters)
               json_array_size(json_object_get(r.json, "threads")) == 1 &&
               json_is_array(json_object_get(r.json, "timeline")),
           "json: profile, threads, timeline, tree");
+    CHECK(json_string_value(json_object_get(json_object_get(r.json, "profile"), "mode")) &&
+              strcmp(json_string_value(json_object_get(json_object_get(r.json, "profile"), "mode")),
+                     "wall") == 0,
+          "the profile says what it measures: mode wall");
     done(&r);
     r = call("GET", path("/profile"), folded_args, NULL);
     CHECK(r.status == 200 && r.text &&

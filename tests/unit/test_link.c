@@ -138,7 +138,7 @@ static char link_err[256];
 static void need_link(void)
 {
     if (!link_up)
-        link_up = link_start(link_err, sizeof(link_err)) == 0 ? 1 : -1;
+        link_up = link_start(NULL, link_err, sizeof(link_err)) == 0 ? 1 : -1;
 }
 
 TEST(command_arrives_whole)

@@ -259,7 +259,7 @@ TEST(status_and_suspension_stats)
     static const uint64_t susp[] = {100, 200, 300, 400, 1000};
     wire_record r;
     uint64_t fid = 0x42, events;
-    const session_event *e;
+    const eventlog_entry *e;
 
     CHECK(p->state == PROFILE_IDLE && strcmp(profile_state_name(p->state), "idle") == 0,
           "idle at first");
@@ -283,14 +283,14 @@ TEST(status_and_suspension_stats)
           (unsigned long long)profile_suspend_p50(p));
     CHECK(p->effective_millihz == 24500, "a sample walk's END updates the effective rate");
 
-    events = s->event_seq;
+    events = s->events.last_seq;
     r = (wire_record){.type = WIRE_PROFILE_STATUS, .time_ns = MONO + SEC};
     r.u.profile_status = (wire_profile_status){WIRE_PROFILE_RATE, 49000, 12500, 20, 5, 2000, 0, 0};
     apply(s, r);
-    e = session_event_at(s, s->event_seq);
+    e = eventlog_at(&s->events, s->events.last_seq);
     CHECK(p->state == PROFILE_RUNNING && p->effective_millihz == 12500 && p->agent_samples == 5,
           "RATE: still running at the lowered rate");
-    CHECK(s->event_seq == events + 1 && e->type == WIRE_PROFILE_STATUS &&
+    CHECK(s->events.last_seq == events + 1 && e->type == WIRE_PROFILE_STATUS &&
               e->extra == WIRE_PROFILE_RATE && e->value == 12500 && (uint32_t)e->id == 49000 &&
               (e->id >> 32) == 20 && strcmp(session_event_type_name(e->type), "profile") == 0,
           "a profile event with the state, rates and budget");

@@ -8,7 +8,7 @@
  * said (functions, modules, threads, thread names) and create what is unknown;
  * unknown IDs tolerated; a destroyed thread is not resurrected by catch-up;
  * sequence gaps; the event log (seqs from 1 without gaps, session_event_at,
- * eviction after SESSION_MAX_EVENTS); detach state transitions; unknown record
+ * eviction after EVENTLOG_MAX); detach state transitions; unknown record
  * types refused; an exit by a signal (kept with the exit code, EXITED once the
  * link is lost) and signal names. Every session is freed (LeakSanitizer checks at exit).
  * Build: make build/tests/test_session && build/tests/test_session
@@ -356,7 +356,7 @@ TEST(catchup_never_overrides_live_function)
     apply(s, jit_started(0xF1, 0x71, MONO + 100));
     apply(s, jit_finished(0xF1, 0x71, 0x1000, 128, MONO + 350, 0));
     before = *session_find_function(s, 0xF1);
-    events = s->event_seq;
+    events = s->events.last_seq;
     CHECK(apply(s, jit_finished(0xF1, 0x71, 0x1000, 999, MONO + 9000, WIRE_FLAG_CATCHUP)) == 0,
           "catch-up JIT_FINISHED for a live-seen function is accepted");
     f = session_find_function(s, 0xF1);
@@ -368,7 +368,8 @@ TEST(catchup_never_overrides_live_function)
     CHECK(f->first_jit_ns == before.first_jit_ns && f->last_jit_ns == before.last_jit_ns,
           "first/last JIT times unchanged");
     CHECK(!(f->flags & WIRE_FLAG_CATCHUP), "not flagged catch-up");
-    CHECK(s->event_seq == events && s->jit_compilations == 1, "no event, no extra compilation");
+    CHECK(s->events.last_seq == events && s->jit_compilations == 1,
+          "no event, no extra compilation");
     session_free(s);
 }
 
@@ -376,7 +377,7 @@ TEST(catchup_creates_unknown_function)
 {
     session *s = live_session();
     session_function *f;
-    const session_event *e;
+    const eventlog_entry *e;
 
     apply(s, jit_finished(0xF5, 0, 0x5000, 77, MONO + 10, WIRE_FLAG_CATCHUP));
     f = session_find_function(s, 0xF5);
@@ -384,12 +385,12 @@ TEST(catchup_creates_unknown_function)
                                                "flagged catch-up");
     CHECK(f && f->jit_count == 0 && f->jit_time_ns == 0 && f->native_size == 77 && f->versions == 1,
           "no compilation counted, size and code version known");
-    e = session_event_at(s, s->event_seq);
+    e = eventlog_at(&s->events, s->events.last_seq);
     CHECK(e && e->type == WIRE_JIT_FINISHED && e->id == 0xF5 && (e->flags & WIRE_FLAG_CATCHUP),
           "one catch-up event logged");
-    uint64_t events = s->event_seq;
+    uint64_t events = s->events.last_seq;
     apply(s, jit_finished(0xF5, 0, 0x5000, 77, MONO + 20, WIRE_FLAG_CATCHUP));
-    CHECK(s->event_seq == events && session_find_function(s, 0xF5)->versions == 1,
+    CHECK(s->events.last_seq == events && session_find_function(s, 0xF5)->versions == 1,
           "the same catch-up record again changes nothing");
     apply(s, jit_finished(0xF6, 0, 0x6000, 10, MONO + 30, WIRE_FLAG_CATCHUP | WIRE_FLAG_DYNAMIC));
     CHECK(session_find_function(s, 0xF6)->flags == (WIRE_FLAG_CATCHUP | WIRE_FLAG_DYNAMIC),
@@ -410,13 +411,13 @@ TEST(modules_catchup_and_unknown)
     uint64_t events;
 
     apply(s, module_loaded(0x200000, "/app/A.dll", "A", 0));
-    events = s->event_seq;
+    events = s->events.last_seq;
     CHECK(apply(s, module_loaded(0x200000, "/stale/A.dll", "Stale", WIRE_FLAG_CATCHUP)) == 0,
           "catch-up duplicate of a live module load is accepted");
     m = session_find_module(s, 0x200000);
     CHECK(m && strcmp(m->path, "/app/A.dll") == 0 && strcmp(m->assembly, "A") == 0 && m->flags == 0,
           "path, assembly and flags unchanged");
-    CHECK(s->event_seq == events && s->module_count == 1, "no event, no second module");
+    CHECK(s->events.last_seq == events && s->module_count == 1, "no event, no second module");
 
     apply(s, module_loaded(0x300000, "/enum/B.dll", "B", WIRE_FLAG_CATCHUP));
     apply(s, module_loaded(0x300000, "/live/B.dll", "B", 0));
@@ -537,7 +538,7 @@ TEST(thread_id_reused_after_destroy)
 TEST(thread_named_before_start_on_a_reused_id)
 {
     session *s = live_session();
-    const session_event *e;
+    const eventlog_entry *e;
     int ok = 1;
 
     apply(s, thread_rec(WIRE_THREAD_NAME, 0x71, 0, 0, "a", MONO + 1));
@@ -555,12 +556,12 @@ TEST(thread_named_before_start_on_a_reused_id)
               s->threads[1].alive && s->threads[1].created_ns == (int64_t)(MONO + 6) + OFFSET &&
               (s->threads[1].flags & SESSION_THREAD_STARTED),
           "the second: its own name (given before it started) and os id, alive");
-    for (uint64_t seq = 1; seq <= s->event_seq; seq++) {
-        e = session_event_at(s, seq);
+    for (uint64_t seq = 1; seq <= s->events.last_seq; seq++) {
+        e = eventlog_at(&s->events, seq);
         ok &= e->extra == (seq <= 3 ? 1u : 2u);
     }
-    CHECK(s->event_seq == 5 && ok, "the thread events name their rows (%llu events)",
-          (unsigned long long)s->event_seq);
+    CHECK(s->events.last_seq == 5 && ok, "the thread events name their rows (%llu events)",
+          (unsigned long long)s->events.last_seq);
     session_free(s);
 }
 
@@ -695,7 +696,8 @@ TEST(event_log)
         WIRE_CATCHUP_END,  WIRE_MODULE_UNLOADED, WIRE_THREAD_DESTROYED, WIRE_ASSEMBLY_LOADED};
     int ok = 1;
 
-    CHECK(s->event_seq == 0 && session_first_event_seq(s) == 1 && session_event_at(s, 1) == NULL,
+    CHECK(s->events.last_seq == 0 && eventlog_first_seq(&s->events) == 1 &&
+              eventlog_at(&s->events, 1) == NULL,
           "no events yet (the hello is not an event)");
     apply(s, jit_started(0xF1, 0x71, MONO + 1)); /* not logged */
     apply(s, jit_finished(0xF1, 0x71, 0x1000, 10, MONO + 2, 0));
@@ -712,19 +714,19 @@ TEST(event_log)
     apply(s, thread_rec(WIRE_THREAD_DESTROYED, 0x72, 0, 0, NULL, MONO + 6));
     apply(s, (wire_record){.type = WIRE_ASSEMBLY_LOADED,
                            .u.assembly_loaded = {0x300, 0x200000, 0, 0}});
-    CHECK(s->event_seq == 8, "8 events from 14 records (got %llu)",
-          (unsigned long long)s->event_seq);
+    CHECK(s->events.last_seq == 8, "8 events from 14 records (got %llu)",
+          (unsigned long long)s->events.last_seq);
     for (uint64_t seq = 1; seq <= 8; seq++) {
-        const session_event *e = session_event_at(s, seq);
+        const eventlog_entry *e = eventlog_at(&s->events, seq);
         ok &= e && e->seq == seq && e->type == logged[seq - 1];
     }
-    CHECK(ok, "session_event_at(1..8): seqs 1..8 without gaps, in order, with their types");
-    CHECK(session_event_at(s, 0) == NULL && session_event_at(s, 9) == NULL,
+    CHECK(ok, "eventlog_at(&1..8): seqs 1..8 without gaps->events, in order, with their types");
+    CHECK(eventlog_at(&s->events, 0) == NULL && eventlog_at(&s->events, 9) == NULL,
           "seq 0 and the next seq are not there");
-    CHECK(session_first_event_seq(s) == 1 && s->events_evicted == 0, "nothing evicted");
-    CHECK(session_event_at(s, 1)->value == 1 && session_event_at(s, 1)->extra == 10 &&
-              session_event_at(s, 1)->id == 0xF1 &&
-              session_event_at(s, 1)->time_ns == (int64_t)(MONO + 2) + OFFSET,
+    CHECK(eventlog_first_seq(&s->events) == 1 && s->events.evicted == 0, "nothing evicted");
+    CHECK(eventlog_at(&s->events, 1)->value == 1 && eventlog_at(&s->events, 1)->extra == 10 &&
+              eventlog_at(&s->events, 1)->id == 0xF1 &&
+              eventlog_at(&s->events, 1)->time_ns == (int64_t)(MONO + 2) + OFFSET,
           "JIT event: function id, duration 1 ns, native size 10, wall-clock time");
     session_free(s);
 }
@@ -732,7 +734,7 @@ TEST(event_log)
 TEST(event_log_eviction)
 {
     session *s = live_session();
-    const uint64_t extra = 10, total = SESSION_MAX_EVENTS + extra;
+    const uint64_t extra = 10, total = EVENTLOG_MAX + extra;
     wire_record r = simple(WIRE_CATCHUP_END);
     const char *why;
     double t0 = check_seconds();
@@ -745,20 +747,20 @@ TEST(event_log_eviction)
     }
     CHECK(check_seconds() - t0 < 5.0, "%llu events applied in %.2f s", (unsigned long long)total,
           check_seconds() - t0);
-    CHECK(s->event_seq == total && s->events_evicted == extra, "event_seq %llu, evicted %llu",
-          (unsigned long long)s->event_seq, (unsigned long long)s->events_evicted);
-    CHECK(session_first_event_seq(s) == extra + 1, "first retained seq is %llu (got %llu)",
-          (unsigned long long)(extra + 1), (unsigned long long)session_first_event_seq(s));
-    CHECK(session_event_at(s, extra) == NULL && session_event_at(s, 1) == NULL,
+    CHECK(s->events.last_seq == total && s->events.evicted == extra, "event_seq %llu, evicted %llu",
+          (unsigned long long)s->events.last_seq, (unsigned long long)s->events.evicted);
+    CHECK(eventlog_first_seq(&s->events) == extra + 1, "first retained seq is %llu (got %llu)",
+          (unsigned long long)(extra + 1), (unsigned long long)eventlog_first_seq(&s->events));
+    CHECK(eventlog_at(&s->events, extra) == NULL && eventlog_at(&s->events, 1) == NULL,
           "evicted seqs are gone");
     for (uint64_t seq = extra + 1; seq <= extra + 100; seq++)
-        ok &= session_event_at(s, seq) && session_event_at(s, seq)->seq == seq &&
-              session_event_at(s, seq)->extra == (uint32_t)(seq - 1);
+        ok &= eventlog_at(&s->events, seq) && eventlog_at(&s->events, seq)->seq == seq &&
+              eventlog_at(&s->events, seq)->extra == (uint32_t)(seq - 1);
     for (uint64_t seq = total - 100; seq <= total; seq++)
-        ok &= session_event_at(s, seq) && session_event_at(s, seq)->seq == seq &&
-              session_event_at(s, seq)->extra == (uint32_t)(seq - 1);
+        ok &= eventlog_at(&s->events, seq) && eventlog_at(&s->events, seq)->seq == seq &&
+              eventlog_at(&s->events, seq)->extra == (uint32_t)(seq - 1);
     CHECK(ok, "the oldest and newest retained events are where their seq says");
-    CHECK(session_event_at(s, total + 1) == NULL, "nothing after the last");
+    CHECK(eventlog_at(&s->events, total + 1) == NULL, "nothing after the last");
     CHECK(s->catchups == total && s->last_catchup.functions == (uint32_t)(total - 1),
           "catch-up counters follow");
     session_free(s);
@@ -781,7 +783,7 @@ TEST(detach_transitions)
     CHECK(apply(s, detach(WIRE_DETACH_SUCCEEDED, 0)) == 0 && s->state == SESSION_DETACHED &&
               s->detach_finished_ns == NOW && s->ended_ns == NOW,
           "succeeded -> detached, finished and ended now");
-    CHECK(s->event_seq == 4 && session_event_at(s, 4)->extra == WIRE_DETACH_SUCCEEDED,
+    CHECK(s->events.last_seq == 4 && eventlog_at(&s->events, 4)->extra == WIRE_DETACH_SUCCEEDED,
           "each status is an event carrying its state");
     CHECK(apply(s, detach(0, 0)) == -1 && g_why && apply(s, detach(4, 0)) == -1,
           "unknown detach states 0 and 4 are refused");
@@ -900,7 +902,7 @@ TEST(hostile_timestamps)
     CHECK(f && f->first_jit_ns >= 0 && f->last_jit_ns >= 0,
           "its wall-clock time is not negative (first_jit_ns %lld)",
           f ? (long long)f->first_jit_ns : 0ll);
-    CHECK(session_event_at(s, 1) && session_event_at(s, 1)->time_ns >= 0,
+    CHECK(eventlog_at(&s->events, 1) && eventlog_at(&s->events, 1)->time_ns >= 0,
           "nor is the event's time");
     session_free(s);
 }
@@ -913,7 +915,7 @@ TEST(tiers_per_compilation)
 {
     session *s = new_session();
     session_function *f;
-    const session_event *e;
+    const eventlog_entry *e;
     wire_record r;
     static const uint32_t tiers[] = {WIRE_TIER_0, WIRE_TIER_0_INSTRUMENTED, WIRE_TIER_1, 99};
     unsigned i;
@@ -953,9 +955,9 @@ TEST(tiers_per_compilation)
     CHECK(s->tier_compilations[WIRE_TIER_0] == 1 && s->tier_compilations[WIRE_TIER_1] == 1 &&
               s->tier_compilations[WIRE_TIER_UNKNOWN] == 1 && s->tier_jit_ns[WIRE_TIER_1] == 10,
           "totals per tier");
-    e = session_event_at(s, s->event_seq);
+    e = eventlog_at(&s->events, s->events.last_seq);
     CHECK(e && e->type == WIRE_JIT_FINISHED && e->tier == WIRE_TIER_UNKNOWN, "last event");
-    e = session_event_at(s, s->event_seq - 1);
+    e = eventlog_at(&s->events, s->events.last_seq - 1);
     CHECK(e && e->tier == WIRE_TIER_1, "the event before carries Tier1");
     for (i = 0; i < SESSION_MAX_COMPILATIONS + 3; i++)
         apply(s, jit_finished(0xF2, 0x72, 0x100 + i, 8, MONO + 1000 + i, 0));

@@ -97,8 +97,8 @@ TEST(snapshot_assembled)
 {
     session *s = live_session();
     const stacks_walk *w;
-    const session_event *e;
-    uint64_t events = s->event_seq;
+    const eventlog_entry *e;
+    uint64_t events = s->events.last_seq;
     wire_record r;
     int frames_ok = 1;
 
@@ -143,8 +143,8 @@ TEST(snapshot_assembled)
           "found by its request id (0 is never a request)");
     CHECK(stacks_by_id(&s->stacks, 1) == w && stacks_by_id(&s->stacks, 2) == NULL,
           "found by number");
-    CHECK(s->event_seq == events + 1, "one event");
-    e = session_event_at(s, s->event_seq);
+    CHECK(s->events.last_seq == events + 1, "one event");
+    e = eventlog_at(&s->events, s->events.last_seq);
     CHECK(e && e->type == WIRE_STACK_END && e->id == 1 && e->value == 183000 && e->extra == 3 &&
               e->time_ns == w->time_ns &&
               strcmp(session_event_type_name(e->type), "stack_snapshot") == 0,
@@ -216,9 +216,10 @@ TEST(repeated_end_late_thread_duplicate_thread)
     w = stacks_at(&s->stacks, 0);
     CHECK(w && w->thread_count == 1 && w->frame_count == 2 && s->stacks.ignored_records == 1,
           "a thread named twice in one walk counts once (the first), the second is counted");
-    events = s->event_seq;
+    events = s->events.last_seq;
     apply(s, stack_end(21, 5, WIRE_STACK_SNAPSHOT, 1));
-    CHECK(s->stacks.kept_count == 1 && s->event_seq == events && s->stacks.ignored_records == 2,
+    CHECK(s->stacks.kept_count == 1 && s->events.last_seq == events &&
+              s->stacks.ignored_records == 2,
           "a repeated END: no second snapshot, no event, counted");
     apply(s, stack_thread(21, 2, 3, 0));
     CHECK(s->stacks.kept_count == 1 && stacks_at(&s->stacks, 0)->thread_count == 1 &&
@@ -321,11 +322,11 @@ TEST(frame_budget_and_walk_cap)
 TEST(samples_go_to_the_profile)
 {
     session *s = live_session();
-    uint64_t events = s->event_seq;
+    uint64_t events = s->events.last_seq;
 
     walk(s, 1, 0, WIRE_STACK_SAMPLE, 3, 4);
     walk(s, 2, 0, WIRE_STACK_SAMPLE, 3, 4);
-    CHECK(s->stacks.kept_count == 0 && s->event_seq == events,
+    CHECK(s->stacks.kept_count == 0 && s->events.last_seq == events,
           "sample walks are not kept as snapshots and log no event");
     CHECK(s->profile.walks == 2 && s->profile.sample_count == 6 && s->profile.stack_count == 3,
           "the profile has 2 walks, 6 samples, 3 distinct stacks");

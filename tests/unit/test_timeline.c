@@ -90,11 +90,11 @@ static const timeline_suspension *susp_at(const session *s, uint64_t i)
 TEST(gc_pairs)
 {
     session *s = live_session();
-    const session_event *e;
-    uint64_t events = s->event_seq;
+    const eventlog_entry *e;
+    uint64_t events = s->events.last_seq;
 
     gc_end(s, MONO + 10); /* a collection already running when we started watching */
-    CHECK(s->timeline.gc_total == 0 && s->timeline.unmatched == 1 && s->event_seq == events,
+    CHECK(s->timeline.gc_total == 0 && s->timeline.unmatched == 1 && s->events.last_seq == events,
           "a finish without a start is ignored, counted, logs nothing");
     gc_start(s, MONO + 1000, 0x7, 1);
     CHECK(s->timeline.gc_total == 0 && s->timeline.gc_open, "a start opens a GC");
@@ -103,8 +103,8 @@ TEST(gc_pairs)
     CHECK(gc_at(s, 0)->start_ns == WALL(MONO + 1000) && gc_at(s, 0)->duration_ns == 812000 &&
               gc_at(s, 0)->generations == 0x7 && gc_at(s, 0)->reason == 1 && gc_at(s, 0)->complete,
           "start (wall clock), duration (monotonic), generations, reason, complete");
-    e = session_event_at(s, s->event_seq);
-    CHECK(s->event_seq == events + 1 && e->type == WIRE_GC_FINISHED && e->value == 812000 &&
+    e = eventlog_at(&s->events, s->events.last_seq);
+    CHECK(s->events.last_seq == events + 1 && e->type == WIRE_GC_FINISHED && e->value == 812000 &&
               e->extra == 0x7 && e->id == 1 && e->time_ns == WALL(MONO + 1000) &&
               strcmp(session_event_type_name(e->type), "gc") == 0,
           "one gc event: duration, generations, reason, at the GC's start");
@@ -116,7 +116,7 @@ TEST(gc_pairs)
               gc_at(s, 1)->generations == 0x1 && gc_at(s, 2)->complete &&
               gc_at(s, 2)->duration_ns == 500,
           "a start over an unfinished GC closes that one as incomplete");
-    CHECK(s->timeline.unmatched == 2 && s->event_seq == events + 2,
+    CHECK(s->timeline.unmatched == 2 && s->events.last_seq == events + 2,
           "counted; the incomplete one logs no event");
     gc_start(s, MONO + 4000000, 0x1, 0);
     gc_end(s, MONO + 3999999);
@@ -132,8 +132,8 @@ TEST(gc_pairs)
 TEST(suspension_phases)
 {
     session *s = live_session();
-    const session_event *e;
-    uint64_t events = s->event_seq;
+    const eventlog_entry *e;
+    uint64_t events = s->events.last_seq;
 
     suspend(s, MONO + 100, WIRE_SUSPEND_STARTED, 1);
     suspend(s, MONO + 200, WIRE_SUSPEND_FINISHED, 1);
@@ -144,8 +144,8 @@ TEST(suspension_phases)
               susp_at(s, 0)->duration_ns == 1000 && susp_at(s, 0)->reason == 1 &&
               !susp_at(s, 0)->aborted,
           "phase 1 to 5: one suspension, its reason from phase 1, 1000 ns");
-    e = session_event_at(s, s->event_seq);
-    CHECK(s->event_seq == events + 1 && e->type == WIRE_RUNTIME_SUSPEND && e->id == 1 &&
+    e = eventlog_at(&s->events, s->events.last_seq);
+    CHECK(s->events.last_seq == events + 1 && e->type == WIRE_RUNTIME_SUSPEND && e->id == 1 &&
               e->value == 1000 && e->extra == 0 &&
               strcmp(session_event_type_name(e->type), "suspension") == 0,
           "a suspension event");
@@ -155,15 +155,16 @@ TEST(suspension_phases)
     CHECK(s->timeline.suspension_total == 2 && susp_at(s, 1)->aborted &&
               susp_at(s, 1)->duration_ns == 300 && susp_at(s, 1)->reason == 9,
           "an aborted suspension closes at phase 3");
-    e = session_event_at(s, s->event_seq);
+    e = eventlog_at(&s->events, s->events.last_seq);
     CHECK(e->type == WIRE_RUNTIME_SUSPEND && e->extra == 1 && e->id == 9, "its event says aborted");
 
-    events = s->event_seq;
+    events = s->events.last_seq;
     suspend(s, MONO + 3000, WIRE_RESUME_FINISHED, 1);
     suspend(s, MONO + 3001, WIRE_SUSPEND_ABORTED, 9);
     suspend(s, MONO + 3002, WIRE_SUSPEND_FINISHED, 1);
     suspend(s, MONO + 3003, WIRE_RESUME_STARTED, 9);
-    CHECK(s->timeline.suspension_total == 2 && s->event_seq == events && s->timeline.unmatched == 2,
+    CHECK(s->timeline.suspension_total == 2 && s->events.last_seq == events &&
+              s->timeline.unmatched == 2,
           "ends without a start are ignored (two counted: the closing phases)");
     suspend(s, MONO + 4000, WIRE_SUSPEND_STARTED, 1);
     suspend(s, MONO + 5000, WIRE_SUSPEND_STARTED, 7);
@@ -186,17 +187,18 @@ TEST(sampler_suspensions_not_logged_while_profiling)
     uint64_t events;
 
     profile_start(&s->profile, 99, NOW);
-    events = s->event_seq;
+    events = s->events.last_seq;
     suspend(s, MONO + 100, WIRE_SUSPEND_STARTED, TIMELINE_SUSPEND_FOR_PROFILER);
     suspend(s, MONO + 200, WIRE_RESUME_FINISHED, TIMELINE_SUSPEND_FOR_PROFILER);
     suspend(s, MONO + 300, WIRE_SUSPEND_STARTED, 1);
     suspend(s, MONO + 400, WIRE_RESUME_FINISHED, 1);
-    CHECK(s->timeline.suspension_total == 2 && s->event_seq == events + 1,
+    CHECK(s->timeline.suspension_total == 2 && s->events.last_seq == events + 1,
           "while a profile runs, our own suspension is in the timeline but not the log; a GC's is");
     profile_stop(&s->profile, NOW);
     suspend(s, MONO + 500, WIRE_SUSPEND_STARTED, TIMELINE_SUSPEND_FOR_PROFILER);
     suspend(s, MONO + 600, WIRE_RESUME_FINISHED, TIMELINE_SUSPEND_FOR_PROFILER);
-    CHECK(s->event_seq == events + 2, "with no profile running, a snapshot's suspension is logged");
+    CHECK(s->events.last_seq == events + 2,
+          "with no profile running, a snapshot's suspension is logged");
     session_free(s);
 }
 

@@ -44,6 +44,32 @@ export function prepCanvas(cv) {
   return { g, W, H };
 }
 
+// Draws one line of chart text and records its box in `boxes` (CSS px:
+// {text, x0, x1, y0, y1}); the charts hand their boxes to the canvas as
+// `canvas.labelBoxes`, so tests can check that no two overlap and that each
+// lies inside the canvas. Uses the current font, textAlign and middle baseline.
+export function label(g, boxes, text, x, y, align = 'left') {
+  if (!text) return 0;
+  g.textAlign = align;
+  g.fillText(text, x, y);
+  const w = g.measureText(text).width;
+  const x0 = align === 'left' ? x : align === 'right' ? x - w : x - w / 2;
+  boxes.push({ text, x0, x1: x0 + w, y0: y - 6, y1: y + 6 });
+  return w;
+}
+
+// Keeps the parts (strings) of a summary that fit in `room` px, joined by " · ".
+export function fitParts(g, parts, room) {
+  let line = '';
+  for (const part of parts) {
+    if (!part) continue;
+    const next = line ? `${line} · ${part}` : part;
+    if (g.measureText(next).width > room) break;
+    line = next;
+  }
+  return line;
+}
+
 // A hover read-out box at the top of the plot area, kept inside [left, right].
 export function readout(g, text, x, top, left, right) {
   g.font = '11px ui-monospace, "DejaVu Sans Mono", monospace';
@@ -90,18 +116,18 @@ export class RateChart {
     const tStep = niceStep(Math.max(maxT / 1e6, 0.4), false); // ms of JIT per second
     const tMax = tStep * 4;
 
-    // title row
+    // title row: the title, the line's legend, then as much of the summary as fits
+    const boxes = [];
     g.fillStyle = C.strong;
-    g.textAlign = 'left';
-    g.fillText('JIT compilations / s', padL, 10);
+    let x = padL + label(g, boxes, 'JIT compilations / s', padL, 10) + 12;
     g.fillStyle = C.line;
-    const tw = g.measureText('JIT compilations / s').width;
-    g.fillText('— JIT time (ms / s)', padL + tw + 12, 10);
-    g.textAlign = 'right';
+    x += label(g, boxes, '— JIT time (ms / s)', x, 10) + 16;
     g.fillStyle = C.text;
     let last5 = 0;
     if (d) for (let k = Math.max(0, n - 5); k < n; k++) last5 += d.ys[k];
-    g.fillText(`last 5 s: ${fmtInt(last5 / 5)}/s   peak: ${fmtInt(maxY)}/s   ${this.span} s window: ${fmtInt(sum)} JITs, ${fmtInt(sumT / 1e6)} ms`, W - padR, 10);
+    const summary = fitParts(g, [`last 5 s: ${fmtInt(last5 / 5)}/s`, `peak: ${fmtInt(maxY)}/s`,
+      `${this.span / 60} min: ${fmtInt(sum)} JITs, ${fmtInt(sumT / 1e6)} ms`], W - padR - x);
+    label(g, boxes, summary, W - padR, 10, 'right');
 
     // grid + y labels
     g.strokeStyle = C.grid;
@@ -110,21 +136,20 @@ export class RateChart {
       const y = Math.round(padT + ph - (ph * k) / 4) + 0.5;
       g.beginPath(); g.moveTo(padL, y); g.lineTo(padL + pw, y); g.stroke();
       g.fillStyle = C.text;
-      g.textAlign = 'right';
-      g.fillText(fmtInt(yStep * k), padL - 6, y);
+      label(g, boxes, fmtInt(yStep * k), padL - 6, y, 'right');
       g.fillStyle = C.line;
-      g.textAlign = 'left';
-      g.fillText(tickText(tStep * k, tStep), padL + pw + 6, y);
+      label(g, boxes, tickText(tStep * k, tStep), padL + pw + 6, y, 'left');
     }
-    // x labels every 30 s
+    // x labels every 30 s (every minute when narrow)
     g.fillStyle = C.text;
-    g.textAlign = 'center';
-    for (let s = 0; s <= this.span; s += 30) {
-      const x = padL + pw - (pw * s) / this.span;
+    const every = pw < 300 ? 60 : 30;
+    for (let s = 0; s <= this.span; s += every) {
+      const xx = padL + pw - (pw * s) / this.span;
       const m = Math.floor(s / 60), r = s % 60;
       const text = s === 0 ? this.label : `−${m}:${String(r).padStart(2, '0')}`;
-      g.fillText(text, Math.min(Math.max(x, padL + 12), padL + pw - 10), H - padB / 2);
+      label(g, boxes, text, Math.min(Math.max(xx, padL + 14), padL + pw - 12), H - padB / 2, 'center');
     }
+    this.canvas.labelBoxes = boxes;
     if (!d) return;
 
     // bars

@@ -6,7 +6,10 @@
 // (sticky inside a scroller as tall as the deepest stack) and frames narrower
 // than half a pixel are skipped with their callees. Click a frame to zoom to
 // it (its ancestors stay on top, dimmed; click one, or the zoomed frame again,
-// to zoom out); the search highlights matching frames and greys the rest.
+// to zoom out); the search highlights matching frames and greys the rest,
+// counts them in the whole graph and under the zoomed frame, marks matches
+// too narrow to draw with a 2 px tick on their row, and jumpMatch() zooms to the
+// next or previous one (heaviest first).
 // Colours are stable per module (hue) and name (shade).
 //
 // The caller owns the timing: setTree / setQuery / zoomTo only mark the graph
@@ -66,7 +69,10 @@ export class FlameGraph {
     this.zoom = null;
     this.zoomKeys = []; // names from the root's child down to the zoomed frame, kept across trees
     this.query = '';
-    this.match = { samples: 0, nodes: 0, total: 0 };
+    // samples/nodes: in the whole graph; zoomSamples/zoomNodes: under the zoomed
+    // frame (itself included); list: the matching frames, heaviest first; at: the
+    // one jumpMatch() went to last (-1: none yet)
+    this.match = { samples: 0, nodes: 0, total: 0, zoomSamples: 0, zoomNodes: 0, zoomTotal: 0, list: [], at: -1 };
     this.maxDepth = 0;
     this.rows = new Map(); // depth -> [{x, w, node}] as drawn
     this.mouse = null; // {x, y} in canvas px
@@ -118,7 +124,9 @@ export class FlameGraph {
       z = next;
     }
     this.zoom = z;
+    const at = this.match.list[this.match.at];
     this.computeMatches();
+    if (at) this.match.at = this.match.list.findIndex((n) => n.name === at.name && n.module === at.module && n._d === at._d);
   }
 
   zoomTo(node) {
@@ -126,9 +134,26 @@ export class FlameGraph {
     const keys = [];
     for (let n = this.zoom; n && n._p; n = n._p) keys.push(`${n.module || ''}\u0000${n.name}`);
     this.zoomKeys = keys.reverse();
-    this.scroller.scrollTop = Math.max(0, Math.min(this.scroller.scrollTop, (this.zoom ? this.zoom._d : 0) * ROW_H));
+    // the zoomed frame's row in view: not below the top, nor under the bottom edge
+    const zy = (this.zoom ? this.zoom._d : 0) * ROW_H;
+    const viewH = this.scroller.clientHeight || 0;
+    let top = Math.min(this.scroller.scrollTop, zy);
+    if (viewH && zy + ROW_H > top + viewH) top = Math.max(0, zy - Math.floor(viewH / 3));
+    this.scroller.scrollTop = Math.max(0, top);
     this.mouse = null;
     this.setHover(null);
+    this.countZoomMatches();
+  }
+
+  // Zooms to the next (dir 1) or previous (-1) matching frame, heaviest first,
+  // wrapping around. Returns the frame, or null when nothing matches.
+  jumpMatch(dir = 1) {
+    const m = this.match;
+    if (!m.list.length) return null;
+    m.at = m.at < 0 ? (dir > 0 ? 0 : m.list.length - 1) : (m.at + dir + m.list.length) % m.list.length;
+    const node = m.list[m.at];
+    this.zoomTo(node);
+    return node;
   }
 
   // Frames from the root to the zoomed one.
@@ -139,18 +164,22 @@ export class FlameGraph {
   }
 
   setQuery(q) {
-    this.query = (q || '').trim().toLowerCase();
+    const next = (q || '').trim().toLowerCase();
+    if (next !== this.query) this.match.at = -1;
+    this.query = next;
     this.computeMatches();
     return this.match;
   }
 
   // Marks matching frames (_m) and sums the samples under them, once per
   // stack: a match below another match is not counted again.
+  // Also marks frames with a match below them (_mb), so a match too narrow to
+  // draw still gets a tick where its subtree is drawn.
   computeMatches() {
     const q = this.query;
-    const m = { samples: 0, nodes: 0, total: this.root ? this.root.value : 0 };
+    const m = { samples: 0, nodes: 0, total: this.root ? this.root.value : 0, zoomSamples: 0, zoomNodes: 0, zoomTotal: 0, list: [], at: this.match ? this.match.at : -1 };
     if (this.root) {
-      const nodes = [this.root], under = [0];
+      const nodes = [this.root], under = [0], order = [];
       while (nodes.length) {
         const n = nodes.pop(), u = under.pop();
         let hit = false;
@@ -159,12 +188,38 @@ export class FlameGraph {
           hit = n._lc.includes(q);
         }
         n._m = hit;
-        if (hit) { m.nodes++; if (!u) m.samples += n.value; }
+        n._mb = false;
+        order.push(n);
+        if (hit) { m.nodes++; m.list.push(n); if (!u) m.samples += n.value; }
         const kids = n.children;
         for (let i = 0; i < kids.length; i++) { nodes.push(kids[i]); under.push(u || hit ? 1 : 0); }
       }
+      for (let i = order.length - 1; i > 0; i--) { // children come after their parent
+        const n = order[i];
+        if (n._m || n._mb) n._p._mb = true;
+      }
+      m.list.sort((a, b) => b.value - a.value || a._d - b._d);
     }
+    if (m.at >= m.list.length) m.at = -1;
     this.match = m;
+    this.countZoomMatches();
+  }
+
+  // The matches under the zoomed frame (itself included), samples counted once per stack.
+  countZoomMatches() {
+    const m = this.match, z = this.zoom;
+    m.zoomSamples = 0;
+    m.zoomNodes = 0;
+    m.zoomTotal = z ? z.value : 0;
+    if (!z || !this.query) return;
+    for (let n = z._p; n; n = n._p) if (n._m) { m.zoomSamples = z.value; break; } // a match above covers it all
+    const stack = [[z, m.zoomSamples > 0]];
+    while (stack.length) {
+      const [n, covered] = stack.pop();
+      if (n._m) { m.zoomNodes++; if (!covered) m.zoomSamples += n.value; }
+      if (!n._m && !n._mb) continue;
+      for (const c of n.children) stack.push([c, covered || n._m]);
+    }
   }
 
   // ---- drawing ----
@@ -193,6 +248,8 @@ export class FlameGraph {
     this.rows = new Map();
     this.drawn = 0;
     this.drawnMatches = 0;
+    this.tickedMatches = 0;
+    this.ticked = new Set(); // "row:x" of the ticks drawn: one per pixel
     const top = this.scroller.scrollTop;
     const firstRow = Math.floor(top / ROW_H), lastRow = Math.ceil((top + viewH) / ROW_H);
     this.view = { W, top, firstRow, lastRow };
@@ -204,11 +261,18 @@ export class FlameGraph {
       // the zoomed frame and everything under it
       const stack = [[z, 0]];
       const scale = W / z.value;
+      const searching = !!this.query;
       while (stack.length) {
         const [n, x] = stack.pop();
         const w = n.value * scale;
-        if (w < MIN_W) continue;
         if (n._d > lastRow) continue;
+        if (w < MIN_W) {
+          // too narrow to draw: a match still gets a tick on its row (and so do those below it)
+          if (!searching) continue;
+          if (n._m && n._d >= firstRow) this.tick(g, n, x);
+          if (n._mb) for (const c of n.children) stack.push([c, x]);
+          continue;
+        }
         if (n._d >= firstRow) this.box(g, n, x, w, false);
         let cx = x;
         for (const c of n.children) { stack.push([c, cx]); cx += c.value * scale; }
@@ -216,6 +280,7 @@ export class FlameGraph {
     }
     cv.dataset.drawn = String(this.drawn);
     cv.dataset.matches = String(this.drawnMatches);
+    cv.dataset.ticks = String(this.tickedMatches);
     cv.dataset.total = String(this.root ? this.root.value : 0);
     cv.dataset.zoom = z ? z.name : '';
     if (this.mouse) this.updateHover();
@@ -269,6 +334,16 @@ export class FlameGraph {
     if (!row) this.rows.set(n._d, row = []);
     row.push({ x, w, node: n });
     this.drawn++;
+  }
+
+  // A match narrower than MIN_W: a 2 px highlight tick at its place (one per pixel and row).
+  tick(g, n, x) {
+    const key = `${n._d}:${Math.round(x)}`;
+    if (this.ticked.has(key)) return;
+    this.ticked.add(key);
+    g.fillStyle = '#ffd166';
+    g.fillRect(Math.round(x), n._d * ROW_H - this.view.top + 2, 2, ROW_H - 4);
+    this.tickedMatches++;
   }
 
   hitTest(x, y) {

@@ -2,13 +2,29 @@
 // the JIT-rate chart with the same time axis (per-second bins, last `span`
 // seconds): time the runtime was suspended per second as stacked bars, by who
 // suspended it (the GC, jitscope itself, something else), and a diamond above
-// each second in which a collection ran. No animation: draw() paints one frame.
+// each second in which a collection ran. It shows the last `span` seconds only,
+// like the rate chart beside it: a click on it opens the GC tab (gcview.js),
+// which covers the whole session. No animation: draw() paints one frame.
 import { fmtInt, fmtClock, fmtNs } from './format.js';
-import { C, niceStep, tickText, prepCanvas, readout } from './chart.js';
+import { C, niceStep, tickText, prepCanvas, readout, label, fitParts } from './chart.js';
 
 export const PAUSE_COLORS = { gc: '#2fb39a', jitscope: '#b48cf2', other: '#7d8799', marker: '#5fe0c8' };
 const KINDS = ['gc', 'jitscope', 'other'];
+const PAD = { l: 44, r: 12, t: 30, b: 18 };
 const LABEL = { gc: 'GC', jitscope: 'jitscope', other: 'other' };
+const BY = { gc: 'by the GC', jitscope: 'by jitscope', other: 'by others' };
+
+// A collection's generation as the GC tab and the hover texts name it: the
+// highest generation it collected ("gen 2": generations 0 to 2), and the large
+// and pinned object heaps (3, 4) when it collected them too ("gen 2 + LOH").
+export function gensText(gens) {
+  const small = gens.filter((x) => x <= 2), big = [];
+  if (gens.includes(3)) big.push('LOH');
+  if (gens.includes(4)) big.push('POH');
+  let text = small.length ? `gen ${Math.max(...small)}` : 'gen ?';
+  if (big.length) text += ` + ${big.join(' + ')}`;
+  return text;
+}
 
 export class PauseChart {
   constructor(canvas, { span = 120 } = {}) {
@@ -37,7 +53,7 @@ export class PauseChart {
     const c = prepCanvas(this.canvas);
     if (!c) return;
     const { g, W, H } = c;
-    const padL = 44, padR = 12, padT = 30, padB = 18;
+    const padL = PAD.l, padR = PAD.r, padT = PAD.t, padB = PAD.b;
     const pw = W - padL - padR, ph = H - padT - padB;
     const d = this.data;
     const n = d ? d.xs.length : this.span;
@@ -59,35 +75,22 @@ export class PauseChart {
     this.canvas.dataset.jitscope = String(cnt.jitscope);
     this.canvas.dataset.suspensions = String(cnt.gc + cnt.jitscope + cnt.other);
 
-    // title + legend
-    g.textAlign = 'left';
+    // title + legend, then as much of the summary as fits (right-aligned)
+    const boxes = [];
     g.fillStyle = C.strong;
-    const title = 'Suspended (ms / s)';
-    g.fillText(title, padL, 10);
-    let x = padL + g.measureText(title).width + 14;
+    let x = padL + label(g, boxes, 'Suspended (ms / s)', padL, 10) + 14;
     for (const kind of KINDS) {
       g.fillStyle = PAUSE_COLORS[kind];
       g.fillRect(x, 6, 8, 8);
       g.fillStyle = C.text;
-      g.fillText(LABEL[kind], x + 12, 10);
-      x += 12 + g.measureText(LABEL[kind]).width + 12;
+      x += 12 + label(g, boxes, LABEL[kind], x + 12, 10) + 12;
     }
     this.diamond(g, x + 4, 10, 4);
     g.fillStyle = C.text;
-    g.fillText('collection', x + 12, 10);
-    x += 12 + g.measureText('collection').width + 16;
-    // summary, right-aligned on the title row: as much as fits
-    const summary = [`${fmtInt(gcs)} GC${gcs === 1 ? '' : 's'}${gcs ? `, longest ${fmtNs(longest)}` : ''}`,
-      `jitscope ${fmtNs(sum.jitscope)} (${fmtInt(cnt.jitscope)}×)`];
-    g.fillStyle = C.text;
-    g.textAlign = 'right';
-    let line = '';
-    for (const part of summary) {
-      const next = line ? `${line} · ${part}` : part;
-      if (x + g.measureText(next).width > W - padR) break;
-      line = next;
-    }
-    g.fillText(line, W - padR, 10);
+    x += 12 + label(g, boxes, 'collection', x + 12, 10) + 16;
+    const summary = fitParts(g, [`${fmtInt(gcs)} GC${gcs === 1 ? '' : 's'} in ${this.span / 60} min${gcs ? `, longest ${fmtNs(longest)}` : ''}`,
+      `jitscope ${fmtNs(sum.jitscope)} (${fmtInt(cnt.jitscope)}×)`, 'click: whole session'], W - padR - x);
+    label(g, boxes, summary, W - padR, 10, 'right');
 
     // grid + y labels
     g.strokeStyle = C.grid;
@@ -96,18 +99,17 @@ export class PauseChart {
       const y = Math.round(padT + ph - (ph * k) / 4) + 0.5;
       g.beginPath(); g.moveTo(padL, y); g.lineTo(padL + pw, y); g.stroke();
       g.fillStyle = C.text;
-      g.textAlign = 'right';
-      g.fillText(tickText(yStep * k, yStep), padL - 6, y);
+      label(g, boxes, tickText(yStep * k, yStep), padL - 6, y, 'right');
     }
     g.fillStyle = C.text;
-    g.textAlign = 'center';
-    const every = pw < 260 ? 60 : 30;
+    const every = pw < 300 ? 60 : 30;
     for (let s = 0; s <= this.span; s += every) {
       const xx = padL + pw - (pw * s) / this.span;
       const m = Math.floor(s / 60), r = s % 60;
       const text = s === 0 ? this.label : `−${m}:${String(r).padStart(2, '0')}`;
-      g.fillText(text, Math.min(Math.max(xx, padL + 12), padL + pw - 10), H - padB / 2);
+      label(g, boxes, text, Math.min(Math.max(xx, padL + 14), padL + pw - 12), H - padB / 2, 'center');
     }
+    this.canvas.labelBoxes = boxes;
     if (this.note || !d) {
       g.fillStyle = C.text;
       g.textAlign = 'center';
@@ -142,16 +144,28 @@ export class PauseChart {
       g.strokeStyle = C.cursor;
       g.lineWidth = 1;
       g.beginPath(); g.moveTo(cx, padT); g.lineTo(cx, padT + ph); g.stroke();
+      // the second's collections (how many, which generations, the longest), then
+      // how long the runtime stood still in it, by who stopped it
       const parts = [fmtClock(d.xs[k] * 1000, false)];
       if (d.gcN[k]) {
         const gens = [];
         for (let i = 0; i < 8; i++) if (d.gcGens[k] & (1 << i)) gens.push(i);
-        parts.push(`${d.gcN[k]} GC${d.gcN[k] > 1 ? 's' : ''} (gen ${gens.join(',') || '?'}, ${fmtNs(d.gcMax[k])})`);
+        parts.push(`${d.gcN[k]} collection${d.gcN[k] > 1 ? 's' : ''} (${gensText(gens)}${d.gcN[k] > 1 ? ', longest' : ''} ${fmtNs(d.gcMax[k])})`);
       }
-      for (const kind of KINDS) if (d.cnt[kind][k] || this.value(kind, k)) parts.push(`${LABEL[kind]} ${fmtNs(this.value(kind, k))}${d.cnt[kind][k] > 1 ? ` ×${d.cnt[kind][k]}` : ''}`);
-      if (parts.length === 1) parts.push('no suspension');
-      readout(g, parts.join('  '), cx, padT, padL, padL + pw);
+      const stood = KINDS.filter((kind) => d.cnt[kind][k] || this.value(kind, k))
+        .map((kind) => `${fmtNs(this.value(kind, k))} ${BY[kind]}${d.cnt[kind][k] > 1 ? ` (${d.cnt[kind][k]}×)` : ''}`);
+      parts.push(stood.length ? `suspended: ${stood.join(', ')}` : 'no suspension');
+      readout(g, parts.join(' · '), cx, padT, padL, padL + pw);
+      this.canvas.dataset.readout = parts.join(' · ');
+    } else {
+      this.canvas.dataset.readout = '';
     }
+  }
+
+  // The x (CSS px) of the middle of bin k as last drawn.
+  binX(k) {
+    const n = this.data ? this.data.xs.length : this.span;
+    return PAD.l + ((k + 0.5) * (this.canvas.clientWidth - PAD.l - PAD.r)) / n;
   }
 
   diamond(g, x, y, r) {

@@ -4,7 +4,7 @@
 // their median. Dragging across it picks a time range (onRange(from_ms, to_ms));
 // a click without dragging clears it (onRange(null)).
 import { fmtInt, fmtClock, fmtNs } from './format.js';
-import { C, niceStep, tickText, prepCanvas, readout } from './chart.js';
+import { C, niceStep, tickText, prepCanvas, readout, label } from './chart.js';
 import { PAUSE_COLORS } from './pausechart.js';
 
 const PAD = { l: 56, r: 12, t: 22, b: 18 };
@@ -72,16 +72,18 @@ export class SampleChart {
     const y1 = PAD.t, y2 = PAD.t + h1 + GAP;
     const d = this.data;
 
-    g.textAlign = 'left';
+    const boxes = [];
+    this.canvas.labelBoxes = boxes;
     g.fillStyle = C.strong;
-    g.fillText('Thread samples / s', PAD.l, 9);
-    let tx = PAD.l + g.measureText('Thread samples / s').width + 16;
+    let tx = PAD.l + label(g, boxes, 'Thread samples / s', PAD.l, 9) + 16;
     g.fillStyle = PAUSE_COLORS.jitscope;
     g.fillRect(tx, 7, 5, 5);
     g.fillStyle = C.text;
-    g.fillText('runtime suspended per sample', tx + 9, 9);
-    g.textAlign = 'right';
-    g.fillText(d && d.range ? 'drag to pick another range · click to clear' : 'drag across the chart to keep only that time range', W - PAD.r, 9);
+    tx += 9 + label(g, boxes, 'runtime suspended per sample', tx + 9, 9) + 16;
+    // the hint, shortened to what fits
+    const hints = d && d.range ? ['drag to pick another range · click to clear', 'drag: another range'] : ['drag across the chart to keep only that time range', 'drag: pick a time range'];
+    const hint = hints.find((t) => g.measureText(t).width <= W - PAD.r - tx);
+    if (hint) label(g, boxes, hint, W - PAD.r, 9, 'right');
     if (!d || d.endMs <= d.startMs) {
       g.textAlign = 'center';
       g.fillText('no samples yet', PAD.l + pw / 2, y1 + ph / 2);

@@ -14,14 +14,14 @@ export const TIERS = [
   { name: 'Tier1-OSR', short: 'OSR', fam: 'osr', about: 'on-stack replacement: optimised code for a hot loop, entered in the middle of a running Tier0 method' },
   { name: 'FullOpts', short: 'FullOpts', fam: 'opt', about: 'optimised in one go, without tiering (e.g. dynamic methods, AggressiveOptimization, tiered compilation off)' },
   { name: 'MinOpts', short: 'MinOpts', fam: 'opt', about: 'compiled without optimisations (e.g. debuggable code, or a method too large to optimise)' },
-  { name: 'unknown', short: '–', fam: 'unknown', about: 'tier not reported: known only from the attach-time catch-up, or the tier source is off' },
+  { name: 'unknown', short: 'unknown', fam: 'unknown', about: 'not reported by the runtime: compiled before jitscope attached (catch-up), the tier source was off or failed, or its record was lost' },
 ];
 export const TIER_UNKNOWN = TIERS.length - 1;
 for (let i = 0; i < TIERS.length; i++) {
   const t = TIERS[i];
   t.id = i;
-  t.cls = t.fam === 'unknown' ? 'faint' : `pill tier tier-${t.fam.replace(' ', ' tier-')}`;
-  t.tip = `${t.name}: ${t.about}`;
+  t.cls = t.fam === 'unknown' ? 'faint tier-unknown' : `pill tier tier-${t.fam.replace(' ', ' tier-')}`;
+  t.tip = t.fam === 'unknown' ? `tier unknown: ${t.about}` : `${t.name}: ${t.about}`;
 }
 
 const byName = new Map(TIERS.map((t) => [t.name, t.id]));
@@ -34,8 +34,19 @@ export function tierId(name) {
 
 export function tierOf(name) { return TIERS[tierId(name)]; }
 
-// A coloured pill for one tier; `long` shows the full name instead of the short label.
-export function tierPill(name, { long = false } = {}) {
+// Why a compilation's tier is unknown, as precisely as the caller knows:
+// catch-up (compiled before the attach), the session's tier source (off,
+// failed), else the plain reason.
+export function unknownTierWhy({ catchup = false, source = null } = {}) {
+  if (catchup) return 'tier unknown: compiled before jitscope attached (known from the attach-time catch-up); the runtime reports no tier for it';
+  if (source && source.enabled === false) return 'tier unknown: the tier source was off for this session (JITSCOPE_TIERS=0 or turned off)';
+  if (source && source.error) return `tier unknown: the agent could not open its tier source (HRESULT ${source.error})`;
+  return TIERS[TIER_UNKNOWN].tip;
+}
+
+// A coloured pill for one tier; `long` shows the full name instead of the
+// short label; `why` is the tooltip of an unknown tier (unknownTierWhy()).
+export function tierPill(name, { long = false, why = null } = {}) {
   const t = tierOf(name);
-  return h('span', { class: t.cls, title: t.tip, 'data-tier': t.name }, long ? t.name : t.short);
+  return h('span', { class: t.cls, title: (t.id === TIER_UNKNOWN && why) || t.tip, 'data-tier': t.name }, long ? t.name : t.short);
 }

@@ -41,6 +41,7 @@ export class PauseTimeline {
     this.dropped = { gcs: 0, suspensions: 0 }; // left the page's lists (oldest first)
     this.evicted = { gcs: 0, suspensions: 0 }; // no longer kept by the server
     this.seen = new Map(); // "kind|ns" -> recent start times (deduplication)
+    this.longestSuspMs = 0; // of any suspension held: how far back one can start and still reach a time
     this.version = 0;
     this.loaded = false;
     this.missing = false; // the server has no /timeline route
@@ -123,6 +124,7 @@ export class PauseTimeline {
 
   addSuspension(start, ns, reason, kind, aborted) {
     if (!Number.isFinite(start) || this.isDup(`s${kind}`, start, ns || 0)) return false;
+    if ((ns || 0) / 1e6 > this.longestSuspMs) this.longestSuspMs = ns / 1e6;
     this.push(this.susp, { t: start, ns: ns || 0, reason: reason || 'other', kind, aborted }, 'suspensions');
     return true;
   }
@@ -198,5 +200,52 @@ export class PauseTimeline {
       ns[s.kind][k] += s.ns; cnt[s.kind][k]++;
     }
     return { xs, gcN, gcNs, gcMax, gcGens, ns, cnt };
+  }
+  // GCs that start in [fromMs, toMs), oldest first (the live array's slice).
+  gcsIn(fromMs, toMs) { return this.range(this.gcs, fromMs, toMs); }
+
+  // Suspended time over [fromMs, toMs) in n equal bins, by kind: ns per bin
+  // (a suspension that spans bins is split between them by its overlap) and
+  // how many suspensions start in each bin. Also GCs starting per bin.
+  bins(fromMs, toMs, n) {
+    this.sort();
+    const span = Math.max(toMs - fromMs, 1e-6), w = span / n;
+    const ns = { gc: new Float64Array(n), jitscope: new Float64Array(n), other: new Float64Array(n) };
+    const cnt = { gc: new Uint32Array(n), jitscope: new Uint32Array(n), other: new Uint32Array(n) };
+    const gcN = new Uint32Array(n);
+    const list = this.susp;
+    for (let i = PauseTimeline.lowerBound(list, fromMs - this.longestSuspMs); i < list.length; i++) {
+      const s = list[i];
+      if (s.t >= toMs) break;
+      const end = s.t + s.ns / 1e6;
+      if (end < fromMs || !s.ns) continue;
+      const a = Math.max(s.t, fromMs), b = Math.min(end, toMs);
+      let k = Math.min(n - 1, Math.max(0, Math.floor((a - fromMs) / w)));
+      if (s.t >= fromMs) cnt[s.kind][k]++;
+      for (let x = a; x < b && k < n; k++) { // at most one step per bin it covers
+        const binEnd = fromMs + (k + 1) * w;
+        const upTo = Math.min(b, binEnd);
+        if (upTo > x) ns[s.kind][k] += (upTo - x) * 1e6;
+        x = Math.max(x, upTo);
+      }
+    }
+    for (const g of this.range(this.gcs, fromMs, toMs)) gcN[Math.min(n - 1, Math.floor((g.t - fromMs) / w))]++;
+    return { fromMs, toMs, n, binMs: w, ns, cnt, gcN };
+  }
+
+  // The runtime suspension for a collection: the GC-kind suspension that
+  // covers the GC's start (both times come from the app's clock, so a GC
+  // starts inside its suspension), the latest to start if several do; null
+  // when none is held (lost, or evicted).
+  suspensionOf(g) {
+    this.sort();
+    const list = this.susp, eps = 0.01; // ms: the JSON's rounding
+    let best = null;
+    for (let i = PauseTimeline.lowerBound(list, g.t - this.longestSuspMs - eps); i < list.length; i++) {
+      const s = list[i];
+      if (s.t > g.t + eps) break;
+      if (s.kind === 'gc' && s.t + s.ns / 1e6 >= g.t - eps) best = s;
+    }
+    return best;
   }
 }

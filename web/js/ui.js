@@ -64,7 +64,7 @@ export const SHORTCUTS = [
   [['Esc'], 'Clear the search, close a dialog; in the flame graph, zoom out one level'],
   [['f'], 'Follow: jump to the newest JIT and keep following'],
   [['s'], 'Take a stack snapshot of every managed thread (Stacks tab)'],
-  [['1', '…', '7'], 'Session tabs: Live, Slowest, By tier / module, Modules, Threads, Stacks, Profile'],
+  [['1', '…', '8'], 'Session tabs: Live, Slowest, By tier / module, Modules, Threads, Stacks, Profile, GC & pauses'],
   [['g'], 'Go to the sessions list'],
   [['d'], 'Detach from the session (asks first)'],
   [['?'], 'This help'],
@@ -83,6 +83,7 @@ export function showHelp() {
       h('div', { class: 'help-note' },
         'Click a row in the live feed for its details; click a module in “By tier / module” to filter the feed by it. ',
         'In the flame graph, click a frame to zoom in and a frame above (or the path) to zoom out; drag on the samples chart to keep a time range. ',
+        'On the GC & pauses chart, the mouse wheel zooms, dragging pans and a double-click shows the whole session again. ',
         'Scrolling up in the feed stops following; scroll to the bottom or press ', h('kbd', null, 'f'), ' to follow again.')),
     h('div', { class: 'dlg-foot' }, h('button', { class: 'btn', type: 'button', onclick: () => dlg.close() }, 'Close')));
   showDialog(dlg);

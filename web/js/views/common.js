@@ -21,6 +21,12 @@ export function stateBadge(s) {
   return h('span', { class: cls, title, 'data-state': state }, STATE_TEXT[state] || state, sub && h('span', { class: 'sub' }, sub));
 }
 
+// The mark of an empty value ("–"), with the reason it is empty as its
+// tooltip: every dash on the dashboard says why it is there.
+export function emptyMark(why) {
+  return h('span', { class: 'faint empty-mark', title: why }, '–');
+}
+
 export function isFinal(state) {
   return state === 'detached' || state === 'exited' || state === 'failed' || state === 'interrupted';
 }

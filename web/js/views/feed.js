@@ -11,8 +11,9 @@ import { RateChart } from '../chart.js';
 import { PauseChart } from '../pausechart.js';
 import { schedule } from '../frame.js';
 import { fmtInt, fmtNs, fmtRel, fmtDateTime, splitMethod } from '../format.js';
-import { TIERS, tierPill } from '../tiers.js';
+import { TIERS, TIER_UNKNOWN, tierPill, unknownTierWhy } from '../tiers.js';
 import { findFunction, compilationSteps } from './compilations.js';
+import { emptyMark } from './common.js';
 
 const CHART_SPAN = 120;
 
@@ -68,7 +69,10 @@ export class LiveFeed {
     this.chart = new RateChart(this.canvas, { span: CHART_SPAN });
     this.chart.onHover = () => schedule(this.drawChart);
     this.pauseCanvas = h('canvas', { class: 'pause-chart', role: 'img',
-      'aria-label': 'Time the runtime was suspended per second (by the GC, by jitscope, other) and garbage collections, over the last two minutes' });
+      title: 'The last two minutes; click for the whole session (GC & pauses tab)',
+      'aria-label': 'Time the runtime was suspended per second (by the GC, by jitscope, other) and garbage collections, over the last two minutes; click for the whole session' });
+    this.onPauseChartClick = null;
+    this.pauseCanvas.addEventListener('click', () => this.onPauseChartClick && this.onPauseChartClick());
     this.pauseChart = new PauseChart(this.pauseCanvas, { span: CHART_SPAN });
     this.pauseChart.onHover = () => schedule(this.drawChart);
     this.chartBox = h('div', { class: 'chart-row' },
@@ -90,8 +94,8 @@ export class LiveFeed {
         { key: 'il', title: 'IL size', width: '64px', align: 'right', tip: 'IL bytes' },
         { key: 'native', title: 'Native', width: '68px', align: 'right', tip: 'native code bytes' },
         { key: 'jit', title: 'JIT time', width: '78px', align: 'right', tip: 'time the JIT spent compiling this method' },
-        { key: 'tier', title: 'Tier', width: '96px', tip: 'optimisation tier of this compilation: grey-blue Tier0 (and instrumented), green Tier1, purple OSR, amber FullOpts / MinOpts, – not reported' },
-        { key: 'ver', title: 'Version', width: '96px', tip: 'code versions / re-JIT (tier-up, OSR): purple = compiled again' },
+        { key: 'tier', title: 'Tier', width: '96px', tip: 'optimisation tier of this compilation: grey-blue Tier0 (and instrumented), green Tier1, purple OSR, amber FullOpts / MinOpts, unknown when the runtime did not report it' },
+        { key: 'ver', title: 'Compilation', width: '100px', tip: 'which compilation of its method this is, in this session: 1st, or purple 2nd, 3rd... when it was compiled again (tier-up, OSR); catch-up: compiled before jitscope attached' },
         { key: 'thread', title: 'Thread', width: 'minmax(90px, 150px)' },
       ],
       rowKey: (i) => this.view.at(i),
@@ -338,12 +342,15 @@ export class LiveFeed {
     const ns_ = buf.jitNs[i];
     setText(cells[6], fmtNs(ns_));
     cells[6].className = `c-jit num${ns_ >= 10e6 ? ' t-vslow' : ns_ >= 1e6 ? ' t-slow' : ''}`;
-    const nth = buf.nth[i], ver = buf.versions[i];
-    const rejit = nth > 1 || ver > 1;
+    const nth = buf.nth[i];
+    const again = nth > 1;
+    const catchup = (buf.flags[i] & 2) !== 0;
     const t = TIERS[buf.tier[i]];
     const tierCell = cells[7];
-    if (tierCell._tier !== t) { // cells are reused: write only when the tier changed
+    const tierTip = t.id === TIER_UNKNOWN ? unknownTierWhy({ catchup, source: this.tierSource }) : t.tip;
+    if (tierCell._tier !== t || tierCell._tip !== tierTip) { // cells are reused: write only when the tier changed
       tierCell._tier = t;
+      tierCell._tip = tierTip;
       if (!tierCell._pill) {
         tierCell._pill = h('span');
         tierCell.append(tierCell._pill);
@@ -351,43 +358,44 @@ export class LiveFeed {
       const tp = tierCell._pill;
       tp.className = t.cls;
       tp.textContent = t.short;
-      tp.title = t.tip;
+      tp.title = tierTip;
     }
     const verCell = cells[8];
     if (!verCell._pill) {
       verCell._pill = h('span');
       verCell.append(verCell._pill);
     }
-    let cls, text, tip = '';
-    if (rejit) {
-      cls = 'pill pill-rejit'; text = nth > 1 ? `re-JIT #${nth}` : `re-JIT v${ver}`;
-      tip = `compiled ${nth} times in this session; ${ver} code version(s)`;
-    } else if (buf.flags[i] & 2) {
-      cls = 'pill pill-catchup'; text = 'catch-up'; tip = 'known from the attach-time enumeration (compiled before jitscope attached)';
+    let cls, text, tip;
+    if (catchup) {
+      cls = 'pill pill-catchup'; text = 'catch-up'; tip = 'compiled before jitscope attached: known from the attach-time enumeration, so which compilation it was is unknown';
+    } else if (again) {
+      cls = 'pill pill-rejit'; text = ordinal(nth);
+      tip = `compilation ${nth} of this method in this session: it was compiled again (tier-up, OSR)`;
     } else if (buf.flags[i] & 1) {
-      cls = 'pill pill-dyn'; text = 'dynamic'; tip = 'dynamic method (LCG / IL emit)';
+      cls = 'pill pill-dyn'; text = 'dynamic'; tip = 'the 1st compilation of a dynamic method (LCG / IL emit)';
     } else {
-      cls = 'faint'; text = `v${ver}`;
+      cls = 'faint'; text = '1st'; tip = 'the first compilation of this method in this session';
     }
     const pill = verCell._pill;
     if (pill.className !== cls) pill.className = cls;
     if (pill.textContent !== text) pill.textContent = text;
     if (pill.title !== tip) pill.title = tip;
-    rowEl.classList.toggle('rejit', rejit);
+    rowEl.classList.toggle('rejit', again);
     const thread = this.threadLabel(st.get(buf.thread[i]));
     setText(cells[9], thread);
-    cells[9].title = thread;
+    cells[9].title = thread === '–' ? 'the JIT event names no thread' : thread;
   }
 
   showDetail(row) {
     const r = row == null ? null : this.buf.row(row);
     this.detailRow = r;
     this.compToken++;
+    this.compKv = null;
     if (!r) {
       this.selected = null;
       this.vt.selectedKey = null;
       fill(this.detail, h('div', { class: 'dim' },
-        'Click a JIT for its details and its method’s compilations tier by tier. Slow JITs are amber (≥ 1 ms) and red (≥ 10 ms); methods compiled again (tier-up, OSR) carry a purple re-JIT mark.'));
+        'Click a JIT for its details and its method’s compilations tier by tier. Slow JITs are amber (≥ 1 ms) and red (≥ 10 ms); a method’s 2nd and later compilations (tier-up, OSR) are marked purple.'));
       return;
     }
     const kv = (k, v) => h('span', null, `${k} `, h('b', null, v));
@@ -398,12 +406,12 @@ export class LiveFeed {
       h('div', { class: 'kv' },
         kv('module', r.module || '(dynamic)'),
         kv('JIT time', fmtNs(r.jit_ns)),
-        h('span', null, 'tier ', tierPill(r.tier, { long: true })),
+        h('span', null, 'tier ', tierPill(r.tier, { long: true, why: unknownTierWhy({ catchup: r.catchup, source: this.tierSource }) })),
         kv('IL', `${fmtInt(r.il_size)} B`),
         kv('native', `${fmtInt(r.native_size)} B`),
-        kv('compiled', r.nth === 1 ? 'first time' : `${r.nth} times (re-JIT)`),
-        kv('versions', String(r.versions)),
-        kv('thread', this.threadLabel(r.thread_key)),
+        this.compKv = h('span', { class: 'comp-of', title: 'which compilation of its method this is, in this session' }, 'compilation ', h('b', null, r.catchup ? 'before the attach' : String(r.nth))),
+        h('span', { class: 'code-versions', title: 'native code versions the runtime has for this method now: one per compilation, plus ReadyToRun code it started with' }, 'code versions ', h('b', null, String(r.versions))),
+        this.threadLabel(r.thread_key) === '–' ? h('span', null, 'thread ', emptyMark('the JIT event names no thread')) : kv('thread', this.threadLabel(r.thread_key)),
         kv('at', `${fmtDateTime(r.time_ms)}.${String(Math.floor(r.time_ms % 1000)).padStart(3, '0')} (+${fmtRel(r.time_ms, this.baseTime())} s)`),
         kv('seq', String(r.seq)),
         kv('function', r.function_id),
@@ -431,6 +439,9 @@ export class LiveFeed {
       body = compilationSteps(res.fn, { baseTime: this.baseTime(), currentMs: r.time_ms });
       const n = (res.fn.tiers || []).length + (res.fn.tiers_unkept || 0);
       if (n) count = ` (${fmtInt(n)})`;
+      // "compilation k of n" now that the server's list says both
+      const k = (res.fn.tiers || []).findIndex((c) => c.time_ms === r.time_ms);
+      if (k >= 0 && this.compKv) fill(this.compKv, 'compilation ', h('b', null, `${k + 1} of ${fmtInt(n)}`));
     }
     el.dataset.state = state;
     fill(el, h('span', { class: 'comps-k' }, `compilations${count}`), body);
@@ -445,4 +456,11 @@ export class LiveFeed {
       domRows: this.vt.rowsEl.children.length, renders: this.frames,
     };
   }
+}
+
+// 1 -> "1st", 2 -> "2nd", 11 -> "11th", 23 -> "23rd"
+export function ordinal(n) {
+  const tens = n % 100, ones = n % 10;
+  const suffix = tens >= 11 && tens <= 13 ? 'th' : ones === 1 ? 'st' : ones === 2 ? 'nd' : ones === 3 ? 'rd' : 'th';
+  return `${n}${suffix}`;
 }

@@ -4,7 +4,7 @@ import { api, isMissingRoute, missingRoutes, describeError } from '../api.js';
 import { fmtInt, fmtNs, fmtMs, fmtClock } from '../format.js';
 import { toast } from '../ui.js';
 import { DataTable } from './table.js';
-import { stateBadge, sessionDuration, drop, sessionHref, notice, previousRun, compareHref } from './common.js';
+import { stateBadge, sessionDuration, drop, sessionHref, notice, previousRun, compareHref, emptyMark } from './common.js';
 
 const REFRESH_MS = 1500;
 const RUNNING = ['starting', 'live', 'detaching', 'disconnected'];
@@ -34,23 +34,27 @@ export class HomeView {
       onRowClick: (s) => app.navigate(sessionHref(s.id)),
       emptyText: 'No sessions yet. Attach to a process below, or start one with “jitscope run -- dotnet app.dll”.',
       sort: { key: 'id', desc: true },
+      // every column but the command as wide as its content (width 1%), the command gets
+      // the rest: at 1,024 px every column still fits (tests/browser/layout.test.mjs)
+      className: 'sessions-table',
       // the processes of one `jitscope run` that loaded the agent, under the launched one
       tree: { parentOf: (s) => (s.root_id && s.root_id !== s.id ? s.root_id : null), describe: describeChildren, expanded: app.openRuns },
       columns: [
-        { key: 'id', title: 'Session', width: '150px', render: (s) => h('a', { href: sessionHref(s.id), class: 'session-link' }, `#${s.id}`) },
-        { key: 'state', title: 'State', width: '150px', render: (s) => stateBadge(s), sort: (s) => s.state },
-        { key: 'pid', title: 'PID', num: true, width: '70px', title_of: (s) => (s.parent_pid ? `parent process: ${s.parent_pid}` : '') },
+        { key: 'id', title: 'Session', width: '1%', render: (s) => h('a', { href: sessionHref(s.id), class: 'session-link' }, `#${s.id}`) },
+        { key: 'state', title: 'State', width: '1%', render: (s) => stateBadge(s), sort: (s) => s.state },
+        { key: 'pid', title: 'PID', width: '1%', num: true, title_of: (s) => (s.parent_pid ? `parent process: ${s.parent_pid}` : '') },
         { key: 'command_line', title: 'Command', cls: 'mono clip', title_of: (s) => s.command_line },
-        { key: 'mode', title: 'Mode', width: '60px' },
-        { key: 'runtime', title: 'Runtime', width: '130px', render: (s) => (s.runtime ? `${s.runtime.type || ''} ${s.runtime.version || ''}`.trim() : '–'), sort: (s) => s.runtime && s.runtime.version },
-        { key: 'functions', title: 'Functions', num: true, width: '84px', render: (s) => fmtInt(s.counters && s.counters.functions), sort: (s) => s.counters && s.counters.functions },
-        { key: 'jit_time', title: 'JIT time', num: true, width: '84px', render: (s) => fmtNs(s.counters && s.counters.jit_time_total_ns), sort: (s) => s.counters && s.counters.jit_time_total_ns },
-        { key: 'events', title: 'Events', num: true, width: '84px', render: (s) => fmtInt(s.counters && s.counters.events), sort: (s) => s.counters && s.counters.events },
-        { key: 'drops', title: 'Drops', num: true, width: '64px', tip: 'records the agent could not deliver', render: (s) => (drop(s) ? h('span', { class: 't-slow' }, fmtInt(drop(s))) : '0'), sort: drop },
-        { key: 'created_ms', title: 'Started', width: '80px', render: (s) => fmtClock(s.created_ms, false) },
-        { key: 'duration', title: 'Duration', num: true, width: '80px', render: (s) => fmtMs(sessionDuration(s, this.now)), sort: (s) => sessionDuration(s, this.now) },
-        { key: 'compare', title: 'Compare', width: '84px', sort: false, tip: 'compare with the previous run of the same command (else of the same program)',
-          render: (s) => (s._prev ? h('a', { href: compareHref(s._prev, s.id), class: 'cmp-link', 'data-compare': `${s._prev}-${s.id}`, title: `what #${s.id} JITed that #${s._prev}, the previous run of this command, did not (and the other way round)` }, `vs #${s._prev}`) : h('span', { class: 'faint' }, '—')) },
+        { key: 'mode', title: 'Mode', width: '1%' },
+        { key: 'runtime', title: 'Runtime', width: '1%', render: (s) => (s.runtime && s.runtime.version ? h('span', { title: `${s.runtime.type || ''} ${s.runtime.version}`.trim() }, s.runtime.version) : '–'), sort: (s) => s.runtime && s.runtime.version,
+          empty: 'the agent has not said yet (it does when it connects)' },
+        { key: 'functions', title: 'Functions', width: '1%', num: true, render: (s) => fmtInt(s.counters && s.counters.functions), sort: (s) => s.counters && s.counters.functions },
+        { key: 'jit_time', title: 'JIT time', width: '1%', num: true, render: (s) => fmtNs(s.counters && s.counters.jit_time_total_ns), sort: (s) => s.counters && s.counters.jit_time_total_ns },
+        { key: 'events', title: 'Events', width: '1%', num: true, render: (s) => fmtInt(s.counters && s.counters.events), sort: (s) => s.counters && s.counters.events },
+        { key: 'drops', title: 'Drops', width: '1%', num: true, tip: 'records the agent could not deliver', render: (s) => (drop(s) ? h('span', { class: 't-slow' }, fmtInt(drop(s))) : '0'), sort: drop },
+        { key: 'created_ms', title: 'Started', width: '1%', render: (s) => fmtClock(s.created_ms, false) },
+        { key: 'duration', title: 'Duration', width: '1%', num: true, render: (s) => fmtMs(sessionDuration(s, this.now)), sort: (s) => sessionDuration(s, this.now) },
+        { key: 'compare', title: 'Compare', width: '1%', sort: false, tip: 'compare with the previous run of the same command (else of the same program)',
+          render: (s) => (s._prev ? h('a', { href: compareHref(s._prev, s.id), class: 'cmp-link', 'data-compare': `${s._prev}-${s.id}`, title: `what #${s.id} JITed that #${s._prev}, the previous run of this command, did not (and the other way round)` }, `vs #${s._prev}`) : emptyMark('no earlier session of the same command or program to compare with')) },
       ],
     });
 
@@ -62,9 +66,9 @@ export class HomeView {
         { key: 'pid', title: 'PID', num: true, width: '70px' },
         { key: 'command_line', title: 'Command line', cls: 'mono clip', title_of: (p) => p.command_line || p.error,
           render: (p) => p.command_line || h('span', { class: 'faint' }, p.error ? `(details unavailable: ${p.error})` : '(unknown)') },
-        { key: 'entry_assembly', title: 'Entry assembly', cls: 'mono', width: '200px' },
-        { key: 'runtime_version', title: 'Runtime', width: '110px' },
-        { key: 'session_id', title: 'Session', width: '80px', render: (p) => (p.session_id != null ? h('a', { href: sessionHref(p.session_id) }, `#${p.session_id}`) : h('span', { class: 'faint' }, '—')) },
+        { key: 'entry_assembly', title: 'Entry assembly', cls: 'mono', width: '200px', empty: (p) => (p.error ? `the runtime did not answer: ${p.error}` : 'the runtime did not name one') },
+        { key: 'runtime_version', title: 'Runtime', width: '110px', empty: (p) => (p.error ? `the runtime did not answer: ${p.error}` : 'the runtime did not say') },
+        { key: 'session_id', title: 'Session', width: '80px', render: (p) => (p.session_id != null ? h('a', { href: sessionHref(p.session_id) }, `#${p.session_id}`) : emptyMark('no session: jitscope is not attached to this process')) },
         { key: 'action', title: '', width: '300px', sort: false, render: (p) => this.attachCell(p) },
       ],
     });

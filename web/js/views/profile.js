@@ -4,8 +4,12 @@
 // of samples per second with the suspension each sample cost (drag on it to
 // pick a time range), and the flame graph (flame.js), refetched from
 // GET /profile?format=json every second while sampling runs and the page is
-// visible, and on the stream's `profile` events. Search, thread filter, zoom,
-// speedscope and folded-stacks downloads.
+// visible, and on the stream's `profile` events. Search (counted in the whole
+// graph and under the zoomed frame; Enter / the arrows jump from match to
+// match), thread filter, zoom, hiding failed walks and idle waits
+// (flamefilter.js), speedscope and folded-stacks downloads. The page says what
+// the profile measures: the profile's `mode` when the server sends one, else
+// wall clock (every thread sampled, running or waiting).
 import { h, fill, setText } from '../dom.js';
 import { SearchBox } from '../searchbox.js';
 import { api, isMissingRoute, describeError, getApiKey } from '../api.js';
@@ -13,10 +17,22 @@ import { schedule, isVisible } from '../frame.js';
 import { fmtInt, fmtNs, fmtMs, fmtPct, fmtClock } from '../format.js';
 import { toast } from '../ui.js';
 import { FlameGraph } from '../flame.js';
+import { filterTree } from '../flamefilter.js';
 import { SampleChart } from '../samplechart.js';
 import { notice } from './common.js';
 
 const REFRESH_MS = 1000;
+
+// What a profile measures, by its `mode` (only wall clock exists today).
+const MODES = {
+  wall: { text: 'wall clock', sub: 'every thread, running or waiting',
+    tip: 'Each sample walks every managed thread, whether it runs or waits: a wide frame can be time spent waiting (a lock, I/O, an idle thread pool). "Hide idle waits" leaves the waiting out.' },
+  cpu: { text: 'CPU time', sub: 'threads on a CPU only', tip: 'Each sample walks the threads that were running on a CPU.' },
+};
+export function profileMode(status) {
+  const key = status && typeof status.mode === 'string' ? status.mode : 'wall';
+  return MODES[key] || { text: key, sub: '', tip: `the profile measures ${key}` };
+}
 
 // The thread filter's value for a profile thread: its thread_key (one thread,
 // though the runtime reuses ThreadIDs), else its ThreadID.
@@ -70,19 +86,44 @@ export class ProfileTab {
     this.searchBox = new SearchBox({ placeholder: 'Highlight frames: method or module', label: 'Highlight frames by method or module substring',
       onInput: (text) => this.setQuery(text) });
     this.search = this.searchBox.el;
+    this.searchBox.el.addEventListener('keydown', (e) => {
+      if (e.key !== 'Enter') return;
+      e.preventDefault();
+      this.jump(e.shiftKey ? -1 : 1);
+    });
     this.matchInfo = h('span', { class: 'match-info', 'aria-live': 'polite' });
+    this.prevBtn = h('button', { class: 'btn btn-small match-prev hidden', type: 'button', title: 'Zoom to the previous matching frame (Shift+Enter in the search box)', 'aria-label': 'Previous match', onclick: () => this.jump(-1) }, '‹');
+    this.nextBtn = h('button', { class: 'btn btn-small match-next hidden', type: 'button', title: 'Zoom to the next matching frame, heaviest first (Enter in the search box)', 'aria-label': 'Next match', onclick: () => this.jump(1) }, '›');
+    this.hideUnknown = false;
+    this.hideIdle = false;
+    this.rawTree = null;
+    this.hidden = { unknown: 0, idle: 0, total: 0 };
+    const toggle = (cls, onChange) => {
+      const box = h('input', { type: 'checkbox', class: cls });
+      box.addEventListener('change', () => onChange(box.checked));
+      return box;
+    };
+    this.unknownBox = toggle('hide-unknown', (on) => { this.hideUnknown = on; this.applyTree(); });
+    this.idleBox = toggle('hide-idle', (on) => { this.hideIdle = on; this.applyTree(); });
+    this.unknownShare = h('span', { class: 'share' });
+    this.idleShare = h('span', { class: 'share' });
+    this.hideBox = h('span', { class: 'hide-toggles' },
+      h('label', { class: 'toggle', title: 'Leave out the samples of threads whose stack could not be walked ([unknown]: the runtime refused the walk, often for its own threads)' },
+        this.unknownBox, 'Hide failed walks', this.unknownShare),
+      h('label', { class: 'toggle', title: 'Leave out the samples of threads that were waiting: their deepest managed frame is a wait (Monitor.Wait, WaitHandle.Wait*, Thread.Sleep, SpinWait, Task.Wait, the thread pool\'s idle wait, the socket engine\'s wait for events). Lock contention and blocking reads stay. Exports keep every sample.' },
+        this.idleBox, 'Hide idle waits', this.idleShare));
     this.threadSel = h('select', { 'aria-label': 'Thread filter', title: 'Show the samples of one thread only' }, h('option', { value: '' }, 'All threads'));
     this.threadSel.addEventListener('change', () => this.setThread(this.threadSel.value));
     this.rangeInfo = h('span', { class: 'range-info' });
     this.clearRangeBtn = h('button', { class: 'btn btn-small hidden', type: 'button', onclick: () => this.setRange(null) }, 'Clear range');
-    this.filters = h('div', { class: 'toolbar filters' }, this.search, this.matchInfo, h('span', { class: 'spacer' }),
-      this.rangeInfo, this.clearRangeBtn, this.threadSel);
+    this.filters = h('div', { class: 'toolbar filters' }, this.search, this.prevBtn, this.nextBtn, this.matchInfo, h('span', { class: 'spacer' }),
+      this.hideBox, this.rangeInfo, this.clearRangeBtn, this.threadSel);
 
     // ---- flame graph ----
     this.crumbs = h('nav', { class: 'flame-crumbs', 'aria-label': 'Zoom path' });
     this.flame = new FlameGraph();
     this.flame.requestDraw = () => schedule(this.drawTask);
-    this.flame.onZoom = () => { this.renderCrumbs(); schedule(this.drawTask); };
+    this.flame.onZoom = () => { this.renderCrumbs(); this.renderMatch(); schedule(this.drawTask); };
     this.msg = h('div', { class: 'p-msg' });
     this.el = h('div', { class: 'profile-view' }, this.controls, this.statsEl, this.msg, this.chartBox, this.filters, this.crumbs, this.flame.el);
     this.resizeObs = new ResizeObserver(() => schedule(this.drawTask));
@@ -182,9 +223,8 @@ export class ProfileTab {
       for (const b of d.timeline.length > 86400 ? d.timeline.slice(-86400) : d.timeline) this.bins.set(b.t_ms, b.samples);
     }
     if (tree) {
-      this.flame.setTree(d.tree || null);
-      this.renderMatch();
-      this.renderCrumbs();
+      this.rawTree = d.tree || null;
+      this.applyTree();
     }
     this.renderThreads();
     schedule(this.statusTask);
@@ -356,8 +396,37 @@ export class ProfileTab {
   onEscape() {
     if (this.clearSearch(false)) return true;
     const z = this.flame.zoom;
-    if (z && z._p) { this.flame.zoomTo(z._p); this.renderCrumbs(); schedule(this.drawTask); return true; }
+    if (z && z._p) { this.zoomTo(z._p); return true; }
     return false;
+  }
+
+  zoomTo(node) {
+    this.flame.zoomTo(node);
+    this.renderCrumbs();
+    this.renderMatch();
+    schedule(this.drawTask);
+  }
+
+  // Zooms to the next (1) or previous (-1) matching frame.
+  jump(dir) {
+    if (this.queryDirty) { this.queryDirty = false; this.flame.setQuery(this.query); }
+    if (this.flame.jumpMatch(dir)) { this.renderCrumbs(); schedule(this.drawTask); }
+    this.renderMatch();
+  }
+
+  // The graph from the server's tree, without what the toggles hide.
+  applyTree() {
+    const f = filterTree(this.rawTree, { unknown: this.hideUnknown, idle: this.hideIdle });
+    this.hidden = f;
+    this.flame.setTree(this.rawTree ? f.tree : null);
+    const share = (n) => (f.total ? ` ${fmtPct(n / f.total)}` : '');
+    setText(this.unknownShare, share(f.unknown));
+    setText(this.idleShare, share(f.idle));
+    this.unknownBox.closest('label').dataset.samples = String(f.unknown);
+    this.idleBox.closest('label').dataset.samples = String(f.idle);
+    this.renderMatch();
+    this.renderCrumbs();
+    schedule(this.drawTask);
   }
 
   // ---- rendering ----
@@ -376,13 +445,33 @@ export class ProfileTab {
     this.threadSel.value = this.thread;
   }
 
+  // Matches in the whole graph and, while zoomed, under the zoomed frame; after
+  // a jump, which match is shown.
   renderMatch() {
     const m = this.flame.match;
-    if (!this.flame.query) { setText(this.matchInfo, ''); this.matchInfo.dataset.pct = ''; return; }
+    const searching = !!this.flame.query;
+    this.prevBtn.classList.toggle('hidden', !searching);
+    this.nextBtn.classList.toggle('hidden', !searching);
+    this.prevBtn.disabled = this.nextBtn.disabled = !m.nodes;
+    if (!searching) { setText(this.matchInfo, ''); this.matchInfo.dataset.pct = ''; this.matchInfo.dataset.zoomNodes = ''; return; }
     const pct = m.total ? m.samples / m.total : 0;
     this.matchInfo.dataset.pct = String(pct);
     this.matchInfo.dataset.nodes = String(m.nodes);
-    setText(this.matchInfo, m.nodes ? `${fmtInt(m.nodes)} frame${m.nodes > 1 ? 's' : ''} match · ${fmtPct(pct)} of samples` : 'no frame matches');
+    this.matchInfo.dataset.zoomNodes = String(m.zoomNodes);
+    this.matchInfo.dataset.at = String(m.at);
+    const z = this.flame.zoom;
+    let text = 'no frame matches';
+    if (m.nodes) {
+      text = `${fmtInt(m.nodes)} frame${m.nodes > 1 ? 's' : ''} match · ${fmtPct(pct)} of samples`;
+      if (m.at >= 0) text = `match ${fmtInt(m.at + 1)} of ${fmtInt(m.nodes)} · ${text}`;
+      if (z && z._p) {
+        const name = labelOf(z);
+        text += m.zoomNodes ? ` · ${fmtInt(m.zoomNodes)} under ${name} (${fmtPct(m.zoomTotal ? m.zoomSamples / m.zoomTotal : 0)} of its samples)`
+          : ` · none under ${name}: › or Enter jumps to them`;
+      }
+    }
+    setText(this.matchInfo, text);
+    this.matchInfo.title = m.nodes ? 'Enter (or ›) zooms to the next matching frame, Shift+Enter (or ‹) to the previous one, heaviest first' : '';
     this.matchInfo.classList.toggle('none', !m.nodes);
   }
 
@@ -394,7 +483,7 @@ export class ProfileTab {
       const label = i === 0 ? 'all' : n.name;
       const last = i === path.length - 1;
       items.push(h('button', { class: `crumb${last ? ' cur' : ''}`, type: 'button', title: last ? `${n.name} (zoomed)` : `Zoom out to ${label}`, 'aria-current': last ? 'true' : null,
-        onclick: () => { this.flame.zoomTo(n); this.renderCrumbs(); schedule(this.drawTask); } }, label));
+        onclick: () => this.zoomTo(n) }, label));
     });
     if (!path.length) items.push(h('span', { class: 'dim' }, 'flame graph'));
     else if (path.length === 1) items.push(h('span', { class: 'hint' }, 'click a frame to zoom in · hover for details'));
@@ -445,15 +534,19 @@ export class ProfileTab {
 
     const stat = (k, v, sub, cls, tip) => h('div', { class: `stat ${cls || ''}`, title: tip || null }, h('div', { class: 'k' }, k), h('div', { class: 'v' }, v, sub ? h('small', null, ` ${sub}`) : null));
     const parts = [];
+    const mode = profileMode(s);
+    const measures = stat('Measures', mode.text, mode.sub, 'p-mode', mode.tip);
     if (!s || this.none) {
       parts.push(stat('State', h('span', { class: 'badge badge-exited' }, this.missing ? 'n/a' : 'idle')));
-      parts.push(h('div', { class: 'p-hint' }, this.missing ? '' : 'No profile in this session yet. Start one: every sample suspends the runtime for a moment and walks every managed thread, like the snapshots of the Stacks tab.'));
+      if (!this.missing) parts.push(measures);
+      parts.push(h('div', { class: 'p-hint' }, this.missing ? '' : 'No profile in this session yet. Start one: every sample suspends the runtime for a moment and walks every managed thread, running or waiting, like the snapshots of the Stacks tab.'));
     } else {
       const end = s.stopped_ms || (running ? Date.now() : null);
       const wall = s.started_ms && end ? end - s.started_ms : null;
       const lowered = s.effective_hz != null && s.requested_hz != null && s.effective_hz < s.requested_hz;
       const badge = running ? h('span', { class: 'badge badge-live' }, 'running') : h('span', { class: 'badge badge-detached' }, s.state || '?');
       parts.push(stat('State', badge, wall != null ? `${running ? 'for' : 'lasted'} ${fmtMs(wall)}` : null));
+      parts.push(measures);
       parts.push(stat('Rate', `${fmtHz(s.effective_hz ?? s.requested_hz)} Hz`, lowered ? `of ${fmtHz(s.requested_hz)} requested` : s.requested_hz != null ? 'as requested' : null, lowered ? 'warn' : '',
         lowered ? `The agent lowered the rate to keep suspensions within ${s.budget_pct ?? 2}% of wall time.` : 'samples per second'));
       parts.push(stat('Samples', fmtInt(s.samples), s.thread_samples != null ? `${fmtInt(s.thread_samples)} thread stacks` : null));
@@ -507,4 +600,13 @@ export class ProfileTab {
 function fmtHz(v) {
   if (v == null) return '–';
   return Number.isInteger(v) ? String(v) : v.toFixed(1);
+}
+
+// A frame's short name for the match text: "Type.Method(...)"
+function labelOf(n) {
+  const name = n.name || '?';
+  const i = name.indexOf('(');
+  const head = i < 0 ? name : name.slice(0, i);
+  const parts = head.split('.');
+  return parts.length > 2 ? `${parts.slice(-2).join('.')}${i < 0 ? '' : '()'}` : name;
 }

@@ -1,7 +1,7 @@
 // session.js -- one session: header (state, agent health, detach), and the
-// tabs Live / Slowest / By tier / module / Modules / Threads / Stacks / Profile.
-// The session's GC / suspension timeline (timeline.js) is shared by the live
-// feed's pause chart and the Profile tab.
+// tabs Live / Slowest / By tier / module / Modules / Threads / Stacks / Profile
+// / GC & pauses. The session's GC / suspension timeline (timeline.js) is shared
+// by the live feed's pause chart, the Profile tab and the GC & pauses tab.
 import { h, fill, setText } from '../dom.js';
 import { api, isMissingRoute, describeError, downloadExport } from '../api.js';
 import { fmtInt, fmtNs, fmtMs, fmtBytes, fmtDateTime, fmtClock } from '../format.js';
@@ -12,8 +12,9 @@ import { LiveFeed } from './feed.js';
 import { SlowestTab, ByModuleTab, ModulesTab, ThreadsTab } from './tabs.js';
 import { StacksTab } from './stacks.js';
 import { ProfileTab } from './profile.js';
+import { GcTab } from './gcview.js';
 import { PauseTimeline } from '../timeline.js';
-import { stateBadge, isFinal, sessionDuration, sessionHref, notice, previousRun, compareHref } from './common.js';
+import { stateBadge, isFinal, sessionDuration, sessionHref, notice, previousRun, compareHref, emptyMark } from './common.js';
 
 const SUMMARY_MS = 1000;
 export const TABS = [
@@ -24,7 +25,10 @@ export const TABS = [
   { key: 'threads', title: 'Threads' },
   { key: 'stacks', title: 'Stacks' },
   { key: 'profile', title: 'Profile' },
+  { key: 'gc', title: 'GC & pauses' },
 ];
+// tabs that show the timeline (the sampler's suspensions come only through polls)
+const TIMELINE_TABS = new Set(['live', 'profile', 'gc']);
 
 export class SessionView {
   constructor(app, id, tab) {
@@ -40,7 +44,11 @@ export class SessionView {
     this.liveCountTask = () => this.setTabCount('live', this.feed.buf.total);
 
     this.timeline = new PauseTimeline(id, {
-      onChange: () => { schedule(this.feed.drawChart); if (this.tab === 'profile') schedule(this.tabs.profile.drawTask); },
+      onChange: () => {
+        schedule(this.feed.drawChart);
+        if (this.tab === 'profile') schedule(this.tabs.profile.drawTask);
+        if (this.tab === 'gc') schedule(this.tabs.gc.drawTask);
+      },
     });
     this.feed = new LiveFeed({
       threadLabel: (key) => this.threadLabel(key),
@@ -56,11 +64,13 @@ export class SessionView {
       threads: new ThreadsTab(this),
       stacks: new StacksTab(this),
       profile: new ProfileTab(this),
+      gc: new GcTab(this),
     };
+    this.feed.onPauseChartClick = () => this.app.navigate(sessionHref(this.id, 'gc'));
     // The sampler's suspensions are only in GET /timeline: poll it while a
     // profile runs and one of the charts that show them is on screen.
     this.timelineTimer = setInterval(() => {
-      if (this.stopped || !isVisible() || (this.tab !== 'live' && this.tab !== 'profile')) return;
+      if (this.stopped || !isVisible() || !TIMELINE_TABS.has(this.tab)) return;
       if (this.tabs.profile.sampling()) this.timeline.poll();
     }, 1000);
     this.buildHeader();
@@ -85,7 +95,7 @@ export class SessionView {
     this.tabBtns = {};
     const tabs = TABS.map((t, i) => {
       const count = h('span', { class: 'count' });
-      const b = h('button', { class: 'tab', type: 'button', role: 'tab', 'data-tab': t.key, onclick: () => this.app.navigate(sessionHref(this.id, t.key)) }, t.title, count, h('kbd', null, String(i + 1)));
+      const b = h('button', { class: 'tab', type: 'button', role: 'tab', 'data-tab': t.key, title: `${t.title} (key ${i + 1})`, onclick: () => this.app.navigate(sessionHref(this.id, t.key)) }, t.title, count, h('kbd', null, String(i + 1)));
       this.tabBtns[t.key] = { b, count };
       return b;
     });
@@ -282,6 +292,7 @@ export class SessionView {
     const final = isFinal(s.state);
     if (this.stream) this.stream.ended = final;
     this.feed.setEnded(final, s.ended_ms || (s.detach && s.detach.finished_ms) || null);
+    this.feed.tierSource = s.tier_source || null; // why an unknown tier is unknown
     if (!prev) this.app.updateCrumbs();
     this.trackDetach(prev, s);
     if (!prev || prev.state !== s.state) { this.tabs.stacks.sessionChanged(); this.tabs.profile.sessionChanged(); }
@@ -302,10 +313,10 @@ export class SessionView {
     this.detachBtn.disabled = !!(this.detachState && this.detachState.phase === 'requested');
 
     const kv = (k, v, cls) => h('span', { class: cls || null }, `${k} `, h('b', null, v));
-    const rt = s.runtime ? `${s.runtime.type || ''} ${s.runtime.version || ''}`.trim() : '–';
+    const rt = s.runtime ? `${s.runtime.type || ''} ${s.runtime.version || ''}`.trim() : '';
     const link = s.link;
     const parts = [
-      kv('runtime', rt || '–'),
+      rt ? kv('runtime', rt) : h('span', null, 'runtime ', emptyMark('the agent has not said yet (it does when it connects)')),
       kv('started', fmtDateTime(s.created_ms)),
       kv(s.ended_ms ? 'lasted' : 'running for', fmtMs(sessionDuration(s))),
     ];
@@ -318,6 +329,11 @@ export class SessionView {
     }
     if (s.stored && s.stored.past) {
       parts.push(h('span', { class: 'stored-mark', title: 'recorded by an earlier run of the server and read back from its storage (--data); read-only' }, h('b', null, '⛁ from storage')));
+    }
+    if (s.stored && s.stored.resumes) {
+      const gap = s.stored.last_gap_ms;
+      parts.push(h('span', { class: 'resumed-mark', title: 'its server was stopped or killed while the app ran; a server started on the same data directory took the session back when the agent reconnected (what happened in the gap was not recorded; the catch-up after it found what had been compiled meanwhile)' },
+        h('b', null, `↻ taken back after a server restart${s.stored.resumes > 1 ? ` (${s.stored.resumes} times)` : ''}: gap ${fmtMs(gap)}`)));
     }
     if (s.stored && s.stored.load_error) parts.push(kv('storage', `partly read: ${s.stored.load_error}`, 't-slow'));
     if (s.catchup && s.catchup.count) parts.push(kv('attach catch-up', `${fmtInt(s.catchup.functions)} functions in ${fmtMs(s.catchup.duration_ms)}`));

@@ -4,9 +4,12 @@
 // refreshes keep hover and focus. With `tree`, rows that name a parent row are
 // listed under it (one level), collapsed until the parent's toggle opens them.
 import { h, fill, setText } from '../dom.js';
+import { emptyMark } from './common.js';
 
 export class DataTable {
-  // columns: [{key, title, num, cls, tip, sort: row => value | false, render: row => string|Node|array, width}]
+  // columns: [{key, title, num, cls, tip, sort: row => value | false, render: row => string|Node|array, width,
+  //   empty: why a cell of this column can be empty (string or row => string)}]: a cell whose
+  //   value is null or "–" shows a dash with that reason as its tooltip (emptyMark)
   // tree: {parentOf: row => parent key | null, describe: children => {text, title}}: a row whose
   //   parent is listed goes under it; the parent's first cell gets a toggle showing describe().
   //   tree.expanded: the Set of opened parents' keys, when it should outlive the table.
@@ -107,7 +110,8 @@ export class DataTable {
       const sig = JSON.stringify(foot.map((c) => (c instanceof Node ? c.textContent : c)));
       if (this.tfoot._sig !== sig) {
         this.tfoot._sig = sig;
-        fill(this.tfoot, h('tr', null, foot.map((c, i) => h('td', { class: this.cellClass(this.columns[i]) }, c))));
+        fill(this.tfoot, h('tr', null, foot.map((c, i) => h('td', { class: this.cellClass(this.columns[i]) },
+          c === '–' ? emptyMark('nothing to total yet') : c))));
       }
     } else fill(this.tfoot);
   }
@@ -164,7 +168,8 @@ export class DataTable {
       const v = c.render ? c.render(row) : row[c.key];
       const td = h('td', { class: this.cellClass(c) });
       if (v instanceof Node || Array.isArray(v)) fill(td, v);
-      else setText(td, v == null ? '–' : v);
+      else if (v == null || v === '–' || v === '—') fill(td, emptyMark(whyEmpty(c, row)));
+      else setText(td, v);
       if (c.title_of) td.title = c.title_of(row) || '';
       return td;
     });
@@ -181,4 +186,10 @@ export class DataTable {
     tr.replaceChildren(...cells);
     return tr;
   }
+}
+
+// The tooltip of an empty cell: the column's reason, else a plain one.
+function whyEmpty(c, row) {
+  const why = typeof c.empty === 'function' ? c.empty(row) : c.empty;
+  return why || `no ${String(c.title || 'value').toLowerCase()} reported for this row`;
 }

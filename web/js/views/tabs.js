@@ -5,7 +5,7 @@ import { h, fill } from '../dom.js';
 import { api, describeError } from '../api.js';
 import { fmtInt, fmtNs, fmtRel, fmtBytes, fmtPct, fmtMs, splitMethod } from '../format.js';
 import { DataTable } from './table.js';
-import { notice } from './common.js';
+import { notice, emptyMark } from './common.js';
 import { TierTotals } from './tiertotals.js';
 
 function methodCell(name) {
@@ -68,12 +68,13 @@ export class SlowestTab extends TabBase {
         { key: 'name', title: 'Method', cls: 'mono clip', render: (f) => methodCell(f.name) },
         { key: 'module', title: 'Module', cls: 'mono', width: '210px', render: (f) => f.module || '(dynamic)' },
         { key: 'jit_total_ns', title: 'Total JIT time', num: true, width: '110px', render: (f) => fmtNs(f.jit_total_ns), tip: 'all compilations of this method' },
-        { key: 'jit_count', title: 'JITs', num: true, width: '56px', tip: 'times compiled (tier-up / OSR add more)' },
-        { key: 'jit_ns', title: 'Last JIT', num: true, width: '86px', render: (f) => fmtNs(f.jit_ns) },
-        { key: 'versions', title: 'Versions', num: true, width: '70px' },
+        { key: 'jit_count', title: 'Compilations', num: true, width: '96px', tip: 'compilations of this method in this session (a tier-up or OSR is one more)' },
+        { key: 'jit_ns', title: 'Last JIT', num: true, width: '86px', render: (f) => fmtNs(f.jit_ns), tip: 'JIT time of its last compilation' },
+        { key: 'versions', title: 'Code versions', num: true, width: '100px', tip: 'native code versions the runtime has for this method: one per compilation, plus ReadyToRun code it started with' },
         { key: 'il_size', title: 'IL size', num: true, width: '70px', render: (f) => fmtInt(f.il_size) },
         { key: 'native_size', title: 'Native', num: true, width: '70px', render: (f) => fmtInt(f.native_size) },
-        { key: 'first_jit_ms', title: 'First JIT (s)', num: true, width: '90px', render: (f) => fmtRel(f.first_jit_ms, session.baseTime()) },
+        { key: 'first_jit_ms', title: 'First JIT (s)', num: true, width: '90px', render: (f) => fmtRel(f.first_jit_ms, session.baseTime()),
+          empty: 'compiled before jitscope attached (known from the catch-up): its first JIT was not seen' },
       ],
     });
     this.meta.textContent = 'top 20 by total JIT time · refreshed every 3 s · click a row to find it in the live feed';
@@ -102,8 +103,8 @@ export class ByModuleTab extends TabBase {
       columns: [
         { key: 'module', title: 'Module', cls: 'mono', render: (m) => m.module || '(dynamic methods)' },
         { key: 'methods', title: 'Methods JITed', num: true, width: '110px', render: (m) => fmtInt(m.methods) },
-        { key: 'jits', title: 'Compilations', num: true, width: '100px', render: (m) => fmtInt(m.jits), tip: 'including re-JITs' },
-        { key: 'rejit', title: 'Re-JITed', num: true, width: '80px', render: (m) => fmtInt(m.rejit), tip: 'methods compiled more than once (tier-up, OSR)' },
+        { key: 'jits', title: 'Compilations', num: true, width: '100px', render: (m) => fmtInt(m.jits), tip: 'every compilation, a method\'s second and later ones (tier-up, OSR) included' },
+        { key: 'rejit', title: 'Recompiled', num: true, width: '90px', render: (m) => fmtInt(m.rejit), tip: 'methods with more than one compilation or code version (tier-up, OSR; ReadyToRun code replaced by a JIT)' },
         {
           key: 'jit_ns', title: 'Total JIT time', num: true, width: '190px', cls: 'cell-bar',
           render: (m) => [h('div', { class: 'bar', style: { width: `${(share(m) * 100).toFixed(1)}%` } }), h('span', null, fmtNs(m.jit_ns))],
@@ -152,8 +153,8 @@ export class ModulesTab extends TabBase {
         { key: 'assembly', title: 'Assembly', cls: 'mono', width: '260px', render: (m) => m.assembly || h('span', { class: 'faint' }, '(unknown)') },
         { key: 'loaded', title: 'State', width: '130px', render: (m) => (m.loaded ? h('span', { class: 'pill pill-ok' }, 'loaded') : h('span', { class: 'pill pill-off', title: 'unloaded' }, `unloaded +${fmtRel(m.unloaded_ms, session.baseTime())} s`)), sort: (m) => (m.loaded ? 1 : 0) },
         { key: 'loaded_ms', title: 'Loaded (s)', num: true, width: '90px', render: (m) => fmtRel(m.loaded_ms, session.baseTime()), tip: 'seconds since the session started' },
-        { key: 'catchup', title: 'Catch-up', width: '84px', render: (m) => (m.catchup ? h('span', { class: 'pill pill-catchup', title: 'known from the attach-time enumeration' }, 'catch-up') : h('span', { class: 'faint' }, '—')), sort: (m) => (m.catchup ? 1 : 0) },
-        { key: 'path', title: 'Path', cls: 'mono clip', title_of: (m) => m.path, render: (m) => m.path || '–' },
+        { key: 'catchup', title: 'Catch-up', width: '84px', render: (m) => (m.catchup ? h('span', { class: 'pill pill-catchup', title: 'known from the attach-time enumeration' }, 'catch-up') : emptyMark('seen loading while jitscope watched, not from the attach-time catch-up')), sort: (m) => (m.catchup ? 1 : 0) },
+        { key: 'path', title: 'Path', cls: 'mono clip', title_of: (m) => m.path, render: (m) => m.path || '–', empty: 'the runtime gave no file path (a module built in memory, or dynamic)' },
         { key: 'module_id', title: 'Module ID', cls: 'mono faint', width: '140px' },
       ],
     });
@@ -185,10 +186,12 @@ export class ThreadsTab extends TabBase {
         { key: 'os_thread_id', title: 'OS tid', num: true, width: '80px' },
         { key: 'alive', title: 'State', width: '80px', render: (t) => (t.alive ? h('span', { class: 'pill pill-ok' }, 'alive') : h('span', { class: 'pill pill-off' }, 'ended')), sort: (t) => (t.alive ? 1 : 0) },
         { key: 'created_ms', title: 'Started (s)', num: true, width: '90px', render: (t) => fmtRel(t.created_ms, session.baseTime()) },
-        { key: 'ended_ms', title: 'Ended (s)', num: true, width: '90px', render: (t) => (t.ended_ms ? fmtRel(t.ended_ms, session.baseTime()) : '—') },
-        { key: 'life', title: 'Lifetime', num: true, width: '90px', render: (t) => (t.created_ms ? fmtMs((t.ended_ms || (session.isFinal() ? null : Date.now())) - t.created_ms) : '–'), sort: (t) => (t.ended_ms || Date.now()) - t.created_ms },
+        { key: 'ended_ms', title: 'Ended (s)', num: true, width: '90px', render: (t) => (t.ended_ms ? fmtRel(t.ended_ms, session.baseTime()) : '–'),
+          empty: (t) => (t.alive ? 'still running' : 'its end was not seen (the session ended first)') },
+        { key: 'life', title: 'Lifetime', num: true, width: '90px', render: (t) => (t.created_ms && (t.ended_ms || !session.isFinal()) ? fmtMs((t.ended_ms || Date.now()) - t.created_ms) : '–'), sort: (t) => (t.ended_ms || Date.now()) - t.created_ms,
+          empty: (t) => (t.created_ms ? 'its end was not seen (the session ended first)' : 'its start was not seen') },
         { key: 'jits', title: 'JITs', num: true, width: '80px', tip: 'JIT events on this thread in the page’s buffer', render: (t) => fmtInt(t.jits) },
-        { key: 'catchup', title: 'Catch-up', width: '84px', render: (t) => (t.catchup ? h('span', { class: 'pill pill-catchup' }, 'catch-up') : h('span', { class: 'faint' }, '—')), sort: (t) => (t.catchup ? 1 : 0) },
+        { key: 'catchup', title: 'Catch-up', width: '84px', render: (t) => (t.catchup ? h('span', { class: 'pill pill-catchup', title: 'known from the attach-time enumeration' }, 'catch-up') : emptyMark('seen starting while jitscope watched, not from the attach-time catch-up')), sort: (t) => (t.catchup ? 1 : 0) },
         { key: 'thread_id', title: 'Thread ID', cls: 'mono faint', tip: 'the runtime’s ThreadID: once a thread has ended, a later thread may get the same one (each thread is a row of its own)' },
       ],
     });

@@ -8,7 +8,7 @@ import { h, fill } from '../dom.js';
 import { api, describeError } from '../api.js';
 import { toast } from '../ui.js';
 import { fmtInt, fmtNs, fmtPct } from '../format.js';
-import { tierId, tierPill } from '../tiers.js';
+import { tierId, tierPill, unknownTierWhy } from '../tiers.js';
 import { DataTable } from './table.js';
 
 export class TierTotals {
@@ -25,7 +25,7 @@ export class TierTotals {
       sort: { key: 'order', desc: false },
       className: 'tier-table',
       columns: [
-        { key: 'order', title: 'Tier', width: '170px', render: (t) => tierPill(t.tier, { long: true }), tip: 'optimisation tier, in the order code usually moves through them' },
+        { key: 'order', title: 'Tier', width: '170px', render: (t) => tierPill(t.tier, { long: true, why: this.unknownWhy }), tip: 'optimisation tier, in the order code usually moves through them' },
         { key: 'compilations', title: 'Compilations', num: true, width: '180px', cls: 'cell-bar',
           render: (t) => [bar(this.share(t.compilations, 'n')), h('span', null, fmtInt(t.compilations))] },
         { key: 'share_n', title: '% of JITs', num: true, width: '80px', render: (t) => fmtPct(this.share(t.compilations, 'n')), sort: (t) => t.compilations },
@@ -76,6 +76,7 @@ export class TierTotals {
     this.updateSwitch(summary);
     const tiers = summary && summary.tiers;
     const src = summary && summary.tier_source;
+    this.unknownWhy = unknownTierWhy({ source: src });
     const rows = [];
     let n = 0, ns = 0;
     for (const [name, v] of Object.entries(tiers || {})) {

@@ -1,0 +1,65 @@
+/* persist.h -- the sessions' side of storage: what goes into each session's
+ * log, when it is compacted, how a stored session comes back.
+ *
+ * Storage (store.h) keeps bytes and knows no session; the registry
+ * (sessions.h) knows sessions and no storage. This module is between them and
+ * calls both, never the other way round:
+ *   - the link thread hands it each batch of an agent's frames once they are
+ *     folded (persist_frames), and the session's own records reach it through
+ *     session_set_record_sink; both go into the session's log in order;
+ *   - its sweep (the link thread, every 500 ms) hands storage the header row
+ *     of every session whose own fields or list entry changed, a snapshot of
+ *     each session that ended (or whose log grew past a bound, or broke), and
+ *     takes the content of ended sessions nobody has asked for in a while out
+ *     of memory;
+ *   - at start it lists the stored sessions into the registry (header only),
+ *     and persist_prepare reads one back when a request needs its content:
+ *     the snapshot restored, its observations folded quietly, the rest of its
+ *     log folded with the code that folds a live agent.
+ * SQLite runs only in persist_open and persist_prepare, never with the
+ * sessions lock held.
+ */
+#ifndef JITSCOPE_PERSIST_H
+#define JITSCOPE_PERSIST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "session.h"
+
+#define PERSIST_SUMMARY_MS 5000u /* a live session's list entry is rewritten at most this often */
+#define PERSIST_UNLOAD_MS 60000u /* an ended session nobody asked for leaves memory after this */
+#define PERSIST_LOADED_MAX 4u    /* stored sessions kept in memory besides the live ones */
+#define PERSIST_LOG_BOUND (1024u << 20) /* log bytes that make a live session's snapshot due */
+#define PERSIST_RESUME_WAIT_MS 90000u /* a session waits this long for its agent after a restart */
+
+typedef struct persist_options {
+    const char *dir;      /* NULL or "none": storage off */
+    unsigned keep;        /* ended sessions kept (0: STORE_KEEP_DEFAULT) */
+    unsigned keep_events; /* newest events a snapshot keeps (0: all memory keeps) */
+    unsigned unload_ms;   /* 0: PERSIST_UNLOAD_MS */
+    size_t journal_max;   /* 0: storage's default */
+} persist_options;
+
+/* Opens storage and lists its sessions into the registry (its lock taken
+ * here). 0, or -1 with why (the caller exits STORE_EXIT_CODE). */
+int persist_open(const persist_options *o, char *err, size_t errsz);
+/* Writes what the sessions hold that storage does not have yet, then closes it. */
+void persist_close(void);
+int persist_enabled(void);
+
+/* A batch of frames an agent sent, folded into s (caller holds the sessions lock). */
+void persist_frames(session *s, int64_t now_ns, const void *frames, size_t length);
+/* The sweep (caller does not hold the sessions lock). */
+void persist_sweep(void);
+/* Reads a stored session's content back if it is not in memory; call it
+ * before taking the sessions lock for a request that needs the content. */
+void persist_prepare(int session_id);
+/* The agent of a session that was live when the server before this one died
+ * came back (link.c, at its hello; lock held): the session is live again,
+ * same id, with a LOGREC_RESUMED record of the gap in its log and events. */
+void persist_resumed(session *s, int64_t now_ns);
+/* A session forgotten (DELETE, retention): out of storage too. */
+void persist_forget(int session_id);
+
+#endif

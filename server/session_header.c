@@ -1,0 +1,218 @@
+/* session_header.c -- a session's own fields as JSON, and back (see session_header.h).
+ *
+ * A table of (name, offset, kind) drives both ways, so a field added to the
+ * session is one row here; a name the JSON does not have reads as 0, which
+ * is how an older file's header reads in a newer server. Fields marked
+ * FOLDED are counters the agent's records make: storage's files of versions
+ * 1-3 kept them in the header (read back only for those); now they come from
+ * folding the log again, so they are not written. The state is a name. */
+#include "session_header.h"
+#include "utf.h"
+
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum store_kind { K_I32, K_U16, K_U32, K_I64, K_U64 };
+
+typedef struct store_field {
+    const char *name;
+    size_t offset;
+    int kind;
+    unsigned count; /* an array of this many */
+    int folded;     /* a counter from the agent's records (read from old files only) */
+} store_field;
+
+#define OWN 0
+#define FOLDED 1
+#define F(field, kind, folded)                                                                     \
+    {                                                                                              \
+#field, offsetof(session, field), kind, 1, folded                                          \
+    }
+#define NF(name, field, kind, folded)                                                              \
+    {                                                                                              \
+        name, offsetof(session, field), kind, 1, folded                                            \
+    }
+#define A(field, kind, n, folded)                                                                  \
+    {                                                                                              \
+#field, offsetof(session, field), kind, n, folded                                          \
+    }
+
+static const store_field store_fields[] = {
+    F(pid, K_I32, OWN),
+    F(mode, K_I32, OWN),
+    F(root_id, K_I32, OWN),
+    F(parent_pid, K_I32, OWN),
+    F(has_exit_code, K_I32, OWN),
+    F(exit_code, K_I32, OWN),
+    F(exit_signal, K_I32, OWN),
+    F(start_time, K_U64, OWN),
+    F(created_ns, K_I64, OWN),
+    F(connected_ns, K_I64, FOLDED),
+    F(ended_ns, K_I64, OWN),
+    F(runtime_type, K_U16, FOLDED),
+    F(clr_instance_id, K_U16, FOLDED),
+    F(major, K_U16, FOLDED),
+    F(minor, K_U16, FOLDED),
+    F(build, K_U16, FOLDED),
+    F(qfe, K_U16, FOLDED),
+    F(ring_bytes, K_U32, FOLDED),
+    F(clock_offset_ns, K_I64, FOLDED),
+    F(records, K_U64, FOLDED),
+    F(bytes, K_U64, FOLDED),
+    F(last_seq, K_U64, FOLDED),
+    F(seq_gaps, K_U64, FOLDED),
+    F(connections, K_U64, FOLDED),
+    A(drops.dropped, K_U64, WIRE_DROP_REASONS, FOLDED),
+    F(drops.produced, K_U64, FOLDED),
+    F(drops.ring_used, K_U64, FOLDED),
+    F(agent_cost.callbacks, K_U64, FOLDED),
+    F(agent_cost.total_ns, K_U64, FOLDED),
+    A(agent_cost.buckets, K_U64, WIRE_COST_BUCKETS, FOLDED),
+    F(agent_cost.metadata_direct_modules, K_U64, FOLDED),
+    F(agent_cost.metadata_importer_opens, K_U64, FOLDED),
+    F(catchups, K_U64, FOLDED),
+    F(last_catchup.modules, K_U32, FOLDED),
+    F(last_catchup.functions, K_U32, FOLDED),
+    F(last_catchup.threads, K_U32, FOLDED),
+    F(last_catchup.quiet_ms, K_U32, FOLDED),
+    F(last_catchup.duration_ns, K_U64, FOLDED),
+    F(detach_requested_ns, K_I64, OWN),
+    F(detach_finished_ns, K_I64, FOLDED),
+    F(detach_hresult, K_I32, FOLDED),
+    F(jit_time_total_ns, K_U64, FOLDED),
+    F(jit_compilations, K_U64, FOLDED),
+    F(capacity_drops, K_U64, FOLDED),
+    A(tier_compilations, K_U64, WIRE_TIER_COUNT, FOLDED),
+    A(tier_jit_ns, K_U64, WIRE_TIER_COUNT, FOLDED),
+    F(tiers.enabled, K_U32, FOLDED),
+    F(tiers.hresult, K_I32, FOLDED),
+    F(tiers.lost, K_U64, FOLDED),
+    F(tiers_known, K_I32, FOLDED),
+    NF("event_seq", events.last_seq, K_U64, FOLDED),
+    NF("events_evicted", events.evicted, K_U64, FOLDED),
+};
+
+static size_t store_kind_size(int kind)
+{
+    return kind == K_U16 ? 2 : kind == K_I32 || kind == K_U32 ? 4 : 8;
+}
+
+static json_int_t store_read(const char *at, int kind)
+{
+    int32_t i32;
+    uint16_t u16;
+    uint32_t u32;
+    int64_t i64;
+    uint64_t u64;
+
+    switch (kind) {
+    case K_I32: memcpy(&i32, at, 4); return i32;
+    case K_U16: memcpy(&u16, at, 2); return u16;
+    case K_U32: memcpy(&u32, at, 4); return u32;
+    case K_I64: memcpy(&i64, at, 8); return i64;
+    default: memcpy(&u64, at, 8); return (json_int_t)u64; /* bit pattern kept */
+    }
+}
+
+static void store_write(char *at, int kind, json_int_t v)
+{
+    int32_t i32 = (int32_t)v;
+    uint16_t u16 = (uint16_t)v;
+    uint32_t u32 = (uint32_t)v;
+    int64_t i64 = (int64_t)v;
+    uint64_t u64 = (uint64_t)v;
+
+    switch (kind) {
+    case K_I32: memcpy(at, &i32, 4); break;
+    case K_U16: memcpy(at, &u16, 2); break;
+    case K_U32: memcpy(at, &u32, 4); break;
+    case K_I64: memcpy(at, &i64, 8); break;
+    default: memcpy(at, &u64, 8); break;
+    }
+}
+
+json_t *session_header_to_json(const session *s)
+{
+    json_t *o = json_object();
+    size_t i;
+    unsigned k;
+
+    if (!o)
+        return NULL;
+    for (i = 0; i < sizeof(store_fields) / sizeof(store_fields[0]); i++) {
+        const store_field *f = &store_fields[i];
+        const char *at = (const char *)s + f->offset;
+        json_t *v;
+        if (f->folded)
+            continue;
+        if (f->count == 1) {
+            v = json_integer(store_read(at, f->kind));
+        } else {
+            v = json_array();
+            for (k = 0; v && k < f->count; k++)
+                json_array_append_new(
+                    v, json_integer(store_read(at + k * store_kind_size(f->kind), f->kind)));
+        }
+        if (json_object_set_new(o, f->name, v) != 0) {
+            json_decref(o);
+            return NULL;
+        }
+    }
+    json_object_set_new(o, "state", json_string(session_state_name(s->state)));
+    json_object_set_new(o, "token", json_string(s->token));
+    json_object_set_new(o, "error", json_string(s->error));
+    json_object_set_new(o, "command_line", json_string(s->command_line));
+    return o;
+}
+
+session_state session_state_from_name(const char *name)
+{
+    session_state st;
+
+    for (st = SESSION_STARTING; st <= SESSION_INTERRUPTED; st++)
+        if (name && strcmp(name, session_state_name(st)) == 0)
+            return st;
+    return SESSION_INTERRUPTED; /* unknown: a newer server's state; it is not live here */
+}
+
+void session_header_from_json(session *s, const json_t *header, int with_folded)
+{
+    size_t i;
+    unsigned k;
+    const char *text;
+    int cut;
+
+    for (i = 0; i < sizeof(store_fields) / sizeof(store_fields[0]); i++) {
+        const store_field *f = &store_fields[i];
+        char *at = (char *)s + f->offset;
+        const json_t *v = json_object_get(header, f->name);
+        if (f->folded && !with_folded)
+            continue;
+        if (f->count == 1) {
+            store_write(at, f->kind, json_is_integer(v) ? json_integer_value(v) : 0);
+            continue;
+        }
+        for (k = 0; k < f->count; k++) {
+            const json_t *e = json_array_get(v, k);
+            store_write(at + k * store_kind_size(f->kind), f->kind,
+                        json_is_integer(e) ? json_integer_value(e) : 0);
+        }
+    }
+    s->state = session_state_from_name(json_string_value(json_object_get(header, "state")));
+    text = json_string_value(json_object_get(header, "token"));
+    snprintf(s->token, sizeof(s->token), "%s", text ? text : "");
+    text = json_string_value(json_object_get(header, "command_line"));
+    if (text) {
+        char *line = malloc(strlen(text) + 1);
+        if (line) {
+            line[utf8_sanitize(text, strlen(text), line, strlen(text), &cut)] = '\0';
+            free(s->command_line);
+            s->command_line = line;
+        }
+    }
+    text = json_string_value(json_object_get(header, "error"));
+    s->error[utf8_sanitize(text ? text : "", text ? strlen(text) : 0, s->error,
+                           sizeof(s->error) - 1, &cut)] = '\0'; /* never half a character */
+}

@@ -1,0 +1,177 @@
+/* store_read.c -- a session's log read back, and the header rows (see store.h).
+ *
+ * A session's content is its newest snapshot (part 0: the folded state; parts
+ * 1..n: the observation entries kept beside it), then its log chunks after
+ * the snapshot's cut, in order. Every part and chunk is checked (zstd's own
+ * checksum, or the chunk's XXH3) before anything in it is delivered; the
+ * first one that fails, a chunk marked as following a loss, or a gap in the
+ * chunk numbers ends the read with the reason, after everything before it.
+ * Runs on the caller's thread with storage's reading connection, never with
+ * the sessions lock held (store.c). */
+#include "store_db.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int read_statement(sqlite3 *db, const char *sql, int session_id, sqlite3_stmt **st)
+{
+    if (sqlite3_prepare_v2(db, sql, -1, st, NULL) != SQLITE_OK)
+        return -1;
+    if (session_id)
+        sqlite3_bind_int(*st, 1, session_id);
+    return 0;
+}
+
+/* The snapshot's parts, in order; *upto is the last chunk it covers (0: none). */
+static int read_snapshot(sqlite3 *db, int session_id, store_entry_fn fn, void *ctx, uint64_t *upto,
+                         char *err, size_t errsz)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = 0, step, expect = 0, parts = 0;
+
+    *upto = 0;
+    if (read_statement(db,
+                       "SELECT part, upto_chunk, codec, raw_bytes, bytes, parts FROM snapshots"
+                       " WHERE session_id = ? ORDER BY part",
+                       session_id, &st) != 0) {
+        snprintf(err, errsz, "reading its snapshot: %s", sqlite3_errmsg(db));
+        return -1;
+    }
+    while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
+        int part = sqlite3_column_int(st, 0), codec = sqlite3_column_int(st, 2);
+        size_t raw_length = (size_t)sqlite3_column_int64(st, 3);
+        const void *bytes = sqlite3_column_blob(st, 4);
+        size_t length = (size_t)sqlite3_column_bytes(st, 4);
+        const char *why = NULL;
+        void *raw = NULL;
+        if (part != expect++) {
+            snprintf(err, errsz, "its snapshot lacks part %d", expect - 1);
+            rc = -1;
+            break;
+        }
+        *upto = (uint64_t)sqlite3_column_int64(st, 1);
+        parts = sqlite3_column_int(st, 5);
+        if (codec != STORE_CODEC_ZSTD ||
+            store_decompress(bytes, length, raw_length, &raw, &why) != 0) {
+            snprintf(err, errsz, "its snapshot's part %d: %s", part,
+                     why ? why : "stored in a way this server does not know");
+            rc = -1;
+            break;
+        }
+        if (part == 0)
+            rc = fn(ctx, STORE_PART_SNAPSHOT, 0, raw, raw_length);
+        else if ((rc = store_entries(raw, raw_length, fn, ctx, STORE_PART_OBSERVATION, &why)) < 0 &&
+                 why)
+            snprintf(err, errsz, "its snapshot's part %d: %s", part, why);
+        free(raw);
+    }
+    if (rc == 0 && step != SQLITE_DONE) {
+        snprintf(err, errsz, "reading its snapshot: %s", sqlite3_errmsg(db));
+        rc = -1;
+    }
+    if (rc == 0 && expect != parts) {
+        snprintf(err, errsz, "its snapshot has %d of its %d parts", expect, parts);
+        rc = -1;
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int store_read_log(sqlite3 *db, int session_id, store_entry_fn fn, void *ctx, char *err,
+                   size_t errsz)
+{
+    sqlite3_stmt *st = NULL;
+    uint64_t upto, expect;
+    int rc, step;
+
+    err[0] = '\0';
+    if ((rc = read_snapshot(db, session_id, fn, ctx, &upto, err, errsz)) != 0)
+        return rc;
+    if (read_statement(db,
+                       "SELECT chunk, flags, bytes, checksum FROM log WHERE session_id = ?"
+                       " AND chunk > ? ORDER BY chunk",
+                       session_id, &st) != 0) {
+        snprintf(err, errsz, "reading its log: %s", sqlite3_errmsg(db));
+        return -1;
+    }
+    sqlite3_bind_int64(st, 2, (sqlite3_int64)upto);
+    expect = upto + 1;
+    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+        uint64_t chunk = (uint64_t)sqlite3_column_int64(st, 0);
+        int flags = sqlite3_column_int(st, 1);
+        const uint8_t *bytes = sqlite3_column_blob(st, 2);
+        size_t length = (size_t)sqlite3_column_bytes(st, 2);
+        const char *why = NULL;
+        if (chunk != expect) {
+            snprintf(err, errsz, "its log lacks chunk %llu: what came after it is not served",
+                     (unsigned long long)expect);
+            rc = -1;
+            break;
+        }
+        if (flags & STORE_CHUNK_BREAK) {
+            snprintf(err, errsz,
+                     "its log was broken at chunk %llu (the server could not keep up with "
+                     "storage, or the disk was full): what came after it is not served",
+                     (unsigned long long)chunk);
+            rc = -1;
+            break;
+        }
+        if ((uint64_t)sqlite3_column_int64(st, 3) != store_checksum(bytes, length)) {
+            snprintf(err, errsz,
+                     "its log's chunk %llu is damaged (checksum): what came after "
+                     "it is not served",
+                     (unsigned long long)chunk);
+            rc = -1;
+            break;
+        }
+        if ((rc = store_entries(bytes, length, fn, ctx, STORE_PART_LOG, &why)) != 0) {
+            if (rc < 0 && why)
+                snprintf(err, errsz, "its log's chunk %llu: %s", (unsigned long long)chunk, why);
+            break;
+        }
+        expect++;
+    }
+    if (rc == 0 && step != SQLITE_DONE) {
+        snprintf(err, errsz, "reading its log: %s", sqlite3_errmsg(db));
+        rc = -1;
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int store_read_headers(sqlite3 *db, store_header_fn fn, void *ctx, char *err, size_t errsz)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = 0, step;
+
+    if (read_statement(db,
+                       "SELECT id, state, header, summary, created_ns, ended_ns, updated_ns,"
+                       " EXISTS (SELECT 1 FROM log WHERE session_id = id) OR"
+                       " EXISTS (SELECT 1 FROM snapshots WHERE session_id = id)"
+                       " FROM sessions ORDER BY id",
+                       0, &st) != 0) {
+        snprintf(err, errsz, "listing sessions: %s", sqlite3_errmsg(db));
+        return -1;
+    }
+    while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
+        store_header h = {
+            .id = sqlite3_column_int(st, 0),
+            .state = (const char *)sqlite3_column_text(st, 1),
+            .header = (const char *)sqlite3_column_text(st, 2),
+            .summary = (const char *)sqlite3_column_text(st, 3),
+            .created_ns = sqlite3_column_int64(st, 4),
+            .ended_ns = sqlite3_column_int64(st, 5),
+            .updated_ns = sqlite3_column_int64(st, 6),
+            .has_log = sqlite3_column_int(st, 7),
+        };
+        if (h.state && h.header && h.summary)
+            rc = fn(ctx, &h);
+    }
+    if (rc == 0 && step != SQLITE_DONE) {
+        snprintf(err, errsz, "listing sessions: %s", sqlite3_errmsg(db));
+        rc = -1;
+    }
+    sqlite3_finalize(st);
+    return rc;
+}

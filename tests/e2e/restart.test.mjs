@@ -1,0 +1,159 @@
+// restart.test.mjs -- storage as each session's log, across a kill -9 of the
+// server (docs/STORAGE.md):
+//   - a real app under `jitscope run`: the server is killed and another one
+//     started on the same data directory within 2 s; the app's agent finds it
+//     on the same socket path and the session is live again, the same id, with
+//     the gap in its events, and a stack snapshot of it works;
+//   - a replay of 400,000 JITs/s: killed after a few seconds, the next server
+//     serves at least every function the first one held half a second before
+//     the kill, without a load error;
+//   - a full disk (the server's file size limit, prlimit): writes fail and are
+//     retried, nothing is lost, the error is cleared once there is room.
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { BUILD, DEMO_DLL, startServer, stopAll, waitFor, sleep, runSync, tempDataDir } from './lib.mjs';
+
+after(stopAll);
+
+const REPLAY = path.join(BUILD, 'bench/replay');
+const post = (srv, p, body) => srv.api(p, {
+  method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body ?? {}),
+});
+
+function killIfAlive(pid) {
+  try { process.kill(pid, 'SIGKILL'); } catch { /* gone already */ }
+}
+
+test('a live session outlives a kill -9 of its server: the next server on the data directory takes it back', async () => {
+  const dir = tempDataDir();
+  const srv = await startServer(['run', '--port', '0', '--data', dir, '--', 'dotnet', DEMO_DLL]);
+  const before = await waitFor('live, compiling', async () => {
+    const s = (await srv.api('/api/sessions/1')).body;
+    return s.state === 'live' && s.counters.functions > 50 && s;
+  }, 60000);
+  const appPid = before.pid;
+  try {
+    srv.proc.kill('SIGKILL');
+    await srv.exited;
+    const killedAt = Date.now();
+    const again = await startServer(['serve', '--port', '0', '--data', dir]);
+    assert.ok(Date.now() - killedAt < 2000, `restarted within 2 s (${Date.now() - killedAt} ms)`);
+    assert.equal(again.socket, srv.socket, 'the same agent socket path for the same data directory');
+
+    const back = await waitFor('the agent back, the session live again', async () => {
+      const s = (await again.api('/api/sessions/1')).body;
+      return s.state === 'live' && s.stored.resumes === 1 && s.link.connected && s;
+    }, 30000);
+    assert.equal(back.id, 1, 'the same session');
+    assert.equal(back.pid, appPid, 'of the same process');
+    assert.equal(back.stored.past, false, 'live, not read-only');
+    assert.ok(back.counters.functions >= before.counters.functions,
+      `every function held before the kill is there (${back.counters.functions} >= ${before.counters.functions})`);
+    assert.equal((await again.api('/api/sessions')).body.sessions.length, 1, 'one session, not a second one');
+
+    const events = (await again.api('/api/sessions/1/events?limit=10000')).body.events;
+    const resumed = events.filter((e) => e.type === 'resumed');
+    assert.equal(resumed.length, 1, 'one resumed event');
+    assert.ok(resumed[0].gap_ms > 0 && resumed[0].gap_ms < 30000, `with the gap (${resumed[0].gap_ms} ms)`);
+    assert.ok(events.some((e) => e.type === 'catchup' && e.seq > resumed[0].seq), 'then a catch-up');
+
+    const snap = await post(again, '/api/sessions/1/stacks');
+    assert.equal(snap.status, 201, `a stack snapshot of it: ${JSON.stringify(snap.body).slice(0, 200)}`);
+    assert.ok(snap.body.snapshot.threads.length >= 2, 'with its threads');
+    await waitFor('it goes on compiling into the same session', async () =>
+      (await again.api('/api/sessions/1')).body.counters.jit_compilations > back.counters.jit_compilations, 30000);
+
+    killIfAlive(appPid);
+    await waitFor('exited', async () => (await again.api('/api/sessions/1')).body.state === 'exited', 30000);
+    await again.stop();
+  } finally {
+    killIfAlive(appPid);
+  }
+});
+
+test('a kill -9 at 400,000 JITs/s loses at most the last half second', async () => {
+  const dir = tempDataDir();
+  const srv = await startServer(['run', '--port', '0', '--data', dir, '--', REPLAY,
+    '--rate', '400000', '--seconds', '60', '--functions', '3000000']);
+  const samples = [];
+  let pid = 0;
+  try {
+    await waitFor('the replay going', async () => {
+      const s = (await srv.api('/api/sessions/1')).body;
+      pid = s.pid;
+      return s.counters.functions > 100000;
+    }, 30000, 20);
+    const until = Date.now() + 3000;
+    while (Date.now() < until) { // what the server held, when
+      const s = (await srv.api('/api/sessions/1')).body;
+      samples.push({ t: Date.now(), functions: s.counters.functions });
+      await sleep(50);
+    }
+    srv.proc.kill('SIGKILL');
+    const killedAt = Date.now();
+    await srv.exited;
+    killIfAlive(pid);
+    const held = Math.max(...samples.filter((x) => x.t <= killedAt - 500).map((x) => x.functions));
+    const last = samples[samples.length - 1].functions;
+    const rate = (last - samples[0].functions) / ((samples[samples.length - 1].t - samples[0].t) / 1000);
+    console.log(`rate ${Math.round(rate)} functions/s; held 0.5 s before the kill: ${held}, at the last look: ${last}`);
+
+    const again = await startServer(['serve', '--port', '0', '--data', dir]);
+    const t0 = Date.now();
+    const s = (await again.api('/api/sessions/1')).body;
+    console.log(`read back ${s.counters.functions} functions in ${Date.now() - t0} ms`);
+    assert.equal(s.state, 'interrupted');
+    assert.equal(s.stored.load_error, null, 'read without error');
+    assert.ok(s.counters.functions >= held,
+      `every function held half a second before the kill is served (${s.counters.functions} >= ${held})`);
+    await again.stop();
+  } finally {
+    killIfAlive(pid);
+  }
+});
+
+test('a full disk: writes are retried, nothing is lost, the error clears once there is room', async () => {
+  const dir = tempDataDir();
+  const srv = await startServer(['run', '--port', '0', '--data', dir, '--', REPLAY,
+    '--rate', '20000', '--seconds', '60', '--functions', '400000']);
+  let pid = 0;
+  try {
+    await waitFor('the replay going', async () => {
+      const s = (await srv.api('/api/sessions/1')).body;
+      pid = s.pid;
+      return s.counters.functions > 10000;
+    }, 30000);
+    // no file of the server may grow any more
+    let r = runSync('prlimit', ['--pid', String(srv.proc.pid), '--fsize=1:']);
+    assert.equal(r.status, 0, r.stderr);
+    const failing = await waitFor('writes failing', async () => {
+      const st = (await srv.api('/api/config')).body.storage;
+      return st.write_errors >= 2 && st.last_error && st;
+    }, 30000);
+    assert.ok(failing.backlog_bytes > 0, 'what waits is kept');
+    r = runSync('prlimit', ['--pid', String(srv.proc.pid), '--fsize=unlimited:']);
+    assert.equal(r.status, 0, r.stderr);
+    const healed = await waitFor('writes going in again', async () => {
+      const st = (await srv.api('/api/config')).body.storage;
+      return st.last_error === null && st.commits > failing.commits && st;
+    }, 30000);
+    assert.ok(healed.last_error_ms > 0, 'when the error came is kept');
+    assert.equal(healed.lost_bytes, 0, 'nothing was dropped: the journal held it meanwhile');
+    killIfAlive(pid);
+    await waitFor('ended, and written', async () => {
+      const s = (await srv.api('/api/sessions/1')).body;
+      const st = (await srv.api('/api/config')).body.storage;
+      return s.state === 'exited' && st.backlog_bytes === 0 && st.snapshots >= 1;
+    }, 60000);
+    const served = (await srv.api('/api/sessions/1')).body.counters.functions;
+    await srv.stop();
+    const again = await startServer(['serve', '--port', '0', '--data', dir]);
+    const s = (await again.api('/api/sessions/1')).body;
+    assert.equal(s.stored.load_error, null, 'read without error');
+    assert.equal(s.counters.functions, served, `every function served live is back (${served})`);
+    await again.stop();
+  } finally {
+    killIfAlive(pid);
+  }
+});

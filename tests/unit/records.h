@@ -1,0 +1,203 @@
+/* records.h -- agent records made by hand, for the unit tests that fold them.
+ *
+ * One builder per record type the tests need, returning a wire_record as
+ * wire_decode_record would have made it (strings point at the caller's
+ * text), and rec_apply() that gives each record the next sequence number of
+ * its session's connection and folds it in. Times are the target's monotonic
+ * clock: REC_MONO is the hello's, so REC_MONO + n is n ns after it; the
+ * server's clock is REC_NOW. Include after check.h; static inline only, so a
+ * test uses what it needs.
+ */
+#ifndef JITSCOPE_TEST_RECORDS_H
+#define JITSCOPE_TEST_RECORDS_H
+
+#include <stdint.h>
+#include <string.h>
+
+#include "persist.h"
+#include "session.h"
+#include "wire_decode.h"
+#include "wire_encode.h"
+
+#define REC_TOKEN "0123456789abcdef0123456789abcdef"
+#define REC_NOW 1700000000000000000ll               /* server wall clock */
+#define REC_MONO 5000000000ull                      /* target monotonic at hello */
+#define REC_REAL 1699999999000000000ull             /* target realtime at hello */
+#define REC_OFFSET ((int64_t)(REC_REAL - REC_MONO)) /* what the hello makes of them */
+
+static uint64_t rec_seq; /* the last sequence number rec_apply gave */
+static const char *rec_why;
+
+/* Folds r into s with the next sequence number (a hello starts again at 1). */
+static inline int rec_apply(session *s, wire_record r)
+{
+    if (r.type == WIRE_HELLO)
+        rec_seq = 0;
+    r.seq = ++rec_seq;
+    rec_why = NULL;
+    return session_apply(s, &r, REC_NOW, &rec_why);
+}
+
+/* r framed as an agent sends it, into buf (room for a header and
+ * WIRE_MAX_PAYLOAD); returns its size. */
+static inline size_t rec_frame(const wire_record *r, uint8_t *buf)
+{
+    unsigned strings, i;
+    size_t fixed = wire_record_fixed(r->type, &strings);
+    wire_frame_header h = {
+        .type = r->type, .flags = r->flags, .seq = r->seq, .time_ns = r->time_ns};
+    wire_text text[2];
+    const void *extra = NULL;
+    uint32_t extra_length = 0;
+
+    for (i = 0; i < strings; i++)
+        text[i] = (wire_text){.utf8 = r->strings[i].text, .length = r->strings[i].length};
+    if (r->type == WIRE_JIT_FINISHED) {
+        extra = r->code_versions;
+        extra_length = r->code_version_count * (uint32_t)sizeof(wire_code_version);
+    } else if (r->type == WIRE_STACK_THREAD) {
+        extra = r->stack_frames;
+        extra_length = r->u.stack_thread.frame_count * (uint32_t)sizeof(wire_stack_frame);
+    }
+    return wire_encode(buf, &h, &r->u, (uint32_t)fixed, extra, extra_length, text, strings);
+}
+
+/* As the link thread does: r is given the next sequence number, framed,
+ * decoded again, folded into s, and its frame handed to storage. */
+static inline int rec_feed(session *s, wire_record r)
+{
+    static uint8_t buf[sizeof(wire_frame_header) + WIRE_MAX_PAYLOAD];
+    wire_frame f;
+    wire_record back;
+    size_t n, used;
+
+    if (r.type == WIRE_HELLO)
+        rec_seq = 0;
+    r.seq = ++rec_seq;
+    n = rec_frame(&r, buf);
+    rec_why = NULL;
+    if (wire_decode_frame(buf, n, &f, &used, &rec_why) != WIRE_DECODE_OK ||
+        wire_decode_record(&f, &back, &rec_why) != WIRE_DECODE_OK)
+        return -1;
+    s->bytes += used;
+    if (session_apply(s, &back, REC_NOW, &rec_why) != 0)
+        return -1;
+    persist_frames(s, REC_NOW, buf, n);
+    return 0;
+}
+
+static inline wire_record rec_hello(const char *token)
+{
+    wire_record r = {.type = WIRE_HELLO, .time_ns = REC_MONO};
+
+    memcpy(r.u.hello.magic, WIRE_MAGIC, 8);
+    r.u.hello.version = WIRE_VERSION;
+    r.u.hello.pid = 4242;
+    r.u.hello.mode = WIRE_MODE_STARTUP;
+    r.u.hello.runtime_type = 2;
+    r.u.hello.clr_instance_id = 5;
+    r.u.hello.major = 10, r.u.hello.minor = 0, r.u.hello.build = 12, r.u.hello.qfe = 3;
+    r.u.hello.monotonic_ns = REC_MONO;
+    r.u.hello.realtime_ns = REC_REAL;
+    memcpy(r.u.hello.token, token, WIRE_TOKEN_LEN);
+    r.u.hello.ring_bytes = 8u << 20;
+    r.u.hello.parent_pid = 77;
+    return r;
+}
+
+/* A new session of `run` mode with the test token, its hello folded in. */
+static inline session *rec_live_session(int id)
+{
+    session *s = session_new(id, SESSION_MODE_RUN, 999, "dotnet app.dll", REC_TOKEN);
+
+    if (s)
+        rec_apply(s, rec_hello(REC_TOKEN));
+    return s;
+}
+
+static inline wire_record rec_jit_started(uint64_t fid, uint64_t tid, uint64_t t)
+{
+    wire_record r = {.type = WIRE_JIT_STARTED, .time_ns = t};
+
+    r.u.jit_started = (wire_jit_started){fid, tid, 0, 0};
+    return r;
+}
+
+static inline wire_record rec_jit_finished(uint64_t fid, uint64_t tid, uint64_t code, uint32_t size,
+                                           uint64_t t, uint16_t flags)
+{
+    wire_record r = {.type = WIRE_JIT_FINISHED, .flags = flags, .time_ns = t};
+
+    r.u.jit_finished = (wire_jit_finished){fid, tid, code, size, 40, 0, 0, 0, 0};
+    return r;
+}
+
+static inline wire_record rec_function_name(uint64_t fid, uint64_t module_id, const char *name,
+                                            uint16_t flags)
+{
+    wire_record r = {.type = WIRE_FUNCTION_NAME, .flags = flags, .time_ns = REC_MONO + 1};
+
+    r.u.function_name = (wire_function_name){fid, module_id, 0x06000001u, 0};
+    r.strings[0] = (wire_string){name, (uint16_t)strlen(name)};
+    r.string_count = 1;
+    return r;
+}
+
+static inline wire_record rec_module_loaded(uint64_t mid, const char *path, const char *assembly,
+                                            uint16_t flags, uint64_t t)
+{
+    wire_record r = {.type = WIRE_MODULE_LOADED, .flags = flags, .time_ns = t};
+
+    r.u.module_loaded = (wire_module_loaded){mid, mid + 0x100000, mid << 8, 0, 0};
+    r.strings[0] = (wire_string){path, (uint16_t)strlen(path)};
+    r.strings[1] = (wire_string){assembly, (uint16_t)strlen(assembly)};
+    r.string_count = 2;
+    return r;
+}
+
+static inline wire_record rec_module_unloaded(uint64_t mid, uint64_t t)
+{
+    wire_record r = {.type = WIRE_MODULE_UNLOADED, .time_ns = t};
+
+    r.u.module_unloaded.module_id = mid;
+    return r;
+}
+
+/* THREAD_CREATED, _DESTROYED, _OS_ID or _NAME (name only for the last). */
+static inline wire_record rec_thread(uint16_t type, uint64_t tid, uint32_t os, uint16_t flags,
+                                     const char *name, uint64_t t)
+{
+    wire_record r = {.type = type, .flags = flags, .time_ns = t};
+
+    r.u.thread = (wire_thread){tid, os, 0};
+    if (type == WIRE_THREAD_NAME) {
+        r.strings[0] = (wire_string){name, (uint16_t)strlen(name)};
+        r.string_count = 1;
+    }
+    return r;
+}
+
+static inline wire_record rec_detach(uint32_t state, int32_t hr)
+{
+    wire_record r = {.type = WIRE_DETACH_STATUS, .time_ns = REC_MONO + 9};
+
+    r.u.detach = (wire_detach_status){state, hr};
+    return r;
+}
+
+static inline wire_record rec_gc_started(uint32_t generations, uint32_t reason, uint64_t t)
+{
+    wire_record r = {.type = WIRE_GC_STARTED, .time_ns = t};
+
+    r.u.gc_started = (wire_gc_started){generations, reason};
+    return r;
+}
+
+static inline wire_record rec_simple(uint16_t type, uint64_t t)
+{
+    wire_record r = {.type = type, .time_ns = t};
+
+    return r;
+}
+
+#endif

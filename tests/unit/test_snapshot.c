@@ -1,0 +1,294 @@
+/* test_snapshot.c -- unit tests for server/snapshot.c: a session's folded
+ * state written as SNAPSHOT_* frames and restored into a session that has
+ * only its header serves exactly what the original served (every view:
+ * detail, functions with their compilations, modules, threads, events), IDs
+ * reused after an unload or a thread's end included; a restored session
+ * goes on folding records as the original would; damaged snapshots are
+ * refused with a reason, never a crash.
+ * Build: make build/tests/test_snapshot && build/tests/test_snapshot
+ */
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "records.h"
+#include "snapshot.h"
+#include "views.h"
+#include "wire_decode.h"
+
+#define MID_APP 0x7f0000100000ull
+#define MID_PLUGIN 0x7f0000200000ull
+
+/* A session with a bit of everything a long-running app makes. */
+static session *rich_session(void)
+{
+    session *s = rec_live_session(1);
+    uint64_t t = REC_MONO + 100;
+    unsigned i;
+
+    rec_apply(s, rec_module_loaded(MID_APP, "/app/App.dll", "App", 0, t++));
+    rec_apply(s, rec_module_loaded(MID_PLUGIN, "/app/Plugin.dll", "Plugin", 0, t++));
+    rec_apply(s, rec_thread(WIRE_THREAD_CREATED, 0x71, 0, 0, NULL, t++));
+    rec_apply(s, rec_thread(WIRE_THREAD_OS_ID, 0x71, 1001, 0, NULL, t++));
+    rec_apply(s, rec_thread(WIRE_THREAD_NAME, 0x71, 0, 0, "worker-1", t++));
+    rec_apply(s, rec_thread(WIRE_THREAD_CREATED, 0x72, 1002, 0, NULL, t++));
+    rec_apply(s, rec_thread(WIRE_THREAD_NAME, 0x72, 0, 0, "", t++)); /* named "" */
+    for (i = 0; i < 50; i++) {
+        uint64_t fid = 0xF000 + i;
+        char name[64];
+        snprintf(name, sizeof(name), "App.Type%u.Method%u(int)", i % 7, i);
+        rec_apply(s, rec_function_name(fid, i % 5 ? MID_APP : MID_PLUGIN, name, 0));
+        rec_apply(s, rec_jit_started(fid, 0x71, t));
+        rec_apply(s, rec_jit_finished(fid, 0x71, 0x10000 + i * 0x100, 100 + i, t + 500, 0));
+        t += 1000;
+    }
+    for (i = 0; i < 20; i++) { /* tier-ups: second and third compilations */
+        uint64_t fid = 0xF000 + i;
+        rec_apply(s, rec_jit_started(fid, 0x72, t));
+        rec_apply(s, rec_jit_finished(fid, 0x72, 0x90000 + i * 0x100, 300 + i, t + 900, 0));
+        if (i < 5) {
+            rec_apply(s, rec_jit_started(fid, 0x72, t + 1000));
+            rec_apply(s, rec_jit_finished(fid, 0x72, 0xA0000 + i * 0x100, 200, t + 1400, 0));
+        }
+        t += 2000;
+    }
+    /* a dynamic method, renamed when its FunctionID is reused */
+    rec_apply(s,
+              rec_function_name(0xD1, 0, "[dynamic] Regex1_Scan(RegexRunner)", WIRE_FLAG_DYNAMIC));
+    rec_apply(s, rec_jit_started(0xD1, 0x71, t));
+    rec_apply(s, rec_jit_finished(0xD1, 0x71, 0xB0000, 64, t + 10, WIRE_FLAG_DYNAMIC));
+    rec_apply(s,
+              rec_function_name(0xD1, 0, "[dynamic] Regex2_Scan(RegexRunner)", WIRE_FLAG_DYNAMIC));
+    /* a function only catch-up knows */
+    rec_apply(s, rec_jit_finished(0xC1, 0, 0xC0000, 77, t + 20, WIRE_FLAG_CATCHUP));
+    /* the plugin unloads: its FunctionIDs are retired, one is given to a new method */
+    rec_apply(s, rec_module_unloaded(MID_PLUGIN, t + 30));
+    rec_apply(s, rec_module_loaded(MID_PLUGIN, "/app/Plugin2.dll", "Plugin2", 0, t + 40));
+    rec_apply(s, rec_function_name(0xF000, MID_PLUGIN, "Plugin2.Fresh()", 0));
+    rec_apply(s, rec_jit_started(0xF000, 0x71, t + 50));
+    rec_apply(s, rec_jit_finished(0xF000, 0x71, 0xE0000, 33, t + 60, 0));
+    /* a thread ends and its ThreadID is given to a new one */
+    rec_apply(s, rec_thread(WIRE_THREAD_DESTROYED, 0x72, 0, 0, NULL, t + 70));
+    rec_apply(s, rec_thread(WIRE_THREAD_CREATED, 0x72, 1003, 0, NULL, t + 80));
+    rec_apply(s, rec_thread(WIRE_THREAD_NAME, 0x72, 0, 0, "worker-3", t + 81));
+    /* a compilation under way at the cut */
+    rec_apply(s, rec_jit_started(0xF0F0, 0x71, t + 90));
+    /* GC, drops, cost, catch-up, tiers */
+    rec_apply(s, rec_gc_started(1u << 2, 1, t + 100));
+    rec_apply(s, rec_simple(WIRE_GC_FINISHED, t + 200));
+    {
+        wire_record r = rec_simple(WIRE_DROPS, t + 300);
+        r.u.drops.dropped[WIRE_DROP_RING_FULL] = 3;
+        r.u.drops.produced = 400;
+        rec_apply(s, r);
+        r = rec_simple(WIRE_AGENT_COST, t + 300);
+        r.u.agent_cost.callbacks = 280, r.u.agent_cost.total_ns = 15000;
+        r.u.agent_cost.buckets[2] = 280, r.u.agent_cost.metadata_direct_modules = 2;
+        rec_apply(s, r);
+        r = rec_simple(WIRE_CATCHUP_END, t + 310);
+        r.u.catchup = (wire_catchup){3, 40, 2, 0, 1234567};
+        rec_apply(s, r);
+        r = rec_simple(WIRE_TIERS_STATUS, t + 320);
+        r.u.tiers_status = (wire_tiers_status){1, 0, 7};
+        rec_apply(s, r);
+    }
+    return s;
+}
+
+/* A session as storage's header gives it: the same id, token and command, no content. */
+static session *header_only(const session *of)
+{
+    session *s = session_new(of->id, of->mode, of->pid, of->command_line, of->token);
+
+    if (s) {
+        s->state = of->state, s->parent_pid = of->parent_pid;
+        s->created_ns = of->created_ns, s->ended_ns = of->ended_ns;
+    }
+    return s;
+}
+
+/* Restores every frame of bytes[0..n) into s; 0, or -1 with the reason in *why. */
+static int restore(session *s, const char *bytes, size_t n, const char **why)
+{
+    snapshot_reader rd = {0};
+    size_t off = 0;
+
+    while (off < n) {
+        wire_frame f;
+        size_t used;
+        int rc = wire_decode_frame((const uint8_t *)bytes + off, n - off, &f, &used, why);
+        if (rc == WIRE_DECODE_NEED_MORE)
+            *why = "a frame cut short";
+        if (rc != WIRE_DECODE_OK)
+            return -1;
+        if (snapshot_apply(s, &rd, f.header.type, f.header.flags, f.payload, f.header.length,
+                           why) != 0)
+            return -1;
+        off += used;
+    }
+    return snapshot_finish(s, &rd, why);
+}
+
+/* Everything the views serve of s, as one JSON text (caller frees). */
+static char *everything(session *s)
+{
+    json_t *all = json_object(), *list;
+    size_t i;
+    uint64_t seq;
+    char *text;
+
+    json_object_set_new(all, "detail", view_session_detail(s));
+    list = json_array();
+    for (i = 0; i < s->function_count; i++) {
+        json_t *f = view_function(s, &s->functions[i]);
+        json_object_set_new(f, "indexed",
+                            json_boolean(session_find_function(s, s->functions[i].function_id) ==
+                                         &s->functions[i]));
+        json_array_append_new(list, f);
+    }
+    json_object_set_new(all, "functions", list);
+    list = json_array();
+    for (i = 0; i < s->module_count; i++)
+        json_array_append_new(list, view_module(&s->modules[i]));
+    json_object_set_new(all, "modules", list);
+    list = json_array();
+    for (i = 0; i < s->thread_count; i++)
+        json_array_append_new(list, view_thread(s, &s->threads[i]));
+    json_object_set_new(all, "threads", list);
+    list = json_array();
+    for (seq = eventlog_first_seq(&s->events); seq <= s->events.last_seq; seq++)
+        json_array_append_new(list, view_event(s, eventlog_at(&s->events, seq)));
+    json_object_set_new(all, "events", list);
+    json_object_del(json_object_get(all, "detail"), "memory"); /* capacities may differ */
+    text = json_dumps(all, JSON_SORT_KEYS | JSON_COMPACT);
+    json_decref(all);
+    return text;
+}
+
+static char *encode(const session *s, size_t *n)
+{
+    textbuf out;
+
+    textbuf_init(&out, (size_t)1 << 30);
+    if (snapshot_encode(s, 0, &out) != 0) {
+        textbuf_free(&out);
+        return NULL;
+    }
+    return textbuf_take(&out, n);
+}
+
+TEST(round_trip_serves_the_same)
+{
+    session *s = rich_session(), *r = header_only(s);
+    size_t n = 0;
+    char *bytes = encode(s, &n), *before, *after;
+    const char *why = NULL;
+
+    CHECK(bytes && n > 0, "encoded: %zu bytes", n);
+    CHECK(restore(r, bytes, n, &why) == 0, "restored (%s)", why ? why : "ok");
+    before = everything(s);
+    after = everything(r);
+    CHECK(before && after && strcmp(before, after) == 0,
+          "every view of the restored session is the original's (%zu and %zu bytes of JSON)",
+          before ? strlen(before) : 0, after ? strlen(after) : 0);
+    if (before && after && strcmp(before, after) != 0) {
+        size_t i = 0;
+        while (before[i] && before[i] == after[i])
+            i++;
+        printf("    first difference at %zu:\n    before ...%.160s\n    after  ...%.160s\n", i,
+               before + (i > 40 ? i - 40 : 0), after + (i > 40 ? i - 40 : 0));
+    }
+    CHECK(session_find_function(r, 0xF000) &&
+              strcmp(session_find_function(r, 0xF000)->name, "Plugin2.Fresh()") == 0,
+          "a FunctionID reused after its module's unload finds the new method");
+    CHECK(session_find_thread(r, 0x72) &&
+              strcmp(session_find_thread(r, 0x72)->name, "worker-3") == 0 && r->thread_count == 3,
+          "a reused ThreadID finds the new thread; the old one stays as a row");
+    CHECK(session_find_function(r, 0xF001) && session_find_function(r, 0xF001)->thread_row == 2 &&
+              session_find_function(r, 0xF030) && session_find_function(r, 0xF030)->thread_row == 1,
+          "a function names the row of the thread that compiled it, the old 0x72 included");
+    CHECK(session_thread_match(r, 0x72, 1002) == &r->threads[1] &&
+              session_thread_match(r, 0x72, 1003) == &r->threads[2],
+          "the OS thread ids find their rows again");
+    free(before);
+    free(after);
+
+    /* both go on alike: the compilation under way finishes, a new JIT comes */
+    rec_seq = s->last_seq;
+    rec_apply(s, rec_jit_finished(0xF0F0, 0x71, 0xF0000, 90, REC_MONO + 900000, 0));
+    rec_seq = r->last_seq;
+    rec_apply(r, rec_jit_finished(0xF0F0, 0x71, 0xF0000, 90, REC_MONO + 900000, 0));
+    before = everything(s);
+    after = everything(r);
+    CHECK(before && after && strcmp(before, after) == 0,
+          "after one more record each (a JIT started before the cut), still the same");
+    CHECK(session_find_function(r, 0xF0F0) && session_find_function(r, 0xF0F0)->jit_time_ns > 0,
+          "its JIT time is measured from the start the snapshot kept");
+    free(before);
+    free(after);
+    free(bytes);
+    session_free(s);
+    session_free(r);
+}
+
+TEST(empty_session)
+{
+    session *s = session_new(3, SESSION_MODE_ATTACH, 12, "x", REC_TOKEN), *r = header_only(s);
+    size_t n = 0;
+    char *bytes = encode(s, &n);
+    const char *why = NULL;
+
+    CHECK(bytes && restore(r, bytes, n, &why) == 0 && r->function_count == 0 &&
+              r->events.last_seq == 0,
+          "a session with nothing in it round-trips (%s)", why ? why : "ok");
+    free(bytes);
+    session_free(s);
+    session_free(r);
+}
+
+TEST(damage_is_refused)
+{
+    session *s = rich_session();
+    size_t n = 0, cut, i;
+    char *bytes = encode(s, &n);
+    unsigned refused = 0, tries = 0;
+    uint32_t rng = 12345;
+
+    /* cut short anywhere: no END, or half a frame */
+    for (cut = 0; cut < n; cut += n / 97 + 1) {
+        session *r = header_only(s);
+        const char *why = NULL;
+        refused += restore(r, bytes, cut, &why) != 0 && why && *why;
+        tries++;
+        session_free(r);
+    }
+    CHECK(refused == tries, "every cut snapshot is refused with a reason (%u of %u)", refused,
+          tries);
+    /* bytes flipped: refused, or (a flip in a name or a time) restored; never a crash
+     * (ASan/UBSan watch) */
+    for (i = 0; i < 3000; i++) {
+        session *r = header_only(s);
+        const char *why = NULL;
+        char *copy = malloc(n);
+        memcpy(copy, bytes, n);
+        rng = rng * 1103515245u + 12345u;
+        copy[(rng >> 8) % n] ^= (char)(1u << (rng % 8));
+        restore(r, copy, n, &why);
+        free(copy);
+        session_free(r);
+    }
+    CHECK(1, "3000 single-bit flips restored or refused without a crash");
+    free(bytes);
+    session_free(s);
+}
+
+static const check_test tests[] = {
+    TEST_ENTRY(round_trip_serves_the_same),
+    TEST_ENTRY(empty_session),
+    TEST_ENTRY(damage_is_refused),
+    TEST_END,
+};
+
+int main(int argc, char **argv) { return check_main(argc, argv, tests); }
