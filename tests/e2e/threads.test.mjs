@@ -108,7 +108,7 @@ async function restart(srv, dir) {
   const r0 = (await srv.api('/api/config')).body.storage.rounds;
   await waitFor('the writer caught up', async () => {
     const st = (await srv.api('/api/config')).body.storage;
-    return st.rounds >= r0 + 2 && st.backlog === 0;
+    return st.rounds >= r0 + 2 && st.backlog_bytes === 0;
   }, 30000);
   await srv.stop();
   return startServer(['serve', '--port', '0', '--data', dir]);
