@@ -4,7 +4,8 @@
 #   make run      install what is missing, build, start the server with the demo app
 #   make test     install what is missing, build, run every test (unit, e2e, browser);
 #                 the test apps also on .NET 8 and 9 (tests/apps/apps.mk, apps-runtimes)
-#   make lint     static checks: banned C calls, clang-format, eslint, shellcheck
+#   make lint     static checks: banned C calls, clang-format, eslint, shellcheck,
+#                 include and call cycles, file sizes, the architecture page
 #                 (scripts/lint.sh; LINT_SKIP=format leaves one out)
 #   make asan     the same binaries built with -fsanitize=address,undefined (build/asan/)
 #   make bench    the benchmarks (bench/), results in docs/BENCHMARKS.md
@@ -204,7 +205,8 @@ unit: $(UNIT_TESTS)
 test: all asan apps apps-runtimes $(UNIT_TESTS) $(FUZZ_BINS) deps-test
 	@FUZZ_TARGETS="$(FUZZ_TARGETS)" tests/run.sh
 
-lint: deps-test
+# the layout check reads the built objects' symbols (calls between modules)
+lint: deps-test all
 	@scripts/lint.sh
 
 bench: all apps

@@ -41,7 +41,6 @@
  * command (docs/RUNTIME.md, "Runtime versions"). */
 #define AGENT_RUNTIME_MAJOR_MIN 5
 
-agent_state agent; /* zero until agent_begin; the socket is conn.c's */
 
 static const GUID agent_clsid = WIRE_CLSID_INIT;
 static _Atomic int agent_claimed; /* a runtime owns `agent` */
