@@ -79,6 +79,61 @@ static json_t *view_exit_signal(json_t *o, const session *s)
     return o;
 }
 
+/* Why a session has no exit code (null when it has one). */
+static const char *view_exit_code_unknown(const session *s)
+{
+    if (s->has_exit_code)
+        return NULL;
+    switch (s->state) {
+    case SESSION_STARTING:
+    case SESSION_LIVE:
+    case SESSION_DISCONNECTED:
+    case SESSION_DETACHING: return "still running";
+    case SESSION_DETACHED:
+        return "the agent left the process, which may still be running: jitscope no longer "
+               "watches it";
+    case SESSION_INTERRUPTED: return "the server that recorded it stopped before the process ended";
+    case SESSION_FAILED: return "it never ran under jitscope";
+    case SESSION_EXITED: break;
+    }
+    if (s->mode == SESSION_MODE_RUN && s->root_id == s->id && s->not_child)
+        return "this server took the run back after a restart, so the launched process was not "
+               "its child: only a process's parent is told its exit code";
+    if (s->mode == SESSION_MODE_RUN && s->root_id == s->id)
+        return "the launched process's end was not recorded";
+    return "jitscope did not start it, and only a process's parent is told its exit code "
+           "(jitscope saw it end through /proc)";
+}
+
+/* What the session summary says that its stored list entry may lack, or may
+ * say as it was when written: the program, why there is no exit code, a
+ * run's build servers outside it. */
+static json_t *view_session_names(json_t *o, const session *s)
+{
+    char program[PROCNAME_MAX];
+    json_t *outside;
+    uint32_t i;
+
+    if (!o)
+        return NULL;
+    if (s->program[0])
+        snprintf(program, sizeof(program), "%s", s->program);
+    else /* stored by an older server: from the joined command line */
+        procname_of_args(s->command_line ? s->command_line : "",
+                         s->command_line ? strlen(s->command_line) : 0, ' ', program,
+                         sizeof(program));
+    json_object_set_new(o, "program", json_string(program));
+    json_object_set_new(o, "exit_code_unknown", view_str(view_exit_code_unknown(s)));
+    outside = json_array();
+    for (i = 0; i < s->outside_count && i < SESSION_OUTSIDE_MAX; i++)
+        json_array_append_new(outside, json_pack("{s:i, s:s, s:I, s:b}", "pid",
+                                                 (int)s->outside[i].pid, "name", s->outside[i].name,
+                                                 "cpu_ms", (json_int_t)s->outside[i].cpu_ms,
+                                                 "started_before", s->outside[i].started_before));
+    json_object_set_new(o, "build_servers_outside", outside);
+    return o;
+}
+
 json_t *view_session_summary(session *s)
 {
     char version[48];
@@ -89,7 +144,7 @@ json_t *view_session_summary(session *s)
         /* a stored session not in memory: its list entry as stored */
         o = json_loads(s->persist.summary, 0, NULL);
         if (json_is_object(o))
-            return o;
+            return view_session_names(o, s); /* its header read back has them */
         json_decref(o);
     }
 
@@ -127,7 +182,7 @@ json_t *view_session_summary(session *s)
                   (json_int_t)s->drops.dropped[WIRE_DROP_NAME_LATE], "shutdown",
                   (json_int_t)s->drops.dropped[WIRE_DROP_SHUTDOWN], "total",
                   (json_int_t)view_records_lost(s), "produced", (json_int_t)s->drops.produced);
-    return view_exit_signal(o, s);
+    return view_session_names(view_exit_signal(o, s), s);
 }
 
 /* Lower bound of cost bucket i, in ns (wire.h: WIRE_AGENT_COST). */
