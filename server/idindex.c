@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hugemem.h"
+
 static uint32_t idindex_hash(uint64_t key)
 {
     key ^= key >> 33;
@@ -53,6 +55,7 @@ static int idindex_resize(idindex *m, size_t cap)
 
     if (cap > ((size_t)1 << 32) || !(bigger = calloc(cap, sizeof(*bigger))))
         return -1;
+    hugemem_advise(bigger, cap * sizeof(*bigger));
     for (i = 0; i < m->capacity; i++) {
         if (!m->slots[i].index)
             continue;

@@ -125,8 +125,10 @@ session_module *session_module_append(session *s, uint64_t id)
     return m;
 }
 
-int session_reserve(session *s, size_t functions, size_t modules, size_t threads)
+int session_reserve(session *s, size_t functions, size_t modules, size_t threads,
+                    size_t name_bytes)
 {
+    strpool_reserve(&s->names, name_bytes);
     if (functions > SESSION_MAX_FUNCTIONS || modules > SESSION_MAX_MODULES ||
         threads > SESSION_MAX_THREADS)
         return -1;

@@ -200,8 +200,10 @@ static int snapshot_put_events(const session *s, uint64_t first, textbuf *out, u
 
 int snapshot_encode(const session *s, uint64_t max_events, textbuf *out)
 {
-    snapshot_begin counts = {SNAPSHOT_FORMAT, 0, s->function_count, s->module_count,
-                             s->thread_count, 0};
+    snapshot_begin counts = {SNAPSHOT_FORMAT,
+                             s->names.text_bytes > UINT32_MAX ? UINT32_MAX
+                                                              : (uint32_t)s->names.text_bytes,
+                             s->function_count, s->module_count, s->thread_count, 0};
     uint64_t first = eventlog_first_seq(&s->events);
     size_t i;
 
@@ -428,7 +430,7 @@ int snapshot_apply(session *s, snapshot_reader *rd, uint16_t type, uint16_t flag
         /* the counts it announces are room made at once (bounded by the session's caps;
          * what does not fit is refused record by record as ever) */
         session_reserve(s, (size_t)rd->counts.functions, (size_t)rd->counts.modules,
-                        (size_t)rd->counts.threads);
+                        (size_t)rd->counts.threads, rd->counts.name_bytes);
         return 0;
     case SNAPSHOT_SESSION: rc = snapshot_restore_session(s, rd, &c); break;
     case SNAPSHOT_MODULE:

@@ -45,8 +45,8 @@ enum snapshot_record {
 #define SNAPSHOT_HAS_NAME 0x200u /* a thread's or function's name follows (may be empty) */
 
 typedef struct snapshot_begin {
-    uint32_t format; /* SNAPSHOT_FORMAT */
-    uint32_t reserved;
+    uint32_t format;     /* SNAPSHOT_FORMAT */
+    uint32_t name_bytes; /* the session's name text (a hint for reading back; 0: unknown) */
     uint64_t functions, modules, threads, events;
 } snapshot_begin;
 
