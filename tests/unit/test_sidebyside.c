@@ -27,7 +27,7 @@
  *   attach_race        300 trials (JITSCOPE_TEST_ATTACH_RACE=<trials> for more): two
  *                      runtimes attach at once with different client data; the
  *                      winner's hello must carry the winner's token (the agent
- *                      claims before it copies client data, see profiler.c)
+ *                      claims before it copies client data, see lifecycle.c)
  *   side_by_side       runtime A: Initialize -> S_OK, SetEventMask2 (JIT, modules,
  *                      assemblies, threads, suspensions, stack snapshot; high mask
  *                      BASIC_GC; nothing immutable; all allowed after attach),
@@ -1477,6 +1477,45 @@ TEST(class_factory)
 
     CHECK(cb->lpVtbl->LoadAsNotificationOnly(cb, &notify_only) == S_OK && notify_only == FALSE,
           "LoadAsNotificationOnly -> FALSE (a full profiler)");
+    {
+        /* the slots of events jitscope does not ask for (the shared no-op stubs,
+         * each signature at least once): S_OK, answers left as the runtime set them */
+        const ICorProfilerCallback11Vtbl *v = cb->lpVtbl;
+        BOOL use_cached = TRUE, should_inline = TRUE;
+        GUID cookie = {0};
+        ULONG counts[1] = {0};
+        UINT_PTR ids[1] = {0}, more_ids[1] = {0};
+        SIZE_T sizes[1] = {0};
+        COR_PRF_GC_ROOT_KIND kinds[1] = {0};
+        COR_PRF_GC_ROOT_FLAGS root_flags[1] = {0};
+        HRESULT any = v->ExceptionSearchFunctionLeave(cb) | v->RemotingServerInvocationStarted(cb) |
+                      v->AppDomainCreationStarted(cb, 1) | v->ClassLoadStarted(cb, 2) |
+                      v->DynamicMethodUnloaded(cb, 3) | v->EventPipeProviderCreated(cb, 4) |
+                      v->ClassLoadFinished(cb, 5, E_FAIL) | v->ModuleUnloadFinished(cb, 6, S_OK) |
+                      v->ModuleAttachedToAssembly(cb, 7, 8) | v->HandleCreated(cb, 9, 10) |
+                      v->JITCachedFunctionSearchStarted(cb, 11, &use_cached) |
+                      v->JITInlining(cb, 12, 13, &should_inline) |
+                      v->JITCachedFunctionSearchFinished(cb, 14, COR_PRF_CACHED_FUNCTION_FOUND) |
+                      v->UnmanagedToManagedTransition(cb, 15, COR_PRF_TRANSITION_CALL) |
+                      v->RemotingClientSendingMessage(cb, &cookie, TRUE) |
+                      v->FinalizeableObjectQueued(cb, 0, 16) | v->RootReferences(cb, 1, ids) |
+                      v->ObjectsAllocatedByClass(cb, 1, ids, counts) |
+                      v->SurvivingReferences2(cb, 1, ids, sizes) |
+                      v->MovedReferences(cb, 1, ids, more_ids, counts) |
+                      v->MovedReferences2(cb, 1, ids, more_ids, sizes) |
+                      v->ConditionalWeakTableElementReferences(cb, 1, ids, more_ids, ids) |
+                      v->ObjectReferences(cb, 17, 18, 1, ids) |
+                      v->RootReferences2(cb, 1, ids, kinds, root_flags, more_ids) |
+                      v->COMClassicVTableCreated(cb, 19, &cookie, NULL, 0) |
+                      v->COMClassicVTableDestroyed(cb, 19, &cookie, NULL) |
+                      v->ReJITCompilationStarted(cb, 20, 21, TRUE) |
+                      v->ReJITCompilationFinished(cb, 20, 21, S_OK, TRUE) |
+                      v->GetReJITParameters(cb, 22, 0x06000001, NULL) |
+                      v->ReJITError(cb, 22, 0x06000001, 20, E_FAIL) |
+                      v->GetAssemblyReferences(cb, NULL, NULL);
+        CHECK(any == S_OK && use_cached == TRUE && should_inline == TRUE,
+              "unused callbacks: S_OK, their answers untouched (0x%08x)", (unsigned)any);
+    }
 
     /* an object that never initialised: Shutdown / detach callbacks are harmless */
     CHECK(cb->lpVtbl->Shutdown(cb) == S_OK, "Shutdown on an uninitialised object -> S_OK");

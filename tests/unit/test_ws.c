@@ -89,8 +89,8 @@ static session *stream_session(unsigned functions, size_t name_length)
         rec_apply(s, rec_jit_finished(fid, 0x7000, fid + 0x100, 64, REC_MONO + 12 + i * 4, 0));
     }
     r = rec_simple(WIRE_PROFILE_STATUS, REC_MONO + 20 + functions * 4);
-    r.u.profile_status = (wire_profile_status){WIRE_PROFILE_STARTED, 49000, 48000, 50, 3, 900,
-                                               0, 0};
+    r.u.profile_status = (wire_profile_status){
+        WIRE_PROFILE_STARTED, 49000, 48000, 50, 3, 900, 0, 0};
     rec_apply(s, r);
     return s;
 }
