@@ -48,12 +48,6 @@
 static pthread_t sender_thread;
 static int sender_started; /* sender_thread is joinable */
 
-static void sender_sleep_ms(unsigned ms)
-{
-    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
-    nanosleep(&ts, NULL);
-}
-
 /* ---- records of the sender itself ---- */
 
 /* Tells the server whether compilations carry their tier (tiers.h). */
@@ -400,7 +394,7 @@ static void *sender_loop(void)
                     lost_since = now; /* refused: try again later */
                 }
                 sender_drain(1u << 20);
-                sender_sleep_ms(10);
+                clock_sleep_ns(10 * 1000000ull);
                 continue;
             }
         }
@@ -473,8 +467,7 @@ void sender_stop(void)
     if (!sender_started)
         return;
     atomic_store(&agent.stopping, 1);
-    clock_gettime(CLOCK_REALTIME, &deadline);
-    deadline.tv_sec += SENDER_JOIN_MS / 1000;
+    deadline = clock_deadline_ms(CLOCK_REALTIME, SENDER_JOIN_MS);
     if (pthread_timedjoin_np(sender_thread, NULL, &deadline) == 0)
         sender_started = 0;
     else /* every wait of the sender is bounded well below: a bug if seen */
