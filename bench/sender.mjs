@@ -9,8 +9,9 @@
 // in ms per storm and ns per JIT. AGENTS="old.so new.so" compares agent
 // libraries (--agent), one process of each per round, in turn.
 import fs from 'node:fs';
-import { E2E_DLL, startServer, stopAll, waitFor, sleep } from '../tests/e2e/lib.mjs';
+import { E2E_DLL, startServer, stopAll, waitFor } from '../tests/e2e/lib.mjs';
 import { median, f1 } from './stats.mjs';
+import { heldStorm, startupOver } from './storm.mjs';
 
 const RUNS = Number(process.env.RUNS || 7);
 const N = Number(process.env.JIT_METHODS || 20000);
@@ -24,19 +25,8 @@ async function round(agent) {
   const srv = await startServer(['run', '--port', '0', '--data', 'none', ...(agent ? ['--agent', agent] : []),
     '--', 'dotnet', E2E_DLL, 'jitstorm', '0', 'hold']);
   try {
-    await waitFor('holding', () => /^holding$/m.test(srv.stdout), 60000);
-    const me = (await srv.api('/api/sessions')).body.sessions.find((x) => x.command_line.includes(' jitstorm '));
-    if (!me) throw new Error('no session for the app');
-    const tid = fs.readdirSync(`/proc/${me.pid}/task`)
-      .find((t) => fs.readFileSync(`/proc/${me.pid}/task/${t}/comm`, 'utf8').trim() === 'jitscope-agent');
-    if (!tid) throw new Error(`no jitscope-agent thread in ${me.pid}`);
-    const jits = async () => (await srv.api(`/api/sessions/${me.id}`)).body.counters.jit_compilations;
-    let c0 = await jits();
-    for (const until = Date.now() + 30000; ; c0 = await jits()) {
-      await sleep(300);
-      if ((await jits()) === c0) break;
-      if (Date.now() > until) throw new Error('the app kept JITing after start-up for 30 s');
-    }
+    const { me, sender: tid, jits } = await heldStorm(srv);
+    const c0 = await startupOver(jits);
     const t0 = onCpuNs(me.pid, tid);
     srv.proc.stdin.write(`storm ${N}\n`);
     await waitFor('stormed', () => /^stormed \d+ /m.test(srv.stdout), 120000, 20);

@@ -106,33 +106,49 @@ static json_t *events_as_viewed(session *s, uint64_t from)
     return list;
 }
 
+/* A stream_session and a cursor subscribed to it from its first event; with
+ * `want`, its events as GET .../events shows them. Returns the session's id
+ * (0 when it could not be made); *last: its newest event. */
+static int stream_open(unsigned functions, size_t name_length, ws_cursor *c, uint64_t *last,
+                       json_t **want)
+{
+    session *s;
+    int id = 0;
+
+    sessions_lock();
+    s = stream_session(functions, name_length);
+    if (s) {
+        id = s->id;
+        *last = s->events.last_seq;
+        if (want)
+            *want = events_as_viewed(s, 1);
+    }
+    sessions_unlock();
+    *c = (ws_cursor){.session_id = id, .next_seq = 1, .last_state = -1};
+    return id;
+}
+
+/* Removes the session (not pinned: it is freed now). */
+static void stream_forget(int id)
+{
+    sessions_lock();
+    sessions_remove(id);
+    sessions_unlock();
+}
+
 TEST(a_batch_is_shaped_without_its_session)
 {
     ws_next *m = malloc(sizeof(*m));
-    ws_cursor c = {.last_state = -1};
     json_t *want = NULL, *got = NULL, *summary = NULL;
-    session *s;
-    int more = 1, id;
-    uint64_t last;
+    ws_cursor c;
+    uint64_t last = 0;
+    int more = 1, id = stream_open(5, 0, &c, &last, &want);
 
-    sessions_lock();
-    s = stream_session(5, 0);
-    if (!CHECK(m && s, "a session")) {
-        sessions_unlock();
+    if (!CHECK(m && id && want, "a session"))
         goto out;
-    }
-    id = s->id;
-    want = events_as_viewed(s, 1);
-    last = s->events.last_seq;
-    sessions_unlock();
-
-    c.session_id = id;
-    c.next_seq = 1;
     CHECK(ws_next_take(m, &c, TEST_NOW, &more) == WS_NEXT_EVENTS && !more,
           "every event in one batch (%zu of %llu)", m->count, (unsigned long long)last);
-    sessions_lock();
-    sessions_remove(id); /* not pinned: freed now */
-    sessions_unlock();
+    stream_forget(id);
     got = ws_next_render(m);
     CHECK(got && json_equal(json_object_get(got, "events"), want),
           "the events as GET .../events shows them, shaped after the session was freed");
@@ -146,18 +162,14 @@ TEST(a_batch_is_shaped_without_its_session)
     /* the summary, the same way */
     json_decref(got);
     got = NULL;
+    id = stream_open(2, 0, &c, &last, NULL);
     sessions_lock();
-    s = stream_session(2, 0);
-    id = s ? s->id : 0;
-    summary = s ? view_session_summary(s) : NULL;
+    summary = id ? view_session_summary(sessions_get(id)) : NULL;
     sessions_unlock();
-    c = (ws_cursor){.session_id = id, .next_seq = 1, .last_state = -1};
     while (ws_next_take(m, &c, TEST_NOW, &more) == WS_NEXT_EVENTS)
         ;
     CHECK(m->kind == WS_NEXT_SUMMARY, "once the events are out, the session's summary");
-    sessions_lock();
-    sessions_remove(id);
-    sessions_unlock();
+    stream_forget(id);
     got = ws_next_render(m);
     CHECK(got && summary && json_equal(json_object_get(got, "session"), summary) &&
               strcmp(json_string_value(json_object_get(got, "type")), "session") == 0,
@@ -172,24 +184,16 @@ out:
 TEST(a_batch_stops_where_its_names_no_longer_fit)
 {
     ws_next *m = malloc(sizeof(*m));
-    ws_cursor c = {.last_state = -1};
     json_t *want = NULL, *all = json_array();
     unsigned batches = 0;
-    int more = 1, id = 0, short_batch = 0;
-    session *s;
-
-    sessions_lock();
+    int more = 1, short_batch = 0;
+    uint64_t last = 0;
+    ws_cursor c;
     /* 600 names of 4,000 bytes: 2.4 MB, more than one batch's room */
-    s = stream_session(600, 4000);
-    if (s) {
-        id = s->id;
-        want = events_as_viewed(s, 1);
-    }
-    sessions_unlock();
-    if (!CHECK(m && s && want, "a session"))
+    int id = stream_open(600, 4000, &c, &last, &want);
+
+    if (!CHECK(m && id && want, "a session"))
         goto out;
-    c.session_id = id;
-    c.next_seq = 1;
     while (more && ws_next_take(m, &c, TEST_NOW, &more) == WS_NEXT_EVENTS) {
         json_t *got = ws_next_render(m);
         short_batch |= m->count < WS_BATCH_EVENTS && more;
@@ -201,9 +205,7 @@ TEST(a_batch_stops_where_its_names_no_longer_fit)
           batches);
     CHECK(json_equal(all, want), "together every event once, in order (%zu of %zu)",
           json_array_size(all), json_array_size(want));
-    sessions_lock();
-    sessions_remove(id);
-    sessions_unlock();
+    stream_forget(id);
 out:
     json_decref(want);
     json_decref(all);
@@ -213,28 +215,16 @@ out:
 TEST(a_client_far_behind_is_told_what_it_missed)
 {
     ws_next *m = malloc(sizeof(*m));
-    ws_cursor c = {.last_state = -1};
     json_t *got = NULL;
-    int more = 0, id = 0;
     uint64_t last = 0;
-    session *s;
+    ws_cursor c;
+    int more = 0, id = stream_open(WS_MAX_BACKLOG + 10, 0, &c, &last, NULL); /* an event each */
 
-    sessions_lock();
-    s = stream_session(WS_MAX_BACKLOG + 10, 0); /* an event a function */
-    if (s) {
-        id = s->id;
-        last = s->events.last_seq;
-    }
-    sessions_unlock();
-    if (!CHECK(m && s && last > WS_MAX_BACKLOG, "a session with %llu events",
+    if (!CHECK(m && id && last > WS_MAX_BACKLOG, "a session with %llu events",
                (unsigned long long)last))
         goto out;
-    c.session_id = id;
-    c.next_seq = 1;
     CHECK(ws_next_take(m, &c, TEST_NOW, &more) == WS_NEXT_LAGGED && more, "a lagged notice");
-    sessions_lock();
-    sessions_remove(id);
-    sessions_unlock();
+    stream_forget(id);
     got = ws_next_render(m);
     CHECK(got &&
               json_integer_value(json_object_get(got, "resume_after")) ==
