@@ -67,6 +67,8 @@
  *                      a profile with a duration stops by itself
  *   profile_budget     a 5 ms SuspendRuntime at 100 Hz, 2% budget -> RATE status
  *                      with ~3.6 Hz, samples follow it
+ *   profile_link_lost  the server that started a profile closes the connection:
+ *                      the agent connects again and sampling has stopped
  *   detach             WIRE_CMD_DETACH refused by the runtime -> DETACH_STATUS
  *                      REFUSED, agent carries on (its idle walker thread joined
  *                      first); then, while sampling, WIRE_CMD_DETACH -> STOPPED,
@@ -2611,6 +2613,41 @@ TEST(profile_budget)
     atomic_store(&fs.suspend_sleep_ms, 0);
 }
 
+/* The server that asked for a profile goes away: the sender, seeing its
+ * connection gone, stops the profile (conn.c only closes the socket), and the
+ * next server finds no sampling going on. */
+TEST(profile_link_lost)
+{
+    wire_profile_status st;
+    int quiet = 0;
+    double start;
+
+    if (!a_running || conn_a.fd < 0) {
+        CHECK(0, "needs side_by_side first (A running)");
+        return;
+    }
+    fake_stacks_reset();
+    fake_add_thread(0xAA, 2, S_OK, 0);
+    CHECK(send_profile(&conn_a, 100, 0, 0) == 0, "PROFILE_START 100 Hz");
+    if (!CHECK(read_status(&conn_a, WIRE_PROFILE_STARTED, &st, NULL, 2000) == 1, "STARTED"))
+        return;
+    close(conn_a.fd); /* the server is gone */
+    conn_a.fd = accept_agent(5000);
+    conn_a.next_seq = 1;
+    if (!CHECK(conn_a.fd >= 0, "the agent connects again") ||
+        !CHECK(conn_read(&conn_a, 3000) == 1 && conn_a.last.type == WIRE_HELLO, "with a hello"))
+        return;
+    /* at 100 Hz every 200 ms would see ~20 suspensions: wait for a window with none */
+    for (start = now_s(); !quiet && now_s() - start < 5.0;) {
+        int calls = atomic_load(&fs.suspend_calls);
+        double window = now_s() + 0.2;
+        while (now_s() < window)
+            conn_read(&conn_a, 50); /* the new connection's records (hello, catch-up) */
+        quiet = atomic_load(&fs.suspend_calls) == calls;
+    }
+    CHECK(quiet, "sampling stopped when its server went away");
+}
+
 TEST(detach)
 {
     wire_cmd_detach cmd = {.expected_ms = 1234}, refused = {0};
@@ -2849,6 +2886,7 @@ static const check_test tests[] = {TEST_ENTRY(exports),
                                    TEST_ENTRY(thread_destroyed_waits),
                                    TEST_ENTRY(profile),
                                    TEST_ENTRY(profile_budget),
+                                   TEST_ENTRY(profile_link_lost),
                                    TEST_ENTRY(detach),
                                    TEST_ENTRY(reclaim),
                                    TEST_ENTRY(shutdown),
