@@ -2,6 +2,7 @@
 #
 #   make          build build/libjitscope_agent.so, build/jitscope and build/bench/replay
 #   make run      install what is missing, build, start the server with the demo app
+#                 (PORT=N for another HTTP port, DATA=DIR or DATA=none for --data)
 #   make test     install what is missing, build, run every test (unit, e2e, browser);
 #                 the test apps also on .NET 8 and 9 (tests/apps/apps.mk, apps-runtimes)
 #   make lint     static checks: banned C calls, clang-format, eslint, shellcheck
@@ -140,7 +141,7 @@ deps-test: $(BUILD)/deps.stamp $(BUILD)/deps-test.stamp
 # ---- running ----
 run: all apps
 	@echo "jitscope: starting the demo app under the agent (Ctrl-C stops)"
-	$(SERVER_BIN) run --port $(PORT) -- $(DOTNET) $(DEMO_DLL)
+	$(SERVER_BIN) run --port $(PORT) $(if $(DATA),--data '$(DATA)') -- $(DOTNET) $(DEMO_DLL)
 
 # ---- tests ----
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/test_*.c))

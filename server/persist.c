@@ -78,7 +78,15 @@ static uint64_t persist_own_hash(const session *s)
                    s->exit_code,  s->exit_signal, s->ended_ns,   s->detach_requested_ns,
                    s->created_ns, s->root_id,     s->mode};
 
+    uint64_t outside_ms = 0;
+    uint32_t i;
+
+    for (i = 0; i < s->outside_count; i++) /* a run's build servers outside it (buildwatch.h) */
+        outside_ms += s->outside[i].cpu_ms;
     h = persist_hash(h, v, sizeof(v));
+    h = persist_hash(h, &s->outside_count, sizeof(s->outside_count));
+    h = persist_hash(h, &outside_ms, sizeof(outside_ms));
+    h = persist_hash(h, s->program, strlen(s->program));
     h = persist_hash(h, s->error, strlen(s->error));
     return persist_hash(h, s->command_line, strlen(s->command_line));
 }

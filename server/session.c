@@ -789,6 +789,9 @@ void session_take_content(session *to, session *from)
     to->has_exit_code = own.has_exit_code, to->exit_code = own.exit_code;
     to->exit_signal = own.exit_signal;
     to->start_time = own.start_time, to->not_child = own.not_child;
+    memcpy(to->program, own.program, sizeof(to->program));
+    memcpy(to->outside, own.outside, sizeof(to->outside));
+    to->outside_count = own.outside_count;
     to->created_ns = own.created_ns, to->ended_ns = own.ended_ns;
     to->link_id = own.link_id;
     to->persist = own.persist;

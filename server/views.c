@@ -78,6 +78,54 @@ static json_t *view_exit_signal(json_t *o, int exit_signal)
     return o;
 }
 
+/* Why a session has no exit code (null when it has one). */
+static const char *view_exit_code_unknown(const session *s)
+{
+    if (s->has_exit_code)
+        return NULL;
+    switch (s->state) {
+    case SESSION_STARTING:
+    case SESSION_LIVE:
+    case SESSION_DISCONNECTED:
+    case SESSION_DETACHING: return "still running";
+    case SESSION_DETACHED:
+        return "the agent left the process, which may still be running: jitscope no longer "
+               "watches it";
+    case SESSION_INTERRUPTED: return "the server that recorded it stopped before the process ended";
+    case SESSION_FAILED: return "it never ran under jitscope";
+    case SESSION_EXITED: break;
+    }
+    if (s->mode == SESSION_MODE_RUN && s->root_id == s->id && s->not_child)
+        return "this server took the run back after a restart, so the launched process was not "
+               "its child: only a process's parent is told its exit code";
+    if (s->mode == SESSION_MODE_RUN && s->root_id == s->id)
+        return "the launched process's end was not recorded";
+    return "jitscope did not start it, and only a process's parent is told its exit code "
+           "(jitscope saw it end through /proc)";
+}
+
+/* What the session summary says that its stored list entry may lack, or may
+ * say as it was when written: the program, why there is no exit code, a
+ * run's build servers outside it. */
+static json_t *view_summary_names(json_t *o, const view_summary *v)
+{
+    json_t *outside;
+    uint32_t i;
+
+    if (!o)
+        return NULL;
+    json_object_set_new(o, "program", json_string(v->program));
+    json_object_set_new(o, "exit_code_unknown", view_str(v->exit_code_unknown));
+    outside = json_array();
+    for (i = 0; i < v->outside_count && i < SESSION_OUTSIDE_MAX; i++)
+        json_array_append_new(outside, json_pack("{s:i, s:s, s:I, s:b}", "pid",
+                                                 (int)v->outside[i].pid, "name", v->outside[i].name,
+                                                 "cpu_ms", (json_int_t)v->outside[i].cpu_ms,
+                                                 "started_before", v->outside[i].started_before));
+    json_object_set_new(o, "build_servers_outside", outside);
+    return o;
+}
+
 /* Points *out at a copy of s in text (at s itself when text is NULL; NULL
  * stays NULL). -1 when it does not fit. */
 static int view_keep(view_text *text, const char *s, const char **out)
@@ -122,6 +170,16 @@ int view_summary_take(session *s, view_summary *v, view_text *text)
     v->jit_compilations = s->jit_compilations, v->jit_time_total_ns = s->jit_time_total_ns;
     v->events = s->events.last_seq;
     v->drops = s->drops;
+    if (s->program[0])
+        snprintf(v->program, sizeof(v->program), "%s", s->program);
+    else /* stored by an older server: from the joined command line */
+        procname_of_args(s->command_line ? s->command_line : "",
+                         s->command_line ? strlen(s->command_line) : 0, ' ', v->program,
+                         sizeof(v->program));
+    v->exit_code_unknown = view_exit_code_unknown(s); /* a constant string */
+    v->outside_count = s->outside_count < SESSION_OUTSIDE_MAX ? s->outside_count
+                                                              : SESSION_OUTSIDE_MAX;
+    memcpy(v->outside, s->outside, v->outside_count * sizeof(v->outside[0]));
     return 0;
 }
 
@@ -134,7 +192,7 @@ json_t *view_summary_json(const view_summary *v)
         /* a stored session not in memory: its list entry as stored */
         o = json_loads(v->stored, 0, NULL);
         if (json_is_object(o))
-            return o;
+            return view_summary_names(o, v); /* its header read back has them */
         json_decref(o);
     }
     /* the product version ("8.0.31"), as ProcessInfo and `dotnet --list-runtimes` spell
@@ -169,7 +227,7 @@ json_t *view_summary_json(const view_summary *v)
         (json_int_t)v->drops.dropped[WIRE_DROP_NAME_LATE], "shutdown",
         (json_int_t)v->drops.dropped[WIRE_DROP_SHUTDOWN], "total",
         (json_int_t)view_records_lost(&v->drops), "produced", (json_int_t)v->drops.produced);
-    return view_exit_signal(o, v->exit_signal);
+    return view_summary_names(view_exit_signal(o, v->exit_signal), v);
 }
 
 json_t *view_session_summary(session *s)

@@ -55,6 +55,10 @@ typedef struct view_summary {
     uint64_t functions, modules, threads, threads_alive, jit_compilations, jit_time_total_ns;
     uint64_t events;
     wire_drops drops;
+    char program[PROCNAME_MAX];    /* what it runs, in a word */
+    const char *exit_code_unknown; /* why it has no exit code (a constant string), NULL */
+    uint32_t outside_count;        /* build servers outside a run that worked for it */
+    session_outsider outside[SESSION_OUTSIDE_MAX];
 } view_summary;
 /* Copies s's summary; 0, or -1 when its strings do not fit in text (nothing
  * kept). Caller holds the lock. */
