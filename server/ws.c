@@ -16,7 +16,6 @@
 #include <sys/socket.h>
 #include <time.h>
 
-#include "views.h"
 #include "guard.h"
 #include "netaddr.h"
 #include "sessions.h"
