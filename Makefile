@@ -149,9 +149,11 @@ UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/t
 
 $(BUILD)/tests/test_%: $(OBJ)/unit/tests/unit/test_%.o $(UNIT_AGENT_OBJS) $(UNIT_SERVER_LIB)
 	@mkdir -p $(@D)
-	$(CC) $(UNIT_CFLAGS) $(filter %.o %.a,$^) $(SERVER_LIBS) $(ASAN) -ldl -o $@
+	$(CC) $(UNIT_CFLAGS) $(filter %.o,$^) $(filter %.a,$^) $(SERVER_LIBS) $(ASAN) -ldl -o $@
 # test_sidebyside loads the agent library as CoreCLR would (dlopen).
 $(BUILD)/tests/test_sidebyside: $(AGENT_SO)
+# test_conn drives the agent's connection with records its ring holds.
+$(BUILD)/tests/test_conn: $(call objs,unit,agent/conn.c agent/emit.c)
 
 # ---- fuzzing: one libFuzzer target per parser of outside input (docs/FUZZING.md) ----
 # clang-14 and its libFuzzer runtime come from Debian (scripts/deps.sh fuzz).
