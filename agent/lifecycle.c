@@ -40,7 +40,6 @@
  * command (docs/RUNTIME.md, "Runtime versions"). */
 #define LIFECYCLE_RUNTIME_MAJOR_MIN 5
 
-
 static _Atomic int lifecycle_claimed; /* a runtime owns `agent` */
 
 static void lifecycle_log(const char *message) { fprintf(stderr, "jitscope agent: %s\n", message); }

@@ -69,7 +69,10 @@ static int idindex_resize(idindex *m, size_t cap)
     return 0;
 }
 
-static int idindex_grow(idindex *m) { return idindex_resize(m, m->capacity ? m->capacity * 2 : 1024); }
+static int idindex_grow(idindex *m)
+{
+    return idindex_resize(m, m->capacity ? m->capacity * 2 : 1024);
+}
 
 int idindex_reserve(idindex *m, size_t count)
 {

@@ -349,8 +349,9 @@ static int persist_snapshot_done(persist_loader *L)
     if (!L->snapshot_open)
         return 0;
     L->snapshot_open = 0;
-    return snapshot_finish(L->s, &L->snapshot, &why) == 0 ? 0
-                                                          : persist_loader_fail(L, "its snapshot", why);
+    return snapshot_finish(L->s, &L->snapshot, &why) == 0
+               ? 0
+               : persist_loader_fail(L, "its snapshot", why);
 }
 
 /* One entry of a stored session's log (or one part of its snapshot's state,
@@ -425,7 +426,7 @@ void persist_prepare(int session_id)
         rc = store_read(session_id, persist_fold_entry, &L, err, sizeof(err));
         if (rc == 0)
             rc = persist_snapshot_done(&L); /* a snapshot with nothing after it */
-        snapshot_reader_free(&L.snapshot); /* a read given up halfway */
+        snapshot_reader_free(&L.snapshot);  /* a read given up halfway */
     }
     sessions_lock();
     if (!s->forgotten && !s->persist.loaded) {

@@ -125,22 +125,22 @@ session_module *session_module_append(session *s, uint64_t id)
     return m;
 }
 
-int session_reserve(session *s, size_t functions, size_t modules, size_t threads,
-                    size_t name_bytes)
+int session_reserve(session *s, size_t functions, size_t modules, size_t threads, size_t name_bytes)
 {
     strpool_reserve(&s->names, name_bytes);
     if (functions > SESSION_MAX_FUNCTIONS || modules > SESSION_MAX_MODULES ||
         threads > SESSION_MAX_THREADS)
         return -1;
-    if ((functions && grow_reserve((void **)&s->functions, &s->function_cap, functions - 1,
-                                   sizeof(*s->functions), functions, SESSION_MAX_FUNCTIONS,
-                                   GROW_KEEP) != 0) ||
+    if ((functions &&
+         grow_reserve((void **)&s->functions, &s->function_cap, functions - 1,
+                      sizeof(*s->functions), functions, SESSION_MAX_FUNCTIONS, GROW_KEEP) != 0) ||
         (functions && idindex_reserve(&s->function_index, functions) != 0) ||
-        (modules && grow_reserve((void **)&s->modules, &s->module_cap, modules - 1,
-                                 sizeof(*s->modules), modules, SESSION_MAX_MODULES,
-                                 GROW_KEEP) != 0) ||
-        (threads && grow_reserve((void **)&s->threads, &s->thread_cap, threads - 1,
-                                 sizeof(*s->threads), threads, SESSION_MAX_THREADS, GROW_KEEP) != 0))
+        (modules &&
+         grow_reserve((void **)&s->modules, &s->module_cap, modules - 1, sizeof(*s->modules),
+                      modules, SESSION_MAX_MODULES, GROW_KEEP) != 0) ||
+        (threads &&
+         grow_reserve((void **)&s->threads, &s->thread_cap, threads - 1, sizeof(*s->threads),
+                      threads, SESSION_MAX_THREADS, GROW_KEEP) != 0))
         return -1;
     return 0;
 }

@@ -200,10 +200,13 @@ static int snapshot_put_events(const session *s, uint64_t first, textbuf *out, u
 
 int snapshot_encode(const session *s, uint64_t max_events, textbuf *out)
 {
-    snapshot_begin counts = {SNAPSHOT_FORMAT,
-                             s->names.text_bytes > UINT32_MAX ? UINT32_MAX
-                                                              : (uint32_t)s->names.text_bytes,
-                             s->function_count, s->module_count, s->thread_count, 0};
+    snapshot_begin counts = {
+        SNAPSHOT_FORMAT,
+        s->names.text_bytes > UINT32_MAX ? UINT32_MAX : (uint32_t)s->names.text_bytes,
+        s->function_count,
+        s->module_count,
+        s->thread_count,
+        0};
     uint64_t first = eventlog_first_seq(&s->events);
     size_t i;
 

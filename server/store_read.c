@@ -33,10 +33,11 @@ static int read_snapshot(sqlite3 *db, int session_id, store_entry_fn fn, void *c
     size_t cap = 0;
 
     *upto = 0;
-    if (read_statement(db,
-                       "SELECT part, upto_chunk, codec, raw_bytes, bytes, parts, kind FROM snapshots"
-                       " WHERE session_id = ? ORDER BY part",
-                       session_id, &st) != 0) {
+    if (read_statement(
+            db,
+            "SELECT part, upto_chunk, codec, raw_bytes, bytes, parts, kind FROM snapshots"
+            " WHERE session_id = ? ORDER BY part",
+            session_id, &st) != 0) {
         snprintf(err, errsz, "reading its snapshot: %s", sqlite3_errmsg(db));
         return -1;
     }

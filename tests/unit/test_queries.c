@@ -493,8 +493,9 @@ static void vm_flags_of(const void *p, char *out, size_t size)
 
     out[0] = '\0';
     while (f && fgets(line, sizeof(line), f)) {
-        unsigned long lo, hi;
-        if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 && strchr(line, '-') < strchr(line, ' '))
+        char *dash, *space;
+        unsigned long lo = strtoul(line, &dash, 16), hi;
+        if (*dash == '-' && (hi = strtoul(dash + 1, &space, 16), *space == ' '))
             inside = (uintptr_t)p >= lo && (uintptr_t)p < hi;
         else if (inside && strncmp(line, "VmFlags:", 8) == 0) {
             snprintf(out, size, "%s", line + 8);
@@ -539,7 +540,8 @@ TEST(string_pool_reserved_block_on_huge_pages)
         vm_flags_of(big + bytes / 2, flags, sizeof(flags));
         CHECK(strstr(flags, " hg") != NULL || hugemem_refused() == refused + 1,
               "the middle of a big block is marked for huge pages (VmFlags:%s), or the refusal "
-              "is counted", flags);
+              "is counted",
+              flags);
         free(big);
     }
 }

@@ -121,9 +121,8 @@ static int restore(session *s, const char *bytes, size_t n, const char **why)
         int rc = wire_decode_frame((const uint8_t *)bytes + off, n - off, &f, &used, why);
         if (rc == WIRE_DECODE_NEED_MORE)
             *why = "a frame cut short";
-        if (rc != WIRE_DECODE_OK ||
-            snapshot_apply(s, &rd, f.header.type, f.header.flags, f.payload, f.header.length,
-                           why) != 0) {
+        if (rc != WIRE_DECODE_OK || snapshot_apply(s, &rd, f.header.type, f.header.flags, f.payload,
+                                                   f.header.length, why) != 0) {
             snapshot_reader_free(&rd);
             return -1;
         }
