@@ -20,7 +20,6 @@
  */
 #include <stdatomic.h>
 #include <string.h>
-#include <time.h>
 
 #include "catchup.h"
 #include "agent.h"
@@ -82,11 +81,10 @@ static int catchup_wait_unloads(void)
     unsigned waited = 0;
 
     while (unload_in_progress()) {
-        struct timespec ms = {0, 5000000L};
         if (!catchup_go_on() || waited >= CATCHUP_UNLOAD_WAIT_MS)
             return -1;
         unload_service();
-        nanosleep(&ms, NULL);
+        clock_sleep_ns(5000000u);
         waited += 5;
     }
     return 0;

@@ -244,11 +244,16 @@ typedef struct session_memory {
 } session_memory;
 void session_memory_usage(const session *s, session_memory *m);
 
-/* For storage's read-back (store_load.c): appends a zeroed function with this
+/* For the fold and a snapshot's read-back (snapshot.c): appends a zeroed function with this
  * ID (0: not indexed; a later one takes an ID over), its name into the pool,
  * a kept compilation in order. NULL / -1 when a cap is reached or memory
  * runs out. */
 session_function *session_function_append(session *s, uint64_t id);
+/* Room for this many functions, modules and threads, and about name_bytes of
+ * names, at once (a session read back from a snapshot knows its counts): no
+ * doubling copies, big arrays on huge pages. 0 or -1. */
+int session_reserve(session *s, size_t functions, size_t modules, size_t threads,
+                    size_t name_bytes);
 /* A zeroed module / a new live thread with this ID, appended; the ID finds it
  * from now on (ingest for a reused ID, storage's read-back in file order).
  * NULL at a cap or out of memory (counted in capacity_drops). */

@@ -203,8 +203,13 @@ static int snapshot_put_events(const session *s, uint64_t first, textbuf *out, u
 
 int snapshot_encode(const session *s, uint64_t max_events, textbuf *out)
 {
-    snapshot_begin counts = {SNAPSHOT_FORMAT, 0, s->function_count, s->module_count,
-                             s->thread_count, 0};
+    snapshot_begin counts = {
+        SNAPSHOT_FORMAT,
+        s->names.text_bytes > UINT32_MAX ? UINT32_MAX : (uint32_t)s->names.text_bytes,
+        s->function_count,
+        s->module_count,
+        s->thread_count,
+        0};
     uint64_t first = eventlog_first_seq(&s->events);
     size_t i;
 
@@ -358,7 +363,8 @@ static uint32_t snapshot_thread_row(session *s, const snapshot_function *r)
     return t ? session_thread_row_of(s, t) : 0;
 }
 
-static int snapshot_restore_function(session *s, snapshot_cursor *c, uint16_t flags)
+static int snapshot_restore_function(session *s, snapshot_reader *rd, snapshot_cursor *c,
+                                     uint16_t flags)
 {
     snapshot_function r;
     const char *name;
@@ -398,9 +404,12 @@ static int snapshot_restore_function(session *s, snapshot_cursor *c, uint16_t fl
         !(f->name = (f->flags & WIRE_FLAG_DYNAMIC) ? strpool_intern(&s->names, name, length)
                                                    : strpool_add(&s->names, name, length)))
         return -1;
-    if ((flags & SNAPSHOT_INDEXED) && f->function_id &&
-        idindex_put(&s->function_index, f->function_id, index, s->functions, sizeof(*f)) != 0)
-        return -1;
+    if ((flags & SNAPSHOT_INDEXED) && f->function_id) { /* indexed all at once at END */
+        if (grow_reserve((void **)&rd->indexed, &rd->indexed_cap, rd->indexed_count,
+                         sizeof(*rd->indexed), 1024, SESSION_MAX_FUNCTIONS, GROW_KEEP) != 0)
+            return -1;
+        rd->indexed[rd->indexed_count++] = index;
+    }
     return 0;
 }
 
@@ -439,6 +448,10 @@ int snapshot_apply(session *s, snapshot_reader *rd, uint16_t type, uint16_t flag
             return -1;
         }
         rd->begun = 1;
+        /* the counts it announces are room made at once (bounded by the session's caps;
+         * what does not fit is refused record by record as ever) */
+        session_reserve(s, (size_t)rd->counts.functions, (size_t)rd->counts.modules,
+                        (size_t)rd->counts.threads, rd->counts.name_bytes);
         return 0;
     case SNAPSHOT_SESSION: rc = snapshot_restore_session(s, rd, &c); break;
     case SNAPSHOT_MODULE:
@@ -450,7 +463,7 @@ int snapshot_apply(session *s, snapshot_reader *rd, uint16_t type, uint16_t flag
         rd->threads++;
         break;
     case SNAPSHOT_FUNCTION:
-        rc = snapshot_restore_function(s, &c, flags);
+        rc = snapshot_restore_function(s, rd, &c, flags);
         rd->functions++;
         break;
     case SNAPSHOT_EVENTS:
@@ -465,6 +478,11 @@ int snapshot_apply(session *s, snapshot_reader *rd, uint16_t type, uint16_t flag
             return -1;
         }
         rd->ended = 1;
+        if (idindex_put_many(&s->function_index, rd->indexed, rd->indexed_count, s->functions,
+                             sizeof(*s->functions)) != 0) {
+            *why = "snapshot: no memory for its functions' index";
+            return -1;
+        }
         return 0;
     }
     default: *why = "not a snapshot record"; return -1;
@@ -476,8 +494,16 @@ int snapshot_apply(session *s, snapshot_reader *rd, uint16_t type, uint16_t flag
     return 0;
 }
 
-int snapshot_finish(const session *s, const snapshot_reader *rd, const char **why)
+void snapshot_reader_free(snapshot_reader *rd)
 {
+    free(rd->indexed);
+    rd->indexed = NULL;
+    rd->indexed_count = rd->indexed_cap = 0;
+}
+
+int snapshot_finish(const session *s, snapshot_reader *rd, const char **why)
+{
+    snapshot_reader_free(rd);
     if (!rd->begun || !rd->ended) {
         *why = "snapshot: incomplete (no END)";
         return -1;
