@@ -59,8 +59,11 @@ include tests/apps/apps.mk
 # those objects. Flavours: server, agent (-fPIC, hidden), asan-server,
 # asan-agent, and unit (the agent's pure pieces with the ring's test hook).
 OBJ := $(BUILD)/obj
-# Objects are kept between builds (a test's own object is made by a pattern rule).
-.PRECIOUS: $(OBJ)/%.o
+# Objects are kept between builds: a test's own object is made by a chain of
+# pattern rules, which would make it an intermediate file that make deletes
+# (.PRECIOUS with a pattern does not reach it in GNU make 4.3); .SECONDARY
+# with no names keeps every such file.
+.SECONDARY:
 .DELETE_ON_ERROR:
 objs = $(patsubst %.c,$(OBJ)/$(1)/%.o,$(2))
 SERVER_OBJS      := $(call objs,server,$(SERVER_SRC))
