@@ -411,8 +411,8 @@ TEST(a_version_4_file_is_migrated)
           "made a version 4 file");
 
     CHECK(open_store(dir, err, sizeof(err)) == 0, "the version 4 file opens: %s", err);
-    CHECK(count_rows(dir, "PRAGMA user_version") == STORE_SCHEMA_VERSION,
-          "migrated to version %d", STORE_SCHEMA_VERSION);
+    CHECK(count_rows(dir, "PRAGMA user_version") == STORE_SCHEMA_VERSION, "migrated to version %d",
+          STORE_SCHEMA_VERSION);
     persist_prepare(id);
     sessions_lock();
     s = sessions_get(id);
