@@ -5,7 +5,8 @@
 #                 (PORT=N for another HTTP port, DATA=DIR or DATA=none for --data)
 #   make test     install what is missing, build, run every test (unit, e2e, browser);
 #                 the test apps also on .NET 8 and 9 (tests/apps/apps.mk, apps-runtimes)
-#   make lint     static checks: banned C calls, clang-format, eslint, shellcheck
+#   make lint     static checks: banned C calls, clang-format, eslint, shellcheck,
+#                 include and call cycles, file sizes, the architecture page
 #                 (scripts/lint.sh; LINT_SKIP=format leaves one out)
 #   make asan     the same binaries built with -fsanitize=address,undefined (build/asan/)
 #   make bench    the benchmarks (bench/), results in docs/BENCHMARKS.md
@@ -58,8 +59,11 @@ include tests/apps/apps.mk
 # those objects. Flavours: server, agent (-fPIC, hidden), asan-server,
 # asan-agent, and unit (the agent's pure pieces with the ring's test hook).
 OBJ := $(BUILD)/obj
-# Objects are kept between builds (a test's own object is made by a pattern rule).
-.PRECIOUS: $(OBJ)/%.o
+# Objects are kept between builds: a test's own object is made by a chain of
+# pattern rules, which would make it an intermediate file that make deletes
+# (.PRECIOUS with a pattern does not reach it in GNU make 4.3); .SECONDARY
+# with no names keeps every such file.
+.SECONDARY:
 .DELETE_ON_ERROR:
 objs = $(patsubst %.c,$(OBJ)/$(1)/%.o,$(2))
 SERVER_OBJS      := $(call objs,server,$(SERVER_SRC))
@@ -148,9 +152,11 @@ UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/t
 
 $(BUILD)/tests/test_%: $(OBJ)/unit/tests/unit/test_%.o $(UNIT_AGENT_OBJS) $(UNIT_SERVER_LIB)
 	@mkdir -p $(@D)
-	$(CC) $(UNIT_CFLAGS) $(filter %.o %.a,$^) $(SERVER_LIBS) $(ASAN) -ldl -o $@
+	$(CC) $(UNIT_CFLAGS) $(filter %.o,$^) $(filter %.a,$^) $(SERVER_LIBS) $(ASAN) -ldl -o $@
 # test_sidebyside loads the agent library as CoreCLR would (dlopen).
 $(BUILD)/tests/test_sidebyside: $(AGENT_SO)
+# test_conn drives the agent's connection with records its ring holds.
+$(BUILD)/tests/test_conn: $(call objs,unit,agent/conn.c agent/emit.c)
 
 # ---- fuzzing: one libFuzzer target per parser of outside input (docs/FUZZING.md) ----
 # clang-14 and its libFuzzer runtime come from Debian (scripts/deps.sh fuzz).
@@ -162,7 +168,7 @@ FUZZ_BINS    := $(FUZZ_TARGETS:%=$(BUILD)/fuzz/%)
 FUZZ_CFLAGS   = $(CSTD) $(WARN) -g -O1 -fsanitize=fuzzer,address,undefined \
                 -fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZ_SRC_wire_decode := proto/wire_decode.c proto/wire_encode.c proto/utf.c proto/idmap.c \
-                        server/session.c server/eventlog.c server/stacks.c server/profile.c server/timeline.c server/grow.c \
+                        server/session.c server/session_thread.c server/session_fold.c server/session_state.c server/session_names.c server/session_memory.c server/session_admit.c server/eventlog.c server/stacks.c server/profile.c server/timeline.c server/grow.c server/hugemem.c \
                         server/strpool.c server/idindex.c server/record_check.c server/budget.c
 FUZZ_SRC_command     := proto/wire_decode.c proto/wire_encode.c proto/utf.c
 FUZZ_SRC_ipc         := server/ipc_codec.c proto/utf.c
@@ -206,7 +212,8 @@ unit: $(UNIT_TESTS)
 test: all asan apps apps-runtimes $(UNIT_TESTS) $(FUZZ_BINS) deps-test
 	@tests/run.sh
 
-lint: deps-test
+# the layout check reads the built objects' symbols (calls between modules)
+lint: deps-test all
 	@scripts/lint.sh
 
 bench: all apps

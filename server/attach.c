@@ -72,7 +72,7 @@ static void attach_explain(pid_t pid, int32_t hr, attach_result *out)
         attach_fail(out, 503, "the runtime in process %ld is not ready yet; retry in a moment",
                     (long)pid);
         break;
-    case IPC_HR_PROFILER_CANCEL_ACTIVATION: /* the agent's own refusal (agent/profiler.c) */
+    case IPC_HR_PROFILER_CANCEL_ACTIVATION: /* the agent's own refusal (agent/lifecycle.c) */
         attach_fail(out, 422,
                     "the jitscope agent declined process %ld: its runtime is older than .NET 5, "
                     "which jitscope needs (the agent's reason is on the process's stderr)",

@@ -375,6 +375,7 @@ typedef struct persist_loader {
     session *s;
     int64_t last_now_ns; /* the newest entry's arrival */
     snapshot_reader snapshot;
+    int snapshot_open; /* state parts came and the snapshot is not finished yet */
     char why[200];
 } persist_loader;
 
@@ -384,7 +385,22 @@ static int persist_loader_fail(persist_loader *L, const char *what, const char *
     return -1;
 }
 
-/* One entry of a stored session's log, folded into the session being read. */
+/* The snapshot's state parts are over (the first observation or log entry,
+ * or the end): it must have added up. */
+static int persist_snapshot_done(persist_loader *L)
+{
+    const char *why = NULL;
+
+    if (!L->snapshot_open)
+        return 0;
+    L->snapshot_open = 0;
+    return snapshot_finish(L->s, &L->snapshot, &why) == 0
+               ? 0
+               : persist_loader_fail(L, "its snapshot", why);
+}
+
+/* One entry of a stored session's log (or one part of its snapshot's state,
+ * whole frames), folded into the session being read. */
 static int persist_fold_entry(void *ctx, int part, int64_t now_ns, const uint8_t *bytes,
                               size_t length)
 {
@@ -392,6 +408,9 @@ static int persist_fold_entry(void *ctx, int part, int64_t now_ns, const uint8_t
     session *s = L->s;
     size_t off = 0;
 
+    if (part != STORE_PART_SNAPSHOT && persist_snapshot_done(L) != 0)
+        return -1;
+    L->snapshot_open |= part == STORE_PART_SNAPSHOT;
     if (now_ns > L->last_now_ns)
         L->last_now_ns = now_ns;
     while (off < length) {
@@ -419,11 +438,6 @@ static int persist_fold_entry(void *ctx, int part, int64_t now_ns, const uint8_t
                 return persist_loader_fail(L, "a stored record", why);
         }
         off += used;
-    }
-    if (part == STORE_PART_SNAPSHOT) {
-        const char *why = NULL;
-        if (snapshot_finish(s, &L->snapshot, &why) != 0)
-            return persist_loader_fail(L, "its snapshot", why);
     }
     return 0;
 }
@@ -456,6 +470,9 @@ void persist_prepare(int session_id)
         copy->persist.quiet = 1;
         L.s = copy;
         rc = store_read(session_id, persist_fold_entry, &L, &report, err, sizeof(err));
+        if (rc == 0)
+            rc = persist_snapshot_done(&L); /* a snapshot with nothing after it */
+        snapshot_reader_free(&L.snapshot);  /* a read given up halfway */
     }
     sessions_lock();
     if (!s->forgotten && !s->persist.loaded) {

@@ -1,0 +1,260 @@
+/* session_admit.c -- before an agent's record is folded (session_fold.c): its
+ * sequence number taken in, the record checked against what the ring and
+ * the sequence allow (record_check.h) and against the session's share of
+ * the memory budget (budget.h, docs/API.md "Memory budget"). A refused
+ * record is counted, never half applied; the connection goes on. Caller
+ * holds the sessions lock (session.h). */
+#include "session.h"
+
+#include "budget.h"
+
+/* The record's sequence number taken in, and the record checked against
+ * what the session knows (record_check.h). 0, or SESSION_REFUSED (counted);
+ * -1 for a hello that breaks them (the handshake: the connection goes). */
+static int session_check(session *s, const wire_record *r, record_check_context *c,
+                         const char **protocol_why)
+{
+    int in_order = r->seq > s->last_seq;
+    const char *why = NULL;
+    int rc;
+
+    /* the gaps before this record count: a DROPS read its counters after them */
+    *c = (record_check_context){s->last_seq,
+                                s->seq_gaps + (in_order ? r->seq - s->last_seq - 1 : 0),
+                                s->connections,
+                                s->ring_bytes,
+                                &s->drops,
+                                &s->agent_cost,
+                                s->tiers_known ? &s->tiers : NULL,
+                                &s->checks};
+    rc = record_check(c, r, &why);
+
+    s->records++;
+    if (in_order) { /* an out-of-order one is refused and moves nothing */
+        s->seq_gaps = c->seq_gaps;
+        s->last_seq = r->seq;
+    }
+    if (rc != 0 && r->type == WIRE_HELLO) {
+        *protocol_why = why;
+        return -1;
+    }
+    if (rc != 0) {
+        s->records_refused++;
+        s->refused_why = why;
+        s->refusals_unlogged = 1;
+        return SESSION_REFUSED;
+    }
+    return 0;
+}
+
+/* ---- the memory budget: what a record would add, before it is applied ---- */
+
+/* What one more entry in an index that grows at 70% full adds (its table doubles). */
+static uint64_t session_index_growth(size_t count, size_t capacity, size_t first, size_t slot)
+{
+    if ((count + 1) * 10 <= capacity * 7)
+        return 0;
+    return (capacity ? capacity : first) * slot;
+}
+
+/* What one more name adds to the pool's table (it doubles at 75% full, strpool.c). */
+static uint64_t session_name_table_growth(const strpool *p)
+{
+    if ((p->count + 1) * 4 <= p->capacity * 3)
+        return 0;
+    return (p->capacity ? p->capacity : 1024) * sizeof(strpool_slot);
+}
+
+static uint64_t session_new_function_bytes(session *s, uint64_t id)
+{
+    if (id == 0 || session_find_function(s, id))
+        return 0;
+    return sizeof(session_function) + session_index_growth(s->function_index.count,
+                                                           s->function_index.capacity, 1024,
+                                                           sizeof(idindex_slot));
+}
+
+/* A new thread row: the row, its ThreadID and OS id in their indexes. */
+static uint64_t session_new_row_bytes(const session *s)
+{
+    return sizeof(session_thread) + 2 * SESSION_IDMAP_SLOT +
+           session_index_growth(s->thread_index.count, s->thread_index.capacity, 64,
+                                SESSION_IDMAP_SLOT) +
+           session_index_growth(s->thread_os_index.count, s->thread_os_index.capacity, 64,
+                                SESSION_IDMAP_SLOT);
+}
+
+static uint64_t session_new_thread_bytes(session *s, uint64_t id)
+{
+    if (id == 0 || session_find_thread(s, id))
+        return 0;
+    return session_new_row_bytes(s);
+}
+
+static uint64_t session_event_bytes(const session *s)
+{
+    return s->events.last_seq < EVENTLOG_MAX ? SESSION_EVENT_BYTES : 0;
+}
+
+/* An upper bound of the bytes r would add to s's state, and what it would
+ * add (enum session_refused_kind); *fixed is set for a record that only ends,
+ * completes or counts what s knows (its state does not grow). */
+static uint64_t session_record_need(session *s, const wire_record *r, unsigned *kind, int *fixed)
+{
+    uint64_t need = 0, fn;
+    session_function *f;
+
+    *kind = SESSION_REFUSED_OTHER;
+    *fixed = 0;
+    switch (r->type) {
+    case WIRE_JIT_STARTED:
+        fn = session_new_function_bytes(s, r->u.jit_started.function_id);
+        need = fn + session_new_thread_bytes(s, r->u.jit_started.thread_id);
+        *kind = fn ? SESSION_REFUSED_FUNCTIONS : SESSION_REFUSED_THREADS;
+        return need;
+    case WIRE_JIT_FINISHED:
+        fn = session_new_function_bytes(s, r->u.jit_finished.function_id);
+        /* a compilation list: at most its doubling to the cap */
+        need = fn + session_event_bytes(s) +
+               (fn ? 0 : SESSION_MAX_COMPILATIONS / 2 * sizeof(session_compilation));
+        *kind = fn ? SESSION_REFUSED_FUNCTIONS : SESSION_REFUSED_EVENTS;
+        return need;
+    case WIRE_FUNCTION_NAME:
+        fn = session_new_function_bytes(s, r->u.function_name.function_id);
+        f = fn ? NULL : session_find_function(s, r->u.function_name.function_id);
+        if (fn || !f || !f->name || (r->flags & WIRE_FLAG_DYNAMIC)) /* a name is taken */
+            need = (uint64_t)r->strings[0].length + 1 + 2 * sizeof(strpool_slot) +
+                   session_name_table_growth(&s->names);
+        *kind = fn ? SESSION_REFUSED_FUNCTIONS : SESSION_REFUSED_NAMES;
+        return fn + need;
+    case WIRE_MODULE_LOADED:
+    case WIRE_ASSEMBLY_LOADED:
+        *kind = SESSION_REFUSED_MODULES;
+        need = sizeof(session_module) + 2 * SESSION_IDMAP_SLOT + session_event_bytes(s);
+        for (unsigned i = 0; i < r->string_count; i++)
+            need += (uint64_t)r->strings[i].length + 1;
+        return need;
+    case WIRE_MODULE_UNLOADED: /* never refused for a known module: its IDs must retire */
+        *kind = SESSION_REFUSED_MODULES;
+        *fixed = session_find_module(s, r->u.module_unloaded.module_id) ||
+                 !r->u.module_unloaded.module_id;
+        return *fixed ? 0 : sizeof(session_module) + 2 * SESSION_IDMAP_SLOT;
+    case WIRE_THREAD_DESTROYED: /* never refused for a live thread: it ended */
+    case WIRE_THREAD_OS_ID:
+        *kind = SESSION_REFUSED_THREADS;
+        need = session_new_thread_bytes(s, r->u.thread.thread_id);
+        *fixed = need == 0;
+        return need;
+    case WIRE_THREAD_CREATED:
+    case WIRE_THREAD_NAME:
+        /* a thread not seen live yet gets a row (session_thread.c) */
+        *kind = SESSION_REFUSED_THREADS;
+        need = session_new_row_bytes(s) + session_event_bytes(s);
+        if (r->string_count)
+            need += (uint64_t)r->strings[0].length + 1;
+        return need;
+    case WIRE_CATCHUP_END:
+    case WIRE_DETACH_STATUS:
+        *fixed = 1;
+        return 0; /* what they say is never refused (their event-log entry may be) */
+    case WIRE_STACK_THREAD:
+    case WIRE_STACK_END:
+    case WIRE_PROFILE_STATUS:
+    case WIRE_GC_STARTED:
+    case WIRE_GC_FINISHED:
+    case WIRE_RUNTIME_SUSPEND:
+        /* a walk's frames and threads are kept; a sample's stack, a GC or a
+         * suspension may double one of the profile's or timeline's arrays: at
+         * most what they hold (their caps keep any one under 16 MiB) */
+        need = sizeof(wire_frame_header) + sizeof(r->u) + session_event_bytes(s) + 64 * 1024 +
+               (s->budget.observations < (16u << 20) ? s->budget.observations : (16u << 20));
+        if (r->type == WIRE_STACK_THREAD)
+            need += (uint64_t)r->u.stack_thread.frame_count * 2 * sizeof(wire_stack_frame) +
+                    2 * sizeof(stacks_thread);
+        return need;
+    default: *fixed = 1; return 0; /* counters and status: nothing that grows */
+    }
+}
+
+/* An upper bound of what r adds to s's log on its way to storage (its frame
+ * and an entry's header; budget.h: it is held until written). */
+static uint64_t session_record_log_bytes(const wire_record *r)
+{
+    uint64_t n = 16 + sizeof(wire_frame_header) + sizeof(r->u) +
+                 (uint64_t)r->code_version_count * sizeof(wire_code_version);
+    unsigned i;
+
+    if (!budget_counts_unwritten())
+        return 0;
+    for (i = 0; i < r->string_count; i++)
+        n += 2 + (uint64_t)r->strings[i].length; /* its length, its bytes */
+    if (r->type == WIRE_STACK_THREAD)
+        n += (uint64_t)r->u.stack_thread.frame_count * sizeof(wire_stack_frame);
+    return n;
+}
+
+/* 1 when s may take need more bytes: within its share (a record that grows
+ * s's state leaves the last 1/SESSION_BUDGET_SPARE of it to those that only
+ * update it, so an agent's counters and ends still come in when names no
+ * longer do) and, for one that grows, within the budget's total. */
+static int session_budget_fits(const session *s, uint64_t need, uint64_t share, int fixed)
+{
+    if (fixed)
+        return s->budget.held + need <= share;
+    return budget_allows(s->budget.held, need + share / SESSION_BUDGET_SPARE);
+}
+
+/* 0 when r fits s's share of the memory budget, with its copy for storage;
+ * SESSION_REFUSED (counted) when not. Far from both limits a record is let
+ * through without looking: no record adds more than a doubling of the
+ * indexes and 32 MiB. */
+static int session_budget_check(session *s, const wire_record *r)
+{
+    uint64_t share = budget_share(), held = s->budget.held, max = budget_max(),
+             total = budget_held(), room, need;
+    unsigned kind;
+    int fixed;
+
+    if (s->persist.quiet || r->type == WIRE_HELLO)
+        return 0; /* read back: it was taken when it came; a hello starts a connection */
+    room = share > held ? share - held : 0;
+    if (max - (total < max ? total : max) < room)
+        room = max - (total < max ? total : max);
+    if (room >
+        s->function_index.capacity * sizeof(idindex_slot) * 2 +
+            s->names.capacity * sizeof(strpool_slot) +
+            (s->module_index.capacity + s->thread_index.capacity + s->thread_os_index.capacity) *
+                SESSION_IDMAP_SLOT +
+            share / SESSION_BUDGET_SPARE + (32u << 20))
+        return 0;
+    need = session_record_need(s, r, &kind, &fixed) + session_record_log_bytes(r);
+    if (s->refusals_unlogged && budget_counts_unwritten()) /* the refusals' trace goes first */
+        need += 16 + sizeof(wire_frame_header) + sizeof(logrec_refused);
+    if (need == 0 || session_budget_fits(s, need, share, fixed))
+        return 0;
+    session_memory_unwritten(s); /* what the writer finished since is given back */
+    if (session_budget_fits(s, need, share, fixed))
+        return 0;
+    s->budget.refused[kind]++;
+    s->budget.refused_records++;
+    s->refusals_unlogged = 1;
+    return SESSION_REFUSED;
+}
+
+int session_admit(session *s, const wire_record *r, const char **why)
+{
+    record_check_context c;
+    int checked;
+
+    if (r->type == WIRE_HELLO)
+        s->last_seq = 0; /* a connection's numbers start at 1 */
+    checked = session_check(s, r, &c, why);
+    if (checked != 0)
+        return checked;
+    if (session_budget_check(s, r) != 0)
+        return SESSION_REFUSED;
+    record_check_accepted(&s->checks, &c, r);
+    if (!s->persist.quiet) /* its frame goes into the log as it came (the link hands it over) */
+        s->budget.unlogged += session_record_log_bytes(r);
+    return 0;
+}
