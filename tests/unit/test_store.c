@@ -767,6 +767,56 @@ TEST(unwritten_log_counts_in_the_budget)
     remove_dir(dir);
 }
 
+/* An ended session's snapshot holds it a second time until written: while
+ * it would take the total past the budget and the writer has other work
+ * (here: the disk is full), the sweep leaves it for later; once the writer
+ * is done, it is taken. */
+TEST(an_ended_snapshot_waits_for_the_writer)
+{
+    char dir[64], err[512];
+    struct rlimit unlimited, limited;
+    session *s;
+    int id;
+
+    temp_dir(dir, sizeof(dir));
+    CHECK(open_store(dir, err, sizeof(err)) == 0, "open: %s", err);
+    sessions_lock();
+    s = new_session(SESSION_MODE_RUN, 4242, "dotnet app.dll");
+    id = s->id;
+    jit_functions(s, 2000, 0, 0x7f0000300000ull);
+    sessions_unlock();
+    CHECK(wait_synced(id), "its first records are on disk");
+    signal(SIGXFSZ, SIG_IGN); /* the disk is full, as in a_full_disk_is_retried */
+    getrlimit(RLIMIT_FSIZE, &unlimited);
+    limited = unlimited;
+    limited.rlim_cur = (rlim_t)(file_size(dir, "jitscope.db-wal") > file_size(dir, "jitscope.db")
+                                    ? file_size(dir, "jitscope.db-wal")
+                                    : file_size(dir, "jitscope.db"));
+    setrlimit(RLIMIT_FSIZE, &limited);
+    sessions_lock();
+    jit_functions(s, 100, 0, 0x7f0000800000ull); /* they wait for the writer */
+    end_session(s);
+    session_memory_unwritten(s); /* storage says what still waits, as a sweep would */
+    budget_set_max(budget_held() + s->budget.held / 2); /* its snapshot would not fit */
+    sessions_unlock();
+    persist_sweep();
+    sessions_lock();
+    CHECK(!s->persist.snapshotted && budget_held() <= budget_max(),
+          "its snapshot waits (held %llu of %llu)", (unsigned long long)budget_held(),
+          (unsigned long long)budget_max());
+    sessions_unlock();
+    setrlimit(RLIMIT_FSIZE, &unlimited); /* room again */
+    CHECK(wait_synced(id), "the writer caught up");
+    persist_sweep();
+    sessions_lock();
+    CHECK(s->persist.snapshotted, "then the snapshot is taken");
+    sessions_unlock();
+    CHECK(wait_synced(id), "and written");
+    budget_set_max(0);
+    close_store();
+    remove_dir(dir);
+}
+
 TEST(an_ended_session_leaves_memory_and_comes_back)
 {
     char dir[64], err[512], *before, *after;
@@ -1105,6 +1155,7 @@ static const check_test tests[] = {
     TEST_ENTRY(a_full_journal_breaks_the_log_until_a_snapshot),
     TEST_ENTRY(a_full_disk_is_retried),
     TEST_ENTRY(unwritten_log_counts_in_the_budget),
+    TEST_ENTRY(an_ended_snapshot_waits_for_the_writer),
     TEST_ENTRY(an_ended_session_leaves_memory_and_comes_back),
     TEST_ENTRY(a_spent_budget_unloads_ended_sessions_at_once),
     TEST_ENTRY(a_damaged_chunk_ends_the_read),
