@@ -23,7 +23,7 @@ PORT     ?= 8642
 CSTD     := -std=c11 -D_GNU_SOURCE -Iproto
 WARN     := -Wall -Wextra -Werror
 OPT      ?= -O2 -g
-PKGS     := libmicrohttpd jansson libcurl libwebsockets sqlite3 libzstd libxxhash
+PKGS     := libmicrohttpd jansson libcurl libwebsockets sqlite3 libzstd libxxhash capstone
 SERVER_CFLAGS = $(CSTD) $(WARN) $(OPT) $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 SERVER_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpthread
 # The agent lives inside the target: libc and pthreads only, nothing exported

@@ -29,6 +29,7 @@
 #include "sender.h"
 #include "stacks.h"
 #include "gctimeline.h"
+#include "jitinfo.h"
 #include "mdcache.h"
 #include "tiers.h"
 #include "unload.h"
@@ -443,38 +444,11 @@ static HRESULT STDMETHODCALLTYPE cb_FunctionUnloadStarted(ICorProfilerCallback11
     (void)functionId;
     return S_OK;
 }
-static HRESULT STDMETHODCALLTYPE cb_JITCachedFunctionSearchStarted(ICorProfilerCallback11 *self,
-                                                                   FunctionID functionId,
-                                                                   BOOL *pbUseCachedFunction)
-{
-    (void)self;
-    (void)functionId;
-    (void)pbUseCachedFunction;
-    return S_OK;
-}
-static HRESULT STDMETHODCALLTYPE cb_JITCachedFunctionSearchFinished(ICorProfilerCallback11 *self,
-                                                                    FunctionID functionId,
-                                                                    COR_PRF_JIT_CACHE result)
-{
-    (void)self;
-    (void)functionId;
-    (void)result;
-    return S_OK;
-}
 static HRESULT STDMETHODCALLTYPE cb_JITFunctionPitched(ICorProfilerCallback11 *self,
                                                        FunctionID functionId)
 {
     (void)self;
     (void)functionId;
-    return S_OK;
-}
-static HRESULT STDMETHODCALLTYPE cb_JITInlining(ICorProfilerCallback11 *self, FunctionID callerId,
-                                                FunctionID calleeId, BOOL *pfShouldInline)
-{
-    (void)self;
-    (void)callerId;
-    (void)calleeId;
-    (void)pfShouldInline;
     return S_OK;
 }
 static HRESULT STDMETHODCALLTYPE cb_RemotingClientInvocationStarted(ICorProfilerCallback11 *self)

@@ -23,6 +23,7 @@
 #include "sender.h"
 #include "agent.h"
 #include "catchup.h"
+#include "code.h"
 #include "clock.h"
 #include "conn.h"
 #include "mdcache.h"
@@ -149,6 +150,8 @@ static unsigned sender_drain(unsigned budget)
                 naming_note(fid);
             } else if (h.type == WIRE_STACK_THREAD) {
                 rc = naming_stack_frames(rec + sizeof(h), h.length, pos);
+            } else if (h.type == WIRE_INLINING || h.type == WIRE_CODE_SEARCH) {
+                rc = naming_record_functions(h.type, h.flags, rec + sizeof(h), h.length, pos);
             }
             if (rc == 0)
                 rc = conn_emit_or_keep(h.type, h.flags, h.time_ns, rec + sizeof(h), h.length, NULL,
@@ -310,6 +313,7 @@ static int sender_commands(void)
             tiers_switch(agent.info, cmd.u.tiers.enabled != 0);
             sender_tiers_status();
             break;
+        case WIRE_CMD_CODE: code_request(&cmd.u.code); break;
         default: /* unknown commands are ignored: a newer server may know more */ break;
         }
     }
