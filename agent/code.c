@@ -10,6 +10,7 @@
  * a method proven alive.
  */
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
@@ -19,6 +20,7 @@
 #include "agent.h"
 #include "clock.h"
 #include "conn.h"
+#include "idmap.h"
 #include "naming.h"
 #include "unload.h"
 #include "walk.h"
@@ -44,6 +46,95 @@ _Static_assert(sizeof(COR_DEBUG_IL_TO_NATIVE_MAP) == sizeof(wire_code_map_entry)
                "the runtime's IL map entries go on the wire as they are");
 
 static uint64_t code_refused; /* requests refused so far, any reason (sender thread) */
+
+/* ---- what is known alive: FunctionID -> ring position it was last seen at ---- */
+
+#define CODE_ALIVE_MAX (4u * 1024u * 1024u)
+
+static idmap code_alive_index; /* FunctionID -> index in code_alive_pos */
+static uint64_t *code_alive_pos;
+static uint32_t code_alive_count, code_alive_cap;
+
+void code_note_alive(uint64_t function_id, uint64_t pos)
+{
+    uint32_t i = idmap_get(&code_alive_index, function_id);
+
+    if (i != IDMAP_MISSING) {
+        if (pos > code_alive_pos[i])
+            code_alive_pos[i] = pos;
+        return;
+    }
+    if (function_id == 0 || code_alive_count >= CODE_ALIVE_MAX)
+        return; /* then never read: refused as not seen */
+    if (code_alive_count == code_alive_cap) {
+        uint32_t cap = code_alive_cap ? code_alive_cap * 2 : 1024;
+        uint64_t *grown = realloc(code_alive_pos, (size_t)cap * sizeof(*grown));
+        if (!grown)
+            return;
+        code_alive_pos = grown;
+        code_alive_cap = cap;
+    }
+    if (idmap_put(&code_alive_index, function_id, code_alive_count) != 0)
+        return;
+    code_alive_pos[code_alive_count++] = pos;
+}
+
+void code_forget(void)
+{
+    idmap_free(&code_alive_index);
+    free(code_alive_pos);
+    code_alive_pos = NULL;
+    code_alive_count = code_alive_cap = 0;
+}
+
+/* Seen alive after the newest unload began? */
+static int code_alive_now(uint64_t function_id)
+{
+    uint32_t i = idmap_get(&code_alive_index, function_id);
+    return i != IDMAP_MISSING && code_alive_pos[i] >= atomic_load(&agent.unload_fence);
+}
+
+static void code_note_at(const uint8_t *payload, uint32_t length, uint32_t at, uint64_t pos)
+{
+    uint64_t fid;
+
+    if (length >= at + sizeof(fid)) {
+        memcpy(&fid, payload + at, sizeof(fid));
+        code_note_alive(fid, pos);
+    }
+}
+
+void code_note_record(const uint8_t *record, uint32_t length, uint64_t pos)
+{
+    wire_frame_header h;
+    const uint8_t *p = record + sizeof(h);
+    uint32_t n, i;
+
+    if (length < sizeof(h))
+        return;
+    memcpy(&h, record, sizeof(h));
+    n = length - (uint32_t)sizeof(h) < h.length ? length - (uint32_t)sizeof(h) : h.length;
+    switch (h.type) {
+    case WIRE_JIT_STARTED:
+    case WIRE_JIT_FINISHED:
+    case WIRE_FUNCTION_NAME:
+        if (!(h.flags & WIRE_FLAG_DYNAMIC)) /* dynamic methods are never read anyway */
+            code_note_at(p, n, 0, pos);
+        break;
+    case WIRE_INLINING:
+        if (!(h.flags & WIRE_FLAG_DYNAMIC))
+            code_note_at(p, n, offsetof(wire_inlining, caller), pos);
+        code_note_at(p, n, offsetof(wire_inlining, callee), pos);
+        break;
+    case WIRE_CODE_SEARCH: code_note_at(p, n, 0, pos); break;
+    case WIRE_STACK_THREAD:
+        for (i = 0; sizeof(wire_stack_thread) + (i + 1) * sizeof(wire_stack_frame) <= n; i++)
+            code_note_at(p, n, (uint32_t)(sizeof(wire_stack_thread) + i * sizeof(wire_stack_frame)),
+                         pos);
+        break;
+    default: break;
+    }
+}
 static uint8_t code_frame[WIRE_MAX_PAYLOAD];
 
 /* Reads n bytes at address of this process; 0, or -1 when not all of them are mapped. */
@@ -259,12 +350,20 @@ static void code_read_version(code_reply *out, uint64_t fid, ReJITID rejit, UINT
 /* The method's IL body (header and code), within WIRE_CODE_MAX_IL. */
 static void code_read_il(code_reply *out, uint64_t module, uint32_t token)
 {
-    LPCBYTE header = NULL;
+    LPCBYTE header = NULL, base = NULL;
     ULONG size = 0;
     uint32_t kept;
+    AssemblyID assembly = 0;
+    DWORD flags = 0;
 
+    /* a Reflection.Emit module's IL is not in an image: the runtime's
+     * GetILFunctionBody does not take such methods (seen crashing in it) */
     if (!module || !token ||
-        FAILED(agent.info->lpVtbl->GetILFunctionBody(agent.info, module, token, &header, &size)) ||
+        FAILED(agent.info->lpVtbl->GetModuleInfo2(agent.info, module, &base, 0, NULL, NULL,
+                                                  &assembly, &flags)) ||
+        (flags & COR_PRF_MODULE_DYNAMIC))
+        return;
+    if (FAILED(agent.info->lpVtbl->GetILFunctionBody(agent.info, module, token, &header, &size)) ||
         !header || size == 0)
         return;
     out->end.il_size = size;
@@ -294,6 +393,10 @@ static uint32_t code_read(const wire_cmd_code *cmd, code_reply *out)
         return WIRE_CODE_DETACHING;
     if (unload_in_progress())
         return WIRE_CODE_UNLOADING;
+    if (idmap_get(&code_alive_index, cmd->function_id) == IDMAP_MISSING)
+        return WIRE_CODE_NOT_SEEN;
+    if (!code_alive_now(cmd->function_id))
+        return WIRE_CODE_STALE; /* a module unload began since: it may be dead */
     /* the proof: the runtime itself finds this method's code at that address */
     hr = info->lpVtbl->GetFunctionFromIP3(info, (LPCBYTE)(uintptr_t)cmd->code_address, &owner,
                                           &owner_rejit);
@@ -379,7 +482,11 @@ static void code_name_targets(const code_reply *out, uint64_t gen)
     for (v = 0; v < out->count; v++)
         for (i = 0; i < out->versions[v].info.ref_count; i++) {
             uint64_t fid = out->versions[v].refs[i].function_id;
-            if (fid && naming_function(fid, NAMING_HAS_METADATA, 0, NAMING_LIVE) == -1)
+            /* found through its code only, which may outlive its module for a while
+             * after an unload: named when that cannot be, else left to the server */
+            if (!fid || (atomic_load(&agent.unload_fence) && !code_alive_now(fid)))
+                continue;
+            if (naming_function(fid, NAMING_HAS_METADATA, 0, NAMING_LIVE) == -1)
                 return; /* an unload started: the rest go unnamed */
         }
 }

@@ -24,4 +24,20 @@
  * frees them before it returns. */
 void code_request(const wire_cmd_code *cmd);
 
+/* Which methods are known to live. A FunctionID is read only if the agent saw
+ * it alive after the newest module unload began (agent.unload_fence): named
+ * in a ring record produced after that point (JIT, name, stack, inlining and
+ * code-search records, at their ring position), or listed by catch-up after it.
+ * The runtime keeps finding a collectible method's code (GetFunctionFromIP,
+ * EnumJITedFunctions) for a while after its module's ModuleUnloadFinished, with
+ * the Module already freed; this rule keeps the agent out of that window.
+ * Sender thread only. */
+
+/* The FunctionIDs of one ring record (header and payload) at position pos. */
+void code_note_record(const uint8_t *record, uint32_t length, uint64_t pos);
+/* function_id was alive when the ring's head was at pos (catch-up lists). */
+void code_note_alive(uint64_t function_id, uint64_t pos);
+/* A new connection (or detach): nothing is known alive any more. */
+void code_forget(void);
+
 #endif

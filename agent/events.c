@@ -223,6 +223,7 @@ HRESULT STDMETHODCALLTYPE cb_ModuleUnloadStarted(ICorProfilerCallback11 *self, M
     wire_module_unloaded m = {moduleId};
 
     (void)self;
+    unload_begins(); /* before its record: what is produced from now on is newer */
     emit_record(WIRE_MODULE_UNLOADED, 0, &m, sizeof(m), NULL, 0, NULL, 0);
     unload_started(moduleId); /* the one other wait: bounded, until its names are read */
     return S_OK;

@@ -156,6 +156,8 @@ static unsigned sender_drain(unsigned budget)
             if (rc == 0)
                 rc = conn_emit_or_keep(h.type, h.flags, h.time_ns, rec + sizeof(h), h.length, NULL,
                                        0, NULL, 0);
+            if (rc == 0)
+                code_note_record(rec, length, pos); /* proof of life for code requests */
             /* a server that does not read: the record stays in the ring, and the
              * app's threads count what no longer fits there */
             if (rc == CONN_NO_ROOM)
@@ -370,6 +372,7 @@ static void *sender_loop(void)
                         tiers_paused = 0;
                     }
                     naming_reset();
+                    code_forget();
                     sender_hello();
                     /* startup mode: a reconnect after records were lost needs a catch-up */
                     if (ever_connected || dropped != dropped_seen)

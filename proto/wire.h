@@ -583,7 +583,9 @@ enum wire_code_status {
     WIRE_CODE_DETACHING = 4, /* the agent is leaving */
     WIRE_CODE_FAILED = 5,    /* the runtime listed no code version (hresult says why) */
     WIRE_CODE_NO_MEMORY = 6, /* the agent could not get a buffer for the reply */
-    WIRE_CODE_STATUS_MAX = 6
+    WIRE_CODE_NOT_SEEN = 7,  /* the agent has not seen the method alive on this connection */
+    WIRE_CODE_STALE = 8,     /* a module unload began since the agent last saw it alive */
+    WIRE_CODE_STATUS_MAX = 8
 };
 
 /* WIRE_CODE_END: the reply's last record. */

@@ -151,6 +151,12 @@ static const char *api_code_refusal(uint32_t status)
     case WIRE_CODE_DETACHING: return "the agent is detaching";
     case WIRE_CODE_FAILED: return "the runtime listed no native code for the method";
     case WIRE_CODE_NO_MEMORY: return "the agent could not get memory for the reply";
+    case WIRE_CODE_NOT_SEEN:
+        return "the agent has not seen the method alive on its present connection (it was "
+               "compiled before a reconnect and not listed again)";
+    case WIRE_CODE_STALE:
+        return "a module unloaded since the agent last saw the method alive, and it may have "
+               "died with it: its code is read again once it is seen (compiled, on a stack)";
     default: return "the agent refused";
     }
 }

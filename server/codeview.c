@@ -459,6 +459,8 @@ static const char *codeview_status(uint32_t status)
     case WIRE_CODE_DETACHING: return "detaching";
     case WIRE_CODE_FAILED: return "failed";
     case WIRE_CODE_NO_MEMORY: return "no_memory";
+    case WIRE_CODE_NOT_SEEN: return "not_seen";
+    case WIRE_CODE_STALE: return "stale";
     default: return "unknown";
     }
 }
