@@ -50,6 +50,8 @@ static void disasm_arm64(const cs_insn *in, disasm_insn *out)
         default: break;
         }
     }
+    if (in->id == ARM64_INS_BL || in->id == ARM64_INS_BLR) /* Capstone 4 files them as jumps */
+        out->flags = (out->flags & ~(uint32_t)DISASM_JUMP) | DISASM_CALL;
     if (!(out->flags & (DISASM_CALL | DISASM_JUMP)))
         return;
     if ((out->flags & DISASM_JUMP) &&
