@@ -419,7 +419,8 @@ int api_startup_get(api_call *c)
         sessions_let_others_in();
     }
     if (status == 200) {
-        qsort(methods, nmethods, sizeof(*methods), api_startup_by_time);
+        if (nmethods)
+            qsort(methods, nmethods, sizeof(*methods), api_startup_by_time);
         jmods = json_array();
         for (i = 0; i < nmods; i++) {
             const api_startup_module *m = &mods[i];

@@ -156,7 +156,8 @@ static int procsyms_elf_symtab(procsyms_elf *e,
             return -1;
         e->syms[e->sym_count++] = (procsyms_sym){s.st_value, s.st_size, s.st_name};
     }
-    qsort(e->syms, e->sym_count, sizeof(*e->syms), procsyms_sym_order);
+    if (e->sym_count)
+        qsort(e->syms, e->sym_count, sizeof(*e->syms), procsyms_sym_order);
     return 0;
 }
 
