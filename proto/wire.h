@@ -28,6 +28,9 @@
 /* 5: the code the JIT produced (records 25-29, command 106); 4: wire_agent_cost counts
  * metadata reads; 3: wire_drops has 7 reasons; 2: jit tier */
 #define WIRE_VERSION 5u
+/* The oldest version whose records decode as today's (only types were added
+ * since): a session stored by a server of that version reads back. */
+#define WIRE_VERSION_STORED_MIN 4u
 #define WIRE_MAGIC "JITSCOPE"          /* 8 bytes, no NUL, first in the hello */
 #define WIRE_MAX_PAYLOAD (64u * 1024u) /* any longer frame is a protocol error */
 #define WIRE_TOKEN_LEN 32u             /* session token: 32 ASCII hex characters */

@@ -255,7 +255,8 @@ size_t wire_record_fixed(uint16_t type, unsigned *strings)
     }
 }
 
-int wire_decode_record(const wire_frame *f, wire_record *out, const char **why)
+static int wire_decode_any(const wire_frame *f, wire_record *out, uint32_t oldest,
+                           const char **why)
 {
     size_t fixed;
     unsigned strings = 0;
@@ -315,12 +316,22 @@ int wire_decode_record(const wire_frame *f, wire_record *out, const char **why)
             *why = "hello without the jitscope magic";
             return WIRE_DECODE_BAD;
         }
-        if (out->u.hello.version != WIRE_VERSION) {
+        if (out->u.hello.version < oldest || out->u.hello.version > WIRE_VERSION) {
             *why = "unsupported protocol version";
             return WIRE_DECODE_BAD;
         }
     }
     return WIRE_DECODE_OK;
+}
+
+int wire_decode_record(const wire_frame *f, wire_record *out, const char **why)
+{
+    return wire_decode_any(f, out, WIRE_VERSION, why);
+}
+
+int wire_decode_stored_record(const wire_frame *f, wire_record *out, const char **why)
+{
+    return wire_decode_any(f, out, WIRE_VERSION_STORED_MIN, why);
 }
 
 int wire_decode_command(const uint8_t *buf, size_t len, wire_command *out, size_t *consumed,

@@ -92,6 +92,9 @@ int wire_decode_frame(const uint8_t *buf, size_t len, wire_frame *out, size_t *c
  * than WIRE_STACK_MAX_THREADS or than the runtime listed; and code records
  * whose counts, sizes, offsets or kinds go past the WIRE_CODE_* caps. */
 int wire_decode_record(const wire_frame *frame, wire_record *out, const char **why);
+/* The same for a record read back from storage: a hello of any version from
+ * WIRE_VERSION_STORED_MIN up is accepted (a live agent must say WIRE_VERSION). */
+int wire_decode_stored_record(const wire_frame *frame, wire_record *out, const char **why);
 /* The fixed part's size of an agent record type (0: not one) and how many
  * strings follow it (the one table the decoder and record builders use). */
 size_t wire_record_fixed(uint16_t type, unsigned *strings);

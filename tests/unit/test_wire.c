@@ -1293,6 +1293,36 @@ TEST(commands)
           "over WIRE_MAX_COMMAND: bad at once, not need-more");
 }
 
+TEST(stored_hello_of_an_older_version)
+{
+    wire_hello h = hello_fixed();
+    sample s = {"hello", WIRE_HELLO, 0, &h, sizeof(h), 0, {0}, {0}};
+    size_t len, used;
+    uint8_t *buf;
+    wire_frame f;
+    wire_record r;
+    const char *why = NULL;
+
+    h.version = WIRE_VERSION_STORED_MIN;
+    buf = build_frame(&s, 1, &len);
+    CHECK(wire_decode_frame(buf, len, &f, &used, &why) == WIRE_DECODE_OK, "framed");
+    CHECK(wire_decode_record(&f, &r, &why) == WIRE_DECODE_BAD,
+          "a live agent of version %u is refused", WIRE_VERSION_STORED_MIN);
+    CHECK(wire_decode_stored_record(&f, &r, &why) == WIRE_DECODE_OK,
+          "a stored session of version %u reads back", WIRE_VERSION_STORED_MIN);
+    free(buf);
+    h.version = WIRE_VERSION_STORED_MIN - 1;
+    buf = build_frame(&s, 1, &len);
+    wire_decode_frame(buf, len, &f, &used, &why);
+    CHECK(wire_decode_stored_record(&f, &r, &why) == WIRE_DECODE_BAD, "older ones do not");
+    free(buf);
+    h.version = WIRE_VERSION + 1;
+    buf = build_frame(&s, 1, &len);
+    wire_decode_frame(buf, len, &f, &used, &why);
+    CHECK(wire_decode_stored_record(&f, &r, &why) == WIRE_DECODE_BAD, "nor newer ones");
+    free(buf);
+}
+
 TEST(code_record_caps)
 {
     wire_code_version_info v = s_code_version;
@@ -1368,6 +1398,7 @@ TEST(code_record_caps)
 }
 
 static const check_test tests[] = {
+    TEST_ENTRY(stored_hello_of_an_older_version),
     TEST_ENTRY(code_record_caps),
     TEST_ENTRY(round_trip_every_type),
     TEST_ENTRY(counters_in_range),
