@@ -5,15 +5,30 @@
  * the whole of its cost. */
 #include "jitinfo.h"
 
+#include <stdlib.h>
+#include <string.h>
+
 #include "emit.h"
 #include "events.h"
+
+static int jitinfo_inlining = 1; /* written once in Initialize, before any callback */
+
+void jitinfo_configure(void)
+{
+    const char *env = getenv(WIRE_ENV_INLINING);
+
+    jitinfo_inlining = !(env && strcmp(env, "0") == 0);
+}
 
 HRESULT STDMETHODCALLTYPE cb_JITInlining(ICorProfilerCallback11 *self, FunctionID callerId,
                                          FunctionID calleeId, BOOL *pfShouldInline)
 {
-    wire_inlining r = {.caller = callerId, .callee = calleeId, .thread_id = events_thread_id()};
+    wire_inlining r;
 
     (void)self, (void)pfShouldInline; /* left as the runtime set it: never vetoed */
+    if (!jitinfo_inlining)
+        return S_OK;
+    r = (wire_inlining){.caller = callerId, .callee = calleeId, .thread_id = events_thread_id()};
     emit_record(WIRE_INLINING, events_in_dynamic_jit() ? WIRE_FLAG_DYNAMIC : 0, &r, sizeof(r), NULL,
                 0, NULL, 0);
     return S_OK;

@@ -13,6 +13,9 @@
 
 #include "corprof.h"
 
+/* Reads WIRE_ENV_INLINING once, at Initialize. */
+void jitinfo_configure(void);
+
 HRESULT STDMETHODCALLTYPE cb_JITInlining(ICorProfilerCallback11 *self, FunctionID callerId,
                                          FunctionID calleeId, BOOL *pfShouldInline);
 HRESULT STDMETHODCALLTYPE cb_JITCachedFunctionSearchStarted(ICorProfilerCallback11 *self,

@@ -197,6 +197,7 @@ static HRESULT agent_begin(profiler *p, IUnknown *unk, int mode, const char *soc
         goto fail;
     }
     mdcache_configure();
+    jitinfo_configure();
     if (tiers_wanted_at_start())
         tiers_start(info); /* before the first JIT we report; without it tiers are unknown */
     if (sender_start() != 0) {

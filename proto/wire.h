@@ -67,6 +67,9 @@
  * metadata"). A way out should the direct reader ever misread a module, and
  * the yardstick its tests and benchmark compare it with. */
 #define WIRE_ENV_METADATA "JITSCOPE_METADATA"
+/* "0": the agent records no JITInlining (the callback returns at once). For
+ * measuring its cost. */
+#define WIRE_ENV_INLINING "JITSCOPE_INLINING"
 
 /* Attach client data: "jitscope1 <token> <socket path>" (ASCII, no NUL). */
 #define WIRE_CLIENT_DATA_PREFIX "jitscope1 "

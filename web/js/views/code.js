@@ -73,9 +73,10 @@ export class CodeTab {
   hide() {}
   destroy() { clearTimeout(this.findTimer); }
 
-  // The tab was opened for a method (from the URL), or without one.
+  // The tab was opened for a method (from the URL: a link, a call target):
+  // its code is read (again), fresh from the agent while the session is live.
   open(functionId) {
-    if (!functionId || functionId === this.fid) return;
+    if (!functionId) return;
     this.fid = functionId;
     this.load(true);
   }
