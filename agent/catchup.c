@@ -21,7 +21,6 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "catchup.h"
@@ -85,11 +84,10 @@ static int catchup_wait_unloads(void)
     unsigned waited = 0;
 
     while (unload_in_progress()) {
-        struct timespec ms = {0, 5000000L};
         if (!catchup_go_on() || waited >= CATCHUP_UNLOAD_WAIT_MS)
             return -1;
         unload_service();
-        nanosleep(&ms, NULL);
+        clock_sleep_ns(5000000u);
         waited += 5;
     }
     return 0;

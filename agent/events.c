@@ -229,6 +229,14 @@ HRESULT STDMETHODCALLTYPE cb_ModuleUnloadStarted(ICorProfilerCallback11 *self, M
     return S_OK;
 }
 
+HRESULT STDMETHODCALLTYPE cb_ModuleUnloadFinished(ICorProfilerCallback11 *self, ModuleID moduleId,
+                                                  HRESULT hrStatus)
+{
+    (void)self, (void)hrStatus;
+    unload_finished(moduleId); /* else unload_in_progress() stays true for good */
+    return S_OK;
+}
+
 HRESULT STDMETHODCALLTYPE cb_AssemblyLoadFinished(ICorProfilerCallback11 *self,
                                                   AssemblyID assemblyId, HRESULT hrStatus)
 {

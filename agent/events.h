@@ -33,6 +33,8 @@ HRESULT STDMETHODCALLTYPE cb_EventPipeEventDelivered(
 HRESULT STDMETHODCALLTYPE cb_ModuleLoadFinished(ICorProfilerCallback11 *self, ModuleID moduleId,
                                                 HRESULT hrStatus);
 HRESULT STDMETHODCALLTYPE cb_ModuleUnloadStarted(ICorProfilerCallback11 *self, ModuleID moduleId);
+HRESULT STDMETHODCALLTYPE cb_ModuleUnloadFinished(ICorProfilerCallback11 *self, ModuleID moduleId,
+                                                  HRESULT hrStatus);
 HRESULT STDMETHODCALLTYPE cb_AssemblyLoadFinished(ICorProfilerCallback11 *self,
                                                   AssemblyID assemblyId, HRESULT hrStatus);
 HRESULT STDMETHODCALLTYPE cb_ThreadCreated(ICorProfilerCallback11 *self, ThreadID threadId);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agent.h"
 #include "emit.h"
 #include "events.h"
 
@@ -25,8 +26,8 @@ HRESULT STDMETHODCALLTYPE cb_JITInlining(ICorProfilerCallback11 *self, FunctionI
 {
     wire_inlining r;
 
-    (void)self, (void)pfShouldInline; /* left as the runtime set it: never vetoed */
-    if (!jitinfo_inlining)
+    (void)self, (void)pfShouldInline;     /* left as the runtime set it: never vetoed */
+    if (!jitinfo_inlining || !agent.info) /* not initialised: no thread to ask about */
         return S_OK;
     r = (wire_inlining){.caller = callerId, .callee = calleeId, .thread_id = events_thread_id()};
     emit_record(WIRE_INLINING, events_in_dynamic_jit() ? WIRE_FLAG_DYNAMIC : 0, &r, sizeof(r), NULL,

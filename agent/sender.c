@@ -49,12 +49,6 @@
 static pthread_t sender_thread;
 static int sender_started; /* sender_thread is joinable */
 
-static void sender_sleep_ms(unsigned ms)
-{
-    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
-    nanosleep(&ts, NULL);
-}
-
 /* ---- records of the sender itself ---- */
 
 /* Tells the server whether compilations carry their tier (tiers.h). */
@@ -154,8 +148,7 @@ static unsigned sender_drain(unsigned budget)
                 rc = naming_record_functions(h.type, h.flags, rec + sizeof(h), h.length, pos);
             }
             if (rc == 0)
-                rc = conn_emit_or_keep(h.type, h.flags, h.time_ns, rec + sizeof(h), h.length, NULL,
-                                       0, NULL, 0);
+                rc = conn_forward(rec); /* encoded once (emit.c): copied, its number stamped */
             if (rc == 0)
                 code_note_record(rec, length, pos); /* proof of life for code requests */
             /* a server that does not read: the record stays in the ring, and the
@@ -330,7 +323,7 @@ static void *sender_loop(void)
 {
     unsigned backoff = SENDER_BACKOFF_MIN_MS;
     uint64_t next_try = 0, last_drops = 0, lost_since = 0, dropped_seen = 0, connected_at = 0;
-    int ever_connected = 0;
+    int ever_connected = 0, linked = 0; /* linked: connected at the last look */
     /* the tier source was switched off because there is no server: without one
      * every record is discarded, so the runtime's MethodLoad events (about 12%
      * of a JIT-heavy run) would be paid for nothing; on again at (re)connect */
@@ -349,6 +342,10 @@ static void *sender_loop(void)
             break;
         unload_service();
         if (!conn_connected()) {
+            if (linked) { /* the connection went (conn.c closed it) */
+                linked = 0;
+                stacks_profile_stop(); /* the server that asked for a profile is gone */
+            }
             if (now >= next_try) {
                 /* every attempt pushes the next one back, also a successful one: a
                  * server that closes at once (wrong token, session taken) must not
@@ -379,6 +376,7 @@ static void *sender_loop(void)
                         atomic_store(&agent.catchup_requested, 1);
                     dropped_seen = dropped;
                     ever_connected = 1;
+                    linked = 1;
                     connected_at = now;
                 }
             }
@@ -403,7 +401,7 @@ static void *sender_loop(void)
                     lost_since = now; /* refused: try again later */
                 }
                 sender_drain(1u << 20);
-                sender_sleep_ms(10);
+                clock_sleep_ns(10 * 1000000ull);
                 continue;
             }
         }
@@ -476,8 +474,7 @@ void sender_stop(void)
     if (!sender_started)
         return;
     atomic_store(&agent.stopping, 1);
-    clock_gettime(CLOCK_REALTIME, &deadline);
-    deadline.tv_sec += SENDER_JOIN_MS / 1000;
+    deadline = clock_deadline_ms(CLOCK_REALTIME, SENDER_JOIN_MS);
     if (pthread_timedjoin_np(sender_thread, NULL, &deadline) == 0)
         sender_started = 0;
     else /* every wait of the sender is bounded well below: a bug if seen */

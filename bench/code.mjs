@@ -13,6 +13,7 @@
 //  3. Click to code in Chromium: from the click on "code" in the live feed's
 //     detail strip to the Code tab showing the 3 columns.
 // Knobs: RUNS (default 7), JIT_METHODS (10000), REQUESTS (40), CLICKS (10).
+/* global document, location */ // in the functions page.evaluate runs in the browser
 import { spawnSync } from 'node:child_process';
 import { E2E_DLL, ROOT, startServer, waitFor, functionsOf, stopAll } from '../tests/e2e/lib.mjs';
 import { launchBrowser, openDashboard } from '../tests/browser/helpers.mjs';

@@ -255,8 +255,7 @@ size_t wire_record_fixed(uint16_t type, unsigned *strings)
     }
 }
 
-static int wire_decode_any(const wire_frame *f, wire_record *out, uint32_t oldest,
-                           const char **why)
+static int wire_decode_any(const wire_frame *f, wire_record *out, uint32_t oldest, const char **why)
 {
     size_t fixed;
     unsigned strings = 0;

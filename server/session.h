@@ -25,6 +25,7 @@
 #include "idindex.h"
 #include "idmap.h"
 #include "logrec.h"
+#include "procname.h"
 #include "profile.h"
 #include "stacks.h"
 #include "strpool.h"
@@ -51,6 +52,15 @@ typedef enum session_state {
 } session_state;
 
 enum session_mode { SESSION_MODE_RUN = 1, SESSION_MODE_ATTACH = 2 };
+
+/* A build server outside a run that did part of its work (buildwatch.h). */
+#define SESSION_OUTSIDE_MAX 8
+typedef struct session_outsider {
+    int32_t pid;
+    uint32_t cpu_ms;        /* CPU time it used while the run's launched process ran */
+    int32_t started_before; /* 1: it ran before the run began; 0: something outside started it */
+    char name[40];          /* "MSBuild server", "MSBuild node", "VBCSCompiler"... */
+} session_outsider;
 
 /* One live compilation of a function (catch-up knows none of these). */
 typedef struct session_compilation {
@@ -160,13 +170,17 @@ typedef struct session {
     session_state state;
     char token[WIRE_TOKEN_LEN + 1];
     char *command_line;
-    char error[256]; /* why a launch/attach failed, or the detach refusal */
+    char program[PROCNAME_MAX]; /* what it runs, in a word (procname.h); "" unknown */
+    char error[256];            /* why a launch/attach failed, or the detach refusal */
     int has_exit_code, exit_code;
     int exit_signal;     /* the signal that ended the launched process (exit_code 128+n); 0 none */
     uint64_t start_time; /* its process's start (proc_start_time): a later process with the same
                             pid is another one */
     int not_child;       /* run mode, taken back after a restart: not ours to reap */
     int64_t created_ns, connected_ns, ended_ns;
+    /* a run's root: build servers it did not start that worked while it ran */
+    session_outsider outside[SESSION_OUTSIDE_MAX];
+    uint32_t outside_count;
     /* runtime identity from the hello */
     uint16_t runtime_type, clr_instance_id, major, minor, build, qfe;
     uint32_t ring_bytes;
@@ -226,6 +240,11 @@ void session_memory_usage(const session *s, session_memory *m);
  * a kept compilation in order. NULL / -1 when a cap is reached or memory
  * runs out. */
 session_function *session_function_append(session *s, uint64_t id);
+/* Room for this many functions, modules and threads, and about name_bytes of
+ * names, at once (a session read back from a snapshot knows its counts): no
+ * doubling copies, big arrays on huge pages. 0 or -1. */
+int session_reserve(session *s, size_t functions, size_t modules, size_t threads,
+                    size_t name_bytes);
 /* A zeroed module / a new live thread with this ID, appended; the ID finds it
  * from now on (ingest for a reused ID, storage's read-back in file order).
  * NULL at a cap or out of memory (counted in capacity_drops). */

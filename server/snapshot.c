@@ -205,8 +205,13 @@ static int snapshot_put_code(void *ctx, const void *payload, uint32_t length)
 
 int snapshot_encode(const session *s, uint64_t max_events, textbuf *out)
 {
-    snapshot_begin counts = {SNAPSHOT_FORMAT, 0, s->function_count, s->module_count,
-                             s->thread_count, 0};
+    snapshot_begin counts = {
+        SNAPSHOT_FORMAT,
+        s->names.text_bytes > UINT32_MAX ? UINT32_MAX : (uint32_t)s->names.text_bytes,
+        s->function_count,
+        s->module_count,
+        s->thread_count,
+        0};
     uint64_t first = eventlog_first_seq(&s->events);
     size_t i;
 
@@ -347,7 +352,8 @@ static int snapshot_restore_thread(session *s, snapshot_cursor *c, uint16_t flag
     return 0;
 }
 
-static int snapshot_restore_function(session *s, snapshot_cursor *c, uint16_t flags)
+static int snapshot_restore_function(session *s, snapshot_reader *rd, snapshot_cursor *c,
+                                     uint16_t flags)
 {
     snapshot_function r;
     const char *name;
@@ -386,9 +392,12 @@ static int snapshot_restore_function(session *s, snapshot_cursor *c, uint16_t fl
         !(f->name = (f->flags & WIRE_FLAG_DYNAMIC) ? strpool_intern(&s->names, name, length)
                                                    : strpool_add(&s->names, name, length)))
         return -1;
-    if ((flags & SNAPSHOT_INDEXED) && f->function_id &&
-        idindex_put(&s->function_index, f->function_id, index, s->functions, sizeof(*f)) != 0)
-        return -1;
+    if ((flags & SNAPSHOT_INDEXED) && f->function_id) { /* indexed all at once at END */
+        if (grow_reserve((void **)&rd->indexed, &rd->indexed_cap, rd->indexed_count,
+                         sizeof(*rd->indexed), 1024, SESSION_MAX_FUNCTIONS, GROW_KEEP) != 0)
+            return -1;
+        rd->indexed[rd->indexed_count++] = index;
+    }
     return 0;
 }
 
@@ -427,6 +436,10 @@ int snapshot_apply(session *s, snapshot_reader *rd, uint16_t type, uint16_t flag
             return -1;
         }
         rd->begun = 1;
+        /* the counts it announces are room made at once (bounded by the session's caps;
+         * what does not fit is refused record by record as ever) */
+        session_reserve(s, (size_t)rd->counts.functions, (size_t)rd->counts.modules,
+                        (size_t)rd->counts.threads, rd->counts.name_bytes);
         return 0;
     case SNAPSHOT_SESSION: rc = snapshot_restore_session(s, rd, &c); break;
     case SNAPSHOT_MODULE:
@@ -438,7 +451,7 @@ int snapshot_apply(session *s, snapshot_reader *rd, uint16_t type, uint16_t flag
         rd->threads++;
         break;
     case SNAPSHOT_FUNCTION:
-        rc = snapshot_restore_function(s, &c, flags);
+        rc = snapshot_restore_function(s, rd, &c, flags);
         rd->functions++;
         break;
     case SNAPSHOT_EVENTS:
@@ -457,6 +470,11 @@ int snapshot_apply(session *s, snapshot_reader *rd, uint16_t type, uint16_t flag
             return -1;
         }
         rd->ended = 1;
+        if (idindex_put_many(&s->function_index, rd->indexed, rd->indexed_count, s->functions,
+                             sizeof(*s->functions)) != 0) {
+            *why = "snapshot: no memory for its functions' index";
+            return -1;
+        }
         return 0;
     }
     default: *why = "not a snapshot record"; return -1;
@@ -468,8 +486,16 @@ int snapshot_apply(session *s, snapshot_reader *rd, uint16_t type, uint16_t flag
     return 0;
 }
 
-int snapshot_finish(const session *s, const snapshot_reader *rd, const char **why)
+void snapshot_reader_free(snapshot_reader *rd)
 {
+    free(rd->indexed);
+    rd->indexed = NULL;
+    rd->indexed_count = rd->indexed_cap = 0;
+}
+
+int snapshot_finish(const session *s, snapshot_reader *rd, const char **why)
+{
+    snapshot_reader_free(rd);
     if (!rd->begun || !rd->ended) {
         *why = "snapshot: incomplete (no END)";
         return -1;

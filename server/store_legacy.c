@@ -358,16 +358,17 @@ static int legacy_put_part(sqlite3 *db, int session_id, int part, int parts, con
 
     if (store_compress(raw, length, &packed, &packed_length) != 0 ||
         sqlite3_prepare_v2(db,
-                           "INSERT INTO snapshots (session_id, part, parts, upto_chunk, codec,"
-                           " raw_bytes, bytes) VALUES (?, ?, ?, 0, ?, ?, ?)",
+                           "INSERT INTO snapshots (session_id, part, parts, kind, upto_chunk,"
+                           " codec, raw_bytes, bytes) VALUES (?, ?, ?, ?, 0, ?, ?, ?)",
                            -1, &st, NULL) != SQLITE_OK)
         goto done;
     sqlite3_bind_int(st, 1, session_id);
     sqlite3_bind_int(st, 2, part);
     sqlite3_bind_int(st, 3, parts);
-    sqlite3_bind_int(st, 4, STORE_CODEC_ZSTD);
-    sqlite3_bind_int64(st, 5, (sqlite3_int64)length);
-    sqlite3_bind_blob64(st, 6, packed, packed_length, SQLITE_STATIC);
+    sqlite3_bind_int(st, 4, part == 0 ? STORE_SNAPSHOT_STATE : STORE_SNAPSHOT_OBSERVATIONS);
+    sqlite3_bind_int(st, 5, STORE_CODEC_ZSTD);
+    sqlite3_bind_int64(st, 6, (sqlite3_int64)length);
+    sqlite3_bind_blob64(st, 7, packed, packed_length, SQLITE_STATIC);
     rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
 done:
     sqlite3_finalize(st);

@@ -121,11 +121,11 @@ static int restore(session *s, const char *bytes, size_t n, const char **why)
         int rc = wire_decode_frame((const uint8_t *)bytes + off, n - off, &f, &used, why);
         if (rc == WIRE_DECODE_NEED_MORE)
             *why = "a frame cut short";
-        if (rc != WIRE_DECODE_OK)
+        if (rc != WIRE_DECODE_OK || snapshot_apply(s, &rd, f.header.type, f.header.flags, f.payload,
+                                                   f.header.length, why) != 0) {
+            snapshot_reader_free(&rd);
             return -1;
-        if (snapshot_apply(s, &rd, f.header.type, f.header.flags, f.payload, f.header.length,
-                           why) != 0)
-            return -1;
+        }
         off += used;
     }
     return snapshot_finish(s, &rd, why);
@@ -227,6 +227,38 @@ TEST(round_trip_serves_the_same)
     session_free(r);
 }
 
+/* A session with megabytes of names reads them back into one reserved block
+ * (strpool_reserve from the snapshot's name_bytes), not chunk by chunk. */
+TEST(names_read_back_into_one_block)
+{
+    session *s = rec_live_session(1), *r;
+    uint64_t t = REC_MONO + 100;
+    size_t n = 0;
+    char *bytes, name[256];
+    const char *why = NULL;
+    unsigned i, same = 1;
+
+    rec_apply(s, rec_module_loaded(MID_APP, "/app/App.dll", "App", 0, t++));
+    for (i = 0; i < 20000; i++) { /* about 4 MiB of names */
+        snprintf(name, sizeof(name), "Contoso.Orders.Service%04u.Handlers.Handler%u.Handle(%0150u)",
+                 i / 24, i, i);
+        rec_apply(s, rec_function_name(0x100000 + i, MID_APP, name, 0));
+    }
+    r = header_only(s);
+    bytes = encode(s, &n);
+    CHECK(bytes && restore(r, bytes, n, &why) == 0, "restored (%s)", why ? why : "ok");
+    CHECK(r->names.region && r->names.region_chunks >= 3 &&
+              r->names.region_taken == r->names.chunk_count,
+          "every name chunk is in the reserved block (%u of %u)", r->names.region_taken,
+          r->names.region_chunks);
+    for (i = 0; i < r->function_count && i < s->function_count; i++)
+        same &= strcmp(r->functions[i].name, s->functions[i].name) == 0;
+    CHECK(same && r->function_count == 20000, "every name read back (%zu)", r->function_count);
+    free(bytes);
+    session_free(s);
+    session_free(r);
+}
+
 TEST(empty_session)
 {
     session *s = session_new(3, SESSION_MODE_ATTACH, 12, "x", REC_TOKEN), *r = header_only(s);
@@ -280,6 +312,7 @@ TEST(damage_is_refused)
 
 static const check_test tests[] = {
     TEST_ENTRY(round_trip_serves_the_same),
+    TEST_ENTRY(names_read_back_into_one_block),
     TEST_ENTRY(empty_session),
     TEST_ENTRY(damage_is_refused),
     TEST_END,

@@ -14,7 +14,8 @@
  * labels (GC and suspension reasons, generation bits) passed through; and a
  * deterministic garbage loop (200k random and mutated buffers, each in its own
  * exact-size allocation so ASan sees any overread) that must never crash and
- * never report more bytes consumed than it was given.
+ * never report more bytes consumed than it was given; a sequence number
+ * stamped into an encoded frame gives the frame encoded with it.
  * Build: make build/tests/test_wire && build/tests/test_wire
  */
 #include <stdint.h>
@@ -1234,6 +1235,25 @@ TEST(encoder_cuts_long_strings_and_flags_it)
     free(text);
 }
 
+/* The agent encodes a ring record once without its number and stamps the
+ * number later (wire_stamp_seq): the result is the frame encoded with it. */
+TEST(stamped_seq_is_the_encoding_with_it)
+{
+    static const char name[] = "Ns.Type.M\xff(int)"; /* a bad byte: sanitized */
+    wire_text s = {.utf8 = name, .length = sizeof(name) - 1};
+    wire_frame_header h = {.type = WIRE_FUNCTION_NAME, .flags = WIRE_FLAG_CATCHUP, .time_ns = 77};
+    wire_function_name fn = {.function_id = 5, .module_id = 6, .token = 0x06000001};
+    uint8_t stamped[256], direct[256];
+    size_t n1, n2;
+
+    n1 = wire_encode(stamped, &h, &fn, sizeof(fn), NULL, 0, &s, 1);
+    wire_stamp_seq(stamped, 0x0102030405060708ull);
+    h.seq = 0x0102030405060708ull;
+    n2 = wire_encode(direct, &h, &fn, sizeof(fn), NULL, 0, &s, 1);
+    CHECK(n1 == n2 && memcmp(stamped, direct, n1) == 0,
+          "byte for byte the frame encoded with that number (%zu bytes)", n1);
+}
+
 TEST(commands)
 {
     uint8_t buf[HDR + WIRE_MAX_COMMAND + 8];
@@ -1421,6 +1441,7 @@ static const check_test tests[] = {
     TEST_ENTRY(garbage_never_crashes_or_overreads),
     TEST_ENTRY(encoder_round_trips_through_the_decoder),
     TEST_ENTRY(encoder_cuts_long_strings_and_flags_it),
+    TEST_ENTRY(stamped_seq_is_the_encoding_with_it),
     TEST_ENTRY(commands),
     TEST_END,
 };

@@ -90,6 +90,8 @@ namespace JitscopeE2e
                     return 0;
                 case "dynstorm":
                     return DynStorm.Run(IntArg(args, 1, 1000));
+                case "emitstorm":
+                    return EmitStorm.Run(IntArg(args, 1, 1000));
                 case "parent":
                     return Tree.Parent();
                 case "sleep":
@@ -105,7 +107,7 @@ namespace JitscopeE2e
                 case "dyncollect":
                     return DynCollect.Run(IntArg(args, 1, 1000), IntArg(args, 2, 50), IntArg(args, 3, 200), args.Length > 4 && args[4] == "hold");
                 default:
-                    Console.Error.WriteLine("usage: E2eTarget [run | serve | spin SECONDS | jitstorm N [rate R] [hold] | names | parent | sleep SECONDS | dynstorm N | collectible ROUNDS METHODS [LONGDIR] | variant a|b | pair | code | dyncollect N BATCH SPIN_US [hold]]");
+                    Console.Error.WriteLine("usage: E2eTarget [run | serve | spin SECONDS | jitstorm N [rate R] [hold] | emitstorm N | names | parent | sleep SECONDS | dynstorm N | collectible ROUNDS METHODS [LONGDIR] | variant a|b | pair | code | dyncollect N BATCH SPIN_US [hold]]");
                     return 2;
             }
         }

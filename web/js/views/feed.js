@@ -133,6 +133,14 @@ export class LiveFeed {
     this.render();
   }
 
+  // The session's tier source (its word on why a tier is unknown): rows
+  // already drawn are drawn again when it changes.
+  setTierSource(source) {
+    const before = JSON.stringify(this.tierSource || null);
+    this.tierSource = source;
+    if (JSON.stringify(source) !== before) schedule(this.render);
+  }
+
   // ---- data in ----
   ingest(events) {
     const buf = this.buf;

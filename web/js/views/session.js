@@ -16,7 +16,7 @@ import { GcTab } from './gcview.js';
 import { CodeTab } from './code.js';
 import { StartupTab } from './startup.js';
 import { PauseTimeline } from '../timeline.js';
-import { stateBadge, isFinal, sessionDuration, sessionHref, notice, previousRun, compareHref, emptyMark } from './common.js';
+import { stateBadge, isFinal, sessionDuration, sessionHref, notice, previousRun, compareHref, emptyMark, outsideNotice } from './common.js';
 
 const SUMMARY_MS = 1000;
 export const TABS = [
@@ -298,7 +298,7 @@ export class SessionView {
     const final = isFinal(s.state);
     if (this.stream) this.stream.ended = final;
     this.feed.setEnded(final, s.ended_ms || (s.detach && s.detach.finished_ms) || null);
-    this.feed.tierSource = s.tier_source || null; // why an unknown tier is unknown
+    this.feed.setTierSource(s.tier_source || null); // why an unknown tier is unknown
     if (!prev) this.app.updateCrumbs();
     this.trackDetach(prev, s);
     if (!prev || prev.state !== s.state) { this.tabs.stacks.sessionChanged(); this.tabs.profile.sessionChanged(); }
@@ -446,8 +446,9 @@ export class SessionView {
     } else if (s.state === 'exited') {
       const how = s.exit_signal
         ? `Process killed by signal ${s.exit_signal}${s.exit_signal_name ? ` (${s.exit_signal_name})` : ''}, exit code ${s.exit_code}.`
-        : `Process exited with code ${s.exit_code ?? '?'}.`;
-      n = notice(s.exit_code ? 'warn' : '', h('b', null, how), ' Everything recorded stays browsable.');
+        : s.exit_code != null ? `Process exited with code ${s.exit_code}.` : 'Process exited; its exit code is unknown:';
+      const why = s.exit_code == null && s.exit_code_unknown ? ` ${s.exit_code_unknown}.` : '';
+      n = notice(s.exit_code ? 'warn' : '', h('b', null, how), why, ' Everything recorded stays browsable.');
     } else if (s.state === 'interrupted') {
       n = notice('warn', h('b', null, 'Interrupted.'), ' The server recording this session stopped while it was live; this is what it had written to storage, read-only.');
     } else if (s.state === 'disconnected') {
@@ -457,8 +458,9 @@ export class SessionView {
     } else if (this.summaryErrors) {
       return; // keep the error notice set by pollSummary
     }
-    const sig = n ? n.textContent : '';
-    if (this.msg._sig !== sig) { this.msg._sig = sig; fill(this.msg, n); }
+    const outside = s.build_servers_outside && s.build_servers_outside.length ? outsideNotice(s, false) : null;
+    const sig = (n ? n.textContent : '') + (outside ? outside.textContent : '');
+    if (this.msg._sig !== sig) { this.msg._sig = sig; fill(this.msg, n, outside); }
   }
 
   // ---- keys ----
