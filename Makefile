@@ -164,7 +164,7 @@ FUZZ_BINS    := $(FUZZ_TARGETS:%=$(BUILD)/fuzz/%)
 FUZZ_CFLAGS   = $(CSTD) $(WARN) -g -O1 -fsanitize=fuzzer,address,undefined \
                 -fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZ_SRC_wire_decode := proto/wire_decode.c proto/wire_encode.c proto/utf.c proto/idmap.c \
-                        server/session.c server/session_fold.c server/session_state.c server/session_names.c server/eventlog.c server/stacks.c server/profile.c server/timeline.c server/grow.c server/hugemem.c \
+                        server/session.c server/session_thread.c server/session_fold.c server/session_state.c server/session_names.c server/eventlog.c server/stacks.c server/profile.c server/timeline.c server/grow.c server/hugemem.c \
                         server/strpool.c server/idindex.c server/code.c
 FUZZ_SRC_command     := proto/wire_decode.c proto/wire_encode.c proto/utf.c
 FUZZ_SRC_ipc         := server/ipc_codec.c proto/utf.c

@@ -4,7 +4,7 @@
  * catch-up when one is due (attach, or a reconnect after records were lost;
  * catchup.c); drain the ring, naming each function the first time this
  * connection sees it (naming.c: in JIT records and in the frames of stack
- * records); read commands (detach, ping, and snapshot / profile, which go to the
+ * records) and each new thread by its OS name (osname.h); read commands (detach, ping, and snapshot / profile, which go to the
  * walker thread, stacks.c); report drop counters. While no server is connected,
  * ring records are discarded and counted, so the app never waits and memory
  * stays bounded. The socket and its bounded buffers are conn.c's; this thread is
@@ -29,6 +29,7 @@
 #include "mdcache.h"
 #include "eventmask.h"
 #include "naming.h"
+#include "osname.h"
 #include "stacks.h"
 #include "tiers.h"
 #include "unload.h"
@@ -115,6 +116,24 @@ static void sender_drops(void)
 
 /* ---- ring ---- */
 
+/* A thread the runtime just started: its OS name too (osname.h), once (the
+ * runtime follows THREAD_CREATED with THREAD_OS_ID for the same thread). */
+static void sender_thread_os_name(const uint8_t *payload, uint32_t length)
+{
+    static uint64_t last_thread;
+    static uint32_t last_os;
+    wire_thread t;
+
+    if (length < sizeof(t))
+        return;
+    memcpy(&t, payload, sizeof(t));
+    if (t.os_thread_id == 0 || (t.thread_id == last_thread && t.os_thread_id == last_os))
+        return;
+    last_thread = t.thread_id;
+    last_os = t.os_thread_id;
+    osname_send(t.thread_id, t.os_thread_id, 0);
+}
+
 /* Moves up to `budget` ring records to the output (or discards them while
  * disconnected). Returns how many were taken. */
 static unsigned sender_drain(unsigned budget)
@@ -149,6 +168,8 @@ static unsigned sender_drain(unsigned budget)
             }
             if (rc == 0)
                 rc = conn_forward(rec); /* encoded once (emit.c): copied, its number stamped */
+            if (rc == 0 && (h.type == WIRE_THREAD_CREATED || h.type == WIRE_THREAD_OS_ID))
+                sender_thread_os_name(rec + sizeof(h), h.length);
             if (rc == 0)
                 code_note_record(rec, length, pos); /* proof of life for code requests */
             /* a server that does not read: the record stays in the ring, and the

@@ -25,11 +25,13 @@
 
 #include <stdint.h>
 
-/* 5: the code the JIT produced (records 25-29, command 106); 4: wire_agent_cost counts
- * metadata reads; 3: wire_drops has 7 reasons; 2: jit tier */
-#define WIRE_VERSION 5u
+/* 6: the code the JIT produced (records 25-29, command 106); 5: THREAD_DESTROYED
+ * and THREAD_NAME carry the OS thread id, WIRE_FLAG_OS_NAME; 4: wire_agent_cost
+ * counts metadata reads; 3: wire_drops has 7 reasons; 2: jit tier */
+#define WIRE_VERSION 6u
 /* The oldest version whose records decode as today's (only types were added
- * since): a session stored by a server of that version reads back. */
+ * since, and fields that were 0 or reserved filled in): a session stored by a
+ * server of that version reads back. */
 #define WIRE_VERSION_STORED_MIN 4u
 #define WIRE_MAGIC "JITSCOPE"          /* 8 bytes, no NUL, first in the hello */
 #define WIRE_MAX_PAYLOAD (64u * 1024u) /* any longer frame is a protocol error */
@@ -90,7 +92,12 @@ enum wire_flags {
     WIRE_FLAG_CATCHUP = 1u << 0,   /* produced by enumeration, not by a callback */
     WIRE_FLAG_DYNAMIC = 1u << 1,   /* dynamic method (no metadata token) */
     WIRE_FLAG_TRUNCATED = 1u << 2, /* a string in the payload was cut short */
+    /* THREAD_NAME only: the name is the OS thread's (/proc/self/task/TID/comm, at
+     * most 15 bytes), read by the agent, not one the runtime reported */
+    WIRE_FLAG_OS_NAME = 1u << 3,
 };
+#define WIRE_FLAGS_KNOWN                                                                           \
+    (WIRE_FLAG_CATCHUP | WIRE_FLAG_DYNAMIC | WIRE_FLAG_TRUNCATED | WIRE_FLAG_OS_NAME)
 
 /* Agent -> server. */
 enum wire_record_type {
@@ -240,15 +247,21 @@ typedef struct wire_assembly_loaded {
 } wire_assembly_loaded;
 _Static_assert(sizeof(wire_assembly_loaded) == 24, "wire_assembly_loaded layout");
 
-/* WIRE_THREAD_CREATED, _DESTROYED, _OS_ID share one layout. */
+/* WIRE_THREAD_CREATED, _DESTROYED, _OS_ID share one layout. A ThreadID is the
+ * address of the runtime's thread object: once a thread was destroyed (and its
+ * managed Thread finalized) a new thread may get the same ID, so the OS thread
+ * id comes with every thread record that knows it: (ThreadID, OS thread id)
+ * tells the threads apart. */
 typedef struct wire_thread {
     uint64_t thread_id;
-    uint32_t os_thread_id; /* Linux tid, 0 when not known yet */
+    uint32_t os_thread_id; /* Linux tid, 0 when not known (yet: a thread not started) */
     uint32_t reserved;
 } wire_thread;
 _Static_assert(sizeof(wire_thread) == 16, "wire_thread layout");
 
-/* WIRE_THREAD_NAME: fixed part (wire_thread), then one string (may be empty). */
+/* WIRE_THREAD_NAME: fixed part (wire_thread), then one string (may be empty).
+ * Without WIRE_FLAG_OS_NAME the runtime's ThreadNameChanged (Thread.Name); with
+ * it the OS thread's name, which the runtime's own threads only have. */
 
 enum wire_drop_reason {
     WIRE_DROP_RING_FULL = 0,   /* app thread found the buffer full */

@@ -61,6 +61,8 @@ def call_graph(flavour, dirs):
             if not f.endswith(".o"):
                 continue
             module = f"{d}/{f[:-2]}"
+            if not os.path.exists(os.path.join(ROOT, module + ".c")):
+                continue  # left by a source file since removed (an older checkout's build)
             path = os.path.join(folder, f)
             for line in nm(path, "--defined-only", "-g"):
                 sym = line.split()[-1]

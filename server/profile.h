@@ -46,10 +46,12 @@ typedef struct profile_stack {
     uint32_t depth;
 } profile_stack;
 
+/* One thread of the profile: a row of the session (thread_row, position + 1)
+ * when the walk knew it, else its ThreadID (which the runtime reuses). */
 typedef struct profile_thread {
     uint64_t thread_id;
     uint32_t os_thread_id;
-    uint32_t reserved;
+    uint32_t thread_row; /* 0: not known */
 } profile_thread;
 
 typedef struct profile_state {

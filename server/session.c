@@ -77,12 +77,6 @@ session_module *session_find_module(session *s, uint64_t id)
     return i == IDMAP_MISSING ? NULL : &s->modules[i];
 }
 
-session_thread *session_find_thread(session *s, uint64_t id)
-{
-    uint32_t i = idmap_get(&s->thread_index, id);
-    return i == IDMAP_MISSING ? NULL : &s->threads[i];
-}
-
 const char *session_module_name(session *s, uint64_t module_id)
 {
     session_module *m = module_id ? session_find_module(s, module_id) : NULL;
@@ -185,19 +179,6 @@ int session_function_keep_compilation(session *s, session_function *f, const ses
     return 0;
 }
 
-/* A new thread entry; also used when the runtime reuses a dead thread's ThreadID:
- * the old thread stays in the list as ended and the index points to the new one. */
-session_thread *session_thread_append(session *s, uint64_t id)
-{
-    session_thread *t = session_append(s, (void **)&s->threads, &s->thread_count, &s->thread_cap,
-                                       &s->thread_index, sizeof(*t), SESSION_MAX_THREADS, id);
-    if (t) {
-        t->thread_id = id;
-        t->alive = 1;
-    }
-    return t;
-}
-
 void session_take_content(session *to, session *from)
 {
     session own = *to; /* the fields that stay to's */
@@ -228,6 +209,7 @@ void session_take_content(session *to, session *from)
     from->module_index = (idmap){0};
     from->threads = NULL, from->thread_count = from->thread_cap = 0;
     from->thread_index = (idmap){0};
+    from->thread_os_index = (idmap){0};
     from->events = (eventlog){0};
     memset(&from->stacks, 0, sizeof(from->stacks));
     memset(&from->profile, 0, sizeof(from->profile));
@@ -266,6 +248,7 @@ void session_drop_content(session *s)
     strpool_free(&s->names);
     idmap_free(&s->module_index);
     idmap_free(&s->thread_index);
+    idmap_free(&s->thread_os_index);
     s->functions_jitted = 0;
     s->compilation_bytes = 0;
 }

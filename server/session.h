@@ -79,7 +79,8 @@ typedef struct session_compilation {
  * session_function_compilation(). function_id must stay the first field (the
  * index, idindex.h, reads it there). */
 typedef struct session_function {
-    uint64_t function_id, module_id, thread_id;
+    uint64_t function_id, module_id;
+    uint32_t thread_row; /* its last compilation's thread: position in threads + 1, 0 unknown */
     /* low 32 bits of the distinct native code starts seen (the newest
      * SESSION_MAX_CODE_VERSIONS, a ring); two versions of one method whose
      * starts differ only above 4 GiB would count as one */
@@ -123,10 +124,16 @@ typedef struct session_module {
     int32_t hresult;
 } session_module;
 
+/* One thread for its whole life: (ThreadID, OS thread id, creation). The
+ * runtime reuses a dead thread's ThreadID, so the rows are told apart by
+ * their position in session.threads (the API's thread_key), which never
+ * changes, not even in storage. thread_index maps a ThreadID to its current
+ * row until a THREAD_DESTROYED retires it; thread_os_index maps an OS thread
+ * id to the newest row that had it (session_thread.c). */
 typedef struct session_thread {
     uint64_t thread_id;
     uint32_t os_thread_id;
-    uint32_t flags;
+    uint32_t flags; /* WIRE_FLAG_CATCHUP (known from enumeration only), SESSION_THREAD_* */
     char *name;
     int alive;
     int64_t created_ns, ended_ns;
@@ -136,6 +143,10 @@ typedef struct session_thread {
         uint64_t start_ns;
     } jit_stack[SESSION_JIT_NESTING];
 } session_thread;
+
+#define SESSION_THREAD_STARTED 0x10000u /* a THREAD_CREATED (live or enumerated) came for it */
+#define SESSION_THREAD_OS_NAME                                                                     \
+    0x20000u /* its name is the OS's (WIRE_FLAG_OS_NAME), not the runtime's */
 
 /* A session as storage (store.h) sees it; persist.c keeps these fields,
  * under the sessions lock. */
@@ -203,9 +214,9 @@ typedef struct session {
     session_module *modules;
     size_t module_count, module_cap;
     idmap module_index;
-    session_thread *threads;
+    session_thread *threads; /* append-only: a position stays the same thread */
     size_t thread_count, thread_cap;
-    idmap thread_index;
+    idmap thread_index, thread_os_index;
     size_t functions_jitted; /* functions with jitted set: what /functions lists */
     uint64_t jit_time_total_ns, jit_compilations, capacity_drops;
     uint64_t tier_compilations[WIRE_TIER_COUNT], tier_jit_ns[WIRE_TIER_COUNT]; /* live JITs */
@@ -235,7 +246,7 @@ typedef struct session_memory {
 } session_memory;
 void session_memory_usage(const session *s, session_memory *m);
 
-/* For storage's read-back (store_load.c): appends a zeroed function with this
+/* For the fold and a snapshot's read-back (snapshot.c): appends a zeroed function with this
  * ID (0: not indexed; a later one takes an ID over), its name into the pool,
  * a kept compilation in order. NULL / -1 when a cap is reached or memory
  * runs out. */
@@ -250,6 +261,9 @@ int session_reserve(session *s, size_t functions, size_t modules, size_t threads
  * NULL at a cap or out of memory (counted in capacity_drops). */
 session_module *session_module_append(session *s, uint64_t id);
 session_thread *session_thread_append(session *s, uint64_t id);
+/* Gives a thread its OS thread id; the OS id finds it from now on (storage's
+ * read-back too). -1 out of memory (counted). */
+int session_thread_set_os(session *s, session_thread *t, uint32_t os_thread_id);
 int session_function_set_name(session *s, session_function *f, const char *name, size_t length);
 int session_function_keep_compilation(session *s, session_function *f,
                                       const session_compilation *c);
@@ -324,7 +338,26 @@ void session_mark_ended(session *s, int64_t now_ns);
 
 session_function *session_find_function(session *s, uint64_t function_id);
 session_module *session_find_module(session *s, uint64_t module_id);
+/* The thread a ThreadID names now: its newest row, NULL once a THREAD_DESTROYED
+ * retired the ID (or never seen). */
 session_thread *session_find_thread(session *s, uint64_t thread_id);
+/* The thread a record with both IDs is about (a stack walk, a name): the
+ * newest row of that OS thread if it had this ThreadID, else the ThreadID's
+ * current row unless that is another OS thread. NULL when none. */
+session_thread *session_thread_match(session *s, uint64_t thread_id, uint32_t os_thread_id);
+/* A thread by its row (position + 1, as session_function.thread_row and the
+ * event log keep it); NULL for 0 or out of range. */
+session_thread *session_thread_row(session *s, uint32_t row);
+/* Folds a THREAD_* record in (session_thread.c; session_apply calls it). */
+void session_apply_thread(session *s, const wire_record *r, int64_t when);
+/* The thread a JIT record names: its current row, made when unknown (a thread
+ * created before the agent saw it). NULL for ThreadID 0 or at the cap. */
+session_thread *session_thread_for_jit(session *s, uint64_t thread_id);
+/* The row (position + 1) of a thread of this session. */
+static inline uint32_t session_thread_row_of(const session *s, const session_thread *t)
+{
+    return (uint32_t)(t - s->threads) + 1;
+}
 /* A module's display name: its assembly, else the file name of its path. NULL when unknown. */
 const char *session_module_name(session *s, uint64_t module_id);
 

@@ -58,18 +58,6 @@ static session_module *session_module_entry(session *s, uint64_t id, int *create
     return m;
 }
 
-static session_thread *session_thread_entry(session *s, uint64_t id, int *created)
-{
-    session_thread *t = session_find_thread(s, id);
-
-    *created = 0;
-    if (t || id == 0)
-        return t;
-    t = session_thread_append(s, id);
-    *created = t != NULL;
-    return t;
-}
-
 static void session_log(session *s, const wire_record *r, int64_t when, uint64_t id, uint64_t value,
                         uint32_t extra)
 {
@@ -202,6 +190,7 @@ static void session_apply_jit(session *s, const wire_record *r, int64_t when)
     session_function *f = session_function_slot(s, j->function_id, &created);
     uint64_t duration = 0;
     eventlog_entry *e;
+    session_thread *thread;
     uint32_t new_size;
     session_compilation first;
     uint64_t new_start;
@@ -231,11 +220,11 @@ static void session_apply_jit(session *s, const wire_record *r, int64_t when)
             session_log(s, r, when, j->function_id, 0, j->code_size);
         return;
     }
-    duration = session_jit_duration(session_find_thread(s, j->thread_id), j->function_id,
-                                    r->time_ns);
+    thread = session_thread_for_jit(s, j->thread_id);
+    duration = session_jit_duration(thread, j->function_id, r->time_ns);
     first = session_function_compilation(f, 0);
     f->flags = (f->flags & ~(uint32_t)WIRE_FLAG_CATCHUP) | (r->flags & WIRE_FLAG_DYNAMIC);
-    f->thread_id = j->thread_id;
+    f->thread_row = thread ? session_thread_row_of(s, thread) : 0;
     if (j->il_size)
         f->il_size = j->il_size;
     new_size = session_take_code_versions(f, r, &new_start);
@@ -311,50 +300,6 @@ static void session_apply_module(session *s, const wire_record *r, int64_t when)
     session_log(s, r, when, m->module_id, m->base_address, 0);
 }
 
-static void session_apply_thread(session *s, const wire_record *r, int64_t when)
-{
-    const wire_thread *w = &r->u.thread;
-    int catchup = (r->flags & WIRE_FLAG_CATCHUP) != 0, created;
-    session_thread *t = session_thread_entry(s, w->thread_id, &created);
-
-    if (!t)
-        return;
-    if (w->os_thread_id && (!catchup || !t->os_thread_id))
-        t->os_thread_id = w->os_thread_id;
-    switch (r->type) {
-    case WIRE_THREAD_CREATED:
-        if (!created && catchup)
-            return;
-        if (!created && !t->alive) {
-            /* the runtime reuses a dead thread's ThreadID: a new thread */
-            t = session_thread_append(s, w->thread_id);
-            if (!t)
-                return;
-            t->os_thread_id = w->os_thread_id;
-        }
-        t->created_ns = when;
-        t->flags = r->flags;
-        break;
-    case WIRE_THREAD_DESTROYED:
-        t->alive = 0;
-        t->ended_ns = when;
-        t->jit_depth = 0;
-        break;
-    case WIRE_THREAD_NAME:
-        if (catchup && t->name)
-            return;
-        if (r->strings[0].length) {
-            session_set_string(&t->name, &r->strings[0]);
-        } else {
-            free(t->name);
-            t->name = NULL;
-        }
-        break;
-    default: /* WIRE_THREAD_OS_ID */ return;
-    }
-    session_log(s, r, when, w->thread_id, t->os_thread_id, 0);
-}
-
 /* Target's monotonic time -> wall clock; times from the agent are untrusted, so
  * anything that would overflow or land before 1970 becomes "now". */
 static int64_t session_wall_ns(const session *s, uint64_t monotonic_ns, int64_t now_ns)
@@ -375,7 +320,13 @@ static void session_apply_observation(session *s, const wire_record *r, int64_t 
     stacks_walk *sample;
 
     switch (r->type) {
-    case WIRE_STACK_THREAD: stacks_apply_thread(&s->stacks, r); break;
+    case WIRE_STACK_THREAD: {
+        /* the thread as it is now (a walked thread is alive while it is walked) */
+        const session_thread *t = session_thread_match(s, r->u.stack_thread.thread_id,
+                                                       r->u.stack_thread.os_thread_id);
+        stacks_apply_thread(&s->stacks, r, t ? session_thread_row_of(s, t) : 0);
+        break;
+    }
     case WIRE_STACK_END:
         sample = stacks_apply_end(&s->stacks, log, r, when);
         if (sample) {
@@ -462,7 +413,7 @@ int session_apply(session *s, const wire_record *r, int64_t now_ns, const char *
     }
     case WIRE_JIT_STARTED: {
         const wire_jit_started *j = &r->u.jit_started;
-        session_thread *t = session_thread_entry(s, j->thread_id, &created);
+        session_thread *t = session_thread_for_jit(s, j->thread_id);
         session_function *f = session_function_slot(s, j->function_id, &created);
         if (f && j->il_size)
             f->il_size = j->il_size; /* dynamic methods: only the start knows it */

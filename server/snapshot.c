@@ -63,7 +63,8 @@ typedef struct snapshot_function {
     int32_t hresult;
     uint32_t jit_count, compilations_unkept;
     uint8_t jitted, tier, compilation_count, listed; /* listed: compilations follow */
-    uint32_t reserved;
+    uint32_t thread_row; /* its thread's row (position + 1); 0: unknown, or a snapshot taken
+                            before rows were kept (then thread_id's newest row) */
 } snapshot_function;
 _Static_assert(sizeof(snapshot_function) == 7 * 8 + 4 * SESSION_MAX_CODE_VERSIONS + 8 * 4 + 8,
                "snapshot_function layout");
@@ -162,7 +163,9 @@ static int snapshot_put_function(const session *s, size_t i, textbuf *out)
         idindex_get(&s->function_index, f->function_id, s->functions, sizeof(*f)) == i)
         flags |= SNAPSHOT_INDEXED;
     memset(&r, 0, sizeof(r));
-    r.function_id = f->function_id, r.module_id = f->module_id, r.thread_id = f->thread_id;
+    r.function_id = f->function_id, r.module_id = f->module_id;
+    r.thread_row = f->thread_row <= s->thread_count ? f->thread_row : 0;
+    r.thread_id = r.thread_row ? s->threads[r.thread_row - 1].thread_id : 0;
     r.first_jit_ns = f->first_jit_ns, r.last_jit_ns = f->last_jit_ns;
     r.jit_time_ns = f->jit_time_ns, r.jit_time_total_ns = f->jit_time_total_ns;
     memcpy(r.code_start, f->code_start, sizeof(r.code_start));
@@ -335,7 +338,9 @@ static int snapshot_restore_thread(session *s, snapshot_cursor *c, uint16_t flag
         !(t = session_thread_append(s, r.thread_id)))
         return -1;
     t->created_ns = r.created_ns, t->ended_ns = r.ended_ns;
-    t->os_thread_id = r.os_thread_id, t->flags = r.flags, t->alive = r.alive != 0;
+    t->flags = r.flags, t->alive = r.alive != 0;
+    if (session_thread_set_os(s, t, r.os_thread_id) != 0)
+        return -1;
     t->jit_depth = r.jit_depth;
     for (k = 0; k < r.jit_depth; k++) {
         t->jit_stack[k].function_id = r.jit_stack[k].function_id;
@@ -352,6 +357,18 @@ static int snapshot_restore_thread(session *s, snapshot_cursor *c, uint16_t flag
     return 0;
 }
 
+/* A function's thread row: the one the snapshot names (its threads come
+ * first), else its ThreadID's newest row. */
+static uint32_t snapshot_thread_row(session *s, const snapshot_function *r)
+{
+    const session_thread *t;
+
+    if (r->thread_row && r->thread_row <= s->thread_count)
+        return r->thread_row;
+    t = r->thread_id ? session_find_thread(s, r->thread_id) : NULL;
+    return t ? session_thread_row_of(s, t) : 0;
+}
+
 static int snapshot_restore_function(session *s, snapshot_reader *rd, snapshot_cursor *c,
                                      uint16_t flags)
 {
@@ -364,7 +381,8 @@ static int snapshot_restore_function(session *s, snapshot_reader *rd, snapshot_c
     if (snapshot_take(c, &r, sizeof(r)) != 0 || r.compilation_count > SESSION_MAX_COMPILATIONS ||
         r.tier >= WIRE_TIER_COUNT || !(f = session_function_append(s, 0)))
         return -1;
-    f->function_id = r.function_id, f->module_id = r.module_id, f->thread_id = r.thread_id;
+    f->function_id = r.function_id, f->module_id = r.module_id;
+    f->thread_row = snapshot_thread_row(s, &r);
     f->first_jit_ns = r.first_jit_ns, f->last_jit_ns = r.last_jit_ns;
     f->jit_time_ns = r.jit_time_ns, f->jit_time_total_ns = r.jit_time_total_ns;
     memcpy(f->code_start, r.code_start, sizeof(f->code_start));

@@ -391,6 +391,29 @@ json_t *view_tier_source(const session *s)
                      (json_int_t)s->tiers.lost);
 }
 
+/* A thread row (position + 1) as the API names it: thread_key (its position,
+ * stable for the session's life and in storage) and its ThreadID; null when
+ * unknown. */
+static json_t *view_thread_key(uint32_t row)
+{
+    return row ? json_integer((json_int_t)row - 1) : json_null();
+}
+
+static json_t *view_thread_id(session *s, uint32_t row)
+{
+    const session_thread *t = session_thread_row(s, row);
+    return t && t->thread_id ? view_id(t->thread_id) : json_null();
+}
+
+/* Where a thread's name came from: the runtime (Thread.Name), the OS (the
+ * runtime's own threads; 15 bytes at most), or null without a name. */
+static json_t *view_thread_name_source(const session_thread *t)
+{
+    if (!t->name)
+        return json_null();
+    return json_string(t->flags & SESSION_THREAD_OS_NAME ? "os" : "runtime");
+}
+
 json_t *view_function(session *s, const session_function *f)
 {
     json_t *o = json_pack(
@@ -403,10 +426,10 @@ json_t *view_function(session *s, const session_function *f)
         (int)f->jit_count, "jit_ns", (json_int_t)f->jit_time_ns, "jit_total_ns",
         (json_int_t)f->jit_time_total_ns, "hresult", (int)f->hresult, "first_jit_ms",
         view_ms(f->first_jit_ns), "last_jit_ms", view_ms(f->last_jit_ns), "thread_id",
-        f->thread_id ? view_id(f->thread_id) : json_null(), "catchup",
-        (f->flags & WIRE_FLAG_CATCHUP) != 0, "dynamic", (f->flags & WIRE_FLAG_DYNAMIC) != 0, "tier",
-        session_tier_name(f->tier), "tiers", view_compilations(f), "tiers_unkept",
-        (int)f->compilations_unkept);
+        view_thread_id(s, f->thread_row), "catchup", (f->flags & WIRE_FLAG_CATCHUP) != 0, "dynamic",
+        (f->flags & WIRE_FLAG_DYNAMIC) != 0, "tier", session_tier_name(f->tier), "tiers",
+        view_compilations(f), "tiers_unkept", (int)f->compilations_unkept);
+    json_object_set_new(o, "thread_key", view_thread_key(f->thread_row));
     return o;
 }
 
@@ -420,10 +443,12 @@ json_t *view_module(const session_module *m)
                      (m->flags & WIRE_FLAG_CATCHUP) != 0);
 }
 
-json_t *view_thread(const session_thread *t)
+json_t *view_thread(const session *s, const session_thread *t)
 {
-    return json_pack("{s:o, s:i, s:o, s:b, s:o, s:o, s:b}", "thread_id", view_id(t->thread_id),
-                     "os_thread_id", (int)t->os_thread_id, "name", view_str(t->name), "alive",
+    return json_pack("{s:I, s:o, s:i, s:o, s:o, s:b, s:o, s:o, s:b}", "thread_key",
+                     (json_int_t)(session_thread_row_of(s, t) - 1), "thread_id",
+                     view_id(t->thread_id), "os_thread_id", (int)t->os_thread_id, "name",
+                     view_str(t->name), "name_source", view_thread_name_source(t), "alive",
                      t->alive != 0, "created_ms", view_ms(t->created_ns), "ended_ms",
                      view_ms(t->ended_ns), "catchup", (t->flags & WIRE_FLAG_CATCHUP) != 0);
 }
@@ -439,9 +464,11 @@ int view_event_take(session *s, const eventlog_entry *e, view_event_copy *c, vie
     case WIRE_JIT_FINISHED: {
         session_function *f = session_find_function(s, e->id);
         if (f) {
+            const session_thread *t = session_thread_row(s, f->thread_row);
             name = f->name;
             module = session_module_name(s, f->module_id);
-            c->thread_id = f->thread_id;
+            c->thread_id = t ? t->thread_id : 0;
+            c->thread_row = f->thread_row;
             c->il_size = f->il_size;
             c->versions = f->versions;
         }
@@ -457,8 +484,11 @@ int view_event_take(session *s, const eventlog_entry *e, view_event_copy *c, vie
     case WIRE_THREAD_CREATED:
     case WIRE_THREAD_DESTROYED:
     case WIRE_THREAD_NAME: {
-        session_thread *t = session_find_thread(s, e->id);
+        /* events stored before rows were logged name the ID's newest row */
+        session_thread *t = e->extra ? session_thread_row(s, e->extra)
+                                     : session_find_thread(s, e->id);
         name = t ? t->name : NULL;
+        c->thread_row = t ? session_thread_row_of(s, t) : 0;
         break;
     }
     }
@@ -495,6 +525,7 @@ json_t *view_event_json(const view_event_copy *c, const profile_state *profile)
         json_object_set_new(o, "il_size", json_integer(c->il_size));
         json_object_set_new(o, "versions", json_integer(c->versions));
         json_object_set_new(o, "thread_id", c->thread_id ? view_id(c->thread_id) : json_null());
+        json_object_set_new(o, "thread_key", view_thread_key(c->thread_row));
         json_object_set_new(o, "dynamic", json_boolean(e->flags & WIRE_FLAG_DYNAMIC));
         json_object_set_new(o, "tier", json_string(session_tier_name(e->tier)));
         break;
@@ -512,6 +543,7 @@ json_t *view_event_json(const view_event_copy *c, const profile_state *profile)
     case WIRE_THREAD_DESTROYED:
     case WIRE_THREAD_NAME:
         json_object_set_new(o, "thread_id", view_id(e->id));
+        json_object_set_new(o, "thread_key", view_thread_key(c->thread_row));
         json_object_set_new(o, "os_thread_id", json_integer((json_int_t)e->value));
         json_object_set_new(o, "name", view_str(c->name));
         break;

@@ -76,7 +76,7 @@ json_t *view_tier_totals(const session *s);
  * the agent's JIT-tier source (its EventPipe session). */
 json_t *view_tier_source(const session *s);
 json_t *view_module(const session_module *m);
-json_t *view_thread(const session_thread *t);
+json_t *view_thread(const session *s, const session_thread *t);
 /* One entry of the event log, as in GET .../events and the stream. */
 json_t *view_event(session *s, const eventlog_entry *e);
 /* An event and what its JSON shows of the session, copied. */
@@ -86,6 +86,7 @@ typedef struct view_event_copy {
     const char *module;         /* JIT: its module's display name; MODULE_*: the module's path */
     const char *assembly;       /* MODULE_*: the module's assembly */
     uint64_t thread_id;         /* JIT: the thread of its last compilation (0 unknown) */
+    uint32_t thread_row;        /* JIT, THREAD_*: the thread's row (position + 1; 0 unknown) */
     uint32_t il_size, versions; /* JIT (0 when the function is unknown) */
 } view_event_copy;
 /* Copies entry e and what its JSON shows of s; 0, or -1 when its strings do

@@ -155,7 +155,7 @@ static char *everything(session *s)
     json_object_set_new(all, "modules", list);
     list = json_array();
     for (i = 0; i < s->thread_count; i++)
-        json_array_append_new(list, view_thread(&s->threads[i]));
+        json_array_append_new(list, view_thread(s, &s->threads[i]));
     json_object_set_new(all, "threads", list);
     list = json_array();
     for (seq = eventlog_first_seq(&s->events); seq <= s->events.last_seq; seq++)
@@ -206,6 +206,12 @@ TEST(round_trip_serves_the_same)
     CHECK(session_find_thread(r, 0x72) &&
               strcmp(session_find_thread(r, 0x72)->name, "worker-3") == 0 && r->thread_count == 3,
           "a reused ThreadID finds the new thread; the old one stays as a row");
+    CHECK(session_find_function(r, 0xF001) && session_find_function(r, 0xF001)->thread_row == 2 &&
+              session_find_function(r, 0xF030) && session_find_function(r, 0xF030)->thread_row == 1,
+          "a function names the row of the thread that compiled it, the old 0x72 included");
+    CHECK(session_thread_match(r, 0x72, 1002) == &r->threads[1] &&
+              session_thread_match(r, 0x72, 1003) == &r->threads[2],
+          "the OS thread ids find their rows again");
     free(before);
     free(after);
 

@@ -1174,6 +1174,46 @@ TEST(garbage_never_crashes_or_overreads)
 
 /* ---- the encoder (proto/wire_encode.c) and the command decoder ----------- */
 
+/* Flags: only the known bits, and WIRE_FLAG_OS_NAME only on a thread name. */
+TEST(record_flags)
+{
+    wire_thread t = {0x71, 4071, 0};
+    sample name = {
+        "name", WIRE_THREAD_NAME, WIRE_FLAG_OS_NAME, &t, sizeof(t), 1, {".NET Finalizer"}, {14}};
+    sample created = {"created", WIRE_THREAD_CREATED, WIRE_FLAG_OS_NAME, &t, sizeof(t), 0, {0},
+                      {0}};
+    sample unknown = {"unknown", WIRE_THREAD_CREATED, 1u << 4, &t, sizeof(t), 0, {0}, {0}};
+    sample catchup = {"catchup",
+                      WIRE_THREAD_NAME,
+                      WIRE_FLAG_OS_NAME | WIRE_FLAG_CATCHUP,
+                      &t,
+                      sizeof(t),
+                      1,
+                      {"dotnet"},
+                      {6}};
+    wire_record r;
+    const char *why = NULL;
+    size_t len;
+    uint8_t *b;
+
+    b = build_frame(&name, 1, &len);
+    CHECK(decode_one(b, len, &r, &why) == WIRE_DECODE_OK && r.flags == WIRE_FLAG_OS_NAME &&
+              r.u.thread.os_thread_id == 4071 && r.strings[0].length == 14,
+          "an OS name: a THREAD_NAME flagged WIRE_FLAG_OS_NAME, with the OS thread id");
+    free(b);
+    b = build_frame(&catchup, 1, &len);
+    CHECK(decode_one(b, len, &r, &why) == WIRE_DECODE_OK &&
+              r.flags == (WIRE_FLAG_OS_NAME | WIRE_FLAG_CATCHUP),
+          "also from the catch-up");
+    free(b);
+    b = build_frame(&created, 1, &len);
+    CHECK(bad_with_reason(b, len), "WIRE_FLAG_OS_NAME on another record: refused");
+    free(b);
+    b = build_frame(&unknown, 1, &len);
+    CHECK(bad_with_reason(b, len), "an unknown flag: refused");
+    free(b);
+}
+
 TEST(encoder_round_trips_through_the_decoder)
 {
     wire_module_loaded m = {.module_id = 0x1234, .assembly_id = 0x99};
@@ -1439,6 +1479,7 @@ static const check_test tests[] = {
     TEST_ENTRY(valid_utf8_table),
     TEST_ENTRY(valid_utf8_agrees_with_agent_sanitizer),
     TEST_ENTRY(garbage_never_crashes_or_overreads),
+    TEST_ENTRY(record_flags),
     TEST_ENTRY(encoder_round_trips_through_the_decoder),
     TEST_ENTRY(encoder_cuts_long_strings_and_flags_it),
     TEST_ENTRY(stamped_seq_is_the_encoding_with_it),

@@ -34,6 +34,7 @@
 //   code                methods for the code view, tiering up on a worker (Code.cs)
 //   dyncollect N BATCH SPIN_US [hold]  DynamicMethods on the stack, then collected,
 //                       2N of them (DynCollect.cs says what it prints)
+//   threads N BATCH     N named short-lived threads, ThreadIDs reused (ThreadChurn.cs)
 //
 // The scenario (run and serve) calls, in this order:
 //   JitscopeE2e.Probe.UniqueAlpha()
@@ -106,8 +107,10 @@ namespace JitscopeE2e
                     return CodeWork.Run();
                 case "dyncollect":
                     return DynCollect.Run(IntArg(args, 1, 1000), IntArg(args, 2, 50), IntArg(args, 3, 200), args.Length > 4 && args[4] == "hold");
+                case "threads":
+                    return ThreadChurn.Run(IntArg(args, 1, 300), IntArg(args, 2, 5));
                 default:
-                    Console.Error.WriteLine("usage: E2eTarget [run | serve | spin SECONDS | jitstorm N [rate R] [hold] | emitstorm N | names | parent | sleep SECONDS | dynstorm N | collectible ROUNDS METHODS [LONGDIR] | variant a|b | pair | code | dyncollect N BATCH SPIN_US [hold]]");
+                    Console.Error.WriteLine("usage: E2eTarget [run | serve | spin SECONDS | jitstorm N [rate R] [hold] | emitstorm N | names | parent | sleep SECONDS | dynstorm N | collectible ROUNDS METHODS [LONGDIR] | variant a|b | pair | code | dyncollect N BATCH SPIN_US [hold] | threads N BATCH]");
                     return 2;
             }
         }

@@ -41,7 +41,7 @@ export class SessionView {
     this.tab = null;
     this.summary = null;
     this.stopped = false;
-    this.threads = new Map(); // thread_id -> {name, os_thread_id}
+    this.threads = new Map(); // thread_key -> {name, os_thread_id, thread_id}: one per thread (a ThreadID is reused)
     this.detachState = null; // {phase: 'asking'|'requested'|'done'|'refused'|'error', text}
     this.summaryErrors = 0;
     this.renderHeaderTask = () => { if (!this.stopped && this.summary) this.renderHeader(); };
@@ -55,7 +55,7 @@ export class SessionView {
       },
     });
     this.feed = new LiveFeed({
-      threadLabel: (tid) => this.threadLabel(tid),
+      threadLabel: (key) => this.threadLabel(key),
       baseTime: () => (this.summary ? this.summary.created_ms : 0),
       timeline: this.timeline,
       sessionId: id,
@@ -209,11 +209,11 @@ export class SessionView {
   onEvents(events) {
     let threadsChanged = false;
     for (const ev of events) {
-      if (ev.type === 'thread_start' || ev.type === 'thread_name' || ev.type === 'thread_end') {
-        const t = this.threads.get(ev.thread_id) || {};
+      if ((ev.type === 'thread_start' || ev.type === 'thread_name' || ev.type === 'thread_end') && ev.thread_key != null) {
+        const t = this.threads.get(ev.thread_key) || { thread_id: ev.thread_id };
         if (ev.name) t.name = ev.name;
-        if (ev.os_thread_id != null) t.os_thread_id = ev.os_thread_id;
-        this.threads.set(ev.thread_id, t);
+        if (ev.os_thread_id) t.os_thread_id = ev.os_thread_id;
+        this.threads.set(ev.thread_key, t);
         threadsChanged = true;
       }
     }
@@ -228,19 +228,22 @@ export class SessionView {
   learnThreads(list) {
     let changed = false;
     for (const t of list) {
-      const cur = this.threads.get(t.thread_id) || {};
+      const cur = this.threads.get(t.thread_key) || {};
       if ((t.name && cur.name !== t.name) || cur.os_thread_id !== t.os_thread_id) changed = true;
-      this.threads.set(t.thread_id, { name: t.name || cur.name, os_thread_id: t.os_thread_id });
+      this.threads.set(t.thread_key, { name: t.name || cur.name, os_thread_id: t.os_thread_id, thread_id: t.thread_id });
     }
     if (changed) this.feed.vt.invalidateRows();
   }
 
-  threadLabel(tid) {
-    const t = this.threads.get(tid);
+  // A thread by its thread_key (the session's row of it; a number, or the
+  // string the feed's buffer keeps).
+  threadLabel(key) {
+    if (key == null || key === '') return '–';
+    const t = this.threads.get(Number(key));
     if (t && t.name) return t.name;
     if (t && this.summary && t.os_thread_id === this.summary.pid) return `main (${t.os_thread_id})`;
-    if (t && t.os_thread_id != null) return `tid ${t.os_thread_id}`;
-    return tid || '–';
+    if (t && t.os_thread_id) return `tid ${t.os_thread_id}`;
+    return t && t.thread_id ? t.thread_id : `thread #${key}`;
   }
 
   jitsPerThread() {
@@ -251,7 +254,7 @@ export class SessionView {
       counts.set(id, (counts.get(id) || 0) + 1);
     }
     const out = new Map();
-    for (const [id, n] of counts) out.set(buf.strings.get(id), n);
+    for (const [id, n] of counts) { const key = buf.strings.get(id); if (key) out.set(Number(key), n); }
     return out;
   }
 
