@@ -6,7 +6,11 @@
 //     endtoend.mjs); the storm as `make bench` runs it (tiered: Tier0 inlines
 //     nothing) and with DOTNET_TieredCompilation=0 (every method optimised,
 //     so every call site is an inlining candidate): the worst case. Per JIT:
-//     (wall with records - wall without) / compilations, and per record.
+//     the median over rounds of (with records - without) in the same round,
+//     wall and CPU time (user + system, every thread of the app: the JIT
+//     thread's ring writes and the sender's naming and forwarding) / JITs,
+//     and the CPU per record. The callback alone (its ring write) is timed in
+//     tests/unit/test_sidebyside.c's jit_info.
 //  2. The agent's cost per code request (its time under the runtime lock:
 //     runtime calls and copies, as it reports it) and the REST latency of
 //     GET .../code for E2eTarget's CodeHot with its 3 versions.
@@ -24,11 +28,17 @@ const N = Number(process.env.JIT_METHODS || 10000);
 const REQUESTS = Number(process.env.REQUESTS || 40);
 const CLICKS = Number(process.env.CLICKS || 10);
 
-const wrapper = (env) => `s=$(date +%s%N); ${env} dotnet ${E2E_DLL} jitstorm ${N} >/dev/null; e=$(date +%s%N); echo "elapsed $((e - s))" >&2`;
+// wall time, and the process's CPU time (user + system, all its threads: bash's
+// `time`, from getrusage, to the millisecond), which other jobs on the machine
+// disturb less than the wall
+const wrapper = (env) => `TIMEFORMAT="cpu %3U %3S"; s=$(date +%s%N); time ${env} dotnet ${E2E_DLL} jitstorm ${N} >/dev/null; e=$(date +%s%N); echo "elapsed $((e - s))" >&2`;
+const times = (text) => {
+  const cpu = /cpu ([\d.]+) ([\d.]+)/.exec(text);
+  return { ms: Number(/elapsed (\d+)/.exec(text)[1]) / 1e6, cpu: (Number(cpu[1]) + Number(cpu[2])) * 1000 };
+};
 
 function plain(env) {
-  const r = spawnSync('bash', ['-c', wrapper(env)], { encoding: 'utf8', cwd: ROOT });
-  return Number(/elapsed (\d+)/.exec(r.stderr)[1]) / 1e6;
+  return times(spawnSync('bash', ['-c', wrapper(env)], { encoding: 'utf8', cwd: ROOT }).stderr);
 }
 
 async function withAgent(env, agentEnv) {
@@ -41,11 +51,12 @@ async function withAgent(env, agentEnv) {
     return x.state === 'exited' && x;
   }, 30000);
   await srv.stop();
-  return { ms: Number(/elapsed (\d+)/.exec(srv.stderr)[1]) / 1e6, s };
+  return { ...times(srv.stderr), s };
 }
 
 async function inliningCost(label, env) {
   const ratios = { on: [], off: [] }, walls = { plain: [], on: [], off: [] };
+  const paired = { wall: [], cpu: [] }; // on - off in the same round (ms)
   let records = 0, jits = 0;
   plain(env);
   for (let i = 0; i < RUNS; i++) {
@@ -53,20 +64,23 @@ async function inliningCost(label, env) {
     const order = arms.slice(i % 3).concat(arms.slice(0, i % 3));
     const got = {};
     for (const a of order) {
-      if (a === 'plain') got.plain = plain(env);
+      if (a === 'plain') got.plain = plain(env).ms;
       else {
         const r = await withAgent(env, a === 'off' ? { JITSCOPE_INLINING: '0' } : {});
         got[a] = r.ms;
+        got[`${a}Cpu`] = r.cpu;
         if (a === 'on') { records = r.s.code.inline_records; jits = r.s.counters.jit_compilations; }
       }
     }
     for (const a of arms) walls[a].push(got[a]);
     ratios.on.push(got.on / got.plain);
     ratios.off.push(got.off / got.plain);
+    paired.wall.push(got.on - got.off);
+    paired.cpu.push(got.onCpu - got.offCpu);
   }
-  // the difference of the two floor-relative ratios, in the plain run's milliseconds
-  const extraMs = (median(ratios.on) - median(ratios.off)) * median(walls.plain);
-  console.log(`| ${label} | ${f1(median(walls.plain))} | ${f2(median(ratios.on))} | ${f2(median(ratios.off))} | ${jits} | ${records} | ${f2((extraMs * 1000) / jits)} | ${records ? f1((extraMs * 1e6) / records) : '–'} |`);
+  // per JIT: the median of the rounds' paired differences (records on - off)
+  const wallUs = (median(paired.wall) * 1000) / jits, cpuUs = (median(paired.cpu) * 1000) / jits;
+  console.log(`| ${label} | ${f1(median(walls.plain))} | ${f2(median(ratios.on))} | ${f2(median(ratios.off))} | ${jits} | ${records} | ${f2(wallUs)} | ${f2(cpuUs)} | ${records ? f1((median(paired.cpu) * 1e6) / records) : '–'} |`);
 }
 
 async function codeRequests() {
@@ -118,8 +132,8 @@ async function codeRequests() {
 
 console.log(`### The code view (issue 24): JITInlining on the JIT storm (jitstorm ${N}, ${RUNS} rounds, arms rotating)`);
 console.log('');
-console.log('| workload | plain wall (ms, median) | jitscope / plain | jitscope, JITSCOPE_INLINING=0 / plain | JITs | inlining records | cost per JIT (µs) | per record (ns) |');
-console.log('|---|---|---|---|---|---|---|---|');
+console.log('| workload | plain wall (ms, median) | jitscope / plain | jitscope, JITSCOPE_INLINING=0 / plain | JITs | inlining records | wall per JIT, on - off (µs) | CPU per JIT, on - off (µs) | CPU per record (ns) |');
+console.log('|---|---|---|---|---|---|---|---|---|');
 await inliningCost('storm, tiered (default)', '');
 await inliningCost('storm, DOTNET_TieredCompilation=0 (all optimised)', 'DOTNET_TieredCompilation=0');
 console.log('');
