@@ -77,23 +77,16 @@ static session *rich_session(void)
     rec_apply(s, rec_jit_started(0xF0F0, 0x71, t + 90));
     /* GC, drops, cost, catch-up, tiers */
     rec_apply(s, rec_gc_started(1u << 2, 1, t + 100));
-    rec_apply(s, rec_simple(WIRE_GC_FINISHED, t + 200));
-    {
-        wire_record r = rec_simple(WIRE_DROPS, t + 300);
-        r.u.drops.dropped[WIRE_DROP_RING_FULL] = 3;
-        r.u.drops.produced = 400;
-        rec_apply(s, r);
-        r = rec_simple(WIRE_AGENT_COST, t + 300);
-        r.u.agent_cost.callbacks = 280, r.u.agent_cost.total_ns = 15000;
-        r.u.agent_cost.buckets[2] = 280, r.u.agent_cost.metadata_direct_modules = 2;
-        rec_apply(s, r);
-        r = rec_simple(WIRE_CATCHUP_END, t + 310);
-        r.u.catchup = (wire_catchup){3, 40, 2, 0, 1234567};
-        rec_apply(s, r);
-        r = rec_simple(WIRE_TIERS_STATUS, t + 320);
-        r.u.tiers_status = (wire_tiers_status){1, 0, 7};
-        rec_apply(s, r);
-    }
+    rec_apply(s, rec_gc_finished(t + 200));
+    rec_apply(s,
+              rec_drops((wire_drops){.dropped[WIRE_DROP_RING_FULL] = 3, .produced = 400}, t + 300));
+    rec_apply(s, rec_agent_cost((wire_agent_cost){.callbacks = 280,
+                                                  .total_ns = 15000,
+                                                  .buckets[2] = 280,
+                                                  .metadata_direct_modules = 2},
+                                t + 300));
+    rec_apply(s, rec_catchup(WIRE_CATCHUP_END, (wire_catchup){3, 40, 2, 0, 1234567}, t + 310));
+    rec_apply(s, rec_tiers_status(1, 0, 7, t + 320));
     return s;
 }
 
@@ -216,9 +209,7 @@ TEST(round_trip_serves_the_same)
     free(after);
 
     /* both go on alike: the compilation under way finishes, a new JIT comes */
-    rec_seq = s->last_seq;
     rec_apply(s, rec_jit_finished(0xF0F0, 0x71, 0xF0000, 90, REC_MONO + 900000, 0));
-    rec_seq = r->last_seq;
     rec_apply(r, rec_jit_finished(0xF0F0, 0x71, 0xF0000, 90, REC_MONO + 900000, 0));
     before = everything(s);
     after = everything(r);

@@ -297,7 +297,6 @@ static void three_threads_on_one_id(session *s)
     static const wire_stack_frame frames[1] = {{0x7f0000300010ull, 0x10}};
     static const char *const names[3] = {"first", "second", "third"};
     static const char *const methods[3] = {"T.A()", "T.B()", "T.C()"};
-    wire_record r;
     uint32_t k;
 
     for (k = 0; k < 3; k++) {
@@ -308,13 +307,11 @@ static void three_threads_on_one_id(session *s)
         rec_feed(s, rec_jit_started(fid, 0x1000, t + 2));
         rec_feed(s, rec_jit_finished(fid, 0x1000, 0x7f0000900000ull + k * 64, 64, t + 3, 0));
         if (k == 1) {
-            r = (wire_record){.type = WIRE_STACK_THREAD, .time_ns = t + 4};
-            r.u.stack_thread = (wire_stack_thread){1, 0x1000, 5001, 0, 100, 1, 0};
-            r.stack_frames = frames;
-            rec_feed(s, r);
-            r = (wire_record){.type = WIRE_STACK_END, .time_ns = t + 4};
-            r.u.stack_end = (wire_stack_end){1, 1, WIRE_STACK_SNAPSHOT, 1, 1, 0, 0, 0, 10, 10};
-            rec_feed(s, r);
+            rec_feed(s, rec_stack_thread((wire_stack_thread){1, 0x1000, 5001, 0, 100, 1, 0}, frames,
+                                         t + 4));
+            rec_feed(
+                s, rec_stack_end((wire_stack_end){1, 1, WIRE_STACK_SNAPSHOT, 1, 1, 0, 0, 0, 10, 10},
+                                 t + 4));
         }
         rec_feed(s, rec_thread(WIRE_THREAD_DESTROYED, 0x1000, 5000 + k, 0, NULL, t + 5));
     }
