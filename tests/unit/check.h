@@ -154,8 +154,10 @@ static inline unsigned check_timeout_seconds(void)
     return n > 0 && n < 86400 ? (unsigned)n : CHECK_TIMEOUT_DEFAULT;
 }
 
-/* The next number of a seeded sequence (splitmix64): the shuffle's dice. */
-static inline uint64_t check_next_random(uint64_t *state)
+/* The next number of a seeded sequence (splitmix64): the shuffle's dice, and
+ * made-up data for the tests (the same for the same seed, whatever ran
+ * before: a test starts its own sequence). */
+static inline uint64_t check_random(uint64_t *state)
 {
     uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
 
@@ -251,7 +253,7 @@ static inline int check_main_each(int argc, char **argv, const check_test *tests
 
         printf("shuffled: CHECK_SHUFFLE=%llu\n", (unsigned long long)seed);
         for (i = ran; i > 1; i--) { /* Fisher-Yates */
-            size_t j = (size_t)(check_next_random(&state) % i), k = order[i - 1];
+            size_t j = (size_t)(check_random(&state) % i), k = order[i - 1];
 
             order[i - 1] = order[j];
             order[j] = k;

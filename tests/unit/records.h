@@ -120,63 +120,60 @@ static inline wire_record rec_hello(const char *token)
 
 static inline wire_record rec_jit_started(uint64_t fid, uint64_t tid, uint64_t t)
 {
-    wire_record r = {.type = WIRE_JIT_STARTED, .time_ns = t};
-
-    r.u.jit_started = (wire_jit_started){fid, tid, 0, 0};
-    return r;
+    return (wire_record){.type = WIRE_JIT_STARTED,
+                         .time_ns = t,
+                         .u.jit_started = (wire_jit_started){fid, tid, 0, 0}};
 }
 
 /* A compilation of `size` native bytes at `code`, 40 bytes of IL, tier unknown. */
 static inline wire_record rec_jit_finished(uint64_t fid, uint64_t tid, uint64_t code, uint32_t size,
                                            uint64_t t, uint16_t flags)
 {
-    wire_record r = {.type = WIRE_JIT_FINISHED, .flags = flags, .time_ns = t};
-
-    r.u.jit_finished = (wire_jit_finished){fid, tid, code, size, 40, 0, 0, 0, 0};
-    return r;
+    return (wire_record){
+        .type = WIRE_JIT_FINISHED,
+        .flags = flags,
+        .time_ns = t,
+        .u.jit_finished = (wire_jit_finished){fid, tid, code, size, 40, 0, 0, 0, 0}};
 }
 
 static inline wire_record rec_function_name(uint64_t fid, uint64_t module_id, const char *name,
                                             uint16_t flags)
 {
-    wire_record r = {.type = WIRE_FUNCTION_NAME, .flags = flags, .time_ns = REC_MONO + 1};
-
-    r.u.function_name = (wire_function_name){fid, module_id, 0x06000001u, 0};
-    r.strings[0] = rec_string(name);
-    r.string_count = 1;
-    return r;
+    return (wire_record){.type = WIRE_FUNCTION_NAME,
+                         .flags = flags,
+                         .time_ns = REC_MONO + 1,
+                         .u.function_name = (wire_function_name){fid, module_id, 0x06000001u, 0},
+                         .strings = {rec_string(name)},
+                         .string_count = 1};
 }
 
 /* assembly NULL: a module without an assembly name. */
 static inline wire_record rec_module_loaded(uint64_t mid, const char *path, const char *assembly,
                                             uint16_t flags, uint64_t t)
 {
-    wire_record r = {.type = WIRE_MODULE_LOADED, .flags = flags, .time_ns = t};
-
-    r.u.module_loaded = (wire_module_loaded){mid, mid + 0x100000, mid << 8, 0, 0};
-    r.strings[0] = rec_string(path);
-    r.strings[1] = rec_string(assembly);
-    r.string_count = 2;
-    return r;
+    return (wire_record){
+        .type = WIRE_MODULE_LOADED,
+        .flags = flags,
+        .time_ns = t,
+        .u.module_loaded = (wire_module_loaded){mid, mid + 0x100000, mid << 8, 0, 0},
+        .strings = {rec_string(path), rec_string(assembly)},
+        .string_count = 2};
 }
 
 static inline wire_record rec_module_unloaded(uint64_t mid, uint64_t t)
 {
-    wire_record r = {.type = WIRE_MODULE_UNLOADED, .time_ns = t};
-
-    r.u.module_unloaded.module_id = mid;
-    return r;
+    return (wire_record){
+        .type = WIRE_MODULE_UNLOADED, .time_ns = t, .u.module_unloaded.module_id = mid};
 }
 
 static inline wire_record rec_assembly_loaded(uint64_t aid, uint64_t manifest_module,
                                               const char *name, uint64_t t)
 {
-    wire_record r = {.type = WIRE_ASSEMBLY_LOADED, .time_ns = t};
-
-    r.u.assembly_loaded = (wire_assembly_loaded){aid, manifest_module, 0, 0};
-    r.strings[0] = rec_string(name);
-    r.string_count = 1;
-    return r;
+    return (wire_record){.type = WIRE_ASSEMBLY_LOADED,
+                         .time_ns = t,
+                         .u.assembly_loaded = (wire_assembly_loaded){aid, manifest_module, 0, 0},
+                         .strings = {rec_string(name)},
+                         .string_count = 1};
 }
 
 /* THREAD_CREATED, _DESTROYED, _OS_ID or _NAME (name only for the last). */
@@ -195,110 +192,81 @@ static inline wire_record rec_thread(uint16_t type, uint64_t tid, uint32_t os, u
 
 static inline wire_record rec_drops(wire_drops d, uint64_t t)
 {
-    wire_record r = {.type = WIRE_DROPS, .time_ns = t};
-
-    r.u.drops = d;
-    return r;
+    return (wire_record){.type = WIRE_DROPS, .time_ns = t, .u.drops = d};
 }
 
 /* CATCHUP_BEGIN or CATCHUP_END. */
 static inline wire_record rec_catchup(uint16_t type, wire_catchup c, uint64_t t)
 {
-    wire_record r = {.type = type, .time_ns = t};
-
-    r.u.catchup = c;
-    return r;
+    return (wire_record){.type = type, .time_ns = t, .u.catchup = c};
 }
 
 static inline wire_record rec_detach(uint32_t state, int32_t hr)
 {
-    wire_record r = {.type = WIRE_DETACH_STATUS, .time_ns = REC_MONO + 9};
-
-    r.u.detach = (wire_detach_status){state, hr};
-    return r;
+    return (wire_record){.type = WIRE_DETACH_STATUS,
+                         .time_ns = REC_MONO + 9,
+                         .u.detach = (wire_detach_status){state, hr}};
 }
 
 static inline wire_record rec_pong(uint64_t cookie, uint64_t t)
 {
-    wire_record r = {.type = WIRE_PONG, .time_ns = t};
-
-    r.u.pong.cookie = cookie;
-    return r;
+    return (wire_record){.type = WIRE_PONG, .time_ns = t, .u.pong.cookie = cookie};
 }
 
 /* One thread's walk: th.frame_count frames at `frames`, leaf first. */
 static inline wire_record rec_stack_thread(wire_stack_thread th, const wire_stack_frame *frames,
                                            uint64_t t)
 {
-    wire_record r = {.type = WIRE_STACK_THREAD, .time_ns = t};
-
-    r.u.stack_thread = th;
-    r.stack_frames = frames;
-    return r;
+    return (wire_record){
+        .type = WIRE_STACK_THREAD, .time_ns = t, .u.stack_thread = th, .stack_frames = frames};
 }
 
 static inline wire_record rec_stack_end(wire_stack_end e, uint64_t t)
 {
-    wire_record r = {.type = WIRE_STACK_END, .time_ns = t};
-
-    r.u.stack_end = e;
-    return r;
+    return (wire_record){.type = WIRE_STACK_END, .time_ns = t, .u.stack_end = e};
 }
 
 static inline wire_record rec_profile_status(wire_profile_status p, uint64_t t)
 {
-    wire_record r = {.type = WIRE_PROFILE_STATUS, .time_ns = t};
-
-    r.u.profile_status = p;
-    return r;
+    return (wire_record){.type = WIRE_PROFILE_STATUS, .time_ns = t, .u.profile_status = p};
 }
 
 static inline wire_record rec_gc_started(uint32_t generations, uint32_t reason, uint64_t t)
 {
-    wire_record r = {.type = WIRE_GC_STARTED, .time_ns = t};
-
-    r.u.gc_started = (wire_gc_started){generations, reason};
-    return r;
+    return (wire_record){.type = WIRE_GC_STARTED,
+                         .time_ns = t,
+                         .u.gc_started = (wire_gc_started){generations, reason}};
 }
 
 static inline wire_record rec_gc_finished(uint64_t t)
 {
-    wire_record r = {.type = WIRE_GC_FINISHED, .time_ns = t};
-
-    return r;
+    return (wire_record){.type = WIRE_GC_FINISHED, .time_ns = t};
 }
 
 static inline wire_record rec_runtime_suspend(uint32_t phase, uint32_t reason, uint64_t t)
 {
-    wire_record r = {.type = WIRE_RUNTIME_SUSPEND, .time_ns = t};
-
-    r.u.runtime_suspend = (wire_runtime_suspend){phase, reason};
-    return r;
+    return (wire_record){.type = WIRE_RUNTIME_SUSPEND,
+                         .time_ns = t,
+                         .u.runtime_suspend = (wire_runtime_suspend){phase, reason}};
 }
 
 static inline wire_record rec_tiers_status(uint32_t enabled, int32_t hr, uint64_t lost, uint64_t t)
 {
-    wire_record r = {.type = WIRE_TIERS_STATUS, .time_ns = t};
-
-    r.u.tiers_status = (wire_tiers_status){enabled, hr, lost};
-    return r;
+    return (wire_record){.type = WIRE_TIERS_STATUS,
+                         .time_ns = t,
+                         .u.tiers_status = (wire_tiers_status){enabled, hr, lost}};
 }
 
 static inline wire_record rec_agent_cost(wire_agent_cost c, uint64_t t)
 {
-    wire_record r = {.type = WIRE_AGENT_COST, .time_ns = t};
-
-    r.u.agent_cost = c;
-    return r;
+    return (wire_record){.type = WIRE_AGENT_COST, .time_ns = t, .u.agent_cost = c};
 }
 
 /* A record of any type with an all-zero payload (records the server must
  * take whatever their content, or refuse). */
 static inline wire_record rec_empty(uint16_t type, uint64_t t)
 {
-    wire_record r = {.type = type, .time_ns = t};
-
-    return r;
+    return (wire_record){.type = type, .time_ns = t};
 }
 
 /* ---- sessions ----------------------------------------------------------- */

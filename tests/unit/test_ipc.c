@@ -37,17 +37,10 @@
 #include <time.h>
 #include <unistd.h>
 
-/* xorshift: deterministic random bytes for the fuzz loops (each test that
- * uses them starts the sequence again: rnd_reset) */
+/* made-up bytes for the fuzz loops: every test starts the sequence again */
 static uint64_t g_rng;
 static void rnd_reset(void) { g_rng = 0x9E3779B97F4A7C15ull; }
-static uint64_t rnd(void)
-{
-    g_rng ^= g_rng << 13;
-    g_rng ^= g_rng >> 7;
-    g_rng ^= g_rng << 17;
-    return g_rng;
-}
+static uint64_t rnd(void) { return check_random(&g_rng); }
 
 static double now_ms(void)
 {
@@ -221,7 +214,6 @@ TEST(replies)
     size_t n, i;
     int all = 1;
 
-    rnd_reset();
     n = make_reply(buf, 0x00, 1, 0);
     CHECK(ipc_parse_reply_header(buf, n, &h) == IPC_OK && h.size == 24 && h.command_set == 0xFF &&
               h.command_id == 0x00,
@@ -389,7 +381,6 @@ TEST(process_info_payloads)
     static wbuf w;
     int v;
 
-    rnd_reset();
     for (v = 1; v <= 3; v++) {
         size_t i;
         int all = 1;
@@ -1039,4 +1030,4 @@ static const check_test tests[] = {
     TEST_END,
 };
 
-int main(int argc, char **argv) { return check_main(argc, argv, tests); }
+int main(int argc, char **argv) { return check_main_each(argc, argv, tests, rnd_reset, NULL); }

@@ -328,11 +328,10 @@ TEST(corrupted)
         if (!copy)
             break;
         memcpy(copy, f.data, f.size);
-        seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
-        flips = 1 + (unsigned)(seed % 8);
+        flips = 1 + (unsigned)(check_random(&seed) % 8);
         for (k = 0; k < flips; k++) {
-            seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
-            copy[md_at + (size_t)(seed % md_size)] ^= (uint8_t)(1u << ((seed >> 32) % 8));
+            uint64_t r = check_random(&seed);
+            copy[md_at + (size_t)(r % md_size)] ^= (uint8_t)(1u << ((r >> 32) % 8));
         }
         if (mdread_open_image(&r, copy, f.size, 1) == 0) {
             opened++;

@@ -29,15 +29,9 @@
 #include "sessions.h"
 
 #define N_FUNCTIONS 60000u
-static uint64_t g_rand = 0x9e3779b97f4a7c15ull;
+static uint64_t g_rand = 0x9e3779b97f4a7c15ull; /* big_session's made-up data */
 
-static uint64_t rnd(void)
-{
-    g_rand ^= g_rand << 13;
-    g_rand ^= g_rand >> 7;
-    g_rand ^= g_rand << 17;
-    return g_rand;
-}
+static uint64_t rnd(void) { return check_random(&g_rand); }
 
 static void name(session *s, uint64_t fid, uint64_t module_id, const char *text, uint16_t flags)
 {
