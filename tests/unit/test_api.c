@@ -53,38 +53,43 @@ static void teardown(void) { fixture_sessions_clear(); }
 
 TEST(route_table)
 {
-    CHECK(fixture_status_is("GET", path(""), NULL, NULL, 200), "GET a session");
-    CHECK(fixture_status_is("HEAD", path("/stacks"), NULL, NULL, 200), "HEAD is GET");
-    CHECK(fixture_status_is("DELETE", path("/functions"), NULL, NULL, 405),
-          "DELETE on a GET route: 405");
-    CHECK(fixture_status_is("PUT", path(""), NULL, NULL, 405), "PUT: 405");
-    CHECK(fixture_status_is("POST", path("/functions"), NULL, NULL, 405),
-          "POST on a GET route: 405");
-    CHECK(fixture_status_is("GET", path("/detach"), NULL, NULL, 405), "GET on a POST route: 405");
-    CHECK(fixture_status_is("GET", path("/profile/stop"), NULL, NULL, 405),
-          "GET /profile/stop: 405");
-    CHECK(fixture_status_is("GET", path("/nope"), NULL, NULL, 404), "unknown route: 404");
-    CHECK(fixture_status_is("GET", path("/stacks/"), NULL, NULL, 404),
-          "/stacks/ without a number: 404");
-    CHECK(fixture_status_is("GET", path("/stacks/abc"), NULL, NULL, 400), "/stacks/abc: 400");
-    CHECK(fixture_status_is("GET", path("/stacks/0"), NULL, NULL, 400), "/stacks/0: 400");
-    CHECK(fixture_status_is("GET", path("/stacks/-1"), NULL, NULL, 400), "/stacks/-1: 400");
-    CHECK(fixture_status_is("GET", path("/stacks/1x"), NULL, NULL, 400), "/stacks/1x: 400");
-    CHECK(fixture_status_is("GET", path("/stacks/99999999999999999999999"), NULL, NULL, 400),
-          "/stacks/ with a number too large: 400");
-    CHECK(fixture_status_is("GET", path("/stacks/2"), NULL, NULL, 404), "a snapshot not kept: 404");
-    CHECK(fixture_status_is("GET", "/api/sessions/999/stacks", NULL, NULL, 404),
-          "no such session: 404");
-    CHECK(fixture_status_is("POST", "/api/sessions/999/stacks", NULL, NULL, 404),
-          "POST, no such session: 404");
-    CHECK(fixture_status_is("GET", "/api/sessions/999/stacks/1", NULL, NULL, 404),
-          "unlocked route, no such session: 404");
-    CHECK(fixture_status_is("GET", "/api/sessions/+1", NULL, NULL, 400), "a signed id: 400");
-    CHECK(fixture_status_is("GET", "/api/sessions/ 1", NULL, NULL, 400),
-          "a space before the id: 400");
-    CHECK(fixture_status_is("POST", "/api/sessions", NULL, NULL, 405), "POST /api/sessions: 405");
-    CHECK(fixture_status_is("GET", "/api/processes/1/attach", NULL, NULL, 405), "GET attach: 405");
-    CHECK(fixture_status_is("POST", "/api/config", NULL, NULL, 405), "POST /api/config: 405");
+    static const struct {
+        const char *method;
+        int own; /* path is under this test's session (/api/sessions/{id}) */
+        const char *path;
+        int status;
+        const char *what;
+    } cases[] = {
+        {"GET", 1, "", 200, "GET a session"},
+        {"HEAD", 1, "/stacks", 200, "HEAD is GET"},
+        {"DELETE", 1, "/functions", 405, "DELETE on a GET route: 405"},
+        {"PUT", 1, "", 405, "PUT: 405"},
+        {"POST", 1, "/functions", 405, "POST on a GET route: 405"},
+        {"GET", 1, "/detach", 405, "GET on a POST route: 405"},
+        {"GET", 1, "/profile/stop", 405, "GET /profile/stop: 405"},
+        {"GET", 1, "/nope", 404, "unknown route: 404"},
+        {"GET", 1, "/stacks/", 404, "/stacks/ without a number: 404"},
+        {"GET", 1, "/stacks/abc", 400, "/stacks/abc: 400"},
+        {"GET", 1, "/stacks/0", 400, "/stacks/0: 400"},
+        {"GET", 1, "/stacks/-1", 400, "/stacks/-1: 400"},
+        {"GET", 1, "/stacks/1x", 400, "/stacks/1x: 400"},
+        {"GET", 1, "/stacks/99999999999999999999999", 400, "/stacks/ with a number too large: 400"},
+        {"GET", 1, "/stacks/2", 404, "a snapshot not kept: 404"},
+        {"GET", 0, "/api/sessions/999/stacks", 404, "no such session: 404"},
+        {"POST", 0, "/api/sessions/999/stacks", 404, "POST, no such session: 404"},
+        {"GET", 0, "/api/sessions/999/stacks/1", 404, "unlocked route, no such session: 404"},
+        {"GET", 0, "/api/sessions/+1", 400, "a signed id: 400"},
+        {"GET", 0, "/api/sessions/ 1", 400, "a space before the id: 400"},
+        {"POST", 0, "/api/sessions", 405, "POST /api/sessions: 405"},
+        {"GET", 0, "/api/processes/1/attach", 405, "GET attach: 405"},
+        {"POST", 0, "/api/config", 405, "POST /api/config: 405"},
+    };
+    size_t i;
+
+    for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+        CHECK(fixture_status_is(cases[i].method, cases[i].own ? path(cases[i].path) : cases[i].path,
+                                NULL, NULL, cases[i].status),
+              "%s", cases[i].what);
     {
         fixture_reply r = fixture_call("GET", "/api/config", NULL, NULL);
         CHECK(r.status == 200 && json_integer_value(json_object_get(
