@@ -4,7 +4,9 @@
 // functions, and Delete removes it. Screenshots: build/screenshots/stored-*.png.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, stopServer, launchBrowser, openDashboard, waitFor, apiGet, screenshot, tempDataDir } from './helpers.mjs';
+import {
+  startServer, stopServer, launchBrowser, openDashboard, waitFor, apiGet, screenshot, storageCaughtUp, tempDataDir,
+} from './helpers.mjs';
 
 let recorder, srv, browser;
 after(async () => {
@@ -19,11 +21,7 @@ test('an interrupted session from storage: listed, browsable, read-only, deletab
     return r.body.state === 'live' && r.body.counters.functions > 20;
   }, { timeoutMs: 60000 });
   const seen = (await apiGet(recorder, '/api/sessions/1')).body.counters.functions;
-  const r0 = (await apiGet(recorder, '/api/config')).body.storage.rounds;
-  await waitFor('the writer caught up', async () => {
-    const st = (await apiGet(recorder, '/api/config')).body.storage;
-    return st.rounds >= r0 + 2 && st.backlog_bytes === 0;
-  }, { timeoutMs: 30000 });
+  await storageCaughtUp(recorder);
   recorder.proc.kill('SIGKILL'); // the server only, without warning
   await recorder.exited;
   try { process.kill(-recorder.proc.pid, 'SIGKILL'); } catch { /* its app, in its process group */ }

@@ -116,6 +116,17 @@ export async function fetchChecked(url, init = {}) {
   return new Response(init.method === 'HEAD' ? null : r.text, { status: r.status, headers: r.headers });
 }
 
+// Waits until the storage writer of the server at srv.url has committed all it
+// held when called: two more writer rounds, nothing waiting. Its storage stats.
+export async function storageCaughtUp(srv, timeoutMs = 30000) {
+  const storage = async () => (await api(`${srv.url}/api/config`)).body.storage;
+  const r0 = (await storage()).rounds;
+  return waitFor('the writer caught up', async () => {
+    const st = await storage();
+    return st.rounds >= r0 + 2 && st.backlog_bytes === 0 && st;
+  }, timeoutMs);
+}
+
 export async function stopAll() {
   for (const p of [...started]) {
     p.kill('SIGKILL');

@@ -9,6 +9,7 @@
 #include "api.h"
 #include "records.h"
 #include "sessions.h"
+#include "views.h"
 
 session *fixture_session(const char *command)
 {
@@ -64,6 +65,31 @@ session *fixture_api_session(void)
     failed |= rec_apply(s, rec_runtime_suspend(WIRE_RESUME_FINISHED, 1, REC_MONO + 4500));
     failed |= rec_apply(s, rec_gc_finished(REC_MONO + 4800));
     return failed ? NULL : s;
+}
+
+json_t *fixture_views(session *s)
+{
+    json_t *all = json_object(), *list;
+    size_t i;
+    uint64_t seq;
+
+    list = json_array();
+    for (i = 0; i < s->function_count; i++)
+        json_array_append_new(list, view_function(s, &s->functions[i]));
+    json_object_set_new(all, "functions", list);
+    list = json_array();
+    for (i = 0; i < s->module_count; i++)
+        json_array_append_new(list, view_module(&s->modules[i]));
+    json_object_set_new(all, "modules", list);
+    list = json_array();
+    for (i = 0; i < s->thread_count; i++)
+        json_array_append_new(list, view_thread(s, &s->threads[i]));
+    json_object_set_new(all, "threads", list);
+    list = json_array();
+    for (seq = eventlog_first_seq(&s->events); seq <= s->events.last_seq; seq++)
+        json_array_append_new(list, view_event(s, eventlog_at(&s->events, seq)));
+    json_object_set_new(all, "events", list);
+    return all;
 }
 
 void fixture_sessions_clear(void)

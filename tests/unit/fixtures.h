@@ -28,6 +28,12 @@ session *fixture_session(const char *command);
  * its suspension (500 ns). Caller holds sessions_lock. */
 session *fixture_api_session(void);
 
+/* What the views serve of s's content, as one JSON object: "functions",
+ * "modules", "threads" and "events" (every event kept), each row as the
+ * REST routes show it; for the tests that compare a session with itself
+ * read back. Caller holds the lock (or owns s) and frees the object. */
+json_t *fixture_views(session *s);
+
 /* Removes every session from the registry (takes the lock). */
 void fixture_sessions_clear(void);
 

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "fixtures.h"
 #include "records.h"
 #include "snapshot.h"
 #include "views.h"
@@ -127,34 +128,18 @@ static int restore(session *s, const char *bytes, size_t n, const char **why)
 /* Everything the views serve of s, as one JSON text (caller frees). */
 static char *everything(session *s)
 {
-    json_t *all = json_object(), *list;
+    json_t *all = fixture_views(s), *f;
     size_t i;
-    uint64_t seq;
     char *text;
 
     json_object_set_new(all, "detail", view_session_detail(s));
-    list = json_array();
-    for (i = 0; i < s->function_count; i++) {
-        json_t *f = view_function(s, &s->functions[i]);
-        json_object_set_new(f, "indexed",
-                            json_boolean(session_find_function(s, s->functions[i].function_id) ==
-                                         &s->functions[i]));
-        json_array_append_new(list, f);
-    }
-    json_object_set_new(all, "functions", list);
-    list = json_array();
-    for (i = 0; i < s->module_count; i++)
-        json_array_append_new(list, view_module(&s->modules[i]));
-    json_object_set_new(all, "modules", list);
-    list = json_array();
-    for (i = 0; i < s->thread_count; i++)
-        json_array_append_new(list, view_thread(s, &s->threads[i]));
-    json_object_set_new(all, "threads", list);
-    list = json_array();
-    for (seq = eventlog_first_seq(&s->events); seq <= s->events.last_seq; seq++)
-        json_array_append_new(list, view_event(s, eventlog_at(&s->events, seq)));
-    json_object_set_new(all, "events", list);
     json_object_del(json_object_get(all, "detail"), "memory"); /* capacities may differ */
+    json_array_foreach(json_object_get(all, "functions"), i, f)
+    {
+        const session_function *row = &s->functions[i];
+        json_object_set_new(f, "indexed",
+                            json_boolean(session_find_function(s, row->function_id) == row));
+    }
     text = json_dumps(all, JSON_SORT_KEYS | JSON_COMPACT);
     json_decref(all);
     return text;

@@ -30,6 +30,7 @@
 #include <sqlite3.h>
 
 #include "check.h"
+#include "fixtures.h"
 #include "records.h"
 #include "session_header.h"
 #include "sessions.h"
@@ -155,28 +156,14 @@ static void end_session(session *s)
 /* What the views serve of s's content (its own fields left out), as JSON text. */
 static char *content(session *s)
 {
-    json_t *all = json_object(), *list, *detail = view_session_detail(s);
-    size_t i;
-    uint64_t seq;
+    json_t *all = fixture_views(s), *detail = view_session_detail(s);
     char *text;
 
+    json_object_del(all, "threads"); /* a session read back is not live: none of its threads is */
     json_object_set(all, "counters", json_object_get(detail, "counters"));
-    /* a session read back is not live: none of its threads is */
     json_object_del(json_object_get(all, "counters"), "threads_alive");
     json_object_set(all, "drops", json_object_get(detail, "drops"));
     json_decref(detail);
-    list = json_array();
-    for (i = 0; i < s->function_count; i++)
-        json_array_append_new(list, view_function(s, &s->functions[i]));
-    json_object_set_new(all, "functions", list);
-    list = json_array();
-    for (i = 0; i < s->module_count; i++)
-        json_array_append_new(list, view_module(&s->modules[i]));
-    json_object_set_new(all, "modules", list);
-    list = json_array();
-    for (seq = eventlog_first_seq(&s->events); seq <= s->events.last_seq; seq++)
-        json_array_append_new(list, view_event(s, eventlog_at(&s->events, seq)));
-    json_object_set_new(all, "events", list);
     text = json_dumps(all, JSON_SORT_KEYS | JSON_COMPACT);
     json_decref(all);
     return text;
