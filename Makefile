@@ -59,8 +59,9 @@ include tests/apps/apps.mk
 # those objects. Flavours: server, agent (-fPIC, hidden), asan-server,
 # asan-agent, and unit (the agent's pure pieces with the ring's test hook).
 OBJ := $(BUILD)/obj
-# Objects are kept between builds (a test's own object is made by a pattern rule).
-.PRECIOUS: $(OBJ)/%.o
+# Objects are kept between builds (a test's own object is made by a pattern rule;
+# make 4.3 keeps such a file only when .PRECIOUS names its rule's own pattern).
+.PRECIOUS: $(foreach f,server agent asan-server asan-agent unit,$(OBJ)/$(f)/%.o)
 .DELETE_ON_ERROR:
 objs = $(patsubst %.c,$(OBJ)/$(1)/%.o,$(2))
 SERVER_OBJS      := $(call objs,server,$(SERVER_SRC))

@@ -3,6 +3,7 @@
 // for conditions. Every process a test starts is killed by stopAll(). Every
 // response api() and fetchChecked() receive is checked against the OpenAPI
 // document (openapi.mjs): an undocumented route, status or body fails the test.
+import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -186,6 +187,17 @@ export function agentTrace(pid) {
     sockets: fds.filter((f) => f.startsWith('socket:')).length,
     rssKb: Number((/VmRSS:\s+(\d+)/.exec(status) || [])[1]),
   };
+}
+
+// Waits until the agent library has left process pid, and checks that it left
+// nothing behind: no agent thread, no socket but those open before the attach
+// (`before`: agentTrace of the process then). Returns the process's trace.
+export async function agentLeft(pid, before, timeoutMs = 15000) {
+  const sockets = (trace) => trace.fds.filter((f) => f.startsWith('socket:')).sort();
+  const t = await waitFor('library unloaded', () => { const x = agentTrace(pid); return !x.mapped && x; }, timeoutMs);
+  assert.equal(t.agentThreads, 0, 'no agent thread');
+  assert.deepEqual(sockets(t), sockets(before), 'no agent socket left open');
+  return t;
 }
 
 export async function attach(srv, pid) {
