@@ -58,6 +58,16 @@ export function withEnv(env) {
 // when the tests end; a test that gives --data itself keeps its choice.
 const dataDirs = [];
 process.on('exit', () => { for (const d of dataDirs) fs.rmSync(d, { recursive: true, force: true }); });
+// A jitscope a test starts without --data (runSync of a CLI error, a test's own
+// spawn) must not reach the user's own data directory either: every child of
+// this test process gets a private XDG_STATE_HOME, removed at the end (a test
+// that sets XDG_STATE_HOME itself keeps its choice through withEnv).
+if (!process.env.JITSCOPE_TEST_STATE) {
+  const state = fs.mkdtempSync(path.join(os.tmpdir(), 'jitscope-state-'));
+  dataDirs.push(state);
+  process.env.XDG_STATE_HOME = state;
+  process.env.JITSCOPE_TEST_STATE = state;
+}
 export function tempDataDir() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'jitscope-data-'));
   dataDirs.push(dir);

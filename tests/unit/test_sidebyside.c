@@ -44,6 +44,10 @@
  *                      reason), RUNTIME_SUSPEND phases (each with the reason),
  *                      GC_FINISHED, in order; the lone ends of a GC / suspension
  *                      begun before are ignored
+ *   jit_info           JITInlining -> INLINING (caller, callee, the thread's
+ *                      ThreadID), the cache searches -> CODE_SEARCH (started,
+ *                      found, not found); the runtime's answers never changed;
+ *                      the time a JITInlining call takes (a ring write), printed
  *   snapshot           WIRE_CMD_SNAPSHOT: one SuspendRuntime, EnumThreads, a walk
  *                      per thread (not the walker's own), one ResumeRuntime; frames
  *                      leaf first with native runs kept, E_FAIL kept with its
@@ -133,6 +137,7 @@
 #define REAL_MONITOR_THREADS 0x00000200u
 #define REAL_MONITOR_ENTERLEAVE 0x00001000u
 #define REAL_MONITOR_SUSPENDS 0x00010000u
+#define REAL_MONITOR_CACHE_SEARCHES 0x00020000u
 #define REAL_ENABLE_STACK_SNAPSHOT 0x10000000u
 #define REAL_HIGH_BASIC_GC 0x00000010u
 #define REAL_HIGH_MONITOR_EVENT_PIPE 0x00000080u
@@ -1501,11 +1506,8 @@ TEST(class_factory)
         HRESULT any = v->ExceptionSearchFunctionLeave(cb) | v->RemotingServerInvocationStarted(cb) |
                       v->AppDomainCreationStarted(cb, 1) | v->ClassLoadStarted(cb, 2) |
                       v->DynamicMethodUnloaded(cb, 3) | v->EventPipeProviderCreated(cb, 4) |
-                      v->ClassLoadFinished(cb, 5, E_FAIL) | v->ModuleUnloadFinished(cb, 6, S_OK) |
-                      v->ModuleAttachedToAssembly(cb, 7, 8) | v->HandleCreated(cb, 9, 10) |
-                      v->JITCachedFunctionSearchStarted(cb, 11, &use_cached) |
-                      v->JITInlining(cb, 12, 13, &should_inline) |
-                      v->JITCachedFunctionSearchFinished(cb, 14, COR_PRF_CACHED_FUNCTION_FOUND) |
+                      v->ClassLoadFinished(cb, 5, E_FAIL) | v->ModuleAttachedToAssembly(cb, 7, 8) |
+                      v->HandleCreated(cb, 9, 10) |
                       v->UnmanagedToManagedTransition(cb, 15, COR_PRF_TRANSITION_CALL) |
                       v->RemotingClientSendingMessage(cb, &cookie, TRUE) |
                       v->FinalizeableObjectQueued(cb, 0, 16) | v->RootReferences(cb, 1, ids) |
@@ -1523,8 +1525,17 @@ TEST(class_factory)
                       v->GetReJITParameters(cb, 22, 0x06000001, NULL) |
                       v->ReJITError(cb, 22, 0x06000001, 20, E_FAIL) |
                       v->GetAssemblyReferences(cb, NULL, NULL);
+        CHECK(any == S_OK, "unused callbacks: S_OK (0x%08x)", (unsigned)any);
+        /* an unload's end, and jitinfo.c's callbacks (inlining, ReadyToRun
+         * searches), which never veto: harmless on an object that never
+         * initialised */
+        any = v->ModuleUnloadFinished(cb, 6, S_OK) |
+              v->JITCachedFunctionSearchStarted(cb, 11, &use_cached) |
+              v->JITInlining(cb, 12, 13, &should_inline) |
+              v->JITCachedFunctionSearchFinished(cb, 14, COR_PRF_CACHED_FUNCTION_FOUND);
         CHECK(any == S_OK && use_cached == TRUE && should_inline == TRUE,
-              "unused callbacks: S_OK, their answers untouched (0x%08x)", (unsigned)any);
+              "inlining and cache-search callbacks: S_OK, their answers untouched (0x%08x)",
+              (unsigned)any);
     }
 
     /* an object that never initialised: Shutdown / detach callbacks are harmless */
@@ -1948,9 +1959,11 @@ TEST(side_by_side)
     CHECK((mask & COR_PRF_MONITOR_IMMUTABLE) == 0 && (mask & REAL_IMMUTABLE_MAX) == 0,
           "A: nothing immutable in the mask (detach stays possible)");
     CHECK((mask & REAL_MONITOR_ENTERLEAVE) == 0, "A: no enter/leave hooks");
-    CHECK((mask & ~COR_PRF_ALLOWABLE_AFTER_ATTACH) == 0 &&
-              (mask & ~REAL_ALLOWABLE_AFTER_ATTACH_MIN) == 0,
-          "A: everything in the mask is allowed after attach (0x%08x)", mask);
+    /* a startup agent also asks for the ReadyToRun searches, which an attach may not have */
+    CHECK(mask & REAL_MONITOR_CACHE_SEARCHES, "A (startup): mask has the cache searches");
+    CHECK((mask & ~REAL_MONITOR_CACHE_SEARCHES & ~COR_PRF_ALLOWABLE_AFTER_ATTACH) == 0 &&
+              (mask & ~REAL_MONITOR_CACHE_SEARCHES & ~REAL_ALLOWABLE_AFTER_ATTACH_MIN) == 0,
+          "A: everything else in the mask is allowed after attach (0x%08x)", mask);
 
     check_hello(&conn_a, TOKEN_A, WIRE_MODE_STARTUP, 3);
     CHECK(wait_threads_named(AGENT_THREAD_NAME, 1, 1000) == 1,
@@ -2201,6 +2214,82 @@ TEST(gc_timeline)
         }
         CHECK(types[6] == WIRE_GC_FINISHED, "GC_FINISHED last (type %u)", types[6]);
     }
+}
+
+/* Sorts for the median below. */
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+TEST(jit_info)
+{
+    enum { BATCH = 400, BATCHES = 31 }; /* a batch's records (48 B each) fit the 64 KiB ring */
+    const ThreadID me = (ThreadID)0x7000u + (ThreadID)(unsigned)my_tid();
+    BOOL yes = TRUE, no = FALSE, cached = TRUE;
+    wire_cmd_ping ping = {0x1A11E};
+    wire_inlining in[2];
+    wire_code_search search[3];
+    double per_call[BATCHES];
+    unsigned n_in = 0, n_search = 0, b, i;
+
+    if (!a_running || conn_a.fd < 0) {
+        CHECK(0, "needs side_by_side first (A running)");
+        return;
+    }
+    CHECK(obj_a->lpVtbl->JITInlining(obj_a, 0x600A, 0x600B, &yes) == S_OK && yes == TRUE,
+          "JITInlining -> S_OK, TRUE left TRUE");
+    CHECK(obj_a->lpVtbl->JITInlining(obj_a, 0x600A, 0x600C, &no) == S_OK && no == FALSE,
+          "JITInlining -> S_OK, FALSE left FALSE (the runtime's answer is never changed)");
+    CHECK(obj_a->lpVtbl->JITCachedFunctionSearchStarted(obj_a, 0x600D, &cached) == S_OK &&
+              cached == TRUE,
+          "JITCachedFunctionSearchStarted -> S_OK, the precompiled code still used");
+    obj_a->lpVtbl->JITCachedFunctionSearchFinished(obj_a, 0x600D, COR_PRF_CACHED_FUNCTION_FOUND);
+    obj_a->lpVtbl->JITCachedFunctionSearchFinished(obj_a, 0x600E,
+                                                   COR_PRF_CACHED_FUNCTION_NOT_FOUND);
+    send_command(conn_a.fd, WIRE_CMD_PING, &ping, sizeof(ping));
+    while (conn_read(&conn_a, 2000) == 1 && conn_a.last.type != WIRE_PONG) {
+        if (conn_a.last.type == WIRE_INLINING && n_in < 2 &&
+            CHECK(conn_a.last_length == sizeof(wire_inlining), "INLINING of %zu bytes (%u)",
+                  sizeof(wire_inlining), conn_a.last_length))
+            memcpy(&in[n_in++], conn_a.last_payload, sizeof(in[0]));
+        if (conn_a.last.type == WIRE_CODE_SEARCH && n_search < 3 &&
+            CHECK(conn_a.last_length == sizeof(wire_code_search), "CODE_SEARCH of %zu bytes (%u)",
+                  sizeof(wire_code_search), conn_a.last_length))
+            memcpy(&search[n_search++], conn_a.last_payload, sizeof(search[0]));
+    }
+    if (CHECK(n_in == 2, "2 INLINING records (got %u)", n_in))
+        CHECK(in[0].caller == 0x600A && in[0].callee == 0x600B && in[0].thread_id == me &&
+                  in[1].caller == 0x600A && in[1].callee == 0x600C && in[1].thread_id == me,
+              "INLINING: caller, callee and the JIT thread's ThreadID, in order");
+    if (CHECK(n_search == 3, "3 CODE_SEARCH records (got %u)", n_search))
+        CHECK(search[0].function_id == 0x600D && search[0].result == WIRE_SEARCH_STARTED &&
+                  search[1].function_id == 0x600D && search[1].result == WIRE_SEARCH_FOUND &&
+                  search[2].function_id == 0x600E && search[2].result == WIRE_SEARCH_NOT_FOUND,
+              "CODE_SEARCH: started, found, not found");
+
+    /* The cost on the JIT thread: batches of calls timed, the ring emptied between
+     * them (the sender forwards; the ping's answer comes after the batch). */
+    for (b = 0; b < BATCHES; b++) {
+        double t0 = now_s();
+        for (i = 0; i < BATCH; i++) {
+            BOOL answer = TRUE;
+            obj_a->lpVtbl->JITInlining(obj_a, 0x600A, 0x6010 + (i & 7), &answer);
+        }
+        per_call[b] = (now_s() - t0) * 1e9 / BATCH;
+        ping.cookie = 0x1A11F + b;
+        send_command(conn_a.fd, WIRE_CMD_PING, &ping, sizeof(ping));
+        while (conn_read(&conn_a, 2000) == 1 && conn_a.last.type != WIRE_PONG)
+            ;
+    }
+    qsort(per_call, BATCHES, sizeof(per_call[0]), cmp_double);
+    printf("  JITInlining on the JIT thread: %.0f ns a call (median of %d batches of %d; "
+           "fastest %.0f, slowest %.0f)\n",
+           per_call[BATCHES / 2], BATCHES, BATCH, per_call[0], per_call[BATCHES - 1]);
+    CHECK(per_call[BATCHES / 2] < 5000.0,
+          "JITInlining stays a ring write: %.0f ns a call (median), under 5 us",
+          per_call[BATCHES / 2]);
 }
 
 TEST(snapshot)
@@ -2998,6 +3087,7 @@ static const check_test tests[] = {TEST_ENTRY(exports),
                                    TEST_ENTRY(attach_race),
                                    TEST_ENTRY(side_by_side),
                                    TEST_ENTRY(gc_timeline),
+                                   TEST_ENTRY(jit_info),
                                    TEST_ENTRY(snapshot),
                                    TEST_ENTRY(suspend_interleave),
                                    TEST_ENTRY(snapshot_naming_lock),

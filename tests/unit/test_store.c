@@ -375,6 +375,47 @@ TEST(thread_rows_read_back)
     close_store();
 }
 
+/* A file of version 4 (snapshot parts without `kind`: part 0 the state, the
+ * others observations) opens at this version and serves what it stored. */
+TEST(a_version_4_file_is_migrated)
+{
+    char dir[64], err[512], path[128];
+    session *s;
+    int id;
+
+    temp_dir(dir, sizeof(dir));
+    CHECK(open_store(dir, err, sizeof(err)) == 0, "open: %s", err);
+    sessions_lock();
+    s = new_session(SESSION_MODE_RUN, 4242, "dotnet threads.dll");
+    id = s->id;
+    rec_feed(s, rec_module_loaded(MID, "/app/App.dll", "App", 0, REC_MONO + 2));
+    three_threads_on_one_id(s); /* a stack walk: an observation beside the snapshot */
+    end_session(s);
+    sessions_unlock();
+    persist_sweep();
+    CHECK(wait_synced(id), "its snapshot committed");
+    close_store();
+    CHECK(count_rows_of(dir, "SELECT count(*) FROM snapshots WHERE session_id = %d AND kind = 1",
+                        id) >= 1,
+          "the snapshot has an observation part");
+    snprintf(path, sizeof(path), "%s/jitscope.db", dir);
+    CHECK(exec_sql(path, "ALTER TABLE snapshots DROP COLUMN kind; PRAGMA user_version = 4;") == 0,
+          "made a version 4 file");
+
+    CHECK(open_store(dir, err, sizeof(err)) == 0, "the version 4 file opens: %s", err);
+    CHECK(count_rows(dir, "PRAGMA user_version") == STORE_SCHEMA_VERSION, "migrated to version %d",
+          STORE_SCHEMA_VERSION);
+    persist_prepare(id);
+    sessions_lock();
+    s = sessions_get(id);
+    CHECK(s && s->persist.load_error[0] == '\0' && three_threads_read_back(s),
+          "read back whole: threads, functions and the stack walk (%s)",
+          s ? s->persist.load_error : "no session");
+    sessions_unlock();
+    close_store();
+    remove_dir(dir);
+}
+
 TEST(committed_survives_a_crash)
 {
     char err[512];
@@ -768,6 +809,7 @@ TEST(refuses_what_it_cannot_use)
 static const check_test tests[] = {
     TEST_ENTRY(read_back_serves_the_same),
     TEST_ENTRY(thread_rows_read_back),
+    TEST_ENTRY(a_version_4_file_is_migrated),
     TEST_ENTRY(committed_survives_a_crash),
     TEST_ENTRY(keep_and_keep_events),
     TEST_ENTRY(a_full_journal_breaks_the_log_until_a_snapshot),
