@@ -64,6 +64,9 @@ static inline size_t rec_frame(const wire_record *r, uint8_t *buf)
     } else if (r->type == WIRE_STACK_THREAD) {
         extra = r->stack_frames;
         extra_length = r->u.stack_thread.frame_count * (uint32_t)sizeof(wire_stack_frame);
+    } else if (r->type == WIRE_CODE_PART) {
+        extra = r->data;
+        extra_length = r->data_length;
     }
     return wire_encode(buf, &h, &r->u, (uint32_t)fixed, extra, extra_length, text, strings);
 }
@@ -260,6 +263,39 @@ static inline wire_record rec_tiers_status(uint32_t enabled, int32_t hr, uint64_
 static inline wire_record rec_agent_cost(wire_agent_cost c, uint64_t t)
 {
     return (wire_record){.type = WIRE_AGENT_COST, .time_ns = t, .u.agent_cost = c};
+}
+
+/* One native code version of the reply to code request v.request_id. */
+static inline wire_record rec_code_version(wire_code_version_info v, uint64_t t)
+{
+    return (wire_record){.type = WIRE_CODE_VERSION, .time_ns = t, .u.code_version = v};
+}
+
+/* A piece of a code reply: p.kind's `length` bytes at data. */
+static inline wire_record rec_code_part(wire_code_part p, const void *data, uint32_t length,
+                                        uint64_t t)
+{
+    return (wire_record){
+        .type = WIRE_CODE_PART, .time_ns = t, .u.code_part = p, .data = data, .data_length = length};
+}
+
+static inline wire_record rec_code_end(wire_code_end e, uint64_t t)
+{
+    return (wire_record){.type = WIRE_CODE_END, .time_ns = t, .u.code_end = e};
+}
+
+static inline wire_record rec_inlining(uint64_t caller, uint64_t callee, uint64_t tid, uint64_t t)
+{
+    return (wire_record){
+        .type = WIRE_INLINING, .time_ns = t, .u.inlining = (wire_inlining){caller, callee, tid}};
+}
+
+/* result: a wire_code_search_result. */
+static inline wire_record rec_code_search(uint64_t fid, uint32_t result, uint64_t t)
+{
+    return (wire_record){.type = WIRE_CODE_SEARCH,
+                         .time_ns = t,
+                         .u.code_search = (wire_code_search){fid, result, 0}};
 }
 
 /* A record of any type with an all-zero payload (records the server must

@@ -2234,10 +2234,8 @@ TEST(jit_info)
     double per_call[BATCHES];
     unsigned n_in = 0, n_search = 0, b, i;
 
-    if (!a_running || conn_a.fd < 0) {
-        CHECK(0, "needs side_by_side first (A running)");
+    if (a_up() != 0)
         return;
-    }
     CHECK(obj_a->lpVtbl->JITInlining(obj_a, 0x600A, 0x600B, &yes) == S_OK && yes == TRUE,
           "JITInlining -> S_OK, TRUE left TRUE");
     CHECK(obj_a->lpVtbl->JITInlining(obj_a, 0x600A, 0x600C, &no) == S_OK && no == FALSE,

@@ -379,12 +379,11 @@ TEST(thread_rows_read_back)
  * others observations) opens at this version and serves what it stored. */
 TEST(a_version_4_file_is_migrated)
 {
-    char dir[64], err[512], path[128];
+    char err[512], path[128];
     session *s;
     int id;
 
-    temp_dir(dir, sizeof(dir));
-    CHECK(open_store(dir, err, sizeof(err)) == 0, "open: %s", err);
+    CHECK(open_store(g_dir, err, sizeof(err)) == 0, "open: %s", err);
     sessions_lock();
     s = new_session(SESSION_MODE_RUN, 4242, "dotnet threads.dll");
     id = s->id;
@@ -395,16 +394,16 @@ TEST(a_version_4_file_is_migrated)
     persist_sweep();
     CHECK(wait_synced(id), "its snapshot committed");
     close_store();
-    CHECK(count_rows_of(dir, "SELECT count(*) FROM snapshots WHERE session_id = %d AND kind = 1",
+    CHECK(count_rows_of(g_dir, "SELECT count(*) FROM snapshots WHERE session_id = %d AND kind = 1",
                         id) >= 1,
           "the snapshot has an observation part");
-    snprintf(path, sizeof(path), "%s/jitscope.db", dir);
+    snprintf(path, sizeof(path), "%s/jitscope.db", g_dir);
     CHECK(exec_sql(path, "ALTER TABLE snapshots DROP COLUMN kind; PRAGMA user_version = 4;") == 0,
           "made a version 4 file");
 
-    CHECK(open_store(dir, err, sizeof(err)) == 0, "the version 4 file opens: %s", err);
-    CHECK(count_rows(dir, "PRAGMA user_version") == STORE_SCHEMA_VERSION, "migrated to version %d",
-          STORE_SCHEMA_VERSION);
+    CHECK(open_store(g_dir, err, sizeof(err)) == 0, "the version 4 file opens: %s", err);
+    CHECK(count_rows(g_dir, "PRAGMA user_version") == STORE_SCHEMA_VERSION,
+          "migrated to version %d", STORE_SCHEMA_VERSION);
     persist_prepare(id);
     sessions_lock();
     s = sessions_get(id);
@@ -413,7 +412,6 @@ TEST(a_version_4_file_is_migrated)
           s ? s->persist.load_error : "no session");
     sessions_unlock();
     close_store();
-    remove_dir(dir);
 }
 
 TEST(committed_survives_a_crash)
