@@ -13,13 +13,19 @@ after(async () => {
   try { if (browser) await browser.close(); } finally { await stopServer(recorder); await stopServer(srv); }
 });
 
-test('an interrupted session from storage: listed, browsable, read-only, deletable', { timeout: 120000 }, async () => {
-  const dir = tempDataDir();
-  recorder = await startServer({ args: ['--data', dir] });
+// A server recording the demo app into dir, once its session is live with functions.
+async function recording(dir) {
+  const srv = await startServer({ args: ['--data', dir] });
   await waitFor('live, with functions', async () => {
-    const r = await apiGet(recorder, '/api/sessions/1');
+    const r = await apiGet(srv, '/api/sessions/1');
     return r.body.state === 'live' && r.body.counters.functions > 20;
   }, { timeoutMs: 60000 });
+  return srv;
+}
+
+test('an interrupted session from storage: listed, browsable, read-only, deletable', { timeout: 120000 }, async () => {
+  const dir = tempDataDir();
+  recorder = await recording(dir);
   const seen = (await apiGet(recorder, '/api/sessions/1')).body.counters.functions;
   await storageCaughtUp(recorder);
   recorder.proc.kill('SIGKILL'); // the server only, without warning
@@ -61,11 +67,7 @@ after(async () => {
 
 test('a live session taken back by the next server: its page says so, with the gap', { timeout: 120000 }, async () => {
   const dir = tempDataDir();
-  recorder2 = await startServer({ args: ['--data', dir] });
-  await waitFor('live, with functions', async () => {
-    const r = await apiGet(recorder2, '/api/sessions/1');
-    return r.body.state === 'live' && r.body.counters.functions > 20;
-  }, { timeoutMs: 60000 });
+  recorder2 = await recording(dir);
   // what the last quarter second brought may be lost at a kill: wait for a commit
   const c0 = (await apiGet(recorder2, '/api/config')).body.storage.commits;
   await waitFor('a commit since', async () => (await apiGet(recorder2, '/api/config')).body.storage.commits > c0, { timeoutMs: 30000 });
