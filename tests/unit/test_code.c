@@ -135,32 +135,24 @@ TEST(procsyms_names_this_process)
 static wire_record code_version_rec(uint64_t request, uint32_t index, uint64_t start, uint32_t size,
                                     uint32_t maps, uint32_t refs)
 {
-    wire_record r = {.type = WIRE_CODE_VERSION, .time_ns = REC_MONO + 9000};
-
-    r.u.code_version = (wire_code_version_info){request, FID_HOT, 0,    start, 0, size, 0, index,
-                                                size,    maps,    maps, refs,  0, 0,    0};
-    return r;
+    return rec_code_version((wire_code_version_info){request, FID_HOT, 0, start, 0, size, 0, index,
+                                                     size, maps, maps, refs, 0, 0, 0},
+                            REC_MONO + 9000);
 }
 
 static wire_record code_part_rec(uint64_t request, uint32_t index, uint16_t kind, uint32_t offset,
                                  const void *data, uint32_t length)
 {
-    wire_record r = {.type = WIRE_CODE_PART, .time_ns = REC_MONO + 9001};
-
-    r.u.code_part = (wire_code_part){request, index, kind, 0, offset, 0};
-    r.data = data;
-    r.data_length = length;
-    return r;
+    return rec_code_part((wire_code_part){request, index, kind, 0, offset, 0}, data, length,
+                         REC_MONO + 9001);
 }
 
 static wire_record code_end_rec(uint64_t request, uint32_t status, uint32_t versions,
                                 uint32_t il_size)
 {
-    wire_record r = {.type = WIRE_CODE_END, .time_ns = REC_MONO + 9002};
-
-    r.u.code_end = (wire_code_end){request,  FID_HOT,  MODULE,  5000,    0,           status, 0,
-                                   versions, versions, il_size, il_size, 0x06000001u, 0};
-    return r;
+    return rec_code_end((wire_code_end){request, FID_HOT, MODULE, 5000, 0, status, 0, versions,
+                                        versions, il_size, il_size, 0x06000001u, 0},
+                        REC_MONO + 9002);
 }
 
 TEST(replies_assembled_checked_and_kept)
@@ -307,15 +299,11 @@ static session *code_session(void)
     rec_apply(s, r);
     t += 1000000;
     rec_apply(s, rec_jit_started(FID_HOT, TID, t));
-    r = (wire_record){.type = WIRE_INLINING, .time_ns = t + 10};
-    r.u.inlining = (wire_inlining){FID_HOT, FID_LEAF, TID};
-    rec_apply(s, r);
+    rec_apply(s, rec_inlining(FID_HOT, FID_LEAF, TID, t + 10));
     r = rec_jit_finished(FID_HOT, TID, t1, 1, t + 2000000, 0);
     r.u.jit_finished.tier = WIRE_TIER_1;
     rec_apply(s, r);
-    r = (wire_record){.type = WIRE_CODE_SEARCH, .time_ns = t};
-    r.u.code_search = (wire_code_search){FID_LEAF, WIRE_SEARCH_FOUND, 0};
-    rec_apply(s, r);
+    rec_apply(s, rec_code_search(FID_LEAF, WIRE_SEARCH_FOUND, t));
     /* the agent's reply: Tier1 first (the runtime's order), then Tier0 */
     rec_apply(s, code_version_rec(42, 0, t1, 1, 0, 0));
     rec_apply(s, code_part_rec(42, 0, WIRE_CODE_PART_CODE, 0, "\xc3", 1));
