@@ -224,6 +224,11 @@ static int snapshot_put_refused(const session *s, textbuf *out)
     return snapshot_put(out, SNAPSHOT_REFUSED, 0, &r, sizeof(r), NULL, 0, NULL, 0);
 }
 
+static int snapshot_put_code(void *ctx, const void *payload, uint32_t length)
+{
+    return snapshot_put(ctx, SNAPSHOT_CODE, 0, payload, length, NULL, 0, NULL, 0);
+}
+
 int snapshot_encode(const session *s, uint64_t max_events, textbuf *out)
 {
     snapshot_begin counts = {
@@ -251,7 +256,8 @@ int snapshot_encode(const session *s, uint64_t max_events, textbuf *out)
     for (i = 0; i < s->function_count; i++)
         if (snapshot_put_function(s, i, out) != 0)
             return -1;
-    if (snapshot_put_events(s, first, out, &counts.events) != 0)
+    if (snapshot_put_events(s, first, out, &counts.events) != 0 ||
+        code_snapshot_encode(&s->code, s->function_count, snapshot_put_code, out) != 0)
         return -1;
     return snapshot_put(out, SNAPSHOT_END, 0, &counts, sizeof(counts), NULL, 0, NULL, 0);
 }
@@ -510,6 +516,10 @@ int snapshot_apply(session *s, snapshot_reader *rd, uint16_t type, uint16_t flag
         break;
     case SNAPSHOT_EVENTS:
         rc = snapshot_restore_events(s, rd, payload, length);
+        c.at = c.end;
+        break;
+    case SNAPSHOT_CODE:
+        rc = code_snapshot_restore(&s->code, s->function_count, payload, length);
         c.at = c.end;
         break;
     case SNAPSHOT_END: {

@@ -73,7 +73,7 @@ static const char *const store_migrations[STORE_SCHEMA_VERSION] = {
      * 16 MiB of frames each), so each part says what it holds: 0 the folded
      * state, 1 observation entries. Version 4 wrote the state as part 0 alone. */
     ("ALTER TABLE snapshots ADD COLUMN kind INTEGER NOT NULL DEFAULT 0;"
-     "UPDATE snapshots SET kind = CASE WHEN part = 0 THEN 0 ELSE 1 END;"), /* one migration */
+     "UPDATE snapshots SET kind = CASE WHEN part = 0 THEN 0 ELSE 1 END;"),
 };
 
 int store_exec(sqlite3 *db, const char *sql, char *err, size_t errsz)

@@ -3,6 +3,7 @@
 // for conditions. Every process a test starts is killed by stopAll(). Every
 // response api() and fetchChecked() receive is checked against the OpenAPI
 // document (openapi.mjs): an undocumented route, status or body fails the test.
+import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -126,6 +127,17 @@ export async function fetchChecked(url, init = {}) {
   return new Response(init.method === 'HEAD' ? null : r.text, { status: r.status, headers: r.headers });
 }
 
+// Waits until the storage writer of the server at srv.url has committed all it
+// held when called: two more writer rounds, nothing waiting. Its storage stats.
+export async function storageCaughtUp(srv, timeoutMs = 30000) {
+  const storage = async () => (await api(`${srv.url}/api/config`)).body.storage;
+  const r0 = (await storage()).rounds;
+  return waitFor('the writer caught up', async () => {
+    const st = await storage();
+    return st.rounds >= r0 + 2 && st.backlog_bytes === 0 && st;
+  }, timeoutMs);
+}
+
 export async function stopAll() {
   for (const p of [...started]) {
     p.kill('SIGKILL');
@@ -185,6 +197,17 @@ export function agentTrace(pid) {
     sockets: fds.filter((f) => f.startsWith('socket:')).length,
     rssKb: Number((/VmRSS:\s+(\d+)/.exec(status) || [])[1]),
   };
+}
+
+// Waits until the agent library has left process pid, and checks that it left
+// nothing behind: no agent thread, no socket but those open before the attach
+// (`before`: agentTrace of the process then). Returns the process's trace.
+export async function agentLeft(pid, before, timeoutMs = 15000) {
+  const sockets = (trace) => trace.fds.filter((f) => f.startsWith('socket:')).sort();
+  const t = await waitFor('library unloaded', () => { const x = agentTrace(pid); return !x.mapped && x; }, timeoutMs);
+  assert.equal(t.agentThreads, 0, 'no agent thread');
+  assert.deepEqual(sockets(t), sockets(before), 'no agent socket left open');
+  return t;
 }
 
 export async function attach(srv, pid) {

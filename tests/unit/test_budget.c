@@ -17,62 +17,36 @@
 #include "budget.h"
 #include "check.h"
 #include "persist.h"
+#include "records.h"
 #include "sessions.h"
 
-static const int64_t NOW = 1700000000000000000ll;
-static const uint64_t MONO = 5000000000ull;
-static uint64_t g_seq;
-
-static int apply(session *s, wire_record r)
-{
-    const char *why = NULL;
-    r.seq = s->last_seq + 1; /* in order, whatever else the session took */
-    return session_apply(s, &r, NOW, &why);
-}
-
-static wire_record hello(const char *token)
-{
-    wire_record r = {.type = WIRE_HELLO, .time_ns = MONO};
-
-    memcpy(r.u.hello.magic, WIRE_MAGIC, 8);
-    r.u.hello.version = WIRE_VERSION;
-    memcpy(r.u.hello.token, token, WIRE_TOKEN_LEN);
-    r.u.hello.ring_bytes = 1u << 20;
-    r.u.hello.monotonic_ns = MONO;
-    r.u.hello.realtime_ns = 1699999999000000000ull;
-    return r;
-}
+#define MID 0x7f0000200000ull /* the module the names are of */
 
 /* A FUNCTION_NAME for a new function with a 4,000-byte name. */
 static wire_record big_name(uint64_t fid)
 {
-    static char text[4000];
-    wire_record r = {.type = WIRE_FUNCTION_NAME, .time_ns = MONO + 1};
+    static char text[4001];
 
-    memset(text, 'x', sizeof(text));
+    memset(text, 'x', sizeof(text) - 1);
     snprintf(text, 32, "Big.Name%llu", (unsigned long long)fid);
     text[strlen(text)] = 'x';
-    r.u.function_name = (wire_function_name){fid, 0x7f0000200000ull, 0x06000001u, 0};
-    r.strings[0] = (wire_string){text, (uint16_t)sizeof(text)};
-    r.string_count = 1;
-    return r;
+    return rec_function_name(fid, MID, text, 0);
 }
 
 static wire_record jit(uint64_t fid)
 {
-    wire_record r = {.type = WIRE_JIT_FINISHED, .time_ns = MONO + 2};
-    r.u.jit_finished = (wire_jit_finished){fid, 0x71, fid * 2, 64, 10, 0, 0, 0, 0};
-    return r;
+    return rec_jit_finished(fid, 0x71, fid * 2, 64, REC_MONO + 2, 0);
 }
 
 /* A connected session (as link.c binds one) that said hello. */
 static session *connected_session(void)
 {
+    static int links;
     session *s = sessions_create(SESSION_MODE_ATTACH, 4242, "dotnet hog.dll");
 
-    s->link_id = (int)++g_seq;
+    s->link_id = ++links;
     session_budget_connected(s, 1);
-    apply(s, hello(s->token));
+    rec_apply(s, rec_hello(s->token));
     return s;
 }
 
@@ -81,7 +55,7 @@ static unsigned fill(session *s, uint64_t first_fid)
 {
     unsigned n = 0;
 
-    while (n < 100000 && apply(s, big_name(first_fid + n * 16)) == 0)
+    while (n < 100000 && rec_apply(s, big_name(first_fid + n * 16)) == 0)
         n++;
     return n;
 }
@@ -118,11 +92,9 @@ TEST(a_session_stops_at_its_share)
     sessions_lock();
     a = connected_session();
     CHECK(budget_live() == 1 && budget_share() == 32ull << 20, "one connected: a half each");
-    {
-        wire_record m = {.type = WIRE_MODULE_LOADED, .time_ns = MONO + 1};
-        m.u.module_loaded = (wire_module_loaded){0x7f0000300000ull, 0x1, 0x7f0000300000ull, 0, 0};
-        CHECK(apply(a, m) == 0, "a module loaded");
-    }
+    CHECK(rec_apply(
+              a, rec_module_loaded(0x7f0000300000ull, "/app/Hog.dll", "Hog", 0, REC_MONO + 1)) == 0,
+          "a module loaded");
     taken = fill(a, 0x7f0000100000ull);
     CHECK(taken > 1000 && taken < 32 * 256, "names taken up to the share: %u", taken);
     CHECK(a->budget.held <= budget_share() && a->budget.held > budget_share() - (1u << 20),
@@ -133,25 +105,24 @@ TEST(a_session_stops_at_its_share)
     CHECK(a->function_count == taken && a->records_refused == 0, "no half record: %zu functions",
           a->function_count);
     /* known functions compile: an event each, until those do not fit either */
-    for (i = 0; i < (unsigned)taken && apply(a, jit(0x7f0000100000ull + i * 16)) == 0; i++)
+    for (i = 0; i < (unsigned)taken && rec_apply(a, jit(0x7f0000100000ull + i * 16)) == 0; i++)
         ;
     held = a->budget.held;
     CHECK(i < (unsigned)taken && a->jit_compilations == i &&
               a->budget.refused[SESSION_REFUSED_EVENTS] == 1 && held <= budget_share(),
           "at its share an event is refused too, whole (%u taken)", i);
-    CHECK(apply(a, jit(0x7f0000100000ull)) == SESSION_REFUSED && a->budget.held == held &&
+    CHECK(rec_apply(a, jit(0x7f0000100000ull)) == SESSION_REFUSED && a->budget.held == held &&
               a->budget.refused_records == 3,
           "and stays refused");
     /* what only changes what is known is never refused: an unload retires its
      * module's IDs, a thread's end ends it, a detach moves the state */
     {
-        wire_record u = {.type = WIRE_MODULE_UNLOADED, .time_ns = MONO + 3};
-        wire_record d = {.type = WIRE_DETACH_STATUS, .time_ns = MONO + 4};
-        u.u.module_unloaded.module_id = 0x7f0000300000ull;
-        d.u.detach = (wire_detach_status){WIRE_DETACH_REQUESTED, 0};
-        CHECK(apply(a, u) == 0 && session_find_module(a, 0x7f0000300000ull)->unloaded_ns != 0,
+        CHECK(rec_apply(a, rec_module_unloaded(0x7f0000300000ull, REC_MONO + 3)) == 0 &&
+                  session_find_module(a, 0x7f0000300000ull)->unloaded_ns != 0,
               "a known module's unload is taken at the share");
-        CHECK(apply(a, d) == 0 && a->state == SESSION_DETACHING, "so is a detach's status");
+        CHECK(rec_apply(a, rec_detach(WIRE_DETACH_REQUESTED, 0)) == 0 &&
+                  a->state == SESSION_DETACHING,
+              "so is a detach's status");
         CHECK(a->budget.held <= budget_share(), "and the share holds (their log entries wait)");
     }
     CHECK(session_find_function(a, 0x7f0000100000ull) &&
@@ -169,7 +140,7 @@ TEST(a_session_stops_at_its_share)
     CHECK(total == a->budget.held + b->budget.held && total <= budget_max(),
           "the total is theirs, within the budget: %llu", (unsigned long long)total);
 
-    session_link_lost(a, NOW);
+    session_link_lost(a, REC_NOW);
     CHECK(budget_live() == 1 && !a->budget.connected, "a's agent gone: one connected");
     sessions_remove(a->id);
     CHECK(budget_held() == b->budget.held, "a freed: its bytes leave the total");
@@ -188,8 +159,8 @@ TEST(ended_sessions_give_memory_back)
     old = connected_session();
     fill(old, 0x7f0000100000ull); /* half the budget */
     old_id = old->id;
-    session_exit_code(old, 0, 0, NOW);
-    session_link_lost(old, NOW); /* ended, the budget nearly spent by it and the next */
+    session_exit_code(old, 0, 0, REC_NOW);
+    session_link_lost(old, REC_NOW); /* ended, the budget nearly spent by it and the next */
     live = connected_session();
     fill(live, 0x7f0000900000ull);
     CHECK(budget_held() > budget_max() - budget_max() / 32, "the budget is nearly spent: %llu",

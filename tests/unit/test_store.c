@@ -31,6 +31,7 @@
 
 #include "budget.h"
 #include "check.h"
+#include "fixtures.h"
 #include "records.h"
 #include "session_header.h"
 #include "sessions.h"
@@ -40,12 +41,7 @@
 
 #define MID 0x7f0000200000ull
 
-static void temp_dir(char *out, size_t size)
-{
-    snprintf(out, size, "/tmp/jitscope-test-store-XXXXXX");
-    if (!mkdtemp(out))
-        out[0] = '\0';
-}
+static char g_dir[64]; /* the running test's storage directory (setup) */
 
 static void remove_dir(const char *dir)
 {
@@ -135,6 +131,22 @@ static void jit_functions(session *s, unsigned n, unsigned rejits, uint64_t base
     }
 }
 
+/* A new session of `functions` functions (jit_functions), its records handed
+ * to storage; its id. */
+static int stored_session(const char *command, unsigned functions, unsigned rejits)
+{
+    session *s;
+    int id;
+
+    sessions_lock();
+    s = new_session(SESSION_MODE_RUN, 4242, command);
+    id = s ? s->id : -1;
+    if (s)
+        jit_functions(s, functions, rejits, 0x7f0000300000ull);
+    sessions_unlock();
+    return id;
+}
+
 /* The session ends as a launched app does: exit code, link lost. Lock held. */
 static void end_session(session *s)
 {
@@ -145,28 +157,14 @@ static void end_session(session *s)
 /* What the views serve of s's content (its own fields left out), as JSON text. */
 static char *content(session *s)
 {
-    json_t *all = json_object(), *list, *detail = view_session_detail(s);
-    size_t i;
-    uint64_t seq;
+    json_t *all = fixture_views(s), *detail = view_session_detail(s);
     char *text;
 
+    json_object_del(all, "threads"); /* a session read back is not live: none of its threads is */
     json_object_set(all, "counters", json_object_get(detail, "counters"));
-    /* a session read back is not live: none of its threads is */
     json_object_del(json_object_get(all, "counters"), "threads_alive");
     json_object_set(all, "drops", json_object_get(detail, "drops"));
     json_decref(detail);
-    list = json_array();
-    for (i = 0; i < s->function_count; i++)
-        json_array_append_new(list, view_function(s, &s->functions[i]));
-    json_object_set_new(all, "functions", list);
-    list = json_array();
-    for (i = 0; i < s->module_count; i++)
-        json_array_append_new(list, view_module(&s->modules[i]));
-    json_object_set_new(all, "modules", list);
-    list = json_array();
-    for (seq = eventlog_first_seq(&s->events); seq <= s->events.last_seq; seq++)
-        json_array_append_new(list, view_event(s, eventlog_at(&s->events, seq)));
-    json_object_set_new(all, "events", list);
     text = json_dumps(all, JSON_SORT_KEYS | JSON_COMPACT);
     json_decref(all);
     return text;
@@ -237,12 +235,11 @@ static int exec_sql(const char *path, const char *sql)
 
 TEST(read_back_serves_the_same)
 {
-    char dir[64], err[512], *ended_before, *live_before, *ended_after, *live_after;
+    char err[512], *ended_before, *live_before, *ended_after, *live_after;
     session *a, *b;
     int ida, idb;
 
-    temp_dir(dir, sizeof(dir));
-    CHECK(open_store(dir, err, sizeof(err)) == 0, "open: %s", err);
+    CHECK(open_store(g_dir, err, sizeof(err)) == 0, "open: %s", err);
     sessions_lock();
     a = new_session(SESSION_MODE_RUN, 4242, "dotnet app.dll");
     b = new_session(SESSION_MODE_ATTACH, 4343, "dotnet live.dll");
@@ -255,20 +252,21 @@ TEST(read_back_serves_the_same)
     sessions_unlock();
     persist_sweep(); /* header rows; the ended session's snapshot */
     CHECK(wait_synced(ida) && wait_synced(idb), "storage caught up");
-    CHECK(count_rows_of(dir, "SELECT count(*) FROM snapshots WHERE session_id = %d", ida) >= 1 &&
-              count_rows_of(dir, "SELECT count(*) FROM log WHERE session_id = %d", ida) == 0,
+    CHECK(count_rows_of(g_dir, "SELECT count(*) FROM snapshots WHERE session_id = %d", ida) >= 1 &&
+              count_rows_of(g_dir, "SELECT count(*) FROM log WHERE session_id = %d", ida) == 0,
           "the ended session is a snapshot, its log compacted away");
-    CHECK(count_rows_of(dir, "SELECT count(*) FROM log WHERE session_id = %d", idb) >= 1 &&
-              count_rows_of(dir, "SELECT count(*) FROM snapshots WHERE session_id = %d", idb) == 0,
+    CHECK(count_rows_of(g_dir, "SELECT count(*) FROM log WHERE session_id = %d", idb) >= 1 &&
+              count_rows_of(g_dir, "SELECT count(*) FROM snapshots WHERE session_id = %d", idb) ==
+                  0,
           "the live one is its log");
-    CHECK(
-        count_rows_of(dir, "SELECT sum(length(bytes)) FROM snapshots WHERE session_id = %d", ida) <
-            3000 * 100,
-        "under 100 bytes a function on disk, names included (%lld for 3000)",
-        count_rows_of(dir, "SELECT sum(length(bytes)) FROM snapshots WHERE session_id = %d", ida));
+    CHECK(count_rows_of(g_dir, "SELECT sum(length(bytes)) FROM snapshots WHERE session_id = %d",
+                        ida) < 3000 * 100,
+          "under 100 bytes a function on disk, names included (%lld for 3000)",
+          count_rows_of(g_dir, "SELECT sum(length(bytes)) FROM snapshots WHERE session_id = %d",
+                        ida));
     close_store();
 
-    CHECK(open_store(dir, err, sizeof(err)) == 0, "opened again: %s", err);
+    CHECK(open_store(g_dir, err, sizeof(err)) == 0, "opened again: %s", err);
     sessions_lock();
     CHECK(sessions_count() == 2 && !sessions_get(ida)->persist.loaded &&
               sessions_get(ida)->state == SESSION_EXITED &&
@@ -287,7 +285,6 @@ TEST(read_back_serves_the_same)
     sessions_unlock();
     free(ended_before), free(live_before), free(ended_after), free(live_after);
     close_store();
-    remove_dir(dir);
 }
 
 /* Records refused (over the memory budget, or inconsistent) are not in the
@@ -297,15 +294,14 @@ TEST(read_back_serves_the_same)
 TEST(refusals_survive_read_back)
 {
     static char big[4001]; /* a 4,000-byte name and its NUL */
-    char dir[64], err[512], name[64];
+    char err[512], name[64];
     session *s[2];
     uint64_t before[2][5];
     int id[2], k, refused;
     unsigned i;
 
     memset(big, 'x', sizeof(big) - 1);
-    temp_dir(dir, sizeof(dir));
-    CHECK(open_store(dir, err, sizeof(err)) == 0, "open: %s", err);
+    CHECK(open_store(g_dir, err, sizeof(err)) == 0, "open: %s", err);
     budget_set_max(64ull << 20);
     sessions_lock();
     for (k = 0; k < 2; k++) {
@@ -320,11 +316,11 @@ TEST(refusals_survive_read_back)
                                                        MID, big, 0)) == SESSION_REFUSED;
         }
         rec_feed(s[k], rec_function_name(0x7f0000300000ull + 8, MID, big, 0)); /* refused too */
-        rec_seq += 3; /* three numbers the agent dropped */
         {
-            wire_record d = rec_simple(WIRE_DROPS, REC_MONO + 5);
+            wire_record d = rec_drops((wire_drops){0}, REC_MONO + 5);
             d.u.drops.dropped[WIRE_DROP_SLOW_SERVER] = 1; /* not the 3 gaps: inconsistent */
-            CHECK(rec_feed(s[k], d) == SESSION_REFUSED, "session %d: an inconsistent DROPS", k);
+            CHECK(rec_feed_seq(s[k], d, s[k]->last_seq + 4) == SESSION_REFUSED,
+                  "session %d: after three numbers the agent dropped, an inconsistent DROPS", k);
             d.u.drops.dropped[WIRE_DROP_SLOW_SERVER] = 3;
             CHECK(rec_feed(s[k], d) == 0, "session %d: a possible one is taken", k);
         }
@@ -341,12 +337,12 @@ TEST(refusals_survive_read_back)
     CHECK(wait_synced(id[0]) && wait_synced(id[1]), "storage caught up");
     persist_sweep(); /* the snapshot, had it waited for the writer (the budget is spent) */
     CHECK(wait_synced(id[0]), "the snapshot committed");
-    CHECK(count_rows_of(dir, "SELECT count(*) FROM snapshots WHERE session_id = %d", id[0]) >= 1,
+    CHECK(count_rows_of(g_dir, "SELECT count(*) FROM snapshots WHERE session_id = %d", id[0]) >= 1,
           "the ended one is a snapshot");
     close_store();
     budget_set_max(0);
 
-    CHECK(open_store(dir, err, sizeof(err)) == 0, "opened again: %s", err);
+    CHECK(open_store(g_dir, err, sizeof(err)) == 0, "opened again: %s", err);
     for (k = 0; k < 2; k++) {
         session *back;
         persist_prepare(id[k]);
@@ -367,7 +363,6 @@ TEST(refusals_survive_read_back)
         sessions_unlock();
     }
     close_store();
-    remove_dir(dir);
 }
 
 /* Three threads, one after another, on ThreadID 0x1000 (the runtime reuses
@@ -378,7 +373,6 @@ static void three_threads_on_one_id(session *s)
     static const wire_stack_frame frames[1] = {{0x7f0000300010ull, 0x10}};
     static const char *const names[3] = {"first", "second", "third"};
     static const char *const methods[3] = {"T.A()", "T.B()", "T.C()"};
-    wire_record r;
     uint32_t k;
 
     for (k = 0; k < 3; k++) {
@@ -389,13 +383,11 @@ static void three_threads_on_one_id(session *s)
         rec_feed(s, rec_jit_started(fid, 0x1000, t + 2));
         rec_feed(s, rec_jit_finished(fid, 0x1000, 0x7f0000900000ull + k * 64, 64, t + 3, 0));
         if (k == 1) {
-            r = (wire_record){.type = WIRE_STACK_THREAD, .time_ns = t + 4};
-            r.u.stack_thread = (wire_stack_thread){1, 0x1000, 5001, 0, 100, 1, 0};
-            r.stack_frames = frames;
-            rec_feed(s, r);
-            r = (wire_record){.type = WIRE_STACK_END, .time_ns = t + 4};
-            r.u.stack_end = (wire_stack_end){1, 1, WIRE_STACK_SNAPSHOT, 1, 1, 0, 0, 0, 10, 10};
-            rec_feed(s, r);
+            rec_feed(s, rec_stack_thread((wire_stack_thread){1, 0x1000, 5001, 0, 100, 1, 0}, frames,
+                                         t + 4));
+            rec_feed(
+                s, rec_stack_end((wire_stack_end){1, 1, WIRE_STACK_SNAPSHOT, 1, 1, 0, 0, 0, 10, 10},
+                                 t + 4));
         }
         rec_feed(s, rec_thread(WIRE_THREAD_DESTROYED, 0x1000, 5000 + k, 0, NULL, t + 5));
     }
@@ -430,12 +422,11 @@ static int three_threads_read_back(session *s)
  * snapshot (an ended session) and from a log (a live one). */
 TEST(thread_rows_read_back)
 {
-    char dir[64], err[512];
+    char err[512];
     session *a, *b;
     int ida, idb;
 
-    temp_dir(dir, sizeof(dir));
-    CHECK(open_store(dir, err, sizeof(err)) == 0, "open: %s", err);
+    CHECK(open_store(g_dir, err, sizeof(err)) == 0, "open: %s", err);
     sessions_lock();
     a = new_session(SESSION_MODE_RUN, 4242, "dotnet threads.dll");
     b = new_session(SESSION_MODE_ATTACH, 4343, "dotnet threads-live.dll");
@@ -451,7 +442,7 @@ TEST(thread_rows_read_back)
     CHECK(wait_synced(ida) && wait_synced(idb), "storage caught up");
     close_store();
 
-    CHECK(open_store(dir, err, sizeof(err)) == 0, "opened again: %s", err);
+    CHECK(open_store(g_dir, err, sizeof(err)) == 0, "opened again: %s", err);
     persist_prepare(ida);
     persist_prepare(idb);
     sessions_lock();
@@ -461,19 +452,17 @@ TEST(thread_rows_read_back)
           "from its log: the same");
     sessions_unlock();
     close_store();
-    remove_dir(dir);
 }
 
 /* A file of version 4 (snapshot parts without `kind`: part 0 the state, the
  * others observations) opens at this version and serves what it stored. */
 TEST(a_version_4_file_is_migrated)
 {
-    char dir[64], err[512], path[128];
+    char err[512], path[128];
     session *s;
     int id;
 
-    temp_dir(dir, sizeof(dir));
-    CHECK(open_store(dir, err, sizeof(err)) == 0, "open: %s", err);
+    CHECK(open_store(g_dir, err, sizeof(err)) == 0, "open: %s", err);
     sessions_lock();
     s = new_session(SESSION_MODE_RUN, 4242, "dotnet threads.dll");
     id = s->id;
@@ -484,16 +473,16 @@ TEST(a_version_4_file_is_migrated)
     persist_sweep();
     CHECK(wait_synced(id), "its snapshot committed");
     close_store();
-    CHECK(count_rows_of(dir, "SELECT count(*) FROM snapshots WHERE session_id = %d AND kind = 1",
+    CHECK(count_rows_of(g_dir, "SELECT count(*) FROM snapshots WHERE session_id = %d AND kind = 1",
                         id) >= 1,
           "the snapshot has an observation part");
-    snprintf(path, sizeof(path), "%s/jitscope.db", dir);
+    snprintf(path, sizeof(path), "%s/jitscope.db", g_dir);
     CHECK(exec_sql(path, "ALTER TABLE snapshots DROP COLUMN kind; PRAGMA user_version = 4;") == 0,
           "made a version 4 file");
 
-    CHECK(open_store(dir, err, sizeof(err)) == 0, "the version 4 file opens: %s", err);
-    CHECK(count_rows(dir, "PRAGMA user_version") == STORE_SCHEMA_VERSION, "migrated to version %d",
-          STORE_SCHEMA_VERSION);
+    CHECK(open_store(g_dir, err, sizeof(err)) == 0, "the version 4 file opens: %s", err);
+    CHECK(count_rows(g_dir, "PRAGMA user_version") == STORE_SCHEMA_VERSION,
+          "migrated to version %d", STORE_SCHEMA_VERSION);
     persist_prepare(id);
     sessions_lock();
     s = sessions_get(id);
@@ -502,33 +491,24 @@ TEST(a_version_4_file_is_migrated)
           s ? s->persist.load_error : "no session");
     sessions_unlock();
     close_store();
-    remove_dir(dir);
 }
 
 TEST(committed_survives_a_crash)
 {
-    char dir[64], err[512];
+    char err[512];
     pid_t child;
     int status = -1, functions = -1, id;
 
-    temp_dir(dir, sizeof(dir));
     fflush(stdout);
     child = fork();
     if (child == 0) { /* a server that dies without closing, once its log is committed */
-        session *s;
-        int id;
-        if (open_store(dir, err, sizeof(err)) != 0)
+        if (open_store(g_dir, err, sizeof(err)) != 0)
             _exit(2);
-        sessions_lock();
-        s = new_session(SESSION_MODE_RUN, 4242, "dotnet app.dll");
-        id = s->id;
-        jit_functions(s, 1000, 0, 0x7f0000300000ull);
-        sessions_unlock();
-        _exit(wait_synced(id) ? 0 : 3);
+        _exit(wait_synced(stored_session("dotnet app.dll", 1000, 0)) ? 0 : 3);
     }
     waitpid(child, &status, 0);
     CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the first server committed and died");
-    CHECK(open_store(dir, err, sizeof(err)) == 0, "a second one opens the directory: %s", err);
+    CHECK(open_store(g_dir, err, sizeof(err)) == 0, "a second one opens the directory: %s", err);
     sessions_lock();
     id = sessions_count() == 1 ? sessions_at(0)->id : 0; /* the one the first server made */
     sessions_unlock();
@@ -541,17 +521,15 @@ TEST(committed_survives_a_crash)
           "every function committed is served (%d), the session interrupted", functions);
     sessions_unlock();
     close_store();
-    remove_dir(dir);
 }
 
 TEST(keep_and_keep_events)
 {
-    char dir[64], err[512];
+    char err[512];
     session *s;
     int i, ids[4];
 
-    temp_dir(dir, sizeof(dir));
-    CHECK(open_with(dir, 2, 1000, 0, err, sizeof(err)) == 0,
+    CHECK(open_with(g_dir, 2, 1000, 0, err, sizeof(err)) == 0,
           "open with --keep 2 --keep-events 1000");
     for (i = 0; i < 4; i++) {
         sessions_lock();
@@ -566,13 +544,13 @@ TEST(keep_and_keep_events)
     CHECK(sessions_count() == 2 && sessions_get(ids[2]) && sessions_get(ids[3]),
           "the two newest stay");
     sessions_unlock();
-    CHECK(wait_synced(ids[3]) && count_rows(dir, "SELECT count(*) FROM sessions") == 2 &&
-              count_rows_of(dir, "SELECT count(*) FROM log WHERE session_id < %d", ids[2]) == 0 &&
-              count_rows_of(dir, "SELECT count(*) FROM snapshots WHERE session_id < %d", ids[2]) ==
-                  0,
+    CHECK(wait_synced(ids[3]) && count_rows(g_dir, "SELECT count(*) FROM sessions") == 2 &&
+              count_rows_of(g_dir, "SELECT count(*) FROM log WHERE session_id < %d", ids[2]) == 0 &&
+              count_rows_of(g_dir, "SELECT count(*) FROM snapshots WHERE session_id < %d",
+                            ids[2]) == 0,
           "the two oldest are deleted from the file too");
     close_store();
-    CHECK(open_with(dir, 2, 1000, 0, err, sizeof(err)) == 0, "opened again");
+    CHECK(open_with(g_dir, 2, 1000, 0, err, sizeof(err)) == 0, "opened again");
     persist_prepare(ids[3]);
     sessions_lock();
     s = sessions_get(ids[3]);
@@ -583,28 +561,22 @@ TEST(keep_and_keep_events)
           s ? (unsigned long long)s->events.last_seq : 0ull);
     sessions_unlock();
     close_store();
-    remove_dir(dir);
 }
 
 TEST(a_full_journal_breaks_the_log_until_a_snapshot)
 {
-    char dir[64], err[512];
+    char err[512];
     store_stats st;
     session *s;
     int id;
 
-    temp_dir(dir, sizeof(dir));
-    CHECK(open_with(dir, 0, 0, 16 * 1024, err, sizeof(err)) == 0, "open with a 16 KiB journal");
-    sessions_lock();
-    s = new_session(SESSION_MODE_RUN, 4242, "dotnet app.dll");
-    id = s->id;
-    jit_functions(s, 3000, 0, 0x7f0000300000ull); /* far more than 16 KiB between two rounds */
-    sessions_unlock();
+    CHECK(open_with(g_dir, 0, 0, 16 * 1024, err, sizeof(err)) == 0, "open with a 16 KiB journal");
+    id = stored_session("dotnet app.dll", 3000, 0);
     store_get_stats(&st);
     CHECK(st.lost > 0 && store_broken(id),
           "entries dropped and counted (%llu bytes), the log broken", (unsigned long long)st.lost);
     close_store(); /* no sweep: no snapshot */
-    CHECK(open_with(dir, 0, 0, 16 * 1024, err, sizeof(err)) == 0, "opened again");
+    CHECK(open_with(g_dir, 0, 0, 16 * 1024, err, sizeof(err)) == 0, "opened again");
     persist_prepare(id);
     sessions_lock();
     s = sessions_get(id);
@@ -614,7 +586,7 @@ TEST(a_full_journal_breaks_the_log_until_a_snapshot)
     sessions_unlock();
     close_store();
 
-    CHECK(open_with(dir, 0, 0, 16 * 1024, err, sizeof(err)) == 0, "and again, for a new session");
+    CHECK(open_with(g_dir, 0, 0, 16 * 1024, err, sizeof(err)) == 0, "and again, for a new session");
     sessions_lock();
     s = new_session(SESSION_MODE_RUN, 4243, "dotnet app.dll");
     id = s->id;
@@ -624,7 +596,7 @@ TEST(a_full_journal_breaks_the_log_until_a_snapshot)
     persist_sweep(); /* a broken log: a snapshot of what memory holds */
     CHECK(wait_synced(id) && !store_broken(id), "the snapshot committed heals it");
     close_store();
-    CHECK(open_with(dir, 0, 0, 16 * 1024, err, sizeof(err)) == 0, "opened once more");
+    CHECK(open_with(g_dir, 0, 0, 16 * 1024, err, sizeof(err)) == 0, "opened once more");
     persist_prepare(id);
     sessions_lock();
     s = sessions_get(id);
@@ -632,7 +604,6 @@ TEST(a_full_journal_breaks_the_log_until_a_snapshot)
           "every function is served, no error (%zu)", s ? s->functions_jitted : 0);
     sessions_unlock();
     close_store();
-    remove_dir(dir);
 }
 
 static off_t file_size(const char *dir, const char *name)
@@ -646,29 +617,26 @@ static off_t file_size(const char *dir, const char *name)
 
 TEST(a_full_disk_is_retried)
 {
-    char dir[64], err[512];
+    char err[512];
     store_stats st = {0};
     struct rlimit unlimited, limited;
     session *s;
     int id, i;
 
-    temp_dir(dir, sizeof(dir));
-    CHECK(open_store(dir, err, sizeof(err)) == 0, "open: %s", err);
-    sessions_lock();
-    s = new_session(SESSION_MODE_RUN, 4242, "dotnet app.dll");
-    id = s->id;
-    jit_functions(s, 100, 0, 0x7f0000300000ull);
-    sessions_unlock();
+    CHECK(open_store(g_dir, err, sizeof(err)) == 0, "open: %s", err);
+    id = stored_session("dotnet app.dll", 100, 0);
     CHECK(wait_synced(id), "the first records are on disk");
     /* the disk is full: no file of this process may grow any more */
     signal(SIGXFSZ, SIG_IGN);
     getrlimit(RLIMIT_FSIZE, &unlimited);
     limited = unlimited;
-    limited.rlim_cur = (rlim_t)(file_size(dir, "jitscope.db-wal") > file_size(dir, "jitscope.db")
-                                    ? file_size(dir, "jitscope.db-wal")
-                                    : file_size(dir, "jitscope.db"));
+    limited.rlim_cur = (rlim_t)(file_size(g_dir, "jitscope.db-wal") >
+                                        file_size(g_dir, "jitscope.db")
+                                    ? file_size(g_dir, "jitscope.db-wal")
+                                    : file_size(g_dir, "jitscope.db"));
     setrlimit(RLIMIT_FSIZE, &limited);
     sessions_lock();
+    s = sessions_get(id);
     jit_functions(s, 2000, 0, 0x7f0000800000ull);
     sessions_unlock();
     for (i = 0; i < 500 && st.write_errors < 2; i++) {
@@ -684,7 +652,7 @@ TEST(a_full_disk_is_retried)
     CHECK(st.last_error[0] == '\0' && st.last_error_ns > 0 && st.lost == 0,
           "the error is over (when it was is kept), nothing was lost");
     close_store();
-    CHECK(open_store(dir, err, sizeof(err)) == 0, "opened again");
+    CHECK(open_store(g_dir, err, sizeof(err)) == 0, "opened again");
     persist_prepare(id);
     sessions_lock();
     s = sessions_get(id);
@@ -692,7 +660,6 @@ TEST(a_full_disk_is_retried)
           "all 2100 functions are served (%zu)", s ? s->functions_jitted : 0);
     sessions_unlock();
     close_store();
-    remove_dir(dir);
 }
 
 /* What waits for the writer is held too (budget.h): while the disk is full,
@@ -702,7 +669,7 @@ TEST(a_full_disk_is_retried)
 TEST(unwritten_log_counts_in_the_budget)
 {
     static char big[1001]; /* a 1,000-byte name and its NUL */
-    char dir[64], err[512], prefix[32];
+    char err[512], prefix[32];
     struct rlimit unlimited, limited;
     uint64_t state, share;
     session *s;
@@ -710,8 +677,7 @@ TEST(unwritten_log_counts_in_the_budget)
     unsigned i;
 
     memset(big, 'y', sizeof(big) - 1);
-    temp_dir(dir, sizeof(dir));
-    CHECK(open_store(dir, err, sizeof(err)) == 0, "open: %s", err);
+    CHECK(open_store(g_dir, err, sizeof(err)) == 0, "open: %s", err);
     sessions_lock();
     s = new_session(SESSION_MODE_RUN, 4242, "dotnet app.dll");
     id = s->id;
@@ -730,9 +696,10 @@ TEST(unwritten_log_counts_in_the_budget)
     signal(SIGXFSZ, SIG_IGN); /* the disk is full, as in a_full_disk_is_retried */
     getrlimit(RLIMIT_FSIZE, &unlimited);
     limited = unlimited;
-    limited.rlim_cur = (rlim_t)(file_size(dir, "jitscope.db-wal") > file_size(dir, "jitscope.db")
-                                    ? file_size(dir, "jitscope.db-wal")
-                                    : file_size(dir, "jitscope.db"));
+    limited.rlim_cur = (rlim_t)(file_size(g_dir, "jitscope.db-wal") >
+                                        file_size(g_dir, "jitscope.db")
+                                    ? file_size(g_dir, "jitscope.db-wal")
+                                    : file_size(g_dir, "jitscope.db"));
     setrlimit(RLIMIT_FSIZE, &limited);
     sessions_lock();
     for (i = 0; i < 5000 && rc == 0; i++) {
@@ -764,7 +731,6 @@ TEST(unwritten_log_counts_in_the_budget)
     sessions_unlock();
     budget_set_max(0);
     close_store();
-    remove_dir(dir);
 }
 
 /* An ended session's snapshot holds it a second time until written: while
@@ -773,13 +739,12 @@ TEST(unwritten_log_counts_in_the_budget)
  * is done, it is taken. */
 TEST(an_ended_snapshot_waits_for_the_writer)
 {
-    char dir[64], err[512];
+    char err[512];
     struct rlimit unlimited, limited;
     session *s;
     int id;
 
-    temp_dir(dir, sizeof(dir));
-    CHECK(open_store(dir, err, sizeof(err)) == 0, "open: %s", err);
+    CHECK(open_store(g_dir, err, sizeof(err)) == 0, "open: %s", err);
     sessions_lock();
     s = new_session(SESSION_MODE_RUN, 4242, "dotnet app.dll");
     id = s->id;
@@ -789,9 +754,10 @@ TEST(an_ended_snapshot_waits_for_the_writer)
     signal(SIGXFSZ, SIG_IGN); /* the disk is full, as in a_full_disk_is_retried */
     getrlimit(RLIMIT_FSIZE, &unlimited);
     limited = unlimited;
-    limited.rlim_cur = (rlim_t)(file_size(dir, "jitscope.db-wal") > file_size(dir, "jitscope.db")
-                                    ? file_size(dir, "jitscope.db-wal")
-                                    : file_size(dir, "jitscope.db"));
+    limited.rlim_cur = (rlim_t)(file_size(g_dir, "jitscope.db-wal") >
+                                        file_size(g_dir, "jitscope.db")
+                                    ? file_size(g_dir, "jitscope.db-wal")
+                                    : file_size(g_dir, "jitscope.db"));
     setrlimit(RLIMIT_FSIZE, &limited);
     sessions_lock();
     jit_functions(s, 100, 0, 0x7f0000800000ull); /* they wait for the writer */
@@ -814,17 +780,15 @@ TEST(an_ended_snapshot_waits_for_the_writer)
     CHECK(wait_synced(id), "and written");
     budget_set_max(0);
     close_store();
-    remove_dir(dir);
 }
 
 TEST(an_ended_session_leaves_memory_and_comes_back)
 {
-    char dir[64], err[512], *before, *after;
+    char err[512], *before, *after;
     session *s;
     int id;
 
-    temp_dir(dir, sizeof(dir));
-    CHECK(open_store(dir, err, sizeof(err)) == 0, "open (unload after 1 ms): %s", err);
+    CHECK(open_store(g_dir, err, sizeof(err)) == 0, "open (unload after 1 ms): %s", err);
     sessions_lock();
     s = new_session(SESSION_MODE_RUN, 4242, "dotnet app.dll");
     id = s->id;
@@ -845,7 +809,6 @@ TEST(an_ended_session_leaves_memory_and_comes_back)
     CHECK(same_text(before, after), "read back when asked: the same");
     free(before), free(after);
     close_store();
-    remove_dir(dir);
 }
 
 /* The memory budget nearly spent: an ended session whose snapshot is
@@ -853,12 +816,11 @@ TEST(an_ended_session_leaves_memory_and_comes_back)
  * back the same; a live one stays. */
 TEST(a_spent_budget_unloads_ended_sessions_at_once)
 {
-    char dir[64], err[512], *before, *after;
+    char err[512], *before, *after;
     session *s, *live;
     int id, live_id;
 
-    temp_dir(dir, sizeof(dir));
-    CHECK(open_store(dir, err, sizeof(err)) == 0, "open: %s", err);
+    CHECK(open_store(g_dir, err, sizeof(err)) == 0, "open: %s", err);
     sessions_lock();
     s = new_session(SESSION_MODE_RUN, 4242, "dotnet app.dll");
     live = new_session(SESSION_MODE_RUN, 4343, "dotnet live.dll");
@@ -884,18 +846,16 @@ TEST(a_spent_budget_unloads_ended_sessions_at_once)
     CHECK(same_text(before, after), "read back when asked: the same");
     free(before), free(after);
     close_store();
-    remove_dir(dir);
 }
 
 TEST(a_damaged_chunk_ends_the_read)
 {
-    char dir[64], path[128], err[512], sql[160];
+    char path[128], err[512], sql[160];
     session *s;
     long long chunks[3] = {0, 0, 0};
     int id = 0, round;
 
-    temp_dir(dir, sizeof(dir));
-    CHECK(open_store(dir, err, sizeof(err)) == 0, "open: %s", err);
+    CHECK(open_store(g_dir, err, sizeof(err)) == 0, "open: %s", err);
     for (round = 0; round < 3; round++) { /* each round's records committed apart */
         sessions_lock();
         s = round == 0 ? new_session(SESSION_MODE_RUN, 4242, "dotnet app.dll") : sessions_get(id);
@@ -903,18 +863,19 @@ TEST(a_damaged_chunk_ends_the_read)
         jit_functions(s, 100, 0, 0x7f0000300000ull + (uint64_t)round * 0x100000);
         sessions_unlock();
         CHECK(wait_synced(id), "round %d committed", round);
-        chunks[round] = count_rows_of(dir, "SELECT max(chunk) FROM log WHERE session_id = %d", id);
+        chunks[round] = count_rows_of(g_dir, "SELECT max(chunk) FROM log WHERE session_id = %d",
+                                      id);
     }
     close_store();
     /* the first chunk of round 1's records: everything of round 0 comes before it
      * (however many chunks the writer made of each) */
-    snprintf(path, sizeof(path), "%s/jitscope.db", dir);
+    snprintf(path, sizeof(path), "%s/jitscope.db", g_dir);
     snprintf(sql, sizeof(sql),
              "UPDATE log SET bytes = CAST(zeroblob(length(bytes)) AS BLOB) WHERE chunk = %lld",
              chunks[0] + 1);
     CHECK(chunks[0] >= 1 && chunks[1] > chunks[0] && exec_sql(path, sql) == 0,
           "chunk %lld (round 1's first) zeroed on disk", chunks[0] + 1);
-    CHECK(open_store(dir, err, sizeof(err)) == 0, "opened again");
+    CHECK(open_store(g_dir, err, sizeof(err)) == 0, "opened again");
     persist_prepare(id);
     sessions_lock();
     s = sessions_get(id);
@@ -924,7 +885,6 @@ TEST(a_damaged_chunk_ends_the_read)
           s ? s->persist.load_error : "?", s ? s->functions_jitted : 0);
     sessions_unlock();
     close_store();
-    remove_dir(dir);
 }
 
 /* Damage in two places: the read ends at the first (what came before it is
@@ -932,13 +892,12 @@ TEST(a_damaged_chunk_ends_the_read)
  * of how many, that the later one is damaged too, and the bytes. */
 TEST(a_damaged_log_is_reported_whole)
 {
-    char dir[64], path[128], err[512], sql[160], count[48];
+    char path[128], err[512], sql[160], count[48];
     session *s;
     long long chunks;
     int id = 0, round;
 
-    temp_dir(dir, sizeof(dir));
-    CHECK(open_store(dir, err, sizeof(err)) == 0, "open: %s", err);
+    CHECK(open_store(g_dir, err, sizeof(err)) == 0, "open: %s", err);
     for (round = 0; round < 5; round++) { /* five commits: five chunks at least */
         sessions_lock();
         s = round == 0 ? new_session(SESSION_MODE_RUN, 4242, "dotnet app.dll") : sessions_get(id);
@@ -948,10 +907,10 @@ TEST(a_damaged_log_is_reported_whole)
         CHECK(wait_synced(id), "round %d committed", round);
     }
     close_store();
-    snprintf(path, sizeof(path), "%s/jitscope.db", dir);
+    snprintf(path, sizeof(path), "%s/jitscope.db", g_dir);
     /* a round's commit may be cut into two chunks: the first round is in chunk 1 at
      * least, and chunk 2 is never the last (five rounds, five commits) */
-    chunks = count_rows(dir, "SELECT count(*) FROM log");
+    chunks = count_rows(g_dir, "SELECT count(*) FROM log");
     snprintf(sql, sizeof(sql),
              "UPDATE log SET bytes = CAST(zeroblob(length(bytes)) AS BLOB) WHERE chunk IN (2, "
              "%lld)",
@@ -959,7 +918,7 @@ TEST(a_damaged_log_is_reported_whole)
     CHECK(chunks >= 5 && exec_sql(path, sql) == 0,
           "its second and last chunks zeroed on disk (of %lld)", chunks);
     snprintf(count, sizeof(count), "1 of %lld log chunks", chunks);
-    CHECK(open_store(dir, err, sizeof(err)) == 0, "opened again");
+    CHECK(open_store(g_dir, err, sizeof(err)) == 0, "opened again");
     persist_prepare(id);
     sessions_lock();
     s = sessions_get(id);
@@ -978,23 +937,16 @@ TEST(a_damaged_log_is_reported_whole)
     }
     sessions_unlock();
     close_store();
-    remove_dir(dir);
 }
 
 TEST(an_idle_session_writes_nothing)
 {
-    char dir[64], err[512];
+    char err[512];
     store_stats a, b;
-    session *s;
     int id, i;
 
-    temp_dir(dir, sizeof(dir));
-    CHECK(open_store(dir, err, sizeof(err)) == 0, "open: %s", err);
-    sessions_lock();
-    s = new_session(SESSION_MODE_RUN, 4242, "dotnet app.dll");
-    id = s->id;
-    jit_functions(s, 10, 0, 0x7f0000300000ull);
-    sessions_unlock();
+    CHECK(open_store(g_dir, err, sizeof(err)) == 0, "open: %s", err);
+    id = stored_session("dotnet app.dll", 10, 0);
     persist_sweep();
     CHECK(wait_synced(id), "caught up");
     store_get_stats(&a);
@@ -1008,7 +960,6 @@ TEST(an_idle_session_writes_nothing)
           (unsigned long long)(b.rounds - a.rounds), (unsigned long long)a.commits,
           (unsigned long long)b.commits);
     close_store();
-    remove_dir(dir);
 }
 
 TEST(header_round_trip)
@@ -1045,12 +996,11 @@ TEST(header_round_trip)
 
 TEST(converts_a_version_1_file)
 {
-    char dir[64], path[128], err[512];
+    char path[128], err[512];
     sqlite3 *db = NULL;
     session *s;
 
-    temp_dir(dir, sizeof(dir));
-    snprintf(path, sizeof(path), "%s/jitscope.db", dir);
+    snprintf(path, sizeof(path), "%s/jitscope.db", g_dir);
     CHECK(store_schema_open(path, 1, &db, err, sizeof(err)) == 0, "a version 1 file: %s", err);
     sqlite3_close(db);
     CHECK(exec_sql(path,
@@ -1069,9 +1019,9 @@ TEST(converts_a_version_1_file)
                    "INSERT INTO threads VALUES (5, 0, 1, 11, 0, 'old-a', 0, 900, 950);"
                    "INSERT INTO threads VALUES (5, 1, 1, 12, 0, 'old-b', 0, 960, 1100);") == 0,
           "rows as version 1 wrote them");
-    CHECK(open_store(dir, err, sizeof(err)) == 0, "the server opens it: %s", err);
-    CHECK(count_rows(dir, "SELECT count(*) FROM sqlite_schema WHERE name = 'functions'") == 0 &&
-              count_rows(dir, "SELECT count(*) FROM snapshots WHERE session_id = 5") == 1,
+    CHECK(open_store(g_dir, err, sizeof(err)) == 0, "the server opens it: %s", err);
+    CHECK(count_rows(g_dir, "SELECT count(*) FROM sqlite_schema WHERE name = 'functions'") == 0 &&
+              count_rows(g_dir, "SELECT count(*) FROM snapshots WHERE session_id = 5") == 1,
           "converted to a snapshot, the old tables dropped");
     persist_prepare(5);
     sessions_lock();
@@ -1090,42 +1040,40 @@ TEST(converts_a_version_1_file)
           s ? s->functions[0].thread_row : 0);
     sessions_unlock();
     close_store();
-    CHECK(count_rows(dir, "PRAGMA user_version") == STORE_SCHEMA_VERSION,
+    CHECK(count_rows(g_dir, "PRAGMA user_version") == STORE_SCHEMA_VERSION,
           "the file is at version %d now", STORE_SCHEMA_VERSION);
-    remove_dir(dir);
 }
 
 TEST(refuses_what_it_cannot_use)
 {
-    char dir[64], path[128], err[512];
+    char path[128], err[512];
     FILE *f;
     int i;
 
-    temp_dir(dir, sizeof(dir));
-    snprintf(path, sizeof(path), "%s/jitscope.db", dir);
+    snprintf(path, sizeof(path), "%s/jitscope.db", g_dir);
     f = fopen(path, "w");
     for (i = 0; f && i < 8192; i++)
         fputc((i * 7919) & 0xff, f);
     if (f)
         fclose(f);
-    CHECK(open_store(dir, err, sizeof(err)) != 0 && strstr(err, "not a database"), "garbage: %s",
+    CHECK(open_store(g_dir, err, sizeof(err)) != 0 && strstr(err, "not a database"), "garbage: %s",
           err);
     unlink(path);
     CHECK(exec_sql(path, "PRAGMA application_id = 1234; CREATE TABLE t (x);") == 0,
           "another program's database");
-    CHECK(open_store(dir, err, sizeof(err)) != 0 && strstr(err, "another program"), "%s", err);
+    CHECK(open_store(g_dir, err, sizeof(err)) != 0 && strstr(err, "another program"), "%s", err);
     unlink(path);
     CHECK(exec_sql(path, "PRAGMA application_id = 1246319699; PRAGMA user_version = 99;") == 0,
           "a newer jitscope's file");
-    CHECK(open_store(dir, err, sizeof(err)) != 0 && strstr(err, "newer jitscope"), "%s", err);
+    CHECK(open_store(g_dir, err, sizeof(err)) != 0 && strstr(err, "newer jitscope"), "%s", err);
     unlink(path);
     CHECK(exec_sql(path, "CREATE TABLE notes (x);") == 0, "an SQLite file of another program");
-    CHECK(open_store(dir, err, sizeof(err)) != 0 && strstr(err, "tables of another program"),
+    CHECK(open_store(g_dir, err, sizeof(err)) != 0 && strstr(err, "tables of another program"),
           "is not made ours: %s", err);
     unlink(path);
 
     /* another program holds jitscope's file locked for writing */
-    CHECK(open_store(dir, err, sizeof(err)) == 0, "a good file: %s", err);
+    CHECK(open_store(g_dir, err, sizeof(err)) == 0, "a good file: %s", err);
     close_store();
     {
         sqlite3 *holder = NULL;
@@ -1133,8 +1081,8 @@ TEST(refuses_what_it_cannot_use)
                   sqlite3_exec(holder, "BEGIN EXCLUSIVE; DELETE FROM sessions;", NULL, NULL,
                                NULL) == SQLITE_OK,
               "a writer holds the file");
-        CHECK(open_store(dir, err, sizeof(err)) != 0 && strstr(err, "locked"), "a locked file: %s",
-              err);
+        CHECK(open_store(g_dir, err, sizeof(err)) != 0 && strstr(err, "locked"),
+              "a locked file: %s", err);
         sqlite3_exec(holder, "ROLLBACK", NULL, NULL, NULL);
         sqlite3_close(holder);
     }
@@ -1142,7 +1090,6 @@ TEST(refuses_what_it_cannot_use)
     sessions_lock();
     CHECK(sessions_count() == 0, "nothing was listed from any of them");
     sessions_unlock();
-    remove_dir(dir);
 }
 
 static const check_test tests[] = {
@@ -1167,4 +1114,19 @@ static const check_test tests[] = {
     TEST_END,
 };
 
-int main(int argc, char **argv) { return check_main(argc, argv, tests); }
+/* Each test has a directory of its own for storage, removed after it with
+ * whatever the test left open. */
+static void setup(void)
+{
+    snprintf(g_dir, sizeof(g_dir), "/tmp/jitscope-test-store-XXXXXX");
+    CHECK(mkdtemp(g_dir) != NULL, "a directory for storage");
+}
+
+static void teardown(void)
+{
+    budget_set_max(0); /* a test that stopped half way may have left it set */
+    close_store();
+    remove_dir(g_dir);
+}
+
+int main(int argc, char **argv) { return check_main_each(argc, argv, tests, setup, teardown); }
