@@ -426,7 +426,7 @@ int api_startup_get(api_call *c)
             const api_startup_module *m = &mods[i];
             int precompiled = m->r2r_used + m->r2r_rejected > 0;
             json_array_append_new(
-                jmods, json_pack("{s:o, s:o, s:o, s:i, s:i, s:i, s:o, s:I, s:i}", "module_id",
+                jmods, json_pack("{s:o, s:o, s:o, s:i, s:i, s:i, s:o, s:o, s:i}", "module_id",
                                  view_id(m->module_id), "module",
                                  view_str(session_module_name(s, m->module_id)), "precompiled",
                                  cache_searches ? json_boolean(precompiled) : json_null(),
@@ -435,7 +435,7 @@ int api_startup_get(api_call *c)
                                  "jitted_in_precompiled",
                                  cache_searches && precompiled ? json_integer(m->jitted_no_r2r)
                                                                : json_null(),
-                                 "startup_jit_ns", (json_int_t)m->jit_ns, "startup_compilations",
+                                 "startup_jit_ns", view_count(m->jit_ns), "startup_compilations",
                                  (int)m->compilations));
         }
         jmethods = json_array();
@@ -443,10 +443,10 @@ int api_startup_get(api_call *c)
             const session_function *f = &s->functions[methods[i].position];
             uint8_t r2r = code_r2r(&s->code, methods[i].position);
             json_array_append_new(
-                jmethods, json_pack("{s:o, s:o, s:o, s:I, s:i, s:o, s:s}", "function_id",
+                jmethods, json_pack("{s:o, s:o, s:o, s:o, s:i, s:o, s:s}", "function_id",
                                     view_id(f->function_id), "name", view_str(f->name), "module",
                                     view_str(session_module_name(s, f->module_id)), "jit_ns",
-                                    (json_int_t)methods[i].jit_ns, "compilations",
+                                    view_count(methods[i].jit_ns), "compilations",
                                     (int)methods[i].compilations, "first_jit_ms",
                                     view_ms(methods[i].first_ns), "ready_to_run",
                                     (r2r & CODE_R2R_USED)  ? "used"
@@ -455,10 +455,10 @@ int api_startup_get(api_call *c)
                                                            : "unknown"));
         }
         c->reply->json = json_pack(
-            "{s:s, s:b, s:I, s:o, s:o, s:I, s:I, s:I, s:I, s:o, s:o}", "mode",
+            "{s:s, s:b, s:I, s:o, s:o, s:o, s:I, s:I, s:I, s:o, s:o}", "mode",
             mode == SESSION_MODE_ATTACH ? "attach" : "run", "cache_searches", cache_searches,
             "window_ms", (json_int_t)window_ms, "start_ms", view_ms(start_ns), "end_ms",
-            view_ms(end_ns), "jit_ns", (json_int_t)total_ns, "compilations",
+            view_ms(end_ns), "jit_ns", view_count(total_ns), "compilations",
             (json_int_t)total_compilations, "methods", (json_int_t)nmethods, "ready_to_run_used",
             (json_int_t)s->code.r2r_found, "modules", jmods, "top_methods", jmethods);
     }

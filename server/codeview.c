@@ -425,15 +425,15 @@ static json_t *codeview_version_json(codeview *v, unsigned vi, unsigned position
         json_array_append_new(inlinees, json_pack("{s:o, s:s}", "function_id",
                                                   view_id(sym->function_id), "name", sym->name));
     }
-    o = json_pack("{s:i, s:s, s:s?, s:o, s:i, s:i, s:o, s:o, s:o, s:o, s:I}", "position",
-                  (int)position + 1, "tier", tier, "tier_reason", why, "code_start",
-                  view_id(rv->info.code_start), "code_size",
-                  (int)(rv->info.hot_size + rv->info.cold_size), "code_read", (int)rv->code_have,
-                  "compilation", cv->ordinal >= 0 ? json_integer(cv->ordinal + 1) : json_null(),
-                  "jit_ms", cv->compiled ? json_real((double)cv->jit_ns / 1e6) : json_null(),
-                  "compiled_ms", cv->compiled ? view_ms(cv->time_ns) : json_null(), "cold_start",
-                  rv->info.cold_start ? view_id(rv->info.cold_start) : json_null(), "rejit_id",
-                  (json_int_t)rv->info.rejit_id);
+    o = json_pack(
+        "{s:i, s:s, s:s?, s:o, s:I, s:I, s:o, s:o, s:o, s:o, s:o}", "position", (int)position + 1,
+        "tier", tier, "tier_reason", why, "code_start", view_id(rv->info.code_start), "code_size",
+        (json_int_t)rv->info.hot_size + rv->info.cold_size, "code_read", (json_int_t)rv->code_have,
+        "compilation", cv->ordinal >= 0 ? json_integer(cv->ordinal + 1) : json_null(), "jit_ms",
+        cv->compiled ? json_real((double)cv->jit_ns / 1e6) : json_null(), "compiled_ms",
+        cv->compiled ? view_ms(cv->time_ns) : json_null(), "cold_start",
+        rv->info.cold_start ? view_id(rv->info.cold_start) : json_null(), "rejit_id",
+        view_count(rv->info.rejit_id));
     json_object_set_new(o, "truncated",
                         json_pack("{s:b, s:b, s:b}", "code",
                                   (rv->info.flags & WIRE_CODE_TRUNCATED_CODE) != 0, "il_map",
@@ -481,19 +481,19 @@ json_t *codeview_json(codeview *v, procsyms *ps)
         }
         json_array_append_new(versions, one);
     }
-    o = json_pack("{s:o, s:o, s:o, s:s, s:s, s:o, s:b, s:I, s:i, s:i, s:o}", "function_id",
+    o = json_pack("{s:o, s:o, s:o, s:s, s:s, s:o, s:b, s:o, s:I, s:i, s:o}", "function_id",
                   view_id(v->function_id), "name", view_str(v->name), "module", view_str(v->module),
                   "arch", disasm_arch_name(v->arch), "status", codeview_status(e->status),
                   "read_ms", view_ms(v->reply.time_ns), "complete", !v->reply.broken, "agent_ns",
-                  (json_int_t)e->elapsed_ns, "versions_listed", (int)e->versions, "compilations",
-                  (int)v->compilations, "versions", versions);
+                  view_count(e->elapsed_ns), "versions_listed", (json_int_t)e->versions,
+                  "compilations", (int)v->compilations, "versions", versions);
     json_object_set_new(o, "truncated",
                         json_pack("{s:b, s:b}", "versions",
                                   (e->flags & WIRE_CODE_TRUNCATED_VERSIONS) != 0, "il",
                                   (e->flags & WIRE_CODE_TRUNCATED_IL) != 0));
     json_object_set_new(
         o, "il",
-        json_pack("{s:i, s:s?}", "size", (int)e->il_size, "bytes", il_hex ? il_hex : NULL));
+        json_pack("{s:I, s:s?}", "size", (json_int_t)e->il_size, "bytes", il_hex ? il_hex : NULL));
     json_object_set_new(o, "ready_to_run",
                         json_pack("{s:b, s:b}", "precompiled", (v->r2r & CODE_R2R_HAS) != 0, "used",
                                   (v->r2r & CODE_R2R_USED) != 0));

@@ -187,7 +187,8 @@ enum session_refused_kind {
     SESSION_REFUSED_MODULES,   /* a new module, or an assembly's name */
     SESSION_REFUSED_THREADS,   /* a new thread, or a thread's name */
     SESSION_REFUSED_EVENTS,    /* an entry of the event log (a re-JIT, an unload...) */
-    SESSION_REFUSED_OTHER,     /* stacks, profile samples, GCs and suspensions */
+    SESSION_REFUSED_OTHER,     /* stacks, profile samples, GCs and suspensions, the code
+                                  view's records (an inline, a code reply's piece) */
     SESSION_REFUSED_KINDS
 };
 /* A record that grows a session's state leaves the last 1/64 of its share

@@ -91,6 +91,26 @@ static uint64_t session_new_thread_bytes(session *s, uint64_t id)
     return session_new_row_bytes(s);
 }
 
+/* What reaching the newest function's position adds to one of the code
+ * view's per-function arrays (code.c: zero-filled, doubling from 1,024). */
+static uint64_t session_code_reach_bytes(const session *s, size_t cap, size_t elem)
+{
+    if (cap > s->function_count + 2) /* a record adds at most two functions */
+        return 0;
+    return (1024 + 2 * ((uint64_t)s->function_count + 3)) * elem;
+}
+
+/* What a CODE_VERSION allocates for its reply: the reply itself when it is
+ * the first piece, then the code, map and references it announces, within a
+ * reply's cap (code.c). */
+static uint64_t session_code_version_bytes(const wire_code_version_info *v)
+{
+    uint64_t n = (uint64_t)v->code_sent + (uint64_t)v->map_sent * sizeof(wire_code_map_entry) +
+                 (uint64_t)v->ref_count * sizeof(wire_code_ref);
+
+    return sizeof(code_reply) + (n < CODE_REPLY_MAX_BYTES ? n : CODE_REPLY_MAX_BYTES);
+}
+
 static uint64_t session_event_bytes(const session *s)
 {
     return s->events.last_seq < EVENTLOG_MAX ? SESSION_EVENT_BYTES : 0;
@@ -117,8 +137,32 @@ static uint64_t session_record_need(session *s, const wire_record *r, unsigned *
         /* a compilation list: at most its doubling to the cap */
         need = fn + session_event_bytes(s) +
                (fn ? 0 : SESSION_MAX_COMPILATIONS / 2 * sizeof(session_compilation));
+        /* the code view notes each version it lists and its own (code.h) */
+        need += ((uint64_t)r->code_version_count + 1) * sizeof(code_seen) +
+                session_code_reach_bytes(s, s->code.seen_head_cap, sizeof(uint32_t));
         *kind = fn ? SESSION_REFUSED_FUNCTIONS : SESSION_REFUSED_EVENTS;
         return need;
+    case WIRE_INLINING: /* its callee and caller may be new functions; an inline */
+        fn = session_new_function_bytes(s, r->u.inlining.callee) +
+             session_new_function_bytes(s, r->u.inlining.caller);
+        *kind = fn ? SESSION_REFUSED_FUNCTIONS : SESSION_REFUSED_OTHER;
+        return fn + sizeof(code_inline) +
+               session_code_reach_bytes(s, s->code.root_head_cap, sizeof(uint32_t)) +
+               session_code_reach_bytes(s, s->code.callee_head_cap, sizeof(uint32_t));
+    case WIRE_CODE_SEARCH: /* a new function, perhaps; its ReadyToRun bits */
+        fn = session_new_function_bytes(s, r->u.code_search.function_id);
+        *kind = fn ? SESSION_REFUSED_FUNCTIONS : SESSION_REFUSED_OTHER;
+        return fn + session_code_reach_bytes(s, s->code.r2r_cap, 1);
+    case WIRE_CODE_VERSION: /* a version of a code reply: its buffers */
+        *kind = SESSION_REFUSED_OTHER;
+        return session_code_version_bytes(&r->u.code_version);
+    case WIRE_CODE_PART: /* fills what its version made room for; IL grows its buffer */
+    case WIRE_CODE_END:  /* ends a reply (a first piece: the reply itself) */
+        *kind = SESSION_REFUSED_OTHER;
+        *fixed = 1;
+        return r->type == WIRE_CODE_END                   ? sizeof(code_reply)
+               : r->u.code_part.kind == WIRE_CODE_PART_IL ? (uint64_t)r->data_length
+                                                          : 0;
     case WIRE_FUNCTION_NAME:
         fn = session_new_function_bytes(s, r->u.function_name.function_id);
         f = fn ? NULL : session_find_function(s, r->u.function_name.function_id);
@@ -188,6 +232,7 @@ static uint64_t session_record_log_bytes(const wire_record *r)
         return 0;
     for (i = 0; i < r->string_count; i++)
         n += 2 + (uint64_t)r->strings[i].length; /* its length, its bytes */
+    n += r->data_length;                         /* a code part's data */
     if (r->type == WIRE_STACK_THREAD)
         n += (uint64_t)r->u.stack_thread.frame_count * sizeof(wire_stack_frame);
     return n;
@@ -207,7 +252,8 @@ static int session_budget_fits(const session *s, uint64_t need, uint64_t share, 
 /* 0 when r fits s's share of the memory budget, with its copy for storage;
  * SESSION_REFUSED (counted) when not. Far from both limits a record is let
  * through without looking: no record adds more than a doubling of the
- * indexes and 32 MiB. */
+ * indexes and of the code view's per-function arrays, a code reply's
+ * buffers and 32 MiB. */
 static int session_budget_check(session *s, const wire_record *r)
 {
     uint64_t share = budget_share(), held = s->budget.held, max = budget_max(),
@@ -225,6 +271,9 @@ static int session_budget_check(session *s, const wire_record *r)
             s->names.capacity * sizeof(strpool_slot) +
             (s->module_index.capacity + s->thread_index.capacity + s->thread_os_index.capacity) *
                 SESSION_IDMAP_SLOT +
+            (s->code.seen_head_cap + s->code.root_head_cap + s->code.callee_head_cap) *
+                sizeof(uint32_t) * 2 +
+            s->code.r2r_cap * 2 + 2 * sizeof(code_reply) + CODE_REPLY_MAX_BYTES +
             share / SESSION_BUDGET_SPARE + (32u << 20))
         return 0;
     need = session_record_need(s, r, &kind, &fixed) + session_record_log_bytes(r);

@@ -1,7 +1,7 @@
 /* session_memory.c -- what a session holds as the memory budget counts it
  * (budget.h, docs/API.md "Memory budget"): its tables, indexes, name text,
- * strings, event log, stacks, profile and timeline, and what of its log and
- * snapshot waits for the storage writer; kept in the budget's total as it
+ * strings, event log, stacks, profile and timeline, the code view's state
+ * (code.h), and what of its log and snapshot waits for the storage writer; kept in the budget's total as it
  * changes. Whether a record may add to it is session_admit.c's. Caller holds
  * the sessions lock (session.h). */
 #include "session.h"
@@ -31,10 +31,20 @@ static uint64_t session_observation_bytes(const session *s)
     return n;
 }
 
+/* The code view's state (code.h): the versions and inlines written, the
+ * per-function arrays (zero-filled as they grow: all of them), the code
+ * replies kept. */
+static uint64_t session_code_bytes(const code_state *c)
+{
+    return c->seen_count * sizeof(*c->seen) + c->inline_count * sizeof(*c->inlines) +
+           (c->seen_head_cap + c->root_head_cap + c->callee_head_cap) * sizeof(uint32_t) +
+           c->r2r_cap + c->reply_bytes;
+}
+
 /* What the session holds, in bytes: what is written of its arrays (they grow
  * without zero-filling, so the reserved rest is not resident), its indexes,
- * name text, strings, the event log, stacks, profile and timeline, and what
- * waits for storage. */
+ * name text, strings, the event log, stacks, profile and timeline, the code
+ * view's state, and what waits for storage. */
 static uint64_t session_held_bytes(const session *s)
 {
     uint64_t events = s->events.last_seq < EVENTLOG_MAX ? s->events.last_seq : EVENTLOG_MAX;
@@ -46,7 +56,7 @@ static uint64_t session_held_bytes(const session *s)
            s->thread_count * sizeof(*s->threads) +
            (s->thread_index.capacity + s->thread_os_index.capacity) * SESSION_IDMAP_SLOT +
            s->budget.text + events * SESSION_EVENT_BYTES + s->budget.observations +
-           s->budget.unwritten + s->budget.unlogged;
+           session_code_bytes(&s->code) + s->budget.unwritten + s->budget.unlogged;
 }
 
 void session_memory_sync(session *s)

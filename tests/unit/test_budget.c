@@ -149,6 +149,52 @@ TEST(a_session_stops_at_its_share)
     sessions_unlock();
 }
 
+/* The code view's state (code.h) counts in what a session holds, and its
+ * records pass the share like the rest: a code reply's version that would
+ * take a session past its share is refused whole (its buffers never made),
+ * an inline of methods never seen is refused as new functions; what only
+ * fills or ends a reply begun is still taken. */
+TEST(code_records_within_the_share)
+{
+    session *a;
+    uint64_t held;
+    wire_code_version_info v = {.request_id = 7,
+                                .function_id = 0x7f0000100000ull,
+                                .code_start = 0x7f5500001000ull,
+                                .hot_size = 65536,
+                                .code_sent = 65536};
+    static uint8_t code[4096];
+
+    budget_set_max(64ull << 20);
+    sessions_lock();
+    a = connected_session();
+    held = a->budget.held;
+    CHECK(rec_apply(a, rec_code_version(v, REC_MONO + 5)) == 0 && a->code.reply_count == 1,
+          "a code reply's first version, 64 KiB of code announced");
+    CHECK(a->budget.held >= held + 65536, "its buffers count in what the session holds (%llu)",
+          (unsigned long long)(a->budget.held - held));
+    fill(a, 0x7f0000200000ull); /* up to its share */
+    held = a->budget.held;
+    CHECK(rec_apply(a, rec_code_part((wire_code_part){7, 0, WIRE_CODE_PART_CODE, 0, 0, 0}, code,
+                                     sizeof(code), REC_MONO + 6)) == 0 &&
+              a->code.reply_count == 1 && a->code.pieces_dropped == 0,
+          "a piece filling the room its version made is taken at the share");
+    v.request_id = 8;
+    CHECK(rec_apply(a, rec_code_version(v, REC_MONO + 7)) == SESSION_REFUSED &&
+              a->code.reply_count == 1 && a->budget.refused[SESSION_REFUSED_OTHER] == 1,
+          "another reply's version is refused whole, counted (other)");
+    CHECK(rec_apply(a, rec_inlining(0x7f00000a0000ull, 0x7f00000b0000ull, 0x71, REC_MONO + 8)) ==
+                  SESSION_REFUSED &&
+              a->code.inline_records == 0 && a->budget.refused[SESSION_REFUSED_FUNCTIONS] == 2,
+          "an inline of two methods never seen: refused as new functions");
+    CHECK(a->budget.held <= budget_share() && a->budget.held >= held,
+          "the share holds (%llu of %llu)", (unsigned long long)a->budget.held,
+          (unsigned long long)budget_share());
+    sessions_remove(a->id);
+    CHECK(budget_held() == 0, "freed: nothing held");
+    sessions_unlock();
+}
+
 TEST(ended_sessions_give_memory_back)
 {
     session *old, *live, *newcomer;
@@ -180,6 +226,7 @@ TEST(ended_sessions_give_memory_back)
 static const check_test tests[] = {
     TEST_ENTRY(size_parser),
     TEST_ENTRY(a_session_stops_at_its_share),
+    TEST_ENTRY(code_records_within_the_share),
     TEST_ENTRY(ended_sessions_give_memory_back),
     TEST_END,
 };

@@ -24,6 +24,7 @@
 #include "procsyms.h"
 #include "records.h"
 #include "snapshot.h"
+#include "views.h"
 
 /* ---- disasm ---- */
 
@@ -400,6 +401,55 @@ TEST(view_orders_matches_and_names)
     session_free(s);
 }
 
+/* 1 when v is the string of digits `want`. */
+static int same_digits(const json_t *v, const char *want)
+{
+    return json_is_string(v) && strcmp(json_string_value(v), want) == 0;
+}
+
+/* What the agent says of a reply (its time, a version's ReJIT id, its count
+ * of refusals) is served exactly however large (views.h, view_count): an
+ * integer up to 2^53 - 1, the exact digits above it. */
+TEST(agent_numbers_served_exactly)
+{
+    session *s = code_session();
+    const session_function *f = session_find_function(s, FID_HOT);
+    const code_reply *r;
+    wire_record v = code_version_rec(43, 0, 0x7f1000010000ull, 1, 0, 0), end;
+    codeview cv;
+    json_t *o, *detail;
+
+    v.u.code_version.rejit_id = (1ull << 60) + 1;
+    end = code_end_rec(43, WIRE_CODE_OK, 1, 0);
+    end.u.code_end.elapsed_ns = (1ull << 63) + 5;
+    end.u.code_end.refused = (1ull << 62) + 7;
+    rec_apply(s, v);
+    rec_apply(s, code_part_rec(43, 0, WIRE_CODE_PART_CODE, 0, "\xc3", 1));
+    rec_apply(s, end);
+    r = code_reply_find(&s->code, 43, CODE_NONE);
+    CHECK(f && r && !r->broken, "the reply arrived whole");
+    if (!f || !r) {
+        session_free(s);
+        return;
+    }
+    CHECK(codeview_take(&cv, s, f, r, 0) == 0, "copied out");
+    o = codeview_json(&cv, NULL);
+    CHECK(same_digits(json_object_get(o, "agent_ns"), "9223372036854775813"),
+          "2^63 + 5 ns: the exact digits");
+    CHECK(
+        same_digits(json_object_get(json_array_get(json_object_get(o, "versions"), 0), "rejit_id"),
+                    "1152921504606846977"),
+        "a ReJIT id of 2^60 + 1: the exact digits");
+    detail = view_session_detail(s);
+    CHECK(same_digits(json_object_get(json_object_get(detail, "code"), "agent_refused"),
+                      "4611686018427387911"),
+          "the agent's refusal count of 2^62 + 7: the exact digits");
+    json_decref(detail);
+    json_decref(o);
+    codeview_free(&cv);
+    session_free(s);
+}
+
 static int snap_restore(session *s, const char *bytes, size_t n)
 {
     snapshot_reader rd = {0};
@@ -461,6 +511,7 @@ static const check_test tests[] = {TEST_ENTRY(disasm_x86_transfers),
                                    TEST_ENTRY(replies_assembled_checked_and_kept),
                                    TEST_ENTRY(versions_inlines_and_ready_to_run),
                                    TEST_ENTRY(view_orders_matches_and_names),
+                                   TEST_ENTRY(agent_numbers_served_exactly),
                                    TEST_ENTRY(code_state_through_a_snapshot),
                                    TEST_END};
 

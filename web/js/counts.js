@@ -16,7 +16,8 @@ const COUNT_KEYS = new Set([
   'suspend_ns', 'walk_ns', 'next_after', 'last_seq', 'gcs', 'suspensions', 'missed', 'resume_after',
   'sessions_stored', 'backlog', 'deferred', 'write_errors', 'rounds', 'commits', 'rows',
   'only_jit_ns', 'both_jit_ns', 'a_jit_ns', 'b_jit_ns', 'delta_jit_ns',
-  'functions', 'names', 'modules', 'threads',
+  'functions', 'names', 'modules', 'threads', 'agent_ns', 'rejit_id', 'startup_jit_ns',
+  'agent_refused',
 ]);
 
 export function reviveCounts(key, value) {
