@@ -23,8 +23,12 @@ PORT     ?= 8642
 CSTD     := -std=c11 -D_GNU_SOURCE -Iproto
 WARN     := -Wall -Wextra -Werror
 OPT      ?= -O2 -g
-PKGS     := libmicrohttpd jansson libcurl libwebsockets sqlite3 libzstd libxxhash
-SERVER_CFLAGS = $(CSTD) $(WARN) $(OPT) $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKGS     := libmicrohttpd jansson libcurl libwebsockets sqlite3 libzstd libxxhash libelf zlib \
+            libprotobuf-c
+# Generated at build time: pprof's profile.proto as C (protoc-c; server/pprof.c uses it).
+GEN      := $(BUILD)/gen
+PPROF_GEN := $(GEN)/profile.pb-c.c
+SERVER_CFLAGS = $(CSTD) $(WARN) $(OPT) -I$(GEN) $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 SERVER_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpthread
 # The agent lives inside the target: libc and pthreads only, nothing exported
 # but DllGetClassObject, no global constructors or destructors.
@@ -36,7 +40,7 @@ AGENT_LDFLAGS = -shared -Wl,-z,defs -Wl,--no-undefined -pthread
 PROTO_SRC  := $(wildcard proto/*.c)
 PROTO_HDR  := $(wildcard proto/*.h)
 AGENT_SRC  := $(wildcard agent/*.c) $(PROTO_SRC)
-SERVER_SRC := $(wildcard server/*.c) $(PROTO_SRC)
+SERVER_SRC := $(wildcard server/*.c) $(PROTO_SRC) $(PPROF_GEN)
 AGENT_HDR  := $(wildcard agent/*.h) $(PROTO_HDR)
 # What the server's sources include: headers, and the OpenAPI document that
 # server/openapi_doc.c embeds (.incbin, relative to this directory).
@@ -87,6 +91,12 @@ $(OBJ)/asan-agent/%.o: %.c | $(BUILD)/deps.stamp
 $(OBJ)/unit/%.o: %.c | $(BUILD)/deps.stamp
 	@mkdir -p $(@D)
 	$(CC) $(UNIT_CFLAGS) -MMD -MP -c $< -o $@
+# pprof's protobuf code, generated before anything that includes it is compiled.
+$(GEN)/profile.pb-c.c $(GEN)/profile.pb-c.h: server/pprof/profile.proto | $(BUILD)/deps.stamp
+	@mkdir -p $(GEN)
+	protoc-c --proto_path=server/pprof --c_out=$(GEN) server/pprof/profile.proto
+$(foreach f,server asan-server unit,$(OBJ)/$(f)/server/pprof.o $(OBJ)/$(f)/tests/unit/test_cpuprof.o): \
+    $(GEN)/profile.pb-c.h
 # server/openapi_doc.c embeds the document with .incbin, which -MMD does not see.
 $(OBJ)/server/server/openapi_doc.o $(OBJ)/asan-server/server/openapi_doc.o: server/openapi.json
 -include $(shell find $(OBJ) -name '*.d' 2>/dev/null)

@@ -25,8 +25,9 @@
 
 #include <stdint.h>
 
-/* 4: wire_agent_cost counts metadata reads; 3: wire_drops has 7 reasons; 2: jit tier */
-#define WIRE_VERSION 4u
+/* 5: code lookups (WIRE_CMD_CODE_LOOKUP, WIRE_CODE_RANGE); 4: wire_agent_cost counts
+ * metadata reads; 3: wire_drops has 7 reasons; 2: jit tier */
+#define WIRE_VERSION 5u
 #define WIRE_MAGIC "JITSCOPE"          /* 8 bytes, no NUL, first in the hello */
 #define WIRE_MAX_PAYLOAD (64u * 1024u) /* any longer frame is a protocol error */
 #define WIRE_TOKEN_LEN 32u             /* session token: 32 ASCII hex characters */
@@ -111,7 +112,9 @@ enum wire_record_type {
     WIRE_RUNTIME_SUSPEND = 22, /* one phase of a runtime suspension */
     WIRE_TIERS_STATUS = 23,    /* the JIT-tier source is on or off (after hello, on command) */
     WIRE_AGENT_COST = 24,      /* the agent's own time in JIT callbacks (with DROPS) */
-    WIRE_RECORD_TYPE_MAX = 24
+    /* 25-29: not used by this protocol version (another record family) */
+    WIRE_CODE_RANGE = 30,     /* answer to WIRE_CMD_CODE_LOOKUP: the code at one address */
+    WIRE_RECORD_TYPE_MAX = 30 /* types 1..MAX; wire_record_fixed() says which exist */
 };
 
 /* Server -> agent. */
@@ -122,6 +125,8 @@ enum wire_command_type {
     WIRE_CMD_PROFILE_START = 103, /* payload: wire_cmd_profile_start */
     WIRE_CMD_PROFILE_STOP = 104,  /* payload: wire_cmd_profile_stop */
     WIRE_CMD_TIERS = 105,         /* payload: wire_cmd_tiers; answered by WIRE_TIERS_STATUS */
+    /* 106: not used by this protocol version */
+    WIRE_CMD_CODE_LOOKUP = 107, /* payload: wire_cmd_code_lookup; answered by WIRE_CODE_RANGE */
 };
 
 enum wire_mode { WIRE_MODE_STARTUP = 1, WIRE_MODE_ATTACH = 2 };
@@ -445,6 +450,33 @@ typedef struct wire_tiers_status {
     uint64_t lost;    /* tiers lost so far (all slots busy) */
 } wire_tiers_status;
 _Static_assert(sizeof(wire_tiers_status) == 16, "wire_tiers_status layout");
+
+/* ---- code lookups: which method's code is at an address ----
+ *
+ * The server's CPU profiler samples the target's threads from outside (perf
+ * events) and names most managed frames through the code ranges of the JIT
+ * records. Code the agent never reported (ReadyToRun code, code compiled
+ * before an attach) is looked up by address: the server sends up to
+ * WIRE_CODE_LOOKUP_MAX addresses per command; the agent answers each address
+ * with one WIRE_CODE_RANGE, in order (GetFunctionFromIP on its sender thread),
+ * after the FUNCTION_NAME of the function it found. */
+#define WIRE_CODE_LOOKUP_MAX 30u
+
+typedef struct wire_cmd_code_lookup {
+    uint32_t count; /* 1..WIRE_CODE_LOOKUP_MAX addresses follow in ips */
+    uint32_t reserved;
+    uint64_t ips[WIRE_CODE_LOOKUP_MAX];
+} wire_cmd_code_lookup;
+_Static_assert(sizeof(wire_cmd_code_lookup) == 248, "wire_cmd_code_lookup layout");
+
+typedef struct wire_code_range {
+    uint64_t ip;          /* the address asked about */
+    uint64_t function_id; /* the method whose code holds it; 0: none (hresult says why) */
+    uint64_t start;       /* the code version (or chunk) that holds ip: start and size */
+    uint32_t size;        /* 0 when the method is known but not the range */
+    int32_t hresult;      /* GetFunctionFromIP's result (E_FAIL: not managed code) */
+} wire_code_range;
+_Static_assert(sizeof(wire_code_range) == 32, "wire_code_range layout");
 
 #define WIRE_MAX_COMMAND 256u /* longest command payload; a longer one is not our server */
 

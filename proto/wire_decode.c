@@ -136,6 +136,18 @@ static int wire_check_values(const wire_record *r, const char **why)
         }
         return WIRE_DECODE_OK;
     }
+    case WIRE_CODE_RANGE: {
+        const wire_code_range *c = &r->u.code_range;
+        if (c->function_id == 0 && (c->start != 0 || c->size != 0)) {
+            *why = "code range record with a range but no function";
+            return WIRE_DECODE_BAD;
+        }
+        if (c->size != 0 && (c->start > c->ip || c->ip - c->start >= c->size)) {
+            *why = "code range record whose range does not hold its address";
+            return WIRE_DECODE_BAD;
+        }
+        return WIRE_DECODE_OK;
+    }
     case WIRE_RUNTIME_SUSPEND:
         if (r->u.runtime_suspend.phase < WIRE_SUSPEND_STARTED ||
             r->u.runtime_suspend.phase > WIRE_RESUME_FINISHED) {
@@ -175,6 +187,7 @@ size_t wire_record_fixed(uint16_t type, unsigned *strings)
     case WIRE_RUNTIME_SUSPEND: return sizeof(wire_runtime_suspend);
     case WIRE_TIERS_STATUS: return sizeof(wire_tiers_status);
     case WIRE_AGENT_COST: return sizeof(wire_agent_cost);
+    case WIRE_CODE_RANGE: return sizeof(wire_code_range);
     default: return 0;
     }
 }
@@ -268,6 +281,21 @@ int wire_decode_command(const uint8_t *buf, size_t len, wire_command *out, size_
     case WIRE_CMD_PROFILE_START: need = sizeof(out->u.profile_start); break;
     case WIRE_CMD_PROFILE_STOP: need = 0; break; /* its payload carries nothing yet */
     case WIRE_CMD_TIERS: need = sizeof(out->u.tiers); break;
+    case WIRE_CMD_CODE_LOOKUP: {
+        uint32_t count;
+        if (f.header.length < sizeof(uint64_t)) {
+            *why = "command payload shorter than its fields";
+            return WIRE_DECODE_BAD;
+        }
+        memcpy(&count, f.payload, sizeof(count));
+        if (count == 0 || count > WIRE_CODE_LOOKUP_MAX ||
+            f.header.length != sizeof(uint64_t) + (size_t)count * sizeof(uint64_t)) {
+            *why = "code lookup command whose length disagrees with its count";
+            return WIRE_DECODE_BAD;
+        }
+        need = f.header.length;
+        break;
+    }
     default: return WIRE_DECODE_OK;
     }
     if (f.header.length < need) {

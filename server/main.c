@@ -22,6 +22,7 @@
 #include "api.h"
 #include "clock.h"
 #include "attach.h"
+#include "cpuprof.h"
 #include "client.h"
 #include "http.h"
 #include "ipc.h"
@@ -408,8 +409,9 @@ static int serve(cli_options *o, int mode)
     fprintf(stderr, "jitscope: %s, shutting down\n", sig == SIGINT ? "interrupted" : "terminated");
     rc = 0;
 done:
-    http_stop(); /* no request can start a detach any more */
-    link_stop(); /* no agent record can notify the stream any more */
+    http_stop();        /* no request can start a detach any more */
+    cpuprof_shutdown(); /* CPU samplers fold their last samples (the link may still answer) */
+    link_stop();        /* no agent record can notify the stream any more */
     ws_stop();
     launch_stop();
     persist_close(); /* its last round writes what the sessions hold now */

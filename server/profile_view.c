@@ -5,29 +5,43 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "profile_cpu.h"
 #include "session.h"
+
+/* A profile thread's name: the agent's (by its ThreadID), else in CPU mode
+ * the OS name the sampler read. NULL when none. */
+static const char *profile_view_thread_name(session *s, const profile_thread *t)
+{
+    const session_thread *st = t->thread_id ? session_find_thread(s, t->thread_id) : NULL;
+
+    if (st && st->name)
+        return st->name;
+    return s->profile.mode == PROFILE_MODE_CPU ? profile_cpu_text(&s->profile, t->name) : NULL;
+}
 
 /* Does profile thread t match the query's thread argument? */
 static int profile_view_thread_matches(session *s, const profile_thread *t, const char *arg)
 {
     const session_thread *st;
+    const char *name;
     unsigned long long v;
     char *end;
 
     if (!arg || !*arg)
         return 1;
-    st = session_find_thread(s, t->thread_id);
+    st = t->thread_id ? session_find_thread(s, t->thread_id) : NULL;
     if ((arg[0] == '0' && (arg[1] == 'x' || arg[1] == 'X')) || (arg[0] >= '0' && arg[0] <= '9')) {
         int hex = arg[0] == '0' && (arg[1] == 'x' || arg[1] == 'X');
         errno = 0;
         v = strtoull(arg, &end, hex ? 16 : 10);
         if (!errno && end != arg && !*end && (hex ? !!arg[2] : 1)) {
             if (hex)
-                return v == t->thread_id;
+                return v != 0 && v == t->thread_id;
             return v != 0 && (v == t->os_thread_id || (st && v == st->os_thread_id));
         }
     }
-    return st && st->name && strcmp(st->name, arg) == 0;
+    name = profile_view_thread_name(s, t);
+    return name && strcmp(name, arg) == 0;
 }
 
 static int profile_view_compare_i64(const void *a, const void *b)
@@ -115,6 +129,15 @@ static int profile_view_stacks(profile_view *v, session *s, const uint64_t *coun
                     symbols_label(&v->syms, "[truncated]", &truncated) != 0)
                     return -1;
                 sym = truncated;
+            } else if (fid & PROFILE_FRAME_SYMBOL) {
+                uint64_t i = fid & ~PROFILE_FRAME_SYMBOL;
+                const profile_symbol *e = i < p->cpu.symbol_count ? &p->cpu.symbols[i] : NULL;
+                const char *name = e ? profile_cpu_text(p, e->name) : NULL;
+                if (symbols_named(&v->syms, fid, name ? name : "[?]",
+                                  e && e->module != UINT32_MAX ? profile_cpu_text(p, e->module)
+                                                               : NULL,
+                                  &sym) != 0)
+                    return -1;
             } else if (symbols_function(&v->syms, s, fid, &sym) != 0) {
                 return -1;
             }
@@ -167,12 +190,14 @@ int profile_view_take(profile_view *v, session *s, const profile_query *q)
             continue;
         thread_remap[i] = (uint32_t)v->thread_count;
         t = &v->threads[v->thread_count++];
-        st = session_find_thread(s, p->threads[i].thread_id);
+        const char *name;
+        st = p->threads[i].thread_id ? session_find_thread(s, p->threads[i].thread_id) : NULL;
         t->thread_id = p->threads[i].thread_id;
         t->os_thread_id = p->threads[i].os_thread_id ? p->threads[i].os_thread_id
                                                      : (st ? st->os_thread_id : 0);
         t->samples = per_thread[i];
-        if (st && st->name && !(t->name = strdup(st->name)))
+        name = profile_view_thread_name(s, &p->threads[i]);
+        if (name && !(t->name = strdup(name)))
             goto fail;
     }
     if (q->with_samples && n) {

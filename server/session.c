@@ -3,6 +3,7 @@
 #include "clock.h"
 #include "grow.h"
 #include "logrec.h"
+#include "profile_cpu.h"
 #include "wire_encode.h"
 
 #include <stdio.h>
@@ -75,6 +76,34 @@ static void session_emit(session *s, int64_t now_ns, uint16_t type, const void *
     sink(s, now_ns, frame, wire_encode(frame, &h, payload, length, NULL, 0, NULL, 0));
 }
 
+int session_log_record(session *s, int64_t now_ns, uint16_t type, const void *fixed,
+                       uint32_t fixed_length, const void *extra, uint32_t extra_length)
+{
+    void (*sink)(session *, int64_t, const void *, size_t) = session_record_sink;
+    wire_frame_header h = {.type = type};
+    uint8_t *frame;
+
+    if (!sink || s->persist.quiet)
+        return 0;
+    if (!logrec_is_server_type(type) || fixed_length + extra_length > WIRE_MAX_PAYLOAD ||
+        !(frame = malloc(sizeof(h) + fixed_length + extra_length)))
+        return -1;
+    sink(s, now_ns, frame,
+         wire_encode(frame, &h, fixed, fixed_length, extra, extra_length, NULL, 0));
+    free(frame);
+    return 0;
+}
+
+static void (*_Atomic session_cpu_stop_hook)(int session_id, uint32_t run);
+static void (*_Atomic session_cpu_thread_hook)(int session_id, uint32_t run);
+
+void session_set_cpu_hooks(void (*on_stop)(int session_id, uint32_t run),
+                           void (*on_thread)(int session_id, uint32_t run))
+{
+    session_cpu_stop_hook = on_stop;
+    session_cpu_thread_hook = on_thread;
+}
+
 int session_is_observation(uint16_t type)
 {
     switch (type) {
@@ -86,7 +115,13 @@ int session_is_observation(uint16_t type)
     case WIRE_GC_FINISHED:
     case WIRE_RUNTIME_SUSPEND:
     case LOGREC_PROFILE_START:
-    case LOGREC_PROFILE_STOP: return 1;
+    case LOGREC_PROFILE_STOP:
+    case LOGREC_CPU_START:
+    case LOGREC_CPU_SYMBOL:
+    case LOGREC_CPU_THREAD:
+    case LOGREC_CPU_STACK:
+    case LOGREC_CPU_SAMPLES:
+    case LOGREC_CPU_COUNTS: return 1;
     default: return 0;
     }
 }
@@ -97,12 +132,32 @@ void session_profile_start(session *s, uint32_t hz, int64_t now_ns)
     session_emit(s, now_ns, LOGREC_PROFILE_START, &hz, sizeof(hz));
 }
 
+void session_profile_start_cpu(session *s, uint32_t hz, uint64_t period_ns, uint32_t run,
+                               int64_t now_ns)
+{
+    logrec_cpu_start rec = {.hz = hz, .period_ns = period_ns};
+
+    profile_cpu_start(&s->profile, hz, period_ns, now_ns, run);
+    session_emit(s, now_ns, LOGREC_CPU_START, &rec, sizeof(rec));
+    eventlog_append(&s->events, WIRE_PROFILE_STATUS, 0, now_ns, (uint64_t)hz * 1000u,
+                    (uint64_t)hz * 1000u, WIRE_PROFILE_STARTED);
+}
+
 void session_profile_stop(session *s, int64_t now_ns)
 {
+    void (*hook)(int, uint32_t) = session_cpu_stop_hook;
+
     if (s->profile.state != PROFILE_RUNNING)
         return;
     profile_stop(&s->profile, now_ns);
     session_emit(s, now_ns, LOGREC_PROFILE_STOP, NULL, 0);
+    if (s->profile.mode == PROFILE_MODE_CPU) {
+        eventlog_append(&s->events, WIRE_PROFILE_STATUS, 0, now_ns,
+                        (uint64_t)s->profile.requested_millihz, s->profile.effective_millihz,
+                        WIRE_PROFILE_STOPPED);
+        if (hook && s->profile.cpu.run)
+            hook(s->id, s->profile.cpu.run); /* the sampler ends on its own */
+    }
 }
 
 static int session_apply_resumed(session *s, const uint8_t *payload, uint32_t length,
@@ -122,6 +177,12 @@ int session_apply_server(session *s, uint16_t type, const uint8_t *payload, uint
         return 0;
     case LOGREC_PROFILE_STOP: profile_stop(&s->profile, now_ns); return 0;
     case LOGREC_RESUMED: return session_apply_resumed(s, payload, length, now_ns);
+    case LOGREC_CPU_START:
+    case LOGREC_CPU_SYMBOL:
+    case LOGREC_CPU_THREAD:
+    case LOGREC_CPU_STACK:
+    case LOGREC_CPU_SAMPLES:
+    case LOGREC_CPU_COUNTS: return profile_cpu_apply(&s->profile, type, payload, length, now_ns);
     default: return -1;
     }
 }
@@ -151,6 +212,7 @@ void session_memory_usage(const session *s, session_memory *m)
     m->names = strpool_bytes(&s->names);
     m->events = eventlog_bytes(&s->events);
     m->compilations = s->compilation_bytes;
+    m->code_ranges = codemap_bytes(&s->code);
 }
 
 session_module *session_find_module(session *s, uint64_t id)
@@ -361,40 +423,57 @@ static uint64_t session_jit_duration(session_thread *t, uint64_t function_id, ui
     return 0;
 }
 
+/* Whether a code start is among the newest SESSION_MAX_CODE_VERSIONS seen. */
+static int session_code_known(const session_function *f, uint64_t code_start)
+{
+    uint32_t i,
+        known = f->versions < SESSION_MAX_CODE_VERSIONS ? f->versions : SESSION_MAX_CODE_VERSIONS;
+
+    for (i = 0; i < known; i++)
+        if (f->code_start[i] == (uint32_t)code_start)
+            return 1;
+    return 0;
+}
+
 /* Remembers a native code start; the newest SESSION_MAX_CODE_VERSIONS are kept
  * (in a ring) to recognise repeats, which are what catch-up produces. Returns 1
  * when the start was new. */
 static int session_add_code_version(session_function *f, uint64_t code_start)
 {
-    uint32_t i,
-        known = f->versions < SESSION_MAX_CODE_VERSIONS ? f->versions : SESSION_MAX_CODE_VERSIONS,
-        low = (uint32_t)code_start;
-
-    if (code_start == 0)
+    if (code_start == 0 || session_code_known(f, code_start))
         return 0;
-    for (i = 0; i < known; i++)
-        if (f->code_start[i] == low)
-            return 0;
-    f->code_start[f->versions % SESSION_MAX_CODE_VERSIONS] = low;
+    f->code_start[f->versions % SESSION_MAX_CODE_VERSIONS] = (uint32_t)code_start;
     f->versions++;
     return 1;
 }
 
 /* Takes in the code versions a JIT record lists. Returns the native size of the
  * version this compilation made (the start not seen before), or 0 if none is
- * new. The count is at least what the runtime says exists. */
-static uint32_t session_take_code_versions(session_function *f, const wire_record *r)
+ * new. The count is at least what the runtime says exists. Each new start goes
+ * into the session's code map with its size (codemap.h). */
+static uint32_t session_take_code_versions(session *s, session_function *f, const wire_record *r)
 {
     const wire_jit_finished *j = &r->u.jit_finished;
-    uint32_t new_size = 0;
+    uint32_t new_size = 0, position = (uint32_t)(f - s->functions);
     unsigned i;
 
     if (r->code_version_count == 0) {
-        session_add_code_version(f, j->code_start); /* older agents: the code in use */
+        /* the tier source's code of this compilation, or the code in use */
+        if (session_add_code_version(f, j->code_start))
+            codemap_add(&s->code, j->code_start, j->code_size, position);
     } else {
         for (i = 0; i < r->code_version_count; i++)
-            if (session_add_code_version(f, r->code_versions[i].start))
+            if (session_add_code_version(f, r->code_versions[i].start)) {
                 new_size = r->code_versions[i].size;
+                codemap_add(&s->code, r->code_versions[i].start, r->code_versions[i].size,
+                            position);
+            }
+        /* catch-up's code in use, when the versions listed leave it out
+         * (ReadyToRun code); not counted as a version */
+        for (i = 0; i < r->code_version_count && r->code_versions[i].start != j->code_start; i++)
+            ;
+        if (j->code_start && i == r->code_version_count && !session_code_known(f, j->code_start))
+            codemap_add(&s->code, j->code_start, j->code_size, position);
     }
     if (j->code_versions > f->versions && j->code_versions <= 1u << 20)
         f->versions = j->code_versions;
@@ -445,7 +524,7 @@ static void session_apply_jit(session *s, const wire_record *r, int64_t when)
     session_function_jitted(s, f);
     if (catchup) {
         /* enumeration only fills in what live callbacks did not already say */
-        session_take_code_versions(f, r);
+        session_take_code_versions(s, f, r);
         if (f->jit_count == 0) {
             f->flags |= WIRE_FLAG_CATCHUP | (r->flags & WIRE_FLAG_DYNAMIC);
             f->il_size = j->il_size;
@@ -464,7 +543,7 @@ static void session_apply_jit(session *s, const wire_record *r, int64_t when)
     f->thread_id = j->thread_id;
     if (j->il_size)
         f->il_size = j->il_size;
-    new_size = session_take_code_versions(f, r);
+    new_size = session_take_code_versions(s, f, r);
     if (new_size || j->code_size) /* else: a version already seen; keep its size */
         f->native_size = new_size ? new_size : j->code_size;
     f->hresult = j->hresult;
@@ -484,6 +563,29 @@ static void session_apply_jit(session *s, const wire_record *r, int64_t when)
                         f->native_size);
     if (e)
         e->tier = f->tier;
+}
+
+/* The agent's answer to a code lookup (the CPU profiler's, cpuprof.h): the
+ * range goes into the code map, named by the function found (created if new:
+ * ReadyToRun code is known from its name record and such answers only); an
+ * address that is not managed code is kept as such, so it is not asked again.
+ * An answer refused for a detach (E_ABORT) says nothing about the address. */
+static void session_apply_code_range(session *s, const wire_code_range *c)
+{
+    session_function *f;
+    int created;
+
+    if (!c->function_id) {
+        if (c->hresult != (int32_t)0x80004004u)
+            codemap_add(&s->code, c->ip, 1, CODEMAP_NOT_MANAGED);
+        return;
+    }
+    if (!(f = session_function_slot(s, c->function_id, &created)))
+        return;
+    if (c->size)
+        codemap_add(&s->code, c->start, c->size, (uint32_t)(f - s->functions));
+    else
+        codemap_add(&s->code, c->ip, 1, (uint32_t)(f - s->functions));
 }
 
 /* A module unloaded: its FunctionIDs may now be given to other methods, so
@@ -572,9 +674,16 @@ static void session_apply_thread(session *s, const wire_record *r, int64_t when)
             t->name = NULL;
         }
         break;
-    default: /* WIRE_THREAD_OS_ID */ return;
+    default: /* WIRE_THREAD_OS_ID */ break;
     }
-    session_log(s, r, when, w->thread_id, t->os_thread_id, 0);
+    if (s->profile.mode == PROFILE_MODE_CPU && s->profile.state == PROFILE_RUNNING &&
+        s->profile.cpu.run && (r->type == WIRE_THREAD_CREATED || r->type == WIRE_THREAD_OS_ID)) {
+        void (*hook)(int, uint32_t) = session_cpu_thread_hook;
+        if (hook) /* a new thread: the CPU sampler follows it now, not at its next look */
+            hook(s->id, s->profile.cpu.run);
+    }
+    if (r->type != WIRE_THREAD_OS_ID)
+        session_log(s, r, when, w->thread_id, t->os_thread_id, 0);
 }
 
 /* Target's monotonic time -> wall clock; times from the agent are untrusted, so
@@ -730,6 +839,7 @@ int session_apply(session *s, const wire_record *r, int64_t now_ns, const char *
     case WIRE_GC_FINISHED:
     case WIRE_RUNTIME_SUSPEND: session_apply_observation(s, r, when, 0); break;
     case WIRE_AGENT_COST: s->agent_cost = r->u.agent_cost; break;
+    case WIRE_CODE_RANGE: session_apply_code_range(s, &r->u.code_range); break;
     case WIRE_TIERS_STATUS:
         s->tiers = r->u.tiers_status;
         s->tiers.enabled = s->tiers.enabled != 0;
@@ -802,6 +912,7 @@ void session_take_content(session *to, session *from)
     from->threads = NULL, from->thread_count = from->thread_cap = 0;
     from->thread_index = (idmap){0};
     from->events = (eventlog){0};
+    from->code = (codemap){0};
     memset(&from->stacks, 0, sizeof(from->stacks));
     memset(&from->profile, 0, sizeof(from->profile));
     memset(&from->timeline, 0, sizeof(from->timeline));
@@ -827,6 +938,7 @@ void session_drop_content(session *s)
     s->modules = NULL, s->module_count = s->module_cap = 0;
     s->threads = NULL, s->thread_count = s->thread_cap = 0;
     eventlog_free(&s->events);
+    codemap_free(&s->code);
     stacks_free(&s->stacks);
     profile_free(&s->profile);
     timeline_free(&s->timeline);
