@@ -158,6 +158,11 @@ UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/t
 $(BUILD)/tests/test_%: $(OBJ)/unit/tests/unit/test_%.o $(UNIT_AGENT_OBJS) $(UNIT_SERVER_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(UNIT_CFLAGS) $(filter %.o %.a,$^) $(SERVER_LIBS) $(ASAN) -ldl -o $@
+# The e2e tests' helper that runs the server where perf_event_open is refused (seccomp).
+NOPERF_BIN := $(BUILD)/tests/noperf
+$(NOPERF_BIN): tests/helpers/noperf.c | $(BUILD)/deps-test.stamp
+	@mkdir -p $(@D)
+	$(CC) $(CSTD) $(WARN) $(OPT) $< -lseccomp -o $@
 # test_sidebyside loads the agent library as CoreCLR would (dlopen).
 $(BUILD)/tests/test_sidebyside: $(AGENT_SO)
 
@@ -165,13 +170,13 @@ $(BUILD)/tests/test_sidebyside: $(AGENT_SO)
 # clang-14 and its libFuzzer runtime come from Debian (scripts/deps.sh fuzz).
 CLANG        ?= clang-14
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS := wire_decode command ipc route ws sig names mdread
+FUZZ_TARGETS := wire_decode command ipc route ws sig names mdread perfrec procmaps elfsyms
 FUZZ_BINS    := $(FUZZ_TARGETS:%=$(BUILD)/fuzz/%)
 FUZZ_CFLAGS   = $(CSTD) $(WARN) -g -O1 -fsanitize=fuzzer,address,undefined \
                 -fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZ_SRC_wire_decode := proto/wire_decode.c proto/wire_encode.c proto/utf.c proto/idmap.c \
                         server/session.c server/eventlog.c server/stacks.c server/profile.c server/timeline.c server/grow.c \
-                        server/strpool.c server/idindex.c
+                        server/strpool.c server/idindex.c server/codemap.c server/profile_cpu.c
 FUZZ_SRC_command     := proto/wire_decode.c proto/wire_encode.c proto/utf.c
 FUZZ_SRC_ipc         := server/ipc_codec.c proto/utf.c
 FUZZ_SRC_route       := $(filter-out server/main.c,$(SERVER_SRC))
@@ -179,13 +184,17 @@ FUZZ_SRC_ws          := server/ws_msg.c
 FUZZ_SRC_sig         := agent/sig.c
 FUZZ_SRC_names       := agent/names.c
 FUZZ_SRC_mdread      := agent/mdread.c
+FUZZ_SRC_perfrec     := server/perfring.c
+FUZZ_SRC_procmaps    := server/procmaps.c
+FUZZ_SRC_elfsyms     := server/elfsyms.c
+FUZZ_LIBS_elfsyms     = -lelf
 FUZZ_INC_sig         := -Iagent
 FUZZ_INC_names       := -Iagent
 FUZZ_INC_mdread      := -Iagent
-FUZZ_INC_route        = -Iserver $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+FUZZ_INC_route        = -Iserver -I$(GEN) $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 FUZZ_LIBS_route       = $(SERVER_LIBS)
 FUZZ_LIBS_ws          = $(shell pkg-config --libs jansson 2>/dev/null)
-$(foreach t,wire_decode command ipc ws,$(eval FUZZ_INC_$(t) := -Iserver))
+$(foreach t,wire_decode command ipc ws perfrec procmaps elfsyms,$(eval FUZZ_INC_$(t) := -Iserver))
 
 define FUZZ_RULE
 $(BUILD)/fuzz/$(1): tests/fuzz/fuzz_$(1).c tests/fuzz/fuzz.h $$(FUZZ_SRC_$(1)) $(AGENT_HDR) $(SERVER_HDR) | $(BUILD)/deps-fuzz.stamp
@@ -211,7 +220,7 @@ fuzz-merge: $(FUZZ_BINS)
 
 unit: $(UNIT_TESTS)
 
-test: all asan apps apps-runtimes $(UNIT_TESTS) $(FUZZ_BINS) deps-test
+test: all asan apps apps-runtimes $(UNIT_TESTS) $(FUZZ_BINS) $(NOPERF_BIN) deps-test
 	@FUZZ_TARGETS="$(FUZZ_TARGETS)" tests/run.sh
 
 lint: deps-test
