@@ -196,7 +196,12 @@ static uint32_t cpufold_stack(cpufold_state *f, const cpuprof_sample *e, uint64_
         cpusym_code info;
 
         osr_function = 0;
-        if (!c || (c->kind == CPUSYM_NATIVE && c->symbol == CPUSYM_LABEL_UNMAPPED)) {
+        if (!c) { /* not classified (the address cache was full): said as unknown */
+            seq[depth++] = cpufold_symbol_key(f, CPUSYM_LABEL_UNMAPPED);
+            last_managed = 0;
+            continue;
+        }
+        if (c->kind == CPUSYM_NATIVE && c->symbol == CPUSYM_LABEL_UNMAPPED) {
             if (k > 0) { /* a frame pointer into nowhere: the rest of the chain is garbage */
                 broken = 1;
                 break;

@@ -331,9 +331,16 @@ static void *cpuprof_main(void *arg)
         cpuprof_drain_all(r);
         (void)cpufold_batch(r, 1);
     }
+    /* what the run holds goes now; the rest when it is joined */
     for (size_t i = 0; i < r->ring_count; i++)
         perfring_close(&r->rings[i]);
     r->ring_count = 0;
+    cpusym_free(&r->sym);
+    free(r->samples);
+    free(r->ips);
+    r->samples = NULL;
+    r->ips = NULL;
+    r->sample_count = r->ip_count = 0;
     atomic_store(&r->done, 1);
     return NULL;
 }
