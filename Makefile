@@ -2,9 +2,11 @@
 #
 #   make          build build/libjitscope_agent.so, build/jitscope and build/bench/replay
 #   make run      install what is missing, build, start the server with the demo app
+#                 (PORT=N for another HTTP port, DATA=DIR or DATA=none for --data)
 #   make test     install what is missing, build, run every test (unit, e2e, browser);
 #                 the test apps also on .NET 8 and 9 (tests/apps/apps.mk, apps-runtimes)
-#   make lint     static checks: banned C calls, clang-format, eslint, shellcheck
+#   make lint     static checks: banned C calls, clang-format, eslint, shellcheck,
+#                 include and call cycles, file sizes, the architecture page
 #                 (scripts/lint.sh; LINT_SKIP=format leaves one out)
 #   make asan     the same binaries built with -fsanitize=address,undefined (build/asan/)
 #   make bench    the benchmarks (bench/), results in docs/BENCHMARKS.md
@@ -150,14 +152,14 @@ deps-test: $(BUILD)/deps.stamp $(BUILD)/deps-test.stamp
 # ---- running ----
 run: all apps
 	@echo "jitscope: starting the demo app under the agent (Ctrl-C stops)"
-	$(SERVER_BIN) run --port $(PORT) -- $(DOTNET) $(DEMO_DLL)
+	$(SERVER_BIN) run --port $(PORT) $(if $(DATA),--data '$(DATA)') -- $(DOTNET) $(DEMO_DLL)
 
 # ---- tests ----
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/test_*.c))
 
 $(BUILD)/tests/test_%: $(OBJ)/unit/tests/unit/test_%.o $(UNIT_AGENT_OBJS) $(UNIT_SERVER_LIB)
 	@mkdir -p $(@D)
-	$(CC) $(UNIT_CFLAGS) $(filter %.o %.a,$^) $(SERVER_LIBS) $(ASAN) -ldl -o $@
+	$(CC) $(UNIT_CFLAGS) $(filter %.o,$^) $(filter %.a,$^) $(SERVER_LIBS) $(ASAN) -ldl -o $@
 # The e2e tests' helper that runs the server where perf_event_open is refused (seccomp).
 NOPERF_BIN := $(BUILD)/tests/noperf
 $(NOPERF_BIN): tests/helpers/noperf.c | $(BUILD)/deps-test.stamp
@@ -165,6 +167,8 @@ $(NOPERF_BIN): tests/helpers/noperf.c | $(BUILD)/deps-test.stamp
 	$(CC) $(CSTD) $(WARN) $(OPT) $< -lseccomp -o $@
 # test_sidebyside loads the agent library as CoreCLR would (dlopen).
 $(BUILD)/tests/test_sidebyside: $(AGENT_SO)
+# test_conn drives the agent's connection with records its ring holds.
+$(BUILD)/tests/test_conn: $(call objs,unit,agent/conn.c agent/emit.c)
 
 # ---- fuzzing: one libFuzzer target per parser of outside input (docs/FUZZING.md) ----
 # clang-14 and its libFuzzer runtime come from Debian (scripts/deps.sh fuzz).
@@ -175,7 +179,7 @@ FUZZ_BINS    := $(FUZZ_TARGETS:%=$(BUILD)/fuzz/%)
 FUZZ_CFLAGS   = $(CSTD) $(WARN) -g -O1 -fsanitize=fuzzer,address,undefined \
                 -fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZ_SRC_wire_decode := proto/wire_decode.c proto/wire_encode.c proto/utf.c proto/idmap.c \
-                        server/session.c server/eventlog.c server/stacks.c server/profile.c server/timeline.c server/grow.c \
+                        server/session.c server/session_thread.c server/session_fold.c server/session_state.c server/session_names.c server/eventlog.c server/stacks.c server/profile.c server/timeline.c server/grow.c server/hugemem.c \
                         server/strpool.c server/idindex.c server/codemap.c server/profile_cpu.c
 FUZZ_SRC_command     := proto/wire_decode.c proto/wire_encode.c proto/utf.c
 FUZZ_SRC_ipc         := server/ipc_codec.c proto/utf.c
@@ -223,7 +227,8 @@ unit: $(UNIT_TESTS)
 test: all asan apps apps-runtimes $(UNIT_TESTS) $(FUZZ_BINS) $(NOPERF_BIN) deps-test
 	@FUZZ_TARGETS="$(FUZZ_TARGETS)" tests/run.sh
 
-lint: deps-test
+# the layout check reads the built objects' symbols (calls between modules)
+lint: deps-test all
 	@scripts/lint.sh
 
 bench: all apps

@@ -4,8 +4,9 @@
  * reconnect that lost records (startup mode), never earlier (docs/RUNTIME.md, Catching up):
  * EnumModules, EnumThreads, EnumJITedFunctions2. Every record carries
  * WIRE_FLAG_CATCHUP; the server lets live callbacks win over these. Thread
- * names are not kept by the runtime, so they come from /proc/self/task/TID/comm
- * (the OS name .NET sets from Thread.Name, cut to 15 bytes). Each call into the
+ * names are not kept by the runtime, so they come from the OS (osname.h: the
+ * name .NET gives its own threads or sets from Thread.Name, cut to 15 bytes,
+ * flagged WIRE_FLAG_OS_NAME). Each call into the
  * runtime is made under the runtime lock (walk.c), never while writing out.
  * Records leave through conn_emit (conn.h), function names through naming.h;
  * sender.c calls catchup_run, never the other way round.
@@ -17,12 +18,8 @@
  * CATCHUP_ATTEMPTS times. Between entries the sender keeps serving unloads
  * (unload.h), and Shutdown stops a catch-up at once.
  */
-#include <fcntl.h>
 #include <stdatomic.h>
-#include <stdio.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "catchup.h"
 #include "agent.h"
@@ -30,6 +27,7 @@
 #include "conn.h"
 #include "describe.h"
 #include "naming.h"
+#include "osname.h"
 #include "unload.h"
 #include "utf.h"
 #include "walk.h"
@@ -83,11 +81,10 @@ static int catchup_wait_unloads(void)
     unsigned waited = 0;
 
     while (unload_in_progress()) {
-        struct timespec ms = {0, 5000000L};
         if (!catchup_go_on() || waited >= CATCHUP_UNLOAD_WAIT_MS)
             return -1;
         unload_service();
-        nanosleep(&ms, NULL);
+        clock_sleep_ns(5000000u);
         waited += 5;
     }
     return 0;
@@ -182,27 +179,6 @@ static const catchup_list catchup_modules = {
 
 /* ---- threads ---- */
 
-static void catchup_thread_name(ThreadID thread, DWORD os_tid)
-{
-    char path[64], name[64];
-    wire_thread t = {.thread_id = thread, .os_thread_id = os_tid};
-    ssize_t n;
-    int fd;
-
-    snprintf(path, sizeof(path), "/proc/self/task/%u/comm", (unsigned)os_tid);
-    fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return;
-    n = read(fd, name, sizeof(name) - 1);
-    close(fd);
-    if (n <= 0)
-        return;
-    while (n > 0 && (name[n - 1] == '\n' || name[n - 1] == '\0'))
-        n--;
-    conn_emit(WIRE_THREAD_NAME, WIRE_FLAG_CATCHUP, clock_mono_ns(), &t, sizeof(t), name, (size_t)n,
-              NULL, 0);
-}
-
 static int catchup_thread(const void *item)
 {
     ThreadID thread = *(const ThreadID *)item;
@@ -215,8 +191,7 @@ static int catchup_thread(const void *item)
     walk_runtime_unlock();
     conn_emit(WIRE_THREAD_CREATED, WIRE_FLAG_CATCHUP, clock_mono_ns(), &t, sizeof(t), NULL, 0, NULL,
               0);
-    if (os)
-        catchup_thread_name(thread, os);
+    osname_send(thread, os, WIRE_FLAG_CATCHUP);
     return 0; /* ThreadIDs do not die with modules */
 }
 

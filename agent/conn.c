@@ -1,11 +1,15 @@
 /* conn.c -- the agent's connection to the server and its bounded buffers.
  *
  * Owned by the sender thread (conn.h): a non-blocking Unix socket, an output
- * buffer of CONN_OUT_BYTES that conn_emit encodes frames into
- * (proto/wire_encode.c) with the next sequence number, and an input buffer of
- * CONN_IN_BYTES for commands. The socket is written with MSG_DONTWAIT; only a
+ * buffer of CONN_OUT_BYTES and an input buffer of CONN_IN_BYTES for commands.
+ * A ring record is a frame encoded once, on the app's thread (emit.c): it is
+ * copied once into the output buffer and its sequence number stamped there
+ * (conn_forward); the sender's own records are encoded straight into the
+ * output buffer (conn_emit). The socket is written with MSG_DONTWAIT; only a
  * full buffer, a detach or Shutdown waits, and never longer than
  * CONN_FLUSH_WAIT_MS, so a server that stops reading cannot hold the agent.
+ * It knows nothing above it: what a lost connection means (a profile the
+ * server asked for stops) is the sender's to decide.
  */
 #include <errno.h>
 #include <poll.h>
@@ -17,7 +21,6 @@
 #include "conn.h"
 #include "agent.h"
 #include "clock.h"
-#include "stacks.h"
 #include "wire_encode.h"
 
 static int conn_socket = -1;
@@ -66,10 +69,8 @@ int conn_open(void)
 
 void conn_close(void)
 {
-    if (conn_socket >= 0) {
+    if (conn_socket >= 0)
         close(conn_socket);
-        stacks_profile_stop(); /* the server that asked for it is gone */
-    }
     conn_socket = -1;
     conn_out_used = 0;
     conn_in_used = 0;
@@ -134,31 +135,56 @@ static int conn_room(size_t need)
     return CONN_OUT_BYTES - conn_out_used >= need ? 0 : -1;
 }
 
-/* Frames one record into the output buffer. keep: when there is no room,
- * nothing is used (the caller keeps the record); else the record is dropped,
- * counted, and its sequence number used. */
+/* Room for a frame of at most `need` bytes. keep: when there is none, nothing
+ * is used (CONN_NO_ROOM: the caller keeps the record); else the record is
+ * dropped, counted, and its sequence number used (-1). Returns 0 when there is
+ * room, -1 when not connected. */
+static int conn_make_room(int keep, size_t need)
+{
+    if (conn_socket < 0)
+        return -1;
+    if (conn_room(need) == 0)
+        return 0;
+    if (conn_socket < 0)
+        return -1;
+    if (keep)
+        return CONN_NO_ROOM;
+    ++conn_seq; /* used all the same: the server sees the gap where it was */
+    atomic_fetch_add_explicit(&agent.slow_server_drops, 1, memory_order_relaxed);
+    return -1;
+}
+
+/* Frames one record into the output buffer with the next sequence number. */
 static int conn_put(int keep, uint16_t type, uint16_t flags, uint64_t time_ns, const void *fixed,
                     uint32_t fixed_length, const char *s1, size_t n1, const char *s2, size_t n2)
 {
     wire_frame_header h = {.type = type, .flags = flags, .time_ns = time_ns};
     wire_text strings[2] = {{.utf8 = s1, .length = n1}, {.utf8 = s2, .length = n2}};
     unsigned count = s2 ? 2 : s1 ? 1 : 0;
-    size_t need = wire_encode_bound(fixed_length, 0, strings, count);
+    int rc = conn_make_room(keep, wire_encode_bound(fixed_length, 0, strings, count));
 
-    if (conn_socket < 0)
-        return -1;
-    if (conn_room(need) != 0) {
-        if (conn_socket < 0)
-            return -1;
-        if (keep)
-            return CONN_NO_ROOM;
-        ++conn_seq; /* used all the same: the server sees the gap where it was */
-        atomic_fetch_add_explicit(&agent.slow_server_drops, 1, memory_order_relaxed);
-        return -1;
-    }
+    if (rc != 0)
+        return rc;
     h.seq = ++conn_seq;
     conn_out_used += wire_encode(conn_out + conn_out_used, &h, fixed, fixed_length, NULL, 0,
                                  strings, count);
+    return 0;
+}
+
+int conn_forward(const uint8_t *frame)
+{
+    wire_frame_header h;
+    size_t size;
+    int rc;
+
+    memcpy(&h, frame, sizeof(h));
+    size = sizeof(h) + (size_t)h.length;
+    rc = conn_make_room(1, size);
+    if (rc != 0)
+        return rc;
+    memcpy(conn_out + conn_out_used, frame, size);
+    wire_stamp_seq(conn_out + conn_out_used, ++conn_seq);
+    conn_out_used += size;
     return 0;
 }
 

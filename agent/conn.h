@@ -2,7 +2,9 @@
  *
  * Sender thread only (sender.c, naming.c, catchup.c): the one place that holds
  * the socket. conn_emit frames a record with the next sequence number into a
- * fixed output buffer (CONN_OUT_BYTES); conn_flush writes it out, waiting at
+ * fixed output buffer (CONN_OUT_BYTES), conn_forward copies a frame already
+ * encoded (a ring record) there and stamps its number; conn_flush writes it
+ * out, waiting at
  * most CONN_FLUSH_WAIT_MS for a slow server. Commands from the server are read
  * into a fixed input buffer (CONN_IN_BYTES) that sender.c decodes. Any send or
  * receive failure closes the connection; every function is then a no-op until
@@ -11,7 +13,7 @@
  * A server that does not read: one wait of CONN_FLUSH_WAIT_MS that moves no
  * byte marks the connection stalled, and until a byte moves again nothing waits
  * (a stalled server costs one wait, not one per record). Records of the ring
- * then stay in the ring (conn_emit_or_keep: the app's threads see it full and
+ * then stay in the ring (conn_forward: the app's threads see it full and
  * count their drops); the sender's own records that find no room (catch-up,
  * counters) are dropped, counted in agent.slow_server_drops, and their sequence
  * numbers used anyway, so the server sees the gap where each one was.
@@ -30,8 +32,8 @@
  * again from 1. Returns 0, or -1 when no server listens. */
 int conn_open(void);
 
-/* Closes the socket (a profile the server asked for is stopped: that server is
- * gone) and empties both buffers. Harmless when not connected. */
+/* Closes the socket and empties both buffers. Harmless when not connected.
+ * The sender sees conn_connected() turn 0 and decides what that means. */
 void conn_close(void);
 
 /* 1 while a connection is open. */
@@ -53,6 +55,13 @@ int conn_emit(uint16_t type, uint16_t flags, uint64_t time_ns, const void *fixed
  * CONN_NO_ROOM and uses no sequence number. */
 int conn_emit_or_keep(uint16_t type, uint16_t flags, uint64_t time_ns, const void *fixed,
                       uint32_t fixed_length, const char *s1, size_t n1, const char *s2, size_t n2);
+
+/* A complete frame encoded elsewhere (a ring record, emit.c: every header
+ * field but seq set, its length the payload's) into the output buffer: one
+ * copy, the next sequence number stamped into it there. Returns 0,
+ * CONN_NO_ROOM when the output has no room (nothing used: the record stays in
+ * the ring), or -1 when not connected. */
+int conn_forward(const uint8_t *frame);
 
 /* Writes the output buffer; with `wait`, waits (bounded) while the server is
  * slow. Returns 0, or -1 when the connection is gone (it is then closed). */

@@ -241,29 +241,42 @@ HRESULT STDMETHODCALLTYPE cb_AssemblyLoadFinished(ICorProfilerCallback11 *self,
     return S_OK;
 }
 
+/* The OS thread id of a runtime thread, 0 when it has none (not started, or
+ * ending): one cheap call, so that every thread record can say which thread
+ * of the OS it is about (a ThreadID alone is reused, wire.h says why). */
+static DWORD events_os_thread(ThreadID thread)
+{
+    DWORD os = 0;
+
+    if (FAILED(agent.info->lpVtbl->GetThreadInfo(agent.info, thread, &os)))
+        os = 0;
+    return os;
+}
+
 static void events_thread(uint16_t type, ThreadID thread, DWORD os_tid)
 {
     wire_thread t = {.thread_id = thread, .os_thread_id = os_tid};
     emit_record(type, 0, &t, sizeof(t), NULL, 0, NULL, 0);
 }
 
+/* On the new thread itself, once it runs (the runtime calls this and then
+ * ThreadAssignedToOSThread from the thread's start). The sender reads its OS
+ * name when it sends this record (naming the runtime's own threads). */
 HRESULT STDMETHODCALLTYPE cb_ThreadCreated(ICorProfilerCallback11 *self, ThreadID threadId)
 {
-    DWORD os = 0;
-
     (void)self;
-    if (FAILED(agent.info->lpVtbl->GetThreadInfo(agent.info, threadId, &os)))
-        os = 0;
-    events_thread(WIRE_THREAD_CREATED, threadId, os);
+    events_thread(WIRE_THREAD_CREATED, threadId, events_os_thread(threadId));
     return S_OK;
 }
 
+/* On the ending thread, before the runtime marks it dead; its OS id is still
+ * there, so the server can tell it from a later thread with the same ID. */
 HRESULT STDMETHODCALLTYPE cb_ThreadDestroyed(ICorProfilerCallback11 *self, ThreadID threadId)
 {
     (void)self;
     atomic_fetch_add_explicit(&events_thread_generation, 1, memory_order_relaxed);
     walk_thread_destroyed(threadId); /* the one wait a callback may do: bounded, see walk.c */
-    events_thread(WIRE_THREAD_DESTROYED, threadId, 0);
+    events_thread(WIRE_THREAD_DESTROYED, threadId, events_os_thread(threadId));
     return S_OK;
 }
 
@@ -275,10 +288,12 @@ HRESULT STDMETHODCALLTYPE cb_ThreadAssignedToOSThread(ICorProfilerCallback11 *se
     return S_OK;
 }
 
+/* On the thread that set Thread.Name, which may be another one, and often
+ * before the named thread was started (then it has no OS id yet). */
 HRESULT STDMETHODCALLTYPE cb_ThreadNameChanged(ICorProfilerCallback11 *self, ThreadID threadId,
                                                ULONG cchName, WCHAR name[])
 {
-    wire_thread t = {.thread_id = threadId};
+    wire_thread t = {.thread_id = threadId, .os_thread_id = events_os_thread(threadId)};
     /* the name is not NUL-terminated and may be empty (or NULL when empty) */
     wire_text s = {.utf16 = name, .length = name ? cchName : 0};
 

@@ -18,7 +18,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "naming.h"
 #include "agent.h"
@@ -356,8 +355,7 @@ void naming_prepare(uint64_t fence, uint64_t module, const _Atomic int *stop)
                 naming_unsafe_before(fence); /* not read ahead: not looked up later either */
                 break;
             }
-            struct timespec ms = {0, 1000000L};
-            nanosleep(&ms, NULL);
+            clock_sleep_ns(1000000u);
             pos = at;
             continue;
         }

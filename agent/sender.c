@@ -4,9 +4,10 @@
  * catch-up when one is due (attach, or a reconnect after records were lost;
  * catchup.c); drain the ring, naming each function the first time this
  * connection sees it (naming.c: in JIT records and in the frames of stack
- * records); read commands (detach, ping, code lookups for the server's CPU
- * profiler (codelookup.c), and snapshot / profile, which go to the walker
- * thread, stacks.c); report drop counters. While no server is connected,
+ * records) and each new thread by its OS name (osname.h); read commands (detach, ping,
+ * code lookups for the server's CPU profiler (codelookup.c), and snapshot /
+ * profile, which go to the walker thread, stacks.c); report drop counters. While
+ * no server is connected,
  * ring records are discarded and counted, so the app never waits and memory
  * stays bounded. The socket and its bounded buffers are conn.c's; this thread is
  * the only one that uses them. Its calls into the runtime are made under the
@@ -30,6 +31,7 @@
 #include "mdcache.h"
 #include "eventmask.h"
 #include "naming.h"
+#include "osname.h"
 #include "stacks.h"
 #include "tiers.h"
 #include "unload.h"
@@ -49,12 +51,6 @@
 
 static pthread_t sender_thread;
 static int sender_started; /* sender_thread is joinable */
-
-static void sender_sleep_ms(unsigned ms)
-{
-    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
-    nanosleep(&ts, NULL);
-}
 
 /* ---- records of the sender itself ---- */
 
@@ -122,6 +118,24 @@ static void sender_drops(void)
 
 /* ---- ring ---- */
 
+/* A thread the runtime just started: its OS name too (osname.h), once (the
+ * runtime follows THREAD_CREATED with THREAD_OS_ID for the same thread). */
+static void sender_thread_os_name(const uint8_t *payload, uint32_t length)
+{
+    static uint64_t last_thread;
+    static uint32_t last_os;
+    wire_thread t;
+
+    if (length < sizeof(t))
+        return;
+    memcpy(&t, payload, sizeof(t));
+    if (t.os_thread_id == 0 || (t.thread_id == last_thread && t.os_thread_id == last_os))
+        return;
+    last_thread = t.thread_id;
+    last_os = t.os_thread_id;
+    osname_send(t.thread_id, t.os_thread_id, 0);
+}
+
 /* Moves up to `budget` ring records to the output (or discards them while
  * disconnected). Returns how many were taken. */
 static unsigned sender_drain(unsigned budget)
@@ -153,8 +167,9 @@ static unsigned sender_drain(unsigned budget)
                 rc = naming_stack_frames(rec + sizeof(h), h.length, pos);
             }
             if (rc == 0)
-                rc = conn_emit_or_keep(h.type, h.flags, h.time_ns, rec + sizeof(h), h.length, NULL,
-                                       0, NULL, 0);
+                rc = conn_forward(rec); /* encoded once (emit.c): copied, its number stamped */
+            if (rc == 0 && (h.type == WIRE_THREAD_CREATED || h.type == WIRE_THREAD_OS_ID))
+                sender_thread_os_name(rec + sizeof(h), h.length);
             /* a server that does not read: the record stays in the ring, and the
              * app's threads count what no longer fits there */
             if (rc == CONN_NO_ROOM)
@@ -327,7 +342,7 @@ static void *sender_loop(void)
 {
     unsigned backoff = SENDER_BACKOFF_MIN_MS;
     uint64_t next_try = 0, last_drops = 0, lost_since = 0, dropped_seen = 0, connected_at = 0;
-    int ever_connected = 0;
+    int ever_connected = 0, linked = 0; /* linked: connected at the last look */
     /* the tier source was switched off because there is no server: without one
      * every record is discarded, so the runtime's MethodLoad events (about 12%
      * of a JIT-heavy run) would be paid for nothing; on again at (re)connect */
@@ -346,6 +361,10 @@ static void *sender_loop(void)
             break;
         unload_service();
         if (!conn_connected()) {
+            if (linked) { /* the connection went (conn.c closed it) */
+                linked = 0;
+                stacks_profile_stop(); /* the server that asked for a profile is gone */
+            }
             if (now >= next_try) {
                 /* every attempt pushes the next one back, also a successful one: a
                  * server that closes at once (wrong token, session taken) must not
@@ -375,6 +394,7 @@ static void *sender_loop(void)
                         atomic_store(&agent.catchup_requested, 1);
                     dropped_seen = dropped;
                     ever_connected = 1;
+                    linked = 1;
                     connected_at = now;
                 }
             }
@@ -399,7 +419,7 @@ static void *sender_loop(void)
                     lost_since = now; /* refused: try again later */
                 }
                 sender_drain(1u << 20);
-                sender_sleep_ms(10);
+                clock_sleep_ns(10 * 1000000ull);
                 continue;
             }
         }
@@ -472,8 +492,7 @@ void sender_stop(void)
     if (!sender_started)
         return;
     atomic_store(&agent.stopping, 1);
-    clock_gettime(CLOCK_REALTIME, &deadline);
-    deadline.tv_sec += SENDER_JOIN_MS / 1000;
+    deadline = clock_deadline_ms(CLOCK_REALTIME, SENDER_JOIN_MS);
     if (pthread_timedjoin_np(sender_thread, NULL, &deadline) == 0)
         sender_started = 0;
     else /* every wait of the sender is bounded well below: a bug if seen */

@@ -1,10 +1,10 @@
 /* sender.h -- the agent's sender thread ("jitscope-agent").
  *
- * Started by Initialize / InitializeForAttach (profiler.c), it is the only
+ * Started by Initialize / InitializeForAttach (lifecycle.c), it is the only
  * thread that talks to the server: it connects (with back-off), sends the
  * hello, runs a catch-up when one is due, drains the ring, runs the server's
  * commands and reports drop counters (sender.c). The calls below are made by
- * profiler.c on the runtime's threads.
+ * lifecycle.c on the runtime's threads.
  */
 #ifndef JITSCOPE_SENDER_H
 #define JITSCOPE_SENDER_H

@@ -260,7 +260,7 @@ static uint64_t stacks_due(const stacks_profile *p)
 
 static void stacks_timed_wait(uint64_t due_ns)
 {
-    struct timespec ts = {(time_t)(due_ns / 1000000000u), (long)(due_ns % 1000000000u)};
+    struct timespec ts = clock_timespec(due_ns); /* the condition's clock: CLOCK_MONOTONIC */
     pthread_cond_timedwait(&stacks.wake, &stacks.lock, &ts);
 }
 
@@ -407,16 +407,9 @@ void stacks_profile_stop(void)
 
 int stacks_stop(unsigned wait_ms)
 {
-    struct timespec deadline;
+    struct timespec deadline = clock_deadline_ms(CLOCK_REALTIME, wait_ms);
     int rc;
 
-    clock_gettime(CLOCK_REALTIME, &deadline);
-    deadline.tv_sec += wait_ms / 1000;
-    deadline.tv_nsec += (long)(wait_ms % 1000) * 1000000L;
-    if (deadline.tv_nsec >= 1000000000L) {
-        deadline.tv_sec++;
-        deadline.tv_nsec -= 1000000000L;
-    }
     /* detach (sender thread) and Shutdown (a runtime thread) may both get here */
     if (pthread_mutex_timedlock(&stacks_joining, &deadline) != 0)
         return -1;

@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "agent.h"
+#include "clock.h"
 #include "naming.h"
 #include "walk.h"
 
@@ -40,24 +41,10 @@ uint64_t unload_generation(void) { return atomic_load(&agent.unload_gen); }
 
 int unload_in_progress(void) { return atomic_load(&unload_open) > 0; }
 
-static struct timespec unload_deadline(unsigned ms)
-{
-    struct timespec t;
-
-    clock_gettime(CLOCK_REALTIME, &t);
-    t.tv_sec += ms / 1000u;
-    t.tv_nsec += (long)(ms % 1000u) * 1000000L;
-    if (t.tv_nsec >= 1000000000L) {
-        t.tv_sec++;
-        t.tv_nsec -= 1000000000L;
-    }
-    return t;
-}
-
 /* The wait ran out (or there was no room to ask): give up on `fence`. */
 static void unload_give_up(unload_request *r, uint64_t fence)
 {
-    struct timespec until = unload_deadline(UNLOAD_LOCK_WAIT_MS);
+    struct timespec until = clock_deadline_ms(CLOCK_REALTIME, UNLOAD_LOCK_WAIT_MS);
     int locked;
 
     atomic_fetch_add(&unload_abandon, 1);
@@ -89,7 +76,7 @@ void unload_started(uint64_t module)
         return;          /* nobody reads the ring later: nothing to wait for */
     walk_wait_emitted(); /* a stack walk's records, taken before, are in the ring first */
     fence = ring_head(&agent.ring);
-    until = unload_deadline(UNLOAD_WAIT_MS);
+    until = clock_deadline_ms(CLOCK_REALTIME, UNLOAD_WAIT_MS);
     pthread_mutex_lock(&unload_mutex);
     for (i = 0; i < UNLOAD_SLOTS && !r; i++)
         if (unload_requests[i].state == UNLOAD_FREE)

@@ -55,7 +55,7 @@
 #include "agent.h"
 #include "emit.h"
 
-#define WALK_RETRY_SLEEP_NS 2000000L       /* between SuspendRuntime attempts */
+#define WALK_RETRY_SLEEP_NS 2000000u       /* between SuspendRuntime attempts */
 #define WALK_DESTROY_WAIT_NS 2000000000ull /* longest ThreadDestroyed wait */
 #define WALK_DESTROY_SPINS 64              /* yields before it sleeps */
 #define WALK_EMIT_WAIT_NS 500000000ull     /* per walk: waiting for ring room */
@@ -76,12 +76,6 @@ typedef struct walk_cursor {
     int full; /* a frame was refused: the walk was aborted by us */
 } walk_cursor;
 
-static void walk_sleep_ns(long ns)
-{
-    struct timespec ts = {0, ns};
-    nanosleep(&ts, NULL);
-}
-
 void walk_runtime_lock(void) { pthread_mutex_lock(&walk_runtime); }
 void walk_runtime_unlock(void) { pthread_mutex_unlock(&walk_runtime); }
 
@@ -95,7 +89,7 @@ void walk_wait_emitted(void)
     unsigned ms;
 
     for (ms = 0; atomic_load(&walk_emitting) && ms < WALK_EMITTED_WAIT_MS; ms++)
-        walk_sleep_ns(1000000L);
+        clock_sleep_ns(1000000u);
 }
 
 walk_buffers *walk_buffers_map(void)
@@ -213,7 +207,7 @@ int32_t walk_take(walk_buffers *b, unsigned max_retries, walk_result *r)
             break;
         r->retries++;
         walk_runtime_unlock(); /* a GC is running: let the sender work meanwhile */
-        walk_sleep_ns(WALK_RETRY_SLEEP_NS);
+        clock_sleep_ns(WALK_RETRY_SLEEP_NS);
         walk_runtime_lock();
     }
     if (FAILED(hr)) {
@@ -266,7 +260,7 @@ static void walk_wait_room(uint32_t bytes, uint64_t *budget_ns)
 
     while (*budget_ns > 0 && atomic_load(&agent.ring_ready) &&
            agent.ring.capacity - ring_used_bytes(&agent.ring) < need) {
-        walk_sleep_ns(1000000L);
+        clock_sleep_ns(1000000u);
         *budget_ns = *budget_ns > 1000000u ? *budget_ns - 1000000u : 0;
     }
 }
@@ -333,6 +327,6 @@ void walk_thread_destroyed(ThreadID thread)
         if (spins++ < WALK_DESTROY_SPINS)
             sched_yield();
         else
-            walk_sleep_ns(100000L);
+            clock_sleep_ns(100000u);
     }
 }

@@ -27,8 +27,9 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { E2E_DLL, JITSCOPE, ROOT, startServer, stopAll, waitFor, sleep } from '../tests/e2e/lib.mjs';
+import { E2E_DLL, JITSCOPE, ROOT, startServer, stopAll, waitFor } from '../tests/e2e/lib.mjs';
 import { median, f1, f2 } from './stats.mjs';
+import { heldStorm, startupOver } from './storm.mjs';
 
 const RUNS = Number(process.env.RUNS || 11);
 const N = Number(process.env.JIT_METHODS || 20000);
@@ -137,21 +138,9 @@ async function paced() {
   const data = fs.mkdtempSync(path.join(os.tmpdir(), 'jitscope-data-'));
   try {
     const srv = await startServer(['run', '--port', '0', '--data', data, '--', 'dotnet', E2E_DLL, 'jitstorm', '0', 'hold']);
-    await waitFor('holding', () => /^holding$/m.test(srv.stdout), 60000);
-    const list = (await srv.api('/api/sessions')).body.sessions;
-    const me = list.find((x) => x.command_line.includes(' jitstorm '));
-    if (!me) throw new Error(`no session for dotnet among ${JSON.stringify(list.map((x) => x.command_line))}`);
-    const tasks = fs.readdirSync(`/proc/${me.pid}/task`);
-    const sender = tasks.find((t) => fs.readFileSync(`/proc/${me.pid}/task/${t}/comm`, 'utf8').trim() === 'jitscope-agent');
-    if (!sender) throw new Error(`no jitscope-agent thread in ${me.pid}`);
-    const jits = async () => (await srv.api(`/api/sessions/${me.id}`)).body.counters.jit_compilations;
+    const { me, sender, jits } = await heldStorm(srv);
     // start-up over: nothing new for 300 ms and storage idle
-    let c0 = await jits();
-    for (const until = Date.now() + 30000; ; c0 = await jits()) {
-      await sleep(300);
-      if ((await jits()) === c0) break;
-      if (Date.now() > until) throw new Error('the app kept JITing after start-up for 30 s');
-    }
+    const c0 = await startupOver(jits);
     await storageWritten(srv);
     const senderPath = `/proc/${me.pid}/task/${sender}/stat`;
     const s0 = cpuMs(senderPath), v0 = cpuMs(`/proc/${srv.proc.pid}/stat`);

@@ -25,9 +25,10 @@
 
 #include <stdint.h>
 
-/* 5: code lookups (WIRE_CMD_CODE_LOOKUP, WIRE_CODE_RANGE); 4: wire_agent_cost counts
- * metadata reads; 3: wire_drops has 7 reasons; 2: jit tier */
-#define WIRE_VERSION 5u
+/* 6: code lookups (WIRE_CMD_CODE_LOOKUP, WIRE_CODE_RANGE);
+ * 5: THREAD_DESTROYED and THREAD_NAME carry the OS thread id, WIRE_FLAG_OS_NAME;
+ * 4: wire_agent_cost counts metadata reads; 3: wire_drops has 7 reasons; 2: jit tier */
+#define WIRE_VERSION 6u
 #define WIRE_MAGIC "JITSCOPE"          /* 8 bytes, no NUL, first in the hello */
 #define WIRE_MAX_PAYLOAD (64u * 1024u) /* any longer frame is a protocol error */
 #define WIRE_TOKEN_LEN 32u             /* session token: 32 ASCII hex characters */
@@ -84,7 +85,12 @@ enum wire_flags {
     WIRE_FLAG_CATCHUP = 1u << 0,   /* produced by enumeration, not by a callback */
     WIRE_FLAG_DYNAMIC = 1u << 1,   /* dynamic method (no metadata token) */
     WIRE_FLAG_TRUNCATED = 1u << 2, /* a string in the payload was cut short */
+    /* THREAD_NAME only: the name is the OS thread's (/proc/self/task/TID/comm, at
+     * most 15 bytes), read by the agent, not one the runtime reported */
+    WIRE_FLAG_OS_NAME = 1u << 3,
 };
+#define WIRE_FLAGS_KNOWN                                                                           \
+    (WIRE_FLAG_CATCHUP | WIRE_FLAG_DYNAMIC | WIRE_FLAG_TRUNCATED | WIRE_FLAG_OS_NAME)
 
 /* Agent -> server. */
 enum wire_record_type {
@@ -232,15 +238,21 @@ typedef struct wire_assembly_loaded {
 } wire_assembly_loaded;
 _Static_assert(sizeof(wire_assembly_loaded) == 24, "wire_assembly_loaded layout");
 
-/* WIRE_THREAD_CREATED, _DESTROYED, _OS_ID share one layout. */
+/* WIRE_THREAD_CREATED, _DESTROYED, _OS_ID share one layout. A ThreadID is the
+ * address of the runtime's thread object: once a thread was destroyed (and its
+ * managed Thread finalized) a new thread may get the same ID, so the OS thread
+ * id comes with every thread record that knows it: (ThreadID, OS thread id)
+ * tells the threads apart. */
 typedef struct wire_thread {
     uint64_t thread_id;
-    uint32_t os_thread_id; /* Linux tid, 0 when not known yet */
+    uint32_t os_thread_id; /* Linux tid, 0 when not known (yet: a thread not started) */
     uint32_t reserved;
 } wire_thread;
 _Static_assert(sizeof(wire_thread) == 16, "wire_thread layout");
 
-/* WIRE_THREAD_NAME: fixed part (wire_thread), then one string (may be empty). */
+/* WIRE_THREAD_NAME: fixed part (wire_thread), then one string (may be empty).
+ * Without WIRE_FLAG_OS_NAME the runtime's ThreadNameChanged (Thread.Name); with
+ * it the OS thread's name, which the runtime's own threads only have. */
 
 enum wire_drop_reason {
     WIRE_DROP_RING_FULL = 0,   /* app thread found the buffer full */

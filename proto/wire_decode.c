@@ -207,6 +207,14 @@ int wire_decode_record(const wire_frame *f, wire_record *out, const char **why)
         *why = "unknown record type";
         return WIRE_DECODE_BAD;
     }
+    if (f->header.flags & ~(uint16_t)WIRE_FLAGS_KNOWN) {
+        *why = "record with unknown flags";
+        return WIRE_DECODE_BAD;
+    }
+    if ((f->header.flags & WIRE_FLAG_OS_NAME) && f->header.type != WIRE_THREAD_NAME) {
+        *why = "OS-name flag on a record that is not a thread name";
+        return WIRE_DECODE_BAD;
+    }
     if (f->header.length < fixed) {
         *why = "record shorter than its fixed part";
         return WIRE_DECODE_BAD;

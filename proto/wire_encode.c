@@ -1,6 +1,7 @@
 /* wire_encode.c -- frames into a caller's buffer (see wire_encode.h). */
 #include "wire_encode.h"
 
+#include <stddef.h>
 #include <string.h>
 
 #include "utf.h"
@@ -55,4 +56,9 @@ size_t wire_encode(uint8_t *buf, const wire_frame_header *h_in, const void *fixe
     h.length = (uint32_t)(pos - sizeof(h));
     memcpy(buf, &h, sizeof(h));
     return pos;
+}
+
+void wire_stamp_seq(uint8_t *frame, uint64_t seq)
+{
+    memcpy(frame + offsetof(wire_frame_header, seq), &seq, sizeof(seq));
 }

@@ -33,4 +33,10 @@ size_t wire_encode(uint8_t *buf, const wire_frame_header *h, const void *fixed,
                    uint32_t fixed_length, const void *extra, uint32_t extra_length,
                    const wire_text *strings, unsigned string_count);
 
+/* Stamps `seq` into an encoded frame's header, in place: the agent's ring
+ * holds frames encoded once on the app's thread, numbered by the sender when
+ * it copies them out (the frame is then byte for byte what wire_encode makes
+ * with that seq). */
+void wire_stamp_seq(uint8_t *frame, uint64_t seq);
+
 #endif

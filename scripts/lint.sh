@@ -6,6 +6,9 @@
 #   eslint        web/js, tests and bench JavaScript (eslint.config.mjs)
 #   shell         shellcheck over scripts/, tests/ and bench/ *.sh and .ci/run
 #   include-cycles  scripts/include_cycles.py, when present
+#   layout        scripts/layout.py: no call cycles between modules (nm of the built
+#                 objects: run make first), no source file over 800 lines, every
+#                 source file on docs/ARCHITECTURE.md, include guards their own
 #
 # LINT_SKIP="format ..." leaves checks out (names as after ===). The last line is "lint: N passed, N failed"
 # (read by tests/run.sh); the exit status is non-zero on any failure.
@@ -50,6 +53,7 @@ check shell run_shellcheck
 if [ -f scripts/include_cycles.py ]; then
   check include-cycles python3 scripts/include_cycles.py
 fi
+check layout python3 scripts/layout.py
 
 echo "lint: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -87,7 +87,7 @@ static int api_threads(api_call *c)
     size_t i;
 
     for (i = 0; i < c->s->thread_count; i++)
-        json_array_append_new(list, view_thread(&c->s->threads[i]));
+        json_array_append_new(list, view_thread(c->s, &c->s->threads[i]));
     c->reply->json = json_pack("{s:o}", "threads", list);
     return 200;
 }

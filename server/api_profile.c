@@ -262,7 +262,13 @@ int api_profile_get(api_call *c)
     int64_t started_ns, stopped_ns;
     uint64_t period_ns;
 
+    long long key;
+
     q.thread = req->arg(req->ctx, "thread");
+    if (api_arg_int(req, "thread_key", 0, SESSION_MAX_THREADS - 1, -1, &key) != 0)
+        return api_fail(c, 400, "thread_key must be a thread's key (0..%u)",
+                        SESSION_MAX_THREADS - 1);
+    q.thread_row = (uint32_t)(key + 1); /* 0: every thread */
     if (!format || strcmp(format, "json") == 0)
         kind = 0;
     else if (strcmp(format, "folded") == 0)

@@ -64,7 +64,11 @@ static int api_snapshot_take(api_snapshot *v, session *s, const stacks_walk *w)
     if (w->frame_count)
         memcpy(v->w.frames, w->frames, w->frame_count * sizeof(*w->frames));
     for (i = 0; i < w->thread_count; i++) {
-        const session_thread *t = session_find_thread(s, w->threads[i].thread_id);
+        stacks_thread *e = &v->w.threads[i];
+        const session_thread *t = e->thread_row
+                                      ? session_thread_row(s, e->thread_row)
+                                      : session_thread_match(s, e->thread_id, e->os_thread_id);
+        e->thread_row = t ? session_thread_row_of(s, t) : 0;
         if (t && !v->w.threads[i].os_thread_id)
             v->w.threads[i].os_thread_id = t->os_thread_id;
         if (t && t->name && !(v->names[i] = strdup(t->name)))
@@ -136,11 +140,13 @@ static json_t *api_snapshot_json(const api_snapshot *v)
         }
         json_array_append_new(
             threads,
-            json_pack("{s:o, s:I, s:o, s:i, s:o, s:I, s:b, s:o}", "thread_id",
-                      view_id(t->thread_id), "os_thread_id", (json_int_t)t->os_thread_id, "name",
-                      view_str(v->names[i]), "hresult", (int)t->hresult, "hresult_name",
-                      view_str(hr_name), "walk_ns", (json_int_t)t->walk_ns, "truncated",
-                      (t->flags & WIRE_STACK_TRUNCATED) != 0, "frames", frames));
+            json_pack("{s:o, s:o, s:I, s:o, s:i, s:o, s:I, s:b, s:o}", "thread_id",
+                      view_id(t->thread_id), "thread_key",
+                      t->thread_row ? json_integer((json_int_t)t->thread_row - 1) : json_null(),
+                      "os_thread_id", (json_int_t)t->os_thread_id, "name", view_str(v->names[i]),
+                      "hresult", (int)t->hresult, "hresult_name", view_str(hr_name), "walk_ns",
+                      (json_int_t)t->walk_ns, "truncated", (t->flags & WIRE_STACK_TRUNCATED) != 0,
+                      "frames", frames));
     }
     return json_pack("{s:I, s:o, s:I, s:I, s:i, s:I, s:I, s:I, s:b, s:o}", "id",
                      (json_int_t)v->w.id, "time_ms", view_ms(v->w.time_ns), "suspend_ns",

@@ -9,14 +9,17 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "agentpeer.h"
 #include "wire.h"
 #include "ipc.h"
 #include "link.h"
 #include "proc.h"
 #include "sessions.h"
+#include "utf.h"
 
 static const char *attach_agent_path = "";
 static pthread_mutex_t attach_busy = PTHREAD_MUTEX_INITIALIZER;
@@ -69,7 +72,7 @@ static void attach_explain(pid_t pid, int32_t hr, attach_result *out)
         attach_fail(out, 503, "the runtime in process %ld is not ready yet; retry in a moment",
                     (long)pid);
         break;
-    case IPC_HR_PROFILER_CANCEL_ACTIVATION: /* the agent's own refusal (agent/profiler.c) */
+    case IPC_HR_PROFILER_CANCEL_ACTIVATION: /* the agent's own refusal (agent/lifecycle.c) */
         attach_fail(out, 422,
                     "the jitscope agent declined process %ld: its runtime is older than .NET 5, "
                     "which jitscope needs (the agent's reason is on the process's stderr)",
@@ -97,6 +100,128 @@ static void attach_forget(int id)
     sessions_unlock();
 }
 
+/* A session's program from ProcessInfo's entry assembly: its simple name
+ * (a path or a .dll ending, should one come, left out). */
+static void attach_program_of(const char *assembly, char *out, size_t outsz)
+{
+    const char *name = strrchr(assembly, '/');
+    size_t n;
+    int cut;
+
+    name = name ? name + 1 : assembly;
+    n = strlen(name);
+    if (n > 4 && strcasecmp(name + n - 4, ".dll") == 0)
+        n -= 4;
+    out[utf8_sanitize(name, n, out, outsz - 1, &cut)] = '\0';
+}
+
+/* The refusal for a process that already has a jitscope agent of another
+ * server: whose it is, when that server is alive (agentpeer.h). */
+static void attach_other_agent(pid_t pid, attach_result *out)
+{
+    char socket_path[108], url[AGENTPEER_NOTE_MAX], err[160];
+    int found = agentpeer_find(pid, socket_path, sizeof(socket_path), url, sizeof(url), err,
+                               sizeof(err));
+
+    if (found == 1 && strcmp(socket_path, link_socket_path()) == 0)
+        attach_fail(out, 409, "process %ld is already observed by this jitscope server", (long)pid);
+    else if (found == 1 && url[0])
+        attach_fail(out, 409,
+                    "process %ld is already observed by the jitscope server at %s (one profiler "
+                    "per process): open it there, or detach it there first",
+                    (long)pid, url);
+    else if (found == 1)
+        attach_fail(out, 409,
+                    "process %ld is already observed by another jitscope server (its agent socket "
+                    "is %s; one profiler per process): detach it there first",
+                    (long)pid, socket_path);
+    else if (found == 0)
+        attach_fail(out, 409,
+                    "a jitscope agent whose server is gone is still active in process %ld; it "
+                    "detaches itself once it has had no server for 60 s (a server started on its "
+                    "server's data directory takes its session back meanwhile): attach again then",
+                    (long)pid);
+    else
+        attach_fail(out, 409,
+                    "a jitscope agent of another server is active in process %ld (one profiler "
+                    "per process; which server is unknown: %s): detach it there, or, if that "
+                    "server is gone, attach again once the agent has detached itself (after 60 "
+                    "s without a server)",
+                    (long)pid, err);
+}
+
+/* attach_check's checks; with info, the runtime's ProcessInfo too (its
+ * command line empty when it did not answer), which refuses a runtime older
+ * than .NET 5 before anything is loaded into it. */
+static int attach_probe(pid_t pid, attach_result *out, ipc_procinfo *info)
+{
+    ipc_target target;
+    char err[256], path[108];
+    int rc;
+
+    memset(out, 0, sizeof(*out));
+    if (pid <= 1 || pid == getpid()) {
+        attach_fail(out, 400, "pid %ld cannot be attached to", (long)pid);
+        return -1;
+    }
+    rc = ipc_target_probe(pid, &target, err, sizeof(err));
+    if (rc == IPC_ERR_NOPROC) {
+        attach_fail(out, 404, "no process %ld is running", (long)pid);
+        return -1;
+    }
+    if (rc == IPC_OK && target.uid != getuid()) {
+        attach_fail(
+            out, 403,
+            "process %ld belongs to uid %u; jitscope attaches only to processes of its own user",
+            (long)pid, (unsigned)target.uid);
+        return -1;
+    }
+    if (rc == IPC_OK)
+        rc = ipc_socket_path(pid, path, sizeof(path), err, sizeof(err));
+    if (rc != IPC_OK) {
+        attach_fail(out,
+                    rc == IPC_ERR_NOPROC || rc == IPC_ERR_NOTDOTNET ? 404
+                    : rc == IPC_ERR_PERM                            ? 403
+                                                                    : 502,
+                    "%s", err);
+        return -1;
+    }
+    /* An agent of another server (one killed, say) is still active: the runtime
+     * would refuse (one profiler per process), but only after loading the
+     * library a second time, a reference it never drops: the library would
+     * stay mapped after that agent leaves. Refuse here instead. */
+    if (proc_has_thread(pid, WIRE_AGENT_THREAD_NAME) == 1) {
+        attach_other_agent(pid, out);
+        return -1;
+    }
+    rc = ipc_process_info(pid, info, err, sizeof(err));
+    if (rc == IPC_ERR_TOO_OLD) { /* refused before the runtime loads anything */
+        attach_fail(out, 422,
+                    "process %ld runs a .NET runtime older than .NET 5, which jitscope needs (it "
+                    "does not know the diagnostics ProcessInfo command)",
+                    (long)pid);
+        return -1;
+    }
+    if (rc != IPC_OK)
+        info->command_line[0] = info->entrypoint_assembly[0] = '\0';
+    return 0;
+}
+
+int attach_check(pid_t pid, attach_result *out)
+{
+    ipc_procinfo *info = calloc(1, sizeof(*info));
+    int rc;
+
+    if (!info) {
+        memset(out, 0, sizeof(*out));
+        attach_fail(out, 503, "out of memory");
+        return -1;
+    }
+    rc = attach_probe(pid, out, info);
+    free(info);
+    return rc;
+}
+
 void attach_process(pid_t pid, attach_result *out)
 {
     uint8_t client[sizeof(WIRE_CLIENT_DATA_PREFIX) + WIRE_TOKEN_LEN + 110];
@@ -106,7 +231,6 @@ void attach_process(pid_t pid, attach_result *out)
         uint8_t d4[8];
     } clsid = WIRE_CLSID_INIT;
     char err[256];
-    ipc_target target;
     ipc_procinfo *info = NULL;
     session *s;
     int32_t hr = 0;
@@ -131,58 +255,33 @@ void attach_process(pid_t pid, attach_result *out)
         sessions_unlock();
         goto done;
     }
-    sessions_unlock();
-
-    rc = ipc_target_probe(pid, &target, err, sizeof(err));
-    if (rc == IPC_OK && target.uid != getuid()) {
-        out->status = 403;
-        snprintf(
-            out->message, sizeof(out->message),
-            "process %ld belongs to uid %u; jitscope attaches only to processes of its own user",
-            (long)pid, (unsigned)target.uid);
-        goto done;
-    }
-    if (rc == IPC_OK) {
-        char path[108];
-        rc = ipc_socket_path(pid, path, sizeof(path), err, sizeof(err));
-    }
-    if (rc != IPC_OK) {
-        out->status = rc == IPC_ERR_NOPROC || rc == IPC_ERR_NOTDOTNET ? 404
-                      : rc == IPC_ERR_PERM                            ? 403
-                                                                      : 502;
-        snprintf(out->message, sizeof(out->message), "%s", err);
-        goto done;
-    }
-    /* An agent of another server (one killed, say) is still active: the runtime
-     * would refuse (one profiler per process), but only after loading the
-     * library a second time, a reference it never drops: the library would
-     * stay mapped after that agent leaves. Refuse here instead. */
-    if (proc_has_thread(pid, WIRE_AGENT_THREAD_NAME) == 1) {
+    if (s && s->persist.resumable) { /* its agent, of the server before, comes back to us */
         attach_fail(out, 409,
-                    "a jitscope agent of another server is still active in process %ld; it "
-                    "detaches itself once it has had no server for 60 s (a server started on "
-                    "its server's data directory takes its session back meanwhile): attach "
-                    "again then",
-                    (long)pid);
+                    "process %ld's agent is still in it, from before this server's restart; "
+                    "session %d takes it back when it reconnects (within seconds)",
+                    (long)pid, s->id);
+        sessions_unlock();
         goto done;
     }
-
+    sessions_unlock();
     info = calloc(1, sizeof(*info));
-    rc = info ? ipc_process_info(pid, info, err, sizeof(err)) : IPC_ERR_IO;
-    if (rc == IPC_ERR_TOO_OLD) { /* refused before the runtime loads anything */
-        attach_fail(out, 422,
-                    "process %ld runs a .NET runtime older than .NET 5, which jitscope needs (it "
-                    "does not know the diagnostics ProcessInfo command)",
-                    (long)pid);
+    if (!info) {
+        attach_fail(out, 503, "out of memory");
+        goto done;
+    }
+    if (attach_probe(pid, out, info) != 0) {
         free(info);
         goto done;
     }
-    if (info && rc != IPC_OK)
-        info->command_line[0] = '\0';
     sessions_lock();
-    s = sessions_create(SESSION_MODE_ATTACH, pid, info ? info->command_line : "");
+    s = sessions_create(SESSION_MODE_ATTACH, pid, info->command_line);
     if (s) {
         id = s->id;
+        /* the runtime's word on its entry assembly, else the arguments' */
+        if (info->entrypoint_assembly[0])
+            attach_program_of(info->entrypoint_assembly, s->program, sizeof(s->program));
+        else
+            proc_program_name(pid, s->program, sizeof(s->program));
         s->created_ns = (int64_t)clock_real_ns();
         n = snprintf((char *)client, sizeof(client), "%s%s %s", WIRE_CLIENT_DATA_PREFIX, s->token,
                      link_socket_path());

@@ -28,6 +28,13 @@ typedef struct attach_result {
 } attach_result;
 
 void attach_set_agent_path(const char *path);
+/* What attach_process checks before it makes a session: pid is a running .NET
+ * process (.NET 5 or later: it answers ProcessInfo) of our user with a
+ * diagnostics socket and no jitscope agent of another server (whose server,
+ * when alive, the message names). 0, or -1 with
+ * out's status and message set as attach_process would. Used by `jitscope
+ * attach` before it starts anything. */
+int attach_check(pid_t pid, attach_result *out);
 void attach_process(pid_t pid, attach_result *out);
 /* Returns the HTTP status: 202 sent, 404 no session, 409 not live, 502 link failed. */
 int detach_session(int session_id, char *message, size_t size);

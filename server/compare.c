@@ -2,6 +2,7 @@
  * (see compare.h): snapshot copies, the merge, filtering and sorting. */
 #include "compare.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -47,6 +48,49 @@ static void arena_free(compare_arena *b)
     }
 }
 
+/* ---- stable names of generated methods ---------------------------------------- */
+
+#define COMPARE_DYNAMIC_PREFIX "[dynamic] "
+
+/* Names the runtime gives the methods it emits, before and after its counter:
+ * System.Text.RegularExpressions (RegexOptions.Compiled) and
+ * System.Linq.Expressions (LambdaExpression.Compile without a name). */
+static const struct {
+    const char *before, *after;
+} compare_counted_names[] = {
+    {"Regex", "_"},
+    {"lambda_method", ""},
+};
+
+int compare_stable_name(const char *name, char *out, size_t outsz)
+{
+    const size_t prefix = sizeof(COMPARE_DYNAMIC_PREFIX) - 1;
+    size_t i, before, digits;
+    const char *at, *rest;
+
+    if (!name || outsz == 0 || strncmp(name, COMPARE_DYNAMIC_PREFIX, prefix) != 0)
+        return 0;
+    at = name + prefix;
+    for (i = 0; i < sizeof(compare_counted_names) / sizeof(compare_counted_names[0]); i++) {
+        const char *after = compare_counted_names[i].after;
+        before = strlen(compare_counted_names[i].before);
+        if (strncmp(at, compare_counted_names[i].before, before) != 0)
+            continue;
+        for (digits = 0; at[before + digits] >= '0' && at[before + digits] <= '9'; digits++)
+            ;
+        rest = at + before + digits;
+        if (digits == 0 || strncmp(rest, after, strlen(after)) != 0)
+            continue;
+        /* the method's name ends at its parameter list (or a space): lambda_method7
+         * is counted, lambda_methods is somebody's own name */
+        if (!*after && *rest && *rest != '(' && *rest != ' ')
+            continue;
+        snprintf(out, outsz, "%.*s*%s", (int)(prefix + before), name, rest);
+        return 1;
+    }
+    return 0;
+}
+
 /* ---- snapshot --------------------------------------------------------------- */
 
 /* A module's identity: assembly name, else the file name without .dll/.exe. */
@@ -70,7 +114,8 @@ static const char *module_identity(compare_arena **arena, const session_module *
 int compare_snapshot_take(compare_snapshot *snap, session *s)
 {
     const char **keys = NULL;
-    size_t i;
+    char *name;
+    size_t i, n;
 
     memset(snap, 0, sizeof(*snap));
     snap->compilations = s->jit_compilations;
@@ -113,9 +158,12 @@ int compare_snapshot_take(compare_snapshot *snap, session *s)
         c->module = m                                                 ? keys[m - s->modules]
                     : (f->flags & WIRE_FLAG_DYNAMIC) || !f->module_id ? COMPARE_DYNAMIC
                                                                       : COMPARE_UNKNOWN;
-        c->name = arena_copy(&snap->strings, f->name, strlen(f->name));
+        n = strlen(f->name);
+        c->name = name = (char *)arena_copy(&snap->strings, f->name, n);
         if (!c->name)
             goto fail;
+        if (f->flags & WIRE_FLAG_DYNAMIC) /* never longer: it fits over the copy */
+            (void)compare_stable_name(f->name, name, n + 1);
         c->jit_ns = f->jit_time_total_ns;
         c->last_jit_ns = f->last_jit_ns;
         c->compilations = f->jit_count;

@@ -10,7 +10,9 @@
  * the server names it). Instances of one method in one session (the same
  * assembly loaded in two load contexts or at two paths, a collectible
  * assembly loaded again) are summed into one row; a function without a name
- * is not matched, only counted.
+ * is not matched, only counted. A dynamic method whose name carries a number
+ * the runtime counts up per process (compare_stable_name) is matched by the
+ * rest of its name: its instances are summed under the stable name.
  *
  * Use: under the sessions lock, compare_snapshot_take() copies what the
  * comparison needs out of a session (strings included); release the lock,
@@ -53,6 +55,17 @@ typedef struct compare_snapshot {
     uint64_t jit_ns;        /* their total JIT time */
     compare_arena *strings; /* owns every string above */
 } compare_snapshot;
+
+/* The part of a dynamic method's name (as the agent names it: "[dynamic]
+ * Regex12_Scan(RegexRunner, ReadOnlySpan<char>)") that is the same in every
+ * process: the runtime numbers some of the methods it emits with a counter of
+ * its own (compiled Regex: "Regex<N>_Scan", "_TryFindNextPossibleStartingPosition",
+ * "_TryMatchAtCurrentPosition", and .NET 5/6's "_Go", "_FindFirstChar",
+ * "_InitTrackCount"; expression trees: "lambda_method<N>"), so the number is
+ * replaced by '*' ("[dynamic] Regex*_Scan(...)"). Writes the stable name,
+ * never longer than name (cut to outsz - 1 bytes), and returns 1 when there
+ * is such a number; else returns 0 and writes nothing. Pure. */
+int compare_stable_name(const char *name, char *out, size_t outsz);
 
 /* Copies session s (caller holds the sessions lock). 0, or -1 out of memory
  * (snap is then empty and may be freed). */

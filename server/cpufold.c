@@ -64,16 +64,16 @@ static void cpufold_symbols(cpufold_state *f)
     }
 }
 
-/* The managed ThreadID of an OS thread, from the session's threads (the
- * newest one with that OS id), or 0. */
-static uint64_t cpufold_thread_id(session *s, uint32_t tid)
+/* The session's row of an OS thread (the newest row with that OS id), or
+ * NULL: a thread the agent has not reported (native, or not yet). */
+static session_thread *cpufold_thread_row(session *s, uint32_t tid)
 {
     size_t i;
 
     for (i = s->thread_count; i-- > 0;)
         if (s->threads[i].os_thread_id == tid)
-            return s->threads[i].thread_id;
-    return 0;
+            return &s->threads[i];
+    return NULL;
 }
 
 /* The profile's index of an OS thread, made (and logged) on first use; its
@@ -90,13 +90,18 @@ static uint32_t cpufold_thread(cpufold_state *f, uint32_t tid)
         return UINT32_MAX; /* not a thread of the run (cannot be: rings are per thread) */
     t = &r->threads[i];
     if (t->index == UINT32_MAX || !t->thread_id) {
-        uint64_t id = cpufold_thread_id(f->s, tid);
+        session_thread *st = cpufold_thread_row(f->s, tid);
+        uint64_t id = st ? st->thread_id : 0;
+        uint32_t row = st ? session_thread_row_of(f->s, st) : 0;
         if (t->index == UINT32_MAX || id != t->thread_id) {
             uint32_t index = t->index == UINT32_MAX ? (uint32_t)p->thread_count : t->index;
             size_t nl = strlen(t->name);
-            logrec_cpu_thread h = {
-                .thread_id = id, .index = index, .os_thread_id = tid, .name_length = (uint16_t)nl};
-            if (profile_cpu_thread(p, index, tid, id, t->name, nl) != 0)
+            logrec_cpu_thread h = {.thread_id = id,
+                                   .index = index,
+                                   .os_thread_id = tid,
+                                   .name_length = (uint16_t)nl,
+                                   .thread_row = row};
+            if (profile_cpu_thread(p, index, tid, id, row, t->name, nl) != 0)
                 return UINT32_MAX;
             t->index = index;
             t->thread_id = id;

@@ -29,11 +29,6 @@ static pthread_mutex_t cpuprof_mutex = PTHREAD_MUTEX_INITIALIZER;
 static cpuprof_run *cpuprof_runs[CPUPROF_MAX_RUNS];
 static _Atomic uint32_t cpuprof_ids;
 
-uint64_t cpuprof_run_ms(const cpuprof_run *r)
-{
-    return (clock_mono_ns() - r->start_mono_ns) / 1000000u;
-}
-
 uint32_t cpuprof_next_run(void)
 {
     uint32_t id;
@@ -456,7 +451,8 @@ int cpuprof_running(void)
 
 static int cpuprof_read_int(const char *path, int *out)
 {
-    char buf[32];
+    char buf[32], *end;
+    long v;
     ssize_t n;
     int fd = open(path, O_RDONLY | O_CLOEXEC);
 
@@ -467,7 +463,11 @@ static int cpuprof_read_int(const char *path, int *out)
     if (n <= 0)
         return -1;
     buf[n] = '\0';
-    *out = atoi(buf);
+    errno = 0;
+    v = strtol(buf, &end, 10);
+    if (errno || end == buf || v < INT32_MIN || v > INT32_MAX)
+        return -1;
+    *out = (int)v;
     return 0;
 }
 

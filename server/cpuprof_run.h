@@ -8,6 +8,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
+#include "clock.h"
 #include "cpusym.h"
 #include "idmap.h"
 #include "perfring.h"
@@ -74,7 +75,10 @@ typedef struct cpuprof_run {
 } cpuprof_run;
 
 /* ms since the run began. */
-uint64_t cpuprof_run_ms(const cpuprof_run *r);
+static inline uint64_t cpuprof_run_ms(const cpuprof_run *r)
+{
+    return (clock_mono_ns() - r->start_mono_ns) / 1000000u;
+}
 
 /* Names and folds what can be folded of the waiting samples (all of them when
  * final: answers still missing are given up). Returns 0, or -1 when the

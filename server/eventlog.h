@@ -21,7 +21,7 @@
  *   JIT_FINISHED     FunctionID      JIT duration ns      native size
  *   MODULE_*         ModuleID        base address         -
  *   ASSEMBLY_LOADED  AssemblyID      manifest ModuleID    -
- *   THREAD_*         ThreadID        OS thread id         -
+ *   THREAD_*         ThreadID        OS thread id         thread row + 1 (0: unknown)
  *   CATCHUP_END      -               duration ns          functions
  *   DETACH_STATUS    -               HRESULT              state
  *   GC_FINISHED      GC reason       duration ns          generation bits      (`gc`)

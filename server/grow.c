@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hugemem.h"
+
 int grow_reserve(void **items, size_t *cap, size_t count, size_t elem, size_t first, size_t max,
                  int zero)
 {
@@ -22,6 +24,7 @@ int grow_reserve(void **items, size_t *cap, size_t count, size_t elem, size_t fi
     bigger = realloc(*items, want * elem);
     if (!bigger)
         return -1;
+    hugemem_advise(bigger, want * elem); /* before the new part is first touched */
     if (zero == GROW_ZERO)
         memset((char *)bigger + *cap * elem, 0, (want - *cap) * elem);
     *items = bigger;

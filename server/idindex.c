@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hugemem.h"
+
 static uint32_t idindex_hash(uint64_t key)
 {
     key ^= key >> 33;
@@ -44,14 +46,16 @@ uint32_t idindex_get(const idindex *m, uint64_t id, const void *records, size_t 
     return m->slots[i].index ? m->slots[i].index - 1 : IDINDEX_MISSING;
 }
 
-/* Doubles the table, re-slotting by the tags (no record is read). */
-static int idindex_grow(idindex *m)
+/* Makes the table cap slots (a power of two), re-slotting by the tags (no
+ * record is read). */
+static int idindex_resize(idindex *m, size_t cap)
 {
-    size_t cap = m->capacity ? m->capacity * 2 : 1024, mask = cap - 1, i, j;
+    size_t mask = cap - 1, i, j;
     idindex_slot *bigger;
 
     if (cap > ((size_t)1 << 32) || !(bigger = calloc(cap, sizeof(*bigger))))
         return -1;
+    hugemem_advise(bigger, cap * sizeof(*bigger));
     for (i = 0; i < m->capacity; i++) {
         if (!m->slots[i].index)
             continue;
@@ -63,6 +67,20 @@ static int idindex_grow(idindex *m)
     m->slots = bigger;
     m->capacity = cap;
     return 0;
+}
+
+static int idindex_grow(idindex *m)
+{
+    return idindex_resize(m, m->capacity ? m->capacity * 2 : 1024);
+}
+
+int idindex_reserve(idindex *m, size_t count)
+{
+    size_t cap = m->capacity ? m->capacity : 1024;
+
+    while (count * 10 > cap * 7)
+        cap *= 2;
+    return cap == m->capacity ? 0 : idindex_resize(m, cap);
 }
 
 int idindex_put(idindex *m, uint64_t id, uint32_t index, const void *records, size_t stride)
@@ -79,6 +97,35 @@ int idindex_put(idindex *m, uint64_t id, uint32_t index, const void *records, si
     if (!m->slots[i].index)
         m->count++;
     m->slots[i] = (idindex_slot){tag, index + 1};
+    return 0;
+}
+
+#define IDINDEX_AHEAD 16 /* slots prefetched ahead of the insert */
+
+int idindex_put_many(idindex *m, const uint32_t *at, size_t n, const void *records, size_t stride)
+{
+    uint32_t *tags;
+    size_t i;
+
+    if (n == 0)
+        return 0;
+    if (idindex_reserve(m, m->count + n) != 0 || !(tags = malloc(n * sizeof(*tags))))
+        return -1;
+    for (i = 0; i < n; i++) /* the records in order: a sequential read */
+        tags[i] = idindex_hash(idindex_key(records, stride, at[i]));
+    for (i = 0; i < n; i++) {
+        uint64_t id = idindex_key(records, stride, at[i]);
+        size_t slot;
+        if (i + IDINDEX_AHEAD < n)
+            __builtin_prefetch(&m->slots[tags[i + IDINDEX_AHEAD] & (m->capacity - 1)], 1);
+        if (id == 0)
+            continue;
+        slot = idindex_find(m, id, tags[i], records, stride);
+        if (!m->slots[slot].index)
+            m->count++;
+        m->slots[slot] = (idindex_slot){tags[i], at[i] + 1};
+    }
+    free(tags);
     return 0;
 }
 

@@ -31,6 +31,12 @@ typedef struct idindex {
 uint32_t idindex_get(const idindex *m, uint64_t id, const void *records, size_t stride);
 /* Maps id to index (re-points an existing mapping). 0, or -1 for id 0 or out of memory. */
 int idindex_put(idindex *m, uint64_t id, uint32_t index, const void *records, size_t stride);
+/* Room for count IDs without growing again (a table read back whole). 0 or -1. */
+int idindex_reserve(idindex *m, size_t count);
+/* idindex_put of records[at[0..n)] (their own IDs) in one go, later ones
+ * winning as with single puts: the slots are prefetched ahead, so a table
+ * read back whole costs a fraction of n cache misses. 0 or -1. */
+int idindex_put_many(idindex *m, const uint32_t *at, size_t n, const void *records, size_t stride);
 void idindex_free(idindex *m);
 
 #endif

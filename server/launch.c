@@ -23,6 +23,8 @@ static int launch_session_id;
 static pthread_t launch_reaper;
 static int launch_reaper_started;
 static _Atomic int launch_done;
+static int launch_code; /* the app's exit code, 128 + signal; read once launch_done */
+static void (*launch_exit_hook)(void);
 
 static void *launch_reap(void *arg)
 {
@@ -49,7 +51,10 @@ static void *launch_reap(void *arg)
                 session_signal_name(sig) ? session_signal_name(sig) : "unnamed", code);
     else
         fprintf(stderr, "jitscope: app (pid %d) exited with code %d\n", (int)launch_pid, code);
-    launch_done = 1;
+    launch_code = code;
+    launch_done = 1; /* after the code: a reader that sees done sees the code */
+    if (launch_exit_hook)
+        launch_exit_hook();
     return NULL;
 }
 
@@ -126,6 +131,16 @@ int launch_app(char *const argv[], const char *agent_path, const char *socket_pa
     launch_reaper_started = 1;
     *pid_out = launch_pid;
     return 0;
+}
+
+void launch_on_exit(void (*hook)(void)) { launch_exit_hook = hook; }
+
+int launch_exit_code(int *code)
+{
+    if (!launch_done)
+        return 0;
+    *code = launch_code;
+    return 1;
 }
 
 void launch_stop(void)

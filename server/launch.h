@@ -18,6 +18,12 @@
 int launch_app(char *const argv[], const char *agent_path, const char *socket_path,
                const char *token, int no_children, int session_id, pid_t *pid_out, char *err,
                size_t errsz);
+/* hook is called by the reaper thread once the app's exit is recorded (in
+ * its session too). Set it before launch_app. */
+void launch_on_exit(void (*hook)(void));
+/* 1 with *code set once the launched app has ended: its exit code, or 128 +
+ * the signal that killed it; 0 while it runs (or none was launched). */
+int launch_exit_code(int *code);
 /* Ends a still-running child (SIGTERM, then SIGKILL after 3 s) and joins the reaper. */
 void launch_stop(void);
 

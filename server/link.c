@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "agentpeer.h"
 #include "persist.h"
 #include "proc.h"
 #include "sessions.h"
@@ -52,8 +54,10 @@ static int link_thread_started;
 static pthread_mutex_t link_mutex = PTHREAD_MUTEX_INITIALIZER; /* guards link_conns fds for send */
 static link_conn *link_conns[LINK_SLOTS];
 static int link_next_id = 1;
-static int link_pending, link_bound; /* link_conns without and with a session (link thread) */
-static unsigned link_unheard;        /* closed without a hello since the last log line */
+static int link_pending, link_bound;       /* link_conns without and with a session (link thread) */
+static unsigned link_unheard;              /* closed without a hello since the last log line */
+static char link_note[AGENTPEER_NOTE_MAX]; /* written once, before link_note_set */
+static _Atomic int link_note_set;
 
 const char *link_socket_path(void) { return link_path; }
 
@@ -160,6 +164,31 @@ static int link_remake_dir(char *err, size_t errsz)
     return 0;
 }
 
+/* DIR/server: who made this directory, for a server that finds one of our
+ * agents in a process it was asked to attach to (agentpeer.h). */
+static void link_write_note(void)
+{
+    char path[sizeof(link_dir) + sizeof(AGENTPEER_NOTE_NAME) + 1];
+    size_t n = strlen(link_note);
+    int fd;
+
+    snprintf(path, sizeof(path), "%s/" AGENTPEER_NOTE_NAME, link_dir);
+    fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+    if (fd < 0 || write(fd, link_note, n) != (ssize_t)n)
+        fprintf(stderr, "jitscope: cannot write %s: %s\n", path, strerror(errno));
+    if (fd >= 0)
+        close(fd);
+}
+
+void link_set_note(const char *text)
+{
+    if (link_note_set || !link_dir[0])
+        return;
+    snprintf(link_note, sizeof(link_note), "%s\n", text);
+    link_write_note();
+    link_note_set = 1;
+}
+
 /* Called by the link thread every sweep: when the socket file is gone (its
  * directory removed, say, by a /tmp cleaner) or is no longer the one we bound,
  * bind a new one at the same path. Connected agents are not affected either
@@ -184,6 +213,8 @@ static void link_check_socket(void)
     close(link_listen_fd);
     link_listen_fd = fd;
     link_recreate_failing = 0;
+    if (link_note_set)
+        link_write_note(); /* it went with the directory */
     fprintf(stderr, "jitscope: agent socket %s was removed; recreated it\n", link_path);
     return;
 failed:
@@ -421,6 +452,7 @@ static session *link_child_session(session *root, pid_t pid, const wire_hello *h
         *why = "no room for another session";
         return NULL;
     }
+    proc_program_name(pid, s->program, sizeof(s->program));
     s->created_ns = (int64_t)clock_real_ns();
     fprintf(stderr, "jitscope: pid %d (child of %d) joined session %d as session %d\n", (int)pid,
             (int)parent, root->id, s->id);
@@ -605,7 +637,11 @@ void link_stop(void)
     }
     if (link_path[0])
         unlink(link_path);
-    if (link_dir[0])
+    if (link_dir[0]) {
+        char note[sizeof(link_dir) + sizeof(AGENTPEER_NOTE_NAME) + 1];
+        snprintf(note, sizeof(note), "%s/" AGENTPEER_NOTE_NAME, link_dir);
+        unlink(note);
         rmdir(link_dir);
+    }
     link_path[0] = link_dir[0] = '\0';
 }

@@ -16,6 +16,8 @@
  * it makes the directory again at the same path (0700, or refuses when the
  * name now belongs to someone else) and binds a new socket there, logging it:
  * connected agents go on, new agents, reconnects and attaches work again.
+ * The directory also holds the server's note (link_set_note: its dashboard
+ * URL), written again with it.
  *
  * With storage on, the directory's name is stable for the data directory
  * (link_start's `stable_key`): jitscope-<uid>-<hash of the data directory's
@@ -34,6 +36,9 @@
  * NULL for a directory of its own (mkdtemp). */
 int link_start(const char *stable_key, char *err, size_t errsz);
 const char *link_socket_path(void);
+/* Leaves text (the dashboard URL) in the socket's directory for other servers
+ * (agentpeer.h); once, after link_start. */
+void link_set_note(const char *text);
 /* Sends one command frame to the connection bound to a session. 0 or -1. */
 int link_send(int link_id, uint16_t type, const void *payload, uint32_t length);
 void link_stop(void);

@@ -65,7 +65,8 @@ typedef struct logrec_cpu_thread {
     uint32_t index;     /* the next entry, or one to update */
     uint32_t os_thread_id;
     uint16_t name_length; /* bytes of the OS name that follow */
-    uint16_t reserved[3];
+    uint16_t reserved;
+    uint32_t thread_row; /* the session's row of the thread (position + 1), 0 unknown */
 } logrec_cpu_thread;
 _Static_assert(sizeof(logrec_cpu_thread) == 24, "logrec_cpu_thread layout");
 

@@ -7,9 +7,11 @@
  * the dashboard URL and stop on SIGINT/SIGTERM (received with sigwait on the
  * main thread; every other thread has them blocked).
  * Exit codes: 0 ok, 1 the operation failed, 2 usage error, 3 the data directory
- * (--data) cannot be used, 127 cannot start PROGRAM. */
+ * (--data) cannot be used, 127 cannot start PROGRAM; `run` whose app has ended
+ * (with --exit: always) exits with the app's code, 128 + N for signal N. */
 #include <errno.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,12 +24,14 @@
 #include "api.h"
 #include "clock.h"
 #include "attach.h"
+#include "buildwatch.h"
 #include "cpuprof.h"
 #include "client.h"
 #include "http.h"
 #include "ipc.h"
 #include "launch.h"
 #include "proclist.h"
+#include "procname.h"
 #include "link.h"
 #include "netaddr.h"
 #include "sessions.h"
@@ -49,6 +53,7 @@ typedef struct cli_options {
     const char *server;     /* attach/detach: URL of a running server */
     int ws_port;            /* -1: HTTP port + 1 (0 when the HTTP port is 0) */
     int no_children;        /* run: keep the agent out of the app's child processes */
+    int exit_with_app;      /* run --exit: stop once the app has ended, with its exit code */
     persist_options store;  /* --data DIR|none, --keep N, --keep-events N */
     char data_buf[PATH_MAX];
 } cli_options;
@@ -62,7 +67,8 @@ static void usage(FILE *out)
           "commands:\n"
           "  run [OPTIONS] -- PROGRAM [ARGS...]  start PROGRAM with the jitscope agent loaded\n"
           "                                      and serve its session (keeps serving after it "
-          "exits)\n"
+          "exits,\n"
+          "                                      unless --exit)\n"
           "  attach PID [OPTIONS]                attach to a running .NET process and serve its\n"
           "                                      session (with --server URL: ask that server)\n"
           "  detach SESSION|PID [--server URL]   take the agent out of a process again\n"
@@ -82,6 +88,8 @@ static void usage(FILE *out)
           "  --tls-key FILE  ...and this PEM private key (both or neither)\n"
           "  --agent PATH    agent library (default: libjitscope_agent.so next to jitscope)\n"
           "  --no-children   run: profile only PROGRAM, not the .NET processes it starts\n"
+          "  --exit          run: once PROGRAM has ended and its session is stored, stop and\n"
+          "                  exit with PROGRAM's exit code (128 + N when signal N killed it)\n"
           "  --web DIR       dashboard files (default: ../web from jitscope's directory)\n"
           "  --data DIR      keep sessions in DIR/jitscope.db across restarts (default\n"
           "                  $XDG_STATE_HOME/jitscope, else ~/.local/state/jitscope);\n"
@@ -137,6 +145,45 @@ static int parse_port(const char *text, int *port)
     return 0;
 }
 
+/* One argument as a shell would need it written: as it is when it holds only
+ * characters no shell treats specially, else in single quotes. */
+static void print_shell_word(FILE *out, const char *word)
+{
+    const char *p;
+
+    if (*word && strspn(word, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+                              "_./:=@%+,-") == strlen(word)) {
+        fputs(word, out);
+        return;
+    }
+    fputc('\'', out);
+    for (p = word; *p; p++)
+        if (*p == '\'')
+            fputs("'\\''", out);
+        else
+            fputc(*p, out);
+    fputc('\'', out);
+}
+
+/* `jitscope run dotnet --version`: the program came without the "--" that
+ * ends jitscope's options. Says so, with the command line that has it. */
+static void suggest_double_dash(int argc, char **argv, int at)
+{
+    int i;
+
+    fprintf(stderr,
+            "jitscope: unknown or incomplete option '%s': the program to run comes after '--'\n"
+            "did you mean: jitscope",
+            argv[at]);
+    for (i = 1; i < argc; i++) {
+        if (i == at)
+            fputs(" --", stderr);
+        fputc(' ', stderr);
+        print_shell_word(stderr, argv[i]);
+    }
+    fputc('\n', stderr);
+}
+
 static int parse_options(int argc, char **argv, int start, int allow_command, int positional,
                          cli_options *o)
 {
@@ -181,6 +228,8 @@ static int parse_options(int argc, char **argv, int start, int allow_command, in
             o->agent_path = v, i++;
         } else if (strcmp(a, "--no-children") == 0 && allow_command) {
             o->no_children = 1;
+        } else if (strcmp(a, "--exit") == 0 && allow_command) {
+            o->exit_with_app = 1;
         } else if (strcmp(a, "--web") == 0 && v) {
             o->http.web_root = v, i++;
         } else if (strcmp(a, "--data") == 0 && v) {
@@ -212,6 +261,9 @@ static int parse_options(int argc, char **argv, int start, int allow_command, in
             o->server = v, i++;
         } else if (positional && !o->positional && a[0] != '-') {
             o->positional = a;
+        } else if (allow_command && a[0] != '-') {
+            suggest_double_dash(argc, argv, i);
+            return -1;
         } else {
             fprintf(stderr, "jitscope: unknown or incomplete option '%s' (see --help)\n", a);
             return -1;
@@ -302,11 +354,38 @@ static const char *url_host(const cli_options *o)
 
 enum serve_mode { SERVE_ONLY, SERVE_RUN, SERVE_ATTACH };
 
+#define SERVE_DRAIN_MS 10000 /* longest wait for an ended app's last records */
+
+static pthread_t serve_thread; /* the main thread: sigwait wakes it */
+
+/* run --exit: the reaper recorded the app's exit; wake the main thread. */
+static void serve_app_ended(void) { pthread_kill(serve_thread, SIGUSR1); }
+
+/* Waits (at most SERVE_DRAIN_MS) until the ended app's session has read all
+ * its agent sent, up to the closed connection: its state is then `exited`. */
+static void serve_wait_drained(int session_id)
+{
+    struct timespec deadline;
+    session *s;
+
+    clock_gettime(CLOCK_MONOTONIC, &deadline);
+    deadline.tv_sec += SERVE_DRAIN_MS / 1000;
+    sessions_lock();
+    while ((s = sessions_peek(session_id)) && s->state != SESSION_EXITED &&
+           sessions_wait(&deadline) == 0)
+        ;
+    if (s && s->state != SESSION_EXITED)
+        fprintf(stderr, "jitscope: session %d still has an agent connection after %d s\n",
+                session_id, SERVE_DRAIN_MS / 1000);
+    sessions_unlock();
+}
+
 static int serve(cli_options *o, int mode)
 {
     char err[512], line[4096];
     sigset_t stop;
-    int port, ws_port = 0, sig, rc = 1;
+    int port, ws_port = 0, sig, rc = 1, run_id = 0, code, app_code = 0;
+    size_t argc;
     ws_config ws = {.bind_host = o->http.bind_host,
                     .port = o->ws_port,
                     .port_is_default = o->ws_port < 0,
@@ -322,6 +401,8 @@ static int serve(cli_options *o, int mode)
     sigaddset(&stop, SIGINT);
     sigaddset(&stop, SIGTERM);
     sigaddset(&stop, SIGPIPE);
+    sigaddset(&stop, SIGUSR1); /* run --exit: the app has ended */
+    serve_thread = pthread_self();
     rc = pthread_sigmask(SIG_BLOCK, &stop, NULL); /* before any thread starts */
     if (rc != 0) {
         fprintf(stderr, "jitscope: pthread_sigmask: %s\n", strerror(rc));
@@ -361,6 +442,8 @@ static int serve(cli_options *o, int mode)
         fprintf(stderr, "jitscope: %s\n", err);
         goto done;
     }
+    snprintf(line, sizeof(line), "http%s://%s:%d/", tls, url_host(o), port);
+    link_set_note(line); /* for a server asked to attach to one of our processes */
     if (mode == SERVE_ATTACH) {
         attach_result r;
         pid_t pid = o->attach_pid;
@@ -377,6 +460,7 @@ static int serve(cli_options *o, int mode)
         pid_t pid;
 
         join_command(o->command, line, sizeof(line));
+        buildwatch_prepare(o->command); /* the build servers running before the app */
         /* held across the spawn: an agent's hello finds the session's pid set,
          * so the launched process is told from its children from the start */
         sessions_lock();
@@ -387,6 +471,12 @@ static int serve(cli_options *o, int mode)
             goto done;
         }
         s->created_ns = (int64_t)clock_real_ns();
+        for (argc = 0; o->command[argc]; argc++)
+            ;
+        procname_of_argv((const char *const *)o->command, argc, s->program, sizeof(s->program));
+        run_id = s->id;
+        if (o->exit_with_app)
+            launch_on_exit(serve_app_ended);
         if (launch_app(o->command, o->agent_path, link_socket_path(), s->token, o->no_children,
                        s->id, &pid, err, sizeof(err)) != 0) {
             sessions_unlock();
@@ -397,6 +487,7 @@ static int serve(cli_options *o, int mode)
         s->pid = pid;
         sessions_unlock();
         fprintf(stderr, "jitscope: started pid %d: %s\n", (int)pid, line);
+        buildwatch_start(run_id, pid);
     }
     fprintf(stderr, "jitscope: agent socket %s\n", link_socket_path());
     fprintf(stderr, "jitscope: live stream on ws%s://%s:%d/\n", tls, url_host(o), ws_port);
@@ -405,8 +496,21 @@ static int serve(cli_options *o, int mode)
         printf("jitscope: listening on %s port %d (API key required)\n", o->http.bind_host, port);
     fflush(stdout);
     sigdelset(&stop, SIGPIPE);
-    sigwait(&stop, &sig);
-    fprintf(stderr, "jitscope: %s, shutting down\n", sig == SIGINT ? "interrupted" : "terminated");
+    if (!o->exit_with_app)
+        sigdelset(&stop, SIGUSR1);
+    do
+        sigwait(&stop, &sig);
+    while (sig == SIGUSR1 && !launch_exit_code(&code)); /* only the reaper's word counts */
+    if (sig == SIGUSR1) {
+        fprintf(stderr, "jitscope: the app has ended (--exit): storing its session, stopping\n");
+        serve_wait_drained(run_id);
+    } else {
+        fprintf(stderr, "jitscope: %s, shutting down\n",
+                sig == SIGINT ? "interrupted" : "terminated");
+    }
+    /* a run whose app has ended answers with the app's exit code (with --exit
+     * always: an app still running is stopped below, and that is its end) */
+    app_code = mode == SERVE_RUN && (o->exit_with_app || launch_exit_code(&code));
     rc = 0;
 done:
     http_stop();        /* no request can start a detach any more */
@@ -414,10 +518,15 @@ done:
     link_stop();        /* no agent record can notify the stream any more */
     ws_stop();
     launch_stop();
-    persist_close(); /* its last round writes what the sessions hold now */
+    buildwatch_stop(); /* its last look is in the run's session before storage's last round */
+    persist_close();   /* its last round writes what the sessions hold now */
     sessions_lock();
     sessions_free_all();
     sessions_unlock();
+    if (app_code && launch_exit_code(&code)) {
+        fprintf(stderr, "jitscope: exit code %d (the app's)\n", code);
+        rc = code;
+    }
     return rc;
 }
 
@@ -594,6 +703,7 @@ static int remote_detach(cli_options *o)
 
 int main(int argc, char **argv)
 {
+    attach_result refusal;
     cli_options o;
     const char *cmd = argc > 1 ? argv[1] : NULL;
 
@@ -633,7 +743,13 @@ int main(int argc, char **argv)
         }
         if (o.server)
             return remote_attach(&o);
-        return check_agent(&o) != 0 ? EXIT_USAGE : serve(&o, SERVE_ATTACH);
+        if (check_agent(&o) != 0)
+            return EXIT_USAGE;
+        if (attach_check(o.attach_pid, &refusal) != 0) { /* before a server or a file is made */
+            fprintf(stderr, "jitscope attach: %s\n", refusal.message);
+            return 1;
+        }
+        return serve(&o, SERVE_ATTACH);
     }
     if (strcmp(cmd, "detach") == 0) {
         if (parse_options(argc, argv, 2, 0, 1, &o) != 0)

@@ -78,7 +78,15 @@ static uint64_t persist_own_hash(const session *s)
                    s->exit_code,  s->exit_signal, s->ended_ns,   s->detach_requested_ns,
                    s->created_ns, s->root_id,     s->mode};
 
+    uint64_t outside_ms = 0;
+    uint32_t i;
+
+    for (i = 0; i < s->outside_count; i++) /* a run's build servers outside it (buildwatch.h) */
+        outside_ms += s->outside[i].cpu_ms;
     h = persist_hash(h, v, sizeof(v));
+    h = persist_hash(h, &s->outside_count, sizeof(s->outside_count));
+    h = persist_hash(h, &outside_ms, sizeof(outside_ms));
+    h = persist_hash(h, s->program, strlen(s->program));
     h = persist_hash(h, s->error, strlen(s->error));
     return persist_hash(h, s->command_line, strlen(s->command_line));
 }
@@ -322,6 +330,7 @@ typedef struct persist_loader {
     session *s;
     int64_t last_now_ns; /* the newest entry's arrival */
     snapshot_reader snapshot;
+    int snapshot_open; /* state parts came and the snapshot is not finished yet */
     char why[200];
 } persist_loader;
 
@@ -331,7 +340,22 @@ static int persist_loader_fail(persist_loader *L, const char *what, const char *
     return -1;
 }
 
-/* One entry of a stored session's log, folded into the session being read. */
+/* The snapshot's state parts are over (the first observation or log entry,
+ * or the end): it must have added up. */
+static int persist_snapshot_done(persist_loader *L)
+{
+    const char *why = NULL;
+
+    if (!L->snapshot_open)
+        return 0;
+    L->snapshot_open = 0;
+    return snapshot_finish(L->s, &L->snapshot, &why) == 0
+               ? 0
+               : persist_loader_fail(L, "its snapshot", why);
+}
+
+/* One entry of a stored session's log (or one part of its snapshot's state,
+ * whole frames), folded into the session being read. */
 static int persist_fold_entry(void *ctx, int part, int64_t now_ns, const uint8_t *bytes,
                               size_t length)
 {
@@ -339,6 +363,9 @@ static int persist_fold_entry(void *ctx, int part, int64_t now_ns, const uint8_t
     session *s = L->s;
     size_t off = 0;
 
+    if (part != STORE_PART_SNAPSHOT && persist_snapshot_done(L) != 0)
+        return -1;
+    L->snapshot_open |= part == STORE_PART_SNAPSHOT;
     if (now_ns > L->last_now_ns)
         L->last_now_ns = now_ns;
     while (off < length) {
@@ -366,11 +393,6 @@ static int persist_fold_entry(void *ctx, int part, int64_t now_ns, const uint8_t
                 return persist_loader_fail(L, "a stored record", why);
         }
         off += used;
-    }
-    if (part == STORE_PART_SNAPSHOT) {
-        const char *why = NULL;
-        if (snapshot_finish(s, &L->snapshot, &why) != 0)
-            return persist_loader_fail(L, "its snapshot", why);
     }
     return 0;
 }
@@ -402,6 +424,9 @@ void persist_prepare(int session_id)
         copy->persist.quiet = 1;
         L.s = copy;
         rc = store_read(session_id, persist_fold_entry, &L, err, sizeof(err));
+        if (rc == 0)
+            rc = persist_snapshot_done(&L); /* a snapshot with nothing after it */
+        snapshot_reader_free(&L.snapshot);  /* a read given up halfway */
     }
     sessions_lock();
     if (!s->forgotten && !s->persist.loaded) {

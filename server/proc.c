@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "procname.h"
 #include "utf.h"
 
 int proc_stat_field(const char *text, size_t len, unsigned field, size_t *at)
@@ -210,4 +211,16 @@ int proc_command_line(pid_t pid, char *out, size_t outsz)
     len = utf8_sanitize(raw, n, out, outsz - 1, &truncated);
     out[len] = '\0';
     return 0;
+}
+
+int proc_program_name(pid_t pid, char *out, size_t outsz)
+{
+    char raw[4096];
+    size_t n;
+
+    if (outsz)
+        out[0] = '\0';
+    if (pid <= 0 || proc_read(pid, "cmdline", raw, sizeof(raw), &n) != 0 || n == 0)
+        return -1;
+    return procname_of_args(raw, n, '\0', out, outsz) == PROCNAME_NONE ? -1 : 0;
 }

@@ -50,4 +50,8 @@ int proc_has_thread(pid_t pid, const char *comm);
  * boundary, into out. 0, or -1 with out empty when it cannot be read. */
 int proc_command_line(pid_t pid, char *out, size_t outsz);
 
+/* What pid runs, in a word (procname.h: "testhost", "MSBuild", "dotnet build"),
+ * from its arguments in /proc (the first 4 KiB). 0, or -1 with out empty. */
+int proc_program_name(pid_t pid, char *out, size_t outsz);
+
 #endif

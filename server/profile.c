@@ -142,26 +142,32 @@ const char *profile_state_name(int state)
 
 /* ---- samples -------------------------------------------------------------------- */
 
-/* The thread's index, created on first sight; -1 when it cannot be kept. */
-static int profile_thread_index(profile_state *p, uint64_t thread_id, uint32_t os_thread_id)
+/* The thread's index, created on first sight; -1 when it cannot be kept.
+ * Threads are told apart by the session's row when the walk had one (a
+ * ThreadID alone may be two threads), else by ThreadID; a row number cannot
+ * be an ID (those are user-space addresses, below 2^63). */
+static int profile_thread_index(profile_state *p, const stacks_thread *from)
 {
-    uint32_t i = idmap_get(&p->thread_index, thread_id);
+    uint64_t key = from->thread_row ? (1ull << 63) | from->thread_row : from->thread_id;
+    uint32_t i = idmap_get(&p->thread_index, key);
     profile_thread *t;
 
     if (i != IDMAP_MISSING) {
-        if (os_thread_id)
-            p->threads[i].os_thread_id = os_thread_id;
+        if (from->os_thread_id)
+            p->threads[i].os_thread_id = from->os_thread_id;
         return (int)i;
     }
-    if (thread_id == 0 ||
+    if (key == 0 ||
         grow_reserve((void **)&p->threads, &p->thread_cap, p->thread_count, sizeof(*p->threads),
                      256, PROFILE_MAX_THREADS, GROW_KEEP) != 0 ||
-        idmap_put(&p->thread_index, thread_id, (uint32_t)p->thread_count) != 0)
+        idmap_put(&p->thread_index, key, (uint32_t)p->thread_count) != 0)
         return -1;
     t = &p->threads[p->thread_count];
-    t->thread_id = thread_id;
-    t->os_thread_id = os_thread_id;
+    t->thread_id = from->thread_id;
+    t->os_thread_id = from->os_thread_id;
+    t->thread_row = from->thread_row;
     t->name = 0;
+    t->reserved = 0;
     return (int)p->thread_count++;
 }
 
@@ -298,8 +304,7 @@ void profile_add_walk(profile_state *p, const stacks_walk *w, uint32_t effective
             seq[depth++] = w->frames[t->first_frame + k].function_id;
         if (t->flags & WIRE_STACK_TRUNCATED)
             seq[depth++] = PROFILE_FRAME_TRUNCATED;
-        if (p->sample_count >= PROFILE_MAX_SAMPLES ||
-            (thread = profile_thread_index(p, t->thread_id, t->os_thread_id)) < 0 ||
+        if (p->sample_count >= PROFILE_MAX_SAMPLES || (thread = profile_thread_index(p, t)) < 0 ||
             (stack = profile_stack_intern(p, seq, depth, &created)) < 0 ||
             grow_reserve((void **)&p->samples, &p->sample_cap, p->sample_count, sizeof(*p->samples),
                          256, PROFILE_MAX_SAMPLES, GROW_KEEP) != 0) {

@@ -58,10 +58,14 @@ typedef struct profile_stack {
     uint32_t depth;
 } profile_stack;
 
+/* One thread of the profile: a row of the session (thread_row, position + 1)
+ * when the walk knew it, else its ThreadID (which the runtime reuses). */
 typedef struct profile_thread {
     uint64_t thread_id; /* CPU mode: the managed ThreadID when known, else 0 */
     uint32_t os_thread_id;
-    uint32_t name; /* CPU mode: offset + 1 of its OS name in cpu.text, 0 none */
+    uint32_t thread_row; /* 0: not known */
+    uint32_t name;       /* CPU mode: offset + 1 of its OS name in cpu.text, 0 none */
+    uint32_t reserved;
 } profile_thread;
 
 /* CPU mode: one entry of the symbol table (offsets into cpu.text). */

@@ -71,7 +71,7 @@ int profile_cpu_symbol(profile_state *p, uint32_t index, const char *name, size_
 }
 
 int profile_cpu_thread(profile_state *p, uint32_t index, uint32_t os_thread_id, uint64_t thread_id,
-                       const char *name, size_t name_length)
+                       uint32_t thread_row, const char *name, size_t name_length)
 {
     profile_thread *t;
 
@@ -91,8 +91,10 @@ int profile_cpu_thread(profile_state *p, uint32_t index, uint32_t os_thread_id, 
         if (t->os_thread_id != os_thread_id)
             return -1;
     }
-    if (thread_id)
+    if (thread_id) {
         t->thread_id = thread_id;
+        t->thread_row = thread_row;
+    }
     if (name_length && !t->name)
         t->name = profile_cpu_keep_text(&p->cpu, name, name_length);
     return 0;
@@ -131,8 +133,8 @@ static int profile_cpu_apply_thread(profile_state *p, const uint8_t *b, uint32_t
     if (h.name_length > PROFILE_CPU_MAX_NAME || length != sizeof(h) + h.name_length ||
         !utf8_valid((const char *)b + sizeof(h), h.name_length))
         return -1;
-    return profile_cpu_thread(p, h.index, h.os_thread_id, h.thread_id, (const char *)b + sizeof(h),
-                              h.name_length);
+    return profile_cpu_thread(p, h.index, h.os_thread_id, h.thread_id, h.thread_row,
+                              (const char *)b + sizeof(h), h.name_length);
 }
 
 /* A stack read back must get the id it had: the same stacks were interned in

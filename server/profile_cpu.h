@@ -29,10 +29,10 @@ void profile_cpu_start(profile_state *p, uint32_t hz, uint64_t period_ns, int64_
  * or not the next index). module may be NULL. */
 int profile_cpu_symbol(profile_state *p, uint32_t index, const char *name, size_t name_length,
                        const char *module, size_t module_length);
-/* Thread `index`: the next one (added) or one already there (its ThreadID and
- * name updated). 0, or -1. */
+/* Thread `index`: the next one (added) or one already there (its ThreadID,
+ * the session's row of it and its name updated). 0, or -1. */
 int profile_cpu_thread(profile_state *p, uint32_t index, uint32_t os_thread_id, uint64_t thread_id,
-                       const char *name, size_t name_length);
+                       uint32_t thread_row, const char *name, size_t name_length);
 /* How many bytes of a name of `length` bytes the profile keeps: at most
  * PROFILE_CPU_MAX_NAME, cut on a character boundary (what its log record
  * must carry too). */

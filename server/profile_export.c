@@ -31,11 +31,13 @@ static json_t *export_threads(const profile_view *v)
 
     for (i = 0; i < v->thread_count; i++) {
         const profile_view_thread *t = &v->threads[i];
-        json_array_append_new(list, json_pack("{s:o, s:I, s:o, s:I}", "thread_id",
-                                              t->thread_id ? export_id(t->thread_id) : json_null(),
-                                              "os_thread_id", (json_int_t)t->os_thread_id, "name",
-                                              t->name ? json_string(t->name) : json_null(),
-                                              "samples", (json_int_t)t->samples));
+        json_array_append_new(
+            list, json_pack("{s:o, s:o, s:I, s:o, s:I}", "thread_id",
+                            t->thread_id ? export_id(t->thread_id) : json_null(), "thread_key",
+                            t->thread_key >= 0 ? json_integer(t->thread_key) : json_null(),
+                            "os_thread_id", (json_int_t)t->os_thread_id, "name",
+                            t->name ? json_string(t->name) : json_null(), "samples",
+                            (json_int_t)t->samples));
     }
     return list;
 }

@@ -8,28 +8,40 @@
 #include "profile_cpu.h"
 #include "session.h"
 
-/* A profile thread's name: the agent's (by its ThreadID), else in CPU mode
- * the OS name the sampler read. NULL when none. */
+/* The session's row of a profile thread: the one the walk (or the CPU
+ * sampler) named, else the ThreadID's current one (a profile read back from
+ * an old file); NULL for a thread the agent never reported (CPU mode). */
+static session_thread *profile_view_row(session *s, const profile_thread *t)
+{
+    if (t->thread_row)
+        return session_thread_row(s, t->thread_row);
+    return t->thread_id ? session_find_thread(s, t->thread_id) : NULL;
+}
+
+/* A profile thread's name: its row's, else in CPU mode the OS name the
+ * sampler read. NULL when none. */
 static const char *profile_view_thread_name(session *s, const profile_thread *t)
 {
-    const session_thread *st = t->thread_id ? session_find_thread(s, t->thread_id) : NULL;
+    const session_thread *st = profile_view_row(s, t);
 
     if (st && st->name)
         return st->name;
     return s->profile.mode == PROFILE_MODE_CPU ? profile_cpu_text(&s->profile, t->name) : NULL;
 }
 
-/* Does profile thread t match the query's thread argument? */
-static int profile_view_thread_matches(session *s, const profile_thread *t, const char *arg)
+/* Does profile thread t match the query's thread arguments? */
+static int profile_view_thread_matches(session *s, const profile_thread *t, const profile_query *q)
 {
-    const session_thread *st;
+    const char *arg = q->thread;
+    const session_thread *st = profile_view_row(s, t);
     const char *name;
     unsigned long long v;
     char *end;
 
+    if (q->thread_row && (!st || session_thread_row_of(s, st) != q->thread_row))
+        return 0;
     if (!arg || !*arg)
         return 1;
-    st = t->thread_id ? session_find_thread(s, t->thread_id) : NULL;
     if ((arg[0] == '0' && (arg[1] == 'x' || arg[1] == 'X')) || (arg[0] >= '0' && arg[0] <= '9')) {
         int hex = arg[0] == '0' && (arg[1] == 'x' || arg[1] == 'X');
         errno = 0;
@@ -167,7 +179,7 @@ int profile_view_take(profile_view *v, session *s, const profile_query *q)
     if (!count || !per_thread || !thread_remap || !stack_remap || !selected || !ms)
         goto fail;
     for (i = 0; i < p->thread_count; i++)
-        selected[i] = (unsigned char)profile_view_thread_matches(s, &p->threads[i], q->thread);
+        selected[i] = (unsigned char)profile_view_thread_matches(s, &p->threads[i], q);
     for (i = 0; i < p->sample_count; i++) {
         const profile_sample *e = &p->samples[i];
         int64_t at = p->base_ns + (int64_t)e->t_ms * 1000000;
@@ -191,8 +203,9 @@ int profile_view_take(profile_view *v, session *s, const profile_query *q)
         thread_remap[i] = (uint32_t)v->thread_count;
         t = &v->threads[v->thread_count++];
         const char *name;
-        st = p->threads[i].thread_id ? session_find_thread(s, p->threads[i].thread_id) : NULL;
+        st = profile_view_row(s, &p->threads[i]);
         t->thread_id = p->threads[i].thread_id;
+        t->thread_key = st ? (int64_t)session_thread_row_of(s, st) - 1 : -1;
         t->os_thread_id = p->threads[i].os_thread_id ? p->threads[i].os_thread_id
                                                      : (st ? st->os_thread_id : 0);
         t->samples = per_thread[i];

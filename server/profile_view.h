@@ -22,6 +22,7 @@
 typedef struct profile_query {
     const char *thread;     /* NULL or "": every thread; "0x..": a ThreadID; digits: an
                                OS thread id; anything else: a thread name (exact) */
+    uint32_t thread_row;    /* 0: every thread; else only this row's (thread_key + 1) */
     int64_t from_ns, to_ns; /* wall clock window, inclusive */
     int with_samples;       /* keep each sample (thread, stack), in order */
 } profile_query;
@@ -34,6 +35,7 @@ typedef struct profile_view_stack {
 
 typedef struct profile_view_thread {
     uint64_t thread_id;
+    int64_t thread_key; /* the session's row, -1 when the walk did not know it */
     uint32_t os_thread_id;
     char *name; /* NULL: none */
     uint64_t samples;

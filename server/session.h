@@ -25,6 +25,7 @@
 #include "idindex.h"
 #include "idmap.h"
 #include "logrec.h"
+#include "procname.h"
 #include "profile.h"
 #include "stacks.h"
 #include "strpool.h"
@@ -52,6 +53,15 @@ typedef enum session_state {
 
 enum session_mode { SESSION_MODE_RUN = 1, SESSION_MODE_ATTACH = 2 };
 
+/* A build server outside a run that did part of its work (buildwatch.h). */
+#define SESSION_OUTSIDE_MAX 8
+typedef struct session_outsider {
+    int32_t pid;
+    uint32_t cpu_ms;        /* CPU time it used while the run's launched process ran */
+    int32_t started_before; /* 1: it ran before the run began; 0: something outside started it */
+    char name[40];          /* "MSBuild server", "MSBuild node", "VBCSCompiler"... */
+} session_outsider;
+
 /* One live compilation of a function (catch-up knows none of these). */
 typedef struct session_compilation {
     int64_t time_ns;      /* wall clock when it finished */
@@ -69,7 +79,8 @@ typedef struct session_compilation {
  * session_function_compilation(). function_id must stay the first field (the
  * index, idindex.h, reads it there). */
 typedef struct session_function {
-    uint64_t function_id, module_id, thread_id;
+    uint64_t function_id, module_id;
+    uint32_t thread_row; /* its last compilation's thread: position in threads + 1, 0 unknown */
     /* low 32 bits of the distinct native code starts seen (the newest
      * SESSION_MAX_CODE_VERSIONS, a ring); two versions of one method whose
      * starts differ only above 4 GiB would count as one */
@@ -113,10 +124,16 @@ typedef struct session_module {
     int32_t hresult;
 } session_module;
 
+/* One thread for its whole life: (ThreadID, OS thread id, creation). The
+ * runtime reuses a dead thread's ThreadID, so the rows are told apart by
+ * their position in session.threads (the API's thread_key), which never
+ * changes, not even in storage. thread_index maps a ThreadID to its current
+ * row until a THREAD_DESTROYED retires it; thread_os_index maps an OS thread
+ * id to the newest row that had it (session_thread.c). */
 typedef struct session_thread {
     uint64_t thread_id;
     uint32_t os_thread_id;
-    uint32_t flags;
+    uint32_t flags; /* WIRE_FLAG_CATCHUP (known from enumeration only), SESSION_THREAD_* */
     char *name;
     int alive;
     int64_t created_ns, ended_ns;
@@ -126,6 +143,10 @@ typedef struct session_thread {
         uint64_t start_ns;
     } jit_stack[SESSION_JIT_NESTING];
 } session_thread;
+
+#define SESSION_THREAD_STARTED 0x10000u /* a THREAD_CREATED (live or enumerated) came for it */
+#define SESSION_THREAD_OS_NAME                                                                     \
+    0x20000u /* its name is the OS's (WIRE_FLAG_OS_NAME), not the runtime's */
 
 /* A session as storage (store.h) sees it; persist.c keeps these fields,
  * under the sessions lock. */
@@ -160,13 +181,17 @@ typedef struct session {
     session_state state;
     char token[WIRE_TOKEN_LEN + 1];
     char *command_line;
-    char error[256]; /* why a launch/attach failed, or the detach refusal */
+    char program[PROCNAME_MAX]; /* what it runs, in a word (procname.h); "" unknown */
+    char error[256];            /* why a launch/attach failed, or the detach refusal */
     int has_exit_code, exit_code;
     int exit_signal;     /* the signal that ended the launched process (exit_code 128+n); 0 none */
     uint64_t start_time; /* its process's start (proc_start_time): a later process with the same
                             pid is another one */
     int not_child;       /* run mode, taken back after a restart: not ours to reap */
     int64_t created_ns, connected_ns, ended_ns;
+    /* a run's root: build servers it did not start that worked while it ran */
+    session_outsider outside[SESSION_OUTSIDE_MAX];
+    uint32_t outside_count;
     /* runtime identity from the hello */
     uint16_t runtime_type, clr_instance_id, major, minor, build, qfe;
     uint32_t ring_bytes;
@@ -190,9 +215,9 @@ typedef struct session {
     session_module *modules;
     size_t module_count, module_cap;
     idmap module_index;
-    session_thread *threads;
+    session_thread *threads; /* append-only: a position stays the same thread */
     size_t thread_count, thread_cap;
-    idmap thread_index;
+    idmap thread_index, thread_os_index;
     size_t functions_jitted; /* functions with jitted set: what /functions lists */
     uint64_t jit_time_total_ns, jit_compilations, capacity_drops;
     uint64_t tier_compilations[WIRE_TIER_COUNT], tier_jit_ns[WIRE_TIER_COUNT]; /* live JITs */
@@ -222,16 +247,24 @@ typedef struct session_memory {
 } session_memory;
 void session_memory_usage(const session *s, session_memory *m);
 
-/* For storage's read-back (store_load.c): appends a zeroed function with this
+/* For the fold and a snapshot's read-back (snapshot.c): appends a zeroed function with this
  * ID (0: not indexed; a later one takes an ID over), its name into the pool,
  * a kept compilation in order. NULL / -1 when a cap is reached or memory
  * runs out. */
 session_function *session_function_append(session *s, uint64_t id);
+/* Room for this many functions, modules and threads, and about name_bytes of
+ * names, at once (a session read back from a snapshot knows its counts): no
+ * doubling copies, big arrays on huge pages. 0 or -1. */
+int session_reserve(session *s, size_t functions, size_t modules, size_t threads,
+                    size_t name_bytes);
 /* A zeroed module / a new live thread with this ID, appended; the ID finds it
  * from now on (ingest for a reused ID, storage's read-back in file order).
  * NULL at a cap or out of memory (counted in capacity_drops). */
 session_module *session_module_append(session *s, uint64_t id);
 session_thread *session_thread_append(session *s, uint64_t id);
+/* Gives a thread its OS thread id; the OS id finds it from now on (storage's
+ * read-back too). -1 out of memory (counted). */
+int session_thread_set_os(session *s, session_thread *t, uint32_t os_thread_id);
 int session_function_set_name(session *s, session_function *f, const char *name, size_t length);
 int session_function_keep_compilation(session *s, session_function *f,
                                       const session_compilation *c);
@@ -277,6 +310,9 @@ void session_profile_stop(session *s, int64_t now_ns);
  * Both are called with the sessions lock held and must not block. */
 void session_set_cpu_hooks(void (*on_stop)(int session_id, uint32_t run),
                            void (*on_thread)(int session_id, uint32_t run));
+/* A thread started or got its OS id: a running CPU profile's sampler looks
+ * for new threads at once (the thread hook). */
+void session_cpu_thread_started(session *s);
 /* One of the server's own records (logrec.h) of any size up to
  * WIRE_MAX_PAYLOAD, fixed part then extra bytes, into the session's log.
  * 0 (also when the session has no log), -1 when it could not be made. */
@@ -321,7 +357,26 @@ void session_mark_ended(session *s, int64_t now_ns);
 
 session_function *session_find_function(session *s, uint64_t function_id);
 session_module *session_find_module(session *s, uint64_t module_id);
+/* The thread a ThreadID names now: its newest row, NULL once a THREAD_DESTROYED
+ * retired the ID (or never seen). */
 session_thread *session_find_thread(session *s, uint64_t thread_id);
+/* The thread a record with both IDs is about (a stack walk, a name): the
+ * newest row of that OS thread if it had this ThreadID, else the ThreadID's
+ * current row unless that is another OS thread. NULL when none. */
+session_thread *session_thread_match(session *s, uint64_t thread_id, uint32_t os_thread_id);
+/* A thread by its row (position + 1, as session_function.thread_row and the
+ * event log keep it); NULL for 0 or out of range. */
+session_thread *session_thread_row(session *s, uint32_t row);
+/* Folds a THREAD_* record in (session_thread.c; session_apply calls it). */
+void session_apply_thread(session *s, const wire_record *r, int64_t when);
+/* The thread a JIT record names: its current row, made when unknown (a thread
+ * created before the agent saw it). NULL for ThreadID 0 or at the cap. */
+session_thread *session_thread_for_jit(session *s, uint64_t thread_id);
+/* The row (position + 1) of a thread of this session. */
+static inline uint32_t session_thread_row_of(const session *s, const session_thread *t)
+{
+    return (uint32_t)(t - s->threads) + 1;
+}
 /* A module's display name: its assembly, else the file name of its path. NULL when unknown. */
 const char *session_module_name(session *s, uint64_t module_id);
 

@@ -133,6 +133,43 @@ static void store_write(char *at, int kind, json_int_t v)
     }
 }
 
+/* A run's build servers outside it: [[pid, cpu_ms, started_before, name]...]. */
+static json_t *session_outside_to_json(const session *s)
+{
+    json_t *list = json_array();
+    uint32_t i;
+
+    for (i = 0; list && i < s->outside_count && i < SESSION_OUTSIDE_MAX; i++) {
+        const session_outsider *o = &s->outside[i];
+        json_array_append_new(list, json_pack("[i, I, b, s]", (int)o->pid, (json_int_t)o->cpu_ms,
+                                              (int)o->started_before, o->name));
+    }
+    return list;
+}
+
+static void session_outside_from_json(session *s, const json_t *list)
+{
+    const char *name;
+    json_int_t pid, cpu_ms;
+    int before;
+    size_t i;
+    int cut;
+
+    s->outside_count = 0;
+    for (i = 0; i < json_array_size(list) && s->outside_count < SESSION_OUTSIDE_MAX; i++) {
+        session_outsider *o = &s->outside[s->outside_count];
+        if (json_unpack(json_array_get(list, i), "[I, I, b, s]", &pid, &cpu_ms, &before, &name) !=
+                0 ||
+            pid <= 0 || pid > 4194304 || cpu_ms < 0 || cpu_ms > UINT32_MAX)
+            continue; /* not what this server writes: left out */
+        o->pid = (int32_t)pid;
+        o->cpu_ms = (uint32_t)cpu_ms;
+        o->started_before = before != 0;
+        o->name[utf8_sanitize(name, strlen(name), o->name, sizeof(o->name) - 1, &cut)] = '\0';
+        s->outside_count++;
+    }
+}
+
 json_t *session_header_to_json(const session *s)
 {
     json_t *o = json_object();
@@ -164,6 +201,8 @@ json_t *session_header_to_json(const session *s)
     json_object_set_new(o, "token", json_string(s->token));
     json_object_set_new(o, "error", json_string(s->error));
     json_object_set_new(o, "command_line", json_string(s->command_line));
+    json_object_set_new(o, "program", json_string(s->program));
+    json_object_set_new(o, "outside", session_outside_to_json(s));
     return o;
 }
 
@@ -214,5 +253,9 @@ void session_header_from_json(session *s, const json_t *header, int with_folded)
     }
     text = json_string_value(json_object_get(header, "error"));
     s->error[utf8_sanitize(text ? text : "", text ? strlen(text) : 0, s->error,
-                           sizeof(s->error) - 1, &cut)] = '\0'; /* never half a character */
+                           sizeof(s->error) - 1, &cut)] = '\0';   /* never half a character */
+    text = json_string_value(json_object_get(header, "program")); /* none in older files */
+    s->program[utf8_sanitize(text ? text : "", text ? strlen(text) : 0, s->program,
+                             sizeof(s->program) - 1, &cut)] = '\0';
+    session_outside_from_json(s, json_object_get(header, "outside"));
 }

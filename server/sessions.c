@@ -242,8 +242,11 @@ session *sessions_by_pid(pid_t pid)
 
     while (i-- > 0) {
         session *s = sessions_items[i];
-        if (s->pid == pid && s->state != SESSION_EXITED && s->state != SESSION_DETACHED &&
-            s->state != SESSION_FAILED)
+        /* a stored session (interrupted ones too) was of a server before this
+         * one: not this process's session, even with its pid */
+        if (s->pid == pid && !s->persist.past && s->state != SESSION_EXITED &&
+            s->state != SESSION_DETACHED && s->state != SESSION_FAILED &&
+            s->state != SESSION_INTERRUPTED)
             return s;
     }
     return NULL;

@@ -61,7 +61,9 @@ session *sessions_child_by_pid(int root_id, pid_t pid);
 session *sessions_get(int id);
 session *sessions_peek(int id); /* the same (kept for the callers that only list or delete) */
 session *sessions_by_token(const char *token, size_t length); /* roots only */
-session *sessions_by_pid(pid_t pid); /* newest live-ish session of that pid */
+/* The newest session of this server with an agent in pid or coming (starting,
+ * live, disconnected, detaching): never one read back from storage. */
+session *sessions_by_pid(pid_t pid);
 size_t sessions_count(void);
 session *sessions_at(size_t index);
 /* The liveness sweep (the link thread, every 500 ms; takes the lock): an

@@ -63,7 +63,8 @@ typedef struct snapshot_function {
     int32_t hresult;
     uint32_t jit_count, compilations_unkept;
     uint8_t jitted, tier, compilation_count, listed; /* listed: compilations follow */
-    uint32_t reserved;
+    uint32_t thread_row; /* its thread's row (position + 1); 0: unknown, or a snapshot taken
+                            before rows were kept (then thread_id's newest row) */
 } snapshot_function;
 _Static_assert(sizeof(snapshot_function) == 7 * 8 + 4 * SESSION_MAX_CODE_VERSIONS + 8 * 4 + 8,
                "snapshot_function layout");
@@ -162,7 +163,9 @@ static int snapshot_put_function(const session *s, size_t i, textbuf *out)
         idindex_get(&s->function_index, f->function_id, s->functions, sizeof(*f)) == i)
         flags |= SNAPSHOT_INDEXED;
     memset(&r, 0, sizeof(r));
-    r.function_id = f->function_id, r.module_id = f->module_id, r.thread_id = f->thread_id;
+    r.function_id = f->function_id, r.module_id = f->module_id;
+    r.thread_row = f->thread_row <= s->thread_count ? f->thread_row : 0;
+    r.thread_id = r.thread_row ? s->threads[r.thread_row - 1].thread_id : 0;
     r.first_jit_ns = f->first_jit_ns, r.last_jit_ns = f->last_jit_ns;
     r.jit_time_ns = f->jit_time_ns, r.jit_time_total_ns = f->jit_time_total_ns;
     memcpy(r.code_start, f->code_start, sizeof(r.code_start));
@@ -200,8 +203,13 @@ static int snapshot_put_events(const session *s, uint64_t first, textbuf *out, u
 
 int snapshot_encode(const session *s, uint64_t max_events, textbuf *out)
 {
-    snapshot_begin counts = {SNAPSHOT_FORMAT, 0, s->function_count, s->module_count,
-                             s->thread_count, 0};
+    snapshot_begin counts = {
+        SNAPSHOT_FORMAT,
+        s->names.text_bytes > UINT32_MAX ? UINT32_MAX : (uint32_t)s->names.text_bytes,
+        s->function_count,
+        s->module_count,
+        s->thread_count,
+        0};
     uint64_t first = eventlog_first_seq(&s->events);
     size_t i;
 
@@ -324,7 +332,9 @@ static int snapshot_restore_thread(session *s, snapshot_cursor *c, uint16_t flag
         !(t = session_thread_append(s, r.thread_id)))
         return -1;
     t->created_ns = r.created_ns, t->ended_ns = r.ended_ns;
-    t->os_thread_id = r.os_thread_id, t->flags = r.flags, t->alive = r.alive != 0;
+    t->flags = r.flags, t->alive = r.alive != 0;
+    if (session_thread_set_os(s, t, r.os_thread_id) != 0)
+        return -1;
     t->jit_depth = r.jit_depth;
     for (k = 0; k < r.jit_depth; k++) {
         t->jit_stack[k].function_id = r.jit_stack[k].function_id;
@@ -341,7 +351,20 @@ static int snapshot_restore_thread(session *s, snapshot_cursor *c, uint16_t flag
     return 0;
 }
 
-static int snapshot_restore_function(session *s, snapshot_cursor *c, uint16_t flags)
+/* A function's thread row: the one the snapshot names (its threads come
+ * first), else its ThreadID's newest row. */
+static uint32_t snapshot_thread_row(session *s, const snapshot_function *r)
+{
+    const session_thread *t;
+
+    if (r->thread_row && r->thread_row <= s->thread_count)
+        return r->thread_row;
+    t = r->thread_id ? session_find_thread(s, r->thread_id) : NULL;
+    return t ? session_thread_row_of(s, t) : 0;
+}
+
+static int snapshot_restore_function(session *s, snapshot_reader *rd, snapshot_cursor *c,
+                                     uint16_t flags)
 {
     snapshot_function r;
     const char *name;
@@ -352,7 +375,8 @@ static int snapshot_restore_function(session *s, snapshot_cursor *c, uint16_t fl
     if (snapshot_take(c, &r, sizeof(r)) != 0 || r.compilation_count > SESSION_MAX_COMPILATIONS ||
         r.tier >= WIRE_TIER_COUNT || !(f = session_function_append(s, 0)))
         return -1;
-    f->function_id = r.function_id, f->module_id = r.module_id, f->thread_id = r.thread_id;
+    f->function_id = r.function_id, f->module_id = r.module_id;
+    f->thread_row = snapshot_thread_row(s, &r);
     f->first_jit_ns = r.first_jit_ns, f->last_jit_ns = r.last_jit_ns;
     f->jit_time_ns = r.jit_time_ns, f->jit_time_total_ns = r.jit_time_total_ns;
     memcpy(f->code_start, r.code_start, sizeof(f->code_start));
@@ -380,9 +404,12 @@ static int snapshot_restore_function(session *s, snapshot_cursor *c, uint16_t fl
         !(f->name = (f->flags & WIRE_FLAG_DYNAMIC) ? strpool_intern(&s->names, name, length)
                                                    : strpool_add(&s->names, name, length)))
         return -1;
-    if ((flags & SNAPSHOT_INDEXED) && f->function_id &&
-        idindex_put(&s->function_index, f->function_id, index, s->functions, sizeof(*f)) != 0)
-        return -1;
+    if ((flags & SNAPSHOT_INDEXED) && f->function_id) { /* indexed all at once at END */
+        if (grow_reserve((void **)&rd->indexed, &rd->indexed_cap, rd->indexed_count,
+                         sizeof(*rd->indexed), 1024, SESSION_MAX_FUNCTIONS, GROW_KEEP) != 0)
+            return -1;
+        rd->indexed[rd->indexed_count++] = index;
+    }
     return 0;
 }
 
@@ -421,6 +448,10 @@ int snapshot_apply(session *s, snapshot_reader *rd, uint16_t type, uint16_t flag
             return -1;
         }
         rd->begun = 1;
+        /* the counts it announces are room made at once (bounded by the session's caps;
+         * what does not fit is refused record by record as ever) */
+        session_reserve(s, (size_t)rd->counts.functions, (size_t)rd->counts.modules,
+                        (size_t)rd->counts.threads, rd->counts.name_bytes);
         return 0;
     case SNAPSHOT_SESSION: rc = snapshot_restore_session(s, rd, &c); break;
     case SNAPSHOT_MODULE:
@@ -432,7 +463,7 @@ int snapshot_apply(session *s, snapshot_reader *rd, uint16_t type, uint16_t flag
         rd->threads++;
         break;
     case SNAPSHOT_FUNCTION:
-        rc = snapshot_restore_function(s, &c, flags);
+        rc = snapshot_restore_function(s, rd, &c, flags);
         rd->functions++;
         break;
     case SNAPSHOT_EVENTS:
@@ -447,6 +478,11 @@ int snapshot_apply(session *s, snapshot_reader *rd, uint16_t type, uint16_t flag
             return -1;
         }
         rd->ended = 1;
+        if (idindex_put_many(&s->function_index, rd->indexed, rd->indexed_count, s->functions,
+                             sizeof(*s->functions)) != 0) {
+            *why = "snapshot: no memory for its functions' index";
+            return -1;
+        }
         return 0;
     }
     default: *why = "not a snapshot record"; return -1;
@@ -458,8 +494,16 @@ int snapshot_apply(session *s, snapshot_reader *rd, uint16_t type, uint16_t flag
     return 0;
 }
 
-int snapshot_finish(const session *s, const snapshot_reader *rd, const char **why)
+void snapshot_reader_free(snapshot_reader *rd)
 {
+    free(rd->indexed);
+    rd->indexed = NULL;
+    rd->indexed_count = rd->indexed_cap = 0;
+}
+
+int snapshot_finish(const session *s, snapshot_reader *rd, const char **why)
+{
+    snapshot_reader_free(rd);
     if (!rd->begun || !rd->ended) {
         *why = "snapshot: incomplete (no END)";
         return -1;

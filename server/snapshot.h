@@ -45,8 +45,8 @@ enum snapshot_record {
 #define SNAPSHOT_HAS_NAME 0x200u /* a thread's or function's name follows (may be empty) */
 
 typedef struct snapshot_begin {
-    uint32_t format; /* SNAPSHOT_FORMAT */
-    uint32_t reserved;
+    uint32_t format;     /* SNAPSHOT_FORMAT */
+    uint32_t name_bytes; /* the session's name text (a hint for reading back; 0: unknown) */
     uint64_t functions, modules, threads, events;
 } snapshot_begin;
 
@@ -61,6 +61,8 @@ typedef struct snapshot_reader {
     snapshot_begin counts; /* from SNAPSHOT_BEGIN */
     uint64_t functions, modules, threads, events;
     uint64_t events_last_seq; /* from SNAPSHOT_SESSION */
+    uint32_t *indexed;        /* positions of the functions their IDs find, indexed at END */
+    size_t indexed_count, indexed_cap;
 } snapshot_reader;
 
 /* 1 when a frame of this type belongs to a snapshot. */
@@ -68,7 +70,10 @@ int snapshot_is_record(uint16_t type);
 /* Applies one SNAPSHOT_* frame (type, flags, payload); 0, or -1 with why. */
 int snapshot_apply(session *s, snapshot_reader *rd, uint16_t type, uint16_t flags,
                    const uint8_t *payload, uint32_t length, const char **why);
-/* After the last frame: 0 when BEGIN and END came and the counts agree. */
-int snapshot_finish(const session *s, const snapshot_reader *rd, const char **why);
+/* After the last frame: 0 when BEGIN and END came and the counts agree.
+ * Frees what the reader holds, either way. */
+int snapshot_finish(const session *s, snapshot_reader *rd, const char **why);
+/* Frees what the reader holds (a read given up halfway); idempotent. */
+void snapshot_reader_free(snapshot_reader *rd);
 
 #endif

@@ -64,7 +64,7 @@ static stacks_walk *stacks_pending(stacks_state *st, uint64_t snapshot_id)
     return free_slot;
 }
 
-void stacks_apply_thread(stacks_state *st, const wire_record *r)
+void stacks_apply_thread(stacks_state *st, const wire_record *r, uint32_t thread_row)
 {
     const wire_stack_thread *t = &r->u.stack_thread;
     stacks_walk *w;
@@ -105,7 +105,7 @@ void stacks_apply_thread(stacks_state *st, const wire_record *r)
     e->first_frame = w->frame_count;
     e->frame_count = n;
     e->flags = t->flags | (n < t->frame_count ? (uint32_t)WIRE_STACK_TRUNCATED : 0u);
-    e->reserved = 0;
+    e->thread_row = thread_row;
     for (i = 0; i < n; i++)
         w->frames[w->frame_count + i] = wire_record_frame(r, i);
     w->frame_count += n;

@@ -39,8 +39,8 @@ typedef struct stacks_thread {
     int32_t hresult;
     uint32_t first_frame; /* index of its first (leaf) frame in the walk's frames */
     uint32_t frame_count;
-    uint32_t flags; /* WIRE_STACK_TRUNCATED */
-    uint32_t reserved;
+    uint32_t flags;      /* WIRE_STACK_TRUNCATED */
+    uint32_t thread_row; /* the session's row of this thread (position + 1), 0 unknown */
 } stacks_thread;
 
 /* One walk: being assembled (pending), or a kept snapshot. */
@@ -78,7 +78,9 @@ typedef struct stacks_state {
 
 struct wire_record;
 
-void stacks_apply_thread(stacks_state *st, const struct wire_record *r);
+/* One thread's walk; thread_row: the session's row of that thread (the
+ * session resolves ThreadIDs, which the runtime reuses), 0 unknown. */
+void stacks_apply_thread(stacks_state *st, const struct wire_record *r, uint32_t thread_row);
 /* Empties a walk and keeps its arrays for the next one. */
 void stacks_walk_recycle(stacks_walk *w);
 /* A snapshot or sample is complete. A snapshot is kept and logged to `log`;

@@ -80,7 +80,8 @@ static int store_take_lock(const char *dir, char *err, size_t errsz)
         owner[strcspn(owner, "\n")] = '\0';
         snprintf(err, errsz,
                  "another jitscope server (pid %s) uses %s; stop it, or give this one "
-                 "--data DIR (another directory) or --data none",
+                 "--data DIR (another directory) or --data none (make run: DATA=DIR or "
+                 "DATA=none)",
                  owner[0] ? owner : "?", dir);
         close(store.lock_fd);
         store.lock_fd = -1;

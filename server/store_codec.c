@@ -10,6 +10,8 @@
 #include <xxhash.h>
 #include <zstd.h>
 
+#include "wire.h"
+
 uint64_t store_checksum(const void *bytes, size_t length) { return XXH3_64bits(bytes, length); }
 
 int store_compress(const void *bytes, size_t length, void **out, size_t *out_length)
@@ -35,30 +37,51 @@ fail:
     return -1;
 }
 
-int store_decompress(const void *bytes, size_t length, size_t raw_length, void **out,
+int store_decompress(const void *bytes, size_t length, size_t raw_length, void **buf, size_t *cap,
                      const char **why)
 {
     unsigned long long size = ZSTD_getFrameContentSize(bytes, length);
-    void *buf;
     size_t n;
 
     if (size == ZSTD_CONTENTSIZE_ERROR || size == ZSTD_CONTENTSIZE_UNKNOWN || size != raw_length) {
         *why = "a snapshot part is not what was written (its size does not match)";
         return -1;
     }
-    buf = malloc(raw_length ? raw_length : 1);
-    if (!buf) {
-        *why = "out of memory";
-        return -1;
+    if (raw_length > *cap) {
+        void *bigger = realloc(*buf, raw_length);
+        if (!bigger) {
+            *why = "out of memory";
+            return -1;
+        }
+        *buf = bigger;
+        *cap = raw_length;
     }
-    n = ZSTD_decompress(buf, raw_length, bytes, length);
+    n = ZSTD_decompress(*buf, raw_length, bytes, length);
     if (ZSTD_isError(n) || n != raw_length) {
-        free(buf);
         *why = "a snapshot part is damaged (zstd refused it, or its checksum)";
         return -1;
     }
-    *out = buf;
     return 0;
+}
+
+size_t store_frames_up_to(const uint8_t *buf, size_t length, size_t limit)
+{
+    size_t off = 0;
+
+    while (off < length) {
+        wire_frame_header h;
+        size_t next;
+        if (length - off < sizeof(h))
+            return length;
+        memcpy(&h, buf + off, sizeof(h));
+        next = off + sizeof(h) + h.length;
+        if (next > length)
+            return length;
+        if (off > 0 && next > limit)
+            break;
+        off = next;
+    }
+    return off;
 }
 
 int store_entries(const uint8_t *buf, size_t length, store_entry_fn fn, void *ctx, int part,

@@ -37,6 +37,8 @@ _Static_assert(sizeof(store_entry_header) == 16, "store_entry_header layout");
 
 /* log.flags */
 enum { STORE_CHUNK_BREAK = 1 }; /* bytes of the log were lost just before this chunk */
+/* snapshots.kind: the folded state (first, in order), or observation entries */
+enum { STORE_SNAPSHOT_STATE = 0, STORE_SNAPSHOT_OBSERVATIONS = 1 };
 /* snapshots.codec */
 enum { STORE_CODEC_RAW = 0, STORE_CODEC_ZSTD = 1 };
 
@@ -52,9 +54,14 @@ int store_exec(sqlite3 *db, const char *sql, char *err, size_t errsz);
 uint64_t store_checksum(const void *bytes, size_t length);
 /* Compresses (zstd, with its own content checksum) into a malloc'd buffer. 0 or -1. */
 int store_compress(const void *bytes, size_t length, void **out, size_t *out_length);
-/* Decompresses what store_compress made, expecting raw_length bytes. 0, or -1 with why. */
-int store_decompress(const void *bytes, size_t length, size_t raw_length, void **out,
+/* Decompresses what store_compress made, expecting raw_length bytes, into
+ * *buf (grown to *cap as needed: one buffer serves every part of a read).
+ * 0, or -1 with why. */
+int store_decompress(const void *bytes, size_t length, size_t raw_length, void **buf, size_t *cap,
                      const char **why);
+/* The end of the last whole frame of buf[0..length) at or before limit (at
+ * least one frame; all of buf when it holds no whole frame). */
+size_t store_frames_up_to(const uint8_t *buf, size_t length, size_t limit);
 /* Walks the entries of buf[0..length): fn for each (its frames); 0, -1 when
  * an entry does not fit (*why), or fn's non-zero return. */
 int store_entries(const uint8_t *buf, size_t length, store_entry_fn fn, void *ctx, int part,

@@ -51,6 +51,15 @@ static int legacy_statement(sqlite3 *db, const char *sql, int session_id, sqlite
     return 0;
 }
 
+/* A function's thread: versions 1-3 kept its ThreadID, which the runtime
+ * reuses; the newest row with it (the threads are read first). 0: none. */
+static uint32_t legacy_thread_row(session *s, uint64_t thread_id)
+{
+    const session_thread *t = thread_id ? session_find_thread(s, thread_id) : NULL;
+
+    return t ? session_thread_row_of(s, t) : 0;
+}
+
 static int legacy_load_functions(sqlite3 *db, session *s)
 {
     sqlite3_stmt *st = NULL;
@@ -75,7 +84,7 @@ static int legacy_load_functions(sqlite3 *db, session *s)
         if (!(f = session_function_append(s, id)))
             goto done;
         f->module_id = (uint64_t)sqlite3_column_int64(st, 2);
-        f->thread_id = (uint64_t)sqlite3_column_int64(st, 3);
+        f->thread_row = legacy_thread_row(s, (uint64_t)sqlite3_column_int64(st, 3));
         if ((name = legacy_column_dup(st, 4))) { /* valid UTF-8, then into the name pool */
             int rc_name = session_function_set_name(s, f, name, strlen(name));
             free(name);
@@ -187,7 +196,7 @@ static int legacy_load_threads(sqlite3 *db, session *s)
         session_thread *t = session_thread_append(s, id);
         if (!t)
             goto done;
-        t->os_thread_id = (uint32_t)sqlite3_column_int64(st, 1);
+        session_thread_set_os(s, t, (uint32_t)sqlite3_column_int64(st, 1));
         t->flags = (uint32_t)sqlite3_column_int64(st, 2);
         t->name = legacy_column_dup(st, 3);
         t->alive = 0; /* a past session's process is not ours to watch */
@@ -358,16 +367,17 @@ static int legacy_put_part(sqlite3 *db, int session_id, int part, int parts, con
 
     if (store_compress(raw, length, &packed, &packed_length) != 0 ||
         sqlite3_prepare_v2(db,
-                           "INSERT INTO snapshots (session_id, part, parts, upto_chunk, codec,"
-                           " raw_bytes, bytes) VALUES (?, ?, ?, 0, ?, ?, ?)",
+                           "INSERT INTO snapshots (session_id, part, parts, kind, upto_chunk,"
+                           " codec, raw_bytes, bytes) VALUES (?, ?, ?, ?, 0, ?, ?, ?)",
                            -1, &st, NULL) != SQLITE_OK)
         goto done;
     sqlite3_bind_int(st, 1, session_id);
     sqlite3_bind_int(st, 2, part);
     sqlite3_bind_int(st, 3, parts);
-    sqlite3_bind_int(st, 4, STORE_CODEC_ZSTD);
-    sqlite3_bind_int64(st, 5, (sqlite3_int64)length);
-    sqlite3_bind_blob64(st, 6, packed, packed_length, SQLITE_STATIC);
+    sqlite3_bind_int(st, 4, part == 0 ? STORE_SNAPSHOT_STATE : STORE_SNAPSHOT_OBSERVATIONS);
+    sqlite3_bind_int(st, 5, STORE_CODEC_ZSTD);
+    sqlite3_bind_int64(st, 6, (sqlite3_int64)length);
+    sqlite3_bind_blob64(st, 7, packed, packed_length, SQLITE_STATIC);
     rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
 done:
     sqlite3_finalize(st);
@@ -440,10 +450,10 @@ static int legacy_convert_session(sqlite3 *db, int id, const char *header_text,
     session_header_from_json(s, header, 1);
     s->id = id;
     /* what could be read is kept: a table that fails to read is left empty */
+    legacy_load_threads(db, s); /* before the functions, which name their rows */
     legacy_load_functions(db, s);
     legacy_load_compilations(db, s);
     legacy_load_modules(db, s);
-    legacy_load_threads(db, s);
     legacy_load_events(db, s);
     legacy_load_replay(db, id, &observations);
     if (snapshot_encode(s, 0, &state) != 0 ||

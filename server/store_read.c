@@ -29,12 +29,15 @@ static int read_snapshot(sqlite3 *db, int session_id, store_entry_fn fn, void *c
 {
     sqlite3_stmt *st = NULL;
     int rc = 0, step, expect = 0, parts = 0;
+    void *raw = NULL; /* one buffer for every part */
+    size_t cap = 0;
 
     *upto = 0;
-    if (read_statement(db,
-                       "SELECT part, upto_chunk, codec, raw_bytes, bytes, parts FROM snapshots"
-                       " WHERE session_id = ? ORDER BY part",
-                       session_id, &st) != 0) {
+    if (read_statement(
+            db,
+            "SELECT part, upto_chunk, codec, raw_bytes, bytes, parts, kind FROM snapshots"
+            " WHERE session_id = ? ORDER BY part",
+            session_id, &st) != 0) {
         snprintf(err, errsz, "reading its snapshot: %s", sqlite3_errmsg(db));
         return -1;
     }
@@ -44,7 +47,6 @@ static int read_snapshot(sqlite3 *db, int session_id, store_entry_fn fn, void *c
         const void *bytes = sqlite3_column_blob(st, 4);
         size_t length = (size_t)sqlite3_column_bytes(st, 4);
         const char *why = NULL;
-        void *raw = NULL;
         if (part != expect++) {
             snprintf(err, errsz, "its snapshot lacks part %d", expect - 1);
             rc = -1;
@@ -53,19 +55,19 @@ static int read_snapshot(sqlite3 *db, int session_id, store_entry_fn fn, void *c
         *upto = (uint64_t)sqlite3_column_int64(st, 1);
         parts = sqlite3_column_int(st, 5);
         if (codec != STORE_CODEC_ZSTD ||
-            store_decompress(bytes, length, raw_length, &raw, &why) != 0) {
+            store_decompress(bytes, length, raw_length, &raw, &cap, &why) != 0) {
             snprintf(err, errsz, "its snapshot's part %d: %s", part,
                      why ? why : "stored in a way this server does not know");
             rc = -1;
             break;
         }
-        if (part == 0)
+        if (sqlite3_column_int(st, 6) == STORE_SNAPSHOT_STATE)
             rc = fn(ctx, STORE_PART_SNAPSHOT, 0, raw, raw_length);
         else if ((rc = store_entries(raw, raw_length, fn, ctx, STORE_PART_OBSERVATION, &why)) < 0 &&
                  why)
             snprintf(err, errsz, "its snapshot's part %d: %s", part, why);
-        free(raw);
     }
+    free(raw);
     if (rc == 0 && step != SQLITE_DONE) {
         snprintf(err, errsz, "reading its snapshot: %s", sqlite3_errmsg(db));
         rc = -1;

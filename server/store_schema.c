@@ -66,8 +66,8 @@ static const char *const store_migrations[STORE_SCHEMA_VERSION] = {
     " bytes BLOB NOT NULL, checksum INTEGER NOT NULL, PRIMARY KEY (session_id, chunk));"
     "CREATE TABLE snapshots ("
     " session_id INTEGER NOT NULL, part INTEGER NOT NULL, parts INTEGER NOT NULL,"
-    " upto_chunk INTEGER NOT NULL, codec INTEGER NOT NULL, raw_bytes INTEGER NOT NULL,"
-    " bytes BLOB NOT NULL, PRIMARY KEY (session_id, part));",
+    " kind INTEGER NOT NULL, upto_chunk INTEGER NOT NULL, codec INTEGER NOT NULL,"
+    " raw_bytes INTEGER NOT NULL, bytes BLOB NOT NULL, PRIMARY KEY (session_id, part));",
 };
 
 int store_exec(sqlite3 *db, const char *sql, char *err, size_t errsz)

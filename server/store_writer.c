@@ -51,14 +51,14 @@ static const char *const writer_sql[ST_COUNT] = {
                   " updated_ns = excluded.updated_ns, header = excluded.header,"
                   " summary = excluded.summary",
     [ST_SNAP_READ] =
-        "SELECT codec, raw_bytes, bytes FROM snapshots WHERE session_id = ? AND part > 0"
+        "SELECT codec, raw_bytes, bytes FROM snapshots WHERE session_id = ? AND kind = 1"
         " ORDER BY part",
     [ST_LOG_UPTO] = "SELECT chunk, bytes, checksum FROM log WHERE session_id = ? AND chunk <= ?"
                     " ORDER BY chunk",
     [ST_SNAP_DELETE] = "DELETE FROM snapshots WHERE session_id = ?",
     [ST_LOG_DELETE_UPTO] = "DELETE FROM log WHERE session_id = ? AND chunk <= ?",
-    [ST_SNAP_INSERT] = "INSERT INTO snapshots (session_id, part, parts, upto_chunk, codec,"
-                       " raw_bytes, bytes) VALUES (?,?,?,?,?,?,?)",
+    [ST_SNAP_INSERT] = "INSERT INTO snapshots (session_id, part, parts, kind, upto_chunk, codec,"
+                       " raw_bytes, bytes) VALUES (?,?,?,?,?,?,?,?)",
     [ST_FORGET_LOG] = "DELETE FROM log WHERE session_id = ?",
     [ST_FORGET_SNAP] = "DELETE FROM snapshots WHERE session_id = ?",
     [ST_FORGET_SESSION] = "DELETE FROM sessions WHERE id = ?",
@@ -225,21 +225,23 @@ static int writer_gather_observations(int session_id, uint64_t upto, writer_buf 
 {
     sqlite3_stmt *st = writer_statement(ST_SNAP_READ, session_id);
     const char *why;
+    void *raw = NULL; /* one buffer for every part */
+    size_t cap = 0;
     int rc = 0;
 
     while (rc == 0 && sqlite3_step(st) == SQLITE_ROW) {
-        void *raw = NULL;
         int codec = sqlite3_column_int(st, 0);
         size_t raw_length = (size_t)sqlite3_column_int64(st, 1);
         const void *bytes = sqlite3_column_blob(st, 2);
         size_t length = (size_t)sqlite3_column_bytes(st, 2);
         if (codec == STORE_CODEC_ZSTD &&
-            store_decompress(bytes, length, raw_length, &raw, &why) == 0)
+            store_decompress(bytes, length, raw_length, &raw, &cap, &why) == 0)
             rc = writer_buf_add(out, raw, raw_length);
         else if (codec == STORE_CODEC_RAW && length == raw_length)
             rc = writer_buf_add(out, bytes, length);
-        free(raw); /* a damaged part is left out: its observations are lost */
+        /* (a damaged part is left out: its observations are lost) */
     }
+    free(raw);
     sqlite3_reset(st);
     st = writer_statement(ST_LOG_UPTO, session_id);
     sqlite3_bind_int64(st, 2, (sqlite3_int64)upto);
@@ -255,8 +257,8 @@ static int writer_gather_observations(int session_id, uint64_t upto, writer_buf 
     return rc;
 }
 
-static int writer_put_part(int session_id, int part, int parts, uint64_t upto, const uint8_t *raw,
-                           size_t length)
+static int writer_put_part(int session_id, int part, int parts, int kind, uint64_t upto,
+                           const uint8_t *raw, size_t length)
 {
     sqlite3_stmt *st = writer_statement(ST_SNAP_INSERT, session_id);
     void *packed = NULL;
@@ -267,10 +269,11 @@ static int writer_put_part(int session_id, int part, int parts, uint64_t upto, c
         return -1;
     sqlite3_bind_int(st, 2, part);
     sqlite3_bind_int(st, 3, parts);
-    sqlite3_bind_int64(st, 4, (sqlite3_int64)upto);
-    sqlite3_bind_int(st, 5, STORE_CODEC_ZSTD);
-    sqlite3_bind_int64(st, 6, (sqlite3_int64)length);
-    sqlite3_bind_blob64(st, 7, packed, packed_length, SQLITE_STATIC);
+    sqlite3_bind_int(st, 4, kind);
+    sqlite3_bind_int64(st, 5, (sqlite3_int64)upto);
+    sqlite3_bind_int(st, 6, STORE_CODEC_ZSTD);
+    sqlite3_bind_int64(st, 7, (sqlite3_int64)length);
+    sqlite3_bind_blob64(st, 8, packed, packed_length, SQLITE_STATIC);
     rc = writer_step(st);
     sqlite3_clear_bindings(st);
     free(packed);
@@ -280,16 +283,20 @@ static int writer_put_part(int session_id, int part, int parts, uint64_t upto, c
 }
 
 /* Replaces the session's chunks up to `upto` and its snapshot by a new one:
- * part 0 the state, parts 1.. the observations, each about STORE_PART_BYTES. */
-static int writer_compact(int session_id, uint64_t upto, const void *state, size_t length)
+ * the state in parts of about STORE_PART_BYTES (whole frames: a reader
+ * decompresses one part at a time), then the observations likewise (whole
+ * entries). */
+static int writer_compact(int session_id, uint64_t upto, const uint8_t *state, size_t length)
 {
     writer_buf obs = {0};
     sqlite3_stmt *st;
     size_t off, n;
-    int parts = 1, part, rc = -1;
+    int parts = 0, part = 0, rc = -1;
 
     if (writer_gather_observations(session_id, upto, &obs) != 0)
         goto done;
+    for (off = 0; off < length || parts == 0; off += n, parts++)
+        n = store_frames_up_to(state + off, length - off, STORE_PART_BYTES);
     for (off = 0; off < obs.length; off += n, parts++)
         n = writer_entries_up_to(obs.data + off, obs.length - off, STORE_PART_BYTES);
     st = writer_statement(ST_SNAP_DELETE, session_id);
@@ -297,11 +304,18 @@ static int writer_compact(int session_id, uint64_t upto, const void *state, size
         goto done;
     st = writer_statement(ST_LOG_DELETE_UPTO, session_id);
     sqlite3_bind_int64(st, 2, (sqlite3_int64)upto);
-    if (writer_step(st) != 0 || writer_put_part(session_id, 0, parts, upto, state, length) != 0)
+    if (writer_step(st) != 0)
         goto done;
-    for (off = 0, part = 1; off < obs.length; off += n, part++) {
+    for (off = 0; off < length || part == 0; off += n) {
+        n = store_frames_up_to(state + off, length - off, STORE_PART_BYTES);
+        if (writer_put_part(session_id, part++, parts, STORE_SNAPSHOT_STATE, upto, state + off,
+                            n) != 0)
+            goto done;
+    }
+    for (off = 0; off < obs.length; off += n) {
         n = writer_entries_up_to(obs.data + off, obs.length - off, STORE_PART_BYTES);
-        if (writer_put_part(session_id, part, parts, upto, obs.data + off, n) != 0)
+        if (writer_put_part(session_id, part++, parts, STORE_SNAPSHOT_OBSERVATIONS, upto,
+                            obs.data + off, n) != 0)
             goto done;
     }
     writer.snapshots++;

@@ -4,7 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hugemem.h"
+
 #define STRPOOL_CHUNK ((size_t)1 << STRPOOL_CHUNK_BITS)
+#define STRPOOL_STRIDE (STRPOOL_CHUNK + 64) /* a chunk and its slack inside a reserved block */
 
 static uint32_t strpool_hash(const char *text, size_t length)
 {
@@ -51,8 +54,11 @@ static char *strpool_room(strpool *p, size_t need, uint32_t *ref)
     if (!p->chunks && !(p->chunks = calloc(STRPOOL_MAX_CHUNKS, sizeof(*p->chunks))))
         return NULL;
     if (p->chunk_count == 0 || p->used + need > STRPOOL_CHUNK) {
-        if (p->chunk_count >= STRPOOL_MAX_CHUNKS ||
-            !(p->chunks[p->chunk_count] = malloc(STRPOOL_CHUNK + STRPOOL_SLACK)))
+        if (p->chunk_count >= STRPOOL_MAX_CHUNKS)
+            return NULL;
+        if (p->region && p->region_taken < p->region_chunks)
+            p->chunks[p->chunk_count] = p->region + (size_t)p->region_taken++ * STRPOOL_STRIDE;
+        else if (!(p->chunks[p->chunk_count] = malloc(STRPOOL_CHUNK + STRPOOL_SLACK)))
             return NULL;
         p->chunk_count++;
         p->used = 0;
@@ -111,6 +117,27 @@ const char *strpool_add(strpool *p, const char *text, size_t length)
     return copy;
 }
 
+void strpool_reserve(strpool *p, size_t bytes)
+{
+    size_t chunks = (bytes + STRPOOL_CHUNK - 1) / STRPOOL_CHUNK;
+
+    if (p->region || chunks < 2)
+        return;
+    if (chunks > STRPOOL_MAX_CHUNKS - p->chunk_count)
+        chunks = STRPOOL_MAX_CHUNKS - p->chunk_count;
+    if (!(p->region = malloc(chunks * STRPOOL_STRIDE)))
+        return;
+    hugemem_advise(p->region, chunks * STRPOOL_STRIDE);
+    p->region_chunks = (uint32_t)chunks;
+    p->region_taken = 0;
+}
+
+static int strpool_in_region(const strpool *p, const char *chunk)
+{
+    return p->region && chunk >= p->region &&
+           chunk < p->region + (size_t)p->region_chunks * STRPOOL_STRIDE;
+}
+
 size_t strpool_bytes(const strpool *p)
 {
     return (size_t)p->chunk_count * STRPOOL_CHUNK + p->capacity * sizeof(strpool_slot);
@@ -121,7 +148,9 @@ void strpool_free(strpool *p)
     uint32_t i;
 
     for (i = 0; i < p->chunk_count; i++)
-        free(p->chunks[i]);
+        if (!strpool_in_region(p, p->chunks[i]))
+            free(p->chunks[i]);
+    free(p->region);
     free(p->chunks);
     free(p->slots);
     memset(p, 0, sizeof(*p));

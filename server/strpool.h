@@ -32,6 +32,8 @@ typedef struct strpool {
     size_t capacity;   /* power of two, 0 when empty */
     size_t count;      /* distinct strings */
     size_t text_bytes; /* their bytes, NULs included */
+    char *region;      /* strpool_reserve's block, carved into chunks; NULL without one */
+    uint32_t region_chunks, region_taken;
 } strpool;
 
 /* The interned copy of text[0..length) (no NUL inside expected; the copy is
@@ -42,7 +44,14 @@ const char *strpool_intern(strpool *p, const char *text, size_t length);
  * being found later (for strings that are known to be new: no table slot, no
  * cache miss into it). NULL as strpool_intern. */
 const char *strpool_add(strpool *p, const char *text, size_t length);
-/* Bytes the pool holds: chunks allocated plus its table. */
+/* Makes room for about `bytes` more text at once, in one block marked for
+ * huge pages (hugemem.h), so that reading a large session back does not fault
+ * 4 KiB at a time. A hint: when the pool already has a block, or the block
+ * cannot be had, it does nothing (chunks come one by one as before). The room
+ * is virtual memory until strings fill it. */
+void strpool_reserve(strpool *p, size_t bytes);
+/* Bytes the pool holds: chunks in use plus its table (a reserved block's
+ * chunks count once strings reach them). */
 size_t strpool_bytes(const strpool *p);
 void strpool_free(strpool *p);
 

@@ -81,9 +81,9 @@ json_t *view_profile_status(const profile_state *p)
 
 /* Records lost on the way, every cause (names that could not be read are not
  * records: name_failed and name_late are counted apart). */
-static uint64_t view_records_lost(const session *s)
+static uint64_t view_records_lost(const wire_drops *drops)
 {
-    const uint64_t *d = s->drops.dropped;
+    const uint64_t *d = drops->dropped;
 
     return d[WIRE_DROP_RING_FULL] + d[WIRE_DROP_TOO_LARGE] + d[WIRE_DROP_NO_SERVER] +
            d[WIRE_DROP_SLOW_SERVER] + d[WIRE_DROP_SHUTDOWN];
@@ -91,67 +91,175 @@ static uint64_t view_records_lost(const session *s)
 
 /* The launched process's end by a signal: "exit_signal": 9, "exit_signal_name":
  * "SIGKILL" (both null when it exited by itself or is not known to have ended). */
-static json_t *view_exit_signal(json_t *o, const session *s)
+static json_t *view_exit_signal(json_t *o, int exit_signal)
 {
-    const char *name = s->exit_signal ? session_signal_name(s->exit_signal) : NULL;
+    const char *name = exit_signal ? session_signal_name(exit_signal) : NULL;
 
     if (!o)
         return NULL;
-    json_object_set_new(o, "exit_signal",
-                        s->exit_signal ? json_integer(s->exit_signal) : json_null());
+    json_object_set_new(o, "exit_signal", exit_signal ? json_integer(exit_signal) : json_null());
     json_object_set_new(o, "exit_signal_name", name ? json_string(name) : json_null());
     return o;
 }
 
-json_t *view_session_summary(session *s)
+/* Why a session has no exit code (null when it has one). */
+static const char *view_exit_code_unknown(const session *s)
+{
+    if (s->has_exit_code)
+        return NULL;
+    switch (s->state) {
+    case SESSION_STARTING:
+    case SESSION_LIVE:
+    case SESSION_DISCONNECTED:
+    case SESSION_DETACHING: return "still running";
+    case SESSION_DETACHED:
+        return "the agent left the process, which may still be running: jitscope no longer "
+               "watches it";
+    case SESSION_INTERRUPTED: return "the server that recorded it stopped before the process ended";
+    case SESSION_FAILED: return "it never ran under jitscope";
+    case SESSION_EXITED: break;
+    }
+    if (s->mode == SESSION_MODE_RUN && s->root_id == s->id && s->not_child)
+        return "this server took the run back after a restart, so the launched process was not "
+               "its child: only a process's parent is told its exit code";
+    if (s->mode == SESSION_MODE_RUN && s->root_id == s->id)
+        return "the launched process's end was not recorded";
+    return "jitscope did not start it, and only a process's parent is told its exit code "
+           "(jitscope saw it end through /proc)";
+}
+
+/* What the session summary says that its stored list entry may lack, or may
+ * say as it was when written: the program, why there is no exit code, a
+ * run's build servers outside it. */
+static json_t *view_summary_names(json_t *o, const view_summary *v)
+{
+    json_t *outside;
+    uint32_t i;
+
+    if (!o)
+        return NULL;
+    json_object_set_new(o, "program", json_string(v->program));
+    json_object_set_new(o, "exit_code_unknown", view_str(v->exit_code_unknown));
+    outside = json_array();
+    for (i = 0; i < v->outside_count && i < SESSION_OUTSIDE_MAX; i++)
+        json_array_append_new(outside, json_pack("{s:i, s:s, s:I, s:b}", "pid",
+                                                 (int)v->outside[i].pid, "name", v->outside[i].name,
+                                                 "cpu_ms", (json_int_t)v->outside[i].cpu_ms,
+                                                 "started_before", v->outside[i].started_before));
+    json_object_set_new(o, "build_servers_outside", outside);
+    return o;
+}
+
+/* Points *out at a copy of s in text (at s itself when text is NULL; NULL
+ * stays NULL). -1 when it does not fit. */
+static int view_keep(view_text *text, const char *s, const char **out)
+{
+    size_t n;
+
+    if (!s || !text) {
+        *out = s;
+        return 0;
+    }
+    n = strlen(s) + 1;
+    if (text->size - text->used < n)
+        return -1;
+    memcpy(text->data + text->used, s, n);
+    *out = text->data + text->used;
+    text->used += n;
+    return 0;
+}
+
+int view_summary_take(session *s, view_summary *v, view_text *text)
+{
+    size_t mark = text ? text->used : 0, i;
+
+    memset(v, 0, sizeof(*v));
+    if (view_keep(text, !s->persist.loaded ? s->persist.summary : NULL, &v->stored) != 0 ||
+        view_keep(text, s->command_line, &v->command_line) != 0 ||
+        view_keep(text, s->error, &v->error) != 0) {
+        text->used = mark;
+        return -1;
+    }
+    v->id = s->id, v->root_id = s->root_id, v->mode = s->mode;
+    v->pid = s->pid, v->parent_pid = s->parent_pid, v->state = s->state;
+    v->has_exit_code = s->has_exit_code, v->exit_code = s->exit_code;
+    v->exit_signal = s->exit_signal;
+    v->created_ns = s->created_ns, v->connected_ns = s->connected_ns, v->ended_ns = s->ended_ns;
+    v->runtime_type = s->runtime_type, v->clr_instance_id = s->clr_instance_id;
+    v->major = s->major, v->minor = s->minor, v->build = s->build, v->qfe = s->qfe;
+    v->functions = s->functions_jitted, v->modules = s->module_count;
+    v->threads = s->thread_count;
+    for (i = 0; i < s->thread_count; i++)
+        v->threads_alive += s->threads[i].alive != 0;
+    v->jit_compilations = s->jit_compilations, v->jit_time_total_ns = s->jit_time_total_ns;
+    v->events = s->events.last_seq;
+    v->drops = s->drops;
+    if (s->program[0])
+        snprintf(v->program, sizeof(v->program), "%s", s->program);
+    else /* stored by an older server: from the joined command line */
+        procname_of_args(s->command_line ? s->command_line : "",
+                         s->command_line ? strlen(s->command_line) : 0, ' ', v->program,
+                         sizeof(v->program));
+    v->exit_code_unknown = view_exit_code_unknown(s); /* a constant string */
+    v->outside_count = s->outside_count < SESSION_OUTSIDE_MAX ? s->outside_count
+                                                              : SESSION_OUTSIDE_MAX;
+    memcpy(v->outside, s->outside, v->outside_count * sizeof(v->outside[0]));
+    return 0;
+}
+
+json_t *view_summary_json(const view_summary *v)
 {
     char version[48];
-    size_t i, alive = 0;
     json_t *o;
 
-    if (!s->persist.loaded && s->persist.summary) {
+    if (v->stored) {
         /* a stored session not in memory: its list entry as stored */
-        o = json_loads(s->persist.summary, 0, NULL);
+        o = json_loads(v->stored, 0, NULL);
         if (json_is_object(o))
-            return o;
+            return view_summary_names(o, v); /* its header read back has them */
         json_decref(o);
     }
-
-    for (i = 0; i < s->thread_count; i++)
-        alive += s->threads[i].alive != 0;
     /* the product version ("8.0.31"), as ProcessInfo and `dotnet --list-runtimes` spell
      * it: the runtime reports its patch as the build number and 0 as the QFE */
-    if (s->qfe)
-        snprintf(version, sizeof(version), "%u.%u.%u.%u", s->major, s->minor, s->build, s->qfe);
+    if (v->qfe)
+        snprintf(version, sizeof(version), "%u.%u.%u.%u", v->major, v->minor, v->build, v->qfe);
     else
-        snprintf(version, sizeof(version), "%u.%u.%u", s->major, s->minor, s->build);
-    o = json_pack("{s:i, s:i, s:i, s:i, s:s, s:s, s:s, s:o, s:s, s:o, s:o, s:o, s:{s:s, s:s, s:i}, "
-                  "s:{s:I, s:I, s:I, "
-                  "s:I, s:I, s:I, s:I}, s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}}",
-                  "id", s->id, "root_id", s->root_id, "pid", (int)s->pid, "parent_pid",
-                  (int)s->parent_pid, "mode", s->mode == SESSION_MODE_RUN ? "run" : "attach",
-                  "state", session_state_name(s->state), "command_line", s->command_line,
-                  "exit_code", s->has_exit_code ? json_integer(s->exit_code) : json_null(), "error",
-                  s->error, "created_ms", view_ms(s->created_ns), "connected_ms",
-                  view_ms(s->connected_ns), "ended_ms", view_ms(s->ended_ns), "runtime", "type",
-                  s->runtime_type == 2 ? "CoreCLR"
-                  : s->runtime_type    ? "other"
-                                       : "unknown",
-                  "version", s->connected_ns ? version : "", "clr_instance_id",
-                  (int)s->clr_instance_id, "counters", "functions", (json_int_t)s->functions_jitted,
-                  "modules", (json_int_t)s->module_count, "threads", (json_int_t)s->thread_count,
-                  "threads_alive", (json_int_t)alive, "jit_compilations",
-                  (json_int_t)s->jit_compilations, "jit_time_total_ns",
-                  (json_int_t)s->jit_time_total_ns, "events", (json_int_t)s->events.last_seq,
-                  "drops", "ring_full", (json_int_t)s->drops.dropped[WIRE_DROP_RING_FULL],
-                  "too_large", (json_int_t)s->drops.dropped[WIRE_DROP_TOO_LARGE], "no_server",
-                  (json_int_t)s->drops.dropped[WIRE_DROP_NO_SERVER], "name_failed",
-                  (json_int_t)s->drops.dropped[WIRE_DROP_NAME_FAILED], "slow_server",
-                  (json_int_t)s->drops.dropped[WIRE_DROP_SLOW_SERVER], "name_late",
-                  (json_int_t)s->drops.dropped[WIRE_DROP_NAME_LATE], "shutdown",
-                  (json_int_t)s->drops.dropped[WIRE_DROP_SHUTDOWN], "total",
-                  (json_int_t)view_records_lost(s), "produced", (json_int_t)s->drops.produced);
-    return view_exit_signal(o, s);
+        snprintf(version, sizeof(version), "%u.%u.%u", v->major, v->minor, v->build);
+    o = json_pack(
+        "{s:i, s:i, s:i, s:i, s:s, s:s, s:s, s:o, s:s, s:o, s:o, s:o, s:{s:s, s:s, s:i}, "
+        "s:{s:I, s:I, s:I, "
+        "s:I, s:I, s:I, s:I}, s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}}",
+        "id", v->id, "root_id", v->root_id, "pid", (int)v->pid, "parent_pid", (int)v->parent_pid,
+        "mode", v->mode == SESSION_MODE_RUN ? "run" : "attach", "state",
+        session_state_name(v->state), "command_line", v->command_line, "exit_code",
+        v->has_exit_code ? json_integer(v->exit_code) : json_null(), "error", v->error,
+        "created_ms", view_ms(v->created_ns), "connected_ms", view_ms(v->connected_ns), "ended_ms",
+        view_ms(v->ended_ns), "runtime", "type",
+        v->runtime_type == 2 ? "CoreCLR"
+        : v->runtime_type    ? "other"
+                             : "unknown",
+        "version", v->connected_ns ? version : "", "clr_instance_id", (int)v->clr_instance_id,
+        "counters", "functions", (json_int_t)v->functions, "modules", (json_int_t)v->modules,
+        "threads", (json_int_t)v->threads, "threads_alive", (json_int_t)v->threads_alive,
+        "jit_compilations", (json_int_t)v->jit_compilations, "jit_time_total_ns",
+        (json_int_t)v->jit_time_total_ns, "events", (json_int_t)v->events, "drops", "ring_full",
+        (json_int_t)v->drops.dropped[WIRE_DROP_RING_FULL], "too_large",
+        (json_int_t)v->drops.dropped[WIRE_DROP_TOO_LARGE], "no_server",
+        (json_int_t)v->drops.dropped[WIRE_DROP_NO_SERVER], "name_failed",
+        (json_int_t)v->drops.dropped[WIRE_DROP_NAME_FAILED], "slow_server",
+        (json_int_t)v->drops.dropped[WIRE_DROP_SLOW_SERVER], "name_late",
+        (json_int_t)v->drops.dropped[WIRE_DROP_NAME_LATE], "shutdown",
+        (json_int_t)v->drops.dropped[WIRE_DROP_SHUTDOWN], "total",
+        (json_int_t)view_records_lost(&v->drops), "produced", (json_int_t)v->drops.produced);
+    return view_summary_names(view_exit_signal(o, v->exit_signal), v);
+}
+
+json_t *view_session_summary(session *s)
+{
+    view_summary v;
+
+    view_summary_take(s, &v, NULL); /* pointing into s: cannot fail */
+    return view_summary_json(&v);
 }
 
 /* Lower bound of cost bucket i, in ns (wire.h: WIRE_AGENT_COST). */
@@ -299,6 +407,29 @@ json_t *view_tier_source(const session *s)
                      (json_int_t)s->tiers.lost);
 }
 
+/* A thread row (position + 1) as the API names it: thread_key (its position,
+ * stable for the session's life and in storage) and its ThreadID; null when
+ * unknown. */
+static json_t *view_thread_key(uint32_t row)
+{
+    return row ? json_integer((json_int_t)row - 1) : json_null();
+}
+
+static json_t *view_thread_id(session *s, uint32_t row)
+{
+    const session_thread *t = session_thread_row(s, row);
+    return t && t->thread_id ? view_id(t->thread_id) : json_null();
+}
+
+/* Where a thread's name came from: the runtime (Thread.Name), the OS (the
+ * runtime's own threads; 15 bytes at most), or null without a name. */
+static json_t *view_thread_name_source(const session_thread *t)
+{
+    if (!t->name)
+        return json_null();
+    return json_string(t->flags & SESSION_THREAD_OS_NAME ? "os" : "runtime");
+}
+
 json_t *view_function(session *s, const session_function *f)
 {
     json_t *o = json_pack(
@@ -311,10 +442,10 @@ json_t *view_function(session *s, const session_function *f)
         (int)f->jit_count, "jit_ns", (json_int_t)f->jit_time_ns, "jit_total_ns",
         (json_int_t)f->jit_time_total_ns, "hresult", (int)f->hresult, "first_jit_ms",
         view_ms(f->first_jit_ns), "last_jit_ms", view_ms(f->last_jit_ns), "thread_id",
-        f->thread_id ? view_id(f->thread_id) : json_null(), "catchup",
-        (f->flags & WIRE_FLAG_CATCHUP) != 0, "dynamic", (f->flags & WIRE_FLAG_DYNAMIC) != 0, "tier",
-        session_tier_name(f->tier), "tiers", view_compilations(f), "tiers_unkept",
-        (int)f->compilations_unkept);
+        view_thread_id(s, f->thread_row), "catchup", (f->flags & WIRE_FLAG_CATCHUP) != 0, "dynamic",
+        (f->flags & WIRE_FLAG_DYNAMIC) != 0, "tier", session_tier_name(f->tier), "tiers",
+        view_compilations(f), "tiers_unkept", (int)f->compilations_unkept);
+    json_object_set_new(o, "thread_key", view_thread_key(f->thread_row));
     return o;
 }
 
@@ -328,57 +459,110 @@ json_t *view_module(const session_module *m)
                      (m->flags & WIRE_FLAG_CATCHUP) != 0);
 }
 
-json_t *view_thread(const session_thread *t)
+json_t *view_thread(const session *s, const session_thread *t)
 {
-    return json_pack("{s:o, s:i, s:o, s:b, s:o, s:o, s:b}", "thread_id", view_id(t->thread_id),
-                     "os_thread_id", (int)t->os_thread_id, "name", view_str(t->name), "alive",
+    return json_pack("{s:I, s:o, s:i, s:o, s:o, s:b, s:o, s:o, s:b}", "thread_key",
+                     (json_int_t)(session_thread_row_of(s, t) - 1), "thread_id",
+                     view_id(t->thread_id), "os_thread_id", (int)t->os_thread_id, "name",
+                     view_str(t->name), "name_source", view_thread_name_source(t), "alive",
                      t->alive != 0, "created_ms", view_ms(t->created_ns), "ended_ms",
                      view_ms(t->ended_ns), "catchup", (t->flags & WIRE_FLAG_CATCHUP) != 0);
 }
 
-json_t *view_event(session *s, const eventlog_entry *e)
+int view_event_take(session *s, const eventlog_entry *e, view_event_copy *c, view_text *text)
 {
-    json_t *o = json_pack("{s:I, s:s, s:o, s:b}", "seq", (json_int_t)e->seq, "type",
-                          session_event_type_name(e->type), "time_ms", view_ms(e->time_ns),
-                          "catchup", (e->flags & WIRE_FLAG_CATCHUP) != 0);
+    size_t mark = text ? text->used : 0;
+    const char *name = NULL, *module = NULL, *assembly = NULL;
 
+    memset(c, 0, sizeof(*c));
+    c->e = *e;
     switch (e->type) {
     case WIRE_JIT_FINISHED: {
         session_function *f = session_find_function(s, e->id);
-        json_object_set_new(o, "function_id", view_id(e->id));
-        json_object_set_new(o, "name", view_str(f ? f->name : NULL));
-        json_object_set_new(o, "module", view_str(f ? session_module_name(s, f->module_id) : NULL));
-        json_object_set_new(o, "jit_ns", json_integer((json_int_t)e->value));
-        json_object_set_new(o, "native_size", json_integer(e->extra));
-        json_object_set_new(o, "il_size", json_integer(f ? f->il_size : 0));
-        json_object_set_new(o, "versions", json_integer(f ? f->versions : 0));
-        json_object_set_new(o, "thread_id",
-                            f && f->thread_id ? view_id(f->thread_id) : json_null());
-        json_object_set_new(o, "dynamic", json_boolean(e->flags & WIRE_FLAG_DYNAMIC));
-        json_object_set_new(o, "tier", json_string(session_tier_name(e->tier)));
+        if (f) {
+            const session_thread *t = session_thread_row(s, f->thread_row);
+            name = f->name;
+            module = session_module_name(s, f->module_id);
+            c->thread_id = t ? t->thread_id : 0;
+            c->thread_row = f->thread_row;
+            c->il_size = f->il_size;
+            c->versions = f->versions;
+        }
         break;
     }
     case WIRE_MODULE_LOADED:
     case WIRE_MODULE_UNLOADED: {
         session_module *m = session_find_module(s, e->id);
-        json_object_set_new(o, "module_id", view_id(e->id));
-        json_object_set_new(o, "path", view_str(m ? m->path : NULL));
-        json_object_set_new(o, "assembly", view_str(m ? m->assembly : NULL));
+        module = m ? m->path : NULL;
+        assembly = m ? m->assembly : NULL;
         break;
     }
+    case WIRE_THREAD_CREATED:
+    case WIRE_THREAD_DESTROYED:
+    case WIRE_THREAD_NAME: {
+        /* events stored before rows were logged name the ID's newest row */
+        session_thread *t = e->extra ? session_thread_row(s, e->extra)
+                                     : session_find_thread(s, e->id);
+        name = t ? t->name : NULL;
+        c->thread_row = t ? session_thread_row_of(s, t) : 0;
+        break;
+    }
+    }
+    if (view_keep(text, name, &c->name) != 0 || view_keep(text, module, &c->module) != 0 ||
+        view_keep(text, assembly, &c->assembly) != 0) {
+        text->used = mark;
+        return -1;
+    }
+    return 0;
+}
+
+json_t *view_event(session *s, const eventlog_entry *e)
+{
+    view_event_copy c;
+
+    view_event_take(s, e, &c, NULL); /* pointing into s: cannot fail */
+    return view_event_json(&c, &s->profile);
+}
+
+json_t *view_event_json(const view_event_copy *c, const profile_state *profile)
+{
+    const eventlog_entry *e = &c->e;
+    json_t *o = json_pack("{s:I, s:s, s:o, s:b}", "seq", (json_int_t)e->seq, "type",
+                          session_event_type_name(e->type), "time_ms", view_ms(e->time_ns),
+                          "catchup", (e->flags & WIRE_FLAG_CATCHUP) != 0);
+
+    switch (e->type) {
+    case WIRE_JIT_FINISHED:
+        json_object_set_new(o, "function_id", view_id(e->id));
+        json_object_set_new(o, "name", view_str(c->name));
+        json_object_set_new(o, "module", view_str(c->module));
+        json_object_set_new(o, "jit_ns", json_integer((json_int_t)e->value));
+        json_object_set_new(o, "native_size", json_integer(e->extra));
+        json_object_set_new(o, "il_size", json_integer(c->il_size));
+        json_object_set_new(o, "versions", json_integer(c->versions));
+        json_object_set_new(o, "thread_id", c->thread_id ? view_id(c->thread_id) : json_null());
+        json_object_set_new(o, "thread_key", view_thread_key(c->thread_row));
+        json_object_set_new(o, "dynamic", json_boolean(e->flags & WIRE_FLAG_DYNAMIC));
+        json_object_set_new(o, "tier", json_string(session_tier_name(e->tier)));
+        break;
+    case WIRE_MODULE_LOADED:
+    case WIRE_MODULE_UNLOADED:
+        json_object_set_new(o, "module_id", view_id(e->id));
+        json_object_set_new(o, "path", view_str(c->module));
+        json_object_set_new(o, "assembly", view_str(c->assembly));
+        break;
     case WIRE_ASSEMBLY_LOADED:
         json_object_set_new(o, "assembly_id", view_id(e->id));
         json_object_set_new(o, "module_id", view_id(e->value));
         break;
     case WIRE_THREAD_CREATED:
     case WIRE_THREAD_DESTROYED:
-    case WIRE_THREAD_NAME: {
-        session_thread *t = session_find_thread(s, e->id);
+    case WIRE_THREAD_NAME:
         json_object_set_new(o, "thread_id", view_id(e->id));
+        json_object_set_new(o, "thread_key", view_thread_key(c->thread_row));
         json_object_set_new(o, "os_thread_id", json_integer((json_int_t)e->value));
-        json_object_set_new(o, "name", view_str(t ? t->name : NULL));
+        json_object_set_new(o, "name", view_str(c->name));
         break;
-    }
     case WIRE_CATCHUP_END:
         json_object_set_new(o, "functions", json_integer(e->extra));
         json_object_set_new(o, "duration_ms", json_real((double)e->value / 1e6));
@@ -407,7 +591,7 @@ json_t *view_event(session *s, const eventlog_entry *e)
     case WIRE_PROFILE_STATUS: {
         /* the status now, with the state and rates this change reported */
         static const char *const changes[] = {"", "started", "stopped", "rate", "refused"};
-        json_t *status = view_profile_status(&s->profile);
+        json_t *status = view_profile_status(profile);
         json_object_update(o, status);
         json_decref(status);
         json_object_set_new(o, "change", json_string(e->extra <= 4 ? changes[e->extra] : ""));

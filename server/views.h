@@ -8,7 +8,14 @@
  * Every function returns a new jansson reference (NULL only when jansson
  * cannot allocate). The callers holding a session hold the sessions lock
  * (sessions.h); views.c takes no lock and does no I/O. The shapes are
- * documented in docs/API.md. */
+ * documented in docs/API.md.
+ *
+ * Events and session summaries can also be made in two steps, so that the
+ * lock is held only for the first: view_*_take copies what the JSON shows
+ * (plain fields, strings into a view_text the caller owns), view_*_json
+ * shapes the copy without the session (the live stream, ws.c). With a NULL
+ * view_text the copy points into the session instead: for a caller that
+ * keeps the lock until the JSON is made (view_event, view_session_summary). */
 #ifndef JITSCOPE_VIEWS_H
 #define JITSCOPE_VIEWS_H
 
@@ -26,9 +33,37 @@ json_t *view_generations(uint32_t bits); /* GC generation bits as [0, 1, ...] */
 /* ProfileStatus (docs/API.md). */
 json_t *view_profile_status(const profile_state *p);
 
+/* Room for the strings a copy keeps: `size` bytes at `data`, `used` taken. */
+typedef struct view_text {
+    char *data;
+    size_t size, used;
+} view_text;
+
 /* Session: the summary of GET /api/sessions and the stream's "session"
  * messages; the detail adds link, catch-up, detach, profile and stacks. */
 json_t *view_session_summary(session *s);
+/* What a summary shows, copied. */
+typedef struct view_summary {
+    const char *stored; /* a stored session not in memory: its list entry as stored (JSON) */
+    int id, root_id, mode;
+    pid_t pid, parent_pid;
+    session_state state;
+    const char *command_line, *error;
+    int has_exit_code, exit_code, exit_signal;
+    int64_t created_ns, connected_ns, ended_ns;
+    uint16_t runtime_type, clr_instance_id, major, minor, build, qfe;
+    uint64_t functions, modules, threads, threads_alive, jit_compilations, jit_time_total_ns;
+    uint64_t events;
+    wire_drops drops;
+    char program[PROCNAME_MAX];    /* what it runs, in a word */
+    const char *exit_code_unknown; /* why it has no exit code (a constant string), NULL */
+    uint32_t outside_count;        /* build servers outside a run that worked for it */
+    session_outsider outside[SESSION_OUTSIDE_MAX];
+} view_summary;
+/* Copies s's summary; 0, or -1 when its strings do not fit in text (nothing
+ * kept). Caller holds the lock. */
+int view_summary_take(session *s, view_summary *v, view_text *text);
+json_t *view_summary_json(const view_summary *v);
 /* The agent's own time per JIT callback: count, mean, p50, p99 (ns) and the
  * histogram as sent (wire.h, WIRE_AGENT_COST). */
 json_t *view_agent_cost(const wire_agent_cost *c);
@@ -41,8 +76,25 @@ json_t *view_tier_totals(const session *s);
  * the agent's JIT-tier source (its EventPipe session). */
 json_t *view_tier_source(const session *s);
 json_t *view_module(const session_module *m);
-json_t *view_thread(const session_thread *t);
+json_t *view_thread(const session *s, const session_thread *t);
 /* One entry of the event log, as in GET .../events and the stream. */
 json_t *view_event(session *s, const eventlog_entry *e);
+/* An event and what its JSON shows of the session, copied. */
+typedef struct view_event_copy {
+    eventlog_entry e;
+    const char *name;           /* JIT: the function's; THREAD_*: the thread's; NULL unknown */
+    const char *module;         /* JIT: its module's display name; MODULE_*: the module's path */
+    const char *assembly;       /* MODULE_*: the module's assembly */
+    uint64_t thread_id;         /* JIT: the thread of its last compilation (0 unknown) */
+    uint32_t thread_row;        /* JIT, THREAD_*: the thread's row (position + 1; 0 unknown) */
+    uint32_t il_size, versions; /* JIT (0 when the function is unknown) */
+} view_event_copy;
+/* Copies entry e and what its JSON shows of s; 0, or -1 when its strings do
+ * not fit in text (nothing kept). Caller holds the lock. */
+int view_event_take(session *s, const eventlog_entry *e, view_event_copy *c, view_text *text);
+/* The JSON of a copied event. A PROFILE_STATUS event shows the profile's
+ * status as `profile` has it (the session's, copied with the event; only its
+ * status fields are read, never its data). */
+json_t *view_event_json(const view_event_copy *c, const profile_state *profile);
 
 #endif

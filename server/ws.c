@@ -1,4 +1,8 @@
-/* ws.c -- WebSocket live stream on libwebsockets (see ws.h). */
+/* ws.c -- WebSocket live stream on libwebsockets (see ws.h).
+ *
+ * A client's next message is copied out of its session under the sessions
+ * lock and shaped into JSON without it (ws_next.h); a change wakes only the
+ * clients subscribed to the session that changed (ws_wake.h). */
 #include "ws.h"
 #include "clock.h"
 
@@ -12,28 +16,22 @@
 #include <sys/socket.h>
 #include <time.h>
 
-#include "views.h"
 #include "guard.h"
 #include "netaddr.h"
 #include "sessions.h"
 #include "persist.h"
 #include "ws_msg.h"
+#include "ws_next.h"
+#include "ws_wake.h"
 
 #define WS_RX_MAX 4096
 #define WS_SNDBUF (256 * 1024) /* kernel send buffer per client: bounds memory, shows stalls */
-#define WS_SUMMARY_EVERY_NS 1000000000ll
 
 typedef struct ws_client {
     struct lws *wsi;
-    int session_id;    /* 0: not subscribed */
-    uint64_t next_seq; /* next event to send */
-    int64_t last_progress_ns;
-    int64_t last_summary_ns;
+    ws_cursor cur;           /* its subscription and place in its session's events */
     int64_t subscribe_by_ns; /* unsubscribed: closed when this passes */
     int64_t closing_since_ns;
-    int last_state;
-    uint64_t lag_missed; /* a lagged notice to send */
-    uint64_t lag_resume_after;
     int closing;     /* being closed with 1008 (stalled, silent or replaced) */
     char error[160]; /* an error message to send */
     size_t rx_length;
@@ -42,7 +40,7 @@ typedef struct ws_client {
 
 static struct lws_context *ws_context;
 static pthread_t ws_thread;
-static _Atomic int ws_running, ws_stopping, ws_wake;
+static _Atomic int ws_running, ws_stopping;
 static const char *ws_api_key;
 static int ws_port;
 /* Every connected client (service thread only): at most WS_MAX_CLIENTS open
@@ -52,15 +50,11 @@ static _Atomic int ws_connected; /* clients in ws_clients, for /metrics (any thr
 
 int ws_client_count(void) { return atomic_load(&ws_connected); }
 static lws_sorted_usec_list_t ws_tick_sul;
-static const struct lws_protocols ws_protocols[];
 
 void ws_notify(int session_id)
 {
-    (void)session_id; /* every subscriber re-checks its own session */
-    if (atomic_load(&ws_running)) {
-        atomic_store(&ws_wake, 1);
+    if (atomic_load(&ws_running) && ws_wake_mark(session_id))
         lws_cancel_service(ws_context);
-    }
 }
 
 #define WS_TABLE_SIZE (WS_MAX_CLIENTS + WS_MAX_CLOSING)
@@ -84,7 +78,7 @@ static ws_client *ws_oldest(int closing, int unsubscribed_only)
 
     for (i = 0; i < WS_TABLE_SIZE; i++) {
         ws_client *c = ws_clients[i];
-        if (!c || c->closing != closing || (unsubscribed_only && c->session_id))
+        if (!c || c->closing != closing || (unsubscribed_only && c->cur.session_id))
             continue;
         if (!best || (closing ? c->closing_since_ns < best->closing_since_ns
                               : c->subscribe_by_ns < best->subscribe_by_ns))
@@ -173,7 +167,7 @@ static void ws_command(ws_client *c)
         return;
     }
     if (m.kind == WS_MSG_UNSUBSCRIBE) {
-        c->session_id = 0; /* a client with no subscription has WS_SUBSCRIBE_SECONDS for one */
+        c->cur.session_id = 0; /* a client with no subscription has WS_SUBSCRIBE_SECONDS for one */
         c->subscribe_by_ns = (int64_t)clock_mono_ns() + (int64_t)WS_SUBSCRIBE_SECONDS * 1000000000;
         return;
     }
@@ -185,112 +179,84 @@ static void ws_command(ws_client *c)
         return;
     }
     sessions_unlock();
-    c->session_id = m.session_id;
-    c->next_seq = m.after + 1;
-    c->last_progress_ns = (int64_t)clock_mono_ns();
-    c->last_summary_ns = 0;
-    c->last_state = -1;
-    c->lag_missed = 0;
+    c->cur = (ws_cursor){.session_id = m.session_id,
+                         .next_seq = m.after + 1,
+                         .last_progress_ns = (int64_t)clock_mono_ns(),
+                         .last_state = -1};
     lws_callback_on_writable(c->wsi);
 }
 
-/* Builds the next message for a client (NULL: nothing to send). Sets *more. */
-static char *ws_next_message(ws_client *c, int *more)
-{
-    json_t *out = NULL, *list;
-    session *s;
-    uint64_t first, pending;
-    int64_t now = (int64_t)clock_mono_ns();
-    char *text = NULL;
+static ws_next ws_message;    /* the next message being made (service thread only) */
+static unsigned char *ws_out; /* LWS_PRE bytes, then the message */
+static size_t ws_out_cap;
 
-    *more = 0;
-    if (c->error[0]) {
-        out = json_pack("{s:s, s:s}", "type", "error", "error", c->error);
-        c->error[0] = '\0';
-        goto done;
+/* Serialises out into ws_out after its LWS_PRE bytes (grown as needed).
+ * Returns the message's length, or 0 when out of memory. */
+static size_t ws_serialise(const json_t *out)
+{
+    for (;;) {
+        size_t room = ws_out_cap > LWS_PRE ? ws_out_cap - LWS_PRE : 0;
+        size_t n = json_dumpb(out, room ? (char *)ws_out + LWS_PRE : NULL, room, JSON_COMPACT);
+        unsigned char *grown;
+
+        if (n == 0 || n <= room)
+            return n;
+        grown = realloc(ws_out, LWS_PRE + n);
+        if (!grown)
+            return 0;
+        ws_out = grown;
+        ws_out_cap = LWS_PRE + n;
     }
-    if (!c->session_id)
-        return NULL;
-    sessions_lock();
-    s = sessions_get(c->session_id);
-    if (!s) { /* deleted: the client may subscribe to another within WS_SUBSCRIBE_SECONDS */
-        sessions_unlock();
-        c->session_id = 0;
-        c->subscribe_by_ns = now + (int64_t)WS_SUBSCRIBE_SECONDS * 1000000000;
-        return NULL;
-    }
-    first = eventlog_first_seq(&s->events);
-    pending = s->events.last_seq >= c->next_seq ? s->events.last_seq - c->next_seq + 1 : 0;
-    if (c->next_seq < first || pending > WS_MAX_BACKLOG) {
-        uint64_t resume = s->events.last_seq > WS_KEEP_ON_LAG
-                              ? s->events.last_seq - WS_KEEP_ON_LAG + 1
-                              : 1;
-        if (resume < first)
-            resume = first;
-        c->lag_missed += resume > c->next_seq ? resume - c->next_seq : 0;
-        c->lag_resume_after = resume - 1;
-        c->next_seq = resume;
-    }
-    if (c->lag_missed) {
-        out = json_pack("{s:s, s:i, s:I, s:I}", "type", "lagged", "session", c->session_id,
-                        "missed", (json_int_t)c->lag_missed, "resume_after",
-                        (json_int_t)c->lag_resume_after);
-        c->lag_missed = 0;
-        *more = 1;
-    } else if (c->next_seq <= s->events.last_seq) {
-        list = json_array();
-        while (c->next_seq <= s->events.last_seq && json_array_size(list) < WS_BATCH_EVENTS)
-            json_array_append_new(list, view_event(s, eventlog_at(&s->events, c->next_seq++)));
-        out = json_pack("{s:s, s:i, s:o, s:I}", "type", "events", "session", c->session_id,
-                        "events", list, "last_seq", (json_int_t)s->events.last_seq);
-        c->last_progress_ns = now;
-        *more = c->next_seq <= s->events.last_seq;
-    }
-    if (!out &&
-        ((int)s->state != c->last_state || now - c->last_summary_ns >= WS_SUMMARY_EVERY_NS)) {
-        out = json_pack("{s:s, s:o}", "type", "session", "session", view_session_summary(s));
-        c->last_state = (int)s->state;
-        c->last_summary_ns = now;
-    }
-    if (c->next_seq > s->events.last_seq)
-        c->last_progress_ns = now; /* nothing pending: not stalled */
-    sessions_unlock();
-done:
-    if (out) {
-        text = json_dumps(out, JSON_COMPACT);
-        json_decref(out);
-    }
-    return text;
 }
 
 static int ws_write(ws_client *c)
 {
-    int more = 0;
-    char *text;
-    unsigned char *buf;
+    json_t *out = NULL;
+    int more = 0, rc;
     size_t n;
-    int rc;
 
     if (c->closing)
         return -1; /* lws sends the close frame with the reason set by ws_close_1008 */
-    text = ws_next_message(c, &more);
-    if (!text)
-        return 0;
-    n = strlen(text);
-    buf = malloc(LWS_PRE + n);
-    if (!buf) {
-        free(text);
-        return -1;
+    if (c->error[0]) {
+        out = json_pack("{s:s, s:s}", "type", "error", "error", c->error);
+        c->error[0] = '\0';
+    } else if (ws_next_take(&ws_message, &c->cur, (int64_t)clock_mono_ns(), &more) ==
+               WS_NEXT_GONE) {
+        /* deleted: the client may subscribe to another within WS_SUBSCRIBE_SECONDS */
+        c->cur.session_id = 0;
+        c->subscribe_by_ns = (int64_t)clock_mono_ns() + (int64_t)WS_SUBSCRIBE_SECONDS * 1000000000;
+    } else {
+        out = ws_next_render(&ws_message); /* the lock is released */
     }
-    memcpy(buf + LWS_PRE, text, n);
-    free(text);
-    rc = lws_write(c->wsi, buf + LWS_PRE, n, LWS_WRITE_TEXT);
-    free(buf);
+    if (!out)
+        return 0;
+    n = ws_serialise(out);
+    json_decref(out);
+    if (n == 0)
+        return -1;
+    rc = lws_write(c->wsi, ws_out + LWS_PRE, n, LWS_WRITE_TEXT);
     if (rc < (int)n)
         return -1;
     if (more || c->error[0])
         lws_callback_on_writable(c->wsi);
     return 0;
+}
+
+/* Poked (ws_notify): wakes the clients whose session changed. */
+static void ws_wake_changed(void)
+{
+    int sessions[WS_TABLE_SIZE];
+    unsigned char wake[WS_TABLE_SIZE];
+    int i;
+
+    ws_wake_begin();
+    for (i = 0; i < WS_TABLE_SIZE; i++)
+        sessions[i] = ws_clients[i] && !ws_clients[i]->closing ? ws_clients[i]->cur.session_id : 0;
+    if (ws_wake_select(sessions, WS_TABLE_SIZE, wake) == 0)
+        return;
+    for (i = 0; i < WS_TABLE_SIZE; i++)
+        if (wake[i])
+            lws_callback_on_writable(ws_clients[i]->wsi);
 }
 
 /* Every second: summaries, and closing clients that stopped reading or never subscribed. */
@@ -303,14 +269,14 @@ static void ws_tick(lws_sorted_usec_list_t *sul)
         ws_client *c = ws_clients[i];
         if (!c || c->closing)
             continue;
-        if (!c->session_id) {
+        if (!c->cur.session_id) {
             if (now >= c->subscribe_by_ns) {
                 silent++;
                 ws_close_1008(c, "no subscription", WS_KICK_SECONDS);
             }
             continue;
         }
-        if (now - c->last_progress_ns > (int64_t)WS_STALL_SECONDS * 1000000000) {
+        if (now - c->cur.last_progress_ns > (int64_t)WS_STALL_SECONDS * 1000000000) {
             lwsl_user("jitscope: WebSocket client stalled for %d s, closing it (1008)\n",
                       WS_STALL_SECONDS);
             /* the close frame goes out after what the client has not read yet,
@@ -348,8 +314,8 @@ static int ws_callback(struct lws *wsi, enum lws_callback_reasons reason, void *
     case LWS_CALLBACK_ESTABLISHED:
         memset(c, 0, sizeof(*c));
         c->wsi = wsi;
-        c->last_progress_ns = (int64_t)clock_mono_ns();
-        c->subscribe_by_ns = c->last_progress_ns + (int64_t)WS_SUBSCRIBE_SECONDS * 1000000000;
+        c->cur.last_progress_ns = (int64_t)clock_mono_ns();
+        c->subscribe_by_ns = c->cur.last_progress_ns + (int64_t)WS_SUBSCRIBE_SECONDS * 1000000000;
         for (i = 0; i < WS_TABLE_SIZE; i++) {
             if (!ws_clients[i]) {
                 ws_clients[i] = c;
@@ -380,10 +346,7 @@ static int ws_callback(struct lws *wsi, enum lws_callback_reasons reason, void *
         }
         return 0;
     case LWS_CALLBACK_SERVER_WRITEABLE: return ws_write(c);
-    case LWS_CALLBACK_EVENT_WAIT_CANCELLED:
-        if (atomic_exchange(&ws_wake, 0))
-            lws_callback_on_writable_all_protocol(ws_context, &ws_protocols[0]);
-        return 0;
+    case LWS_CALLBACK_EVENT_WAIT_CANCELLED: ws_wake_changed(); return 0;
     default: return 0;
     }
 }
@@ -484,4 +447,7 @@ void ws_stop(void)
     atomic_store(&ws_running, 0);
     lws_context_destroy(ws_context);
     ws_context = NULL;
+    free(ws_out);
+    ws_out = NULL;
+    ws_out_cap = 0;
 }

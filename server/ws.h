@@ -1,14 +1,17 @@
 /* ws.h -- the live stream: sessions' events over WebSocket (libwebsockets).
  *
  * One service thread owns every lws call; other threads only call ws_notify(),
- * which sets a flag and wakes the service with lws_cancel_service(). A client
- * subscribes to one session from a sequence number and gets batched JSON
- * messages (docs/API.md). A client's queue is a cursor into the session's
- * bounded event log, so a slow client costs no memory and never slows ingest:
- * one too far behind is told how much it missed ("lagged"), one that makes no
- * progress for WS_STALL_SECONDS is closed with 1008 (policy violation): the
- * close frame goes out after the data the client has not read yet, if it reads
- * again within WS_CLOSE_GRACE_SECONDS, else the TCP connection is cut then.
+ * which marks the session as changed and wakes the service with
+ * lws_cancel_service(); only the clients subscribed to that session are woken
+ * (ws_wake.h). A client subscribes to one session from a sequence number and
+ * gets batched JSON messages (docs/API.md), each copied out of the session
+ * under the sessions lock and shaped without it (ws_next.h). A client's queue
+ * is a cursor into the session's bounded event log, so a slow client costs no
+ * memory and never slows ingest: one too far behind is told how much it
+ * missed ("lagged"), one that makes no progress for WS_STALL_SECONDS is closed
+ * with 1008 (policy violation): the close frame goes out after the data the
+ * client has not read yet, if it reads again within WS_CLOSE_GRACE_SECONDS,
+ * else the TCP connection is cut then.
  * A client that has no subscription WS_SUBSCRIBE_SECONDS after it opened (or
  * unsubscribed) is closed with 1008 too, and when all WS_MAX_CLIENTS slots are
  * taken a new client takes the slot of the one that has waited longest without
@@ -25,10 +28,7 @@
 #include <stddef.h>
 
 #define WS_MAX_CLIENTS 64
-#define WS_MAX_CLOSING 64     /* clients being closed, beside the WS_MAX_CLIENTS */
-#define WS_BATCH_EVENTS 1000  /* events per message at most */
-#define WS_MAX_BACKLOG 100000 /* a client further behind than this is skipped ahead */
-#define WS_KEEP_ON_LAG 1000   /* ... to this many events before the newest */
+#define WS_MAX_CLOSING 64 /* clients being closed, beside the WS_MAX_CLIENTS */
 #define WS_STALL_SECONDS 10
 #define WS_CLOSE_GRACE_SECONDS 30 /* a stalled client's close frame waits this long for it */
 #define WS_SUBSCRIBE_SECONDS 5    /* an open client must subscribe within this */

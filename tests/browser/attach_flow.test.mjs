@@ -60,11 +60,15 @@ test('attach by click, live method within 2 s, filter, pause/resume, detach, /pr
   target.send('call 19');
   await page.fill('.feed input[type=search]', 'latemethod19');
   await waitForRow(page, 'JitscopeE2e.Late.LateMethod19', 5000);
-  const late = await page.evaluate(() => {
+  const why = 'tier unknown: the tier source was off for this session (JITSCOPE_TIERS=0 or turned off)';
+  const lateTier = () => page.evaluate(() => {
     const tier = document.querySelector('.vt-row .c-tier span');
     return { text: tier.textContent, title: tier.title };
   });
-  assert.deepEqual(late, { text: 'unknown', title: 'tier unknown: the tier source was off for this session (JITSCOPE_TIERS=0 or turned off)' });
+  // the page learns the session's tier source with its next summary: wait for what is asserted
+  await waitFor('the row says why its tier is unknown', async () => (await lateTier()).title === why, { timeoutMs: 10000 })
+    .catch(() => { /* the assertion below says what it got */ });
+  assert.deepEqual(await lateTier(), { text: 'unknown', title: why });
   assert.deepEqual(await dashesWithoutReason(page), []);
   await screenshot(page, 'flow-unknown-tier.png');
   await page.fill('.feed input[type=search]', '');

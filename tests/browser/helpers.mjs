@@ -16,6 +16,7 @@ export const BUILD = path.join(ROOT, 'build');
 export const JITSCOPE = process.env.JITSCOPE_BIN || path.join(BUILD, 'jitscope');
 export const DEMO_DLL = path.join(BUILD, 'apps/Demo/Demo.dll');
 export const STACK_DLL = path.join(BUILD, 'apps/StackTarget/StackTarget.dll');
+export const E2E_DLL = path.join(BUILD, 'apps/E2eTarget/E2eTarget.dll');
 export const SCREENSHOTS = path.join(BUILD, 'screenshots');
 export const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
 export const CHROMIUM_ARGS = ['--headless=new', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',

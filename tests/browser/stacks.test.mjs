@@ -85,6 +85,11 @@ describe('stacks, profile and GC timeline', { timeout: 240000 }, () => {
     // every thread of the server's snapshot is on the page, failed walks included, with their HRESULT
     const rest = (await apiGet(srv, '/api/sessions/1/stacks/1')).body.snapshot;
     assert.equal(await page.locator('.stack-list .stack-card').count(), rest.threads.length);
+    // every thread is named, the runtime's own too (their OS names, in startup mode as after attach)
+    for (const t of rest.threads) {
+      assert.ok(t.name, `thread ${t.os_thread_id} has a name`);
+      assert.equal(await page.locator(`.stack-card[data-os="${t.os_thread_id}"]`).getAttribute('data-thread'), t.name);
+    }
     for (const t of rest.threads.filter((x) => x.hresult)) {
       const card = page.locator(`.stack-card[data-os="${t.os_thread_id}"]`);
       assert.match(await card.locator('.pill-err').textContent(), /walk failed: .*0x[0-9A-F]{8}/);
@@ -245,7 +250,8 @@ describe('stacks, profile and GC timeline', { timeout: 240000 }, () => {
 
   it('profile: thread filter, time range from the samples chart, suspension per sample', async () => {
     // the spinner only
-    const spinnerId = await tab(page, 'profile', (t) => (t.threads.find((x) => x.name === 'spinner') || {}).thread_id);
+    // the filter names the thread by its thread_key: a ThreadID may be several threads
+    const spinnerId = await tab(page, 'profile', (t) => { const x = t.threads.find((y) => y.name === 'spinner'); return x && `key:${x.thread_key}`; });
     assert.ok(spinnerId, 'the profile lists the spinner thread');
     await page.selectOption('select[aria-label="Thread filter"]', spinnerId);
     await waitFor('only the spinner\'s stacks', () => tab(page, 'profile', (t) => t.flame.root && t.flame.root.value > 0

@@ -100,7 +100,8 @@ test('attach: server killed -9 mid-storm: app output unchanged; a new server is 
   assert.equal(refused.status, 409, JSON.stringify(refused.body));
   // the server answers itself: the runtime's own refusal (CORPROF_E_PROFILER_ALREADY_ACTIVE)
   // comes after it loaded the library again, which then stays mapped for good
-  assert.match(refused.body.error, /a jitscope agent of another server is still active in process \d+; it detaches itself once it has had no server for 60 s/);
+  // (its server was killed: the refusal says so, agentpeer.c)
+  assert.match(refused.body.error, /a jitscope agent whose server is gone is still active in process \d+; it detaches itself once it has had no server for 60 s/);
   assert.ok(!(await srv2.api('/api/sessions')).body.sessions.some((s) => s.state === 'live'), 'no live session from a refused attach');
 
   await target.waitLine(/^stormed /m, 120000);

@@ -339,11 +339,20 @@ test('ASP.NET Core under load: the handler on top, Kestrel and routing named, no
     total += n;
     if (leafManaged(l) === 'WebTarget.Work.Compute(int)') compute += n;
   }
+  // the hottest method: the leaf managed frame of most samples that have one (the runtime's
+  // native threads, the JIT's background compilations and the GC have none)
   const leaves = new Map();
-  for (const l of lines) { const k = leafManaged(l) || '(none)'; leaves.set(k, (leaves.get(k) || 0) + Number(/ (\d+)$/.exec(l)[1])); }
-  const top = [...leaves].sort((a, b) => b[1] - a[1])[0];
-  assert.equal(top[0], 'WebTarget.Work.Compute(int)', `the hottest leaf method: ${JSON.stringify([...leaves].sort((a, b) => b[1] - a[1]).slice(0, 5))}`);
-  assert.ok(compute >= 0.2 * total, `Work.Compute is the leaf of ${compute} of ${total} samples`);
+  let managedTotal = 0;
+  for (const l of lines) {
+    const k = leafManaged(l);
+    if (!k) continue;
+    const n = Number(/ (\d+)$/.exec(l)[1]);
+    managedTotal += n;
+    leaves.set(k, (leaves.get(k) || 0) + n);
+  }
+  const ranked = [...leaves].sort((a, b) => b[1] - a[1]);
+  assert.equal(ranked[0][0], 'WebTarget.Work.Compute(int)', `the hottest leaf method: ${JSON.stringify(ranked.slice(0, 5))}`);
+  assert.ok(compute >= 0.3 * managedTotal, `Work.Compute is the leaf of ${compute} of the ${managedTotal} samples in managed code (${total} in all)`);
   assert.ok(lines.some((l) => l.includes('WebTarget.Work.Compute(int)') && /Microsoft\.AspNetCore\.[^;]*\(/.test(l)),
     'the handler runs under ASP.NET Core frames, named');
   assert.ok(lines.some((l) => l.includes('System.Text.Json.')), 'System.Text.Json\'s code (ReadyToRun) is named');

@@ -96,6 +96,8 @@ const SWEEP = [
   ['GET', '/api/sessions/1/profile?format=folded', null, [200]],
   ['GET', '/api/sessions/1/profile?format=speedscope', null, [200]],
   ['GET', '/api/sessions/1/profile?from_ms=5&to_ms=1', null, [400]],
+  ['GET', '/api/sessions/1/profile?thread_key=0', null, [200]],
+  ['GET', '/api/sessions/1/profile?thread_key=x', null, [400]],
   ['POST', '/api/sessions/1/profile/stop', null, [409]],
   ['GET', '/api/sessions/1/timeline?from_ms=0&to_ms=9e12&limit=10', null, [200]],
   ['GET', '/api/sessions/1/timeline?limit=0', null, [400]],

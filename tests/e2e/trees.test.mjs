@@ -11,14 +11,23 @@
 // machine's NuGet folder. MSBUILDNODEHANDSHAKESALT keeps the MSBuild nodes these
 // tests start apart from anyone else's; the compiler server cannot be kept
 // apart, so it is shut down before and after.
+//
+// Sessions are named by what their process runs (program: dotnet build,
+// MSBuild, VBCSCompiler, dotnet test, vstest.console, testhost), and say why a
+// child's exit code is unknown. When the build goes to build servers the run
+// did not start (warm ones, node reuse), `run` says so (stderr and the root's
+// build_servers_outside): first with stand-ins (processes named VBCSCompiler
+// that burn CPU, one outside the run and one inside), then with real warm
+// MSBuild and compiler servers, with this machine's environment (all reuse
+// off: nothing to say) and a developer's (reuse on).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ROOT, E2E_DLL, startServer, stopAll, waitFor, functionsOf, withEnv } from './lib.mjs';
+import { ROOT, E2E_DLL, startServer, stopAll, waitFor, functionsOf, withEnv, tempDataDir } from './lib.mjs';
 
 const GIVE_UP_MS = 2000; // how long an orphaned agent waits for its server here
 const SALT = crypto.randomBytes(8).toString('hex');
@@ -156,6 +165,10 @@ test('dotnet build with node reuse and the compiler server on: one session per p
   const { srv, root, sessions } = await runDotnet('BuildMe', ['build']);
   assert.equal(root.root_id, root.id);
   assert.match(root.command_line, /^dotnet build$/);
+  assert.equal(root.program, 'dotnet build');
+  // the build servers are the run's own: none is reported (another build of this user's
+  // running meanwhile could be: its servers do not have this file's salt)
+  for (const o of root.build_servers_outside) assert.ok(!hasOurSalt(o.pid), `the run's own ${o.name} ${o.pid} is not reported`);
   const children = sessions.filter((s) => s.id !== root.id);
   for (const c of children) {
     assert.equal(c.root_id, root.id, `session ${c.id} (${c.command_line}) is in the run`);
@@ -163,13 +176,136 @@ test('dotnet build with node reuse and the compiler server on: one session per p
     assert.notEqual(c.pid, root.pid);
   }
   assert.equal(new Set(sessions.map((s) => s.pid)).size, sessions.length, 'one session per process');
-  assert.ok(children.some((c) => /MSBuild(\.dll)? .*\/nodemode:/.test(c.command_line)), `an MSBuild node: ${children.map((c) => c.command_line).join(' | ')}`);
+  const node = children.find((c) => /MSBuild(\.dll)? .*\/nodemode:/.test(c.command_line));
+  assert.ok(node, `an MSBuild node: ${children.map((c) => c.command_line).join(' | ')}`);
+  assert.equal(node.program, 'MSBuild', `named by what it runs: ${node.command_line}`);
   const compiler = children.find((c) => /VBCSCompiler/.test(c.command_line));
   assert.ok(compiler, 'the compiler server has a session');
+  assert.equal(compiler.program, 'VBCSCompiler');
   assert.ok(children.some((c) => c.parent_pid === root.pid), 'a child of the launched dotnet');
   assert.ok((await functionsOf(srv, compiler.id, '&q=Microsoft.CodeAnalysis')).length > 0, 'the compiler session holds the compiler\'s methods');
   assert.doesNotMatch(srv.stderr, /already has an agent connection/);
   await serverGoneAgentsLeave(srv, sessions);
+});
+
+// /proc/PID/stat's CPU time (user + system), in clock ticks (100 a second).
+const cpuTicks = (pid) => {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' '); // f[0] is field 3
+  return Number(f[11]) + Number(f[12]);
+};
+// The watcher knows build servers by their arguments: a shell whose argv[0] is
+// VBCSCompiler is one, and spins.
+const SPIN = 'while :; do :; done';
+
+test('run of an SDK command: build servers outside the run that work meanwhile are reported, the run\'s own are not (stand-ins)', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'jitscope-standins-'));
+  const go = path.join(dir, 'go');
+  // running before the run; once told, it starts another one (started meanwhile, outside the run)
+  const outside = spawn('bash', ['-c', `while [ ! -e "$0" ]; do :; done; (exec -a VBCSCompiler bash -c '${SPIN}') & echo "second $!"; ${SPIN}`, go],
+    { argv0: 'VBCSCompiler', stdio: ['ignore', 'pipe', 'ignore'] });
+  leftovers.add(outside.pid);
+  let outsideOut = '';
+  outside.stdout.on('data', (d) => { outsideOut += d; });
+  // the launched "dotnet build" starts one of its own and waits for a line
+  const fake = path.join(dir, 'dotnet');
+  fs.writeFileSync(fake, `#!/bin/bash\n(exec -a VBCSCompiler bash -c '${SPIN}') &\necho "inner $!"\nread -r line\n`, { mode: 0o755 });
+  const data = tempDataDir();
+  const srv = await startServer(['run', '--exit', '--port', '0', '--data', data, '--', fake, 'build'], { env: { MSBUILDDISABLENODEREUSE: undefined } });
+  let second, inner;
+  try {
+    inner = Number((await waitFor('the run\'s own stand-in', () => /^inner (\d+)$/m.exec(srv.stdout), 30000))[1]);
+    leftovers.add(inner);
+    fs.writeFileSync(go, '');
+    second = Number((await waitFor('the second outside stand-in', () => /^second (\d+)$/m.exec(outsideOut), 30000))[1]);
+    leftovers.add(second);
+    await waitFor('both outside ones reported', () => srv.stderr.includes(`the build went to VBCSCompiler pid ${outside.pid}, which this run did not start (it was running before, without the agent;`) &&
+      srv.stderr.includes(`the build went to VBCSCompiler pid ${second}, which this run did not start (started meanwhile by a process outside the run;`), 60000);
+    assert.match(srv.stderr, new RegExp(`To see it: jitscope attach ${outside.pid} \\(or Attach on the dashboard\\), or run with node reuse off: ` +
+      `MSBUILDDISABLENODEREUSE=1 UseSharedCompilation=false DOTNET_CLI_USE_MSBUILD_SERVER=0 jitscope run -- ${fake} build`));
+    const live = (await srv.api('/api/sessions/1')).body;
+    assert.equal(live.program, 'dotnet build');
+    // (another build of this user's that runs meanwhile may add its own busy servers)
+    const standIns = live.build_servers_outside.filter((o) => [outside.pid, second, inner].includes(o.pid));
+    assert.deepEqual(standIns.map((o) => [o.pid, o.name, o.started_before]).sort(),
+      [[outside.pid, 'VBCSCompiler', true], [second, 'VBCSCompiler', false]].sort());
+    // the run's own has worked as much as they have; the run ends, its last look is stored
+    await waitFor('the run\'s own stand-in used 0.2 s of CPU', () => cpuTicks(inner) >= 20, 60000);
+    srv.proc.stdin.write('done\n');
+    assert.deepEqual(await srv.exited, { code: 0, signal: null }, srv.stderr);
+    assert.doesNotMatch(srv.stderr, new RegExp(`pid ${inner}\\b`), 'the run\'s own build server is not reported');
+  } finally {
+    for (const pid of leftovers) { try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ } }
+  }
+  const again = await startServer(['serve', '--port', '0', '--data', data]);
+  const stored = (await again.api('/api/sessions/1')).body;
+  const standIns = stored.build_servers_outside.filter((o) => [outside.pid, second, inner].includes(o.pid));
+  assert.deepEqual(standIns.map((o) => o.pid).sort(), [outside.pid, second].sort(), 'stored with the run, the run\'s own left out');
+  for (const o of standIns) assert.ok(o.cpu_ms >= 50, `${o.pid} used ${o.cpu_ms} ms`);
+  await again.stop();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+function hasOurSalt(pid) {
+  try { return fs.readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').includes(`MSBUILDNODEHANDSHAKESALT=${SALT}`); } catch { return false; }
+}
+
+// The build servers a build with this file's salt left running: MSBuild nodes or
+// server (their environment has the salt) and the compiler server they started.
+function ourBuildServers() {
+  const pids = [];
+  for (const d of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const args = fs.readFileSync(`/proc/${d}/cmdline`, 'utf8').split('\0').join(' ');
+      if (/MSBuild(\.dll)? .*nodemode:|VBCSCompiler/.test(args) && hasOurSalt(Number(d))) pids.push(Number(d));
+    } catch { /* gone, or not ours */ }
+  }
+  return pids;
+}
+
+// `jitscope run --exit -- dotnet ARGS` in the project with env, to its end (its
+// last look at build servers included); then its sessions as stored.
+async function runToExit(project, args, env) {
+  const data = tempDataDir();
+  const srv = await startServer(['run', '--exit', '--port', '0', '--data', data, '--', 'dotnet', ...args], { cwd: path.join(work, project), env });
+  const exit = await srv.exited;
+  assert.deepEqual(exit, { code: 0, signal: null }, `dotnet ${args.join(' ')}:\n${srv.stdout.slice(-3000)}\n${srv.stderr.slice(-3000)}`);
+  const stored = await startServer(['serve', '--port', '0', '--data', data]);
+  const sessions = (await stored.api('/api/sessions')).body.sessions;
+  await stored.stop();
+  return { stderr: srv.stderr, root: sessions.find((x) => x.id === x.root_id && x.pid === launchedPid(srv)), sessions };
+}
+
+test('warm build servers: a build that goes to them says so (reuse on); with this machine\'s reuse off there is nothing to say', async () => {
+  // a build without jitscope leaves the MSBuild server and the compiler server running
+  const warmup = spawnSync('dotnet', ['build'], { cwd: path.join(work, 'BuildMe'), env: withEnv(DEV_ENV), encoding: 'utf8', timeout: 300000 });
+  assert.equal(warmup.status, 0, warmup.stdout);
+  const warm = ourBuildServers();
+  assert.ok(warm.length > 0, 'build servers outlive the build');
+
+  // this machine's environment turns all reuse off: the build runs in the run's own processes
+  const off = await runToExit('BuildMe', ['build', '--no-incremental'], { ...DEV_ENV, MSBUILDDISABLENODEREUSE: '1', UseSharedCompilation: 'false', DOTNET_CLI_USE_MSBUILD_SERVER: '0' });
+  assert.equal(off.root.program, 'dotnet build');
+  assert.deepEqual(off.root.build_servers_outside, []);
+  assert.doesNotMatch(off.stderr, /the build went to/);
+  for (const pid of warm) assert.ok(!off.sessions.some((x) => x.pid === pid), `warm pid ${pid} is not in the run`);
+
+  // a developer's: the CLI hands the build to the warm servers, which the run did not start
+  const on = await runToExit('BuildMe', ['build', '--no-incremental'], DEV_ENV);
+  const outside = on.root.build_servers_outside;
+  const ours = outside.filter((o) => warm.includes(o.pid));
+  assert.ok(ours.length > 0, `a warm server of ours is reported: ${JSON.stringify(outside)} (warm: ${warm})`);
+  for (const o of ours) {
+    assert.match(o.name, /^(MSBuild server|MSBuild node|VBCSCompiler)$/);
+    assert.equal(o.started_before, true);
+    assert.ok(o.cpu_ms >= 50, `${o.name} ${o.pid} worked: ${o.cpu_ms} ms`);
+    assert.ok(!on.sessions.some((x) => x.pid === o.pid), `${o.pid} has no session: its work is not in the run`);
+    assert.ok(on.stderr.includes(`the build went to ${o.name} pid ${o.pid}, which this run did not start (it was running before, without the agent; `), on.stderr);
+    assert.ok(on.stderr.includes(`To see it: jitscope attach ${o.pid} (or Attach on the dashboard), or run with node reuse off: ` +
+      'MSBUILDDISABLENODEREUSE=1 UseSharedCompilation=false DOTNET_CLI_USE_MSBUILD_SERVER=0 jitscope run -- dotnet build --no-incremental'));
+  }
+  shutdownBuildServers();
 });
 
 test('dotnet test of an xUnit project: the test host has its own session with the tests\' names', async () => {
@@ -178,8 +314,15 @@ test('dotnet test of an xUnit project: the test host has its own session with th
   const host = sessions.find((s) => /TestMe\.runtimeconfig\.json|testhost/.test(s.command_line));
   assert.ok(host, `a test host session among: ${sessions.map((s) => s.command_line).join(' | ')}`);
   assert.equal(host.root_id, root.id);
+  assert.equal(root.program, 'dotnet test');
+  assert.equal(host.program, 'testhost', `named by what it runs: ${host.command_line}`);
   // its link closes as it exits; the liveness sweep (every 500 ms) then sees the process gone
-  await waitFor('the test host session ended', async () => (await srv.api(`/api/sessions/${host.id}`)).body.state === 'exited', 30000);
+  const ended = await waitFor('the test host session ended', async () => {
+    const s = (await srv.api(`/api/sessions/${host.id}`)).body;
+    return s.state === 'exited' && s;
+  }, 30000);
+  assert.equal(ended.exit_code, null, 'not our child: the kernel does not tell us its exit code');
+  assert.match(ended.exit_code_unknown, /^jitscope did not start it, and only a process's parent is told its exit code/);
   const names = (await functionsOf(srv, host.id, '&q=JitscopeTrees.')).map((f) => f.name);
   assert.ok(names.includes('JitscopeTrees.CalculatorTests.JitscopeAddsTwoNumbers()'), names.join(', '));
   assert.ok(names.includes('JitscopeTrees.CalculatorTests.JitscopeSquares(int, int)'), names.join(', '));
@@ -187,5 +330,6 @@ test('dotnet test of an xUnit project: the test host has its own session with th
   // the host's parent is a process of the run too (vstest.console), with a session of its own
   const parent = sessions.find((s) => s.pid === host.parent_pid);
   assert.ok(parent && parent.root_id === root.id, `the test host's parent ${host.parent_pid} is in the run`);
+  assert.equal(parent.program, 'vstest.console', `named by what it runs: ${parent.command_line}`);
   await serverGoneAgentsLeave(srv, sessions);
 });

@@ -301,6 +301,15 @@ TEST(exports)
           "modules as a JSON file (%s)", r.disposition);
     done(&r);
     CHECK(status_is("GET", path("/threads"), bad, NULL, 400), "unknown format: 400");
+    {
+        result t = call("GET", path("/threads"), NULL, NULL);
+        json_t *row = json_array_get(json_object_get(t.json, "threads"), 0);
+        CHECK(t.status == 200 && json_integer_value(json_object_get(row, "thread_key")) == 0 &&
+                  strcmp(json_string_value(json_object_get(row, "name")), "deep") == 0 &&
+                  strcmp(json_string_value(json_object_get(row, "name_source")), "runtime") == 0,
+              "GET /threads: each row with its thread_key and where its name came from");
+        done(&t);
+    }
     CHECK(status_is("GET", path("/events"), csv, NULL, 200), "events as CSV");
 
     rows = json_loads("[{\"a\": \"x,y\", \"b\": \"say \\\"hi\\\"\", \"c\": null, \"d\": 3,"
@@ -356,6 +365,10 @@ TEST(snapshot_json_and_text)
               json_is_null(json_object_get(t0, "hresult_name")) &&
               json_is_false(json_object_get(t0, "truncated")),
           "thread: its name, and the OS id from the session when the record had none");
+    CHECK(json_integer_value(json_object_get(t0, "thread_key")) == 0 &&
+              json_is_integer(json_object_get(t0, "thread_key")) &&
+              json_is_null(json_object_get(t1, "thread_key")),
+          "thread_key: the session's row of a known thread, null for one it never heard of");
     fr = json_array_get(frames, 0);
     CHECK(json_array_size(frames) == 3 &&
               strcmp(json_string_value(json_object_get(fr, "name")), "App.Deep.Park") == 0 &&
@@ -448,12 +461,16 @@ TEST(profile_formats_and_parameters)
     static const char *const speed_args[] = {"format=speedscope", "thread=deep", NULL};
     static const char *const thread_hex[] = {"thread=0x71", NULL};
     static const char *const bad[][3] = {
-        {"format=svg", NULL, NULL},      {"from_ms=-1", NULL, NULL},
-        {"from_ms=nan", NULL, NULL},     {"from_ms=inf", NULL, NULL},
-        {"to_ms=1e400", NULL, NULL},     {"to_ms=12abc", NULL, NULL},
-        {"from_ms=", NULL, NULL},        {"from_ms= 5", NULL, NULL},
-        {"from_ms=10", "to_ms=5", NULL}, {"to_ms=99999999999999999", NULL, NULL},
+        {"format=svg", NULL, NULL},        {"from_ms=-1", NULL, NULL},
+        {"from_ms=nan", NULL, NULL},       {"from_ms=inf", NULL, NULL},
+        {"to_ms=1e400", NULL, NULL},       {"to_ms=12abc", NULL, NULL},
+        {"from_ms=", NULL, NULL},          {"from_ms= 5", NULL, NULL},
+        {"from_ms=10", "to_ms=5", NULL},   {"to_ms=99999999999999999", NULL, NULL},
+        {"thread_key=-1", NULL, NULL},     {"thread_key=x", NULL, NULL},
+        {"thread_key=262144", NULL, NULL},
     };
+    static const char *const by_key[] = {"thread_key=0", NULL};
+    static const char *const other_key[] = {"thread_key=1", NULL};
     char long_thread[300] = "thread=";
     const char *long_args[] = {long_thread, NULL};
     result r = call("GET", path("/profile"), NULL, NULL);
@@ -484,6 +501,18 @@ TEST(profile_formats_and_parameters)
     CHECK(r.status == 200 &&
               json_integer_value(json_object_get(json_object_get(r.json, "tree"), "value")) == 2,
           "?thread=0x71");
+    done(&r);
+    r = call("GET", path("/profile"), by_key, NULL);
+    CHECK(r.status == 200 &&
+              json_integer_value(json_object_get(json_object_get(r.json, "tree"), "value")) == 2 &&
+              json_integer_value(json_object_get(
+                  json_array_get(json_object_get(r.json, "threads"), 0), "thread_key")) == 0,
+          "?thread_key=0: the thread of row 0, which the profile names");
+    done(&r);
+    r = call("GET", path("/profile"), other_key, NULL);
+    CHECK(r.status == 200 &&
+              json_integer_value(json_object_get(json_object_get(r.json, "tree"), "value")) == 0,
+          "?thread_key=1: another thread, no samples");
     done(&r);
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
         CHECK(status_is("GET", path("/profile"), bad[i], NULL, 400), "?%s%s%s: 400", bad[i][0],

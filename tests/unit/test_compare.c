@@ -5,7 +5,9 @@
  * Matching: a module by its assembly name, else its file name without .dll
  * (the same assembly at two paths, or loaded twice, is one module; its
  * methods' instances are summed), dynamic methods under "(dynamic)",
- * unnamed functions counted and not matched. Deltas per method and module,
+ * unnamed functions counted and not matched, the runtime's per-process
+ * numbers in generated names (Regex12_Scan, lambda_method3) left out of the
+ * match. Deltas per method and module,
  * the tier of the latest compilation, only-in-A/only-in-B/both counts, modules
  * loaded in only one. Selection: filters, sorts, paging. The route: 400 for
  * missing or bad parameters, 404 for an unknown session, each section, CSV
@@ -300,6 +302,96 @@ TEST(matching)
     compare_snapshot_free(&sb);
 }
 
+/* The runtime numbers compiled regexes and expression-tree lambdas per
+ * process: two runs of one program name them differently. */
+TEST(generated_names)
+{
+    static const struct {
+        const char *name, *stable; /* stable NULL: left as it is */
+    } cases[] = {
+        {"[dynamic] Regex12_Scan(RegexRunner, ReadOnlySpan<char>)",
+         "[dynamic] Regex*_Scan(RegexRunner, ReadOnlySpan<char>)"},
+        {"[dynamic] Regex213_TryFindNextPossibleStartingPosition(RegexRunner, ReadOnlySpan<char>)",
+         "[dynamic] Regex*_TryFindNextPossibleStartingPosition(RegexRunner, ReadOnlySpan<char>)"},
+        {"[dynamic] Regex3_Go(RegexRunner)", "[dynamic] Regex*_Go(RegexRunner)"},
+        {"[dynamic] Regex4_Scan_\\d+x(RegexRunner, ReadOnlySpan<char>)",
+         "[dynamic] Regex*_Scan_\\d+x(RegexRunner, ReadOnlySpan<char>)"},
+        {"[dynamic] lambda_method41(Closure, int)", "[dynamic] lambda_method*(Closure, int)"},
+        {"[dynamic] lambda_method7", "[dynamic] lambda_method*"},
+        {"[dynamic] lambda_methods(Closure)", NULL},
+        {"[dynamic] Regex_Scan(RegexRunner)", NULL},
+        {"[dynamic] Regex12Scan(RegexRunner)", NULL},
+        {"[dynamic] get_Item1(object)", NULL},
+        {"[IL stub] IL_STUB_PInvoke(int)", NULL},
+        {"Regex12_Scan(RegexRunner)", NULL},
+        {"App.<>c__DisplayClass0_0.<Main>b__0(int)", NULL},
+    };
+    char out[256];
+    size_t i;
+    compare_snapshot sa, sb;
+    compare_result r;
+    const compare_method *m;
+    session *a, *b;
+    int ida, idb;
+
+    for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        int changed;
+        memset(out, 'x', sizeof(out));
+        out[sizeof(out) - 1] = '\0';
+        changed = compare_stable_name(cases[i].name, out, sizeof(out));
+        if (cases[i].stable)
+            CHECK(changed == 1 && strcmp(out, cases[i].stable) == 0, "%s -> %s (got %s)",
+                  cases[i].name, cases[i].stable, changed ? out : "unchanged");
+        else
+            CHECK(changed == 0, "%s stays as it is", cases[i].name);
+    }
+    CHECK(compare_stable_name("[dynamic] Regex12_Scan(x)", out, 12) == 1 &&
+              strcmp(out, "[dynamic] R") == 0,
+          "cut to the buffer");
+
+    /* A compiled two regexes and a lambda, B the same program one regex later */
+    sessions_lock();
+    a = new_session("dotnet regex.dll");
+    module(a, 0x10, "/a/App.dll", "App");
+    function(a, 0x300, 0, "[dynamic] Regex1_Scan(RegexRunner, ReadOnlySpan<char>)", 1, JIT(100),
+             TIERS(WIRE_TIER_FULL_OPTS));
+    function(a, 0x301, 0, "[dynamic] Regex2_Scan(RegexRunner, ReadOnlySpan<char>)", 1, JIT(200),
+             TIERS(WIRE_TIER_FULL_OPTS));
+    function(a, 0x302, 0, "[dynamic] lambda_method3(Closure, int)", 1, JIT(30),
+             TIERS(WIRE_TIER_FULL_OPTS));
+    function(a, 0x303, 0x10, "App.Regex1_Scan()", 0, JIT(10), TIERS(WIRE_TIER_0));
+    ida = a->id;
+    b = new_session("dotnet regex.dll");
+    module(b, 0x20, "/b/App.dll", "App");
+    function(b, 0x400, 0, "[dynamic] Regex213_Scan(RegexRunner, ReadOnlySpan<char>)", 1, JIT(150),
+             TIERS(WIRE_TIER_FULL_OPTS));
+    function(b, 0x401, 0, "[dynamic] lambda_method9(Closure, int)", 1, JIT(40),
+             TIERS(WIRE_TIER_FULL_OPTS));
+    function(b, 0x402, 0x20, "App.Regex2_Scan()", 0, JIT(10), TIERS(WIRE_TIER_0));
+    idb = b->id;
+    sessions_unlock();
+
+    CHECK(build(ida, idb, &sa, &sb, &r) == 0, "built");
+    m = method(&r, COMPARE_DYNAMIC, "[dynamic] Regex*_Scan(RegexRunner, ReadOnlySpan<char>)");
+    CHECK(m && m->in == COMPARE_IN_BOTH && m->a.functions == 2 && m->b.functions == 1 &&
+              m->a.jit_ns == 300 && m->b.jit_ns == 150,
+          "Regex1/2_Scan in A and Regex213_Scan in B: one row, in both, 2 and 1 functions");
+    m = method(&r, COMPARE_DYNAMIC, "[dynamic] lambda_method*(Closure, int)");
+    CHECK(m && m->in == COMPARE_IN_BOTH && compare_delta_ns(&m->a, &m->b) == 10,
+          "lambda_method3 and lambda_method9: one row, delta +10 ns");
+    CHECK(method(&r, "App", "App.Regex1_Scan()") && method(&r, "App", "App.Regex2_Scan()") &&
+              r.methods_in[COMPARE_IN_A] == 1 && r.methods_in[COMPARE_IN_B] == 1 &&
+              r.methods_in[COMPARE_IN_BOTH] == 2,
+          "a method of the app's own named so keeps its number (1 only in A, 1 only in B)");
+    compare_result_free(&r);
+    compare_snapshot_free(&sa);
+    compare_snapshot_free(&sb);
+    sessions_lock();
+    sessions_remove(ida);
+    sessions_remove(idb);
+    sessions_unlock();
+}
+
 TEST(selection)
 {
     compare_snapshot sa, sb;
@@ -481,7 +573,8 @@ TEST(scale)
 }
 
 static const check_test tests[] = {
-    TEST_ENTRY(matching), TEST_ENTRY(selection), TEST_ENTRY(route), TEST_ENTRY(scale), TEST_END,
+    TEST_ENTRY(matching), TEST_ENTRY(generated_names), TEST_ENTRY(selection),
+    TEST_ENTRY(route),    TEST_ENTRY(scale),           TEST_END,
 };
 
 int main(int argc, char **argv)

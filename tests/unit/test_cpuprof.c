@@ -635,7 +635,7 @@ TEST(pprof_file_decodes_with_types_functions_and_values)
 {
     fold_fixture x;
     uint64_t b, ips[3];
-    profile_query q = {NULL, 0, INT64_MAX, 1};
+    profile_query q = {.from_ns = 0, .to_ns = INT64_MAX, .with_samples = 1};
     profile_view v;
     pprof_options o = {1, 1001001, 1700000000000000000ll, 3000000000ll};
     uint8_t *file = NULL, *raw;
@@ -712,7 +712,8 @@ TEST(probe_says_why_not)
     if (fd >= 0) {
         ssize_t n = read(fd, buf, sizeof(buf) - 1);
         close(fd);
-        CHECK(n > 0 && r.paranoid == atoi(buf), "perf_event_paranoid read (%d)", r.paranoid);
+        CHECK(n > 0 && r.paranoid == (int)strtol(buf, NULL, 10), "perf_event_paranoid read (%d)",
+              r.paranoid);
     }
     CHECK(r.available || r.reason[0], "either available or with a reason (%s)", r.reason);
     cpuprof_probe(4194304 + 5, &r); /* no such process */

@@ -156,7 +156,7 @@ static char *folded(session *s, const profile_query *q)
     return text;
 }
 
-static const profile_query ALL = {NULL, 0, INT64_MAX, 0};
+static const profile_query ALL = {NULL, 0, 0, INT64_MAX, 0};
 
 /* ---- aggregation ----------------------------------------------------------- */
 
@@ -367,6 +367,58 @@ TEST(filters)
     session_free(s);
 }
 
+/* Two threads, one after the other, with the same ThreadID (the runtime reuses
+ * them): two profile threads, each with its own row, name and samples; the
+ * thread_key filter takes one. */
+TEST(threads_on_a_reused_id)
+{
+    session *s = live_session();
+    static const wire_stack_frame frames[1] = {{A, 0x7f00}};
+    profile_query q = ALL;
+    profile_view v;
+    wire_record r;
+
+    name_function(s, A, "App.Main");
+    for (uint32_t k = 0; k < 2; k++) {
+        r = (wire_record){.type = WIRE_THREAD_CREATED, .time_ns = MONO + k * SEC};
+        r.u.thread = (wire_thread){0x71, 5000 + k, 0};
+        apply(s, r);
+        thread_named(s, 0x71, 5000 + k, k ? "second" : "first");
+        for (uint32_t n = 0; n <= k; n++) { /* 1 sample of the first, 2 of the second */
+            uint64_t snap = ++g_snap;
+            r = (wire_record){.type = WIRE_STACK_THREAD, .time_ns = MONO + k * SEC + 1 + n};
+            r.u.stack_thread = (wire_stack_thread){snap, 0x71, 5000 + k, 0, 100, 1, 0};
+            r.stack_frames = frames;
+            apply(s, r);
+            r = (wire_record){.type = WIRE_STACK_END, .time_ns = MONO + k * SEC + 1 + n};
+            r.u.stack_end = (wire_stack_end){snap, 0, WIRE_STACK_SAMPLE, 1, 1, 0, 0, 49000, 10, 10};
+            apply(s, r);
+        }
+        r = (wire_record){.type = WIRE_THREAD_DESTROYED, .time_ns = MONO + k * SEC + 9};
+        r.u.thread = (wire_thread){0x71, 5000 + k, 0};
+        apply(s, r);
+    }
+    CHECK(s->profile.thread_count == 2, "two profile threads (%zu)", s->profile.thread_count);
+    CHECK(profile_view_take(&v, s, &q) == 0 && v.thread_count == 2, "both in the view");
+    CHECK(v.thread_count == 2 && v.threads[0].thread_key == 0 && v.threads[1].thread_key == 1 &&
+              strcmp(v.threads[0].name, "first") == 0 && strcmp(v.threads[1].name, "second") == 0 &&
+              v.threads[0].samples == 1 && v.threads[1].samples == 2 &&
+              v.threads[0].os_thread_id == 5000 && v.threads[1].os_thread_id == 5001,
+          "each with its own row, name, OS id and samples");
+    profile_view_free(&v);
+    q.thread_row = 2;
+    CHECK(profile_view_take(&v, s, &q) == 0 && v.thread_count == 1 && v.total == 2 &&
+              strcmp(v.threads[0].name, "second") == 0,
+          "thread_key 1: the second thread only");
+    profile_view_free(&v);
+    q.thread_row = 0;
+    q.thread = "0x71";
+    CHECK(profile_view_take(&v, s, &q) == 0 && v.thread_count == 2 && v.total == 3,
+          "the ThreadID: both threads that had it");
+    profile_view_free(&v);
+    session_free(s);
+}
+
 /* ---- exports ------------------------------------------------------------------ */
 
 TEST(folded_exactly)
@@ -573,6 +625,7 @@ static const check_test tests[] = {
     TEST_ENTRY(caps_and_drop_counts),
     TEST_ENTRY(status_and_suspension_stats),
     TEST_ENTRY(filters),
+    TEST_ENTRY(threads_on_a_reused_id),
     TEST_ENTRY(folded_exactly),
     TEST_ENTRY(call_tree),
     TEST_ENTRY(speedscope_structure),

@@ -23,6 +23,7 @@
 #include "api.h"
 #include "api_util.h"
 #include "check.h"
+#include "hugemem.h"
 #include "sessions.h"
 
 #define N_FUNCTIONS 60000u
@@ -483,6 +484,68 @@ TEST(string_pool_pointers_stay_and_interned_strings_are_shared)
     strpool_free(&p);
 }
 
+/* The VmFlags line of the mapping of /proc/self/smaps that holds p ("" if none). */
+static void vm_flags_of(const void *p, char *out, size_t size)
+{
+    FILE *f = fopen("/proc/self/smaps", "r");
+    char line[512];
+    int inside = 0;
+
+    out[0] = '\0';
+    while (f && fgets(line, sizeof(line), f)) {
+        char *dash, *space;
+        unsigned long lo = strtoul(line, &dash, 16), hi;
+        if (*dash == '-' && (hi = strtoul(dash + 1, &space, 16), *space == ' '))
+            inside = (uintptr_t)p >= lo && (uintptr_t)p < hi;
+        else if (inside && strncmp(line, "VmFlags:", 8) == 0) {
+            snprintf(out, size, "%s", line + 8);
+            break;
+        }
+    }
+    if (f)
+        fclose(f);
+}
+
+TEST(string_pool_reserved_block_on_huge_pages)
+{
+    strpool p = {0};
+    const char *first, *late = NULL;
+    char text[200], flags[600];
+    unsigned i;
+    int stable = 1;
+
+    strpool_reserve(&p, 3u << 20); /* three chunks in one block */
+    CHECK(p.region && p.region_chunks == 3, "a block of three chunks: %u", p.region_chunks);
+    first = strpool_add(&p, "first", 5);
+    CHECK(first == p.region, "the first string opens the block");
+    for (i = 0; i < 40000; i++) { /* about 6 MiB: past the block */
+        snprintf(text, sizeof(text), "%0150u", i);
+        if (!(late = strpool_add(&p, text, strlen(text))))
+            stable = 0;
+    }
+    CHECK(stable && p.chunk_count >= 6 && p.region_taken == 3 && strcmp(first, "first") == 0,
+          "chunks past the block come one by one; the first string stays (%u chunks)",
+          p.chunk_count);
+    CHECK(late && (late < p.region || late >= p.region + 3 * ((1u << 20) + 64)),
+          "the last string is in a chunk of its own");
+    CHECK(strpool_bytes(&p) >= (size_t)p.chunk_count << 20, "the pool counts its chunks");
+    strpool_free(&p); /* LeakSanitizer: the block and the other chunks freed once each */
+
+    {
+        size_t bytes = (size_t)16 << 20;
+        char *big = malloc(bytes);
+        unsigned long refused = hugemem_refused();
+        CHECK(big != NULL, "16 MiB");
+        hugemem_advise(big, bytes);
+        vm_flags_of(big + bytes / 2, flags, sizeof(flags));
+        CHECK(strstr(flags, " hg") != NULL || hugemem_refused() == refused + 1,
+              "the middle of a big block is marked for huge pages (VmFlags:%s), or the refusal "
+              "is counted",
+              flags);
+        free(big);
+    }
+}
+
 TEST(index_finds_repoints_and_grows)
 {
     enum { N = 100000 };
@@ -519,6 +582,7 @@ static const check_test tests[] = {
     TEST_ENTRY(module_totals_add_up),
     TEST_ENTRY(a_pinned_session_outlives_its_removal),
     TEST_ENTRY(string_pool_pointers_stay_and_interned_strings_are_shared),
+    TEST_ENTRY(string_pool_reserved_block_on_huge_pages),
     TEST_ENTRY(index_finds_repoints_and_grows),
     TEST_END,
 };

@@ -208,7 +208,9 @@ TEST(jit_time_from_started_and_finished)
           f ? (unsigned long long)f->jit_time_ns : 0ull);
     CHECK(f && f->jit_count == 1 && f->versions == 1 && f->code_start[0] == 0x10000,
           "one compilation, one code version");
-    CHECK(f && f->native_size == 128 && f->il_size == 40 && f->thread_id == 0x71 && f->hresult == 0,
+    CHECK(f && f->native_size == 128 && f->il_size == 40 &&
+              f->thread_row == session_thread_row_of(s, session_find_thread(s, 0x71)) &&
+              f->hresult == 0,
           "sizes, thread and hresult from the record");
     CHECK(f && f->first_jit_ns == (int64_t)(MONO + 1500) + OFFSET &&
               f->last_jit_ns == f->first_jit_ns,
@@ -462,17 +464,30 @@ TEST(threads_catchup_and_destroy)
     apply(s, thread_rec(WIRE_THREAD_CREATED, 0x71, 1001, 0, NULL, MONO + 10));
     t = session_find_thread(s, 0x71);
     CHECK(t && t->alive && t->os_thread_id == 1001 &&
-              t->created_ns == (int64_t)(MONO + 10) + OFFSET,
-          "live THREAD_CREATED: alive, os id, created time");
-    apply(s, thread_rec(WIRE_THREAD_DESTROYED, 0x71, 0, 0, NULL, MONO + 20));
+              t->created_ns == (int64_t)(MONO + 10) + OFFSET &&
+              (t->flags & SESSION_THREAD_STARTED) && !(t->flags & WIRE_FLAG_CATCHUP),
+          "live THREAD_CREATED: alive, os id, created time, started");
+    apply(s, thread_rec(WIRE_THREAD_DESTROYED, 0x71, 1001, 0, NULL, MONO + 20));
+    t = &s->threads[0];
+    CHECK(s->thread_count == 1 && !t->alive && t->ended_ns == (int64_t)(MONO + 20) + OFFSET,
+          "THREAD_DESTROYED: the row ended");
+    CHECK(session_find_thread(s, 0x71) == NULL, "and its ThreadID no longer names it");
+    /* EnumThreads may still list a thread whose end was already sent */
+    apply(s, thread_rec(WIRE_THREAD_CREATED, 0x71, 1001, WIRE_FLAG_CATCHUP, NULL, MONO + 30));
+    apply(s, thread_rec(WIRE_THREAD_CREATED, 0x71, 0, WIRE_FLAG_CATCHUP, NULL, MONO + 31));
+    CHECK(s->thread_count == 1 && !t->alive && t->ended_ns == (int64_t)(MONO + 20) + OFFSET &&
+              t->created_ns == (int64_t)(MONO + 10) + OFFSET && t->os_thread_id == 1001,
+          "a late catch-up THREAD_CREATED of the ended thread (its OS id, or none) does not "
+          "revive it, nor make a row");
+    apply(s, thread_rec(WIRE_THREAD_CREATED, 0x71, 2002, WIRE_FLAG_CATCHUP, NULL, MONO + 32));
     t = session_find_thread(s, 0x71);
-    CHECK(!t->alive && t->ended_ns == (int64_t)(MONO + 20) + OFFSET, "THREAD_DESTROYED: not alive");
-    apply(s, thread_rec(WIRE_THREAD_CREATED, 0x71, 2002, WIRE_FLAG_CATCHUP, NULL, MONO + 30));
-    t = session_find_thread(s, 0x71);
-    CHECK(!t->alive && t->ended_ns == (int64_t)(MONO + 20) + OFFSET &&
-              t->created_ns == (int64_t)(MONO + 10) + OFFSET,
-          "a late catch-up THREAD_CREATED does not resurrect it (alive 0, times unchanged)");
-    CHECK(t->os_thread_id == 1001, "nor replace its os thread id");
+    CHECK(s->thread_count == 2 && t == &s->threads[1] && t->alive && t->os_thread_id == 2002 &&
+              (t->flags & WIRE_FLAG_CATCHUP) && !s->threads[0].alive,
+          "one listed with the ID on another OS thread is a new thread (a row of its own)");
+    apply(s, thread_rec(WIRE_THREAD_CREATED, 0x71, 2002, 0, NULL, MONO + 25));
+    CHECK(s->thread_count == 2 && t->alive && !(t->flags & WIRE_FLAG_CATCHUP) &&
+              t->created_ns == (int64_t)(MONO + 25) + OFFSET,
+          "its live THREAD_CREATED, sent after the enumeration, takes the row over");
 
     apply(s, thread_rec(WIRE_THREAD_CREATED, 0x72, 0, WIRE_FLAG_CATCHUP, NULL, MONO + 40));
     t = session_find_thread(s, 0x72);
@@ -483,8 +498,8 @@ TEST(threads_catchup_and_destroy)
     CHECK(session_find_thread(s, 0x72)->os_thread_id == 3003,
           "a catch-up os id does not replace a known one");
     CHECK(apply(s, thread_rec(WIRE_THREAD_DESTROYED, 0x7777, 0, 0, NULL, MONO + 50)) == 0 &&
-              !session_find_thread(s, 0x7777)->alive,
-          "THREAD_DESTROYED for a never-seen thread is tolerated");
+              s->thread_count == 4 && s->threads[3].thread_id == 0x7777 && !s->threads[3].alive,
+          "THREAD_DESTROYED for a never-seen thread is tolerated: an ended row");
 
     session_mark_ended(s, NOW + 5);
     CHECK(!session_find_thread(s, 0x72)->alive && session_find_thread(s, 0x72)->ended_ns == NOW + 5,
@@ -492,23 +507,141 @@ TEST(threads_catchup_and_destroy)
     session_free(s);
 }
 
-/* CoreCLR's ThreadID is the address of the runtime's Thread object; after a
- * thread is destroyed that memory can hold the next Thread, with the same ID.
- * A live ThreadCreated is newer than anything known: the thread is alive. */
+/* CoreCLR's ThreadID is the address of the runtime's Thread object; once a
+ * thread has ended and its managed Thread was finalized, that memory can hold
+ * the next Thread, with the same ID. Each thread is a row of its own. */
 TEST(thread_id_reused_after_destroy)
 {
     session *s = live_session();
     session_thread *t;
 
     apply(s, thread_rec(WIRE_THREAD_CREATED, 0x71, 1001, 0, NULL, MONO + 10));
-    apply(s, thread_rec(WIRE_THREAD_DESTROYED, 0x71, 0, 0, NULL, MONO + 20));
+    apply(s, thread_rec(WIRE_THREAD_NAME, 0x71, 1001, 0, "first", MONO + 11));
+    apply(s, thread_rec(WIRE_THREAD_DESTROYED, 0x71, 1001, 0, NULL, MONO + 20));
     apply(s, thread_rec(WIRE_THREAD_CREATED, 0x71, 1002, 0, NULL, MONO + 30));
     t = session_find_thread(s, 0x71);
-    CHECK(t->os_thread_id == 1002 && t->created_ns == (int64_t)(MONO + 30) + OFFSET,
-          "live THREAD_CREATED for a reused ID: new os id and created time");
-    CHECK(t->alive == 1 && t->ended_ns == 0,
-          "... and the thread is alive again, not ended (alive %d, ended_ns %lld)", t->alive,
-          (long long)t->ended_ns);
+    CHECK(s->thread_count == 2 && t == &s->threads[1], "a new row for the reused ID");
+    CHECK(t->os_thread_id == 1002 && t->created_ns == (int64_t)(MONO + 30) + OFFSET &&
+              t->alive == 1 && t->ended_ns == 0 && t->name == NULL,
+          "the new thread: its os id, created time, alive, no name (alive %d, ended_ns %lld)",
+          t->alive, (long long)t->ended_ns);
+    t = &s->threads[0];
+    CHECK(t->os_thread_id == 1001 && !t->alive && t->ended_ns == (int64_t)(MONO + 20) + OFFSET &&
+              t->name && strcmp(t->name, "first") == 0,
+          "the old thread keeps its os id, end and name");
+    session_free(s);
+}
+
+/* Thread.Name is set before Start: the name comes first (no OS id yet), with
+ * an ID an ended thread had; the THREAD_CREATED that follows is the same
+ * thread. The event log names the rows. */
+TEST(thread_named_before_start_on_a_reused_id)
+{
+    session *s = live_session();
+    const eventlog_entry *e;
+    int ok = 1;
+
+    apply(s, thread_rec(WIRE_THREAD_NAME, 0x71, 0, 0, "a", MONO + 1));
+    apply(s, thread_rec(WIRE_THREAD_CREATED, 0x71, 1001, 0, NULL, MONO + 2));
+    apply(s, thread_rec(WIRE_THREAD_OS_ID, 0x71, 1001, 0, NULL, MONO + 3));
+    apply(s, thread_rec(WIRE_THREAD_DESTROYED, 0x71, 1001, 0, NULL, MONO + 4));
+    apply(s, thread_rec(WIRE_THREAD_NAME, 0x71, 0, 0, "b", MONO + 5));
+    apply(s, thread_rec(WIRE_THREAD_CREATED, 0x71, 1002, 0, NULL, MONO + 6));
+    apply(s, thread_rec(WIRE_THREAD_OS_ID, 0x71, 1002, 0, NULL, MONO + 7));
+    CHECK(s->thread_count == 2, "two threads, two rows (got %zu)", s->thread_count);
+    CHECK(s->threads[0].os_thread_id == 1001 && strcmp(s->threads[0].name, "a") == 0 &&
+              !s->threads[0].alive && s->threads[0].created_ns == (int64_t)(MONO + 2) + OFFSET,
+          "the first: its own name and os id, ended");
+    CHECK(s->threads[1].os_thread_id == 1002 && strcmp(s->threads[1].name, "b") == 0 &&
+              s->threads[1].alive && s->threads[1].created_ns == (int64_t)(MONO + 6) + OFFSET &&
+              (s->threads[1].flags & SESSION_THREAD_STARTED),
+          "the second: its own name (given before it started) and os id, alive");
+    for (uint64_t seq = 1; seq <= s->events.last_seq; seq++) {
+        e = eventlog_at(&s->events, seq);
+        ok &= e->extra == (seq <= 3 ? 1u : 2u);
+    }
+    CHECK(s->events.last_seq == 5 && ok, "the thread events name their rows (%llu events)",
+          (unsigned long long)s->events.last_seq);
+    session_free(s);
+}
+
+/* A row of the ID for another OS thread means that thread's end was missed
+ * (records lost, no server for a while): it is ended, and a new row begins. */
+TEST(thread_end_missed)
+{
+    session *s = live_session();
+
+    apply(s, thread_rec(WIRE_THREAD_CREATED, 0x71, 1001, 0, NULL, MONO + 1));
+    apply(s, thread_rec(WIRE_THREAD_CREATED, 0x71, 1002, 0, NULL, MONO + 9));
+    CHECK(s->thread_count == 2 && !s->threads[0].alive &&
+              s->threads[0].ended_ns == (int64_t)(MONO + 9) + OFFSET && s->threads[1].alive,
+          "a live THREAD_CREATED on another OS thread ends the old row (at the latest then)");
+    apply(s, thread_rec(WIRE_THREAD_NAME, 0x71, 1003, 0, "c", MONO + 10));
+    CHECK(s->thread_count == 3 && !s->threads[1].alive && strcmp(s->threads[2].name, "c") == 0 &&
+              s->threads[2].os_thread_id == 1003,
+          "so does a name for another OS thread");
+    apply(s, thread_rec(WIRE_THREAD_DESTROYED, 0x71, 1001, 0, NULL, MONO + 11));
+    CHECK(s->thread_count == 3 && s->threads[2].alive &&
+              s->threads[0].ended_ns == (int64_t)(MONO + 9) + OFFSET,
+          "a late end of the first thread finds its row, not the current one");
+    session_free(s);
+}
+
+/* The runtime names its own threads only at the OS level: the agent sends
+ * those names flagged WIRE_FLAG_OS_NAME; a name from Thread.Name wins. */
+TEST(thread_os_names)
+{
+    session *s = live_session();
+    session_thread *t;
+
+    apply(s, thread_rec(WIRE_THREAD_CREATED, 0x71, 1001, 0, NULL, MONO + 1));
+    apply(s,
+          thread_rec(WIRE_THREAD_NAME, 0x71, 1001, WIRE_FLAG_OS_NAME, ".NET Finalizer", MONO + 2));
+    t = session_find_thread(s, 0x71);
+    CHECK(t->name && strcmp(t->name, ".NET Finalizer") == 0 && (t->flags & SESSION_THREAD_OS_NAME),
+          "an OS name names a thread without a name");
+    apply(s, thread_rec(WIRE_THREAD_NAME, 0x71, 1001, 0, "worker", MONO + 3));
+    CHECK(strcmp(t->name, "worker") == 0 && !(t->flags & SESSION_THREAD_OS_NAME),
+          "Thread.Name replaces it");
+    apply(s, thread_rec(WIRE_THREAD_NAME, 0x71, 1001, WIRE_FLAG_OS_NAME, "dotnet", MONO + 4));
+    CHECK(strcmp(t->name, "worker") == 0, "an OS name never replaces Thread.Name");
+
+    apply(s, thread_rec(WIRE_THREAD_NAME, 0x72, 0, 0, "early", MONO + 5));
+    apply(s, thread_rec(WIRE_THREAD_CREATED, 0x72, 2002, 0, NULL, MONO + 6));
+    apply(s, thread_rec(WIRE_THREAD_NAME, 0x72, 2002, WIRE_FLAG_OS_NAME, "early-os", MONO + 7));
+    CHECK(strcmp(session_find_thread(s, 0x72)->name, "early") == 0,
+          "nor a name given before the thread started");
+    apply(s, thread_rec(WIRE_THREAD_CREATED, 0x73, 3003, 0, NULL, MONO + 8));
+    apply(s, thread_rec(WIRE_THREAD_NAME, 0x73, 3999, WIRE_FLAG_OS_NAME, "stale", MONO + 9));
+    CHECK(session_find_thread(s, 0x73)->name == NULL && s->thread_count == 3,
+          "an OS name read for another OS thread is dropped (no row made)");
+    session_free(s);
+}
+
+/* A JIT is on a row: after the ID moved on to a new thread, the function
+ * compiled before still names the old thread. */
+TEST(jit_thread_rows)
+{
+    session *s = live_session();
+
+    apply(s, thread_rec(WIRE_THREAD_CREATED, 0x71, 1001, 0, NULL, MONO + 1));
+    apply(s, jit_started(0xF1, 0x71, MONO + 2));
+    apply(s, thread_rec(WIRE_THREAD_DESTROYED, 0x71, 1001, 0, NULL, MONO + 3));
+    apply(s, thread_rec(WIRE_THREAD_CREATED, 0x71, 1002, 0, NULL, MONO + 4));
+    apply(s, jit_finished(0xF1, 0x71, 0x1000, 16, MONO + 5, 0));
+    CHECK(session_find_function(s, 0xF1)->jit_time_ns == 0,
+          "a start on the ended thread does not pair with a finish on the new one");
+    apply(s, jit_started(0xF2, 0x71, MONO + 6));
+    apply(s, jit_finished(0xF2, 0x71, 0x2000, 16, MONO + 8, 0));
+    CHECK(session_find_function(s, 0xF2)->thread_row == 2 &&
+              session_find_function(s, 0xF2)->jit_time_ns == 2,
+          "the new thread's JIT: its row, its time");
+    apply(s, thread_rec(WIRE_THREAD_CREATED, 0x72, 2002, 0, NULL, MONO + 9));
+    apply(s, jit_finished(0xF3, 0x72, 0x3000, 16, MONO + 10, 0));
+    apply(s, thread_rec(WIRE_THREAD_DESTROYED, 0x72, 2002, 0, NULL, MONO + 11));
+    apply(s, thread_rec(WIRE_THREAD_CREATED, 0x72, 2003, 0, NULL, MONO + 12));
+    CHECK(session_find_function(s, 0xF3)->thread_row == 3 && s->threads[2].os_thread_id == 2002,
+          "a function keeps the row of the thread that compiled it");
     session_free(s);
 }
 
@@ -884,6 +1017,10 @@ static const check_test tests[] = {
     TEST_ENTRY(modules_catchup_and_unknown),
     TEST_ENTRY(threads_catchup_and_destroy),
     TEST_ENTRY(thread_id_reused_after_destroy),
+    TEST_ENTRY(thread_named_before_start_on_a_reused_id),
+    TEST_ENTRY(thread_end_missed),
+    TEST_ENTRY(thread_os_names),
+    TEST_ENTRY(jit_thread_rows),
     TEST_ENTRY(thread_names),
     TEST_ENTRY(sequence_gaps),
     TEST_ENTRY(event_log),

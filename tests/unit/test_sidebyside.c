@@ -27,7 +27,7 @@
  *   attach_race        300 trials (JITSCOPE_TEST_ATTACH_RACE=<trials> for more): two
  *                      runtimes attach at once with different client data; the
  *                      winner's hello must carry the winner's token (the agent
- *                      claims before it copies client data, see profiler.c)
+ *                      claims before it copies client data, see lifecycle.c)
  *   side_by_side       runtime A: Initialize -> S_OK, SetEventMask2 (JIT, modules,
  *                      assemblies, threads, suspensions, stack snapshot; high mask
  *                      BASIC_GC; nothing immutable; all allowed after attach),
@@ -67,6 +67,8 @@
  *                      a profile with a duration stops by itself
  *   profile_budget     a 5 ms SuspendRuntime at 100 Hz, 2% budget -> RATE status
  *                      with ~3.6 Hz, samples follow it
+ *   profile_link_lost  the server that started a profile closes the connection:
+ *                      the agent connects again and sampling has stopped
  *   detach             WIRE_CMD_DETACH refused by the runtime -> DETACH_STATUS
  *                      REFUSED, agent carries on (its idle walker thread joined
  *                      first); then, while sampling, WIRE_CMD_DETACH -> STOPPED,
@@ -1477,6 +1479,45 @@ TEST(class_factory)
 
     CHECK(cb->lpVtbl->LoadAsNotificationOnly(cb, &notify_only) == S_OK && notify_only == FALSE,
           "LoadAsNotificationOnly -> FALSE (a full profiler)");
+    {
+        /* the slots of events jitscope does not ask for (the shared no-op stubs,
+         * each signature at least once): S_OK, answers left as the runtime set them */
+        const ICorProfilerCallback11Vtbl *v = cb->lpVtbl;
+        BOOL use_cached = TRUE, should_inline = TRUE;
+        GUID cookie = {0};
+        ULONG counts[1] = {0};
+        UINT_PTR ids[1] = {0}, more_ids[1] = {0};
+        SIZE_T sizes[1] = {0};
+        COR_PRF_GC_ROOT_KIND kinds[1] = {0};
+        COR_PRF_GC_ROOT_FLAGS root_flags[1] = {0};
+        HRESULT any = v->ExceptionSearchFunctionLeave(cb) | v->RemotingServerInvocationStarted(cb) |
+                      v->AppDomainCreationStarted(cb, 1) | v->ClassLoadStarted(cb, 2) |
+                      v->DynamicMethodUnloaded(cb, 3) | v->EventPipeProviderCreated(cb, 4) |
+                      v->ClassLoadFinished(cb, 5, E_FAIL) | v->ModuleUnloadFinished(cb, 6, S_OK) |
+                      v->ModuleAttachedToAssembly(cb, 7, 8) | v->HandleCreated(cb, 9, 10) |
+                      v->JITCachedFunctionSearchStarted(cb, 11, &use_cached) |
+                      v->JITInlining(cb, 12, 13, &should_inline) |
+                      v->JITCachedFunctionSearchFinished(cb, 14, COR_PRF_CACHED_FUNCTION_FOUND) |
+                      v->UnmanagedToManagedTransition(cb, 15, COR_PRF_TRANSITION_CALL) |
+                      v->RemotingClientSendingMessage(cb, &cookie, TRUE) |
+                      v->FinalizeableObjectQueued(cb, 0, 16) | v->RootReferences(cb, 1, ids) |
+                      v->ObjectsAllocatedByClass(cb, 1, ids, counts) |
+                      v->SurvivingReferences2(cb, 1, ids, sizes) |
+                      v->MovedReferences(cb, 1, ids, more_ids, counts) |
+                      v->MovedReferences2(cb, 1, ids, more_ids, sizes) |
+                      v->ConditionalWeakTableElementReferences(cb, 1, ids, more_ids, ids) |
+                      v->ObjectReferences(cb, 17, 18, 1, ids) |
+                      v->RootReferences2(cb, 1, ids, kinds, root_flags, more_ids) |
+                      v->COMClassicVTableCreated(cb, 19, &cookie, NULL, 0) |
+                      v->COMClassicVTableDestroyed(cb, 19, &cookie, NULL) |
+                      v->ReJITCompilationStarted(cb, 20, 21, TRUE) |
+                      v->ReJITCompilationFinished(cb, 20, 21, S_OK, TRUE) |
+                      v->GetReJITParameters(cb, 22, 0x06000001, NULL) |
+                      v->ReJITError(cb, 22, 0x06000001, 20, E_FAIL) |
+                      v->GetAssemblyReferences(cb, NULL, NULL);
+        CHECK(any == S_OK && use_cached == TRUE && should_inline == TRUE,
+              "unused callbacks: S_OK, their answers untouched (0x%08x)", (unsigned)any);
+    }
 
     /* an object that never initialised: Shutdown / detach callbacks are harmless */
     CHECK(cb->lpVtbl->Shutdown(cb) == S_OK, "Shutdown on an uninitialised object -> S_OK");
@@ -2572,6 +2613,41 @@ TEST(profile_budget)
     atomic_store(&fs.suspend_sleep_ms, 0);
 }
 
+/* The server that asked for a profile goes away: the sender, seeing its
+ * connection gone, stops the profile (conn.c only closes the socket), and the
+ * next server finds no sampling going on. */
+TEST(profile_link_lost)
+{
+    wire_profile_status st;
+    int quiet = 0;
+    double start;
+
+    if (!a_running || conn_a.fd < 0) {
+        CHECK(0, "needs side_by_side first (A running)");
+        return;
+    }
+    fake_stacks_reset();
+    fake_add_thread(0xAA, 2, S_OK, 0);
+    CHECK(send_profile(&conn_a, 100, 0, 0) == 0, "PROFILE_START 100 Hz");
+    if (!CHECK(read_status(&conn_a, WIRE_PROFILE_STARTED, &st, NULL, 2000) == 1, "STARTED"))
+        return;
+    close(conn_a.fd); /* the server is gone */
+    conn_a.fd = accept_agent(5000);
+    conn_a.next_seq = 1;
+    if (!CHECK(conn_a.fd >= 0, "the agent connects again") ||
+        !CHECK(conn_read(&conn_a, 3000) == 1 && conn_a.last.type == WIRE_HELLO, "with a hello"))
+        return;
+    /* at 100 Hz every 200 ms would see ~20 suspensions: wait for a window with none */
+    for (start = now_s(); !quiet && now_s() - start < 5.0;) {
+        int calls = atomic_load(&fs.suspend_calls);
+        double window = now_s() + 0.2;
+        while (now_s() < window)
+            conn_read(&conn_a, 50); /* the new connection's records (hello, catch-up) */
+        quiet = atomic_load(&fs.suspend_calls) == calls;
+    }
+    CHECK(quiet, "sampling stopped when its server went away");
+}
+
 TEST(detach)
 {
     wire_cmd_detach cmd = {.expected_ms = 1234}, refused = {0};
@@ -2810,6 +2886,7 @@ static const check_test tests[] = {TEST_ENTRY(exports),
                                    TEST_ENTRY(thread_destroyed_waits),
                                    TEST_ENTRY(profile),
                                    TEST_ENTRY(profile_budget),
+                                   TEST_ENTRY(profile_link_lost),
                                    TEST_ENTRY(detach),
                                    TEST_ENTRY(reclaim),
                                    TEST_ENTRY(shutdown),

@@ -121,11 +121,11 @@ static int restore(session *s, const char *bytes, size_t n, const char **why)
         int rc = wire_decode_frame((const uint8_t *)bytes + off, n - off, &f, &used, why);
         if (rc == WIRE_DECODE_NEED_MORE)
             *why = "a frame cut short";
-        if (rc != WIRE_DECODE_OK)
+        if (rc != WIRE_DECODE_OK || snapshot_apply(s, &rd, f.header.type, f.header.flags, f.payload,
+                                                   f.header.length, why) != 0) {
+            snapshot_reader_free(&rd);
             return -1;
-        if (snapshot_apply(s, &rd, f.header.type, f.header.flags, f.payload, f.header.length,
-                           why) != 0)
-            return -1;
+        }
         off += used;
     }
     return snapshot_finish(s, &rd, why);
@@ -155,7 +155,7 @@ static char *everything(session *s)
     json_object_set_new(all, "modules", list);
     list = json_array();
     for (i = 0; i < s->thread_count; i++)
-        json_array_append_new(list, view_thread(&s->threads[i]));
+        json_array_append_new(list, view_thread(s, &s->threads[i]));
     json_object_set_new(all, "threads", list);
     list = json_array();
     for (seq = eventlog_first_seq(&s->events); seq <= s->events.last_seq; seq++)
@@ -206,6 +206,12 @@ TEST(round_trip_serves_the_same)
     CHECK(session_find_thread(r, 0x72) &&
               strcmp(session_find_thread(r, 0x72)->name, "worker-3") == 0 && r->thread_count == 3,
           "a reused ThreadID finds the new thread; the old one stays as a row");
+    CHECK(session_find_function(r, 0xF001) && session_find_function(r, 0xF001)->thread_row == 2 &&
+              session_find_function(r, 0xF030) && session_find_function(r, 0xF030)->thread_row == 1,
+          "a function names the row of the thread that compiled it, the old 0x72 included");
+    CHECK(session_thread_match(r, 0x72, 1002) == &r->threads[1] &&
+              session_thread_match(r, 0x72, 1003) == &r->threads[2],
+          "the OS thread ids find their rows again");
     free(before);
     free(after);
 
@@ -222,6 +228,38 @@ TEST(round_trip_serves_the_same)
           "its JIT time is measured from the start the snapshot kept");
     free(before);
     free(after);
+    free(bytes);
+    session_free(s);
+    session_free(r);
+}
+
+/* A session with megabytes of names reads them back into one reserved block
+ * (strpool_reserve from the snapshot's name_bytes), not chunk by chunk. */
+TEST(names_read_back_into_one_block)
+{
+    session *s = rec_live_session(1), *r;
+    uint64_t t = REC_MONO + 100;
+    size_t n = 0;
+    char *bytes, name[256];
+    const char *why = NULL;
+    unsigned i, same = 1;
+
+    rec_apply(s, rec_module_loaded(MID_APP, "/app/App.dll", "App", 0, t++));
+    for (i = 0; i < 20000; i++) { /* about 4 MiB of names */
+        snprintf(name, sizeof(name), "Contoso.Orders.Service%04u.Handlers.Handler%u.Handle(%0150u)",
+                 i / 24, i, i);
+        rec_apply(s, rec_function_name(0x100000 + i, MID_APP, name, 0));
+    }
+    r = header_only(s);
+    bytes = encode(s, &n);
+    CHECK(bytes && restore(r, bytes, n, &why) == 0, "restored (%s)", why ? why : "ok");
+    CHECK(r->names.region && r->names.region_chunks >= 3 &&
+              r->names.region_taken == r->names.chunk_count,
+          "every name chunk is in the reserved block (%u of %u)", r->names.region_taken,
+          r->names.region_chunks);
+    for (i = 0; i < r->function_count && i < s->function_count; i++)
+        same &= strcmp(r->functions[i].name, s->functions[i].name) == 0;
+    CHECK(same && r->function_count == 20000, "every name read back (%zu)", r->function_count);
     free(bytes);
     session_free(s);
     session_free(r);
@@ -280,6 +318,7 @@ TEST(damage_is_refused)
 
 static const check_test tests[] = {
     TEST_ENTRY(round_trip_serves_the_same),
+    TEST_ENTRY(names_read_back_into_one_block),
     TEST_ENTRY(empty_session),
     TEST_ENTRY(damage_is_refused),
     TEST_END,

@@ -289,6 +289,100 @@ TEST(read_back_serves_the_same)
     remove_dir(dir);
 }
 
+/* Three threads, one after another, on ThreadID 0x1000 (the runtime reuses
+ * them), each named before it starts and compiling one method; a stack
+ * snapshot while the second runs. Lock held. */
+static void three_threads_on_one_id(session *s)
+{
+    static const wire_stack_frame frames[1] = {{0x7f0000300010ull, 0x10}};
+    static const char *const names[3] = {"first", "second", "third"};
+    static const char *const methods[3] = {"T.A()", "T.B()", "T.C()"};
+    wire_record r;
+    uint32_t k;
+
+    for (k = 0; k < 3; k++) {
+        uint64_t t = REC_MONO + 1000 * (k + 1), fid = 0x7f0000300000ull + k * 16;
+        rec_feed(s, rec_thread(WIRE_THREAD_NAME, 0x1000, 0, 0, names[k], t));
+        rec_feed(s, rec_thread(WIRE_THREAD_CREATED, 0x1000, 5000 + k, 0, NULL, t + 1));
+        rec_feed(s, rec_function_name(fid, MID, methods[k], 0));
+        rec_feed(s, rec_jit_started(fid, 0x1000, t + 2));
+        rec_feed(s, rec_jit_finished(fid, 0x1000, 0x7f0000900000ull + k * 64, 64, t + 3, 0));
+        if (k == 1) {
+            r = (wire_record){.type = WIRE_STACK_THREAD, .time_ns = t + 4};
+            r.u.stack_thread = (wire_stack_thread){1, 0x1000, 5001, 0, 100, 1, 0};
+            r.stack_frames = frames;
+            rec_feed(s, r);
+            r = (wire_record){.type = WIRE_STACK_END, .time_ns = t + 4};
+            r.u.stack_end = (wire_stack_end){1, 1, WIRE_STACK_SNAPSHOT, 1, 1, 0, 0, 0, 10, 10};
+            rec_feed(s, r);
+        }
+        rec_feed(s, rec_thread(WIRE_THREAD_DESTROYED, 0x1000, 5000 + k, 0, NULL, t + 5));
+    }
+}
+
+/* What a session read back must say of those three threads; 1 when it does. */
+static int three_threads_read_back(session *s)
+{
+    static const char *const names[3] = {"first", "second", "third"};
+    const stacks_walk *w = stacks_by_id(&s->stacks, 1);
+    uint64_t seq;
+    uint32_t k;
+    int ok = s->thread_count == 3 && w && w->thread_count == 1 && w->threads[0].thread_row == 2;
+
+    for (k = 0; ok && k < 3; k++) {
+        const session_function *f = session_find_function(s, 0x7f0000300000ull + k * 16);
+        ok = s->threads[k].os_thread_id == 5000 + k && s->threads[k].name &&
+             strcmp(s->threads[k].name, names[k]) == 0 && f && f->thread_row == k + 1 &&
+             session_thread_match(s, 0x1000, 5000 + k) == &s->threads[k];
+    }
+    for (seq = eventlog_first_seq(&s->events); ok && seq <= s->events.last_seq; seq++) {
+        const eventlog_entry *e = eventlog_at(&s->events, seq);
+        if (e->type == WIRE_THREAD_CREATED || e->type == WIRE_THREAD_DESTROYED)
+            ok = e->extra >= 1 && e->extra <= 3 &&
+                 s->threads[e->extra - 1].os_thread_id == e->value;
+    }
+    return ok;
+}
+
+/* The runtime reuses ThreadIDs: each thread is a row, and a function, a
+ * thread event and a stack walk name their row, also when read back, from a
+ * snapshot (an ended session) and from a log (a live one). */
+TEST(thread_rows_read_back)
+{
+    char dir[64], err[512];
+    session *a, *b;
+    int ida, idb;
+
+    temp_dir(dir, sizeof(dir));
+    CHECK(open_store(dir, err, sizeof(err)) == 0, "open: %s", err);
+    sessions_lock();
+    a = new_session(SESSION_MODE_RUN, 4242, "dotnet threads.dll");
+    b = new_session(SESSION_MODE_ATTACH, 4343, "dotnet threads-live.dll");
+    ida = a->id, idb = b->id;
+    rec_feed(a, rec_module_loaded(MID, "/app/App.dll", "App", 0, REC_MONO + 2));
+    rec_feed(b, rec_module_loaded(MID, "/app/App.dll", "App", 0, REC_MONO + 2));
+    three_threads_on_one_id(a);
+    three_threads_on_one_id(b);
+    CHECK(three_threads_read_back(a) && three_threads_read_back(b), "as folded live");
+    end_session(a);
+    sessions_unlock();
+    persist_sweep();
+    CHECK(wait_synced(ida) && wait_synced(idb), "storage caught up");
+    close_store();
+
+    CHECK(open_store(dir, err, sizeof(err)) == 0, "opened again: %s", err);
+    persist_prepare(ida);
+    persist_prepare(idb);
+    sessions_lock();
+    CHECK(sessions_get(ida) && three_threads_read_back(sessions_get(ida)),
+          "from its snapshot: three rows, each function, event and the walk on its own");
+    CHECK(sessions_get(idb) && three_threads_read_back(sessions_get(idb)),
+          "from its log: the same");
+    sessions_unlock();
+    close_store();
+    remove_dir(dir);
+}
+
 TEST(committed_survives_a_crash)
 {
     char dir[64], err[512];
@@ -512,32 +606,37 @@ TEST(an_ended_session_leaves_memory_and_comes_back)
 
 TEST(a_damaged_chunk_ends_the_read)
 {
-    char dir[64], path[128], err[512];
+    char dir[64], path[128], err[512], sql[160];
     session *s;
+    long long chunks[3] = {0, 0, 0};
     int id = 0, round;
 
     temp_dir(dir, sizeof(dir));
     CHECK(open_store(dir, err, sizeof(err)) == 0, "open: %s", err);
-    for (round = 0; round < 3; round++) { /* three commits: three chunks at least */
+    for (round = 0; round < 3; round++) { /* each round's records committed apart */
         sessions_lock();
         s = round == 0 ? new_session(SESSION_MODE_RUN, 4242, "dotnet app.dll") : sessions_get(id);
         id = s->id;
         jit_functions(s, 100, 0, 0x7f0000300000ull + (uint64_t)round * 0x100000);
         sessions_unlock();
         CHECK(wait_synced(id), "round %d committed", round);
+        chunks[round] = count_rows_of(dir, "SELECT max(chunk) FROM log WHERE session_id = %d", id);
     }
     close_store();
+    /* the first chunk of round 1's records: everything of round 0 comes before it
+     * (however many chunks the writer made of each) */
     snprintf(path, sizeof(path), "%s/jitscope.db", dir);
-    CHECK(count_rows(dir, "SELECT count(*) FROM log") >= 3 &&
-              exec_sql(path, "UPDATE log SET bytes = CAST(zeroblob(length(bytes)) AS BLOB)"
-                             " WHERE chunk = 2") == 0,
-          "its second chunk zeroed on disk");
+    snprintf(sql, sizeof(sql),
+             "UPDATE log SET bytes = CAST(zeroblob(length(bytes)) AS BLOB) WHERE chunk = %lld",
+             chunks[0] + 1);
+    CHECK(chunks[0] >= 1 && chunks[1] > chunks[0] && exec_sql(path, sql) == 0,
+          "chunk %lld (round 1's first) zeroed on disk", chunks[0] + 1);
     CHECK(open_store(dir, err, sizeof(err)) == 0, "opened again");
     persist_prepare(id);
     sessions_lock();
     s = sessions_get(id);
-    CHECK(s && strstr(s->persist.load_error, "chunk 2") && s->functions_jitted > 0 &&
-              s->functions_jitted < 300,
+    snprintf(sql, sizeof(sql), "chunk %lld", chunks[0] + 1);
+    CHECK(s && strstr(s->persist.load_error, sql) && s->functions_jitted == 100,
           "the read ends at the damage and says where (%s), what came before is served (%zu)",
           s ? s->persist.load_error : "?", s ? s->functions_jitted : 0);
     sessions_unlock();
@@ -629,7 +728,9 @@ TEST(converts_a_version_1_file)
                    " 0, 1, NULL);"
                    "INSERT INTO modules VALUES (5, 0, 8192, 1, 2, '/old/Old.dll', 'Old', 1, 0,"
                    " 1, 0, 0);"
-                   "INSERT INTO events VALUES (5, 1, 1000, 3, 0, 4096, 500, 20, 0);") == 0,
+                   "INSERT INTO events VALUES (5, 1, 1000, 3, 0, 4096, 500, 20, 0);"
+                   "INSERT INTO threads VALUES (5, 0, 1, 11, 0, 'old-a', 0, 900, 950);"
+                   "INSERT INTO threads VALUES (5, 1, 1, 12, 0, 'old-b', 0, 960, 1100);") == 0,
           "rows as version 1 wrote them");
     CHECK(open_store(dir, err, sizeof(err)) == 0, "the server opens it: %s", err);
     CHECK(count_rows(dir, "SELECT count(*) FROM sqlite_schema WHERE name = 'functions'") == 0 &&
@@ -646,6 +747,10 @@ TEST(converts_a_version_1_file)
     CHECK(s && s->module_count == 1 && s->events.last_seq == 1, "modules and events");
     CHECK(s && s->function_count == 2 && strcmp(s->functions[1].name, "Old?()") == 0,
           "a name that is not UTF-8 (an edited file) reads back with '?' for the bad byte");
+    CHECK(s && s->thread_count == 2 && s->functions[0].thread_row == 2 &&
+              session_thread_match(s, 1, 11) == &s->threads[0],
+          "its threads; a function of it names its ThreadID's newest row (%u)",
+          s ? s->functions[0].thread_row : 0);
     sessions_unlock();
     close_store();
     CHECK(count_rows(dir, "PRAGMA user_version") == STORE_SCHEMA_VERSION,
@@ -705,6 +810,7 @@ TEST(refuses_what_it_cannot_use)
 
 static const check_test tests[] = {
     TEST_ENTRY(read_back_serves_the_same),
+    TEST_ENTRY(thread_rows_read_back),
     TEST_ENTRY(committed_survives_a_crash),
     TEST_ENTRY(keep_and_keep_events),
     TEST_ENTRY(a_full_journal_breaks_the_log_until_a_snapshot),

@@ -14,7 +14,8 @@
  * labels (GC and suspension reasons, generation bits) passed through; and a
  * deterministic garbage loop (200k random and mutated buffers, each in its own
  * exact-size allocation so ASan sees any overread) that must never crash and
- * never report more bytes consumed than it was given.
+ * never report more bytes consumed than it was given; a sequence number
+ * stamped into an encoded frame gives the frame encoded with it.
  * Build: make build/tests/test_wire && build/tests/test_wire
  */
 #include <stdint.h>
@@ -1163,6 +1164,46 @@ TEST(garbage_never_crashes_or_overreads)
 
 /* ---- the encoder (proto/wire_encode.c) and the command decoder ----------- */
 
+/* Flags: only the known bits, and WIRE_FLAG_OS_NAME only on a thread name. */
+TEST(record_flags)
+{
+    wire_thread t = {0x71, 4071, 0};
+    sample name = {
+        "name", WIRE_THREAD_NAME, WIRE_FLAG_OS_NAME, &t, sizeof(t), 1, {".NET Finalizer"}, {14}};
+    sample created = {"created", WIRE_THREAD_CREATED, WIRE_FLAG_OS_NAME, &t, sizeof(t), 0, {0},
+                      {0}};
+    sample unknown = {"unknown", WIRE_THREAD_CREATED, 1u << 4, &t, sizeof(t), 0, {0}, {0}};
+    sample catchup = {"catchup",
+                      WIRE_THREAD_NAME,
+                      WIRE_FLAG_OS_NAME | WIRE_FLAG_CATCHUP,
+                      &t,
+                      sizeof(t),
+                      1,
+                      {"dotnet"},
+                      {6}};
+    wire_record r;
+    const char *why = NULL;
+    size_t len;
+    uint8_t *b;
+
+    b = build_frame(&name, 1, &len);
+    CHECK(decode_one(b, len, &r, &why) == WIRE_DECODE_OK && r.flags == WIRE_FLAG_OS_NAME &&
+              r.u.thread.os_thread_id == 4071 && r.strings[0].length == 14,
+          "an OS name: a THREAD_NAME flagged WIRE_FLAG_OS_NAME, with the OS thread id");
+    free(b);
+    b = build_frame(&catchup, 1, &len);
+    CHECK(decode_one(b, len, &r, &why) == WIRE_DECODE_OK &&
+              r.flags == (WIRE_FLAG_OS_NAME | WIRE_FLAG_CATCHUP),
+          "also from the catch-up");
+    free(b);
+    b = build_frame(&created, 1, &len);
+    CHECK(bad_with_reason(b, len), "WIRE_FLAG_OS_NAME on another record: refused");
+    free(b);
+    b = build_frame(&unknown, 1, &len);
+    CHECK(bad_with_reason(b, len), "an unknown flag: refused");
+    free(b);
+}
+
 TEST(encoder_round_trips_through_the_decoder)
 {
     wire_module_loaded m = {.module_id = 0x1234, .assembly_id = 0x99};
@@ -1222,6 +1263,25 @@ TEST(encoder_cuts_long_strings_and_flags_it)
           "cut before the character, not inside it (%u)", (unsigned)r.strings[0].length);
     free(buf);
     free(text);
+}
+
+/* The agent encodes a ring record once without its number and stamps the
+ * number later (wire_stamp_seq): the result is the frame encoded with it. */
+TEST(stamped_seq_is_the_encoding_with_it)
+{
+    static const char name[] = "Ns.Type.M\xff(int)"; /* a bad byte: sanitized */
+    wire_text s = {.utf8 = name, .length = sizeof(name) - 1};
+    wire_frame_header h = {.type = WIRE_FUNCTION_NAME, .flags = WIRE_FLAG_CATCHUP, .time_ns = 77};
+    wire_function_name fn = {.function_id = 5, .module_id = 6, .token = 0x06000001};
+    uint8_t stamped[256], direct[256];
+    size_t n1, n2;
+
+    n1 = wire_encode(stamped, &h, &fn, sizeof(fn), NULL, 0, &s, 1);
+    wire_stamp_seq(stamped, 0x0102030405060708ull);
+    h.seq = 0x0102030405060708ull;
+    n2 = wire_encode(direct, &h, &fn, sizeof(fn), NULL, 0, &s, 1);
+    CHECK(n1 == n2 && memcmp(stamped, direct, n1) == 0,
+          "byte for byte the frame encoded with that number (%zu bytes)", n1);
 }
 
 TEST(commands)
@@ -1359,8 +1419,10 @@ static const check_test tests[] = {
     TEST_ENTRY(valid_utf8_table),
     TEST_ENTRY(valid_utf8_agrees_with_agent_sanitizer),
     TEST_ENTRY(garbage_never_crashes_or_overreads),
+    TEST_ENTRY(record_flags),
     TEST_ENTRY(encoder_round_trips_through_the_decoder),
     TEST_ENTRY(encoder_cuts_long_strings_and_flags_it),
+    TEST_ENTRY(stamped_seq_is_the_encoding_with_it),
     TEST_ENTRY(commands),
     TEST_END,
 };

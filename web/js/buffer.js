@@ -3,7 +3,7 @@
 // JitBuffer is a bounded ring of columnar typed arrays (no object per row):
 // row numbers grow forever, row r lives at slot r % capacity while
 // r >= total - capacity; older rows were dropped from the client buffer.
-// Strings (method, module, thread) are interned to small integer ids; the
+// Strings (method, module, thread_key) are interned to small integer ids; the
 // tier of each compilation is a tier id (tiers.js).
 //
 // RowView is the filtered list of row numbers the table shows, maintained
@@ -41,6 +41,9 @@ export class Interner {
   }
   get size() { return this.strings.length; }
 }
+
+// A thread column's string back to its thread_key (null: not known).
+const keyOf = (s) => (s ? Number(s) : null);
 
 export class JitBuffer {
   constructor(capacity = DEFAULT_CAPACITY) {
@@ -86,7 +89,7 @@ export class JitBuffer {
     this.jitNs[i] = ev.jit_ns || 0;
     this.name[i] = st.id(ev.name || '(unnamed)');
     this.module[i] = m;
-    this.thread[i] = st.id(ev.thread_id || '');
+    this.thread[i] = st.id(ev.thread_key != null ? String(ev.thread_key) : ''); // the thread's row
     this.il[i] = ev.il_size || 0;
     this.native[i] = ev.native_size || 0;
     this.versions[i] = ev.versions || 1;
@@ -118,7 +121,7 @@ export class JitBuffer {
     const st = this.strings;
     return {
       row, seq: this.seq[i], time_ms: this.time[i], jit_ns: this.jitNs[i],
-      name: st.get(this.name[i]), module: st.get(this.module[i]), thread_id: st.get(this.thread[i]),
+      name: st.get(this.name[i]), module: st.get(this.module[i]), thread_key: keyOf(st.get(this.thread[i])),
       function_id: this.funcs.get(this.func[i]), il_size: this.il[i], native_size: this.native[i],
       versions: this.versions[i], nth: this.nth[i], tier: TIERS[this.tier[i]].name, dynamic: this.isDynamic(row), catchup: this.isCatchup(row),
     };

@@ -33,6 +33,7 @@
 //   variant a|b, pair   two runs that JIT different methods (Variant.cs)
 //   dyncollect N BATCH SPIN_US [hold]  DynamicMethods on the stack, then collected,
 //                       2N of them (DynCollect.cs says what it prints)
+//   threads N BATCH     N named short-lived threads, ThreadIDs reused (ThreadChurn.cs)
 //
 // The scenario (run and serve) calls, in this order:
 //   JitscopeE2e.Probe.UniqueAlpha()
@@ -89,6 +90,8 @@ namespace JitscopeE2e
                     return 0;
                 case "dynstorm":
                     return DynStorm.Run(IntArg(args, 1, 1000));
+                case "emitstorm":
+                    return EmitStorm.Run(IntArg(args, 1, 1000));
                 case "parent":
                     return Tree.Parent();
                 case "sleep":
@@ -101,8 +104,10 @@ namespace JitscopeE2e
                     return Variant.Pair();
                 case "dyncollect":
                     return DynCollect.Run(IntArg(args, 1, 1000), IntArg(args, 2, 50), IntArg(args, 3, 200), args.Length > 4 && args[4] == "hold");
+                case "threads":
+                    return ThreadChurn.Run(IntArg(args, 1, 300), IntArg(args, 2, 5));
                 default:
-                    Console.Error.WriteLine("usage: E2eTarget [run | serve | spin SECONDS | jitstorm N [rate R] [hold] | names | parent | sleep SECONDS | dynstorm N | collectible ROUNDS METHODS [LONGDIR] | variant a|b | pair | dyncollect N BATCH SPIN_US [hold]]");
+                    Console.Error.WriteLine("usage: E2eTarget [run | serve | spin SECONDS | jitstorm N [rate R] [hold] | emitstorm N | names | parent | sleep SECONDS | dynstorm N | collectible ROUNDS METHODS [LONGDIR] | variant a|b | pair | dyncollect N BATCH SPIN_US [hold] | threads N BATCH]");
                     return 2;
             }
         }

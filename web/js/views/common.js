@@ -17,6 +17,7 @@ export function stateBadge(s) {
   if (state === 'failed' && s.error) title = `failed: ${s.error}`;
   if (state === 'disconnected') title = 'the agent connection was lost (the process may still be running)';
   if (state === 'interrupted') title = 'the server that recorded it stopped while it was live; read back from storage';
+  if (state === 'exited' && s.exit_code == null && s.exit_code_unknown) title = `exited; exit code unknown: ${s.exit_code_unknown}`;
   const cls = `badge badge-${STATE_TEXT[state] ? state : 'exited'}${state === 'exited' && s.exit_code ? ' nonzero' : ''}`;
   return h('span', { class: cls, title, 'data-state': state }, STATE_TEXT[state] || state, sub && h('span', { class: 'sub' }, sub));
 }
@@ -71,3 +72,16 @@ export function previousRun(s, sessions) {
 }
 
 export function compareHref(a, b) { return `#/compare/${a == null ? '' : encodeURIComponent(a)}/${b == null ? '' : encodeURIComponent(b)}`; }
+
+// A run whose build went to build servers it did not start (build_servers_outside): which, and
+// how to see their work. withLink: the notice names the run and links to it (the sessions list).
+export function outsideNotice(s, withLink) {
+  const servers = s.build_servers_outside || [];
+  const list = servers.map((o, i) => [i ? ', ' : '', h('b', null, o.name), ` (pid ${o.pid}, ${(o.cpu_ms / 1000).toFixed(1)} s of CPU${o.started_before ? '' : ', started by a process outside the run'})`]);
+  const run = withLink ? [h('a', { href: sessionHref(s.id) }, `Run #${s.id}`), ` (${s.program || programOf(s.command_line)}): `] : [];
+  return h('div', { class: 'notice warn outside-note', 'data-run': String(s.id) }, h('div', { class: 'grow' },
+    run, h('b', null, `the build went to ${servers.length === 1 ? 'a process' : 'processes'} this run did not start`), ': ', list,
+    '. Their work is not in this run\'s sessions. To see it, attach to ', servers.length === 1 ? 'it' : 'them',
+    ' (', h('code', null, `jitscope attach ${servers[0] ? servers[0].pid : 'PID'}`), ', or Attach under .NET processes on the sessions page), or run with node reuse off: ',
+    h('code', null, `MSBUILDDISABLENODEREUSE=1 UseSharedCompilation=false DOTNET_CLI_USE_MSBUILD_SERVER=0 jitscope run -- ${s.command_line}`), '.'));
+}

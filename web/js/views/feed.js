@@ -22,7 +22,7 @@ export class LiveFeed {
     this.buf = new JitBuffer(capacity);
     this.view = new RowView(this.buf);
     this.rate = new RateSeries(600);
-    this.threadLabel = threadLabel; // thread_id -> display text
+    this.threadLabel = threadLabel; // thread_key -> display text
     this.baseTime = baseTime; // () -> ms of t=0
     this.timeline = timeline; // PauseTimeline: GCs and suspensions for the second chart
     this.sessionId = sessionId; // for the detail strip's compilation history (null: not shown)
@@ -131,6 +131,14 @@ export class LiveFeed {
     }
     vt.invalidateRows();
     this.render();
+  }
+
+  // The session's tier source (its word on why a tier is unknown): rows
+  // already drawn are drawn again when it changes.
+  setTierSource(source) {
+    const before = JSON.stringify(this.tierSource || null);
+    this.tierSource = source;
+    if (JSON.stringify(source) !== before) schedule(this.render);
   }
 
   // ---- data in ----
@@ -411,7 +419,7 @@ export class LiveFeed {
         kv('native', `${fmtInt(r.native_size)} B`),
         this.compKv = h('span', { class: 'comp-of', title: 'which compilation of its method this is, in this session' }, 'compilation ', h('b', null, r.catchup ? 'before the attach' : String(r.nth))),
         h('span', { class: 'code-versions', title: 'native code versions the runtime has for this method now: one per compilation, plus ReadyToRun code it started with' }, 'code versions ', h('b', null, String(r.versions))),
-        this.threadLabel(r.thread_id) === '–' ? h('span', null, 'thread ', emptyMark('the JIT event names no thread')) : kv('thread', this.threadLabel(r.thread_id)),
+        this.threadLabel(r.thread_key) === '–' ? h('span', null, 'thread ', emptyMark('the JIT event names no thread')) : kv('thread', this.threadLabel(r.thread_key)),
         kv('at', `${fmtDateTime(r.time_ms)}.${String(Math.floor(r.time_ms % 1000)).padStart(3, '0')} (+${fmtRel(r.time_ms, this.baseTime())} s)`),
         kv('seq', String(r.seq)),
         kv('function', r.function_id),

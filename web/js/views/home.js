@@ -4,7 +4,7 @@ import { api, isMissingRoute, missingRoutes, describeError } from '../api.js';
 import { fmtInt, fmtNs, fmtMs, fmtClock } from '../format.js';
 import { toast } from '../ui.js';
 import { DataTable } from './table.js';
-import { stateBadge, sessionDuration, drop, sessionHref, notice, previousRun, compareHref, emptyMark } from './common.js';
+import { stateBadge, sessionDuration, drop, sessionHref, notice, previousRun, compareHref, emptyMark, programOf, outsideNotice } from './common.js';
 
 const REFRESH_MS = 1500;
 const RUNNING = ['starting', 'live', 'detaching', 'disconnected'];
@@ -43,7 +43,9 @@ export class HomeView {
         { key: 'id', title: 'Session', width: '1%', render: (s) => h('a', { href: sessionHref(s.id), class: 'session-link' }, `#${s.id}`) },
         { key: 'state', title: 'State', width: '1%', render: (s) => stateBadge(s), sort: (s) => s.state },
         { key: 'pid', title: 'PID', width: '1%', num: true, title_of: (s) => (s.parent_pid ? `parent process: ${s.parent_pid}` : '') },
-        { key: 'command_line', title: 'Command', cls: 'mono clip', title_of: (s) => s.command_line },
+        // named by what it runs (testhost, MSBuild, dotnet test); the whole command line after it, and in the tooltip
+        { key: 'command_line', title: 'Command', cls: 'mono clip', title_of: (s) => s.command_line, sort: (s) => `${s.program || ''} ${s.command_line}`,
+          render: (s) => [h('span', { class: 'prog' }, s.program || programOf(s.command_line)), ' ', h('span', { class: 'faint' }, s.command_line)] },
         { key: 'mode', title: 'Mode', width: '1%' },
         { key: 'runtime', title: 'Runtime', width: '1%', render: (s) => (s.runtime && s.runtime.version ? h('span', { title: `${s.runtime.type || ''} ${s.runtime.version}`.trim() }, s.runtime.version) : '–'), sort: (s) => s.runtime && s.runtime.version,
           empty: 'the agent has not said yet (it does when it connects)' },
@@ -74,11 +76,13 @@ export class HomeView {
     });
 
     this.banner = h('div');
+    this.runNotes = h('div'); // runs whose build went to processes they did not start
     this.sessMeta = h('span', { class: 'meta' });
     this.procNote = h('div');
     this.procMeta = h('span', { class: 'meta' }, 'processes of this user with a diagnostics socket');
     this.el = h('div', { class: 'page home' },
       this.banner,
+      this.runNotes,
       h('section', { class: 'section' },
         h('div', { class: 'section-head' }, h('h2', null, 'Sessions'), this.sessMeta, h('span', { class: 'spacer' }),
           h('a', { class: 'btn btn-small', href: compareHref(null, null), title: 'Compare two sessions: methods JITed in one and not the other, JIT time side by side' }, 'Compare sessions…')),
@@ -138,6 +142,16 @@ export class HomeView {
     this.sessMeta.textContent = `${list.length} session${list.length === 1 ? '' : 's'}, ${live} live` +
       `${children ? ` (${children} in child processes, under their run)` : ''} · click a row to open it`;
     this.sessions = list;
+    this.renderRunNotes(list);
+  }
+
+  // The newest runs (at most 3) whose build went to build servers they did not start.
+  renderRunNotes(list) {
+    const runs = list.filter((s) => s.build_servers_outside && s.build_servers_outside.length).sort((a, b) => b.id - a.id).slice(0, 3);
+    const sig = JSON.stringify(runs.map((s) => [s.id, s.build_servers_outside]));
+    if (this.runNotes._sig === sig) return;
+    this.runNotes._sig = sig;
+    fill(this.runNotes, runs.map((s) => outsideNotice(s, true)));
   }
 
   async loadProcesses() {

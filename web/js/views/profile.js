@@ -39,14 +39,19 @@ export function profileMode(status) {
   return MODES[key] || { text: key, sub: '', tip: `the profile measures ${key}` };
 }
 
+// The thread filter's value for a profile thread: its thread_key (one thread,
+// though the runtime reuses ThreadIDs), else its ThreadID, else (a CPU
+// profile's native thread) its OS id.
+const threadOption = (t) => (t.thread_key != null ? `key:${t.thread_key}` : t.thread_id || String(t.os_thread_id));
+
 export class ProfileTab {
   constructor(session) {
     this.session = session;
     this.active = false;
     this.status = null;       // ProfileStatus
-    this.threads = [];        // [{thread_id, name, samples}] of the whole profile
+    this.threads = [];        // [{thread_key, thread_id, name, samples}] of the whole profile
     this.bins = new Map();    // t_ms -> samples (the profile's timeline)
-    this.thread = '';         // thread filter ('' = all)
+    this.thread = '';         // thread filter ('' = all, 'key:N' a thread_key, else ?thread=)
     this.range = null;        // {from, to} unix ms
     this.query = '';
     this.missing = false;     // the server has no /profile route
@@ -182,7 +187,8 @@ export class ProfileTab {
 
   query_({ range = true } = {}) {
     const p = new URLSearchParams();
-    if (this.thread) p.set('thread', this.thread);
+    if (this.thread.startsWith('key:')) p.set('thread_key', this.thread.slice(4));
+    else if (this.thread) p.set('thread', this.thread);
     if (range && this.range) { p.set('from_ms', String(this.range.from)); p.set('to_ms', String(this.range.to)); }
     const s = p.toString();
     return s ? `&${s}` : '';
@@ -281,7 +287,7 @@ export class ProfileTab {
   }
 
   threadLabel(t) {
-    const known = this.session.threads.get(t.thread_id) || {};
+    const known = (t.thread_key != null && this.session.threads.get(t.thread_key)) || {};
     const name = t.name || known.name;
     const os = t.os_thread_id ?? known.os_thread_id;
     const pid = this.session.summary && this.session.summary.pid;
@@ -439,16 +445,16 @@ export class ProfileTab {
 
   // ---- rendering ----
   renderThreads() {
-    const sig = this.threads.map((t) => `${t.thread_id || t.os_thread_id}:${t.samples}`).join(',');
+    const sig = this.threads.map((t) => `${threadOption(t)}:${t.samples}`).join(',');
     if (this.threadSel._sig === sig) return;
     this.threadSel._sig = sig;
     const total = this.threads.reduce((a, t) => a + (t.samples || 0), 0);
     const opts = [h('option', { value: '' }, `All threads (${fmtInt(this.threads.length)})`)];
     const sorted = this.threads.slice().sort((a, b) => (b.samples || 0) - (a.samples || 0));
     for (const t of sorted) {
-      opts.push(h('option', { value: t.thread_id || String(t.os_thread_id) }, `${this.threadLabel(t)} — ${fmtInt(t.samples)} samples (${fmtPct(total ? t.samples / total : 0)})`));
+      opts.push(h('option', { value: threadOption(t) }, `${this.threadLabel(t)} — ${fmtInt(t.samples)} samples (${fmtPct(total ? t.samples / total : 0)})`));
     }
-    if (this.thread && !this.threads.some((t) => (t.thread_id || String(t.os_thread_id)) === this.thread)) opts.push(h('option', { value: this.thread }, this.thread));
+    if (this.thread && !this.threads.some((t) => threadOption(t) === this.thread)) opts.push(h('option', { value: this.thread }, this.thread));
     this.threadSel.replaceChildren(...opts);
     this.threadSel.value = this.thread;
   }

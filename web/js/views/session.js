@@ -14,7 +14,7 @@ import { StacksTab } from './stacks.js';
 import { ProfileTab } from './profile.js';
 import { GcTab } from './gcview.js';
 import { PauseTimeline } from '../timeline.js';
-import { stateBadge, isFinal, sessionDuration, sessionHref, notice, previousRun, compareHref, emptyMark } from './common.js';
+import { stateBadge, isFinal, sessionDuration, sessionHref, notice, previousRun, compareHref, emptyMark, outsideNotice } from './common.js';
 
 const SUMMARY_MS = 1000;
 export const TABS = [
@@ -37,7 +37,7 @@ export class SessionView {
     this.tab = null;
     this.summary = null;
     this.stopped = false;
-    this.threads = new Map(); // thread_id -> {name, os_thread_id}
+    this.threads = new Map(); // thread_key -> {name, os_thread_id, thread_id}: one per thread (a ThreadID is reused)
     this.detachState = null; // {phase: 'asking'|'requested'|'done'|'refused'|'error', text}
     this.summaryErrors = 0;
     this.renderHeaderTask = () => { if (!this.stopped && this.summary) this.renderHeader(); };
@@ -51,7 +51,7 @@ export class SessionView {
       },
     });
     this.feed = new LiveFeed({
-      threadLabel: (tid) => this.threadLabel(tid),
+      threadLabel: (key) => this.threadLabel(key),
       baseTime: () => (this.summary ? this.summary.created_ms : 0),
       timeline: this.timeline,
       sessionId: id,
@@ -200,11 +200,11 @@ export class SessionView {
   onEvents(events) {
     let threadsChanged = false;
     for (const ev of events) {
-      if (ev.type === 'thread_start' || ev.type === 'thread_name' || ev.type === 'thread_end') {
-        const t = this.threads.get(ev.thread_id) || {};
+      if ((ev.type === 'thread_start' || ev.type === 'thread_name' || ev.type === 'thread_end') && ev.thread_key != null) {
+        const t = this.threads.get(ev.thread_key) || { thread_id: ev.thread_id };
         if (ev.name) t.name = ev.name;
-        if (ev.os_thread_id != null) t.os_thread_id = ev.os_thread_id;
-        this.threads.set(ev.thread_id, t);
+        if (ev.os_thread_id) t.os_thread_id = ev.os_thread_id;
+        this.threads.set(ev.thread_key, t);
         threadsChanged = true;
       }
     }
@@ -219,19 +219,22 @@ export class SessionView {
   learnThreads(list) {
     let changed = false;
     for (const t of list) {
-      const cur = this.threads.get(t.thread_id) || {};
+      const cur = this.threads.get(t.thread_key) || {};
       if ((t.name && cur.name !== t.name) || cur.os_thread_id !== t.os_thread_id) changed = true;
-      this.threads.set(t.thread_id, { name: t.name || cur.name, os_thread_id: t.os_thread_id });
+      this.threads.set(t.thread_key, { name: t.name || cur.name, os_thread_id: t.os_thread_id, thread_id: t.thread_id });
     }
     if (changed) this.feed.vt.invalidateRows();
   }
 
-  threadLabel(tid) {
-    const t = this.threads.get(tid);
+  // A thread by its thread_key (the session's row of it; a number, or the
+  // string the feed's buffer keeps).
+  threadLabel(key) {
+    if (key == null || key === '') return '–';
+    const t = this.threads.get(Number(key));
     if (t && t.name) return t.name;
     if (t && this.summary && t.os_thread_id === this.summary.pid) return `main (${t.os_thread_id})`;
-    if (t && t.os_thread_id != null) return `tid ${t.os_thread_id}`;
-    return tid || '–';
+    if (t && t.os_thread_id) return `tid ${t.os_thread_id}`;
+    return t && t.thread_id ? t.thread_id : `thread #${key}`;
   }
 
   jitsPerThread() {
@@ -242,7 +245,7 @@ export class SessionView {
       counts.set(id, (counts.get(id) || 0) + 1);
     }
     const out = new Map();
-    for (const [id, n] of counts) out.set(buf.strings.get(id), n);
+    for (const [id, n] of counts) { const key = buf.strings.get(id); if (key) out.set(Number(key), n); }
     return out;
   }
 
@@ -289,7 +292,7 @@ export class SessionView {
     const final = isFinal(s.state);
     if (this.stream) this.stream.ended = final;
     this.feed.setEnded(final, s.ended_ms || (s.detach && s.detach.finished_ms) || null);
-    this.feed.tierSource = s.tier_source || null; // why an unknown tier is unknown
+    this.feed.setTierSource(s.tier_source || null); // why an unknown tier is unknown
     if (!prev) this.app.updateCrumbs();
     this.trackDetach(prev, s);
     if (!prev || prev.state !== s.state) { this.tabs.stacks.sessionChanged(); this.tabs.profile.sessionChanged(); }
@@ -437,8 +440,9 @@ export class SessionView {
     } else if (s.state === 'exited') {
       const how = s.exit_signal
         ? `Process killed by signal ${s.exit_signal}${s.exit_signal_name ? ` (${s.exit_signal_name})` : ''}, exit code ${s.exit_code}.`
-        : `Process exited with code ${s.exit_code ?? '?'}.`;
-      n = notice(s.exit_code ? 'warn' : '', h('b', null, how), ' Everything recorded stays browsable.');
+        : s.exit_code != null ? `Process exited with code ${s.exit_code}.` : 'Process exited; its exit code is unknown:';
+      const why = s.exit_code == null && s.exit_code_unknown ? ` ${s.exit_code_unknown}.` : '';
+      n = notice(s.exit_code ? 'warn' : '', h('b', null, how), why, ' Everything recorded stays browsable.');
     } else if (s.state === 'interrupted') {
       n = notice('warn', h('b', null, 'Interrupted.'), ' The server recording this session stopped while it was live; this is what it had written to storage, read-only.');
     } else if (s.state === 'disconnected') {
@@ -448,8 +452,9 @@ export class SessionView {
     } else if (this.summaryErrors) {
       return; // keep the error notice set by pollSummary
     }
-    const sig = n ? n.textContent : '';
-    if (this.msg._sig !== sig) { this.msg._sig = sig; fill(this.msg, n); }
+    const outside = s.build_servers_outside && s.build_servers_outside.length ? outsideNotice(s, false) : null;
+    const sig = (n ? n.textContent : '') + (outside ? outside.textContent : '');
+    if (this.msg._sig !== sig) { this.msg._sig = sig; fill(this.msg, n, outside); }
   }
 
   // ---- keys ----

@@ -266,11 +266,11 @@ export class StacksTab {
   clearSearch(keepFocus) { return this.searchBox.clear(keepFocus); }
 
   // ---- model ----
-  threadKey(t) { return `t:${t.thread_id}`; }
+  threadKey(t) { return t.thread_key != null ? `k:${t.thread_key}` : `t:${t.thread_id}`; }
 
   threadName(t) {
     if (t.name) return t.name;
-    const known = this.session.threads.get(t.thread_id);
+    const known = t.thread_key != null ? this.session.threads.get(t.thread_key) : null;
     if (known && known.name) return known.name;
     const pid = this.session.summary && this.session.summary.pid;
     if (t.os_thread_id && t.os_thread_id === pid) return '(main thread)';

@@ -178,11 +178,11 @@ export class ThreadsTab extends TabBase {
   constructor(session) {
     super(session, { refreshMs: 2000 });
     this.table = new DataTable({
-      rowKey: (t) => t.thread_id,
+      rowKey: (t) => t.thread_key, // a ThreadID may be several threads, one after another
       emptyText: 'No threads seen yet.',
       sort: { key: 'created_ms', desc: false },
       columns: [
-        { key: 'name', title: 'Name', cls: 'mono', width: '220px', render: (t) => t.name || h('span', { class: 'faint' }, t.os_thread_id === session.summary?.pid ? '(main thread)' : '(unnamed)') },
+        { key: 'name', title: 'Name', cls: 'mono', width: '220px', render: (t) => (t.name ? (t.name_source === 'os' ? h('span', { title: 'the OS thread’s name (at most 15 bytes): how the runtime names its own threads; a thread started without a name has its starter’s' }, t.name) : t.name) : h('span', { class: 'faint' }, t.os_thread_id === session.summary?.pid ? '(main thread)' : '(unnamed)')) },
         { key: 'os_thread_id', title: 'OS tid', num: true, width: '80px' },
         { key: 'alive', title: 'State', width: '80px', render: (t) => (t.alive ? h('span', { class: 'pill pill-ok' }, 'alive') : h('span', { class: 'pill pill-off' }, 'ended')), sort: (t) => (t.alive ? 1 : 0) },
         { key: 'created_ms', title: 'Started (s)', num: true, width: '90px', render: (t) => fmtRel(t.created_ms, session.baseTime()) },
@@ -192,7 +192,7 @@ export class ThreadsTab extends TabBase {
           empty: (t) => (t.created_ms ? 'its end was not seen (the session ended first)' : 'its start was not seen') },
         { key: 'jits', title: 'JITs', num: true, width: '80px', tip: 'JIT events on this thread in the page’s buffer', render: (t) => fmtInt(t.jits) },
         { key: 'catchup', title: 'Catch-up', width: '84px', render: (t) => (t.catchup ? h('span', { class: 'pill pill-catchup', title: 'known from the attach-time enumeration' }, 'catch-up') : emptyMark('seen starting while jitscope watched, not from the attach-time catch-up')), sort: (t) => (t.catchup ? 1 : 0) },
-        { key: 'thread_id', title: 'Thread ID', cls: 'mono faint' },
+        { key: 'thread_id', title: 'Thread ID', cls: 'mono faint', tip: 'the runtime’s ThreadID: once a thread has ended, a later thread may get the same one (each thread is a row of its own)' },
       ],
     });
     this.el = this.section('Threads', this.table.el);
@@ -205,7 +205,7 @@ export class ThreadsTab extends TabBase {
     this.session.learnThreads(threads);
     const perThread = this.session.jitsPerThread();
     const now = Date.now();
-    this.table.setRows(threads.map((t) => ({ ...t, jits: perThread.get(t.thread_id) || 0, _now: t.alive ? Math.floor(now / 1000) : 0 })));
+    this.table.setRows(threads.map((t) => ({ ...t, jits: perThread.get(t.thread_key) || 0, _now: t.alive ? Math.floor(now / 1000) : 0 })));
     const alive = threads.filter((t) => t.alive).length;
     this.meta.textContent = `${threads.length} threads, ${alive} alive`;
     this.session.setTabCount('threads', `${alive} of ${threads.length}`);

@@ -1,0 +1,183 @@
+#!/usr/bin/env python3
+"""layout.py -- the structure checks of docs/ARCHITECTURE.md that includes do not see.
+
+  calls      no two modules of agent/, server/ or proto/ call each other in a
+             loop: a module is a .c file (with its own .h); A calls B when A's
+             object file uses a symbol B's defines (nm of the objects `make`
+             built under build/obj/{server,agent}). A call back up through a
+             function pointer (a listener, a sink) is not a call, by design.
+  sizes      no source file (agent/, server/, proto/, web/js/) is longer than
+             MAX_LINES lines.
+  page       docs/ARCHITECTURE.md names every such source file (by its path
+             relative to its directory, e.g. `session_fold.c` or `views/feed.js`).
+  guards     every header's include guard is its own.
+
+Exit status 1 when anything is reported. Needs the objects: run `make` first
+(make lint does).
+
+    scripts/layout.py            # all checks
+    scripts/layout.py calls      # one of them
+"""
+import os
+import re
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+MAX_LINES = 800
+C_DIRS = ("agent", "server", "proto")
+OBJ_FLAVOURS = {"server": ("server", "proto"), "agent": ("agent", "proto")}
+PAGE = "docs/ARCHITECTURE.md"
+
+
+def sources():
+    """Every source file of the product, repo-relative."""
+    out = []
+    for d in C_DIRS:
+        for f in sorted(os.listdir(os.path.join(ROOT, d))):
+            if f.endswith((".c", ".h")):
+                out.append(f"{d}/{f}")
+    for base, _, files in os.walk(os.path.join(ROOT, "web", "js")):
+        for f in sorted(files):
+            if f.endswith(".js"):
+                out.append(os.path.relpath(os.path.join(base, f), ROOT))
+    return sorted(out)
+
+
+def nm(path, *flags):
+    r = subprocess.run(["nm", *flags, path], capture_output=True, text=True, check=True)
+    return r.stdout.splitlines()
+
+
+def call_graph(flavour, dirs):
+    """module -> {module it calls: [symbols]} for one build flavour."""
+    objdir = os.path.join(ROOT, "build", "obj", flavour)
+    defined, used = {}, {}
+    for d in dirs:
+        folder = os.path.join(objdir, d)
+        if not os.path.isdir(folder):
+            raise SystemExit(f"layout: no objects in {os.path.relpath(folder, ROOT)}: run make first")
+        for f in sorted(os.listdir(folder)):
+            if not f.endswith(".o"):
+                continue
+            module = f"{d}/{f[:-2]}"
+            if not os.path.exists(os.path.join(ROOT, module + ".c")):
+                continue  # left by a source file since removed (an older checkout's build)
+            path = os.path.join(folder, f)
+            for line in nm(path, "--defined-only", "-g"):
+                sym = line.split()[-1]
+                defined[sym] = module
+            used[module] = [line.split()[-1] for line in nm(path, "-u")]
+    graph = {}
+    for module, syms in used.items():
+        edges = graph.setdefault(module, {})
+        for sym in syms:
+            callee = defined.get(sym)
+            if callee and callee != module:
+                edges.setdefault(callee, []).append(sym)
+    return graph
+
+
+def cycles(graph):
+    """The strongly connected components of more than one module (Tarjan)."""
+    index, low, on, stack, out, counter = {}, {}, set(), [], [], [0]
+
+    def visit(v):
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in graph.get(v, {}):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                out.append(sorted(comp))
+
+    sys.setrecursionlimit(10000)
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def check_calls():
+    problems = []
+    for flavour, dirs in OBJ_FLAVOURS.items():
+        graph = call_graph(flavour, dirs)
+        for comp in cycles(graph):
+            problems.append(f"call cycle ({flavour}): {' <-> '.join(comp)}")
+            for a in comp:
+                for b, syms in sorted(graph.get(a, {}).items()):
+                    if b in comp:
+                        problems.append(f"    {a} -> {b}: {', '.join(sorted(set(syms))[:6])}")
+    return problems
+
+
+def check_sizes():
+    problems = []
+    for f in sources():
+        with open(os.path.join(ROOT, f), encoding="utf-8") as fh:
+            n = sum(1 for _ in fh)
+        if n > MAX_LINES:
+            problems.append(f"{f}: {n} lines (at most {MAX_LINES}: split it by job)")
+    return problems
+
+
+def check_page():
+    with open(os.path.join(ROOT, PAGE), encoding="utf-8") as fh:
+        page = fh.read()
+    problems = []
+    for f in sources():
+        name = f.split("/", 1)[1] if not f.startswith("web/js/") else f[len("web/js/"):]
+        if not re.search(r"(?<![\w/.])" + re.escape(name) + r"(?![\w])", page):
+            problems.append(f"{f}: not named in {PAGE}")
+    return problems
+
+
+GUARD = re.compile(r"^#ifndef\s+(\w+)\s*\n#define\s+\1\b", re.M)
+
+
+def check_guards():
+    seen, problems = {}, []
+    for f in sources():
+        if not f.endswith(".h"):
+            continue
+        with open(os.path.join(ROOT, f), encoding="utf-8") as fh:
+            m = GUARD.search(fh.read())
+        if not m:
+            problems.append(f"{f}: no include guard")
+        elif m.group(1) in seen:
+            problems.append(f"{f}: include guard {m.group(1)} is also {seen[m.group(1)]}'s")
+        else:
+            seen[m.group(1)] = f
+    return problems
+
+
+CHECKS = {"calls": check_calls, "sizes": check_sizes, "page": check_page, "guards": check_guards}
+
+
+def main(argv):
+    names = argv[1:] or list(CHECKS)
+    failed = 0
+    for name in names:
+        problems = CHECKS[name]()
+        for p in problems:
+            print(p)
+        print(f"layout {name}: {'clean' if not problems else f'{len(problems)} problem(s)'}")
+        failed += bool(problems)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,513 @@
+/* session_fold.c -- folding an agent's records into its session (see
+ * session.h, session_apply): idempotent on runtime IDs, tolerant of IDs it
+ * never saw, catch-up never overriding what live callbacks said. The one fold:
+ * a live agent's records and a stored log read back both come through here. */
+#include "session.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "grow.h"
+
+static char *session_strdup(const wire_string *s)
+{
+    char *copy = malloc((size_t)s->length + 1);
+
+    if (copy) {
+        memcpy(copy, s->text, s->length);
+        copy[s->length] = '\0';
+    }
+    return copy;
+}
+
+/* The get-or-create helpers return NULL when the ID is 0 or a cap is reached;
+ * *created tells a new entry. */
+static session_function *session_function_slot(session *s, uint64_t id, int *created)
+{
+    session_function *f = session_find_function(s, id);
+
+    *created = 0;
+    if (f || id == 0)
+        return f;
+    if (!(f = session_function_append(s, id))) {
+        s->capacity_drops++;
+        return NULL;
+    }
+    *created = 1;
+    return f;
+}
+
+/* A JIT record named the function: it is listed and counted from now on. */
+static void session_function_jitted(session *s, session_function *f)
+{
+    if (!f->jitted) {
+        f->jitted = 1;
+        s->functions_jitted++;
+    }
+}
+
+static session_module *session_module_entry(session *s, uint64_t id, int *created)
+{
+    session_module *m = session_find_module(s, id);
+
+    *created = 0;
+    if (m || id == 0)
+        return m;
+    m = session_module_append(s, id);
+    *created = m != NULL;
+    return m;
+}
+
+static void session_log(session *s, const wire_record *r, int64_t when, uint64_t id, uint64_t value,
+                        uint32_t extra)
+{
+    eventlog_append(&s->events, r->type, r->flags, when, id, value, extra);
+}
+
+static void session_set_string(char **field, const wire_string *value)
+{
+    char *copy = session_strdup(value);
+
+    if (copy) {
+        free(*field);
+        *field = copy;
+    }
+}
+
+/* A function's name, into the session's pool; out of room it keeps the name it
+ * had. A method's first name is new (one per FunctionID): appended. Dynamic
+ * methods are renamed each time their FunctionID is reused, often with the
+ * same few names: interned, so that renaming does not grow the pool. */
+static void session_set_name(session *s, session_function *f, const wire_string *value, int dynamic)
+{
+    const char *text = (const char *)value->text;
+    const char *name = dynamic ? strpool_intern(&s->names, text, value->length)
+                               : strpool_add(&s->names, text, value->length);
+
+    if (name)
+        f->name = name;
+    else
+        s->capacity_drops++;
+}
+
+/* Finds and pops the matching JIT start on the thread; returns the duration or 0. */
+static uint64_t session_jit_duration(session_thread *t, uint64_t function_id, uint64_t end_ns)
+{
+    unsigned i;
+
+    if (!t)
+        return 0;
+    for (i = t->jit_depth; i > 0; i--) {
+        if (t->jit_stack[i - 1].function_id == function_id) {
+            uint64_t start = t->jit_stack[i - 1].start_ns;
+            memmove(&t->jit_stack[i - 1], &t->jit_stack[i],
+                    (t->jit_depth - i) * sizeof(t->jit_stack[0]));
+            t->jit_depth--;
+            return end_ns > start ? end_ns - start : 0;
+        }
+    }
+    return 0;
+}
+
+/* Whether a code start is among the newest SESSION_MAX_CODE_VERSIONS seen. */
+static int session_code_known(const session_function *f, uint64_t code_start)
+{
+    uint32_t i,
+        known = f->versions < SESSION_MAX_CODE_VERSIONS ? f->versions : SESSION_MAX_CODE_VERSIONS;
+
+    for (i = 0; i < known; i++)
+        if (f->code_start[i] == (uint32_t)code_start)
+            return 1;
+    return 0;
+}
+
+/* Remembers a native code start; the newest SESSION_MAX_CODE_VERSIONS are kept
+ * (in a ring) to recognise repeats, which are what catch-up produces. Returns 1
+ * when the start was new. */
+static int session_add_code_version(session_function *f, uint64_t code_start)
+{
+    if (code_start == 0 || session_code_known(f, code_start))
+        return 0;
+    f->code_start[f->versions % SESSION_MAX_CODE_VERSIONS] = (uint32_t)code_start;
+    f->versions++;
+    return 1;
+}
+
+/* Takes in the code versions a JIT record lists. Returns the native size of the
+ * version this compilation made (the start not seen before), or 0 if none is
+ * new. The count is at least what the runtime says exists. Each new start goes
+ * into the session's code map with its size (codemap.h). */
+static uint32_t session_take_code_versions(session *s, session_function *f, const wire_record *r)
+{
+    const wire_jit_finished *j = &r->u.jit_finished;
+    uint32_t new_size = 0, position = (uint32_t)(f - s->functions);
+    unsigned i;
+
+    if (r->code_version_count == 0) {
+        /* the tier source's code of this compilation, or the code in use */
+        if (session_add_code_version(f, j->code_start))
+            codemap_add(&s->code, j->code_start, j->code_size, position);
+    } else {
+        for (i = 0; i < r->code_version_count; i++)
+            if (session_add_code_version(f, r->code_versions[i].start)) {
+                new_size = r->code_versions[i].size;
+                codemap_add(&s->code, r->code_versions[i].start, r->code_versions[i].size,
+                            position);
+            }
+        /* catch-up's code in use, when the versions listed leave it out
+         * (ReadyToRun code); not counted as a version */
+        for (i = 0; i < r->code_version_count && r->code_versions[i].start != j->code_start; i++)
+            ;
+        if (j->code_start && i == r->code_version_count && !session_code_known(f, j->code_start))
+            codemap_add(&s->code, j->code_start, j->code_size, position);
+    }
+    if (j->code_versions > f->versions && j->code_versions <= 1u << 20)
+        f->versions = j->code_versions;
+    return new_size;
+}
+
+/* The agent's answer to a code lookup (the CPU profiler's, cpuprof.h): the
+ * range goes into the code map, named by the function found (created if new:
+ * ReadyToRun code is known from its name record and such answers only); an
+ * address that is not managed code is kept as such, so it is not asked again.
+ * An answer refused for a detach (E_ABORT) says nothing about the address. */
+static void session_apply_code_range(session *s, const wire_code_range *c)
+{
+    session_function *f;
+    int created;
+
+    if (!c->function_id) {
+        if (c->hresult != (int32_t)0x80004004u)
+            codemap_add(&s->code, c->ip, 1, CODEMAP_NOT_MANAGED);
+        return;
+    }
+    if (!(f = session_function_slot(s, c->function_id, &created)))
+        return;
+    if (c->size)
+        codemap_add(&s->code, c->start, c->size, (uint32_t)(f - s->functions));
+    else
+        codemap_add(&s->code, c->ip, 1, (uint32_t)(f - s->functions));
+}
+
+/* Keeps one live compilation (with f->tier and f->native_size already set);
+ * past SESSION_MAX_COMPILATIONS, or out of memory, it is only counted. The
+ * first needs no list (the function's fields say it all); the second makes
+ * the list, with the first copied from `first` (those fields before this
+ * compilation changed them). */
+static void session_add_compilation(session *s, session_function *f,
+                                    const session_compilation *first, int64_t when,
+                                    uint64_t duration)
+{
+    size_t cap = f->compilation_cap;
+
+    if (f->compilation_count == 0) {
+        f->compilation_count = 1;
+        return;
+    }
+    if (f->compilation_count >= SESSION_MAX_COMPILATIONS ||
+        grow_reserve((void **)&f->compilation_list, &cap, f->compilation_count,
+                     sizeof(*f->compilation_list), 2, SESSION_MAX_COMPILATIONS, GROW_KEEP) != 0) {
+        f->compilations_unkept++;
+        return;
+    }
+    if (f->compilation_cap == 0)
+        f->compilation_list[0] = *first;
+    s->compilation_bytes += (cap - f->compilation_cap) * sizeof(session_compilation);
+    f->compilation_cap = (uint8_t)cap;
+    f->compilation_list[f->compilation_count++] = (session_compilation){when, duration,
+                                                                        f->native_size, f->tier};
+}
+
+static void session_apply_jit(session *s, const wire_record *r, int64_t when)
+{
+    const wire_jit_finished *j = &r->u.jit_finished;
+    int catchup = (r->flags & WIRE_FLAG_CATCHUP) != 0, created;
+    session_function *f = session_function_slot(s, j->function_id, &created);
+    uint64_t duration = 0;
+    eventlog_entry *e;
+    session_thread *thread;
+    uint32_t new_size;
+    session_compilation first;
+
+    if (!f)
+        return;
+    session_function_jitted(s, f);
+    if (catchup) {
+        /* enumeration only fills in what live callbacks did not already say */
+        session_take_code_versions(s, f, r);
+        if (f->jit_count == 0) {
+            f->flags |= WIRE_FLAG_CATCHUP | (r->flags & WIRE_FLAG_DYNAMIC);
+            f->il_size = j->il_size;
+            f->native_size = j->code_size;
+            if (!f->first_jit_ns)
+                f->first_jit_ns = when;
+        }
+        if (created)
+            session_log(s, r, when, j->function_id, 0, j->code_size);
+        return;
+    }
+    thread = session_thread_for_jit(s, j->thread_id);
+    duration = session_jit_duration(thread, j->function_id, r->time_ns);
+    first = session_function_compilation(f, 0);
+    f->flags = (f->flags & ~(uint32_t)WIRE_FLAG_CATCHUP) | (r->flags & WIRE_FLAG_DYNAMIC);
+    f->thread_row = thread ? session_thread_row_of(s, thread) : 0;
+    if (j->il_size)
+        f->il_size = j->il_size;
+    new_size = session_take_code_versions(s, f, r);
+    if (new_size || j->code_size) /* else: a version already seen; keep its size */
+        f->native_size = new_size ? new_size : j->code_size;
+    f->hresult = j->hresult;
+    f->jit_count++;
+    if (!f->first_jit_ns || f->jit_count == 1)
+        f->first_jit_ns = when;
+    f->last_jit_ns = when;
+    f->jit_time_ns = duration;
+    f->jit_time_total_ns += duration;
+    s->jit_time_total_ns += duration;
+    s->jit_compilations++;
+    f->tier = j->tier < WIRE_TIER_COUNT ? j->tier : WIRE_TIER_UNKNOWN; /* hostile input */
+    s->tier_compilations[f->tier]++;
+    s->tier_jit_ns[f->tier] += duration;
+    session_add_compilation(s, f, &first, when, duration);
+    e = eventlog_append(&s->events, r->type, r->flags, when, j->function_id, duration,
+                        f->native_size);
+    if (e)
+        e->tier = f->tier;
+}
+
+/* A module unloaded: its FunctionIDs may now be given to other methods, so
+ * they stop finding its functions (which stay listed, as they were). */
+static void session_retire_functions(session *s, uint64_t module_id)
+{
+    idindex kept = {0};
+    size_t i, capacity = s->function_index.capacity;
+
+    for (i = 0; i < capacity; i++) {
+        const idindex_slot *slot = &s->function_index.slots[i];
+        const session_function *f = slot->index ? &s->functions[slot->index - 1] : NULL;
+        if (f && f->module_id != module_id &&
+            idindex_put(&kept, f->function_id, slot->index - 1, s->functions, sizeof(*f)) != 0) {
+            idindex_free(&kept); /* out of memory: keep the old index, IDs may be shared */
+            s->capacity_drops++;
+            return;
+        }
+    }
+    idindex_free(&s->function_index);
+    s->function_index = kept;
+}
+
+static void session_apply_module(session *s, const wire_record *r, int64_t when)
+{
+    const wire_module_loaded *m = &r->u.module_loaded;
+    int created;
+    session_module *e = session_module_entry(s, m->module_id, &created);
+
+    if (!e || (!created && (r->flags & WIRE_FLAG_CATCHUP)))
+        return; /* known already: the callback (or an earlier enumeration) wins */
+    if (!created && e->unloaded_ns) { /* an unloaded module's ID given to a new one */
+        e = session_module_append(s, m->module_id);
+        if (!e)
+            return;
+    }
+    e->assembly_id = m->assembly_id;
+    e->base_address = m->base_address;
+    e->hresult = m->hresult;
+    e->flags = r->flags;
+    e->loaded_ns = when;
+    e->unloaded_ns = 0;
+    if (r->strings[0].length)
+        session_set_string(&e->path, &r->strings[0]);
+    if (r->strings[1].length)
+        session_set_string(&e->assembly, &r->strings[1]);
+    session_log(s, r, when, m->module_id, m->base_address, 0);
+}
+
+/* Target's monotonic time -> wall clock; times from the agent are untrusted, so
+ * anything that would overflow or land before 1970 becomes "now". */
+static int64_t session_wall_ns(const session *s, uint64_t monotonic_ns, int64_t now_ns)
+{
+    int64_t wall;
+
+    if (monotonic_ns == 0 || monotonic_ns > (uint64_t)INT64_MAX ||
+        __builtin_add_overflow((int64_t)monotonic_ns, s->clock_offset_ns, &wall) || wall < 0)
+        return now_ns;
+    return wall;
+}
+
+/* Stack walks, profile samples and the GC/suspension timeline: what a
+ * stored session's replay log holds (session_replay). */
+static void session_apply_observation(session *s, const wire_record *r, int64_t when, int quiet)
+{
+    eventlog *log = quiet ? NULL : &s->events;
+    stacks_walk *sample;
+
+    switch (r->type) {
+    case WIRE_STACK_THREAD: {
+        /* the thread as it is now (a walked thread is alive while it is walked) */
+        const session_thread *t = session_thread_match(s, r->u.stack_thread.thread_id,
+                                                       r->u.stack_thread.os_thread_id);
+        stacks_apply_thread(&s->stacks, r, t ? session_thread_row_of(s, t) : 0);
+        break;
+    }
+    case WIRE_STACK_END:
+        sample = stacks_apply_end(&s->stacks, log, r, when);
+        if (sample) {
+            profile_add_walk(&s->profile, sample, r->u.stack_end.effective_millihz);
+            stacks_walk_recycle(sample);
+        }
+        break;
+    case WIRE_PROFILE_STATUS: profile_apply_status(&s->profile, log, r, when); break;
+    default: timeline_apply(&s->timeline, s->profile.state == PROFILE_RUNNING, log, r, when); break;
+    }
+}
+
+int session_apply(session *s, const wire_record *r, int64_t now_ns, const char **why)
+{
+    int64_t when = session_wall_ns(s, r->time_ns, now_ns);
+    int created;
+
+    if (r->type == WIRE_HELLO)
+        s->last_seq = 0; /* a connection's numbers start at 1 */
+    if (r->seq != s->last_seq + 1)
+        s->seq_gaps += r->seq > s->last_seq ? r->seq - s->last_seq - 1 : 1;
+    s->last_seq = r->seq;
+    s->records++;
+    switch (r->type) {
+    case WIRE_HELLO: {
+        const wire_hello *h = &r->u.hello;
+        if (memcmp(h->token, s->token, WIRE_TOKEN_LEN) != 0) {
+            *why = "hello token does not match the session";
+            return -1;
+        }
+        /* s->pid stays the server's own (the spawn, the attach, the peer's
+         * credentials): the hello's pid is of the agent's pid namespace */
+        if (!s->parent_pid)
+            s->parent_pid = session_pid_from_agent(h->parent_pid);
+        s->runtime_type = h->runtime_type;
+        s->clr_instance_id = h->clr_instance_id;
+        s->major = h->major, s->minor = h->minor, s->build = h->build, s->qfe = h->qfe;
+        s->ring_bytes = h->ring_bytes;
+        s->clock_offset_ns = (int64_t)(h->realtime_ns - h->monotonic_ns);
+        s->connected_ns = now_ns;
+        s->connections++;
+        stacks_link_reset(&s->stacks); /* walk ids start over on a new connection */
+        session_hello(s);
+        break;
+    }
+    case WIRE_JIT_STARTED: {
+        const wire_jit_started *j = &r->u.jit_started;
+        session_thread *t = session_thread_for_jit(s, j->thread_id);
+        session_function *f = session_function_slot(s, j->function_id, &created);
+        if (f && j->il_size)
+            f->il_size = j->il_size; /* dynamic methods: only the start knows it */
+        if (f)
+            session_function_jitted(s, f);
+        if (t && t->jit_depth < SESSION_JIT_NESTING) {
+            t->jit_stack[t->jit_depth].function_id = j->function_id;
+            t->jit_stack[t->jit_depth].start_ns = r->time_ns;
+            t->jit_depth++;
+        }
+        break;
+    }
+    case WIRE_JIT_FINISHED: session_apply_jit(s, r, when); break;
+    case WIRE_FUNCTION_NAME: {
+        const wire_function_name *n = &r->u.function_name;
+        session_function *f = session_function_slot(s, n->function_id, &created);
+        if (f) {
+            session_module *owner = f->module_id == n->module_id
+                                        ? NULL
+                                        : session_find_module(s, n->module_id);
+            if (owner && owner->functions < UINT32_MAX)
+                owner->functions++; /* what an unload of it must retire */
+            f->module_id = n->module_id;
+            f->token = n->token;
+            if (n->il_size && !f->il_size)
+                f->il_size = n->il_size; /* JIT records leave it to the name now */
+            /* a dynamic method's FunctionID is reused once it is collected:
+             * its latest name is the one that counts */
+            if (!f->name || (r->flags & WIRE_FLAG_DYNAMIC)) /* the old one stays in the pool */
+                session_set_name(s, f, &r->strings[0], (r->flags & WIRE_FLAG_DYNAMIC) != 0);
+            f->flags |= r->flags & WIRE_FLAG_DYNAMIC;
+        }
+        break;
+    }
+    case WIRE_MODULE_LOADED: session_apply_module(s, r, when); break;
+    case WIRE_MODULE_UNLOADED: {
+        session_module *m = session_module_entry(s, r->u.module_unloaded.module_id, &created);
+        if (m) {
+            /* the index is rebuilt once per loaded module that named functions:
+             * a repeated or unknown unload (hostile, or a duplicate) costs O(1),
+             * not O(functions). A module whose load record was lost (counted as
+             * a drop) keeps its FunctionIDs mapped. */
+            int retire = !created && m->unloaded_ns == 0 && m->functions > 0;
+            m->unloaded_ns = when;
+            session_log(s, r, when, m->module_id, 0, 0);
+            if (retire)
+                session_retire_functions(s, m->module_id);
+        }
+        break;
+    }
+    case WIRE_ASSEMBLY_LOADED: {
+        session_module *m = session_find_module(s, r->u.assembly_loaded.manifest_module_id);
+        if (m && !m->assembly && r->strings[0].length)
+            session_set_string(&m->assembly, &r->strings[0]);
+        session_log(s, r, when, r->u.assembly_loaded.assembly_id,
+                    r->u.assembly_loaded.manifest_module_id, 0);
+        break;
+    }
+    case WIRE_THREAD_CREATED:
+    case WIRE_THREAD_DESTROYED:
+    case WIRE_THREAD_OS_ID:
+    case WIRE_THREAD_NAME:
+        session_apply_thread(s, r, when);
+        if (r->type == WIRE_THREAD_CREATED || r->type == WIRE_THREAD_OS_ID)
+            session_cpu_thread_started(s);
+        break;
+    case WIRE_DROPS: s->drops = r->u.drops; break;
+    case WIRE_CATCHUP_BEGIN: break;
+    case WIRE_CATCHUP_END:
+        s->catchups++;
+        s->last_catchup = r->u.catchup;
+        session_log(s, r, when, 0, r->u.catchup.duration_ns, r->u.catchup.functions);
+        break;
+    case WIRE_DETACH_STATUS:
+        if (session_detach_status(s, r->u.detach.state, r->u.detach.hresult, now_ns) != 0) {
+            *why = "unknown detach state";
+            return -1;
+        }
+        session_log(s, r, when, 0, (uint64_t)(uint32_t)r->u.detach.hresult, r->u.detach.state);
+        break;
+    case WIRE_PONG: break;
+    case WIRE_STACK_THREAD:
+    case WIRE_STACK_END:
+    case WIRE_PROFILE_STATUS:
+    case WIRE_GC_STARTED:
+    case WIRE_GC_FINISHED:
+    case WIRE_RUNTIME_SUSPEND: session_apply_observation(s, r, when, 0); break;
+    case WIRE_AGENT_COST: s->agent_cost = r->u.agent_cost; break;
+    case WIRE_CODE_RANGE: session_apply_code_range(s, &r->u.code_range); break;
+    case WIRE_TIERS_STATUS:
+        s->tiers = r->u.tiers_status;
+        s->tiers.enabled = s->tiers.enabled != 0;
+        s->tiers_known = 1;
+        break;
+    default: *why = "record type not valid from an agent"; return -1;
+    }
+    return 0;
+}
+
+int session_replay(session *s, const wire_record *r, int64_t now_ns)
+{
+    switch (r->type) {
+    case WIRE_HELLO: stacks_link_reset(&s->stacks); return 0;
+    case WIRE_STACK_THREAD:
+    case WIRE_STACK_END:
+    case WIRE_PROFILE_STATUS:
+    case WIRE_GC_STARTED:
+    case WIRE_GC_FINISHED:
+    case WIRE_RUNTIME_SUSPEND:
+        session_apply_observation(s, r, session_wall_ns(s, r->time_ns, now_ns), 1);
+        return 0;
+    default: return -1;
+    }
+}

@@ -1,0 +1,258 @@
+/* session_state.c -- a session's state machine (the only writers of
+ * session.state, docs/ARCHITECTURE.md has the diagram) and the records the
+ * server makes itself (logrec.h: a profile started or stopped, a session taken
+ * back), which go to the session's log through the record sink in order with
+ * the agent's (see session.h). */
+#include "session.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include <stdlib.h>
+
+#include "profile_cpu.h"
+#include "wire_encode.h"
+
+static void (*_Atomic session_record_sink)(session *s, int64_t now_ns, const void *frame,
+                                           size_t length);
+
+void session_set_record_sink(void (*sink)(session *s, int64_t now_ns, const void *frame,
+                                          size_t length))
+{
+    session_record_sink = sink;
+}
+
+/* One of the server's own records, into the session's log (when it has one). */
+static void session_emit(session *s, int64_t now_ns, uint16_t type, const void *payload,
+                         uint32_t length)
+{
+    void (*sink)(session *, int64_t, const void *, size_t) = session_record_sink;
+    uint8_t frame[sizeof(wire_frame_header) + 64];
+    wire_frame_header h = {.type = type};
+
+    if (!sink || s->persist.quiet || length > 64)
+        return;
+    sink(s, now_ns, frame, wire_encode(frame, &h, payload, length, NULL, 0, NULL, 0));
+}
+
+int session_log_record(session *s, int64_t now_ns, uint16_t type, const void *fixed,
+                       uint32_t fixed_length, const void *extra, uint32_t extra_length)
+{
+    void (*sink)(session *, int64_t, const void *, size_t) = session_record_sink;
+    wire_frame_header h = {.type = type};
+    uint8_t *frame;
+
+    if (!sink || s->persist.quiet)
+        return 0;
+    if (!logrec_is_server_type(type) || fixed_length + extra_length > WIRE_MAX_PAYLOAD ||
+        !(frame = malloc(sizeof(h) + fixed_length + extra_length)))
+        return -1;
+    sink(s, now_ns, frame,
+         wire_encode(frame, &h, fixed, fixed_length, extra, extra_length, NULL, 0));
+    free(frame);
+    return 0;
+}
+
+static void (*_Atomic session_cpu_stop_hook)(int session_id, uint32_t run);
+static void (*_Atomic session_cpu_thread_hook)(int session_id, uint32_t run);
+
+void session_set_cpu_hooks(void (*on_stop)(int session_id, uint32_t run),
+                           void (*on_thread)(int session_id, uint32_t run))
+{
+    session_cpu_stop_hook = on_stop;
+    session_cpu_thread_hook = on_thread;
+}
+
+void session_cpu_thread_started(session *s)
+{
+    void (*hook)(int, uint32_t) = session_cpu_thread_hook;
+
+    if (hook && s->profile.mode == PROFILE_MODE_CPU && s->profile.state == PROFILE_RUNNING &&
+        s->profile.cpu.run)
+        hook(s->id, s->profile.cpu.run); /* the CPU sampler follows it now, not at its next look */
+}
+
+int session_is_observation(uint16_t type)
+{
+    switch (type) {
+    case WIRE_HELLO:
+    case WIRE_STACK_THREAD:
+    case WIRE_STACK_END:
+    case WIRE_PROFILE_STATUS:
+    case WIRE_GC_STARTED:
+    case WIRE_GC_FINISHED:
+    case WIRE_RUNTIME_SUSPEND:
+    case LOGREC_PROFILE_START:
+    case LOGREC_PROFILE_STOP:
+    case LOGREC_CPU_START:
+    case LOGREC_CPU_SYMBOL:
+    case LOGREC_CPU_THREAD:
+    case LOGREC_CPU_STACK:
+    case LOGREC_CPU_SAMPLES:
+    case LOGREC_CPU_COUNTS: return 1;
+    default: return 0;
+    }
+}
+
+void session_profile_start(session *s, uint32_t hz, int64_t now_ns)
+{
+    profile_start(&s->profile, hz, now_ns);
+    session_emit(s, now_ns, LOGREC_PROFILE_START, &hz, sizeof(hz));
+}
+
+void session_profile_start_cpu(session *s, uint32_t hz, uint64_t period_ns, uint32_t run,
+                               int64_t now_ns)
+{
+    logrec_cpu_start rec = {.hz = hz, .period_ns = period_ns};
+
+    profile_cpu_start(&s->profile, hz, period_ns, now_ns, run);
+    session_emit(s, now_ns, LOGREC_CPU_START, &rec, sizeof(rec));
+    eventlog_append(&s->events, WIRE_PROFILE_STATUS, 0, now_ns, (uint64_t)hz * 1000u,
+                    (uint64_t)hz * 1000u, WIRE_PROFILE_STARTED);
+}
+
+void session_profile_stop(session *s, int64_t now_ns)
+{
+    void (*hook)(int, uint32_t) = session_cpu_stop_hook;
+
+    if (s->profile.state != PROFILE_RUNNING)
+        return;
+    profile_stop(&s->profile, now_ns);
+    session_emit(s, now_ns, LOGREC_PROFILE_STOP, NULL, 0);
+    if (s->profile.mode == PROFILE_MODE_CPU) {
+        eventlog_append(&s->events, WIRE_PROFILE_STATUS, 0, now_ns,
+                        (uint64_t)s->profile.requested_millihz, s->profile.effective_millihz,
+                        WIRE_PROFILE_STOPPED);
+        if (hook && s->profile.cpu.run)
+            hook(s->id, s->profile.cpu.run); /* the sampler ends on its own */
+    }
+}
+
+static int session_apply_resumed(session *s, const uint8_t *payload, uint32_t length,
+                                 int64_t now_ns);
+
+int session_apply_server(session *s, uint16_t type, const uint8_t *payload, uint32_t length,
+                         int64_t now_ns)
+{
+    uint32_t hz;
+
+    switch (type) {
+    case LOGREC_PROFILE_START:
+        if (length != sizeof(hz))
+            return -1;
+        memcpy(&hz, payload, sizeof(hz));
+        profile_start(&s->profile, hz, now_ns);
+        return 0;
+    case LOGREC_PROFILE_STOP: profile_stop(&s->profile, now_ns); return 0;
+    case LOGREC_RESUMED: return session_apply_resumed(s, payload, length, now_ns);
+    case LOGREC_CPU_START:
+    case LOGREC_CPU_SYMBOL:
+    case LOGREC_CPU_THREAD:
+    case LOGREC_CPU_STACK:
+    case LOGREC_CPU_SAMPLES:
+    case LOGREC_CPU_COUNTS: return profile_cpu_apply(&s->profile, type, payload, length, now_ns);
+    default: return -1;
+    }
+}
+
+/* LOGREC_RESUMED: the session was taken back after a gap (a server restart). */
+static int session_apply_resumed(session *s, const uint8_t *payload, uint32_t length,
+                                 int64_t now_ns)
+{
+    logrec_resumed r;
+    eventlog_entry *e;
+
+    if (length != sizeof(r))
+        return -1;
+    memcpy(&r, payload, sizeof(r));
+    s->resumes++;
+    s->last_resume = r;
+    e = eventlog_append(&s->events, LOGREC_RESUMED, 0, r.since_ns ? r.since_ns : now_ns, 0,
+                        r.gap_ns, r.lost > UINT32_MAX ? UINT32_MAX : (uint32_t)r.lost);
+    (void)e;
+    return 0;
+}
+
+/* ---- state transitions (see session.h) ---- */
+
+void session_hello(session *s)
+{
+    if (s->state != SESSION_DETACHING)
+        s->state = SESSION_LIVE;
+}
+
+void session_detach_sent(session *s, int64_t now_ns)
+{
+    s->state = SESSION_DETACHING;
+    s->detach_requested_ns = now_ns;
+    s->detach_finished_ns = 0;
+    s->error[0] = '\0';
+}
+
+void session_detach_unsent(session *s)
+{
+    if (s->state == SESSION_DETACHING)
+        s->state = SESSION_LIVE;
+}
+
+int session_detach_status(session *s, uint32_t state, int32_t hresult, int64_t now_ns)
+{
+    s->detach_hresult = hresult;
+    if (state == WIRE_DETACH_REQUESTED) {
+        s->state = SESSION_DETACHING;
+    } else if (state == WIRE_DETACH_REFUSED) {
+        s->state = SESSION_LIVE;
+        snprintf(s->error, sizeof(s->error), "detach refused by the runtime: HRESULT 0x%08x",
+                 (unsigned)hresult);
+    } else if (state == WIRE_DETACH_SUCCEEDED) {
+        s->state = SESSION_DETACHED;
+        s->detach_finished_ns = now_ns;
+        s->ended_ns = now_ns;
+        session_profile_stop(s, now_ns);
+    } else {
+        return -1;
+    }
+    return 0;
+}
+
+void session_link_lost(session *s, int64_t now_ns)
+{
+    s->link_id = 0;
+    session_profile_stop(s, now_ns);
+    if (s->has_exit_code)
+        session_exited(s, now_ns);
+    else if (s->state == SESSION_LIVE || s->state == SESSION_STARTING ||
+             s->state == SESSION_DETACHING)
+        s->state = SESSION_DISCONNECTED;
+}
+
+void session_exit_code(session *s, int code, int signal, int64_t now_ns)
+{
+    s->has_exit_code = 1;
+    s->exit_code = code;
+    s->exit_signal = signal;
+    s->ended_ns = now_ns;
+    if (!s->link_id) /* else session_link_lost does it once all data is read */
+        session_exited(s, now_ns);
+}
+
+void session_exited(session *s, int64_t now_ns)
+{
+    s->state = SESSION_EXITED;
+    session_mark_ended(s, now_ns);
+}
+
+void session_mark_ended(session *s, int64_t now_ns)
+{
+    size_t i;
+
+    session_profile_stop(s, now_ns);
+    if (!s->ended_ns)
+        s->ended_ns = now_ns;
+    for (i = 0; i < s->thread_count; i++) {
+        if (s->threads[i].alive) {
+            s->threads[i].alive = 0;
+            s->threads[i].ended_ns = s->ended_ns;
+        }
+    }
+}
