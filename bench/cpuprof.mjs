@@ -19,6 +19,15 @@
 //    (NuGet); if it cannot be, its variants are left out and the table says so.
 //    For jitscope the server's own CPU time during the timed work is shown too
 //    (/proc/PID/stat): on a machine whose cores the workload fills, it competes.
+// 1b. The same cost measured inside one process (PARTS=paired), which a loaded machine
+//    disturbs far less: StackTarget `cpuloop` works without end on N threads, and
+//    jitscope's profile is switched on and off while it runs, PHASE_MS (1500) per
+//    phase, in the order off, cpu 999 Hz, off, cpu 99 Hz, off, wall 99 Hz, off,
+//    `perf record -e cpu-clock -F 999 -g -p PID` (the kernel's sampling alone, as
+//    a yardstick), off, dotnet-trace cpu-sampling (collect-linux), PAIRS (12)
+//    times. Each profiled phase is compared with the unprofiled phase right
+//    before it: units of work per wall second and per second of the app's CPU time
+//    (the ratio of the two phases' rates; the median of the pairs is the cost).
 // 2. Throughput of an ASP.NET Core service under load (tests/apps/WebTarget,
 //    WEB_CLIENTS (4) keep-alive clients calling /work and /items for WEB_SECONDS
 //    (5) after a warm-up): requests per second plain, with the agent idle, with
@@ -183,6 +192,111 @@ async function costTable() {
   console.log('');
 }
 
+// ---- 1b: the same, in one process, switched on and off ----
+
+const PAIRS = Number(process.env.PAIRS || 12);
+const PHASE_MS = Number(process.env.PHASE_MS || 1500);
+
+async function pairedTable() {
+  const srv = await startServer(['run', '--data', 'none', '--port', '0', '--', 'dotnet', STACK_DLL, 'cpuloop', '--workers', String(WORKERS)]);
+  const sleepMs = (ms) => new Promise((r) => setTimeout(r, ms));
+  let seen = 0;
+  const count = async () => {
+    srv.proc.stdin.write('count\n');
+    const want = ++seen;
+    const m = await waitFor('count', () => {
+      const all = [...srv.stdout.matchAll(/^count units=(\d+) cpu_ms=([\d.]+) wall_ms=([\d.]+)$/gm)];
+      return all.length >= want && all[want - 1];
+    }, 30000, 5);
+    return { units: Number(m[1]), cpu: Number(m[2]), wall: Number(m[3]), server: procCpuMs(srv.proc.pid) };
+  };
+  const appPid = () => Number(/^READY pid=(\d+)$/m.exec(srv.stdout)[1]);
+  // another tool on the app's process: started, given time to set up, stopped with SIGINT
+  const external = async (argv, settleMs, ready) => {
+    const p = spawn(argv[0], argv.slice(1), { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    p.stdout.on('data', (d) => { out += d; });
+    p.stderr.on('data', (d) => { out += d; });
+    const exited = new Promise((r) => p.on('exit', r));
+    if (ready) await waitFor(`${argv[0]} recording`, () => ready.test(out), 60000, 20);
+    await sleepMs(settleMs);
+    return async () => { p.kill('SIGINT'); await Promise.race([exited, sleepMs(120000)]); };
+  };
+  const phase = async (profile) => {
+    let stopTool = null;
+    const file = path.join(os.tmpdir(), `jitscope-bench-${process.pid}-${Date.now()}`);
+    if (profile && profile.perf) {
+      stopTool = await external(['perf', 'record', '-e', 'cpu-clock', '-F', '999', '-g', '-p', String(appPid()), '-o', `${file}.data`], 300);
+    } else if (profile && profile.dotnetTrace) {
+      stopTool = await external([DOTNET_TRACE, 'collect-linux', '-p', String(appPid()), '--profile', 'cpu-sampling', '-o', `${file}.nettrace`], 1000, /Output File/);
+    } else if (profile) {
+      const r = await post(srv, '/api/sessions/1/profile', profile);
+      if (r.status !== 202 || r.body.profile.mode !== (profile.mode || 'wall')) throw new Error(`POST profile: ${r.status} ${JSON.stringify(r.body)}`);
+      await sleepMs(300); // its events opened, its first batch folded
+    }
+    const a = await count();
+    await sleepMs(PHASE_MS);
+    const b = await count();
+    let st = null;
+    if (stopTool) {
+      await stopTool();
+      for (const ext of ['.data', '.nettrace']) fs.rmSync(file + ext, { force: true });
+      await sleepMs(300);
+    } else if (profile) {
+      st = (await srv.api('/api/sessions/1/profile')).body.profile;
+      await post(srv, '/api/sessions/1/profile/stop', {});
+      await sleepMs(300);
+    }
+    return { perWall: (b.units - a.units) / (b.wall - a.wall), perCpu: (b.units - a.units) / (b.cpu - a.cpu),
+      serverMsPerS: (b.server - a.server) / ((b.wall - a.wall) / 1000), st };
+  };
+  const arms = [['jitscope cpu 999 Hz', { hz: 999, mode: 'cpu' }], ['jitscope cpu 99 Hz', { hz: 99, mode: 'cpu' }],
+    ['jitscope wall 99 Hz', { hz: 99, mode: 'wall' }]];
+  if (spawnSync('perf', ['--version']).status === 0) arms.push(['perf record -e cpu-clock -F 999 -g', { perf: true }]);
+  if (dotnetTrace().ok) arms.push(['dotnet-trace cpu-sampling (collect-linux)', { dotnetTrace: true }]);
+  if (process.env.ARMS) { // a subset, by the start of their names: ARMS="jitscope cpu 999,perf"
+    const want = process.env.ARMS.split(',').map((x) => x.trim());
+    arms.splice(0, arms.length, ...arms.filter(([n]) => want.some((w) => n.startsWith(w))));
+  }
+  const pairs = new Map(arms.map(([n]) => [n, []]));
+  const load0 = loadavg();
+  try {
+    await waitFor('READY', () => /^READY pid=\d+$/m.test(srv.stdout), 60000);
+    await waitFor('live', async () => (await srv.api('/api/sessions/1')).body.state === 'live', 30000);
+    await sleepMs(3000); // JIT tiers settle
+    for (let i = 0; i < PAIRS; i++) {
+      for (const [name, profile] of arms) {
+        const off = await phase(null);
+        const on = await phase(profile);
+        pairs.get(name).push({ wall: on.perWall / off.perWall, cpu: on.perCpu / off.perCpu, serverMsPerS: on.serverMsPerS,
+          samplesPerS: on.st ? on.st.samples / ((on.st.stopped_ms || Date.now()) - on.st.started_ms) * 1000 : 0, st: on.st });
+      }
+    }
+  } finally {
+    srv.proc.stdin.write('exit\n');
+    await srv.stop();
+  }
+  const q = (xs, p) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.floor(p * s.length))]; };
+  console.log(`### CPU profiles: cost inside one process, switched on and off (StackTarget \`cpuloop --workers ${WORKERS}\` on ${os.cpus().length} cores, ${PAIRS} pairs of ${PHASE_MS} ms phases per arm, each profiled phase against the unprofiled one before it)`);
+  console.log('');
+  console.log('| arm | work per wall second, profiled / not (median) | quartiles | cost (wall) | work per app CPU second, profiled / not (median) | quartiles | cost (CPU) | jitscope server CPU while profiling (ms per s) | samples per s | runtime suspended per s (ms) |');
+  console.log('|---|---|---|---|---|---|---|---|---|---|');
+  for (const [name] of arms) {
+    const ps = pairs.get(name), w = ps.map((p) => p.wall), c = ps.map((p) => p.cpu);
+    const susp = ps.map((p) => (p.st ? p.st.suspended_ns_total / 1e6 / (((p.st.stopped_ms || Date.now()) - p.st.started_ms) / 1000) : 0));
+    console.log(`| ${name} | ${median(w).toFixed(3)} | ${q(w, 0.25).toFixed(3)}-${q(w, 0.75).toFixed(3)} | ${f1((1 - median(w)) * 100)}% | ${median(c).toFixed(3)} | ${q(c, 0.25).toFixed(3)}-${q(c, 0.75).toFixed(3)} | ${f1((1 - median(c)) * 100)}% | ${f1(median(ps.map((p) => p.serverMsPerS)))} | ${f1(median(ps.map((p) => p.samplesPerS)))} | ${f1(median(susp))} |`);
+  }
+  console.log('');
+  console.log(`Load average (1/5/15 min) before: ${load0}, after: ${loadavg()}.`);
+  if (pairs.has('jitscope cpu 999 Hz')) {
+    const ps = pairs.get('jitscope cpu 999 Hz');
+    const w999 = median(ps.map((p) => p.wall)), c999 = median(ps.map((p) => p.cpu));
+    const perSample = ((1 - c999) * 1e6) / (median(ps.map((p) => p.samplesPerS)) / WORKERS); // us of a worker's CPU second per sample
+    console.log(`Target: CPU mode at 999 Hz costs at most 2%: ${f1((1 - w999) * 100)}% of the work per wall second, ${f1((1 - c999) * 100)}% per CPU second (${Math.max(1 - w999, 1 - c999) <= 0.02 ? 'met' : 'NOT met'}; about ${f1(perSample)} us of CPU per sample).`);
+  }
+  console.log('');
+}
+
 // ---- 2: ASP.NET Core under load ----
 
 async function load(url, seconds) {
@@ -278,6 +392,7 @@ async function chains() {
       const st = (await srv.api('/api/sessions/1/profile')).body.profile;
       rows.push(['StackTarget stacks (spinner, deep, sleeper)', st]);
       let same = 0, compared = 0, cpuSamples = 0;
+      const differ = new Map(); // "cpu sample's frames | snapshot's frames" -> samples
       for (const snap of snaps) {
         const t = snap.threads.find((x) => x.name === 'spinner');
         if (!t) continue;
@@ -285,15 +400,21 @@ async function chains() {
         const folded = (await srv.api(`/api/sessions/1/profile?format=folded&thread=spinner&from_ms=${snap.time_ms - 20}&to_ms=${snap.time_ms}`)).body;
         for (const line of String(folded).split('\n').filter(Boolean)) {
           const m = /^(.*) (\d+)$/.exec(line), n = Number(m[2]);
-          const got = managed(m[1].split(';')).reverse(); // leaf first
+          const all = m[1].split(';').reverse(); // leaf first
+          const got = managed(all);
           cpuSamples += n;
           compared++;
           if (got.length === want.length && got.every((x, k) => x === want[k])) same += n;
+          else {
+            const k = `${all.filter((x) => x.includes('(') || x.startsWith('[missing')).join(' < ')} | ${want.join(' < ')}`;
+            differ.set(k, (differ.get(k) || 0) + n);
+          }
         }
       }
       console.log(`### CPU samples against DoStackSnapshot at the same moments (StackTarget spinner, ${snaps.length} snapshots during a CPU profile at 999 Hz)`);
       console.log('');
       console.log(`${cpuSamples} CPU samples of the spinner in the 20 ms before a snapshot (${compared} distinct stacks): ${same} (${f1(100 * same / Math.max(1, cpuSamples))}%) have exactly the managed frames DoStackSnapshot walked, in order.`);
+      for (const [k, n] of [...differ].sort((a, b) => b[1] - a[1]).slice(0, 3)) console.log(`- ${n} samples: CPU \`${k.split(' | ')[0]}\`, DoStackSnapshot \`${k.split(' | ')[1]}\``);
       console.log('');
     } finally {
       await srv.stop();
@@ -343,7 +464,8 @@ async function chains() {
 }
 
 try {
-  const parts = (process.env.PARTS || 'cost web chains').split(/\s+/);
+  const parts = (process.env.PARTS || 'paired cost web chains').split(/\s+/);
+  if (parts.includes('paired')) await pairedTable();
   if (parts.includes('cost')) await costTable();
   if (parts.includes('web')) await webTable();
   if (parts.includes('chains')) await chains();

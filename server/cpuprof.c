@@ -20,7 +20,7 @@
 #include "utf.h"
 
 #define CPUPROF_SCAN_MS 100u   /* /proc/PID/task is read this often */
-#define CPUPROF_POLL_MS 20     /* the rings are read at least this often */
+#define CPUPROF_POLL_MS 50     /* the rings are read at least this often (and at half full) */
 #define CPUPROF_DATA_PAGES 8u  /* 32 KiB of ring per thread */
 #define CPUPROF_SMALL_PAGES 2u /* when the locked-memory limit refuses 8 */
 #define CPUPROF_MAX_FAILED 4096u

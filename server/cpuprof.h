@@ -7,7 +7,8 @@
  * 1/hz of CPU time, user call chains by frame pointer) on every thread of the
  * target (perfring.h), follows threads as they come (/proc/PID/task every
  * 100 ms, and at once when the agent reports a thread) and go (the event
- * hangs up), reads the rings every 20 ms, and every 100 ms names a batch of
+ * hangs up), reads the rings every 50 ms (sooner when one is half full), and
+ * every 100 ms names a batch of
  * samples (cpusym.h) and folds it into the session's profile (cpufold.c)
  * under the sessions lock, which is the only lock it takes and never across
  * I/O. The runtime is never suspended and the agent does nothing but answer

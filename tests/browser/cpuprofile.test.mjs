@@ -65,7 +65,11 @@ describe('profile tab in CPU mode', { timeout: 240000 }, () => {
     await shot(page, 'cpu-profile.png');
 
     // the thread filter: the spinner only
-    const spinner = await tab(page, (t) => { const x = t.threads.find((y) => y.name === 'spinner'); return x && (x.thread_id || String(x.os_thread_id)); });
+    // the filter's value for a thread: its thread_key, else its ThreadID, else its OS id
+    const spinner = await tab(page, (t) => {
+      const x = t.threads.find((y) => y.name === 'spinner');
+      return x && (x.thread_key != null ? `key:${x.thread_key}` : x.thread_id || String(x.os_thread_id));
+    });
     assert.ok(spinner, 'the spinner is in the thread list');
     await page.locator('.toolbar.filters select').selectOption(spinner);
     await waitFor('the graph of the spinner only: every sample under Spin.Run or its lost frames', () => tab(page, (t, id) => {

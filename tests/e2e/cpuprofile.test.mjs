@@ -265,6 +265,25 @@ test('detach in the middle of a CPU profile: it stops, no perf event, thread or 
   await srv.stop();
 });
 
+test('the app exits in the middle of a CPU profile: it stops, every perf event closed', async () => {
+  const srv = await startServer(['run', '--port', '0', '--', 'dotnet', STACK_DLL, 'stacks']);
+  await waitFor('StackTarget READY', () => READY.test(srv.stdout), 60000);
+  await waitFor('live', async () => (await srv.api('/api/sessions/1')).body.state === 'live', 30000);
+  const start = await post(srv, '/api/sessions/1/profile', { hz: HZ, mode: 'cpu' });
+  assert.equal(start.status, 202, JSON.stringify(start.body));
+  await waitFor('samples', async () => (await srv.api('/api/sessions/1/profile')).body.profile.samples >= 100, 60000);
+  assert.equal(serverPerf(srv.proc.pid).threads, 1, 'one sampler thread while it runs');
+  srv.proc.stdin.write('exit\n');
+  await waitFor('app exit', async () => (await srv.api('/api/sessions/1')).body.state === 'exited', 30000);
+  await waitFor('the sampler ended', () => serverPerf(srv.proc.pid).threads === 0, 10000);
+  assert.deepEqual(serverPerf(srv.proc.pid), { fds: 0, threads: 0 }, 'no perf event left in the server');
+  const p = (await srv.api('/api/sessions/1/profile')).body.profile;
+  assert.equal(p.state, 'stopped');
+  assert.ok(p.stopped_ms >= p.started_ms && p.samples >= 100, JSON.stringify(p));
+  assert.equal((await post(srv, '/api/sessions/1/profile', { hz: HZ, mode: 'cpu' })).status, 409, 'no live agent to sample');
+  await srv.stop();
+});
+
 test('a stored CPU profile reads back the same after a restart', async () => {
   const data = tempDataDir();
   const srv = await startServer(['run', '--data', data, '--port', '0', '--', 'dotnet', STACK_DLL, 'stacks']);

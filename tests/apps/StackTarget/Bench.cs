@@ -13,6 +13,11 @@
 //              can be set up before the work begins. Prints "cpu checksum <hex>";
 //              the time the timed work took goes to stderr as "cpu: work_ms=<ms>", with the
 //              process's CPU time in it (all threads, user and system) as "cpu_ms=<ms>".
+//   cpuloop [--workers N]
+//              the same units of work on N threads ("cpu-<i>", default one per core) without
+//              end, for a tool switched on and off while it runs: "READY pid=<pid>", then on
+//              each stdin line "count" it prints "count units=<done so far> cpu_ms=<the
+//              process's CPU time> wall_ms=<since READY>"; "exit" or EOF ends it ("bye").
 
 using System;
 using System.Collections.Generic;
@@ -159,6 +164,48 @@ namespace StackTarget
                 threads[w].Start();
             }
             foreach (Thread t in threads) t.Join();
+        }
+
+        static long _looped;
+
+        /// <summary>cpuloop: units of work on every worker until stdin says exit; "count" reports.</summary>
+        public static int Loop(int workers)
+        {
+            if (workers <= 0) workers = Math.Max(1, Environment.ProcessorCount);
+            var stop = new ManualResetEventSlim(false);
+            var threads = new Thread[workers];
+            for (int w = 0; w < workers; w++)
+            {
+                int seed = w * 1_000_000;
+                threads[w] = new Thread(() =>
+                {
+                    ulong h = 0;
+                    for (int u = seed; !stop.IsSet; u++)
+                    {
+                        h += Fnv.Add(Fnv.Seed, Unit(u));
+                        Interlocked.Increment(ref _looped);
+                    }
+                    GC.KeepAlive(h);
+                }) { Name = "cpu-" + w, IsBackground = true };
+                threads[w].Start();
+            }
+            var self = Process.GetCurrentProcess();
+            var clock = Stopwatch.StartNew();
+            Program.Out("READY pid=" + Environment.ProcessId);
+            var inv = System.Globalization.CultureInfo.InvariantCulture;
+            string? line;
+            while ((line = Console.In.ReadLine()) != null && line.Trim() != "exit")
+            {
+                if (line.Trim() != "count") continue;
+                self.Refresh();
+                Program.Out("count units=" + Interlocked.Read(ref _looped) + " cpu_ms="
+                    + self.TotalProcessorTime.TotalMilliseconds.ToString("F1", inv) + " wall_ms="
+                    + clock.Elapsed.TotalMilliseconds.ToString("F1", inv));
+            }
+            stop.Set();
+            foreach (Thread t in threads) t.Join();
+            Program.Out("bye");
+            return 0;
         }
 
         public static int Run(int units, bool gate, int workers, int warmupMs)
