@@ -20,7 +20,7 @@ import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { ROOT, BUILD, STACK_DLL, WEB_DLL, startServer, startTarget, stopAll, waitFor, attach,
-  detachAndWait, agentTrace, fetchChecked, tempDataDir } from './lib.mjs';
+  detachAndWait, agentTrace, fetchChecked, tempDataDir, asanRuntime } from './lib.mjs';
 import { checkResponse } from './openapi.mjs';
 
 after(stopAll);
@@ -407,4 +407,36 @@ test('perf_event_open refused (seccomp): the reason, and a wall-clock profile in
   assert.equal((await post(srv, '/api/sessions/1/profile/stop')).status, 200);
   assert.equal(serverPerf(srv.proc.pid).fds, 0);
   await srv.stop();
+});
+
+test('agent and server built with -fsanitize=address,undefined: a CPU profile with code lookups, its exports, a detach', async () => {
+  const asan = asanRuntime();
+  assert.ok(asan, 'gcc ships libasan.so');
+  const agent = path.join(BUILD, 'asan/libjitscope_agent.so');
+  assert.ok(fs.existsSync(agent), 'make asan built the sanitizer agent');
+  const env = {
+    LD_PRELOAD: asan,
+    // CoreCLR itself is not ASan-clean for leaks at exit and probes memory on purpose
+    ASAN_OPTIONS: 'detect_leaks=0:handle_segv=0:allow_user_segv_handler=1:abort_on_error=1',
+    UBSAN_OPTIONS: 'halt_on_error=1:print_stacktrace=1',
+  };
+  const target = await startTarget(['stacks'], { dll: STACK_DLL, ready: READY, env });
+  const srv = await startServer(['serve', '--port', '0', '--agent', agent], { bin: path.join(BUILD, 'asan/jitscope'), env });
+  const a = await attach(srv, target.pid);
+  assert.equal(a.status, 201, JSON.stringify(a.body));
+  const id = a.body.session.id;
+  await waitFor('catch-up', async () => (await srv.api(`/api/sessions/${id}`)).body.catchup.count >= 1, 60000);
+  const r = await profileSpinner(srv, id, target.pid, { cpu: 0.5, wall: 1000 });
+  assert.ok(r.spinnerSamples > 0 && r.st.cpu.lookups >= 1, JSON.stringify(r.st.cpu));
+  for (const f of ['folded', 'speedscope', 'json&thread=spinner']) {
+    assert.equal((await srv.api(`/api/sessions/${id}/profile?format=${f}`)).status, 200, f);
+  }
+  const pprof = await fetch(`${srv.url}/api/sessions/${id}/profile?format=pprof`);
+  assert.equal(pprof.status, 200);
+  await pprof.arrayBuffer();
+  await detachAndWait(srv, id);
+  target.send('exit');
+  await target.waitLine(/^bye$/m, 30000);
+  await srv.stop();
+  assert.doesNotMatch(srv.stderr + target.err, /runtime error:|AddressSanitizer/, 'no sanitizer report');
 });
