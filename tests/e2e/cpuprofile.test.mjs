@@ -294,6 +294,8 @@ test('a stored CPU profile reads back the same after a restart', async () => {
   const folded = (await srv.api('/api/sessions/1/profile?format=folded')).body;
   srv.proc.stdin.write('exit\n');
   await waitFor('app exit', async () => (await srv.api('/api/sessions/1')).body.state === 'exited', 30000);
+  // the ended session is compacted: a snapshot of its state, the profile's records kept beside it
+  await waitFor('its snapshot committed', async () => (await srv.api('/api/config')).body.storage.snapshots >= 1, 60000, 100);
   await srv.stop();
   const again = await startServer(['serve', '--data', data, '--port', '0']);
   const back = (await again.api('/api/sessions/1/profile')).body;
