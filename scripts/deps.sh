@@ -9,7 +9,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-need_build=(gcc make pkg-config libmicrohttpd-dev libjansson-dev libwebsockets-dev libcurl4-openssl-dev libsqlite3-dev libzstd-dev libxxhash-dev)
+need_build=(gcc make pkg-config libmicrohttpd-dev libjansson-dev libwebsockets-dev libcurl4-openssl-dev libsqlite3-dev libzstd-dev libxxhash-dev libcapstone-dev)
 # CPU profiles: ELF symbols (libelf), pprof's protobuf (protobuf-c and its compiler), gzip (zlib)
 need_build+=(libelf-dev libprotobuf-c-dev protobuf-c-compiler zlib1g-dev)
 need_test=(valgrind chromium nodejs npm clang-format shellcheck prometheus openssl)

@@ -121,7 +121,7 @@ static void cpufold_managed(cpufold_state *f, cpusym_ip *c)
     codemap_range range;
 
     if (c->state == CPUSYM_UNKNOWN || c->state == CPUSYM_ASKED) {
-        if (codemap_find(&f->s->code, c->ip, &range)) {
+        if (codemap_find(&f->s->codemap, c->ip, &range)) {
             if (range.function == CODEMAP_NOT_MANAGED) {
                 c->state = CPUSYM_NOT_MANAGED;
             } else if (range.function < f->s->function_count) {

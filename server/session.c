@@ -69,7 +69,7 @@ void session_memory_usage(const session *s, session_memory *m)
     m->names = strpool_bytes(&s->names);
     m->events = eventlog_bytes(&s->events);
     m->compilations = s->compilation_bytes;
-    m->code_ranges = codemap_bytes(&s->code);
+    m->code_ranges = codemap_bytes(&s->codemap);
 }
 
 session_module *session_find_module(session *s, uint64_t id)
@@ -212,10 +212,11 @@ void session_take_content(session *to, session *from)
     from->thread_index = (idmap){0};
     from->thread_os_index = (idmap){0};
     from->events = (eventlog){0};
-    from->code = (codemap){0};
+    from->codemap = (codemap){0};
     memset(&from->stacks, 0, sizeof(from->stacks));
     memset(&from->profile, 0, sizeof(from->profile));
     memset(&from->timeline, 0, sizeof(from->timeline));
+    memset(&from->code, 0, sizeof(from->code));
     from->persist.summary = NULL;
 }
 
@@ -238,10 +239,11 @@ void session_drop_content(session *s)
     s->modules = NULL, s->module_count = s->module_cap = 0;
     s->threads = NULL, s->thread_count = s->thread_cap = 0;
     eventlog_free(&s->events);
-    codemap_free(&s->code);
+    codemap_free(&s->codemap);
     stacks_free(&s->stacks);
     profile_free(&s->profile);
     timeline_free(&s->timeline);
+    code_free(&s->code);
     memset(&s->stacks, 0, sizeof(s->stacks));
     memset(&s->profile, 0, sizeof(s->profile));
     memset(&s->timeline, 0, sizeof(s->timeline));

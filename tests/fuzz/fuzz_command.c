@@ -30,6 +30,7 @@ static long fuzz_command_fields(uint16_t type)
     case WIRE_CMD_PROFILE_START: return FUZZ_FIELDS(profile_start);
     case WIRE_CMD_PROFILE_STOP: return 0;
     case WIRE_CMD_TIERS: return FUZZ_FIELDS(tiers);
+    case WIRE_CMD_CODE: return FUZZ_FIELDS(code);
     case WIRE_CMD_CODE_LOOKUP: return -2; /* as long as its count says */
     default: return -1;
     }

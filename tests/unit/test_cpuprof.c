@@ -400,15 +400,15 @@ static int fixture_setup(fold_fixture *x)
     x->fid_osr = 0x7f0000003000ull;
     f = session_function_append(x->s, x->fid_framed);
     session_function_set_name(x->s, f, "A.Framed()", 10);
-    codemap_add(&x->s->code, base + CODE_FRAMED, 14, 0);
+    codemap_add(&x->s->codemap, base + CODE_FRAMED, 14, 0);
     f = session_function_append(x->s, x->fid_frameless);
     session_function_set_name(x->s, f, "A.Frameless()", 13);
-    codemap_add(&x->s->code, base + CODE_FRAMELESS, 13, 1);
+    codemap_add(&x->s->codemap, base + CODE_FRAMELESS, 13, 1);
     f = session_function_append(x->s, x->fid_osr);
     session_function_set_name(x->s, f, "A.Loop()", 8);
-    codemap_add(&x->s->code, base + CODE_OSR, 18, 2);               /* its OSR code */
-    codemap_add(&x->s->code, base + CODE_OSR_OLD, 14, 2);           /* its Tier0 code */
-    codemap_add(&x->s->code, base + 0x400, 1, CODEMAP_NOT_MANAGED); /* a stub */
+    codemap_add(&x->s->codemap, base + CODE_OSR, 18, 2);               /* its OSR code */
+    codemap_add(&x->s->codemap, base + CODE_OSR_OLD, 14, 2);           /* its Tier0 code */
+    codemap_add(&x->s->codemap, base + 0x400, 1, CODEMAP_NOT_MANAGED); /* a stub */
     session_profile_start_cpu(x->s, 999, 1001001, 7, 1700000000000000000ll);
     sessions_unlock();
 
