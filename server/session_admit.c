@@ -111,6 +111,17 @@ static uint64_t session_code_version_bytes(const wire_code_version_info *v)
     return sizeof(code_reply) + (n < CODE_REPLY_MAX_BYTES ? n : CODE_REPLY_MAX_BYTES);
 }
 
+/* What n more ranges add to the code map (codemap.h: its tail doubles from
+ * 256, counted at its capacity). */
+static uint64_t session_codemap_bytes(const session *s, uint64_t n)
+{
+    const codemap *m = &s->codemap;
+
+    if (m->tail_count + n <= m->tail_cap)
+        return 0;
+    return (m->tail_cap + 2 * n + 256) * sizeof(codemap_range);
+}
+
 static uint64_t session_event_bytes(const session *s)
 {
     return s->events.last_seq < EVENTLOG_MAX ? SESSION_EVENT_BYTES : 0;
@@ -139,7 +150,8 @@ static uint64_t session_record_need(session *s, const wire_record *r, unsigned *
                (fn ? 0 : SESSION_MAX_COMPILATIONS / 2 * sizeof(session_compilation));
         /* the code view notes each version it lists and its own (code.h) */
         need += ((uint64_t)r->code_version_count + 1) * sizeof(code_seen) +
-                session_code_reach_bytes(s, s->code.seen_head_cap, sizeof(uint32_t));
+                session_code_reach_bytes(s, s->code.seen_head_cap, sizeof(uint32_t)) +
+                session_codemap_bytes(s, (uint64_t)r->code_version_count + 1);
         *kind = fn ? SESSION_REFUSED_FUNCTIONS : SESSION_REFUSED_EVENTS;
         return need;
     case WIRE_INLINING: /* its callee and caller may be new functions; an inline */
@@ -153,6 +165,10 @@ static uint64_t session_record_need(session *s, const wire_record *r, unsigned *
         fn = session_new_function_bytes(s, r->u.code_search.function_id);
         *kind = fn ? SESSION_REFUSED_FUNCTIONS : SESSION_REFUSED_OTHER;
         return fn + session_code_reach_bytes(s, s->code.r2r_cap, 1);
+    case WIRE_CODE_RANGE: /* a code lookup's answer: its function, perhaps new; a range */
+        fn = session_new_function_bytes(s, r->u.code_range.function_id);
+        *kind = fn ? SESSION_REFUSED_FUNCTIONS : SESSION_REFUSED_OTHER;
+        return fn + session_codemap_bytes(s, 1);
     case WIRE_CODE_VERSION: /* a version of a code reply: its buffers */
         *kind = SESSION_REFUSED_OTHER;
         return session_code_version_bytes(&r->u.code_version);
@@ -252,8 +268,8 @@ static int session_budget_fits(const session *s, uint64_t need, uint64_t share, 
 /* 0 when r fits s's share of the memory budget, with its copy for storage;
  * SESSION_REFUSED (counted) when not. Far from both limits a record is let
  * through without looking: no record adds more than a doubling of the
- * indexes and of the code view's per-function arrays, a code reply's
- * buffers and 32 MiB. */
+ * indexes, of the code view's per-function arrays and of the code map's
+ * tail, a code reply's buffers and 32 MiB. */
 static int session_budget_check(session *s, const wire_record *r)
 {
     uint64_t share = budget_share(), held = s->budget.held, max = budget_max(),
@@ -274,7 +290,8 @@ static int session_budget_check(session *s, const wire_record *r)
             (s->code.seen_head_cap + s->code.root_head_cap + s->code.callee_head_cap) *
                 sizeof(uint32_t) * 2 +
             s->code.r2r_cap * 2 + 2 * sizeof(code_reply) + CODE_REPLY_MAX_BYTES +
-            share / SESSION_BUDGET_SPARE + (32u << 20))
+            s->codemap.tail_cap * sizeof(codemap_range) + share / SESSION_BUDGET_SPARE +
+            (32u << 20))
         return 0;
     need = session_record_need(s, r, &kind, &fixed) + session_record_log_bytes(r);
     if (s->refusals_unlogged && budget_counts_unwritten()) /* the refusals' trace goes first */

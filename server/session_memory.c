@@ -1,7 +1,7 @@
 /* session_memory.c -- what a session holds as the memory budget counts it
  * (budget.h, docs/API.md "Memory budget"): its tables, indexes, name text,
  * strings, event log, stacks, profile and timeline, the code view's state
- * (code.h), and what of its log and snapshot waits for the storage writer; kept in the budget's total as it
+ * (code.h) and code map (codemap.h), and what of its log and snapshot waits for the storage writer; kept in the budget's total as it
  * changes. Whether a record may add to it is session_admit.c's. Caller holds
  * the sessions lock (session.h). */
 #include "session.h"
@@ -19,7 +19,8 @@ static uint64_t session_observation_bytes(const session *s)
                  p->thread_cap * sizeof(*p->threads) +
                  p->thread_index.capacity * SESSION_IDMAP_SLOT +
                  s->timeline.gc_cap * sizeof(*s->timeline.gcs) +
-                 s->timeline.suspension_cap * sizeof(*s->timeline.suspensions);
+                 s->timeline.suspension_cap * sizeof(*s->timeline.suspensions) +
+                 p->cpu.symbol_cap * sizeof(*p->cpu.symbols) + p->cpu.text_cap;
     unsigned i;
 
     for (i = 0; i < STACKS_PENDING; i++)
@@ -43,8 +44,9 @@ static uint64_t session_code_bytes(const code_state *c)
 
 /* What the session holds, in bytes: what is written of its arrays (they grow
  * without zero-filling, so the reserved rest is not resident), its indexes,
- * name text, strings, the event log, stacks, profile and timeline, the code
- * view's state, and what waits for storage. */
+ * name text, strings, the event log, stacks, profile and timeline (a CPU
+ * profile's symbols too), the code view's state, the code map (codemap.h),
+ * and what waits for storage. */
 static uint64_t session_held_bytes(const session *s)
 {
     uint64_t events = s->events.last_seq < EVENTLOG_MAX ? s->events.last_seq : EVENTLOG_MAX;
@@ -56,7 +58,8 @@ static uint64_t session_held_bytes(const session *s)
            s->thread_count * sizeof(*s->threads) +
            (s->thread_index.capacity + s->thread_os_index.capacity) * SESSION_IDMAP_SLOT +
            s->budget.text + events * SESSION_EVENT_BYTES + s->budget.observations +
-           session_code_bytes(&s->code) + s->budget.unwritten + s->budget.unlogged;
+           session_code_bytes(&s->code) + codemap_bytes(&s->codemap) + s->budget.unwritten +
+           s->budget.unlogged;
 }
 
 void session_memory_sync(session *s)

@@ -152,7 +152,8 @@ TEST(a_session_stops_at_its_share)
 /* The code view's state (code.h) counts in what a session holds, and its
  * records pass the share like the rest: a code reply's version that would
  * take a session past its share is refused whole (its buffers never made),
- * an inline of methods never seen is refused as new functions; what only
+ * an inline of methods never seen and a code lookup's answer naming one are
+ * refused as new functions (the code map counts too); what only
  * fills or ends a reply begun is still taken. */
 TEST(code_records_within_the_share)
 {
@@ -168,6 +169,19 @@ TEST(code_records_within_the_share)
     budget_set_max(64ull << 20);
     sessions_lock();
     a = connected_session();
+    CHECK(rec_apply(a, rec_function_name(0x7f00000d0000ull, MID, "Small.Method()", 0)) == 0,
+          "a method named");
+    held = a->budget.held;
+    {
+        wire_record range = {.type = WIRE_CODE_RANGE, .time_ns = REC_MONO + 4};
+        range.u.code_range = (wire_code_range){0x7f00000d0010ull, 0x7f00000d0000ull,
+                                               0x7f00000d0000ull, 64, 0};
+        CHECK(rec_apply(a, range) == 0 && codemap_count(&a->codemap) == 1 &&
+                  a->budget.held >= held + codemap_bytes(&a->codemap) &&
+                  codemap_bytes(&a->codemap) > 0,
+              "a code lookup's answer: the code map counts in what the session holds (%llu)",
+              (unsigned long long)(a->budget.held - held));
+    }
     held = a->budget.held;
     CHECK(rec_apply(a, rec_code_version(v, REC_MONO + 5)) == 0 && a->code.reply_count == 1,
           "a code reply's first version, 64 KiB of code announced");
@@ -187,6 +201,16 @@ TEST(code_records_within_the_share)
                   SESSION_REFUSED &&
               a->code.inline_records == 0 && a->budget.refused[SESSION_REFUSED_FUNCTIONS] == 2,
           "an inline of two methods never seen: refused as new functions");
+    {
+        wire_record range = {.type = WIRE_CODE_RANGE, .time_ns = REC_MONO + 9};
+        size_t ranges = codemap_count(&a->codemap);
+        budget_set_max(2 * a->budget.held); /* its share: what it holds, not a byte more */
+        range.u.code_range = (wire_code_range){0x7f00000c0010ull, 0x7f00000c0000ull,
+                                               0x7f00000c0000ull, 64, 0};
+        CHECK(rec_apply(a, range) == SESSION_REFUSED && codemap_count(&a->codemap) == ranges &&
+                  a->budget.refused[SESSION_REFUSED_FUNCTIONS] == 3,
+              "a code lookup's answer naming a method never seen: refused as a new function");
+    }
     CHECK(a->budget.held <= budget_share() && a->budget.held >= held,
           "the share holds (%llu of %llu)", (unsigned long long)a->budget.held,
           (unsigned long long)budget_share());
