@@ -41,9 +41,16 @@ test('a live session outlives a kill -9 of its server: the next server on the da
     assert.ok(Date.now() - killedAt < 2000, `restarted within 2 s (${Date.now() - killedAt} ms)`);
     assert.equal(again.socket, srv.socket, 'the same agent socket path for the same data directory');
 
-    const back = await waitFor('the agent back, the session live again', async () => {
+    // what the old server had not written yet comes back with the agent's catch-up
+    // after the resume: wait for it to end before counting (the session is live
+    // again before that, with only what was on disk)
+    const back = await waitFor('the agent back, the session live again, its catch-up done', async () => {
       const s = (await again.api('/api/sessions/1')).body;
-      return s.state === 'live' && s.stored.resumes === 1 && s.link.connected && s;
+      if (!(s.state === 'live' && s.stored.resumes === 1 && s.link.connected)) return false;
+      const ev = (await again.api('/api/sessions/1/events?limit=10000')).body.events;
+      const resumed = ev.find((e) => e.type === 'resumed');
+      return resumed && ev.some((e) => e.type === 'catchup' && e.seq > resumed.seq) &&
+        (await again.api('/api/sessions/1')).body;
     }, 30000);
     assert.equal(back.id, 1, 'the same session');
     assert.equal(back.pid, appPid, 'of the same process');
