@@ -70,6 +70,35 @@ export function fitParts(g, parts, room) {
   return line;
 }
 
+// One horizontal grid line at k quarters of the plot height (k = 0: the
+// bottom); returns its y for the tick label beside it.
+export function gridLine(g, padL, pw, padT, ph, k) {
+  const y = Math.round(padT + ph - (ph * k) / 4) + 0.5;
+  g.beginPath(); g.moveTo(padL, y); g.lineTo(padL + pw, y); g.stroke();
+  return y;
+}
+
+// The time axis under a chart of the last `span` seconds, at height y: a label
+// every 30 s (every minute when narrow), the newest one reading `endLabel`.
+export function timeAxis(g, boxes, padL, pw, y, span, endLabel) {
+  g.fillStyle = C.text;
+  const every = pw < 300 ? 60 : 30;
+  for (let s = 0; s <= span; s += every) {
+    const xx = padL + pw - (pw * s) / span;
+    const m = Math.floor(s / 60), r = s % 60;
+    const text = s === 0 ? endLabel : `−${m}:${String(r).padStart(2, '0')}`;
+    label(g, boxes, text, Math.min(Math.max(xx, padL + 14), padL + pw - 12), y, 'center');
+  }
+}
+
+// Splits a two-lane chart (W x H, padding `pad`, `gap` px between the lanes)
+// into an upper lane of 55% of the height and a lower one below the gap.
+export function twoLanes(W, H, pad, gap) {
+  const pw = W - pad.l - pad.r, inner = H - pad.t - pad.b - gap;
+  const hA = Math.round(inner * 0.55);
+  return { pw, inner, hA, hB: inner - hA, yA: pad.t, yB: pad.t + hA + gap };
+}
+
 // A hover read-out box at the top of the plot area, kept inside [left, right].
 export function readout(g, text, x, top, left, right) {
   g.font = '11px ui-monospace, "DejaVu Sans Mono", monospace';
@@ -133,22 +162,14 @@ export class RateChart {
     g.strokeStyle = C.grid;
     g.lineWidth = 1;
     for (let k = 0; k <= 4; k++) {
-      const y = Math.round(padT + ph - (ph * k) / 4) + 0.5;
-      g.beginPath(); g.moveTo(padL, y); g.lineTo(padL + pw, y); g.stroke();
+      const y = gridLine(g, padL, pw, padT, ph, k);
       g.fillStyle = C.text;
       label(g, boxes, fmtInt(yStep * k), padL - 6, y, 'right');
       g.fillStyle = C.line;
       label(g, boxes, tickText(tStep * k, tStep), padL + pw + 6, y, 'left');
     }
     // x labels every 30 s (every minute when narrow)
-    g.fillStyle = C.text;
-    const every = pw < 300 ? 60 : 30;
-    for (let s = 0; s <= this.span; s += every) {
-      const xx = padL + pw - (pw * s) / this.span;
-      const m = Math.floor(s / 60), r = s % 60;
-      const text = s === 0 ? this.label : `−${m}:${String(r).padStart(2, '0')}`;
-      label(g, boxes, text, Math.min(Math.max(xx, padL + 14), padL + pw - 12), H - padB / 2, 'center');
-    }
+    timeAxis(g, boxes, padL, pw, H - padB / 2, this.span, this.label);
     this.canvas.labelBoxes = boxes;
     if (!d) return;
 

@@ -6,7 +6,7 @@
 // like the rate chart beside it: a click on it opens the GC tab (gcview.js),
 // which covers the whole session. No animation: draw() paints one frame.
 import { fmtInt, fmtClock, fmtNs } from './format.js';
-import { C, niceStep, tickText, prepCanvas, readout, label, fitParts } from './chart.js';
+import { C, niceStep, tickText, prepCanvas, readout, label, fitParts, gridLine, timeAxis } from './chart.js';
 
 export const PAUSE_COLORS = { gc: '#2fb39a', jitscope: '#b48cf2', other: '#7d8799', marker: '#5fe0c8' };
 const KINDS = ['gc', 'jitscope', 'other'];
@@ -96,19 +96,11 @@ export class PauseChart {
     g.strokeStyle = C.grid;
     g.lineWidth = 1;
     for (let k = 0; k <= 4; k += ph < 72 ? 2 : 1) {
-      const y = Math.round(padT + ph - (ph * k) / 4) + 0.5;
-      g.beginPath(); g.moveTo(padL, y); g.lineTo(padL + pw, y); g.stroke();
+      const y = gridLine(g, padL, pw, padT, ph, k);
       g.fillStyle = C.text;
       label(g, boxes, tickText(yStep * k, yStep), padL - 6, y, 'right');
     }
-    g.fillStyle = C.text;
-    const every = pw < 300 ? 60 : 30;
-    for (let s = 0; s <= this.span; s += every) {
-      const xx = padL + pw - (pw * s) / this.span;
-      const m = Math.floor(s / 60), r = s % 60;
-      const text = s === 0 ? this.label : `−${m}:${String(r).padStart(2, '0')}`;
-      label(g, boxes, text, Math.min(Math.max(xx, padL + 14), padL + pw - 12), H - padB / 2, 'center');
-    }
+    timeAxis(g, boxes, padL, pw, H - padB / 2, this.span, this.label);
     this.canvas.labelBoxes = boxes;
     if (this.note || !d) {
       g.fillStyle = C.text;
