@@ -115,8 +115,11 @@ export function readout(g, text, x, top, left, right) {
   g.fillText(text, bx + 6, top + 11);
 }
 
-export class RateChart {
-  constructor(canvas, { span = 120 } = {}) {
+// What the charts of the last `span` seconds share: their canvas, their data,
+// the end label ('now' | 'end') and the mouse's x (the owner's onHover, when
+// set, is called whenever it moves).
+export class SpanChart {
+  constructor(canvas, span) {
     this.canvas = canvas;
     this.span = span;
     this.hoverX = null;
@@ -125,6 +128,23 @@ export class RateChart {
     canvas.addEventListener('mousemove', (e) => { this.hoverX = e.offsetX; this.onHover && this.onHover(); });
     canvas.addEventListener('mouseleave', () => { this.hoverX = null; this.onHover && this.onHover(); });
   }
+
+  // The bin (of n across the plot padL, padT, pw x ph) under the mouse, with the
+  // cursor line drawn through its middle at x: {k, x}, or null when it is elsewhere.
+  hoverBin(g, padL, padT, pw, ph, n) {
+    if (this.hoverX == null || this.hoverX < padL || this.hoverX >= padL + pw) return null;
+    const bw = pw / n;
+    const k = Math.min(n - 1, Math.floor((this.hoverX - padL) / bw));
+    const x = Math.round(padL + (k + 0.5) * bw) + 0.5;
+    g.strokeStyle = C.cursor;
+    g.lineWidth = 1;
+    g.beginPath(); g.moveTo(x, padT); g.lineTo(x, padT + ph); g.stroke();
+    return { k, x };
+  }
+}
+
+export class RateChart extends SpanChart {
+  constructor(canvas, { span = 120 } = {}) { super(canvas, span); }
 
   // data: {xs (unix seconds), ys (JITs/s), ts (JIT ns/s)}; endLabel: 'now' | 'end'
   setData(data, endLabel) { this.data = data; this.label = endLabel; }
@@ -194,23 +214,11 @@ export class RateChart {
     g.stroke();
 
     // hover read-out
-    if (this.hoverX != null && this.hoverX >= padL && this.hoverX < padL + pw) {
-      const k = Math.min(n - 1, Math.floor((this.hoverX - padL) / bw));
-      const x = Math.round(padL + (k + 0.5) * bw) + 0.5;
-      g.strokeStyle = C.cursor;
-      g.lineWidth = 1;
-      g.beginPath(); g.moveTo(x, padT); g.lineTo(x, padT + ph); g.stroke();
+    const hover = this.hoverBin(g, padL, padT, pw, ph, n);
+    if (hover) {
+      const k = hover.k;
       const text = `${fmtClock(d.xs[k] * 1000, false)}  ${fmtInt(d.ys[k])} JITs  ${(d.ts[k] / 1e6).toFixed(1)} ms JIT`;
-      g.font = '11px ui-monospace, "DejaVu Sans Mono", monospace';
-      const w = g.measureText(text).width + 12;
-      const bx = Math.min(Math.max(x - w / 2, padL), padL + pw - w);
-      g.fillStyle = 'rgba(14,16,20,.92)';
-      g.fillRect(bx, padT + 2, w, 18);
-      g.strokeStyle = '#3a4250';
-      g.strokeRect(bx + 0.5, padT + 2.5, w - 1, 17);
-      g.fillStyle = C.strong;
-      g.textAlign = 'left';
-      g.fillText(text, bx + 6, padT + 11);
+      readout(g, text, hover.x, padT, padL, padL + pw);
     }
   }
 }
