@@ -401,105 +401,34 @@ struct ICorProfilerInfo12 {
 /* Enumerators: IUnknown + Skip, Reset, Clone, GetCount, Next               */
 /* ------------------------------------------------------------------------ */
 
-typedef struct ICorProfilerModuleEnumVtbl {
-    /* IUnknown */
-    HRESULT (STDMETHODCALLTYPE *QueryInterface)(ICorProfilerModuleEnum *self, REFIID riid,
-                                                void **ppvObject);
-    ULONG (STDMETHODCALLTYPE *AddRef)(ICorProfilerModuleEnum *self);
-    ULONG (STDMETHODCALLTYPE *Release)(ICorProfilerModuleEnum *self);
-    /* ICorProfilerModuleEnum */
-    HRESULT (STDMETHODCALLTYPE *Skip)(ICorProfilerModuleEnum *self, ULONG celt);
-    HRESULT (STDMETHODCALLTYPE *Reset)(ICorProfilerModuleEnum *self);
-    HRESULT (STDMETHODCALLTYPE *Clone)(ICorProfilerModuleEnum *self,
-                                       ICorProfilerModuleEnum **ppEnum);
-    HRESULT (STDMETHODCALLTYPE *GetCount)(ICorProfilerModuleEnum *self, ULONG *pcelt);
-    HRESULT (STDMETHODCALLTYPE *Next)(ICorProfilerModuleEnum *self, ULONG celt, ModuleID ids[],
-                                      ULONG *pceltFetched);
-} ICorProfilerModuleEnumVtbl;
+/* The five differ only in the type of the items Next hands out, so one
+ * template declares each: its vtable (these 8 slots, in this order) and its
+ * object. */
+#define CORPROF_DECLARE_ENUM(Enum, Item)                                          \
+    typedef struct Enum##Vtbl {                                                  \
+        /* IUnknown */                                                           \
+        HRESULT (STDMETHODCALLTYPE *QueryInterface)(Enum *self, REFIID riid,     \
+                                                    void **ppvObject);           \
+        ULONG (STDMETHODCALLTYPE *AddRef)(Enum *self);                           \
+        ULONG (STDMETHODCALLTYPE *Release)(Enum *self);                          \
+        /* the enumerator */                                                     \
+        HRESULT (STDMETHODCALLTYPE *Skip)(Enum *self, ULONG celt);               \
+        HRESULT (STDMETHODCALLTYPE *Reset)(Enum *self);                          \
+        HRESULT (STDMETHODCALLTYPE *Clone)(Enum *self, Enum **ppEnum);           \
+        HRESULT (STDMETHODCALLTYPE *GetCount)(Enum *self, ULONG *pcelt);         \
+        HRESULT (STDMETHODCALLTYPE *Next)(Enum *self, ULONG celt, Item items[],  \
+                                          ULONG *pceltFetched);                  \
+    } Enum##Vtbl;                                                                \
+                                                                                 \
+    struct Enum {                                                                \
+        const Enum##Vtbl *lpVtbl;                                                \
+    }
 
-struct ICorProfilerModuleEnum {
-    const ICorProfilerModuleEnumVtbl *lpVtbl;
-};
-
-typedef struct ICorProfilerFunctionEnumVtbl {
-    /* IUnknown */
-    HRESULT (STDMETHODCALLTYPE *QueryInterface)(ICorProfilerFunctionEnum *self, REFIID riid,
-                                                void **ppvObject);
-    ULONG (STDMETHODCALLTYPE *AddRef)(ICorProfilerFunctionEnum *self);
-    ULONG (STDMETHODCALLTYPE *Release)(ICorProfilerFunctionEnum *self);
-    /* ICorProfilerFunctionEnum */
-    HRESULT (STDMETHODCALLTYPE *Skip)(ICorProfilerFunctionEnum *self, ULONG celt);
-    HRESULT (STDMETHODCALLTYPE *Reset)(ICorProfilerFunctionEnum *self);
-    HRESULT (STDMETHODCALLTYPE *Clone)(ICorProfilerFunctionEnum *self,
-                                       ICorProfilerFunctionEnum **ppEnum);
-    HRESULT (STDMETHODCALLTYPE *GetCount)(ICorProfilerFunctionEnum *self, ULONG *pcelt);
-    HRESULT (STDMETHODCALLTYPE *Next)(ICorProfilerFunctionEnum *self, ULONG celt,
-                                      COR_PRF_FUNCTION ids[], ULONG *pceltFetched);
-} ICorProfilerFunctionEnumVtbl;
-
-struct ICorProfilerFunctionEnum {
-    const ICorProfilerFunctionEnumVtbl *lpVtbl;
-};
-
-typedef struct ICorProfilerThreadEnumVtbl {
-    /* IUnknown */
-    HRESULT (STDMETHODCALLTYPE *QueryInterface)(ICorProfilerThreadEnum *self, REFIID riid,
-                                                void **ppvObject);
-    ULONG (STDMETHODCALLTYPE *AddRef)(ICorProfilerThreadEnum *self);
-    ULONG (STDMETHODCALLTYPE *Release)(ICorProfilerThreadEnum *self);
-    /* ICorProfilerThreadEnum */
-    HRESULT (STDMETHODCALLTYPE *Skip)(ICorProfilerThreadEnum *self, ULONG celt);
-    HRESULT (STDMETHODCALLTYPE *Reset)(ICorProfilerThreadEnum *self);
-    HRESULT (STDMETHODCALLTYPE *Clone)(ICorProfilerThreadEnum *self,
-                                       ICorProfilerThreadEnum **ppEnum);
-    HRESULT (STDMETHODCALLTYPE *GetCount)(ICorProfilerThreadEnum *self, ULONG *pcelt);
-    HRESULT (STDMETHODCALLTYPE *Next)(ICorProfilerThreadEnum *self, ULONG celt, ThreadID ids[],
-                                      ULONG *pceltFetched);
-} ICorProfilerThreadEnumVtbl;
-
-struct ICorProfilerThreadEnum {
-    const ICorProfilerThreadEnumVtbl *lpVtbl;
-};
-
-typedef struct ICorProfilerObjectEnumVtbl {
-    /* IUnknown */
-    HRESULT (STDMETHODCALLTYPE *QueryInterface)(ICorProfilerObjectEnum *self, REFIID riid,
-                                                void **ppvObject);
-    ULONG (STDMETHODCALLTYPE *AddRef)(ICorProfilerObjectEnum *self);
-    ULONG (STDMETHODCALLTYPE *Release)(ICorProfilerObjectEnum *self);
-    /* ICorProfilerObjectEnum */
-    HRESULT (STDMETHODCALLTYPE *Skip)(ICorProfilerObjectEnum *self, ULONG celt);
-    HRESULT (STDMETHODCALLTYPE *Reset)(ICorProfilerObjectEnum *self);
-    HRESULT (STDMETHODCALLTYPE *Clone)(ICorProfilerObjectEnum *self,
-                                       ICorProfilerObjectEnum **ppEnum);
-    HRESULT (STDMETHODCALLTYPE *GetCount)(ICorProfilerObjectEnum *self, ULONG *pcelt);
-    HRESULT (STDMETHODCALLTYPE *Next)(ICorProfilerObjectEnum *self, ULONG celt,
-                                      ObjectID objects[], ULONG *pceltFetched);
-} ICorProfilerObjectEnumVtbl;
-
-struct ICorProfilerObjectEnum {
-    const ICorProfilerObjectEnumVtbl *lpVtbl;
-};
-
-typedef struct ICorProfilerMethodEnumVtbl {
-    /* IUnknown */
-    HRESULT (STDMETHODCALLTYPE *QueryInterface)(ICorProfilerMethodEnum *self, REFIID riid,
-                                                void **ppvObject);
-    ULONG (STDMETHODCALLTYPE *AddRef)(ICorProfilerMethodEnum *self);
-    ULONG (STDMETHODCALLTYPE *Release)(ICorProfilerMethodEnum *self);
-    /* ICorProfilerMethodEnum */
-    HRESULT (STDMETHODCALLTYPE *Skip)(ICorProfilerMethodEnum *self, ULONG celt);
-    HRESULT (STDMETHODCALLTYPE *Reset)(ICorProfilerMethodEnum *self);
-    HRESULT (STDMETHODCALLTYPE *Clone)(ICorProfilerMethodEnum *self,
-                                       ICorProfilerMethodEnum **ppEnum);
-    HRESULT (STDMETHODCALLTYPE *GetCount)(ICorProfilerMethodEnum *self, ULONG *pcelt);
-    HRESULT (STDMETHODCALLTYPE *Next)(ICorProfilerMethodEnum *self, ULONG celt,
-                                      COR_PRF_METHOD elements[], ULONG *pceltFetched);
-} ICorProfilerMethodEnumVtbl;
-
-struct ICorProfilerMethodEnum {
-    const ICorProfilerMethodEnumVtbl *lpVtbl;
-};
+CORPROF_DECLARE_ENUM(ICorProfilerModuleEnum, ModuleID);
+CORPROF_DECLARE_ENUM(ICorProfilerFunctionEnum, COR_PRF_FUNCTION);
+CORPROF_DECLARE_ENUM(ICorProfilerThreadEnum, ThreadID);
+CORPROF_DECLARE_ENUM(ICorProfilerObjectEnum, ObjectID);
+CORPROF_DECLARE_ENUM(ICorProfilerMethodEnum, COR_PRF_METHOD);
 
 /* ------------------------------------------------------------------------ */
 /* Small helper interfaces that appear in the signatures above              */
