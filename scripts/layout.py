@@ -23,7 +23,8 @@ import re
 import subprocess
 import sys
 
-from include_cycles import strong_components
+sys.dont_write_bytecode = True  # no scripts/__pycache__ left in the tree
+from include_cycles import strong_components  # noqa: E402 (after the line above)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MAX_LINES = 800
