@@ -223,6 +223,16 @@ static void side_add(compare_side *s, const compare_fn *f)
     }
 }
 
+/* A method's side summed into its module's (functions: methods JITed). */
+static void module_side_add(compare_side *m, const compare_side *me)
+{
+    m->functions++;
+    m->compilations += me->compilations;
+    m->jit_ns += me->jit_ns;
+    m->il_size += me->il_size;
+    m->native_size += me->native_size;
+}
+
 /* Sorted copies of a snapshot's functions and modules. */
 static int sorted_copy(const compare_snapshot *s, compare_fn **fns, compare_mod **mods)
 {
@@ -340,22 +350,11 @@ static int merge_modules(const compare_mod *ma, size_t na, const compare_mod *mb
         if (find_module(r, me->module, &k) != 0)
             continue;
         m = &r->modules[k];
-        if (me->in & COMPARE_IN_A) {
-            m->in |= COMPARE_IN_A;
-            m->a.functions++;
-            m->a.compilations += me->a.compilations;
-            m->a.jit_ns += me->a.jit_ns;
-            m->a.il_size += me->a.il_size;
-            m->a.native_size += me->a.native_size;
-        }
-        if (me->in & COMPARE_IN_B) {
-            m->in |= COMPARE_IN_B;
-            m->b.functions++;
-            m->b.compilations += me->b.compilations;
-            m->b.jit_ns += me->b.jit_ns;
-            m->b.il_size += me->b.il_size;
-            m->b.native_size += me->b.native_size;
-        }
+        if (me->in & COMPARE_IN_A)
+            module_side_add(&m->a, &me->a);
+        if (me->in & COMPARE_IN_B)
+            module_side_add(&m->b, &me->b);
+        m->in |= me->in;
         if (me->in == COMPARE_IN_A)
             m->only_a++;
         else if (me->in == COMPARE_IN_B)
