@@ -303,6 +303,22 @@ static int find_module(const compare_result *r, const char *name, size_t *at)
     return -1;
 }
 
+/* Counts one side's module instances (side: COMPARE_IN_A or _B) into the
+ * merged modules; the first instance's path is the one shown. */
+static void count_loads(compare_result *r, const compare_mod *mods, size_t n, unsigned side)
+{
+    size_t i, k;
+
+    for (i = 0; i < n; i++)
+        if (find_module(r, mods[i].module, &k) == 0) {
+            compare_module *m = &r->modules[k];
+            uint32_t *loads = side == COMPARE_IN_A ? &m->a_loads : &m->b_loads;
+            if (!(*loads)++)
+                *(side == COMPARE_IN_A ? &m->a_path : &m->b_path) = mods[i].path;
+            m->in |= side;
+        }
+}
+
 /* The modules: every identity loaded or owning a method on either side. */
 static int merge_modules(const compare_mod *ma, size_t na, const compare_mod *mb, size_t nb,
                          compare_result *r)
@@ -329,20 +345,8 @@ static int merge_modules(const compare_mod *ma, size_t na, const compare_mod *mb
         if (r->module_count == 0 || strcmp(names[i], r->modules[r->module_count - 1].module) != 0)
             r->modules[r->module_count++].module = names[i];
     free(names);
-    for (i = 0; i < na; i++)
-        if (find_module(r, ma[i].module, &k) == 0) {
-            compare_module *m = &r->modules[k];
-            if (!m->a_loads++)
-                m->a_path = ma[i].path;
-            m->in |= COMPARE_IN_A;
-        }
-    for (i = 0; i < nb; i++)
-        if (find_module(r, mb[i].module, &k) == 0) {
-            compare_module *m = &r->modules[k];
-            if (!m->b_loads++)
-                m->b_path = mb[i].path;
-            m->in |= COMPARE_IN_B;
-        }
+    count_loads(r, ma, na, COMPARE_IN_A);
+    count_loads(r, mb, nb, COMPARE_IN_B);
     for (i = 0; i < r->method_count; i++) {
         const compare_method *me = &r->methods[i];
         compare_module *m;
