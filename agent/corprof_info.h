@@ -14,11 +14,7 @@
 /* ------------------------------------------------------------------------ */
 
 typedef struct ICorProfilerInfo10Vtbl {
-    /* IUnknown */
-    HRESULT (STDMETHODCALLTYPE *QueryInterface)(ICorProfilerInfo10 *self, REFIID riid,
-                                                void **ppvObject);
-    ULONG (STDMETHODCALLTYPE *AddRef)(ICorProfilerInfo10 *self);
-    ULONG (STDMETHODCALLTYPE *Release)(ICorProfilerInfo10 *self);
+    CORPROF_IUNKNOWN_SLOTS(ICorProfilerInfo10);
 
     /* ICorProfilerInfo */
     HRESULT (STDMETHODCALLTYPE *GetClassFromObject)(ICorProfilerInfo10 *self, ObjectID objectId,
@@ -345,9 +341,7 @@ typedef struct ICorProfilerInfo10Vtbl {
     HRESULT (STDMETHODCALLTYPE *ResumeRuntime)(ICorProfilerInfo10 *self);
 } ICorProfilerInfo10Vtbl;
 
-struct ICorProfilerInfo10 {
-    const ICorProfilerInfo10Vtbl *lpVtbl;
-};
+CORPROF_OBJECT(ICorProfilerInfo10);
 
 /* ICorProfilerInfo12: the whole ICorProfilerInfo10 table, then the Info11 and
  * Info12 slots. Call the inherited slots as
@@ -393,9 +387,7 @@ typedef struct ICorProfilerInfo12Vtbl {
                                                      LPCGUID pRelatedActivityId);
 } ICorProfilerInfo12Vtbl;
 
-struct ICorProfilerInfo12 {
-    const ICorProfilerInfo12Vtbl *lpVtbl;
-};
+CORPROF_OBJECT(ICorProfilerInfo12);
 
 /* ------------------------------------------------------------------------ */
 /* Enumerators: IUnknown + Skip, Reset, Clone, GetCount, Next               */
@@ -406,12 +398,7 @@ struct ICorProfilerInfo12 {
  * object. */
 #define CORPROF_DECLARE_ENUM(Enum, Item)                                          \
     typedef struct Enum##Vtbl {                                                  \
-        /* IUnknown */                                                           \
-        HRESULT (STDMETHODCALLTYPE *QueryInterface)(Enum *self, REFIID riid,     \
-                                                    void **ppvObject);           \
-        ULONG (STDMETHODCALLTYPE *AddRef)(Enum *self);                           \
-        ULONG (STDMETHODCALLTYPE *Release)(Enum *self);                          \
-        /* the enumerator */                                                     \
+        CORPROF_IUNKNOWN_SLOTS(Enum);                                            \
         HRESULT (STDMETHODCALLTYPE *Skip)(Enum *self, ULONG celt);               \
         HRESULT (STDMETHODCALLTYPE *Reset)(Enum *self);                          \
         HRESULT (STDMETHODCALLTYPE *Clone)(Enum *self, Enum **ppEnum);           \
@@ -419,10 +406,7 @@ struct ICorProfilerInfo12 {
         HRESULT (STDMETHODCALLTYPE *Next)(Enum *self, ULONG celt, Item items[],  \
                                           ULONG *pceltFetched);                  \
     } Enum##Vtbl;                                                                \
-                                                                                 \
-    struct Enum {                                                                \
-        const Enum##Vtbl *lpVtbl;                                                \
-    }
+    CORPROF_OBJECT(Enum)
 
 CORPROF_DECLARE_ENUM(ICorProfilerModuleEnum, ModuleID);
 CORPROF_DECLARE_ENUM(ICorProfilerFunctionEnum, COR_PRF_FUNCTION);
@@ -435,25 +419,15 @@ CORPROF_DECLARE_ENUM(ICorProfilerMethodEnum, COR_PRF_METHOD);
 /* ------------------------------------------------------------------------ */
 
 typedef struct IMethodMallocVtbl {
-    /* IUnknown */
-    HRESULT (STDMETHODCALLTYPE *QueryInterface)(IMethodMalloc *self, REFIID riid,
-                                                void **ppvObject);
-    ULONG (STDMETHODCALLTYPE *AddRef)(IMethodMalloc *self);
-    ULONG (STDMETHODCALLTYPE *Release)(IMethodMalloc *self);
+    CORPROF_IUNKNOWN_SLOTS(IMethodMalloc);
     /* IMethodMalloc */
     PVOID (STDMETHODCALLTYPE *Alloc)(IMethodMalloc *self, ULONG cb);
 } IMethodMallocVtbl;
 
-struct IMethodMalloc {
-    const IMethodMallocVtbl *lpVtbl;
-};
+CORPROF_OBJECT(IMethodMalloc);
 
 typedef struct ICorProfilerFunctionControlVtbl {
-    /* IUnknown */
-    HRESULT (STDMETHODCALLTYPE *QueryInterface)(ICorProfilerFunctionControl *self, REFIID riid,
-                                                void **ppvObject);
-    ULONG (STDMETHODCALLTYPE *AddRef)(ICorProfilerFunctionControl *self);
-    ULONG (STDMETHODCALLTYPE *Release)(ICorProfilerFunctionControl *self);
+    CORPROF_IUNKNOWN_SLOTS(ICorProfilerFunctionControl);
     /* ICorProfilerFunctionControl */
     HRESULT (STDMETHODCALLTYPE *SetCodegenFlags)(ICorProfilerFunctionControl *self, DWORD flags);
     HRESULT (STDMETHODCALLTYPE *SetILFunctionBody)(ICorProfilerFunctionControl *self,
@@ -464,25 +438,17 @@ typedef struct ICorProfilerFunctionControlVtbl {
                                                           COR_IL_MAP rgILMapEntries[]);
 } ICorProfilerFunctionControlVtbl;
 
-struct ICorProfilerFunctionControl {
-    const ICorProfilerFunctionControlVtbl *lpVtbl;
-};
+CORPROF_OBJECT(ICorProfilerFunctionControl);
 
 typedef struct ICorProfilerAssemblyReferenceProviderVtbl {
-    /* IUnknown */
-    HRESULT (STDMETHODCALLTYPE *QueryInterface)(ICorProfilerAssemblyReferenceProvider *self,
-                                                REFIID riid, void **ppvObject);
-    ULONG (STDMETHODCALLTYPE *AddRef)(ICorProfilerAssemblyReferenceProvider *self);
-    ULONG (STDMETHODCALLTYPE *Release)(ICorProfilerAssemblyReferenceProvider *self);
+    CORPROF_IUNKNOWN_SLOTS(ICorProfilerAssemblyReferenceProvider);
     /* ICorProfilerAssemblyReferenceProvider */
     HRESULT (STDMETHODCALLTYPE *AddAssemblyReference)(
         ICorProfilerAssemblyReferenceProvider *self,
         const COR_PRF_ASSEMBLY_REFERENCE_INFO *pAssemblyRefInfo);
 } ICorProfilerAssemblyReferenceProviderVtbl;
 
-struct ICorProfilerAssemblyReferenceProvider {
-    const ICorProfilerAssemblyReferenceProviderVtbl *lpVtbl;
-};
+CORPROF_OBJECT(ICorProfilerAssemblyReferenceProvider);
 
 /* ---- interface IDs ---- */
 
