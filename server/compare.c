@@ -116,6 +116,7 @@ int compare_snapshot_take(compare_snapshot *snap, session *s)
     const char **keys = NULL;
     char *name;
     size_t i, n;
+    int rc = -1;
 
     memset(snap, 0, sizeof(*snap));
     snap->compilations = s->jit_compilations;
@@ -124,7 +125,7 @@ int compare_snapshot_take(compare_snapshot *snap, session *s)
         keys = malloc(s->module_count * sizeof(*keys));
         snap->mods = malloc(s->module_count * sizeof(*snap->mods));
         if (!keys || !snap->mods)
-            goto fail;
+            goto done;
     }
     for (i = 0; i < s->module_count; i++) {
         const session_module *m = &s->modules[i];
@@ -132,13 +133,13 @@ int compare_snapshot_take(compare_snapshot *snap, session *s)
         snap->mods[i].module = keys[i];
         snap->mods[i].path = m->path ? arena_copy(&snap->strings, m->path, strlen(m->path)) : NULL;
         if (!keys[i] || (m->path && !snap->mods[i].path))
-            goto fail;
+            goto done;
     }
     snap->mod_count = s->module_count;
     if (s->functions_jitted) {
         snap->fns = malloc(s->functions_jitted * sizeof(*snap->fns));
         if (!snap->fns)
-            goto fail;
+            goto done;
     }
     for (i = 0; i < s->function_count; i++) {
         const session_function *f = &s->functions[i];
@@ -161,7 +162,7 @@ int compare_snapshot_take(compare_snapshot *snap, session *s)
         n = strlen(f->name);
         c->name = name = (char *)arena_copy(&snap->strings, f->name, n);
         if (!c->name)
-            goto fail;
+            goto done;
         if (f->flags & WIRE_FLAG_DYNAMIC) /* never longer: it fits over the copy */
             (void)compare_stable_name(f->name, name, n + 1);
         c->jit_ns = f->jit_time_total_ns;
@@ -172,12 +173,12 @@ int compare_snapshot_take(compare_snapshot *snap, session *s)
         c->native_size = f->native_size;
         snap->fn_count++;
     }
+    rc = 0;
+done:
     free(keys);
-    return 0;
-fail:
-    free(keys);
-    compare_snapshot_free(snap);
-    return -1;
+    if (rc != 0)
+        compare_snapshot_free(snap);
+    return rc;
 }
 
 void compare_snapshot_free(compare_snapshot *snap)
