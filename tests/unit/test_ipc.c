@@ -599,18 +599,17 @@ TEST(stat_and_environ)
               "socket name: parsed");
         CHECK(ipc_parse_socket_name("dotnet-diagnostic-3413-0-socket", &p, &k) == 1 && k == 0,
               "socket name: key 0");
-        CHECK(!ipc_parse_socket_name("dotnet-diagnostic-3413-socket", &p, &k),
-              "socket name: no key rejected");
-        CHECK(!ipc_parse_socket_name("dotnet-diagnostic--1-socket", &p, &k),
-              "socket name: empty pid rejected");
-        CHECK(!ipc_parse_socket_name("dotnet-diagnostic-12-3x-socket", &p, &k),
-              "socket name: junk key rejected");
-        CHECK(!ipc_parse_socket_name("dotnet-diagnostic-0-3-socket", &p, &k),
-              "socket name: pid 0 rejected");
-        CHECK(!ipc_parse_socket_name("dotnet-diagnostic-99999999999-3-socket", &p, &k),
-              "socket name: pid overflow rejected");
-        CHECK(!ipc_parse_socket_name("clr-debug-pipe-3413-120767-in", &p, &k),
-              "socket name: other files rejected");
+        static const char *const rejected[][2] = {
+            {"dotnet-diagnostic-3413-socket", "no key"},
+            {"dotnet-diagnostic--1-socket", "empty pid"},
+            {"dotnet-diagnostic-12-3x-socket", "junk key"},
+            {"dotnet-diagnostic-0-3-socket", "pid 0"},
+            {"dotnet-diagnostic-99999999999-3-socket", "pid overflow"},
+            {"clr-debug-pipe-3413-120767-in", "other files"},
+        };
+        for (size_t i = 0; i < sizeof(rejected) / sizeof(rejected[0]); i++)
+            CHECK(!ipc_parse_socket_name(rejected[i][0], &p, &k), "socket name: %s rejected",
+                  rejected[i][1]);
     }
 }
 
