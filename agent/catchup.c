@@ -54,6 +54,31 @@ typedef struct catchup_list {
     int (*each)(const void *item); /* the records of one entry; -1: the list went stale */
 } catchup_list;
 
+/* The typed adapters of one list: `enumerate` is the ICorProfilerInfo call
+ * that takes it, `Enum` its enumerator (all five share Next and Release),
+ * `Item` one entry, `each` what one entry sends. */
+#define CATCHUP_LIST(list, enumerate, Enum, Item, each_entry)                                      \
+    static HRESULT list##_open(void **e)                                                           \
+    {                                                                                              \
+        Enum *items = NULL;                                                                        \
+        HRESULT hr = agent.info->lpVtbl->enumerate(agent.info, &items);                            \
+                                                                                                   \
+        *e = items;                                                                                \
+        return hr;                                                                                 \
+    }                                                                                              \
+    static HRESULT list##_next(void *e, ULONG want, void *batch, ULONG *got)                       \
+    {                                                                                              \
+        return ((Enum *)e)->lpVtbl->Next(e, want, batch, got);                                     \
+    }                                                                                              \
+    static void list##_release(void *e) { ((Enum *)e)->lpVtbl->Release(e); }                       \
+    static const catchup_list list = {                                                             \
+        .open = list##_open,                                                                       \
+        .next = list##_next,                                                                       \
+        .release = list##_release,                                                                 \
+        .item_size = sizeof(Item),                                                                 \
+        .each = each_entry,                                                                        \
+    }
+
 /* Room for one batch of any of the lists. */
 typedef union catchup_batch {
     ModuleID modules[CATCHUP_BATCH];
@@ -156,29 +181,7 @@ static int catchup_module(const void *item)
     return 0;
 }
 
-static HRESULT catchup_modules_open(void **e)
-{
-    ICorProfilerModuleEnum *modules = NULL;
-    HRESULT hr = agent.info->lpVtbl->EnumModules(agent.info, &modules);
-
-    *e = modules;
-    return hr;
-}
-
-static HRESULT catchup_modules_next(void *e, ULONG want, void *batch, ULONG *got)
-{
-    return ((ICorProfilerModuleEnum *)e)->lpVtbl->Next(e, want, batch, got);
-}
-
-static void catchup_modules_release(void *e) { ((ICorProfilerModuleEnum *)e)->lpVtbl->Release(e); }
-
-static const catchup_list catchup_modules = {
-    .open = catchup_modules_open,
-    .next = catchup_modules_next,
-    .release = catchup_modules_release,
-    .item_size = sizeof(ModuleID),
-    .each = catchup_module,
-};
+CATCHUP_LIST(catchup_modules, EnumModules, ICorProfilerModuleEnum, ModuleID, catchup_module);
 
 /* ---- threads ---- */
 
@@ -198,29 +201,7 @@ static int catchup_thread(const void *item)
     return 0; /* ThreadIDs do not die with modules */
 }
 
-static HRESULT catchup_threads_open(void **e)
-{
-    ICorProfilerThreadEnum *threads = NULL;
-    HRESULT hr = agent.info->lpVtbl->EnumThreads(agent.info, &threads);
-
-    *e = threads;
-    return hr;
-}
-
-static HRESULT catchup_threads_next(void *e, ULONG want, void *batch, ULONG *got)
-{
-    return ((ICorProfilerThreadEnum *)e)->lpVtbl->Next(e, want, batch, got);
-}
-
-static void catchup_threads_release(void *e) { ((ICorProfilerThreadEnum *)e)->lpVtbl->Release(e); }
-
-static const catchup_list catchup_threads = {
-    .open = catchup_threads_open,
-    .next = catchup_threads_next,
-    .release = catchup_threads_release,
-    .item_size = sizeof(ThreadID),
-    .each = catchup_thread,
-};
+CATCHUP_LIST(catchup_threads, EnumThreads, ICorProfilerThreadEnum, ThreadID, catchup_thread);
 
 /* ---- JITed functions ---- */
 
@@ -247,32 +228,8 @@ static int catchup_function(const void *item)
     return 0;
 }
 
-static HRESULT catchup_functions_open(void **e)
-{
-    ICorProfilerFunctionEnum *functions = NULL;
-    HRESULT hr = agent.info->lpVtbl->EnumJITedFunctions2(agent.info, &functions);
-
-    *e = functions;
-    return hr;
-}
-
-static HRESULT catchup_functions_next(void *e, ULONG want, void *batch, ULONG *got)
-{
-    return ((ICorProfilerFunctionEnum *)e)->lpVtbl->Next(e, want, batch, got);
-}
-
-static void catchup_functions_release(void *e)
-{
-    ((ICorProfilerFunctionEnum *)e)->lpVtbl->Release(e);
-}
-
-static const catchup_list catchup_functions = {
-    .open = catchup_functions_open,
-    .next = catchup_functions_next,
-    .release = catchup_functions_release,
-    .item_size = sizeof(COR_PRF_FUNCTION),
-    .each = catchup_function,
-};
+CATCHUP_LIST(catchup_functions, EnumJITedFunctions2, ICorProfilerFunctionEnum, COR_PRF_FUNCTION,
+             catchup_function);
 
 /* ---- the whole catch-up ---- */
 

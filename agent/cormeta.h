@@ -13,11 +13,7 @@
 /* ------------------------------------------------------------------------ */
 
 typedef struct IMetaDataImportVtbl {
-    /* IUnknown */
-    HRESULT (STDMETHODCALLTYPE *QueryInterface)(IMetaDataImport *self, REFIID riid,
-                                                void **ppvObject);
-    ULONG (STDMETHODCALLTYPE *AddRef)(IMetaDataImport *self);
-    ULONG (STDMETHODCALLTYPE *Release)(IMetaDataImport *self);
+    CORPROF_IUNKNOWN_SLOTS(IMetaDataImport);
 
     /* IMetaDataImport */
     void (STDMETHODCALLTYPE *CloseEnum)(IMetaDataImport *self, HCORENUM hEnum);
@@ -226,9 +222,7 @@ typedef struct IMetaDataImportVtbl {
     HRESULT (STDMETHODCALLTYPE *IsGlobal)(IMetaDataImport *self, mdToken pd, int *pbGlobal);
 } IMetaDataImportVtbl;
 
-struct IMetaDataImport {
-    const IMetaDataImportVtbl *lpVtbl;
-};
+CORPROF_OBJECT(IMetaDataImport);
 
 /* IMetaDataImport2: the whole IMetaDataImport table, then 8 more slots. Call
  * the inherited slots as p->lpVtbl->import.GetMethodProps((IMetaDataImport *)p, ...). */
@@ -266,17 +260,11 @@ typedef struct IMetaDataImport2Vtbl {
                                                  ULONG cMax, ULONG *pcMethodSpecs);
 } IMetaDataImport2Vtbl;
 
-struct IMetaDataImport2 {
-    const IMetaDataImport2Vtbl *lpVtbl;
-};
+CORPROF_OBJECT(IMetaDataImport2);
 
 /* IMetaDataAssemblyImport (cor.h): QueryInterface it from an IMetaDataImport. */
 typedef struct IMetaDataAssemblyImportVtbl {
-    /* IUnknown */
-    HRESULT (STDMETHODCALLTYPE *QueryInterface)(IMetaDataAssemblyImport *self, REFIID riid,
-                                                void **ppvObject);
-    ULONG (STDMETHODCALLTYPE *AddRef)(IMetaDataAssemblyImport *self);
-    ULONG (STDMETHODCALLTYPE *Release)(IMetaDataAssemblyImport *self);
+    CORPROF_IUNKNOWN_SLOTS(IMetaDataAssemblyImport);
 
     /* IMetaDataAssemblyImport */
     HRESULT (STDMETHODCALLTYPE *GetAssemblyProps)(IMetaDataAssemblyImport *self, mdAssembly mda,
@@ -342,9 +330,7 @@ typedef struct IMetaDataAssemblyImportVtbl {
                                                       ULONG *pcAssemblies);
 } IMetaDataAssemblyImportVtbl;
 
-struct IMetaDataAssemblyImport {
-    const IMetaDataAssemblyImportVtbl *lpVtbl;
-};
+CORPROF_OBJECT(IMetaDataAssemblyImport);
 
 /* ---- interface IDs ---- */
 

@@ -13,40 +13,27 @@
 /* ------------------------------------------------------------------------ */
 
 typedef struct IUnknownVtbl {
-    HRESULT (STDMETHODCALLTYPE *QueryInterface)(IUnknown *self, REFIID riid, void **ppvObject);
-    ULONG (STDMETHODCALLTYPE *AddRef)(IUnknown *self);
-    ULONG (STDMETHODCALLTYPE *Release)(IUnknown *self);
+    CORPROF_IUNKNOWN_SLOTS(IUnknown);
 } IUnknownVtbl;
 
-struct IUnknown {
-    const IUnknownVtbl *lpVtbl;
-};
+CORPROF_OBJECT(IUnknown);
 
 typedef struct IClassFactoryVtbl {
-    /* IUnknown */
-    HRESULT (STDMETHODCALLTYPE *QueryInterface)(IClassFactory *self, REFIID riid, void **ppvObject);
-    ULONG (STDMETHODCALLTYPE *AddRef)(IClassFactory *self);
-    ULONG (STDMETHODCALLTYPE *Release)(IClassFactory *self);
+    CORPROF_IUNKNOWN_SLOTS(IClassFactory);
     /* IClassFactory */
     HRESULT (STDMETHODCALLTYPE *CreateInstance)(IClassFactory *self, IUnknown *pUnkOuter,
                                                 REFIID riid, void **ppvObject);
     HRESULT (STDMETHODCALLTYPE *LockServer)(IClassFactory *self, BOOL fLock);
 } IClassFactoryVtbl;
 
-struct IClassFactory {
-    const IClassFactoryVtbl *lpVtbl;
-};
+CORPROF_OBJECT(IClassFactory);
 
 /* ------------------------------------------------------------------------ */
 /* ICorProfilerCallback .. ICorProfilerCallback11 (implemented by us)       */
 /* ------------------------------------------------------------------------ */
 
 typedef struct ICorProfilerCallback11Vtbl {
-    /* IUnknown */
-    HRESULT (STDMETHODCALLTYPE *QueryInterface)(ICorProfilerCallback11 *self, REFIID riid,
-                                                void **ppvObject);
-    ULONG (STDMETHODCALLTYPE *AddRef)(ICorProfilerCallback11 *self);
-    ULONG (STDMETHODCALLTYPE *Release)(ICorProfilerCallback11 *self);
+    CORPROF_IUNKNOWN_SLOTS(ICorProfilerCallback11);
 
     /* ICorProfilerCallback */
     HRESULT (STDMETHODCALLTYPE *Initialize)(ICorProfilerCallback11 *self,
@@ -287,9 +274,7 @@ typedef struct ICorProfilerCallback11Vtbl {
                                                         BOOL *pbNotificationOnly);
 } ICorProfilerCallback11Vtbl;
 
-struct ICorProfilerCallback11 {
-    const ICorProfilerCallback11Vtbl *lpVtbl;
-};
+CORPROF_OBJECT(ICorProfilerCallback11);
 
 /* ---- interface IDs ---- */
 

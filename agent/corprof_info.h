@@ -14,11 +14,7 @@
 /* ------------------------------------------------------------------------ */
 
 typedef struct ICorProfilerInfo10Vtbl {
-    /* IUnknown */
-    HRESULT (STDMETHODCALLTYPE *QueryInterface)(ICorProfilerInfo10 *self, REFIID riid,
-                                                void **ppvObject);
-    ULONG (STDMETHODCALLTYPE *AddRef)(ICorProfilerInfo10 *self);
-    ULONG (STDMETHODCALLTYPE *Release)(ICorProfilerInfo10 *self);
+    CORPROF_IUNKNOWN_SLOTS(ICorProfilerInfo10);
 
     /* ICorProfilerInfo */
     HRESULT (STDMETHODCALLTYPE *GetClassFromObject)(ICorProfilerInfo10 *self, ObjectID objectId,
@@ -345,9 +341,7 @@ typedef struct ICorProfilerInfo10Vtbl {
     HRESULT (STDMETHODCALLTYPE *ResumeRuntime)(ICorProfilerInfo10 *self);
 } ICorProfilerInfo10Vtbl;
 
-struct ICorProfilerInfo10 {
-    const ICorProfilerInfo10Vtbl *lpVtbl;
-};
+CORPROF_OBJECT(ICorProfilerInfo10);
 
 /* ICorProfilerInfo12: the whole ICorProfilerInfo10 table, then the Info11 and
  * Info12 slots. Call the inherited slots as
@@ -393,138 +387,47 @@ typedef struct ICorProfilerInfo12Vtbl {
                                                      LPCGUID pRelatedActivityId);
 } ICorProfilerInfo12Vtbl;
 
-struct ICorProfilerInfo12 {
-    const ICorProfilerInfo12Vtbl *lpVtbl;
-};
+CORPROF_OBJECT(ICorProfilerInfo12);
 
 /* ------------------------------------------------------------------------ */
 /* Enumerators: IUnknown + Skip, Reset, Clone, GetCount, Next               */
 /* ------------------------------------------------------------------------ */
 
-typedef struct ICorProfilerModuleEnumVtbl {
-    /* IUnknown */
-    HRESULT (STDMETHODCALLTYPE *QueryInterface)(ICorProfilerModuleEnum *self, REFIID riid,
-                                                void **ppvObject);
-    ULONG (STDMETHODCALLTYPE *AddRef)(ICorProfilerModuleEnum *self);
-    ULONG (STDMETHODCALLTYPE *Release)(ICorProfilerModuleEnum *self);
-    /* ICorProfilerModuleEnum */
-    HRESULT (STDMETHODCALLTYPE *Skip)(ICorProfilerModuleEnum *self, ULONG celt);
-    HRESULT (STDMETHODCALLTYPE *Reset)(ICorProfilerModuleEnum *self);
-    HRESULT (STDMETHODCALLTYPE *Clone)(ICorProfilerModuleEnum *self,
-                                       ICorProfilerModuleEnum **ppEnum);
-    HRESULT (STDMETHODCALLTYPE *GetCount)(ICorProfilerModuleEnum *self, ULONG *pcelt);
-    HRESULT (STDMETHODCALLTYPE *Next)(ICorProfilerModuleEnum *self, ULONG celt, ModuleID ids[],
-                                      ULONG *pceltFetched);
-} ICorProfilerModuleEnumVtbl;
+/* The five differ only in the type of the items Next hands out, so one
+ * template declares each: its vtable (these 8 slots, in this order) and its
+ * object. */
+#define CORPROF_DECLARE_ENUM(Enum, Item)                                          \
+    typedef struct Enum##Vtbl {                                                  \
+        CORPROF_IUNKNOWN_SLOTS(Enum);                                            \
+        HRESULT (STDMETHODCALLTYPE *Skip)(Enum *self, ULONG celt);               \
+        HRESULT (STDMETHODCALLTYPE *Reset)(Enum *self);                          \
+        HRESULT (STDMETHODCALLTYPE *Clone)(Enum *self, Enum **ppEnum);           \
+        HRESULT (STDMETHODCALLTYPE *GetCount)(Enum *self, ULONG *pcelt);         \
+        HRESULT (STDMETHODCALLTYPE *Next)(Enum *self, ULONG celt, Item items[],  \
+                                          ULONG *pceltFetched);                  \
+    } Enum##Vtbl;                                                                \
+    CORPROF_OBJECT(Enum)
 
-struct ICorProfilerModuleEnum {
-    const ICorProfilerModuleEnumVtbl *lpVtbl;
-};
-
-typedef struct ICorProfilerFunctionEnumVtbl {
-    /* IUnknown */
-    HRESULT (STDMETHODCALLTYPE *QueryInterface)(ICorProfilerFunctionEnum *self, REFIID riid,
-                                                void **ppvObject);
-    ULONG (STDMETHODCALLTYPE *AddRef)(ICorProfilerFunctionEnum *self);
-    ULONG (STDMETHODCALLTYPE *Release)(ICorProfilerFunctionEnum *self);
-    /* ICorProfilerFunctionEnum */
-    HRESULT (STDMETHODCALLTYPE *Skip)(ICorProfilerFunctionEnum *self, ULONG celt);
-    HRESULT (STDMETHODCALLTYPE *Reset)(ICorProfilerFunctionEnum *self);
-    HRESULT (STDMETHODCALLTYPE *Clone)(ICorProfilerFunctionEnum *self,
-                                       ICorProfilerFunctionEnum **ppEnum);
-    HRESULT (STDMETHODCALLTYPE *GetCount)(ICorProfilerFunctionEnum *self, ULONG *pcelt);
-    HRESULT (STDMETHODCALLTYPE *Next)(ICorProfilerFunctionEnum *self, ULONG celt,
-                                      COR_PRF_FUNCTION ids[], ULONG *pceltFetched);
-} ICorProfilerFunctionEnumVtbl;
-
-struct ICorProfilerFunctionEnum {
-    const ICorProfilerFunctionEnumVtbl *lpVtbl;
-};
-
-typedef struct ICorProfilerThreadEnumVtbl {
-    /* IUnknown */
-    HRESULT (STDMETHODCALLTYPE *QueryInterface)(ICorProfilerThreadEnum *self, REFIID riid,
-                                                void **ppvObject);
-    ULONG (STDMETHODCALLTYPE *AddRef)(ICorProfilerThreadEnum *self);
-    ULONG (STDMETHODCALLTYPE *Release)(ICorProfilerThreadEnum *self);
-    /* ICorProfilerThreadEnum */
-    HRESULT (STDMETHODCALLTYPE *Skip)(ICorProfilerThreadEnum *self, ULONG celt);
-    HRESULT (STDMETHODCALLTYPE *Reset)(ICorProfilerThreadEnum *self);
-    HRESULT (STDMETHODCALLTYPE *Clone)(ICorProfilerThreadEnum *self,
-                                       ICorProfilerThreadEnum **ppEnum);
-    HRESULT (STDMETHODCALLTYPE *GetCount)(ICorProfilerThreadEnum *self, ULONG *pcelt);
-    HRESULT (STDMETHODCALLTYPE *Next)(ICorProfilerThreadEnum *self, ULONG celt, ThreadID ids[],
-                                      ULONG *pceltFetched);
-} ICorProfilerThreadEnumVtbl;
-
-struct ICorProfilerThreadEnum {
-    const ICorProfilerThreadEnumVtbl *lpVtbl;
-};
-
-typedef struct ICorProfilerObjectEnumVtbl {
-    /* IUnknown */
-    HRESULT (STDMETHODCALLTYPE *QueryInterface)(ICorProfilerObjectEnum *self, REFIID riid,
-                                                void **ppvObject);
-    ULONG (STDMETHODCALLTYPE *AddRef)(ICorProfilerObjectEnum *self);
-    ULONG (STDMETHODCALLTYPE *Release)(ICorProfilerObjectEnum *self);
-    /* ICorProfilerObjectEnum */
-    HRESULT (STDMETHODCALLTYPE *Skip)(ICorProfilerObjectEnum *self, ULONG celt);
-    HRESULT (STDMETHODCALLTYPE *Reset)(ICorProfilerObjectEnum *self);
-    HRESULT (STDMETHODCALLTYPE *Clone)(ICorProfilerObjectEnum *self,
-                                       ICorProfilerObjectEnum **ppEnum);
-    HRESULT (STDMETHODCALLTYPE *GetCount)(ICorProfilerObjectEnum *self, ULONG *pcelt);
-    HRESULT (STDMETHODCALLTYPE *Next)(ICorProfilerObjectEnum *self, ULONG celt,
-                                      ObjectID objects[], ULONG *pceltFetched);
-} ICorProfilerObjectEnumVtbl;
-
-struct ICorProfilerObjectEnum {
-    const ICorProfilerObjectEnumVtbl *lpVtbl;
-};
-
-typedef struct ICorProfilerMethodEnumVtbl {
-    /* IUnknown */
-    HRESULT (STDMETHODCALLTYPE *QueryInterface)(ICorProfilerMethodEnum *self, REFIID riid,
-                                                void **ppvObject);
-    ULONG (STDMETHODCALLTYPE *AddRef)(ICorProfilerMethodEnum *self);
-    ULONG (STDMETHODCALLTYPE *Release)(ICorProfilerMethodEnum *self);
-    /* ICorProfilerMethodEnum */
-    HRESULT (STDMETHODCALLTYPE *Skip)(ICorProfilerMethodEnum *self, ULONG celt);
-    HRESULT (STDMETHODCALLTYPE *Reset)(ICorProfilerMethodEnum *self);
-    HRESULT (STDMETHODCALLTYPE *Clone)(ICorProfilerMethodEnum *self,
-                                       ICorProfilerMethodEnum **ppEnum);
-    HRESULT (STDMETHODCALLTYPE *GetCount)(ICorProfilerMethodEnum *self, ULONG *pcelt);
-    HRESULT (STDMETHODCALLTYPE *Next)(ICorProfilerMethodEnum *self, ULONG celt,
-                                      COR_PRF_METHOD elements[], ULONG *pceltFetched);
-} ICorProfilerMethodEnumVtbl;
-
-struct ICorProfilerMethodEnum {
-    const ICorProfilerMethodEnumVtbl *lpVtbl;
-};
+CORPROF_DECLARE_ENUM(ICorProfilerModuleEnum, ModuleID);
+CORPROF_DECLARE_ENUM(ICorProfilerFunctionEnum, COR_PRF_FUNCTION);
+CORPROF_DECLARE_ENUM(ICorProfilerThreadEnum, ThreadID);
+CORPROF_DECLARE_ENUM(ICorProfilerObjectEnum, ObjectID);
+CORPROF_DECLARE_ENUM(ICorProfilerMethodEnum, COR_PRF_METHOD);
 
 /* ------------------------------------------------------------------------ */
 /* Small helper interfaces that appear in the signatures above              */
 /* ------------------------------------------------------------------------ */
 
 typedef struct IMethodMallocVtbl {
-    /* IUnknown */
-    HRESULT (STDMETHODCALLTYPE *QueryInterface)(IMethodMalloc *self, REFIID riid,
-                                                void **ppvObject);
-    ULONG (STDMETHODCALLTYPE *AddRef)(IMethodMalloc *self);
-    ULONG (STDMETHODCALLTYPE *Release)(IMethodMalloc *self);
+    CORPROF_IUNKNOWN_SLOTS(IMethodMalloc);
     /* IMethodMalloc */
     PVOID (STDMETHODCALLTYPE *Alloc)(IMethodMalloc *self, ULONG cb);
 } IMethodMallocVtbl;
 
-struct IMethodMalloc {
-    const IMethodMallocVtbl *lpVtbl;
-};
+CORPROF_OBJECT(IMethodMalloc);
 
 typedef struct ICorProfilerFunctionControlVtbl {
-    /* IUnknown */
-    HRESULT (STDMETHODCALLTYPE *QueryInterface)(ICorProfilerFunctionControl *self, REFIID riid,
-                                                void **ppvObject);
-    ULONG (STDMETHODCALLTYPE *AddRef)(ICorProfilerFunctionControl *self);
-    ULONG (STDMETHODCALLTYPE *Release)(ICorProfilerFunctionControl *self);
+    CORPROF_IUNKNOWN_SLOTS(ICorProfilerFunctionControl);
     /* ICorProfilerFunctionControl */
     HRESULT (STDMETHODCALLTYPE *SetCodegenFlags)(ICorProfilerFunctionControl *self, DWORD flags);
     HRESULT (STDMETHODCALLTYPE *SetILFunctionBody)(ICorProfilerFunctionControl *self,
@@ -535,25 +438,17 @@ typedef struct ICorProfilerFunctionControlVtbl {
                                                           COR_IL_MAP rgILMapEntries[]);
 } ICorProfilerFunctionControlVtbl;
 
-struct ICorProfilerFunctionControl {
-    const ICorProfilerFunctionControlVtbl *lpVtbl;
-};
+CORPROF_OBJECT(ICorProfilerFunctionControl);
 
 typedef struct ICorProfilerAssemblyReferenceProviderVtbl {
-    /* IUnknown */
-    HRESULT (STDMETHODCALLTYPE *QueryInterface)(ICorProfilerAssemblyReferenceProvider *self,
-                                                REFIID riid, void **ppvObject);
-    ULONG (STDMETHODCALLTYPE *AddRef)(ICorProfilerAssemblyReferenceProvider *self);
-    ULONG (STDMETHODCALLTYPE *Release)(ICorProfilerAssemblyReferenceProvider *self);
+    CORPROF_IUNKNOWN_SLOTS(ICorProfilerAssemblyReferenceProvider);
     /* ICorProfilerAssemblyReferenceProvider */
     HRESULT (STDMETHODCALLTYPE *AddAssemblyReference)(
         ICorProfilerAssemblyReferenceProvider *self,
         const COR_PRF_ASSEMBLY_REFERENCE_INFO *pAssemblyRefInfo);
 } ICorProfilerAssemblyReferenceProviderVtbl;
 
-struct ICorProfilerAssemblyReferenceProvider {
-    const ICorProfilerAssemblyReferenceProviderVtbl *lpVtbl;
-};
+CORPROF_OBJECT(ICorProfilerAssemblyReferenceProvider);
 
 /* ---- interface IDs ---- */
 

@@ -21,6 +21,18 @@
 #define CORPROF_UNUSED
 #endif
 
+/* Every vtable below begins with IUnknown's three slots, typed for its own
+ * object; and every object is only a pointer to its vtable. */
+#define CORPROF_IUNKNOWN_SLOTS(Self)                                               \
+    HRESULT (STDMETHODCALLTYPE *QueryInterface)(Self *self, REFIID riid,           \
+                                                void **ppvObject);                 \
+    ULONG (STDMETHODCALLTYPE *AddRef)(Self *self);                                 \
+    ULONG (STDMETHODCALLTYPE *Release)(Self *self)
+#define CORPROF_OBJECT(Iface)                                                      \
+    struct Iface {                                                                 \
+        const Iface##Vtbl *lpVtbl;                                                 \
+    }
+
 /* ------------------------------------------------------------------------ */
 /* Basic Windows/PAL types (x86-64 Linux sizes)                             */
 /* ------------------------------------------------------------------------ */

@@ -82,6 +82,24 @@ static void events_jit_started(FunctionID function, uint16_t flags, ULONG il_siz
  * is, so the JIT thread makes no call into the runtime (the IL size comes with
  * the function's name, from the sender). Without it, the code versions are
  * asked for here, as before. */
+/* Starts a JIT-finished record: which function, on which thread, how it
+ * ended, and the tier and code range when tiers.c already saw the method load
+ * (then returns 1 and leaves what it knew in *code). */
+static int events_finished_begin(wire_jit_finished *j, FunctionID function, HRESULT status,
+                                 tiers_code *code)
+{
+    memset(j, 0, sizeof(*j));
+    j->function_id = function;
+    j->thread_id = events_current_thread();
+    j->hresult = status;
+    if (!tiers_take(function, code))
+        return 0;
+    j->tier = code->tier;
+    j->code_start = code->start;
+    j->code_size = code->size;
+    return 1;
+}
+
 static void events_jit_finished(FunctionID function, uint16_t flags, HRESULT status)
 {
     wire_code_version versions[WIRE_MAX_CODE_VERSIONS];
@@ -90,14 +108,7 @@ static void events_jit_finished(FunctionID function, uint16_t flags, HRESULT sta
     tiers_code code;
     unsigned kept = 0;
 
-    memset(&j, 0, sizeof(j));
-    j.function_id = function;
-    j.thread_id = events_current_thread();
-    j.hresult = status;
-    if (tiers_take(function, &code)) {
-        j.tier = code.tier;
-        j.code_start = code.start;
-        j.code_size = code.size;
+    if (events_finished_begin(&j, function, status, &code)) {
         j.il_size = code.il_size;
     } else if (SUCCEEDED(status)) {
         kept = describe_jit(function, 0, &j, versions);
@@ -164,19 +175,10 @@ HRESULT STDMETHODCALLTYPE cb_DynamicMethodJITCompilationFinished(ICorProfilerCal
     (void)self, (void)fIsSafeToBlock;
     if (events_dynamic_jits)
         events_dynamic_jits--;
-    memset(&j, 0, sizeof(j));
-    j.function_id = functionId;
-    j.thread_id = events_current_thread();
-    j.hresult = hrStatus;
     /* no metadata: only the code range; the IL size came with the start */
-    if (tiers_take(functionId, &code)) {
-        j.tier = code.tier;
-        j.code_start = code.start;
-        j.code_size = code.size;
-    } else if (SUCCEEDED(hrStatus) &&
-               SUCCEEDED(
-                   agent.info->lpVtbl->GetCodeInfo2(agent.info, functionId, 1, &count, &range)) &&
-               count > 0) {
+    if (!events_finished_begin(&j, functionId, hrStatus, &code) && SUCCEEDED(hrStatus) &&
+        SUCCEEDED(agent.info->lpVtbl->GetCodeInfo2(agent.info, functionId, 1, &count, &range)) &&
+        count > 0) {
         j.code_start = range.startAddress;
         j.code_size = (uint32_t)range.size;
     }

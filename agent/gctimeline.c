@@ -87,30 +87,17 @@ HRESULT STDMETHODCALLTYPE cb_RuntimeSuspendStarted(ICorProfilerCallback11 *self,
     return S_OK;
 }
 
-HRESULT STDMETHODCALLTYPE cb_RuntimeSuspendFinished(ICorProfilerCallback11 *self)
-{
-    (void)self;
-    gctimeline_phase(WIRE_SUSPEND_FINISHED, 0);
-    return S_OK;
-}
+/* The phases after the start carry nothing but the phase: one template, one
+ * row a callback. */
+#define GCTIMELINE_PHASE_CALLBACK(callback, phase)                                                 \
+    HRESULT STDMETHODCALLTYPE callback(ICorProfilerCallback11 *self)                               \
+    {                                                                                              \
+        (void)self;                                                                                \
+        gctimeline_phase(phase, 0);                                                                \
+        return S_OK;                                                                               \
+    }
 
-HRESULT STDMETHODCALLTYPE cb_RuntimeSuspendAborted(ICorProfilerCallback11 *self)
-{
-    (void)self;
-    gctimeline_phase(WIRE_SUSPEND_ABORTED, 0);
-    return S_OK;
-}
-
-HRESULT STDMETHODCALLTYPE cb_RuntimeResumeStarted(ICorProfilerCallback11 *self)
-{
-    (void)self;
-    gctimeline_phase(WIRE_RESUME_STARTED, 0);
-    return S_OK;
-}
-
-HRESULT STDMETHODCALLTYPE cb_RuntimeResumeFinished(ICorProfilerCallback11 *self)
-{
-    (void)self;
-    gctimeline_phase(WIRE_RESUME_FINISHED, 0);
-    return S_OK;
-}
+GCTIMELINE_PHASE_CALLBACK(cb_RuntimeSuspendFinished, WIRE_SUSPEND_FINISHED)
+GCTIMELINE_PHASE_CALLBACK(cb_RuntimeSuspendAborted, WIRE_SUSPEND_ABORTED)
+GCTIMELINE_PHASE_CALLBACK(cb_RuntimeResumeStarted, WIRE_RESUME_STARTED)
+GCTIMELINE_PHASE_CALLBACK(cb_RuntimeResumeFinished, WIRE_RESUME_FINISHED)

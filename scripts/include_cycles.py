@@ -67,8 +67,10 @@ def read_graph():
     return graph, problems
 
 
-def find_cycles(graph):
-    """Strongly connected components of more than one module, with one cycle each."""
+def strong_components(graph):
+    """The strongly connected components of more than one module (Tarjan), each
+    sorted; graph maps a module to the modules it reaches (any iterable of them).
+    scripts/layout.py finds its call cycles with it too."""
     index, low, stack, on_stack, sccs = {}, {}, [], set(), []
     counter = [0]
 
@@ -98,6 +100,12 @@ def find_cycles(graph):
     for v in sorted(graph):
         if v not in index:
             strongconnect(v)
+    return sccs
+
+
+def find_cycles(graph):
+    """Strongly connected components of more than one module, with one cycle each."""
+    sccs = strong_components(graph)
     cycles = []
     for comp in sccs:
         members = set(comp)

@@ -23,6 +23,9 @@ import re
 import subprocess
 import sys
 
+sys.dont_write_bytecode = True  # no scripts/__pycache__ left in the tree
+from include_cycles import strong_components  # noqa: E402 (after the line above)
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MAX_LINES = 800
 C_DIRS = ("agent", "server", "proto")
@@ -78,44 +81,11 @@ def call_graph(flavour, dirs):
     return graph
 
 
-def cycles(graph):
-    """The strongly connected components of more than one module (Tarjan)."""
-    index, low, on, stack, out, counter = {}, {}, set(), [], [], [0]
-
-    def visit(v):
-        index[v] = low[v] = counter[0]
-        counter[0] += 1
-        stack.append(v)
-        on.add(v)
-        for w in graph.get(v, {}):
-            if w not in index:
-                visit(w)
-                low[v] = min(low[v], low[w])
-            elif w in on:
-                low[v] = min(low[v], index[w])
-        if low[v] == index[v]:
-            comp = []
-            while True:
-                w = stack.pop()
-                on.discard(w)
-                comp.append(w)
-                if w == v:
-                    break
-            if len(comp) > 1:
-                out.append(sorted(comp))
-
-    sys.setrecursionlimit(10000)
-    for v in sorted(graph):
-        if v not in index:
-            visit(v)
-    return out
-
-
 def check_calls():
     problems = []
     for flavour, dirs in OBJ_FLAVOURS.items():
         graph = call_graph(flavour, dirs)
-        for comp in cycles(graph):
+        for comp in strong_components(graph):
             problems.append(f"call cycle ({flavour}): {' <-> '.join(comp)}")
             for a in comp:
                 for b, syms in sorted(graph.get(a, {}).items()):

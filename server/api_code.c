@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "api_util.h"
+#include "clock.h"
 #include "codeview.h"
 #include "grow.h"
 #include "idmap.h"
@@ -48,20 +49,6 @@ static int api_code_slot(int session_id)
     if (free_slot >= 0)
         api_code_session_ids[free_slot] = session_id;
     return free_slot;
-}
-
-static struct timespec api_code_deadline(int ms)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    ts.tv_sec += ms / 1000;
-    ts.tv_nsec += (long)(ms % 1000) * 1000000L;
-    if (ts.tv_nsec >= 1000000000L) {
-        ts.tv_sec++;
-        ts.tv_nsec -= 1000000000L;
-    }
-    return ts;
 }
 
 /* An address inside one of f's native versions (the newest the session saw). */
@@ -120,7 +107,7 @@ static int api_code_reply(api_call *c, codeview *v, int text, int il)
  * 0 with *found, or an HTTP status (the reply set). */
 static int api_code_wait(api_call *c, uint64_t request_id, int link_id, const code_reply **found)
 {
-    struct timespec deadline = api_code_deadline(API_CODE_TIMEOUT_MS);
+    struct timespec deadline = clock_deadline_ms(CLOCK_MONOTONIC, API_CODE_TIMEOUT_MS);
     session *s;
 
     for (;;) {

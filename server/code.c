@@ -442,6 +442,45 @@ _Static_assert(sizeof(code_snap_inline) == 16, "code_snap_inline layout");
 
 static uint8_t code_snap_buf[WIRE_MAX_PAYLOAD];
 
+static void code_snap_fill_seen(const code_state *c, size_t i, uint8_t *out)
+{
+    const code_seen *e = &c->seen[i];
+    code_snap_seen o = {e->start, e->function, e->size, e->ordinal, 0};
+
+    memcpy(out, &o, sizeof(o));
+}
+
+static void code_snap_fill_inline(const code_state *c, size_t i, uint8_t *out)
+{
+    const code_inline *e = &c->inlines[i];
+    code_snap_inline o = {e->root, e->callee, e->caller, e->ordinal, e->flags};
+
+    memcpy(out, &o, sizeof(o));
+}
+
+/* Puts count entries of `size` bytes each (fill writes entry i at out) in
+ * pieces of `kind`, as many a piece as one payload holds. */
+static int code_snap_put_entries(const code_state *c, uint32_t kind, size_t count, size_t size,
+                                 void (*fill)(const code_state *c, size_t i, uint8_t *out),
+                                 int (*put)(void *ctx, const void *payload, uint32_t length),
+                                 void *ctx)
+{
+    const size_t room = (WIRE_MAX_PAYLOAD - sizeof(code_snap_header)) / size;
+    size_t i, k, n;
+
+    for (i = 0; i < count; i += n) {
+        code_snap_header h;
+        n = count - i < room ? count - i : room;
+        h = (code_snap_header){kind, (uint32_t)n, 0};
+        memcpy(code_snap_buf, &h, sizeof(h));
+        for (k = 0; k < n; k++)
+            fill(c, i + k, code_snap_buf + sizeof(h) + k * size);
+        if (put(ctx, code_snap_buf, (uint32_t)(sizeof(h) + n * size)) != 0)
+            return -1;
+    }
+    return 0;
+}
+
 int code_snapshot_encode(const code_state *c, size_t function_count,
                          int (*put)(void *ctx, const void *payload, uint32_t length), void *ctx)
 {
@@ -453,32 +492,11 @@ int code_snapshot_encode(const code_state *c, size_t function_count,
         c->r2r_rejected_searches, c->r2r_searches,    c->replies_done,   c->replies_refused,
         c->replies_broken,        c->pieces_dropped,  c->agent_refused};
 
-    for (i = 0; i < c->seen_count; i += n) {
-        n = c->seen_count - i < room / sizeof(code_snap_seen) ? c->seen_count - i
-                                                              : room / sizeof(code_snap_seen);
-        h = (code_snap_header){CODE_SNAP_SEEN, (uint32_t)n, 0};
-        memcpy(code_snap_buf, &h, sizeof(h));
-        for (size_t k = 0; k < n; k++) {
-            const code_seen *e = &c->seen[i + k];
-            code_snap_seen o = {e->start, e->function, e->size, e->ordinal, 0};
-            memcpy(code_snap_buf + sizeof(h) + k * sizeof(o), &o, sizeof(o));
-        }
-        if (put(ctx, code_snap_buf, (uint32_t)(sizeof(h) + n * sizeof(code_snap_seen))) != 0)
-            return -1;
-    }
-    for (i = 0; i < c->inline_count; i += n) {
-        n = c->inline_count - i < room / sizeof(code_snap_inline) ? c->inline_count - i
-                                                                  : room / sizeof(code_snap_inline);
-        h = (code_snap_header){CODE_SNAP_INLINES, (uint32_t)n, 0};
-        memcpy(code_snap_buf, &h, sizeof(h));
-        for (size_t k = 0; k < n; k++) {
-            const code_inline *e = &c->inlines[i + k];
-            code_snap_inline o = {e->root, e->callee, e->caller, e->ordinal, e->flags};
-            memcpy(code_snap_buf + sizeof(h) + k * sizeof(o), &o, sizeof(o));
-        }
-        if (put(ctx, code_snap_buf, (uint32_t)(sizeof(h) + n * sizeof(code_snap_inline))) != 0)
-            return -1;
-    }
+    if (code_snap_put_entries(c, CODE_SNAP_SEEN, c->seen_count, sizeof(code_snap_seen),
+                              code_snap_fill_seen, put, ctx) != 0 ||
+        code_snap_put_entries(c, CODE_SNAP_INLINES, c->inline_count, sizeof(code_snap_inline),
+                              code_snap_fill_inline, put, ctx) != 0)
+        return -1;
     for (i = 0; i < c->r2r_cap && i < function_count; i += n) {
         size_t end = c->r2r_cap < function_count ? c->r2r_cap : function_count;
         n = end - i < room ? end - i : room;

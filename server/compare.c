@@ -116,6 +116,7 @@ int compare_snapshot_take(compare_snapshot *snap, session *s)
     const char **keys = NULL;
     char *name;
     size_t i, n;
+    int rc = -1;
 
     memset(snap, 0, sizeof(*snap));
     snap->compilations = s->jit_compilations;
@@ -124,7 +125,7 @@ int compare_snapshot_take(compare_snapshot *snap, session *s)
         keys = malloc(s->module_count * sizeof(*keys));
         snap->mods = malloc(s->module_count * sizeof(*snap->mods));
         if (!keys || !snap->mods)
-            goto fail;
+            goto done;
     }
     for (i = 0; i < s->module_count; i++) {
         const session_module *m = &s->modules[i];
@@ -132,13 +133,13 @@ int compare_snapshot_take(compare_snapshot *snap, session *s)
         snap->mods[i].module = keys[i];
         snap->mods[i].path = m->path ? arena_copy(&snap->strings, m->path, strlen(m->path)) : NULL;
         if (!keys[i] || (m->path && !snap->mods[i].path))
-            goto fail;
+            goto done;
     }
     snap->mod_count = s->module_count;
     if (s->functions_jitted) {
         snap->fns = malloc(s->functions_jitted * sizeof(*snap->fns));
         if (!snap->fns)
-            goto fail;
+            goto done;
     }
     for (i = 0; i < s->function_count; i++) {
         const session_function *f = &s->functions[i];
@@ -161,7 +162,7 @@ int compare_snapshot_take(compare_snapshot *snap, session *s)
         n = strlen(f->name);
         c->name = name = (char *)arena_copy(&snap->strings, f->name, n);
         if (!c->name)
-            goto fail;
+            goto done;
         if (f->flags & WIRE_FLAG_DYNAMIC) /* never longer: it fits over the copy */
             (void)compare_stable_name(f->name, name, n + 1);
         c->jit_ns = f->jit_time_total_ns;
@@ -172,12 +173,12 @@ int compare_snapshot_take(compare_snapshot *snap, session *s)
         c->native_size = f->native_size;
         snap->fn_count++;
     }
+    rc = 0;
+done:
     free(keys);
-    return 0;
-fail:
-    free(keys);
-    compare_snapshot_free(snap);
-    return -1;
+    if (rc != 0)
+        compare_snapshot_free(snap);
+    return rc;
 }
 
 void compare_snapshot_free(compare_snapshot *snap)
@@ -221,6 +222,16 @@ static void side_add(compare_side *s, const compare_fn *f)
     } else if (!s->native_size) {
         s->native_size = f->native_size;
     }
+}
+
+/* A method's side summed into its module's (functions: methods JITed). */
+static void module_side_add(compare_side *m, const compare_side *me)
+{
+    m->functions++;
+    m->compilations += me->compilations;
+    m->jit_ns += me->jit_ns;
+    m->il_size += me->il_size;
+    m->native_size += me->native_size;
 }
 
 /* Sorted copies of a snapshot's functions and modules. */
@@ -293,6 +304,22 @@ static int find_module(const compare_result *r, const char *name, size_t *at)
     return -1;
 }
 
+/* Counts one side's module instances (side: COMPARE_IN_A or _B) into the
+ * merged modules; the first instance's path is the one shown. */
+static void count_loads(compare_result *r, const compare_mod *mods, size_t n, unsigned side)
+{
+    size_t i, k;
+
+    for (i = 0; i < n; i++)
+        if (find_module(r, mods[i].module, &k) == 0) {
+            compare_module *m = &r->modules[k];
+            uint32_t *loads = side == COMPARE_IN_A ? &m->a_loads : &m->b_loads;
+            if (!(*loads)++)
+                *(side == COMPARE_IN_A ? &m->a_path : &m->b_path) = mods[i].path;
+            m->in |= side;
+        }
+}
+
 /* The modules: every identity loaded or owning a method on either side. */
 static int merge_modules(const compare_mod *ma, size_t na, const compare_mod *mb, size_t nb,
                          compare_result *r)
@@ -319,20 +346,8 @@ static int merge_modules(const compare_mod *ma, size_t na, const compare_mod *mb
         if (r->module_count == 0 || strcmp(names[i], r->modules[r->module_count - 1].module) != 0)
             r->modules[r->module_count++].module = names[i];
     free(names);
-    for (i = 0; i < na; i++)
-        if (find_module(r, ma[i].module, &k) == 0) {
-            compare_module *m = &r->modules[k];
-            if (!m->a_loads++)
-                m->a_path = ma[i].path;
-            m->in |= COMPARE_IN_A;
-        }
-    for (i = 0; i < nb; i++)
-        if (find_module(r, mb[i].module, &k) == 0) {
-            compare_module *m = &r->modules[k];
-            if (!m->b_loads++)
-                m->b_path = mb[i].path;
-            m->in |= COMPARE_IN_B;
-        }
+    count_loads(r, ma, na, COMPARE_IN_A);
+    count_loads(r, mb, nb, COMPARE_IN_B);
     for (i = 0; i < r->method_count; i++) {
         const compare_method *me = &r->methods[i];
         compare_module *m;
@@ -340,22 +355,11 @@ static int merge_modules(const compare_mod *ma, size_t na, const compare_mod *mb
         if (find_module(r, me->module, &k) != 0)
             continue;
         m = &r->modules[k];
-        if (me->in & COMPARE_IN_A) {
-            m->in |= COMPARE_IN_A;
-            m->a.functions++;
-            m->a.compilations += me->a.compilations;
-            m->a.jit_ns += me->a.jit_ns;
-            m->a.il_size += me->a.il_size;
-            m->a.native_size += me->a.native_size;
-        }
-        if (me->in & COMPARE_IN_B) {
-            m->in |= COMPARE_IN_B;
-            m->b.functions++;
-            m->b.compilations += me->b.compilations;
-            m->b.jit_ns += me->b.jit_ns;
-            m->b.il_size += me->b.il_size;
-            m->b.native_size += me->b.native_size;
-        }
+        if (me->in & COMPARE_IN_A)
+            module_side_add(&m->a, &me->a);
+        if (me->in & COMPARE_IN_B)
+            module_side_add(&m->b, &me->b);
+        m->in |= me->in;
         if (me->in == COMPARE_IN_A)
             m->only_a++;
         else if (me->in == COMPARE_IN_B)

@@ -10,10 +10,9 @@
 
 const char *disasm_arch_name(disasm_arch arch) { return arch == DISASM_ARM64 ? "arm64" : "x86_64"; }
 
-/* The control transfer of an x86-64 instruction: kind and where to. */
-static void disasm_x86(const cs_insn *in, disasm_insn *out)
+/* The call, jump and return flags Capstone's instruction groups give. */
+static void disasm_groups(const cs_insn *in, disasm_insn *out)
 {
-    const cs_x86 *x = &in->detail->x86;
     unsigned g;
 
     for (g = 0; g < in->detail->groups_count; g++) {
@@ -24,6 +23,14 @@ static void disasm_x86(const cs_insn *in, disasm_insn *out)
         default: break;
         }
     }
+}
+
+/* The control transfer of an x86-64 instruction: kind and where to. */
+static void disasm_x86(const cs_insn *in, disasm_insn *out)
+{
+    const cs_x86 *x = &in->detail->x86;
+
+    disasm_groups(in, out);
     if (!(out->flags & (DISASM_CALL | DISASM_JUMP)))
         return;
     if (out->flags & DISASM_JUMP && in->id != X86_INS_JMP)
@@ -40,16 +47,9 @@ static void disasm_x86(const cs_insn *in, disasm_insn *out)
 static void disasm_arm64(const cs_insn *in, disasm_insn *out)
 {
     const cs_arm64 *a = &in->detail->arm64;
-    unsigned g, i;
+    unsigned i;
 
-    for (g = 0; g < in->detail->groups_count; g++) {
-        switch (in->detail->groups[g]) {
-        case CS_GRP_CALL: out->flags |= DISASM_CALL; break;
-        case CS_GRP_JUMP: out->flags |= DISASM_JUMP; break;
-        case CS_GRP_RET: out->flags |= DISASM_RET; break;
-        default: break;
-        }
-    }
+    disasm_groups(in, out);
     if (in->id == ARM64_INS_BL || in->id == ARM64_INS_BLR) /* Capstone 4 files them as jumps */
         out->flags = (out->flags & ~(uint32_t)DISASM_JUMP) | DISASM_CALL;
     if (!(out->flags & (DISASM_CALL | DISASM_JUMP)))

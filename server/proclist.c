@@ -11,19 +11,19 @@ int proclist_build(proclist *out)
 {
     procscan_entry *entries = calloc(PROCLIST_MAX, sizeof(*entries));
     size_t count = 0, i;
-    int rc;
+    int scan, rc = -1;
 
     memset(out, 0, sizeof(*out));
     if (!entries)
         return -1;
-    rc = procscan_list(entries, PROCLIST_MAX, &count);
-    if (rc < 0)
-        goto fail;
-    out->truncated = rc == PROCSCAN_MORE;
+    scan = procscan_list(entries, PROCLIST_MAX, &count);
+    if (scan < 0)
+        goto done;
+    out->truncated = scan == PROCSCAN_MORE;
     if (count) {
         out->items = calloc(count, sizeof(*out->items));
         if (!out->items)
-            goto fail;
+            goto done;
     }
     for (i = 0; i < count; i++) {
         proclist_item *item = &out->items[i];
@@ -35,12 +35,12 @@ int proclist_build(proclist *out)
             item->error[0] = '\0';
     }
     out->count = count;
+    rc = 0;
+done:
     free(entries);
-    return 0;
-fail:
-    free(entries);
-    proclist_free(out);
-    return -1;
+    if (rc != 0)
+        proclist_free(out);
+    return rc;
 }
 
 void proclist_free(proclist *list)

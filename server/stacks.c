@@ -203,30 +203,27 @@ const stacks_walk *stacks_at(const stacks_state *st, unsigned index)
     return index < st->kept_count ? &st->kept[(st->kept_first + index) % STACKS_KEEP] : NULL;
 }
 
-const stacks_walk *stacks_by_id(const stacks_state *st, uint64_t id)
+/* The kept walk whose id, or (by_request) whose request id, is key. */
+static const stacks_walk *stacks_find(const stacks_state *st, uint64_t key, int by_request)
 {
     unsigned i;
 
     for (i = 0; i < st->kept_count; i++) {
         const stacks_walk *w = stacks_at(st, i);
-        if (w->id == id)
+        if ((by_request ? w->request_id : w->id) == key)
             return w;
     }
     return NULL;
 }
 
+const stacks_walk *stacks_by_id(const stacks_state *st, uint64_t id)
+{
+    return stacks_find(st, id, 0);
+}
+
 const stacks_walk *stacks_by_request(const stacks_state *st, uint64_t request_id)
 {
-    unsigned i;
-
-    if (!request_id)
-        return NULL;
-    for (i = 0; i < st->kept_count; i++) {
-        const stacks_walk *w = stacks_at(st, i);
-        if (w->request_id == request_id)
-            return w;
-    }
-    return NULL;
+    return request_id ? stacks_find(st, request_id, 1) : NULL;
 }
 
 int stacks_complete(const stacks_walk *w) { return w->thread_count >= w->threads_sent; }

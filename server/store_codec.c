@@ -19,22 +19,23 @@ int store_compress(const void *bytes, size_t length, void **out, size_t *out_len
     size_t bound = ZSTD_compressBound(length), n;
     ZSTD_CCtx *cx = ZSTD_createCCtx();
     void *buf = malloc(bound ? bound : 1);
+    int rc = -1;
 
     if (!cx || !buf ||
         ZSTD_isError(ZSTD_CCtx_setParameter(cx, ZSTD_c_compressionLevel, STORE_ZSTD_LEVEL)) ||
         ZSTD_isError(ZSTD_CCtx_setParameter(cx, ZSTD_c_checksumFlag, 1)))
-        goto fail;
+        goto done;
     n = ZSTD_compress2(cx, buf, bound, bytes, length);
     if (ZSTD_isError(n))
-        goto fail;
-    ZSTD_freeCCtx(cx);
+        goto done;
     *out = buf;
     *out_length = n;
-    return 0;
-fail:
+    buf = NULL; /* the caller's now */
+    rc = 0;
+done:
     ZSTD_freeCCtx(cx);
     free(buf);
-    return -1;
+    return rc;
 }
 
 int store_decompress(const void *bytes, size_t length, size_t raw_length, void **buf, size_t *cap,

@@ -51,6 +51,25 @@ static int legacy_statement(sqlite3 *db, const char *sql, int session_id, sqlite
     return 0;
 }
 
+/* Reads the rows of sql (its one parameter: the session's id) into the
+ * session, one call of row each, until one fails. Returns 0 when every row was
+ * read, -1 otherwise. */
+static int legacy_rows(sqlite3 *db, session *s, const char *sql,
+                       int (*row)(session *s, sqlite3_stmt *st))
+{
+    sqlite3_stmt *st = NULL;
+    int rc = -1;
+
+    if (legacy_statement(db, sql, s->id, &st) == 0)
+        while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+            if (row(s, st) != 0) {
+                rc = -1;
+                break;
+            }
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE ? 0 : -1;
+}
+
 /* A function's thread: versions 1-3 kept its ThreadID, which the runtime
  * reuses; the newest row with it (the threads are read first). 0: none. */
 static uint32_t legacy_thread_row(session *s, uint64_t thread_id)
@@ -60,154 +79,137 @@ static uint32_t legacy_thread_row(session *s, uint64_t thread_id)
     return t ? session_thread_row_of(s, t) : 0;
 }
 
+static int legacy_read_function(session *s, sqlite3_stmt *st)
+{
+    uint64_t id = (uint64_t)sqlite3_column_int64(st, 1);
+    session_function *f;
+    char *name;
+    int blob = sqlite3_column_bytes(st, 18);
+    if (sqlite3_column_int64(st, 0) != (sqlite3_int64)s->function_count)
+        return -1; /* rows are written for every index, in order */
+    if (!(f = session_function_append(s, id)))
+        return -1;
+    f->module_id = (uint64_t)sqlite3_column_int64(st, 2);
+    f->thread_row = legacy_thread_row(s, (uint64_t)sqlite3_column_int64(st, 3));
+    if ((name = legacy_column_dup(st, 4))) { /* valid UTF-8, then into the name pool */
+        int rc_name = session_function_set_name(s, f, name, strlen(name));
+        free(name);
+        if (rc_name != 0)
+            return -1;
+    }
+    f->token = (uint32_t)sqlite3_column_int64(st, 5);
+    f->il_size = (uint32_t)sqlite3_column_int64(st, 6);
+    f->native_size = (uint32_t)sqlite3_column_int64(st, 7);
+    f->flags = (uint32_t)sqlite3_column_int64(st, 8);
+    f->hresult = (int32_t)sqlite3_column_int64(st, 9);
+    f->jitted = sqlite3_column_int64(st, 10) != 0;
+    f->jit_count = (uint32_t)sqlite3_column_int64(st, 11);
+    f->first_jit_ns = sqlite3_column_int64(st, 12);
+    f->last_jit_ns = sqlite3_column_int64(st, 13);
+    f->jit_time_ns = (uint64_t)sqlite3_column_int64(st, 14);
+    f->jit_time_total_ns = (uint64_t)sqlite3_column_int64(st, 15);
+    f->tier = (uint8_t)(sqlite3_column_int64(st, 16) & 0xff);
+    f->versions = (uint32_t)sqlite3_column_int64(st, 17);
+    if (blob > 0 && (size_t)blob <= sizeof(f->code_start))
+        memcpy(f->code_start, sqlite3_column_blob(st, 18), (size_t)blob);
+    f->compilations_unkept = (uint32_t)sqlite3_column_int64(st, 19);
+    /* compiled once: no compilations row, the fields above are it (-1:
+     * a file older than schema v3, whose rows say it all) */
+    if (sqlite3_column_int64(st, 20) == 1)
+        f->compilation_count = 1;
+    if (f->tier >= WIRE_TIER_COUNT)
+        f->tier = WIRE_TIER_UNKNOWN;
+    s->functions_jitted += f->jitted;
+    return 0;
+}
+
 static int legacy_load_functions(sqlite3 *db, session *s)
 {
-    sqlite3_stmt *st = NULL;
-    int rc = -1;
+    return legacy_rows(db, s,
+                       "SELECT idx, function_id, module_id, thread_id, name, token, il_size,"
+                       " native_size, flags, hresult, jitted, jit_count, first_jit_ns, last_jit_ns,"
+                       " jit_time_ns, jit_time_total_ns, tier, versions, code_starts,"
+                       " compilations_unkept, compilation_count FROM functions WHERE session_id = ?"
+                       " ORDER BY idx",
+                       legacy_read_function);
+}
 
-    if (legacy_statement(
-            db,
-            "SELECT idx, function_id, module_id, thread_id, name, token, il_size,"
-            " native_size, flags, hresult, jitted, jit_count, first_jit_ns, last_jit_ns,"
-            " jit_time_ns, jit_time_total_ns, tier, versions, code_starts,"
-            " compilations_unkept, compilation_count FROM functions WHERE session_id = ?"
-            " ORDER BY idx",
-            s->id, &st) != 0)
-        goto done;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        uint64_t id = (uint64_t)sqlite3_column_int64(st, 1);
-        session_function *f;
-        char *name;
-        int blob = sqlite3_column_bytes(st, 18);
-        if (sqlite3_column_int64(st, 0) != (sqlite3_int64)s->function_count)
-            goto done; /* rows are written for every index, in order */
-        if (!(f = session_function_append(s, id)))
-            goto done;
-        f->module_id = (uint64_t)sqlite3_column_int64(st, 2);
-        f->thread_row = legacy_thread_row(s, (uint64_t)sqlite3_column_int64(st, 3));
-        if ((name = legacy_column_dup(st, 4))) { /* valid UTF-8, then into the name pool */
-            int rc_name = session_function_set_name(s, f, name, strlen(name));
-            free(name);
-            if (rc_name != 0)
-                goto done;
-        }
-        f->token = (uint32_t)sqlite3_column_int64(st, 5);
-        f->il_size = (uint32_t)sqlite3_column_int64(st, 6);
-        f->native_size = (uint32_t)sqlite3_column_int64(st, 7);
-        f->flags = (uint32_t)sqlite3_column_int64(st, 8);
-        f->hresult = (int32_t)sqlite3_column_int64(st, 9);
-        f->jitted = sqlite3_column_int64(st, 10) != 0;
-        f->jit_count = (uint32_t)sqlite3_column_int64(st, 11);
-        f->first_jit_ns = sqlite3_column_int64(st, 12);
-        f->last_jit_ns = sqlite3_column_int64(st, 13);
-        f->jit_time_ns = (uint64_t)sqlite3_column_int64(st, 14);
-        f->jit_time_total_ns = (uint64_t)sqlite3_column_int64(st, 15);
-        f->tier = (uint8_t)(sqlite3_column_int64(st, 16) & 0xff);
-        f->versions = (uint32_t)sqlite3_column_int64(st, 17);
-        if (blob > 0 && (size_t)blob <= sizeof(f->code_start))
-            memcpy(f->code_start, sqlite3_column_blob(st, 18), (size_t)blob);
-        f->compilations_unkept = (uint32_t)sqlite3_column_int64(st, 19);
-        /* compiled once: no compilations row, the fields above are it (-1:
-         * a file older than schema v3, whose rows say it all) */
-        if (sqlite3_column_int64(st, 20) == 1)
-            f->compilation_count = 1;
-        if (f->tier >= WIRE_TIER_COUNT)
-            f->tier = WIRE_TIER_UNKNOWN;
-        s->functions_jitted += f->jitted;
-    }
-done:
-    sqlite3_finalize(st);
-    return rc == SQLITE_DONE ? 0 : -1;
+static int legacy_read_compilation(session *s, sqlite3_stmt *st)
+{
+    sqlite3_int64 idx = sqlite3_column_int64(st, 0);
+    session_function *f;
+    session_compilation c;
+    if (idx < 0 || (uint64_t)idx >= s->function_count)
+        return 0;
+    f = &s->functions[idx];
+    c = (session_compilation){sqlite3_column_int64(st, 1), (uint64_t)sqlite3_column_int64(st, 2),
+                              (uint32_t)sqlite3_column_int64(st, 3),
+                              (uint32_t)sqlite3_column_int64(st, 4)};
+    if (!f->compilation_list)
+        f->compilation_count = 0; /* its rows are all of them, the first included */
+    if (f->compilation_count < SESSION_MAX_COMPILATIONS)
+        session_function_keep_compilation(s, f, &c); /* out of memory: not kept */
+    return 0;
 }
 
 static int legacy_load_compilations(sqlite3 *db, session *s)
 {
-    sqlite3_stmt *st = NULL;
-    int rc = -1;
+    return legacy_rows(db, s,
+                       "SELECT function_idx, time_ns, jit_ns, native_size, tier FROM compilations"
+                       " WHERE session_id = ? ORDER BY function_idx, n",
+                       legacy_read_compilation);
+}
 
-    if (legacy_statement(db,
-                         "SELECT function_idx, time_ns, jit_ns, native_size, tier FROM compilations"
-                         " WHERE session_id = ? ORDER BY function_idx, n",
-                         s->id, &st) != 0)
-        goto done;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        sqlite3_int64 idx = sqlite3_column_int64(st, 0);
-        session_function *f;
-        session_compilation c;
-        if (idx < 0 || (uint64_t)idx >= s->function_count)
-            continue;
-        f = &s->functions[idx];
-        c = (session_compilation){
-            sqlite3_column_int64(st, 1), (uint64_t)sqlite3_column_int64(st, 2),
-            (uint32_t)sqlite3_column_int64(st, 3), (uint32_t)sqlite3_column_int64(st, 4)};
-        if (!f->compilation_list)
-            f->compilation_count = 0; /* its rows are all of them, the first included */
-        if (f->compilation_count < SESSION_MAX_COMPILATIONS)
-            session_function_keep_compilation(s, f, &c); /* out of memory: not kept */
-    }
-done:
-    sqlite3_finalize(st);
-    return rc == SQLITE_DONE ? 0 : -1;
+static int legacy_read_module(session *s, sqlite3_stmt *st)
+{
+    uint64_t id = (uint64_t)sqlite3_column_int64(st, 0);
+    session_module *m = session_module_append(s, id);
+    if (!m)
+        return -1;
+    m->assembly_id = (uint64_t)sqlite3_column_int64(st, 1);
+    m->base_address = (uint64_t)sqlite3_column_int64(st, 2);
+    m->path = legacy_column_dup(st, 3);
+    m->assembly = legacy_column_dup(st, 4);
+    m->loaded_ns = sqlite3_column_int64(st, 5);
+    m->unloaded_ns = sqlite3_column_int64(st, 6);
+    m->functions = (uint32_t)sqlite3_column_int64(st, 7);
+    m->flags = (uint32_t)sqlite3_column_int64(st, 8);
+    m->hresult = (int32_t)sqlite3_column_int64(st, 9);
+    return 0;
 }
 
 static int legacy_load_modules(sqlite3 *db, session *s)
 {
-    sqlite3_stmt *st = NULL;
-    int rc = -1;
+    return legacy_rows(db, s,
+                       "SELECT module_id, assembly_id, base_address, path, assembly, loaded_ns,"
+                       " unloaded_ns, functions, flags, hresult FROM modules WHERE session_id = ?"
+                       " ORDER BY idx",
+                       legacy_read_module);
+}
 
-    if (legacy_statement(db,
-                         "SELECT module_id, assembly_id, base_address, path, assembly, loaded_ns,"
-                         " unloaded_ns, functions, flags, hresult FROM modules WHERE session_id = ?"
-                         " ORDER BY idx",
-                         s->id, &st) != 0)
-        goto done;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        uint64_t id = (uint64_t)sqlite3_column_int64(st, 0);
-        session_module *m = session_module_append(s, id);
-        if (!m)
-            goto done;
-        m->assembly_id = (uint64_t)sqlite3_column_int64(st, 1);
-        m->base_address = (uint64_t)sqlite3_column_int64(st, 2);
-        m->path = legacy_column_dup(st, 3);
-        m->assembly = legacy_column_dup(st, 4);
-        m->loaded_ns = sqlite3_column_int64(st, 5);
-        m->unloaded_ns = sqlite3_column_int64(st, 6);
-        m->functions = (uint32_t)sqlite3_column_int64(st, 7);
-        m->flags = (uint32_t)sqlite3_column_int64(st, 8);
-        m->hresult = (int32_t)sqlite3_column_int64(st, 9);
-    }
-done:
-    sqlite3_finalize(st);
-    return rc == SQLITE_DONE ? 0 : -1;
+static int legacy_read_thread(session *s, sqlite3_stmt *st)
+{
+    uint64_t id = (uint64_t)sqlite3_column_int64(st, 0);
+    session_thread *t = session_thread_append(s, id);
+    if (!t)
+        return -1;
+    session_thread_set_os(s, t, (uint32_t)sqlite3_column_int64(st, 1));
+    t->flags = (uint32_t)sqlite3_column_int64(st, 2);
+    t->name = legacy_column_dup(st, 3);
+    t->alive = 0; /* a past session's process is not ours to watch */
+    t->created_ns = sqlite3_column_int64(st, 5);
+    t->ended_ns = sqlite3_column_int64(st, 6);
+    if (!t->ended_ns)
+        t->ended_ns = s->ended_ns;
+    return 0;
 }
 
 static int legacy_load_threads(sqlite3 *db, session *s)
 {
-    sqlite3_stmt *st = NULL;
-    int rc = -1;
-
-    if (legacy_statement(db,
-                         "SELECT thread_id, os_thread_id, flags, name, alive, created_ns, ended_ns"
-                         " FROM threads WHERE session_id = ? ORDER BY idx",
-                         s->id, &st) != 0)
-        goto done;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        uint64_t id = (uint64_t)sqlite3_column_int64(st, 0);
-        session_thread *t = session_thread_append(s, id);
-        if (!t)
-            goto done;
-        session_thread_set_os(s, t, (uint32_t)sqlite3_column_int64(st, 1));
-        t->flags = (uint32_t)sqlite3_column_int64(st, 2);
-        t->name = legacy_column_dup(st, 3);
-        t->alive = 0; /* a past session's process is not ours to watch */
-        t->created_ns = sqlite3_column_int64(st, 5);
-        t->ended_ns = sqlite3_column_int64(st, 6);
-        if (!t->ended_ns)
-            t->ended_ns = s->ended_ns;
-    }
-done:
-    sqlite3_finalize(st);
-    return rc == SQLITE_DONE ? 0 : -1;
+    return legacy_rows(db, s,
+                       "SELECT thread_id, os_thread_id, flags, name, alive, created_ns, ended_ns"
+                       " FROM threads WHERE session_id = ? ORDER BY idx",
+                       legacy_read_thread);
 }
 
 /* The events (seq order); after a gap, only what follows it was kept. */

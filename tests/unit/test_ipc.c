@@ -206,6 +206,19 @@ static size_t make_reply(uint8_t *buf, uint8_t id, int with_hr, int32_t hr)
     return with_hr ? 24 : 20;
 }
 
+/* One byte of a good reply header changed, and what that makes it. */
+static const struct {
+    int at;
+    uint8_t byte;
+    const char *what;
+} bad_header[] = {
+    {13, 'X', "magic without NUL"},
+    {0, 'd', "wrong magic"},
+    {16, 0x04, "command set other than 0xFF"},
+    {17, 0x01, "id other than OK/ERROR"},
+    {19, 1, "non-zero reserved"},
+};
+
 TEST(replies)
 {
     uint8_t buf[64];
@@ -262,22 +275,12 @@ TEST(replies)
     buf[14] = 19;
     CHECK(ipc_parse_reply_header(buf, 24, &h) == IPC_ERR_PROTO, "reply: size field < 20 rejected");
 
-    n = make_reply(buf, 0x00, 1, 0);
-    buf[13] = 'X';
-    CHECK(ipc_parse_reply_header(buf, n, &h) == IPC_ERR_PROTO, "reply: magic without NUL rejected");
-    n = make_reply(buf, 0x00, 1, 0);
-    buf[0] = 'd';
-    CHECK(ipc_parse_reply_header(buf, n, &h) == IPC_ERR_PROTO, "reply: wrong magic rejected");
-    n = make_reply(buf, 0x00, 1, 0);
-    buf[16] = 0x04;
-    CHECK(ipc_parse_reply_header(buf, n, &h) == IPC_ERR_PROTO,
-          "reply: command set other than 0xFF rejected");
-    n = make_reply(buf, 0x01, 1, 0);
-    CHECK(ipc_parse_reply_header(buf, n, &h) == IPC_ERR_PROTO,
-          "reply: id other than OK/ERROR rejected");
-    n = make_reply(buf, 0x00, 1, 0);
-    buf[19] = 1;
-    CHECK(ipc_parse_reply_header(buf, n, &h) == IPC_ERR_PROTO, "reply: non-zero reserved rejected");
+    for (size_t k = 0; k < sizeof(bad_header) / sizeof(bad_header[0]); k++) {
+        n = make_reply(buf, 0x00, 1, 0);
+        buf[bad_header[k].at] = bad_header[k].byte;
+        CHECK(ipc_parse_reply_header(buf, n, &h) == IPC_ERR_PROTO, "reply: %s rejected",
+              bad_header[k].what);
+    }
     CHECK(ipc_parse_reply_header(NULL, 24, &h) == IPC_ERR_INVAL, "reply: NULL buffer is INVAL");
 
     /* random bytes and random mutations: only OK or PROTO, never a crash */
@@ -596,18 +599,17 @@ TEST(stat_and_environ)
               "socket name: parsed");
         CHECK(ipc_parse_socket_name("dotnet-diagnostic-3413-0-socket", &p, &k) == 1 && k == 0,
               "socket name: key 0");
-        CHECK(!ipc_parse_socket_name("dotnet-diagnostic-3413-socket", &p, &k),
-              "socket name: no key rejected");
-        CHECK(!ipc_parse_socket_name("dotnet-diagnostic--1-socket", &p, &k),
-              "socket name: empty pid rejected");
-        CHECK(!ipc_parse_socket_name("dotnet-diagnostic-12-3x-socket", &p, &k),
-              "socket name: junk key rejected");
-        CHECK(!ipc_parse_socket_name("dotnet-diagnostic-0-3-socket", &p, &k),
-              "socket name: pid 0 rejected");
-        CHECK(!ipc_parse_socket_name("dotnet-diagnostic-99999999999-3-socket", &p, &k),
-              "socket name: pid overflow rejected");
-        CHECK(!ipc_parse_socket_name("clr-debug-pipe-3413-120767-in", &p, &k),
-              "socket name: other files rejected");
+        static const char *const rejected[][2] = {
+            {"dotnet-diagnostic-3413-socket", "no key"},
+            {"dotnet-diagnostic--1-socket", "empty pid"},
+            {"dotnet-diagnostic-12-3x-socket", "junk key"},
+            {"dotnet-diagnostic-0-3-socket", "pid 0"},
+            {"dotnet-diagnostic-99999999999-3-socket", "pid overflow"},
+            {"clr-debug-pipe-3413-120767-in", "other files"},
+        };
+        for (size_t i = 0; i < sizeof(rejected) / sizeof(rejected[0]); i++)
+            CHECK(!ipc_parse_socket_name(rejected[i][0], &p, &k), "socket name: %s rejected",
+                  rejected[i][1]);
     }
 }
 

@@ -176,44 +176,64 @@ static void teardown(void)
     sessions_unlock();
 }
 
+/* Reads the next frame on the agent's end of a link and checks that it is
+ * `ping`, whole: header, type, length and payload (what: the checks' name). */
+static void expect_ping(int fd, const wire_cmd_ping *ping, const char *what)
+{
+    uint8_t buf[64];
+    wire_frame_header h;
+
+    CHECK(read_some(fd, buf, sizeof(h) + sizeof(*ping), 2000) ==
+              (ssize_t)(sizeof(h) + sizeof(*ping)),
+          "%s", what);
+    memcpy(&h, buf, sizeof(h));
+    CHECK(h.type == WIRE_CMD_PING && h.length == sizeof(*ping) &&
+              memcmp(buf + sizeof(h), ping, sizeof(*ping)) == 0,
+          "%s: type %u length %u, payload intact", what, h.type, h.length);
+}
+
 TEST(command_arrives_whole)
 {
     wire_cmd_ping ping = {.cookie = 0x1122334455667788ull};
-    uint8_t buf[64];
-    wire_frame_header h;
     int fd, link_id;
 
     fd = agent_open(&link_id);
     CHECK(fd >= 0, "an agent connection, accepted");
     CHECK(link_send(link_id, WIRE_CMD_PING, &ping, sizeof(ping)) == 0, "command sent");
-    CHECK(read_some(fd, buf, sizeof(h) + sizeof(ping), 2000) == (ssize_t)(sizeof(h) + sizeof(ping)),
-          "a whole frame arrives");
-    memcpy(&h, buf, sizeof(h));
-    CHECK(h.type == WIRE_CMD_PING && h.length == sizeof(ping), "type %u length %u", h.type,
-          h.length);
-    CHECK(memcmp(buf + sizeof(h), &ping, sizeof(ping)) == 0, "payload intact");
+    expect_ping(fd, &ping, "a whole frame arrives");
     CHECK(link_send(link_id, WIRE_CMD_PING, NULL, WIRE_MAX_COMMAND + 1) == -1,
           "an oversized command is refused");
     close(fd);
+}
+
+/* Sends a ping on the link while the socket takes only `budget` bytes of it:
+ * link_send's result, and in *ms how long the call took. */
+static int ping_with_budget(int link_id, const wire_cmd_ping *ping, long budget, uint64_t *ms)
+{
+    uint64_t t0;
+    int rc;
+
+    atomic_store(&send_budget, budget);
+    t0 = clock_mono_ns();
+    rc = link_send(link_id, WIRE_CMD_PING, ping, sizeof(*ping));
+    *ms = (clock_mono_ns() - t0) / 1000000;
+    atomic_store(&send_budget, -1);
+    return rc;
 }
 
 TEST(part_of_a_command_shuts_the_link)
 {
     wire_cmd_ping ping = {.cookie = 42};
     uint8_t buf[256];
-    uint64_t t0;
+    uint64_t ms;
     ssize_t got, more;
     int fd, rc, link_id;
 
     fd = agent_open(&link_id);
     CHECK(fd >= 0, "an agent connection, accepted");
-    atomic_store(&send_budget, 10); /* the socket takes 10 of the 32 bytes */
-    t0 = clock_mono_ns();
-    rc = link_send(link_id, WIRE_CMD_PING, &ping, sizeof(ping));
-    atomic_store(&send_budget, -1);
+    rc = ping_with_budget(link_id, &ping, 10, &ms); /* the socket takes 10 of the 32 bytes */
     CHECK(rc == -1, "link_send reports the short write");
-    CHECK(clock_mono_ns() - t0 < 5000000000ull, "within its wait (took %llu ms)",
-          (unsigned long long)((clock_mono_ns() - t0) / 1000000));
+    CHECK(ms < 5000, "within its wait (took %llu ms)", (unsigned long long)ms);
     got = read_some(fd, buf, 10, 2000);
     CHECK(got == 10, "the agent sees the 10 bytes that went out (%zd)", got);
     /* then the end of the stream, not more bytes a later command would add */
@@ -227,27 +247,17 @@ TEST(part_of_a_command_shuts_the_link)
 TEST(full_socket_leaves_the_stream_in_step)
 {
     wire_cmd_ping ping = {.cookie = 9};
-    uint8_t buf[64];
-    wire_frame_header h;
-    uint64_t t0, ms;
+    uint64_t ms;
     int fd, rc, link_id;
 
     fd = agent_open(&link_id);
     CHECK(fd >= 0, "an agent connection, accepted");
-    atomic_store(&send_budget, 0); /* the socket takes nothing */
-    t0 = clock_mono_ns();
-    rc = link_send(link_id, WIRE_CMD_PING, &ping, sizeof(ping));
-    ms = (clock_mono_ns() - t0) / 1000000;
-    atomic_store(&send_budget, -1);
+    rc = ping_with_budget(link_id, &ping, 0, &ms); /* the socket takes nothing */
     CHECK(rc == -1, "a command the socket takes none of fails");
     CHECK(ms >= 400 && ms < 5000, "after the send wait (%llu ms; 500 ms, loaded machine)",
           (unsigned long long)ms);
     CHECK(link_send(link_id, WIRE_CMD_PING, &ping, sizeof(ping)) == 0, "the link is still up");
-    CHECK(read_some(fd, buf, sizeof(h) + sizeof(ping), 2000) == (ssize_t)(sizeof(h) + sizeof(ping)),
-          "the next command is the next whole frame");
-    memcpy(&h, buf, sizeof(h));
-    CHECK(h.type == WIRE_CMD_PING && h.length == sizeof(ping), "in step: type %u length %u", h.type,
-          h.length);
+    expect_ping(fd, &ping, "in step: the next command is the next whole frame");
     close(fd);
 }
 

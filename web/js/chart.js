@@ -70,6 +70,35 @@ export function fitParts(g, parts, room) {
   return line;
 }
 
+// One horizontal grid line at k quarters of the plot height (k = 0: the
+// bottom); returns its y for the tick label beside it.
+export function gridLine(g, padL, pw, padT, ph, k) {
+  const y = Math.round(padT + ph - (ph * k) / 4) + 0.5;
+  g.beginPath(); g.moveTo(padL, y); g.lineTo(padL + pw, y); g.stroke();
+  return y;
+}
+
+// The time axis under a chart of the last `span` seconds, at height y: a label
+// every 30 s (every minute when narrow), the newest one reading `endLabel`.
+export function timeAxis(g, boxes, padL, pw, y, span, endLabel) {
+  g.fillStyle = C.text;
+  const every = pw < 300 ? 60 : 30;
+  for (let s = 0; s <= span; s += every) {
+    const xx = padL + pw - (pw * s) / span;
+    const m = Math.floor(s / 60), r = s % 60;
+    const text = s === 0 ? endLabel : `−${m}:${String(r).padStart(2, '0')}`;
+    label(g, boxes, text, Math.min(Math.max(xx, padL + 14), padL + pw - 12), y, 'center');
+  }
+}
+
+// Splits a two-lane chart (W x H, padding `pad`, `gap` px between the lanes)
+// into an upper lane of 55% of the height and a lower one below the gap.
+export function twoLanes(W, H, pad, gap) {
+  const pw = W - pad.l - pad.r, inner = H - pad.t - pad.b - gap;
+  const hA = Math.round(inner * 0.55);
+  return { pw, inner, hA, hB: inner - hA, yA: pad.t, yB: pad.t + hA + gap };
+}
+
 // A hover read-out box at the top of the plot area, kept inside [left, right].
 export function readout(g, text, x, top, left, right) {
   g.font = '11px ui-monospace, "DejaVu Sans Mono", monospace';
@@ -86,8 +115,11 @@ export function readout(g, text, x, top, left, right) {
   g.fillText(text, bx + 6, top + 11);
 }
 
-export class RateChart {
-  constructor(canvas, { span = 120 } = {}) {
+// What the charts of the last `span` seconds share: their canvas, their data,
+// the end label ('now' | 'end') and the mouse's x (the owner's onHover, when
+// set, is called whenever it moves).
+export class SpanChart {
+  constructor(canvas, span) {
     this.canvas = canvas;
     this.span = span;
     this.hoverX = null;
@@ -96,6 +128,23 @@ export class RateChart {
     canvas.addEventListener('mousemove', (e) => { this.hoverX = e.offsetX; this.onHover && this.onHover(); });
     canvas.addEventListener('mouseleave', () => { this.hoverX = null; this.onHover && this.onHover(); });
   }
+
+  // The bin (of n across the plot padL, padT, pw x ph) under the mouse, with the
+  // cursor line drawn through its middle at x: {k, x}, or null when it is elsewhere.
+  hoverBin(g, padL, padT, pw, ph, n) {
+    if (this.hoverX == null || this.hoverX < padL || this.hoverX >= padL + pw) return null;
+    const bw = pw / n;
+    const k = Math.min(n - 1, Math.floor((this.hoverX - padL) / bw));
+    const x = Math.round(padL + (k + 0.5) * bw) + 0.5;
+    g.strokeStyle = C.cursor;
+    g.lineWidth = 1;
+    g.beginPath(); g.moveTo(x, padT); g.lineTo(x, padT + ph); g.stroke();
+    return { k, x };
+  }
+}
+
+export class RateChart extends SpanChart {
+  constructor(canvas, { span = 120 } = {}) { super(canvas, span); }
 
   // data: {xs (unix seconds), ys (JITs/s), ts (JIT ns/s)}; endLabel: 'now' | 'end'
   setData(data, endLabel) { this.data = data; this.label = endLabel; }
@@ -133,22 +182,14 @@ export class RateChart {
     g.strokeStyle = C.grid;
     g.lineWidth = 1;
     for (let k = 0; k <= 4; k++) {
-      const y = Math.round(padT + ph - (ph * k) / 4) + 0.5;
-      g.beginPath(); g.moveTo(padL, y); g.lineTo(padL + pw, y); g.stroke();
+      const y = gridLine(g, padL, pw, padT, ph, k);
       g.fillStyle = C.text;
       label(g, boxes, fmtInt(yStep * k), padL - 6, y, 'right');
       g.fillStyle = C.line;
       label(g, boxes, tickText(tStep * k, tStep), padL + pw + 6, y, 'left');
     }
     // x labels every 30 s (every minute when narrow)
-    g.fillStyle = C.text;
-    const every = pw < 300 ? 60 : 30;
-    for (let s = 0; s <= this.span; s += every) {
-      const xx = padL + pw - (pw * s) / this.span;
-      const m = Math.floor(s / 60), r = s % 60;
-      const text = s === 0 ? this.label : `−${m}:${String(r).padStart(2, '0')}`;
-      label(g, boxes, text, Math.min(Math.max(xx, padL + 14), padL + pw - 12), H - padB / 2, 'center');
-    }
+    timeAxis(g, boxes, padL, pw, H - padB / 2, this.span, this.label);
     this.canvas.labelBoxes = boxes;
     if (!d) return;
 
@@ -173,23 +214,11 @@ export class RateChart {
     g.stroke();
 
     // hover read-out
-    if (this.hoverX != null && this.hoverX >= padL && this.hoverX < padL + pw) {
-      const k = Math.min(n - 1, Math.floor((this.hoverX - padL) / bw));
-      const x = Math.round(padL + (k + 0.5) * bw) + 0.5;
-      g.strokeStyle = C.cursor;
-      g.lineWidth = 1;
-      g.beginPath(); g.moveTo(x, padT); g.lineTo(x, padT + ph); g.stroke();
+    const hover = this.hoverBin(g, padL, padT, pw, ph, n);
+    if (hover) {
+      const k = hover.k;
       const text = `${fmtClock(d.xs[k] * 1000, false)}  ${fmtInt(d.ys[k])} JITs  ${(d.ts[k] / 1e6).toFixed(1)} ms JIT`;
-      g.font = '11px ui-monospace, "DejaVu Sans Mono", monospace';
-      const w = g.measureText(text).width + 12;
-      const bx = Math.min(Math.max(x - w / 2, padL), padL + pw - w);
-      g.fillStyle = 'rgba(14,16,20,.92)';
-      g.fillRect(bx, padT + 2, w, 18);
-      g.strokeStyle = '#3a4250';
-      g.strokeRect(bx + 0.5, padT + 2.5, w - 1, 17);
-      g.fillStyle = C.strong;
-      g.textAlign = 'left';
-      g.fillText(text, bx + 6, padT + 11);
+      readout(g, text, hover.x, padT, padL, padL + pw);
     }
   }
 }

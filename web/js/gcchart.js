@@ -13,7 +13,7 @@
 // the session's span and draw() from the frame scheduler; onChange asks for
 // a redraw, onView says the view moved (the owner's list follows it).
 import { fmtInt, fmtClock, fmtNs, fmtMs, fmtRel } from './format.js';
-import { C, niceStep, tickText, prepCanvas, readout, label, fitParts } from './chart.js';
+import { C, niceStep, tickText, prepCanvas, readout, label, fitParts, twoLanes } from './chart.js';
 import { PAUSE_COLORS, gensText } from './pausechart.js';
 
 export const GEN_COLORS = ['#3f9fd8', '#d9a33a', '#f26a61']; // highest generation collected: 0, 1, 2
@@ -203,10 +203,7 @@ export class GcChart {
     const c = prepCanvas(this.canvas);
     if (!c) return;
     const { g, W, H } = c;
-    const pw = W - PAD.l - PAD.r;
-    const inner = H - PAD.t - PAD.b - GAP;
-    const hA = Math.round(inner * 0.55), hB = inner - hA;
-    const yA = PAD.t, yB = PAD.t + hA + GAP;
+    const { pw, inner, hA, hB, yA, yB } = twoLanes(W, H, PAD, GAP);
     const boxes = [];
     const r = this.range();
 

@@ -6,7 +6,7 @@
 // like the rate chart beside it: a click on it opens the GC tab (gcview.js),
 // which covers the whole session. No animation: draw() paints one frame.
 import { fmtInt, fmtClock, fmtNs } from './format.js';
-import { C, niceStep, tickText, prepCanvas, readout, label, fitParts } from './chart.js';
+import { C, niceStep, tickText, prepCanvas, readout, label, fitParts, gridLine, timeAxis, SpanChart } from './chart.js';
 
 export const PAUSE_COLORS = { gc: '#2fb39a', jitscope: '#b48cf2', other: '#7d8799', marker: '#5fe0c8' };
 const KINDS = ['gc', 'jitscope', 'other'];
@@ -26,16 +26,10 @@ export function gensText(gens) {
   return text;
 }
 
-export class PauseChart {
+export class PauseChart extends SpanChart {
   constructor(canvas, { span = 120 } = {}) {
-    this.canvas = canvas;
-    this.span = span;
-    this.hoverX = null;
-    this.data = null;
-    this.label = 'now';
+    super(canvas, span);
     this.note = null;
-    canvas.addEventListener('mousemove', (e) => { this.hoverX = e.offsetX; this.onHover && this.onHover(); });
-    canvas.addEventListener('mouseleave', () => { this.hoverX = null; this.onHover && this.onHover(); });
   }
 
   // data: PauseTimeline.window(); note: text shown instead of data (route missing, error)
@@ -96,19 +90,11 @@ export class PauseChart {
     g.strokeStyle = C.grid;
     g.lineWidth = 1;
     for (let k = 0; k <= 4; k += ph < 72 ? 2 : 1) {
-      const y = Math.round(padT + ph - (ph * k) / 4) + 0.5;
-      g.beginPath(); g.moveTo(padL, y); g.lineTo(padL + pw, y); g.stroke();
+      const y = gridLine(g, padL, pw, padT, ph, k);
       g.fillStyle = C.text;
       label(g, boxes, tickText(yStep * k, yStep), padL - 6, y, 'right');
     }
-    g.fillStyle = C.text;
-    const every = pw < 300 ? 60 : 30;
-    for (let s = 0; s <= this.span; s += every) {
-      const xx = padL + pw - (pw * s) / this.span;
-      const m = Math.floor(s / 60), r = s % 60;
-      const text = s === 0 ? this.label : `−${m}:${String(r).padStart(2, '0')}`;
-      label(g, boxes, text, Math.min(Math.max(xx, padL + 14), padL + pw - 12), H - padB / 2, 'center');
-    }
+    timeAxis(g, boxes, padL, pw, H - padB / 2, this.span, this.label);
     this.canvas.labelBoxes = boxes;
     if (this.note || !d) {
       g.fillStyle = C.text;
@@ -138,12 +124,9 @@ export class PauseChart {
     }
 
     // hover read-out
-    if (this.hoverX != null && this.hoverX >= padL && this.hoverX < padL + pw) {
-      const k = Math.min(n - 1, Math.floor((this.hoverX - padL) / bw));
-      const cx = Math.round(padL + (k + 0.5) * bw) + 0.5;
-      g.strokeStyle = C.cursor;
-      g.lineWidth = 1;
-      g.beginPath(); g.moveTo(cx, padT); g.lineTo(cx, padT + ph); g.stroke();
+    const hover = this.hoverBin(g, padL, padT, pw, ph, n);
+    if (hover) {
+      const { k, x: cx } = hover;
       // the second's collections (how many, which generations, the longest), then
       // how long the runtime stood still in it, by who stopped it
       const parts = [fmtClock(d.xs[k] * 1000, false)];

@@ -4,7 +4,7 @@
 // their median. Dragging across it picks a time range (onRange(from_ms, to_ms));
 // a click without dragging clears it (onRange(null)).
 import { fmtInt, fmtClock, fmtNs } from './format.js';
-import { C, niceStep, tickText, prepCanvas, readout, label } from './chart.js';
+import { C, niceStep, tickText, prepCanvas, readout, label, twoLanes } from './chart.js';
 import { PAUSE_COLORS } from './pausechart.js';
 
 const PAD = { l: 56, r: 12, t: 22, b: 18 };
@@ -66,10 +66,7 @@ export class SampleChart {
     const c = prepCanvas(this.canvas);
     if (!c) return;
     const { g, W, H } = c;
-    const pw = W - PAD.l - PAD.r;
-    const ph = H - PAD.t - PAD.b - GAP;
-    const h1 = Math.round(ph * 0.55), h2 = ph - h1;
-    const y1 = PAD.t, y2 = PAD.t + h1 + GAP;
+    const { pw, inner: ph, hA: h1, hB: h2, yA: y1, yB: y2 } = twoLanes(W, H, PAD, GAP);
     const d = this.data;
 
     const boxes = [];

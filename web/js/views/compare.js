@@ -42,6 +42,7 @@ function inPill(m) {
   if (m.in === 'both') return h('span', { class: 'pill pill-off' }, 'both');
   return h('span', { class: `pill ${m.in === 'b' ? 'pill-warn' : 'pill-catchup'}`, title: `loaded only in ${m.in.toUpperCase()}` }, `only ${m.in.toUpperCase()}`);
 }
+const IN_COLUMN = { key: 'in', title: 'Loaded in', width: '84px', render: inPill };
 
 const tierCell = (t) => (t ? tierPill(t) : h('span', { class: 'faint', title: 'no live compilation (known from the attach-time catch-up)' }, '–'));
 
@@ -175,15 +176,18 @@ export class CompareView {
     });
   }
 
+  // A table with a row a module; a click on one lists its methods.
+  modulesTable(options) {
+    return new DataTable({ rowKey: (m) => m.module, onRowClick: (m) => this.setModule(m.module), ...options });
+  }
+
   moduleTable() {
-    return new DataTable({
-      rowKey: (m) => m.module,
-      onRowClick: (m) => this.setModule(m.module),
+    return this.modulesTable({
       emptyText: 'Loading…',
       sort: { key: 'abs_delta', desc: true },
       columns: [
         { key: 'module', title: 'Module', cls: 'mono' },
-        { key: 'in', title: 'Loaded in', width: '84px', render: inPill },
+        IN_COLUMN,
         { key: 'a_methods', title: 'Methods A', num: true, width: '84px', render: (m) => fmtInt(m.a_methods) },
         { key: 'b_methods', title: 'Methods B', num: true, width: '84px', render: (m) => fmtInt(m.b_methods) },
         { key: 'delta_methods', title: 'Δ', num: true, width: '60px', render: (m) => deltaInt(m.delta_methods) },
@@ -203,14 +207,12 @@ export class CompareView {
 
   onlyModulesTable() {
     const side = (m, k) => m[`${m.in}_${k}`];
-    return new DataTable({
-      rowKey: (m) => m.module,
-      onRowClick: (m) => this.setModule(m.module),
+    return this.modulesTable({
       emptyText: 'Both sessions loaded the same modules.',
       sort: { key: 'in', desc: true },
       columns: [
         { key: 'module', title: 'Module', cls: 'mono', width: '260px' },
-        { key: 'in', title: 'Loaded in', width: '84px', render: inPill },
+        IN_COLUMN,
         { key: 'methods', title: 'Methods JITed', num: true, width: '110px', render: (m) => fmtInt(side(m, 'methods')), sort: (m) => side(m, 'methods') },
         { key: 'jit', title: 'JIT time', num: true, width: '90px', render: (m) => fmtNs(side(m, 'jit_ns')), sort: (m) => side(m, 'jit_ns') },
         { key: 'loads', title: 'Loads', num: true, width: '60px', tip: 'module instances (load contexts, paths)', render: (m) => fmtInt(side(m, 'loads')), sort: (m) => side(m, 'loads') },

@@ -49,9 +49,26 @@ class TabBase {
   error(what, r) {
     fill(this.msg, notice('error', describeError(what, r), h('span', { class: 'dim' }, ' — retrying.')));
   }
+  // GETs /api/sessions/<id>/<path>: the answer with the message cleared, or
+  // null with the error shown (what: the name the error gives the request).
+  async request(path, what) {
+    const r = await api(`/api/sessions/${this.session.id}/${path}`);
+    if (!r.ok) { this.error(what, r); return null; }
+    fill(this.msg);
+    return r;
+  }
   section(title, ...body) {
     return h('div', { class: 'tab-page' }, h('div', { class: 'section-head' }, h('h2', null, title), this.meta), this.msg, body);
   }
+}
+
+// The Catch-up column of the modules and threads tables: a pill on what the
+// attach-time enumeration found; `seenLive` tells how the others were seen.
+function catchupColumn(seenLive) {
+  return {
+    key: 'catchup', title: 'Catch-up', width: '84px', sort: (x) => (x.catchup ? 1 : 0),
+    render: (x) => (x.catchup ? h('span', { class: 'pill pill-catchup', title: 'known from the attach-time enumeration' }, 'catch-up') : emptyMark(seenLive)),
+  };
 }
 
 // ---- slowest JITs: GET /functions?sort=jit_time&limit=20 ----
@@ -81,9 +98,8 @@ export class SlowestTab extends TabBase {
     this.el = this.section('Slowest JITs', this.table.el);
   }
   async load() {
-    const r = await api(`/api/sessions/${this.session.id}/functions?sort=jit_time&order=desc&limit=20`);
-    if (!r.ok) { this.error('Slowest JITs', r); return false; }
-    fill(this.msg);
+    const r = await this.request('functions?sort=jit_time&order=desc&limit=20', 'Slowest JITs');
+    if (!r) return false;
     this.table.setRows(r.data.functions.map((f, i) => ({ ...f, rank: i + 1 })));
     return true;
   }
@@ -130,9 +146,8 @@ export class ByModuleTab extends TabBase {
   // Summed on the server (GET .../modules/totals, one pass over the session's
   // functions), one row per module name.
   async load() {
-    const r = await api(`/api/sessions/${this.session.id}/modules/totals`);
-    if (!r.ok) { this.error('Per-module totals', r); return false; }
-    fill(this.msg);
+    const r = await this.request('modules/totals', 'Per-module totals');
+    if (!r) return false;
     const rows = r.data.modules.map((m) => ({ ...m, module: m.module || '' }));
     this.totalNs = rows.reduce((a, m) => a + m.jit_ns, 0);
     this.table.setRows(rows.map((m) => ({ ...m, _total: this.totalNs })));
@@ -153,7 +168,7 @@ export class ModulesTab extends TabBase {
         { key: 'assembly', title: 'Assembly', cls: 'mono', width: '260px', render: (m) => m.assembly || h('span', { class: 'faint' }, '(unknown)') },
         { key: 'loaded', title: 'State', width: '130px', render: (m) => (m.loaded ? h('span', { class: 'pill pill-ok' }, 'loaded') : h('span', { class: 'pill pill-off', title: 'unloaded' }, `unloaded +${fmtRel(m.unloaded_ms, session.baseTime())} s`)), sort: (m) => (m.loaded ? 1 : 0) },
         { key: 'loaded_ms', title: 'Loaded (s)', num: true, width: '90px', render: (m) => fmtRel(m.loaded_ms, session.baseTime()), tip: 'seconds since the session started' },
-        { key: 'catchup', title: 'Catch-up', width: '84px', render: (m) => (m.catchup ? h('span', { class: 'pill pill-catchup', title: 'known from the attach-time enumeration' }, 'catch-up') : emptyMark('seen loading while jitscope watched, not from the attach-time catch-up')), sort: (m) => (m.catchup ? 1 : 0) },
+        catchupColumn('seen loading while jitscope watched, not from the attach-time catch-up'),
         { key: 'path', title: 'Path', cls: 'mono clip', title_of: (m) => m.path, render: (m) => m.path || '–', empty: 'the runtime gave no file path (a module built in memory, or dynamic)' },
         { key: 'module_id', title: 'Module ID', cls: 'mono faint', width: '140px' },
       ],
@@ -161,9 +176,8 @@ export class ModulesTab extends TabBase {
     this.el = this.section('Modules', this.table.el);
   }
   async load() {
-    const r = await api(`/api/sessions/${this.session.id}/modules`);
-    if (!r.ok) { this.error('Modules', r); return false; }
-    fill(this.msg);
+    const r = await this.request('modules', 'Modules');
+    if (!r) return false;
     const mods = r.data.modules || [];
     this.table.setRows(mods);
     const loaded = mods.filter((m) => m.loaded).length;
@@ -191,16 +205,15 @@ export class ThreadsTab extends TabBase {
         { key: 'life', title: 'Lifetime', num: true, width: '90px', render: (t) => (t.created_ms && (t.ended_ms || !session.isFinal()) ? fmtMs((t.ended_ms || Date.now()) - t.created_ms) : '–'), sort: (t) => (t.ended_ms || Date.now()) - t.created_ms,
           empty: (t) => (t.created_ms ? 'its end was not seen (the session ended first)' : 'its start was not seen') },
         { key: 'jits', title: 'JITs', num: true, width: '80px', tip: 'JIT events on this thread in the page’s buffer', render: (t) => fmtInt(t.jits) },
-        { key: 'catchup', title: 'Catch-up', width: '84px', render: (t) => (t.catchup ? h('span', { class: 'pill pill-catchup', title: 'known from the attach-time enumeration' }, 'catch-up') : emptyMark('seen starting while jitscope watched, not from the attach-time catch-up')), sort: (t) => (t.catchup ? 1 : 0) },
+        catchupColumn('seen starting while jitscope watched, not from the attach-time catch-up'),
         { key: 'thread_id', title: 'Thread ID', cls: 'mono faint', tip: 'the runtime’s ThreadID: once a thread has ended, a later thread may get the same one (each thread is a row of its own)' },
       ],
     });
     this.el = this.section('Threads', this.table.el);
   }
   async load() {
-    const r = await api(`/api/sessions/${this.session.id}/threads`);
-    if (!r.ok) { this.error('Threads', r); return false; }
-    fill(this.msg);
+    const r = await this.request('threads', 'Threads');
+    if (!r) return false;
     const threads = r.data.threads || [];
     this.session.learnThreads(threads);
     const perThread = this.session.jitsPerThread();
