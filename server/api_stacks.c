@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "api_util.h"
+#include "clock.h"
 #include "link.h"
 #include "symbols.h"
 #include "textbuf.h"
@@ -244,20 +245,6 @@ static int api_snapshot_reply(api_call *c, const api_snapshot *v, int text, int 
     return status;
 }
 
-static struct timespec api_deadline(int ms)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    ts.tv_sec += ms / 1000;
-    ts.tv_nsec += (long)(ms % 1000) * 1000000L;
-    if (ts.tv_nsec >= 1000000000L) {
-        ts.tv_sec++;
-        ts.tv_nsec -= 1000000000L;
-    }
-    return ts;
-}
-
 int api_stacks_post(api_call *c)
 {
     wire_cmd_snapshot cmd;
@@ -286,7 +273,7 @@ int api_stacks_post(api_call *c)
 
     if (link_send(link_id, WIRE_CMD_SNAPSHOT, &cmd, sizeof(cmd)) != 0)
         status = api_fail(c, 502, "could not send the snapshot command to the agent");
-    deadline = api_deadline(API_STACKS_TIMEOUT_MS);
+    deadline = clock_deadline_ms(CLOCK_MONOTONIC, API_STACKS_TIMEOUT_MS);
     sessions_lock();
     while (!status) {
         const stacks_walk *w;
