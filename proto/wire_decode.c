@@ -202,6 +202,8 @@ int wire_decode_record(const wire_frame *f, wire_record *out, const char **why)
         *why = "OS-name flag on a record that is not a thread name";
         return WIRE_DECODE_BAD;
     }
+    if (f->header.type == WIRE_HELLO && f->header.length == WIRE_HELLO_BASE)
+        fixed = WIRE_HELLO_BASE; /* an agent from before agent_flags: the rest reads as 0 */
     if (f->header.length < fixed) {
         *why = "record shorter than its fixed part";
         return WIRE_DECODE_BAD;

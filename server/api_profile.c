@@ -89,6 +89,12 @@ int api_profile_post(api_call *c)
         return 404;
     if (s->state != SESSION_LIVE || !s->link_id)
         return api_profile_no_agent(c, s);
+    if (s->agent_flags & WIRE_AGENT_FLOOR) {
+        sessions_unlock();
+        return api_fail(c, 409,
+                        "session %d's agent is a floor (JITSCOPE_NULL=1): it samples nothing",
+                        c->session_id);
+    }
     if (s->profile.state == PROFILE_RUNNING) {
         sessions_unlock();
         return api_fail(c, 429, "a profile is already running in session %d: stop it first",

@@ -266,6 +266,10 @@ namespace JitscopeE2e
                     stormNext += done;
                     Out("stormed " + done + " " + sum.ToString("x16"));
                 }
+                else if (line == "tracing")
+                {
+                    Out("tracing " + RuntimeTracing());
+                }
                 else if (line.StartsWith("pace ", StringComparison.Ordinal) && ParsePace(line.AsSpan(5), out int pk, out int rate))
                 {
                     int done = Storm.RunPaced(stormNext, pk, rate, out ulong sum, out double ms);
@@ -280,6 +284,18 @@ namespace JitscopeE2e
             }
             Out("bye");
             return 0;
+        }
+
+        /// <summary>"on" while some EventPipe session (or listener) has the runtime's
+        /// provider, Microsoft-Windows-DotNETRuntime, enabled: its managed half
+        /// (NativeRuntimeEventSource) is told of every session that enables or
+        /// disables it; "off" when none does, "absent" when it was never made.</summary>
+        static string RuntimeTracing()
+        {
+            foreach (var source in System.Diagnostics.Tracing.EventSource.GetSources())
+                if (source.Name == "Microsoft-Windows-DotNETRuntime")
+                    return source.IsEnabled() ? "on" : "off";
+            return "absent";
         }
 
         /// <summary>"K R": K >= 0 methods at R > 0 per second.</summary>
