@@ -29,6 +29,7 @@
 #include "conn.h"
 #include "mdcache.h"
 #include "eventmask.h"
+#include "names_cache.h"
 #include "naming.h"
 #include "osname.h"
 #include "stacks.h"
@@ -245,11 +246,13 @@ static HRESULT sender_request_detach(uint32_t expected_ms)
     int tiers_were_on = tiers_running();
     HRESULT hr;
 
-    tiers_switch(agent.info, 0);
+    if (tiers_were_on) /* (no thread for a source that is off) */
+        tiers_switch(agent.info, 0);
     walk_runtime_lock();
     /* the last look-ups allowed: names of whatever the ring still holds are
      * read now, and the final drain (sender_detach_succeeded) uses them */
     naming_prepare(ring_head(&agent.ring), 0, &never);
+    names_cache_release(); /* the importers it kept (released again if refused: refilled) */
     hr = agent.info->lpVtbl->RequestProfilerDetach(agent.info, expected_ms);
     walk_runtime_unlock();
     if (SUCCEEDED(hr)) {

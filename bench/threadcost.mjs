@@ -4,14 +4,15 @@
 // the socket), the server's link thread (ingest), its storage writer, and its
 // other threads; for the floor (JITSCOPE_NULL=1) and the defaults, on each
 // workload of bench/endtoend.mjs, ROUNDS interleaved rounds, medians.
-// Each thread's time on a CPU is its schedstat (ns), read once the app is done
-// and the server has everything and storage has written it: the storms hold
+// Each thread's time on a CPU is its schedstat (ns): the app's once the server
+// has all its records, the server's once storage has written them: the storms hold
 // after the storm (E2eTarget `jitstorm N hold`, `emitstorm N hold`), the web
 // app is read at its first answer (then the server once it is quiet) and
 // killed. Threads that ended before the read are not counted (the app's
 // start-up threads; none of jitscope's).
 // Knobs: ROUNDS (5), WORKLOADS ("jitstorm emitstorm web"), JIT_METHODS,
-// EMIT_METHODS (20000 each), ARMS ("floor jitscope").
+// EMIT_METHODS (20000 each), ARMS ("floor jitscope"; also noTiers, and old: the
+// defaults with the server OLD_BIN and the agent OLD_AGENT, for before/after).
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -24,7 +25,9 @@ const N = Number(process.env.JIT_METHODS || 20000);
 const EMIT_N = Number(process.env.EMIT_METHODS || 20000);
 const WEB_DLL = path.join(BUILD, 'bench', 'web', 'app', 'BenchWeb.dll');
 const chosen = (process.env.WORKLOADS || 'jitstorm emitstorm web').split(/[ ,]+/).filter(Boolean);
-const arms = { floor: { JITSCOPE_NULL: '1' }, jitscope: {}, noTiers: { JITSCOPE_TIERS: '0' } };
+// `old`: the defaults with another build (OLD_BIN, OLD_AGENT): before/after a change, in one run
+const arms = { floor: { env: { JITSCOPE_NULL: '1' } }, jitscope: {}, noTiers: { env: { JITSCOPE_TIERS: '0' } },
+  old: { bin: process.env.OLD_BIN, agent: process.env.OLD_AGENT } };
 const armKeys = (process.env.ARMS || 'floor jitscope').split(/[ ,]+/).filter(Boolean);
 if (chosen.includes('web') && !fs.existsSync(WEB_DLL)) throw new Error(`${WEB_DLL} is missing: node bench/endtoend.mjs builds it (WORKLOADS=web RUNS=1)`);
 
@@ -48,21 +51,26 @@ const groupApp = (t) => ({
 const groupServer = (t) => ({
   link: t['jitscope-link'] || 0,
   store: t['jitscope-store'] || 0,
-  other: Object.entries(t).filter(([k]) => k !== 'jitscope-link' && k !== 'jitscope-store').reduce((a, [, v]) => a + v, 0),
+  http: Object.entries(t).filter(([k]) => k.startsWith('MHD')).reduce((a, [, v]) => a + v, 0),
+  other: Object.entries(t).filter(([k]) => k !== 'jitscope-link' && k !== 'jitscope-store' && !k.startsWith('MHD')).reduce((a, [, v]) => a + v, 0),
 });
 
-// The server has heard everything: records and storage unchanged for 300 ms.
-async function serverQuiet(srv, id) {
-  let last = '';
-  return waitFor('server quiet', async () => {
+// The server has every record: their count unchanged for 200 ms (the agent's
+// sender is idle then; its idle loop, a few ms a second, is the floor's too).
+async function allRecords(srv, id) {
+  let last = -1;
+  return waitFor('every record at the server', async () => {
     const s = (await srv.api(`/api/sessions/${id}`)).body;
-    const c = (await srv.api('/api/config')).body;
-    const now = `${s.link.records} ${c.storage.backlog_bytes}`;
-    const quiet = now === last && c.storage.backlog_bytes === 0;
-    last = now;
-    if (!quiet) await sleep(300);
-    return quiet && s;
+    const done = s.link.records === last;
+    last = s.link.records;
+    if (!done) await sleep(200);
+    return done && s;
   }, 60000, 0);
+}
+
+// ...and storage has written them.
+async function stored(srv) {
+  await waitFor('storage written', async () => (await srv.api('/api/config')).body.storage.backlog_bytes === 0, 60000, 20);
 }
 
 function freePort() {
@@ -79,13 +87,14 @@ async function answers(port) {
   });
 }
 
-async function one(workload, env) {
+async function one(workload, { env = {}, bin, agent } = {}) {
   const data = fs.mkdtempSync(path.join(os.tmpdir(), 'jitscope-data-'));
   try {
     const port = await freePort();
     const argv = workload === 'web' ? ['dotnet', WEB_DLL, '--urls', `http://127.0.0.1:${port}`]
       : ['dotnet', E2E_DLL, workload, String(workload === 'jitstorm' ? N : EMIT_N), 'hold'];
-    const srv = await startServer(['run', '--port', '0', '--data', data, '--', ...argv], { env, cwd: workload === 'web' ? path.dirname(WEB_DLL) : undefined });
+    const srv = await startServer(['run', '--port', '0', '--data', data, ...(agent ? ['--agent', agent] : []), '--', ...argv],
+      { env, cwd: workload === 'web' ? path.dirname(WEB_DLL) : undefined, ...(bin ? { bin } : {}) });
     let app;
     if (workload === 'web') {
       await waitFor('first answer', () => answers(port), 60000, 2);
@@ -94,8 +103,9 @@ async function one(workload, env) {
     }
     const s = (await srv.api('/api/sessions/1')).body;
     if (workload === 'web') app = threads(s.pid); // at the first answer
-    const done = await serverQuiet(srv, 1);
+    const done = await allRecords(srv, 1);
     if (workload !== 'web') app = threads(s.pid);
+    await stored(srv);
     const server = threads(srv.proc.pid);
     if (workload === 'web') process.kill(s.pid, 'SIGKILL'); else srv.proc.stdin.write('exit\n');
     await srv.stop();
@@ -121,7 +131,8 @@ try {
 }
 console.log(`load average after ${os.loadavg().map((x) => x.toFixed(2)).join(', ')}`);
 const rows = [['app', "the app's threads (runtime, JIT, the agent's callbacks)"], ['sender', "the agent's sender thread (jitscope-agent)"],
-  ['link', "the server's link thread (ingest)"], ['store', "the server's storage writer (jitscope-store)"], ['other', "the server's other threads (start-up, HTTP, stream)"]];
+  ['link', "the server's link thread (ingest)"], ['store', "the server's storage writer (jitscope-store)"], ['http', "the server's HTTP threads (this script's requests)"],
+  ['other', "the server's other threads (main, stream)"]];
 for (const w of chosen) {
   const r = res[w];
   const fns = r.jitscope ? median(r.jitscope.map((x) => x.functions)) : 0;
