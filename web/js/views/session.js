@@ -291,7 +291,7 @@ export class SessionView {
     this.summary = s;
     const final = isFinal(s.state);
     if (this.stream) this.stream.ended = final;
-    this.feed.setEnded(final, s.ended_ms || (s.detach && s.detach.finished_ms) || null);
+    this.feed.setEnded(final, s.ended_ms || (s.detach && s.detach.finished_ms) || null, !!(s.agent && s.agent.floor));
     this.feed.setTierSource(s.tier_source || null); // why an unknown tier is unknown
     if (!prev) this.app.updateCrumbs();
     this.trackDetach(prev, s);
