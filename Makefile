@@ -25,7 +25,7 @@ PORT     ?= 8642
 CSTD     := -std=c11 -D_GNU_SOURCE -Iproto
 WARN     := -Wall -Wextra -Werror
 OPT      ?= -O2 -g
-PKGS     := libmicrohttpd jansson libcurl libwebsockets sqlite3 libzstd libxxhash
+PKGS     := libmicrohttpd jansson libcurl libwebsockets sqlite3 libzstd libxxhash capstone
 SERVER_CFLAGS = $(CSTD) $(WARN) $(OPT) $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 SERVER_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpthread
 # The agent lives inside the target: libc and pthreads only, nothing exported
@@ -59,8 +59,11 @@ include tests/apps/apps.mk
 # those objects. Flavours: server, agent (-fPIC, hidden), asan-server,
 # asan-agent, and unit (the agent's pure pieces with the ring's test hook).
 OBJ := $(BUILD)/obj
-# Objects are kept between builds (a test's own object is made by a pattern rule).
-.PRECIOUS: $(OBJ)/%.o
+# Objects are kept between builds: a test's own object is made by a chain of
+# pattern rules, which would make it an intermediate file that make deletes
+# (.PRECIOUS with a pattern does not reach it in GNU make 4.3); .SECONDARY
+# with no names keeps every such file.
+.SECONDARY:
 .DELETE_ON_ERROR:
 objs = $(patsubst %.c,$(OBJ)/$(1)/%.o,$(2))
 SERVER_OBJS      := $(call objs,server,$(SERVER_SRC))
@@ -146,8 +149,16 @@ run: all apps
 
 # ---- tests ----
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/test_*.c))
+# What the unit tests share (tests/unit/*.c but test_*.c: fixtures), as one
+# archive every test links: a test takes only what it uses.
+UNIT_SHARED_LIB := $(BUILD)/tests/libunit_shared.a
 
-$(BUILD)/tests/test_%: $(OBJ)/unit/tests/unit/test_%.o $(UNIT_AGENT_OBJS) $(UNIT_SERVER_LIB)
+$(UNIT_SHARED_LIB): $(call objs,unit,$(filter-out tests/unit/test_%.c,$(wildcard tests/unit/*.c)))
+	@mkdir -p $(@D)
+	rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/tests/test_%: $(OBJ)/unit/tests/unit/test_%.o $(UNIT_AGENT_OBJS) $(UNIT_SHARED_LIB) $(UNIT_SERVER_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(UNIT_CFLAGS) $(filter %.o,$^) $(filter %.a,$^) $(SERVER_LIBS) $(ASAN) -ldl -o $@
 # test_sidebyside loads the agent library as CoreCLR would (dlopen).
@@ -159,27 +170,28 @@ $(BUILD)/tests/test_conn: $(call objs,unit,agent/conn.c agent/emit.c)
 # clang-14 and its libFuzzer runtime come from Debian (scripts/deps.sh fuzz).
 CLANG        ?= clang-14
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS := wire_decode command ipc route ws sig names mdread
+FUZZ_TARGETS := wire_decode command ipc route ws sig names mdread procsyms
 FUZZ_BINS    := $(FUZZ_TARGETS:%=$(BUILD)/fuzz/%)
 FUZZ_CFLAGS   = $(CSTD) $(WARN) -g -O1 -fsanitize=fuzzer,address,undefined \
                 -fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZ_SRC_wire_decode := proto/wire_decode.c proto/wire_encode.c proto/utf.c proto/idmap.c \
                         server/session.c server/session_thread.c server/session_fold.c server/session_state.c server/session_names.c server/eventlog.c server/stacks.c server/profile.c server/timeline.c server/grow.c server/hugemem.c \
-                        server/strpool.c server/idindex.c
+                        server/strpool.c server/idindex.c server/code.c
 FUZZ_SRC_command     := proto/wire_decode.c proto/wire_encode.c proto/utf.c
 FUZZ_SRC_ipc         := server/ipc_codec.c proto/utf.c
-FUZZ_SRC_route       := $(filter-out server/main.c,$(SERVER_SRC))
+FUZZ_SRC_route       := $(filter-out server/main.c,$(SERVER_SRC)) tests/unit/fixtures.c
 FUZZ_SRC_ws          := server/ws_msg.c
 FUZZ_SRC_sig         := agent/sig.c
 FUZZ_SRC_names       := agent/names.c
 FUZZ_SRC_mdread      := agent/mdread.c
+FUZZ_SRC_procsyms    := server/procsyms.c server/grow.c server/hugemem.c
 FUZZ_INC_sig         := -Iagent
 FUZZ_INC_names       := -Iagent
 FUZZ_INC_mdread      := -Iagent
-FUZZ_INC_route        = -Iserver $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+FUZZ_INC_route        = -Iserver -Itests/unit $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 FUZZ_LIBS_route       = $(SERVER_LIBS)
 FUZZ_LIBS_ws          = $(shell pkg-config --libs jansson 2>/dev/null)
-$(foreach t,wire_decode command ipc ws,$(eval FUZZ_INC_$(t) := -Iserver))
+$(foreach t,wire_decode command ipc ws procsyms,$(eval FUZZ_INC_$(t) := -Iserver))
 
 define FUZZ_RULE
 $(BUILD)/fuzz/$(1): tests/fuzz/fuzz_$(1).c tests/fuzz/fuzz.h $$(FUZZ_SRC_$(1)) $(AGENT_HDR) $(SERVER_HDR) | $(BUILD)/deps-fuzz.stamp
@@ -187,6 +199,7 @@ $(BUILD)/fuzz/$(1): tests/fuzz/fuzz_$(1).c tests/fuzz/fuzz.h $$(FUZZ_SRC_$(1)) $
 	$$(CLANG) $$(FUZZ_CFLAGS) $$(FUZZ_INC_$(1)) $$< $$(FUZZ_SRC_$(1)) $$(FUZZ_LIBS_$(1)) -o $$@
 endef
 $(foreach t,$(FUZZ_TARGETS),$(eval $(call FUZZ_RULE,$(t))))
+$(BUILD)/fuzz/route: tests/unit/fixtures.h tests/unit/records.h
 
 $(BUILD)/deps-fuzz.stamp: scripts/deps.sh | $(BUILD)/deps.stamp
 	scripts/deps.sh fuzz

@@ -33,6 +33,9 @@ typedef struct agent_state {
     _Atomic int detach_requested;  /* RequestProfilerDetach succeeded */
     _Atomic int sender_running;    /* the sender thread exists: unload fences wait for it */
     _Atomic uint64_t unload_gen;   /* bumped when a module unload starts or finishes (unload.c) */
+    /* 1 + the ring position where the newest module unload began (0: none yet):
+     * a record at a lower position may name code that has died since (code.c) */
+    _Atomic uint64_t unload_fence;
     _Atomic uint64_t name_failures;
     _Atomic uint64_t no_server_drops;
     _Atomic uint64_t slow_server_drops; /* conn.c: the server did not read (sequence used) */

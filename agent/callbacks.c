@@ -4,6 +4,7 @@
  * below by a designated initializer, so the table reads as the list of what
  * the runtime may call and where it goes: IUnknown here; the agent's start and
  * end in lifecycle.c; JIT, module, assembly and thread events in events.c;
+ * inlining and the ReadyToRun searches in jitinfo.c;
  * GC and suspensions in gctimeline.c; EventPipe (the tier source) in tiers.c
  * through events.h. Every other slot is one of a few shared no-op stubs, one
  * per C signature, that return S_OK: jitscope does not ask for those events
@@ -21,6 +22,7 @@
 
 #include "events.h"
 #include "gctimeline.h"
+#include "jitinfo.h"
 #include "lifecycle.h"
 #include "profiler.h"
 
@@ -105,25 +107,6 @@ static HRESULT STDMETHODCALLTYPE noop_id_hr(cb_self *self, UINT_PTR id, HRESULT 
 static HRESULT STDMETHODCALLTYPE noop_id_id(cb_self *self, UINT_PTR a, UINT_PTR b)
 {
     (void)self, (void)a, (void)b;
-    return S_OK;
-}
-
-static HRESULT STDMETHODCALLTYPE noop_id_answer(cb_self *self, UINT_PTR id, BOOL *answer)
-{
-    (void)self, (void)id, (void)answer; /* left as the runtime set it */
-    return S_OK;
-}
-
-static HRESULT STDMETHODCALLTYPE noop_id_id_answer(cb_self *self, UINT_PTR a, UINT_PTR b,
-                                                   BOOL *answer)
-{
-    (void)self, (void)a, (void)b, (void)answer; /* left as the runtime set it */
-    return S_OK;
-}
-
-static HRESULT STDMETHODCALLTYPE noop_id_cache(cb_self *self, UINT_PTR id, COR_PRF_JIT_CACHE result)
-{
-    (void)self, (void)id, (void)result;
     return S_OK;
 }
 
@@ -260,6 +243,26 @@ static HRESULT STDMETHODCALLTYPE noop_id_hr_bool(cb_self *self, UINT_PTR id, HRE
     return S_OK;
 }
 
+static HRESULT STDMETHODCALLTYPE noop_cache_search(cb_self *self, UINT_PTR id, BOOL *use_cached)
+{
+    (void)self, (void)id, (void)use_cached; /* left TRUE: the precompiled code is used */
+    return S_OK;
+}
+
+static HRESULT STDMETHODCALLTYPE noop_cache_found(cb_self *self, UINT_PTR id,
+                                                  COR_PRF_JIT_CACHE result)
+{
+    (void)self, (void)id, (void)result;
+    return S_OK;
+}
+
+static HRESULT STDMETHODCALLTYPE noop_inlining(cb_self *self, UINT_PTR caller, UINT_PTR callee,
+                                               BOOL *should_inline)
+{
+    (void)self, (void)caller, (void)callee, (void)should_inline; /* never vetoed */
+    return S_OK;
+}
+
 static HRESULT STDMETHODCALLTYPE noop_id_dword(cb_self *self, UINT_PTR id, DWORD value)
 {
     (void)self, (void)id, (void)value;
@@ -325,7 +328,7 @@ const ICorProfilerCallback11Vtbl callbacks_table = {
     .ModuleLoadStarted = noop_id,
     .ModuleLoadFinished = cb_ModuleLoadFinished,
     .ModuleUnloadStarted = cb_ModuleUnloadStarted,
-    .ModuleUnloadFinished = noop_id_hr,
+    .ModuleUnloadFinished = cb_ModuleUnloadFinished,
     .ModuleAttachedToAssembly = noop_id_id,
     .ClassLoadStarted = noop_id,
     .ClassLoadFinished = noop_id_hr,
@@ -334,10 +337,10 @@ const ICorProfilerCallback11Vtbl callbacks_table = {
     .FunctionUnloadStarted = noop_id,
     .JITCompilationStarted = cb_JITCompilationStarted,
     .JITCompilationFinished = cb_JITCompilationFinished,
-    .JITCachedFunctionSearchStarted = noop_id_answer,
-    .JITCachedFunctionSearchFinished = noop_id_cache,
+    .JITCachedFunctionSearchStarted = cb_JITCachedFunctionSearchStarted,
+    .JITCachedFunctionSearchFinished = cb_JITCachedFunctionSearchFinished,
     .JITFunctionPitched = noop_id,
-    .JITInlining = noop_id_id_answer,
+    .JITInlining = cb_JITInlining,
     .ThreadCreated = cb_ThreadCreated,
     .ThreadDestroyed = cb_ThreadDestroyed,
     .ThreadAssignedToOSThread = cb_ThreadAssignedToOSThread,
@@ -434,6 +437,9 @@ static void callbacks_floor_make(void)
     t->ModuleUnloadStarted = noop_id;
     t->JITCompilationStarted = noop_id_bool;
     t->JITCompilationFinished = noop_id_hr_bool;
+    t->JITCachedFunctionSearchStarted = noop_cache_search;
+    t->JITCachedFunctionSearchFinished = noop_cache_found;
+    t->JITInlining = noop_inlining;
     t->ThreadCreated = noop_id;
     t->ThreadDestroyed = noop_id;
     t->ThreadAssignedToOSThread = noop_id_dword;

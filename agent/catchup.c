@@ -24,6 +24,7 @@
 #include "catchup.h"
 #include "agent.h"
 #include "clock.h"
+#include "code.h"
 #include "conn.h"
 #include "describe.h"
 #include "naming.h"
@@ -37,6 +38,7 @@
 #define CATCHUP_UNLOAD_WAIT_MS 5000u /* longest wait for unloads in progress to finish */
 
 static uint64_t catchup_gen; /* unload generation when the current list was taken */
+static uint64_t catchup_pos; /* the ring's head then */
 
 static describe_module_text catchup_text;
 static char catchup_path[DESCRIBE_PATH_UNITS * 3];
@@ -109,6 +111,7 @@ static unsigned catchup_enumerate(const catchup_list *list)
             break;
         walk_runtime_lock();
         catchup_gen = unload_generation();
+        catchup_pos = ring_head(&agent.ring);
         naming_live_since(catchup_gen);
         hr = list->open(&e);
         walk_runtime_unlock();
@@ -237,7 +240,8 @@ static int catchup_function(const void *item)
     kept = describe_jit(function, 1, &rec.j, rec.versions);
     walk_runtime_unlock();
     if (naming_function(function, NAMING_ASK_DYNAMIC, WIRE_FLAG_CATCHUP, NAMING_LIVE) != 0)
-        return -1; /* an unload started: the list may hold dead IDs */
+        return -1;                          /* an unload started: the list may hold dead IDs */
+    code_note_alive(function, catchup_pos); /* alive when the list was taken */
     conn_emit(WIRE_JIT_FINISHED, WIRE_FLAG_CATCHUP, clock_mono_ns(), &rec,
               (uint32_t)(sizeof(rec.j) + kept * sizeof(rec.versions[0])), NULL, 0, NULL, 0);
     return 0;

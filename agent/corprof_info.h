@@ -655,6 +655,13 @@ _Static_assert(CORPROF_SLOT(ICorProfilerInfo10Vtbl, GetEventMask2) == 81, "slot"
 _Static_assert(CORPROF_SLOT(ICorProfilerInfo10Vtbl, SetEventMask2) == 82, "slot");
 _Static_assert(CORPROF_SLOT(ICorProfilerInfo10Vtbl, GetNativeCodeStartAddresses) == 90,
                "slot");
+_Static_assert(CORPROF_SLOT(ICorProfilerInfo10Vtbl, GetFunctionFromIP) == 7, "slot");
+_Static_assert(CORPROF_SLOT(ICorProfilerInfo10Vtbl, GetILFunctionBody) == 22, "slot");
+_Static_assert(CORPROF_SLOT(ICorProfilerInfo10Vtbl, GetReJITIDs) == 77, "slot");
+_Static_assert(CORPROF_SLOT(ICorProfilerInfo10Vtbl, IsFunctionDynamic) == 87, "slot");
+_Static_assert(CORPROF_SLOT(ICorProfilerInfo10Vtbl, GetFunctionFromIP3) == 88, "slot");
+_Static_assert(CORPROF_SLOT(ICorProfilerInfo10Vtbl, GetILToNativeMapping3) == 91, "slot");
+_Static_assert(CORPROF_SLOT(ICorProfilerInfo10Vtbl, GetCodeInfo4) == 92, "slot");
 _Static_assert(CORPROF_SLOT(ICorProfilerInfo10Vtbl, SuspendRuntime) == 97, "slot");
 _Static_assert(CORPROF_SLOT(ICorProfilerInfo10Vtbl, ResumeRuntime) == 98, "slot");
 _Static_assert(CORPROF_SLOT(ICorProfilerInfo12Vtbl, GetEnvironmentVariable) == 99, "slot");

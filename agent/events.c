@@ -28,6 +28,7 @@
 static _Atomic uint64_t events_thread_generation;
 static _Thread_local ThreadID events_cached_thread;
 static _Thread_local uint64_t events_cached_generation;
+static _Thread_local unsigned events_dynamic_jits; /* dynamic compilations open on this thread */
 
 static ThreadID events_current_thread(void)
 {
@@ -42,6 +43,10 @@ static ThreadID events_current_thread(void)
     events_cached_generation = generation;
     return t;
 }
+
+ThreadID events_thread_id(void) { return events_current_thread(); }
+
+int events_in_dynamic_jit(void) { return events_dynamic_jits != 0; }
 
 /* The agent's own time in one JIT callback since start_ns, into the shared
  * histogram (wire.h: WIRE_AGENT_COST) that the sender reports. */
@@ -140,6 +145,7 @@ HRESULT STDMETHODCALLTYPE cb_DynamicMethodJITCompilationStarted(ICorProfilerCall
                                                                 LPCBYTE pILHeader, ULONG cbILHeader)
 {
     (void)self, (void)fIsSafeToBlock, (void)pILHeader;
+    events_dynamic_jits++;
     events_jit_started(functionId, WIRE_FLAG_DYNAMIC, cbILHeader);
     return S_OK;
 }
@@ -156,6 +162,8 @@ HRESULT STDMETHODCALLTYPE cb_DynamicMethodJITCompilationFinished(ICorProfilerCal
     tiers_code code;
 
     (void)self, (void)fIsSafeToBlock;
+    if (events_dynamic_jits)
+        events_dynamic_jits--;
     memset(&j, 0, sizeof(j));
     j.function_id = functionId;
     j.thread_id = events_current_thread();
@@ -215,8 +223,17 @@ HRESULT STDMETHODCALLTYPE cb_ModuleUnloadStarted(ICorProfilerCallback11 *self, M
     wire_module_unloaded m = {moduleId};
 
     (void)self;
+    unload_begins(); /* before its record: what is produced from now on is newer */
     emit_record(WIRE_MODULE_UNLOADED, 0, &m, sizeof(m), NULL, 0, NULL, 0);
     unload_started(moduleId); /* the one other wait: bounded, until its names are read */
+    return S_OK;
+}
+
+HRESULT STDMETHODCALLTYPE cb_ModuleUnloadFinished(ICorProfilerCallback11 *self, ModuleID moduleId,
+                                                  HRESULT hrStatus)
+{
+    (void)self, (void)hrStatus;
+    unload_finished(moduleId); /* else unload_in_progress() stays true for good */
     return S_OK;
 }
 

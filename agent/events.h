@@ -5,6 +5,12 @@
 
 #include "corprof.h"
 
+/* The calling thread's ThreadID (cached per thread; 0 when the runtime has none). */
+ThreadID events_thread_id(void);
+/* 1 while the calling thread is compiling a dynamic method (between its
+ * DynamicMethodJITCompilationStarted and Finished). */
+int events_in_dynamic_jit(void);
+
 HRESULT STDMETHODCALLTYPE cb_JITCompilationStarted(ICorProfilerCallback11 *self,
                                                    FunctionID functionId, BOOL fIsSafeToBlock);
 HRESULT STDMETHODCALLTYPE cb_JITCompilationFinished(ICorProfilerCallback11 *self,
@@ -27,6 +33,8 @@ HRESULT STDMETHODCALLTYPE cb_EventPipeEventDelivered(
 HRESULT STDMETHODCALLTYPE cb_ModuleLoadFinished(ICorProfilerCallback11 *self, ModuleID moduleId,
                                                 HRESULT hrStatus);
 HRESULT STDMETHODCALLTYPE cb_ModuleUnloadStarted(ICorProfilerCallback11 *self, ModuleID moduleId);
+HRESULT STDMETHODCALLTYPE cb_ModuleUnloadFinished(ICorProfilerCallback11 *self, ModuleID moduleId,
+                                                  HRESULT hrStatus);
 HRESULT STDMETHODCALLTYPE cb_AssemblyLoadFinished(ICorProfilerCallback11 *self,
                                                   AssemblyID assemblyId, HRESULT hrStatus);
 HRESULT STDMETHODCALLTYPE cb_ThreadCreated(ICorProfilerCallback11 *self, ThreadID threadId);

@@ -30,6 +30,7 @@
 #include "agent.h"
 #include "eventmask.h"
 #include "gctimeline.h"
+#include "jitinfo.h"
 #include "mdcache.h"
 #include "profiler.h"
 #include "sender.h"
@@ -151,6 +152,7 @@ static HRESULT lifecycle_begin(profiler *p, IUnknown *unk, int mode, const char 
         goto fail;
     }
     mdcache_configure();
+    jitinfo_configure();
     if (tiers_wanted_at_start())
         tiers_start(info); /* before the first JIT we report; without it tiers are unknown */
     if (sender_start() != 0) {

@@ -325,6 +325,45 @@ int naming_stack_frames(const uint8_t *payload, uint32_t length, uint64_t ring_p
     return 0;
 }
 
+/* The FunctionIDs of an inlining or code-search record, and for each whether
+ * the runtime must be asked if it is dynamic (only a dynamic compilation can
+ * inline a dynamic method, and its own ID is never looked up here). */
+static unsigned naming_record_ids(uint16_t type, uint16_t flags, const uint8_t *payload,
+                                  uint32_t length, uint64_t ids[2], int ask_dynamic[2])
+{
+    if (type == WIRE_INLINING && length >= sizeof(wire_inlining)) {
+        wire_inlining r;
+        memcpy(&r, payload, sizeof(r));
+        if (flags & WIRE_FLAG_DYNAMIC) { /* the caller is the dynamic method, or inside it */
+            ids[0] = r.callee, ask_dynamic[0] = 1;
+            return 1;
+        }
+        ids[0] = r.caller, ids[1] = r.callee, ask_dynamic[0] = ask_dynamic[1] = 0;
+        return 2;
+    }
+    if (type == WIRE_CODE_SEARCH && length >= sizeof(wire_code_search)) {
+        wire_code_search r;
+        memcpy(&r, payload, sizeof(r));
+        ids[0] = r.function_id, ask_dynamic[0] = 0; /* ReadyToRun code: metadata */
+        return 1;
+    }
+    return 0;
+}
+
+int naming_record_functions(uint16_t type, uint16_t flags, const uint8_t *payload, uint32_t length,
+                            uint64_t ring_pos)
+{
+    uint64_t ids[2];
+    int ask[2];
+    unsigned i, n = naming_record_ids(type, flags, payload, length, ids, ask);
+
+    for (i = 0; i < n && conn_connected(); i++)
+        if (naming_function(ids[i], ask[i] ? NAMING_ASK_DYNAMIC : NAMING_HAS_METADATA, 0,
+                            ring_pos) == CONN_NO_ROOM)
+            return CONN_NO_ROOM;
+    return 0;
+}
+
 /* ---- reading ahead ---- */
 
 /* Runtime lock held. Keeps the name of one function mentioned ahead, if it is
@@ -387,6 +426,12 @@ void naming_prepare(uint64_t fence, uint64_t module, const _Atomic int *stop)
             uint64_t id;
             memcpy(&id, rec + sizeof(h), sizeof(id));
             naming_prepare_one(id, 0, module, fence);
+        } else if (h.type == WIRE_INLINING || h.type == WIRE_CODE_SEARCH) {
+            uint64_t ids[2];
+            int ask[2];
+            unsigned i, n = naming_record_ids(h.type, h.flags, rec + sizeof(h), h.length, ids, ask);
+            for (i = 0; i < n; i++)
+                naming_prepare_one(ids[i], ask[i], module, fence);
         } else if (h.type == WIRE_STACK_THREAD && h.length >= sizeof(wire_stack_thread)) {
             wire_stack_thread t;
             wire_stack_frame f;

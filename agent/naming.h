@@ -68,6 +68,12 @@ void naming_note(uint64_t function_id);
  * 0). Returns 0, or CONN_NO_ROOM as naming_function. */
 int naming_stack_frames(const uint8_t *payload, uint32_t length, uint64_t ring_pos);
 
+/* Names the FunctionIDs of a WIRE_INLINING (caller unless the compilation is
+ * of a dynamic method, and callee) or WIRE_CODE_SEARCH payload. Returns 0, or
+ * CONN_NO_ROOM as naming_function. */
+int naming_record_functions(uint16_t type, uint16_t flags, const uint8_t *payload, uint32_t length,
+                            uint64_t ring_pos);
+
 /* Caller holds the runtime lock (walk.h). Reads ahead in the ring from its tail
  * up to `fence` and keeps the name of every function mentioned there that is
  * not named yet and belongs to `module` (0: every function, as before detach);

@@ -25,6 +25,7 @@
 #include "sender.h"
 #include "agent.h"
 #include "catchup.h"
+#include "code.h"
 #include "clock.h"
 #include "conn.h"
 #include "mdcache.h"
@@ -171,11 +172,15 @@ static unsigned sender_drain(unsigned budget)
                 naming_note(fid);
             } else if (h.type == WIRE_STACK_THREAD) {
                 rc = naming_stack_frames(rec + sizeof(h), h.length, pos);
+            } else if (h.type == WIRE_INLINING || h.type == WIRE_CODE_SEARCH) {
+                rc = naming_record_functions(h.type, h.flags, rec + sizeof(h), h.length, pos);
             }
             if (rc == 0)
                 rc = conn_forward(rec); /* encoded once (emit.c): copied, its number stamped */
             if (rc == 0 && (h.type == WIRE_THREAD_CREATED || h.type == WIRE_THREAD_OS_ID))
                 sender_thread_os_name(rec + sizeof(h), h.length);
+            if (rc == 0)
+                code_note_record(rec, length, pos); /* proof of life for code requests */
             /* a server that does not read: the record stays in the ring, and the
              * app's threads count what no longer fits there */
             if (rc == CONN_NO_ROOM)
@@ -341,6 +346,10 @@ static int sender_commands(void)
             tiers_switch(agent.info, cmd.u.tiers.enabled != 0);
             sender_tiers_status();
             break;
+        case WIRE_CMD_CODE: /* the floor reads none (it names no function to ask about) */
+            if (!agent.floor)
+                code_request(&cmd.u.code);
+            break;
         default: /* unknown commands are ignored: a newer server may know more */ break;
         }
     }
@@ -401,6 +410,7 @@ static void *sender_loop(void)
                         tiers_paused = 0;
                     }
                     naming_reset();
+                    code_forget();
                     sender_hello();
                     /* startup mode: a reconnect after records were lost needs a catch-up */
                     if (ever_connected || dropped != dropped_seen)

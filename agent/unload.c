@@ -63,6 +63,14 @@ static void unload_give_up(unload_request *r, uint64_t fence)
         walk_runtime_unlock();
 }
 
+void unload_begins(void)
+{
+    uint64_t fence = ring_head(&agent.ring) + 1, now = atomic_load(&agent.unload_fence);
+
+    while (fence > now && !atomic_compare_exchange_weak(&agent.unload_fence, &now, fence))
+        ;
+}
+
 void unload_started(uint64_t module)
 {
     struct timespec until;

@@ -18,6 +18,10 @@
 
 #define UNLOAD_WAIT_MS 2000u /* longest wait of ModuleUnloadStarted for the sender */
 
+/* App thread, first thing in ModuleUnloadStarted: records where in the ring
+ * the unload began (agent.unload_fence). */
+void unload_begins(void);
+
 /* App thread, in ModuleUnloadStarted, after its record is in the ring. */
 void unload_started(uint64_t module);
 

@@ -25,9 +25,14 @@
 
 #include <stdint.h>
 
-/* 5: THREAD_DESTROYED and THREAD_NAME carry the OS thread id, WIRE_FLAG_OS_NAME;
- * 4: wire_agent_cost counts metadata reads; 3: wire_drops has 7 reasons; 2: jit tier */
-#define WIRE_VERSION 5u
+/* 6: the code the JIT produced (records 25-29, command 106); 5: THREAD_DESTROYED
+ * and THREAD_NAME carry the OS thread id, WIRE_FLAG_OS_NAME; 4: wire_agent_cost
+ * counts metadata reads; 3: wire_drops has 7 reasons; 2: jit tier */
+#define WIRE_VERSION 6u
+/* The oldest version whose records decode as today's (only types were added
+ * since, and fields that were 0 or reserved filled in): a session stored by a
+ * server of that version reads back. */
+#define WIRE_VERSION_STORED_MIN 4u
 #define WIRE_MAGIC "JITSCOPE"          /* 8 bytes, no NUL, first in the hello */
 #define WIRE_MAX_PAYLOAD (64u * 1024u) /* any longer frame is a protocol error */
 #define WIRE_TOKEN_LEN 32u             /* session token: 32 ASCII hex characters */
@@ -71,6 +76,9 @@
  * detach. Read from the process's environment in both modes; at attach also
  * the client data's option WIRE_CLIENT_DATA_FLOOR. */
 #define WIRE_ENV_NULL "JITSCOPE_NULL"
+/* "0": the agent records no JITInlining (the callback returns at once). For
+ * measuring its cost. */
+#define WIRE_ENV_INLINING "JITSCOPE_INLINING"
 
 /* Attach client data: "jitscope1 <token> [null ]<socket path>" (ASCII, no
  * NUL; the server's socket paths are absolute, never "null ..."). */
@@ -126,7 +134,12 @@ enum wire_record_type {
     WIRE_RUNTIME_SUSPEND = 22, /* one phase of a runtime suspension */
     WIRE_TIERS_STATUS = 23,    /* the JIT-tier source is on or off (after hello, on command) */
     WIRE_AGENT_COST = 24,      /* the agent's own time in JIT callbacks (with DROPS) */
-    WIRE_RECORD_TYPE_MAX = 24
+    WIRE_CODE_VERSION = 25,    /* one native code version of a WIRE_CMD_CODE reply */
+    WIRE_CODE_PART = 26,       /* a piece of its code bytes, IL map, references, or the IL */
+    WIRE_CODE_END = 27,        /* the reply is complete (or refused: status says why) */
+    WIRE_INLINING = 28,        /* the runtime let the JIT inline a callee (JITInlining) */
+    WIRE_CODE_SEARCH = 29,     /* a ReadyToRun code search (JITCachedFunctionSearch*) */
+    WIRE_RECORD_TYPE_MAX = 29
 };
 
 /* Server -> agent. */
@@ -137,6 +150,7 @@ enum wire_command_type {
     WIRE_CMD_PROFILE_START = 103, /* payload: wire_cmd_profile_start */
     WIRE_CMD_PROFILE_STOP = 104,  /* payload: wire_cmd_profile_stop */
     WIRE_CMD_TIERS = 105,         /* payload: wire_cmd_tiers; answered by WIRE_TIERS_STATUS */
+    WIRE_CMD_CODE = 106, /* payload: wire_cmd_code; answered by CODE_VERSION/_PART, CODE_END */
 };
 
 enum wire_mode { WIRE_MODE_STARTUP = 1, WIRE_MODE_ATTACH = 2 };
@@ -478,6 +492,186 @@ typedef struct wire_tiers_status {
     uint64_t lost;    /* tiers lost so far (all slots busy) */
 } wire_tiers_status;
 _Static_assert(sizeof(wire_tiers_status) == 16, "wire_tiers_status layout");
+
+/* ---- the code the JIT produced (WIRE_CMD_CODE, records 25-27) ----
+ *
+ * The server names a FunctionID and an address inside one of its native code
+ * versions that it saw (a JIT record's code start, a stack frame's IP). On its
+ * sender thread, under the runtime lock, the agent asks the runtime which
+ * method owns that address (GetFunctionFromIP): only when it is this one is the
+ * method known to live (its code is in the code heap, so its module has not
+ * unloaded), and only then is anything read; an unload that starts meanwhile
+ * waits for the runtime lock (agent/unload.c). For each native code version
+ * (GetNativeCodeStartAddresses per ReJIT id, GetCodeInfo4 per start) it copies
+ * the code bytes, the IL-to-native map (GetILToNativeMapping3) and what the
+ * control transfers in the code lead to (wire_code_ref), then the method's IL
+ * body, and sends them after the lock is released: per version one
+ * CODE_VERSION, then its CODE_PARTs; the IL's CODE_PARTs; one CODE_END. Every
+ * piece is bounded (below); what did not fit is marked truncated. A request
+ * the agent refuses gets only a CODE_END with the reason (and is counted). */
+#define WIRE_CODE_MAX_VERSIONS 16u                  /* versions sent per reply */
+#define WIRE_CODE_MAX_VERSION_BYTES (256u * 1024u)  /* code bytes kept per version */
+#define WIRE_CODE_MAX_MAP 16384u                    /* IL-to-native entries per version */
+#define WIRE_CODE_MAX_REFS 1024u                    /* references resolved per version */
+#define WIRE_CODE_MAX_IL (128u * 1024u)             /* IL body bytes (header and code) */
+#define WIRE_CODE_MAX_REQUEST_BYTES (1024u * 1024u) /* code bytes of all versions together */
+#define WIRE_CODE_CHUNK 49152u     /* data bytes per CODE_PART: whole map entries and refs */
+#define WIRE_CODE_IL_INDEX 0xFFFFu /* wire_code_part.index of the IL body */
+
+typedef struct wire_cmd_code {
+    uint64_t request_id;   /* echoed in every record of the reply */
+    uint64_t function_id;  /* the method */
+    uint64_t code_address; /* an address in one of its native code versions (proof it lives) */
+    uint32_t max_bytes;    /* code bytes of the whole reply: 0 = WIRE_CODE_MAX_REQUEST_BYTES */
+    uint32_t reserved;
+} wire_cmd_code;
+_Static_assert(sizeof(wire_cmd_code) == 32, "wire_cmd_code layout");
+
+enum wire_code_flags {
+    WIRE_CODE_TRUNCATED_CODE = 1u << 0,     /* version: not all its code bytes were sent */
+    WIRE_CODE_TRUNCATED_MAP = 1u << 1,      /* version: not all its IL-to-native entries */
+    WIRE_CODE_TRUNCATED_REFS = 1u << 2,     /* version: more references than were resolved */
+    WIRE_CODE_TRUNCATED_VERSIONS = 1u << 3, /* end: more versions than were sent */
+    WIRE_CODE_TRUNCATED_IL = 1u << 4,       /* end: not all of the IL body was sent */
+    WIRE_CODE_FLAGS_ALL = (1u << 5) - 1
+};
+
+/* WIRE_CODE_VERSION: one native code version; its pieces follow as CODE_PARTs
+ * with the same request id and index. */
+typedef struct wire_code_version_info {
+    uint64_t request_id;
+    uint64_t function_id;
+    uint64_t rejit_id;   /* 0: the original IL */
+    uint64_t code_start; /* first byte (the hot range) */
+    uint64_t cold_start; /* a second range (hot/cold split), 0 when none */
+    uint32_t hot_size, cold_size;
+    uint32_t index;     /* 0.. within this reply, < WIRE_CODE_MAX_VERSIONS */
+    uint32_t code_sent; /* code bytes in CODE_PARTs: the hot range, then the cold one */
+    uint32_t map_count; /* IL-to-native entries the runtime has */
+    uint32_t map_sent;  /* entries in CODE_PARTs (<= map_count, WIRE_CODE_MAX_MAP) */
+    uint32_t ref_count; /* wire_code_ref entries in CODE_PARTs (<= WIRE_CODE_MAX_REFS) */
+    uint32_t flags;     /* wire_code_flags */
+    int32_t hresult;    /* a runtime call that failed for this version, else 0 */
+    uint32_t reserved;
+} wire_code_version_info;
+_Static_assert(sizeof(wire_code_version_info) == 80, "wire_code_version_info layout");
+
+enum wire_code_part_kind {
+    WIRE_CODE_PART_CODE = 1, /* native code bytes */
+    WIRE_CODE_PART_MAP = 2,  /* wire_code_map_entry[] */
+    WIRE_CODE_PART_REFS = 3, /* wire_code_ref[] */
+    WIRE_CODE_PART_IL = 4,   /* the IL body (index WIRE_CODE_IL_INDEX) */
+};
+
+/* WIRE_CODE_PART: fixed part, then data up to the payload's end (at most
+ * WIRE_CODE_CHUNK bytes; maps and refs in whole entries). `offset` is in bytes
+ * of that piece's stream; pieces come in order. */
+typedef struct wire_code_part {
+    uint64_t request_id;
+    uint32_t index; /* the version, or WIRE_CODE_IL_INDEX */
+    uint16_t kind;  /* wire_code_part_kind */
+    uint16_t reserved;
+    uint32_t offset;
+    uint32_t reserved2;
+} wire_code_part;
+_Static_assert(sizeof(wire_code_part) == 24, "wire_code_part layout");
+
+/* COR_DEBUG_IL_TO_NATIVE_MAP as the runtime gives it. il_offset is an IL
+ * offset, or 0xFFFFFFFF (no mapping), 0xFFFFFFFE (prolog), 0xFFFFFFFD (epilog). */
+typedef struct wire_code_map_entry {
+    uint32_t il_offset;
+    uint32_t native_start, native_end; /* offsets from the version's start */
+} wire_code_map_entry;
+_Static_assert(sizeof(wire_code_map_entry) == 12, "wire_code_map_entry layout");
+
+enum wire_code_ref_kind {
+    WIRE_CODE_REF_DIRECT = 1,   /* call/jmp rel32: address is the target itself */
+    WIRE_CODE_REF_INDIRECT = 2, /* call/jmp [rip+disp32]: address is the cell, value its content */
+    WIRE_CODE_REF_THUNK = 4, /* the target was a jump thunk (jmp [rip+disp32]); target is past it */
+    WIRE_CODE_REF_UNREADABLE = 8, /* a word could not be read (nothing mapped there) */
+    WIRE_CODE_REF_KINDS = 15
+};
+
+/* Where one control transfer in the code leads, as the agent found it: the
+ * code bytes are scanned for the x86-64 forms call/jmp rel32 and call/jmp
+ * [rip+disp32] (a few such byte pairs are no instruction at all; the server
+ * looks up only the ones its disassembly finds), each address is read with a
+ * read that cannot fault (process_vm_readv), and GetFunctionFromIP names the
+ * managed method the final target is in. method_hint is the word after the
+ * thunk's data cell, which in the runtime's fixup precode is the method: the
+ * server uses it only when it is a FunctionID of the session. */
+typedef struct wire_code_ref {
+    uint64_t address;     /* the cell (INDIRECT) or the target (DIRECT) */
+    uint64_t value;       /* the cell's content; the target itself for DIRECT */
+    uint64_t target;      /* where the transfer lands: value, or past one thunk */
+    uint64_t function_id; /* the managed method whose code target is in; 0 none */
+    uint64_t method_hint; /* see above; 0 none */
+    uint32_t kind;        /* wire_code_ref_kind bits */
+    uint32_t reserved;
+} wire_code_ref;
+_Static_assert(sizeof(wire_code_ref) == 48, "wire_code_ref layout");
+_Static_assert(WIRE_CODE_CHUNK % sizeof(wire_code_map_entry) == 0 &&
+                   WIRE_CODE_CHUNK % sizeof(wire_code_ref) == 0 &&
+                   WIRE_CODE_CHUNK + sizeof(wire_code_part) <= WIRE_MAX_PAYLOAD,
+               "a CODE_PART holds whole entries and fits a frame");
+
+enum wire_code_status {
+    WIRE_CODE_OK = 0,
+    WIRE_CODE_NOT_ALIVE = 1, /* the address is not (or no longer) this method's code */
+    WIRE_CODE_UNLOADING = 2, /* a module unload was under way: nothing read */
+    WIRE_CODE_DYNAMIC = 3,   /* a dynamic method: freed at any time, never read */
+    WIRE_CODE_DETACHING = 4, /* the agent is leaving */
+    WIRE_CODE_FAILED = 5,    /* the runtime listed no code version (hresult says why) */
+    WIRE_CODE_NO_MEMORY = 6, /* the agent could not get a buffer for the reply */
+    WIRE_CODE_NOT_SEEN = 7,  /* the agent has not seen the method alive on this connection */
+    WIRE_CODE_STALE = 8,     /* a module unload began since the agent last saw it alive */
+    WIRE_CODE_STATUS_MAX = 8
+};
+
+/* WIRE_CODE_END: the reply's last record. */
+typedef struct wire_code_end {
+    uint64_t request_id;
+    uint64_t function_id;
+    uint64_t module_id;  /* the method's module (GetFunctionInfo), 0 when refused */
+    uint64_t elapsed_ns; /* the agent's time on the request, runtime calls and copies */
+    uint64_t refused;    /* requests this agent has refused so far (any reason) */
+    uint32_t status;     /* wire_code_status */
+    int32_t hresult;
+    uint32_t versions;      /* native code versions the runtime listed */
+    uint32_t versions_sent; /* CODE_VERSION records before this one */
+    uint32_t il_size;       /* the IL body's bytes (header and code), 0 when unknown */
+    uint32_t il_sent;       /* of them in CODE_PARTs */
+    uint32_t token;         /* the method's mdMethodDef */
+    uint32_t flags;         /* WIRE_CODE_TRUNCATED_VERSIONS, _IL */
+} wire_code_end;
+_Static_assert(sizeof(wire_code_end) == 72, "wire_code_end layout");
+
+/* WIRE_INLINING: JITInlining, on the JIT thread: the runtime allowed the JIT to
+ * inline callee into caller (the method being compiled, or an inlinee of it),
+ * in the compilation running on thread_id. The JIT may still decide against
+ * it on its own heuristics later (docs/RUNTIME.md, "Inlining").
+ * WIRE_FLAG_DYNAMIC: the compilation is of a dynamic method. */
+typedef struct wire_inlining {
+    uint64_t caller;
+    uint64_t callee;
+    uint64_t thread_id;
+} wire_inlining;
+_Static_assert(sizeof(wire_inlining) == 24, "wire_inlining layout");
+
+enum wire_code_search_result {
+    WIRE_SEARCH_STARTED = 1,   /* the image has ReadyToRun code for it (Started) */
+    WIRE_SEARCH_FOUND = 2,     /* that code is used (Finished, FOUND) */
+    WIRE_SEARCH_NOT_FOUND = 3, /* Finished, NOT_FOUND */
+};
+
+/* WIRE_CODE_SEARCH: JITCachedFunctionSearchStarted / Finished (startup mode
+ * only: the runtime refuses COR_PRF_MONITOR_CACHE_SEARCHES after an attach). */
+typedef struct wire_code_search {
+    uint64_t function_id;
+    uint32_t result; /* wire_code_search_result */
+    uint32_t reserved;
+} wire_code_search;
+_Static_assert(sizeof(wire_code_search) == 16, "wire_code_search layout");
 
 #define WIRE_MAX_COMMAND 256u /* longest command payload; a longer one is not our server */
 

@@ -74,6 +74,73 @@ static int wire_counters_in_range(const void *counters, size_t bytes)
     return 1;
 }
 
+/* The code records (WIRE_CMD_CODE's reply, cache searches): every count,
+ * size and offset within the WIRE_CODE_* caps, so a consumer may size its
+ * buffers by them. */
+static int wire_check_code(const wire_record *r, const char **why)
+{
+    switch (r->type) {
+    case WIRE_CODE_VERSION: {
+        const wire_code_version_info *v = &r->u.code_version;
+        if (v->index >= WIRE_CODE_MAX_VERSIONS || v->code_sent > WIRE_CODE_MAX_VERSION_BYTES ||
+            (uint64_t)v->code_sent > (uint64_t)v->hot_size + v->cold_size ||
+            v->map_sent > WIRE_CODE_MAX_MAP || v->map_sent > v->map_count ||
+            v->ref_count > WIRE_CODE_MAX_REFS || (v->flags & ~(uint32_t)WIRE_CODE_FLAGS_ALL)) {
+            *why = "code version record with a count or size past its caps";
+            return WIRE_DECODE_BAD;
+        }
+        return WIRE_DECODE_OK;
+    }
+    case WIRE_CODE_PART: {
+        const wire_code_part *p = &r->u.code_part;
+        uint32_t entry = 1, cap;
+        switch (p->kind) {
+        case WIRE_CODE_PART_CODE: cap = WIRE_CODE_MAX_VERSION_BYTES; break;
+        case WIRE_CODE_PART_MAP:
+            entry = sizeof(wire_code_map_entry);
+            cap = WIRE_CODE_MAX_MAP * entry;
+            break;
+        case WIRE_CODE_PART_REFS:
+            entry = sizeof(wire_code_ref);
+            cap = WIRE_CODE_MAX_REFS * entry;
+            break;
+        case WIRE_CODE_PART_IL: cap = WIRE_CODE_MAX_IL; break;
+        default: *why = "code part of an unknown kind"; return WIRE_DECODE_BAD;
+        }
+        if ((p->kind == WIRE_CODE_PART_IL) != (p->index == WIRE_CODE_IL_INDEX) ||
+            (p->kind != WIRE_CODE_PART_IL && p->index >= WIRE_CODE_MAX_VERSIONS)) {
+            *why = "code part with an index that does not fit its kind";
+            return WIRE_DECODE_BAD;
+        }
+        if (r->data_length == 0 || r->data_length > WIRE_CODE_CHUNK ||
+            r->data_length % entry != 0 || p->offset % entry != 0 || p->offset > cap ||
+            r->data_length > cap - p->offset) {
+            *why = "code part whose data is empty, not whole entries, or past its cap";
+            return WIRE_DECODE_BAD;
+        }
+        return WIRE_DECODE_OK;
+    }
+    case WIRE_CODE_END: {
+        const wire_code_end *e = &r->u.code_end;
+        if (e->status > WIRE_CODE_STATUS_MAX || e->versions_sent > WIRE_CODE_MAX_VERSIONS ||
+            e->versions_sent > e->versions || e->il_sent > WIRE_CODE_MAX_IL ||
+            e->il_sent > e->il_size || e->refused > WIRE_COUNTER_MAX ||
+            e->elapsed_ns > WIRE_COUNTER_MAX || (e->flags & ~(uint32_t)WIRE_CODE_FLAGS_ALL)) {
+            *why = "code end record with a count or status out of range";
+            return WIRE_DECODE_BAD;
+        }
+        return WIRE_DECODE_OK;
+    }
+    default: /* WIRE_CODE_SEARCH */
+        if (r->u.code_search.result < WIRE_SEARCH_STARTED ||
+            r->u.code_search.result > WIRE_SEARCH_NOT_FOUND) {
+            *why = "code search record with an unknown result";
+            return WIRE_DECODE_BAD;
+        }
+        return WIRE_DECODE_OK;
+    }
+}
+
 /* Enumerations, counts and counters inside the records. Values that come
  * from the runtime and only label things (GC and suspension reasons,
  * generation bits, HRESULTs) are not judged here: a newer runtime may add
@@ -136,6 +203,10 @@ static int wire_check_values(const wire_record *r, const char **why)
         }
         return WIRE_DECODE_OK;
     }
+    case WIRE_CODE_VERSION:
+    case WIRE_CODE_PART:
+    case WIRE_CODE_END:
+    case WIRE_CODE_SEARCH: return wire_check_code(r, why);
     case WIRE_RUNTIME_SUSPEND:
         if (r->u.runtime_suspend.phase < WIRE_SUSPEND_STARTED ||
             r->u.runtime_suspend.phase > WIRE_RESUME_FINISHED) {
@@ -175,11 +246,16 @@ size_t wire_record_fixed(uint16_t type, unsigned *strings)
     case WIRE_RUNTIME_SUSPEND: return sizeof(wire_runtime_suspend);
     case WIRE_TIERS_STATUS: return sizeof(wire_tiers_status);
     case WIRE_AGENT_COST: return sizeof(wire_agent_cost);
+    case WIRE_CODE_VERSION: return sizeof(wire_code_version_info);
+    case WIRE_CODE_PART: return sizeof(wire_code_part);
+    case WIRE_CODE_END: return sizeof(wire_code_end);
+    case WIRE_INLINING: return sizeof(wire_inlining);
+    case WIRE_CODE_SEARCH: return sizeof(wire_code_search);
     default: return 0;
     }
 }
 
-int wire_decode_record(const wire_frame *f, wire_record *out, const char **why)
+static int wire_decode_any(const wire_frame *f, wire_record *out, uint32_t oldest, const char **why)
 {
     size_t fixed;
     unsigned strings = 0;
@@ -234,6 +310,11 @@ int wire_decode_record(const wire_frame *f, wire_record *out, const char **why)
         }
         out->stack_frames = f->payload + fixed;
         fixed += (size_t)n * sizeof(wire_stack_frame);
+    } else if (f->header.type == WIRE_CODE_PART) {
+        /* followed by its data, to the payload's end (checked in wire_check_code) */
+        out->data = f->payload + fixed;
+        out->data_length = f->header.length - (uint32_t)fixed;
+        fixed = f->header.length;
     }
     if (wire_read_strings(f, fixed, strings, out, why) != WIRE_DECODE_OK)
         return WIRE_DECODE_BAD;
@@ -244,12 +325,22 @@ int wire_decode_record(const wire_frame *f, wire_record *out, const char **why)
             *why = "hello without the jitscope magic";
             return WIRE_DECODE_BAD;
         }
-        if (out->u.hello.version != WIRE_VERSION) {
+        if (out->u.hello.version < oldest || out->u.hello.version > WIRE_VERSION) {
             *why = "unsupported protocol version";
             return WIRE_DECODE_BAD;
         }
     }
     return WIRE_DECODE_OK;
+}
+
+int wire_decode_record(const wire_frame *f, wire_record *out, const char **why)
+{
+    return wire_decode_any(f, out, WIRE_VERSION, why);
+}
+
+int wire_decode_stored_record(const wire_frame *f, wire_record *out, const char **why)
+{
+    return wire_decode_any(f, out, WIRE_VERSION_STORED_MIN, why);
 }
 
 int wire_decode_command(const uint8_t *buf, size_t len, wire_command *out, size_t *consumed,
@@ -278,6 +369,7 @@ int wire_decode_command(const uint8_t *buf, size_t len, wire_command *out, size_
     case WIRE_CMD_PROFILE_START: need = sizeof(out->u.profile_start); break;
     case WIRE_CMD_PROFILE_STOP: need = 0; break; /* its payload carries nothing yet */
     case WIRE_CMD_TIERS: need = sizeof(out->u.tiers); break;
+    case WIRE_CMD_CODE: need = sizeof(out->u.code); break;
     default: return WIRE_DECODE_OK;
     }
     if (f.header.length < need) {

@@ -52,6 +52,11 @@ typedef struct wire_record {
         wire_runtime_suspend runtime_suspend;
         wire_tiers_status tiers_status;
         wire_agent_cost agent_cost;
+        wire_code_version_info code_version;
+        wire_code_part code_part;
+        wire_code_end code_end;
+        wire_inlining inlining;
+        wire_code_search code_search;
     } u;
     wire_string strings[2];
     unsigned string_count;
@@ -61,6 +66,10 @@ typedef struct wire_record {
      * leaf first, pointing into the payload (not aligned: read them with
      * wire_record_frame). */
     const void *stack_frames;
+    /* CODE_PART only: its data (data_length bytes, checked against the kind's
+     * entry size and caps), pointing into the payload */
+    const uint8_t *data;
+    uint32_t data_length;
 } wire_record;
 
 /* Frame i (< u.stack_thread.frame_count) of a STACK_THREAD record. */
@@ -80,8 +89,12 @@ int wire_decode_frame(const uint8_t *buf, size_t len, wire_frame *out, size_t *c
  * values outside their enumeration (stack kinds, profile states, suspension
  * phases), a STACK_THREAD whose frame_count is over WIRE_STACK_MAX_FRAMES or
  * disagrees with the payload length, and a STACK_END with more threads sent
- * than WIRE_STACK_MAX_THREADS or than the runtime listed. */
+ * than WIRE_STACK_MAX_THREADS or than the runtime listed; and code records
+ * whose counts, sizes, offsets or kinds go past the WIRE_CODE_* caps. */
 int wire_decode_record(const wire_frame *frame, wire_record *out, const char **why);
+/* The same for a record read back from storage: a hello of any version from
+ * WIRE_VERSION_STORED_MIN up is accepted (a live agent must say WIRE_VERSION). */
+int wire_decode_stored_record(const wire_frame *frame, wire_record *out, const char **why);
 /* The fixed part's size of an agent record type (0: not one) and how many
  * strings follow it (the one table the decoder and record builders use). */
 size_t wire_record_fixed(uint16_t type, unsigned *strings);
@@ -97,6 +110,7 @@ typedef struct wire_command {
         wire_cmd_profile_start profile_start;
         wire_cmd_profile_stop profile_stop;
         wire_cmd_tiers tiers;
+        wire_cmd_code code;
     } u;
 } wire_command;
 

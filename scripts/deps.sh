@@ -9,7 +9,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-need_build=(gcc make pkg-config libmicrohttpd-dev libjansson-dev libwebsockets-dev libcurl4-openssl-dev libsqlite3-dev libzstd-dev libxxhash-dev)
+need_build=(gcc make pkg-config libmicrohttpd-dev libjansson-dev libwebsockets-dev libcurl4-openssl-dev libsqlite3-dev libzstd-dev libxxhash-dev libcapstone-dev)
 need_test=(valgrind chromium nodejs npm clang-format shellcheck prometheus openssl)
 # clang-14 is Debian 12's clang; its libFuzzer and ASan/UBSan runtimes are in libclang-rt-14-dev.
 need_fuzz=(clang-14 libclang-rt-14-dev)

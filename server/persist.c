@@ -383,7 +383,7 @@ static int persist_fold_entry(void *ctx, int part, int64_t now_ns, const uint8_t
         } else if (logrec_is_server_type(f.header.type)) {
             if (session_apply_server(s, f.header.type, f.payload, f.header.length, now_ns) != 0)
                 return persist_loader_fail(L, "a record of the server's", "not valid");
-        } else if (wire_decode_record(&f, &r, &why) != WIRE_DECODE_OK) {
+        } else if (wire_decode_stored_record(&f, &r, &why) != WIRE_DECODE_OK) {
             return persist_loader_fail(L, "a stored record", why);
         } else if (part == STORE_PART_OBSERVATION) {
             if (session_replay(s, &r, now_ns) != 0)

@@ -214,6 +214,7 @@ void session_take_content(session *to, session *from)
     memset(&from->stacks, 0, sizeof(from->stacks));
     memset(&from->profile, 0, sizeof(from->profile));
     memset(&from->timeline, 0, sizeof(from->timeline));
+    memset(&from->code, 0, sizeof(from->code));
     from->persist.summary = NULL;
 }
 
@@ -239,6 +240,7 @@ void session_drop_content(session *s)
     stacks_free(&s->stacks);
     profile_free(&s->profile);
     timeline_free(&s->timeline);
+    code_free(&s->code);
     memset(&s->stacks, 0, sizeof(s->stacks));
     memset(&s->profile, 0, sizeof(s->profile));
     memset(&s->timeline, 0, sizeof(s->timeline));

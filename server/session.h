@@ -20,6 +20,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "code.h"
 #include "eventlog.h"
 #include "idindex.h"
 #include "idmap.h"
@@ -229,6 +230,7 @@ typedef struct session {
     stacks_state stacks;
     profile_state profile;
     timeline_state timeline;
+    code_state code; /* code versions, inlining, ReadyToRun, code replies (code.h) */
     eventlog events; /* what happened, newest EVENTLOG_MAX kept */
     session_persist persist;
     /* readers that work on this session with the lock released (the functions
@@ -283,7 +285,7 @@ void session_set_record_sink(void (*sink)(session *s, int64_t now_ns, const void
                                           size_t length));
 /* 1 for the record types a snapshot keeps as frames beside it (store.h's
  * observations): hello, stack walks, profile status, GC and suspensions, the
- * server's profile start and stop. */
+ * code replies, the server's profile start and stop. */
 int session_is_observation(uint16_t type);
 /* Applies one of the server's own records (logrec.h) read back from a log:
  * 0, or -1 for an unknown type or a bad payload. */

@@ -131,18 +131,23 @@ static int session_add_code_version(session_function *f, uint64_t code_start)
 /* Takes in the code versions a JIT record lists. Returns the native size of the
  * version this compilation made (the start not seen before), or 0 if none is
  * new. The count is at least what the runtime says exists. */
-static uint32_t session_take_code_versions(session_function *f, const wire_record *r)
+static uint32_t session_take_code_versions(session_function *f, const wire_record *r,
+                                           uint64_t *new_start)
 {
     const wire_jit_finished *j = &r->u.jit_finished;
     uint32_t new_size = 0;
     unsigned i;
 
+    *new_start = 0;
     if (r->code_version_count == 0) {
         session_add_code_version(f, j->code_start); /* older agents: the code in use */
+        *new_start = j->code_start;
     } else {
         for (i = 0; i < r->code_version_count; i++)
-            if (session_add_code_version(f, r->code_versions[i].start))
+            if (session_add_code_version(f, r->code_versions[i].start)) {
                 new_size = r->code_versions[i].size;
+                *new_start = r->code_versions[i].start;
+            }
     }
     if (j->code_versions > f->versions && j->code_versions <= 1u << 20)
         f->versions = j->code_versions;
@@ -188,13 +193,22 @@ static void session_apply_jit(session *s, const wire_record *r, int64_t when)
     session_thread *thread;
     uint32_t new_size;
     session_compilation first;
+    uint64_t new_start;
+    uint32_t position;
+    unsigned i;
 
     if (!f)
         return;
+    position = (uint32_t)(f - s->functions);
     session_function_jitted(s, f);
+    /* every version listed, for the code view (code.h); this compilation's is new_start */
+    for (i = 0; i < r->code_version_count; i++)
+        code_note_version(&s->code, position, r->code_versions[i].start, r->code_versions[i].size,
+                          CODE_NO_ORDINAL);
     if (catchup) {
         /* enumeration only fills in what live callbacks did not already say */
-        session_take_code_versions(f, r);
+        session_take_code_versions(f, r, &new_start);
+        code_note_version(&s->code, position, j->code_start, j->code_size, CODE_NO_ORDINAL);
         if (f->jit_count == 0) {
             f->flags |= WIRE_FLAG_CATCHUP | (r->flags & WIRE_FLAG_DYNAMIC);
             f->il_size = j->il_size;
@@ -213,9 +227,13 @@ static void session_apply_jit(session *s, const wire_record *r, int64_t when)
     f->thread_row = thread ? session_thread_row_of(s, thread) : 0;
     if (j->il_size)
         f->il_size = j->il_size;
-    new_size = session_take_code_versions(f, r);
+    new_size = session_take_code_versions(f, r, &new_start);
     if (new_size || j->code_size) /* else: a version already seen; keep its size */
         f->native_size = new_size ? new_size : j->code_size;
+    if (j->hresult >= 0) /* a failed JIT made no code */
+        code_note_version(&s->code, position, new_start, f->native_size,
+                          f->jit_count < CODE_NO_ORDINAL ? (uint16_t)f->jit_count
+                                                         : CODE_NO_ORDINAL - 1);
     f->hresult = j->hresult;
     f->jit_count++;
     if (!f->first_jit_ns || f->jit_count == 1)
@@ -319,6 +337,45 @@ static void session_apply_observation(session *s, const wire_record *r, int64_t 
     case WIRE_PROFILE_STATUS: profile_apply_status(&s->profile, log, r, when); break;
     default: timeline_apply(&s->timeline, s->profile.state == PROFILE_RUNNING, log, r, when); break;
     }
+}
+
+_Static_assert(SESSION_MAX_FUNCTIONS == 4u * 1024u * 1024u,
+               "code.c sizes its per-function arrays for this many");
+
+/* A piece of a code reply (code.h); its END is filed under the function the
+ * FunctionID finds now. */
+static void session_apply_code_reply(session *s, const wire_record *r, int64_t now_ns)
+{
+    session_function *f = r->type == WIRE_CODE_END
+                              ? session_find_function(s, r->u.code_end.function_id)
+                              : NULL;
+
+    code_apply_reply(&s->code, r, f ? (uint32_t)(f - s->functions) : CODE_NONE, now_ns);
+}
+
+/* WIRE_INLINING: the compilation it belongs to is the one open on its thread
+ * (the innermost JIT started and not finished there); the record's caller is
+ * the method whose call site it is, the root itself or one of its inlinees. */
+static void session_apply_inlining(session *s, const wire_record *r)
+{
+    const wire_inlining *in = &r->u.inlining;
+    session_thread *t = session_find_thread(s, in->thread_id);
+    uint64_t root_id = t && t->jit_depth ? t->jit_stack[t->jit_depth - 1].function_id : 0;
+    session_function *root, *caller, *callee;
+    uint16_t ordinal = CODE_NO_ORDINAL;
+    int created;
+
+    callee = session_function_slot(s, in->callee, &created);
+    caller = session_function_slot(s, in->caller, &created);
+    root = root_id ? session_find_function(s, root_id) : NULL;
+    if (root)
+        ordinal = root->jit_count < CODE_NO_ORDINAL ? (uint16_t)root->jit_count : CODE_NO_ORDINAL;
+    else
+        root = caller; /* no compilation open on the thread (attached mid-JIT, or lost records) */
+    code_note_inline(&s->code, root ? (uint32_t)(root - s->functions) : CODE_NONE, ordinal,
+                     caller ? (uint32_t)(caller - s->functions) : CODE_NONE,
+                     callee ? (uint32_t)(callee - s->functions) : CODE_NONE,
+                     r->flags & WIRE_FLAG_DYNAMIC);
 }
 
 int session_apply(session *s, const wire_record *r, int64_t now_ns, const char **why)
@@ -443,6 +500,16 @@ int session_apply(session *s, const wire_record *r, int64_t now_ns, const char *
     case WIRE_GC_FINISHED:
     case WIRE_RUNTIME_SUSPEND: session_apply_observation(s, r, when, 0); break;
     case WIRE_AGENT_COST: s->agent_cost = r->u.agent_cost; break;
+    case WIRE_CODE_VERSION:
+    case WIRE_CODE_PART:
+    case WIRE_CODE_END: session_apply_code_reply(s, r, now_ns); break;
+    case WIRE_INLINING: session_apply_inlining(s, r); break;
+    case WIRE_CODE_SEARCH: {
+        session_function *f = session_function_slot(s, r->u.code_search.function_id, &created);
+        code_note_search(&s->code, f ? (uint32_t)(f - s->functions) : CODE_NONE,
+                         r->u.code_search.result);
+        break;
+    }
     case WIRE_TIERS_STATUS:
         s->tiers = r->u.tiers_status;
         s->tiers.enabled = s->tiers.enabled != 0;
@@ -465,6 +532,9 @@ int session_replay(session *s, const wire_record *r, int64_t now_ns)
     case WIRE_RUNTIME_SUSPEND:
         session_apply_observation(s, r, session_wall_ns(s, r->time_ns, now_ns), 1);
         return 0;
+    case WIRE_CODE_VERSION:
+    case WIRE_CODE_PART:
+    case WIRE_CODE_END: session_apply_code_reply(s, r, now_ns); return 0;
     default: return -1;
     }
 }

@@ -42,6 +42,9 @@ int session_is_observation(uint16_t type)
     case WIRE_GC_STARTED:
     case WIRE_GC_FINISHED:
     case WIRE_RUNTIME_SUSPEND:
+    case WIRE_CODE_VERSION:
+    case WIRE_CODE_PART:
+    case WIRE_CODE_END:
     case LOGREC_PROFILE_START:
     case LOGREC_PROFILE_STOP: return 1;
     default: return 0;

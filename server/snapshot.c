@@ -72,7 +72,7 @@ _Static_assert(sizeof(session_compilation) == 24, "session_compilation layout");
 
 #define SNAPSHOT_EVENTS_PER_FRAME (WIRE_MAX_PAYLOAD / sizeof(eventlog_entry))
 
-int snapshot_is_record(uint16_t type) { return type >= SNAPSHOT_BEGIN && type <= SNAPSHOT_END; }
+int snapshot_is_record(uint16_t type) { return type >= SNAPSHOT_BEGIN && type <= SNAPSHOT_CODE; }
 
 /* ---- encoding -------------------------------------------------------------------- */
 
@@ -201,6 +201,11 @@ static int snapshot_put_events(const session *s, uint64_t first, textbuf *out, u
     return 0;
 }
 
+static int snapshot_put_code(void *ctx, const void *payload, uint32_t length)
+{
+    return snapshot_put(ctx, SNAPSHOT_CODE, 0, payload, length, NULL, 0, NULL, 0);
+}
+
 int snapshot_encode(const session *s, uint64_t max_events, textbuf *out)
 {
     snapshot_begin counts = {
@@ -228,7 +233,8 @@ int snapshot_encode(const session *s, uint64_t max_events, textbuf *out)
     for (i = 0; i < s->function_count; i++)
         if (snapshot_put_function(s, i, out) != 0)
             return -1;
-    if (snapshot_put_events(s, first, out, &counts.events) != 0)
+    if (snapshot_put_events(s, first, out, &counts.events) != 0 ||
+        code_snapshot_encode(&s->code, s->function_count, snapshot_put_code, out) != 0)
         return -1;
     return snapshot_put(out, SNAPSHOT_END, 0, &counts, sizeof(counts), NULL, 0, NULL, 0);
 }
@@ -443,7 +449,7 @@ int snapshot_apply(session *s, snapshot_reader *rd, uint16_t type, uint16_t flag
     switch (type) {
     case SNAPSHOT_BEGIN:
         if (rd->begun || snapshot_take(&c, &rd->counts, sizeof(rd->counts)) != 0 ||
-            rd->counts.format != SNAPSHOT_FORMAT) {
+            rd->counts.format < 1 || rd->counts.format > SNAPSHOT_FORMAT) {
             *why = "snapshot: bad or repeated BEGIN (or a format this server does not know)";
             return -1;
         }
@@ -468,6 +474,10 @@ int snapshot_apply(session *s, snapshot_reader *rd, uint16_t type, uint16_t flag
         break;
     case SNAPSHOT_EVENTS:
         rc = snapshot_restore_events(s, rd, payload, length);
+        c.at = c.end;
+        break;
+    case SNAPSHOT_CODE:
+        rc = code_snapshot_restore(&s->code, s->function_count, payload, length);
         c.at = c.end;
         break;
     case SNAPSHOT_END: {

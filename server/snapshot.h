@@ -5,8 +5,8 @@
  * ends, or its log has grown past a bound, its state is written as a snapshot
  * in the same frame format (records SNAPSHOT_*, in logrec.h's range, which no
  * agent may send): one record for the session's counters, one per module,
- * thread and function (with its name and kept compilations), and the event
- * log in blocks. Reading back restores that state exactly, then folds the
+ * thread and function (with its name and kept compilations), the event log in
+ * blocks, and the code state (code.h) in blocks. Reading back restores that state exactly, then folds the
  * rest of the log as usual. The stack snapshots, profile and GC timeline are
  * not in these records: storage keeps the frames that made them (the
  * observation frames, session_replay) beside the snapshot and they are folded
@@ -28,7 +28,9 @@
 #include "session.h"
 #include "textbuf.h"
 
-#define SNAPSHOT_FORMAT 1u
+/* 2: SNAPSHOT_CODE records (code versions seen, inlining, ReadyToRun); format 1
+ * snapshots (without them) are still read. */
+#define SNAPSHOT_FORMAT 2u
 
 enum snapshot_record {
     SNAPSHOT_BEGIN = 210,    /* snapshot_begin */
@@ -38,6 +40,7 @@ enum snapshot_record {
     SNAPSHOT_FUNCTION = 214, /* snapshot_function; extra: its compilation list; string: name */
     SNAPSHOT_EVENTS = 215,   /* eventlog_entry[n], consecutive seqs */
     SNAPSHOT_END = 216,      /* snapshot_begin again: the counts, to check */
+    SNAPSHOT_CODE = 217,     /* code.h's state, one block per record (code_snapshot_encode) */
 };
 
 /* Flags of the records' frame headers. */

@@ -20,7 +20,7 @@
 
 #include "store_types.h"
 
-#define STORE_SCHEMA_VERSION 4
+#define STORE_SCHEMA_VERSION 5
 #define STORE_APPLICATION_ID 0x4a495453 /* "JITS" */
 #define STORE_CHUNK_BYTES (4u << 20)    /* a log chunk's bytes, about (entries are whole) */
 #define STORE_PART_BYTES (16u << 20)    /* a snapshot part's bytes before compression, about */

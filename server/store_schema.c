@@ -6,7 +6,8 @@
  * threads and the event log; version 2 added each function's compilations
  * and the replay log behind stack snapshots, profiles and the timeline;
  * version 3 left the compilation row of a function compiled once out;
- * version 4 keeps each session as its log and snapshots. */
+ * version 4 keeps each session as its log and snapshots; version 5 lets a
+ * snapshot's state take several parts. */
 #include "store_db.h"
 
 #include <stdio.h>
@@ -66,8 +67,13 @@ static const char *const store_migrations[STORE_SCHEMA_VERSION] = {
     " bytes BLOB NOT NULL, checksum INTEGER NOT NULL, PRIMARY KEY (session_id, chunk));"
     "CREATE TABLE snapshots ("
     " session_id INTEGER NOT NULL, part INTEGER NOT NULL, parts INTEGER NOT NULL,"
-    " kind INTEGER NOT NULL, upto_chunk INTEGER NOT NULL, codec INTEGER NOT NULL,"
-    " raw_bytes INTEGER NOT NULL, bytes BLOB NOT NULL, PRIMARY KEY (session_id, part));",
+    " upto_chunk INTEGER NOT NULL, codec INTEGER NOT NULL, raw_bytes INTEGER NOT NULL,"
+    " bytes BLOB NOT NULL, PRIMARY KEY (session_id, part));",
+    /* 4 -> 5: a snapshot's folded state may take several parts (at most
+     * 16 MiB of frames each), so each part says what it holds: 0 the folded
+     * state, 1 observation entries. Version 4 wrote the state as part 0 alone. */
+    ("ALTER TABLE snapshots ADD COLUMN kind INTEGER NOT NULL DEFAULT 0;"
+     "UPDATE snapshots SET kind = CASE WHEN part = 0 THEN 0 ELSE 1 END;"),
 };
 
 int store_exec(sqlite3 *db, const char *sql, char *err, size_t errsz)

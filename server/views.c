@@ -349,6 +349,17 @@ json_t *view_session_detail(session *s)
     json_object_set_new(o, "tiers", view_tier_totals(s));
     json_object_set_new(o, "tier_source", view_tier_source(s));
     json_object_set_new(o, "agent", view_agent(s));
+    json_object_set_new(
+        o, "code",
+        json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "inline_records",
+                  (json_int_t)s->code.inline_records, "inlines_dropped",
+                  (json_int_t)s->code.inlines_dropped, "ready_to_run_searches",
+                  (json_int_t)s->code.r2r_searches, "ready_to_run_used",
+                  (json_int_t)s->code.r2r_found, "replies", (json_int_t)s->code.replies_done,
+                  "replies_refused", (json_int_t)s->code.replies_refused, "replies_incomplete",
+                  (json_int_t)s->code.replies_broken, "agent_refused",
+                  (json_int_t)s->code.agent_refused, "versions_seen",
+                  (json_int_t)s->code.seen_count, "memory", (json_int_t)code_memory(&s->code)));
     json_object_set_new(o, "memory", view_session_memory(s));
     return o;
 }

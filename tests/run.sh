@@ -2,10 +2,11 @@
 # run.sh -- every jitscope test suite, one after another, with one summary line.
 #
 # Suites: the static checks (scripts/lint.sh), C unit tests (build/tests/test_*, built
-# with ASan/UBSan), the libFuzzer targets (a short run each, tests/fuzz/run.sh),
-# end-to-end tests against real .NET processes (tests/e2e, node:test), and the
-# dashboard in real headless Chromium (tests/browser). The first three kinds run
-# side by side (one per core); end-to-end and browser tests after them, alone.
+# with ASan/UBSan, in a shuffled order), the libFuzzer targets (a short run each,
+# tests/fuzz/run.sh), end-to-end tests against real .NET processes (tests/e2e,
+# node:test), and the dashboard in real headless Chromium (tests/browser). The
+# first three kinds run side by side (one per core); end-to-end and browser tests
+# after them, alone.
 # Each suite's output goes to build/test-logs/<suite>.log and its tail is echoed;
 # its counts are read from its closing line. A suite that dies without a closing
 # line counts as one failure.
@@ -77,14 +78,19 @@ start_quick() {
   run_suite "$@" &
 }
 start_quick lint scripts/lint.sh
+# The unit tests run in an order shuffled from a seed (check.h): today's date
+# unless CHECK_SHUFFLE is set. `CHECK_SHUFFLE=<seed> build/tests/test_x` runs
+# a failing order again.
+unit_seed=${CHECK_SHUFFLE:-$(date +%Y%m%d)}
+echo "unit tests shuffled: CHECK_SHUFFLE=$unit_seed"
 for t in build/tests/test_*; do
   [ -x "$t" ] || continue
-  start_quick "unit-$(basename "$t")" tests/unit/with_dotnet.sh "$t"
+  start_quick "unit-$(basename "$t")" env CHECK_SHUFFLE="$unit_seed" tests/unit/with_dotnet.sh "$t"
 done
 # each libFuzzer target (build/fuzz/*, make fuzz-build) for 3 s from its corpus, then its
 # regression inputs (tests/fuzz/run.sh test): one test each
 # (the Makefile's FUZZ_TARGETS, which `make test` passes on)
-for t in ${FUZZ_TARGETS:-wire_decode command ipc route ws sig names mdread}; do
+for t in ${FUZZ_TARGETS:-wire_decode command ipc route ws sig names mdread procsyms}; do
   start_quick "fuzz-$t" tests/fuzz/run.sh test 3 "$t"
 done
 wait

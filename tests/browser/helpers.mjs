@@ -5,39 +5,24 @@
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
-import { fetchChecked, OpenApiViolation, tempDataDir } from '../e2e/lib.mjs';
+import {
+  BUILD, DEMO_DLL, fetchChecked, JITSCOPE, ROOT, sleep, tempDataDir, waitFor as waitForEvery,
+} from '../e2e/lib.mjs';
 
-export { fetchChecked };
-
-export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-export const BUILD = path.join(ROOT, 'build');
-export const JITSCOPE = process.env.JITSCOPE_BIN || path.join(BUILD, 'jitscope');
-export const DEMO_DLL = path.join(BUILD, 'apps/Demo/Demo.dll');
-export const STACK_DLL = path.join(BUILD, 'apps/StackTarget/StackTarget.dll');
-export const E2E_DLL = path.join(BUILD, 'apps/E2eTarget/E2eTarget.dll');
+// where things are, fetch checked against the OpenAPI document, storage caught up: the e2e tests'
+export {
+  BUILD, DEMO_DLL, E2E_DLL, fetchChecked, JITSCOPE, ROOT, sleep, STACK_DLL, storageCaughtUp,
+} from '../e2e/lib.mjs';
 export const SCREENSHOTS = path.join(BUILD, 'screenshots');
 export const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
 export const CHROMIUM_ARGS = ['--headless=new', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
   '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
-export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-// Polls fn() until truthy; throws "timed out waiting for <what>" with the last value.
-export async function waitFor(what, fn, { timeoutMs = 15000, everyMs = 100 } = {}) {
-  const deadline = Date.now() + timeoutMs;
-  let last;
-  for (;;) {
-    try { last = await fn(); if (last) return last; } catch (e) {
-      if (e instanceof OpenApiViolation) throw e; // a wrong response is not worth waiting out
-      last = e;
-    }
-    if (Date.now() > deadline) {
-      throw new Error(`timed out waiting for ${what} (last: ${last instanceof Error ? last.message : JSON.stringify(last)})`);
-    }
-    await sleep(everyMs);
-  }
+// Polls fn() until truthy; throws "timed out waiting for <what>" with the last
+// value (a response that breaks the OpenAPI document at once).
+export function waitFor(what, fn, { timeoutMs = 15000, everyMs = 100 } = {}) {
+  return waitForEvery(what, fn, timeoutMs, everyMs);
 }
 
 // Builds the server, agent and test apps when something is missing.
@@ -48,7 +33,7 @@ export function ensureBuilt(dll = DEMO_DLL) {
 }
 
 // Each server gets its own data directory (tests/e2e/lib.mjs removes them when the tests end).
-export { tempDataDir };
+export { tempDataDir } from '../e2e/lib.mjs';
 
 // Starts `jitscope run --port 0 -- dotnet <dll> <appArgs>`; resolves once it printed its URL.
 // stdin: true gives the app (which inherits the server's stdin) a pipe: srv.send(line).

@@ -4,26 +4,30 @@
 // functions, and Delete removes it. Screenshots: build/screenshots/stored-*.png.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, stopServer, launchBrowser, openDashboard, waitFor, apiGet, screenshot, tempDataDir } from './helpers.mjs';
+import {
+  startServer, stopServer, launchBrowser, openDashboard, waitFor, apiGet, screenshot, storageCaughtUp, tempDataDir,
+} from './helpers.mjs';
 
 let recorder, srv, browser;
 after(async () => {
   try { if (browser) await browser.close(); } finally { await stopServer(recorder); await stopServer(srv); }
 });
 
-test('an interrupted session from storage: listed, browsable, read-only, deletable', { timeout: 120000 }, async () => {
-  const dir = tempDataDir();
-  recorder = await startServer({ args: ['--data', dir] });
+// A server recording the demo app into dir, once its session is live with functions.
+async function recording(dir) {
+  const srv = await startServer({ args: ['--data', dir] });
   await waitFor('live, with functions', async () => {
-    const r = await apiGet(recorder, '/api/sessions/1');
+    const r = await apiGet(srv, '/api/sessions/1');
     return r.body.state === 'live' && r.body.counters.functions > 20;
   }, { timeoutMs: 60000 });
+  return srv;
+}
+
+test('an interrupted session from storage: listed, browsable, read-only, deletable', { timeout: 120000 }, async () => {
+  const dir = tempDataDir();
+  recorder = await recording(dir);
   const seen = (await apiGet(recorder, '/api/sessions/1')).body.counters.functions;
-  const r0 = (await apiGet(recorder, '/api/config')).body.storage.rounds;
-  await waitFor('the writer caught up', async () => {
-    const st = (await apiGet(recorder, '/api/config')).body.storage;
-    return st.rounds >= r0 + 2 && st.backlog_bytes === 0;
-  }, { timeoutMs: 30000 });
+  await storageCaughtUp(recorder);
   recorder.proc.kill('SIGKILL'); // the server only, without warning
   await recorder.exited;
   try { process.kill(-recorder.proc.pid, 'SIGKILL'); } catch { /* its app, in its process group */ }
@@ -63,11 +67,7 @@ after(async () => {
 
 test('a live session taken back by the next server: its page says so, with the gap', { timeout: 120000 }, async () => {
   const dir = tempDataDir();
-  recorder2 = await startServer({ args: ['--data', dir] });
-  await waitFor('live, with functions', async () => {
-    const r = await apiGet(recorder2, '/api/sessions/1');
-    return r.body.state === 'live' && r.body.counters.functions > 20;
-  }, { timeoutMs: 60000 });
+  recorder2 = await recording(dir);
   // what the last quarter second brought may be lost at a kill: wait for a commit
   const c0 = (await apiGet(recorder2, '/api/config')).body.storage.commits;
   await waitFor('a commit since', async () => (await apiGet(recorder2, '/api/config')).body.storage.commits > c0, { timeoutMs: 30000 });

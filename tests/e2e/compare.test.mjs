@@ -8,7 +8,7 @@
 // from storage.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { E2E_DLL, startServer, waitFor, stopAll, tempDataDir } from './lib.mjs';
+import { E2E_DLL, startServer, waitFor, stopAll, storageCaughtUp, tempDataDir } from './lib.mjs';
 
 after(stopAll);
 
@@ -126,11 +126,7 @@ test('compare: two runs of E2eTarget that JIT different methods', async () => {
     }
 
     // across a restart: a new server on the same directory compares the stored sessions
-    const r0 = (await srv.api('/api/config')).body.storage.rounds;
-    await waitFor('the writer caught up', async () => {
-      const st = (await srv.api('/api/config')).body.storage;
-      return st.rounds >= r0 + 2 && st.backlog_bytes === 0;
-    }, 30000);
+    await storageCaughtUp(srv);
     await srv.stop();
     const again = await startServer(['serve', '--data', data, '--port', '0']);
     try {

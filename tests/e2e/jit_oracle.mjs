@@ -113,3 +113,45 @@ export function matchTiers(lines, live) {
   }
   return { missing, instrumentedAsTier0 };
 }
+
+// The JIT's listings (DOTNET_JitDisasm=... with DOTNET_JitStdOutFile=FILE): one
+// entry per compilation, in the order the JIT wrote them:
+//   {method, key, tier, bytes, instructions, calls: [key...], helpers, viaRegister}
+// `instructions` counts the instruction lines but `align` (loop alignment,
+// shown as one pseudo-instruction) and `nop`; `calls` are the managed methods
+// called by name, `helpers` the calls to CORINFO_HELP_*, `viaRegister` the
+// calls through a register or a computed cell (virtual, interface).
+export function readJitListings(file) {
+  const out = [];
+  let cur = null;
+  for (const line of fs.readFileSync(file, 'utf8').split('\n')) {
+    let m = /^; Assembly listing for method (.*) \((.*)\)$/.exec(line);
+    if (m) {
+      const call = /^(.*?):([^:(]+?)(\[.*\])?\((.*?)\)/.exec(m[1]);
+      cur = { method: m[1], key: call ? jitKey(call) : m[1], tier: jitTier(m[2]), bytes: null, instructions: 0, calls: [], helpers: 0, viaRegister: 0 };
+      out.push(cur);
+      continue;
+    }
+    if (!cur) continue;
+    if ((m = /^; Total bytes of code (\d+)/.exec(line))) { cur.bytes = Number(m[1]); cur = null; continue; }
+    if (!(m = /^ {7}(\S+)\s*(.*)$/.exec(line)) || m[1].startsWith(';')) continue;
+    const [, mnemonic, operands] = m;
+    if (mnemonic === 'align' || mnemonic === 'nop') continue;
+    cur.instructions++;
+    if (mnemonic !== 'call') continue;
+    if (operands.includes('CORINFO_HELP')) { cur.helpers++; continue; }
+    let op = operands.trim();
+    if (/^\[[re][a-z0-9]+([+-][^\]]*)?\]/.test(op)) { cur.viaRegister++; continue; } // [rax+0x20]Name
+    if (op.startsWith('[') && op.endsWith(']')) op = op.slice(1, -1);
+    const call = /^(.*?):([^:(]+?)(\[.*\])?\((.*?)\)/.exec(op);
+    if (call) cur.calls.push(jitKey(call));
+    else cur.viaRegister++;
+  }
+  return out;
+}
+
+// The key of a JIT spelling matched by /^(.*?):([^:(]+?)(\[.*\])?\((.*?)\)/.
+function jitKey([, type, method, , params]) {
+  const t = type === '(dynamicClass)' ? '(dynamic)' : lastTypeName(type);
+  return `${t}|${method}|${paramCount(params)}`;
+}

@@ -3,6 +3,7 @@
 // for conditions. Every process a test starts is killed by stopAll(). Every
 // response api() and fetchChecked() receive is checked against the OpenAPI
 // document (openapi.mjs): an undocumented route, status or body fails the test.
+import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -57,6 +58,16 @@ export function withEnv(env) {
 // when the tests end; a test that gives --data itself keeps its choice.
 const dataDirs = [];
 process.on('exit', () => { for (const d of dataDirs) fs.rmSync(d, { recursive: true, force: true }); });
+// A jitscope a test starts without --data (runSync of a CLI error, a test's own
+// spawn) must not reach the user's own data directory either: every child of
+// this test process gets a private XDG_STATE_HOME, removed at the end (a test
+// that sets XDG_STATE_HOME itself keeps its choice through withEnv).
+if (!process.env.JITSCOPE_TEST_STATE) {
+  const state = fs.mkdtempSync(path.join(os.tmpdir(), 'jitscope-state-'));
+  dataDirs.push(state);
+  process.env.XDG_STATE_HOME = state;
+  process.env.JITSCOPE_TEST_STATE = state;
+}
 export function tempDataDir() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'jitscope-data-'));
   dataDirs.push(dir);
@@ -114,6 +125,17 @@ export async function api(url, init = {}) {
 export async function fetchChecked(url, init = {}) {
   const r = await apiCall(url, init);
   return new Response(init.method === 'HEAD' ? null : r.text, { status: r.status, headers: r.headers });
+}
+
+// Waits until the storage writer of the server at srv.url has committed all it
+// held when called: two more writer rounds, nothing waiting. Its storage stats.
+export async function storageCaughtUp(srv, timeoutMs = 30000) {
+  const storage = async () => (await api(`${srv.url}/api/config`)).body.storage;
+  const r0 = (await storage()).rounds;
+  return waitFor('the writer caught up', async () => {
+    const st = await storage();
+    return st.rounds >= r0 + 2 && st.backlog_bytes === 0 && st;
+  }, timeoutMs);
 }
 
 export async function stopAll() {
@@ -175,6 +197,17 @@ export function agentTrace(pid) {
     sockets: fds.filter((f) => f.startsWith('socket:')).length,
     rssKb: Number((/VmRSS:\s+(\d+)/.exec(status) || [])[1]),
   };
+}
+
+// Waits until the agent library has left process pid, and checks that it left
+// nothing behind: no agent thread, no socket but those open before the attach
+// (`before`: agentTrace of the process then). Returns the process's trace.
+export async function agentLeft(pid, before, timeoutMs = 15000) {
+  const sockets = (trace) => trace.fds.filter((f) => f.startsWith('socket:')).sort();
+  const t = await waitFor('library unloaded', () => { const x = agentTrace(pid); return !x.mapped && x; }, timeoutMs);
+  assert.equal(t.agentThreads, 0, 'no agent thread');
+  assert.deepEqual(sockets(t), sockets(before), 'no agent socket left open');
+  return t;
 }
 
 export async function attach(srv, pid) {

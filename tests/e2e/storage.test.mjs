@@ -13,7 +13,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import WebSocket from '../node_modules/ws/index.js';
-import { JITSCOPE, STACK_DLL, startServer, stopAll, waitFor, sleep, runSync, tempDataDir } from './lib.mjs';
+import { JITSCOPE, STACK_DLL, startServer, stopAll, waitFor, sleep, runSync, storageCaughtUp, tempDataDir } from './lib.mjs';
 
 after(stopAll);
 
@@ -40,15 +40,6 @@ async function snapshotOf(srv) {
     profile: await get('/api/sessions/1/profile'),
     events: (await get('/api/sessions/1/events?limit=5000')).events,
   };
-}
-
-// The writer has copied and committed everything the session held when this was called.
-async function storageCaughtUp(srv) {
-  const r0 = (await srv.api('/api/config')).body.storage.rounds;
-  await waitFor('two more writer rounds, nothing waiting', async () => {
-    const st = (await srv.api('/api/config')).body.storage;
-    return st.rounds >= r0 + 2 && st.backlog_bytes === 0 && st;
-  }, 30000);
 }
 
 function replayOverWebSocket(port, id) {

@@ -14,7 +14,7 @@
 // with a deadline.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { E2E_DLL, RUNTIME_APPS, startServer, startTarget, attach, detachAndWait, stopAll, waitFor, functionsOf, tempDataDir } from './lib.mjs';
+import { E2E_DLL, RUNTIME_APPS, startServer, startTarget, attach, detachAndWait, stopAll, waitFor, functionsOf, storageCaughtUp, tempDataDir } from './lib.mjs';
 
 after(stopAll);
 
@@ -105,11 +105,7 @@ const post = (srv, p) => srv.api(p, { method: 'POST' });
 // Stops the server once its writer has written everything, starts another on
 // the same directory and returns it.
 async function restart(srv, dir) {
-  const r0 = (await srv.api('/api/config')).body.storage.rounds;
-  await waitFor('the writer caught up', async () => {
-    const st = (await srv.api('/api/config')).body.storage;
-    return st.rounds >= r0 + 2 && st.backlog_bytes === 0;
-  }, 30000);
+  await storageCaughtUp(srv);
   await srv.stop();
   return startServer(['serve', '--port', '0', '--data', dir]);
 }

@@ -29,6 +29,7 @@ static long fuzz_command_fields(uint16_t type)
     case WIRE_CMD_PROFILE_START: return FUZZ_FIELDS(profile_start);
     case WIRE_CMD_PROFILE_STOP: return 0;
     case WIRE_CMD_TIERS: return FUZZ_FIELDS(tiers);
+    case WIRE_CMD_CODE: return FUZZ_FIELDS(code);
     default: return -1;
     }
 }

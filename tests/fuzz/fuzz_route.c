@@ -1,8 +1,9 @@
 /* fuzz_route.c -- libFuzzer target for REST route and query parsing: the
  * route matcher (server/api_route.c, against api.c's real table) and the
  * routes' query parameters (api_arg_int, api_arg_ms and each GET handler's
- * own, through api_handle) over a session fed a module, functions, a thread,
- * a snapshot, profile samples, a GC and a suspension.
+ * own, through api_handle) over the session test_api reads (fixtures.h: a
+ * module, functions, a thread, a snapshot, profile samples, a GC and a
+ * suspension).
  *
  * Input layout, lines split at '\n': the method, the path, then up to 16
  * query parameters "name=value" (as libmicrohttpd hands them over: decoded,
@@ -23,6 +24,7 @@
 #include "fuzz.h"
 
 #include "api.h"
+#include "fixtures.h"
 #include "sessions.h"
 
 #define FUZZ_MAX_ARGS 16
@@ -43,89 +45,12 @@ static const char *fuzz_arg(void *ctx, const char *name)
     return NULL;
 }
 
-/* ---- one session to serve --------------------------------------------------- */
-
-static void fuzz_apply(session *s, wire_record r)
-{
-    static uint64_t seq;
-    const char *why = NULL;
-
-    r.seq = ++seq;
-    FUZZ_REQUIRE(session_apply(s, &r, 1700000000000000000ll, &why) == 0);
-}
+/* ---- one session to serve: the one test_api reads (tests/unit/fixtures.h) ---- */
 
 static void fuzz_make_session(void)
 {
-    static const wire_stack_frame frames[3] = {
-        {0x7f0000001000ull, 0x1111}, {0, 0x2222}, {0x7f0000002000ull, 0x3333}};
-    const uint64_t mono = 5000000000ull;
-    session *s;
-    wire_record r = {.type = WIRE_HELLO, .time_ns = mono};
-
     sessions_lock();
-    s = sessions_create(SESSION_MODE_RUN, 4242, "dotnet app.dll");
-    FUZZ_REQUIRE(s != NULL);
-    memcpy(r.u.hello.magic, WIRE_MAGIC, 8);
-    r.u.hello.version = WIRE_VERSION;
-    r.u.hello.monotonic_ns = mono;
-    r.u.hello.realtime_ns = 1700000000000000000ull;
-    memcpy(r.u.hello.token, s->token, WIRE_TOKEN_LEN);
-    fuzz_apply(s, r);
-    r = (wire_record){.type = WIRE_MODULE_LOADED, .time_ns = mono};
-    r.u.module_loaded = (wire_module_loaded){0x200000, 0x300000, 0x7f5500000000ull, 0, 0};
-    r.strings[0] = (wire_string){"/app/App.dll", 12};
-    r.strings[1] = (wire_string){"App", 3};
-    r.string_count = 2;
-    fuzz_apply(s, r);
-    for (uint64_t k = 1; k <= 2; k++) {
-        r = (wire_record){.type = WIRE_FUNCTION_NAME, .time_ns = mono};
-        r.u.function_name = (wire_function_name){0x7f0000000000ull + k * 0x1000, 0x200000,
-                                                 0x06000000 + (uint32_t)k, 0};
-        r.strings[0] = k == 1 ? (wire_string){"App.Deep.Park", 13}
-                              : (wire_string){"App.Deep.Run(int)", 17};
-        r.string_count = 1;
-        fuzz_apply(s, r);
-        r = (wire_record){.type = WIRE_JIT_FINISHED, .time_ns = mono + k};
-        r.u.jit_finished = (wire_jit_finished){
-            0x7f0000000000ull + k * 0x1000, 0x71, 0x1000 * k, 64, 10, 0, 0, 0, 0};
-        fuzz_apply(s, r);
-    }
-    r = (wire_record){.type = WIRE_THREAD_NAME, .time_ns = mono};
-    r.u.thread = (wire_thread){0x71, 4071, 0};
-    r.strings[0] = (wire_string){"deep", 4};
-    r.string_count = 1;
-    fuzz_apply(s, r);
-    r = (wire_record){.type = WIRE_STACK_THREAD, .time_ns = mono + 1000};
-    r.u.stack_thread = (wire_stack_thread){7, 0x71, 0, 0, 9000, 3, 0};
-    r.stack_frames = frames;
-    fuzz_apply(s, r);
-    r = (wire_record){.type = WIRE_STACK_END, .time_ns = mono + 1000};
-    r.u.stack_end = (wire_stack_end){7, 55, WIRE_STACK_SNAPSHOT, 1, 1, 0, 0, 0, 183000, 9100};
-    fuzz_apply(s, r);
-    for (uint64_t k = 0; k < 3; k++) {
-        r = (wire_record){.type = WIRE_STACK_THREAD, .time_ns = mono + 2000 + k};
-        r.u.stack_thread = (wire_stack_thread){8 + k, 0x71, 4071, 0, 100, 3 - (uint32_t)k, 0};
-        r.stack_frames = frames;
-        fuzz_apply(s, r);
-        r = (wire_record){.type = WIRE_STACK_END, .time_ns = mono + 2000 + k};
-        r.u.stack_end = (wire_stack_end){8 + k, 0, WIRE_STACK_SAMPLE, 1, 1, 0, 0, 49000, 700, 100};
-        fuzz_apply(s, r);
-    }
-    r = (wire_record){.type = WIRE_PROFILE_STATUS, .time_ns = mono + 3000};
-    r.u.profile_status = (wire_profile_status){
-        WIRE_PROFILE_STOPPED, 49000, 49000, 20, 3, 1400, 0, 0};
-    fuzz_apply(s, r);
-    r = (wire_record){.type = WIRE_GC_STARTED, .time_ns = mono + 4000};
-    r.u.gc_started = (wire_gc_started){0x5, 1};
-    fuzz_apply(s, r);
-    r = (wire_record){.type = WIRE_RUNTIME_SUSPEND, .time_ns = mono + 4000};
-    r.u.runtime_suspend = (wire_runtime_suspend){WIRE_SUSPEND_STARTED, 1};
-    fuzz_apply(s, r);
-    r.time_ns = mono + 4500;
-    r.u.runtime_suspend = (wire_runtime_suspend){WIRE_RESUME_FINISHED, 1};
-    fuzz_apply(s, r);
-    r = (wire_record){.type = WIRE_GC_FINISHED, .time_ns = mono + 4800};
-    fuzz_apply(s, r);
+    FUZZ_REQUIRE(fixture_api_session() != NULL);
     sessions_unlock();
 }
 

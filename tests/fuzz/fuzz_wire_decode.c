@@ -60,6 +60,40 @@ static void fuzz_check_record(const wire_frame *f, const wire_record *r)
     if (r->type == WIRE_STACK_END)
         FUZZ_REQUIRE(r->u.stack_end.kind == WIRE_STACK_SNAPSHOT ||
                      r->u.stack_end.kind == WIRE_STACK_SAMPLE);
+    if (r->type == WIRE_CODE_PART) {
+        FUZZ_REQUIRE(r->data == f->payload + sizeof(wire_code_part));
+        FUZZ_REQUIRE(r->data_length > 0 && r->data_length <= WIRE_CODE_CHUNK &&
+                     sizeof(wire_code_part) + r->data_length == f->header.length);
+    }
+    if (r->type == WIRE_CODE_VERSION)
+        FUZZ_REQUIRE(r->u.code_version.index < WIRE_CODE_MAX_VERSIONS &&
+                     r->u.code_version.code_sent <= WIRE_CODE_MAX_VERSION_BYTES &&
+                     r->u.code_version.ref_count <= WIRE_CODE_MAX_REFS);
+}
+
+/* The code state (code.h) within its caps: replies, their pieces as declared. */
+static void fuzz_check_code(const session *s)
+{
+    const code_state *c = &s->code;
+    size_t bytes = 0;
+
+    FUZZ_REQUIRE(c->reply_count <= CODE_KEEP_REPLIES + CODE_PENDING);
+    FUZZ_REQUIRE(c->seen_count <= CODE_MAX_SEEN && c->inline_count <= CODE_MAX_INLINES);
+    for (unsigned i = 0; i < c->reply_count; i++) {
+        const code_reply *r = c->replies[i];
+        FUZZ_REQUIRE(r->version_count <= WIRE_CODE_MAX_VERSIONS && r->il_have <= WIRE_CODE_MAX_IL);
+        FUZZ_REQUIRE(r->bytes <= CODE_REPLY_MAX_BYTES + 2 * sizeof(*r));
+        for (unsigned k = 0; k < r->version_count; k++) {
+            const code_reply_version *v = &r->versions[k];
+            FUZZ_REQUIRE(v->code_have <= v->info.code_sent && v->map_have <= v->info.map_sent &&
+                         v->ref_have <= v->info.ref_count);
+        }
+        bytes += r->bytes;
+    }
+    FUZZ_REQUIRE(bytes == c->reply_bytes);
+    for (size_t i = 0; i < c->inline_count; i++)
+        FUZZ_REQUIRE(c->inlines[i].root < s->function_count &&
+                     c->inlines[i].callee < s->function_count);
 }
 
 static void fuzz_check_walk(const stacks_walk *w)
@@ -104,6 +138,7 @@ static void fuzz_check_state(const session *s)
     FUZZ_REQUIRE(profile_suspend_p50(p) <= p->suspend_ns_max);
     FUZZ_REQUIRE(s->timeline.gc_cap <= TIMELINE_KEEP &&
                  s->timeline.suspension_cap <= TIMELINE_KEEP);
+    fuzz_check_code(s);
 }
 
 /* Reads back what a record may have touched, as the API would. */

@@ -15,16 +15,26 @@
  * "FAIL <test>: <what> (file:line: cond)". Passes are printed only with
  * CHECK_VERBOSE=1 in the environment. Each test's name and run time are printed,
  * and the last line is exactly "<binary name>: N passed, N failed"; the exit
- * status is 1 when any check failed. `./test_x name...` runs only those tests.
+ * status is 1 when any check failed. `./test_x name...` runs only those tests,
+ * `./test_x --list` prints the table's names, one a line.
  * Every test has a time limit (CHECK_TIMEOUT seconds in the environment, else
  * CHECK_TIMEOUT_DEFAULT): a test that overruns it is a failure, reported with
  * the usual last line, and the binary exits at once.
+ *
+ * Every test stands alone: it makes what it needs and removes what it made,
+ * so it passes run by itself and in any order. CHECK_SHUFFLE=<seed> (a
+ * decimal number) runs the tests in an order drawn from that seed, printed
+ * first ("shuffled: CHECK_SHUFFLE=<seed>"), so a failing order can be run
+ * again. A file whose tests share a fixture passes check_main_each() a
+ * function run before each test and one run after it (either may be NULL).
  */
 #ifndef JITSCOPE_TEST_CHECK_H
 #define JITSCOPE_TEST_CHECK_H
 
+#include <errno.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -144,40 +154,117 @@ static inline unsigned check_timeout_seconds(void)
     return n > 0 && n < 86400 ? (unsigned)n : CHECK_TIMEOUT_DEFAULT;
 }
 
-static inline int check_main(int argc, char **argv, const check_test *tests)
+/* The next number of a seeded sequence (splitmix64): the shuffle's dice, and
+ * made-up data for the tests (the same for the same seed, whatever ran
+ * before: a test starts its own sequence). */
+static inline uint64_t check_random(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
+
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+/* CHECK_SHUFFLE from the environment: 1 and *seed when set, 0 when not set,
+ * -1 when it is not a decimal number. */
+static inline int check_shuffle_seed(uint64_t *seed)
+{
+    const char *v = getenv("CHECK_SHUFFLE");
+    char *end = NULL;
+
+    if (!v || !*v)
+        return 0;
+    if (*v < '0' || *v > '9')
+        return -1;
+    errno = 0;
+    *seed = strtoull(v, &end, 10);
+    return errno || *end ? -1 : 1;
+}
+
+/* Is test `name` among the names on the command line (all of them when none)? */
+static inline int check_selected(int argc, char **argv, const char *name)
+{
+    int a;
+
+    for (a = 1; a < argc; a++)
+        if (strcmp(argv[a], name) == 0)
+            return 1;
+    return argc < 2;
+}
+
+/* Runs one test with its fixture and time limit, and prints its line. */
+static inline void check_run_one(const check_test *t, void (*before)(void), void (*after)(void),
+                                 unsigned limit)
+{
+    unsigned long failed_before = check_failed, passed_before = check_passed;
+    double t0 = check_seconds();
+
+    check_current = t->name;
+    alarm(limit);
+    if (before)
+        before();
+    t->fn();
+    if (after)
+        after();
+    alarm(0);
+    printf("%s %-44s %4lu checks  %7.3f s\n", check_failed > failed_before ? "FAIL" : "ok  ",
+           t->name, (check_passed - passed_before) + (check_failed - failed_before),
+           check_seconds() - t0);
+}
+
+/* Runs the tests named on the command line (all without names), in table
+ * order or shuffled (CHECK_SHUFFLE), each between before() and after(). */
+static inline int check_main_each(int argc, char **argv, const check_test *tests,
+                                  void (*before)(void), void (*after)(void))
 {
     const char *binary = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
     double start = check_seconds();
-    int i, ran = 0;
-
     unsigned limit = check_timeout_seconds();
+    size_t count = 0, ran = 0, i, *order;
+    uint64_t seed = 0;
+    int shuffle = check_shuffle_seed(&seed);
 
     check_binary = binary;
-    signal(SIGALRM, check_timed_out);
     setvbuf(stdout, NULL, _IOLBF, 0);
-    for (i = 0; tests[i].name; i++) {
-        unsigned long failed_before = check_failed, passed_before = check_passed;
-        double t0;
-        int selected = argc < 2, a;
-
-        for (a = 1; a < argc; a++)
-            if (strcmp(argv[a], tests[i].name) == 0)
-                selected = 1;
-        if (!selected)
-            continue;
-        check_current = tests[i].name;
-        t0 = check_seconds();
-        alarm(limit);
-        tests[i].fn();
-        alarm(0);
-        ran++;
-        printf("%s %-44s %4lu checks  %7.3f s\n", check_failed > failed_before ? "FAIL" : "ok  ",
-               tests[i].name, (check_passed - passed_before) + (check_failed - failed_before),
-               check_seconds() - t0);
+    if (argc == 2 && strcmp(argv[1], "--list") == 0) {
+        for (i = 0; tests[i].name; i++)
+            printf("%s\n", tests[i].name);
+        return 0;
     }
-    if (ran == 0) {
+    signal(SIGALRM, check_timed_out);
+    while (tests[count].name)
+        count++;
+    order = calloc(count ? count : 1, sizeof(*order));
+    if (!order) {
+        printf("%s: out of memory\n%s: 0 passed, 1 failed\n", binary, binary);
+        return 1;
+    }
+    for (i = 0; i < count; i++)
+        if (check_selected(argc, argv, tests[i].name))
+            order[ran++] = i;
+    if (shuffle < 0) {
+        printf("%s: CHECK_SHUFFLE=%s is not a seed (a decimal number)\n", binary,
+               getenv("CHECK_SHUFFLE"));
+        check_failed++;
+        ran = 0;
+    } else if (shuffle > 0) {
+        uint64_t state = seed;
+
+        printf("shuffled: CHECK_SHUFFLE=%llu\n", (unsigned long long)seed);
+        for (i = ran; i > 1; i--) { /* Fisher-Yates */
+            size_t j = (size_t)(check_random(&state) % i), k = order[i - 1];
+
+            order[i - 1] = order[j];
+            order[j] = k;
+        }
+    }
+    for (i = 0; i < ran; i++)
+        check_run_one(&tests[order[i]], before, after, limit);
+    free(order);
+    if (ran == 0 && shuffle >= 0) {
         printf("%s: no test named", binary);
-        for (i = 1; i < argc; i++)
+        for (i = 1; i < (size_t)argc; i++)
             printf(" %s", argv[i]);
         printf("\n");
         check_failed++;
@@ -185,6 +272,11 @@ static inline int check_main(int argc, char **argv, const check_test *tests)
     printf("(%.3f s)\n", check_seconds() - start);
     printf("%s: %lu passed, %lu failed\n", binary, check_passed, check_failed);
     return check_failed ? 1 : 0;
+}
+
+static inline int check_main(int argc, char **argv, const check_test *tests)
+{
+    return check_main_each(argc, argv, tests, NULL, NULL);
 }
 
 #endif

@@ -1,12 +1,15 @@
-/* records.h -- agent records made by hand, for the unit tests that fold them.
+/* records.h -- agent records made by hand, for the tests that fold them.
  *
- * One builder per record type the tests need, returning a wire_record as
- * wire_decode_record would have made it (strings point at the caller's
- * text), and rec_apply() that gives each record the next sequence number of
- * its session's connection and folds it in. Times are the target's monotonic
- * clock: REC_MONO is the hello's, so REC_MONO + n is n ns after it; the
- * server's clock is REC_NOW. Include after check.h; static inline only, so a
- * test uses what it needs.
+ * One builder per record type, returning a wire_record as wire_decode_record
+ * would have made it: the compiler checks that a builder gets its type's
+ * payload (a wire_stack_end for rec_stack_end), strings point at the caller's
+ * text. rec_apply() gives a record the next sequence number of its session's
+ * connection (a hello starts again at 1) and folds it in; rec_feed() does it
+ * as the link thread does, through the wire and into storage; rec_frame()
+ * writes one as an agent sends it. Times are the target's monotonic clock:
+ * REC_MONO is the hello's, so REC_MONO + n is n ns after it; the server's
+ * clock is REC_NOW. Static inline only, so a test uses what it needs.
+ * Sessions in the registry, and the REST calls on them, are fixtures.h's.
  */
 #ifndef JITSCOPE_TEST_RECORDS_H
 #define JITSCOPE_TEST_RECORDS_H
@@ -25,15 +28,18 @@
 #define REC_REAL 1699999999000000000ull             /* target realtime at hello */
 #define REC_OFFSET ((int64_t)(REC_REAL - REC_MONO)) /* what the hello makes of them */
 
-static uint64_t rec_seq; /* the last sequence number rec_apply gave */
-static const char *rec_why;
+static const char *rec_why; /* why the last rec_apply or rec_feed was refused */
 
-/* Folds r into s with the next sequence number (a hello starts again at 1). */
+/* The sequence number r takes next on s's connection. */
+static inline uint64_t rec_next_seq(const session *s, const wire_record *r)
+{
+    return r->type == WIRE_HELLO ? 1 : s->last_seq + 1;
+}
+
+/* Folds r into s with the next sequence number; 0, or -1 with rec_why. */
 static inline int rec_apply(session *s, wire_record r)
 {
-    if (r.type == WIRE_HELLO)
-        rec_seq = 0;
-    r.seq = ++rec_seq;
+    r.seq = rec_next_seq(s, &r);
     rec_why = NULL;
     return session_apply(s, &r, REC_NOW, &rec_why);
 }
@@ -58,6 +64,9 @@ static inline size_t rec_frame(const wire_record *r, uint8_t *buf)
     } else if (r->type == WIRE_STACK_THREAD) {
         extra = r->stack_frames;
         extra_length = r->u.stack_thread.frame_count * (uint32_t)sizeof(wire_stack_frame);
+    } else if (r->type == WIRE_CODE_PART) {
+        extra = r->data;
+        extra_length = r->data_length;
     }
     return wire_encode(buf, &h, &r->u, (uint32_t)fixed, extra, extra_length, text, strings);
 }
@@ -71,9 +80,7 @@ static inline int rec_feed(session *s, wire_record r)
     wire_record back;
     size_t n, used;
 
-    if (r.type == WIRE_HELLO)
-        rec_seq = 0;
-    r.seq = ++rec_seq;
+    r.seq = rec_next_seq(s, &r);
     n = rec_frame(&r, buf);
     rec_why = NULL;
     if (wire_decode_frame(buf, n, &f, &used, &rec_why) != WIRE_DECODE_OK ||
@@ -86,6 +93,15 @@ static inline int rec_feed(session *s, wire_record r)
     return 0;
 }
 
+/* A string of the record (NULL: empty). */
+static inline wire_string rec_string(const char *text)
+{
+    return (wire_string){text ? text : "", text ? (uint16_t)strlen(text) : 0};
+}
+
+/* ---- one builder per record type ---------------------------------------- */
+
+/* A startup agent of .NET 10.0.12.3, pid 4242, parent 77, an 8 MiB buffer. */
 static inline wire_record rec_hello(const char *token)
 {
     wire_record r = {.type = WIRE_HELLO, .time_ns = REC_MONO};
@@ -105,62 +121,62 @@ static inline wire_record rec_hello(const char *token)
     return r;
 }
 
-/* A new session of `run` mode with the test token, its hello folded in. */
-static inline session *rec_live_session(int id)
-{
-    session *s = session_new(id, SESSION_MODE_RUN, 999, "dotnet app.dll", REC_TOKEN);
-
-    if (s)
-        rec_apply(s, rec_hello(REC_TOKEN));
-    return s;
-}
-
 static inline wire_record rec_jit_started(uint64_t fid, uint64_t tid, uint64_t t)
 {
-    wire_record r = {.type = WIRE_JIT_STARTED, .time_ns = t};
-
-    r.u.jit_started = (wire_jit_started){fid, tid, 0, 0};
-    return r;
+    return (wire_record){.type = WIRE_JIT_STARTED,
+                         .time_ns = t,
+                         .u.jit_started = (wire_jit_started){fid, tid, 0, 0}};
 }
 
+/* A compilation of `size` native bytes at `code`, 40 bytes of IL, tier unknown. */
 static inline wire_record rec_jit_finished(uint64_t fid, uint64_t tid, uint64_t code, uint32_t size,
                                            uint64_t t, uint16_t flags)
 {
-    wire_record r = {.type = WIRE_JIT_FINISHED, .flags = flags, .time_ns = t};
-
-    r.u.jit_finished = (wire_jit_finished){fid, tid, code, size, 40, 0, 0, 0, 0};
-    return r;
+    return (wire_record){
+        .type = WIRE_JIT_FINISHED,
+        .flags = flags,
+        .time_ns = t,
+        .u.jit_finished = (wire_jit_finished){fid, tid, code, size, 40, 0, 0, 0, 0}};
 }
 
 static inline wire_record rec_function_name(uint64_t fid, uint64_t module_id, const char *name,
                                             uint16_t flags)
 {
-    wire_record r = {.type = WIRE_FUNCTION_NAME, .flags = flags, .time_ns = REC_MONO + 1};
-
-    r.u.function_name = (wire_function_name){fid, module_id, 0x06000001u, 0};
-    r.strings[0] = (wire_string){name, (uint16_t)strlen(name)};
-    r.string_count = 1;
-    return r;
+    return (wire_record){.type = WIRE_FUNCTION_NAME,
+                         .flags = flags,
+                         .time_ns = REC_MONO + 1,
+                         .u.function_name = (wire_function_name){fid, module_id, 0x06000001u, 0},
+                         .strings = {rec_string(name)},
+                         .string_count = 1};
 }
 
+/* assembly NULL: a module without an assembly name. */
 static inline wire_record rec_module_loaded(uint64_t mid, const char *path, const char *assembly,
                                             uint16_t flags, uint64_t t)
 {
-    wire_record r = {.type = WIRE_MODULE_LOADED, .flags = flags, .time_ns = t};
-
-    r.u.module_loaded = (wire_module_loaded){mid, mid + 0x100000, mid << 8, 0, 0};
-    r.strings[0] = (wire_string){path, (uint16_t)strlen(path)};
-    r.strings[1] = (wire_string){assembly, (uint16_t)strlen(assembly)};
-    r.string_count = 2;
-    return r;
+    return (wire_record){
+        .type = WIRE_MODULE_LOADED,
+        .flags = flags,
+        .time_ns = t,
+        .u.module_loaded = (wire_module_loaded){mid, mid + 0x100000, mid << 8, 0, 0},
+        .strings = {rec_string(path), rec_string(assembly)},
+        .string_count = 2};
 }
 
 static inline wire_record rec_module_unloaded(uint64_t mid, uint64_t t)
 {
-    wire_record r = {.type = WIRE_MODULE_UNLOADED, .time_ns = t};
+    return (wire_record){
+        .type = WIRE_MODULE_UNLOADED, .time_ns = t, .u.module_unloaded.module_id = mid};
+}
 
-    r.u.module_unloaded.module_id = mid;
-    return r;
+static inline wire_record rec_assembly_loaded(uint64_t aid, uint64_t manifest_module,
+                                              const char *name, uint64_t t)
+{
+    return (wire_record){.type = WIRE_ASSEMBLY_LOADED,
+                         .time_ns = t,
+                         .u.assembly_loaded = (wire_assembly_loaded){aid, manifest_module, 0, 0},
+                         .strings = {rec_string(name)},
+                         .string_count = 1};
 }
 
 /* THREAD_CREATED, _DESTROYED, _OS_ID or _NAME (name only for the last). */
@@ -171,33 +187,134 @@ static inline wire_record rec_thread(uint16_t type, uint64_t tid, uint32_t os, u
 
     r.u.thread = (wire_thread){tid, os, 0};
     if (type == WIRE_THREAD_NAME) {
-        r.strings[0] = (wire_string){name, (uint16_t)strlen(name)};
+        r.strings[0] = rec_string(name);
         r.string_count = 1;
     }
     return r;
 }
 
+static inline wire_record rec_drops(wire_drops d, uint64_t t)
+{
+    return (wire_record){.type = WIRE_DROPS, .time_ns = t, .u.drops = d};
+}
+
+/* CATCHUP_BEGIN or CATCHUP_END. */
+static inline wire_record rec_catchup(uint16_t type, wire_catchup c, uint64_t t)
+{
+    return (wire_record){.type = type, .time_ns = t, .u.catchup = c};
+}
+
 static inline wire_record rec_detach(uint32_t state, int32_t hr)
 {
-    wire_record r = {.type = WIRE_DETACH_STATUS, .time_ns = REC_MONO + 9};
+    return (wire_record){.type = WIRE_DETACH_STATUS,
+                         .time_ns = REC_MONO + 9,
+                         .u.detach = (wire_detach_status){state, hr}};
+}
 
-    r.u.detach = (wire_detach_status){state, hr};
-    return r;
+static inline wire_record rec_pong(uint64_t cookie, uint64_t t)
+{
+    return (wire_record){.type = WIRE_PONG, .time_ns = t, .u.pong.cookie = cookie};
+}
+
+/* One thread's walk: th.frame_count frames at `frames`, leaf first. */
+static inline wire_record rec_stack_thread(wire_stack_thread th, const wire_stack_frame *frames,
+                                           uint64_t t)
+{
+    return (wire_record){
+        .type = WIRE_STACK_THREAD, .time_ns = t, .u.stack_thread = th, .stack_frames = frames};
+}
+
+static inline wire_record rec_stack_end(wire_stack_end e, uint64_t t)
+{
+    return (wire_record){.type = WIRE_STACK_END, .time_ns = t, .u.stack_end = e};
+}
+
+static inline wire_record rec_profile_status(wire_profile_status p, uint64_t t)
+{
+    return (wire_record){.type = WIRE_PROFILE_STATUS, .time_ns = t, .u.profile_status = p};
 }
 
 static inline wire_record rec_gc_started(uint32_t generations, uint32_t reason, uint64_t t)
 {
-    wire_record r = {.type = WIRE_GC_STARTED, .time_ns = t};
-
-    r.u.gc_started = (wire_gc_started){generations, reason};
-    return r;
+    return (wire_record){.type = WIRE_GC_STARTED,
+                         .time_ns = t,
+                         .u.gc_started = (wire_gc_started){generations, reason}};
 }
 
-static inline wire_record rec_simple(uint16_t type, uint64_t t)
+static inline wire_record rec_gc_finished(uint64_t t)
 {
-    wire_record r = {.type = type, .time_ns = t};
+    return (wire_record){.type = WIRE_GC_FINISHED, .time_ns = t};
+}
 
-    return r;
+static inline wire_record rec_runtime_suspend(uint32_t phase, uint32_t reason, uint64_t t)
+{
+    return (wire_record){.type = WIRE_RUNTIME_SUSPEND,
+                         .time_ns = t,
+                         .u.runtime_suspend = (wire_runtime_suspend){phase, reason}};
+}
+
+static inline wire_record rec_tiers_status(uint32_t enabled, int32_t hr, uint64_t lost, uint64_t t)
+{
+    return (wire_record){.type = WIRE_TIERS_STATUS,
+                         .time_ns = t,
+                         .u.tiers_status = (wire_tiers_status){enabled, hr, lost}};
+}
+
+static inline wire_record rec_agent_cost(wire_agent_cost c, uint64_t t)
+{
+    return (wire_record){.type = WIRE_AGENT_COST, .time_ns = t, .u.agent_cost = c};
+}
+
+/* One native code version of the reply to code request v.request_id. */
+static inline wire_record rec_code_version(wire_code_version_info v, uint64_t t)
+{
+    return (wire_record){.type = WIRE_CODE_VERSION, .time_ns = t, .u.code_version = v};
+}
+
+/* A piece of a code reply: p.kind's `length` bytes at data. */
+static inline wire_record rec_code_part(wire_code_part p, const void *data, uint32_t length,
+                                        uint64_t t)
+{
+    return (wire_record){
+        .type = WIRE_CODE_PART, .time_ns = t, .u.code_part = p, .data = data, .data_length = length};
+}
+
+static inline wire_record rec_code_end(wire_code_end e, uint64_t t)
+{
+    return (wire_record){.type = WIRE_CODE_END, .time_ns = t, .u.code_end = e};
+}
+
+static inline wire_record rec_inlining(uint64_t caller, uint64_t callee, uint64_t tid, uint64_t t)
+{
+    return (wire_record){
+        .type = WIRE_INLINING, .time_ns = t, .u.inlining = (wire_inlining){caller, callee, tid}};
+}
+
+/* result: a wire_code_search_result. */
+static inline wire_record rec_code_search(uint64_t fid, uint32_t result, uint64_t t)
+{
+    return (wire_record){.type = WIRE_CODE_SEARCH,
+                         .time_ns = t,
+                         .u.code_search = (wire_code_search){fid, result, 0}};
+}
+
+/* A record of any type with an all-zero payload (records the server must
+ * take whatever their content, or refuse). */
+static inline wire_record rec_empty(uint16_t type, uint64_t t)
+{
+    return (wire_record){.type = type, .time_ns = t};
+}
+
+/* ---- sessions ----------------------------------------------------------- */
+
+/* A new session of `run` mode with the test token, its hello folded in. */
+static inline session *rec_live_session(int id)
+{
+    session *s = session_new(id, SESSION_MODE_RUN, 999, "dotnet app.dll", REC_TOKEN);
+
+    if (s)
+        rec_apply(s, rec_hello(REC_TOKEN));
+    return s;
 }
 
 #endif

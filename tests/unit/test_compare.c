@@ -25,46 +25,23 @@
 #include "api.h"
 #include "check.h"
 #include "compare.h"
+#include "fixtures.h"
+#include "records.h"
 #include "sessions.h"
-
-static const uint64_t MONO = 5000000000ull;
-static const int64_t NOW = 1700000000000000000ll;
-static uint64_t g_seq;
 
 /* ---- records ----------------------------------------------------------------- */
 
-static void apply(session *s, wire_record r)
-{
-    const char *why = NULL;
-    r.seq = ++g_seq;
-    session_apply(s, &r, NOW, &why);
-}
+static uint64_t g_clock_ns; /* target time of the next compilation, after REC_MONO */
 
 static session *new_session(const char *cmd)
 {
-    session *s = sessions_create(SESSION_MODE_RUN, 4242, cmd);
-    wire_record r = {.type = WIRE_HELLO, .time_ns = MONO};
-
-    g_seq = 0;
-    memcpy(r.u.hello.magic, WIRE_MAGIC, 8);
-    r.u.hello.version = WIRE_VERSION;
-    r.u.hello.monotonic_ns = MONO;
-    r.u.hello.realtime_ns = (uint64_t)NOW;
-    memcpy(r.u.hello.token, s->token, WIRE_TOKEN_LEN);
-    apply(s, r);
-    return s;
+    g_clock_ns = 1000000;
+    return fixture_session(cmd);
 }
 
 static void module(session *s, uint64_t id, const char *path, const char *assembly)
 {
-    wire_record r = {.type = WIRE_MODULE_LOADED, .time_ns = MONO};
-
-    r.u.module_loaded = (wire_module_loaded){id, id + 1, id << 12, 0, 0};
-    r.strings[0] = (wire_string){path, (uint32_t)strlen(path)};
-    r.strings[1] = (wire_string){assembly ? assembly : "",
-                                 assembly ? (uint32_t)strlen(assembly) : 0};
-    r.string_count = 2;
-    apply(s, r);
+    rec_apply(s, rec_module_loaded(id, path, assembly, 0, REC_MONO));
 }
 
 /* A named function (name NULL: none) compiled once per entry of jit_ns[]
@@ -72,30 +49,27 @@ static void module(session *s, uint64_t id, const char *path, const char *assemb
 static void function(session *s, uint64_t fid, uint64_t mid, const char *name, int dynamic,
                      const uint64_t *jit_ns, const uint32_t *tiers)
 {
+    uint16_t flags = dynamic ? WIRE_FLAG_DYNAMIC : 0;
     wire_record r;
-    static uint64_t clock_ns = 1000000;
     size_t k;
 
     if (name) {
-        r = (wire_record){.type = WIRE_FUNCTION_NAME, .time_ns = MONO};
-        r.flags = dynamic ? WIRE_FLAG_DYNAMIC : 0;
-        r.u.function_name = (wire_function_name){fid, dynamic ? 0 : mid, 0x06000001, 20};
-        r.strings[0] = (wire_string){name, (uint32_t)strlen(name)};
-        r.string_count = 1;
-        apply(s, r);
+        r = rec_function_name(fid, dynamic ? 0 : mid, name, flags);
+        r.u.function_name.il_size = 20;
+        rec_apply(s, r);
     }
     for (k = 0; jit_ns[k]; k++) {
-        r = (wire_record){.type = WIRE_JIT_STARTED, .time_ns = MONO + clock_ns};
-        r.flags = dynamic ? WIRE_FLAG_DYNAMIC : 0;
-        r.u.jit_started = (wire_jit_started){fid, 0x71, 20, 0};
-        apply(s, r);
-        clock_ns += jit_ns[k];
-        r = (wire_record){.type = WIRE_JIT_FINISHED, .time_ns = MONO + clock_ns};
-        r.flags = dynamic ? WIRE_FLAG_DYNAMIC : 0;
-        r.u.jit_finished = (wire_jit_finished){
-            fid, 0x71, 0x7f0000000000ull + fid * 64 + k, 100 + (uint32_t)k, 20, 0, 0, tiers[k], 0};
-        apply(s, r);
-        clock_ns += 1000;
+        r = rec_jit_started(fid, 0x71, REC_MONO + g_clock_ns);
+        r.flags = flags;
+        r.u.jit_started.il_size = 20;
+        rec_apply(s, r);
+        g_clock_ns += jit_ns[k];
+        r = rec_jit_finished(fid, 0x71, 0x7f0000000000ull + fid * 64 + k, 100 + (uint32_t)k,
+                             REC_MONO + g_clock_ns, flags);
+        r.u.jit_finished.il_size = 20;
+        r.u.jit_finished.tier = tiers[k];
+        rec_apply(s, r);
+        g_clock_ns += 1000;
     }
 }
 
@@ -106,13 +80,19 @@ static int g_a, g_b;
 
 /* A: App (Main, Old), Lib by path only (F), OnlyA (no methods), a dynamic
  * method, a function without a name. B: App at two paths (Main in both, New),
- * Lib with its assembly name (F), Plugin (P), the dynamic method. */
+ * Lib with its assembly name (F), Plugin (P), the dynamic method. Made
+ * before each test; fixture_sessions_clear removes them after it. */
 static void setup(void)
 {
     session *a, *b;
 
     sessions_lock();
     a = new_session("dotnet app.dll");
+    b = new_session("dotnet app.dll");
+    if (!CHECK(a && b, "the two sessions every test compares are made")) {
+        sessions_unlock();
+        return;
+    }
     module(a, 0x10, "/a/App.dll", "App");
     module(a, 0x11, "/x/Lib.dll", NULL);
     module(a, 0x12, "/a/OnlyA.dll", "OnlyA");
@@ -123,7 +103,6 @@ static void setup(void)
     function(a, 0x104, 0x10, NULL, 0, JIT(70), TIERS(WIRE_TIER_0));
     g_a = a->id;
 
-    b = new_session("dotnet app.dll");
     module(b, 0x20, "/b/App.dll", "App");
     module(b, 0x21, "/other/App.dll", "App");
     module(b, 0x22, "/y/Lib.dll", "Lib");
@@ -168,42 +147,9 @@ static const compare_module *module_row(const compare_result *r, const char *mod
 
 /* ---- requests ------------------------------------------------------------------ */
 
-static const char *arg(void *ctx, const char *name)
+static fixture_reply get(const char *const *args)
 {
-    const char *const *kv = ctx;
-    size_t n = strlen(name);
-
-    for (; kv && *kv; kv++)
-        if (strncmp(*kv, name, n) == 0 && (*kv)[n] == '=')
-            return *kv + n + 1;
-    return NULL;
-}
-
-typedef struct result {
-    int status;
-    json_t *json;
-    char *text;
-    char disposition[128];
-} result;
-
-static result get(const char *const *args)
-{
-    api_request req = {"GET", "/api/compare", arg, (void *)args, NULL, 0};
-    api_reply reply;
-    result r;
-
-    memset(&r, 0, sizeof(r));
-    r.status = api_handle(&req, &reply);
-    r.json = reply.json;
-    r.text = reply.text;
-    snprintf(r.disposition, sizeof(r.disposition), "%s", reply.disposition);
-    return r;
-}
-
-static void done(result *r)
-{
-    json_decref(r->json);
-    free(r->text);
+    return fixture_call("GET", "/api/compare", args, NULL);
 }
 
 static char g_args[8][64];
@@ -228,12 +174,7 @@ static const char *const *query(int a, int b, const char *x1, const char *x2, co
 
 static int status_of(const char *const *args, int want)
 {
-    result r = get(args);
-    int ok = r.status == want && (want < 400 || json_is_string(json_object_get(r.json, "error")));
-    if (!ok)
-        printf("    -> %d (want %d)\n", r.status, want);
-    done(&r);
-    return ok;
+    return fixture_status_is("GET", "/api/compare", args, NULL, want);
 }
 
 /* ---- tests ---------------------------------------------------------------------- */
@@ -443,8 +384,9 @@ TEST(route)
 {
     const char *none[] = {NULL}, *only_a[] = {"a=1", NULL}, *bad[] = {"a=1", "b=x", NULL};
     const char *zero[] = {"a=0", "b=1", NULL};
-    result r;
+    fixture_reply r;
     json_t *rows;
+    char want[128];
 
     CHECK(status_of(none, 400), "no a, b: 400");
     CHECK(status_of(only_a, 400), "no b: 400");
@@ -483,7 +425,7 @@ TEST(route)
           "methods.only_a: Old, b_jit_ns null");
     CHECK(json_integer_value(json_object_get(json_object_get(r.json, "modules"), "total")) == 5,
           "modules.total 5");
-    done(&r);
+    fixture_reply_free(&r);
 
     r = get(query(g_a, g_b, "section=methods", "only=both", "sort=delta"));
     rows = json_object_get(json_object_get(r.json, "methods"), "rows");
@@ -494,23 +436,24 @@ TEST(route)
                      "Tier0") == 0 &&
               json_integer_value(json_object_get(json_array_get(rows, 0), "b_functions")) == 2,
           "Main first: +2600 ns, b_tier, b_functions 2");
-    done(&r);
+    fixture_reply_free(&r);
 
     r = get(query(g_a, g_b, "section=methods", "limit=1", "offset=1"));
     rows = json_object_get(json_object_get(r.json, "methods"), "rows");
     CHECK(json_array_size(rows) == 1 &&
               json_integer_value(json_object_get(json_object_get(r.json, "methods"), "total")) == 6,
           "paging: one row of 6");
-    done(&r);
+    fixture_reply_free(&r);
 
     r = get(query(g_a, g_b, "section=modules", "only=b", "format=csv"));
     CHECK(r.status == 200 && r.text &&
               strncmp(r.text, "module,in,a_jit_ns,b_jit_ns,delta_jit_ns,", 41) == 0 &&
               strstr(r.text, "\r\nPlugin,b,0,40,40,") != NULL,
           "modules only in B as CSV: %s", r.text ? r.text : "(none)");
-    CHECK(strcmp(r.disposition, "attachment; filename=\"jitscope-compare-1-2-modules-b.csv\"") == 0,
-          "file name: %s", r.disposition);
-    done(&r);
+    snprintf(want, sizeof(want), "attachment; filename=\"jitscope-compare-%d-%d-modules-b.csv\"",
+             g_a, g_b);
+    CHECK(strcmp(r.disposition, want) == 0, "file name: %s", r.disposition);
+    fixture_reply_free(&r);
 }
 
 static double ms_between(const struct timespec *t0, const struct timespec *t1)
@@ -526,7 +469,7 @@ TEST(scale)
     struct timespec t0, t1;
     session *a, *b;
     char name[96];
-    result r;
+    fixture_reply r;
     json_t *s;
     size_t i;
 
@@ -563,13 +506,13 @@ TEST(scale)
                      json_object_get(json_array_get(json_object_get(s, "rows"), 0), "name")),
                  "Big.Type100000.Method(int, string)") == 0,
           "sorted by name");
-    done(&r);
+    fixture_reply_free(&r);
     r = get(query(a->id, b->id, "section=summary", NULL, NULL));
     s = json_object_get(json_object_get(r.json, "summary"), "methods");
     CHECK(json_integer_value(json_object_get(s, "only_a")) == DIFF &&
               json_integer_value(json_object_get(s, "both")) == N - DIFF,
           "1,000 only in A, 99,000 in both");
-    done(&r);
+    fixture_reply_free(&r);
 }
 
 static const check_test tests[] = {
@@ -579,10 +522,5 @@ static const check_test tests[] = {
 
 int main(int argc, char **argv)
 {
-    int rc;
-
-    setup();
-    rc = check_main(argc, argv, tests);
-    sessions_free_all();
-    return rc;
+    return check_main_each(argc, argv, tests, setup, fixture_sessions_clear);
 }

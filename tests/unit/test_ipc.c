@@ -1,10 +1,7 @@
 /* test_ipc.c -- unit tests for server/ipc*.c and server/procscan.c.
  *
- * Standalone program: prints one line per check and a final "ipc: N passed, N
- * failed"; exits non-zero when a check failed. Build (from the repo root):
- *   gcc -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -fsanitize=address,undefined -g \
- *       -Iserver tests/unit/test_ipc.c server/ipc.c server/ipc_codec.c server/ipc_discover.c \
- *       server/ipc_io.c server/procscan.c proto/utf.c -o test_ipc
+ * Build: make build/tests/test_ipc && build/tests/test_ipc (tests/run.sh runs it
+ * under tests/unit/with_dotnet.sh, for the part against a real runtime).
  *
  * Parts: exact request bytes; size limits; reply parsing (every prefix of a valid
  * reply, garbage, random bytes); ProcessInfo payloads v1/v2/v3 and their
@@ -19,6 +16,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include "check.h"
 #include "ipc.h"
 #include "procscan.h"
 #include "utf.h"
@@ -39,40 +37,10 @@
 #include <time.h>
 #include <unistd.h>
 
-static int g_pass, g_fail;
-
-static void check(int ok, const char *expr, int line, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
-/* One output line per check: "ok   name" or "FAIL name (file:line: expr)". */
-static void check(int ok, const char *expr, int line, const char *fmt, ...)
-{
-    char name[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    if (vsnprintf(name, sizeof(name), fmt, ap) < 0)
-        name[0] = '\0';
-    va_end(ap);
-    if (ok) {
-        g_pass++;
-        printf("ok   %s\n", name);
-    } else {
-        g_fail++;
-        printf("FAIL %s (%s:%d: %s)\n", name, __FILE__, line, expr);
-    }
-}
-
-#define CHECK(cond, ...) check((cond) ? 1 : 0, #cond, __LINE__, __VA_ARGS__)
-
-/* xorshift: deterministic random bytes for the fuzz loops */
-static uint64_t g_rng = 0x9E3779B97F4A7C15ull;
-static uint64_t rnd(void)
-{
-    g_rng ^= g_rng << 13;
-    g_rng ^= g_rng >> 7;
-    g_rng ^= g_rng << 17;
-    return g_rng;
-}
+/* made-up bytes for the fuzz loops: every test starts the sequence again */
+static uint64_t g_rng;
+static void rnd_reset(void) { g_rng = 0x9E3779B97F4A7C15ull; }
+static uint64_t rnd(void) { return check_random(&g_rng); }
 
 static double now_ms(void)
 {
@@ -87,7 +55,7 @@ static const uint8_t k_clsid[16] = {0x04, 0x03, 0x02, 0x01, 0x06, 0x05, 0x08, 0x
 
 /* ---- request builders -------------------------------------------------------- */
 
-static void test_build_attach(void)
+TEST(build_attach)
 {
     /* path "/a\xC3\xA9\xF0\x9F\x98\x80" = "/a" U+00E9 U+1F600 -> units 2F 61 E9 D83D DE00 0 */
     static const uint8_t expect[] = {
@@ -132,7 +100,7 @@ static void test_build_attach(void)
           "attach: client length 0 is last");
 }
 
-static void test_attach_limits(void)
+TEST(attach_limits)
 {
     uint8_t *big = malloc(70000), *client = calloc(1, 70000);
     char *path = malloc(40000);
@@ -200,7 +168,7 @@ done:
     free(path);
 }
 
-static void test_build_process_info(void)
+TEST(build_process_info)
 {
     uint8_t buf[32];
     static const uint8_t expect[20] = {'D', 'O', 'T', 'N', 'E', 'T', '_',  'I',  'P', 'C',
@@ -238,7 +206,7 @@ static size_t make_reply(uint8_t *buf, uint8_t id, int with_hr, int32_t hr)
     return with_hr ? 24 : 20;
 }
 
-static void test_replies(void)
+TEST(replies)
 {
     uint8_t buf[64];
     ipc_header h;
@@ -407,7 +375,7 @@ static void make_info(wbuf *w, int version)
         w_str(w, "linux-x64");
 }
 
-static void test_process_info_payloads(void)
+TEST(process_info_payloads)
 {
     static ipc_procinfo pi;
     static wbuf w;
@@ -552,7 +520,7 @@ static void test_process_info_payloads(void)
 
 /* ---- /proc parsing -------------------------------------------------------------------- */
 
-static void test_stat_and_environ(void)
+TEST(stat_and_environ)
 {
     static const char line[] = "1234 (we ) ird) (name) S 1 1234 1234 0 -1 4194560 100 0 0 0 5 3 0 "
                                "0 20 0 1 0 987654321 1000 200 "
@@ -739,7 +707,7 @@ static void fake_set_reply(const uint8_t *p, size_t n)
     atomic_store(&g_fake.action, FAKE_REPLY);
 }
 
-static void test_fake_runtime(void)
+TEST(fake_runtime)
 {
     ipc_target t;
     char err[512], path[IPC_PATH_MAX], stale[IPC_PATH_MAX], zero[IPC_PATH_MAX];
@@ -989,7 +957,7 @@ static void check_real_info(pid_t pid, int full)
           "real %d: ProcessInfo3 version %u rid %s", (int)pid, pi.info3_version, pi.runtime_rid);
 }
 
-static void test_real(void)
+TEST(real)
 {
     const char *s = getenv("JITSCOPE_TEST_DOTNET_PID"),
                *extra = getenv("JITSCOPE_TEST_DOTNET_EXTRA_PIDS");
@@ -1050,17 +1018,16 @@ static void test_real(void)
     CHECK(rc == IPC_OK, "real: runtime still answers after failed attaches");
 }
 
-int main(void)
-{
-    setvbuf(stdout, NULL, _IOLBF, 0);
-    test_build_attach();
-    test_attach_limits();
-    test_build_process_info();
-    test_replies();
-    test_process_info_payloads();
-    test_stat_and_environ();
-    test_fake_runtime();
-    test_real();
-    printf("ipc: %d passed, %d failed\n", g_pass, g_fail);
-    return g_fail == 0 ? 0 : 1;
-}
+static const check_test tests[] = {
+    TEST_ENTRY(build_attach),
+    TEST_ENTRY(attach_limits),
+    TEST_ENTRY(build_process_info),
+    TEST_ENTRY(replies),
+    TEST_ENTRY(process_info_payloads),
+    TEST_ENTRY(stat_and_environ),
+    TEST_ENTRY(fake_runtime),
+    TEST_ENTRY(real),
+    TEST_END,
+};
+
+int main(int argc, char **argv) { return check_main_each(argc, argv, tests, rnd_reset, NULL); }

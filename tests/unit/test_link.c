@@ -31,9 +31,9 @@
 #include "check.h"
 #include "clock.h"
 #include "link.h"
+#include "records.h"
 #include "sessions.h"
 #include "wire.h"
-#include "wire_encode.h"
 
 static _Atomic long send_budget = -1; /* -1: pass through; else bytes still taken */
 
@@ -95,50 +95,85 @@ static int agent_connect(void)
     return fd;
 }
 
-/* Says hello on fd for a new attach session of this process, as an agent does. 0 when written. */
+/* Says hello on fd for a new attach session of this process, as an agent
+ * does; the session's id, or -1. */
 static int agent_hello(int fd)
 {
-    wire_hello h = {.version = WIRE_VERSION,
-                    .pid = (uint32_t)getpid(),
-                    .mode = WIRE_MODE_ATTACH,
-                    .runtime_type = 2};
-    wire_frame_header fh = {.type = WIRE_HELLO, .seq = 1};
-    uint8_t frame[sizeof(fh) + sizeof(h)];
+    uint8_t frame[sizeof(wire_frame_header) + sizeof(wire_hello)];
+    wire_record r;
     session *s;
     size_t n;
+    int id;
 
-    memcpy(h.magic, WIRE_MAGIC, sizeof(h.magic));
     sessions_lock();
     s = sessions_create(SESSION_MODE_ATTACH, getpid(), "test_link");
+    id = s ? s->id : -1;
     if (s)
-        memcpy(h.token, s->token, WIRE_TOKEN_LEN);
+        r = rec_hello(s->token);
     sessions_unlock();
     if (!s)
         return -1;
-    n = wire_encode(frame, &fh, &h, sizeof(h), NULL, 0, NULL, 0);
-    return write(fd, frame, n) == (ssize_t)n ? 0 : -1;
+    r.seq = 1;
+    r.u.hello.pid = (uint32_t)getpid();
+    r.u.hello.mode = WIRE_MODE_ATTACH;
+    n = rec_frame(&r, frame);
+    return write(fd, frame, n) == (ssize_t)n ? id : -1;
 }
 
-/* Waits until the link thread accepted connection `id` (a ping goes through),
- * and reads that ping. 0 when it did. */
-static int agent_accepted(int fd, int id)
+/* The link id of session `id` once the link thread has bound it (the hello
+ * read), waiting up to 4 s; 0 when it never was. */
+static int agent_link_id(int id)
+{
+    int i, link_id = 0;
+
+    for (i = 0; i < 400 && !link_id; i++) {
+        session *s;
+        sessions_lock();
+        s = sessions_get(id);
+        link_id = s ? s->link_id : 0;
+        sessions_unlock();
+        if (!link_id)
+            sleep_ms(10);
+    }
+    return link_id;
+}
+
+/* A connection that said hello and that the link thread took: its fd, and
+ * its link id in *link_id; -1 when any step failed. */
+static int agent_open(int *link_id)
 {
     wire_cmd_ping ping = {.cookie = 7};
     uint8_t buf[sizeof(wire_frame_header) + sizeof(ping)];
-    int i;
+    int fd = agent_connect(), id;
 
-    for (i = 0; i < 400 && link_send(id, WIRE_CMD_PING, &ping, sizeof(ping)) != 0; i++)
-        sleep_ms(10);
-    return read_some(fd, buf, sizeof(buf), 2000) == (ssize_t)sizeof(buf) ? 0 : -1;
+    *link_id = 0;
+    if (fd < 0)
+        return -1;
+    id = agent_hello(fd);
+    if (id < 0 || !(*link_id = agent_link_id(id)) ||
+        link_send(*link_id, WIRE_CMD_PING, &ping, sizeof(ping)) != 0 ||
+        read_some(fd, buf, sizeof(buf), 2000) != (ssize_t)sizeof(buf)) {
+        close(fd);
+        return -1;
+    }
+    return fd;
 }
 
-static int link_up;
+/* Each test has a link of its own (a new socket), and leaves no session. */
 static char link_err[256];
 
-static void need_link(void)
+static void setup(void)
 {
-    if (!link_up)
-        link_up = link_start(NULL, link_err, sizeof(link_err)) == 0 ? 1 : -1;
+    link_err[0] = '\0';
+    CHECK(link_start(NULL, link_err, sizeof(link_err)) == 0, "link_start: %s", link_err);
+}
+
+static void teardown(void)
+{
+    link_stop();
+    sessions_lock();
+    sessions_free_all();
+    sessions_unlock();
 }
 
 TEST(command_arrives_whole)
@@ -146,21 +181,18 @@ TEST(command_arrives_whole)
     wire_cmd_ping ping = {.cookie = 0x1122334455667788ull};
     uint8_t buf[64];
     wire_frame_header h;
-    int fd;
+    int fd, link_id;
 
-    need_link();
-    CHECK(link_up == 1, "link_start: %s", link_err);
-    fd = agent_connect();
-    CHECK(fd >= 0 && agent_hello(fd) == 0 && agent_accepted(fd, 1) == 0,
-          "agent connection 1 accepted");
-    CHECK(link_send(1, WIRE_CMD_PING, &ping, sizeof(ping)) == 0, "command sent");
+    fd = agent_open(&link_id);
+    CHECK(fd >= 0, "an agent connection, accepted");
+    CHECK(link_send(link_id, WIRE_CMD_PING, &ping, sizeof(ping)) == 0, "command sent");
     CHECK(read_some(fd, buf, sizeof(h) + sizeof(ping), 2000) == (ssize_t)(sizeof(h) + sizeof(ping)),
           "a whole frame arrives");
     memcpy(&h, buf, sizeof(h));
     CHECK(h.type == WIRE_CMD_PING && h.length == sizeof(ping), "type %u length %u", h.type,
           h.length);
     CHECK(memcmp(buf + sizeof(h), &ping, sizeof(ping)) == 0, "payload intact");
-    CHECK(link_send(1, WIRE_CMD_PING, NULL, WIRE_MAX_COMMAND + 1) == -1,
+    CHECK(link_send(link_id, WIRE_CMD_PING, NULL, WIRE_MAX_COMMAND + 1) == -1,
           "an oversized command is refused");
     close(fd);
 }
@@ -171,15 +203,13 @@ TEST(part_of_a_command_shuts_the_link)
     uint8_t buf[256];
     uint64_t t0;
     ssize_t got, more;
-    int fd, rc;
+    int fd, rc, link_id;
 
-    need_link();
-    fd = agent_connect();
-    CHECK(fd >= 0 && agent_hello(fd) == 0 && agent_accepted(fd, 2) == 0,
-          "agent connection 2 accepted");
+    fd = agent_open(&link_id);
+    CHECK(fd >= 0, "an agent connection, accepted");
     atomic_store(&send_budget, 10); /* the socket takes 10 of the 32 bytes */
     t0 = clock_mono_ns();
-    rc = link_send(2, WIRE_CMD_PING, &ping, sizeof(ping));
+    rc = link_send(link_id, WIRE_CMD_PING, &ping, sizeof(ping));
     atomic_store(&send_budget, -1);
     CHECK(rc == -1, "link_send reports the short write");
     CHECK(clock_mono_ns() - t0 < 5000000000ull, "within its wait (took %llu ms)",
@@ -187,7 +217,7 @@ TEST(part_of_a_command_shuts_the_link)
     got = read_some(fd, buf, 10, 2000);
     CHECK(got == 10, "the agent sees the 10 bytes that went out (%zd)", got);
     /* then the end of the stream, not more bytes a later command would add */
-    rc = link_send(2, WIRE_CMD_PING, &ping, sizeof(ping));
+    rc = link_send(link_id, WIRE_CMD_PING, &ping, sizeof(ping));
     more = read_some(fd, buf, sizeof(buf), 3000);
     CHECK(more == -2, "then end of stream, not the rest of a frame (%zd)", more);
     CHECK(rc == -1 || more == -2, "no command goes into a broken stream");
@@ -200,21 +230,19 @@ TEST(full_socket_leaves_the_stream_in_step)
     uint8_t buf[64];
     wire_frame_header h;
     uint64_t t0, ms;
-    int fd, rc;
+    int fd, rc, link_id;
 
-    need_link();
-    fd = agent_connect();
-    CHECK(fd >= 0 && agent_hello(fd) == 0 && agent_accepted(fd, 3) == 0,
-          "agent connection 3 accepted");
+    fd = agent_open(&link_id);
+    CHECK(fd >= 0, "an agent connection, accepted");
     atomic_store(&send_budget, 0); /* the socket takes nothing */
     t0 = clock_mono_ns();
-    rc = link_send(3, WIRE_CMD_PING, &ping, sizeof(ping));
+    rc = link_send(link_id, WIRE_CMD_PING, &ping, sizeof(ping));
     ms = (clock_mono_ns() - t0) / 1000000;
     atomic_store(&send_budget, -1);
     CHECK(rc == -1, "a command the socket takes none of fails");
     CHECK(ms >= 400 && ms < 5000, "after the send wait (%llu ms; 500 ms, loaded machine)",
           (unsigned long long)ms);
-    CHECK(link_send(3, WIRE_CMD_PING, &ping, sizeof(ping)) == 0, "the link is still up");
+    CHECK(link_send(link_id, WIRE_CMD_PING, &ping, sizeof(ping)) == 0, "the link is still up");
     CHECK(read_some(fd, buf, sizeof(h) + sizeof(ping), 2000) == (ssize_t)(sizeof(h) + sizeof(ping)),
           "the next command is the next whole frame");
     memcpy(&h, buf, sizeof(h));
@@ -257,13 +285,11 @@ TEST(silent_connections_are_closed)
 {
     wire_cmd_ping ping = {.cookie = 5};
     uint8_t buf[64];
-    int agent, fds[SILENT], i, open_ok = 1;
+    int agent, fds[SILENT], i, open_ok = 1, link_id;
     uint64_t t0[SILENT], closed[SILENT], oldest_last = 0, newest_first = UINT64_MAX;
 
-    need_link();
-    agent = agent_connect();
-    CHECK(agent >= 0 && agent_hello(agent) == 0 && agent_accepted(agent, 4) == 0,
-          "an agent past its hello (connection 4)");
+    agent = agent_open(&link_id);
+    CHECK(agent >= 0, "an agent past its hello");
     for (i = 0; i < SILENT; i++) {
         t0[i] = clock_mono_ns();
         fds[i] = agent_connect();
@@ -284,7 +310,7 @@ TEST(silent_connections_are_closed)
     }
     CHECK(oldest_last <= newest_first, "the oldest %d went first, to make room for newer ones",
           SILENT - 64);
-    CHECK(link_send(4, WIRE_CMD_PING, &ping, sizeof(ping)) == 0 &&
+    CHECK(link_send(link_id, WIRE_CMD_PING, &ping, sizeof(ping)) == 0 &&
               read_some(agent, buf, sizeof(wire_frame_header) + sizeof(ping), 2000) ==
                   (ssize_t)(sizeof(wire_frame_header) + sizeof(ping)),
           "the agent past its hello is still connected");
@@ -292,7 +318,6 @@ TEST(silent_connections_are_closed)
         if (fds[i] >= 0)
             close(fds[i]);
     close(agent);
-    link_stop();
 }
 
 static const check_test tests[] = {
@@ -303,4 +328,4 @@ static const check_test tests[] = {
     TEST_END,
 };
 
-int main(int argc, char **argv) { return check_main(argc, argv, tests); }
+int main(int argc, char **argv) { return check_main_each(argc, argv, tests, setup, teardown); }

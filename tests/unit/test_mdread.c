@@ -68,17 +68,13 @@ static int corelib_path(char *out, size_t outsz)
     return found ? 0 : -1;
 }
 
-static uint32_t le32(const uint8_t *p)
+/* The n bytes (2 or 4) at p, little-endian as PE files are. */
+static uint32_t le(const uint8_t *p, size_t n)
 {
-    uint32_t v;
-    memcpy(&v, p, sizeof(v));
-    return v;
-}
+    uint32_t v = 0;
 
-static uint16_t le16(const uint8_t *p)
-{
-    uint16_t v;
-    memcpy(&v, p, sizeof(v));
+    while (n--)
+        v = v << 8 | p[n];
     return v;
 }
 
@@ -87,12 +83,12 @@ static uint16_t le16(const uint8_t *p)
 static file_bytes map_like_loader(const file_bytes *f)
 {
     file_bytes m = {NULL, 0};
-    uint32_t nt = le32(f->data + 0x3C), image_size, headers, i;
-    uint16_t sections = le16(f->data + nt + 6), optional = le16(f->data + nt + 20);
+    uint32_t nt = le(f->data + 0x3C, 4), image_size, headers, i;
+    uint16_t sections = le(f->data + nt + 6, 2), optional = le(f->data + nt + 20, 2);
     const uint8_t *table = f->data + nt + 24 + optional;
 
-    image_size = le32(f->data + nt + 24 + 56);
-    headers = le32(f->data + nt + 24 + 60);
+    image_size = le(f->data + nt + 24 + 56, 4);
+    headers = le(f->data + nt + 24 + 60, 4);
     if (image_size == 0 || image_size > (1u << 30) || headers > f->size)
         return m;
     m.data = calloc(1, image_size);
@@ -101,7 +97,7 @@ static file_bytes map_like_loader(const file_bytes *f)
     memcpy(m.data, f->data, headers < image_size ? headers : image_size);
     for (i = 0; i < sections; i++) {
         const uint8_t *h = table + (size_t)i * 40;
-        uint32_t address = le32(h + 12), raw_size = le32(h + 16), raw_at = le32(h + 20);
+        uint32_t address = le(h + 12, 4), raw_size = le(h + 16, 4), raw_at = le(h + 20, 4);
         if (raw_at + (uint64_t)raw_size > f->size || address + (uint64_t)raw_size > image_size)
             continue;
         memcpy(m.data + address, f->data + raw_at, raw_size);
@@ -328,11 +324,10 @@ TEST(corrupted)
         if (!copy)
             break;
         memcpy(copy, f.data, f.size);
-        seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
-        flips = 1 + (unsigned)(seed % 8);
+        flips = 1 + (unsigned)(check_random(&seed) % 8);
         for (k = 0; k < flips; k++) {
-            seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
-            copy[md_at + (size_t)(seed % md_size)] ^= (uint8_t)(1u << ((seed >> 32) % 8));
+            uint64_t r = check_random(&seed);
+            copy[md_at + (size_t)(r % md_size)] ^= (uint8_t)(1u << ((r >> 32) % 8));
         }
         if (mdread_open_image(&r, copy, f.size, 1) == 0) {
             opened++;

@@ -25,57 +25,28 @@
 #include "check.h"
 #include "profile_export.h"
 #include "profile_view.h"
+#include "records.h"
 #include "session.h"
 
-static const char TOKEN[] = "0123456789abcdef0123456789abcdef";
-static const int64_t NOW = 1700000000000000000ll;
-static const uint64_t MONO = 5000000000ull;
-static const uint64_t REAL = 1699999999000000000ull;
-#define OFFSET ((int64_t)(REAL - MONO))
-#define WALL(t) ((int64_t)(t) + OFFSET)
+#define WALL(t) ((int64_t)(t) + REC_OFFSET)
 #define SEC 1000000000ull
 
-static uint64_t g_seq, g_snap;
-
-static int apply(session *s, wire_record r)
-{
-    const char *why = NULL;
-    r.seq = ++g_seq;
-    return session_apply(s, &r, NOW, &why);
-}
+static uint64_t g_snap; /* the last walk's snapshot id */
 
 static session *live_session(void)
 {
-    session *s = session_new(1, SESSION_MODE_RUN, 999, "dotnet app.dll", TOKEN);
-    wire_record r = {.type = WIRE_HELLO, .time_ns = MONO};
-
-    memcpy(r.u.hello.magic, WIRE_MAGIC, 8);
-    r.u.hello.version = WIRE_VERSION;
-    r.u.hello.monotonic_ns = MONO;
-    r.u.hello.realtime_ns = REAL;
-    memcpy(r.u.hello.token, TOKEN, WIRE_TOKEN_LEN);
-    g_seq = 0;
     g_snap = 0;
-    apply(s, r);
-    return s;
+    return rec_live_session(1);
 }
 
 static void name_function(session *s, uint64_t fid, const char *name)
 {
-    wire_record r = {.type = WIRE_FUNCTION_NAME, .time_ns = MONO};
-    r.u.function_name = (wire_function_name){fid, 0x200000, 0x06000001, 0};
-    r.strings[0] = (wire_string){name, (uint16_t)strlen(name)};
-    r.string_count = 1;
-    apply(s, r);
+    rec_apply(s, rec_function_name(fid, 0x200000, name, 0));
 }
 
 static void thread_named(session *s, uint64_t tid, uint32_t os, const char *name)
 {
-    wire_record r = {.type = WIRE_THREAD_NAME, .time_ns = MONO};
-    r.u.thread = (wire_thread){tid, os, 0};
-    r.strings[0] = (wire_string){name, (uint16_t)strlen(name)};
-    r.string_count = 1;
-    apply(s, r);
+    rec_apply(s, rec_thread(WIRE_THREAD_NAME, tid, os, 0, name, REC_MONO));
 }
 
 /* One sample walk at target time t of up to 4 threads: tids[i] with fids[i]
@@ -90,26 +61,20 @@ static void sample_walk(session *s, uint64_t t, const one_thread *threads, unsig
 {
     static wire_stack_frame frames[WIRE_STACK_MAX_FRAMES];
     uint64_t snap = ++g_snap;
-    wire_record r;
 
     for (unsigned i = 0; i < n; i++) {
         uint32_t k = 0;
         while (threads[i].fids && threads[i].fids[k] != UINT64_MAX)
             frames[k] = (wire_stack_frame){threads[i].fids[k], 0x7f00 + k}, k++;
-        r = (wire_record){.type = WIRE_STACK_THREAD, .time_ns = t};
-        r.u.stack_thread = (wire_stack_thread){snap,
-                                               threads[i].tid,
-                                               (uint32_t)threads[i].tid + 4000,
-                                               threads[i].fids ? 0 : (int32_t)0x80004005,
-                                               100,
-                                               k,
-                                               threads[i].flags};
-        r.stack_frames = frames;
-        apply(s, r);
+        rec_apply(s, rec_stack_thread((wire_stack_thread){snap, threads[i].tid,
+                                                          (uint32_t)threads[i].tid + 4000,
+                                                          threads[i].fids ? 0 : (int32_t)0x80004005,
+                                                          100, k, threads[i].flags},
+                                      frames, t));
     }
-    r = (wire_record){.type = WIRE_STACK_END, .time_ns = t};
-    r.u.stack_end = (wire_stack_end){snap, 0, WIRE_STACK_SAMPLE, n, n, 0, 0, 49000, 1000, 500};
-    apply(s, r);
+    rec_apply(
+        s, rec_stack_end((wire_stack_end){snap, 0, WIRE_STACK_SAMPLE, n, n, 0, 0, 49000, 1000, 500},
+                         t));
 }
 
 #define END UINT64_MAX
@@ -118,7 +83,7 @@ static const uint64_t S_CBA[] = {C, B, A, END}, S_BA[] = {B, A, END}, S_NDA[] = 
                       S_CB[] = {C, B, END}, S_E[] = {E, END};
 
 /* The fixture: T1 (0x71, "worker", os 4071) and T2 (0x72, unnamed), 10 samples at
- * MONO + k/2 s, k = 0..7 (two threads in some walks). */
+ * REC_MONO + k/2 s, k = 0..7 (two threads in some walks). */
 static session *fixture(void)
 {
     session *s = live_session();
@@ -129,13 +94,13 @@ static session *fixture(void)
     name_function(s, D, "App.Semi;colon");
     thread_named(s, 0x71, 4071, "worker");
     thread_named(s, 0x72, 4072, "other");
-    sample_walk(s, MONO, (one_thread[]){{0x71, S_CBA, 0}, {0x72, S_NDA, 0}}, 2);
-    sample_walk(s, MONO + SEC / 2, (one_thread[]){{0x71, S_CBA, 0}, {0x72, S_CBA, 0}}, 2);
-    sample_walk(s, MONO + SEC, (one_thread[]){{0x71, S_CBA, 0}}, 1);
-    sample_walk(s, MONO + 3 * SEC / 2, (one_thread[]){{0x71, S_BA, 0}, {0x72, NULL, 0}}, 2);
-    sample_walk(s, MONO + 2 * SEC, (one_thread[]){{0x71, S_BA, 0}}, 1);
-    sample_walk(s, MONO + 5 * SEC / 2, (one_thread[]){{0x71, S_CB, WIRE_STACK_TRUNCATED}}, 1);
-    sample_walk(s, MONO + 3 * SEC, (one_thread[]){{0x72, S_E, 0}}, 1);
+    sample_walk(s, REC_MONO, (one_thread[]){{0x71, S_CBA, 0}, {0x72, S_NDA, 0}}, 2);
+    sample_walk(s, REC_MONO + SEC / 2, (one_thread[]){{0x71, S_CBA, 0}, {0x72, S_CBA, 0}}, 2);
+    sample_walk(s, REC_MONO + SEC, (one_thread[]){{0x71, S_CBA, 0}}, 1);
+    sample_walk(s, REC_MONO + 3 * SEC / 2, (one_thread[]){{0x71, S_BA, 0}, {0x72, NULL, 0}}, 2);
+    sample_walk(s, REC_MONO + 2 * SEC, (one_thread[]){{0x71, S_BA, 0}}, 1);
+    sample_walk(s, REC_MONO + 5 * SEC / 2, (one_thread[]){{0x71, S_CB, WIRE_STACK_TRUNCATED}}, 1);
+    sample_walk(s, REC_MONO + 3 * SEC, (one_thread[]){{0x72, S_E, 0}}, 1);
     return s;
 }
 
@@ -214,13 +179,13 @@ TEST(caps_and_drop_counts)
 
     for (uint64_t i = 0; i < PROFILE_MAX_STACKS + 10; i++) {
         fids[0] = 0x10000 + i;
-        add_walk(&p, 0x71, 1, fids, 1, NOW);
+        add_walk(&p, 0x71, 1, fids, 1, REC_NOW);
     }
     CHECK(p.stack_count == PROFILE_MAX_STACKS && p.dropped_stacks == 10 &&
               p.dropped_samples == 10 && p.sample_count == PROFILE_MAX_STACKS,
           "%u distinct stacks kept; 10 more dropped with their samples", PROFILE_MAX_STACKS);
     fids[0] = 0x10000;
-    add_walk(&p, 0x71, 1, fids, 1, NOW);
+    add_walk(&p, 0x71, 1, fids, 1, REC_NOW);
     CHECK(p.sample_count == PROFILE_MAX_STACKS + 1 && p.dropped_samples == 10,
           "a known stack still takes samples at the cap");
     profile_free(&p);
@@ -228,7 +193,7 @@ TEST(caps_and_drop_counts)
     for (uint64_t i = 0; i < PROFILE_MAX_FRAMES / WIRE_STACK_MAX_FRAMES + 1; i++) {
         for (uint32_t k = 0; k < WIRE_STACK_MAX_FRAMES; k++)
             fids[k] = 0x100000 * (i + 1) + k;
-        add_walk(&p, 0x71, 1, fids, WIRE_STACK_MAX_FRAMES, NOW);
+        add_walk(&p, 0x71, 1, fids, WIRE_STACK_MAX_FRAMES, REC_NOW);
     }
     CHECK(p.frame_count == PROFILE_MAX_FRAMES && p.dropped_stacks == 1 &&
               p.stack_count == PROFILE_MAX_FRAMES / WIRE_STACK_MAX_FRAMES,
@@ -237,17 +202,17 @@ TEST(caps_and_drop_counts)
 
     fids[0] = 0x42;
     for (unsigned i = 0; i < PROFILE_MAX_SAMPLES / 256 + 1; i++)
-        add_walk(&p, 0x1000, 256, fids, 1, NOW + (int64_t)i * 1000000);
+        add_walk(&p, 0x1000, 256, fids, 1, REC_NOW + (int64_t)i * 1000000);
     CHECK(p.sample_count == PROFILE_MAX_SAMPLES && p.dropped_samples == 256 &&
               p.thread_samples == PROFILE_MAX_SAMPLES + 256 && p.stack_count == 1,
           "PROFILE_MAX_SAMPLES samples kept, the next walk's 256 counted as dropped");
     profile_free(&p);
 
     for (uint64_t i = 0; i < PROFILE_MAX_THREADS + 3; i++)
-        add_walk(&p, 0x100000 + i, 1, fids, 1, NOW);
+        add_walk(&p, 0x100000 + i, 1, fids, 1, REC_NOW);
     CHECK(p.thread_count == PROFILE_MAX_THREADS && p.dropped_samples == 3,
           "PROFILE_MAX_THREADS threads told apart; samples of more are dropped");
-    add_walk(&p, 0, 1, fids, 1, NOW);
+    add_walk(&p, 0, 1, fids, 1, REC_NOW);
     CHECK(p.dropped_samples == 4, "ThreadID 0 is not a thread: dropped");
     profile_free(&p);
 }
@@ -263,17 +228,18 @@ TEST(status_and_suspension_stats)
 
     CHECK(p->state == PROFILE_IDLE && strcmp(profile_state_name(p->state), "idle") == 0,
           "idle at first");
-    profile_start(p, 49, NOW);
+    profile_start(p, 49, REC_NOW);
     CHECK(p->state == PROFILE_RUNNING && p->requested_millihz == 49000 &&
               p->effective_millihz == 49000 &&
-              p->budget_permille == WIRE_PROFILE_DEFAULT_BUDGET_PERMILLE && p->started_ns == NOW,
+              p->budget_permille == WIRE_PROFILE_DEFAULT_BUDGET_PERMILLE &&
+              p->started_ns == REC_NOW,
           "started: running at the requested rate, default budget");
     for (unsigned i = 0; i < 5; i++) {
         stacks_walk w = {0};
         stacks_thread th = {.thread_id = 0x71, .frame_count = 1};
         wire_stack_frame f = {fid, 0};
         w.suspend_ns = susp[i];
-        w.time_ns = NOW;
+        w.time_ns = REC_NOW;
         w.threads = &th, w.thread_count = 1, w.frames = &f, w.frame_count = 1;
         profile_add_walk(p, &w, i == 4 ? 24500 : 0);
     }
@@ -284,9 +250,9 @@ TEST(status_and_suspension_stats)
     CHECK(p->effective_millihz == 24500, "a sample walk's END updates the effective rate");
 
     events = s->events.last_seq;
-    r = (wire_record){.type = WIRE_PROFILE_STATUS, .time_ns = MONO + SEC};
-    r.u.profile_status = (wire_profile_status){WIRE_PROFILE_RATE, 49000, 12500, 20, 5, 2000, 0, 0};
-    apply(s, r);
+    r = rec_profile_status(
+        (wire_profile_status){WIRE_PROFILE_RATE, 49000, 12500, 20, 5, 2000, 0, 0}, REC_MONO + SEC);
+    rec_apply(s, r);
     e = eventlog_at(&s->events, s->events.last_seq);
     CHECK(p->state == PROFILE_RUNNING && p->effective_millihz == 12500 && p->agent_samples == 5,
           "RATE: still running at the lowered rate");
@@ -295,24 +261,25 @@ TEST(status_and_suspension_stats)
               (e->id >> 32) == 20 && strcmp(session_event_type_name(e->type), "profile") == 0,
           "a profile event with the state, rates and budget");
     r.u.profile_status.state = WIRE_PROFILE_STOPPED;
-    apply(s, r);
-    CHECK(p->state == PROFILE_STOPPED && p->stopped_ns == WALL(MONO + SEC),
+    rec_apply(s, r);
+    CHECK(p->state == PROFILE_STOPPED && p->stopped_ns == WALL(REC_MONO + SEC),
           "STOPPED: stopped, when");
     r.u.profile_status.state = WIRE_PROFILE_STARTED;
-    apply(s, r);
-    CHECK(p->state == PROFILE_RUNNING && p->stopped_ns == 0 && p->started_ns == NOW,
+    rec_apply(s, r);
+    CHECK(p->state == PROFILE_RUNNING && p->stopped_ns == 0 && p->started_ns == REC_NOW,
           "STARTED: running again, the start time kept");
     r.u.profile_status.state = WIRE_PROFILE_REFUSED;
     r.u.profile_status.hresult = (int32_t)0x80131388;
-    apply(s, r);
+    rec_apply(s, r);
     CHECK(p->state == PROFILE_STOPPED && p->hresult == (int32_t)0x80131388,
           "REFUSED: stopped with the reason");
-    profile_start(p, 99, NOW + 5);
+    profile_start(p, 99, REC_NOW + 5);
     CHECK(p->walks == 0 && p->sample_count == 0 && p->suspend_ns_max == 0 && p->hresult == 0 &&
               p->requested_millihz == 99000,
           "a new start discards the previous profile");
-    session_mark_ended(s, NOW + 10);
-    CHECK(p->state == PROFILE_STOPPED && p->stopped_ns == NOW + 10, "the process ending stops it");
+    session_mark_ended(s, REC_NOW + 10);
+    CHECK(p->state == PROFILE_STOPPED && p->stopped_ns == REC_NOW + 10,
+          "the process ending stops it");
     session_free(s);
 }
 
@@ -328,7 +295,7 @@ TEST(filters)
               v.threads[0].samples == 6 && v.threads[1].samples == 4 &&
               strcmp(v.threads[0].name, "worker") == 0 && v.threads[0].os_thread_id == 0x71 + 4000,
           "no filter: 10 samples, worker 6, other 4");
-    CHECK(v.second_count == 4 && v.seconds[0].t_ms == WALL(MONO) / 1000000 / 1000 * 1000 &&
+    CHECK(v.second_count == 4 && v.seconds[0].t_ms == WALL(REC_MONO) / 1000000 / 1000 * 1000 &&
               v.seconds[0].samples + v.seconds[1].samples + v.seconds[2].samples +
                       v.seconds[3].samples ==
                   10,
@@ -355,12 +322,12 @@ TEST(filters)
     CHECK(profile_view_take(&v, s, &q) == 0 && v.total == 0, "\"0x\" alone matches nothing");
     profile_view_free(&v);
     q = ALL;
-    q.from_ns = WALL(MONO + SEC / 2);
-    q.to_ns = WALL(MONO + 3 * SEC / 2);
+    q.from_ns = WALL(REC_MONO + SEC / 2);
+    q.to_ns = WALL(REC_MONO + 3 * SEC / 2);
     CHECK(profile_view_take(&v, s, &q) == 0 && v.total == 5,
           "a window [0.5 s, 1.5 s] keeps the 5 samples in it, both ends included");
     profile_view_free(&v);
-    q.from_ns = WALL(MONO + 10 * SEC);
+    q.from_ns = WALL(REC_MONO + 10 * SEC);
     q.to_ns = INT64_MAX;
     CHECK(profile_view_take(&v, s, &q) == 0 && v.total == 0, "a window after the profile: nothing");
     profile_view_free(&v);
@@ -376,27 +343,21 @@ TEST(threads_on_a_reused_id)
     static const wire_stack_frame frames[1] = {{A, 0x7f00}};
     profile_query q = ALL;
     profile_view v;
-    wire_record r;
 
     name_function(s, A, "App.Main");
     for (uint32_t k = 0; k < 2; k++) {
-        r = (wire_record){.type = WIRE_THREAD_CREATED, .time_ns = MONO + k * SEC};
-        r.u.thread = (wire_thread){0x71, 5000 + k, 0};
-        apply(s, r);
+        rec_apply(s, rec_thread(WIRE_THREAD_CREATED, 0x71, 5000 + k, 0, NULL, REC_MONO + k * SEC));
         thread_named(s, 0x71, 5000 + k, k ? "second" : "first");
         for (uint32_t n = 0; n <= k; n++) { /* 1 sample of the first, 2 of the second */
-            uint64_t snap = ++g_snap;
-            r = (wire_record){.type = WIRE_STACK_THREAD, .time_ns = MONO + k * SEC + 1 + n};
-            r.u.stack_thread = (wire_stack_thread){snap, 0x71, 5000 + k, 0, 100, 1, 0};
-            r.stack_frames = frames;
-            apply(s, r);
-            r = (wire_record){.type = WIRE_STACK_END, .time_ns = MONO + k * SEC + 1 + n};
-            r.u.stack_end = (wire_stack_end){snap, 0, WIRE_STACK_SAMPLE, 1, 1, 0, 0, 49000, 10, 10};
-            apply(s, r);
+            uint64_t snap = ++g_snap, t = REC_MONO + k * SEC + 1 + n;
+            rec_apply(s, rec_stack_thread((wire_stack_thread){snap, 0x71, 5000 + k, 0, 100, 1, 0},
+                                          frames, t));
+            rec_apply(
+                s, rec_stack_end(
+                       (wire_stack_end){snap, 0, WIRE_STACK_SAMPLE, 1, 1, 0, 0, 49000, 10, 10}, t));
         }
-        r = (wire_record){.type = WIRE_THREAD_DESTROYED, .time_ns = MONO + k * SEC + 9};
-        r.u.thread = (wire_thread){0x71, 5000 + k, 0};
-        apply(s, r);
+        rec_apply(
+            s, rec_thread(WIRE_THREAD_DESTROYED, 0x71, 5000 + k, 0, NULL, REC_MONO + k * SEC + 9));
     }
     CHECK(s->profile.thread_count == 2, "two profile threads (%zu)", s->profile.thread_count);
     CHECK(profile_view_take(&v, s, &q) == 0 && v.thread_count == 2, "both in the view");
@@ -507,7 +468,7 @@ TEST(call_tree)
     s = live_session();
     for (uint64_t i = 0; i < PROFILE_TREE_MAX_NODES + 5000; i++) {
         uint64_t stack[] = {0x100000 + i, 0xA0, END};
-        sample_walk(s, MONO + i, (one_thread[]){{0x71, stack, 0}, {0x72, S_BA, 0}}, 2);
+        sample_walk(s, REC_MONO + i, (one_thread[]){{0x71, stack, 0}, {0x72, S_BA, 0}}, 2);
     }
     o = json_object();
     nodes = 0;
@@ -610,9 +571,9 @@ TEST(sparse_seconds_for_a_wide_window)
     session *s = live_session();
     profile_view v;
 
-    sample_walk(s, MONO, (one_thread[]){{0x71, S_BA, 0}}, 1);
-    sample_walk(s, MONO + 200000 * SEC, (one_thread[]){{0x71, S_BA, 0}}, 1);
-    sample_walk(s, MONO + 200000 * SEC, (one_thread[]){{0x71, S_CBA, 0}}, 1);
+    sample_walk(s, REC_MONO, (one_thread[]){{0x71, S_BA, 0}}, 1);
+    sample_walk(s, REC_MONO + 200000 * SEC, (one_thread[]){{0x71, S_BA, 0}}, 1);
+    sample_walk(s, REC_MONO + 200000 * SEC, (one_thread[]){{0x71, S_CBA, 0}}, 1);
     CHECK(profile_view_take(&v, s, &ALL) == 0 && v.second_count == 2 && v.seconds[0].samples == 1 &&
               v.seconds[1].samples == 2 && v.seconds[1].t_ms - v.seconds[0].t_ms == 200000000,
           "samples 200,000 s apart: only the two seconds that have samples");

@@ -19,115 +19,14 @@
 #include <string.h>
 
 #include "check.h"
+#include "records.h"
 #include "session.h"
 
-static const char TOKEN[] = "0123456789abcdef0123456789abcdef";
-static const int64_t NOW = 1700000000000000000ll;    /* server wall clock */
-static const uint64_t MONO = 5000000000ull;          /* target monotonic at hello */
-static const uint64_t REAL = 1699999999000000000ull; /* target realtime at hello */
-#define OFFSET ((int64_t)(REAL - MONO))
-
-static uint64_t g_seq;
-static const char *g_why;
+#define MODULE_ID 0x7f0000200000ull /* the module of the functions named here */
 
 static session *new_session(void)
 {
-    g_seq = 0;
-    return session_new(1, SESSION_MODE_RUN, 999, "dotnet app.dll", TOKEN);
-}
-
-/* Applies r with the next sequence number. */
-static int apply(session *s, wire_record r)
-{
-    r.seq = ++g_seq;
-    g_why = NULL;
-    return session_apply(s, &r, NOW, &g_why);
-}
-
-static wire_record hello(const char *token)
-{
-    wire_record r = {.type = WIRE_HELLO, .time_ns = MONO};
-
-    memcpy(r.u.hello.magic, WIRE_MAGIC, 8);
-    r.u.hello.version = WIRE_VERSION;
-    r.u.hello.pid = 4242;
-    r.u.hello.mode = WIRE_MODE_STARTUP;
-    r.u.hello.runtime_type = 2;
-    r.u.hello.clr_instance_id = 5;
-    r.u.hello.major = 10, r.u.hello.minor = 0, r.u.hello.build = 12, r.u.hello.qfe = 3;
-    r.u.hello.monotonic_ns = MONO;
-    r.u.hello.realtime_ns = REAL;
-    memcpy(r.u.hello.token, token, WIRE_TOKEN_LEN);
-    r.u.hello.ring_bytes = 8u << 20;
-    r.u.hello.parent_pid = 77;
-    return r;
-}
-
-static session *live_session(void)
-{
-    session *s = new_session();
-    apply(s, hello(TOKEN));
-    return s;
-}
-
-static wire_record jit_started(uint64_t fid, uint64_t tid, uint64_t t)
-{
-    wire_record r = {.type = WIRE_JIT_STARTED, .time_ns = t};
-    r.u.jit_started = (wire_jit_started){fid, tid, 0, 0};
-    return r;
-}
-
-static wire_record jit_finished(uint64_t fid, uint64_t tid, uint64_t code, uint32_t size,
-                                uint64_t t, uint16_t flags)
-{
-    wire_record r = {.type = WIRE_JIT_FINISHED, .flags = flags, .time_ns = t};
-    r.u.jit_finished = (wire_jit_finished){fid, tid, code, size, 40, 0, 0, 0, 0};
-    return r;
-}
-
-static wire_record function_name(uint64_t fid, const char *name)
-{
-    wire_record r = {.type = WIRE_FUNCTION_NAME, .time_ns = MONO + 1};
-    r.u.function_name = (wire_function_name){fid, 0x7f0000200000ull, 0x06000001u, 0};
-    r.strings[0] = (wire_string){name, (uint16_t)strlen(name)};
-    r.string_count = 1;
-    return r;
-}
-
-static wire_record module_loaded(uint64_t mid, const char *path, const char *assembly,
-                                 uint16_t flags)
-{
-    wire_record r = {.type = WIRE_MODULE_LOADED, .flags = flags, .time_ns = MONO + 2};
-    r.u.module_loaded = (wire_module_loaded){mid, mid + 0x100000, mid << 8, 0, 0};
-    r.strings[0] = (wire_string){path, (uint16_t)strlen(path)};
-    r.strings[1] = (wire_string){assembly, (uint16_t)strlen(assembly)};
-    r.string_count = 2;
-    return r;
-}
-
-static wire_record thread_rec(uint16_t type, uint64_t tid, uint32_t os, uint16_t flags,
-                              const char *name, uint64_t t)
-{
-    wire_record r = {.type = type, .flags = flags, .time_ns = t};
-    r.u.thread = (wire_thread){tid, os, 0};
-    if (type == WIRE_THREAD_NAME) {
-        r.strings[0] = (wire_string){name, (uint16_t)strlen(name)};
-        r.string_count = 1;
-    }
-    return r;
-}
-
-static wire_record detach(uint32_t state, int32_t hr)
-{
-    wire_record r = {.type = WIRE_DETACH_STATUS, .time_ns = MONO + 9};
-    r.u.detach = (wire_detach_status){state, hr};
-    return r;
-}
-
-static wire_record simple(uint16_t type)
-{
-    wire_record r = {.type = type, .time_ns = MONO + 3};
-    return r;
+    return session_new(1, SESSION_MODE_RUN, 999, "dotnet app.dll", REC_TOKEN);
 }
 
 /* ---- tests ---------------------------------------------------------------- */
@@ -136,9 +35,9 @@ TEST(hello_binds_session)
 {
     session *s = new_session();
 
-    CHECK(s && s->state == SESSION_STARTING && strcmp(s->token, TOKEN) == 0,
+    CHECK(s && s->state == SESSION_STARTING && strcmp(s->token, REC_TOKEN) == 0,
           "new session: starting, token kept");
-    CHECK(apply(s, hello(TOKEN)) == 0, "hello with the session's token is accepted");
+    CHECK(rec_apply(s, rec_hello(REC_TOKEN)) == 0, "hello with the session's token is accepted");
     CHECK(s->state == SESSION_LIVE, "state live (%s)", session_state_name(s->state));
     CHECK(s->runtime_type == 2 && s->clr_instance_id == 5 && s->major == 10 && s->minor == 0 &&
               s->build == 12 && s->qfe == 3 && s->ring_bytes == (8u << 20),
@@ -147,31 +46,32 @@ TEST(hello_binds_session)
           "the pid the server knew stays (the hello's is of the agent's pid namespace); "
           "the parent from the hello when the server had none: %d %d",
           (int)s->pid, (int)s->parent_pid);
-    CHECK(s->clock_offset_ns == OFFSET, "clock offset = realtime - monotonic");
-    CHECK(s->connected_ns == NOW && s->connections == 1 && s->records == 1,
+    CHECK(s->clock_offset_ns == REC_OFFSET, "clock offset = realtime - monotonic");
+    CHECK(s->connected_ns == REC_NOW && s->connections == 1 && s->records == 1,
           "connected now, one connection, one record");
     session_free(s);
 
-    g_seq = 0; /* the hello's pid is of the agent's namespace: never taken */
-    s = session_new(1, SESSION_MODE_RUN, 0, "dotnet app.dll", TOKEN);
-    CHECK(s && apply(s, hello(TOKEN)) == 0 && s->pid == 0, "no pid from the hello");
+    /* the hello's pid is of the agent's namespace: never taken */
+    s = session_new(1, SESSION_MODE_RUN, 0, "dotnet app.dll", REC_TOKEN);
+    CHECK(s && rec_apply(s, rec_hello(REC_TOKEN)) == 0 && s->pid == 0, "no pid from the hello");
     session_free(s);
-    g_seq = 0; /* the agent's parent pid is bounded: no negative pid */
-    s = session_new(1, SESSION_MODE_RUN, 0, "dotnet app.dll", TOKEN);
+    /* the agent's parent pid is bounded: no negative pid */
+    s = session_new(1, SESSION_MODE_RUN, 0, "dotnet app.dll", REC_TOKEN);
     {
-        wire_record h = hello(TOKEN);
+        wire_record h = rec_hello(REC_TOKEN);
         h.u.hello.pid = 0xFFFFFFFFu;
         h.u.hello.parent_pid = 4194305u;
-        CHECK(s && apply(s, h) == 0 && s->pid == 0 && s->parent_pid == 0,
+        CHECK(s && rec_apply(s, h) == 0 && s->pid == 0 && s->parent_pid == 0,
               "a parent pid out of range is unknown: %d %d", s ? (int)s->pid : -1,
               s ? (int)s->parent_pid : -1);
     }
     session_free(s);
 
     s = new_session();
-    apply(s, hello(TOKEN));
-    apply(s, detach(WIRE_DETACH_REQUESTED, 0));
-    CHECK(apply(s, hello(TOKEN)) == 0 && s->state == SESSION_DETACHING && s->connections == 2,
+    rec_apply(s, rec_hello(REC_TOKEN));
+    rec_apply(s, rec_detach(WIRE_DETACH_REQUESTED, 0));
+    CHECK(rec_apply(s, rec_hello(REC_TOKEN)) == 0 && s->state == SESSION_DETACHING &&
+              s->connections == 2,
           "a reconnect hello while detaching keeps the session detaching");
     session_free(s);
 }
@@ -181,27 +81,28 @@ TEST(hello_wrong_token)
     char other[WIRE_TOKEN_LEN + 1];
     session *s = new_session();
 
-    memcpy(other, TOKEN, sizeof(other));
+    memcpy(other, REC_TOKEN, sizeof(other));
     other[WIRE_TOKEN_LEN - 1] = 'X';
-    CHECK(apply(s, hello(other)) == -1 && g_why && *g_why,
+    CHECK(rec_apply(s, rec_hello(other)) == -1 && rec_why && *rec_why,
           "hello whose token differs in the last character: -1 with a reason");
     CHECK(s->state == SESSION_STARTING && s->connections == 0 && s->pid == 999 && s->major == 0,
           "session untouched: still starting, no runtime fields");
-    CHECK(apply(s, hello("ffffffffffffffffffffffffffffffff")) == -1, "another wrong token: -1");
+    CHECK(rec_apply(s, rec_hello("ffffffffffffffffffffffffffffffff")) == -1,
+          "another wrong token: -1");
     session_free(s);
 }
 
 TEST(jit_time_from_started_and_finished)
 {
-    session *s = live_session();
+    session *s = rec_live_session(1);
     session_function *f;
     session_thread *t;
 
-    apply(s, jit_started(0xF1, 0x71, MONO + 1000));
+    rec_apply(s, rec_jit_started(0xF1, 0x71, REC_MONO + 1000));
     t = session_find_thread(s, 0x71);
     CHECK(t && t->alive && t->jit_depth == 1, "JIT_STARTED creates the unknown thread, depth 1");
     CHECK(session_find_function(s, 0xF1) != NULL, "and the function");
-    apply(s, jit_finished(0xF1, 0x71, 0x10000, 128, MONO + 1500, 0));
+    rec_apply(s, rec_jit_finished(0xF1, 0x71, 0x10000, 128, REC_MONO + 1500, 0));
     f = session_find_function(s, 0xF1);
     CHECK(f && f->jit_time_ns == 500 && f->jit_time_total_ns == 500,
           "jit_time_ns = finished - started = 500 (got %llu)",
@@ -212,7 +113,7 @@ TEST(jit_time_from_started_and_finished)
               f->thread_row == session_thread_row_of(s, session_find_thread(s, 0x71)) &&
               f->hresult == 0,
           "sizes, thread and hresult from the record");
-    CHECK(f && f->first_jit_ns == (int64_t)(MONO + 1500) + OFFSET &&
+    CHECK(f && f->first_jit_ns == (int64_t)(REC_MONO + 1500) + REC_OFFSET &&
               f->last_jit_ns == f->first_jit_ns,
           "first/last JIT time = target time + clock offset");
     CHECK(!(f->flags & WIRE_FLAG_CATCHUP), "not flagged catch-up");
@@ -220,11 +121,11 @@ TEST(jit_time_from_started_and_finished)
     CHECK(session_find_thread(s, 0x71)->jit_depth == 0, "thread's JIT stack is empty again");
 
     /* a finish without a start, and a finish on another thread */
-    apply(s, jit_finished(0xF2, 0x71, 0x20000, 64, MONO + 2000, 0));
+    rec_apply(s, rec_jit_finished(0xF2, 0x71, 0x20000, 64, REC_MONO + 2000, 0));
     f = session_find_function(s, 0xF2);
     CHECK(f && f->jit_count == 1 && f->jit_time_ns == 0, "JIT_FINISHED without a start: time 0");
-    apply(s, jit_started(0xF3, 0x71, MONO + 3000));
-    apply(s, jit_finished(0xF3, 0x72, 0x30000, 64, MONO + 3100, 0));
+    rec_apply(s, rec_jit_started(0xF3, 0x71, REC_MONO + 3000));
+    rec_apply(s, rec_jit_finished(0xF3, 0x72, 0x30000, 64, REC_MONO + 3100, 0));
     f = session_find_function(s, 0xF3);
     CHECK(f && f->jit_time_ns == 0 && session_find_thread(s, 0x71)->jit_depth == 1,
           "a finish on another thread does not pair with the start");
@@ -233,32 +134,32 @@ TEST(jit_time_from_started_and_finished)
 
 TEST(nested_and_interleaved_jits)
 {
-    session *s = live_session();
+    session *s = rec_live_session(1);
 
     /* B compiles while A is being compiled (a static constructor, say) */
-    apply(s, jit_started(0xA, 0x71, 100));
-    apply(s, jit_started(0xB, 0x71, 200));
-    apply(s, jit_finished(0xB, 0x71, 0xB000, 10, 260, 0));
-    apply(s, jit_finished(0xA, 0x71, 0xA000, 10, 400, 0));
+    rec_apply(s, rec_jit_started(0xA, 0x71, 100));
+    rec_apply(s, rec_jit_started(0xB, 0x71, 200));
+    rec_apply(s, rec_jit_finished(0xB, 0x71, 0xB000, 10, 260, 0));
+    rec_apply(s, rec_jit_finished(0xA, 0x71, 0xA000, 10, 400, 0));
     CHECK(session_find_function(s, 0xB)->jit_time_ns == 60 &&
               session_find_function(s, 0xA)->jit_time_ns == 300,
           "nested: inner 60, outer 300");
 
     /* not LIFO: the first started finishes first */
-    apply(s, jit_started(0xC, 0x71, 1000));
-    apply(s, jit_started(0xD, 0x71, 1100));
-    apply(s, jit_finished(0xC, 0x71, 0xC000, 10, 1400, 0));
-    apply(s, jit_finished(0xD, 0x71, 0xD000, 10, 1500, 0));
+    rec_apply(s, rec_jit_started(0xC, 0x71, 1000));
+    rec_apply(s, rec_jit_started(0xD, 0x71, 1100));
+    rec_apply(s, rec_jit_finished(0xC, 0x71, 0xC000, 10, 1400, 0));
+    rec_apply(s, rec_jit_finished(0xD, 0x71, 0xD000, 10, 1500, 0));
     CHECK(session_find_function(s, 0xC)->jit_time_ns == 400 &&
               session_find_function(s, 0xD)->jit_time_ns == 400,
           "interleaved: pairs by function, 400 and 400");
 
     /* the same function compiled on two threads at once */
-    apply(s, jit_started(0xE, 0x71, 2000));
-    apply(s, jit_started(0xE, 0x72, 2050));
-    apply(s, jit_finished(0xE, 0x72, 0xE000, 10, 2070, 0));
+    rec_apply(s, rec_jit_started(0xE, 0x71, 2000));
+    rec_apply(s, rec_jit_started(0xE, 0x72, 2050));
+    rec_apply(s, rec_jit_finished(0xE, 0x72, 0xE000, 10, 2070, 0));
     CHECK(session_find_function(s, 0xE)->jit_time_ns == 20, "second thread's compilation: 20");
-    apply(s, jit_finished(0xE, 0x71, 0xE000, 10, 2300, 0));
+    rec_apply(s, rec_jit_finished(0xE, 0x71, 0xE000, 10, 2300, 0));
     CHECK(session_find_function(s, 0xE)->jit_time_ns == 300 &&
               session_find_function(s, 0xE)->jit_count == 2 &&
               session_find_function(s, 0xE)->jit_time_total_ns == 320,
@@ -266,9 +167,9 @@ TEST(nested_and_interleaved_jits)
 
     /* deeper than SESSION_JIT_NESTING: the ones that did not fit get no time */
     for (uint64_t i = 0; i < SESSION_JIT_NESTING + 2; i++)
-        apply(s, jit_started(0x100 + i, 0x73, 10000 + i));
+        rec_apply(s, rec_jit_started(0x100 + i, 0x73, 10000 + i));
     for (uint64_t i = SESSION_JIT_NESTING + 2; i-- > 0;)
-        apply(s, jit_finished(0x100 + i, 0x73, 0x9000 + i, 8, 20000, 0));
+        rec_apply(s, rec_jit_finished(0x100 + i, 0x73, 0x9000 + i, 8, 20000, 0));
     int ok = 1;
     for (uint64_t i = 0; i < SESSION_JIT_NESTING + 2; i++) {
         uint64_t want = i < SESSION_JIT_NESTING ? 10000 - i : 0;
@@ -282,19 +183,19 @@ TEST(nested_and_interleaved_jits)
 
 TEST(function_name_set_once)
 {
-    session *s = live_session();
+    session *s = rec_live_session(1);
     session_function *f;
 
-    apply(s, jit_finished(0xF1, 0x71, 0x1000, 10, MONO + 10, 0));
-    apply(s, function_name(0xF1, "Ns.Box<System.Int64>.Get"));
+    rec_apply(s, rec_jit_finished(0xF1, 0x71, 0x1000, 10, REC_MONO + 10, 0));
+    rec_apply(s, rec_function_name(0xF1, MODULE_ID, "Ns.Box<System.Int64>.Get", 0));
     f = session_find_function(s, 0xF1);
     CHECK(f && f->name && strcmp(f->name, "Ns.Box<System.Int64>.Get") == 0,
           "FUNCTION_NAME names a known function");
     CHECK(f->module_id == 0x7f0000200000ull && f->token == 0x06000001u, "module and token set");
-    apply(s, function_name(0xF1, "Something.Else"));
+    rec_apply(s, rec_function_name(0xF1, MODULE_ID, "Something.Else", 0));
     CHECK(strcmp(session_find_function(s, 0xF1)->name, "Ns.Box<System.Int64>.Get") == 0,
           "a second FUNCTION_NAME does not rename it");
-    apply(s, function_name(0xF9, "Ns.First.Seen"));
+    rec_apply(s, rec_function_name(0xF9, MODULE_ID, "Ns.First.Seen", 0));
     f = session_find_function(s, 0xF9);
     CHECK(f && strcmp(f->name, "Ns.First.Seen") == 0 && f->jit_count == 0,
           "FUNCTION_NAME before any JIT record creates the function");
@@ -303,20 +204,20 @@ TEST(function_name_set_once)
 
 TEST(code_versions)
 {
-    session *s = live_session();
+    session *s = rec_live_session(1);
     session_function *f;
 
-    apply(s, jit_finished(0xF1, 0x71, 0x1000, 100, MONO + 10, 0));
-    apply(s, jit_finished(0xF1, 0x71, 0x2000, 80, MONO + 20, 0));
+    rec_apply(s, rec_jit_finished(0xF1, 0x71, 0x1000, 100, REC_MONO + 10, 0));
+    rec_apply(s, rec_jit_finished(0xF1, 0x71, 0x2000, 80, REC_MONO + 20, 0));
     f = session_find_function(s, 0xF1);
     CHECK(f->versions == 2 && f->jit_count == 2 && f->native_size == 80,
           "a second code start: versions 2 (re-JIT), count 2, size of the newest");
-    apply(s, jit_finished(0xF1, 0x71, 0x2000, 80, MONO + 30, 0));
+    rec_apply(s, rec_jit_finished(0xF1, 0x71, 0x2000, 80, REC_MONO + 30, 0));
     f = session_find_function(s, 0xF1);
     CHECK(f->versions == 2 && f->jit_count == 3, "the same code start again: still 2 versions");
-    apply(s, jit_finished(0xF1, 0x71, 0x1000, 100, MONO + 40, 0));
+    rec_apply(s, rec_jit_finished(0xF1, 0x71, 0x1000, 100, REC_MONO + 40, 0));
     CHECK(session_find_function(s, 0xF1)->versions == 2, "an older code start again: still 2");
-    apply(s, jit_finished(0xF1, 0x71, 0, 100, MONO + 50, 0));
+    rec_apply(s, rec_jit_finished(0xF1, 0x71, 0, 100, REC_MONO + 50, 0));
     CHECK(session_find_function(s, 0xF1)->versions == 2, "code start 0 (unknown) is not a version");
     session_free(s);
 }
@@ -327,20 +228,20 @@ TEST(code_versions)
  * design, since a code address freed and reused later is a new version. */
 TEST(code_versions_beyond_the_kept_ones)
 {
-    session *s = live_session();
+    session *s = rec_live_session(1);
     uint32_t n = SESSION_MAX_CODE_VERSIONS + 2;
 
     for (uint32_t i = 0; i < n; i++)
-        apply(s, jit_finished(0xF1, 0x71, 0x1000 * (i + 1), 10, MONO + i, 0));
+        rec_apply(s, rec_jit_finished(0xF1, 0x71, 0x1000 * (i + 1), 10, REC_MONO + i, 0));
     CHECK(session_find_function(s, 0xF1)->versions == n, "%u distinct code starts: versions %u", n,
           n);
-    apply(s, jit_finished(0xF1, 0x71, 0x1000 * (n - 3), 10, MONO + 100, 0));
+    rec_apply(s, rec_jit_finished(0xF1, 0x71, 0x1000 * (n - 3), 10, REC_MONO + 100, 0));
     CHECK(session_find_function(s, 0xF1)->versions == n, "a recent one again: still %u", n);
-    apply(s, jit_finished(0xF1, 0x71, 0x1000 * n, 10, 0, WIRE_FLAG_CATCHUP));
+    rec_apply(s, rec_jit_finished(0xF1, 0x71, 0x1000 * n, 10, 0, WIRE_FLAG_CATCHUP));
     CHECK(session_find_function(s, 0xF1)->versions == n,
           "catch-up repeating the newest code start: still %u (got %u)", n,
           session_find_function(s, 0xF1)->versions);
-    apply(s, jit_finished(0xF1, 0x71, 0x1000 * n, 10, MONO + 200, 0));
+    rec_apply(s, rec_jit_finished(0xF1, 0x71, 0x1000 * n, 10, REC_MONO + 200, 0));
     CHECK(session_find_function(s, 0xF1)->versions == n,
           "live JIT repeating the newest code start: still %u (got %u)", n,
           session_find_function(s, 0xF1)->versions);
@@ -349,15 +250,16 @@ TEST(code_versions_beyond_the_kept_ones)
 
 TEST(catchup_never_overrides_live_function)
 {
-    session *s = live_session();
+    session *s = rec_live_session(1);
     session_function before, *f;
     uint64_t events;
 
-    apply(s, jit_started(0xF1, 0x71, MONO + 100));
-    apply(s, jit_finished(0xF1, 0x71, 0x1000, 128, MONO + 350, 0));
+    rec_apply(s, rec_jit_started(0xF1, 0x71, REC_MONO + 100));
+    rec_apply(s, rec_jit_finished(0xF1, 0x71, 0x1000, 128, REC_MONO + 350, 0));
     before = *session_find_function(s, 0xF1);
     events = s->events.last_seq;
-    CHECK(apply(s, jit_finished(0xF1, 0x71, 0x1000, 999, MONO + 9000, WIRE_FLAG_CATCHUP)) == 0,
+    CHECK(rec_apply(s, rec_jit_finished(0xF1, 0x71, 0x1000, 999, REC_MONO + 9000,
+                                        WIRE_FLAG_CATCHUP)) == 0,
           "catch-up JIT_FINISHED for a live-seen function is accepted");
     f = session_find_function(s, 0xF1);
     CHECK(f->jit_count == before.jit_count && f->jit_time_ns == before.jit_time_ns &&
@@ -375,11 +277,11 @@ TEST(catchup_never_overrides_live_function)
 
 TEST(catchup_creates_unknown_function)
 {
-    session *s = live_session();
+    session *s = rec_live_session(1);
     session_function *f;
     const eventlog_entry *e;
 
-    apply(s, jit_finished(0xF5, 0, 0x5000, 77, MONO + 10, WIRE_FLAG_CATCHUP));
+    rec_apply(s, rec_jit_finished(0xF5, 0, 0x5000, 77, REC_MONO + 10, WIRE_FLAG_CATCHUP));
     f = session_find_function(s, 0xF5);
     CHECK(f && (f->flags & WIRE_FLAG_CATCHUP), "catch-up for an unknown function creates it, "
                                                "flagged catch-up");
@@ -389,13 +291,14 @@ TEST(catchup_creates_unknown_function)
     CHECK(e && e->type == WIRE_JIT_FINISHED && e->id == 0xF5 && (e->flags & WIRE_FLAG_CATCHUP),
           "one catch-up event logged");
     uint64_t events = s->events.last_seq;
-    apply(s, jit_finished(0xF5, 0, 0x5000, 77, MONO + 20, WIRE_FLAG_CATCHUP));
+    rec_apply(s, rec_jit_finished(0xF5, 0, 0x5000, 77, REC_MONO + 20, WIRE_FLAG_CATCHUP));
     CHECK(s->events.last_seq == events && session_find_function(s, 0xF5)->versions == 1,
           "the same catch-up record again changes nothing");
-    apply(s, jit_finished(0xF6, 0, 0x6000, 10, MONO + 30, WIRE_FLAG_CATCHUP | WIRE_FLAG_DYNAMIC));
+    rec_apply(s, rec_jit_finished(0xF6, 0, 0x6000, 10, REC_MONO + 30,
+                                  WIRE_FLAG_CATCHUP | WIRE_FLAG_DYNAMIC));
     CHECK(session_find_function(s, 0xF6)->flags == (WIRE_FLAG_CATCHUP | WIRE_FLAG_DYNAMIC),
           "catch-up keeps the dynamic flag");
-    apply(s, jit_finished(0xF5, 0x71, 0x7000, 90, MONO + 40, 0));
+    rec_apply(s, rec_jit_finished(0xF5, 0x71, 0x7000, 90, REC_MONO + 40, 0));
     f = session_find_function(s, 0xF5);
     CHECK(!(f->flags & WIRE_FLAG_CATCHUP) && f->jit_count == 1 && f->native_size == 90 &&
               f->versions == 2,
@@ -406,50 +309,46 @@ TEST(catchup_creates_unknown_function)
 
 TEST(modules_catchup_and_unknown)
 {
-    session *s = live_session();
+    session *s = rec_live_session(1);
     session_module *m;
     uint64_t events;
 
-    apply(s, module_loaded(0x200000, "/app/A.dll", "A", 0));
+    rec_apply(s, rec_module_loaded(0x200000, "/app/A.dll", "A", 0, REC_MONO + 2));
     events = s->events.last_seq;
-    CHECK(apply(s, module_loaded(0x200000, "/stale/A.dll", "Stale", WIRE_FLAG_CATCHUP)) == 0,
+    CHECK(rec_apply(s, rec_module_loaded(0x200000, "/stale/A.dll", "Stale", WIRE_FLAG_CATCHUP,
+                                         REC_MONO + 2)) == 0,
           "catch-up duplicate of a live module load is accepted");
     m = session_find_module(s, 0x200000);
     CHECK(m && strcmp(m->path, "/app/A.dll") == 0 && strcmp(m->assembly, "A") == 0 && m->flags == 0,
           "path, assembly and flags unchanged");
     CHECK(s->events.last_seq == events && s->module_count == 1, "no event, no second module");
 
-    apply(s, module_loaded(0x300000, "/enum/B.dll", "B", WIRE_FLAG_CATCHUP));
-    apply(s, module_loaded(0x300000, "/live/B.dll", "B", 0));
+    rec_apply(s, rec_module_loaded(0x300000, "/enum/B.dll", "B", WIRE_FLAG_CATCHUP, REC_MONO + 2));
+    rec_apply(s, rec_module_loaded(0x300000, "/live/B.dll", "B", 0, REC_MONO + 2));
     m = session_find_module(s, 0x300000);
     CHECK(m && strcmp(m->path, "/live/B.dll") == 0 && !(m->flags & WIRE_FLAG_CATCHUP),
           "a live load after the enumeration wins");
 
-    CHECK(apply(s, (wire_record){.type = WIRE_MODULE_UNLOADED,
-                                 .time_ns = MONO + 50,
-                                 .u.module_unloaded = {0x999000}}) == 0,
+    CHECK(rec_apply(s, rec_module_unloaded(0x999000, REC_MONO + 50)) == 0,
           "MODULE_UNLOADED for a never-seen module is tolerated");
     m = session_find_module(s, 0x999000);
-    CHECK(!m || m->unloaded_ns == (int64_t)(MONO + 50) + OFFSET,
+    CHECK(!m || m->unloaded_ns == (int64_t)(REC_MONO + 50) + REC_OFFSET,
           "(if it is recorded, as unloaded)");
-    apply(s, module_loaded(0x999000, "/enum/Gone.dll", "Gone", WIRE_FLAG_CATCHUP));
+    rec_apply(
+        s, rec_module_loaded(0x999000, "/enum/Gone.dll", "Gone", WIRE_FLAG_CATCHUP, REC_MONO + 2));
     m = session_find_module(s, 0x999000);
     CHECK(!m || m->unloaded_ns != 0, "a late enumeration does not bring an unloaded module back");
-    CHECK(apply(s, (wire_record){.type = WIRE_MODULE_UNLOADED, .u.module_unloaded = {0}}) == 0,
-          "module id 0 is tolerated");
+    CHECK(rec_apply(s, rec_module_unloaded(0, 0)) == 0, "module id 0 is tolerated");
 
     /* assembly names fill in, never override */
-    wire_record a = {.type = WIRE_ASSEMBLY_LOADED, .time_ns = MONO + 60};
-    a.u.assembly_loaded = (wire_assembly_loaded){0x1300000, 0x300000, 0, 0};
-    a.strings[0] = (wire_string){"Other", 5};
-    a.string_count = 1;
-    apply(s, a);
+    wire_record a = rec_assembly_loaded(0x1300000, 0x300000, "Other", REC_MONO + 60);
+    rec_apply(s, a);
     CHECK(strcmp(session_find_module(s, 0x300000)->assembly, "B") == 0,
           "ASSEMBLY_LOADED does not replace a known assembly name");
-    apply(s, module_loaded(0x400000, "/app/C.dll", "", 0));
+    rec_apply(s, rec_module_loaded(0x400000, "/app/C.dll", "", 0, REC_MONO + 2));
     a.u.assembly_loaded.manifest_module_id = 0x400000;
     a.strings[0] = (wire_string){"C", 1};
-    apply(s, a);
+    rec_apply(s, a);
     CHECK(session_find_module(s, 0x400000)->assembly &&
               strcmp(session_find_module(s, 0x400000)->assembly, "C") == 0,
           "ASSEMBLY_LOADED fills in a missing assembly name");
@@ -458,51 +357,55 @@ TEST(modules_catchup_and_unknown)
 
 TEST(threads_catchup_and_destroy)
 {
-    session *s = live_session();
+    session *s = rec_live_session(1);
     session_thread *t;
 
-    apply(s, thread_rec(WIRE_THREAD_CREATED, 0x71, 1001, 0, NULL, MONO + 10));
+    rec_apply(s, rec_thread(WIRE_THREAD_CREATED, 0x71, 1001, 0, NULL, REC_MONO + 10));
     t = session_find_thread(s, 0x71);
     CHECK(t && t->alive && t->os_thread_id == 1001 &&
-              t->created_ns == (int64_t)(MONO + 10) + OFFSET &&
+              t->created_ns == (int64_t)(REC_MONO + 10) + REC_OFFSET &&
               (t->flags & SESSION_THREAD_STARTED) && !(t->flags & WIRE_FLAG_CATCHUP),
           "live THREAD_CREATED: alive, os id, created time, started");
-    apply(s, thread_rec(WIRE_THREAD_DESTROYED, 0x71, 1001, 0, NULL, MONO + 20));
+    rec_apply(s, rec_thread(WIRE_THREAD_DESTROYED, 0x71, 1001, 0, NULL, REC_MONO + 20));
     t = &s->threads[0];
-    CHECK(s->thread_count == 1 && !t->alive && t->ended_ns == (int64_t)(MONO + 20) + OFFSET,
+    CHECK(s->thread_count == 1 && !t->alive && t->ended_ns == (int64_t)(REC_MONO + 20) + REC_OFFSET,
           "THREAD_DESTROYED: the row ended");
     CHECK(session_find_thread(s, 0x71) == NULL, "and its ThreadID no longer names it");
     /* EnumThreads may still list a thread whose end was already sent */
-    apply(s, thread_rec(WIRE_THREAD_CREATED, 0x71, 1001, WIRE_FLAG_CATCHUP, NULL, MONO + 30));
-    apply(s, thread_rec(WIRE_THREAD_CREATED, 0x71, 0, WIRE_FLAG_CATCHUP, NULL, MONO + 31));
-    CHECK(s->thread_count == 1 && !t->alive && t->ended_ns == (int64_t)(MONO + 20) + OFFSET &&
-              t->created_ns == (int64_t)(MONO + 10) + OFFSET && t->os_thread_id == 1001,
+    rec_apply(s,
+              rec_thread(WIRE_THREAD_CREATED, 0x71, 1001, WIRE_FLAG_CATCHUP, NULL, REC_MONO + 30));
+    rec_apply(s, rec_thread(WIRE_THREAD_CREATED, 0x71, 0, WIRE_FLAG_CATCHUP, NULL, REC_MONO + 31));
+    CHECK(s->thread_count == 1 && !t->alive &&
+              t->ended_ns == (int64_t)(REC_MONO + 20) + REC_OFFSET &&
+              t->created_ns == (int64_t)(REC_MONO + 10) + REC_OFFSET && t->os_thread_id == 1001,
           "a late catch-up THREAD_CREATED of the ended thread (its OS id, or none) does not "
           "revive it, nor make a row");
-    apply(s, thread_rec(WIRE_THREAD_CREATED, 0x71, 2002, WIRE_FLAG_CATCHUP, NULL, MONO + 32));
+    rec_apply(s,
+              rec_thread(WIRE_THREAD_CREATED, 0x71, 2002, WIRE_FLAG_CATCHUP, NULL, REC_MONO + 32));
     t = session_find_thread(s, 0x71);
     CHECK(s->thread_count == 2 && t == &s->threads[1] && t->alive && t->os_thread_id == 2002 &&
               (t->flags & WIRE_FLAG_CATCHUP) && !s->threads[0].alive,
           "one listed with the ID on another OS thread is a new thread (a row of its own)");
-    apply(s, thread_rec(WIRE_THREAD_CREATED, 0x71, 2002, 0, NULL, MONO + 25));
+    rec_apply(s, rec_thread(WIRE_THREAD_CREATED, 0x71, 2002, 0, NULL, REC_MONO + 25));
     CHECK(s->thread_count == 2 && t->alive && !(t->flags & WIRE_FLAG_CATCHUP) &&
-              t->created_ns == (int64_t)(MONO + 25) + OFFSET,
+              t->created_ns == (int64_t)(REC_MONO + 25) + REC_OFFSET,
           "its live THREAD_CREATED, sent after the enumeration, takes the row over");
 
-    apply(s, thread_rec(WIRE_THREAD_CREATED, 0x72, 0, WIRE_FLAG_CATCHUP, NULL, MONO + 40));
+    rec_apply(s, rec_thread(WIRE_THREAD_CREATED, 0x72, 0, WIRE_FLAG_CATCHUP, NULL, REC_MONO + 40));
     t = session_find_thread(s, 0x72);
     CHECK(t && t->alive && (t->flags & WIRE_FLAG_CATCHUP), "catch-up creates an unknown thread");
-    apply(s, thread_rec(WIRE_THREAD_OS_ID, 0x72, 3003, 0, NULL, MONO + 41));
+    rec_apply(s, rec_thread(WIRE_THREAD_OS_ID, 0x72, 3003, 0, NULL, REC_MONO + 41));
     CHECK(session_find_thread(s, 0x72)->os_thread_id == 3003, "THREAD_OS_ID fills in the os id");
-    apply(s, thread_rec(WIRE_THREAD_OS_ID, 0x72, 4004, WIRE_FLAG_CATCHUP, NULL, MONO + 42));
+    rec_apply(s, rec_thread(WIRE_THREAD_OS_ID, 0x72, 4004, WIRE_FLAG_CATCHUP, NULL, REC_MONO + 42));
     CHECK(session_find_thread(s, 0x72)->os_thread_id == 3003,
           "a catch-up os id does not replace a known one");
-    CHECK(apply(s, thread_rec(WIRE_THREAD_DESTROYED, 0x7777, 0, 0, NULL, MONO + 50)) == 0 &&
+    CHECK(rec_apply(s, rec_thread(WIRE_THREAD_DESTROYED, 0x7777, 0, 0, NULL, REC_MONO + 50)) == 0 &&
               s->thread_count == 4 && s->threads[3].thread_id == 0x7777 && !s->threads[3].alive,
           "THREAD_DESTROYED for a never-seen thread is tolerated: an ended row");
 
-    session_mark_ended(s, NOW + 5);
-    CHECK(!session_find_thread(s, 0x72)->alive && session_find_thread(s, 0x72)->ended_ns == NOW + 5,
+    session_mark_ended(s, REC_NOW + 5);
+    CHECK(!session_find_thread(s, 0x72)->alive &&
+              session_find_thread(s, 0x72)->ended_ns == REC_NOW + 5,
           "session_mark_ended ends the threads still alive");
     session_free(s);
 }
@@ -512,22 +415,23 @@ TEST(threads_catchup_and_destroy)
  * the next Thread, with the same ID. Each thread is a row of its own. */
 TEST(thread_id_reused_after_destroy)
 {
-    session *s = live_session();
+    session *s = rec_live_session(1);
     session_thread *t;
 
-    apply(s, thread_rec(WIRE_THREAD_CREATED, 0x71, 1001, 0, NULL, MONO + 10));
-    apply(s, thread_rec(WIRE_THREAD_NAME, 0x71, 1001, 0, "first", MONO + 11));
-    apply(s, thread_rec(WIRE_THREAD_DESTROYED, 0x71, 1001, 0, NULL, MONO + 20));
-    apply(s, thread_rec(WIRE_THREAD_CREATED, 0x71, 1002, 0, NULL, MONO + 30));
+    rec_apply(s, rec_thread(WIRE_THREAD_CREATED, 0x71, 1001, 0, NULL, REC_MONO + 10));
+    rec_apply(s, rec_thread(WIRE_THREAD_NAME, 0x71, 1001, 0, "first", REC_MONO + 11));
+    rec_apply(s, rec_thread(WIRE_THREAD_DESTROYED, 0x71, 1001, 0, NULL, REC_MONO + 20));
+    rec_apply(s, rec_thread(WIRE_THREAD_CREATED, 0x71, 1002, 0, NULL, REC_MONO + 30));
     t = session_find_thread(s, 0x71);
     CHECK(s->thread_count == 2 && t == &s->threads[1], "a new row for the reused ID");
-    CHECK(t->os_thread_id == 1002 && t->created_ns == (int64_t)(MONO + 30) + OFFSET &&
+    CHECK(t->os_thread_id == 1002 && t->created_ns == (int64_t)(REC_MONO + 30) + REC_OFFSET &&
               t->alive == 1 && t->ended_ns == 0 && t->name == NULL,
           "the new thread: its os id, created time, alive, no name (alive %d, ended_ns %lld)",
           t->alive, (long long)t->ended_ns);
     t = &s->threads[0];
-    CHECK(t->os_thread_id == 1001 && !t->alive && t->ended_ns == (int64_t)(MONO + 20) + OFFSET &&
-              t->name && strcmp(t->name, "first") == 0,
+    CHECK(t->os_thread_id == 1001 && !t->alive &&
+              t->ended_ns == (int64_t)(REC_MONO + 20) + REC_OFFSET && t->name &&
+              strcmp(t->name, "first") == 0,
           "the old thread keeps its os id, end and name");
     session_free(s);
 }
@@ -537,23 +441,25 @@ TEST(thread_id_reused_after_destroy)
  * thread. The event log names the rows. */
 TEST(thread_named_before_start_on_a_reused_id)
 {
-    session *s = live_session();
+    session *s = rec_live_session(1);
     const eventlog_entry *e;
     int ok = 1;
 
-    apply(s, thread_rec(WIRE_THREAD_NAME, 0x71, 0, 0, "a", MONO + 1));
-    apply(s, thread_rec(WIRE_THREAD_CREATED, 0x71, 1001, 0, NULL, MONO + 2));
-    apply(s, thread_rec(WIRE_THREAD_OS_ID, 0x71, 1001, 0, NULL, MONO + 3));
-    apply(s, thread_rec(WIRE_THREAD_DESTROYED, 0x71, 1001, 0, NULL, MONO + 4));
-    apply(s, thread_rec(WIRE_THREAD_NAME, 0x71, 0, 0, "b", MONO + 5));
-    apply(s, thread_rec(WIRE_THREAD_CREATED, 0x71, 1002, 0, NULL, MONO + 6));
-    apply(s, thread_rec(WIRE_THREAD_OS_ID, 0x71, 1002, 0, NULL, MONO + 7));
+    rec_apply(s, rec_thread(WIRE_THREAD_NAME, 0x71, 0, 0, "a", REC_MONO + 1));
+    rec_apply(s, rec_thread(WIRE_THREAD_CREATED, 0x71, 1001, 0, NULL, REC_MONO + 2));
+    rec_apply(s, rec_thread(WIRE_THREAD_OS_ID, 0x71, 1001, 0, NULL, REC_MONO + 3));
+    rec_apply(s, rec_thread(WIRE_THREAD_DESTROYED, 0x71, 1001, 0, NULL, REC_MONO + 4));
+    rec_apply(s, rec_thread(WIRE_THREAD_NAME, 0x71, 0, 0, "b", REC_MONO + 5));
+    rec_apply(s, rec_thread(WIRE_THREAD_CREATED, 0x71, 1002, 0, NULL, REC_MONO + 6));
+    rec_apply(s, rec_thread(WIRE_THREAD_OS_ID, 0x71, 1002, 0, NULL, REC_MONO + 7));
     CHECK(s->thread_count == 2, "two threads, two rows (got %zu)", s->thread_count);
     CHECK(s->threads[0].os_thread_id == 1001 && strcmp(s->threads[0].name, "a") == 0 &&
-              !s->threads[0].alive && s->threads[0].created_ns == (int64_t)(MONO + 2) + OFFSET,
+              !s->threads[0].alive &&
+              s->threads[0].created_ns == (int64_t)(REC_MONO + 2) + REC_OFFSET,
           "the first: its own name and os id, ended");
     CHECK(s->threads[1].os_thread_id == 1002 && strcmp(s->threads[1].name, "b") == 0 &&
-              s->threads[1].alive && s->threads[1].created_ns == (int64_t)(MONO + 6) + OFFSET &&
+              s->threads[1].alive &&
+              s->threads[1].created_ns == (int64_t)(REC_MONO + 6) + REC_OFFSET &&
               (s->threads[1].flags & SESSION_THREAD_STARTED),
           "the second: its own name (given before it started) and os id, alive");
     for (uint64_t seq = 1; seq <= s->events.last_seq; seq++) {
@@ -569,20 +475,20 @@ TEST(thread_named_before_start_on_a_reused_id)
  * (records lost, no server for a while): it is ended, and a new row begins. */
 TEST(thread_end_missed)
 {
-    session *s = live_session();
+    session *s = rec_live_session(1);
 
-    apply(s, thread_rec(WIRE_THREAD_CREATED, 0x71, 1001, 0, NULL, MONO + 1));
-    apply(s, thread_rec(WIRE_THREAD_CREATED, 0x71, 1002, 0, NULL, MONO + 9));
+    rec_apply(s, rec_thread(WIRE_THREAD_CREATED, 0x71, 1001, 0, NULL, REC_MONO + 1));
+    rec_apply(s, rec_thread(WIRE_THREAD_CREATED, 0x71, 1002, 0, NULL, REC_MONO + 9));
     CHECK(s->thread_count == 2 && !s->threads[0].alive &&
-              s->threads[0].ended_ns == (int64_t)(MONO + 9) + OFFSET && s->threads[1].alive,
+              s->threads[0].ended_ns == (int64_t)(REC_MONO + 9) + REC_OFFSET && s->threads[1].alive,
           "a live THREAD_CREATED on another OS thread ends the old row (at the latest then)");
-    apply(s, thread_rec(WIRE_THREAD_NAME, 0x71, 1003, 0, "c", MONO + 10));
+    rec_apply(s, rec_thread(WIRE_THREAD_NAME, 0x71, 1003, 0, "c", REC_MONO + 10));
     CHECK(s->thread_count == 3 && !s->threads[1].alive && strcmp(s->threads[2].name, "c") == 0 &&
               s->threads[2].os_thread_id == 1003,
           "so does a name for another OS thread");
-    apply(s, thread_rec(WIRE_THREAD_DESTROYED, 0x71, 1001, 0, NULL, MONO + 11));
+    rec_apply(s, rec_thread(WIRE_THREAD_DESTROYED, 0x71, 1001, 0, NULL, REC_MONO + 11));
     CHECK(s->thread_count == 3 && s->threads[2].alive &&
-              s->threads[0].ended_ns == (int64_t)(MONO + 9) + OFFSET,
+              s->threads[0].ended_ns == (int64_t)(REC_MONO + 9) + REC_OFFSET,
           "a late end of the first thread finds its row, not the current one");
     session_free(s);
 }
@@ -591,28 +497,31 @@ TEST(thread_end_missed)
  * those names flagged WIRE_FLAG_OS_NAME; a name from Thread.Name wins. */
 TEST(thread_os_names)
 {
-    session *s = live_session();
+    session *s = rec_live_session(1);
     session_thread *t;
 
-    apply(s, thread_rec(WIRE_THREAD_CREATED, 0x71, 1001, 0, NULL, MONO + 1));
-    apply(s,
-          thread_rec(WIRE_THREAD_NAME, 0x71, 1001, WIRE_FLAG_OS_NAME, ".NET Finalizer", MONO + 2));
+    rec_apply(s, rec_thread(WIRE_THREAD_CREATED, 0x71, 1001, 0, NULL, REC_MONO + 1));
+    rec_apply(s, rec_thread(WIRE_THREAD_NAME, 0x71, 1001, WIRE_FLAG_OS_NAME, ".NET Finalizer",
+                            REC_MONO + 2));
     t = session_find_thread(s, 0x71);
     CHECK(t->name && strcmp(t->name, ".NET Finalizer") == 0 && (t->flags & SESSION_THREAD_OS_NAME),
           "an OS name names a thread without a name");
-    apply(s, thread_rec(WIRE_THREAD_NAME, 0x71, 1001, 0, "worker", MONO + 3));
+    rec_apply(s, rec_thread(WIRE_THREAD_NAME, 0x71, 1001, 0, "worker", REC_MONO + 3));
     CHECK(strcmp(t->name, "worker") == 0 && !(t->flags & SESSION_THREAD_OS_NAME),
           "Thread.Name replaces it");
-    apply(s, thread_rec(WIRE_THREAD_NAME, 0x71, 1001, WIRE_FLAG_OS_NAME, "dotnet", MONO + 4));
+    rec_apply(s,
+              rec_thread(WIRE_THREAD_NAME, 0x71, 1001, WIRE_FLAG_OS_NAME, "dotnet", REC_MONO + 4));
     CHECK(strcmp(t->name, "worker") == 0, "an OS name never replaces Thread.Name");
 
-    apply(s, thread_rec(WIRE_THREAD_NAME, 0x72, 0, 0, "early", MONO + 5));
-    apply(s, thread_rec(WIRE_THREAD_CREATED, 0x72, 2002, 0, NULL, MONO + 6));
-    apply(s, thread_rec(WIRE_THREAD_NAME, 0x72, 2002, WIRE_FLAG_OS_NAME, "early-os", MONO + 7));
+    rec_apply(s, rec_thread(WIRE_THREAD_NAME, 0x72, 0, 0, "early", REC_MONO + 5));
+    rec_apply(s, rec_thread(WIRE_THREAD_CREATED, 0x72, 2002, 0, NULL, REC_MONO + 6));
+    rec_apply(
+        s, rec_thread(WIRE_THREAD_NAME, 0x72, 2002, WIRE_FLAG_OS_NAME, "early-os", REC_MONO + 7));
     CHECK(strcmp(session_find_thread(s, 0x72)->name, "early") == 0,
           "nor a name given before the thread started");
-    apply(s, thread_rec(WIRE_THREAD_CREATED, 0x73, 3003, 0, NULL, MONO + 8));
-    apply(s, thread_rec(WIRE_THREAD_NAME, 0x73, 3999, WIRE_FLAG_OS_NAME, "stale", MONO + 9));
+    rec_apply(s, rec_thread(WIRE_THREAD_CREATED, 0x73, 3003, 0, NULL, REC_MONO + 8));
+    rec_apply(s,
+              rec_thread(WIRE_THREAD_NAME, 0x73, 3999, WIRE_FLAG_OS_NAME, "stale", REC_MONO + 9));
     CHECK(session_find_thread(s, 0x73)->name == NULL && s->thread_count == 3,
           "an OS name read for another OS thread is dropped (no row made)");
     session_free(s);
@@ -622,24 +531,24 @@ TEST(thread_os_names)
  * compiled before still names the old thread. */
 TEST(jit_thread_rows)
 {
-    session *s = live_session();
+    session *s = rec_live_session(1);
 
-    apply(s, thread_rec(WIRE_THREAD_CREATED, 0x71, 1001, 0, NULL, MONO + 1));
-    apply(s, jit_started(0xF1, 0x71, MONO + 2));
-    apply(s, thread_rec(WIRE_THREAD_DESTROYED, 0x71, 1001, 0, NULL, MONO + 3));
-    apply(s, thread_rec(WIRE_THREAD_CREATED, 0x71, 1002, 0, NULL, MONO + 4));
-    apply(s, jit_finished(0xF1, 0x71, 0x1000, 16, MONO + 5, 0));
+    rec_apply(s, rec_thread(WIRE_THREAD_CREATED, 0x71, 1001, 0, NULL, REC_MONO + 1));
+    rec_apply(s, rec_jit_started(0xF1, 0x71, REC_MONO + 2));
+    rec_apply(s, rec_thread(WIRE_THREAD_DESTROYED, 0x71, 1001, 0, NULL, REC_MONO + 3));
+    rec_apply(s, rec_thread(WIRE_THREAD_CREATED, 0x71, 1002, 0, NULL, REC_MONO + 4));
+    rec_apply(s, rec_jit_finished(0xF1, 0x71, 0x1000, 16, REC_MONO + 5, 0));
     CHECK(session_find_function(s, 0xF1)->jit_time_ns == 0,
           "a start on the ended thread does not pair with a finish on the new one");
-    apply(s, jit_started(0xF2, 0x71, MONO + 6));
-    apply(s, jit_finished(0xF2, 0x71, 0x2000, 16, MONO + 8, 0));
+    rec_apply(s, rec_jit_started(0xF2, 0x71, REC_MONO + 6));
+    rec_apply(s, rec_jit_finished(0xF2, 0x71, 0x2000, 16, REC_MONO + 8, 0));
     CHECK(session_find_function(s, 0xF2)->thread_row == 2 &&
               session_find_function(s, 0xF2)->jit_time_ns == 2,
           "the new thread's JIT: its row, its time");
-    apply(s, thread_rec(WIRE_THREAD_CREATED, 0x72, 2002, 0, NULL, MONO + 9));
-    apply(s, jit_finished(0xF3, 0x72, 0x3000, 16, MONO + 10, 0));
-    apply(s, thread_rec(WIRE_THREAD_DESTROYED, 0x72, 2002, 0, NULL, MONO + 11));
-    apply(s, thread_rec(WIRE_THREAD_CREATED, 0x72, 2003, 0, NULL, MONO + 12));
+    rec_apply(s, rec_thread(WIRE_THREAD_CREATED, 0x72, 2002, 0, NULL, REC_MONO + 9));
+    rec_apply(s, rec_jit_finished(0xF3, 0x72, 0x3000, 16, REC_MONO + 10, 0));
+    rec_apply(s, rec_thread(WIRE_THREAD_DESTROYED, 0x72, 2002, 0, NULL, REC_MONO + 11));
+    rec_apply(s, rec_thread(WIRE_THREAD_CREATED, 0x72, 2003, 0, NULL, REC_MONO + 12));
     CHECK(session_find_function(s, 0xF3)->thread_row == 3 && s->threads[2].os_thread_id == 2002,
           "a function keeps the row of the thread that compiled it");
     session_free(s);
@@ -647,23 +556,24 @@ TEST(jit_thread_rows)
 
 TEST(thread_names)
 {
-    session *s = live_session();
+    session *s = rec_live_session(1);
 
-    apply(s, thread_rec(WIRE_THREAD_NAME, 0x71, 0, 0, "worker", MONO + 1));
+    rec_apply(s, rec_thread(WIRE_THREAD_NAME, 0x71, 0, 0, "worker", REC_MONO + 1));
     CHECK(session_find_thread(s, 0x71) && session_find_thread(s, 0x71)->name &&
               strcmp(session_find_thread(s, 0x71)->name, "worker") == 0,
           "live THREAD_NAME for an unknown thread creates and names it");
-    apply(s, thread_rec(WIRE_THREAD_NAME, 0x71, 0, 0, "renamed", MONO + 2));
+    rec_apply(s, rec_thread(WIRE_THREAD_NAME, 0x71, 0, 0, "renamed", REC_MONO + 2));
     CHECK(strcmp(session_find_thread(s, 0x71)->name, "renamed") == 0, "a live rename overrides");
-    apply(s, thread_rec(WIRE_THREAD_NAME, 0x71, 0, WIRE_FLAG_CATCHUP, "stale", MONO + 3));
+    rec_apply(s, rec_thread(WIRE_THREAD_NAME, 0x71, 0, WIRE_FLAG_CATCHUP, "stale", REC_MONO + 3));
     CHECK(strcmp(session_find_thread(s, 0x71)->name, "renamed") == 0,
           "a catch-up name does not override an existing one");
-    apply(s, thread_rec(WIRE_THREAD_CREATED, 0x72, 0, 0, NULL, MONO + 4));
-    apply(s, thread_rec(WIRE_THREAD_NAME, 0x72, 0, WIRE_FLAG_CATCHUP, "from-enum", MONO + 5));
+    rec_apply(s, rec_thread(WIRE_THREAD_CREATED, 0x72, 0, 0, NULL, REC_MONO + 4));
+    rec_apply(s,
+              rec_thread(WIRE_THREAD_NAME, 0x72, 0, WIRE_FLAG_CATCHUP, "from-enum", REC_MONO + 5));
     CHECK(session_find_thread(s, 0x72)->name &&
               strcmp(session_find_thread(s, 0x72)->name, "from-enum") == 0,
           "a catch-up name fills in a missing one");
-    apply(s, thread_rec(WIRE_THREAD_NAME, 0x71, 0, 0, "", MONO + 6));
+    rec_apply(s, rec_thread(WIRE_THREAD_NAME, 0x71, 0, 0, "", REC_MONO + 6));
     CHECK(session_find_thread(s, 0x71)->name == NULL, "a live empty name clears it");
     session_free(s);
 }
@@ -671,18 +581,18 @@ TEST(thread_names)
 TEST(sequence_gaps)
 {
     session *s = new_session();
-    wire_record r = hello(TOKEN);
+    wire_record r = rec_hello(REC_TOKEN);
     const char *why;
 
-    r.seq = 1, session_apply(s, &r, NOW, &why);
-    r = simple(WIRE_PONG);
-    r.seq = 2, session_apply(s, &r, NOW, &why);
-    r.seq = 5, session_apply(s, &r, NOW, &why);
+    r.seq = 1, session_apply(s, &r, REC_NOW, &why);
+    r = rec_pong(0, REC_MONO + 3);
+    r.seq = 2, session_apply(s, &r, REC_NOW, &why);
+    r.seq = 5, session_apply(s, &r, REC_NOW, &why);
     CHECK(s->seq_gaps == 2 && s->last_seq == 5, "seq 1, 2, 5: two missing (got %llu)",
           (unsigned long long)s->seq_gaps);
-    r.seq = 6, session_apply(s, &r, NOW, &why);
+    r.seq = 6, session_apply(s, &r, REC_NOW, &why);
     CHECK(s->seq_gaps == 2, "seq 6 follows: no new gap");
-    r.seq = 6, session_apply(s, &r, NOW, &why);
+    r.seq = 6, session_apply(s, &r, REC_NOW, &why);
     CHECK(s->seq_gaps == 3, "a repeated seq counts as one irregularity");
     CHECK(s->records == 5, "five records counted");
     session_free(s);
@@ -690,7 +600,7 @@ TEST(sequence_gaps)
 
 TEST(event_log)
 {
-    session *s = live_session();
+    session *s = rec_live_session(1);
     static const uint16_t logged[] = {
         WIRE_JIT_FINISHED, WIRE_MODULE_LOADED,   WIRE_THREAD_CREATED,   WIRE_THREAD_NAME,
         WIRE_CATCHUP_END,  WIRE_MODULE_UNLOADED, WIRE_THREAD_DESTROYED, WIRE_ASSEMBLY_LOADED};
@@ -699,21 +609,20 @@ TEST(event_log)
     CHECK(s->events.last_seq == 0 && eventlog_first_seq(&s->events) == 1 &&
               eventlog_at(&s->events, 1) == NULL,
           "no events yet (the hello is not an event)");
-    apply(s, jit_started(0xF1, 0x71, MONO + 1)); /* not logged */
-    apply(s, jit_finished(0xF1, 0x71, 0x1000, 10, MONO + 2, 0));
-    apply(s, function_name(0xF1, "A.B")); /* not logged */
-    apply(s, module_loaded(0x200000, "/a.dll", "a", 0));
-    apply(s, thread_rec(WIRE_THREAD_CREATED, 0x72, 5, 0, NULL, MONO + 3));
-    apply(s, thread_rec(WIRE_THREAD_OS_ID, 0x72, 6, 0, NULL, MONO + 4)); /* not logged */
-    apply(s, thread_rec(WIRE_THREAD_NAME, 0x72, 0, 0, "n", MONO + 5));
-    apply(s, simple(WIRE_CATCHUP_BEGIN)); /* not logged */
-    apply(s, simple(WIRE_CATCHUP_END));
-    apply(s, simple(WIRE_DROPS)); /* not logged */
-    apply(s, simple(WIRE_PONG));  /* not logged */
-    apply(s, (wire_record){.type = WIRE_MODULE_UNLOADED, .u.module_unloaded = {0x200000}});
-    apply(s, thread_rec(WIRE_THREAD_DESTROYED, 0x72, 0, 0, NULL, MONO + 6));
-    apply(s, (wire_record){.type = WIRE_ASSEMBLY_LOADED,
-                           .u.assembly_loaded = {0x300, 0x200000, 0, 0}});
+    rec_apply(s, rec_jit_started(0xF1, 0x71, REC_MONO + 1)); /* not logged */
+    rec_apply(s, rec_jit_finished(0xF1, 0x71, 0x1000, 10, REC_MONO + 2, 0));
+    rec_apply(s, rec_function_name(0xF1, MODULE_ID, "A.B", 0)); /* not logged */
+    rec_apply(s, rec_module_loaded(0x200000, "/a.dll", "a", 0, REC_MONO + 2));
+    rec_apply(s, rec_thread(WIRE_THREAD_CREATED, 0x72, 5, 0, NULL, REC_MONO + 3));
+    rec_apply(s, rec_thread(WIRE_THREAD_OS_ID, 0x72, 6, 0, NULL, REC_MONO + 4)); /* not logged */
+    rec_apply(s, rec_thread(WIRE_THREAD_NAME, 0x72, 0, 0, "n", REC_MONO + 5));
+    rec_apply(s, rec_catchup(WIRE_CATCHUP_BEGIN, (wire_catchup){0}, REC_MONO + 3)); /* not logged */
+    rec_apply(s, rec_catchup(WIRE_CATCHUP_END, (wire_catchup){0}, REC_MONO + 3));
+    rec_apply(s, rec_drops((wire_drops){0}, REC_MONO + 3)); /* not logged */
+    rec_apply(s, rec_pong(0, REC_MONO + 3));                /* not logged */
+    rec_apply(s, rec_module_unloaded(0x200000, 0));
+    rec_apply(s, rec_thread(WIRE_THREAD_DESTROYED, 0x72, 0, 0, NULL, REC_MONO + 6));
+    rec_apply(s, rec_assembly_loaded(0x300, 0x200000, NULL, 0));
     CHECK(s->events.last_seq == 8, "8 events from 14 records (got %llu)",
           (unsigned long long)s->events.last_seq);
     for (uint64_t seq = 1; seq <= 8; seq++) {
@@ -726,24 +635,24 @@ TEST(event_log)
     CHECK(eventlog_first_seq(&s->events) == 1 && s->events.evicted == 0, "nothing evicted");
     CHECK(eventlog_at(&s->events, 1)->value == 1 && eventlog_at(&s->events, 1)->extra == 10 &&
               eventlog_at(&s->events, 1)->id == 0xF1 &&
-              eventlog_at(&s->events, 1)->time_ns == (int64_t)(MONO + 2) + OFFSET,
+              eventlog_at(&s->events, 1)->time_ns == (int64_t)(REC_MONO + 2) + REC_OFFSET,
           "JIT event: function id, duration 1 ns, native size 10, wall-clock time");
     session_free(s);
 }
 
 TEST(event_log_eviction)
 {
-    session *s = live_session();
+    session *s = rec_live_session(1);
     const uint64_t extra = 10, total = EVENTLOG_MAX + extra;
-    wire_record r = simple(WIRE_CATCHUP_END);
+    wire_record r = rec_catchup(WIRE_CATCHUP_END, (wire_catchup){0}, REC_MONO + 3);
     const char *why;
     double t0 = check_seconds();
     int ok = 1;
 
     for (uint64_t i = 0; i < total; i++) {
-        r.seq = ++g_seq;
+        r.seq = s->last_seq + 1;
         r.u.catchup.functions = (uint32_t)i;
-        session_apply(s, &r, NOW, &why);
+        session_apply(s, &r, REC_NOW, &why);
     }
     CHECK(check_seconds() - t0 < 5.0, "%llu events applied in %.2f s", (unsigned long long)total,
           check_seconds() - t0);
@@ -768,24 +677,24 @@ TEST(event_log_eviction)
 
 TEST(detach_transitions)
 {
-    session *s = live_session();
+    session *s = rec_live_session(1);
 
-    CHECK(apply(s, detach(WIRE_DETACH_REQUESTED, 0)) == 0 && s->state == SESSION_DETACHING,
+    CHECK(rec_apply(s, rec_detach(WIRE_DETACH_REQUESTED, 0)) == 0 && s->state == SESSION_DETACHING,
           "requested -> detaching");
-    CHECK(apply(s, detach(WIRE_DETACH_REFUSED, (int32_t)0x80131367)) == 0 &&
+    CHECK(rec_apply(s, rec_detach(WIRE_DETACH_REFUSED, (int32_t)0x80131367)) == 0 &&
               s->state == SESSION_LIVE,
           "refused -> live again");
     CHECK(strstr(s->error, "refused") && strstr(s->error, "0x80131367") &&
               s->detach_hresult == (int32_t)0x80131367,
           "the refusal and its HRESULT are kept (\"%s\")", s->error);
-    CHECK(apply(s, detach(WIRE_DETACH_REQUESTED, 0)) == 0 && s->state == SESSION_DETACHING,
+    CHECK(rec_apply(s, rec_detach(WIRE_DETACH_REQUESTED, 0)) == 0 && s->state == SESSION_DETACHING,
           "requested again -> detaching");
-    CHECK(apply(s, detach(WIRE_DETACH_SUCCEEDED, 0)) == 0 && s->state == SESSION_DETACHED &&
-              s->detach_finished_ns == NOW && s->ended_ns == NOW,
+    CHECK(rec_apply(s, rec_detach(WIRE_DETACH_SUCCEEDED, 0)) == 0 && s->state == SESSION_DETACHED &&
+              s->detach_finished_ns == REC_NOW && s->ended_ns == REC_NOW,
           "succeeded -> detached, finished and ended now");
     CHECK(s->events.last_seq == 4 && eventlog_at(&s->events, 4)->extra == WIRE_DETACH_SUCCEEDED,
           "each status is an event carrying its state");
-    CHECK(apply(s, detach(0, 0)) == -1 && g_why && apply(s, detach(4, 0)) == -1,
+    CHECK(rec_apply(s, rec_detach(0, 0)) == -1 && rec_why && rec_apply(s, rec_detach(4, 0)) == -1,
           "unknown detach states 0 and 4 are refused");
     CHECK(s->state == SESSION_DETACHED, "and change nothing");
     session_free(s);
@@ -796,25 +705,25 @@ TEST(detach_transitions)
  * stay listed. A module ID reused by a new module is a new module. */
 TEST(unloaded_module_frees_its_function_ids)
 {
-    session *s = live_session();
+    session *s = rec_live_session(1);
     wire_record n;
 
-    apply(s, module_loaded(0x200000, "/p/Plugin1.dll", "Plugin1", 0));
-    n = function_name(0xF00, "Plugin1.Old()");
+    rec_apply(s, rec_module_loaded(0x200000, "/p/Plugin1.dll", "Plugin1", 0, REC_MONO + 2));
+    n = rec_function_name(0xF00, MODULE_ID, "Plugin1.Old()", 0);
     n.u.function_name.module_id = 0x200000;
-    apply(s, n);
-    apply(s, jit_finished(0xF00, 0, 0x1000, 10, MONO + 5, 0));
-    n = simple(WIRE_MODULE_UNLOADED);
+    rec_apply(s, n);
+    rec_apply(s, rec_jit_finished(0xF00, 0, 0x1000, 10, REC_MONO + 5, 0));
+    n = rec_module_unloaded(0, REC_MONO + 3);
     n.u.module_unloaded.module_id = 0x200000;
-    CHECK(apply(s, n) == 0 && session_find_function(s, 0xF00) == NULL,
+    CHECK(rec_apply(s, n) == 0 && session_find_function(s, 0xF00) == NULL,
           "after the unload the ID finds nothing");
-    apply(s, module_loaded(0x200000, "/p/Plugin2.dll", "Plugin2", 0));
+    rec_apply(s, rec_module_loaded(0x200000, "/p/Plugin2.dll", "Plugin2", 0, REC_MONO + 2));
     CHECK(s->module_count == 2 && strcmp(session_module_name(s, 0x200000), "Plugin2") == 0,
           "the reused module ID is a second module");
-    n = function_name(0xF00, "Plugin2.New()");
+    n = rec_function_name(0xF00, MODULE_ID, "Plugin2.New()", 0);
     n.u.function_name.module_id = 0x200000;
-    apply(s, n);
-    apply(s, jit_finished(0xF00, 0, 0x2000, 20, MONO + 9, 0));
+    rec_apply(s, n);
+    rec_apply(s, rec_jit_finished(0xF00, 0, 0x2000, 20, REC_MONO + 9, 0));
     CHECK(s->function_count == 2, "the reused FunctionID is a second function");
     CHECK(strcmp(s->functions[0].name, "Plugin1.Old()") == 0 && s->functions[0].jit_count == 1,
           "the old one keeps its name and count");
@@ -829,60 +738,61 @@ TEST(unloaded_module_frees_its_function_ids)
  * (a duplicate, or a hostile agent's stream) leave it alone. */
 TEST(repeated_unloads_do_not_rebuild_the_index)
 {
-    session *s = live_session();
-    wire_record n, u = simple(WIRE_MODULE_UNLOADED);
+    session *s = rec_live_session(1);
+    wire_record n, u = rec_module_unloaded(0, REC_MONO + 3);
     const void *keys;
 
-    apply(s, module_loaded(0x200000, "/p/Plugin1.dll", "Plugin1", 0));
-    apply(s, module_loaded(0x300000, "/p/Empty.dll", "Empty", 0));
-    n = function_name(0xF00, "Plugin1.Old()");
+    rec_apply(s, rec_module_loaded(0x200000, "/p/Plugin1.dll", "Plugin1", 0, REC_MONO + 2));
+    rec_apply(s, rec_module_loaded(0x300000, "/p/Empty.dll", "Empty", 0, REC_MONO + 2));
+    n = rec_function_name(0xF00, MODULE_ID, "Plugin1.Old()", 0);
     n.u.function_name.module_id = 0x200000;
-    apply(s, n);
-    apply(s, jit_finished(0xF00, 0, 0x1000, 10, MONO + 5, 0));
-    apply(s, jit_finished(0xF10, 0, 0x1100, 10, MONO + 6, 0));
+    rec_apply(s, n);
+    rec_apply(s, rec_jit_finished(0xF00, 0, 0x1000, 10, REC_MONO + 5, 0));
+    rec_apply(s, rec_jit_finished(0xF10, 0, 0x1100, 10, REC_MONO + 6, 0));
     keys = (const void *)s->function_index.slots;
     u.u.module_unloaded.module_id = 0x300000;
-    apply(s, u);
+    rec_apply(s, u);
     CHECK((const void *)s->function_index.slots == keys, "a module without functions: no rebuild");
     u.u.module_unloaded.module_id = 0x900000;
-    apply(s, u);
+    rec_apply(s, u);
     CHECK((const void *)s->function_index.slots == keys, "an unknown module: no rebuild");
     u.u.module_unloaded.module_id = 0x200000;
-    apply(s, u);
+    rec_apply(s, u);
     CHECK((const void *)s->function_index.slots != keys &&
               session_find_function(s, 0xF00) == NULL && session_find_function(s, 0xF10) != NULL,
           "the first unload of Plugin1 retires its function only");
     keys = (const void *)s->function_index.slots;
-    apply(s, u);
-    apply(s, u);
+    rec_apply(s, u);
+    rec_apply(s, u);
     CHECK((const void *)s->function_index.slots == keys, "repeated unloads: no rebuild");
     session_free(s);
 }
 
 TEST(other_records_and_unknown_types)
 {
-    session *s = live_session();
-    wire_record r = simple(WIRE_DROPS);
+    session *s = rec_live_session(1);
+    wire_record r = rec_drops((wire_drops){0}, REC_MONO + 3);
     static const uint16_t bad[] = {0, WIRE_RECORD_TYPE_MAX + 1, WIRE_CMD_DETACH, WIRE_CMD_PING,
                                    0xFFFF};
 
     r.u.drops = (wire_drops){{1, 2, 3, 4, 5, 6, 7}, 100, 4096};
-    apply(s, r);
+    rec_apply(s, r);
     CHECK(memcmp(&s->drops, &r.u.drops, sizeof(wire_drops)) == 0,
           "DROPS counters are kept as sent");
-    r = simple(WIRE_CATCHUP_END);
+    r = rec_catchup(WIRE_CATCHUP_END, (wire_catchup){0}, REC_MONO + 3);
     r.u.catchup = (wire_catchup){9, 1000, 4, 0, 12500000};
-    apply(s, r);
+    rec_apply(s, r);
     CHECK(s->catchups == 1 && s->last_catchup.functions == 1000 &&
               s->last_catchup.duration_ns == 12500000,
           "CATCHUP_END counted and kept");
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
-        CHECK(apply(s, simple(bad[i])) == -1 && g_why && *g_why, "type %u is refused with a reason",
-              bad[i]);
+        CHECK(rec_apply(s, rec_empty(bad[i], REC_MONO + 3)) == -1 && rec_why && *rec_why,
+              "type %u is refused with a reason", bad[i]);
     CHECK(s->state == SESSION_LIVE, "refused records leave the state alone");
     /* zero IDs are ignored, never stored */
-    CHECK(apply(s, jit_finished(0, 0, 0x1000, 10, MONO, 0)) == 0 && s->function_count == 0 &&
-              apply(s, thread_rec(WIRE_THREAD_CREATED, 0, 0, 0, NULL, MONO)) == 0 &&
+    CHECK(rec_apply(s, rec_jit_finished(0, 0, 0x1000, 10, REC_MONO, 0)) == 0 &&
+              s->function_count == 0 &&
+              rec_apply(s, rec_thread(WIRE_THREAD_CREATED, 0, 0, 0, NULL, REC_MONO)) == 0 &&
               s->thread_count == 0,
           "records with ID 0 are accepted and ignored");
     session_free(s);
@@ -893,10 +803,10 @@ TEST(other_records_and_unknown_types)
  * undefined behaviour; in practice it wraps to a time before 1970). */
 TEST(hostile_timestamps)
 {
-    session *s = live_session();
+    session *s = rec_live_session(1);
     session_function *f;
 
-    CHECK(apply(s, jit_finished(0xF1, 0x71, 0x1000, 10, (uint64_t)INT64_MAX, 0)) == 0,
+    CHECK(rec_apply(s, rec_jit_finished(0xF1, 0x71, 0x1000, 10, (uint64_t)INT64_MAX, 0)) == 0,
           "JIT_FINISHED with time_ns INT64_MAX is accepted");
     f = session_find_function(s, 0xF1);
     CHECK(f && f->first_jit_ns >= 0 && f->last_jit_ns >= 0,
@@ -920,13 +830,14 @@ TEST(tiers_per_compilation)
     static const uint32_t tiers[] = {WIRE_TIER_0, WIRE_TIER_0_INSTRUMENTED, WIRE_TIER_1, 99};
     unsigned i;
 
-    apply(s, hello(TOKEN));
-    apply(s, jit_finished(0xF9, 0x71, 0x9000, 10, MONO + 5, WIRE_FLAG_CATCHUP));
+    rec_apply(s, rec_hello(REC_TOKEN));
+    rec_apply(s, rec_jit_finished(0xF9, 0x71, 0x9000, 10, REC_MONO + 5, WIRE_FLAG_CATCHUP));
     for (i = 0; i < 4; i++) {
-        apply(s, jit_started(0xF1, 0x71, MONO + 100 * i));
-        r = jit_finished(0xF1, 0x71, 0x1000 * (i + 1), 16 * (i + 1), MONO + 100 * i + 10, 0);
+        rec_apply(s, rec_jit_started(0xF1, 0x71, REC_MONO + 100 * i));
+        r = rec_jit_finished(0xF1, 0x71, 0x1000 * (i + 1), 16 * (i + 1), REC_MONO + 100 * i + 10,
+                             0);
         r.u.jit_finished.tier = tiers[i];
-        apply(s, r);
+        rec_apply(s, r);
         f = session_find_function(s, 0xF1);
         if (i == 0)
             CHECK(f && f->compilation_count == 1 && !f->compilation_list &&
@@ -960,7 +871,7 @@ TEST(tiers_per_compilation)
     e = eventlog_at(&s->events, s->events.last_seq - 1);
     CHECK(e && e->tier == WIRE_TIER_1, "the event before carries Tier1");
     for (i = 0; i < SESSION_MAX_COMPILATIONS + 3; i++)
-        apply(s, jit_finished(0xF2, 0x72, 0x100 + i, 8, MONO + 1000 + i, 0));
+        rec_apply(s, rec_jit_finished(0xF2, 0x72, 0x100 + i, 8, REC_MONO + 1000 + i, 0));
     f = session_find_function(s, 0xF2);
     CHECK(f && f->compilation_count == SESSION_MAX_COMPILATIONS && f->compilations_unkept == 3,
           "kept up to the limit, the rest counted");
@@ -968,28 +879,28 @@ TEST(tiers_per_compilation)
               strcmp(session_tier_name(WIRE_TIER_0_INSTRUMENTED), "Instrumented Tier0") == 0 &&
               strcmp(session_tier_name(1234), "unknown") == 0,
           "tier names");
-    r = simple(WIRE_TIERS_STATUS);
+    r = rec_tiers_status(0, 0, 0, REC_MONO + 3);
     r.u.tiers_status = (wire_tiers_status){7, 0, 5};
-    CHECK(apply(s, r) == 0 && s->tiers_known && s->tiers.enabled == 1 && s->tiers.lost == 5,
+    CHECK(rec_apply(s, r) == 0 && s->tiers_known && s->tiers.enabled == 1 && s->tiers.lost == 5,
           "tier-source status kept (enabled normalised to 1)");
     session_free(s);
 }
 
 TEST(exit_by_signal)
 {
-    session *s = live_session();
+    session *s = rec_live_session(1);
     s->link_id = 3;
 
-    session_exit_code(s, 137, 9, NOW + 1);
+    session_exit_code(s, 137, 9, REC_NOW + 1);
     CHECK(s->state == SESSION_LIVE && s->has_exit_code && s->exit_code == 137 &&
               s->exit_signal == 9,
           "exit and signal recorded; still live while the link has data to read");
-    session_link_lost(s, NOW + 2);
-    CHECK(s->state == SESSION_EXITED && s->ended_ns == NOW + 1, "exited once the link is lost");
+    session_link_lost(s, REC_NOW + 2);
+    CHECK(s->state == SESSION_EXITED && s->ended_ns == REC_NOW + 1, "exited once the link is lost");
     session_free(s);
 
-    s = live_session();
-    session_exit_code(s, 3, 0, NOW);
+    s = rec_live_session(1);
+    session_exit_code(s, 3, 0, REC_NOW);
     CHECK(s->state == SESSION_EXITED && s->exit_code == 3 && s->exit_signal == 0,
           "an exit by itself has no signal");
     session_free(s);

@@ -11,7 +11,11 @@
  * jitscope server: it listens on the Unix socket named by JITSCOPE_SOCKET (in a
  * mkdtemp directory) and reads the agent's frames with the wire.h structs.
  *
- * Tests (they share the one process-wide agent and must run in this order):
+ * The agent is one per process, so each test claims it for itself (runtime A
+ * starts, its agent connects and says hello: a_up) and gives it back (a
+ * detach: release_claim, after each test); the fake's scenario starts anew
+ * before each. A test therefore runs alone and in any order (CHECK_SHUFFLE).
+ * Tests:
  *   exports            only DllGetClassObject is exported (nm -D, dlsym), NEEDED
  *                      is libc only, WIRE_CLSID_STRING matches WIRE_CLSID_INIT
  *   class_factory      DllGetClassObject / IClassFactory / CreateInstance /
@@ -40,6 +44,10 @@
  *                      reason), RUNTIME_SUSPEND phases (each with the reason),
  *                      GC_FINISHED, in order; the lone ends of a GC / suspension
  *                      begun before are ignored
+ *   jit_info           JITInlining -> INLINING (caller, callee, the thread's
+ *                      ThreadID), the cache searches -> CODE_SEARCH (started,
+ *                      found, not found); the runtime's answers never changed;
+ *                      the time a JITInlining call takes (a ring write), printed
  *   snapshot           WIRE_CMD_SNAPSHOT: one SuspendRuntime, EnumThreads, a walk
  *                      per thread (not the walker's own), one ResumeRuntime; frames
  *                      leaf first with native runs kept, E_FAIL kept with its
@@ -78,14 +86,17 @@
  *                      ProfilerDetachSucceeded -> DETACH_STATUS SUCCEEDED last, the
  *                      connection already closed when it returns, ICorProfilerInfo
  *                      released
- *   reclaim            the claim is free again: runtime C (a third object)
- *                      Initialize -> S_OK, fresh hello (new token, seq 1)
- *   shutdown           C samples (walks numbered from 1 again); C's Shutdown:
- *                      PROFILE_STATUS STOPPED, the connection closes within 3 s
- *                      (in fact before Shutdown returns), last frame WIRE_DROPS,
- *                      the "jitscope-agent" and "jitscope-walk" threads are gone;
- *                      objects released
- * A watchdog ends the run with a failure if an agent call hangs (40 s).
+ *   reclaim            after A's detach the claim is free again: runtime C (a
+ *                      third object) Initialize -> S_OK, fresh hello (new token,
+ *                      seq 1), walks numbered from 1 again; A's late Shutdown
+ *                      harmless; B, declined beside A, untouched
+ *   shutdown           C samples; C's Shutdown: PROFILE_STATUS STOPPED, the
+ *                      connection closes within 3 s (in fact before Shutdown
+ *                      returns), last frame WIRE_DROPS, the "jitscope-agent" and
+ *                      "jitscope-walk" threads are gone; object released. A
+ *                      Shutdown keeps the claim, as the process ends after it:
+ *                      this test runs in a child process (in_child).
+ * A watchdog ends the run with a failure if an agent call hangs (40 s in a test).
  *
  * Build: make build/tests/test_sidebyside (needs `make all` for the agent .so).
  */
@@ -106,6 +117,7 @@
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -125,6 +137,7 @@
 #define REAL_MONITOR_THREADS 0x00000200u
 #define REAL_MONITOR_ENTERLEAVE 0x00001000u
 #define REAL_MONITOR_SUSPENDS 0x00010000u
+#define REAL_MONITOR_CACHE_SEARCHES 0x00020000u
 #define REAL_ENABLE_STACK_SNAPSHOT 0x10000000u
 #define REAL_HIGH_BASIC_GC 0x00000010u
 #define REAL_HIGH_MONITOR_EVENT_PIPE 0x00000080u
@@ -1493,11 +1506,8 @@ TEST(class_factory)
         HRESULT any = v->ExceptionSearchFunctionLeave(cb) | v->RemotingServerInvocationStarted(cb) |
                       v->AppDomainCreationStarted(cb, 1) | v->ClassLoadStarted(cb, 2) |
                       v->DynamicMethodUnloaded(cb, 3) | v->EventPipeProviderCreated(cb, 4) |
-                      v->ClassLoadFinished(cb, 5, E_FAIL) | v->ModuleUnloadFinished(cb, 6, S_OK) |
-                      v->ModuleAttachedToAssembly(cb, 7, 8) | v->HandleCreated(cb, 9, 10) |
-                      v->JITCachedFunctionSearchStarted(cb, 11, &use_cached) |
-                      v->JITInlining(cb, 12, 13, &should_inline) |
-                      v->JITCachedFunctionSearchFinished(cb, 14, COR_PRF_CACHED_FUNCTION_FOUND) |
+                      v->ClassLoadFinished(cb, 5, E_FAIL) | v->ModuleAttachedToAssembly(cb, 7, 8) |
+                      v->HandleCreated(cb, 9, 10) |
                       v->UnmanagedToManagedTransition(cb, 15, COR_PRF_TRANSITION_CALL) |
                       v->RemotingClientSendingMessage(cb, &cookie, TRUE) |
                       v->FinalizeableObjectQueued(cb, 0, 16) | v->RootReferences(cb, 1, ids) |
@@ -1515,8 +1525,17 @@ TEST(class_factory)
                       v->GetReJITParameters(cb, 22, 0x06000001, NULL) |
                       v->ReJITError(cb, 22, 0x06000001, 20, E_FAIL) |
                       v->GetAssemblyReferences(cb, NULL, NULL);
+        CHECK(any == S_OK, "unused callbacks: S_OK (0x%08x)", (unsigned)any);
+        /* an unload's end, and jitinfo.c's callbacks (inlining, ReadyToRun
+         * searches), which never veto: harmless on an object that never
+         * initialised */
+        any = v->ModuleUnloadFinished(cb, 6, S_OK) |
+              v->JITCachedFunctionSearchStarted(cb, 11, &use_cached) |
+              v->JITInlining(cb, 12, 13, &should_inline) |
+              v->JITCachedFunctionSearchFinished(cb, 14, COR_PRF_CACHED_FUNCTION_FOUND);
         CHECK(any == S_OK && use_cached == TRUE && should_inline == TRUE,
-              "unused callbacks: S_OK, their answers untouched (0x%08x)", (unsigned)any);
+              "inlining and cache-search callbacks: S_OK, their answers untouched (0x%08x)",
+              (unsigned)any);
     }
 
     /* an object that never initialised: Shutdown / detach callbacks are harmless */
@@ -1666,13 +1685,146 @@ TEST(too_old)
     }
 }
 
+/* ------------------------------------------------------------------------ */
+/* Who owns the agent: each test claims it for itself and gives it back     */
+/* ------------------------------------------------------------------------ */
+
+/* The runtimes of the tests (A: the usual owner, B: one declined beside it,
+ * C: a later owner) and the server's connections to their agents. */
+static fake_runtime rt_a, rt_b, rt_c;
+static ICorProfilerCallback11 *obj_a, *obj_b, *obj_c;
+static conn conn_a = {.fd = -1}, conn_c = {.fd = -1};
+
+/* The runtime that owns the agent now and the connection its agent made
+ * (obj NULL: nobody). Every test leaves the agent unclaimed, as a runtime
+ * gives it up for good: a detach (ProfilerDetachSucceeded releases the claim;
+ * a Shutdown never does, so the shutdown test runs in a process of its own). */
+typedef struct owner {
+    fake_runtime *rt;
+    ICorProfilerCallback11 *obj;
+    conn *c;
+} owner;
+static owner claimed;
+
+/* Starts conn c on a connection the agent makes within timeout_ms, and
+ * reads its first frame (the hello). 0, or -1 when none came. */
+static int conn_accept(conn *c, int timeout_ms)
+{
+    memset(c, 0, sizeof(*c));
+    c->next_seq = 1;
+    c->fd = accept_agent(timeout_ms);
+    return c->fd >= 0 && conn_read(c, 3000) == 1 ? 0 : -1;
+}
+
+/* Runtime `rt` (instance id `instance`) starts with object *obj (made here)
+ * and the settings in the environment; on S_OK it owns the agent, and the
+ * agent's connection, its hello read, is c. 0, or -1 after a failed check. */
+static int claim(fake_runtime *rt, uint16_t instance, ICorProfilerCallback11 **obj, conn *c)
+{
+    HRESULT hr;
+
+    if (setup() != 0)
+        return -1;
+    fake_init(rt, instance);
+    *obj = new_profiler();
+    if (!CHECK(*obj != NULL, "a profiler object for runtime %u", instance))
+        return -1;
+    hr = (*obj)->lpVtbl->Initialize(*obj, &rt->unk);
+    if (!CHECK(hr == S_OK, "runtime %u: Initialize -> S_OK (0x%08x)", instance, (unsigned)hr))
+        return -1;
+    claimed = (owner){rt, *obj, c};
+    return CHECK(conn_accept(c, 3000) == 0 && c->last.type == WIRE_HELLO,
+                 "runtime %u: its agent connected and said hello", instance)
+               ? 0
+               : -1;
+}
+
+/* Runtime A owns the agent: where every test of a running agent starts. */
+static int a_up(void) { return claim(&rt_a, 3, &obj_a, &conn_a); }
+
+/* The owner gives the agent back as a runtime does on a detach: the command,
+ * RequestProfilerDetach (the fake agrees), the agent's thread gone, then
+ * ProfilerDetachSucceeded; the connection read to its end and closed. */
+static void release_claim(void)
+{
+    wire_cmd_detach cmd = {0};
+    tail_info tail;
+    owner o = claimed;
+
+    if (!o.obj)
+        return;
+    claimed = (owner){0};
+    atomic_store(&o.rt->detach_result, S_OK);
+    if (o.c->fd >= 0 && send_command(o.c->fd, WIRE_CMD_DETACH, &cmd, sizeof(cmd)) == 0)
+        conn_wait_type(o.c, WIRE_DETACH_STATUS, 3000);
+    CHECK(wait_threads_named(AGENT_THREAD_NAME, 0, 3000) == 0,
+          "the owner's agent asked for a detach and its thread left");
+    o.obj->lpVtbl->ProfilerDetachSucceeded(o.obj);
+    if (o.c->fd >= 0) {
+        memset(&tail, 0, sizeof(tail));
+        conn_read_to_eof(o.c, 3000, &tail);
+        close(o.c->fd);
+        o.c->fd = -1;
+    }
+}
+
+/* Releases *obj (when the test has not), which must be its last reference. */
+static void release_object(ICorProfilerCallback11 **obj, const char *what)
+{
+    ULONG refs;
+
+    if (!*obj)
+        return;
+    refs = (*obj)->lpVtbl->Release(*obj);
+    CHECK(refs == 0, "%s released (%u)", what, refs);
+    *obj = NULL;
+}
+
+/* Runs body in a child process, as after a runtime's Shutdown nothing can
+ * claim the agent again in the process (the runtime's process ends). The
+ * child's checks count here: it sends its counts back through a pipe. */
+static pid_t child_pid;
+
+static void in_child(void (*body)(void))
+{
+    unsigned long counts[2] = {0, 0};
+    int fds[2], status = 0;
+    ssize_t got = -1;
+
+    fflush(stdout);
+    if (!CHECK(pipe(fds) == 0, "a pipe for the child's counts"))
+        return;
+    child_pid = fork();
+    if (child_pid == 0) {
+        close(fds[0]);
+        check_passed = check_failed = 0;
+        body();
+        counts[0] = check_passed, counts[1] = check_failed;
+        got = write(fds[1], counts, sizeof(counts));
+        fflush(stdout);
+        _exit(got == (ssize_t)sizeof(counts) ? 0 : 1);
+    }
+    close(fds[1]);
+    if (child_pid > 0) {
+        got = read(fds[0], counts, sizeof(counts));
+        waitpid(child_pid, &status, 0);
+    }
+    close(fds[0]);
+    child_pid = 0;
+    check_passed += counts[0];
+    check_failed += counts[1];
+    CHECK(got == (ssize_t)sizeof(counts) && WIFEXITED(status) && WEXITSTATUS(status) == 0,
+          "the child process ran the test to its end");
+}
+
 /* 300 trials by default (JITSCOPE_TEST_ATTACH_RACE=<trials>): two runtimes call
  * InitializeForAttach at the same moment with different client data. Exactly
  * one must win, and the winner's hello must carry the winner's own token: the
  * loser's client data must never reach the agent's state. Each trial ends with
- * a detach, so the claim is free for the next one and for side_by_side. */
+ * a detach, so the claim is free for the next one. */
 static ICorProfilerCallback11 *race_objs[2];
 static fake_runtime race_rts[2];
+static conn race_conn = {.fd = -1};
 static char race_data[2][256];
 static _Atomic int race_go;
 static HRESULT race_hr[2];
@@ -1699,7 +1851,7 @@ TEST(attach_race)
     if (setup() != 0)
         return;
     for (trial = 0; trial < trials; trial++) {
-        conn c = {.fd = -1, .next_seq = 1};
+        conn *c = &race_conn;
         wire_cmd_detach cmd = {0};
         pthread_t t[2];
         tail_info tail;
@@ -1727,28 +1879,32 @@ TEST(attach_race)
             break;
         }
         w = race_hr[0] == S_OK ? 0 : 1;
-        c.fd = accept_agent(3000);
-        if (c.fd < 0 || conn_read(&c, 3000) != 1 || c.last.type != WIRE_HELLO) {
+        claimed = (owner){&race_rts[w], race_objs[w], c};
+        if (conn_accept(c, 3000) != 0 || c->last.type != WIRE_HELLO) {
             lost++;
             break;
         }
-        memcpy(&h, c.last_payload, sizeof(h));
+        memcpy(&h, c->last_payload, sizeof(h));
         if (memcmp(h.token, tokens[w], WIRE_TOKEN_LEN) != 0 || h.clr_instance_id != 20 + w) {
             if (wrong++ < 3)
                 printf("  trial %d: runtime %d won, its hello says instance %u, token %.32s\n",
                        trial, w, h.clr_instance_id, h.token);
         }
-        send_command(c.fd, WIRE_CMD_DETACH, &cmd, sizeof(cmd));
-        if (conn_wait_type(&c, WIRE_DETACH_STATUS, 3000) != 1) {
+        send_command(c->fd, WIRE_CMD_DETACH, &cmd, sizeof(cmd));
+        if (conn_wait_type(c, WIRE_DETACH_STATUS, 3000) != 1) {
             lost++;
             break;
         }
         race_objs[w]->lpVtbl->ProfilerDetachSucceeded(race_objs[w]);
+        claimed = (owner){0};
         memset(&tail, 0, sizeof(tail));
-        conn_read_to_eof(&c, 3000, &tail);
-        close(c.fd);
-        for (i = 0; i < 2; i++)
+        conn_read_to_eof(c, 3000, &tail);
+        close(c->fd);
+        c->fd = -1;
+        for (i = 0; i < 2; i++) {
             race_objs[i]->lpVtbl->Release(race_objs[i]);
+            race_objs[i] = NULL;
+        }
     }
     CHECK(both == 0 && none == 0, "exactly one of two racing runtimes wins (both %d, none %d)",
           both, none);
@@ -1756,12 +1912,6 @@ TEST(attach_race)
     CHECK(wrong == 0, "the winner's hello carries the winner's token (wrong in %d of %d trials)",
           wrong, trial);
 }
-
-/* State shared by the side-by-side tests, in order. */
-static fake_runtime rt_a, rt_b, rt_c;
-static ICorProfilerCallback11 *obj_a, *obj_b, *obj_c;
-static conn conn_a = {.fd = -1}, conn_c = {.fd = -1};
-static int a_running, a_detached, c_running;
 
 TEST(side_by_side)
 {
@@ -1774,18 +1924,13 @@ TEST(side_by_side)
 
     if (setup() != 0)
         return;
-    fake_init(&rt_a, 3);
+    /* runtime A: first, so it owns the agent; the agent connects to us and says hello */
+    if (a_up() != 0)
+        return;
     fake_init(&rt_b, 4);
-    obj_a = new_profiler();
     obj_b = new_profiler();
-    if (!CHECK(obj_a && obj_b && obj_a != obj_b, "two profiler objects for two runtimes"))
+    if (!CHECK(obj_b && obj_a != obj_b, "two profiler objects for two runtimes"))
         return;
-
-    /* runtime A: first, so it owns the agent */
-    hr = obj_a->lpVtbl->Initialize(obj_a, &rt_a.unk);
-    if (!CHECK(hr == S_OK, "runtime A: Initialize -> S_OK (0x%08x)", (unsigned)hr))
-        return;
-    a_running = 1;
     CHECK(atomic_load(&rt_a.info10_handed_out) == 1, "A: the agent asked for ICorProfilerInfo10");
     CHECK(atomic_load(&rt_a.unexpected_qi) == 0, "A: no other interface was asked for");
     CHECK(atomic_load(&rt_a.runtime_info_calls) >= 1, "A: GetRuntimeInformation called");
@@ -1814,16 +1959,12 @@ TEST(side_by_side)
     CHECK((mask & COR_PRF_MONITOR_IMMUTABLE) == 0 && (mask & REAL_IMMUTABLE_MAX) == 0,
           "A: nothing immutable in the mask (detach stays possible)");
     CHECK((mask & REAL_MONITOR_ENTERLEAVE) == 0, "A: no enter/leave hooks");
-    CHECK((mask & ~COR_PRF_ALLOWABLE_AFTER_ATTACH) == 0 &&
-              (mask & ~REAL_ALLOWABLE_AFTER_ATTACH_MIN) == 0,
-          "A: everything in the mask is allowed after attach (0x%08x)", mask);
+    /* a startup agent also asks for the ReadyToRun searches, which an attach may not have */
+    CHECK(mask & REAL_MONITOR_CACHE_SEARCHES, "A (startup): mask has the cache searches");
+    CHECK((mask & ~REAL_MONITOR_CACHE_SEARCHES & ~COR_PRF_ALLOWABLE_AFTER_ATTACH) == 0 &&
+              (mask & ~REAL_MONITOR_CACHE_SEARCHES & ~REAL_ALLOWABLE_AFTER_ATTACH_MIN) == 0,
+          "A: everything else in the mask is allowed after attach (0x%08x)", mask);
 
-    /* the agent connects to us and says hello */
-    conn_a.fd = accept_agent(3000);
-    conn_a.next_seq = 1;
-    if (!CHECK(conn_a.fd >= 0, "A: the agent connected to JITSCOPE_SOCKET within 3 s"))
-        return;
-    CHECK(conn_read(&conn_a, 3000) == 1, "A: first frame read");
     check_hello(&conn_a, TOKEN_A, WIRE_MODE_STARTUP, 3);
     CHECK(wait_threads_named(AGENT_THREAD_NAME, 1, 1000) == 1,
           "A: one \"" AGENT_THREAD_NAME "\" thread");
@@ -1876,7 +2017,7 @@ TEST(side_by_side)
 }
 
 /* ------------------------------------------------------------------------ */
-/* Stacks, profile, GC timeline (runtime A, after side_by_side)             */
+/* Stacks, profile, GC timeline (runtime A owns the agent: a_up)            */
 /* ------------------------------------------------------------------------ */
 
 /* One snapshot or sample as the server sees it. */
@@ -2022,10 +2163,8 @@ TEST(gc_timeline)
     uint8_t payloads[16][8];
     unsigned n = 0;
 
-    if (!a_running || conn_a.fd < 0) {
-        CHECK(0, "needs side_by_side first (A running)");
+    if (a_up() != 0)
         return;
-    }
     /* the ends of a collection and a suspension that began before the agent */
     obj_a->lpVtbl->GarbageCollectionFinished(obj_a);
     obj_a->lpVtbl->RuntimeSuspendFinished(obj_a);
@@ -2077,16 +2216,88 @@ TEST(gc_timeline)
     }
 }
 
+/* Sorts for the median below. */
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+TEST(jit_info)
+{
+    enum { BATCH = 400, BATCHES = 31 }; /* a batch's records (48 B each) fit the 64 KiB ring */
+    const ThreadID me = (ThreadID)0x7000u + (ThreadID)(unsigned)my_tid();
+    BOOL yes = TRUE, no = FALSE, cached = TRUE;
+    wire_cmd_ping ping = {0x1A11E};
+    wire_inlining in[2];
+    wire_code_search search[3];
+    double per_call[BATCHES];
+    unsigned n_in = 0, n_search = 0, b, i;
+
+    if (a_up() != 0)
+        return;
+    CHECK(obj_a->lpVtbl->JITInlining(obj_a, 0x600A, 0x600B, &yes) == S_OK && yes == TRUE,
+          "JITInlining -> S_OK, TRUE left TRUE");
+    CHECK(obj_a->lpVtbl->JITInlining(obj_a, 0x600A, 0x600C, &no) == S_OK && no == FALSE,
+          "JITInlining -> S_OK, FALSE left FALSE (the runtime's answer is never changed)");
+    CHECK(obj_a->lpVtbl->JITCachedFunctionSearchStarted(obj_a, 0x600D, &cached) == S_OK &&
+              cached == TRUE,
+          "JITCachedFunctionSearchStarted -> S_OK, the precompiled code still used");
+    obj_a->lpVtbl->JITCachedFunctionSearchFinished(obj_a, 0x600D, COR_PRF_CACHED_FUNCTION_FOUND);
+    obj_a->lpVtbl->JITCachedFunctionSearchFinished(obj_a, 0x600E,
+                                                   COR_PRF_CACHED_FUNCTION_NOT_FOUND);
+    send_command(conn_a.fd, WIRE_CMD_PING, &ping, sizeof(ping));
+    while (conn_read(&conn_a, 2000) == 1 && conn_a.last.type != WIRE_PONG) {
+        if (conn_a.last.type == WIRE_INLINING && n_in < 2 &&
+            CHECK(conn_a.last_length == sizeof(wire_inlining), "INLINING of %zu bytes (%u)",
+                  sizeof(wire_inlining), conn_a.last_length))
+            memcpy(&in[n_in++], conn_a.last_payload, sizeof(in[0]));
+        if (conn_a.last.type == WIRE_CODE_SEARCH && n_search < 3 &&
+            CHECK(conn_a.last_length == sizeof(wire_code_search), "CODE_SEARCH of %zu bytes (%u)",
+                  sizeof(wire_code_search), conn_a.last_length))
+            memcpy(&search[n_search++], conn_a.last_payload, sizeof(search[0]));
+    }
+    if (CHECK(n_in == 2, "2 INLINING records (got %u)", n_in))
+        CHECK(in[0].caller == 0x600A && in[0].callee == 0x600B && in[0].thread_id == me &&
+                  in[1].caller == 0x600A && in[1].callee == 0x600C && in[1].thread_id == me,
+              "INLINING: caller, callee and the JIT thread's ThreadID, in order");
+    if (CHECK(n_search == 3, "3 CODE_SEARCH records (got %u)", n_search))
+        CHECK(search[0].function_id == 0x600D && search[0].result == WIRE_SEARCH_STARTED &&
+                  search[1].function_id == 0x600D && search[1].result == WIRE_SEARCH_FOUND &&
+                  search[2].function_id == 0x600E && search[2].result == WIRE_SEARCH_NOT_FOUND,
+              "CODE_SEARCH: started, found, not found");
+
+    /* The cost on the JIT thread: batches of calls timed, the ring emptied between
+     * them (the sender forwards; the ping's answer comes after the batch). */
+    for (b = 0; b < BATCHES; b++) {
+        double t0 = now_s();
+        for (i = 0; i < BATCH; i++) {
+            BOOL answer = TRUE;
+            obj_a->lpVtbl->JITInlining(obj_a, 0x600A, 0x6010 + (i & 7), &answer);
+        }
+        per_call[b] = (now_s() - t0) * 1e9 / BATCH;
+        ping.cookie = 0x1A11F + b;
+        send_command(conn_a.fd, WIRE_CMD_PING, &ping, sizeof(ping));
+        while (conn_read(&conn_a, 2000) == 1 && conn_a.last.type != WIRE_PONG)
+            ;
+    }
+    qsort(per_call, BATCHES, sizeof(per_call[0]), cmp_double);
+    printf("  JITInlining on the JIT thread: %.0f ns a call (median of %d batches of %d; "
+           "fastest %.0f, slowest %.0f)\n",
+           per_call[BATCHES / 2], BATCHES, BATCH, per_call[0], per_call[BATCHES - 1]);
+    CHECK(per_call[BATCHES / 2] < 5000.0,
+          "JITInlining stays a ring write: %.0f ns a call (median), under 5 us",
+          per_call[BATCHES / 2]);
+}
+
 TEST(snapshot)
 {
     const ThreadID t1 = 0xA1, t2 = 0xA2, t3 = 0xA3;
     int before_ok = atomic_load(&fs.suspend_ok), before_resume = atomic_load(&fs.resume_calls);
     unsigned i;
 
-    if (!a_running || conn_a.fd < 0) {
-        CHECK(0, "needs side_by_side first (A running)");
+    if (a_up() != 0)
         return;
-    }
     CHECK(threads_named("jitscope-walk") == 0, "no walker thread before the first command");
     fake_stacks_reset();
     fake_add_thread(t1, 10, S_OK, 0);  /* 10 frames, two of them native */
@@ -2239,10 +2450,8 @@ TEST(suspend_interleave)
     unsigned n, i;
     int ok0;
 
-    if (!a_running || conn_a.fd < 0) {
-        CHECK(0, "needs side_by_side first (A running)");
+    if (a_up() != 0)
         return;
-    }
     fake_stacks_reset();
     fake_add_thread(0xAC, 2, S_OK, 0);
     atomic_store(&fs.gc_go, 0);
@@ -2298,10 +2507,8 @@ TEST(snapshot_naming_lock)
 {
     const ThreadID t4 = 0xA4;
 
-    if (!a_running || conn_a.fd < 0) {
-        CHECK(0, "needs side_by_side first (A running)");
+    if (a_up() != 0)
         return;
-    }
     /* the sender names snapshot 1's 52 new functions, slowly, while the walker
      * takes snapshot 2 with a 30 ms walk: the runtime lock keeps them apart */
     fake_stacks_reset();
@@ -2338,10 +2545,8 @@ TEST(snapshot_dynamic)
     unsigned i, managed = 0, dyn_named = 0, meta_unnamed = 0;
     wire_drops before, after, again;
 
-    if (!a_running || conn_a.fd < 0) {
-        CHECK(0, "needs side_by_side first (A running)");
+    if (a_up() != 0)
         return;
-    }
     fake_stacks_reset();
     fake_add_thread(td, depth, S_OK, 0);
     fake_add_thread(tm, 5, S_OK, 0);
@@ -2400,10 +2605,8 @@ TEST(snapshot_retries)
 {
     int ok0, resume0, calls0;
 
-    if (!a_running || conn_a.fd < 0) {
-        CHECK(0, "needs side_by_side first (A running)");
+    if (a_up() != 0)
         return;
-    }
     fake_stacks_reset();
     fake_add_thread(0xA5, 3, S_OK, 0);
     ok0 = atomic_load(&fs.suspend_ok), resume0 = atomic_load(&fs.resume_calls);
@@ -2465,10 +2668,8 @@ TEST(thread_destroyed_waits)
 {
     pthread_t helper;
 
-    if (!a_running || conn_a.fd < 0) {
-        CHECK(0, "needs side_by_side first (A running)");
+    if (a_up() != 0)
         return;
-    }
     fake_stacks_reset();
     fake_add_thread(0xA6, 4, S_OK, 300); /* its walk takes 300 ms */
     fake_add_thread(0xA7, 1, S_OK, 0);
@@ -2498,10 +2699,8 @@ TEST(profile)
     double start, mid_sent = 0;
     int first_is_started = -1;
 
-    if (!a_running || conn_a.fd < 0) {
-        CHECK(0, "needs side_by_side first (A running)");
+    if (a_up() != 0)
         return;
-    }
     fake_stacks_reset();
     fake_add_thread(0xA8, 3, S_OK, 0);
     CHECK(send_profile(&conn_a, 50, 0, 0) == 0, "PROFILE_START 50 Hz, default budget");
@@ -2568,10 +2767,8 @@ TEST(profile_budget)
     unsigned samples = 0, wrong = 0;
     double start;
 
-    if (!a_running || conn_a.fd < 0) {
-        CHECK(0, "needs side_by_side first (A running)");
+    if (a_up() != 0)
         return;
-    }
     fake_stacks_reset();
     fake_add_thread(0xA9, 2, S_OK, 0);
     atomic_store(&fs.suspend_sleep_ms, 5); /* 5 ms per sample: 100 Hz would be 50% */
@@ -2622,10 +2819,8 @@ TEST(profile_link_lost)
     int quiet = 0;
     double start;
 
-    if (!a_running || conn_a.fd < 0) {
-        CHECK(0, "needs side_by_side first (A running)");
+    if (a_up() != 0)
         return;
-    }
     fake_stacks_reset();
     fake_add_thread(0xAA, 2, S_OK, 0);
     CHECK(send_profile(&conn_a, 100, 0, 0) == 0, "PROFILE_START 100 Hz");
@@ -2657,10 +2852,8 @@ TEST(detach)
     HRESULT hr;
     int n, stopped_first = 0;
 
-    if (!a_running || conn_a.fd < 0) {
-        CHECK(0, "needs side_by_side first (A running)");
+    if (a_up() != 0)
         return;
-    }
 
     /* first the runtime refuses: the agent reports it and carries on */
     atomic_store(&rt_a.detach_result, CORPROF_E_IMMUTABLE_FLAGS_SET);
@@ -2730,6 +2923,7 @@ TEST(detach)
     CHECK(n == 0, "after RequestProfilerDetach the agent thread leaves by itself (%d left)", n);
 
     hr = obj_a->lpVtbl->ProfilerDetachSucceeded(obj_a);
+    claimed = (owner){0};
     CHECK(hr == S_OK, "A: ProfilerDetachSucceeded -> S_OK");
     /* the runtime unloads the library right after this returns: by then the last
      * record must be written and the socket closed */
@@ -2759,18 +2953,28 @@ TEST(detach)
     CHECK(atomic_load(&rt_a.detach_calls) == 2, "no further RequestProfilerDetach");
     close(conn_a.fd);
     conn_a.fd = -1;
-    a_running = 0;
-    a_detached = 1;
 }
 
+/* After a detach the claim is free again: runtime C (a third object)
+ * Initialize -> S_OK and a fresh hello (new token, seq 1); the detached A's
+ * late Shutdown does not disturb it; a fourth runtime is declined. */
 TEST(reclaim)
 {
     HRESULT hr;
 
-    if (!a_detached) {
-        CHECK(0, "needs detach first");
+    if (a_up() != 0)
         return;
-    }
+    fake_init(&rt_b, 4);
+    obj_b = new_profiler();
+    CHECK(obj_b &&
+              obj_b->lpVtbl->Initialize(obj_b, &rt_b.unk) == CORPROF_E_PROFILER_CANCEL_ACTIVATION,
+          "B is declined while A owns the agent");
+    fake_add_thread(0xAB, 2, S_OK, 0);
+    CHECK(send_snapshot(&conn_a, 0xAAA1) == 0 && send_snapshot(&conn_a, 0xAAA2) == 0 &&
+              read_snapshot(&conn_a, WIRE_STACK_SNAPSHOT, 0xAAA2, &snap, 5000) == 1 &&
+              snap.end.snapshot_id == 2,
+          "A's agent numbers its walks 1, 2");
+    release_claim(); /* A detaches */
     /* a new session reads its settings again: a different token this time */
     setenv(WIRE_ENV_TOKEN, TOKEN_C, 1);
     fake_init(&rt_c, 9);
@@ -2783,21 +2987,23 @@ TEST(reclaim)
                "was released",
                (unsigned)hr))
         return;
-    c_running = 1;
+    claimed = (owner){&rt_c, obj_c, &conn_c};
     CHECK(atomic_load(&rt_c.set_mask_calls) == 1, "C: SetEventMask called");
     CHECK(atomic_load(&rt_c.mask) == atomic_load(&rt_a.mask) &&
               atomic_load(&rt_c.mask_high) == atomic_load(&rt_a.mask_high),
           "C: same masks as A");
     CHECK(atomic_load(&rt_b.set_mask_calls) == 0 && atomic_load(&rt_b.unk_qi_calls) == 0,
           "B's runtime is still untouched");
-    conn_c.fd = accept_agent(3000);
-    conn_c.next_seq = 1;
-    if (!CHECK(conn_c.fd >= 0, "C: a new connection within 3 s"))
+    if (!CHECK(conn_accept(&conn_c, 3000) == 0, "C: a new connection within 3 s, its first frame"))
         return;
-    CHECK(conn_read(&conn_c, 3000) == 1, "C: first frame read");
     check_hello(&conn_c, TOKEN_C, WIRE_MODE_STARTUP, 9);
     CHECK(wait_threads_named(AGENT_THREAD_NAME, 1, 1000) == 1, "C: one agent thread again");
     CHECK(ping(&conn_c, 0xC0FFEEull, 2000), "C: the new session answers a ping");
+    CHECK(send_snapshot(&conn_c, 0xCCC1) == 0 &&
+              read_snapshot(&conn_c, WIRE_STACK_SNAPSHOT, 0xCCC1, &snap, 5000) == 1 &&
+              snap.end.snapshot_id == 1,
+          "C: a new owner's agent numbers its walks from 1 again (%llu)",
+          (unsigned long long)snap.end.snapshot_id);
     CHECK(obj_a->lpVtbl->Shutdown(obj_a) == S_OK, "the detached A's Shutdown -> S_OK");
     CHECK(ping(&conn_c, 0xC0FFEE2ull, 2000), "C: still answers after A's late Shutdown");
     {
@@ -2813,17 +3019,18 @@ TEST(reclaim)
     }
 }
 
-TEST(shutdown)
+/* Runtime C shuts down while sampling. A Shutdown keeps the claim (the
+ * process ends after it), so this runs in a child process: see in_child. */
+static void shutdown_in_child(void)
 {
     tail_info tail;
     HRESULT hr;
     ULONG refs;
     int n;
 
-    if (!c_running || conn_c.fd < 0) {
-        CHECK(0, "needs reclaim first (C running)");
+    setenv(WIRE_ENV_TOKEN, TOKEN_C, 1);
+    if (claim(&rt_c, 9, &obj_c, &conn_c) != 0)
         return;
-    }
     /* sampling when the runtime shuts down */
     fake_stacks_reset();
     fake_add_thread(0xAB, 2, S_OK, 0);
@@ -2831,7 +3038,7 @@ TEST(shutdown)
     if (CHECK(read_snapshot(&conn_c, WIRE_STACK_SAMPLE, 0, &snap, 2000) == 1, "C: a sample"))
         CHECK(snap.end.snapshot_id == 1 && snap.statuses == 1 &&
                   snap.status.state == WIRE_PROFILE_STARTED,
-              "C: a new agent numbers its walks from 1 again (%llu), STARTED first",
+              "C: its first walk is number 1 (%llu), STARTED before it",
               (unsigned long long)snap.end.snapshot_id);
     CHECK(threads_named("jitscope-walk") == 1, "C: the walker thread runs");
     hr = obj_c->lpVtbl->Shutdown(obj_c);
@@ -2859,16 +3066,16 @@ TEST(shutdown)
     CHECK(atomic_load(&rt_c.detach_calls) == 0, "C: no detach was requested");
     close(conn_c.fd);
     conn_c.fd = -1;
-    c_running = 0;
-
-    refs = obj_a->lpVtbl->Release(obj_a);
-    CHECK(refs == 0, "object A released (%u)", refs);
-    refs = obj_b->lpVtbl->Release(obj_b);
-    CHECK(refs == 0, "object B released (%u)", refs);
     refs = obj_c->lpVtbl->Release(obj_c);
-    CHECK(refs == 0, "object C released (%u)", refs);
-    obj_a = obj_b = obj_c = NULL;
+    CHECK(refs == 0, "object C released after its Shutdown (%u)", refs);
+    obj_c = NULL;
     CHECK(accept_agent(0) < 0, "no stray connection is pending");
+}
+
+TEST(shutdown)
+{
+    if (setup() == 0)
+        in_child(shutdown_in_child);
 }
 
 static const check_test tests[] = {TEST_ENTRY(exports),
@@ -2878,6 +3085,7 @@ static const check_test tests[] = {TEST_ENTRY(exports),
                                    TEST_ENTRY(attach_race),
                                    TEST_ENTRY(side_by_side),
                                    TEST_ENTRY(gc_timeline),
+                                   TEST_ENTRY(jit_info),
                                    TEST_ENTRY(snapshot),
                                    TEST_ENTRY(suspend_interleave),
                                    TEST_ENTRY(snapshot_naming_lock),
@@ -2892,19 +3100,64 @@ static const check_test tests[] = {TEST_ENTRY(exports),
                                    TEST_ENTRY(shutdown),
                                    TEST_END};
 
-/* A hung agent call (a join that never returns) must not hang the suite. */
+/* A hung agent call (a join that never returns) must not hang the suite:
+ * a test still running WATCHDOG_SECONDS after it began fails the run. */
 #define WATCHDOG_SECONDS 40
+static _Atomic double watchdog_deadline; /* now_s() the running test must end by; 0: none */
 
 static void *watchdog(void *arg)
 {
     (void)arg;
-    sleep(WATCHDOG_SECONDS);
+    for (;;) {
+        double deadline = atomic_load(&watchdog_deadline);
+        if (deadline > 0 && now_s() > deadline)
+            break;
+        sleep(1);
+    }
     printf("  FAIL %s: still running after %d s: an agent call hangs\n", check_current,
            WATCHDOG_SECONDS);
     printf("test_sidebyside: %lu passed, %lu failed\n", check_passed, check_failed + 1);
     fflush(stdout);
+    if (child_pid > 0)
+        kill(child_pid, SIGKILL);
     teardown();
     _exit(1);
+}
+
+/* Before each test: the fake runtime's scenario as new (no threads to walk,
+ * no counts, nothing slowed down) and runtime A's settings in the
+ * environment. Nothing of the agent runs between tests, so nothing reads
+ * the scenario while it is reset. */
+static void before_each(void)
+{
+    memset(&fs, 0, sizeof(fs));
+    atomic_store(&fs.peek_fd, -1);
+    atomic_store(&fs.walkers_at_detach, -1);
+    setenv(WIRE_ENV_TOKEN, TOKEN_A, 1);
+    atomic_store(&watchdog_deadline, now_s() + WATCHDOG_SECONDS);
+}
+
+/* After each test: the agent given back and the objects released, whatever
+ * the test left (a failed check may have stopped it half way); then no
+ * thread of the agent, no connection waiting. */
+static void after_each(void)
+{
+    int fd;
+
+    release_claim();
+    release_object(&race_objs[0], "a racing runtime's object");
+    release_object(&race_objs[1], "a racing runtime's object");
+    release_object(&obj_a, "object A");
+    release_object(&obj_b, "object B");
+    release_object(&obj_c, "object C");
+    CHECK(wait_threads_named(AGENT_THREAD_NAME, 0, 3000) == 0 &&
+              wait_threads_named("jitscope-walk", 0, 3000) == 0,
+          "the test left no thread of the agent");
+    fd = accept_agent(0);
+    CHECK(fd < 0, "the test left no connection waiting");
+    if (fd >= 0)
+        close(fd);
+    atomic_store(&watchdog_deadline, 0);
 }
 
 int main(int argc, char **argv)
@@ -2913,7 +3166,7 @@ int main(int argc, char **argv)
     int rc;
     int dog_started = pthread_create(&dog, NULL, watchdog, NULL) == 0;
 
-    rc = check_main(argc, argv, tests);
+    rc = check_main_each(argc, argv, tests, before_each, after_each);
     if (dog_started) {
         pthread_cancel(dog); /* it sleeps in sleep(), a cancellation point */
         pthread_join(dog, NULL);

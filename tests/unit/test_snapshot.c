@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "fixtures.h"
 #include "records.h"
 #include "snapshot.h"
 #include "views.h"
@@ -77,23 +78,16 @@ static session *rich_session(void)
     rec_apply(s, rec_jit_started(0xF0F0, 0x71, t + 90));
     /* GC, drops, cost, catch-up, tiers */
     rec_apply(s, rec_gc_started(1u << 2, 1, t + 100));
-    rec_apply(s, rec_simple(WIRE_GC_FINISHED, t + 200));
-    {
-        wire_record r = rec_simple(WIRE_DROPS, t + 300);
-        r.u.drops.dropped[WIRE_DROP_RING_FULL] = 3;
-        r.u.drops.produced = 400;
-        rec_apply(s, r);
-        r = rec_simple(WIRE_AGENT_COST, t + 300);
-        r.u.agent_cost.callbacks = 280, r.u.agent_cost.total_ns = 15000;
-        r.u.agent_cost.buckets[2] = 280, r.u.agent_cost.metadata_direct_modules = 2;
-        rec_apply(s, r);
-        r = rec_simple(WIRE_CATCHUP_END, t + 310);
-        r.u.catchup = (wire_catchup){3, 40, 2, 0, 1234567};
-        rec_apply(s, r);
-        r = rec_simple(WIRE_TIERS_STATUS, t + 320);
-        r.u.tiers_status = (wire_tiers_status){1, 0, 7};
-        rec_apply(s, r);
-    }
+    rec_apply(s, rec_gc_finished(t + 200));
+    rec_apply(s,
+              rec_drops((wire_drops){.dropped[WIRE_DROP_RING_FULL] = 3, .produced = 400}, t + 300));
+    rec_apply(s, rec_agent_cost((wire_agent_cost){.callbacks = 280,
+                                                  .total_ns = 15000,
+                                                  .buckets[2] = 280,
+                                                  .metadata_direct_modules = 2},
+                                t + 300));
+    rec_apply(s, rec_catchup(WIRE_CATCHUP_END, (wire_catchup){3, 40, 2, 0, 1234567}, t + 310));
+    rec_apply(s, rec_tiers_status(1, 0, 7, t + 320));
     return s;
 }
 
@@ -134,34 +128,18 @@ static int restore(session *s, const char *bytes, size_t n, const char **why)
 /* Everything the views serve of s, as one JSON text (caller frees). */
 static char *everything(session *s)
 {
-    json_t *all = json_object(), *list;
+    json_t *all = fixture_views(s), *f;
     size_t i;
-    uint64_t seq;
     char *text;
 
     json_object_set_new(all, "detail", view_session_detail(s));
-    list = json_array();
-    for (i = 0; i < s->function_count; i++) {
-        json_t *f = view_function(s, &s->functions[i]);
-        json_object_set_new(f, "indexed",
-                            json_boolean(session_find_function(s, s->functions[i].function_id) ==
-                                         &s->functions[i]));
-        json_array_append_new(list, f);
-    }
-    json_object_set_new(all, "functions", list);
-    list = json_array();
-    for (i = 0; i < s->module_count; i++)
-        json_array_append_new(list, view_module(&s->modules[i]));
-    json_object_set_new(all, "modules", list);
-    list = json_array();
-    for (i = 0; i < s->thread_count; i++)
-        json_array_append_new(list, view_thread(s, &s->threads[i]));
-    json_object_set_new(all, "threads", list);
-    list = json_array();
-    for (seq = eventlog_first_seq(&s->events); seq <= s->events.last_seq; seq++)
-        json_array_append_new(list, view_event(s, eventlog_at(&s->events, seq)));
-    json_object_set_new(all, "events", list);
     json_object_del(json_object_get(all, "detail"), "memory"); /* capacities may differ */
+    json_array_foreach(json_object_get(all, "functions"), i, f)
+    {
+        const session_function *row = &s->functions[i];
+        json_object_set_new(f, "indexed",
+                            json_boolean(session_find_function(s, row->function_id) == row));
+    }
     text = json_dumps(all, JSON_SORT_KEYS | JSON_COMPACT);
     json_decref(all);
     return text;
@@ -216,9 +194,7 @@ TEST(round_trip_serves_the_same)
     free(after);
 
     /* both go on alike: the compilation under way finishes, a new JIT comes */
-    rec_seq = s->last_seq;
     rec_apply(s, rec_jit_finished(0xF0F0, 0x71, 0xF0000, 90, REC_MONO + 900000, 0));
-    rec_seq = r->last_seq;
     rec_apply(r, rec_jit_finished(0xF0F0, 0x71, 0xF0000, 90, REC_MONO + 900000, 0));
     before = everything(s);
     after = everything(r);

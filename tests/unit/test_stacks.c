@@ -20,44 +20,8 @@
 #include <string.h>
 
 #include "check.h"
+#include "records.h"
 #include "session.h"
-
-static const char TOKEN[] = "0123456789abcdef0123456789abcdef";
-static const int64_t NOW = 1700000000000000000ll;
-static const uint64_t MONO = 5000000000ull;
-static const uint64_t REAL = 1699999999000000000ull;
-#define OFFSET ((int64_t)(REAL - MONO))
-
-static uint64_t g_seq;
-
-static int apply(session *s, wire_record r)
-{
-    const char *why = NULL;
-    r.seq = ++g_seq;
-    return session_apply(s, &r, NOW, &why);
-}
-
-static wire_record hello(void)
-{
-    wire_record r = {.type = WIRE_HELLO, .time_ns = MONO};
-
-    memcpy(r.u.hello.magic, WIRE_MAGIC, 8);
-    r.u.hello.version = WIRE_VERSION;
-    r.u.hello.pid = 4242;
-    r.u.hello.runtime_type = 2;
-    r.u.hello.monotonic_ns = MONO;
-    r.u.hello.realtime_ns = REAL;
-    memcpy(r.u.hello.token, TOKEN, WIRE_TOKEN_LEN);
-    return r;
-}
-
-static session *live_session(void)
-{
-    session *s = session_new(1, SESSION_MODE_RUN, 999, "dotnet app.dll", TOKEN);
-    g_seq = 0;
-    apply(s, hello());
-    return s;
-}
 
 /* Frames for thread records: frame i of thread `tid` is function tid*100+i, ip tid*1000+i;
  * every third frame is a native run (function 0). */
@@ -65,21 +29,18 @@ static wire_stack_frame g_frames[WIRE_STACK_MAX_FRAMES];
 
 static wire_record stack_thread(uint64_t snap, uint64_t tid, uint32_t frames, uint32_t flags)
 {
-    wire_record r = {.type = WIRE_STACK_THREAD, .time_ns = MONO + 100};
-
     for (uint32_t i = 0; i < frames; i++)
         g_frames[i] = (wire_stack_frame){i % 3 == 2 ? 0 : tid * 100 + i, tid * 1000 + i};
-    r.u.stack_thread = (wire_stack_thread){snap,   tid,  (uint32_t)tid + 4000, 0, 7000 + tid,
-                                           frames, flags};
-    r.stack_frames = g_frames;
-    return r;
+    return rec_stack_thread(
+        (wire_stack_thread){snap, tid, (uint32_t)tid + 4000, 0, 7000 + tid, frames, flags},
+        g_frames, REC_MONO + 100);
 }
 
 static wire_record stack_end(uint64_t snap, uint64_t request, uint32_t kind, uint32_t sent)
 {
-    wire_record r = {.type = WIRE_STACK_END, .time_ns = MONO + 100};
-    r.u.stack_end = (wire_stack_end){snap, request, kind, sent, sent + 2, 0, 1, 0, 183000, 120000};
-    return r;
+    return rec_stack_end(
+        (wire_stack_end){snap, request, kind, sent, sent + 2, 0, 1, 0, 183000, 120000},
+        REC_MONO + 100);
 }
 
 /* Applies one walk of `threads` threads (tids 1..threads, `frames` frames each) and its END. */
@@ -87,35 +48,36 @@ static void walk(session *s, uint64_t snap, uint64_t request, uint32_t kind, uin
                  uint32_t frames)
 {
     for (uint32_t t = 1; t <= threads; t++)
-        apply(s, stack_thread(snap, t, frames, 0));
-    apply(s, stack_end(snap, request, kind, threads));
+        rec_apply(s, stack_thread(snap, t, frames, 0));
+    rec_apply(s, stack_end(snap, request, kind, threads));
 }
 
 /* ---- tests ---------------------------------------------------------------- */
 
 TEST(snapshot_assembled)
 {
-    session *s = live_session();
+    session *s = rec_live_session(1);
     const stacks_walk *w;
     const eventlog_entry *e;
     uint64_t events = s->events.last_seq;
     wire_record r;
     int frames_ok = 1;
 
-    apply(s, stack_thread(5, 0x72, 4, 0));
+    rec_apply(s, stack_thread(5, 0x72, 4, 0));
     r = stack_thread(5, 0x71, 0, 0);
     r.u.stack_thread.hresult = (int32_t)0x80004005;
-    apply(s, r);
-    apply(s, stack_thread(5, 0x73, 7, WIRE_STACK_TRUNCATED));
+    rec_apply(s, r);
+    rec_apply(s, stack_thread(5, 0x73, 7, WIRE_STACK_TRUNCATED));
     CHECK(s->stacks.kept_count == 0, "nothing kept before the END");
-    apply(s, stack_end(5, 42, WIRE_STACK_SNAPSHOT, 3));
+    rec_apply(s, stack_end(5, 42, WIRE_STACK_SNAPSHOT, 3));
     w = stacks_at(&s->stacks, 0);
     if (!CHECK(s->stacks.kept_count == 1 && w, "one snapshot kept after its END"))
         goto done;
     CHECK(w->id == 1 && w->snapshot_id == 5 && w->request_id == 42 &&
               w->kind == WIRE_STACK_SNAPSHOT,
           "numbered 1 in the session; agent id and request id kept");
-    CHECK(w->time_ns == (int64_t)(MONO + 100) + OFFSET, "time = the suspension's, as wall clock");
+    CHECK(w->time_ns == (int64_t)(REC_MONO + 100) + REC_OFFSET,
+          "time = the suspension's, as wall clock");
     CHECK(w->suspend_ns == 183000 && w->walk_ns == 120000 && w->retries == 1 &&
               w->threads_total == 5 && w->threads_sent == 3 && stacks_complete(w),
           "END fields kept; all 3 threads arrived: complete");
@@ -155,16 +117,16 @@ done:
 
 TEST(walks_interleaved_and_closed_out_of_order)
 {
-    session *s = live_session();
+    session *s = rec_live_session(1);
     const stacks_walk *a, *b;
 
-    apply(s, stack_thread(7, 1, 3, 0));
-    apply(s, stack_thread(8, 1, 5, 0));
-    apply(s, stack_thread(7, 2, 2, 0));
-    apply(s, stack_thread(8, 2, 1, 0));
-    apply(s, stack_end(8, 80, WIRE_STACK_SNAPSHOT, 2));
-    apply(s, stack_thread(7, 3, 4, 0));
-    apply(s, stack_end(7, 70, WIRE_STACK_SNAPSHOT, 3));
+    rec_apply(s, stack_thread(7, 1, 3, 0));
+    rec_apply(s, stack_thread(8, 1, 5, 0));
+    rec_apply(s, stack_thread(7, 2, 2, 0));
+    rec_apply(s, stack_thread(8, 2, 1, 0));
+    rec_apply(s, stack_end(8, 80, WIRE_STACK_SNAPSHOT, 2));
+    rec_apply(s, stack_thread(7, 3, 4, 0));
+    rec_apply(s, stack_end(7, 70, WIRE_STACK_SNAPSHOT, 3));
     a = stacks_by_request(&s->stacks, 70);
     b = stacks_by_request(&s->stacks, 80);
     CHECK(a && b && s->stacks.kept_count == 2, "both snapshots kept");
@@ -178,18 +140,18 @@ TEST(walks_interleaved_and_closed_out_of_order)
 
 TEST(missing_threads_and_unknown_ids)
 {
-    session *s = live_session();
+    session *s = rec_live_session(1);
     const stacks_walk *w;
     wire_record r;
 
-    apply(s, stack_thread(11, 1, 2, 0));
-    apply(s, stack_thread(11, 3, 2, 0));
-    apply(s, stack_end(11, 1, WIRE_STACK_SNAPSHOT, 4));
+    rec_apply(s, stack_thread(11, 1, 2, 0));
+    rec_apply(s, stack_thread(11, 3, 2, 0));
+    rec_apply(s, stack_end(11, 1, WIRE_STACK_SNAPSHOT, 4));
     w = stacks_by_request(&s->stacks, 1);
     CHECK(w && w->thread_count == 2 && w->threads_sent == 4 && !stacks_complete(w),
           "2 of 4 threads arrived: kept, complete false");
 
-    apply(s, stack_end(99, 2, WIRE_STACK_SNAPSHOT, 3));
+    rec_apply(s, stack_end(99, 2, WIRE_STACK_SNAPSHOT, 3));
     w = stacks_by_request(&s->stacks, 2);
     CHECK(w && w->thread_count == 0 && !stacks_complete(w),
           "an END for a walk never seen: a snapshot without threads, incomplete");
@@ -197,7 +159,7 @@ TEST(missing_threads_and_unknown_ids)
     r = stack_end(100, 3, WIRE_STACK_SNAPSHOT, 0);
     r.u.stack_end.hresult = (int32_t)0x80131388;
     r.u.stack_end.threads_total = 0;
-    apply(s, r);
+    rec_apply(s, r);
     w = stacks_by_request(&s->stacks, 3);
     CHECK(w && w->thread_count == 0 && stacks_complete(w) && w->hresult == (int32_t)0x80131388,
           "a failed suspension (no thread sent, an hresult) is complete, with its hresult");
@@ -206,22 +168,22 @@ TEST(missing_threads_and_unknown_ids)
 
 TEST(repeated_end_late_thread_duplicate_thread)
 {
-    session *s = live_session();
+    session *s = rec_live_session(1);
     uint64_t events;
     const stacks_walk *w;
 
-    apply(s, stack_thread(21, 1, 2, 0));
-    apply(s, stack_thread(21, 1, 9, 0)); /* the same thread again */
-    apply(s, stack_end(21, 5, WIRE_STACK_SNAPSHOT, 1));
+    rec_apply(s, stack_thread(21, 1, 2, 0));
+    rec_apply(s, stack_thread(21, 1, 9, 0)); /* the same thread again */
+    rec_apply(s, stack_end(21, 5, WIRE_STACK_SNAPSHOT, 1));
     w = stacks_at(&s->stacks, 0);
     CHECK(w && w->thread_count == 1 && w->frame_count == 2 && s->stacks.ignored_records == 1,
           "a thread named twice in one walk counts once (the first), the second is counted");
     events = s->events.last_seq;
-    apply(s, stack_end(21, 5, WIRE_STACK_SNAPSHOT, 1));
+    rec_apply(s, stack_end(21, 5, WIRE_STACK_SNAPSHOT, 1));
     CHECK(s->stacks.kept_count == 1 && s->events.last_seq == events &&
               s->stacks.ignored_records == 2,
           "a repeated END: no second snapshot, no event, counted");
-    apply(s, stack_thread(21, 2, 3, 0));
+    rec_apply(s, stack_thread(21, 2, 3, 0));
     CHECK(s->stacks.kept_count == 1 && stacks_at(&s->stacks, 0)->thread_count == 1 &&
               s->stacks.ignored_records == 3,
           "a thread after its walk's END is ignored and counted");
@@ -232,17 +194,17 @@ TEST(repeated_end_late_thread_duplicate_thread)
 
 TEST(too_many_walks_at_once)
 {
-    session *s = live_session();
+    session *s = rec_live_session(1);
     const stacks_walk *w;
 
     for (uint64_t id = 31; id < 31 + STACKS_PENDING + 1; id++)
-        apply(s, stack_thread(id, 1, 2, 0));
+        rec_apply(s, stack_thread(id, 1, 2, 0));
     CHECK(s->stacks.lost_walks == 1, "one walk more than STACKS_PENDING: the oldest is abandoned");
-    apply(s, stack_end(31, 1, WIRE_STACK_SNAPSHOT, 1));
+    rec_apply(s, stack_end(31, 1, WIRE_STACK_SNAPSHOT, 1));
     w = stacks_by_request(&s->stacks, 1);
     CHECK(w && w->thread_count == 0 && !stacks_complete(w),
           "the abandoned walk's END finds no threads: incomplete");
-    apply(s, stack_end(31 + STACKS_PENDING, 2, WIRE_STACK_SNAPSHOT, 1));
+    rec_apply(s, stack_end(31 + STACKS_PENDING, 2, WIRE_STACK_SNAPSHOT, 1));
     w = stacks_by_request(&s->stacks, 2);
     CHECK(w && w->thread_count == 1 && stacks_complete(w), "the newest walk is whole");
     session_free(s);
@@ -250,20 +212,19 @@ TEST(too_many_walks_at_once)
 
 TEST(new_connection_abandons_walks_in_progress)
 {
-    session *s = live_session();
+    session *s = rec_live_session(1);
     const stacks_walk *w;
 
     walk(s, 1, 1, WIRE_STACK_SNAPSHOT, 1, 2);
-    apply(s, stack_thread(2, 1, 2, 0));
-    g_seq = 0; /* a new connection starts at seq 1 */
-    apply(s, hello());
+    rec_apply(s, stack_thread(2, 1, 2, 0));
+    rec_apply(s, rec_hello(REC_TOKEN));
     CHECK(s->stacks.lost_walks == 1 && s->stacks.kept_count == 1,
           "the hello of a reconnect abandons the walk in progress; kept snapshots stay");
     walk(s, 1, 2, WIRE_STACK_SNAPSHOT, 2, 3);
     w = stacks_by_request(&s->stacks, 2);
     CHECK(w && w->id == 2 && w->thread_count == 2,
           "the new connection's walk 1 is not taken for a repeat of the old walk 1");
-    apply(s, stack_end(2, 3, WIRE_STACK_SNAPSHOT, 1));
+    rec_apply(s, stack_end(2, 3, WIRE_STACK_SNAPSHOT, 1));
     w = stacks_by_request(&s->stacks, 3);
     CHECK(w && w->thread_count == 0, "the abandoned walk's threads are gone");
     session_free(s);
@@ -271,7 +232,7 @@ TEST(new_connection_abandons_walks_in_progress)
 
 TEST(newest_64_kept)
 {
-    session *s = live_session();
+    session *s = rec_live_session(1);
     int order_ok = 1;
 
     for (uint64_t i = 1; i <= STACKS_KEEP + 6; i++)
@@ -290,7 +251,7 @@ TEST(newest_64_kept)
 
 TEST(frame_budget_and_walk_cap)
 {
-    session *s = live_session();
+    session *s = rec_live_session(1);
     const stacks_walk *w;
     uint32_t threads = 200;
 
@@ -321,7 +282,7 @@ TEST(frame_budget_and_walk_cap)
 
 TEST(samples_go_to_the_profile)
 {
-    session *s = live_session();
+    session *s = rec_live_session(1);
     uint64_t events = s->events.last_seq;
 
     walk(s, 1, 0, WIRE_STACK_SAMPLE, 3, 4);
@@ -340,23 +301,17 @@ TEST(samples_go_to_the_profile)
 
 TEST(function_known_only_from_stacks)
 {
-    session *s = live_session();
-    wire_record r = {.type = WIRE_FUNCTION_NAME, .time_ns = MONO + 1};
+    session *s = rec_live_session(1);
     session_function *f;
 
-    r.u.function_name = (wire_function_name){0x7100, 0x200000, 0x06000001, 0};
-    r.strings[0] = (wire_string){"System.Threading.Monitor.Wait", 29};
-    r.string_count = 1;
-    apply(s, r);
+    rec_apply(s, rec_function_name(0x7100, 0x200000, "System.Threading.Monitor.Wait", 0));
     walk(s, 1, 1, WIRE_STACK_SNAPSHOT, 1, 1);
     f = session_find_function(s, 0x7100);
     CHECK(f && f->name && strcmp(f->name, "System.Threading.Monitor.Wait") == 0 && !f->jitted,
           "a function named for a stack has its name, and is not marked compiled");
     CHECK(s->functions_jitted == 0 && s->jit_compilations == 0,
           "it is not counted as a function nor as a compilation");
-    r = (wire_record){.type = WIRE_JIT_FINISHED, .time_ns = MONO + 5};
-    r.u.jit_finished = (wire_jit_finished){0x7100, 0, 0x1000, 64, 10, 0, 0, 0, 0};
-    apply(s, r);
+    rec_apply(s, rec_jit_finished(0x7100, 0, 0x1000, 64, REC_MONO + 5, 0));
     CHECK(f->jitted && s->functions_jitted == 1 && s->jit_compilations == 1,
           "once a JIT record names it, it is listed and counted");
     session_free(s);

@@ -30,6 +30,7 @@
 #include <sqlite3.h>
 
 #include "check.h"
+#include "fixtures.h"
 #include "records.h"
 #include "session_header.h"
 #include "sessions.h"
@@ -39,12 +40,7 @@
 
 #define MID 0x7f0000200000ull
 
-static void temp_dir(char *out, size_t size)
-{
-    snprintf(out, size, "/tmp/jitscope-test-store-XXXXXX");
-    if (!mkdtemp(out))
-        out[0] = '\0';
-}
+static char g_dir[64]; /* the running test's storage directory (setup) */
 
 static void remove_dir(const char *dir)
 {
@@ -134,6 +130,22 @@ static void jit_functions(session *s, unsigned n, unsigned rejits, uint64_t base
     }
 }
 
+/* A new session of `functions` functions (jit_functions), its records handed
+ * to storage; its id. */
+static int stored_session(const char *command, unsigned functions, unsigned rejits)
+{
+    session *s;
+    int id;
+
+    sessions_lock();
+    s = new_session(SESSION_MODE_RUN, 4242, command);
+    id = s ? s->id : -1;
+    if (s)
+        jit_functions(s, functions, rejits, 0x7f0000300000ull);
+    sessions_unlock();
+    return id;
+}
+
 /* The session ends as a launched app does: exit code, link lost. Lock held. */
 static void end_session(session *s)
 {
@@ -144,28 +156,14 @@ static void end_session(session *s)
 /* What the views serve of s's content (its own fields left out), as JSON text. */
 static char *content(session *s)
 {
-    json_t *all = json_object(), *list, *detail = view_session_detail(s);
-    size_t i;
-    uint64_t seq;
+    json_t *all = fixture_views(s), *detail = view_session_detail(s);
     char *text;
 
+    json_object_del(all, "threads"); /* a session read back is not live: none of its threads is */
     json_object_set(all, "counters", json_object_get(detail, "counters"));
-    /* a session read back is not live: none of its threads is */
     json_object_del(json_object_get(all, "counters"), "threads_alive");
     json_object_set(all, "drops", json_object_get(detail, "drops"));
     json_decref(detail);
-    list = json_array();
-    for (i = 0; i < s->function_count; i++)
-        json_array_append_new(list, view_function(s, &s->functions[i]));
-    json_object_set_new(all, "functions", list);
-    list = json_array();
-    for (i = 0; i < s->module_count; i++)
-        json_array_append_new(list, view_module(&s->modules[i]));
-    json_object_set_new(all, "modules", list);
-    list = json_array();
-    for (seq = eventlog_first_seq(&s->events); seq <= s->events.last_seq; seq++)
-        json_array_append_new(list, view_event(s, eventlog_at(&s->events, seq)));
-    json_object_set_new(all, "events", list);
     text = json_dumps(all, JSON_SORT_KEYS | JSON_COMPACT);
     json_decref(all);
     return text;
@@ -236,12 +234,11 @@ static int exec_sql(const char *path, const char *sql)
 
 TEST(read_back_serves_the_same)
 {
-    char dir[64], err[512], *ended_before, *live_before, *ended_after, *live_after;
+    char err[512], *ended_before, *live_before, *ended_after, *live_after;
     session *a, *b;
     int ida, idb;
 
-    temp_dir(dir, sizeof(dir));
-    CHECK(open_store(dir, err, sizeof(err)) == 0, "open: %s", err);
+    CHECK(open_store(g_dir, err, sizeof(err)) == 0, "open: %s", err);
     sessions_lock();
     a = new_session(SESSION_MODE_RUN, 4242, "dotnet app.dll");
     b = new_session(SESSION_MODE_ATTACH, 4343, "dotnet live.dll");
@@ -254,20 +251,21 @@ TEST(read_back_serves_the_same)
     sessions_unlock();
     persist_sweep(); /* header rows; the ended session's snapshot */
     CHECK(wait_synced(ida) && wait_synced(idb), "storage caught up");
-    CHECK(count_rows_of(dir, "SELECT count(*) FROM snapshots WHERE session_id = %d", ida) >= 1 &&
-              count_rows_of(dir, "SELECT count(*) FROM log WHERE session_id = %d", ida) == 0,
+    CHECK(count_rows_of(g_dir, "SELECT count(*) FROM snapshots WHERE session_id = %d", ida) >= 1 &&
+              count_rows_of(g_dir, "SELECT count(*) FROM log WHERE session_id = %d", ida) == 0,
           "the ended session is a snapshot, its log compacted away");
-    CHECK(count_rows_of(dir, "SELECT count(*) FROM log WHERE session_id = %d", idb) >= 1 &&
-              count_rows_of(dir, "SELECT count(*) FROM snapshots WHERE session_id = %d", idb) == 0,
+    CHECK(count_rows_of(g_dir, "SELECT count(*) FROM log WHERE session_id = %d", idb) >= 1 &&
+              count_rows_of(g_dir, "SELECT count(*) FROM snapshots WHERE session_id = %d", idb) ==
+                  0,
           "the live one is its log");
-    CHECK(
-        count_rows_of(dir, "SELECT sum(length(bytes)) FROM snapshots WHERE session_id = %d", ida) <
-            3000 * 100,
-        "under 100 bytes a function on disk, names included (%lld for 3000)",
-        count_rows_of(dir, "SELECT sum(length(bytes)) FROM snapshots WHERE session_id = %d", ida));
+    CHECK(count_rows_of(g_dir, "SELECT sum(length(bytes)) FROM snapshots WHERE session_id = %d",
+                        ida) < 3000 * 100,
+          "under 100 bytes a function on disk, names included (%lld for 3000)",
+          count_rows_of(g_dir, "SELECT sum(length(bytes)) FROM snapshots WHERE session_id = %d",
+                        ida));
     close_store();
 
-    CHECK(open_store(dir, err, sizeof(err)) == 0, "opened again: %s", err);
+    CHECK(open_store(g_dir, err, sizeof(err)) == 0, "opened again: %s", err);
     sessions_lock();
     CHECK(sessions_count() == 2 && !sessions_get(ida)->persist.loaded &&
               sessions_get(ida)->state == SESSION_EXITED &&
@@ -286,7 +284,6 @@ TEST(read_back_serves_the_same)
     sessions_unlock();
     free(ended_before), free(live_before), free(ended_after), free(live_after);
     close_store();
-    remove_dir(dir);
 }
 
 /* Three threads, one after another, on ThreadID 0x1000 (the runtime reuses
@@ -297,7 +294,6 @@ static void three_threads_on_one_id(session *s)
     static const wire_stack_frame frames[1] = {{0x7f0000300010ull, 0x10}};
     static const char *const names[3] = {"first", "second", "third"};
     static const char *const methods[3] = {"T.A()", "T.B()", "T.C()"};
-    wire_record r;
     uint32_t k;
 
     for (k = 0; k < 3; k++) {
@@ -308,13 +304,11 @@ static void three_threads_on_one_id(session *s)
         rec_feed(s, rec_jit_started(fid, 0x1000, t + 2));
         rec_feed(s, rec_jit_finished(fid, 0x1000, 0x7f0000900000ull + k * 64, 64, t + 3, 0));
         if (k == 1) {
-            r = (wire_record){.type = WIRE_STACK_THREAD, .time_ns = t + 4};
-            r.u.stack_thread = (wire_stack_thread){1, 0x1000, 5001, 0, 100, 1, 0};
-            r.stack_frames = frames;
-            rec_feed(s, r);
-            r = (wire_record){.type = WIRE_STACK_END, .time_ns = t + 4};
-            r.u.stack_end = (wire_stack_end){1, 1, WIRE_STACK_SNAPSHOT, 1, 1, 0, 0, 0, 10, 10};
-            rec_feed(s, r);
+            rec_feed(s, rec_stack_thread((wire_stack_thread){1, 0x1000, 5001, 0, 100, 1, 0}, frames,
+                                         t + 4));
+            rec_feed(
+                s, rec_stack_end((wire_stack_end){1, 1, WIRE_STACK_SNAPSHOT, 1, 1, 0, 0, 0, 10, 10},
+                                 t + 4));
         }
         rec_feed(s, rec_thread(WIRE_THREAD_DESTROYED, 0x1000, 5000 + k, 0, NULL, t + 5));
     }
@@ -349,12 +343,11 @@ static int three_threads_read_back(session *s)
  * snapshot (an ended session) and from a log (a live one). */
 TEST(thread_rows_read_back)
 {
-    char dir[64], err[512];
+    char err[512];
     session *a, *b;
     int ida, idb;
 
-    temp_dir(dir, sizeof(dir));
-    CHECK(open_store(dir, err, sizeof(err)) == 0, "open: %s", err);
+    CHECK(open_store(g_dir, err, sizeof(err)) == 0, "open: %s", err);
     sessions_lock();
     a = new_session(SESSION_MODE_RUN, 4242, "dotnet threads.dll");
     b = new_session(SESSION_MODE_ATTACH, 4343, "dotnet threads-live.dll");
@@ -370,7 +363,7 @@ TEST(thread_rows_read_back)
     CHECK(wait_synced(ida) && wait_synced(idb), "storage caught up");
     close_store();
 
-    CHECK(open_store(dir, err, sizeof(err)) == 0, "opened again: %s", err);
+    CHECK(open_store(g_dir, err, sizeof(err)) == 0, "opened again: %s", err);
     persist_prepare(ida);
     persist_prepare(idb);
     sessions_lock();
@@ -380,33 +373,63 @@ TEST(thread_rows_read_back)
           "from its log: the same");
     sessions_unlock();
     close_store();
-    remove_dir(dir);
+}
+
+/* A file of version 4 (snapshot parts without `kind`: part 0 the state, the
+ * others observations) opens at this version and serves what it stored. */
+TEST(a_version_4_file_is_migrated)
+{
+    char err[512], path[128];
+    session *s;
+    int id;
+
+    CHECK(open_store(g_dir, err, sizeof(err)) == 0, "open: %s", err);
+    sessions_lock();
+    s = new_session(SESSION_MODE_RUN, 4242, "dotnet threads.dll");
+    id = s->id;
+    rec_feed(s, rec_module_loaded(MID, "/app/App.dll", "App", 0, REC_MONO + 2));
+    three_threads_on_one_id(s); /* a stack walk: an observation beside the snapshot */
+    end_session(s);
+    sessions_unlock();
+    persist_sweep();
+    CHECK(wait_synced(id), "its snapshot committed");
+    close_store();
+    CHECK(count_rows_of(g_dir, "SELECT count(*) FROM snapshots WHERE session_id = %d AND kind = 1",
+                        id) >= 1,
+          "the snapshot has an observation part");
+    snprintf(path, sizeof(path), "%s/jitscope.db", g_dir);
+    CHECK(exec_sql(path, "ALTER TABLE snapshots DROP COLUMN kind; PRAGMA user_version = 4;") == 0,
+          "made a version 4 file");
+
+    CHECK(open_store(g_dir, err, sizeof(err)) == 0, "the version 4 file opens: %s", err);
+    CHECK(count_rows(g_dir, "PRAGMA user_version") == STORE_SCHEMA_VERSION,
+          "migrated to version %d", STORE_SCHEMA_VERSION);
+    persist_prepare(id);
+    sessions_lock();
+    s = sessions_get(id);
+    CHECK(s && s->persist.load_error[0] == '\0' && three_threads_read_back(s),
+          "read back whole: threads, functions and the stack walk (%s)",
+          s ? s->persist.load_error : "no session");
+    sessions_unlock();
+    close_store();
 }
 
 TEST(committed_survives_a_crash)
 {
-    char dir[64], err[512];
+    char err[512];
     pid_t child;
     int status = -1, functions = -1, id;
 
-    temp_dir(dir, sizeof(dir));
     fflush(stdout);
     child = fork();
     if (child == 0) { /* a server that dies without closing, once its log is committed */
-        session *s;
-        int id;
-        if (open_store(dir, err, sizeof(err)) != 0)
+        if (open_store(g_dir, err, sizeof(err)) != 0)
             _exit(2);
-        sessions_lock();
-        s = new_session(SESSION_MODE_RUN, 4242, "dotnet app.dll");
-        id = s->id;
-        jit_functions(s, 1000, 0, 0x7f0000300000ull);
-        sessions_unlock();
-        _exit(wait_synced(id) ? 0 : 3);
+        _exit(wait_synced(stored_session("dotnet app.dll", 1000, 0)) ? 0 : 3);
     }
     waitpid(child, &status, 0);
     CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the first server committed and died");
-    CHECK(open_store(dir, err, sizeof(err)) == 0, "a second one opens the directory: %s", err);
+    CHECK(open_store(g_dir, err, sizeof(err)) == 0, "a second one opens the directory: %s", err);
     sessions_lock();
     id = sessions_count() == 1 ? sessions_at(0)->id : 0; /* the one the first server made */
     sessions_unlock();
@@ -419,17 +442,15 @@ TEST(committed_survives_a_crash)
           "every function committed is served (%d), the session interrupted", functions);
     sessions_unlock();
     close_store();
-    remove_dir(dir);
 }
 
 TEST(keep_and_keep_events)
 {
-    char dir[64], err[512];
+    char err[512];
     session *s;
     int i, ids[4];
 
-    temp_dir(dir, sizeof(dir));
-    CHECK(open_with(dir, 2, 1000, 0, err, sizeof(err)) == 0,
+    CHECK(open_with(g_dir, 2, 1000, 0, err, sizeof(err)) == 0,
           "open with --keep 2 --keep-events 1000");
     for (i = 0; i < 4; i++) {
         sessions_lock();
@@ -444,13 +465,13 @@ TEST(keep_and_keep_events)
     CHECK(sessions_count() == 2 && sessions_get(ids[2]) && sessions_get(ids[3]),
           "the two newest stay");
     sessions_unlock();
-    CHECK(wait_synced(ids[3]) && count_rows(dir, "SELECT count(*) FROM sessions") == 2 &&
-              count_rows_of(dir, "SELECT count(*) FROM log WHERE session_id < %d", ids[2]) == 0 &&
-              count_rows_of(dir, "SELECT count(*) FROM snapshots WHERE session_id < %d", ids[2]) ==
-                  0,
+    CHECK(wait_synced(ids[3]) && count_rows(g_dir, "SELECT count(*) FROM sessions") == 2 &&
+              count_rows_of(g_dir, "SELECT count(*) FROM log WHERE session_id < %d", ids[2]) == 0 &&
+              count_rows_of(g_dir, "SELECT count(*) FROM snapshots WHERE session_id < %d",
+                            ids[2]) == 0,
           "the two oldest are deleted from the file too");
     close_store();
-    CHECK(open_with(dir, 2, 1000, 0, err, sizeof(err)) == 0, "opened again");
+    CHECK(open_with(g_dir, 2, 1000, 0, err, sizeof(err)) == 0, "opened again");
     persist_prepare(ids[3]);
     sessions_lock();
     s = sessions_get(ids[3]);
@@ -461,28 +482,22 @@ TEST(keep_and_keep_events)
           s ? (unsigned long long)s->events.last_seq : 0ull);
     sessions_unlock();
     close_store();
-    remove_dir(dir);
 }
 
 TEST(a_full_journal_breaks_the_log_until_a_snapshot)
 {
-    char dir[64], err[512];
+    char err[512];
     store_stats st;
     session *s;
     int id;
 
-    temp_dir(dir, sizeof(dir));
-    CHECK(open_with(dir, 0, 0, 16 * 1024, err, sizeof(err)) == 0, "open with a 16 KiB journal");
-    sessions_lock();
-    s = new_session(SESSION_MODE_RUN, 4242, "dotnet app.dll");
-    id = s->id;
-    jit_functions(s, 3000, 0, 0x7f0000300000ull); /* far more than 16 KiB between two rounds */
-    sessions_unlock();
+    CHECK(open_with(g_dir, 0, 0, 16 * 1024, err, sizeof(err)) == 0, "open with a 16 KiB journal");
+    id = stored_session("dotnet app.dll", 3000, 0);
     store_get_stats(&st);
     CHECK(st.lost > 0 && store_broken(id),
           "entries dropped and counted (%llu bytes), the log broken", (unsigned long long)st.lost);
     close_store(); /* no sweep: no snapshot */
-    CHECK(open_with(dir, 0, 0, 16 * 1024, err, sizeof(err)) == 0, "opened again");
+    CHECK(open_with(g_dir, 0, 0, 16 * 1024, err, sizeof(err)) == 0, "opened again");
     persist_prepare(id);
     sessions_lock();
     s = sessions_get(id);
@@ -492,7 +507,7 @@ TEST(a_full_journal_breaks_the_log_until_a_snapshot)
     sessions_unlock();
     close_store();
 
-    CHECK(open_with(dir, 0, 0, 16 * 1024, err, sizeof(err)) == 0, "and again, for a new session");
+    CHECK(open_with(g_dir, 0, 0, 16 * 1024, err, sizeof(err)) == 0, "and again, for a new session");
     sessions_lock();
     s = new_session(SESSION_MODE_RUN, 4243, "dotnet app.dll");
     id = s->id;
@@ -502,7 +517,7 @@ TEST(a_full_journal_breaks_the_log_until_a_snapshot)
     persist_sweep(); /* a broken log: a snapshot of what memory holds */
     CHECK(wait_synced(id) && !store_broken(id), "the snapshot committed heals it");
     close_store();
-    CHECK(open_with(dir, 0, 0, 16 * 1024, err, sizeof(err)) == 0, "opened once more");
+    CHECK(open_with(g_dir, 0, 0, 16 * 1024, err, sizeof(err)) == 0, "opened once more");
     persist_prepare(id);
     sessions_lock();
     s = sessions_get(id);
@@ -510,7 +525,6 @@ TEST(a_full_journal_breaks_the_log_until_a_snapshot)
           "every function is served, no error (%zu)", s ? s->functions_jitted : 0);
     sessions_unlock();
     close_store();
-    remove_dir(dir);
 }
 
 static off_t file_size(const char *dir, const char *name)
@@ -524,29 +538,26 @@ static off_t file_size(const char *dir, const char *name)
 
 TEST(a_full_disk_is_retried)
 {
-    char dir[64], err[512];
+    char err[512];
     store_stats st = {0};
     struct rlimit unlimited, limited;
     session *s;
     int id, i;
 
-    temp_dir(dir, sizeof(dir));
-    CHECK(open_store(dir, err, sizeof(err)) == 0, "open: %s", err);
-    sessions_lock();
-    s = new_session(SESSION_MODE_RUN, 4242, "dotnet app.dll");
-    id = s->id;
-    jit_functions(s, 100, 0, 0x7f0000300000ull);
-    sessions_unlock();
+    CHECK(open_store(g_dir, err, sizeof(err)) == 0, "open: %s", err);
+    id = stored_session("dotnet app.dll", 100, 0);
     CHECK(wait_synced(id), "the first records are on disk");
     /* the disk is full: no file of this process may grow any more */
     signal(SIGXFSZ, SIG_IGN);
     getrlimit(RLIMIT_FSIZE, &unlimited);
     limited = unlimited;
-    limited.rlim_cur = (rlim_t)(file_size(dir, "jitscope.db-wal") > file_size(dir, "jitscope.db")
-                                    ? file_size(dir, "jitscope.db-wal")
-                                    : file_size(dir, "jitscope.db"));
+    limited.rlim_cur = (rlim_t)(file_size(g_dir, "jitscope.db-wal") >
+                                        file_size(g_dir, "jitscope.db")
+                                    ? file_size(g_dir, "jitscope.db-wal")
+                                    : file_size(g_dir, "jitscope.db"));
     setrlimit(RLIMIT_FSIZE, &limited);
     sessions_lock();
+    s = sessions_get(id);
     jit_functions(s, 2000, 0, 0x7f0000800000ull);
     sessions_unlock();
     for (i = 0; i < 500 && st.write_errors < 2; i++) {
@@ -562,7 +573,7 @@ TEST(a_full_disk_is_retried)
     CHECK(st.last_error[0] == '\0' && st.last_error_ns > 0 && st.lost == 0,
           "the error is over (when it was is kept), nothing was lost");
     close_store();
-    CHECK(open_store(dir, err, sizeof(err)) == 0, "opened again");
+    CHECK(open_store(g_dir, err, sizeof(err)) == 0, "opened again");
     persist_prepare(id);
     sessions_lock();
     s = sessions_get(id);
@@ -570,17 +581,15 @@ TEST(a_full_disk_is_retried)
           "all 2100 functions are served (%zu)", s ? s->functions_jitted : 0);
     sessions_unlock();
     close_store();
-    remove_dir(dir);
 }
 
 TEST(an_ended_session_leaves_memory_and_comes_back)
 {
-    char dir[64], err[512], *before, *after;
+    char err[512], *before, *after;
     session *s;
     int id;
 
-    temp_dir(dir, sizeof(dir));
-    CHECK(open_store(dir, err, sizeof(err)) == 0, "open (unload after 1 ms): %s", err);
+    CHECK(open_store(g_dir, err, sizeof(err)) == 0, "open (unload after 1 ms): %s", err);
     sessions_lock();
     s = new_session(SESSION_MODE_RUN, 4242, "dotnet app.dll");
     id = s->id;
@@ -601,18 +610,16 @@ TEST(an_ended_session_leaves_memory_and_comes_back)
     CHECK(same_text(before, after), "read back when asked: the same");
     free(before), free(after);
     close_store();
-    remove_dir(dir);
 }
 
 TEST(a_damaged_chunk_ends_the_read)
 {
-    char dir[64], path[128], err[512], sql[160];
+    char path[128], err[512], sql[160];
     session *s;
     long long chunks[3] = {0, 0, 0};
     int id = 0, round;
 
-    temp_dir(dir, sizeof(dir));
-    CHECK(open_store(dir, err, sizeof(err)) == 0, "open: %s", err);
+    CHECK(open_store(g_dir, err, sizeof(err)) == 0, "open: %s", err);
     for (round = 0; round < 3; round++) { /* each round's records committed apart */
         sessions_lock();
         s = round == 0 ? new_session(SESSION_MODE_RUN, 4242, "dotnet app.dll") : sessions_get(id);
@@ -620,18 +627,19 @@ TEST(a_damaged_chunk_ends_the_read)
         jit_functions(s, 100, 0, 0x7f0000300000ull + (uint64_t)round * 0x100000);
         sessions_unlock();
         CHECK(wait_synced(id), "round %d committed", round);
-        chunks[round] = count_rows_of(dir, "SELECT max(chunk) FROM log WHERE session_id = %d", id);
+        chunks[round] = count_rows_of(g_dir, "SELECT max(chunk) FROM log WHERE session_id = %d",
+                                      id);
     }
     close_store();
     /* the first chunk of round 1's records: everything of round 0 comes before it
      * (however many chunks the writer made of each) */
-    snprintf(path, sizeof(path), "%s/jitscope.db", dir);
+    snprintf(path, sizeof(path), "%s/jitscope.db", g_dir);
     snprintf(sql, sizeof(sql),
              "UPDATE log SET bytes = CAST(zeroblob(length(bytes)) AS BLOB) WHERE chunk = %lld",
              chunks[0] + 1);
     CHECK(chunks[0] >= 1 && chunks[1] > chunks[0] && exec_sql(path, sql) == 0,
           "chunk %lld (round 1's first) zeroed on disk", chunks[0] + 1);
-    CHECK(open_store(dir, err, sizeof(err)) == 0, "opened again");
+    CHECK(open_store(g_dir, err, sizeof(err)) == 0, "opened again");
     persist_prepare(id);
     sessions_lock();
     s = sessions_get(id);
@@ -641,23 +649,16 @@ TEST(a_damaged_chunk_ends_the_read)
           s ? s->persist.load_error : "?", s ? s->functions_jitted : 0);
     sessions_unlock();
     close_store();
-    remove_dir(dir);
 }
 
 TEST(an_idle_session_writes_nothing)
 {
-    char dir[64], err[512];
+    char err[512];
     store_stats a, b;
-    session *s;
     int id, i;
 
-    temp_dir(dir, sizeof(dir));
-    CHECK(open_store(dir, err, sizeof(err)) == 0, "open: %s", err);
-    sessions_lock();
-    s = new_session(SESSION_MODE_RUN, 4242, "dotnet app.dll");
-    id = s->id;
-    jit_functions(s, 10, 0, 0x7f0000300000ull);
-    sessions_unlock();
+    CHECK(open_store(g_dir, err, sizeof(err)) == 0, "open: %s", err);
+    id = stored_session("dotnet app.dll", 10, 0);
     persist_sweep();
     CHECK(wait_synced(id), "caught up");
     store_get_stats(&a);
@@ -671,7 +672,6 @@ TEST(an_idle_session_writes_nothing)
           (unsigned long long)(b.rounds - a.rounds), (unsigned long long)a.commits,
           (unsigned long long)b.commits);
     close_store();
-    remove_dir(dir);
 }
 
 TEST(header_round_trip)
@@ -708,12 +708,11 @@ TEST(header_round_trip)
 
 TEST(converts_a_version_1_file)
 {
-    char dir[64], path[128], err[512];
+    char path[128], err[512];
     sqlite3 *db = NULL;
     session *s;
 
-    temp_dir(dir, sizeof(dir));
-    snprintf(path, sizeof(path), "%s/jitscope.db", dir);
+    snprintf(path, sizeof(path), "%s/jitscope.db", g_dir);
     CHECK(store_schema_open(path, 1, &db, err, sizeof(err)) == 0, "a version 1 file: %s", err);
     sqlite3_close(db);
     CHECK(exec_sql(path,
@@ -732,9 +731,9 @@ TEST(converts_a_version_1_file)
                    "INSERT INTO threads VALUES (5, 0, 1, 11, 0, 'old-a', 0, 900, 950);"
                    "INSERT INTO threads VALUES (5, 1, 1, 12, 0, 'old-b', 0, 960, 1100);") == 0,
           "rows as version 1 wrote them");
-    CHECK(open_store(dir, err, sizeof(err)) == 0, "the server opens it: %s", err);
-    CHECK(count_rows(dir, "SELECT count(*) FROM sqlite_schema WHERE name = 'functions'") == 0 &&
-              count_rows(dir, "SELECT count(*) FROM snapshots WHERE session_id = 5") == 1,
+    CHECK(open_store(g_dir, err, sizeof(err)) == 0, "the server opens it: %s", err);
+    CHECK(count_rows(g_dir, "SELECT count(*) FROM sqlite_schema WHERE name = 'functions'") == 0 &&
+              count_rows(g_dir, "SELECT count(*) FROM snapshots WHERE session_id = 5") == 1,
           "converted to a snapshot, the old tables dropped");
     persist_prepare(5);
     sessions_lock();
@@ -753,42 +752,40 @@ TEST(converts_a_version_1_file)
           s ? s->functions[0].thread_row : 0);
     sessions_unlock();
     close_store();
-    CHECK(count_rows(dir, "PRAGMA user_version") == STORE_SCHEMA_VERSION,
+    CHECK(count_rows(g_dir, "PRAGMA user_version") == STORE_SCHEMA_VERSION,
           "the file is at version %d now", STORE_SCHEMA_VERSION);
-    remove_dir(dir);
 }
 
 TEST(refuses_what_it_cannot_use)
 {
-    char dir[64], path[128], err[512];
+    char path[128], err[512];
     FILE *f;
     int i;
 
-    temp_dir(dir, sizeof(dir));
-    snprintf(path, sizeof(path), "%s/jitscope.db", dir);
+    snprintf(path, sizeof(path), "%s/jitscope.db", g_dir);
     f = fopen(path, "w");
     for (i = 0; f && i < 8192; i++)
         fputc((i * 7919) & 0xff, f);
     if (f)
         fclose(f);
-    CHECK(open_store(dir, err, sizeof(err)) != 0 && strstr(err, "not a database"), "garbage: %s",
+    CHECK(open_store(g_dir, err, sizeof(err)) != 0 && strstr(err, "not a database"), "garbage: %s",
           err);
     unlink(path);
     CHECK(exec_sql(path, "PRAGMA application_id = 1234; CREATE TABLE t (x);") == 0,
           "another program's database");
-    CHECK(open_store(dir, err, sizeof(err)) != 0 && strstr(err, "another program"), "%s", err);
+    CHECK(open_store(g_dir, err, sizeof(err)) != 0 && strstr(err, "another program"), "%s", err);
     unlink(path);
     CHECK(exec_sql(path, "PRAGMA application_id = 1246319699; PRAGMA user_version = 99;") == 0,
           "a newer jitscope's file");
-    CHECK(open_store(dir, err, sizeof(err)) != 0 && strstr(err, "newer jitscope"), "%s", err);
+    CHECK(open_store(g_dir, err, sizeof(err)) != 0 && strstr(err, "newer jitscope"), "%s", err);
     unlink(path);
     CHECK(exec_sql(path, "CREATE TABLE notes (x);") == 0, "an SQLite file of another program");
-    CHECK(open_store(dir, err, sizeof(err)) != 0 && strstr(err, "tables of another program"),
+    CHECK(open_store(g_dir, err, sizeof(err)) != 0 && strstr(err, "tables of another program"),
           "is not made ours: %s", err);
     unlink(path);
 
     /* another program holds jitscope's file locked for writing */
-    CHECK(open_store(dir, err, sizeof(err)) == 0, "a good file: %s", err);
+    CHECK(open_store(g_dir, err, sizeof(err)) == 0, "a good file: %s", err);
     close_store();
     {
         sqlite3 *holder = NULL;
@@ -796,8 +793,8 @@ TEST(refuses_what_it_cannot_use)
                   sqlite3_exec(holder, "BEGIN EXCLUSIVE; DELETE FROM sessions;", NULL, NULL,
                                NULL) == SQLITE_OK,
               "a writer holds the file");
-        CHECK(open_store(dir, err, sizeof(err)) != 0 && strstr(err, "locked"), "a locked file: %s",
-              err);
+        CHECK(open_store(g_dir, err, sizeof(err)) != 0 && strstr(err, "locked"),
+              "a locked file: %s", err);
         sqlite3_exec(holder, "ROLLBACK", NULL, NULL, NULL);
         sqlite3_close(holder);
     }
@@ -805,12 +802,12 @@ TEST(refuses_what_it_cannot_use)
     sessions_lock();
     CHECK(sessions_count() == 0, "nothing was listed from any of them");
     sessions_unlock();
-    remove_dir(dir);
 }
 
 static const check_test tests[] = {
     TEST_ENTRY(read_back_serves_the_same),
     TEST_ENTRY(thread_rows_read_back),
+    TEST_ENTRY(a_version_4_file_is_migrated),
     TEST_ENTRY(committed_survives_a_crash),
     TEST_ENTRY(keep_and_keep_events),
     TEST_ENTRY(a_full_journal_breaks_the_log_until_a_snapshot),
@@ -824,4 +821,18 @@ static const check_test tests[] = {
     TEST_END,
 };
 
-int main(int argc, char **argv) { return check_main(argc, argv, tests); }
+/* Each test has a directory of its own for storage, removed after it with
+ * whatever the test left open. */
+static void setup(void)
+{
+    snprintf(g_dir, sizeof(g_dir), "/tmp/jitscope-test-store-XXXXXX");
+    CHECK(mkdtemp(g_dir) != NULL, "a directory for storage");
+}
+
+static void teardown(void)
+{
+    close_store();
+    remove_dir(g_dir);
+}
+
+int main(int argc, char **argv) { return check_main_each(argc, argv, tests, setup, teardown); }

@@ -22,57 +22,21 @@
 #include <string.h>
 
 #include "check.h"
+#include "records.h"
 #include "session.h"
 
-static const char TOKEN[] = "0123456789abcdef0123456789abcdef";
-static const int64_t NOW = 1700000000000000000ll;
-static const uint64_t MONO = 5000000000ull;
-static const uint64_t REAL = 1699999999000000000ull;
-#define OFFSET ((int64_t)(REAL - MONO))
-#define WALL(t) ((int64_t)(t) + OFFSET)
-
-static uint64_t g_seq;
-
-static int apply(session *s, wire_record r)
-{
-    const char *why = NULL;
-    r.seq = ++g_seq;
-    return session_apply(s, &r, NOW, &why);
-}
-
-static session *live_session(void)
-{
-    session *s = session_new(1, SESSION_MODE_RUN, 999, "dotnet app.dll", TOKEN);
-    wire_record r = {.type = WIRE_HELLO, .time_ns = MONO};
-
-    memcpy(r.u.hello.magic, WIRE_MAGIC, 8);
-    r.u.hello.version = WIRE_VERSION;
-    r.u.hello.monotonic_ns = MONO;
-    r.u.hello.realtime_ns = REAL;
-    memcpy(r.u.hello.token, TOKEN, WIRE_TOKEN_LEN);
-    g_seq = 0;
-    apply(s, r);
-    return s;
-}
+#define WALL(t) ((int64_t)(t) + REC_OFFSET)
 
 static void gc_start(session *s, uint64_t t, uint32_t generations, uint32_t reason)
 {
-    wire_record r = {.type = WIRE_GC_STARTED, .time_ns = t};
-    r.u.gc_started = (wire_gc_started){generations, reason};
-    apply(s, r);
+    rec_apply(s, rec_gc_started(generations, reason, t));
 }
 
-static void gc_end(session *s, uint64_t t)
-{
-    wire_record r = {.type = WIRE_GC_FINISHED, .time_ns = t};
-    apply(s, r);
-}
+static void gc_end(session *s, uint64_t t) { rec_apply(s, rec_gc_finished(t)); }
 
 static void suspend(session *s, uint64_t t, uint32_t phase, uint32_t reason)
 {
-    wire_record r = {.type = WIRE_RUNTIME_SUSPEND, .time_ns = t};
-    r.u.runtime_suspend = (wire_runtime_suspend){phase, reason};
-    apply(s, r);
+    rec_apply(s, rec_runtime_suspend(phase, reason, t));
 }
 
 static const timeline_gc *gc_at(const session *s, uint64_t i)
@@ -89,37 +53,37 @@ static const timeline_suspension *susp_at(const session *s, uint64_t i)
 
 TEST(gc_pairs)
 {
-    session *s = live_session();
+    session *s = rec_live_session(1);
     const eventlog_entry *e;
     uint64_t events = s->events.last_seq;
 
-    gc_end(s, MONO + 10); /* a collection already running when we started watching */
+    gc_end(s, REC_MONO + 10); /* a collection already running when we started watching */
     CHECK(s->timeline.gc_total == 0 && s->timeline.unmatched == 1 && s->events.last_seq == events,
           "a finish without a start is ignored, counted, logs nothing");
-    gc_start(s, MONO + 1000, 0x7, 1);
+    gc_start(s, REC_MONO + 1000, 0x7, 1);
     CHECK(s->timeline.gc_total == 0 && s->timeline.gc_open, "a start opens a GC");
-    gc_end(s, MONO + 813000);
+    gc_end(s, REC_MONO + 813000);
     CHECK(s->timeline.gc_total == 1 && !s->timeline.gc_open, "its finish closes it");
-    CHECK(gc_at(s, 0)->start_ns == WALL(MONO + 1000) && gc_at(s, 0)->duration_ns == 812000 &&
+    CHECK(gc_at(s, 0)->start_ns == WALL(REC_MONO + 1000) && gc_at(s, 0)->duration_ns == 812000 &&
               gc_at(s, 0)->generations == 0x7 && gc_at(s, 0)->reason == 1 && gc_at(s, 0)->complete,
           "start (wall clock), duration (monotonic), generations, reason, complete");
     e = eventlog_at(&s->events, s->events.last_seq);
     CHECK(s->events.last_seq == events + 1 && e->type == WIRE_GC_FINISHED && e->value == 812000 &&
-              e->extra == 0x7 && e->id == 1 && e->time_ns == WALL(MONO + 1000) &&
+              e->extra == 0x7 && e->id == 1 && e->time_ns == WALL(REC_MONO + 1000) &&
               strcmp(session_event_type_name(e->type), "gc") == 0,
           "one gc event: duration, generations, reason, at the GC's start");
 
-    gc_start(s, MONO + 2000000, 0x1, 0);
-    gc_start(s, MONO + 3000000, 0x3, 0);
-    gc_end(s, MONO + 3000500);
+    gc_start(s, REC_MONO + 2000000, 0x1, 0);
+    gc_start(s, REC_MONO + 3000000, 0x3, 0);
+    gc_end(s, REC_MONO + 3000500);
     CHECK(s->timeline.gc_total == 3 && !gc_at(s, 1)->complete && gc_at(s, 1)->duration_ns == 0 &&
               gc_at(s, 1)->generations == 0x1 && gc_at(s, 2)->complete &&
               gc_at(s, 2)->duration_ns == 500,
           "a start over an unfinished GC closes that one as incomplete");
     CHECK(s->timeline.unmatched == 2 && s->events.last_seq == events + 2,
           "counted; the incomplete one logs no event");
-    gc_start(s, MONO + 4000000, 0x1, 0);
-    gc_end(s, MONO + 3999999);
+    gc_start(s, REC_MONO + 4000000, 0x1, 0);
+    gc_end(s, REC_MONO + 3999999);
     CHECK(gc_at(s, 3)->duration_ns == 0 && gc_at(s, 3)->complete,
           "a finish stamped before its start: duration 0, not a huge number");
     CHECK(strcmp(timeline_gc_reason_name(1), "induced") == 0 &&
@@ -131,16 +95,16 @@ TEST(gc_pairs)
 
 TEST(suspension_phases)
 {
-    session *s = live_session();
+    session *s = rec_live_session(1);
     const eventlog_entry *e;
     uint64_t events = s->events.last_seq;
 
-    suspend(s, MONO + 100, WIRE_SUSPEND_STARTED, 1);
-    suspend(s, MONO + 200, WIRE_SUSPEND_FINISHED, 1);
-    suspend(s, MONO + 900, WIRE_RESUME_STARTED, 1);
+    suspend(s, REC_MONO + 100, WIRE_SUSPEND_STARTED, 1);
+    suspend(s, REC_MONO + 200, WIRE_SUSPEND_FINISHED, 1);
+    suspend(s, REC_MONO + 900, WIRE_RESUME_STARTED, 1);
     CHECK(s->timeline.suspension_total == 0, "open until the resume finishes");
-    suspend(s, MONO + 1100, WIRE_RESUME_FINISHED, 1);
-    CHECK(s->timeline.suspension_total == 1 && susp_at(s, 0)->start_ns == WALL(MONO + 100) &&
+    suspend(s, REC_MONO + 1100, WIRE_RESUME_FINISHED, 1);
+    CHECK(s->timeline.suspension_total == 1 && susp_at(s, 0)->start_ns == WALL(REC_MONO + 100) &&
               susp_at(s, 0)->duration_ns == 1000 && susp_at(s, 0)->reason == 1 &&
               !susp_at(s, 0)->aborted,
           "phase 1 to 5: one suspension, its reason from phase 1, 1000 ns");
@@ -150,8 +114,8 @@ TEST(suspension_phases)
               strcmp(session_event_type_name(e->type), "suspension") == 0,
           "a suspension event");
 
-    suspend(s, MONO + 2000, WIRE_SUSPEND_STARTED, 9);
-    suspend(s, MONO + 2300, WIRE_SUSPEND_ABORTED, 9);
+    suspend(s, REC_MONO + 2000, WIRE_SUSPEND_STARTED, 9);
+    suspend(s, REC_MONO + 2300, WIRE_SUSPEND_ABORTED, 9);
     CHECK(s->timeline.suspension_total == 2 && susp_at(s, 1)->aborted &&
               susp_at(s, 1)->duration_ns == 300 && susp_at(s, 1)->reason == 9,
           "an aborted suspension closes at phase 3");
@@ -159,16 +123,16 @@ TEST(suspension_phases)
     CHECK(e->type == WIRE_RUNTIME_SUSPEND && e->extra == 1 && e->id == 9, "its event says aborted");
 
     events = s->events.last_seq;
-    suspend(s, MONO + 3000, WIRE_RESUME_FINISHED, 1);
-    suspend(s, MONO + 3001, WIRE_SUSPEND_ABORTED, 9);
-    suspend(s, MONO + 3002, WIRE_SUSPEND_FINISHED, 1);
-    suspend(s, MONO + 3003, WIRE_RESUME_STARTED, 9);
+    suspend(s, REC_MONO + 3000, WIRE_RESUME_FINISHED, 1);
+    suspend(s, REC_MONO + 3001, WIRE_SUSPEND_ABORTED, 9);
+    suspend(s, REC_MONO + 3002, WIRE_SUSPEND_FINISHED, 1);
+    suspend(s, REC_MONO + 3003, WIRE_RESUME_STARTED, 9);
     CHECK(s->timeline.suspension_total == 2 && s->events.last_seq == events &&
               s->timeline.unmatched == 2,
           "ends without a start are ignored (two counted: the closing phases)");
-    suspend(s, MONO + 4000, WIRE_SUSPEND_STARTED, 1);
-    suspend(s, MONO + 5000, WIRE_SUSPEND_STARTED, 7);
-    suspend(s, MONO + 5400, WIRE_RESUME_FINISHED, 7);
+    suspend(s, REC_MONO + 4000, WIRE_SUSPEND_STARTED, 1);
+    suspend(s, REC_MONO + 5000, WIRE_SUSPEND_STARTED, 7);
+    suspend(s, REC_MONO + 5400, WIRE_RESUME_FINISHED, 7);
     CHECK(s->timeline.suspension_total == 3 && susp_at(s, 2)->reason == 7 &&
               susp_at(s, 2)->duration_ns == 400 && s->timeline.unmatched == 3,
           "a start over an open suspension drops the open one");
@@ -183,20 +147,20 @@ TEST(suspension_phases)
 
 TEST(sampler_suspensions_not_logged_while_profiling)
 {
-    session *s = live_session();
+    session *s = rec_live_session(1);
     uint64_t events;
 
-    profile_start(&s->profile, 99, NOW);
+    profile_start(&s->profile, 99, REC_NOW);
     events = s->events.last_seq;
-    suspend(s, MONO + 100, WIRE_SUSPEND_STARTED, TIMELINE_SUSPEND_FOR_PROFILER);
-    suspend(s, MONO + 200, WIRE_RESUME_FINISHED, TIMELINE_SUSPEND_FOR_PROFILER);
-    suspend(s, MONO + 300, WIRE_SUSPEND_STARTED, 1);
-    suspend(s, MONO + 400, WIRE_RESUME_FINISHED, 1);
+    suspend(s, REC_MONO + 100, WIRE_SUSPEND_STARTED, TIMELINE_SUSPEND_FOR_PROFILER);
+    suspend(s, REC_MONO + 200, WIRE_RESUME_FINISHED, TIMELINE_SUSPEND_FOR_PROFILER);
+    suspend(s, REC_MONO + 300, WIRE_SUSPEND_STARTED, 1);
+    suspend(s, REC_MONO + 400, WIRE_RESUME_FINISHED, 1);
     CHECK(s->timeline.suspension_total == 2 && s->events.last_seq == events + 1,
           "while a profile runs, our own suspension is in the timeline but not the log; a GC's is");
-    profile_stop(&s->profile, NOW);
-    suspend(s, MONO + 500, WIRE_SUSPEND_STARTED, TIMELINE_SUSPEND_FOR_PROFILER);
-    suspend(s, MONO + 600, WIRE_RESUME_FINISHED, TIMELINE_SUSPEND_FOR_PROFILER);
+    profile_stop(&s->profile, REC_NOW);
+    suspend(s, REC_MONO + 500, WIRE_SUSPEND_STARTED, TIMELINE_SUSPEND_FOR_PROFILER);
+    suspend(s, REC_MONO + 600, WIRE_RESUME_FINISHED, TIMELINE_SUSPEND_FOR_PROFILER);
     CHECK(s->events.last_seq == events + 2,
           "with no profile running, a snapshot's suspension is logged");
     session_free(s);
@@ -204,15 +168,15 @@ TEST(sampler_suspensions_not_logged_while_profiling)
 
 TEST(evictions_and_copies)
 {
-    session *s = live_session();
+    session *s = rec_live_session(1);
     timeline_gc *copy = NULL;
     timeline_suspension *scopy = NULL;
     size_t n, matched;
     int ok = 1;
 
     for (uint64_t i = 0; i < TIMELINE_KEEP + 10; i++) {
-        gc_start(s, MONO + i * 1000, 1, 0);
-        gc_end(s, MONO + i * 1000 + 100);
+        gc_start(s, REC_MONO + i * 1000, 1, 0);
+        gc_end(s, REC_MONO + i * 1000 + 100);
     }
     CHECK(s->timeline.gc_total == TIMELINE_KEEP + 10 && timeline_gcs_evicted(&s->timeline) == 10 &&
               s->timeline.gc_cap == TIMELINE_KEEP,
@@ -221,24 +185,24 @@ TEST(evictions_and_copies)
               n == TIMELINE_KEEP && matched == TIMELINE_KEEP,
           "a copy of everything: the %u kept", TIMELINE_KEEP);
     for (size_t i = 0; copy && i < n; i++)
-        ok &= copy[i].start_ns == WALL(MONO + (i + 10) * 1000) && copy[i].duration_ns == 100;
+        ok &= copy[i].start_ns == WALL(REC_MONO + (i + 10) * 1000) && copy[i].duration_ns == 100;
     CHECK(ok, "oldest first, the first 10 gone");
     free(copy);
 
     /* a window: GCs starting at 20,000..20,999 ns and 21,000.. overlap [20,050, 21,050] */
-    CHECK(timeline_copy_gcs(&s->timeline, WALL(MONO + 20050), WALL(MONO + 21050), 100, &copy, &n,
-                            &matched) == 0 &&
-              n == 2 && copy[0].start_ns == WALL(MONO + 20000) &&
-              copy[1].start_ns == WALL(MONO + 21000),
+    CHECK(timeline_copy_gcs(&s->timeline, WALL(REC_MONO + 20050), WALL(REC_MONO + 21050), 100,
+                            &copy, &n, &matched) == 0 &&
+              n == 2 && copy[0].start_ns == WALL(REC_MONO + 20000) &&
+              copy[1].start_ns == WALL(REC_MONO + 21000),
           "a window keeps the entries that overlap it (one starting before it)");
     free(copy);
-    CHECK(timeline_copy_gcs(&s->timeline, WALL(MONO + 20000), WALL(MONO + 29999), 3, &copy, &n,
-                            &matched) == 0 &&
-              n == 3 && matched == 10 && copy[0].start_ns == WALL(MONO + 27000) &&
-              copy[2].start_ns == WALL(MONO + 29000),
+    CHECK(timeline_copy_gcs(&s->timeline, WALL(REC_MONO + 20000), WALL(REC_MONO + 29999), 3, &copy,
+                            &n, &matched) == 0 &&
+              n == 3 && matched == 10 && copy[0].start_ns == WALL(REC_MONO + 27000) &&
+              copy[2].start_ns == WALL(REC_MONO + 29000),
           "a limit keeps the newest, oldest first, and says how many matched");
     free(copy);
-    CHECK(timeline_copy_gcs(&s->timeline, WALL(MONO) + 999999999999ll, INT64_MAX, 10, &copy, &n,
+    CHECK(timeline_copy_gcs(&s->timeline, WALL(REC_MONO) + 999999999999ll, INT64_MAX, 10, &copy, &n,
                             &matched) == 0 &&
               n == 0 && matched == 0 && copy == NULL,
           "an empty window: nothing, no allocation");
@@ -246,11 +210,11 @@ TEST(evictions_and_copies)
               n == 0 && scopy == NULL,
           "no suspensions yet");
     for (uint64_t i = 0; i < 5; i++) {
-        suspend(s, MONO + i * 10, WIRE_SUSPEND_STARTED, 1);
-        suspend(s, MONO + i * 10 + 5, WIRE_RESUME_FINISHED, 1);
+        suspend(s, REC_MONO + i * 10, WIRE_SUSPEND_STARTED, 1);
+        suspend(s, REC_MONO + i * 10 + 5, WIRE_RESUME_FINISHED, 1);
     }
     CHECK(timeline_copy_suspensions(&s->timeline, 0, INT64_MAX, 10, &scopy, &n, &matched) == 0 &&
-              n == 5 && scopy[4].start_ns == WALL(MONO + 40) && scopy[4].duration_ns == 5 &&
+              n == 5 && scopy[4].start_ns == WALL(REC_MONO + 40) && scopy[4].duration_ns == 5 &&
               timeline_suspensions_evicted(&s->timeline) == 0,
           "suspensions copy the same way");
     free(scopy);
@@ -259,37 +223,37 @@ TEST(evictions_and_copies)
 
 /* The runtime reports a resume as finished after it let the next suspender
  * in, on another thread: the records of a GC's suspension and ours interleave
- * both ways. (Times in us after MONO.) */
+ * both ways. (Times in us after REC_MONO.) */
 TEST(interleaved_suspensions_pair_by_reason)
 {
-    session *s = live_session();
+    session *s = rec_live_session(1);
     timeline_suspension *copy = NULL;
     size_t n, matched;
     const uint64_t US = 1000;
 
     /* a GC's 10..14, ours 13..17: our start before the GC's resume finished */
-    suspend(s, MONO + 10 * US, WIRE_SUSPEND_STARTED, 1);
-    suspend(s, MONO + 11 * US, WIRE_SUSPEND_FINISHED, 1);
-    suspend(s, MONO + 12 * US, WIRE_RESUME_STARTED, 1);
-    suspend(s, MONO + 13 * US, WIRE_SUSPEND_STARTED, 9);
-    suspend(s, MONO + 14 * US, WIRE_RESUME_FINISHED, 1);
-    suspend(s, MONO + 15 * US, WIRE_SUSPEND_FINISHED, 9);
-    suspend(s, MONO + 16 * US, WIRE_RESUME_STARTED, 9);
-    suspend(s, MONO + 17 * US, WIRE_RESUME_FINISHED, 9);
+    suspend(s, REC_MONO + 10 * US, WIRE_SUSPEND_STARTED, 1);
+    suspend(s, REC_MONO + 11 * US, WIRE_SUSPEND_FINISHED, 1);
+    suspend(s, REC_MONO + 12 * US, WIRE_RESUME_STARTED, 1);
+    suspend(s, REC_MONO + 13 * US, WIRE_SUSPEND_STARTED, 9);
+    suspend(s, REC_MONO + 14 * US, WIRE_RESUME_FINISHED, 1);
+    suspend(s, REC_MONO + 15 * US, WIRE_SUSPEND_FINISHED, 9);
+    suspend(s, REC_MONO + 16 * US, WIRE_RESUME_STARTED, 9);
+    suspend(s, REC_MONO + 17 * US, WIRE_RESUME_FINISHED, 9);
     /* ours 20..24, a GC's 23..27: the GC's start before our resume finished */
-    suspend(s, MONO + 20 * US, WIRE_SUSPEND_STARTED, 9);
-    suspend(s, MONO + 21 * US, WIRE_SUSPEND_FINISHED, 9);
-    suspend(s, MONO + 22 * US, WIRE_RESUME_STARTED, 9);
-    suspend(s, MONO + 23 * US, WIRE_SUSPEND_STARTED, 1);
-    suspend(s, MONO + 24 * US, WIRE_RESUME_FINISHED, 9);
-    suspend(s, MONO + 25 * US, WIRE_SUSPEND_FINISHED, 1);
-    suspend(s, MONO + 26 * US, WIRE_RESUME_STARTED, 1);
-    suspend(s, MONO + 27 * US, WIRE_RESUME_FINISHED, 1);
+    suspend(s, REC_MONO + 20 * US, WIRE_SUSPEND_STARTED, 9);
+    suspend(s, REC_MONO + 21 * US, WIRE_SUSPEND_FINISHED, 9);
+    suspend(s, REC_MONO + 22 * US, WIRE_RESUME_STARTED, 9);
+    suspend(s, REC_MONO + 23 * US, WIRE_SUSPEND_STARTED, 1);
+    suspend(s, REC_MONO + 24 * US, WIRE_RESUME_FINISHED, 9);
+    suspend(s, REC_MONO + 25 * US, WIRE_SUSPEND_FINISHED, 1);
+    suspend(s, REC_MONO + 26 * US, WIRE_RESUME_STARTED, 1);
+    suspend(s, REC_MONO + 27 * US, WIRE_RESUME_FINISHED, 1);
     /* a GC's 30..33, which closes after ours 31..32 */
-    suspend(s, MONO + 30 * US, WIRE_SUSPEND_STARTED, 1);
-    suspend(s, MONO + 31 * US, WIRE_SUSPEND_STARTED, 9);
-    suspend(s, MONO + 32 * US, WIRE_RESUME_FINISHED, 9);
-    suspend(s, MONO + 33 * US, WIRE_RESUME_FINISHED, 1);
+    suspend(s, REC_MONO + 30 * US, WIRE_SUSPEND_STARTED, 1);
+    suspend(s, REC_MONO + 31 * US, WIRE_SUSPEND_STARTED, 9);
+    suspend(s, REC_MONO + 32 * US, WIRE_RESUME_FINISHED, 9);
+    suspend(s, REC_MONO + 33 * US, WIRE_RESUME_FINISHED, 1);
     CHECK(s->timeline.suspension_total == 6 && s->timeline.unmatched == 0,
           "six whole suspensions, nothing unmatched");
     CHECK(timeline_copy_suspensions(&s->timeline, 0, INT64_MAX, 10, &copy, &n, &matched) == 0 &&
@@ -302,7 +266,7 @@ TEST(interleaved_suspensions_pair_by_reason)
         } want[] = {{10, 4, 1}, {13, 4, 9}, {20, 4, 9}, {23, 4, 1}, {30, 3, 1}, {31, 1, 9}};
         int ok = 1;
         for (size_t i = 0; i < 6; i++)
-            ok &= copy[i].start_ns == WALL(MONO + want[i].start_us * US) &&
+            ok &= copy[i].start_ns == WALL(REC_MONO + want[i].start_us * US) &&
                   copy[i].duration_ns == want[i].us * US && copy[i].reason == want[i].reason &&
                   !copy[i].aborted;
         CHECK(ok, "each with its own start, duration and reason, listed by start");

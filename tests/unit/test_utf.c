@@ -113,19 +113,28 @@ TEST(utf16_stops_at_nul)
     CHECK(u16(first, 2, 64, "", 0, 0), "NUL first -> empty");
 }
 
+/* The bound tests' text is a, é, 中, 😀 and one more byte: characters end at
+ * 1, 3, 6, 10 and 11 bytes. How many bytes of whole characters fit in outsz. */
+static size_t whole_characters_in(size_t outsz)
+{
+    static const size_t ends[] = {0, 1, 3, 6, 10, 11};
+    size_t fit = 0;
+
+    for (size_t i = 0; i < ARR(ends); i++)
+        if (ends[i] <= outsz)
+            fit = ends[i];
+    return fit;
+}
+
 TEST(utf16_output_bound)
 {
     static const uint16_t s[] = {'a', 0x00E9, 0x4E2D, 0xD83D, 0xDE00, 'z'};
     /* a | C3 A9 | E4 B8 AD | F0 9F 98 80 | z : character ends at 1, 3, 6, 10, 11 */
     static const char full[] = "a\xC3\xA9\xE4\xB8\xAD\xF0\x9F\x98\x80z";
-    static const size_t ends[] = {0, 1, 3, 6, 10, 11};
     int all = 1;
 
     for (size_t outsz = 0; outsz <= 12; outsz++) {
-        size_t fit = 0;
-        for (size_t i = 0; i < ARR(ends); i++)
-            if (ends[i] <= outsz)
-                fit = ends[i];
+        size_t fit = whole_characters_in(outsz);
         int ok = u16(s, ARR(s), outsz, full, fit, fit < 11);
         all &= ok;
         CHECK(ok, "outsz %zu: %zu bytes (whole characters only), truncated %d, canary intact",
@@ -218,14 +227,10 @@ TEST(sanitize_bound)
     /* a | C3 A9 | E4 B8 AD | F0 9F 98 80 | ? (0xFF) : ends at 1, 3, 6, 10, 11 */
     static const char in[] = "a\xC3\xA9\xE4\xB8\xAD\xF0\x9F\x98\x80\xFF";
     static const char want[] = "a\xC3\xA9\xE4\xB8\xAD\xF0\x9F\x98\x80?";
-    static const size_t ends[] = {0, 1, 3, 6, 10, 11};
     int all = 1;
 
     for (size_t outsz = 0; outsz <= 12; outsz++) {
-        size_t fit = 0;
-        for (size_t i = 0; i < ARR(ends); i++)
-            if (ends[i] <= outsz)
-                fit = ends[i];
+        size_t fit = whole_characters_in(outsz);
         int ok = san(in, 11, outsz, want, fit, fit < 11);
         all &= ok;
         CHECK(ok, "outsz %zu: %zu bytes, truncated %d, canary intact", outsz, fit, fit < 11);
@@ -233,15 +238,10 @@ TEST(sanitize_bound)
     CHECK(all, "no bound splits a character or writes past outsz");
 }
 
-static uint64_t rng = 0xDEADBEEFCAFEF00Dull;
+static uint64_t rng; /* made-up data: every test starts the sequence again */
 
-static uint64_t xorshift(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
-}
+static void rng_reset(void) { rng = 0xDEADBEEFCAFEF00Dull; }
+static uint64_t xorshift(void) { return check_random(&rng); }
 
 /* Random bytes: output has the input's length, is valid UTF-8, and differs
  * from the input only where a byte became '?'. */
@@ -366,4 +366,4 @@ static const check_test tests[] = {
     TEST_END,
 };
 
-int main(int argc, char **argv) { return check_main(argc, argv, tests); }
+int main(int argc, char **argv) { return check_main_each(argc, argv, tests, rng_reset, NULL); }

@@ -141,6 +141,18 @@ static const wire_gc_finished s_gc_finished = {0};
 static const wire_runtime_suspend s_runtime_suspend = {WIRE_SUSPEND_STARTED, 9};
 static const wire_tiers_status s_tiers_status = {1, 0, 3};
 static const wire_agent_cost s_agent_cost = {1000, 85000, {[3] = 600, [6] = 390, [17] = 10}, 7, 2};
+static const wire_code_version_info s_code_version = {
+    7, 0x7f0000001000ull, 0, 0x7f1234560000ull, 0, 300, 0, 1, 300, 10, 10, 3, 0, 0, 0};
+/* a code part: one IL-to-native map entry */
+static const struct {
+    wire_code_part p;
+    wire_code_map_entry e;
+} s_code_part = {{7, 1, WIRE_CODE_PART_MAP, 0, 0, 0}, {0x12, 0x10, 0x20}};
+static const wire_code_end s_code_end = {
+    7, 0x7f0000001000ull, 0x7f0000200000ull, 123456, 2, WIRE_CODE_OK, 0, 3, 3, 40, 40, 0x06000002u,
+    0};
+static const wire_inlining s_inlining = {0x7f0000001000ull, 0x7f0000001040ull, 0x7f00000a0000ull};
+static const wire_code_search s_code_search = {0x7f0000001000ull, WIRE_SEARCH_FOUND, 0};
 
 static const char NAME[] = "Ns.Box<System.Int64>.Get";
 static const char PATH[] =
@@ -149,7 +161,7 @@ static const char ASM[] = "System.Private.CoreLib";
 static const char UNI[] = "Fa\xC3\xA7"
                           "ade \xE4\xB8\xAD \xF0\x9F\x98\x80"; /* ç 中 😀 */
 
-#define N_SAMPLES 24
+#define N_SAMPLES 29
 static sample samples[N_SAMPLES];
 
 static void make_samples(void)
@@ -250,6 +262,18 @@ static void make_samples(void)
          {0}},
         {"tiers_status", WIRE_TIERS_STATUS, 0, &s_tiers_status, sizeof(s_tiers_status), 0, {0}, {0}},
         {"agent_cost", WIRE_AGENT_COST, 0, &s_agent_cost, sizeof(s_agent_cost), 0, {0}, {0}},
+        {"code_version", WIRE_CODE_VERSION, 0, &s_code_version, sizeof(s_code_version), 0, {0}, {0}},
+        {"code_part",
+         WIRE_CODE_PART,
+         0,
+         &s_code_part,
+         sizeof(wire_code_part) + sizeof(wire_code_map_entry),
+         0,
+         {0},
+         {0}},
+        {"code_end", WIRE_CODE_END, 0, &s_code_end, sizeof(s_code_end), 0, {0}, {0}},
+        {"inlining", WIRE_INLINING, WIRE_FLAG_DYNAMIC, &s_inlining, sizeof(s_inlining), 0, {0}, {0}},
+        {"code_search", WIRE_CODE_SEARCH, 0, &s_code_search, sizeof(s_code_search), 0, {0}, {0}},
     };
     memcpy(samples, v, sizeof(v));
 }
@@ -312,9 +336,15 @@ TEST(round_trip_every_type)
             CHECK(r.type == s->type && r.flags == s->flags && r.seq == f.header.seq &&
                       r.time_ns == f.header.time_ns,
                   "%s: record header fields", s->what);
-            /* a stack thread's fixed part is followed by its frames */
+            /* a stack thread's fixed part is followed by its frames, a code part's by data */
             size_t fixed_part = s->type == WIRE_STACK_THREAD ? sizeof(wire_stack_thread)
+                                : s->type == WIRE_CODE_PART  ? sizeof(wire_code_part)
                                                              : s->fixed_len;
+            if (s->type == WIRE_CODE_PART)
+                CHECK(r.data == f.payload + sizeof(wire_code_part) &&
+                          r.data_length == sizeof(wire_code_map_entry) &&
+                          memcmp(r.data, &s_code_part.e, sizeof(s_code_part.e)) == 0,
+                      "code_part: its data points into the payload");
             CHECK(memcmp(&r.u, s->fixed, fixed_part) == 0, "%s: fixed part round-trips", s->what);
             if (s->type == WIRE_STACK_THREAD)
                 CHECK(r.stack_frames == f.payload + sizeof(wire_stack_thread) &&
@@ -960,16 +990,10 @@ TEST(valid_utf8_table)
     CHECK(utf8_valid("\xE4\xB8\xAD", 2) == 0, "the length bounds the check (cut character)");
 }
 
-static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
+static uint64_t rng_state; /* made-up data: every test starts the sequence again */
 
-static uint64_t xorshift(void)
-{
-    uint64_t x = rng_state;
-    x ^= x << 13;
-    x ^= x >> 7;
-    x ^= x << 17;
-    return rng_state = x;
-}
+static void rng_reset(void) { rng_state = 0x9E3779B97F4A7C15ull; }
+static uint64_t xorshift(void) { return check_random(&rng_state); }
 
 /* The agent writes strings through utf8_sanitize; the server accepts strings
  * with utf8_valid. They must agree: a string is valid exactly when
@@ -1329,6 +1353,16 @@ TEST(commands)
     size = wire_encode(buf, &h, &d, 2, NULL, 0, NULL, 0);
     CHECK(wire_decode_command(buf, size, &c, &used, &why) == WIRE_DECODE_BAD,
           "tiers shorter than its flag: bad");
+    h.type = WIRE_CMD_CODE;
+    size = wire_encode(buf, &h, &(wire_cmd_code){5, 0x7f00001000ull, 0x7f12340000ull, 0, 0},
+                       sizeof(wire_cmd_code), NULL, 0, NULL, 0);
+    CHECK(wire_decode_command(buf, size, &c, &used, &why) == WIRE_DECODE_OK &&
+              c.type == WIRE_CMD_CODE && c.u.code.request_id == 5 &&
+              c.u.code.function_id == 0x7f00001000ull && c.u.code.code_address == 0x7f12340000ull,
+          "code request");
+    size = wire_encode(buf, &h, &d, sizeof(d), NULL, 0, NULL, 0);
+    CHECK(wire_decode_command(buf, size, &c, &used, &why) == WIRE_DECODE_BAD,
+          "code request shorter than its fields: bad");
     h.type = 4242;
     size = wire_encode(buf, &h, &d, sizeof(d), NULL, 0, NULL, 0);
     CHECK(wire_decode_command(buf, size, &c, &used, &why) == WIRE_DECODE_OK && c.type == 4242 &&
@@ -1342,7 +1376,113 @@ TEST(commands)
           "over WIRE_MAX_COMMAND: bad at once, not need-more");
 }
 
+TEST(stored_hello_of_an_older_version)
+{
+    wire_hello h = hello_fixed();
+    sample s = {"hello", WIRE_HELLO, 0, &h, sizeof(h), 0, {0}, {0}};
+    size_t len, used;
+    uint8_t *buf;
+    wire_frame f;
+    wire_record r;
+    const char *why = NULL;
+
+    h.version = WIRE_VERSION_STORED_MIN;
+    buf = build_frame(&s, 1, &len);
+    CHECK(wire_decode_frame(buf, len, &f, &used, &why) == WIRE_DECODE_OK, "framed");
+    CHECK(wire_decode_record(&f, &r, &why) == WIRE_DECODE_BAD,
+          "a live agent of version %u is refused", WIRE_VERSION_STORED_MIN);
+    CHECK(wire_decode_stored_record(&f, &r, &why) == WIRE_DECODE_OK,
+          "a stored session of version %u reads back", WIRE_VERSION_STORED_MIN);
+    free(buf);
+    h.version = WIRE_VERSION_STORED_MIN - 1;
+    buf = build_frame(&s, 1, &len);
+    wire_decode_frame(buf, len, &f, &used, &why);
+    CHECK(wire_decode_stored_record(&f, &r, &why) == WIRE_DECODE_BAD, "older ones do not");
+    free(buf);
+    h.version = WIRE_VERSION + 1;
+    buf = build_frame(&s, 1, &len);
+    wire_decode_frame(buf, len, &f, &used, &why);
+    CHECK(wire_decode_stored_record(&f, &r, &why) == WIRE_DECODE_BAD, "nor newer ones");
+    free(buf);
+}
+
+TEST(code_record_caps)
+{
+    wire_code_version_info v = s_code_version;
+    wire_code_end e = s_code_end;
+    wire_code_search cs = s_code_search;
+    struct {
+        wire_code_part p;
+        uint8_t data[48];
+    } part = {{7, 0, WIRE_CODE_PART_CODE, 0, 0, 0}, {0x55, 0x48}};
+    wire_record r;
+
+    CHECK(decode_payload(WIRE_CODE_VERSION, &v, sizeof(v), &r) == WIRE_DECODE_OK, "version ok");
+    v.index = WIRE_CODE_MAX_VERSIONS;
+    CHECK(decode_payload(WIRE_CODE_VERSION, &v, sizeof(v), &r) == WIRE_DECODE_BAD, "index cap");
+    v = s_code_version, v.code_sent = v.hot_size + 1;
+    CHECK(decode_payload(WIRE_CODE_VERSION, &v, sizeof(v), &r) == WIRE_DECODE_BAD,
+          "more code sent than the version has");
+    v = s_code_version, v.hot_size = UINT32_MAX, v.cold_size = UINT32_MAX,
+    v.code_sent = WIRE_CODE_MAX_VERSION_BYTES + 1;
+    CHECK(decode_payload(WIRE_CODE_VERSION, &v, sizeof(v), &r) == WIRE_DECODE_BAD,
+          "code over the per-version cap (sizes do not overflow)");
+    v = s_code_version, v.map_sent = v.map_count + 1;
+    CHECK(decode_payload(WIRE_CODE_VERSION, &v, sizeof(v), &r) == WIRE_DECODE_BAD,
+          "more map entries than the runtime has");
+    v = s_code_version, v.ref_count = WIRE_CODE_MAX_REFS + 1;
+    CHECK(decode_payload(WIRE_CODE_VERSION, &v, sizeof(v), &r) == WIRE_DECODE_BAD, "ref cap");
+    v = s_code_version, v.flags = 1u << 20;
+    CHECK(decode_payload(WIRE_CODE_VERSION, &v, sizeof(v), &r) == WIRE_DECODE_BAD, "unknown flags");
+
+    CHECK(decode_payload(WIRE_CODE_PART, &part, sizeof(part.p) + 5, &r) == WIRE_DECODE_OK &&
+              r.data_length == 5,
+          "code bytes: any length");
+    CHECK(decode_payload(WIRE_CODE_PART, &part, sizeof(part.p), &r) == WIRE_DECODE_BAD,
+          "an empty part");
+    part.p.kind = WIRE_CODE_PART_REFS;
+    CHECK(decode_payload(WIRE_CODE_PART, &part, sizeof(part.p) + 47, &r) == WIRE_DECODE_BAD,
+          "refs: whole entries only");
+    CHECK(decode_payload(WIRE_CODE_PART, &part, sizeof(part.p) + 48, &r) == WIRE_DECODE_OK,
+          "refs: one entry");
+    part.p.offset = WIRE_CODE_MAX_REFS * (uint32_t)sizeof(wire_code_ref);
+    CHECK(decode_payload(WIRE_CODE_PART, &part, sizeof(part.p) + 48, &r) == WIRE_DECODE_BAD,
+          "refs past their cap");
+    part.p.offset = 0, part.p.kind = 9;
+    CHECK(decode_payload(WIRE_CODE_PART, &part, sizeof(part.p) + 1, &r) == WIRE_DECODE_BAD,
+          "unknown kind");
+    part.p.kind = WIRE_CODE_PART_IL;
+    CHECK(decode_payload(WIRE_CODE_PART, &part, sizeof(part.p) + 1, &r) == WIRE_DECODE_BAD,
+          "IL with a version's index");
+    part.p.index = WIRE_CODE_IL_INDEX;
+    CHECK(decode_payload(WIRE_CODE_PART, &part, sizeof(part.p) + 1, &r) == WIRE_DECODE_OK,
+          "IL with its own index");
+    part.p.offset = WIRE_CODE_MAX_IL;
+    CHECK(decode_payload(WIRE_CODE_PART, &part, sizeof(part.p) + 1, &r) == WIRE_DECODE_BAD,
+          "IL past its cap");
+    part.p.offset = 0, part.p.kind = WIRE_CODE_PART_CODE;
+    CHECK(decode_payload(WIRE_CODE_PART, &part, sizeof(part.p) + 1, &r) == WIRE_DECODE_BAD,
+          "code with the IL's index");
+
+    CHECK(decode_payload(WIRE_CODE_END, &e, sizeof(e), &r) == WIRE_DECODE_OK, "end ok");
+    e.status = WIRE_CODE_STATUS_MAX + 1;
+    CHECK(decode_payload(WIRE_CODE_END, &e, sizeof(e), &r) == WIRE_DECODE_BAD, "unknown status");
+    e = s_code_end, e.versions_sent = e.versions + 1;
+    CHECK(decode_payload(WIRE_CODE_END, &e, sizeof(e), &r) == WIRE_DECODE_BAD,
+          "more versions sent than listed");
+    e = s_code_end, e.il_sent = e.il_size + 1;
+    CHECK(decode_payload(WIRE_CODE_END, &e, sizeof(e), &r) == WIRE_DECODE_BAD,
+          "more IL sent than it has");
+    e = s_code_end, e.refused = WIRE_COUNTER_MAX + 1;
+    CHECK(decode_payload(WIRE_CODE_END, &e, sizeof(e), &r) == WIRE_DECODE_BAD, "counter cap");
+    cs.result = 0;
+    CHECK(decode_payload(WIRE_CODE_SEARCH, &cs, sizeof(cs), &r) == WIRE_DECODE_BAD,
+          "unknown search result");
+}
+
 static const check_test tests[] = {
+    TEST_ENTRY(stored_hello_of_an_older_version),
+    TEST_ENTRY(code_record_caps),
     TEST_ENTRY(round_trip_every_type),
     TEST_ENTRY(counters_in_range),
     TEST_ENTRY(empty_strings_and_longest_string),
@@ -1374,5 +1514,5 @@ static const check_test tests[] = {
 int main(int argc, char **argv)
 {
     make_samples();
-    return check_main(argc, argv, tests);
+    return check_main_each(argc, argv, tests, rng_reset, NULL);
 }

@@ -67,7 +67,6 @@ static session *stream_session(unsigned functions, size_t name_length)
 {
     static char name[WIRE_MAX_STRING];
     session *s = sessions_create(SESSION_MODE_RUN, 4242, "dotnet app.dll --flag");
-    wire_record r;
     unsigned i;
 
     if (!s)
@@ -88,10 +87,9 @@ static session *stream_session(unsigned functions, size_t name_length)
         rec_apply(s, rec_jit_started(fid, 0x7000, REC_MONO + 10 + i * 4));
         rec_apply(s, rec_jit_finished(fid, 0x7000, fid + 0x100, 64, REC_MONO + 12 + i * 4, 0));
     }
-    r = rec_simple(WIRE_PROFILE_STATUS, REC_MONO + 20 + functions * 4);
-    r.u.profile_status = (wire_profile_status){
-        WIRE_PROFILE_STARTED, 49000, 48000, 50, 3, 900, 0, 0};
-    rec_apply(s, r);
+    rec_apply(s, rec_profile_status(
+                     (wire_profile_status){WIRE_PROFILE_STARTED, 49000, 48000, 50, 3, 900, 0, 0},
+                     REC_MONO + 20 + functions * 4));
     return s;
 }
 

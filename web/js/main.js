@@ -1,5 +1,6 @@
 // main.js -- the jitscope dashboard: hash router, global keyboard shortcuts,
-// error reporting to the page. Views: HomeView (#/), SessionView (#/sessions/ID[/tab]),
+// error reporting to the page. Views: HomeView (#/), SessionView (#/sessions/ID[/tab[/0xFID]]:
+// the Code tab opens that method),
 // CompareView (#/compare, #/compare/A/B; either id may be empty).
 import { fill } from './dom.js';
 import { onAuthRequired, setApiKey } from './api.js';
@@ -32,7 +33,7 @@ class App {
 
   route(force = false) {
     const hash = location.hash || '#/';
-    const m = /^#\/sessions\/(\d+)(?:\/([a-z]+))?\/?$/.exec(hash);
+    const m = /^#\/sessions\/(\d+)(?:\/([a-z]+)(?:\/(0x[0-9a-f]+))?)?\/?$/.exec(hash);
     const cmp = /^#\/compare(?:\/(\d*)\/(\d*))?\/?$/.exec(hash);
     if (cmp) {
       const a = Number(cmp[1]) || null, b = Number(cmp[2]) || null;
@@ -41,10 +42,10 @@ class App {
     } else if (m) {
       const id = Number(m[1]);
       if (!force && this.view instanceof SessionView && this.view.id === id) {
-        this.view.setTab(m[2] || 'live');
+        this.view.setTab(m[2] || 'live', m[3]);
         return;
       }
-      this.show(new SessionView(this, id, m[2]));
+      this.show(new SessionView(this, id, m[2], m[3]));
     } else {
       if (!force && this.view instanceof HomeView) return;
       if (hash !== '#/' && hash !== '#' && hash !== '') history.replaceState(null, '', '#/');

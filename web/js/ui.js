@@ -64,7 +64,7 @@ export const SHORTCUTS = [
   [['Esc'], 'Clear the search, close a dialog; in the flame graph, zoom out one level'],
   [['f'], 'Follow: jump to the newest JIT and keep following'],
   [['s'], 'Take a stack snapshot of every managed thread (Stacks tab)'],
-  [['1', '…', '8'], 'Session tabs: Live, Slowest, By tier / module, Modules, Threads, Stacks, Profile, GC & pauses'],
+  [['1', '…', '9'], 'Session tabs: Live, Slowest, By tier / module, Modules, Threads, Stacks, Profile, GC & pauses, Code'],
   [['g'], 'Go to the sessions list'],
   [['d'], 'Detach from the session (asks first)'],
   [['?'], 'This help'],

@@ -36,6 +36,7 @@
 //   collectible R M [DIR]  R rounds of M methods in collectible assemblies, loaded,
 //                       JIT-compiled and unloaded (Collectible.cs says what it prints)
 //   variant a|b, pair   two runs that JIT different methods (Variant.cs)
+//   code                methods for the code view, tiering up on a worker (Code.cs)
 //   dyncollect N BATCH SPIN_US [hold]  DynamicMethods on the stack, then collected,
 //                       2N of them (DynCollect.cs says what it prints)
 //   threads N BATCH     N named short-lived threads, ThreadIDs reused (ThreadChurn.cs)
@@ -110,12 +111,14 @@ namespace JitscopeE2e
                     return Variant.Run(args.Length > 1 ? args[1] : "");
                 case "pair":
                     return Variant.Pair();
+                case "code":
+                    return CodeWork.Run();
                 case "dyncollect":
                     return DynCollect.Run(IntArg(args, 1, 1000), IntArg(args, 2, 50), IntArg(args, 3, 200), args.Length > 4 && args[4] == "hold");
                 case "threads":
                     return ThreadChurn.Run(IntArg(args, 1, 300), IntArg(args, 2, 5));
                 default:
-                    Console.Error.WriteLine("usage: E2eTarget [run | serve | spin SECONDS | jitstorm N [rate R] [hold] | emitstorm N [hold] | names | parent | sleep SECONDS | dynstorm N | collectible ROUNDS METHODS [LONGDIR] | variant a|b | pair | dyncollect N BATCH SPIN_US [hold] | threads N BATCH]");
+                    Console.Error.WriteLine("usage: E2eTarget [run | serve | spin SECONDS | jitstorm N [rate R] [hold] | emitstorm N [hold] | names | parent | sleep SECONDS | dynstorm N | collectible ROUNDS METHODS [LONGDIR] | variant a|b | pair | code | dyncollect N BATCH SPIN_US [hold] | threads N BATCH]");
                     return 2;
             }
         }

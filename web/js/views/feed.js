@@ -430,6 +430,7 @@ export class LiveFeed {
         kv('at', `${fmtDateTime(r.time_ms)}.${String(Math.floor(r.time_ms % 1000)).padStart(3, '0')} (+${fmtRel(r.time_ms, this.baseTime())} s)`),
         kv('seq', String(r.seq)),
         kv('function', r.function_id),
+        r.dynamic ? null : h('a', { class: 'btn btn-small code-link', href: `#/sessions/${this.sessionId}/code/${r.function_id}`, title: 'this method\'s native code, every version side by side (the Code tab)' }, 'code'),
         r.dynamic ? h('span', { class: 'pill pill-dyn' }, 'dynamic') : null,
         r.catchup ? h('span', { class: 'pill pill-catchup' }, 'catch-up') : null),
       this.comps);

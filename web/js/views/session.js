@@ -13,6 +13,8 @@ import { SlowestTab, ByModuleTab, ModulesTab, ThreadsTab } from './tabs.js';
 import { StacksTab } from './stacks.js';
 import { ProfileTab } from './profile.js';
 import { GcTab } from './gcview.js';
+import { CodeTab } from './code.js';
+import { StartupTab } from './startup.js';
 import { PauseTimeline } from '../timeline.js';
 import { stateBadge, isFinal, sessionDuration, sessionHref, notice, previousRun, compareHref, emptyMark, outsideNotice } from './common.js';
 
@@ -26,12 +28,14 @@ export const TABS = [
   { key: 'stacks', title: 'Stacks' },
   { key: 'profile', title: 'Profile' },
   { key: 'gc', title: 'GC & pauses' },
+  { key: 'code', title: 'Code' },
+  { key: 'startup', title: 'Start-up' },
 ];
 // tabs that show the timeline (the sampler's suspensions come only through polls)
 const TIMELINE_TABS = new Set(['live', 'profile', 'gc']);
 
 export class SessionView {
-  constructor(app, id, tab) {
+  constructor(app, id, tab, arg) {
     this.app = app;
     this.id = id;
     this.tab = null;
@@ -65,6 +69,8 @@ export class SessionView {
       stacks: new StacksTab(this),
       profile: new ProfileTab(this),
       gc: new GcTab(this),
+      code: new CodeTab(this),
+      startup: new StartupTab(this),
     };
     this.feed.onPauseChartClick = () => this.app.navigate(sessionHref(this.id, 'gc'));
     // The sampler's suspensions are only in GET /timeline: poll it while a
@@ -76,7 +82,7 @@ export class SessionView {
     this.buildHeader();
     this.body = h('div', { class: 'tab-body' });
     this.el = h('div', { class: 'session' }, this.head, this.body);
-    this.setTab(tab || 'live');
+    this.setTab(tab || 'live', arg);
   }
 
   // ---- header ----
@@ -95,7 +101,8 @@ export class SessionView {
     this.tabBtns = {};
     const tabs = TABS.map((t, i) => {
       const count = h('span', { class: 'count' });
-      const b = h('button', { class: 'tab', type: 'button', role: 'tab', 'data-tab': t.key, title: `${t.title} (key ${i + 1})`, onclick: () => this.app.navigate(sessionHref(this.id, t.key)) }, t.title, count, h('kbd', null, String(i + 1)));
+      const key = i < 9 ? String(i + 1) : null; // keys 1..9
+      const b = h('button', { class: 'tab', type: 'button', role: 'tab', 'data-tab': t.key, title: key ? `${t.title} (key ${key})` : t.title, onclick: () => this.app.navigate(sessionHref(this.id, t.key)) }, t.title, count, key ? h('kbd', null, key) : null);
       this.tabBtns[t.key] = { b, count };
       return b;
     });
@@ -174,8 +181,10 @@ export class SessionView {
     for (const t of Object.values(this.tabs)) t.destroy();
   }
 
-  setTab(key) {
+  // arg: what the tab opens (the Code tab: a FunctionID), from the URL
+  setTab(key, arg) {
     if (!this.tabs[key]) key = 'live';
+    if (arg && this.tabs[key].open) this.tabs[key].open(arg);
     if (this.tab === key) return;
     if (this.tab) this.tabs[this.tab].hide();
     this.tab = key;
@@ -474,7 +483,7 @@ export class SessionView {
     if (k === 's') { if (this.tab !== 'stacks') this.app.navigate(sessionHref(this.id, 'stacks')); this.tabs.stacks.snapshot(); return true; }
     if (k === 'f') { this.feed.followNow(); return true; }
     if (k === 'd') { this.askDetach(); return true; }
-    if (k >= '1' && k <= String(TABS.length)) { this.app.navigate(sessionHref(this.id, TABS[Number(k) - 1].key)); return true; }
+    if (k >= '1' && k <= '9' && Number(k) <= TABS.length) { this.app.navigate(sessionHref(this.id, TABS[Number(k) - 1].key)); return true; }
     if (k === 'Escape') {
       if (this.tab === 'stacks') return this.tabs.stacks.clearSearch(false);
       if (this.tab === 'profile') return this.tabs.profile.onEscape();

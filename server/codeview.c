@@ -1,0 +1,604 @@
+/* codeview.c -- code replies disassembled and annotated (see codeview.h). */
+#include "codeview.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "views.h"
+
+#define CODEVIEW_NONE UINT32_MAX
+
+/* ---- copying out (lock held) ---- */
+
+static void *codeview_dup(const void *p, size_t n)
+{
+    void *copy;
+
+    if (!p || n == 0)
+        return NULL;
+    if ((copy = malloc(n)))
+        memcpy(copy, p, n);
+    return copy;
+}
+
+static char *codeview_strdup(const char *s) { return s ? strdup(s) : NULL; }
+
+/* The name table entry of a FunctionID the session knows; CODEVIEW_NONE when
+ * it knows none (only_named: and unless it has a name). */
+static uint32_t codeview_sym(codeview *v, session *s, uint64_t fid, int only_named)
+{
+    const session_function *f;
+    uint32_t index;
+
+    if (!fid)
+        return CODEVIEW_NONE;
+    f = session_find_function(s, fid);
+    if (!f || (only_named && !f->name))
+        return CODEVIEW_NONE;
+    return symbols_function(&v->syms, s, fid, &index) == 0 ? index : CODEVIEW_NONE;
+}
+
+/* Version i's compilation: its start's entry among the versions seen. */
+static void codeview_compilation(codeview *v, session *s, const session_function *f,
+                                 uint32_t position, unsigned i)
+{
+    codeview_version *cv = &v->versions[i];
+    const code_seen *seen = code_seen_find(&s->code, position,
+                                           v->reply.versions[i].info.code_start);
+
+    cv->index = i;
+    cv->ordinal = seen && seen->ordinal != CODE_NO_ORDINAL ? seen->ordinal : -1;
+    if (cv->ordinal >= 0 && (uint32_t)cv->ordinal < f->compilation_count) {
+        session_compilation c = session_function_compilation(f, (uint32_t)cv->ordinal);
+        cv->compiled = 1;
+        cv->tier = c.tier;
+        cv->time_ns = c.time_ns;
+        cv->jit_ns = c.jit_ns;
+    }
+}
+
+/* The callees inlined into version i's compilation, each once. */
+static int codeview_inlinees(codeview *v, session *s, uint32_t position, unsigned i)
+{
+    codeview_version *cv = &v->versions[i];
+    const code_inline *in;
+    uint32_t cap = 0;
+
+    if (cv->ordinal < 0)
+        return 0;
+    for (in = code_inlines_of_root(&s->code, position); in;
+         in = code_inline_next(&s->code, in->next_root)) {
+        uint32_t sym, k;
+        if (in->ordinal != (uint16_t)cv->ordinal || in->callee >= s->function_count)
+            continue;
+        sym = codeview_sym(v, s, s->functions[in->callee].function_id, 0);
+        if (sym == CODEVIEW_NONE)
+            continue;
+        for (k = 0; k < cv->inlinee_count && cv->inlinees[k] != sym; k++)
+            ;
+        if (k < cv->inlinee_count)
+            continue;
+        if (cv->inlinee_count == cap) {
+            uint32_t *bigger;
+            if (cap >= 4096 || !(bigger = realloc(cv->inlinees, (cap ? cap * 2 : 16) * 4)))
+                return cap >= 4096 ? 0 : -1;
+            cv->inlinees = bigger;
+            cap = cap ? cap * 2 : 16;
+        }
+        cv->inlinees[cv->inlinee_count++] = sym;
+    }
+    return 0;
+}
+
+static int codeview_order_less(const codeview *v, unsigned a, unsigned b)
+{
+    const codeview_version *x = &v->versions[a], *y = &v->versions[b];
+
+    if (x->ordinal != y->ordinal)
+        return x->ordinal < y->ordinal; /* -1 (not seen compiled) first */
+    return v->reply.versions[a].info.code_start < v->reply.versions[b].info.code_start;
+}
+
+int codeview_take(codeview *v, session *s, const session_function *f, const code_reply *r,
+                  pid_t live_pid)
+{
+    uint32_t position = (uint32_t)(f - s->functions);
+    const code_inline *in;
+    unsigned i, k;
+
+    memset(v, 0, sizeof(*v));
+    v->function_id = f->function_id;
+    v->pid = live_pid;
+    v->arch = DISASM_X86_64; /* the agent runs on x86-64 Linux (wire.h) */
+    v->compilations = f->jit_count;
+    v->r2r = code_r2r(&s->code, position);
+    v->catchup = (f->flags & WIRE_FLAG_CATCHUP) != 0;
+    v->name = codeview_strdup(f->name);
+    v->module = codeview_strdup(session_module_name(s, f->module_id));
+    v->reply = *r;
+    v->reply.il = codeview_dup(r->il, r->il_have);
+    for (i = 0; i < r->version_count; i++) {
+        code_reply_version *d = &v->reply.versions[i];
+        const code_reply_version *o = &r->versions[i];
+        d->code = codeview_dup(o->code, o->code_have);
+        d->map = codeview_dup(o->map, (size_t)o->map_have * sizeof(*o->map));
+        d->refs = codeview_dup(o->refs, (size_t)o->ref_have * sizeof(*o->refs));
+    }
+    for (i = 0; i < r->version_count; i++) {
+        const code_reply_version *o = &v->reply.versions[i];
+        codeview_version *cv = &v->versions[i];
+        codeview_compilation(v, s, f, position, i);
+        if (o->ref_have && !(cv->ref_sym = malloc(o->ref_have * sizeof(uint32_t))))
+            return -1;
+        for (k = 0; k < o->ref_have; k++) {
+            uint32_t sym = codeview_sym(v, s, o->refs[k].function_id, 0);
+            if (sym == CODEVIEW_NONE) /* a precode's method: only when the session knows it */
+                sym = codeview_sym(v, s, o->refs[k].method_hint, 1);
+            cv->ref_sym[k] = sym;
+        }
+        if (codeview_inlinees(v, s, position, i) != 0)
+            return -1;
+        v->order[i] = i;
+    }
+    for (i = 1; i < r->version_count; i++) /* few: insertion sort */
+        for (k = i; k > 0 && codeview_order_less(v, v->order[k], v->order[k - 1]); k--) {
+            unsigned t = v->order[k];
+            v->order[k] = v->order[k - 1];
+            v->order[k - 1] = t;
+        }
+    for (in = code_inlines_of_callee(&s->code, position); in;
+         in = code_inline_next(&s->code, in->next_callee)) {
+        const code_inline *seen;
+        v->inlined_sites++;
+        /* count each root once: the first inline of it in the chain */
+        for (seen = code_inlines_of_callee(&s->code, position); seen != in;
+             seen = code_inline_next(&s->code, seen->next_callee))
+            if (seen->root == in->root)
+                break;
+        if (seen == in)
+            v->inlined_into++;
+    }
+    return 0;
+}
+
+void codeview_free(codeview *v)
+{
+    unsigned i;
+
+    for (i = 0; i < v->reply.version_count; i++) {
+        free(v->reply.versions[i].code);
+        free(v->reply.versions[i].map);
+        free(v->reply.versions[i].refs);
+        free(v->versions[i].ref_sym);
+        free(v->versions[i].inlinees);
+    }
+    free(v->reply.il);
+    free(v->name);
+    free(v->module);
+    symbols_free(&v->syms);
+    memset(v, 0, sizeof(*v));
+}
+
+/* ---- annotating (no lock) ---- */
+
+enum { CV_NONE, CV_LOCAL, CV_METHOD, CV_NATIVE, CV_UNKNOWN };
+
+typedef struct codeview_target {
+    int kind;
+    uint32_t local;   /* CV_LOCAL: offset in the method */
+    uint64_t address; /* where it lands (or the cell, when that is all we know) */
+    const symbol *sym;
+    char native[256];
+} codeview_target;
+
+static const wire_code_ref *codeview_ref(const code_reply_version *rv, uint32_t kind,
+                                         uint64_t address, uint32_t *at)
+{
+    uint32_t i;
+
+    for (i = 0; i < rv->ref_have; i++)
+        if ((rv->refs[i].kind & (WIRE_CODE_REF_DIRECT | WIRE_CODE_REF_INDIRECT)) == kind &&
+            rv->refs[i].address == address) {
+            *at = i;
+            return &rv->refs[i];
+        }
+    return NULL;
+}
+
+static void codeview_native(procsyms *ps, uint64_t address, codeview_target *t)
+{
+    t->kind = CV_NATIVE;
+    t->address = address;
+    if (!ps || procsyms_name(ps, address, t->native, sizeof(t->native)) == PROCSYMS_UNKNOWN ||
+        !t->native[0])
+        snprintf(t->native, sizeof(t->native), "0x%llx", (unsigned long long)address);
+}
+
+static void codeview_resolve(const codeview *v, unsigned vi, const disasm_insn *in,
+                             uint64_t hot_start, uint32_t hot_size, procsyms *ps,
+                             codeview_target *t)
+{
+    const code_reply_version *rv = &v->reply.versions[vi];
+    const wire_code_ref *ref = NULL;
+    uint32_t at = 0;
+
+    memset(t, 0, sizeof(*t));
+    if (!(in->flags & (DISASM_CALL | DISASM_JUMP)))
+        return;
+    if (in->target) {
+        uint64_t cold = rv->info.cold_start;
+        if (in->target >= hot_start && in->target - hot_start < hot_size) {
+            t->kind = CV_LOCAL;
+            t->local = (uint32_t)(in->target - hot_start);
+            return;
+        }
+        if (cold && in->target >= cold && in->target - cold < rv->info.cold_size) {
+            t->kind = CV_LOCAL;
+            t->local = hot_size + (uint32_t)(in->target - cold);
+            return;
+        }
+        ref = codeview_ref(rv, WIRE_CODE_REF_DIRECT, in->target, &at);
+        t->address = in->target;
+    } else if (in->cell) {
+        ref = codeview_ref(rv, WIRE_CODE_REF_INDIRECT, in->cell, &at);
+        t->address = in->cell;
+    } else {
+        return; /* through a register: only the running code knows */
+    }
+    if (ref && v->versions[vi].ref_sym && v->versions[vi].ref_sym[at] != CODEVIEW_NONE) {
+        t->kind = CV_METHOD;
+        t->sym = &v->syms.items[v->versions[vi].ref_sym[at]];
+        t->address = ref->target;
+        return;
+    }
+    if (ref && ref->target && !(ref->kind & WIRE_CODE_REF_UNREADABLE)) {
+        codeview_native(ps, ref->target, t);
+        return;
+    }
+    if (in->target) {
+        codeview_native(ps, in->target, t);
+        return;
+    }
+    t->kind = CV_UNKNOWN;
+}
+
+/* The IL offset an instruction at native offset off belongs to: the map
+ * entry that starts there, else the one that covers it. */
+static const wire_code_map_entry *codeview_il(const code_reply_version *rv, uint32_t off)
+{
+    const wire_code_map_entry *cover = NULL;
+    uint32_t i;
+
+    for (i = 0; i < rv->map_have; i++) {
+        const wire_code_map_entry *e = &rv->map[i];
+        if (e->native_start == off)
+            return e;
+        if (!cover && off > e->native_start && off < e->native_end)
+            cover = e;
+    }
+    return cover;
+}
+
+static json_t *codeview_il_json(const wire_code_map_entry *e)
+{
+    if (!e)
+        return json_null();
+    switch (e->il_offset) {
+    case 0xFFFFFFFFu: return json_string("none");
+    case 0xFFFFFFFEu: return json_string("prolog");
+    case 0xFFFFFFFDu: return json_string("epilog");
+    default: return json_integer(e->il_offset);
+    }
+}
+
+static const char *codeview_tier(const codeview *v, unsigned vi, procsyms *ps, const char **why)
+{
+    const codeview_version *cv = &v->versions[vi];
+    char scratch[256];
+
+    *why = NULL;
+    if (cv->compiled) {
+        if (cv->tier == WIRE_TIER_UNKNOWN)
+            *why = "the agent's tier source was off for this compilation";
+        return session_tier_name(cv->tier);
+    }
+    if (v->r2r & CODE_R2R_USED) {
+        if (!ps || procsyms_name(ps, v->reply.versions[vi].info.code_start, scratch,
+                                 sizeof(scratch)) == PROCSYMS_IMAGE)
+            return "ReadyToRun";
+    } else if (ps && procsyms_name(ps, v->reply.versions[vi].info.code_start, scratch,
+                                   sizeof(scratch)) == PROCSYMS_IMAGE) {
+        return "ReadyToRun";
+    }
+    *why = v->catchup ? "compiled before jitscope attached"
+                      : "a version the session did not see compiled";
+    return "unknown";
+}
+
+static char *codeview_hex(const uint8_t *bytes, size_t n)
+{
+    static const char digits[] = "0123456789abcdef";
+    char *out = malloc(n * 2 + 1);
+    size_t i;
+
+    if (!out)
+        return NULL;
+    for (i = 0; i < n; i++) {
+        out[2 * i] = digits[bytes[i] >> 4];
+        out[2 * i + 1] = digits[bytes[i] & 15];
+    }
+    out[2 * n] = '\0';
+    return out;
+}
+
+static json_t *codeview_target_json(const codeview_target *t)
+{
+    switch (t->kind) {
+    case CV_LOCAL: return json_pack("{s:s, s:i}", "kind", "local", "offset", (int)t->local);
+    case CV_METHOD:
+        return json_pack("{s:s, s:o, s:s, s:o, s:o}", "kind", "method", "function_id",
+                         view_id(t->sym->function_id), "name", t->sym->name, "module",
+                         view_str(t->sym->module), "address", view_id(t->address));
+    case CV_NATIVE:
+        return json_pack("{s:s, s:n, s:s, s:n, s:o}", "kind", "native", "function_id", "name",
+                         t->native, "module", "address", view_id(t->address));
+    case CV_UNKNOWN:
+        return json_pack("{s:s, s:n, s:n, s:n, s:o}", "kind", "unknown", "function_id", "name",
+                         "module", "address", view_id(t->address));
+    default: return json_null();
+    }
+}
+
+/* Disassembles version vi (hot range, then cold). 0 or -1. */
+static int codeview_disasm(const codeview *v, unsigned vi, disasm_insn **out, size_t *count)
+{
+    const code_reply_version *rv = &v->reply.versions[vi];
+    uint32_t hot = rv->code_have < rv->info.hot_size ? rv->code_have : rv->info.hot_size;
+    disasm_insn *cold = NULL, *all;
+    size_t ncold = 0, i;
+
+    if (disasm_run(v->arch, rv->code, hot, rv->info.code_start, out, count) != 0)
+        return -1;
+    if (rv->code_have <= hot || !rv->info.cold_start)
+        return 0;
+    if (disasm_run(v->arch, rv->code + hot, rv->code_have - hot, rv->info.cold_start, &cold,
+                   &ncold) != 0 ||
+        !(all = realloc(*out, (*count + ncold + 1) * sizeof(**out)))) {
+        free(cold);
+        return -1;
+    }
+    for (i = 0; i < ncold; i++) {
+        cold[i].offset += hot;
+        all[*count + i] = cold[i];
+    }
+    *out = all;
+    *count += ncold;
+    free(cold);
+    return 0;
+}
+
+static json_t *codeview_version_json(codeview *v, unsigned vi, unsigned position, procsyms *ps)
+{
+    const code_reply_version *rv = &v->reply.versions[vi];
+    const codeview_version *cv = &v->versions[vi];
+    const char *why, *tier = codeview_tier(v, vi, ps, &why);
+    disasm_insn *insns = NULL;
+    size_t count = 0, i;
+    json_t *list = json_array(), *calls = json_array(), *inlinees = json_array(), *o;
+    uint32_t k;
+
+    if (codeview_disasm(v, vi, &insns, &count) != 0) {
+        json_decref(list);
+        json_decref(calls);
+        json_decref(inlinees);
+        return NULL;
+    }
+    for (i = 0; i < count; i++) {
+        const disasm_insn *in = &insns[i];
+        codeview_target t;
+        char *hex = codeview_hex(in->bytes, in->size < 16 ? in->size : 16);
+        codeview_resolve(v, vi, in, rv->info.code_start, rv->info.hot_size, ps, &t);
+        json_array_append_new(list, json_pack("{s:i, s:s?, s:s, s:s, s:o, s:o}", "offset",
+                                              (int)in->offset, "bytes", hex, "mnemonic",
+                                              in->mnemonic, "operands", in->operands, "il_offset",
+                                              codeview_il_json(codeview_il(rv, in->offset)),
+                                              "target", codeview_target_json(&t)));
+        free(hex);
+        if ((in->flags & DISASM_CALL) && t.kind == CV_METHOD) {
+            size_t c;
+            json_t *e;
+            json_array_foreach(calls, c, e)
+            {
+                if (strcmp(json_string_value(json_object_get(e, "name")), t.sym->name) == 0)
+                    break;
+            }
+            if (c == json_array_size(calls))
+                json_array_append_new(calls,
+                                      json_pack("{s:o, s:s}", "function_id",
+                                                view_id(t.sym->function_id), "name", t.sym->name));
+        }
+    }
+    free(insns);
+    for (k = 0; k < cv->inlinee_count; k++) {
+        const symbol *sym = &v->syms.items[cv->inlinees[k]];
+        json_array_append_new(inlinees, json_pack("{s:o, s:s}", "function_id",
+                                                  view_id(sym->function_id), "name", sym->name));
+    }
+    o = json_pack("{s:i, s:s, s:s?, s:o, s:i, s:i, s:o, s:o, s:o, s:o, s:I}", "position",
+                  (int)position + 1, "tier", tier, "tier_reason", why, "code_start",
+                  view_id(rv->info.code_start), "code_size",
+                  (int)(rv->info.hot_size + rv->info.cold_size), "code_read", (int)rv->code_have,
+                  "compilation", cv->ordinal >= 0 ? json_integer(cv->ordinal + 1) : json_null(),
+                  "jit_ms", cv->compiled ? json_real((double)cv->jit_ns / 1e6) : json_null(),
+                  "compiled_ms", cv->compiled ? view_ms(cv->time_ns) : json_null(), "cold_start",
+                  rv->info.cold_start ? view_id(rv->info.cold_start) : json_null(), "rejit_id",
+                  (json_int_t)rv->info.rejit_id);
+    json_object_set_new(o, "truncated",
+                        json_pack("{s:b, s:b, s:b}", "code",
+                                  (rv->info.flags & WIRE_CODE_TRUNCATED_CODE) != 0, "il_map",
+                                  (rv->info.flags & WIRE_CODE_TRUNCATED_MAP) != 0, "references",
+                                  (rv->info.flags & WIRE_CODE_TRUNCATED_REFS) != 0));
+    json_object_set_new(o, "il_map_entries", json_integer(rv->map_have));
+    json_object_set_new(o, "hresult",
+                        rv->info.hresult ? view_hresult(rv->info.hresult) : json_null());
+    json_object_set_new(o, "instruction_count", json_integer((json_int_t)count));
+    json_object_set_new(o, "calls", calls);
+    json_object_set_new(o, "inlinees", inlinees);
+    json_object_set_new(o, "instructions", list);
+    return o;
+}
+
+static const char *codeview_status(uint32_t status)
+{
+    switch (status) {
+    case WIRE_CODE_OK: return "ok";
+    case WIRE_CODE_NOT_ALIVE: return "not_alive";
+    case WIRE_CODE_UNLOADING: return "unloading";
+    case WIRE_CODE_DYNAMIC: return "dynamic";
+    case WIRE_CODE_DETACHING: return "detaching";
+    case WIRE_CODE_FAILED: return "failed";
+    case WIRE_CODE_NO_MEMORY: return "no_memory";
+    case WIRE_CODE_NOT_SEEN: return "not_seen";
+    case WIRE_CODE_STALE: return "stale";
+    default: return "unknown";
+    }
+}
+
+json_t *codeview_json(codeview *v, procsyms *ps)
+{
+    const wire_code_end *e = &v->reply.end;
+    json_t *versions = json_array(), *o;
+    char *il_hex = codeview_hex(v->reply.il, v->reply.il_have);
+    unsigned i;
+
+    for (i = 0; i < v->reply.version_count; i++) {
+        json_t *one = codeview_version_json(v, v->order[i], i, ps);
+        if (!one) {
+            json_decref(versions);
+            free(il_hex);
+            return NULL;
+        }
+        json_array_append_new(versions, one);
+    }
+    o = json_pack("{s:o, s:o, s:o, s:s, s:s, s:o, s:b, s:I, s:i, s:i, s:o}", "function_id",
+                  view_id(v->function_id), "name", view_str(v->name), "module", view_str(v->module),
+                  "arch", disasm_arch_name(v->arch), "status", codeview_status(e->status),
+                  "read_ms", view_ms(v->reply.time_ns), "complete", !v->reply.broken, "agent_ns",
+                  (json_int_t)e->elapsed_ns, "versions_listed", (int)e->versions, "compilations",
+                  (int)v->compilations, "versions", versions);
+    json_object_set_new(o, "truncated",
+                        json_pack("{s:b, s:b}", "versions",
+                                  (e->flags & WIRE_CODE_TRUNCATED_VERSIONS) != 0, "il",
+                                  (e->flags & WIRE_CODE_TRUNCATED_IL) != 0));
+    json_object_set_new(
+        o, "il",
+        json_pack("{s:i, s:s?}", "size", (int)e->il_size, "bytes", il_hex ? il_hex : NULL));
+    json_object_set_new(o, "ready_to_run",
+                        json_pack("{s:b, s:b}", "precompiled", (v->r2r & CODE_R2R_HAS) != 0, "used",
+                                  (v->r2r & CODE_R2R_USED) != 0));
+    json_object_set_new(
+        o, "inlined_into",
+        json_pack("{s:i, s:i}", "methods", (int)v->inlined_into, "sites", (int)v->inlined_sites));
+    free(il_hex);
+    return o;
+}
+
+/* ---- the listing ---- */
+
+static void codeview_text_target(textbuf *out, const disasm_insn *in, const codeview_target *t)
+{
+    const char *name = t->kind == CV_METHOD ? t->sym->name : t->native;
+
+    switch (t->kind) {
+    case CV_LOCAL: textbuf_printf(out, "L_%04X", t->local); break;
+    case CV_METHOD:
+    case CV_NATIVE:
+        if (in->cell)
+            textbuf_printf(out, "[%s]", name);
+        else
+            textbuf_str(out, name);
+        break;
+    default: textbuf_str(out, in->operands); break;
+    }
+}
+
+int codeview_text(codeview *v, procsyms *ps, int il, textbuf *out)
+{
+    unsigned i;
+
+    if (v->reply.end.status != WIRE_CODE_OK) {
+        textbuf_printf(out, "; %s: no code (%s)\n", v->name ? v->name : "?",
+                       codeview_status(v->reply.end.status));
+        return out->overflow ? -1 : 0;
+    }
+    for (i = 0; i < v->reply.version_count; i++) {
+        unsigned vi = v->order[i];
+        const code_reply_version *rv = &v->reply.versions[vi];
+        const codeview_version *cv = &v->versions[vi];
+        const char *why, *tier = codeview_tier(v, vi, ps, &why);
+        disasm_insn *insns = NULL;
+        size_t count = 0, k;
+        uint32_t *labels = NULL, nlabels = 0, j;
+        uint32_t last_il = UINT32_MAX - 1;
+
+        if (codeview_disasm(v, vi, &insns, &count) != 0)
+            return -1;
+        textbuf_printf(out, "; Assembly listing for method %s (%s)\n", v->name ? v->name : "?",
+                       tier);
+        textbuf_printf(out, "; jitscope: code version %u of %u at 0x%llx", i + 1,
+                       v->reply.version_count, (unsigned long long)rv->info.code_start);
+        if (cv->compiled)
+            textbuf_printf(out, ", compilation %d, JIT %.3f ms", cv->ordinal + 1,
+                           (double)cv->jit_ns / 1e6);
+        if (why)
+            textbuf_printf(out, " (%s)", why);
+        textbuf_str(out, "\n");
+        if (cv->inlinee_count)
+            textbuf_printf(out, "; %u inlinees allowed by the runtime\n", cv->inlinee_count);
+        textbuf_str(out, "\n");
+        labels = calloc(count + 1, sizeof(*labels));
+        for (k = 0; labels && k < count; k++) {
+            codeview_target t;
+            codeview_resolve(v, vi, &insns[k], rv->info.code_start, rv->info.hot_size, ps, &t);
+            if (t.kind == CV_LOCAL)
+                labels[nlabels++] = t.local;
+        }
+        for (k = 0; k < count; k++) {
+            const disasm_insn *in = &insns[k];
+            codeview_target t;
+            int is_label = k == 0;
+            for (j = 0; j < nlabels && !is_label; j++)
+                is_label = labels[j] == in->offset;
+            if (is_label)
+                textbuf_printf(out, "%sL_%04X:\n", k ? "\n" : "", in->offset);
+            if (il) {
+                const wire_code_map_entry *e = codeview_il(rv, in->offset);
+                if (e && e->native_start == in->offset && e->il_offset != last_il) {
+                    last_il = e->il_offset;
+                    if (e->il_offset < 0xFFFFFFFDu)
+                        textbuf_printf(out, "       ; IL_%04X\n", e->il_offset);
+                    else
+                        textbuf_printf(out, "       ; %s\n",
+                                       e->il_offset == 0xFFFFFFFEu   ? "prolog"
+                                       : e->il_offset == 0xFFFFFFFDu ? "epilog"
+                                                                     : "no IL");
+                }
+            }
+            codeview_resolve(v, vi, in, rv->info.code_start, rv->info.hot_size, ps, &t);
+            textbuf_printf(out, "       %-8s ", in->mnemonic);
+            if (t.kind != CV_NONE)
+                codeview_text_target(out, in, &t);
+            else
+                textbuf_str(out, in->operands);
+            textbuf_str(out, "\n");
+        }
+        textbuf_printf(out, "\n; Total bytes of code %u\n\n",
+                       rv->info.hot_size + rv->info.cold_size);
+        free(labels);
+        free(insns);
+        if (out->overflow)
+            return -1;
+    }
+    return out->overflow ? -1 : 0;
+}

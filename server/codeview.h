@@ -1,0 +1,68 @@
+/* codeview.h -- a method's code replies as the code view shows them.
+ *
+ * GET /api/sessions/{id}/functions/{fid}/code (api_code.c) copies what it
+ * needs out of the session under the sessions lock (codeview_take: the reply
+ * with its own buffers, the compilation each version came from, the names of
+ * the methods the code calls and of the methods inlined into it), then, with
+ * the lock released, disassembles each version (disasm.h) and annotates every
+ * instruction: the call or jump target by name (a method of the session, a
+ * native function or library offset of the process via procsyms.h while it
+ * runs, or a label inside the method), the IL offset from the version's
+ * IL-to-native map. Versions come in the order they were compiled, code the
+ * session never saw compiled (ReadyToRun, or compiled before an attach) first.
+ */
+#ifndef JITSCOPE_CODEVIEW_H
+#define JITSCOPE_CODEVIEW_H
+
+#include <jansson.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "code.h"
+#include "disasm.h"
+#include "procsyms.h"
+#include "session.h"
+#include "symbols.h"
+#include "textbuf.h"
+
+typedef struct codeview_version {
+    unsigned index;     /* in the reply */
+    int ordinal;        /* compilation of the function (0 first), -1: not seen compiled */
+    int compiled;       /* the compilation's fields below are known */
+    uint32_t tier;      /* wire_tier */
+    int64_t time_ns;    /* when it finished (wall clock) */
+    uint64_t jit_ns;    /* how long the JIT took */
+    uint32_t *ref_sym;  /* per reference: index in syms of the method it names, or UINT32_MAX */
+    uint32_t *inlinees; /* indices in syms: callees inlined into this compilation */
+    uint32_t inlinee_count;
+} codeview_version;
+
+typedef struct codeview {
+    uint64_t function_id;
+    char *name, *module;
+    pid_t pid; /* the process, while it runs (native names come from it); 0 when gone */
+    disasm_arch arch;
+    code_reply reply; /* a copy, with buffers of its own */
+    codeview_version versions[WIRE_CODE_MAX_VERSIONS];
+    unsigned order[WIRE_CODE_MAX_VERSIONS]; /* indices of versions, in compilation order */
+    uint32_t compilations;                  /* the function's compilations seen live */
+    uint8_t r2r;                            /* code_r2r_bits */
+    int catchup;                            /* the function was known from catch-up */
+    uint32_t inlined_into;                  /* distinct methods it was inlined into */
+    uint32_t inlined_sites;                 /* inline records naming it as callee */
+    symbols syms;
+} codeview;
+
+/* Caller holds the sessions lock. 0, or -1 when out of memory. */
+int codeview_take(codeview *v, session *s, const session_function *f, const code_reply *r,
+                  pid_t live_pid);
+void codeview_free(codeview *v);
+
+/* {"function_id", ..., "versions": [...]}; ps may be NULL (no process). NULL
+ * when out of memory or the code does not decode at all. */
+json_t *codeview_json(codeview *v, procsyms *ps);
+
+/* The JIT-like listing; il: interleave IL offsets. 0, or -1 (out's cap). */
+int codeview_text(codeview *v, procsyms *ps, int il, textbuf *out);
+
+#endif

@@ -1,0 +1,112 @@
+// code.test.mjs -- the dashboard's Code and Start-up tabs in real headless
+// Chromium, against the real server with E2eTarget's "code" mode (CodeHot
+// tiers up from Tier0 to Tier1; Tier1 inlines CodeSmall and keeps calling
+// CodeLeaf). From the live feed's detail strip to the Code tab: one column per
+// version in compilation order, their sizes as the REST reply says, the diff
+// of the first and last version with CodeSmall gone (inlined), IL offsets
+// interleaved on request, and a click on a call target opening that method;
+// the search box; the Start-up tab with CoreLib's ReadyToRun counts.
+//   node --test tests/browser/code.test.mjs
+// Screenshots: build/screenshots/code-*.png (and copies in /tmp).
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import {
+  startServer, stopServer, launchBrowser, openDashboard, goto, waitFor, waitForOutput, screenshot,
+  unexpectedConsoleErrors, apiGet, BUILD, waitForRow,
+} from './helpers.mjs';
+
+const E2E = path.join(BUILD, 'apps/E2eTarget/E2eTarget.dll');
+
+async function shot(page, name) {
+  const file = await screenshot(page, name);
+  fs.copyFileSync(file, path.join('/tmp', `jitscope-${name}`));
+  return file;
+}
+
+describe('Code and Start-up tabs', { timeout: 240000 }, () => {
+  let srv, browser, page, hot, leaf;
+
+  before(async () => {
+    srv = await startServer({ dll: E2E, appArgs: ['code'], stdin: true });
+    await waitForOutput(srv, /^READY$/m, 60000);
+    const fn = async (m) => (await apiGet(srv, `/api/sessions/1/functions?q=CodeWork.${m}`)).body.functions.find((f) => f.name.includes(`.${m}(`));
+    await waitFor('CodeHot at Tier1', async () => {
+      hot = await fn('CodeHot');
+      leaf = await fn('CodeLeaf');
+      return hot && leaf && hot.tiers.some((t) => t.tier === 'Tier1');
+    }, { timeoutMs: 60000 });
+    srv.send('stop');
+    await waitForOutput(srv, /^stopped$/m, 30000);
+    hot = await fn('CodeHot');
+    browser = await launchBrowser();
+    page = await openDashboard(browser, srv, { hash: '#/sessions/1/live', width: 1440, height: 900 });
+    await page.locator('.s-head .badge-live').waitFor({ timeout: 30000 });
+  });
+
+  after(async () => {
+    if (browser) await browser.close();
+    await stopServer(srv);
+  });
+
+  it('opens a method from the live feed: one column per version, sizes as REST says, the diff shows the inlined call', async () => {
+    await page.fill('input.search', 'CodeHot');
+    await waitForRow(page, 'CodeHot');
+    await page.locator('.vt-row .c-name', { hasText: 'CodeHot' }).first().click();
+    await page.locator('.code-link').click();
+    await page.waitForFunction(() => location.hash.includes('/code/0x'));
+    await page.locator('.code-tab[data-state="done"]').waitFor({ timeout: 20000 });
+    const rest = (await apiGet(srv, `/api/sessions/1/functions/${hot.function_id}/code?refresh=0`)).body;
+    const cols = await page.locator('.code-col').evaluateAll((els) => els.map((e) => ({
+      tier: e.dataset.tier, size: e.querySelector('.code-size b').textContent, rows: e.querySelectorAll('.code-row').length,
+    })));
+    assert.equal(cols.length, hot.tiers.length, 'a column per compilation');
+    assert.deepEqual(cols.map((c) => c.tier), rest.versions.map((v) => v.tier));
+    assert.deepEqual(cols.map((c) => Number(c.size.replace(/,/g, ''))), rest.versions.map((v) => v.code_size));
+    assert.deepEqual(cols.map((c) => c.rows), rest.versions.map((v) => v.instructions.length));
+    assert.equal(cols[0].tier, 'Tier0');
+    assert.equal(cols.at(-1).tier, 'Tier1');
+    const diff = await page.locator('.code-diff').textContent();
+    assert.match(diff, /size [\d,]+ → [\d,]+ B/);
+    assert.match(diff, /CodeSmall\(int\) \(inlined\)/, 'the call to CodeSmall is gone from Tier1: inlined');
+    assert.ok(await page.locator('.code-col').last().locator('.code-inl').count() === 1, 'Tier1 lists what it inlined');
+    await shot(page, 'code-columns.png');
+    // IL offsets on request
+    assert.equal(await page.locator('.code-ilrow').count(), 0);
+    await page.locator('.code-il-toggle').check();
+    await waitFor('IL rows', async () => (await page.locator('.code-ilrow').count()) > 5);
+    assert.ok((await page.locator('.code-ilrow', { hasText: /^IL_00/ }).count()) > 0);
+    await shot(page, 'code-il.png');
+  });
+
+  it('a click on a call target opens that method', async () => {
+    await page.locator('.code-col').last().locator('a.code-target', { hasText: 'CodeLeaf' }).first().click();
+    await page.waitForFunction((fid) => location.hash.endsWith(`/code/${fid}`), leaf.function_id);
+    await page.locator('.code-tab[data-state="done"]').waitFor({ timeout: 20000 });
+    await waitFor('CodeLeaf shown', async () => (await page.locator('.code-title').textContent()).includes('CodeLeaf'));
+    assert.ok(await page.locator('.code-col').count() >= 2);
+  });
+
+  it('the search box finds a method by name', async () => {
+    await page.fill('.code-search', 'CodeWork.CodeHot');
+    await page.locator('.code-result[data-fid]').first().click();
+    await page.waitForFunction((fid) => location.hash.endsWith(`/code/${fid}`), hot.function_id);
+    await waitFor('CodeHot shown', async () => (await page.locator('.code-title').textContent()).includes('CodeHot'));
+  });
+
+  it('the Start-up tab lists JIT time by module with ReadyToRun counts', async () => {
+    await goto(page, '#/sessions/1/startup');
+    await page.locator('.startup-tab[data-state="done"]').waitFor({ timeout: 20000 });
+    const rest = (await apiGet(srv, '/api/sessions/1/startup?window_ms=10000&limit=500')).body;
+    const corelib = rest.modules.find((m) => m.module === 'System.Private.CoreLib');
+    assert.ok(corelib.ready_to_run_methods > 100);
+    const row = page.locator('.startup-tab .grid').first().locator('tr', { hasText: 'System.Private.CoreLib' });
+    const cells = await row.locator('td').allTextContents();
+    assert.equal(cells[3], 'yes', 'CoreLib is precompiled');
+    assert.equal(Number(cells[4].replace(/,/g, '')), corelib.ready_to_run_methods);
+    assert.ok((await page.locator('.startup-tab .grid').nth(1).locator('tbody tr').count()) > 3, 'methods by start-up JIT time');
+    await shot(page, 'code-startup.png');
+    assert.deepEqual(unexpectedConsoleErrors(page), []);
+  });
+});
