@@ -42,6 +42,8 @@ test('run: the floor asks for the same events and tier source as the defaults, a
   assert.equal(floor.fns.length, 0, 'and no function');
   assert.equal(floor.s.counters.modules, 0);
   assert.equal(floor.s.counters.threads, 0);
+  assert.equal(floor.s.code.inline_records, 0, 'no inlining record');
+  assert.equal(floor.s.code.ready_to_run_searches, 0, 'no ReadyToRun search');
   // its hello and its tier-source status, nothing else: no counters either
   assert.equal(floor.s.link.records, 2, `records from the floor: ${floor.s.link.records}`);
   assert.equal(floor.s.agent_cost.jit_callbacks, 0);
