@@ -12,7 +12,9 @@
 // BINS="a b" compares server binaries in one run (default: build/jitscope,
 // with its default storage), interleaved per size; "PATH+nostorage" runs one
 // with --data none, "PATH+storage" with a fresh --data directory. REPS
-// (default 3) repetitions of each ingest, medians.
+// (default 3) repetitions of each ingest, medians. REALISTIC=1 names the
+// functions as a real service's (replay --realistic: 100-250 bytes, 24 methods
+// a type), as issue 23 item 5 measures.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -27,6 +29,7 @@ const REPS = Number(process.env.REPS || 3);
 const QUERY_REPS = Number(process.env.QUERY_REPS || 5);
 const BINS = (process.env.BINS || `${path.join(BUILD, 'jitscope')}+storage`).split(/\s+/).filter(Boolean);
 const replay = path.join(BUILD, 'bench/replay');
+const REALISTIC = process.env.REALISTIC === '1' ? ['--realistic'] : [];
 
 const SORTS = ['time', 'jit_time', 'name', 'native_size', 'il_size'];
 const FILTERS = ['', '&q=Method12', '&module=Module3'];
@@ -110,7 +113,7 @@ async function byModule(srv, hasRoute) {
 
 // withQueries: 0 none, 1 the script back to back, 2 the script at 10 queries/s.
 async function ingest(bin, n, withQueries) {
-  const srv = await startServer(['run', '--port', '0', '--', replay, '--count', String(n), '--functions', String(n), '--modules', String(MODULES)], { bin });
+  const srv = await startServer(['run', '--port', '0', '--', replay, ...REALISTIC, '--count', String(n), '--functions', String(n), '--modules', String(MODULES)], { bin });
   const want = 1 + MODULES + 3 * n;
   const tid = linkThread(srv.proc.pid);
   await waitFor('hello', async () => (await srv.api('/api/sessions/1')).body.state !== 'starting', 20000, 5);
@@ -165,7 +168,7 @@ async function idleRss(bin) {
 }
 
 async function queries(bin, n) {
-  const srv = await startServer(['run', '--port', '0', '--', replay, '--count', String(n), '--functions', String(n), '--modules', String(MODULES)], { bin });
+  const srv = await startServer(['run', '--port', '0', '--', replay, ...REALISTIC, '--count', String(n), '--functions', String(n), '--modules', String(MODULES)], { bin });
   const want = 1 + MODULES + 3 * n;
   await waitFor('all applied', async () => (await srv.api('/api/sessions/1')).body.link?.records >= want, 600000, 50);
   const hasRoute = (await srv.api('/api/sessions/1/modules/totals')).status === 200;
@@ -187,7 +190,7 @@ async function queries(bin, n) {
 }
 
 const label = (spec) => (path.relative(ROOT, serverSpec(spec).bin) || spec) + serverSpec(spec).storage;
-console.log(`### Server under load (\`bench/serverperf.mjs\`; replay at full speed, ${MODULES} modules, ${REPS} ingests of each kind, medians)`);
+console.log(`### Server under load (\`bench/serverperf.mjs\`; replay at full speed, ${MODULES} modules, ${REALISTIC.length ? "names as a real service's (replay --realistic), " : ""}${REPS} ingests of each kind, medians)`);
 console.log('');
 const rows = [];
 const qrows = [];
