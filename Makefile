@@ -25,8 +25,12 @@ PORT     ?= 8642
 CSTD     := -std=c11 -D_GNU_SOURCE -Iproto
 WARN     := -Wall -Wextra -Werror
 OPT      ?= -O2 -g
-PKGS     := libmicrohttpd jansson libcurl libwebsockets sqlite3 libzstd libxxhash capstone
-SERVER_CFLAGS = $(CSTD) $(WARN) $(OPT) $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKGS     := libmicrohttpd jansson libcurl libwebsockets sqlite3 libzstd libxxhash capstone libelf zlib \
+            libprotobuf-c
+# Generated at build time: pprof's profile.proto as C (protoc-c; server/pprof.c uses it).
+GEN      := $(BUILD)/gen
+PPROF_GEN := $(GEN)/profile.pb-c.c
+SERVER_CFLAGS = $(CSTD) $(WARN) $(OPT) -I$(GEN) $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 SERVER_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpthread
 # The agent lives inside the target: libc and pthreads only, nothing exported
 # but DllGetClassObject, no global constructors or destructors.
@@ -38,7 +42,7 @@ AGENT_LDFLAGS = -shared -Wl,-z,defs -Wl,--no-undefined -pthread
 PROTO_SRC  := $(wildcard proto/*.c)
 PROTO_HDR  := $(wildcard proto/*.h)
 AGENT_SRC  := $(wildcard agent/*.c) $(PROTO_SRC)
-SERVER_SRC := $(wildcard server/*.c) $(PROTO_SRC)
+SERVER_SRC := $(wildcard server/*.c) $(PROTO_SRC) $(PPROF_GEN)
 AGENT_HDR  := $(wildcard agent/*.h) $(PROTO_HDR)
 # What the server's sources include: headers, and the OpenAPI document that
 # server/openapi_doc.c embeds (.incbin, relative to this directory).
@@ -92,6 +96,12 @@ $(OBJ)/asan-agent/%.o: %.c | $(BUILD)/deps.stamp
 $(OBJ)/unit/%.o: %.c | $(BUILD)/deps.stamp
 	@mkdir -p $(@D)
 	$(CC) $(UNIT_CFLAGS) -MMD -MP -c $< -o $@
+# pprof's protobuf code, generated before anything that includes it is compiled.
+$(GEN)/profile.pb-c.c $(GEN)/profile.pb-c.h: server/pprof/profile.proto | $(BUILD)/deps.stamp
+	@mkdir -p $(GEN)
+	protoc-c --proto_path=server/pprof --c_out=$(GEN) server/pprof/profile.proto
+$(foreach f,server asan-server unit,$(OBJ)/$(f)/server/pprof.o $(OBJ)/$(f)/tests/unit/test_cpuprof.o): \
+    $(GEN)/profile.pb-c.h
 # server/openapi_doc.c embeds the document with .incbin, which -MMD does not see.
 $(OBJ)/server/server/openapi_doc.o $(OBJ)/asan-server/server/openapi_doc.o: server/openapi.json
 -include $(shell find $(OBJ) -name '*.d' 2>/dev/null)
@@ -161,6 +171,11 @@ $(UNIT_SHARED_LIB): $(call objs,unit,$(filter-out tests/unit/test_%.c,$(wildcard
 $(BUILD)/tests/test_%: $(OBJ)/unit/tests/unit/test_%.o $(UNIT_AGENT_OBJS) $(UNIT_SHARED_LIB) $(UNIT_SERVER_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(UNIT_CFLAGS) $(filter %.o,$^) $(filter %.a,$^) $(SERVER_LIBS) $(ASAN) -ldl -o $@
+# The e2e tests' helper that runs the server where perf_event_open is refused (seccomp).
+NOPERF_BIN := $(BUILD)/tests/noperf
+$(NOPERF_BIN): tests/helpers/noperf.c | $(BUILD)/deps-test.stamp
+	@mkdir -p $(@D)
+	$(CC) $(CSTD) $(WARN) $(OPT) $< -lseccomp -o $@
 # test_sidebyside loads the agent library as CoreCLR would (dlopen).
 $(BUILD)/tests/test_sidebyside: $(AGENT_SO)
 # test_conn drives the agent's connection with records its ring holds.
@@ -170,13 +185,13 @@ $(BUILD)/tests/test_conn: $(call objs,unit,agent/conn.c agent/emit.c)
 # clang-14 and its libFuzzer runtime come from Debian (scripts/deps.sh fuzz).
 CLANG        ?= clang-14
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS := wire_decode command ipc route ws sig names mdread procsyms
+FUZZ_TARGETS := wire_decode command ipc route ws sig names mdread procsyms perfrec procmaps elfsyms
 FUZZ_BINS    := $(FUZZ_TARGETS:%=$(BUILD)/fuzz/%)
 FUZZ_CFLAGS   = $(CSTD) $(WARN) -g -O1 -fsanitize=fuzzer,address,undefined \
                 -fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZ_SRC_wire_decode := proto/wire_decode.c proto/wire_encode.c proto/utf.c proto/idmap.c \
                         server/session.c server/session_thread.c server/session_fold.c server/session_state.c server/session_names.c server/eventlog.c server/stacks.c server/profile.c server/timeline.c server/grow.c server/hugemem.c \
-                        server/strpool.c server/idindex.c server/code.c
+                        server/strpool.c server/idindex.c server/code.c server/codemap.c server/profile_cpu.c
 FUZZ_SRC_command     := proto/wire_decode.c proto/wire_encode.c proto/utf.c
 FUZZ_SRC_ipc         := server/ipc_codec.c proto/utf.c
 FUZZ_SRC_route       := $(filter-out server/main.c,$(SERVER_SRC)) tests/unit/fixtures.c
@@ -185,13 +200,17 @@ FUZZ_SRC_sig         := agent/sig.c
 FUZZ_SRC_names       := agent/names.c
 FUZZ_SRC_mdread      := agent/mdread.c
 FUZZ_SRC_procsyms    := server/procsyms.c server/grow.c server/hugemem.c
+FUZZ_SRC_perfrec     := server/perfring.c
+FUZZ_SRC_procmaps    := server/procmaps.c
+FUZZ_SRC_elfsyms     := server/elfsyms.c
+FUZZ_LIBS_elfsyms     = -lelf
 FUZZ_INC_sig         := -Iagent
 FUZZ_INC_names       := -Iagent
 FUZZ_INC_mdread      := -Iagent
-FUZZ_INC_route        = -Iserver -Itests/unit $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+FUZZ_INC_route        = -Iserver -Itests/unit -I$(GEN) $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 FUZZ_LIBS_route       = $(SERVER_LIBS)
 FUZZ_LIBS_ws          = $(shell pkg-config --libs jansson 2>/dev/null)
-$(foreach t,wire_decode command ipc ws procsyms,$(eval FUZZ_INC_$(t) := -Iserver))
+$(foreach t,wire_decode command ipc ws procsyms perfrec procmaps elfsyms,$(eval FUZZ_INC_$(t) := -Iserver))
 
 define FUZZ_RULE
 $(BUILD)/fuzz/$(1): tests/fuzz/fuzz_$(1).c tests/fuzz/fuzz.h $$(FUZZ_SRC_$(1)) $(AGENT_HDR) $(SERVER_HDR) | $(BUILD)/deps-fuzz.stamp
@@ -218,7 +237,7 @@ fuzz-merge: $(FUZZ_BINS)
 
 unit: $(UNIT_TESTS)
 
-test: all asan apps apps-runtimes $(UNIT_TESTS) $(FUZZ_BINS) deps-test
+test: all asan apps apps-runtimes $(UNIT_TESTS) $(FUZZ_BINS) $(NOPERF_BIN) deps-test
 	@FUZZ_TARGETS="$(FUZZ_TARGETS)" tests/run.sh
 
 # the layout check reads the built objects' symbols (calls between modules)

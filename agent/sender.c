@@ -4,8 +4,10 @@
  * catch-up when one is due (attach, or a reconnect after records were lost;
  * catchup.c); drain the ring, naming each function the first time this
  * connection sees it (naming.c: in JIT records and in the frames of stack
- * records) and each new thread by its OS name (osname.h); read commands (detach, ping, and snapshot / profile, which go to the
- * walker thread, stacks.c); report drop counters. While no server is connected,
+ * records) and each new thread by its OS name (osname.h); read commands (detach, ping,
+ * code lookups for the server's CPU profiler (codelookup.c), and snapshot /
+ * profile, which go to the walker thread, stacks.c); report drop counters. While
+ * no server is connected,
  * ring records are discarded and counted, so the app never waits and memory
  * stays bounded. The socket and its bounded buffers are conn.c's; this thread is
  * the only one that uses them. Its calls into the runtime are made under the
@@ -26,6 +28,7 @@
 #include "agent.h"
 #include "catchup.h"
 #include "code.h"
+#include "codelookup.h"
 #include "clock.h"
 #include "conn.h"
 #include "mdcache.h"
@@ -349,6 +352,10 @@ static int sender_commands(void)
         case WIRE_CMD_CODE: /* the floor reads none (it names no function to ask about) */
             if (!agent.floor)
                 code_request(&cmd.u.code);
+            break;
+        case WIRE_CMD_CODE_LOOKUP: /* nor for a floor: the server refuses its CPU profiles */
+            if (!agent.floor)
+                codelookup_answer(&cmd.u.code_lookup);
             break;
         default: /* unknown commands are ignored: a newer server may know more */ break;
         }

@@ -25,10 +25,11 @@
 
 #include <stdint.h>
 
-/* 6: the code the JIT produced (records 25-29, command 106); 5: THREAD_DESTROYED
- * and THREAD_NAME carry the OS thread id, WIRE_FLAG_OS_NAME; 4: wire_agent_cost
- * counts metadata reads; 3: wire_drops has 7 reasons; 2: jit tier */
-#define WIRE_VERSION 6u
+/* 7: code lookups for CPU profiles (record 30, command 107); 6: the code the JIT
+ * produced (records 25-29, command 106); 5: THREAD_DESTROYED and THREAD_NAME carry
+ * the OS thread id, WIRE_FLAG_OS_NAME; 4: wire_agent_cost counts metadata reads;
+ * 3: wire_drops has 7 reasons; 2: jit tier */
+#define WIRE_VERSION 7u
 /* The oldest version whose records decode as today's (only types were added
  * since, and fields that were 0 or reserved filled in): a session stored by a
  * server of that version reads back. */
@@ -139,7 +140,8 @@ enum wire_record_type {
     WIRE_CODE_END = 27,        /* the reply is complete (or refused: status says why) */
     WIRE_INLINING = 28,        /* the runtime let the JIT inline a callee (JITInlining) */
     WIRE_CODE_SEARCH = 29,     /* a ReadyToRun code search (JITCachedFunctionSearch*) */
-    WIRE_RECORD_TYPE_MAX = 29
+    WIRE_CODE_RANGE = 30,      /* answer to WIRE_CMD_CODE_LOOKUP: the code at one address */
+    WIRE_RECORD_TYPE_MAX = 30
 };
 
 /* Server -> agent. */
@@ -151,6 +153,7 @@ enum wire_command_type {
     WIRE_CMD_PROFILE_STOP = 104,  /* payload: wire_cmd_profile_stop */
     WIRE_CMD_TIERS = 105,         /* payload: wire_cmd_tiers; answered by WIRE_TIERS_STATUS */
     WIRE_CMD_CODE = 106, /* payload: wire_cmd_code; answered by CODE_VERSION/_PART, CODE_END */
+    WIRE_CMD_CODE_LOOKUP = 107, /* payload: wire_cmd_code_lookup; answered by WIRE_CODE_RANGE */
 };
 
 enum wire_mode { WIRE_MODE_STARTUP = 1, WIRE_MODE_ATTACH = 2 };
@@ -672,6 +675,33 @@ typedef struct wire_code_search {
     uint32_t reserved;
 } wire_code_search;
 _Static_assert(sizeof(wire_code_search) == 16, "wire_code_search layout");
+
+/* ---- code lookups: which method's code is at an address ----
+ *
+ * The server's CPU profiler samples the target's threads from outside (perf
+ * events) and names most managed frames through the code ranges of the JIT
+ * records. Code the agent never reported (ReadyToRun code, code compiled
+ * before an attach) is looked up by address: the server sends up to
+ * WIRE_CODE_LOOKUP_MAX addresses per command; the agent answers each address
+ * with one WIRE_CODE_RANGE, in order (GetFunctionFromIP on its sender thread),
+ * after the FUNCTION_NAME of the function it found. */
+#define WIRE_CODE_LOOKUP_MAX 30u
+
+typedef struct wire_cmd_code_lookup {
+    uint32_t count; /* 1..WIRE_CODE_LOOKUP_MAX addresses follow in ips */
+    uint32_t reserved;
+    uint64_t ips[WIRE_CODE_LOOKUP_MAX];
+} wire_cmd_code_lookup;
+_Static_assert(sizeof(wire_cmd_code_lookup) == 248, "wire_cmd_code_lookup layout");
+
+typedef struct wire_code_range {
+    uint64_t ip;          /* the address asked about */
+    uint64_t function_id; /* the method whose code holds it; 0: none (hresult says why) */
+    uint64_t start;       /* the code version (or chunk) that holds ip: start and size */
+    uint32_t size;        /* 0 when the method is known but not the range */
+    int32_t hresult;      /* GetFunctionFromIP's result (E_FAIL: not managed code) */
+} wire_code_range;
+_Static_assert(sizeof(wire_code_range) == 32, "wire_code_range layout");
 
 #define WIRE_MAX_COMMAND 256u /* longest command payload; a longer one is not our server */
 

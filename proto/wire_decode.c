@@ -207,6 +207,18 @@ static int wire_check_values(const wire_record *r, const char **why)
     case WIRE_CODE_PART:
     case WIRE_CODE_END:
     case WIRE_CODE_SEARCH: return wire_check_code(r, why);
+    case WIRE_CODE_RANGE: {
+        const wire_code_range *c = &r->u.code_range;
+        if (c->function_id == 0 && (c->start != 0 || c->size != 0)) {
+            *why = "code range record with a range but no function";
+            return WIRE_DECODE_BAD;
+        }
+        if (c->size != 0 && (c->start > c->ip || c->ip - c->start >= c->size)) {
+            *why = "code range record whose range does not hold its address";
+            return WIRE_DECODE_BAD;
+        }
+        return WIRE_DECODE_OK;
+    }
     case WIRE_RUNTIME_SUSPEND:
         if (r->u.runtime_suspend.phase < WIRE_SUSPEND_STARTED ||
             r->u.runtime_suspend.phase > WIRE_RESUME_FINISHED) {
@@ -251,6 +263,7 @@ size_t wire_record_fixed(uint16_t type, unsigned *strings)
     case WIRE_CODE_END: return sizeof(wire_code_end);
     case WIRE_INLINING: return sizeof(wire_inlining);
     case WIRE_CODE_SEARCH: return sizeof(wire_code_search);
+    case WIRE_CODE_RANGE: return sizeof(wire_code_range);
     default: return 0;
     }
 }
@@ -370,6 +383,21 @@ int wire_decode_command(const uint8_t *buf, size_t len, wire_command *out, size_
     case WIRE_CMD_PROFILE_STOP: need = 0; break; /* its payload carries nothing yet */
     case WIRE_CMD_TIERS: need = sizeof(out->u.tiers); break;
     case WIRE_CMD_CODE: need = sizeof(out->u.code); break;
+    case WIRE_CMD_CODE_LOOKUP: {
+        uint32_t count;
+        if (f.header.length < sizeof(uint64_t)) {
+            *why = "command payload shorter than its fields";
+            return WIRE_DECODE_BAD;
+        }
+        memcpy(&count, f.payload, sizeof(count));
+        if (count == 0 || count > WIRE_CODE_LOOKUP_MAX ||
+            f.header.length != sizeof(uint64_t) + (size_t)count * sizeof(uint64_t)) {
+            *why = "code lookup command whose length disagrees with its count";
+            return WIRE_DECODE_BAD;
+        }
+        need = f.header.length;
+        break;
+    }
     default: return WIRE_DECODE_OK;
     }
     if (f.header.length < need) {

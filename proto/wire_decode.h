@@ -57,6 +57,7 @@ typedef struct wire_record {
         wire_code_end code_end;
         wire_inlining inlining;
         wire_code_search code_search;
+        wire_code_range code_range;
     } u;
     wire_string strings[2];
     unsigned string_count;
@@ -111,12 +112,14 @@ typedef struct wire_command {
         wire_cmd_profile_stop profile_stop;
         wire_cmd_tiers tiers;
         wire_cmd_code code;
+        wire_cmd_code_lookup code_lookup; /* ips beyond count are 0 */
     } u;
 } wire_command;
 
 /* Splits and decodes one command frame off the front of buf, as
  * wire_decode_frame does, with WIRE_MAX_COMMAND as the length limit. A known
- * command whose payload is shorter than its struct is BAD. */
+ * command whose payload is shorter than its struct is BAD; a CODE_LOOKUP
+ * must carry exactly `count` addresses, 1..WIRE_CODE_LOOKUP_MAX of them. */
 int wire_decode_command(const uint8_t *buf, size_t len, wire_command *out, size_t *consumed,
                         const char **why);
 

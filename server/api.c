@@ -219,6 +219,8 @@ static int api_config(api_call *c)
                                api_ws_port, "api_key_required", api_key_required,
                                "event_log_capacity", (json_int_t)EVENTLOG_MAX, "storage",
                                api_storage_status());
+    if (c->reply->json) /* CPU profiles: what this machine allows the server's user */
+        json_object_set_new(c->reply->json, "cpu_profiling", api_cpu_probe_json(0));
     return 200;
 }
 

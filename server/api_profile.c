@@ -1,17 +1,24 @@
 /* api_profile.c -- the sampling profile routes: POST /profile, POST
- * /profile/stop, GET /profile (json, folded, speedscope), and the
+ * /profile/stop, GET /profile (json, folded, speedscope, pprof), and the
  * ProfileStatus shape (docs/API.md).
  *
- * Starting and stopping change the session's profile state under the lock and
- * send the agent its command (WIRE_CMD_PROFILE_START / _STOP) without it. A
- * GET copies what it asks for out of the profile under the lock
- * (profile_view.h) and builds the body after releasing it (profile_export.h). */
+ * Two modes. Wall (the default): the agent suspends the runtime and walks
+ * every thread; starting and stopping change the session's profile state
+ * under the lock and send the agent its command (WIRE_CMD_PROFILE_START /
+ * _STOP) without it. CPU: the server samples the target's threads itself
+ * (cpuprof.h); what the machine allows is probed first, and a CPU profile
+ * that is not allowed falls back to wall mode with the reason in the status
+ * (`fallback`). A GET copies what it asks for out of the profile under the
+ * lock (profile_view.h) and builds the body after releasing it
+ * (profile_export.h, pprof.h). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "api_util.h"
+#include "cpuprof.h"
 #include "link.h"
+#include "pprof.h"
 #include "profile_export.h"
 #include "profile_view.h"
 #include "textbuf.h"
@@ -20,8 +27,9 @@
 #define API_PROFILE_MAX_DURATION_S 86400
 #define API_PROFILE_MAX_THREAD_ARG 256 /* bytes of ?thread= */
 
-/* Reads {"hz": 1..1000, "duration_s": 1..86400} (both optional, nothing else). */
-static int api_profile_body(api_call *c, uint32_t *hz, uint32_t *duration_s)
+/* Reads {"hz": 1..1000, "duration_s": 1..86400, "mode": "wall" | "cpu"} (all
+ * optional, nothing else). *cpu: 1 for CPU mode. */
+static int api_profile_body(api_call *c, uint32_t *hz, uint32_t *duration_s, int *cpu)
 {
     const api_request *req = c->req;
     json_error_t err;
@@ -31,13 +39,15 @@ static int api_profile_body(api_call *c, uint32_t *hz, uint32_t *duration_s)
 
     *hz = API_PROFILE_DEFAULT_HZ;
     *duration_s = 0;
+    *cpu = 0;
     if (!req->body || req->body_length == 0)
         return 0;
     body = json_loadb(req->body, req->body_length, JSON_REJECT_DUPLICATES, &err);
     if (!json_is_object(body)) {
         json_decref(body);
         return api_fail(c, 400,
-                        "the body must be a JSON object like {\"hz\": 49, \"duration_s\": 10}");
+                        "the body must be a JSON object like {\"hz\": 49, \"duration_s\": 10, "
+                        "\"mode\": \"cpu\"}");
     }
     json_object_foreach(body, key, v)
     {
@@ -59,13 +69,33 @@ static int api_profile_body(api_call *c, uint32_t *hz, uint32_t *duration_s)
                 break;
             }
             *duration_s = (uint32_t)json_integer_value(v);
+        } else if (strcmp(key, "mode") == 0) {
+            if (!json_is_string(v) || (strcmp(json_string_value(v), "wall") != 0 &&
+                                       strcmp(json_string_value(v), "cpu") != 0)) {
+                status = api_fail(c, 400, "mode must be \"wall\" or \"cpu\"");
+                break;
+            }
+            *cpu = strcmp(json_string_value(v), "cpu") == 0;
         } else {
-            status = api_fail(c, 400, "unknown field in the body (hz and duration_s are known)");
+            status = api_fail(c, 400,
+                              "unknown field in the body (hz, duration_s and mode are known)");
             break;
         }
     }
     json_decref(body);
     return status;
+}
+
+json_t *api_cpu_probe_json(pid_t pid)
+{
+    cpuprof_probe_result r;
+
+    cpuprof_probe(pid, &r);
+    return json_pack("{s:b, s:b, s:o, s:{s:b, s:b, s:b}, s:o}", "available", r.available, "kernel",
+                     r.available && r.kernel, "perf_event_paranoid",
+                     r.paranoid == -100 ? json_null() : json_integer(r.paranoid), "capabilities",
+                     "perfmon", r.cap_perfmon, "sys_admin", r.cap_sys_admin, "sys_ptrace",
+                     r.cap_sys_ptrace, "reason", r.available ? json_null() : json_string(r.reason));
 }
 
 static int api_profile_no_agent(api_call *c, const session *s)
@@ -76,15 +106,12 @@ static int api_profile_no_agent(api_call *c, const session *s)
     return status;
 }
 
-int api_profile_post(api_call *c)
+/* The session's pid when it is live with an agent and no profile runs;
+ * else the reply is set (409, 429) and the lock released. Lock held on 0. */
+static int api_profile_may_start(api_call *c, session **out)
 {
-    wire_cmd_profile_start cmd = {0};
-    uint32_t hz, duration_s;
     session *s;
-    int link_id, status;
 
-    if ((status = api_profile_body(c, &hz, &duration_s)) != 0)
-        return status;
     if (!(s = api_lock_session(c)))
         return 404;
     if (s->state != SESSION_LIVE || !s->link_id)
@@ -100,7 +127,69 @@ int api_profile_post(api_call *c)
         return api_fail(c, 429, "a profile is already running in session %d: stop it first",
                         c->session_id);
     }
+    *out = s;
+    return 0;
+}
+
+/* CPU mode: the profile starts now and the sampler with it (cpuprof.h). */
+static int api_profile_post_cpu(api_call *c, uint32_t hz, uint32_t duration_s, int kernel)
+{
+    uint32_t run = cpuprof_next_run();
+    char why[256];
+    session *s;
+    pid_t pid;
+    int status;
+
+    if ((status = api_profile_may_start(c, &s)) != 0)
+        return status;
+    pid = s->pid;
+    session_profile_start_cpu(s, hz, 1000000000u / hz, run, api_now_ns());
+    sessions_unlock();
+    if (cpuprof_start(c->session_id, pid, hz, kernel, run, duration_s * 1000u, why, sizeof(why)) !=
+        0) {
+        if ((s = api_lock_session(c)) != NULL) {
+            if (s->profile.mode == PROFILE_MODE_CPU && s->profile.cpu.run == run) {
+                snprintf(s->profile.cpu.error, sizeof(s->profile.cpu.error), "%s", why);
+                session_profile_stop(s, api_now_ns());
+            }
+            sessions_unlock();
+        }
+        return api_fail(c, 503, "could not start the CPU sampler: %s", why);
+    }
+    if (!(s = api_lock_session(c)))
+        return 404;
+    c->reply->json = json_pack("{s:o}", "profile", view_profile_status(&s->profile));
+    sessions_unlock();
+    sessions_notify(c->session_id);
+    return 202;
+}
+
+int api_profile_post(api_call *c)
+{
+    wire_cmd_profile_start cmd = {0};
+    cpuprof_probe_result probe = {0};
+    uint32_t hz, duration_s;
+    session *s;
+    pid_t pid;
+    int link_id, status, cpu;
+
+    if ((status = api_profile_body(c, &hz, &duration_s, &cpu)) != 0)
+        return status;
+    if (cpu) { /* what the machine allows for this process, asked without the lock */
+        if ((status = api_profile_may_start(c, &s)) != 0)
+            return status;
+        pid = s->pid;
+        sessions_unlock();
+        cpuprof_probe(pid, &probe);
+        if (probe.available)
+            return api_profile_post_cpu(c, hz, duration_s, probe.kernel);
+    }
+    if ((status = api_profile_may_start(c, &s)) != 0)
+        return status;
     session_profile_start(s, hz, api_now_ns()); /* the previous profile goes */
+    if (cpu)
+        snprintf(s->profile.fallback, sizeof(s->profile.fallback),
+                 "CPU mode is not available: %s. Sampling wall clock instead.", probe.reason);
     link_id = s->link_id;
     sessions_unlock();
 
@@ -133,6 +222,13 @@ int api_profile_stop(api_call *c)
         sessions_unlock();
         return status;
     }
+    if (s->profile.mode == PROFILE_MODE_CPU) { /* the server's own sampler: no agent needed */
+        session_profile_stop(s, api_now_ns());
+        c->reply->json = json_pack("{s:o}", "profile", view_profile_status(&s->profile));
+        sessions_unlock();
+        sessions_notify(c->session_id);
+        return 200;
+    }
     if (s->state != SESSION_LIVE || !s->link_id)
         return api_profile_no_agent(c, s);
     link_id = s->link_id;
@@ -148,6 +244,17 @@ int api_profile_stop(api_call *c)
     return 200;
 }
 
+/* Whether a CPU profile could start in this session now: the probe for its
+ * process when it is live, else why not. */
+static json_t *api_profile_cpu_mode(int live, pid_t pid)
+{
+    if (!live)
+        return json_pack("{s:b, s:b, s:n, s:{s:b, s:b, s:b}, s:s}", "available", 0, "kernel", 0,
+                         "perf_event_paranoid", "capabilities", "perfmon", 0, "sys_admin", 0,
+                         "sys_ptrace", 0, "reason", "the session has no live process to sample");
+    return api_cpu_probe_json(pid);
+}
+
 int api_profile_get(api_call *c)
 {
     const api_request *req = c->req;
@@ -156,7 +263,10 @@ int api_profile_get(api_call *c)
     profile_view v;
     json_t *status;
     session *s;
-    int rc, kind;
+    int rc, kind, live, mode;
+    pid_t pid;
+    int64_t started_ns, stopped_ns;
+    uint64_t period_ns;
 
     long long key;
 
@@ -171,26 +281,35 @@ int api_profile_get(api_call *c)
         kind = 1;
     else if (strcmp(format, "speedscope") == 0)
         kind = 2;
+    else if (strcmp(format, "pprof") == 0)
+        kind = 3;
     else
-        return api_fail(c, 400, "format must be json, folded or speedscope");
+        return api_fail(c, 400, "format must be json, folded, speedscope or pprof");
     if (q.thread && strlen(q.thread) > API_PROFILE_MAX_THREAD_ARG)
         return api_fail(c, 400, "thread is too long (%d bytes at most)",
                         API_PROFILE_MAX_THREAD_ARG);
     if (api_arg_ms(req, "from_ms", 0, &q.from_ns) != 0 ||
         api_arg_ms(req, "to_ms", INT64_MAX, &q.to_ns) != 0 || q.from_ns > q.to_ns)
         return api_fail(c, 400, "from_ms and to_ms must be Unix milliseconds, from_ms <= to_ms");
-    q.with_samples = kind == 2;
+    q.with_samples = kind == 2 || kind == 3;
     if (!(s = api_lock_session(c)))
         return 404;
     status = view_profile_status(&s->profile);
     rc = profile_view_take(&v, s, &q);
+    live = s->state == SESSION_LIVE && s->link_id;
+    pid = s->pid;
+    mode = s->profile.mode;
+    period_ns = s->profile.cpu.counts.period_ns;
+    started_ns = s->profile.started_ns;
+    stopped_ns = s->profile.stopped_ns;
     sessions_unlock();
     if (rc != 0) {
         json_decref(status);
         return api_fail(c, 503, "out of memory copying the profile");
     }
     if (kind == 0) {
-        c->reply->json = json_pack("{s:o}", "profile", status);
+        c->reply->json = json_pack("{s:o, s:o}", "profile", status, "cpu_mode",
+                                   api_profile_cpu_mode(live, pid));
         rc = profile_export_json(&v, c->reply->json, &why);
     } else if (kind == 1) {
         textbuf out;
@@ -203,7 +322,7 @@ int api_profile_get(api_call *c)
             rc = c->reply->text ? 0 : -1;
         }
         textbuf_free(&out);
-    } else {
+    } else if (kind == 2) {
         char name[64];
         json_decref(status);
         snprintf(name, sizeof(name), "jitscope session %d", c->session_id);
@@ -211,10 +330,20 @@ int api_profile_get(api_call *c)
         rc = c->reply->json ? 0 : -1;
         snprintf(c->reply->disposition, sizeof(c->reply->disposition),
                  "attachment; filename=\"jitscope-session-%d.speedscope.json\"", c->session_id);
+    } else {
+        pprof_options o = {mode == PROFILE_MODE_CPU, period_ns, started_ns,
+                           stopped_ns > started_ns ? stopped_ns - started_ns : 0};
+        json_decref(status);
+        rc = pprof_export(&v, &o, API_MAX_OUTPUT, (uint8_t **)&c->reply->text,
+                          &c->reply->text_length, &why);
+        c->reply->content_type = "application/octet-stream";
+        snprintf(c->reply->disposition, sizeof(c->reply->disposition),
+                 "attachment; filename=\"jitscope-session-%d.pb.gz\"", c->session_id);
     }
     profile_view_free(&v);
     if (rc != 0) {
         c->reply->disposition[0] = '\0';
+        c->reply->content_type = NULL;
         return api_fail(c, 503, "%s", why ? why : "out of memory building the profile");
     }
     return 200;

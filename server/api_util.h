@@ -46,6 +46,9 @@ int api_stacks_get(api_call *c);
 int api_profile_post(api_call *c);
 int api_profile_stop(api_call *c);
 int api_profile_get(api_call *c);
+/* What the machine allows for CPU profiles of pid (0: of the server's user):
+ * the CpuProbe JSON shape (api_profile.c). */
+json_t *api_cpu_probe_json(pid_t pid);
 int api_timeline_get(api_call *c);
 int api_tiers_post(api_call *c);
 int api_functions_list(api_call *c); /* takes the lock in steps itself */

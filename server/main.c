@@ -25,6 +25,7 @@
 #include "clock.h"
 #include "attach.h"
 #include "buildwatch.h"
+#include "cpuprof.h"
 #include "client.h"
 #include "http.h"
 #include "ipc.h"
@@ -512,8 +513,9 @@ static int serve(cli_options *o, int mode)
     app_code = mode == SERVE_RUN && (o->exit_with_app || launch_exit_code(&code));
     rc = 0;
 done:
-    http_stop(); /* no request can start a detach any more */
-    link_stop(); /* no agent record can notify the stream any more */
+    http_stop();        /* no request can start a detach any more */
+    cpuprof_shutdown(); /* CPU samplers fold their last samples (the link may still answer) */
+    link_stop();        /* no agent record can notify the stream any more */
     ws_stop();
     launch_stop();
     buildwatch_stop(); /* its last look is in the run's session before storage's last round */

@@ -63,6 +63,8 @@ static void profile_clear_data(profile_state *p)
     free(p->index);
     free(p->threads);
     idmap_free(&p->thread_index);
+    free(p->cpu.symbols);
+    free(p->cpu.text);
 }
 
 void profile_free(profile_state *p)
@@ -92,6 +94,8 @@ void profile_apply_status(profile_state *p, eventlog *log, const wire_record *r,
 {
     const wire_profile_status *st = &r->u.profile_status;
 
+    if (p->mode == PROFILE_MODE_CPU)
+        return; /* the agent's sampler does not feed a CPU profile: a wall profile's late word */
     switch (st->state) {
     case WIRE_PROFILE_STARTED:
         p->state = PROFILE_RUNNING;
@@ -124,6 +128,8 @@ void profile_apply_status(profile_state *p, eventlog *log, const wire_record *r,
                     (uint64_t)p->requested_millihz | (uint64_t)p->budget_permille << 32,
                     p->effective_millihz, st->state);
 }
+
+const char *profile_mode_name(int mode) { return mode == PROFILE_MODE_CPU ? "cpu" : "wall"; }
 
 const char *profile_state_name(int state)
 {
@@ -160,6 +166,8 @@ static int profile_thread_index(profile_state *p, const stacks_thread *from)
     t->thread_id = from->thread_id;
     t->os_thread_id = from->os_thread_id;
     t->thread_row = from->thread_row;
+    t->name = 0;
+    t->reserved = 0;
     return (int)p->thread_count++;
 }
 
@@ -196,14 +204,13 @@ static int profile_grow_index(profile_state *p)
     return 0;
 }
 
-/* The id of the stack seq[0..depth) (leaf first), added when new; -1 when a
- * new stack does not fit (counted in dropped_stacks). */
-static int profile_stack_id(profile_state *p, const uint64_t *seq, uint32_t depth)
+int profile_stack_intern(profile_state *p, const uint64_t *seq, uint32_t depth, int *created)
 {
     uint64_t h = profile_hash(seq, depth);
     size_t slot;
     profile_stack *st;
 
+    *created = 0;
     if (p->index_cap) {
         for (slot = (size_t)h & (p->index_cap - 1); p->index[slot];
              slot = (slot + 1) & (p->index_cap - 1)) {
@@ -233,7 +240,38 @@ static int profile_stack_id(profile_state *p, const uint64_t *seq, uint32_t dept
          slot = (slot + 1) & (p->index_cap - 1))
         ;
     p->index[slot] = (uint32_t)p->stack_count + 1;
+    *created = 1;
     return (int)p->stack_count++;
+}
+
+/* The wall-clock milliseconds of a sample after the profile's base (set by
+ * its first sample). */
+static uint32_t profile_t_ms(profile_state *p, int64_t when_ns)
+{
+    uint64_t ms;
+
+    if (!p->has_base) {
+        p->base_ns = when_ns;
+        p->has_base = 1;
+    }
+    ms = when_ns > p->base_ns ? (uint64_t)(when_ns - p->base_ns) / 1000000u : 0;
+    return ms > UINT32_MAX ? UINT32_MAX : (uint32_t)ms;
+}
+
+int profile_add_sample(profile_state *p, int64_t when_ns, uint32_t thread, uint32_t stack)
+{
+    uint32_t t_ms = profile_t_ms(p, when_ns);
+
+    if (thread >= p->thread_count || stack >= p->stack_count ||
+        p->sample_count >= PROFILE_MAX_SAMPLES ||
+        grow_reserve((void **)&p->samples, &p->sample_cap, p->sample_count, sizeof(*p->samples),
+                     256, PROFILE_MAX_SAMPLES, GROW_KEEP) != 0) {
+        p->dropped_samples++;
+        return -1;
+    }
+    p->samples[p->sample_count++] = (profile_sample){
+        .t_ms = t_ms, .thread = (uint16_t)thread, .stack = (uint16_t)stack};
+    return 0;
 }
 
 static void profile_note_suspension(profile_state *p, uint64_t suspend_ns)
@@ -247,23 +285,19 @@ static void profile_note_suspension(profile_state *p, uint64_t suspend_ns)
 void profile_add_walk(profile_state *p, const stacks_walk *w, uint32_t effective_millihz)
 {
     uint64_t seq[PROFILE_MAX_DEPTH];
-    uint64_t ms;
     uint32_t i, k, t_ms;
 
+    if (p->mode != PROFILE_MODE_WALL)
+        return; /* an agent's walk in the middle of a CPU profile is not one of its samples */
     p->walks++;
     profile_note_suspension(p, w->suspend_ns);
     if (effective_millihz)
         p->effective_millihz = effective_millihz;
-    if (!p->has_base) {
-        p->base_ns = w->time_ns;
-        p->has_base = 1;
-    }
-    ms = w->time_ns > p->base_ns ? (uint64_t)(w->time_ns - p->base_ns) / 1000000u : 0;
-    t_ms = ms > UINT32_MAX ? UINT32_MAX : (uint32_t)ms;
+    t_ms = profile_t_ms(p, w->time_ns);
     for (i = 0; i < w->thread_count; i++) {
         const stacks_thread *t = &w->threads[i];
         uint32_t depth = 0;
-        int thread, stack;
+        int thread, stack, created;
 
         p->thread_samples++;
         for (k = 0; k < t->frame_count && depth < WIRE_STACK_MAX_FRAMES; k++)
@@ -271,7 +305,7 @@ void profile_add_walk(profile_state *p, const stacks_walk *w, uint32_t effective
         if (t->flags & WIRE_STACK_TRUNCATED)
             seq[depth++] = PROFILE_FRAME_TRUNCATED;
         if (p->sample_count >= PROFILE_MAX_SAMPLES || (thread = profile_thread_index(p, t)) < 0 ||
-            (stack = profile_stack_id(p, seq, depth)) < 0 ||
+            (stack = profile_stack_intern(p, seq, depth, &created)) < 0 ||
             grow_reserve((void **)&p->samples, &p->sample_cap, p->sample_count, sizeof(*p->samples),
                          256, PROFILE_MAX_SAMPLES, GROW_KEEP) != 0) {
             p->dropped_samples++;

@@ -32,12 +32,12 @@ static json_t *export_threads(const profile_view *v)
     for (i = 0; i < v->thread_count; i++) {
         const profile_view_thread *t = &v->threads[i];
         json_array_append_new(
-            list,
-            json_pack("{s:o, s:o, s:I, s:o, s:I}", "thread_id", export_id(t->thread_id),
-                      "thread_key", t->thread_key >= 0 ? json_integer(t->thread_key) : json_null(),
-                      "os_thread_id", (json_int_t)t->os_thread_id, "name",
-                      t->name ? json_string(t->name) : json_null(), "samples",
-                      (json_int_t)t->samples));
+            list, json_pack("{s:o, s:o, s:I, s:o, s:I}", "thread_id",
+                            t->thread_id ? export_id(t->thread_id) : json_null(), "thread_key",
+                            t->thread_key >= 0 ? json_integer(t->thread_key) : json_null(),
+                            "os_thread_id", (json_int_t)t->os_thread_id, "name",
+                            t->name ? json_string(t->name) : json_null(), "samples",
+                            (json_int_t)t->samples));
     }
     return list;
 }
@@ -329,6 +329,9 @@ static size_t speedscope_estimate(const profile_view *v)
 
 static json_t *speedscope_profile_name(const profile_view_thread *t)
 {
+    if (!t->thread_id) /* CPU mode: a thread the agent did not report (native) */
+        return t->name ? json_sprintf("Thread os %u \"%s\"", t->os_thread_id, t->name)
+                       : json_sprintf("Thread os %u", t->os_thread_id);
     return t->name ? json_sprintf("Thread 0x%llx (os %u) \"%s\"", (unsigned long long)t->thread_id,
                                   t->os_thread_id, t->name)
                    : json_sprintf("Thread 0x%llx (os %u)", (unsigned long long)t->thread_id,

@@ -5,14 +5,28 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "profile_cpu.h"
 #include "session.h"
 
-/* The session's row of a profile thread: the one the walk named, else the
- * ThreadID's current one (a profile read back from an old file). */
+/* The session's row of a profile thread: the one the walk (or the CPU
+ * sampler) named, else the ThreadID's current one (a profile read back from
+ * an old file); NULL for a thread the agent never reported (CPU mode). */
 static session_thread *profile_view_row(session *s, const profile_thread *t)
 {
-    return t->thread_row ? session_thread_row(s, t->thread_row)
-                         : session_find_thread(s, t->thread_id);
+    if (t->thread_row)
+        return session_thread_row(s, t->thread_row);
+    return t->thread_id ? session_find_thread(s, t->thread_id) : NULL;
+}
+
+/* A profile thread's name: its row's, else in CPU mode the OS name the
+ * sampler read. NULL when none. */
+static const char *profile_view_thread_name(session *s, const profile_thread *t)
+{
+    const session_thread *st = profile_view_row(s, t);
+
+    if (st && st->name)
+        return st->name;
+    return s->profile.mode == PROFILE_MODE_CPU ? profile_cpu_text(&s->profile, t->name) : NULL;
 }
 
 /* Does profile thread t match the query's thread arguments? */
@@ -20,6 +34,7 @@ static int profile_view_thread_matches(session *s, const profile_thread *t, cons
 {
     const char *arg = q->thread;
     const session_thread *st = profile_view_row(s, t);
+    const char *name;
     unsigned long long v;
     char *end;
 
@@ -33,11 +48,12 @@ static int profile_view_thread_matches(session *s, const profile_thread *t, cons
         v = strtoull(arg, &end, hex ? 16 : 10);
         if (!errno && end != arg && !*end && (hex ? !!arg[2] : 1)) {
             if (hex)
-                return v == t->thread_id;
+                return v != 0 && v == t->thread_id;
             return v != 0 && (v == t->os_thread_id || (st && v == st->os_thread_id));
         }
     }
-    return st && st->name && strcmp(st->name, arg) == 0;
+    name = profile_view_thread_name(s, t);
+    return name && strcmp(name, arg) == 0;
 }
 
 static int profile_view_compare_i64(const void *a, const void *b)
@@ -125,6 +141,15 @@ static int profile_view_stacks(profile_view *v, session *s, const uint64_t *coun
                     symbols_label(&v->syms, "[truncated]", &truncated) != 0)
                     return -1;
                 sym = truncated;
+            } else if (fid & PROFILE_FRAME_SYMBOL) {
+                uint64_t i = fid & ~PROFILE_FRAME_SYMBOL;
+                const profile_symbol *e = i < p->cpu.symbol_count ? &p->cpu.symbols[i] : NULL;
+                const char *name = e ? profile_cpu_text(p, e->name) : NULL;
+                if (symbols_named(&v->syms, fid, name ? name : "[?]",
+                                  e && e->module != UINT32_MAX ? profile_cpu_text(p, e->module)
+                                                               : NULL,
+                                  &sym) != 0)
+                    return -1;
             } else if (symbols_function(&v->syms, s, fid, &sym) != 0) {
                 return -1;
             }
@@ -177,13 +202,15 @@ int profile_view_take(profile_view *v, session *s, const profile_query *q)
             continue;
         thread_remap[i] = (uint32_t)v->thread_count;
         t = &v->threads[v->thread_count++];
+        const char *name;
         st = profile_view_row(s, &p->threads[i]);
         t->thread_id = p->threads[i].thread_id;
         t->thread_key = st ? (int64_t)session_thread_row_of(s, st) - 1 : -1;
         t->os_thread_id = p->threads[i].os_thread_id ? p->threads[i].os_thread_id
                                                      : (st ? st->os_thread_id : 0);
         t->samples = per_thread[i];
-        if (st && st->name && !(t->name = strdup(st->name)))
+        name = profile_view_thread_name(s, &p->threads[i]);
+        if (name && !(t->name = strdup(name)))
             goto fail;
     }
     if (q->with_samples && n) {

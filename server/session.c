@@ -69,6 +69,7 @@ void session_memory_usage(const session *s, session_memory *m)
     m->names = strpool_bytes(&s->names);
     m->events = eventlog_bytes(&s->events);
     m->compilations = s->compilation_bytes;
+    m->code_ranges = codemap_bytes(&s->codemap);
 }
 
 session_module *session_find_module(session *s, uint64_t id)
@@ -211,6 +212,7 @@ void session_take_content(session *to, session *from)
     from->thread_index = (idmap){0};
     from->thread_os_index = (idmap){0};
     from->events = (eventlog){0};
+    from->codemap = (codemap){0};
     memset(&from->stacks, 0, sizeof(from->stacks));
     memset(&from->profile, 0, sizeof(from->profile));
     memset(&from->timeline, 0, sizeof(from->timeline));
@@ -237,6 +239,7 @@ void session_drop_content(session *s)
     s->modules = NULL, s->module_count = s->module_cap = 0;
     s->threads = NULL, s->thread_count = s->thread_cap = 0;
     eventlog_free(&s->events);
+    codemap_free(&s->codemap);
     stacks_free(&s->stacks);
     profile_free(&s->profile);
     timeline_free(&s->timeline);

@@ -20,6 +20,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "codemap.h"
 #include "code.h"
 #include "eventlog.h"
 #include "idindex.h"
@@ -212,6 +213,7 @@ typedef struct session {
     session_function *functions; /* append-only: a position stays the same function */
     size_t function_count, function_cap;
     idindex function_index;
+    codemap codemap;          /* compilations' code ranges, code lookups (CPU profiles) */
     strpool names;            /* function names, interned */
     size_t compilation_bytes; /* what the functions' compilation lists hold */
     session_module *modules;
@@ -246,6 +248,7 @@ typedef struct session {
  * zero-filling, so those pages are not resident). */
 typedef struct session_memory {
     size_t functions, functions_reserved, function_index, names, events, compilations;
+    size_t code_ranges; /* codemap.h: 16 bytes per code version */
 } session_memory;
 void session_memory_usage(const session *s, session_memory *m);
 
@@ -299,9 +302,27 @@ void session_take_content(session *to, session *from);
 void session_drop_content(session *s);
 
 /* A sampling profile starts / stops on the server's word (also logged for
- * storage's replay, so a stored profile reads back as it was). */
+ * storage's replay, so a stored profile reads back as it was). A CPU profile
+ * (cpuprof.h) is fed by sampler run `run`; stopping it, for whatever reason
+ * (the user, detach, exit, the link lost), tells that sampler to end through
+ * the stop hook. */
 void session_profile_start(session *s, uint32_t hz, int64_t now_ns);
+void session_profile_start_cpu(session *s, uint32_t hz, uint64_t period_ns, uint32_t run,
+                               int64_t now_ns);
 void session_profile_stop(session *s, int64_t now_ns);
+/* What the CPU sampler (cpuprof.c) installs: on_stop when a CPU profile
+ * stops, on_thread when a thread starts or gets its OS id while one runs.
+ * Both are called with the sessions lock held and must not block. */
+void session_set_cpu_hooks(void (*on_stop)(int session_id, uint32_t run),
+                           void (*on_thread)(int session_id, uint32_t run));
+/* A thread started or got its OS id: a running CPU profile's sampler looks
+ * for new threads at once (the thread hook). */
+void session_cpu_thread_started(session *s);
+/* One of the server's own records (logrec.h) of any size up to
+ * WIRE_MAX_PAYLOAD, fixed part then extra bytes, into the session's log.
+ * 0 (also when the session has no log), -1 when it could not be made. */
+int session_log_record(session *s, int64_t now_ns, uint16_t type, const void *fixed,
+                       uint32_t fixed_length, const void *extra, uint32_t extra_length);
 
 /* Applies one agent record; returns 0, or -1 when the record breaks the session
  * protocol (the caller drops the connection). Never fails on unknown IDs. */

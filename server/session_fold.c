@@ -109,49 +109,88 @@ static uint64_t session_jit_duration(session_thread *t, uint64_t function_id, ui
     return 0;
 }
 
+/* Whether a code start is among the newest SESSION_MAX_CODE_VERSIONS seen. */
+static int session_code_known(const session_function *f, uint64_t code_start)
+{
+    uint32_t i,
+        known = f->versions < SESSION_MAX_CODE_VERSIONS ? f->versions : SESSION_MAX_CODE_VERSIONS;
+
+    for (i = 0; i < known; i++)
+        if (f->code_start[i] == (uint32_t)code_start)
+            return 1;
+    return 0;
+}
+
 /* Remembers a native code start; the newest SESSION_MAX_CODE_VERSIONS are kept
  * (in a ring) to recognise repeats, which are what catch-up produces. Returns 1
  * when the start was new. */
 static int session_add_code_version(session_function *f, uint64_t code_start)
 {
-    uint32_t i,
-        known = f->versions < SESSION_MAX_CODE_VERSIONS ? f->versions : SESSION_MAX_CODE_VERSIONS,
-        low = (uint32_t)code_start;
-
-    if (code_start == 0)
+    if (code_start == 0 || session_code_known(f, code_start))
         return 0;
-    for (i = 0; i < known; i++)
-        if (f->code_start[i] == low)
-            return 0;
-    f->code_start[f->versions % SESSION_MAX_CODE_VERSIONS] = low;
+    f->code_start[f->versions % SESSION_MAX_CODE_VERSIONS] = (uint32_t)code_start;
     f->versions++;
     return 1;
 }
 
 /* Takes in the code versions a JIT record lists. Returns the native size of the
  * version this compilation made (the start not seen before), or 0 if none is
- * new. The count is at least what the runtime says exists. */
-static uint32_t session_take_code_versions(session_function *f, const wire_record *r,
+ * new. The count is at least what the runtime says exists. Each new start goes
+ * into the session's code map with its size (codemap.h). */
+static uint32_t session_take_code_versions(session *s, session_function *f, const wire_record *r,
                                            uint64_t *new_start)
 {
     const wire_jit_finished *j = &r->u.jit_finished;
-    uint32_t new_size = 0;
+    uint32_t new_size = 0, position = (uint32_t)(f - s->functions);
     unsigned i;
 
     *new_start = 0;
     if (r->code_version_count == 0) {
-        session_add_code_version(f, j->code_start); /* older agents: the code in use */
+        /* the tier source's code of this compilation, or the code in use */
+        if (session_add_code_version(f, j->code_start))
+            codemap_add(&s->codemap, j->code_start, j->code_size, position);
         *new_start = j->code_start;
     } else {
         for (i = 0; i < r->code_version_count; i++)
             if (session_add_code_version(f, r->code_versions[i].start)) {
                 new_size = r->code_versions[i].size;
                 *new_start = r->code_versions[i].start;
+                codemap_add(&s->codemap, r->code_versions[i].start, r->code_versions[i].size,
+                            position);
             }
+        /* catch-up's code in use, when the versions listed leave it out
+         * (ReadyToRun code); not counted as a version */
+        for (i = 0; i < r->code_version_count && r->code_versions[i].start != j->code_start; i++)
+            ;
+        if (j->code_start && i == r->code_version_count && !session_code_known(f, j->code_start))
+            codemap_add(&s->codemap, j->code_start, j->code_size, position);
     }
     if (j->code_versions > f->versions && j->code_versions <= 1u << 20)
         f->versions = j->code_versions;
     return new_size;
+}
+
+/* The agent's answer to a code lookup (the CPU profiler's, cpuprof.h): the
+ * range goes into the code map, named by the function found (created if new:
+ * ReadyToRun code is known from its name record and such answers only); an
+ * address that is not managed code is kept as such, so it is not asked again.
+ * An answer refused for a detach (E_ABORT) says nothing about the address. */
+static void session_apply_code_range(session *s, const wire_code_range *c)
+{
+    session_function *f;
+    int created;
+
+    if (!c->function_id) {
+        if (c->hresult != (int32_t)0x80004004u)
+            codemap_add(&s->codemap, c->ip, 1, CODEMAP_NOT_MANAGED);
+        return;
+    }
+    if (!(f = session_function_slot(s, c->function_id, &created)))
+        return;
+    if (c->size)
+        codemap_add(&s->codemap, c->start, c->size, (uint32_t)(f - s->functions));
+    else
+        codemap_add(&s->codemap, c->ip, 1, (uint32_t)(f - s->functions));
 }
 
 /* Keeps one live compilation (with f->tier and f->native_size already set);
@@ -207,7 +246,7 @@ static void session_apply_jit(session *s, const wire_record *r, int64_t when)
                           CODE_NO_ORDINAL);
     if (catchup) {
         /* enumeration only fills in what live callbacks did not already say */
-        session_take_code_versions(f, r, &new_start);
+        session_take_code_versions(s, f, r, &new_start);
         code_note_version(&s->code, position, j->code_start, j->code_size, CODE_NO_ORDINAL);
         if (f->jit_count == 0) {
             f->flags |= WIRE_FLAG_CATCHUP | (r->flags & WIRE_FLAG_DYNAMIC);
@@ -227,7 +266,7 @@ static void session_apply_jit(session *s, const wire_record *r, int64_t when)
     f->thread_row = thread ? session_thread_row_of(s, thread) : 0;
     if (j->il_size)
         f->il_size = j->il_size;
-    new_size = session_take_code_versions(f, r, &new_start);
+    new_size = session_take_code_versions(s, f, r, &new_start);
     if (new_size || j->code_size) /* else: a version already seen; keep its size */
         f->native_size = new_size ? new_size : j->code_size;
     if (j->hresult >= 0) /* a failed JIT made no code */
@@ -477,7 +516,11 @@ int session_apply(session *s, const wire_record *r, int64_t now_ns, const char *
     case WIRE_THREAD_CREATED:
     case WIRE_THREAD_DESTROYED:
     case WIRE_THREAD_OS_ID:
-    case WIRE_THREAD_NAME: session_apply_thread(s, r, when); break;
+    case WIRE_THREAD_NAME:
+        session_apply_thread(s, r, when);
+        if (r->type == WIRE_THREAD_CREATED || r->type == WIRE_THREAD_OS_ID)
+            session_cpu_thread_started(s);
+        break;
     case WIRE_DROPS: s->drops = r->u.drops; break;
     case WIRE_CATCHUP_BEGIN: break;
     case WIRE_CATCHUP_END:
@@ -510,6 +553,7 @@ int session_apply(session *s, const wire_record *r, int64_t now_ns, const char *
                          r->u.code_search.result);
         break;
     }
+    case WIRE_CODE_RANGE: session_apply_code_range(s, &r->u.code_range); break;
     case WIRE_TIERS_STATUS:
         s->tiers = r->u.tiers_status;
         s->tiers.enabled = s->tiers.enabled != 0;

@@ -8,6 +8,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <stdlib.h>
+
+#include "profile_cpu.h"
 #include "wire_encode.h"
 
 static void (*_Atomic session_record_sink)(session *s, int64_t now_ns, const void *frame,
@@ -32,6 +35,43 @@ static void session_emit(session *s, int64_t now_ns, uint16_t type, const void *
     sink(s, now_ns, frame, wire_encode(frame, &h, payload, length, NULL, 0, NULL, 0));
 }
 
+int session_log_record(session *s, int64_t now_ns, uint16_t type, const void *fixed,
+                       uint32_t fixed_length, const void *extra, uint32_t extra_length)
+{
+    void (*sink)(session *, int64_t, const void *, size_t) = session_record_sink;
+    wire_frame_header h = {.type = type};
+    uint8_t *frame;
+
+    if (!sink || s->persist.quiet)
+        return 0;
+    if (!logrec_is_server_type(type) || fixed_length + extra_length > WIRE_MAX_PAYLOAD ||
+        !(frame = malloc(sizeof(h) + fixed_length + extra_length)))
+        return -1;
+    sink(s, now_ns, frame,
+         wire_encode(frame, &h, fixed, fixed_length, extra, extra_length, NULL, 0));
+    free(frame);
+    return 0;
+}
+
+static void (*_Atomic session_cpu_stop_hook)(int session_id, uint32_t run);
+static void (*_Atomic session_cpu_thread_hook)(int session_id, uint32_t run);
+
+void session_set_cpu_hooks(void (*on_stop)(int session_id, uint32_t run),
+                           void (*on_thread)(int session_id, uint32_t run))
+{
+    session_cpu_stop_hook = on_stop;
+    session_cpu_thread_hook = on_thread;
+}
+
+void session_cpu_thread_started(session *s)
+{
+    void (*hook)(int, uint32_t) = session_cpu_thread_hook;
+
+    if (hook && s->profile.mode == PROFILE_MODE_CPU && s->profile.state == PROFILE_RUNNING &&
+        s->profile.cpu.run)
+        hook(s->id, s->profile.cpu.run); /* the CPU sampler follows it now, not at its next look */
+}
+
 int session_is_observation(uint16_t type)
 {
     switch (type) {
@@ -46,7 +86,13 @@ int session_is_observation(uint16_t type)
     case WIRE_CODE_PART:
     case WIRE_CODE_END:
     case LOGREC_PROFILE_START:
-    case LOGREC_PROFILE_STOP: return 1;
+    case LOGREC_PROFILE_STOP:
+    case LOGREC_CPU_START:
+    case LOGREC_CPU_SYMBOL:
+    case LOGREC_CPU_THREAD:
+    case LOGREC_CPU_STACK:
+    case LOGREC_CPU_SAMPLES:
+    case LOGREC_CPU_COUNTS: return 1;
     default: return 0;
     }
 }
@@ -57,12 +103,32 @@ void session_profile_start(session *s, uint32_t hz, int64_t now_ns)
     session_emit(s, now_ns, LOGREC_PROFILE_START, &hz, sizeof(hz));
 }
 
+void session_profile_start_cpu(session *s, uint32_t hz, uint64_t period_ns, uint32_t run,
+                               int64_t now_ns)
+{
+    logrec_cpu_start rec = {.hz = hz, .period_ns = period_ns};
+
+    profile_cpu_start(&s->profile, hz, period_ns, now_ns, run);
+    session_emit(s, now_ns, LOGREC_CPU_START, &rec, sizeof(rec));
+    eventlog_append(&s->events, WIRE_PROFILE_STATUS, 0, now_ns, (uint64_t)hz * 1000u,
+                    (uint64_t)hz * 1000u, WIRE_PROFILE_STARTED);
+}
+
 void session_profile_stop(session *s, int64_t now_ns)
 {
+    void (*hook)(int, uint32_t) = session_cpu_stop_hook;
+
     if (s->profile.state != PROFILE_RUNNING)
         return;
     profile_stop(&s->profile, now_ns);
     session_emit(s, now_ns, LOGREC_PROFILE_STOP, NULL, 0);
+    if (s->profile.mode == PROFILE_MODE_CPU) {
+        eventlog_append(&s->events, WIRE_PROFILE_STATUS, 0, now_ns,
+                        (uint64_t)s->profile.requested_millihz, s->profile.effective_millihz,
+                        WIRE_PROFILE_STOPPED);
+        if (hook && s->profile.cpu.run)
+            hook(s->id, s->profile.cpu.run); /* the sampler ends on its own */
+    }
 }
 
 static int session_apply_resumed(session *s, const uint8_t *payload, uint32_t length,
@@ -82,6 +148,12 @@ int session_apply_server(session *s, uint16_t type, const uint8_t *payload, uint
         return 0;
     case LOGREC_PROFILE_STOP: profile_stop(&s->profile, now_ns); return 0;
     case LOGREC_RESUMED: return session_apply_resumed(s, payload, length, now_ns);
+    case LOGREC_CPU_START:
+    case LOGREC_CPU_SYMBOL:
+    case LOGREC_CPU_THREAD:
+    case LOGREC_CPU_STACK:
+    case LOGREC_CPU_SAMPLES:
+    case LOGREC_CPU_COUNTS: return profile_cpu_apply(&s->profile, type, payload, length, now_ns);
     default: return -1;
     }
 }

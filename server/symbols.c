@@ -73,6 +73,27 @@ int symbols_function(symbols *t, session *s, uint64_t function_id, uint32_t *ind
     return 0;
 }
 
+int symbols_named(symbols *t, uint64_t key, const char *name, const char *module, uint32_t *index)
+{
+    uint32_t i = idmap_get(&t->index, key);
+
+    if (i != IDMAP_MISSING) {
+        *index = i;
+        return 0;
+    }
+    if (symbols_append(t, 0, name, module, &i) != 0)
+        return -1;
+    t->items[i].native = module != NULL;
+    if (idmap_put(&t->index, key, i) != 0) {
+        t->count--;
+        free(t->items[i].name);
+        free(t->items[i].module);
+        return -1;
+    }
+    *index = i;
+    return 0;
+}
+
 int symbols_label(symbols *t, const char *label, uint32_t *index)
 {
     return symbols_append(t, 0, label, NULL, index);

@@ -5,7 +5,8 @@
  * functions it will show go into one of these tables: each distinct FunctionID
  * once, with its name (the function's, or its id as "0x..." when the agent
  * never named it) and its module's name (or none). FunctionID 0, a native
- * run, is "[native]"; labels ("[truncated]") are entries of their own.
+ * run, is "[native]"; labels ("[truncated]") are entries of their own, and so
+ * are a CPU profile's native functions (with their module) and labels.
  * A table holds at most SYMBOLS_MAX entries, each name at most
  * WIRE_MAX_STRING bytes. */
 #ifndef JITSCOPE_SYMBOLS_H
@@ -38,6 +39,10 @@ struct session;
 /* The entry of a FunctionID, added on first use. Caller holds the sessions
  * lock. 0, or -1 when out of memory or full. */
 int symbols_function(symbols *t, struct session *s, uint64_t function_id, uint32_t *index);
+/* The entry of a name that is not a FunctionID's (a CPU profile's native
+ * function or label, profile.h's PROFILE_FRAME_SYMBOL keys), added on first
+ * use of `key`; module NULL for a label. 0 or -1. */
+int symbols_named(symbols *t, uint64_t key, const char *name, const char *module, uint32_t *index);
 /* A new entry that is only a label. 0 or -1. */
 int symbols_label(symbols *t, const char *label, uint32_t *index);
 void symbols_free(symbols *t);

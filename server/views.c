@@ -28,8 +28,27 @@ json_t *view_generations(uint32_t bits)
     return list;
 }
 
-/* `mode` says what a profile measures: "wall" (wall clock), the only mode the
- * sampler has: each sample walks every managed thread, running or waiting. */
+/* A CPU profile's own counters (profile.h, profile_cpu_counts); null in wall mode. */
+static json_t *view_profile_cpu(const profile_state *p)
+{
+    const profile_cpu_counts *c = &p->cpu.counts;
+
+    if (p->mode != PROFILE_MODE_CPU)
+        return json_null();
+    return json_pack("{s:I, s:b, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
+                     "period_ns", (json_int_t)c->period_ns, "kernel", !c->kernel_excluded,
+                     "samples", (json_int_t)c->samples, "lost", (json_int_t)c->lost, "complete",
+                     (json_int_t)c->complete, "broken", (json_int_t)c->broken, "missing",
+                     (json_int_t)c->missing, "unresolved", (json_int_t)c->unresolved,
+                     "kernel_samples", (json_int_t)c->kernel, "lookups", (json_int_t)c->lookups,
+                     "threads", (json_int_t)c->threads, "threads_seen", (json_int_t)c->threads_seen,
+                     "threads_failed", (json_int_t)c->threads_failed, "cpu_ns",
+                     (json_int_t)(p->sample_count * c->period_ns));
+}
+
+/* `mode` says what a profile measures: "wall" (wall clock: each sample
+ * suspends the runtime and walks every managed thread, running or waiting) or
+ * "cpu" (CPU time: the kernel samples the threads that run, cpuprof.h). */
 json_t *view_profile_status(const profile_state *p)
 {
     json_t *o = json_pack(
@@ -45,13 +64,18 @@ json_t *view_profile_status(const profile_state *p)
         (json_int_t)p->dropped_stacks);
 
     if (o)
-        json_object_set_new(o, "mode", json_string("wall"));
+        json_object_set_new(o, "mode", json_string(profile_mode_name(p->mode)));
     if (o)
         json_object_set_new(o, "error",
-                            p->hresult ? json_sprintf("the agent could not start sampling: "
-                                                      "HRESULT 0x%08x",
-                                                      (unsigned)p->hresult)
-                                       : json_null());
+                            p->hresult        ? json_sprintf("the agent could not start sampling: "
+                                                                    "HRESULT 0x%08x",
+                                                             (unsigned)p->hresult)
+                            : p->cpu.error[0] ? json_string(p->cpu.error)
+                                              : json_null());
+    if (o)
+        json_object_set_new(o, "fallback", p->fallback[0] ? json_string(p->fallback) : json_null());
+    if (o)
+        json_object_set_new(o, "cpu", view_profile_cpu(p));
     return o;
 }
 
@@ -285,15 +309,18 @@ json_t *view_agent_cost(const wire_agent_cost *c)
 static json_t *view_session_memory(const session *s)
 {
     session_memory m;
+    json_t *o;
 
     session_memory_usage(s, &m);
-    return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "functions",
-                     (json_int_t)m.functions, "functions_reserved",
-                     (json_int_t)m.functions_reserved, "function_index",
-                     (json_int_t)m.function_index, "compilations", (json_int_t)m.compilations,
-                     "names", (json_int_t)m.names, "name_text", (json_int_t)s->names.text_bytes,
-                     "events", (json_int_t)m.events, "function_bytes",
-                     (json_int_t)(m.functions + m.function_index + m.compilations));
+    o = json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "functions", (json_int_t)m.functions,
+                  "functions_reserved", (json_int_t)m.functions_reserved, "function_index",
+                  (json_int_t)m.function_index, "compilations", (json_int_t)m.compilations, "names",
+                  (json_int_t)m.names, "name_text", (json_int_t)s->names.text_bytes, "events",
+                  (json_int_t)m.events, "function_bytes",
+                  (json_int_t)(m.functions + m.function_index + m.compilations));
+    if (o)
+        json_object_set_new(o, "code_ranges", json_integer((json_int_t)m.code_ranges));
+    return o;
 }
 
 /* What the agent said of itself in its hello: a floor (null agent), and the

@@ -90,7 +90,7 @@ done
 # each libFuzzer target (build/fuzz/*, make fuzz-build) for 3 s from its corpus, then its
 # regression inputs (tests/fuzz/run.sh test): one test each
 # (the Makefile's FUZZ_TARGETS, which `make test` passes on)
-for t in ${FUZZ_TARGETS:-wire_decode command ipc route ws sig names mdread procsyms}; do
+for t in ${FUZZ_TARGETS:-wire_decode command ipc route ws sig names mdread procsyms perfrec procmaps elfsyms}; do
   start_quick "fuzz-$t" tests/fuzz/run.sh test 3 "$t"
 done
 wait

@@ -4,7 +4,7 @@
 # its own from the repo root:  make -f tests/apps/apps.mk apps
 #
 # Targets:
-#   apps        build Demo (+DemoPlugin), E2eTarget (+E2ePlugin) and StackTarget, Release,
+#   apps        build Demo (+DemoPlugin), E2eTarget (+E2ePlugin), StackTarget and WebTarget, Release,
 #               offline (tests/apps/NuGet.config has no package sources)
 #   apps-runtimes  E2eTarget (+E2ePlugin) and StackTarget on each runtime of APPS_RUNTIMES
 #               (.NET 8 and 9), and OldTarget on .NET Core 3.1, published self-contained
@@ -19,7 +19,8 @@
 #   E2E_DLL           $(APPS_OUT)/E2eTarget/E2eTarget.dll run: $(DOTNET) $(E2E_DLL)
 #   E2E_PLUGIN_DLL    $(APPS_OUT)/E2eTarget/E2ePlugin.dll (next to E2eTarget.dll)
 #   STACK_DLL         $(APPS_OUT)/StackTarget/StackTarget.dll (stacks, profile, timeline)
-#   APPS_DLLS         all five of the above
+#   WEB_DLL           $(APPS_OUT)/WebTarget/WebTarget.dll (ASP.NET Core under load: CPU profiles)
+#   APPS_DLLS         all six of the above
 #   APPS_RUNTIMES     target frameworks of apps-runtimes (default: net8.0 net9.0)
 #   APPS_RUNTIME_EXES $(APPS_OUT)/runtimes/<tfm>/E2eTarget and .../StackTarget for each,
 #                     and $(APPS_OUT)/runtimes/netcoreapp3.1/OldTarget
@@ -47,7 +48,8 @@ DEMO_PLUGIN_DLL := $(APPS_OUT)/Demo/DemoPlugin.dll
 E2E_DLL         := $(APPS_OUT)/E2eTarget/E2eTarget.dll
 E2E_PLUGIN_DLL  := $(APPS_OUT)/E2eTarget/E2ePlugin.dll
 STACK_DLL       := $(APPS_OUT)/StackTarget/StackTarget.dll
-APPS_DLLS       := $(DEMO_DLL) $(DEMO_PLUGIN_DLL) $(E2E_DLL) $(E2E_PLUGIN_DLL) $(STACK_DLL)
+WEB_DLL         := $(APPS_OUT)/WebTarget/WebTarget.dll
+APPS_DLLS       := $(DEMO_DLL) $(DEMO_PLUGIN_DLL) $(E2E_DLL) $(E2E_PLUGIN_DLL) $(STACK_DLL) $(WEB_DLL)
 
 # Quiet, offline, no telemetry, no lingering build-server processes
 # (MSBuild node reuse and the shared Roslyn compiler server are both off, so
@@ -68,6 +70,8 @@ APPS_E2E_DEPS := $(APPS_COMMON_DEPS) \
 	$(wildcard $(APPS_SRC)/E2ePlugin/*.cs) $(APPS_SRC)/E2ePlugin/E2ePlugin.csproj
 APPS_STACK_DEPS := $(APPS_COMMON_DEPS) \
 	$(wildcard $(APPS_SRC)/StackTarget/*.cs) $(APPS_SRC)/StackTarget/StackTarget.csproj
+APPS_WEB_DEPS := $(APPS_COMMON_DEPS) \
+	$(wildcard $(APPS_SRC)/WebTarget/*.cs) $(APPS_SRC)/WebTarget/WebTarget.csproj
 
 .PHONY: apps apps-runtimes apps-clean
 
@@ -87,6 +91,11 @@ $(E2E_DLL): $(APPS_E2E_DEPS)
 
 $(STACK_DLL): $(APPS_STACK_DEPS)
 	$(APPS_DOTNET_ENV) $(DOTNET) build $(APPS_SRC)/StackTarget/StackTarget.csproj $(APPS_BUILD_FLAGS)
+	touch $@
+
+# ASP.NET Core from the SDK's own shared framework and targeting pack: offline too.
+$(WEB_DLL): $(APPS_WEB_DEPS)
+	$(APPS_DOTNET_ENV) $(DOTNET) build $(APPS_SRC)/WebTarget/WebTarget.csproj $(APPS_BUILD_FLAGS)
 	touch $@
 
 # The plugin dlls are produced by the app's build.

@@ -19,6 +19,7 @@ export const JITSCOPE = process.env.JITSCOPE_BIN || path.join(BUILD, 'jitscope')
 export const E2E_DLL = path.join(BUILD, 'apps/E2eTarget/E2eTarget.dll');
 export const DEMO_DLL = path.join(BUILD, 'apps/Demo/Demo.dll');
 export const STACK_DLL = path.join(BUILD, 'apps/StackTarget/StackTarget.dll');
+export const WEB_DLL = path.join(BUILD, 'apps/WebTarget/WebTarget.dll');
 // The same apps published self-contained on older runtimes (tests/apps/apps.mk, apps-runtimes):
 // RUNTIME_APPS['net8.0'] = { dir, e2e, stack } (dir holds the runtime; e2e, stack the executables).
 export const RUNTIME_APPS = Object.fromEntries(['net8.0', 'net9.0'].map((tfm) => {

@@ -2,14 +2,15 @@
 // ingest, REST reads (including bad ones, and the session compared with itself), garbage on the agent socket, a
 // request never finished (closed at its deadline), shutdown; and a TLS server
 // (HTTPS, wss://) with idle stream clients, silent agent peers and idle HTTPS
-// connections closed by their deadlines and caps.
+// connections closed by their deadlines and caps; a CPU profile (perf events,
+// ELF symbols, code lookups, pprof) taken and read back from storage.
 // Any memory error or definite leak fails the test.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import https from 'node:https';
 import net from 'node:net';
 import WebSocket from '../node_modules/ws/index.js';
-import { E2E_DLL, startServer, stopAll, waitFor, functionsOf, tempDataDir } from './lib.mjs';
+import { E2E_DLL, STACK_DLL, startServer, stopAll, waitFor, functionsOf, tempDataDir } from './lib.mjs';
 import { makeCertificate } from './tls.mjs';
 
 after(stopAll);
@@ -69,6 +70,42 @@ test('server is valgrind-clean reading a stored session back and deleting it', a
   await waitFor('the file forgets it', async () => (await srv.api('/api/config')).body.storage.sessions_stored === 0, 60000);
   const exit = await srv.stop('SIGTERM');
   assert.match(srv.stderr, /ERROR SUMMARY: 0 errors/, srv.stderr.slice(-3000));
+  assert.equal(exit.code, 0, `valgrind exit ${exit.code}`);
+});
+
+test('server is valgrind-clean through a CPU profile, its exports, and reading it back', async () => {
+  const dir = tempDataDir();
+  const vg = ['valgrind', '--error-exitcode=99', '--leak-check=full',
+    '--errors-for-leak-kinds=definite', '--show-leak-kinds=definite', '--track-fds=no'];
+  const srv = await startServer(['run', '--port', '0', '--data', dir, '--', 'dotnet', STACK_DLL, 'stacks'], { prefix: vg });
+  await waitFor('live', async () => (await srv.api('/api/sessions/1')).body.state === 'live', 120000, 200);
+  await waitFor('StackTarget READY', () => /^READY pid=\d+$/m.test(srv.stdout), 120000, 200);
+  const start = await srv.api('/api/sessions/1/profile', { method: 'POST', headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ hz: 199, mode: 'cpu' }) });
+  assert.equal(start.status, 202, JSON.stringify(start.body));
+  assert.equal(start.body.profile.mode, 'cpu');
+  await waitFor('samples folded', async () => (await srv.api('/api/sessions/1/profile')).body.profile.samples >= 200, 120000, 200);
+  for (const f of ['json', 'folded', 'speedscope', 'json&thread=spinner']) {
+    assert.equal((await srv.api(`/api/sessions/1/profile?format=${f}`)).status, 200, f);
+  }
+  const pprof = await fetch(`${srv.url}/api/sessions/1/profile?format=pprof`);
+  assert.equal(pprof.status, 200);
+  await pprof.arrayBuffer();
+  assert.equal((await srv.api('/api/sessions/1/profile/stop', { method: 'POST' })).status, 200);
+  srv.proc.stdin.write('exit\n');
+  await waitFor('exited', async () => (await srv.api('/api/sessions/1')).body.state === 'exited', 120000, 200);
+  const samples = (await srv.api('/api/sessions/1/profile')).body.profile.samples;
+  let exit = await srv.stop('SIGTERM');
+  assert.match(srv.stderr, /ERROR SUMMARY: 0 errors/, srv.stderr.slice(-3000));
+  assert.equal(exit.code, 0, `valgrind exit ${exit.code}`);
+
+  const back = await startServer(['serve', '--port', '0', '--data', dir], { prefix: vg });
+  const p = (await back.api('/api/sessions/1/profile')).body.profile;
+  assert.equal(p.mode, 'cpu');
+  assert.equal(p.samples, samples, 'read back whole');
+  assert.equal((await back.api('/api/sessions/1/profile?format=folded')).status, 200);
+  exit = await back.stop('SIGTERM');
+  assert.match(back.stderr, /ERROR SUMMARY: 0 errors/, back.stderr.slice(-3000));
   assert.equal(exit.code, 0, `valgrind exit ${exit.code}`);
 });
 

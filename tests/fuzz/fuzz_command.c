@@ -7,7 +7,8 @@
  * command never claims more bytes than it was given nor a payload over
  * WIRE_MAX_COMMAND, one byte less of it is NEED_MORE, BAD always says why,
  * and a known command re-encoded by proto/wire_encode.c from its decoded
- * fields decodes to the same fields (round trip).
+ * fields decodes to the same fields (round trip; a code lookup carries 1 to
+ * WIRE_CODE_LOOKUP_MAX addresses, and the ones past its count are 0).
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -30,6 +31,7 @@ static long fuzz_command_fields(uint16_t type)
     case WIRE_CMD_PROFILE_STOP: return 0;
     case WIRE_CMD_TIERS: return FUZZ_FIELDS(tiers);
     case WIRE_CMD_CODE: return FUZZ_FIELDS(code);
+    case WIRE_CMD_CODE_LOOKUP: return -2; /* as long as its count says */
     default: return -1;
     }
 }
@@ -43,6 +45,10 @@ static void fuzz_command_round_trip(const uint8_t *frame, const wire_command *c)
     size_t n, used = 0;
     const char *why = NULL;
 
+    if (fields == -2) {
+        FUZZ_REQUIRE(c->u.code_lookup.count >= 1 && c->u.code_lookup.count <= WIRE_CODE_LOOKUP_MAX);
+        fields = (long)(sizeof(uint64_t) + c->u.code_lookup.count * sizeof(uint64_t));
+    }
     if (fields < 0)
         return;
     memcpy(&h, frame, sizeof(h));

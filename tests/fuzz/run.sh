@@ -17,7 +17,7 @@ set -u
 cd "$(dirname "$0")/../.." || exit 1
 mode=${1:-}
 out=build/fuzz
-all=(wire_decode command ipc route ws sig names)
+all=(wire_decode command ipc route ws sig names mdread perfrec procmaps elfsyms)
 
 # Undefined behaviour stops the run like a memory error (the targets are also
 # built with -fno-sanitize-recover); leaks are checked at every input.

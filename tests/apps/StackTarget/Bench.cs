@@ -11,7 +11,13 @@
 //              calls several frames deep, framework code). With --gate it prints
 //              "WAITING pid=<pid>" and starts only on the stdin line "go", so a tool
 //              can be set up before the work begins. Prints "cpu checksum <hex>";
-//              the time the timed work took goes to stderr as "cpu: work_ms=<ms>".
+//              the time the timed work took goes to stderr as "cpu: work_ms=<ms>", with the
+//              process's CPU time in it (all threads, user and system) as "cpu_ms=<ms>".
+//   cpuloop [--workers N]
+//              the same units of work on N threads ("cpu-<i>", default one per core) without
+//              end, for a tool switched on and off while it runs: "READY pid=<pid>", then on
+//              each stdin line "count" it prints "count units=<done so far> cpu_ms=<the
+//              process's CPU time> wall_ms=<since READY>"; "exit" or EOF ends it ("bye").
 
 using System;
 using System.Collections.Generic;
@@ -160,6 +166,48 @@ namespace StackTarget
             foreach (Thread t in threads) t.Join();
         }
 
+        static long _looped;
+
+        /// <summary>cpuloop: units of work on every worker until stdin says exit; "count" reports.</summary>
+        public static int Loop(int workers)
+        {
+            if (workers <= 0) workers = Math.Max(1, Environment.ProcessorCount);
+            var stop = new ManualResetEventSlim(false);
+            var threads = new Thread[workers];
+            for (int w = 0; w < workers; w++)
+            {
+                int seed = w * 1_000_000;
+                threads[w] = new Thread(() =>
+                {
+                    ulong h = 0;
+                    for (int u = seed; !stop.IsSet; u++)
+                    {
+                        h += Fnv.Add(Fnv.Seed, Unit(u));
+                        Interlocked.Increment(ref _looped);
+                    }
+                    GC.KeepAlive(h);
+                }) { Name = "cpu-" + w, IsBackground = true };
+                threads[w].Start();
+            }
+            var self = Process.GetCurrentProcess();
+            var clock = Stopwatch.StartNew();
+            Program.Out("READY pid=" + Environment.ProcessId);
+            var inv = System.Globalization.CultureInfo.InvariantCulture;
+            string? line;
+            while ((line = Console.In.ReadLine()) != null && line.Trim() != "exit")
+            {
+                if (line.Trim() != "count") continue;
+                self.Refresh();
+                Program.Out("count units=" + Interlocked.Read(ref _looped) + " cpu_ms="
+                    + self.TotalProcessorTime.TotalMilliseconds.ToString("F1", inv) + " wall_ms="
+                    + clock.Elapsed.TotalMilliseconds.ToString("F1", inv));
+            }
+            stop.Set();
+            foreach (Thread t in threads) t.Join();
+            Program.Out("bye");
+            return 0;
+        }
+
         public static int Run(int units, bool gate, int workers, int warmupMs)
         {
             if (gate)
@@ -177,6 +225,8 @@ namespace StackTarget
             }
             var results = new ulong[workers];
             var threads = new Thread[workers];
+            var self = Process.GetCurrentProcess();
+            TimeSpan cpu0 = self.TotalProcessorTime;
             var clock = Stopwatch.StartNew();
             for (int w = 0; w < workers; w++)
             {
@@ -187,10 +237,14 @@ namespace StackTarget
             }
             foreach (Thread t in threads) t.Join();
             clock.Stop();
+            self.Refresh();
+            TimeSpan cpu = self.TotalProcessorTime - cpu0;
             ulong sum = 0;
             foreach (ulong r in results) sum += r;
             Program.Out("cpu units " + units + " checksum " + sum.ToString("x16"));
-            Console.Error.WriteLine("cpu: work_ms=" + clock.Elapsed.TotalMilliseconds.ToString("F1", System.Globalization.CultureInfo.InvariantCulture) + " workers=" + workers);
+            var inv = System.Globalization.CultureInfo.InvariantCulture;
+            Console.Error.WriteLine("cpu: work_ms=" + clock.Elapsed.TotalMilliseconds.ToString("F1", inv) + " workers=" + workers
+                + " cpu_ms=" + cpu.TotalMilliseconds.ToString("F1", inv));
             return 0;
         }
     }

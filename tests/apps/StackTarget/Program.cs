@@ -15,6 +15,7 @@
 //                     (or EOF); prints deterministic result lines and exits 0.
 //   park N            benchmark: N parked threads (Bench.cs)
 //   cpu UNITS [--gate] [--workers N] [--warmup-ms MS]  benchmark: CPU-bound workload (Bench.cs)
+//   cpuloop [--workers N]  benchmark: the same work without end, counted on request (Bench.cs)
 // Apart from the READY/WAITING line (it has the pid), stdout is deterministic: two
 // runs with the same input print the same lines. Every line is flushed at once.
 // When the time limit passes, the app prints "time limit" and exits with code 3.
@@ -50,6 +51,11 @@ namespace StackTarget
                     Out("bye");
                     return 0;
                 }
+                case "cpuloop":
+                {
+                    int w = Array.IndexOf(args, "--workers");
+                    return Cpu.Loop(w > 0 ? IntArg(args, w + 1, 0) : 0);
+                }
                 case "cpu":
                 {
                     int w = Array.IndexOf(args, "--workers"), m = Array.IndexOf(args, "--warmup-ms");
@@ -57,7 +63,7 @@ namespace StackTarget
                                    w > 0 ? IntArg(args, w + 1, 0) : 0, m > 0 ? IntArg(args, m + 1, 0) : 0);
                 }
                 default:
-                    Console.Error.WriteLine("usage: StackTarget [stacks [SECONDS] | churn [SECONDS] | park N | cpu UNITS [--gate] [--workers N] [--warmup-ms MS]]");
+                    Console.Error.WriteLine("usage: StackTarget [stacks [SECONDS] | churn [SECONDS] | park N | cpu UNITS [--gate] [--workers N] [--warmup-ms MS] | cpuloop [--workers N]]");
                     return 2;
             }
         }

@@ -1,15 +1,19 @@
 // profile.js -- the session's Profile tab: start / stop the sampling profiler
-// (POST /api/sessions/{id}/profile, /profile/stop), its status (requested and
-// effective rate, samples, time the runtime stood still, drops), a small chart
+// (POST /api/sessions/{id}/profile, /profile/stop) in either mode: wall clock
+// (the agent's suspended walks of every thread) or CPU time (the server samples
+// the threads that run, nothing suspended; offered where GET /profile's
+// `cpu_mode` says it is allowed, else greyed out with the reason), its status
+// (rate, samples, time the runtime stood still or, in CPU mode, how many
+// stacks are whole, drops), a small chart
 // of samples per second with the suspension each sample cost (drag on it to
 // pick a time range), and the flame graph (flame.js), refetched from
 // GET /profile?format=json every second while sampling runs and the page is
 // visible, and on the stream's `profile` events. Search (counted in the whole
 // graph and under the zoomed frame; Enter / the arrows jump from match to
 // match), thread filter, zoom, hiding failed walks and idle waits
-// (flamefilter.js), speedscope and folded-stacks downloads. The page says what
-// the profile measures: the profile's `mode` when the server sends one, else
-// wall clock (every thread sampled, running or waiting).
+// (flamefilter.js), speedscope, folded-stacks and pprof downloads. The page says
+// what the profile measures: the profile's `mode` (wall or cpu), and why CPU mode
+// fell back to wall clock when it did (`fallback`).
 import { h, fill, setText } from '../dom.js';
 import { SearchBox } from '../searchbox.js';
 import { api, isMissingRoute, describeError, getApiKey } from '../api.js';
@@ -23,11 +27,12 @@ import { notice } from './common.js';
 
 const REFRESH_MS = 1000;
 
-// What a profile measures, by its `mode` (only wall clock exists today).
+// What a profile measures, by its `mode`.
 const MODES = {
   wall: { text: 'wall clock', sub: 'every thread, running or waiting',
     tip: 'Each sample walks every managed thread, whether it runs or waits: a wide frame can be time spent waiting (a lock, I/O, an idle thread pool). "Hide idle waits" leaves the waiting out.' },
-  cpu: { text: 'CPU time', sub: 'threads on a CPU only', tip: 'Each sample walks the threads that were running on a CPU.' },
+  cpu: { text: 'CPU time', sub: 'threads on a CPU only',
+    tip: 'The kernel samples each thread while it runs on a CPU (perf events), once per 1/rate s of its CPU time, managed and native frames alike; waiting threads get no samples. The runtime is never suspended.' },
 };
 export function profileMode(status) {
   const key = status && typeof status.mode === 'string' ? status.mode : 'wall';
@@ -35,8 +40,9 @@ export function profileMode(status) {
 }
 
 // The thread filter's value for a profile thread: its thread_key (one thread,
-// though the runtime reuses ThreadIDs), else its ThreadID.
-const threadOption = (t) => (t.thread_key != null ? `key:${t.thread_key}` : t.thread_id);
+// though the runtime reuses ThreadIDs), else its ThreadID, else (a CPU
+// profile's native thread) its OS id.
+const threadOption = (t) => (t.thread_key != null ? `key:${t.thread_key}` : t.thread_id || String(t.os_thread_id));
 
 export class ProfileTab {
   constructor(session) {
@@ -58,6 +64,10 @@ export class ProfileTab {
     this.statusTask = () => this.renderStatus();
 
     // ---- controls ----
+    this.cpuMode = null;      // GET /profile's cpu_mode: can a CPU profile start here?
+    this.modeSel = h('select', { id: `p-mode-${session.id}`, class: 'mode-select', 'aria-label': 'What to measure' },
+      h('option', { value: 'wall' }, 'Wall clock'), h('option', { value: 'cpu' }, 'CPU time'));
+    this.modeSel.addEventListener('change', () => this.renderStatus());
     this.hzInput = h('input', { type: 'number', id: `p-hz-${session.id}`, class: 'num-input', min: '1', max: '1000', step: '1', value: '49', inputmode: 'numeric' });
     this.durInput = h('input', { type: 'number', id: `p-dur-${session.id}`, class: 'num-input', min: '1', max: '86400', step: '1', placeholder: '∞', inputmode: 'numeric', title: 'Stop by itself after this many seconds (empty: until you press Stop)' });
     for (const inp of [this.hzInput, this.durInput]) inp.addEventListener('keydown', (e) => { if (e.key === 'Enter') this.start(); });
@@ -66,11 +76,13 @@ export class ProfileTab {
     this.ctlInfo = h('span', { class: 'snap-info', role: 'status' });
     this.speedscopeLink = h('a', { class: 'btn export-speedscope', title: 'Download the profile as a speedscope file (one sampled profile per thread; open it at speedscope.app). The thread and time filters apply.' }, '⤓ Export speedscope');
     this.foldedLink = h('a', { class: 'btn export-folded', title: 'Download the profile as folded stacks (FlameGraph’s collapsed format). The thread and time filters apply.' }, '⤓ Folded');
-    for (const a of [this.speedscopeLink, this.foldedLink]) a.addEventListener('click', (e) => this.download(e, a));
+    this.pprofLink = h('a', { class: 'btn export-pprof', title: 'Download the profile as a pprof file (gzip-compressed profile.proto: go tool pprof, Pyroscope, Grafana). The thread and time filters apply.' }, '⤓ pprof');
+    for (const a of [this.speedscopeLink, this.foldedLink, this.pprofLink]) a.addEventListener('click', (e) => this.download(e, a));
     this.controls = h('div', { class: 'toolbar' },
+      h('label', { class: 'field', for: this.modeSel.id }, 'Measure', this.modeSel),
       h('label', { class: 'field', for: this.hzInput.id }, 'Rate', this.hzInput, h('span', { class: 'unit' }, 'Hz')),
       h('label', { class: 'field', for: this.durInput.id }, 'Duration', this.durInput, h('span', { class: 'unit' }, 's')),
-      this.startBtn, this.stopBtn, this.ctlInfo, this.speedscopeLink, this.foldedLink);
+      this.startBtn, this.stopBtn, this.ctlInfo, this.speedscopeLink, this.foldedLink, this.pprofLink);
 
     // ---- status ----
     this.statsEl = h('div', { class: 'p-stats' });
@@ -216,6 +228,7 @@ export class ProfileTab {
     this.none = !d.profile || d.profile.state === 'idle' && !d.profile.samples;
     fill(this.msg);
     if (d.profile) this.setStatus({ ...(this.status || {}), ...d.profile });
+    if (d.cpu_mode) this.cpuMode = d.cpu_mode;
     if (!thread && !ranged && Array.isArray(d.threads)) this.threads = d.threads;
     if (!ranged && Array.isArray(d.timeline)) { // a ranged timeline has only the range (and cut seconds)
       this.bins.clear();
@@ -240,10 +253,10 @@ export class ProfileTab {
       if (ev.type !== 'profile') continue;
       const cur = this.status || {};
       const s = {};
-      for (const k of ['state', 'requested_hz', 'effective_hz', 'budget_pct', 'started_ms', 'stopped_ms', 'error']) if (ev[k] !== undefined) s[k] = ev[k];
+      for (const k of ['state', 'mode', 'requested_hz', 'effective_hz', 'budget_pct', 'started_ms', 'stopped_ms', 'error', 'fallback']) if (ev[k] !== undefined) s[k] = ev[k];
       const same = cur.started_ms != null && ev.started_ms === cur.started_ms;
       if (!same || (ev.samples || 0) >= (cur.samples || 0)) {
-        for (const k of ['samples', 'thread_samples', 'suspended_ns_total', 'suspend_ns_p50', 'suspend_ns_max', 'distinct_stacks', 'dropped_samples', 'dropped_stacks']) if (ev[k] !== undefined) s[k] = ev[k];
+        for (const k of ['samples', 'thread_samples', 'suspended_ns_total', 'suspend_ns_p50', 'suspend_ns_max', 'distinct_stacks', 'dropped_samples', 'dropped_stacks', 'cpu']) if (ev[k] !== undefined) s[k] = ev[k];
       }
       if (!same && cur.started_ms != null) this.bins.clear(); // a new profile
       this.setStatus({ ...cur, ...s });
@@ -297,7 +310,7 @@ export class ProfileTab {
     if (this.busy || this.running()) return;
     const hz = Number(this.hzInput.value || 49);
     if (!Number.isInteger(hz) || hz < 1 || hz > 1000) { this.fail('Rate must be a whole number of samples per second from 1 to 1000.'); this.hzInput.focus(); return; }
-    const body = { hz };
+    const body = { hz, mode: this.modeSel.value === 'cpu' && this.cpuAvailable() ? 'cpu' : 'wall' };
     if (this.durInput.value.trim()) {
       const dur = Number(this.durInput.value);
       if (!Number.isInteger(dur) || dur < 1 || dur > 86400) { this.fail('Duration must be empty (until stopped) or whole seconds from 1 to 86400.'); this.durInput.focus(); return; }
@@ -309,7 +322,8 @@ export class ProfileTab {
     const r = await api(`/api/sessions/${this.session.id}/profile`, { method: 'POST', body });
     this.busy = null;
     if (r.ok) {
-      this.setStatus(r.data && r.data.profile ? r.data.profile : { state: 'running', requested_hz: hz });
+      this.setStatus(r.data && r.data.profile ? r.data.profile : { state: 'running', requested_hz: hz, mode: body.mode });
+      if (this.status.fallback) toast(this.status.fallback, { kind: 'warn' });
       this.none = false;
       this.bins.clear();
       this.range = null; // a new profile: a new time axis
@@ -494,7 +508,10 @@ export class ProfileTab {
   renderLinks() {
     const base = `/api/sessions/${this.session.id}/profile`;
     const has = !!(this.status && this.status.samples);
-    for (const [a, fmt, name] of [[this.speedscopeLink, 'speedscope', `jitscope-session-${this.session.id}.speedscope.json`], [this.foldedLink, 'folded', `jitscope-session-${this.session.id}.folded.txt`]]) {
+    const links = [[this.speedscopeLink, 'speedscope', `jitscope-session-${this.session.id}.speedscope.json`],
+      [this.foldedLink, 'folded', `jitscope-session-${this.session.id}.folded.txt`],
+      [this.pprofLink, 'pprof', `jitscope-session-${this.session.id}.pb.gz`]];
+    for (const [a, fmt, name] of links) {
       if (has) {
         a.href = `${base}?format=${fmt}${this.query_()}`;
         a.setAttribute('download', name);
@@ -508,14 +525,32 @@ export class ProfileTab {
     }
   }
 
+  // CPU mode can start here (the last GET /profile said so).
+  cpuAvailable() { return !!(this.cpuMode && this.cpuMode.available); }
+
+  renderMode(running, reason) {
+    const opt = this.modeSel.querySelector('option[value="cpu"]');
+    const why = this.cpuMode && !this.cpuMode.available ? this.cpuMode.reason || 'not allowed here' : null;
+    opt.disabled = !!why || !this.cpuMode;
+    opt.textContent = why ? 'CPU time (not available)' : 'CPU time';
+    opt.title = why ? `CPU profiles are not available here: ${why}` : MODES.cpu.tip;
+    if (opt.disabled && this.modeSel.value === 'cpu') this.modeSel.value = 'wall';
+    this.modeSel.disabled = running || !!reason;
+    this.modeSel.title = why ? `CPU time is not available here: ${why}` : 'Wall clock: suspended walks of every managed thread, running or waiting. CPU time: the kernel samples the threads that run, nothing suspended.';
+  }
+
   renderStatus() {
     const s = this.status;
     const running = this.running();
     const reason = this.liveReason();
+    const cpuChosen = this.modeSel.value === 'cpu';
+    this.renderMode(running, reason);
     this.startBtn.disabled = !!reason || running || !!this.busy || this.missing;
     this.stopBtn.disabled = !running || !!this.busy;
     this.hzInput.disabled = this.durInput.disabled = running || !!reason;
-    this.startBtn.title = reason || (running ? 'A profile is running: stop it first' : 'Start sampling every managed thread’s stack at this rate (starting discards the previous profile)');
+    this.startBtn.title = reason || (running ? 'A profile is running: stop it first'
+      : cpuChosen ? 'Start sampling the threads that run, at this rate of their CPU time (starting discards the previous profile)'
+        : 'Start sampling every managed thread’s stack at this rate (starting discards the previous profile)');
     this.stopBtn.title = running ? 'Stop sampling (the profile stays)' : 'No profile is running';
     let info;
     if (this.missing) info = h('span', { class: 'why' }, 'Profiling is not available on this server.');
@@ -523,7 +558,9 @@ export class ProfileTab {
     else if (reason) info = h('span', { class: 'why' }, reason);
     else if (this.error) info = h('span', { class: 'err' }, this.error);
     else if (s && s.error) info = h('span', { class: 'err' }, s.error);
+    else if (s && s.fallback && running) info = h('span', { class: 'why fallback' }, s.fallback);
     else if (running) info = h('span', { class: 'ok' }, `Sampling… the graph grows every second`);
+    else if (cpuChosen) info = h('span', { class: 'dim' }, 'The kernel samples the threads that run; the runtime is never suspended.');
     else info = h('span', { class: 'dim' }, 'Suspends the runtime briefly per sample, kept under a budget of wall time.');
     const isig = info.textContent + info.className;
     if (this.ctlInfo._sig !== isig) { this.ctlInfo._sig = isig; fill(this.ctlInfo, info); }
@@ -539,7 +576,9 @@ export class ProfileTab {
     if (!s || this.none) {
       parts.push(stat('State', h('span', { class: 'badge badge-exited' }, this.missing ? 'n/a' : 'idle')));
       if (!this.missing) parts.push(measures);
-      parts.push(h('div', { class: 'p-hint' }, this.missing ? '' : 'No profile in this session yet. Start one: every sample suspends the runtime for a moment and walks every managed thread, running or waiting, like the snapshots of the Stacks tab.'));
+      parts.push(h('div', { class: 'p-hint' }, this.missing ? '' : 'No profile in this session yet. Start one. Wall clock: every sample suspends the runtime for a moment and walks every managed thread, running or waiting, like the snapshots of the Stacks tab. CPU time: the kernel samples the threads while they run, native frames included, and the runtime is never suspended.'));
+    } else if (s.mode === 'cpu') {
+      this.renderCpuStats(s, running, parts, stat, measures);
     } else {
       const end = s.stopped_ms || (running ? Date.now() : null);
       const wall = s.started_ms && end ? end - s.started_ms : null;
@@ -559,8 +598,37 @@ export class ProfileTab {
       parts.push(stat('Dropped', fmtInt(dropped), dropped ? `${fmtInt(s.dropped_samples || 0)} samples · ${fmtInt(s.dropped_stacks || 0)} stacks` : null, dropped ? 'warn' : '',
         'samples or distinct stacks the server could not keep (65,536 stacks, 1,048,576 samples per profile)'));
     }
+    if (s && s.fallback) parts.push(stat('Fallback', 'wall clock', 'CPU mode was not available', 'warn fallback', s.fallback));
     const sig = parts.map((p) => p.textContent).join('|');
     if (this.statsEl._sig !== sig) { this.statsEl._sig = sig; fill(this.statsEl, parts); }
+  }
+
+  // A CPU profile's status: what the kernel's samples cover, and how many
+  // stacks are whole (the frame-pointer walk can lose frames: said per sample).
+  renderCpuStats(s, running, parts, stat, measures) {
+    const c = s.cpu || {};
+    const end = s.stopped_ms || (running ? Date.now() : null);
+    const wall = s.started_ms && end ? end - s.started_ms : null;
+    const badge = running ? h('span', { class: 'badge badge-live' }, 'running') : h('span', { class: 'badge badge-detached' }, s.state || '?');
+    parts.push(stat('State', badge, wall != null ? `${running ? 'for' : 'lasted'} ${fmtMs(wall)}` : null));
+    parts.push(measures);
+    parts.push(stat('Rate', `${fmtHz(s.requested_hz)} Hz`, c.period_ns ? `one sample per ${fmtNs(c.period_ns)} a thread runs` : null, '',
+      'Each thread is sampled once per period of its own CPU time, whatever the other threads do.'));
+    parts.push(stat('Samples', fmtInt(s.samples), c.cpu_ns != null ? `${fmtNs(c.cpu_ns)} of CPU` : null));
+    parts.push(stat('Runtime suspended', 'never', 'the kernel samples the threads', 'ok p-never',
+      'CPU mode does not stop the runtime: the server reads the samples the kernel takes.'));
+    const judged = c.samples || 0;
+    const whole = judged ? c.complete / judged : null;
+    parts.push(stat('Whole stacks', whole != null ? fmtPct(whole) : '–', `${fmtInt(c.missing || 0)} with a frame missing · ${fmtInt(c.broken || 0)} cut short`,
+      whole != null && whole < 0.8 ? 'warn p-whole' : 'p-whole',
+      'The kernel follows frame pointers. A method without one (or a sample in its prolog, or in a stub, or in on-stack-replaced code) hides its caller: such samples carry a “[missing frame: …]” frame where it was lost. A chain that ends in managed code lost the frames toward the thread start: “[incomplete stack: …]”.'));
+    parts.push(stat('Threads', fmtInt(c.threads || 0), `${fmtInt(c.threads_seen || 0)} followed in all${c.threads_failed ? ` · ${fmtInt(c.threads_failed)} could not be` : ''}`,
+      c.threads_failed ? 'warn' : '', 'Threads of the process sampled now; new threads are followed as they start.'));
+    parts.push(stat('Distinct stacks', fmtInt(s.distinct_stacks)));
+    const dropped = (c.lost || 0) + (s.dropped_samples || 0) + (s.dropped_stacks || 0);
+    parts.push(stat('Lost', fmtInt(dropped), dropped ? `${fmtInt(c.lost || 0)} by the kernel · ${fmtInt(s.dropped_samples || 0)} samples · ${fmtInt(s.dropped_stacks || 0)} stacks` : null, dropped ? 'warn' : '',
+      'samples the kernel could not deliver, or the server could not keep (65,536 stacks, 1,048,576 samples per profile)'));
+    if (c.kernel === false) parts.push(h('div', { class: 'p-hint' }, 'Time in the kernel is not sampled here (kernel.perf_event_paranoid is 2 and jitscope has no CAP_PERFMON): samples cover user-mode CPU time only.'));
   }
 
   draw() {

@@ -1,0 +1,137 @@
+/* cpusym.h -- naming the frames of one CPU profile's samples (one sampler
+ * run, cpuprof.c; its thread only, no lock of the server).
+ *
+ * Each sampled address is classified once and cached (CPUSYM_MAX_IPS):
+ *  - native code of an ELF file the target mapped (procmaps.h): named from
+ *    the file's symbols, else its unwind table's function start (elfsyms.h),
+ *    else "module+0xoffset"; the vDSO by its name;
+ *  - managed code (the JIT's double mapping, anonymous executable memory,
+ *    ReadyToRun code in a mapped .dll): resolved later through the session's
+ *    code map and the agent's code lookups (cpufold.c), so it is "managed"
+ *    here with its state (not yet known, asked, found, not managed code);
+ *  - an address in no mapping: "[unmapped]".
+ * Names go into the run's symbol table, whose index i is the CPU profile's
+ * symbol i (profile_cpu.h): the first CPUSYM_LABELS entries are the labels
+ * below, the rest come in the order they were first met and are handed to
+ * the profile by cpufold.c (cpusym_next_new). The table holds at most
+ * PROFILE_CPU_MAX_SYMBOLS entries; later names become CPUSYM_LABEL_FULL.
+ *
+ * Frame pointers: the kernel walks the chain of saved frame pointers, so a
+ * function that does not keep one hides its caller. For managed code the
+ * first bytes of each method (read from the target with process_vm_readv,
+ * once per code start) say whether it sets up a frame (push rbp), where its
+ * prolog ends, and whether it is on-stack-replacement code (CPUSYM_CODE_OSR);
+ * cpufold.c marks the sample where a frame is missing.
+ */
+#ifndef JITSCOPE_CPUSYM_H
+#define JITSCOPE_CPUSYM_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "elfsyms.h"
+#include "idmap.h"
+#include "procmaps.h"
+
+#define CPUSYM_MAX_IPS (256u * 1024u) /* cached addresses; the cache starts over when full */
+#define CPUSYM_MAX_FILES 256u         /* ELF files read */
+#define CPUSYM_MAX_FRAMES_INFO 65536u /* code starts whose prolog was read */
+#define CPUSYM_MAPS_EVERY_MS 2000u    /* the maps are read again this often (and on a miss) */
+
+/* The labels: symbols 0 .. CPUSYM_LABELS-1 of every CPU profile. */
+enum cpusym_label {
+    CPUSYM_LABEL_BROKEN = 0,  /* the chain ended in managed code, or ran into an address in no
+                                 mapping: frames toward the thread's start are lost */
+    CPUSYM_LABEL_NO_FP = 1,   /* the frame above has no frame pointer (yet): its caller is lost */
+    CPUSYM_LABEL_STUB = 2,    /* the leaf is in a stub: its caller may be lost */
+    CPUSYM_LABEL_UNNAMED = 3, /* managed code no method was found for */
+    CPUSYM_LABEL_KERNEL = 4,  /* the thread was in the kernel (a system call, a page fault) */
+    CPUSYM_LABEL_UNMAPPED = 5,
+    CPUSYM_LABEL_FULL = 6, /* the symbol table was full */
+    CPUSYM_LABEL_OSR = 7,  /* an on-stack-replaced frame: its method's caller is lost */
+    CPUSYM_LABELS = 8
+};
+const char *cpusym_label_name(unsigned label);
+
+enum cpusym_kind { CPUSYM_NATIVE = 1, CPUSYM_MANAGED = 2 };
+enum cpusym_state {                         /* a managed address */
+                    CPUSYM_UNKNOWN = 0,     /* not in the code map yet */
+                    CPUSYM_ASKED = 1,       /* asked of the agent at asked_ms */
+                    CPUSYM_FOUND = 2,       /* function_id, code_start */
+                    CPUSYM_NOT_MANAGED = 3, /* the agent says no method's code is there (a stub) */
+                    CPUSYM_GAVE_UP = 4,     /* no answer in time, or none possible */
+};
+
+typedef struct cpusym_ip {
+    uint64_t ip;
+    uint64_t function_id; /* CPUSYM_FOUND */
+    uint64_t code_start;  /* CPUSYM_FOUND: the start of the range that holds ip */
+    uint32_t symbol;      /* CPUSYM_NATIVE: index in the symbol table */
+    uint32_t asked_ms;    /* CPUSYM_ASKED: ms since the run began */
+    uint8_t kind, state;
+    uint8_t reserved[6];
+} cpusym_ip;
+
+/* Prolog facts of one code start (cpusym_code_info). OSR: the code of an
+ * on-stack replacement (a loop's method compiled again while it runs): its
+ * prolog copies the saved frame pointer of the frame it replaces, so the walk
+ * meets that frame's call site in the old code (the same method again) and
+ * then skips the method's caller. */
+enum { CPUSYM_CODE_KNOWN = 1, CPUSYM_CODE_FRAMED = 2, CPUSYM_CODE_OSR = 4 };
+typedef struct cpusym_code {
+    uint32_t flags;
+    uint32_t prolog_end; /* bytes from the start until the frame pointer is set */
+} cpusym_code;
+
+typedef struct cpusym_file {
+    uint64_t inode;
+    uint32_t dev_major, dev_minor;
+    int ok; /* symbols read */
+    elfsyms syms;
+    char *module; /* its file name */
+} cpusym_file;
+
+typedef struct cpusym_symbol {
+    char *name;
+    const char *module; /* a cpusym_file's module, or NULL */
+} cpusym_symbol;
+
+typedef struct cpusym {
+    pid_t pid;
+    procmaps maps;
+    uint64_t maps_ms; /* when they were read (ms since the run began) */
+    cpusym_file *files;
+    size_t file_count;
+    cpusym_ip *ips;
+    size_t ip_count;
+    idmap ip_index;
+    cpusym_symbol *names;                      /* the symbol table */
+    size_t name_count, name_cap, names_handed; /* handed to the profile: [0, names_handed) */
+    uint64_t *name_hash; /* open addressing: hash << 24 | (index + 1), 0 empty */
+    size_t name_hash_cap;
+    cpusym_ip zero;   /* the entry of address 0: unmapped */
+    idmap code_index; /* code start -> index in code */
+    cpusym_code *code;
+    size_t code_count;
+} cpusym;
+
+int cpusym_init(cpusym *y, pid_t pid);
+void cpusym_free(cpusym *y);
+/* The cache entry of ip, classified now if new (may read the maps and an ELF
+ * file). NULL only when out of memory. now_ms: ms since the run began. */
+cpusym_ip *cpusym_lookup(cpusym *y, uint64_t ip, uint64_t now_ms);
+/* The cache entry of ip if it was classified (no I/O: fit for use under a
+ * lock), else NULL. */
+cpusym_ip *cpusym_find(cpusym *y, uint64_t ip);
+/* The prolog facts of code_start if already read: 1 with *info, else 0. */
+int cpusym_code_peek(const cpusym *y, uint64_t code_start, cpusym_code *info);
+/* The prolog facts of the managed code starting at code_start, read once. */
+cpusym_code cpusym_code_info(cpusym *y, uint64_t code_start);
+/* Symbols not yet handed to the profile: index *first on, count returned. */
+size_t cpusym_pending_names(const cpusym *y, size_t *first);
+/* At the start of a batch: the address cache starts over when it is 3/4 full
+ * (entries stay put within a batch). */
+void cpusym_batch_begin(cpusym *y);
+
+#endif

@@ -1,0 +1,67 @@
+/* perfring.h -- one thread of the target sampled by the kernel: a perf event
+ * (software CPU clock, user call chains by frame pointer) and its ring buffer.
+ *
+ * The server opens one event per thread of the target (cpu -1: it follows the
+ * thread across CPUs), maps its ring (one control page and 2^n data pages)
+ * and reads the samples out from its own thread (cpuprof.c). Nothing of this
+ * is in the target: the kernel takes the samples, and closing the event
+ * leaves nothing behind. perfring_parse is the pure decoder of the ring's
+ * records (unit-tested and fuzzed: tests/fuzz/fuzz_perfrec.c).
+ */
+#ifndef JITSCOPE_PERFRING_H
+#define JITSCOPE_PERFRING_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define PERFRING_MAX_STACK 127u /* user frames per sample (the kernel's default limit) */
+
+typedef struct perfring {
+    int fd;
+    uint32_t tid;
+    void *base;        /* control page, then data */
+    size_t data_bytes; /* a power of two */
+    uint64_t lost;     /* samples the kernel reported lost (a full ring) */
+    int hung_up;       /* the thread ended: drain once more and close */
+} perfring;
+
+/* What the event samples. */
+typedef struct perfring_config {
+    uint64_t period_ns;  /* CPU time between samples */
+    int exclude_kernel;  /* only samples taken in user mode (perf_event_paranoid 2) */
+    unsigned data_pages; /* a power of two */
+} perfring_config;
+
+/* Opens and maps the event of thread tid. 0, or -1 with errno (EACCES /
+ * EPERM: not allowed; ESRCH: the thread is gone; EMFILE; ENOMEM / EPERM from
+ * mmap: the locked-memory limit). */
+int perfring_open(perfring *r, pid_t tid, const perfring_config *c);
+void perfring_close(perfring *r);
+/* Whether the event could be opened on tid (pid 0: the calling thread), opened
+ * and closed at once, nothing mapped. 0, or -1 with errno. */
+int perfring_try(pid_t tid, int exclude_kernel);
+
+/* One record decoded. */
+enum perfring_kind { PERFRING_OTHER = 0, PERFRING_SAMPLE = 1, PERFRING_LOST = 2 };
+typedef struct perfring_record {
+    int kind;
+    uint32_t pid, tid;
+    uint64_t time_ns; /* CLOCK_MONOTONIC */
+    int kernel;       /* the sample was taken while the thread ran in the kernel */
+    uint32_t nr;      /* user frames in ips, leaf first (context markers left out) */
+    uint64_t ips[PERFRING_MAX_STACK];
+    uint64_t lost; /* PERFRING_LOST */
+} perfring_record;
+
+/* Decodes one record of `length` bytes (the header's size) as the events
+ * above write it (sample_type TID | TIME | CALLCHAIN). 0, or -1 when it is not
+ * a well-formed record. */
+int perfring_parse(const uint8_t *rec, size_t length, perfring_record *out);
+
+/* Reads every whole record in the ring and hands each to fn (a record that
+ * wraps around is copied first); returns how many, or -1 when the ring's
+ * positions make no sense (it is then emptied). */
+int perfring_drain(perfring *r, void (*fn)(void *ctx, const perfring_record *rec), void *ctx);
+
+#endif

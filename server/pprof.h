@@ -1,0 +1,33 @@
+/* pprof.h -- a profile view (profile_view.h) as a pprof file: gzip-compressed
+ * profile.proto (server/pprof/profile.proto), the format `go tool pprof`,
+ * Pyroscope and Grafana read.
+ *
+ * Runs without the sessions lock. One function and one location per distinct
+ * frame name of the view (frames are already names: addresses are folded into
+ * functions), one mapping per module; one sample per (stack, thread) with the
+ * thread's name and OS id as labels ("thread", "thread_id"). A CPU profile's
+ * sample types are samples/count and cpu/nanoseconds (each sample is the
+ * sampling period of CPU time); a wall-clock profile's only samples/count,
+ * since its rate moves with the suspension budget. The protobuf is encoded by
+ * protobuf-c, the gzip by zlib. */
+#ifndef JITSCOPE_PPROF_H
+#define JITSCOPE_PPROF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "profile_view.h"
+
+typedef struct pprof_options {
+    int cpu;             /* a CPU profile (else wall clock) */
+    uint64_t period_ns;  /* CPU mode: CPU time per sample */
+    int64_t time_ns;     /* the profile's start, Unix ns */
+    int64_t duration_ns; /* how long it ran, 0 unknown */
+} pprof_options;
+
+/* The file, malloc'd, in *out (*length bytes). 0, or -1 with *why (larger
+ * than max_bytes, out of memory). */
+int pprof_export(const profile_view *v, const pprof_options *o, size_t max_bytes, uint8_t **out,
+                 size_t *length, const char **why);
+
+#endif
