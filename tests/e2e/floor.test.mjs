@@ -69,6 +69,9 @@ test('attach: a server with JITSCOPE_NULL=1 attaches a floor; it answers detach,
   assert.match(stacks.body.error, /floor/);
   const profile = await floorSrv.api(`/api/sessions/${id}/profile`, { method: 'POST', body: '{}' });
   assert.equal(profile.status, 409, JSON.stringify(profile.body));
+  const cpu = await floorSrv.api(`/api/sessions/${id}/profile`, { method: 'POST', body: '{"mode":"cpu"}' });
+  assert.equal(cpu.status, 409, `a CPU profile neither: ${JSON.stringify(cpu.body)}`);
+  assert.match(cpu.body.error, /floor/);
   const d = await detachAndWait(floorSrv, id);
   assert.equal(d.catchup.count, 0, 'no catch-up from a floor');
   assert.equal(d.counters.jit_compilations, 0);
