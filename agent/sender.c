@@ -554,5 +554,8 @@ void sender_detach_succeeded(void)
     conn_set_deadline(0);
     atomic_store(&agent.ring_ready, 0);
     ring_destroy(&agent.ring);
+    /* the runtime unloads the library after a detach: what is left on the heap
+     * now stays in the app for good, once per attach */
     naming_free_all();
+    code_forget();
 }
