@@ -23,6 +23,7 @@ typedef struct agent_state {
     _Atomic int ring_ready;   /* ring usable by emit_record */
     ICorProfilerInfo10 *info; /* of the runtime we profile */
     int mode;                 /* wire_mode */
+    int floor; /* a null agent (WIRE_ENV_NULL): callbacks_floor_table, sends nothing */
     char socket_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
     char token[WIRE_TOKEN_LEN];
     uint16_t runtime_type, clr_instance_id, major, minor, build, qfe;

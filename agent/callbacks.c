@@ -10,9 +10,13 @@
  * per C signature, that return S_OK: jitscope does not ask for those events
  * (eventmask.c), but answers every slot. The compiler checks each stub against
  * its slot's type, so a stub can only stand where its signature fits.
+ * The floor (JITSCOPE_NULL=1, a null agent) gets a copy of the table whose
+ * every event slot is such a stub too: the runtime calls the same callbacks,
+ * which return at once; start, end, attach and detach stay the agent's.
  */
 #include "callbacks.h"
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 
@@ -226,6 +230,83 @@ static HRESULT STDMETHODCALLTYPE noop_assembly_refs(cb_self *self, const WCHAR *
     return S_OK;
 }
 
+/* the floor's stubs for the slots the agent uses (callbacks_floor) */
+static HRESULT STDMETHODCALLTYPE noop_id_bool(cb_self *self, UINT_PTR id, BOOL safe)
+{
+    (void)self, (void)id, (void)safe;
+    return S_OK;
+}
+
+static HRESULT STDMETHODCALLTYPE noop_id_hr_bool(cb_self *self, UINT_PTR id, HRESULT hr, BOOL safe)
+{
+    (void)self, (void)id, (void)hr, (void)safe;
+    return S_OK;
+}
+
+static HRESULT STDMETHODCALLTYPE noop_cache_search(cb_self *self, UINT_PTR id, BOOL *use_cached)
+{
+    (void)self, (void)id, (void)use_cached; /* left TRUE: the precompiled code is used */
+    return S_OK;
+}
+
+static HRESULT STDMETHODCALLTYPE noop_cache_found(cb_self *self, UINT_PTR id,
+                                                  COR_PRF_JIT_CACHE result)
+{
+    (void)self, (void)id, (void)result;
+    return S_OK;
+}
+
+static HRESULT STDMETHODCALLTYPE noop_inlining(cb_self *self, UINT_PTR caller, UINT_PTR callee,
+                                               BOOL *should_inline)
+{
+    (void)self, (void)caller, (void)callee, (void)should_inline; /* never vetoed */
+    return S_OK;
+}
+
+static HRESULT STDMETHODCALLTYPE noop_id_dword(cb_self *self, UINT_PTR id, DWORD value)
+{
+    (void)self, (void)id, (void)value;
+    return S_OK;
+}
+
+static HRESULT STDMETHODCALLTYPE noop_suspend(cb_self *self, COR_PRF_SUSPEND_REASON reason)
+{
+    (void)self, (void)reason;
+    return S_OK;
+}
+
+static HRESULT STDMETHODCALLTYPE noop_thread_name(cb_self *self, UINT_PTR id, ULONG length,
+                                                  WCHAR name[])
+{
+    (void)self, (void)id, (void)length, (void)name;
+    return S_OK;
+}
+
+static HRESULT STDMETHODCALLTYPE noop_gc_started(cb_self *self, int generations, BOOL collected[],
+                                                 COR_PRF_GC_REASON reason)
+{
+    (void)self, (void)generations, (void)collected, (void)reason;
+    return S_OK;
+}
+
+static HRESULT STDMETHODCALLTYPE noop_dynamic_started(cb_self *self, UINT_PTR id, BOOL safe,
+                                                      LPCBYTE header, ULONG header_size)
+{
+    (void)self, (void)id, (void)safe, (void)header, (void)header_size;
+    return S_OK;
+}
+
+static HRESULT STDMETHODCALLTYPE noop_eventpipe_event(
+    cb_self *self, EVENTPIPE_PROVIDER provider, DWORD event_id, DWORD version, ULONG metadata_size,
+    LPCBYTE metadata, ULONG data_size, LPCBYTE data, LPCGUID activity, LPCGUID related,
+    ThreadID thread, ULONG frame_count, UINT_PTR frames[])
+{
+    (void)self, (void)provider, (void)event_id, (void)version, (void)metadata_size;
+    (void)metadata, (void)data_size, (void)data, (void)activity, (void)related, (void)thread;
+    (void)frame_count, (void)frames;
+    return S_OK;
+}
+
 /* ---- the table: every slot, in corprof.idl order ---- */
 
 const ICorProfilerCallback11Vtbl callbacks_table = {
@@ -340,3 +421,43 @@ const ICorProfilerCallback11Vtbl callbacks_table = {
     /* ICorProfilerCallback11 */
     .LoadAsNotificationOnly = cb_LoadAsNotificationOnly,
 };
+
+/* ---- the floor's table: the one above, every slot the agent uses a stub ---- */
+
+static ICorProfilerCallback11Vtbl callbacks_floor_table;
+static pthread_once_t callbacks_floor_once = PTHREAD_ONCE_INIT;
+
+static void callbacks_floor_make(void)
+{
+    ICorProfilerCallback11Vtbl *t = &callbacks_floor_table;
+
+    *t = callbacks_table;
+    t->AssemblyLoadFinished = noop_id_hr;
+    t->ModuleLoadFinished = noop_id_hr;
+    t->ModuleUnloadStarted = noop_id;
+    t->JITCompilationStarted = noop_id_bool;
+    t->JITCompilationFinished = noop_id_hr_bool;
+    t->JITCachedFunctionSearchStarted = noop_cache_search;
+    t->JITCachedFunctionSearchFinished = noop_cache_found;
+    t->JITInlining = noop_inlining;
+    t->ThreadCreated = noop_id;
+    t->ThreadDestroyed = noop_id;
+    t->ThreadAssignedToOSThread = noop_id_dword;
+    t->RuntimeSuspendStarted = noop_suspend;
+    t->RuntimeSuspendFinished = noop;
+    t->RuntimeSuspendAborted = noop;
+    t->RuntimeResumeStarted = noop;
+    t->RuntimeResumeFinished = noop;
+    t->ThreadNameChanged = noop_thread_name;
+    t->GarbageCollectionStarted = noop_gc_started;
+    t->GarbageCollectionFinished = noop;
+    t->DynamicMethodJITCompilationStarted = noop_dynamic_started;
+    t->DynamicMethodJITCompilationFinished = noop_id_hr_bool;
+    t->EventPipeEventDelivered = noop_eventpipe_event;
+}
+
+const ICorProfilerCallback11Vtbl *callbacks_floor(void)
+{
+    pthread_once(&callbacks_floor_once, callbacks_floor_make);
+    return &callbacks_floor_table;
+}

@@ -36,3 +36,13 @@ HRESULT eventmask_set(ICorProfilerInfo10 *info, int quiet)
 
     return info->lpVtbl->SetEventMask2(info, quiet ? 0 : low, quiet ? 0 : EVENTMASK_FULL_HIGH);
 }
+
+void eventmask_get(ICorProfilerInfo10 *info, uint32_t *low, uint32_t *high)
+{
+    DWORD l = 0, h = 0;
+
+    if (FAILED(info->lpVtbl->GetEventMask2(info, &l, &h)))
+        l = h = 0;
+    *low = (uint32_t)l;
+    *high = (uint32_t)h;
+}

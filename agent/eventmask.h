@@ -11,9 +11,15 @@
 #ifndef JITSCOPE_EVENTMASK_H
 #define JITSCOPE_EVENTMASK_H
 
+#include <stdint.h>
+
 #include "corprof.h"
 
 /* Sets the full mask (quiet 0) or none (quiet 1). Returns the HRESULT. */
 HRESULT eventmask_set(ICorProfilerInfo10 *info, int quiet);
+/* The masks the runtime holds for the agent now (its own word, GetEventMask2):
+ * what the hello reports, so a floor and a default agent can be compared.
+ * Both 0 when the runtime does not say. */
+void eventmask_get(ICorProfilerInfo10 *info, uint32_t *low, uint32_t *high);
 
 #endif

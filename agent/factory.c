@@ -56,6 +56,7 @@ static HRESULT STDMETHODCALLTYPE factory_CreateInstance(IClassFactory *self, IUn
     if (!p)
         return E_OUTOFMEMORY;
     p->iface.lpVtbl = &callbacks_table;
+    p->floor_table = callbacks_floor();
     atomic_init(&p->refs, 1);
     hr = p->iface.lpVtbl->QueryInterface(&p->iface, riid, out);
     p->iface.lpVtbl->Release(&p->iface); /* the QueryInterface reference is the caller's */

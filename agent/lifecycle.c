@@ -11,6 +11,10 @@
  *     claim.
  *   Shutdown: stop the walker thread (stacks.c) if any, the tier source, then
  *     the sender after a last bounded flush.
+ * The floor (JITSCOPE_NULL=1 in the environment, or the attach client data's
+ * "null" option) starts exactly the same way, the same event masks and the
+ * same tier source, with the floor's callback table in place (callbacks.c:
+ * every event returns at once); its sender says hello and nothing else.
  * The claim is taken before any of the agent's state is written, so two
  * runtimes initialising at once cannot mix their settings.
  */
@@ -81,12 +85,21 @@ static uint64_t lifecycle_env_ms(const char *name, uint64_t fallback)
     return v;
 }
 
+/* JITSCOPE_NULL=1: the agent is a floor (a null agent). */
+static int lifecycle_floor_asked(void)
+{
+    const char *env = getenv(WIRE_ENV_NULL);
+
+    return env && strcmp(env, "1") == 0;
+}
+
 /* Common start for both modes, with the socket path and token already checked.
  * Claims the process-wide agent first and only then writes its state. Returns
  * S_OK or the failure to give the runtime. */
 static HRESULT lifecycle_begin(profiler *p, IUnknown *unk, int mode, const char *socket_path,
-                               const char *token)
+                               const char *token, int floor)
 {
+    const ICorProfilerCallback11Vtbl *table = p->iface.lpVtbl;
     ICorProfilerInfo10 *info = NULL;
     COR_PRF_RUNTIME_TYPE type = 0;
     const char *ring_env = getenv("JITSCOPE_RING_BYTES");
@@ -104,6 +117,9 @@ static HRESULT lifecycle_begin(profiler *p, IUnknown *unk, int mode, const char 
     atomic_store(&agent.catchup_requested, 0);
     atomic_store(&agent.stopping, 0);
     atomic_store(&agent.detach_requested, 0);
+    agent.floor = floor;
+    if (floor) /* before any event is asked for: every one returns at once */
+        p->iface.lpVtbl = p->floor_table;
     agent.give_up_ns = lifecycle_env_ms(WIRE_ENV_GIVE_UP_MS, WIRE_GIVE_UP_MS_DEFAULT) * 1000000ull;
     hr = unk->lpVtbl->QueryInterface(unk, &IID_ICorProfilerInfo10, (void **)&info);
     if (FAILED(hr) || !info) {
@@ -152,6 +168,8 @@ fail:
     if (agent.info)
         agent.info->lpVtbl->Release(agent.info);
     agent.info = NULL;
+    agent.floor = 0;
+    p->iface.lpVtbl = table;
     p->owns_agent = 0;
     atomic_store(&lifecycle_claimed, 0);
     return hr;
@@ -202,29 +220,38 @@ HRESULT STDMETHODCALLTYPE cb_Initialize(ICorProfilerCallback11 *self, IUnknown *
     }
     if (!lifecycle_wanted_here())
         return CORPROF_E_PROFILER_CANCEL_ACTIVATION; /* the app runs on without us */
-    return lifecycle_begin((profiler *)self, unk, WIRE_MODE_STARTUP, socket_path, token);
+    return lifecycle_begin((profiler *)self, unk, WIRE_MODE_STARTUP, socket_path, token,
+                           lifecycle_floor_asked());
 }
 
-/* Client data: "jitscope1 <32 hex token> <socket path>". */
+/* Client data: "jitscope1 <32 hex token> [null ]<socket path>". */
 HRESULT STDMETHODCALLTYPE cb_InitializeForAttach(ICorProfilerCallback11 *self, IUnknown *unk,
                                                  void *data, UINT length)
 {
     const size_t prefix = sizeof(WIRE_CLIENT_DATA_PREFIX) - 1;
+    const size_t option = sizeof(WIRE_CLIENT_DATA_FLOOR) - 1;
     const char *text = data;
     char socket_path[sizeof(agent.socket_path)], token[WIRE_TOKEN_LEN];
+    size_t path_at = prefix + WIRE_TOKEN_LEN + 1;
+    int floor = lifecycle_floor_asked();
 
     if (atomic_load(&lifecycle_claimed))
         return CORPROF_E_PROFILER_CANCEL_ACTIVATION;
-    if (!text || length < prefix + WIRE_TOKEN_LEN + 2 || length > 1024 ||
-        memcmp(text, WIRE_CLIENT_DATA_PREFIX, prefix) != 0 ||
-        text[prefix + WIRE_TOKEN_LEN] != ' ' ||
-        lifecycle_take(socket_path, sizeof(socket_path), text + prefix + WIRE_TOKEN_LEN + 1,
-                       length - prefix - WIRE_TOKEN_LEN - 1) != 0) {
-        lifecycle_log("attach client data is not jitscope's; not profiling");
-        return E_INVALIDARG;
+    if (!text || length < path_at + 1 || length > 1024 ||
+        memcmp(text, WIRE_CLIENT_DATA_PREFIX, prefix) != 0 || text[path_at - 1] != ' ')
+        goto bad;
+    if (length >= path_at + option && memcmp(text + path_at, WIRE_CLIENT_DATA_FLOOR, option) == 0) {
+        floor = 1;
+        path_at += option;
     }
+    if (length <= path_at ||
+        lifecycle_take(socket_path, sizeof(socket_path), text + path_at, length - path_at) != 0)
+        goto bad;
     memcpy(token, text + prefix, WIRE_TOKEN_LEN);
-    return lifecycle_begin((profiler *)self, unk, WIRE_MODE_ATTACH, socket_path, token);
+    return lifecycle_begin((profiler *)self, unk, WIRE_MODE_ATTACH, socket_path, token, floor);
+bad:
+    lifecycle_log("attach client data is not jitscope's; not profiling");
+    return E_INVALIDARG;
 }
 
 HRESULT STDMETHODCALLTYPE cb_ProfilerAttachComplete(ICorProfilerCallback11 *self)

@@ -10,7 +10,8 @@
  * prints; the parameter list comes from the method's signature blob (sig.c),
  * with the types it names by token looked up in the same module's metadata
  * and generic parameters replaced by the known type arguments. Every call may fail (an ID can be stale, a module may be
- * dynamic): each failure degrades the name, none is fatal.
+ * dynamic): each failure degrades the name, none is fatal. Plain classes' names
+ * and dynamic modules' importers are kept between names (names_cache.h).
  */
 #include <stdio.h>
 #include <string.h>
@@ -18,6 +19,7 @@
 #include "agent.h"
 #include "mdcache.h"
 #include "names.h"
+#include "names_cache.h"
 #include "names_resolve.h"
 #include "sig.h"
 #include "utf.h"
@@ -75,6 +77,19 @@ static size_t resolve_utf8(const WCHAR *name, ULONG units, ULONG capacity, char 
     return n;
 }
 
+/* Copies a name already checked (a kept one) into the arena, "?" when full. */
+static const char *resolve_copy(const char *name)
+{
+    size_t n = strlen(name), room = RESOLVE_TEXT - arena.used_text;
+    char *out = arena.text + arena.used_text;
+
+    if (n + 1 > room)
+        return "?";
+    memcpy(out, name, n + 1);
+    arena.used_text += n + 1;
+    return out;
+}
+
 /* Copies a UTF-8 name into the arena (cut short, if it must be, between
  * characters). */
 static const char *resolve_text(const char *name)
@@ -104,7 +119,23 @@ typedef struct resolve_md {
     ModuleID module;
     const mdread *raw;    /* the image's metadata, read directly */
     IMetaDataImport *com; /* else the runtime's importer (released by resolve_md_close) */
+    int kept;             /* com is names_cache's: not released here */
 } resolve_md;
+
+/* A dynamic module that never unloads keeps its importer in names_cache. */
+static void resolve_md_keep(resolve_md *md)
+{
+    LPCBYTE base = NULL;
+    AssemblyID assembly = 0;
+    DWORD flags = 0;
+
+    if (md->raw ||
+        FAILED(agent.info->lpVtbl->GetModuleInfo2(agent.info, md->module, &base, 0, NULL, NULL,
+                                                  &assembly, &flags)) ||
+        (flags & (COR_PRF_MODULE_DYNAMIC | COR_PRF_MODULE_COLLECTIBLE)) != COR_PRF_MODULE_DYNAMIC)
+        return;
+    md->kept = names_cache_put_importer(md->module, md->com) == 0;
+}
 
 static int resolve_md_open_importer(resolve_md *md)
 {
@@ -116,13 +147,19 @@ static int resolve_md_open_importer(resolve_md *md)
         !unk)
         return -1;
     md->com = (IMetaDataImport *)unk;
+    resolve_md_keep(md);
     return 0;
 }
 
 static int resolve_md_open(ModuleID module, resolve_md *md)
 {
     md->module = module;
-    md->com = NULL;
+    md->kept = 0;
+    md->raw = NULL;
+    if ((md->com = names_cache_importer(module)) != NULL) {
+        md->kept = 1;
+        return 0;
+    }
     md->raw = mdcache_get(agent.info, module);
     return md->raw ? 0 : resolve_md_open_importer(md);
 }
@@ -140,7 +177,7 @@ static int resolve_md_direct(resolve_md *md, mdToken token)
 
 static void resolve_md_close(resolve_md *md)
 {
-    if (md->com)
+    if (md->com && !md->kept)
         md->com->lpVtbl->Release(md->com);
     md->com = NULL;
 }
@@ -293,6 +330,42 @@ static names_type *resolve_typedef(resolve_md *md, mdTypeDef td, unsigned depth)
     return t;
 }
 
+/* A plain class's names as kept (names_cache.h): the class, then the types
+ * that enclose it. */
+static names_type *resolve_kept(const char *const *names, unsigned count)
+{
+    names_type *t = NULL, *outer = NULL, *node;
+    unsigned i;
+
+    for (i = 0; i < count; i++) {
+        if (!(node = resolve_node()))
+            break;
+        node->name = resolve_copy(names[i]);
+        if (outer)
+            outer->enclosing = node;
+        else
+            t = node;
+        outer = node;
+    }
+    return t;
+}
+
+/* Keeps the names of a plain class (no instantiation, not an array) whose
+ * every name was read. */
+static void resolve_keep(ClassID cls, uint64_t generation, const names_type *t)
+{
+    const char *names[NAMES_CACHE_CHAIN];
+    unsigned count = 0;
+
+    for (; t && count < NAMES_CACHE_CHAIN; t = t->enclosing) {
+        if (t->nargs || t->element || !t->name || strcmp(t->name, "?") == 0)
+            return;
+        names[count++] = t->name;
+    }
+    if (!t)
+        names_cache_put_type(cls, generation, names, count);
+}
+
 /* A loaded class: arrays, instantiations, nesting. */
 static names_type *resolve_class(ClassID cls, unsigned depth)
 {
@@ -306,8 +379,14 @@ static names_type *resolve_class(ClassID cls, unsigned depth)
     resolve_md md;
     names_type *t;
 
+    const char *kept[NAMES_CACHE_CHAIN];
+    uint64_t generation = atomic_load(&agent.unload_gen);
+    unsigned count;
+
     if (depth > NAMES_MAX_DEPTH || cls == 0)
         return NULL;
+    if ((count = names_cache_type(cls, generation, kept)) != 0)
+        return resolve_kept(kept, count);
     if (info->lpVtbl->IsArrayClass(info, cls, &element, &element_class, &rank) == S_OK) {
         t = resolve_node();
         if (!t)
@@ -334,6 +413,7 @@ static names_type *resolve_class(ClassID cls, unsigned depth)
     t->nargs = nargs;
     for (i = 0; i < nargs && i < NAMES_MAX_ARGS; i++)
         t->args[i] = resolve_class(args[i], depth + 1);
+    resolve_keep(cls, generation, t);
     return t;
 }
 

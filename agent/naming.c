@@ -24,6 +24,7 @@
 #include "clock.h"
 #include "conn.h"
 #include "idmap.h"
+#include "names_cache.h"
 #include "names_resolve.h"
 #include "walk.h"
 #include "wire.h"
@@ -80,12 +81,25 @@ static uint32_t naming_slot_of(uint64_t module)
     return ++naming_slot_count;
 }
 
-static int naming_is_named(uint64_t id) { return idmap_get(&naming_named, id) != IDMAP_MISSING; }
+/* The last FunctionID found in (or put into) the named set: a JIT's finished
+ * record follows its started one, so the second look needs no probe. Reset
+ * whenever IDs leave the set. */
+static uint64_t naming_last_named;
+
+static int naming_is_named(uint64_t id)
+{
+    if (id == naming_last_named)
+        return 1;
+    if (idmap_get(&naming_named, id) == IDMAP_MISSING)
+        return 0;
+    naming_last_named = id;
+    return 1;
+}
 
 static void naming_mark(uint64_t id, uint32_t slot)
 {
-    if (id != 0 && naming_named.count < NAMING_MAX)
-        (void)idmap_put(&naming_named, id, slot); /* out of memory: named again later */
+    if (id != 0 && naming_named.count < NAMING_MAX && idmap_put(&naming_named, id, slot) == 0)
+        naming_last_named = id; /* out of memory: named again later */
 }
 
 /* Drops every entry of the named set whose slot is `slot`. */
@@ -103,9 +117,15 @@ static void naming_forget_slot(uint32_t slot)
         naming_named = kept;
     else
         idmap_free(&kept);
+    naming_last_named = 0;
 }
 
-void naming_reset(void) { idmap_free(&naming_named); }
+void naming_reset(void)
+{
+    idmap_free(&naming_named);
+    naming_last_named = 0;
+    names_cache_forget_types(); /* unloads may have gone unseen while there was no server */
+}
 
 void naming_free_all(void)
 {

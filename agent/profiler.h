@@ -15,6 +15,9 @@ typedef struct profiler {
     ICorProfilerCallback11 iface; /* first: the object pointer is the interface pointer */
     _Atomic ULONG refs;
     int owns_agent; /* this runtime's instance holds the claim on `agent` (lifecycle.c) */
+    /* the floor's callback table (callbacks.c), which lifecycle.c puts in
+     * iface's place when the agent is a null agent (JITSCOPE_NULL=1) */
+    const ICorProfilerCallback11Vtbl *floor_table;
 } profiler;
 
 static inline int profiler_guid_equal(const GUID *a, const GUID *b)

@@ -172,11 +172,14 @@ void ring_release(ring *r)
 
 void ring_prefault(ring *r, uint64_t ahead)
 {
-    uint64_t want = atomic_load_explicit(&r->head, memory_order_relaxed) + ahead, from, length;
+    uint64_t head = atomic_load_explicit(&r->head, memory_order_relaxed);
+    uint64_t want = head + ahead, from, length;
 
     if (want > r->capacity)
         want = r->capacity; /* every page is touched once the ring wrapped */
-    if (r->prefaulted >= want)
+    /* in steps of at least half the lead: one call per half lead written, not
+     * one per drain (each is a system call and a walk of the page tables) */
+    if (r->prefaulted >= want || (r->prefaulted >= head + ahead / 2 && want < r->capacity))
         return;
     from = r->prefaulted & ~(uint64_t)4095u;
     length = ((want + 4095u) & ~(uint64_t)4095u) - from;

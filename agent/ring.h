@@ -56,7 +56,8 @@ uint64_t ring_used_bytes(ring *r);
 /* Consumer thread only: makes sure the pages up to `ahead` bytes past the
  * head are mapped, so that an app thread's first write to a page does not pay
  * a page fault (microseconds) inside a callback. Pages are mapped as the ring
- * fills, not all at start: a process that emits little stays small. */
+ * fills, not all at start: a process that emits little stays small. It maps
+ * again once less than half of `ahead` is left, up to `ahead`. */
 void ring_prefault(ring *r, uint64_t ahead);
 
 /* Consumer side, read-only: the position of the next record ring_peek would

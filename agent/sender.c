@@ -13,6 +13,8 @@
  * the only one that uses them. Its calls into the runtime are made under the
  * runtime lock (walk.c says why); before RequestProfilerDetach the walker thread
  * is stopped and joined, so no agent thread outlives the detach.
+ * A floor agent (JITSCOPE_NULL=1) runs the same loop with nothing in its ring:
+ * hello, tier-source status, pong, detach; no catch-up, counters or stacks.
  */
 #include <signal.h>
 #include <poll.h>
@@ -31,6 +33,7 @@
 #include "conn.h"
 #include "mdcache.h"
 #include "eventmask.h"
+#include "names_cache.h"
 #include "naming.h"
 #include "osname.h"
 #include "stacks.h"
@@ -81,6 +84,10 @@ static void sender_hello(void)
     memcpy(h.token, agent.token, WIRE_TOKEN_LEN);
     h.ring_bytes = (uint32_t)agent.ring.capacity;
     h.parent_pid = (uint32_t)getppid();
+    h.agent_flags = agent.floor ? WIRE_AGENT_FLOOR : 0;
+    walk_runtime_lock();
+    eventmask_get(agent.info, &h.event_mask, &h.event_mask_high);
+    walk_runtime_unlock();
     conn_emit(WIRE_HELLO, 0, h.monotonic_ns, &h, sizeof(h), NULL, 0, NULL, 0);
     sender_tiers_status();
 }
@@ -103,6 +110,8 @@ static void sender_drops(void)
 {
     wire_drops d;
 
+    if (agent.floor) /* it counts nothing */
+        return;
     memset(&d, 0, sizeof(d));
     /* the losses before produced: each loss is counted after its attempt (ring.c) */
     d.dropped[WIRE_DROP_RING_FULL] = atomic_load(&agent.ring.full_drops);
@@ -246,11 +255,13 @@ static HRESULT sender_request_detach(uint32_t expected_ms)
     int tiers_were_on = tiers_running();
     HRESULT hr;
 
-    tiers_switch(agent.info, 0);
+    if (tiers_were_on) /* (no thread for a source that is off) */
+        tiers_switch(agent.info, 0);
     walk_runtime_lock();
     /* the last look-ups allowed: names of whatever the ring still holds are
      * read now, and the final drain (sender_detach_succeeded) uses them */
     naming_prepare(ring_head(&agent.ring), 0, &never);
+    names_cache_release(); /* the importers it kept (released again if refused: refilled) */
     hr = agent.info->lpVtbl->RequestProfilerDetach(agent.info, expected_ms);
     walk_runtime_unlock();
     if (SUCCEEDED(hr)) {
@@ -326,15 +337,27 @@ static int sender_commands(void)
             conn_emit(WIRE_PONG, 0, clock_mono_ns(), &cmd.u.ping, sizeof(cmd.u.ping), NULL, 0, NULL,
                       0);
             break;
-        case WIRE_CMD_SNAPSHOT: stacks_snapshot(cmd.u.snapshot.request_id); break;
-        case WIRE_CMD_PROFILE_START: stacks_profile_start(&cmd.u.profile_start); break;
+        case WIRE_CMD_SNAPSHOT: /* the floor walks nothing (the server does not ask it) */
+            if (!agent.floor)
+                stacks_snapshot(cmd.u.snapshot.request_id);
+            break;
+        case WIRE_CMD_PROFILE_START:
+            if (!agent.floor)
+                stacks_profile_start(&cmd.u.profile_start);
+            break;
         case WIRE_CMD_PROFILE_STOP: stacks_profile_stop(); break;
         case WIRE_CMD_TIERS:
             tiers_switch(agent.info, cmd.u.tiers.enabled != 0);
             sender_tiers_status();
             break;
-        case WIRE_CMD_CODE: code_request(&cmd.u.code); break;
-        case WIRE_CMD_CODE_LOOKUP: codelookup_answer(&cmd.u.code_lookup); break;
+        case WIRE_CMD_CODE: /* the floor reads none (it names no function to ask about) */
+            if (!agent.floor)
+                code_request(&cmd.u.code);
+            break;
+        case WIRE_CMD_CODE_LOOKUP: /* nor for a floor: the server refuses its CPU profiles */
+            if (!agent.floor)
+                codelookup_answer(&cmd.u.code_lookup);
+            break;
         default: /* unknown commands are ignored: a newer server may know more */ break;
         }
     }
@@ -437,7 +460,7 @@ static void *sender_loop(void)
             next_try = 0;
             lost_since = 0;
         }
-        if (atomic_exchange(&agent.catchup_requested, 0)) {
+        if (atomic_exchange(&agent.catchup_requested, 0) && !agent.floor) {
             catchup_run(quiet_ms);
             quiet_ms = 0;
         }
@@ -447,7 +470,8 @@ static void *sender_loop(void)
         if (!conn_connected())
             continue;
         sender_drain(8192);
-        ring_prefault(&agent.ring, SENDER_PREFAULT_BYTES);
+        if (!agent.floor) /* the floor's ring stays empty */
+            ring_prefault(&agent.ring, SENDER_PREFAULT_BYTES);
         if (now - last_drops >= SENDER_DROPS_EVERY_NS) {
             sender_drops();
             last_drops = now;

@@ -160,7 +160,9 @@ const char *sig_clr_name_of(uint8_t element)
 
 const char *sig_keyword_of(const char *clr_name)
 {
-    for (size_t i = 0; clr_name && i < sizeof(sig_builtins) / sizeof(sig_builtins[0]); i++)
+    if (!clr_name || strncmp(clr_name, "System.", 7) != 0) /* every built-in's namespace */
+        return NULL;
+    for (size_t i = 0; i < sizeof(sig_builtins) / sizeof(sig_builtins[0]); i++)
         if (strcmp(sig_builtins[i].clr_name, clr_name) == 0)
             return sig_builtins[i].keyword;
     return NULL;

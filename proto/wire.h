@@ -70,12 +70,21 @@
  * metadata"). A way out should the direct reader ever misread a module, and
  * the yardstick its tests and benchmark compare it with. */
 #define WIRE_ENV_METADATA "JITSCOPE_METADATA"
+/* "1": the floor, a null agent (docs/BENCHMARKS.md measures against it). It
+ * asks the runtime for the same callbacks and opens the same tier source as by
+ * default, but its callbacks return at once and it sends nothing but its hello
+ * (flagged WIRE_AGENT_FLOOR), its tier-source status and answers to ping and
+ * detach. Read from the process's environment in both modes; at attach also
+ * the client data's option WIRE_CLIENT_DATA_FLOOR. */
+#define WIRE_ENV_NULL "JITSCOPE_NULL"
 /* "0": the agent records no JITInlining (the callback returns at once). For
  * measuring its cost. */
 #define WIRE_ENV_INLINING "JITSCOPE_INLINING"
 
-/* Attach client data: "jitscope1 <token> <socket path>" (ASCII, no NUL). */
+/* Attach client data: "jitscope1 <token> [null ]<socket path>" (ASCII, no
+ * NUL; the server's socket paths are absolute, never "null ..."). */
 #define WIRE_CLIENT_DATA_PREFIX "jitscope1 "
+#define WIRE_CLIENT_DATA_FLOOR "null " /* the agent is a floor (WIRE_ENV_NULL) */
 /* The name of the agent's sender thread, which runs as long as the agent is
  * active in a process: the server looks for it before an attach. */
 #define WIRE_AGENT_THREAD_NAME "jitscope-agent"
@@ -163,8 +172,20 @@ typedef struct wire_hello {
     char token[WIRE_TOKEN_LEN];
     uint32_t ring_bytes; /* capacity of the agent's buffer */
     uint32_t parent_pid; /* getppid() at connect: places the process in a tree */
+    /* WIRE_HELLO_BASE bytes end here: agents before these fields sent only
+     * those, and such a hello reads as if the fields below were 0 */
+    uint32_t agent_flags; /* WIRE_AGENT_* */
+    /* the event masks the runtime holds for the agent at connect
+     * (GetEventMask2: COR_PRF_MONITOR_*, COR_PRF_HIGH_*); 0 and 0: not known */
+    uint32_t event_mask, event_mask_high;
+    uint32_t reserved;
 } wire_hello;
-_Static_assert(sizeof(wire_hello) == 88, "wire_hello layout");
+_Static_assert(sizeof(wire_hello) == 104, "wire_hello layout");
+#define WIRE_HELLO_BASE 88u /* the hello's length before agent_flags */
+
+enum wire_agent_flags {
+    WIRE_AGENT_FLOOR = 1u << 0, /* a null agent (WIRE_ENV_NULL): it records nothing */
+};
 
 typedef struct wire_jit_started {
     uint64_t function_id;

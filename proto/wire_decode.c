@@ -291,6 +291,8 @@ static int wire_decode_any(const wire_frame *f, wire_record *out, uint32_t oldes
         *why = "OS-name flag on a record that is not a thread name";
         return WIRE_DECODE_BAD;
     }
+    if (f->header.type == WIRE_HELLO && f->header.length == WIRE_HELLO_BASE)
+        fixed = WIRE_HELLO_BASE; /* an agent from before agent_flags: the rest reads as 0 */
     if (f->header.length < fixed) {
         *why = "record shorter than its fixed part";
         return WIRE_DECODE_BAD;

@@ -116,6 +116,12 @@ static int api_profile_may_start(api_call *c, session **out)
         return 404;
     if (s->state != SESSION_LIVE || !s->link_id)
         return api_profile_no_agent(c, s);
+    if (s->agent_flags & WIRE_AGENT_FLOOR) {
+        sessions_unlock();
+        return api_fail(c, 409,
+                        "session %d's agent is a floor (JITSCOPE_NULL=1): it samples nothing",
+                        c->session_id);
+    }
     if (s->profile.state == PROFILE_RUNNING) {
         sessions_unlock();
         return api_fail(c, 429, "a profile is already running in session %d: stop it first",

@@ -261,6 +261,11 @@ int api_stacks_post(api_call *c)
         sessions_unlock();
         return status;
     }
+    if (s->agent_flags & WIRE_AGENT_FLOOR) {
+        sessions_unlock();
+        return api_fail(c, 409, "session %d's agent is a floor (JITSCOPE_NULL=1): it walks nothing",
+                        c->session_id);
+    }
     if (s->stacks.requests_waiting || api_stacks_waiting >= API_STACKS_MAX_WAITING) {
         sessions_unlock();
         return api_fail(c, 429, "another stack snapshot is being taken; try again when it is done");

@@ -224,7 +224,9 @@ int attach_check(pid_t pid, attach_result *out)
 
 void attach_process(pid_t pid, attach_result *out)
 {
-    uint8_t client[sizeof(WIRE_CLIENT_DATA_PREFIX) + WIRE_TOKEN_LEN + 110];
+    uint8_t client[sizeof(WIRE_CLIENT_DATA_PREFIX) + WIRE_TOKEN_LEN +
+                   sizeof(WIRE_CLIENT_DATA_FLOOR) + 110];
+    const char *floor = getenv(WIRE_ENV_NULL); /* JITSCOPE_NULL=1: attach a floor agent */
     static const struct {
         uint32_t d1;
         uint16_t d2, d3;
@@ -283,7 +285,8 @@ void attach_process(pid_t pid, attach_result *out)
         else
             proc_program_name(pid, s->program, sizeof(s->program));
         s->created_ns = (int64_t)clock_real_ns();
-        n = snprintf((char *)client, sizeof(client), "%s%s %s", WIRE_CLIENT_DATA_PREFIX, s->token,
+        n = snprintf((char *)client, sizeof(client), "%s%s %s%s", WIRE_CLIENT_DATA_PREFIX, s->token,
+                     floor && strcmp(floor, "1") == 0 ? WIRE_CLIENT_DATA_FLOOR : "",
                      link_socket_path());
     }
     sessions_unlock();

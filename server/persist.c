@@ -76,9 +76,10 @@ static void persist_sink(session *s, int64_t now_ns, const void *frame, size_t l
 static uint64_t persist_own_hash(const session *s)
 {
     uint64_t h = 0xcbf29ce484222325ull;
-    int64_t v[] = {s->state,      s->pid,         s->parent_pid, s->has_exit_code,
-                   s->exit_code,  s->exit_signal, s->ended_ns,   s->detach_requested_ns,
-                   s->created_ns, s->root_id,     s->mode};
+    int64_t v[] = {
+        s->state,       s->pid,         s->parent_pid,          s->has_exit_code,  s->exit_code,
+        s->exit_signal, s->ended_ns,    s->detach_requested_ns, s->created_ns,     s->root_id,
+        s->mode,        s->agent_flags, s->event_mask,          s->event_mask_high};
 
     uint64_t outside_ms = 0;
     uint32_t i;

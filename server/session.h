@@ -235,6 +235,9 @@ typedef struct session {
     /* runtime identity from the hello */
     uint16_t runtime_type, clr_instance_id, major, minor, build, qfe;
     uint32_t ring_bytes;
+    /* from the hello too: WIRE_AGENT_* (a floor agent), and the event masks
+     * the runtime held for the agent (0 and 0: it did not say) */
+    uint32_t agent_flags, event_mask, event_mask_high;
     int64_t clock_offset_ns; /* realtime - monotonic of the target */
     /* link */
     int link_id; /* connection currently bound, 0 when none */

@@ -456,6 +456,8 @@ int session_apply(session *s, const wire_record *r, int64_t now_ns, const char *
         s->clr_instance_id = h->clr_instance_id;
         s->major = h->major, s->minor = h->minor, s->build = h->build, s->qfe = h->qfe;
         s->ring_bytes = h->ring_bytes;
+        s->agent_flags = h->agent_flags;
+        s->event_mask = h->event_mask, s->event_mask_high = h->event_mask_high;
         s->clock_offset_ns = (int64_t)(h->realtime_ns - h->monotonic_ns);
         s->connected_ns = now_ns;
         s->connections++;

@@ -58,6 +58,10 @@ static const store_field store_fields[] = {
     F(build, K_U16, FOLDED),
     F(qfe, K_U16, FOLDED),
     F(ring_bytes, K_U32, FOLDED),
+    /* from the hello, but kept here: a snapshot has no room for them */
+    F(agent_flags, K_U32, OWN),
+    F(event_mask, K_U32, OWN),
+    F(event_mask_high, K_U32, OWN),
     F(clock_offset_ns, K_I64, FOLDED),
     F(records, K_U64, FOLDED),
     F(bytes, K_U64, FOLDED),

@@ -371,6 +371,17 @@ static json_t *view_load_report(const session *s)
                      view_count(r->chunks_damaged), "bytes_not_read", view_count(r->bytes_unread));
 }
 
+/* What the agent said of itself in its hello: a floor (null agent), and the
+ * event masks the runtime held for it (null until an agent said them). */
+static json_t *view_agent(const session *s)
+{
+    int known = s->event_mask || s->event_mask_high;
+
+    return json_pack("{s:b, s:o, s:o}", "floor", (s->agent_flags & WIRE_AGENT_FLOOR) != 0,
+                     "event_mask", known ? json_integer(s->event_mask) : json_null(),
+                     "event_mask_high", known ? json_integer(s->event_mask_high) : json_null());
+}
+
 json_t *view_session_detail(session *s)
 {
     json_t *o = view_session_summary(s);
@@ -414,6 +425,7 @@ json_t *view_session_detail(session *s)
     json_object_set_new(o, "agent_cost", view_agent_cost(&s->agent_cost));
     json_object_set_new(o, "tiers", view_tier_totals(s));
     json_object_set_new(o, "tier_source", view_tier_source(s));
+    json_object_set_new(o, "agent", view_agent(s));
     json_object_set_new(
         o, "code",
         json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:I, s:I}", "inline_records",

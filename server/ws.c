@@ -53,7 +53,9 @@ static lws_sorted_usec_list_t ws_tick_sul;
 
 void ws_notify(int session_id)
 {
-    if (atomic_load(&ws_running) && ws_wake_mark(session_id))
+    /* no client, nobody to wake: a client that connects later is served from
+     * its subscription on, at the service thread's own pace */
+    if (atomic_load(&ws_running) && atomic_load(&ws_connected) > 0 && ws_wake_mark(session_id))
         lws_cancel_service(ws_context);
 }
 

@@ -39,12 +39,13 @@ export { tempDataDir } from '../e2e/lib.mjs';
 // stdin: true gives the app (which inherits the server's stdin) a pipe: srv.send(line).
 // The app's stdout goes to the server's, so srv.stdout also holds the app's lines.
 // serve: true starts `jitscope serve` (no app) instead. prefix: a command that runs jitscope.
-export async function startServer({ dll = DEMO_DLL, args = [], appArgs = [], stdin = false, serve = false, prefix = [] } = {}) {
+// env: more environment for it (and the app).
+export async function startServer({ dll = DEMO_DLL, args = [], appArgs = [], stdin = false, serve = false, prefix = [], env = {} } = {}) {
   ensureBuilt(dll);
   const data = args.includes('--data') ? [] : ['--data', tempDataDir()];
   const argv = [...prefix.slice(1), ...(prefix.length ? [JITSCOPE] : []), ...(serve ? ['serve', '--port', '0', ...data, ...args]
     : ['run', '--port', '0', ...data, ...args, '--', 'dotnet', dll, ...appArgs])];
-  const proc = spawn(prefix[0] || JITSCOPE, argv, { cwd: ROOT, stdio: [stdin ? 'pipe' : 'ignore', 'pipe', 'pipe'], detached: true });
+  const proc = spawn(prefix[0] || JITSCOPE, argv, { cwd: ROOT, env: { ...process.env, ...env }, stdio: [stdin ? 'pipe' : 'ignore', 'pipe', 'pipe'], detached: true });
   const srv = { proc, stdout: '', stderr: '', exit: null };
   srv.send = (line) => { if (!stdin) throw new Error('startServer: no stdin pipe (stdin: true)'); proc.stdin.write(`${line}\n`); };
   if (stdin) proc.stdin.on('error', () => { /* the app is gone */ });

@@ -436,6 +436,19 @@ static HRESULT STDMETHODCALLTYPE info_SetEventMask2(ICorProfilerInfo10 *self, DW
     return S_OK;
 }
 
+/* what the runtime answers: the masks last set (the agent reports them in its hello) */
+static HRESULT STDMETHODCALLTYPE info_GetEventMask2(ICorProfilerInfo10 *self, DWORD *pdwEventsLow,
+                                                    DWORD *pdwEventsHigh)
+{
+    fake_runtime *rt = rt_of_info(self);
+
+    if (!pdwEventsLow || !pdwEventsHigh)
+        return E_INVALIDARG;
+    *pdwEventsLow = atomic_load(&rt->mask);
+    *pdwEventsHigh = atomic_load(&rt->mask_high);
+    return S_OK;
+}
+
 static HRESULT STDMETHODCALLTYPE info_GetCurrentThreadID(ICorProfilerInfo10 *self,
                                                          ThreadID *pThreadId)
 {
@@ -974,6 +987,7 @@ static const ICorProfilerInfo10Vtbl fake_info_vtbl = {
     .EnumThreads = info_EnumThreads,
     .EnumJITedFunctions2 = info_EnumJITedFunctions2,
     .SetEventMask2 = info_SetEventMask2,
+    .GetEventMask2 = info_GetEventMask2,
     .InitializeCurrentThread = info_InitializeCurrentThread,
     .SuspendRuntime = info_SuspendRuntime,
     .ResumeRuntime = info_ResumeRuntime,

@@ -522,13 +522,42 @@ TEST(payload_shorter_than_fixed_part)
             uint8_t *buf;
             s.fixed_len = cut;
             buf = build_frame(&s, 1, &len);
-            bad += bad_with_reason(buf, len);
+            /* the one shorter hello that is valid: an older agent's (next test) */
+            bad += bad_with_reason(buf, len) || (s.type == WIRE_HELLO && cut == WIRE_HELLO_BASE);
             free(buf);
         }
         CHECK(bad == samples[i].fixed_len,
               "%s: all %zu payloads shorter than the fixed part are BAD", samples[i].what,
               samples[i].fixed_len);
     }
+}
+
+TEST(hello_of_an_older_agent)
+{
+    wire_hello h = hello_fixed();
+    sample s = {"old hello", WIRE_HELLO, 0, &h, WIRE_HELLO_BASE, 0, {0}, {0}};
+    wire_record r;
+    const char *why = NULL;
+    size_t len;
+    uint8_t *buf;
+
+    h.agent_flags = WIRE_AGENT_FLOOR, h.event_mask = 0x1234, h.event_mask_high = 0x90;
+    buf = build_frame(&s, 1, &len); /* only its first WIRE_HELLO_BASE bytes go out */
+    CHECK(decode_one(buf, len, &r, &why) == WIRE_DECODE_OK, "a hello of %u bytes decodes (%s)",
+          WIRE_HELLO_BASE, why ? why : "");
+    CHECK(r.u.hello.pid == h.pid && r.u.hello.ring_bytes == h.ring_bytes &&
+              memcmp(r.u.hello.token, h.token, WIRE_TOKEN_LEN) == 0,
+          "its fields are read");
+    CHECK(r.u.hello.agent_flags == 0 && r.u.hello.event_mask == 0 && r.u.hello.event_mask_high == 0,
+          "the fields it does not have read as 0 (not a floor, masks not known)");
+    free(buf);
+    s.fixed_len = sizeof(h); /* the whole of today's hello: its fields come through */
+    buf = build_frame(&s, 1, &len);
+    CHECK(decode_one(buf, len, &r, &why) == WIRE_DECODE_OK &&
+              r.u.hello.agent_flags == WIRE_AGENT_FLOOR && r.u.hello.event_mask == 0x1234 &&
+              r.u.hello.event_mask_high == 0x90,
+          "a whole hello carries the agent's flags and masks");
+    free(buf);
 }
 
 TEST(trailing_bytes)
@@ -1548,6 +1577,7 @@ static const check_test tests[] = {
     TEST_ENTRY(length_limit),
     TEST_ENTRY(unknown_types),
     TEST_ENTRY(payload_shorter_than_fixed_part),
+    TEST_ENTRY(hello_of_an_older_agent),
     TEST_ENTRY(trailing_bytes),
     TEST_ENTRY(string_lengths),
     TEST_ENTRY(invalid_utf8_in_strings),

@@ -20,6 +20,9 @@
 //                                      print "paced <count> <checksum>" (the same checksum
 //                                      as "storm K"); on stderr "pace: <count> methods in
 //                                      <ms> ms, <achieved>/s (asked <R>/s)"
+//                         "tracing" -> "tracing on|off|absent": whether an EventPipe
+//                                      session has the runtime's provider enabled now
+//                                      (its managed half says; absent: never made)
 //                         "exit"/EOF-> exit code 0
 //   spin SECONDS        steady CPU work for SECONDS, "alive <n>" once a second, exit 0
 //   jitstorm N [hold]   JIT-compile N distinct generic method instantiations
@@ -27,6 +30,8 @@
 //                       stay alive reading stdin (same commands as serve) until exit/EOF
 //   jitstorm N rate R [hold]  the same at R methods per second (~1 ms slices); stdout
 //                       as above, stderr also "jitstorm: paced at <achieved>/s (asked <R>/s)"
+//   emitstorm N [hold]  N methods emitted with Reflection.Emit, each called once
+//                       (EmitStorm.cs); with "hold", then as serve after "holding"
 //   names               print the metadata names of the unique methods (for test writers)
 //   collectible R M [DIR]  R rounds of M methods in collectible assemblies, loaded,
 //                       JIT-compiled and unloaded (Collectible.cs says what it prints)
@@ -92,7 +97,10 @@ namespace JitscopeE2e
                 case "dynstorm":
                     return DynStorm.Run(IntArg(args, 1, 1000));
                 case "emitstorm":
-                    return EmitStorm.Run(IntArg(args, 1, 1000));
+                {
+                    int rc = EmitStorm.Run(IntArg(args, 1, 1000));
+                    return args.Length > 2 && args[2] == "hold" ? Serve("holding") : rc;
+                }
                 case "parent":
                     return Tree.Parent();
                 case "sleep":
@@ -110,7 +118,7 @@ namespace JitscopeE2e
                 case "threads":
                     return ThreadChurn.Run(IntArg(args, 1, 300), IntArg(args, 2, 5));
                 default:
-                    Console.Error.WriteLine("usage: E2eTarget [run | serve | spin SECONDS | jitstorm N [rate R] [hold] | emitstorm N | names | parent | sleep SECONDS | dynstorm N | collectible ROUNDS METHODS [LONGDIR] | variant a|b | pair | code | dyncollect N BATCH SPIN_US [hold] | threads N BATCH]");
+                    Console.Error.WriteLine("usage: E2eTarget [run | serve | spin SECONDS | jitstorm N [rate R] [hold] | emitstorm N [hold] | names | parent | sleep SECONDS | dynstorm N | collectible ROUNDS METHODS [LONGDIR] | variant a|b | pair | code | dyncollect N BATCH SPIN_US [hold] | threads N BATCH]");
                     return 2;
             }
         }
@@ -269,6 +277,10 @@ namespace JitscopeE2e
                     stormNext += done;
                     Out("stormed " + done + " " + sum.ToString("x16"));
                 }
+                else if (line == "tracing")
+                {
+                    Out("tracing " + RuntimeTracing());
+                }
                 else if (line.StartsWith("pace ", StringComparison.Ordinal) && ParsePace(line.AsSpan(5), out int pk, out int rate))
                 {
                     int done = Storm.RunPaced(stormNext, pk, rate, out ulong sum, out double ms);
@@ -283,6 +295,18 @@ namespace JitscopeE2e
             }
             Out("bye");
             return 0;
+        }
+
+        /// <summary>"on" while some EventPipe session (or listener) has the runtime's
+        /// provider, Microsoft-Windows-DotNETRuntime, enabled: its managed half
+        /// (NativeRuntimeEventSource) is told of every session that enables or
+        /// disables it; "off" when none does, "absent" when it was never made.</summary>
+        static string RuntimeTracing()
+        {
+            foreach (var source in System.Diagnostics.Tracing.EventSource.GetSources())
+                if (source.Name == "Microsoft-Windows-DotNETRuntime")
+                    return source.IsEnabled() ? "on" : "off";
+            return "absent";
         }
 
         /// <summary>"K R": K >= 0 methods at R > 0 per second.</summary>

@@ -159,12 +159,19 @@ export class LiveFeed {
     return jits;
   }
 
-  setEnded(ended, endMs) {
+  setEnded(ended, endMs, floor = false) {
     if (ended !== this.ended || endMs !== this.endMs) this.chartVersion = -1; // redraw (axis label)
     this.ended = ended;
     this.endMs = endMs;
-    this.vt.setEmptyText(ended ? 'No JIT events were recorded in this session.' : 'Waiting for JIT events…');
+    this.floor = floor;
+    this.vt.setEmptyText(this.emptyText());
     schedule(this.drawChart);
+  }
+
+  // What an empty feed says: a floor agent (JITSCOPE_NULL=1) records nothing.
+  emptyText() {
+    if (this.floor) return 'This session’s agent is a floor (null agent, JITSCOPE_NULL=1): it records no JIT events.';
+    return this.ended ? 'No JIT events were recorded in this session.' : 'Waiting for JIT events…';
   }
 
   // ---- controls ----
@@ -277,7 +284,7 @@ export class LiveFeed {
     if (this.filterDirty === false && this.view.filtered && shown === 0 && buf.size) {
       this.vt.setEmptyText('No JITs match the filter. Esc clears the search.');
     } else if (!buf.size) {
-      this.vt.setEmptyText(this.ended ? 'No JIT events were recorded in this session.' : 'Waiting for JIT events…');
+      this.vt.setEmptyText(this.emptyText());
     }
     if ((this.frames & 15) === 1 || this.moduleCount < 0) this.refreshModuleOptions();
     if (this.selected != null && this.selected < buf.first) this.showDetail(null);

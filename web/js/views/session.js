@@ -300,7 +300,7 @@ export class SessionView {
     this.summary = s;
     const final = isFinal(s.state);
     if (this.stream) this.stream.ended = final;
-    this.feed.setEnded(final, s.ended_ms || (s.detach && s.detach.finished_ms) || null);
+    this.feed.setEnded(final, s.ended_ms || (s.detach && s.detach.finished_ms) || null, !!(s.agent && s.agent.floor));
     this.feed.setTierSource(s.tier_source || null); // why an unknown tier is unknown
     if (!prev) this.app.updateCrumbs();
     this.trackDetach(prev, s);
@@ -332,6 +332,10 @@ export class SessionView {
     if (link) {
       parts.push(h('span', { title: 'the agent’s connection to this server' }, 'agent ',
         h('b', { class: link.connected ? '' : 'dim' }, link.connected ? '● connected' : '○ not connected')));
+      if (s.agent && s.agent.floor) {
+        parts.push(h('span', { class: 'floor-mark', title: 'JITSCOPE_NULL=1: the agent asks the runtime for the same events and the same tier source as by default, and its callbacks return at once; nothing is recorded. The baseline jitscope’s own cost is measured against (docs/BENCHMARKS.md).' },
+          h('b', null, 'floor (null agent)')));
+      }
       parts.push(kv('records', fmtInt(link.records)));
       parts.push(h('span', { title: 'bytes waiting in the agent’s shared ring buffer / its size' }, 'ring ', h('b', null, `${fmtBytes(link.ring_used)} / ${fmtBytes(link.ring_bytes)}`)));
       parts.push(kv('seq gaps', fmtInt(link.seq_gaps), link.seq_gaps ? 't-slow' : null));
