@@ -247,6 +247,10 @@ static void persist_snapshot_ended(session *s)
         free(bytes);
     }
     s->persist.snapshotted = 1;
+    /* its end counts as a use: it stays loaded the unload delay from now (a
+     * session nobody read back had none, and left at the first sweep after its
+     * snapshot was committed, while its user was still looking at it) */
+    s->persist.used_mono_ns = (int64_t)clock_mono_ns();
     sessions_unpin(s);
 }
 

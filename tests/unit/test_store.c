@@ -544,7 +544,9 @@ TEST(keep_and_keep_events)
     CHECK(sessions_count() == 2 && sessions_get(ids[2]) && sessions_get(ids[3]),
           "the two newest stay");
     sessions_unlock();
-    CHECK(wait_synced(ids[3]) && count_rows(g_dir, "SELECT count(*) FROM sessions") == 2 &&
+    /* the newest one's snapshot and the oldest two's deletions, each committed */
+    CHECK(wait_synced(ids[0]) && wait_synced(ids[1]) && wait_synced(ids[3]) &&
+              count_rows(g_dir, "SELECT count(*) FROM sessions") == 2 &&
               count_rows_of(g_dir, "SELECT count(*) FROM log WHERE session_id < %d", ids[2]) == 0 &&
               count_rows_of(g_dir, "SELECT count(*) FROM snapshots WHERE session_id < %d",
                             ids[2]) == 0,
@@ -779,6 +781,35 @@ TEST(an_ended_snapshot_waits_for_the_writer)
     sessions_unlock();
     CHECK(wait_synced(id), "and written");
     budget_set_max(0);
+    close_store();
+}
+
+/* With the default unload delay, an ended session stays loaded that long after
+ * it ended, however soon its snapshot is committed: its user is likely still
+ * looking at it. */
+TEST(an_ended_session_stays_loaded_a_while)
+{
+    persist_options o = {.dir = g_dir}; /* the default delay, PERSIST_UNLOAD_MS */
+    char err[512];
+    session *s;
+    int id;
+
+    CHECK(persist_open(&o, err, sizeof(err)) == 0, "open: %s", err);
+    sessions_lock();
+    s = new_session(SESSION_MODE_RUN, 4242, "dotnet app.dll");
+    id = s->id;
+    jit_functions(s, 200, 0, 0x7f0000300000ull);
+    end_session(s);
+    sessions_unlock();
+    persist_sweep(); /* its snapshot */
+    CHECK(wait_synced(id), "its snapshot committed");
+    persist_sweep(); /* committed now: the sweep looks at it again */
+    sessions_lock();
+    s = sessions_get(id);
+    CHECK(s && s->persist.loaded && s->function_count == 200,
+          "it is still in memory right after its end (%zu functions)",
+          s ? s->function_count : (size_t)0);
+    sessions_unlock();
     close_store();
 }
 
@@ -1107,6 +1138,7 @@ static const check_test tests[] = {
     TEST_ENTRY(a_full_disk_is_retried),
     TEST_ENTRY(unwritten_log_counts_in_the_budget),
     TEST_ENTRY(an_ended_snapshot_waits_for_the_writer),
+    TEST_ENTRY(an_ended_session_stays_loaded_a_while),
     TEST_ENTRY(an_ended_session_leaves_memory_and_comes_back),
     TEST_ENTRY(a_spent_budget_unloads_ended_sessions_at_once),
     TEST_ENTRY(a_damaged_chunk_ends_the_read),
