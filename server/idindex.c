@@ -42,6 +42,8 @@ uint32_t idindex_get(const idindex *m, uint64_t id, const void *records, size_t 
 
     if (m->capacity == 0 || id == 0)
         return IDINDEX_MISSING;
+    if (m->last && idindex_key(records, stride, m->last - 1) == id)
+        return m->last - 1;
     i = idindex_find(m, id, idindex_hash(id), records, stride);
     return m->slots[i].index ? m->slots[i].index - 1 : IDINDEX_MISSING;
 }
@@ -97,6 +99,7 @@ int idindex_put(idindex *m, uint64_t id, uint32_t index, const void *records, si
     if (!m->slots[i].index)
         m->count++;
     m->slots[i] = (idindex_slot){tag, index + 1};
+    m->last = index + 1;
     return 0;
 }
 
@@ -111,6 +114,7 @@ int idindex_put_many(idindex *m, const uint32_t *at, size_t n, const void *recor
         return 0;
     if (idindex_reserve(m, m->count + n) != 0 || !(tags = malloc(n * sizeof(*tags))))
         return -1;
+    m->last = 0;
     for (i = 0; i < n; i++) /* the records in order: a sequential read */
         tags[i] = idindex_hash(idindex_key(records, stride, at[i]));
     for (i = 0; i < n; i++) {
@@ -134,4 +138,5 @@ void idindex_free(idindex *m)
     free(m->slots);
     m->slots = NULL;
     m->capacity = m->count = 0;
+    m->last = 0;
 }

@@ -7,7 +7,10 @@
  * the tags alone (capacity at most 2^32), without reading a record. Against idmap.h
  * (16 bytes of key and value per slot, in two arrays) this halves the index
  * and takes one cache miss per look-up instead of two. ID 0 is never stored.
- * The caller passes the array (it may have moved since the last call). */
+ * The caller passes the array (it may have moved since the last call).
+ * The position last put is kept aside: the records of one function follow
+ * each other (its compilation's start, name and end), and a look-up of the ID
+ * just added is answered from the record itself, without a probe of the slots. */
 #ifndef JITSCOPE_IDINDEX_H
 #define JITSCOPE_IDINDEX_H
 
@@ -23,6 +26,7 @@ typedef struct idindex {
     idindex_slot *slots;
     size_t capacity; /* power of two, 0 when empty */
     size_t count;
+    uint32_t last; /* position + 1 of the ID put last; 0: none */
 } idindex;
 
 #define IDINDEX_MISSING UINT32_MAX

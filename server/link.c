@@ -563,28 +563,42 @@ static const char *link_consume(link_conn *c)
     return why;
 }
 
+#define LINK_READS_PER_WAKE 8 /* reads of a busy connection per wake-up at most */
+
+/* Reads and applies what the agent sent. A read that filled the buffer is
+ * followed by another (up to LINK_READS_PER_WAKE): a busy agent costs one
+ * poll per several buffers, not one per buffer. */
 static void link_read(int slot)
 {
     link_conn *c = link_conns[slot];
-    const char *why;
-    ssize_t n = read(c->fd, c->buf + c->used, sizeof(c->buf) - c->used);
+    int reads, applied = 0;
 
-    if (n == 0) {
-        link_close(slot, c->session_id ? NULL : "closed before hello");
-        return;
+    for (reads = 0; reads < LINK_READS_PER_WAKE; reads++) {
+        size_t room = sizeof(c->buf) - c->used;
+        const char *why;
+        ssize_t n = read(c->fd, c->buf + c->used, room);
+
+        if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
+            if (applied && c->session_id) /* what came before the end was applied */
+                sessions_notify(c->session_id);
+            link_close(slot, n < 0           ? strerror(errno)
+                             : c->session_id ? NULL
+                                             : "closed before hello");
+            return;
+        }
+        if (n < 0)
+            break;
+        c->used += (size_t)n;
+        why = link_consume(c);
+        if (why) {
+            link_close(slot, why);
+            return;
+        }
+        applied = 1;
+        if ((size_t)n < room) /* the socket is empty for now */
+            break;
     }
-    if (n < 0) {
-        if (errno != EAGAIN && errno != EINTR)
-            link_close(slot, strerror(errno));
-        return;
-    }
-    c->used += (size_t)n;
-    why = link_consume(c);
-    if (why) {
-        link_close(slot, why);
-        return;
-    }
-    if (c->session_id)
+    if (applied && c->session_id)
         sessions_notify(c->session_id);
 }
 
