@@ -192,9 +192,10 @@ static unsigned sender_drain(unsigned budget)
             if (rc != 0 && !conn_connected())
                 atomic_fetch_add_explicit(&agent.no_server_drops, 1, memory_order_relaxed);
         }
-        ring_release(&agent.ring);
+        ring_consume(&agent.ring); /* given back to the producers per batch (ring.h) */
         taken++;
     }
+    ring_publish(&agent.ring);
     return taken;
 }
 

@@ -139,14 +139,16 @@ for (const w of chosen) {
   console.log('');
   console.log(`#### ${w}: CPU per thread, medians of ${ROUNDS} rounds (ms); the defaults' session holds ${fns} functions`);
   console.log('');
-  console.log(`| thread | ${armKeys.join(' | ')} |${r.floor && r.jitscope ? ' defaults - floor | per function (ns) |' : ''}`);
-  console.log(`|---|${armKeys.map(() => '---').join('|')}|${r.floor && r.jitscope ? '---|---|' : ''}`);
+  const vsOld = r.old && r.jitscope; // before/after: the paired difference too
+  console.log(`| thread | ${armKeys.join(' | ')} |${r.floor && r.jitscope ? ' defaults - floor | per function (ns) |' : ''}${vsOld ? ' defaults - old |' : ''}`);
+  console.log(`|---|${armKeys.map(() => '---').join('|')}|${r.floor && r.jitscope ? '---|---|' : ''}${vsOld ? '---|' : ''}`);
   let total = 0;
   for (const [k, label] of rows) {
     const m = Object.fromEntries(armKeys.map((a) => [a, median(r[a].map((x) => x[k]))]));
     const d = r.floor && r.jitscope ? median(r.jitscope.map((x, i) => x[k] - r.floor[i][k])) : NaN;
     if (Number.isFinite(d)) total += d;
-    console.log(`| ${label} | ${armKeys.map((a) => f1(m[a])).join(' | ')} |${Number.isFinite(d) ? ` ${f1(d)} | ${fns ? Math.round(d * 1e6 / fns) : '-'} |` : ''}`);
+    const o = vsOld ? ` ${f1(median(r.jitscope.map((x, i) => x[k] - r.old[i][k])))} |` : '';
+    console.log(`| ${label} | ${armKeys.map((a) => f1(m[a])).join(' | ')} |${Number.isFinite(d) ? ` ${f1(d)} | ${fns ? Math.round(d * 1e6 / fns) : '-'} |` : ''}${o}`);
   }
   if (r.floor && r.jitscope) console.log(`| all | | | ${f1(total)} | ${fns ? Math.round(total * 1e6 / fns) : '-'} |`);
 }
