@@ -48,6 +48,12 @@ uint32_t idindex_get(const idindex *m, uint64_t id, const void *records, size_t 
     return m->slots[i].index ? m->slots[i].index - 1 : IDINDEX_MISSING;
 }
 
+void idindex_prefetch(const idindex *m, uint64_t id)
+{
+    if (m->capacity)
+        __builtin_prefetch(&m->slots[idindex_hash(id) & (m->capacity - 1)]);
+}
+
 /* Makes the table cap slots (a power of two), re-slotting by the tags (no
  * record is read). */
 static int idindex_resize(idindex *m, size_t cap)

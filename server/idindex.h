@@ -33,6 +33,9 @@ typedef struct idindex {
 
 /* records: the array, stride: the size of one record (its first 8 bytes are its ID). */
 uint32_t idindex_get(const idindex *m, uint64_t id, const void *records, size_t stride);
+/* Asks the CPU to fetch the slot where id's look-up begins (no effect on the
+ * index): a caller that knows the next IDs hides the cache miss behind its work. */
+void idindex_prefetch(const idindex *m, uint64_t id);
 /* Maps id to index (re-points an existing mapping). 0, or -1 for id 0 or out of memory. */
 int idindex_put(idindex *m, uint64_t id, uint32_t index, const void *records, size_t stride);
 /* Room for count IDs without growing again (a table read back whole). 0 or -1. */

@@ -506,6 +506,23 @@ static session *link_bind(link_conn *c, const wire_record *r, const char **why)
     return s;
 }
 
+/* The function the next frame (if it is whole and about one function) looks
+ * up: its index slot is fetched while this frame is applied. Only a hint: the
+ * frame is checked when its turn comes. */
+static void link_prefetch_next(const session *s, const uint8_t *p, size_t n)
+{
+    wire_frame_header h;
+    uint64_t id;
+
+    if (n < sizeof(h) + sizeof(id))
+        return;
+    memcpy(&h, p, sizeof(h));
+    if (h.type != WIRE_JIT_STARTED && h.type != WIRE_JIT_FINISHED && h.type != WIRE_FUNCTION_NAME)
+        return;
+    memcpy(&id, p + sizeof(h), sizeof(id));
+    idindex_prefetch(&s->function_index, id);
+}
+
 /* Applies every complete frame in the buffer. Returns NULL or why the stream is bad. */
 static const char *link_consume(link_conn *c)
 {
@@ -541,6 +558,7 @@ static const char *link_consume(link_conn *c)
             why = why ? why : "session vanished";
             break;
         }
+        link_prefetch_next(s, c->buf + off, c->used - off);
         s->bytes += used;
         rc = session_apply(s, &r, now, &why);
         if (rc < 0)
