@@ -5,10 +5,7 @@
  * A ring record is a frame encoded once, on the app's thread (emit.c): it is
  * copied once into the output buffer and its sequence number stamped there
  * (conn_forward); the sender's own records are encoded straight into the
- * output buffer (conn_emit). It is sent from an offset: what the socket did not
- * take stays where it is, and is moved to the front only when a record needs
- * the room (no copy of the unsent rest per flush). The socket is written with
- * MSG_DONTWAIT; only a
+ * output buffer (conn_emit). The socket is written with MSG_DONTWAIT; only a
  * full buffer, a detach or Shutdown waits, and never longer than
  * CONN_FLUSH_WAIT_MS, so a server that stops reading cannot hold the agent.
  * It knows nothing above it: what a lost connection means (a profile the
@@ -28,7 +25,6 @@
 
 static int conn_socket = -1;
 static uint8_t conn_out[CONN_OUT_BYTES];
-static size_t conn_out_sent; /* conn_out[conn_out_sent, conn_out_used) is still to send */
 static size_t conn_out_used;
 static uint8_t conn_in[CONN_IN_BYTES];
 static size_t conn_in_used;
@@ -76,7 +72,7 @@ void conn_close(void)
     if (conn_socket >= 0)
         close(conn_socket);
     conn_socket = -1;
-    conn_out_sent = conn_out_used = 0;
+    conn_out_used = 0;
     conn_in_used = 0;
 }
 
@@ -98,15 +94,15 @@ static int conn_may_wait(int wait, int waited)
 
 int conn_flush(int wait)
 {
-    int waited = 0, moved = 0;
+    size_t off = 0;
+    int waited = 0;
 
-    while (conn_out_sent < conn_out_used && conn_socket >= 0) {
-        ssize_t n = send(conn_socket, conn_out + conn_out_sent, conn_out_used - conn_out_sent,
+    while (off < conn_out_used && conn_socket >= 0) {
+        ssize_t n = send(conn_socket, conn_out + off, conn_out_used - off,
                          MSG_NOSIGNAL | MSG_DONTWAIT);
         if (n > 0) {
-            conn_out_sent += (size_t)n;
+            off += (size_t)n;
             conn_stalled = 0;
-            moved = 1;
             continue;
         }
         if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) && conn_may_wait(wait, waited)) {
@@ -115,7 +111,7 @@ int conn_flush(int wait)
             waited += 10;
             if (conn_wait_hook)
                 conn_wait_hook();
-            if (!conn_may_wait(wait, waited) && !moved)
+            if (!conn_may_wait(wait, waited) && off == 0)
                 conn_stalled = 1; /* the whole wait moved nothing */
             continue;
         }
@@ -124,20 +120,9 @@ int conn_flush(int wait)
         conn_close();
         return -1;
     }
-    if (conn_out_sent == conn_out_used) /* all sent: the buffer starts over, nothing moved */
-        conn_out_sent = conn_out_used = 0;
+    memmove(conn_out, conn_out + off, conn_out_used - off);
+    conn_out_used -= off;
     return 0;
-}
-
-/* Moves what is still unsent to the start of the output buffer: only when a
- * record needs the room, so a flush never copies the unsent rest. */
-static void conn_compact(void)
-{
-    if (conn_out_sent == 0)
-        return;
-    memmove(conn_out, conn_out + conn_out_sent, conn_out_used - conn_out_sent);
-    conn_out_used -= conn_out_sent;
-    conn_out_sent = 0;
 }
 
 /* Room for `need` bytes in the output buffer, flushing (with waiting) if needed. */
@@ -145,13 +130,8 @@ static int conn_room(size_t need)
 {
     if (CONN_OUT_BYTES - conn_out_used >= need)
         return 0;
-    if (conn_out_used - conn_out_sent + need <= CONN_OUT_BYTES / 2) {
-        conn_compact(); /* little is unsent: moving it is cheaper than waiting */
-        return 0;
-    }
     if (conn_flush(1) != 0)
         return -1;
-    conn_compact();
     return CONN_OUT_BYTES - conn_out_used >= need ? 0 : -1;
 }
 

@@ -27,10 +27,6 @@
  *   (B) after using the body, zero the whole entry (so stale bytes can never look
  *       like a committed header to a later reservation landing inside it), then
  *       store tail += size (release).                         -- pairs with step 1
- *       A batch (ring_consume, ring_publish) moves a private read position
- *       record by record and does (B) once for all of them: zero [tail, read),
- *       then store tail = read (release). Until then producers see those bytes
- *       as used (at most RING_PUBLISH_BYTES or an eighth of the ring).
  *
  * The acquire of tail in step 1 pairs with (B): a producer that sees the new tail
  * also sees the zeroed bytes before it writes into them. Dropped reservations are
@@ -146,12 +142,12 @@ void ring_commit(ring_slot *slot)
 const uint8_t *ring_peek(ring *r, uint32_t *length)
 {
     for (;;) {
-        uint64_t read = r->read;
+        uint64_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
         uint64_t word;
 
-        if (read == atomic_load_explicit(&r->head, memory_order_acquire))
+        if (tail == atomic_load_explicit(&r->head, memory_order_acquire))
             return NULL;
-        word = atomic_load_explicit(ring_header_at(r, read), memory_order_acquire);
+        word = atomic_load_explicit(ring_header_at(r, tail), memory_order_acquire);
         if (!(word & RING_COMMITTED))
             return NULL;
         if (word & RING_PADDING) {
@@ -159,46 +155,19 @@ const uint8_t *ring_peek(ring *r, uint32_t *length)
             continue;
         }
         *length = (uint32_t)((word & RING_SIZE_MASK) - 8u);
-        return (const uint8_t *)ring_header_at(r, read) + 8;
+        return (const uint8_t *)ring_header_at(r, tail) + 8;
     }
-}
-
-/* Zeroes [from, to) of the buffer (positions; the range may cross its end). */
-static void ring_zero(ring *r, uint64_t from, uint64_t to)
-{
-    uint64_t offset = from & (r->capacity - 1), n = to - from;
-    uint64_t first = n < r->capacity - offset ? n : r->capacity - offset;
-
-    memset(r->data + offset, 0, first);
-    if (n > first)
-        memset(r->data, 0, n - first);
-}
-
-void ring_publish(ring *r)
-{
-    uint64_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
-
-    if (tail == r->read)
-        return;
-    ring_zero(r, tail, r->read);
-    atomic_store_explicit(&r->tail, r->read, memory_order_release);
-}
-
-void ring_consume(ring *r)
-{
-    uint64_t size = atomic_load_explicit(ring_header_at(r, r->read), memory_order_relaxed) &
-                    RING_SIZE_MASK;
-    uint64_t batch = r->capacity / 8 < RING_PUBLISH_BYTES ? r->capacity / 8 : RING_PUBLISH_BYTES;
-
-    r->read += size;
-    if (r->read - atomic_load_explicit(&r->tail, memory_order_relaxed) >= batch)
-        ring_publish(r);
 }
 
 void ring_release(ring *r)
 {
-    ring_consume(r);
-    ring_publish(r);
+    uint64_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
+    _Atomic uint64_t *header = ring_header_at(r, tail);
+    uint64_t size = atomic_load_explicit(header, memory_order_relaxed) & RING_SIZE_MASK;
+
+    memset((uint8_t *)header + 8, 0, size - 8u);
+    atomic_store_explicit(header, 0, memory_order_relaxed);
+    atomic_store_explicit(&r->tail, tail + size, memory_order_release);
 }
 
 void ring_prefault(ring *r, uint64_t ahead)
@@ -224,7 +193,7 @@ void ring_prefault(ring *r, uint64_t ahead)
     r->prefaulted = from + length;
 }
 
-uint64_t ring_tail(ring *r) { return r->read; }
+uint64_t ring_tail(ring *r) { return atomic_load_explicit(&r->tail, memory_order_relaxed); }
 
 uint64_t ring_head(ring *r) { return atomic_load_explicit(&r->head, memory_order_acquire); }
 

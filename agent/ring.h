@@ -28,8 +28,6 @@ typedef struct ring {
     uint8_t *data;
     uint64_t capacity;   /* power of two */
     uint64_t prefaulted; /* consumer only: bytes from data whose pages are mapped */
-    uint64_t read;       /* consumer only: the next record's position; tail lags behind
-                            it by what ring_consume took and ring_publish did not yet give back */
 } ring;
 
 /* A reserved slot: write `length` bytes at `data`, then ring_commit(). */
@@ -49,23 +47,10 @@ int ring_reserve(ring *r, uint32_t length, ring_slot *slot);
 void ring_commit(ring_slot *slot);
 
 /* Consumer side: one thread only. ring_peek returns the next committed record
- * (NULL when none is ready); ring_release consumes it and gives its bytes back
- * to the producers at once. */
+ * (NULL when none is ready); ring_release consumes it. */
 const uint8_t *ring_peek(ring *r, uint32_t *length);
 void ring_release(ring *r);
 
-/* Consumer side, for a batch of records: ring_consume consumes the record
- * ring_peek returned, and gives the bytes consumed so far back to the producers
- * only every RING_PUBLISH_BYTES (at most an eighth of the ring); ring_publish
- * gives back all of them (the consumer calls it at the end of every batch).
- * The producers see the tail move once per batch instead of once per record,
- * and the consumer zeroes the consumed bytes in one go. */
-void ring_consume(ring *r);
-void ring_publish(ring *r);
-#define RING_PUBLISH_BYTES (32u * 1024u)
-
-/* Bytes the producers cannot use (head - tail): what ring_consume took but no
- * ring_publish gave back yet counts as used. Any thread. */
 uint64_t ring_used_bytes(ring *r);
 
 /* Consumer thread only: makes sure the pages up to `ahead` bytes past the
@@ -76,8 +61,7 @@ uint64_t ring_used_bytes(ring *r);
 void ring_prefault(ring *r, uint64_t ahead);
 
 /* Consumer side, read-only: the position of the next record ring_peek would
- * return (the tail, or past it what ring_consume took), and the next reserved
- * position (the head). */
+ * return (the tail), and the next reserved position (the head). */
 uint64_t ring_tail(ring *r);
 uint64_t ring_head(ring *r);
 

@@ -192,10 +192,9 @@ static unsigned sender_drain(unsigned budget)
             if (rc != 0 && !conn_connected())
                 atomic_fetch_add_explicit(&agent.no_server_drops, 1, memory_order_relaxed);
         }
-        ring_consume(&agent.ring); /* given back to the producers per batch (ring.h) */
+        ring_release(&agent.ring);
         taken++;
     }
-    ring_publish(&agent.ring);
     return taken;
 }
 
