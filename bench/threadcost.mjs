@@ -13,7 +13,8 @@
 // Knobs: ROUNDS (5), WORKLOADS ("jitstorm emitstorm web"), JIT_METHODS,
 // EMIT_METHODS (20000 each), ARMS ("floor jitscope"; also noTiers, noStorage
 // (--data none: what storage costs each thread), and old: the defaults with the
-// server OLD_BIN and the agent OLD_AGENT, for before/after).
+// server OLD_BIN and the agent OLD_AGENT, for before/after: its paired difference
+// from the defaults is a column of its own).
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
