@@ -595,13 +595,12 @@ static void link_read(int slot)
         size_t room = sizeof(c->buf) - c->used;
         const char *why;
         ssize_t n = read(c->fd, c->buf + c->used, room);
+        int err = n < 0 ? errno : 0;
 
-        if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
+        if (n == 0 || (n < 0 && err != EAGAIN && err != EINTR)) {
             if (applied && c->session_id) /* what came before the end was applied */
                 sessions_notify(c->session_id);
-            link_close(slot, n < 0           ? strerror(errno)
-                             : c->session_id ? NULL
-                                             : "closed before hello");
+            link_close(slot, n < 0 ? strerror(err) : c->session_id ? NULL : "closed before hello");
             return;
         }
         if (n < 0)
