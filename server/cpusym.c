@@ -11,6 +11,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "grow.h"
 #include "profile_cpu.h"
 #include "utf.h"
 
@@ -100,14 +101,9 @@ static uint32_t cpusym_intern(cpusym *y, const char *module, const char *raw)
         return CPUSYM_LABEL_FULL;
     if ((y->name_count + 1) * 2 > y->name_hash_cap && cpusym_hash_grow(y) != 0)
         return CPUSYM_LABEL_FULL;
-    if (y->name_count == y->name_cap) {
-        size_t cap = y->name_cap ? y->name_cap * 2 : 256;
-        cpusym_symbol *grown = realloc(y->names, cap * sizeof(*grown));
-        if (!grown)
-            return CPUSYM_LABEL_FULL;
-        y->names = grown;
-        y->name_cap = cap;
-    }
+    if (grow_reserve((void **)&y->names, &y->name_cap, y->name_count, sizeof(*y->names), 256,
+                     PROFILE_CPU_MAX_SYMBOLS, GROW_KEEP) != 0)
+        return CPUSYM_LABEL_FULL;
     if (!(y->names[y->name_count].name = strdup(name)))
         return CPUSYM_LABEL_FULL;
     y->names[y->name_count].module = module;
