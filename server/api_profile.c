@@ -98,6 +98,16 @@ json_t *api_cpu_probe_json(pid_t pid)
                      r.cap_sys_ptrace, "reason", r.available ? json_null() : json_string(r.reason));
 }
 
+/* The answer after s's profile started or stopped (s locked): its status;
+ * unlocks and wakes the session's stream clients. */
+static int api_profile_changed(api_call *c, session *s, int status)
+{
+    c->reply->json = json_pack("{s:o}", "profile", view_profile_status(&s->profile));
+    sessions_unlock();
+    sessions_notify(c->session_id);
+    return status;
+}
+
 static int api_profile_no_agent(api_call *c, const session *s)
 {
     int status = api_fail(c, 409, "session %d is %s: there is no live agent to sample",
@@ -158,10 +168,7 @@ static int api_profile_post_cpu(api_call *c, uint32_t hz, uint32_t duration_s, i
     }
     if (!(s = api_lock_session(c)))
         return 404;
-    c->reply->json = json_pack("{s:o}", "profile", view_profile_status(&s->profile));
-    sessions_unlock();
-    sessions_notify(c->session_id);
-    return 202;
+    return api_profile_changed(c, s, 202);
 }
 
 int api_profile_post(api_call *c)
@@ -203,10 +210,7 @@ int api_profile_post(api_call *c)
         sessions_unlock();
         return api_fail(c, 502, "could not send the profile command to the agent");
     }
-    c->reply->json = json_pack("{s:o}", "profile", view_profile_status(&s->profile));
-    sessions_unlock();
-    sessions_notify(c->session_id);
-    return 202;
+    return api_profile_changed(c, s, 202);
 }
 
 int api_profile_stop(api_call *c)
@@ -224,10 +228,7 @@ int api_profile_stop(api_call *c)
     }
     if (s->profile.mode == PROFILE_MODE_CPU) { /* the server's own sampler: no agent needed */
         session_profile_stop(s, api_now_ns());
-        c->reply->json = json_pack("{s:o}", "profile", view_profile_status(&s->profile));
-        sessions_unlock();
-        sessions_notify(c->session_id);
-        return 200;
+        return api_profile_changed(c, s, 200);
     }
     if (s->state != SESSION_LIVE || !s->link_id)
         return api_profile_no_agent(c, s);
@@ -238,10 +239,7 @@ int api_profile_stop(api_call *c)
     if (!(s = api_lock_session(c)))
         return 404;
     session_profile_stop(s, api_now_ns());
-    c->reply->json = json_pack("{s:o}", "profile", view_profile_status(&s->profile));
-    sessions_unlock();
-    sessions_notify(c->session_id);
-    return 200;
+    return api_profile_changed(c, s, 200);
 }
 
 /* Whether a CPU profile could start in this session now: the probe for its

@@ -422,34 +422,13 @@ size_t store_unwritten(int session_id)
     return n;
 }
 
-size_t store_journal_backlog(void)
+void store_journal_stats(store_stats *out)
 {
-    size_t n;
-
     pthread_mutex_lock(&journal.lock);
-    n = journal.bytes;
+    out->backlog = journal.bytes;
+    out->lost = journal.lost;
+    out->bytes_logged = journal.logged;
     pthread_mutex_unlock(&journal.lock);
-    return n;
-}
-
-uint64_t store_journal_lost(void)
-{
-    uint64_t n;
-
-    pthread_mutex_lock(&journal.lock);
-    n = journal.lost;
-    pthread_mutex_unlock(&journal.lock);
-    return n;
-}
-
-uint64_t store_journal_logged(void)
-{
-    uint64_t n;
-
-    pthread_mutex_lock(&journal.lock);
-    n = journal.logged;
-    pthread_mutex_unlock(&journal.lock);
-    return n;
 }
 
 int store_journal_wait(unsigned ms)
