@@ -27,6 +27,17 @@
 #define API_PROFILE_MAX_DURATION_S 86400
 #define API_PROFILE_MAX_THREAD_ARG 256 /* bytes of ?thread= */
 
+/* The body's key as an integer from 1 to max into *out: 0, or the status of
+ * the 400 answered. */
+static int api_profile_count(api_call *c, const char *key, const json_t *v, uint32_t max,
+                             uint32_t *out)
+{
+    if (!json_is_integer(v) || json_integer_value(v) < 1 || json_integer_value(v) > max)
+        return api_fail(c, 400, "%s must be an integer from 1 to %u", key, max);
+    *out = (uint32_t)json_integer_value(v);
+    return 0;
+}
+
 /* Reads {"hz": 1..1000, "duration_s": 1..86400, "mode": "wall" | "cpu"} (all
  * optional, nothing else). *cpu: 1 for CPU mode. */
 static int api_profile_body(api_call *c, uint32_t *hz, uint32_t *duration_s, int *cpu)
@@ -52,23 +63,13 @@ static int api_profile_body(api_call *c, uint32_t *hz, uint32_t *duration_s, int
     json_object_foreach(body, key, v)
     {
         if (strcmp(key, "hz") == 0) {
-            if (!json_is_integer(v) || json_integer_value(v) < 1 ||
-                json_integer_value(v) > WIRE_PROFILE_MAX_HZ) {
-                status = api_fail(c, 400, "hz must be an integer from 1 to %u",
-                                  WIRE_PROFILE_MAX_HZ);
+            if ((status = api_profile_count(c, key, v, WIRE_PROFILE_MAX_HZ, hz)) != 0)
                 break;
-            }
-            *hz = (uint32_t)json_integer_value(v);
         } else if (strcmp(key, "duration_s") == 0) {
             if (json_is_null(v))
                 continue;
-            if (!json_is_integer(v) || json_integer_value(v) < 1 ||
-                json_integer_value(v) > API_PROFILE_MAX_DURATION_S) {
-                status = api_fail(c, 400, "duration_s must be an integer from 1 to %d",
-                                  API_PROFILE_MAX_DURATION_S);
+            if ((status = api_profile_count(c, key, v, API_PROFILE_MAX_DURATION_S, duration_s)) != 0)
                 break;
-            }
-            *duration_s = (uint32_t)json_integer_value(v);
         } else if (strcmp(key, "mode") == 0) {
             if (!json_is_string(v) || (strcmp(json_string_value(v), "wall") != 0 &&
                                        strcmp(json_string_value(v), "cpu") != 0)) {
