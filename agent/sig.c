@@ -359,8 +359,7 @@ static int sig_type(sig_reader *r, sig_writer *w, unsigned depth)
         }
         if (sig_number(r, &count) != 0 || count == 0 || count > SIG_MAX_PARAMS)
             return -1;
-        sig_put_named(r, w, kind == ELEMENT_INTERNAL, kind == ELEMENT_INTERNAL ? handle : token,
-                      1);
+        sig_put_named(r, w, kind == ELEMENT_INTERNAL, kind == ELEMENT_INTERNAL ? handle : token, 1);
         sig_puts(w, "<");
         for (i = 0; i < count; i++) {
             if (i)

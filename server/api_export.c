@@ -134,6 +134,5 @@ int api_export(api_reply *reply, int format, int session_id, const char *list)
 
     snprintf(reply->disposition, sizeof(reply->disposition),
              "attachment; filename=\"jitscope-session-%d-%s.%s\"", session_id, list, ext);
-    return api_export_rows(reply, format, json_object_get(reply->json, list),
-                           API_EXPORT_MAX_BYTES);
+    return api_export_rows(reply, format, json_object_get(reply->json, list), API_EXPORT_MAX_BYTES);
 }

@@ -68,7 +68,8 @@ static int api_profile_body(api_call *c, uint32_t *hz, uint32_t *duration_s, int
         } else if (strcmp(key, "duration_s") == 0) {
             if (json_is_null(v))
                 continue;
-            if ((status = api_profile_count(c, key, v, API_PROFILE_MAX_DURATION_S, duration_s)) != 0)
+            if ((status = api_profile_count(c, key, v, API_PROFILE_MAX_DURATION_S, duration_s)) !=
+                0)
                 break;
         } else if (strcmp(key, "mode") == 0) {
             if (!json_is_string(v) || (strcmp(json_string_value(v), "wall") != 0 &&

@@ -109,9 +109,9 @@ typedef struct cpusym {
     idmap ip_index;
     cpusym_symbol *names;                      /* the symbol table */
     size_t name_count, name_cap, names_handed; /* handed to the profile: [0, names_handed) */
-    hashslots name_index; /* (module, name) -> position in names */
-    cpusym_ip zero;   /* the entry of address 0: unmapped */
-    idmap code_index; /* code start -> index in code */
+    hashslots name_index;                      /* (module, name) -> position in names */
+    cpusym_ip zero;                            /* the entry of address 0: unmapped */
+    idmap code_index;                          /* code start -> index in code */
     cpusym_code *code;
     size_t code_count;
 } cpusym;

@@ -134,8 +134,7 @@ static uint64_t session_event_bytes(const session *s)
  * 16 MiB). */
 static uint64_t session_observation_need(const session *s, const wire_record *r)
 {
-    uint64_t need = sizeof(wire_frame_header) + sizeof(r->u) + session_event_bytes(s) +
-                    64 * 1024 +
+    uint64_t need = sizeof(wire_frame_header) + sizeof(r->u) + session_event_bytes(s) + 64 * 1024 +
                     (s->budget.observations < (16u << 20) ? s->budget.observations : (16u << 20));
 
     if (r->type == WIRE_STACK_THREAD)

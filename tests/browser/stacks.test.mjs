@@ -8,7 +8,6 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import path from 'node:path';
 import {
   startServer, openDashboard, goto, waitFor, waitForOutput, unexpectedConsoleErrors, apiGet, fetchChecked,
   STACK_DLL, pressTab, sleep, openLiveSession, closeAll, screenshotCopy,
