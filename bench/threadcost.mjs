@@ -11,8 +11,9 @@
 // killed. Threads that ended before the read are not counted (the app's
 // start-up threads; none of jitscope's).
 // Knobs: ROUNDS (5), WORKLOADS ("jitstorm emitstorm web"), JIT_METHODS,
-// EMIT_METHODS (20000 each), ARMS ("floor jitscope"; also noTiers, and old: the
-// defaults with the server OLD_BIN and the agent OLD_AGENT, for before/after).
+// EMIT_METHODS (20000 each), ARMS ("floor jitscope"; also noTiers, noStorage
+// (--data none: what storage costs each thread), and old: the defaults with the
+// server OLD_BIN and the agent OLD_AGENT, for before/after).
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -27,6 +28,7 @@ const WEB_DLL = path.join(BUILD, 'bench', 'web', 'app', 'BenchWeb.dll');
 const chosen = (process.env.WORKLOADS || 'jitstorm emitstorm web').split(/[ ,]+/).filter(Boolean);
 // `old`: the defaults with another build (OLD_BIN, OLD_AGENT): before/after a change, in one run
 const arms = { floor: { env: { JITSCOPE_NULL: '1' } }, jitscope: {}, noTiers: { env: { JITSCOPE_TIERS: '0' } },
+  noStorage: { storage: false },
   old: { bin: process.env.OLD_BIN, agent: process.env.OLD_AGENT } };
 const armKeys = (process.env.ARMS || 'floor jitscope').split(/[ ,]+/).filter(Boolean);
 if (chosen.includes('web') && !fs.existsSync(WEB_DLL)) throw new Error(`${WEB_DLL} is missing: node bench/endtoend.mjs builds it (WORKLOADS=web RUNS=1)`);
@@ -87,13 +89,13 @@ async function answers(port) {
   });
 }
 
-async function one(workload, { env = {}, bin, agent } = {}) {
+async function one(workload, { env = {}, bin, agent, storage = true } = {}) {
   const data = fs.mkdtempSync(path.join(os.tmpdir(), 'jitscope-data-'));
   try {
     const port = await freePort();
     const argv = workload === 'web' ? ['dotnet', WEB_DLL, '--urls', `http://127.0.0.1:${port}`]
       : ['dotnet', E2E_DLL, workload, String(workload === 'jitstorm' ? N : EMIT_N), 'hold'];
-    const srv = await startServer(['run', '--port', '0', '--data', data, ...(agent ? ['--agent', agent] : []), '--', ...argv],
+    const srv = await startServer(['run', '--port', '0', '--data', storage ? data : 'none', ...(agent ? ['--agent', agent] : []), '--', ...argv],
       { env, cwd: workload === 'web' ? path.dirname(WEB_DLL) : undefined, ...(bin ? { bin } : {}) });
     let app;
     if (workload === 'web') {
@@ -105,7 +107,7 @@ async function one(workload, { env = {}, bin, agent } = {}) {
     if (workload === 'web') app = threads(s.pid); // at the first answer
     const done = await allRecords(srv, 1);
     if (workload !== 'web') app = threads(s.pid);
-    await stored(srv);
+    if (storage) await stored(srv);
     const server = threads(srv.proc.pid);
     if (workload === 'web') process.kill(s.pid, 'SIGKILL'); else srv.proc.stdin.write('exit\n');
     await srv.stop();
