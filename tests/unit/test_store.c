@@ -747,14 +747,11 @@ TEST(an_ended_snapshot_waits_for_the_writer)
     int id;
 
     CHECK(open_store(g_dir, err, sizeof(err)) == 0, "open: %s", err);
-    sessions_lock();
-    s = new_session(SESSION_MODE_RUN, 4242, "dotnet app.dll");
-    id = s->id;
-    jit_functions(s, 2000, 0, 0x7f0000300000ull);
-    sessions_unlock();
+    id = stored_session("dotnet app.dll", 2000, 0);
     CHECK(wait_synced(id), "its first records are on disk");
     disk_full(&unlimited);
     sessions_lock();
+    s = sessions_get(id);
     jit_functions(s, 100, 0, 0x7f0000800000ull); /* they wait for the writer */
     end_session(s);
     session_memory_unwritten(s); /* storage says what still waits, as a sweep would */
@@ -788,11 +785,9 @@ TEST(an_ended_session_stays_loaded_a_while)
     int id;
 
     CHECK(persist_open(&o, err, sizeof(err)) == 0, "open: %s", err);
+    id = stored_session("dotnet app.dll", 200, 0);
     sessions_lock();
-    s = new_session(SESSION_MODE_RUN, 4242, "dotnet app.dll");
-    id = s->id;
-    jit_functions(s, 200, 0, 0x7f0000300000ull);
-    end_session(s);
+    end_session(sessions_get(id));
     sessions_unlock();
     persist_sweep(); /* its snapshot */
     CHECK(wait_synced(id), "its snapshot committed");
@@ -813,10 +808,9 @@ TEST(an_ended_session_leaves_memory_and_comes_back)
     int id;
 
     CHECK(open_store(g_dir, err, sizeof(err)) == 0, "open (unload after 1 ms): %s", err);
+    id = stored_session("dotnet app.dll", 2000, 10);
     sessions_lock();
-    s = new_session(SESSION_MODE_RUN, 4242, "dotnet app.dll");
-    id = s->id;
-    jit_functions(s, 2000, 10, 0x7f0000300000ull);
+    s = sessions_get(id);
     end_session(s);
     before = content(s);
     sessions_unlock();
