@@ -182,16 +182,20 @@ static void sig_put_type_name(sig_writer *w, const char *name, size_t n, size_t 
     sig_put(w, name, n);
 }
 
-/* A type named by token (TypeDef, TypeRef, TypeSpec). */
-static void sig_put_token(sig_reader *r, sig_writer *w, uint32_t token, int definition_only)
+/* A type named by token (TypeDef, TypeRef, TypeSpec), or by_handle by the
+ * runtime's handle (ELEMENT_TYPE_INTERNAL), through the names' callback. */
+static void sig_put_named(sig_reader *r, sig_writer *w, int by_handle, uint64_t key,
+                          int definition_only)
 {
     char name[512];
     size_t n = 0;
 
     if (!w->out)
         return;
-    if (r->names && r->names->type_token)
-        n = r->names->type_token(r->names->ctx, token, name, sizeof(name));
+    if (r->names && by_handle && r->names->type_handle)
+        n = r->names->type_handle(r->names->ctx, key, name, sizeof(name));
+    else if (r->names && !by_handle && r->names->type_token)
+        n = r->names->type_token(r->names->ctx, (uint32_t)key, name, sizeof(name));
     sig_put_type_name(w, name, n, sizeof(name), definition_only);
 }
 
@@ -207,19 +211,6 @@ static int sig_handle(sig_reader *r, uint64_t *handle)
     r->pos += sizeof(void *);
     *handle = v;
     return 0;
-}
-
-/* A type named by runtime handle (ELEMENT_TYPE_INTERNAL). */
-static void sig_put_handle(sig_reader *r, sig_writer *w, uint64_t handle, int definition_only)
-{
-    char name[512];
-    size_t n = 0;
-
-    if (!w->out)
-        return;
-    if (r->names && r->names->type_handle)
-        n = r->names->type_handle(r->names->ctx, handle, name, sizeof(name));
-    sig_put_type_name(w, name, n, sizeof(name), definition_only);
 }
 
 static void sig_put_generic_param(sig_writer *w, const char *const *known, unsigned count,
@@ -310,13 +301,13 @@ static int sig_type(sig_reader *r, sig_writer *w, unsigned depth)
     case ELEMENT_CLASS:
         if (sig_token(r, &token) != 0)
             return -1;
-        sig_put_token(r, w, token, 0);
+        sig_put_named(r, w, 0, token, 0);
         return 0;
     case ELEMENT_INTERNAL: {
         uint64_t handle;
         if (sig_handle(r, &handle) != 0)
             return -1;
-        sig_put_handle(r, w, handle, 0);
+        sig_put_named(r, w, 1, handle, 0);
         return 0;
     }
     case ELEMENT_VAR:
@@ -368,10 +359,7 @@ static int sig_type(sig_reader *r, sig_writer *w, unsigned depth)
         }
         if (sig_number(r, &count) != 0 || count == 0 || count > SIG_MAX_PARAMS)
             return -1;
-        if (kind == ELEMENT_INTERNAL)
-            sig_put_handle(r, w, handle, 1);
-        else
-            sig_put_token(r, w, token, 1);
+        sig_put_named(r, w, kind == ELEMENT_INTERNAL, kind == ELEMENT_INTERNAL ? handle : token, 1);
         sig_puts(w, "<");
         for (i = 0; i < count; i++) {
             if (i)

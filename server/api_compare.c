@@ -282,25 +282,11 @@ static int export_list(api_call *c, const compare_query *q)
     api_reply *reply = c->reply;
     const char *list = q->section == SECTION_METHODS ? "methods" : "modules";
     json_t *rows = json_object_get(json_object_get(reply->json, list), "rows");
-    size_t length = 0;
-    char *text;
 
     snprintf(reply->disposition, sizeof(reply->disposition),
              "attachment; filename=\"jitscope-compare-%d-%d-%s-%s.%s\"", q->a, q->b, list,
              q->only_name, q->format == 1 ? "csv" : "json");
-    if (q->format == 2)
-        return 200;
-    text = api_export_csv(rows, COMPARE_EXPORT_MAX, &length);
-    if (!text) {
-        reply->disposition[0] = '\0';
-        return api_fail(c, 500, "the export does not fit in memory");
-    }
-    json_decref(reply->json);
-    reply->json = NULL;
-    reply->text = text;
-    reply->text_length = length;
-    reply->content_type = "text/csv; charset=utf-8";
-    return 200;
+    return api_export_rows(reply, q->format, rows, COMPARE_EXPORT_MAX);
 }
 
 static int compare_run(api_call *c, const compare_query *qp)

@@ -106,17 +106,14 @@ char *api_export_csv(const json_t *rows, size_t max, size_t *length)
     return textbuf_take(&b, length);
 }
 
-int api_export(api_reply *reply, int format, int session_id, const char *list)
+int api_export_rows(api_reply *reply, int format, const json_t *rows, size_t max)
 {
-    const char *ext = format == 1 ? "csv" : "json";
     size_t length = 0;
     char *text;
 
-    snprintf(reply->disposition, sizeof(reply->disposition),
-             "attachment; filename=\"jitscope-session-%d-%s.%s\"", session_id, list, ext);
     if (format == 2)
         return 200; /* the JSON answer as it is, saved as a file */
-    text = api_export_csv(json_object_get(reply->json, list), API_EXPORT_MAX_BYTES, &length);
+    text = api_export_csv(rows, max, &length);
     if (!text) {
         json_decref(reply->json);
         reply->json = api_error("the export does not fit in memory");
@@ -129,4 +126,13 @@ int api_export(api_reply *reply, int format, int session_id, const char *list)
     reply->text_length = length;
     reply->content_type = "text/csv; charset=utf-8";
     return 200;
+}
+
+int api_export(api_reply *reply, int format, int session_id, const char *list)
+{
+    const char *ext = format == 1 ? "csv" : "json";
+
+    snprintf(reply->disposition, sizeof(reply->disposition),
+             "attachment; filename=\"jitscope-session-%d-%s.%s\"", session_id, list, ext);
+    return api_export_rows(reply, format, json_object_get(reply->json, list), API_EXPORT_MAX_BYTES);
 }

@@ -20,6 +20,12 @@ int api_export_format(const api_request *req);
  * `format`. Returns the status (200, or 500 when out of memory / too big). */
 int api_export(api_reply *reply, int format, int session_id, const char *list);
 
+/* The export of a 200 reply whose JSON holds rows (an array within it), the
+ * caller having set reply->disposition: format 2 keeps the JSON as it is,
+ * 1 replaces it with the CSV of rows. Returns 200, or 500 when out of memory
+ * or over max (the reply then holds the error, no disposition). */
+int api_export_rows(api_reply *reply, int format, const json_t *rows, size_t max);
+
 /* RFC 4180 CSV of an array of objects (columns: the first object's keys, in
  * order). Malloc'd text, *length bytes; NULL when out of memory or over max. */
 char *api_export_csv(const json_t *rows, size_t max, size_t *length);

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "api_util.h"
+#include "grow.h"
 
 #define API_FN_ROWS_STEP 512u /* JSON rows per locked step */
 /* Bytes of names a locked step may compare before it lets others in, whatever
@@ -82,24 +83,31 @@ static uint64_t api_fn_key(const api_fn_query *q, const session_function *f)
     return 0;
 }
 
+/* How many of the needle's n lower-case bytes, from the i-th on, at (ASCII
+ * case folded) matches: n on a whole match, less at the first difference
+ * (also at at's NUL). */
+static size_t api_fn_matched(const char *at, const char *needle, size_t n, size_t i)
+{
+    for (; i < n; i++) {
+        unsigned char h = (unsigned char)at[i];
+        if ((h >= 'A' && h <= 'Z' ? h + 32 : h) != (unsigned char)needle[i])
+            break;
+    }
+    return i;
+}
+
 /* ASCII case-insensitive substring test; the needle is lower-case already and
  * not empty. Plain bytes, for any string. */
 static int api_fn_contains(const char *hay, const char *needle, size_t n)
 {
     unsigned char first = (unsigned char)needle[0];
     const char *p;
-    size_t i;
 
     for (p = hay; *p; p++) {
         unsigned char c = (unsigned char)*p;
         if ((c >= 'A' && c <= 'Z' ? c + 32 : c) != first)
             continue;
-        for (i = 1; i < n; i++) {
-            unsigned char h = (unsigned char)p[i];
-            if ((h >= 'A' && h <= 'Z' ? h + 32 : h) != (unsigned char)needle[i])
-                break; /* also at the haystack's NUL */
-        }
-        if (i == n)
+        if (api_fn_matched(p, needle, n, 1) == n)
             return 1;
     }
     return 0;
@@ -132,13 +140,7 @@ static int api_fn_name_contains(const char *name, const char *needle, size_t n, 
             hit &= (end & -end) - 1; /* only before the NUL */
         *work += 8;
         for (; hit; hit &= hit - 1) {
-            const char *c = p + (__builtin_ctzll(hit) >> 3);
-            size_t i;
-            for (i = 0; i < n; i++) {
-                unsigned char h = (unsigned char)c[i];
-                if ((h >= 'A' && h <= 'Z' ? h + 32 : h) != (unsigned char)needle[i])
-                    break; /* also at the name's NUL */
-            }
+            size_t i = api_fn_matched(p + (__builtin_ctzll(hit) >> 3), needle, n, 0);
             *work += i;
             if (i == n)
                 return 1;
@@ -415,14 +417,9 @@ static api_module_sum *api_module_sum_of(api_module_sums *t, uint64_t module_id)
 
     if (i != IDMAP_MISSING)
         return &t->items[i];
-    if (t->count == t->cap) {
-        size_t cap = t->cap ? t->cap * 2 : 64;
-        api_module_sum *bigger = realloc(t->items, cap * sizeof(*bigger));
-        if (!bigger)
-            return NULL;
-        t->items = bigger;
-        t->cap = cap;
-    }
+    if (grow_reserve((void **)&t->items, &t->cap, t->count, sizeof(*t->items), 64,
+                     SIZE_MAX / sizeof(*t->items), GROW_KEEP) != 0)
+        return NULL;
     if (idmap_put(&t->index, module_id + 1, (uint32_t)t->count) != 0)
         return NULL;
     memset(&t->items[t->count], 0, sizeof(t->items[0]));

@@ -27,6 +27,17 @@
 #define API_PROFILE_MAX_DURATION_S 86400
 #define API_PROFILE_MAX_THREAD_ARG 256 /* bytes of ?thread= */
 
+/* The body's key as an integer from 1 to max into *out: 0, or the status of
+ * the 400 answered. */
+static int api_profile_count(api_call *c, const char *key, const json_t *v, uint32_t max,
+                             uint32_t *out)
+{
+    if (!json_is_integer(v) || json_integer_value(v) < 1 || json_integer_value(v) > max)
+        return api_fail(c, 400, "%s must be an integer from 1 to %u", key, max);
+    *out = (uint32_t)json_integer_value(v);
+    return 0;
+}
+
 /* Reads {"hz": 1..1000, "duration_s": 1..86400, "mode": "wall" | "cpu"} (all
  * optional, nothing else). *cpu: 1 for CPU mode. */
 static int api_profile_body(api_call *c, uint32_t *hz, uint32_t *duration_s, int *cpu)
@@ -52,23 +63,14 @@ static int api_profile_body(api_call *c, uint32_t *hz, uint32_t *duration_s, int
     json_object_foreach(body, key, v)
     {
         if (strcmp(key, "hz") == 0) {
-            if (!json_is_integer(v) || json_integer_value(v) < 1 ||
-                json_integer_value(v) > WIRE_PROFILE_MAX_HZ) {
-                status = api_fail(c, 400, "hz must be an integer from 1 to %u",
-                                  WIRE_PROFILE_MAX_HZ);
+            if ((status = api_profile_count(c, key, v, WIRE_PROFILE_MAX_HZ, hz)) != 0)
                 break;
-            }
-            *hz = (uint32_t)json_integer_value(v);
         } else if (strcmp(key, "duration_s") == 0) {
             if (json_is_null(v))
                 continue;
-            if (!json_is_integer(v) || json_integer_value(v) < 1 ||
-                json_integer_value(v) > API_PROFILE_MAX_DURATION_S) {
-                status = api_fail(c, 400, "duration_s must be an integer from 1 to %d",
-                                  API_PROFILE_MAX_DURATION_S);
+            if ((status = api_profile_count(c, key, v, API_PROFILE_MAX_DURATION_S, duration_s)) !=
+                0)
                 break;
-            }
-            *duration_s = (uint32_t)json_integer_value(v);
         } else if (strcmp(key, "mode") == 0) {
             if (!json_is_string(v) || (strcmp(json_string_value(v), "wall") != 0 &&
                                        strcmp(json_string_value(v), "cpu") != 0)) {
@@ -96,6 +98,16 @@ json_t *api_cpu_probe_json(pid_t pid)
                      r.paranoid == -100 ? json_null() : json_integer(r.paranoid), "capabilities",
                      "perfmon", r.cap_perfmon, "sys_admin", r.cap_sys_admin, "sys_ptrace",
                      r.cap_sys_ptrace, "reason", r.available ? json_null() : json_string(r.reason));
+}
+
+/* The answer after s's profile started or stopped (s locked): its status;
+ * unlocks and wakes the session's stream clients. */
+static int api_profile_changed(api_call *c, session *s, int status)
+{
+    c->reply->json = json_pack("{s:o}", "profile", view_profile_status(&s->profile));
+    sessions_unlock();
+    sessions_notify(c->session_id);
+    return status;
 }
 
 static int api_profile_no_agent(api_call *c, const session *s)
@@ -158,10 +170,7 @@ static int api_profile_post_cpu(api_call *c, uint32_t hz, uint32_t duration_s, i
     }
     if (!(s = api_lock_session(c)))
         return 404;
-    c->reply->json = json_pack("{s:o}", "profile", view_profile_status(&s->profile));
-    sessions_unlock();
-    sessions_notify(c->session_id);
-    return 202;
+    return api_profile_changed(c, s, 202);
 }
 
 int api_profile_post(api_call *c)
@@ -203,10 +212,7 @@ int api_profile_post(api_call *c)
         sessions_unlock();
         return api_fail(c, 502, "could not send the profile command to the agent");
     }
-    c->reply->json = json_pack("{s:o}", "profile", view_profile_status(&s->profile));
-    sessions_unlock();
-    sessions_notify(c->session_id);
-    return 202;
+    return api_profile_changed(c, s, 202);
 }
 
 int api_profile_stop(api_call *c)
@@ -224,10 +230,7 @@ int api_profile_stop(api_call *c)
     }
     if (s->profile.mode == PROFILE_MODE_CPU) { /* the server's own sampler: no agent needed */
         session_profile_stop(s, api_now_ns());
-        c->reply->json = json_pack("{s:o}", "profile", view_profile_status(&s->profile));
-        sessions_unlock();
-        sessions_notify(c->session_id);
-        return 200;
+        return api_profile_changed(c, s, 200);
     }
     if (s->state != SESSION_LIVE || !s->link_id)
         return api_profile_no_agent(c, s);
@@ -238,10 +241,7 @@ int api_profile_stop(api_call *c)
     if (!(s = api_lock_session(c)))
         return 404;
     session_profile_stop(s, api_now_ns());
-    c->reply->json = json_pack("{s:o}", "profile", view_profile_status(&s->profile));
-    sessions_unlock();
-    sessions_notify(c->session_id);
-    return 200;
+    return api_profile_changed(c, s, 200);
 }
 
 /* Whether a CPU profile could start in this session now: the probe for its

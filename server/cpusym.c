@@ -11,6 +11,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "grow.h"
 #include "profile_cpu.h"
 #include "utf.h"
 
@@ -52,24 +53,17 @@ static int cpusym_same_module(const char *a, const char *b)
     return a == b || (a && b && strcmp(a, b) == 0);
 }
 
-static int cpusym_hash_grow(cpusym *y)
+/* (module, name) of entry i of a names array, for the index. */
+static uint64_t cpusym_hash_of(const void *names, size_t i)
 {
-    size_t cap = y->name_hash_cap ? y->name_hash_cap * 2 : 1024, i;
-    uint64_t *t = calloc(cap, sizeof(*t));
+    const cpusym_symbol *e = &((const cpusym_symbol *)names)[i];
+    return cpusym_hash(e->module, e->name);
+}
 
-    if (!t)
-        return -1;
-    for (i = 0; i < y->name_count; i++) {
-        uint64_t h = cpusym_hash(y->names[i].module, y->names[i].name);
-        size_t slot = (size_t)h & (cap - 1);
-        while (t[slot])
-            slot = (slot + 1) & (cap - 1);
-        t[slot] = (h >> 24) << 24 | (uint64_t)(i + 1);
-    }
-    free(y->name_hash);
-    y->name_hash = t;
-    y->name_hash_cap = cap;
-    return 0;
+static int cpusym_is(const void *names, size_t i, const void *key)
+{
+    const cpusym_symbol *e = &((const cpusym_symbol *)names)[i], *k = key;
+    return strcmp(e->name, k->name) == 0 && cpusym_same_module(e->module, k->module);
 }
 
 /* The index of (module, name), added when new; CPUSYM_LABEL_FULL when the
@@ -78,43 +72,26 @@ static uint32_t cpusym_intern(cpusym *y, const char *module, const char *raw)
 {
     char name[PROFILE_CPU_MAX_NAME + 1];
     int cut = 0;
-    uint64_t h, tag;
-    size_t slot;
+    uint64_t h;
+    size_t i;
+    cpusym_symbol key;
 
     /* names come from files of the target: well-formed UTF-8, and as long as
      * the profile keeps them (so equal keys stay equal there) */
     name[utf8_sanitize(raw, strlen(raw), name, PROFILE_CPU_MAX_NAME, &cut)] = '\0';
     h = cpusym_hash(module, name);
-    tag = (h >> 24) << 24;
-    if (y->name_hash_cap) {
-        for (slot = (size_t)h & (y->name_hash_cap - 1); y->name_hash[slot];
-             slot = (slot + 1) & (y->name_hash_cap - 1)) {
-            uint64_t e = y->name_hash[slot];
-            size_t i = (size_t)(e & 0xffffff) - 1;
-            if ((e >> 24) << 24 == tag && strcmp(y->names[i].name, name) == 0 &&
-                cpusym_same_module(y->names[i].module, module))
-                return (uint32_t)i;
-        }
-    }
-    if (y->name_count >= PROFILE_CPU_MAX_SYMBOLS)
-        return CPUSYM_LABEL_FULL;
-    if ((y->name_count + 1) * 2 > y->name_hash_cap && cpusym_hash_grow(y) != 0)
-        return CPUSYM_LABEL_FULL;
-    if (y->name_count == y->name_cap) {
-        size_t cap = y->name_cap ? y->name_cap * 2 : 256;
-        cpusym_symbol *grown = realloc(y->names, cap * sizeof(*grown));
-        if (!grown)
-            return CPUSYM_LABEL_FULL;
-        y->names = grown;
-        y->name_cap = cap;
-    }
-    if (!(y->names[y->name_count].name = strdup(name)))
+    key.module = module;
+    key.name = name;
+    if ((i = hashslots_find(&y->name_index, h, cpusym_is, y->names, &key)) != HASHSLOTS_NONE)
+        return (uint32_t)i;
+    if (y->name_count >= PROFILE_CPU_MAX_SYMBOLS ||
+        hashslots_reserve(&y->name_index, y->name_count, 1024, cpusym_hash_of, y->names) != 0 ||
+        grow_reserve((void **)&y->names, &y->name_cap, y->name_count, sizeof(*y->names), 256,
+                     PROFILE_CPU_MAX_SYMBOLS, GROW_KEEP) != 0 ||
+        !(y->names[y->name_count].name = strdup(name)))
         return CPUSYM_LABEL_FULL;
     y->names[y->name_count].module = module;
-    for (slot = (size_t)h & (y->name_hash_cap - 1); y->name_hash[slot];
-         slot = (slot + 1) & (y->name_hash_cap - 1))
-        ;
-    y->name_hash[slot] = tag | (uint64_t)(y->name_count + 1);
+    hashslots_put(&y->name_index, h, y->name_count);
     return (uint32_t)y->name_count++;
 }
 
@@ -378,7 +355,7 @@ void cpusym_free(cpusym *y)
     for (i = 0; i < y->name_count; i++)
         free(y->names[i].name);
     free(y->names);
-    free(y->name_hash);
+    hashslots_free(&y->name_index);
     idmap_free(&y->code_index);
     free(y->code);
     memset(y, 0, sizeof(*y));

@@ -31,6 +31,7 @@
 #include <sys/types.h>
 
 #include "elfsyms.h"
+#include "hashslots.h"
 #include "idmap.h"
 #include "procmaps.h"
 
@@ -108,10 +109,9 @@ typedef struct cpusym {
     idmap ip_index;
     cpusym_symbol *names;                      /* the symbol table */
     size_t name_count, name_cap, names_handed; /* handed to the profile: [0, names_handed) */
-    uint64_t *name_hash; /* open addressing: hash << 24 | (index + 1), 0 empty */
-    size_t name_hash_cap;
-    cpusym_ip zero;   /* the entry of address 0: unmapped */
-    idmap code_index; /* code start -> index in code */
+    hashslots name_index;                      /* (module, name) -> position in names */
+    cpusym_ip zero;                            /* the entry of address 0: unmapped */
+    idmap code_index;                          /* code start -> index in code */
     cpusym_code *code;
     size_t code_count;
 } cpusym;

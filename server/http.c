@@ -104,22 +104,22 @@ static enum MHD_Result http_error(struct MHD_Connection *c, int status, const ch
 
 static const char *http_content_type(const char *path)
 {
+    static const struct {
+        const char *ext, *type;
+    } types[] = {
+        {".html", "text/html; charset=utf-8"},
+        {".js", "text/javascript; charset=utf-8"},
+        {".css", "text/css; charset=utf-8"},
+        {".json", "application/json"},
+        {".svg", "image/svg+xml"},
+        {".png", "image/png"},
+    };
     const char *dot = strrchr(path, '.');
+    size_t i;
 
-    if (!dot)
-        return "application/octet-stream";
-    if (strcmp(dot, ".html") == 0)
-        return "text/html; charset=utf-8";
-    if (strcmp(dot, ".js") == 0)
-        return "text/javascript; charset=utf-8";
-    if (strcmp(dot, ".css") == 0)
-        return "text/css; charset=utf-8";
-    if (strcmp(dot, ".json") == 0)
-        return "application/json";
-    if (strcmp(dot, ".svg") == 0)
-        return "image/svg+xml";
-    if (strcmp(dot, ".png") == 0)
-        return "image/png";
+    for (i = 0; dot && i < sizeof(types) / sizeof(types[0]); i++)
+        if (strcmp(dot, types[i].ext) == 0)
+            return types[i].type;
     return "application/octet-stream";
 }
 

@@ -46,6 +46,22 @@ static void metrics_family(textbuf *b, const char *name, const char *type, const
     textbuf_printf(b, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
 }
 
+/* One unlabelled value and its family. */
+typedef struct metrics_scalar {
+    const char *name, *type, *help;
+    unsigned long long value;
+} metrics_scalar;
+
+static void metrics_scalars(textbuf *b, const metrics_scalar *rows, size_t count)
+{
+    size_t i;
+
+    for (i = 0; i < count; i++) {
+        metrics_family(b, rows[i].name, rows[i].type, rows[i].help);
+        textbuf_printf(b, "%s %llu\n", rows[i].name, rows[i].value);
+    }
+}
+
 /* A label value with \, " and newlines escaped, into out (cut to fit). */
 static void metrics_escape(const char *in, char *out, size_t size)
 {
@@ -269,7 +285,34 @@ static void metrics_sessions(textbuf *b)
     metrics_each_live(b, metrics_agent_cost, NULL);
 }
 
-/* Storage (--data): what waits for the disk and what was lost. */
+/* Storage (--data) once it is on: what waits for the disk and what was lost. */
+static void metrics_storage_totals(textbuf *b, const store_stats *st)
+{
+    const metrics_scalar rows[] = {
+        {"jitscope_storage_backlog_bytes", "gauge",
+         "Log bytes and snapshots waiting for the writer.", st->backlog},
+        {"jitscope_storage_lost_bytes_total", "counter",
+         "Log bytes dropped because the writer was behind (the log breaks there until the "
+         "session's next snapshot).",
+         st->lost},
+        {"jitscope_storage_logged_bytes_total", "counter",
+         "Bytes of agent and server records handed to storage.", st->bytes_logged},
+        {"jitscope_storage_written_bytes_total", "counter",
+         "Bytes written into the database (log chunks, compressed snapshots).", st->bytes_written},
+        {"jitscope_storage_snapshots_total", "counter",
+         "Snapshots written (a session's log compacted).", st->snapshots},
+        {"jitscope_storage_write_errors_total", "counter",
+         "Write rounds the database refused (tried again).", st->write_errors},
+        {"jitscope_storage_write_error", "gauge",
+         "1 while the last write round failed, 0 once a round committed again.",
+         st->last_error[0] != '\0'},
+        {"jitscope_storage_commits_total", "counter", "Transactions committed.", st->commits},
+        {"jitscope_storage_sessions", "gauge", "Sessions in the database.", st->sessions_stored},
+    };
+
+    metrics_scalars(b, rows, sizeof(rows) / sizeof(rows[0]));
+}
+
 static void metrics_storage(textbuf *b)
 {
     store_stats st;
@@ -277,37 +320,8 @@ static void metrics_storage(textbuf *b)
     store_get_stats(&st);
     metrics_family(b, "jitscope_storage_enabled", "gauge", "1 when sessions are kept on disk.");
     textbuf_printf(b, "jitscope_storage_enabled %d\n", st.enabled);
-    if (!st.enabled)
-        return;
-    metrics_family(b, "jitscope_storage_backlog_bytes", "gauge",
-                   "Log bytes and snapshots waiting for the writer.");
-    textbuf_printf(b, "jitscope_storage_backlog_bytes %llu\n", (unsigned long long)st.backlog);
-    metrics_family(b, "jitscope_storage_lost_bytes_total", "counter",
-                   "Log bytes dropped because the writer was behind (the log breaks there until "
-                   "the session's next snapshot).");
-    textbuf_printf(b, "jitscope_storage_lost_bytes_total %llu\n", (unsigned long long)st.lost);
-    metrics_family(b, "jitscope_storage_logged_bytes_total", "counter",
-                   "Bytes of agent and server records handed to storage.");
-    textbuf_printf(b, "jitscope_storage_logged_bytes_total %llu\n",
-                   (unsigned long long)st.bytes_logged);
-    metrics_family(b, "jitscope_storage_written_bytes_total", "counter",
-                   "Bytes written into the database (log chunks, compressed snapshots).");
-    textbuf_printf(b, "jitscope_storage_written_bytes_total %llu\n",
-                   (unsigned long long)st.bytes_written);
-    metrics_family(b, "jitscope_storage_snapshots_total", "counter",
-                   "Snapshots written (a session's log compacted).");
-    textbuf_printf(b, "jitscope_storage_snapshots_total %llu\n", (unsigned long long)st.snapshots);
-    metrics_family(b, "jitscope_storage_write_errors_total", "counter",
-                   "Write rounds the database refused (tried again).");
-    textbuf_printf(b, "jitscope_storage_write_errors_total %llu\n",
-                   (unsigned long long)st.write_errors);
-    metrics_family(b, "jitscope_storage_write_error", "gauge",
-                   "1 while the last write round failed, 0 once a round committed again.");
-    textbuf_printf(b, "jitscope_storage_write_error %d\n", st.last_error[0] != '\0');
-    metrics_family(b, "jitscope_storage_commits_total", "counter", "Transactions committed.");
-    textbuf_printf(b, "jitscope_storage_commits_total %llu\n", (unsigned long long)st.commits);
-    metrics_family(b, "jitscope_storage_sessions", "gauge", "Sessions in the database.");
-    textbuf_printf(b, "jitscope_storage_sessions %llu\n", (unsigned long long)st.sessions_stored);
+    if (st.enabled)
+        metrics_storage_totals(b, &st);
 }
 
 char *metrics_render(size_t *length)

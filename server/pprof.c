@@ -5,6 +5,7 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "hashslots.h"
 #include "idmap.h"
 #include "profile.pb-c.h"
 
@@ -22,8 +23,7 @@ typedef Perftools__Profiles__ValueType pprof_value_type;
 typedef struct pprof_strings {
     char **items; /* not owned: the view's names, or literals */
     size_t count, cap;
-    uint64_t *slots; /* hash << 32 | (index + 1), 0 empty */
-    size_t slot_cap;
+    hashslots index;
 } pprof_strings;
 
 static uint64_t pprof_hash(const char *s)
@@ -34,40 +34,25 @@ static uint64_t pprof_hash(const char *s)
     return h;
 }
 
-static int pprof_strings_grow(pprof_strings *t)
+static uint64_t pprof_hash_of(const void *items, size_t i)
 {
-    size_t cap = t->slot_cap ? t->slot_cap * 2 : 256, i;
-    uint64_t *slots = calloc(cap, sizeof(*slots));
+    return pprof_hash(((char *const *)items)[i]);
+}
 
-    if (!slots)
-        return -1;
-    for (i = 0; i < t->count; i++) {
-        uint64_t h = pprof_hash(t->items[i]);
-        size_t k = (size_t)h & (cap - 1);
-        while (slots[k])
-            k = (k + 1) & (cap - 1);
-        slots[k] = (h >> 32) << 32 | (uint64_t)(i + 1);
-    }
-    free(t->slots);
-    t->slots = slots;
-    t->slot_cap = cap;
-    return 0;
+static int pprof_is(const void *items, size_t i, const void *key)
+{
+    return strcmp(((char *const *)items)[i], key) == 0;
 }
 
 /* The index of s in the table, added when new; -1 when out of memory. */
 static int64_t pprof_string(pprof_strings *t, const char *s)
 {
-    uint64_t h = pprof_hash(s), tag = (h >> 32) << 32;
-    size_t k;
+    uint64_t h = pprof_hash(s);
+    size_t i = hashslots_find(&t->index, h, pprof_is, t->items, s);
 
-    if (t->slot_cap) {
-        for (k = (size_t)h & (t->slot_cap - 1); t->slots[k]; k = (k + 1) & (t->slot_cap - 1)) {
-            size_t i = (size_t)(t->slots[k] & 0xffffffffu) - 1;
-            if ((t->slots[k] >> 32) << 32 == tag && strcmp(t->items[i], s) == 0)
-                return (int64_t)i;
-        }
-    }
-    if ((t->count + 1) * 2 > t->slot_cap && pprof_strings_grow(t) != 0)
+    if (i != HASHSLOTS_NONE)
+        return (int64_t)i;
+    if (hashslots_reserve(&t->index, t->count, 256, pprof_hash_of, t->items) != 0)
         return -1;
     if (t->count == t->cap) {
         size_t cap = t->cap ? t->cap * 2 : 256;
@@ -78,9 +63,7 @@ static int64_t pprof_string(pprof_strings *t, const char *s)
         t->cap = cap;
     }
     t->items[t->count] = (char *)s;
-    for (k = (size_t)h & (t->slot_cap - 1); t->slots[k]; k = (k + 1) & (t->slot_cap - 1))
-        ;
-    t->slots[k] = tag | (uint64_t)(t->count + 1);
+    hashslots_put(&t->index, h, t->count);
     return (int64_t)t->count++;
 }
 
@@ -114,7 +97,7 @@ typedef struct pprof_build {
 static void pprof_build_free(pprof_build *b)
 {
     free(b->strings.items);
-    free(b->strings.slots);
+    hashslots_free(&b->strings.index);
     free(b->functions);
     free(b->function_ptrs);
     free(b->locations);

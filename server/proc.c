@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "procfile.h"
 #include "procname.h"
 #include "utf.h"
 
@@ -80,31 +81,18 @@ int proc_parse_stat(const char *text, size_t len, char *state, pid_t *ppid)
 int proc_read(pid_t pid, const char *name, char *buf, size_t cap, size_t *len)
 {
     char path[64];
-    size_t n = 0;
-    int fd, saved;
+    int fd, rc, saved;
 
     *len = 0;
     snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, name);
     fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return -1;
-    while (n < cap) {
-        ssize_t r = read(fd, buf + n, cap - n);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r < 0) {
-            saved = errno;
-            close(fd);
-            errno = saved;
-            return -1;
-        }
-        if (r == 0)
-            break;
-        n += (size_t)r;
-    }
+    rc = procfile_fill(fd, buf, cap, len);
+    saved = errno;
     close(fd);
-    *len = n;
-    return 0;
+    errno = saved;
+    return rc;
 }
 
 static int proc_stat(pid_t pid, char *state, pid_t *ppid)

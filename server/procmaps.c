@@ -2,11 +2,10 @@
 #include "procmaps.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
+
+#include "procfile.h"
 
 #define PROCMAPS_FILE_MAX (64u * 1024u * 1024u) /* a maps file larger than this is cut */
 
@@ -171,39 +170,13 @@ fail:
 
 int procmaps_read(procmaps *m, pid_t pid)
 {
-    char path[64], *buf = NULL;
-    size_t used = 0, cap = 0;
-    int fd, rc, err;
+    char *buf;
+    size_t used;
+    int rc;
 
-    snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
-    if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+    /* cut short: what was read is parsed, the mappings past it are unknown */
+    if (procfile_read(pid, "maps", PROCMAPS_FILE_MAX, &buf, &used) < 0)
         return -1;
-    for (;;) {
-        ssize_t n;
-        if (used == cap) {
-            size_t c = cap ? cap * 2 : 65536;
-            char *grown = c <= PROCMAPS_FILE_MAX ? realloc(buf, c) : NULL;
-            if (!grown)
-                break; /* what was read is parsed: the mappings past it are unknown */
-            buf = grown;
-            cap = c;
-        }
-        n = read(fd, buf + used, cap - used);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0) {
-            if (n < 0) {
-                err = errno;
-                close(fd);
-                free(buf);
-                errno = err;
-                return -1;
-            }
-            break;
-        }
-        used += (size_t)n;
-    }
-    close(fd);
     rc = procmaps_parse(m, buf ? buf : "", used);
     free(buf);
     if (rc != 0)

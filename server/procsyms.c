@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "grow.h"
+#include "procfile.h"
 
 #define PROCSYMS_MAPS_MAX_BYTES (16u * 1024u * 1024u)
 #define PROCSYMS_MAX_NAMES (64u * 1024u * 1024u) /* string table bytes read per file */
@@ -236,39 +237,21 @@ static int procsyms_read_fd(void *ctx, uint64_t offset, void *buf, size_t n)
 
 int procsyms_open(procsyms *p, pid_t pid)
 {
-    char path[64], *text = NULL;
-    size_t used = 0, cap = 0;
-    int fd, rc = -1;
+    char *text;
+    size_t used;
+    int rc;
 
     memset(p, 0, sizeof(*p));
-    snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
-    if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-        return -1;
-    for (;;) {
-        ssize_t got;
-        if (used + 4096 > cap) {
-            char *bigger;
-            if (cap >= PROCSYMS_MAPS_MAX_BYTES || !(bigger = realloc(text, cap ? cap * 2 : 65536)))
-                break;
-            text = bigger;
-            cap = cap ? cap * 2 : 65536;
-        }
-        got = read(fd, text + used, cap - used);
-        if (got < 0 && errno == EINTR)
-            continue;
-        if (got <= 0) {
-            rc = got == 0 ? 0 : -1;
-            break;
-        }
-        used += (size_t)got;
-    }
-    close(fd);
-    if (rc == 0 && procsyms_parse_maps(p, text, used) != 0)
+    /* cut short (longer than the bound, or out of memory) fails too */
+    rc = procfile_read(pid, "maps", PROCSYMS_MAPS_MAX_BYTES, &text, &used);
+    if (rc == 0 && procsyms_parse_maps(p, text ? text : "", used) != 0)
         rc = -1;
     free(text);
-    if (rc != 0)
+    if (rc != 0) {
         procsyms_close(p);
-    return rc;
+        return -1;
+    }
+    return 0;
 }
 
 void procsyms_close(procsyms *p)

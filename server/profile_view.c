@@ -168,6 +168,7 @@ int profile_view_take(profile_view *v, session *s, const profile_query *q)
     unsigned char *selected = NULL;
     int64_t *ms = NULL;
     size_t i, n = 0;
+    int rc = -1;
 
     memset(v, 0, sizeof(*v));
     count = calloc(p->stack_count + 1, sizeof(*count));
@@ -226,13 +227,7 @@ int profile_view_take(profile_view *v, session *s, const profile_query *q)
                                                                   stack_remap[e->stack]};
         }
     }
-    free(count);
-    free(per_thread);
-    free(thread_remap);
-    free(stack_remap);
-    free(selected);
-    free(ms);
-    return 0;
+    rc = 0;
 fail:
     free(count);
     free(per_thread);
@@ -240,8 +235,9 @@ fail:
     free(stack_remap);
     free(selected);
     free(ms);
-    profile_view_free(v);
-    return -1;
+    if (rc != 0)
+        profile_view_free(v);
+    return rc;
 }
 
 void profile_view_free(profile_view *v)

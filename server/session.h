@@ -367,6 +367,11 @@ void session_set_record_sink(void (*sink)(session *s, int64_t now_ns, const void
  * observations): hello, stack walks, profile status, GC and suspensions, the
  * code replies, the server's profile start and stop. */
 int session_is_observation(uint16_t type);
+/* 1 for the observations that fold into the stack walks, the profile and the
+ * GC/suspension timeline (stack thread and end, profile status, GC started
+ * and finished, runtime suspension): what admission, folding and replay
+ * treat as one kind. */
+int session_is_walk_or_timeline(uint16_t type);
 /* Applies one of the server's own records (logrec.h) read back from a log:
  * 0, or -1 for an unknown type or a bad payload. */
 int session_apply_server(session *s, uint16_t type, const uint8_t *payload, uint32_t length,

@@ -127,6 +127,22 @@ static uint64_t session_event_bytes(const session *s)
     return s->events.last_seq < EVENTLOG_MAX ? SESSION_EVENT_BYTES : 0;
 }
 
+/* What a stack walk, a profile status, a GC or a suspension may add
+ * (session_is_walk_or_timeline): a walk's frames and threads are kept; a
+ * sample's stack, a GC or a suspension may double one of the profile's or
+ * timeline's arrays: at most what they hold (their caps keep any one under
+ * 16 MiB). */
+static uint64_t session_observation_need(const session *s, const wire_record *r)
+{
+    uint64_t need = sizeof(wire_frame_header) + sizeof(r->u) + session_event_bytes(s) + 64 * 1024 +
+                    (s->budget.observations < (16u << 20) ? s->budget.observations : (16u << 20));
+
+    if (r->type == WIRE_STACK_THREAD)
+        need += (uint64_t)r->u.stack_thread.frame_count * 2 * sizeof(wire_stack_frame) +
+                2 * sizeof(stacks_thread);
+    return need;
+}
+
 /* An upper bound of the bytes r would add to s's state, and what it would
  * add (enum session_refused_kind); *fixed is set for a record that only ends,
  * completes or counts what s knows (its state does not grow). */
@@ -217,22 +233,11 @@ static uint64_t session_record_need(session *s, const wire_record *r, unsigned *
     case WIRE_DETACH_STATUS:
         *fixed = 1;
         return 0; /* what they say is never refused (their event-log entry may be) */
-    case WIRE_STACK_THREAD:
-    case WIRE_STACK_END:
-    case WIRE_PROFILE_STATUS:
-    case WIRE_GC_STARTED:
-    case WIRE_GC_FINISHED:
-    case WIRE_RUNTIME_SUSPEND:
-        /* a walk's frames and threads are kept; a sample's stack, a GC or a
-         * suspension may double one of the profile's or timeline's arrays: at
-         * most what they hold (their caps keep any one under 16 MiB) */
-        need = sizeof(wire_frame_header) + sizeof(r->u) + session_event_bytes(s) + 64 * 1024 +
-               (s->budget.observations < (16u << 20) ? s->budget.observations : (16u << 20));
-        if (r->type == WIRE_STACK_THREAD)
-            need += (uint64_t)r->u.stack_thread.frame_count * 2 * sizeof(wire_stack_frame) +
-                    2 * sizeof(stacks_thread);
-        return need;
-    default: *fixed = 1; return 0; /* counters and status: nothing that grows */
+    default:
+        if (session_is_walk_or_timeline(r->type))
+            return session_observation_need(s, r);
+        *fixed = 1;
+        return 0; /* counters and status: nothing that grows */
     }
 }
 

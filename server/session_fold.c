@@ -549,12 +549,6 @@ int session_apply(session *s, const wire_record *r, int64_t now_ns, const char *
         session_log(s, r, when, 0, (uint64_t)(uint32_t)r->u.detach.hresult, r->u.detach.state);
         break;
     case WIRE_PONG: break;
-    case WIRE_STACK_THREAD:
-    case WIRE_STACK_END:
-    case WIRE_PROFILE_STATUS:
-    case WIRE_GC_STARTED:
-    case WIRE_GC_FINISHED:
-    case WIRE_RUNTIME_SUSPEND: session_apply_observation(s, r, when, 0); break;
     case WIRE_AGENT_COST: s->agent_cost = r->u.agent_cost; break;
     case WIRE_CODE_VERSION:
     case WIRE_CODE_PART:
@@ -572,27 +566,27 @@ int session_apply(session *s, const wire_record *r, int64_t now_ns, const char *
         s->tiers.enabled = s->tiers.enabled != 0;
         s->tiers_known = 1;
         break;
-    default: *why = "record type not valid from an agent"; return -1;
-    }
-    if (r->type >= WIRE_STACK_THREAD && r->type <= WIRE_RUNTIME_SUSPEND)
+    default:
+        if (!session_is_walk_or_timeline(r->type)) {
+            *why = "record type not valid from an agent";
+            return -1;
+        }
+        session_apply_observation(s, r, when, 0);
         session_memory_observed(s);
-    else
-        session_memory_sync(s);
+        return 0;
+    }
+    session_memory_sync(s);
     return 0;
 }
 
 int session_replay(session *s, const wire_record *r, int64_t now_ns)
 {
-    switch (r->type) {
-    case WIRE_HELLO: stacks_link_reset(&s->stacks); return 0;
-    case WIRE_STACK_THREAD:
-    case WIRE_STACK_END:
-    case WIRE_PROFILE_STATUS:
-    case WIRE_GC_STARTED:
-    case WIRE_GC_FINISHED:
-    case WIRE_RUNTIME_SUSPEND:
+    if (session_is_walk_or_timeline(r->type)) {
         session_apply_observation(s, r, session_wall_ns(s, r->time_ns, now_ns), 1);
         return 0;
+    }
+    switch (r->type) {
+    case WIRE_HELLO: stacks_link_reset(&s->stacks); return 0;
     case WIRE_CODE_VERSION:
     case WIRE_CODE_PART:
     case WIRE_CODE_END: session_apply_code_reply(s, r, now_ns); return 0;

@@ -72,16 +72,25 @@ void session_cpu_thread_started(session *s)
         hook(s->id, s->profile.cpu.run); /* the CPU sampler follows it now, not at its next look */
 }
 
-int session_is_observation(uint16_t type)
+int session_is_walk_or_timeline(uint16_t type)
 {
     switch (type) {
-    case WIRE_HELLO:
     case WIRE_STACK_THREAD:
     case WIRE_STACK_END:
     case WIRE_PROFILE_STATUS:
     case WIRE_GC_STARTED:
     case WIRE_GC_FINISHED:
-    case WIRE_RUNTIME_SUSPEND:
+    case WIRE_RUNTIME_SUSPEND: return 1;
+    default: return 0;
+    }
+}
+
+int session_is_observation(uint16_t type)
+{
+    if (session_is_walk_or_timeline(type))
+        return 1;
+    switch (type) {
+    case WIRE_HELLO:
     case WIRE_CODE_VERSION:
     case WIRE_CODE_PART:
     case WIRE_CODE_END:

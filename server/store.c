@@ -229,8 +229,6 @@ void store_get_stats(store_stats *out)
         return;
     store_writer_stats(out);
     out->enabled = 1;
-    out->backlog = store_journal_backlog();
-    out->lost = store_journal_lost();
-    out->bytes_logged = store_journal_logged();
+    store_journal_stats(out);
     snprintf(out->path, sizeof(out->path), "%s", store.path);
 }

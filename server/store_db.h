@@ -95,9 +95,8 @@ store_work *store_journal_take(size_t *count);
  * queues (or, past the journal's bound, are dropped and break the log). The
  * array and what it still holds are freed. */
 void store_journal_done(store_work *works, size_t count, int ok);
-size_t store_journal_backlog(void);
-uint64_t store_journal_lost(void);
-uint64_t store_journal_logged(void);
+/* The journal's backlog, lost and logged bytes into out, read at one time. */
+void store_journal_stats(store_stats *out);
 /* The writer waits here for work, a kick, or the deadline (ms); 1 when stopping. */
 int store_journal_wait(unsigned ms);
 void store_journal_stop(void);

@@ -379,77 +379,48 @@ void store_journal_done(store_work *works, size_t count, int ok)
     free(works);
 }
 
+/* What one session's journal says, read under the lock (all 0 when the
+ * journal has no such session). */
+typedef struct journal_status {
+    int found, synced, broken;
+    size_t unwritten;
+} journal_status;
+
+static journal_status journal_status_of(int session_id)
+{
+    journal_status st = {0, 0, 0, 0};
+    uint32_t at;
+
+    pthread_mutex_lock(&journal.lock);
+    at = journal.ready ? idmap_get(&journal.index, (uint64_t)session_id) : IDMAP_MISSING;
+    if (at != IDMAP_MISSING) {
+        const journal_session *j = journal.sessions[at];
+        st.found = 1;
+        st.synced = j->committed == j->handed && !j->broken && !j->in_flight;
+        st.broken = j->broken;
+        st.unwritten = j->length + j->snapshot_length + j->flight_bytes;
+    }
+    pthread_mutex_unlock(&journal.lock);
+    return st;
+}
+
 int store_synced(int session_id)
 {
-    uint32_t at;
-    int synced = 1;
-
-    pthread_mutex_lock(&journal.lock);
-    at = journal.ready ? idmap_get(&journal.index, (uint64_t)session_id) : IDMAP_MISSING;
-    if (at != IDMAP_MISSING) {
-        const journal_session *j = journal.sessions[at];
-        synced = j->committed == j->handed && !j->broken && !j->in_flight;
-    }
-    pthread_mutex_unlock(&journal.lock);
-    return synced;
+    journal_status st = journal_status_of(session_id);
+    return !st.found || st.synced;
 }
 
-int store_broken(int session_id)
+int store_broken(int session_id) { return journal_status_of(session_id).broken; }
+
+size_t store_unwritten(int session_id) { return journal_status_of(session_id).unwritten; }
+
+void store_journal_stats(store_stats *out)
 {
-    uint32_t at;
-    int broken = 0;
-
     pthread_mutex_lock(&journal.lock);
-    at = journal.ready ? idmap_get(&journal.index, (uint64_t)session_id) : IDMAP_MISSING;
-    if (at != IDMAP_MISSING)
-        broken = journal.sessions[at]->broken;
+    out->backlog = journal.bytes;
+    out->lost = journal.lost;
+    out->bytes_logged = journal.logged;
     pthread_mutex_unlock(&journal.lock);
-    return broken;
-}
-
-size_t store_unwritten(int session_id)
-{
-    uint32_t at;
-    size_t n = 0;
-
-    pthread_mutex_lock(&journal.lock);
-    at = journal.ready ? idmap_get(&journal.index, (uint64_t)session_id) : IDMAP_MISSING;
-    if (at != IDMAP_MISSING) {
-        const journal_session *j = journal.sessions[at];
-        n = j->length + j->snapshot_length + j->flight_bytes;
-    }
-    pthread_mutex_unlock(&journal.lock);
-    return n;
-}
-
-size_t store_journal_backlog(void)
-{
-    size_t n;
-
-    pthread_mutex_lock(&journal.lock);
-    n = journal.bytes;
-    pthread_mutex_unlock(&journal.lock);
-    return n;
-}
-
-uint64_t store_journal_lost(void)
-{
-    uint64_t n;
-
-    pthread_mutex_lock(&journal.lock);
-    n = journal.lost;
-    pthread_mutex_unlock(&journal.lock);
-    return n;
-}
-
-uint64_t store_journal_logged(void)
-{
-    uint64_t n;
-
-    pthread_mutex_lock(&journal.lock);
-    n = journal.logged;
-    pthread_mutex_unlock(&journal.lock);
-    return n;
 }
 
 int store_journal_wait(unsigned ms)

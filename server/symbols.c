@@ -37,6 +37,20 @@ static int symbols_append(symbols *t, uint64_t function_id, const char *name, co
     return 0;
 }
 
+/* Indexes item i, just appended, by key: 0 with *index set, or -1 (out of
+ * memory) with the item taken back. */
+static int symbols_keep(symbols *t, uint64_t key, uint32_t i, uint32_t *index)
+{
+    if (idmap_put(&t->index, key, i) != 0) {
+        t->count--;
+        free(t->items[i].name);
+        free(t->items[i].module);
+        return -1;
+    }
+    *index = i;
+    return 0;
+}
+
 int symbols_function(symbols *t, session *s, uint64_t function_id, uint32_t *index)
 {
     uint32_t i;
@@ -63,14 +77,7 @@ int symbols_function(symbols *t, session *s, uint64_t function_id, uint32_t *ind
     if (symbols_append(t, function_id, f && f->name ? f->name : hex,
                        f ? session_module_name(s, f->module_id) : NULL, &i) != 0)
         return -1;
-    if (idmap_put(&t->index, function_id, i) != 0) {
-        t->count--;
-        free(t->items[i].name);
-        free(t->items[i].module);
-        return -1;
-    }
-    *index = i;
-    return 0;
+    return symbols_keep(t, function_id, i, index);
 }
 
 int symbols_named(symbols *t, uint64_t key, const char *name, const char *module, uint32_t *index)
@@ -84,14 +91,7 @@ int symbols_named(symbols *t, uint64_t key, const char *name, const char *module
     if (symbols_append(t, 0, name, module, &i) != 0)
         return -1;
     t->items[i].native = module != NULL;
-    if (idmap_put(&t->index, key, i) != 0) {
-        t->count--;
-        free(t->items[i].name);
-        free(t->items[i].module);
-        return -1;
-    }
-    *index = i;
-    return 0;
+    return symbols_keep(t, key, i, index);
 }
 
 int symbols_label(symbols *t, const char *label, uint32_t *index)

@@ -10,20 +10,13 @@
 // Screenshots: build/screenshots/code-*.png (and copies in /tmp).
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import path from 'node:path';
 import {
-  startServer, stopServer, launchBrowser, openDashboard, goto, waitFor, waitForOutput, screenshot,
-  unexpectedConsoleErrors, apiGet, BUILD, waitForRow,
+  startServer, goto, waitFor, waitForOutput, unexpectedConsoleErrors, apiGet, BUILD, waitForRow,
+  openLiveSession, closeAll, screenshotCopy,
 } from './helpers.mjs';
 
 const E2E = path.join(BUILD, 'apps/E2eTarget/E2eTarget.dll');
-
-async function shot(page, name) {
-  const file = await screenshot(page, name);
-  fs.copyFileSync(file, path.join('/tmp', `jitscope-${name}`));
-  return file;
-}
 
 describe('Code and Start-up tabs', { timeout: 240000 }, () => {
   let srv, browser, page, hot, leaf;
@@ -40,14 +33,11 @@ describe('Code and Start-up tabs', { timeout: 240000 }, () => {
     srv.send('stop');
     await waitForOutput(srv, /^stopped$/m, 30000);
     hot = await fn('CodeHot');
-    browser = await launchBrowser();
-    page = await openDashboard(browser, srv, { hash: '#/sessions/1/live', width: 1440, height: 900 });
-    await page.locator('.s-head .badge-live').waitFor({ timeout: 30000 });
+    ({ browser, page } = await openLiveSession(srv, '#/sessions/1/live', { width: 1440, height: 900 }));
   });
 
   after(async () => {
-    if (browser) await browser.close();
-    await stopServer(srv);
+    await closeAll(browser, srv);
   });
 
   it('opens a method from the live feed: one column per version, sizes as REST says, the diff shows the inlined call', async () => {
@@ -71,13 +61,13 @@ describe('Code and Start-up tabs', { timeout: 240000 }, () => {
     assert.match(diff, /size [\d,]+ → [\d,]+ B/);
     assert.match(diff, /CodeSmall\(int\) \(inlined\)/, 'the call to CodeSmall is gone from Tier1: inlined');
     assert.ok(await page.locator('.code-col').last().locator('.code-inl').count() === 1, 'Tier1 lists what it inlined');
-    await shot(page, 'code-columns.png');
+    await screenshotCopy(page, 'code-columns.png');
     // IL offsets on request
     assert.equal(await page.locator('.code-ilrow').count(), 0);
     await page.locator('.code-il-toggle').check();
     await waitFor('IL rows', async () => (await page.locator('.code-ilrow').count()) > 5);
     assert.ok((await page.locator('.code-ilrow', { hasText: /^IL_00/ }).count()) > 0);
-    await shot(page, 'code-il.png');
+    await screenshotCopy(page, 'code-il.png');
   });
 
   it('a click on a call target opens that method', async () => {
@@ -106,7 +96,7 @@ describe('Code and Start-up tabs', { timeout: 240000 }, () => {
     assert.equal(cells[3], 'yes', 'CoreLib is precompiled');
     assert.equal(Number(cells[4].replace(/,/g, '')), corelib.ready_to_run_methods);
     assert.ok((await page.locator('.startup-tab .grid').nth(1).locator('tbody tr').count()) > 3, 'methods by start-up JIT time');
-    await shot(page, 'code-startup.png');
+    await screenshotCopy(page, 'code-startup.png');
     assert.deepEqual(unexpectedConsoleErrors(page), []);
   });
 });

@@ -13,17 +13,11 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import {
-  BUILD, startServer, stopServer, launchBrowser, openDashboard, waitFor, waitForOutput, screenshot,
-  unexpectedConsoleErrors, apiGet, STACK_DLL,
+  BUILD, startServer, stopServer, openDashboard, waitFor, waitForOutput, unexpectedConsoleErrors, apiGet,
+  STACK_DLL, openLiveSession, closeAll, screenshotCopy,
 } from './helpers.mjs';
 
 const NOPERF = path.join(BUILD, 'tests/noperf');
-
-async function shot(page, name) {
-  const file = await screenshot(page, name);
-  fs.copyFileSync(file, path.join('/tmp', `jitscope-${name}`));
-  return file;
-}
 
 const tab = (page, fn, arg = null) =>
   page.evaluate(`(${fn})(window.__jitscope.app.view.tabs.profile, ${JSON.stringify(arg)})`);
@@ -34,13 +28,11 @@ describe('profile tab in CPU mode', { timeout: 240000 }, () => {
   before(async () => {
     srv = await startServer({ dll: STACK_DLL, appArgs: ['stacks', '600'], stdin: true });
     await waitForOutput(srv, /^READY pid=\d+/m, 60000);
-    browser = await launchBrowser();
-    page = await openDashboard(browser, srv, { hash: '#/sessions/1/profile', width: 1440, height: 900 });
-    await page.locator('.s-head .badge-live').waitFor({ timeout: 30000 });
+    ({ browser, page } = await openLiveSession(srv, '#/sessions/1/profile', { width: 1440, height: 900 }));
   });
 
   after(async () => {
-    try { if (browser) await browser.close(); } finally { await stopServer(srv); }
+    await closeAll(browser, srv);
   });
 
   it('CPU time chosen on the page: the spinner\'s stack with native frames, never suspended', async () => {
@@ -62,7 +54,7 @@ describe('profile tab in CPU mode', { timeout: 240000 }, () => {
     const names = await tab(page, (t) => { const out = []; const walk = (n) => { out.push(n.name); (n.children || []).forEach(walk); }; walk(t.rawTree); return out; });
     assert.ok(names.some((n) => /^libcoreclr\.so/.test(n)), 'native frames of the runtime are in the graph');
     assert.match(await page.locator('.p-stats .p-whole').textContent(), /^Whole stacks\d+(\.\d)?%/);
-    await shot(page, 'cpu-profile.png');
+    await screenshotCopy(page, 'cpu-profile.png');
 
     // the thread filter: the spinner only
     // the filter's value for a thread: its thread_key, else its ThreadID, else its OS id
@@ -80,7 +72,7 @@ describe('profile tab in CPU mode', { timeout: 240000 }, () => {
       return t.flame.root.value > 0 && !names.some((n) => n.startsWith('StackTarget.Deep') || n.startsWith('StackTarget.Sleeper')) &&
         names.includes('StackTarget.Spin.Inner(ulong)');
     }, spinner));
-    await shot(page, 'cpu-profile-spinner.png');
+    await screenshotCopy(page, 'cpu-profile-spinner.png');
     await page.locator('.toolbar.filters select').selectOption('');
 
     await page.locator('button.stop-btn').click();
@@ -112,7 +104,7 @@ describe('profile tab in CPU mode', { timeout: 240000 }, () => {
       await p2.locator('button.start-btn').click();
       await p2.locator('.p-stats .badge-live').waitFor({ timeout: 20000 });
       assert.match(await p2.locator('.p-stats .p-mode').textContent(), /wall clock/);
-      await shot(p2, 'cpu-profile-unavailable.png');
+      await screenshotCopy(p2, 'cpu-profile-unavailable.png');
       await p2.locator('button.stop-btn').click();
       await p2.context().close();
     } finally {

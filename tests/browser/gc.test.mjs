@@ -12,8 +12,8 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  startServer, stopServer, launchBrowser, openDashboard, waitFor, waitForOutput, screenshot,
-  unexpectedConsoleErrors, apiGet, tempDataDir, dashesWithoutReason, STACK_DLL, pressTab,
+  startServer, stopServer, openDashboard, waitFor, waitForOutput, screenshot, unexpectedConsoleErrors,
+  apiGet, tempDataDir, dashesWithoutReason, STACK_DLL, pressTab, openLiveSession, closeAll,
 } from './helpers.mjs';
 
 // "gen 2 + LOH" from a generations list, as the dashboard names a collection
@@ -39,13 +39,11 @@ describe('GC & pauses: the whole session, live and stored', { timeout: 240000 },
       const t = (await apiGet(srv, '/api/sessions/1/timeline')).body;
       return t.gcs.length >= 9 && t;
     }, { timeoutMs: 20000 });
-    browser = await launchBrowser();
-    page = await openDashboard(browser, srv, { hash: '#/sessions/1/gc', width: 1440, height: 900 });
-    await page.locator('.s-head .badge-live').waitFor({ timeout: 30000 });
+    ({ browser, page } = await openLiveSession(srv, '#/sessions/1/gc', { width: 1440, height: 900 }));
   });
 
   after(async () => {
-    try { if (browser) await browser.close(); } finally { await stopServer(srv); }
+    await closeAll(browser, srv);
   });
 
   it('covers the whole session and lists every collection with its generation, reason and duration', async () => {

@@ -168,6 +168,33 @@ export async function screenshot(page, name) {
   return file;
 }
 
+// A screenshot as screenshot() takes it, with a copy in /tmp (jitscope-<name>)
+// to look at while the build directory is busy.
+export async function screenshotCopy(page, name) {
+  const file = await screenshot(page, name);
+  fs.copyFileSync(file, path.join('/tmp', `jitscope-${name}`));
+  return file;
+}
+
+// A browser with the dashboard open on hash, once the session's header says
+// it is live; the browser is closed again when that does not happen.
+export async function openLiveSession(srv, hash, { width = 1440, height = 900 } = {}) {
+  const browser = await launchBrowser();
+  try {
+    const page = await openDashboard(browser, srv, { hash, width, height });
+    await page.locator('.s-head .badge-live').waitFor({ timeout: 30000 });
+    return { browser, page };
+  } catch (e) {
+    await browser.close();
+    throw e;
+  }
+}
+
+// The end of a suite: its browser (when it got one), then its server.
+export async function closeAll(browser, srv) {
+  try { if (browser) await browser.close(); } finally { await stopServer(srv); }
+}
+
 // Console errors other than Chromium's "Failed to load resource: 404" for the
 // given API routes (routes of docs/API.md this server does not implement yet).
 export function unexpectedConsoleErrors(page, pendingRoutes = []) {

@@ -8,19 +8,12 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import path from 'node:path';
 import {
-  startServer, stopServer, launchBrowser, openDashboard, goto, waitFor, waitForOutput, screenshot,
-  unexpectedConsoleErrors, apiGet, fetchChecked, STACK_DLL, pressTab, sleep,
+  startServer, openDashboard, goto, waitFor, waitForOutput, unexpectedConsoleErrors, apiGet, fetchChecked,
+  STACK_DLL, pressTab, sleep, openLiveSession, closeAll, screenshotCopy,
 } from './helpers.mjs';
 
 const DEPTH = 25; // StackTarget.Deep.Depth
-
-async function shot(page, name) {
-  const file = await screenshot(page, name);
-  fs.copyFileSync(file, path.join('/tmp', `jitscope-${name}`));
-  return file;
-}
 
 // The view's objects, for reading its model (never for driving it).
 const tab = (page, name, fn, arg = null) =>
@@ -55,13 +48,11 @@ describe('stacks, profile and GC timeline', { timeout: 240000 }, () => {
   before(async () => {
     srv = await startServer({ dll: STACK_DLL, appArgs: ['stacks', '600'], stdin: true });
     await waitForOutput(srv, /^READY pid=\d+/m, 60000);
-    browser = await launchBrowser();
-    page = await openDashboard(browser, srv, { hash: '#/sessions/1/stacks', width: 1280, height: 800 });
-    await page.locator('.s-head .badge-live').waitFor({ timeout: 30000 });
+    ({ browser, page } = await openLiveSession(srv, '#/sessions/1/stacks', { width: 1280, height: 800 }));
   });
 
   after(async () => {
-    try { if (browser) await browser.close(); } finally { await stopServer(srv); }
+    await closeAll(browser, srv);
     console.log(`stacks: browser tests took ${((Date.now() - t0) / 1000).toFixed(1)} s`);
   });
 
@@ -100,7 +91,7 @@ describe('stacks, profile and GC timeline', { timeout: 240000 }, () => {
     // the snapshot list has it; the tab counts it
     await page.locator('.snap-item[data-id="1"]').waitFor();
     assert.match(await page.locator('.tab[data-tab="stacks"] .count').textContent(), /^1$/);
-    await shot(page, 'stacks-threads.png');
+    await screenshotCopy(page, 'stacks-threads.png');
   });
 
   it('a thread collapses and expands; the search filters threads and highlights frames', async () => {
@@ -127,7 +118,7 @@ describe('stacks, profile and GC timeline', { timeout: 240000 }, () => {
     assert.equal(await page.locator('.stack-card[data-thread="deep"] li.frame.hit').count(), DEPTH);
     assert.ok(await page.locator('.stack-card[data-thread="deep"] li.frame.hit mark').count() >= DEPTH);
     assert.match(await page.locator('.stack-list .list-meta').textContent(), /^1 of \d+ threads match · 25 frames$/);
-    await shot(page, 'stacks-search.png');
+    await screenshotCopy(page, 'stacks-search.png');
     await page.keyboard.press('Escape');
     await waitFor('search cleared', async () => Number(await list.getAttribute('data-threads')) > 1);
   });
@@ -202,7 +193,7 @@ describe('stacks, profile and GC timeline', { timeout: 240000 }, () => {
     assert.match(stats, /Rate[\d.]+ Hz/);
     assert.match(stats, /Samples[\d,]+/);
     assert.match(stats, /Runtime suspended[\d.]+ (ns|µs|ms|s)/);
-    await shot(page, 'stacks-profile.png');
+    await screenshotCopy(page, 'stacks-profile.png');
 
     // search: highlighted frames and the share of samples
     await page.keyboard.press('/');
@@ -222,7 +213,7 @@ describe('stacks, profile and GC timeline', { timeout: 240000 }, () => {
       for (const row of t.flame.rows.values()) for (const r of row) if (r.node._m) out.add(r.node.name);
       return out.has('StackTarget.Spin.Outer()') && out.has('StackTarget.Spin.Inner(ulong)');
     }), { timeoutMs: 30000 });
-    await shot(page, 'stacks-profile-search.png');
+    await screenshotCopy(page, 'stacks-profile-search.png');
 
     // click Spin.Outer: it fills the width, Inner below it in proportion to its samples; the path shows it
     const box = await canvas.boundingBox();
@@ -243,7 +234,7 @@ describe('stacks, profile and GC timeline', { timeout: 240000 }, () => {
     assert.ok(Math.abs(z.outer - box.width) <= 2, `the zoomed frame spans the graph: ${z.outer} of ${box.width}`);
     assert.ok(Math.abs(z.inner - z.share * box.width) <= 2, `Inner's width follows its samples: ${JSON.stringify(z)}`);
     assert.equal(await page.locator('.flame-crumbs .crumb.cur').textContent(), 'StackTarget.Spin.Outer()');
-    await shot(page, 'stacks-profile-zoom.png');
+    await screenshotCopy(page, 'stacks-profile-zoom.png');
     await page.locator('.flame-crumbs .crumb', { hasText: /^all$/ }).click();
     await waitFor('zoomed out', async () => (await canvas.getAttribute('data-zoom')) === 'all');
   });
@@ -283,7 +274,7 @@ describe('stacks, profile and GC timeline', { timeout: 240000 }, () => {
     assert.ok(want > 0, 'the server has samples in that range');
     await waitFor('the ranged graph', () => tab(page, 'profile', (t, w) => t.flame.root && t.flame.root.value === w, want));
     assert.match(await page.locator('a.export-folded').getAttribute('href'), /from_ms=\d+&to_ms=\d+/);
-    await shot(page, 'stacks-profile-range.png');
+    await screenshotCopy(page, 'stacks-profile-range.png');
     await page.locator('button', { hasText: 'Clear range' }).click();
     await waitFor('range cleared', () => tab(page, 'profile', (t) => t.range === null));
   });
@@ -318,7 +309,7 @@ describe('stacks, profile and GC timeline', { timeout: 240000 }, () => {
     await waitFor('the second match', async () => (await info.getAttribute('data-at')) === '1');
     await page.locator('button.match-prev').click();
     await waitFor('the first again', async () => (await info.getAttribute('data-at')) === '0');
-    await shot(page, 'stacks-profile-jump.png');
+    await screenshotCopy(page, 'stacks-profile-jump.png');
     await page.keyboard.press('Escape');
     await page.locator('.flame-crumbs .crumb', { hasText: /^all$/ }).click();
     await waitFor('search cleared, zoomed out', async () => (await canvas.getAttribute('data-zoom')) === 'all' && !(await info.textContent()));
@@ -347,7 +338,7 @@ describe('stacks, profile and GC timeline', { timeout: 240000 }, () => {
     assert.ok(working.names.includes('StackTarget.Spin.Inner(ulong)'), 'the spinner works: it stays');
     assert.ok(working.names.includes('StackTarget.Program.ReadUntilExit(Action<string>)'), 'a blocking read of stdin is I/O, not an idle wait: it stays');
     await waitFor('the graph drawn without them', () => tab(page, 'profile', (t) => !t.flame.locate('StackTarget.Deep.Recurse') && !!t.flame.locate('StackTarget.Spin.Outer()')));
-    await shot(page, 'stacks-profile-hidden.png');
+    await screenshotCopy(page, 'stacks-profile-hidden.png');
     await page.locator('input.hide-unknown').uncheck();
     await page.locator('input.hide-idle').uncheck();
     await waitFor('everything back', async () => { const x = await shape(); return x.value === x.total && x.names.includes('[unknown]'); });
@@ -440,7 +431,7 @@ describe('stacks, profile and GC timeline', { timeout: 240000 }, () => {
     assert.ok(mine.colour >= 2, `jitscope suspensions drawn in their own colour: ${mine.colour} px`);
     const rest = (await apiGet(srv, '/api/sessions/1/timeline')).body;
     assert.ok(rest.gcs.length >= 3 && rest.suspensions.some((s) => s.by_jitscope), 'the server agrees');
-    await shot(page, 'stacks-live-gc.png');
+    await screenshotCopy(page, 'stacks-live-gc.png');
   });
 
   it('narrow window: each new view still fits', async () => {
@@ -451,14 +442,14 @@ describe('stacks, profile and GC timeline', { timeout: 240000 }, () => {
       await narrow.locator('.s-head .badge-live').waitFor({ timeout: 20000 });
       const overflow = () => narrow.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
       assert.equal(await overflow(), 0, 'no horizontal overflow (stacks)');
-      await shot(narrow, 'stacks-narrow.png');
+      await screenshotCopy(narrow, 'stacks-narrow.png');
       await goto(narrow, '#/sessions/1/profile');
       await waitFor('flame drawn', async () => Number(await narrow.locator('canvas.flame-canvas').getAttribute('data-drawn')) > 10, { timeoutMs: 20000 });
       assert.equal(await overflow(), 0, 'no horizontal overflow (profile)');
-      await shot(narrow, 'stacks-profile-narrow.png');
+      await screenshotCopy(narrow, 'stacks-profile-narrow.png');
       await goto(narrow, '#/sessions/1/live');
       await waitFor('GC chart drawn', async () => Number(await narrow.locator('canvas.pause-chart').getAttribute('data-gcs')) >= 3, { timeoutMs: 20000 });
-      await shot(narrow, 'stacks-live-narrow.png');
+      await screenshotCopy(narrow, 'stacks-live-narrow.png');
       assert.deepEqual(unexpectedConsoleErrors(narrow), []);
     } finally {
       await narrow.context().close();
@@ -478,7 +469,7 @@ describe('stacks, profile and GC timeline', { timeout: 240000 }, () => {
     assert.ok(await page.locator('button.start-btn').isDisabled());
     assert.match(await page.locator('.profile-view .snap-info').textContent(), /No live agent/);
     assert.ok(Number(await page.locator('canvas.flame-canvas').getAttribute('data-drawn')) > 10, 'the last profile stays browsable');
-    await shot(page, 'stacks-exited.png');
+    await screenshotCopy(page, 'stacks-exited.png');
   });
 
   it('logs no console errors', () => {
@@ -494,13 +485,11 @@ describe('merged stacks', { timeout: 120000 }, () => {
   before(async () => {
     srv = await startServer({ dll: STACK_DLL, appArgs: ['park', String(PARKED)], stdin: true });
     await waitForOutput(srv, new RegExp(`^READY pid=\\d+ threads=${PARKED}$`, 'm'), 60000);
-    browser = await launchBrowser();
-    page = await openDashboard(browser, srv, { hash: '#/sessions/1/stacks', width: 1280, height: 800 });
-    await page.locator('.s-head .badge-live').waitFor({ timeout: 30000 });
+    ({ browser, page } = await openLiveSession(srv, '#/sessions/1/stacks', { width: 1280, height: 800 }));
   });
 
   after(async () => {
-    try { if (browser) await browser.close(); } finally { await stopServer(srv); }
+    await closeAll(browser, srv);
   });
 
   it('groups the parked threads\' identical stacks with their count', async () => {
@@ -521,7 +510,7 @@ describe('merged stacks', { timeout: 120000 }, () => {
     assert.equal(counts.reduce((a, b) => a + b, 0), rest.threads.length);
     assert.deepEqual(counts, [...counts].sort((a, b) => b - a));
     assert.match(await page.locator('.stack-list .list-meta').textContent(), new RegExp(`^${counts.length} distinct stacks for ${rest.threads.length} threads$`));
-    await shot(page, 'stacks-merged.png');
+    await screenshotCopy(page, 'stacks-merged.png');
     assert.deepEqual(unexpectedConsoleErrors(page), []);
   });
 });

@@ -5,20 +5,13 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { E2E_DLL, JITSCOPE, startServer, startTarget, stopAll, waitFor, functionsOf, agentTrace,
-  agentLeft, attach, detachAndWait, runSync, sleep } from './lib.mjs';
+  agentLeft, attach, caughtUp, detachAndWait, runSync, sleep } from './lib.mjs';
 
 after(stopAll);
 
 const CAUGHT_UP = ['JitscopeE2e.Probe.UniqueAlpha()', 'JitscopeE2e.Probe.UniqueGeneric<System.Int32>(int)',
   'JitscopeE2e.Outer+Inner.UniqueNested()', 'JitscopeE2e.Box<System.Int64>.UniqueBoxGet()',
   'JitscopePlugin.PluginEntry.UniquePluginMethod()', 'JitscopeE2e.Probe.Calc(int, ref long)'];
-
-async function caughtUp(srv, id) {
-  return waitFor('catch-up', async () => {
-    const s = (await srv.api(`/api/sessions/${id}`)).body;
-    return s.catchup.count >= 1 && s;
-  });
-}
 
 test('attach catches up on what ran before, then streams new methods exactly once', async () => {
   const target = await startTarget();

@@ -15,7 +15,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { E2E_DLL, startServer, startTarget, stopAll, waitFor, functionsOf, attach, tempDataDir } from './lib.mjs';
+import { E2E_DLL, startServer, startTarget, stopAll, waitFor, functionsOf, serveAttached, tempDataDir } from './lib.mjs';
 import { readJitListings, keyOfName } from './jit_oracle.mjs';
 
 after(stopAll);
@@ -152,11 +152,7 @@ test('attach: code compiled before the attach matches the JIT\'s listing too', a
   const file = path.join(dir, 'attach.txt');
   const target = await startTarget(['code'], { env: jitEnv(file) });
   const exited = new Promise((resolve) => target.proc.on('exit', resolve));
-  const srv = await startServer(['serve', '--port', '0']);
-  const r = await attach(srv, target.pid);
-  assert.equal(r.status, 201, JSON.stringify(r.body));
-  const id = r.body.session.id;
-  await waitFor('catch-up done', async () => (await srv.api(`/api/sessions/${id}`)).body.catchup.count >= 1, 30000);
+  const { srv, id } = await serveAttached(target.pid, { timeoutMs: 30000 });
   target.send('stop');
   await target.waitLine(/^stopped$/m, 30000);
   const read = {};

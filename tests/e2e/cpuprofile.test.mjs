@@ -19,7 +19,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { ROOT, BUILD, STACK_DLL, WEB_DLL, startServer, startTarget, stopAll, waitFor, attach,
+import { ROOT, BUILD, STACK_DLL, WEB_DLL, startServer, startTarget, stopAll, waitFor, attach, serveAttached,
   detachAndWait, agentTrace, fetchChecked, tempDataDir, asanRuntime } from './lib.mjs';
 import { checkResponse } from './openapi.mjs';
 
@@ -215,11 +215,7 @@ test('run: CPU profile at 999 Hz, spinner on top, deep idle, never suspended; ex
 
 test('attach: CPU profile of a running app names ReadyToRun framework code through the agent', async () => {
   const target = await startTarget(['stacks'], { dll: STACK_DLL, ready: READY });
-  const srv = await startServer(['serve', '--port', '0']);
-  const a = await attach(srv, target.pid);
-  assert.equal(a.status, 201, JSON.stringify(a.body));
-  const id = a.body.session.id;
-  await waitFor('catch-up', async () => (await srv.api(`/api/sessions/${id}`)).body.catchup.count >= 1);
+  const { srv, id } = await serveAttached(target.pid);
   const r = await profileSpinner(srv, id, target.pid);
   await checkSpinnerProfile(srv, id, r);
   // Thread.StartCallback is ReadyToRun code in CoreLib: no JIT record gave its
@@ -237,11 +233,7 @@ test('attach: CPU profile of a running app names ReadyToRun framework code throu
 test('detach in the middle of a CPU profile: it stops, no perf event, thread or agent left', async () => {
   const target = await startTarget(['stacks'], { dll: STACK_DLL, ready: READY });
   const before = agentTrace(target.pid);
-  const srv = await startServer(['serve', '--port', '0']);
-  const a = await attach(srv, target.pid);
-  assert.equal(a.status, 201, JSON.stringify(a.body));
-  const id = a.body.session.id;
-  await waitFor('catch-up', async () => (await srv.api(`/api/sessions/${id}`)).body.catchup.count >= 1);
+  const { srv, id } = await serveAttached(target.pid);
   const start = await post(srv, `/api/sessions/${id}/profile`, { hz: HZ, mode: 'cpu' });
   assert.equal(start.status, 202, JSON.stringify(start.body));
   await waitFor('samples', async () => (await srv.api(`/api/sessions/${id}/profile`)).body.profile.samples >= 100, 60000);

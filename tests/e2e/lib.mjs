@@ -215,6 +215,24 @@ export async function attach(srv, pid) {
   return srv.api(`/api/processes/${pid}/attach`, { method: 'POST' });
 }
 
+// Waits until session id's agent has sent its catch-up; its summary then.
+export async function caughtUp(srv, id, timeoutMs = 15000) {
+  return waitFor('catch-up', async () => {
+    const s = (await srv.api(`/api/sessions/${id}`)).body;
+    return s.catchup.count >= 1 && s;
+  }, timeoutMs);
+}
+
+// A server on a free port attached to pid: { srv, id } once the catch-up is in.
+export async function serveAttached(pid, { timeoutMs = 15000 } = {}) {
+  const srv = await startServer(['serve', '--port', '0']);
+  const r = await attach(srv, pid);
+  assert.equal(r.status, 201, JSON.stringify(r.body));
+  const id = r.body.session.id;
+  await caughtUp(srv, id, timeoutMs);
+  return { srv, id };
+}
+
 export async function detachAndWait(srv, id) {
   const r = await srv.api(`/api/sessions/${id}/detach`, { method: 'POST' });
   if (r.status !== 202) throw new Error(`detach: ${r.status} ${JSON.stringify(r.body)}`);

@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { ROOT, STACK_DLL, startServer, startTarget, stopAll, waitFor, runSync, agentTrace,
-  agentLeft, attach, detachAndWait, fetchChecked } from './lib.mjs';
+  agentLeft, serveAttached, detachAndWait, fetchChecked } from './lib.mjs';
 
 after(stopAll);
 
@@ -230,11 +230,7 @@ test('run: a snapshot shows "deep" under 25 Recurse frames, real names, text for
 
 test('attach: the same snapshot checks, and GCs after attach reach the timeline', async () => {
   const target = await startTarget(['stacks'], { dll: STACK_DLL, ready: READY });
-  const srv = await startServer(['serve', '--port', '0']);
-  const r = await attach(srv, target.pid);
-  assert.equal(r.status, 201, JSON.stringify(r.body));
-  const id = r.body.session.id;
-  await waitFor('catch-up', async () => (await srv.api(`/api/sessions/${id}`)).body.catchup.count >= 1);
+  const { srv, id } = await serveAttached(target.pid);
   const snap = await takeSnapshot(srv, id);
   checkKnownStacks(snap, target.pid);
   await checkSnapshotViews(srv, id, snap);
@@ -493,11 +489,7 @@ test('1000 snapshots in a row during churn (JIT, GCs, threads): all 201, the app
 test('detach while sampling at 199 Hz: detached, no library, no thread, no socket left', async () => {
   const target = await startTarget(['stacks'], { dll: STACK_DLL, ready: READY });
   const before = agentTrace(target.pid);
-  const srv = await startServer(['serve', '--port', '0']);
-  const r = await attach(srv, target.pid);
-  assert.equal(r.status, 201, JSON.stringify(r.body));
-  const id = r.body.session.id;
-  await waitFor('catch-up', async () => (await srv.api(`/api/sessions/${id}`)).body.catchup.count >= 1);
+  const { srv, id } = await serveAttached(target.pid);
   const start = await post(srv, `/api/sessions/${id}/profile`, { hz: 199 });
   assert.equal(start.status, 202, JSON.stringify(start.body));
   await waitFor('sampling', async () => (await srv.api(`/api/sessions/${id}/profile`)).body.profile.samples >= 10, 30000);

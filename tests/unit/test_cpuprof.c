@@ -6,7 +6,9 @@
  * samples into a session's profile with its labels for lost frames
  * (server/cpufold.c), reading that profile back from its log records
  * (server/profile_cpu.c) and the pprof export (server/pprof.c, decoded again
- * with protobuf-c after gunzip).
+ * with protobuf-c after gunzip), and what the maps reads and the symbol
+ * tables stand on: a whole /proc file read (server/procfile.c) and the
+ * open-addressing index (server/hashslots.c).
  *
  * The fold test builds, in this process, an anonymous executable mapping with
  * three "methods": a framed one (push rbp; mov rbp, rsp), a frameless one and
@@ -16,6 +18,7 @@
  * not managed, and an address in no mapping.
  * Build: make build/tests/test_cpuprof && build/tests/test_cpuprof
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <linux/perf_event.h>
 #include <stdint.h>
@@ -32,9 +35,11 @@
 #include "cpuprof_run.h"
 #include "cpusym.h"
 #include "elfsyms.h"
+#include "hashslots.h"
 #include "logrec.h"
 #include "perfring.h"
 #include "pprof.h"
+#include "procfile.h"
 #include "procmaps.h"
 #include "profile.pb-c.h"
 #include "profile_cpu.h"
@@ -721,6 +726,87 @@ TEST(probe_says_why_not)
           r.reason);
 }
 
+/* A whole /proc file: this process's maps, read to its end, name this test
+ * binary; under a bound smaller than the file, what fits is kept and it says
+ * so; a file that is not there fails with errno. */
+TEST(proc_files_read_whole_or_cut)
+{
+    char *text = NULL, self[512];
+    size_t length = 0;
+    ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+    int rc;
+
+    CHECK(n > 0, "readlink");
+    self[n > 0 ? n : 0] = '\0';
+    rc = procfile_read(getpid(), "maps", 64u << 20, &text, &length);
+    CHECK(rc == 0 && text && length > 0, "read to its end (%d, %zu bytes)", rc, length);
+    CHECK(text && memmem(text, length, self, strlen(self)) != NULL, "it names this binary (%s)",
+          self);
+    free(text);
+    rc = procfile_read(getpid(), "maps", 1024, &text, &length);
+    CHECK(rc == 1 && text == NULL && length == 0, "a bound below the first block: cut (%d)", rc);
+    free(text);
+    rc = procfile_read(getpid(), "environ", 65536, &text, &length);
+    CHECK(rc == 0 || rc == 1, "environ read (%d)", rc);
+    free(text);
+    errno = 0;
+    rc = procfile_read(getpid(), "no-such-file", 65536, &text, &length);
+    CHECK(rc == -1 && errno == ENOENT && text == NULL, "a missing file: -1, ENOENT (%d)", rc);
+}
+
+static uint64_t test_hash_of(const void *entries, size_t i)
+{
+    return ((const uint64_t *)entries)[i] * 0x9E3779B97F4A7C15ull;
+}
+
+static uint64_t test_hash_one(const void *entries, size_t i)
+{
+    (void)entries, (void)i;
+    return 42;
+}
+
+static int test_same(const void *entries, size_t i, const void *key)
+{
+    return ((const uint64_t *)entries)[i] == *(const uint64_t *)key;
+}
+
+/* The index finds every entry put, through its rebuilds, and no other; hashes
+ * that share their slot and tag (all the same) are told apart by same(). */
+TEST(hash_slots_find_what_was_put)
+{
+    static uint64_t keys[5000];
+    hashslots t = {NULL, 0};
+    size_t i, found = 0;
+    uint64_t missing = 5000 * 7 + 1;
+
+    for (i = 0; i < 5000; i++) {
+        keys[i] = i * 7;
+        if (hashslots_reserve(&t, i, 16, test_hash_of, keys) != 0)
+            break;
+        hashslots_put(&t, test_hash_of(keys, i), i);
+    }
+    CHECK(i == 5000 && t.cap >= 2 * 5000 && (t.cap & (t.cap - 1)) == 0,
+          "5000 put, at most half full (%zu slots)", t.cap);
+    for (i = 0; i < 5000; i++)
+        found += hashslots_find(&t, test_hash_of(keys, i), test_same, keys, &keys[i]) == i;
+    CHECK(found == 5000, "each found at its position (%zu)", found);
+    CHECK(hashslots_find(&t, missing * 0x9E3779B97F4A7C15ull, test_same, keys, &missing) ==
+              HASHSLOTS_NONE,
+          "a key never put: none");
+    hashslots_free(&t);
+    CHECK(t.cap == 0 && hashslots_find(&t, 1, test_same, keys, &keys[0]) == HASHSLOTS_NONE,
+          "freed: empty");
+    for (i = 0; i < 100; i++) { /* one hash for all: told apart by same() */
+        CHECK(hashslots_reserve(&t, i, 16, test_hash_one, keys) == 0, "reserve");
+        hashslots_put(&t, test_hash_one(keys, i), i);
+    }
+    found = 0;
+    for (i = 0; i < 100; i++)
+        found += hashslots_find(&t, 42, test_same, keys, &keys[i]) == i;
+    CHECK(found == 100, "colliding hashes all found (%zu)", found);
+    hashslots_free(&t);
+}
+
 static const check_test tests[] = {TEST_ENTRY(codemap_finds_ranges_sorted_or_not),
                                    TEST_ENTRY(codemap_bounds_what_is_not_managed),
                                    TEST_ENTRY(perf_records_decoded),
@@ -730,6 +816,8 @@ static const check_test tests[] = {TEST_ENTRY(codemap_finds_ranges_sorted_or_not
                                    TEST_ENTRY(fold_names_frames_and_says_where_they_are_lost),
                                    TEST_ENTRY(pprof_file_decodes_with_types_functions_and_values),
                                    TEST_ENTRY(probe_says_why_not),
+                                   TEST_ENTRY(proc_files_read_whole_or_cut),
+                                   TEST_ENTRY(hash_slots_find_what_was_put),
                                    TEST_END};
 
 int main(int argc, char **argv) { return check_main(argc, argv, tests); }

@@ -617,26 +617,33 @@ static off_t file_size(const char *dir, const char *name)
     return stat(path, &st) == 0 ? st.st_size : 0;
 }
 
+/* The disk is full: no file of this process may grow past the database's
+ * files as they are (SIGXFSZ ignored: a write fails instead); *unlimited is
+ * the limit to set back for room again. */
+static void disk_full(struct rlimit *unlimited)
+{
+    struct rlimit limited;
+    off_t wal = file_size(g_dir, "jitscope.db-wal"), db = file_size(g_dir, "jitscope.db");
+
+    signal(SIGXFSZ, SIG_IGN);
+    getrlimit(RLIMIT_FSIZE, unlimited);
+    limited = *unlimited;
+    limited.rlim_cur = (rlim_t)(wal > db ? wal : db);
+    setrlimit(RLIMIT_FSIZE, &limited);
+}
+
 TEST(a_full_disk_is_retried)
 {
     char err[512];
     store_stats st = {0};
-    struct rlimit unlimited, limited;
+    struct rlimit unlimited;
     session *s;
     int id, i;
 
     CHECK(open_store(g_dir, err, sizeof(err)) == 0, "open: %s", err);
     id = stored_session("dotnet app.dll", 100, 0);
     CHECK(wait_synced(id), "the first records are on disk");
-    /* the disk is full: no file of this process may grow any more */
-    signal(SIGXFSZ, SIG_IGN);
-    getrlimit(RLIMIT_FSIZE, &unlimited);
-    limited = unlimited;
-    limited.rlim_cur = (rlim_t)(file_size(g_dir, "jitscope.db-wal") >
-                                        file_size(g_dir, "jitscope.db")
-                                    ? file_size(g_dir, "jitscope.db-wal")
-                                    : file_size(g_dir, "jitscope.db"));
-    setrlimit(RLIMIT_FSIZE, &limited);
+    disk_full(&unlimited);
     sessions_lock();
     s = sessions_get(id);
     jit_functions(s, 2000, 0, 0x7f0000800000ull);
@@ -672,7 +679,7 @@ TEST(unwritten_log_counts_in_the_budget)
 {
     static char big[1001]; /* a 1,000-byte name and its NUL */
     char err[512], prefix[32];
-    struct rlimit unlimited, limited;
+    struct rlimit unlimited;
     uint64_t state, share;
     session *s;
     int id, rc = 0;
@@ -695,14 +702,7 @@ TEST(unwritten_log_counts_in_the_budget)
     budget_set_max(2 * (s->budget.held + (512u << 10))); /* its share: 512 KiB more */
     share = budget_share();
     sessions_unlock();
-    signal(SIGXFSZ, SIG_IGN); /* the disk is full, as in a_full_disk_is_retried */
-    getrlimit(RLIMIT_FSIZE, &unlimited);
-    limited = unlimited;
-    limited.rlim_cur = (rlim_t)(file_size(g_dir, "jitscope.db-wal") >
-                                        file_size(g_dir, "jitscope.db")
-                                    ? file_size(g_dir, "jitscope.db-wal")
-                                    : file_size(g_dir, "jitscope.db"));
-    setrlimit(RLIMIT_FSIZE, &limited);
+    disk_full(&unlimited);
     sessions_lock();
     for (i = 0; i < 5000 && rc == 0; i++) {
         snprintf(prefix, sizeof(prefix), "Big.Method%u", i);
@@ -742,26 +742,16 @@ TEST(unwritten_log_counts_in_the_budget)
 TEST(an_ended_snapshot_waits_for_the_writer)
 {
     char err[512];
-    struct rlimit unlimited, limited;
+    struct rlimit unlimited;
     session *s;
     int id;
 
     CHECK(open_store(g_dir, err, sizeof(err)) == 0, "open: %s", err);
-    sessions_lock();
-    s = new_session(SESSION_MODE_RUN, 4242, "dotnet app.dll");
-    id = s->id;
-    jit_functions(s, 2000, 0, 0x7f0000300000ull);
-    sessions_unlock();
+    id = stored_session("dotnet app.dll", 2000, 0);
     CHECK(wait_synced(id), "its first records are on disk");
-    signal(SIGXFSZ, SIG_IGN); /* the disk is full, as in a_full_disk_is_retried */
-    getrlimit(RLIMIT_FSIZE, &unlimited);
-    limited = unlimited;
-    limited.rlim_cur = (rlim_t)(file_size(g_dir, "jitscope.db-wal") >
-                                        file_size(g_dir, "jitscope.db")
-                                    ? file_size(g_dir, "jitscope.db-wal")
-                                    : file_size(g_dir, "jitscope.db"));
-    setrlimit(RLIMIT_FSIZE, &limited);
+    disk_full(&unlimited);
     sessions_lock();
+    s = sessions_get(id);
     jit_functions(s, 100, 0, 0x7f0000800000ull); /* they wait for the writer */
     end_session(s);
     session_memory_unwritten(s); /* storage says what still waits, as a sweep would */
@@ -795,11 +785,9 @@ TEST(an_ended_session_stays_loaded_a_while)
     int id;
 
     CHECK(persist_open(&o, err, sizeof(err)) == 0, "open: %s", err);
+    id = stored_session("dotnet app.dll", 200, 0);
     sessions_lock();
-    s = new_session(SESSION_MODE_RUN, 4242, "dotnet app.dll");
-    id = s->id;
-    jit_functions(s, 200, 0, 0x7f0000300000ull);
-    end_session(s);
+    end_session(sessions_get(id));
     sessions_unlock();
     persist_sweep(); /* its snapshot */
     CHECK(wait_synced(id), "its snapshot committed");
@@ -820,10 +808,9 @@ TEST(an_ended_session_leaves_memory_and_comes_back)
     int id;
 
     CHECK(open_store(g_dir, err, sizeof(err)) == 0, "open (unload after 1 ms): %s", err);
+    id = stored_session("dotnet app.dll", 2000, 10);
     sessions_lock();
-    s = new_session(SESSION_MODE_RUN, 4242, "dotnet app.dll");
-    id = s->id;
-    jit_functions(s, 2000, 10, 0x7f0000300000ull);
+    s = sessions_get(id);
     end_session(s);
     before = content(s);
     sessions_unlock();
