@@ -273,10 +273,17 @@ test('detach with a stalled server completes, and the last records keep their na
     assert.ok(tookMs < 10000, 'the stalled server did not hold the detach up');
     assert.deepEqual([...named.values()].filter((n) => n.startsWith('(unknown')), [], 'no unknown names');
     assert.equal(drops.name_failed, 0);
-    assert.equal(drops.name_late, 0, 'every name was read before the detach');
-    assert.equal(unnamed, 0, 'every JIT record that arrived has its name');
-    assert.ok(jits.length >= 6000, `the records still in the ring at detach arrived (${jits.length})`);
+    // What was JITed before the detach was asked keeps its name: the storm's
+    // 6,000 and the 40 late methods. The runtime goes on tiering up while the
+    // detach is under way, and a method a record mentions that is not named
+    // yet once the detach was asked is not looked up any more (every call would
+    // fail): it is counted as name_late, never hidden (0 or 2 here, by timing),
+    // so no JIT record arrives without its name uncounted.
+    const storm = [...named.values()].filter((n) => /^JitscopeE2e\.Storm\.Combo\d</.test(n));
+    assert.equal(storm.length, 6000, 'every storm method JITed before the detach is named');
     assert.equal(late.length, 40, 'all 40 methods JITed while the server stalled are named');
+    assert.ok(unnamed <= drops.name_late, `every JIT record without its name is counted (${unnamed} unnamed, name_late ${drops.name_late})`);
+    assert.ok(jits.length >= 6000, `the records still in the ring at detach arrived (${jits.length})`);
     app.send('tick');
     await app.waitLine(/^tock /m);
   } finally {

@@ -33,8 +33,9 @@
 //   emitstorm N [hold]  N methods emitted with Reflection.Emit, each called once
 //                       (EmitStorm.cs); with "hold", then as serve after "holding"
 //   names               print the metadata names of the unique methods (for test writers)
-//   collectible R M [DIR]  R rounds of M methods in collectible assemblies, loaded,
-//                       JIT-compiled and unloaded (Collectible.cs says what it prints)
+//   collectible R M [DIR] [hold]  R rounds of M methods in collectible assemblies, loaded,
+//                       JIT-compiled and unloaded (Collectible.cs says what it prints); with
+//                       "hold", then as serve after "holding"
 //   variant a|b, pair   two runs that JIT different methods (Variant.cs)
 //   code                methods for the code view, tiering up on a worker (Code.cs)
 //   dyncollect N BATCH SPIN_US [hold]  DynamicMethods on the stack, then collected,
@@ -106,7 +107,12 @@ namespace JitscopeE2e
                 case "sleep":
                     return Tree.Sleep(IntArg(args, 1, 60));
                 case "collectible":
-                    return Collectible.Run(IntArg(args, 1, 10), IntArg(args, 2, 100), args.Length > 3 ? args[3] : null);
+                {
+                    bool hold = args[^1] == "hold";
+                    int rc = Collectible.Run(IntArg(args, 1, 10), IntArg(args, 2, 100),
+                                             args.Length > 3 && args[3] != "hold" ? args[3] : null);
+                    return hold ? Serve("holding") : rc;
+                }
                 case "variant":
                     return Variant.Run(args.Length > 1 ? args[1] : "");
                 case "pair":
@@ -118,7 +124,7 @@ namespace JitscopeE2e
                 case "threads":
                     return ThreadChurn.Run(IntArg(args, 1, 300), IntArg(args, 2, 5));
                 default:
-                    Console.Error.WriteLine("usage: E2eTarget [run | serve | spin SECONDS | jitstorm N [rate R] [hold] | emitstorm N [hold] | names | parent | sleep SECONDS | dynstorm N | collectible ROUNDS METHODS [LONGDIR] | variant a|b | pair | code | dyncollect N BATCH SPIN_US [hold] | threads N BATCH]");
+                    Console.Error.WriteLine("usage: E2eTarget [run | serve | spin SECONDS | jitstorm N [rate R] [hold] | emitstorm N [hold] | names | parent | sleep SECONDS | dynstorm N | collectible ROUNDS METHODS [LONGDIR] [hold] | variant a|b | pair | code | dyncollect N BATCH SPIN_US [hold] | threads N BATCH]");
                     return 2;
             }
         }
