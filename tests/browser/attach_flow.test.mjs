@@ -52,8 +52,14 @@ test('attach by click, live method within 2 s, filter, pause/resume, detach, /pr
   await waitFor('unfiltered', async () => !(await feedStats(page)).filtered);
 
   // with the session's tier source off, a new compilation's tier is unknown: the page says so
-  // in a word, and why in its tooltip
+  // in a word, and why in its tooltip. The page learns the tier source from the session's
+  // details, polled every second; here it learns it only after the row is drawn (its polls
+  // are held until then), so the row already drawn must be drawn again with the reason.
   const sessionId = Number(/^#\/sessions\/(\d+)/.exec(await page.evaluate(() => location.hash))[1]);
+  const held = [];
+  let holding = true;
+  const detailUrl = new RegExp(`/api/sessions/${sessionId}$`);
+  await page.route(detailUrl, (route) => (holding ? held.push(route) : route.continue()));
   const off = await srv.api(`/api/sessions/${sessionId}/tiers`, { method: 'POST', body: JSON.stringify({ enabled: false }) });
   assert.equal(off.status, 202);
   await waitFor('the tier source off', async () => (await srv.api(`/api/sessions/${sessionId}`)).body.tier_source.enabled === false);
@@ -65,7 +71,9 @@ test('attach by click, live method within 2 s, filter, pause/resume, detach, /pr
     const tier = document.querySelector('.vt-row .c-tier span');
     return { text: tier.textContent, title: tier.title };
   });
-  // the page learns the session's tier source with its next summary: wait for what is asserted
+  holding = false;
+  for (const route of held.splice(0)) await route.continue();
+  // the next details say the source is off: wait for what is asserted
   await waitFor('the row says why its tier is unknown', async () => (await lateTier()).title === why, { timeoutMs: 10000 })
     .catch(() => { /* the assertion below says what it got */ });
   assert.deepEqual(await lateTier(), { text: 'unknown', title: why });

@@ -138,7 +138,9 @@ export class LiveFeed {
   setTierSource(source) {
     const before = JSON.stringify(this.tierSource || null);
     this.tierSource = source;
-    if (JSON.stringify(source) !== before) schedule(this.render);
+    if (JSON.stringify(source) === before) return;
+    this.vt.invalidateRows(); // the table keeps drawn rows as they are otherwise
+    schedule(this.render);
   }
 
   // ---- data in ----
