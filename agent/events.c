@@ -78,13 +78,12 @@ static void events_jit_started(FunctionID function, uint16_t flags, ULONG il_siz
     events_cost(now);
 }
 
-/* The fast path: the tier source's MethodLoad already said where the new code
- * is, so the JIT thread makes no call into the runtime (the IL size comes with
- * the function's name, from the sender). Without it, the code versions are
- * asked for here, as before. */
 /* Starts a JIT-finished record: which function, on which thread, how it
  * ended, and the tier and code range when tiers.c already saw the method load
- * (then returns 1 and leaves what it knew in *code). */
+ * (then returns 1 and leaves what it knew in *code). That is the fast path:
+ * the JIT thread makes no call into the runtime (the IL size comes with the
+ * function's name, from the sender); without it the caller asks the runtime
+ * for the code versions. */
 static int events_finished_begin(wire_jit_finished *j, FunctionID function, HRESULT status,
                                  tiers_code *code)
 {
