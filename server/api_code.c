@@ -258,6 +258,7 @@ int api_inlining_get(api_call *c)
     session_function *f = session_find_function(s, c->n);
     json_t *compilations, *callers;
     const code_inline *in;
+    idmap roots = {0};
     uint32_t position, i, sites = 0, methods = 0, listed = 0;
 
     if (!f)
@@ -279,21 +280,20 @@ int api_inlining_get(api_call *c)
                                         session_tier_name(k.tier), "time_ms", view_ms(k.time_ns),
                                         "inlinees", inlinees));
     }
+    /* each root once: a set of the roots met (the list can hold millions of
+     * sites, and this runs under the sessions lock) */
     callers = json_array();
     for (in = code_inlines_of_callee(&s->code, position); in;
          in = code_inline_next(&s->code, in->next_callee)) {
-        const code_inline *first;
         sites++;
-        for (first = code_inlines_of_callee(&s->code, position); first != in;
-             first = code_inline_next(&s->code, first->next_callee))
-            if (first->root == in->root)
-                break;
-        if (first != in)
+        if (idmap_get(&roots, (uint64_t)in->root + 1) != IDMAP_MISSING)
             continue;
+        (void)idmap_put(&roots, (uint64_t)in->root + 1, 1); /* out of memory: counted again */
         methods++;
         if (listed++ < API_INLINING_LIST)
             json_array_append_new(callers, api_fn_ref(s, in->root));
     }
+    idmap_free(&roots);
     c->reply->json = json_pack(
         "{s:o, s:o, s:o, s:{s:i, s:i, s:o}, s:I, s:I}", "function_id", view_id(f->function_id),
         "name", view_str(f->name), "compilations", compilations, "inlined_into", "methods",

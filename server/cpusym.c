@@ -28,11 +28,6 @@ static const char *const cpusym_labels[CPUSYM_LABELS] = {
     "[missing frame: on-stack replacement]",
 };
 
-const char *cpusym_label_name(unsigned label)
-{
-    return label < CPUSYM_LABELS ? cpusym_labels[label] : "[?]";
-}
-
 /* ---- the symbol table ------------------------------------------------------- */
 
 static uint64_t cpusym_hash(const char *module, const char *name)
@@ -151,7 +146,8 @@ static cpusym_file *cpusym_file_for(cpusym *y, const procmaps_entry *e)
     if (e->cut || mapped[0] != '/')
         return f;
     snprintf(path, sizeof(path), "/proc/%d/root%s", (int)y->pid, mapped);
-    if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+    /* never blocking: a FIFO put where a deleted library was would hang the sampler */
+    if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)) < 0)
         return f;
     if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_ino == e->inode &&
         major(st.st_dev) == e->dev_major && minor(st.st_dev) == e->dev_minor &&

@@ -5,6 +5,7 @@
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -251,6 +252,7 @@ int procsyms_open(procsyms *p, pid_t pid)
         procsyms_close(p);
         return -1;
     }
+    p->pid = pid;
     return 0;
 }
 
@@ -269,6 +271,7 @@ void procsyms_close(procsyms *p)
 /* The file's symbols, read once per table (NULL when there is no room). */
 static procsyms_elf *procsyms_file(procsyms *p, const char *path)
 {
+    char where[PATH_MAX + 32];
     procsyms_elf *e;
     struct stat st;
     unsigned i;
@@ -284,7 +287,13 @@ static procsyms_elf *procsyms_file(procsyms *p, const char *path)
     if (!(e->path = strdup(path)))
         return NULL;
     p->file_count++;
-    fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* the path the target mapped, as the target sees it; never blocking (a
+     * FIFO put where a deleted library was would hang this thread) */
+    if (p->pid > 0)
+        snprintf(where, sizeof(where), "/proc/%d/root%s", (int)p->pid, path);
+    else
+        snprintf(where, sizeof(where), "%s", path);
+    fd = open(where, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
     if (fd >= 0) {
         if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
             procsyms_elf_load(e, procsyms_read_fd, &fd, (uint64_t)st.st_size) != 0)

@@ -52,6 +52,7 @@ typedef struct procsyms {
     size_t map_count;
     procsyms_elf files[PROCSYMS_MAX_FILES];
     unsigned file_count;
+    pid_t pid; /* whose files (opened through /proc/PID/root); 0: this process's view */
 } procsyms;
 
 /* What an address is in. */

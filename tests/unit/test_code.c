@@ -15,6 +15,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -105,6 +108,38 @@ TEST(procsyms_maps_text)
     CHECK(procsyms_name(&p, 0x1000, name, sizeof(name)) == PROCSYMS_UNKNOWN && !name[0],
           "nothing maps it");
     procsyms_close(&p);
+}
+
+/* A target can put a FIFO where a deleted library it mapped was: naming an
+ * address in that mapping must not block the server's thread on open(). */
+TEST(procsyms_never_blocks_on_a_fifo)
+{
+    char dir[] = "/tmp/jitscope-fifo-XXXXXX", fifo[64], text[256], name[256];
+    procsyms p;
+    pid_t child;
+    int status = -1, waited;
+
+    if (!CHECK(mkdtemp(dir) != NULL, "a directory"))
+        return;
+    snprintf(fifo, sizeof(fifo), "%s/lib.so", dir);
+    CHECK(mkfifo(fifo, 0600) == 0, "a FIFO named like a library");
+    snprintf(text, sizeof(text), "7f0000000000-7f0000001000 r-xp 00000000 00:05 77   %s\n", fifo);
+    memset(&p, 0, sizeof(p));
+    CHECK(procsyms_parse_maps(&p, text, strlen(text)) == 0 && p.map_count == 1, "its mapping");
+    fflush(NULL);
+    if ((child = fork()) == 0) /* a blocked open would hang the child, not the suite */
+        _exit(procsyms_name(&p, 0x7f0000000010ull, name, sizeof(name)) == PROCSYMS_FILE ? 0 : 1);
+    for (waited = 0; waited < 500 && waitpid(child, &status, WNOHANG) == 0; waited++)
+        usleep(10000);
+    if (waited == 500) {
+        kill(child, SIGKILL);
+        waitpid(child, &status, 0);
+    }
+    CHECK(waited < 500 && WIFEXITED(status) && WEXITSTATUS(status) == 0,
+          "named by file and offset at once, the FIFO not opened for reading (%d ms)", waited * 10);
+    procsyms_close(&p);
+    unlink(fifo);
+    rmdir(dir);
 }
 
 __attribute__((noinline)) int procsyms_probe_function(int x) { return x * 7 + 3; }
@@ -508,6 +543,7 @@ static const check_test tests[] = {TEST_ENTRY(disasm_x86_transfers),
                                    TEST_ENTRY(disasm_arm64_transfers),
                                    TEST_ENTRY(procsyms_maps_text),
                                    TEST_ENTRY(procsyms_names_this_process),
+                                   TEST_ENTRY(procsyms_never_blocks_on_a_fifo),
                                    TEST_ENTRY(replies_assembled_checked_and_kept),
                                    TEST_ENTRY(versions_inlines_and_ready_to_run),
                                    TEST_ENTRY(view_orders_matches_and_names),
