@@ -435,6 +435,7 @@ static void callbacks_floor_make(void)
     t->AssemblyLoadFinished = noop_id_hr;
     t->ModuleLoadFinished = noop_id_hr;
     t->ModuleUnloadStarted = noop_id;
+    t->ModuleUnloadFinished = noop_id_hr;
     t->JITCompilationStarted = noop_id_bool;
     t->JITCompilationFinished = noop_id_hr_bool;
     t->JITCachedFunctionSearchStarted = noop_cache_search;

@@ -80,10 +80,9 @@ static void events_jit_started(FunctionID function, uint16_t flags, ULONG il_siz
 
 /* Starts a JIT-finished record: which function, on which thread, how it
  * ended, and the tier and code range when tiers.c already saw the method load
- * (then returns 1 and leaves what it knew in *code). That is the fast path:
- * the JIT thread makes no call into the runtime (the IL size comes with the
- * function's name, from the sender); without it the caller asks the runtime
- * for the code versions. */
+ * (then returns 1 and leaves what it knew in *code, the IL size too). That
+ * is the fast path: the JIT thread makes no call into the runtime; without
+ * it the caller asks the runtime for the code versions and the IL size. */
 static int events_finished_begin(wire_jit_finished *j, FunctionID function, HRESULT status,
                                  tiers_code *code)
 {

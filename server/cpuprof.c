@@ -436,17 +436,6 @@ void cpuprof_shutdown(void)
     }
 }
 
-int cpuprof_running(void)
-{
-    int i, n = 0;
-
-    pthread_mutex_lock(&cpuprof_mutex);
-    for (i = 0; i < CPUPROF_MAX_RUNS; i++)
-        n += cpuprof_runs[i] && !atomic_load(&cpuprof_runs[i]->done);
-    pthread_mutex_unlock(&cpuprof_mutex);
-    return n;
-}
-
 /* ---- what the machine allows -------------------------------------------------------- */
 
 static int cpuprof_read_int(const char *path, int *out)

@@ -61,7 +61,5 @@ int cpuprof_start(int session_id, pid_t pid, uint32_t hz, int kernel, uint32_t r
                   uint32_t duration_ms, char *why, size_t why_size);
 /* Server shutdown: every run ends and is joined. */
 void cpuprof_shutdown(void);
-/* The number of runs still going (tests). */
-int cpuprof_running(void);
 
 #endif

@@ -53,7 +53,6 @@ enum cpusym_label {
     CPUSYM_LABEL_OSR = 7,  /* an on-stack-replaced frame: its method's caller is lost */
     CPUSYM_LABELS = 8
 };
-const char *cpusym_label_name(unsigned label);
 
 enum cpusym_kind { CPUSYM_NATIVE = 1, CPUSYM_MANAGED = 2 };
 enum cpusym_state {                         /* a managed address */

@@ -14,6 +14,7 @@ import { fmtInt, fmtNs, fmtRel, fmtDateTime, splitMethod } from '../format.js';
 import { TIERS, TIER_UNKNOWN, tierPill, unknownTierWhy } from '../tiers.js';
 import { findFunction, compilationSteps } from './compilations.js';
 import { emptyMark } from './common.js';
+import { codeHref } from './code.js';
 
 const CHART_SPAN = 120;
 
@@ -432,7 +433,7 @@ export class LiveFeed {
         kv('at', `${fmtDateTime(r.time_ms)}.${String(Math.floor(r.time_ms % 1000)).padStart(3, '0')} (+${fmtRel(r.time_ms, this.baseTime())} s)`),
         kv('seq', String(r.seq)),
         kv('function', r.function_id),
-        r.dynamic ? null : h('a', { class: 'btn btn-small code-link', href: `#/sessions/${this.sessionId}/code/${r.function_id}`, title: 'this method\'s native code, every version side by side (the Code tab)' }, 'code'),
+        r.dynamic ? null : h('a', { class: 'btn btn-small code-link', href: codeHref(this.sessionId, r.function_id), title: 'this method\'s native code, every version side by side (the Code tab)' }, 'code'),
         r.dynamic ? h('span', { class: 'pill pill-dyn' }, 'dynamic') : null,
         r.catchup ? h('span', { class: 'pill pill-catchup' }, 'catch-up') : null),
       this.comps);
