@@ -17,7 +17,9 @@
 //              the same units of work on N threads ("cpu-<i>", default one per core) without
 //              end, for a tool switched on and off while it runs: "READY pid=<pid>", then on
 //              each stdin line "count" it prints "count units=<done so far> cpu_ms=<the
-//              process's CPU time> wall_ms=<since READY>"; "exit" or EOF ends it ("bye").
+//              process's CPU time> wall_ms=<since READY> worker_cpu_ns=<the workers' own CPU
+//              time, from /proc/self/task/TID/schedstat: in ns, where cpu_ms counts in 10 ms
+//              ticks>"; "exit" or EOF ends it ("bye").
 
 using System;
 using System.Collections.Generic;
@@ -168,17 +170,39 @@ namespace StackTarget
 
         static long _looped;
 
+        /// <summary>The calling thread's OS thread id (/proc/thread-self links to "PID/task/TID").</summary>
+        static int OsThreadId()
+        {
+            string? link = new System.IO.FileInfo("/proc/thread-self").LinkTarget;
+            return link == null ? 0 : int.Parse(link.Substring(link.LastIndexOf('/') + 1), System.Globalization.CultureInfo.InvariantCulture);
+        }
+
+        /// <summary>CPU time of thread <paramref name="tid"/> in ns (first field of its schedstat), 0 when unknown.</summary>
+        static long ThreadCpuNs(int tid)
+        {
+            try
+            {
+                string s = System.IO.File.ReadAllText("/proc/self/task/" + tid + "/schedstat");
+                return long.Parse(s.Substring(0, s.IndexOf(' ')), System.Globalization.CultureInfo.InvariantCulture);
+            }
+            catch (Exception) { return 0; }
+        }
+
         /// <summary>cpuloop: units of work on every worker until stdin says exit; "count" reports.</summary>
         public static int Loop(int workers)
         {
             if (workers <= 0) workers = Math.Max(1, Environment.ProcessorCount);
             var stop = new ManualResetEventSlim(false);
             var threads = new Thread[workers];
+            var tids = new int[workers];
+            using var started = new CountdownEvent(workers);
             for (int w = 0; w < workers; w++)
             {
-                int seed = w * 1_000_000;
+                int seed = w * 1_000_000, index = w;
                 threads[w] = new Thread(() =>
                 {
+                    tids[index] = OsThreadId();
+                    started.Signal();
                     ulong h = 0;
                     for (int u = seed; !stop.IsSet; u++)
                     {
@@ -189,6 +213,7 @@ namespace StackTarget
                 }) { Name = "cpu-" + w, IsBackground = true };
                 threads[w].Start();
             }
+            started.Wait();
             var self = Process.GetCurrentProcess();
             var clock = Stopwatch.StartNew();
             Program.Out("READY pid=" + Environment.ProcessId);
@@ -197,10 +222,12 @@ namespace StackTarget
             while ((line = Console.In.ReadLine()) != null && line.Trim() != "exit")
             {
                 if (line.Trim() != "count") continue;
+                long units = Interlocked.Read(ref _looped), workerNs = 0;
+                foreach (int tid in tids) workerNs += ThreadCpuNs(tid);
                 self.Refresh();
-                Program.Out("count units=" + Interlocked.Read(ref _looped) + " cpu_ms="
+                Program.Out("count units=" + units + " cpu_ms="
                     + self.TotalProcessorTime.TotalMilliseconds.ToString("F1", inv) + " wall_ms="
-                    + clock.Elapsed.TotalMilliseconds.ToString("F1", inv));
+                    + clock.Elapsed.TotalMilliseconds.ToString("F1", inv) + " worker_cpu_ns=" + workerNs);
             }
             stop.Set();
             foreach (Thread t in threads) t.Join();
