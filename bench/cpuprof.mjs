@@ -70,6 +70,17 @@ const procCpuMs = (pid) => {
   const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return ((Number(f[11]) + Number(f[12])) / TICK) * 1000;
 };
+// A process's CPU time in ms, summed over its threads' schedstat (ns; /proc/PID/stat counts in
+// 10 ms ticks, too coarse for a second); 0 once it is gone.
+const procThreadsCpuMs = (pid) => {
+  let ns = 0;
+  try {
+    for (const t of fs.readdirSync(`/proc/${pid}/task`)) {
+      try { ns += Number(fs.readFileSync(`/proc/${pid}/task/${t}/schedstat`, 'utf8').split(' ')[0]); } catch { /* the thread ended */ }
+    }
+  } catch { return 0; }
+  return ns / 1e6;
+};
 const post = (srv, p, body) => srv.api(p, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
 const workMs = (stderr) => {
   const m = /cpu: work_ms=([\d.]+)/.exec(stderr);
@@ -218,7 +229,7 @@ async function pairedTable() {
       const all = [...srv.stdout.matchAll(/^count units=(\d+) cpu_ms=([\d.]+) wall_ms=([\d.]+) worker_cpu_ns=(\d+)$/gm)];
       return all.length >= want && all[want - 1];
     }, 30000, 5);
-    return { units: Number(m[1]), cpu: Number(m[2]), wall: Number(m[3]), worker: Number(m[4]) / 1e6, server: procCpuMs(srv.proc.pid) };
+    return { units: Number(m[1]), cpu: Number(m[2]), wall: Number(m[3]), worker: Number(m[4]) / 1e6, server: procThreadsCpuMs(srv.proc.pid) };
   };
   const PIN = process.env.PIN === '1';
   const pin = (cpu, pid) => {
@@ -226,35 +237,71 @@ async function pairedTable() {
     if (r.status !== 0) throw new Error(`taskset ${cpu} ${pid}: ${r.stderr}`);
   };
   const appPid = () => Number(/^READY pid=(\d+)$/m.exec(srv.stdout)[1]);
-  // another tool on the app's process: started, given time to set up, stopped with SIGINT
-  const external = async (argv, settleMs, ready) => {
+  // another tool on the app's process: started, given time to set up (or, with enable(),
+  // until it says it samples), stopped with SIGINT; says how much CPU it used per second
+  const external = async (argv, settleMs, ready, enable) => {
     const p = spawn(argv[0], argv.slice(1), { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     p.stdout.on('data', (d) => { out += d; });
     p.stderr.on('data', (d) => { out += d; });
     const exited = new Promise((r) => p.on('exit', r));
     if (ready) await waitFor(`${argv[0]} recording`, () => ready.test(out), 60000, 20);
+    if (enable) await enable();
     await sleepMs(settleMs);
-    return async () => { p.kill('SIGINT'); await Promise.race([exited, sleepMs(120000)]); };
+    const t0 = Date.now(), cpu0 = procThreadsCpuMs(p.pid);
+    return async () => {
+      const seconds = (Date.now() - t0) / 1000, cpuMsPerS = (procThreadsCpuMs(p.pid) - cpu0) / seconds;
+      p.kill('SIGINT');
+      await Promise.race([exited, sleepMs(120000)]);
+      return { cpuMsPerS };
+    };
+  };
+  // perf record starts with its events disabled and enables them on a command through a FIFO,
+  // answering "ack" once they are on: its phase then starts when it samples (a fixed wait after
+  // the spawn did not make sure of that: under load perf takes hundreds of ms to set up).
+  const perfControl = (dir) => {
+    const ctl = path.join(dir, 'ctl'), ack = path.join(dir, 'ack');
+    for (const f of [ctl, ack]) if (spawnSync('mkfifo', [f]).status !== 0) throw new Error(`mkfifo ${f}`);
+    return {
+      args: ['-D', '-1', '--control', `fifo:${ctl},${ack}`],
+      enable: async () => {
+        const stream = fs.createReadStream(ack, { encoding: 'utf8' }); // perf keeps it open: read up to "ack"
+        let got = '';
+        const answer = new Promise((resolve, reject) => {
+          stream.on('data', (d) => { got += d; if (/ack/.test(got)) resolve(); });
+          stream.on('error', reject);
+          stream.on('end', () => reject(new Error(`perf record did not acknowledge enable: ${got}`)));
+        });
+        await fs.promises.writeFile(ctl, 'enable\n');
+        try { await answer; } finally { stream.destroy(); }
+      },
+    };
   };
   const phase = async (profile) => {
     let stopTool = null;
     const file = path.join(os.tmpdir(), `jitscope-bench-${process.pid}-${Date.now()}`);
     if (profile && profile.perf) {
-      stopTool = await external([...(PIN ? ['taskset', '-c', '1'] : []), 'perf', 'record', '-e', 'cpu-clock', '-F', '999', '-g', '-p', String(appPid()), '-o', `${file}.data`], 300);
+      const dir = fs.mkdtempSync(`${file}-ctl`), control = perfControl(dir);
+      try {
+        stopTool = await external([...(PIN ? ['taskset', '-c', '1'] : []), 'perf', 'record', ...control.args, '-e', 'cpu-clock', '-F', '999', '-g', '-p', String(appPid()), '-o', `${file}.data`], 100, null, control.enable);
+      } finally {
+        fs.rmSync(dir, { recursive: true, force: true }); // the FIFOs stay open in perf
+      }
     } else if (profile && profile.dotnetTrace) {
       stopTool = await external([DOTNET_TRACE, 'collect-linux', '-p', String(appPid()), '--profile', 'cpu-sampling', '-o', `${file}.nettrace`], 1000, /Output File/);
     } else if (profile) {
       const r = await post(srv, '/api/sessions/1/profile', profile);
       if (r.status !== 202 || r.body.profile.mode !== (profile.mode || 'wall')) throw new Error(`POST profile: ${r.status} ${JSON.stringify(r.body)}`);
-      await sleepMs(300); // its events opened, its first batch folded
+      // its events opened and sampling: its first samples folded (a batch every 100 ms)
+      await waitFor('first CPU samples', async () => (await srv.api('/api/sessions/1/profile')).body.profile.samples > 0, 30000, 20);
+      await sleepMs(100);
     }
     const a = await count();
     await sleepMs(PHASE_MS);
     const b = await count();
-    let st = null;
+    let st = null, tool = null;
     if (stopTool) {
-      await stopTool();
+      tool = await stopTool();
       for (const ext of ['.data', '.nettrace']) fs.rmSync(file + ext, { force: true });
       await sleepMs(300);
     } else if (profile) {
@@ -264,7 +311,7 @@ async function pairedTable() {
     }
     return { perWall: (b.units - a.units) / (b.wall - a.wall), perCpu: (b.units - a.units) / (b.cpu - a.cpu),
       perWorker: (b.units - a.units) / (b.worker - a.worker),
-      serverMsPerS: (b.server - a.server) / ((b.wall - a.wall) / 1000), st };
+      serverMsPerS: (b.server - a.server) / ((b.wall - a.wall) / 1000), st, tool };
   };
   const arms = [['jitscope cpu 999 Hz', { hz: 999, mode: 'cpu' }], ['jitscope cpu 99 Hz', { hz: 99, mode: 'cpu' }],
     ['jitscope wall 99 Hz', { hz: 99, mode: 'wall' }]];
@@ -286,6 +333,7 @@ async function pairedTable() {
         const off = await phase(null);
         const on = await phase(profile);
         pairs.get(name).push({ wall: on.perWall / off.perWall, cpu: on.perCpu / off.perCpu, worker: on.perWorker / off.perWorker, serverMsPerS: on.serverMsPerS,
+          toolMsPerS: on.tool ? on.tool.cpuMsPerS : null,
           samplesPerS: on.st ? on.st.samples / ((on.st.stopped_ms || Date.now()) - on.st.started_ms) * 1000 : 0, st: on.st });
       }
     }
@@ -298,12 +346,12 @@ async function pairedTable() {
   const ci = (xs) => { const [lo, hi] = medianCi(xs); return `${cost(hi)} to ${cost(lo)}`; };
   console.log(`### CPU profiles: cost inside one process, switched on and off (StackTarget \`cpuloop --workers ${WORKERS}\` on ${os.cpus().length} cores${PIN ? ', the app pinned to CPU 0, the server, perf and the script to CPU 1' : ''}, ${PAIRS} pairs of ${PHASE_MS} ms phases per arm, each profiled phase against the unprofiled one before it)`);
   console.log('');
-  console.log('| arm | work per worker CPU second, profiled / not (median) | quartiles | cost (worker CPU) | 95% interval of the cost | work per wall second (median) | quartiles | cost (wall) | 95% interval | work per process CPU second (median) | cost (process CPU) | jitscope server CPU while profiling (ms per s) | samples per s | runtime suspended per s (ms) |');
-  console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
+  console.log('| arm | work per worker CPU second, profiled / not (median) | quartiles | cost (worker CPU) | 95% interval of the cost | work per wall second (median) | quartiles | cost (wall) | 95% interval | work per process CPU second (median) | cost (process CPU) | jitscope server CPU while profiling (ms per s) | the other tool\'s CPU (ms per s) | samples per s | runtime suspended per s (ms) |');
+  console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
   for (const [name] of arms) {
     const ps = pairs.get(name), w = ps.map((p) => p.wall), c = ps.map((p) => p.cpu), k = ps.map((p) => p.worker);
     const susp = ps.map((p) => (p.st ? p.st.suspended_ns_total / 1e6 / (((p.st.stopped_ms || Date.now()) - p.st.started_ms) / 1000) : 0));
-    console.log(`| ${name} | ${median(k).toFixed(4)} | ${q(k, 0.25).toFixed(3)}-${q(k, 0.75).toFixed(3)} | ${cost(median(k))} | ${ci(k)} | ${median(w).toFixed(3)} | ${q(w, 0.25).toFixed(3)}-${q(w, 0.75).toFixed(3)} | ${cost(median(w))} | ${ci(w)} | ${median(c).toFixed(3)} | ${cost(median(c))} | ${f1(median(ps.map((p) => p.serverMsPerS)))} | ${f1(median(ps.map((p) => p.samplesPerS)))} | ${f1(median(susp))} |`);
+    console.log(`| ${name} | ${median(k).toFixed(4)} | ${q(k, 0.25).toFixed(3)}-${q(k, 0.75).toFixed(3)} | ${cost(median(k))} | ${ci(k)} | ${median(w).toFixed(3)} | ${q(w, 0.25).toFixed(3)}-${q(w, 0.75).toFixed(3)} | ${cost(median(w))} | ${ci(w)} | ${median(c).toFixed(3)} | ${cost(median(c))} | ${f1(median(ps.map((p) => p.serverMsPerS)))} | ${ps[0].toolMsPerS != null ? f1(median(ps.map((p) => p.toolMsPerS))) : ''} | ${f1(median(ps.map((p) => p.samplesPerS)))} | ${f1(median(susp))} |`);
   }
   console.log('');
   console.log(`Load average (1/5/15 min) before: ${load0}, after: ${loadavg()}.`);
@@ -319,7 +367,7 @@ async function pairedTable() {
   if (pairs.has('jitscope cpu 999 Hz')) {
     const ps = pairs.get('jitscope cpu 999 Hz');
     const k999 = median(ps.map((p) => p.worker)), w999 = median(ps.map((p) => p.wall));
-    const perSample = ((1 - k999) * 1e6) / (median(ps.map((p) => p.samplesPerS)) / WORKERS); // us of a worker's CPU second per sample
+    const perSample = ((1 - k999) * 1e6) / 999; // the CPU clock samples a thread 999 times per second of its CPU time: us per sample
     console.log(`Target: CPU mode at 999 Hz costs at most 2%: ${f1((1 - k999) * 100)}% of the work per worker CPU second (95% interval ${ci(ps.map((p) => p.worker))}), ${f1((1 - w999) * 100)}% per wall second (${1 - k999 <= 0.02 ? 'met' : 'NOT met'} by the first; about ${f1(perSample)} us of the sampled thread's CPU per sample).`);
   }
   console.log('');
