@@ -119,6 +119,12 @@ $(REPLAY_BIN): bench/replay.c proto/wire_encode.c proto/utf.c $(PROTO_HDR)
 	@mkdir -p $(@D)
 	$(CC) $(CSTD) $(WARN) $(OPT) -pthread bench/replay.c proto/wire_encode.c proto/utf.c -o $@
 
+# Kernel sampling's cost to the sampled thread, jitscope's event against perf record
+# (bench/perfcost.c; not part of `all`: run by hand, see docs/BENCHMARKS.md).
+$(BUILD)/bench/perfcost: bench/perfcost.c server/perfring.c server/perfring.h
+	@mkdir -p $(@D)
+	$(CC) $(CSTD) $(WARN) $(OPT) -fno-omit-frame-pointer -pthread -Iserver bench/perfcost.c server/perfring.c -o $@
+
 # Sanitizer builds: the agent is loaded into `dotnet`, which is not built with
 # ASan, so the runtime is preloaded by the tests (LD_PRELOAD=$(ASAN_RT)).
 $(BUILD)/asan/libjitscope_agent.so: $(ASAN_AGENT_OBJS)

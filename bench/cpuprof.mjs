@@ -36,7 +36,7 @@
 //    CPU time (in 10 ms ticks) and the wall clock also count the server and the load.
 //    The rounds interleave the arms, so each round also gives jitscope's cost minus
 //    perf record's (the median of those differences, with its interval).
-//    PIN=1 pins the app to CPU 0 and the server, perf record and this script to
+//    RAW=FILE writes every round's ratios there (JSON). PIN=1 pins the app to CPU 0 and the server, perf record and this script to
 //    CPU 1 (taskset), so the server's wake-ups never preempt the sampled thread.
 // 2. Throughput of an ASP.NET Core service under load (tests/apps/WebTarget,
 //    WEB_CLIENTS (4) keep-alive clients calling /work and /items for WEB_SECONDS
@@ -348,8 +348,11 @@ async function pairedTable() {
   console.log('');
   console.log('| arm | work per worker CPU second, profiled / not (median) | quartiles | cost (worker CPU) | 95% interval of the cost | work per wall second (median) | quartiles | cost (wall) | 95% interval | work per process CPU second (median) | cost (process CPU) | jitscope server CPU while profiling (ms per s) | the other tool\'s CPU (ms per s) | samples per s | runtime suspended per s (ms) |');
   console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
+  if (process.env.RAW) fs.writeFileSync(process.env.RAW, JSON.stringify(Object.fromEntries([...pairs].map(([n, ps]) => [n, ps.map((p) => ({ ...p, st: undefined }))]))));
+  const finite = (xs) => xs.filter((x) => Number.isFinite(x));
   for (const [name] of arms) {
-    const ps = pairs.get(name), w = ps.map((p) => p.wall), c = ps.map((p) => p.cpu), k = ps.map((p) => p.worker);
+    const ps = pairs.get(name), w = ps.map((p) => p.wall), c = ps.map((p) => p.cpu), k = finite(ps.map((p) => p.worker));
+    if (k.length < ps.length) console.log(`(${name}: ${ps.length - k.length} rounds without a worker CPU reading left out)`);
     const susp = ps.map((p) => (p.st ? p.st.suspended_ns_total / 1e6 / (((p.st.stopped_ms || Date.now()) - p.st.started_ms) / 1000) : 0));
     console.log(`| ${name} | ${median(k).toFixed(4)} | ${q(k, 0.25).toFixed(3)}-${q(k, 0.75).toFixed(3)} | ${cost(median(k))} | ${ci(k)} | ${median(w).toFixed(3)} | ${q(w, 0.25).toFixed(3)}-${q(w, 0.75).toFixed(3)} | ${cost(median(w))} | ${ci(w)} | ${median(c).toFixed(3)} | ${cost(median(c))} | ${f1(median(ps.map((p) => p.serverMsPerS)))} | ${ps[0].toolMsPerS != null ? f1(median(ps.map((p) => p.toolMsPerS))) : ''} | ${f1(median(ps.map((p) => p.samplesPerS)))} | ${f1(median(susp))} |`);
   }
@@ -360,15 +363,15 @@ async function pairedTable() {
     if (!name.startsWith('jitscope cpu') || !perfArm) continue;
     const a = pairs.get(name), b = pairs.get(perfArm);
     for (const [label, key] of [['worker CPU', 'worker'], ['wall', 'wall']]) {
-      const d = a.map((p, r) => (b[r][key] - p[key]) * 100), [lo, hi] = medianCi(d);
+      const d = finite(a.map((p, r) => (b[r][key] - p[key]) * 100)), [lo, hi] = medianCi(d);
       console.log(`${name} minus perf record, per round (${label}): median ${f1(median(d))} points, 95% interval ${f1(lo)} to ${f1(hi)}.`);
     }
   }
   if (pairs.has('jitscope cpu 999 Hz')) {
     const ps = pairs.get('jitscope cpu 999 Hz');
-    const k999 = median(ps.map((p) => p.worker)), w999 = median(ps.map((p) => p.wall));
+    const k999 = median(finite(ps.map((p) => p.worker))), w999 = median(ps.map((p) => p.wall));
     const perSample = ((1 - k999) * 1e6) / 999; // the CPU clock samples a thread 999 times per second of its CPU time: us per sample
-    console.log(`Target: CPU mode at 999 Hz costs at most 2%: ${f1((1 - k999) * 100)}% of the work per worker CPU second (95% interval ${ci(ps.map((p) => p.worker))}), ${f1((1 - w999) * 100)}% per wall second (${1 - k999 <= 0.02 ? 'met' : 'NOT met'} by the first; about ${f1(perSample)} us of the sampled thread's CPU per sample).`);
+    console.log(`Target: CPU mode at 999 Hz costs at most 2%: ${f1((1 - k999) * 100)}% of the work per worker CPU second (95% interval ${ci(finite(ps.map((p) => p.worker)))}), ${f1((1 - w999) * 100)}% per wall second (${1 - k999 <= 0.02 ? 'met' : 'NOT met'} by the first; about ${f1(perSample)} us of the sampled thread's CPU per sample).`);
   }
   console.log('');
 }

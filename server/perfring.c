@@ -13,7 +13,7 @@
 #define PERFRING_PAGE 4096u
 #define PERFRING_RECORD_MAX 4096u /* a sample is at most 8 * (5 + 128 + markers) bytes */
 
-static void perfring_attr(struct perf_event_attr *a, const perfring_config *c)
+void perfring_fill_attr(struct perf_event_attr *a, const perfring_config *c)
 {
     memset(a, 0, sizeof(*a));
     a->size = sizeof(*a);
@@ -37,7 +37,7 @@ int perfring_try(pid_t tid, int exclude_kernel)
     struct perf_event_attr a;
     int fd;
 
-    perfring_attr(&a, &c);
+    perfring_fill_attr(&a, &c);
     a.disabled = 1;
     fd = (int)syscall(SYS_perf_event_open, &a, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
     if (fd < 0)
@@ -54,7 +54,7 @@ int perfring_open(perfring *r, pid_t tid, const perfring_config *c)
 
     memset(r, 0, sizeof(*r));
     r->fd = -1;
-    perfring_attr(&a, c);
+    perfring_fill_attr(&a, c);
     fd = (int)syscall(SYS_perf_event_open, &a, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
     if (fd < 0)
         return -1;

@@ -33,6 +33,16 @@ typedef struct perfring_config {
     unsigned data_pages; /* a power of two */
 } perfring_config;
 
+struct perf_event_attr;
+/* The event perfring_open asks for: the software CPU clock every period_ns of
+ * the thread's CPU time; per sample only what perfring_parse reads (tid, time,
+ * the user call chain: no kernel chain, no IP or period of their own, no
+ * registers or stack copies), at most PERFRING_MAX_STACK user frames; no
+ * inheritance, no mmap/comm/task records; the reader is woken when the ring is
+ * half full, not per sample (the kernel's wake-up is an interrupt in the
+ * sampled thread). */
+void perfring_fill_attr(struct perf_event_attr *a, const perfring_config *c);
+
 /* Opens and maps the event of thread tid. 0, or -1 with errno (EACCES /
  * EPERM: not allowed; ESRCH: the thread is gone; EMFILE; ENOMEM / EPERM from
  * mmap: the locked-memory limit). */

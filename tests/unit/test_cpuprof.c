@@ -1,6 +1,6 @@
 /* test_cpuprof.c -- unit tests for the CPU profiler's pieces that need no
  * perf events: the code map (server/codemap.c), the perf record decoder
- * (server/perfring.c), the maps parser (server/procmaps.c), ELF symbols
+ * (server/perfring.c) and the event it asks for, the maps parser (server/procmaps.c), ELF symbols
  * (server/elfsyms.c, on this test binary and libc), the frame naming and its
  * prolog reading (server/cpusym.c, on this process), the fold of a batch of
  * samples into a session's profile with its labels for lost frames
@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -181,6 +182,32 @@ TEST(perf_records_decoded)
     memcpy(buf, &h, sizeof(h));
     CHECK(perfring_parse(buf, sizeof(h) + 16, &rec) == 0 && rec.kind == PERFRING_OTHER,
           "other records: ignored");
+}
+
+TEST(perf_event_asks_only_what_is_read)
+{
+    perfring_config c = {1001001u, 0, 8};
+    struct perf_event_attr a;
+
+    perfring_fill_attr(&a, &c);
+    CHECK(a.size == sizeof(a) && a.type == PERF_TYPE_SOFTWARE &&
+              a.config == PERF_COUNT_SW_CPU_CLOCK && a.sample_period == 1001001u && !a.freq,
+          "the software CPU clock, every period_ns of the thread's CPU time");
+    CHECK(a.sample_type == (PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CALLCHAIN),
+          "per sample: tid, time and the call chain, nothing the decoder does not read");
+    CHECK(a.exclude_callchain_kernel && !a.exclude_callchain_user &&
+              a.sample_max_stack == PERFRING_MAX_STACK,
+          "the user chain only, at most PERFRING_MAX_STACK frames");
+    CHECK(!a.inherit && !a.mmap && !a.mmap2 && !a.comm && !a.task && !a.sample_id_all &&
+              !a.context_switch && !a.precise_ip && !a.disabled,
+          "one thread's event, no side records, no skid correction");
+    CHECK(a.watermark && a.wakeup_watermark == 8u * 4096u / 2u,
+          "the reader is woken at half the ring, not per sample");
+    CHECK(a.use_clockid && a.clockid == CLOCK_MONOTONIC && !a.exclude_kernel && a.exclude_hv,
+          "times on CLOCK_MONOTONIC; samples in the kernel kept when allowed");
+    c.exclude_kernel = 1;
+    perfring_fill_attr(&a, &c);
+    CHECK(a.exclude_kernel, "user mode only when the machine allows no more");
 }
 
 /* ---- maps ------------------------------------------------------------------------- */
@@ -810,6 +837,7 @@ TEST(hash_slots_find_what_was_put)
 static const check_test tests[] = {TEST_ENTRY(codemap_finds_ranges_sorted_or_not),
                                    TEST_ENTRY(codemap_bounds_what_is_not_managed),
                                    TEST_ENTRY(perf_records_decoded),
+                                   TEST_ENTRY(perf_event_asks_only_what_is_read),
                                    TEST_ENTRY(maps_parsed_and_classified),
                                    TEST_ENTRY(elf_symbols_of_this_binary_and_libc),
                                    TEST_ENTRY(prologs_read_from_the_process),
