@@ -85,7 +85,7 @@ typedef struct code_reply {
     unsigned version_count;
     uint8_t *il;
     uint32_t il_have, il_cap; /* the IL's size comes with the END: the buffer doubles */
-    size_t bytes; /* what it holds */
+    size_t bytes;             /* what it holds */
 } code_reply;
 
 typedef struct code_state {

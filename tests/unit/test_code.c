@@ -305,6 +305,85 @@ TEST(il_in_many_small_parts)
     code_free(&c);
 }
 
+/* The largest code a version may carry, every instruction a jump to the next (each a label)
+ * and the largest map: the view and the listing take one pass and a sort, not a search of
+ * every label and map entry per instruction (minutes of CPU before). */
+TEST(a_big_method_is_listed_in_linear_time)
+{
+    session *s = rec_live_session(1);
+    const uint32_t size = WIRE_CODE_MAX_VERSION_BYTES, maps = WIRE_CODE_MAX_MAP;
+    uint8_t *code = malloc(size);
+    wire_code_map_entry *map = malloc((size_t)maps * sizeof(*map));
+    const uint64_t start = 0x7f1000000000ull;
+    uint64_t t = REC_MONO + 100;
+    const session_function *f;
+    const code_reply *r;
+    struct timespec cpu0, cpu1;
+    double cpu_s;
+    codeview v;
+    textbuf out;
+    json_t *o;
+    char *text;
+    size_t len;
+    uint32_t i;
+    wire_record rec;
+
+    CHECK(code && map, "memory");
+    if (!code || !map)
+        goto done;
+    for (i = 0; i < size; i += 2) {
+        code[i] = 0x75; /* jne rel8 +0: to the next instruction */
+        code[i + 1] = 0x00;
+    }
+    for (i = 0; i < maps; i++)
+        map[i] = (wire_code_map_entry){i, i * 16, i * 16 + 16};
+    rec_apply(s, rec_module_loaded(MODULE, "/app/App.dll", "App", 0, t++));
+    rec_apply(s, rec_function_name(FID_HOT, MODULE, "Ns.C.Big()", 0));
+    rec_apply(s, rec_jit_started(FID_HOT, TID, t));
+    rec = rec_jit_finished(FID_HOT, TID, start, size, t + 1000, 0);
+    rec.u.jit_finished.tier = WIRE_TIER_1;
+    rec_apply(s, rec);
+    rec_apply(s, code_version_rec(7, 0, start, size, maps, 0));
+    for (i = 0; i < size; i += WIRE_CODE_CHUNK)
+        rec_apply(s, code_part_rec(7, 0, WIRE_CODE_PART_CODE, i, code + i,
+                                   size - i < WIRE_CODE_CHUNK ? size - i : WIRE_CODE_CHUNK));
+    for (i = 0; i < maps; i += 4096)
+        rec_apply(s, code_part_rec(7, 0, WIRE_CODE_PART_MAP, i * (uint32_t)sizeof(*map), map + i,
+                                   4096 * (uint32_t)sizeof(*map)));
+    rec_apply(s, code_end_rec(7, WIRE_CODE_OK, 1, 0));
+    f = session_find_function(s, FID_HOT);
+    r = code_reply_find(&s->code, 7, CODE_NONE);
+    CHECK(f && r && !r->broken && r->versions[0].code_have == size &&
+              r->versions[0].map_have == maps,
+          "the reply arrived whole");
+    if (!f || !r || codeview_take(&v, s, f, r, 0) != 0)
+        goto done;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cpu0);
+    o = codeview_json(&v, NULL);
+    textbuf_init(&out, 64u << 20);
+    CHECK(codeview_text(&v, NULL, 1, &out) == 0, "a listing");
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cpu1);
+    cpu_s = (double)(cpu1.tv_sec - cpu0.tv_sec) + (double)(cpu1.tv_nsec - cpu0.tv_nsec) / 1e9;
+    text = textbuf_take(&out, &len);
+    CHECK(o && json_array_size(json_object_get(json_array_get(json_object_get(o, "versions"), 0),
+                                               "instructions")) == size / 2,
+          "every instruction in the view");
+    CHECK(text && strstr(text, "L_1000:\n") && strstr(text, "; IL_0100\n") &&
+              strstr(text, "; IL_3FFF\n"),
+          "labels and IL offsets in the listing");
+    /* CPU time, not wall time: the machine's load does not change it */
+    CHECK(cpu_s < 8.0, "%u instructions took %.1f s of CPU (1.4 s here; 23 s before)", size / 2,
+          cpu_s);
+    free(text);
+    textbuf_free(&out);
+    json_decref(o);
+    codeview_free(&v);
+done:
+    free(code);
+    free(map);
+    session_free(s);
+}
+
 TEST(versions_inlines_and_ready_to_run)
 {
     code_state c;
@@ -589,6 +668,7 @@ static const check_test tests[] = {TEST_ENTRY(disasm_x86_transfers),
                                    TEST_ENTRY(procsyms_never_blocks_on_a_fifo),
                                    TEST_ENTRY(replies_assembled_checked_and_kept),
                                    TEST_ENTRY(il_in_many_small_parts),
+                                   TEST_ENTRY(a_big_method_is_listed_in_linear_time),
                                    TEST_ENTRY(versions_inlines_and_ready_to_run),
                                    TEST_ENTRY(view_orders_matches_and_names),
                                    TEST_ENTRY(agent_numbers_served_exactly),
