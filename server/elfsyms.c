@@ -166,9 +166,9 @@ int elfsyms_load(elfsyms *t, int fd)
         qsort(t->symbols, t->symbol_count, sizeof(*t->symbols), elfsyms_by_start);
     rc = 0;
 done:
-    elf_end(e);
     if (rc != 0)
-        elfsyms_free(t);
+        elfsyms_free(t); /* what was read of a file that failed */
+    elf_end(e);
     return rc;
 }
 
