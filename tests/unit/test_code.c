@@ -92,15 +92,19 @@ TEST(procsyms_maps_text)
         "7f0000005000-7f0000006000 r-xs 00000000 00:01 9    /memfd:doublemapper (deleted)";
     procsyms p;
     char name[256];
+    int rc = procsyms_parse_maps(&p, text, sizeof(text) - 1);
 
-    memset(&p, 0, sizeof(p));
-    CHECK(procsyms_parse_maps(&p, text, sizeof(text) - 1) == 0 && p.map_count == 4,
-          "4 good lines of 6 (%zu)", p.map_count);
-    CHECK(p.maps[0].exec && p.maps[0].offset == 0x2000 &&
-              strcmp(p.maps[0].path, "/usr/lib/libx.so") == 0,
+    CHECK(rc == 0 && p.maps.count == 3, "3 executable mappings in 6 lines (%zu)", p.maps.count);
+    CHECK(p.maps.entries[0].offset == 0x2000 &&
+              strcmp(procmaps_path(&p.maps, &p.maps.entries[0]), "/usr/lib/libx.so") == 0,
           "a library mapping");
-    CHECK(!p.maps[1].path, "an anonymous one");
-    CHECK(strcmp(p.maps[2].path, "/tmp/a dir/My App.dll") == 0, "a path with spaces");
+    CHECK(strcmp(procmaps_path(&p.maps, &p.maps.entries[1]), "/tmp/a dir/My App.dll") == 0,
+          "a path with spaces");
+    CHECK(procsyms_name(&p, 0x7f0000000010ull, name, sizeof(name)) == PROCSYMS_FILE &&
+              strcmp(name, "libx.so+0x2010") == 0,
+          "a library that is not there: file and offset (%s)", name);
+    CHECK(procsyms_name(&p, 0x7f0000001010ull, name, sizeof(name)) == PROCSYMS_UNKNOWN && !name[0],
+          "data, not code");
     CHECK(procsyms_name(&p, 0x7f0000002010ull, name, sizeof(name)) == PROCSYMS_IMAGE &&
               strcmp(name, "My App.dll+0x10") == 0,
           "a managed image: ReadyToRun code (%s)", name);
@@ -125,8 +129,7 @@ TEST(procsyms_never_blocks_on_a_fifo)
     snprintf(fifo, sizeof(fifo), "%s/lib.so", dir);
     CHECK(mkfifo(fifo, 0600) == 0, "a FIFO named like a library");
     snprintf(text, sizeof(text), "7f0000000000-7f0000001000 r-xp 00000000 00:05 77   %s\n", fifo);
-    memset(&p, 0, sizeof(p));
-    CHECK(procsyms_parse_maps(&p, text, strlen(text)) == 0 && p.map_count == 1, "its mapping");
+    CHECK(procsyms_parse_maps(&p, text, strlen(text)) == 0 && p.maps.count == 1, "its mapping");
     fflush(NULL);
     if ((child = fork()) == 0) /* a blocked open would hang the child, not the suite */
         _exit(procsyms_name(&p, 0x7f0000000010ull, name, sizeof(name)) == PROCSYMS_FILE ? 0 : 1);
@@ -151,7 +154,7 @@ TEST(procsyms_names_this_process)
     char name[256];
     int kind;
 
-    CHECK(procsyms_open(&p, getpid()) == 0 && p.map_count > 5, "our own maps");
+    CHECK(procsyms_open(&p, getpid()) == 0 && p.maps.count > 2, "our own maps");
     kind = procsyms_name(&p, (uint64_t)(uintptr_t)procsyms_probe_function + 2, name, sizeof(name));
     CHECK(kind == PROCSYMS_FILE && strstr(name, "test_code!procsyms_probe_function+0x2"),
           "a function of this binary by its ELF symbol (%s)", name);
