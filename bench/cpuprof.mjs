@@ -246,7 +246,15 @@ async function pairedTable() {
     p.stderr.on('data', (d) => { out += d; });
     const exited = new Promise((r) => p.on('exit', r));
     if (ready) await waitFor(`${argv[0]} recording`, () => ready.test(out), 60000, 20);
-    if (enable) await enable();
+    if (enable) {
+      try {
+        await enable();
+      } catch (e) {
+        p.kill('SIGKILL');
+        await exited;
+        throw new Error(`${e.message}; ${argv[0]} said: ${out.trim().slice(-300)}`, { cause: e });
+      }
+    }
     await sleepMs(settleMs);
     const t0 = Date.now(), cpu0 = procThreadsCpuMs(p.pid);
     return async () => {
@@ -277,15 +285,23 @@ async function pairedTable() {
       },
     };
   };
+  const perfFailures = [];
   const phase = async (profile) => {
     let stopTool = null;
     const file = path.join(os.tmpdir(), `jitscope-bench-${process.pid}-${Date.now()}`);
     if (profile && profile.perf) {
-      const dir = fs.mkdtempSync(`${file}-ctl`), control = perfControl(dir);
-      try {
-        stopTool = await external([...(PIN ? ['taskset', '-c', '1'] : []), 'perf', 'record', ...control.args, '-e', 'cpu-clock', '-F', '999', '-g', '-p', String(appPid()), '-o', `${file}.data`], 100, null, control.enable);
-      } finally {
-        fs.rmSync(dir, { recursive: true, force: true }); // the FIFOs stay open in perf
+      // perf record -p fails now and then when one of the app's threads ends while it sets up:
+      // started again (at most 3 times), and the failures counted in the output
+      for (let attempt = 1; !stopTool; attempt++) {
+        const dir = fs.mkdtempSync(`${file}-ctl`), control = perfControl(dir);
+        try {
+          stopTool = await external([...(PIN ? ['taskset', '-c', '1'] : []), 'perf', 'record', ...control.args, '-e', 'cpu-clock', '-F', '999', '-g', '-p', String(appPid()), '-o', `${file}.data`], 100, null, control.enable);
+        } catch (e) {
+          perfFailures.push(e.message);
+          if (attempt >= 3) throw e;
+        } finally {
+          fs.rmSync(dir, { recursive: true, force: true }); // the FIFOs stay open in perf
+        }
       }
     } else if (profile && profile.dotnetTrace) {
       stopTool = await external([DOTNET_TRACE, 'collect-linux', '-p', String(appPid()), '--profile', 'cpu-sampling', '-o', `${file}.nettrace`], 1000, /Output File/);
@@ -358,6 +374,7 @@ async function pairedTable() {
   }
   console.log('');
   console.log(`Load average (1/5/15 min) before: ${load0}, after: ${loadavg()}.`);
+  if (perfFailures.length) console.log(`perf record failed to start ${perfFailures.length} times and was started again: ${perfFailures[0]}`);
   const perfArm = [...pairs.keys()].find((n) => n.startsWith('perf'));
   for (const [name] of arms) { // the same round's jitscope arm against perf record: cost minus cost
     if (!name.startsWith('jitscope cpu') || !perfArm) continue;
