@@ -26,10 +26,10 @@ typedef struct ring {
     _Alignas(64) _Atomic uint64_t head; /* next byte to reserve (producers, CAS) */
     _Alignas(64) _Atomic uint64_t tail; /* next byte to consume (consumer only stores) */
     _Alignas(64) uint8_t *data;
-    uint64_t capacity;                          /* power of two */
-    _Alignas(64) _Atomic uint64_t full_drops;   /* reservations refused: ring full */
-    _Atomic uint64_t large_drops;               /* reservations refused: record too large */
-    _Atomic uint64_t reservations;              /* every reservation attempt */
+    uint64_t capacity;                        /* power of two */
+    _Alignas(64) _Atomic uint64_t full_drops; /* reservations refused: ring full */
+    _Atomic uint64_t large_drops;             /* reservations refused: record too large */
+    _Atomic uint64_t reservations;            /* every reservation attempt */
     _Alignas(64) uint64_t prefaulted; /* consumer only: bytes from data whose pages are mapped */
 } ring;
 
