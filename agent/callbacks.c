@@ -201,18 +201,18 @@ static HRESULT STDMETHODCALLTYPE noop_rejit_started(cb_self *self, UINT_PTR func
     return S_OK;
 }
 
-static HRESULT STDMETHODCALLTYPE noop_rejit_finished(cb_self *self, UINT_PTR function,
-                                                     UINT_PTR rejit, HRESULT hr, BOOL safe_to_block)
-{
-    (void)self, (void)function, (void)rejit, (void)hr, (void)safe_to_block;
-    return S_OK;
-}
-
 static HRESULT STDMETHODCALLTYPE noop_rejit_parameters(cb_self *self, UINT_PTR module,
                                                        mdMethodDef method,
                                                        ICorProfilerFunctionControl *control)
 {
     (void)self, (void)module, (void)method, (void)control;
+    return S_OK;
+}
+
+static HRESULT STDMETHODCALLTYPE noop_rejit_finished(cb_self *self, UINT_PTR function,
+                                                     UINT_PTR rejit, HRESULT hr, BOOL safe_to_block)
+{
+    (void)self, (void)function, (void)rejit, (void)hr, (void)safe_to_block;
     return S_OK;
 }
 

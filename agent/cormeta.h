@@ -1,6 +1,7 @@
 /* cormeta.h -- IMetaDataImport (65 slots), IMetaDataImport2 (+8) and
  * IMetaDataAssemblyImport (17): what the agent reads method names through when
- * it asks the runtime (agent/names_resolve.c), with their IIDs.
+ * it asks the runtime (agent/names_resolve.c), each with its slot checks (the
+ * IIDs are in corprof_iids.h).
  * Part of corprof.h (read its opening comment: where the facts come from, the
  * ABI rules these declarations follow). */
 #ifndef JITSCOPE_CORMETA_H
@@ -222,7 +223,13 @@ typedef struct IMetaDataImportVtbl {
     HRESULT (STDMETHODCALLTYPE *IsGlobal)(IMetaDataImport *self, mdToken pd, int *pbGlobal);
 } IMetaDataImportVtbl;
 
-CORPROF_OBJECT(IMetaDataImport);
+/* Slots: IUnknown 3 + IMetaDataImport 62 */
+CORPROF_OBJECT(IMetaDataImport, 3 + 62);
+CORPROF_CHECK_SLOT(IMetaDataImportVtbl, GetScopeProps, 10);
+CORPROF_CHECK_SLOT(IMetaDataImportVtbl, GetModuleFromScope, 11);
+CORPROF_CHECK_SLOT(IMetaDataImportVtbl, GetTypeDefProps, 12);
+CORPROF_CHECK_SLOT(IMetaDataImportVtbl, GetMethodProps, 30);
+CORPROF_CHECK_SLOT(IMetaDataImportVtbl, GetNestedClassProps, 62);
 
 /* IMetaDataImport2: the whole IMetaDataImport table, then 8 more slots. Call
  * the inherited slots as p->lpVtbl->import.GetMethodProps((IMetaDataImport *)p, ...). */
@@ -260,7 +267,9 @@ typedef struct IMetaDataImport2Vtbl {
                                                  ULONG cMax, ULONG *pcMethodSpecs);
 } IMetaDataImport2Vtbl;
 
-CORPROF_OBJECT(IMetaDataImport2);
+CORPROF_OBJECT(IMetaDataImport2, 65 + 8);
+CORPROF_CHECK_SLOT(IMetaDataImport2Vtbl, EnumGenericParams, 65);
+CORPROF_CHECK_SLOT(IMetaDataImport2Vtbl, GetGenericParamProps, 66);
 
 /* IMetaDataAssemblyImport (cor.h): QueryInterface it from an IMetaDataImport. */
 typedef struct IMetaDataAssemblyImportVtbl {
@@ -330,37 +339,9 @@ typedef struct IMetaDataAssemblyImportVtbl {
                                                       ULONG *pcAssemblies);
 } IMetaDataAssemblyImportVtbl;
 
-CORPROF_OBJECT(IMetaDataAssemblyImport);
-
-/* ---- interface IDs ---- */
-
-/* {7DAC8207-D3AE-4C75-9B67-92801A497D44} */
-static const GUID CORPROF_UNUSED IID_IMetaDataImport =
-    {0x7DAC8207, 0xD3AE, 0x4C75, {0x9B, 0x67, 0x92, 0x80, 0x1A, 0x49, 0x7D, 0x44}};
-/* {FCE5EFA0-8BBA-4F8E-A036-8F2022B08466} */
-static const GUID CORPROF_UNUSED IID_IMetaDataImport2 =
-    {0xFCE5EFA0, 0x8BBA, 0x4F8E, {0xA0, 0x36, 0x8F, 0x20, 0x22, 0xB0, 0x84, 0x66}};
-/* {EE62470B-E94B-424E-9B7C-2F00C9249F93} */
-static const GUID CORPROF_UNUSED IID_IMetaDataAssemblyImport =
-    {0xEE62470B, 0xE94B, 0x424E, {0x9B, 0x7C, 0x2F, 0x00, 0xC9, 0x24, 0x9F, 0x93}};
-
-/* ---- layout checks ---- */
-
-/* IMetaDataImport: IUnknown 3 + 62 = 65; IMetaDataImport2: + 8 = 73 */
-_Static_assert(sizeof(IMetaDataImportVtbl) == 65 * sizeof(void *), "IMetaDataImport: 65 slots");
-_Static_assert(CORPROF_SLOT(IMetaDataImportVtbl, GetScopeProps) == 10, "slot");
-_Static_assert(CORPROF_SLOT(IMetaDataImportVtbl, GetModuleFromScope) == 11, "slot");
-_Static_assert(CORPROF_SLOT(IMetaDataImportVtbl, GetTypeDefProps) == 12, "slot");
-_Static_assert(CORPROF_SLOT(IMetaDataImportVtbl, GetMethodProps) == 30, "slot");
-_Static_assert(CORPROF_SLOT(IMetaDataImportVtbl, GetNestedClassProps) == 62, "slot");
-_Static_assert(sizeof(IMetaDataImport2Vtbl) == 73 * sizeof(void *),
-               "IMetaDataImport2: 73 slots");
-_Static_assert(CORPROF_SLOT(IMetaDataImport2Vtbl, EnumGenericParams) == 65, "slot");
-_Static_assert(CORPROF_SLOT(IMetaDataImport2Vtbl, GetGenericParamProps) == 66, "slot");
-/* IMetaDataAssemblyImport: IUnknown 3 + 14 = 17 */
-_Static_assert(sizeof(IMetaDataAssemblyImportVtbl) == 17 * sizeof(void *),
-               "IMetaDataAssemblyImport: 17 slots");
-_Static_assert(CORPROF_SLOT(IMetaDataAssemblyImportVtbl, GetAssemblyProps) == 3, "slot");
-_Static_assert(CORPROF_SLOT(IMetaDataAssemblyImportVtbl, GetAssemblyFromScope) == 12, "slot");
+/* Slots: IUnknown 3 + IMetaDataAssemblyImport 14 */
+CORPROF_OBJECT(IMetaDataAssemblyImport, 3 + 14);
+CORPROF_CHECK_SLOT(IMetaDataAssemblyImportVtbl, GetAssemblyProps, 3);
+CORPROF_CHECK_SLOT(IMetaDataAssemblyImportVtbl, GetAssemblyFromScope, 12);
 
 #endif

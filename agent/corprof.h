@@ -17,11 +17,12 @@
  * and the layouts are checked with static asserts beside each table (slot
  * counts and the position of the slots the agent calls).
  *
- * This header includes the four that declare them, one job each:
+ * This header includes the five that declare them, one job each:
  *   corprof_types.h      basic types, HRESULTs, enums, structs, interface names
  *   corprof_callback.h   IUnknown, IClassFactory, the callback table
  *   corprof_info.h       the Info tables, enumerators and helpers
  *   cormeta.h            the metadata importers
+ *   corprof_iids.h       the interface IDs of them all
  *
  * Included interfaces:
  *   IUnknown, IClassFactory
@@ -44,5 +45,6 @@
 #include "corprof_callback.h"
 #include "corprof_info.h"
 #include "cormeta.h"
+#include "corprof_iids.h"
 
 #endif

@@ -1,6 +1,6 @@
 /* corprof_callback.h -- IUnknown, IClassFactory and ICorProfilerCallback ..
  * ICorProfilerCallback11 (one flat table of 98 slots, implemented by the
- * agent), with their IIDs.
+ * agent), each with its slot checks (the IIDs are in corprof_iids.h).
  * Part of corprof.h (read its opening comment: where the facts come from, the
  * ABI rules these declarations follow). */
 #ifndef JITSCOPE_CORPROF_CALLBACK_H
@@ -16,7 +16,7 @@ typedef struct IUnknownVtbl {
     CORPROF_IUNKNOWN_SLOTS(IUnknown);
 } IUnknownVtbl;
 
-CORPROF_OBJECT(IUnknown);
+CORPROF_OBJECT(IUnknown, 3);
 
 typedef struct IClassFactoryVtbl {
     CORPROF_IUNKNOWN_SLOTS(IClassFactory);
@@ -26,7 +26,7 @@ typedef struct IClassFactoryVtbl {
     HRESULT (STDMETHODCALLTYPE *LockServer)(IClassFactory *self, BOOL fLock);
 } IClassFactoryVtbl;
 
-CORPROF_OBJECT(IClassFactory);
+CORPROF_OBJECT(IClassFactory, 3 + 2);
 
 /* ------------------------------------------------------------------------ */
 /* ICorProfilerCallback .. ICorProfilerCallback11 (implemented by us)       */
@@ -274,74 +274,19 @@ typedef struct ICorProfilerCallback11Vtbl {
                                                         BOOL *pbNotificationOnly);
 } ICorProfilerCallback11Vtbl;
 
-CORPROF_OBJECT(ICorProfilerCallback11);
-
-/* ---- interface IDs ---- */
-
-/* {00000000-0000-0000-C000-000000000046} */
-static const GUID CORPROF_UNUSED IID_IUnknown =
-    {0x00000000, 0x0000, 0x0000, {0xC0, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x46}};
-/* {00000001-0000-0000-C000-000000000046} */
-static const GUID CORPROF_UNUSED IID_IClassFactory =
-    {0x00000001, 0x0000, 0x0000, {0xC0, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x46}};
-/* {176FBED1-A55C-4796-98CA-A9DA0EF883E7} */
-static const GUID CORPROF_UNUSED IID_ICorProfilerCallback =
-    {0x176FBED1, 0xA55C, 0x4796, {0x98, 0xCA, 0xA9, 0xDA, 0x0E, 0xF8, 0x83, 0xE7}};
-/* {8A8CC829-CCF2-49FE-BBAE-0F022228071A} */
-static const GUID CORPROF_UNUSED IID_ICorProfilerCallback2 =
-    {0x8A8CC829, 0xCCF2, 0x49FE, {0xBB, 0xAE, 0x0F, 0x02, 0x22, 0x28, 0x07, 0x1A}};
-/* {4FD2ED52-7731-4B8D-9469-03D2CC3086C5} */
-static const GUID CORPROF_UNUSED IID_ICorProfilerCallback3 =
-    {0x4FD2ED52, 0x7731, 0x4B8D, {0x94, 0x69, 0x03, 0xD2, 0xCC, 0x30, 0x86, 0xC5}};
-/* {7B63B2E3-107D-4D48-B2F6-F61E229470D2} */
-static const GUID CORPROF_UNUSED IID_ICorProfilerCallback4 =
-    {0x7B63B2E3, 0x107D, 0x4D48, {0xB2, 0xF6, 0xF6, 0x1E, 0x22, 0x94, 0x70, 0xD2}};
-/* {8DFBA405-8C9F-45F8-BFFA-83B14CEF78B5} */
-static const GUID CORPROF_UNUSED IID_ICorProfilerCallback5 =
-    {0x8DFBA405, 0x8C9F, 0x45F8, {0xBF, 0xFA, 0x83, 0xB1, 0x4C, 0xEF, 0x78, 0xB5}};
-/* {FC13DF4B-4448-4F4F-950C-BA8D19D00C36} */
-static const GUID CORPROF_UNUSED IID_ICorProfilerCallback6 =
-    {0xFC13DF4B, 0x4448, 0x4F4F, {0x95, 0x0C, 0xBA, 0x8D, 0x19, 0xD0, 0x0C, 0x36}};
-/* {F76A2DBA-1D52-4539-866C-2AA518F9EFC3} */
-static const GUID CORPROF_UNUSED IID_ICorProfilerCallback7 =
-    {0xF76A2DBA, 0x1D52, 0x4539, {0x86, 0x6C, 0x2A, 0xA5, 0x18, 0xF9, 0xEF, 0xC3}};
-/* {5BED9B15-C079-4D47-BFE2-215A140C07E0} */
-static const GUID CORPROF_UNUSED IID_ICorProfilerCallback8 =
-    {0x5BED9B15, 0xC079, 0x4D47, {0xBF, 0xE2, 0x21, 0x5A, 0x14, 0x0C, 0x07, 0xE0}};
-/* {27583EC3-C8F5-482F-8052-194B8CE4705A} */
-static const GUID CORPROF_UNUSED IID_ICorProfilerCallback9 =
-    {0x27583EC3, 0xC8F5, 0x482F, {0x80, 0x52, 0x19, 0x4B, 0x8C, 0xE4, 0x70, 0x5A}};
-/* {CEC5B60E-C69C-495F-87F6-84D28EE16FFB} */
-static const GUID CORPROF_UNUSED IID_ICorProfilerCallback10 =
-    {0xCEC5B60E, 0xC69C, 0x495F, {0x87, 0xF6, 0x84, 0xD2, 0x8E, 0xE1, 0x6F, 0xFB}};
-/* {42350846-AAED-47F7-B128-FD0C98881CDE} */
-static const GUID CORPROF_UNUSED IID_ICorProfilerCallback11 =
-    {0x42350846, 0xAAED, 0x47F7, {0xB1, 0x28, 0xFD, 0x0C, 0x98, 0x88, 0x1C, 0xDE}};
-
-/* ---- layout checks ---- */
-
-_Static_assert(sizeof(IUnknownVtbl) == 3 * sizeof(void *), "IUnknown: 3 slots");
-_Static_assert(sizeof(IClassFactoryVtbl) == 5 * sizeof(void *), "IClassFactory: 5 slots");
-/* Callback: IUnknown 3 + Callback 69 + 2: 8 + 3: 3 + 4: 6 + 5..7: 1 each
+/* Slots: IUnknown 3 + Callback 69 + 2: 8 + 3: 3 + 4: 6 + 5..7: 1 each
  * + 8: 2 + 9: 1 + 10: 2 + 11: 1 = 98 */
-_Static_assert(sizeof(ICorProfilerCallback11Vtbl) == 98 * sizeof(void *),
-               "ICorProfilerCallback11: 98 slots");
-_Static_assert(CORPROF_SLOT(ICorProfilerCallback11Vtbl, Initialize) == 3, "slot");
-_Static_assert(CORPROF_SLOT(ICorProfilerCallback11Vtbl, JITCompilationStarted) == 23, "slot");
-_Static_assert(CORPROF_SLOT(ICorProfilerCallback11Vtbl, ExceptionCLRCatcherExecute) == 71,
-               "slot");
-_Static_assert(CORPROF_SLOT(ICorProfilerCallback11Vtbl, ThreadNameChanged) == 72, "slot");
-_Static_assert(CORPROF_SLOT(ICorProfilerCallback11Vtbl, InitializeForAttach) == 80, "slot");
-_Static_assert(CORPROF_SLOT(ICorProfilerCallback11Vtbl, ProfilerAttachComplete) == 81, "slot");
-_Static_assert(CORPROF_SLOT(ICorProfilerCallback11Vtbl, ProfilerDetachSucceeded) == 82,
-               "slot");
-_Static_assert(CORPROF_SLOT(ICorProfilerCallback11Vtbl, ReJITCompilationStarted) == 83,
-               "slot");
-_Static_assert(CORPROF_SLOT(ICorProfilerCallback11Vtbl, DynamicMethodJITCompilationStarted) ==
-                   92,
-               "slot");
-_Static_assert(CORPROF_SLOT(ICorProfilerCallback11Vtbl, EventPipeEventDelivered) == 95,
-               "slot");
-_Static_assert(CORPROF_SLOT(ICorProfilerCallback11Vtbl, LoadAsNotificationOnly) == 97, "slot");
+CORPROF_OBJECT(ICorProfilerCallback11, 3 + 69 + 8 + 3 + 6 + 1 + 1 + 1 + 2 + 1 + 2 + 1);
+CORPROF_CHECK_SLOT(ICorProfilerCallback11Vtbl, Initialize, 3);
+CORPROF_CHECK_SLOT(ICorProfilerCallback11Vtbl, JITCompilationStarted, 23);
+CORPROF_CHECK_SLOT(ICorProfilerCallback11Vtbl, ExceptionCLRCatcherExecute, 71);
+CORPROF_CHECK_SLOT(ICorProfilerCallback11Vtbl, ThreadNameChanged, 72);
+CORPROF_CHECK_SLOT(ICorProfilerCallback11Vtbl, InitializeForAttach, 80);
+CORPROF_CHECK_SLOT(ICorProfilerCallback11Vtbl, ProfilerAttachComplete, 81);
+CORPROF_CHECK_SLOT(ICorProfilerCallback11Vtbl, ProfilerDetachSucceeded, 82);
+CORPROF_CHECK_SLOT(ICorProfilerCallback11Vtbl, ReJITCompilationStarted, 83);
+CORPROF_CHECK_SLOT(ICorProfilerCallback11Vtbl, DynamicMethodJITCompilationStarted, 92);
+CORPROF_CHECK_SLOT(ICorProfilerCallback11Vtbl, EventPipeEventDelivered, 95);
+CORPROF_CHECK_SLOT(ICorProfilerCallback11Vtbl, LoadAsNotificationOnly, 97);
 
 #endif

@@ -1,7 +1,7 @@
 /* corprof_info.h -- ICorProfilerInfo .. ICorProfilerInfo10 (one flat table of 99
  * slots) and ICorProfilerInfo12, the enumerators, IMethodMalloc,
- * ICorProfilerFunctionControl and ICorProfilerAssemblyReferenceProvider, with
- * their IIDs (Info13..15 by IID only).
+ * ICorProfilerFunctionControl and ICorProfilerAssemblyReferenceProvider, each
+ * with its slot checks (the IIDs are in corprof_iids.h).
  * Part of corprof.h (read its opening comment: where the facts come from, the
  * ABI rules these declarations follow). */
 #ifndef JITSCOPE_CORPROF_INFO_H
@@ -341,7 +341,10 @@ typedef struct ICorProfilerInfo10Vtbl {
     HRESULT (STDMETHODCALLTYPE *ResumeRuntime)(ICorProfilerInfo10 *self);
 } ICorProfilerInfo10Vtbl;
 
-CORPROF_OBJECT(ICorProfilerInfo10);
+/* Slots: IUnknown 3 + Info 33 + 2: 21 + 3: 14 + 4: 10 + 5: 2 + 6: 1 + 7: 3
+ * + 8: 3 + 9: 3 + 10: 6 (the indexes the agent calls are checked below
+ * Info12, whose table begins with this one) */
+CORPROF_OBJECT(ICorProfilerInfo10, 3 + 33 + 21 + 14 + 10 + 2 + 1 + 3 + 3 + 3 + 6);
 
 /* ICorProfilerInfo12: the whole ICorProfilerInfo10 table, then the Info11 and
  * Info12 slots. Call the inherited slots as
@@ -387,15 +390,46 @@ typedef struct ICorProfilerInfo12Vtbl {
                                                      LPCGUID pRelatedActivityId);
 } ICorProfilerInfo12Vtbl;
 
-CORPROF_OBJECT(ICorProfilerInfo12);
+/* Slots: Info10 99 + Info11 2 + Info12 7 */
+CORPROF_OBJECT(ICorProfilerInfo12, 99 + 2 + 7);
+/* the slots the agent calls */
+CORPROF_CHECK_SLOT(ICorProfilerInfo10Vtbl, GetClassFromObject, 3);
+CORPROF_CHECK_SLOT(ICorProfilerInfo10Vtbl, GetFunctionFromIP, 7);
+CORPROF_CHECK_SLOT(ICorProfilerInfo10Vtbl, GetFunctionInfo, 15);
+CORPROF_CHECK_SLOT(ICorProfilerInfo10Vtbl, SetEventMask, 16);
+CORPROF_CHECK_SLOT(ICorProfilerInfo10Vtbl, GetILFunctionBody, 22);
+CORPROF_CHECK_SLOT(ICorProfilerInfo10Vtbl, ForceGC, 28);
+CORPROF_CHECK_SLOT(ICorProfilerInfo10Vtbl, GetILToNativeMapping, 35);
+CORPROF_CHECK_SLOT(ICorProfilerInfo10Vtbl, DoStackSnapshot, 36);
+CORPROF_CHECK_SLOT(ICorProfilerInfo10Vtbl, GetCodeInfo2, 42);
+CORPROF_CHECK_SLOT(ICorProfilerInfo10Vtbl, GetNotifiedExceptionClauseInfo, 56);
+CORPROF_CHECK_SLOT(ICorProfilerInfo10Vtbl, EnumJITedFunctions, 57);
+CORPROF_CHECK_SLOT(ICorProfilerInfo10Vtbl, RequestProfilerDetach, 58);
+CORPROF_CHECK_SLOT(ICorProfilerInfo10Vtbl, GetRuntimeInformation, 67);
+CORPROF_CHECK_SLOT(ICorProfilerInfo10Vtbl, GetModuleInfo2, 70);
+CORPROF_CHECK_SLOT(ICorProfilerInfo10Vtbl, EnumThreads, 71);
+CORPROF_CHECK_SLOT(ICorProfilerInfo10Vtbl, GetFunctionFromIP2, 76);
+CORPROF_CHECK_SLOT(ICorProfilerInfo10Vtbl, GetReJITIDs, 77);
+CORPROF_CHECK_SLOT(ICorProfilerInfo10Vtbl, EnumJITedFunctions2, 79);
+CORPROF_CHECK_SLOT(ICorProfilerInfo10Vtbl, GetEventMask2, 81);
+CORPROF_CHECK_SLOT(ICorProfilerInfo10Vtbl, SetEventMask2, 82);
+CORPROF_CHECK_SLOT(ICorProfilerInfo10Vtbl, IsFunctionDynamic, 87);
+CORPROF_CHECK_SLOT(ICorProfilerInfo10Vtbl, GetFunctionFromIP3, 88);
+CORPROF_CHECK_SLOT(ICorProfilerInfo10Vtbl, GetNativeCodeStartAddresses, 90);
+CORPROF_CHECK_SLOT(ICorProfilerInfo10Vtbl, GetILToNativeMapping3, 91);
+CORPROF_CHECK_SLOT(ICorProfilerInfo10Vtbl, GetCodeInfo4, 92);
+CORPROF_CHECK_SLOT(ICorProfilerInfo10Vtbl, SuspendRuntime, 97);
+CORPROF_CHECK_SLOT(ICorProfilerInfo10Vtbl, ResumeRuntime, 98);
+CORPROF_CHECK_SLOT(ICorProfilerInfo12Vtbl, GetEnvironmentVariable, 99);
+CORPROF_CHECK_SLOT(ICorProfilerInfo12Vtbl, EventPipeStartSession, 101);
 
 /* ------------------------------------------------------------------------ */
 /* Enumerators: IUnknown + Skip, Reset, Clone, GetCount, Next               */
 /* ------------------------------------------------------------------------ */
 
 /* The five differ only in the type of the items Next hands out, so one
- * template declares each: its vtable (these 8 slots, in this order) and its
- * object. */
+ * template declares each: its vtable (these 8 slots, in this order, checked)
+ * and its object. */
 #define CORPROF_DECLARE_ENUM(Enum, Item)                                          \
     typedef struct Enum##Vtbl {                                                  \
         CORPROF_IUNKNOWN_SLOTS(Enum);                                            \
@@ -406,7 +440,8 @@ CORPROF_OBJECT(ICorProfilerInfo12);
         HRESULT (STDMETHODCALLTYPE *Next)(Enum *self, ULONG celt, Item items[],  \
                                           ULONG *pceltFetched);                  \
     } Enum##Vtbl;                                                                \
-    CORPROF_OBJECT(Enum)
+    CORPROF_OBJECT(Enum, 3 + 5);                                                        \
+    CORPROF_CHECK_SLOT(Enum##Vtbl, Next, 7)
 
 CORPROF_DECLARE_ENUM(ICorProfilerModuleEnum, ModuleID);
 CORPROF_DECLARE_ENUM(ICorProfilerFunctionEnum, COR_PRF_FUNCTION);
@@ -424,7 +459,7 @@ typedef struct IMethodMallocVtbl {
     PVOID (STDMETHODCALLTYPE *Alloc)(IMethodMalloc *self, ULONG cb);
 } IMethodMallocVtbl;
 
-CORPROF_OBJECT(IMethodMalloc);
+CORPROF_OBJECT(IMethodMalloc, 3 + 1);
 
 typedef struct ICorProfilerFunctionControlVtbl {
     CORPROF_IUNKNOWN_SLOTS(ICorProfilerFunctionControl);
@@ -438,7 +473,7 @@ typedef struct ICorProfilerFunctionControlVtbl {
                                                           COR_IL_MAP rgILMapEntries[]);
 } ICorProfilerFunctionControlVtbl;
 
-CORPROF_OBJECT(ICorProfilerFunctionControl);
+CORPROF_OBJECT(ICorProfilerFunctionControl, 3 + 3);
 
 typedef struct ICorProfilerAssemblyReferenceProviderVtbl {
     CORPROF_IUNKNOWN_SLOTS(ICorProfilerAssemblyReferenceProvider);
@@ -448,129 +483,6 @@ typedef struct ICorProfilerAssemblyReferenceProviderVtbl {
         const COR_PRF_ASSEMBLY_REFERENCE_INFO *pAssemblyRefInfo);
 } ICorProfilerAssemblyReferenceProviderVtbl;
 
-CORPROF_OBJECT(ICorProfilerAssemblyReferenceProvider);
-
-/* ---- interface IDs ---- */
-
-/* {28B5557D-3F3F-48B4-90B2-5F9EEA2F6C48} */
-static const GUID CORPROF_UNUSED IID_ICorProfilerInfo =
-    {0x28B5557D, 0x3F3F, 0x48B4, {0x90, 0xB2, 0x5F, 0x9E, 0xEA, 0x2F, 0x6C, 0x48}};
-/* {CC0935CD-A518-487D-B0BB-A93214E65478} */
-static const GUID CORPROF_UNUSED IID_ICorProfilerInfo2 =
-    {0xCC0935CD, 0xA518, 0x487D, {0xB0, 0xBB, 0xA9, 0x32, 0x14, 0xE6, 0x54, 0x78}};
-/* {B555ED4F-452A-4E54-8B39-B5360BAD32A0} */
-static const GUID CORPROF_UNUSED IID_ICorProfilerInfo3 =
-    {0xB555ED4F, 0x452A, 0x4E54, {0x8B, 0x39, 0xB5, 0x36, 0x0B, 0xAD, 0x32, 0xA0}};
-/* {0D8FDCAA-6257-47BF-B1BF-94DAC88466EE} */
-static const GUID CORPROF_UNUSED IID_ICorProfilerInfo4 =
-    {0x0D8FDCAA, 0x6257, 0x47BF, {0xB1, 0xBF, 0x94, 0xDA, 0xC8, 0x84, 0x66, 0xEE}};
-/* {07602928-CE38-4B83-81E7-74ADAF781214} */
-static const GUID CORPROF_UNUSED IID_ICorProfilerInfo5 =
-    {0x07602928, 0xCE38, 0x4B83, {0x81, 0xE7, 0x74, 0xAD, 0xAF, 0x78, 0x12, 0x14}};
-/* {F30A070D-BFFB-46A7-B1D8-8781EF7B698A} */
-static const GUID CORPROF_UNUSED IID_ICorProfilerInfo6 =
-    {0xF30A070D, 0xBFFB, 0x46A7, {0xB1, 0xD8, 0x87, 0x81, 0xEF, 0x7B, 0x69, 0x8A}};
-/* {9AEECC0D-63E0-4187-8C00-E312F503F663} */
-static const GUID CORPROF_UNUSED IID_ICorProfilerInfo7 =
-    {0x9AEECC0D, 0x63E0, 0x4187, {0x8C, 0x00, 0xE3, 0x12, 0xF5, 0x03, 0xF6, 0x63}};
-/* {C5AC80A6-782E-4716-8044-39598C60CFBF} */
-static const GUID CORPROF_UNUSED IID_ICorProfilerInfo8 =
-    {0xC5AC80A6, 0x782E, 0x4716, {0x80, 0x44, 0x39, 0x59, 0x8C, 0x60, 0xCF, 0xBF}};
-/* {008170DB-F8CC-4796-9A51-DC8AA0B47012} */
-static const GUID CORPROF_UNUSED IID_ICorProfilerInfo9 =
-    {0x008170DB, 0xF8CC, 0x4796, {0x9A, 0x51, 0xDC, 0x8A, 0xA0, 0xB4, 0x70, 0x12}};
-/* {2F1B5152-C869-40C9-AA5F-3ABE026BD720} */
-static const GUID CORPROF_UNUSED IID_ICorProfilerInfo10 =
-    {0x2F1B5152, 0xC869, 0x40C9, {0xAA, 0x5F, 0x3A, 0xBE, 0x02, 0x6B, 0xD7, 0x20}};
-/* {06398876-8987-4154-B621-40A00D6E4D04} */
-static const GUID CORPROF_UNUSED IID_ICorProfilerInfo11 =
-    {0x06398876, 0x8987, 0x4154, {0xB6, 0x21, 0x40, 0xA0, 0x0D, 0x6E, 0x4D, 0x04}};
-/* {27B24CCD-1CB1-47C5-96EE-98190DC30959} */
-static const GUID CORPROF_UNUSED IID_ICorProfilerInfo12 =
-    {0x27B24CCD, 0x1CB1, 0x47C5, {0x96, 0xEE, 0x98, 0x19, 0x0D, 0xC3, 0x09, 0x59}};
-/* {6E6C7EE2-0701-4EC2-9D29-2E8733B66934} */
-static const GUID CORPROF_UNUSED IID_ICorProfilerInfo13 =
-    {0x6E6C7EE2, 0x0701, 0x4EC2, {0x9D, 0x29, 0x2E, 0x87, 0x33, 0xB6, 0x69, 0x34}};
-/* {F460E352-D76D-4FE9-835F-F6AF9D6E862D} */
-static const GUID CORPROF_UNUSED IID_ICorProfilerInfo14 =
-    {0xF460E352, 0xD76D, 0x4FE9, {0x83, 0x5F, 0xF6, 0xAF, 0x9D, 0x6E, 0x86, 0x2D}};
-/* {B446462D-BD22-41DD-872D-DC714C49EB56} */
-static const GUID CORPROF_UNUSED IID_ICorProfilerInfo15 =
-    {0xB446462D, 0xBD22, 0x41DD, {0x87, 0x2D, 0xDC, 0x71, 0x4C, 0x49, 0xEB, 0x56}};
-/* {2C6269BD-2D13-4321-AE12-6686365FD6AF} */
-static const GUID CORPROF_UNUSED IID_ICorProfilerObjectEnum =
-    {0x2C6269BD, 0x2D13, 0x4321, {0xAE, 0x12, 0x66, 0x86, 0x36, 0x5F, 0xD6, 0xAF}};
-/* {FF71301A-B994-429D-A10B-B345A65280EF} */
-static const GUID CORPROF_UNUSED IID_ICorProfilerFunctionEnum =
-    {0xFF71301A, 0xB994, 0x429D, {0xA1, 0x0B, 0xB3, 0x45, 0xA6, 0x52, 0x80, 0xEF}};
-/* {B0266D75-2081-4493-AF7F-028BA34DB891} */
-static const GUID CORPROF_UNUSED IID_ICorProfilerModuleEnum =
-    {0xB0266D75, 0x2081, 0x4493, {0xAF, 0x7F, 0x02, 0x8B, 0xA3, 0x4D, 0xB8, 0x91}};
-/* {571194F7-25ED-419F-AA8B-7016B3159701} */
-static const GUID CORPROF_UNUSED IID_ICorProfilerThreadEnum =
-    {0x571194F7, 0x25ED, 0x419F, {0xAA, 0x8B, 0x70, 0x16, 0xB3, 0x15, 0x97, 0x01}};
-/* {FCCEE788-0088-454B-A811-C99F298D1942} */
-static const GUID CORPROF_UNUSED IID_ICorProfilerMethodEnum =
-    {0xFCCEE788, 0x0088, 0x454B, {0xA8, 0x11, 0xC9, 0x9F, 0x29, 0x8D, 0x19, 0x42}};
-/* {A0EFB28B-6EE2-4D7B-B983-A75EF7BEEDB8} */
-static const GUID CORPROF_UNUSED IID_IMethodMalloc =
-    {0xA0EFB28B, 0x6EE2, 0x4D7B, {0xB9, 0x83, 0xA7, 0x5E, 0xF7, 0xBE, 0xED, 0xB8}};
-/* {F0963021-E1EA-4732-8581-E01B0BD3C0C6} */
-static const GUID CORPROF_UNUSED IID_ICorProfilerFunctionControl =
-    {0xF0963021, 0xE1EA, 0x4732, {0x85, 0x81, 0xE0, 0x1B, 0x0B, 0xD3, 0xC0, 0xC6}};
-/* {66A78C24-2EEF-4F65-B45F-DD1D8038BF3C} */
-static const GUID CORPROF_UNUSED IID_ICorProfilerAssemblyReferenceProvider =
-    {0x66A78C24, 0x2EEF, 0x4F65, {0xB4, 0x5F, 0xDD, 0x1D, 0x80, 0x38, 0xBF, 0x3C}};
-
-/* ---- layout checks ---- */
-
-/* Info: IUnknown 3 + Info 33 + 2: 21 + 3: 14 + 4: 10 + 5: 2 + 6: 1 + 7: 3
- * + 8: 3 + 9: 3 + 10: 6 = 99; Info11 +2, Info12 +7 = 108 */
-_Static_assert(sizeof(ICorProfilerInfo10Vtbl) == 99 * sizeof(void *),
-               "ICorProfilerInfo10: 99 slots");
-_Static_assert(sizeof(ICorProfilerInfo12Vtbl) == 108 * sizeof(void *),
-               "ICorProfilerInfo12: 108 slots");
-_Static_assert(CORPROF_SLOT(ICorProfilerInfo10Vtbl, GetClassFromObject) == 3, "slot");
-_Static_assert(CORPROF_SLOT(ICorProfilerInfo10Vtbl, GetFunctionInfo) == 15, "slot");
-_Static_assert(CORPROF_SLOT(ICorProfilerInfo10Vtbl, SetEventMask) == 16, "slot");
-_Static_assert(CORPROF_SLOT(ICorProfilerInfo10Vtbl, ForceGC) == 28, "slot");
-_Static_assert(CORPROF_SLOT(ICorProfilerInfo10Vtbl, GetILToNativeMapping) == 35, "slot");
-_Static_assert(CORPROF_SLOT(ICorProfilerInfo10Vtbl, DoStackSnapshot) == 36, "slot");
-_Static_assert(CORPROF_SLOT(ICorProfilerInfo10Vtbl, GetCodeInfo2) == 42, "slot");
-_Static_assert(CORPROF_SLOT(ICorProfilerInfo10Vtbl, GetNotifiedExceptionClauseInfo) == 56,
-               "slot");
-_Static_assert(CORPROF_SLOT(ICorProfilerInfo10Vtbl, EnumJITedFunctions) == 57, "slot");
-_Static_assert(CORPROF_SLOT(ICorProfilerInfo10Vtbl, RequestProfilerDetach) == 58, "slot");
-_Static_assert(CORPROF_SLOT(ICorProfilerInfo10Vtbl, GetRuntimeInformation) == 67, "slot");
-_Static_assert(CORPROF_SLOT(ICorProfilerInfo10Vtbl, GetModuleInfo2) == 70, "slot");
-_Static_assert(CORPROF_SLOT(ICorProfilerInfo10Vtbl, EnumThreads) == 71, "slot");
-_Static_assert(CORPROF_SLOT(ICorProfilerInfo10Vtbl, GetFunctionFromIP2) == 76, "slot");
-_Static_assert(CORPROF_SLOT(ICorProfilerInfo10Vtbl, EnumJITedFunctions2) == 79, "slot");
-_Static_assert(CORPROF_SLOT(ICorProfilerInfo10Vtbl, GetEventMask2) == 81, "slot");
-_Static_assert(CORPROF_SLOT(ICorProfilerInfo10Vtbl, SetEventMask2) == 82, "slot");
-_Static_assert(CORPROF_SLOT(ICorProfilerInfo10Vtbl, GetNativeCodeStartAddresses) == 90,
-               "slot");
-_Static_assert(CORPROF_SLOT(ICorProfilerInfo10Vtbl, GetFunctionFromIP) == 7, "slot");
-_Static_assert(CORPROF_SLOT(ICorProfilerInfo10Vtbl, GetILFunctionBody) == 22, "slot");
-_Static_assert(CORPROF_SLOT(ICorProfilerInfo10Vtbl, GetReJITIDs) == 77, "slot");
-_Static_assert(CORPROF_SLOT(ICorProfilerInfo10Vtbl, IsFunctionDynamic) == 87, "slot");
-_Static_assert(CORPROF_SLOT(ICorProfilerInfo10Vtbl, GetFunctionFromIP3) == 88, "slot");
-_Static_assert(CORPROF_SLOT(ICorProfilerInfo10Vtbl, GetILToNativeMapping3) == 91, "slot");
-_Static_assert(CORPROF_SLOT(ICorProfilerInfo10Vtbl, GetCodeInfo4) == 92, "slot");
-_Static_assert(CORPROF_SLOT(ICorProfilerInfo10Vtbl, SuspendRuntime) == 97, "slot");
-_Static_assert(CORPROF_SLOT(ICorProfilerInfo10Vtbl, ResumeRuntime) == 98, "slot");
-_Static_assert(CORPROF_SLOT(ICorProfilerInfo12Vtbl, GetEnvironmentVariable) == 99, "slot");
-_Static_assert(CORPROF_SLOT(ICorProfilerInfo12Vtbl, EventPipeStartSession) == 101, "slot");
-_Static_assert(sizeof(ICorProfilerModuleEnumVtbl) == 8 * sizeof(void *), "enum: 8 slots");
-_Static_assert(sizeof(ICorProfilerFunctionEnumVtbl) == 8 * sizeof(void *), "enum: 8 slots");
-_Static_assert(sizeof(ICorProfilerThreadEnumVtbl) == 8 * sizeof(void *), "enum: 8 slots");
-_Static_assert(sizeof(ICorProfilerObjectEnumVtbl) == 8 * sizeof(void *), "enum: 8 slots");
-_Static_assert(sizeof(ICorProfilerMethodEnumVtbl) == 8 * sizeof(void *), "enum: 8 slots");
-_Static_assert(CORPROF_SLOT(ICorProfilerModuleEnumVtbl, Next) == 7, "slot");
-_Static_assert(sizeof(IMethodMallocVtbl) == 4 * sizeof(void *), "IMethodMalloc: 4 slots");
-_Static_assert(sizeof(ICorProfilerFunctionControlVtbl) == 6 * sizeof(void *),
-               "ICorProfilerFunctionControl: 6 slots");
-_Static_assert(sizeof(ICorProfilerAssemblyReferenceProviderVtbl) == 4 * sizeof(void *),
-               "ICorProfilerAssemblyReferenceProvider: 4 slots");
+CORPROF_OBJECT(ICorProfilerAssemblyReferenceProvider, 3 + 1);
 
 #endif

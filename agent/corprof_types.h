@@ -28,10 +28,13 @@
                                                 void **ppvObject);                 \
     ULONG (STDMETHODCALLTYPE *AddRef)(Self *self);                                 \
     ULONG (STDMETHODCALLTYPE *Release)(Self *self)
-#define CORPROF_OBJECT(Iface)                                                      \
+/* The object: a pointer to its vtable, whose slot count is checked (the
+ * runtime calls by slot index). */
+#define CORPROF_OBJECT(Iface, slots)                                               \
     struct Iface {                                                                 \
         const Iface##Vtbl *lpVtbl;                                                 \
-    }
+    };                                                                             \
+    _Static_assert(sizeof(Iface##Vtbl) == (slots) * sizeof(void *), #Iface ": " #slots " slots")
 
 /* ------------------------------------------------------------------------ */
 /* Basic Windows/PAL types (x86-64 Linux sizes)                             */
@@ -686,6 +689,10 @@ typedef struct IMetaDataAssemblyImport IMetaDataAssemblyImport;
 /* ---- layout checks ---- */
 
 #define CORPROF_SLOT(vtbl, member) (offsetof(vtbl, member) / sizeof(void *))
+/* The index of a slot, checked against the runtime's headers (the slot
+ * counts are checked by CORPROF_OBJECT). */
+#define CORPROF_CHECK_SLOT(vtbl, member, n)                                        \
+    _Static_assert(CORPROF_SLOT(vtbl, member) == (n), #vtbl "." #member " is slot " #n)
 
 _Static_assert(sizeof(void *) == 8, "x86-64 only");
 _Static_assert(sizeof(GUID) == 16, "GUID layout");

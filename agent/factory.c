@@ -27,19 +27,6 @@ static HRESULT STDMETHODCALLTYPE factory_QueryInterface(IClassFactory *self, REF
     return E_NOINTERFACE;
 }
 
-/* The factory is a static object: reference counts are meaningless for it. */
-static ULONG STDMETHODCALLTYPE factory_AddRef(IClassFactory *self)
-{
-    (void)self;
-    return 2;
-}
-
-static ULONG STDMETHODCALLTYPE factory_Release(IClassFactory *self)
-{
-    (void)self;
-    return 1;
-}
-
 static HRESULT STDMETHODCALLTYPE factory_CreateInstance(IClassFactory *self, IUnknown *outer,
                                                         REFIID riid, void **out)
 {
@@ -69,10 +56,18 @@ static HRESULT STDMETHODCALLTYPE factory_LockServer(IClassFactory *self, BOOL lo
     return S_OK;
 }
 
+/* The factory is a static object: reference counts are meaningless for it,
+ * so AddRef and Release are one function whose count never reaches 0. */
+static ULONG STDMETHODCALLTYPE factory_count(IClassFactory *self)
+{
+    (void)self;
+    return 1;
+}
+
 static const IClassFactoryVtbl factory_vtbl = {
     .QueryInterface = factory_QueryInterface,
-    .AddRef = factory_AddRef,
-    .Release = factory_Release,
+    .AddRef = factory_count,
+    .Release = factory_count,
     .CreateInstance = factory_CreateInstance,
     .LockServer = factory_LockServer,
 };

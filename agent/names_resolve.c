@@ -224,17 +224,12 @@ static int resolve_md_type_def(resolve_md *md, mdTypeDef td, char *out, DWORD *f
 
 static int resolve_md_enclosing(resolve_md *md, mdTypeDef td, mdTypeDef *enclosing)
 {
-    uint32_t e = 0;
     int direct = resolve_md_direct(md, td);
 
     if (direct < 0)
         return -1;
-    if (direct) {
-        if (mdread_enclosing(md->raw, td, &e) != 0)
-            return -1;
-        *enclosing = e;
-        return 0;
-    }
+    if (direct) /* an mdTypeDef is the table's uint32_t token */
+        return mdread_enclosing(md->raw, td, enclosing) != 0 ? -1 : 0;
     return FAILED(md->com->lpVtbl->GetNestedClassProps(md->com, td, enclosing)) ? -1 : 0;
 }
 
@@ -263,17 +258,12 @@ static int resolve_md_type_ref(resolve_md *md, mdToken tr, char *out)
 
 static int resolve_md_type_spec(resolve_md *md, mdToken ts, PCCOR_SIGNATURE *sig, ULONG *len)
 {
-    uint32_t n = 0;
     int direct = resolve_md_direct(md, ts);
 
     if (direct < 0)
         return -1;
-    if (direct) {
-        if (mdread_type_spec(md->raw, ts, sig, &n) != 0)
-            return -1;
-        *len = n;
-        return 0;
-    }
+    if (direct) /* a ULONG is the blob's uint32_t length */
+        return mdread_type_spec(md->raw, ts, sig, len) != 0 ? -1 : 0;
     return FAILED(md->com->lpVtbl->GetTypeSpecFromToken(md->com, ts, sig, len)) || !*sig ? -1 : 0;
 }
 

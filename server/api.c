@@ -254,9 +254,9 @@ static const api_route api_routes[] = {
     {"GET", "/api/processes", api_processes, 0, NULL},
     {"POST", "/api/processes/{pid}/attach", api_attach, 0, NULL},
     {"GET", "/api/sessions", api_sessions, 0, NULL},
-    {"GET", "/api/compare", api_compare, 0, NULL},
     {"GET", "/api/sessions/{id}", api_detail, API_LOCKED, NULL},
     {"DELETE", "/api/sessions/{id}", api_delete, 0, NULL},
+    {"GET", "/api/compare", api_compare, 0, NULL},
     {"GET", "/api/sessions/{id}/functions", api_functions_list, 0, "functions"},
     {"GET", "/api/sessions/{id}/functions/{fid}", api_function, API_LOCKED, NULL},
     {"GET", "/api/sessions/{id}/functions/{fid}/code", api_code_get, 0, NULL},
@@ -273,8 +273,8 @@ static const api_route api_routes[] = {
     {"POST", "/api/sessions/{id}/profile", api_profile_post, 0, NULL},
     {"GET", "/api/sessions/{id}/profile", api_profile_get, 0, NULL},
     {"POST", "/api/sessions/{id}/profile/stop", api_profile_stop, 0, NULL},
-    {"GET", "/api/sessions/{id}/timeline", api_timeline_get, 0, NULL},
     {"POST", "/api/sessions/{id}/tiers", api_tiers_post, 0, NULL},
+    {"GET", "/api/sessions/{id}/timeline", api_timeline_get, 0, NULL},
 };
 
 const api_route *api_route_table(size_t *count)

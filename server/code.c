@@ -277,6 +277,33 @@ static int code_take(void *buf, uint32_t *have, uint32_t cap, uint32_t entry, ui
     return 0;
 }
 
+/* Makes the IL buffer hold at least `need` bytes (at most WIRE_CODE_MAX_IL): it doubles, so an
+ * agent sending its IL in many small parts costs linear time, not a copy of all so far per part. */
+static int code_il_room(code_state *c, code_reply *r, uint32_t need)
+{
+    uint32_t cap = r->il_cap ? r->il_cap : 1024;
+    uint8_t *grown;
+
+    if (need <= r->il_cap)
+        return 0;
+    while (cap < need)
+        cap *= 2;
+    if (cap > WIRE_CODE_MAX_IL)
+        cap = WIRE_CODE_MAX_IL;
+    if (!(grown = code_reply_alloc(c, r, cap)))
+        return -1;
+    if (r->il_have)
+        memcpy(grown, r->il, r->il_have);
+    if (r->il) {
+        r->bytes -= r->il_cap;
+        c->reply_bytes -= r->il_cap;
+    }
+    free(r->il);
+    r->il = grown;
+    r->il_cap = cap;
+    return 0;
+}
+
 static void code_apply_part(code_state *c, code_reply *r, const wire_record *rec)
 {
     const wire_code_part *p = &rec->u.code_part;
@@ -299,22 +326,12 @@ static void code_apply_part(code_state *c, code_reply *r, const wire_record *rec
             rc = code_take(v->refs, &v->ref_have, v->info.ref_count, sizeof(*v->refs), p->offset,
                            rec->data, rec->data_length);
         break;
-    default: /* WIRE_CODE_PART_IL: its size comes with the END, so the buffer grows */
-        if (p->offset == r->il_have && r->il_have + rec->data_length <= WIRE_CODE_MAX_IL) {
-            uint8_t *grown = code_reply_alloc(c, r, r->il_have + rec->data_length);
-            if (grown) {
-                if (r->il_have)
-                    memcpy(grown, r->il, r->il_have);
-                memcpy(grown + r->il_have, rec->data, rec->data_length);
-                if (r->il) {
-                    r->bytes -= r->il_have;
-                    c->reply_bytes -= r->il_have;
-                }
-                free(r->il);
-                r->il = grown;
-                r->il_have += rec->data_length;
-                rc = 0;
-            }
+    default: /* WIRE_CODE_PART_IL */
+        if (p->offset == r->il_have && r->il_have + rec->data_length <= WIRE_CODE_MAX_IL &&
+            code_il_room(c, r, r->il_have + rec->data_length) == 0) {
+            memcpy(r->il + r->il_have, rec->data, rec->data_length);
+            r->il_have += rec->data_length;
+            rc = 0;
         }
         break;
     }

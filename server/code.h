@@ -84,8 +84,8 @@ typedef struct code_reply {
     code_reply_version versions[WIRE_CODE_MAX_VERSIONS];
     unsigned version_count;
     uint8_t *il;
-    uint32_t il_have;
-    size_t bytes; /* what it holds */
+    uint32_t il_have, il_cap; /* the IL's size comes with the END: the buffer doubles */
+    size_t bytes;             /* what it holds */
 } code_reply;
 
 typedef struct code_state {

@@ -263,21 +263,80 @@ static void codeview_resolve(const codeview *v, unsigned vi, const disasm_insn *
     t->kind = CV_UNKNOWN;
 }
 
-/* The IL offset an instruction at native offset off belongs to: the map
- * entry that starts there, else the one that covers it. */
-static const wire_code_map_entry *codeview_il(const code_reply_version *rv, uint32_t off)
+/* A version's IL-to-native map sorted by native start (ties in the map's order), so each
+ * instruction's IL offset is a binary search, not a pass over up to WIRE_CODE_MAX_MAP entries. */
+typedef struct codeview_mapkey {
+    uint32_t start, index;
+} codeview_mapkey;
+
+static int codeview_mapkey_cmp(const void *a, const void *b)
 {
-    const wire_code_map_entry *cover = NULL;
+    const codeview_mapkey *x = a, *y = b;
+
+    if (x->start != y->start)
+        return x->start < y->start ? -1 : 1;
+    return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/* The sorted keys of rv's map (NULL when it has none); *failed set when memory ran out. */
+static codeview_mapkey *codeview_map_sorted(const code_reply_version *rv, int *failed)
+{
+    codeview_mapkey *keys;
     uint32_t i;
 
-    for (i = 0; i < rv->map_have; i++) {
-        const wire_code_map_entry *e = &rv->map[i];
-        if (e->native_start == off)
-            return e;
-        if (!cover && off > e->native_start && off < e->native_end)
-            cover = e;
+    *failed = 0;
+    if (!rv->map_have)
+        return NULL;
+    if (!(keys = malloc((size_t)rv->map_have * sizeof(*keys)))) {
+        *failed = 1;
+        return NULL;
     }
-    return cover;
+    for (i = 0; i < rv->map_have; i++)
+        keys[i] = (codeview_mapkey){rv->map[i].native_start, i};
+    qsort(keys, rv->map_have, sizeof(*keys), codeview_mapkey_cmp);
+    return keys;
+}
+
+/* The first key whose start is at least off. */
+static uint32_t codeview_map_lower(const codeview_mapkey *keys, uint32_t n, uint32_t off)
+{
+    uint32_t lo = 0, hi = n;
+
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (keys[mid].start < off)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* The IL offset an instruction at native offset off belongs to: the map entry that starts
+ * there, else the one before it if it covers it (the runtime's entries do not overlap). */
+static const wire_code_map_entry *codeview_il(const code_reply_version *rv,
+                                              const codeview_mapkey *keys, uint32_t off)
+{
+    uint32_t at, before;
+    const wire_code_map_entry *e;
+
+    if (!keys)
+        return NULL;
+    at = codeview_map_lower(keys, rv->map_have, off);
+    if (at < rv->map_have && keys[at].start == off)
+        return &rv->map[keys[at].index];
+    if (at == 0)
+        return NULL;
+    before = codeview_map_lower(keys, rv->map_have, keys[at - 1].start);
+    e = &rv->map[keys[before].index];
+    return off < e->native_end ? e : NULL;
+}
+
+static int codeview_u32_cmp(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+    return x < y ? -1 : x > y;
 }
 
 static json_t *codeview_il_json(const wire_code_map_entry *e)
@@ -387,8 +446,11 @@ static json_t *codeview_version_json(codeview *v, unsigned vi, unsigned position
     size_t count = 0, i;
     json_t *list = json_array(), *calls = json_array(), *inlinees = json_array(), *o;
     uint32_t k;
+    int failed;
+    codeview_mapkey *keys = codeview_map_sorted(rv, &failed);
 
-    if (codeview_disasm(v, vi, &insns, &count) != 0) {
+    if (failed || codeview_disasm(v, vi, &insns, &count) != 0) {
+        free(keys);
         json_decref(list);
         json_decref(calls);
         json_decref(inlinees);
@@ -402,7 +464,7 @@ static json_t *codeview_version_json(codeview *v, unsigned vi, unsigned position
         json_array_append_new(list, json_pack("{s:i, s:s?, s:s, s:s, s:o, s:o}", "offset",
                                               (int)in->offset, "bytes", hex, "mnemonic",
                                               in->mnemonic, "operands", in->operands, "il_offset",
-                                              codeview_il_json(codeview_il(rv, in->offset)),
+                                              codeview_il_json(codeview_il(rv, keys, in->offset)),
                                               "target", codeview_target_json(&t)));
         free(hex);
         if ((in->flags & DISASM_CALL) && t.kind == CV_METHOD) {
@@ -420,6 +482,7 @@ static json_t *codeview_version_json(codeview *v, unsigned vi, unsigned position
         }
     }
     free(insns);
+    free(keys);
     for (k = 0; k < cv->inlinee_count; k++) {
         const symbol *sym = &v->syms.items[cv->inlinees[k]];
         json_array_append_new(inlinees, json_pack("{s:o, s:s}", "function_id",
@@ -539,11 +602,15 @@ int codeview_text(codeview *v, procsyms *ps, int il, textbuf *out)
         const char *why, *tier = codeview_tier(v, vi, ps, &why);
         disasm_insn *insns = NULL;
         size_t count = 0, k;
-        uint32_t *labels = NULL, nlabels = 0, j;
+        uint32_t *labels = NULL, nlabels = 0, j = 0;
         uint32_t last_il = UINT32_MAX - 1;
+        int failed;
+        codeview_mapkey *keys = codeview_map_sorted(rv, &failed);
 
-        if (codeview_disasm(v, vi, &insns, &count) != 0)
+        if (failed || codeview_disasm(v, vi, &insns, &count) != 0) {
+            free(keys);
             return -1;
+        }
         textbuf_printf(out, "; Assembly listing for method %s (%s)\n", v->name ? v->name : "?",
                        tier);
         textbuf_printf(out, "; jitscope: code version %u of %u at 0x%llx", i + 1,
@@ -564,16 +631,19 @@ int codeview_text(codeview *v, procsyms *ps, int il, textbuf *out)
             if (t.kind == CV_LOCAL)
                 labels[nlabels++] = t.local;
         }
+        if (labels) /* the instructions come in offset order: one walk along the sorted labels */
+            qsort(labels, nlabels, sizeof(*labels), codeview_u32_cmp);
         for (k = 0; k < count; k++) {
             const disasm_insn *in = &insns[k];
             codeview_target t;
-            int is_label = k == 0;
-            for (j = 0; j < nlabels && !is_label; j++)
-                is_label = labels[j] == in->offset;
+            int is_label;
+            while (j < nlabels && labels[j] < in->offset)
+                j++;
+            is_label = k == 0 || (j < nlabels && labels[j] == in->offset);
             if (is_label)
                 textbuf_printf(out, "%sL_%04X:\n", k ? "\n" : "", in->offset);
             if (il) {
-                const wire_code_map_entry *e = codeview_il(rv, in->offset);
+                const wire_code_map_entry *e = codeview_il(rv, keys, in->offset);
                 if (e && e->native_start == in->offset && e->il_offset != last_il) {
                     last_il = e->il_offset;
                     if (e->il_offset < 0xFFFFFFFDu)
@@ -596,6 +666,7 @@ int codeview_text(codeview *v, procsyms *ps, int il, textbuf *out)
         textbuf_printf(out, "\n; Total bytes of code %u\n\n",
                        rv->info.hot_size + rv->info.cold_size);
         free(labels);
+        free(keys);
         free(insns);
         if (out->overflow)
             return -1;

@@ -143,7 +143,7 @@ int compare_snapshot_take(compare_snapshot *snap, session *s)
     }
     for (i = 0; i < s->function_count; i++) {
         const session_function *f = &s->functions[i];
-        compare_fn *c;
+        const char *module;
         session_module *m;
 
         if (!f->jitted)
@@ -153,25 +153,26 @@ int compare_snapshot_take(compare_snapshot *snap, session *s)
             snap->unnamed++;
             continue;
         }
-        c = &snap->fns[snap->fn_count];
         m = (f->flags & WIRE_FLAG_DYNAMIC) || !f->module_id ? NULL
                                                             : session_find_module(s, f->module_id);
-        c->module = m                                                 ? keys[m - s->modules]
-                    : (f->flags & WIRE_FLAG_DYNAMIC) || !f->module_id ? COMPARE_DYNAMIC
-                                                                      : COMPARE_UNKNOWN;
+        module = m                                                 ? keys[m - s->modules]
+                 : (f->flags & WIRE_FLAG_DYNAMIC) || !f->module_id ? COMPARE_DYNAMIC
+                                                                   : COMPARE_UNKNOWN;
         n = strlen(f->name);
-        c->name = name = (char *)arena_copy(&snap->strings, f->name, n);
-        if (!c->name)
+        if (!(name = (char *)arena_copy(&snap->strings, f->name, n)))
             goto done;
         if (f->flags & WIRE_FLAG_DYNAMIC) /* never longer: it fits over the copy */
             (void)compare_stable_name(f->name, name, n + 1);
-        c->jit_ns = f->jit_time_total_ns;
-        c->last_jit_ns = f->last_jit_ns;
-        c->compilations = f->jit_count;
-        c->tier = f->tier;
-        c->il_size = f->il_size;
-        c->native_size = f->native_size;
-        snap->fn_count++;
+        snap->fns[snap->fn_count++] = (compare_fn){
+            .module = module,
+            .name = name,
+            .jit_ns = f->jit_time_total_ns,
+            .last_jit_ns = f->last_jit_ns,
+            .compilations = f->jit_count,
+            .tier = f->tier,
+            .il_size = f->il_size,
+            .native_size = f->native_size,
+        };
     }
     rc = 0;
 done:

@@ -2,12 +2,9 @@
 #include "cpusym.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -116,14 +113,11 @@ static char *cpusym_module_of(const char *path)
 }
 
 /* The file of an ELF mapping, its symbols read on first use: the file is
- * opened through the target's root (its mount namespace) and must be the
- * mapped inode, else it is used for its name only. NULL when out of room. */
+ * opened as procmaps_open_file says (the target's root, the mapped inode),
+ * else it is used for its name only. NULL when out of room. */
 static cpusym_file *cpusym_file_for(cpusym *y, const procmaps_entry *e)
 {
-    char path[PROCMAPS_PATH_MAX + 64];
-    const char *mapped = procmaps_path(&y->maps, e);
     cpusym_file *f;
-    struct stat st;
     size_t i;
     int fd;
 
@@ -137,21 +131,15 @@ static cpusym_file *cpusym_file_for(cpusym *y, const procmaps_entry *e)
         return NULL;
     f = &y->files[y->file_count];
     memset(f, 0, sizeof(*f));
-    if (!(f->module = cpusym_module_of(mapped)))
+    if (!(f->module = cpusym_module_of(procmaps_path(&y->maps, e))))
         return NULL;
     f->inode = e->inode;
     f->dev_major = e->dev_major;
     f->dev_minor = e->dev_minor;
     y->file_count++;
-    if (e->cut || mapped[0] != '/')
+    if ((fd = procmaps_open_file(&y->maps, e, y->pid)) < 0)
         return f;
-    snprintf(path, sizeof(path), "/proc/%d/root%s", (int)y->pid, mapped);
-    /* never blocking: a FIFO put where a deleted library was would hang the sampler */
-    if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)) < 0)
-        return f;
-    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_ino == e->inode &&
-        major(st.st_dev) == e->dev_major && minor(st.st_dev) == e->dev_minor &&
-        elfsyms_load(&f->syms, fd) == 0)
+    if (elfsyms_load(&f->syms, fd) == 0)
         f->ok = 1;
     close(fd);
     return f;

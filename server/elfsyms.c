@@ -166,26 +166,30 @@ int elfsyms_load(elfsyms *t, int fd)
         qsort(t->symbols, t->symbol_count, sizeof(*t->symbols), elfsyms_by_start);
     rc = 0;
 done:
-    elf_end(e);
     if (rc != 0)
-        elfsyms_free(t);
+        elfsyms_free(t); /* what was read of a file that failed */
+    elf_end(e);
     return rc;
+}
+
+int elfsyms_vaddr(const elfsyms *t, uint64_t offset, uint64_t *vaddr)
+{
+    unsigned i;
+
+    for (i = 0; i < t->load_count; i++)
+        if (offset >= t->loads[i].offset && offset - t->loads[i].offset < t->loads[i].filesz) {
+            *vaddr = offset - t->loads[i].offset + t->loads[i].vaddr;
+            return 1;
+        }
+    return 0;
 }
 
 int elfsyms_find(const elfsyms *t, uint64_t offset, const char **name, uint64_t *start)
 {
     uint64_t v = 0;
     size_t lo, hi, k;
-    unsigned i;
-    int found = 0;
 
-    for (i = 0; i < t->load_count; i++)
-        if (offset >= t->loads[i].offset && offset - t->loads[i].offset < t->loads[i].filesz) {
-            v = offset - t->loads[i].offset + t->loads[i].vaddr;
-            found = 1;
-            break;
-        }
-    if (!found)
+    if (!elfsyms_vaddr(t, offset, &v))
         return 0;
     for (lo = 0, hi = t->symbol_count; lo < hi;) { /* first symbol starting above v */
         size_t mid = lo + (hi - lo) / 2;

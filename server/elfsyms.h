@@ -42,6 +42,9 @@ typedef struct elfsyms {
 
 /* Reads the file open at fd. 0, or -1 (not ELF, or out of memory: t is then empty). */
 int elfsyms_load(elfsyms *t, int fd);
+/* The virtual address of file offset `offset` (as /proc/PID/maps maps it),
+ * by the PT_LOAD segment that holds it: 1 with *vaddr, or 0 when none does. */
+int elfsyms_vaddr(const elfsyms *t, uint64_t offset, uint64_t *vaddr);
 /* The function at file offset `offset` (as /proc/PID/maps maps it): 1 with
  * *name its symbol; 2 with *name NULL and *start the address of an unnamed
  * function (unwind table); 0 when neither says. *start is the function's

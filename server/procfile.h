@@ -1,8 +1,8 @@
 /* procfile.h -- a whole /proc/{pid}/{name} file in memory, however long it
  * is up to a bound: /proc files have no size to ask for, so they are read
  * until their end into a buffer that doubles. Used for the maps file by
- * procmaps.c (the CPU profile's mappings) and procsyms.c (the native
- * symbols of a stack walk); proc.c's bounded reads share its read loop. No
+ * procmaps.c (the mappings the CPU profile and the code view name addresses
+ * by); proc.c's bounded reads share its read loop. No
  * other dependency, so the fuzzers link it.
  */
 #ifndef JITSCOPE_PROCFILE_H

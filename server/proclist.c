@@ -36,10 +36,8 @@ int proclist_build(proclist *out)
     }
     out->count = count;
     rc = 0;
-done:
+done: /* a failure holds nothing in out: the scan failed, or the items were not allocated */
     free(entries);
-    if (rc != 0)
-        proclist_free(out);
     return rc;
 }
 

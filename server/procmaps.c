@@ -2,8 +2,13 @@
 #include "procmaps.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
 
 #include "procfile.h"
 
@@ -182,6 +187,29 @@ int procmaps_read(procmaps *m, pid_t pid)
     if (rc != 0)
         errno = ENOMEM;
     return rc;
+}
+
+int procmaps_open_file(const procmaps *m, const procmaps_entry *e, pid_t pid)
+{
+    char path[PROCMAPS_PATH_MAX + 64];
+    const char *mapped = procmaps_path(m, e);
+    struct stat st;
+    int fd;
+
+    if (e->kind != PROCMAPS_ELF || e->cut || mapped[0] != '/')
+        return -1;
+    if (pid > 0)
+        snprintf(path, sizeof(path), "/proc/%d/root%s", (int)pid, mapped);
+    else
+        snprintf(path, sizeof(path), "%s", mapped);
+    if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)) < 0)
+        return -1;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_ino != e->inode ||
+        major(st.st_dev) != e->dev_major || minor(st.st_dev) != e->dev_minor) {
+        close(fd);
+        return -1;
+    }
+    return fd;
 }
 
 const procmaps_entry *procmaps_find(const procmaps *m, uint64_t addr)

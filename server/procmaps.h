@@ -48,6 +48,12 @@ typedef struct procmaps {
 int procmaps_parse(procmaps *m, const char *text, size_t length);
 /* Reads and parses /proc/PID/maps. 0, or -1 with errno. */
 int procmaps_read(procmaps *m, pid_t pid);
+/* Opens the file of an ELF mapping (kind PROCMAPS_ELF, path not cut) as
+ * the process sees it: through /proc/PID/root (pid 0: this process's own
+ * view, the path as it is), never blocking (a FIFO put where a deleted
+ * library was would hang the caller in open()), and only when it is a
+ * regular file that is still the mapped inode. The fd, or -1. */
+int procmaps_open_file(const procmaps *m, const procmaps_entry *e, pid_t pid);
 /* The mapping holding addr, or NULL. */
 const procmaps_entry *procmaps_find(const procmaps *m, uint64_t addr);
 static inline const char *procmaps_path(const procmaps *m, const procmaps_entry *e)

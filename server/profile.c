@@ -61,8 +61,8 @@ static void profile_clear_data(profile_state *p)
     free(p->stacks);
     free(p->frames);
     free(p->index);
-    free(p->threads);
     idmap_free(&p->thread_index);
+    free(p->threads);
     free(p->cpu.symbols);
     free(p->cpu.text);
 }

@@ -34,16 +34,18 @@ const char *session_signal_name(int signal)
 const char *session_tier_name(uint32_t tier)
 {
     /* the names the JIT itself prints (DOTNET_JitDisasmSummary) */
-    switch (tier) {
-    case WIRE_TIER_MIN_OPTS: return "MinOpts";
-    case WIRE_TIER_FULL_OPTS: return "FullOpts";
-    case WIRE_TIER_0: return "Tier0";
-    case WIRE_TIER_1: return "Tier1";
-    case WIRE_TIER_1_OSR: return "Tier1-OSR";
-    case WIRE_TIER_0_INSTRUMENTED: return "Instrumented Tier0";
-    case WIRE_TIER_1_INSTRUMENTED: return "Instrumented Tier1";
-    }
-    return "unknown";
+    static const char *const names[WIRE_TIER_COUNT] = {
+        [WIRE_TIER_UNKNOWN] = "unknown",
+        [WIRE_TIER_MIN_OPTS] = "MinOpts",
+        [WIRE_TIER_FULL_OPTS] = "FullOpts",
+        [WIRE_TIER_0] = "Tier0",
+        [WIRE_TIER_1] = "Tier1",
+        [WIRE_TIER_1_OSR] = "Tier1-OSR",
+        [WIRE_TIER_0_INSTRUMENTED] = "Instrumented Tier0",
+        [WIRE_TIER_1_INSTRUMENTED] = "Instrumented Tier1",
+    };
+
+    return tier < WIRE_TIER_COUNT ? names[tier] : "unknown";
 }
 
 const char *session_event_type_name(uint16_t type)

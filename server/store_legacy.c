@@ -37,6 +37,15 @@ static char *legacy_text_dup(const unsigned char *text, size_t length)
     return copy;
 }
 
+static uint64_t legacy_u64(sqlite3_stmt *st, int i)
+{
+    return (uint64_t)sqlite3_column_int64(st, i);
+}
+static uint32_t legacy_u32(sqlite3_stmt *st, int i)
+{
+    return (uint32_t)sqlite3_column_int64(st, i);
+}
+
 static char *legacy_column_dup(sqlite3_stmt *st, int i)
 {
     const unsigned char *text = sqlite3_column_text(st, i);
@@ -81,7 +90,7 @@ static uint32_t legacy_thread_row(session *s, uint64_t thread_id)
 
 static int legacy_read_function(session *s, sqlite3_stmt *st)
 {
-    uint64_t id = (uint64_t)sqlite3_column_int64(st, 1);
+    uint64_t id = legacy_u64(st, 1);
     session_function *f;
     char *name;
     int blob = sqlite3_column_bytes(st, 18);
@@ -89,30 +98,30 @@ static int legacy_read_function(session *s, sqlite3_stmt *st)
         return -1; /* rows are written for every index, in order */
     if (!(f = session_function_append(s, id)))
         return -1;
-    f->module_id = (uint64_t)sqlite3_column_int64(st, 2);
-    f->thread_row = legacy_thread_row(s, (uint64_t)sqlite3_column_int64(st, 3));
+    f->module_id = legacy_u64(st, 2);
+    f->thread_row = legacy_thread_row(s, legacy_u64(st, 3));
     if ((name = legacy_column_dup(st, 4))) { /* valid UTF-8, then into the name pool */
         int rc_name = session_function_set_name(s, f, name, strlen(name));
         free(name);
         if (rc_name != 0)
             return -1;
     }
-    f->token = (uint32_t)sqlite3_column_int64(st, 5);
-    f->il_size = (uint32_t)sqlite3_column_int64(st, 6);
-    f->native_size = (uint32_t)sqlite3_column_int64(st, 7);
-    f->flags = (uint32_t)sqlite3_column_int64(st, 8);
+    f->token = legacy_u32(st, 5);
+    f->il_size = legacy_u32(st, 6);
+    f->native_size = legacy_u32(st, 7);
+    f->flags = legacy_u32(st, 8);
     f->hresult = (int32_t)sqlite3_column_int64(st, 9);
     f->jitted = sqlite3_column_int64(st, 10) != 0;
-    f->jit_count = (uint32_t)sqlite3_column_int64(st, 11);
+    f->jit_count = legacy_u32(st, 11);
     f->first_jit_ns = sqlite3_column_int64(st, 12);
     f->last_jit_ns = sqlite3_column_int64(st, 13);
-    f->jit_time_ns = (uint64_t)sqlite3_column_int64(st, 14);
-    f->jit_time_total_ns = (uint64_t)sqlite3_column_int64(st, 15);
+    f->jit_time_ns = legacy_u64(st, 14);
+    f->jit_time_total_ns = legacy_u64(st, 15);
     f->tier = (uint8_t)(sqlite3_column_int64(st, 16) & 0xff);
-    f->versions = (uint32_t)sqlite3_column_int64(st, 17);
+    f->versions = legacy_u32(st, 17);
     if (blob > 0 && (size_t)blob <= sizeof(f->code_start))
         memcpy(f->code_start, sqlite3_column_blob(st, 18), (size_t)blob);
-    f->compilations_unkept = (uint32_t)sqlite3_column_int64(st, 19);
+    f->compilations_unkept = legacy_u32(st, 19);
     /* compiled once: no compilations row, the fields above are it (-1:
      * a file older than schema v3, whose rows say it all) */
     if (sqlite3_column_int64(st, 20) == 1)
@@ -123,17 +132,6 @@ static int legacy_read_function(session *s, sqlite3_stmt *st)
     return 0;
 }
 
-static int legacy_load_functions(sqlite3 *db, session *s)
-{
-    return legacy_rows(db, s,
-                       "SELECT idx, function_id, module_id, thread_id, name, token, il_size,"
-                       " native_size, flags, hresult, jitted, jit_count, first_jit_ns, last_jit_ns,"
-                       " jit_time_ns, jit_time_total_ns, tier, versions, code_starts,"
-                       " compilations_unkept, compilation_count FROM functions WHERE session_id = ?"
-                       " ORDER BY idx",
-                       legacy_read_function);
-}
-
 static int legacy_read_compilation(session *s, sqlite3_stmt *st)
 {
     sqlite3_int64 idx = sqlite3_column_int64(st, 0);
@@ -142,9 +140,8 @@ static int legacy_read_compilation(session *s, sqlite3_stmt *st)
     if (idx < 0 || (uint64_t)idx >= s->function_count)
         return 0;
     f = &s->functions[idx];
-    c = (session_compilation){sqlite3_column_int64(st, 1), (uint64_t)sqlite3_column_int64(st, 2),
-                              (uint32_t)sqlite3_column_int64(st, 3),
-                              (uint32_t)sqlite3_column_int64(st, 4)};
+    c = (session_compilation){sqlite3_column_int64(st, 1), legacy_u64(st, 2), legacy_u32(st, 3),
+                              legacy_u32(st, 4)};
     if (!f->compilation_list)
         f->compilation_count = 0; /* its rows are all of them, the first included */
     if (f->compilation_count < SESSION_MAX_COMPILATIONS)
@@ -152,49 +149,32 @@ static int legacy_read_compilation(session *s, sqlite3_stmt *st)
     return 0;
 }
 
-static int legacy_load_compilations(sqlite3 *db, session *s)
-{
-    return legacy_rows(db, s,
-                       "SELECT function_idx, time_ns, jit_ns, native_size, tier FROM compilations"
-                       " WHERE session_id = ? ORDER BY function_idx, n",
-                       legacy_read_compilation);
-}
-
 static int legacy_read_module(session *s, sqlite3_stmt *st)
 {
-    uint64_t id = (uint64_t)sqlite3_column_int64(st, 0);
-    session_module *m = session_module_append(s, id);
+    session_module *m = session_module_append(s, legacy_u64(st, 0));
+
     if (!m)
         return -1;
-    m->assembly_id = (uint64_t)sqlite3_column_int64(st, 1);
-    m->base_address = (uint64_t)sqlite3_column_int64(st, 2);
+    m->assembly_id = legacy_u64(st, 1);
+    m->base_address = legacy_u64(st, 2);
     m->path = legacy_column_dup(st, 3);
     m->assembly = legacy_column_dup(st, 4);
     m->loaded_ns = sqlite3_column_int64(st, 5);
     m->unloaded_ns = sqlite3_column_int64(st, 6);
-    m->functions = (uint32_t)sqlite3_column_int64(st, 7);
-    m->flags = (uint32_t)sqlite3_column_int64(st, 8);
+    m->functions = legacy_u32(st, 7);
+    m->flags = legacy_u32(st, 8);
     m->hresult = (int32_t)sqlite3_column_int64(st, 9);
     return 0;
 }
 
-static int legacy_load_modules(sqlite3 *db, session *s)
-{
-    return legacy_rows(db, s,
-                       "SELECT module_id, assembly_id, base_address, path, assembly, loaded_ns,"
-                       " unloaded_ns, functions, flags, hresult FROM modules WHERE session_id = ?"
-                       " ORDER BY idx",
-                       legacy_read_module);
-}
-
 static int legacy_read_thread(session *s, sqlite3_stmt *st)
 {
-    uint64_t id = (uint64_t)sqlite3_column_int64(st, 0);
-    session_thread *t = session_thread_append(s, id);
+    session_thread *t = session_thread_append(s, legacy_u64(st, 0));
+
     if (!t)
         return -1;
-    session_thread_set_os(s, t, (uint32_t)sqlite3_column_int64(st, 1));
-    t->flags = (uint32_t)sqlite3_column_int64(st, 2);
+    session_thread_set_os(s, t, legacy_u32(st, 1));
+    t->flags = legacy_u32(st, 2);
     t->name = legacy_column_dup(st, 3);
     t->alive = 0; /* a past session's process is not ours to watch */
     t->created_ns = sqlite3_column_int64(st, 5);
@@ -204,13 +184,29 @@ static int legacy_read_thread(session *s, sqlite3_stmt *st)
     return 0;
 }
 
-static int legacy_load_threads(sqlite3 *db, session *s)
-{
-    return legacy_rows(db, s,
-                       "SELECT thread_id, os_thread_id, flags, name, alive, created_ns, ended_ns"
-                       " FROM threads WHERE session_id = ? ORDER BY idx",
-                       legacy_read_thread);
-}
+/* The row tables of versions 1-3, in the order they are read: the threads
+ * before the functions, which name their rows. */
+static const struct legacy_table {
+    const char *sql;
+    int (*row)(session *s, sqlite3_stmt *st);
+} legacy_tables[] = {
+    {"SELECT thread_id, os_thread_id, flags, name, alive, created_ns, ended_ns"
+     " FROM threads WHERE session_id = ? ORDER BY idx",
+     legacy_read_thread},
+    {"SELECT idx, function_id, module_id, thread_id, name, token, il_size,"
+     " native_size, flags, hresult, jitted, jit_count, first_jit_ns, last_jit_ns,"
+     " jit_time_ns, jit_time_total_ns, tier, versions, code_starts,"
+     " compilations_unkept, compilation_count FROM functions WHERE session_id = ?"
+     " ORDER BY idx",
+     legacy_read_function},
+    {"SELECT function_idx, time_ns, jit_ns, native_size, tier FROM compilations"
+     " WHERE session_id = ? ORDER BY function_idx, n",
+     legacy_read_compilation},
+    {"SELECT module_id, assembly_id, base_address, path, assembly, loaded_ns,"
+     " unloaded_ns, functions, flags, hresult FROM modules WHERE session_id = ?"
+     " ORDER BY idx",
+     legacy_read_module},
+};
 
 /* The events (seq order); after a gap, only what follows it was kept. */
 static int legacy_load_events(sqlite3 *db, session *s)
@@ -227,14 +223,14 @@ static int legacy_load_events(sqlite3 *db, session *s)
         goto done;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         eventlog_entry e = {
-            .seq = (uint64_t)sqlite3_column_int64(st, 0),
+            .seq = legacy_u64(st, 0),
             .time_ns = sqlite3_column_int64(st, 1),
             .type = (uint16_t)sqlite3_column_int64(st, 2),
             .flags = (uint16_t)sqlite3_column_int64(st, 3),
-            .id = (uint64_t)sqlite3_column_int64(st, 4),
-            .value = (uint64_t)sqlite3_column_int64(st, 5),
-            .extra = (uint32_t)sqlite3_column_int64(st, 6),
-            .tier = (uint32_t)sqlite3_column_int64(st, 7),
+            .id = legacy_u64(st, 4),
+            .value = legacy_u64(st, 5),
+            .extra = legacy_u32(st, 6),
+            .tier = legacy_u32(st, 7),
         };
         if (e.seq == 0 || (count && e.seq <= rows[count - 1].seq))
             continue;
@@ -440,7 +436,7 @@ static int legacy_convert_session(sqlite3 *db, int id, const char *header_text,
     legacy_buf observations = {0};
     textbuf state;
     char *state_bytes = NULL;
-    size_t state_length = 0;
+    size_t state_length = 0, i;
     int rc = -1, parts;
 
     textbuf_init(&state, (size_t)4 << 30);
@@ -452,10 +448,8 @@ static int legacy_convert_session(sqlite3 *db, int id, const char *header_text,
     session_header_from_json(s, header, 1);
     s->id = id;
     /* what could be read is kept: a table that fails to read is left empty */
-    legacy_load_threads(db, s); /* before the functions, which name their rows */
-    legacy_load_functions(db, s);
-    legacy_load_compilations(db, s);
-    legacy_load_modules(db, s);
+    for (i = 0; i < sizeof(legacy_tables) / sizeof(legacy_tables[0]); i++)
+        legacy_rows(db, s, legacy_tables[i].sql, legacy_tables[i].row);
     legacy_load_events(db, s);
     legacy_load_replay(db, id, &observations);
     if (snapshot_encode(s, 0, &state) != 0 ||

@@ -621,9 +621,9 @@ json_t *view_event_json(const view_event_copy *c, const profile_state *profile)
         break;
     case WIRE_MODULE_LOADED:
     case WIRE_MODULE_UNLOADED:
-        json_object_set_new(o, "module_id", view_id(e->id));
-        json_object_set_new(o, "path", view_str(c->module));
-        json_object_set_new(o, "assembly", view_str(c->assembly));
+        json_object_update_new(o,
+                               json_pack("{s:o, s:o, s:o}", "module_id", view_id(e->id), "path",
+                                         view_str(c->module), "assembly", view_str(c->assembly)));
         break;
     case WIRE_ASSEMBLY_LOADED:
         json_object_set_new(o, "assembly_id", view_id(e->id));

@@ -6,7 +6,7 @@
 # tests/fuzz/run.sh), end-to-end tests against real .NET processes (tests/e2e,
 # node:test), and the dashboard in real headless Chromium (tests/browser). The
 # first three kinds run side by side (one per core); end-to-end and browser tests
-# after them, alone.
+# after them, one file per core.
 # Each suite's output goes to build/test-logs/<suite>.log and its tail is echoed;
 # its counts are read from its closing line. A suite that dies without a closing
 # line counts as one failure.
@@ -69,7 +69,7 @@ suite() {
 
 # The short, independent suites (static checks, unit tests, fuzz targets) run
 # side by side, one per core; the end-to-end and browser suites, which start
-# real processes and time what they see, run after them one at a time.
+# real processes, run after them, one file per core.
 jobs_max=$(nproc 2>/dev/null || echo 2)
 quick=()
 start_quick() {
@@ -96,12 +96,13 @@ done
 wait
 for name in "${quick[@]}"; do report "$name"; done
 
-# every node test has a time limit (ms), so one that hangs fails alone
-node_test=(node --test --test-reporter=tap --test-concurrency=1 --test-timeout=300000)
-suite e2e "${node_test[@]}" tests/e2e/
-if [ -d tests/browser ] && ls tests/browser/*.test.mjs >/dev/null 2>&1; then
-  suite browser "${node_test[@]}" tests/browser/
-fi
+# The end-to-end and browser test files run in one node run, one file per core
+# (at most 4 at once): most of their time is waiting for real processes, and every
+# file has its own servers, ports (--port 0), data directories and apps. Every node
+# test has a time limit (ms), so one that hangs fails alone.
+node_jobs=$(( jobs_max < 4 ? jobs_max : 4 ))
+node_test=(node --test --test-reporter=tap --test-concurrency="$node_jobs" --test-timeout=300000)
+suite e2e "${node_test[@]}" tests/e2e/ tests/browser/
 
 echo
 echo "$passed passed, $failed failed"

@@ -382,7 +382,9 @@ describe('stacks, profile and GC timeline', { timeout: 240000 }, () => {
     assert.equal(status.state, 'stopped');
 
     // a repeat queued behind a request under way is held while the page is hidden, and goes
-    // once the page is visible and the tab shown (stopped: nothing else fetches the profile)
+    // once the page is visible and the tab shown. The page is hidden before the two fetches:
+    // a fetch of its own still under way (the stop's status arriving by the stream or the
+    // summary poll on a loaded machine) can then not take the queued repeat with it.
     const profileJson = /\/api\/sessions\/1\/profile\?format=json/;
     const requests = [];
     const onProfileRequest = (r) => { if (profileJson.test(r.url())) requests.push(Date.now()); };
@@ -392,18 +394,18 @@ describe('stacks, profile and GC timeline', { timeout: 240000 }, () => {
     page.on('request', onProfileRequest);
     await page.route(profileJson, hold);
     try {
+      await setPageHidden(page, true);
       await tab(page, 'profile', (t) => { t.fetch('tree'); t.fetch('tree'); });
       assert.ok(await tab(page, 'profile', (t) => t.req.tree.busy && t.req.tree.again), 'a request under way, a repeat queued behind it');
-      await setPageHidden(page, true);
-      const hiddenAt = Date.now();
       release();
       await waitFor('the held answer in', () => tab(page, 'profile', (t) => !t.req.tree.busy), { timeoutMs: 10000 });
+      const answered = requests.length;
       await sleep(500); // the repeat would start at once
-      assert.deepEqual(requests.filter((t) => t > hiddenAt), [], 'no repeat while hidden');
+      assert.equal(requests.length, answered, 'no repeat while hidden');
       await pressTab(page, 1); // the page comes back on another tab: still nothing
       await setPageHidden(page, false);
       await sleep(500);
-      assert.deepEqual(requests.filter((t) => t > hiddenAt), [], 'no repeat for a tab not shown');
+      assert.equal(requests.length, answered, 'no repeat for a tab not shown');
       const shownAt = Date.now();
       await pressTab(page, 7);
       await waitFor('the repeat once the tab is shown', () => requests.some((t) => t >= shownAt), { timeoutMs: 5000 });

@@ -39,6 +39,33 @@ test('the document is valid OpenAPI 3.1, and ajv compiles its schemas strictly',
   }
 });
 
+// The dashboard turns a Count the server wrote as digits (past 2^53 - 1) back into a number by
+// the property's name (web/js/counts.js): the names must be exactly the document's Count fields,
+// or a new counter shows as a string and sorts as one.
+test('the dashboard revives exactly the properties the document calls a Count', async () => {
+  const doc = JSON.parse(fs.readFileSync(OPENAPI_FILE, 'utf8'));
+  const countRefs = new Set(['#/components/schemas/Count', '#/components/schemas/SignedCount']);
+  const isCount = (s) => !!s && typeof s === 'object' &&
+    (countRefs.has(s.$ref) || [...(s.oneOf || []), ...(s.anyOf || [])].some((x) => countRefs.has(x.$ref)));
+  const documented = new Set();
+  (function walk(o) {
+    if (Array.isArray(o)) { o.forEach(walk); return; }
+    if (!o || typeof o !== 'object') return;
+    if (o.properties && typeof o.properties === 'object') {
+      for (const [k, v] of Object.entries(o.properties)) if (isCount(v)) documented.add(k);
+    }
+    Object.values(o).forEach(walk);
+  })(doc);
+  const { COUNT_KEYS, reviveCounts } = await import('../../web/js/counts.js');
+  assert.ok(documented.size > 50, `the walk found the Count fields (${documented.size})`);
+  assert.deepEqual([...documented].filter((k) => !COUNT_KEYS.has(k)).sort(), [], 'documented Counts the dashboard would leave as strings');
+  assert.deepEqual([...COUNT_KEYS].filter((k) => !documented.has(k)).sort(), [], 'names the dashboard revives that the document no longer has');
+  const parsed = JSON.parse('{"lost_bytes":"18446744073709551615","name":"12345678901234567890","x":["9007199254740993"]}', reviveCounts);
+  assert.equal(typeof parsed.lost_bytes, 'number');
+  assert.equal(parsed.name, '12345678901234567890', 'a string that is not a Count stays a string');
+  assert.equal(typeof parsed.x[0], 'number', 'an array item may be a Count');
+});
+
 test('GET /api/openapi.json serves the embedded document, under the API key', async () => {
   const file = fs.readFileSync(OPENAPI_FILE, 'utf8');
   const open = await startServer(['serve', '--port', '0']);

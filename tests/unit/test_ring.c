@@ -480,7 +480,7 @@ typedef struct producer_arg {
 
 static void *producer(void *arg)
 {
-    producer_arg *pa = arg;
+    const producer_arg *pa = arg;
     stress *s = pa->s;
     uint32_t c;
 

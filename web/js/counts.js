@@ -5,19 +5,22 @@
 // through reviveCounts: such a string becomes the nearest number. Only where a
 // counter may stand: a key of the API's Count fields, or an array's item.
 const DIGITS = /^-?[1-9][0-9]{15,19}$/;
-const COUNT_KEYS = new Set([
-  'jit_compilations', 'jit_time_total_ns', 'events', 'ring_full', 'too_large', 'no_server',
-  'name_failed', 'slow_server', 'name_late', 'shutdown', 'total', 'produced', 'inconsistent', 'memory',
-  'records', 'bytes', 'seq_gaps', 'connections', 'ring_used', 'server_capacity_drops',
-  'records_refused', 'count', 'events_evicted', 'read', 'skipped', 'stored', 'replay_lost_bytes',
-  'jit_callbacks', 'direct_modules', 'importer_opens', 'compilations', 'jit_ns', 'jit_total_ns',
-  'lost', 'samples', 'thread_samples', 'suspended_ns_total', 'suspend_ns_p50', 'suspend_ns_max',
-  'dropped_samples', 'dropped_stacks', 'jits', 'il', 'native', 'seq', 'duration_ns', 'snapshot_id',
-  'suspend_ns', 'walk_ns', 'next_after', 'last_seq', 'gcs', 'suspensions', 'missed', 'resume_after',
-  'sessions_stored', 'backlog', 'deferred', 'write_errors', 'rounds', 'commits', 'rows',
-  'only_jit_ns', 'both_jit_ns', 'a_jit_ns', 'b_jit_ns', 'delta_jit_ns',
-  'functions', 'names', 'modules', 'threads', 'agent_ns', 'rejit_id', 'startup_jit_ns',
-  'agent_refused',
+// every property the API documents as a Count or SignedCount (tests/e2e/openapi.test.mjs
+// checks this list against server/openapi.json)
+export const COUNT_KEYS = new Set([
+  'a_jit_ns', 'agent_ns', 'agent_refused', 'b_jit_ns', 'backlog_bytes', 'both_jit_ns', 'bytes',
+  'bytes_logged', 'bytes_not_read', 'bytes_written', 'chunks', 'commits', 'compilations',
+  'connections', 'count', 'delta_jit_ns', 'direct_modules', 'dropped_samples', 'dropped_stacks',
+  'duration_ns', 'events', 'events_evicted', 'functions', 'gcs', 'il', 'importer_opens',
+  'inconsistent', 'jit_callbacks', 'jit_compilations', 'jit_ns', 'jit_time_total_ns',
+  'jit_total_ns', 'jits', 'last_seq', 'log_chunks', 'log_chunks_damaged', 'log_chunks_read',
+  'lost', 'lost_bytes', 'memory', 'missed', 'modules', 'name_failed', 'name_late', 'names',
+  'native', 'next_after', 'no_server', 'only_jit_ns', 'other', 'produced', 'records',
+  'records_refused', 'rejit_id', 'resume_after', 'ring_full', 'ring_used', 'rounds', 'samples',
+  'seq', 'seq_gaps', 'server_capacity_drops', 'sessions_stored', 'shutdown', 'slow_server',
+  'snapshot_id', 'snapshots', 'startup_jit_ns', 'suspend_ns', 'suspend_ns_max', 'suspend_ns_p50',
+  'suspended_ns_total', 'suspensions', 'thread_samples', 'threads', 'too_large', 'total',
+  'walk_ns', 'write_errors',
 ]);
 
 export function reviveCounts(key, value) {

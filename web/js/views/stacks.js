@@ -108,11 +108,7 @@ export class StacksTab {
     this.render();
   }
 
-  show() {
-    this.active = true;
-    this.loadList();
-    schedule(this.renderTask);
-  }
+  show() { this.active = true; this.loadList(); schedule(this.renderTask); }
   hide() { this.active = false; clearTimeout(this.listTimer); }
   destroy() { this.hide(); }
 

@@ -57,6 +57,11 @@ class TabBase {
     fill(this.msg);
     return r;
   }
+  // The same for a list: the array the answer holds under `key`, or null.
+  async requestList(path, what, key) {
+    const r = await this.request(path, what);
+    return r ? r.data[key] || [] : null;
+  }
   section(title, ...body) {
     return h('div', { class: 'tab-page' }, h('div', { class: 'section-head' }, h('h2', null, title), this.meta), this.msg, body);
   }
@@ -98,9 +103,9 @@ export class SlowestTab extends TabBase {
     this.el = this.section('Slowest JITs', this.table.el);
   }
   async load() {
-    const r = await this.request('functions?sort=jit_time&order=desc&limit=20', 'Slowest JITs');
-    if (!r) return false;
-    this.table.setRows(r.data.functions.map((f, i) => ({ ...f, rank: i + 1 })));
+    const fns = await this.requestList('functions?sort=jit_time&order=desc&limit=20', 'Slowest JITs', 'functions');
+    if (!fns) return false;
+    this.table.setRows(fns.map((f, i) => ({ ...f, rank: i + 1 })));
     return true;
   }
 }
@@ -146,9 +151,9 @@ export class ByModuleTab extends TabBase {
   // Summed on the server (GET .../modules/totals, one pass over the session's
   // functions), one row per module name.
   async load() {
-    const r = await this.request('modules/totals', 'Per-module totals');
-    if (!r) return false;
-    const rows = r.data.modules.map((m) => ({ ...m, module: m.module || '' }));
+    const totals = await this.requestList('modules/totals', 'Per-module totals', 'modules');
+    if (!totals) return false;
+    const rows = totals.map((m) => ({ ...m, module: m.module || '' }));
     this.totalNs = rows.reduce((a, m) => a + m.jit_ns, 0);
     this.table.setRows(rows.map((m) => ({ ...m, _total: this.totalNs })));
     this.session.setTabCount('bymodule', rows.length);
@@ -176,13 +181,12 @@ export class ModulesTab extends TabBase {
     this.el = this.section('Modules', this.table.el);
   }
   async load() {
-    const r = await this.request('modules', 'Modules');
-    if (!r) return false;
-    const mods = r.data.modules || [];
+    const mods = await this.requestList('modules', 'Modules', 'modules');
+    if (!mods) return false;
+    this.session.setTabCount('modules', mods.length);
     this.table.setRows(mods);
     const loaded = mods.filter((m) => m.loaded).length;
     this.meta.textContent = `${mods.length} modules, ${loaded} loaded, ${mods.length - loaded} unloaded`;
-    this.session.setTabCount('modules', mods.length);
     return true;
   }
 }
@@ -212,9 +216,8 @@ export class ThreadsTab extends TabBase {
     this.el = this.section('Threads', this.table.el);
   }
   async load() {
-    const r = await this.request('threads', 'Threads');
-    if (!r) return false;
-    const threads = r.data.threads || [];
+    const threads = await this.requestList('threads', 'Threads', 'threads');
+    if (!threads) return false;
     this.session.learnThreads(threads);
     const perThread = this.session.jitsPerThread();
     const now = Date.now();
