@@ -42,7 +42,8 @@ typedef struct agent_state {
     _Atomic uint64_t names_late;        /* naming.c: read too late to be read safely */
     _Atomic uint64_t shutdown_drops;    /* left in the ring at Shutdown / detach */
     /* the agent's own time in JIT callbacks (events.c; wire.h WIRE_AGENT_COST) */
-    _Atomic uint64_t cost_callbacks, cost_total_ns;
+    _Alignas(64) _Atomic uint64_t cost_callbacks; /* a line of their own: added to per callback */
+    _Atomic uint64_t cost_total_ns;
     _Atomic uint64_t cost_buckets[WIRE_COST_BUCKETS];
 } agent_state;
 

@@ -55,13 +55,26 @@ static idmap code_alive_index; /* FunctionID -> index in code_alive_pos */
 static uint64_t *code_alive_pos;
 static uint32_t code_alive_count, code_alive_cap;
 
+/* The FunctionID noted last and its index: a JIT's finished record follows
+ * its started one, so the second note needs no look-up. */
+static uint64_t code_last_id;
+static uint32_t code_last_index;
+
 void code_note_alive(uint64_t function_id, uint64_t pos)
 {
-    uint32_t i = idmap_get(&code_alive_index, function_id);
+    uint32_t i;
+
+    if (function_id != 0 && function_id == code_last_id) {
+        if (pos > code_alive_pos[code_last_index])
+            code_alive_pos[code_last_index] = pos;
+        return;
+    }
+    i = idmap_get(&code_alive_index, function_id);
 
     if (i != IDMAP_MISSING) {
         if (pos > code_alive_pos[i])
             code_alive_pos[i] = pos;
+        code_last_id = function_id, code_last_index = i;
         return;
     }
     if (function_id == 0 || code_alive_count >= CODE_ALIVE_MAX)
@@ -76,11 +89,15 @@ void code_note_alive(uint64_t function_id, uint64_t pos)
     }
     if (idmap_put(&code_alive_index, function_id, code_alive_count) != 0)
         return;
+    code_last_id = function_id, code_last_index = code_alive_count;
     code_alive_pos[code_alive_count++] = pos;
 }
 
+void code_prefetch(uint64_t function_id) { idmap_prefetch(&code_alive_index, function_id); }
+
 void code_forget(void)
 {
+    code_last_id = 0;
     idmap_free(&code_alive_index);
     free(code_alive_pos);
     code_alive_pos = NULL;

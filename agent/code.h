@@ -39,5 +39,8 @@ void code_note_record(const uint8_t *record, uint32_t length, uint64_t pos);
 void code_note_alive(uint64_t function_id, uint64_t pos);
 /* A new connection (or detach): nothing is known alive any more. */
 void code_forget(void);
+/* A hint: function_id is about to be noted (code_note_record, a few records
+ * ahead), so the lines of its look-up are asked for now. */
+void code_prefetch(uint64_t function_id);
 
 #endif

@@ -66,19 +66,28 @@ static uint64_t naming_live_gen; /* NAMING_LIVE look-ups: unload generation of t
 
 /* ---- the named set ---- */
 
+/* The module looked up last and its slot (a module's slot never changes
+ * until naming_free_all): functions come in runs of one module. */
+static uint64_t naming_last_module;
+static uint32_t naming_last_slot;
+
 static uint32_t naming_slot_of(uint64_t module)
 {
     uint32_t slot;
 
     if (module == 0)
         return NAMING_SLOT_NONE;
+    if (module == naming_last_module)
+        return naming_last_slot;
     slot = idmap_get(&naming_slots, module);
-    if (slot != IDMAP_MISSING)
-        return slot;
-    if (naming_slot_count >= NAMING_SLOTS_MAX ||
-        idmap_put(&naming_slots, module, naming_slot_count + 1) != 0)
-        return NAMING_SLOT_NONE; /* then it is never forgotten: a recycled ID keeps its name */
-    return ++naming_slot_count;
+    if (slot == IDMAP_MISSING) {
+        if (naming_slot_count >= NAMING_SLOTS_MAX ||
+            idmap_put(&naming_slots, module, naming_slot_count + 1) != 0)
+            return NAMING_SLOT_NONE; /* then it is never forgotten: a recycled ID keeps its name */
+        slot = ++naming_slot_count;
+    }
+    naming_last_module = module, naming_last_slot = slot;
+    return slot;
 }
 
 /* The last FunctionID found in (or put into) the named set: a JIT's finished
@@ -133,12 +142,15 @@ void naming_free_all(void)
     naming_cache_purge(UINT64_MAX);
     idmap_free(&naming_slots);
     naming_slot_count = 0;
+    naming_last_module = 0;
     naming_unload_count = 0;
     naming_lost_pending = 0;
     atomic_store(&naming_unsafe, 0);
 }
 
 void naming_note(uint64_t function_id) { naming_mark(function_id, NAMING_SLOT_NONE); }
+
+void naming_prefetch(uint64_t function_id) { idmap_prefetch(&naming_named, function_id); }
 
 /* ---- the name cache ---- */
 

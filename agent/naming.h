@@ -64,6 +64,10 @@ void naming_live_since(uint64_t generation);
  * its JIT thread): not again on this connection. */
 void naming_note(uint64_t function_id);
 
+/* A hint: function_id is about to be looked up (its record is a few records
+ * ahead in the ring), so the named set's lines for it are asked for now. */
+void naming_prefetch(uint64_t function_id);
+
 /* Names every FunctionID in a WIRE_STACK_THREAD payload (native frames have
  * 0). Returns 0, or CONN_NO_ROOM as naming_function. */
 int naming_stack_frames(const uint8_t *payload, uint32_t length, uint64_t ring_pos);

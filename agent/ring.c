@@ -128,6 +128,13 @@ int ring_reserve(ring *r, uint32_t length, ring_slot *slot)
                               memory_order_release);
     slot->header = ring_header_at(r, head + padding);
     slot->data = (uint8_t *)slot->header + 8;
+    /* The next records go right behind this one, and their lines were last
+     * written far away (zeroed by the consumer, on its core, a ring's length
+     * ago): ask for them now, for writing, so that the next callback finds
+     * them in this core's cache instead of waiting for them inside the
+     * callback. A hint: no fault, no effect on what anyone reads. */
+    __builtin_prefetch(r->data + ((head + padding + size) & (r->capacity - 1)), 1, 3);
+    __builtin_prefetch(r->data + ((head + padding + size + 64u) & (r->capacity - 1)), 1, 3);
     /* size is stored now without COMMITTED; the consumer ignores it until commit */
     atomic_store_explicit(slot->header, size, memory_order_relaxed);
     return 0;

@@ -17,17 +17,20 @@
 #define RING_MAX_BYTES (256u * 1024u * 1024u)
 #define RING_MAX_RECORD (16u * 1024u) /* largest record a producer may reserve */
 
+/* One cache line for each kind of writer, so that no write of one side
+ * takes away a line the other reads for every record: head (producers),
+ * tail (the consumer), the fields fixed at ring_init that both read, the
+ * counters every reservation adds to (producers; the consumer reads them
+ * twice a second), and what only the consumer keeps. */
 typedef struct ring {
-    _Atomic uint64_t head; /* next byte to reserve (producers, CAS) */
-    char pad1[56];
-    _Atomic uint64_t tail; /* next byte to consume (consumer only stores) */
-    char pad2[56];
-    _Atomic uint64_t full_drops;   /* reservations refused: ring full */
-    _Atomic uint64_t large_drops;  /* reservations refused: record too large */
-    _Atomic uint64_t reservations; /* every reservation attempt */
-    uint8_t *data;
-    uint64_t capacity;   /* power of two */
-    uint64_t prefaulted; /* consumer only: bytes from data whose pages are mapped */
+    _Alignas(64) _Atomic uint64_t head; /* next byte to reserve (producers, CAS) */
+    _Alignas(64) _Atomic uint64_t tail; /* next byte to consume (consumer only stores) */
+    _Alignas(64) uint8_t *data;
+    uint64_t capacity;                        /* power of two */
+    _Alignas(64) _Atomic uint64_t full_drops; /* reservations refused: ring full */
+    _Atomic uint64_t large_drops;             /* reservations refused: record too large */
+    _Atomic uint64_t reservations;            /* every reservation attempt */
+    _Alignas(64) uint64_t prefaulted; /* consumer only: bytes from data whose pages are mapped */
 } ring;
 
 /* A reserved slot: write `length` bytes at `data`, then ring_commit(). */

@@ -147,6 +147,45 @@ static void sender_thread_os_name(const uint8_t *payload, uint32_t length)
     osname_send(t.thread_id, t.os_thread_id, 0);
 }
 
+/* The drain's look-ahead: the FunctionIDs of the JIT records a few records
+ * ahead of the one being sent have their look-ups (the named set, the set
+ * known alive) asked of the cache while this one is named, which takes a
+ * microsecond of runtime calls. Without it, each new function's two look-ups
+ * miss the cache, the app's JIT having run on the other core in between.
+ * sender_ahead_pos is where the look-ahead stands (the tail or a position
+ * ring_read_at gave), sender_ahead_count how many records lie between the
+ * tail and it. A hint only: nothing read here changes what is sent. */
+#define SENDER_LOOK_AHEAD 4u
+static uint64_t sender_ahead_pos;
+static unsigned sender_ahead_count;
+
+static void sender_look_ahead(uint64_t tail)
+{
+    const uint8_t *rec;
+    uint32_t length;
+
+    if (sender_ahead_pos <= tail) { /* caught up, or records went without the drain */
+        sender_ahead_pos = tail;
+        sender_ahead_count = 0;
+    }
+    while (sender_ahead_count < SENDER_LOOK_AHEAD &&
+           (rec = ring_read_at(&agent.ring, &sender_ahead_pos, &length)) != NULL) {
+        wire_frame_header h;
+        uint64_t fid;
+
+        sender_ahead_count++;
+        if (length < sizeof(h) + sizeof(fid))
+            continue;
+        memcpy(&h, rec, sizeof(h));
+        if ((h.type != WIRE_JIT_STARTED && h.type != WIRE_JIT_FINISHED) ||
+            (h.flags & WIRE_FLAG_DYNAMIC))
+            continue;
+        memcpy(&fid, rec + sizeof(h), sizeof(fid));
+        naming_prefetch(fid);
+        code_prefetch(fid);
+    }
+}
+
 /* Moves up to `budget` ring records to the output (or discards them while
  * disconnected). Returns how many were taken. */
 static unsigned sender_drain(unsigned budget)
@@ -165,6 +204,7 @@ static unsigned sender_drain(unsigned budget)
             atomic_fetch_add_explicit(&agent.no_server_drops, 1, memory_order_relaxed);
         } else {
             int rc = 0;
+            sender_look_ahead(pos);
             if (h.type == WIRE_JIT_STARTED || h.type == WIRE_JIT_FINISHED) {
                 uint64_t fid;
                 memcpy(&fid, rec + sizeof(h), sizeof(fid));
@@ -193,6 +233,8 @@ static unsigned sender_drain(unsigned budget)
                 atomic_fetch_add_explicit(&agent.no_server_drops, 1, memory_order_relaxed);
         }
         ring_release(&agent.ring);
+        if (sender_ahead_count)
+            sender_ahead_count--; /* the record just released was one of them */
         taken++;
     }
     return taken;

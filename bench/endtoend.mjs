@@ -328,6 +328,11 @@ for (const wk of chosen) {
   console.log(`| CPU (app + server): defaults - floor | ${sign(dc)} | +${f2(LIMIT.cpu)} | ${verdict(dc, LIMIT.cpu)} |`);
   console.log(`| wall overhead against the EventPipe peer's: (defaults - 1) / (EventPipe - 1) | ${Number.isFinite(peer) ? f2(peer) : 'n/a'} | ${f2(LIMIT.peer)} | ${verdict(peer, LIMIT.peer)} |`);
   console.log(`| drops (defaults, most in a round) | ${Number.isFinite(drops) ? drops : 'n/a'} | 0 | ${verdict(drops, 0)} |`);
+  if (res.noStorage) { // issue 22: what storage adds, paired per round against --data none
+    const ds = diff('jitscope', 'noStorage', 'cpu');
+    const dsv = median(res.jitscope.map((r, i) => (r.server - res.noStorage[i].server) / base[i].cpu));
+    console.log(`| storage's CPU (app + server): defaults - \`--data none\` (median of per-round differences; the server's alone ${sign(dsv)}) | ${sign(ds)} | +0.01 | ${verdict(ds, 0.01)} |`);
+  }
   console.log('');
   console.log(`Per arm, medians over ${RUNS} rounds; ratios are medians of each round's arm / that round's plain run:`);
   console.log('');

@@ -2,6 +2,7 @@
 #include "idmap.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 static size_t idmap_slot(uint64_t key, size_t mask)
 {
@@ -24,16 +25,25 @@ uint32_t idmap_get(const idmap *m, uint64_t key)
     return IDMAP_MISSING;
 }
 
+/* The new tables are cleared with memset, not taken from calloc: a large
+ * calloc is fresh zero-filled pages that the probes below read before they
+ * write, so each page would first be mapped to the shared zero page and then
+ * copied on its first write, which also flushes the page from every other
+ * core's TLB (an interrupt to the threads running there: the agent's sender
+ * would stop the app's threads, the server's link thread its others).
+ * Writing every page first costs one fault a page and no flush. Values need
+ * no clearing: only slots with a key are ever read. */
 static int idmap_grow(idmap *m)
 {
     size_t cap = m->capacity ? m->capacity * 2 : 64, i;
-    idmap bigger = {calloc(cap, sizeof(uint64_t)), calloc(cap, sizeof(uint32_t)), cap, 0};
+    idmap bigger = {malloc(cap * sizeof(uint64_t)), malloc(cap * sizeof(uint32_t)), cap, 0};
 
     if (!bigger.keys || !bigger.values) {
         free(bigger.keys);
         free(bigger.values);
         return -1;
     }
+    memset(bigger.keys, 0, cap * sizeof(uint64_t));
     for (i = 0; i < m->capacity; i++)
         if (m->keys[i] != 0)
             idmap_put(&bigger, m->keys[i], m->values[i]);
@@ -61,6 +71,17 @@ int idmap_put(idmap *m, uint64_t key, uint32_t value)
     m->values[i] = value;
     m->count++;
     return 0;
+}
+
+void idmap_prefetch(const idmap *m, uint64_t key)
+{
+    size_t i;
+
+    if (m->capacity == 0)
+        return;
+    i = idmap_slot(key, m->capacity - 1);
+    __builtin_prefetch(&m->keys[i]);
+    __builtin_prefetch(&m->values[i]);
 }
 
 void idmap_free(idmap *m)

@@ -19,5 +19,8 @@ typedef struct idmap {
 uint32_t idmap_get(const idmap *m, uint64_t key);
 int idmap_put(idmap *m, uint64_t key, uint32_t value); /* 0 ok, -1 out of memory or key 0 */
 void idmap_free(idmap *m);
+/* Asks the cache for the lines where a look-up of key starts (a hint: the map
+ * does not change), for a caller that knows which keys it will look up next. */
+void idmap_prefetch(const idmap *m, uint64_t key);
 
 #endif

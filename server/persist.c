@@ -2,6 +2,7 @@
 #include "persist.h"
 #include "budget.h"
 
+#include <errno.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +22,7 @@
 static struct {
     int enabled;
     persist_options options;
+    size_t compact_min; /* an ended session's log bytes that make its snapshot pay */
 } persist;
 
 int persist_enabled(void) { return persist.enabled; }
@@ -193,6 +195,29 @@ static void persist_resume_expired(session *s, int64_t now_ns, int64_t mono_ns)
     }
 }
 
+/* Whether an ended session's snapshot pays (PERSIST_COMPACT_MIN): its log
+ * is long, or broke (a snapshot makes it whole), or holds events beyond
+ * --keep-events (a snapshot keeps only the newest). Lock held. */
+static int persist_compaction_pays(session *s)
+{
+    unsigned keep = persist.options.keep_events;
+
+    return s->persist.log_bytes >= persist.compact_min ||
+           (store_broken(s->id) && s->persist.log_bytes > 0) ||
+           (keep && s->events.last_seq >= keep &&
+            eventlog_first_seq(&s->events) <= s->events.last_seq - keep);
+}
+
+/* An ended session whose compaction was decided (done, or not needed). */
+static void persist_settled(session *s)
+{
+    s->persist.snapshotted = 1;
+    /* its end counts as a use: it stays loaded the unload delay from now (a
+     * session nobody read back had none, and left at the first sweep after its
+     * snapshot was committed, while its user was still looking at it) */
+    s->persist.used_mono_ns = (int64_t)clock_mono_ns();
+}
+
 /* One session's turn in the sweep (lock held); 1 when it ended and wants
  * its snapshot. */
 static int persist_sweep_one(session *s, int64_t now_ns, int64_t mono_ns)
@@ -210,8 +235,12 @@ static int persist_sweep_one(session *s, int64_t now_ns, int64_t mono_ns)
         persist_put_header(s, now_ns);
     if (bound < PERSIST_LOG_BOUND)
         bound = PERSIST_LOG_BOUND;
-    if (ended && !s->persist.snapshotted)
-        return 1; /* the caller snapshots it without the lock held */
+    if (ended && !s->persist.snapshotted) {
+        if (persist_compaction_pays(s))
+            return 1;       /* the caller snapshots it without the lock held */
+        persist_settled(s); /* its log is what storage keeps */
+        return 0;
+    }
     if (!ended &&
         (s->persist.log_bytes > bound || (store_broken(s->id) && s->persist.log_bytes > 0))) {
         persist_snapshot(s); /* a long log, or one that broke: a snapshot makes it whole */
@@ -246,11 +275,7 @@ static void persist_snapshot_ended(session *s)
     } else {
         free(bytes);
     }
-    s->persist.snapshotted = 1;
-    /* its end counts as a use: it stays loaded the unload delay from now (a
-     * session nobody read back had none, and left at the first sweep after its
-     * snapshot was committed, while its user was still looking at it) */
-    s->persist.used_mono_ns = (int64_t)clock_mono_ns();
+    persist_settled(s);
     sessions_unpin(s);
 }
 
@@ -380,7 +405,8 @@ typedef struct persist_loader {
     session *s;
     int64_t last_now_ns; /* the newest entry's arrival */
     snapshot_reader snapshot;
-    int snapshot_open; /* state parts came and the snapshot is not finished yet */
+    int snapshot_open;  /* state parts came and the snapshot is not finished yet */
+    uint64_t log_bytes; /* of the log after the snapshot (what a compaction would cover) */
     char why[200];
 } persist_loader;
 
@@ -439,6 +465,7 @@ static int persist_fold_entry(void *ctx, int part, int64_t now_ns, const uint8_t
                 return persist_loader_fail(L, "an observation", "not one");
         } else {
             s->bytes += used;
+            L->log_bytes += used;
             if (session_apply(s, &r, now_ns, &why) < 0) /* one it refuses is counted */
                 return persist_loader_fail(L, "a stored record", why);
         }
@@ -487,6 +514,7 @@ void persist_prepare(int session_id)
         s->persist.used_mono_ns = (int64_t)clock_mono_ns();
         if (L.last_now_ns > s->persist.last_seen_ns)
             s->persist.last_seen_ns = L.last_now_ns; /* what a resumed session's gap starts at */
+        s->persist.log_bytes = L.log_bytes; /* a resumed session's log goes on from there */
         free(s->persist.summary);
         s->persist.summary = NULL;
         /* the fold's own complaint first, then what storage could not read */
@@ -642,6 +670,26 @@ static void persist_load_resumable(void)
 /* budget_unwritten: what of a session waits for the writer. */
 static uint64_t persist_unwritten(int session_id) { return store_unwritten(session_id); }
 
+/* PERSIST_COMPACT_MIN, or what the options or JITSCOPE_COMPACT_MIN say. 0, or -1 with why. */
+static int persist_compact_min(const persist_options *o, char *err, size_t errsz)
+{
+    const char *text = getenv("JITSCOPE_COMPACT_MIN");
+    char *end = NULL;
+    unsigned long long v;
+
+    persist.compact_min = o->compact_min ? o->compact_min : PERSIST_COMPACT_MIN;
+    if (o->compact_min || !text)
+        return 0;
+    errno = 0;
+    v = strtoull(text, &end, 10);
+    if (!text[0] || *end || errno || text[0] == '-' || v > SIZE_MAX) {
+        snprintf(err, errsz, "JITSCOPE_COMPACT_MIN must be a number of bytes, not '%.40s'", text);
+        return -1;
+    }
+    persist.compact_min = v ? (size_t)v : 1; /* 0: every ended session that logged anything */
+    return 0;
+}
+
 int persist_open(const persist_options *o, char *err, size_t errsz)
 {
     store_options so = {o->dir, o->keep, o->keep_events, o->journal_max, session_is_observation};
@@ -649,6 +697,8 @@ int persist_open(const persist_options *o, char *err, size_t errsz)
     persist.options = *o;
     if (!o->dir || strcmp(o->dir, "none") == 0)
         return 0;
+    if (persist_compact_min(o, err, errsz) != 0)
+        return -1;
     if (store_open(&so, err, errsz) != 0)
         return -1;
     if (store_list(persist_adopt, NULL, err, errsz) != 0) {

@@ -9,7 +9,8 @@
  *     session_set_record_sink; both go into the session's log in order;
  *   - its sweep (the link thread, every 500 ms) hands storage the header row
  *     of every session whose own fields or list entry changed, a snapshot of
- *     each session that ended (or whose log grew past a bound, or broke), and
+ *     each session that ended with a long log (PERSIST_COMPACT_MIN), or whose
+ *     log grew past a bound, or broke, and
  *     takes the content of ended sessions nobody has asked for in a while out
  *     of memory;
  *   - at start it lists the stored sessions into the registry (header only),
@@ -32,6 +33,14 @@
 #define PERSIST_LOADED_MAX 4u    /* stored sessions kept in memory besides the live ones */
 #define PERSIST_LOG_BOUND (1024u << 20) /* log bytes that make a live session's snapshot due */
 #define PERSIST_RESUME_WAIT_MS 90000u /* a session waits this long for its agent after a restart */
+/* An ended session is compacted (snapshotted) only when its log since the
+ * last snapshot holds at least this many bytes as the agent sent them (or it
+ * broke, or holds more events than --keep-events): a shorter log is already
+ * small on disk (compressed, about as small as its snapshot would be) and
+ * folds again quickly (about 1.5 times its snapshot's time: 0.2 s at the
+ * bound), so its snapshot would cost CPU and save little. JITSCOPE_COMPACT_MIN (bytes; 0: every ended
+ * session) sets another bound. */
+#define PERSIST_COMPACT_MIN (64u << 20)
 
 typedef struct persist_options {
     const char *dir;      /* NULL or "none": storage off */
@@ -39,6 +48,7 @@ typedef struct persist_options {
     unsigned keep_events; /* newest events a snapshot keeps (0: all memory keeps) */
     unsigned unload_ms;   /* 0: PERSIST_UNLOAD_MS */
     size_t journal_max;   /* 0: storage's default */
+    size_t compact_min;   /* 0: JITSCOPE_COMPACT_MIN, else PERSIST_COMPACT_MIN */
 } persist_options;
 
 /* Opens storage and lists its sessions into the registry (its lock taken

@@ -3,13 +3,15 @@
  * What an agent sends is the truth; what the server shows is a fold of it.
  * So storage keeps, per session, the log of what arrived: entries of frames
  * (the agent's, and the few the server writes itself, logrec.h) with the
- * server's clock at arrival, appended in chunks by one writer thread and
- * committed at least every STORE_TICK_MS in WAL mode. Reading a session back
+ * server's clock at arrival, appended in chunks (zstd-compressed at a fast
+ * level) by one writer thread and committed at least every STORE_TICK_MS in
+ * WAL mode. Reading a session back
  * is folding its log again with the code that folds a live agent. A prefix of
  * a log is always a consistent state, so a kill -9 loses only the tail that
  * was not committed, never a hole in the middle.
  *
- * A long log is slow to fold and large, so it is compacted: the caller hands
+ * A long log is slow to fold, so it is compacted (the caller decides when;
+ * a short one is about as small as its snapshot would be): the caller hands
  * over a snapshot of the session's folded state (snapshot.h) taken right after
  * the entries it has appended so far; the writer stores it, with the log's
  * observation frames (those the caller's `observation` predicate names: the

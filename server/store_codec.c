@@ -1,7 +1,8 @@
 /* store_codec.c -- checksums, compression and entry walking for what storage
  * keeps (see store_db.h). Log chunks are stored as they came, with an XXH3
- * checksum (about 1 ms for a 20,000-method JIT storm's 5 MB); snapshots are
- * compressed with zstd, whose frames carry their own content checksum. */
+ * checksum of what is stored; log chunks and snapshots are compressed with
+ * zstd (chunks at a fast level), whose frames carry their own content
+ * checksum too. */
 #include "store_db.h"
 
 #include <stdlib.h>
@@ -38,6 +39,44 @@ done:
     return rc;
 }
 
+int store_pack(store_packer *p, const void *bytes, size_t length, const void **out,
+               size_t *out_length)
+{
+    size_t bound = ZSTD_compressBound(length), n;
+
+    if (!p->cx) {
+        if (!(p->cx = ZSTD_createCCtx()) ||
+            ZSTD_isError(ZSTD_CCtx_setParameter(p->cx, ZSTD_c_compressionLevel, p->level)) ||
+            ZSTD_isError(ZSTD_CCtx_setParameter(p->cx, ZSTD_c_checksumFlag, 1))) {
+            ZSTD_freeCCtx(p->cx);
+            p->cx = NULL;
+            return -1;
+        }
+    }
+    if (bound > p->cap) {
+        void *bigger = realloc(p->out, bound);
+        if (!bigger)
+            return -1;
+        p->out = bigger;
+        p->cap = bound;
+    }
+    n = ZSTD_compress2(p->cx, p->out, p->cap, bytes, length);
+    if (ZSTD_isError(n))
+        return -1;
+    *out = p->out;
+    *out_length = n;
+    return 0;
+}
+
+void store_packer_free(store_packer *p)
+{
+    ZSTD_freeCCtx(p->cx);
+    free(p->out);
+    p->cx = NULL;
+    p->out = NULL;
+    p->cap = 0;
+}
+
 int store_decompress(const void *bytes, size_t length, size_t raw_length, void **buf, size_t *cap,
                      const char **why)
 {
@@ -45,7 +84,7 @@ int store_decompress(const void *bytes, size_t length, size_t raw_length, void *
     size_t n;
 
     if (size == ZSTD_CONTENTSIZE_ERROR || size == ZSTD_CONTENTSIZE_UNKNOWN || size != raw_length) {
-        *why = "a snapshot part is not what was written (its size does not match)";
+        *why = "not what was written (its unpacked size does not match)";
         return -1;
     }
     if (raw_length > *cap) {
@@ -59,9 +98,29 @@ int store_decompress(const void *bytes, size_t length, size_t raw_length, void *
     }
     n = ZSTD_decompress(*buf, raw_length, bytes, length);
     if (ZSTD_isError(n) || n != raw_length) {
-        *why = "a snapshot part is damaged (zstd refused it, or its checksum)";
+        *why = "damaged (zstd refused it, or its checksum)";
         return -1;
     }
+    return 0;
+}
+
+int store_chunk_unpack(int codec, int64_t raw_bytes, const uint8_t **bytes, size_t *length,
+                       void **buf, size_t *cap, const char **why)
+{
+    if (codec == STORE_CODEC_RAW)
+        return 0;
+    if (codec != STORE_CODEC_ZSTD) {
+        *why = "stored in a way this server does not know";
+        return -1;
+    }
+    if (raw_bytes <= 0 || (uint64_t)raw_bytes > STORE_CHUNK_RAW_MAX) {
+        *why = "not what was written (its unpacked size is out of bounds)";
+        return -1;
+    }
+    if (store_decompress(*bytes, *length, (size_t)raw_bytes, buf, cap, why) != 0)
+        return -1;
+    *bytes = *buf;
+    *length = (size_t)raw_bytes;
     return 0;
 }
 

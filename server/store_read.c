@@ -3,7 +3,8 @@
  * A session's content is its newest snapshot (part 0: the folded state; parts
  * 1..n: the observation entries kept beside it), then its log chunks after
  * the snapshot's cut, in order. Every part and chunk is checked (zstd's own
- * checksum, or the chunk's XXH3) before anything in it is delivered; the
+ * checksum, and a chunk's XXH3 of what is stored) before anything in it is
+ * delivered; the
  * first one that fails, a chunk marked as following a loss, or a gap in the
  * chunk numbers ends the read with the reason, after everything before it.
  * Runs on the caller's thread with storage's reading connection, never with
@@ -117,6 +118,8 @@ int store_read_log(sqlite3 *db, int session_id, store_entry_fn fn, void *ctx,
 {
     sqlite3_stmt *st = NULL;
     uint64_t upto, expect;
+    void *raw = NULL; /* one buffer for every compressed chunk */
+    size_t cap = 0;
     int rc, step;
 
     err[0] = '\0';
@@ -125,8 +128,8 @@ int store_read_log(sqlite3 *db, int session_id, store_entry_fn fn, void *ctx,
     if (rc > 0)
         return rc; /* fn stopped it */
     if (read_statement(db,
-                       "SELECT chunk, flags, bytes, checksum FROM log WHERE session_id = ?"
-                       " AND chunk > ? ORDER BY chunk",
+                       "SELECT chunk, flags, bytes, checksum, codec, raw_bytes FROM log"
+                       " WHERE session_id = ? AND chunk > ? ORDER BY chunk",
                        session_id, &st) != 0) {
         snprintf(err, errsz, "reading its log: %s", sqlite3_errmsg(db));
         return -1;
@@ -163,6 +166,12 @@ int store_read_log(sqlite3 *db, int session_id, store_entry_fn fn, void *ctx,
                      "it is not served",
                      (unsigned long long)chunk);
             rc = -1;
+        } else if (store_chunk_unpack(sqlite3_column_int(st, 4), sqlite3_column_int64(st, 5),
+                                      &bytes, &length, &raw, &cap, &why) != 0) {
+            snprintf(err, errsz, "its log's chunk %llu: %s: what came after it is not served",
+                     (unsigned long long)chunk, why);
+            rep->chunks_damaged++;
+            rc = -1;
         } else if ((rc = store_entries(bytes, length, fn, ctx, STORE_PART_LOG, &why)) != 0) {
             if (rc < 0 && why)
                 snprintf(err, errsz, "its log's chunk %llu: %s", (unsigned long long)chunk, why);
@@ -180,6 +189,7 @@ int store_read_log(sqlite3 *db, int session_id, store_entry_fn fn, void *ctx,
         rc = -1;
     }
     sqlite3_finalize(st);
+    free(raw);
     if (rc < 0)
         read_say_rest(rep, err, errsz);
     return rc;

@@ -4,7 +4,8 @@
  * snapshot), it takes every session's pending work out of the journal and
  * writes it in one transaction on its own connection, with no lock of the
  * server held: log entries as chunks (about STORE_CHUNK_BYTES each, entries
- * whole, an XXH3 checksum each), header rows, deletes, and compactions. A
+ * whole, compressed with zstd at a fast level, an XXH3 checksum of what is
+ * stored), header rows, deletes, and compactions. A
  * compaction replaces a session's chunks up to the snapshot's cut by the
  * snapshot (zstd) and the observation frames of those chunks and of the
  * snapshot before it, in parts of about STORE_PART_BYTES. A round the
@@ -40,7 +41,8 @@ enum {
 };
 
 static const char *const writer_sql[ST_COUNT] = {
-    [ST_CHUNK] = "INSERT INTO log (session_id, chunk, flags, bytes, checksum) VALUES (?,?,?,?,?)",
+    [ST_CHUNK] = "INSERT INTO log (session_id, chunk, flags, bytes, checksum, codec, raw_bytes)"
+                 " VALUES (?,?,?,?,?,?,?)",
     [ST_NEXT_CHUNK] =
         "SELECT max(coalesce((SELECT max(chunk) FROM log WHERE session_id = ?1), 0),"
         " coalesce((SELECT max(upto_chunk) FROM snapshots WHERE session_id = ?1), 0))",
@@ -53,8 +55,8 @@ static const char *const writer_sql[ST_COUNT] = {
     [ST_SNAP_READ] =
         "SELECT codec, raw_bytes, bytes FROM snapshots WHERE session_id = ? AND kind = 1"
         " ORDER BY part",
-    [ST_LOG_UPTO] = "SELECT chunk, bytes, checksum FROM log WHERE session_id = ? AND chunk <= ?"
-                    " ORDER BY chunk",
+    [ST_LOG_UPTO] = "SELECT chunk, bytes, checksum, codec, raw_bytes FROM log"
+                    " WHERE session_id = ? AND chunk <= ? ORDER BY chunk",
     [ST_SNAP_DELETE] = "DELETE FROM snapshots WHERE session_id = ?",
     [ST_LOG_DELETE_UPTO] = "DELETE FROM log WHERE session_id = ? AND chunk <= ?",
     [ST_SNAP_INSERT] = "INSERT INTO snapshots (session_id, part, parts, kind, upto_chunk, codec,"
@@ -76,6 +78,7 @@ static struct {
      * under stats_lock at the end of each round */
     uint64_t chunks, snapshots, bytes_written, sessions_stored;
     int vacuum_due; /* a compaction freed pages: give them back after the round */
+    store_packer chunk_packer, snapshot_packer; /* kept from one round to the next */
     pthread_mutex_t stats_lock;
     store_stats stats; /* the writer's part of store_stats */
 } writer = {.stats_lock = PTHREAD_MUTEX_INITIALIZER};
@@ -115,19 +118,30 @@ static uint64_t writer_next_chunk(int session_id)
     return next;
 }
 
+/* One chunk, compressed (an empty mark stays raw). */
 static int writer_put_chunk(int session_id, uint64_t chunk, int flags, const uint8_t *bytes,
                             size_t length)
 {
     sqlite3_stmt *st = writer_statement(ST_CHUNK, session_id);
+    const void *stored = length ? bytes : (const void *)"";
+    size_t stored_length = length;
+    int codec = STORE_CODEC_RAW;
 
+    if (length) {
+        if (store_pack(&writer.chunk_packer, bytes, length, &stored, &stored_length) != 0)
+            return -1; /* out of memory: the round fails and is tried again */
+        codec = STORE_CODEC_ZSTD;
+    }
     sqlite3_bind_int64(st, 2, (sqlite3_int64)chunk);
     sqlite3_bind_int(st, 3, flags);
-    sqlite3_bind_blob64(st, 4, length ? bytes : (const void *)"", length, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 5, (sqlite3_int64)store_checksum(bytes, length));
+    sqlite3_bind_blob64(st, 4, stored, stored_length, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 5, (sqlite3_int64)store_checksum(stored, stored_length));
+    sqlite3_bind_int(st, 6, codec);
+    sqlite3_bind_int64(st, 7, codec == STORE_CODEC_RAW ? 0 : (sqlite3_int64)length);
     if (writer_step(st) != 0)
         return -1;
     writer.chunks++;
-    writer.bytes_written += length;
+    writer.bytes_written += stored_length;
     return 0;
 }
 
@@ -241,18 +255,20 @@ static int writer_gather_observations(int session_id, uint64_t upto, writer_buf 
             rc = writer_buf_add(out, bytes, length);
         /* (a damaged part is left out: its observations are lost) */
     }
-    free(raw);
     sqlite3_reset(st);
     st = writer_statement(ST_LOG_UPTO, session_id);
     sqlite3_bind_int64(st, 2, (sqlite3_int64)upto);
     while (rc == 0 && sqlite3_step(st) == SQLITE_ROW) {
         const uint8_t *bytes = sqlite3_column_blob(st, 1);
         size_t length = (size_t)sqlite3_column_bytes(st, 1);
-        if ((uint64_t)sqlite3_column_int64(st, 2) != store_checksum(bytes, length))
+        if ((uint64_t)sqlite3_column_int64(st, 2) != store_checksum(bytes, length) ||
+            store_chunk_unpack(sqlite3_column_int(st, 3), sqlite3_column_int64(st, 4), &bytes,
+                               &length, &raw, &cap, &why) != 0)
             continue; /* damaged: its observations are lost */
         /* a chunk whose entries do not add up ends where they stop */
         rc = store_entries(bytes, length, writer_keep_observations, out, 0, &why) == 2 ? -1 : 0;
     }
+    free(raw);
     sqlite3_reset(st);
     return rc;
 }
@@ -261,11 +277,11 @@ static int writer_put_part(int session_id, int part, int parts, int kind, uint64
                            const uint8_t *raw, size_t length)
 {
     sqlite3_stmt *st = writer_statement(ST_SNAP_INSERT, session_id);
-    void *packed = NULL;
+    const void *packed = NULL;
     size_t packed_length = 0;
     int rc;
 
-    if (store_compress(raw, length, &packed, &packed_length) != 0)
+    if (store_pack(&writer.snapshot_packer, raw, length, &packed, &packed_length) != 0)
         return -1;
     sqlite3_bind_int(st, 2, part);
     sqlite3_bind_int(st, 3, parts);
@@ -276,7 +292,6 @@ static int writer_put_part(int session_id, int part, int parts, int kind, uint64
     sqlite3_bind_blob64(st, 8, packed, packed_length, SQLITE_STATIC);
     rc = writer_step(st);
     sqlite3_clear_bindings(st);
-    free(packed);
     if (rc == 0)
         writer.bytes_written += packed_length;
     return rc;
@@ -487,6 +502,8 @@ int store_writer_start(sqlite3 *db, const store_options *o, char *err, size_t er
 
     writer.db = db;
     writer.options = *o;
+    writer.chunk_packer.level = STORE_LOG_ZSTD_LEVEL;
+    writer.snapshot_packer.level = STORE_ZSTD_LEVEL;
     memset(&writer.stats, 0, sizeof(writer.stats));
     writer.chunks = writer.snapshots = writer.bytes_written = 0;
     for (i = 0; i < ST_COUNT; i++) {
@@ -526,6 +543,8 @@ void store_writer_stop(void)
         writer.st[i] = NULL;
     }
     idmap_free(&writer.next_chunk);
+    store_packer_free(&writer.chunk_packer);
+    store_packer_free(&writer.snapshot_packer);
 }
 
 void store_writer_stats(store_stats *out)

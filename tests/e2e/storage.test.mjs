@@ -5,7 +5,8 @@
 // `interrupted`, read-only, with the same functions, modules, threads, stack
 // snapshot, profile, timeline and events, over REST and the WebSocket replay;
 // DELETE removes it for good. Then what cannot be used is refused with exit
-// code 3 (a corrupt file, a directory another server holds), --data none
+// code 3 (a corrupt file, a directory another server holds, a compaction
+// bound that is not a number), --data none
 // writes nothing, and the default directory follows XDG_STATE_HOME.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -154,6 +155,14 @@ test('a data directory that cannot be used is a clear error with exit code 3', a
   r = runSync(JITSCOPE, ['serve', '--port', '0', '--data', deep], { timeout: 20000 });
   assert.equal(r.status, 3, `a data path too long: exit ${r.status}`);
   assert.match(r.stderr, /path is longer than/);
+
+  // the compaction bound (docs/STORAGE.md) is a number of bytes, or the server does not start
+  for (const bad of ['64M', '-1', '']) {
+    r = runSync(JITSCOPE, ['serve', '--port', '0', '--data', tempDataDir()],
+      { timeout: 20000, env: { ...process.env, JITSCOPE_COMPACT_MIN: bad } });
+    assert.equal(r.status, 3, `JITSCOPE_COMPACT_MIN=${bad}: exit ${r.status} ${r.stderr}`);
+    assert.match(r.stderr, /JITSCOPE_COMPACT_MIN must be a number of bytes/);
+  }
 
   for (const [args, msg] of [[['--keep', '0'], /--keep/], [['--keep', 'x'], /--keep/], [['--data', ''], /--data/],
     [['--rewrite-delay', '30'], /--rewrite-delay is no longer needed/]]) {

@@ -42,6 +42,9 @@
 #define MID 0x7f0000200000ull
 
 static char g_dir[64]; /* the running test's storage directory (setup) */
+/* open_with's compaction bound: 1 (setup) compacts every ended session, what
+ * most tests here are about; 0 is the server's default (PERSIST_COMPACT_MIN) */
+static size_t g_compact_min;
 
 static void remove_dir(const char *dir)
 {
@@ -64,7 +67,8 @@ static int open_with(const char *dir, unsigned keep, unsigned keep_events, size_
                          .keep = keep,
                          .keep_events = keep_events,
                          .journal_max = journal,
-                         .unload_ms = 1};
+                         .unload_ms = 1,
+                         .compact_min = g_compact_min};
     return persist_open(&o, err, size);
 }
 
@@ -477,7 +481,9 @@ TEST(a_version_4_file_is_migrated)
                         id) >= 1,
           "the snapshot has an observation part");
     snprintf(path, sizeof(path), "%s/jitscope.db", g_dir);
-    CHECK(exec_sql(path, "ALTER TABLE snapshots DROP COLUMN kind; PRAGMA user_version = 4;") == 0,
+    CHECK(exec_sql(path,
+                   "ALTER TABLE snapshots DROP COLUMN kind; ALTER TABLE log DROP COLUMN codec;"
+                   " ALTER TABLE log DROP COLUMN raw_bytes; PRAGMA user_version = 4;") == 0,
           "made a version 4 file");
 
     CHECK(open_store(g_dir, err, sizeof(err)) == 0, "the version 4 file opens: %s", err);
@@ -529,6 +535,7 @@ TEST(keep_and_keep_events)
     session *s;
     int i, ids[4];
 
+    g_compact_min = 0; /* the default bound: the newest's log is short, its events are many */
     CHECK(open_with(g_dir, 2, 1000, 0, err, sizeof(err)) == 0,
           "open with --keep 2 --keep-events 1000");
     for (i = 0; i < 4; i++) {
@@ -551,6 +558,8 @@ TEST(keep_and_keep_events)
               count_rows_of(g_dir, "SELECT count(*) FROM snapshots WHERE session_id < %d",
                             ids[2]) == 0,
           "the two oldest are deleted from the file too");
+    CHECK(count_rows_of(g_dir, "SELECT count(*) FROM snapshots WHERE session_id = %d", ids[3]) >= 1,
+          "a log of more events than --keep-events is compacted, however short");
     close_store();
     CHECK(open_with(g_dir, 2, 1000, 0, err, sizeof(err)) == 0, "opened again");
     persist_prepare(ids[3]);
@@ -563,6 +572,151 @@ TEST(keep_and_keep_events)
           s ? (unsigned long long)s->events.last_seq : 0ull);
     sessions_unlock();
     close_store();
+}
+
+/* With the default bound (PERSIST_COMPACT_MIN) a short ended session is not
+ * compacted: no snapshot is written, its log stays, compressed, under 100
+ * bytes a function on disk; it leaves memory and comes back the same from
+ * its log, and so after a restart. */
+TEST(a_short_ended_session_stays_its_log)
+{
+    char err[512], *before, *after;
+    session *s;
+    long long stored, raw;
+    int id;
+
+    g_compact_min = 0;
+    CHECK(open_store(g_dir, err, sizeof(err)) == 0, "open (unload after 1 ms): %s", err);
+    id = stored_session("dotnet app.dll", 3000, 200);
+    sessions_lock();
+    s = sessions_get(id);
+    end_session(s);
+    before = content(s);
+    sessions_unlock();
+    persist_sweep(); /* its header: ended */
+    CHECK(wait_synced(id), "its log and header committed");
+    sessions_lock();
+    CHECK(s->persist.snapshotted && s->persist.snapshot_bytes == 0, "settled without a snapshot");
+    sessions_unlock();
+    stored = count_rows_of(g_dir, "SELECT sum(length(bytes)) FROM log WHERE session_id = %d", id);
+    raw = count_rows_of(g_dir, "SELECT sum(raw_bytes) FROM log WHERE session_id = %d", id);
+    CHECK(count_rows_of(g_dir, "SELECT count(*) FROM snapshots WHERE session_id = %d", id) == 0 &&
+              count_rows_of(g_dir, "SELECT count(*) FROM log WHERE session_id = %d AND codec = 1",
+                            id) >= 1,
+          "no snapshot; its log compressed");
+    CHECK(stored > 0 && stored * 3 < raw && stored < 3000 * 100,
+          "under 100 bytes a function, names included, a third of what came or less (%lld of %lld)",
+          stored, raw);
+    usleep(2000);
+    persist_sweep(); /* nobody asked for it since */
+    sessions_lock();
+    CHECK(!sessions_get(id)->persist.loaded, "its content left memory");
+    sessions_unlock();
+    after = content_of(id);
+    CHECK(same_text(before, after), "read back from its log when asked: the same");
+    free(after);
+    close_store();
+    CHECK(open_store(g_dir, err, sizeof(err)) == 0, "opened again: %s", err);
+    after = content_of(id);
+    sessions_lock();
+    CHECK(same_text(before, after) && sessions_get(id)->persist.load_error[0] == '\0',
+          "and after a restart, without a load error");
+    sessions_unlock();
+    free(before), free(after);
+    close_store();
+}
+
+/* An ended session whose log passed the bound is compacted; one under it is
+ * not; both read back the same. */
+TEST(a_long_ended_log_is_compacted)
+{
+    char err[512], *before[2], *after[2];
+    int id[2], k;
+
+    g_compact_min = 200 * 1024; /* about 1,000 of these functions' records */
+    CHECK(open_store(g_dir, err, sizeof(err)) == 0, "open: %s", err);
+    id[0] = stored_session("dotnet short.dll", 100, 0);
+    id[1] = stored_session("dotnet long.dll", 3000, 0);
+    sessions_lock();
+    for (k = 0; k < 2; k++) {
+        end_session(sessions_get(id[k]));
+        before[k] = content(sessions_get(id[k]));
+    }
+    sessions_unlock();
+    persist_sweep();
+    CHECK(wait_synced(id[0]) && wait_synced(id[1]), "committed");
+    CHECK(count_rows_of(g_dir, "SELECT count(*) FROM snapshots WHERE session_id = %d", id[0]) == 0,
+          "the short log stays a log");
+    CHECK(count_rows_of(g_dir, "SELECT count(*) FROM snapshots WHERE session_id = %d", id[1]) >=
+                  1 &&
+              count_rows_of(g_dir, "SELECT count(*) FROM log WHERE session_id = %d", id[1]) == 0,
+          "the long one is a snapshot, its log compacted away");
+    close_store();
+    CHECK(open_store(g_dir, err, sizeof(err)) == 0, "opened again: %s", err);
+    for (k = 0; k < 2; k++) {
+        after[k] = content_of(id[k]);
+        CHECK(same_text(before[k], after[k]), "session %d reads back the same", id[k]);
+        free(before[k]), free(after[k]);
+    }
+    close_store();
+}
+
+/* A new file is made at the newest version at once (store_schema_new): its
+ * tables must be what the migrations make of an old file, column by column. */
+static char *table_columns(const char *path, const char *table)
+{
+    sqlite3 *db = NULL;
+    sqlite3_stmt *st = NULL;
+    char sql[96], *text = NULL;
+    size_t length = 0;
+    FILE *out = open_memstream(&text, &length);
+
+    snprintf(sql, sizeof(sql), "PRAGMA table_info(%s)", table);
+    if (out && sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
+        sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK)
+        while (sqlite3_step(st) == SQLITE_ROW)
+            fprintf(out, "%s %s notnull=%d default=%s pk=%d;", sqlite3_column_text(st, 1),
+                    sqlite3_column_text(st, 2), sqlite3_column_int(st, 3),
+                    sqlite3_column_text(st, 4) ? (const char *)sqlite3_column_text(st, 4) : "-",
+                    sqlite3_column_int(st, 5));
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    if (out)
+        fclose(out);
+    return text;
+}
+
+TEST(schema_new_is_the_migrated_schema)
+{
+    static const char *const tables[] = {"sessions", "log", "snapshots"};
+    char err[512], fresh[128], migrated[128];
+    sqlite3 *db = NULL;
+    size_t i;
+
+    snprintf(fresh, sizeof(fresh), "%s/jitscope.db", g_dir);
+    snprintf(migrated, sizeof(migrated), "%s/migrated.db", g_dir);
+    CHECK(store_schema_open(fresh, STORE_SCHEMA_VERSION, &db, err, sizeof(err)) == 0,
+          "a new file: %s", err);
+    sqlite3_close(db);
+    CHECK(store_schema_open(migrated, STORE_SCHEMA_VERSION - 1, &db, err, sizeof(err)) == 0,
+          "a file of the version before, migration by migration: %s", err);
+    sqlite3_close(db);
+    CHECK(store_schema_open(migrated, STORE_SCHEMA_VERSION, &db, err, sizeof(err)) == 0,
+          "migrated to the newest: %s", err);
+    sqlite3_close(db);
+    for (i = 0; i < sizeof(tables) / sizeof(tables[0]); i++) {
+        char *a = table_columns(fresh, tables[i]), *b = table_columns(migrated, tables[i]);
+        CHECK(a && b && a[0] && same_text(a, b), "table %s: the same columns", tables[i]);
+        free(a), free(b);
+    }
+    CHECK(count_rows(g_dir, "SELECT count(*) FROM sqlite_master WHERE type = 'table'") == 3,
+          "a new file has just the three tables");
+    snprintf(migrated, sizeof(migrated), "%s/migrated.db-wal", g_dir);
+    unlink(migrated);
+    snprintf(migrated, sizeof(migrated), "%s/migrated.db-shm", g_dir);
+    unlink(migrated);
+    snprintf(migrated, sizeof(migrated), "%s/migrated.db", g_dir);
+    unlink(migrated);
 }
 
 TEST(a_full_journal_breaks_the_log_until_a_snapshot)
@@ -870,9 +1024,12 @@ TEST(a_spent_budget_unloads_ended_sessions_at_once)
     close_store();
 }
 
-TEST(a_damaged_chunk_ends_the_read)
+/* A session's log in three rounds committed apart; `damage` (an UPDATE of
+ * the log with %lld for a chunk number) is done to round 1's first chunk; the
+ * read must end there, say `reason` and where, and serve round 0. */
+static void damaged_chunk_ends_the_read(const char *damage, const char *reason)
 {
-    char path[128], err[512], sql[160];
+    char path[128], err[512], sql[200];
     session *s;
     long long chunks[3] = {0, 0, 0};
     int id = 0, round;
@@ -892,21 +1049,42 @@ TEST(a_damaged_chunk_ends_the_read)
     /* the first chunk of round 1's records: everything of round 0 comes before it
      * (however many chunks the writer made of each) */
     snprintf(path, sizeof(path), "%s/jitscope.db", g_dir);
-    snprintf(sql, sizeof(sql),
-             "UPDATE log SET bytes = CAST(zeroblob(length(bytes)) AS BLOB) WHERE chunk = %lld",
-             chunks[0] + 1);
+    snprintf(sql, sizeof(sql), damage, chunks[0] + 1);
     CHECK(chunks[0] >= 1 && chunks[1] > chunks[0] && exec_sql(path, sql) == 0,
-          "chunk %lld (round 1's first) zeroed on disk", chunks[0] + 1);
+          "chunk %lld (round 1's first) damaged on disk", chunks[0] + 1);
     CHECK(open_store(g_dir, err, sizeof(err)) == 0, "opened again");
     persist_prepare(id);
     sessions_lock();
     s = sessions_get(id);
     snprintf(sql, sizeof(sql), "chunk %lld", chunks[0] + 1);
-    CHECK(s && strstr(s->persist.load_error, sql) && s->functions_jitted == 100,
-          "the read ends at the damage and says where (%s), what came before is served (%zu)",
+    CHECK(s && strstr(s->persist.load_error, sql) && strstr(s->persist.load_error, reason) &&
+              s->functions_jitted == 100,
+          "the read ends at the damage and says where and why (%s), what came before is served "
+          "(%zu)",
           s ? s->persist.load_error : "?", s ? s->functions_jitted : 0);
     sessions_unlock();
     close_store();
+}
+
+TEST(a_damaged_chunk_ends_the_read)
+{
+    damaged_chunk_ends_the_read(
+        "UPDATE log SET bytes = CAST(zeroblob(length(bytes)) AS BLOB) WHERE chunk = %lld",
+        "checksum");
+}
+
+/* Log chunks are stored compressed: one whose row says another unpacked size
+ * than its bytes unpack to (its checksum, of what is stored, still right) is
+ * damaged too, and so is one of a codec this server does not know. */
+TEST(a_chunk_that_does_not_unpack_ends_the_read)
+{
+    damaged_chunk_ends_the_read("UPDATE log SET raw_bytes = raw_bytes + 1 WHERE chunk = %lld",
+                                "unpacked size");
+}
+
+TEST(a_chunk_of_an_unknown_codec_ends_the_read)
+{
+    damaged_chunk_ends_the_read("UPDATE log SET codec = 9 WHERE chunk = %lld", "does not know");
 }
 
 /* Damage in two places: the read ends at the first (what came before it is
@@ -1121,6 +1299,9 @@ static const check_test tests[] = {
     TEST_ENTRY(a_version_4_file_is_migrated),
     TEST_ENTRY(committed_survives_a_crash),
     TEST_ENTRY(keep_and_keep_events),
+    TEST_ENTRY(a_short_ended_session_stays_its_log),
+    TEST_ENTRY(a_long_ended_log_is_compacted),
+    TEST_ENTRY(schema_new_is_the_migrated_schema),
     TEST_ENTRY(a_full_journal_breaks_the_log_until_a_snapshot),
     TEST_ENTRY(a_full_disk_is_retried),
     TEST_ENTRY(unwritten_log_counts_in_the_budget),
@@ -1129,6 +1310,8 @@ static const check_test tests[] = {
     TEST_ENTRY(an_ended_session_leaves_memory_and_comes_back),
     TEST_ENTRY(a_spent_budget_unloads_ended_sessions_at_once),
     TEST_ENTRY(a_damaged_chunk_ends_the_read),
+    TEST_ENTRY(a_chunk_that_does_not_unpack_ends_the_read),
+    TEST_ENTRY(a_chunk_of_an_unknown_codec_ends_the_read),
     TEST_ENTRY(a_damaged_log_is_reported_whole),
     TEST_ENTRY(an_idle_session_writes_nothing),
     TEST_ENTRY(header_round_trip),
@@ -1141,6 +1324,7 @@ static const check_test tests[] = {
  * whatever the test left open. */
 static void setup(void)
 {
+    g_compact_min = 1;
     snprintf(g_dir, sizeof(g_dir), "/tmp/jitscope-test-store-XXXXXX");
     CHECK(mkdtemp(g_dir) != NULL, "a directory for storage");
 }
