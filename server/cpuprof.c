@@ -16,6 +16,7 @@
 
 #include "clock.h"
 #include "cpuprof_run.h"
+#include "proc.h"
 #include "sessions.h"
 #include "utf.h"
 
@@ -464,14 +465,9 @@ static int cpuprof_read_int(const char *path, int *out)
 static uint64_t cpuprof_caps(void)
 {
     char buf[4096], *p;
-    ssize_t n;
-    int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+    size_t n;
 
-    if (fd < 0)
-        return 0;
-    n = read(fd, buf, sizeof(buf) - 1);
-    close(fd);
-    if (n <= 0)
+    if (proc_read(getpid(), "status", buf, sizeof(buf) - 1, &n) != 0 || n == 0)
         return 0;
     buf[n] = '\0';
     p = strstr(buf, "\nCapEff:");
