@@ -53,8 +53,12 @@ test('server is valgrind-clean over a full session', async () => {
 
 test('server is valgrind-clean reading a stored session back and deleting it', async () => {
   const dir = tempDataDir();
-  const rec = await startServer(['run', '--port', '0', '--data', dir, '--', 'dotnet', E2E_DLL]);
-  await waitFor('exited', async () => (await rec.api('/api/sessions/1')).body.state === 'exited', 60000);
+  // compacted at its end (a session this short would stay a log): the read-back below unpacks
+  // its snapshot's parts on a thread beside the fold, under valgrind
+  const rec = await startServer(['run', '--port', '0', '--data', dir, '--', 'dotnet', E2E_DLL],
+    { env: { JITSCOPE_COMPACT_MIN: '0' } });
+  await waitFor('exited and compacted', async () => (await rec.api('/api/sessions/1')).body.state === 'exited' &&
+    (await rec.api('/api/config')).body.storage.snapshots >= 1, 60000);
   await rec.stop('SIGTERM'); // its writer's last round writes everything
   const srv = await startServer(['serve', '--port', '0', '--data', dir], {
     prefix: ['valgrind', '--error-exitcode=99', '--leak-check=full',
