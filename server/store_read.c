@@ -12,9 +12,12 @@
 #include "store_db.h"
 
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "grow.h"
 
 static int read_statement(sqlite3 *db, const char *sql, int session_id, sqlite3_stmt **st)
 {
@@ -70,13 +73,8 @@ static int read_part_begin(read_part *p, sqlite3_stmt *st)
     p->raw_length = (size_t)sqlite3_column_int64(st, 3);
     p->parts = sqlite3_column_int(st, 5);
     p->kind = sqlite3_column_int(st, 6);
-    if (length > p->stored_cap) {
-        void *bigger = realloc(p->stored, length);
-        if (!bigger)
-            return -1;
-        p->stored = bigger;
-        p->stored_cap = length;
-    }
+    if (grow_reserve(&p->stored, &p->stored_cap, length, 1, 1u << 16, SIZE_MAX, GROW_KEEP) != 0)
+        return -1;
     if (length)
         memcpy(p->stored, bytes, length);
     p->stored_length = length;
