@@ -174,6 +174,20 @@ static char *content(session *s)
     return text;
 }
 
+/* An ended session of `functions` functions (`rejits` of them compiled again)
+ * beside a live one of `live_functions`, made in the registry; the ended
+ * one's content as served before storage touched it. Lock held. */
+static char *ended_and_live(unsigned functions, unsigned rejits, int live_mode,
+                            unsigned live_functions, session **ended, session **live)
+{
+    *ended = new_session(SESSION_MODE_RUN, 4242, "dotnet app.dll");
+    *live = new_session(live_mode, 4343, "dotnet live.dll");
+    jit_functions(*ended, functions, rejits, 0x7f0000300000ull);
+    jit_functions(*live, live_functions, 0, 0x7f0000800000ull);
+    end_session(*ended);
+    return content(*ended);
+}
+
 static char *content_of(int id)
 {
     char *text;
@@ -245,13 +259,8 @@ TEST(read_back_serves_the_same)
 
     CHECK(open_store(g_dir, err, sizeof(err)) == 0, "open: %s", err);
     sessions_lock();
-    a = new_session(SESSION_MODE_RUN, 4242, "dotnet app.dll");
-    b = new_session(SESSION_MODE_ATTACH, 4343, "dotnet live.dll");
+    ended_before = ended_and_live(3000, 200, SESSION_MODE_ATTACH, 500, &a, &b);
     ida = a->id, idb = b->id;
-    jit_functions(a, 3000, 200, 0x7f0000300000ull);
-    jit_functions(b, 500, 0, 0x7f0000600000ull);
-    end_session(a);
-    ended_before = content(a);
     live_before = content(b);
     sessions_unlock();
     persist_sweep(); /* header rows; the ended session's snapshot */
@@ -998,13 +1007,8 @@ TEST(a_spent_budget_unloads_ended_sessions_at_once)
 
     CHECK(persist_open(&o, err, sizeof(err)) == 0, "open: %s", err);
     sessions_lock();
-    s = new_session(SESSION_MODE_RUN, 4242, "dotnet app.dll");
-    live = new_session(SESSION_MODE_RUN, 4343, "dotnet live.dll");
+    before = ended_and_live(2000, 10, SESSION_MODE_RUN, 100, &s, &live);
     id = s->id, live_id = live->id;
-    jit_functions(s, 2000, 10, 0x7f0000300000ull);
-    jit_functions(live, 100, 0, 0x7f0000800000ull);
-    end_session(s);
-    before = content(s);
     sessions_unlock();
     persist_sweep(); /* its snapshot */
     CHECK(wait_synced(id), "its snapshot committed");
