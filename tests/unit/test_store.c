@@ -174,6 +174,21 @@ static char *content(session *s)
     return text;
 }
 
+/* A session made by stored_session, then ended; its content as served before
+ * storage touched it (in *s the session). */
+static char *stored_and_ended(unsigned functions, unsigned rejits, session **s)
+{
+    char *before;
+    int id = stored_session("dotnet app.dll", functions, rejits);
+
+    sessions_lock();
+    *s = sessions_get(id);
+    end_session(*s);
+    before = content(*s);
+    sessions_unlock();
+    return before;
+}
+
 /* An ended session of `functions` functions (`rejits` of them compiled again)
  * beside a live one of `live_functions`, made in the registry; the ended
  * one's content as served before storage touched it. Lock held. */
@@ -596,12 +611,8 @@ TEST(a_short_ended_session_stays_its_log)
 
     g_compact_min = 0;
     CHECK(open_store(g_dir, err, sizeof(err)) == 0, "open (unload after 1 ms): %s", err);
-    id = stored_session("dotnet app.dll", 3000, 200);
-    sessions_lock();
-    s = sessions_get(id);
-    end_session(s);
-    before = content(s);
-    sessions_unlock();
+    before = stored_and_ended(3000, 200, &s);
+    id = s->id;
     persist_sweep(); /* its header: ended */
     CHECK(wait_synced(id), "its log and header committed");
     sessions_lock();
@@ -971,12 +982,8 @@ TEST(an_ended_session_leaves_memory_and_comes_back)
     int id;
 
     CHECK(open_store(g_dir, err, sizeof(err)) == 0, "open (unload after 1 ms): %s", err);
-    id = stored_session("dotnet app.dll", 2000, 10);
-    sessions_lock();
-    s = sessions_get(id);
-    end_session(s);
-    before = content(s);
-    sessions_unlock();
+    before = stored_and_ended(2000, 10, &s);
+    id = s->id;
     persist_sweep(); /* its snapshot */
     CHECK(wait_synced(id), "its snapshot committed");
     usleep(2000);
