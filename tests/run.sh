@@ -98,11 +98,20 @@ for name in "${quick[@]}"; do report "$name"; done
 
 # The end-to-end and browser test files run in one node run, one file per core
 # (at most 4 at once): most of their time is waiting for real processes, and every
-# file has its own servers, ports (--port 0), data directories and apps. Every node
-# test has a time limit (ms), so one that hangs fails alone.
+# file has its own servers, ports (--port 0), data directories and apps. The files
+# in `alone` run after them, by themselves: hostile.test.mjs floods two servers at
+# once and compares their clients' latency percentiles, which another file's load
+# on one of them skews. Every node test has a time limit (ms), so one that hangs
+# fails alone.
 node_jobs=$(( jobs_max < 4 ? jobs_max : 4 ))
-node_test=(node --test --test-reporter=tap --test-concurrency="$node_jobs" --test-timeout=300000)
-suite e2e "${node_test[@]}" tests/e2e/ tests/browser/
+node_test=(node --test --test-reporter=tap --test-timeout=300000)
+alone=(tests/e2e/hostile.test.mjs)
+side_by_side=()
+for f in tests/e2e/*.test.mjs tests/browser/*.test.mjs; do
+  case " ${alone[*]} " in *" $f "*) ;; *) side_by_side+=("$f") ;; esac
+done
+suite e2e "${node_test[@]}" --test-concurrency="$node_jobs" "${side_by_side[@]}"
+suite e2e-alone "${node_test[@]}" --test-concurrency=1 "${alone[@]}"
 
 echo
 echo "$passed passed, $failed failed"
