@@ -25,6 +25,7 @@
  * its count of functions: about 2 ms, also for hostile names and filters */
 #define API_FN_WORK_STEP (8u * 1024u * 1024u)
 #define API_FN_SHORT_NEEDLE 16u
+#define API_FN_MAX_FILTER 512u /* bytes of a q= or module= filter */
 #define API_DEFAULT_LIMIT 100
 #define API_MAX_LIMIT 10000
 
@@ -33,7 +34,7 @@ size_t api_step_functions = 131072; /* about 1 ms of walking, per locked step */
 enum api_fn_sort { FN_SORT_TIME, FN_SORT_JIT_TIME, FN_SORT_NAME, FN_SORT_NATIVE, FN_SORT_IL };
 
 typedef struct api_fn_hit {
-    uint64_t key; /* the sort value, or the interned name (FN_SORT_NAME) */
+    uint64_t key; /* the sort value, or the name record (FN_SORT_NAME) */
     uint64_t function_id;
     uint32_t position; /* in the session's function array */
 } api_fn_hit;
@@ -51,15 +52,35 @@ typedef struct api_fn_query {
     size_t hit_count, hit_cap, keep, matched;
     int has_threshold;
     api_fn_hit threshold; /* the keep-th best match at the last cut */
+    /* the name filter's last type part (fnname.h), its length, and whether
+     * the filter is in it: a type's methods need it tested once */
+    const char *head_seen;
+    size_t head_seen_length;
+    int head_seen_matches;
+    /* where a match may span a name's two parts: the type part's last bytes
+     * and the method part's first (and STRPOOL_SLACK zero bytes) */
+    char seam[2 * API_FN_MAX_FILTER + 8];
 } api_fn_query;
+
+/* The order of two name records (fnname.h); no name sorts as "". */
+static int api_fn_name_order(const char *x, const char *y)
+{
+    fnname n;
+
+    if (x && y)
+        return fnname_cmp(x, y);
+    if (!x && !y)
+        return 0;
+    n = fnname_parts(x ? x : y);
+    return *n.head || *n.tail ? (x ? 1 : -1) : 0;
+}
 
 static int api_fn_cmp(const api_fn_query *q, const api_fn_hit *a, const api_fn_hit *b)
 {
     int d;
 
     if (q->sort == FN_SORT_NAME) {
-        const char *x = (const char *)(uintptr_t)a->key, *y = (const char *)(uintptr_t)b->key;
-        d = strcmp(x ? x : "", y ? y : "");
+        d = api_fn_name_order((const char *)(uintptr_t)a->key, (const char *)(uintptr_t)b->key);
         d = (d > 0) - (d < 0);
     } else {
         d = (a->key > b->key) - (a->key < b->key);
@@ -76,7 +97,7 @@ static uint64_t api_fn_key(const api_fn_query *q, const session_function *f)
     switch (q->sort) {
     case FN_SORT_TIME: return (uint64_t)f->first_jit_ns ^ (1ull << 63); /* signed order */
     case FN_SORT_JIT_TIME: return f->jit_time_total_ns;
-    case FN_SORT_NAME: return (uint64_t)(uintptr_t)f->name;
+    case FN_SORT_NAME: return (uint64_t)(uintptr_t)f->name_record;
     case FN_SORT_NATIVE: return f->native_size;
     case FN_SORT_IL: return f->il_size;
     }
@@ -148,6 +169,36 @@ static int api_fn_name_contains(const char *name, const char *needle, size_t n, 
         if (end)
             return 0;
     }
+}
+
+/* The name filter on a name record (fnname.h): in its type part (tested
+ * once for a run of the type's methods), in its own part, or across the
+ * two. Adds the bytes it compared to *work. */
+static int api_fn_record_contains(api_fn_query *q, const char *record, size_t *work)
+{
+    fnname n = fnname_parts(record);
+    size_t n1 = q->q_length - 1, from, k, t;
+
+    if (!*n.head)
+        return api_fn_name_contains(n.tail, q->q, q->q_length, work);
+    if (n.head != q->head_seen) {
+        q->head_seen = n.head;
+        q->head_seen_length = strlen(n.head);
+        q->head_seen_matches = api_fn_name_contains(n.head, q->q, q->q_length, work);
+    }
+    if (q->head_seen_matches || api_fn_name_contains(n.tail, q->q, q->q_length, work))
+        return 1;
+    if (n1 == 0)
+        return 0;
+    /* the seam: up to q_length - 1 bytes either side of the cut */
+    from = q->head_seen_length > n1 ? q->head_seen_length - n1 : 0;
+    k = q->head_seen_length - from;
+    memcpy(q->seam, n.head + from, k);
+    t = strnlen(n.tail, n1);
+    memcpy(q->seam + k, n.tail, t);
+    k += t;
+    memset(q->seam + k, 0, 8);
+    return api_fn_name_contains(q->seam, q->q, q->q_length, work);
 }
 
 /* The ASCII case-insensitive substring test of the old strcasestr filter. */
@@ -271,7 +322,7 @@ static ptrdiff_t api_fn_walk(api_fn_query *q, const session *s, size_t from, siz
 
         if (!f->jitted)
             continue; /* known only from stacks: not a compiled function */
-        if (q->q && (!f->name || !api_fn_name_contains(f->name, q->q, q->q_length, &work)))
+        if (q->q && (!f->name_record || !api_fn_record_contains(q, f->name_record, &work)))
             continue;
         if (q->by_module && !bsearch(&f->module_id, q->modules, q->module_count,
                                      sizeof(*q->modules), api_fn_u64_cmp))
@@ -337,7 +388,7 @@ int api_functions_list(api_call *c)
         query.descending = 1;
     else if (order)
         return api_fail(c, 400, "order must be asc or desc");
-    if ((q && strlen(q) > 512) || (mod && strlen(mod) > 512))
+    if ((q && strlen(q) > API_FN_MAX_FILTER) || (mod && strlen(mod) > API_FN_MAX_FILTER))
         return api_fail(c, 400, "filter too long (512 bytes at most)");
     if (q && *q) {
         if (!(query.q = api_fn_lower(q)))

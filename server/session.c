@@ -160,12 +160,21 @@ session_function *session_function_append(session *s, uint64_t id)
 
 int session_function_set_name(session *s, session_function *f, const char *name, size_t length)
 {
-    const char *copy = strpool_add(&s->names, name, length);
+    const char *record = fnname_store(&s->names, name, length, 0);
 
-    if (!copy)
+    if (!record)
         return -1;
-    f->name = copy;
+    f->name_record = record;
     return 0;
+}
+
+size_t session_function_name_copy(const session_function *f, char *out, size_t size)
+{
+    if (!f->name_record) {
+        out[0] = '\0';
+        return 0;
+    }
+    return fnname_copy(f->name_record, out, size);
 }
 
 int session_function_keep_compilation(session *s, session_function *f, const session_compilation *c)

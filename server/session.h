@@ -23,6 +23,7 @@
 #include "codemap.h"
 #include "code.h"
 #include "eventlog.h"
+#include "fnname.h"
 #include "idindex.h"
 #include "idmap.h"
 #include "logrec.h"
@@ -75,8 +76,8 @@ typedef struct session_compilation {
 #define SESSION_MAX_COMPILATIONS 16 /* kept per function; later ones are counted only */
 
 /* One function: 128 bytes, in one array per session that grows without
- * zero-filling (docs/ARCHITECTURE.md, Server memory). Its name is interned in
- * the session's string pool; a function compiled once has no compilation list
+ * zero-filling (docs/ARCHITECTURE.md, Server memory). Its name is a record in
+ * the session's string pool, its type's part shared (fnname.h); a function compiled once has no compilation list
  * (its one compilation is the fields below): read compilations with
  * session_function_compilation(). function_id must stay the first field (the
  * index, idindex.h, reads it there). */
@@ -87,8 +88,8 @@ typedef struct session_function {
      * SESSION_MAX_CODE_VERSIONS, a ring); two versions of one method whose
      * starts differ only above 4 GiB would count as one */
     uint32_t code_start[SESSION_MAX_CODE_VERSIONS];
-    const char *name;     /* interned (session.names): valid while the session lives */
-    int64_t first_jit_ns; /* wall clock, Unix ns */
+    const char *name_record; /* its name (fnname.h) in session.names; NULL: none yet */
+    int64_t first_jit_ns;    /* wall clock, Unix ns */
     int64_t last_jit_ns;
     uint64_t jit_time_ns; /* duration of the last compilation (Finished - Started) */
     uint64_t jit_time_total_ns;
@@ -113,9 +114,10 @@ typedef struct session_function {
 /* Compilation i (0 <= i < f->compilation_count) of a function, in order. */
 session_compilation session_function_compilation(const session_function *f, uint32_t i);
 
-/* A function's name, or NULL when no name record came (the accessor other
- * code should use: how names are held may change). */
-static inline const char *session_function_name(const session_function *f) { return f->name; }
+/* A function's name: session_function_name_copy writes it into out (cut to
+ * size, NUL-terminated) and returns its length, or returns 0 and writes ""
+ * when no name record came; the record itself is read with fnname.h. */
+size_t session_function_name_copy(const session_function *f, char *out, size_t size);
 
 typedef struct session_module {
     uint64_t module_id, assembly_id, base_address;

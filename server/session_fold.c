@@ -91,12 +91,10 @@ static void session_set_string(session *s, char **field, const wire_string *valu
  * same few names: interned, so that renaming does not grow the pool. */
 static void session_set_name(session *s, session_function *f, const wire_string *value, int dynamic)
 {
-    const char *text = (const char *)value->text;
-    const char *name = dynamic ? strpool_intern(&s->names, text, value->length)
-                               : strpool_add(&s->names, text, value->length);
+    const char *name = fnname_store(&s->names, (const char *)value->text, value->length, dynamic);
 
     if (name)
-        f->name = name;
+        f->name_record = name;
     else
         s->capacity_drops++;
 }
@@ -496,7 +494,8 @@ int session_apply(session *s, const wire_record *r, int64_t now_ns, const char *
                 f->il_size = n->il_size; /* JIT records leave it to the name now */
             /* a dynamic method's FunctionID is reused once it is collected:
              * its latest name is the one that counts */
-            if (!f->name || (r->flags & WIRE_FLAG_DYNAMIC)) /* the old one stays in the pool */
+            if (!f->name_record ||
+                (r->flags & WIRE_FLAG_DYNAMIC)) /* the old one stays in the pool */
                 session_set_name(s, f, &r->strings[0], (r->flags & WIRE_FLAG_DYNAMIC) != 0);
             f->flags |= r->flags & WIRE_FLAG_DYNAMIC;
         }

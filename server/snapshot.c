@@ -165,9 +165,10 @@ static int snapshot_put_function(const session *s, size_t i, textbuf *out)
 {
     const session_function *f = &s->functions[i];
     snapshot_function r;
-    wire_text name = snapshot_text(f->name);
+    char text[FNNAME_MAX + 1];
+    wire_text name = {.utf8 = text, .length = session_function_name_copy(f, text, sizeof(text))};
     uint32_t listed = f->compilation_list ? f->compilation_count : 0;
-    uint16_t flags = f->name ? SNAPSHOT_HAS_NAME : 0;
+    uint16_t flags = f->name_record ? SNAPSHOT_HAS_NAME : 0;
 
     if (f->function_id &&
         idindex_get(&s->function_index, f->function_id, s->functions, sizeof(*f)) == i)
@@ -430,8 +431,8 @@ static int snapshot_restore_function(session *s, snapshot_reader *rd, snapshot_c
     if (snapshot_take_string(c, &name, &length) != 0)
         return -1;
     if ((flags & SNAPSHOT_HAS_NAME) &&
-        !(f->name = (f->flags & WIRE_FLAG_DYNAMIC) ? strpool_intern(&s->names, name, length)
-                                                   : strpool_add(&s->names, name, length)))
+        !(f->name_record = fnname_store(&s->names, name, length,
+                                        (f->flags & WIRE_FLAG_DYNAMIC) != 0)))
         return -1;
     if ((flags & SNAPSHOT_INDEXED) && f->function_id) { /* indexed all at once at END */
         if (grow_reserve((void **)&rd->indexed, &rd->indexed_cap, rd->indexed_count,

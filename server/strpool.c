@@ -9,13 +9,16 @@
 #define STRPOOL_CHUNK ((size_t)1 << STRPOOL_CHUNK_BITS)
 #define STRPOOL_STRIDE (STRPOOL_CHUNK + 64) /* a chunk and its slack inside a reserved block */
 
-static uint32_t strpool_hash(const char *text, size_t length)
+/* FNV-1a, 64-bit, folded, over a[0..alen) then b[0..blen) */
+static uint32_t strpool_hash(const char *a, size_t alen, const char *b, size_t blen)
 {
-    uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a, 64-bit, folded */
+    uint64_t h = 0xcbf29ce484222325ull;
     size_t i;
 
-    for (i = 0; i < length; i++)
-        h = (h ^ (unsigned char)text[i]) * 0x100000001b3ull;
+    for (i = 0; i < alen; i++)
+        h = (h ^ (unsigned char)a[i]) * 0x100000001b3ull;
+    for (i = 0; i < blen; i++)
+        h = (h ^ (unsigned char)b[i]) * 0x100000001b3ull;
     h ^= h >> 32;
     return (uint32_t)h | 1u; /* 0 marks an empty slot */
 }
@@ -68,53 +71,71 @@ static char *strpool_room(strpool *p, size_t need, uint32_t *ref)
     return p->chunks[p->chunk_count - 1] + (*ref & (STRPOOL_CHUNK - 1));
 }
 
-/* The string, its NUL, and 7 more zero bytes: a reader that loads 8 bytes at a
- * time past the NUL reads written bytes (the next string overwrites them; the
- * chunk's STRPOOL_SLACK keeps them inside it). */
-static void strpool_store(char *copy, const char *text, size_t length)
+/* The string (a then b), its NUL, and 7 more zero bytes: a reader that
+ * loads 8 bytes at a time past the NUL reads written bytes (the next string
+ * overwrites them; the chunk's STRPOOL_SLACK keeps them inside it). */
+static void strpool_store(char *copy, const char *a, size_t alen, const char *b, size_t blen)
 {
-    memcpy(copy, text, length);
-    memset(copy + length, 0, STRPOOL_SLACK);
+    if (alen) /* a may be NULL then */
+        memcpy(copy, a, alen);
+    memcpy(copy + alen, b, blen);
+    memset(copy + alen + blen, 0, STRPOOL_SLACK);
 }
 
-const char *strpool_intern(strpool *p, const char *text, size_t length)
+static int strpool_too_long(size_t alen, size_t blen)
+{
+    return alen > STRPOOL_MAX_PREFIX || blen > 65535;
+}
+
+const char *strpool_intern2(strpool *p, const char *a, size_t alen, const char *b, size_t blen)
 {
     uint32_t hash, ref;
-    size_t i, mask;
+    size_t i, mask, length = alen + blen;
     char *copy;
 
-    if (length > 65535)
+    if (strpool_too_long(alen, blen))
         return NULL;
     if ((p->count + 1) * 4 > p->capacity * 3 && strpool_grow(p) != 0)
         return NULL;
-    hash = strpool_hash(text, length);
+    hash = strpool_hash(a, alen, b, blen);
     mask = p->capacity - 1;
     for (i = strpool_home(hash, mask); p->slots[i].hash; i = (i + 1) & mask) {
         if (p->slots[i].hash == hash) {
             const char *known = strpool_at(p, p->slots[i].ref);
-            if (strnlen(known, length + 1) == length && memcmp(known, text, length) == 0)
+            if (strnlen(known, length + 1) == length && (!alen || memcmp(known, a, alen) == 0) &&
+                memcmp(known + alen, b, blen) == 0)
                 return known; /* (a text with a NUL inside is never found again: a new copy) */
         }
     }
     if (!(copy = strpool_room(p, length + 1, &ref)))
         return NULL;
-    strpool_store(copy, text, length);
+    strpool_store(copy, a, alen, b, blen);
     p->slots[i] = (strpool_slot){hash, ref};
     p->count++;
     p->text_bytes += length + 1;
     return copy;
 }
 
-const char *strpool_add(strpool *p, const char *text, size_t length)
+const char *strpool_add2(strpool *p, const char *a, size_t alen, const char *b, size_t blen)
 {
     uint32_t ref;
     char *copy;
 
-    if (length > 65535 || !(copy = strpool_room(p, length + 1, &ref)))
+    if (strpool_too_long(alen, blen) || !(copy = strpool_room(p, alen + blen + 1, &ref)))
         return NULL;
-    strpool_store(copy, text, length);
-    p->text_bytes += length + 1;
+    strpool_store(copy, a, alen, b, blen);
+    p->text_bytes += alen + blen + 1;
     return copy;
+}
+
+const char *strpool_intern(strpool *p, const char *text, size_t length)
+{
+    return strpool_intern2(p, NULL, 0, text, length);
+}
+
+const char *strpool_add(strpool *p, const char *text, size_t length)
+{
+    return strpool_add2(p, NULL, 0, text, length);
 }
 
 void strpool_reserve(strpool *p, size_t bytes)

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fixtures.h"
 #include "check.h"
 #include "records.h"
 #include "session.h"
@@ -191,15 +192,15 @@ TEST(function_name_set_once)
     rec_apply(s, rec_jit_finished(0xF1, 0x71, 0x1000, 10, REC_MONO + 10, 0));
     rec_apply(s, rec_function_name(0xF1, MODULE_ID, "Ns.Box<System.Int64>.Get", 0));
     f = session_find_function(s, 0xF1);
-    CHECK(f && f->name && strcmp(f->name, "Ns.Box<System.Int64>.Get") == 0,
+    CHECK(f && f->name_record && strcmp(fixture_fn_name(f), "Ns.Box<System.Int64>.Get") == 0,
           "FUNCTION_NAME names a known function");
     CHECK(f->module_id == 0x7f0000200000ull && f->token == 0x06000001u, "module and token set");
     rec_apply(s, rec_function_name(0xF1, MODULE_ID, "Something.Else", 0));
-    CHECK(strcmp(session_find_function(s, 0xF1)->name, "Ns.Box<System.Int64>.Get") == 0,
+    CHECK(strcmp(fixture_fn_name(session_find_function(s, 0xF1)), "Ns.Box<System.Int64>.Get") == 0,
           "a second FUNCTION_NAME does not rename it");
     rec_apply(s, rec_function_name(0xF9, MODULE_ID, "Ns.First.Seen", 0));
     f = session_find_function(s, 0xF9);
-    CHECK(f && strcmp(f->name, "Ns.First.Seen") == 0 && f->jit_count == 0,
+    CHECK(f && strcmp(fixture_fn_name(f), "Ns.First.Seen") == 0 && f->jit_count == 0,
           "FUNCTION_NAME before any JIT record creates the function");
     session_free(s);
 }
@@ -813,10 +814,12 @@ TEST(unloaded_module_frees_its_function_ids)
     rec_apply(s, n);
     rec_apply(s, rec_jit_finished(0xF00, 0, 0x2000, 20, REC_MONO + 9, 0));
     CHECK(s->function_count == 2, "the reused FunctionID is a second function");
-    CHECK(strcmp(s->functions[0].name, "Plugin1.Old()") == 0 && s->functions[0].jit_count == 1,
+    CHECK(strcmp(fixture_fn_name(&s->functions[0]), "Plugin1.Old()") == 0 &&
+              s->functions[0].jit_count == 1,
           "the old one keeps its name and count");
     CHECK(session_find_function(s, 0xF00) == &s->functions[1] &&
-              strcmp(s->functions[1].name, "Plugin2.New()") == 0 && s->functions[1].jit_count == 1,
+              strcmp(fixture_fn_name(&s->functions[1]), "Plugin2.New()") == 0 &&
+              s->functions[1].jit_count == 1,
           "the new one has its own name and count");
     session_free(s);
 }

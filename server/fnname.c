@@ -1,0 +1,119 @@
+/* fnname.c -- function names as a shared type's part and their own (see fnname.h). */
+#include "fnname.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+size_t fnname_split(const char *text, size_t length)
+{
+    size_t i, dot = 0, depth = 0;
+
+    for (i = 1; i < length; i++) {
+        char c = text[i];
+        if (c == '<' || c == '(' || c == '[')
+            depth++;
+        else if ((c == '>' || c == ')' || c == ']') && depth > 0)
+            depth--;
+        else if (c == '.' && depth == 0)
+            dot = i;
+    }
+    if (dot > 1 && text[dot - 1] == '.') /* "Ns.Type..ctor": the method is ".ctor" */
+        dot--;
+    return dot + 1 >= FNNAME_MIN_HEAD ? dot + 1 : 0;
+}
+
+/* The address as FNNAME_HEAD_BYTES bytes of 7 bits, high bit set (no NUL). */
+static void fnname_encode(const char *head, char out[FNNAME_HEAD_BYTES])
+{
+    uint64_t address = (uint64_t)(uintptr_t)head;
+    unsigned i;
+
+    for (i = 0; i < FNNAME_HEAD_BYTES; i++)
+        out[i] = (char)(0x80u | ((address >> (7u * i)) & 0x7fu));
+}
+
+const char *fnname_store(strpool *p, const char *text, size_t length, int intern)
+{
+    size_t cut = length > FNNAME_MAX ? 0 : fnname_split(text, length);
+    const char *head = NULL;
+    char encoded[FNNAME_HEAD_BYTES];
+
+    if (length > FNNAME_MAX)
+        return NULL;
+    /* a part's address must fit the record's 49 bits (user space on Linux
+     * is below 2^47); one that does not leaves the name whole */
+    if (cut && (head = strpool_intern(p, text, cut)) &&
+        (uint64_t)(uintptr_t)head >> (7u * FNNAME_HEAD_BYTES) == 0) {
+        text += cut;
+        length -= cut;
+    } else {
+        head = NULL;
+    }
+    fnname_encode(head, encoded);
+    return intern ? strpool_intern2(p, encoded, sizeof(encoded), text, length)
+                  : strpool_add2(p, encoded, sizeof(encoded), text, length);
+}
+
+size_t fnname_length(const char *record)
+{
+    fnname n = fnname_parts(record);
+    return strlen(n.head) + strlen(n.tail);
+}
+
+size_t fnname_copy(const char *record, char *out, size_t size)
+{
+    fnname n = fnname_parts(record);
+    size_t head = strlen(n.head), tail = strlen(n.tail), k;
+
+    k = head < size - 1 ? head : size - 1;
+    memcpy(out, n.head, k);
+    if (tail > size - 1 - k)
+        tail = size - 1 - k;
+    memcpy(out + k, n.tail, tail);
+    out[k + tail] = '\0';
+    return strlen(n.head) + strlen(n.tail);
+}
+
+char *fnname_dup(const char *record)
+{
+    size_t length = fnname_length(record);
+    char *copy = malloc(length + 1);
+
+    if (copy)
+        fnname_copy(record, copy, length + 1);
+    return copy;
+}
+
+/* Byte order of x[0..n) joined with y, against z: the rest of the comparison
+ * once one name's type part is a prefix of the other's. */
+static int fnname_cmp_rest(const char *x, size_t n, const char *y, const char *z)
+{
+    const unsigned char *a = (const unsigned char *)x, *b = (const unsigned char *)z;
+    size_t i;
+
+    for (i = 0; i < n; i++, b++)
+        if (a[i] != *b)
+            return (a[i] > *b) - (a[i] < *b);
+    return strcmp(y, (const char *)b);
+}
+
+int fnname_cmp(const char *a, const char *b)
+{
+    fnname x = fnname_parts(a), y = fnname_parts(b);
+    size_t hx, hy;
+    int d;
+
+    if (x.head == y.head)
+        return strcmp(x.tail, y.tail);
+    hx = strlen(x.head), hy = strlen(y.head);
+    d = memcmp(x.head, y.head, hx < hy ? hx : hy);
+    if (d != 0)
+        return d;
+    if (hx == hy)
+        return strcmp(x.tail, y.tail);
+    /* one type part is a prefix of the other: the shorter name's own part
+     * goes on against the longer type part's rest, then its own part */
+    if (hx < hy)
+        return -fnname_cmp_rest(y.head + hx, hy - hx, y.tail, x.tail);
+    return fnname_cmp_rest(x.head + hy, hx - hy, x.tail, y.tail);
+}
