@@ -16,6 +16,9 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "api_util.h"
 #include "grow.h"
@@ -25,6 +28,7 @@
  * its count of functions: about 2 ms, also for hostile names and filters */
 #define API_FN_WORK_STEP (8u * 1024u * 1024u)
 #define API_FN_SHORT_NEEDLE 16u
+#define API_FN_SEAM_BITS 63u   /* filters up to 64 bytes test the seam from a mask */
 #define API_FN_MAX_FILTER 512u /* bytes of a q= or module= filter */
 #define API_DEFAULT_LIMIT 100
 #define API_MAX_LIMIT 10000
@@ -57,9 +61,12 @@ typedef struct api_fn_query {
     const char *head_seen;
     size_t head_seen_length;
     int head_seen_matches;
-    /* where a match may span a name's two parts: the type part's last bytes
-     * and the method part's first (and STRPOOL_SLACK zero bytes) */
-    char seam[2 * API_FN_MAX_FILTER + 8];
+    /* bit k (1..API_FN_SEAM_BITS): the type part ends with the filter's
+     * first k bytes, so a method part that starts with the rest matches */
+    uint64_t head_seen_seam;
+    /* a longer filter is tested on the whole name, joined here (FNNAME_MAX
+     * bytes, its NUL and STRPOOL_SLACK zero bytes; made when first needed) */
+    char *whole;
 } api_fn_query;
 
 /* The order of two name records (fnname.h); no name sorts as "". */
@@ -134,71 +141,115 @@ static int api_fn_contains(const char *hay, const char *needle, size_t n)
     return 0;
 }
 
-/* The same for a name in a session's string pool, 8 bytes at a time: a word
- * with neither the needle's first byte (either case) nor the end is skipped
- * whole. It may read up to 7 bytes past the name's NUL, which the pool allows
- * (STRPOOL_SLACK, zeroed). Adds the bytes it compared to *work. A needle
- * longer than API_FN_SHORT_NEEDLE is left to strcasestr (linear whatever the
- * name: a hostile name and needle cannot make it quadratic). */
+/* The same for a name in a session's string pool, 16 bytes at a time: a
+ * block with neither the needle's first two bytes (either case) one after
+ * the other nor the end is skipped whole. It may read up to 16 bytes past the
+ * name's NUL, which the pool allows (STRPOOL_SLACK, zeroed). Adds the bytes
+ * it compared to *work. A needle longer than API_FN_SHORT_NEEDLE is left to
+ * strcasestr (linear whatever the name: a hostile name and needle cannot
+ * make it quadratic). */
 static int api_fn_name_contains(const char *name, const char *needle, size_t n, size_t *work)
 {
-    const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
-    unsigned char first = (unsigned char)needle[0];
-    uint64_t fold = first >= 'a' && first <= 'z' ? 0x2020202020202020ull : 0, pat = ones * first;
-    const char *p;
+    size_t done = 0;
+    int found = 0;
 
     if (n > API_FN_SHORT_NEEDLE) {
         *work += strlen(name) * 4;
         return strcasestr(name, needle) != NULL;
     }
-    for (p = name;; p += 8) {
-        uint64_t w, x, end, hit;
-        memcpy(&w, p, sizeof(w));
-        x = (w | fold) ^ pat;
-        end = (w - ones) & ~w & highs; /* the lowest set bit marks the first NUL */
-        hit = (x - ones) & ~x & highs; /* candidates (a false one may follow a true one) */
-        if (end)
-            hit &= (end & -end) - 1; /* only before the NUL */
-        *work += 8;
-        for (; hit; hit &= hit - 1) {
-            size_t i = api_fn_matched(p + (__builtin_ctzll(hit) >> 3), needle, n, 0);
-            *work += i;
-            if (i == n)
-                return 1;
+#if defined(__SSE2__)
+    {
+        unsigned char first = (unsigned char)needle[0];
+        unsigned char second = n > 1 ? (unsigned char)needle[1] : 0;
+        const __m128i zero = _mm_setzero_si128(), c1 = _mm_set1_epi8((char)first);
+        const __m128i c2 = _mm_set1_epi8((char)second);
+        /* OR 0x20 turns A-Z into a-z (and other bytes into candidates only) */
+        const __m128i f1 = _mm_set1_epi8(first >= 'a' && first <= 'z' ? 0x20 : 0);
+        const __m128i f2 = _mm_set1_epi8(second >= 'a' && second <= 'z' ? 0x20 : 0);
+        const char *p;
+
+        for (p = name; !found; p += 16) {
+            __m128i w = _mm_loadu_si128((const __m128i *)(const void *)p);
+            unsigned end = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(w, zero));
+            unsigned hit = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_or_si128(w, f1), c1));
+            if (n > 1) { /* and the needle's second byte next: far fewer candidates */
+                __m128i w2 = _mm_loadu_si128((const __m128i *)(const void *)(p + 1));
+                hit &= (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_or_si128(w2, f2), c2));
+            }
+            if (end)
+                hit &= (end & -end) - 1; /* only before the NUL */
+            done += 16;
+            for (; hit && !found; hit &= hit - 1) {
+                size_t i = api_fn_matched(p + __builtin_ctz(hit), needle, n, 0);
+                done += i;
+                found = i == n;
+            }
+            if (end)
+                break;
         }
-        if (end)
-            return 0;
     }
+#else
+    found = api_fn_contains(name, needle, n);
+    done = strlen(name) * n;
+#endif
+    *work += done;
+    return found;
+}
+
+/* A new type part for the name filter: whether the filter is in it, and
+ * which of the filter's first bytes it ends with (the seam mask). */
+static void api_fn_head_seen(api_fn_query *q, const char *head, size_t *work)
+{
+    size_t length = strlen(head), k, most = q->q_length - 1;
+    unsigned char first = (unsigned char)q->q[0];
+
+    q->head_seen = head;
+    q->head_seen_length = length;
+    q->head_seen_matches = api_fn_name_contains(head, q->q, q->q_length, work);
+    q->head_seen_seam = 0;
+    if (most > API_FN_SEAM_BITS)
+        return; /* a longer filter copies the seam instead */
+    if (most > length)
+        most = length;
+    for (k = 1; k <= most; k++) {
+        unsigned char c = (unsigned char)head[length - k];
+        if ((c >= 'A' && c <= 'Z' ? c + 32 : c) == first &&
+            api_fn_matched(head + length - k, q->q, k, 1) == k)
+            q->head_seen_seam |= 1ull << k;
+    }
+    *work += most;
 }
 
 /* The name filter on a name record (fnname.h): in its type part (tested
  * once for a run of the type's methods), in its own part, or across the
- * two. Adds the bytes it compared to *work. */
+ * two. Adds the bytes it compared to *work. 1 in, 0 not, -1 out of memory. */
 static int api_fn_record_contains(api_fn_query *q, const char *record, size_t *work)
 {
     fnname n = fnname_parts(record);
-    size_t n1 = q->q_length - 1, from, k, t;
+    size_t n1 = q->q_length - 1, k;
+    uint64_t seam;
 
     if (!*n.head)
         return api_fn_name_contains(n.tail, q->q, q->q_length, work);
-    if (n.head != q->head_seen) {
-        q->head_seen = n.head;
-        q->head_seen_length = strlen(n.head);
-        q->head_seen_matches = api_fn_name_contains(n.head, q->q, q->q_length, work);
-    }
+    if (n.head != q->head_seen)
+        api_fn_head_seen(q, n.head, work);
     if (q->head_seen_matches || api_fn_name_contains(n.tail, q->q, q->q_length, work))
         return 1;
     if (n1 == 0)
         return 0;
-    /* the seam: up to q_length - 1 bytes either side of the cut */
-    from = q->head_seen_length > n1 ? q->head_seen_length - n1 : 0;
-    k = q->head_seen_length - from;
-    memcpy(q->seam, n.head + from, k);
-    t = strnlen(n.tail, n1);
-    memcpy(q->seam + k, n.tail, t);
-    k += t;
-    memset(q->seam + k, 0, 8);
-    return api_fn_name_contains(q->seam, q->q, q->q_length, work);
+    if (n1 <= API_FN_SEAM_BITS) {
+        for (seam = q->head_seen_seam; seam; seam &= seam - 1) {
+            k = (size_t)__builtin_ctzll(seam);
+            *work += q->q_length - k;
+            if (api_fn_matched(n.tail, q->q + k, q->q_length - k, 0) == q->q_length - k)
+                return 1;
+        }
+        return 0;
+    }
+    if (!q->whole && !(q->whole = calloc(1, FNNAME_MAX + 1 + STRPOOL_SLACK)))
+        return -1;
+    *work += fnname_copy(record, q->whole, FNNAME_MAX + 1);
+    return api_fn_name_contains(q->whole, q->q, q->q_length, work);
 }
 
 /* The ASCII case-insensitive substring test of the old strcasestr filter. */
@@ -322,8 +373,13 @@ static ptrdiff_t api_fn_walk(api_fn_query *q, const session *s, size_t from, siz
 
         if (!f->jitted)
             continue; /* known only from stacks: not a compiled function */
-        if (q->q && (!f->name_record || !api_fn_record_contains(q, f->name_record, &work)))
-            continue;
+        if (q->q) {
+            int in = f->name_record ? api_fn_record_contains(q, f->name_record, &work) : 0;
+            if (in < 0)
+                return -1;
+            if (!in)
+                continue;
+        }
         if (q->by_module && !bsearch(&f->module_id, q->modules, q->module_count,
                                      sizeof(*q->modules), api_fn_u64_cmp))
             continue;
@@ -339,6 +395,7 @@ static ptrdiff_t api_fn_walk(api_fn_query *q, const session *s, size_t from, siz
 static void api_fn_query_free(api_fn_query *q)
 {
     free(q->hits);
+    free(q->whole);
     free(q->modules);
     free((char *)q->q);
 }

@@ -100,20 +100,19 @@ static int fnname_cmp_rest(const char *x, size_t n, const char *y, const char *z
 int fnname_cmp(const char *a, const char *b)
 {
     fnname x = fnname_parts(a), y = fnname_parts(b);
-    size_t hx, hy;
-    int d;
+    const unsigned char *p = (const unsigned char *)x.head, *q = (const unsigned char *)y.head;
 
     if (x.head == y.head)
         return strcmp(x.tail, y.tail);
-    hx = strlen(x.head), hy = strlen(y.head);
-    d = memcmp(x.head, y.head, hx < hy ? hx : hy);
-    if (d != 0)
-        return d;
-    if (hx == hy)
+    while (*p && *p == *q) /* most names differ early in their type parts */
+        p++, q++;
+    if (*p && *q)
+        return (*p > *q) - (*p < *q);
+    if (!*p && !*q)
         return strcmp(x.tail, y.tail);
     /* one type part is a prefix of the other: the shorter name's own part
      * goes on against the longer type part's rest, then its own part */
-    if (hx < hy)
-        return -fnname_cmp_rest(y.head + hx, hy - hx, y.tail, x.tail);
-    return fnname_cmp_rest(x.head + hy, hx - hy, x.tail, y.tail);
+    if (!*p)
+        return -fnname_cmp_rest((const char *)q, strlen((const char *)q), y.tail, x.tail);
+    return fnname_cmp_rest((const char *)p, strlen((const char *)p), x.tail, y.tail);
 }

@@ -199,7 +199,8 @@ static uint64_t session_record_need(session *s, const wire_record *r, unsigned *
         fn = session_new_function_bytes(s, r->u.function_name.function_id);
         f = fn ? NULL : session_find_function(s, r->u.function_name.function_id);
         if (fn || !f || !f->name_record || (r->flags & WIRE_FLAG_DYNAMIC)) /* a name is taken */
-            need = (uint64_t)r->strings[0].length + 1 + FNNAME_HEAD_BYTES +
+            need = (uint64_t)r->strings[0].length + 2 +
+                   FNNAME_HEAD_BYTES + /* two NULs: a new type part */
                    2 * sizeof(strpool_slot) + session_name_table_growth(&s->names);
         *kind = fn ? SESSION_REFUSED_FUNCTIONS : SESSION_REFUSED_NAMES;
         return fn + need;

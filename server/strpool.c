@@ -8,19 +8,36 @@
 
 #define STRPOOL_CHUNK ((size_t)1 << STRPOOL_CHUNK_BITS)
 #define STRPOOL_STRIDE (STRPOOL_CHUNK + 64) /* a chunk and its slack inside a reserved block */
+_Static_assert(STRPOOL_SLACK <= 64, "a reserved block's chunks keep their slack");
 
-/* FNV-1a, 64-bit, folded, over a[0..alen) then b[0..blen) */
+/* h with text[0..n) mixed in, 8 bytes at a time (a type's part of 100-odd
+ * bytes is hashed for each of its methods: a byte at a time was most of it) */
+static uint64_t strpool_mix(uint64_t h, const char *text, size_t n)
+{
+    const uint64_t k = 0x9e3779b97f4a7c15ull;
+    uint64_t w;
+
+    for (; n >= 8; text += 8, n -= 8) {
+        memcpy(&w, text, 8);
+        h = (h ^ w) * k;
+        h ^= h >> 29;
+    }
+    w = (uint64_t)n << 56; /* the last bytes, and how many they are */
+    if (n)
+        memcpy(&w, text, n); /* little-endian: the count's byte stays above them */
+    h = (h ^ w) * k;
+    return h ^ (h >> 32);
+}
+
+/* The hash of a[0..alen) then b[0..blen) (a string is always looked up split
+ * the same way: strpool_intern with no a, fnname's records with their head) */
 static uint32_t strpool_hash(const char *a, size_t alen, const char *b, size_t blen)
 {
-    uint64_t h = 0xcbf29ce484222325ull;
-    size_t i;
+    uint64_t h = strpool_mix(0x6a09e667f3bcc909ull ^ alen, a, alen);
 
-    for (i = 0; i < alen; i++)
-        h = (h ^ (unsigned char)a[i]) * 0x100000001b3ull;
-    for (i = 0; i < blen; i++)
-        h = (h ^ (unsigned char)b[i]) * 0x100000001b3ull;
-    h ^= h >> 32;
-    return (uint32_t)h | 1u; /* 0 marks an empty slot */
+    h = strpool_mix(h, b, blen) * 0xbf58476d1ce4e5b9ull;
+    h ^= h >> 31;
+    return (uint32_t)(h >> 32) | 1u; /* 0 marks an empty slot */
 }
 
 /* A hash's first slot: its bit 0 is always 1 (0 marks an empty slot), so it is left out. */
@@ -71,8 +88,8 @@ static char *strpool_room(strpool *p, size_t need, uint32_t *ref)
     return p->chunks[p->chunk_count - 1] + (*ref & (STRPOOL_CHUNK - 1));
 }
 
-/* The string (a then b), its NUL, and 7 more zero bytes: a reader that
- * loads 8 bytes at a time past the NUL reads written bytes (the next string
+/* The string (a then b), its NUL, and STRPOOL_SLACK - 1 more zero bytes: a
+ * reader that loads 16 bytes at a time past the NUL reads written bytes (the next string
  * overwrites them; the chunk's STRPOOL_SLACK keeps them inside it). */
 static void strpool_store(char *copy, const char *a, size_t alen, const char *b, size_t blen)
 {

@@ -16,7 +16,8 @@
 #define STRPOOL_CHUNK_BITS 20u /* 1 MiB per chunk; a string is at most WIRE_MAX_STRING */
 #define STRPOOL_MAX_CHUNKS 1024u
 #define STRPOOL_SLACK                                                                              \
-    8u /* bytes after a chunk's end: readers may load a string 8 bytes at a time */
+    32u /* zero bytes after each string, and room after a chunk's end: readers may load a \
+           string 16 bytes at a time, and 16 bytes one further */
 #define STRPOOL_MAX_BYTES ((size_t)STRPOOL_MAX_CHUNKS << STRPOOL_CHUNK_BITS) /* 1 GiB */
 
 typedef struct strpool_slot {

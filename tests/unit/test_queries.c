@@ -349,6 +349,52 @@ TEST(a_hostile_filter_still_lets_others_in)
     sessions_unlock();
 }
 
+/* Filters longer than the seam mask's 64 bytes are tested on the whole name
+ * joined (fnname.h): one across the cut between type and method parts
+ * matches, in either case; one that differs in its last byte does not. */
+TEST(a_long_filter_matches_across_a_names_two_parts)
+{
+    static const char *const type = "Contoso.Orders.Infrastructure.Persistence.Repository<"
+                                    "Contoso.Orders.Domain.Order>.";
+    char text[512], q_across[160], q_wrong[160], path[64];
+    const char *args[] = {q_across, NULL};
+    api_request req = {"GET", path, fixture_arg, (void *)args, NULL, 0};
+    api_reply reply;
+    session *s;
+    int status, id;
+
+    sessions_lock();
+    s = sessions_create(SESSION_MODE_ATTACH, 4546, "long filter");
+    id = s->id;
+    snprintf(path, sizeof(path), "/api/sessions/%d/functions", id);
+    snprintf(text, sizeof(text), "%sSaveChangesAsync(CancellationToken)", type);
+    name(s, 0xA000, 0, text, 0);
+    jit(s, 0xA000, REC_MONO, 10, 16, 1, 0x1000);
+    snprintf(text, sizeof(text), "%sLoad()", type);
+    name(s, 0xA010, 0, text, 0);
+    jit(s, 0xA010, REC_MONO + 1, 10, 16, 1, 0x2000);
+    sessions_unlock();
+    /* 80 bytes: the type part's last 60, the method part's first 20 */
+    snprintf(q_across, sizeof(q_across), "q=%sSAVECHANGESASYNC(CAN", type + strlen(type) - 60);
+    snprintf(q_wrong, sizeof(q_wrong), "q=%sSAVECHANGESASYNC(CAX", type + strlen(type) - 60);
+    status = api_handle(&req, &reply);
+    CHECK(
+        status == 200 && json_integer_value(json_object_get(reply.json, "total")) == 1 &&
+            strcmp(json_string_value(json_object_get(
+                       json_array_get(json_object_get(reply.json, "functions"), 0), "function_id")),
+                   "0xa000") == 0,
+        "an 80-byte filter across the cut finds the one method");
+    json_decref(reply.json);
+    args[0] = q_wrong;
+    status = api_handle(&req, &reply);
+    CHECK(status == 200 && json_integer_value(json_object_get(reply.json, "total")) == 0,
+          "and one that differs at its end finds none");
+    json_decref(reply.json);
+    sessions_lock();
+    sessions_remove(id);
+    sessions_unlock();
+}
+
 TEST(module_totals_add_up)
 {
     struct {
@@ -557,6 +603,7 @@ static const check_test tests[] = {
     TEST_ENTRY(every_sort_filter_and_page_as_a_full_sort_would_give),
     TEST_ENTRY(a_query_lets_others_take_the_lock_between_its_steps),
     TEST_ENTRY(a_hostile_filter_still_lets_others_in),
+    TEST_ENTRY(a_long_filter_matches_across_a_names_two_parts),
     TEST_ENTRY(module_totals_add_up),
     TEST_ENTRY(a_pinned_session_outlives_its_removal),
     TEST_ENTRY(string_pool_pointers_stay_and_interned_strings_are_shared),
