@@ -174,7 +174,7 @@ int compare_snapshot_take(compare_snapshot *snap, session *s)
             .module = module,
             .name = name,
             .jit_ns = f->jit_time_total_ns,
-            .last_jit_ns = f->last_jit_ns,
+            .last_jit_ns = session_function_last_jit_ns(f),
             .compilations = f->jit_count,
             .tier = f->tier,
             .il_size = f->il_size,

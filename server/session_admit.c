@@ -161,8 +161,9 @@ static uint64_t session_record_need(session *s, const wire_record *r, unsigned *
         return need;
     case WIRE_JIT_FINISHED:
         fn = session_new_function_bytes(s, r->u.jit_finished.function_id);
-        /* a compilation list: at most its doubling to the cap */
-        need = fn + session_event_bytes(s) +
+        /* its `more` (a second code version, a second compilation), and a
+         * compilation list: at most its doubling to the cap */
+        need = fn + session_event_bytes(s) + sizeof(session_function_more) +
                (fn ? 0 : SESSION_MAX_COMPILATIONS / 2 * sizeof(session_compilation));
         /* the code view notes each version it lists and its own (code.h) */
         need += ((uint64_t)r->code_version_count + 1) * sizeof(code_seen) +

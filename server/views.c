@@ -552,12 +552,13 @@ json_t *view_function(session *s, const session_function *f)
         f->token ? json_sprintf("0x%08x", f->token) : json_null(), "il_size",
         (json_int_t)f->il_size, "native_size", (json_int_t)f->native_size, "versions",
         (json_int_t)f->versions, "jit_count", (json_int_t)f->jit_count, "jit_ns",
-        view_count(f->jit_time_ns), "jit_total_ns", view_count(f->jit_time_total_ns), "hresult",
-        (int)f->hresult, "first_jit_ms", view_ms(f->first_jit_ns), "last_jit_ms",
-        view_ms(f->last_jit_ns), "thread_id", view_thread_id(s, f->thread_row), "catchup",
+        view_count(session_function_last_jit_time(f)), "jit_total_ns",
+        view_count(f->jit_time_total_ns), "hresult", (int)f->hresult, "first_jit_ms",
+        view_ms(f->first_jit_ns), "last_jit_ms", view_ms(session_function_last_jit_ns(f)),
+        "thread_id", view_thread_id(s, f->thread_row), "catchup",
         (f->flags & WIRE_FLAG_CATCHUP) != 0, "dynamic", (f->flags & WIRE_FLAG_DYNAMIC) != 0, "tier",
         session_tier_name(f->tier), "tiers", view_compilations(f), "tiers_unkept",
-        (json_int_t)f->compilations_unkept);
+        (json_int_t)session_function_unkept(f));
     json_object_set_new(o, "thread_key", view_thread_key(f->thread_row));
     return o;
 }

@@ -200,7 +200,8 @@ TEST(round_trip_serves_the_same)
     after = everything(r);
     CHECK(before && after && strcmp(before, after) == 0,
           "after one more record each (a JIT started before the cut), still the same");
-    CHECK(session_find_function(r, 0xF0F0) && session_find_function(r, 0xF0F0)->jit_time_ns > 0,
+    CHECK(session_find_function(r, 0xF0F0) &&
+              session_function_last_jit_time(session_find_function(r, 0xF0F0)) > 0,
           "its JIT time is measured from the start the snapshot kept");
     free(before);
     free(after);
