@@ -6,20 +6,33 @@
 
 size_t fnname_split(const char *text, size_t length)
 {
-    size_t i, dot = 0, depth = 0;
+    /* what each byte is to the cut: most are nothing (one test a byte) */
+    enum { PLAIN, OPENS, CLOSES, DOT };
+    static const unsigned char kind[256] = {
+        ['<'] = OPENS,  ['('] = OPENS,  ['['] = OPENS, ['>'] = CLOSES,
+        [')'] = CLOSES, [']'] = CLOSES, ['.'] = DOT};
+    size_t i, depth = 0, dot = 0;
 
-    for (i = 1; i < length; i++) {
-        char c = text[i];
-        if (c == '<' || c == '(' || c == '[')
+    /* from the end: only the method's own part is read (its parameter
+     * list and type arguments), not the long type part before it; a dot
+     * at the very start is no cut */
+    for (i = length; i > 1 && !dot;) {
+        unsigned char k = kind[(unsigned char)text[--i]];
+        if (k == PLAIN)
+            continue;
+        if (k == CLOSES)
             depth++;
-        else if ((c == '>' || c == ')' || c == ']') && depth > 0)
-            depth--;
-        else if (c == '.' && depth == 0)
+        else if (k == OPENS)
+            depth -= depth > 0;
+        else if (depth == 0)
             dot = i;
     }
-    if (dot > 1 && text[dot - 1] == '.') /* "Ns.Type..ctor": the method is ".ctor" */
-        dot--;
-    return dot + 1 >= FNNAME_MIN_HEAD ? dot + 1 : 0;
+    if (!dot)
+        return 0;
+    i = dot;
+    if (i > 1 && text[i - 1] == '.') /* "Ns.Type..ctor": the method is ".ctor" */
+        i--;
+    return i + 1 >= FNNAME_MIN_HEAD ? i + 1 : 0;
 }
 
 /* The address as FNNAME_HEAD_BYTES bytes of 7 bits, high bit set (no NUL). */

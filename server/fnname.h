@@ -29,8 +29,8 @@ typedef struct fnname {
 } fnname;
 
 /* Where text[0..length) is cut: the length of its type's part (up to and
- * including the last '.' outside <>, () and [], the two dots of ".ctor" kept
- * together), or 0 when it has none worth sharing. */
+ * including the last '.' outside <>, () and [], read from the end; the two
+ * dots of ".ctor" kept together), or 0 when it has none worth sharing. */
 size_t fnname_split(const char *text, size_t length);
 
 /* Stores text[0..length) in p as a name record. intern: an equal record is

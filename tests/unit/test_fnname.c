@@ -36,11 +36,11 @@ TEST(where_a_name_is_cut)
     CHECK(cut("App.Type.Run") == 0, "a type part under FNNAME_MIN_HEAD bytes is not shared");
     CHECK(cut("lambda_method12") == 0 && cut("") == 0 && cut(".") == 0 && cut("..ctor") == 0,
           "no type part");
-    CHECK(cut("Unbalanced>>>)))]]].Namespace.Type.Method") ==
-              strlen("Unbalanced>>>)))]]].Namespace.Type."),
-          "closing brackets without opening ones change nothing");
-    CHECK(cut("Unclosed<System.Collections.Generic.List.Method") == 0,
-          "an unclosed bracket hides the dots after it (the name is held whole)");
+    CHECK(cut("Unbalanced<<<(((.Namespace.Type.Method") ==
+              strlen("Unbalanced<<<(((.Namespace.Type."),
+          "opening brackets without closing ones change nothing");
+    CHECK(cut("Namespace.Type.Method)]>") == 0,
+          "a closing bracket without its opening hides the dots before it (held whole)");
 }
 
 /* Stores name, reads it back whole, and says whether it came back the same. */
