@@ -38,7 +38,8 @@ size_t api_step_functions = 131072; /* about 1 ms of walking, per locked step */
 enum api_fn_sort { FN_SORT_TIME, FN_SORT_JIT_TIME, FN_SORT_NAME, FN_SORT_NATIVE, FN_SORT_IL };
 
 typedef struct api_fn_hit {
-    uint64_t key; /* the sort value, or the name record (FN_SORT_NAME) */
+    uint64_t key;            /* the sort value, or the name record (FN_SORT_NAME) */
+    uint64_t name_prefix[2]; /* FN_SORT_NAME: the name's first 16 bytes, big-endian, 0-padded */
     uint64_t function_id;
     uint32_t position; /* in the session's function array */
 } api_fn_hit;
@@ -82,11 +83,55 @@ static int api_fn_name_order(const char *x, const char *y)
     return *n.head || *n.tail ? (x ? 1 : -1) : 0;
 }
 
+_Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "api_fn_name_word loads names as such");
+_Static_assert(FNNAME_MIN_HEAD >= 16,
+               "a name's first 16 bytes are in its type part when it has one");
+
+/* 8 bytes of a name from p as a big-endian number, 0 from its NUL on (and
+ * once *ended, all 0). The pool's slack makes the load safe past the NUL. */
+static uint64_t api_fn_name_word(const char *p, int *ended)
+{
+    const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+    uint64_t w, nul;
+
+    if (*ended)
+        return 0;
+    memcpy(&w, p, sizeof(w));
+    nul = (w - ones) & ~w & highs; /* the lowest set bit marks the first NUL */
+    if (nul) {
+        unsigned bytes = (unsigned)__builtin_ctzll(nul) >> 3;
+        w = bytes ? w & ((1ull << (8 * bytes)) - 1) : 0;
+        *ended = 1;
+    }
+    return __builtin_bswap64(w);
+}
+
+/* A name's first 16 bytes as two big-endian numbers (no name: 0, as ""):
+ * two names whose numbers differ are in their order. */
+static void api_fn_name_prefix(const char *record, uint64_t prefix[2])
+{
+    const char *from;
+    int ended = 0;
+    fnname n;
+
+    prefix[0] = prefix[1] = 0;
+    if (!record)
+        return;
+    n = fnname_parts(record);
+    from = *n.head ? n.head : n.tail; /* a type part has FNNAME_MIN_HEAD (16) bytes at least */
+    prefix[0] = api_fn_name_word(from, &ended);
+    prefix[1] = api_fn_name_word(from + 8, &ended);
+}
+
 static int api_fn_cmp(const api_fn_query *q, const api_fn_hit *a, const api_fn_hit *b)
 {
     int d;
 
-    if (q->sort == FN_SORT_NAME) {
+    if (q->sort == FN_SORT_NAME && a->name_prefix[0] != b->name_prefix[0]) {
+        d = a->name_prefix[0] > b->name_prefix[0] ? 1 : -1; /* strcmp's order of those bytes */
+    } else if (q->sort == FN_SORT_NAME && a->name_prefix[1] != b->name_prefix[1]) {
+        d = a->name_prefix[1] > b->name_prefix[1] ? 1 : -1;
+    } else if (q->sort == FN_SORT_NAME) {
         d = api_fn_name_order((const char *)(uintptr_t)a->key, (const char *)(uintptr_t)b->key);
         d = (d > 0) - (d < 0);
     } else {
@@ -384,6 +429,10 @@ static ptrdiff_t api_fn_walk(api_fn_query *q, const session *s, size_t from, siz
                                      sizeof(*q->modules), api_fn_u64_cmp))
             continue;
         hit.key = api_fn_key(q, f);
+        if (q->sort == FN_SORT_NAME)
+            api_fn_name_prefix(f->name_record, hit.name_prefix);
+        else
+            hit.name_prefix[0] = hit.name_prefix[1] = 0;
         hit.function_id = f->function_id;
         hit.position = (uint32_t)i;
         if (api_fn_offer(q, &hit) != 0)

@@ -16,6 +16,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "strpool.h"
 
@@ -38,14 +39,18 @@ size_t fnname_split(const char *text, size_t length);
  * one is added. NULL when the pool is out of room or length > FNNAME_MAX. */
 const char *fnname_store(strpool *p, const char *text, size_t length, int intern);
 
-/* A record's two parts. */
+_Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "fnname_parts reads a record as such");
+
+/* A record's two parts: its first 8 bytes in one load (a record has at least
+ * its 7 and a NUL), byte i's low 7 bits moved to bits 7i.. of the address. */
 static inline fnname fnname_parts(const char *record)
 {
-    uint64_t address = 0;
+    uint64_t w, address;
     unsigned i;
 
-    for (i = 0; i < FNNAME_HEAD_BYTES; i++)
-        address |= (uint64_t)((unsigned char)record[i] & 0x7fu) << (7u * i);
+    memcpy(&w, record, sizeof(w));
+    for (address = 0, i = 0; i < FNNAME_HEAD_BYTES; i++) /* unrolled by the compiler */
+        address |= (w >> i) & (0x7full << (7u * i));
     return (fnname){.head = address ? (const char *)(uintptr_t)address : "",
                     .tail = record + FNNAME_HEAD_BYTES};
 }
