@@ -112,6 +112,9 @@ const char *strpool_intern2(strpool *p, const char *a, size_t alen, const char *
 
     if (strpool_too_long(alen, blen))
         return NULL;
+    if (p->last && p->last_length == length && (!alen || memcmp(p->last, a, alen) == 0) &&
+        memcmp(p->last + alen, b, blen) == 0)
+        return p->last;
     if ((p->count + 1) * 4 > p->capacity * 3 && strpool_grow(p) != 0)
         return NULL;
     hash = strpool_hash(a, alen, b, blen);
@@ -120,14 +123,18 @@ const char *strpool_intern2(strpool *p, const char *a, size_t alen, const char *
         if (p->slots[i].hash == hash) {
             const char *known = strpool_at(p, p->slots[i].ref);
             if (strnlen(known, length + 1) == length && (!alen || memcmp(known, a, alen) == 0) &&
-                memcmp(known + alen, b, blen) == 0)
+                memcmp(known + alen, b, blen) == 0) {
+                p->last = known, p->last_length = length;
                 return known; /* (a text with a NUL inside is never found again: a new copy) */
+            }
         }
     }
     if (!(copy = strpool_room(p, length + 1, &ref)))
         return NULL;
     strpool_store(copy, a, alen, b, blen);
     p->slots[i] = (strpool_slot){hash, ref};
+    if (strnlen(copy, length + 1) == length) /* as found through the table: none with a NUL */
+        p->last = copy, p->last_length = length;
     p->count++;
     p->text_bytes += length + 1;
     return copy;

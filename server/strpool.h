@@ -35,6 +35,10 @@ typedef struct strpool {
     size_t text_bytes; /* their bytes, NULs included */
     char *region;      /* strpool_reserve's block, carved into chunks; NULL without one */
     uint32_t region_chunks, region_taken;
+    /* the last string interned: the same again (a type's part for its
+     * methods, one after the other) is found by one comparison, unhashed */
+    const char *last;
+    size_t last_length;
 } strpool;
 
 /* The interned copy of text[0..length) (no NUL inside expected; the copy is
