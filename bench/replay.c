@@ -159,7 +159,37 @@ static uint64_t replay_mix(uint64_t n)
     return n ^ (n >> 31);
 }
 
-/* Function i's name as a real service's: Namespace.Type<Args>.Method(params). */
+/* Appends text[0..k) to out[*n..size), keeping room for the NUL. */
+static void replay_append_n(char *out, size_t size, size_t *n, const char *text, size_t k)
+{
+    if (k > size - 1 - *n)
+        k = size - 1 - *n;
+    memcpy(out + *n, text, k);
+    *n += k;
+}
+
+static void replay_append(char *out, size_t size, size_t *n, const char *text)
+{
+    replay_append_n(out, size, n, text, strlen(text));
+}
+
+/* Appends v in decimal. */
+static void replay_append_number(char *out, size_t size, size_t *n, unsigned long v)
+{
+    char digits[24];
+    size_t k = sizeof(digits) - 1;
+
+    digits[k] = '\0';
+    do
+        digits[--k] = (char)('0' + v % 10);
+    while ((v /= 10) != 0);
+    replay_append(out, size, n, digits + k);
+}
+
+/* Function i's name as a real service's: Namespace.Type<Args>.Method(params).
+ * The type's part is the same for its 24 methods, so it is formatted once per
+ * type and kept (the generator must stay well ahead of the server it feeds:
+ * bench/ingest.mjs measures its ceiling). */
 static size_t replay_realistic_name(char *out, size_t size, unsigned long i)
 {
     static const char *const spaces[] = {"System.Collections.Generic",
@@ -193,23 +223,54 @@ static size_t replay_realistic_name(char *out, size_t size, unsigned long i)
                                          "Decimal",
                                          "Boolean",
                                          "ILogger<OrderService>"};
+    static char type_text[512];
+    static size_t type_length;
+    static unsigned long type_cached = (unsigned long)-1;
     unsigned long type = i / 24, method = i % 24;
-    uint64_t t = replay_mix(type + 1), m = replay_mix(i + 7);
+    uint64_t m = replay_mix(i + 7);
     size_t n, k, count = 1 + (size_t)(m % 5);
 
-    n = (size_t)snprintf(out, size, "%s.%s%s", spaces[t % 12], nouns[(t >> 8) % 14],
-                         kinds[(t >> 16) % 12]);
-    if ((t >> 24) % 3 != 0) /* a generic type, most of them */
-        n += (size_t)snprintf(out + n, size - n, "<%s.%s%lu, %s.%s>", spaces[(t >> 32) % 12],
-                              nouns[(t >> 40) % 14], type % 50, spaces[(t >> 44) % 12],
-                              nouns[(t >> 52) % 14]);
-    n += (size_t)snprintf(out + n, size - n, ".%s%s%s%lu(", verbs[(m >> 8) % 14],
-                          nouns[(m >> 16) % 14], method % 3 ? "Async" : "", method);
-    for (k = 0; k < count && n < size; k++)
-        n += (size_t)snprintf(out + n, size - n, "%s%s", k ? ", " : "",
-                              params[(m >> (24 + 4 * k)) % 10]);
-    n += (size_t)snprintf(out + n, size - n, ")");
-    return n < size ? n : size - 1;
+    if (type != type_cached) {
+        uint64_t t = replay_mix(type + 1);
+        size_t tn = 0, ts = sizeof(type_text);
+
+        replay_append(type_text, ts, &tn, spaces[t % 12]);
+        replay_append(type_text, ts, &tn, ".");
+        replay_append(type_text, ts, &tn, nouns[(t >> 8) % 14]);
+        replay_append(type_text, ts, &tn, kinds[(t >> 16) % 12]);
+        if ((t >> 24) % 3 != 0) { /* a generic type, most of them */
+            replay_append(type_text, ts, &tn, "<");
+            replay_append(type_text, ts, &tn, spaces[(t >> 32) % 12]);
+            replay_append(type_text, ts, &tn, ".");
+            replay_append(type_text, ts, &tn, nouns[(t >> 40) % 14]);
+            replay_append_number(type_text, ts, &tn, type % 50);
+            replay_append(type_text, ts, &tn, ", ");
+            replay_append(type_text, ts, &tn, spaces[(t >> 44) % 12]);
+            replay_append(type_text, ts, &tn, ".");
+            replay_append(type_text, ts, &tn, nouns[(t >> 52) % 14]);
+            replay_append(type_text, ts, &tn, ">");
+        }
+        type_text[tn] = '\0';
+        type_length = tn;
+        type_cached = type;
+    }
+    n = 0;
+    replay_append_n(out, size, &n, type_text, type_length);
+    replay_append(out, size, &n, ".");
+    replay_append(out, size, &n, verbs[(m >> 8) % 14]);
+    replay_append(out, size, &n, nouns[(m >> 16) % 14]);
+    if (method % 3)
+        replay_append(out, size, &n, "Async");
+    replay_append_number(out, size, &n, method);
+    replay_append(out, size, &n, "(");
+    for (k = 0; k < count; k++) {
+        if (k)
+            replay_append(out, size, &n, ", ");
+        replay_append(out, size, &n, params[(m >> (24 + 4 * k)) % 10]);
+    }
+    replay_append(out, size, &n, ")");
+    out[n] = '\0';
+    return n;
 }
 
 /* Compilation n: function n the first time round (named then), afterwards

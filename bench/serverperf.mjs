@@ -207,12 +207,14 @@ for (const n of SIZES) {
   for (const b of BINS) {
     const { alone, loaded, paced } = res.get(b);
     const script = loaded.flatMap((x) => x.script);
+    const pacedScript = paced.flatMap((x) => x.script);
     const dash = loaded.flatMap((x) => x.dash);
     const mem = alone[alone.length - 1].memory;
     const m = (xs, k) => median(xs.map((x) => x[k]));
     const mf = (xs, k, scale) => (Number.isFinite(m(xs, k)) ? f1(m(xs, k) * scale) : '-'); // '-': no thread named jitscope-link
     rows.push(`| ${label(b)} | ${n.toLocaleString('en')} | ${f1(m(alone, 'rate') / 1e6)} M (${mf(alone, 'perCpu', 1e-6)} M) | ${f1(m(loaded, 'rate') / 1e6)} M (${mf(loaded, 'perCpu', 1e-6)} M, ${mf(loaded, 'runqShare', 100)}%) | ` +
       `${f1(m(paced, 'rate') / 1e6)} M (${mf(paced, 'perCpu', 1e-6)} M, ${mf(paced, 'runqShare', 100)}%) | ` +
+      `${pacedScript.length}: ${pacedScript.length ? f1(pct(pacedScript, 50)) : '-'} / ${pacedScript.length ? f1(Math.max(...pacedScript)) : '-'} | ` +
       `${f1(median(loaded.map((x) => x.rate)) / median(alone.map((x) => x.rate)) * 100)}% | ${script.length} | ${script.length ? f1(pct(script, 50)) : '-'} / ${script.length ? f1(pct(script, 99)) : '-'} | ` +
       `${dash.length ? f1(pct(dash, 50)) : '-'} / ${dash.length ? f1(Math.max(...dash)) : '-'} | ${f1(median(alone.map((x) => x.rssKb)) * 1024 / n)} | ` +
       `${mem ? f1(mem.function_bytes / n) + ' + names ' + f1(mem.names / n) : '-'} |`);
@@ -221,8 +223,8 @@ for (const n of SIZES) {
       `${SORTS.map((s) => f1(median(q.bySort[s]))).join(' / ')} | ${f1(median(q.mods))} |`);
   }
 }
-console.log('| server | functions | ingest alone: records/s (per second on a CPU) | with the dashboard and a script querying back to back: records/s (per second on a CPU, share of the time the link thread waited for a CPU) | the same with the script at 10 queries/s | with / alone (back to back) | script queries (back to back) | their p50 / p99 (ms) | dashboard requests p50 / max (ms) | RSS growth per function (bytes) | held per function, server\'s count (bytes) |');
-console.log('|---|---|---|---|---|---|---|---|---|---|---|');
+console.log('| server | functions | ingest alone: records/s (per second on a CPU) | with the dashboard and a script querying back to back: records/s (per second on a CPU, share of the time the link thread waited for a CPU) | the same with the script at 10 queries/s | its queries: count: p50 / max (ms) | with / alone (back to back) | script queries (back to back) | their p50 / p99 (ms) | dashboard requests p50 / max (ms) | RSS growth per function (bytes) | held per function, server\'s count (bytes) |');
+console.log('|---|---|---|---|---|---|---|---|---|---|---|---|');
 for (const r of rows) console.log(r);
 console.log('');
 console.log(`Functions queries at rest (every sort x {no filter, q=, module=} x ${QUERY_REPS}, limit 100; time is the HTTP round trip from Node), and per-module totals:`);

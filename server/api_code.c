@@ -249,7 +249,7 @@ static json_t *api_fn_ref(session *s, uint32_t position)
     if (!f)
         return json_null();
     return json_pack("{s:o, s:o}", "function_id", view_id(f->function_id), "name",
-                     view_str(f->name));
+                     view_function_name(f));
 }
 
 int api_inlining_get(api_call *c)
@@ -296,7 +296,7 @@ int api_inlining_get(api_call *c)
     idmap_free(&roots);
     c->reply->json = json_pack(
         "{s:o, s:o, s:o, s:{s:i, s:i, s:o}, s:I, s:I}", "function_id", view_id(f->function_id),
-        "name", view_str(f->name), "compilations", compilations, "inlined_into", "methods",
+        "name", view_function_name(f), "compilations", compilations, "inlined_into", "methods",
         (int)methods, "sites", (int)sites, "callers", callers, "inline_records",
         (json_int_t)s->code.inline_records, "inlines_dropped", (json_int_t)s->code.inlines_dropped);
     return 200;
@@ -431,9 +431,9 @@ int api_startup_get(api_call *c)
             uint8_t r2r = code_r2r(&s->code, methods[i].position);
             json_array_append_new(
                 jmethods, json_pack("{s:o, s:o, s:o, s:o, s:i, s:o, s:s}", "function_id",
-                                    view_id(f->function_id), "name", view_str(f->name), "module",
-                                    view_str(session_module_name(s, f->module_id)), "jit_ns",
-                                    view_count(methods[i].jit_ns), "compilations",
+                                    view_id(f->function_id), "name", view_function_name(f),
+                                    "module", view_str(session_module_name(s, f->module_id)),
+                                    "jit_ns", view_count(methods[i].jit_ns), "compilations",
                                     (int)methods[i].compilations, "first_jit_ms",
                                     view_ms(methods[i].first_ns), "ready_to_run",
                                     (r2r & CODE_R2R_USED)  ? "used"

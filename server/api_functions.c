@@ -16,6 +16,9 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "api_util.h"
 #include "grow.h"
@@ -25,6 +28,8 @@
  * its count of functions: about 2 ms, also for hostile names and filters */
 #define API_FN_WORK_STEP (8u * 1024u * 1024u)
 #define API_FN_SHORT_NEEDLE 16u
+#define API_FN_SEAM_BITS 63u   /* filters up to 64 bytes test the seam from a mask */
+#define API_FN_MAX_FILTER 512u /* bytes of a q= or module= filter */
 #define API_DEFAULT_LIMIT 100
 #define API_MAX_LIMIT 10000
 
@@ -33,7 +38,8 @@ size_t api_step_functions = 131072; /* about 1 ms of walking, per locked step */
 enum api_fn_sort { FN_SORT_TIME, FN_SORT_JIT_TIME, FN_SORT_NAME, FN_SORT_NATIVE, FN_SORT_IL };
 
 typedef struct api_fn_hit {
-    uint64_t key; /* the sort value, or the interned name (FN_SORT_NAME) */
+    uint64_t key;            /* the sort value, or the name record (FN_SORT_NAME) */
+    uint64_t name_prefix[2]; /* FN_SORT_NAME: the name's first 16 bytes, big-endian, 0-padded */
     uint64_t function_id;
     uint32_t position; /* in the session's function array */
 } api_fn_hit;
@@ -51,15 +57,82 @@ typedef struct api_fn_query {
     size_t hit_count, hit_cap, keep, matched;
     int has_threshold;
     api_fn_hit threshold; /* the keep-th best match at the last cut */
+    /* the name filter's last type part (fnname.h), its length, and whether
+     * the filter is in it: a type's methods need it tested once */
+    const char *head_seen;
+    size_t head_seen_length;
+    int head_seen_matches;
+    /* bit k (1..API_FN_SEAM_BITS): the type part ends with the filter's
+     * first k bytes, so a method part that starts with the rest matches */
+    uint64_t head_seen_seam;
+    /* a longer filter is tested on the whole name, joined here (FNNAME_MAX
+     * bytes, its NUL and STRPOOL_SLACK zero bytes; made when first needed) */
+    char *whole;
 } api_fn_query;
+
+/* The order of two name records (fnname.h); no name sorts as "". */
+static int api_fn_name_order(const char *x, const char *y)
+{
+    fnname n;
+
+    if (x && y)
+        return fnname_cmp(x, y);
+    if (!x && !y)
+        return 0;
+    n = fnname_parts(x ? x : y);
+    return *n.head || *n.tail ? (x ? 1 : -1) : 0;
+}
+
+_Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "api_fn_name_word loads names as such");
+_Static_assert(FNNAME_MIN_HEAD >= 16,
+               "a name's first 16 bytes are in its type part when it has one");
+
+/* 8 bytes of a name from p as a big-endian number, 0 from its NUL on (and
+ * once *ended, all 0). The pool's slack makes the load safe past the NUL. */
+static uint64_t api_fn_name_word(const char *p, int *ended)
+{
+    const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+    uint64_t w, nul;
+
+    if (*ended)
+        return 0;
+    memcpy(&w, p, sizeof(w));
+    nul = (w - ones) & ~w & highs; /* the lowest set bit marks the first NUL */
+    if (nul) {
+        unsigned bytes = (unsigned)__builtin_ctzll(nul) >> 3;
+        w = bytes ? w & ((1ull << (8 * bytes)) - 1) : 0;
+        *ended = 1;
+    }
+    return __builtin_bswap64(w);
+}
+
+/* A name's first 16 bytes as two big-endian numbers (no name: 0, as ""):
+ * two names whose numbers differ are in their order. */
+static void api_fn_name_prefix(const char *record, uint64_t prefix[2])
+{
+    const char *from;
+    int ended = 0;
+    fnname n;
+
+    prefix[0] = prefix[1] = 0;
+    if (!record)
+        return;
+    n = fnname_parts(record);
+    from = *n.head ? n.head : n.tail; /* a type part has FNNAME_MIN_HEAD (16) bytes at least */
+    prefix[0] = api_fn_name_word(from, &ended);
+    prefix[1] = api_fn_name_word(from + 8, &ended);
+}
 
 static int api_fn_cmp(const api_fn_query *q, const api_fn_hit *a, const api_fn_hit *b)
 {
     int d;
 
-    if (q->sort == FN_SORT_NAME) {
-        const char *x = (const char *)(uintptr_t)a->key, *y = (const char *)(uintptr_t)b->key;
-        d = strcmp(x ? x : "", y ? y : "");
+    if (q->sort == FN_SORT_NAME && a->name_prefix[0] != b->name_prefix[0]) {
+        d = a->name_prefix[0] > b->name_prefix[0] ? 1 : -1; /* strcmp's order of those bytes */
+    } else if (q->sort == FN_SORT_NAME && a->name_prefix[1] != b->name_prefix[1]) {
+        d = a->name_prefix[1] > b->name_prefix[1] ? 1 : -1;
+    } else if (q->sort == FN_SORT_NAME) {
+        d = api_fn_name_order((const char *)(uintptr_t)a->key, (const char *)(uintptr_t)b->key);
         d = (d > 0) - (d < 0);
     } else {
         d = (a->key > b->key) - (a->key < b->key);
@@ -76,7 +149,7 @@ static uint64_t api_fn_key(const api_fn_query *q, const session_function *f)
     switch (q->sort) {
     case FN_SORT_TIME: return (uint64_t)f->first_jit_ns ^ (1ull << 63); /* signed order */
     case FN_SORT_JIT_TIME: return f->jit_time_total_ns;
-    case FN_SORT_NAME: return (uint64_t)(uintptr_t)f->name;
+    case FN_SORT_NAME: return (uint64_t)(uintptr_t)f->name_record;
     case FN_SORT_NATIVE: return f->native_size;
     case FN_SORT_IL: return f->il_size;
     }
@@ -113,41 +186,115 @@ static int api_fn_contains(const char *hay, const char *needle, size_t n)
     return 0;
 }
 
-/* The same for a name in a session's string pool, 8 bytes at a time: a word
- * with neither the needle's first byte (either case) nor the end is skipped
- * whole. It may read up to 7 bytes past the name's NUL, which the pool allows
- * (STRPOOL_SLACK, zeroed). Adds the bytes it compared to *work. A needle
- * longer than API_FN_SHORT_NEEDLE is left to strcasestr (linear whatever the
- * name: a hostile name and needle cannot make it quadratic). */
+/* The same for a name in a session's string pool, 16 bytes at a time: a
+ * block with neither the needle's first two bytes (either case) one after
+ * the other nor the end is skipped whole. It may read up to 16 bytes past the
+ * name's NUL, which the pool allows (STRPOOL_SLACK, zeroed). Adds the bytes
+ * it compared to *work. A needle longer than API_FN_SHORT_NEEDLE is left to
+ * strcasestr (linear whatever the name: a hostile name and needle cannot
+ * make it quadratic). */
 static int api_fn_name_contains(const char *name, const char *needle, size_t n, size_t *work)
 {
-    const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
-    unsigned char first = (unsigned char)needle[0];
-    uint64_t fold = first >= 'a' && first <= 'z' ? 0x2020202020202020ull : 0, pat = ones * first;
-    const char *p;
+    size_t done = 0;
+    int found = 0;
 
     if (n > API_FN_SHORT_NEEDLE) {
         *work += strlen(name) * 4;
         return strcasestr(name, needle) != NULL;
     }
-    for (p = name;; p += 8) {
-        uint64_t w, x, end, hit;
-        memcpy(&w, p, sizeof(w));
-        x = (w | fold) ^ pat;
-        end = (w - ones) & ~w & highs; /* the lowest set bit marks the first NUL */
-        hit = (x - ones) & ~x & highs; /* candidates (a false one may follow a true one) */
-        if (end)
-            hit &= (end & -end) - 1; /* only before the NUL */
-        *work += 8;
-        for (; hit; hit &= hit - 1) {
-            size_t i = api_fn_matched(p + (__builtin_ctzll(hit) >> 3), needle, n, 0);
-            *work += i;
-            if (i == n)
+#if defined(__SSE2__)
+    {
+        unsigned char first = (unsigned char)needle[0];
+        unsigned char second = n > 1 ? (unsigned char)needle[1] : 0;
+        const __m128i zero = _mm_setzero_si128(), c1 = _mm_set1_epi8((char)first);
+        const __m128i c2 = _mm_set1_epi8((char)second);
+        /* OR 0x20 turns A-Z into a-z (and other bytes into candidates only) */
+        const __m128i f1 = _mm_set1_epi8(first >= 'a' && first <= 'z' ? 0x20 : 0);
+        const __m128i f2 = _mm_set1_epi8(second >= 'a' && second <= 'z' ? 0x20 : 0);
+        const char *p;
+
+        for (p = name; !found; p += 16) {
+            __m128i w = _mm_loadu_si128((const __m128i *)(const void *)p);
+            unsigned end = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(w, zero));
+            unsigned hit = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_or_si128(w, f1), c1));
+            if (n > 1) { /* and the needle's second byte next: far fewer candidates */
+                __m128i w2 = _mm_loadu_si128((const __m128i *)(const void *)(p + 1));
+                hit &= (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_or_si128(w2, f2), c2));
+            }
+            if (end)
+                hit &= (end & -end) - 1; /* only before the NUL */
+            done += 16;
+            for (; hit && !found; hit &= hit - 1) {
+                size_t i = api_fn_matched(p + __builtin_ctz(hit), needle, n, 0);
+                done += i;
+                found = i == n;
+            }
+            if (end)
+                break;
+        }
+    }
+#else
+    found = api_fn_contains(name, needle, n);
+    done = strlen(name) * n;
+#endif
+    *work += done;
+    return found;
+}
+
+/* A new type part for the name filter: whether the filter is in it, and
+ * which of the filter's first bytes it ends with (the seam mask). */
+static void api_fn_head_seen(api_fn_query *q, const char *head, size_t *work)
+{
+    size_t length = strlen(head), k, most = q->q_length - 1;
+    unsigned char first = (unsigned char)q->q[0];
+
+    q->head_seen = head;
+    q->head_seen_length = length;
+    q->head_seen_matches = api_fn_name_contains(head, q->q, q->q_length, work);
+    q->head_seen_seam = 0;
+    if (most > API_FN_SEAM_BITS)
+        return; /* a longer filter copies the seam instead */
+    if (most > length)
+        most = length;
+    for (k = 1; k <= most; k++) {
+        unsigned char c = (unsigned char)head[length - k];
+        if ((c >= 'A' && c <= 'Z' ? c + 32 : c) == first &&
+            api_fn_matched(head + length - k, q->q, k, 1) == k)
+            q->head_seen_seam |= 1ull << k;
+    }
+    *work += most;
+}
+
+/* The name filter on a name record (fnname.h): in its type part (tested
+ * once for a run of the type's methods), in its own part, or across the
+ * two. Adds the bytes it compared to *work. 1 in, 0 not, -1 out of memory. */
+static int api_fn_record_contains(api_fn_query *q, const char *record, size_t *work)
+{
+    fnname n = fnname_parts(record);
+    size_t n1 = q->q_length - 1, k;
+    uint64_t seam;
+
+    if (!*n.head)
+        return api_fn_name_contains(n.tail, q->q, q->q_length, work);
+    if (n.head != q->head_seen)
+        api_fn_head_seen(q, n.head, work);
+    if (q->head_seen_matches || api_fn_name_contains(n.tail, q->q, q->q_length, work))
+        return 1;
+    if (n1 == 0)
+        return 0;
+    if (n1 <= API_FN_SEAM_BITS) {
+        for (seam = q->head_seen_seam; seam; seam &= seam - 1) {
+            k = (size_t)__builtin_ctzll(seam);
+            *work += q->q_length - k;
+            if (api_fn_matched(n.tail, q->q + k, q->q_length - k, 0) == q->q_length - k)
                 return 1;
         }
-        if (end)
-            return 0;
+        return 0;
     }
+    if (!q->whole && !(q->whole = calloc(1, FNNAME_MAX + 1 + STRPOOL_SLACK)))
+        return -1;
+    *work += fnname_copy(record, q->whole, FNNAME_MAX + 1);
+    return api_fn_name_contains(q->whole, q->q, q->q_length, work);
 }
 
 /* The ASCII case-insensitive substring test of the old strcasestr filter. */
@@ -271,12 +418,21 @@ static ptrdiff_t api_fn_walk(api_fn_query *q, const session *s, size_t from, siz
 
         if (!f->jitted)
             continue; /* known only from stacks: not a compiled function */
-        if (q->q && (!f->name || !api_fn_name_contains(f->name, q->q, q->q_length, &work)))
-            continue;
+        if (q->q) {
+            int in = f->name_record ? api_fn_record_contains(q, f->name_record, &work) : 0;
+            if (in < 0)
+                return -1;
+            if (!in)
+                continue;
+        }
         if (q->by_module && !bsearch(&f->module_id, q->modules, q->module_count,
                                      sizeof(*q->modules), api_fn_u64_cmp))
             continue;
         hit.key = api_fn_key(q, f);
+        if (q->sort == FN_SORT_NAME)
+            api_fn_name_prefix(f->name_record, hit.name_prefix);
+        else
+            hit.name_prefix[0] = hit.name_prefix[1] = 0;
         hit.function_id = f->function_id;
         hit.position = (uint32_t)i;
         if (api_fn_offer(q, &hit) != 0)
@@ -288,6 +444,7 @@ static ptrdiff_t api_fn_walk(api_fn_query *q, const session *s, size_t from, siz
 static void api_fn_query_free(api_fn_query *q)
 {
     free(q->hits);
+    free(q->whole);
     free(q->modules);
     free((char *)q->q);
 }
@@ -337,7 +494,7 @@ int api_functions_list(api_call *c)
         query.descending = 1;
     else if (order)
         return api_fail(c, 400, "order must be asc or desc");
-    if ((q && strlen(q) > 512) || (mod && strlen(mod) > 512))
+    if ((q && strlen(q) > API_FN_MAX_FILTER) || (mod && strlen(mod) > API_FN_MAX_FILTER))
         return api_fail(c, 400, "filter too long (512 bytes at most)");
     if (q && *q) {
         if (!(query.q = api_fn_lower(q)))

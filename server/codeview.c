@@ -34,7 +34,7 @@ static uint32_t codeview_sym(codeview *v, session *s, uint64_t fid, int only_nam
     if (!fid)
         return CODEVIEW_NONE;
     f = session_find_function(s, fid);
-    if (!f || (only_named && !f->name))
+    if (!f || (only_named && !f->name_record))
         return CODEVIEW_NONE;
     return symbols_function(&v->syms, s, fid, &index) == 0 ? index : CODEVIEW_NONE;
 }
@@ -114,7 +114,7 @@ int codeview_take(codeview *v, session *s, const session_function *f, const code
     v->compilations = f->jit_count;
     v->r2r = code_r2r(&s->code, position);
     v->catchup = (f->flags & WIRE_FLAG_CATCHUP) != 0;
-    v->name = codeview_strdup(f->name);
+    v->name = f->name_record ? fnname_dup(f->name_record) : NULL;
     v->module = codeview_strdup(session_module_name(s, f->module_id));
     v->reply = *r;
     v->reply.il = codeview_dup(r->il, r->il_have);

@@ -33,7 +33,8 @@ static const char *arena_copy(compare_arena **head, const char *text, size_t n)
         *head = b = nb;
     }
     out = b->data + b->used;
-    memcpy(out, text, n);
+    if (text) /* NULL: room only, the caller writes it */
+        memcpy(out, text, n);
     out[n] = '\0';
     b->used += n + 1;
     return out;
@@ -149,7 +150,8 @@ int compare_snapshot_take(compare_snapshot *snap, session *s)
         if (!f->jitted)
             continue; /* known only from stacks: not a compiled function */
         snap->functions++;
-        if (!f->name || !*f->name || snap->fn_count == s->functions_jitted) {
+        if (!f->name_record || !(n = fnname_length(f->name_record)) ||
+            snap->fn_count == s->functions_jitted) {
             snap->unnamed++;
             continue;
         }
@@ -158,16 +160,21 @@ int compare_snapshot_take(compare_snapshot *snap, session *s)
         module = m                                                 ? keys[m - s->modules]
                  : (f->flags & WIRE_FLAG_DYNAMIC) || !f->module_id ? COMPARE_DYNAMIC
                                                                    : COMPARE_UNKNOWN;
-        n = strlen(f->name);
-        if (!(name = (char *)arena_copy(&snap->strings, f->name, n)))
+        if (!(name = (char *)arena_copy(&snap->strings, NULL, n)))
             goto done;
-        if (f->flags & WIRE_FLAG_DYNAMIC) /* never longer: it fits over the copy */
-            (void)compare_stable_name(f->name, name, n + 1);
+        fnname_copy(f->name_record, name, n + 1);
+        if (f->flags & WIRE_FLAG_DYNAMIC) { /* never longer: it fits over the copy */
+            char *whole = strdup(name);
+            if (!whole)
+                goto done;
+            (void)compare_stable_name(whole, name, n + 1);
+            free(whole);
+        }
         snap->fns[snap->fn_count++] = (compare_fn){
             .module = module,
             .name = name,
             .jit_ns = f->jit_time_total_ns,
-            .last_jit_ns = f->last_jit_ns,
+            .last_jit_ns = session_function_last_jit_ns(f),
             .compilations = f->jit_count,
             .tier = f->tier,
             .il_size = f->il_size,

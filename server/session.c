@@ -45,8 +45,7 @@ void session_free(session *s)
     free(s);
 }
 
-_Static_assert(sizeof(session_function) == 128,
-               "session_function: 128 bytes (docs/ARCHITECTURE.md)");
+_Static_assert(sizeof(session_function) == 88, "session_function: 88 bytes (docs/ARCHITECTURE.md)");
 
 session_function *session_find_function(session *s, uint64_t id)
 {
@@ -56,10 +55,11 @@ session_function *session_find_function(session *s, uint64_t id)
 
 session_compilation session_function_compilation(const session_function *f, uint32_t i)
 {
-    if (f->compilation_list && i < f->compilation_count)
-        return f->compilation_list[i];
+    if (f->compilation_cap && i < f->compilation_count)
+        return f->more->list[i];
     /* compiled once: that compilation is what the function says of its last one */
-    return (session_compilation){f->last_jit_ns, f->jit_time_ns, f->native_size, f->tier};
+    return (session_compilation){session_function_last_jit_ns(f), session_function_last_jit_time(f),
+                                 f->native_size, f->tier};
 }
 
 void session_memory_usage(const session *s, session_memory *m)
@@ -160,24 +160,89 @@ session_function *session_function_append(session *s, uint64_t id)
 
 int session_function_set_name(session *s, session_function *f, const char *name, size_t length)
 {
-    const char *copy = strpool_add(&s->names, name, length);
+    const char *record = fnname_store(&s->names, name, length, 0);
 
-    if (!copy)
+    if (!record)
         return -1;
-    f->name = copy;
+    f->name_record = record;
+    return 0;
+}
+
+size_t session_function_name_copy(const session_function *f, char *out, size_t size)
+{
+    if (!f->name_record) {
+        out[0] = '\0';
+        return 0;
+    }
+    return fnname_copy(f->name_record, out, size);
+}
+
+session_function_more *session_function_more_of(session *s, session_function *f)
+{
+    session_function_more *m;
+
+    if (f->more)
+        return f->more;
+    if (!(m = calloc(1, sizeof(*m)))) {
+        s->capacity_drops++;
+        return NULL;
+    }
+    m->last_jit_ns = session_function_last_jit_ns(f);
+    m->jit_time_ns = session_function_last_jit_time(f);
+    f->more = m;
+    s->compilation_bytes += sizeof(*m);
+    return m;
+}
+
+int session_function_list_room(session *s, session_function *f)
+{
+    session_function_more *m;
+    size_t cap;
+
+    if (f->compilation_count < f->compilation_cap)
+        return 0;
+    if (f->compilation_count >= SESSION_MAX_COMPILATIONS || !session_function_more_of(s, f))
+        return -1;
+    cap = f->compilation_cap ? (size_t)f->compilation_cap * 2 : 2;
+    if (cap > SESSION_MAX_COMPILATIONS)
+        cap = SESSION_MAX_COMPILATIONS;
+    if (!(m = realloc(f->more, sizeof(*m) + cap * sizeof(m->list[0]))))
+        return -1;
+    f->more = m;
+    s->compilation_bytes += (cap - f->compilation_cap) * sizeof(session_compilation);
+    f->compilation_cap = (uint8_t)cap;
     return 0;
 }
 
 int session_function_keep_compilation(session *s, session_function *f, const session_compilation *c)
 {
-    size_t cap = f->compilation_cap;
-
-    if (grow_reserve((void **)&f->compilation_list, &cap, f->compilation_count,
-                     sizeof(*f->compilation_list), 2, SESSION_MAX_COMPILATIONS, GROW_KEEP) != 0)
+    if (session_function_list_room(s, f) != 0)
         return -1;
-    s->compilation_bytes += (cap - f->compilation_cap) * sizeof(session_compilation);
-    f->compilation_cap = (uint8_t)cap;
-    f->compilation_list[f->compilation_count++] = *c;
+    f->more->list[f->compilation_count++] = *c;
+    return 0;
+}
+
+int session_function_set_history(session *s, session_function *f, int64_t last_jit_ns,
+                                 uint64_t jit_time_ns, uint32_t compilations_unkept,
+                                 const uint32_t code_start[SESSION_MAX_CODE_VERSIONS])
+{
+    session_function_more *m;
+    uint32_t beyond = 0;
+    unsigned i;
+
+    f->code_start0 = code_start[0];
+    for (i = 1; i < SESSION_MAX_CODE_VERSIONS; i++)
+        beyond |= code_start[i];
+    if (!f->more && !beyond && !compilations_unkept &&
+        last_jit_ns == session_function_last_jit_ns(f) &&
+        jit_time_ns == session_function_last_jit_time(f))
+        return 0; /* the function's fields say it all */
+    if (!(m = session_function_more_of(s, f)))
+        return -1;
+    m->last_jit_ns = last_jit_ns;
+    m->jit_time_ns = jit_time_ns;
+    m->compilations_unkept = compilations_unkept;
+    memcpy(m->code_start, code_start + 1, sizeof(m->code_start));
     return 0;
 }
 
@@ -235,7 +300,7 @@ void session_drop_content(session *s)
     size_t i;
 
     for (i = 0; i < s->function_count; i++)
-        free(s->functions[i].compilation_list);
+        free(s->functions[i].more);
     for (i = 0; i < s->module_count; i++) {
         free(s->modules[i].path);
         free(s->modules[i].assembly);

@@ -23,6 +23,7 @@
 #include "codemap.h"
 #include "code.h"
 #include "eventlog.h"
+#include "fnname.h"
 #include "idindex.h"
 #include "idmap.h"
 #include "logrec.h"
@@ -74,48 +75,80 @@ typedef struct session_compilation {
 
 #define SESSION_MAX_COMPILATIONS 16 /* kept per function; later ones are counted only */
 
-/* One function: 128 bytes, in one array per session that grows without
- * zero-filling (docs/ARCHITECTURE.md, Server memory). Its name is interned in
- * the session's string pool; a function compiled once has no compilation list
- * (its one compilation is the fields below): read compilations with
- * session_function_compilation(). function_id must stay the first field (the
- * index, idindex.h, reads it there). */
+/* What only some functions need: those compiled live more than once, with
+ * more than one code version, or past SESSION_MAX_COMPILATIONS. Made the
+ * first time one of these is true (session_function_more_of), so that the
+ * many functions compiled once carry none of it; until then the accessors
+ * below derive its fields from the function's. */
+typedef struct session_function_more {
+    int64_t last_jit_ns;  /* wall clock of the last compilation */
+    uint64_t jit_time_ns; /* duration of the last compilation (Finished - Started) */
+    /* code start ring slots 1.. (slot 0 is the function's code_start0) */
+    uint32_t code_start[SESSION_MAX_CODE_VERSIONS - 1];
+    uint32_t compilations_unkept; /* compilations after the table was full */
+    /* all kept compilations, in order, from the second one on (read back from
+     * storage: from the first); room for the function's compilation_cap */
+    session_compilation list[];
+} session_function_more;
+
+/* One function: 88 bytes, in one array per session that grows without
+ * zero-filling (docs/ARCHITECTURE.md, Server memory). Its name is a record in
+ * the session's string pool, its type's part shared (fnname.h); a function
+ * compiled once has no `more` (its one compilation is the fields below): read
+ * compilations with session_function_compilation(). function_id must stay
+ * the first field (the index, idindex.h, reads it there). */
 typedef struct session_function {
     uint64_t function_id, module_id;
+    const char *name_record; /* its name (fnname.h) in session.names; NULL: none yet */
+    int64_t first_jit_ns;    /* wall clock, Unix ns */
+    uint64_t jit_time_total_ns;
+    session_function_more *more; /* NULL until needed (above) */
     uint32_t thread_row; /* its last compilation's thread: position in threads + 1, 0 unknown */
     /* low 32 bits of the distinct native code starts seen (the newest
-     * SESSION_MAX_CODE_VERSIONS, a ring); two versions of one method whose
-     * starts differ only above 4 GiB would count as one */
-    uint32_t code_start[SESSION_MAX_CODE_VERSIONS];
-    const char *name;     /* interned (session.names): valid while the session lives */
-    int64_t first_jit_ns; /* wall clock, Unix ns */
-    int64_t last_jit_ns;
-    uint64_t jit_time_ns; /* duration of the last compilation (Finished - Started) */
-    uint64_t jit_time_total_ns;
-    /* all kept compilations, in order, from the second one on (read back from
-     * storage: from the first); NULL while compilation_count <= 1 */
-    session_compilation *compilation_list;
+     * SESSION_MAX_CODE_VERSIONS, a ring: slot 0 here, the others in `more`);
+     * two versions of one method whose starts differ only above 4 GiB would
+     * count as one */
+    uint32_t code_start0;
     uint32_t versions; /* distinct code starts; 2+ means re-JIT (tier-up, OSR...) */
     uint32_t token, il_size, native_size;
     uint32_t flags; /* WIRE_FLAG_CATCHUP (only known from enumeration), _DYNAMIC */
     int32_t hresult;
-    uint32_t jit_count;           /* compilations observed live */
-    uint32_t compilations_unkept; /* compilations after the table was full */
-    uint8_t jitted;               /* 1: a JIT record (live or catch-up) named it. 0: known only
-                       from a name record and stacks (ReadyToRun code, or compiled
-                       before attach and not enumerated): named in stacks and
-                       profiles, but not listed by /functions nor counted */
-    uint8_t tier;                 /* wire_tier of the last compilation */
-    uint8_t compilation_count, compilation_cap; /* kept (at most SESSION_MAX_COMPILATIONS) */
-    uint8_t reserved;
+    uint32_t jit_count; /* compilations observed live */
+    uint8_t jitted;     /* 1: a JIT record (live or catch-up) named it. 0: known only
+                   from a name record and stacks (ReadyToRun code, or compiled
+                   before attach and not enumerated): named in stacks and
+                   profiles, but not listed by /functions nor counted */
+    uint8_t tier;       /* wire_tier of the last compilation */
+    uint8_t compilation_count, compilation_cap; /* kept (at most SESSION_MAX_COMPILATIONS),
+                                                   room in more->list (0: no list) */
 } session_function;
+
+/* The last compilation's wall clock (0: none live) and duration. */
+static inline int64_t session_function_last_jit_ns(const session_function *f)
+{
+    return f->more ? f->more->last_jit_ns : f->jit_count ? f->first_jit_ns : 0;
+}
+static inline uint64_t session_function_last_jit_time(const session_function *f)
+{
+    return f->more ? f->more->jit_time_ns : f->jit_time_total_ns;
+}
+static inline uint32_t session_function_unkept(const session_function *f)
+{
+    return f->more ? f->more->compilations_unkept : 0;
+}
+/* Slot i (< SESSION_MAX_CODE_VERSIONS) of the code start ring; 0 when empty. */
+static inline uint32_t session_function_code_start(const session_function *f, unsigned i)
+{
+    return i == 0 ? f->code_start0 : f->more ? f->more->code_start[i - 1] : 0;
+}
 
 /* Compilation i (0 <= i < f->compilation_count) of a function, in order. */
 session_compilation session_function_compilation(const session_function *f, uint32_t i);
 
-/* A function's name, or NULL when no name record came (the accessor other
- * code should use: how names are held may change). */
-static inline const char *session_function_name(const session_function *f) { return f->name; }
+/* A function's name: session_function_name_copy writes it into out (cut to
+ * size, NUL-terminated) and returns its length, or returns 0 and writes ""
+ * when no name record came; the record itself is read with fnname.h. */
+size_t session_function_name_copy(const session_function *f, char *out, size_t size);
 
 typedef struct session_module {
     uint64_t module_id, assembly_id, base_address;
@@ -329,6 +362,16 @@ void session_memory_recount(session *s);
  * sessions that share the budget. Caller holds the sessions lock. */
 void session_budget_connected(session *s, int connected);
 
+/* f's `more`, made now if it has none (its fields then what the function
+ * said so far). NULL out of memory (counted in capacity_drops). */
+session_function_more *session_function_more_of(session *s, session_function *f);
+/* What storage read back of a function beyond its plain fields: its last
+ * compilation, compilations not kept and code start ring; `more` is made
+ * only when they say more than the function's fields do. -1 out of memory. */
+int session_function_set_history(session *s, session_function *f, int64_t last_jit_ns,
+                                 uint64_t jit_time_ns, uint32_t compilations_unkept,
+                                 const uint32_t code_start[SESSION_MAX_CODE_VERSIONS]);
+
 /* For the fold and a snapshot's read-back (snapshot.c): appends a zeroed function with this
  * ID (0: not indexed; a later one takes an ID over), its name into the pool,
  * a kept compilation in order. NULL / -1 when a cap is reached or memory
@@ -350,6 +393,9 @@ int session_thread_set_os(session *s, session_thread *t, uint32_t os_thread_id);
 int session_function_set_name(session *s, session_function *f, const char *name, size_t length);
 int session_function_keep_compilation(session *s, session_function *f,
                                       const session_compilation *c);
+/* Room in f's compilation list for one more (made, or doubled up to
+ * SESSION_MAX_COMPILATIONS); -1 when full or out of memory. */
+int session_function_list_room(session *s, session_function *f);
 
 /* A pid an agent reported (hello pid, parent pid): the agent's word, so 0
  * (unknown) unless it lies in 1..4194304 (the largest pid_max Linux allows). */

@@ -161,8 +161,9 @@ static uint64_t session_record_need(session *s, const wire_record *r, unsigned *
         return need;
     case WIRE_JIT_FINISHED:
         fn = session_new_function_bytes(s, r->u.jit_finished.function_id);
-        /* a compilation list: at most its doubling to the cap */
-        need = fn + session_event_bytes(s) +
+        /* its `more` (a second code version, a second compilation), and a
+         * compilation list: at most its doubling to the cap */
+        need = fn + session_event_bytes(s) + sizeof(session_function_more) +
                (fn ? 0 : SESSION_MAX_COMPILATIONS / 2 * sizeof(session_compilation));
         /* the code view notes each version it lists and its own (code.h) */
         need += ((uint64_t)r->code_version_count + 1) * sizeof(code_seen) +
@@ -198,9 +199,10 @@ static uint64_t session_record_need(session *s, const wire_record *r, unsigned *
     case WIRE_FUNCTION_NAME:
         fn = session_new_function_bytes(s, r->u.function_name.function_id);
         f = fn ? NULL : session_find_function(s, r->u.function_name.function_id);
-        if (fn || !f || !f->name || (r->flags & WIRE_FLAG_DYNAMIC)) /* a name is taken */
-            need = (uint64_t)r->strings[0].length + 1 + 2 * sizeof(strpool_slot) +
-                   session_name_table_growth(&s->names);
+        if (fn || !f || !f->name_record || (r->flags & WIRE_FLAG_DYNAMIC)) /* a name is taken */
+            need = (uint64_t)r->strings[0].length + 2 +
+                   FNNAME_HEAD_BYTES + /* two NULs: a new type part */
+                   2 * sizeof(strpool_slot) + session_name_table_growth(&s->names);
         *kind = fn ? SESSION_REFUSED_FUNCTIONS : SESSION_REFUSED_NAMES;
         return fn + need;
     case WIRE_MODULE_LOADED:

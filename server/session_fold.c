@@ -91,12 +91,10 @@ static void session_set_string(session *s, char **field, const wire_string *valu
  * same few names: interned, so that renaming does not grow the pool. */
 static void session_set_name(session *s, session_function *f, const wire_string *value, int dynamic)
 {
-    const char *text = (const char *)value->text;
-    const char *name = dynamic ? strpool_intern(&s->names, text, value->length)
-                               : strpool_add(&s->names, text, value->length);
+    const char *name = fnname_store(&s->names, (const char *)value->text, value->length, dynamic);
 
     if (name)
-        f->name = name;
+        f->name_record = name;
     else
         s->capacity_drops++;
 }
@@ -127,7 +125,7 @@ static int session_code_known(const session_function *f, uint64_t code_start)
         known = f->versions < SESSION_MAX_CODE_VERSIONS ? f->versions : SESSION_MAX_CODE_VERSIONS;
 
     for (i = 0; i < known; i++)
-        if (f->code_start[i] == (uint32_t)code_start)
+        if (session_function_code_start(f, i) == (uint32_t)code_start)
             return 1;
     return 0;
 }
@@ -135,11 +133,17 @@ static int session_code_known(const session_function *f, uint64_t code_start)
 /* Remembers a native code start; the newest SESSION_MAX_CODE_VERSIONS are kept
  * (in a ring) to recognise repeats, which are what catch-up produces. Returns 1
  * when the start was new. */
-static int session_add_code_version(session_function *f, uint64_t code_start)
+static int session_add_code_version(session *s, session_function *f, uint64_t code_start)
 {
+    unsigned slot = f->versions % SESSION_MAX_CODE_VERSIONS;
+    session_function_more *m;
+
     if (code_start == 0 || session_code_known(f, code_start))
         return 0;
-    f->code_start[f->versions % SESSION_MAX_CODE_VERSIONS] = (uint32_t)code_start;
+    if (slot == 0)
+        f->code_start0 = (uint32_t)code_start;
+    else if ((m = session_function_more_of(s, f))) /* out of memory: counted, not kept */
+        m->code_start[slot - 1] = (uint32_t)code_start;
     f->versions++;
     return 1;
 }
@@ -158,12 +162,12 @@ static uint32_t session_take_code_versions(session *s, session_function *f, cons
     *new_start = 0;
     if (r->code_version_count == 0) {
         /* the tier source's code of this compilation, or the code in use */
-        if (session_add_code_version(f, j->code_start))
+        if (session_add_code_version(s, f, j->code_start))
             codemap_add(&s->codemap, j->code_start, j->code_size, position);
         *new_start = j->code_start;
     } else {
         for (i = 0; i < r->code_version_count; i++)
-            if (session_add_code_version(f, r->code_versions[i].start)) {
+            if (session_add_code_version(s, f, r->code_versions[i].start)) {
                 new_size = r->code_versions[i].size;
                 *new_start = r->code_versions[i].start;
                 codemap_add(&s->codemap, r->code_versions[i].start, r->code_versions[i].size,
@@ -213,24 +217,22 @@ static void session_add_compilation(session *s, session_function *f,
                                     const session_compilation *first, int64_t when,
                                     uint64_t duration)
 {
-    size_t cap = f->compilation_cap;
+    int new_list = f->compilation_cap == 0;
+    session_function_more *m;
 
     if (f->compilation_count == 0) {
         f->compilation_count = 1;
         return;
     }
-    if (f->compilation_count >= SESSION_MAX_COMPILATIONS ||
-        grow_reserve((void **)&f->compilation_list, &cap, f->compilation_count,
-                     sizeof(*f->compilation_list), 2, SESSION_MAX_COMPILATIONS, GROW_KEEP) != 0) {
-        f->compilations_unkept++;
+    if (session_function_list_room(s, f) != 0) {
+        if ((m = session_function_more_of(s, f)))
+            m->compilations_unkept++;
         return;
     }
-    if (f->compilation_cap == 0)
-        f->compilation_list[0] = *first;
-    s->compilation_bytes += (cap - f->compilation_cap) * sizeof(session_compilation);
-    f->compilation_cap = (uint8_t)cap;
-    f->compilation_list[f->compilation_count++] = (session_compilation){when, duration,
-                                                                        f->native_size, f->tier};
+    if (new_list)
+        f->more->list[0] = *first;
+    f->more->list[f->compilation_count++] = (session_compilation){when, duration, f->native_size,
+                                                                  f->tier};
 }
 
 static void session_apply_jit(session *s, const wire_record *r, int64_t when)
@@ -288,9 +290,12 @@ static void session_apply_jit(session *s, const wire_record *r, int64_t when)
     f->jit_count++;
     if (!f->first_jit_ns || f->jit_count == 1)
         f->first_jit_ns = when;
-    f->last_jit_ns = when;
-    f->jit_time_ns = duration;
     f->jit_time_total_ns += duration;
+    if (f->jit_count > 1 || f->more) { /* else: derived from the fields above */
+        session_function_more *m = session_function_more_of(s, f);
+        if (m)
+            m->last_jit_ns = when, m->jit_time_ns = duration;
+    }
     s->jit_time_total_ns += duration;
     s->jit_compilations++;
     f->tier = j->tier < WIRE_TIER_COUNT ? j->tier : WIRE_TIER_UNKNOWN; /* hostile input */
@@ -496,7 +501,8 @@ int session_apply(session *s, const wire_record *r, int64_t now_ns, const char *
                 f->il_size = n->il_size; /* JIT records leave it to the name now */
             /* a dynamic method's FunctionID is reused once it is collected:
              * its latest name is the one that counts */
-            if (!f->name || (r->flags & WIRE_FLAG_DYNAMIC)) /* the old one stays in the pool */
+            if (!f->name_record ||
+                (r->flags & WIRE_FLAG_DYNAMIC)) /* the old one stays in the pool */
                 session_set_name(s, f, &r->strings[0], (r->flags & WIRE_FLAG_DYNAMIC) != 0);
             f->flags |= r->flags & WIRE_FLAG_DYNAMIC;
         }

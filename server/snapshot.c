@@ -165,9 +165,11 @@ static int snapshot_put_function(const session *s, size_t i, textbuf *out)
 {
     const session_function *f = &s->functions[i];
     snapshot_function r;
-    wire_text name = snapshot_text(f->name);
-    uint32_t listed = f->compilation_list ? f->compilation_count : 0;
-    uint16_t flags = f->name ? SNAPSHOT_HAS_NAME : 0;
+    char text[FNNAME_MAX + 1];
+    wire_text name = {.utf8 = text, .length = session_function_name_copy(f, text, sizeof(text))};
+    uint32_t listed = f->compilation_cap ? f->compilation_count : 0;
+    unsigned k;
+    uint16_t flags = f->name_record ? SNAPSHOT_HAS_NAME : 0;
 
     if (f->function_id &&
         idindex_get(&s->function_index, f->function_id, s->functions, sizeof(*f)) == i)
@@ -176,15 +178,16 @@ static int snapshot_put_function(const session *s, size_t i, textbuf *out)
     r.function_id = f->function_id, r.module_id = f->module_id;
     r.thread_row = f->thread_row <= s->thread_count ? f->thread_row : 0;
     r.thread_id = r.thread_row ? s->threads[r.thread_row - 1].thread_id : 0;
-    r.first_jit_ns = f->first_jit_ns, r.last_jit_ns = f->last_jit_ns;
-    r.jit_time_ns = f->jit_time_ns, r.jit_time_total_ns = f->jit_time_total_ns;
-    memcpy(r.code_start, f->code_start, sizeof(r.code_start));
+    r.first_jit_ns = f->first_jit_ns, r.last_jit_ns = session_function_last_jit_ns(f);
+    r.jit_time_ns = session_function_last_jit_time(f), r.jit_time_total_ns = f->jit_time_total_ns;
+    for (k = 0; k < SESSION_MAX_CODE_VERSIONS; k++)
+        r.code_start[k] = session_function_code_start(f, k);
     r.versions = f->versions, r.token = f->token, r.il_size = f->il_size;
     r.native_size = f->native_size, r.flags = f->flags, r.hresult = f->hresult;
-    r.jit_count = f->jit_count, r.compilations_unkept = f->compilations_unkept;
+    r.jit_count = f->jit_count, r.compilations_unkept = session_function_unkept(f);
     r.jitted = f->jitted, r.tier = f->tier, r.compilation_count = f->compilation_count;
     r.listed = listed != 0;
-    return snapshot_put(out, SNAPSHOT_FUNCTION, flags, &r, sizeof(r), f->compilation_list,
+    return snapshot_put(out, SNAPSHOT_FUNCTION, flags, &r, sizeof(r), listed ? f->more->list : NULL,
                         listed * (uint32_t)sizeof(session_compilation), &name, 1);
 }
 
@@ -406,13 +409,14 @@ static int snapshot_restore_function(session *s, snapshot_reader *rd, snapshot_c
         return -1;
     f->function_id = r.function_id, f->module_id = r.module_id;
     f->thread_row = snapshot_thread_row(s, &r);
-    f->first_jit_ns = r.first_jit_ns, f->last_jit_ns = r.last_jit_ns;
-    f->jit_time_ns = r.jit_time_ns, f->jit_time_total_ns = r.jit_time_total_ns;
-    memcpy(f->code_start, r.code_start, sizeof(f->code_start));
+    f->first_jit_ns = r.first_jit_ns, f->jit_time_total_ns = r.jit_time_total_ns;
     f->versions = r.versions, f->token = r.token, f->il_size = r.il_size;
     f->native_size = r.native_size, f->flags = r.flags, f->hresult = r.hresult;
-    f->jit_count = r.jit_count, f->compilations_unkept = r.compilations_unkept;
+    f->jit_count = r.jit_count;
     f->jitted = r.jitted != 0, f->tier = r.tier;
+    if (session_function_set_history(s, f, r.last_jit_ns, r.jit_time_ns, r.compilations_unkept,
+                                     r.code_start) != 0)
+        return -1;
     if (f->jitted)
         s->functions_jitted++;
     if (r.listed) {
@@ -430,8 +434,8 @@ static int snapshot_restore_function(session *s, snapshot_reader *rd, snapshot_c
     if (snapshot_take_string(c, &name, &length) != 0)
         return -1;
     if ((flags & SNAPSHOT_HAS_NAME) &&
-        !(f->name = (f->flags & WIRE_FLAG_DYNAMIC) ? strpool_intern(&s->names, name, length)
-                                                   : strpool_add(&s->names, name, length)))
+        !(f->name_record = fnname_store(&s->names, name, length,
+                                        (f->flags & WIRE_FLAG_DYNAMIC) != 0)))
         return -1;
     if ((flags & SNAPSHOT_INDEXED) && f->function_id) { /* indexed all at once at END */
         if (grow_reserve((void **)&rd->indexed, &rd->indexed_cap, rd->indexed_count,

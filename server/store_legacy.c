@@ -93,6 +93,7 @@ static int legacy_read_function(session *s, sqlite3_stmt *st)
     uint64_t id = legacy_u64(st, 1);
     session_function *f;
     char *name;
+    uint32_t code_start[SESSION_MAX_CODE_VERSIONS] = {0};
     int blob = sqlite3_column_bytes(st, 18);
     if (sqlite3_column_int64(st, 0) != (sqlite3_int64)s->function_count)
         return -1; /* rows are written for every index, in order */
@@ -114,14 +115,14 @@ static int legacy_read_function(session *s, sqlite3_stmt *st)
     f->jitted = sqlite3_column_int64(st, 10) != 0;
     f->jit_count = legacy_u32(st, 11);
     f->first_jit_ns = sqlite3_column_int64(st, 12);
-    f->last_jit_ns = sqlite3_column_int64(st, 13);
-    f->jit_time_ns = legacy_u64(st, 14);
     f->jit_time_total_ns = legacy_u64(st, 15);
     f->tier = (uint8_t)(sqlite3_column_int64(st, 16) & 0xff);
     f->versions = legacy_u32(st, 17);
-    if (blob > 0 && (size_t)blob <= sizeof(f->code_start))
-        memcpy(f->code_start, sqlite3_column_blob(st, 18), (size_t)blob);
-    f->compilations_unkept = legacy_u32(st, 19);
+    if (blob > 0 && (size_t)blob <= sizeof(code_start))
+        memcpy(code_start, sqlite3_column_blob(st, 18), (size_t)blob);
+    if (session_function_set_history(s, f, sqlite3_column_int64(st, 13), legacy_u64(st, 14),
+                                     legacy_u32(st, 19), code_start) != 0)
+        return -1;
     /* compiled once: no compilations row, the fields above are it (-1:
      * a file older than schema v3, whose rows say it all) */
     if (sqlite3_column_int64(st, 20) == 1)
@@ -142,7 +143,7 @@ static int legacy_read_compilation(session *s, sqlite3_stmt *st)
     f = &s->functions[idx];
     c = (session_compilation){sqlite3_column_int64(st, 1), legacy_u64(st, 2), legacy_u32(st, 3),
                               legacy_u32(st, 4)};
-    if (!f->compilation_list)
+    if (!f->compilation_cap)
         f->compilation_count = 0; /* its rows are all of them, the first included */
     if (f->compilation_count < SESSION_MAX_COMPILATIONS)
         session_function_keep_compilation(s, f, &c); /* out of memory: not kept */

@@ -8,16 +8,36 @@
 
 #define STRPOOL_CHUNK ((size_t)1 << STRPOOL_CHUNK_BITS)
 #define STRPOOL_STRIDE (STRPOOL_CHUNK + 64) /* a chunk and its slack inside a reserved block */
+_Static_assert(STRPOOL_SLACK <= 64, "a reserved block's chunks keep their slack");
 
-static uint32_t strpool_hash(const char *text, size_t length)
+/* h with text[0..n) mixed in, 8 bytes at a time (a type's part of 100-odd
+ * bytes is hashed for each of its methods: a byte at a time was most of it) */
+static uint64_t strpool_mix(uint64_t h, const char *text, size_t n)
 {
-    uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a, 64-bit, folded */
-    size_t i;
+    const uint64_t k = 0x9e3779b97f4a7c15ull;
+    uint64_t w;
 
-    for (i = 0; i < length; i++)
-        h = (h ^ (unsigned char)text[i]) * 0x100000001b3ull;
-    h ^= h >> 32;
-    return (uint32_t)h | 1u; /* 0 marks an empty slot */
+    for (; n >= 8; text += 8, n -= 8) {
+        memcpy(&w, text, 8);
+        h = (h ^ w) * k;
+        h ^= h >> 29;
+    }
+    w = (uint64_t)n << 56; /* the last bytes, and how many they are */
+    if (n)
+        memcpy(&w, text, n); /* little-endian: the count's byte stays above them */
+    h = (h ^ w) * k;
+    return h ^ (h >> 32);
+}
+
+/* The hash of a[0..alen) then b[0..blen) (a string is always looked up split
+ * the same way: strpool_intern with no a, fnname's records with their head) */
+static uint32_t strpool_hash(const char *a, size_t alen, const char *b, size_t blen)
+{
+    uint64_t h = strpool_mix(0x6a09e667f3bcc909ull ^ alen, a, alen);
+
+    h = strpool_mix(h, b, blen) * 0xbf58476d1ce4e5b9ull;
+    h ^= h >> 31;
+    return (uint32_t)(h >> 32) | 1u; /* 0 marks an empty slot */
 }
 
 /* A hash's first slot: its bit 0 is always 1 (0 marks an empty slot), so it is left out. */
@@ -68,53 +88,71 @@ static char *strpool_room(strpool *p, size_t need, uint32_t *ref)
     return p->chunks[p->chunk_count - 1] + (*ref & (STRPOOL_CHUNK - 1));
 }
 
-/* The string, its NUL, and 7 more zero bytes: a reader that loads 8 bytes at a
- * time past the NUL reads written bytes (the next string overwrites them; the
- * chunk's STRPOOL_SLACK keeps them inside it). */
-static void strpool_store(char *copy, const char *text, size_t length)
+/* The string (a then b), its NUL, and STRPOOL_SLACK - 1 more zero bytes: a
+ * reader that loads 16 bytes at a time past the NUL reads written bytes (the next string
+ * overwrites them; the chunk's STRPOOL_SLACK keeps them inside it). */
+static void strpool_store(char *copy, const char *a, size_t alen, const char *b, size_t blen)
 {
-    memcpy(copy, text, length);
-    memset(copy + length, 0, STRPOOL_SLACK);
+    if (alen) /* a may be NULL then */
+        memcpy(copy, a, alen);
+    memcpy(copy + alen, b, blen);
+    memset(copy + alen + blen, 0, STRPOOL_SLACK);
 }
 
-const char *strpool_intern(strpool *p, const char *text, size_t length)
+static int strpool_too_long(size_t alen, size_t blen)
+{
+    return alen > STRPOOL_MAX_PREFIX || blen > 65535;
+}
+
+const char *strpool_intern2(strpool *p, const char *a, size_t alen, const char *b, size_t blen)
 {
     uint32_t hash, ref;
-    size_t i, mask;
+    size_t i, mask, length = alen + blen;
     char *copy;
 
-    if (length > 65535)
+    if (strpool_too_long(alen, blen))
         return NULL;
     if ((p->count + 1) * 4 > p->capacity * 3 && strpool_grow(p) != 0)
         return NULL;
-    hash = strpool_hash(text, length);
+    hash = strpool_hash(a, alen, b, blen);
     mask = p->capacity - 1;
     for (i = strpool_home(hash, mask); p->slots[i].hash; i = (i + 1) & mask) {
         if (p->slots[i].hash == hash) {
             const char *known = strpool_at(p, p->slots[i].ref);
-            if (strnlen(known, length + 1) == length && memcmp(known, text, length) == 0)
+            if (strnlen(known, length + 1) == length && (!alen || memcmp(known, a, alen) == 0) &&
+                memcmp(known + alen, b, blen) == 0)
                 return known; /* (a text with a NUL inside is never found again: a new copy) */
         }
     }
     if (!(copy = strpool_room(p, length + 1, &ref)))
         return NULL;
-    strpool_store(copy, text, length);
+    strpool_store(copy, a, alen, b, blen);
     p->slots[i] = (strpool_slot){hash, ref};
     p->count++;
     p->text_bytes += length + 1;
     return copy;
 }
 
-const char *strpool_add(strpool *p, const char *text, size_t length)
+const char *strpool_add2(strpool *p, const char *a, size_t alen, const char *b, size_t blen)
 {
     uint32_t ref;
     char *copy;
 
-    if (length > 65535 || !(copy = strpool_room(p, length + 1, &ref)))
+    if (strpool_too_long(alen, blen) || !(copy = strpool_room(p, alen + blen + 1, &ref)))
         return NULL;
-    strpool_store(copy, text, length);
-    p->text_bytes += length + 1;
+    strpool_store(copy, a, alen, b, blen);
+    p->text_bytes += alen + blen + 1;
     return copy;
+}
+
+const char *strpool_intern(strpool *p, const char *text, size_t length)
+{
+    return strpool_intern2(p, NULL, 0, text, length);
+}
+
+const char *strpool_add(strpool *p, const char *text, size_t length)
+{
+    return strpool_add2(p, NULL, 0, text, length);
 }
 
 void strpool_reserve(strpool *p, size_t bytes)

@@ -16,7 +16,8 @@
 #define STRPOOL_CHUNK_BITS 20u /* 1 MiB per chunk; a string is at most WIRE_MAX_STRING */
 #define STRPOOL_MAX_CHUNKS 1024u
 #define STRPOOL_SLACK                                                                              \
-    8u /* bytes after a chunk's end: readers may load a string 8 bytes at a time */
+    32u /* zero bytes after each string, and room after a chunk's end: readers may load a \
+           string 16 bytes at a time, and 16 bytes one further */
 #define STRPOOL_MAX_BYTES ((size_t)STRPOOL_MAX_CHUNKS << STRPOOL_CHUNK_BITS) /* 1 GiB */
 
 typedef struct strpool_slot {
@@ -44,6 +45,12 @@ const char *strpool_intern(strpool *p, const char *text, size_t length);
  * being found later (for strings that are known to be new: no table slot, no
  * cache miss into it). NULL as strpool_intern. */
 const char *strpool_add(strpool *p, const char *text, size_t length);
+/* The same for the text a[0..alen) followed by b[0..blen), as one string
+ * (a, at most STRPOOL_MAX_PREFIX bytes, is a header its user puts before the
+ * text: fnname.h's reference to a shared part). */
+#define STRPOOL_MAX_PREFIX 64u
+const char *strpool_intern2(strpool *p, const char *a, size_t alen, const char *b, size_t blen);
+const char *strpool_add2(strpool *p, const char *a, size_t alen, const char *b, size_t blen);
 /* Makes room for about `bytes` more text at once, in one block marked for
  * huge pages (hugemem.h), so that reading a large session back does not fault
  * 4 KiB at a time. A hint: when the pool already has a block, or the block

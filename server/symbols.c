@@ -55,7 +55,7 @@ int symbols_function(symbols *t, session *s, uint64_t function_id, uint32_t *ind
 {
     uint32_t i;
     session_function *f;
-    char hex[24];
+    char hex[24], *whole;
 
     if (function_id == 0) {
         if (!t->native_plus1) {
@@ -74,9 +74,14 @@ int symbols_function(symbols *t, session *s, uint64_t function_id, uint32_t *ind
     }
     f = session_find_function(s, function_id);
     snprintf(hex, sizeof(hex), "0x%llx", (unsigned long long)function_id);
-    if (symbols_append(t, function_id, f && f->name ? f->name : hex,
-                       f ? session_module_name(s, f->module_id) : NULL, &i) != 0)
+    whole = f && f->name_record ? fnname_dup(f->name_record) : NULL;
+    if ((f && f->name_record && !whole) ||
+        symbols_append(t, function_id, whole ? whole : hex,
+                       f ? session_module_name(s, f->module_id) : NULL, &i) != 0) {
+        free(whole);
         return -1;
+    }
+    free(whole);
     return symbols_keep(t, function_id, i, index);
 }
 

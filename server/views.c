@@ -3,6 +3,7 @@
 #include "budget.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 json_t *view_count(uint64_t v)
@@ -29,6 +30,26 @@ json_t *view_id(uint64_t id)
 json_t *view_ms(int64_t ns) { return ns ? json_real((double)ns / 1e6) : json_null(); }
 
 json_t *view_str(const char *s) { return s ? json_string(s) : json_null(); }
+
+json_t *view_name_record(const char *record)
+{
+    char small[512], *big;
+    size_t length;
+    json_t *j;
+
+    if (!record)
+        return json_null();
+    length = fnname_copy(record, small, sizeof(small));
+    if (length < sizeof(small))
+        return json_stringn(small, length);
+    if (!(big = fnname_dup(record)))
+        return NULL;
+    j = json_stringn(big, length);
+    free(big);
+    return j;
+}
+
+json_t *view_function_name(const session_function *f) { return view_name_record(f->name_record); }
 
 json_t *view_hresult(int32_t hr) { return json_sprintf("0x%08x", (unsigned)hr); }
 
@@ -181,6 +202,24 @@ static int view_keep(view_text *text, const char *s, const char **out)
     memcpy(text->data + text->used, s, n);
     *out = text->data + text->used;
     text->used += n;
+    return 0;
+}
+
+/* A function's name record into text, as its name (c->name); without text
+ * the record is kept as it is (c->name_record), for view_event_json. */
+static int view_keep_record(view_text *text, const char *record, view_event_copy *c)
+{
+    size_t room, length;
+
+    if (!text) {
+        c->name_record = record;
+        return 0;
+    }
+    room = text->size - text->used;
+    if (room == 0 || (length = fnname_copy(record, text->data + text->used, room)) >= room)
+        return -1;
+    c->name = text->data + text->used;
+    text->used += length + 1;
     return 0;
 }
 
@@ -508,17 +547,18 @@ json_t *view_function(session *s, const session_function *f)
     json_t *o = json_pack(
         "{s:o, s:o, s:o, s:o, s:o, s:I, s:I, s:I, s:I, s:o, s:o, s:i, s:o, s:o, s:o, s:b, s:b, "
         "s:s, s:o, s:I}",
-        "function_id", view_id(f->function_id), "name", view_str(f->name), "module_id",
+        "function_id", view_id(f->function_id), "name", view_function_name(f), "module_id",
         view_id(f->module_id), "module", view_str(session_module_name(s, f->module_id)), "token",
         f->token ? json_sprintf("0x%08x", f->token) : json_null(), "il_size",
         (json_int_t)f->il_size, "native_size", (json_int_t)f->native_size, "versions",
         (json_int_t)f->versions, "jit_count", (json_int_t)f->jit_count, "jit_ns",
-        view_count(f->jit_time_ns), "jit_total_ns", view_count(f->jit_time_total_ns), "hresult",
-        (int)f->hresult, "first_jit_ms", view_ms(f->first_jit_ns), "last_jit_ms",
-        view_ms(f->last_jit_ns), "thread_id", view_thread_id(s, f->thread_row), "catchup",
+        view_count(session_function_last_jit_time(f)), "jit_total_ns",
+        view_count(f->jit_time_total_ns), "hresult", (int)f->hresult, "first_jit_ms",
+        view_ms(f->first_jit_ns), "last_jit_ms", view_ms(session_function_last_jit_ns(f)),
+        "thread_id", view_thread_id(s, f->thread_row), "catchup",
         (f->flags & WIRE_FLAG_CATCHUP) != 0, "dynamic", (f->flags & WIRE_FLAG_DYNAMIC) != 0, "tier",
         session_tier_name(f->tier), "tiers", view_compilations(f), "tiers_unkept",
-        (json_int_t)f->compilations_unkept);
+        (json_int_t)session_function_unkept(f));
     json_object_set_new(o, "thread_key", view_thread_key(f->thread_row));
     return o;
 }
@@ -546,7 +586,7 @@ json_t *view_thread(const session *s, const session_thread *t)
 int view_event_take(session *s, const eventlog_entry *e, view_event_copy *c, view_text *text)
 {
     size_t mark = text ? text->used : 0;
-    const char *name = NULL, *module = NULL, *assembly = NULL;
+    const char *name = NULL, *module = NULL, *assembly = NULL, *record = NULL;
 
     memset(c, 0, sizeof(*c));
     c->e = *e;
@@ -555,7 +595,7 @@ int view_event_take(session *s, const eventlog_entry *e, view_event_copy *c, vie
         session_function *f = session_find_function(s, e->id);
         if (f) {
             const session_thread *t = session_thread_row(s, f->thread_row);
-            name = f->name;
+            record = f->name_record;
             module = session_module_name(s, f->module_id);
             c->thread_id = t ? t->thread_id : 0;
             c->thread_row = f->thread_row;
@@ -582,8 +622,8 @@ int view_event_take(session *s, const eventlog_entry *e, view_event_copy *c, vie
         break;
     }
     }
-    if (view_keep(text, name, &c->name) != 0 || view_keep(text, module, &c->module) != 0 ||
-        view_keep(text, assembly, &c->assembly) != 0) {
+    if ((record ? view_keep_record(text, record, c) : view_keep(text, name, &c->name)) != 0 ||
+        view_keep(text, module, &c->module) != 0 || view_keep(text, assembly, &c->assembly) != 0) {
         text->used = mark;
         return -1;
     }
@@ -608,7 +648,8 @@ json_t *view_event_json(const view_event_copy *c, const profile_state *profile)
     switch (e->type) {
     case WIRE_JIT_FINISHED:
         json_object_set_new(o, "function_id", view_id(e->id));
-        json_object_set_new(o, "name", view_str(c->name));
+        json_object_set_new(o, "name",
+                            c->name_record ? view_name_record(c->name_record) : view_str(c->name));
         json_object_set_new(o, "module", view_str(c->module));
         json_object_set_new(o, "jit_ns", view_count(e->value));
         json_object_set_new(o, "native_size", json_integer(e->extra));

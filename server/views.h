@@ -34,11 +34,13 @@
 json_t *view_count(uint64_t v);            /* an integer, or "9007199254740992"... */
 json_t *view_signed_count(int64_t v);      /* the same for a difference ("-9007199254740992"...) */
 
-json_t *view_id(uint64_t id);            /* "0x7f..." */
-json_t *view_ms(int64_t ns);             /* Unix ms as a number; null for 0 */
-json_t *view_str(const char *s);         /* string or null */
-json_t *view_hresult(int32_t hr);        /* "0x80004005" */
-json_t *view_generations(uint32_t bits); /* GC generation bits as [0, 1, ...] */
+json_t *view_id(uint64_t id);                          /* "0x7f..." */
+json_t *view_ms(int64_t ns);                           /* Unix ms as a number; null for 0 */
+json_t *view_str(const char *s);                       /* string or null */
+json_t *view_function_name(const session_function *f); /* its name, or null */
+json_t *view_name_record(const char *record);          /* the same from a name record */
+json_t *view_hresult(int32_t hr);                      /* "0x80004005" */
+json_t *view_generations(uint32_t bits);               /* GC generation bits as [0, 1, ...] */
 
 /* ProfileStatus (docs/API.md). */
 json_t *view_profile_status(const profile_state *p);
@@ -94,6 +96,7 @@ json_t *view_event(session *s, const eventlog_entry *e);
 typedef struct view_event_copy {
     eventlog_entry e;
     const char *name;           /* JIT: the function's; THREAD_*: the thread's; NULL unknown */
+    const char *name_record;    /* JIT, not copied: the function's name record (fnname.h) */
     const char *module;         /* JIT: its module's display name; MODULE_*: the module's path */
     const char *assembly;       /* MODULE_*: the module's assembly */
     uint64_t thread_id;         /* JIT: the thread of its last compilation (0 unknown) */

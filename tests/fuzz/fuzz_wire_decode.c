@@ -159,7 +159,12 @@ static void fuzz_read_back(session *s, const wire_record *r)
         f = session_find_function(s, r->u.jit_finished.function_id);
         if (f) {
             FUZZ_REQUIRE(f->function_id == r->u.jit_finished.function_id);
-            sink += f->name ? strlen(f->name) : 0;
+            if (f->name_record) { /* both parts readable, and joined as long as they say */
+                char whole[FNNAME_MAX + 1];
+                size_t length = fnname_copy(f->name_record, whole, sizeof(whole));
+                FUZZ_REQUIRE(length == fnname_length(f->name_record) && whole[length] == '\0');
+                sink += length;
+            }
         }
         break;
     case WIRE_MODULE_LOADED:

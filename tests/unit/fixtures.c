@@ -147,3 +147,15 @@ int fixture_status_is(const char *method, const char *path, const char *const *a
     fixture_reply_free(&r);
     return ok;
 }
+
+const char *fixture_fn_name(const session_function *f)
+{
+    static char names[4][FNNAME_MAX + 1];
+    static unsigned next;
+    char *out = names[next++ % 4];
+
+    if (!f || !f->name_record)
+        return NULL;
+    fnname_copy(f->name_record, out, FNNAME_MAX + 1);
+    return out;
+}

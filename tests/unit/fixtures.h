@@ -34,6 +34,10 @@ session *fixture_api_session(void);
  * read back. Caller holds the lock (or owns s) and frees the object. */
 json_t *fixture_views(session *s);
 
+/* f's whole name (fnname.h joined), or NULL when it has none: in one of a few
+ * static buffers taken in turn, so that a check may compare two. */
+const char *fixture_fn_name(const session_function *f);
+
 /* Removes every session from the registry (takes the lock). */
 void fixture_sessions_clear(void);
 

@@ -16,6 +16,7 @@
 
 #include "budget.h"
 #include "check.h"
+#include "fixtures.h"
 #include "persist.h"
 #include "records.h"
 #include "sessions.h"
@@ -126,8 +127,8 @@ TEST(a_session_stops_at_its_share)
         CHECK(a->budget.held <= budget_share(), "and the share holds (their log entries wait)");
     }
     CHECK(session_find_function(a, 0x7f0000100000ull) &&
-              strncmp(session_function_name(session_find_function(a, 0x7f0000100000ull)),
-                      "Big.Name", 8) == 0,
+              strncmp(fixture_fn_name(session_find_function(a, 0x7f0000100000ull)), "Big.Name",
+                      8) == 0,
           "what it holds stays readable");
 
     /* a second session: the shares shrink, the newcomer gets its own */

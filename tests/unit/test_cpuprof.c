@@ -30,6 +30,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "fixtures.h"
 #include "check.h"
 #include "codemap.h"
 #include "cpuprof.h"
@@ -490,7 +491,7 @@ static void stack_names(session *s, uint32_t stack, char *out, size_t size)
         else if (key == PROFILE_FRAME_TRUNCATED)
             name = "[truncated]";
         else if (session_find_function(s, key))
-            name = session_find_function(s, key)->name;
+            name = fixture_fn_name(session_find_function(s, key));
         used += (size_t)snprintf(out + used, size - used, "%s%s", k ? " < " : "", name);
     }
 }
@@ -596,8 +597,8 @@ TEST(fold_names_frames_and_says_where_they_are_lost)
         /* the functions are the session's own (the agent's records in a real log) */
         for (size_t i = 0; i < x.s->function_count; i++) {
             session_function *f = session_function_append(back, x.s->functions[i].function_id);
-            session_function_set_name(back, f, x.s->functions[i].name,
-                                      strlen(x.s->functions[i].name));
+            session_function_set_name(back, f, fixture_fn_name(&x.s->functions[i]),
+                                      strlen(fixture_fn_name(&x.s->functions[i])));
         }
         while (off < g_log_used) {
             wire_frame_header h;

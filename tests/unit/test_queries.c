@@ -116,8 +116,10 @@ static int ref_cmp(const void *a, const void *b, void *arg)
         d = (long long)x->native_size - (long long)y->native_size;
     else if (strcmp(c->sort, "il_size") == 0)
         d = (long long)x->il_size - (long long)y->il_size;
-    else
-        d = strcmp(x->name ? x->name : "", y->name ? y->name : "");
+    else {
+        const char *a = fixture_fn_name(x), *b = fixture_fn_name(y);
+        d = strcmp(a ? a : "", b ? b : "");
+    }
     if (d == 0)
         d = (x->function_id > y->function_id) - (x->function_id < y->function_id);
     return c->descending ? (d > 0 ? -1 : d < 0) : (d > 0) - (d < 0);
@@ -127,7 +129,7 @@ static int ref_matches(session *s, const session_function *f, const char *q, con
 {
     if (!f->jitted)
         return 0;
-    if (q && (!f->name || !strcasestr(f->name, q)))
+    if (q && (!f->name_record || !strcasestr(fixture_fn_name(f), q)))
         return 0;
     if (mod) {
         session_module *m = session_find_module(s, f->module_id);
@@ -255,7 +257,10 @@ TEST(every_sort_filter_and_page_as_a_full_sort_would_give)
                    {"TYPE1", "app"},
                    {NULL, "plugins/"},
                    {"no such name", NULL},
-                   {"collections.GENERIC.type1", NULL}}; /* a long needle: strcasestr */
+                   {"collections.GENERIC.type1", NULL}, /* a long needle: strcasestr */
+                   /* across where a name's type part ends (fnname.h): short, long */
+                   {"2.method1", NULL},
+                   {"generic.type12.method4", NULL}};
     static const long pages[][2] = {{0, 100},   {0, 1},         {950, 50},
                                     {4090, 20}, {57000, 10000}, {100001, 10},
                                     {0, 10000}, {30000, 7},     {99990, 20}};
@@ -265,7 +270,7 @@ TEST(every_sort_filter_and_page_as_a_full_sort_would_give)
         return;
     for (i = 0; i < 5; i++)
         for (o = 0; o < 3; o++)
-            for (f = 0; f < 7; f++)
+            for (f = 0; f < sizeof(filters) / sizeof(filters[0]); f++)
                 for (p = 0; p < 9; p++) {
                     if (pages[p][1] == 10000 && (o > 0 || f > 1))
                         continue; /* long pages: enough with a few (JSON of 10,000 rows) */
@@ -344,6 +349,52 @@ TEST(a_hostile_filter_still_lets_others_in)
     sessions_unlock();
 }
 
+/* Filters longer than the seam mask's 64 bytes are tested on the whole name
+ * joined (fnname.h): one across the cut between type and method parts
+ * matches, in either case; one that differs in its last byte does not. */
+TEST(a_long_filter_matches_across_a_names_two_parts)
+{
+    static const char *const type = "Contoso.Orders.Infrastructure.Persistence.Repository<"
+                                    "Contoso.Orders.Domain.Order>.";
+    char text[512], q_across[160], q_wrong[160], path[64];
+    const char *args[] = {q_across, NULL};
+    api_request req = {"GET", path, fixture_arg, (void *)args, NULL, 0};
+    api_reply reply;
+    session *s;
+    int status, id;
+
+    sessions_lock();
+    s = sessions_create(SESSION_MODE_ATTACH, 4546, "long filter");
+    id = s->id;
+    snprintf(path, sizeof(path), "/api/sessions/%d/functions", id);
+    snprintf(text, sizeof(text), "%sSaveChangesAsync(CancellationToken)", type);
+    name(s, 0xA000, 0, text, 0);
+    jit(s, 0xA000, REC_MONO, 10, 16, 1, 0x1000);
+    snprintf(text, sizeof(text), "%sLoad()", type);
+    name(s, 0xA010, 0, text, 0);
+    jit(s, 0xA010, REC_MONO + 1, 10, 16, 1, 0x2000);
+    sessions_unlock();
+    /* 80 bytes: the type part's last 60, the method part's first 20 */
+    snprintf(q_across, sizeof(q_across), "q=%sSAVECHANGESASYNC(CAN", type + strlen(type) - 60);
+    snprintf(q_wrong, sizeof(q_wrong), "q=%sSAVECHANGESASYNC(CAX", type + strlen(type) - 60);
+    status = api_handle(&req, &reply);
+    CHECK(
+        status == 200 && json_integer_value(json_object_get(reply.json, "total")) == 1 &&
+            strcmp(json_string_value(json_object_get(
+                       json_array_get(json_object_get(reply.json, "functions"), 0), "function_id")),
+                   "0xa000") == 0,
+        "an 80-byte filter across the cut finds the one method");
+    json_decref(reply.json);
+    args[0] = q_wrong;
+    status = api_handle(&req, &reply);
+    CHECK(status == 200 && json_integer_value(json_object_get(reply.json, "total")) == 0,
+          "and one that differs at its end finds none");
+    json_decref(reply.json);
+    sessions_lock();
+    sessions_remove(id);
+    sessions_unlock();
+}
+
 TEST(module_totals_add_up)
 {
     struct {
@@ -415,17 +466,19 @@ TEST(a_pinned_session_outlives_its_removal)
 {
     session *s;
     const char *text;
+    char whole[64];
     int id;
 
     sessions_lock();
     s = sessions_create(SESSION_MODE_ATTACH, 4444, "x");
     id = s->id;
     name(s, 0xAB0, 0, "Pinned.Name()", 0);
-    text = session_find_function(s, 0xAB0)->name;
+    text = session_find_function(s, 0xAB0)->name_record;
     sessions_pin(s);
     sessions_remove(id);
     CHECK(sessions_get(id) == NULL, "removed from the registry at once");
-    CHECK(strcmp(text, "Pinned.Name()") == 0 && session_find_function(s, 0xAB0) != NULL,
+    CHECK(fnname_copy(text, whole, sizeof(whole)) == 13 && strcmp(whole, "Pinned.Name()") == 0 &&
+              session_find_function(s, 0xAB0) != NULL,
           "still readable while pinned");
     sessions_unpin(s); /* frees it: ASan reports a leak or a use after free */
     sessions_unlock();
@@ -559,6 +612,7 @@ static const check_test tests[] = {
     TEST_ENTRY(every_sort_filter_and_page_as_a_full_sort_would_give),
     TEST_ENTRY(a_query_lets_others_take_the_lock_between_its_steps),
     TEST_ENTRY(a_hostile_filter_still_lets_others_in),
+    TEST_ENTRY(a_long_filter_matches_across_a_names_two_parts),
     TEST_ENTRY(module_totals_add_up),
     TEST_ENTRY(a_pinned_session_outlives_its_removal),
     TEST_ENTRY(string_pool_pointers_stay_and_interned_strings_are_shared),

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fixtures.h"
 #include "check.h"
 #include "records.h"
 #include "session.h"
@@ -106,17 +107,18 @@ TEST(jit_time_from_started_and_finished)
     CHECK(session_find_function(s, 0xF1) != NULL, "and the function");
     rec_apply(s, rec_jit_finished(0xF1, 0x71, 0x10000, 128, REC_MONO + 1500, 0));
     f = session_find_function(s, 0xF1);
-    CHECK(f && f->jit_time_ns == 500 && f->jit_time_total_ns == 500,
+    CHECK(f && session_function_last_jit_time(f) == 500 && f->jit_time_total_ns == 500,
           "jit_time_ns = finished - started = 500 (got %llu)",
-          f ? (unsigned long long)f->jit_time_ns : 0ull);
-    CHECK(f && f->jit_count == 1 && f->versions == 1 && f->code_start[0] == 0x10000,
+          f ? (unsigned long long)session_function_last_jit_time(f) : 0ull);
+    CHECK(f && f->jit_count == 1 && f->versions == 1 &&
+              session_function_code_start(f, 0) == 0x10000,
           "one compilation, one code version");
     CHECK(f && f->native_size == 128 && f->il_size == 40 &&
               f->thread_row == session_thread_row_of(s, session_find_thread(s, 0x71)) &&
               f->hresult == 0,
           "sizes, thread and hresult from the record");
     CHECK(f && f->first_jit_ns == (int64_t)(REC_MONO + 1500) + REC_OFFSET &&
-              f->last_jit_ns == f->first_jit_ns,
+              session_function_last_jit_ns(f) == f->first_jit_ns,
           "first/last JIT time = target time + clock offset");
     CHECK(!(f->flags & WIRE_FLAG_CATCHUP), "not flagged catch-up");
     CHECK(s->jit_compilations == 1 && s->jit_time_total_ns == 500, "session totals");
@@ -125,11 +127,13 @@ TEST(jit_time_from_started_and_finished)
     /* a finish without a start, and a finish on another thread */
     rec_apply(s, rec_jit_finished(0xF2, 0x71, 0x20000, 64, REC_MONO + 2000, 0));
     f = session_find_function(s, 0xF2);
-    CHECK(f && f->jit_count == 1 && f->jit_time_ns == 0, "JIT_FINISHED without a start: time 0");
+    CHECK(f && f->jit_count == 1 && session_function_last_jit_time(f) == 0,
+          "JIT_FINISHED without a start: time 0");
     rec_apply(s, rec_jit_started(0xF3, 0x71, REC_MONO + 3000));
     rec_apply(s, rec_jit_finished(0xF3, 0x72, 0x30000, 64, REC_MONO + 3100, 0));
     f = session_find_function(s, 0xF3);
-    CHECK(f && f->jit_time_ns == 0 && session_find_thread(s, 0x71)->jit_depth == 1,
+    CHECK(f && session_function_last_jit_time(f) == 0 &&
+              session_find_thread(s, 0x71)->jit_depth == 1,
           "a finish on another thread does not pair with the start");
     session_free(s);
 }
@@ -143,8 +147,8 @@ TEST(nested_and_interleaved_jits)
     rec_apply(s, rec_jit_started(0xB, 0x71, 200));
     rec_apply(s, rec_jit_finished(0xB, 0x71, 0xB000, 10, 260, 0));
     rec_apply(s, rec_jit_finished(0xA, 0x71, 0xA000, 10, 400, 0));
-    CHECK(session_find_function(s, 0xB)->jit_time_ns == 60 &&
-              session_find_function(s, 0xA)->jit_time_ns == 300,
+    CHECK(session_function_last_jit_time(session_find_function(s, 0xB)) == 60 &&
+              session_function_last_jit_time(session_find_function(s, 0xA)) == 300,
           "nested: inner 60, outer 300");
 
     /* not LIFO: the first started finishes first */
@@ -152,17 +156,18 @@ TEST(nested_and_interleaved_jits)
     rec_apply(s, rec_jit_started(0xD, 0x71, 1100));
     rec_apply(s, rec_jit_finished(0xC, 0x71, 0xC000, 10, 1400, 0));
     rec_apply(s, rec_jit_finished(0xD, 0x71, 0xD000, 10, 1500, 0));
-    CHECK(session_find_function(s, 0xC)->jit_time_ns == 400 &&
-              session_find_function(s, 0xD)->jit_time_ns == 400,
+    CHECK(session_function_last_jit_time(session_find_function(s, 0xC)) == 400 &&
+              session_function_last_jit_time(session_find_function(s, 0xD)) == 400,
           "interleaved: pairs by function, 400 and 400");
 
     /* the same function compiled on two threads at once */
     rec_apply(s, rec_jit_started(0xE, 0x71, 2000));
     rec_apply(s, rec_jit_started(0xE, 0x72, 2050));
     rec_apply(s, rec_jit_finished(0xE, 0x72, 0xE000, 10, 2070, 0));
-    CHECK(session_find_function(s, 0xE)->jit_time_ns == 20, "second thread's compilation: 20");
+    CHECK(session_function_last_jit_time(session_find_function(s, 0xE)) == 20,
+          "second thread's compilation: 20");
     rec_apply(s, rec_jit_finished(0xE, 0x71, 0xE000, 10, 2300, 0));
-    CHECK(session_find_function(s, 0xE)->jit_time_ns == 300 &&
+    CHECK(session_function_last_jit_time(session_find_function(s, 0xE)) == 300 &&
               session_find_function(s, 0xE)->jit_count == 2 &&
               session_find_function(s, 0xE)->jit_time_total_ns == 320,
           "first thread's: 300; count 2, total 320");
@@ -175,7 +180,7 @@ TEST(nested_and_interleaved_jits)
     int ok = 1;
     for (uint64_t i = 0; i < SESSION_JIT_NESTING + 2; i++) {
         uint64_t want = i < SESSION_JIT_NESTING ? 10000 - i : 0;
-        ok &= session_find_function(s, 0x100 + i)->jit_time_ns == want;
+        ok &= session_function_last_jit_time(session_find_function(s, 0x100 + i)) == want;
     }
     CHECK(ok && session_find_thread(s, 0x73)->jit_depth == 0,
           "%d nested compilations: the %d kept are timed, the rest get 0, stack empty",
@@ -191,15 +196,15 @@ TEST(function_name_set_once)
     rec_apply(s, rec_jit_finished(0xF1, 0x71, 0x1000, 10, REC_MONO + 10, 0));
     rec_apply(s, rec_function_name(0xF1, MODULE_ID, "Ns.Box<System.Int64>.Get", 0));
     f = session_find_function(s, 0xF1);
-    CHECK(f && f->name && strcmp(f->name, "Ns.Box<System.Int64>.Get") == 0,
+    CHECK(f && f->name_record && strcmp(fixture_fn_name(f), "Ns.Box<System.Int64>.Get") == 0,
           "FUNCTION_NAME names a known function");
     CHECK(f->module_id == 0x7f0000200000ull && f->token == 0x06000001u, "module and token set");
     rec_apply(s, rec_function_name(0xF1, MODULE_ID, "Something.Else", 0));
-    CHECK(strcmp(session_find_function(s, 0xF1)->name, "Ns.Box<System.Int64>.Get") == 0,
+    CHECK(strcmp(fixture_fn_name(session_find_function(s, 0xF1)), "Ns.Box<System.Int64>.Get") == 0,
           "a second FUNCTION_NAME does not rename it");
     rec_apply(s, rec_function_name(0xF9, MODULE_ID, "Ns.First.Seen", 0));
     f = session_find_function(s, 0xF9);
-    CHECK(f && strcmp(f->name, "Ns.First.Seen") == 0 && f->jit_count == 0,
+    CHECK(f && strcmp(fixture_fn_name(f), "Ns.First.Seen") == 0 && f->jit_count == 0,
           "FUNCTION_NAME before any JIT record creates the function");
     session_free(s);
 }
@@ -250,6 +255,48 @@ TEST(code_versions_beyond_the_kept_ones)
     session_free(s);
 }
 
+/* A function compiled once carries nothing beyond its 88 bytes (its last
+ * compilation is its first); the second compilation, or a second code
+ * version from catch-up, makes its `more`, and what it says is the same. */
+TEST(only_functions_compiled_again_carry_more)
+{
+    session *s = rec_live_session(1);
+    session_function *f;
+    uint64_t bytes;
+
+    rec_apply(s, rec_jit_started(0xF1, 0x71, REC_MONO + 100));
+    rec_apply(s, rec_jit_finished(0xF1, 0x71, 0x1000, 100, REC_MONO + 350, 0));
+    f = session_find_function(s, 0xF1);
+    bytes = s->compilation_bytes;
+    CHECK(f && !f->more && bytes == 0 && session_function_last_jit_time(f) == 250 &&
+              session_function_last_jit_ns(f) == f->first_jit_ns &&
+              session_function_compilation(f, 0).jit_ns == 250,
+          "compiled once: no more, its last compilation derived from its first");
+    rec_apply(s, rec_jit_started(0xF1, 0x71, REC_MONO + 1000));
+    rec_apply(s, rec_jit_finished(0xF1, 0x71, 0x2000, 80, REC_MONO + 1040, 0));
+    f = session_find_function(s, 0xF1);
+    CHECK(f->more && s->compilation_bytes > bytes && session_function_last_jit_time(f) == 40 &&
+              f->jit_time_total_ns == 290 && session_function_last_jit_ns(f) > f->first_jit_ns &&
+              session_function_compilation(f, 0).jit_ns == 250 &&
+              session_function_compilation(f, 1).jit_ns == 40 &&
+              session_function_code_start(f, 1) == 0x2000,
+          "compiled again: more made, last compilation 40 ns, the first kept in its list");
+    /* a method compiled twice before attach: catch-up lists both versions */
+    {
+        wire_record r = rec_jit_finished(0xF2, 0, 0x6000, 20, REC_MONO + 2000, WIRE_FLAG_CATCHUP);
+        r.code_versions[0] = (wire_code_version){.start = 0x5000, .size = 10};
+        r.code_versions[1] = (wire_code_version){.start = 0x6000, .size = 20};
+        r.code_version_count = 2;
+        rec_apply(s, r);
+    }
+    f = session_find_function(s, 0xF2);
+    CHECK(f && f->more && f->versions == 2 && f->jit_count == 0 &&
+              session_function_last_jit_ns(f) == 0 && session_function_code_start(f, 0) == 0x5000 &&
+              session_function_code_start(f, 1) == 0x6000,
+          "catch-up of two versions: more holds the second, no live compilation");
+    session_free(s);
+}
+
 TEST(catchup_never_overrides_live_function)
 {
     session *s = rec_live_session(1);
@@ -264,12 +311,14 @@ TEST(catchup_never_overrides_live_function)
                                         WIRE_FLAG_CATCHUP)) == 0,
           "catch-up JIT_FINISHED for a live-seen function is accepted");
     f = session_find_function(s, 0xF1);
-    CHECK(f->jit_count == before.jit_count && f->jit_time_ns == before.jit_time_ns &&
+    CHECK(f->jit_count == before.jit_count &&
+              session_function_last_jit_time(f) == session_function_last_jit_time(&before) &&
               f->jit_time_total_ns == before.jit_time_total_ns,
           "jit_count and times unchanged");
     CHECK(f->native_size == 128 && f->il_size == before.il_size && f->versions == 1,
           "sizes and versions unchanged");
-    CHECK(f->first_jit_ns == before.first_jit_ns && f->last_jit_ns == before.last_jit_ns,
+    CHECK(f->first_jit_ns == before.first_jit_ns &&
+              session_function_last_jit_ns(f) == session_function_last_jit_ns(&before),
           "first/last JIT times unchanged");
     CHECK(!(f->flags & WIRE_FLAG_CATCHUP), "not flagged catch-up");
     CHECK(s->events.last_seq == events && s->jit_compilations == 1,
@@ -287,7 +336,8 @@ TEST(catchup_creates_unknown_function)
     f = session_find_function(s, 0xF5);
     CHECK(f && (f->flags & WIRE_FLAG_CATCHUP), "catch-up for an unknown function creates it, "
                                                "flagged catch-up");
-    CHECK(f && f->jit_count == 0 && f->jit_time_ns == 0 && f->native_size == 77 && f->versions == 1,
+    CHECK(f && f->jit_count == 0 && session_function_last_jit_time(f) == 0 &&
+              f->native_size == 77 && f->versions == 1,
           "no compilation counted, size and code version known");
     e = eventlog_at(&s->events, s->events.last_seq);
     CHECK(e && e->type == WIRE_JIT_FINISHED && e->id == 0xF5 && (e->flags & WIRE_FLAG_CATCHUP),
@@ -540,12 +590,12 @@ TEST(jit_thread_rows)
     rec_apply(s, rec_thread(WIRE_THREAD_DESTROYED, 0x71, 1001, 0, NULL, REC_MONO + 3));
     rec_apply(s, rec_thread(WIRE_THREAD_CREATED, 0x71, 1002, 0, NULL, REC_MONO + 4));
     rec_apply(s, rec_jit_finished(0xF1, 0x71, 0x1000, 16, REC_MONO + 5, 0));
-    CHECK(session_find_function(s, 0xF1)->jit_time_ns == 0,
+    CHECK(session_function_last_jit_time(session_find_function(s, 0xF1)) == 0,
           "a start on the ended thread does not pair with a finish on the new one");
     rec_apply(s, rec_jit_started(0xF2, 0x71, REC_MONO + 6));
     rec_apply(s, rec_jit_finished(0xF2, 0x71, 0x2000, 16, REC_MONO + 8, 0));
     CHECK(session_find_function(s, 0xF2)->thread_row == 2 &&
-              session_find_function(s, 0xF2)->jit_time_ns == 2,
+              session_function_last_jit_time(session_find_function(s, 0xF2)) == 2,
           "the new thread's JIT: its row, its time");
     rec_apply(s, rec_thread(WIRE_THREAD_CREATED, 0x72, 2002, 0, NULL, REC_MONO + 9));
     rec_apply(s, rec_jit_finished(0xF3, 0x72, 0x3000, 16, REC_MONO + 10, 0));
@@ -813,10 +863,12 @@ TEST(unloaded_module_frees_its_function_ids)
     rec_apply(s, n);
     rec_apply(s, rec_jit_finished(0xF00, 0, 0x2000, 20, REC_MONO + 9, 0));
     CHECK(s->function_count == 2, "the reused FunctionID is a second function");
-    CHECK(strcmp(s->functions[0].name, "Plugin1.Old()") == 0 && s->functions[0].jit_count == 1,
+    CHECK(strcmp(fixture_fn_name(&s->functions[0]), "Plugin1.Old()") == 0 &&
+              s->functions[0].jit_count == 1,
           "the old one keeps its name and count");
     CHECK(session_find_function(s, 0xF00) == &s->functions[1] &&
-              strcmp(s->functions[1].name, "Plugin2.New()") == 0 && s->functions[1].jit_count == 1,
+              strcmp(fixture_fn_name(&s->functions[1]), "Plugin2.New()") == 0 &&
+              s->functions[1].jit_count == 1,
           "the new one has its own name and count");
     session_free(s);
 }
@@ -897,7 +949,7 @@ TEST(hostile_timestamps)
     CHECK(rec_apply(s, rec_jit_finished(0xF1, 0x71, 0x1000, 10, (uint64_t)INT64_MAX, 0)) == 0,
           "JIT_FINISHED with time_ns INT64_MAX is accepted");
     f = session_find_function(s, 0xF1);
-    CHECK(f && f->first_jit_ns >= 0 && f->last_jit_ns >= 0,
+    CHECK(f && f->first_jit_ns >= 0 && session_function_last_jit_ns(f) >= 0,
           "its wall-clock time is not negative (first_jit_ns %lld)",
           f ? (long long)f->first_jit_ns : 0ll);
     CHECK(eventlog_at(&s->events, 1) && eventlog_at(&s->events, 1)->time_ns >= 0,
@@ -928,10 +980,10 @@ TEST(tiers_per_compilation)
         rec_apply(s, r);
         f = session_find_function(s, 0xF1);
         if (i == 0)
-            CHECK(f && f->compilation_count == 1 && !f->compilation_list &&
+            CHECK(f && f->compilation_count == 1 && !f->compilation_cap &&
                       session_function_compilation(f, 0).tier == WIRE_TIER_0 &&
                       session_function_compilation(f, 0).native_size == 16 &&
-                      session_function_compilation(f, 0).time_ns == f->last_jit_ns,
+                      session_function_compilation(f, 0).time_ns == session_function_last_jit_ns(f),
                   "compiled once: no list, the function's own fields are its compilation");
     }
     f = session_find_function(s, 0xF1);
@@ -946,8 +998,8 @@ TEST(tiers_per_compilation)
           "each with its JIT time and size");
     CHECK(f && session_function_compilation(f, 0).jit_ns == 10 &&
               session_function_compilation(f, 0).native_size == 16 &&
-              session_function_compilation(f, 0).time_ns == f->compilation_list[0].time_ns &&
-              f->compilation_list[0].time_ns < f->compilation_list[1].time_ns,
+              session_function_compilation(f, 0).time_ns == f->more->list[0].time_ns &&
+              f->more->list[0].time_ns < f->more->list[1].time_ns,
           "the first, kept in the function until the second came, copied as it was");
     CHECK(f && f->tier == WIRE_TIER_UNKNOWN, "the function's tier is its last compilation's");
     CHECK(session_find_function(s, 0xF9)->compilation_count == 0, "catch-up: no compilation");
@@ -961,7 +1013,7 @@ TEST(tiers_per_compilation)
     for (i = 0; i < SESSION_MAX_COMPILATIONS + 3; i++)
         rec_apply(s, rec_jit_finished(0xF2, 0x72, 0x100 + i, 8, REC_MONO + 1000 + i, 0));
     f = session_find_function(s, 0xF2);
-    CHECK(f && f->compilation_count == SESSION_MAX_COMPILATIONS && f->compilations_unkept == 3,
+    CHECK(f && f->compilation_count == SESSION_MAX_COMPILATIONS && session_function_unkept(f) == 3,
           "kept up to the limit, the rest counted");
     CHECK(strcmp(session_tier_name(WIRE_TIER_1_OSR), "Tier1-OSR") == 0 &&
               strcmp(session_tier_name(WIRE_TIER_0_INSTRUMENTED), "Instrumented Tier0") == 0 &&
@@ -1011,6 +1063,7 @@ static const check_test tests[] = {
     TEST_ENTRY(function_name_set_once),
     TEST_ENTRY(code_versions),
     TEST_ENTRY(code_versions_beyond_the_kept_ones),
+    TEST_ENTRY(only_functions_compiled_again_carry_more),
     TEST_ENTRY(catchup_never_overrides_live_function),
     TEST_ENTRY(catchup_creates_unknown_function),
     TEST_ENTRY(modules_catchup_and_unknown),

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fixtures.h"
 #include "check.h"
 #include "records.h"
 #include "session.h"
@@ -307,7 +308,8 @@ TEST(function_known_only_from_stacks)
     rec_apply(s, rec_function_name(0x7100, 0x200000, "System.Threading.Monitor.Wait", 0));
     walk(s, 1, 1, WIRE_STACK_SNAPSHOT, 1, 1);
     f = session_find_function(s, 0x7100);
-    CHECK(f && f->name && strcmp(f->name, "System.Threading.Monitor.Wait") == 0 && !f->jitted,
+    CHECK(f && f->name_record && strcmp(fixture_fn_name(f), "System.Threading.Monitor.Wait") == 0 &&
+              !f->jitted,
           "a function named for a stack has its name, and is not marked compiled");
     CHECK(s->functions_jitted == 0 && s->jit_compilations == 0,
           "it is not counted as a function nor as a compilation");
