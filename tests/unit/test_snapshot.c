@@ -290,7 +290,7 @@ TEST(begin_populates_the_room_it_makes)
     prefault_wait(&rd.room); /* the populating is over */
     CHECK(prefault_refused() == 0, "the kernel populates (MADV_POPULATE_WRITE, Linux 5.14)");
     in = resident_pages(r->functions, r->function_cap * sizeof(*r->functions), &pages);
-    CHECK(r->function_count == 0 && pages > 3000 && in == pages,
+    CHECK(r->function_count == 0 && pages > 1000 && in == pages,
           "every page of the functions' array is resident (%zu of %zu)", in, pages);
     in = resident_pages(r->function_index.slots,
                         r->function_index.capacity * sizeof(*r->function_index.slots), &pages);
