@@ -16,19 +16,15 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 
 #include "api_util.h"
+#include "fnfilter.h"
 #include "grow.h"
 
 #define API_FN_ROWS_STEP 512u /* JSON rows per locked step */
 /* Bytes of names a locked step may compare before it lets others in, whatever
  * its count of functions: about 2 ms, also for hostile names and filters */
 #define API_FN_WORK_STEP (8u * 1024u * 1024u)
-#define API_FN_SHORT_NEEDLE 16u
-#define API_FN_SEAM_BITS 63u   /* filters up to 64 bytes test the seam from a mask */
 #define API_FN_MAX_FILTER 512u /* bytes of a q= or module= filter */
 #define API_DEFAULT_LIMIT 100
 #define API_MAX_LIMIT 10000
@@ -57,71 +53,8 @@ typedef struct api_fn_query {
     size_t hit_count, hit_cap, keep, matched;
     int has_threshold;
     api_fn_hit threshold; /* the keep-th best match at the last cut */
-    /* the name filter's last type part (fnname.h), its length, and whether
-     * the filter is in it: a type's methods need it tested once */
-    const char *head_seen;
-    size_t head_seen_length;
-    int head_seen_matches;
-    /* bit k (1..API_FN_SEAM_BITS): the type part ends with the filter's
-     * first k bytes, so a method part that starts with the rest matches */
-    uint64_t head_seen_seam;
-    /* a longer filter is tested on the whole name, joined here (FNNAME_MAX
-     * bytes, its NUL and STRPOOL_SLACK zero bytes; made when first needed) */
-    char *whole;
+    fnfilter names;       /* with q (fnfilter.h) */
 } api_fn_query;
-
-/* The order of two name records (fnname.h); no name sorts as "". */
-static int api_fn_name_order(const char *x, const char *y)
-{
-    fnname n;
-
-    if (x && y)
-        return fnname_cmp(x, y);
-    if (!x && !y)
-        return 0;
-    n = fnname_parts(x ? x : y);
-    return *n.head || *n.tail ? (x ? 1 : -1) : 0;
-}
-
-_Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "api_fn_name_word loads names as such");
-_Static_assert(FNNAME_MIN_HEAD >= 16,
-               "a name's first 16 bytes are in its type part when it has one");
-
-/* 8 bytes of a name from p as a big-endian number, 0 from its NUL on (and
- * once *ended, all 0). The pool's slack makes the load safe past the NUL. */
-static uint64_t api_fn_name_word(const char *p, int *ended)
-{
-    const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
-    uint64_t w, nul;
-
-    if (*ended)
-        return 0;
-    memcpy(&w, p, sizeof(w));
-    nul = (w - ones) & ~w & highs; /* the lowest set bit marks the first NUL */
-    if (nul) {
-        unsigned bytes = (unsigned)__builtin_ctzll(nul) >> 3;
-        w = bytes ? w & ((1ull << (8 * bytes)) - 1) : 0;
-        *ended = 1;
-    }
-    return __builtin_bswap64(w);
-}
-
-/* A name's first 16 bytes as two big-endian numbers (no name: 0, as ""):
- * two names whose numbers differ are in their order. */
-static void api_fn_name_prefix(const char *record, uint64_t prefix[2])
-{
-    const char *from;
-    int ended = 0;
-    fnname n;
-
-    prefix[0] = prefix[1] = 0;
-    if (!record)
-        return;
-    n = fnname_parts(record);
-    from = *n.head ? n.head : n.tail; /* a type part has FNNAME_MIN_HEAD (16) bytes at least */
-    prefix[0] = api_fn_name_word(from, &ended);
-    prefix[1] = api_fn_name_word(from + 8, &ended);
-}
 
 static int api_fn_cmp(const api_fn_query *q, const api_fn_hit *a, const api_fn_hit *b)
 {
@@ -132,7 +65,7 @@ static int api_fn_cmp(const api_fn_query *q, const api_fn_hit *a, const api_fn_h
     } else if (q->sort == FN_SORT_NAME && a->name_prefix[1] != b->name_prefix[1]) {
         d = a->name_prefix[1] > b->name_prefix[1] ? 1 : -1;
     } else if (q->sort == FN_SORT_NAME) {
-        d = api_fn_name_order((const char *)(uintptr_t)a->key, (const char *)(uintptr_t)b->key);
+        d = fnname_order((const char *)(uintptr_t)a->key, (const char *)(uintptr_t)b->key);
         d = (d > 0) - (d < 0);
     } else {
         d = (a->key > b->key) - (a->key < b->key);
@@ -156,153 +89,6 @@ static uint64_t api_fn_key(const api_fn_query *q, const session_function *f)
     return 0;
 }
 
-/* How many of the needle's n lower-case bytes, from the i-th on, at (ASCII
- * case folded) matches: n on a whole match, less at the first difference
- * (also at at's NUL). */
-static size_t api_fn_matched(const char *at, const char *needle, size_t n, size_t i)
-{
-    for (; i < n; i++) {
-        unsigned char h = (unsigned char)at[i];
-        if ((h >= 'A' && h <= 'Z' ? h + 32 : h) != (unsigned char)needle[i])
-            break;
-    }
-    return i;
-}
-
-/* ASCII case-insensitive substring test; the needle is lower-case already and
- * not empty. Plain bytes, for any string. */
-static int api_fn_contains(const char *hay, const char *needle, size_t n)
-{
-    unsigned char first = (unsigned char)needle[0];
-    const char *p;
-
-    for (p = hay; *p; p++) {
-        unsigned char c = (unsigned char)*p;
-        if ((c >= 'A' && c <= 'Z' ? c + 32 : c) != first)
-            continue;
-        if (api_fn_matched(p, needle, n, 1) == n)
-            return 1;
-    }
-    return 0;
-}
-
-/* The same for a name in a session's string pool, 16 bytes at a time: a
- * block with neither the needle's first two bytes (either case) one after
- * the other nor the end is skipped whole. It may read up to 16 bytes past the
- * name's NUL, which the pool allows (STRPOOL_SLACK, zeroed). Adds the bytes
- * it compared to *work. A needle longer than API_FN_SHORT_NEEDLE is left to
- * strcasestr (linear whatever the name: a hostile name and needle cannot
- * make it quadratic). */
-static int api_fn_name_contains(const char *name, const char *needle, size_t n, size_t *work)
-{
-    size_t done = 0;
-    int found = 0;
-
-    if (n > API_FN_SHORT_NEEDLE) {
-        *work += strlen(name) * 4;
-        return strcasestr(name, needle) != NULL;
-    }
-#if defined(__SSE2__)
-    {
-        unsigned char first = (unsigned char)needle[0];
-        unsigned char second = n > 1 ? (unsigned char)needle[1] : 0;
-        const __m128i zero = _mm_setzero_si128(), c1 = _mm_set1_epi8((char)first);
-        const __m128i c2 = _mm_set1_epi8((char)second);
-        /* OR 0x20 turns A-Z into a-z (and other bytes into candidates only) */
-        const __m128i f1 = _mm_set1_epi8(first >= 'a' && first <= 'z' ? 0x20 : 0);
-        const __m128i f2 = _mm_set1_epi8(second >= 'a' && second <= 'z' ? 0x20 : 0);
-        const char *p;
-
-        for (p = name; !found; p += 16) {
-            __m128i w = _mm_loadu_si128((const __m128i *)(const void *)p);
-            unsigned end = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(w, zero));
-            unsigned hit = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_or_si128(w, f1), c1));
-            if (n > 1) { /* and the needle's second byte next: far fewer candidates */
-                __m128i w2 = _mm_loadu_si128((const __m128i *)(const void *)(p + 1));
-                hit &= (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_or_si128(w2, f2), c2));
-            }
-            if (end)
-                hit &= (end & -end) - 1; /* only before the NUL */
-            done += 16;
-            for (; hit && !found; hit &= hit - 1) {
-                size_t i = api_fn_matched(p + __builtin_ctz(hit), needle, n, 0);
-                done += i;
-                found = i == n;
-            }
-            if (end)
-                break;
-        }
-    }
-#else
-    found = api_fn_contains(name, needle, n);
-    done = strlen(name) * n;
-#endif
-    *work += done;
-    return found;
-}
-
-/* A new type part for the name filter: whether the filter is in it, and
- * which of the filter's first bytes it ends with (the seam mask). */
-static void api_fn_head_seen(api_fn_query *q, const char *head, size_t *work)
-{
-    size_t length = strlen(head), k, most = q->q_length - 1;
-    unsigned char first = (unsigned char)q->q[0];
-
-    q->head_seen = head;
-    q->head_seen_length = length;
-    q->head_seen_matches = api_fn_name_contains(head, q->q, q->q_length, work);
-    q->head_seen_seam = 0;
-    if (most > API_FN_SEAM_BITS)
-        return; /* a longer filter copies the seam instead */
-    if (most > length)
-        most = length;
-    for (k = 1; k <= most; k++) {
-        unsigned char c = (unsigned char)head[length - k];
-        if ((c >= 'A' && c <= 'Z' ? c + 32 : c) == first &&
-            api_fn_matched(head + length - k, q->q, k, 1) == k)
-            q->head_seen_seam |= 1ull << k;
-    }
-    *work += most;
-}
-
-/* The name filter on a name record (fnname.h): in its type part (tested
- * once for a run of the type's methods), in its own part, or across the
- * two. Adds the bytes it compared to *work. 1 in, 0 not, -1 out of memory. */
-static int api_fn_record_contains(api_fn_query *q, const char *record, size_t *work)
-{
-    fnname n = fnname_parts(record);
-    size_t n1 = q->q_length - 1, k;
-    uint64_t seam;
-
-    if (!*n.head)
-        return api_fn_name_contains(n.tail, q->q, q->q_length, work);
-    if (n.head != q->head_seen)
-        api_fn_head_seen(q, n.head, work);
-    if (q->head_seen_matches || api_fn_name_contains(n.tail, q->q, q->q_length, work))
-        return 1;
-    if (n1 == 0)
-        return 0;
-    if (n1 <= API_FN_SEAM_BITS) {
-        for (seam = q->head_seen_seam; seam; seam &= seam - 1) {
-            k = (size_t)__builtin_ctzll(seam);
-            *work += q->q_length - k;
-            if (api_fn_matched(n.tail, q->q + k, q->q_length - k, 0) == q->q_length - k)
-                return 1;
-        }
-        return 0;
-    }
-    if (!q->whole && !(q->whole = calloc(1, FNNAME_MAX + 1 + STRPOOL_SLACK)))
-        return -1;
-    *work += fnname_copy(record, q->whole, FNNAME_MAX + 1);
-    return api_fn_name_contains(q->whole, q->q, q->q_length, work);
-}
-
-/* The ASCII case-insensitive substring test of the old strcasestr filter. */
-static int api_fn_module_matches(const char *text, const char *needle, size_t n)
-{
-    return text && api_fn_contains(text, needle, n);
-}
-
 static int api_fn_u64_cmp(const void *a, const void *b)
 {
     uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -320,8 +106,8 @@ static int api_fn_modules(api_fn_query *q, session *s, const char *needle, size_
         return -1;
     for (i = 0; i < s->module_count; i++) {
         const session_module *m = &s->modules[i];
-        if (api_fn_module_matches(session_module_name(s, m->module_id), needle, n) ||
-            api_fn_module_matches(m->path, needle, n))
+        if (fnfilter_text(session_module_name(s, m->module_id), needle, n) ||
+            fnfilter_text(m->path, needle, n))
             q->modules[q->module_count++] = m->module_id;
     }
     qsort(q->modules, q->module_count, sizeof(*q->modules), api_fn_u64_cmp);
@@ -419,7 +205,7 @@ static ptrdiff_t api_fn_walk(api_fn_query *q, const session *s, size_t from, siz
         if (!f->jitted)
             continue; /* known only from stacks: not a compiled function */
         if (q->q) {
-            int in = f->name_record ? api_fn_record_contains(q, f->name_record, &work) : 0;
+            int in = f->name_record ? fnfilter_record(&q->names, f->name_record, &work) : 0;
             if (in < 0)
                 return -1;
             if (!in)
@@ -430,7 +216,7 @@ static ptrdiff_t api_fn_walk(api_fn_query *q, const session *s, size_t from, siz
             continue;
         hit.key = api_fn_key(q, f);
         if (q->sort == FN_SORT_NAME)
-            api_fn_name_prefix(f->name_record, hit.name_prefix);
+            fnname_prefix(f->name_record, hit.name_prefix);
         else
             hit.name_prefix[0] = hit.name_prefix[1] = 0;
         hit.function_id = f->function_id;
@@ -444,7 +230,7 @@ static ptrdiff_t api_fn_walk(api_fn_query *q, const session *s, size_t from, siz
 static void api_fn_query_free(api_fn_query *q)
 {
     free(q->hits);
-    free(q->whole);
+    fnfilter_free(&q->names);
     free(q->modules);
     free((char *)q->q);
 }
@@ -500,6 +286,7 @@ int api_functions_list(api_call *c)
         if (!(query.q = api_fn_lower(q)))
             return api_fail(c, 503, "out of memory");
         query.q_length = strlen(query.q);
+        fnfilter_init(&query.names, query.q, query.q_length);
     }
     query.keep = (size_t)offset + (size_t)limit;
     if (!(s = api_lock_session(c))) {

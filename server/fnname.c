@@ -129,3 +129,53 @@ int fnname_cmp(const char *a, const char *b)
         return -fnname_cmp_rest((const char *)q, strlen((const char *)q), y.tail, x.tail);
     return fnname_cmp_rest((const char *)p, strlen((const char *)p), x.tail, y.tail);
 }
+
+int fnname_order(const char *x, const char *y)
+{
+    fnname n;
+
+    if (x && y)
+        return fnname_cmp(x, y);
+    if (!x && !y)
+        return 0;
+    n = fnname_parts(x ? x : y);
+    return *n.head || *n.tail ? (x ? 1 : -1) : 0;
+}
+
+_Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "fnname_word loads names as such");
+_Static_assert(FNNAME_MIN_HEAD >= 16,
+               "a name's first 16 bytes are in its type part when it has one");
+
+/* 8 bytes of a name from p as a big-endian number, 0 from its NUL on (and
+ * once *ended, all 0). The pool's slack makes the load safe past the NUL. */
+static uint64_t fnname_word(const char *p, int *ended)
+{
+    const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+    uint64_t w, nul;
+
+    if (*ended)
+        return 0;
+    memcpy(&w, p, sizeof(w));
+    nul = (w - ones) & ~w & highs; /* the lowest set bit marks the first NUL */
+    if (nul) {
+        unsigned bytes = (unsigned)__builtin_ctzll(nul) >> 3;
+        w = bytes ? w & ((1ull << (8 * bytes)) - 1) : 0;
+        *ended = 1;
+    }
+    return __builtin_bswap64(w);
+}
+
+void fnname_prefix(const char *record, uint64_t prefix[2])
+{
+    const char *from;
+    int ended = 0;
+    fnname n;
+
+    prefix[0] = prefix[1] = 0;
+    if (!record)
+        return;
+    n = fnname_parts(record);
+    from = *n.head ? n.head : n.tail; /* a type part has FNNAME_MIN_HEAD (16) bytes at least */
+    prefix[0] = fnname_word(from, &ended);
+    prefix[1] = fnname_word(from + 8, &ended);
+}

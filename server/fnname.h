@@ -64,5 +64,11 @@ size_t fnname_copy(const char *record, char *out, size_t size);
 char *fnname_dup(const char *record);
 /* strcmp of two records' names. */
 int fnname_cmp(const char *a, const char *b);
+/* The same where either may be NULL (no name: ordered as ""). */
+int fnname_order(const char *x, const char *y);
+/* A name's first 16 bytes as two big-endian numbers, 0 after its end (NULL:
+ * 0, as ""): two names whose numbers differ are in that order, so a sort
+ * compares the names themselves only on ties. */
+void fnname_prefix(const char *record, uint64_t prefix[2]);
 
 #endif

@@ -175,6 +175,21 @@ TEST(names_order_as_strcmp)
                 wrong++;
             }
     CHECK(wrong == 0, "%u of %u pairs out of strcmp's order", wrong, N * N);
+    for (i = 0, wrong = 0; i < N && stored == N; i++)
+        for (j = 0; j < N; j++) {
+            uint64_t a[2], b[2];
+            int by_prefix;
+            fnname_prefix(records[i], a);
+            fnname_prefix(records[j], b);
+            by_prefix = a[0] != b[0]   ? (a[0] > b[0] ? 1 : -1)
+                        : a[1] != b[1] ? (a[1] > b[1] ? 1 : -1)
+                                       : 0;
+            if (by_prefix != 0 && by_prefix != sign(strcmp(names[i], names[j])))
+                wrong++;
+        }
+    CHECK(wrong == 0 && sign(fnname_order(NULL, records[16])) == 0 &&
+              sign(fnname_order(records[0], NULL)) == 1,
+          "16-byte prefixes that differ order as strcmp (%u wrong); no name is \"\"", wrong);
     strpool_free(&p);
 }
 
