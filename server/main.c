@@ -29,6 +29,7 @@
 #include "cpuprof.h"
 #include "client.h"
 #include "http.h"
+#include "hugemem.h"
 #include "ipc.h"
 #include "launch.h"
 #include "proclist.h"
@@ -424,6 +425,10 @@ static int serve(cli_options *o, int mode)
         return 1;
     }
     rc = 1;
+    if (hugemem_configure(getenv("JITSCOPE_HUGEPAGES"), err, sizeof(err)) != 0) {
+        fprintf(stderr, "jitscope: %s\n", err);
+        return 2; /* a usage error */
+    }
     if (!o->store.dir) {
         if (store_default_dir(o->data_buf, sizeof(o->data_buf)) != 0) {
             fprintf(stderr, "jitscope: no HOME or XDG_STATE_HOME for the default data directory; "

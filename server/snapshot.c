@@ -481,6 +481,19 @@ static int snapshot_restore_refused(session *s, snapshot_cursor *c)
     return 0;
 }
 
+/* The room BEGIN made for the functions, their index and their names (the
+ * most of what a read-back fills: prefault.h), populated on a thread beside
+ * the reading; rd->room is waited for before any of it can move. */
+static void snapshot_populate(session *s, snapshot_reader *rd)
+{
+    prefault_add(&rd->room, s->functions, s->function_cap * sizeof(*s->functions));
+    prefault_add(&rd->room, s->function_index.slots,
+                 s->function_index.capacity * sizeof(*s->function_index.slots));
+    if (s->names.region) /* strpool_reserve's block, at least name_bytes */
+        prefault_add(&rd->room, s->names.region, rd->counts.name_bytes);
+    prefault_start(&rd->room);
+}
+
 int snapshot_apply(session *s, snapshot_reader *rd, uint16_t type, uint16_t flags,
                    const uint8_t *payload, uint32_t length, const char **why)
 {
@@ -503,6 +516,7 @@ int snapshot_apply(session *s, snapshot_reader *rd, uint16_t type, uint16_t flag
          * what does not fit is refused record by record as ever) */
         session_reserve(s, (size_t)rd->counts.functions, (size_t)rd->counts.modules,
                         (size_t)rd->counts.threads, rd->counts.name_bytes);
+        snapshot_populate(s, rd);
         return 0;
     case SNAPSHOT_SESSION: rc = snapshot_restore_session(s, rd, &c); break;
     case SNAPSHOT_REFUSED: rc = snapshot_restore_refused(s, &c); break;
@@ -515,6 +529,8 @@ int snapshot_apply(session *s, snapshot_reader *rd, uint16_t type, uint16_t flag
         rd->threads++;
         break;
     case SNAPSHOT_FUNCTION:
+        if (s->function_count >= s->function_cap)
+            prefault_wait(&rd->room); /* more than BEGIN said: the array is about to move */
         rc = snapshot_restore_function(s, rd, &c, flags);
         rd->functions++;
         break;
@@ -534,6 +550,7 @@ int snapshot_apply(session *s, snapshot_reader *rd, uint16_t type, uint16_t flag
             return -1;
         }
         rd->ended = 1;
+        prefault_wait(&rd->room); /* before the index could grow */
         if (idindex_put_many(&s->function_index, rd->indexed, rd->indexed_count, s->functions,
                              sizeof(*s->functions)) != 0) {
             *why = "snapshot: no memory for its functions' index";
@@ -552,6 +569,7 @@ int snapshot_apply(session *s, snapshot_reader *rd, uint16_t type, uint16_t flag
 
 void snapshot_reader_free(snapshot_reader *rd)
 {
+    prefault_wait(&rd->room);
     free(rd->indexed);
     rd->indexed = NULL;
     rd->indexed_count = rd->indexed_cap = 0;

@@ -25,6 +25,7 @@
 #include <stdint.h>
 
 #include "logrec.h"
+#include "prefault.h"
 #include "session.h"
 #include "textbuf.h"
 
@@ -67,6 +68,7 @@ typedef struct snapshot_reader {
     uint64_t events_last_seq; /* from SNAPSHOT_SESSION */
     uint32_t *indexed;        /* positions of the functions their IDs find, indexed at END */
     size_t indexed_count, indexed_cap;
+    prefault room; /* the room BEGIN made, populated beside the reading until END */
 } snapshot_reader;
 
 /* 1 when a frame of this type belongs to a snapshot. */

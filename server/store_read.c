@@ -28,10 +28,14 @@ static int read_statement(sqlite3 *db, const char *sql, int session_id, sqlite3_
     return 0;
 }
 
+/* Parts unpacked ahead of the one being folded, each on a thread of its own
+ * (zstd is about half of reading a big snapshot back): with two, both cores
+ * stay busy while the fold waits for a part (docs/STORAGE.md). */
+#define READ_AHEAD 2
+
 /* One snapshot part on its way: its row's fields, a copy of its stored bytes,
- * and what unpacking them gave. Two take turns, so that a part is unpacked on
- * a thread of its own while the part before it is folded (zstd is about 40%
- * of reading a big snapshot back, and the fold waits for none of it). */
+ * and what unpacking them gave. READ_AHEAD + 1 take turns, so that the next
+ * parts are unpacked while one is folded. */
 typedef struct read_part {
     int part, codec, parts, kind;
     uint64_t upto;
@@ -134,16 +138,16 @@ static int read_part_deliver(read_part *p, store_entry_fn fn, void *ctx, uint64_
 /* The snapshot's parts, in order; *upto is the last chunk it covers (0: none).
  * After a failure (rc != 0, err says it) the remaining parts are still
  * looked at, never delivered: rep counts them, and those that are damaged.
- * Part n + 1 is unpacked while part n is delivered. */
+ * Parts n + 1 .. n + READ_AHEAD are unpacked while part n is delivered. */
 static int read_snapshot(sqlite3 *db, int session_id, store_entry_fn fn, void *ctx, uint64_t *upto,
                          store_read_report *rep, char *err, size_t errsz)
 {
     sqlite3_stmt *st = NULL;
-    int rc = 0, step, expect = 0, parts = 0, turn = 0, pending = 0, out_of_memory = 0;
-    read_part two[2];
+    int rc = 0, step, expect = 0, parts = 0, oldest = 0, pending = 0, out_of_memory = 0, i;
+    read_part ring[READ_AHEAD + 1];
 
     *upto = 0;
-    memset(two, 0, sizeof(two));
+    memset(ring, 0, sizeof(ring));
     if (read_statement(
             db,
             "SELECT part, upto_chunk, codec, raw_bytes, bytes, parts, kind FROM snapshots"
@@ -153,30 +157,30 @@ static int read_snapshot(sqlite3 *db, int session_id, store_entry_fn fn, void *c
         return -1;
     }
     while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-        read_part *next = &two[turn], *prev = &two[turn ^ 1];
-        if (read_part_begin(next, st) != 0) {
+        if (pending == READ_AHEAD + 1) { /* every slot busy: the oldest part goes first */
+            read_part_wait(&ring[oldest]);
+            rc = read_part_deliver(&ring[oldest], fn, ctx, upto, &expect, &parts, rc, rep, err,
+                                   errsz);
+            oldest = (oldest + 1) % (READ_AHEAD + 1);
+            pending--;
+        }
+        if (read_part_begin(&ring[(oldest + pending) % (READ_AHEAD + 1)], st) != 0) {
             out_of_memory = 1;
             break;
         }
-        if (pending) {
-            read_part_wait(prev);
-            rc = read_part_deliver(prev, fn, ctx, upto, &expect, &parts, rc, rep, err, errsz);
-        }
-        pending = 1;
-        turn ^= 1;
+        pending++;
     }
-    if (pending) {
-        read_part *last = &two[turn ^ 1];
-        read_part_wait(last);
-        rc = read_part_deliver(last, fn, ctx, upto, &expect, &parts, rc, rep, err, errsz);
+    for (; pending > 0; pending--, oldest = (oldest + 1) % (READ_AHEAD + 1)) {
+        read_part_wait(&ring[oldest]);
+        rc = read_part_deliver(&ring[oldest], fn, ctx, upto, &expect, &parts, rc, rep, err, errsz);
     }
     if (out_of_memory && rc == 0) {
         snprintf(err, errsz, "reading its snapshot: out of memory");
         rc = -1;
     }
-    for (turn = 0; turn < 2; turn++) {
-        free(two[turn].stored);
-        free(two[turn].raw);
+    for (i = 0; i < READ_AHEAD + 1; i++) {
+        free(ring[i].stored);
+        free(ring[i].raw);
     }
     if (rc == 0 && step != SQLITE_DONE) {
         snprintf(err, errsz, "reading its snapshot: %s", sqlite3_errmsg(db));

@@ -164,6 +164,14 @@ test('a data directory that cannot be used is a clear error with exit code 3', a
     assert.match(r.stderr, /JITSCOPE_COMPACT_MIN must be a number of bytes/);
   }
 
+  // huge pages only when asked for (docs/STORAGE.md, "Huge pages"): 0 or 1, or the server does not start
+  for (const bad of ['yes', '2']) {
+    r = runSync(JITSCOPE, ['serve', '--port', '0', '--data', tempDataDir()],
+      { timeout: 20000, env: { ...process.env, JITSCOPE_HUGEPAGES: bad } });
+    assert.equal(r.status, 2, `JITSCOPE_HUGEPAGES=${bad}: exit ${r.status} ${r.stderr}`);
+    assert.match(r.stderr, /JITSCOPE_HUGEPAGES must be 0 or 1, not '/);
+  }
+
   for (const [args, msg] of [[['--keep', '0'], /--keep/], [['--keep', 'x'], /--keep/], [['--data', ''], /--data/],
     [['--rewrite-delay', '30'], /--rewrite-delay is no longer needed/]]) {
     r = runSync(JITSCOPE, ['serve', '--port', '0', ...args], { timeout: 20000 });

@@ -530,7 +530,7 @@ static void vm_flags_of(const void *p, char *out, size_t size)
         fclose(f);
 }
 
-TEST(string_pool_reserved_block_on_huge_pages)
+TEST(string_pool_reserved_block_and_huge_pages_when_asked)
 {
     strpool p = {0};
     const char *first, *late = NULL;
@@ -559,13 +559,22 @@ TEST(string_pool_reserved_block_on_huge_pages)
         size_t bytes = (size_t)16 << 20;
         char *big = malloc(bytes);
         unsigned long refused = hugemem_refused();
+        char err[128] = "";
         CHECK(big != NULL, "16 MiB");
         hugemem_advise(big, bytes);
         vm_flags_of(big + bytes / 2, flags, sizeof(flags));
+        CHECK(strstr(flags, " hg") == NULL,
+              "by default a big block is not marked for huge pages (VmFlags:%s)", flags);
+        CHECK(hugemem_configure("1", err, sizeof(err)) == 0, "JITSCOPE_HUGEPAGES=1 taken");
+        hugemem_advise(big, bytes);
+        vm_flags_of(big + bytes / 2, flags, sizeof(flags));
         CHECK(strstr(flags, " hg") != NULL || hugemem_refused() == refused + 1,
-              "the middle of a big block is marked for huge pages (VmFlags:%s), or the refusal "
-              "is counted",
+              "asked for, the middle of a big block is marked for huge pages (VmFlags:%s), or "
+              "the refusal is counted",
               flags);
+        CHECK(hugemem_configure("yes", err, sizeof(err)) == -1 && strstr(err, "'yes'"),
+              "anything but 0 or 1 is refused (%s)", err);
+        CHECK(hugemem_configure(NULL, err, sizeof(err)) == 0, "unset: off again");
         free(big);
     }
 }
@@ -607,7 +616,7 @@ static const check_test tests[] = {
     TEST_ENTRY(module_totals_add_up),
     TEST_ENTRY(a_pinned_session_outlives_its_removal),
     TEST_ENTRY(string_pool_pointers_stay_and_interned_strings_are_shared),
-    TEST_ENTRY(string_pool_reserved_block_on_huge_pages),
+    TEST_ENTRY(string_pool_reserved_block_and_huge_pages_when_asked),
     TEST_ENTRY(index_finds_repoints_and_grows),
     TEST_END,
 };

@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "fixtures.h"
@@ -249,6 +251,59 @@ TEST(names_read_back_into_one_block)
     session_free(r);
 }
 
+/* Pages of [p, p + bytes) that are resident, and *pages the whole ones in it. */
+static size_t resident_pages(const void *p, size_t bytes, size_t *pages)
+{
+    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+    uintptr_t start = ((uintptr_t)p + page - 1) & ~(page - 1);
+    uintptr_t end = ((uintptr_t)p + bytes) & ~(page - 1);
+    unsigned char *in;
+    size_t i, n = 0;
+
+    *pages = end > start ? (end - start) / page : 0;
+    if (!*pages || !(in = malloc(*pages)))
+        return 0;
+    if (mincore((void *)start, end - start, in) == 0)
+        for (i = 0; i < *pages; i++)
+            n += in[i] & 1;
+    free(in);
+    return n;
+}
+
+/* The room a snapshot's BEGIN makes (its functions, their index, their
+ * names) is made resident beside the reading (prefault.h), before a single
+ * function has been read into it. */
+TEST(begin_populates_the_room_it_makes)
+{
+    session *s = rec_live_session(1), *r = header_only(s);
+    snapshot_begin b = {.format = SNAPSHOT_FORMAT,
+                        .name_bytes = 16u << 20,
+                        .functions = 100000,
+                        .modules = 1,
+                        .threads = 1};
+    snapshot_reader rd = {0};
+    const char *why = NULL;
+    size_t pages, in;
+
+    CHECK(snapshot_apply(r, &rd, SNAPSHOT_BEGIN, 0, (const uint8_t *)&b, sizeof(b), &why) == 0,
+          "BEGIN taken (%s)", why ? why : "ok");
+    prefault_wait(&rd.room); /* the populating is over */
+    CHECK(prefault_refused() == 0, "the kernel populates (MADV_POPULATE_WRITE, Linux 5.14)");
+    in = resident_pages(r->functions, r->function_cap * sizeof(*r->functions), &pages);
+    CHECK(r->function_count == 0 && pages > 1000 && in == pages,
+          "every page of the functions' array is resident (%zu of %zu)", in, pages);
+    in = resident_pages(r->function_index.slots,
+                        r->function_index.capacity * sizeof(*r->function_index.slots), &pages);
+    CHECK(pages > 0 && in == pages, "every page of their index is resident (%zu of %zu)", in,
+          pages);
+    in = resident_pages(r->names.region, b.name_bytes, &pages);
+    CHECK(r->names.region && pages > 4000 && in == pages,
+          "every page of the names' block is resident (%zu of %zu)", in, pages);
+    snapshot_reader_free(&rd);
+    session_free(r);
+    session_free(s);
+}
+
 TEST(empty_session)
 {
     session *s = session_new(3, SESSION_MODE_ATTACH, 12, "x", REC_TOKEN), *r = header_only(s);
@@ -303,6 +358,7 @@ TEST(damage_is_refused)
 static const check_test tests[] = {
     TEST_ENTRY(round_trip_serves_the_same),
     TEST_ENTRY(names_read_back_into_one_block),
+    TEST_ENTRY(begin_populates_the_room_it_makes),
     TEST_ENTRY(empty_session),
     TEST_ENTRY(damage_is_refused),
     TEST_END,

@@ -1150,6 +1150,108 @@ TEST(a_damaged_log_is_reported_whole)
     close_store();
 }
 
+/* What a snapshot read delivered: its parts' first bytes, in order. */
+typedef struct parts_seen {
+    int n;
+    uint8_t first[16];
+} parts_seen;
+
+static int note_part(void *ctx, int part, int64_t now_ns, const uint8_t *bytes, size_t length)
+{
+    parts_seen *seen = ctx;
+
+    (void)now_ns;
+    if (part != STORE_PART_SNAPSHOT || length != 1000 || seen->n >= 16)
+        return -1;
+    seen->first[seen->n++] = bytes[0];
+    return 0;
+}
+
+/* A snapshot of `parts` state parts (part i: 1000 bytes of i), written as the
+ * writer writes them but for `damage` (an UPDATE, %d for the session), read
+ * back by store_read_log; the parts delivered in *seen, its result. */
+static int read_snapshot_parts(int parts, const char *damage, parts_seen *seen,
+                               store_read_report *rep, char *err, size_t errsz)
+{
+    sqlite3 *db = NULL;
+    sqlite3_stmt *st = NULL;
+    uint8_t raw[1000];
+    char sql[200];
+    int i, rc = -1;
+
+    memset(seen, 0, sizeof(*seen));
+    if (sqlite3_open(":memory:", &db) != SQLITE_OK ||
+        sqlite3_exec(db,
+                     "CREATE TABLE snapshots (session_id INTEGER, part INTEGER, parts INTEGER,"
+                     " kind INTEGER, upto_chunk INTEGER, codec INTEGER, raw_bytes INTEGER,"
+                     " bytes BLOB);"
+                     "CREATE TABLE log (session_id INTEGER, chunk INTEGER, flags INTEGER,"
+                     " bytes BLOB, checksum INTEGER, codec INTEGER, raw_bytes INTEGER);",
+                     NULL, NULL, NULL) != SQLITE_OK ||
+        sqlite3_prepare_v2(db, "INSERT INTO snapshots VALUES (7, ?, ?, 0, 0, 1, 1000, ?)", -1, &st,
+                           NULL) != SQLITE_OK)
+        goto done;
+    for (i = 0; i < parts; i++) {
+        void *packed = NULL;
+        size_t length = 0;
+        memset(raw, i, sizeof(raw));
+        if (store_compress(raw, sizeof(raw), &packed, &length) != 0)
+            goto done;
+        sqlite3_bind_int(st, 1, i);
+        sqlite3_bind_int(st, 2, parts);
+        sqlite3_bind_blob(st, 3, packed, (int)length, free);
+        if (sqlite3_step(st) != SQLITE_DONE || sqlite3_reset(st) != SQLITE_OK)
+            goto done;
+    }
+    snprintf(sql, sizeof(sql), damage ? damage : "SELECT 1", 7);
+    if (sqlite3_exec(db, sql, NULL, NULL, NULL) != SQLITE_OK)
+        goto done;
+    rc = store_read_log(db, 7, note_part, seen, rep, err, errsz);
+done:
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    return rc;
+}
+
+/* A snapshot of more parts than are unpacked at once is delivered whole and
+ * in order; a damaged part, or a missing one, ends the read there (what came
+ * before it is delivered), and the parts after it are still counted. */
+TEST(snapshot_parts_in_order_and_a_damaged_one_ends_the_read)
+{
+    store_read_report rep;
+    parts_seen seen;
+    char err[512];
+    int rc, i, ordered = 1;
+
+    rc = read_snapshot_parts(9, NULL, &seen, &rep, err, sizeof(err));
+    for (i = 0; i < seen.n; i++)
+        ordered &= seen.first[i] == i;
+    CHECK(rc == 0 && seen.n == 9 && ordered && rep.parts == 9 && rep.parts_read == 9,
+          "nine parts delivered in order (%d: %d, read %u of %u; %s)", rc, seen.n, rep.parts_read,
+          rep.parts, err);
+
+    rc = read_snapshot_parts(9,
+                             "UPDATE snapshots SET bytes = zeroblob(length(bytes))"
+                             " WHERE session_id = %d AND part = 4",
+                             &seen, &rep, err, sizeof(err));
+    ordered = 1;
+    for (i = 0; i < seen.n; i++)
+        ordered &= seen.first[i] == i;
+    CHECK(rc < 0 && seen.n == 4 && ordered && strstr(err, "part 4") && rep.parts == 9 &&
+              rep.parts_read == 4 && rep.parts_damaged == 1 && rep.bytes_unread == 5 * 1000,
+          "a damaged part 4 ends the read after parts 0-3 (%d parts; read %u of %u, damaged %u, "
+          "%llu bytes unread: %s)",
+          seen.n, rep.parts_read, rep.parts, rep.parts_damaged,
+          (unsigned long long)rep.bytes_unread, err);
+
+    rc = read_snapshot_parts(9, "DELETE FROM snapshots WHERE session_id = %d AND part = 6", &seen,
+                             &rep, err, sizeof(err));
+    CHECK(rc < 0 && seen.n == 6 && strstr(err, "lacks part 6") && rep.parts == 9 &&
+              rep.parts_read == 6,
+          "a missing part 6 ends the read after parts 0-5 (%d parts; read %u of %u: %s)", seen.n,
+          rep.parts_read, rep.parts, err);
+}
+
 TEST(an_idle_session_writes_nothing)
 {
     char err[512];
@@ -1324,6 +1426,7 @@ static const check_test tests[] = {
     TEST_ENTRY(a_chunk_that_does_not_unpack_ends_the_read),
     TEST_ENTRY(a_chunk_of_an_unknown_codec_ends_the_read),
     TEST_ENTRY(a_damaged_log_is_reported_whole),
+    TEST_ENTRY(snapshot_parts_in_order_and_a_damaged_one_ends_the_read),
     TEST_ENTRY(an_idle_session_writes_nothing),
     TEST_ENTRY(header_round_trip),
     TEST_ENTRY(converts_a_version_1_file),
