@@ -54,26 +54,49 @@ void idindex_prefetch(const idindex *m, uint64_t id)
         __builtin_prefetch(&m->slots[idindex_hash(id) & (m->capacity - 1)]);
 }
 
-/* Makes the table cap slots (a power of two), re-slotting by the tags (no
- * record is read). */
-static int idindex_resize(idindex *m, size_t cap)
+idindex_slot *idindex_reslotted(const idindex_slot *slots, size_t capacity, size_t cap)
 {
     size_t mask = cap - 1, i, j;
     idindex_slot *bigger;
 
     if (cap > ((size_t)1 << 32) || !(bigger = calloc(cap, sizeof(*bigger))))
-        return -1;
+        return NULL;
     hugemem_advise(bigger, cap * sizeof(*bigger));
-    for (i = 0; i < m->capacity; i++) {
-        if (!m->slots[i].index)
+    for (i = 0; i < capacity; i++) {
+        if (!slots[i].index)
             continue;
-        for (j = m->slots[i].tag & mask; bigger[j].index; j = (j + 1) & mask)
+        for (j = slots[i].tag & mask; bigger[j].index; j = (j + 1) & mask)
             ;
-        bigger[j] = m->slots[i];
+        bigger[j] = slots[i];
     }
+    return bigger;
+}
+
+void idindex_install(idindex *m, idindex_slot *slots, size_t cap)
+{
     free(m->slots);
-    m->slots = bigger;
+    m->slots = slots;
     m->capacity = cap;
+}
+
+size_t idindex_room_for(const idindex *m, size_t more)
+{
+    size_t cap = m->capacity ? m->capacity : 1024;
+
+    while ((m->count + more) * 10 > cap * 7)
+        cap *= 2;
+    return cap == m->capacity ? 0 : cap;
+}
+
+/* Makes the table cap slots (a power of two), re-slotting by the tags (no
+ * record is read). */
+static int idindex_resize(idindex *m, size_t cap)
+{
+    idindex_slot *bigger = idindex_reslotted(m->slots, m->capacity, cap);
+
+    if (!bigger)
+        return -1;
+    idindex_install(m, bigger, cap);
     return 0;
 }
 
@@ -84,11 +107,9 @@ static int idindex_grow(idindex *m)
 
 int idindex_reserve(idindex *m, size_t count)
 {
-    size_t cap = m->capacity ? m->capacity : 1024;
+    size_t cap = count > m->count ? idindex_room_for(m, count - m->count) : 0;
 
-    while (count * 10 > cap * 7)
-        cap *= 2;
-    return cap == m->capacity ? 0 : idindex_resize(m, cap);
+    return cap == 0 ? 0 : idindex_resize(m, cap);
 }
 
 int idindex_put(idindex *m, uint64_t id, uint32_t index, const void *records, size_t stride)

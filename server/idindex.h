@@ -46,4 +46,14 @@ int idindex_reserve(idindex *m, size_t count);
 int idindex_put_many(idindex *m, const uint32_t *at, size_t n, const void *records, size_t stride);
 void idindex_free(idindex *m);
 
+/* Growth in three steps, for a writer that copies the slots under its lock
+ * and re-slots the copy without it (a big index's growth takes 15-30 ms; a
+ * copy of its slots a tenth of that): the capacity the index needs for
+ * `more` IDs (0: it has room); a table of cap slots with the entries of
+ * slots[0..capacity) (NULL out of memory); that table put in place of m's
+ * (freed), which must still hold what was copied. */
+size_t idindex_room_for(const idindex *m, size_t more);
+idindex_slot *idindex_reslotted(const idindex_slot *slots, size_t capacity, size_t cap);
+void idindex_install(idindex *m, idindex_slot *slots, size_t cap);
+
 #endif

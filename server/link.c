@@ -523,6 +523,58 @@ static void link_prefetch_next(const session *s, const uint8_t *p, size_t n)
     idindex_prefetch(&s->function_index, id);
 }
 
+/* The fewest bytes a frame that names a new function takes (a header and a
+ * FunctionID): what the buffer holds, divided by this, bounds the new
+ * functions one consume can add. */
+#define LINK_NEW_FUNCTION_MIN_BYTES (sizeof(wire_frame_header) + sizeof(uint64_t))
+/* Below this capacity an index grows in well under a millisecond: in the lock. */
+#define LINK_GROW_AHEAD_MIN (64u * 1024u)
+
+/* Grows the session's function index, when the frames waiting could make it
+ * grow, with most of the work outside the sessions lock: its slots are
+ * copied under the lock (a few ms at a million functions), re-slotted into a
+ * table twice the size without it (15-30 ms, what a query waited for), and
+ * the table put in place under the lock again if the index is still the one
+ * copied (the link thread is its only writer; else the copy is dropped and
+ * the index grows in the lock as before). */
+static _Atomic unsigned long link_grown_ahead;
+
+unsigned long link_index_grown_ahead(void) { return link_grown_ahead; }
+
+static void link_grow_index_ahead(const link_conn *c)
+{
+    idindex_slot *copy = NULL, *bigger;
+    size_t cap = 0, capacity = 0, count = 0;
+    const idindex_slot *copied_from = NULL;
+    session *s;
+
+    sessions_lock();
+    s = c->session_id ? sessions_get(c->session_id) : NULL;
+    if (s)
+        cap = idindex_room_for(&s->function_index, c->used / LINK_NEW_FUNCTION_MIN_BYTES);
+    if (cap >= LINK_GROW_AHEAD_MIN && s->function_index.capacity &&
+        (copy = malloc(s->function_index.capacity * sizeof(*copy)))) {
+        capacity = s->function_index.capacity, count = s->function_index.count;
+        copied_from = s->function_index.slots;
+        memcpy(copy, copied_from, capacity * sizeof(*copy));
+        sessions_pin(s);
+    }
+    sessions_unlock();
+    if (!copy)
+        return;
+    bigger = idindex_reslotted(copy, capacity, cap);
+    free(copy);
+    sessions_lock();
+    if (bigger && s->function_index.slots == copied_from &&
+        s->function_index.capacity == capacity && s->function_index.count == count) {
+        idindex_install(&s->function_index, bigger, cap);
+        link_grown_ahead++;
+    } else
+        free(bigger);
+    sessions_unpin(s);
+    sessions_unlock();
+}
+
 /* Applies every complete frame in the buffer. Returns NULL or why the stream is bad. */
 static const char *link_consume(link_conn *c)
 {
@@ -606,6 +658,7 @@ static void link_read(int slot)
         if (n < 0)
             break;
         c->used += (size_t)n;
+        link_grow_index_ahead(c);
         why = link_consume(c);
         if (why) {
             link_close(slot, why);

@@ -42,5 +42,8 @@ void link_set_note(const char *text);
 /* Sends one command frame to the connection bound to a session. 0 or -1. */
 int link_send(int link_id, uint16_t type, const void *payload, uint32_t length);
 void link_stop(void);
+/* How many times a session's function index grew outside the sessions lock
+ * (link_grow_index_ahead in link.c), since the start. */
+unsigned long link_index_grown_ahead(void);
 
 #endif

@@ -330,11 +330,73 @@ TEST(silent_connections_are_closed)
     close(agent);
 }
 
+/* Writes all of buf to fd; 0 or -1. */
+static int write_all(int fd, const uint8_t *buf, size_t n)
+{
+    while (n > 0) {
+        ssize_t w = write(fd, buf, n);
+        if (w <= 0)
+            return -1;
+        buf += w, n -= (size_t)w;
+    }
+    return 0;
+}
+
+/* Frames that name 120,000 new functions make the session's function index
+ * grow past 64K slots several times: it grows with its slots re-slotted
+ * outside the sessions lock (a functions query is not kept waiting 15-30 ms
+ * at a million functions), and every function is found afterwards. */
+TEST(a_big_function_index_grows_outside_the_lock)
+{
+    enum { N = 120000 };
+    static uint8_t buf[1u << 16];
+    unsigned long before = link_index_grown_ahead();
+    size_t used = 0, found = 0, count = 0;
+    int fd = agent_connect(), id = fd >= 0 ? agent_hello(fd) : -1, ok = 1, tries;
+    unsigned i;
+    session *s;
+
+    CHECK(id > 0 && agent_link_id(id), "an agent connection, bound to its session");
+    for (i = 0; ok && i < N; i++) {
+        wire_record r = rec_jit_finished(0x7f0000000000ull + (uint64_t)i * 16u, 0x71,
+                                         0x10000000ull + (uint64_t)i * 64u, 64, REC_MONO + i, 0);
+        r.seq = 2 + i;
+        if (used + 256 > sizeof(buf)) {
+            ok = write_all(fd, buf, used) == 0;
+            used = 0;
+        }
+        used += rec_frame(&r, buf + used);
+    }
+    ok = ok && write_all(fd, buf, used) == 0;
+    CHECK(ok, "%u JIT records written", (unsigned)N);
+    for (tries = 0; tries < 3000 && count < N; tries++) { /* up to 30 s */
+        sessions_lock();
+        s = sessions_get(id);
+        count = s ? s->function_count : 0;
+        sessions_unlock();
+        if (count < N)
+            sleep_ms(10);
+    }
+    sessions_lock();
+    s = sessions_get(id);
+    for (i = 0; s && i < N; i++) {
+        const session_function *f = session_find_function(s, 0x7f0000000000ull + (uint64_t)i * 16u);
+        found += f && f->function_id == 0x7f0000000000ull + (uint64_t)i * 16u;
+    }
+    sessions_unlock();
+    CHECK(count == N && found == N, "all %u applied (%zu) and found by their IDs (%zu)",
+          (unsigned)N, count, found);
+    CHECK(link_index_grown_ahead() - before >= 2, "the index grew outside the lock (%lu times)",
+          link_index_grown_ahead() - before);
+    close(fd);
+}
+
 static const check_test tests[] = {
     TEST_ENTRY(command_arrives_whole),
     TEST_ENTRY(part_of_a_command_shuts_the_link),
     TEST_ENTRY(full_socket_leaves_the_stream_in_step),
     TEST_ENTRY(silent_connections_are_closed),
+    TEST_ENTRY(a_big_function_index_grows_outside_the_lock),
     TEST_END,
 };
 
