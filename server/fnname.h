@@ -40,17 +40,19 @@ size_t fnname_split(const char *text, size_t length);
 const char *fnname_store(strpool *p, const char *text, size_t length, int intern);
 
 _Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "fnname_parts reads a record as such");
+_Static_assert(FNNAME_HEAD_BYTES == 7, "fnname_parts decodes 7 bytes");
 
 /* A record's two parts: its first 8 bytes in one load (a record has at least
- * its 7 and a NUL), byte i's low 7 bits moved to bits 7i.. of the address. */
+ * its 7 and a NUL), byte i's low 7 bits moved to bits 7i.. of the address
+ * (i < FNNAME_HEAD_BYTES, written out). */
 static inline fnname fnname_parts(const char *record)
 {
     uint64_t w, address;
-    unsigned i;
 
     memcpy(&w, record, sizeof(w));
-    for (address = 0, i = 0; i < FNNAME_HEAD_BYTES; i++) /* unrolled by the compiler */
-        address |= (w >> i) & (0x7full << (7u * i));
+    address = (w & 0x7full) | ((w >> 1) & (0x7full << 7)) | ((w >> 2) & (0x7full << 14)) |
+              ((w >> 3) & (0x7full << 21)) | ((w >> 4) & (0x7full << 28)) |
+              ((w >> 5) & (0x7full << 35)) | ((w >> 6) & (0x7full << 42));
     return (fnname){.head = address ? (const char *)(uintptr_t)address : "",
                     .tail = record + FNNAME_HEAD_BYTES};
 }
