@@ -40,6 +40,9 @@ typedef struct link_conn {
     pid_t peer_pid;       /* the agent's process, from SO_PEERCRED (0 when not visible here) */
     uint64_t accepted_ns; /* CLOCK_MONOTONIC: the hello is due LINK_HELLO_MS after this */
     size_t used;
+    /* new functions its session's index took without growing, as of the last
+     * consume (link_grow_index_ahead looks only when a read could need more) */
+    size_t index_room;
     uint8_t buf[LINK_BUFFER];
 } link_conn;
 
@@ -548,6 +551,8 @@ static void link_grow_index_ahead(const link_conn *c)
     const idindex_slot *copied_from = NULL;
     session *s;
 
+    if (!c->session_id || c->used / LINK_NEW_FUNCTION_MIN_BYTES < c->index_room)
+        return; /* the index has room for whatever these frames name */
     sessions_lock();
     s = c->session_id ? sessions_get(c->session_id) : NULL;
     if (s)
@@ -627,6 +632,10 @@ static const char *link_consume(link_conn *c)
         persist_frames(s, now, c->buf + run, logged - run);
     if (s && logged)
         sessions_changed(); /* wakes requests waiting for a record (POST /stacks) */
+    if (s) {
+        size_t fits = s->function_index.capacity * 7 / 10; /* idindex's load bound */
+        c->index_room = fits > s->function_index.count ? fits - s->function_index.count : 0;
+    }
     sessions_unlock();
     memmove(c->buf, c->buf + off, c->used - off);
     c->used -= off;
