@@ -533,6 +533,10 @@ static void link_prefetch_next(const session *s, const uint8_t *p, size_t n)
 /* Below this capacity an index grows in well under a millisecond: in the lock. */
 #define LINK_GROW_AHEAD_MIN (64u * 1024u)
 
+static _Atomic unsigned long link_grown_ahead; /* link_index_grown_ahead's count */
+
+unsigned long link_index_grown_ahead(void) { return link_grown_ahead; }
+
 /* Grows the session's function index, when the frames waiting could make it
  * grow, with most of the work outside the sessions lock: its slots are
  * copied under the lock (a few ms at a million functions), re-slotted into a
@@ -540,10 +544,6 @@ static void link_prefetch_next(const session *s, const uint8_t *p, size_t n)
  * the table put in place under the lock again if the index is still the one
  * copied (the link thread is its only writer; else the copy is dropped and
  * the index grows in the lock as before). */
-static _Atomic unsigned long link_grown_ahead;
-
-unsigned long link_index_grown_ahead(void) { return link_grown_ahead; }
-
 static void link_grow_index_ahead(const link_conn *c)
 {
     idindex_slot *copy = NULL, *bigger;
@@ -554,7 +554,7 @@ static void link_grow_index_ahead(const link_conn *c)
     if (!c->session_id || c->used / LINK_NEW_FUNCTION_MIN_BYTES < c->index_room)
         return; /* the index has room for whatever these frames name */
     sessions_lock();
-    s = c->session_id ? sessions_get(c->session_id) : NULL;
+    s = sessions_get(c->session_id);
     if (s)
         cap = idindex_room_for(&s->function_index, c->used / LINK_NEW_FUNCTION_MIN_BYTES);
     if (cap >= LINK_GROW_AHEAD_MIN && s->function_index.capacity &&
