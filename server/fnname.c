@@ -47,12 +47,13 @@ static void fnname_encode(const char *head, char out[FNNAME_HEAD_BYTES])
 
 const char *fnname_store(strpool *p, const char *text, size_t length, int intern)
 {
-    size_t cut = length > FNNAME_MAX ? 0 : fnname_split(text, length);
     const char *head = NULL;
     char encoded[FNNAME_HEAD_BYTES];
+    size_t cut;
 
     if (length > FNNAME_MAX)
         return NULL;
+    cut = fnname_split(text, length);
     /* a part's address must fit the record's 49 bits (user space on Linux
      * is below 2^47); one that does not leaves the name whole */
     if (cut && (head = strpool_intern(p, text, cut)) &&
