@@ -489,8 +489,11 @@ static void snapshot_populate(session *s, snapshot_reader *rd)
     prefault_add(&rd->room, s->functions, s->function_cap * sizeof(*s->functions));
     prefault_add(&rd->room, s->function_index.slots,
                  s->function_index.capacity * sizeof(*s->function_index.slots));
-    if (s->names.region) /* strpool_reserve's block, at least name_bytes */
-        prefault_add(&rd->room, s->names.region, rd->counts.name_bytes);
+    if (s->names.region) { /* strpool_reserve's block: name_bytes, or less at the pool's cap */
+        size_t block = strpool_region_bytes(&s->names);
+        prefault_add(&rd->room, s->names.region,
+                     rd->counts.name_bytes < block ? rd->counts.name_bytes : block);
+    }
     prefault_start(&rd->room);
 }
 

@@ -177,6 +177,11 @@ void strpool_reserve(strpool *p, size_t bytes)
     p->region_taken = 0;
 }
 
+size_t strpool_region_bytes(const strpool *p)
+{
+    return p->region ? (size_t)p->region_chunks * STRPOOL_STRIDE : 0;
+}
+
 static int strpool_in_region(const strpool *p, const char *chunk)
 {
     return p->region && chunk >= p->region &&

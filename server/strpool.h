@@ -61,6 +61,9 @@ const char *strpool_add2(strpool *p, const char *a, size_t alen, const char *b, 
  * cannot be had, it does nothing (chunks come one by one as before). The room
  * is virtual memory until strings fill it. */
 void strpool_reserve(strpool *p, size_t bytes);
+/* The bytes of strpool_reserve's block (0 without one): what may be touched
+ * ahead of the strings that fill it (prefault.h). */
+size_t strpool_region_bytes(const strpool *p);
 /* Bytes the pool holds: chunks in use plus its table (a reserved block's
  * chunks count once strings reach them). */
 size_t strpool_bytes(const strpool *p);

@@ -540,6 +540,8 @@ TEST(string_pool_reserved_block_and_huge_pages_when_asked)
 
     strpool_reserve(&p, 3u << 20); /* three chunks in one block */
     CHECK(p.region && p.region_chunks == 3, "a block of three chunks: %u", p.region_chunks);
+    CHECK(strpool_region_bytes(&p) >= 3u << 20 && strpool_region_bytes(&p) < 4u << 20,
+          "its size, what a read-back may populate ahead: %zu", strpool_region_bytes(&p));
     first = strpool_add(&p, "first", 5);
     CHECK(first == p.region, "the first string opens the block");
     for (i = 0; i < 40000; i++) { /* about 6 MiB: past the block */
