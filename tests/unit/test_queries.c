@@ -305,27 +305,53 @@ TEST(a_query_lets_others_take_the_lock_between_its_steps)
     }
 }
 
+/* GET /api/sessions/{id}/functions?{arg} (arg: "q=..."): the reply's total,
+ * or -1 when it did not answer 200; the first row's function_id into
+ * first_id ("" without one). */
+static long functions_total(int id, const char *arg, char *first_id, size_t first_size)
+{
+    const char *args[] = {arg, NULL};
+    char path[64];
+    api_request req = {"GET", path, fixture_arg, (void *)args, NULL, 0};
+    api_reply reply;
+    const char *first;
+    long total;
+
+    snprintf(path, sizeof(path), "/api/sessions/%d/functions", id);
+    total = api_handle(&req, &reply) == 200
+                ? (long)json_integer_value(json_object_get(reply.json, "total"))
+                : -1;
+    first = json_string_value(json_object_get(
+        json_array_get(json_object_get(reply.json, "functions"), 0), "function_id"));
+    snprintf(first_id, first_size, "%s", first ? first : "");
+    json_decref(reply.json);
+    return total;
+}
+
+static void remove_session(int id)
+{
+    sessions_lock();
+    sessions_remove(id);
+    sessions_unlock();
+}
+
 /* Names and a filter chosen to make a naive substring search quadratic: the
  * walk still lets others in, bounded by the work it did, not by how many
  * functions it read. */
 TEST(a_hostile_filter_still_lets_others_in)
 {
     static char text[4001];
-    const char *args[] = {"q=aaaaaaaaaaaaaab", NULL};
-    const char *args_long[] = {"q=aaaaaaaaaaaaaaaaaaaaaaab", NULL};
-    char path[64];
-    api_request req = {"GET", path, fixture_arg, (void *)args, NULL, 0};
-    api_reply reply;
+    char first[32];
     uint64_t before;
     session *s;
     unsigned i;
-    int status, id;
+    long total;
+    int id;
 
     memset(text, 'a', sizeof(text) - 1);
     sessions_lock();
     s = sessions_create(SESSION_MODE_ATTACH, 4545, "hostile");
     id = s->id;
-    snprintf(path, sizeof(path), "/api/sessions/%d/functions", id);
     for (i = 0; i < 1500; i++) {
         name(s, 0x9000000 + i * 16u, 0, text, 0);
         jit(s, 0x9000000 + i * 16u, REC_MONO + i, 10, 16, 1, 0x1000 + i * 64u);
@@ -333,20 +359,13 @@ TEST(a_hostile_filter_still_lets_others_in)
     sessions_unlock();
     api_step_functions = 65536; /* one step by count: only the work bound can split it */
     before = sessions_let_in_count();
-    status = api_handle(&req, &reply);
-    CHECK(status == 200 && json_integer_value(json_object_get(reply.json, "total")) == 0 &&
-              sessions_let_in_count() - before >= 5,
+    total = functions_total(id, "q=aaaaaaaaaaaaaab", first, sizeof(first));
+    CHECK(total == 0 && sessions_let_in_count() - before >= 5,
           "1,500 names of 4,000 'a': nothing matches, the lock let others in %llu times",
           (unsigned long long)(sessions_let_in_count() - before));
-    json_decref(reply.json);
-    req.ctx = (void *)args_long;
-    status = api_handle(&req, &reply);
-    CHECK(status == 200 && json_integer_value(json_object_get(reply.json, "total")) == 0,
+    CHECK(functions_total(id, "q=aaaaaaaaaaaaaaaaaaaaaaab", first, sizeof(first)) == 0,
           "a long needle (strcasestr) finds nothing either");
-    json_decref(reply.json);
-    sessions_lock();
-    sessions_remove(id);
-    sessions_unlock();
+    remove_session(id);
 }
 
 /* Filters longer than the seam mask's 64 bytes are tested on the whole name
@@ -356,17 +375,13 @@ TEST(a_long_filter_matches_across_a_names_two_parts)
 {
     static const char *const type = "Contoso.Orders.Infrastructure.Persistence.Repository<"
                                     "Contoso.Orders.Domain.Order>.";
-    char text[512], q_across[160], q_wrong[160], path[64];
-    const char *args[] = {q_across, NULL};
-    api_request req = {"GET", path, fixture_arg, (void *)args, NULL, 0};
-    api_reply reply;
+    char text[512], q_across[160], q_wrong[160], first[32];
     session *s;
-    int status, id;
+    int id;
 
     sessions_lock();
     s = sessions_create(SESSION_MODE_ATTACH, 4546, "long filter");
     id = s->id;
-    snprintf(path, sizeof(path), "/api/sessions/%d/functions", id);
     snprintf(text, sizeof(text), "%sSaveChangesAsync(CancellationToken)", type);
     name(s, 0xA000, 0, text, 0);
     jit(s, 0xA000, REC_MONO, 10, 16, 1, 0x1000);
@@ -377,22 +392,11 @@ TEST(a_long_filter_matches_across_a_names_two_parts)
     /* 80 bytes: the type part's last 60, the method part's first 20 */
     snprintf(q_across, sizeof(q_across), "q=%sSAVECHANGESASYNC(CAN", type + strlen(type) - 60);
     snprintf(q_wrong, sizeof(q_wrong), "q=%sSAVECHANGESASYNC(CAX", type + strlen(type) - 60);
-    status = api_handle(&req, &reply);
-    CHECK(
-        status == 200 && json_integer_value(json_object_get(reply.json, "total")) == 1 &&
-            strcmp(json_string_value(json_object_get(
-                       json_array_get(json_object_get(reply.json, "functions"), 0), "function_id")),
-                   "0xa000") == 0,
-        "an 80-byte filter across the cut finds the one method");
-    json_decref(reply.json);
-    args[0] = q_wrong;
-    status = api_handle(&req, &reply);
-    CHECK(status == 200 && json_integer_value(json_object_get(reply.json, "total")) == 0,
+    CHECK(functions_total(id, q_across, first, sizeof(first)) == 1 && strcmp(first, "0xa000") == 0,
+          "an 80-byte filter across the cut finds the one method");
+    CHECK(functions_total(id, q_wrong, first, sizeof(first)) == 0,
           "and one that differs at its end finds none");
-    json_decref(reply.json);
-    sessions_lock();
-    sessions_remove(id);
-    sessions_unlock();
+    remove_session(id);
 }
 
 TEST(module_totals_add_up)
