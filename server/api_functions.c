@@ -43,8 +43,7 @@ typedef struct api_fn_hit {
 typedef struct api_fn_query {
     enum api_fn_sort sort;
     int descending;
-    const char *q; /* name substring, ASCII case-insensitive; NULL: any */
-    size_t q_length;
+    const char *q;     /* name substring, lower-case (owned; `names` tests it); NULL: any */
     int by_module;     /* 1: only functions of `modules` */
     uint64_t *modules; /* module IDs whose name or path matches, sorted */
     size_t module_count;
@@ -285,8 +284,7 @@ int api_functions_list(api_call *c)
     if (q && *q) {
         if (!(query.q = api_fn_lower(q)))
             return api_fail(c, 503, "out of memory");
-        query.q_length = strlen(query.q);
-        fnfilter_init(&query.names, query.q, query.q_length);
+        fnfilter_init(&query.names, query.q, strlen(query.q));
     }
     query.keep = (size_t)offset + (size_t)limit;
     if (!(s = api_lock_session(c))) {
