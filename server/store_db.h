@@ -51,6 +51,9 @@ enum { STORE_CODEC_RAW = 0, STORE_CODEC_ZSTD = 1 };
 /* The most a log chunk unpacks to: its entries up to STORE_CHUNK_BYTES, or one
  * longer entry (a reader refuses a chunk that says more: damaged). */
 #define STORE_CHUNK_RAW_MAX ((size_t)STORE_CHUNK_BYTES + STORE_ENTRY_MAX + 16u)
+/* The same for a snapshot part: its frames or entries up to STORE_PART_BYTES,
+ * or one longer entry. */
+#define STORE_PART_RAW_MAX ((size_t)STORE_PART_BYTES + STORE_ENTRY_MAX + 16u)
 
 /* ---- store_schema.c ---- */
 /* Opens path (creating it), checks that it is jitscope's and not newer than

@@ -53,6 +53,11 @@ typedef struct read_part {
 static void read_part_unpack(read_part *p)
 {
     p->why = NULL;
+    if (p->raw_length > STORE_PART_RAW_MAX) {
+        p->why = "says it unpacks to more than a part can hold";
+        p->damaged = 1;
+        return;
+    }
     p->damaged = p->codec != STORE_CODEC_ZSTD ||
                  store_decompress(p->stored, p->stored_length, p->raw_length, &p->raw, &p->raw_cap,
                                   &p->why) != 0;

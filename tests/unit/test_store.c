@@ -28,6 +28,7 @@
 
 #include <jansson.h>
 #include <sqlite3.h>
+#include <zstd.h>
 
 #include "budget.h"
 #include "check.h"
@@ -1213,6 +1214,21 @@ done:
     return rc;
 }
 
+/* The start of a zstd frame that says it unpacks to `size` bytes (its
+ * header and a block of one byte), into out; its length, 0 on failure. */
+static size_t zstd_frame_claiming(uint64_t size, uint8_t *out, size_t cap)
+{
+    ZSTD_CCtx *c = ZSTD_createCCtx();
+    ZSTD_inBuffer in = {"x", 1, 0};
+    ZSTD_outBuffer o = {out, cap, 0};
+    size_t rc = c ? ZSTD_CCtx_setPledgedSrcSize(c, size) : 1;
+
+    if (!ZSTD_isError(rc) && c)
+        rc = ZSTD_compressStream2(c, &o, &in, ZSTD_e_flush);
+    ZSTD_freeCCtx(c);
+    return c && !ZSTD_isError(rc) ? o.pos : 0;
+}
+
 /* A snapshot of more parts than are unpacked at once is delivered whole and
  * in order; a damaged part, or a missing one, ends the read there (what came
  * before it is delivered), and the parts after it are still counted. */
@@ -1250,6 +1266,23 @@ TEST(snapshot_parts_in_order_and_a_damaged_one_ends_the_read)
               rep.parts_read == 6,
           "a missing part 6 ends the read after parts 0-5 (%d parts; read %u of %u: %s)", seen.n,
           rep.parts_read, rep.parts, err);
+
+    { /* a part whose frame and row both say 8 GiB: refused before memory is asked for it */
+        uint8_t frame[64];
+        char hex[2 * sizeof(frame) + 1] = "", damage[256];
+        size_t n = zstd_frame_claiming((uint64_t)8 << 30, frame, sizeof(frame)), k;
+        for (k = 0; k < n; k++)
+            snprintf(hex + 2 * k, 3, "%02x", frame[k]);
+        snprintf(damage, sizeof(damage),
+                 "UPDATE snapshots SET bytes = X'%s', raw_bytes = %llu"
+                 " WHERE session_id = %%d AND part = 2",
+                 hex, 8ull << 30);
+        rc = n ? read_snapshot_parts(9, damage, &seen, &rep, err, sizeof(err)) : 0;
+        CHECK(rc < 0 && seen.n == 2 && rep.parts_damaged == 1 &&
+                  strstr(err, "more than a part can hold"),
+              "a part that says it unpacks to 8 GiB ends the read after parts 0-1 (%d parts: %s)",
+              seen.n, err);
+    }
 }
 
 TEST(an_idle_session_writes_nothing)
