@@ -132,6 +132,9 @@ void store_journal_stats(store_stats *out);
 int store_journal_wait(unsigned ms);
 void store_journal_stop(void);
 void store_journal_free_work(store_work *w);
+/* Sessions the journal holds an entry for: those that handed something over
+ * and were not deleted (a committed delete takes its session's entry away). */
+size_t store_journal_sessions(void);
 
 /* ---- store_writer.c ---- */
 int store_writer_start(sqlite3 *db, const store_options *o, char *err, size_t errsz);

@@ -433,7 +433,7 @@ static int writer_round(void)
     store_work *works = store_journal_take(&count);
     uint64_t *next = NULL;
     char err[256];
-    int ok = 0, counted = 0;
+    int ok = 0, counted = 0, deleted = 0;
     uint64_t chunks = writer.chunks, snapshots = writer.snapshots, bytes = writer.bytes_written;
 
     if (!works) {
@@ -450,6 +450,7 @@ static int writer_round(void)
         if (next[i] == 0 || writer_put_work(&works[i], &next[i]) != 0)
             break;
         counted |= works[i].forget || works[i].has_header;
+        deleted |= works[i].forget;
     }
     if (i < count || store_exec(writer.db, "COMMIT", err, sizeof(err)) != 0) {
         writer_note_error(i < count ? "writing a session's log" : "commit");
@@ -459,6 +460,9 @@ static int writer_round(void)
         goto done;
     }
     ok = 1;
+    if (deleted) /* a deleted session's number goes with it (the others are
+                           asked of the database again when next needed) */
+        idmap_free(&writer.next_chunk);
     for (i = 0; i < count; i++) /* remembered only once committed */
         if (!works[i].forget &&
             idmap_put(&writer.next_chunk, (uint64_t)works[i].id, (uint32_t)next[i]) != 0)
