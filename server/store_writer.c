@@ -78,6 +78,7 @@ static struct {
      * under stats_lock at the end of each round */
     uint64_t chunks, snapshots, bytes_written, sessions_stored;
     int vacuum_due; /* a compaction freed pages: give them back after the round */
+    size_t cache_bytes; /* its page cache after the last round (store_cache_bound) */
     store_packer chunk_packer, snapshot_packer; /* kept from one round to the next */
     pthread_mutex_t stats_lock;
     store_stats stats; /* the writer's part of store_stats */
@@ -418,6 +419,7 @@ static void writer_publish(int committed)
     writer.stats.snapshots = writer.snapshots;
     writer.stats.bytes_written = writer.bytes_written;
     writer.stats.sessions_stored = writer.sessions_stored;
+    writer.stats.cache_bytes = writer.cache_bytes;
     if (committed) {
         writer.stats.commits++;
         writer.stats.last_commit_ns = (int64_t)clock_real_ns();
@@ -474,6 +476,7 @@ static int writer_round(void)
         store_exec(writer.db, "PRAGMA incremental_vacuum", err, sizeof(err));
     }
 done:
+    writer.cache_bytes = store_cache_bound(writer.db);
     writer_publish(ok);
     free(next);
     store_journal_done(works, count, ok);
