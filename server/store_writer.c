@@ -77,7 +77,7 @@ static struct {
     /* the writer's own counters (its thread only), published into stats
      * under stats_lock at the end of each round */
     uint64_t chunks, snapshots, bytes_written, sessions_stored;
-    int vacuum_due; /* a compaction freed pages: give them back after the round */
+    int vacuum_due;     /* a compaction freed pages: give them back after the round */
     size_t cache_bytes; /* its page cache after the last round (store_cache_bound) */
     store_packer chunk_packer, snapshot_packer; /* kept from one round to the next */
     pthread_mutex_t stats_lock;

@@ -1364,8 +1364,8 @@ static void jit_random_names(session *s, unsigned n)
             snprintf(text + k * 16, sizeof(text) - k * 16, "%016llx", (unsigned long long)x);
         }
         rec_feed(s, rec_function_name(fid, MID, text, 0));
-        rec_feed(s, rec_jit_finished(fid, 0, 0x7f0000900000ull + i * 64, 64, REC_MONO + 105 + i,
-                                     0));
+        rec_feed(s,
+                 rec_jit_finished(fid, 0, 0x7f0000900000ull + i * 64, 64, REC_MONO + 105 + i, 0));
     }
 }
 
