@@ -11,7 +11,6 @@
  * (with --exit: always) exits with the app's code, 128 + N for signal N. */
 #include <errno.h>
 #include <limits.h>
-#include <malloc.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -33,6 +32,7 @@
 #include "hugemem.h"
 #include "ipc.h"
 #include "launch.h"
+#include "mallocopt.h"
 #include "proclist.h"
 #include "procname.h"
 #include "link.h"
@@ -397,20 +397,6 @@ static void serve_wait_drained(int session_id)
     sessions_unlock();
 }
 
-/* glibc's malloc moves its thresholds up to the largest block ever freed
- * (up to 32 MiB to mmap, twice that before an arena's free top goes back),
- * so a server that once answered with a few MiB of JSON kept that much free
- * and resident in each HTTP thread's arena for good: the attach/detach soak
- * grew by it (docs/BENCHMARKS.md). Fixed thresholds: blocks of 256 KiB and
- * more are mappings of their own, unmapped when freed; an arena's free top
- * past 1 MiB is given back. */
-static void serve_malloc_thresholds(void)
-{
-    if (mallopt(M_MMAP_THRESHOLD, 256 * 1024) != 1 || mallopt(M_TRIM_THRESHOLD, 1024 * 1024) != 1)
-        fprintf(stderr, "jitscope: mallopt refused the malloc thresholds (memory freed may stay "
-                        "resident)\n");
-}
-
 static int serve(cli_options *o, int mode)
 {
     char err[512], line[4096];
@@ -440,7 +426,7 @@ static int serve(cli_options *o, int mode)
         return 1;
     }
     rc = 1;
-    serve_malloc_thresholds();
+    mallocopt_fix_thresholds();
     if (hugemem_configure(getenv("JITSCOPE_HUGEPAGES"), err, sizeof(err)) != 0) {
         fprintf(stderr, "jitscope: %s\n", err);
         return 2; /* a usage error */
