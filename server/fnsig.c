@@ -1,30 +1,56 @@
 /* fnsig.c -- dense signatures of functions' names (see fnsig.h). */
 #include "fnsig.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "fnname.h"
 #include "grow.h"
 
+/* fnsig_pair's top 7 bits for every pair of bytes, made once: one load a
+ * pair instead of two multiplications (the link thread signs every name) */
+static uint8_t fnsig_pairs[65536];
+static pthread_once_t fnsig_pairs_once = PTHREAD_ONCE_INIT;
+
+static void fnsig_pairs_make(void)
+{
+    unsigned x;
+
+    for (x = 0; x < 65536; x++)
+        fnsig_pairs[x] = (uint8_t)(fnsig_pair((unsigned char)(x >> 8), (unsigned char)x) >> 57);
+}
+
+static const uint8_t *fnsig_pairs_table(void)
+{
+    pthread_once(&fnsig_pairs_once, fnsig_pairs_make);
+    return fnsig_pairs;
+}
+
+/* The table's entry of the pair a, b: its bit in a name's signature is >> 1. */
+#define FNSIG_PAIR(table, a, b) ((table)[(unsigned)(a) << 8 | (unsigned)(b)])
+
 uint64_t fnsig_text(const char *text, size_t n)
 {
+    const uint8_t *table = fnsig_pairs_table();
+    const unsigned char *p = (const unsigned char *)text;
     uint64_t bits = 0;
     size_t i;
 
     for (i = 1; i < n; i++)
-        bits |= fnsig_bit((unsigned char)text[i - 1], (unsigned char)text[i]);
+        bits |= 1ull << (FNSIG_PAIR(table, p[i - 1], p[i]) >> 1);
     return bits;
 }
 
 fnsig_type fnsig_type_text(const char *text, size_t n)
 {
+    const uint8_t *table = fnsig_pairs_table();
+    const unsigned char *p = (const unsigned char *)text;
     fnsig_type s = {{0, 0}};
     size_t i;
 
     for (i = 1; i < n; i++) {
-        unsigned bit = (unsigned)(fnsig_pair((unsigned char)text[i - 1], (unsigned char)text[i]) >>
-                                  57);
+        unsigned bit = FNSIG_PAIR(table, p[i - 1], p[i]);
         s.bits[bit >> 6] |= 1ull << (bit & 63);
     }
     return s;
@@ -33,14 +59,15 @@ fnsig_type fnsig_type_text(const char *text, size_t n)
 /* The own part's pairs, after the type part's last byte (0: none). */
 static uint64_t fnsig_own(const char *tail, unsigned char last)
 {
+    const uint8_t *table = fnsig_pairs_table();
     const unsigned char *p = (const unsigned char *)tail;
     uint64_t bits;
 
     if (!*p)
         return 0;
-    bits = last ? fnsig_bit(last, p[0]) : 0;
+    bits = last ? 1ull << (FNSIG_PAIR(table, last, p[0]) >> 1) : 0;
     for (; p[1]; p++)
-        bits |= fnsig_bit(p[0], p[1]);
+        bits |= 1ull << (FNSIG_PAIR(table, p[0], p[1]) >> 1);
     return bits;
 }
 
