@@ -213,10 +213,10 @@ static int api_fn_consider(api_fn_query *q, const session *s, size_t i, int verd
         !bsearch(&f->module_id, q->modules, q->module_count, sizeof(*q->modules), api_fn_u64_cmp))
         return 0;
     hit.key = api_fn_key(q, f);
-    if (q->sort == FN_SORT_NAME)
-        fnname_prefix(f->name_record, hit.name_prefix);
-    else
+    if (q->sort != FN_SORT_NAME)
         hit.name_prefix[0] = hit.name_prefix[1] = 0;
+    else if (!fnsig_name_prefix(&s->name_sigs, i, hit.name_prefix)) /* its type part's, unread */
+        fnname_prefix(f->name_record, hit.name_prefix);
     hit.function_id = f->function_id;
     hit.position = (uint32_t)i;
     return api_fn_offer(q, &hit);

@@ -103,7 +103,7 @@ int fnsig_reserve(fnsig_table *t, size_t count, size_t max)
  * again next time). */
 static unsigned char fnsig_type_note(fnsig_table *t, const char *head, uint32_t serial)
 {
-    size_t length, cap = t->type_cap;
+    size_t length, cap = t->type_cap, cap2 = t->type_cap;
 
     if (serial < t->type_cap && t->type_last[serial])
         return t->type_last[serial];
@@ -111,10 +111,13 @@ static unsigned char fnsig_type_note(fnsig_table *t, const char *head, uint32_t 
     if (serial >= t->type_cap &&
         (grow_reserve((void **)&t->types, &cap, serial, sizeof(*t->types), 256, UINT32_MAX,
                       GROW_ZERO) != 0 ||
+         grow_reserve((void **)&t->type_prefix, &cap2, serial, sizeof(*t->type_prefix), 256,
+                      UINT32_MAX, GROW_ZERO) != 0 ||
          grow_reserve((void **)&t->type_last, &t->type_cap, cap - 1, 1, 256, UINT32_MAX,
-                      GROW_ZERO) != 0)) /* types may be bigger: type_cap says what both hold */
+                      GROW_ZERO) != 0)) /* the others may be bigger: type_cap says what all hold */
         return (unsigned char)head[length - 1];
     t->types[serial] = fnsig_type_text(head, length);
+    fnname_text_prefix(head, t->type_prefix[serial].words);
     /* last after the bits: a summary whose last byte is set is whole */
     return t->type_last[serial] = (unsigned char)head[length - 1];
 }
@@ -138,6 +141,17 @@ void fnsig_set(fnsig_table *t, size_t i, const char *record)
     t->bits[i] = fnsig_own(n.tail, fnsig_type_note(t, n.head, t->type[i]));
 }
 
+int fnsig_name_prefix(const fnsig_table *t, size_t i, uint64_t prefix[2])
+{
+    uint32_t type = t->type[i];
+
+    if (type == FNSIG_NO_TYPE || type >= t->type_cap || !t->type_last[type])
+        return 0;
+    prefix[0] = t->type_prefix[type].words[0];
+    prefix[1] = t->type_prefix[type].words[1];
+    return 1;
+}
+
 size_t fnsig_bytes(const fnsig_table *t, size_t count)
 {
     return count * FNSIG_ENTRY_BYTES + t->type_cap * FNSIG_TYPE_BYTES;
@@ -148,6 +162,7 @@ void fnsig_free(fnsig_table *t)
     free(t->bits);
     free(t->type);
     free(t->types);
+    free(t->type_prefix);
     free(t->type_last);
     memset(t, 0, sizeof(*t));
 }

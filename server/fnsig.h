@@ -10,7 +10,8 @@
  * (strpool_serial), FNSIG_NO_TYPE when it has none. Per type part (by
  * serial): a 128-bit signature of its pairs and its last byte, so that a
  * filter reads a type part's text only when it may hold the filter or end
- * with the filter's beginning.
+ * with the filter's beginning, and its first 16 bytes, the name prefix a
+ * name sort compares (fnname_prefix) of all its methods.
  *
  * A filter of two bytes or more that is in a name but not wholly in its type
  * part has all its pairs from some point on in the own part's signature
@@ -26,19 +27,24 @@
 
 #define FNSIG_NO_TYPE UINT32_MAX /* the name has no shared type part (or no name) */
 #define FNSIG_ENTRY_BYTES (sizeof(uint64_t) + sizeof(uint32_t))
-#define FNSIG_TYPE_BYTES (2 * sizeof(uint64_t) + 1)
+#define FNSIG_TYPE_BYTES (4 * sizeof(uint64_t) + 1)
 
 typedef struct fnsig_type {
     uint64_t bits[2]; /* its pairs' bits (fnsig_pair's top 7 bits) */
 } fnsig_type;
 
+typedef struct fnsig_prefix {
+    uint64_t words[2]; /* fnname_text_prefix of a type part: its methods' names' */
+} fnsig_prefix;
+
 typedef struct fnsig_table {
-    uint64_t *bits;     /* per function: its signature (0: no name) */
-    uint32_t *type;     /* per function: its type part's serial, or FNSIG_NO_TYPE */
-    size_t cap;         /* entries both arrays have room for */
-    fnsig_type *types;  /* per pool serial: a type part's signature */
-    uint8_t *type_last; /* per pool serial: a type part's last byte (0: no summary) */
-    size_t type_cap;    /* entries both have room for (zeroed) */
+    uint64_t *bits;            /* per function: its signature (0: no name) */
+    uint32_t *type;            /* per function: its type part's serial, or FNSIG_NO_TYPE */
+    size_t cap;                /* entries both arrays have room for */
+    fnsig_type *types;         /* per pool serial: a type part's signature */
+    fnsig_prefix *type_prefix; /* per pool serial: a type part's first 16 bytes (fnname.h) */
+    uint8_t *type_last;        /* per pool serial: a type part's last byte (0: no summary) */
+    size_t type_cap;           /* entries both have room for (zeroed) */
 } fnsig_table;
 
 /* The pair of bytes a, b (A-Z as a-z) mixed (splitmix64's finaliser): its top
@@ -78,6 +84,10 @@ int fnsig_reserve(fnsig_table *t, size_t count, size_t max);
  * summary when it is new (out of memory: none, and readers read the type
  * part itself, as for any serial without one). */
 void fnsig_set(fnsig_table *t, size_t i, const char *record);
+/* The name prefix (fnname_prefix) of function i from its type part's
+ * summary, without reading its name: 1, or 0 when it has none (no type
+ * part, or no summary). */
+int fnsig_name_prefix(const fnsig_table *t, size_t i, uint64_t prefix[2]);
 /* Bytes held: entries in use (`count`) and the type parts' summaries. */
 size_t fnsig_bytes(const fnsig_table *t, size_t count);
 void fnsig_free(fnsig_table *t);

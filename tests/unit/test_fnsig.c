@@ -244,6 +244,27 @@ TEST(the_filter_with_signatures_finds_what_a_plain_search_finds)
     sig_fixture_free(&x);
 }
 
+TEST(a_type_parts_summary_gives_its_methods_name_prefix)
+{
+    static sig_fixture x;
+    unsigned i, from_type = 0, wrong = 0;
+
+    if (!CHECK(sig_fixture_make(&x) == 0, "%u names", NAMES))
+        return;
+    for (i = 0; i < NAMES; i++) {
+        uint64_t want[2], got[2];
+        fnname_prefix(x.records[i], want);
+        if (fnsig_name_prefix(&x.table, i, got)) {
+            from_type++;
+            wrong += got[0] != want[0] || got[1] != want[1];
+        }
+    }
+    CHECK(wrong == 0 && from_type > NAMES / 2,
+          "%u of %u names' prefixes from their type part: %u differ from fnname_prefix", from_type,
+          NAMES, wrong);
+    sig_fixture_free(&x);
+}
+
 TEST(a_filter_in_no_name_reads_few_names)
 {
     static sig_fixture x;
@@ -264,6 +285,7 @@ static const check_test tests[] = {
     TEST_ENTRY(a_signature_holds_each_pair_case_folded),
     TEST_ENTRY(interned_strings_have_dense_serials_kept_when_found_again),
     TEST_ENTRY(the_filter_with_signatures_finds_what_a_plain_search_finds),
+    TEST_ENTRY(a_type_parts_summary_gives_its_methods_name_prefix),
     TEST_ENTRY(a_filter_in_no_name_reads_few_names),
     TEST_END,
 };
