@@ -120,6 +120,7 @@ async function ingest(bin, n, withQueries) {
   const hasRoute = (await srv.api('/api/sessions/1/modules/totals')).status === 200;
   let done = false;
   const script = [];
+  const scriptKinds = []; // the query of each in script
   const dash = [];
   const loops = [];
   if (withQueries) {
@@ -128,6 +129,7 @@ async function ingest(bin, n, withQueries) {
         const q = `/api/sessions/1/functions?sort=${SORTS[i % SORTS.length]}&limit=100${FILTERS[Math.floor(i / SORTS.length) % FILTERS.length]}`;
         const t0 = performance.now();
         script.push((await timed(srv, q)).ms);
+        scriptKinds.push(q.replace(/^.*functions\?/, ''));
         if (withQueries === 2) await sleep(Math.max(0, 100 - (performance.now() - t0)));
       }
     })());
@@ -155,7 +157,7 @@ async function ingest(bin, n, withQueries) {
   // and a first reading would come too late for a fast ingest (100k functions: ~0.1 s)
   const cpu = sched1 ? sched1.cpu / 1e9 : NaN;
   const runq = sched1 ? sched1.runq / 1e9 : NaN;
-  return { rate: s.link.records / secs, secs, perCpu: s.link.records / cpu, runqShare: runq / secs, functions: s.counters.functions, script, dash, rssKb: rssAfter - idleRssKb, memory: s.memory || null, hasRoute };
+  return { rate: s.link.records / secs, secs, perCpu: s.link.records / cpu, runqShare: runq / secs, functions: s.counters.functions, script, scriptKinds, dash, rssKb: rssAfter - idleRssKb, memory: s.memory || null, hasRoute };
 }
 
 // RSS of a server with no session: what the growth is measured from.
@@ -194,6 +196,7 @@ console.log(`### Server under load (\`bench/serverperf.mjs\`; replay at full spe
 console.log('');
 const rows = [];
 const qrows = [];
+const slowest = [];
 for (const n of SIZES) {
   const res = new Map(BINS.map((b) => [b, { alone: [], loaded: [], paced: [] }]));
   for (let rep = 0; rep < REPS; rep++) {
@@ -208,6 +211,8 @@ for (const n of SIZES) {
     const { alone, loaded, paced } = res.get(b);
     const script = loaded.flatMap((x) => x.script);
     const pacedScript = paced.flatMap((x) => x.script);
+    const pacedKinds = paced.flatMap((x) => x.scriptKinds);
+    slowest.push(`${label(b)}: ${pacedScript.map((ms, i) => [ms, pacedKinds[i]]).sort((x, y) => y[0] - x[0]).slice(0, 5).map(([ms, k]) => `${f1(ms)} ms ${k}`).join(', ')}`);
     const dash = loaded.flatMap((x) => x.dash);
     const mem = alone[alone.length - 1].memory;
     const m = (xs, k) => median(xs.map((x) => x[k]));
@@ -226,6 +231,9 @@ for (const n of SIZES) {
 console.log('| server | functions | ingest alone: records/s (per second on a CPU) | with the dashboard and a script querying back to back: records/s (per second on a CPU, share of the time the link thread waited for a CPU) | the same with the script at 10 queries/s | its queries: count: p50 / max (ms) | with / alone (back to back) | script queries (back to back) | their p50 / p99 (ms) | dashboard requests p50 / max (ms) | RSS growth per function (bytes) | held per function, server\'s count (bytes) |');
 console.log('|---|---|---|---|---|---|---|---|---|---|---|---|');
 for (const r of rows) console.log(r);
+console.log('');
+console.log('The slowest queries of the script at 10 queries/s:');
+for (const r of slowest) console.log(`- ${r}`);
 console.log('');
 console.log(`Functions queries at rest (every sort x {no filter, q=, module=} x ${QUERY_REPS}, limit 100; time is the HTTP round trip from Node), and per-module totals:`);
 console.log('');

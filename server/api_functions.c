@@ -25,6 +25,7 @@
 /* Bytes of names a locked step may compare before it lets others in, whatever
  * its count of functions: about 2 ms, also for hostile names and filters */
 #define API_FN_WORK_STEP (8u * 1024u * 1024u)
+#define API_FN_BATCH 32u       /* candidates of a name filter fetched ahead together */
 #define API_FN_MAX_FILTER 512u /* bytes of a q= or module= filter */
 #define API_DEFAULT_LIMIT 100
 #define API_MAX_LIMIT 10000
@@ -190,38 +191,71 @@ static int api_fn_offer(api_fn_query *q, const api_fn_hit *hit)
     return 0;
 }
 
+/* Function i of s, whose name the filter did not rule out (verdict: fnfilter.h;
+ * FNFILTER_MAYBE without signatures), offered when it passes the rest. */
+static int api_fn_consider(api_fn_query *q, const session *s, size_t i, int verdict, int signatures,
+                           size_t *work)
+{
+    const session_function *f = &s->functions[i];
+    api_fn_hit hit;
+
+    if (q->q && verdict == FNFILTER_MAYBE) { /* the name first: jitted is a cache line further */
+        int in = !f->name_record ? 0
+                 : signatures    ? fnfilter_candidate(&q->names, &s->names, &s->name_sigs, i,
+                                                      f->name_record, work)
+                                 : fnfilter_record(&q->names, f->name_record, work);
+        if (in <= 0)
+            return in;
+    }
+    if (!f->jitted)
+        return 0; /* known only from stacks: not a compiled function */
+    if (q->by_module &&
+        !bsearch(&f->module_id, q->modules, q->module_count, sizeof(*q->modules), api_fn_u64_cmp))
+        return 0;
+    hit.key = api_fn_key(q, f);
+    if (q->sort != FN_SORT_NAME)
+        hit.name_prefix[0] = hit.name_prefix[1] = 0;
+    else if (!fnsig_name_prefix(&s->name_sigs, i, hit.name_prefix)) /* its type part's, unread */
+        fnname_prefix(f->name_record, hit.name_prefix);
+    hit.function_id = f->function_id;
+    hit.position = (uint32_t)i;
+    return api_fn_offer(q, &hit);
+}
+
 /* One locked step: functions [from, to) of s, or fewer when the name filter
  * has done API_FN_WORK_STEP of work. Returns where it stopped, or -1 out of
- * memory. */
+ * memory. With a filter's signatures (fnfilter_next), the functions they do
+ * not rule out are taken API_FN_BATCH at a time, their records and names
+ * fetched ahead together: each is a cache miss or two, which then overlap. */
 static ptrdiff_t api_fn_walk(api_fn_query *q, const session *s, size_t from, size_t to)
 {
-    size_t i, work = 0;
+    size_t i = from, work = 0, batch[API_FN_BATCH], n, k;
+    int verdicts[API_FN_BATCH], verdict;
 
-    for (i = from; i < to && work < API_FN_WORK_STEP; i++) {
-        const session_function *f = &s->functions[i];
-        api_fn_hit hit;
-
-        if (!f->jitted)
-            continue; /* known only from stacks: not a compiled function */
-        if (q->q) {
-            int in = f->name_record ? fnfilter_record(&q->names, f->name_record, &work) : 0;
-            if (in < 0)
+    if (!q->q || !fnfilter_uses_signatures(&q->names)) {
+        for (; i < to && work < API_FN_WORK_STEP; i++)
+            if (api_fn_consider(q, s, i, FNFILTER_MAYBE, 0, &work) < 0)
                 return -1;
-            if (!in)
-                continue;
+        return (ptrdiff_t)i;
+    }
+    while (i < to && work < API_FN_WORK_STEP) {
+        for (n = 0; n < API_FN_BATCH && i < to && work < API_FN_WORK_STEP; i++) {
+            i = fnfilter_next(&q->names, &s->names, &s->name_sigs, i, to, &verdict, &work);
+            if (i == (size_t)-1)
+                return -1;
+            if (i >= to)
+                break;
+            if (verdict != FNFILTER_NO)
+                batch[n] = i, verdicts[n++] = verdict;
         }
-        if (q->by_module && !bsearch(&f->module_id, q->modules, q->module_count,
-                                     sizeof(*q->modules), api_fn_u64_cmp))
-            continue;
-        hit.key = api_fn_key(q, f);
-        if (q->sort == FN_SORT_NAME)
-            fnname_prefix(f->name_record, hit.name_prefix);
-        else
-            hit.name_prefix[0] = hit.name_prefix[1] = 0;
-        hit.function_id = f->function_id;
-        hit.position = (uint32_t)i;
-        if (api_fn_offer(q, &hit) != 0)
-            return -1;
+        for (k = 0; k < n; k++)
+            __builtin_prefetch(&s->functions[batch[k]].name_record);
+        for (k = 0; k < n; k++)
+            if (verdicts[k] == FNFILTER_MAYBE && s->functions[batch[k]].name_record)
+                __builtin_prefetch(s->functions[batch[k]].name_record);
+        for (k = 0; k < n; k++)
+            if (api_fn_consider(q, s, batch[k], verdicts[k], 1, &work) < 0)
+                return -1;
     }
     return (ptrdiff_t)i;
 }

@@ -103,7 +103,6 @@ static void fnfilter_head_seen(fnfilter *q, const char *head, size_t *work)
     unsigned char first = (unsigned char)q->needle[0];
 
     q->head_seen = head;
-    q->head_seen_length = length;
     q->head_seen_matches = fnfilter_pooled(head, q->needle, q->length, work);
     q->head_seen_seam = 0;
     if (most > FNFILTER_SEAM_BITS)
@@ -158,13 +157,139 @@ int fnfilter_text(const char *text, const char *needle, size_t n)
 
 void fnfilter_init(fnfilter *f, const char *needle, size_t length)
 {
+    size_t j;
+
     memset(f, 0, sizeof(*f));
     f->needle = needle;
     f->length = length;
+    if (length < 2)
+        return;
+    /* a match in the own part has all the needle's pairs; one across the
+     * seam from its k-th byte on (k >= 1: the type part ends with the
+     * needle's first k) those from k - 1 on, the type part's last byte being
+     * in the signature with the own part's first */
+    for (j = 0; j + 2 <= length && j < FNFILTER_NEED; j++)
+        f->need[j] = fnsig_text(needle + j, length - j);
+    f->need_last = fnsig_text(needle + length - 2, 2);
+    f->need_type = fnsig_type_text(needle, length);
+    for (j = 0; j < length - 1 && j < FNFILTER_SEAM_BITS; j++) {
+        unsigned char c = (unsigned char)needle[j];
+        f->seam_ends[c >> 6] |= 1ull << (c & 63);
+        if (c >= 'a' && c <= 'z') /* a type part's byte is folded in the test */
+            f->seam_ends[(c - 32) >> 6] |= 1ull << ((c - 32) & 63);
+    }
+}
+
+int fnfilter_uses_signatures(const fnfilter *f) { return f->length >= 2; }
+
+enum { FNFILTER_TYPE_UNKNOWN = 0, FNFILTER_TYPE_HOLDS = 1, FNFILTER_TYPE_LAST = 0xff };
+
+/* A type part's verdict for this filter: it holds the needle, or which of
+ * need[] its methods' signatures must have (the smallest: from the longest
+ * prefix of the needle it ends with); *seam its seam mask. Its text is read
+ * only when its summary (fnsig.h) says it may hold the needle or end with the
+ * needle's start (*read: 1 then). */
+static uint8_t fnfilter_type_verdict(fnfilter *f, const strpool *pool, const fnsig_table *t,
+                                     uint32_t serial, uint64_t *seam, int *read, size_t *work)
+{
+    unsigned char last = serial < t->type_cap ? t->type_last[serial] : 0;
+    int long_needle = f->length - 1 > FNFILTER_SEAM_BITS;
+
+    *seam = 0;
+    *read = 0;
+    if (last && !fnsig_type_has(&t->types[serial], &f->need_type) &&
+        (long_needle || !(f->seam_ends[last >> 6] >> (last & 63) & 1)))
+        return long_needle ? FNFILTER_TYPE_LAST : 2;
+    *read = 1;
+    fnfilter_head_seen(f, strpool_by_serial(pool, serial), work);
+    *seam = f->head_seen_seam;
+    if (f->head_seen_matches)
+        return FNFILTER_TYPE_HOLDS;
+    if (long_needle)
+        return FNFILTER_TYPE_LAST; /* no mask: any seam, the needle's last pair at least */
+    if (!f->head_seen_seam)
+        return 2; /* need[0]: the whole needle in the own part */
+    return (uint8_t)(2 + (63 - __builtin_clzll(f->head_seen_seam)) - 1);
+}
+
+/* Room in the verdicts for every type part the pool has now. */
+static int fnfilter_verdict_room(fnfilter *f, const strpool *pool, uint32_t type)
+{
+    size_t cap = pool->count > type ? pool->count : (size_t)type + 1;
+    uint8_t *verdicts = realloc(f->verdicts, cap);
+    uint64_t *seams;
+
+    if (!verdicts)
+        return -1;
+    f->verdicts = verdicts;
+    if (!(seams = realloc(f->seams, cap * sizeof(*seams))))
+        return -1;
+    f->seams = seams;
+    memset(verdicts + f->verdict_cap, FNFILTER_TYPE_UNKNOWN, cap - f->verdict_cap);
+    f->verdict_cap = cap;
+    return 0;
+}
+
+size_t fnfilter_next(fnfilter *f, const strpool *pool, const fnsig_table *t, size_t from, size_t to,
+                     int *verdict, size_t *work)
+{
+    const uint64_t *bits = t->bits;
+    const uint32_t *types = t->type;
+    size_t i;
+
+    *verdict = FNFILTER_NO;
+    for (i = from; i < to; i++) {
+        uint32_t type = types[i];
+        uint64_t need;
+        uint8_t v;
+        int read = 0;
+
+        if (type == FNSIG_NO_TYPE) {
+            need = f->need[0];
+        } else {
+            if (type >= f->verdict_cap && fnfilter_verdict_room(f, pool, type) != 0)
+                return (size_t)-1;
+            if ((v = f->verdicts[type]) == FNFILTER_TYPE_UNKNOWN)
+                v = f->verdicts[type] = fnfilter_type_verdict(f, pool, t, type, &f->seams[type],
+                                                              &read, work);
+            if (v == FNFILTER_TYPE_HOLDS) {
+                *verdict = FNFILTER_YES;
+                break;
+            }
+            need = v == FNFILTER_TYPE_LAST ? f->need_last : f->need[v - 2];
+        }
+        if ((bits[i] & need) == need) {
+            *verdict = FNFILTER_MAYBE;
+            break;
+        }
+        if (read)
+            break; /* FNFILTER_NO, for the caller to see the work done */
+    }
+    *work += (i - from) * FNSIG_ENTRY_BYTES;
+    return i;
+}
+
+int fnfilter_candidate(fnfilter *f, const strpool *pool, const fnsig_table *t, size_t i,
+                       const char *record, size_t *work)
+{
+    uint32_t type = t->type[i];
+
+    if (type != FNSIG_NO_TYPE && type < f->verdict_cap &&
+        f->verdicts[type] != FNFILTER_TYPE_UNKNOWN) { /* its type part as fnfilter_next saw it */
+        f->head_seen = strpool_by_serial(pool, type);
+        f->head_seen_matches = f->verdicts[type] == FNFILTER_TYPE_HOLDS;
+        f->head_seen_seam = f->seams[type];
+    }
+    return fnfilter_record(f, record, work);
 }
 
 void fnfilter_free(fnfilter *f)
 {
     free(f->whole);
+    free(f->verdicts);
+    free(f->seams);
     f->whole = NULL;
+    f->verdicts = NULL;
+    f->seams = NULL;
+    f->verdict_cap = 0;
 }

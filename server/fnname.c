@@ -166,17 +166,22 @@ static uint64_t fnname_word(const char *p, int *ended)
     return __builtin_bswap64(w);
 }
 
+void fnname_text_prefix(const char *from, uint64_t prefix[2])
+{
+    int ended = 0;
+
+    prefix[0] = fnname_word(from, &ended);
+    prefix[1] = fnname_word(from + 8, &ended);
+}
+
 void fnname_prefix(const char *record, uint64_t prefix[2])
 {
-    const char *from;
-    int ended = 0;
     fnname n;
 
     prefix[0] = prefix[1] = 0;
     if (!record)
         return;
     n = fnname_parts(record);
-    from = *n.head ? n.head : n.tail; /* a type part has FNNAME_MIN_HEAD (16) bytes at least */
-    prefix[0] = fnname_word(from, &ended);
-    prefix[1] = fnname_word(from + 8, &ended);
+    /* a type part has FNNAME_MIN_HEAD (16) bytes at least: the prefix is its */
+    fnname_text_prefix(*n.head ? n.head : n.tail, prefix);
 }

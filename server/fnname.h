@@ -72,5 +72,7 @@ int fnname_order(const char *x, const char *y);
  * 0, as ""): two names whose numbers differ are in that order, so a sort
  * compares the names themselves only on ties. */
 void fnname_prefix(const char *record, uint64_t prefix[2]);
+/* The same of a pool string (a type part: a record's prefix when it has one). */
+void fnname_text_prefix(const char *text, uint64_t prefix[2]);
 
 #endif

@@ -67,6 +67,7 @@ void session_memory_usage(const session *s, session_memory *m)
     m->functions = s->function_count * sizeof(*s->functions);
     m->functions_reserved = s->function_cap * sizeof(*s->functions);
     m->function_index = s->function_index.capacity * sizeof(*s->function_index.slots);
+    m->name_signatures = fnsig_bytes(&s->name_sigs, s->function_count);
     m->names = strpool_bytes(&s->names);
     m->events = eventlog_bytes(&s->events);
     m->compilations = s->compilation_bytes;
@@ -131,6 +132,7 @@ int session_reserve(session *s, size_t functions, size_t modules, size_t threads
          grow_reserve((void **)&s->functions, &s->function_cap, functions - 1,
                       sizeof(*s->functions), functions, SESSION_MAX_FUNCTIONS, GROW_KEEP) != 0) ||
         (functions && idindex_reserve(&s->function_index, functions) != 0) ||
+        (functions && fnsig_reserve(&s->name_sigs, functions - 1, SESSION_MAX_FUNCTIONS) != 0) ||
         (modules &&
          grow_reserve((void **)&s->modules, &s->module_cap, modules - 1, sizeof(*s->modules),
                       modules, SESSION_MAX_MODULES, GROW_KEEP) != 0) ||
@@ -148,6 +150,9 @@ session_function *session_function_append(session *s, uint64_t id)
     if (grow_reserve((void **)&s->functions, &s->function_cap, s->function_count, sizeof(*f), 1024,
                      SESSION_MAX_FUNCTIONS, GROW_KEEP) != 0)
         return NULL;
+    if (fnsig_reserve(&s->name_sigs, s->function_count, SESSION_MAX_FUNCTIONS) != 0)
+        return NULL;
+    fnsig_set(&s->name_sigs, s->function_count, NULL);
     f = &s->functions[s->function_count];
     memset(f, 0, sizeof(*f));
     f->function_id = id; /* before the index reads it */
@@ -164,8 +169,14 @@ int session_function_set_name(session *s, session_function *f, const char *name,
 
     if (!record)
         return -1;
-    f->name_record = record;
+    session_function_name_set(s, f, record);
     return 0;
+}
+
+void session_function_name_set(session *s, session_function *f, const char *record)
+{
+    f->name_record = record;
+    fnsig_set(&s->name_sigs, (size_t)(f - s->functions), record);
 }
 
 size_t session_function_name_copy(const session_function *f, char *out, size_t size)
@@ -273,6 +284,7 @@ void session_take_content(session *to, session *from)
     /* from keeps its own fields and none of the content */
     from->functions = NULL, from->function_count = from->function_cap = 0;
     from->function_index = (idindex){0};
+    from->name_sigs = (fnsig_table){0};
     from->names = (strpool){0};
     from->modules = NULL, from->module_count = from->module_cap = 0;
     from->module_index = (idmap){0};
@@ -323,6 +335,7 @@ void session_drop_content(session *s)
     memset(&s->profile, 0, sizeof(s->profile));
     memset(&s->timeline, 0, sizeof(s->timeline));
     idindex_free(&s->function_index);
+    fnsig_free(&s->name_sigs);
     strpool_free(&s->names);
     idmap_free(&s->module_index);
     idmap_free(&s->thread_index);

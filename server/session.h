@@ -24,6 +24,7 @@
 #include "code.h"
 #include "eventlog.h"
 #include "fnname.h"
+#include "fnsig.h"
 #include "idindex.h"
 #include "idmap.h"
 #include "logrec.h"
@@ -291,6 +292,7 @@ typedef struct session {
     session_function *functions; /* append-only: a position stays the same function */
     size_t function_count, function_cap;
     idindex function_index;
+    fnsig_table name_sigs;    /* per function position: its name's signature (fnsig.h) */
     codemap codemap;          /* compilations' code ranges, code lookups (CPU profiles) */
     strpool names;            /* function names, interned */
     size_t compilation_bytes; /* what the functions' compilation lists hold */
@@ -327,7 +329,8 @@ typedef struct session {
  * zero-filling, so those pages are not resident). */
 typedef struct session_memory {
     size_t functions, functions_reserved, function_index, names, events, compilations;
-    size_t code_ranges; /* codemap.h: 16 bytes per code version */
+    size_t code_ranges;     /* codemap.h: 16 bytes per code version */
+    size_t name_signatures; /* fnsig.h: 12 bytes per function */
 } session_memory;
 void session_memory_usage(const session *s, session_memory *m);
 /* ---- what s holds, as the memory budget counts it (session_memory.c) ---- */
@@ -391,6 +394,9 @@ session_thread *session_thread_append(session *s, uint64_t id);
  * read-back too). -1 out of memory (counted). */
 int session_thread_set_os(session *s, session_thread *t, uint32_t os_thread_id);
 int session_function_set_name(session *s, session_function *f, const char *name, size_t length);
+/* Gives f the name record (fnname.h; NULL: none) and its signature
+ * (fnsig.h): every name a function gets goes through here. */
+void session_function_name_set(session *s, session_function *f, const char *record);
 int session_function_keep_compilation(session *s, session_function *f,
                                       const session_compilation *c);
 /* Room in f's compilation list for one more (made, or doubled up to

@@ -57,21 +57,30 @@ static uint64_t session_index_growth(size_t count, size_t capacity, size_t first
     return (capacity ? capacity : first) * slot;
 }
 
-/* What one more name adds to the pool's table (it doubles at 75% full, strpool.c). */
-static uint64_t session_name_table_growth(const strpool *p)
+/* What one more name adds to the pool's tables (the hash table doubles at 75%
+ * full, the serials when full: strpool.c) and to the type parts' summaries
+ * (fnsig.c, by serial). */
+static uint64_t session_name_table_growth(const session *s)
 {
-    if ((p->count + 1) * 4 <= p->capacity * 3)
-        return 0;
-    return (p->capacity ? p->capacity : 1024) * sizeof(strpool_slot);
+    const strpool *p = &s->names;
+    uint64_t grows = 0;
+
+    if ((p->count + 1) * 4 > p->capacity * 3)
+        grows += (p->capacity ? p->capacity : 1024) * sizeof(strpool_slot);
+    if (p->count + 2 > p->serial_cap)
+        grows += (p->serial_cap ? p->serial_cap : 256) * sizeof(*p->serial_refs);
+    if (p->count + 2 > s->name_sigs.type_cap)
+        grows += (s->name_sigs.type_cap ? s->name_sigs.type_cap : 256) * FNSIG_TYPE_BYTES;
+    return grows;
 }
 
 static uint64_t session_new_function_bytes(session *s, uint64_t id)
 {
     if (id == 0 || session_find_function(s, id))
         return 0;
-    return sizeof(session_function) + session_index_growth(s->function_index.count,
-                                                           s->function_index.capacity, 1024,
-                                                           sizeof(idindex_slot));
+    return sizeof(session_function) + FNSIG_ENTRY_BYTES +
+           session_index_growth(s->function_index.count, s->function_index.capacity, 1024,
+                                sizeof(idindex_slot));
 }
 
 /* A new thread row: the row, its ThreadID and OS id in their indexes. */
@@ -202,7 +211,7 @@ static uint64_t session_record_need(session *s, const wire_record *r, unsigned *
         if (fn || !f || !f->name_record || (r->flags & WIRE_FLAG_DYNAMIC)) /* a name is taken */
             need = (uint64_t)r->strings[0].length + 2 +
                    FNNAME_HEAD_BYTES + /* two NULs: a new type part */
-                   2 * sizeof(strpool_slot) + session_name_table_growth(&s->names);
+                   2 * (sizeof(strpool_slot) + STRPOOL_SERIAL_BYTES) + session_name_table_growth(s);
         *kind = fn ? SESSION_REFUSED_FUNCTIONS : SESSION_REFUSED_NAMES;
         return fn + need;
     case WIRE_MODULE_LOADED:
@@ -290,8 +299,7 @@ static int session_budget_check(session *s, const wire_record *r)
     if (max - (total < max ? total : max) < room)
         room = max - (total < max ? total : max);
     if (room >
-        s->function_index.capacity * sizeof(idindex_slot) * 2 +
-            s->names.capacity * sizeof(strpool_slot) +
+        s->function_index.capacity * sizeof(idindex_slot) * 2 + strpool_table_bytes(&s->names) +
             (s->module_index.capacity + s->thread_index.capacity + s->thread_os_index.capacity) *
                 SESSION_IDMAP_SLOT +
             (s->code.seen_head_cap + s->code.root_head_cap + s->code.callee_head_cap) *

@@ -94,7 +94,7 @@ static void session_set_name(session *s, session_function *f, const wire_string 
     const char *name = fnname_store(&s->names, (const char *)value->text, value->length, dynamic);
 
     if (name)
-        f->name_record = name;
+        session_function_name_set(s, f, name);
     else
         s->capacity_drops++;
 }

@@ -53,8 +53,9 @@ static uint64_t session_held_bytes(const session *s)
     uint64_t events = s->events.last_seq < EVENTLOG_MAX ? s->events.last_seq : EVENTLOG_MAX;
 
     return s->function_count * sizeof(*s->functions) +
-           s->function_index.capacity * sizeof(*s->function_index.slots) + s->names.text_bytes +
-           s->names.capacity * sizeof(*s->names.slots) + s->compilation_bytes +
+           s->function_index.capacity * sizeof(*s->function_index.slots) +
+           fnsig_bytes(&s->name_sigs, s->function_count) + s->names.text_bytes +
+           strpool_table_bytes(&s->names) + s->compilation_bytes +
            s->module_count * sizeof(*s->modules) + s->module_index.capacity * SESSION_IDMAP_SLOT +
            s->thread_count * sizeof(*s->threads) +
            (s->thread_index.capacity + s->thread_os_index.capacity) * SESSION_IDMAP_SLOT +

@@ -433,10 +433,13 @@ static int snapshot_restore_function(session *s, snapshot_reader *rd, snapshot_c
     }
     if (snapshot_take_string(c, &name, &length) != 0)
         return -1;
-    if ((flags & SNAPSHOT_HAS_NAME) &&
-        !(f->name_record = fnname_store(&s->names, name, length,
-                                        (f->flags & WIRE_FLAG_DYNAMIC) != 0)))
-        return -1;
+    if (flags & SNAPSHOT_HAS_NAME) {
+        const char *record = fnname_store(&s->names, name, length,
+                                          (f->flags & WIRE_FLAG_DYNAMIC) != 0);
+        if (!record)
+            return -1;
+        session_function_name_set(s, f, record);
+    }
     if ((flags & SNAPSHOT_INDEXED) && f->function_id) { /* indexed all at once at END */
         if (grow_reserve((void **)&rd->indexed, &rd->indexed_cap, rd->indexed_count,
                          sizeof(*rd->indexed), 1024, SESSION_MAX_FUNCTIONS, GROW_KEEP) != 0)

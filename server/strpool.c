@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "hugemem.h"
 
 #define STRPOOL_CHUNK ((size_t)1 << STRPOOL_CHUNK_BITS)
@@ -11,7 +12,7 @@
  * 1 MiB each), so that a session of a few thousand names does not hold a
  * megabyte for them; the smallest still holds the longest string. */
 #define STRPOOL_FIRST_CHUNK ((size_t)128 << 10)
-_Static_assert(STRPOOL_FIRST_CHUNK >= STRPOOL_MAX_PREFIX + 65535 + STRPOOL_SLACK,
+_Static_assert(STRPOOL_FIRST_CHUNK >= STRPOOL_SERIAL_BYTES + STRPOOL_MAX_PREFIX + 65535 + 1,
                "the smallest chunk holds the longest string");
 #define STRPOOL_STRIDE (STRPOOL_CHUNK + 64) /* a chunk and its slack inside a reserved block */
 _Static_assert(STRPOOL_SLACK <= 64, "a reserved block's chunks keep their slack");
@@ -126,7 +127,7 @@ static int strpool_too_long(size_t alen, size_t blen)
 
 const char *strpool_intern2(strpool *p, const char *a, size_t alen, const char *b, size_t blen)
 {
-    uint32_t hash, ref;
+    uint32_t hash, ref, serial;
     size_t i, mask, length = alen + blen;
     char *copy;
 
@@ -149,14 +150,23 @@ const char *strpool_intern2(strpool *p, const char *a, size_t alen, const char *
             }
         }
     }
-    if (!(copy = strpool_room(p, length + 1, &ref)))
+    if (p->count >= p->serial_cap &&
+        grow_reserve((void **)&p->serial_refs, &p->serial_cap, p->count, sizeof(*p->serial_refs),
+                     256, UINT32_MAX, GROW_KEEP) != 0)
         return NULL;
+    /* the serial, then the string (its reference is the string's) */
+    if (!(copy = strpool_room(p, STRPOOL_SERIAL_BYTES + length + 1, &ref)))
+        return NULL;
+    serial = (uint32_t)p->count;
+    memcpy(copy, &serial, sizeof(serial));
+    copy += STRPOOL_SERIAL_BYTES, ref += STRPOOL_SERIAL_BYTES;
     strpool_store(copy, a, alen, b, blen);
+    p->serial_refs[serial] = ref;
     p->slots[i] = (strpool_slot){hash, ref};
     if (strnlen(copy, length + 1) == length) /* as found through the table: none with a NUL */
         p->last = copy, p->last_length = length;
     p->count++;
-    p->text_bytes += length + 1;
+    p->text_bytes += STRPOOL_SERIAL_BYTES + length + 1;
     return copy;
 }
 
@@ -208,9 +218,19 @@ static int strpool_in_region(const strpool *p, const char *chunk)
            chunk < p->region + (size_t)p->region_chunks * STRPOOL_STRIDE;
 }
 
+const char *strpool_by_serial(const strpool *p, uint32_t serial)
+{
+    return strpool_at(p, p->serial_refs[serial]);
+}
+
+size_t strpool_table_bytes(const strpool *p)
+{
+    return p->capacity * sizeof(strpool_slot) + p->serial_cap * sizeof(*p->serial_refs);
+}
+
 size_t strpool_bytes(const strpool *p)
 {
-    return p->chunk_bytes + p->capacity * sizeof(strpool_slot);
+    return p->chunk_bytes + strpool_table_bytes(p);
 }
 
 void strpool_free(strpool *p)
@@ -223,5 +243,6 @@ void strpool_free(strpool *p)
     free(p->region);
     free(p->chunks);
     free(p->slots);
+    free(p->serial_refs);
     memset(p, 0, sizeof(*p));
 }

@@ -13,6 +13,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #define STRPOOL_CHUNK_BITS 20u /* 1 MiB per chunk; a string is at most WIRE_MAX_STRING */
 #define STRPOOL_MAX_CHUNKS 1024u
@@ -35,13 +36,16 @@ typedef struct strpool {
     strpool_slot *slots;
     size_t capacity;   /* power of two, 0 when empty */
     size_t count;      /* distinct strings */
-    size_t text_bytes; /* their bytes, NULs included */
+    size_t text_bytes; /* their bytes, NULs (and interned ones' serials) included */
     char *region;      /* strpool_reserve's block, carved into chunks; NULL without one */
     uint32_t region_chunks, region_taken;
     /* the last string interned: the same again (a type's part for its
      * methods, one after the other) is found by one comparison, unhashed */
     const char *last;
     size_t last_length;
+    /* the interned strings by serial (strpool_serial), as references */
+    uint32_t *serial_refs;
+    size_t serial_cap;
 } strpool;
 
 /* The interned copy of text[0..length) (no NUL inside expected; the copy is
@@ -58,6 +62,19 @@ const char *strpool_add(strpool *p, const char *text, size_t length);
 #define STRPOOL_MAX_PREFIX 64u
 const char *strpool_intern2(strpool *p, const char *a, size_t alen, const char *b, size_t blen);
 const char *strpool_add2(strpool *p, const char *a, size_t alen, const char *b, size_t blen);
+/* An interned string's serial: the order in which it was interned (0, 1,
+ * ...: strings interned again keep theirs), held in the 4 bytes before it.
+ * Only for what strpool_intern/strpool_intern2 returned: a dense number that
+ * readers may index arrays with (fnsig.h: a function's type part). */
+#define STRPOOL_SERIAL_BYTES 4u
+static inline uint32_t strpool_serial(const char *interned)
+{
+    uint32_t serial;
+    memcpy(&serial, interned - STRPOOL_SERIAL_BYTES, sizeof(serial));
+    return serial;
+}
+/* The interned string of that serial (< p->count). */
+const char *strpool_by_serial(const strpool *p, uint32_t serial);
 /* Makes room for about `bytes` more text at once, in one block marked for
  * huge pages (hugemem.h), so that reading a large session back does not fault
  * 4 KiB at a time. A hint: when the pool already has a block, or the block
@@ -67,9 +84,11 @@ void strpool_reserve(strpool *p, size_t bytes);
 /* The bytes of strpool_reserve's block (0 without one): what may be touched
  * ahead of the strings that fill it (prefault.h). */
 size_t strpool_region_bytes(const strpool *p);
-/* Bytes the pool holds: chunks in use plus its table (a reserved block's
+/* Bytes the pool holds: chunks in use plus its tables (a reserved block's
  * chunks count once strings reach them). */
 size_t strpool_bytes(const strpool *p);
+/* What the budget counts of its tables: the hash slots and the serials. */
+size_t strpool_table_bytes(const strpool *p);
 void strpool_free(strpool *p);
 
 #endif

@@ -381,7 +381,8 @@ static json_t *view_session_memory(const session *s)
                   (json_int_t)m.functions_reserved, "function_index", (json_int_t)m.function_index,
                   "compilations", (json_int_t)m.compilations, "names", (json_int_t)m.names,
                   "name_text", (json_int_t)s->names.text_bytes, "events", (json_int_t)m.events,
-                  "function_bytes", (json_int_t)(m.functions + m.function_index + m.compilations),
+                  "function_bytes",
+                  (json_int_t)(m.functions + m.function_index + m.compilations + m.name_signatures),
                   "held", (json_int_t)s->budget.held, "unwritten",
                   (json_int_t)(s->budget.unwritten + s->budget.unlogged), "share",
                   s->budget.connected ? json_integer((json_int_t)budget_share()) : json_null(),
@@ -391,8 +392,10 @@ static json_t *view_session_memory(const session *s)
                   view_count(s->budget.refused[SESSION_REFUSED_THREADS]), "events",
                   view_count(s->budget.refused[SESSION_REFUSED_EVENTS]), "other",
                   view_count(s->budget.refused[SESSION_REFUSED_OTHER]));
-    if (o)
+    if (o) {
         json_object_set_new(o, "code_ranges", json_integer((json_int_t)m.code_ranges));
+        json_object_set_new(o, "name_signatures", json_integer((json_int_t)m.name_signatures));
+    }
     return o;
 }
 

@@ -260,7 +260,14 @@ TEST(every_sort_filter_and_page_as_a_full_sort_would_give)
                    {"collections.GENERIC.type1", NULL}, /* a long needle: strcasestr */
                    /* across where a name's type part ends (fnname.h): short, long */
                    {"2.method1", NULL},
-                   {"generic.type12.method4", NULL}};
+                   {"generic.type12.method4", NULL},
+                   /* 1, 2 and 3 bytes (signatures: none, then one and two pairs), across
+                    * the seam too; a case the names do not have */
+                   {"7", NULL},
+                   {".M", NULL},
+                   {"3.m", "app"},
+                   {"D(", NULL},
+                   {"pE12", NULL}};
     static const long pages[][2] = {{0, 100},   {0, 1},         {950, 50},
                                     {4090, 20}, {57000, 10000}, {100001, 10},
                                     {0, 10000}, {30000, 7},     {99990, 20}};
@@ -275,7 +282,7 @@ TEST(every_sort_filter_and_page_as_a_full_sort_would_give)
                     if (pages[p][1] == 10000 && (o > 0 || f > 1))
                         continue; /* long pages: enough with a few (JSON of 10,000 rows) */
                     run++;
-                    if (!query_matches_reference(1 + i * 100 + o * 10 + f, sorts[i], orders[o],
+                    if (!query_matches_reference(1 + i * 1000 + o * 100 + f, sorts[i], orders[o],
                                                  filters[f].q, filters[f].mod, pages[p][0],
                                                  pages[p][1]))
                         failed++;
@@ -335,9 +342,9 @@ static void remove_session(int id)
     sessions_unlock();
 }
 
-/* Names and a filter chosen to make a naive substring search quadratic: the
- * walk still lets others in, bounded by the work it did, not by how many
- * functions it read. */
+/* Names and a filter chosen to make a naive substring search quadratic (and
+ * that the names' signatures do not rule out: fnsig.h): the walk still lets
+ * others in, bounded by the work it did, not by how many functions it read. */
 TEST(a_hostile_filter_still_lets_others_in)
 {
     static char text[4001];
@@ -349,6 +356,7 @@ TEST(a_hostile_filter_still_lets_others_in)
     int id;
 
     memset(text, 'a', sizeof(text) - 1);
+    text[1] = 'b'; /* "abaaa...": the needles' pairs are all there, so each name is searched */
     sessions_lock();
     s = sessions_create(SESSION_MODE_ATTACH, 4545, "hostile");
     id = s->id;
