@@ -225,7 +225,7 @@ TEST(a_small_pool_holds_a_small_chunk)
         snprintf(text, sizeof(text), "Contoso.Orders.Service%u.Get%u", i % 7, i);
         kept[i] = strpool_intern(&p, text, strlen(text));
     }
-    table = p.capacity * sizeof(strpool_slot);
+    table = strpool_table_bytes(&p);
     CHECK(kept[999] && strpool_bytes(&p) - table == 128 * 1024,
           "1,000 names: one chunk of 128 KiB (%zu bytes)", strpool_bytes(&p) - table);
     for (i = 1000; i < 4096; i++) { /* a KiB each: across the 128, 256 and 512 KiB chunks */
@@ -233,7 +233,7 @@ TEST(a_small_pool_holds_a_small_chunk)
         snprintf(longest + 1000, 32, "%u", i);
         kept[i] = strpool_intern(&p, longest, strlen(longest));
     }
-    table = p.capacity * sizeof(strpool_slot);
+    table = strpool_table_bytes(&p);
     made = strpool_bytes(&p) - table;
     CHECK(made == (128 + 256 + 512 + 1024 + 1024 + 1024) * 1024u,
           "4 MiB of strings: chunks of 128, 256, 512 KiB and then 1 MiB (%zu bytes)", made);
