@@ -228,10 +228,7 @@ size_t strpool_table_bytes(const strpool *p)
     return p->capacity * sizeof(strpool_slot) + p->serial_cap * sizeof(*p->serial_refs);
 }
 
-size_t strpool_bytes(const strpool *p)
-{
-    return p->chunk_bytes + strpool_table_bytes(p);
-}
+size_t strpool_bytes(const strpool *p) { return p->chunk_bytes + strpool_table_bytes(p); }
 
 void strpool_free(strpool *p)
 {
