@@ -13,6 +13,7 @@
 #include "ipc_discover.h"
 #include "ipc_io.h"
 #include "proc.h"
+#include "procfile.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -139,25 +140,20 @@ int ipc_socket_key_ok(const ipc_target *t, uint64_t key, time_t mtime)
 /* ---- /proc probing --------------------------------------------------------- */
 
 /* Reads /proc/pid/environ into a heap buffer of at most IPC_ENVIRON_MAX bytes
- * (bounded: the rest is not looked at). */
+ * (bounded: the rest is not looked at). The buffer starts at 64 KiB and
+ * doubles as the file goes on (procfile.h): a buffer of the bound at every
+ * attach made glibc's malloc raise its thresholds to 4 MiB (mmap) and 8 MiB
+ * (trim) for the whole server, which then kept the memory freed below them. */
 static int read_environ(pid_t pid, char **out, size_t *len)
 {
-    char *buf = malloc(IPC_ENVIRON_MAX);
-    int saved;
+    int rc = procfile_read(pid, "environ", IPC_ENVIRON_MAX, out, len);
 
-    *out = NULL;
-    *len = 0;
-    if (buf == NULL) {
+    if (rc < 0)
+        return -1;
+    if (*out == NULL) { /* not even its first bytes had room */
         errno = ENOMEM;
         return -1;
     }
-    if (proc_read(pid, "environ", buf, IPC_ENVIRON_MAX, len) != 0) {
-        saved = errno;
-        free(buf);
-        errno = saved;
-        return -1;
-    }
-    *out = buf;
     return 0;
 }
 

@@ -32,6 +32,7 @@
 #include "hugemem.h"
 #include "ipc.h"
 #include "launch.h"
+#include "mallocopt.h"
 #include "proclist.h"
 #include "procname.h"
 #include "link.h"
@@ -425,6 +426,7 @@ static int serve(cli_options *o, int mode)
         return 1;
     }
     rc = 1;
+    mallocopt_fix_thresholds();
     if (hugemem_configure(getenv("JITSCOPE_HUGEPAGES"), err, sizeof(err)) != 0) {
         fprintf(stderr, "jitscope: %s\n", err);
         return 2; /* a usage error */

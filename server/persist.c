@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <jansson.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,7 @@ static struct {
     int enabled;
     persist_options options;
     size_t compact_min; /* an ended session's log bytes that make its snapshot pay */
+    int freed;          /* sessions left memory since the last sweep (sessions lock) */
 } persist;
 
 int persist_enabled(void) { return persist.enabled; }
@@ -176,6 +178,7 @@ static void persist_unload(session *s)
     s->persist.summary = text;
     session_drop_content(s);
     s->persist.loaded = 0;
+    persist.freed = 1;
 }
 
 /* A session waiting for its agent after a restart that will not come: its
@@ -351,6 +354,7 @@ static void persist_retention(void)
         if (sessions_may_forget(s) && s->persist.stored) {
             store_forget(s->id);
             sessions_remove(s->id); /* the next one moves into position i */
+            persist.freed = 1;
             ended--;
         } else {
             i++;
@@ -367,10 +371,20 @@ static int persist_writer_busy(void)
     return st.backlog > 0;
 }
 
+/* What sessions that left memory freed goes back to the system: glibc's
+ * malloc keeps freed memory resident for its next requests, and most of what
+ * a session's content leaves lies between blocks that stay (other sessions',
+ * storage's), where it never trims on its own (in the attach/detach soak a
+ * malloc_trim by hand at cycle 300 gave back 3.4 of the server's 31.2 MB).
+ * Called without the sessions lock, after a sweep that found sessions had
+ * left memory (unloaded, here or by persist_make_room, or deleted). */
+static void persist_give_back(void) { malloc_trim(0); }
+
 void persist_sweep(void)
 {
     int64_t now_ns = (int64_t)clock_real_ns(), mono_ns = (int64_t)clock_mono_ns();
     size_t i;
+    int freed;
 
     if (!persist.enabled)
         return;
@@ -390,7 +404,11 @@ void persist_sweep(void)
     }
     persist_unload_idle(mono_ns);
     persist_retention();
+    freed = persist.freed;
+    persist.freed = 0;
     sessions_unlock();
+    if (freed)
+        persist_give_back();
 }
 
 void persist_forget(int session_id)

@@ -39,7 +39,7 @@ uint64_t profile_suspend_p50(const profile_state *p)
     uint64_t total = 0, seen = 0, width, low;
     unsigned i;
 
-    for (i = 0; i < PROFILE_HIST_BUCKETS; i++)
+    for (i = 0; p->suspend_hist && i < PROFILE_HIST_BUCKETS; i++)
         total += p->suspend_hist[i];
     if (!total)
         return 0;
@@ -65,12 +65,18 @@ static void profile_clear_data(profile_state *p)
     free(p->threads);
     free(p->cpu.symbols);
     free(p->cpu.text);
+    free(p->suspend_hist);
 }
 
 void profile_free(profile_state *p)
 {
     profile_clear_data(p);
     memset(p, 0, sizeof(*p));
+}
+
+size_t profile_block_bytes(const profile_state *p)
+{
+    return p->suspend_hist ? PROFILE_HIST_BUCKETS * sizeof(*p->suspend_hist) : 0;
 }
 
 void profile_start(profile_state *p, uint32_t hz, int64_t now_ns)
@@ -279,7 +285,10 @@ static void profile_note_suspension(profile_state *p, uint64_t suspend_ns)
     p->suspended_ns_total += suspend_ns;
     if (suspend_ns > p->suspend_ns_max)
         p->suspend_ns_max = suspend_ns;
-    p->suspend_hist[profile_bucket(suspend_ns)]++;
+    if (!p->suspend_hist) /* without memory for it the median is only not known */
+        p->suspend_hist = calloc(PROFILE_HIST_BUCKETS, sizeof(*p->suspend_hist));
+    if (p->suspend_hist)
+        p->suspend_hist[profile_bucket(suspend_ns)]++;
 }
 
 void profile_add_walk(profile_state *p, const stacks_walk *w, uint32_t effective_millihz)

@@ -116,7 +116,7 @@ typedef struct profile_state {
     uint64_t walks;                             /* sample walks received */
     uint64_t thread_samples;                    /* thread stacks in them (kept and dropped) */
     uint64_t suspended_ns_total, suspend_ns_max;
-    uint32_t suspend_hist[PROFILE_HIST_BUCKETS];
+    uint32_t *suspend_hist; /* PROFILE_HIST_BUCKETS, made at the first suspension; NULL: none */
     uint64_t dropped_samples, dropped_stacks;
     /* data */
     int64_t base_ns; /* wall clock of t_ms 0: the first sample */
@@ -153,6 +153,8 @@ int profile_stack_intern(profile_state *p, const uint64_t *seq, uint32_t depth, 
  * -1 when it is not kept (counted in dropped_samples). */
 int profile_add_sample(profile_state *p, int64_t when_ns, uint32_t thread, uint32_t stack);
 void profile_free(profile_state *p);
+/* The bytes of the blocks a profile makes when first used (its histogram). */
+size_t profile_block_bytes(const profile_state *p);
 
 uint64_t profile_suspend_p50(const profile_state *p);
 const char *profile_state_name(int state);

@@ -10,7 +10,7 @@
 
 #include "budget.h"
 
-/* Stacks, profile and timeline: what their arrays hold. */
+/* Stacks, profile and timeline: what their arrays and blocks hold. */
 static uint64_t session_observation_bytes(const session *s)
 {
     const profile_state *p = &s->profile;
@@ -23,10 +23,11 @@ static uint64_t session_observation_bytes(const session *s)
                  p->cpu.symbol_cap * sizeof(*p->cpu.symbols) + p->cpu.text_cap;
     unsigned i;
 
-    for (i = 0; i < STACKS_PENDING; i++)
+    n += stacks_block_bytes(&s->stacks) + profile_block_bytes(p);
+    for (i = 0; s->stacks.pending && i < STACKS_PENDING; i++)
         n += s->stacks.pending[i].thread_cap * sizeof(stacks_thread) +
              s->stacks.pending[i].frame_cap * sizeof(wire_stack_frame);
-    for (i = 0; i < STACKS_KEEP; i++)
+    for (i = 0; s->stacks.kept && i < STACKS_KEEP; i++)
         n += s->stacks.kept[i].thread_cap * sizeof(stacks_thread) +
              s->stacks.kept[i].frame_cap * sizeof(wire_stack_frame);
     return n;

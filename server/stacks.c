@@ -39,12 +39,17 @@ static int stacks_was_closed(const stacks_state *st, uint64_t snapshot_id)
 }
 
 /* The pending walk with this id; a new one when there is none (abandoning the
- * oldest pending walk when every slot is taken). */
+ * oldest pending walk when every slot is taken). NULL when the slots could
+ * not be made (counted in capacity_drops). */
 static stacks_walk *stacks_pending(stacks_state *st, uint64_t snapshot_id)
 {
     stacks_walk *free_slot = NULL, *oldest = NULL;
     unsigned i;
 
+    if (!st->pending && !(st->pending = calloc(STACKS_PENDING, sizeof(*st->pending)))) {
+        st->capacity_drops++;
+        return NULL;
+    }
     for (i = 0; i < STACKS_PENDING; i++) {
         stacks_walk *w = &st->pending[i];
         if (w->snapshot_id == snapshot_id)
@@ -75,7 +80,8 @@ void stacks_apply_thread(stacks_state *st, const wire_record *r, uint32_t thread
         st->ignored_records++; /* after its END */
         return;
     }
-    w = stacks_pending(st, t->snapshot_id);
+    if (!(w = stacks_pending(st, t->snapshot_id)))
+        return;
     for (i = 0; i < w->thread_count; i++) {
         if (w->threads[i].thread_id == t->thread_id) {
             st->ignored_records++; /* the same thread twice in one walk */
@@ -136,7 +142,8 @@ stacks_walk *stacks_apply_end(stacks_state *st, eventlog *log, const wire_record
     }
     st->closed[st->closed_next] = e->snapshot_id;
     st->closed_next = (st->closed_next + 1) % STACKS_CLOSED_MEMORY;
-    w = stacks_pending(st, e->snapshot_id);
+    if (!(w = stacks_pending(st, e->snapshot_id)))
+        return NULL;
     w->request_id = e->request_id;
     w->time_ns = when_ns;
     w->suspend_ns = e->suspend_ns;
@@ -149,6 +156,11 @@ stacks_walk *stacks_apply_end(stacks_state *st, eventlog *log, const wire_record
     if (e->kind == WIRE_STACK_SAMPLE)
         return w; /* the profile's, then recycled */
     /* a snapshot: the pending slot's arrays move into the kept ring */
+    if (!st->kept && !(st->kept = calloc(STACKS_KEEP, sizeof(*st->kept)))) {
+        st->capacity_drops++;
+        stacks_walk_recycle(w);
+        return NULL;
+    }
     stacks_make_room(st, w->frame_count);
     kept = &st->kept[(st->kept_first + st->kept_count) % STACKS_KEEP];
     *kept = *w;
@@ -176,7 +188,7 @@ void stacks_link_reset(stacks_state *st)
 {
     unsigned i;
 
-    for (i = 0; i < STACKS_PENDING; i++) {
+    for (i = 0; st->pending && i < STACKS_PENDING; i++) {
         if (st->pending[i].snapshot_id) {
             st->lost_walks++;
             stacks_walk_recycle(&st->pending[i]);
@@ -190,12 +202,21 @@ void stacks_free(stacks_state *st)
 {
     unsigned i;
 
-    for (i = 0; i < STACKS_PENDING; i++)
+    for (i = 0; st->pending && i < STACKS_PENDING; i++)
         stacks_walk_free(&st->pending[i]);
     for (i = 0; i < st->kept_count; i++)
         stacks_walk_free(&st->kept[(st->kept_first + i) % STACKS_KEEP]);
-    st->kept_count = 0;
+    free(st->pending);
+    free(st->kept);
+    st->pending = st->kept = NULL;
+    st->kept_first = st->kept_count = 0;
     st->kept_frames = 0;
+}
+
+size_t stacks_block_bytes(const stacks_state *st)
+{
+    return (st->pending ? STACKS_PENDING * sizeof(*st->pending) : 0) +
+           (st->kept ? STACKS_KEEP * sizeof(*st->kept) : 0);
 }
 
 const stacks_walk *stacks_at(const stacks_state *st, unsigned index)

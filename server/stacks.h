@@ -61,10 +61,13 @@ typedef struct stacks_walk {
     size_t frame_cap;
 } stacks_walk;
 
+/* The walks' slots are made at the session's first stack record and freed with its
+ * content (stacks_free): most sessions never walk a stack, and an ended one
+ * read back from storage only when asked, so they carry none of it. */
 typedef struct stacks_state {
-    stacks_walk pending[STACKS_PENDING];
+    stacks_walk *pending; /* STACKS_PENDING slots; NULL until the first walk */
     uint64_t pending_age;
-    stacks_walk kept[STACKS_KEEP]; /* ring: kept_first is the oldest */
+    stacks_walk *kept; /* STACKS_KEEP, a ring: kept_first is the oldest; NULL until the first kept */
     unsigned kept_first, kept_count;
     uint64_t kept_frames;
     uint64_t closed[STACKS_CLOSED_MEMORY]; /* ring of snapshot_ids whose END came */
@@ -90,7 +93,11 @@ stacks_walk *stacks_apply_end(stacks_state *st, eventlog *log, const struct wire
                               int64_t when_ns);
 /* A new agent connection: walks in progress are abandoned, ids start over. */
 void stacks_link_reset(stacks_state *st);
+/* Frees every walk and their slots. */
 void stacks_free(stacks_state *st);
+/* The bytes of the pending and kept slots made so far (the walks' own arrays
+ * not counted). */
+size_t stacks_block_bytes(const stacks_state *st);
 
 /* Kept snapshots, by position (0 = oldest), by number, by request. NULL: none. */
 const stacks_walk *stacks_at(const stacks_state *st, unsigned index);

@@ -201,6 +201,7 @@ int store_list(store_header_fn fn, void *ctx, char *err, size_t errsz)
         return -1;
     }
     rc = store_read_headers(store.read_db, fn, ctx, err, errsz);
+    store_cache_bound(store.read_db);
     pthread_mutex_unlock(&store_reader);
     return rc;
 }
@@ -218,6 +219,7 @@ int store_read(int session_id, store_entry_fn fn, void *ctx, store_read_report *
         return -1;
     }
     rc = store_read_log(store.read_db, session_id, fn, ctx, report, err, errsz);
+    store_cache_bound(store.read_db);
     pthread_mutex_unlock(&store_reader);
     return rc;
 }

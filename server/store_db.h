@@ -62,6 +62,11 @@ enum { STORE_CODEC_RAW = 0, STORE_CODEC_ZSTD = 1 };
 int store_schema_open(const char *path, int target, sqlite3 **out, char *err, size_t errsz);
 /* One statement or script, with the error text in err. */
 int store_exec(sqlite3 *db, const char *sql, char *err, size_t errsz);
+/* A connection's page cache after a use: past STORE_CACHE_MAX it is given
+ * back (SQLite keeps as many pages as one transaction or vacuum ever had
+ * dirty, and the writer's grew with the sessions it deleted). Its bytes now. */
+#define STORE_CACHE_MAX (2u << 20)
+size_t store_cache_bound(sqlite3 *db);
 
 /* ---- store_codec.c ---- */
 uint64_t store_checksum(const void *bytes, size_t length);
@@ -132,6 +137,9 @@ void store_journal_stats(store_stats *out);
 int store_journal_wait(unsigned ms);
 void store_journal_stop(void);
 void store_journal_free_work(store_work *w);
+/* Sessions the journal holds an entry for: those that handed something over
+ * and were not deleted (a committed delete takes its session's entry away). */
+size_t store_journal_sessions(void);
 
 /* ---- store_writer.c ---- */
 int store_writer_start(sqlite3 *db, const store_options *o, char *err, size_t errsz);

@@ -349,9 +349,56 @@ static void journal_requeue(journal_session *j, store_work *w)
     store_journal_free_work(w);
 }
 
+/* Sessions whose delete is committed leave the journal: nothing of theirs
+ * can come any more (the registry let them go before it asked), and one kept
+ * would be handed to the writer, deleted again, at every round for the rest
+ * of the server's life. The index is made again over those that stay; when
+ * there is no memory for it, nothing changes (tried again after the next
+ * delete). Lock held. */
+static void journal_drop_forgotten(void)
+{
+    idmap index = {0};
+    size_t i, n = 0;
+
+    for (i = 0; i < journal.count; i++) {
+        const journal_session *j = journal.sessions[i];
+        if (j->forget && !j->in_flight && j->committed == j->handed)
+            continue;
+        if (idmap_put(&index, (uint64_t)j->id, (uint32_t)n++) != 0) {
+            idmap_free(&index);
+            return;
+        }
+    }
+    n = 0;
+    for (i = 0; i < journal.count; i++) {
+        journal_session *j = journal.sessions[i];
+        if (j->forget && !j->in_flight && j->committed == j->handed) {
+            free(j->log), free(j->snapshot);
+            journal_free_strings(j);
+            free(j);
+            continue;
+        }
+        journal.sessions[n++] = j;
+    }
+    journal.count = n;
+    idmap_free(&journal.index);
+    journal.index = index;
+}
+
+size_t store_journal_sessions(void)
+{
+    size_t n;
+
+    pthread_mutex_lock(&journal.lock);
+    n = journal.count;
+    pthread_mutex_unlock(&journal.lock);
+    return n;
+}
+
 void store_journal_done(store_work *works, size_t count, int ok)
 {
     size_t i;
+    int forgotten = 0;
 
     pthread_mutex_lock(&journal.lock);
     for (i = 0; i < count; i++) {
@@ -370,11 +417,14 @@ void store_journal_done(store_work *works, size_t count, int ok)
         }
         journal.bytes -= w->log_length + w->snapshot_length;
         j->committed = w->handed;
+        forgotten |= w->forget;
         /* a committed snapshot heals the log, unless something was lost after it */
         if (w->snapshot && w->break_at == SIZE_MAX && j->break_at == JOURNAL_NO_BREAK)
             j->broken = 0;
         store_journal_free_work(w);
     }
+    if (forgotten)
+        journal_drop_forgotten();
     pthread_mutex_unlock(&journal.lock);
     free(works);
 }

@@ -102,6 +102,20 @@ static const char store_schema_new[] =
     " upto_chunk INTEGER NOT NULL, codec INTEGER NOT NULL, raw_bytes INTEGER NOT NULL,"
     " bytes BLOB NOT NULL, kind INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (session_id, part));";
 
+size_t store_cache_bound(sqlite3 *db)
+{
+    int used = 0, high = 0;
+
+    if (sqlite3_db_status(db, SQLITE_DBSTATUS_CACHE_USED, &used, &high, 0) != SQLITE_OK)
+        return 0;
+    if (used > (int)STORE_CACHE_MAX) {
+        sqlite3_db_release_memory(db); /* the pages no statement holds */
+        if (sqlite3_db_status(db, SQLITE_DBSTATUS_CACHE_USED, &used, &high, 0) != SQLITE_OK)
+            return 0;
+    }
+    return used > 0 ? (size_t)used : 0;
+}
+
 int store_exec(sqlite3 *db, const char *sql, char *err, size_t errsz)
 {
     char *message = NULL;

@@ -40,6 +40,7 @@ typedef struct store_stats {
     uint64_t sessions_stored; /* sessions in the database */
     char last_error[256];     /* the latest write error, until a round succeeds again */
     int64_t last_error_ns;    /* when it came (kept after recovery) */
+    uint64_t cache_bytes;     /* the writer's page cache after its last round */
 } store_stats;
 
 /* One session's header row, as store_list gives it and store_put_header takes it. */

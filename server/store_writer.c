@@ -77,7 +77,8 @@ static struct {
     /* the writer's own counters (its thread only), published into stats
      * under stats_lock at the end of each round */
     uint64_t chunks, snapshots, bytes_written, sessions_stored;
-    int vacuum_due; /* a compaction freed pages: give them back after the round */
+    int vacuum_due;     /* a compaction freed pages: give them back after the round */
+    size_t cache_bytes; /* its page cache after the last round (store_cache_bound) */
     store_packer chunk_packer, snapshot_packer; /* kept from one round to the next */
     pthread_mutex_t stats_lock;
     store_stats stats; /* the writer's part of store_stats */
@@ -418,6 +419,7 @@ static void writer_publish(int committed)
     writer.stats.snapshots = writer.snapshots;
     writer.stats.bytes_written = writer.bytes_written;
     writer.stats.sessions_stored = writer.sessions_stored;
+    writer.stats.cache_bytes = writer.cache_bytes;
     if (committed) {
         writer.stats.commits++;
         writer.stats.last_commit_ns = (int64_t)clock_real_ns();
@@ -433,7 +435,7 @@ static int writer_round(void)
     store_work *works = store_journal_take(&count);
     uint64_t *next = NULL;
     char err[256];
-    int ok = 0, counted = 0;
+    int ok = 0, counted = 0, deleted = 0;
     uint64_t chunks = writer.chunks, snapshots = writer.snapshots, bytes = writer.bytes_written;
 
     if (!works) {
@@ -450,6 +452,7 @@ static int writer_round(void)
         if (next[i] == 0 || writer_put_work(&works[i], &next[i]) != 0)
             break;
         counted |= works[i].forget || works[i].has_header;
+        deleted |= works[i].forget;
     }
     if (i < count || store_exec(writer.db, "COMMIT", err, sizeof(err)) != 0) {
         writer_note_error(i < count ? "writing a session's log" : "commit");
@@ -459,6 +462,9 @@ static int writer_round(void)
         goto done;
     }
     ok = 1;
+    if (deleted) /* a deleted session's number goes with it (the others are
+                           asked of the database again when next needed) */
+        idmap_free(&writer.next_chunk);
     for (i = 0; i < count; i++) /* remembered only once committed */
         if (!works[i].forget &&
             idmap_put(&writer.next_chunk, (uint64_t)works[i].id, (uint32_t)next[i]) != 0)
@@ -470,6 +476,7 @@ static int writer_round(void)
         store_exec(writer.db, "PRAGMA incremental_vacuum", err, sizeof(err));
     }
 done:
+    writer.cache_bytes = store_cache_bound(writer.db);
     writer_publish(ok);
     free(next);
     store_journal_done(works, count, ok);

@@ -8,6 +8,12 @@
 #include "hugemem.h"
 
 #define STRPOOL_CHUNK ((size_t)1 << STRPOOL_CHUNK_BITS)
+/* The first chunks a pool makes itself are smaller (128, 256, 512 KiB, then
+ * 1 MiB each), so that a session of a few thousand names does not hold a
+ * megabyte for them; the smallest still holds the longest string. */
+#define STRPOOL_FIRST_CHUNK ((size_t)128 << 10)
+_Static_assert(STRPOOL_FIRST_CHUNK >= STRPOOL_SERIAL_BYTES + STRPOOL_MAX_PREFIX + 65535 + 1,
+               "the smallest chunk holds the longest string");
 #define STRPOOL_STRIDE (STRPOOL_CHUNK + 64) /* a chunk and its slack inside a reserved block */
 _Static_assert(STRPOOL_SLACK <= 64, "a reserved block's chunks keep their slack");
 
@@ -69,18 +75,32 @@ static int strpool_grow(strpool *p)
     return 0;
 }
 
+/* The size of the next chunk the pool makes itself (not in a reserved block). */
+static size_t strpool_next_size(const strpool *p)
+{
+    size_t size = STRPOOL_FIRST_CHUNK << (p->chunk_count < 4 ? p->chunk_count : 3);
+
+    return size < STRPOOL_CHUNK ? size : STRPOOL_CHUNK;
+}
+
 /* Room for `need` bytes at the end of the last chunk; a new chunk if not. */
 static char *strpool_room(strpool *p, size_t need, uint32_t *ref)
 {
     if (!p->chunks && !(p->chunks = calloc(STRPOOL_MAX_CHUNKS, sizeof(*p->chunks))))
         return NULL;
-    if (p->chunk_count == 0 || p->used + need > STRPOOL_CHUNK) {
+    if (p->chunk_count == 0 || p->used + need > p->last_size) {
         if (p->chunk_count >= STRPOOL_MAX_CHUNKS)
             return NULL;
-        if (p->region && p->region_taken < p->region_chunks)
+        if (p->region && p->region_taken < p->region_chunks) {
             p->chunks[p->chunk_count] = p->region + (size_t)p->region_taken++ * STRPOOL_STRIDE;
-        else if (!(p->chunks[p->chunk_count] = malloc(STRPOOL_CHUNK + STRPOOL_SLACK)))
-            return NULL;
+            p->last_size = STRPOOL_CHUNK;
+        } else {
+            size_t size = strpool_next_size(p);
+            if (!(p->chunks[p->chunk_count] = malloc(size + STRPOOL_SLACK)))
+                return NULL;
+            p->last_size = (uint32_t)size;
+        }
+        p->chunk_bytes += p->last_size;
         p->chunk_count++;
         p->used = 0;
     }
@@ -208,10 +228,7 @@ size_t strpool_table_bytes(const strpool *p)
     return p->capacity * sizeof(strpool_slot) + p->serial_cap * sizeof(*p->serial_refs);
 }
 
-size_t strpool_bytes(const strpool *p)
-{
-    return (size_t)p->chunk_count * STRPOOL_CHUNK + strpool_table_bytes(p);
-}
+size_t strpool_bytes(const strpool *p) { return p->chunk_bytes + strpool_table_bytes(p); }
 
 void strpool_free(strpool *p)
 {

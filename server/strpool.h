@@ -1,7 +1,8 @@
 /* strpool.h -- a session's strings (function names): interned ones are
- * stored once each, NUL-terminated, in 1 MiB chunks that never move or
- * shrink, and is found again through an open-addressing table of 8-byte slots
- * (32-bit hash, 32-bit reference into the chunks).
+ * stored once each, NUL-terminated, in chunks of 1 MiB (the first three a
+ * pool makes itself 128, 256 and 512 KiB) that never move or shrink, and is
+ * found again through an open-addressing table of 8-byte slots (32-bit hash,
+ * 32-bit reference into the chunks).
  *
  * A pointer that strpool_intern() returned stays valid until strpool_free(),
  * whatever is interned later: readers may keep it (and read it without the
@@ -29,7 +30,9 @@ typedef struct strpool_slot {
 typedef struct strpool {
     char **chunks; /* STRPOOL_MAX_CHUNKS pointers once the first string comes */
     uint32_t chunk_count;
-    uint32_t used; /* bytes used in the last chunk */
+    uint32_t used;      /* bytes used in the last chunk */
+    uint32_t last_size; /* the last chunk's size (the first ones a pool makes are smaller) */
+    size_t chunk_bytes; /* all its chunks' sizes */
     strpool_slot *slots;
     size_t capacity;   /* power of two, 0 when empty */
     size_t count;      /* distinct strings */

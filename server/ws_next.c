@@ -2,6 +2,8 @@
  * lock, shaped without it (see ws_next.h). */
 #include "ws_next.h"
 
+#include <string.h>
+
 #include "sessions.h"
 
 /* Skips a cursor too far behind (or behind what the log still keeps) ahead to
@@ -31,8 +33,13 @@ static void ws_next_take_events(ws_next *m, ws_cursor *c, session *s)
         const eventlog_entry *e = eventlog_at(&s->events, c->next_seq);
         if (view_event_take(s, e, &m->events[m->count], &text) != 0)
             break;
-        if (e->type == WIRE_PROFILE_STATUS)
-            m->profile = s->profile; /* its status now, as the event shows it */
+        if (e->type == WIRE_PROFILE_STATUS) { /* its status now, as the event shows it */
+            m->profile = s->profile;
+            if (s->profile.suspend_hist) { /* read without the lock: a copy */
+                memcpy(m->suspend_hist, s->profile.suspend_hist, sizeof(m->suspend_hist));
+                m->profile.suspend_hist = m->suspend_hist;
+            }
+        }
         m->count++;
         c->next_seq++;
     }

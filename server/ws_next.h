@@ -48,8 +48,10 @@ typedef struct ws_next {
     uint64_t missed, resume_after; /* LAGGED */
     uint64_t last_seq;             /* EVENTS: the session's newest event */
     size_t count;                  /* EVENTS */
-    profile_state profile; /* EVENTS with a profile event: the session's (status fields only) */
-    view_summary summary;  /* SUMMARY */
+    profile_state profile; /* EVENTS with a profile event: the session's (status fields only;
+                              its suspend_hist points at the copy below, or is NULL) */
+    uint32_t suspend_hist[PROFILE_HIST_BUCKETS];
+    view_summary summary; /* SUMMARY */
     view_event_copy events[WS_BATCH_EVENTS];
     char text[WS_NEXT_TEXT_BYTES]; /* the strings events and summary point at */
 } ws_next;

@@ -2,7 +2,8 @@
  * shared type part and their own: where a name is cut, that the parts joined
  * are the name byte for byte whatever it holds, that a type's methods share
  * one copy of its part (the memory it is for), that the order of two names is
- * strcmp's whatever their cuts, and copies cut to a buffer.
+ * strcmp's whatever their cuts, copies cut to a buffer, and the pool's
+ * first chunks small.
  * Build: make build/tests/test_fnname && build/tests/test_fnname
  */
 #include <stdint.h>
@@ -12,6 +13,7 @@
 
 #include "check.h"
 #include "fnname.h"
+#include "strpool.h"
 
 static size_t cut(const char *name) { return fnname_split(name, strlen(name)); }
 
@@ -205,6 +207,53 @@ TEST(copies_are_cut_to_the_buffer)
     strpool_free(&p);
 }
 
+/* The pool's first chunks are small and grow (128, 256, 512 KiB, then
+ * 1 MiB): a session of a thousand names holds 128 KiB for them, not a
+ * megabyte (the attach/detach soak keeps five such sessions loaded). Strings
+ * stay where they were put across the chunks, the longest one fits the
+ * first chunk, and what the pool counts is what it made. */
+TEST(a_small_pool_holds_a_small_chunk)
+{
+    static char longest[65536];
+    strpool p = {0}, q = {0};
+    const char *kept[4096];
+    char text[64];
+    size_t table, made;
+    unsigned i;
+
+    for (i = 0; i < 1000; i++) {
+        snprintf(text, sizeof(text), "Contoso.Orders.Service%u.Get%u", i % 7, i);
+        kept[i] = strpool_intern(&p, text, strlen(text));
+    }
+    table = strpool_table_bytes(&p);
+    CHECK(kept[999] && strpool_bytes(&p) - table == 128 * 1024,
+          "1,000 names: one chunk of 128 KiB (%zu bytes)", strpool_bytes(&p) - table);
+    for (i = 1000; i < 4096; i++) { /* a KiB each: across the 128, 256 and 512 KiB chunks */
+        memset(longest, 'a' + i % 26, 1000);
+        snprintf(longest + 1000, 32, "%u", i);
+        kept[i] = strpool_intern(&p, longest, strlen(longest));
+    }
+    table = strpool_table_bytes(&p);
+    made = strpool_bytes(&p) - table;
+    CHECK(made == (128 + 256 + 512 + 1024 + 1024 + 1024) * 1024u,
+          "4 MiB of strings: chunks of 128, 256, 512 KiB and then 1 MiB (%zu bytes)", made);
+    for (i = 0; i < 4096; i++) {
+        if (i < 1000)
+            snprintf(text, sizeof(text), "Contoso.Orders.Service%u.Get%u", i % 7, i);
+        else
+            memset(longest, 'a' + i % 26, 1000), snprintf(longest + 1000, 32, "%u", i);
+        if (!kept[i] || strcmp(kept[i], i < 1000 ? text : longest) != 0)
+            break;
+    }
+    CHECK(i == 4096, "every string where it was put (the first wrong: %u)", i);
+    memset(longest, 'x', 65535);
+    longest[65535] = '\0';
+    CHECK(strpool_intern(&q, longest, 65535) && q.chunk_count == 1,
+          "the longest string fits a new pool's first chunk");
+    strpool_free(&p);
+    strpool_free(&q);
+}
+
 static const check_test tests[] = {
     TEST_ENTRY(where_a_name_is_cut),
     TEST_ENTRY(names_come_back_byte_for_byte),
@@ -212,6 +261,7 @@ static const check_test tests[] = {
     TEST_ENTRY(dynamic_names_are_interned_whole),
     TEST_ENTRY(names_order_as_strcmp),
     TEST_ENTRY(copies_are_cut_to_the_buffer),
+    TEST_ENTRY(a_small_pool_holds_a_small_chunk),
     TEST_END,
 };
 

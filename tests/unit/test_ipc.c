@@ -24,6 +24,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -1020,6 +1021,54 @@ TEST(real)
     CHECK(rc == IPC_OK, "real: runtime still answers after failed attaches");
 }
 
+/* A target whose environment is longer than the first 64 KiB read of it
+ * (the environ buffer grows as the file goes on, up to its bound): its
+ * TMPDIR, the last variable, still names the socket directory. */
+TEST(environ_longer_than_the_first_read)
+{
+    static char filler[300][1024];
+    char *envp[302], comm[32] = "", path[64], err[256];
+    char *argv[] = {"sleep", "30", NULL};
+    ipc_target t;
+    pid_t pid;
+    int i, rc = -1, fd;
+
+    for (i = 0; i < 300; i++) {
+        snprintf(filler[i], 16, "FILLER%03d=", i);
+        memset(filler[i] + 10, 'a' + i % 26, sizeof(filler[i]) - 11);
+        filler[i][sizeof(filler[i]) - 1] = '\0';
+        envp[i] = filler[i];
+    }
+    envp[300] = "TMPDIR=/tmp/jitscope-environ-test";
+    envp[301] = NULL;
+    pid = fork();
+    if (pid == 0) {
+        execve("/bin/sleep", argv, envp);
+        _exit(127);
+    }
+    CHECK(pid > 0, "a child to probe");
+    if (pid <= 0)
+        return;
+    snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+    for (i = 0; i < 2000 && strncmp(comm, "sleep", 5) != 0; i++) { /* until it ran exec */
+        ssize_t n = -1;
+        if ((fd = open(path, O_RDONLY)) >= 0) {
+            n = read(fd, comm, sizeof(comm) - 1);
+            close(fd);
+        }
+        comm[n > 0 ? n : 0] = '\0';
+        if (strncmp(comm, "sleep", 5) != 0)
+            usleep(10000);
+    }
+    CHECK(strncmp(comm, "sleep", 5) == 0, "the child runs sleep with a 300 KiB environment");
+    if (strncmp(comm, "sleep", 5) == 0)
+        rc = ipc_target_probe(pid, &t, err, sizeof(err));
+    CHECK(rc == IPC_OK && t.env_readable && strcmp(t.dir, "/tmp/jitscope-environ-test/") == 0,
+          "its TMPDIR, 300 KiB in, is found: %s", rc == IPC_OK ? t.dir : err);
+    kill(pid, SIGKILL);
+    waitpid(pid, NULL, 0);
+}
+
 static const check_test tests[] = {
     TEST_ENTRY(build_attach),
     TEST_ENTRY(attach_limits),
@@ -1027,6 +1076,7 @@ static const check_test tests[] = {
     TEST_ENTRY(replies),
     TEST_ENTRY(process_info_payloads),
     TEST_ENTRY(stat_and_environ),
+    TEST_ENTRY(environ_longer_than_the_first_read),
     TEST_ENTRY(fake_runtime),
     TEST_ENTRY(real),
     TEST_END,

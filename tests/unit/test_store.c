@@ -1308,6 +1308,104 @@ TEST(an_idle_session_writes_nothing)
     close_store();
 }
 
+/* Sessions deleted by --keep leave the writer's journal once their delete is
+ * committed: the writer is not handed them again, so rounds go by with
+ * nothing committed, and the journal holds only the session kept. (Before,
+ * every deleted session stayed in it and was deleted again at every round,
+ * a server's whole life long: a soak of 1,000 attach/detach cycles had the
+ * writer run 2,700 deletes every 250 ms at the end.) */
+TEST(deleted_sessions_leave_the_journal)
+{
+    char err[512];
+    store_stats a, b;
+    int i, ids[3];
+
+    CHECK(open_with(g_dir, 1, 0, 0, err, sizeof(err)) == 0, "open with --keep 1: %s", err);
+    for (i = 0; i < 3; i++) {
+        ids[i] = stored_session("dotnet app.dll", 10, 0);
+        sessions_lock();
+        end_session(sessions_get(ids[i]));
+        sessions_unlock();
+        persist_sweep(); /* its snapshot; the older ones past --keep deleted */
+    }
+    CHECK(wait_synced(ids[0]) && wait_synced(ids[1]) && wait_synced(ids[2]),
+          "the deletes and the newest's snapshot committed");
+    CHECK(count_rows(g_dir, "SELECT count(*) FROM sessions") == 1, "one session in the file");
+    CHECK(store_journal_sessions() == 1, "the journal holds the kept session only (%zu)",
+          store_journal_sessions());
+    store_get_stats(&a);
+    for (i = 0; i < 2000; i++) { /* at most 20 s for three rounds */
+        store_get_stats(&b);
+        if (b.rounds >= a.rounds + 3)
+            break;
+        usleep(10000);
+    }
+    CHECK(b.rounds >= a.rounds + 3 && b.commits == a.commits,
+          "%llu rounds go by, none commits (%llu commits then %llu)",
+          (unsigned long long)(b.rounds - a.rounds), (unsigned long long)a.commits,
+          (unsigned long long)b.commits);
+    close_store();
+}
+
+/* n functions whose names are 64 hex digits of a pseudo-random sequence:
+ * text zstd packs to about half, so their log and snapshot are megabytes
+ * on disk. Lock held. */
+static void jit_random_names(session *s, unsigned n)
+{
+    uint64_t x = 0x9e3779b97f4a7c15ull;
+    char text[80];
+    unsigned i, k;
+
+    rec_feed(s, rec_module_loaded(MID, "/app/App.dll", "App", 0, REC_MONO + 2));
+    for (i = 0; i < n; i++) {
+        uint64_t fid = 0x7f0000300000ull + (uint64_t)i * 16;
+        for (k = 0; k < 4; k++) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            snprintf(text + k * 16, sizeof(text) - k * 16, "%016llx", (unsigned long long)x);
+        }
+        rec_feed(s, rec_function_name(fid, MID, text, 0));
+        rec_feed(s,
+                 rec_jit_finished(fid, 0, 0x7f0000900000ull + i * 64, 64, REC_MONO + 105 + i, 0));
+    }
+}
+
+/* The writer's page cache stays within STORE_CACHE_MAX after a round that
+ * had far more pages dirty (a session's megabytes of log, compacted into a
+ * snapshot, then deleted by --keep and vacuumed away): SQLite keeps every
+ * page one transaction had until it is told to give them back, so the
+ * writer's cache grew with the largest session it ever wrote or deleted. */
+TEST(the_writer_page_cache_stays_bounded)
+{
+    char err[512];
+    store_stats st;
+    session *s;
+    int ids[2];
+
+    CHECK(open_with(g_dir, 1, 0, 0, err, sizeof(err)) == 0, "open with --keep 1: %s", err);
+    sessions_lock();
+    s = new_session(SESSION_MODE_RUN, 4242, "dotnet big.dll");
+    ids[0] = s->id;
+    jit_random_names(s, 60000);
+    end_session(s);
+    sessions_unlock();
+    persist_sweep(); /* its snapshot, in the round that deletes its log */
+    CHECK(wait_synced(ids[0]), "its snapshot committed");
+    ids[1] = stored_session("dotnet small.dll", 10, 0);
+    sessions_lock();
+    end_session(sessions_get(ids[1]));
+    sessions_unlock();
+    persist_sweep(); /* --keep 1: the big one is deleted */
+    CHECK(wait_synced(ids[0]) && wait_synced(ids[1]), "the delete committed");
+    store_get_stats(&st);
+    CHECK(st.bytes_written > 2 * STORE_CACHE_MAX,
+          "the rounds wrote %llu bytes, more than the cache may keep",
+          (unsigned long long)st.bytes_written);
+    CHECK(st.cache_bytes > 0 && st.cache_bytes <= STORE_CACHE_MAX,
+          "the writer's page cache after them: %llu bytes (at most %u)",
+          (unsigned long long)st.cache_bytes, STORE_CACHE_MAX);
+    close_store();
+}
+
 TEST(header_round_trip)
 {
     session *s = session_new(7, SESSION_MODE_ATTACH, 99, "cmd line", REC_TOKEN);
@@ -1461,6 +1559,8 @@ static const check_test tests[] = {
     TEST_ENTRY(a_damaged_log_is_reported_whole),
     TEST_ENTRY(snapshot_parts_in_order_and_a_damaged_one_ends_the_read),
     TEST_ENTRY(an_idle_session_writes_nothing),
+    TEST_ENTRY(deleted_sessions_leave_the_journal),
+    TEST_ENTRY(the_writer_page_cache_stays_bounded),
     TEST_ENTRY(header_round_trip),
     TEST_ENTRY(converts_a_version_1_file),
     TEST_ENTRY(refuses_what_it_cannot_use),
