@@ -127,7 +127,7 @@ static void fuzz_check_state(const session *s)
         frames += w->frame_count;
     }
     FUZZ_REQUIRE(frames == st->kept_frames && frames <= STACKS_KEEP_FRAMES);
-    for (unsigned i = 0; i < STACKS_PENDING; i++)
+    for (unsigned i = 0; st->pending && i < STACKS_PENDING; i++) /* made at the first walk */
         fuzz_check_walk(&st->pending[i]);
     FUZZ_REQUIRE(p->sample_count <= PROFILE_MAX_SAMPLES && p->stack_count <= PROFILE_MAX_STACKS &&
                  p->frame_count <= PROFILE_MAX_FRAMES && p->thread_count <= PROFILE_MAX_THREADS);
