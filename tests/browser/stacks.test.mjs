@@ -354,6 +354,9 @@ describe('stacks, profile and GC timeline', { timeout: 240000 }, () => {
       });
       await other.locator('.p-stats .p-mode', { hasText: 'CPU time' }).waitFor({ timeout: 20000 });
     } finally {
+      // the page polls the profile: an answer may still be in the handler;
+      // let it finish before the context (and the answer with it) goes
+      await other.unrouteAll({ behavior: 'wait' });
       await other.context().close();
     }
   });
