@@ -221,7 +221,14 @@ describe('stacks, profile and GC timeline', { timeout: 240000 }, () => {
     await page.mouse.move(box.x + at.x, box.y + at.y);
     await page.locator('.flame-tip').getByText('StackTarget.Spin.Outer()').waitFor();
     assert.match(await page.locator('.flame-tip').textContent(), /StackTarget.*samples [\d,]+ · [\d.<]+% of all/);
-    await page.mouse.click(box.x + at.x, box.y + at.y);
+    // the click where Spin.Outer is drawn now: the tree is refetched every second and a newer
+    // one can be drawn between a look from here and a click from here (it once landed beside
+    // it), so the frame is found and clicked in one task of the page, before any draw
+    await page.evaluate((name) => {
+      const flame = window.__jitscope.app.view.tabs.profile.flame;
+      const where = flame.locate(name), rect = flame.canvas.getBoundingClientRect();
+      flame.canvas.dispatchEvent(new MouseEvent('click', { bubbles: true, clientX: rect.left + where.x, clientY: rect.top + where.y }));
+    }, 'StackTarget.Spin.Outer()');
     await waitFor('zoomed to Spin.Outer', async () => (await canvas.getAttribute('data-zoom')) === 'StackTarget.Spin.Outer()');
     // widths and samples of the frames the last frame drew: a newer tree (refetched every
     // second) can be in the model already, with other samples, until the next frame draws it
