@@ -79,11 +79,18 @@ void idindex_install(idindex *m, idindex_slot *slots, size_t cap)
     m->capacity = cap;
 }
 
+size_t idindex_room(const idindex *m)
+{
+    size_t fits = m->capacity * IDINDEX_LOAD_TENTHS / 10;
+
+    return fits > m->count ? fits - m->count : 0;
+}
+
 size_t idindex_room_for(const idindex *m, size_t more)
 {
     size_t cap = m->capacity ? m->capacity : 1024;
 
-    while ((m->count + more) * 10 > cap * 7)
+    while ((m->count + more) * 10 > cap * IDINDEX_LOAD_TENTHS)
         cap *= 2;
     return cap == m->capacity ? 0 : cap;
 }
@@ -119,7 +126,7 @@ int idindex_put(idindex *m, uint64_t id, uint32_t index, const void *records, si
 
     if (id == 0 || index == UINT32_MAX)
         return -1;
-    if ((m->count + 1) * 10 > m->capacity * 7 && idindex_grow(m) != 0)
+    if (idindex_room(m) == 0 && idindex_grow(m) != 0)
         return -1;
     tag = idindex_hash(id);
     i = idindex_find(m, id, tag, records, stride);

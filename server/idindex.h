@@ -46,6 +46,11 @@ int idindex_reserve(idindex *m, size_t count);
 int idindex_put_many(idindex *m, const uint32_t *at, size_t n, const void *records, size_t stride);
 void idindex_free(idindex *m);
 
+/* The table is kept at most IDINDEX_LOAD_TENTHS tenths full. */
+#define IDINDEX_LOAD_TENTHS 7
+/* IDs it takes before it grows. */
+size_t idindex_room(const idindex *m);
+
 /* Growth in three steps, for a writer that copies the slots under its lock
  * and re-slots the copy without it (a big index's growth takes 15-30 ms; a
  * copy of its slots a tenth of that): the capacity the index needs for

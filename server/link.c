@@ -632,10 +632,8 @@ static const char *link_consume(link_conn *c)
         persist_frames(s, now, c->buf + run, logged - run);
     if (s && logged)
         sessions_changed(); /* wakes requests waiting for a record (POST /stacks) */
-    if (s) {
-        size_t fits = s->function_index.capacity * 7 / 10; /* idindex's load bound */
-        c->index_room = fits > s->function_index.count ? fits - s->function_index.count : 0;
-    }
+    if (s)
+        c->index_room = idindex_room(&s->function_index);
     sessions_unlock();
     memmove(c->buf, c->buf + off, c->used - off);
     c->used -= off;
