@@ -3,7 +3,8 @@
 #
 #   scripts/format.sh --check [FILE...]   list the files clang-format would change
 #                                         (with the number of changed lines); exit 1 if any
-#   scripts/format.sh --fix [FILE...]     rewrite them in place
+#   scripts/format.sh --fix [FILE...]     rewrite them in place; without FILEs, also
+#                                         web/ with prettier (.prettierrc.json; make lint checks it)
 #
 # Default files: every *.c/*.h under agent/ server/ proto/ tests/ bench/, except
 # EXCLUDE below. A region can be kept as written with /* clang-format off */ ... on.
@@ -36,6 +37,10 @@ fi
 if [ "$mode" = --fix ]; then
   clang-format -i --style=file "${files[@]}"
   echo "format: ${#files[@]} files formatted"
+  if [ $# -eq 0 ] && [ -x tests/node_modules/.bin/prettier ]; then
+    tests/node_modules/.bin/prettier --write --log-level warn 'web/**/*.{js,css,html}'
+    echo "format: web/ formatted (prettier)"
+  fi
   exit 0
 fi
 

@@ -4,6 +4,10 @@
 #   checksrc      scripts/checksrc.sh: banned C calls
 #   format        scripts/format.sh --check: C sources against .clang-format
 #   eslint        web/js, tests and bench JavaScript (eslint.config.mjs)
+#   prettier      web/ (js, css, html) against .prettierrc.json (100 columns);
+#                 scripts/format.sh --fix rewrites C and web alike
+#   binaries      no binary file committed outside the fuzz corpora (tests/fuzz/corpus):
+#                 tool output (perf.data, cores) and build products stay out of git
 #   shell         shellcheck over scripts/, tests/ and bench/ *.sh and .ci/run
 #   include-cycles  scripts/include_cycles.py, when present
 #   layout        scripts/layout.py: no call cycles between modules (nm of the built
@@ -35,6 +39,25 @@ run_eslint() {
   tests/node_modules/.bin/eslint --max-warnings 0 . && echo "eslint: clean"
 }
 
+run_prettier() {
+  [ -x tests/node_modules/.bin/prettier ] ||
+    { echo "prettier not installed: scripts/deps.sh test (npm install in tests/)" >&2; return 1; }
+  tests/node_modules/.bin/prettier --check --log-level warn 'web/**/*.{js,css,html}' &&
+    echo "prettier: web/ clean"
+}
+
+# git's own verdict on each tracked file's content (i/-text: binary)
+run_binaries() {
+  local bad
+  bad=$(git ls-files --eol | awk '$1 == "i/-text" { print $NF }' | grep -v '^tests/fuzz/corpus/')
+  if [ -n "$bad" ]; then
+    echo "binary files committed (remove them and ignore their kind in .gitignore):"
+    echo "$bad"
+    return 1
+  fi
+  echo "binaries: none outside tests/fuzz/corpus"
+}
+
 run_shellcheck() {
   local files=() f
   command -v shellcheck >/dev/null ||
@@ -49,6 +72,8 @@ run_shellcheck() {
 check checksrc scripts/checksrc.sh
 check format scripts/format.sh --check
 check eslint run_eslint
+check prettier run_prettier
+check binaries run_binaries
 check shell run_shellcheck
 if [ -f scripts/include_cycles.py ]; then
   check include-cycles python3 scripts/include_cycles.py

@@ -16,8 +16,13 @@ export function setApiKey(key) {
   if (apiKey) sessionStorage.setItem(KEY_STORAGE, apiKey);
   else sessionStorage.removeItem(KEY_STORAGE);
 }
-export function getApiKey() { return apiKey; }
-export function onAuthRequired(fn) { authListeners.add(fn); return () => authListeners.delete(fn); }
+export function getApiKey() {
+  return apiKey;
+}
+export function onAuthRequired(fn) {
+  authListeners.add(fn);
+  return () => authListeners.delete(fn);
+}
 
 // Routes found missing (404 "no such route"), keyed by a caller-chosen name.
 export const missingRoutes = new Map();
@@ -32,24 +37,37 @@ export async function api(path, { method = 'GET', body, timeoutMs = 15000, signa
   if (apiKey) headers.Authorization = `Bearer ${apiKey}`;
   try {
     const res = await fetch(path, {
-      method, headers, signal: ctl.signal, cache: 'no-store',
+      method,
+      headers,
+      signal: ctl.signal,
+      cache: 'no-store',
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     let data = null;
     const text = await res.text();
     if (text) {
-      try { data = JSON.parse(text, reviveCounts); } catch { data = null; }
+      try {
+        data = JSON.parse(text, reviveCounts);
+      } catch {
+        data = null;
+      }
     }
     if (res.ok) return { ok: true, status: res.status, data, error: null };
-    const error = (data && typeof data.error === 'string' && data.error) || `${res.status} ${res.statusText}`;
+    const error =
+      (data && typeof data.error === 'string' && data.error) || `${res.status} ${res.statusText}`;
     if (res.status === 401) for (const fn of authListeners) fn(error);
     return { ok: false, status: res.status, data, error };
   } catch (e) {
-    if (signal && signal.aborted) return { ok: false, status: 0, data: null, error: 'cancelled', cancelled: true };
-    const timeout = e && e.name === 'TimeoutError' || ctl.signal.reason?.name === 'TimeoutError';
+    if (signal && signal.aborted)
+      return { ok: false, status: 0, data: null, error: 'cancelled', cancelled: true };
+    const timeout = (e && e.name === 'TimeoutError') || ctl.signal.reason?.name === 'TimeoutError';
     return {
-      ok: false, status: 0, data: null,
-      error: timeout ? `no answer from the jitscope server within ${timeoutMs / 1000} s` : 'the jitscope server is unreachable (is it still running?)',
+      ok: false,
+      status: 0,
+      data: null,
+      error: timeout
+        ? `no answer from the jitscope server within ${timeoutMs / 1000} s`
+        : 'the jitscope server is unreachable (is it still running?)',
       network: true,
     };
   } finally {
@@ -92,7 +110,11 @@ export async function downloadExport(path) {
     const res = await fetch(path, { headers, cache: 'no-store' });
     if (!res.ok) {
       let error = `HTTP ${res.status}`;
-      try { error = (await res.json()).error || error; } catch { /* not JSON */ }
+      try {
+        error = (await res.json()).error || error;
+      } catch {
+        /* not JSON */
+      }
       return { ok: false, status: res.status, error };
     }
     const disposition = res.headers.get('Content-Disposition') || '';
@@ -107,6 +129,6 @@ export async function downloadExport(path) {
     setTimeout(() => URL.revokeObjectURL(url), 10000);
     return { ok: true, status: res.status, filename };
   } catch (e) {
-    return { ok: false, status: 0, error: String(e && e.message || e) };
+    return { ok: false, status: 0, error: String((e && e.message) || e) };
   }
 }

@@ -33,13 +33,17 @@ export class Interner {
     }
     return id;
   }
-  get(id) { return this.strings[id]; }
+  get(id) {
+    return this.strings[id];
+  }
   lowerOf(id) {
     let l = this.lower[id];
     if (l === null) l = this.lower[id] = this.strings[id].toLowerCase();
     return l;
   }
-  get size() { return this.strings.length; }
+  get size() {
+    return this.strings.length;
+  }
 }
 
 // A thread column's string back to its thread_key (null: not known).
@@ -69,16 +73,25 @@ export class JitBuffer {
     this.rejits = 0;
   }
 
-  get first() { return this.total > this.cap ? this.total - this.cap : 0; }
-  get dropped() { return this.first; }
-  get size() { return this.total - this.first; }
-  slot(row) { return row % this.cap; }
+  get first() {
+    return this.total > this.cap ? this.total - this.cap : 0;
+  }
+  get dropped() {
+    return this.first;
+  }
+  get size() {
+    return this.total - this.first;
+  }
+  slot(row) {
+    return row % this.cap;
+  }
 
   // Appends one `jit` event (docs/API.md); returns its row number.
   push(ev) {
     const row = this.total;
     const i = row % this.cap;
-    if (row >= this.cap) { // evict the old row in this slot
+    if (row >= this.cap) {
+      // evict the old row in this slot
       const m = this.module[i];
       this.moduleRows.set(m, this.moduleRows.get(m) - 1);
     }
@@ -110,9 +123,16 @@ export class JitBuffer {
     return row;
   }
 
-  isDynamic(row) { return (this.flags[row % this.cap] & F_DYNAMIC) !== 0; }
-  isCatchup(row) { return (this.flags[row % this.cap] & F_CATCHUP) !== 0; }
-  isRejit(row) { const i = row % this.cap; return this.nth[i] > 1 || this.versions[i] > 1; }
+  isDynamic(row) {
+    return (this.flags[row % this.cap] & F_DYNAMIC) !== 0;
+  }
+  isCatchup(row) {
+    return (this.flags[row % this.cap] & F_CATCHUP) !== 0;
+  }
+  isRejit(row) {
+    const i = row % this.cap;
+    return this.nth[i] > 1 || this.versions[i] > 1;
+  }
 
   // Plain object for one row (detail panel, tests).
   row(row) {
@@ -120,17 +140,29 @@ export class JitBuffer {
     const i = row % this.cap;
     const st = this.strings;
     return {
-      row, seq: this.seq[i], time_ms: this.time[i], jit_ns: this.jitNs[i],
-      name: st.get(this.name[i]), module: st.get(this.module[i]), thread_key: keyOf(st.get(this.thread[i])),
-      function_id: this.funcs.get(this.func[i]), il_size: this.il[i], native_size: this.native[i],
-      versions: this.versions[i], nth: this.nth[i], tier: TIERS[this.tier[i]].name, dynamic: this.isDynamic(row), catchup: this.isCatchup(row),
+      row,
+      seq: this.seq[i],
+      time_ms: this.time[i],
+      jit_ns: this.jitNs[i],
+      name: st.get(this.name[i]),
+      module: st.get(this.module[i]),
+      thread_key: keyOf(st.get(this.thread[i])),
+      function_id: this.funcs.get(this.func[i]),
+      il_size: this.il[i],
+      native_size: this.native[i],
+      versions: this.versions[i],
+      nth: this.nth[i],
+      tier: TIERS[this.tier[i]].name,
+      dynamic: this.isDynamic(row),
+      catchup: this.isCatchup(row),
     };
   }
 
   // Modules that currently have rows, [{name, rows}] by name.
   modules() {
     const out = [];
-    for (const [id, n] of this.moduleRows) if (n > 0) out.push({ id, name: this.strings.get(id), rows: n });
+    for (const [id, n] of this.moduleRows)
+      if (n > 0) out.push({ id, name: this.strings.get(id), rows: n });
     out.sort((a, b) => a.name.localeCompare(b.name));
     return out;
   }
@@ -149,7 +181,9 @@ export class RowView {
     this.match = new Int8Array(1024); // per string id: -1 unknown, 0 no, 1 yes
   }
 
-  get filtered() { return this.text !== '' || this.moduleId !== -1; }
+  get filtered() {
+    return this.text !== '' || this.moduleId !== -1;
+  }
 
   setFilter(text, moduleName) {
     const t = (text || '').trim().toLowerCase();
@@ -179,7 +213,10 @@ export class RowView {
   extend(limit) {
     const buf = this.buf;
     if (this.scanned < buf.first) this.scanned = buf.first;
-    if (!this.filtered) { this.scanned = limit; return; }
+    if (!this.filtered) {
+      this.scanned = limit;
+      return;
+    }
     const cap = buf.cap;
     const text = this.text !== '';
     const mod = this.moduleId;
@@ -194,7 +231,8 @@ export class RowView {
   }
 
   grow() {
-    if (this.start > 0 && this.start * 2 >= this.end) { // compact in place
+    if (this.start > 0 && this.start * 2 >= this.end) {
+      // compact in place
       this.rows.copyWithin(0, this.start, this.end);
       this.end -= this.start;
       this.start = 0;
@@ -217,10 +255,12 @@ export class RowView {
     }
     if (this.start >= this.end || this.rows[this.start] >= first) return 0;
     const before = this.start;
-    let lo = this.start, hi = this.end; // first index with rows[i] >= first
+    let lo = this.start,
+      hi = this.end; // first index with rows[i] >= first
     while (lo < hi) {
       const mid = (lo + hi) >> 1;
-      if (this.rows[mid] < first) lo = mid + 1; else hi = mid;
+      if (this.rows[mid] < first) lo = mid + 1;
+      else hi = mid;
     }
     this.start = lo;
     return lo - before;
@@ -251,7 +291,11 @@ export class RateSeries {
     const s = Math.floor(timeMs / 1000);
     if (s <= this.last - this.n) return; // older than what we keep
     const i = ((s % this.n) + this.n) % this.n;
-    if (this.sec[i] !== s) { this.sec[i] = s; this.count[i] = 0; this.jitNs[i] = 0; }
+    if (this.sec[i] !== s) {
+      this.sec[i] = s;
+      this.count[i] = 0;
+      this.jitNs[i] = 0;
+    }
     this.count[i]++;
     this.jitNs[i] += jitNs;
     if (s > this.last) this.last = s;
@@ -259,12 +303,17 @@ export class RateSeries {
   }
   // Columnar arrays for the `span` seconds ending at second `end` (inclusive).
   window(end, span) {
-    const xs = new Float64Array(span), ys = new Float64Array(span), ts = new Float64Array(span);
+    const xs = new Float64Array(span),
+      ys = new Float64Array(span),
+      ts = new Float64Array(span);
     for (let k = 0; k < span; k++) {
       const s = end - span + 1 + k;
       xs[k] = s;
       const i = ((s % this.n) + this.n) % this.n;
-      if (this.sec[i] === s) { ys[k] = this.count[i]; ts[k] = this.jitNs[i]; }
+      if (this.sec[i] === s) {
+        ys[k] = this.count[i];
+        ts[k] = this.jitNs[i];
+      }
     }
     return { xs, ys, ts };
   }

@@ -4,8 +4,15 @@
 import { fmtInt, fmtClock } from './format.js';
 
 export const C = {
-  bg: '#151920', grid: '#242a35', axis: '#5f6878', text: '#8c95a5', strong: '#d8dde6',
-  bar: '#3f82dc', barHot: '#6aa6f5', line: '#d9a33a', cursor: '#8c95a5',
+  bg: '#151920',
+  grid: '#242a35',
+  axis: '#5f6878',
+  text: '#8c95a5',
+  strong: '#d8dde6',
+  bar: '#3f82dc',
+  barHot: '#6aa6f5',
+  line: '#d9a33a',
+  cursor: '#8c95a5',
 };
 
 // A "nice" tick step so that 4 steps cover v (1, 1.5, 2, 2.5, 3, 4, 5, 6 or 8 times a power of ten).
@@ -29,7 +36,8 @@ export function tickText(v, step) {
 // and returns {g, W, H} (CSS px, transform set), or null while it has no size.
 export function prepCanvas(cv) {
   const dpr = window.devicePixelRatio || 1;
-  const W = cv.clientWidth, H = cv.clientHeight;
+  const W = cv.clientWidth,
+    H = cv.clientHeight;
   if (!W || !H) return null;
   if (cv.width !== Math.round(W * dpr) || cv.height !== Math.round(H * dpr)) {
     cv.width = Math.round(W * dpr);
@@ -74,7 +82,10 @@ export function fitParts(g, parts, room) {
 // bottom); returns its y for the tick label beside it.
 export function gridLine(g, padL, pw, padT, ph, k) {
   const y = Math.round(padT + ph - (ph * k) / 4) + 0.5;
-  g.beginPath(); g.moveTo(padL, y); g.lineTo(padL + pw, y); g.stroke();
+  g.beginPath();
+  g.moveTo(padL, y);
+  g.lineTo(padL + pw, y);
+  g.stroke();
   return y;
 }
 
@@ -85,7 +96,8 @@ export function timeAxis(g, boxes, padL, pw, y, span, endLabel) {
   const every = pw < 300 ? 60 : 30;
   for (let s = 0; s <= span; s += every) {
     const xx = padL + pw - (pw * s) / span;
-    const m = Math.floor(s / 60), r = s % 60;
+    const m = Math.floor(s / 60),
+      r = s % 60;
     const text = s === 0 ? endLabel : `−${m}:${String(r).padStart(2, '0')}`;
     label(g, boxes, text, Math.min(Math.max(xx, padL + 14), padL + pw - 12), y, 'center');
   }
@@ -94,7 +106,8 @@ export function timeAxis(g, boxes, padL, pw, y, span, endLabel) {
 // Splits a two-lane chart (W x H, padding `pad`, `gap` px between the lanes)
 // into an upper lane of 55% of the height and a lower one below the gap.
 export function twoLanes(W, H, pad, gap) {
-  const pw = W - pad.l - pad.r, inner = H - pad.t - pad.b - gap;
+  const pw = W - pad.l - pad.r,
+    inner = H - pad.t - pad.b - gap;
   const hA = Math.round(inner * 0.55);
   return { pw, inner, hA, hB: inner - hA, yA: pad.t, yB: pad.t + hA + gap };
 }
@@ -125,8 +138,14 @@ export class SpanChart {
     this.hoverX = null;
     this.data = null;
     this.label = 'now';
-    canvas.addEventListener('mousemove', (e) => { this.hoverX = e.offsetX; this.onHover && this.onHover(); });
-    canvas.addEventListener('mouseleave', () => { this.hoverX = null; this.onHover && this.onHover(); });
+    canvas.addEventListener('mousemove', (e) => {
+      this.hoverX = e.offsetX;
+      this.onHover && this.onHover();
+    });
+    canvas.addEventListener('mouseleave', () => {
+      this.hoverX = null;
+      this.onHover && this.onHover();
+    });
   }
 
   // The bin (of n across the plot padL, padT, pw x ph) under the mouse, with the
@@ -138,28 +157,49 @@ export class SpanChart {
     const x = Math.round(padL + (k + 0.5) * bw) + 0.5;
     g.strokeStyle = C.cursor;
     g.lineWidth = 1;
-    g.beginPath(); g.moveTo(x, padT); g.lineTo(x, padT + ph); g.stroke();
+    g.beginPath();
+    g.moveTo(x, padT);
+    g.lineTo(x, padT + ph);
+    g.stroke();
     return { k, x };
   }
 }
 
 export class RateChart extends SpanChart {
-  constructor(canvas, { span = 120 } = {}) { super(canvas, span); }
+  constructor(canvas, { span = 120 } = {}) {
+    super(canvas, span);
+  }
 
   // data: {xs (unix seconds), ys (JITs/s), ts (JIT ns/s)}; endLabel: 'now' | 'end'
-  setData(data, endLabel) { this.data = data; this.label = endLabel; }
+  setData(data, endLabel) {
+    this.data = data;
+    this.label = endLabel;
+  }
 
   draw() {
     const c = prepCanvas(this.canvas);
     if (!c) return;
     const { g, W, H } = c;
 
-    const padL = 48, padR = 56, padT = 22, padB = 18;
-    const pw = W - padL - padR, ph = H - padT - padB;
+    const padL = 48,
+      padR = 56,
+      padT = 22,
+      padB = 18;
+    const pw = W - padL - padR,
+      ph = H - padT - padB;
     const d = this.data;
     const n = d ? d.xs.length : this.span;
-    let maxY = 0, maxT = 0, sum = 0, sumT = 0;
-    if (d) for (let k = 0; k < n; k++) { maxY = Math.max(maxY, d.ys[k]); maxT = Math.max(maxT, d.ts[k]); sum += d.ys[k]; sumT += d.ts[k]; }
+    let maxY = 0,
+      maxT = 0,
+      sum = 0,
+      sumT = 0;
+    if (d)
+      for (let k = 0; k < n; k++) {
+        maxY = Math.max(maxY, d.ys[k]);
+        maxT = Math.max(maxT, d.ts[k]);
+        sum += d.ys[k];
+        sumT += d.ts[k];
+      }
     const yStep = niceStep(Math.max(maxY, 4), true);
     const yMax = yStep * 4;
     const tStep = niceStep(Math.max(maxT / 1e6, 0.4), false); // ms of JIT per second
@@ -174,8 +214,15 @@ export class RateChart extends SpanChart {
     g.fillStyle = C.text;
     let last5 = 0;
     if (d) for (let k = Math.max(0, n - 5); k < n; k++) last5 += d.ys[k];
-    const summary = fitParts(g, [`last 5 s: ${fmtInt(last5 / 5)}/s`, `peak: ${fmtInt(maxY)}/s`,
-      `${this.span / 60} min: ${fmtInt(sum)} JITs, ${fmtInt(sumT / 1e6)} ms`], W - padR - x);
+    const summary = fitParts(
+      g,
+      [
+        `last 5 s: ${fmtInt(last5 / 5)}/s`,
+        `peak: ${fmtInt(maxY)}/s`,
+        `${this.span / 60} min: ${fmtInt(sum)} JITs, ${fmtInt(sumT / 1e6)} ms`,
+      ],
+      W - padR - x,
+    );
     label(g, boxes, summary, W - padR, 10, 'right');
 
     // grid + y labels
@@ -200,7 +247,12 @@ export class RateChart extends SpanChart {
       const v = d.ys[k];
       if (!v) continue;
       const bh = Math.max(1, (v / yMax) * ph);
-      g.fillRect(padL + k * bw + (bw > 3 ? 0.5 : 0), padT + ph - bh, Math.max(1, bw - (bw > 3 ? 1 : 0)), bh);
+      g.fillRect(
+        padL + k * bw + (bw > 3 ? 0.5 : 0),
+        padT + ph - bh,
+        Math.max(1, bw - (bw > 3 ? 1 : 0)),
+        bh,
+      );
     }
     // JIT time line
     g.strokeStyle = C.line;
@@ -209,7 +261,8 @@ export class RateChart extends SpanChart {
     for (let k = 0; k < n; k++) {
       const x = padL + (k + 0.5) * bw;
       const y = padT + ph - Math.min(1, d.ts[k] / 1e6 / tMax) * ph;
-      if (k === 0) g.moveTo(x, y); else g.lineTo(x, y);
+      if (k === 0) g.moveTo(x, y);
+      else g.lineTo(x, y);
     }
     g.stroke();
 

@@ -12,7 +12,8 @@ export function h(tag, attrs, ...children) {
       else if (key === 'text') el.textContent = v;
       else if (key === 'style' && typeof v === 'object') Object.assign(el.style, v);
       else if (key === 'dataset') Object.assign(el.dataset, v);
-      else if (key.startsWith('on') && typeof v === 'function') el.addEventListener(key.slice(2), v);
+      else if (key.startsWith('on') && typeof v === 'function')
+        el.addEventListener(key.slice(2), v);
       else if (typeof v === 'boolean') el.toggleAttribute(key, v);
       else el.setAttribute(key, String(v));
     }
@@ -42,4 +43,6 @@ export function setText(el, text) {
   if (el.textContent !== s) el.textContent = s;
 }
 
-export function $(sel, root = document) { return root.querySelector(sel); }
+export function $(sel, root = document) {
+  return root.querySelector(sel);
+}

@@ -24,7 +24,10 @@ const BG = '#0e1014';
 
 function hash(s) {
   let x = 2166136261;
-  for (let i = 0; i < s.length; i++) { x ^= s.charCodeAt(i); x = Math.imul(x, 16777619); }
+  for (let i = 0; i < s.length; i++) {
+    x ^= s.charCodeAt(i);
+    x = Math.imul(x, 16777619);
+  }
   return x >>> 0;
 }
 
@@ -72,7 +75,16 @@ export class FlameGraph {
     // samples/nodes: in the whole graph; zoomSamples/zoomNodes: under the zoomed
     // frame (itself included); list: the matching frames, heaviest first; at: the
     // one jumpMatch() went to last (-1: none yet)
-    this.match = { samples: 0, nodes: 0, total: 0, zoomSamples: 0, zoomNodes: 0, zoomTotal: 0, list: [], at: -1 };
+    this.match = {
+      samples: 0,
+      nodes: 0,
+      total: 0,
+      zoomSamples: 0,
+      zoomNodes: 0,
+      zoomTotal: 0,
+      list: [],
+      at: -1,
+    };
     this.maxDepth = 0;
     this.rows = new Map(); // depth -> [{x, w, node}] as drawn
     this.mouse = null; // {x, y} in canvas px
@@ -81,22 +93,34 @@ export class FlameGraph {
     this.onDrawn = null;
     this.charW = 6.6;
 
-    this.canvas = h('canvas', { class: 'flame-canvas', role: 'img', 'aria-label': 'Flame graph (icicle): the root at the top, callees below, width = samples' });
+    this.canvas = h('canvas', {
+      class: 'flame-canvas',
+      role: 'img',
+      'aria-label': 'Flame graph (icicle): the root at the top, callees below, width = samples',
+    });
     this.sizer = h('div', { class: 'flame-sizer' }, this.canvas);
     this.scroller = h('div', { class: 'flame-scroll' }, this.sizer);
     this.tip = h('div', { class: 'flame-tip hidden', role: 'tooltip' });
     this.empty = h('div', { class: 'flame-empty hidden' });
     this.el = h('div', { class: 'flame' }, this.scroller, this.tip, this.empty);
 
-    this.canvas.addEventListener('mousemove', (e) => { this.mouse = { x: e.offsetX, y: e.offsetY }; this.updateHover(); });
-    this.canvas.addEventListener('mouseleave', () => { this.mouse = null; this.setHover(null); });
+    this.canvas.addEventListener('mousemove', (e) => {
+      this.mouse = { x: e.offsetX, y: e.offsetY };
+      this.updateHover();
+    });
+    this.canvas.addEventListener('mouseleave', () => {
+      this.mouse = null;
+      this.setHover(null);
+    });
     this.canvas.addEventListener('click', (e) => {
       const n = this.hitTest(e.offsetX, e.offsetY);
       if (!n) return;
       this.zoomTo(n === this.zoom && n._p ? n._p : n);
       if (this.onZoom) this.onZoom(this.zoom);
     });
-    this.scroller.addEventListener('scroll', () => this.requestDraw && this.requestDraw(), { passive: true });
+    this.scroller.addEventListener('scroll', () => this.requestDraw && this.requestDraw(), {
+      passive: true,
+    });
   }
 
   // ---- model ----
@@ -112,8 +136,21 @@ export class FlameGraph {
         const n = stack.pop();
         if (n._d > this.maxDepth) this.maxDepth = n._d;
         const kids = n.children || (n.children = []);
-        if (kids.length > 1) kids.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : (a.module || '') < (b.module || '') ? -1 : 1));
-        for (const c of kids) { c._p = n; c._d = n._d + 1; stack.push(c); }
+        if (kids.length > 1)
+          kids.sort((a, b) =>
+            a.name < b.name
+              ? -1
+              : a.name > b.name
+                ? 1
+                : (a.module || '') < (b.module || '')
+                  ? -1
+                  : 1,
+          );
+        for (const c of kids) {
+          c._p = n;
+          c._d = n._d + 1;
+          stack.push(c);
+        }
       }
     }
     // find the zoomed frame again by its path of names
@@ -126,7 +163,10 @@ export class FlameGraph {
     this.zoom = z;
     const at = this.match.list[this.match.at];
     this.computeMatches();
-    if (at) this.match.at = this.match.list.findIndex((n) => n.name === at.name && n.module === at.module && n._d === at._d);
+    if (at)
+      this.match.at = this.match.list.findIndex(
+        (n) => n.name === at.name && n.module === at.module && n._d === at._d,
+      );
   }
 
   zoomTo(node) {
@@ -150,7 +190,8 @@ export class FlameGraph {
   jumpMatch(dir = 1) {
     const m = this.match;
     if (!m.list.length) return null;
-    m.at = m.at < 0 ? (dir > 0 ? 0 : m.list.length - 1) : (m.at + dir + m.list.length) % m.list.length;
+    m.at =
+      m.at < 0 ? (dir > 0 ? 0 : m.list.length - 1) : (m.at + dir + m.list.length) % m.list.length;
     const node = m.list[m.at];
     this.zoomTo(node);
     return node;
@@ -177,11 +218,23 @@ export class FlameGraph {
   // draw still gets a tick where its subtree is drawn.
   computeMatches() {
     const q = this.query;
-    const m = { samples: 0, nodes: 0, total: this.root ? this.root.value : 0, zoomSamples: 0, zoomNodes: 0, zoomTotal: 0, list: [], at: this.match ? this.match.at : -1 };
+    const m = {
+      samples: 0,
+      nodes: 0,
+      total: this.root ? this.root.value : 0,
+      zoomSamples: 0,
+      zoomNodes: 0,
+      zoomTotal: 0,
+      list: [],
+      at: this.match ? this.match.at : -1,
+    };
     if (this.root) {
-      const nodes = [this.root], under = [0], order = [];
+      const nodes = [this.root],
+        under = [0],
+        order = [];
       while (nodes.length) {
-        const n = nodes.pop(), u = under.pop();
+        const n = nodes.pop(),
+          u = under.pop();
         let hit = false;
         if (q && n._p !== null) {
           if (n._lc === undefined) n._lc = `${n.name || ''}\u0000${n.module || ''}`.toLowerCase();
@@ -190,11 +243,19 @@ export class FlameGraph {
         n._m = hit;
         n._mb = false;
         order.push(n);
-        if (hit) { m.nodes++; m.list.push(n); if (!u) m.samples += n.value; }
+        if (hit) {
+          m.nodes++;
+          m.list.push(n);
+          if (!u) m.samples += n.value;
+        }
         const kids = n.children;
-        for (let i = 0; i < kids.length; i++) { nodes.push(kids[i]); under.push(u || hit ? 1 : 0); }
+        for (let i = 0; i < kids.length; i++) {
+          nodes.push(kids[i]);
+          under.push(u || hit ? 1 : 0);
+        }
       }
-      for (let i = order.length - 1; i > 0; i--) { // children come after their parent
+      for (let i = order.length - 1; i > 0; i--) {
+        // children come after their parent
         const n = order[i];
         if (n._m || n._mb) n._p._mb = true;
       }
@@ -207,16 +268,24 @@ export class FlameGraph {
 
   // The matches under the zoomed frame (itself included), samples counted once per stack.
   countZoomMatches() {
-    const m = this.match, z = this.zoom;
+    const m = this.match,
+      z = this.zoom;
     m.zoomSamples = 0;
     m.zoomNodes = 0;
     m.zoomTotal = z ? z.value : 0;
     if (!z || !this.query) return;
-    for (let n = z._p; n; n = n._p) if (n._m) { m.zoomSamples = z.value; break; } // a match above covers it all
+    for (let n = z._p; n; n = n._p)
+      if (n._m) {
+        m.zoomSamples = z.value;
+        break;
+      } // a match above covers it all
     const stack = [[z, m.zoomSamples > 0]];
     while (stack.length) {
       const [n, covered] = stack.pop();
-      if (n._m) { m.zoomNodes++; if (!covered) m.zoomSamples += n.value; }
+      if (n._m) {
+        m.zoomNodes++;
+        if (!covered) m.zoomSamples += n.value;
+      }
       if (!n._m && !n._mb) continue;
       for (const c of n.children) stack.push([c, covered || n._m]);
     }
@@ -231,8 +300,14 @@ export class FlameGraph {
     const z = this.zoom;
     const depth = this.root ? this.deepestUnder(z) + 1 : 0;
     const totalH = Math.max(viewH, depth * ROW_H + 4);
-    if (this.sizer._h !== totalH) { this.sizer._h = totalH; this.sizer.style.height = `${totalH}px`; }
-    if (cv._h !== viewH) { cv._h = viewH; cv.style.height = `${viewH}px`; }
+    if (this.sizer._h !== totalH) {
+      this.sizer._h = totalH;
+      this.sizer.style.height = `${totalH}px`;
+    }
+    if (cv._h !== viewH) {
+      cv._h = viewH;
+      cv.style.height = `${viewH}px`;
+    }
     const dpr = window.devicePixelRatio || 1;
     if (cv.width !== Math.round(W * dpr) || cv.height !== Math.round(viewH * dpr)) {
       cv.width = Math.round(W * dpr);
@@ -251,13 +326,15 @@ export class FlameGraph {
     this.tickedMatches = 0;
     this.ticked = new Set(); // "row:x" of the ticks drawn: one per pixel
     const top = this.scroller.scrollTop;
-    const firstRow = Math.floor(top / ROW_H), lastRow = Math.ceil((top + viewH) / ROW_H);
+    const firstRow = Math.floor(top / ROW_H),
+      lastRow = Math.ceil((top + viewH) / ROW_H);
     this.view = { W, top, firstRow, lastRow };
     const empty = !this.root || !this.root.value;
     this.empty.classList.toggle('hidden', !empty);
     if (!empty) {
       // ancestors of the zoomed frame: full width, dimmed
-      for (let n = z._p; n; n = n._p) if (n._d >= firstRow && n._d <= lastRow) this.box(g, n, 0, W, true);
+      for (let n = z._p; n; n = n._p)
+        if (n._d >= firstRow && n._d <= lastRow) this.box(g, n, 0, W, true);
       // the zoomed frame and everything under it
       const stack = [[z, 0]];
       const scale = W / z.value;
@@ -275,7 +352,10 @@ export class FlameGraph {
         }
         if (n._d >= firstRow) this.box(g, n, x, w, false);
         let cx = x;
-        for (const c of n.children) { stack.push([c, cx]); cx += c.value * scale; }
+        for (const c of n.children) {
+          stack.push([c, cx]);
+          cx += c.value * scale;
+        }
       }
     }
     cv.dataset.drawn = String(this.drawn);
@@ -321,7 +401,11 @@ export class FlameGraph {
     if (chars >= 3) {
       let text = null;
       const ls = n === this.root ? [`all · ${fmtInt(n.value)} samples`, 'all'] : labels(n);
-      for (const l of ls) if (l.length <= chars) { text = l; break; }
+      for (const l of ls)
+        if (l.length <= chars) {
+          text = l;
+          break;
+        }
       if (!text) {
         const shortest = ls[ls.length - 1];
         text = `${shortest.slice(0, chars - 1)}…`;
@@ -331,7 +415,7 @@ export class FlameGraph {
     }
     g.globalAlpha = 1;
     let row = this.rows.get(n._d);
-    if (!row) this.rows.set(n._d, row = []);
+    if (!row) this.rows.set(n._d, (row = []));
     row.push({ x, w, node: n });
     this.drawn++;
   }
@@ -362,29 +446,72 @@ export class FlameGraph {
 
   setHover(n) {
     this.canvas.style.cursor = n ? 'pointer' : 'default';
-    if (!n) { this.hover = null; this.tip.classList.add('hidden'); return; }
+    if (!n) {
+      this.hover = null;
+      this.tip.classList.add('hidden');
+      return;
+    }
     const total = this.root.value || 1;
     const z = this.zoom;
     if (n !== this.hover || this.tip._v !== n.value) {
       this.hover = n;
       this.tip._v = n.value;
-      fill(this.tip,
+      fill(
+        this.tip,
         h('div', { class: 'tt-name' }, n === this.root ? 'all (every sampled stack)' : n.name),
         n.module ? h('div', { class: 'tt-mod' }, n.module) : null,
-        h('div', { class: 'tt-kv' }, 'samples ', h('b', null, fmtInt(n.value)), ` · ${fmtPct(n.value / total)} of all`,
-          z && z !== this.root && z.value ? ` · ${fmtPct(n.value / z.value)} of ${labels(z)[labels(z).length > 1 ? 1 : 0]}` : ''),
-        h('div', { class: 'tt-kv' }, 'self ', h('b', null, fmtInt(n.self || 0)), ` · ${fmtPct((n.self || 0) / total)}`, ` · depth ${n._d}`),
-        n.name === '[unknown]' ? h('div', { class: 'tt-kv' }, 'samples of threads whose stack could not be walked') : null,
-        n.name === '[native]' ? h('div', { class: 'tt-kv' }, 'unmanaged code (no managed method)') : null,
-        n.name === '[pruned]' ? h('div', { class: 'tt-kv' }, 'smaller callees the server left out of the graph (it sends the 20,000 heaviest frames)') : null,
-        h('div', { class: 'tt-hint' }, n === z && n._p ? 'click to zoom out' : n === this.root ? 'click to show everything' : 'click to zoom in'));
+        h(
+          'div',
+          { class: 'tt-kv' },
+          'samples ',
+          h('b', null, fmtInt(n.value)),
+          ` · ${fmtPct(n.value / total)} of all`,
+          z && z !== this.root && z.value
+            ? ` · ${fmtPct(n.value / z.value)} of ${labels(z)[labels(z).length > 1 ? 1 : 0]}`
+            : '',
+        ),
+        h(
+          'div',
+          { class: 'tt-kv' },
+          'self ',
+          h('b', null, fmtInt(n.self || 0)),
+          ` · ${fmtPct((n.self || 0) / total)}`,
+          ` · depth ${n._d}`,
+        ),
+        n.name === '[unknown]'
+          ? h('div', { class: 'tt-kv' }, 'samples of threads whose stack could not be walked')
+          : null,
+        n.name === '[native]'
+          ? h('div', { class: 'tt-kv' }, 'unmanaged code (no managed method)')
+          : null,
+        n.name === '[pruned]'
+          ? h(
+              'div',
+              { class: 'tt-kv' },
+              'smaller callees the server left out of the graph (it sends the 20,000 heaviest frames)',
+            )
+          : null,
+        h(
+          'div',
+          { class: 'tt-hint' },
+          n === z && n._p
+            ? 'click to zoom out'
+            : n === this.root
+              ? 'click to show everything'
+              : 'click to zoom in',
+        ),
+      );
     }
     this.tip.classList.remove('hidden');
     // place the tooltip next to the mouse, inside the graph
-    const bw = this.el.clientWidth, bh = this.el.clientHeight;
-    const tw = this.tip.offsetWidth, th = this.tip.offsetHeight;
-    const mx = this.mouse ? this.mouse.x : 0, my = this.mouse ? this.mouse.y : 0;
-    let left = mx + 14, top = my + 16;
+    const bw = this.el.clientWidth,
+      bh = this.el.clientHeight;
+    const tw = this.tip.offsetWidth,
+      th = this.tip.offsetHeight;
+    const mx = this.mouse ? this.mouse.x : 0,
+      my = this.mouse ? this.mouse.y : 0;
+    let left = mx + 14,
+      top = my + 16;
     if (left + tw > bw - 4) left = Math.max(4, mx - tw - 10);
     if (top + th > bh - 4) top = Math.max(4, my - th - 10);
     this.tip.style.transform = `translate(${Math.round(left)}px, ${Math.round(top)}px)`;
@@ -397,7 +524,13 @@ export class FlameGraph {
     for (const row of this.rows.values()) {
       for (const r of row) {
         if (!(r.node.name || '').includes(text)) continue;
-        if (!best || r.w > best.w) best = { x: r.x + r.w / 2, y: r.node._d * ROW_H - this.view.top + ROW_H / 2, w: r.w, name: r.node.name };
+        if (!best || r.w > best.w)
+          best = {
+            x: r.x + r.w / 2,
+            y: r.node._d * ROW_H - this.view.top + ROW_H / 2,
+            w: r.w,
+            name: r.node.name,
+          };
       }
     }
     return best;

@@ -22,18 +22,20 @@
 // children}) without the hidden samples and counts both kinds either way, so
 // the toggles can show what they would hide.
 
-export const IDLE_WAIT = new RegExp('^(?:System\\.Threading\\.(?:'
-  + 'Monitor\\.(?:Wait|ObjWait)'
-  + '|WaitHandle\\.Wait\\w*'
-  + '|Thread\\.(?:Sleep|SleepInternal|Yield|YieldInternal|SpinWait|SpinWaitInternal)'
-  + '|SpinWait\\.Spin\\w*'
-  + '|(?:ManualResetEventSlim|SemaphoreSlim|CountdownEvent|Barrier)\\.Wait\\w*'
-  + '|Tasks\\.Task(?:<[^>]*>)?\\.(?:Wait|InternalWait\\w*|SpinThenBlockingWait|SpinWait)'
-  + '|LowLevel(?:LifoSemaphore|Monitor|SpinWaiter)\\.\\w+'
-  + '|WaitSubsystem[.+]\\S+'
-  + ')|Interop\\+Sys\\.(?:LowLevelMonitor_\\w+|WaitForSocketEvents|SchedYield)'
-  + '|System\\.Net\\.Sockets\\.SocketAsyncEngine\\.EventLoop'
-  + ')$');
+export const IDLE_WAIT = new RegExp(
+  '^(?:System\\.Threading\\.(?:' +
+    'Monitor\\.(?:Wait|ObjWait)' +
+    '|WaitHandle\\.Wait\\w*' +
+    '|Thread\\.(?:Sleep|SleepInternal|Yield|YieldInternal|SpinWait|SpinWaitInternal)' +
+    '|SpinWait\\.Spin\\w*' +
+    '|(?:ManualResetEventSlim|SemaphoreSlim|CountdownEvent|Barrier)\\.Wait\\w*' +
+    '|Tasks\\.Task(?:<[^>]*>)?\\.(?:Wait|InternalWait\\w*|SpinThenBlockingWait|SpinWait)' +
+    '|LowLevel(?:LifoSemaphore|Monitor|SpinWaiter)\\.\\w+' +
+    '|WaitSubsystem[.+]\\S+' +
+    ')|Interop\\+Sys\\.(?:LowLevelMonitor_\\w+|WaitForSocketEvents|SchedYield)' +
+    '|System\\.Net\\.Sockets\\.SocketAsyncEngine\\.EventLoop' +
+    ')$',
+);
 
 // "Ns.Type.Method(int, bool)" -> "Ns.Type.Method"
 function methodKey(name) {
@@ -41,7 +43,9 @@ function methodKey(name) {
   return i < 0 ? name : name.slice(0, i);
 }
 
-export function isIdleWaitFrame(name) { return IDLE_WAIT.test(methodKey(name || '')); }
+export function isIdleWaitFrame(name) {
+  return IDLE_WAIT.test(methodKey(name || ''));
+}
 
 // Bracketed names are the server's markers, not methods: [native], [unknown], [pruned], [truncated].
 const isMarker = (name) => name.startsWith('[');
@@ -58,13 +62,21 @@ export function filterTree(root, hide = {}) {
     const managed = !isRoot && !isMarker(name) ? name : deepest;
     const self = n.self || 0;
     let hidden = 0;
-    if (inFailed) { out.unknown += self; if (hide.unknown) hidden = self; }
-    else if (name !== '[pruned]' && managed && isIdleWaitFrame(managed)) { out.idle += self; if (hide.idle) hidden = self; }
+    if (inFailed) {
+      out.unknown += self;
+      if (hide.unknown) hidden = self;
+    } else if (name !== '[pruned]' && managed && isIdleWaitFrame(managed)) {
+      out.idle += self;
+      if (hide.idle) hidden = self;
+    }
     const children = [];
     let value = self - hidden;
     for (const c of n.children || []) {
       const k = walk(c, inFailed, managed, false);
-      if (k) { children.push(k); value += k.value; }
+      if (k) {
+        children.push(k);
+        value += k.value;
+      }
     }
     if (!value && !isRoot) return null;
     return { name: n.name, module: n.module, value, self: self - hidden, children };

@@ -7,7 +7,9 @@ const tasks = new Set();
 let pending = false;
 const errorHandlers = new Set();
 
-export function onRenderError(fn) { errorHandlers.add(fn); }
+export function onRenderError(fn) {
+  errorHandlers.add(fn);
+}
 
 export function schedule(fn) {
   tasks.add(fn);
@@ -26,10 +28,16 @@ function flush(now) {
   const list = [...tasks];
   tasks.clear();
   for (const fn of list) {
-    try { fn(now); } catch (e) { for (const h of errorHandlers) h(e); }
+    try {
+      fn(now);
+    } catch (e) {
+      for (const h of errorHandlers) h(e);
+    }
   }
 }
 
 document.addEventListener('visibilitychange', kick);
 
-export function isVisible() { return document.visibilityState === 'visible'; }
+export function isVisible() {
+  return document.visibilityState === 'visible';
+}

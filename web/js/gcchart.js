@@ -24,7 +24,10 @@ const GAP = 12; // between the lanes
 const MIN_SPAN_MS = 2; // the deepest zoom
 const BIN_PX = 3;
 // time axis steps, ms: a label at most every ~100 px
-const STEPS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1e3, 2e3, 5e3, 1e4, 15e3, 3e4, 6e4, 12e4, 3e5, 6e5, 9e5, 18e5, 36e5, 72e5, 216e5, 432e5, 864e5];
+const STEPS = [
+  1, 2, 5, 10, 20, 50, 100, 200, 500, 1e3, 2e3, 5e3, 1e4, 15e3, 3e4, 6e4, 12e4, 3e5, 6e5, 9e5, 18e5,
+  36e5, 72e5, 216e5, 432e5, 864e5,
+];
 
 // The highest generation a collection collected (0, 1, 2); LOH and POH count as 2.
 export function gcGen(g) {
@@ -38,22 +41,26 @@ export class GcChart {
     this.canvas = canvas;
     this.tl = timeline;
     this.domain = null; // {from, to}: the session, unix ms
-    this.view = null;   // {from, to} once zoomed or panned; null: the whole session
-    this.mouse = null;  // {x, y} in CSS px
+    this.view = null; // {from, to} once zoomed or panned; null: the whole session
+    this.mouse = null; // {x, y} in CSS px
     this.drag = null;
     this.selected = null; // a GC entry of the timeline, outlined
-    this.baseMs = null;   // session start, for "+s" texts
+    this.baseMs = null; // session start, for "+s" texts
     this.ordinalOf = null; // (gc) -> its number in the session
     this.onChange = null;
     this.onView = null;
     this.onPick = null;
     canvas.tabIndex = 0;
-    canvas.addEventListener('wheel', (e) => {
-      if (!this.domain) return;
-      e.preventDefault();
-      const f = Math.exp(Math.max(-300, Math.min(300, e.deltaY)) * 0.002);
-      this.zoomBy(f, this.msAt(e.offsetX));
-    }, { passive: false });
+    canvas.addEventListener(
+      'wheel',
+      (e) => {
+        if (!this.domain) return;
+        e.preventDefault();
+        const f = Math.exp(Math.max(-300, Math.min(300, e.deltaY)) * 0.002);
+        this.zoomBy(f, this.msAt(e.offsetX));
+      },
+      { passive: false },
+    );
     canvas.addEventListener('mousedown', (e) => {
       if (e.button !== 0 || !this.domain) return;
       e.preventDefault();
@@ -84,11 +91,18 @@ export class GcChart {
       window.addEventListener('mouseup', up);
     });
     canvas.addEventListener('dblclick', () => this.reset());
-    canvas.addEventListener('mousemove', (e) => { this.mouse = { x: e.offsetX, y: e.offsetY }; this.changed(); });
-    canvas.addEventListener('mouseleave', () => { this.mouse = null; this.changed(); });
+    canvas.addEventListener('mousemove', (e) => {
+      this.mouse = { x: e.offsetX, y: e.offsetY };
+      this.changed();
+    });
+    canvas.addEventListener('mouseleave', () => {
+      this.mouse = null;
+      this.changed();
+    });
     canvas.addEventListener('keydown', (e) => {
       if (e.ctrlKey || e.metaKey || e.altKey || !this.domain) return;
-      const r = this.range(), span = r.to - r.from;
+      const r = this.range(),
+        span = r.to - r.from;
       if (e.key === '+' || e.key === '=') this.zoomBy(1 / 1.5, (r.from + r.to) / 2);
       else if (e.key === '-' || e.key === '_') this.zoomBy(1.5, (r.from + r.to) / 2);
       else if (e.key === 'ArrowLeft') this.setView(r.from - span / 5, r.to - span / 5);
@@ -99,7 +113,9 @@ export class GcChart {
     });
   }
 
-  changed() { if (this.onChange) this.onChange(); }
+  changed() {
+    if (this.onChange) this.onChange();
+  }
 
   setDomain(from, to) {
     if (!Number.isFinite(from) || !Number.isFinite(to)) return;
@@ -114,7 +130,9 @@ export class GcChart {
     return { from: Math.max(d.from, this.view.from), to: Math.min(d.to, this.view.to) };
   }
 
-  zoomed() { return !!this.view; }
+  zoomed() {
+    return !!this.view;
+  }
 
   // Sets the view to [from, to] kept inside the session, at least MIN_SPAN_MS
   // wide; a view as wide as the session is the whole session (it follows the
@@ -123,7 +141,10 @@ export class GcChart {
     const d = this.domain;
     if (!d) return;
     let span = Math.max(MIN_SPAN_MS, to - from);
-    if (span >= d.to - d.from) { this.reset(); return; }
+    if (span >= d.to - d.from) {
+      this.reset();
+      return;
+    }
     if (from < d.from) from = d.from;
     if (from + span > d.to) from = d.to - span;
     span = Math.min(span, d.to - from);
@@ -154,7 +175,9 @@ export class GcChart {
     this.setView(mid - span / 2, mid + span / 2);
   }
 
-  plotWidth() { return Math.max(1, this.canvas.clientWidth - PAD.l - PAD.r); }
+  plotWidth() {
+    return Math.max(1, this.canvas.clientWidth - PAD.l - PAD.r);
+  }
 
   msAt(x) {
     const r = this.range();
@@ -172,11 +195,16 @@ export class GcChart {
     if (!this.domain || x < PAD.l - 4 || x > PAD.l + this.plotWidth() + 4) return null;
     const msPerPx = (this.range().to - this.range().from) / this.plotWidth();
     const at = this.msAt(x);
-    let best = null, bestD = Infinity;
+    let best = null,
+      bestD = Infinity;
     for (const g of this.tl.gcsIn(at - 4 * msPerPx - this.longestGcMs(), at + 4 * msPerPx)) {
-      const x0 = this.xAt(g.t), x1 = Math.max(x0 + 2, this.xAt(g.t + g.ns / 1e6));
+      const x0 = this.xAt(g.t),
+        x1 = Math.max(x0 + 2, this.xAt(g.t + g.ns / 1e6));
       const dist = x < x0 ? x0 - x : x > x1 ? x - x1 : 0;
-      if (dist <= 4 && dist <= bestD) { best = g; bestD = dist; } // in start order: a later one wins a tie
+      if (dist <= 4 && dist <= bestD) {
+        best = g;
+        bestD = dist;
+      } // in start order: a later one wins a tie
     }
     return best;
   }
@@ -187,7 +215,8 @@ export class GcChart {
     let k = 0;
     while (k < list.length && list[k].t + list[k].ns / 1e6 < r.from) k++; // only the first few can end before r
     const out = [];
-    for (let i = k; i < list.length; i++) if (list[i].t + list[i].ns / 1e6 >= r.from) out.push(list[i]);
+    for (let i = k; i < list.length; i++)
+      if (list[i].t + list[i].ns / 1e6 >= r.from) out.push(list[i]);
     return out;
   }
 
@@ -213,7 +242,8 @@ export class GcChart {
     for (const x of gcs) longest = Math.max(longest, x.ns);
     const n = Math.max(1, Math.floor(pw / BIN_PX));
     const bins = r ? this.tl.bins(r.from, r.to, n) : null;
-    let suspNs = 0, maxRate = 0;
+    let suspNs = 0,
+      maxRate = 0;
     if (bins) {
       for (let k = 0; k < n; k++) {
         let tot = 0;
@@ -248,9 +278,11 @@ export class GcChart {
     }
     if (r) {
       const span = r.to - r.from;
-      const parts = [`${fmtInt(gcs.length)} GC${gcs.length === 1 ? '' : 's'}${gcs.length ? `, longest ${fmtNs(longest)}` : ''}`,
+      const parts = [
+        `${fmtInt(gcs.length)} GC${gcs.length === 1 ? '' : 's'}${gcs.length ? `, longest ${fmtNs(longest)}` : ''}`,
         `suspended ${fmtNs(suspNs)} (${(suspNs / 1e4 / span).toFixed(span > 0 && suspNs / 1e4 / span < 0.1 ? 2 : 1)}%)`,
-        `${this.view ? 'view' : 'session'} ${fmtMs(span)}`];
+        `${this.view ? 'view' : 'session'} ${fmtMs(span)}`,
+      ];
       g.fillStyle = C.text;
       label(g, boxes, fitParts(g, parts, W - PAD.r - x - 8), W - PAD.r, 11, 'right');
     }
@@ -262,10 +294,16 @@ export class GcChart {
     const rateMax = rateStep * 4;
     g.strokeStyle = C.grid;
     g.lineWidth = 1;
-    for (const [y0, hh] of [[yA, hA], [yB, hB]]) {
+    for (const [y0, hh] of [
+      [yA, hA],
+      [yB, hB],
+    ]) {
       for (const k of [0, 2, 4]) {
         const y = Math.round(y0 + hh - (hh * k) / 4) + 0.5;
-        g.beginPath(); g.moveTo(PAD.l, y); g.lineTo(PAD.l + pw, y); g.stroke();
+        g.beginPath();
+        g.moveTo(PAD.l, y);
+        g.lineTo(PAD.l + pw, y);
+        g.stroke();
       }
     }
     g.fillStyle = C.text;
@@ -308,20 +346,27 @@ export class GcChart {
       const open = new Uint8Array(pw + 2);
       for (const e of gcs) {
         const px = Math.min(pw + 1, Math.max(0, Math.floor((e.t - r.from) * scale)));
-        if (!e.complete) { open[px] = 1; continue; }
-        const bh = Math.max(2, Math.min(hA, (e.ns / 1e6 / gcMaxMs) * hA)), gen = gcGen(e);
+        if (!e.complete) {
+          open[px] = 1;
+          continue;
+        }
+        const bh = Math.max(2, Math.min(hA, (e.ns / 1e6 / gcMaxMs) * hA)),
+          gen = gcGen(e);
         if (bh > top[gen][px]) top[gen][px] = bh;
       }
       // in each column the tallest behind, so every generation in it shows
       for (let px = 0; px < open.length; px++) {
-        const order = [0, 1, 2].filter((gen) => top[gen][px]).sort((a, b) => top[b][px] - top[a][px]);
+        const order = [0, 1, 2]
+          .filter((gen) => top[gen][px])
+          .sort((a, b) => top[b][px] - top[a][px]);
         for (const gen of order) {
           g.fillStyle = GEN_COLORS[gen];
           g.fillRect(PAD.l + px, yA + hA - top[gen][px], 2, top[gen][px]);
         }
       }
       g.fillStyle = C.axis;
-      for (let px = 0; px < open.length; px++) if (open[px]) g.fillRect(PAD.l + px, yA + hA * 0.6, 2, hA * 0.4);
+      for (let px = 0; px < open.length; px++)
+        if (open[px]) g.fillRect(PAD.l + px, yA + hA * 0.6, 2, hA * 0.4);
     } else {
       for (const e of gcs) {
         const x0 = PAD.l + (e.t - r.from) * scale;
@@ -341,13 +386,19 @@ export class GcChart {
       const x0 = Math.round(this.xAt(sel.t)) + 0.5;
       g.strokeStyle = '#ffd166';
       g.setLineDash([3, 3]);
-      g.beginPath(); g.moveTo(x0, PAD.t); g.lineTo(x0, PAD.t + inner); g.stroke();
+      g.beginPath();
+      g.moveTo(x0, PAD.t);
+      g.lineTo(x0, PAD.t + inner);
+      g.stroke();
       g.setLineDash([]);
     }
     g.restore();
 
     // lane names, in the plots' top-left corners, on a backing so bars do not hide them
-    for (const [text, y] of [['GC duration, ms', yA + 8], ['runtime suspended, ms per second', yB + 8]]) {
+    for (const [text, y] of [
+      ['GC duration, ms', yA + 8],
+      ['runtime suspended, ms per second', yB + 8],
+    ]) {
       g.fillStyle = 'rgba(21,25,32,.85)';
       g.fillRect(PAD.l + 2, y - 7, g.measureText(text).width + 8, 14);
       g.fillStyle = C.text;
@@ -358,7 +409,8 @@ export class GcChart {
     this.drawAxis(g, boxes, r, pw, H);
 
     // ---- where the view lies in the session ----
-    const d = this.domain, sy = H - 5;
+    const d = this.domain,
+      sy = H - 5;
     g.fillStyle = C.grid;
     g.fillRect(PAD.l, sy, pw, 3);
     g.fillStyle = this.view ? '#5aa2ff' : '#3a4250';
@@ -373,8 +425,13 @@ export class GcChart {
       const cx = Math.round(hit ? this.xAt(hit.t) : m.x) + 0.5;
       g.strokeStyle = C.cursor;
       g.lineWidth = 1;
-      g.beginPath(); g.moveTo(cx, PAD.t); g.lineTo(cx, PAD.t + inner); g.stroke();
-      const text = hit ? this.gcText(hit) : this.binText(bins, Math.min(n - 1, Math.floor((m.x - PAD.l) / bw)));
+      g.beginPath();
+      g.moveTo(cx, PAD.t);
+      g.lineTo(cx, PAD.t + inner);
+      g.stroke();
+      const text = hit
+        ? this.gcText(hit)
+        : this.binText(bins, Math.min(n - 1, Math.floor((m.x - PAD.l) / bw)));
       readout(g, text, cx, PAD.t, PAD.l, PAD.l + pw);
       cd.readout = text;
     } else {
@@ -388,7 +445,9 @@ export class GcChart {
     g.font = '11px system-ui, "DejaVu Sans", sans-serif';
     // whole seconds while they are far enough apart, else milliseconds on the labels
     let sub = false;
-    let step = STEPS.find((s) => s >= 1000 && (s / span) * pw >= g.measureText('00:00:00').width + 24);
+    let step = STEPS.find(
+      (s) => s >= 1000 && (s / span) * pw >= g.measureText('00:00:00').width + 24,
+    );
     if (!step || (step === 1000 && (1000 / span) * pw > 400)) {
       sub = true;
       const room = g.measureText('00:00:00.000').width + 24;
@@ -403,7 +462,10 @@ export class GcChart {
     const y = H - PAD.b + 11;
     for (let t = first; t <= r.to; t += step) {
       const x = this.xAt(t);
-      g.beginPath(); g.moveTo(Math.round(x) + 0.5, H - PAD.b); g.lineTo(Math.round(x) + 0.5, H - PAD.b + 3); g.stroke();
+      g.beginPath();
+      g.moveTo(Math.round(x) + 0.5, H - PAD.b);
+      g.lineTo(Math.round(x) + 0.5, H - PAD.b + 3);
+      g.stroke();
       const text = fmtClock(t, sub);
       const w = g.measureText(text).width;
       if (x - w / 2 < PAD.l - 6 || x + w / 2 > PAD.l + pw + PAD.r) continue; // no half labels at the edges
@@ -413,19 +475,30 @@ export class GcChart {
 
   gcText(e) {
     const s = this.tl.suspensionOf(e);
-    const parts = [this.ordinalOf ? `GC #${fmtInt(this.ordinalOf(e))}` : 'GC', gensText(e.gens), e.reason,
+    const parts = [
+      this.ordinalOf ? `GC #${fmtInt(this.ordinalOf(e))}` : 'GC',
+      gensText(e.gens),
+      e.reason,
       e.complete ? fmtNs(e.ns) : 'end not seen',
-      `at ${fmtClock(e.t)}${this.baseMs != null ? ` (+${fmtRel(e.t, this.baseMs)} s)` : ''}`];
+      `at ${fmtClock(e.t)}${this.baseMs != null ? ` (+${fmtRel(e.t, this.baseMs)} s)` : ''}`,
+    ];
     if (s) parts.push(`runtime suspended ${fmtNs(s.ns)}`);
     return parts.join(' · ');
   }
 
   binText(bins, k) {
-    const from = bins.fromMs + k * bins.binMs, to = from + bins.binMs;
+    const from = bins.fromMs + k * bins.binMs,
+      to = from + bins.binMs;
     const sub = bins.binMs < 1000;
-    const parts = [bins.binMs < 1 ? `${fmtClock(from, true)} +${fmtMs(bins.binMs)}` : `${fmtClock(from, sub)}–${fmtClock(to, sub)}`];
+    const parts = [
+      bins.binMs < 1
+        ? `${fmtClock(from, true)} +${fmtMs(bins.binMs)}`
+        : `${fmtClock(from, sub)}–${fmtClock(to, sub)}`,
+    ];
     if (bins.gcN[k]) parts.push(`${bins.gcN[k]} GC${bins.gcN[k] > 1 ? 's' : ''} start here`);
-    const stood = KINDS.filter((kind) => bins.ns[kind][k]).map((kind) => `${fmtNs(bins.ns[kind][k])} ${KIND_LABEL[kind]}`);
+    const stood = KINDS.filter((kind) => bins.ns[kind][k]).map(
+      (kind) => `${fmtNs(bins.ns[kind][k])} ${KIND_LABEL[kind]}`,
+    );
     parts.push(stood.length ? `suspended ${stood.join(', ')}` : 'no suspension');
     return parts.join(' · ');
   }

@@ -22,7 +22,12 @@ class App {
     onRenderError((e) => this.reportError(e));
     window.addEventListener('error', (e) => this.reportError(e.error || e.message));
     window.addEventListener('unhandledrejection', (e) => this.reportError(e.reason));
-    onAuthRequired((msg) => askApiKey(msg, (key) => { setApiKey(key); this.route(true); }));
+    onAuthRequired((msg) =>
+      askApiKey(msg, (key) => {
+        setApiKey(key);
+        this.route(true);
+      }),
+    );
     this.route();
   }
 
@@ -36,8 +41,10 @@ class App {
     const m = /^#\/sessions\/(\d+)(?:\/([a-z]+)(?:\/(0x[0-9a-f]+))?)?\/?$/.exec(hash);
     const cmp = /^#\/compare(?:\/(\d*)\/(\d*))?\/?$/.exec(hash);
     if (cmp) {
-      const a = Number(cmp[1]) || null, b = Number(cmp[2]) || null;
-      if (!force && this.view instanceof CompareView && this.view.a === a && this.view.b === b) return;
+      const a = Number(cmp[1]) || null,
+        b = Number(cmp[2]) || null;
+      if (!force && this.view instanceof CompareView && this.view.a === a && this.view.b === b)
+        return;
       this.show(new CompareView(this, a, b));
     } else if (m) {
       const id = Number(m[1]);
@@ -60,14 +67,20 @@ class App {
     this.updateCrumbs();
   }
 
-  updateCrumbs() { fill(this.crumbsEl, this.view.crumbs()); }
+  updateCrumbs() {
+    fill(this.crumbsEl, this.view.crumbs());
+  }
 
-  setConnection(kind, text) { setConnection(kind, text); }
+  setConnection(kind, text) {
+    setConnection(kind, text);
+  }
 
   onKey(e) {
     if (e.defaultPrevented || e.ctrlKey || e.metaKey || e.altKey) return;
     const t = e.target;
-    const typing = t instanceof HTMLElement && (t.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(t.tagName));
+    const typing =
+      t instanceof HTMLElement &&
+      (t.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(t.tagName));
     if (isDialogOpen()) return; // <dialog> handles Esc and its own buttons
     if (e.key === 'Escape') {
       if (this.view && this.view.onKey && this.view.onKey(e)) e.preventDefault();
@@ -75,8 +88,16 @@ class App {
       return;
     }
     if (typing) return;
-    if (e.key === '?') { e.preventDefault(); showHelp(); return; }
-    if (e.key === 'g') { e.preventDefault(); this.navigate('#/'); return; }
+    if (e.key === '?') {
+      e.preventDefault();
+      showHelp();
+      return;
+    }
+    if (e.key === 'g') {
+      e.preventDefault();
+      this.navigate('#/');
+      return;
+    }
     if (this.view && this.view.onKey && this.view.onKey(e)) e.preventDefault();
   }
 
@@ -93,4 +114,3 @@ window.__jitscope = {
   stats: () => (app.view && app.view.stats ? app.view.stats() : null),
   closeDialog,
 };
-

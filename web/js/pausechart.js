@@ -6,9 +6,25 @@
 // like the rate chart beside it: a click on it opens the GC tab (gcview.js),
 // which covers the whole session. No animation: draw() paints one frame.
 import { fmtInt, fmtClock, fmtNs } from './format.js';
-import { C, niceStep, tickText, prepCanvas, readout, label, fitParts, gridLine, timeAxis, SpanChart } from './chart.js';
+import {
+  C,
+  niceStep,
+  tickText,
+  prepCanvas,
+  readout,
+  label,
+  fitParts,
+  gridLine,
+  timeAxis,
+  SpanChart,
+} from './chart.js';
 
-export const PAUSE_COLORS = { gc: '#2fb39a', jitscope: '#b48cf2', other: '#7d8799', marker: '#5fe0c8' };
+export const PAUSE_COLORS = {
+  gc: '#2fb39a',
+  jitscope: '#b48cf2',
+  other: '#7d8799',
+  marker: '#5fe0c8',
+};
 const KINDS = ['gc', 'jitscope', 'other'];
 const PAD = { l: 44, r: 12, t: 30, b: 18 };
 const LABEL = { gc: 'GC', jitscope: 'jitscope', other: 'other' };
@@ -18,7 +34,8 @@ const BY = { gc: 'by the GC', jitscope: 'by jitscope', other: 'by others' };
 // highest generation it collected ("gen 2": generations 0 to 2), and the large
 // and pinned object heaps (3, 4) when it collected them too ("gen 2 + LOH").
 export function gensText(gens) {
-  const small = gens.filter((x) => x <= 2), big = [];
+  const small = gens.filter((x) => x <= 2),
+    big = [];
   if (gens.includes(3)) big.push('LOH');
   if (gens.includes(4)) big.push('POH');
   let text = small.length ? `gen ${Math.max(...small)}` : 'gen ?';
@@ -33,7 +50,11 @@ export class PauseChart extends SpanChart {
   }
 
   // data: PauseTimeline.window(); note: text shown instead of data (route missing, error)
-  setData(data, endLabel, note = null) { this.data = data; this.label = endLabel; this.note = note; }
+  setData(data, endLabel, note = null) {
+    this.data = data;
+    this.label = endLabel;
+    this.note = note;
+  }
 
   // The suspended time drawn for kind at bin k (GC bars fall back to the
   // collections' own durations when the server reported no GC suspension).
@@ -47,17 +68,29 @@ export class PauseChart extends SpanChart {
     const c = prepCanvas(this.canvas);
     if (!c) return;
     const { g, W, H } = c;
-    const padL = PAD.l, padR = PAD.r, padT = PAD.t, padB = PAD.b;
-    const pw = W - padL - padR, ph = H - padT - padB;
+    const padL = PAD.l,
+      padR = PAD.r,
+      padT = PAD.t,
+      padB = PAD.b;
+    const pw = W - padL - padR,
+      ph = H - padT - padB;
     const d = this.data;
     const n = d ? d.xs.length : this.span;
 
-    let maxY = 0, gcs = 0, longest = 0;
-    const sum = { gc: 0, jitscope: 0, other: 0 }, cnt = { gc: 0, jitscope: 0, other: 0 };
+    let maxY = 0,
+      gcs = 0,
+      longest = 0;
+    const sum = { gc: 0, jitscope: 0, other: 0 },
+      cnt = { gc: 0, jitscope: 0, other: 0 };
     if (d) {
       for (let k = 0; k < n; k++) {
         let tot = 0;
-        for (const kind of KINDS) { const v = this.value(kind, k); tot += v; sum[kind] += v; cnt[kind] += d.cnt[kind][k]; }
+        for (const kind of KINDS) {
+          const v = this.value(kind, k);
+          tot += v;
+          sum[kind] += v;
+          cnt[kind] += d.cnt[kind][k];
+        }
         maxY = Math.max(maxY, tot);
         gcs += d.gcN[k];
         longest = Math.max(longest, d.gcMax[k]);
@@ -82,8 +115,15 @@ export class PauseChart extends SpanChart {
     this.diamond(g, x + 4, 10, 4);
     g.fillStyle = C.text;
     x += 12 + label(g, boxes, 'collection', x + 12, 10) + 16;
-    const summary = fitParts(g, [`${fmtInt(gcs)} GC${gcs === 1 ? '' : 's'} in ${this.span / 60} min${gcs ? `, longest ${fmtNs(longest)}` : ''}`,
-      `jitscope ${fmtNs(sum.jitscope)} (${fmtInt(cnt.jitscope)}×)`, 'click: whole session'], W - padR - x);
+    const summary = fitParts(
+      g,
+      [
+        `${fmtInt(gcs)} GC${gcs === 1 ? '' : 's'} in ${this.span / 60} min${gcs ? `, longest ${fmtNs(longest)}` : ''}`,
+        `jitscope ${fmtNs(sum.jitscope)} (${fmtInt(cnt.jitscope)}×)`,
+        'click: whole session',
+      ],
+      W - padR - x,
+    );
     label(g, boxes, summary, W - padR, 10, 'right');
 
     // grid + y labels
@@ -112,7 +152,12 @@ export class PauseChart extends SpanChart {
         if (!v) continue;
         const bh = Math.max(2, Math.min(ph, (v / 1e6 / yMax) * ph));
         g.fillStyle = PAUSE_COLORS[kind];
-        g.fillRect(padL + k * bw + (bw > 3 ? 0.5 : 0), base - bh, Math.max(1, bw - (bw > 3 ? 1 : 0)), bh);
+        g.fillRect(
+          padL + k * bw + (bw > 3 ? 0.5 : 0),
+          base - bh,
+          Math.max(1, bw - (bw > 3 ? 1 : 0)),
+          bh,
+        );
         base -= bh;
       }
       if (d.gcN[k]) this.diamond(g, padL + (k + 0.5) * bw, padT - 5, 3.5);
@@ -120,7 +165,11 @@ export class PauseChart extends SpanChart {
     if (!gcs && !cnt.jitscope && !cnt.gc && !cnt.other) {
       g.fillStyle = C.text;
       g.textAlign = 'center';
-      g.fillText(`no collection or suspension in the last ${this.span / 60} minutes`, padL + pw / 2, padT + ph / 2);
+      g.fillText(
+        `no collection or suspension in the last ${this.span / 60} minutes`,
+        padL + pw / 2,
+        padT + ph / 2,
+      );
     }
 
     // hover read-out
@@ -133,10 +182,14 @@ export class PauseChart extends SpanChart {
       if (d.gcN[k]) {
         const gens = [];
         for (let i = 0; i < 8; i++) if (d.gcGens[k] & (1 << i)) gens.push(i);
-        parts.push(`${d.gcN[k]} collection${d.gcN[k] > 1 ? 's' : ''} (${gensText(gens)}${d.gcN[k] > 1 ? ', longest' : ''} ${fmtNs(d.gcMax[k])})`);
+        parts.push(
+          `${d.gcN[k]} collection${d.gcN[k] > 1 ? 's' : ''} (${gensText(gens)}${d.gcN[k] > 1 ? ', longest' : ''} ${fmtNs(d.gcMax[k])})`,
+        );
       }
-      const stood = KINDS.filter((kind) => d.cnt[kind][k] || this.value(kind, k))
-        .map((kind) => `${fmtNs(this.value(kind, k))} ${BY[kind]}${d.cnt[kind][k] > 1 ? ` (${d.cnt[kind][k]}×)` : ''}`);
+      const stood = KINDS.filter((kind) => d.cnt[kind][k] || this.value(kind, k)).map(
+        (kind) =>
+          `${fmtNs(this.value(kind, k))} ${BY[kind]}${d.cnt[kind][k] > 1 ? ` (${d.cnt[kind][k]}×)` : ''}`,
+      );
       parts.push(stood.length ? `suspended: ${stood.join(', ')}` : 'no suspension');
       readout(g, parts.join(' · '), cx, padT, padL, padL + pw);
       this.canvas.dataset.readout = parts.join(' · ');
@@ -154,7 +207,10 @@ export class PauseChart extends SpanChart {
   diamond(g, x, y, r) {
     g.fillStyle = PAUSE_COLORS.marker;
     g.beginPath();
-    g.moveTo(x, y - r); g.lineTo(x + r, y); g.lineTo(x, y + r); g.lineTo(x - r, y);
+    g.moveTo(x, y - r);
+    g.lineTo(x + r, y);
+    g.lineTo(x, y + r);
+    g.lineTo(x - r, y);
     g.closePath();
     g.fill();
   }

@@ -23,7 +23,10 @@ export class SampleChart {
       if (this.drag) this.drag.to = this.msAt(this.clampX(e.offsetX));
       this.onChange && this.onChange();
     });
-    canvas.addEventListener('mouseleave', () => { this.hoverX = null; this.onChange && this.onChange(); });
+    canvas.addEventListener('mouseleave', () => {
+      this.hoverX = null;
+      this.onChange && this.onChange();
+    });
     canvas.addEventListener('mousedown', (e) => {
       if (e.button !== 0 || !this.data) return;
       e.preventDefault();
@@ -37,8 +40,11 @@ export class SampleChart {
         const r = this.canvas.getBoundingClientRect();
         const x1 = this.clampX(ev.clientX - r.left);
         d.to = this.msAt(x1);
-        if (Math.abs(x1 - d.x0) < 4) { if (this.onRange) this.onRange(null); } // a click
-        else if (this.onRange) this.onRange(Math.floor(Math.min(d.from, d.to)), Math.ceil(Math.max(d.from, d.to)));
+        if (Math.abs(x1 - d.x0) < 4) {
+          if (this.onRange) this.onRange(null);
+        } // a click
+        else if (this.onRange)
+          this.onRange(Math.floor(Math.min(d.from, d.to)), Math.ceil(Math.max(d.from, d.to)));
         this.onChange && this.onChange();
       };
       window.addEventListener('mouseup', up);
@@ -46,18 +52,25 @@ export class SampleChart {
   }
 
   // data: {startMs, endMs, bins: [{t_ms, samples}], susp: [{t, ns}], p50: ns|null, range: {from, to}|null}
-  setData(data) { this.data = data; }
+  setData(data) {
+    this.data = data;
+  }
 
-  clampX(x) { const W = this.canvas.clientWidth; return Math.min(Math.max(x, PAD.l), W - PAD.r); }
+  clampX(x) {
+    const W = this.canvas.clientWidth;
+    return Math.min(Math.max(x, PAD.l), W - PAD.r);
+  }
 
   msAt(x) {
-    const d = this.data, W = this.canvas.clientWidth;
+    const d = this.data,
+      W = this.canvas.clientWidth;
     const pw = W - PAD.l - PAD.r;
     return d.startMs + ((x - PAD.l) / pw) * (d.endMs - d.startMs);
   }
 
   xAt(ms) {
-    const d = this.data, W = this.canvas.clientWidth;
+    const d = this.data,
+      W = this.canvas.clientWidth;
     const pw = W - PAD.l - PAD.r;
     return PAD.l + ((ms - d.startMs) / Math.max(1, d.endMs - d.startMs)) * pw;
   }
@@ -78,7 +91,10 @@ export class SampleChart {
     g.fillStyle = C.text;
     tx += 9 + label(g, boxes, 'runtime suspended per sample', tx + 9, 9) + 16;
     // the hint, shortened to what fits
-    const hints = d && d.range ? ['drag to pick another range · click to clear', 'drag: another range'] : ['drag across the chart to keep only that time range', 'drag: pick a time range'];
+    const hints =
+      d && d.range
+        ? ['drag to pick another range · click to clear', 'drag: another range']
+        : ['drag across the chart to keep only that time range', 'drag: pick a time range'];
     const hint = hints.find((t) => g.measureText(t).width <= W - PAD.r - tx);
     if (hint) label(g, boxes, hint, W - PAD.r, 9, 'right');
     if (!d || d.endMs <= d.startMs) {
@@ -95,22 +111,39 @@ export class SampleChart {
     // (they run from tens of µs to tens of ms on a busy machine)
     let maxNs = d.p50 || 0;
     for (const s of d.susp) if (s.ns > maxNs) maxNs = s.ns;
-    const lo = 4, hi = Math.max(lo + 2, Math.ceil(Math.log10(Math.max(maxNs, 1e5)))); // log10 ns
-    const ySusp = (ns) => y2 + h2 - Math.min(1, Math.max(0, (Math.log10(Math.max(ns, 1)) - lo) / (hi - lo))) * h2;
+    const lo = 4,
+      hi = Math.max(lo + 2, Math.ceil(Math.log10(Math.max(maxNs, 1e5)))); // log10 ns
+    const ySusp = (ns) =>
+      y2 + h2 - Math.min(1, Math.max(0, (Math.log10(Math.max(ns, 1)) - lo) / (hi - lo))) * h2;
 
     // lanes: grid lines and labels
     g.strokeStyle = C.grid;
     g.lineWidth = 1;
-    for (const [y, hh, top, bottom] of [[y1, h1, tickText(sMax, sStep), '0'], [y2, h2, fmtNs(10 ** hi), fmtNs(10 ** lo)]]) {
-      g.beginPath(); g.moveTo(PAD.l, Math.round(y) + 0.5); g.lineTo(PAD.l + pw, Math.round(y) + 0.5); g.stroke();
-      g.beginPath(); g.moveTo(PAD.l, Math.round(y + hh) + 0.5); g.lineTo(PAD.l + pw, Math.round(y + hh) + 0.5); g.stroke();
+    for (const [y, hh, top, bottom] of [
+      [y1, h1, tickText(sMax, sStep), '0'],
+      [y2, h2, fmtNs(10 ** hi), fmtNs(10 ** lo)],
+    ]) {
+      g.beginPath();
+      g.moveTo(PAD.l, Math.round(y) + 0.5);
+      g.lineTo(PAD.l + pw, Math.round(y) + 0.5);
+      g.stroke();
+      g.beginPath();
+      g.moveTo(PAD.l, Math.round(y + hh) + 0.5);
+      g.lineTo(PAD.l + pw, Math.round(y + hh) + 0.5);
+      g.stroke();
       g.fillStyle = C.text;
       g.textAlign = 'right';
       g.fillText(top, PAD.l - 6, y + 5);
       g.fillText(bottom, PAD.l - 6, y + hh - 4);
     }
     g.strokeStyle = '#1c2129';
-    for (let e = lo + 1; e < hi; e++) { const y = Math.round(ySusp(10 ** e)) + 0.5; g.beginPath(); g.moveTo(PAD.l, y); g.lineTo(PAD.l + pw, y); g.stroke(); }
+    for (let e = lo + 1; e < hi; e++) {
+      const y = Math.round(ySusp(10 ** e)) + 0.5;
+      g.beginPath();
+      g.moveTo(PAD.l, y);
+      g.lineTo(PAD.l + pw, y);
+      g.stroke();
+    }
 
     // samples per second (clipped to the plot: the first second starts before the profile)
     g.save();
@@ -123,7 +156,12 @@ export class SampleChart {
       if (!b.samples) continue;
       const x = this.xAt(b.t_ms);
       const bh = Math.max(1, Math.min(h1, (b.samples / sMax) * h1));
-      g.fillRect(x + (secW > 3 ? 0.5 : 0), y1 + h1 - bh, Math.max(1, secW - (secW > 3 ? 1 : 0)), bh);
+      g.fillRect(
+        x + (secW > 3 ? 0.5 : 0),
+        y1 + h1 - bh,
+        Math.max(1, secW - (secW > 3 ? 1 : 0)),
+        bh,
+      );
     }
     // suspension per sample
     g.fillStyle = PAUSE_COLORS.jitscope;
@@ -137,10 +175,14 @@ export class SampleChart {
       const y = Math.round(ySusp(d.p50)) + 0.5;
       g.strokeStyle = '#e6d2ff';
       g.setLineDash([4, 3]);
-      g.beginPath(); g.moveTo(PAD.l, y); g.lineTo(PAD.l + pw, y); g.stroke();
+      g.beginPath();
+      g.moveTo(PAD.l, y);
+      g.lineTo(PAD.l + pw, y);
+      g.stroke();
       g.setLineDash([]);
       const label = `p50 ${fmtNs(d.p50)}`;
-      const ly = Math.max(y2 + 6, y - 7), lw = g.measureText(label).width;
+      const ly = Math.max(y2 + 6, y - 7),
+        lw = g.measureText(label).width;
       g.fillStyle = 'rgba(21,25,32,.85)';
       g.fillRect(PAD.l + pw - lw - 8, ly - 7, lw + 8, 14);
       g.fillStyle = '#e6d2ff';
@@ -156,27 +198,45 @@ export class SampleChart {
     g.textAlign = 'right';
     const endText = `${fmtClock(d.endMs, false)}${d.running ? ' (now)' : ''}`;
     g.fillText(endText, PAD.l + pw, H - 7);
-    const keepL = PAD.l + g.measureText(fmtClock(d.startMs, false)).width + 30, keepR = PAD.l + pw - g.measureText(endText).width - 30;
+    const keepL = PAD.l + g.measureText(fmtClock(d.startMs, false)).width + 30,
+      keepR = PAD.l + pw - g.measureText(endText).width - 30;
     g.textAlign = 'center';
     const spanS = (d.endMs - d.startMs) / 1000;
-    const stepS = [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 1800, 3600].find((s) => (spanS / s) * 70 <= pw - 140) || 7200;
+    const stepS =
+      [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 1800, 3600].find(
+        (s) => (spanS / s) * 70 <= pw - 140,
+      ) || 7200;
     for (let s = stepS; s < spanS - stepS / 2; s += stepS) {
       const x = this.xAt(d.startMs + s * 1000);
       if (x < keepL || x > keepR) continue;
-      g.fillText(`+${s >= 60 ? `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}` : `${s} s`}`, x, H - 7);
+      g.fillText(
+        `+${s >= 60 ? `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}` : `${s} s`}`,
+        x,
+        H - 7,
+      );
     }
 
     // selection (picked range or the one being dragged)
     let sel = null;
-    const picked = this.drag ? { from: Math.min(this.drag.from, this.drag.to), to: Math.max(this.drag.from, this.drag.to) } : d.range;
-    if (picked) sel = [this.xAt(picked.from), this.xAt(picked.to)].map((x) => Math.min(Math.max(x, PAD.l), PAD.l + pw));
+    const picked = this.drag
+      ? { from: Math.min(this.drag.from, this.drag.to), to: Math.max(this.drag.from, this.drag.to) }
+      : d.range;
+    if (picked)
+      sel = [this.xAt(picked.from), this.xAt(picked.to)].map((x) =>
+        Math.min(Math.max(x, PAD.l), PAD.l + pw),
+      );
     if (sel) {
       g.fillStyle = 'rgba(8,10,14,.62)';
       g.fillRect(PAD.l, PAD.t, sel[0] - PAD.l, ph + GAP);
       g.fillRect(sel[1], PAD.t, PAD.l + pw - sel[1], ph + GAP);
       g.strokeStyle = C.line;
       g.lineWidth = 1;
-      for (const x of sel) { g.beginPath(); g.moveTo(Math.round(x) + 0.5, PAD.t); g.lineTo(Math.round(x) + 0.5, PAD.t + ph + GAP); g.stroke(); }
+      for (const x of sel) {
+        g.beginPath();
+        g.moveTo(Math.round(x) + 0.5, PAD.t);
+        g.lineTo(Math.round(x) + 0.5, PAD.t + ph + GAP);
+        g.stroke();
+      }
     }
 
     // hover read-out
@@ -184,11 +244,21 @@ export class SampleChart {
       const ms = this.msAt(this.hoverX);
       const sec = Math.floor(ms / 1000) * 1000;
       const bin = d.bins.find((b) => b.t_ms === sec);
-      let n = 0, sum = 0, max = 0;
-      for (const s of d.susp) if (s.t >= sec && s.t < sec + 1000) { n++; sum += s.ns; if (s.ns > max) max = s.ns; }
+      let n = 0,
+        sum = 0,
+        max = 0;
+      for (const s of d.susp)
+        if (s.t >= sec && s.t < sec + 1000) {
+          n++;
+          sum += s.ns;
+          if (s.ns > max) max = s.ns;
+        }
       const x = Math.round(this.hoverX) + 0.5;
       g.strokeStyle = C.cursor;
-      g.beginPath(); g.moveTo(x, PAD.t); g.lineTo(x, PAD.t + ph + GAP); g.stroke();
+      g.beginPath();
+      g.moveTo(x, PAD.t);
+      g.lineTo(x, PAD.t + ph + GAP);
+      g.stroke();
       const text = `${fmtClock(sec, false)}  ${fmtInt(bin ? bin.samples : 0)} thread samples${n ? `  suspended ${fmtNs(sum)} in ${n} (max ${fmtNs(max)})` : ''}`;
       readout(g, text, x, PAD.t, PAD.l, PAD.l + pw);
     }

@@ -41,7 +41,10 @@ export class SessionStream {
     if (head.ok && this.capacity && head.data.last_seq > this.capacity) {
       this.lastSeq = head.data.last_seq - this.capacity;
       this.skipped = this.lastSeq;
-      this.h.onNotice?.(`This session has ${head.data.last_seq.toLocaleString('en-US')} events; the page loaded the newest ${this.capacity.toLocaleString('en-US')} (its buffer size).`, 'info');
+      this.h.onNotice?.(
+        `This session has ${head.data.last_seq.toLocaleString('en-US')} events; the page loaded the newest ${this.capacity.toLocaleString('en-US')} (its buffer size).`,
+        'info',
+      );
     }
     this.pollLoop();
     const cfg = await getConfig();
@@ -57,7 +60,13 @@ export class SessionStream {
   stop() {
     this.stopped = true;
     clearTimeout(this.wsTimer);
-    if (this.ws) { try { this.ws.close(1000); } catch { /* closing */ } }
+    if (this.ws) {
+      try {
+        this.ws.close(1000);
+      } catch {
+        /* closing */
+      }
+    }
     this.ws = null;
     if (this.wakePoll) this.wakePoll();
   }
@@ -66,13 +75,16 @@ export class SessionStream {
     if (this.stopped) return;
     if (this.pollErrors > 0) this.h.onMode?.('bad', detail || 'server unreachable, retrying');
     else if (this.wsLive) this.h.onMode?.('ok', `live stream (WebSocket :${this.wsPort})`);
-    else if (this.wsPort) this.h.onMode?.('poll', detail || `REST polling every ${POLL_MS} ms (stream reconnecting)`);
+    else if (this.wsPort)
+      this.h.onMode?.('poll', detail || `REST polling every ${POLL_MS} ms (stream reconnecting)`);
     else this.h.onMode?.('poll', `REST polling every ${POLL_MS} ms`);
   }
 
   // ---- serialized delivery ----
   enqueue(events, source) {
-    this.queue = this.queue.then(() => this.deliver(events, source)).catch((e) => this.h.onNotice?.(`Could not process events: ${e.message}`, 'error'));
+    this.queue = this.queue
+      .then(() => this.deliver(events, source))
+      .catch((e) => this.h.onNotice?.(`Could not process events: ${e.message}`, 'error'));
     return this.queue;
   }
 
@@ -99,7 +111,10 @@ export class SessionStream {
       const r = await api(`/api/sessions/${this.id}/events?after=${this.lastSeq}&limit=${PAGE}`);
       if (!r.ok || !r.data.events.length) return;
       const before = this.lastSeq;
-      await this.deliver(r.data.events.filter((e) => e.seq <= upTo), 'rest');
+      await this.deliver(
+        r.data.events.filter((e) => e.seq <= upTo),
+        'rest',
+      );
       if (this.lastSeq === before) return;
     }
   }
@@ -112,15 +127,25 @@ export class SessionStream {
         const r = await api(`/api/sessions/${this.id}/events?after=${this.lastSeq}&limit=${PAGE}`);
         if (this.stopped) return;
         if (r.ok) {
-          if (this.pollErrors) { this.pollErrors = 0; this.setMode(); this.h.onNotice?.('Connection to the jitscope server restored.', 'ok'); }
+          if (this.pollErrors) {
+            this.pollErrors = 0;
+            this.setMode();
+            this.h.onNotice?.('Connection to the jitscope server restored.', 'ok');
+          }
           this.serverLastSeq = Math.max(this.serverLastSeq, r.data.last_seq || 0);
           if (r.data.evicted && !this.evictedNoted) {
             this.evictedNoted = true;
             const cfg = await getConfig();
-            const cap = cfg.ok && cfg.data && Number.isInteger(cfg.data.event_log_capacity) ? cfg.data.event_log_capacity : 0;
+            const cap =
+              cfg.ok && cfg.data && Number.isInteger(cfg.data.event_log_capacity)
+                ? cfg.data.event_log_capacity
+                : 0;
             const kept = cap > 0 ? ` (it keeps the newest ${cap.toLocaleString('en-US')})` : '';
             if (this.stopped) return;
-            this.h.onNotice?.(`The server no longer keeps this session's oldest events${kept}; the feed starts later.`, 'warn');
+            this.h.onNotice?.(
+              `The server no longer keeps this session's oldest events${kept}; the feed starts later.`,
+              'warn',
+            );
           }
           await this.enqueue(r.data.events, 'rest');
           if (r.data.events.length && this.lastSeq < r.data.last_seq) wait = 0; // more pages waiting
@@ -130,11 +155,18 @@ export class SessionStream {
         } else {
           this.pollErrors++;
           wait = Math.min(5000, 500 * 2 ** Math.min(this.pollErrors, 4));
-          this.setMode(r.status === 0 ? 'server unreachable, retrying' : `events: ${r.status} ${r.error}`);
-          if (this.pollErrors === 1 || this.pollErrors % 20 === 0) this.h.onNotice?.(describeError('Live events', r), 'error');
+          this.setMode(
+            r.status === 0 ? 'server unreachable, retrying' : `events: ${r.status} ${r.error}`,
+          );
+          if (this.pollErrors === 1 || this.pollErrors % 20 === 0)
+            this.h.onNotice?.(describeError('Live events', r), 'error');
         }
       }
-      if (wait > 0) await new Promise((res) => { this.wakePoll = res; setTimeout(res, wait); });
+      if (wait > 0)
+        await new Promise((res) => {
+          this.wakePoll = res;
+          setTimeout(res, wait);
+        });
       this.wakePoll = null;
     }
   }
@@ -142,7 +174,10 @@ export class SessionStream {
   // ---- WebSocket stream ----
   connectWs() {
     if (this.stopped || this.ws) return;
-    const host = location.hostname.includes(':') && !location.hostname.startsWith('[') ? `[${location.hostname}]` : location.hostname;
+    const host =
+      location.hostname.includes(':') && !location.hostname.startsWith('[')
+        ? `[${location.hostname}]`
+        : location.hostname;
     // the stream has the page's TLS (one certificate for both ports) and the
     // page's API key: a browser cannot set headers on a WebSocket
     const scheme = location.protocol === 'https:' ? 'wss' : 'ws';
@@ -165,10 +200,16 @@ export class SessionStream {
     };
     ws.onmessage = (m) => {
       let msg;
-      try { msg = JSON.parse(m.data, reviveCounts); } catch { return; }
+      try {
+        msg = JSON.parse(m.data, reviveCounts);
+      } catch {
+        return;
+      }
       this.onWsMessage(msg);
     };
-    ws.onerror = () => { /* followed by close */ };
+    ws.onerror = () => {
+      /* followed by close */
+    };
     ws.onclose = (e) => {
       if (this.ws === ws) this.ws = null;
       const wasLive = this.wsLive;
@@ -178,8 +219,16 @@ export class SessionStream {
       const delay = WS_BACKOFF[Math.min(this.wsFailures, WS_BACKOFF.length - 1)];
       this.wsFailures++;
       if (wasLive || this.wsFailures === 1) {
-        const why = e.code === 1008 ? 'the server dropped this page as too slow' : opened ? `closed (${e.code})` : 'cannot connect';
-        this.h.onNotice?.(`Live stream ${why}; using REST polling, retrying the stream in ${Math.round(delay / 1000)} s.`, 'warn');
+        const why =
+          e.code === 1008
+            ? 'the server dropped this page as too slow'
+            : opened
+              ? `closed (${e.code})`
+              : 'cannot connect';
+        this.h.onNotice?.(
+          `Live stream ${why}; using REST polling, retrying the stream in ${Math.round(delay / 1000)} s.`,
+          'warn',
+        );
       }
       this.setMode();
       this.wsTimer = setTimeout(() => this.connectWs(), delay);
@@ -187,10 +236,12 @@ export class SessionStream {
   }
 
   onWsMessage(msg) {
-    if (!msg || msg.session != null && typeof msg.session === 'number' && msg.session !== this.id) return;
+    if (!msg || (msg.session != null && typeof msg.session === 'number' && msg.session !== this.id))
+      return;
     switch (msg.type) {
       case 'events':
-        if (typeof msg.last_seq === 'number') this.serverLastSeq = Math.max(this.serverLastSeq, msg.last_seq);
+        if (typeof msg.last_seq === 'number')
+          this.serverLastSeq = Math.max(this.serverLastSeq, msg.last_seq);
         this.enqueue(msg.events || [], 'ws');
         break;
       case 'session':
@@ -198,7 +249,10 @@ export class SessionStream {
         break;
       case 'lagged':
         // The stream skips ahead; the gap is fetched through REST when the next batch arrives.
-        this.h.onNotice?.(`Live stream fell behind: ${Number(msg.missed).toLocaleString('en-US')} events skipped by the server; fetching them through REST.`, 'warn');
+        this.h.onNotice?.(
+          `Live stream fell behind: ${Number(msg.missed).toLocaleString('en-US')} events skipped by the server; fetching them through REST.`,
+          'warn',
+        );
         this.queue = this.queue.then(() => this.fetchUntil(msg.resume_after)).catch(() => {});
         break;
       case 'error':

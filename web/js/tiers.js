@@ -7,20 +7,66 @@ import { h } from './dom.js';
 
 // In the order code usually moves through them; `unknown` last.
 export const TIERS = [
-  { name: 'Tier0', short: 'Tier0', fam: 't0', about: 'quick first compilation with few optimisations' },
-  { name: 'Instrumented Tier0', short: 'Tier0 instr', fam: 't0 instr', about: 'Tier0 with profiling probes (dynamic PGO), for a method about to tier up' },
-  { name: 'Instrumented Tier1', short: 'Tier1 instr', fam: 't0 instr', about: 'optimised code with profiling probes (dynamic PGO), for a hot method that started as ReadyToRun code' },
-  { name: 'Tier1', short: 'Tier1', fam: 't1', about: 'fully optimised recompilation of a hot method' },
-  { name: 'Tier1-OSR', short: 'OSR', fam: 'osr', about: 'on-stack replacement: optimised code for a hot loop, entered in the middle of a running Tier0 method' },
-  { name: 'FullOpts', short: 'FullOpts', fam: 'opt', about: 'optimised in one go, without tiering (e.g. dynamic methods, AggressiveOptimization, tiered compilation off)' },
-  { name: 'MinOpts', short: 'MinOpts', fam: 'opt', about: 'compiled without optimisations (e.g. debuggable code, or a method too large to optimise)' },
-  { name: 'unknown', short: 'unknown', fam: 'unknown', about: 'not reported by the runtime: compiled before jitscope attached (catch-up), the tier source was off or failed, or its record was lost' },
+  {
+    name: 'Tier0',
+    short: 'Tier0',
+    fam: 't0',
+    about: 'quick first compilation with few optimisations',
+  },
+  {
+    name: 'Instrumented Tier0',
+    short: 'Tier0 instr',
+    fam: 't0 instr',
+    about: 'Tier0 with profiling probes (dynamic PGO), for a method about to tier up',
+  },
+  {
+    name: 'Instrumented Tier1',
+    short: 'Tier1 instr',
+    fam: 't0 instr',
+    about:
+      'optimised code with profiling probes (dynamic PGO), for a hot method that started as ReadyToRun code',
+  },
+  {
+    name: 'Tier1',
+    short: 'Tier1',
+    fam: 't1',
+    about: 'fully optimised recompilation of a hot method',
+  },
+  {
+    name: 'Tier1-OSR',
+    short: 'OSR',
+    fam: 'osr',
+    about:
+      'on-stack replacement: optimised code for a hot loop, entered in the middle of a running Tier0 method',
+  },
+  {
+    name: 'FullOpts',
+    short: 'FullOpts',
+    fam: 'opt',
+    about:
+      'optimised in one go, without tiering (e.g. dynamic methods, AggressiveOptimization, tiered compilation off)',
+  },
+  {
+    name: 'MinOpts',
+    short: 'MinOpts',
+    fam: 'opt',
+    about:
+      'compiled without optimisations (e.g. debuggable code, or a method too large to optimise)',
+  },
+  {
+    name: 'unknown',
+    short: 'unknown',
+    fam: 'unknown',
+    about:
+      'not reported by the runtime: compiled before jitscope attached (catch-up), the tier source was off or failed, or its record was lost',
+  },
 ];
 export const TIER_UNKNOWN = TIERS.length - 1;
 for (let i = 0; i < TIERS.length; i++) {
   const t = TIERS[i];
   t.id = i;
-  t.cls = t.fam === 'unknown' ? 'faint tier-unknown' : `pill tier tier-${t.fam.replace(' ', ' tier-')}`;
+  t.cls =
+    t.fam === 'unknown' ? 'faint tier-unknown' : `pill tier tier-${t.fam.replace(' ', ' tier-')}`;
   t.tip = t.fam === 'unknown' ? `tier unknown: ${t.about}` : `${t.name}: ${t.about}`;
 }
 
@@ -32,15 +78,20 @@ export function tierId(name) {
   return id === undefined ? TIER_UNKNOWN : id;
 }
 
-export function tierOf(name) { return TIERS[tierId(name)]; }
+export function tierOf(name) {
+  return TIERS[tierId(name)];
+}
 
 // Why a compilation's tier is unknown, as precisely as the caller knows:
 // catch-up (compiled before the attach), the session's tier source (off,
 // failed), else the plain reason.
 export function unknownTierWhy({ catchup = false, source = null } = {}) {
-  if (catchup) return 'tier unknown: compiled before jitscope attached (known from the attach-time catch-up); the runtime reports no tier for it';
-  if (source && source.enabled === false) return 'tier unknown: the tier source was off for this session (JITSCOPE_TIERS=0 or turned off)';
-  if (source && source.error) return `tier unknown: the agent could not open its tier source (HRESULT ${source.error})`;
+  if (catchup)
+    return 'tier unknown: compiled before jitscope attached (known from the attach-time catch-up); the runtime reports no tier for it';
+  if (source && source.enabled === false)
+    return 'tier unknown: the tier source was off for this session (JITSCOPE_TIERS=0 or turned off)';
+  if (source && source.error)
+    return `tier unknown: the agent could not open its tier source (HRESULT ${source.error})`;
   return TIERS[TIER_UNKNOWN].tip;
 }
 
@@ -48,5 +99,9 @@ export function unknownTierWhy({ catchup = false, source = null } = {}) {
 // short label; `why` is the tooltip of an unknown tier (unknownTierWhy()).
 export function tierPill(name, { long = false, why = null } = {}) {
   const t = tierOf(name);
-  return h('span', { class: t.cls, title: (t.id === TIER_UNKNOWN && why) || t.tip, 'data-tier': t.name }, long ? t.name : t.short);
+  return h(
+    'span',
+    { class: t.cls, title: (t.id === TIER_UNKNOWN && why) || t.tip, 'data-tier': t.name },
+    long ? t.name : t.short,
+  );
 }

@@ -9,7 +9,15 @@ export class VirtualTable {
   // columns: [{key, title, width (CSS grid track), align: 'right'|undefined, cls, tip}]
   // rowKey(i) -> stable key of view row i (e.g. the buffer row number)
   // renderRow(cells, key, rowEl) -> writes the cells of one row
-  constructor({ columns, rowHeight = 22, overdraw = 300, rowKey, renderRow, onRowClick, emptyText }) {
+  constructor({
+    columns,
+    rowHeight = 22,
+    overdraw = 300,
+    rowKey,
+    renderRow,
+    onRowClick,
+    emptyText,
+  }) {
     this.columns = columns;
     this.rowH = rowHeight;
     this.overdraw = overdraw;
@@ -24,8 +32,21 @@ export class VirtualTable {
     this.onFollowChange = null;
     this.onScroll = null;
 
-    this.head = h('div', { class: 'vt-head', role: 'row' },
-      columns.map((c) => h('div', { class: `${c.align === 'right' ? 'num' : ''}`, title: c.tip || c.title, role: 'columnheader' }, c.title)));
+    this.head = h(
+      'div',
+      { class: 'vt-head', role: 'row' },
+      columns.map((c) =>
+        h(
+          'div',
+          {
+            class: `${c.align === 'right' ? 'num' : ''}`,
+            title: c.tip || c.title,
+            role: 'columnheader',
+          },
+          c.title,
+        ),
+      ),
+    );
     this.rowsEl = h('div', { class: 'vt-rows', role: 'rowgroup' });
     this.sizer = h('div', { class: 'vt-sizer' }, this.rowsEl);
     this.scroller = h('div', { class: 'vt-scroll', tabindex: '0' }, this.sizer);
@@ -38,7 +59,13 @@ export class VirtualTable {
     this.expectTop = null; // scrollTop we set ourselves, to tell our scrolls from the user's
     this.scroller.addEventListener('scroll', () => this.handleScroll(), { passive: true });
     // Any upward intent from the user stops following at once.
-    this.scroller.addEventListener('wheel', (e) => { if (e.deltaY < 0) this.setFollow(false); }, { passive: true });
+    this.scroller.addEventListener(
+      'wheel',
+      (e) => {
+        if (e.deltaY < 0) this.setFollow(false);
+      },
+      { passive: true },
+    );
     this.scroller.addEventListener('keydown', (e) => {
       if (['ArrowUp', 'PageUp', 'Home'].includes(e.key)) this.setFollow(false);
     });
@@ -48,13 +75,21 @@ export class VirtualTable {
         if (rowEl && rowEl._key != null) onRowClick(rowEl._key);
       });
     }
-    this.resizeObs = new ResizeObserver(() => { this.syncHeaderPad(); this.invalidate(); this.onScroll && this.onScroll(); });
+    this.resizeObs = new ResizeObserver(() => {
+      this.syncHeaderPad();
+      this.invalidate();
+      this.onScroll && this.onScroll();
+    });
     this.resizeObs.observe(this.scroller);
   }
 
-  destroy() { this.resizeObs.disconnect(); }
+  destroy() {
+    this.resizeObs.disconnect();
+  }
 
-  setEmptyText(text) { if (this.emptyEl.textContent !== text) this.emptyEl.textContent = text; }
+  setEmptyText(text) {
+    if (this.emptyEl.textContent !== text) this.emptyEl.textContent = text;
+  }
 
   syncHeaderPad() {
     const sb = this.scroller.offsetWidth - this.scroller.clientWidth;
@@ -66,7 +101,8 @@ export class VirtualTable {
     const ours = this.expectTop !== null && Math.abs(st - this.expectTop) < 2;
     this.expectTop = null;
     if (!ours) {
-      const atBottom = st + this.scroller.clientHeight >= this.scroller.scrollHeight - this.rowH * 1.5;
+      const atBottom =
+        st + this.scroller.clientHeight >= this.scroller.scrollHeight - this.rowH * 1.5;
       if (atBottom && !this.follow) this.setFollow(true);
       else if (!atBottom && st < this.lastScrollTop) this.setFollow(false);
     }
@@ -80,7 +116,9 @@ export class VirtualTable {
     this.onFollowChange && this.onFollowChange(on);
   }
 
-  invalidate() { this.dirty = true; }
+  invalidate() {
+    this.dirty = true;
+  }
 
   // Forces every visible row to be rewritten (e.g. thread names became known,
   // or the filter changed which rows the keys point at).
@@ -91,7 +129,10 @@ export class VirtualTable {
   }
 
   setCount(n) {
-    if (n !== this.count) { this.count = n; this.dirty = true; }
+    if (n !== this.count) {
+      this.count = n;
+      this.dirty = true;
+    }
   }
 
   // Moves the scroll position by n rows (rows were removed above the viewport).
@@ -117,7 +158,10 @@ export class VirtualTable {
   // their element (only its position changes); new rows take a spare element.
   render() {
     const total = this.count * this.rowH;
-    if (this.sizer._h !== total) { this.sizer.style.height = `${total}px`; this.sizer._h = total; }
+    if (this.sizer._h !== total) {
+      this.sizer.style.height = `${total}px`;
+      this.sizer._h = total;
+    }
     this.emptyEl.style.display = this.count === 0 ? '' : 'none';
     if (this.follow) this.scrollToEnd();
     const viewH = this.scroller.clientHeight;
@@ -129,9 +173,16 @@ export class VirtualTable {
     const n = Math.max(0, last - first);
     const keys = new Array(n);
     const wanted = new Set();
-    for (let k = 0; k < n; k++) { keys[k] = this.rowKey(first + k); wanted.add(keys[k]); }
+    for (let k = 0; k < n; k++) {
+      keys[k] = this.rowKey(first + k);
+      wanted.add(keys[k]);
+    }
     const byKey = this.byKey;
-    for (const [key, el] of byKey) if (!wanted.has(key)) { byKey.delete(key); this.spare.push(el); }
+    for (const [key, el] of byKey)
+      if (!wanted.has(key)) {
+        byKey.delete(key);
+        this.spare.push(el);
+      }
     for (let k = 0; k < n; k++) {
       const key = keys[k];
       let el = byKey.get(key);
@@ -144,19 +195,37 @@ export class VirtualTable {
       }
       const idx = first + k;
       const y = idx * this.rowH;
-      if (el._y !== y) { el._y = y; el.style.top = `${y}px`; }
+      if (el._y !== y) {
+        el._y = y;
+        el.style.top = `${y}px`;
+      }
       const odd = (idx & 1) === 1;
-      if (el._odd !== odd) { el._odd = odd; el.classList.toggle('odd', odd); }
+      if (el._odd !== odd) {
+        el._odd = odd;
+        el.classList.toggle('odd', odd);
+      }
       const sel = key === this.selectedKey;
-      if (el._sel !== sel) { el._sel = sel; el.classList.toggle('sel', sel); }
+      if (el._sel !== sel) {
+        el._sel = sel;
+        el.classList.toggle('sel', sel);
+      }
     }
-    for (const el of this.spare) if (el.parentNode) { el.remove(); el._y = -1; }
+    for (const el of this.spare)
+      if (el.parentNode) {
+        el.remove();
+        el._y = -1;
+      }
     this.dirty = false;
     this.visibleRange = [first, last];
   }
 
   makeRow() {
-    const cells = this.columns.map((c) => h('div', { class: `c-${c.key}${c.align === 'right' ? ' num' : ''}${c.cls ? ' ' + c.cls : ''}`, role: 'cell' }));
+    const cells = this.columns.map((c) =>
+      h('div', {
+        class: `c-${c.key}${c.align === 'right' ? ' num' : ''}${c.cls ? ' ' + c.cls : ''}`,
+        role: 'cell',
+      }),
+    );
     const row = h('div', { class: 'vt-row', role: 'row' }, cells);
     row._cells = cells;
     row._key = null;
@@ -165,13 +234,17 @@ export class VirtualTable {
   }
 
   // How many rows fit in the viewport.
-  pageRows() { return Math.ceil((this.scroller.clientHeight || 600) / this.rowH); }
+  pageRows() {
+    return Math.ceil((this.scroller.clientHeight || 600) / this.rowH);
+  }
 
   // Keys of the rows fully inside the viewport (tests, keyboard).
   visibleKeys() {
-    const top = this.scroller.scrollTop, bottom = top + this.scroller.clientHeight;
+    const top = this.scroller.scrollTop,
+      bottom = top + this.scroller.clientHeight;
     const out = [];
-    const a = Math.floor(top / this.rowH), b = Math.min(this.count, Math.floor(bottom / this.rowH));
+    const a = Math.floor(top / this.rowH),
+      b = Math.min(this.count, Math.floor(bottom / this.rowH));
     for (let i = a; i < b; i++) out.push(this.rowKey(i));
     return out;
   }

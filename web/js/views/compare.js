@@ -9,42 +9,103 @@ import { fmtInt, fmtNs, fmtDateTime, splitMethod } from '../format.js';
 import { tierPill } from '../tiers.js';
 import { toast } from '../ui.js';
 import { DataTable } from './table.js';
-import { stateBadge, isFinal, sessionHref, compareHref, notice, previousRun, programOf } from './common.js';
+import {
+  stateBadge,
+  isFinal,
+  sessionHref,
+  compareHref,
+  notice,
+  previousRun,
+  programOf,
+} from './common.js';
 
 const PAGE = 100;
 const REFRESH_MS = 3000; // while one of the two sessions is still running
 const LISTS = [
-  { key: 'b', title: 'Only in B', what: 'methods B JITed and A did not', empty: 'B JITed no method that A did not.' },
-  { key: 'a', title: 'Only in A', what: 'methods A JITed and B did not', empty: 'A JITed no method that B did not.' },
-  { key: 'both', title: 'In both', what: 'methods both JITed, side by side', empty: 'The two sessions have no JITed method in common.' },
+  {
+    key: 'b',
+    title: 'Only in B',
+    what: 'methods B JITed and A did not',
+    empty: 'B JITed no method that A did not.',
+  },
+  {
+    key: 'a',
+    title: 'Only in A',
+    what: 'methods A JITed and B did not',
+    empty: 'A JITed no method that B did not.',
+  },
+  {
+    key: 'both',
+    title: 'In both',
+    what: 'methods both JITed, side by side',
+    empty: 'The two sessions have no JITed method in common.',
+  },
 ];
 // table column -> the server's sort key
-const SORT_KEYS = { module: 'module', name: 'name', a_jit_ns: 'a_jit_time', b_jit_ns: 'b_jit_time', delta_jit_ns: 'delta', a_compilations: 'compilations', b_compilations: 'compilations' };
+const SORT_KEYS = {
+  module: 'module',
+  name: 'name',
+  a_jit_ns: 'a_jit_time',
+  b_jit_ns: 'b_jit_time',
+  delta_jit_ns: 'delta',
+  a_compilations: 'compilations',
+  b_compilations: 'compilations',
+};
 
 function methodCell(name) {
   const [ns, leaf] = splitMethod(name || '');
-  return h('span', { class: 'mname', title: name || '' }, h('span', { class: 'm-ns' }, ns), h('span', { class: 'm-leaf' }, leaf));
+  return h(
+    'span',
+    { class: 'mname', title: name || '' },
+    h('span', { class: 'm-ns' }, ns),
+    h('span', { class: 'm-leaf' }, leaf),
+  );
 }
 
 // A signed JIT-time difference: more time in B is a regression (amber), less an improvement.
 export function deltaCell(ns) {
   if (ns == null) return '–';
   if (ns === 0) return h('span', { class: 'faint' }, '0');
-  return h('span', { class: ns > 0 ? 'delta-up' : 'delta-down', title: `B − A: ${ns > 0 ? '+' : ''}${fmtInt(ns)} ns` }, `${ns > 0 ? '+' : '−'}${fmtNs(Math.abs(ns))}`);
+  return h(
+    'span',
+    {
+      class: ns > 0 ? 'delta-up' : 'delta-down',
+      title: `B − A: ${ns > 0 ? '+' : ''}${fmtInt(ns)} ns`,
+    },
+    `${ns > 0 ? '+' : '−'}${fmtNs(Math.abs(ns))}`,
+  );
 }
 
 function deltaInt(n) {
   if (!n) return h('span', { class: 'faint' }, '0');
-  return h('span', { class: n > 0 ? 'delta-up' : 'delta-down' }, `${n > 0 ? '+' : '−'}${fmtInt(Math.abs(n))}`);
+  return h(
+    'span',
+    { class: n > 0 ? 'delta-up' : 'delta-down' },
+    `${n > 0 ? '+' : '−'}${fmtInt(Math.abs(n))}`,
+  );
 }
 
 function inPill(m) {
   if (m.in === 'both') return h('span', { class: 'pill pill-off' }, 'both');
-  return h('span', { class: `pill ${m.in === 'b' ? 'pill-warn' : 'pill-catchup'}`, title: `loaded only in ${m.in.toUpperCase()}` }, `only ${m.in.toUpperCase()}`);
+  return h(
+    'span',
+    {
+      class: `pill ${m.in === 'b' ? 'pill-warn' : 'pill-catchup'}`,
+      title: `loaded only in ${m.in.toUpperCase()}`,
+    },
+    `only ${m.in.toUpperCase()}`,
+  );
 }
 const IN_COLUMN = { key: 'in', title: 'Loaded in', width: '84px', render: inPill };
 
-const tierCell = (t) => (t ? tierPill(t) : h('span', { class: 'faint', title: 'no live compilation (known from the attach-time catch-up)' }, '–'));
+const tierCell = (t) =>
+  t
+    ? tierPill(t)
+    : h(
+        'span',
+        { class: 'faint', title: 'no live compilation (known from the attach-time catch-up)' },
+        '–',
+      );
 
 function sessionLabel(s) {
   const cmd = s.command_line || '';
@@ -60,7 +121,11 @@ export class CompareView {
     this.stopped = false;
     this.timer = null;
     this.list = 'b';
-    this.sort = { b: { key: 'b_jit_ns', desc: true }, a: { key: 'a_jit_ns', desc: true }, both: { key: 'delta_jit_ns', desc: true } };
+    this.sort = {
+      b: { key: 'b_jit_ns', desc: true },
+      a: { key: 'a_jit_ns', desc: true },
+      both: { key: 'delta_jit_ns', desc: true },
+    };
     this.offset = 0;
     this.q = '';
     this.module = '';
@@ -69,32 +134,84 @@ export class CompareView {
     this.modules = [];
     this.seq = 0; // answers to older requests are dropped
 
-    this.pickA = h('select', { 'aria-label': 'Session A', 'data-pick': 'a', onchange: () => this.pick() });
-    this.pickB = h('select', { 'aria-label': 'Session B', 'data-pick': 'b', onchange: () => this.pick() });
+    this.pickA = h('select', {
+      'aria-label': 'Session A',
+      'data-pick': 'a',
+      onchange: () => this.pick(),
+    });
+    this.pickB = h('select', {
+      'aria-label': 'Session B',
+      'data-pick': 'b',
+      onchange: () => this.pick(),
+    });
     this.sidesEl = h('div', { class: 'cmp-sides' });
     this.statsEl = h('div', { class: 's-stats cmp-stats' });
     this.msg = h('div', { class: 's-msg' });
-    this.head = h('div', { class: 's-head cmp-head' },
-      h('div', { class: 's-title' }, h('h1', null, 'Compare sessions'),
+    this.head = h(
+      'div',
+      { class: 's-head cmp-head' },
+      h(
+        'div',
+        { class: 's-title' },
+        h('h1', null, 'Compare sessions'),
         h('label', { class: 'cmp-pick' }, h('span', { class: 'cmp-letter' }, 'A'), this.pickA),
-        h('button', { class: 'btn btn-small', type: 'button', title: 'Swap A and B', onclick: () => this.swap() }, '⇄ Swap'),
+        h(
+          'button',
+          {
+            class: 'btn btn-small',
+            type: 'button',
+            title: 'Swap A and B',
+            onclick: () => this.swap(),
+          },
+          '⇄ Swap',
+        ),
         h('label', { class: 'cmp-pick' }, h('span', { class: 'cmp-letter' }, 'B'), this.pickB),
-        h('span', { class: 'spacer' })),
-      this.sidesEl, this.statsEl, this.msg);
+        h('span', { class: 'spacer' }),
+      ),
+      this.sidesEl,
+      this.statsEl,
+      this.msg,
+    );
 
     // ---- the three method lists (one shown at a time) ----
     this.listBtns = {};
     const listTabs = LISTS.map((l) => {
       const count = h('span', { class: 'count' });
-      const b = h('button', { class: 'tab', type: 'button', role: 'tab', 'data-list': l.key, title: l.what, onclick: () => this.setList(l.key) }, l.title, count);
+      const b = h(
+        'button',
+        {
+          class: 'tab',
+          type: 'button',
+          role: 'tab',
+          'data-list': l.key,
+          title: l.what,
+          onclick: () => this.setList(l.key),
+        },
+        l.title,
+        count,
+      );
       this.listBtns[l.key] = { b, count };
       return b;
     });
-    this.search = h('input', { type: 'search', placeholder: 'Filter methods…', 'aria-label': 'Filter methods', class: 'cmp-search', oninput: () => this.onSearch() });
+    this.search = h('input', {
+      type: 'search',
+      placeholder: 'Filter methods…',
+      'aria-label': 'Filter methods',
+      class: 'cmp-search',
+      oninput: () => this.onSearch(),
+    });
     this.moduleChip = h('span', { class: 'cmp-chip hidden' });
     this.pager = h('span', { class: 'cmp-pager' });
-    this.prevBtn = h('button', { class: 'btn btn-small', type: 'button', onclick: () => this.turn(-1) }, '‹ Prev');
-    this.nextBtn = h('button', { class: 'btn btn-small', type: 'button', onclick: () => this.turn(1) }, 'Next ›');
+    this.prevBtn = h(
+      'button',
+      { class: 'btn btn-small', type: 'button', onclick: () => this.turn(-1) },
+      '‹ Prev',
+    );
+    this.nextBtn = h(
+      'button',
+      { class: 'btn btn-small', type: 'button', onclick: () => this.turn(1) },
+      'Next ›',
+    );
     this.listMeta = h('span', { class: 'meta' });
     this.listMsg = h('div');
     this.tables = {
@@ -103,12 +220,35 @@ export class CompareView {
       both: this.bothTable(),
     };
     this.tableBox = h('div', { class: 'cmp-list' });
-    this.methodsEl = h('section', { class: 'section', 'data-section': 'methods' },
+    this.methodsEl = h(
+      'section',
+      { class: 'section', 'data-section': 'methods' },
       h('div', { class: 'section-head' }, h('h2', null, 'Methods'), this.listMeta),
       h('div', { class: 'tabs cmp-tabs', role: 'tablist' }, listTabs),
-      h('div', { class: 'cmp-toolbar' }, this.search, this.moduleChip, h('span', { class: 'spacer' }), this.pager, this.prevBtn, this.nextBtn,
-        h('button', { class: 'btn btn-small', type: 'button', 'data-export': 'methods', title: 'This list (filtered, sorted, up to 10,000 rows) as a CSV file', onclick: () => this.exportList() }, 'CSV')),
-      this.listMsg, this.tableBox);
+      h(
+        'div',
+        { class: 'cmp-toolbar' },
+        this.search,
+        this.moduleChip,
+        h('span', { class: 'spacer' }),
+        this.pager,
+        this.prevBtn,
+        this.nextBtn,
+        h(
+          'button',
+          {
+            class: 'btn btn-small',
+            type: 'button',
+            'data-export': 'methods',
+            title: 'This list (filtered, sorted, up to 10,000 rows) as a CSV file',
+            onclick: () => this.exportList(),
+          },
+          'CSV',
+        ),
+      ),
+      this.listMsg,
+      this.tableBox,
+    );
 
     // ---- modules ----
     this.modTable = this.moduleTable();
@@ -116,12 +256,45 @@ export class CompareView {
     this.modMeta = h('span', { class: 'meta' });
     this.modMsg = h('div');
     this.onlyMeta = h('span', { class: 'meta' });
-    this.modulesEl = h('section', { class: 'section', 'data-section': 'modules' },
-      h('div', { class: 'section-head' }, h('h2', null, 'JIT by module'), this.modMeta, h('span', { class: 'spacer' }),
-        h('button', { class: 'btn btn-small', type: 'button', 'data-export': 'modules', onclick: () => downloadExport(this.url('modules', { only: 'all', limit: 10000, format: 'csv' })).then((r) => { if (!r.ok) toast(`Export failed: ${r.error}`, { kind: 'error' }); }) }, 'CSV')),
-      this.modMsg, this.modTable.el);
-    this.onlyEl = h('section', { class: 'section', 'data-section': 'only-modules' },
-      h('div', { class: 'section-head' }, h('h2', null, 'Modules loaded in only one'), this.onlyMeta), this.onlyTable.el);
+    this.modulesEl = h(
+      'section',
+      { class: 'section', 'data-section': 'modules' },
+      h(
+        'div',
+        { class: 'section-head' },
+        h('h2', null, 'JIT by module'),
+        this.modMeta,
+        h('span', { class: 'spacer' }),
+        h(
+          'button',
+          {
+            class: 'btn btn-small',
+            type: 'button',
+            'data-export': 'modules',
+            onclick: () =>
+              downloadExport(
+                this.url('modules', { only: 'all', limit: 10000, format: 'csv' }),
+              ).then((r) => {
+                if (!r.ok) toast(`Export failed: ${r.error}`, { kind: 'error' });
+              }),
+          },
+          'CSV',
+        ),
+      ),
+      this.modMsg,
+      this.modTable.el,
+    );
+    this.onlyEl = h(
+      'section',
+      { class: 'section', 'data-section': 'only-modules' },
+      h(
+        'div',
+        { class: 'section-head' },
+        h('h2', null, 'Modules loaded in only one'),
+        this.onlyMeta,
+      ),
+      this.onlyTable.el,
+    );
 
     this.body = h('div', { class: 'page cmp-body' }, this.methodsEl, this.modulesEl, this.onlyEl);
     this.el = h('div', { class: 'session compare' }, this.head, this.body);
@@ -147,11 +320,43 @@ export class CompareView {
       columns: [
         { key: 'module', title: 'Module', cls: 'mono', width: '200px', render: (r) => r.module },
         { key: 'name', title: 'Method', cls: 'mono clip', render: (r) => methodCell(r.name) },
-        { key: `${side}_jit_ns`, title: `JIT time in ${S}`, num: true, width: '110px', render: (r) => fmtNs(r[`${side}_jit_ns`]) },
-        { key: `${side}_compilations`, title: 'JITs', num: true, width: '56px', tip: 'compilations (tier-up and OSR add more)' },
-        { key: 'tier', title: 'Tier', width: '84px', sort: false, render: (r) => tierCell(r[`${side}_tier`]) },
-        { key: 'il', title: 'IL size', num: true, width: '70px', sort: false, render: (r) => fmtInt(r[`${side}_il_size`]) },
-        { key: 'native', title: 'Native', num: true, width: '70px', sort: false, render: (r) => fmtInt(r[`${side}_native_size`]) },
+        {
+          key: `${side}_jit_ns`,
+          title: `JIT time in ${S}`,
+          num: true,
+          width: '110px',
+          render: (r) => fmtNs(r[`${side}_jit_ns`]),
+        },
+        {
+          key: `${side}_compilations`,
+          title: 'JITs',
+          num: true,
+          width: '56px',
+          tip: 'compilations (tier-up and OSR add more)',
+        },
+        {
+          key: 'tier',
+          title: 'Tier',
+          width: '84px',
+          sort: false,
+          render: (r) => tierCell(r[`${side}_tier`]),
+        },
+        {
+          key: 'il',
+          title: 'IL size',
+          num: true,
+          width: '70px',
+          sort: false,
+          render: (r) => fmtInt(r[`${side}_il_size`]),
+        },
+        {
+          key: 'native',
+          title: 'Native',
+          num: true,
+          width: '70px',
+          sort: false,
+          render: (r) => fmtInt(r[`${side}_native_size`]),
+        },
       ],
     });
   }
@@ -165,20 +370,55 @@ export class CompareView {
       columns: [
         { key: 'module', title: 'Module', cls: 'mono', width: '180px', render: (r) => r.module },
         { key: 'name', title: 'Method', cls: 'mono clip', render: (r) => methodCell(r.name) },
-        { key: 'a_jit_ns', title: 'JIT A', num: true, width: '86px', render: (r) => fmtNs(r.a_jit_ns) },
-        { key: 'b_jit_ns', title: 'JIT B', num: true, width: '86px', render: (r) => fmtNs(r.b_jit_ns) },
-        { key: 'delta_jit_ns', title: 'Δ JIT', num: true, width: '96px', tip: 'B − A', render: (r) => deltaCell(r.delta_jit_ns) },
+        {
+          key: 'a_jit_ns',
+          title: 'JIT A',
+          num: true,
+          width: '86px',
+          render: (r) => fmtNs(r.a_jit_ns),
+        },
+        {
+          key: 'b_jit_ns',
+          title: 'JIT B',
+          num: true,
+          width: '86px',
+          render: (r) => fmtNs(r.b_jit_ns),
+        },
+        {
+          key: 'delta_jit_ns',
+          title: 'Δ JIT',
+          num: true,
+          width: '96px',
+          tip: 'B − A',
+          render: (r) => deltaCell(r.delta_jit_ns),
+        },
         { key: 'a_compilations', title: 'JITs A', num: true, width: '60px' },
         { key: 'b_compilations', title: 'JITs B', num: true, width: '60px' },
-        { key: 'a_tier', title: 'Tier A', width: '80px', sort: false, render: (r) => tierCell(r.a_tier) },
-        { key: 'b_tier', title: 'Tier B', width: '80px', sort: false, render: (r) => tierCell(r.b_tier) },
+        {
+          key: 'a_tier',
+          title: 'Tier A',
+          width: '80px',
+          sort: false,
+          render: (r) => tierCell(r.a_tier),
+        },
+        {
+          key: 'b_tier',
+          title: 'Tier B',
+          width: '80px',
+          sort: false,
+          render: (r) => tierCell(r.b_tier),
+        },
       ],
     });
   }
 
   // A table with a row a module; a click on one lists its methods.
   modulesTable(options) {
-    return new DataTable({ rowKey: (m) => m.module, onRowClick: (m) => this.setModule(m.module), ...options });
+    return new DataTable({
+      rowKey: (m) => m.module,
+      onRowClick: (m) => this.setModule(m.module),
+      ...options,
+    });
   }
 
   moduleTable() {
@@ -188,19 +428,81 @@ export class CompareView {
       columns: [
         { key: 'module', title: 'Module', cls: 'mono' },
         IN_COLUMN,
-        { key: 'a_methods', title: 'Methods A', num: true, width: '84px', render: (m) => fmtInt(m.a_methods) },
-        { key: 'b_methods', title: 'Methods B', num: true, width: '84px', render: (m) => fmtInt(m.b_methods) },
-        { key: 'delta_methods', title: 'Δ', num: true, width: '60px', render: (m) => deltaInt(m.delta_methods) },
-        { key: 'only_a_methods', title: 'Only A', num: true, width: '64px', tip: 'its methods JITed only in A', render: (m) => fmtInt(m.only_a_methods) },
-        { key: 'only_b_methods', title: 'Only B', num: true, width: '64px', tip: 'its methods JITed only in B', render: (m) => fmtInt(m.only_b_methods) },
-        { key: 'a_jit_ns', title: 'JIT A', num: true, width: '86px', render: (m) => fmtNs(m.a_jit_ns) },
-        { key: 'b_jit_ns', title: 'JIT B', num: true, width: '86px', render: (m) => fmtNs(m.b_jit_ns) },
-        { key: 'abs_delta', title: 'Δ JIT', num: true, width: '96px', tip: 'B − A (sorted by size)', render: (m) => deltaCell(m.delta_jit_ns), sort: (m) => Math.abs(m.delta_jit_ns) },
+        {
+          key: 'a_methods',
+          title: 'Methods A',
+          num: true,
+          width: '84px',
+          render: (m) => fmtInt(m.a_methods),
+        },
+        {
+          key: 'b_methods',
+          title: 'Methods B',
+          num: true,
+          width: '84px',
+          render: (m) => fmtInt(m.b_methods),
+        },
+        {
+          key: 'delta_methods',
+          title: 'Δ',
+          num: true,
+          width: '60px',
+          render: (m) => deltaInt(m.delta_methods),
+        },
+        {
+          key: 'only_a_methods',
+          title: 'Only A',
+          num: true,
+          width: '64px',
+          tip: 'its methods JITed only in A',
+          render: (m) => fmtInt(m.only_a_methods),
+        },
+        {
+          key: 'only_b_methods',
+          title: 'Only B',
+          num: true,
+          width: '64px',
+          tip: 'its methods JITed only in B',
+          render: (m) => fmtInt(m.only_b_methods),
+        },
+        {
+          key: 'a_jit_ns',
+          title: 'JIT A',
+          num: true,
+          width: '86px',
+          render: (m) => fmtNs(m.a_jit_ns),
+        },
+        {
+          key: 'b_jit_ns',
+          title: 'JIT B',
+          num: true,
+          width: '86px',
+          render: (m) => fmtNs(m.b_jit_ns),
+        },
+        {
+          key: 'abs_delta',
+          title: 'Δ JIT',
+          num: true,
+          width: '96px',
+          tip: 'B − A (sorted by size)',
+          render: (m) => deltaCell(m.delta_jit_ns),
+          sort: (m) => Math.abs(m.delta_jit_ns),
+        },
       ],
       footer: (rows) => {
         const t = (k) => rows.reduce((s, m) => s + (m[k] || 0), 0);
-        return [`Total (${rows.length} modules)`, '', fmtInt(t('a_methods')), fmtInt(t('b_methods')), deltaInt(t('delta_methods')), fmtInt(t('only_a_methods')),
-          fmtInt(t('only_b_methods')), fmtNs(t('a_jit_ns')), fmtNs(t('b_jit_ns')), deltaCell(t('delta_jit_ns'))];
+        return [
+          `Total (${rows.length} modules)`,
+          '',
+          fmtInt(t('a_methods')),
+          fmtInt(t('b_methods')),
+          deltaInt(t('delta_methods')),
+          fmtInt(t('only_a_methods')),
+          fmtInt(t('only_b_methods')),
+          fmtNs(t('a_jit_ns')),
+          fmtNs(t('b_jit_ns')),
+          deltaCell(t('delta_jit_ns')),
+        ];
       },
     });
   }
@@ -213,10 +515,39 @@ export class CompareView {
       columns: [
         { key: 'module', title: 'Module', cls: 'mono', width: '260px' },
         IN_COLUMN,
-        { key: 'methods', title: 'Methods JITed', num: true, width: '110px', render: (m) => fmtInt(side(m, 'methods')), sort: (m) => side(m, 'methods') },
-        { key: 'jit', title: 'JIT time', num: true, width: '90px', render: (m) => fmtNs(side(m, 'jit_ns')), sort: (m) => side(m, 'jit_ns') },
-        { key: 'loads', title: 'Loads', num: true, width: '60px', tip: 'module instances (load contexts, paths)', render: (m) => fmtInt(side(m, 'loads')), sort: (m) => side(m, 'loads') },
-        { key: 'path', title: 'Path', cls: 'mono clip', render: (m) => side(m, 'path') || h('span', { class: 'faint' }, '(none)'), title_of: (m) => side(m, 'path') || '', sort: (m) => side(m, 'path') },
+        {
+          key: 'methods',
+          title: 'Methods JITed',
+          num: true,
+          width: '110px',
+          render: (m) => fmtInt(side(m, 'methods')),
+          sort: (m) => side(m, 'methods'),
+        },
+        {
+          key: 'jit',
+          title: 'JIT time',
+          num: true,
+          width: '90px',
+          render: (m) => fmtNs(side(m, 'jit_ns')),
+          sort: (m) => side(m, 'jit_ns'),
+        },
+        {
+          key: 'loads',
+          title: 'Loads',
+          num: true,
+          width: '60px',
+          tip: 'module instances (load contexts, paths)',
+          render: (m) => fmtInt(side(m, 'loads')),
+          sort: (m) => side(m, 'loads'),
+        },
+        {
+          key: 'path',
+          title: 'Path',
+          cls: 'mono clip',
+          render: (m) => side(m, 'path') || h('span', { class: 'faint' }, '(none)'),
+          title_of: (m) => side(m, 'path') || '',
+          sort: (m) => side(m, 'path'),
+        },
       ],
     });
   }
@@ -224,7 +555,9 @@ export class CompareView {
   // ---- page ----
   crumbs() {
     const out = [h('a', { href: '#/' }, 'Sessions'), h('span', { class: 'sep' }, '›')];
-    out.push(h('span', { class: 'cur' }, this.a && this.b ? `Compare #${this.a} ↔ #${this.b}` : 'Compare'));
+    out.push(
+      h('span', { class: 'cur' }, this.a && this.b ? `Compare #${this.a} ↔ #${this.b}` : 'Compare'),
+    );
     return out;
   }
 
@@ -246,9 +579,16 @@ export class CompareView {
 
   stats() {
     return {
-      a: this.a, b: this.b, list: this.list, offset: this.offset, q: this.q, module: this.module,
-      total: this.page ? this.page.total : null, rows: this.page ? this.page.rows.length : 0,
-      summary: this.data ? this.data.summary : null, modules: this.modules.length,
+      a: this.a,
+      b: this.b,
+      list: this.list,
+      offset: this.offset,
+      q: this.q,
+      module: this.module,
+      total: this.page ? this.page.total : null,
+      rows: this.page ? this.page.rows.length : 0,
+      summary: this.data ? this.data.summary : null,
+      modules: this.modules.length,
     };
   }
 
@@ -262,20 +602,32 @@ export class CompareView {
     const r = await api('/api/sessions');
     if (this.stopped || !r.ok) return;
     this.sessions = (r.data.sessions || []).slice().sort((x, y) => y.id - x.id);
-    for (const [sel, cur] of [[this.pickA, this.a], [this.pickB, this.b]]) {
-      fill(sel, h('option', { value: '' }, '— pick a session —'),
-        this.sessions.map((s) => h('option', { value: String(s.id), selected: s.id === cur }, sessionLabel(s))));
-      if (cur && !this.sessions.some((s) => s.id === cur)) sel.append(h('option', { value: String(cur), selected: true }, `#${cur} (unknown)`));
+    for (const [sel, cur] of [
+      [this.pickA, this.a],
+      [this.pickB, this.b],
+    ]) {
+      fill(
+        sel,
+        h('option', { value: '' }, '— pick a session —'),
+        this.sessions.map((s) =>
+          h('option', { value: String(s.id), selected: s.id === cur }, sessionLabel(s)),
+        ),
+      );
+      if (cur && !this.sessions.some((s) => s.id === cur))
+        sel.append(h('option', { value: String(cur), selected: true }, `#${cur} (unknown)`));
     }
     if (!(this.a && this.b)) this.showPick();
   }
 
   pick() {
-    const a = Number(this.pickA.value) || null, b = Number(this.pickB.value) || null;
+    const a = Number(this.pickA.value) || null,
+      b = Number(this.pickB.value) || null;
     this.app.navigate(compareHref(a, b));
   }
 
-  swap() { if (this.a || this.b) this.app.navigate(compareHref(this.b, this.a)); }
+  swap() {
+    if (this.a || this.b) this.app.navigate(compareHref(this.b, this.a));
+  }
 
   // Without two sessions: say how to pick, and suggest the newest session against its previous run.
   showPick() {
@@ -285,8 +637,24 @@ export class CompareView {
     const list = this.sessions || [];
     const b = this.b ? list.find((s) => s.id === this.b) : list.find((s) => previousRun(s, list));
     const a = b && previousRun(b, list);
-    fill(this.msg, notice('info', h('b', null, 'Pick two sessions to compare'), ' (A is the baseline, B the run under question): which methods B JITed that A did not, and the other way round, with JIT times side by side.',
-      a && b ? [' ', h('a', { href: compareHref(a.id, b.id), class: 'btn btn-small btn-primary' }, `Compare #${b.id} with its previous run #${a.id}`)] : null));
+    fill(
+      this.msg,
+      notice(
+        'info',
+        h('b', null, 'Pick two sessions to compare'),
+        ' (A is the baseline, B the run under question): which methods B JITed that A did not, and the other way round, with JIT times side by side.',
+        a && b
+          ? [
+              ' ',
+              h(
+                'a',
+                { href: compareHref(a.id, b.id), class: 'btn btn-small btn-primary' },
+                `Compare #${b.id} with its previous run #${a.id}`,
+              ),
+            ]
+          : null,
+      ),
+    );
   }
 
   async refresh() {
@@ -294,14 +662,23 @@ export class CompareView {
     if (this.stopped) return;
     const st = await this.loadSummary();
     let loaded = true;
-    if (st === 'ok') { // one after the other: the server computes two comparisons at a time
+    if (st === 'ok') {
+      // one after the other: the server computes two comparisons at a time
       loaded = await this.loadModules();
       loaded = (await this.loadList()) && loaded;
     }
-    const running = st === 'ok' && (!loaded || !(isFinal(this.data.a.state) && isFinal(this.data.b.state)));
-    if (st === 'ok') this.app.setConnection('poll', running ? `REST polling every ${REFRESH_MS / 1000} s` : 'REST (both sessions ended: loaded once)');
+    const running =
+      st === 'ok' && (!loaded || !(isFinal(this.data.a.state) && isFinal(this.data.b.state)));
+    if (st === 'ok')
+      this.app.setConnection(
+        'poll',
+        running
+          ? `REST polling every ${REFRESH_MS / 1000} s`
+          : 'REST (both sessions ended: loaded once)',
+      );
     else if (st === 'retry') this.app.setConnection('bad', 'server unreachable');
-    if (!this.stopped && (running || st === 'retry')) this.timer = setTimeout(() => this.refresh(), REFRESH_MS);
+    if (!this.stopped && (running || st === 'retry'))
+      this.timer = setTimeout(() => this.refresh(), REFRESH_MS);
   }
 
   // 'ok', 'retry' (the server did not answer), or 'bad' (400/404: other sessions are needed)
@@ -311,7 +688,14 @@ export class CompareView {
     const sections = [this.methodsEl, this.modulesEl, this.onlyEl];
     if (!r.ok) {
       const bad = r.status === 400 || r.status === 404; // else (unreachable, 429 busy, 503): retry
-      fill(this.msg, notice('error', describeError('Compare', r), h('span', { class: 'dim' }, bad ? ' — pick other sessions above.' : ' — retrying.')));
+      fill(
+        this.msg,
+        notice(
+          'error',
+          describeError('Compare', r),
+          h('span', { class: 'dim' }, bad ? ' — pick other sessions above.' : ' — retrying.'),
+        ),
+      );
       if (bad || !this.data) {
         this.sidesEl.replaceChildren();
         this.statsEl.replaceChildren();
@@ -328,23 +712,60 @@ export class CompareView {
 
   renderHead() {
     const { a, b, summary: sm } = this.data;
-    const side = (letter, s) => h('div', { class: 'cmp-side', 'data-side': letter },
-      h('span', { class: 'cmp-letter' }, letter.toUpperCase()), stateBadge(s),
-      h('a', { href: sessionHref(s.id), class: 'session-link' }, `#${s.id}`),
-      h('span', { class: 'mono clip cmp-cmd', title: s.command_line || '' }, s.command_line || `pid ${s.pid}`),
-      h('span', { class: 'dim nowrap' }, fmtDateTime(s.created_ms)));
+    const side = (letter, s) =>
+      h(
+        'div',
+        { class: 'cmp-side', 'data-side': letter },
+        h('span', { class: 'cmp-letter' }, letter.toUpperCase()),
+        stateBadge(s),
+        h('a', { href: sessionHref(s.id), class: 'session-link' }, `#${s.id}`),
+        h(
+          'span',
+          { class: 'mono clip cmp-cmd', title: s.command_line || '' },
+          s.command_line || `pid ${s.pid}`,
+        ),
+        h('span', { class: 'dim nowrap' }, fmtDateTime(s.created_ms)),
+      );
     fill(this.sidesEl, side('a', a), side('b', b));
-    const stat = (k, v, sub, cls = '', tip = '') => h('div', { class: `stat ${cls}`, title: tip }, h('div', { class: 'k' }, k), h('div', { class: 'v' }, v, sub ? h('small', null, ` ${sub}`) : null));
-    fill(this.statsEl,
+    const stat = (k, v, sub, cls = '', tip = '') =>
+      h(
+        'div',
+        { class: `stat ${cls}`, title: tip },
+        h('div', { class: 'k' }, k),
+        h('div', { class: 'v' }, v, sub ? h('small', null, ` ${sub}`) : null),
+      );
+    fill(
+      this.statsEl,
       stat('JIT time A', fmtNs(sm.a.jit_time_total_ns), `${fmtInt(sm.a.compilations)} JITs`),
       stat('JIT time B', fmtNs(sm.b.jit_time_total_ns), `${fmtInt(sm.b.compilations)} JITs`),
       stat('Δ JIT time', deltaCell(sm.delta_jit_ns), null, '', 'B − A'),
-      stat('Methods A', fmtInt(sm.a.functions), sm.a.unnamed ? `${fmtInt(sm.a.unnamed)} unnamed` : null),
-      stat('Methods B', fmtInt(sm.b.functions), sm.b.unnamed ? `${fmtInt(sm.b.unnamed)} unnamed` : null),
-      stat('Only in B', fmtInt(sm.methods.only_b), fmtNs(sm.b.only_jit_ns), sm.methods.only_b ? 'warn' : '', 'methods B JITed and A did not, and their JIT time'),
-      stat('Only in A', fmtInt(sm.methods.only_a), fmtNs(sm.a.only_jit_ns), '', 'methods A JITed and B did not, and their JIT time'),
+      stat(
+        'Methods A',
+        fmtInt(sm.a.functions),
+        sm.a.unnamed ? `${fmtInt(sm.a.unnamed)} unnamed` : null,
+      ),
+      stat(
+        'Methods B',
+        fmtInt(sm.b.functions),
+        sm.b.unnamed ? `${fmtInt(sm.b.unnamed)} unnamed` : null,
+      ),
+      stat(
+        'Only in B',
+        fmtInt(sm.methods.only_b),
+        fmtNs(sm.b.only_jit_ns),
+        sm.methods.only_b ? 'warn' : '',
+        'methods B JITed and A did not, and their JIT time',
+      ),
+      stat(
+        'Only in A',
+        fmtInt(sm.methods.only_a),
+        fmtNs(sm.a.only_jit_ns),
+        '',
+        'methods A JITed and B did not, and their JIT time',
+      ),
       stat('In both', fmtInt(sm.methods.both)),
-      stat('Modules only A / B', `${fmtInt(sm.modules.only_a)} / ${fmtInt(sm.modules.only_b)}`));
+      stat('Modules only A / B', `${fmtInt(sm.modules.only_a)} / ${fmtInt(sm.modules.only_b)}`),
+    );
     setText(this.listBtns.b.count, fmtInt(sm.methods.only_b));
     setText(this.listBtns.a.count, fmtInt(sm.methods.only_a));
     setText(this.listBtns.both.count, fmtInt(sm.methods.both));
@@ -354,16 +775,27 @@ export class CompareView {
   async loadModules() {
     const r = await api(this.url('modules', { only: 'all', limit: 10000, sort: 'abs_delta' }));
     if (this.stopped) return true;
-    if (!r.ok) { fill(this.modMsg, notice('error', describeError('Modules', r), h('span', { class: 'dim' }, ' — retrying.'))); return false; }
+    if (!r.ok) {
+      fill(
+        this.modMsg,
+        notice('error', describeError('Modules', r), h('span', { class: 'dim' }, ' — retrying.')),
+      );
+      return false;
+    }
     fill(this.modMsg);
     this.modules = r.data.modules.rows;
     this.modTable.setEmptyText('No modules.');
     this.modTable.setRows(this.modules);
     const only = this.modules.filter((m) => m.in !== 'both');
     this.onlyTable.setRows(only);
-    const more = r.data.modules.total > this.modules.length ? ` (the ${fmtInt(this.modules.length)} with the largest Δ of ${fmtInt(r.data.modules.total)})` : '';
+    const more =
+      r.data.modules.total > this.modules.length
+        ? ` (the ${fmtInt(this.modules.length)} with the largest Δ of ${fmtInt(r.data.modules.total)})`
+        : '';
     this.modMeta.textContent = `per module, side by side${more} · click a module to filter the methods`;
-    this.onlyMeta.textContent = only.length ? `${only.filter((m) => m.in === 'a').length} only in A, ${only.filter((m) => m.in === 'b').length} only in B` : '';
+    this.onlyMeta.textContent = only.length
+      ? `${only.filter((m) => m.in === 'a').length} only in A, ${only.filter((m) => m.in === 'b').length} only in B`
+      : '';
     return true;
   }
 
@@ -384,14 +816,36 @@ export class CompareView {
     this.module = module || '';
     this.offset = 0;
     this.moduleChip.classList.toggle('hidden', !this.module);
-    fill(this.moduleChip, this.module ? ['module: ', h('b', null, this.module), h('button', { class: 'x', type: 'button', title: 'Show every module', onclick: () => this.setModule('') }, '×')] : null);
+    fill(
+      this.moduleChip,
+      this.module
+        ? [
+            'module: ',
+            h('b', null, this.module),
+            h(
+              'button',
+              {
+                class: 'x',
+                type: 'button',
+                title: 'Show every module',
+                onclick: () => this.setModule(''),
+              },
+              '×',
+            ),
+          ]
+        : null,
+    );
     this.loadList();
     if (this.module) this.methodsEl.scrollIntoView({ block: 'start' });
   }
 
   onSearch() {
     clearTimeout(this.searchTimer);
-    this.searchTimer = setTimeout(() => { this.q = this.search.value.trim(); this.offset = 0; this.loadList(); }, 250);
+    this.searchTimer = setTimeout(() => {
+      this.q = this.search.value.trim();
+      this.offset = 0;
+      this.loadList();
+    }, 250);
   }
 
   turn(dir) {
@@ -404,22 +858,35 @@ export class CompareView {
 
   listParams(extra = {}) {
     const s = this.sort[this.list];
-    return { only: this.list, sort: SORT_KEYS[s.key] || 'jit_time', order: s.desc ? 'desc' : 'asc', q: this.q, module: this.module, ...extra };
+    return {
+      only: this.list,
+      sort: SORT_KEYS[s.key] || 'jit_time',
+      order: s.desc ? 'desc' : 'asc',
+      q: this.q,
+      module: this.module,
+      ...extra,
+    };
   }
 
   async loadList() {
     if (!this.a || !this.b) return true;
-    const seq = ++this.seq, list = this.list;
+    const seq = ++this.seq,
+      list = this.list;
     const r = await api(this.url('methods', this.listParams({ limit: PAGE, offset: this.offset })));
     if (this.stopped || seq !== this.seq) return true;
-    if (!r.ok) { fill(this.listMsg, notice('error', describeError('Methods', r))); return false; }
+    if (!r.ok) {
+      fill(this.listMsg, notice('error', describeError('Methods', r)));
+      return false;
+    }
     fill(this.listMsg);
     this.page = r.data.methods;
     const l = LISTS.find((x) => x.key === list);
     const t = this.tables[list];
     t.setEmptyText(this.q || this.module ? 'No method matches the filter.' : l.empty);
     t.setRows(this.page.rows);
-    const n = this.page.total, from = n ? this.offset + 1 : 0, to = this.offset + this.page.rows.length;
+    const n = this.page.total,
+      from = n ? this.offset + 1 : 0,
+      to = this.offset + this.page.rows.length;
     setText(this.pager, n ? `${fmtInt(from)}–${fmtInt(to)} of ${fmtInt(n)}` : '0 methods');
     this.prevBtn.disabled = this.offset === 0;
     this.nextBtn.disabled = to >= n;
@@ -428,7 +895,9 @@ export class CompareView {
   }
 
   async exportList() {
-    const r = await downloadExport(this.url('methods', this.listParams({ limit: 10000, format: 'csv' })));
+    const r = await downloadExport(
+      this.url('methods', this.listParams({ limit: 10000, format: 'csv' })),
+    );
     if (!r.ok) toast(`Export failed: ${r.error}`, { kind: 'error' });
     else toast(`Saved ${r.filename}`, { kind: 'ok' });
   }

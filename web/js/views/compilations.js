@@ -22,7 +22,13 @@ export async function findFunction(sessionId, functionId) {
 export function compilationSteps(fn, { baseTime, currentMs }) {
   const list = fn.tiers || [];
   if (!list.length) {
-    return [h('span', { class: 'dim' }, fn.catchup ? 'none recorded: known only from the attach-time catch-up' : 'none recorded')];
+    return [
+      h(
+        'span',
+        { class: 'dim' },
+        fn.catchup ? 'none recorded: known only from the attach-time catch-up' : 'none recorded',
+      ),
+    ];
   }
   const out = [];
   list.forEach((c, k) => {
@@ -30,14 +36,23 @@ export function compilationSteps(fn, { baseTime, currentMs }) {
     const t = tierOf(c.tier);
     const osr = t.fam === 'osr';
     const cur = c.time_ms === currentMs;
-    const tip = `compilation ${k + 1} of ${list.length + (fn.tiers_unkept || 0)}${cur ? ' (the selected JIT)' : ''}\n`
-      + `${t.tip}\nat ${fmtClock(c.time_ms)}, ${fmtInt(c.native_size)} bytes of native code, JIT time ${fmtNs(c.jit_ns)}`;
-    out.push(h('span', { class: `comp${cur ? ' cur' : ''}${osr ? ' osr' : ''}`, title: tip, 'data-tier': t.name },
-      tierPill(c.tier, { long: true }),
-      h('span', { class: 'comp-at' }, `+${fmtRel(c.time_ms, baseTime)} s`),
-      h('span', null, `${fmtInt(c.native_size)} B`),
-      h('span', null, fmtNs(c.jit_ns))));
+    const tip =
+      `compilation ${k + 1} of ${list.length + (fn.tiers_unkept || 0)}${cur ? ' (the selected JIT)' : ''}\n` +
+      `${t.tip}\nat ${fmtClock(c.time_ms)}, ${fmtInt(c.native_size)} bytes of native code, JIT time ${fmtNs(c.jit_ns)}`;
+    out.push(
+      h(
+        'span',
+        { class: `comp${cur ? ' cur' : ''}${osr ? ' osr' : ''}`, title: tip, 'data-tier': t.name },
+        tierPill(c.tier, { long: true }),
+        h('span', { class: 'comp-at' }, `+${fmtRel(c.time_ms, baseTime)} s`),
+        h('span', null, `${fmtInt(c.native_size)} B`),
+        h('span', null, fmtNs(c.jit_ns)),
+      ),
+    );
   });
-  if (fn.tiers_unkept) out.push(h('span', { class: 'dim' }, `+ ${fmtInt(fn.tiers_unkept)} later, not kept by the server`));
+  if (fn.tiers_unkept)
+    out.push(
+      h('span', { class: 'dim' }, `+ ${fmtInt(fn.tiers_unkept)} later, not kept by the server`),
+    );
   return out;
 }

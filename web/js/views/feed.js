@@ -19,7 +19,13 @@ import { codeHref } from './code.js';
 const CHART_SPAN = 120;
 
 export class LiveFeed {
-  constructor({ capacity = DEFAULT_CAPACITY, threadLabel, baseTime, timeline = null, sessionId = null }) {
+  constructor({
+    capacity = DEFAULT_CAPACITY,
+    threadLabel,
+    baseTime,
+    timeline = null,
+    sessionId = null,
+  }) {
     this.buf = new JitBuffer(capacity);
     this.view = new RowView(this.buf);
     this.rate = new RateSeries(600);
@@ -52,33 +58,77 @@ export class LiveFeed {
     this.frames = 0;
 
     // ---- toolbar ----
-    this.searchBox = new SearchBox({ placeholder: 'Filter by method or module', label: 'Filter by method or module substring',
-      onInput: (text) => this.setFilter(text, this.filterModule) });
+    this.searchBox = new SearchBox({
+      placeholder: 'Filter by method or module',
+      label: 'Filter by method or module substring',
+      onInput: (text) => this.setFilter(text, this.filterModule),
+    });
     this.search = this.searchBox.el;
-    this.moduleSel = h('select', { 'aria-label': 'Module filter', title: 'Show only one module' }, h('option', { value: '' }, 'All modules'));
-    this.moduleSel.addEventListener('change', () => this.setFilter(this.filterText, this.moduleSel.value));
-    this.pauseBtn = h('button', { class: 'btn pause-btn', type: 'button', title: 'Pause / resume the feed (Space). Events keep arriving while paused.', onclick: () => this.togglePause() });
-    this.newBadge = h('span', { class: 'new-badge hidden', title: 'Events received while paused; Resume shows them' });
-    this.followBtn = h('button', { class: 'btn follow-btn', type: 'button', title: 'Jump to the newest JIT and keep following (f)', onclick: () => this.followNow() });
+    this.moduleSel = h(
+      'select',
+      { 'aria-label': 'Module filter', title: 'Show only one module' },
+      h('option', { value: '' }, 'All modules'),
+    );
+    this.moduleSel.addEventListener('change', () =>
+      this.setFilter(this.filterText, this.moduleSel.value),
+    );
+    this.pauseBtn = h('button', {
+      class: 'btn pause-btn',
+      type: 'button',
+      title: 'Pause / resume the feed (Space). Events keep arriving while paused.',
+      onclick: () => this.togglePause(),
+    });
+    this.newBadge = h('span', {
+      class: 'new-badge hidden',
+      title: 'Events received while paused; Resume shows them',
+    });
+    this.followBtn = h('button', {
+      class: 'btn follow-btn',
+      type: 'button',
+      title: 'Jump to the newest JIT and keep following (f)',
+      onclick: () => this.followNow(),
+    });
     this.info = h('span', { class: 'info' });
-    this.toolbar = h('div', { class: 'toolbar' },
-      this.search, this.moduleSel, this.pauseBtn, this.newBadge, this.followBtn,
-      h('span', { class: 'spacer' }), this.info);
+    this.toolbar = h(
+      'div',
+      { class: 'toolbar' },
+      this.search,
+      this.moduleSel,
+      this.pauseBtn,
+      this.newBadge,
+      this.followBtn,
+      h('span', { class: 'spacer' }),
+      this.info,
+    );
 
     // ---- chart ----
-    this.canvas = h('canvas', { class: 'rate-chart', 'aria-label': 'JIT compilations per second over the last two minutes', role: 'img' });
+    this.canvas = h('canvas', {
+      class: 'rate-chart',
+      'aria-label': 'JIT compilations per second over the last two minutes',
+      role: 'img',
+    });
     this.chart = new RateChart(this.canvas, { span: CHART_SPAN });
     this.chart.onHover = () => schedule(this.drawChart);
-    this.pauseCanvas = h('canvas', { class: 'pause-chart', role: 'img',
+    this.pauseCanvas = h('canvas', {
+      class: 'pause-chart',
+      role: 'img',
       title: 'The last two minutes; click for the whole session (GC & pauses tab)',
-      'aria-label': 'Time the runtime was suspended per second (by the GC, by jitscope, other) and garbage collections, over the last two minutes; click for the whole session' });
+      'aria-label':
+        'Time the runtime was suspended per second (by the GC, by jitscope, other) and garbage collections, over the last two minutes; click for the whole session',
+    });
     this.onPauseChartClick = null;
-    this.pauseCanvas.addEventListener('click', () => this.onPauseChartClick && this.onPauseChartClick());
+    this.pauseCanvas.addEventListener(
+      'click',
+      () => this.onPauseChartClick && this.onPauseChartClick(),
+    );
     this.pauseChart = new PauseChart(this.pauseCanvas, { span: CHART_SPAN });
     this.pauseChart.onHover = () => schedule(this.drawChart);
-    this.chartBox = h('div', { class: 'chart-row' },
+    this.chartBox = h(
+      'div',
+      { class: 'chart-row' },
       h('div', { class: 'chart-box' }, this.canvas),
-      h('div', { class: 'chart-box pause-box' }, this.pauseCanvas));
+      h('div', { class: 'chart-box pause-box' }, this.pauseCanvas),
+    );
     new ResizeObserver(() => schedule(this.drawChart)).observe(this.chartBox);
 
     // ---- table ----
@@ -89,14 +139,36 @@ export class LiveFeed {
       emptyText: 'Waiting for JIT events…',
       columns: [
         { key: 'seq', title: '#', width: '68px', align: 'right', tip: 'event sequence number' },
-        { key: 'time', title: 'Time (s)', width: '76px', align: 'right', tip: 'seconds since the session started' },
+        {
+          key: 'time',
+          title: 'Time (s)',
+          width: '76px',
+          align: 'right',
+          tip: 'seconds since the session started',
+        },
         { key: 'name', title: 'Method', width: 'minmax(260px, 1fr)', cls: 'mname' },
         { key: 'module', title: 'Module', width: 'minmax(120px, 210px)' },
         { key: 'il', title: 'IL size', width: '64px', align: 'right', tip: 'IL bytes' },
         { key: 'native', title: 'Native', width: '68px', align: 'right', tip: 'native code bytes' },
-        { key: 'jit', title: 'JIT time', width: '78px', align: 'right', tip: 'time the JIT spent compiling this method' },
-        { key: 'tier', title: 'Tier', width: '96px', tip: 'optimisation tier of this compilation: grey-blue Tier0 (and instrumented), green Tier1, purple OSR, amber FullOpts / MinOpts, unknown when the runtime did not report it' },
-        { key: 'ver', title: 'Compilation', width: '100px', tip: 'which compilation of its method this is, in this session: 1st, or purple 2nd, 3rd... when it was compiled again (tier-up, OSR); catch-up: compiled before jitscope attached' },
+        {
+          key: 'jit',
+          title: 'JIT time',
+          width: '78px',
+          align: 'right',
+          tip: 'time the JIT spent compiling this method',
+        },
+        {
+          key: 'tier',
+          title: 'Tier',
+          width: '96px',
+          tip: 'optimisation tier of this compilation: grey-blue Tier0 (and instrumented), green Tier1, purple OSR, amber FullOpts / MinOpts, unknown when the runtime did not report it',
+        },
+        {
+          key: 'ver',
+          title: 'Compilation',
+          width: '100px',
+          tip: 'which compilation of its method this is, in this session: 1st, or purple 2nd, 3rd... when it was compiled again (tier-up, OSR); catch-up: compiled before jitscope attached',
+        },
         { key: 'thread', title: 'Thread', width: 'minmax(90px, 150px)' },
       ],
       rowKey: (i) => this.view.at(i),
@@ -148,7 +220,8 @@ export class LiveFeed {
   ingest(events) {
     const buf = this.buf;
     const shownFn = this.detailRow ? this.detailRow.function_id : null;
-    let jits = 0, again = false;
+    let jits = 0,
+      again = false;
     for (const ev of events) {
       if (ev.type !== 'jit') continue;
       buf.push(ev);
@@ -158,7 +231,11 @@ export class LiveFeed {
     }
     if (jits) schedule(this.render);
     // the method in the detail strip was compiled again: its history grew
-    if (again && !this.compLater) this.compLater = setTimeout(() => { this.compLater = null; this.loadCompilations(); }, 300);
+    if (again && !this.compLater)
+      this.compLater = setTimeout(() => {
+        this.compLater = null;
+        this.loadCompilations();
+      }, 300);
     return jits;
   }
 
@@ -173,7 +250,8 @@ export class LiveFeed {
 
   // What an empty feed says: a floor agent (JITSCOPE_NULL=1) records nothing.
   emptyText() {
-    if (this.floor) return 'This session’s agent is a floor (null agent, JITSCOPE_NULL=1): it records no JIT events.';
+    if (this.floor)
+      return 'This session’s agent is a floor (null agent, JITSCOPE_NULL=1): it records no JIT events.';
     return this.ended ? 'No JIT events were recorded in this session.' : 'Waiting for JIT events…';
   }
 
@@ -190,11 +268,17 @@ export class LiveFeed {
     schedule(this.render);
   }
 
-  clearSearch(keepFocus) { return this.searchBox.clear(keepFocus); }
+  clearSearch(keepFocus) {
+    return this.searchBox.clear(keepFocus);
+  }
 
-  focusSearch() { this.searchBox.focus(); }
+  focusSearch() {
+    this.searchBox.focus();
+  }
 
-  togglePause() { this.setPaused(!this.paused); }
+  togglePause() {
+    this.setPaused(!this.paused);
+  }
 
   setPaused(p) {
     if (this.paused === p) return;
@@ -239,7 +323,8 @@ export class LiveFeed {
     this.moduleCount = mods.length;
     const keep = this.moduleSel.value;
     const opts = [h('option', { value: '' }, 'All modules')];
-    for (const m of mods) opts.push(h('option', { value: m.name }, m.name || '(no module: dynamic methods)'));
+    for (const m of mods)
+      opts.push(h('option', { value: m.name }, m.name || '(no module: dynamic methods)'));
     this.moduleSel.replaceChildren(...opts);
     this.ensureModuleOption(keep);
     this.moduleSel.value = keep;
@@ -263,7 +348,10 @@ export class LiveFeed {
     // table is refreshed about 20 times a second: the rows fly past anyway,
     // and the frames stay short for scrolling, hovering and typing.
     const now = performance.now();
-    const flood = this.vt.follow && this.limit - this.tableLimit > this.vt.pageRows() && now - this.tableAt < 45;
+    const flood =
+      this.vt.follow &&
+      this.limit - this.tableLimit > this.vt.pageRows() &&
+      now - this.tableAt < 45;
     if (flood) {
       schedule(this.render);
     } else {
@@ -281,7 +369,10 @@ export class LiveFeed {
     const parts = [];
     parts.push(`${fmtInt(buf.size)} JITs in buffer`);
     if (this.view.filtered) parts.push(`${fmtInt(shown)} match`);
-    if (buf.dropped) parts.push(`${fmtInt(buf.dropped)} dropped from the client buffer (keeps ${fmtInt(buf.cap)})`);
+    if (buf.dropped)
+      parts.push(
+        `${fmtInt(buf.dropped)} dropped from the client buffer (keeps ${fmtInt(buf.cap)})`,
+      );
     else parts.push(`0 dropped (keeps ${fmtInt(buf.cap)})`);
     setText(this.info, parts.join(' · '));
     if (this.filterDirty === false && this.view.filtered && shown === 0 && buf.size) {
@@ -304,17 +395,34 @@ export class LiveFeed {
     else end = Math.max(nowSec, Number.isFinite(this.rate.last) ? this.rate.last : nowSec);
     if (!Number.isFinite(end)) end = nowSec;
     const dpr = window.devicePixelRatio || 1;
-    const sized = this.canvas.width === Math.round(this.canvas.clientWidth * dpr)
-      && this.pauseCanvas.width === Math.round(this.pauseCanvas.clientWidth * dpr);
+    const sized =
+      this.canvas.width === Math.round(this.canvas.clientWidth * dpr) &&
+      this.pauseCanvas.width === Math.round(this.pauseCanvas.clientWidth * dpr);
     const hoverNow = this.chart.hoverX != null || this.pauseChart.hoverX != null;
     const hover = hoverNow || this.chartHover;
     this.chartHover = hoverNow;
     const tlVersion = this.timeline ? this.timeline.version : 0;
-    const changed = this.rate.version !== this.chartVersion || end !== this.chartEnd || tlVersion !== this.pauseVersion;
+    const changed =
+      this.rate.version !== this.chartVersion ||
+      end !== this.chartEnd ||
+      tlVersion !== this.pauseVersion;
     if (!changed && sized && !hover && force !== true) return;
-    if (changed && sized && !hover && force !== true && end === this.chartEnd && now - this.chartDrawn < 250) {
+    if (
+      changed &&
+      sized &&
+      !hover &&
+      force !== true &&
+      end === this.chartEnd &&
+      now - this.chartDrawn < 250
+    ) {
       if (!this.chartLater) {
-        this.chartLater = setTimeout(() => { this.chartLater = null; schedule(this.drawChart); }, 250 - (now - this.chartDrawn));
+        this.chartLater = setTimeout(
+          () => {
+            this.chartLater = null;
+            schedule(this.drawChart);
+          },
+          250 - (now - this.chartDrawn),
+        );
       }
       return;
     }
@@ -326,7 +434,11 @@ export class LiveFeed {
     this.pauseVersion = tlVersion;
     const tl = this.timeline;
     if (tl) {
-      const note = tl.missing ? 'GC / suspension timeline: not available on this server' : tl.error && !tl.loaded ? tl.error : null;
+      const note = tl.missing
+        ? 'GC / suspension timeline: not available on this server'
+        : tl.error && !tl.loaded
+          ? tl.error
+          : null;
       this.pauseChart.setData(tl.window(end, CHART_SPAN), this.ended ? 'end' : 'now', note);
       this.pauseChart.draw();
     }
@@ -365,8 +477,10 @@ export class LiveFeed {
     const catchup = (buf.flags[i] & 2) !== 0;
     const t = TIERS[buf.tier[i]];
     const tierCell = cells[7];
-    const tierTip = t.id === TIER_UNKNOWN ? unknownTierWhy({ catchup, source: this.tierSource }) : t.tip;
-    if (tierCell._tier !== t || tierCell._tip !== tierTip) { // cells are reused: write only when the tier changed
+    const tierTip =
+      t.id === TIER_UNKNOWN ? unknownTierWhy({ catchup, source: this.tierSource }) : t.tip;
+    if (tierCell._tier !== t || tierCell._tip !== tierTip) {
+      // cells are reused: write only when the tier changed
       tierCell._tier = t;
       tierCell._tip = tierTip;
       if (!tierCell._pill) {
@@ -385,14 +499,22 @@ export class LiveFeed {
     }
     let cls, text, tip;
     if (catchup) {
-      cls = 'pill pill-catchup'; text = 'catch-up'; tip = 'compiled before jitscope attached: known from the attach-time enumeration, so which compilation it was is unknown';
+      cls = 'pill pill-catchup';
+      text = 'catch-up';
+      tip =
+        'compiled before jitscope attached: known from the attach-time enumeration, so which compilation it was is unknown';
     } else if (again) {
-      cls = 'pill pill-rejit'; text = ordinal(nth);
+      cls = 'pill pill-rejit';
+      text = ordinal(nth);
       tip = `compilation ${nth} of this method in this session: it was compiled again (tier-up, OSR)`;
     } else if (buf.flags[i] & 1) {
-      cls = 'pill pill-dyn'; text = 'dynamic'; tip = 'the 1st compilation of a dynamic method (LCG / IL emit)';
+      cls = 'pill pill-dyn';
+      text = 'dynamic';
+      tip = 'the 1st compilation of a dynamic method (LCG / IL emit)';
     } else {
-      cls = 'faint'; text = '1st'; tip = 'the first compilation of this method in this session';
+      cls = 'faint';
+      text = '1st';
+      tip = 'the first compilation of this method in this session';
     }
     const pill = verCell._pill;
     if (pill.className !== cls) pill.className = cls;
@@ -412,31 +534,86 @@ export class LiveFeed {
     if (!r) {
       this.selected = null;
       this.vt.selectedKey = null;
-      fill(this.detail, h('div', { class: 'dim' },
-        'Click a JIT for its details and its method’s compilations tier by tier. Slow JITs are amber (≥ 1 ms) and red (≥ 10 ms); a method’s 2nd and later compilations (tier-up, OSR) are marked purple.'));
+      fill(
+        this.detail,
+        h(
+          'div',
+          { class: 'dim' },
+          'Click a JIT for its details and its method’s compilations tier by tier. Slow JITs are amber (≥ 1 ms) and red (≥ 10 ms); a method’s 2nd and later compilations (tier-up, OSR) are marked purple.',
+        ),
+      );
       return;
     }
     const kv = (k, v) => h('span', null, `${k} `, h('b', null, v));
-    this.comps = this.sessionId == null ? null : h('div', { class: 'comps', 'data-state': 'loading' },
-      h('span', { class: 'comps-k' }, 'compilations'), h('span', { class: 'dim' }, 'loading…'));
-    fill(this.detail,
+    this.comps =
+      this.sessionId == null
+        ? null
+        : h(
+            'div',
+            { class: 'comps', 'data-state': 'loading' },
+            h('span', { class: 'comps-k' }, 'compilations'),
+            h('span', { class: 'dim' }, 'loading…'),
+          );
+    fill(
+      this.detail,
       h('div', { class: 'name', title: 'full method name' }, r.name),
-      h('div', { class: 'kv' },
+      h(
+        'div',
+        { class: 'kv' },
         kv('module', r.module || '(dynamic)'),
         kv('JIT time', fmtNs(r.jit_ns)),
-        h('span', null, 'tier ', tierPill(r.tier, { long: true, why: unknownTierWhy({ catchup: r.catchup, source: this.tierSource }) })),
+        h(
+          'span',
+          null,
+          'tier ',
+          tierPill(r.tier, {
+            long: true,
+            why: unknownTierWhy({ catchup: r.catchup, source: this.tierSource }),
+          }),
+        ),
         kv('IL', `${fmtInt(r.il_size)} B`),
         kv('native', `${fmtInt(r.native_size)} B`),
-        this.compKv = h('span', { class: 'comp-of', title: 'which compilation of its method this is, in this session' }, 'compilation ', h('b', null, r.catchup ? 'before the attach' : String(r.nth))),
-        h('span', { class: 'code-versions', title: 'native code versions the runtime has for this method now: one per compilation, plus ReadyToRun code it started with' }, 'code versions ', h('b', null, String(r.versions))),
-        this.threadLabel(r.thread_key) === '–' ? h('span', null, 'thread ', emptyMark('the JIT event names no thread')) : kv('thread', this.threadLabel(r.thread_key)),
-        kv('at', `${fmtDateTime(r.time_ms)}.${String(Math.floor(r.time_ms % 1000)).padStart(3, '0')} (+${fmtRel(r.time_ms, this.baseTime())} s)`),
+        (this.compKv = h(
+          'span',
+          { class: 'comp-of', title: 'which compilation of its method this is, in this session' },
+          'compilation ',
+          h('b', null, r.catchup ? 'before the attach' : String(r.nth)),
+        )),
+        h(
+          'span',
+          {
+            class: 'code-versions',
+            title:
+              'native code versions the runtime has for this method now: one per compilation, plus ReadyToRun code it started with',
+          },
+          'code versions ',
+          h('b', null, String(r.versions)),
+        ),
+        this.threadLabel(r.thread_key) === '–'
+          ? h('span', null, 'thread ', emptyMark('the JIT event names no thread'))
+          : kv('thread', this.threadLabel(r.thread_key)),
+        kv(
+          'at',
+          `${fmtDateTime(r.time_ms)}.${String(Math.floor(r.time_ms % 1000)).padStart(3, '0')} (+${fmtRel(r.time_ms, this.baseTime())} s)`,
+        ),
         kv('seq', String(r.seq)),
         kv('function', r.function_id),
-        r.dynamic ? null : h('a', { class: 'btn btn-small code-link', href: codeHref(this.sessionId, r.function_id), title: 'this method\'s native code, every version side by side (the Code tab)' }, 'code'),
+        r.dynamic
+          ? null
+          : h(
+              'a',
+              {
+                class: 'btn btn-small code-link',
+                href: codeHref(this.sessionId, r.function_id),
+                title: "this method's native code, every version side by side (the Code tab)",
+              },
+              'code',
+            ),
         r.dynamic ? h('span', { class: 'pill pill-dyn' }, 'dynamic') : null,
-        r.catchup ? h('span', { class: 'pill pill-catchup' }, 'catch-up') : null),
-      this.comps);
+        r.catchup ? h('span', { class: 'pill pill-catchup' }, 'catch-up') : null,
+      ),
+      this.comps,
+    );
     this.loadCompilations();
   }
 
@@ -448,10 +625,16 @@ export class LiveFeed {
     const res = await findFunction(this.sessionId, r.function_id);
     if (token !== this.compToken) return; // another row was selected meanwhile
     const el = this.comps;
-    let body, state = 'done', count = '';
+    let body,
+      state = 'done',
+      count = '';
     if (!res.ok) {
       state = 'error';
-      body = h('span', { class: 't-slow' }, `could not load: ${res.status ? `${res.status} ${res.error}` : res.error}`);
+      body = h(
+        'span',
+        { class: 't-slow' },
+        `could not load: ${res.status ? `${res.status} ${res.error}` : res.error}`,
+      );
     } else if (!res.fn) {
       body = h('span', { class: 'dim' }, 'the server no longer knows this function');
     } else {
@@ -460,7 +643,8 @@ export class LiveFeed {
       if (n) count = ` (${fmtInt(n)})`;
       // "compilation k of n" now that the server's list says both
       const k = (res.fn.tiers || []).findIndex((c) => c.time_ms === r.time_ms);
-      if (k >= 0 && this.compKv) fill(this.compKv, 'compilation ', h('b', null, `${k + 1} of ${fmtInt(n)}`));
+      if (k >= 0 && this.compKv)
+        fill(this.compKv, 'compilation ', h('b', null, `${k + 1} of ${fmtInt(n)}`));
     }
     el.dataset.state = state;
     fill(el, h('span', { class: 'comps-k' }, `compilations${count}`), body);
@@ -469,17 +653,34 @@ export class LiveFeed {
   // Numbers for the status line and for tests.
   stats() {
     return {
-      total: this.buf.total, inBuffer: this.buf.size, dropped: this.buf.dropped, shown: this.view.length(),
-      newCount: this.paused ? this.buf.total - this.limit : 0, paused: this.paused, following: this.vt.follow,
-      filtered: this.view.filtered, rejits: this.buf.rejits,
-      domRows: this.vt.rowsEl.children.length, renders: this.frames,
+      total: this.buf.total,
+      inBuffer: this.buf.size,
+      dropped: this.buf.dropped,
+      shown: this.view.length(),
+      newCount: this.paused ? this.buf.total - this.limit : 0,
+      paused: this.paused,
+      following: this.vt.follow,
+      filtered: this.view.filtered,
+      rejits: this.buf.rejits,
+      domRows: this.vt.rowsEl.children.length,
+      renders: this.frames,
     };
   }
 }
 
 // 1 -> "1st", 2 -> "2nd", 11 -> "11th", 23 -> "23rd"
 export function ordinal(n) {
-  const tens = n % 100, ones = n % 10;
-  const suffix = tens >= 11 && tens <= 13 ? 'th' : ones === 1 ? 'st' : ones === 2 ? 'nd' : ones === 3 ? 'rd' : 'th';
+  const tens = n % 100,
+    ones = n % 10;
+  const suffix =
+    tens >= 11 && tens <= 13
+      ? 'th'
+      : ones === 1
+        ? 'st'
+        : ones === 2
+          ? 'nd'
+          : ones === 3
+            ? 'rd'
+            : 'th';
   return `${n}${suffix}`;
 }

@@ -16,7 +16,17 @@ import { GcTab } from './gcview.js';
 import { CodeTab } from './code.js';
 import { StartupTab } from './startup.js';
 import { PauseTimeline } from '../timeline.js';
-import { stateBadge, isFinal, sessionDuration, sessionHref, notice, previousRun, compareHref, emptyMark, outsideNotice } from './common.js';
+import {
+  stateBadge,
+  isFinal,
+  sessionDuration,
+  sessionHref,
+  notice,
+  previousRun,
+  compareHref,
+  emptyMark,
+  outsideNotice,
+} from './common.js';
 
 const SUMMARY_MS = 1000;
 export const TABS = [
@@ -44,7 +54,9 @@ export class SessionView {
     this.threads = new Map(); // thread_key -> {name, os_thread_id, thread_id}: one per thread (a ThreadID is reused)
     this.detachState = null; // {phase: 'asking'|'requested'|'done'|'refused'|'error', text}
     this.summaryErrors = 0;
-    this.renderHeaderTask = () => { if (!this.stopped && this.summary) this.renderHeader(); };
+    this.renderHeaderTask = () => {
+      if (!this.stopped && this.summary) this.renderHeader();
+    };
     this.liveCountTask = () => this.setTabCount('live', this.feed.buf.total);
 
     this.timeline = new PauseTimeline(id, {
@@ -61,7 +73,12 @@ export class SessionView {
       sessionId: id,
     });
     this.tabs = {
-      live: { el: this.feed.el, show: () => {}, hide: () => {}, destroy: () => this.feed.destroy() },
+      live: {
+        el: this.feed.el,
+        show: () => {},
+        hide: () => {},
+        destroy: () => this.feed.destroy(),
+      },
       slowest: new SlowestTab(this),
       bymodule: new ByModuleTab(this),
       modules: new ModulesTab(this),
@@ -90,11 +107,39 @@ export class SessionView {
     this.badgeBox = h('span');
     this.titleEl = h('h1', null, `Session #${this.id}`);
     this.pidEl = h('span', { class: 'pid' });
-    this.detachBtn = h('button', { class: 'btn btn-danger btn-small detach-btn hidden', type: 'button', title: 'Remove the profiler from the process (d)', onclick: () => this.askDetach() }, 'Detach', h('kbd', null, 'd'));
-    this.deleteBtn = h('button', { class: 'btn btn-small delete-btn hidden', type: 'button', title: 'Remove this ended session from the server and its storage', onclick: () => this.askDelete() }, 'Delete');
+    this.detachBtn = h(
+      'button',
+      {
+        class: 'btn btn-danger btn-small detach-btn hidden',
+        type: 'button',
+        title: 'Remove the profiler from the process (d)',
+        onclick: () => this.askDetach(),
+      },
+      'Detach',
+      h('kbd', null, 'd'),
+    );
+    this.deleteBtn = h(
+      'button',
+      {
+        class: 'btn btn-small delete-btn hidden',
+        type: 'button',
+        title: 'Remove this ended session from the server and its storage',
+        onclick: () => this.askDelete(),
+      },
+      'Delete',
+    );
     this.exportMenu = this.buildExportMenu();
-    this.compareBtn = h('button', { class: 'btn btn-small compare-btn', type: 'button', title: 'Compare this session with the previous run of the same command (pick another on the next page)',
-      onclick: () => this.openCompare() }, 'Compare…');
+    this.compareBtn = h(
+      'button',
+      {
+        class: 'btn btn-small compare-btn',
+        type: 'button',
+        title:
+          'Compare this session with the previous run of the same command (pick another on the next page)',
+        onclick: () => this.openCompare(),
+      },
+      'Compare…',
+    );
     this.sub = h('div', { class: 's-sub' });
     this.statsEl = h('div', { class: 's-stats' });
     this.msg = h('div', { class: 's-msg' });
@@ -102,33 +147,96 @@ export class SessionView {
     const tabs = TABS.map((t, i) => {
       const count = h('span', { class: 'count' });
       const key = i < 9 ? String(i + 1) : null; // keys 1..9
-      const b = h('button', { class: 'tab', type: 'button', role: 'tab', 'data-tab': t.key, title: key ? `${t.title} (key ${key})` : t.title, onclick: () => this.app.navigate(sessionHref(this.id, t.key)) }, t.title, count, key ? h('kbd', null, key) : null);
+      const b = h(
+        'button',
+        {
+          class: 'tab',
+          type: 'button',
+          role: 'tab',
+          'data-tab': t.key,
+          title: key ? `${t.title} (key ${key})` : t.title,
+          onclick: () => this.app.navigate(sessionHref(this.id, t.key)),
+        },
+        t.title,
+        count,
+        key ? h('kbd', null, key) : null,
+      );
       this.tabBtns[t.key] = { b, count };
       return b;
     });
-    this.head = h('div', { class: 's-head' },
-      h('div', { class: 's-title' }, this.badgeBox, this.titleEl, this.pidEl, h('span', { class: 'spacer' }), this.compareBtn, this.exportMenu, this.deleteBtn, this.detachBtn),
-      this.sub, this.statsEl, this.msg,
-      h('div', { class: 'tabs', role: 'tablist' }, tabs));
+    this.head = h(
+      'div',
+      { class: 's-head' },
+      h(
+        'div',
+        { class: 's-title' },
+        this.badgeBox,
+        this.titleEl,
+        this.pidEl,
+        h('span', { class: 'spacer' }),
+        this.compareBtn,
+        this.exportMenu,
+        this.deleteBtn,
+        this.detachBtn,
+      ),
+      this.sub,
+      this.statsEl,
+      this.msg,
+      h('div', { class: 'tabs', role: 'tablist' }, tabs),
+    );
   }
 
   // "Export": the session's functions, modules, threads and events as CSV or
   // JSON files (the list routes with ?format=, docs/API.md)
   buildExportMenu() {
-    const lists = [['functions', 'Functions', '&sort=jit_time'], ['modules', 'Modules', ''], ['threads', 'Threads', ''], ['events', 'Events', '']];
+    const lists = [
+      ['functions', 'Functions', '&sort=jit_time'],
+      ['modules', 'Modules', ''],
+      ['threads', 'Threads', ''],
+      ['events', 'Events', ''],
+    ];
     const status = h('span', { class: 'export-status dim' });
-    const item = (list, label, extra, format) => h('button', {
-      class: 'btn btn-small export-item', type: 'button', 'data-export': `${list}.${format}`,
-      onclick: async () => {
-        status.textContent = '…';
-        const r = await downloadExport(`/api/sessions/${this.id}/${list}?format=${format}&limit=10000${extra}`);
-        status.textContent = r.ok ? `saved ${r.filename}` : `export failed: ${r.error}`;
+    const item = (list, label, extra, format) =>
+      h(
+        'button',
+        {
+          class: 'btn btn-small export-item',
+          type: 'button',
+          'data-export': `${list}.${format}`,
+          onclick: async () => {
+            status.textContent = '…';
+            const r = await downloadExport(
+              `/api/sessions/${this.id}/${list}?format=${format}&limit=10000${extra}`,
+            );
+            status.textContent = r.ok ? `saved ${r.filename}` : `export failed: ${r.error}`;
+          },
+        },
+        `${label} ${format.toUpperCase()}`,
+      );
+    const panel = h(
+      'div',
+      { class: 'export-panel hidden', role: 'menu' },
+      lists.map(([l, label, extra]) =>
+        h(
+          'div',
+          { class: 'export-row' },
+          item(l, label, extra, 'csv'),
+          item(l, label, extra, 'json'),
+        ),
+      ),
+      status,
+    );
+    const btn = h(
+      'button',
+      {
+        class: 'btn btn-small export-btn',
+        type: 'button',
+        title: "Save this session's lists as CSV or JSON files",
+        'aria-haspopup': 'menu',
+        onclick: () => panel.classList.toggle('hidden'),
       },
-    }, `${label} ${format.toUpperCase()}`);
-    const panel = h('div', { class: 'export-panel hidden', role: 'menu' },
-      lists.map(([l, label, extra]) => h('div', { class: 'export-row' }, item(l, label, extra, 'csv'), item(l, label, extra, 'json'))), status);
-    const btn = h('button', { class: 'btn btn-small export-btn', type: 'button', title: 'Save this session\'s lists as CSV or JSON files', 'aria-haspopup': 'menu',
-      onclick: () => panel.classList.toggle('hidden') }, 'Export ▾');
+      'Export ▾',
+    );
     return h('span', { class: 'export-menu' }, btn, panel);
   }
 
@@ -142,8 +250,16 @@ export class SessionView {
   crumbs() {
     const s = this.summary;
     const out = [h('a', { href: '#/' }, 'Sessions'), h('span', { class: 'sep' }, '›')];
-    if (s && s.root_id && s.root_id !== s.id) // a child process of a run: its run first
-      out.push(h('a', { href: sessionHref(s.root_id), title: 'the session of the process this run launched' }, `run #${s.root_id}`), h('span', { class: 'sep' }, '›'));
+    if (s && s.root_id && s.root_id !== s.id)
+      // a child process of a run: its run first
+      out.push(
+        h(
+          'a',
+          { href: sessionHref(s.root_id), title: 'the session of the process this run launched' },
+          `run #${s.root_id}`,
+        ),
+        h('span', { class: 'sep' }, '›'),
+      );
     out.push(h('span', { class: 'cur' }, `#${this.id}${s ? ' · pid ' + s.pid : ''}`));
     return out;
   }
@@ -166,11 +282,15 @@ export class SessionView {
       },
       onMode: (kind, text) => setConnection(kind, text),
       onNotice: (text, kind) => toast(text, { kind }),
-      onGone: (r) => { if (this.summary) toast(describeError(`Session #${this.id} events`, r), { kind: 'error' }); },
+      onGone: (r) => {
+        if (this.summary) toast(describeError(`Session #${this.id} events`, r), { kind: 'error' });
+      },
     });
     this.stream.start();
     this.timeline.load();
-    api(`/api/sessions/${this.id}/threads`).then((r) => { if (r.ok) this.learnThreads(r.data.threads || []); });
+    api(`/api/sessions/${this.id}/threads`).then((r) => {
+      if (r.ok) this.learnThreads(r.data.threads || []);
+    });
   }
 
   unmount() {
@@ -202,14 +322,21 @@ export class SessionView {
     if (t) setText(t.count, n == null ? '' : typeof n === 'number' ? fmtInt(n) : n);
   }
 
-  isFinal() { return !!(this.summary && isFinal(this.summary.state)); }
-  baseTime() { return this.summary ? this.summary.created_ms : 0; }
+  isFinal() {
+    return !!(this.summary && isFinal(this.summary.state));
+  }
+  baseTime() {
+    return this.summary ? this.summary.created_ms : 0;
+  }
 
   // ---- data ----
   onEvents(events) {
     let threadsChanged = false;
     for (const ev of events) {
-      if ((ev.type === 'thread_start' || ev.type === 'thread_name' || ev.type === 'thread_end') && ev.thread_key != null) {
+      if (
+        (ev.type === 'thread_start' || ev.type === 'thread_name' || ev.type === 'thread_end') &&
+        ev.thread_key != null
+      ) {
         const t = this.threads.get(ev.thread_key) || { thread_id: ev.thread_id };
         if (ev.name) t.name = ev.name;
         if (ev.os_thread_id) t.os_thread_id = ev.os_thread_id;
@@ -230,7 +357,11 @@ export class SessionView {
     for (const t of list) {
       const cur = this.threads.get(t.thread_key) || {};
       if ((t.name && cur.name !== t.name) || cur.os_thread_id !== t.os_thread_id) changed = true;
-      this.threads.set(t.thread_key, { name: t.name || cur.name, os_thread_id: t.os_thread_id, thread_id: t.thread_id });
+      this.threads.set(t.thread_key, {
+        name: t.name || cur.name,
+        os_thread_id: t.os_thread_id,
+        thread_id: t.thread_id,
+      });
     }
     if (changed) this.feed.vt.invalidateRows();
   }
@@ -254,7 +385,10 @@ export class SessionView {
       counts.set(id, (counts.get(id) || 0) + 1);
     }
     const out = new Map();
-    for (const [id, n] of counts) { const key = buf.strings.get(id); if (key) out.set(Number(key), n); }
+    for (const [id, n] of counts) {
+      const key = buf.strings.get(id);
+      if (key) out.set(Number(key), n);
+    }
     return out;
   }
 
@@ -279,8 +413,18 @@ export class SessionView {
     } else {
       this.summaryErrors++;
       if (this.summaryErrors === 1) {
-        fill(this.msg, notice('error', describeError('Session status', r), h('span', { class: 'dim' },
-          ` — retrying; the data below (last updated ${this.lastUpdate ? fmtClock(this.lastUpdate, false) : 'never'}) stays browsable.`)));
+        fill(
+          this.msg,
+          notice(
+            'error',
+            describeError('Session status', r),
+            h(
+              'span',
+              { class: 'dim' },
+              ` — retrying; the data below (last updated ${this.lastUpdate ? fmtClock(this.lastUpdate, false) : 'never'}) stays browsable.`,
+            ),
+          ),
+        );
         this.msg._sig = null;
       }
     }
@@ -289,9 +433,21 @@ export class SessionView {
   }
 
   showNotFound(r) {
-    fill(this.el, h('div', { class: 'page' }, h('div', { class: 'empty-state' },
-      h('b', null, `Session #${this.id} not found`), h('br'),
-      `The server answered ${r.status} “${r.error}”. `, h('a', { href: '#/' }, 'Back to the sessions list'))));
+    fill(
+      this.el,
+      h(
+        'div',
+        { class: 'page' },
+        h(
+          'div',
+          { class: 'empty-state' },
+          h('b', null, `Session #${this.id} not found`),
+          h('br'),
+          `The server answered ${r.status} “${r.error}”. `,
+          h('a', { href: '#/' }, 'Back to the sessions list'),
+        ),
+      ),
+    );
     if (this.stream) this.stream.stop();
   }
 
@@ -300,11 +456,18 @@ export class SessionView {
     this.summary = s;
     const final = isFinal(s.state);
     if (this.stream) this.stream.ended = final;
-    this.feed.setEnded(final, s.ended_ms || (s.detach && s.detach.finished_ms) || null, !!(s.agent && s.agent.floor));
+    this.feed.setEnded(
+      final,
+      s.ended_ms || (s.detach && s.detach.finished_ms) || null,
+      !!(s.agent && s.agent.floor),
+    );
     this.feed.setTierSource(s.tier_source || null); // why an unknown tier is unknown
     if (!prev) this.app.updateCrumbs();
     this.trackDetach(prev, s);
-    if (!prev || prev.state !== s.state) { this.tabs.stacks.sessionChanged(); this.tabs.profile.sessionChanged(); }
+    if (!prev || prev.state !== s.state) {
+      this.tabs.stacks.sessionChanged();
+      this.tabs.profile.sessionChanged();
+    }
     if (s.profile && (!prev || prev.profile !== s.profile)) this.tabs.profile.onSummary(s.profile);
     this.tabs.bymodule.tiers.update(s);
     schedule(this.renderHeaderTask);
@@ -316,7 +479,10 @@ export class SessionView {
     setText(this.titleEl, s.command_line || `Session #${this.id}`);
     this.titleEl.title = s.command_line || '';
     const child = s.root_id && s.root_id !== s.id;
-    setText(this.pidEl, `pid ${s.pid}${child ? ` · child of pid ${s.parent_pid || '?'} in run #${s.root_id}` : ` · ${s.mode || '?'}`} · session #${this.id}`);
+    setText(
+      this.pidEl,
+      `pid ${s.pid}${child ? ` · child of pid ${s.parent_pid || '?'} in run #${s.root_id}` : ` · ${s.mode || '?'}`} · session #${this.id}`,
+    );
     this.detachBtn.classList.toggle('hidden', s.state !== 'live');
     this.deleteBtn.classList.toggle('hidden', !isFinal(s.state));
     this.detachBtn.disabled = !!(this.detachState && this.detachState.phase === 'requested');
@@ -325,57 +491,177 @@ export class SessionView {
     const rt = s.runtime ? `${s.runtime.type || ''} ${s.runtime.version || ''}`.trim() : '';
     const link = s.link;
     const parts = [
-      rt ? kv('runtime', rt) : h('span', null, 'runtime ', emptyMark('the agent has not said yet (it does when it connects)')),
+      rt
+        ? kv('runtime', rt)
+        : h(
+            'span',
+            null,
+            'runtime ',
+            emptyMark('the agent has not said yet (it does when it connects)'),
+          ),
       kv('started', fmtDateTime(s.created_ms)),
       kv(s.ended_ms ? 'lasted' : 'running for', fmtMs(sessionDuration(s))),
     ];
     if (link) {
-      parts.push(h('span', { title: 'the agent’s connection to this server' }, 'agent ',
-        h('b', { class: link.connected ? '' : 'dim' }, link.connected ? '● connected' : '○ not connected')));
+      parts.push(
+        h(
+          'span',
+          { title: 'the agent’s connection to this server' },
+          'agent ',
+          h(
+            'b',
+            { class: link.connected ? '' : 'dim' },
+            link.connected ? '● connected' : '○ not connected',
+          ),
+        ),
+      );
       if (s.agent && s.agent.floor) {
-        parts.push(h('span', { class: 'floor-mark', title: 'JITSCOPE_NULL=1: the agent asks the runtime for the same events and the same tier source as by default, and its callbacks return at once; nothing is recorded. The baseline jitscope’s own cost is measured against (docs/BENCHMARKS.md).' },
-          h('b', null, 'floor (null agent)')));
+        parts.push(
+          h(
+            'span',
+            {
+              class: 'floor-mark',
+              title:
+                'JITSCOPE_NULL=1: the agent asks the runtime for the same events and the same tier source as by default, and its callbacks return at once; nothing is recorded. The baseline jitscope’s own cost is measured against (docs/BENCHMARKS.md).',
+            },
+            h('b', null, 'floor (null agent)'),
+          ),
+        );
       }
       parts.push(kv('records', fmtInt(link.records)));
-      parts.push(h('span', { title: 'bytes waiting in the agent’s shared ring buffer / its size' }, 'ring ', h('b', null, `${fmtBytes(link.ring_used)} / ${fmtBytes(link.ring_bytes)}`)));
+      parts.push(
+        h(
+          'span',
+          { title: 'bytes waiting in the agent’s shared ring buffer / its size' },
+          'ring ',
+          h('b', null, `${fmtBytes(link.ring_used)} / ${fmtBytes(link.ring_bytes)}`),
+        ),
+      );
       parts.push(kv('seq gaps', fmtInt(link.seq_gaps), link.seq_gaps ? 't-slow' : null));
     }
     if (s.memory && s.memory.held != null) {
-      parts.push(h('span', { class: 'memory-held', title: 'what this session holds, as the server’s memory budget (--max-memory) counts it / the most it may hold while its agent is connected' },
-        'memory ', h('b', null, s.memory.share != null ? `${fmtBytes(s.memory.held)} / ${fmtBytes(s.memory.share)}` : fmtBytes(s.memory.held))));
+      parts.push(
+        h(
+          'span',
+          {
+            class: 'memory-held',
+            title:
+              'what this session holds, as the server’s memory budget (--max-memory) counts it / the most it may hold while its agent is connected',
+          },
+          'memory ',
+          h(
+            'b',
+            null,
+            s.memory.share != null
+              ? `${fmtBytes(s.memory.held)} / ${fmtBytes(s.memory.share)}`
+              : fmtBytes(s.memory.held),
+          ),
+        ),
+      );
     }
     if (s.stored && s.stored.past) {
-      parts.push(h('span', { class: 'stored-mark', title: 'recorded by an earlier run of the server and read back from its storage (--data); read-only' }, h('b', null, '⛁ from storage')));
+      parts.push(
+        h(
+          'span',
+          {
+            class: 'stored-mark',
+            title:
+              'recorded by an earlier run of the server and read back from its storage (--data); read-only',
+          },
+          h('b', null, '⛁ from storage'),
+        ),
+      );
     }
     if (s.stored && s.stored.resumes) {
       const gap = s.stored.last_gap_ms;
-      parts.push(h('span', { class: 'resumed-mark', title: 'its server was stopped or killed while the app ran; a server started on the same data directory took the session back when the agent reconnected (what happened in the gap was not recorded; the catch-up after it found what had been compiled meanwhile)' },
-        h('b', null, `↻ taken back after a server restart${s.stored.resumes > 1 ? ` (${s.stored.resumes} times)` : ''}: gap ${fmtMs(gap)}`)));
+      parts.push(
+        h(
+          'span',
+          {
+            class: 'resumed-mark',
+            title:
+              'its server was stopped or killed while the app ran; a server started on the same data directory took the session back when the agent reconnected (what happened in the gap was not recorded; the catch-up after it found what had been compiled meanwhile)',
+          },
+          h(
+            'b',
+            null,
+            `↻ taken back after a server restart${s.stored.resumes > 1 ? ` (${s.stored.resumes} times)` : ''}: gap ${fmtMs(gap)}`,
+          ),
+        ),
+      );
     }
-    if (s.stored && s.stored.load_error) parts.push(kv('storage', `partly read: ${s.stored.load_error}`, 't-slow'));
-    if (s.catchup && s.catchup.count) parts.push(kv('attach catch-up', `${fmtInt(s.catchup.functions)} functions in ${fmtMs(s.catchup.duration_ms)}`));
+    if (s.stored && s.stored.load_error)
+      parts.push(kv('storage', `partly read: ${s.stored.load_error}`, 't-slow'));
+    if (s.catchup && s.catchup.count)
+      parts.push(
+        kv(
+          'attach catch-up',
+          `${fmtInt(s.catchup.functions)} functions in ${fmtMs(s.catchup.duration_ms)}`,
+        ),
+      );
     if (s.events_evicted) parts.push(kv('events evicted', fmtInt(s.events_evicted), 't-slow'));
     fill(this.sub, parts);
 
     const c = s.counters || {};
     const d = s.drops || {};
-    const dropReasons = ['ring_full', 'too_large', 'no_server', 'slow_server', 'shutdown', 'name_failed', 'name_late'].filter((k) => d[k]).map((k) => `${k.replace('_', ' ')} ${fmtInt(d[k])}`);
-    const stat = (k, v, sub, cls, tip) => h('div', { class: `stat ${cls || ''}`, title: tip || null }, h('div', { class: 'k' }, k), h('div', { class: 'v' }, v, sub ? h('small', null, ` ${sub}`) : null));
-    fill(this.statsEl,
+    const dropReasons = [
+      'ring_full',
+      'too_large',
+      'no_server',
+      'slow_server',
+      'shutdown',
+      'name_failed',
+      'name_late',
+    ]
+      .filter((k) => d[k])
+      .map((k) => `${k.replace('_', ' ')} ${fmtInt(d[k])}`);
+    const stat = (k, v, sub, cls, tip) =>
+      h(
+        'div',
+        { class: `stat ${cls || ''}`, title: tip || null },
+        h('div', { class: 'k' }, k),
+        h('div', { class: 'v' }, v, sub ? h('small', null, ` ${sub}`) : null),
+      );
+    fill(
+      this.statsEl,
       stat('Functions', fmtInt(c.functions)),
       stat('JIT compilations', fmtInt(c.jit_compilations)),
-      stat('JIT time', fmtNs(c.jit_time_total_ns), c.jit_compilations ? `avg ${fmtNs(c.jit_time_total_ns / c.jit_compilations)}` : null),
+      stat(
+        'JIT time',
+        fmtNs(c.jit_time_total_ns),
+        c.jit_compilations ? `avg ${fmtNs(c.jit_time_total_ns / c.jit_compilations)}` : null,
+      ),
       stat('Modules', fmtInt(c.modules)),
       stat('Threads', fmtInt(c.threads_alive), `alive of ${fmtInt(c.threads)}`),
       stat('Events', fmtInt(c.events)),
-      stat('Agent drops', fmtInt(d.total || 0), [dropReasons.join(', '), d.produced ? `of ${fmtInt(d.produced)} records` : ''].filter(Boolean).join(' · ') || null,
-        d.total || d.name_failed || d.name_late ? 'warn' : '', 'records the agent produced but could not deliver, by reason; name failed / name late: functions whose name could not be read (late: no longer safe to read, e.g. its module unloaded first)'),
-      s.agent_cost && s.agent_cost.jit_callbacks ? stat('Agent cost per JIT', fmtNs(s.agent_cost.p50_ns), `p50 · p99 ${fmtNs(s.agent_cost.p99_ns)}`, '',
-        `the agent's own time inside each JIT callback on the app's threads, over ${fmtInt(s.agent_cost.jit_callbacks)} callbacks (mean ${fmtNs(s.agent_cost.mean_ns)}, including preemption)` +
-        (s.agent_cost.metadata ? `; method names read from ${fmtInt(s.agent_cost.metadata.direct_modules)} modules' images, ${fmtInt(s.agent_cost.metadata.importer_opens)} requests for the runtime's metadata importer (dynamic or collectible modules: each makes the runtime's own metadata reads in that module slower)` : '')) : null,
-      link && link.server_capacity_drops ? stat('Server drops', fmtInt(link.server_capacity_drops), null, 'warn') : null,
-      this.refusedStat(s, stat));
-    if (!this.tabBtns.modules.count.textContent && c.modules != null) this.setTabCount('modules', c.modules);
+      stat(
+        'Agent drops',
+        fmtInt(d.total || 0),
+        [dropReasons.join(', '), d.produced ? `of ${fmtInt(d.produced)} records` : '']
+          .filter(Boolean)
+          .join(' · ') || null,
+        d.total || d.name_failed || d.name_late ? 'warn' : '',
+        'records the agent produced but could not deliver, by reason; name failed / name late: functions whose name could not be read (late: no longer safe to read, e.g. its module unloaded first)',
+      ),
+      s.agent_cost && s.agent_cost.jit_callbacks
+        ? stat(
+            'Agent cost per JIT',
+            fmtNs(s.agent_cost.p50_ns),
+            `p50 · p99 ${fmtNs(s.agent_cost.p99_ns)}`,
+            '',
+            `the agent's own time inside each JIT callback on the app's threads, over ${fmtInt(s.agent_cost.jit_callbacks)} callbacks (mean ${fmtNs(s.agent_cost.mean_ns)}, including preemption)` +
+              (s.agent_cost.metadata
+                ? `; method names read from ${fmtInt(s.agent_cost.metadata.direct_modules)} modules' images, ${fmtInt(s.agent_cost.metadata.importer_opens)} requests for the runtime's metadata importer (dynamic or collectible modules: each makes the runtime's own metadata reads in that module slower)`
+                : ''),
+          )
+        : null,
+      link && link.server_capacity_drops
+        ? stat('Server drops', fmtInt(link.server_capacity_drops), null, 'warn')
+        : null,
+      this.refusedStat(s, stat),
+    );
+    if (!this.tabBtns.modules.count.textContent && c.modules != null)
+      this.setTabCount('modules', c.modules);
     if (c.threads != null) this.setTabCount('threads', `${c.threads_alive} of ${c.threads}`);
     this.renderMessage();
   }
@@ -385,29 +671,63 @@ export class SessionView {
   // ring and sequence numbers. Nothing when none.
   refusedStat(s, stat) {
     const r = s.refused || {};
-    const memory = r.memory || 0, inconsistent = r.inconsistent || 0;
+    const memory = r.memory || 0,
+      inconsistent = r.inconsistent || 0;
     if (!memory && !inconsistent) return null;
-    const kinds = s.memory && s.memory.refused
-      ? Object.entries(s.memory.refused).filter(([, n]) => n).map(([k, n]) => `${k} ${fmtInt(n)}`).join(', ') : '';
-    const sub = [memory ? `over its memory share ${fmtInt(memory)}${kinds ? ` (${kinds})` : ''}` : '',
-      inconsistent ? `inconsistent ${fmtInt(inconsistent)}` : ''].filter(Boolean).join(' · ');
-    const why = s.link && s.link.last_refused ? `; the last inconsistent one: ${s.link.last_refused}` : '';
-    return stat('Refused records', fmtInt(memory + inconsistent), sub, 'warn refused-stat',
-      `agent records the server did not keep, whole: over this session's share of the memory budget (--max-memory), by what they would have added, or impossible for the agent's ring and sequence numbers${why}`);
+    const kinds =
+      s.memory && s.memory.refused
+        ? Object.entries(s.memory.refused)
+            .filter(([, n]) => n)
+            .map(([k, n]) => `${k} ${fmtInt(n)}`)
+            .join(', ')
+        : '';
+    const sub = [
+      memory ? `over its memory share ${fmtInt(memory)}${kinds ? ` (${kinds})` : ''}` : '',
+      inconsistent ? `inconsistent ${fmtInt(inconsistent)}` : '',
+    ]
+      .filter(Boolean)
+      .join(' · ');
+    const why =
+      s.link && s.link.last_refused ? `; the last inconsistent one: ${s.link.last_refused}` : '';
+    return stat(
+      'Refused records',
+      fmtInt(memory + inconsistent),
+      sub,
+      'warn refused-stat',
+      `agent records the server did not keep, whole: over this session's share of the memory budget (--max-memory), by what they would have added, or impossible for the agent's ring and sequence numbers${why}`,
+    );
   }
 
   // ---- detach ----
   async askDetach() {
     const s = this.summary;
     if (!s || s.state !== 'live') {
-      toast(s ? `Session #${this.id} is ${s.state}: there is no live agent to detach.` : 'Session not loaded yet.', { kind: 'warn' });
+      toast(
+        s
+          ? `Session #${this.id} is ${s.state}: there is no live agent to detach.`
+          : 'Session not loaded yet.',
+        { kind: 'warn' },
+      );
       return;
     }
     const ok = await confirmDialog({
       title: `Detach from pid ${s.pid}?`,
-      body: [h('p', null, 'jitscope asks the runtime to remove its profiler from ', h('code', null, s.command_line || `pid ${s.pid}`), '. The process keeps running.'),
-        h('p', { class: 'dim' }, 'Everything recorded so far stays browsable here. The runtime may refuse (for example while a profiler callback is active).')],
-      confirmText: 'Detach', danger: true,
+      body: [
+        h(
+          'p',
+          null,
+          'jitscope asks the runtime to remove its profiler from ',
+          h('code', null, s.command_line || `pid ${s.pid}`),
+          '. The process keeps running.',
+        ),
+        h(
+          'p',
+          { class: 'dim' },
+          'Everything recorded so far stays browsable here. The runtime may refuse (for example while a profiler callback is active).',
+        ),
+      ],
+      confirmText: 'Detach',
+      danger: true,
     });
     if (!ok || this.stopped) return;
     this.detachState = { phase: 'requested', at: Date.now() };
@@ -419,8 +739,11 @@ export class SessionView {
       this.pollSummary();
       return;
     }
-    const text = isMissingRoute(r) ? `Detach is not available on this server (POST /api/sessions/${this.id}/detach: ${r.status} ${r.error}).`
-      : r.status === 409 ? `Cannot detach: ${r.error}.` : describeError('Detach failed', r);
+    const text = isMissingRoute(r)
+      ? `Detach is not available on this server (POST /api/sessions/${this.id}/detach: ${r.status} ${r.error}).`
+      : r.status === 409
+        ? `Cannot detach: ${r.error}.`
+        : describeError('Detach failed', r);
     this.detachState = { phase: 'error', text };
     toast(text, { kind: 'error' });
     this.renderHeader();
@@ -430,9 +753,18 @@ export class SessionView {
     const s = this.summary;
     const ok = await confirmDialog({
       title: `Delete session #${this.id}?`,
-      body: [h('p', null, 'Removes ', h('code', null, s.command_line || `pid ${s.pid}`), ' and everything recorded of it from this server and its storage.'),
-        h('p', { class: 'dim' }, 'This cannot be undone. Export what you want to keep first.')],
-      confirmText: 'Delete', danger: true,
+      body: [
+        h(
+          'p',
+          null,
+          'Removes ',
+          h('code', null, s.command_line || `pid ${s.pid}`),
+          ' and everything recorded of it from this server and its storage.',
+        ),
+        h('p', { class: 'dim' }, 'This cannot be undone. Export what you want to keep first.'),
+      ],
+      confirmText: 'Delete',
+      danger: true,
     });
     if (!ok || this.stopped) return;
     const r = await api(`/api/sessions/${this.id}`, { method: 'DELETE' });
@@ -442,17 +774,31 @@ export class SessionView {
       this.app.navigate('#/');
       return;
     }
-    toast(r.status === 409 ? `Cannot delete: ${r.error}.` : describeError('Delete failed', r), { kind: 'error' });
+    toast(r.status === 409 ? `Cannot delete: ${r.error}.` : describeError('Delete failed', r), {
+      kind: 'error',
+    });
   }
 
   trackDetach(prev, s) {
     const ds = this.detachState;
     if (s.state === 'detached') {
       if (!ds || ds.phase !== 'done') this.detachState = { phase: 'done' };
-    } else if (ds && ds.phase === 'requested' && prev && prev.state === 'detaching' && s.state === 'live') {
+    } else if (
+      ds &&
+      ds.phase === 'requested' &&
+      prev &&
+      prev.state === 'detaching' &&
+      s.state === 'live'
+    ) {
       this.detachState = { phase: 'refused', text: s.error || 'the runtime refused to detach' };
       toast(`The runtime refused to detach: ${this.detachState.text}`, { kind: 'error' });
-    } else if (ds && ds.phase === 'requested' && s.state === 'live' && s.error && Date.now() - ds.at > 1500) {
+    } else if (
+      ds &&
+      ds.phase === 'requested' &&
+      s.state === 'live' &&
+      s.error &&
+      Date.now() - ds.at > 1500
+    ) {
       this.detachState = { phase: 'refused', text: s.error };
     }
   }
@@ -462,49 +808,118 @@ export class SessionView {
     const ds = this.detachState;
     let n = null;
     if (s.state === 'detaching' || (ds && ds.phase === 'requested' && s.state === 'live')) {
-      n = notice('warn', h('b', null, 'Detaching…'), ' waiting for the runtime to remove the profiler.');
+      n = notice(
+        'warn',
+        h('b', null, 'Detaching…'),
+        ' waiting for the runtime to remove the profiler.',
+      );
     } else if (s.state === 'detached') {
       const ms = s.detach && s.detach.duration_ms;
-      n = notice('', h('b', null, ms != null ? `Detached in ${fmtMs(ms)}.` : 'Detached.'), ' The process keeps running without the profiler; everything recorded stays browsable.');
+      n = notice(
+        '',
+        h('b', null, ms != null ? `Detached in ${fmtMs(ms)}.` : 'Detached.'),
+        ' The process keeps running without the profiler; everything recorded stays browsable.',
+      );
     } else if (ds && (ds.phase === 'refused' || ds.phase === 'error')) {
-      n = notice('error', h('b', null, ds.phase === 'refused' ? 'Detach refused: ' : ''), ds.text,
-        h('button', { class: 'btn btn-small', type: 'button', style: { marginLeft: '10px' }, onclick: () => { this.detachState = null; this.renderHeader(); } }, 'Dismiss'));
+      n = notice(
+        'error',
+        h('b', null, ds.phase === 'refused' ? 'Detach refused: ' : ''),
+        ds.text,
+        h(
+          'button',
+          {
+            class: 'btn btn-small',
+            type: 'button',
+            style: { marginLeft: '10px' },
+            onclick: () => {
+              this.detachState = null;
+              this.renderHeader();
+            },
+          },
+          'Dismiss',
+        ),
+      );
     } else if (s.state === 'failed') {
-      n = notice('error', h('b', null, 'Session failed: '), s.error || 'no reason given', '. Data recorded before the failure stays browsable.');
+      n = notice(
+        'error',
+        h('b', null, 'Session failed: '),
+        s.error || 'no reason given',
+        '. Data recorded before the failure stays browsable.',
+      );
     } else if (s.state === 'exited') {
       const how = s.exit_signal
         ? `Process killed by signal ${s.exit_signal}${s.exit_signal_name ? ` (${s.exit_signal_name})` : ''}, exit code ${s.exit_code}.`
-        : s.exit_code != null ? `Process exited with code ${s.exit_code}.` : 'Process exited; its exit code is unknown:';
+        : s.exit_code != null
+          ? `Process exited with code ${s.exit_code}.`
+          : 'Process exited; its exit code is unknown:';
       const why = s.exit_code == null && s.exit_code_unknown ? ` ${s.exit_code_unknown}.` : '';
-      n = notice(s.exit_code ? 'warn' : '', h('b', null, how), why, ' Everything recorded stays browsable.');
+      n = notice(
+        s.exit_code ? 'warn' : '',
+        h('b', null, how),
+        why,
+        ' Everything recorded stays browsable.',
+      );
     } else if (s.state === 'interrupted') {
-      n = notice('warn', h('b', null, 'Interrupted.'), ' The server recording this session stopped while it was live; this is what it had written to storage, read-only.');
+      n = notice(
+        'warn',
+        h('b', null, 'Interrupted.'),
+        ' The server recording this session stopped while it was live; this is what it had written to storage, read-only.',
+      );
     } else if (s.state === 'disconnected') {
-      n = notice('warn', h('b', null, 'Agent disconnected.'), ' The connection to the agent was lost; the data below stays browsable.', s.error ? ` (${s.error})` : '');
+      n = notice(
+        'warn',
+        h('b', null, 'Agent disconnected.'),
+        ' The connection to the agent was lost; the data below stays browsable.',
+        s.error ? ` (${s.error})` : '',
+      );
     } else if (s.error && s.state === 'live') {
       n = notice('warn', s.error);
     } else if (this.summaryErrors) {
       return; // keep the error notice set by pollSummary
     }
-    const outside = s.build_servers_outside && s.build_servers_outside.length ? outsideNotice(s, false) : null;
+    const outside =
+      s.build_servers_outside && s.build_servers_outside.length ? outsideNotice(s, false) : null;
     const sig = (n ? n.textContent : '') + (outside ? outside.textContent : '');
-    if (this.msg._sig !== sig) { this.msg._sig = sig; fill(this.msg, n, outside); }
+    if (this.msg._sig !== sig) {
+      this.msg._sig = sig;
+      fill(this.msg, n, outside);
+    }
   }
 
   // ---- keys ----
   onKey(e) {
     const k = e.key;
-    if (k === ' ' || k === 'Spacebar') { if (this.tab !== 'live') this.app.navigate(sessionHref(this.id, 'live')); this.feed.togglePause(); return true; }
+    if (k === ' ' || k === 'Spacebar') {
+      if (this.tab !== 'live') this.app.navigate(sessionHref(this.id, 'live'));
+      this.feed.togglePause();
+      return true;
+    }
     if (k === '/') {
-      if (this.tab === 'stacks' || this.tab === 'profile') { this.tabs[this.tab].focusSearch(); return true; }
+      if (this.tab === 'stacks' || this.tab === 'profile') {
+        this.tabs[this.tab].focusSearch();
+        return true;
+      }
       if (this.tab !== 'live') this.app.navigate(sessionHref(this.id, 'live'));
       this.feed.focusSearch();
       return true;
     }
-    if (k === 's') { if (this.tab !== 'stacks') this.app.navigate(sessionHref(this.id, 'stacks')); this.tabs.stacks.snapshot(); return true; }
-    if (k === 'f') { this.feed.followNow(); return true; }
-    if (k === 'd') { this.askDetach(); return true; }
-    if (k >= '1' && k <= '9' && Number(k) <= TABS.length) { this.app.navigate(sessionHref(this.id, TABS[Number(k) - 1].key)); return true; }
+    if (k === 's') {
+      if (this.tab !== 'stacks') this.app.navigate(sessionHref(this.id, 'stacks'));
+      this.tabs.stacks.snapshot();
+      return true;
+    }
+    if (k === 'f') {
+      this.feed.followNow();
+      return true;
+    }
+    if (k === 'd') {
+      this.askDetach();
+      return true;
+    }
+    if (k >= '1' && k <= '9' && Number(k) <= TABS.length) {
+      this.app.navigate(sessionHref(this.id, TABS[Number(k) - 1].key));
+      return true;
+    }
     if (k === 'Escape') {
       if (this.tab === 'stacks') return this.tabs.stacks.clearSearch(false);
       if (this.tab === 'profile') return this.tabs.profile.onEscape();
@@ -513,5 +928,11 @@ export class SessionView {
     return false;
   }
 
-  stats() { return { ...this.feed.stats(), lastSeq: this.stream ? this.stream.lastSeq : 0, state: this.summary && this.summary.state }; }
+  stats() {
+    return {
+      ...this.feed.stats(),
+      lastSeq: this.stream ? this.stream.lastSeq : 0,
+      state: this.summary && this.summary.state,
+    };
+  }
 }

@@ -12,8 +12,15 @@ import { DataTable } from './table.js';
 import { notice } from './common.js';
 import { codeHref, shortName } from './code.js';
 
-const WINDOWS = [[5, '5 s'], [10, '10 s'], [30, '30 s'], [60, '1 min'], [600, '10 min']];
-const NOT_SEEN = 'not known: the ReadyToRun searches are seen in startup mode only (the runtime refuses them after an attach)';
+const WINDOWS = [
+  [5, '5 s'],
+  [10, '10 s'],
+  [30, '30 s'],
+  [60, '1 min'],
+  [600, '10 min'],
+];
+const NOT_SEEN =
+  'not known: the ReadyToRun searches are seen in startup mode only (the runtime refuses them after an attach)';
 
 export class StartupTab {
   constructor(session) {
@@ -21,8 +28,20 @@ export class StartupTab {
     this.windowS = 10;
     this.active = false;
     this.meta = h('span', { class: 'meta' }, 'JIT time at start-up: what ReadyToRun could save');
-    this.pick = h('select', { class: 'startup-window', 'aria-label': 'start-up window', onchange: () => { this.windowS = Number(this.pick.value); this.load(); } },
-      WINDOWS.map(([s, label]) => h('option', { value: String(s), selected: s === this.windowS }, `first ${label}`)));
+    this.pick = h(
+      'select',
+      {
+        class: 'startup-window',
+        'aria-label': 'start-up window',
+        onchange: () => {
+          this.windowS = Number(this.pick.value);
+          this.load();
+        },
+      },
+      WINDOWS.map(([s, label]) =>
+        h('option', { value: String(s), selected: s === this.windowS }, `first ${label}`),
+      ),
+    );
     this.msg = h('div');
     this.totals = h('div', { class: 'startup-totals' });
     const nullable = (v) => (v == null ? null : fmtInt(v));
@@ -31,15 +50,52 @@ export class StartupTab {
       emptyText: 'No JIT at start-up.',
       sort: { key: 'startup_jit_ns', desc: true },
       columns: [
-        { key: 'module', title: 'Module', cls: 'mono clip', render: (m) => m.module || m.module_id },
-        { key: 'startup_jit_ns', title: 'JIT time', num: true, width: '100px', render: (m) => fmtNs(m.startup_jit_ns), tip: 'JIT time at start-up, all its methods' },
+        {
+          key: 'module',
+          title: 'Module',
+          cls: 'mono clip',
+          render: (m) => m.module || m.module_id,
+        },
+        {
+          key: 'startup_jit_ns',
+          title: 'JIT time',
+          num: true,
+          width: '100px',
+          render: (m) => fmtNs(m.startup_jit_ns),
+          tip: 'JIT time at start-up, all its methods',
+        },
         { key: 'startup_compilations', title: 'JITs', num: true, width: '70px' },
-        { key: 'precompiled', title: 'ReadyToRun', width: '96px', render: (m) => (m.precompiled == null ? null : m.precompiled ? 'yes' : 'no'), empty: NOT_SEEN,
-          tip: 'the module has precompiled (ReadyToRun) code: the runtime found some for its methods' },
-        { key: 'ready_to_run_methods', title: 'Ran R2R', num: true, width: '80px', tip: 'methods that ran their ReadyToRun code (a hot one is JIT-compiled later at Tier1)' },
-        { key: 'jitted_in_precompiled', title: 'JIT in R2R module', num: true, width: '130px', render: (m) => nullable(m.jitted_in_precompiled), empty: (m) => (m.precompiled === false ? 'the module is not precompiled' : NOT_SEEN),
-          tip: 'methods JIT-compiled although their module is precompiled: no ReadyToRun code for them (generic instantiations, methods crossgen could not compile), or the runtime rejected it' },
-        { key: 'ready_to_run_rejected', title: 'R2R rejected', num: true, width: '100px', tip: 'ReadyToRun code found but not used (its fixups failed)' },
+        {
+          key: 'precompiled',
+          title: 'ReadyToRun',
+          width: '96px',
+          render: (m) => (m.precompiled == null ? null : m.precompiled ? 'yes' : 'no'),
+          empty: NOT_SEEN,
+          tip: 'the module has precompiled (ReadyToRun) code: the runtime found some for its methods',
+        },
+        {
+          key: 'ready_to_run_methods',
+          title: 'Ran R2R',
+          num: true,
+          width: '80px',
+          tip: 'methods that ran their ReadyToRun code (a hot one is JIT-compiled later at Tier1)',
+        },
+        {
+          key: 'jitted_in_precompiled',
+          title: 'JIT in R2R module',
+          num: true,
+          width: '130px',
+          render: (m) => nullable(m.jitted_in_precompiled),
+          empty: (m) => (m.precompiled === false ? 'the module is not precompiled' : NOT_SEEN),
+          tip: 'methods JIT-compiled although their module is precompiled: no ReadyToRun code for them (generic instantiations, methods crossgen could not compile), or the runtime rejected it',
+        },
+        {
+          key: 'ready_to_run_rejected',
+          title: 'R2R rejected',
+          num: true,
+          width: '100px',
+          tip: 'ReadyToRun code found but not used (its fixups failed)',
+        },
       ],
     });
     this.methods = new DataTable({
@@ -48,36 +104,108 @@ export class StartupTab {
       sort: { key: 'jit_ns', desc: true },
       onRowClick: (f) => this.session.app.navigate(codeHref(this.session.id, f.function_id)),
       columns: [
-        { key: 'name', title: 'Method', cls: 'mono clip', render: (f) => h('span', { title: f.name || '' }, shortName(f.name) || f.function_id) },
-        { key: 'module', title: 'Module', cls: 'mono', width: '200px', render: (f) => f.module || '(dynamic)' },
-        { key: 'jit_ns', title: 'JIT time', num: true, width: '100px', render: (f) => fmtNs(f.jit_ns) },
+        {
+          key: 'name',
+          title: 'Method',
+          cls: 'mono clip',
+          render: (f) => h('span', { title: f.name || '' }, shortName(f.name) || f.function_id),
+        },
+        {
+          key: 'module',
+          title: 'Module',
+          cls: 'mono',
+          width: '200px',
+          render: (f) => f.module || '(dynamic)',
+        },
+        {
+          key: 'jit_ns',
+          title: 'JIT time',
+          num: true,
+          width: '100px',
+          render: (f) => fmtNs(f.jit_ns),
+        },
         { key: 'compilations', title: 'JITs', num: true, width: '60px' },
-        { key: 'ready_to_run', title: 'ReadyToRun', width: '100px', render: (f) => (f.ready_to_run === 'unknown' ? null : f.ready_to_run), empty: NOT_SEEN },
+        {
+          key: 'ready_to_run',
+          title: 'ReadyToRun',
+          width: '100px',
+          render: (f) => (f.ready_to_run === 'unknown' ? null : f.ready_to_run),
+          empty: NOT_SEEN,
+        },
       ],
     });
-    this.el = h('div', { class: 'tab-page startup-tab' },
-      h('div', { class: 'section-head' }, h('h2', null, 'Start-up'), this.meta, h('span', { class: 'spacer' }), this.pick),
-      this.msg, this.totals,
-      h('h3', { class: 'startup-h' }, 'Modules'), this.modules.el,
-      h('h3', { class: 'startup-h' }, 'Methods by JIT time at start-up', h('span', { class: 'dim' }, ' — click one for its code')), this.methods.el);
+    this.el = h(
+      'div',
+      { class: 'tab-page startup-tab' },
+      h(
+        'div',
+        { class: 'section-head' },
+        h('h2', null, 'Start-up'),
+        this.meta,
+        h('span', { class: 'spacer' }),
+        this.pick,
+      ),
+      this.msg,
+      this.totals,
+      h('h3', { class: 'startup-h' }, 'Modules'),
+      this.modules.el,
+      h(
+        'h3',
+        { class: 'startup-h' },
+        'Methods by JIT time at start-up',
+        h('span', { class: 'dim' }, ' — click one for its code'),
+      ),
+      this.methods.el,
+    );
   }
 
-  show() { this.active = true; this.load(); }
-  hide() { this.active = false; }
-  destroy() { this.hide(); }
+  show() {
+    this.active = true;
+    this.load();
+  }
+  hide() {
+    this.active = false;
+  }
+  destroy() {
+    this.hide();
+  }
 
   async load() {
-    const r = await api(`/api/sessions/${this.session.id}/startup?window_ms=${this.windowS * 1000}&limit=500`);
+    const r = await api(
+      `/api/sessions/${this.session.id}/startup?window_ms=${this.windowS * 1000}&limit=500`,
+    );
     if (!this.active) return;
-    if (!r.ok) { fill(this.msg, notice('error', describeError('The start-up view', r))); return; }
+    if (!r.ok) {
+      fill(this.msg, notice('error', describeError('The start-up view', r)));
+      return;
+    }
     const d = r.data;
-    fill(this.msg, d.cache_searches ? null : notice('warn', d.mode === 'attach'
-      ? 'Attached after start-up: the start-up JIT was not seen, and the runtime gives an attached profiler no ReadyToRun searches, so precompiled code cannot be told apart here. Run the app with jitscope run for this view.'
-      : 'No ReadyToRun search was reported (the runtime found no precompiled code, or ReadyToRun is off).'));
-    fill(this.totals,
+    fill(
+      this.msg,
+      d.cache_searches
+        ? null
+        : notice(
+            'warn',
+            d.mode === 'attach'
+              ? 'Attached after start-up: the start-up JIT was not seen, and the runtime gives an attached profiler no ReadyToRun searches, so precompiled code cannot be told apart here. Run the app with jitscope run for this view.'
+              : 'No ReadyToRun search was reported (the runtime found no precompiled code, or ReadyToRun is off).',
+          ),
+    );
+    fill(
+      this.totals,
       h('span', null, 'JIT time ', h('b', null, fmtNs(d.jit_ns))),
-      h('span', null, h('b', null, fmtInt(d.compilations)), ' compilations of ', h('b', null, fmtInt(d.methods)), ' methods'),
-      d.cache_searches ? h('span', null, h('b', null, fmtInt(d.ready_to_run_used)), ' methods ran ReadyToRun code') : null);
+      h(
+        'span',
+        null,
+        h('b', null, fmtInt(d.compilations)),
+        ' compilations of ',
+        h('b', null, fmtInt(d.methods)),
+        ' methods',
+      ),
+      d.cache_searches
+        ? h('span', null, h('b', null, fmtInt(d.ready_to_run_used)), ' methods ran ReadyToRun code')
+        : null,
+    );
     this.modules.setRows(d.modules);
     this.methods.setRows(d.top_methods);
     this.el.dataset.state = 'done';

@@ -15,7 +15,17 @@ export class DataTable {
   //   tree.expanded: the Set of opened parents' keys, when it should outlive the table.
   // onSort(key, desc): the rows come sorted from elsewhere (a server-side sort of a paged
   //   list): a header click calls it instead of sorting here, and setRows keeps the order given.
-  constructor({ columns, rowKey, onRowClick, emptyText = 'Nothing here yet.', sort, footer, className = '', tree = null, onSort = null }) {
+  constructor({
+    columns,
+    rowKey,
+    onRowClick,
+    emptyText = 'Nothing here yet.',
+    sort,
+    footer,
+    className = '',
+    tree = null,
+    onSort = null,
+  }) {
     this.onSort = onSort;
     this.columns = columns;
     this.tree = tree;
@@ -28,25 +38,55 @@ export class DataTable {
     this.footer = footer; // rows => [cells] | null
     this.rows = [];
     this.trs = new Map();
-    this.thead = h('thead', null, h('tr', null, columns.map((c) => this.makeTh(c))));
+    this.thead = h(
+      'thead',
+      null,
+      h(
+        'tr',
+        null,
+        columns.map((c) => this.makeTh(c)),
+      ),
+    );
     this.tbody = h('tbody');
     this.tfoot = h('tfoot');
-    this.table = h('table', { class: `grid ${className}` }, this.colgroup(), this.thead, this.tbody, this.tfoot);
+    this.table = h(
+      'table',
+      { class: `grid ${className}` },
+      this.colgroup(),
+      this.thead,
+      this.tbody,
+      this.tfoot,
+    );
     this.el = h('div', { class: 'table-wrap' }, this.table);
     this.updateHead();
   }
 
   colgroup() {
-    return h('colgroup', null, this.columns.map((c) => h('col', c.width ? { style: { width: c.width } } : null)));
+    return h(
+      'colgroup',
+      null,
+      this.columns.map((c) => h('col', c.width ? { style: { width: c.width } } : null)),
+    );
   }
 
   makeTh(c) {
     const sortable = c.sort !== false;
-    const th = h('th', { class: `${c.num ? 'num' : ''}${sortable ? ' sortable' : ''}`, title: c.tip || null, scope: 'col' }, c.title);
+    const th = h(
+      'th',
+      {
+        class: `${c.num ? 'num' : ''}${sortable ? ' sortable' : ''}`,
+        title: c.tip || null,
+        scope: 'col',
+      },
+      c.title,
+    );
     if (sortable) {
       th.addEventListener('click', () => {
         if (this.sortKey === c.key) this.sortDesc = !this.sortDesc;
-        else { this.sortKey = c.key; this.sortDesc = !!c.num; }
+        else {
+          this.sortKey = c.key;
+          this.sortDesc = !!c.num;
+        }
         this.updateHead();
         if (this.onSort) this.onSort(this.sortKey, this.sortDesc);
         else this.setRows(this.rows, true);
@@ -64,7 +104,10 @@ export class DataTable {
     }
   }
 
-  setEmptyText(text) { this.emptyText = text; if (!this.rows.length) this.setRows([], true); }
+  setEmptyText(text) {
+    this.emptyText = text;
+    if (!this.rows.length) this.setRows([], true);
+  }
 
   setRows(rows, force = false) {
     this.rows = rows;
@@ -74,17 +117,26 @@ export class DataTable {
       const get = typeof col.sort === 'function' ? col.sort : (r) => r[col.key];
       const dir = this.sortDesc ? -1 : 1;
       sorted = rows.slice().sort((a, b) => {
-        const x = get(a), y = get(b);
+        const x = get(a),
+          y = get(b);
         if (x == null && y == null) return 0;
         if (x == null) return 1;
         if (y == null) return -1;
-        if (typeof x === 'string' || typeof y === 'string') return dir * String(x).localeCompare(String(y));
+        if (typeof x === 'string' || typeof y === 'string')
+          return dir * String(x).localeCompare(String(y));
         return dir * (x - y);
       });
     }
     if (sorted.length === 0) {
       this.trs.clear();
-      fill(this.tbody, h('tr', null, h('td', { class: 'empty', colspan: String(this.columns.length) }, this.emptyText)));
+      fill(
+        this.tbody,
+        h(
+          'tr',
+          null,
+          h('td', { class: 'empty', colspan: String(this.columns.length) }, this.emptyText),
+        ),
+      );
       fill(this.tfoot);
       return;
     }
@@ -95,7 +147,8 @@ export class DataTable {
       const open = !!children && this.expanded.has(key);
       const sig = `${JSON.stringify(row)}|${depth}|${open}|${children ? JSON.stringify(this.tree.describe(children)) : ''}`;
       let tr = this.trs.get(key);
-      if (!tr || tr._sig !== sig || force) tr = this.makeTr(row, sig, tr, { children, depth, open });
+      if (!tr || tr._sig !== sig || force)
+        tr = this.makeTr(row, sig, tr, { children, depth, open });
       next.set(key, tr);
       out.push(tr);
     }
@@ -110,8 +163,20 @@ export class DataTable {
       const sig = JSON.stringify(foot.map((c) => (c instanceof Node ? c.textContent : c)));
       if (this.tfoot._sig !== sig) {
         this.tfoot._sig = sig;
-        fill(this.tfoot, h('tr', null, foot.map((c, i) => h('td', { class: this.cellClass(this.columns[i]) },
-          c === '–' ? emptyMark('nothing to total yet') : c))));
+        fill(
+          this.tfoot,
+          h(
+            'tr',
+            null,
+            foot.map((c, i) =>
+              h(
+                'td',
+                { class: this.cellClass(this.columns[i]) },
+                c === '–' ? emptyMark('nothing to total yet') : c,
+              ),
+            ),
+          ),
+        );
       }
     } else fill(this.tfoot);
   }
@@ -136,20 +201,27 @@ export class DataTable {
       const key = this.rowKey(row);
       const children = kids.get(key) || null;
       out.push({ row, children, depth: 0 });
-      if (children && this.expanded.has(key)) for (const c of children) out.push({ row: c, children: null, depth: 1 });
+      if (children && this.expanded.has(key))
+        for (const c of children) out.push({ row: c, children: null, depth: 1 });
     }
     return out;
   }
 
   toggle(key) {
-    if (this.expanded.has(key)) this.expanded.delete(key); else this.expanded.add(key);
+    if (this.expanded.has(key)) this.expanded.delete(key);
+    else this.expanded.add(key);
     this.setRows(this.rows);
   }
 
-  cellClass(c) { return `${c.num ? 'num' : ''}${c.cls ? ' ' + c.cls : ''}`; }
+  cellClass(c) {
+    return `${c.num ? 'num' : ''}${c.cls ? ' ' + c.cls : ''}`;
+  }
 
   makeTr(row, sig, old, { children = null, depth = 0, open = false } = {}) {
-    const tr = old && old.children.length === this.columns.length && !old.querySelector('td.empty') ? old : h('tr');
+    const tr =
+      old && old.children.length === this.columns.length && !old.querySelector('td.empty')
+        ? old
+        : h('tr');
     tr._sig = sig;
     tr._row = row;
     tr.classList.toggle('tree-child', depth > 0);
@@ -176,10 +248,23 @@ export class DataTable {
     if (children) {
       const key = this.rowKey(row);
       const { text, title } = this.tree.describe(children);
-      cells[0].prepend(h('button', {
-        class: 'tree-toggle', type: 'button', 'aria-expanded': String(open), title,
-        onclick: (e) => { e.stopPropagation(); this.toggle(key); },
-      }, h('span', { class: 'tree-caret', 'aria-hidden': 'true' }, open ? '▾' : '▸'), ` ${text}`));
+      cells[0].prepend(
+        h(
+          'button',
+          {
+            class: 'tree-toggle',
+            type: 'button',
+            'aria-expanded': String(open),
+            title,
+            onclick: (e) => {
+              e.stopPropagation();
+              this.toggle(key);
+            },
+          },
+          h('span', { class: 'tree-caret', 'aria-hidden': 'true' }, open ? '▾' : '▸'),
+          ` ${text}`,
+        ),
+      );
     } else if (depth > 0) {
       cells[0].prepend(h('span', { class: 'tree-branch', 'aria-hidden': 'true' }, '└ '));
     }

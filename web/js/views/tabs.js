@@ -10,7 +10,12 @@ import { TierTotals } from './tiertotals.js';
 
 function methodCell(name) {
   const [ns, leaf] = splitMethod(name || '');
-  return h('span', { class: 'mname', title: name || '' }, h('span', { class: 'm-ns' }, ns), h('span', { class: 'm-leaf' }, leaf));
+  return h(
+    'span',
+    { class: 'mname', title: name || '' },
+    h('span', { class: 'm-ns' }, ns),
+    h('span', { class: 'm-leaf' }, leaf),
+  );
 }
 
 class TabBase {
@@ -32,7 +37,9 @@ class TabBase {
     this.active = false;
     clearTimeout(this.timer);
   }
-  destroy() { this.hide(); }
+  destroy() {
+    this.hide();
+  }
   async tick() {
     clearTimeout(this.timer);
     if (!this.active) return;
@@ -42,18 +49,26 @@ class TabBase {
       try {
         const ok = await this.load();
         if (ok && final) this.loadedFinal = true;
-      } finally { this.loading = false; }
+      } finally {
+        this.loading = false;
+      }
     }
     if (this.active) this.timer = setTimeout(() => this.tick(), this.refreshMs);
   }
   error(what, r) {
-    fill(this.msg, notice('error', describeError(what, r), h('span', { class: 'dim' }, ' — retrying.')));
+    fill(
+      this.msg,
+      notice('error', describeError(what, r), h('span', { class: 'dim' }, ' — retrying.')),
+    );
   }
   // GETs /api/sessions/<id>/<path>: the answer with the message cleared, or
   // null with the error shown (what: the name the error gives the request).
   async request(path, what) {
     const r = await api(`/api/sessions/${this.session.id}/${path}`);
-    if (!r.ok) { this.error(what, r); return null; }
+    if (!r.ok) {
+      this.error(what, r);
+      return null;
+    }
     fill(this.msg);
     return r;
   }
@@ -63,7 +78,13 @@ class TabBase {
     return r ? r.data[key] || [] : null;
   }
   section(title, ...body) {
-    return h('div', { class: 'tab-page' }, h('div', { class: 'section-head' }, h('h2', null, title), this.meta), this.msg, body);
+    return h(
+      'div',
+      { class: 'tab-page' },
+      h('div', { class: 'section-head' }, h('h2', null, title), this.meta),
+      this.msg,
+      body,
+    );
   }
 }
 
@@ -71,8 +92,18 @@ class TabBase {
 // attach-time enumeration found; `seenLive` tells how the others were seen.
 function catchupColumn(seenLive) {
   return {
-    key: 'catchup', title: 'Catch-up', width: '84px', sort: (x) => (x.catchup ? 1 : 0),
-    render: (x) => (x.catchup ? h('span', { class: 'pill pill-catchup', title: 'known from the attach-time enumeration' }, 'catch-up') : emptyMark(seenLive)),
+    key: 'catchup',
+    title: 'Catch-up',
+    width: '84px',
+    sort: (x) => (x.catchup ? 1 : 0),
+    render: (x) =>
+      x.catchup
+        ? h(
+            'span',
+            { class: 'pill pill-catchup', title: 'known from the attach-time enumeration' },
+            'catch-up',
+          )
+        : emptyMark(seenLive),
   };
 }
 
@@ -88,22 +119,78 @@ export class SlowestTab extends TabBase {
       columns: [
         { key: 'rank', title: '#', num: true, width: '40px', sort: false },
         { key: 'name', title: 'Method', cls: 'mono clip', render: (f) => methodCell(f.name) },
-        { key: 'module', title: 'Module', cls: 'mono', width: '210px', render: (f) => f.module || '(dynamic)' },
-        { key: 'jit_total_ns', title: 'Total JIT time', num: true, width: '110px', render: (f) => fmtNs(f.jit_total_ns), tip: 'all compilations of this method' },
-        { key: 'jit_count', title: 'Compilations', num: true, width: '96px', tip: 'compilations of this method in this session (a tier-up or OSR is one more)' },
-        { key: 'jit_ns', title: 'Last JIT', num: true, width: '86px', render: (f) => fmtNs(f.jit_ns), tip: 'JIT time of its last compilation' },
-        { key: 'versions', title: 'Code versions', num: true, width: '100px', tip: 'native code versions the runtime has for this method: one per compilation, plus ReadyToRun code it started with' },
-        { key: 'il_size', title: 'IL size', num: true, width: '70px', render: (f) => fmtInt(f.il_size) },
-        { key: 'native_size', title: 'Native', num: true, width: '70px', render: (f) => fmtInt(f.native_size) },
-        { key: 'first_jit_ms', title: 'First JIT (s)', num: true, width: '90px', render: (f) => fmtRel(f.first_jit_ms, session.baseTime()),
-          empty: 'compiled before jitscope attached (known from the catch-up): its first JIT was not seen' },
+        {
+          key: 'module',
+          title: 'Module',
+          cls: 'mono',
+          width: '210px',
+          render: (f) => f.module || '(dynamic)',
+        },
+        {
+          key: 'jit_total_ns',
+          title: 'Total JIT time',
+          num: true,
+          width: '110px',
+          render: (f) => fmtNs(f.jit_total_ns),
+          tip: 'all compilations of this method',
+        },
+        {
+          key: 'jit_count',
+          title: 'Compilations',
+          num: true,
+          width: '96px',
+          tip: 'compilations of this method in this session (a tier-up or OSR is one more)',
+        },
+        {
+          key: 'jit_ns',
+          title: 'Last JIT',
+          num: true,
+          width: '86px',
+          render: (f) => fmtNs(f.jit_ns),
+          tip: 'JIT time of its last compilation',
+        },
+        {
+          key: 'versions',
+          title: 'Code versions',
+          num: true,
+          width: '100px',
+          tip: 'native code versions the runtime has for this method: one per compilation, plus ReadyToRun code it started with',
+        },
+        {
+          key: 'il_size',
+          title: 'IL size',
+          num: true,
+          width: '70px',
+          render: (f) => fmtInt(f.il_size),
+        },
+        {
+          key: 'native_size',
+          title: 'Native',
+          num: true,
+          width: '70px',
+          render: (f) => fmtInt(f.native_size),
+        },
+        {
+          key: 'first_jit_ms',
+          title: 'First JIT (s)',
+          num: true,
+          width: '90px',
+          render: (f) => fmtRel(f.first_jit_ms, session.baseTime()),
+          empty:
+            'compiled before jitscope attached (known from the catch-up): its first JIT was not seen',
+        },
       ],
     });
-    this.meta.textContent = 'top 20 by total JIT time · refreshed every 3 s · click a row to find it in the live feed';
+    this.meta.textContent =
+      'top 20 by total JIT time · refreshed every 3 s · click a row to find it in the live feed';
     this.el = this.section('Slowest JITs', this.table.el);
   }
   async load() {
-    const fns = await this.requestList('functions?sort=jit_time&order=desc&limit=20', 'Slowest JITs', 'functions');
+    const fns = await this.requestList(
+      'functions?sort=jit_time&order=desc&limit=20',
+      'Slowest JITs',
+      'functions',
+    );
     if (!fns) return false;
     this.table.setRows(fns.map((f, i) => ({ ...f, rank: i + 1 })));
     return true;
@@ -122,27 +209,98 @@ export class ByModuleTab extends TabBase {
       emptyText: 'No JITed methods yet.',
       sort: { key: 'jit_ns', desc: true },
       columns: [
-        { key: 'module', title: 'Module', cls: 'mono', render: (m) => m.module || '(dynamic methods)' },
-        { key: 'methods', title: 'Methods JITed', num: true, width: '110px', render: (m) => fmtInt(m.methods) },
-        { key: 'jits', title: 'Compilations', num: true, width: '100px', render: (m) => fmtInt(m.jits), tip: 'every compilation, a method\'s second and later ones (tier-up, OSR) included' },
-        { key: 'rejit', title: 'Recompiled', num: true, width: '90px', render: (m) => fmtInt(m.rejit), tip: 'methods with more than one compilation or code version (tier-up, OSR; ReadyToRun code replaced by a JIT)' },
         {
-          key: 'jit_ns', title: 'Total JIT time', num: true, width: '190px', cls: 'cell-bar',
-          render: (m) => [h('div', { class: 'bar', style: { width: `${(share(m) * 100).toFixed(1)}%` } }), h('span', null, fmtNs(m.jit_ns))],
+          key: 'module',
+          title: 'Module',
+          cls: 'mono',
+          render: (m) => m.module || '(dynamic methods)',
         },
-        { key: 'share', title: '% of JIT', num: true, width: '74px', render: (m) => fmtPct(share(m)), sort: (m) => m.jit_ns },
-        { key: 'avg', title: 'Avg JIT', num: true, width: '84px', render: (m) => fmtNs(m.jits ? m.jit_ns / m.jits : null), sort: (m) => (m.jits ? m.jit_ns / m.jits : 0) },
+        {
+          key: 'methods',
+          title: 'Methods JITed',
+          num: true,
+          width: '110px',
+          render: (m) => fmtInt(m.methods),
+        },
+        {
+          key: 'jits',
+          title: 'Compilations',
+          num: true,
+          width: '100px',
+          render: (m) => fmtInt(m.jits),
+          tip: "every compilation, a method's second and later ones (tier-up, OSR) included",
+        },
+        {
+          key: 'rejit',
+          title: 'Recompiled',
+          num: true,
+          width: '90px',
+          render: (m) => fmtInt(m.rejit),
+          tip: 'methods with more than one compilation or code version (tier-up, OSR; ReadyToRun code replaced by a JIT)',
+        },
+        {
+          key: 'jit_ns',
+          title: 'Total JIT time',
+          num: true,
+          width: '190px',
+          cls: 'cell-bar',
+          render: (m) => [
+            h('div', { class: 'bar', style: { width: `${(share(m) * 100).toFixed(1)}%` } }),
+            h('span', null, fmtNs(m.jit_ns)),
+          ],
+        },
+        {
+          key: 'share',
+          title: '% of JIT',
+          num: true,
+          width: '74px',
+          render: (m) => fmtPct(share(m)),
+          sort: (m) => m.jit_ns,
+        },
+        {
+          key: 'avg',
+          title: 'Avg JIT',
+          num: true,
+          width: '84px',
+          render: (m) => fmtNs(m.jits ? m.jit_ns / m.jits : null),
+          sort: (m) => (m.jits ? m.jit_ns / m.jits : 0),
+        },
         { key: 'il', title: 'IL bytes', num: true, width: '90px', render: (m) => fmtBytes(m.il) },
-        { key: 'native', title: 'Native bytes', num: true, width: '100px', render: (m) => fmtBytes(m.native) },
+        {
+          key: 'native',
+          title: 'Native bytes',
+          num: true,
+          width: '100px',
+          render: (m) => fmtBytes(m.native),
+        },
       ],
       footer: (rows) => {
-        const t = rows.reduce((a, m) => ({ methods: a.methods + m.methods, jits: a.jits + m.jits, rejit: a.rejit + m.rejit, jit_ns: a.jit_ns + m.jit_ns, il: a.il + m.il, native: a.native + m.native }),
-          { methods: 0, jits: 0, rejit: 0, jit_ns: 0, il: 0, native: 0 });
-        return [`Total (${rows.length} modules)`, fmtInt(t.methods), fmtInt(t.jits), fmtInt(t.rejit), fmtNs(t.jit_ns), rows.length ? '100%' : '–',
-          fmtNs(t.jits ? t.jit_ns / t.jits : null), fmtBytes(t.il), fmtBytes(t.native)];
+        const t = rows.reduce(
+          (a, m) => ({
+            methods: a.methods + m.methods,
+            jits: a.jits + m.jits,
+            rejit: a.rejit + m.rejit,
+            jit_ns: a.jit_ns + m.jit_ns,
+            il: a.il + m.il,
+            native: a.native + m.native,
+          }),
+          { methods: 0, jits: 0, rejit: 0, jit_ns: 0, il: 0, native: 0 },
+        );
+        return [
+          `Total (${rows.length} modules)`,
+          fmtInt(t.methods),
+          fmtInt(t.jits),
+          fmtInt(t.rejit),
+          fmtNs(t.jit_ns),
+          rows.length ? '100%' : '–',
+          fmtNs(t.jits ? t.jit_ns / t.jits : null),
+          fmtBytes(t.il),
+          fmtBytes(t.native),
+        ];
       },
     });
-    this.meta.textContent = 'every JITed method of the session, summed per module · click a module to filter the live feed';
+    this.meta.textContent =
+      'every JITed method of the session, summed per module · click a module to filter the live feed';
     this.tiers = new TierTotals(session.id);
     this.tiers.update(session.summary);
     this.el = this.section('JIT by module', this.table.el);
@@ -170,11 +328,44 @@ export class ModulesTab extends TabBase {
       emptyText: 'No modules loaded yet.',
       sort: { key: 'loaded_ms', desc: false },
       columns: [
-        { key: 'assembly', title: 'Assembly', cls: 'mono', width: '260px', render: (m) => m.assembly || h('span', { class: 'faint' }, '(unknown)') },
-        { key: 'loaded', title: 'State', width: '130px', render: (m) => (m.loaded ? h('span', { class: 'pill pill-ok' }, 'loaded') : h('span', { class: 'pill pill-off', title: 'unloaded' }, `unloaded +${fmtRel(m.unloaded_ms, session.baseTime())} s`)), sort: (m) => (m.loaded ? 1 : 0) },
-        { key: 'loaded_ms', title: 'Loaded (s)', num: true, width: '90px', render: (m) => fmtRel(m.loaded_ms, session.baseTime()), tip: 'seconds since the session started' },
+        {
+          key: 'assembly',
+          title: 'Assembly',
+          cls: 'mono',
+          width: '260px',
+          render: (m) => m.assembly || h('span', { class: 'faint' }, '(unknown)'),
+        },
+        {
+          key: 'loaded',
+          title: 'State',
+          width: '130px',
+          render: (m) =>
+            m.loaded
+              ? h('span', { class: 'pill pill-ok' }, 'loaded')
+              : h(
+                  'span',
+                  { class: 'pill pill-off', title: 'unloaded' },
+                  `unloaded +${fmtRel(m.unloaded_ms, session.baseTime())} s`,
+                ),
+          sort: (m) => (m.loaded ? 1 : 0),
+        },
+        {
+          key: 'loaded_ms',
+          title: 'Loaded (s)',
+          num: true,
+          width: '90px',
+          render: (m) => fmtRel(m.loaded_ms, session.baseTime()),
+          tip: 'seconds since the session started',
+        },
         catchupColumn('seen loading while jitscope watched, not from the attach-time catch-up'),
-        { key: 'path', title: 'Path', cls: 'mono clip', title_of: (m) => m.path, render: (m) => m.path || '–', empty: 'the runtime gave no file path (a module built in memory, or dynamic)' },
+        {
+          key: 'path',
+          title: 'Path',
+          cls: 'mono clip',
+          title_of: (m) => m.path,
+          render: (m) => m.path || '–',
+          empty: 'the runtime gave no file path (a module built in memory, or dynamic)',
+        },
         { key: 'module_id', title: 'Module ID', cls: 'mono faint', width: '140px' },
       ],
     });
@@ -200,17 +391,86 @@ export class ThreadsTab extends TabBase {
       emptyText: 'No threads seen yet.',
       sort: { key: 'created_ms', desc: false },
       columns: [
-        { key: 'name', title: 'Name', cls: 'mono', width: '220px', render: (t) => (t.name ? (t.name_source === 'os' ? h('span', { title: 'the OS thread’s name (at most 15 bytes): how the runtime names its own threads; a thread started without a name has its starter’s' }, t.name) : t.name) : h('span', { class: 'faint' }, t.os_thread_id === session.summary?.pid ? '(main thread)' : '(unnamed)')) },
+        {
+          key: 'name',
+          title: 'Name',
+          cls: 'mono',
+          width: '220px',
+          render: (t) =>
+            t.name
+              ? t.name_source === 'os'
+                ? h(
+                    'span',
+                    {
+                      title:
+                        'the OS thread’s name (at most 15 bytes): how the runtime names its own threads; a thread started without a name has its starter’s',
+                    },
+                    t.name,
+                  )
+                : t.name
+              : h(
+                  'span',
+                  { class: 'faint' },
+                  t.os_thread_id === session.summary?.pid ? '(main thread)' : '(unnamed)',
+                ),
+        },
         { key: 'os_thread_id', title: 'OS tid', num: true, width: '80px' },
-        { key: 'alive', title: 'State', width: '80px', render: (t) => (t.alive ? h('span', { class: 'pill pill-ok' }, 'alive') : h('span', { class: 'pill pill-off' }, 'ended')), sort: (t) => (t.alive ? 1 : 0) },
-        { key: 'created_ms', title: 'Started (s)', num: true, width: '90px', render: (t) => fmtRel(t.created_ms, session.baseTime()) },
-        { key: 'ended_ms', title: 'Ended (s)', num: true, width: '90px', render: (t) => (t.ended_ms ? fmtRel(t.ended_ms, session.baseTime()) : '–'),
-          empty: (t) => (t.alive ? 'still running' : 'its end was not seen (the session ended first)') },
-        { key: 'life', title: 'Lifetime', num: true, width: '90px', render: (t) => (t.created_ms && (t.ended_ms || !session.isFinal()) ? fmtMs((t.ended_ms || Date.now()) - t.created_ms) : '–'), sort: (t) => (t.ended_ms || Date.now()) - t.created_ms,
-          empty: (t) => (t.created_ms ? 'its end was not seen (the session ended first)' : 'its start was not seen') },
-        { key: 'jits', title: 'JITs', num: true, width: '80px', tip: 'JIT events on this thread in the page’s buffer', render: (t) => fmtInt(t.jits) },
+        {
+          key: 'alive',
+          title: 'State',
+          width: '80px',
+          render: (t) =>
+            t.alive
+              ? h('span', { class: 'pill pill-ok' }, 'alive')
+              : h('span', { class: 'pill pill-off' }, 'ended'),
+          sort: (t) => (t.alive ? 1 : 0),
+        },
+        {
+          key: 'created_ms',
+          title: 'Started (s)',
+          num: true,
+          width: '90px',
+          render: (t) => fmtRel(t.created_ms, session.baseTime()),
+        },
+        {
+          key: 'ended_ms',
+          title: 'Ended (s)',
+          num: true,
+          width: '90px',
+          render: (t) => (t.ended_ms ? fmtRel(t.ended_ms, session.baseTime()) : '–'),
+          empty: (t) =>
+            t.alive ? 'still running' : 'its end was not seen (the session ended first)',
+        },
+        {
+          key: 'life',
+          title: 'Lifetime',
+          num: true,
+          width: '90px',
+          render: (t) =>
+            t.created_ms && (t.ended_ms || !session.isFinal())
+              ? fmtMs((t.ended_ms || Date.now()) - t.created_ms)
+              : '–',
+          sort: (t) => (t.ended_ms || Date.now()) - t.created_ms,
+          empty: (t) =>
+            t.created_ms
+              ? 'its end was not seen (the session ended first)'
+              : 'its start was not seen',
+        },
+        {
+          key: 'jits',
+          title: 'JITs',
+          num: true,
+          width: '80px',
+          tip: 'JIT events on this thread in the page’s buffer',
+          render: (t) => fmtInt(t.jits),
+        },
         catchupColumn('seen starting while jitscope watched, not from the attach-time catch-up'),
-        { key: 'thread_id', title: 'Thread ID', cls: 'mono faint', tip: 'the runtime’s ThreadID: once a thread has ended, a later thread may get the same one (each thread is a row of its own)' },
+        {
+          key: 'thread_id',
+          title: 'Thread ID',
+          cls: 'mono faint',
+          tip: 'the runtime’s ThreadID: once a thread has ended, a later thread may get the same one (each thread is a row of its own)',
+        },
       ],
     });
     this.el = this.section('Threads', this.table.el);
@@ -221,7 +481,13 @@ export class ThreadsTab extends TabBase {
     this.session.learnThreads(threads);
     const perThread = this.session.jitsPerThread();
     const now = Date.now();
-    this.table.setRows(threads.map((t) => ({ ...t, jits: perThread.get(t.thread_key) || 0, _now: t.alive ? Math.floor(now / 1000) : 0 })));
+    this.table.setRows(
+      threads.map((t) => ({
+        ...t,
+        jits: perThread.get(t.thread_key) || 0,
+        _now: t.alive ? Math.floor(now / 1000) : 0,
+      })),
+    );
     const alive = threads.filter((t) => t.alive).length;
     this.meta.textContent = `${threads.length} threads, ${alive} alive`;
     this.session.setTabCount('threads', `${alive} of ${threads.length}`);

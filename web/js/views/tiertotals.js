@@ -15,39 +15,109 @@ export class TierTotals {
   constructor(sessionId) {
     this.sessionId = sessionId;
     this.totals = { n: 0, ns: 0 };
-    this.switchBtn = h('button', { class: 'btn tier-switch', type: 'button', onclick: () => this.toggleSource() });
+    this.switchBtn = h('button', {
+      class: 'btn tier-switch',
+      type: 'button',
+      onclick: () => this.toggleSource(),
+    });
     this.enabled = null;
     this.busy = false;
-    const bar = (share) => h('div', { class: 'bar', style: { width: `${(share * 100).toFixed(1)}%` } });
+    const bar = (share) =>
+      h('div', { class: 'bar', style: { width: `${(share * 100).toFixed(1)}%` } });
     this.table = new DataTable({
       rowKey: (t) => t.tier,
       emptyText: 'No compilations yet.',
       sort: { key: 'order', desc: false },
       className: 'tier-table',
       columns: [
-        { key: 'order', title: 'Tier', width: '170px', render: (t) => tierPill(t.tier, { long: true, why: this.unknownWhy }), tip: 'optimisation tier, in the order code usually moves through them' },
-        { key: 'compilations', title: 'Compilations', num: true, width: '180px', cls: 'cell-bar',
-          render: (t) => [bar(this.share(t.compilations, 'n')), h('span', null, fmtInt(t.compilations))] },
-        { key: 'share_n', title: '% of JITs', num: true, width: '80px', render: (t) => fmtPct(this.share(t.compilations, 'n')), sort: (t) => t.compilations },
-        { key: 'jit_ns', title: 'JIT time', num: true, width: '180px', cls: 'cell-bar',
-          render: (t) => [bar(this.share(t.jit_ns, 'ns')), h('span', null, fmtNs(t.jit_ns))] },
-        { key: 'share_ns', title: '% of JIT time', num: true, width: '96px', render: (t) => fmtPct(this.share(t.jit_ns, 'ns')), sort: (t) => t.jit_ns },
-        { key: 'avg', title: 'Avg JIT', num: true, width: '84px', render: (t) => fmtNs(t.compilations ? t.jit_ns / t.compilations : null),
-          sort: (t) => (t.compilations ? t.jit_ns / t.compilations : 0) },
+        {
+          key: 'order',
+          title: 'Tier',
+          width: '170px',
+          render: (t) => tierPill(t.tier, { long: true, why: this.unknownWhy }),
+          tip: 'optimisation tier, in the order code usually moves through them',
+        },
+        {
+          key: 'compilations',
+          title: 'Compilations',
+          num: true,
+          width: '180px',
+          cls: 'cell-bar',
+          render: (t) => [
+            bar(this.share(t.compilations, 'n')),
+            h('span', null, fmtInt(t.compilations)),
+          ],
+        },
+        {
+          key: 'share_n',
+          title: '% of JITs',
+          num: true,
+          width: '80px',
+          render: (t) => fmtPct(this.share(t.compilations, 'n')),
+          sort: (t) => t.compilations,
+        },
+        {
+          key: 'jit_ns',
+          title: 'JIT time',
+          num: true,
+          width: '180px',
+          cls: 'cell-bar',
+          render: (t) => [bar(this.share(t.jit_ns, 'ns')), h('span', null, fmtNs(t.jit_ns))],
+        },
+        {
+          key: 'share_ns',
+          title: '% of JIT time',
+          num: true,
+          width: '96px',
+          render: (t) => fmtPct(this.share(t.jit_ns, 'ns')),
+          sort: (t) => t.jit_ns,
+        },
+        {
+          key: 'avg',
+          title: 'Avg JIT',
+          num: true,
+          width: '84px',
+          render: (t) => fmtNs(t.compilations ? t.jit_ns / t.compilations : null),
+          sort: (t) => (t.compilations ? t.jit_ns / t.compilations : 0),
+        },
       ],
       footer: (rows) => {
         const { n, ns } = this.totals;
-        return [`Total (${rows.length} tiers)`, fmtInt(n), rows.length ? '100%' : '–', fmtNs(ns), rows.length ? '100%' : '–', fmtNs(n ? ns / n : null)];
+        return [
+          `Total (${rows.length} tiers)`,
+          fmtInt(n),
+          rows.length ? '100%' : '–',
+          fmtNs(ns),
+          rows.length ? '100%' : '–',
+          fmtNs(n ? ns / n : null),
+        ];
       },
     });
     this.note = h('div', { class: 'tier-note' });
-    this.meta = h('span', { class: 'meta' }, 'live compilations per optimisation tier · from the session summary, every second');
-    this.el = h('div', { class: 'section tier-totals' },
-      h('div', { class: 'section-head' }, h('h2', null, 'JIT by tier'), this.meta, h('span', { class: 'spacer' }), this.switchBtn), this.note,
-      h('div', { class: 'tier-wrap' }, this.table.el));
+    this.meta = h(
+      'span',
+      { class: 'meta' },
+      'live compilations per optimisation tier · from the session summary, every second',
+    );
+    this.el = h(
+      'div',
+      { class: 'section tier-totals' },
+      h(
+        'div',
+        { class: 'section-head' },
+        h('h2', null, 'JIT by tier'),
+        this.meta,
+        h('span', { class: 'spacer' }),
+        this.switchBtn,
+      ),
+      this.note,
+      h('div', { class: 'tier-wrap' }, this.table.el),
+    );
   }
 
-  share(v, key) { return this.totals[key] ? v / this.totals[key] : 0; }
+  share(v, key) {
+    return this.totals[key] ? v / this.totals[key] : 0;
+  }
 
   // The switch: what it would do, and whether it can (a live agent that has said).
   updateSwitch(summary) {
@@ -56,7 +126,8 @@ export class TierTotals {
     const live = summary && summary.state === 'live';
     this.switchBtn.textContent = this.enabled === false ? 'Turn tiers on' : 'Turn tiers off';
     this.switchBtn.disabled = this.busy || !live || this.enabled == null;
-    this.switchBtn.title = !live ? 'needs a live agent'
+    this.switchBtn.title = !live
+      ? 'needs a live agent'
       : 'the tier source (an EventPipe session in the app) costs JIT time: turn it off or on for this session';
   }
 
@@ -64,7 +135,10 @@ export class TierTotals {
     if (this.busy || this.enabled == null) return;
     this.busy = true;
     this.switchBtn.disabled = true;
-    const r = await api(`/api/sessions/${this.sessionId}/tiers`, { method: 'POST', body: { enabled: !this.enabled } });
+    const r = await api(`/api/sessions/${this.sessionId}/tiers`, {
+      method: 'POST',
+      body: { enabled: !this.enabled },
+    });
     this.busy = false;
     if (!r.ok) toast(describeError('Tier source', r), { kind: 'error' });
     else toast(`Asked the agent to turn tiers ${r.data.requested ? 'on' : 'off'}.`);
@@ -78,9 +152,15 @@ export class TierTotals {
     const src = summary && summary.tier_source;
     this.unknownWhy = unknownTierWhy({ source: src });
     const rows = [];
-    let n = 0, ns = 0;
+    let n = 0,
+      ns = 0;
     for (const [name, v] of Object.entries(tiers || {})) {
-      rows.push({ tier: name, order: tierId(name), compilations: v.compilations || 0, jit_ns: v.jit_ns || 0 });
+      rows.push({
+        tier: name,
+        order: tierId(name),
+        compilations: v.compilations || 0,
+        jit_ns: v.jit_ns || 0,
+      });
       n += v.compilations || 0;
       ns += v.jit_ns || 0;
     }
@@ -91,9 +171,19 @@ export class TierTotals {
     this.table.setRows(rows.map((r) => ({ ...r, _n: n, _ns: ns })));
     const notes = [];
     if (!tiers) notes.push('This server does not report tiers.');
-    else if (src && src.enabled === false) notes.push('The tier source is off for this session (JITSCOPE_TIERS=0 or turned off): new compilations count as unknown.');
-    if (src && src.error) notes.push(`The agent could not open its tier source (HRESULT ${src.error}).`);
-    if (src && src.lost) notes.push(`${fmtInt(src.lost)} compilations lost their tier (counted as unknown).`);
-    fill(this.note, notes.length ? h('div', { class: 'notice warn' }, h('div', { class: 'grow' }, notes.join(' '))) : null);
+    else if (src && src.enabled === false)
+      notes.push(
+        'The tier source is off for this session (JITSCOPE_TIERS=0 or turned off): new compilations count as unknown.',
+      );
+    if (src && src.error)
+      notes.push(`The agent could not open its tier source (HRESULT ${src.error}).`);
+    if (src && src.lost)
+      notes.push(`${fmtInt(src.lost)} compilations lost their tier (counted as unknown).`);
+    fill(
+      this.note,
+      notes.length
+        ? h('div', { class: 'notice warn' }, h('div', { class: 'grow' }, notes.join(' ')))
+        : null,
+    );
   }
 }
