@@ -221,23 +221,3 @@ export function dashesWithoutReason(page) {
     return out;
   });
 }
-
-// Collects requestAnimationFrame deltas in the page for `ms`; returns sorted deltas.
-export function measureFrames(page, ms) {
-  return page.evaluate((dur) => new Promise((resolve) => {
-    const deltas = [];
-    let last = null;
-    const end = performance.now() + dur;
-    function tick(t) {
-      if (last !== null) deltas.push(t - last);
-      last = t;
-      if (t < end) requestAnimationFrame(tick); else resolve(deltas.sort((a, b) => a - b));
-    }
-    requestAnimationFrame(tick);
-  }), ms);
-}
-
-export function percentile(sorted, p) {
-  if (!sorted.length) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-}
