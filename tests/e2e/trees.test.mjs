@@ -8,9 +8,13 @@
 // node reuse, the MSBuild server and the shared compiler server on (this
 // machine's environment turns them off; a developer's does not). The projects
 // (tests/trees) are copied to a temporary directory; packages come from the
-// machine's NuGet folder. MSBUILDNODEHANDSHAKESALT keeps the MSBuild nodes these
-// tests start apart from anyone else's; the compiler server cannot be kept
-// apart, so it is shut down before and after.
+// machine's NuGet folder. The build servers these tests start are kept apart from
+// anyone else's (another test run's, another engineer's build):
+// MSBUILDNODEHANDSHAKESALT for the MSBuild nodes and server, SharedCompilationId
+// (the compiler server's pipe name) for the compiler server. Without it a build
+// here hands its compile to a compiler server another build left running, which
+// is not in the run, and `dotnet build-server shutdown` here stops theirs. Only
+// ours are stopped, after the tests that start them.
 //
 // Sessions are named by what their process runs (program: dotnet build,
 // MSBuild, VBCSCompiler, dotnet test, vstest.console, testhost), and say why a
@@ -39,6 +43,7 @@ const DEV_ENV = {
   UseSharedCompilation: 'true',
   DOTNET_CLI_USE_MSBUILD_SERVER: '1',
   MSBUILDNODEHANDSHAKESALT: SALT,
+  SharedCompilationId: `jitscope-trees-${SALT}`,
   DOTNET_CLI_TELEMETRY_OPTOUT: '1',
   DOTNET_NOLOGO: '1',
   JITSCOPE_GIVE_UP_MS: String(GIVE_UP_MS),
@@ -47,9 +52,21 @@ const DEV_ENV = {
 let work;
 const leftovers = new Set(); // pids this file started outside the server's reach
 
+// Stops the build servers of this file: the MSBuild ones by their salt (`dotnet
+// build-server shutdown --msbuild`), the compiler server (which `dotnet build-server`
+// would look for under the default pipe name: someone else's) by its own -shutdown
+// with our pipe name, which also removes its socket.
 function shutdownBuildServers() {
-  const r = spawnSync('dotnet', ['build-server', 'shutdown'], { cwd: work || ROOT, env: withEnv(DEV_ENV), encoding: 'utf8', timeout: 120000 });
+  const r = spawnSync('dotnet', ['build-server', 'shutdown', '--msbuild'], { cwd: work || ROOT, env: withEnv(DEV_ENV), encoding: 'utf8', timeout: 120000 });
   assert.equal(r.status, 0, `dotnet build-server shutdown: ${r.stdout}${r.stderr}`);
+  for (const pid of ourBuildServers()) {
+    let argv;
+    try { argv = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0'); } catch { continue; } // gone
+    const at = argv.findIndex((a) => /VBCSCompiler(\.dll)?$/.test(a)); // its apphost, or dotnet VBCSCompiler.dll
+    if (at < 0) continue; // an MSBuild node the command above stopped
+    const c = spawnSync(argv[0], [...argv.slice(1, at + 1), '-shutdown', `-pipename:${DEV_ENV.SharedCompilationId}`], { env: withEnv(DEV_ENV), encoding: 'utf8', timeout: 120000 });
+    assert.equal(c.status, 0, `${argv[0]} -shutdown: ${c.stdout}${c.stderr}`);
+  }
 }
 
 before(() => {
@@ -63,7 +80,6 @@ before(() => {
   </packageSources>
 </configuration>
 `);
-  shutdownBuildServers(); // a compiler server started without the agent would take the compile
 });
 
 after(async () => {
