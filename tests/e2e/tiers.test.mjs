@@ -60,9 +60,12 @@ test('attach: catch-up names everything compiled before, live compilations carry
     const f = (await functionsOf(srv, id, '&q=LateMethod04'))[0];
     return f && f.tiers.length === 1;
   }, 15000);
-  const ours = await ourCompilations(srv, id);
   target.send('exit'); // the JIT's file is complete once the process has exited
   await exited;
+  // and the session has all the agent sent once it says exited (its link closed after
+  // the last record): the runtime's background tiering goes on compiling until the exit
+  await waitFor('the session exited', async () => (await srv.api(`/api/sessions/${id}`)).body.state === 'exited', 30000);
+  const ours = await ourCompilations(srv, id);
   const lines = readJitList(file);
   // every live compilation (all are after the attach) is one the JIT lists, with its tier
   const { instrumentedAsTier0 } = matchTiers(lines, ours.live);
