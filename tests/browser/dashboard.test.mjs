@@ -295,7 +295,7 @@ describe('dashboard', { timeout: 120000 }, () => {
       }, 20);
     });
     const sent = () => page.evaluate(() => window.__stress.sent);
-    const w = await framesAndRenders(page, async (s0) => {
+    const w = await framesAndRenders(page, async () => {
       // the keyboard is served while the flood goes on: Space pauses, the flood piles up as
       // "N new" while the table stands still, Space again resumes and the table takes it all in
       const at = await sent();
