@@ -176,8 +176,15 @@ test('agent and server built with -fsanitize=address,undefined pass the same end
 
 test('tier-up re-JITs are counted as new code versions, each with its own native size', async () => {
   const { DEMO_DLL } = await import('./lib.mjs');
-  const srv = await startServer(['run', '--port', '0', '--', 'dotnet', DEMO_DLL, '--seconds', '5']);
+  const srv = await startServer(['run', '--port', '0', '--', 'dotnet', DEMO_DLL]);
   try {
+    // the demo's hot methods tier up once they have run a while, which takes longer the
+    // less CPU the app gets: wait for 20 of them, then end the app (SIGTERM: the runtime's
+    // Shutdown, with the tier source stopped, maybe in the middle of a tier-up) and look
+    // once the session has all its agent sent
+    const pid = (await srv.api('/api/sessions/1')).body.pid;
+    await waitFor('20 methods compiled twice', async () => (await functionsOf(srv, 1)).filter((f) => f.jit_count >= 2).length >= 20, 120000, 500);
+    process.kill(pid, 'SIGTERM');
     await waitFor('exited', async () => (await srv.api('/api/sessions/1')).body.state === 'exited', 60000);
     const fns = await functionsOf(srv, 1);
     const rejitted = fns.filter((f) => f.jit_count >= 2);
