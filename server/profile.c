@@ -291,17 +291,6 @@ static void profile_note_suspension(profile_state *p, uint64_t suspend_ns)
         p->suspend_hist[profile_bucket(suspend_ns)]++;
 }
 
-/* Whether a walk that gave no frame found a thread without managed code on
- * its stack (rather than failing): DoStackSnapshot answers S_OK for a thread
- * that never ran managed code, and E_FAIL when the runtime's frame iterator
- * finds no frame to start from, a thread in the runtime's own native code
- * (the finalizer's or the tiered compilation worker's wait, the JIT at work);
- * docs/RUNTIME.md, "Stack snapshots". Other HRESULTs are failures: [unknown]. */
-static int profile_walk_native_only(int32_t hresult)
-{
-    return hresult == 0 || (uint32_t)hresult == 0x80004005u; /* S_OK, E_FAIL */
-}
-
 void profile_add_walk(profile_state *p, const stacks_walk *w, uint32_t effective_millihz)
 {
     uint64_t seq[PROFILE_MAX_DEPTH];
@@ -324,8 +313,8 @@ void profile_add_walk(profile_state *p, const stacks_walk *w, uint32_t effective
             seq[depth++] = w->frames[t->first_frame + k].function_id;
         if (t->flags & WIRE_STACK_TRUNCATED)
             seq[depth++] = PROFILE_FRAME_TRUNCATED;
-        else if (!depth && profile_walk_native_only(t->hresult))
-            seq[depth++] = 0; /* one run of native code: [native] */
+        else if (stacks_thread_native_only(t))
+            seq[depth++] = 0; /* in native code only: one [native] run, no failure */
         if (p->sample_count >= PROFILE_MAX_SAMPLES || (thread = profile_thread_index(p, t)) < 0 ||
             (stack = profile_stack_intern(p, seq, depth, &created)) < 0 ||
             grow_reserve((void **)&p->samples, &p->sample_cap, p->sample_count, sizeof(*p->samples),
