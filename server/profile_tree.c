@@ -222,14 +222,20 @@ static int tree_sibling_order(const void *a, const void *b, void *arg)
     return strcmp(tree_name(t->v, x->sym), tree_name(t->v, y->sym));
 }
 
+/* Folded frames: most samples first; at equal samples the named before the
+ * nameless ("libcoreclr.so+0x5fb350"), then by name. */
 static int tree_fold_order(const void *a, const void *b, void *arg)
 {
     const tree *t = arg;
     const tree_fold *x = &t->folds[*(const uint32_t *)a], *y = &t->folds[*(const uint32_t *)b];
+    const char *nx = tree_name(t->v, x->sym), *ny = tree_name(t->v, y->sym);
+    int ax = strstr(nx, "+0x") != NULL, ay = strstr(ny, "+0x") != NULL;
 
     if (x->value != y->value)
         return x->value > y->value ? -1 : 1;
-    return strcmp(tree_name(t->v, x->sym), tree_name(t->v, y->sym));
+    if (ax != ay)
+        return ax - ay;
+    return strcmp(nx, ny);
 }
 
 static json_t *tree_node_json(const char *name, const char *module, const char *kind,

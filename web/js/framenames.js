@@ -43,9 +43,11 @@ export function shortFrame(n) {
   return `${type ? `${type}.` : ''}${method}${args}`;
 }
 
-// The same without the parameters, for a breadcrumb: "Type.Method".
+// The same without the parameters, for a breadcrumb: "Type.Method"; a label
+// without its explanation: "[missing frame]".
 export function crumbFrame(n) {
   if (!n) return '';
+  if (n.kind === 'label') return (n.name || '?').replace(/^\[([^:\]]+):.*\]$/, '[$1]');
   if (!isMethod(n)) return n.name || '?';
   const { type, method } = parts(n.name || '?');
   return type ? `${type}.${method}` : method;

@@ -77,7 +77,7 @@ export class ProfileTab {
 
   // The graph drawn now (tests and the status line look at it).
   get flame() {
-    return this.graph.main() || this.graph.callees;
+    return this.graph.main() || this.graph.callees || this.graph.flame;
   }
 
   get rawTree() {

@@ -145,35 +145,59 @@ export class ProfileGraph {
 
     // ---- the flame graph, its zoom path, and the sandwich ----
     this.crumbs = h('nav', { class: 'flame-crumbs', 'aria-label': 'Zoom path' });
-    this.flame = new FlameGraph();
-    this.inverted = new FlameGraph({ inverted: true });
-    this.callers = new FlameGraph({ inverted: true });
-    this.callees = new FlameGraph();
-    for (const g of [this.flame, this.inverted, this.callers, this.callees]) {
-      g.requestDraw = () => schedule(tab.drawTask);
-      g.onZoom = () => {
-        this.renderCrumbs();
-        this.renderMatch();
-        schedule(tab.drawTask);
-      };
-    }
-    this.table = h('div', { class: 'fn-table', role: 'table' });
-    this.sandwich = h(
-      'div',
-      { class: 'sandwich hidden' },
-      this.table,
-      h(
-        'div',
-        { class: 'sw-graphs' },
-        h('div', { class: 'sw-label' }, 'Callers (who called it, toward the thread start)'),
-        this.callers.el,
-        h('div', { class: 'sw-label' }, 'Callees (what it called)'),
-        this.callees.el,
-      ),
-    );
-    this.body = h('div', { class: 'profile-graph' }, this.flame.el, this.inverted.el, this.sandwich);
+    this.flame = this.makeGraph(false);
+    this.body = h('div', { class: 'profile-graph' }, this.flame.el);
     this.els = [this.filters, this.viewBar, this.crumbs, this.body];
     this.renderView();
+  }
+
+  makeGraph(inverted) {
+    const g = new FlameGraph({ inverted });
+    g.requestDraw = () => schedule(this.tab.drawTask);
+    g.onZoom = () => {
+      this.renderCrumbs();
+      this.renderMatch();
+      schedule(this.tab.drawTask);
+    };
+    g.setQuery(this.query);
+    return g;
+  }
+
+  // The inverted graph and the sandwich are made when first shown.
+  get inverted() {
+    if (!this._inverted) {
+      this._inverted = this.makeGraph(true);
+      this.body.append(this._inverted.el);
+    }
+    return this._inverted;
+  }
+
+  get sandwich() {
+    if (!this._sandwich) {
+      this.callers = this.makeGraph(true);
+      this.callees = this.makeGraph(false);
+      this.table = h('div', { class: 'fn-table', role: 'table' });
+      this._sandwich = h(
+        'div',
+        { class: 'sandwich hidden' },
+        this.table,
+        h(
+          'div',
+          { class: 'sw-graphs' },
+          h('div', { class: 'sw-label' }, 'Callers (who called it, toward the thread start)'),
+          this.callers.el,
+          h('div', { class: 'sw-label' }, 'Callees (what it called)'),
+          this.callees.el,
+        ),
+      );
+      this.body.append(this._sandwich);
+    }
+    return this._sandwich;
+  }
+
+  // Every graph made so far.
+  allGraphs() {
+    return [this.flame, this._inverted, this.callers, this.callees].filter(Boolean);
   }
 
   // The graph shown now (tree or inverted), null in the sandwich.
@@ -182,7 +206,9 @@ export class ProfileGraph {
   }
 
   graphs() {
-    return this.opts.view === 'sandwich' ? [this.callers, this.callees] : [this.main()];
+    if (this.opts.view !== 'sandwich') return [this.main()];
+    void this.sandwich;
+    return [this.callers, this.callees];
   }
 
   // The query parameters of what the graph shows (exports: not the view itself).
@@ -215,6 +241,7 @@ export class ProfileGraph {
   // Callers and callees of a frame (from the flame graph or the table).
   showSandwich(node) {
     this.focus = { name: node.name, module: node.module || null };
+    void this.sandwich;
     this.callers.zoomKeys = [];
     this.callees.zoomKeys = [];
     if (this.opts.view !== 'sandwich') {
@@ -229,8 +256,8 @@ export class ProfileGraph {
     const v = this.opts.view;
     for (const [key, b] of Object.entries(this.viewBtns)) b.setAttribute('aria-pressed', String(key === v));
     this.flame.el.classList.toggle('hidden', v !== 'tree');
-    this.inverted.el.classList.toggle('hidden', v !== 'inverted');
-    this.sandwich.classList.toggle('hidden', v !== 'sandwich');
+    if (v === 'inverted' || this._inverted) this.inverted.el.classList.toggle('hidden', v !== 'inverted');
+    if (v === 'sandwich' || this._sandwich) this.sandwich.classList.toggle('hidden', v !== 'sandwich');
     this.body.dataset.view = v;
     this.renderCrumbs();
     this.renderMatch();
@@ -245,6 +272,7 @@ export class ProfileGraph {
     this.ownSamples = (d.threads || []).filter((t) => t.jitscope).reduce((a, t) => a + (t.samples || 0), 0);
     const v = view.view || 'tree';
     if (v === 'sandwich') {
+      void this.sandwich;
       this.functions = d.functions || [];
       // each tree's root is "all" over the method: the method is the graph's root
       const top = (t) => (t && t.children && t.children.length === 1 ? t.children[0] : t || null);
@@ -328,14 +356,14 @@ export class ProfileGraph {
   setQuery(text) {
     this.query = (text || '').trim().toLowerCase();
     this.queryDirty = true;
-    if (this.opts.view === 'sandwich') this.renderTable();
+    if (this.table) this.renderTable();
     schedule(this.tab.drawTask);
   }
 
   applyQuery() {
     if (!this.queryDirty) return;
     this.queryDirty = false;
-    for (const g of [this.flame, this.inverted, this.callers, this.callees]) g.setQuery(this.query);
+    for (const g of this.allGraphs()) g.setQuery(this.query);
     this.renderMatch();
   }
 
@@ -358,7 +386,8 @@ export class ProfileGraph {
     this.prevBtn.classList.toggle('hidden', !searching || !g);
     this.nextBtn.classList.toggle('hidden', !searching || !g);
     if (!g) {
-      setText(this.matchInfo, searching ? `${fmtInt(Number(this.table.dataset.rows || 0))} frames match` : '');
+      const rows = this.table ? Number(this.table.dataset.rows || 0) : 0;
+      setText(this.matchInfo, searching ? `${fmtInt(rows)} frames match` : '');
       this.matchInfo.classList.toggle('none', false);
       return;
     }
@@ -535,7 +564,7 @@ export class ProfileGraph {
   }
 
   stats() {
-    const g = this.main() || this.callees;
+    const g = this.main() || this.callees || this.flame;
     const c = g.canvas.dataset;
     return {
       drawn: Number(c.drawn || 0),
