@@ -97,11 +97,13 @@ static json_t *api_profile_shape_json(const api_profile_shape *o, const profile_
     if (o->shape.hide_idle)
         json_array_append_new(hide, json_string("idle"));
     return json_pack("{s:s, s:s, s:o, s:s, s:I, s:{s:I, s:I}, s:I}", "view",
-                     o->sandwich ? "sandwich" : o->tree.inverted ? "inverted" : "tree", "fold",
-                     o->shape.fold_native ? "native" : "none", "hide", hide, "jitscope_threads",
-                     q->own_threads ? "include" : "exclude", "total", (json_int_t)v->total,
-                     "kinds", "unmanaged", (json_int_t)counts->unmanaged, "idle",
-                     (json_int_t)counts->idle, "jitscope_samples", (json_int_t)v->excluded);
+                     o->sandwich        ? "sandwich"
+                     : o->tree.inverted ? "inverted"
+                                        : "tree",
+                     "fold", o->shape.fold_native ? "native" : "none", "hide", hide,
+                     "jitscope_threads", q->own_threads ? "include" : "exclude", "total",
+                     (json_int_t)v->total, "kinds", "unmanaged", (json_int_t)counts->unmanaged,
+                     "idle", (json_int_t)counts->idle, "jitscope_samples", (json_int_t)v->excluded);
 }
 
 /* The body's key as an integer from 1 to max into *out: 0, or the status of

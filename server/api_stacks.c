@@ -145,10 +145,9 @@ static json_t *api_snapshot_json(const api_snapshot *v)
                       view_id(t->thread_id), "thread_key",
                       t->thread_row ? json_integer((json_int_t)t->thread_row - 1) : json_null(),
                       "os_thread_id", (json_int_t)t->os_thread_id, "name", view_str(v->names[i]),
-                      "hresult", (int)t->hresult, "hresult_name", view_str(hr_name),
-                      "native_only", stacks_thread_native_only(t), "walk_ns",
-                      view_count(t->walk_ns), "truncated", (t->flags & WIRE_STACK_TRUNCATED) != 0,
-                      "frames", frames));
+                      "hresult", (int)t->hresult, "hresult_name", view_str(hr_name), "native_only",
+                      stacks_thread_native_only(t), "walk_ns", view_count(t->walk_ns), "truncated",
+                      (t->flags & WIRE_STACK_TRUNCATED) != 0, "frames", frames));
     }
     return json_pack("{s:I, s:o, s:o, s:o, s:i, s:I, s:I, s:I, s:b, s:o}", "id",
                      (json_int_t)v->w.id, "time_ms", view_ms(v->w.time_ns), "suspend_ns",

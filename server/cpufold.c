@@ -261,7 +261,7 @@ static uint32_t cpufold_stack(cpufold_state *f, const cpuprof_sample *e, uint64_
         /* managed code is always entered from native code: a chain that ends
          * in it, or runs into nowhere, lost the frames toward the thread's start */
         seq[depth++] = cpufold_symbol_key(f, after_native ? CPUSYM_LABEL_BROKEN_NATIVE
-                                                         : CPUSYM_LABEL_BROKEN);
+                                                          : CPUSYM_LABEL_BROKEN);
         r->counts.broken++;
         broken = 1;
     }

@@ -49,8 +49,8 @@ enum cpusym_label {
     CPUSYM_LABEL_UNNAMED = 3, /* managed code no method was found for */
     CPUSYM_LABEL_KERNEL = 4,  /* the thread was in the kernel (a system call, a page fault) */
     CPUSYM_LABEL_UNMAPPED = 5,
-    CPUSYM_LABEL_FULL = 6, /* the symbol table was full */
-    CPUSYM_LABEL_OSR = 7,  /* an on-stack-replaced frame: its method's caller is lost */
+    CPUSYM_LABEL_FULL = 6,          /* the symbol table was full */
+    CPUSYM_LABEL_OSR = 7,           /* an on-stack-replaced frame: its method's caller is lost */
     CPUSYM_LABEL_BROKEN_NATIVE = 8, /* after a native frame the chain ran into an address in
                                        no mapping (a function without a frame pointer left
                                        another value in its register): frames toward the

@@ -80,7 +80,8 @@ int debugfile_add(elfsyms *t, const char *mapped_path, pid_t pid, char *found, s
     char root[64] = "", cache[1024];
     char head[3], tail[2 * ELFSYMS_MAX_BUILD_ID + 1];
     const char *slash = mapped_path[0] == '/' ? strrchr(mapped_path, '/') : NULL;
-    int rc, have_id = debugfile_build_id(t, head, tail), dir = slash ? (int)(slash - mapped_path) : 0;
+    int rc, have_id = debugfile_build_id(t, head, tail),
+            dir = slash ? (int)(slash - mapped_path) : 0;
 
     if (pid > 0)
         snprintf(root, sizeof(root), "/proc/%d/root", (int)pid);

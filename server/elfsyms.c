@@ -178,7 +178,8 @@ static Elf_Scn *elfsyms_section(Elf *e, const char *name)
     while ((scn = elf_nextscn(e, scn)) != NULL) {
         GElf_Shdr sh;
         const char *n;
-        if (gelf_getshdr(scn, &sh) && (n = elf_strptr(e, strndx, sh.sh_name)) && strcmp(n, name) == 0)
+        if (gelf_getshdr(scn, &sh) && (n = elf_strptr(e, strndx, sh.sh_name)) &&
+            strcmp(n, name) == 0)
             return scn;
     }
     return NULL;

@@ -257,11 +257,11 @@ json_t *profile_export_speedscope(const profile_view *v, const char *name, size_
     for (i = 0; i < v->thread_count; i++) {
         if (!total[i]) /* not counted (jitscope's own), or all its samples hidden */
             continue;
-        json_array_append_new(
-            profiles, json_pack("{s:s, s:o, s:s, s:i, s:I, s:o, s:o}", "type", "sampled", "name",
-                                speedscope_profile_name(&v->threads[i]), "unit", "none",
-                                "startValue", 0, "endValue", (json_int_t)total[i], "samples",
-                                samples[i], "weights", weights[i]));
+        json_array_append_new(profiles,
+                              json_pack("{s:s, s:o, s:s, s:i, s:I, s:o, s:o}", "type", "sampled",
+                                        "name", speedscope_profile_name(&v->threads[i]), "unit",
+                                        "none", "startValue", 0, "endValue", (json_int_t)total[i],
+                                        "samples", samples[i], "weights", weights[i]));
         samples[i] = weights[i] = NULL;
     }
     file = json_pack("{s:s, s:{s:o}, s:o, s:s, s:i, s:s}", "$schema",

@@ -328,10 +328,7 @@ static json_t *tree_json(const tree *t, uint32_t i)
 }
 
 /* The tree as JSON, pruned first; NULL when out of memory. */
-static json_t *tree_finish(tree *t)
-{
-    return tree_prune(t) == 0 ? tree_json(t, 0) : NULL;
-}
+static json_t *tree_finish(tree *t) { return tree_prune(t) == 0 ? tree_json(t, 0) : NULL; }
 
 /* ---- the three orientations ------------------------------------------------------- */
 
@@ -460,11 +457,12 @@ int profile_tree_functions(const profile_view *v, json_t *obj, const char **why)
     qsort_r(order, n, sizeof(*order), tree_fn_order, fn);
     for (i = 0; i < n && i < PROFILE_TREE_MAX_FUNCTIONS; i++) {
         const symbol *sym = &v->syms.items[order[i]];
-        json_array_append_new(
-            list, json_pack("{s:s, s:o, s:s, s:I, s:I}", "name", sym->name, "module",
-                            sym->module ? json_string(sym->module) : json_null(), "kind",
-                            profile_tree_kind_name(sym->kind), "self", (json_int_t)fn[order[i]].self,
-                            "total", (json_int_t)fn[order[i]].total));
+        json_array_append_new(list,
+                              json_pack("{s:s, s:o, s:s, s:I, s:I}", "name", sym->name, "module",
+                                        sym->module ? json_string(sym->module) : json_null(),
+                                        "kind", profile_tree_kind_name(sym->kind), "self",
+                                        (json_int_t)fn[order[i]].self, "total",
+                                        (json_int_t)fn[order[i]].total));
     }
     free(fn);
     free(order);

@@ -165,8 +165,8 @@ static int profile_view_stacks(profile_view *v, session *s, const uint64_t *coun
                 uint64_t i = fid & ~PROFILE_FRAME_SYMBOL;
                 const profile_symbol *e = i < p->cpu.symbol_count ? &p->cpu.symbols[i] : NULL;
                 const char *name = e ? profile_cpu_text(p, e->name) : NULL;
-                const char *module =
-                    e && e->module != UINT32_MAX ? profile_cpu_text(p, e->module) : NULL;
+                const char *module = e && e->module != UINT32_MAX ? profile_cpu_text(p, e->module)
+                                                                  : NULL;
                 if (symbols_named(&v->syms, fid, name ? name : "[?]", module,
                                   profile_view_cpu_kind(i, module), &sym) != 0)
                     return -1;

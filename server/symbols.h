@@ -24,7 +24,12 @@
  * runs, a CPU sample's [kernel] and [unmapped]), or a label that says
  * something about the stack itself ([unknown], [truncated], [missing frame:
  * ...]). Labels and nameless native work are markers, not code to search for. */
-enum symbol_kind { SYMBOL_METHOD = 0, SYMBOL_NATIVE = 1, SYMBOL_NATIVE_LABEL = 2, SYMBOL_LABEL = 3 };
+enum symbol_kind {
+    SYMBOL_METHOD = 0,
+    SYMBOL_NATIVE = 1,
+    SYMBOL_NATIVE_LABEL = 2,
+    SYMBOL_LABEL = 3
+};
 
 typedef struct symbol {
     uint64_t function_id; /* 0 for [native] and labels */

@@ -398,8 +398,7 @@ TEST(fold_names_frames_and_says_where_they_are_lost)
     CHECK(has_stack(x.s, "A.Framed() < A.Loop() < [missing frame: on-stack replacement] < "
                          "fake_known_function"),
           "4: on-stack replacement");
-    CHECK(has_stack(x.s, "[missing frame: stub] < A.Framed() < fake_known_function"),
-          "5: a stub");
+    CHECK(has_stack(x.s, "[missing frame: stub] < A.Framed() < fake_known_function"), "5: a stub");
     CHECK(has_stack(x.s, "fake_known_function < A.Framed() < "
                          "[incomplete stack: the frame chain ended in managed code]"),
           "6: ends in managed code");

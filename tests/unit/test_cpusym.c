@@ -123,8 +123,8 @@ TEST(elf_symbols_of_this_binary_and_libc)
     elfsyms t;
     int fd;
 
-    CHECK(own_offset((uint64_t)(uintptr_t)&fake_known_function + 3, &offset, path,
-                     sizeof(path)) == 0,
+    CHECK(own_offset((uint64_t)(uintptr_t)&fake_known_function + 3, &offset, path, sizeof(path)) ==
+              0,
           "this function is in a mapping");
     fd = open(path, O_RDONLY);
     CHECK(fd >= 0 && elfsyms_load(&t, fd) == 0, "this binary's symbols read (%s)", path);
@@ -317,14 +317,14 @@ TEST(stripped_library_named_through_its_debug_file)
         return;
     CHECK(cpusym_init(&y, getpid()) == 0, "naming set up on this process");
     e = cpusym_lookup(&y, (uint64_t)(uintptr_t)exported + (hidden - exp_off), 0);
-    CHECK(e && e->kind == CPUSYM_NATIVE && strcmp(y.names[e->symbol].name, "elffix_hidden_one") == 0 &&
+    CHECK(e && e->kind == CPUSYM_NATIVE &&
+              strcmp(y.names[e->symbol].name, "elffix_hidden_one") == 0 &&
               strcmp(y.names[e->symbol].module, "libfix.so") == 0,
           "the static function by its name, in its module (%s)",
           e ? y.names[e->symbol].name : "none");
     cpusym_free(&y);
     dlclose(lib);
 }
-
 
 /* ---- naming and prologs ---------------------------------------------------------------- */
 

@@ -104,9 +104,11 @@ static session *fixture(void)
     sample_walk(s, REC_MONO, (one_thread[]){{0x71, S_CBA, 0, 0}, {0x72, S_NDA, 0, 0}}, 2);
     sample_walk(s, REC_MONO + SEC / 2, (one_thread[]){{0x71, S_CBA, 0, 0}, {0x72, S_CBA, 0, 0}}, 2);
     sample_walk(s, REC_MONO + SEC, (one_thread[]){{0x71, S_CBA, 0, 0}}, 1);
-    sample_walk(s, REC_MONO + 3 * SEC / 2, (one_thread[]){{0x71, S_BA, 0, 0}, {0x72, NULL, 0, 0}}, 2);
+    sample_walk(s, REC_MONO + 3 * SEC / 2, (one_thread[]){{0x71, S_BA, 0, 0}, {0x72, NULL, 0, 0}},
+                2);
     sample_walk(s, REC_MONO + 2 * SEC, (one_thread[]){{0x71, S_BA, 0, 0}}, 1);
-    sample_walk(s, REC_MONO + 5 * SEC / 2, (one_thread[]){{0x71, S_CB, WIRE_STACK_TRUNCATED, 0}}, 1);
+    sample_walk(s, REC_MONO + 5 * SEC / 2, (one_thread[]){{0x71, S_CB, WIRE_STACK_TRUNCATED, 0}},
+                1);
     sample_walk(s, REC_MONO + 3 * SEC, (one_thread[]){{0x72, S_E, 0, 0}}, 1);
     return s;
 }

@@ -32,10 +32,14 @@ enum { KERNEL = 4, START = 8, CORECLR = 9, MEMMOVE = 10, POLL = 11, GCMARK = 12 
 #define SYM(i) (PROFILE_FRAME_SYMBOL | (uint64_t)(i))
 #define END UINT64_MAX
 
-static const char *const label_names[8] = {
-    "[incomplete stack]", "[missing frame: no frame pointer]", "[missing frame: stub]",
-    "[unnamed managed code]", "[kernel]", "[unmapped]", "[symbol table full]",
-    "[missing frame: on-stack replacement]"};
+static const char *const label_names[8] = {"[incomplete stack]",
+                                           "[missing frame: no frame pointer]",
+                                           "[missing frame: stub]",
+                                           "[unnamed managed code]",
+                                           "[kernel]",
+                                           "[unmapped]",
+                                           "[symbol table full]",
+                                           "[missing frame: on-stack replacement]"};
 
 static void add_stack(session *s, uint32_t thread, const uint64_t *leaf_first, unsigned times)
 {
@@ -47,8 +51,7 @@ static void add_stack(session *s, uint32_t thread, const uint64_t *leaf_first, u
         seq[depth] = leaf_first[depth], depth++;
     stack = profile_stack_intern(&s->profile, seq, depth, &created);
     for (unsigned k = 0; k < times; k++)
-        profile_add_sample(&s->profile, REC_OFFSET + (int64_t)k * 1000000, thread,
-                           (uint32_t)stack);
+        profile_add_sample(&s->profile, REC_OFFSET + (int64_t)k * 1000000, thread, (uint32_t)stack);
 }
 
 static void add_symbol(session *s, uint32_t i, const char *name, const char *module)
@@ -75,7 +78,8 @@ static session *fixture(void)
     rec_apply(s, rec_function_name(MAIN, 0x200000, "App.Main", 0));
     rec_apply(s, rec_function_name(WORK_INT, 0x200000, "App.Work(int)", 0));
     rec_apply(s, rec_function_name(WORK_STR, 0x200000, "App.Work(string)", 0));
-    rec_apply(s, rec_function_name(WAIT, 0x200000, "System.Threading.Monitor.Wait(object, int)", 0));
+    rec_apply(s,
+              rec_function_name(WAIT, 0x200000, "System.Threading.Monitor.Wait(object, int)", 0));
     rec_apply(s, rec_function_name(RECURSE, 0x200000, "App.Recurse(int)", 0));
     profile_cpu_start(p, 999, 1001001, REC_OFFSET, 1);
     for (uint32_t i = 0; i < 8; i++)
@@ -98,8 +102,7 @@ static session *fixture(void)
     add_stack(s, 0, (const uint64_t[]){WORK_INT, MAIN, SYM(CORECLR), SYM(START), END}, 2);
     add_stack(s, 1, (const uint64_t[]){SYM(KERNEL), SYM(POLL), SYM(START), END}, 4);
     add_stack(s, 2, (const uint64_t[]){SYM(GCMARK), SYM(START), END}, 6);
-    add_stack(s, 0,
-              (const uint64_t[]){SYM(KERNEL), WAIT, MAIN, SYM(CORECLR), SYM(START), END}, 2);
+    add_stack(s, 0, (const uint64_t[]){SYM(KERNEL), WAIT, MAIN, SYM(CORECLR), SYM(START), END}, 2);
     add_stack(s, 0,
               (const uint64_t[]){WORK_INT, RECURSE, WORK_INT, RECURSE, MAIN, SYM(CORECLR),
                                  SYM(START), END},
@@ -138,8 +141,9 @@ static json_t *child(json_t *node, const char *name)
     size_t i;
     json_t *c;
 
-    json_array_foreach(json_object_get(node, "children"), i, c) if (
-        strcmp(json_string_value(json_object_get(c, "name")), name) == 0) return c;
+    json_array_foreach(json_object_get(node, "children"), i,
+                       c) if (strcmp(json_string_value(json_object_get(c, "name")), name) ==
+                              0) return c;
     return NULL;
 }
 
@@ -154,8 +158,9 @@ static json_int_t folded(json_t *node, const char *name)
     size_t i;
     json_t *f;
 
-    json_array_foreach(json_object_get(node, "folded"), i, f) if (
-        strcmp(json_string_value(json_object_get(f, "name")), name) == 0) return num(f, "samples");
+    json_array_foreach(json_object_get(node, "folded"), i,
+                       f) if (strcmp(json_string_value(json_object_get(f, "name")), name) ==
+                              0) return num(f, "samples");
     return -1;
 }
 
@@ -169,9 +174,10 @@ static json_t *thread_named(json_t *o, const char *name)
     size_t i;
     json_t *t;
 
-    json_array_foreach(json_object_get(o, "threads"), i, t) if (
-        json_is_string(json_object_get(t, "name")) &&
-        strcmp(json_string_value(json_object_get(t, "name")), name) == 0) return t;
+    json_array_foreach(json_object_get(o, "threads"), i,
+                       t) if (json_is_string(json_object_get(t, "name")) &&
+                              strcmp(json_string_value(json_object_get(t, "name")), name) ==
+                                  0) return t;
     return NULL;
 }
 
@@ -206,8 +212,8 @@ TEST(own_threads_marked_and_left_out)
               num(json_object_get(o, "tree"), "value") == 23,
           "asked for: counted too (23)");
     json_decref(o);
-    CHECK(view_json(s, (profile_query){.thread = "jitscope-agent"}, &NONE, &TREE, NULL, &o,
-                    NULL) == 0 &&
+    CHECK(view_json(s, (profile_query){.thread = "jitscope-agent"}, &NONE, &TREE, NULL, &o, NULL) ==
+                  0 &&
               num(json_object_get(o, "tree"), "value") == 4 &&
               child(child(json_object_get(o, "tree"), "start_thread"), "__poll"),
           "named by the thread filter: its own graph");
@@ -244,7 +250,8 @@ TEST(native_frames_folded_into_their_managed_caller)
     CHECK(work_s && num(work_s, "self") == 3 && folded(work_s, "memmove") == 3 &&
               folded(work_s, "[kernel]") == 3,
           "Work(string): memmove and the kernel folded in, 3 each");
-    CHECK(wait && num(wait, "self") == 2 && folded(wait, "[kernel]") == 2, "the wait's kernel time");
+    CHECK(wait && num(wait, "self") == 2 && folded(wait, "[kernel]") == 2,
+          "the wait's kernel time");
     CHECK(num(child(main_node, "App.Recurse(int)"), "value") == 1, "the recursion under Main");
     json_decref(o);
 
@@ -254,9 +261,9 @@ TEST(native_frames_folded_into_their_managed_caller)
     CHECK(native && num(native, "value") == 19 && strcmp(kind(native), "native") == 0 &&
               num(child(native, "gc_heap::mark"), "self") == 6 &&
               strcmp(kind(child(child(child(child(child(native, "libcoreclr.so+0x100"), "App.Main"),
-                                                "App.Work(string)"),
-                                          "memmove"),
-                                    "[kernel]")),
+                                            "App.Work(string)"),
+                                      "memmove"),
+                                "[kernel]")),
                      "label") == 0,
           "without folding every native frame is its own node; [kernel] is a label");
     CHECK(!child(tree, "[native]"), "and no [native] is made up");
@@ -280,13 +287,13 @@ TEST(exports_drop_the_folded_frames)
     textbuf_init(&out, 1 << 16);
     CHECK(profile_export_folded(&v, &out, &why) == 0, "folded");
     text = textbuf_take(&out, &n);
-    CHECK(text && strcmp(text, "[native] 6\n"
-                               "[native];App.Main;App.Recurse(int);App.Work(int);App.Recurse(int);"
-                               "App.Work(int) 1\n"
-                               "[native];App.Main;App.Work(int) 7\n"
-                               "[native];App.Main;App.Work(string) 3\n"
-                               "[native];App.Main;System.Threading.Monitor.Wait(object, int) 2\n") ==
-                      0,
+    CHECK(text &&
+              strcmp(text, "[native] 6\n"
+                           "[native];App.Main;App.Recurse(int);App.Work(int);App.Recurse(int);"
+                           "App.Work(int) 1\n"
+                           "[native];App.Main;App.Work(int) 7\n"
+                           "[native];App.Main;App.Work(string) 3\n"
+                           "[native];App.Main;System.Threading.Monitor.Wait(object, int) 2\n") == 0,
           "the folded lines keep the managed frames only:\n%s", text ? text : "(none)");
     free(text);
     textbuf_free(&out);
@@ -352,7 +359,8 @@ TEST(inverted_tree_starts_where_samples_ended)
               num(child(child(work, "App.Main"), "[native]"), "self") == 7,
           "Work(int) ended 8 samples: 7 called by Main (from [native]), 1 by Recurse");
     CHECK(folded(work, "memmove") == 5, "what Work(int) folded in, in the inverted tree too");
-    CHECK(num(child(tree, "[native]"), "value") == 6 && num(child(tree, "App.Work(string)"), "value") == 3,
+    CHECK(num(child(tree, "[native]"), "value") == 6 &&
+              num(child(tree, "App.Work(string)"), "value") == 3,
           "the GC thread's [native] 6, Work(string) 3");
     json_decref(o);
     session_free(s);
@@ -381,10 +389,11 @@ TEST(sandwich_callers_and_callees_of_one_method)
 
     CHECK(view_json(s, (profile_query){0}, &FOLD, &rec, NULL, &o, NULL) == 0, "recursion");
     callees = child(json_object_get(o, "callees"), "App.Recurse(int)");
-    CHECK(num(callees, "value") == 1 &&
-              num(child(child(child(callees, "App.Work(int)"), "App.Recurse(int)"), "App.Work(int)"),
-                  "self") == 1,
-          "a recursive method counted once, from its outermost call");
+    CHECK(
+        num(callees, "value") == 1 &&
+            num(child(child(child(callees, "App.Work(int)"), "App.Recurse(int)"), "App.Work(int)"),
+                "self") == 1,
+        "a recursive method counted once, from its outermost call");
     json_array_foreach(json_object_get(o, "functions"), i, fn)
     {
         const char *name = json_string_value(json_object_get(fn, "name"));

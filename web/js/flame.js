@@ -297,7 +297,10 @@ export class FlameGraph {
     for (let n = this.zoom && this.zoom._p; n; n = n._p) all.push(n);
     all.reverse(); // root first
     if (all.length <= ANC_MAX) return { shown: all, skipped: 0 };
-    return { shown: [all[0], ...all.slice(all.length - (ANC_MAX - 1))], skipped: all.length - ANC_MAX };
+    return {
+      shown: [all[0], ...all.slice(all.length - (ANC_MAX - 1))],
+      skipped: all.length - ANC_MAX,
+    };
   }
 
   bandHeight() {

@@ -48,7 +48,8 @@ export class ProfileTab {
     this.chartCanvas = h('canvas', {
       class: 'sample-chart',
       role: 'img',
-      'aria-label': 'Samples per second (and, sampling wall clock, the runtime suspension of each sample); drag to pick a time range',
+      'aria-label':
+        'Samples per second (and, sampling wall clock, the runtime suspension of each sample); drag to pick a time range',
     });
     this.chart = new SampleChart(this.chartCanvas);
     this.chart.onChange = () => schedule(this.drawTask);
@@ -226,11 +227,31 @@ export class ProfileTab {
       if (ev.type !== 'profile') continue;
       const cur = this.status || {};
       const s = {};
-      for (const k of ['state', 'mode', 'requested_hz', 'effective_hz', 'budget_pct', 'started_ms', 'stopped_ms', 'error', 'fallback'])
+      for (const k of [
+        'state',
+        'mode',
+        'requested_hz',
+        'effective_hz',
+        'budget_pct',
+        'started_ms',
+        'stopped_ms',
+        'error',
+        'fallback',
+      ])
         if (ev[k] !== undefined) s[k] = ev[k];
       const same = cur.started_ms != null && ev.started_ms === cur.started_ms;
       if (!same || (ev.samples || 0) >= (cur.samples || 0)) {
-        for (const k of ['samples', 'thread_samples', 'suspended_ns_total', 'suspend_ns_p50', 'suspend_ns_max', 'distinct_stacks', 'dropped_samples', 'dropped_stacks', 'cpu'])
+        for (const k of [
+          'samples',
+          'thread_samples',
+          'suspended_ns_total',
+          'suspend_ns_p50',
+          'suspend_ns_max',
+          'distinct_stacks',
+          'dropped_samples',
+          'dropped_stacks',
+          'cpu',
+        ])
           if (ev[k] !== undefined) s[k] = ev[k];
       }
       if (!same && cur.started_ms != null) this.bins.clear(); // a new profile
@@ -329,7 +350,11 @@ export class ProfileTab {
   // ---- rendering ----
   renderStatus() {
     this.controls.render();
-    const parts = profileStats(this.status, { running: this.running(), missing: this.missing, none: this.none });
+    const parts = profileStats(this.status, {
+      running: this.running(),
+      missing: this.missing,
+      none: this.none,
+    });
     const sig = parts.map((p) => p.textContent).join('|');
     if (this.statsEl._sig !== sig) {
       this.statsEl._sig = sig;

@@ -32,7 +32,14 @@ export class ProfileControls {
       this.render();
     });
     const num = (extra) =>
-      h('input', { type: 'number', class: 'num-input', min: '1', step: '1', inputmode: 'numeric', ...extra });
+      h('input', {
+        type: 'number',
+        class: 'num-input',
+        min: '1',
+        step: '1',
+        inputmode: 'numeric',
+        ...extra,
+      });
     this.hzInput = num({ id: `p-hz-${id}`, max: '1000', value: '49' });
     this.durInput = num({
       id: `p-dur-${id}`,
@@ -96,7 +103,13 @@ export class ProfileControls {
       'div',
       { class: 'toolbar p-controls' },
       h('label', { class: 'field', for: this.modeSel.id }, 'Measure', this.modeSel),
-      h('label', { class: 'field', for: this.hzInput.id }, 'Rate', this.hzInput, h('span', { class: 'unit' }, 'Hz')),
+      h(
+        'label',
+        { class: 'field', for: this.hzInput.id },
+        'Rate',
+        this.hzInput,
+        h('span', { class: 'unit' }, 'Hz'),
+      ),
       h(
         'label',
         { class: 'field', for: this.durInput.id },
@@ -159,7 +172,8 @@ export class ProfileControls {
           : 'Start sampling every managed thread’s stack at this rate (starting discards the previous profile)');
     this.stopBtn.title = running ? 'Stop sampling (the profile stays)' : 'No profile is running';
     let info;
-    if (tab.missing) info = h('span', { class: 'why' }, 'Profiling is not available on this server.');
+    if (tab.missing)
+      info = h('span', { class: 'why' }, 'Profiling is not available on this server.');
     else if (this.busy)
       info = h('span', { class: 'dim' }, this.busy === 'start' ? 'Starting…' : 'Stopping…');
     else if (reason) info = h('span', { class: 'why' }, reason);
@@ -245,7 +259,8 @@ export class ProfileControls {
           : { state: 'running', requested_hz: hz, mode: body.mode },
       );
     } else if (isMissingRoute(r)) this.fail('Profiling is not available on this server.');
-    else if (r.status === 429) this.fail(`A profile is already running (${r.error}); stop it first.`);
+    else if (r.status === 429)
+      this.fail(`A profile is already running (${r.error}); stop it first.`);
     else if (r.status === 409) this.fail(`Cannot start: ${r.error}.`);
     else this.fail(describeError('Start profiling', r));
     this.render();

@@ -21,8 +21,16 @@ import { crumbFrame, shortFrame } from '../framenames.js';
 
 const VIEWS = [
   ['tree', 'Flame graph', 'Callers above callees, the thread start at the top'],
-  ['inverted', 'Inverted', 'Bottom-up: where the samples ended (self time) at the top, their callers below'],
-  ['sandwich', 'Callers & callees', 'A table of the frames; pick one for its callers and its callees'],
+  [
+    'inverted',
+    'Inverted',
+    'Bottom-up: where the samples ended (self time) at the top, their callers below',
+  ],
+  [
+    'sandwich',
+    'Callers & callees',
+    'A table of the frames; pick one for its callers and its callees',
+  ],
 ];
 const CRUMBS_SHOWN = 4; // the root and the nearest three: the others are one "…"
 
@@ -61,11 +69,27 @@ export class ProfileGraph {
     const arrow = (cls, text, title, dir) =>
       h(
         'button',
-        { class: `btn btn-small ${cls} hidden`, type: 'button', title, 'aria-label': title, onclick: () => this.jump(dir) },
+        {
+          class: `btn btn-small ${cls} hidden`,
+          type: 'button',
+          title,
+          'aria-label': title,
+          onclick: () => this.jump(dir),
+        },
         text,
       );
-    this.prevBtn = arrow('match-prev', '‹', 'Zoom to the previous matching frame (Shift+Enter)', -1);
-    this.nextBtn = arrow('match-next', '›', 'Zoom to the next matching frame, heaviest first (Enter)', 1);
+    this.prevBtn = arrow(
+      'match-prev',
+      '‹',
+      'Zoom to the previous matching frame (Shift+Enter)',
+      -1,
+    );
+    this.nextBtn = arrow(
+      'match-next',
+      '›',
+      'Zoom to the next matching frame, heaviest first (Enter)',
+      1,
+    );
     this.rangeInfo = h('span', { class: 'range-info' });
     this.clearRangeBtn = h(
       'button',
@@ -74,7 +98,11 @@ export class ProfileGraph {
     );
     this.threadSel = h(
       'select',
-      { class: 'thread-select', 'aria-label': 'Thread filter', title: 'Show the samples of one thread only' },
+      {
+        class: 'thread-select',
+        'aria-label': 'Thread filter',
+        title: 'Show the samples of one thread only',
+      },
       h('option', { value: '' }, 'All threads'),
     );
     this.threadSel.addEventListener('change', () => tab.setThread(this.threadSel.value));
@@ -97,7 +125,13 @@ export class ProfileGraph {
     for (const [key, text, title] of VIEWS) {
       const b = h(
         'button',
-        { class: `btn seg view-${key}`, type: 'button', title, 'aria-pressed': String(key === 'tree'), onclick: () => this.setView(key) },
+        {
+          class: `btn seg view-${key}`,
+          type: 'button',
+          title,
+          'aria-pressed': String(key === 'tree'),
+          onclick: () => this.setView(key),
+        },
         text,
       );
       this.viewBtns[key] = b;
@@ -139,7 +173,13 @@ export class ProfileGraph {
       { class: 'toolbar view-bar' },
       seg,
       this.fold.label,
-      h('span', { class: 'toggle-group' }, h('span', { class: 'dim' }, 'Hide:'), this.hideUnmanaged.label, this.hideIdle.label),
+      h(
+        'span',
+        { class: 'toggle-group' },
+        h('span', { class: 'dim' }, 'Hide:'),
+        this.hideUnmanaged.label,
+        this.hideIdle.label,
+      ),
       this.own.label,
     );
 
@@ -202,7 +242,11 @@ export class ProfileGraph {
 
   // The graph shown now (tree or inverted), null in the sandwich.
   main() {
-    return this.opts.view === 'tree' ? this.flame : this.opts.view === 'inverted' ? this.inverted : null;
+    return this.opts.view === 'tree'
+      ? this.flame
+      : this.opts.view === 'inverted'
+        ? this.inverted
+        : null;
   }
 
   graphs() {
@@ -254,10 +298,13 @@ export class ProfileGraph {
 
   renderView() {
     const v = this.opts.view;
-    for (const [key, b] of Object.entries(this.viewBtns)) b.setAttribute('aria-pressed', String(key === v));
+    for (const [key, b] of Object.entries(this.viewBtns))
+      b.setAttribute('aria-pressed', String(key === v));
     this.flame.el.classList.toggle('hidden', v !== 'tree');
-    if (v === 'inverted' || this._inverted) this.inverted.el.classList.toggle('hidden', v !== 'inverted');
-    if (v === 'sandwich' || this._sandwich) this.sandwich.classList.toggle('hidden', v !== 'sandwich');
+    if (v === 'inverted' || this._inverted)
+      this.inverted.el.classList.toggle('hidden', v !== 'inverted');
+    if (v === 'sandwich' || this._sandwich)
+      this.sandwich.classList.toggle('hidden', v !== 'sandwich');
     this.body.dataset.view = v;
     this.renderCrumbs();
     this.renderMatch();
@@ -269,7 +316,9 @@ export class ProfileGraph {
     const view = d.view || {};
     this.kinds = view.kinds || { unmanaged: 0, idle: 0 };
     this.counted = view.total || 0;
-    this.ownSamples = (d.threads || []).filter((t) => t.jitscope).reduce((a, t) => a + (t.samples || 0), 0);
+    this.ownSamples = (d.threads || [])
+      .filter((t) => t.jitscope)
+      .reduce((a, t) => a + (t.samples || 0), 0);
     const v = view.view || 'tree';
     if (v === 'sandwich') {
       void this.sandwich;
@@ -291,7 +340,8 @@ export class ProfileGraph {
   renderShares() {
     const o = this.opts;
     const shown = this.counted;
-    const all = shown + (o.hideUnmanaged ? this.kinds.unmanaged : 0) + (o.hideIdle ? this.kinds.idle : 0);
+    const all =
+      shown + (o.hideUnmanaged ? this.kinds.unmanaged : 0) + (o.hideIdle ? this.kinds.idle : 0);
     const share = (n, of) => (of ? ` ${fmtPct(n / of)}` : '');
     setText(this.hideUnmanaged.share, share(this.kinds.unmanaged, all));
     setText(this.hideIdle.share, share(this.kinds.idle, all));
@@ -335,7 +385,12 @@ export class ProfileGraph {
         },
         h('span', { class: 'fn-n' }, fmtPct(f.self / total)),
         h('span', { class: 'fn-n' }, fmtPct(f.total / total)),
-        h('span', { class: 'fn-name' }, shortFrame(f), f.module ? h('small', null, ` ${f.module}`) : null),
+        h(
+          'span',
+          { class: 'fn-name' },
+          shortFrame(f),
+          f.module ? h('small', null, ` ${f.module}`) : null,
+        ),
       ),
     );
     fill(
@@ -345,9 +400,17 @@ export class ProfileGraph {
         { class: 'fn-head' },
         head('self', 'Self', 'Samples that ended in the frame'),
         head('total', 'Total', 'Samples with the frame on their stack (once per stack)'),
-        h('span', null, `Frame${q ? ` (${fmtInt(rows.length)} of ${fmtInt(this.functions.length)})` : ''}`),
+        h(
+          'span',
+          null,
+          `Frame${q ? ` (${fmtInt(rows.length)} of ${fmtInt(this.functions.length)})` : ''}`,
+        ),
       ),
-      h('div', { class: 'fn-rows' }, items.length ? items : h('div', { class: 'empty-state' }, 'No frame')),
+      h(
+        'div',
+        { class: 'fn-rows' },
+        items.length ? items : h('div', { class: 'empty-state' }, 'No frame'),
+      ),
     );
     this.table.dataset.rows = String(rows.length);
   }
@@ -401,7 +464,12 @@ export class ProfileGraph {
       return;
     }
     const pct = m.total ? m.samples / m.total : 0;
-    Object.assign(this.matchInfo.dataset, { pct: String(pct), nodes: String(m.nodes), zoomNodes: String(m.zoomNodes), at: String(m.at) });
+    Object.assign(this.matchInfo.dataset, {
+      pct: String(pct),
+      nodes: String(m.nodes),
+      zoomNodes: String(m.zoomNodes),
+      at: String(m.at),
+    });
     const z = g.zoom;
     let text = 'no frame matches';
     if (m.nodes) {
@@ -453,12 +521,19 @@ export class ProfileGraph {
       const f = this.focus;
       items.push(
         f
-          ? h('span', { class: 'sw-focus', title: f.name }, h('span', { class: 'dim' }, 'Callers and callees of '), shortFrame(f))
+          ? h(
+              'span',
+              { class: 'sw-focus', title: f.name },
+              h('span', { class: 'dim' }, 'Callers and callees of '),
+              shortFrame(f),
+            )
           : h('span', { class: 'dim' }, 'Callers and callees'),
         h(
           'span',
           { class: 'hint' },
-          f ? 'click a frame to zoom · Esc zooms out' : 'pick a frame in the table, or “Callers & callees” of a frame zoomed to in the flame graph',
+          f
+            ? 'click a frame to zoom · Esc zooms out'
+            : 'pick a frame in the table, or “Callers & callees” of a frame zoomed to in the flame graph',
         ),
       );
       fill(this.crumbs, items);
@@ -529,7 +604,9 @@ export class ProfileGraph {
     const counted = threads.filter((t) => t.counted !== false);
     const total = counted.reduce((a, t) => a + (t.samples || 0), 0);
     const opts = [h('option', { value: '' }, `All threads (${fmtInt(counted.length)})`)];
-    const sorted = threads.slice().sort((a, b) => !!a.jitscope - !!b.jitscope || (b.samples || 0) - (a.samples || 0));
+    const sorted = threads
+      .slice()
+      .sort((a, b) => !!a.jitscope - !!b.jitscope || (b.samples || 0) - (a.samples || 0));
     for (const t of sorted) {
       const share = t.counted === false ? 'not counted' : fmtPct(total ? t.samples / total : 0);
       opts.push(

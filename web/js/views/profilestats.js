@@ -75,7 +75,8 @@ export function profileStats(s, { running, missing, none }) {
 
   // rate: a CPU profile samples each thread per period of its own CPU time; a
   // wall one may have been lowered by the agent to keep within its budget
-  const lowered = !cpu && s.effective_hz != null && s.requested_hz != null && s.effective_hz < s.requested_hz;
+  const lowered =
+    !cpu && s.effective_hz != null && s.requested_hz != null && s.effective_hz < s.requested_hz;
   out.push(
     cpu
       ? stat(

@@ -292,7 +292,20 @@ export class StackCards {
   }
 
   // One thread or group: a header button (expand / collapse) and its frames.
-  card({ key, open, frames, q, hits, truncated, hresult, hresultName, nativeOnly, head, walkNs, data }) {
+  card({
+    key,
+    open,
+    frames,
+    q,
+    hits,
+    truncated,
+    hresult,
+    hresultName,
+    nativeOnly,
+    head,
+    walkNs,
+    data,
+  }) {
     const failed = !!hresult && !nativeOnly;
     const leaf = frames.length ? frames[0] : null;
     const right = [];
@@ -441,5 +454,4 @@ export class StackCards {
       h('span', { class: 'f-mod' }, marked(f.module || '', q)),
     );
   }
-
 }
