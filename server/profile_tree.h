@@ -29,7 +29,7 @@
 #include "profile_view.h"
 
 #define PROFILE_TREE_MAX_NODES 20000u
-#define PROFILE_TREE_MAX_FOLDED 12u      /* folded frames named per node */
+#define PROFILE_TREE_MAX_FOLDED 8u       /* folded frames named per node */
 #define PROFILE_TREE_MAX_FUNCTIONS 2000u /* rows of the functions table */
 
 typedef struct profile_tree_opts {

@@ -579,7 +579,15 @@ export class ProfileGraph {
     });
     const z = g.zoom;
     if (path.length === 1)
-      items.push(h('span', { class: 'hint' }, 'click a frame to zoom in · hover for details'));
+      items.push(
+        h(
+          'span',
+          { class: 'hint' },
+          this.opts.view === 'inverted'
+            ? 'bottom-up: where the samples ended on top, each frame’s callers below it · click to zoom in'
+            : 'click a frame to zoom in · hover for details',
+        ),
+      );
     else if (z && z.kind !== 'label')
       items.push(
         h(
