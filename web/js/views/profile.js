@@ -21,8 +21,6 @@ import { ProfileControls } from './profilecontrols.js';
 import { ProfileGraph } from './profilegraph.js';
 import { profileStats } from './profilestats.js';
 
-export { profileMode } from './profilestats.js';
-
 const REFRESH_MS = 1000;
 
 export class ProfileTab {
