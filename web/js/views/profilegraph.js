@@ -168,6 +168,7 @@ export class ProfileGraph {
       'jitscope’s own threads (its agent in the process: jitscope-agent, jitscope-walk, jitscope-tiers) are marked in the thread picker and left out of the totals; tick to count them too.',
       'own',
     );
+    this.own.label.classList.add('hidden'); // until a profile has one of jitscope's threads
     this.viewBar = h(
       'div',
       { class: 'toolbar view-bar' },
@@ -316,9 +317,10 @@ export class ProfileGraph {
     const view = d.view || {};
     this.kinds = view.kinds || { unmanaged: 0, idle: 0 };
     this.counted = view.total || 0;
-    this.ownSamples = (d.threads || [])
-      .filter((t) => t.jitscope)
-      .reduce((a, t) => a + (t.samples || 0), 0);
+    const own = (d.threads || []).filter((t) => t.jitscope);
+    this.ownSamples = own.reduce((a, t) => a + (t.samples || 0), 0);
+    // a wall-clock profile walks managed threads only: jitscope's are never in it
+    this.own.label.classList.toggle('hidden', !own.length && !this.opts.own);
     const v = view.view || 'tree';
     if (v === 'sandwich') {
       void this.sandwich;
