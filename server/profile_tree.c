@@ -332,11 +332,18 @@ static json_t *tree_finish(tree *t) { return tree_prune(t) == 0 ? tree_json(t, 0
 
 /* ---- the three orientations ------------------------------------------------------- */
 
-static int tree_is_focus(const profile_view *v, uint32_t sym, const profile_tree_opts *o)
+/* Which symbols are the focus's: its name (and module, when given), never a label. */
+static unsigned char *tree_focus_symbols(const profile_view *v, const profile_tree_opts *o)
 {
-    const symbol *s = &v->syms.items[sym];
-    return s->kind != SYMBOL_LABEL && strcmp(s->name, o->focus) == 0 &&
-           (!o->focus_module || (s->module && strcmp(s->module, o->focus_module) == 0));
+    unsigned char *focus = calloc(v->syms.count + 1, 1);
+    size_t i;
+
+    for (i = 0; focus && i < v->syms.count; i++) {
+        const symbol *s = &v->syms.items[i];
+        focus[i] = s->kind != SYMBOL_LABEL && strcmp(s->name, o->focus) == 0 &&
+                   (!o->focus_module || (s->module && strcmp(s->module, o->focus_module) == 0));
+    }
+    return focus;
 }
 
 /* Builds the tree of every stack (or, for a sandwich, of the part from the
@@ -346,17 +353,21 @@ static int tree_build(tree *t, const profile_tree_opts *o, int callers, uint64_t
 {
     const profile_view *v = t->v;
     tree_step *steps = malloc((v->frame_count + 1) * sizeof(*steps));
+    unsigned char *focus = o->focus ? tree_focus_symbols(v, o) : NULL;
     size_t i;
     int rc = 0;
 
-    if (!steps)
+    if (!steps || (o->focus && !focus)) {
+        free(steps);
+        free(focus);
         return -1;
+    }
     for (i = 0; i < v->stack_count && rc == 0; i++) {
         const profile_view_stack *st = &v->stacks[i];
         uint32_t n = tree_steps(v, st, steps), from = 0;
 
         if (o->focus) {
-            while (from < n && !tree_is_focus(v, v->frames[st->first + steps[from].at], o))
+            while (from < n && !focus[v->frames[st->first + steps[from].at]])
                 from++;
             if (from == n)
                 continue; /* the method is not on this stack */
@@ -373,6 +384,7 @@ static int tree_build(tree *t, const profile_tree_opts *o, int callers, uint64_t
         rc = tree_add_path(t, st, steps + from, n - from);
     }
     free(steps);
+    free(focus);
     return rc;
 }
 
