@@ -8,17 +8,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "clock.h"
 #include "proc.h"
+#include "record_kinds.h"
 #include "session_header.h"
 #include "sessions.h"
 #include "snapshot.h"
 #include "store.h"
 #include "views.h"
 #include "wire_decode.h"
-#include "wire_encode.h"
 
 static struct {
     int enabled;
@@ -651,22 +650,16 @@ done:
 
 void persist_resumed(session *s, int64_t now_ns)
 {
-    uint8_t frame[sizeof(wire_frame_header) + sizeof(logrec_resumed)];
-    wire_frame_header h = {.type = LOGREC_RESUMED};
-    logrec_resumed r = {
-        s->persist.last_seen_ns,
-        now_ns > s->persist.last_seen_ns ? (uint64_t)(now_ns - s->persist.last_seen_ns) : 0, 0,
-        (uint64_t)getpid()};
+    uint8_t frame[SESSION_RESUMED_FRAME];
     size_t n;
 
     if (!s->persist.resumable)
         return;
     s->persist.resumable = 0;
-    n = wire_encode(frame, &h, &r, sizeof(r), NULL, 0, NULL, 0);
-    session_apply_server(s, LOGREC_RESUMED, frame + sizeof(h), sizeof(r), now_ns);
+    n = session_resumed(s, s->persist.last_seen_ns, now_ns, frame);
     persist_append(s, now_ns, frame, n);
     fprintf(stderr, "jitscope: session %d (pid %d) is back after %.1f s without a server\n", s->id,
-            (int)s->pid, (double)r.gap_ns / 1e9);
+            (int)s->pid, (double)s->last_resume.gap_ns / 1e9);
 }
 
 /* The sessions that wait for their agents are read back now, before any
@@ -710,7 +703,8 @@ static int persist_compact_min(const persist_options *o, char *err, size_t errsz
 
 int persist_open(const persist_options *o, char *err, size_t errsz)
 {
-    store_options so = {o->dir, o->keep, o->keep_events, o->journal_max, session_is_observation};
+    store_options so = {o->dir, o->keep, o->keep_events, o->journal_max,
+                        record_kind_is_observation};
 
     persist.options = *o;
     if (!o->dir || strcmp(o->dir, "none") == 0)
