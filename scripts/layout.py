@@ -11,6 +11,9 @@
   page       docs/ARCHITECTURE.md names every such source file (by its path
              relative to its directory, e.g. `session_fold.c` or `views/feed.js`).
   guards     every header's include guard is its own.
+  states     a session's state changes only in server/session_state.c (every
+             transition is a function there): no other server .c file
+             assigns a SESSION_* state, but session.c's session_new (STARTING).
   kinds      every agent record kind (proto/wire.h's enum wire_record_type) is
              named in at most MAX_KIND_FILES server .c files: its row in
              server/record_kinds.c and the one file that folds it or logs
@@ -140,6 +143,26 @@ def check_guards():
     return problems
 
 
+STATE_WRITE = re.compile(r"\bstate\s*=\s*(SESSION_[A-Z]+)\b")
+STATE_WRITERS = {"session_state.c": None, "session.c": {"SESSION_STARTING"}}
+
+
+def check_states():
+    problems = []
+    folder = os.path.join(ROOT, "server")
+    for f in sorted(os.listdir(folder)):
+        if not f.endswith(".c"):
+            continue
+        with open(os.path.join(folder, f), encoding="utf-8") as fh:
+            for n, line in enumerate(fh, 1):
+                for m in STATE_WRITE.finditer(line):
+                    allowed = STATE_WRITERS.get(f, set())
+                    if allowed is not None and m.group(1) not in allowed:
+                        problems.append(f"server/{f}:{n}: {m.group(0).strip()}: a session's state "
+                                        "changes in session_state.c (a transition function)")
+    return problems
+
+
 def record_kinds():
     """The names of proto/wire.h's agent record kinds (enum wire_record_type)."""
     with open(os.path.join(ROOT, "proto", "wire.h"), encoding="utf-8") as fh:
@@ -168,7 +191,7 @@ def check_kinds():
 
 
 CHECKS = {"calls": check_calls, "sizes": check_sizes, "page": check_page, "guards": check_guards,
-          "kinds": check_kinds}
+          "states": check_states, "kinds": check_kinds}
 
 
 def main(argv):

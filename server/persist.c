@@ -191,10 +191,7 @@ static void persist_resume_expired(session *s, int64_t now_ns, int64_t mono_ns)
         proc_has_thread(s->pid, WIRE_AGENT_THREAD_NAME) != 0)
         return;
     s->persist.resumable = 0;
-    if (s->state == SESSION_DISCONNECTED) {
-        s->state = SESSION_INTERRUPTED;
-        session_mark_ended(s, now_ns);
-    }
+    session_resume_abandoned(s, now_ns);
 }
 
 /* Whether an ended session's snapshot pays (PERSIST_COMPACT_MIN): its log
@@ -606,15 +603,13 @@ static int persist_adopt(void *ctx, const store_header *h)
         proc_has_thread(s->pid, WIRE_AGENT_THREAD_NAME) > 0) {
         /* its server died while it was live, its process and its agent still
          * run: the agent keeps trying the same socket; the session waits */
-        s->state = SESSION_DISCONNECTED;
+        session_stored_waiting(s);
         s->persist.past = 0;
         s->persist.resumable = 1;
         s->persist.resume_mono_ns = (int64_t)clock_mono_ns();
         s->not_child = s->mode == SESSION_MODE_RUN && s->root_id == s->id;
     } else if (!persist_state_ended(s->state)) { /* its server died while it was live */
-        s->state = SESSION_INTERRUPTED;
-        if (!s->ended_ns)
-            s->ended_ns = h->updated_ns;
+        session_stored_interrupted(s, h->updated_ns);
         interrupted = 1;
     }
     s->persist.summary = persist_summary_text(h->summary, s, interrupted);

@@ -489,7 +489,9 @@ int session_apply(session *s, const wire_record *r, int64_t now_ns, const char *
 int session_replay(session *s, const wire_record *r, int64_t now_ns);
 
 /* ---- state transitions: the only writers of session.state ----------------
- * (see the diagram in docs/ARCHITECTURE.md). Caller holds the sessions lock. */
+ * (see the diagram in docs/ARCHITECTURE.md; besides them session_new starts
+ * a session STARTING and session_header_from_json restores the state a
+ * stored header says). Caller holds the sessions lock. */
 
 /* The agent said hello: LIVE (a session already DETACHING stays so). */
 void session_hello(session *s);
@@ -510,6 +512,15 @@ void session_link_lost(session *s, int64_t now_ns);
 void session_exit_code(session *s, int code, int signal, int64_t now_ns);
 /* The process is gone (reaper or liveness sweep): EXITED, and ended. */
 void session_exited(session *s, int64_t now_ns);
+/* A stored session read back at a restart (persist.c) that was live when its
+ * server died: its process and agent still run, so it waits for the agent's
+ * hello (DISCONNECTED); or they do not, so it ended with its server
+ * (INTERRUPTED, ended when its server last wrote of it unless it says when). */
+void session_stored_waiting(session *s);
+void session_stored_interrupted(session *s, int64_t last_seen_ns);
+/* A stored session waiting for its agent whose agent will not come (it gave
+ * up, or the wait is over): INTERRUPTED and ended now, if still DISCONNECTED. */
+void session_resume_abandoned(session *s, int64_t now_ns);
 
 /* The process is gone: no thread of it is alive any more. */
 void session_mark_ended(session *s, int64_t now_ns);

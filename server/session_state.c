@@ -284,6 +284,23 @@ void session_exit_code(session *s, int code, int signal, int64_t now_ns)
         session_exited(s, now_ns);
 }
 
+void session_stored_waiting(session *s) { s->state = SESSION_DISCONNECTED; }
+
+void session_stored_interrupted(session *s, int64_t last_seen_ns)
+{
+    s->state = SESSION_INTERRUPTED;
+    if (!s->ended_ns)
+        s->ended_ns = last_seen_ns;
+}
+
+void session_resume_abandoned(session *s, int64_t now_ns)
+{
+    if (s->state != SESSION_DISCONNECTED)
+        return;
+    s->state = SESSION_INTERRUPTED;
+    session_mark_ended(s, now_ns);
+}
+
 void session_exited(session *s, int64_t now_ns)
 {
     s->state = SESSION_EXITED;
