@@ -3,8 +3,9 @@
  * record_kinds.c points at and session_apply (session_apply.c) calls once the
  * record is admitted. Idempotent on runtime IDs, tolerant of IDs it never
  * saw, catch-up never overriding what live callbacks said. The one fold: a
- * live agent's records and a stored log read back both come through here; the
- * observations' replays beside a snapshot too. */
+ * live agent's records and a stored log read back both come through here
+ * (the observations', stack walks, profile and timeline, are in
+ * session_observe.c). */
 #include "session_kinds.h"
 
 #include <stdlib.h>
@@ -386,27 +387,6 @@ static void session_apply_inlining(session *s, const wire_record *r)
                      r->flags & WIRE_FLAG_DYNAMIC);
 }
 
-/* STACK_THREAD: one thread's walk, filed under the thread as it is now (a
- * walked thread is alive while it is walked). */
-static void session_stack_thread(session *s, const wire_record *r)
-{
-    const session_thread *t = session_thread_match(s, r->u.stack_thread.thread_id,
-                                                   r->u.stack_thread.os_thread_id);
-
-    stacks_apply_thread(&s->stacks, r, t ? session_thread_row_of(s, t) : 0);
-}
-
-/* STACK_END: a walk complete; a sample's goes into the profile. */
-static void session_stack_end(session *s, const wire_record *r, int64_t when, eventlog *log)
-{
-    stacks_walk *sample = stacks_apply_end(&s->stacks, log, r, when);
-
-    if (sample) {
-        profile_add_walk(&s->profile, sample, r->u.stack_end.effective_millihz);
-        stacks_walk_recycle(sample);
-    }
-}
-
 /* ---- one fold per record kind (the rows of record_kinds.c point here) ---- */
 
 int session_fold_hello(session *s, const wire_record *r, int64_t when, int64_t now_ns,
@@ -641,120 +621,5 @@ int session_fold_code_range(session *s, const wire_record *r, int64_t when, int6
 {
     (void)when, (void)now_ns, (void)why;
     session_apply_code_range(s, &r->u.code_range);
-    return 0;
-}
-
-/* ---- observations: stack walks, the profile and the GC/suspension timeline,
- * what a stored session's snapshot keeps beside it. Live, each also accounts
- * what those now hold; its replay logs no events (the snapshot has them). ---- */
-
-int session_fold_stack_thread(session *s, const wire_record *r, int64_t when, int64_t now_ns,
-                              const char **why)
-{
-    (void)when, (void)now_ns, (void)why;
-    session_stack_thread(s, r);
-    session_memory_observed(s);
-    return 0;
-}
-
-int session_fold_stack_end(session *s, const wire_record *r, int64_t when, int64_t now_ns,
-                           const char **why)
-{
-    (void)now_ns, (void)why;
-    session_stack_end(s, r, when, &s->events);
-    session_memory_observed(s);
-    return 0;
-}
-
-int session_fold_profile_status(session *s, const wire_record *r, int64_t when, int64_t now_ns,
-                                const char **why)
-{
-    (void)now_ns, (void)why;
-    profile_apply_status(&s->profile, &s->events, r, when);
-    session_memory_observed(s);
-    return 0;
-}
-
-int session_fold_gc_started(session *s, const wire_record *r, int64_t when, int64_t now_ns,
-                            const char **why)
-{
-    (void)now_ns, (void)why;
-    timeline_gc_started(&s->timeline, &s->events, r, when);
-    session_memory_observed(s);
-    return 0;
-}
-
-int session_fold_gc_finished(session *s, const wire_record *r, int64_t when, int64_t now_ns,
-                             const char **why)
-{
-    (void)when, (void)now_ns, (void)why;
-    timeline_gc_finished(&s->timeline, &s->events, r);
-    session_memory_observed(s);
-    return 0;
-}
-
-int session_fold_runtime_suspend(session *s, const wire_record *r, int64_t when, int64_t now_ns,
-                                 const char **why)
-{
-    (void)now_ns, (void)why;
-    timeline_runtime_suspend(&s->timeline, s->profile.state == PROFILE_RUNNING, &s->events, r,
-                             when);
-    session_memory_observed(s);
-    return 0;
-}
-
-int session_replay_hello(session *s, const wire_record *r, int64_t when, int64_t now_ns,
-                         const char **why)
-{
-    (void)r, (void)when, (void)now_ns, (void)why;
-    stacks_link_reset(&s->stacks);
-    return 0;
-}
-
-int session_replay_stack_thread(session *s, const wire_record *r, int64_t when, int64_t now_ns,
-                                const char **why)
-{
-    (void)when, (void)now_ns, (void)why;
-    session_stack_thread(s, r);
-    return 0;
-}
-
-int session_replay_stack_end(session *s, const wire_record *r, int64_t when, int64_t now_ns,
-                             const char **why)
-{
-    (void)now_ns, (void)why;
-    session_stack_end(s, r, when, NULL);
-    return 0;
-}
-
-int session_replay_profile_status(session *s, const wire_record *r, int64_t when, int64_t now_ns,
-                                  const char **why)
-{
-    (void)now_ns, (void)why;
-    profile_apply_status(&s->profile, NULL, r, when);
-    return 0;
-}
-
-int session_replay_gc_started(session *s, const wire_record *r, int64_t when, int64_t now_ns,
-                              const char **why)
-{
-    (void)now_ns, (void)why;
-    timeline_gc_started(&s->timeline, NULL, r, when);
-    return 0;
-}
-
-int session_replay_gc_finished(session *s, const wire_record *r, int64_t when, int64_t now_ns,
-                               const char **why)
-{
-    (void)when, (void)now_ns, (void)why;
-    timeline_gc_finished(&s->timeline, NULL, r);
-    return 0;
-}
-
-int session_replay_runtime_suspend(session *s, const wire_record *r, int64_t when, int64_t now_ns,
-                                   const char **why)
-{
-    (void)now_ns, (void)why;
-    timeline_runtime_suspend(&s->timeline, s->profile.state == PROFILE_RUNNING, NULL, r, when);
     return 0;
 }

@@ -2,7 +2,8 @@
  * replays and budget bounds that the rows of record_kinds.c point at, one
  * function per kind (or per kinds that share one), defined in the session's
  * files: the agent's records folded in session_fold.c (threads in
- * session_thread.c), the server's own records (logrec.h) in session_state.c,
+ * session_thread.c, the observations and their replays in
+ * session_observe.c), the server's own records (logrec.h) in session_state.c,
  * the budget bounds in session_admit.c.
  *
  * A fold has record_kinds.h's record_fold_fn form: (s, r, when, now_ns, why),
@@ -62,7 +63,8 @@ int session_fold_code_search(session *s, const wire_record *r, int64_t when, int
                              const char **why);
 int session_fold_code_range(session *s, const wire_record *r, int64_t when, int64_t now_ns,
                             const char **why);
-/* stack walks, the profile, the GC/suspension timeline (observations) */
+/* stack walks, the profile, the GC/suspension timeline (observations:
+ * session_observe.c) */
 int session_fold_stack_thread(session *s, const wire_record *r, int64_t when, int64_t now_ns,
                               const char **why);
 int session_fold_stack_end(session *s, const wire_record *r, int64_t when, int64_t now_ns,
@@ -86,7 +88,7 @@ int session_fold_thread_os_id(session *s, const wire_record *r, int64_t when, in
 int session_fold_thread_name(session *s, const wire_record *r, int64_t when, int64_t now_ns,
                              const char **why);
 
-/* ---- replays beside a snapshot (session_fold.c) ---- */
+/* ---- replays beside a snapshot (session_observe.c) ---- */
 /* a connection's walk ids start over */
 int session_replay_hello(session *s, const wire_record *r, int64_t when, int64_t now_ns,
                          const char **why);
