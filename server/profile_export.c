@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api.h"
+#include "version.h"
 
 static json_t *export_id(uint64_t id)
 {

@@ -31,7 +31,7 @@
 #include "fixtures.h"
 #include "codemap.h"
 #include "cpuprof.h"
-#include "cpuprof_run.h"
+#include "cpufold.h"
 #include "cpusym.h"
 #include "hashslots.h"
 #include "logrec.h"
