@@ -251,7 +251,12 @@ test('run of an SDK command: build servers outside the run that work meanwhile a
     assert.deepEqual(await srv.exited, { code: 0, signal: null }, srv.stderr);
     assert.doesNotMatch(srv.stderr, new RegExp(`pid ${inner}\\b`), 'the run\'s own build server is not reported');
   } finally {
-    for (const pid of leftovers) { try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ } }
+    // killed now and forgotten: a pid killed again minutes later may be another process's by
+    // then (pids wrap at 32,768 and two test runs with their threads use them up in minutes)
+    for (const pid of [outside.pid, inner, second]) {
+      if (!leftovers.delete(pid)) continue;
+      try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ }
+    }
   }
   const again = await startServer(['serve', '--port', '0', '--data', data]);
   const stored = (await again.api('/api/sessions/1')).body;
