@@ -108,8 +108,14 @@ export async function startServer(args, { env = {}, bin = JITSCOPE, prefix = [],
 // fetch(), then the response is checked against the OpenAPI document; returns
 // { status, body (parsed JSON, else the text), text, headers }.
 export async function apiCall(url, init = {}) {
-  const res = await fetch(url, init);
-  const text = await res.text();
+  let res, text;
+  try {
+    res = await fetch(url, init);
+    text = await res.text();
+  } catch (e) { // undici says only "fetch failed": which request, and why (the server gone? reset?)
+    if (e && e.cause) e.message = `${e.message} (${init.method || 'GET'} ${url}: ${e.cause.code || e.cause.message})`;
+    throw e;
+  }
   let body;
   try { body = JSON.parse(text); } catch { body = text; }
   checkResponse({ method: init.method || 'GET', url, status: res.status, contentType: res.headers.get('content-type'), body, text });
