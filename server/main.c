@@ -7,8 +7,9 @@
  * the dashboard URL and stop on SIGINT/SIGTERM (received with sigwait on the
  * main thread; every other thread has them blocked).
  * Exit codes: 0 ok, 1 the operation failed, 2 usage error, 3 the data directory
- * (--data) cannot be used, 127 cannot start PROGRAM; `run` whose app has ended
- * (with --exit: always) exits with the app's code, 128 + N for signal N. */
+ * (--data) cannot be used, 4 a run --fail-on condition held (report_cli.h),
+ * 127 cannot start PROGRAM; `run` whose app has ended (with --exit: always)
+ * exits with the app's code, 128 + N for signal N. The help texts are cli.c's. */
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
@@ -23,6 +24,7 @@
 
 #include "api.h"
 #include "clock.h"
+#include "cli.h"
 #include "attach.h"
 #include "budget.h"
 #include "buildwatch.h"
@@ -43,7 +45,7 @@
 #include "ws.h"
 #include "utf.h"
 
-#define EXIT_USAGE 2
+#define EXIT_USAGE CLI_EXIT_USAGE
 
 typedef struct cli_options {
     http_config http;
@@ -61,57 +63,6 @@ typedef struct cli_options {
     char data_buf[PATH_MAX];
     uint64_t max_memory; /* --max-memory, 0: the default (budget.h) */
 } cli_options;
-
-static void usage(FILE *out)
-{
-    fputs("usage: jitscope COMMAND [OPTIONS]\n"
-          "\n"
-          "Live JIT, module and thread diagnostics for .NET processes.\n"
-          "\n"
-          "commands:\n"
-          "  run [OPTIONS] -- PROGRAM [ARGS...]  start PROGRAM with the jitscope agent loaded\n"
-          "                                      and serve its session (keeps serving after it "
-          "exits,\n"
-          "                                      unless --exit)\n"
-          "  attach PID [OPTIONS]                attach to a running .NET process and serve its\n"
-          "                                      session (with --server URL: ask that server)\n"
-          "  detach SESSION|PID [--server URL]   take the agent out of a process again\n"
-          "  ps                                  list the .NET processes you may attach to\n"
-          "  serve [OPTIONS]                     serve the API and dashboard only\n"
-          "  help                                this text\n"
-          "\n"
-          "options:\n"
-          "  --port N        HTTP port (default 8642; 0 picks a free one)\n"
-          "  --ws-port N     live-stream WebSocket port (default: HTTP port + 1, or a free one\n"
-          "                  when that is taken; 0 picks one)\n"
-          "  --host ADDR     the one numeric IPv4/IPv6 address both ports listen on (default\n"
-          "                  127.0.0.1; 0.0.0.0 or :: for every address of that family);\n"
-          "                  anything but loopback needs --api-key, and should have TLS\n"
-          "  --api-key KEY   require 'Authorization: Bearer KEY' on the API (or JITSCOPE_API_KEY)\n"
-          "  --tls-cert FILE serve HTTPS and wss:// with this PEM certificate (chain)...\n"
-          "  --tls-key FILE  ...and this PEM private key (both or neither)\n"
-          "  --agent PATH    agent library (default: libjitscope_agent.so next to jitscope)\n"
-          "  --no-children   run: profile only PROGRAM, not the .NET processes it starts\n"
-          "  --exit          run: once PROGRAM has ended and its session is stored, stop and\n"
-          "                  exit with PROGRAM's exit code (128 + N when signal N killed it)\n"
-          "  --web DIR       dashboard files (default: ../web from jitscope's directory)\n"
-          "  --data DIR      keep sessions in DIR/jitscope.db across restarts (default\n"
-          "                  $XDG_STATE_HOME/jitscope, else ~/.local/state/jitscope);\n"
-          "                  --data none keeps them in memory only\n"
-          "  --keep N        sessions kept in storage, oldest ended ones go first (default 100,\n"
-          "                  at most 200)\n"
-          "  --keep-events N newest events kept in storage per session (default and most\n"
-          "                  1048576, what memory keeps; at least 1000)\n"
-          "  --max-memory SIZE  memory for what sessions hold, shared by the connected ones\n"
-          "                  (bytes, or with K, M, G, T: 512M, 2G; or N%% of the machine's\n"
-          "                  memory; default 25%%, at least 64M); a session over its share\n"
-          "                  refuses new functions and names, and counts them\n"
-          "  --server URL    a running jitscope server (default http://127.0.0.1:8642; an\n"
-          "                  https:// one's certificate is checked against the system's CAs,\n"
-          "                  or the PEM file in JITSCOPE_CA_FILE)\n"
-          "  -h, --help      this text\n",
-          out);
-}
 
 /* Directory of our own executable, for the default agent and web paths. */
 static int self_dir(char *out, size_t outsz)
@@ -206,8 +157,8 @@ static int parse_options(int argc, char **argv, int start, int allow_command, in
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
 
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            usage(stdout);
+        if (cli_is_help(a)) {
+            cli_usage(stdout, argv[1]);
             exit(0);
         } else if (strcmp(a, "--") == 0 && allow_command) {
             o->command = argv + i + 1;
@@ -344,12 +295,13 @@ static void join_command(char **argv, char *out, size_t outsz)
     out[used] = '\0';
 }
 
-/* PID argument: a positive number. */
+/* PID argument: a number in 1..4194304 (the largest pid_max Linux allows);
+ * whether such a process runs, and may be attached to, is attach_check's word. */
 static int parse_pid(const char *text, pid_t *pid)
 {
     long v;
 
-    if (!text || parse_in_range(text, 2, 4194304, &v) != 0)
+    if (!text || parse_in_range(text, 1, 4194304, &v) != 0)
         return -1;
     *pid = (pid_t)v;
     return 0;
@@ -733,11 +685,19 @@ int main(int argc, char **argv)
     const char *cmd = argc > 1 ? argv[1] : NULL;
 
     if (!cmd) {
-        usage(stderr);
+        cli_usage(stderr, NULL);
         return EXIT_USAGE;
     }
-    if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
-        usage(stdout);
+    if (strcmp(cmd, "help") == 0 || cli_is_help(cmd)) {
+        if (argc > 2 && !cli_is_command(argv[2])) {
+            fprintf(stderr, "jitscope help: no command '%s' (see jitscope --help)\n", argv[2]);
+            return EXIT_USAGE;
+        }
+        cli_usage(stdout, argc > 2 ? argv[2] : NULL);
+        return 0;
+    }
+    if (cli_is_version(cmd)) {
+        cli_version(stdout);
         return 0;
     }
     if (strcmp(cmd, "run") == 0) {
@@ -763,7 +723,8 @@ int main(int argc, char **argv)
             return EXIT_USAGE;
         }
         if (parse_pid(o.positional, &o.attach_pid) != 0) { /* before a server or a file is made */
-            fprintf(stderr, "jitscope attach: '%s' is not a process id\n", o.positional);
+            fprintf(stderr, "jitscope attach: '%s' is not a process id (1..4194304)\n",
+                    o.positional);
             return EXIT_USAGE;
         }
         if (o.server)
@@ -782,8 +743,8 @@ int main(int argc, char **argv)
         return remote_detach(&o);
     }
     if (strcmp(cmd, "ps") == 0) {
-        if (argc > 2 && (strcmp(argv[2], "-h") == 0 || strcmp(argv[2], "--help") == 0)) {
-            usage(stdout);
+        if (argc > 2 && cli_is_help(argv[2])) {
+            cli_usage(stdout, "ps");
             return 0;
         }
         if (argc > 2) {
