@@ -17,6 +17,7 @@
 #include "attach.h"
 #include "ipc.h"
 #include "openapi_doc.h"
+#include "origin.h"
 #include "proclist.h"
 #include "sessions.h"
 
@@ -76,8 +77,12 @@ static int api_modules(api_call *c)
     json_t *list = json_array();
     size_t i;
 
-    for (i = 0; i < c->s->module_count; i++)
-        json_array_append_new(list, view_module(&c->s->modules[i]));
+    for (i = 0; i < c->s->module_count; i++) {
+        json_t *m = view_module(&c->s->modules[i]);
+        json_object_set_new(m, "origin",
+                            json_string(origin_name(origin_of_module(c->s, &c->s->modules[i]))));
+        json_array_append_new(list, m);
+    }
     c->reply->json = json_pack("{s:o}", "modules", list);
     return 200;
 }
