@@ -267,6 +267,7 @@ static const api_route api_routes[] = {
     {"GET", "/api/sessions/{id}/functions/{fid}/code", api_code_get, 0, NULL},
     {"GET", "/api/sessions/{id}/functions/{fid}/inlining", api_inlining_get, API_LOCKED, NULL},
     {"GET", "/api/sessions/{id}/startup", api_startup_get, 0, NULL},
+    {"GET", "/api/sessions/{id}/report", api_report_get, 0, NULL},
     {"GET", "/api/sessions/{id}/modules", api_modules, API_LOCKED, "modules"},
     {"GET", "/api/sessions/{id}/modules/totals", api_module_totals, 0, NULL},
     {"GET", "/api/sessions/{id}/threads", api_threads, API_LOCKED, "threads"},

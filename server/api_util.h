@@ -60,5 +60,6 @@ int api_compare(api_call *c);        /* GET /api/compare, api_compare.c */
 int api_code_get(api_call *c);       /* GET .../functions/{fid}/code, api_code.c */
 int api_inlining_get(api_call *c);   /* locked */
 int api_startup_get(api_call *c);    /* takes the lock in steps itself */
+int api_report_get(api_call *c);     /* GET .../report, api_report.c; likewise */
 
 #endif

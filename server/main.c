@@ -37,6 +37,7 @@
 #include "mallocopt.h"
 #include "proclist.h"
 #include "procname.h"
+#include "report_cli.h"
 #include "link.h"
 #include "netaddr.h"
 #include "sessions.h"
@@ -62,6 +63,7 @@ typedef struct cli_options {
     persist_options store;  /* --data DIR|none, --keep N, --keep-events N */
     char data_buf[PATH_MAX];
     uint64_t max_memory; /* --max-memory, 0: the default (budget.h) */
+    report_cli report;   /* run: --report, --baseline, --fail-on */
 } cli_options;
 
 /* Directory of our own executable, for the default agent and web paths. */
@@ -156,8 +158,13 @@ static int parse_options(int argc, char **argv, int start, int allow_command, in
     for (i = start; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        int taken = allow_command ? report_cli_option(&o->report, a, v) : 0;
 
-        if (cli_is_help(a)) {
+        if (taken < 0) {
+            return -1;
+        } else if (taken) {
+            i++;
+        } else if (cli_is_help(a)) {
             cli_usage(stdout, argv[1]);
             exit(0);
         } else if (strcmp(a, "--") == 0 && allow_command) {
@@ -353,7 +360,7 @@ static int serve(cli_options *o, int mode)
 {
     char err[512], line[4096];
     sigset_t stop;
-    int port, ws_port = 0, sig, rc = 1, run_id = 0, code, app_code = 0;
+    int port, ws_port = 0, sig, rc = 1, run_id = 0, code, app_code = 0, report_rc = 0;
     size_t argc;
     ws_config ws = {.bind_host = o->http.bind_host,
                     .port = o->ws_port,
@@ -496,6 +503,8 @@ done:
     ws_stop();
     launch_stop();
     buildwatch_stop(); /* its last look is in the run's session before storage's last round */
+    if (run_id && report_cli_wanted(&o->report)) /* every record is in: what the run did */
+        report_rc = report_cli_finish(&o->report, run_id);
     persist_close();   /* its last round writes what the sessions hold now */
     sessions_lock();
     sessions_free_all();
@@ -504,6 +513,8 @@ done:
         fprintf(stderr, "jitscope: exit code %d (the app's)\n", code);
         rc = code;
     }
+    if (rc == 0 && report_rc) /* a regression (or a report not written) when all else went well */
+        rc = report_rc;
     return rc;
 }
 
@@ -682,6 +693,7 @@ int main(int argc, char **argv)
 {
     attach_result refusal;
     cli_options o;
+    int rc;
     const char *cmd = argc > 1 ? argv[1] : NULL;
 
     if (!cmd) {
@@ -708,7 +720,11 @@ int main(int argc, char **argv)
                             "jitscope run -- dotnet app.dll\n");
             return EXIT_USAGE;
         }
-        return serve(&o, SERVE_RUN);
+        if (report_cli_prepare(&o.report) != 0) /* before the app starts */
+            return EXIT_USAGE;
+        rc = serve(&o, SERVE_RUN);
+        report_cli_free(&o.report);
+        return rc;
     }
     if (strcmp(cmd, "serve") == 0) {
         if (parse_options(argc, argv, 2, 0, 0, &o) != 0 || check_agent(&o) != 0)
