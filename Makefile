@@ -210,6 +210,7 @@ FUZZ_SRC_procsyms    := server/procsyms.c server/procmaps.c server/procfile.c se
 FUZZ_SRC_perfrec     := server/perfring.c
 FUZZ_SRC_procmaps    := server/procmaps.c server/procfile.c
 FUZZ_SRC_elfsyms     := server/elfsyms.c
+FUZZ_SRC_report      := server/report_cond.c server/report_md.c server/textbuf.c
 FUZZ_LIBS_elfsyms     = -lelf
 FUZZ_LIBS_procsyms    = -lelf
 FUZZ_INC_sig         := -Iagent
@@ -218,7 +219,8 @@ FUZZ_INC_mdread      := -Iagent
 FUZZ_INC_route        = -Iserver -Itests/unit -I$(GEN) $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 FUZZ_LIBS_route       = $(SERVER_LIBS)
 FUZZ_LIBS_ws          = $(shell pkg-config --libs jansson 2>/dev/null)
-$(foreach t,wire_decode command ipc ws procsyms perfrec procmaps elfsyms,$(eval FUZZ_INC_$(t) := -Iserver))
+FUZZ_LIBS_report      = $(shell pkg-config --libs jansson 2>/dev/null) -lm
+$(foreach t,wire_decode command ipc ws procsyms perfrec procmaps elfsyms report,$(eval FUZZ_INC_$(t) := -Iserver))
 
 define FUZZ_RULE
 $(BUILD)/fuzz/$(1): tests/fuzz/fuzz_$(1).c tests/fuzz/fuzz.h $$(FUZZ_SRC_$(1)) $(AGENT_HDR) $(SERVER_HDR) | $(BUILD)/deps-fuzz.stamp

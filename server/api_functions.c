@@ -336,7 +336,8 @@ static int api_fn_names(const char *list, unsigned count, const char *(*name_of)
         if (n == 0 || i == count)
             return -1;
         *bits |= 1u << i;
-        at = end + 1;
+        if (end)
+            at = end + 1;
     } while (end);
     return 0;
 }

@@ -201,7 +201,8 @@ int report_cond_parse(const char *text, report_conds *conds, char *err, size_t e
             return -1;
         conds->relative |= conds->items[conds->count].kind != REPORT_ABSOLUTE;
         conds->count++;
-        at = comma + 1;
+        if (comma)
+            at = comma + 1;
     } while (comma);
     return 0;
 }
@@ -376,8 +377,10 @@ static json_t *report_judge_one(const report_cond *c, const json_t *report, cons
     const char *why = NULL;
 
     *held = 0;
-    if (!has_value)
-        why = c->scope[0] ? "no process of that program in this run knows it" : "not known";
+    if (!has_value && c->scope[0] && !report_value(report, c->scope, REPORT_PROCESSES, &limit))
+        why = "no process of that program ran";
+    else if (!has_value)
+        why = "not known in this run (the report says why, per process)";
     else if (c->kind != REPORT_ABSOLUTE && !baseline)
         why = "relative to a baseline, and there is none (--baseline)";
     else if (c->kind != REPORT_ABSOLUTE && !has_base)
@@ -465,6 +468,8 @@ int report_judge(json_t *report, const json_t *baseline, const char *baseline_fi
                       json_object_get(baseline, "command_line"), "jitscope_version",
                       json_object_get(baseline, "jitscope_version")));
     }
+    if (!baseline)
+        json_object_set_new(report, "baseline", json_null());
     json_object_set_new(report, "comparison", rows);
     json_object_set_new(report, "conditions", list);
     json_object_set_new(report, "verdict",
