@@ -505,7 +505,7 @@ done:
     buildwatch_stop(); /* its last look is in the run's session before storage's last round */
     if (run_id && report_cli_wanted(&o->report)) /* every record is in: what the run did */
         report_rc = report_cli_finish(&o->report, run_id);
-    persist_close();   /* its last round writes what the sessions hold now */
+    persist_close(); /* its last round writes what the sessions hold now */
     sessions_lock();
     sessions_free_all();
     sessions_unlock();

@@ -152,8 +152,9 @@ static json_t *report_origins(const report_walk *w)
 
     for (i = 0; i < ORIGIN_COUNT; i++)
         json_object_set_new(o, origin_name(i),
-                            json_pack("{s:o, s:o, s:f}", "methods", report_count(w->origins[i].methods),
-                                      "count", report_count(w->origins[i].count), "time_ms",
+                            json_pack("{s:o, s:o, s:f}", "methods",
+                                      report_count(w->origins[i].methods), "count",
+                                      report_count(w->origins[i].count), "time_ms",
                                       report_ms(w->origins[i].jit_ns)));
     return o;
 }
@@ -166,8 +167,9 @@ static json_t *report_tiers(const session *s)
     for (t = 0; t < WIRE_TIER_COUNT; t++)
         if (s->tier_compilations[t])
             json_object_set_new(o, session_tier_name(t),
-                                json_pack("{s:o, s:f}", "count", report_count(s->tier_compilations[t]),
-                                          "time_ms", report_ms(s->tier_jit_ns[t])));
+                                json_pack("{s:o, s:f}", "count",
+                                          report_count(s->tier_compilations[t]), "time_ms",
+                                          report_ms(s->tier_jit_ns[t])));
     return o;
 }
 
@@ -180,16 +182,16 @@ static json_t *report_slowest(session *s, const report_walk *w)
         const report_jit *j = &w->slowest[i];
         const session_function *f = &s->functions[j->position];
         json_array_append_new(
-            list, json_pack("{s:o, s:o, s:s, s:s, s:f, s:o, s:I, s:I}", "name",
-                            view_function_name(f), "module",
-                            view_str(session_module_name(s, f->module_id)), "origin",
-                            origin_name(origin_of_function(s, f)), "tier",
-                            session_tier_name(j->tier), "jit_ms", report_ms(j->jit_ns), "at_ms",
-                            j->time_ns && s->created_ns && j->time_ns >= s->created_ns
-                                ? json_real(report_ms((uint64_t)(j->time_ns - s->created_ns)))
-                                : json_null(),
-                            "il_size", (json_int_t)f->il_size, "native_size",
-                            (json_int_t)j->native_size));
+            list,
+            json_pack("{s:o, s:o, s:s, s:s, s:f, s:o, s:I, s:I}", "name", view_function_name(f),
+                      "module", view_str(session_module_name(s, f->module_id)), "origin",
+                      origin_name(origin_of_function(s, f)), "tier", session_tier_name(j->tier),
+                      "jit_ms", report_ms(j->jit_ns), "at_ms",
+                      j->time_ns && s->created_ns && j->time_ns >= s->created_ns
+                          ? json_real(report_ms((uint64_t)(j->time_ns - s->created_ns)))
+                          : json_null(),
+                      "il_size", (json_int_t)f->il_size, "native_size",
+                      (json_int_t)j->native_size));
     }
     return list;
 }
@@ -238,7 +240,8 @@ static json_t *report_r2r(const session *s, const report_walk *w)
  * what it could not keep for want of room. */
 static json_t *report_drops(const session *s, json_t *summary)
 {
-    json_int_t agent = json_integer_value(json_object_get(json_object_get(summary, "drops"), "total"));
+    json_int_t agent = json_integer_value(
+        json_object_get(json_object_get(summary, "drops"), "total"));
     uint64_t refused = s->records_refused + s->budget.refused_records;
 
     return json_pack("{s:o, s:I, s:o, s:o, s:o}", "total",
@@ -285,7 +288,9 @@ static json_t *report_process(session *s)
     if (!s->program[0] && s->command_line)
         procname_of_args(s->command_line, strlen(s->command_line), ' ', program, sizeof(program));
     json_object_set_new(o, "program",
-                        json_string(s->program[0] ? s->program : s->command_line ? program : ""));
+                        json_string(s->program[0]     ? s->program
+                                    : s->command_line ? program
+                                                      : ""));
     report_copy(o, "command_line", summary, "command_line");
     report_copy(o, "state", summary, "state");
     report_copy(o, "exit_code", summary, "exit_code");
@@ -365,8 +370,8 @@ json_t *report_build(int session_id, int *status, char *err, size_t errsz)
     sessions_unlock();
     qsort(ids + 1, n - 1, sizeof(ids[0]), report_id_cmp);
     processes = json_array();
-    totals = json_pack("{s:I, s:i, s:f, s:i, s:i, s:i}", "processes", (json_int_t)0, "jit_count",
-                       0, "jit_time_ms", 0.0, "methods", 0, "recompiled", 0, "drops", 0);
+    totals = json_pack("{s:I, s:i, s:f, s:i, s:i, s:i}", "processes", (json_int_t)0, "jit_count", 0,
+                       "jit_time_ms", 0.0, "methods", 0, "recompiled", 0, "drops", 0);
     for (i = 0; i < n; i++) {
         json_t *p;
         persist_prepare(ids[i]); /* a stored session's content, read before the lock */
@@ -383,8 +388,9 @@ json_t *report_build(int session_id, int *status, char *err, size_t errsz)
         }
         if (!p)
             continue; /* deleted meanwhile */
-        json_object_set_new(totals, "processes",
-                            json_integer(json_integer_value(json_object_get(totals, "processes")) + 1));
+        json_object_set_new(
+            totals, "processes",
+            json_integer(json_integer_value(json_object_get(totals, "processes")) + 1));
         report_add(totals, "jit_count", json_object_get(json_object_get(p, "jit"), "count"));
         report_add(totals, "jit_time_ms", json_object_get(json_object_get(p, "jit"), "time_ms"));
         report_add(totals, "methods", json_object_get(json_object_get(p, "jit"), "methods"));
@@ -401,9 +407,9 @@ json_t *report_build(int session_id, int *status, char *err, size_t errsz)
         snprintf(err, errsz, "no session %d", session_id);
         return NULL;
     }
-    report = json_pack("{s:i, s:s, s:f, s:i}", "report_version", REPORT_VERSION,
-                       "jitscope_version", JITSCOPE_VERSION, "generated_ms",
-                       (double)clock_real_ns() / 1e6, "session_id", session_id);
+    report = json_pack("{s:i, s:s, s:f, s:i}", "report_version", REPORT_VERSION, "jitscope_version",
+                       JITSCOPE_VERSION, "generated_ms", (double)clock_real_ns() / 1e6,
+                       "session_id", session_id);
     report_copy(report, "program", root_entry, "program");
     report_copy(report, "command_line", root_entry, "command_line");
     report_copy(report, "state", root_entry, "state");

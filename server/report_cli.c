@@ -246,8 +246,9 @@ int report_cli_finish(report_cli *r, int run_id)
     }
     report_cli_say(report);
     if (held)
-        fprintf(stderr, "jitscope: %d of %zu --fail-on conditions held (exit code %d unless the "
-                        "app failed)\n",
+        fprintf(stderr,
+                "jitscope: %d of %zu --fail-on conditions held (exit code %d unless the "
+                "app failed)\n",
                 held, r->conds.count, CLI_EXIT_CONDITION);
     json_decref(report);
     return rc ? rc : held ? CLI_EXIT_CONDITION : 0;

@@ -11,7 +11,7 @@
 
 #include "report_cond.h"
 
-#define REPORT_CLI_OUTPUTS 2                       /* --report given at most twice */
+#define REPORT_CLI_OUTPUTS 2                      /* --report given at most twice */
 #define REPORT_BASELINE_MAX (64u * 1024u * 1024u) /* bytes of a --baseline file */
 
 typedef struct report_cli {

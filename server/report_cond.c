@@ -104,8 +104,9 @@ static int report_parse_one(const char *from, const char *to, report_cond *c, ch
             return report_fail(err, errsz, cond, "a control character at byte %zu", i + 1);
     op = strpbrk(cond, "<>");
     if (!op)
-        return report_fail(err, errsz, cond, "no comparison: write METRIC>THRESHOLD, e.g. "
-                                             "jit_time>+20%%");
+        return report_fail(err, errsz, cond,
+                           "no comparison: write METRIC>THRESHOLD, e.g. "
+                           "jit_time>+20%%");
     c->op = op[0] == '>' ? REPORT_GT : REPORT_LT;
     right = op + 1;
     if (*right == '=')
@@ -196,8 +197,8 @@ int report_cond_parse(const char *text, report_conds *conds, char *err, size_t e
             snprintf(err, errsz, "--fail-on: more than %d conditions", REPORT_COND_MAX);
             return -1;
         }
-        if (report_parse_one(at, comma ? comma : at + strlen(at), &conds->items[conds->count],
-                             err, errsz) != 0)
+        if (report_parse_one(at, comma ? comma : at + strlen(at), &conds->items[conds->count], err,
+                             errsz) != 0)
             return -1;
         conds->relative |= conds->items[conds->count].kind != REPORT_ABSOLUTE;
         conds->count++;
@@ -391,13 +392,12 @@ static json_t *report_judge_one(const report_cond *c, const json_t *report, cons
                                            : base * (1 + c->threshold / 100);
         *held = report_compare(value, c->op, limit);
     }
-    return json_pack("{s:s, s:s, s:s, s:s, s:s, s:o, s:o, s:o, s:o, s:s?}", "condition", c->text,
-                     "scope", c->scope[0] ? c->scope : "total", "metric",
-                     report_metric_names[c->metric], "unit",
-                     report_metric_is_time(c->metric) ? "ms" : "count", "op",
-                     report_op_names[c->op], "value", report_num(has_value, value), "baseline",
-                     report_num(has_base, base), "limit", report_num(!why, limit), "held",
-                     why ? json_null() : json_boolean(*held), "why", why);
+    return json_pack(
+        "{s:s, s:s, s:s, s:s, s:s, s:o, s:o, s:o, s:o, s:s?}", "condition", c->text, "scope",
+        c->scope[0] ? c->scope : "total", "metric", report_metric_names[c->metric], "unit",
+        report_metric_is_time(c->metric) ? "ms" : "count", "op", report_op_names[c->op], "value",
+        report_num(has_value, value), "baseline", report_num(has_base, base), "limit",
+        report_num(!why, limit), "held", why ? json_null() : json_boolean(*held), "why", why);
 }
 
 /* Adds a scope's rows to the comparison (every metric either side knows). */
@@ -413,8 +413,8 @@ static void report_compare_scope(json_t *rows, const json_t *report, const json_
         if (!has_now && !has_then)
             continue;
         json_array_append_new(
-            rows, json_pack("{s:s, s:s, s:s, s:o, s:o, s:o, s:o}", "scope", scope[0] ? scope : "total",
-                            "metric", report_metric_names[m], "unit",
+            rows, json_pack("{s:s, s:s, s:s, s:o, s:o, s:o, s:o}", "scope",
+                            scope[0] ? scope : "total", "metric", report_metric_names[m], "unit",
                             report_metric_is_time(m) ? "ms" : "count", "value",
                             report_num(has_now, now), "baseline", report_num(has_then, then),
                             "delta", report_num(has_now && has_then, now - then), "delta_pct",
@@ -460,13 +460,13 @@ int report_judge(json_t *report, const json_t *baseline, const char *baseline_fi
         n = report_programs(baseline, programs, n, sizeof(programs) / sizeof(programs[0]));
         for (i = 0; i < n; i++)
             report_compare_scope(rows, report, baseline, programs[i]);
-        json_object_set_new(
-            report, "baseline",
-            json_pack("{s:s, s:O?, s:O?, s:O?, s:O?}", "file", baseline_file ? baseline_file : "",
-                      "generated_ms", json_object_get(baseline, "generated_ms"), "program",
-                      json_object_get(baseline, "program"), "command_line",
-                      json_object_get(baseline, "command_line"), "jitscope_version",
-                      json_object_get(baseline, "jitscope_version")));
+        json_object_set_new(report, "baseline",
+                            json_pack("{s:s, s:O?, s:O?, s:O?, s:O?}", "file",
+                                      baseline_file ? baseline_file : "", "generated_ms",
+                                      json_object_get(baseline, "generated_ms"), "program",
+                                      json_object_get(baseline, "program"), "command_line",
+                                      json_object_get(baseline, "command_line"), "jitscope_version",
+                                      json_object_get(baseline, "jitscope_version")));
     }
     if (!baseline)
         json_object_set_new(report, "baseline", json_null());

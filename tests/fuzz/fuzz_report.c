@@ -27,8 +27,8 @@
  * tags taken out has no '<' left; code spans are closed. */
 static int only_own_markup(const char *md)
 {
-    static const char *const own[] = {"<details>", "</details>", "<summary>", "</summary>",
-                                      "<sub>", "</sub>"};
+    static const char *const own[] = {"<details>",  "</details>", "<summary>",
+                                      "</summary>", "<sub>",      "</sub>"};
     const char *p;
     int in_code = 0;
     size_t i;
@@ -99,9 +99,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         held_seen += json_is_true(
             json_object_get(json_array_get(json_object_get(run, "conditions"), i), "held"));
     FUZZ_REQUIRE(held_seen == (size_t)held);
-    FUZZ_REQUIRE(!parsed || !conds.count ||
-                 strcmp(json_string_value(json_object_get(run, "verdict")), held ? "fail" : "pass") ==
-                     0);
+    FUZZ_REQUIRE(
+        !parsed || !conds.count ||
+        strcmp(json_string_value(json_object_get(run, "verdict")), held ? "fail" : "pass") == 0);
     md = report_markdown(run, &length);
     FUZZ_REQUIRE(md && strlen(md) == length && only_own_markup(md));
     free(md);

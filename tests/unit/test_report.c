@@ -41,7 +41,8 @@ TEST(conditions_parse_as_written)
           "jit_time>+20%%: 20%% over the baseline (%s)", g_err);
     CHECK(parses(" testhost : jit_count >= +500 ") && c->metric == REPORT_JIT_COUNT &&
               c->op == REPORT_GE && c->kind == REPORT_DELTA && c->threshold == 500 &&
-              strcmp(c->scope, "testhost") == 0 && strcmp(c->text, "testhost : jit_count >= +500") == 0,
+              strcmp(c->scope, "testhost") == 0 &&
+              strcmp(c->text, "testhost : jit_count >= +500") == 0,
           "a scope, >=, a count delta, spaces around (%s)", g_err);
     CHECK(parses("jit_time>2s") && c->kind == REPORT_ABSOLUTE && c->threshold == 2000 &&
               !g_conds.relative,
@@ -106,11 +107,12 @@ TEST(hostile_and_mistyped_conditions_are_refused_with_a_reason)
             printf("    '%s': %s\n", bad[i].text, g_err[0] ? g_err : "accepted");
             failed++;
         }
-    CHECK(failed == 0, "%zu of %zu bad conditions accepted or refused without their reason",
-          failed, sizeof(bad) / sizeof(bad[0]));
+    CHECK(failed == 0, "%zu of %zu bad conditions accepted or refused without their reason", failed,
+          sizeof(bad) / sizeof(bad[0]));
     memset(long_scope, 'a', sizeof(long_scope));
     memcpy(long_scope + 250, ":jit_time>1", 12);
-    CHECK(!parses(long_scope) && strstr(g_err, "longer than 255 bytes"), "a condition of 261 bytes");
+    CHECK(!parses(long_scope) && strstr(g_err, "longer than 255 bytes"),
+          "a condition of 261 bytes");
     memset(long_scope, 'a', 70);
     memcpy(long_scope + 70, ":jit_time>1", 12);
     CHECK(!parses(long_scope) && strstr(g_err, "a scope longer than 63"), "a scope of 70 bytes");
@@ -172,7 +174,8 @@ TEST(a_baseline_must_be_a_report_this_jitscope_reads)
     n++, ok += check_baseline("{\"report_version\": 0}", "no report_version");
     n++, ok += check_baseline("{\"report_version\": 2, \"processes\": []}", "newer than this");
     n++, ok += check_baseline("{\"report_version\": 1}", "processes: not an array");
-    n++, ok += check_baseline("{\"report_version\": 1, \"processes\": [7]}", "processes[0]: not an object");
+    n++, ok += check_baseline("{\"report_version\": 1, \"processes\": [7]}",
+                              "processes[0]: not an object");
     n++, ok += check_baseline("{\"report_version\": 1, \"processes\": [{\"program\": 5}]}",
                               "processes[0].program: not a string");
     n++, ok += check_baseline("{\"report_version\": 1, \"processes\": [{\"program\": \"x\"}]}",
@@ -182,13 +185,15 @@ TEST(a_baseline_must_be_a_report_this_jitscope_reads)
     n++, ok += check_baseline("{\"report_version\": 1, \"generated_ms\": \"x\", \"processes\": []}",
                               "generated_ms: not a number");
     good = made_report(1000, 4000, json_real(150));
-    json_object_set_new(json_object_get(json_array_get(json_object_get(good, "processes"), 1), "jit"),
-                        "count", json_real(1.5));
+    json_object_set_new(
+        json_object_get(json_array_get(json_object_get(good, "processes"), 1), "jit"), "count",
+        json_real(1.5));
     text = json_dumps(good, 0);
     n++, ok += check_baseline(text, "processes[1].jit.count: not a whole number");
     free(text);
-    json_object_set_new(json_object_get(json_array_get(json_object_get(good, "processes"), 1), "jit"),
-                        "count", json_integer(-3));
+    json_object_set_new(
+        json_object_get(json_array_get(json_object_get(good, "processes"), 1), "jit"), "count",
+        json_integer(-3));
     text = json_dumps(good, 0);
     n++, ok += check_baseline(text, "processes[1].jit.count: not a whole number of 0 or more");
     free(text);
@@ -226,12 +231,14 @@ TEST(conditions_are_judged_against_the_baseline)
     CHECK(json_is_true(json_object_get(condition(now, 2), "held")) &&
               json_is_false(json_object_get(condition(now, 3), "held")),
           "600 more JITs: over +500, not over +700");
-    CHECK(json_is_false(json_object_get(condition(now, 4), "held")), "absolute: 3.3 s is not over 10 s");
+    CHECK(json_is_false(json_object_get(condition(now, 4), "held")),
+          "absolute: 3.3 s is not over 10 s");
     CHECK(json_is_null(json_object_get(condition(now, 5), "held")) &&
               strstr(json_string_value(json_object_get(condition(now, 5), "why")), "not known"),
           "first_own_code unknown now: not judged, and why");
     CHECK(json_is_null(json_object_get(condition(now, 6), "held")) &&
-              strstr(json_string_value(json_object_get(condition(now, 6), "why")), "no process of that program ran"),
+              strstr(json_string_value(json_object_get(condition(now, 6), "why")),
+                     "no process of that program ran"),
           "a program that did not run: not judged");
     CHECK(json_is_true(json_object_get(condition(now, 7), "held")) &&
               json_is_true(json_object_get(condition(now, 8), "held")),
@@ -380,14 +387,15 @@ TEST(a_runs_report_has_each_process_and_what_it_did)
               json_integer_value(json_object_get(p1, "pid")) == 4343,
           "the run's two processes, the root first, named as on the dashboard");
     CHECK(json_integer_value(json_object_get(json_object_get(r, "totals"), "jit_count")) == 4 &&
-              json_integer_value(json_object_get(json_object_get(r, "totals"), "recompiled")) == 1 &&
+              json_integer_value(json_object_get(json_object_get(r, "totals"), "recompiled")) ==
+                  1 &&
               fabs(json_number_value(json_object_get(json_object_get(r, "totals"), "jit_time_ms")) -
                    6.5) < 1e-9,
           "totals: 4 JITs, 6.5 ms, one method recompiled");
-    CHECK(fabs(json_number_value(json_object_get(json_object_get(p1, "first_own_code"), "ms")) - 5) <
-                  1e-9 &&
-              strcmp(json_string_value(json_object_get(json_object_get(p1, "first_own_code"),
-                                                       "method")),
+    CHECK(fabs(json_number_value(json_object_get(json_object_get(p1, "first_own_code"), "ms")) -
+               5) < 1e-9 &&
+              strcmp(json_string_value(
+                         json_object_get(json_object_get(p1, "first_own_code"), "method")),
                      "TestMe.Tests.Adds()") == 0 &&
               json_is_null(json_object_get(json_object_get(p0, "first_own_code"), "ms")) &&
               json_string_value(json_object_get(json_object_get(p0, "first_own_code"), "why")),
@@ -397,16 +405,16 @@ TEST(a_runs_report_has_each_process_and_what_it_did)
                    "time_ms")) -
                1) < 1e-9,
           "the test host's own code: 1 ms of JIT time");
-    CHECK(strcmp(json_string_value(json_object_get(
-                     json_array_get(json_object_get(p0, "slowest"), 0), "name")),
+    CHECK(strcmp(json_string_value(
+                     json_object_get(json_array_get(json_object_get(p0, "slowest"), 0), "name")),
                  "System.String.Concat(string, string)") == 0 &&
               json_array_size(json_object_get(p1, "slowest")) == 3 &&
               json_number_value(json_object_get(json_array_get(json_object_get(p1, "slowest"), 0),
                                                 "jit_ms")) == 2,
           "the slowest JITs, slowest first, each compilation of a method");
     CHECK(json_is_true(json_object_get(json_object_get(p0, "ready_to_run"), "known")) &&
-              json_integer_value(json_object_get(json_object_get(p0, "ready_to_run"),
-                                                 "methods_used")) == 1 &&
+              json_integer_value(
+                  json_object_get(json_object_get(p0, "ready_to_run"), "methods_used")) == 1 &&
               json_integer_value(json_object_get(json_object_get(p0, "ready_to_run"),
                                                  "jitted_in_precompiled")) == 1,
           "ReadyToRun: one method used it, one JITed in that precompiled module");
@@ -415,7 +423,8 @@ TEST(a_runs_report_has_each_process_and_what_it_did)
     CHECK(r && json_array_size(json_object_get(r, "processes")) == 1,
           "a child's report is its own process only");
     json_decref(r);
-    CHECK(!report_build(999999, &status, err, sizeof(err)) && status == 404, "no such session: 404");
+    CHECK(!report_build(999999, &status, err, sizeof(err)) && status == 404,
+          "no such session: 404");
     fixture_sessions_clear();
 }
 
