@@ -12,9 +12,13 @@
 #include <jansson.h>
 #include <stddef.h>
 
-#define REPORT_VERSION 1   /* report_version: a field's meaning changes, or one goes: + 1 */
-#define REPORT_SLOWEST 10  /* the slowest JITs listed per process */
-#define REPORT_MAX_TREE 64 /* processes of one run in a report (the root first, then by id) */
+#include "sessions.h"
+
+#define REPORT_VERSION 1  /* report_version: a field's meaning changes, or one goes: + 1 */
+#define REPORT_SLOWEST 10 /* the slowest JITs listed per process */
+/* processes of one run in a report (the root first, then by id): all a
+ * registry can hold (sessions.h) */
+#define REPORT_MAX_TREE SESSIONS_MAX
 
 /* The report of session id: with its children when it is a run's root (a
  * child's alone). Stored sessions are read back first (persist_prepare); the

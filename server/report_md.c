@@ -240,17 +240,33 @@ static void md_comparison(textbuf *b, const json_t *report)
     }
 }
 
+/* The processes' order for their slowest JITs: most JIT time first. */
+static int md_by_time(const void *a, const void *b)
+{
+    double x = json_number_value(
+        json_object_get(json_object_get(*(json_t *const *)a, "jit"), "time_ms"));
+    double y = json_number_value(
+        json_object_get(json_object_get(*(json_t *const *)b, "jit"), "time_ms"));
+    return (x < y) - (x > y);
+}
+
 static void md_slowest(textbuf *b, const json_t *report)
 {
-    const json_t *p, *j;
-    size_t i, k;
+    const json_t *processes = json_object_get(report, "processes"), *j;
+    json_t *order[REPORT_MD_SLOWEST_OF];
+    size_t i, k, n = 0, total = json_array_size(processes);
 
     textbuf_str(b, "\n### Slowest JITs\n");
-    json_array_foreach(json_object_get(report, "processes"), i, p)
-    {
-        const json_t *list = json_object_get(p, "slowest");
-        if (!json_array_size(list))
-            continue;
+    for (i = 0; i < total; i++) /* the processes with most JIT time, the others left to the JSON */
+        if (json_array_size(json_object_get(json_array_get(processes, i), "slowest"))) {
+            if (n < REPORT_MD_SLOWEST_OF)
+                order[n++] = json_array_get(processes, i);
+            else if (md_by_time(&order[n - 1], &(json_t *){json_array_get(processes, i)}) > 0)
+                order[n - 1] = json_array_get(processes, i);
+            qsort(order, n, sizeof(order[0]), md_by_time);
+        }
+    for (i = 0; i < n; i++) {
+        const json_t *p = order[i], *list = json_object_get(p, "slowest");
         textbuf_str(b, "\n<details><summary>");
         md_text(b, json_string_value(json_object_get(p, "program")), 64);
         textbuf_str(b, " (pid ");
@@ -275,6 +291,10 @@ static void md_slowest(textbuf *b, const json_t *report)
         }
         textbuf_str(b, "\n</details>\n");
     }
+    if (total > n && n == REPORT_MD_SLOWEST_OF)
+        textbuf_printf(b,
+                       "\nThose of the %zu processes with less JIT time are in the JSON report.\n",
+                       total - n);
 }
 
 char *report_markdown(const json_t *report, size_t *length)

@@ -11,6 +11,7 @@
 #include <stddef.h>
 
 #define REPORT_MD_MAX (4u * 1024u * 1024u) /* bytes of Markdown at most */
+#define REPORT_MD_SLOWEST_OF 16 /* processes whose slowest JITs it lists (most JIT time) */
 
 /* The Markdown of report (malloc'd, NUL-terminated; its length in *length),
  * or NULL out of memory or past REPORT_MD_MAX. */
