@@ -48,6 +48,7 @@ typedef struct report_walk {
     uint64_t r2r_used, r2r_rejected;
     report_module_r2r *modules; /* per module: ReadyToRun seen, JITs without it */
     size_t module_count, module_cap;
+    idmap module_index;   /* module_id -> its entry in modules */
     uint64_t last_module; /* walks of one module's functions in a row: its entry, and origin */
     size_t last_module_at;
     unsigned last_origin;
@@ -83,9 +84,8 @@ static report_module_r2r *report_module_of(report_walk *w, uint64_t module_id)
 
     if (w->last_module_at < w->module_count && w->modules[w->last_module_at].module_id == module_id)
         return &w->modules[w->last_module_at];
-    for (i = 0; i < w->module_count; i++) /* a few hundred modules: a scan per run of them */
-        if (w->modules[i].module_id == module_id)
-            return &w->modules[w->last_module_at = i];
+    if ((i = idmap_get(&w->module_index, module_id)) != IDMAP_MISSING)
+        return &w->modules[w->last_module_at = i];
     if (w->module_count == w->module_cap) {
         size_t cap = w->module_cap ? w->module_cap * 2 : 64;
         report_module_r2r *bigger = realloc(w->modules, cap * sizeof(*bigger));
@@ -93,6 +93,8 @@ static report_module_r2r *report_module_of(report_walk *w, uint64_t module_id)
             return NULL;
         w->modules = bigger, w->module_cap = cap;
     }
+    if (idmap_put(&w->module_index, module_id, (uint32_t)w->module_count) != 0)
+        return NULL;
     w->modules[w->module_count] = (report_module_r2r){module_id, 0, 0};
     w->last_module_at = w->module_count;
     return &w->modules[w->module_count++];
@@ -277,6 +279,7 @@ static json_t *report_process(session *s)
         if (report_walk_step(&w, s, at, end) != 0) {
             sessions_unpin(s);
             free(w.modules);
+            idmap_free(&w.module_index);
             return NULL;
         }
     }
@@ -315,6 +318,7 @@ static json_t *report_process(session *s)
     json_decref(summary);
     sessions_unpin(s);
     free(w.modules);
+    idmap_free(&w.module_index);
     return o;
 }
 

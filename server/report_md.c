@@ -329,7 +329,8 @@ char *report_markdown(const json_t *report, size_t *length)
     }
     textbuf_str(&b, ": ");
     md_value(&b, json_object_get(totals, "processes"), 0);
-    textbuf_str(&b, " processes, ");
+    textbuf_str(&b, json_integer_value(json_object_get(totals, "processes")) == 1 ? " process, "
+                                                                                  : " processes, ");
     md_value(&b, json_object_get(totals, "jit_count"), 0);
     textbuf_str(&b, " JIT compilations of ");
     md_value(&b, json_object_get(totals, "methods"), 0);
