@@ -3,28 +3,17 @@
 // same set of methods as the functions API's filter of the same meaning
 // (origin, tier, recompiled), alone and together; and the module filter's
 // "(no module: dynamic methods)", which used to have the value of "All modules"
-// and filter nothing (item 7). On a real session: the Demo app run to its end
-// under `jitscope run --exit`, read back by `jitscope serve`. Screenshots at
+// and filter nothing (item 7). On a real session: the Demo app under `jitscope
+// run --exit` until its own code reached Tier1 (tests/e2e/demo_run.mjs), read
+// back by `jitscope serve`. Screenshots at
 // 1,024, 1,440 and 1,920 px: build/screenshots/feed-filters-*.png.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import {
-  DEMO_DLL, JITSCOPE, ROOT, apiGet, closeAll, ensureBuilt, feedStats, launchBrowser, openDashboard,
-  screenshot, serverJitSeqs, startServer, tempDataDir, unexpectedConsoleErrors, waitFor,
+  apiGet, closeAll, ensureBuilt, feedStats, launchBrowser, openDashboard, screenshot,
+  serverJitSeqs, startServer, tempDataDir, unexpectedConsoleErrors, waitFor,
 } from './helpers.mjs';
-
-// `jitscope run --exit` of the Demo app for a few seconds, to its end.
-function runDemo(data) {
-  return new Promise((resolve, reject) => {
-    const p = spawn(JITSCOPE, ['run', '--exit', '--port', '0', '--data', data, '--', 'dotnet', DEMO_DLL, '--seconds', '8', '--wave-ms', '150'],
-      { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
-    let err = '';
-    p.stderr.on('data', (d) => { err += d; });
-    p.on('error', reject);
-    p.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`jitscope run exited ${code}: ${err}`))));
-  });
-}
+import { recordDemo } from '../e2e/demo_run.mjs';
 
 // The function ids of the rows the feed shows now, once it has drawn its filter.
 async function shownFunctions(page) {
@@ -52,12 +41,13 @@ describe('the live feed\'s filters', { timeout: 240000 }, () => {
     await page.selectOption('.toolbar select.tier-filter', { label: tier });
     await page.selectOption('.toolbar select[aria-label="Module filter"]', { label: module });
     await page.setChecked('.toolbar input.recompiled-filter', recompiled);
+    await page.waitForFunction(() => !window.__jitscope.app.view.feed.filterDirty); // drawn
   }
 
   before(async () => {
     ensureBuilt();
     const data = tempDataDir();
-    await runDemo(data);
+    await recordDemo(data);
     srv = await startServer({ serve: true, args: ['--data', data] });
     browser = await launchBrowser();
     page = await openDashboard(browser, srv, { hash: '#/sessions/1', width: 1440, height: 900 });

@@ -1,15 +1,17 @@
 // filters.test.mjs -- the functions query's filters beyond name and module
 // (issue 34): recompiled, tier, origin ("my code", dynamic methods), against a
 // real session: the Demo app (its own code, a plugin, compiled regexes and
-// expression trees as dynamic methods, tier-ups) run to its end under
-// `jitscope run --exit`, then read back by a server on the same data directory.
+// expression trees as dynamic methods, tier-ups) under `jitscope run --exit`
+// until its own code reached Tier1 (demo_run.mjs), then read back by a server
+// on the same data directory.
 // Each filter's answer is compared, as a set of functions, with the whole list
 // filtered here by the documented definitions; pages of a filtered query add up
 // to its total; modules and JIT events carry the same origins; bad values are
 // refused with a 400.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { DEMO_DLL, startServer, stopAll, tempDataDir } from './lib.mjs';
+import { startServer, stopAll, tempDataDir } from './lib.mjs';
+import { recordDemo } from './demo_run.mjs';
 
 let srv;
 let all; // every function of the session, as GET .../functions lists them
@@ -32,8 +34,7 @@ const hasTier = (f, tiers) => tiers.includes(f.tier) || f.tiers.some((c) => tier
 
 before(async () => {
   const data = tempDataDir();
-  const run = await startServer(['run', '--exit', '--port', '0', '--data', data, '--', 'dotnet', DEMO_DLL, '--seconds', '8', '--wave-ms', '150']);
-  assert.deepEqual(await run.exited, { code: 0, signal: null }, run.stderr);
+  await recordDemo(data);
   srv = await startServer(['serve', '--port', '0', '--data', data]);
   all = await functions('');
 });
@@ -86,7 +87,7 @@ test('tier: methods with a compilation at the tier; with origin and recompiled t
   assert.ok((await functions('&tier=Tier1')).length > 0, 'some methods reached Tier1');
   const mineUp = await functions('&origin=app&recompiled=true&tier=tier1');
   assert.deepEqual(ids(mineUp), ids(all.filter((f) => f.origin === 'app' && recompiled(f) && hasTier(f, ['Tier1']))));
-  assert.ok(mineUp.some((f) => f.name.startsWith('JitscopeDemo.')), 'the app\'s own hot methods tiered up');
+  assert.ok(mineUp.length > 0, 'the app\'s own hot methods tiered up');
   const named = await functions('&origin=app&q=vec2');
   assert.deepEqual(ids(named), ids(all.filter((f) => f.origin === 'app' && /vec2/i.test(f.name))));
 });
