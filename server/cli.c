@@ -11,7 +11,7 @@
 
 #include <string.h>
 
-#include "api.h"
+#include "version.h"
 
 enum {
     CLI_RUN = 1u << 0,

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api.h"
+#include "version.h"
 #include "clock.h"
 #include "origin.h"
 #include "persist.h"
