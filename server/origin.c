@@ -145,7 +145,10 @@ static const char *origin_corelib(session *s)
         size_t n = m->path ? strlen(m->path) : 0;
         if (n > sizeof(ORIGIN_CORELIB_FILE) && m->path[0] == '/' &&
             strcmp(m->path + n - (sizeof(ORIGIN_CORELIB_FILE) - 1), ORIGIN_CORELIB_FILE) == 0) {
+            size_t k;
             s->origin_corelib_row = i + 1;
+            for (k = 0; k < s->module_count; k++) /* answered without it: asked again */
+                s->modules[k].origin = 0;
             return m->path;
         }
     }
@@ -158,13 +161,14 @@ unsigned origin_of_module(session *s, session_module *m)
     const char *corelib;
     unsigned origin;
 
+    corelib = origin_corelib(s); /* first: when it is new, it clears what was kept */
     if (m->origin)
         return m->origin - 1u;
-    corelib = origin_corelib(s);
     origin = origin_classify(corelib, m->path, m->assembly);
-    /* kept once nothing that decides it can still come: its path (with the
-     * assembly's name for a module without a file) and the runtime's place */
-    if (corelib && m->path && (m->path[0] == '/' || m->assembly))
+    /* kept once its path (with the assembly's name for a module without a
+     * file) is known; the runtime's place, when it comes later, clears it
+     * (origin_corelib) */
+    if (m->path && (m->path[0] == '/' || m->assembly))
         m->origin = (uint8_t)(origin + 1u);
     return origin;
 }

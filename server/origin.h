@@ -54,7 +54,8 @@ struct session_module;
 struct session_function;
 /* The origin of a module of s, and of a function (dynamic methods and
  * functions of modules never described included). A module's answer is kept
- * with it once its path and the runtime's place are known. Sessions lock held. */
+ * with it once its path is known, and asked again when the runtime's place
+ * becomes known. Sessions lock held. */
 unsigned origin_of_module(struct session *s, struct session_module *m);
 unsigned origin_of_function(struct session *s, const struct session_function *f);
 

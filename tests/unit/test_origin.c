@@ -7,7 +7,10 @@
 #include <string.h>
 
 #include "check.h"
+#include "fixtures.h"
 #include "origin.h"
+#include "records.h"
+#include "sessions.h"
 
 #define CORELIB "/usr/share/dotnet/shared/Microsoft.NETCore.App/10.0.12/System.Private.CoreLib.dll"
 
@@ -118,6 +121,33 @@ TEST(names_round_trip)
     CHECK(strcmp(origin_name(ORIGIN_COUNT), "unknown") == 0, "out of range: unknown");
 }
 
+/* A session's modules: an answer given before System.Private.CoreLib was
+ * known is asked again once it is (a self-contained app's System.Linq is
+ * first a Microsoft library next to the app, then the runtime's own). */
+TEST(a_session_asks_again_once_corelib_is_known)
+{
+    session *s;
+    session_module *linq;
+    unsigned before, after, dynamic;
+
+    sessions_lock();
+    s = fixture_session("/opt/shop/Shop");
+    rec_apply(s, rec_module_loaded(0x200, "/opt/shop/System.Linq.dll", "System.Linq", 0, REC_MONO));
+    linq = session_find_module(s, 0x200);
+    before = origin_of_module(s, linq);
+    rec_apply(s, rec_module_loaded(0x100, "/opt/shop/System.Private.CoreLib.dll",
+                                   "System.Private.CoreLib", 0, REC_MONO));
+    linq = session_find_module(s, 0x200);
+    after = origin_of_module(s, linq);
+    rec_apply(s, rec_function_name(0x7000, 0, "[dynamic] Lambda(int)", WIRE_FLAG_DYNAMIC));
+    dynamic = origin_of_function(s, session_find_function(s, 0x7000));
+    sessions_unlock();
+    CHECK(before == ORIGIN_PACKAGE && after == ORIGIN_FRAMEWORK, "System.Linq: %s, then %s",
+          origin_name(before), origin_name(after));
+    CHECK(dynamic == ORIGIN_DYNAMIC, "a dynamic method: %s", origin_name(dynamic));
+    fixture_sessions_clear();
+}
+
 static const check_test tests[] = {
     TEST_ENTRY(a_framework_dependent_app_and_the_sdks_processes),
     TEST_ENTRY(microsoft_libraries_next_to_the_app_are_packages_others_are_the_apps),
@@ -125,6 +155,7 @@ static const check_test tests[] = {
     TEST_ENTRY(paths_that_only_look_like_a_dotnet_root),
     TEST_ENTRY(modules_without_a_file),
     TEST_ENTRY(names_round_trip),
+    TEST_ENTRY(a_session_asks_again_once_corelib_is_known),
     TEST_END,
 };
 
