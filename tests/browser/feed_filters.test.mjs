@@ -30,14 +30,17 @@ describe('the live feed\'s filters', { timeout: 240000 }, () => {
   let srv, browser, page;
 
   // The function ids the API's filter gives, every page of them (a Demo that ran
-  // long on a loaded machine has more than one page of framework methods).
+  // long on a loaded machine has more than one page of framework methods), of
+  // those with a JIT event: a method whose JIT started but did not finish (the
+  // app was stopped meanwhile) is listed, with jit_count 0, and the feed has no
+  // row of it.
   async function apiFunctions(query) {
     const ids = [];
     for (let offset = 0, total = 1; offset < total; offset += 10000) {
       const r = await apiGet(srv, `/api/sessions/1/functions?limit=10000&offset=${offset}&${query}`);
       assert.equal(r.status, 200);
       total = r.body.total;
-      ids.push(...r.body.functions.map((f) => f.function_id));
+      ids.push(...r.body.functions.filter((f) => f.jit_count > 0 || f.catchup).map((f) => f.function_id));
     }
     return ids.sort();
   }
