@@ -40,6 +40,7 @@ typedef struct ap_place {
     int listener; /* linksock.h handle */
     char inside[IPC_PATH_MAX]; /* the temp directory as the process sees it, ending in '/' */
     char here[256];            /* our directory as the server reached it first (messages) */
+    char name[96];             /* our directory's name in it (linksock_dir_name) */
 } ap_place;
 
 static pthread_mutex_t ap_mutex = PTHREAD_MUTEX_INITIALIZER; /* guards ap_places */
@@ -131,7 +132,7 @@ static void ap_remove(ap_place *p, const char *why)
     if (p->listener > 0)
         linksock_remove(p->listener);
     ap_empty(p->dir_fd);
-    if (unlinkat(p->tmp_fd, linksock_dir_name(), AT_REMOVEDIR) != 0 && errno != ENOENT)
+    if (unlinkat(p->tmp_fd, p->name, AT_REMOVEDIR) != 0 && errno != ENOENT)
         fprintf(stderr, "jitscope: cannot remove %s: %s\n", p->here, strerror(errno));
     else if (why)
         fprintf(stderr, "jitscope: removed %s (%s)\n", p->here, why);
@@ -160,7 +161,7 @@ static int ap_fail(int *status, int code, char *msg, const char *fmt, ...)
 static void ap_unmake(ap_place *p)
 {
     ap_empty(p->dir_fd);
-    unlinkat(p->tmp_fd, linksock_dir_name(), AT_REMOVEDIR);
+    unlinkat(p->tmp_fd, p->name, AT_REMOVEDIR);
     close(p->dir_fd);
 }
 
@@ -212,9 +213,9 @@ fail:
 /* Our directory in the temp directory tmp_fd: made (private, of uid: the
  * thread runs as uid) or found as one we made before. Its fd, or -1 with
  * *status and msg set. */
-static int ap_make_dir(int tmp_fd, const char *here, uid_t uid, int *status, char *msg)
+static int ap_make_dir(int tmp_fd, const char *name, const char *here, uid_t uid, int *status,
+                       char *msg)
 {
-    const char *name = linksock_dir_name();
     struct stat st;
     int fd, made = mkdirat(tmp_fd, name, 0700) == 0, e = errno;
 
@@ -282,7 +283,7 @@ static void *ap_make_thread(void *arg)
                 strerror(errno));
         return NULL;
     }
-    p->dir_fd = ap_make_dir(p->tmp_fd, p->here, p->uid, &job->status, job->msg);
+    p->dir_fd = ap_make_dir(p->tmp_fd, p->name, p->here, p->uid, &job->status, job->msg);
     if (p->dir_fd < 0)
         return NULL;
     if (ap_copy_library(job->in, p->dir_fd) != 0) {
@@ -310,14 +311,14 @@ static void *ap_make_thread(void *arg)
     return NULL;
 }
 
-/* A place for pid made (ap_mutex held): the slot p, filled. */
-static int ap_make(ap_place *p, pid_t pid, const userns_facts *u, int *status, char *msg)
+/* A place made (ap_mutex held): the slot p, filled, of uid/gid. */
+static int ap_make(ap_place *p, uid_t uid, gid_t gid, int *status, char *msg)
 {
     ap_job job = {.p = p};
     pthread_t thread;
 
-    p->uid = u->uid;
-    p->gid = ap_gid_of(pid);
+    p->uid = uid;
+    p->gid = gid;
     job.in = open(ap_agent_path, O_RDONLY | O_CLOEXEC);
     if (job.in < 0)
         return ap_fail(status, 500, msg, "cannot read the agent library %s: %s", ap_agent_path,
@@ -342,14 +343,87 @@ static int ap_make(ap_place *p, pid_t pid, const userns_facts *u, int *status, c
     return 0;
 }
 
+/* The place in the directory open at tmp_fd (inside: how the process sees
+ * it, ending in '/'; here: how the server names it), of uid/gid: found
+ * (same directory and user) or made; pinned; its paths in out. Takes tmp_fd
+ * (closed, or kept by the place). */
+static int ap_take_at(int tmp_fd, const char *inside, const char *here, uid_t uid, gid_t gid,
+                      agentplace_paths *out, int *status, char *msg, size_t msgsz)
+{
+    char m[AP_MSG];
+    ap_place *p = NULL, fresh;
+    struct stat st;
+    int i;
+
+    memset(&fresh, 0, sizeof(fresh));
+    snprintf(fresh.name, sizeof(fresh.name), "%s", linksock_dir_name());
+    snprintf(fresh.inside, sizeof(fresh.inside), "%s", inside);
+    snprintf(fresh.here, sizeof(fresh.here), "%s%s", here, linksock_dir_name());
+    if (strlen(inside) + strlen(linksock_dir_name()) + sizeof("/" AP_SOCKET) >
+        sizeof(out->socket)) {
+        snprintf(msg, msgsz,
+                 "%s is too long a path for a socket in it (%zu bytes at most in all): use a "
+                 "shorter one",
+                 inside, sizeof(out->socket) - 1);
+        *status = 409;
+        close(tmp_fd);
+        return -1;
+    }
+    if (fstat(tmp_fd, &st) != 0) {
+        snprintf(msg, msgsz, "cannot stat %s: %s", here, strerror(errno));
+        *status = 500;
+        close(tmp_fd);
+        return -1;
+    }
+    pthread_mutex_lock(&ap_mutex);
+    for (i = 0; i < AGENTPLACE_MAX && !p; i++)
+        if (ap_places[i].id && ap_places[i].tmp_dev == st.st_dev &&
+            ap_places[i].tmp_ino == st.st_ino && ap_places[i].uid == uid)
+            p = &ap_places[i];
+    if (p) {
+        close(tmp_fd);
+    } else {
+        for (i = 0; i < AGENTPLACE_MAX && ap_places[i].id; i++)
+            ;
+        if (i == AGENTPLACE_MAX) {
+            pthread_mutex_unlock(&ap_mutex);
+            close(tmp_fd);
+            snprintf(msg, msgsz, "too many agent places at once (%d)", AGENTPLACE_MAX);
+            *status = 503;
+            return -1;
+        }
+        fresh.tmp_fd = tmp_fd;
+        fresh.tmp_dev = st.st_dev;
+        fresh.tmp_ino = st.st_ino;
+        if (ap_make(&fresh, uid, gid, status, m) != 0) {
+            pthread_mutex_unlock(&ap_mutex);
+            close(tmp_fd);
+            snprintf(msg, msgsz, "%s", m);
+            return -1;
+        }
+        p = &ap_places[i];
+        *p = fresh;
+        fprintf(stderr, "jitscope: made %s (uid %u)\n", p->here, (unsigned)p->uid);
+    }
+    p->pins++;
+    out->place = p->id;
+    /* the lengths were checked above: what the process sees fits */
+    if (snprintf(out->library, sizeof(out->library), "%s%s/%s", p->inside, p->name, ap_library) >=
+            (int)sizeof(out->library) ||
+        snprintf(out->socket, sizeof(out->socket), "%s%s/" AP_SOCKET, p->inside, p->name) >=
+            (int)sizeof(out->socket))
+        out->socket[0] = out->library[0] = '\0';
+    snprintf(out->dir_here, sizeof(out->dir_here), "%s", p->here);
+    pthread_mutex_unlock(&ap_mutex);
+    return 0;
+}
+
 int agentplace_take(pid_t pid, const ipc_target *t, const userns_facts *u,
                     agentplace_paths *out, int *status, char *msg, size_t msgsz)
 {
-    char prefix[64], m[AP_MSG];
-    ap_place *p = NULL, fresh;
-    struct stat st;
+    char prefix[64];
     size_t plen;
-    int i, n, tmp_fd;
+    int n, tmp_fd;
 
     memset(out, 0, sizeof(*out));
     if (!t->foreign_root) { /* it sees the server's files */
@@ -374,70 +448,34 @@ int agentplace_take(pid_t pid, const ipc_target *t, const userns_facts *u,
         *status = 500;
         return -1;
     }
-    memset(&fresh, 0, sizeof(fresh));
-    snprintf(fresh.inside, sizeof(fresh.inside), "%s", t->dir + n);
-    snprintf(fresh.here, sizeof(fresh.here), "%s%s", t->dir, linksock_dir_name());
-    if (strlen(fresh.inside) + strlen(linksock_dir_name()) + sizeof("/" AP_SOCKET) >
-        sizeof(out->socket)) {
-        snprintf(msg, msgsz,
-                 "process %d's temp directory %s is too long for a socket path in it (%zu "
-                 "bytes at most): set a shorter TMPDIR for it",
-                 (int)pid, fresh.inside, sizeof(out->socket) - 1);
-        *status = 409;
-        return -1;
-    }
-    tmp_fd = ap_open_tmp(pid, fresh.inside);
-    if (tmp_fd < 0 || fstat(tmp_fd, &st) != 0) {
+    tmp_fd = ap_open_tmp(pid, t->dir + n);
+    if (tmp_fd < 0) {
         snprintf(msg, msgsz, "cannot open process %d's temp directory %s: %s", (int)pid,
-                 fresh.inside, strerror(errno));
+                 t->dir + n, strerror(errno));
         *status = 500;
-        if (tmp_fd >= 0)
-            close(tmp_fd);
         return -1;
     }
-    pthread_mutex_lock(&ap_mutex);
-    for (i = 0; i < AGENTPLACE_MAX && !p; i++)
-        if (ap_places[i].id && ap_places[i].tmp_dev == st.st_dev &&
-            ap_places[i].tmp_ino == st.st_ino && ap_places[i].uid == u->uid)
-            p = &ap_places[i];
-    if (p) {
-        close(tmp_fd);
-    } else {
-        for (i = 0; i < AGENTPLACE_MAX && ap_places[i].id; i++)
-            ;
-        if (i == AGENTPLACE_MAX) {
-            pthread_mutex_unlock(&ap_mutex);
-            close(tmp_fd);
-            snprintf(msg, msgsz, "too many containers at once (%d)", AGENTPLACE_MAX);
-            *status = 503;
-            return -1;
-        }
-        fresh.tmp_fd = tmp_fd;
-        fresh.tmp_dev = st.st_dev;
-        fresh.tmp_ino = st.st_ino;
-        if (ap_make(&fresh, pid, u, status, m) != 0) {
-            pthread_mutex_unlock(&ap_mutex);
-            close(tmp_fd);
-            snprintf(msg, msgsz, "%s", m);
-            return -1;
-        }
-        p = &ap_places[i];
-        *p = fresh;
-        fprintf(stderr, "jitscope: made %s for pid %d (uid %u)\n", p->here, (int)pid,
-                (unsigned)p->uid);
-    }
-    p->pins++;
-    out->place = p->id;
-    /* the lengths were checked above: what the process sees fits */
-    if (snprintf(out->library, sizeof(out->library), "%s%s/%s", p->inside, linksock_dir_name(),
-                 ap_library) >= (int)sizeof(out->library) ||
-        snprintf(out->socket, sizeof(out->socket), "%s%s/" AP_SOCKET, p->inside,
-                 linksock_dir_name()) >= (int)sizeof(out->socket))
-        out->socket[0] = out->library[0] = '\0';
-    snprintf(out->dir_here, sizeof(out->dir_here), "%s", p->here);
-    pthread_mutex_unlock(&ap_mutex);
-    return 0;
+    return ap_take_at(tmp_fd, t->dir + n, t->dir, u->uid, ap_gid_of(pid), out, status, msg, msgsz);
 }
+
+int agentplace_take_dir(const char *dir, const char *inside, uid_t uid, gid_t gid,
+                        agentplace_paths *out, int *status, char *msg, size_t msgsz)
+{
+    char here[256], seen[IPC_PATH_MAX];
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+    memset(out, 0, sizeof(*out));
+    if (fd < 0) {
+        snprintf(msg, msgsz, "cannot open %s: %s", dir, strerror(errno));
+        *status = 500;
+        return -1;
+    }
+    snprintf(here, sizeof(here), "%s/", dir);
+    snprintf(seen, sizeof(seen), "%s/", inside);
+    return ap_take_at(fd, seen, here, uid, gid, out, status, msg, msgsz);
+}
+
+const char *agentplace_library_name(void) { return ap_library; }
 
 void agentplace_unpin(int place)
 {

@@ -52,6 +52,12 @@ void agentplace_configure(const char *agent_path);
  * message naming the cause and what to do. */
 int agentplace_take(pid_t pid, const ipc_target *t, const userns_facts *u,
                     agentplace_paths *out, int *status, char *msg, size_t msgsz);
+/* The place in directory dir (a diagnostic port's: the server's path; the
+ * processes see it at `inside`), of uid/gid: as agentplace_take. */
+int agentplace_take_dir(const char *dir, const char *inside, uid_t uid, gid_t gid,
+                        agentplace_paths *out, int *status, char *msg, size_t msgsz);
+/* libjitscope_agent-HASH.so: the copies' name. */
+const char *agentplace_library_name(void);
 /* The attach is over: the place's session (if any) now says it uses it. */
 void agentplace_unpin(int place);
 /* The link thread's sweep: places no session needs are removed. */

@@ -29,6 +29,7 @@ typedef struct cli_options {
     persist_options store;  /* --data DIR|none, --keep N, --keep-events N */
     char data_buf[PATH_MAX];
     uint64_t max_memory; /* --max-memory, 0: the default (budget.h) */
+    const char *diagnostic_port; /* --diagnostic-port PATH[=APPPATH] (diagport.h) */
 } cli_options;
 
 /* jitscope ps: 0, or 1 when /proc cannot be scanned. */

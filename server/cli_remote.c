@@ -41,14 +41,22 @@ int cli_ps(void)
         fprintf(stderr, "jitscope ps: cannot scan /proc\n");
         return 1;
     }
-    printf("%-8s %-10s %-24s %-8s %s\n", "PID", "RUNTIME", "ENTRY ASSEMBLY", "AGENT", "COMMAND");
+    printf("%-8s %-10s %-24s %-8s %-12s %-20s %-6s %s\n", "PID", "RUNTIME", "ENTRY ASSEMBLY",
+           "AGENT", "CONTAINER", "HOSTNAME", "CPID", "COMMAND");
     for (i = 0; i < procs.count; i++) {
         const proclist_item *p = &procs.items[i];
+        const container_facts *c = &p->container;
+        char cpid[16] = "-";
 
-        printf("%-8d %-10s %-24.24s %-8s %s\n", (int)p->pid,
+        if (c->in_container)
+            snprintf(cpid, sizeof(cpid), "%d", (int)c->pid);
+        printf("%-8d %-10s %-24.24s %-8s %-12.12s %-20.20s %-6s %s\n", (int)p->pid,
                p->info_ok ? p->info.runtime_version : "?",
                p->info_ok ? p->info.entrypoint_assembly : "?",
-               agent_loaded(p->pid) ? "loaded" : "-", p->info_ok ? p->info.command_line : p->error);
+               agent_loaded(p->pid) ? "loaded" : "-",
+               c->in_container && c->id[0] ? c->id : "-",
+               c->in_container && c->hostname[0] ? c->hostname : "-", cpid,
+               p->info_ok ? p->info.command_line : p->error);
     }
     if (procs.count == 0)
         fprintf(stderr, "jitscope ps: no .NET processes of this user with a diagnostics socket\n");

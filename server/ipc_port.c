@@ -25,12 +25,21 @@
  *    bytes and 2 unused bytes; that many bytes follow on the connection: a
  *    uint32 count of strings, then each a protocol string "NAME=VALUE".
  *    ds-process-protocol.c (env_info_payload_flatten, env_info_stream_env_block).
+ *  - Whether a runtime pauses at startup: DOTNET_DiagnosticPorts is
+ *    "CONFIG[;CONFIG...]", each "ADDRESS[,TAG...]"; tags suspend|nosuspend
+ *    (default suspend) and connect|listen (default connect; a listen port
+ *    other than the default one is not made); the first tag of a kind
+ *    counts; DOTNET_DefaultDiagnosticPortSuspend (a number, read as hex) not
+ *    0 suspends the default port too. ipc-protocol.md ("Diagnostic Ports");
+ *    ds-ipc.c (ds_ipc_stream_factory_configure, ds_port_builder_set_tag).
  */
 #include "ipc_port.h"
 #include "ipc_codec.h"
 #include "utf.h"
 
+#include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 static const uint8_t ipc_advertise_magic[8] = {'A', 'D', 'V', 'R', '_', 'V', '1', 0};
 
@@ -162,4 +171,51 @@ int ipc_env_lookup_block(const uint8_t *block, size_t len, const char *name, cha
         off = at + 2 * (size_t)count;
     }
     return off == len ? found : IPC_ERR_PROTO;
+}
+
+/* Whether one port configuration ("ADDRESS[,TAG...]") makes the runtime
+ * pause: a connect port (the default type; extra listen ports are ignored)
+ * with an address, in suspend mode (the default). The first tag of each kind
+ * counts (the runtime reads them last to first, the first overwriting). */
+static int ipc_port_one_pauses(const char *cfg, size_t len)
+{
+    const char *p = cfg, *end = cfg + len;
+    int have_mode = 0, suspend = 1, have_type = 0, listen = 0, parts = 0, address = 0;
+
+    while (p <= end) {
+        const char *comma = memchr(p, ',', (size_t)(end - p));
+        size_t n = (size_t)((comma ? comma : end) - p);
+
+        if (parts++ == 0) {
+            address = n > 0;
+        } else if (n == 7 && strncasecmp(p, "suspend", 7) == 0 && !have_mode) {
+            have_mode = 1, suspend = 1;
+        } else if (n == 9 && strncasecmp(p, "nosuspend", 9) == 0 && !have_mode) {
+            have_mode = 1, suspend = 0;
+        } else if (n == 6 && strncasecmp(p, "listen", 6) == 0 && !have_type) {
+            have_type = 1, listen = 1;
+        } else if (n == 7 && strncasecmp(p, "connect", 7) == 0 && !have_type) {
+            have_type = 1, listen = 0;
+        }
+        if (!comma)
+            break;
+        p = comma + 1;
+    }
+    return address && !listen && suspend;
+}
+
+int ipc_port_config_pauses(const char *ports, const char *default_suspend)
+{
+    const char *p = ports;
+
+    if (default_suspend && strtoul(default_suspend, NULL, 16) != 0)
+        return 1;
+    while (p && *p) {
+        const char *semi = strchr(p, ';');
+        size_t n = semi ? (size_t)(semi - p) : strlen(p);
+        if (n && ipc_port_one_pauses(p, n))
+            return 1;
+        p = semi ? semi + 1 : NULL;
+    }
+    return 0;
 }

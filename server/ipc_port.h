@@ -54,4 +54,9 @@ int ipc_parse_env_reply(const uint8_t *payload, size_t len, uint32_t *block_byte
 int ipc_env_lookup_block(const uint8_t *block, size_t len, const char *name, char *out,
                          size_t outsz);
 
+/* Whether a runtime whose DOTNET_DiagnosticPorts is `ports` and whose
+ * DOTNET_DefaultDiagnosticPortSuspend is `default_suspend` (either NULL when
+ * unset) pauses at startup until every suspend-mode port resumed it (pure). */
+int ipc_port_config_pauses(const char *ports, const char *default_suspend);
+
 #endif

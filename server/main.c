@@ -11,11 +11,13 @@
  * (with --exit: always) exits with the app's code, 128 + N for signal N. */
 #include <errno.h>
 #include <limits.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/signalfd.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -29,6 +31,7 @@
 #include "buildwatch.h"
 #include "cli.h"
 #include "cpuprof.h"
+#include "diagport.h"
 #include "client.h"
 #include "http.h"
 #include "hugemem.h"
@@ -89,6 +92,10 @@ static void usage(FILE *out)
           "                  (bytes, or with K, M, G, T: 512M, 2G; or N%% of the machine's\n"
           "                  memory; default 25%%, at least 64M); a session over its share\n"
           "                  refuses new functions and names, and counts them\n"
+          "  --diagnostic-port PATH[=APPPATH]\n"
+          "                  listen on PATH as a diagnostic port: runtimes started with\n"
+          "                  DOTNET_DiagnosticPorts=APPPATH (APPPATH: where the app sees PATH,\n"
+          "                  by default PATH) connect and are observed, suspend: from Main on\n"
           "  --server URL    a running jitscope server (default http://127.0.0.1:8642; an\n"
           "                  https:// one's certificate is checked against the system's CAs,\n"
           "                  or the PEM file in JITSCOPE_CA_FILE)\n"
@@ -257,6 +264,8 @@ static int parse_options(int argc, char **argv, int start, int allow_command, in
                 return -1;
             }
             i++;
+        } else if (strcmp(a, "--diagnostic-port") == 0 && v) {
+            o->diagnostic_port = v, i++;
         } else if (strcmp(a, "--server") == 0 && v) {
             o->server = v, i++;
         } else if (positional && !o->positional && a[0] != '-') {
@@ -380,6 +389,27 @@ static void serve_wait_drained(int session_id)
     sessions_unlock();
 }
 
+/* Waits for a signal of set and takes it. A SIGINT or SIGTERM is told to the
+ * diagnostic port before it is taken: a thread that sees it pending and one
+ * that sees the word can never both miss it (diagport.h: a runtime on the
+ * port is resumed without the agent from then on). */
+static int serve_wait_signal(const sigset_t *set)
+{
+    struct pollfd p = {.fd = signalfd(-1, set, SFD_CLOEXEC), .events = POLLIN};
+    sigset_t pending;
+    int sig = 0;
+
+    while (p.fd >= 0 && poll(&p, 1, -1) < 0 && errno == EINTR)
+        ;
+    if (p.fd >= 0)
+        close(p.fd);
+    if (sigpending(&pending) == 0 &&
+        (sigismember(&pending, SIGINT) == 1 || sigismember(&pending, SIGTERM) == 1))
+        diagport_stopping();
+    sigwait(set, &sig);
+    return sig;
+}
+
 static int serve(cli_options *o, int mode)
 {
     char err[512], line[4096];
@@ -441,6 +471,11 @@ static int serve(cli_options *o, int mode)
      * of sessions to be taken back are made again, leftovers removed */
     link_on_sweep(agentplace_sweep);
     agentplace_restore();
+    if (o->diagnostic_port && diagport_start(o->diagnostic_port, err, sizeof(err)) != 0) {
+        fprintf(stderr, "jitscope: %s\n", err);
+        rc = 2;
+        goto done;
+    }
     sessions_set_listener(ws_notify);
     /* the stream first, so /api/config is right from the first HTTP request */
     if (ws.port < 0)
@@ -511,7 +546,7 @@ static int serve(cli_options *o, int mode)
     if (!o->exit_with_app)
         sigdelset(&stop, SIGUSR1);
     do
-        sigwait(&stop, &sig);
+        sig = serve_wait_signal(&stop);
     while (sig == SIGUSR1 && !launch_exit_code(&code)); /* only the reaper's word counts */
     if (sig == SIGUSR1) {
         fprintf(stderr, "jitscope: the app has ended (--exit): storing its session, stopping\n");
@@ -525,6 +560,7 @@ static int serve(cli_options *o, int mode)
     app_code = mode == SERVE_RUN && (o->exit_with_app || launch_exit_code(&code));
     rc = 0;
 done:
+    diagport_stop();    /* every runtime on the port is resumed before it closes */
     http_stop();        /* no request can start a detach any more */
     cpuprof_shutdown(); /* CPU samplers fold their last samples (the link may still answer) */
     link_stop();        /* no agent record can notify the stream any more */

@@ -141,14 +141,16 @@ int userns_probe(pid_t pid, userns_facts *out, char *err, size_t errsz)
 
     memset(out, 0, sizeof(*out));
     if (userns_status_uid(pid, &out->uid) != 0) {
-        snprintf(err, errsz, "cannot read /proc/%d/status: %s", (int)pid, strerror(errno));
+        if (err)
+            snprintf(err, errsz, "cannot read /proc/%d/status: %s", (int)pid, strerror(errno));
         return -1;
     }
     out->uid_inside = out->uid;
     snprintf(path, sizeof(path), "/proc/%d/ns/user", (int)pid);
     fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0 || stat("/proc/self/ns/user", &self) != 0) {
-        snprintf(err, errsz, "cannot open %s: %s", path, strerror(errno));
+        if (err)
+            snprintf(err, errsz, "cannot open %s: %s", path, strerror(errno));
         if (fd >= 0)
             close(fd);
         return -1;

@@ -175,6 +175,10 @@ static json_t *view_summary_names(json_t *o, const view_summary *v)
     if (!o)
         return NULL;
     json_object_set_new(o, "program", json_string(v->program));
+    json_object_set_new(o, "container", view_container(&v->container));
+    json_object_set_new(o, "diagnostic_port",
+                        v->via_port ? json_pack("{s:b}", "suspend", v->port_suspended)
+                                    : json_null());
     json_object_set_new(o, "exit_code_unknown", view_str(v->exit_code_unknown));
     outside = json_array();
     for (i = 0; i < v->outside_count && i < SESSION_OUTSIDE_MAX; i++)
@@ -260,7 +264,24 @@ int view_summary_take(session *s, view_summary *v, view_text *text)
     v->outside_count = s->outside_count < SESSION_OUTSIDE_MAX ? s->outside_count
                                                               : SESSION_OUTSIDE_MAX;
     memcpy(v->outside, s->outside, v->outside_count * sizeof(v->outside[0]));
+    v->container = s->container;
+    v->via_port = s->via_port;
+    v->port_suspended = s->mode == SESSION_MODE_PORT;
     return 0;
+}
+
+json_t *view_container(const container_facts *c)
+{
+    if (!c->in_container)
+        return json_null();
+    return json_pack("{s:o, s:s, s:i, s:b, s:o}", "id", c->id[0] ? json_string(c->id) : json_null(),
+                     "hostname", c->hostname, "pid", (int)c->pid, "user_namespace",
+                     c->user_namespace, "uid", c->uid >= 0 ? json_integer(c->uid) : json_null());
+}
+
+const char *view_mode_name(int mode)
+{
+    return mode == SESSION_MODE_RUN ? "run" : mode == SESSION_MODE_PORT ? "port" : "attach";
 }
 
 json_t *view_summary_json(const view_summary *v)
@@ -290,7 +311,7 @@ json_t *view_summary_json(const view_summary *v)
                   "s:{s:I, s:I, s:I, s:I, s:o, s:o, s:o}, s:{s:o, s:o, s:o, s:o, s:o, s:o, s:o, "
                   "s:o, s:o}, s:{s:o, s:o}}",
                   "id", v->id, "root_id", v->root_id, "pid", (int)v->pid, "parent_pid",
-                  (int)v->parent_pid, "mode", v->mode == SESSION_MODE_RUN ? "run" : "attach",
+                  (int)v->parent_pid, "mode", view_mode_name(v->mode),
                   "state", session_state_name(v->state), "command_line", v->command_line,
                   "exit_code", v->has_exit_code ? json_integer(v->exit_code) : json_null(), "error",
                   v->error, "created_ms", view_ms(v->created_ns), "connected_ms",
