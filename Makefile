@@ -182,6 +182,11 @@ NOPERF_BIN := $(BUILD)/tests/noperf
 $(NOPERF_BIN): tests/helpers/noperf.c | $(BUILD)/deps-test.stamp
 	@mkdir -p $(@D)
 	$(CC) $(CSTD) $(WARN) $(OPT) $< -lseccomp -o $@
+# ... and the one that runs an app where some system calls are refused (seccomp).
+DENYSYS_BIN := $(BUILD)/tests/denysys
+$(DENYSYS_BIN): tests/helpers/denysys.c | $(BUILD)/deps-test.stamp
+	@mkdir -p $(@D)
+	$(CC) $(CSTD) $(WARN) $(OPT) $< -lseccomp -o $@
 # test_sidebyside loads the agent library as CoreCLR would (dlopen).
 $(BUILD)/tests/test_sidebyside: $(AGENT_SO)
 # test_conn drives the agent's connection with records its ring holds.
@@ -245,7 +250,7 @@ fuzz-merge: $(FUZZ_BINS)
 
 unit: $(UNIT_TESTS)
 
-test: all asan apps apps-runtimes $(UNIT_TESTS) $(FUZZ_BINS) $(NOPERF_BIN) deps-test
+test: all asan apps apps-runtimes $(UNIT_TESTS) $(FUZZ_BINS) $(NOPERF_BIN) $(DENYSYS_BIN) deps-test
 	@tests/run.sh
 
 # the layout check reads the built objects' symbols (calls between modules)

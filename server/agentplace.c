@@ -83,7 +83,11 @@ static gid_t ap_gid_of(pid_t pid)
         return (gid_t)-1;
     buf[len] = '\0';
     line = strstr(buf, "\nGid:");
-    return line && sscanf(line + 5, "%lu", &v) == 1 ? (gid_t)v : (gid_t)-1;
+    if (!line)
+        return (gid_t)-1;
+    errno = 0;
+    v = strtoul(line + 5, NULL, 10);
+    return errno ? (gid_t)-1 : (gid_t)v;
 }
 
 /* The temp directory `inside` of pid, opened from its root without following
@@ -673,7 +677,7 @@ void agentplace_restore(void)
         struct stat mnt, tmp;
         ipc_target t;
         userns_facts u;
-        pid_t pid = (pid_t)atoi(de->d_name);
+        pid_t pid = (pid_t)strtol(de->d_name, NULL, 10);
         int tmp_fd, n;
 
         if (pid <= 0 || pid == getpid())

@@ -253,6 +253,7 @@ static const api_route api_routes[] = {
     {"GET", "/api/config", api_config, 0, NULL},
     {"GET", "/api/openapi.json", api_openapi, 0, NULL},
     {"GET", "/api/processes", api_processes, 0, NULL},
+    {"GET", "/api/diagnostic-port", api_diagnostic_port, 0, NULL},
     {"POST", "/api/processes/{pid}/attach", api_attach, 0, NULL},
     {"GET", "/api/sessions", api_sessions, 0, NULL},
     {"GET", "/api/sessions/{id}", api_detail, API_LOCKED, NULL},

@@ -263,9 +263,9 @@ static void attach_seccomp_note(pid_t pid, attach_result *out)
         return;
     buf[len] = '\0';
     if ((line = strstr(buf, "\nSeccomp:")))
-        mode = atoi(line + 9);
+        mode = (int)strtol(line + 9, NULL, 10);
     if ((line = strstr(buf, "\nSeccomp_filters:")))
-        filters = atoi(line + 17);
+        filters = (int)strtol(line + 17, NULL, 10);
     if (mode == 2)
         snprintf(out->message + used, sizeof(out->message) - used,
                  "; process %ld runs under %d seccomp filter(s) (Seccomp: 2 in /proc/%ld/status), "

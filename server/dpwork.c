@@ -456,7 +456,7 @@ static void dw_run(dp_work *w)
         return;
     }
     rc = dw_info(w, why, sizeof(why));
-    if (rc == 1 || (rc == 0 && w->info.runtime_version[0] && atoi(w->info.runtime_version) < 5))
+    if (rc == 1 || (rc == 0 && w->info.runtime_version[0] && strtol(w->info.runtime_version, NULL, 10) < 5))
         dw_refuse(w, "its runtime (%s) is older than .NET 5, which jitscope needs",
                   w->info.runtime_version[0] ? w->info.runtime_version : "no ProcessInfo");
     else if (rc < 0)

@@ -198,10 +198,13 @@ static json_t *session_cookie_to_json(const session *s)
 
 static void session_cookie_from_json(session *s, const char *hex)
 {
-    unsigned i, v;
+    char two[3] = {0};
+    unsigned i;
 
-    for (i = 0; hex && strlen(hex) == 32 && i < 16 && sscanf(hex + 2 * i, "%2x", &v) == 1; i++)
-        s->runtime_cookie[i] = (uint8_t)v;
+    for (i = 0; hex && strlen(hex) == 32 && strspn(hex, "0123456789abcdef") == 32 && i < 16; i++) {
+        memcpy(two, hex + 2 * i, 2);
+        s->runtime_cookie[i] = (uint8_t)strtoul(two, NULL, 16);
+    }
 }
 
 /* A string of the header into out (size), valid UTF-8, "" when absent. */

@@ -89,7 +89,11 @@ static int userns_status_uid(pid_t pid, uid_t *uid)
         return -1;
     buf[len] = '\0';
     line = strstr(buf, "\nUid:");
-    if (!line || sscanf(line + 5, "%lu", &v) != 1)
+    if (!line)
+        return -1;
+    errno = 0;
+    v = strtoul(line + 5, NULL, 10);
+    if (errno)
         return -1;
     *uid = (uid_t)v;
     return 0;
