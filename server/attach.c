@@ -173,10 +173,10 @@ static int attach_may(pid_t pid, const userns_facts *u, attach_result *out)
                     (unsigned)getuid(), (unsigned)u->owner);
     else
         attach_fail(out, 403,
-                    "process %ld runs in a user namespace outside jitscope's own (it is uid %u "
-                    "here): jitscope may not enter it; run jitscope in the namespace that "
-                    "started that container",
-                    (long)pid, (unsigned)u->uid);
+                    "process %ld runs in a user namespace of its own (it is uid %u here, uid %ld "
+                    "inside) that jitscope, running as uid %u, may not enter: run jitscope as "
+                    "root, or as the user who started its container",
+                    (long)pid, (unsigned)u->uid, (long)(int)u->uid_inside, (unsigned)getuid());
     return -1;
 }
 

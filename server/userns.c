@@ -134,13 +134,45 @@ static int userns_owner_below_ours(int fd, const struct stat *self, uid_t *owner
     return -1;
 }
 
-int userns_probe(pid_t pid, userns_facts *out, char *err, size_t errsz)
+/* The uid inside of out->uid by pid's uid_map (-1 when unmapped). */
+static void userns_inside(pid_t pid, userns_facts *out)
 {
-    char path[64], map_text[8192];
+    char text[8192];
     userns_extent map[USERNS_EXTENTS_MAX];
-    struct stat self;
     size_t len = 0, n = 0;
     uint32_t inside;
+
+    out->uid_inside = (uid_t)-1;
+    if (proc_read(pid, "uid_map", text, sizeof(text), &len) == 0 &&
+        userns_parse_map(text, len, map, USERNS_EXTENTS_MAX, &n) == 0 &&
+        userns_to_inside(map, n, (uint32_t)out->uid, &inside) == 0)
+        out->uid_inside = (uid_t)inside;
+}
+
+/* A process whose namespace the server may not open (another user's): its
+ * uid_map, which anyone may read, tells whether it is ours; its owner is
+ * not known. Never ours to act for unless of our own uid in our namespace. */
+static int userns_from_maps(pid_t pid, userns_facts *out)
+{
+    char mine[8192], theirs[8192];
+    size_t a = 0, b = 0;
+
+    if (proc_read(getpid(), "uid_map", mine, sizeof(mine), &a) != 0 ||
+        proc_read(pid, "uid_map", theirs, sizeof(theirs), &b) != 0)
+        return -1;
+    out->other = a != b || memcmp(mine, theirs, a) != 0;
+    out->owner = (uid_t)-1;
+    out->ours = !out->other && out->uid == getuid();
+    out->can_give = out->uid == getuid() || getuid() == 0;
+    if (out->other)
+        userns_inside(pid, out);
+    return 0;
+}
+
+int userns_probe(pid_t pid, userns_facts *out, char *err, size_t errsz)
+{
+    char path[64];
+    struct stat self;
     int fd;
 
     memset(out, 0, sizeof(*out));
@@ -152,6 +184,8 @@ int userns_probe(pid_t pid, userns_facts *out, char *err, size_t errsz)
     out->uid_inside = out->uid;
     snprintf(path, sizeof(path), "/proc/%d/ns/user", (int)pid);
     fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0 && (errno == EACCES || errno == EPERM))
+        return userns_from_maps(pid, out);
     if (fd < 0 || stat("/proc/self/ns/user", &self) != 0) {
         if (err)
             snprintf(err, errsz, "cannot open %s: %s", path, strerror(errno));
@@ -169,10 +203,6 @@ int userns_probe(pid_t pid, userns_facts *out, char *err, size_t errsz)
     out->owner = (uid_t)-1;
     out->ours = userns_owner_below_ours(fd, &self, &out->owner) == 0 && out->owner == getuid();
     out->can_give = out->uid == getuid() || getuid() == 0;
-    out->uid_inside = (uid_t)-1;
-    if (proc_read(pid, "uid_map", map_text, sizeof(map_text), &len) == 0 &&
-        userns_parse_map(map_text, len, map, USERNS_EXTENTS_MAX, &n) == 0 &&
-        userns_to_inside(map, n, (uint32_t)out->uid, &inside) == 0)
-        out->uid_inside = (uid_t)inside;
+    userns_inside(pid, out);
     return 0;
 }
