@@ -169,20 +169,24 @@ static int dw_budget_room(void)
     return room;
 }
 
-/* ProcessInfo2 (ProcessInfo for .NET 5). 0, 1 when the runtime is too old
- * (it knows neither), -1 on a failure (err set). */
+/* ProcessInfo2, else ProcessInfo (.NET 5 knows no ProcessInfo2). 0, 1 when
+ * the runtime is too old (it knows neither), -1 on a failure (err set). */
 static int dw_info(dp_work *w, char *err, size_t errsz)
 {
-    int32_t hr = 0;
-    int rc;
+    static const uint8_t ids[] = {IPC_PROCESS_INFO2, IPC_PROCESS_INFO};
+    size_t i;
 
-    if (dw_take(w) != 0)
-        return snprintf(err, errsz, "it did not connect again"), -1;
-    rc = ipc_port_process_info(w->fd, &w->info, &hr, err, errsz);
-    dw_used(w);
-    if (rc == IPC_ERR_RUNTIME && hr == IPC_HR_UNKNOWN_COMMAND)
-        return 1;
-    return rc == IPC_OK ? 0 : -1;
+    for (i = 0; i < sizeof(ids); i++) {
+        int32_t hr = 0;
+        int rc;
+        if (dw_take(w) != 0)
+            return snprintf(err, errsz, "it did not connect again"), -1;
+        rc = ipc_port_process_info(w->fd, ids[i], &w->info, &hr, err, errsz);
+        dw_used(w);
+        if (rc != IPC_ERR_RUNTIME || hr != IPC_HR_UNKNOWN_COMMAND)
+            return rc == IPC_OK ? 0 : -1;
+    }
+    return 1;
 }
 
 /* A variable of its environment block (the DOTNET_ name, else COMPlus_). */

@@ -297,11 +297,11 @@ int ipc_port_command(int fd, const uint8_t *req, size_t reqlen, uint32_t timeout
     return rc;
 }
 
-int ipc_port_process_info(int fd, ipc_procinfo *out, int32_t *hresult_out, char *err,
-                          size_t errsz)
+int ipc_port_process_info(int fd, uint8_t command_id, ipc_procinfo *out, int32_t *hresult_out,
+                          char *err, size_t errsz)
 {
     memset(out, 0, sizeof(*out));
-    return query_info(NULL, fd, IPC_PROCESS_INFO2, out, hresult_out, err, errsz);
+    return query_info(NULL, fd, command_id, out, hresult_out, err, errsz);
 }
 
 int ipc_port_environment(int fd, uint32_t timeout_ms, uint8_t **block_out, size_t *len_out,

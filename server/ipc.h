@@ -74,9 +74,9 @@ int ipc_query_process_info(pid_t pid, uint8_t command_id, ipc_procinfo *out, int
  * *hresult_out, or an IPC_ERR_* with err set. */
 int ipc_port_command(int fd, const uint8_t *req, size_t reqlen, uint32_t timeout_ms,
                      int32_t *hresult_out, char *err, size_t errsz);
-/* ProcessInfo2 (IPC_INFO_TIMEOUT_MS). */
-int ipc_port_process_info(int fd, ipc_procinfo *out, int32_t *hresult_out, char *err,
-                          size_t errsz);
+/* ProcessInfo of that command id (IPC_PROCESS_INFO2, ...; IPC_INFO_TIMEOUT_MS). */
+int ipc_port_process_info(int fd, uint8_t command_id, ipc_procinfo *out, int32_t *hresult_out,
+                          char *err, size_t errsz);
 /* ProcessEnvironment: the environment block (malloc'd, free it) for
  * ipc_env_lookup_block. IPC_ERR_RUNTIME with *hresult_out on an error reply. */
 int ipc_port_environment(int fd, uint32_t timeout_ms, uint8_t **block_out, size_t *len_out,
