@@ -30,6 +30,9 @@ need_test=(valgrind chromium nodejs npm clang-format shellcheck prometheus opens
 # `go tool pprof` reads the pprof export in tests/e2e/cpuprofile.test.mjs; libseccomp builds
 # its helper that refuses perf_event_open (tests/helpers/noperf.c)
 need_test+=(golang-go libseccomp-dev)
+# the container tests make containers with unshare, nsenter, setpriv, pivot_root (util-linux),
+# mount, and read a listening socket's backlog with ss (iproute2): tests/helpers/container.sh
+need_test+=(util-linux mount iproute2)
 # clang-14 is Debian 12's clang; its libFuzzer and ASan/UBSan runtimes are in libclang-rt-14-dev.
 need_fuzz=(clang-14 libclang-rt-14-dev)
 
