@@ -206,6 +206,7 @@ FUZZ_SRC_wire_decode := proto/wire_decode.c proto/wire_encode.c proto/utf.c prot
                         server/strpool.c server/fnname.c server/fnsig.c server/idindex.c server/record_check.c server/budget.c server/code.c server/codemap.c server/profile_cpu.c
 FUZZ_SRC_command     := proto/wire_decode.c proto/wire_encode.c proto/utf.c
 FUZZ_SRC_ipc         := server/ipc_codec.c proto/utf.c
+FUZZ_SRC_port        := server/ipc_port.c server/ipc_codec.c proto/utf.c
 FUZZ_SRC_route       := $(filter-out server/main.c,$(SERVER_SRC)) tests/unit/fixtures.c
 FUZZ_SRC_ws          := server/ws_msg.c
 FUZZ_SRC_sig         := agent/sig.c
@@ -223,7 +224,7 @@ FUZZ_INC_mdread      := -Iagent
 FUZZ_INC_route        = -Iserver -Itests/unit -I$(GEN) $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 FUZZ_LIBS_route       = $(SERVER_LIBS)
 FUZZ_LIBS_ws          = $(shell pkg-config --libs jansson 2>/dev/null)
-$(foreach t,wire_decode command ipc ws procsyms perfrec procmaps elfsyms,$(eval FUZZ_INC_$(t) := -Iserver))
+$(foreach t,wire_decode command ipc port ws procsyms perfrec procmaps elfsyms,$(eval FUZZ_INC_$(t) := -Iserver))
 
 define FUZZ_RULE
 $(BUILD)/fuzz/$(1): tests/fuzz/fuzz_$(1).c tests/fuzz/fuzz.h $$(FUZZ_SRC_$(1)) $(AGENT_HDR) $(SERVER_HDR) | $(BUILD)/deps-fuzz.stamp
