@@ -227,9 +227,8 @@ static int lifecycle_client_data(const char *text, size_t length,
         *floor = 1;
         path_at += option;
     }
-    if (length <= path_at ||
-        lifecycle_take(socket_path, sizeof(agent.socket_path), text + path_at, length - path_at) !=
-            0)
+    if (length <= path_at || lifecycle_take(socket_path, sizeof(agent.socket_path), text + path_at,
+                                            length - path_at) != 0)
         return -1;
     memcpy(token, text + prefix, WIRE_TOKEN_LEN);
     return 0;
@@ -242,8 +241,8 @@ static int lifecycle_client_data(const char *text, size_t length,
 static int lifecycle_port_settings(IUnknown *unk, char socket_path[sizeof(agent.socket_path)],
                                    char token[WIRE_TOKEN_LEN], int *floor)
 {
-    static const WCHAR name[] = {'J', 'I', 'T', 'S', 'C', 'O', 'P', 'E', '_',
-                                 'A', 'G', 'E', 'N', 'T', 0};
+    static const WCHAR name[] = {'J', 'I', 'T', 'S', 'C', 'O', 'P', 'E',
+                                 '_', 'A', 'G', 'E', 'N', 'T', 0};
     _Static_assert(sizeof(name) / sizeof(name[0]) == sizeof(WIRE_ENV_PORT_AGENT), "name");
     ICorProfilerInfo12 *info = NULL;
     WCHAR value[1024];

@@ -37,7 +37,7 @@ typedef struct ap_place {
     int tmp_fd, dir_fd; /* the process's temp directory, and ours in it */
     uid_t uid;
     gid_t gid;
-    int listener; /* linksock.h handle */
+    int listener;              /* linksock.h handle */
     char inside[IPC_PATH_MAX]; /* the temp directory as the process sees it, ending in '/' */
     char here[256];            /* our directory as the server reached it first (messages) */
     char name[96];             /* our directory's name in it (linksock_dir_name) */
@@ -422,8 +422,8 @@ static int ap_take_at(int tmp_fd, const char *inside, const char *here, uid_t ui
     return 0;
 }
 
-int agentplace_take(pid_t pid, const ipc_target *t, const userns_facts *u,
-                    agentplace_paths *out, int *status, char *msg, size_t msgsz)
+int agentplace_take(pid_t pid, const ipc_target *t, const userns_facts *u, agentplace_paths *out,
+                    int *status, char *msg, size_t msgsz)
 {
     char prefix[64];
     size_t plen;
@@ -454,8 +454,8 @@ int agentplace_take(pid_t pid, const ipc_target *t, const userns_facts *u,
     }
     tmp_fd = ap_open_tmp(pid, t->dir + n);
     if (tmp_fd < 0) {
-        snprintf(msg, msgsz, "cannot open process %d's temp directory %s: %s", (int)pid,
-                 t->dir + n, strerror(errno));
+        snprintf(msg, msgsz, "cannot open process %d's temp directory %s: %s", (int)pid, t->dir + n,
+                 strerror(errno));
         *status = 500;
         return -1;
     }
@@ -597,7 +597,8 @@ static void ap_clean_tmp(int tmp_fd, const struct stat *tmp, const char *where)
             held |= ours && ap_places[i].id && ap_places[i].tmp_dev == tmp->st_dev &&
                     ap_places[i].tmp_ino == tmp->st_ino;
         pthread_mutex_unlock(&ap_mutex);
-        sub = held ? -1 : openat(tmp_fd, de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        sub = held ? -1
+                   : openat(tmp_fd, de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         if (sub < 0)
             continue;
         if ((fstatat(sub, AP_SOCKET, &st, AT_SYMLINK_NOFOLLOW) == 0 ||

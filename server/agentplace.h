@@ -36,10 +36,10 @@
 #define AGENTPLACE_PATH_MAX 108
 
 typedef struct agentplace_paths {
-    int place;                       /* 0: the server's own paths (not in a container) */
+    int place;                        /* 0: the server's own paths (not in a container) */
     char library[256];                /* the agent library, as the process sees it */
     char socket[AGENTPLACE_PATH_MAX]; /* the agent socket, as the process sees it */
-    char dir_here[256];              /* the place as the server reaches it (messages) */
+    char dir_here[256];               /* the place as the server reaches it (messages) */
 } agentplace_paths;
 
 /* The server's agent library (its content is hashed here, once). */
@@ -50,8 +50,8 @@ void agentplace_configure(const char *agent_path);
  * the same temp directory). The place is pinned until agentplace_unpin (the
  * sweep leaves it). 0, or -1 with an HTTP status (403, 409, 500, 507) and a
  * message naming the cause and what to do. */
-int agentplace_take(pid_t pid, const ipc_target *t, const userns_facts *u,
-                    agentplace_paths *out, int *status, char *msg, size_t msgsz);
+int agentplace_take(pid_t pid, const ipc_target *t, const userns_facts *u, agentplace_paths *out,
+                    int *status, char *msg, size_t msgsz);
 /* The place in directory dir (a diagnostic port's: the server's path; the
  * processes see it at `inside`), of uid/gid: as agentplace_take. */
 int agentplace_take_dir(const char *dir, const char *inside, uid_t uid, gid_t gid,

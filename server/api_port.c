@@ -10,8 +10,8 @@
 #include "dpconn.h"
 #include "utf.h"
 
-static const char *const api_port_outcomes[] = {"working",  "startup", "attached",
-                                                "refused",  "failed",  "known"};
+static const char *const api_port_outcomes[] = {"working", "startup", "attached",
+                                                "refused", "failed",  "known"};
 
 /* A string as JSON, valid UTF-8 whatever it holds (a cut, or bytes a peer sent). */
 static json_t *api_port_text(const char *s)
@@ -30,17 +30,17 @@ static json_t *api_port_runtime(const dp_runtime *r)
 
     for (i = 0; i < IPC_GUID_SIZE; i++)
         snprintf(cookie + 2 * i, 3, "%02x", r->cookie[i]);
-    return json_pack("{s:i, s:s, s:o, s:I, s:I, s:o, s:o, s:b, s:s, s:o, s:o, s:o, s:o, s:b}",
-                     "id", r->id, "cookie", cookie, "pid", r->pid > 0 ? json_integer(r->pid) : json_null(),
-                     "pid_inside", (json_int_t)r->pid_inside, "uid", (json_int_t)r->uid,
-                     "runtime_version", api_port_text(r->runtime_version), "command_line",
-                     api_port_text(r->command_line), "suspended", r->suspended, "outcome",
-                     api_port_outcomes[r->outcome >= 0 && r->outcome <= DP_KNOWN ? r->outcome : 0],
-                     "reason", api_port_text(r->reason), "session_id",
-                     r->session_id ? json_integer(r->session_id) : json_null(), "seen_ms",
-                     view_ms(r->seen_ns), "resumed_ms",
-                     r->resumed_ms >= 0 ? json_real(r->resumed_ms) : json_null(), "connected",
-                     r->held >= 0 && !r->gone);
+    return json_pack(
+        "{s:i, s:s, s:o, s:I, s:I, s:o, s:o, s:b, s:s, s:o, s:o, s:o, s:o, s:b}", "id", r->id,
+        "cookie", cookie, "pid", r->pid > 0 ? json_integer(r->pid) : json_null(), "pid_inside",
+        (json_int_t)r->pid_inside, "uid", (json_int_t)r->uid, "runtime_version",
+        api_port_text(r->runtime_version), "command_line", api_port_text(r->command_line),
+        "suspended", r->suspended, "outcome",
+        api_port_outcomes[r->outcome >= 0 && r->outcome <= DP_KNOWN ? r->outcome : 0], "reason",
+        api_port_text(r->reason), "session_id",
+        r->session_id ? json_integer(r->session_id) : json_null(), "seen_ms", view_ms(r->seen_ns),
+        "resumed_ms", r->resumed_ms >= 0 ? json_real(r->resumed_ms) : json_null(), "connected",
+        r->held >= 0 && !r->gone);
 }
 
 int api_diagnostic_port(api_call *c)
@@ -51,8 +51,9 @@ int api_diagnostic_port(api_call *c)
 
     if (!diagport_enabled()) {
         free(copy);
-        return api_fail(c, 404, "this server listens on no diagnostic port (serve "
-                                "--diagnostic-port PATH)");
+        return api_fail(c, 404,
+                        "this server listens on no diagnostic port (serve "
+                        "--diagnostic-port PATH)");
     }
     if (!copy)
         return api_fail(c, 503, "out of memory");

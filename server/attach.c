@@ -85,8 +85,8 @@ static void attach_explain(pid_t pid, int32_t hr, const char *library, attach_re
     case IPC_HR_FILE_NOT_FOUND:
         out->status = 500;
         snprintf(out->message, sizeof(out->message),
-                 "the runtime could not load the agent library %s (HRESULT %s %s)", library,
-                 hex, ipc_hresult_name(hr));
+                 "the runtime could not load the agent library %s (HRESULT %s %s)", library, hex,
+                 ipc_hresult_name(hr));
         break;
     default:
         out->status = 500;
@@ -353,8 +353,7 @@ void attach_process(pid_t pid, attach_result *out)
         s->container = where;
         s->place_id = paths.place;
         n = snprintf((char *)client, sizeof(client), "%s%s %s%s", WIRE_CLIENT_DATA_PREFIX, s->token,
-                     floor && strcmp(floor, "1") == 0 ? WIRE_CLIENT_DATA_FLOOR : "",
-                     paths.socket);
+                     floor && strcmp(floor, "1") == 0 ? WIRE_CLIENT_DATA_FLOOR : "", paths.socket);
     }
     sessions_unlock();
     agentplace_unpin(paths.place); /* its session holds it now (the sweep sees it) */
@@ -364,8 +363,8 @@ void attach_process(pid_t pid, attach_result *out)
         goto done;
     }
 
-    rc = ipc_attach_profiler(pid, ATTACH_RUNTIME_TIMEOUT_MS, (const uint8_t *)&clsid,
-                             paths.library, client, (uint32_t)n, &hr, err, sizeof(err));
+    rc = ipc_attach_profiler(pid, ATTACH_RUNTIME_TIMEOUT_MS, (const uint8_t *)&clsid, paths.library,
+                             client, (uint32_t)n, &hr, err, sizeof(err));
     if ((rc == IPC_OK && hr == 0) || rc == IPC_ERR_TIMEOUT) {
         /* a late reply (timeout) may still mean the attach happened: confirm by
          * waiting for the agent's hello before answering either way */

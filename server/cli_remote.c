@@ -53,8 +53,7 @@ int cli_ps(void)
         printf("%-8d %-10s %-24.24s %-8s %-12.12s %-20.20s %-6s %s\n", (int)p->pid,
                p->info_ok ? p->info.runtime_version : "?",
                p->info_ok ? p->info.entrypoint_assembly : "?",
-               agent_loaded(p->pid) ? "loaded" : "-",
-               c->in_container && c->id[0] ? c->id : "-",
+               agent_loaded(p->pid) ? "loaded" : "-", c->in_container && c->id[0] ? c->id : "-",
                c->in_container && c->hostname[0] ? c->hostname : "-", cpid,
                p->info_ok ? p->info.command_line : p->error);
     }
@@ -193,4 +192,3 @@ int cli_remote_detach(cli_options *o)
     fprintf(stderr, "jitscope detach: session %d still detaching after 30 s\n", id);
     return 1;
 }
-

@@ -17,17 +17,17 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#define CONTAINER_ID_LEN 64 /* hex digits of a container's id */
+#define CONTAINER_ID_LEN 64       /* hex digits of a container's id */
 #define CONTAINER_HOSTNAME_MAX 65 /* HOST_NAME_MAX + 1 */
 
 typedef struct container_facts {
-    int in_container;                   /* mount, pid or UTS namespace not the server's */
-    char id[CONTAINER_ID_LEN + 1];      /* "" when its cgroup path holds none */
+    int in_container;              /* mount, pid or UTS namespace not the server's */
+    char id[CONTAINER_ID_LEN + 1]; /* "" when its cgroup path holds none */
     char hostname[CONTAINER_HOSTNAME_MAX];
-    int hostname_from_file;             /* 1: /etc/hostname (its namespace could not be joined) */
-    pid_t pid;                          /* its pid inside (= the host's when not in a pid ns) */
-    int user_namespace;                 /* 1: in a user namespace of its own */
-    long uid;                           /* its uid as it sees itself (-1: unmapped) */
+    int hostname_from_file; /* 1: /etc/hostname (its namespace could not be joined) */
+    pid_t pid;              /* its pid inside (= the host's when not in a pid ns) */
+    int user_namespace;     /* 1: in a user namespace of its own */
+    long uid;               /* its uid as it sees itself (-1: unmapped) */
 } container_facts;
 
 /* The container id in /proc/PID/cgroup's text (len bytes): the last 64-hex

@@ -62,8 +62,9 @@ static int dp_parse(const char *spec, char *err, size_t errsz)
     char *slash;
 
     if (n == 0 || spec[0] != '/' || (eq && eq[1] != '/')) {
-        snprintf(err, errsz, "--diagnostic-port wants an absolute PATH, or PATH=APPPATH (both "
-                             "absolute), not '%s'",
+        snprintf(err, errsz,
+                 "--diagnostic-port wants an absolute PATH, or PATH=APPPATH (both "
+                 "absolute), not '%s'",
                  spec);
         return -1;
     }
@@ -129,8 +130,7 @@ static int dp_listen(char *err, size_t errsz)
                 close(probe);
             return -1;
         }
-        served = probe >= 0 &&
-                 connect(probe, (struct sockaddr *)&job.addr, sizeof(job.addr)) == 0;
+        served = probe >= 0 && connect(probe, (struct sockaddr *)&job.addr, sizeof(job.addr)) == 0;
         if (probe >= 0)
             close(probe);
         if (served) {
@@ -173,10 +173,8 @@ static int dp_accept(void)
         close(dp_pending_conns[oldest].fd);
         dp_pending_conns[oldest] = dp_pending_conns[--dp_npending];
     }
-    dp_pending_conns[dp_npending++] = (dp_pending){.fd = fd,
-                                                   .accepted_ns = (int64_t)clock_mono_ns(),
-                                                   .pid = cred.pid,
-                                                   .uid = cred.uid};
+    dp_pending_conns[dp_npending++] = (dp_pending){
+        .fd = fd, .accepted_ns = (int64_t)clock_mono_ns(), .pid = cred.pid, .uid = cred.uid};
     return 0;
 }
 
@@ -216,8 +214,9 @@ static void dp_route(const dp_pending *p, const ipc_advertise *adv)
         pthread_attr_destroy(&attr);
     } else {
         close(p->fd);
-        fprintf(stderr, "jitscope: diagnostic port: more than %d runtimes at once; one is not "
-                        "taken\n",
+        fprintf(stderr,
+                "jitscope: diagnostic port: more than %d runtimes at once; one is not "
+                "taken\n",
                 DP_RUNTIMES_MAX);
     }
     dpconn_unlock();
@@ -294,8 +293,7 @@ static void dp_end_hidden(void)
     sessions_lock();
     for (k = 0; k < n; k++) {
         session *s = sessions_get(ids[k]);
-        if (s && !s->link_id && !s->ended_ns && s->pid_hidden &&
-            s->state == SESSION_DISCONNECTED)
+        if (s && !s->link_id && !s->ended_ns && s->pid_hidden && s->state == SESSION_DISCONNECTED)
             session_exited(s, (int64_t)clock_real_ns());
     }
     sessions_unlock();
@@ -398,8 +396,8 @@ int diagport_start(const char *spec, char *err, size_t errsz)
      * volume makes the port's files as that user */
     dp_cfg.trusted_uid = getuid() == 0 ? st.st_uid : getuid();
     dp_cfg.trusted_gid = getuid() == 0 ? st.st_gid : getgid();
-    if (agentplace_take_dir(dp_cfg.host_dir, dp_cfg.app_dir, dp_cfg.trusted_uid,
-                            dp_cfg.trusted_gid, &dp_place, &status, msg, sizeof(msg)) != 0) {
+    if (agentplace_take_dir(dp_cfg.host_dir, dp_cfg.app_dir, dp_cfg.trusted_uid, dp_cfg.trusted_gid,
+                            &dp_place, &status, msg, sizeof(msg)) != 0) {
         if (status == 409) { /* a path too long for the agent's socket: never works */
             snprintf(err, errsz, "--diagnostic-port: %s", msg);
             return -1;

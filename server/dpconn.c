@@ -104,8 +104,7 @@ int dpconn_next(dp_runtime *r, int timeout_ms)
         deadline.tv_nsec -= 1000000000L;
     }
     dpconn_lock();
-    while (!r->queued && !r->gone &&
-           pthread_cond_timedwait(&dp_cond, &dp_mutex, &deadline) == 0)
+    while (!r->queued && !r->gone && pthread_cond_timedwait(&dp_cond, &dp_mutex, &deadline) == 0)
         ;
     if (r->queued) {
         fd = r->queue[0];

@@ -38,17 +38,17 @@ enum dp_outcome {
 typedef struct dp_runtime {
     int id; /* 0: a free slot */
     uint8_t cookie[IPC_GUID_SIZE];
-    uint64_t pid_inside; /* as it advertised it (its own pid namespace) */
-    pid_t pid;           /* as the server sees it (SO_PEERCRED), 0 when not visible here */
-    uid_t uid;           /* its uid as the server sees it */
-    int worker;          /* 1 while its worker runs */
-    int queue[DP_QUEUE]; /* advertised connections for the worker */
+    uint64_t pid_inside;         /* as it advertised it (its own pid namespace) */
+    pid_t pid;                   /* as the server sees it (SO_PEERCRED), 0 when not visible here */
+    uid_t uid;                   /* its uid as the server sees it */
+    int worker;                  /* 1 while its worker runs */
+    int queue[DP_QUEUE];         /* advertised connections for the worker */
     int64_t queued_ns[DP_QUEUE]; /* when each was accepted (CLOCK_MONOTONIC) */
     int queued;
-    int held;         /* the idle connection held after the worker, -1 none */
-    int gone;         /* its held connection ended: the process exited */
-    int64_t first_ns; /* its first connection accepted (CLOCK_MONOTONIC) */
-    int64_t seen_ns;  /* the same, wall clock */
+    int held;          /* the idle connection held after the worker, -1 none */
+    int gone;          /* its held connection ended: the process exited */
+    int64_t first_ns;  /* its first connection accepted (CLOCK_MONOTONIC) */
+    int64_t seen_ns;   /* the same, wall clock */
     double resumed_ms; /* ResumeRuntime answered, ms after first_ns; < 0 not sent */
     int suspended;     /* its configuration made it wait (a suspend-mode port) */
     int outcome;       /* enum dp_outcome */

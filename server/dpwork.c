@@ -22,10 +22,10 @@
 #include "utf.h"
 #include "wire.h"
 
-#define DP_NEXT_MS 3000       /* longest wait for the runtime's next connection */
-#define DP_COMMAND_MS 3000    /* longest wait for a command's reply */
-#define DP_ATTACH_MS 5000     /* AttachProfiler's own timeout */
-#define DP_PAUSE_WAIT_MS 5000 /* StartupProfiler tried while the runtime reaches its pause */
+#define DP_NEXT_MS 3000        /* longest wait for the runtime's next connection */
+#define DP_COMMAND_MS 3000     /* longest wait for a command's reply */
+#define DP_ATTACH_MS 5000      /* AttachProfiler's own timeout */
+#define DP_PAUSE_WAIT_MS 5000  /* StartupProfiler tried while the runtime reaches its pause */
 #define DP_START_WAIT_MS 15000 /* AttachProfiler tried while the runtime is not yet running */
 #define DP_HELLO_MS 10000      /* the agent's hello after its runtime was given it */
 
@@ -50,8 +50,8 @@ static const struct {
 } dw_clsid = WIRE_CLSID_INIT;
 
 /* Sets the runtime's outcome and reason, and logs it. */
-__attribute__((format(printf, 3, 4))) static void dw_note(dp_work *w, int outcome,
-                                                          const char *fmt, ...)
+__attribute__((format(printf, 3, 4))) static void dw_note(dp_work *w, int outcome, const char *fmt,
+                                                          ...)
 {
     char text[DP_REASON_MAX];
     va_list ap;
@@ -84,8 +84,7 @@ static void dw_used(dp_work *w)
 
 /* One command whose reply is an HRESULT, on the next connection. IPC_OK with
  * *hr, or an IPC_ERR_*. */
-static int dw_command(dp_work *w, const uint8_t *req, size_t len, uint32_t timeout_ms,
-                      int32_t *hr)
+static int dw_command(dp_work *w, const uint8_t *req, size_t len, uint32_t timeout_ms, int32_t *hr)
 {
     char err[256];
     int rc;
@@ -221,13 +220,15 @@ static int dw_environment(dp_work *w, char *why, size_t whysz)
     if (ipc_env_lookup_block(block, len, "CORECLR_ENABLE_PROFILING", value, sizeof(value)) == 1 &&
         strtoul(value, NULL, 16) != 0) {
         ipc_env_lookup_block(block, len, "CORECLR_PROFILER", clsid, sizeof(clsid));
-        if (strcasecmp(clsid, WIRE_CLSID_STRING) != 0) {
+        if (strcasecmp(clsid, WIRE_CLSID_STRING) == 0)
+            snprintf(why, whysz, "it runs under `jitscope run` (CORECLR_PROFILER is jitscope's): "
+                                 "its agent reports to that server");
+        else
             snprintf(why, whysz,
                      "another profiler is set to load at its startup (CORECLR_ENABLE_PROFILING=1, "
                      "CORECLR_PROFILER=%s), and a process takes one profiler",
                      clsid);
-            rc = 1;
-        }
+        rc = 1;
     }
     if (!rc && dw_env(block, len, "EnableDiagnostics_Profiler", value, sizeof(value)) &&
         strtoul(value, NULL, 16) == 0) {
@@ -313,8 +314,9 @@ static int dw_startup(dp_work *w, char *why, size_t whysz)
     if (rc == IPC_OK && hr == IPC_HR_UNKNOWN_COMMAND)
         return 1; /* .NET 5: no SetEnvironmentVariable; attached after it starts */
     if (rc != IPC_OK || hr < 0)
-        return snprintf(why, whysz, "SetEnvironmentVariable failed (%s, 0x%08x)",
-                        ipc_strerror(rc), (unsigned)hr), -1;
+        return snprintf(why, whysz, "SetEnvironmentVariable failed (%s, 0x%08x)", ipc_strerror(rc),
+                        (unsigned)hr),
+               -1;
     len = ipc_build_startup_profiler(req, sizeof(req), (const uint8_t *)&dw_clsid,
                                      w->place.library);
     for (;;) {
@@ -332,7 +334,8 @@ static int dw_startup(dp_work *w, char *why, size_t whysz)
         return 1; /* it never paused: attached instead */
     if (rc != IPC_OK || hr < 0)
         return snprintf(why, whysz, "StartupProfiler failed (%s, 0x%08x %s)", ipc_strerror(rc),
-                        (unsigned)hr, ipc_hresult_name(hr)), -1;
+                        (unsigned)hr, ipc_hresult_name(hr)),
+               -1;
     if (dw_resume(w) != 0)
         return snprintf(why, whysz, "ResumeRuntime was not answered"), -1;
     return 0;
@@ -364,7 +367,8 @@ static int dw_attach(dp_work *w, char *why, size_t whysz)
     }
     if (rc != IPC_OK || hr != 0)
         return snprintf(why, whysz, "AttachProfiler failed (%s, 0x%08x %s)", ipc_strerror(rc),
-                        (unsigned)hr, ipc_hresult_name(hr)), -1;
+                        (unsigned)hr, ipc_hresult_name(hr)),
+               -1;
     return 0;
 }
 
@@ -430,6 +434,9 @@ static void dw_run(dp_work *w)
     int status, rc, cut;
 
     if (dw_known(w)) { /* its agent, of this server's before a restart, comes back */
+        dpconn_lock();
+        w->r->session_id = w->session_id;
+        dpconn_unlock();
         dw_note(w, DP_KNOWN, "the runtime of session %d: its agent reconnects by itself",
                 w->session_id);
         dw_resume(w); /* a no-op, unless a server stopped between its commands */
@@ -446,6 +453,13 @@ static void dw_run(dp_work *w)
                   (unsigned)w->r->uid, (unsigned)getuid());
         return;
     }
+    if (w->r->pid > 0 && proc_has_thread(w->r->pid, WIRE_AGENT_THREAD_NAME) == 1) {
+        /* another server's agent (or one whose server is gone): a second load
+         * would stay mapped for good (docs/RUNTIME.md, "Detaching") */
+        dw_refuse(w, "a jitscope agent of another server is active in it (one profiler per "
+                     "process)");
+        return;
+    }
     if (!dw_budget_room()) {
         dw_refuse(w,
                   "jitscope's memory budget (--max-memory %llu MiB) leaves no share of %llu MiB "
@@ -454,13 +468,14 @@ static void dw_run(dp_work *w)
                   (unsigned long long)(DP_SESSION_ROOM >> 20));
         return;
     }
-    if (agentplace_take_dir(dp_cfg.host_dir, dp_cfg.app_dir, dp_cfg.trusted_uid,
-                            dp_cfg.trusted_gid, &w->place, &status, msg, sizeof(msg)) != 0) {
+    if (agentplace_take_dir(dp_cfg.host_dir, dp_cfg.app_dir, dp_cfg.trusted_uid, dp_cfg.trusted_gid,
+                            &w->place, &status, msg, sizeof(msg)) != 0) {
         dw_refuse(w, "the agent cannot be placed beside the port: %s", msg);
         return;
     }
     rc = dw_info(w, why, sizeof(why));
-    if (rc == 1 || (rc == 0 && w->info.runtime_version[0] && strtol(w->info.runtime_version, NULL, 10) < 5))
+    if (rc == 1 ||
+        (rc == 0 && w->info.runtime_version[0] && strtol(w->info.runtime_version, NULL, 10) < 5))
         dw_refuse(w, "its runtime (%s) is older than .NET 5, which jitscope needs",
                   w->info.runtime_version[0] ? w->info.runtime_version : "no ProcessInfo");
     else if (rc < 0)
@@ -514,8 +529,7 @@ static void dw_run(dp_work *w)
     }
     if (w->r->pid <= 0)
         dw_program(w); /* it runs its app by now: what it is, in its own words */
-    dw_note(w, w->pauses && w->resumed ? DP_STARTUP : DP_ATTACHED, "session %d: %s",
-            w->session_id,
+    dw_note(w, w->pauses && w->resumed ? DP_STARTUP : DP_ATTACHED, "session %d: %s", w->session_id,
             w->pauses ? "the agent was its startup profiler" : "the agent was attached");
 }
 

@@ -205,7 +205,7 @@ int ipc_parse_process_info(const uint8_t *payload, size_t len, int version, ipc_
     memcpy(out->cookie, payload + off + 8, IPC_GUID_SIZE);
     off += 8 + IPC_GUID_SIZE;
     if ((rc = ipc_read_string(payload, len, &off, out->command_line, sizeof(out->command_line),
-                          &out->truncated)) != IPC_OK ||
+                              &out->truncated)) != IPC_OK ||
         (rc = ipc_read_string(payload, len, &off, out->os, sizeof(out->os), &out->truncated)) !=
             IPC_OK ||
         (rc = ipc_read_string(payload, len, &off, out->arch, sizeof(out->arch), &out->truncated)) !=
@@ -213,14 +213,14 @@ int ipc_parse_process_info(const uint8_t *payload, size_t len, int version, ipc_
         goto fail;
     if (version >= 2) {
         if ((rc = ipc_read_string(payload, len, &off, out->entrypoint_assembly,
-                              sizeof(out->entrypoint_assembly), &out->truncated)) != IPC_OK ||
+                                  sizeof(out->entrypoint_assembly), &out->truncated)) != IPC_OK ||
             (rc = ipc_read_string(payload, len, &off, out->runtime_version,
-                              sizeof(out->runtime_version), &out->truncated)) != IPC_OK)
+                                  sizeof(out->runtime_version), &out->truncated)) != IPC_OK)
             goto fail;
     }
     if (version == 3) {
         rc = ipc_read_string(payload, len, &off, out->runtime_rid, sizeof(out->runtime_rid),
-                         &out->truncated);
+                             &out->truncated);
         if (rc != IPC_OK)
             goto fail;
     }

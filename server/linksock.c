@@ -27,7 +27,7 @@ static char ls_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 static int ls_own_fd = -1;
 static dev_t ls_sock_dev; /* the socket file we bound: a removed or replaced one is recreated */
 static ino_t ls_sock_ino;
-static int ls_recreate_failing; /* a failed recreate is logged once, retried every sweep */
+static int ls_recreate_failing;          /* a failed recreate is logged once, retried every sweep */
 static char ls_note[AGENTPEER_NOTE_MAX]; /* written once, before ls_note_set */
 static _Atomic int ls_note_set;
 static pthread_mutex_t ls_mutex = PTHREAD_MUTEX_INITIALIZER; /* guards ls_listeners */

@@ -24,7 +24,7 @@
 
 typedef struct candidate {
     ipc_target t;
-    int ours; /* of our user, or in a container our user started (userns.h) */
+    int ours;  /* of our user, or in a container our user started (userns.h) */
     int score; /* 0 none; higher is better, see match_score */
     uid_t sock_uid;
     char path[IPC_PATH_MAX];

@@ -208,8 +208,7 @@ static void session_cookie_from_json(session *s, const char *hex)
 }
 
 /* A string of the header into out (size), valid UTF-8, "" when absent. */
-static void session_text_from_json(const json_t *header, const char *name, char *out,
-                                   size_t size)
+static void session_text_from_json(const json_t *header, const char *name, char *out, size_t size)
 {
     const char *text = json_string_value(json_object_get(header, name));
     int cut;

@@ -31,12 +31,12 @@ int userns_parse_map(const char *text, size_t len, userns_extent *out, size_t ma
 int userns_to_inside(const userns_extent *map, size_t n, uint32_t outside, uint32_t *inside);
 
 typedef struct userns_facts {
-    int other;         /* 1: pid runs in another user namespace than the server */
-    uid_t uid;         /* its uid as the server sees it */
-    uid_t uid_inside;  /* as it sees itself (= uid when not other; -1 when unmapped) */
-    uid_t owner;       /* other: the uid (ours) that created its namespace's top one */
-    int ours;          /* 1: the server may act for it (see the top of this file) */
-    int can_give;      /* 1: the server can make files of the process's uid (ours, or root) */
+    int other;        /* 1: pid runs in another user namespace than the server */
+    uid_t uid;        /* its uid as the server sees it */
+    uid_t uid_inside; /* as it sees itself (= uid when not other; -1 when unmapped) */
+    uid_t owner;      /* other: the uid (ours) that created its namespace's top one */
+    int ours;         /* 1: the server may act for it (see the top of this file) */
+    int can_give;     /* 1: the server can make files of the process's uid (ours, or root) */
 } userns_facts;
 
 /* What /proc says of pid's user namespace. 0, or -1 with err set (gone,

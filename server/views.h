@@ -72,8 +72,8 @@ typedef struct view_summary {
     const char *exit_code_unknown; /* why it has no exit code (a constant string), NULL */
     uint32_t outside_count;        /* build servers outside a run that worked for it */
     session_outsider outside[SESSION_OUTSIDE_MAX];
-    container_facts container;     /* where it runs */
-    int via_port, port_suspended;  /* came through the diagnostic port; waited for the agent */
+    container_facts container;    /* where it runs */
+    int via_port, port_suspended; /* came through the diagnostic port; waited for the agent */
 } view_summary;
 /* Copies s's summary; 0, or -1 when its strings do not fit in text (nothing
  * kept). Caller holds the lock. */

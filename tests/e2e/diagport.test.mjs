@@ -10,7 +10,7 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { functionsOf, startServer, stopAll, waitFor } from './lib.mjs';
+import { functionsOf, startServer, startTarget, stopAll, storageCaughtUp, tempDataDir, waitFor } from './lib.mjs';
 import { aloneOutput, sharedDir, startContainer, stopContainers, USERNS_UID } from './containers.mjs';
 
 after(async () => { await stopContainers(); await stopAll(); });
@@ -115,4 +115,29 @@ test('a volume the app sees elsewhere (PATH=APPPATH), in a container with a user
   await checkSession(srv, c, { suspend: true, userns: true });
   await srv.stop();
   assert.deepEqual(fs.readdirSync(dir), []);
+});
+
+test('a server killed -9: the next one on its data directory takes the port\'s session back and knows its runtime', { timeout: 180000 }, async () => {
+  const dir = sharedDir();
+  const data = tempDataDir();
+  const args = ['serve', '--port', '0', '--data', data, '--diagnostic-port', `${dir}/port.sock`];
+  let srv = await startServer(args);
+  const app = await startTarget(['serve'], { env: { DOTNET_DiagnosticPorts: `${dir}/port.sock,suspend` } });
+  const s = await waitFor('its session live', async () =>
+    (await srv.api('/api/sessions')).body.sessions.find((x) => x.state === 'live'), 30000);
+  await storageCaughtUp(srv);
+  srv.proc.kill('SIGKILL');
+  await srv.exited;
+  srv = await startServer(args);
+  await waitFor('taken back', async () => {
+    const x = (await srv.api(`/api/sessions/${s.id}`)).body;
+    return x.state === 'live' && x.stored.resumes >= 1;
+  }, 30000);
+  const rec = await waitFor('its runtime known again', async () =>
+    (await srv.api('/api/diagnostic-port')).body.runtimes.find((r) => r.outcome === 'known'), 30000);
+  assert.equal(rec.session_id, s.id);
+  assert.equal(rec.connected, true);
+  app.send('tick');
+  await app.waitLine(/^tock 1$/m);
+  await srv.stop();
 });

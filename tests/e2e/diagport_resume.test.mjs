@@ -104,7 +104,7 @@ test('a runtime older than .NET 5 (a peer that answers as one): resumed, not tak
   const info2 = Buffer.concat([Buffer.from([0x39, 0x30, 0, 0, 0, 0, 0, 0]), cookie, utf16('/app/Old'),
     utf16('Linux'), utf16('x64'), utf16('Old'), utf16('3.1.32')]);
   const commands = [];
-  let resumedAfter = null, held = null;
+  let resumedAfter = null;
   const t0 = performance.now();
   // one command per connection, as a runtime does; the connection after
   // ResumeRuntime is the one jitscope holds
@@ -122,7 +122,7 @@ test('a runtime older than .NET 5 (a peer that answers as one): resumed, not tak
     sock.end(cmd === '4/4' ? reply(0, info2) : reply(0, Buffer.alloc(4)));
   }
   assert.deepEqual(commands, ['4/4', '4/1'], 'ProcessInfo2, then ResumeRuntime');
-  held = net.connect(`${dir}/port.sock`);
+  const held = net.connect(`${dir}/port.sock`);
   held.write(advertise);
   assert.ok(resumedAfter < RESUME_MS, `resumed ${resumedAfter} ms after its first connect()`);
   t.diagnostic(`a runtime older than .NET 5: resumed ${resumedAfter.toFixed(1)} ms after its own connect()`);

@@ -79,7 +79,8 @@ static void fuzz_requests(const uint8_t *data, size_t size)
         len = sizeof(ports) - 1;
     memcpy(ports, data, len);
     ports[len] = '\0';
-    FUZZ_REQUIRE(ipc_port_config_pauses(ports, NULL) == 0 || ipc_port_config_pauses(ports, NULL) == 1);
+    FUZZ_REQUIRE(ipc_port_config_pauses(ports, NULL) == 0 ||
+                 ipc_port_config_pauses(ports, NULL) == 1);
     FUZZ_REQUIRE(ipc_port_config_pauses(ports, "0") == ipc_port_config_pauses(ports, NULL));
     FUZZ_REQUIRE(ipc_port_config_pauses(ports, "1") == 1);
     if (!nul)

@@ -82,7 +82,7 @@ if [ "${1-}" = "--inside" ]; then
   # the command's environment, and nothing of the host's
   IFS='
 '
-  for kv in $envs; do export "$kv"; done
+  for kv in $envs; do export "${kv?}"; done
   unset IFS
   exec "$@"
 fi
@@ -117,6 +117,7 @@ work=$(mktemp -d /tmp/jitscope-ctr-XXXXXX)
 chmod 0755 "$work"
 mkdir "$work/root"
 cgdirs=''
+# shellcheck disable=SC2317 # called by the EXIT trap
 cleanup() {
   for d in $cgdirs; do
     # back to the hierarchy's root first: a cgroup with a process cannot go
@@ -174,7 +175,8 @@ if [ -n "$pidfile" ]; then
   # its own that writes the maps)
   pid1=''
   for _ in $(seq 1 1000); do
-    for c in $(cat "/proc/$child/task/$child/children" 2>/dev/null); do
+    kids=$(cat "/proc/$child/task/$child/children" 2>/dev/null) || kids=''
+    for c in $kids; do
       if grep -qE '^NSpid:.*[[:space:]]1$' "/proc/$c/status" 2>/dev/null; then pid1=$c; fi
     done
     [ -n "$pid1" ] && break

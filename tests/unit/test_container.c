@@ -35,11 +35,11 @@ TEST(cgroup_ids)
          ID},
         {"0::/kubepods/besteffort/pod5f2c1d9e-0000-4000-8000-000000000000/" ID "\n", ID},
         {"0::/machine.slice/libpod-" ID ".scope/container\n", ID}, /* podman, cgroup v2 */
-        {"0::/system.slice/crio-" ID ".scope", ID},                 /* no final newline */
-        {"9:name=systemd:/\n8:pids:/user.slice\n0::/\n", ""},        /* not in a container */
-        {"0::/docker/" ID "0\n", ""},                                /* 65 digits: not an id */
-        {"0::/docker/X" ID "\n", ""},          /* not after a '-' nor alone */
-        {"0::/docker/0123456789ABCDEF\n", ""}, /* short, capitals */
+        {"0::/system.slice/crio-" ID ".scope", ID},                /* no final newline */
+        {"9:name=systemd:/\n8:pids:/user.slice\n0::/\n", ""},      /* not in a container */
+        {"0::/docker/" ID "0\n", ""},                              /* 65 digits: not an id */
+        {"0::/docker/X" ID "\n", ""},                              /* not after a '-' nor alone */
+        {"0::/docker/0123456789ABCDEF\n", ""},                     /* short, capitals */
         {"garbage without colons\n", ""},
         {"", ""},
     };

@@ -45,7 +45,6 @@ static double now_ms(void)
     return (double)ts.tv_sec * 1000.0 + (double)ts.tv_nsec / 1e6;
 }
 
-
 /* ---- /proc parsing -------------------------------------------------------------------- */
 
 TEST(stat_and_environ)

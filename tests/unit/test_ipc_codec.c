@@ -590,16 +590,11 @@ TEST(port_config_pauses)
 }
 
 static const check_test tests[] = {
-    TEST_ENTRY(build_attach),
-    TEST_ENTRY(attach_limits),
-    TEST_ENTRY(build_process_info),
-    TEST_ENTRY(replies),
-    TEST_ENTRY(process_info_payloads),
-    TEST_ENTRY(port_advertise),
-    TEST_ENTRY(port_requests),
-    TEST_ENTRY(port_environment),
-    TEST_ENTRY(port_config_pauses),
-    TEST_END,
+    TEST_ENTRY(build_attach),          TEST_ENTRY(attach_limits),
+    TEST_ENTRY(build_process_info),    TEST_ENTRY(replies),
+    TEST_ENTRY(process_info_payloads), TEST_ENTRY(port_advertise),
+    TEST_ENTRY(port_requests),         TEST_ENTRY(port_environment),
+    TEST_ENTRY(port_config_pauses),    TEST_END,
 };
 
 int main(int argc, char **argv) { return check_main_each(argc, argv, tests, rnd_reset, NULL); }
