@@ -221,8 +221,9 @@ static int dw_environment(dp_work *w, char *why, size_t whysz)
         strtoul(value, NULL, 16) != 0) {
         ipc_env_lookup_block(block, len, "CORECLR_PROFILER", clsid, sizeof(clsid));
         if (strcasecmp(clsid, WIRE_CLSID_STRING) == 0)
-            snprintf(why, whysz, "it runs under `jitscope run` (CORECLR_PROFILER is jitscope's): "
-                                 "its agent reports to that server");
+            snprintf(why, whysz,
+                     "it runs under `jitscope run` (CORECLR_PROFILER is jitscope's): "
+                     "its agent reports to that server");
         else
             snprintf(why, whysz,
                      "another profiler is set to load at its startup (CORECLR_ENABLE_PROFILING=1, "
