@@ -23,13 +23,15 @@ const running = new Set();
 // matching `ready` came. { pid (the host's), id (cgroup), hostname, out, err,
 // send, waitLine, exited, stop() }.
 export async function startContainer(args = ['serve'], {
-  hostname = `ctr-${crypto.randomBytes(3).toString('hex')}`, userns = false, volumes = [],
-  env = {}, tmpSize = null, tmpRo = false, ready = /^READY$/m, prefix = [],
+  hostname = `ctr-${crypto.randomBytes(3).toString('hex')}`, userns = false, rootless = null,
+  volumes = [], env = {}, tmpSize = null, tmpRo = false, ready = /^READY$/m, prefix = [],
 } = {}) {
   const id = crypto.randomBytes(32).toString('hex');
   const pidfile = path.join(os.tmpdir(), `jitscope-ctr-pid-${process.pid}-${id.slice(0, 8)}`);
-  const argv = [...prefix, CONTAINER_SH, '--hostname', hostname, '--bind', `${APP_DIR}:/app`,
-    '--cgroup', `jitscope-test-${process.pid}/docker-${id}.scope`, '--pidfile', pidfile];
+  // rootless: made by an unprivileged user (a user namespace of theirs, no cgroup of its own)
+  const argv = rootless === null ? [...prefix, CONTAINER_SH] : [...prefix, ...asUser(rootless), CONTAINER_SH, '--rootless'];
+  argv.push('--hostname', hostname, '--bind', `${APP_DIR}:/app`, '--pidfile', pidfile);
+  if (rootless === null) argv.push('--cgroup', `jitscope-test-${process.pid}/docker-${id}.scope`);
   if (userns) argv.push('--userns', String(USERNS_UID));
   if (tmpSize) argv.push('--tmp-size', tmpSize);
   if (tmpRo) argv.push('--tmp-ro');
@@ -38,7 +40,7 @@ export async function startContainer(args = ['serve'], {
   argv.push('--', DOTNET_INSIDE, '/app/E2eTarget.dll', ...args);
   const proc = spawn(argv[0], argv.slice(1), { stdio: ['pipe', 'pipe', 'pipe'] });
   running.add(proc);
-  const c = { proc, id, hostname, out: '', err: '' };
+  const c = { proc, id: rootless === null ? id : null, hostname, out: '', err: '' };
   proc.stdout.on('data', (d) => { c.out += d; });
   proc.stderr.on('data', (d) => { c.err += d; });
   c.exited = new Promise((resolve) => proc.on('exit', (code, signal) => {
@@ -61,6 +63,11 @@ export async function startContainer(args = ['serve'], {
   c.tmp = `/proc/${c.pid}/root/tmp`; // its /tmp, as the host reaches it
   c.stop = async () => { if (!c.exit) proc.kill('SIGKILL'); return c.exited; };
   return c;
+}
+
+// A command's prefix that runs it as uid (and gid) `uid`, without groups.
+export function asUser(uid) {
+  return ['setpriv', `--reuid=${uid}`, `--regid=${uid}`, '--clear-groups'];
 }
 
 export async function stopContainers() {

@@ -10,7 +10,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { BUILD, agentLeft, agentTrace, attach, caughtUp, startServer, stopAll, storageCaughtUp, tempDataDir, waitFor } from './lib.mjs';
-import { jitscopeInTmp, startContainer, stopContainers } from './containers.mjs';
+import { asUser, jitscopeInTmp, startContainer, stopContainers } from './containers.mjs';
 
 after(async () => { await stopContainers(); await stopAll(); });
 
@@ -83,11 +83,23 @@ test('a user namespace the server\'s user may not enter: 403 saying whose it is 
   await srv.stop();
 });
 
-test('a server killed in the middle: the next one on its data directory takes the container\'s session back; one without takes the leftover away', { timeout: 180000 }, async () => {
+// A rootless container (a user namespace made by an unprivileged user) and
+// jitscope run by that same user: its root is that user, so jitscope gives it
+// files without being root. Servers of other users (root's, in the tests run
+// beside this one) leave that user's containers alone: what a server left in
+// it is this test's to see.
+const ROOTLESS_UID = 4242;
+
+test('rootless: jitscope as the container\'s user; killed, the next server on its data directory takes the session back; one without takes the leftover away', { timeout: 180000 }, async () => {
   const data = tempDataDir();
-  const c = await startContainer(['serve']);
+  fs.chownSync(data, ROOTLESS_UID, ROOTLESS_UID);
+  const asIt = { prefix: asUser(ROOTLESS_UID), env: { HOME: '/tmp' } };
+  const c = await startContainer(['serve'], { rootless: ROOTLESS_UID });
   const before = agentTrace(c.pid);
-  let srv = await startServer(['serve', '--port', '0', '--data', data]);
+  let srv = await startServer(['serve', '--port', '0', '--data', data], asIt);
+  const listed = (await srv.api('/api/processes')).body.processes.find((p) => p.pid === c.pid);
+  assert.ok(listed, 'its user lists its container\'s process');
+  assert.deepEqual(listed.container, { id: null, hostname: c.hostname, pid: 1, user_namespace: true, uid: 0 });
   let r = await attach(srv, c.pid);
   assert.equal(r.status, 201, JSON.stringify(r.body));
   const id = r.body.session.id;
@@ -96,12 +108,12 @@ test('a server killed in the middle: the next one on its data directory takes th
   srv.proc.kill('SIGKILL');
   await srv.exited;
   assert.equal(jitscopeInTmp(c).length, 3, 'a killed server cannot clean up');
-  srv = await startServer(['serve', '--port', '0', '--data', data]);
+  srv = await startServer(['serve', '--port', '0', '--data', data], asIt);
   const back = await waitFor('taken back', async () => {
     const s = (await srv.api(`/api/sessions/${id}`)).body;
     return s.state === 'live' && s.stored.resumes >= 1 && s;
   }, 30000);
-  assert.equal(back.container.id, c.id);
+  assert.equal(back.container.hostname, c.hostname);
   assert.equal((await srv.api(`/api/sessions/${id}/detach`, { method: 'POST' })).status, 202);
   await waitFor('detached', async () => (await srv.api(`/api/sessions/${id}`)).body.state === 'detached', 30000);
   await agentLeft(c.pid, before, 30000);
@@ -109,13 +121,13 @@ test('a server killed in the middle: the next one on its data directory takes th
   await srv.stop();
 
   // a server without storage, killed: its directory stays until a server starts
-  srv = await startServer(['serve', '--port', '0', '--data', 'none']);
+  srv = await startServer(['serve', '--port', '0', '--data', 'none'], asIt);
   r = await attach(srv, c.pid);
   assert.equal(r.status, 201, JSON.stringify(r.body));
   srv.proc.kill('SIGKILL');
   await srv.exited;
   assert.equal(jitscopeInTmp(c).length, 3);
-  const next = await startServer(['serve', '--port', '0', '--data', 'none']);
+  const next = await startServer(['serve', '--port', '0', '--data', 'none'], asIt);
   await waitFor('the leftover removed at start', () => jitscopeInTmp(c).length === 0, 15000);
   assert.match(next.stderr, /removed \/proc\/\d+\/root\/tmp\/jitscope-\S+, left by a server before/);
   await next.stop();

@@ -18,8 +18,11 @@
 #   --volume SRC:DST    bind the host's SRC at DST inside, writable (a shared
 #                       volume: a sidecar sees the same files)
 #   --userns OUTER      a user namespace too: uid and gid 0..65535 inside are
-#                       OUTER..OUTER+65535 outside (a "rootless" container: its
-#                       root is an unprivileged user on the host)
+#                       OUTER..OUTER+65535 outside (its root is an unprivileged
+#                       user on the host; this script runs as root)
+#   --rootless          a user namespace made by the user running this script
+#                       (not root): its root is that user, as in a rootless
+#                       Podman container
 #   --tmp-size SIZE     the size of /tmp (tmpfs size=, default 64m)
 #   --tmp-ro            /tmp is read-only
 #   --cgroup PATH       run in cgroup PATH (made under each writable cgroup
@@ -88,7 +91,7 @@ if [ "${1-}" = "--inside" ]; then
 fi
 
 # ---- first stage: on the host
-hostname=jitscope-ctr binds='' userns='' tmpsize=64m tmpro='' cgroup='' pidfile=''
+hostname=jitscope-ctr binds='' userns='' rootless='' tmpsize=64m tmpro='' cgroup='' pidfile=''
 envs="PATH=/usr/share/dotnet:/usr/bin
 HOME=/tmp
 DOTNET_CLI_TELEMETRY_OPTOUT=1
@@ -101,6 +104,7 @@ while [ $# -gt 0 ]; do
     --volume) binds="$binds$2:rw
 "; shift 2 ;;
     --userns) userns=$2; shift 2 ;;
+    --rootless) rootless=1; shift ;;
     --tmp-size) tmpsize=$2; shift 2 ;;
     --tmp-ro) tmpro=1; shift ;;
     --cgroup) cgroup=$2; shift 2 ;;
@@ -147,7 +151,9 @@ tmpopts="mode=1777,size=$tmpsize"
 [ -z "$tmpro" ] || tmpopts="$tmpopts,ro"
 self=$(readlink -f "$0")
 set -- "$self" --inside "$work/root" "$hostname" "$tmpopts" "$binds" "$envs" "$@"
-if [ -n "$userns" ]; then
+if [ -n "$rootless" ]; then
+  set -- --user --map-root-user "$@"
+elif [ -n "$userns" ]; then
   # unshare writes the maps with newuidmap/newgidmap; the machine may not have
   # them (package uidmap, and /etc/subuid), and as root there is nothing to
   # check: these write the maps as given
