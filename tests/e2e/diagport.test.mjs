@@ -10,8 +10,9 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { functionsOf, startServer, startTarget, stopAll, storageCaughtUp, tempDataDir, waitFor } from './lib.mjs';
-import { aloneOutput, sharedDir, startContainer, stopContainers, USERNS_UID } from './containers.mjs';
+import path from 'node:path';
+import { JITSCOPE, functionsOf, startServer, startTarget, stopAll, storageCaughtUp, tempDataDir, waitFor } from './lib.mjs';
+import { CONTAINER_SH, aloneOutput, sharedDir, startContainer, stopContainers, USERNS_UID } from './containers.mjs';
 
 after(async () => { await stopContainers(); await stopAll(); });
 
@@ -139,5 +140,37 @@ test('a server killed -9: the next one on its data directory takes the port\'s s
   assert.equal(rec.connected, true);
   app.send('tick');
   await app.waitLine(/^tock 1$/m);
+  await srv.stop();
+});
+
+test('a sidecar that shares only a volume: jitscope in a container of its own cannot see the app\'s process; the session ends with it', { timeout: 180000 }, async () => {
+  const dir = sharedDir();
+  const alone = await aloneOutput(['run']);
+  // the server in its own mount and pid namespaces (a sidecar), the volume at /diag
+  const srv = await startServer(['serve', '--port', '0', '--data', 'none', '--diagnostic-port', '/diag/port.sock'], {
+    bin: '/jitscope/jitscope',
+    prefix: [CONTAINER_SH, '--hostname', 'jitscope-sidecar', '--volume', `${dir}:/diag`,
+      '--bind', `${JITSCOPE}:/jitscope/jitscope`, '--bind', `${path.dirname(JITSCOPE)}/libjitscope_agent.so:/jitscope/libjitscope_agent.so`, '--'],
+  });
+  const c = await startContainer(['run'], {
+    ready: null, volumes: [`${dir}:/diag`],
+    env: { DOTNET_DiagnosticPorts: '/diag/port.sock,suspend', HOSTNAME: 'shop-api-7c9d5-xk2lp' },
+  });
+  assert.equal((await c.exited).code, 42, c.err);
+  assert.equal(c.out, alone.out);
+  const s = await waitFor('its session ended with its process', async () => {
+    const x = (await srv.api('/api/sessions')).body.sessions[0];
+    return x && x.state === 'exited' && x;
+  }, 30000);
+  assert.equal(s.pid, 0, 'the sidecar cannot see the process');
+  assert.equal(s.mode, 'port');
+  assert.deepEqual(s.container, { id: null, hostname: 'shop-api-7c9d5-xk2lp', pid: 1, user_namespace: false, uid: null });
+  assert.equal(s.program, 'E2eTarget');
+  const main = (await functionsOf(srv, s.id, '&q=Program.Main')).find((f) => f.name.startsWith('JitscopeE2e.Program.Main('));
+  assert.ok(main && main.catchup === false, 'Main\'s JIT seen live');
+  const rec = (await srv.api('/api/diagnostic-port')).body.runtimes[0];
+  assert.equal(rec.pid, null);
+  assert.equal(rec.outcome, 'startup');
+  assert.equal(rec.connected, false, 'its held connection ended with it');
   await srv.stop();
 });
