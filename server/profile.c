@@ -130,9 +130,15 @@ void profile_apply_status(profile_state *p, eventlog *log, const wire_record *r,
         p->budget_permille = st->budget_permille;
     p->agent_samples = st->samples;
     p->agent_suspended_ns = st->suspended_ns;
+    profile_log_change(log, when_ns, p->requested_millihz, p->budget_permille, p->effective_millihz,
+                       st->state);
+}
+
+void profile_log_change(eventlog *log, int64_t when_ns, uint64_t requested_millihz,
+                        uint32_t budget_permille, uint64_t effective_millihz, uint32_t change)
+{
     eventlog_append(log, WIRE_PROFILE_STATUS, 0, when_ns,
-                    (uint64_t)p->requested_millihz | (uint64_t)p->budget_permille << 32,
-                    p->effective_millihz, st->state);
+                    requested_millihz | (uint64_t)budget_permille << 32, effective_millihz, change);
 }
 
 const char *profile_mode_name(int mode) { return mode == PROFILE_MODE_CPU ? "cpu" : "wall"; }
@@ -313,6 +319,8 @@ void profile_add_walk(profile_state *p, const stacks_walk *w, uint32_t effective
             seq[depth++] = w->frames[t->first_frame + k].function_id;
         if (t->flags & WIRE_STACK_TRUNCATED)
             seq[depth++] = PROFILE_FRAME_TRUNCATED;
+        else if (stacks_thread_native_only(t))
+            seq[depth++] = 0; /* in native code only: one [native] run, no failure */
         if (p->sample_count >= PROFILE_MAX_SAMPLES || (thread = profile_thread_index(p, t)) < 0 ||
             (stack = profile_stack_intern(p, seq, depth, &created)) < 0 ||
             grow_reserve((void **)&p->samples, &p->sample_cap, p->sample_count, sizeof(*p->samples),
