@@ -92,6 +92,14 @@ test('Prometheus scrapes two servers: each session\'s JIT counter is its REST on
     return t.data.activeTargets.length === 2 && t.data.activeTargets.every((x) => x.health === 'up');
   }, 60000);
 
+  // every session scraped twice before the storms: at any sample time after
+  // now, each series has two samples for irate to take
+  await waitFor('two samples of every session', async () => {
+    const d = await promQuery(prom, 'count_over_time(jitscope_session_jit_compilations_total[2m])');
+    return d.result.length === 3 && d.result.every((r) => Number(r.value[1]) >= 2);
+  }, 60000);
+  const tReady = Date.now() / 1000;
+
   // JITs to count: a storm in each app, of different sizes
   const storms = [[c1, 300], [host, 500], [c2, 700]];
   for (const [app, n] of storms) app.send(`storm ${n}`);
@@ -129,11 +137,13 @@ test('Prometheus scrapes two servers: each session\'s JIT counter is its REST on
   assert.ok(byHost.host && !byHost.host.container_id, 'the host app has no container labels');
   for (const m of series) assert.equal(m.metric.process, 'E2eTarget.dll');
 
-  // the time of c2's storm: its sample with the largest step from the one before
+  // the time of c2's storm: its sample after tReady with the largest step
+  // from the one before
   const rangeOf = async (sel, time) => (await promQuery(prom, `${sel}[2m]`, time)).result;
   const c2series = (await rangeOf(`jitscope_session_jit_compilations_total{container_hostname="${c2.hostname}"}`))[0].values;
-  let at = c2series[1][0], step = -1;
+  let at = 0, step = -1;
   for (let i = 1; i < c2series.length; i++) {
+    if (c2series[i][0] <= tReady) continue;
     const d = Number(c2series[i][1]) - Number(c2series[i - 1][1]);
     if (d > step) [step, at] = [d, c2series[i][0]];
   }
