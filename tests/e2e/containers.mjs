@@ -96,8 +96,9 @@ export function sharedDir(userns = false) {
 }
 
 // E2eTarget's output without the agent, in the same container kind.
-export async function aloneOutput(args, opts = {}) {
+export async function aloneOutput(args, { input = [], ...opts } = {}) {
   const c = await startContainer(args, { ...opts, ready: null });
+  for (const line of input) c.send(line);
   const exit = await c.exited;
   assert.equal(exit.signal, null, `alone: ${c.err}`);
   return { out: c.out, code: exit.code };

@@ -63,17 +63,26 @@ async function checkSession(srv, c, { suspend, userns = false }) {
 
 for (const suspend of [true, false]) {
   test(`${suspend ? 'suspend' : 'nosuspend'}: the app's session ${suspend ? 'holds its Main' : 'is attached'}, the app prints what it prints alone`, { timeout: 180000 }, async (t) => {
+    // suspend: `run`, an app that ends as soon as it can (the agent is there
+    // from its first method on); nosuspend: `serve`, ended once attached (an
+    // app that does not wait for it may end before an attach could be made)
     const dir = sharedDir();
-    const alone = await aloneOutput(['run']);
-    assert.equal(alone.code, 42, 'E2eTarget run exits with 42');
+    const args = suspend ? ['run'] : ['serve'];
+    const alone = await aloneOutput(args, { input: ['exit'] });
+    assert.equal(alone.code, suspend ? 42 : 0, `E2eTarget ${args[0]}'s exit code`);
     const srv = await startServer(['serve', '--port', '0', '--diagnostic-port', `${dir}/port.sock`]);
     assert.match(srv.stderr, new RegExp(`diagnostic port ${dir}/port.sock`));
-    const c = await startContainer(['run'], {
+    const c = await startContainer(args, {
       ready: null, volumes: [`${dir}:${dir}`],
       env: { DOTNET_DiagnosticPorts: `${dir}/port.sock,${suspend ? 'suspend' : 'nosuspend'}` },
     });
+    if (!suspend) {
+      await waitFor(`the attached session of ${c.hostname}`, async () => (await srv.api('/api/sessions')).body.sessions
+        .some((x) => x.container && x.container.hostname === c.hostname && x.state === 'live'), 60000);
+      c.send('exit');
+    }
     const exit = await c.exited;
-    assert.equal(exit.code, 42, c.err);
+    assert.equal(exit.code, alone.code, c.err);
     assert.equal(c.out, alone.out, 'the app prints exactly what it prints alone');
     const { rec } = await checkSession(srv, c, { suspend });
     t.diagnostic(`resumed ${rec.resumed_ms.toFixed(1)} ms after its first connection`);

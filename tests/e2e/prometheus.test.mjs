@@ -149,14 +149,17 @@ test('Prometheus scrapes two servers: each session\'s JIT counter is its REST on
   }
   assert.ok(step > 0, `c2 compiled between two of its samples (${step})`);
   const rate = await promQuery(prom, 'sum by (process, container_hostname) (irate(jitscope_session_jit_compilations_total[2m]))', at);
-  // the same from the samples themselves: (last - before) / their distance in time, summed per group
+  // the same from the samples themselves: (last - before) / their distance in
+  // time, summed per group; that distance in whole milliseconds as Prometheus
+  // keeps it (a difference of two times in seconds since 1970 as floats is
+  // off by up to 1e-7 s)
   const expected = new Map();
   for (const r of await rangeOf('jitscope_session_jit_compilations_total', at)) {
     const v = r.values;
     assert.ok(v.length >= 2, 'two samples at least');
     const [[t1, v1], [t2, v2]] = v.slice(-2);
     const k = groupKey(r.metric);
-    expected.set(k, (expected.get(k) || 0) + (Number(v2) - Number(v1)) / (t2 - t1));
+    expected.set(k, (expected.get(k) || 0) + (Number(v2) - Number(v1)) / ((Math.round(t2 * 1000) - Math.round(t1 * 1000)) / 1000));
   }
   assert.equal(rate.result.length, 3, 'one group per program and container');
   for (const r of rate.result) {
