@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli.h"
+#include "cli_help.h"
 #include "report.h"
 #include "report_md.h"
 

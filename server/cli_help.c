@@ -1,4 +1,4 @@
-/* cli.c -- what `jitscope` says about itself: the help of each command and
+/* cli_help.c -- what `jitscope` says about itself: the help of each command and
  * --version.
  *
  * One table of options, each with the commands it applies to, prints both the
@@ -6,8 +6,8 @@
  * command's own (`jitscope run --help`: its usage, what it does, only its
  * options, the exit codes it can give). The texts go out with fputs, never as a
  * printf format, so a '%' is printed as it is written. main.c parses the
- * options; report_cli.c checks run's report options. */
-#include "cli.h"
+ * options (cli.h); report_cli.c checks run's report options. */
+#include "cli_help.h"
 
 #include <string.h>
 
@@ -141,6 +141,11 @@ static const cli_option cli_options[] = {
      "                  (bytes, or with K, M, G, T: 512M, 2G; or N% of the machine's\n"
      "                  memory; default 25%, at least 64M); a session over its share\n"
      "                  refuses new functions and names, and counts them\n"},
+    {CLI_SERVING,
+     "  --diagnostic-port PATH[=APPPATH]\n"
+     "                  listen on PATH as a diagnostic port: runtimes started with\n"
+     "                  DOTNET_DiagnosticPorts=APPPATH (APPPATH: where the app sees PATH,\n"
+     "                  by default PATH) connect and are observed, suspend: from Main on\n"},
     {CLI_ATTACH | CLI_DETACH,
      "  --server URL    a running jitscope server (default http://127.0.0.1:8642; an\n"
      "                  https:// one's certificate is checked against the system's CAs,\n"
