@@ -19,6 +19,7 @@
 #include "attach.h"
 #include "ipc.h"
 #include "openapi_doc.h"
+#include "origin.h"
 #include "proclist.h"
 #include "sessions.h"
 
@@ -78,8 +79,12 @@ static int api_modules(api_call *c)
     json_t *list = json_array();
     size_t i;
 
-    for (i = 0; i < c->s->module_count; i++)
-        json_array_append_new(list, view_module(&c->s->modules[i]));
+    for (i = 0; i < c->s->module_count; i++) {
+        json_t *m = view_module(&c->s->modules[i]);
+        json_object_set_new(m, "origin",
+                            json_string(origin_name(origin_of_module(c->s, &c->s->modules[i]))));
+        json_array_append_new(list, m);
+    }
     c->reply->json = json_pack("{s:o}", "modules", list);
     return 200;
 }
@@ -130,11 +135,12 @@ static int api_processes(api_call *c)
         sid = s ? json_integer(s->id) : json_null();
         sessions_unlock();
         json_array_append_new(
-            list, json_pack("{s:i, s:s, s:s, s:s, s:s, s:o}", "pid", (int)p->pid, "command_line",
-                            p->info_ok ? p->info.command_line : "", "runtime_version",
-                            p->info_ok ? p->info.runtime_version : "", "entry_assembly",
-                            p->info_ok ? p->info.entrypoint_assembly : "", "error", p->error,
-                            "session_id", sid));
+            list,
+            json_pack("{s:i, s:s, s:s, s:s, s:s, s:o, s:o}", "pid", (int)p->pid, "command_line",
+                      p->info_ok ? p->info.command_line : "", "runtime_version",
+                      p->info_ok ? p->info.runtime_version : "", "entry_assembly",
+                      p->info_ok ? p->info.entrypoint_assembly : "", "error", p->error,
+                      "session_id", sid, "container", view_container(&p->container)));
     }
     c->reply->json = json_pack("{s:o, s:b}", "processes", list, "truncated", procs.truncated);
     proclist_free(&procs);
@@ -254,6 +260,7 @@ static const api_route api_routes[] = {
     {"GET", "/api/config", api_config, 0, NULL},
     {"GET", "/api/openapi.json", api_openapi, 0, NULL},
     {"GET", "/api/processes", api_processes, 0, NULL},
+    {"GET", "/api/diagnostic-port", api_diagnostic_port, 0, NULL},
     {"POST", "/api/processes/{pid}/attach", api_attach, 0, NULL},
     {"GET", "/api/sessions", api_sessions, 0, NULL},
     {"GET", "/api/sessions/{id}", api_detail, API_LOCKED, NULL},
@@ -264,6 +271,7 @@ static const api_route api_routes[] = {
     {"GET", "/api/sessions/{id}/functions/{fid}/code", api_code_get, 0, NULL},
     {"GET", "/api/sessions/{id}/functions/{fid}/inlining", api_inlining_get, API_LOCKED, NULL},
     {"GET", "/api/sessions/{id}/startup", api_startup_get, 0, NULL},
+    {"GET", "/api/sessions/{id}/report", api_report_get, 0, NULL},
     {"GET", "/api/sessions/{id}/modules", api_modules, API_LOCKED, "modules"},
     {"GET", "/api/sessions/{id}/modules/totals", api_module_totals, 0, NULL},
     {"GET", "/api/sessions/{id}/threads", api_threads, API_LOCKED, "threads"},

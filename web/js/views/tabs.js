@@ -7,6 +7,7 @@ import { fmtInt, fmtNs, fmtRel, fmtBytes, fmtPct, fmtMs, splitMethod } from '../
 import { DataTable } from './table.js';
 import { notice, emptyMark } from './common.js';
 import { TierTotals } from './tiertotals.js';
+import { NO_MODULE } from '../buffer.js';
 
 function methodCell(name) {
   const [ns, leaf] = splitMethod(name || '');
@@ -205,7 +206,7 @@ export class ByModuleTab extends TabBase {
     const share = (m) => (this.totalNs ? m.jit_ns / this.totalNs : 0);
     this.table = new DataTable({
       rowKey: (m) => m.module,
-      onRowClick: (m) => session.filterFeed('', m.module),
+      onRowClick: (m) => session.filterFeed('', m.module ?? NO_MODULE), // null: dynamic methods
       emptyText: 'No JITed methods yet.',
       sort: { key: 'jit_ns', desc: true },
       columns: [
