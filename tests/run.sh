@@ -20,10 +20,12 @@ failed=0
 
 # count LOG: adds the suite's counts from its closing line(s)
 count() {
-  local log=$1 p f
+  local log=$1 p f c
   if grep -qE '^# pass [0-9]+' "$log"; then          # node --test (TAP)
     p=$(grep -E '^# pass [0-9]+' "$log" | tail -1 | awk '{print $3}')
     f=$(grep -E '^# fail [0-9]+' "$log" | tail -1 | awk '{print $3}')
+    c=$(grep -E '^# cancelled [0-9]+' "$log" | tail -1 | awk '{print $3}')
+    f=$((f + ${c:-0}))   # a test (or file) cancelled at its time limit failed
   elif grep -qE ': [0-9]+ passed, [0-9]+ failed$' "$log"; then   # our C harness
     p=$(grep -E ': [0-9]+ passed, [0-9]+ failed$' "$log" | tail -1 | sed -E 's/.*: ([0-9]+) passed, ([0-9]+) failed$/\1/')
     f=$(grep -E ': [0-9]+ passed, [0-9]+ failed$' "$log" | tail -1 | sed -E 's/.*: ([0-9]+) passed, ([0-9]+) failed$/\2/')
