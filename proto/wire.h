@@ -489,8 +489,18 @@ typedef struct wire_cmd_tiers {
     uint32_t reserved;
 } wire_cmd_tiers;
 
+/* wire_tiers_status.enabled */
+enum wire_tiers_state {
+    WIRE_TIERS_OFF = 0,
+    WIRE_TIERS_ON = 1, /* compilations carry their tier */
+    /* the runtime ended the source: it shuts EventPipe down as the process
+     * begins to exit, before the profiler's Shutdown, and compilations from
+     * then on carry no tier (sent once, from the first such compilation) */
+    WIRE_TIERS_ENDED_BY_RUNTIME = 2,
+};
+
 typedef struct wire_tiers_status {
-    uint32_t enabled; /* 1: compilations carry their tier */
+    uint32_t enabled; /* wire_tiers_state */
     int32_t hresult;  /* why it could not be turned on, else 0 */
     uint64_t lost;    /* tiers lost so far (all slots busy) */
 } wire_tiers_status;

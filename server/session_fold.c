@@ -569,7 +569,14 @@ int session_apply(session *s, const wire_record *r, int64_t now_ns, const char *
     case WIRE_CODE_RANGE: session_apply_code_range(s, &r->u.code_range); break;
     case WIRE_TIERS_STATUS:
         s->tiers = r->u.tiers_status;
-        s->tiers.enabled = s->tiers.enabled != 0;
+        if (s->tiers.enabled == WIRE_TIERS_ENDED_BY_RUNTIME) {
+            s->tiers.enabled = WIRE_TIERS_OFF;
+            if (!s->tiers_ended_ns)
+                s->tiers_ended_ns = when;
+        } else {
+            s->tiers.enabled = s->tiers.enabled != WIRE_TIERS_OFF;
+            s->tiers_ended_ns = 0; /* on again, or a new start */
+        }
         s->tiers_known = 1;
         break;
     default:

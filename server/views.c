@@ -516,10 +516,10 @@ json_t *view_tier_totals(const session *s)
 
 json_t *view_tier_source(const session *s)
 {
-    return json_pack("{s:o, s:o, s:o}", "enabled",
+    return json_pack("{s:o, s:o, s:o, s:o}", "enabled",
                      s->tiers_known ? json_boolean(s->tiers.enabled) : json_null(), "error",
                      s->tiers.hresult ? view_hresult(s->tiers.hresult) : json_null(), "lost",
-                     view_count(s->tiers.lost));
+                     view_count(s->tiers.lost), "ended_by_runtime_ms", view_ms(s->tiers_ended_ns));
 }
 
 /* A thread row (position + 1) as the API names it: thread_key (its position,

@@ -118,3 +118,27 @@ test('the tier source can be switched off and on for one session', async () => {
   assert.equal((await post({ enabled: true })).status, 409, 'no agent to tell once the app is gone');
   await srv.stop();
 });
+
+// The runtime shuts EventPipe down first thing as a process begins to exit,
+// before its ProcessExit handlers run: what is compiled from then on comes
+// with no tier event. The agent notices (a session was disabled, then a
+// compilation came without any event) and the session says when
+// (tier_source.ended_by_runtime_ms), so the tier of those is unknown for a
+// reason the dashboard can give.
+test('compilations as the process exits: tier unknown, and the session says the runtime ended the tier source before them', async () => {
+  const srv = await startServer(['run', '--port', '0', '--data', 'none', '--', 'dotnet', E2E_DLL, 'atexit']);
+  const s = await waitFor('the app exited', async () => { const x = (await srv.api('/api/sessions/1')).body; return x.state === 'exited' && x; }, 60000);
+  assert.match(srv.stdout, /^at exit 3352$/m);
+  const fns = await functionsOf(srv, 1, '&q=JitscopeE2e.AtExit');
+  const tierOf = (name) => fns.find((f) => f.name === `JitscopeE2e.AtExit.${name}`);
+  assert.equal(tierOf('Before(int)').tier, 'Tier0', 'compiled in Main: its tier is known');
+  const ended = s.tier_source.ended_by_runtime_ms;
+  assert.ok(ended > tierOf('Before(int)').last_jit_ms, `the source ended after Main's compilations: ${JSON.stringify(s.tier_source)}`);
+  assert.equal(s.tier_source.enabled, false);
+  for (const name of ['First(int)', 'Second(int)']) {
+    const f = tierOf(name);
+    assert.equal(f.tier, 'unknown', `${name}, compiled in the ProcessExit handler`);
+    assert.ok(f.last_jit_ms >= ended, `${name} at ${f.last_jit_ms}, after the end at ${ended}`);
+  }
+  await srv.stop();
+});

@@ -95,6 +95,8 @@ namespace JitscopeE2e
                 case "names":
                     PrintNames();
                     return 0;
+                case "atexit":
+                    return AtExit.Run();
                 case "dynstorm":
                     return DynStorm.Run(IntArg(args, 1, 1000));
                 case "emitstorm":
@@ -104,6 +106,8 @@ namespace JitscopeE2e
                 }
                 case "parent":
                     return Tree.Parent();
+                case "parentwait":
+                    return Tree.ParentWait();
                 case "sleep":
                     return Tree.Sleep(IntArg(args, 1, 60));
                 case "collectible":

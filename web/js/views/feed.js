@@ -478,7 +478,9 @@ export class LiveFeed {
     const t = TIERS[buf.tier[i]];
     const tierCell = cells[7];
     const tierTip =
-      t.id === TIER_UNKNOWN ? unknownTierWhy({ catchup, source: this.tierSource }) : t.tip;
+      t.id === TIER_UNKNOWN
+        ? unknownTierWhy({ catchup, source: this.tierSource, timeMs: buf.time[i] })
+        : t.tip;
     if (tierCell._tier !== t || tierCell._tip !== tierTip) {
       // cells are reused: write only when the tier changed
       tierCell._tier = t;
@@ -568,7 +570,11 @@ export class LiveFeed {
           'tier ',
           tierPill(r.tier, {
             long: true,
-            why: unknownTierWhy({ catchup: r.catchup, source: this.tierSource }),
+            why: unknownTierWhy({
+              catchup: r.catchup,
+              source: this.tierSource,
+              timeMs: r.time_ms,
+            }),
           }),
         ),
         kv('IL', `${fmtInt(r.il_size)} B`),
@@ -638,7 +644,11 @@ export class LiveFeed {
     } else if (!res.fn) {
       body = h('span', { class: 'dim' }, 'the server no longer knows this function');
     } else {
-      body = compilationSteps(res.fn, { baseTime: this.baseTime(), currentMs: r.time_ms });
+      body = compilationSteps(res.fn, {
+        baseTime: this.baseTime(),
+        currentMs: r.time_ms,
+        source: this.tierSource,
+      });
       const n = (res.fn.tiers || []).length + (res.fn.tiers_unkept || 0);
       if (n) count = ` (${fmtInt(n)})`;
       // "compilation k of n" now that the server's list says both
