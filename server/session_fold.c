@@ -38,6 +38,30 @@ static session_function *session_function_slot(session *s, uint64_t id, int *cre
     return f;
 }
 
+/* A dynamic method has one body (the runtime's code versioning leaves dynamic
+ * methods out: no tier-up, no second compilation), so a dynamic compilation
+ * of a FunctionID that already made code is another method: the runtime
+ * collected the first and gave its MethodDesc, and so its FunctionID, to a
+ * new one. It gets a function of its own; the old one stays listed as it was
+ * (its events name it by position), and the ID finds the new one. Seen at
+ * the compilation's start, or at its name should the start have been lost. */
+static session_function *session_dynamic_renew(session *s, session_function *f, uint16_t flags)
+{
+    session_function *renewed;
+
+    if (!(flags & WIRE_FLAG_DYNAMIC) || !(f->flags & WIRE_FLAG_DYNAMIC) || f->jit_count == 0 ||
+        f->hresult < 0)
+        return f; /* a failed compilation made no body: the method may be compiled again */
+    renewed = session_function_append(s, f->function_id);
+    if (!renewed) {
+        s->capacity_drops++;
+        return NULL;
+    }
+    renewed->flags = WIRE_FLAG_DYNAMIC;
+    renewed->module_id = f->module_id;
+    return renewed;
+}
+
 /* A JIT record named the function: it is listed and counted from now on. */
 static void session_function_jitted(session *s, session_function *f)
 {
@@ -304,8 +328,10 @@ static void session_apply_jit(session *s, const wire_record *r, int64_t when)
     session_add_compilation(s, f, &first, when, duration);
     e = eventlog_append(&s->events, r->type, r->flags, when, j->function_id, duration,
                         f->native_size);
-    if (e)
+    if (e) {
         e->tier = f->tier;
+        e->function_row = position + 1; /* its FunctionID may name a later method */
+    }
 }
 
 /* A module unloaded: its FunctionIDs may now be given to other methods, so
@@ -474,6 +500,8 @@ int session_apply(session *s, const wire_record *r, int64_t now_ns, const char *
         const wire_jit_started *j = &r->u.jit_started;
         session_thread *t = session_thread_for_jit(s, j->thread_id);
         session_function *f = session_function_slot(s, j->function_id, &created);
+        if (f && !created)
+            f = session_dynamic_renew(s, f, r->flags);
         if (f && j->il_size)
             f->il_size = j->il_size; /* dynamic methods: only the start knows it */
         if (f)
@@ -489,6 +517,8 @@ int session_apply(session *s, const wire_record *r, int64_t now_ns, const char *
     case WIRE_FUNCTION_NAME: {
         const wire_function_name *n = &r->u.function_name;
         session_function *f = session_function_slot(s, n->function_id, &created);
+        if (f && !created)
+            f = session_dynamic_renew(s, f, r->flags);
         if (f) {
             session_module *owner = f->module_id == n->module_id
                                         ? NULL

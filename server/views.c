@@ -563,6 +563,7 @@ json_t *view_function(session *s, const session_function *f)
         session_tier_name(f->tier), "tiers", view_compilations(f), "tiers_unkept",
         (json_int_t)session_function_unkept(f));
     json_object_set_new(o, "thread_key", view_thread_key(f->thread_row));
+    json_object_set_new(o, "function_key", json_integer((json_int_t)(f - s->functions)));
     return o;
 }
 
@@ -595,7 +596,11 @@ int view_event_take(session *s, const eventlog_entry *e, view_event_copy *c, vie
     c->e = *e;
     switch (e->type) {
     case WIRE_JIT_FINISHED: {
-        session_function *f = session_find_function(s, e->id);
+        /* by position: a dynamic method's FunctionID names a later method once reused */
+        session_function *f = e->function_row && e->function_row <= s->function_count &&
+                                      s->functions[e->function_row - 1].function_id == e->id
+                                  ? &s->functions[e->function_row - 1]
+                                  : session_find_function(s, e->id);
         if (f) {
             const session_thread *t = session_thread_row(s, f->thread_row);
             record = f->name_record;
@@ -604,6 +609,7 @@ int view_event_take(session *s, const eventlog_entry *e, view_event_copy *c, vie
             c->thread_row = f->thread_row;
             c->il_size = f->il_size;
             c->versions = f->versions;
+            c->function_row = (uint32_t)(f - s->functions) + 1;
         }
         break;
     }
@@ -651,6 +657,9 @@ json_t *view_event_json(const view_event_copy *c, const profile_state *profile)
     switch (e->type) {
     case WIRE_JIT_FINISHED:
         json_object_set_new(o, "function_id", view_id(e->id));
+        json_object_set_new(o, "function_key",
+                            c->function_row ? json_integer((json_int_t)c->function_row - 1)
+                                            : json_null());
         json_object_set_new(o, "name",
                             c->name_record ? view_name_record(c->name_record) : view_str(c->name));
         json_object_set_new(o, "module", view_str(c->module));

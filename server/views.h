@@ -102,6 +102,7 @@ typedef struct view_event_copy {
     uint64_t thread_id;         /* JIT: the thread of its last compilation (0 unknown) */
     uint32_t thread_row;        /* JIT, THREAD_*: the thread's row (position + 1; 0 unknown) */
     uint32_t il_size, versions; /* JIT (0 when the function is unknown) */
+    uint32_t function_row;      /* JIT: the function's position + 1 (0 unknown) */
 } view_event_copy;
 /* Copies entry e and what its JSON shows of s; 0, or -1 when its strings do
  * not fit in text (nothing kept). Caller holds the lock. */

@@ -9,9 +9,12 @@ import { fmtInt, fmtNs, fmtRel, fmtClock } from '../format.js';
 import { TIER_UNKNOWN, tierOf, tierPill, unknownTierWhy } from '../tiers.js';
 
 // Resolves to {ok: true, fn} (fn null when the session knows no such function)
-// or to the failed api() result.
-export async function findFunction(sessionId, functionId) {
-  const r = await api(`/api/sessions/${sessionId}/functions/${encodeURIComponent(functionId)}`);
+// or to the failed api() result. key: the function_key of the one meant (a
+// collected dynamic method's FunctionID names a later method), else the newest.
+export async function findFunction(sessionId, functionId, key = null) {
+  const r = await api(
+    `/api/sessions/${sessionId}/functions/${encodeURIComponent(functionId)}${key != null ? `?key=${key}` : ''}`,
+  );
   if (r.ok) return { ok: true, fn: r.data.function };
   if (r.status === 404) return { ok: true, fn: null };
   return r;

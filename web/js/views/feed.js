@@ -227,7 +227,8 @@ export class LiveFeed {
       buf.push(ev);
       jits++;
       if (!ev.catchup) this.rate.add(ev.time_ms, ev.jit_ns || 0);
-      if (ev.function_id === shownFn) again = true;
+      if (ev.function_id === shownFn && ev.function_key === this.detailRow.function_key)
+        again = true;
     }
     if (jits) schedule(this.render);
     // the method in the detail strip was compiled again: its history grew
@@ -628,7 +629,7 @@ export class LiveFeed {
     const r = this.detailRow;
     if (!r || this.sessionId == null) return;
     const token = ++this.compToken;
-    const res = await findFunction(this.sessionId, r.function_id);
+    const res = await findFunction(this.sessionId, r.function_id, r.function_key);
     if (token !== this.compToken) return; // another row was selected meanwhile
     const el = this.comps;
     let body,
