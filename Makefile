@@ -210,6 +210,7 @@ FUZZ_SRC_procsyms    := server/procsyms.c server/procmaps.c server/procfile.c se
 FUZZ_SRC_perfrec     := server/perfring.c
 FUZZ_SRC_procmaps    := server/procmaps.c server/procfile.c
 FUZZ_SRC_elfsyms     := server/elfsyms.c
+FUZZ_SRC_ilbody      := proto/ilbody.c
 FUZZ_LIBS_elfsyms     = -lelf
 FUZZ_LIBS_procsyms    = -lelf
 FUZZ_INC_sig         := -Iagent

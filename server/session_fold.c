@@ -600,7 +600,7 @@ int session_apply(session *s, const wire_record *r, int64_t now_ns, const char *
     case WIRE_TIERS_STATUS:
         s->tiers = r->u.tiers_status;
         if (s->tiers.enabled == WIRE_TIERS_ENDED_BY_RUNTIME) {
-            s->tiers.enabled = WIRE_TIERS_OFF;
+            s->tiers.enabled = WIRE_TIERS_ON; /* the agent's setting; the runtime ended it */
             if (!s->tiers_ended_ns)
                 s->tiers_ended_ns = when;
         } else {

@@ -97,7 +97,7 @@ export function unknownTierWhy({ catchup = false, source = null, timeMs = null }
       '(the tier source) first thing when a process begins to exit, before ProcessExit handlers ' +
       `run${timeMs == null ? `, at ${new Date(ended).toLocaleTimeString()}` : ''}, so the last compilations carry no tier`
     );
-  if (source && source.enabled === false)
+  if (source && source.enabled === false && !ended)
     return 'tier unknown: the tier source was off for this session (JITSCOPE_TIERS=0 or turned off)';
   if (source && source.error)
     return `tier unknown: the agent could not open its tier source (HRESULT ${source.error})`;

@@ -296,7 +296,17 @@ export class CodeTab {
             c.ready_to_run.used ? 'ReadyToRun: used' : 'ReadyToRun: rejected',
           )
         : null,
-      h('span', { class: 'dim' }, `IL ${fmtInt(c.il.size)} B`),
+      h(
+        'span',
+        {
+          class: 'dim',
+          title:
+            c.il.body_size > c.il.size
+              ? `IL code: ${fmtInt(c.il.size)} bytes, as the JIT counts it (and the feed); the method body is ${fmtInt(c.il.body_size)} bytes with its ${fmtInt(c.il.header_size)}-byte header${c.il.body_size > c.il.size + c.il.header_size ? ' and exception-handling sections' : ''}`
+              : 'IL code bytes, as the JIT counts them',
+        },
+        `IL ${fmtInt(c.il.size)} B`,
+      ),
     );
     this.renderDiff();
     fill(

@@ -170,7 +170,9 @@ export class TierTotals {
     this.totals = { n, ns }; // shares change with the totals: every row is redrawn
     this.table.setRows(rows.map((r) => ({ ...r, _n: n, _ns: ns })));
     const notes = [];
-    const ended = src && src.ended_by_runtime_ms;
+    // said only where it left compilations unknown
+    const ended =
+      src && src.ended_by_runtime_ms && tiers && tiers.unknown ? src.ended_by_runtime_ms : null;
     if (!tiers) notes.push('This server does not report tiers.');
     else if (ended)
       notes.push(
