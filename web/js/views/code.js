@@ -9,7 +9,8 @@
 // box here (GET /functions?q=).
 import { h, fill } from '../dom.js';
 import { api, describeError } from '../api.js';
-import { fmtInt, fmtClock, splitMethod } from '../format.js';
+import { fmtInt, fmtClock } from '../format.js';
+import { methodName, methodParts } from '../mname.js';
 import { tierPill } from '../tiers.js';
 import { notice, sessionHref } from './common.js';
 
@@ -23,21 +24,12 @@ function hex4(n) {
   return n.toString(16).toUpperCase().padStart(4, '0');
 }
 
-function methodLabel(name) {
-  const [ns, leaf] = splitMethod(name || '');
-  return h(
-    'span',
-    { class: 'mname', title: name || '' },
-    h('span', { class: 'm-ns' }, ns),
-    h('span', { class: 'm-leaf' }, leaf),
-  );
-}
+const methodLabel = (name) => methodName(name);
 
 // "List<System.Int32>.Add(int)" for "System.Collections.Generic.List<System.Int32>.Add(int)".
 export function shortName(name) {
-  const [ns, leaf] = splitMethod(name || '');
-  const type = ns ? splitMethod(ns.slice(0, -1))[1] : '';
-  return type ? `${type}.${leaf}` : leaf;
+  const p = methodParts(name);
+  return p.type + p.method + p.params;
 }
 
 // The key two versions' calls are compared by: the callee's name.

@@ -5,10 +5,15 @@
 // 100k+ functions); the module table is loaded whole and sorted here.
 import { h, fill, setText } from '../dom.js';
 import { api, describeError, downloadExport } from '../api.js';
-import { fmtInt, fmtNs, fmtDateTime, splitMethod } from '../format.js';
-import { tierPill } from '../tiers.js';
+import { fmtInt, fmtNs, fmtDateTime } from '../format.js';
 import { toast } from '../ui.js';
-import { DataTable } from './table.js';
+import {
+  oneSideTable,
+  bothTable,
+  moduleTable,
+  onlyModulesTable,
+  deltaCell,
+} from './comparetables.js';
 import {
   stateBadge,
   isFinal,
@@ -51,61 +56,6 @@ const SORT_KEYS = {
   a_compilations: 'compilations',
   b_compilations: 'compilations',
 };
-
-function methodCell(name) {
-  const [ns, leaf] = splitMethod(name || '');
-  return h(
-    'span',
-    { class: 'mname', title: name || '' },
-    h('span', { class: 'm-ns' }, ns),
-    h('span', { class: 'm-leaf' }, leaf),
-  );
-}
-
-// A signed JIT-time difference: more time in B is a regression (amber), less an improvement.
-export function deltaCell(ns) {
-  if (ns == null) return '–';
-  if (ns === 0) return h('span', { class: 'faint' }, '0');
-  return h(
-    'span',
-    {
-      class: ns > 0 ? 'delta-up' : 'delta-down',
-      title: `B − A: ${ns > 0 ? '+' : ''}${fmtInt(ns)} ns`,
-    },
-    `${ns > 0 ? '+' : '−'}${fmtNs(Math.abs(ns))}`,
-  );
-}
-
-function deltaInt(n) {
-  if (!n) return h('span', { class: 'faint' }, '0');
-  return h(
-    'span',
-    { class: n > 0 ? 'delta-up' : 'delta-down' },
-    `${n > 0 ? '+' : '−'}${fmtInt(Math.abs(n))}`,
-  );
-}
-
-function inPill(m) {
-  if (m.in === 'both') return h('span', { class: 'pill pill-off' }, 'both');
-  return h(
-    'span',
-    {
-      class: `pill ${m.in === 'b' ? 'pill-warn' : 'pill-catchup'}`,
-      title: `loaded only in ${m.in.toUpperCase()}`,
-    },
-    `only ${m.in.toUpperCase()}`,
-  );
-}
-const IN_COLUMN = { key: 'in', title: 'Loaded in', width: '84px', render: inPill };
-
-const tierCell = (t) =>
-  t
-    ? tierPill(t)
-    : h(
-        'span',
-        { class: 'faint', title: 'no live compilation (known from the attach-time catch-up)' },
-        '–',
-      );
 
 function sessionLabel(s) {
   const cmd = s.command_line || '';
@@ -215,9 +165,9 @@ export class CompareView {
     this.listMeta = h('span', { class: 'meta' });
     this.listMsg = h('div');
     this.tables = {
-      b: this.oneSideTable('b'),
-      a: this.oneSideTable('a'),
-      both: this.bothTable(),
+      b: oneSideTable('b', { sort: this.sort.b, onSort: this.sortable('b') }),
+      a: oneSideTable('a', { sort: this.sort.a, onSort: this.sortable('a') }),
+      both: bothTable({ sort: this.sort.both, onSort: this.sortable('both') }),
     };
     this.tableBox = h('div', { class: 'cmp-list' });
     this.methodsEl = h(
@@ -251,8 +201,9 @@ export class CompareView {
     );
 
     // ---- modules ----
-    this.modTable = this.moduleTable();
-    this.onlyTable = this.onlyModulesTable();
+    const openModule = (m) => this.setModule(m.module);
+    this.modTable = moduleTable(openModule);
+    this.onlyTable = onlyModulesTable(openModule);
     this.modMeta = h('span', { class: 'meta' });
     this.modMsg = h('div');
     this.onlyMeta = h('span', { class: 'meta' });
@@ -301,255 +252,13 @@ export class CompareView {
     this.setList('b', false);
   }
 
-  // ---- tables ----
+  // ---- tables (comparetables.js) ----
   sortable(list) {
     return (key, desc) => {
       this.sort[list] = { key, desc };
       this.offset = 0;
       this.loadList();
     };
-  }
-
-  oneSideTable(side) {
-    const S = side.toUpperCase();
-    return new DataTable({
-      rowKey: (r) => `${r.module}\n${r.name}`,
-      emptyText: 'Loading…',
-      sort: this.sort[side],
-      onSort: this.sortable(side),
-      columns: [
-        { key: 'module', title: 'Module', cls: 'mono', width: '200px', render: (r) => r.module },
-        { key: 'name', title: 'Method', cls: 'mono clip', render: (r) => methodCell(r.name) },
-        {
-          key: `${side}_jit_ns`,
-          title: `JIT time in ${S}`,
-          num: true,
-          width: '110px',
-          render: (r) => fmtNs(r[`${side}_jit_ns`]),
-        },
-        {
-          key: `${side}_compilations`,
-          title: 'JITs',
-          num: true,
-          width: '56px',
-          tip: 'compilations (tier-up and OSR add more)',
-        },
-        {
-          key: 'tier',
-          title: 'Tier',
-          width: '84px',
-          sort: false,
-          render: (r) => tierCell(r[`${side}_tier`]),
-        },
-        {
-          key: 'il',
-          title: 'IL size',
-          num: true,
-          width: '70px',
-          sort: false,
-          render: (r) => fmtInt(r[`${side}_il_size`]),
-        },
-        {
-          key: 'native',
-          title: 'Native',
-          num: true,
-          width: '70px',
-          sort: false,
-          render: (r) => fmtInt(r[`${side}_native_size`]),
-        },
-      ],
-    });
-  }
-
-  bothTable() {
-    return new DataTable({
-      rowKey: (r) => `${r.module}\n${r.name}`,
-      emptyText: 'Loading…',
-      sort: this.sort.both,
-      onSort: this.sortable('both'),
-      columns: [
-        { key: 'module', title: 'Module', cls: 'mono', width: '180px', render: (r) => r.module },
-        { key: 'name', title: 'Method', cls: 'mono clip', render: (r) => methodCell(r.name) },
-        {
-          key: 'a_jit_ns',
-          title: 'JIT A',
-          num: true,
-          width: '86px',
-          render: (r) => fmtNs(r.a_jit_ns),
-        },
-        {
-          key: 'b_jit_ns',
-          title: 'JIT B',
-          num: true,
-          width: '86px',
-          render: (r) => fmtNs(r.b_jit_ns),
-        },
-        {
-          key: 'delta_jit_ns',
-          title: 'Δ JIT',
-          num: true,
-          width: '96px',
-          tip: 'B − A',
-          render: (r) => deltaCell(r.delta_jit_ns),
-        },
-        { key: 'a_compilations', title: 'JITs A', num: true, width: '60px' },
-        { key: 'b_compilations', title: 'JITs B', num: true, width: '60px' },
-        {
-          key: 'a_tier',
-          title: 'Tier A',
-          width: '80px',
-          sort: false,
-          render: (r) => tierCell(r.a_tier),
-        },
-        {
-          key: 'b_tier',
-          title: 'Tier B',
-          width: '80px',
-          sort: false,
-          render: (r) => tierCell(r.b_tier),
-        },
-      ],
-    });
-  }
-
-  // A table with a row a module; a click on one lists its methods.
-  modulesTable(options) {
-    return new DataTable({
-      rowKey: (m) => m.module,
-      onRowClick: (m) => this.setModule(m.module),
-      ...options,
-    });
-  }
-
-  moduleTable() {
-    return this.modulesTable({
-      emptyText: 'Loading…',
-      sort: { key: 'abs_delta', desc: true },
-      columns: [
-        { key: 'module', title: 'Module', cls: 'mono' },
-        IN_COLUMN,
-        {
-          key: 'a_methods',
-          title: 'Methods A',
-          num: true,
-          width: '84px',
-          render: (m) => fmtInt(m.a_methods),
-        },
-        {
-          key: 'b_methods',
-          title: 'Methods B',
-          num: true,
-          width: '84px',
-          render: (m) => fmtInt(m.b_methods),
-        },
-        {
-          key: 'delta_methods',
-          title: 'Δ',
-          num: true,
-          width: '60px',
-          render: (m) => deltaInt(m.delta_methods),
-        },
-        {
-          key: 'only_a_methods',
-          title: 'Only A',
-          num: true,
-          width: '64px',
-          tip: 'its methods JITed only in A',
-          render: (m) => fmtInt(m.only_a_methods),
-        },
-        {
-          key: 'only_b_methods',
-          title: 'Only B',
-          num: true,
-          width: '64px',
-          tip: 'its methods JITed only in B',
-          render: (m) => fmtInt(m.only_b_methods),
-        },
-        {
-          key: 'a_jit_ns',
-          title: 'JIT A',
-          num: true,
-          width: '86px',
-          render: (m) => fmtNs(m.a_jit_ns),
-        },
-        {
-          key: 'b_jit_ns',
-          title: 'JIT B',
-          num: true,
-          width: '86px',
-          render: (m) => fmtNs(m.b_jit_ns),
-        },
-        {
-          key: 'abs_delta',
-          title: 'Δ JIT',
-          num: true,
-          width: '96px',
-          tip: 'B − A (sorted by size)',
-          render: (m) => deltaCell(m.delta_jit_ns),
-          sort: (m) => Math.abs(m.delta_jit_ns),
-        },
-      ],
-      footer: (rows) => {
-        const t = (k) => rows.reduce((s, m) => s + (m[k] || 0), 0);
-        return [
-          `Total (${rows.length} modules)`,
-          '',
-          fmtInt(t('a_methods')),
-          fmtInt(t('b_methods')),
-          deltaInt(t('delta_methods')),
-          fmtInt(t('only_a_methods')),
-          fmtInt(t('only_b_methods')),
-          fmtNs(t('a_jit_ns')),
-          fmtNs(t('b_jit_ns')),
-          deltaCell(t('delta_jit_ns')),
-        ];
-      },
-    });
-  }
-
-  onlyModulesTable() {
-    const side = (m, k) => m[`${m.in}_${k}`];
-    return this.modulesTable({
-      emptyText: 'Both sessions loaded the same modules.',
-      sort: { key: 'in', desc: true },
-      columns: [
-        { key: 'module', title: 'Module', cls: 'mono', width: '260px' },
-        IN_COLUMN,
-        {
-          key: 'methods',
-          title: 'Methods JITed',
-          num: true,
-          width: '110px',
-          render: (m) => fmtInt(side(m, 'methods')),
-          sort: (m) => side(m, 'methods'),
-        },
-        {
-          key: 'jit',
-          title: 'JIT time',
-          num: true,
-          width: '90px',
-          render: (m) => fmtNs(side(m, 'jit_ns')),
-          sort: (m) => side(m, 'jit_ns'),
-        },
-        {
-          key: 'loads',
-          title: 'Loads',
-          num: true,
-          width: '60px',
-          tip: 'module instances (load contexts, paths)',
-          render: (m) => fmtInt(side(m, 'loads')),
-          sort: (m) => side(m, 'loads'),
-        },
-        {
-          key: 'path',
-          title: 'Path',
-          cls: 'mono clip',
-          render: (m) => side(m, 'path') || h('span', { class: 'faint' }, '(none)'),
-          title_of: (m) => side(m, 'path') || '',
-          sort: (m) => side(m, 'path'),
-        },
-      ],
-    });
   }
 
   // ---- page ----

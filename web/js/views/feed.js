@@ -10,7 +10,8 @@ import { VirtualTable } from '../vtable.js';
 import { RateChart } from '../chart.js';
 import { PauseChart } from '../pausechart.js';
 import { schedule } from '../frame.js';
-import { fmtInt, fmtNs, fmtRel, fmtDateTime, splitMethod } from '../format.js';
+import { fmtInt, fmtNs, fmtRel, fmtDateTime } from '../format.js';
+import { fillMethodName } from '../mname.js';
 import { TIERS, TIER_UNKNOWN, tierPill, unknownTierWhy } from '../tiers.js';
 import { findFunction, compilationSteps } from './compilations.js';
 import { emptyMark } from './common.js';
@@ -451,19 +452,10 @@ export class LiveFeed {
     setText(cells[0], buf.seq[i]);
     setText(cells[1], fmtRel(buf.time[i], this.baseTime()));
     const nameId = buf.name[i];
-    const name = st.get(nameId);
-    const [ns, leaf] = splitMethod(name);
     const nameCell = cells[2];
     if (nameCell._name !== nameId) {
       nameCell._name = nameId;
-      if (!nameCell._ns) {
-        nameCell._ns = h('span', { class: 'm-ns' });
-        nameCell._leaf = h('span', { class: 'm-leaf' });
-        nameCell.append(nameCell._ns, nameCell._leaf);
-      }
-      nameCell._ns.textContent = ns;
-      nameCell._leaf.textContent = leaf;
-      nameCell.title = name;
+      fillMethodName(nameCell, st.get(nameId));
     }
     const mod = st.get(buf.module[i]);
     setText(cells[3], mod || '(dynamic)');
