@@ -9,6 +9,7 @@
 
 #include "clock.h"
 #include "emit.h"
+#include "gcreason.h"
 
 #define TIERS_SLOTS 1024u /* power of two */
 #define TIERS_JIT_KEYWORD 0x10ull
@@ -43,6 +44,7 @@ static tiers_slot tiers_table[TIERS_SLOTS];
 static pthread_mutex_t tiers_lock = PTHREAD_MUTEX_INITIALIZER;
 static ICorProfilerInfo12 *tiers_info;          /* set while a session is open */
 static _Atomic EVENTPIPE_SESSION tiers_session; /* 0: none (read without the lock) */
+static EVENTPIPE_SESSION tiers_gc_session;      /* gcreason.h's, 0: none; under tiers_lock */
 static _Atomic uint64_t tiers_lost_count;
 static HRESULT tiers_hresult; /* why the last start failed, else S_OK */
 
@@ -108,6 +110,19 @@ int tiers_start(ICorProfilerInfo10 *info)
     atomic_store(&tiers_ended, 0);
     atomic_store(&tiers_names_info, tiers_info);
     atomic_store(&tiers_session, session);
+    if (gcreason_wanted()) {
+        COR_PRF_EVENTPIPE_PROVIDER_CONFIG gc;
+        HRESULT gc_hr;
+        gcreason_config(&gc, tiers_provider);
+        gc_hr = tiers_info->lpVtbl->EventPipeStartSession(tiers_info, 1, &gc, 0, &tiers_gc_session);
+        if (FAILED(gc_hr) || !tiers_gc_session) {
+            fprintf(stderr,
+                    "jitscope agent: EventPipeStartSession for GC events failed (0x%08x); "
+                    "collections will show induced or other only\n",
+                    (unsigned)gc_hr);
+            tiers_gc_session = 0;
+        }
+    }
 done:
     tiers_hresult = hr;
     pthread_mutex_unlock(&tiers_lock);
@@ -141,8 +156,11 @@ void tiers_stop(void)
 {
     pthread_mutex_lock(&tiers_lock);
     if (tiers_info) {
-        atomic_store(&tiers_stopping, 1); /* the ProcessInfo its disable sends is ours */
+        atomic_store(&tiers_stopping, 1); /* the ProcessInfo their disable sends is ours */
         tiers_info->lpVtbl->EventPipeStopSession(tiers_info, atomic_exchange(&tiers_session, 0));
+        if (tiers_gc_session)
+            tiers_info->lpVtbl->EventPipeStopSession(tiers_info, tiers_gc_session);
+        tiers_gc_session = 0;
         atomic_store(&tiers_stopping, 0);
         tiers_info->lpVtbl->info10.Release((ICorProfilerInfo10 *)tiers_info);
         tiers_info = NULL;
@@ -236,6 +254,7 @@ static const WCHAR tiers_pipe_name[] = {'M', 'i', 'c', 'r', 'o', 's', 'o', 'f', 
                                         'o', 't', 'N', 'E', 'T', 'C', 'o', 'r', 'e', '-', 'E',
                                         'v', 'e', 'n', 't', 'P', 'i', 'p', 'e', 0};
 #define TIERS_EVENT_PROCESS_INFO 1u
+#define TIERS_EVENT_GC_TRIGGERED 35u /* the runtime provider's, from gcreason.h's session */
 
 void tiers_event(EVENTPIPE_PROVIDER provider, DWORD event_id, ULONG size, LPCBYTE payload)
 {
@@ -250,6 +269,11 @@ void tiers_event(EVENTPIPE_PROVIDER provider, DWORD event_id, ULONG size, LPCBYT
             atomic_store(&tiers_disable_ns, clock_mono_ns());
             atomic_store(&tiers_disable_seen, 1);
         }
+        return;
+    }
+    if (event_id == TIERS_EVENT_GC_TRIGGERED) {
+        if (tiers_provider_is(provider, &tiers_runtime_provider, tiers_provider))
+            gcreason_note(payload, size);
         return;
     }
     if (!payload || size < sizeof(function))

@@ -701,7 +701,11 @@ json_t *view_event_json(const view_event_copy *c, const profile_state *profile)
     case WIRE_GC_FINISHED:
         json_object_set_new(o, "duration_ns", view_count(e->value));
         json_object_set_new(o, "generations", view_generations(e->extra));
-        json_object_set_new(o, "reason", json_string(timeline_gc_reason_name((uint32_t)e->id)));
+        json_object_set_new(
+            o, "reason",
+            json_string(timeline_gc_reason_name(TIMELINE_GC_EVENT_REASON(e->id),
+                                                TIMELINE_GC_EVENT_RUNTIME_REASON(e->id))));
+        json_object_set_new(o, "induced", json_boolean(TIMELINE_GC_EVENT_REASON(e->id) == 1));
         break;
     case WIRE_RUNTIME_SUSPEND:
         json_object_set_new(o, "duration_ns", view_count(e->value));

@@ -97,6 +97,8 @@ namespace JitscopeE2e
                     return 0;
                 case "atexit":
                     return AtExit.Run();
+                case "gcs":
+                    return GcLoop.Run(IntArg(args, 1, 20), args.Length > 2 && args[2] == "large");
                 case "dynstorm":
                     return DynStorm.Run(IntArg(args, 1, 1000));
                 case "emitstorm":
