@@ -11,6 +11,14 @@
   page       docs/ARCHITECTURE.md names every such source file (by its path
              relative to its directory, e.g. `session_fold.c` or `views/feed.js`).
   guards     every header's include guard is its own.
+  states     a session's state changes only in server/session_state.c (every
+             transition is a function there): no other server .c file
+             assigns a SESSION_* state, but session.c's session_new (STARTING).
+  kinds      every agent record kind (proto/wire.h's enum wire_record_type) is
+             named in at most MAX_KIND_FILES server .c files: its row in
+             server/record_kinds.c and the one file that folds it or logs
+             its events, so that no switch over record kinds grows back
+             (docs/ARCHITECTURE.md, "Where to add").
 
 Exit status 1 when anything is reported. Needs the objects: run `make` first
 (make lint does).
@@ -31,6 +39,7 @@ MAX_LINES = 800
 C_DIRS = ("agent", "server", "proto")
 OBJ_FLAVOURS = {"server": ("server", "proto"), "agent": ("agent", "proto")}
 PAGE = "docs/ARCHITECTURE.md"
+MAX_KIND_FILES = 2
 
 
 def sources():
@@ -134,7 +143,55 @@ def check_guards():
     return problems
 
 
-CHECKS = {"calls": check_calls, "sizes": check_sizes, "page": check_page, "guards": check_guards}
+STATE_WRITE = re.compile(r"\bstate\s*=\s*(SESSION_[A-Z]+)\b")
+STATE_WRITERS = {"session_state.c": None, "session.c": {"SESSION_STARTING"}}
+
+
+def check_states():
+    problems = []
+    folder = os.path.join(ROOT, "server")
+    for f in sorted(os.listdir(folder)):
+        if not f.endswith(".c"):
+            continue
+        with open(os.path.join(folder, f), encoding="utf-8") as fh:
+            for n, line in enumerate(fh, 1):
+                for m in STATE_WRITE.finditer(line):
+                    allowed = STATE_WRITERS.get(f, set())
+                    if allowed is not None and m.group(1) not in allowed:
+                        problems.append(f"server/{f}:{n}: {m.group(0).strip()}: a session's state "
+                                        "changes in session_state.c (a transition function)")
+    return problems
+
+
+def record_kinds():
+    """The names of proto/wire.h's agent record kinds (enum wire_record_type)."""
+    with open(os.path.join(ROOT, "proto", "wire.h"), encoding="utf-8") as fh:
+        m = re.search(r"enum wire_record_type \{(.*?)\};", fh.read(), re.S)
+    if not m:
+        raise SystemExit("layout: no enum wire_record_type in proto/wire.h")
+    names = re.findall(r"^\s*(WIRE_\w+)\s*=", m.group(1), re.M)
+    return [n for n in names if n != "WIRE_RECORD_TYPE_MAX"]
+
+
+def check_kinds():
+    files = {}
+    folder = os.path.join(ROOT, "server")
+    for f in sorted(os.listdir(folder)):
+        if f.endswith(".c"):
+            with open(os.path.join(folder, f), encoding="utf-8") as fh:
+                files[f] = set(re.findall(r"\bWIRE_\w+", fh.read()))
+    problems = []
+    for kind in record_kinds():
+        named = [f for f, words in files.items() if kind in words]
+        if len(named) > MAX_KIND_FILES:
+            problems.append(f"{kind}: named in {len(named)} server .c files ({', '.join(named)}); "
+                            f"at most {MAX_KIND_FILES}: its row in record_kinds.c and its fold "
+                            f"(a switch over record kinds belongs in the row)")
+    return problems
+
+
+CHECKS = {"calls": check_calls, "sizes": check_sizes, "page": check_page, "guards": check_guards,
+          "states": check_states, "kinds": check_kinds}
 
 
 def main(argv):

@@ -12,7 +12,9 @@
 #   include-cycles  scripts/include_cycles.py, when present
 #   layout        scripts/layout.py: no call cycles between modules (nm of the built
 #                 objects: run make first), no source file over 800 lines, every
-#                 source file on docs/ARCHITECTURE.md, include guards their own
+#                 source file on docs/ARCHITECTURE.md, include guards their own, a
+#                 session's state changed only in session_state.c, no agent record
+#                 kind named in more than two server .c files (its row and its fold)
 #
 # LINT_SKIP="format ..." leaves checks out (names as after ===). The last line is "lint: N passed, N failed"
 # (read by tests/run.sh); the exit status is non-zero on any failure.

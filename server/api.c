@@ -14,6 +14,8 @@
 #include "store.h"
 #include "api_export.h"
 #include "api_util.h"
+#include "version.h"
+#include "views_event.h"
 #include "attach.h"
 #include "ipc.h"
 #include "openapi_doc.h"

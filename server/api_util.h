@@ -1,6 +1,8 @@
-/* api_util.h -- what the route files (api.c, api_stacks.c, api_profile.c,
- * api_timeline.c, api_compare.c) share: the call a route handles, error replies and query
- * parameters. JSON shapes are in views.h. Internal to the API. */
+/* api_util.h -- what the route files (api.c, api_code.c, api_compare.c,
+ * api_functions.c, api_profile.c, api_stacks.c, api_tiers.c, api_timeline.c)
+ * share: the call a route handles, error replies, query parameters, and the
+ * handlers outside api.c that its route table names. JSON shapes are in
+ * views.h. Internal to the API. */
 #ifndef JITSCOPE_API_UTIL_H
 #define JITSCOPE_API_UTIL_H
 

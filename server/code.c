@@ -357,34 +357,39 @@ static int code_reply_whole(const code_reply *r)
     return 1;
 }
 
-void code_apply_reply(code_state *c, const wire_record *r, uint32_t function, int64_t now_ns)
+void code_apply_reply_version(code_state *c, const wire_code_version_info *v, int64_t now_ns)
+{
+    code_reply *reply = code_reply_pending(c, v->request_id, 1, now_ns);
+
+    if (reply)
+        code_apply_version(c, reply, v);
+}
+
+void code_apply_reply_part(code_state *c, const wire_record *r, int64_t now_ns)
+{
+    code_reply *reply = code_reply_pending(c, r->u.code_part.request_id, 0, now_ns);
+
+    if (reply)
+        code_apply_part(c, reply, r);
+    else
+        c->pieces_dropped++; /* for a reply never begun, or already closed */
+}
+
+void code_apply_reply_end(code_state *c, const wire_code_end *end, uint32_t function,
+                          int64_t now_ns)
 {
     code_reply *reply;
     unsigned i;
 
-    switch (r->type) {
-    case WIRE_CODE_VERSION:
-        if ((reply = code_reply_pending(c, r->u.code_version.request_id, 1, now_ns)))
-            code_apply_version(c, reply, &r->u.code_version);
+    if (!(reply = code_reply_pending(c, end->request_id, 1, now_ns)))
         return;
-    case WIRE_CODE_PART:
-        if ((reply = code_reply_pending(c, r->u.code_part.request_id, 0, now_ns)))
-            code_apply_part(c, reply, r);
-        else
-            c->pieces_dropped++; /* for a reply never begun, or already closed */
-        return;
-    case WIRE_CODE_END: break;
-    default: return;
-    }
-    if (!(reply = code_reply_pending(c, r->u.code_end.request_id, 1, now_ns)))
-        return;
-    reply->end = r->u.code_end;
-    reply->function_id = r->u.code_end.function_id;
+    reply->end = *end;
+    reply->function_id = end->function_id;
     reply->function = function;
     reply->time_ns = now_ns;
     reply->complete = 1;
     reply->broken = !code_reply_whole(reply);
-    c->agent_refused = r->u.code_end.refused;
+    c->agent_refused = end->refused;
     if (reply->end.status != WIRE_CODE_OK)
         c->replies_refused++;
     else if (reply->broken)

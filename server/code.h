@@ -16,7 +16,7 @@
  *   CODE_END by request id; the newest CODE_KEEP_REPLIES complete ones kept,
  *   at most CODE_KEEP_BYTES in all, the oldest evicted first.
  * The first three go into the session's snapshot (code_snapshot_*); the
- * replies' frames are observations kept beside it (session_is_observation).
+ * replies' frames are observations kept beside it (record_kinds.h).
  * Every input is hostile: pieces out of order, past their version's declared
  * sizes or for a reply already closed are dropped and counted. Caller holds
  * the sessions lock.
@@ -128,9 +128,14 @@ void code_note_inline(code_state *c, uint32_t root, uint16_t ordinal, uint32_t c
 /* WIRE_CODE_SEARCH for the function at `function`. */
 void code_note_search(code_state *c, uint32_t function, uint32_t result);
 
-/* CODE_VERSION / CODE_PART / CODE_END. For CODE_END, `function` is the
- * position of end.function_id now (CODE_NONE when unknown). */
-void code_apply_reply(code_state *c, const wire_record *r, uint32_t function, int64_t now_ns);
+/* A code reply's pieces, as they come: a version (the reply begins with its
+ * first piece), a part of a version's code, map or references or of the IL
+ * (the record: its data), and its end; `function` is the position of
+ * end->function_id now (CODE_NONE when unknown). */
+void code_apply_reply_version(code_state *c, const wire_code_version_info *v, int64_t now_ns);
+void code_apply_reply_part(code_state *c, const wire_record *r, int64_t now_ns);
+void code_apply_reply_end(code_state *c, const wire_code_end *end, uint32_t function,
+                          int64_t now_ns);
 
 /* The newest complete reply for a request id, or for a function position
  * (request_id 0), or NULL. */

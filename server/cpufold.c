@@ -1,5 +1,5 @@
 /* cpufold.c -- a CPU sampler run's samples named and folded into its
- * session's profile (see cpuprof_run.h, cpuprof.h).
+ * session's profile (see cpufold.h, cpuprof_run.h).
  *
  * One batch: every waiting sample's addresses are classified (cpusym.c, no
  * lock); then, under the sessions lock, the managed ones are looked up in the
@@ -12,12 +12,12 @@
  * lock: the lookups are sent (WIRE_CMD_CODE_LOOKUP) and the prologs of newly
  * found code read, so the samples that wait for them fold in the next batch.
  */
+#include "cpufold.h"
+
 #include <stdlib.h>
 #include <string.h>
 
 #include "clock.h"
-#include "cpuprof.h"
-#include "cpuprof_run.h"
 #include "link.h"
 #include "logrec.h"
 #include "profile_cpu.h"

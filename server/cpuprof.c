@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "clock.h"
-#include "cpuprof_run.h"
+#include "cpufold.h"
 #include "proc.h"
 #include "sessions.h"
 #include "utf.h"
@@ -25,6 +25,7 @@
 #define CPUPROF_DATA_PAGES 8u  /* 32 KiB of ring per thread */
 #define CPUPROF_SMALL_PAGES 2u /* when the locked-memory limit refuses 8 */
 #define CPUPROF_MAX_FAILED 4096u
+#define CPUPROF_MAX_IPS (CPUPROF_MAX_PENDING * 32u) /* frames of the waiting samples */
 
 static pthread_mutex_t cpuprof_mutex = PTHREAD_MUTEX_INITIALIZER;
 static cpuprof_run *cpuprof_runs[CPUPROF_MAX_RUNS];

@@ -1,6 +1,8 @@
-/* cpuprof_run.h -- one CPU sampler run: what cpuprof.c (the thread, its
- * events) and cpufold.c (naming and folding its samples) share. Only the
- * run's own thread touches it, apart from the atomics at the top. */
+/* cpuprof_run.h -- one CPU sampler run: the data cpuprof.c (the thread, its
+ * events) and cpufold.c (naming and folding its samples) share; no
+ * functions. Calls go one way: the run's thread (cpuprof.c) calls the fold
+ * (cpufold.h), which calls nothing of cpuprof.c. Only the run's own thread
+ * touches it, apart from the atomics at the top. */
 #ifndef JITSCOPE_CPUPROF_RUN_H
 #define JITSCOPE_CPUPROF_RUN_H
 
@@ -17,7 +19,6 @@
 #define CPUPROF_BATCH_MS 100u        /* samples are named and folded this often */
 #define CPUPROF_LOOKUP_WAIT_MS 1500u /* an address asked of the agent: longest wait */
 #define CPUPROF_LOOKUPS_PER_BATCH 300u
-#define CPUPROF_MAX_IPS (CPUPROF_MAX_PENDING * 32u) /* frames of the waiting samples */
 
 typedef struct cpuprof_sample {
     int64_t wall_ns;
@@ -64,7 +65,7 @@ typedef struct cpuprof_run {
     /* samples waiting to be folded */
     cpuprof_sample *samples;
     size_t sample_count;
-    uint64_t *ips;
+    uint64_t *ips; /* CPUPROF_MAX_IPS (cpuprof.c) */
     size_t ip_count;
     cpusym sym;
     /* what the profile's counters add up (profile_cpu_counts) */
@@ -79,10 +80,5 @@ static inline uint64_t cpuprof_run_ms(const cpuprof_run *r)
 {
     return (clock_mono_ns() - r->start_mono_ns) / 1000000u;
 }
-
-/* Names and folds what can be folded of the waiting samples (all of them when
- * final: answers still missing are given up). Returns 0, or -1 when the
- * run's profile is gone (another profile, the session removed): the run ends. */
-int cpufold_batch(cpuprof_run *r, int final);
 
 #endif

@@ -21,6 +21,7 @@
 #include "agentpeer.h"
 #include "persist.h"
 #include "proc.h"
+#include "record_kinds.h"
 #include "sessions.h"
 #include "wire_decode.h"
 #include "wire_encode.h"
@@ -520,7 +521,7 @@ static void link_prefetch_next(const session *s, const uint8_t *p, size_t n)
     if (n < sizeof(h) + sizeof(id))
         return;
     memcpy(&h, p, sizeof(h));
-    if (h.type != WIRE_JIT_STARTED && h.type != WIRE_JIT_FINISHED && h.type != WIRE_FUNCTION_NAME)
+    if (!(record_kind_flags(h.type) & RECORD_KIND_FUNCTION_FIRST))
         return;
     memcpy(&id, p + sizeof(h), sizeof(id));
     idindex_prefetch(&s->function_index, id);

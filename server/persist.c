@@ -8,17 +8,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "clock.h"
 #include "proc.h"
+#include "record_kinds.h"
 #include "session_header.h"
 #include "sessions.h"
 #include "snapshot.h"
 #include "store.h"
 #include "views.h"
 #include "wire_decode.h"
-#include "wire_encode.h"
 
 static struct {
     int enabled;
@@ -192,10 +191,7 @@ static void persist_resume_expired(session *s, int64_t now_ns, int64_t mono_ns)
         proc_has_thread(s->pid, WIRE_AGENT_THREAD_NAME) != 0)
         return;
     s->persist.resumable = 0;
-    if (s->state == SESSION_DISCONNECTED) {
-        s->state = SESSION_INTERRUPTED;
-        session_mark_ended(s, now_ns);
-    }
+    session_resume_abandoned(s, now_ns);
 }
 
 /* Whether an ended session's snapshot pays (PERSIST_COMPACT_MIN): its log
@@ -607,15 +603,13 @@ static int persist_adopt(void *ctx, const store_header *h)
         proc_has_thread(s->pid, WIRE_AGENT_THREAD_NAME) > 0) {
         /* its server died while it was live, its process and its agent still
          * run: the agent keeps trying the same socket; the session waits */
-        s->state = SESSION_DISCONNECTED;
+        session_stored_waiting(s);
         s->persist.past = 0;
         s->persist.resumable = 1;
         s->persist.resume_mono_ns = (int64_t)clock_mono_ns();
         s->not_child = s->mode == SESSION_MODE_RUN && s->root_id == s->id;
     } else if (!persist_state_ended(s->state)) { /* its server died while it was live */
-        s->state = SESSION_INTERRUPTED;
-        if (!s->ended_ns)
-            s->ended_ns = h->updated_ns;
+        session_stored_interrupted(s, h->updated_ns);
         interrupted = 1;
     }
     s->persist.summary = persist_summary_text(h->summary, s, interrupted);
@@ -651,22 +645,16 @@ done:
 
 void persist_resumed(session *s, int64_t now_ns)
 {
-    uint8_t frame[sizeof(wire_frame_header) + sizeof(logrec_resumed)];
-    wire_frame_header h = {.type = LOGREC_RESUMED};
-    logrec_resumed r = {
-        s->persist.last_seen_ns,
-        now_ns > s->persist.last_seen_ns ? (uint64_t)(now_ns - s->persist.last_seen_ns) : 0, 0,
-        (uint64_t)getpid()};
+    uint8_t frame[SESSION_RESUMED_FRAME];
     size_t n;
 
     if (!s->persist.resumable)
         return;
     s->persist.resumable = 0;
-    n = wire_encode(frame, &h, &r, sizeof(r), NULL, 0, NULL, 0);
-    session_apply_server(s, LOGREC_RESUMED, frame + sizeof(h), sizeof(r), now_ns);
+    n = session_resumed(s, s->persist.last_seen_ns, now_ns, frame);
     persist_append(s, now_ns, frame, n);
     fprintf(stderr, "jitscope: session %d (pid %d) is back after %.1f s without a server\n", s->id,
-            (int)s->pid, (double)r.gap_ns / 1e9);
+            (int)s->pid, (double)s->last_resume.gap_ns / 1e9);
 }
 
 /* The sessions that wait for their agents are read back now, before any
@@ -710,7 +698,8 @@ static int persist_compact_min(const persist_options *o, char *err, size_t errsz
 
 int persist_open(const persist_options *o, char *err, size_t errsz)
 {
-    store_options so = {o->dir, o->keep, o->keep_events, o->journal_max, session_is_observation};
+    store_options so = {o->dir, o->keep, o->keep_events, o->journal_max,
+                        record_kind_is_observation};
 
     persist.options = *o;
     if (!o->dir || strcmp(o->dir, "none") == 0)

@@ -1,9 +1,13 @@
 /* persist.h -- the sessions' side of storage: what goes into each session's
  * log, when it is compacted, how a stored session comes back.
  *
- * Storage (store.h) keeps bytes and knows no session; the registry
- * (sessions.h) knows sessions and no storage. This module is between them and
- * calls both, never the other way round:
+ * Storage (store.h) keeps bytes and knows no live session (one exception,
+ * at open: store_legacy.c reads files of storage versions 1-3 into a private
+ * session with the session model, session.h's tables, snapshot.h's encoder
+ * and session_header.h, to store each as a snapshot; it never calls the
+ * registry or this module); the registry (sessions.h) knows sessions and no
+ * storage. This module is between them and calls both, never the other way
+ * round:
  *   - the link thread hands it each batch of an agent's frames once they are
  *     folded (persist_frames), and the session's own records reach it through
  *     session_set_record_sink; both go into the session's log in order;

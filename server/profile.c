@@ -130,9 +130,15 @@ void profile_apply_status(profile_state *p, eventlog *log, const wire_record *r,
         p->budget_permille = st->budget_permille;
     p->agent_samples = st->samples;
     p->agent_suspended_ns = st->suspended_ns;
+    profile_log_change(log, when_ns, p->requested_millihz, p->budget_permille, p->effective_millihz,
+                       st->state);
+}
+
+void profile_log_change(eventlog *log, int64_t when_ns, uint64_t requested_millihz,
+                        uint32_t budget_permille, uint64_t effective_millihz, uint32_t change)
+{
     eventlog_append(log, WIRE_PROFILE_STATUS, 0, when_ns,
-                    (uint64_t)p->requested_millihz | (uint64_t)p->budget_permille << 32,
-                    p->effective_millihz, st->state);
+                    requested_millihz | (uint64_t)budget_permille << 32, effective_millihz, change);
 }
 
 const char *profile_mode_name(int mode) { return mode == PROFILE_MODE_CPU ? "cpu" : "wall"; }

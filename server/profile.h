@@ -141,9 +141,14 @@ struct wire_record;
 void profile_start(profile_state *p, uint32_t hz, int64_t now_ns);
 /* POST /profile/stop, or the agent went away: state stopped. */
 void profile_stop(profile_state *p, int64_t now_ns);
-/* One PROFILE_STATUS record; logged as a `profile` event. */
+/* One PROFILE_STATUS record; logged as a `profile` event (log NULL: not logged). */
 void profile_apply_status(profile_state *p, eventlog *log, const struct wire_record *r,
                           int64_t when_ns);
+/* A `profile` event: the profile changed (change: WIRE_PROFILE_STARTED,
+ * _STOPPED, _RATE, _REFUSED) at when_ns, to these rates (mHz) and budget
+ * (permille); the agent's word or the server's (a CPU profile). */
+void profile_log_change(eventlog *log, int64_t when_ns, uint64_t requested_millihz,
+                        uint32_t budget_permille, uint64_t effective_millihz, uint32_t change);
 /* One sample walk (kind SAMPLE) that stacks.c assembled. */
 void profile_add_walk(profile_state *p, const stacks_walk *w, uint32_t effective_millihz);
 /* The id of the stack seq[0..depth) (leaf first), added when new (*created

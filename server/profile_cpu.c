@@ -102,12 +102,14 @@ int profile_cpu_thread(profile_state *p, uint32_t index, uint32_t os_thread_id, 
 
 /* ---- reading the log back ---------------------------------------------------- */
 
-static int profile_cpu_apply_symbol(profile_state *p, const uint8_t *b, uint32_t length)
+int profile_cpu_read_symbol(profile_state *p, const uint8_t *b, uint32_t length)
 {
     logrec_cpu_symbol h;
     const char *name, *module;
     size_t module_length;
 
+    if (p->mode != PROFILE_MODE_CPU)
+        return -1; /* a CPU profile's record without its start */
     if (length < sizeof(h))
         return -1;
     memcpy(&h, b, sizeof(h));
@@ -123,10 +125,12 @@ static int profile_cpu_apply_symbol(profile_state *p, const uint8_t *b, uint32_t
                               h.module_length == 0xffff ? NULL : module, module_length);
 }
 
-static int profile_cpu_apply_thread(profile_state *p, const uint8_t *b, uint32_t length)
+int profile_cpu_read_thread(profile_state *p, const uint8_t *b, uint32_t length)
 {
     logrec_cpu_thread h;
 
+    if (p->mode != PROFILE_MODE_CPU)
+        return -1; /* a CPU profile's record without its start */
     if (length < sizeof(h))
         return -1;
     memcpy(&h, b, sizeof(h));
@@ -139,13 +143,15 @@ static int profile_cpu_apply_thread(profile_state *p, const uint8_t *b, uint32_t
 
 /* A stack read back must get the id it had: the same stacks were interned in
  * the same order. Each frame is a FunctionID or a symbol of this profile. */
-static int profile_cpu_apply_stack(profile_state *p, const uint8_t *b, uint32_t length)
+int profile_cpu_read_stack(profile_state *p, const uint8_t *b, uint32_t length)
 {
     uint64_t seq[PROFILE_MAX_DEPTH];
     logrec_cpu_stack h;
     uint32_t i;
     int created, id;
 
+    if (p->mode != PROFILE_MODE_CPU)
+        return -1; /* a CPU profile's record without its start */
     if (length < sizeof(h))
         return -1;
     memcpy(&h, b, sizeof(h));
@@ -160,11 +166,13 @@ static int profile_cpu_apply_stack(profile_state *p, const uint8_t *b, uint32_t 
     return id >= 0 && created && (uint32_t)id == h.id ? 0 : -1;
 }
 
-static int profile_cpu_apply_samples(profile_state *p, const uint8_t *b, uint32_t length)
+int profile_cpu_read_samples(profile_state *p, const uint8_t *b, uint32_t length)
 {
     logrec_cpu_samples h;
     uint32_t i;
 
+    if (p->mode != PROFILE_MODE_CPU)
+        return -1; /* a CPU profile's record without its start */
     if (length < sizeof(h))
         return -1;
     memcpy(&h, b, sizeof(h));
@@ -186,32 +194,25 @@ static int profile_cpu_apply_samples(profile_state *p, const uint8_t *b, uint32_
     return 0;
 }
 
-int profile_cpu_apply(profile_state *p, uint16_t type, const uint8_t *payload, uint32_t length,
-                      int64_t now_ns)
+int profile_cpu_read_start(profile_state *p, const uint8_t *b, uint32_t length, int64_t now_ns)
 {
     logrec_cpu_start start;
 
-    if (type == LOGREC_CPU_START) {
-        if (length != sizeof(start))
-            return -1;
-        memcpy(&start, payload, sizeof(start));
-        if (start.hz == 0 || start.hz > WIRE_PROFILE_MAX_HZ)
-            return -1;
-        profile_cpu_start(p, start.hz, start.period_ns, now_ns, 0);
-        return 0;
-    }
+    if (length != sizeof(start))
+        return -1;
+    memcpy(&start, b, sizeof(start));
+    if (start.hz == 0 || start.hz > WIRE_PROFILE_MAX_HZ)
+        return -1;
+    profile_cpu_start(p, start.hz, start.period_ns, now_ns, 0);
+    return 0;
+}
+
+int profile_cpu_read_counts(profile_state *p, const uint8_t *b, uint32_t length)
+{
     if (p->mode != PROFILE_MODE_CPU)
         return -1; /* a CPU profile's record without its start */
-    switch (type) {
-    case LOGREC_CPU_SYMBOL: return profile_cpu_apply_symbol(p, payload, length);
-    case LOGREC_CPU_THREAD: return profile_cpu_apply_thread(p, payload, length);
-    case LOGREC_CPU_STACK: return profile_cpu_apply_stack(p, payload, length);
-    case LOGREC_CPU_SAMPLES: return profile_cpu_apply_samples(p, payload, length);
-    case LOGREC_CPU_COUNTS:
-        if (length != sizeof(p->cpu.counts))
-            return -1;
-        memcpy(&p->cpu.counts, payload, sizeof(p->cpu.counts));
-        return 0;
-    default: return -1;
-    }
+    if (length != sizeof(p->cpu.counts))
+        return -1;
+    memcpy(&p->cpu.counts, b, sizeof(p->cpu.counts));
+    return 0;
 }

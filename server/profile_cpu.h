@@ -3,7 +3,7 @@
  * and the counters; plus reading its log records back (logrec.h).
  *
  * The sampler (cpuprof.h) folds its samples in through cpufold.h, which calls
- * these and logs what they added; storage's read-back calls profile_cpu_apply
+ * these and logs what they added; storage's read-back calls profile_cpu_read_*
  * with the same records, so a stored CPU profile is rebuilt entry by entry
  * with the same indexes. Bounds: PROFILE_CPU_MAX_SYMBOLS symbols and
  * PROFILE_CPU_MAX_TEXT bytes of names (threads' names included), on top of
@@ -39,9 +39,15 @@ int profile_cpu_thread(profile_state *p, uint32_t index, uint32_t os_thread_id, 
 size_t profile_cpu_cut(const char *text, size_t length);
 /* The text at offset + 1 (what profile_symbol and profile_thread keep), NULL for 0. */
 const char *profile_cpu_text(const profile_state *p, uint32_t offset_plus1);
-/* One LOGREC_CPU_* record read back (or LOGREC_CPU_START). 0, or -1 for a bad
- * payload or one that does not follow what came before. */
-int profile_cpu_apply(profile_state *p, uint16_t type, const uint8_t *payload, uint32_t length,
-                      int64_t now_ns);
+/* A CPU profile's log records read back (logrec.h), one function per kind:
+ * its start, a symbol, a thread, a stack, a batch of samples, its counters.
+ * 0, or -1 for a bad payload or one that does not follow what came before
+ * (a record of a CPU profile without its start). */
+int profile_cpu_read_start(profile_state *p, const uint8_t *b, uint32_t length, int64_t now_ns);
+int profile_cpu_read_symbol(profile_state *p, const uint8_t *b, uint32_t length);
+int profile_cpu_read_thread(profile_state *p, const uint8_t *b, uint32_t length);
+int profile_cpu_read_stack(profile_state *p, const uint8_t *b, uint32_t length);
+int profile_cpu_read_samples(profile_state *p, const uint8_t *b, uint32_t length);
+int profile_cpu_read_counts(profile_state *p, const uint8_t *b, uint32_t length);
 
 #endif

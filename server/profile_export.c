@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api.h"
+#include "version.h"
 
 #define TREE_NONE UINT32_MAX
 

@@ -25,8 +25,9 @@ static int record_not_below(const void *now, const void *before, size_t bytes)
     return 1;
 }
 
-static int record_check_drops(const record_check_context *c, const wire_drops *d, const char **why)
+int record_check_drops(const record_check_context *c, const wire_record *r, const char **why)
 {
+    const wire_drops *d = &r->u.drops;
     uint64_t slow = d->dropped[WIRE_DROP_SLOW_SERVER], unseen;
     int ok;
 
@@ -73,29 +74,30 @@ int record_check(const record_check_context *c, const wire_record *r, const char
         *why = "record with a sequence number not above the last one";
         return -1;
     }
-    switch (r->type) {
-    case WIRE_DROPS: return record_check_drops(c, &r->u.drops, why);
-    case WIRE_AGENT_COST:
-        if (!record_not_below(&r->u.agent_cost, c->agent_cost, sizeof(*c->agent_cost))) {
-            *why = "agent cost record with a counter below the last one";
-            return -1;
-        }
-        return 0;
-    case WIRE_TIERS_STATUS:
-        if (c->tiers && r->u.tiers_status.lost < c->tiers->lost) {
-            *why = "tiers status with fewer tiers lost than the last one";
-            return -1;
-        }
-        return 0;
-    default: return 0;
-    }
+    return 0;
 }
 
-void record_check_accepted(record_check_state *state, const record_check_context *c,
-                           const wire_record *r)
+int record_check_agent_cost(const record_check_context *c, const wire_record *r, const char **why)
 {
-    if (r->type != WIRE_DROPS)
-        return;
+    if (!record_not_below(&r->u.agent_cost, c->agent_cost, sizeof(*c->agent_cost))) {
+        *why = "agent cost record with a counter below the last one";
+        return -1;
+    }
+    return 0;
+}
+
+int record_check_tiers(const record_check_context *c, const wire_record *r, const char **why)
+{
+    if (c->tiers && r->u.tiers_status.lost < c->tiers->lost) {
+        *why = "tiers status with fewer tiers lost than the last one";
+        return -1;
+    }
+    return 0;
+}
+
+void record_check_drops_accepted(record_check_state *state, const record_check_context *c,
+                                 const wire_record *r)
+{
     if (!state->drops_known || state->drops_connection != c->connections) {
         state->drops_connection = c->connections;
         state->drops_unseen = r->u.drops.dropped[WIRE_DROP_SLOW_SERVER] - c->seq_gaps;

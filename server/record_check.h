@@ -48,10 +48,16 @@ typedef struct record_check_context {
     const record_check_state *state;
 } record_check_context;
 
-/* 0 when r may be applied; -1 with *why (a static string) when not. */
+/* The rule of every record (its sequence number): 0 when r may be applied;
+ * -1 with *why (a static string) when not. */
 int record_check(const record_check_context *c, const wire_record *r, const char **why);
-/* r was applied (after the sequence took it in): what the rules keep of it. */
-void record_check_accepted(record_check_state *state, const record_check_context *c,
-                           const wire_record *r);
+/* The rules of one kind each (record_kinds.c's rows point here), checked
+ * after record_check: a DROPS, an AGENT_COST, a TIERS_STATUS. */
+int record_check_drops(const record_check_context *c, const wire_record *r, const char **why);
+int record_check_agent_cost(const record_check_context *c, const wire_record *r, const char **why);
+int record_check_tiers(const record_check_context *c, const wire_record *r, const char **why);
+/* A DROPS was applied (after the sequence took it in): what the rules keep of it. */
+void record_check_drops_accepted(record_check_state *state, const record_check_context *c,
+                                 const wire_record *r);
 
 #endif

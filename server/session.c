@@ -1,8 +1,9 @@
 /* session.c -- one session's memory: made, freed, its tables (functions,
  * modules, threads) and what they hold, its content moved or dropped as a
- * whole (see session.h). What the agent's records do to it is
- * session_fold.c's; its state machine and the server's own records
- * session_state.c's; the names of things session_names.c's. */
+ * whole (see session.h). What each kind of record does to it is its row's
+ * in record_kinds.c (the agent's folds in session_fold.c); its state machine
+ * and the server's own records session_state.c's; the names of things
+ * session_names.c's. */
 #include "session.h"
 
 #include <stdio.h>

@@ -418,17 +418,9 @@ void session_free(session *s);
  * by persist.c; not called for a session being read back (persist.quiet). */
 void session_set_record_sink(void (*sink)(session *s, int64_t now_ns, const void *frame,
                                           size_t length));
-/* 1 for the record types a snapshot keeps as frames beside it (store.h's
- * observations): hello, stack walks, profile status, GC and suspensions, the
- * code replies, the server's profile start and stop. */
-int session_is_observation(uint16_t type);
-/* 1 for the observations that fold into the stack walks, the profile and the
- * GC/suspension timeline (stack thread and end, profile status, GC started
- * and finished, runtime suspension): what admission, folding and replay
- * treat as one kind. */
-int session_is_walk_or_timeline(uint16_t type);
-/* Applies one of the server's own records (logrec.h) read back from a log:
- * 0, or -1 for an unknown type or a bad payload. */
+/* Applies one of the server's own records (logrec.h) read back from a log
+ * through its kind's row (session_apply.c): 0, or -1 for an unknown type or a
+ * bad payload. */
 int session_apply_server(session *s, uint16_t type, const uint8_t *payload, uint32_t length,
                          int64_t now_ns);
 /* Moves the content (functions, modules, threads, events, observations,
@@ -463,34 +455,46 @@ int session_log_record(session *s, int64_t now_ns, uint16_t type, const void *fi
 
 /* Before an agent's record is folded (session_admit.c): its sequence number
  * taken in, the record checked against what the session knows
- * (record_check.h) and against its share of the memory budget (budget.h).
- * 0, SESSION_REFUSED (counted), or -1 for a hello that breaks the checks
+ * (record_check.h, and its kind's check) and against its share of the memory
+ * budget (budget.h; its kind's bound). k is r's row (record_kinds.h). 0,
+ * SESSION_REFUSED (counted), or -1 for a hello that breaks the checks
  * (*why). On 0 the record counts as taken: it must be folded. */
-int session_admit(session *s, const wire_record *r, const char **why);
+struct record_kind;
+int session_admit(session *s, const wire_record *r, const struct record_kind *k, const char **why);
 /* What refused records moved (their sequence numbers and counts), as they
  * left it; once a record is taken after them, logged before it
  * (LOGREC_REFUSED, session_state.c). */
 void session_refusals_state(const session *s, logrec_refused *out);
 void session_refusals_logged(session *s, int64_t now_ns, const logrec_refused *before);
+/* A restarted server took s back (its agent's hello came) after a gap since
+ * since_ns: LOGREC_RESUMED made into frame (SESSION_RESUMED_FRAME bytes) and
+ * folded in (s->last_resume). Returns the frame's size, for the caller to log
+ * it (session_state.c). */
+#define SESSION_RESUMED_FRAME (sizeof(wire_frame_header) + sizeof(logrec_resumed))
+size_t session_resumed(session *s, int64_t since_ns, int64_t now_ns, void *frame);
 
-/* Applies one agent record; returns 0, SESSION_REFUSED when the record was
+/* Applies one agent record through its kind's row (record_kinds.h,
+ * session_apply.c); returns 0, SESSION_REFUSED when the record was
  * not folded in (it breaks what the ring and the sequence allow,
  * record_check.h: counted in records_refused; or what it would add does not
  * fit the session's share of the memory budget, budget.h: counted in
  * budget.refused; the connection goes on either way), or -1
- * when it breaks the session protocol (the caller drops the connection).
- * Never fails on unknown IDs. */
+ * when it breaks the session protocol (the caller drops the connection): a
+ * type no agent may send (unknown, or the server's own) is refused before
+ * anything is counted. Never fails on unknown IDs. */
 #define SESSION_REFUSED 1
 int session_apply(session *s, const wire_record *r, int64_t now_ns, const char **why);
 
-/* Applies one observation kept beside a snapshot (session_is_observation):
- * HELLO (walk ids start over), stack, profile and timeline records, as they
- * were applied live at now_ns, without logging events (the snapshot's event
- * log has them). -1 for any other type. */
+/* Applies one observation kept beside a snapshot (record_kind_is_observation):
+ * its kind's replay: HELLO (walk ids start over), stack, profile, timeline
+ * and code reply records, as they were applied live at now_ns, without
+ * logging events (the snapshot's event log has them). -1 for any other type. */
 int session_replay(session *s, const wire_record *r, int64_t now_ns);
 
 /* ---- state transitions: the only writers of session.state ----------------
- * (see the diagram in docs/ARCHITECTURE.md). Caller holds the sessions lock. */
+ * (see the diagram in docs/ARCHITECTURE.md; besides them session_new starts
+ * a session STARTING and session_header_from_json restores the state a
+ * stored header says). Caller holds the sessions lock. */
 
 /* The agent said hello: LIVE (a session already DETACHING stays so). */
 void session_hello(session *s);
@@ -511,6 +515,15 @@ void session_link_lost(session *s, int64_t now_ns);
 void session_exit_code(session *s, int code, int signal, int64_t now_ns);
 /* The process is gone (reaper or liveness sweep): EXITED, and ended. */
 void session_exited(session *s, int64_t now_ns);
+/* A stored session read back at a restart (persist.c) that was live when its
+ * server died: its process and agent still run, so it waits for the agent's
+ * hello (DISCONNECTED); or they do not, so it ended with its server
+ * (INTERRUPTED, ended when its server last wrote of it unless it says when). */
+void session_stored_waiting(session *s);
+void session_stored_interrupted(session *s, int64_t last_seen_ns);
+/* A stored session waiting for its agent whose agent will not come (it gave
+ * up, or the wait is over): INTERRUPTED and ended now, if still DISCONNECTED. */
+void session_resume_abandoned(session *s, int64_t now_ns);
 
 /* The process is gone: no thread of it is alive any more. */
 void session_mark_ended(session *s, int64_t now_ns);
@@ -527,8 +540,6 @@ session_thread *session_thread_match(session *s, uint64_t thread_id, uint32_t os
 /* A thread by its row (position + 1, as session_function.thread_row and the
  * event log keep it); NULL for 0 or out of range. */
 session_thread *session_thread_row(session *s, uint32_t row);
-/* Folds a THREAD_* record in (session_thread.c; session_apply calls it). */
-void session_apply_thread(session *s, const wire_record *r, int64_t when);
 /* The thread a JIT record names: its current row, made when unknown (a thread
  * created before the agent saw it). NULL for ThreadID 0 or at the cap. */
 session_thread *session_thread_for_jit(session *s, uint64_t thread_id);
@@ -546,6 +557,5 @@ const char *session_state_name(session_state st);
 const char *session_signal_name(int signal);
 /* "Tier0", "Tier1", "Tier1-OSR"... ("unknown" for WIRE_TIER_UNKNOWN and anything else). */
 const char *session_tier_name(uint32_t tier);
-const char *session_event_type_name(uint16_t type);
 
 #endif

@@ -4,15 +4,16 @@
  * the memory budget (budget.h, docs/API.md "Memory budget"). A refused
  * record is counted, never half applied; the connection goes on. Caller
  * holds the sessions lock (session.h). */
-#include "session.h"
+#include "session_kinds.h"
 
 #include "budget.h"
+#include "record_kinds.h"
 
 /* The record's sequence number taken in, and the record checked against
  * what the session knows (record_check.h). 0, or SESSION_REFUSED (counted);
  * -1 for a hello that breaks them (the handshake: the connection goes). */
-static int session_check(session *s, const wire_record *r, record_check_context *c,
-                         const char **protocol_why)
+static int session_check(session *s, const wire_record *r, const record_kind *k,
+                         record_check_context *c, const char **protocol_why)
 {
     int in_order = r->seq > s->last_seq;
     const char *why = NULL;
@@ -28,13 +29,15 @@ static int session_check(session *s, const wire_record *r, record_check_context 
                                 s->tiers_known ? &s->tiers : NULL,
                                 &s->checks};
     rc = record_check(c, r, &why);
+    if (rc == 0 && k->check)
+        rc = k->check(c, r, &why);
 
     s->records++;
     if (in_order) { /* an out-of-order one is refused and moves nothing */
         s->seq_gaps = c->seq_gaps;
         s->last_seq = r->seq;
     }
-    if (rc != 0 && r->type == WIRE_HELLO) {
+    if (rc != 0 && (k->flags & RECORD_KIND_OPENS)) {
         *protocol_why = why;
         return -1;
     }
@@ -136,120 +139,196 @@ static uint64_t session_event_bytes(const session *s)
     return s->events.last_seq < EVENTLOG_MAX ? SESSION_EVENT_BYTES : 0;
 }
 
-/* What a stack walk, a profile status, a GC or a suspension may add
- * (session_is_walk_or_timeline): a walk's frames and threads are kept; a
+/* ---- each kind's budget bound (session_kinds.h: the rows of record_kinds.c
+ * point here; a kind without one adds nothing that grows) ---- */
+
+/* What a stack end, a profile status, a GC or a suspension may add: a
  * sample's stack, a GC or a suspension may double one of the profile's or
  * timeline's arrays: at most what they hold (their caps keep any one under
  * 16 MiB). */
-static uint64_t session_observation_need(const session *s, const wire_record *r)
+uint64_t session_need_observation(session *s, const wire_record *r, unsigned *refused_kind,
+                                  int *fixed)
 {
-    uint64_t need = sizeof(wire_frame_header) + sizeof(r->u) + session_event_bytes(s) + 64 * 1024 +
-                    (s->budget.observations < (16u << 20) ? s->budget.observations : (16u << 20));
+    *refused_kind = SESSION_REFUSED_OTHER;
+    *fixed = 0;
+    return sizeof(wire_frame_header) + sizeof(r->u) + session_event_bytes(s) + 64 * 1024 +
+           (s->budget.observations < (16u << 20) ? s->budget.observations : (16u << 20));
+}
 
-    if (r->type == WIRE_STACK_THREAD)
-        need += (uint64_t)r->u.stack_thread.frame_count * 2 * sizeof(wire_stack_frame) +
-                2 * sizeof(stacks_thread);
+/* A stack walk's thread: its frames and threads are kept, beside what any
+ * observation may add. */
+uint64_t session_need_stack_thread(session *s, const wire_record *r, unsigned *refused_kind,
+                                   int *fixed)
+{
+    return session_need_observation(s, r, refused_kind, fixed) +
+           (uint64_t)r->u.stack_thread.frame_count * 2 * sizeof(wire_stack_frame) +
+           2 * sizeof(stacks_thread);
+}
+
+uint64_t session_need_jit_started(session *s, const wire_record *r, unsigned *refused_kind,
+                                  int *fixed)
+{
+    uint64_t fn = session_new_function_bytes(s, r->u.jit_started.function_id);
+
+    *fixed = 0;
+    *refused_kind = fn ? SESSION_REFUSED_FUNCTIONS : SESSION_REFUSED_THREADS;
+    return fn + session_new_thread_bytes(s, r->u.jit_started.thread_id);
+}
+
+uint64_t session_need_jit_finished(session *s, const wire_record *r, unsigned *refused_kind,
+                                   int *fixed)
+{
+    uint64_t fn = session_new_function_bytes(s, r->u.jit_finished.function_id);
+    /* its `more` (a second code version, a second compilation), and a
+     * compilation list: at most its doubling to the cap */
+    uint64_t need = fn + session_event_bytes(s) + sizeof(session_function_more) +
+                    (fn ? 0 : SESSION_MAX_COMPILATIONS / 2 * sizeof(session_compilation));
+
+    /* the code view notes each version it lists and its own (code.h) */
+    need += ((uint64_t)r->code_version_count + 1) * sizeof(code_seen) +
+            session_code_reach_bytes(s, s->code.seen_head_cap, sizeof(uint32_t)) +
+            session_codemap_bytes(s, (uint64_t)r->code_version_count + 1);
+    *fixed = 0;
+    *refused_kind = fn ? SESSION_REFUSED_FUNCTIONS : SESSION_REFUSED_EVENTS;
+    return need;
+}
+
+/* Its callee and caller may be new functions; an inline. */
+uint64_t session_need_inlining(session *s, const wire_record *r, unsigned *refused_kind, int *fixed)
+{
+    uint64_t fn = session_new_function_bytes(s, r->u.inlining.callee) +
+                  session_new_function_bytes(s, r->u.inlining.caller);
+
+    *fixed = 0;
+    *refused_kind = fn ? SESSION_REFUSED_FUNCTIONS : SESSION_REFUSED_OTHER;
+    return fn + sizeof(code_inline) +
+           session_code_reach_bytes(s, s->code.root_head_cap, sizeof(uint32_t)) +
+           session_code_reach_bytes(s, s->code.callee_head_cap, sizeof(uint32_t));
+}
+
+/* A new function, perhaps; its ReadyToRun bits. */
+uint64_t session_need_code_search(session *s, const wire_record *r, unsigned *refused_kind,
+                                  int *fixed)
+{
+    uint64_t fn = session_new_function_bytes(s, r->u.code_search.function_id);
+
+    *fixed = 0;
+    *refused_kind = fn ? SESSION_REFUSED_FUNCTIONS : SESSION_REFUSED_OTHER;
+    return fn + session_code_reach_bytes(s, s->code.r2r_cap, 1);
+}
+
+/* A code lookup's answer: its function, perhaps new; a range. */
+uint64_t session_need_code_range(session *s, const wire_record *r, unsigned *refused_kind,
+                                 int *fixed)
+{
+    uint64_t fn = session_new_function_bytes(s, r->u.code_range.function_id);
+
+    *fixed = 0;
+    *refused_kind = fn ? SESSION_REFUSED_FUNCTIONS : SESSION_REFUSED_OTHER;
+    return fn + session_codemap_bytes(s, 1);
+}
+
+/* A version of a code reply: its buffers. */
+uint64_t session_need_code_version(session *s, const wire_record *r, unsigned *refused_kind,
+                                   int *fixed)
+{
+    (void)s;
+    *fixed = 0;
+    *refused_kind = SESSION_REFUSED_OTHER;
+    return session_code_version_bytes(&r->u.code_version);
+}
+
+/* Fills what its version made room for; IL grows its buffer. */
+uint64_t session_need_code_part(session *s, const wire_record *r, unsigned *refused_kind,
+                                int *fixed)
+{
+    (void)s;
+    *fixed = 1;
+    *refused_kind = SESSION_REFUSED_OTHER;
+    return r->u.code_part.kind == WIRE_CODE_PART_IL ? (uint64_t)r->data_length : 0;
+}
+
+/* Ends a reply (a first piece: the reply itself). */
+uint64_t session_need_code_end(session *s, const wire_record *r, unsigned *refused_kind, int *fixed)
+{
+    (void)s, (void)r;
+    *fixed = 1;
+    *refused_kind = SESSION_REFUSED_OTHER;
+    return sizeof(code_reply);
+}
+
+uint64_t session_need_function_name(session *s, const wire_record *r, unsigned *refused_kind,
+                                    int *fixed)
+{
+    uint64_t need = 0, fn = session_new_function_bytes(s, r->u.function_name.function_id);
+    session_function *f = fn ? NULL : session_find_function(s, r->u.function_name.function_id);
+
+    if (fn || !f || !f->name_record || (r->flags & WIRE_FLAG_DYNAMIC)) /* a name is taken */
+        need = (uint64_t)r->strings[0].length + 2 +
+               FNNAME_HEAD_BYTES + /* two NULs: a new type part */
+               2 * (sizeof(strpool_slot) + STRPOOL_SERIAL_BYTES) + session_name_table_growth(s);
+    *fixed = 0;
+    *refused_kind = fn ? SESSION_REFUSED_FUNCTIONS : SESSION_REFUSED_NAMES;
+    return fn + need;
+}
+
+/* A module loaded, or an assembly's name for one. */
+uint64_t session_need_module(session *s, const wire_record *r, unsigned *refused_kind, int *fixed)
+{
+    uint64_t need = sizeof(session_module) + 2 * SESSION_IDMAP_SLOT + session_event_bytes(s);
+
+    for (unsigned i = 0; i < r->string_count; i++)
+        need += (uint64_t)r->strings[i].length + 1;
+    *fixed = 0;
+    *refused_kind = SESSION_REFUSED_MODULES;
+    return need;
+}
+
+/* Never refused for a known module: its IDs must retire. */
+uint64_t session_need_module_unloaded(session *s, const wire_record *r, unsigned *refused_kind,
+                                      int *fixed)
+{
+    *refused_kind = SESSION_REFUSED_MODULES;
+    *fixed = session_find_module(s, r->u.module_unloaded.module_id) ||
+             !r->u.module_unloaded.module_id;
+    return *fixed ? 0 : sizeof(session_module) + 2 * SESSION_IDMAP_SLOT;
+}
+
+/* A thread not seen live yet gets a row (session_thread.c). */
+uint64_t session_need_thread_row(session *s, const wire_record *r, unsigned *refused_kind,
+                                 int *fixed)
+{
+    uint64_t need = session_new_row_bytes(s) + session_event_bytes(s);
+
+    if (r->string_count)
+        need += (uint64_t)r->strings[0].length + 1;
+    *fixed = 0;
+    *refused_kind = SESSION_REFUSED_THREADS;
+    return need;
+}
+
+/* Never refused for a live thread (a THREAD_DESTROYED: it ended). */
+uint64_t session_need_thread_id(session *s, const wire_record *r, unsigned *refused_kind,
+                                int *fixed)
+{
+    uint64_t need = session_new_thread_bytes(s, r->u.thread.thread_id);
+
+    *refused_kind = SESSION_REFUSED_THREADS;
+    *fixed = need == 0;
     return need;
 }
 
 /* An upper bound of the bytes r would add to s's state, and what it would
  * add (enum session_refused_kind); *fixed is set for a record that only ends,
- * completes or counts what s knows (its state does not grow). */
-static uint64_t session_record_need(session *s, const wire_record *r, unsigned *kind, int *fixed)
+ * completes or counts what s knows (its state does not grow). A kind without
+ * a bound adds nothing that grows: counters and status, and what they say is
+ * never refused (a CATCHUP_END's or DETACH_STATUS's event-log entry may be). */
+static uint64_t session_record_need(session *s, const wire_record *r, const record_kind *k,
+                                    unsigned *kind, int *fixed)
 {
-    uint64_t need = 0, fn;
-    session_function *f;
-
     *kind = SESSION_REFUSED_OTHER;
-    *fixed = 0;
-    switch (r->type) {
-    case WIRE_JIT_STARTED:
-        fn = session_new_function_bytes(s, r->u.jit_started.function_id);
-        need = fn + session_new_thread_bytes(s, r->u.jit_started.thread_id);
-        *kind = fn ? SESSION_REFUSED_FUNCTIONS : SESSION_REFUSED_THREADS;
-        return need;
-    case WIRE_JIT_FINISHED:
-        fn = session_new_function_bytes(s, r->u.jit_finished.function_id);
-        /* its `more` (a second code version, a second compilation), and a
-         * compilation list: at most its doubling to the cap */
-        need = fn + session_event_bytes(s) + sizeof(session_function_more) +
-               (fn ? 0 : SESSION_MAX_COMPILATIONS / 2 * sizeof(session_compilation));
-        /* the code view notes each version it lists and its own (code.h) */
-        need += ((uint64_t)r->code_version_count + 1) * sizeof(code_seen) +
-                session_code_reach_bytes(s, s->code.seen_head_cap, sizeof(uint32_t)) +
-                session_codemap_bytes(s, (uint64_t)r->code_version_count + 1);
-        *kind = fn ? SESSION_REFUSED_FUNCTIONS : SESSION_REFUSED_EVENTS;
-        return need;
-    case WIRE_INLINING: /* its callee and caller may be new functions; an inline */
-        fn = session_new_function_bytes(s, r->u.inlining.callee) +
-             session_new_function_bytes(s, r->u.inlining.caller);
-        *kind = fn ? SESSION_REFUSED_FUNCTIONS : SESSION_REFUSED_OTHER;
-        return fn + sizeof(code_inline) +
-               session_code_reach_bytes(s, s->code.root_head_cap, sizeof(uint32_t)) +
-               session_code_reach_bytes(s, s->code.callee_head_cap, sizeof(uint32_t));
-    case WIRE_CODE_SEARCH: /* a new function, perhaps; its ReadyToRun bits */
-        fn = session_new_function_bytes(s, r->u.code_search.function_id);
-        *kind = fn ? SESSION_REFUSED_FUNCTIONS : SESSION_REFUSED_OTHER;
-        return fn + session_code_reach_bytes(s, s->code.r2r_cap, 1);
-    case WIRE_CODE_RANGE: /* a code lookup's answer: its function, perhaps new; a range */
-        fn = session_new_function_bytes(s, r->u.code_range.function_id);
-        *kind = fn ? SESSION_REFUSED_FUNCTIONS : SESSION_REFUSED_OTHER;
-        return fn + session_codemap_bytes(s, 1);
-    case WIRE_CODE_VERSION: /* a version of a code reply: its buffers */
-        *kind = SESSION_REFUSED_OTHER;
-        return session_code_version_bytes(&r->u.code_version);
-    case WIRE_CODE_PART: /* fills what its version made room for; IL grows its buffer */
-    case WIRE_CODE_END:  /* ends a reply (a first piece: the reply itself) */
-        *kind = SESSION_REFUSED_OTHER;
-        *fixed = 1;
-        return r->type == WIRE_CODE_END                   ? sizeof(code_reply)
-               : r->u.code_part.kind == WIRE_CODE_PART_IL ? (uint64_t)r->data_length
-                                                          : 0;
-    case WIRE_FUNCTION_NAME:
-        fn = session_new_function_bytes(s, r->u.function_name.function_id);
-        f = fn ? NULL : session_find_function(s, r->u.function_name.function_id);
-        if (fn || !f || !f->name_record || (r->flags & WIRE_FLAG_DYNAMIC)) /* a name is taken */
-            need = (uint64_t)r->strings[0].length + 2 +
-                   FNNAME_HEAD_BYTES + /* two NULs: a new type part */
-                   2 * (sizeof(strpool_slot) + STRPOOL_SERIAL_BYTES) + session_name_table_growth(s);
-        *kind = fn ? SESSION_REFUSED_FUNCTIONS : SESSION_REFUSED_NAMES;
-        return fn + need;
-    case WIRE_MODULE_LOADED:
-    case WIRE_ASSEMBLY_LOADED:
-        *kind = SESSION_REFUSED_MODULES;
-        need = sizeof(session_module) + 2 * SESSION_IDMAP_SLOT + session_event_bytes(s);
-        for (unsigned i = 0; i < r->string_count; i++)
-            need += (uint64_t)r->strings[i].length + 1;
-        return need;
-    case WIRE_MODULE_UNLOADED: /* never refused for a known module: its IDs must retire */
-        *kind = SESSION_REFUSED_MODULES;
-        *fixed = session_find_module(s, r->u.module_unloaded.module_id) ||
-                 !r->u.module_unloaded.module_id;
-        return *fixed ? 0 : sizeof(session_module) + 2 * SESSION_IDMAP_SLOT;
-    case WIRE_THREAD_DESTROYED: /* never refused for a live thread: it ended */
-    case WIRE_THREAD_OS_ID:
-        *kind = SESSION_REFUSED_THREADS;
-        need = session_new_thread_bytes(s, r->u.thread.thread_id);
-        *fixed = need == 0;
-        return need;
-    case WIRE_THREAD_CREATED:
-    case WIRE_THREAD_NAME:
-        /* a thread not seen live yet gets a row (session_thread.c) */
-        *kind = SESSION_REFUSED_THREADS;
-        need = session_new_row_bytes(s) + session_event_bytes(s);
-        if (r->string_count)
-            need += (uint64_t)r->strings[0].length + 1;
-        return need;
-    case WIRE_CATCHUP_END:
-    case WIRE_DETACH_STATUS:
-        *fixed = 1;
-        return 0; /* what they say is never refused (their event-log entry may be) */
-    default:
-        if (session_is_walk_or_timeline(r->type))
-            return session_observation_need(s, r);
-        *fixed = 1;
-        return 0; /* counters and status: nothing that grows */
-    }
+    *fixed = 1;
+    return k->need ? k->need(s, r, kind, fixed) : 0;
 }
 
 /* An upper bound of what r adds to s's log on its way to storage (its frame
@@ -265,7 +344,7 @@ static uint64_t session_record_log_bytes(const wire_record *r)
     for (i = 0; i < r->string_count; i++)
         n += 2 + (uint64_t)r->strings[i].length; /* its length, its bytes */
     n += r->data_length;                         /* a code part's data */
-    if (r->type == WIRE_STACK_THREAD)
+    if (r->stack_frames)                         /* a stack walk's frames */
         n += (uint64_t)r->u.stack_thread.frame_count * sizeof(wire_stack_frame);
     return n;
 }
@@ -286,14 +365,14 @@ static int session_budget_fits(const session *s, uint64_t need, uint64_t share, 
  * through without looking: no record adds more than a doubling of the
  * indexes, of the code view's per-function arrays and of the code map's
  * tail, a code reply's buffers and 32 MiB. */
-static int session_budget_check(session *s, const wire_record *r)
+static int session_budget_check(session *s, const wire_record *r, const record_kind *k)
 {
     uint64_t share = budget_share(), held = s->budget.held, max = budget_max(),
              total = budget_held(), room, need;
     unsigned kind;
     int fixed;
 
-    if (s->persist.quiet || r->type == WIRE_HELLO)
+    if (s->persist.quiet || (k->flags & RECORD_KIND_OPENS))
         return 0; /* read back: it was taken when it came; a hello starts a connection */
     room = share > held ? share - held : 0;
     if (max - (total < max ? total : max) < room)
@@ -308,7 +387,7 @@ static int session_budget_check(session *s, const wire_record *r)
             s->codemap.tail_cap * sizeof(codemap_range) + share / SESSION_BUDGET_SPARE +
             (32u << 20))
         return 0;
-    need = session_record_need(s, r, &kind, &fixed) + session_record_log_bytes(r);
+    need = session_record_need(s, r, k, &kind, &fixed) + session_record_log_bytes(r);
     if (s->refusals_unlogged && budget_counts_unwritten()) /* the refusals' trace goes first */
         need += 16 + sizeof(wire_frame_header) + sizeof(logrec_refused);
     if (need == 0 || session_budget_fits(s, need, share, fixed))
@@ -322,19 +401,20 @@ static int session_budget_check(session *s, const wire_record *r)
     return SESSION_REFUSED;
 }
 
-int session_admit(session *s, const wire_record *r, const char **why)
+int session_admit(session *s, const wire_record *r, const record_kind *k, const char **why)
 {
     record_check_context c;
     int checked;
 
-    if (r->type == WIRE_HELLO)
+    if (k->flags & RECORD_KIND_OPENS)
         s->last_seq = 0; /* a connection's numbers start at 1 */
-    checked = session_check(s, r, &c, why);
+    checked = session_check(s, r, k, &c, why);
     if (checked != 0)
         return checked;
-    if (session_budget_check(s, r) != 0)
+    if (session_budget_check(s, r, k) != 0)
         return SESSION_REFUSED;
-    record_check_accepted(&s->checks, &c, r);
+    if (k->accepted)
+        k->accepted(&s->checks, &c, r);
     if (!s->persist.quiet) /* its frame goes into the log as it came (the link hands it over) */
         s->budget.unlogged += session_record_log_bytes(r);
     return 0;

@@ -1,8 +1,12 @@
-/* session_fold.c -- folding an agent's records into its session (see
- * session.h, session_apply): idempotent on runtime IDs, tolerant of IDs it
- * never saw, catch-up never overriding what live callbacks said. The one fold:
- * a live agent's records and a stored log read back both come through here. */
-#include "session.h"
+/* session_fold.c -- what each of an agent's record kinds does to its session:
+ * one fold per kind (session_kinds.h), which the kind's row in
+ * record_kinds.c points at and session_apply (session_apply.c) calls once the
+ * record is admitted. Idempotent on runtime IDs, tolerant of IDs it never
+ * saw, catch-up never overriding what live callbacks said. The one fold: a
+ * live agent's records and a stored log read back both come through here
+ * (the observations', stack walks, profile and timeline, are in
+ * session_observe.c). */
+#include "session_kinds.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -381,58 +385,8 @@ static void session_apply_module(session *s, const wire_record *r, int64_t when)
     session_log(s, r, when, m->module_id, m->base_address, 0);
 }
 
-/* Target's monotonic time -> wall clock; times from the agent are untrusted, so
- * anything that would overflow or land before 1970 becomes "now". */
-static int64_t session_wall_ns(const session *s, uint64_t monotonic_ns, int64_t now_ns)
-{
-    int64_t wall;
-
-    if (monotonic_ns == 0 || monotonic_ns > (uint64_t)INT64_MAX ||
-        __builtin_add_overflow((int64_t)monotonic_ns, s->clock_offset_ns, &wall) || wall < 0)
-        return now_ns;
-    return wall;
-}
-
-/* Stack walks, profile samples and the GC/suspension timeline: what a
- * stored session's replay log holds (session_replay). */
-static void session_apply_observation(session *s, const wire_record *r, int64_t when, int quiet)
-{
-    eventlog *log = quiet ? NULL : &s->events;
-    stacks_walk *sample;
-
-    switch (r->type) {
-    case WIRE_STACK_THREAD: {
-        /* the thread as it is now (a walked thread is alive while it is walked) */
-        const session_thread *t = session_thread_match(s, r->u.stack_thread.thread_id,
-                                                       r->u.stack_thread.os_thread_id);
-        stacks_apply_thread(&s->stacks, r, t ? session_thread_row_of(s, t) : 0);
-        break;
-    }
-    case WIRE_STACK_END:
-        sample = stacks_apply_end(&s->stacks, log, r, when);
-        if (sample) {
-            profile_add_walk(&s->profile, sample, r->u.stack_end.effective_millihz);
-            stacks_walk_recycle(sample);
-        }
-        break;
-    case WIRE_PROFILE_STATUS: profile_apply_status(&s->profile, log, r, when); break;
-    default: timeline_apply(&s->timeline, s->profile.state == PROFILE_RUNNING, log, r, when); break;
-    }
-}
-
 _Static_assert(SESSION_MAX_FUNCTIONS == 4u * 1024u * 1024u,
                "code.c sizes its per-function arrays for this many");
-
-/* A piece of a code reply (code.h); its END is filed under the function the
- * FunctionID finds now. */
-static void session_apply_code_reply(session *s, const wire_record *r, int64_t now_ns)
-{
-    session_function *f = r->type == WIRE_CODE_END
-                              ? session_find_function(s, r->u.code_end.function_id)
-                              : NULL;
-
-    code_apply_reply(&s->code, r, f ? (uint32_t)(f - s->functions) : CODE_NONE, now_ns);
-}
 
 /* WIRE_INLINING: the compilation it belongs to is the one open on its thread
  * (the innermost JIT started and not finished there); the record's caller is
@@ -459,180 +413,250 @@ static void session_apply_inlining(session *s, const wire_record *r)
                      r->flags & WIRE_FLAG_DYNAMIC);
 }
 
-int session_apply(session *s, const wire_record *r, int64_t now_ns, const char **why)
-{
-    int64_t when = session_wall_ns(s, r->time_ns, now_ns);
-    int created, admitted, refusals = s->refusals_unlogged;
-    logrec_refused before;
+/* ---- one fold per record kind (the rows of record_kinds.c point here) ---- */
 
-    if (refusals) /* the counters as refused records left them, for the log */
-        session_refusals_state(s, &before);
-    admitted = session_admit(s, r, why);
-    if (admitted != 0)
-        return admitted;
-    if (refusals) /* taken after refused ones: their trace goes into the log first */
-        session_refusals_logged(s, now_ns, &before);
-    switch (r->type) {
-    case WIRE_HELLO: {
-        const wire_hello *h = &r->u.hello;
-        if (memcmp(h->token, s->token, WIRE_TOKEN_LEN) != 0) {
-            *why = "hello token does not match the session";
-            return -1;
-        }
-        /* s->pid stays the server's own (the spawn, the attach, the peer's
-         * credentials): the hello's pid is of the agent's pid namespace */
-        if (!s->parent_pid)
-            s->parent_pid = session_pid_from_agent(h->parent_pid);
-        s->runtime_type = h->runtime_type;
-        s->clr_instance_id = h->clr_instance_id;
-        s->major = h->major, s->minor = h->minor, s->build = h->build, s->qfe = h->qfe;
-        s->ring_bytes = h->ring_bytes;
-        s->agent_flags = h->agent_flags;
-        s->event_mask = h->event_mask, s->event_mask_high = h->event_mask_high;
-        s->clock_offset_ns = (int64_t)(h->realtime_ns - h->monotonic_ns);
-        s->connected_ns = now_ns;
-        s->connections++;
-        stacks_link_reset(&s->stacks); /* walk ids start over on a new connection */
-        session_hello(s);
-        break;
+int session_fold_hello(session *s, const wire_record *r, int64_t when, int64_t now_ns,
+                       const char **why)
+{
+    const wire_hello *h = &r->u.hello;
+
+    (void)when;
+    if (memcmp(h->token, s->token, WIRE_TOKEN_LEN) != 0) {
+        *why = "hello token does not match the session";
+        return -1;
     }
-    case WIRE_JIT_STARTED: {
-        const wire_jit_started *j = &r->u.jit_started;
-        session_thread *t = session_thread_for_jit(s, j->thread_id);
-        session_function *f = session_function_slot(s, j->function_id, &created);
-        if (f && !created)
-            f = session_dynamic_renew(s, f, r->flags);
-        if (f && j->il_size)
-            f->il_size = j->il_size; /* dynamic methods: only the start knows it */
-        if (f)
-            session_function_jitted(s, f);
-        if (t && t->jit_depth < SESSION_JIT_NESTING) {
-            t->jit_stack[t->jit_depth].function_id = j->function_id;
-            t->jit_stack[t->jit_depth].start_ns = r->time_ns;
-            t->jit_depth++;
-        }
-        break;
-    }
-    case WIRE_JIT_FINISHED: session_apply_jit(s, r, when); break;
-    case WIRE_FUNCTION_NAME: {
-        const wire_function_name *n = &r->u.function_name;
-        session_function *f = session_function_slot(s, n->function_id, &created);
-        if (f && !created)
-            f = session_dynamic_renew(s, f, r->flags);
-        if (f) {
-            session_module *owner = f->module_id == n->module_id
-                                        ? NULL
-                                        : session_find_module(s, n->module_id);
-            if (owner && owner->functions < UINT32_MAX)
-                owner->functions++; /* what an unload of it must retire */
-            f->module_id = n->module_id;
-            f->token = n->token;
-            if (n->il_size && !f->il_size)
-                f->il_size = n->il_size; /* JIT records leave it to the name now */
-            /* a dynamic method's FunctionID is reused once it is collected:
-             * its latest name is the one that counts */
-            if (!f->name_record ||
-                (r->flags & WIRE_FLAG_DYNAMIC)) /* the old one stays in the pool */
-                session_set_name(s, f, &r->strings[0], (r->flags & WIRE_FLAG_DYNAMIC) != 0);
-            f->flags |= r->flags & WIRE_FLAG_DYNAMIC;
-        }
-        break;
-    }
-    case WIRE_MODULE_LOADED: session_apply_module(s, r, when); break;
-    case WIRE_MODULE_UNLOADED: {
-        session_module *m = session_module_entry(s, r->u.module_unloaded.module_id, &created);
-        if (m) {
-            /* the index is rebuilt once per loaded module that named functions:
-             * a repeated or unknown unload (hostile, or a duplicate) costs O(1),
-             * not O(functions). A module whose load record was lost (counted as
-             * a drop) keeps its FunctionIDs mapped. */
-            int retire = !created && m->unloaded_ns == 0 && m->functions > 0;
-            m->unloaded_ns = when;
-            session_log(s, r, when, m->module_id, 0, 0);
-            if (retire)
-                session_retire_functions(s, m->module_id);
-        }
-        break;
-    }
-    case WIRE_ASSEMBLY_LOADED: {
-        session_module *m = session_find_module(s, r->u.assembly_loaded.manifest_module_id);
-        if (m && !m->assembly && r->strings[0].length)
-            session_set_string(s, &m->assembly, &r->strings[0]);
-        session_log(s, r, when, r->u.assembly_loaded.assembly_id,
-                    r->u.assembly_loaded.manifest_module_id, 0);
-        break;
-    }
-    case WIRE_THREAD_CREATED:
-    case WIRE_THREAD_DESTROYED:
-    case WIRE_THREAD_OS_ID:
-    case WIRE_THREAD_NAME:
-        session_apply_thread(s, r, when);
-        if (r->type == WIRE_THREAD_CREATED || r->type == WIRE_THREAD_OS_ID)
-            session_cpu_thread_started(s);
-        break;
-    case WIRE_DROPS: s->drops = r->u.drops; break;
-    case WIRE_CATCHUP_BEGIN: break;
-    case WIRE_CATCHUP_END:
-        s->catchups++;
-        s->last_catchup = r->u.catchup;
-        session_log(s, r, when, 0, r->u.catchup.duration_ns, r->u.catchup.functions);
-        break;
-    case WIRE_DETACH_STATUS:
-        if (session_detach_status(s, r->u.detach.state, r->u.detach.hresult, now_ns) != 0) {
-            *why = "unknown detach state";
-            return -1;
-        }
-        session_log(s, r, when, 0, (uint64_t)(uint32_t)r->u.detach.hresult, r->u.detach.state);
-        break;
-    case WIRE_PONG: break;
-    case WIRE_AGENT_COST: s->agent_cost = r->u.agent_cost; break;
-    case WIRE_CODE_VERSION:
-    case WIRE_CODE_PART:
-    case WIRE_CODE_END: session_apply_code_reply(s, r, now_ns); break;
-    case WIRE_INLINING: session_apply_inlining(s, r); break;
-    case WIRE_CODE_SEARCH: {
-        session_function *f = session_function_slot(s, r->u.code_search.function_id, &created);
-        code_note_search(&s->code, f ? (uint32_t)(f - s->functions) : CODE_NONE,
-                         r->u.code_search.result);
-        break;
-    }
-    case WIRE_CODE_RANGE: session_apply_code_range(s, &r->u.code_range); break;
-    case WIRE_TIERS_STATUS:
-        s->tiers = r->u.tiers_status;
-        if (s->tiers.enabled == WIRE_TIERS_ENDED_BY_RUNTIME) {
-            s->tiers.enabled = WIRE_TIERS_ON; /* the agent's setting; the runtime ended it */
-            if (!s->tiers_ended_ns)
-                s->tiers_ended_ns = when;
-        } else {
-            s->tiers.enabled = s->tiers.enabled != WIRE_TIERS_OFF;
-            s->tiers_ended_ns = 0; /* on again, or a new start */
-        }
-        s->tiers_known = 1;
-        break;
-    default:
-        if (!session_is_walk_or_timeline(r->type)) {
-            *why = "record type not valid from an agent";
-            return -1;
-        }
-        session_apply_observation(s, r, when, 0);
-        session_memory_observed(s);
-        return 0;
-    }
-    session_memory_sync(s);
+    /* s->pid stays the server's own (the spawn, the attach, the peer's
+     * credentials): the hello's pid is of the agent's pid namespace */
+    if (!s->parent_pid)
+        s->parent_pid = session_pid_from_agent(h->parent_pid);
+    s->runtime_type = h->runtime_type;
+    s->clr_instance_id = h->clr_instance_id;
+    s->major = h->major, s->minor = h->minor, s->build = h->build, s->qfe = h->qfe;
+    s->ring_bytes = h->ring_bytes;
+    s->agent_flags = h->agent_flags;
+    s->event_mask = h->event_mask, s->event_mask_high = h->event_mask_high;
+    s->clock_offset_ns = (int64_t)(h->realtime_ns - h->monotonic_ns);
+    s->connected_ns = now_ns;
+    s->connections++;
+    stacks_link_reset(&s->stacks); /* walk ids start over on a new connection */
+    session_hello(s);
     return 0;
 }
 
-int session_replay(session *s, const wire_record *r, int64_t now_ns)
+int session_fold_jit_started(session *s, const wire_record *r, int64_t when, int64_t now_ns,
+                             const char **why)
 {
-    if (session_is_walk_or_timeline(r->type)) {
-        session_apply_observation(s, r, session_wall_ns(s, r->time_ns, now_ns), 1);
+    const wire_jit_started *j = &r->u.jit_started;
+    session_thread *t = session_thread_for_jit(s, j->thread_id);
+    int created;
+    session_function *f = session_function_slot(s, j->function_id, &created);
+
+    (void)when, (void)now_ns, (void)why;
+    if (f && !created)
+        f = session_dynamic_renew(s, f, r->flags);
+    if (f && j->il_size)
+        f->il_size = j->il_size; /* dynamic methods: only the start knows it */
+    if (f)
+        session_function_jitted(s, f);
+    if (t && t->jit_depth < SESSION_JIT_NESTING) {
+        t->jit_stack[t->jit_depth].function_id = j->function_id;
+        t->jit_stack[t->jit_depth].start_ns = r->time_ns;
+        t->jit_depth++;
+    }
+    return 0;
+}
+
+int session_fold_jit_finished(session *s, const wire_record *r, int64_t when, int64_t now_ns,
+                              const char **why)
+{
+    (void)now_ns, (void)why;
+    session_apply_jit(s, r, when);
+    return 0;
+}
+
+int session_fold_function_name(session *s, const wire_record *r, int64_t when, int64_t now_ns,
+                               const char **why)
+{
+    const wire_function_name *n = &r->u.function_name;
+    int created;
+    session_function *f = session_function_slot(s, n->function_id, &created);
+    session_module *owner;
+
+    (void)when, (void)now_ns, (void)why;
+    if (f && !created)
+        f = session_dynamic_renew(s, f, r->flags);
+    if (!f)
         return 0;
+    owner = f->module_id == n->module_id ? NULL : session_find_module(s, n->module_id);
+    if (owner && owner->functions < UINT32_MAX)
+        owner->functions++; /* what an unload of it must retire */
+    f->module_id = n->module_id;
+    f->token = n->token;
+    if (n->il_size && !f->il_size)
+        f->il_size = n->il_size; /* JIT records leave it to the name now */
+    /* a dynamic method's FunctionID is reused once it is collected: its
+     * latest name is the one that counts */
+    if (!f->name_record || (r->flags & WIRE_FLAG_DYNAMIC)) /* the old one stays in the pool */
+        session_set_name(s, f, &r->strings[0], (r->flags & WIRE_FLAG_DYNAMIC) != 0);
+    f->flags |= r->flags & WIRE_FLAG_DYNAMIC;
+    return 0;
+}
+
+int session_fold_module_loaded(session *s, const wire_record *r, int64_t when, int64_t now_ns,
+                               const char **why)
+{
+    (void)now_ns, (void)why;
+    session_apply_module(s, r, when);
+    return 0;
+}
+
+int session_fold_module_unloaded(session *s, const wire_record *r, int64_t when, int64_t now_ns,
+                                 const char **why)
+{
+    int created, retire;
+    session_module *m = session_module_entry(s, r->u.module_unloaded.module_id, &created);
+
+    (void)now_ns, (void)why;
+    if (!m)
+        return 0;
+    /* the index is rebuilt once per loaded module that named functions: a
+     * repeated or unknown unload (hostile, or a duplicate) costs O(1), not
+     * O(functions). A module whose load record was lost (counted as a drop)
+     * keeps its FunctionIDs mapped. */
+    retire = !created && m->unloaded_ns == 0 && m->functions > 0;
+    m->unloaded_ns = when;
+    session_log(s, r, when, m->module_id, 0, 0);
+    if (retire)
+        session_retire_functions(s, m->module_id);
+    return 0;
+}
+
+int session_fold_assembly_loaded(session *s, const wire_record *r, int64_t when, int64_t now_ns,
+                                 const char **why)
+{
+    session_module *m = session_find_module(s, r->u.assembly_loaded.manifest_module_id);
+
+    (void)now_ns, (void)why;
+    if (m && !m->assembly && r->strings[0].length)
+        session_set_string(s, &m->assembly, &r->strings[0]);
+    session_log(s, r, when, r->u.assembly_loaded.assembly_id,
+                r->u.assembly_loaded.manifest_module_id, 0);
+    return 0;
+}
+
+int session_fold_drops(session *s, const wire_record *r, int64_t when, int64_t now_ns,
+                       const char **why)
+{
+    (void)when, (void)now_ns, (void)why;
+    s->drops = r->u.drops;
+    return 0;
+}
+
+int session_fold_nothing(session *s, const wire_record *r, int64_t when, int64_t now_ns,
+                         const char **why)
+{
+    (void)s, (void)r, (void)when, (void)now_ns, (void)why;
+    return 0;
+}
+
+int session_fold_catchup_end(session *s, const wire_record *r, int64_t when, int64_t now_ns,
+                             const char **why)
+{
+    (void)now_ns, (void)why;
+    s->catchups++;
+    s->last_catchup = r->u.catchup;
+    session_log(s, r, when, 0, r->u.catchup.duration_ns, r->u.catchup.functions);
+    return 0;
+}
+
+int session_fold_detach_status(session *s, const wire_record *r, int64_t when, int64_t now_ns,
+                               const char **why)
+{
+    if (session_detach_status(s, r->u.detach.state, r->u.detach.hresult, now_ns) != 0) {
+        *why = "unknown detach state";
+        return -1;
     }
-    switch (r->type) {
-    case WIRE_HELLO: stacks_link_reset(&s->stacks); return 0;
-    case WIRE_CODE_VERSION:
-    case WIRE_CODE_PART:
-    case WIRE_CODE_END: session_apply_code_reply(s, r, now_ns); return 0;
-    default: return -1;
+    session_log(s, r, when, 0, (uint64_t)(uint32_t)r->u.detach.hresult, r->u.detach.state);
+    return 0;
+}
+
+int session_fold_tiers_status(session *s, const wire_record *r, int64_t when, int64_t now_ns,
+                              const char **why)
+{
+    (void)now_ns, (void)why;
+    s->tiers = r->u.tiers_status;
+    if (s->tiers.enabled == WIRE_TIERS_ENDED_BY_RUNTIME) {
+        s->tiers.enabled = WIRE_TIERS_ON; /* the agent's setting; the runtime ended it */
+        if (!s->tiers_ended_ns)
+            s->tiers_ended_ns = when;
+    } else {
+        s->tiers.enabled = s->tiers.enabled != WIRE_TIERS_OFF;
+        s->tiers_ended_ns = 0; /* on again, or a new start */
     }
+    s->tiers_known = 1;
+    return 0;
+}
+
+int session_fold_agent_cost(session *s, const wire_record *r, int64_t when, int64_t now_ns,
+                            const char **why)
+{
+    (void)when, (void)now_ns, (void)why;
+    s->agent_cost = r->u.agent_cost;
+    return 0;
+}
+
+int session_fold_code_version(session *s, const wire_record *r, int64_t when, int64_t now_ns,
+                              const char **why)
+{
+    (void)when, (void)why;
+    code_apply_reply_version(&s->code, &r->u.code_version, now_ns);
+    return 0;
+}
+
+int session_fold_code_part(session *s, const wire_record *r, int64_t when, int64_t now_ns,
+                           const char **why)
+{
+    (void)when, (void)why;
+    code_apply_reply_part(&s->code, r, now_ns);
+    return 0;
+}
+
+/* A code reply's END is filed under the function its FunctionID finds now. */
+int session_fold_code_end(session *s, const wire_record *r, int64_t when, int64_t now_ns,
+                          const char **why)
+{
+    session_function *f = session_find_function(s, r->u.code_end.function_id);
+
+    (void)when, (void)why;
+    code_apply_reply_end(&s->code, &r->u.code_end, f ? (uint32_t)(f - s->functions) : CODE_NONE,
+                         now_ns);
+    return 0;
+}
+
+int session_fold_inlining(session *s, const wire_record *r, int64_t when, int64_t now_ns,
+                          const char **why)
+{
+    (void)when, (void)now_ns, (void)why;
+    session_apply_inlining(s, r);
+    return 0;
+}
+
+int session_fold_code_search(session *s, const wire_record *r, int64_t when, int64_t now_ns,
+                             const char **why)
+{
+    int created;
+    session_function *f = session_function_slot(s, r->u.code_search.function_id, &created);
+
+    (void)when, (void)now_ns, (void)why;
+    code_note_search(&s->code, f ? (uint32_t)(f - s->functions) : CODE_NONE,
+                     r->u.code_search.result);
+    return 0;
+}
+
+int session_fold_code_range(session *s, const wire_record *r, int64_t when, int64_t now_ns,
+                            const char **why)
+{
+    (void)when, (void)now_ns, (void)why;
+    session_apply_code_range(s, &r->u.code_range);
+    return 0;
 }

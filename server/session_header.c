@@ -14,15 +14,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum store_kind { K_I32, K_U16, K_U32, K_I64, K_U64 };
+enum header_kind { K_I32, K_U16, K_U32, K_I64, K_U64 };
 
-typedef struct store_field {
+typedef struct header_field {
     const char *name;
     size_t offset;
     int kind;
     unsigned count; /* an array of this many */
     int folded;     /* a counter from the agent's records (read from old files only) */
-} store_field;
+} header_field;
 
 #define OWN 0
 #define FOLDED 1
@@ -39,7 +39,7 @@ typedef struct store_field {
 #field, offsetof(session, field), kind, n, folded                                          \
     }
 
-static const store_field store_fields[] = {
+static const header_field header_fields[] = {
     F(pid, K_I32, OWN),
     F(mode, K_I32, OWN),
     F(root_id, K_I32, OWN),
@@ -98,12 +98,12 @@ static const store_field store_fields[] = {
     NF("events_evicted", events.evicted, K_U64, FOLDED),
 };
 
-static size_t store_kind_size(int kind)
+static size_t header_kind_size(int kind)
 {
     return kind == K_U16 ? 2 : kind == K_I32 || kind == K_U32 ? 4 : 8;
 }
 
-static json_int_t store_read(const char *at, int kind)
+static json_int_t header_read(const char *at, int kind)
 {
     int32_t i32;
     uint16_t u16;
@@ -120,7 +120,7 @@ static json_int_t store_read(const char *at, int kind)
     }
 }
 
-static void store_write(char *at, int kind, json_int_t v)
+static void header_write(char *at, int kind, json_int_t v)
 {
     int32_t i32 = (int32_t)v;
     uint16_t u16 = (uint16_t)v;
@@ -182,19 +182,19 @@ json_t *session_header_to_json(const session *s)
 
     if (!o)
         return NULL;
-    for (i = 0; i < sizeof(store_fields) / sizeof(store_fields[0]); i++) {
-        const store_field *f = &store_fields[i];
+    for (i = 0; i < sizeof(header_fields) / sizeof(header_fields[0]); i++) {
+        const header_field *f = &header_fields[i];
         const char *at = (const char *)s + f->offset;
         json_t *v;
         if (f->folded)
             continue;
         if (f->count == 1) {
-            v = json_integer(store_read(at, f->kind));
+            v = json_integer(header_read(at, f->kind));
         } else {
             v = json_array();
             for (k = 0; v && k < f->count; k++)
                 json_array_append_new(
-                    v, json_integer(store_read(at + k * store_kind_size(f->kind), f->kind)));
+                    v, json_integer(header_read(at + k * header_kind_size(f->kind), f->kind)));
         }
         if (json_object_set_new(o, f->name, v) != 0) {
             json_decref(o);
@@ -227,20 +227,20 @@ void session_header_from_json(session *s, const json_t *header, int with_folded)
     const char *text;
     int cut;
 
-    for (i = 0; i < sizeof(store_fields) / sizeof(store_fields[0]); i++) {
-        const store_field *f = &store_fields[i];
+    for (i = 0; i < sizeof(header_fields) / sizeof(header_fields[0]); i++) {
+        const header_field *f = &header_fields[i];
         char *at = (char *)s + f->offset;
         const json_t *v = json_object_get(header, f->name);
         if (f->folded && !with_folded)
             continue;
         if (f->count == 1) {
-            store_write(at, f->kind, json_is_integer(v) ? json_integer_value(v) : 0);
+            header_write(at, f->kind, json_is_integer(v) ? json_integer_value(v) : 0);
             continue;
         }
         for (k = 0; k < f->count; k++) {
             const json_t *e = json_array_get(v, k);
-            store_write(at + k * store_kind_size(f->kind), f->kind,
-                        json_is_integer(e) ? json_integer_value(e) : 0);
+            header_write(at + k * header_kind_size(f->kind), f->kind,
+                         json_is_integer(e) ? json_integer_value(e) : 0);
         }
     }
     s->state = session_state_from_name(json_string_value(json_object_get(header, "state")));

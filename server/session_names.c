@@ -1,5 +1,6 @@
 /* session_names.c -- the names the API and logs give a session's states,
- * signals, JIT tiers and event types (see session.h). */
+ * signals and JIT tiers (see session.h; an event's type is its record kind's,
+ * record_kinds.c). */
 #include "session.h"
 
 const char *session_state_name(session_state st)
@@ -46,25 +47,4 @@ const char *session_tier_name(uint32_t tier)
     };
 
     return tier < WIRE_TIER_COUNT ? names[tier] : "unknown";
-}
-
-const char *session_event_type_name(uint16_t type)
-{
-    switch (type) {
-    case WIRE_JIT_FINISHED: return "jit";
-    case WIRE_MODULE_LOADED: return "module_load";
-    case WIRE_MODULE_UNLOADED: return "module_unload";
-    case WIRE_ASSEMBLY_LOADED: return "assembly_load";
-    case WIRE_THREAD_CREATED: return "thread_start";
-    case WIRE_THREAD_DESTROYED: return "thread_end";
-    case WIRE_THREAD_NAME: return "thread_name";
-    case WIRE_CATCHUP_END: return "catchup";
-    case WIRE_DETACH_STATUS: return "detach";
-    case WIRE_GC_FINISHED: return "gc";
-    case WIRE_RUNTIME_SUSPEND: return "suspension";
-    case WIRE_STACK_END: return "stack_snapshot";
-    case WIRE_PROFILE_STATUS: return "profile";
-    case LOGREC_RESUMED: return "resumed";
-    default: return "other";
-    }
 }

@@ -3,12 +3,12 @@
  * server makes itself (logrec.h: a profile started or stopped, a session taken
  * back), which go to the session's log through the record sink in order with
  * the agent's (see session.h). */
-#include "session.h"
+#include "session_kinds.h"
 
 #include <stdio.h>
-#include <string.h>
-
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "profile_cpu.h"
 #include "wire_encode.h"
@@ -72,40 +72,6 @@ void session_cpu_thread_started(session *s)
         hook(s->id, s->profile.cpu.run); /* the CPU sampler follows it now, not at its next look */
 }
 
-int session_is_walk_or_timeline(uint16_t type)
-{
-    switch (type) {
-    case WIRE_STACK_THREAD:
-    case WIRE_STACK_END:
-    case WIRE_PROFILE_STATUS:
-    case WIRE_GC_STARTED:
-    case WIRE_GC_FINISHED:
-    case WIRE_RUNTIME_SUSPEND: return 1;
-    default: return 0;
-    }
-}
-
-int session_is_observation(uint16_t type)
-{
-    if (session_is_walk_or_timeline(type))
-        return 1;
-    switch (type) {
-    case WIRE_HELLO:
-    case WIRE_CODE_VERSION:
-    case WIRE_CODE_PART:
-    case WIRE_CODE_END:
-    case LOGREC_PROFILE_START:
-    case LOGREC_PROFILE_STOP:
-    case LOGREC_CPU_START:
-    case LOGREC_CPU_SYMBOL:
-    case LOGREC_CPU_THREAD:
-    case LOGREC_CPU_STACK:
-    case LOGREC_CPU_SAMPLES:
-    case LOGREC_CPU_COUNTS: return 1;
-    default: return 0;
-    }
-}
-
 void session_profile_start(session *s, uint32_t hz, int64_t now_ns)
 {
     profile_start(&s->profile, hz, now_ns);
@@ -119,8 +85,8 @@ void session_profile_start_cpu(session *s, uint32_t hz, uint64_t period_ns, uint
 
     profile_cpu_start(&s->profile, hz, period_ns, now_ns, run);
     session_emit(s, now_ns, LOGREC_CPU_START, &rec, sizeof(rec));
-    eventlog_append(&s->events, WIRE_PROFILE_STATUS, 0, now_ns, (uint64_t)hz * 1000u,
-                    (uint64_t)hz * 1000u, WIRE_PROFILE_STARTED);
+    profile_log_change(&s->events, now_ns, (uint64_t)hz * 1000u, 0, (uint64_t)hz * 1000u,
+                       WIRE_PROFILE_STARTED);
 }
 
 void session_profile_stop(session *s, int64_t now_ns)
@@ -132,16 +98,12 @@ void session_profile_stop(session *s, int64_t now_ns)
     profile_stop(&s->profile, now_ns);
     session_emit(s, now_ns, LOGREC_PROFILE_STOP, NULL, 0);
     if (s->profile.mode == PROFILE_MODE_CPU) {
-        eventlog_append(&s->events, WIRE_PROFILE_STATUS, 0, now_ns,
-                        (uint64_t)s->profile.requested_millihz, s->profile.effective_millihz,
-                        WIRE_PROFILE_STOPPED);
+        profile_log_change(&s->events, now_ns, s->profile.requested_millihz, 0,
+                           s->profile.effective_millihz, WIRE_PROFILE_STOPPED);
         if (hook && s->profile.cpu.run)
             hook(s->id, s->profile.cpu.run); /* the sampler ends on its own */
     }
 }
-
-static int session_apply_resumed(session *s, const uint8_t *payload, uint32_t length,
-                                 int64_t now_ns);
 
 void session_refusals_state(const session *s, logrec_refused *out)
 {
@@ -158,12 +120,59 @@ void session_refusals_logged(session *s, int64_t now_ns, const logrec_refused *b
     s->refusals_unlogged = 0;
 }
 
-/* LOGREC_REFUSED read back: the counters the refused records moved. */
-static int session_apply_refused(session *s, const uint8_t *payload, uint32_t length)
+/* ---- the server's own records read back (logrec.h): one fold per kind ---- */
+
+int session_fold_profile_start(session *s, const uint8_t *payload, uint32_t length, int64_t now_ns)
+{
+    uint32_t hz;
+
+    if (length != sizeof(hz))
+        return -1;
+    memcpy(&hz, payload, sizeof(hz));
+    profile_start(&s->profile, hz, now_ns);
+    return 0;
+}
+
+int session_fold_profile_stop(session *s, const uint8_t *payload, uint32_t length, int64_t now_ns)
+{
+    (void)payload, (void)length;
+    profile_stop(&s->profile, now_ns);
+    return 0;
+}
+
+/* The session was taken back after a gap (a server restart). */
+int session_fold_resumed(session *s, const uint8_t *payload, uint32_t length, int64_t now_ns)
+{
+    logrec_resumed r;
+
+    if (length != sizeof(r))
+        return -1;
+    memcpy(&r, payload, sizeof(r));
+    s->resumes++;
+    s->last_resume = r;
+    eventlog_append(&s->events, LOGREC_RESUMED, 0, r.since_ns ? r.since_ns : now_ns, 0, r.gap_ns,
+                    r.lost > UINT32_MAX ? UINT32_MAX : (uint32_t)r.lost);
+    return 0;
+}
+
+size_t session_resumed(session *s, int64_t since_ns, int64_t now_ns, void *frame)
+{
+    wire_frame_header h = {.type = LOGREC_RESUMED};
+    logrec_resumed r = {since_ns, now_ns > since_ns ? (uint64_t)(now_ns - since_ns) : 0, 0,
+                        (uint64_t)getpid()};
+    size_t n = wire_encode(frame, &h, &r, sizeof(r), NULL, 0, NULL, 0);
+
+    session_fold_resumed(s, (const uint8_t *)frame + sizeof(h), sizeof(r), now_ns);
+    return n;
+}
+
+/* The counters the refused records moved. */
+int session_fold_refused(session *s, const uint8_t *payload, uint32_t length, int64_t now_ns)
 {
     logrec_refused r;
     unsigned k;
 
+    (void)now_ns;
     if (length != sizeof(r))
         return -1;
     memcpy(&r, payload, sizeof(r));
@@ -176,47 +185,39 @@ static int session_apply_refused(session *s, const uint8_t *payload, uint32_t le
     return 0;
 }
 
-int session_apply_server(session *s, uint16_t type, const uint8_t *payload, uint32_t length,
-                         int64_t now_ns)
+int session_fold_cpu_start(session *s, const uint8_t *payload, uint32_t length, int64_t now_ns)
 {
-    uint32_t hz;
-
-    switch (type) {
-    case LOGREC_PROFILE_START:
-        if (length != sizeof(hz))
-            return -1;
-        memcpy(&hz, payload, sizeof(hz));
-        profile_start(&s->profile, hz, now_ns);
-        return 0;
-    case LOGREC_PROFILE_STOP: profile_stop(&s->profile, now_ns); return 0;
-    case LOGREC_RESUMED: return session_apply_resumed(s, payload, length, now_ns);
-    case LOGREC_REFUSED: return session_apply_refused(s, payload, length);
-    case LOGREC_CPU_START:
-    case LOGREC_CPU_SYMBOL:
-    case LOGREC_CPU_THREAD:
-    case LOGREC_CPU_STACK:
-    case LOGREC_CPU_SAMPLES:
-    case LOGREC_CPU_COUNTS: return profile_cpu_apply(&s->profile, type, payload, length, now_ns);
-    default: return -1;
-    }
+    return profile_cpu_read_start(&s->profile, payload, length, now_ns);
 }
 
-/* LOGREC_RESUMED: the session was taken back after a gap (a server restart). */
-static int session_apply_resumed(session *s, const uint8_t *payload, uint32_t length,
-                                 int64_t now_ns)
+int session_fold_cpu_symbol(session *s, const uint8_t *payload, uint32_t length, int64_t now_ns)
 {
-    logrec_resumed r;
-    eventlog_entry *e;
+    (void)now_ns;
+    return profile_cpu_read_symbol(&s->profile, payload, length);
+}
 
-    if (length != sizeof(r))
-        return -1;
-    memcpy(&r, payload, sizeof(r));
-    s->resumes++;
-    s->last_resume = r;
-    e = eventlog_append(&s->events, LOGREC_RESUMED, 0, r.since_ns ? r.since_ns : now_ns, 0,
-                        r.gap_ns, r.lost > UINT32_MAX ? UINT32_MAX : (uint32_t)r.lost);
-    (void)e;
-    return 0;
+int session_fold_cpu_thread(session *s, const uint8_t *payload, uint32_t length, int64_t now_ns)
+{
+    (void)now_ns;
+    return profile_cpu_read_thread(&s->profile, payload, length);
+}
+
+int session_fold_cpu_stack(session *s, const uint8_t *payload, uint32_t length, int64_t now_ns)
+{
+    (void)now_ns;
+    return profile_cpu_read_stack(&s->profile, payload, length);
+}
+
+int session_fold_cpu_samples(session *s, const uint8_t *payload, uint32_t length, int64_t now_ns)
+{
+    (void)now_ns;
+    return profile_cpu_read_samples(&s->profile, payload, length);
+}
+
+int session_fold_cpu_counts(session *s, const uint8_t *payload, uint32_t length, int64_t now_ns)
+{
+    (void)now_ns;
+    return profile_cpu_read_counts(&s->profile, payload, length);
 }
 
 /* ---- state transitions (see session.h) ---- */
@@ -281,6 +282,23 @@ void session_exit_code(session *s, int code, int signal, int64_t now_ns)
     s->ended_ns = now_ns;
     if (!s->link_id) /* else session_link_lost does it once all data is read */
         session_exited(s, now_ns);
+}
+
+void session_stored_waiting(session *s) { s->state = SESSION_DISCONNECTED; }
+
+void session_stored_interrupted(session *s, int64_t last_seen_ns)
+{
+    s->state = SESSION_INTERRUPTED;
+    if (!s->ended_ns)
+        s->ended_ns = last_seen_ns;
+}
+
+void session_resume_abandoned(session *s, int64_t now_ns)
+{
+    if (s->state != SESSION_DISCONNECTED)
+        return;
+    s->state = SESSION_INTERRUPTED;
+    session_mark_ended(s, now_ns);
 }
 
 void session_exited(session *s, int64_t now_ns)

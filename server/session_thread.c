@@ -27,7 +27,7 @@
  *     thread (WIRE_FLAG_OS_NAME), which only fills in a row without a name.
  * Caller holds the sessions lock (session.h).
  */
-#include "session.h"
+#include "session_kinds.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -203,48 +203,78 @@ static void session_thread_named(session *s, const wire_record *r, int64_t when)
     session_thread_log(s, r, when, t);
 }
 
-void session_apply_thread(session *s, const wire_record *r, int64_t when)
+/* ---- one fold per thread record kind (session_kinds.h) ---- */
+
+int session_fold_thread_created(session *s, const wire_record *r, int64_t when, int64_t now_ns,
+                                const char **why)
 {
     const wire_thread *w = &r->u.thread;
-    int catchup = (r->flags & WIRE_FLAG_CATCHUP) != 0, created;
     session_thread *t;
+    int created;
 
-    if (w->thread_id == 0)
-        return; /* no thread: nothing to keep */
-    switch (r->type) {
-    case WIRE_THREAD_CREATED:
-        if (catchup) {
-            session_thread_listed(s, r, when);
-            return;
-        }
+    (void)now_ns, (void)why;
+    if (w->thread_id != 0 && (r->flags & WIRE_FLAG_CATCHUP)) {
+        session_thread_listed(s, r, when);
+    } else if (w->thread_id != 0 &&
+               (t = session_thread_live(s, w->thread_id, w->os_thread_id, when, &created))) {
         /* a row made by its name (or a JIT, or the enumeration) is taken over */
-        if (!(t = session_thread_live(s, w->thread_id, w->os_thread_id, when, &created)))
-            return;
         t->flags = (t->flags & ~(uint32_t)WIRE_FLAG_CATCHUP) | SESSION_THREAD_STARTED;
         t->created_ns = when;
-        break;
-    case WIRE_THREAD_DESTROYED:
-        if (!(t = session_thread_match(s, w->thread_id, w->os_thread_id))) {
-            /* never seen: a row all the same; a row of this ID for another OS
-             * thread has ended unseen before it */
-            session_thread *stale = session_find_thread(s, w->thread_id);
-            if (stale)
-                session_thread_end(s, stale, when);
-            if (!(t = session_thread_append(s, w->thread_id)))
-                return;
-        }
-        if (!t->os_thread_id)
-            session_thread_set_os(s, t, w->os_thread_id);
-        session_thread_end(s, t, when);
-        break;
-    case WIRE_THREAD_NAME: session_thread_named(s, r, when); return;
-    default: /* WIRE_THREAD_OS_ID: right after THREAD_CREATED, on the same thread */
+        session_thread_log(s, r, when, t);
+    }
+    session_cpu_thread_started(s); /* a running CPU profile follows it now */
+    return 0;
+}
+
+int session_fold_thread_destroyed(session *s, const wire_record *r, int64_t when, int64_t now_ns,
+                                  const char **why)
+{
+    const wire_thread *w = &r->u.thread;
+    session_thread *t;
+
+    (void)now_ns, (void)why;
+    if (w->thread_id == 0)
+        return 0;
+    if (!(t = session_thread_match(s, w->thread_id, w->os_thread_id))) {
+        /* never seen: a row all the same; a row of this ID for another OS
+         * thread has ended unseen before it */
+        session_thread *stale = session_find_thread(s, w->thread_id);
+        if (stale)
+            session_thread_end(s, stale, when);
+        if (!(t = session_thread_append(s, w->thread_id)))
+            return 0;
+    }
+    if (!t->os_thread_id)
+        session_thread_set_os(s, t, w->os_thread_id);
+    session_thread_end(s, t, when);
+    session_thread_log(s, r, when, t);
+    return 0;
+}
+
+/* Right after THREAD_CREATED, on the same thread. */
+int session_fold_thread_os_id(session *s, const wire_record *r, int64_t when, int64_t now_ns,
+                              const char **why)
+{
+    const wire_thread *w = &r->u.thread;
+    session_thread *t;
+
+    (void)when, (void)now_ns, (void)why;
+    if (w->thread_id != 0) { /* (no thread: nothing to keep) */
         t = session_find_thread(s, w->thread_id);
-        if (!t && !catchup)
+        if (!t && !(r->flags & WIRE_FLAG_CATCHUP))
             t = session_thread_append(s, w->thread_id); /* its THREAD_CREATED was lost */
         if (t && !t->os_thread_id)
             session_thread_set_os(s, t, w->os_thread_id);
-        return;
     }
-    session_thread_log(s, r, when, t);
+    session_cpu_thread_started(s); /* a running CPU profile follows it now */
+    return 0;
+}
+
+int session_fold_thread_name(session *s, const wire_record *r, int64_t when, int64_t now_ns,
+                             const char **why)
+{
+    (void)now_ns, (void)why;
+    if (r->u.thread.thread_id != 0)
+        session_thread_named(s, r, when);
+    return 0;
 }

@@ -25,7 +25,11 @@
  * read without reading any log.
  *
  * Storage knows nothing of sessions beyond ids, bytes and the JSON texts it is
- * given; the registry calls it, never the other way round. Appends never
+ * given; the registry calls it, never the other way round. The one exception
+ * is the conversion of files of versions 1-3 at open (store_legacy.c): it
+ * reads their rows into a private session (session_new, the session's table
+ * appends, session_header.h) and stores it as a snapshot (snapshot_encode),
+ * before the writer starts; it never calls the registry or persist. Appends never
  * block on the disk: they are copied into a bounded journal (store_journal.c)
  * under storage's own mutex, which may be taken inside the sessions lock;
  * storage never takes the sessions lock, and SQLite runs only in the writer

@@ -7,7 +7,10 @@
  * (snapshot.h) with its replay log as the observations beside it, in one
  * transaction per session; then the old tables are dropped. A server killed
  * halfway goes on where it stopped at the next open. This is the one place
- * storage uses the session model: to read what its old files meant.
+ * storage uses the session model (session.h's tables on a private session,
+ * session_header.h, snapshot.h's encoder): to read what its old files meant.
+ * It never calls the registry (sessions.h) or persist.c, which sit above
+ * storage, and touches no live session.
  */
 #include "store_db.h"
 

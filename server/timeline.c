@@ -86,54 +86,52 @@ static void timeline_close_suspension(timeline_state *t, int profiling, eventlog
                     e->aborted);
 }
 
-void timeline_apply(timeline_state *t, int profiling, eventlog *log, const wire_record *r,
-                    int64_t when_ns)
+void timeline_gc_started(timeline_state *t, eventlog *log, const wire_record *r, int64_t when_ns)
 {
-
-    switch (r->type) {
-    case WIRE_GC_STARTED:
-        if (t->gc_open) { /* the previous finish never came */
-            t->unmatched++;
-            timeline_close_gc(t, log, r->time_ns, 0);
-        }
-        t->gc_open = 1;
-        t->gc_start_mono = r->time_ns;
-        t->gc_start_ns = when_ns;
-        t->gc_generations = r->u.gc_started.generations;
-        t->gc_reason = WIRE_GC_REASON_PROFILER(r->u.gc_started.reason);
-        t->gc_runtime_reason = WIRE_GC_REASON_RUNTIME(r->u.gc_started.reason);
-        break;
-    case WIRE_GC_FINISHED:
-        if (t->gc_open)
-            timeline_close_gc(t, log, r->time_ns, 1);
-        else
-            t->unmatched++; /* a collection that began before we could see it */
-        break;
-    case WIRE_RUNTIME_SUSPEND: {
-        /* each phase pairs within its class: ours, or the runtime's */
-        int ours = r->u.runtime_suspend.reason == TIMELINE_SUSPEND_FOR_PROFILER;
-        switch (r->u.runtime_suspend.phase) {
-        case WIRE_SUSPEND_STARTED:
-            if (t->suspension_open[ours])
-                t->unmatched++; /* its resume was lost: dropped */
-            t->suspension_open[ours] = 1;
-            t->suspension_start_mono[ours] = r->time_ns;
-            t->suspension_start_ns[ours] = when_ns;
-            t->suspension_reason[ours] = r->u.runtime_suspend.reason;
-            break;
-        case WIRE_SUSPEND_ABORTED:
-        case WIRE_RESUME_FINISHED:
-            if (t->suspension_open[ours])
-                timeline_close_suspension(t, profiling, log, ours, r->time_ns,
-                                          r->u.runtime_suspend.phase == WIRE_SUSPEND_ABORTED);
-            else
-                t->unmatched++;
-            break;
-        default: /* SUSPEND_FINISHED, RESUME_STARTED: nothing to pair */ break;
-        }
-        break;
+    if (t->gc_open) { /* the previous finish never came */
+        t->unmatched++;
+        timeline_close_gc(t, log, r->time_ns, 0);
     }
-    default: break;
+    t->gc_open = 1;
+    t->gc_start_mono = r->time_ns;
+    t->gc_start_ns = when_ns;
+    t->gc_generations = r->u.gc_started.generations;
+    t->gc_reason = WIRE_GC_REASON_PROFILER(r->u.gc_started.reason);
+    t->gc_runtime_reason = WIRE_GC_REASON_RUNTIME(r->u.gc_started.reason);
+}
+
+void timeline_gc_finished(timeline_state *t, eventlog *log, const wire_record *r)
+{
+    if (t->gc_open)
+        timeline_close_gc(t, log, r->time_ns, 1);
+    else
+        t->unmatched++; /* a collection that began before we could see it */
+}
+
+void timeline_runtime_suspend(timeline_state *t, int profiling, eventlog *log, const wire_record *r,
+                              int64_t when_ns)
+{
+    /* each phase pairs within its class: ours, or the runtime's */
+    int ours = r->u.runtime_suspend.reason == TIMELINE_SUSPEND_FOR_PROFILER;
+
+    switch (r->u.runtime_suspend.phase) {
+    case WIRE_SUSPEND_STARTED:
+        if (t->suspension_open[ours])
+            t->unmatched++; /* its resume was lost: dropped */
+        t->suspension_open[ours] = 1;
+        t->suspension_start_mono[ours] = r->time_ns;
+        t->suspension_start_ns[ours] = when_ns;
+        t->suspension_reason[ours] = r->u.runtime_suspend.reason;
+        break;
+    case WIRE_SUSPEND_ABORTED:
+    case WIRE_RESUME_FINISHED:
+        if (t->suspension_open[ours])
+            timeline_close_suspension(t, profiling, log, ours, r->time_ns,
+                                      r->u.runtime_suspend.phase == WIRE_SUSPEND_ABORTED);
+        else
+            t->unmatched++;
+        break;
+    default: /* SUSPEND_FINISHED, RESUME_STARTED: nothing to pair */ break;
     }
 }
 
@@ -239,24 +237,11 @@ const char *timeline_gc_reason_name(uint32_t reason, uint32_t runtime_reason)
 {
     /* the runtime's gc_reason, as its GCTriggered and GCStart events carry it */
     static const char *const names[] = {
-        "alloc_soh",
-        "induced",
-        "low_memory",
-        "empty",
-        "alloc_loh",
-        "oos_soh",
-        "oos_loh",
-        "induced_not_forced",
-        "gc_stress",
-        "low_memory_blocking",
-        "induced_compacting",
-        "low_memory_host",
-        "pm_full_gc",
-        "low_memory_host_blocking",
-        "bgc_tuning_soh",
-        "bgc_tuning_loh",
-        "bgc_stepping",
-        "induced_aggressive",
+        "alloc_soh",          "induced",        "low_memory",          "empty",
+        "alloc_loh",          "oos_soh",        "oos_loh",             "induced_not_forced",
+        "gc_stress",          "low_memory_blocking", "induced_compacting", "low_memory_host",
+        "pm_full_gc",         "low_memory_host_blocking", "bgc_tuning_soh", "bgc_tuning_loh",
+        "bgc_stepping",       "induced_aggressive",
     };
 
     if (runtime_reason && runtime_reason - 1 < sizeof(names) / sizeof(names[0]))

@@ -1,7 +1,7 @@
 /* timeline.h -- one session's garbage collections and runtime suspensions.
  *
  * The agent reports GC_STARTED / GC_FINISHED and every phase of a runtime
- * suspension (RUNTIME_SUSPEND, proto/wire.h). timeline_apply() pairs them:
+ * suspension (RUNTIME_SUSPEND, proto/wire.h). The folds below pair them:
  * a GC is a start and the next finish; a suspension opens at phase STARTED
  * and closes at RESUME_FINISHED, or at SUSPEND_ABORTED as aborted. Every phase
  * carries its suspension's reason, and the records of two suspensions can
@@ -67,10 +67,14 @@ typedef struct timeline_state {
 
 struct wire_record;
 
-/* Folds one GC_STARTED, GC_FINISHED or RUNTIME_SUSPEND record in. */
-/* `profiling`: the sampler runs, so its suspensions stay out of the event log. */
-void timeline_apply(timeline_state *t, int profiling, eventlog *log, const struct wire_record *r,
-                    int64_t when_ns);
+/* Folds one record in: a GC started, a GC finished, a phase of a runtime
+ * suspension. `log`: where closed entries become events (NULL: none);
+ * `profiling`: the sampler runs, so its suspensions stay out of the event log. */
+void timeline_gc_started(timeline_state *t, eventlog *log, const struct wire_record *r,
+                         int64_t when_ns);
+void timeline_gc_finished(timeline_state *t, eventlog *log, const struct wire_record *r);
+void timeline_runtime_suspend(timeline_state *t, int profiling, eventlog *log,
+                              const struct wire_record *r, int64_t when_ns);
 void timeline_free(timeline_state *t);
 
 uint64_t timeline_gcs_evicted(const timeline_state *t);

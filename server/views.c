@@ -186,9 +186,7 @@ static json_t *view_summary_names(json_t *o, const view_summary *v)
     return o;
 }
 
-/* Points *out at a copy of s in text (at s itself when text is NULL; NULL
- * stays NULL). -1 when it does not fit. */
-static int view_keep(view_text *text, const char *s, const char **out)
+int view_text_keep(view_text *text, const char *s, const char **out)
 {
     size_t n;
 
@@ -205,32 +203,14 @@ static int view_keep(view_text *text, const char *s, const char **out)
     return 0;
 }
 
-/* A function's name record into text, as its name (c->name); without text
- * the record is kept as it is (c->name_record), for view_event_json. */
-static int view_keep_record(view_text *text, const char *record, view_event_copy *c)
-{
-    size_t room, length;
-
-    if (!text) {
-        c->name_record = record;
-        return 0;
-    }
-    room = text->size - text->used;
-    if (room == 0 || (length = fnname_copy(record, text->data + text->used, room)) >= room)
-        return -1;
-    c->name = text->data + text->used;
-    text->used += length + 1;
-    return 0;
-}
-
 int view_summary_take(session *s, view_summary *v, view_text *text)
 {
     size_t mark = text ? text->used : 0, i;
 
     memset(v, 0, sizeof(*v));
-    if (view_keep(text, !s->persist.loaded ? s->persist.summary : NULL, &v->stored) != 0 ||
-        view_keep(text, s->command_line, &v->command_line) != 0 ||
-        view_keep(text, s->error, &v->error) != 0) {
+    if (view_text_keep(text, !s->persist.loaded ? s->persist.summary : NULL, &v->stored) != 0 ||
+        view_text_keep(text, s->command_line, &v->command_line) != 0 ||
+        view_text_keep(text, s->error, &v->error) != 0) {
         text->used = mark;
         return -1;
     }
@@ -587,158 +567,163 @@ json_t *view_thread(const session *s, const session_thread *t)
                      view_ms(t->ended_ns), "catchup", (t->flags & WIRE_FLAG_CATCHUP) != 0);
 }
 
-int view_event_take(session *s, const eventlog_entry *e, view_event_copy *c, view_text *text)
-{
-    size_t mark = text ? text->used : 0;
-    const char *name = NULL, *module = NULL, *assembly = NULL, *record = NULL;
+/* ---- each record kind's event view (record_kinds.c's rows point here) ---- */
 
-    memset(c, 0, sizeof(*c));
-    c->e = *e;
-    switch (e->type) {
-    case WIRE_JIT_FINISHED: {
-        /* by position: a dynamic method's FunctionID names a later method once reused */
-        session_function *f = e->function_row && e->function_row <= s->function_count &&
-                                      s->functions[e->function_row - 1].function_id == e->id
-                                  ? &s->functions[e->function_row - 1]
-                                  : session_find_function(s, e->id);
-        if (f) {
-            const session_thread *t = session_thread_row(s, f->thread_row);
-            record = f->name_record;
-            module = session_module_name(s, f->module_id);
-            c->thread_id = t ? t->thread_id : 0;
-            c->thread_row = f->thread_row;
-            c->il_size = f->il_size;
-            c->versions = f->versions;
-            c->function_row = (uint32_t)(f - s->functions) + 1;
-        }
-        break;
-    }
-    case WIRE_MODULE_LOADED:
-    case WIRE_MODULE_UNLOADED: {
-        session_module *m = session_find_module(s, e->id);
-        module = m ? m->path : NULL;
-        assembly = m ? m->assembly : NULL;
-        break;
-    }
-    case WIRE_THREAD_CREATED:
-    case WIRE_THREAD_DESTROYED:
-    case WIRE_THREAD_NAME: {
-        /* events stored before rows were logged name the ID's newest row */
-        session_thread *t = e->extra ? session_thread_row(s, e->extra)
-                                     : session_find_thread(s, e->id);
-        name = t ? t->name : NULL;
-        c->thread_row = t ? session_thread_row_of(s, t) : 0;
-        break;
-    }
-    }
-    if ((record ? view_keep_record(text, record, c) : view_keep(text, name, &c->name)) != 0 ||
-        view_keep(text, module, &c->module) != 0 || view_keep(text, assembly, &c->assembly) != 0) {
-        text->used = mark;
-        return -1;
-    }
-    return 0;
+void view_event_jit_take(session *s, const eventlog_entry *e, view_event_copy *c,
+                         view_event_names *n)
+{
+    /* by position: a dynamic method's FunctionID names a later method once reused */
+    session_function *f = e->function_row && e->function_row <= s->function_count &&
+                                  s->functions[e->function_row - 1].function_id == e->id
+                              ? &s->functions[e->function_row - 1]
+                              : session_find_function(s, e->id);
+    const session_thread *t;
+
+    if (!f)
+        return;
+    t = session_thread_row(s, f->thread_row);
+    n->record = f->name_record;
+    n->module = session_module_name(s, f->module_id);
+    c->thread_id = t ? t->thread_id : 0;
+    c->thread_row = f->thread_row;
+    c->il_size = f->il_size;
+    c->versions = f->versions;
+    c->function_row = (uint32_t)(f - s->functions) + 1;
 }
 
-json_t *view_event(session *s, const eventlog_entry *e)
+void view_event_module_take(session *s, const eventlog_entry *e, view_event_copy *c,
+                            view_event_names *n)
 {
-    view_event_copy c;
+    session_module *m = session_find_module(s, e->id);
 
-    view_event_take(s, e, &c, NULL); /* pointing into s: cannot fail */
-    return view_event_json(&c, &s->profile);
+    (void)c;
+    n->module = m ? m->path : NULL;
+    n->assembly = m ? m->assembly : NULL;
 }
 
-json_t *view_event_json(const view_event_copy *c, const profile_state *profile)
+void view_event_thread_take(session *s, const eventlog_entry *e, view_event_copy *c,
+                            view_event_names *n)
+{
+    /* events stored before rows were logged name the ID's newest row */
+    session_thread *t = e->extra ? session_thread_row(s, e->extra) : session_find_thread(s, e->id);
+
+    n->name = t ? t->name : NULL;
+    c->thread_row = t ? session_thread_row_of(s, t) : 0;
+}
+
+void view_event_jit_fields(json_t *o, const view_event_copy *c, const profile_state *profile)
 {
     const eventlog_entry *e = &c->e;
-    json_t *o = json_pack("{s:o, s:s, s:o, s:b}", "seq", view_count(e->seq), "type",
-                          session_event_type_name(e->type), "time_ms", view_ms(e->time_ns),
-                          "catchup", (e->flags & WIRE_FLAG_CATCHUP) != 0);
 
-    switch (e->type) {
-    case WIRE_JIT_FINISHED:
-        json_object_set_new(o, "function_id", view_id(e->id));
-        json_object_set_new(o, "function_key",
-                            c->function_row ? json_integer((json_int_t)c->function_row - 1)
-                                            : json_null());
-        json_object_set_new(o, "name",
-                            c->name_record ? view_name_record(c->name_record) : view_str(c->name));
-        json_object_set_new(o, "module", view_str(c->module));
-        json_object_set_new(o, "jit_ns", view_count(e->value));
-        json_object_set_new(o, "native_size", json_integer(e->extra));
-        json_object_set_new(o, "il_size", json_integer(c->il_size));
-        json_object_set_new(o, "versions", json_integer(c->versions));
-        json_object_set_new(o, "thread_id", c->thread_id ? view_id(c->thread_id) : json_null());
-        json_object_set_new(o, "thread_key", view_thread_key(c->thread_row));
-        json_object_set_new(o, "dynamic", json_boolean(e->flags & WIRE_FLAG_DYNAMIC));
-        json_object_set_new(o, "tier", json_string(session_tier_name(e->tier)));
-        break;
-    case WIRE_MODULE_LOADED:
-    case WIRE_MODULE_UNLOADED:
-        json_object_update_new(o,
-                               json_pack("{s:o, s:o, s:o}", "module_id", view_id(e->id), "path",
-                                         view_str(c->module), "assembly", view_str(c->assembly)));
-        break;
-    case WIRE_ASSEMBLY_LOADED:
-        json_object_set_new(o, "assembly_id", view_id(e->id));
-        json_object_set_new(o, "module_id", view_id(e->value));
-        break;
-    case WIRE_THREAD_CREATED:
-    case WIRE_THREAD_DESTROYED:
-    case WIRE_THREAD_NAME:
-        json_object_set_new(o, "thread_id", view_id(e->id));
-        json_object_set_new(o, "thread_key", view_thread_key(c->thread_row));
-        json_object_set_new(o, "os_thread_id", view_count(e->value));
-        json_object_set_new(o, "name", view_str(c->name));
-        break;
-    case WIRE_CATCHUP_END:
-        json_object_set_new(o, "functions", json_integer(e->extra));
-        json_object_set_new(o, "duration_ms", json_real((double)e->value / 1e6));
-        break;
-    case WIRE_DETACH_STATUS:
-        json_object_set_new(o, "state", json_integer(e->extra));
-        json_object_set_new(o, "hresult", view_hresult((int32_t)e->value));
-        break;
-    case WIRE_GC_FINISHED:
-        json_object_set_new(o, "duration_ns", view_count(e->value));
-        json_object_set_new(o, "generations", view_generations(e->extra));
-        json_object_set_new(
-            o, "reason",
-            json_string(timeline_gc_reason_name(TIMELINE_GC_EVENT_REASON(e->id),
-                                                TIMELINE_GC_EVENT_RUNTIME_REASON(e->id))));
-        json_object_set_new(o, "induced", json_boolean(TIMELINE_GC_EVENT_REASON(e->id) == 1));
-        break;
-    case WIRE_RUNTIME_SUSPEND:
-        json_object_set_new(o, "duration_ns", view_count(e->value));
-        json_object_set_new(o, "reason",
-                            json_string(timeline_suspend_reason_name((uint32_t)e->id)));
-        json_object_set_new(o, "by_jitscope", json_boolean(e->id == TIMELINE_SUSPEND_FOR_PROFILER));
-        json_object_set_new(o, "aborted", json_boolean(e->extra != 0));
-        break;
-    case WIRE_STACK_END:
-        json_object_set_new(o, "snapshot_id", view_count(e->id));
-        json_object_set_new(o, "threads", json_integer(e->extra));
-        json_object_set_new(o, "suspend_ns", view_count(e->value));
-        break;
-    case WIRE_PROFILE_STATUS: {
-        /* the status now, with the state and rates this change reported */
-        static const char *const changes[] = {"", "started", "stopped", "rate", "refused"};
-        json_t *status = view_profile_status(profile);
-        json_object_update(o, status);
-        json_decref(status);
-        json_object_set_new(o, "change", json_string(e->extra <= 4 ? changes[e->extra] : ""));
-        json_object_set_new(
-            o, "state",
-            json_string(e->extra == WIRE_PROFILE_STARTED || e->extra == WIRE_PROFILE_RATE
-                            ? "running"
-                            : "stopped"));
-        json_object_set_new(o, "requested_hz", json_real((double)(uint32_t)e->id / 1000.0));
-        json_object_set_new(o, "effective_hz", json_real((double)e->value / 1000.0));
-        json_object_set_new(o, "budget_pct", json_real((double)(e->id >> 32) / 10.0));
-        break;
-    }
-    case LOGREC_RESUMED: /* a restarted server took the session back */
-        json_object_set_new(o, "gap_ms", json_real((double)e->value / 1e6));
-        break;
-    }
-    return o;
+    (void)profile;
+    json_object_set_new(o, "function_id", view_id(e->id));
+    json_object_set_new(o, "function_key", c->function_row
+                                               ? json_integer((json_int_t)c->function_row - 1)
+                                               : json_null());
+    json_object_set_new(o, "name",
+                        c->name_record ? view_name_record(c->name_record) : view_str(c->name));
+    json_object_set_new(o, "module", view_str(c->module));
+    json_object_set_new(o, "jit_ns", view_count(e->value));
+    json_object_set_new(o, "native_size", json_integer(e->extra));
+    json_object_set_new(o, "il_size", json_integer(c->il_size));
+    json_object_set_new(o, "versions", json_integer(c->versions));
+    json_object_set_new(o, "thread_id", c->thread_id ? view_id(c->thread_id) : json_null());
+    json_object_set_new(o, "thread_key", view_thread_key(c->thread_row));
+    json_object_set_new(o, "dynamic", json_boolean(e->flags & WIRE_FLAG_DYNAMIC));
+    json_object_set_new(o, "tier", json_string(session_tier_name(e->tier)));
+}
+
+void view_event_module_fields(json_t *o, const view_event_copy *c, const profile_state *profile)
+{
+    (void)profile;
+    json_object_update_new(o, json_pack("{s:o, s:o, s:o}", "module_id", view_id(c->e.id), "path",
+                                        view_str(c->module), "assembly", view_str(c->assembly)));
+}
+
+void view_event_assembly_fields(json_t *o, const view_event_copy *c, const profile_state *profile)
+{
+    (void)profile;
+    json_object_set_new(o, "assembly_id", view_id(c->e.id));
+    json_object_set_new(o, "module_id", view_id(c->e.value));
+}
+
+void view_event_thread_fields(json_t *o, const view_event_copy *c, const profile_state *profile)
+{
+    (void)profile;
+    json_object_set_new(o, "thread_id", view_id(c->e.id));
+    json_object_set_new(o, "thread_key", view_thread_key(c->thread_row));
+    json_object_set_new(o, "os_thread_id", view_count(c->e.value));
+    json_object_set_new(o, "name", view_str(c->name));
+}
+
+void view_event_catchup_fields(json_t *o, const view_event_copy *c, const profile_state *profile)
+{
+    (void)profile;
+    json_object_set_new(o, "functions", json_integer(c->e.extra));
+    json_object_set_new(o, "duration_ms", json_real((double)c->e.value / 1e6));
+}
+
+void view_event_detach_fields(json_t *o, const view_event_copy *c, const profile_state *profile)
+{
+    (void)profile;
+    json_object_set_new(o, "state", json_integer(c->e.extra));
+    json_object_set_new(o, "hresult", view_hresult((int32_t)c->e.value));
+}
+
+void view_event_gc_fields(json_t *o, const view_event_copy *c, const profile_state *profile)
+{
+    const eventlog_entry *e = &c->e;
+
+    (void)profile;
+    json_object_set_new(o, "duration_ns", view_count(e->value));
+    json_object_set_new(o, "generations", view_generations(e->extra));
+    json_object_set_new(o, "reason",
+                        json_string(timeline_gc_reason_name(TIMELINE_GC_EVENT_REASON(e->id),
+                                                            TIMELINE_GC_EVENT_RUNTIME_REASON(e->id))));
+    json_object_set_new(o, "induced", json_boolean(TIMELINE_GC_EVENT_REASON(e->id) == 1));
+}
+
+void view_event_suspension_fields(json_t *o, const view_event_copy *c, const profile_state *profile)
+{
+    const eventlog_entry *e = &c->e;
+
+    (void)profile;
+    json_object_set_new(o, "duration_ns", view_count(e->value));
+    json_object_set_new(o, "reason", json_string(timeline_suspend_reason_name((uint32_t)e->id)));
+    json_object_set_new(o, "by_jitscope", json_boolean(e->id == TIMELINE_SUSPEND_FOR_PROFILER));
+    json_object_set_new(o, "aborted", json_boolean(e->extra != 0));
+}
+
+void view_event_stack_end_fields(json_t *o, const view_event_copy *c, const profile_state *profile)
+{
+    (void)profile;
+    json_object_set_new(o, "snapshot_id", view_count(c->e.id));
+    json_object_set_new(o, "threads", json_integer(c->e.extra));
+    json_object_set_new(o, "suspend_ns", view_count(c->e.value));
+}
+
+/* The status now, with the state and rates this change reported. */
+void view_event_profile_fields(json_t *o, const view_event_copy *c, const profile_state *profile)
+{
+    static const char *const changes[] = {"", "started", "stopped", "rate", "refused"};
+    const eventlog_entry *e = &c->e;
+    json_t *status = view_profile_status(profile);
+
+    json_object_update(o, status);
+    json_decref(status);
+    json_object_set_new(o, "change", json_string(e->extra <= 4 ? changes[e->extra] : ""));
+    json_object_set_new(
+        o, "state",
+        json_string(e->extra == WIRE_PROFILE_STARTED || e->extra == WIRE_PROFILE_RATE ? "running"
+                                                                                      : "stopped"));
+    json_object_set_new(o, "requested_hz", json_real((double)(uint32_t)e->id / 1000.0));
+    json_object_set_new(o, "effective_hz", json_real((double)e->value / 1000.0));
+    json_object_set_new(o, "budget_pct", json_real((double)(e->id >> 32) / 10.0));
+}
+
+/* A restarted server took the session back. */
+void view_event_resumed_fields(json_t *o, const view_event_copy *c, const profile_state *profile)
+{
+    (void)profile;
+    json_object_set_new(o, "gap_ms", json_real((double)c->e.value / 1e6));
 }

@@ -10,8 +10,8 @@
  * (sessions.h); views.c takes no lock and does no I/O. The shapes are
  * documented in docs/API.md.
  *
- * Events and session summaries can also be made in two steps, so that the
- * lock is held only for the first: view_*_take copies what the JSON shows
+ * Events (views_event.h, through their kind's row) and session summaries
+ * can also be made in two steps, so that the lock is held only for the first: view_*_take copies what the JSON shows
  * (plain fields, strings into a view_text the caller owns), view_*_json
  * shapes the copy without the session (the live stream, ws.c). With a NULL
  * view_text the copy points into the session instead: for a caller that
@@ -90,9 +90,8 @@ json_t *view_tier_totals(const session *s);
 json_t *view_tier_source(const session *s);
 json_t *view_module(const session_module *m);
 json_t *view_thread(const session *s, const session_thread *t);
-/* One entry of the event log, as in GET .../events and the stream. */
-json_t *view_event(session *s, const eventlog_entry *e);
-/* An event and what its JSON shows of the session, copied. */
+/* An event and what its JSON shows of the session, copied (views_event.h
+ * makes and shapes it). */
 typedef struct view_event_copy {
     eventlog_entry e;
     const char *name;           /* JIT: the function's; THREAD_*: the thread's; NULL unknown */
@@ -104,12 +103,40 @@ typedef struct view_event_copy {
     uint32_t il_size, versions; /* JIT (0 when the function is unknown) */
     uint32_t function_row;      /* JIT: the function's position + 1 (0 unknown) */
 } view_event_copy;
-/* Copies entry e and what its JSON shows of s; 0, or -1 when its strings do
- * not fit in text (nothing kept). Caller holds the lock. */
-int view_event_take(session *s, const eventlog_entry *e, view_event_copy *c, view_text *text);
-/* The JSON of a copied event. A PROFILE_STATUS event shows the profile's
- * status as `profile` has it (the session's, copied with the event; only its
- * status fields are read, never its data). */
-json_t *view_event_json(const view_event_copy *c, const profile_state *profile);
+/* The strings an event's JSON shows of its session, pointing into it (its
+ * kind's take sets them; view_event_take copies them). */
+typedef struct view_event_names {
+    const char *name;     /* a thread's name */
+    const char *record;   /* a function's name record (fnname.h) */
+    const char *module;   /* a module's display name or path */
+    const char *assembly; /* a module's assembly */
+} view_event_names;
+/* Points *out at a copy of s in text (at s itself when text is NULL; NULL
+ * stays NULL). -1 when it does not fit. */
+int view_text_keep(view_text *text, const char *s, const char **out);
+
+/* ---- each record kind's event view: the rows of record_kinds.c point here.
+ * A take fills what the kind's JSON shows of s (names, and plain fields of c)
+ * under the lock; a shape adds the kind's fields to the event's JSON o, from
+ * the copy alone (PROFILE_STATUS: with the profile's status as `profile` has
+ * it). ---- */
+void view_event_jit_take(session *s, const eventlog_entry *e, view_event_copy *c,
+                         view_event_names *n);
+void view_event_module_take(session *s, const eventlog_entry *e, view_event_copy *c,
+                            view_event_names *n);
+void view_event_thread_take(session *s, const eventlog_entry *e, view_event_copy *c,
+                            view_event_names *n);
+void view_event_jit_fields(json_t *o, const view_event_copy *c, const profile_state *profile);
+void view_event_module_fields(json_t *o, const view_event_copy *c, const profile_state *profile);
+void view_event_assembly_fields(json_t *o, const view_event_copy *c, const profile_state *profile);
+void view_event_thread_fields(json_t *o, const view_event_copy *c, const profile_state *profile);
+void view_event_catchup_fields(json_t *o, const view_event_copy *c, const profile_state *profile);
+void view_event_detach_fields(json_t *o, const view_event_copy *c, const profile_state *profile);
+void view_event_gc_fields(json_t *o, const view_event_copy *c, const profile_state *profile);
+void view_event_suspension_fields(json_t *o, const view_event_copy *c,
+                                  const profile_state *profile);
+void view_event_stack_end_fields(json_t *o, const view_event_copy *c, const profile_state *profile);
+void view_event_profile_fields(json_t *o, const view_event_copy *c, const profile_state *profile);
+void view_event_resumed_fields(json_t *o, const view_event_copy *c, const profile_state *profile);
 
 #endif

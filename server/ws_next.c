@@ -4,7 +4,9 @@
 
 #include <string.h>
 
+#include "record_kinds.h"
 #include "sessions.h"
+#include "views_event.h"
 
 /* Skips a cursor too far behind (or behind what the log still keeps) ahead to
  * WS_KEEP_ON_LAG events before the newest, counting what it missed. */
@@ -33,7 +35,8 @@ static void ws_next_take_events(ws_next *m, ws_cursor *c, session *s)
         const eventlog_entry *e = eventlog_at(&s->events, c->next_seq);
         if (view_event_take(s, e, &m->events[m->count], &text) != 0)
             break;
-        if (e->type == WIRE_PROFILE_STATUS) { /* its status now, as the event shows it */
+        if (record_kind_flags(e->type) & RECORD_KIND_EVENT_PROFILE) {
+            /* its status now, as the event shows it */
             m->profile = s->profile;
             if (s->profile.suspend_hist) { /* read without the lock: a copy */
                 memcpy(m->suspend_hist, s->profile.suspend_hist, sizeof(m->suspend_hist));

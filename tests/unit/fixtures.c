@@ -10,6 +10,7 @@
 #include "records.h"
 #include "sessions.h"
 #include "views.h"
+#include "views_event.h"
 
 session *fixture_session(const char *command)
 {

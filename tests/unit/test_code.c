@@ -26,6 +26,7 @@
 #include "codeview.h"
 #include "disasm.h"
 #include "procsyms.h"
+#include "record_kinds.h"
 #include "records.h"
 #include "snapshot.h"
 #include "views.h"
@@ -195,6 +196,17 @@ static wire_record code_end_rec(uint64_t request, uint32_t status, uint32_t vers
                         REC_MONO + 9002);
 }
 
+/* One piece of a code reply into c, by its kind (CODE_END: filed under `function`). */
+static void reply_piece(code_state *c, const wire_record *r, uint32_t function, int64_t now_ns)
+{
+    if (r->type == WIRE_CODE_VERSION)
+        code_apply_reply_version(c, &r->u.code_version, now_ns);
+    else if (r->type == WIRE_CODE_PART)
+        code_apply_reply_part(c, r, now_ns);
+    else
+        code_apply_reply_end(c, &r->u.code_end, function, now_ns);
+}
+
 TEST(replies_assembled_checked_and_kept)
 {
     code_state c;
@@ -206,18 +218,18 @@ TEST(replies_assembled_checked_and_kept)
 
     code_init(&c);
     r = code_version_rec(1, 0, 0x5000, 4, 2, 0);
-    code_apply_reply(&c, &r, 3, REC_NOW);
+    reply_piece(&c, &r, 3, REC_NOW);
     r = code_part_rec(1, 0, WIRE_CODE_PART_CODE, 0, bytes, 2);
-    code_apply_reply(&c, &r, 3, REC_NOW);
+    reply_piece(&c, &r, 3, REC_NOW);
     r = code_part_rec(1, 0, WIRE_CODE_PART_CODE, 2, bytes + 2, 2);
-    code_apply_reply(&c, &r, 3, REC_NOW);
+    reply_piece(&c, &r, 3, REC_NOW);
     r = code_part_rec(1, 0, WIRE_CODE_PART_MAP, 0, map, sizeof(map));
-    code_apply_reply(&c, &r, 3, REC_NOW);
+    reply_piece(&c, &r, 3, REC_NOW);
     r = code_part_rec(1, WIRE_CODE_IL_INDEX, WIRE_CODE_PART_IL, 0, "\x02\x2a", 2);
-    code_apply_reply(&c, &r, 3, REC_NOW);
+    reply_piece(&c, &r, 3, REC_NOW);
     CHECK(!code_reply_find(&c, 1, CODE_NONE), "not complete before its END");
     r = code_end_rec(1, WIRE_CODE_OK, 1, 2);
-    code_apply_reply(&c, &r, 3, REC_NOW);
+    reply_piece(&c, &r, 3, REC_NOW);
     got = code_reply_find(&c, 1, CODE_NONE);
     CHECK(got && !got->broken && got->version_count == 1 && got->versions[0].code_have == 4 &&
               memcmp(got->versions[0].code, bytes, 4) == 0 && got->versions[0].map_have == 2 &&
@@ -228,19 +240,19 @@ TEST(replies_assembled_checked_and_kept)
 
     /* pieces out of order, past their sizes, for replies never begun */
     r = code_version_rec(2, 0, 0x6000, 4, 0, 0);
-    code_apply_reply(&c, &r, 3, REC_NOW);
+    reply_piece(&c, &r, 3, REC_NOW);
     r = code_part_rec(2, 0, WIRE_CODE_PART_CODE, 2, bytes, 2); /* not from 0 */
-    code_apply_reply(&c, &r, 3, REC_NOW);
+    reply_piece(&c, &r, 3, REC_NOW);
     r = code_part_rec(2, 0, WIRE_CODE_PART_MAP, 0, map, sizeof(map)); /* none announced */
-    code_apply_reply(&c, &r, 3, REC_NOW);
+    reply_piece(&c, &r, 3, REC_NOW);
     r = code_part_rec(2, 5, WIRE_CODE_PART_CODE, 0, bytes, 2); /* no such version */
-    code_apply_reply(&c, &r, 3, REC_NOW);
+    reply_piece(&c, &r, 3, REC_NOW);
     r = code_version_rec(2, 3, 0x6100, 4, 0, 0); /* index out of order */
-    code_apply_reply(&c, &r, 3, REC_NOW);
+    reply_piece(&c, &r, 3, REC_NOW);
     r = code_part_rec(99, 0, WIRE_CODE_PART_CODE, 0, bytes, 2); /* no such reply */
-    code_apply_reply(&c, &r, 3, REC_NOW);
+    reply_piece(&c, &r, 3, REC_NOW);
     r = code_end_rec(2, WIRE_CODE_OK, 1, 0);
-    code_apply_reply(&c, &r, 3, REC_NOW);
+    reply_piece(&c, &r, 3, REC_NOW);
     got = code_reply_find(&c, 2, CODE_NONE);
     CHECK(got && got->broken && c.pieces_dropped == 5 && c.replies_broken == 1,
           "a damaged reply is kept, marked, and what was refused counted (%llu)",
@@ -250,7 +262,7 @@ TEST(replies_assembled_checked_and_kept)
     /* a refusal: an END alone */
     r = code_end_rec(3, WIRE_CODE_STALE, 0, 0);
     r.u.code_end.refused = 1;
-    code_apply_reply(&c, &r, 3, REC_NOW);
+    reply_piece(&c, &r, 3, REC_NOW);
     CHECK(code_reply_find(&c, 3, CODE_NONE) && c.replies_refused == 1 && c.agent_refused == 1,
           "a refusal is a reply of its own, counted");
     CHECK(code_reply_find(&c, 0, 3)->request_id == 2, "and never the code of its function");
@@ -258,7 +270,7 @@ TEST(replies_assembled_checked_and_kept)
     /* at most CODE_KEEP_REPLIES complete replies, the oldest go */
     for (i = 0; i < CODE_KEEP_REPLIES + 10; i++) {
         r = code_end_rec(100 + i, WIRE_CODE_FAILED, 0, 0);
-        code_apply_reply(&c, &r, 7, REC_NOW);
+        reply_piece(&c, &r, 7, REC_NOW);
     }
     CHECK(c.reply_count <= CODE_KEEP_REPLIES + CODE_PENDING && !code_reply_find(&c, 1, CODE_NONE) &&
               code_reply_find(&c, 100 + CODE_KEEP_REPLIES + 9, CODE_NONE) && c.replies_evicted > 0,
@@ -284,13 +296,13 @@ TEST(il_in_many_small_parts)
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cpu0);
     code_init(&c);
     r = code_version_rec(1, 0, 0x5000, 4, 0, 0);
-    code_apply_reply(&c, &r, 3, REC_NOW);
+    reply_piece(&c, &r, 3, REC_NOW);
     r = code_part_rec(1, 0, WIRE_CODE_PART_CODE, 0, "\x55\x48\x89\xe5", 4);
-    code_apply_reply(&c, &r, 3, REC_NOW);
+    reply_piece(&c, &r, 3, REC_NOW);
     for (i = 0; i < WIRE_CODE_MAX_IL; i++) {
         byte = (uint8_t)(i * 7u);
         r = code_part_rec(1, WIRE_CODE_IL_INDEX, WIRE_CODE_PART_IL, i, &byte, 1);
-        code_apply_reply(&c, &r, 3, REC_NOW);
+        reply_piece(&c, &r, 3, REC_NOW);
     }
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cpu1);
     cpu_s = (double)(cpu1.tv_sec - cpu0.tv_sec) + (double)(cpu1.tv_nsec - cpu0.tv_nsec) / 1e9;
@@ -299,7 +311,7 @@ TEST(il_in_many_small_parts)
     CHECK(cpu_s < 2.0, "%u parts took %.3f s of CPU", WIRE_CODE_MAX_IL, cpu_s);
     CHECK(c.reply_bytes <= 4 + 2u * WIRE_CODE_MAX_IL, "held: %zu bytes", (size_t)c.reply_bytes);
     r = code_end_rec(1, WIRE_CODE_OK, 1, WIRE_CODE_MAX_IL);
-    code_apply_reply(&c, &r, 3, REC_NOW);
+    reply_piece(&c, &r, 3, REC_NOW);
     got = code_reply_find(&c, 1, CODE_NONE);
     CHECK(got && !got->broken && got->il_have == WIRE_CODE_MAX_IL, "the whole IL");
     for (i = 0; got && i < got->il_have; i++)
@@ -655,8 +667,10 @@ TEST(code_state_through_a_snapshot)
               back->code.inline_records == s->code.inline_records,
           "ReadyToRun bits and counters");
     CHECK(back->code.reply_count == 0, "replies are not in the snapshot (their frames are kept)");
-    CHECK(session_is_observation(WIRE_CODE_VERSION) && session_is_observation(WIRE_CODE_PART) &&
-              session_is_observation(WIRE_CODE_END) && !session_is_observation(WIRE_INLINING),
+    CHECK(record_kind_is_observation(WIRE_CODE_VERSION) &&
+              record_kind_is_observation(WIRE_CODE_PART) &&
+              record_kind_is_observation(WIRE_CODE_END) &&
+              !record_kind_is_observation(WIRE_INLINING),
           "the replies' frames are observations");
     free(bytes);
     textbuf_free(&out);

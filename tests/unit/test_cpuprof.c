@@ -34,7 +34,7 @@
 #include "check.h"
 #include "codemap.h"
 #include "cpuprof.h"
-#include "cpuprof_run.h"
+#include "cpufold.h"
 #include "cpusym.h"
 #include "elfsyms.h"
 #include "hashslots.h"

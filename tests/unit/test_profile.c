@@ -25,6 +25,7 @@
 #include "check.h"
 #include "profile_export.h"
 #include "profile_view.h"
+#include "record_kinds.h"
 #include "records.h"
 #include "session.h"
 
@@ -258,7 +259,7 @@ TEST(status_and_suspension_stats)
           "RATE: still running at the lowered rate");
     CHECK(s->events.last_seq == events + 1 && e->type == WIRE_PROFILE_STATUS &&
               e->extra == WIRE_PROFILE_RATE && e->value == 12500 && (uint32_t)e->id == 49000 &&
-              (e->id >> 32) == 20 && strcmp(session_event_type_name(e->type), "profile") == 0,
+              (e->id >> 32) == 20 && strcmp(record_kind_event_name(e->type), "profile") == 0,
           "a profile event with the state, rates and budget");
     r.u.profile_status.state = WIRE_PROFILE_STOPPED;
     rec_apply(s, r);

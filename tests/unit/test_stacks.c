@@ -22,6 +22,7 @@
 
 #include "fixtures.h"
 #include "check.h"
+#include "record_kinds.h"
 #include "records.h"
 #include "session.h"
 
@@ -111,7 +112,7 @@ TEST(snapshot_assembled)
     e = eventlog_at(&s->events, s->events.last_seq);
     CHECK(e && e->type == WIRE_STACK_END && e->id == 1 && e->value == 183000 && e->extra == 3 &&
               e->time_ns == w->time_ns &&
-              strcmp(session_event_type_name(e->type), "stack_snapshot") == 0,
+              strcmp(record_kind_event_name(e->type), "stack_snapshot") == 0,
           "a stack_snapshot event: number, suspend ns, threads");
 done:
     session_free(s);

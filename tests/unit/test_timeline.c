@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "record_kinds.h"
 #include "records.h"
 #include "session.h"
 #include "views.h"
@@ -71,7 +72,7 @@ TEST(gc_pairs)
     e = eventlog_at(&s->events, s->events.last_seq);
     CHECK(s->events.last_seq == events + 1 && e->type == WIRE_GC_FINISHED && e->value == 812000 &&
               e->extra == 0x7 && e->id == 1 && e->time_ns == WALL(REC_MONO + 1000) &&
-              strcmp(session_event_type_name(e->type), "gc") == 0,
+              strcmp(record_kind_event_name(e->type), "gc") == 0,
           "one gc event: duration, generations, reason, at the GC's start");
 
     gc_start(s, REC_MONO + 2000000, 0x1, 0);
@@ -152,7 +153,7 @@ TEST(suspension_phases)
     e = eventlog_at(&s->events, s->events.last_seq);
     CHECK(s->events.last_seq == events + 1 && e->type == WIRE_RUNTIME_SUSPEND && e->id == 1 &&
               e->value == 1000 && e->extra == 0 &&
-              strcmp(session_event_type_name(e->type), "suspension") == 0,
+              strcmp(record_kind_event_name(e->type), "suspension") == 0,
           "a suspension event");
 
     suspend(s, REC_MONO + 2000, WIRE_SUSPEND_STARTED, 9);

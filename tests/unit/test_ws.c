@@ -23,6 +23,7 @@
 #include "records.h"
 #include "sessions.h"
 #include "views.h"
+#include "views_event.h"
 #include "ws_next.h"
 #include "ws_wake.h"
 

@@ -8,12 +8,12 @@ import { api, describeError, downloadExport } from '../api.js';
 import { fmtInt, fmtNs, fmtDateTime } from '../format.js';
 import { toast } from '../ui.js';
 import {
+  deltaCell,
   oneSideTable,
   bothTable,
   moduleTable,
   onlyModulesTable,
-  deltaCell,
-} from './comparetables.js';
+} from './compare_tables.js';
 import {
   stateBadge,
   isFinal,
@@ -165,9 +165,9 @@ export class CompareView {
     this.listMeta = h('span', { class: 'meta' });
     this.listMsg = h('div');
     this.tables = {
-      b: oneSideTable('b', { sort: this.sort.b, onSort: this.sortable('b') }),
-      a: oneSideTable('a', { sort: this.sort.a, onSort: this.sortable('a') }),
-      both: bothTable({ sort: this.sort.both, onSort: this.sortable('both') }),
+      b: oneSideTable(this, 'b'),
+      a: oneSideTable(this, 'a'),
+      both: bothTable(this),
     };
     this.tableBox = h('div', { class: 'cmp-list' });
     this.methodsEl = h(
@@ -201,9 +201,8 @@ export class CompareView {
     );
 
     // ---- modules ----
-    const openModule = (m) => this.setModule(m.module);
-    this.modTable = moduleTable(openModule);
-    this.onlyTable = onlyModulesTable(openModule);
+    this.modTable = moduleTable(this);
+    this.onlyTable = onlyModulesTable(this);
     this.modMeta = h('span', { class: 'meta' });
     this.modMsg = h('div');
     this.onlyMeta = h('span', { class: 'meta' });
@@ -250,15 +249,6 @@ export class CompareView {
     this.body = h('div', { class: 'page cmp-body' }, this.methodsEl, this.modulesEl, this.onlyEl);
     this.el = h('div', { class: 'session compare' }, this.head, this.body);
     this.setList('b', false);
-  }
-
-  // ---- tables (comparetables.js) ----
-  sortable(list) {
-    return (key, desc) => {
-      this.sort[list] = { key, desc };
-      this.offset = 0;
-      this.loadList();
-    };
   }
 
   // ---- page ----

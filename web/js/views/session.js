@@ -29,17 +29,22 @@ import {
 } from './common.js';
 
 const SUMMARY_MS = 1000;
+// The tab registry: one row a tab, in the order of the tab bar (keys 1..9).
+// `view` is its class, made with this SessionView; it has `el`, show(), hide()
+// and destroy(), and may have open(arg) (a FunctionID from the URL),
+// onEvents(events) (each batch of live events) and sessionChanged() (the
+// session's state moved). The live feed is the view's own.
 export const TABS = [
   { key: 'live', title: 'Live JITs' },
-  { key: 'slowest', title: 'Slowest JITs' },
-  { key: 'bymodule', title: 'By tier / module' },
-  { key: 'modules', title: 'Modules' },
-  { key: 'threads', title: 'Threads' },
-  { key: 'stacks', title: 'Stacks' },
-  { key: 'profile', title: 'Profile' },
-  { key: 'gc', title: 'GC & pauses' },
-  { key: 'code', title: 'Code' },
-  { key: 'startup', title: 'Start-up' },
+  { key: 'slowest', title: 'Slowest JITs', view: SlowestTab },
+  { key: 'bymodule', title: 'By tier / module', view: ByModuleTab },
+  { key: 'modules', title: 'Modules', view: ModulesTab },
+  { key: 'threads', title: 'Threads', view: ThreadsTab },
+  { key: 'stacks', title: 'Stacks', view: StacksTab },
+  { key: 'profile', title: 'Profile', view: ProfileTab },
+  { key: 'gc', title: 'GC & pauses', view: GcTab },
+  { key: 'code', title: 'Code', view: CodeTab },
+  { key: 'startup', title: 'Start-up', view: StartupTab },
 ];
 // tabs that show the timeline (the sampler's suspensions come only through polls)
 const TIMELINE_TABS = new Set(['live', 'profile', 'gc']);
@@ -79,16 +84,8 @@ export class SessionView {
         hide: () => {},
         destroy: () => this.feed.destroy(),
       },
-      slowest: new SlowestTab(this),
-      bymodule: new ByModuleTab(this),
-      modules: new ModulesTab(this),
-      threads: new ThreadsTab(this),
-      stacks: new StacksTab(this),
-      profile: new ProfileTab(this),
-      gc: new GcTab(this),
-      code: new CodeTab(this),
-      startup: new StartupTab(this),
     };
+    for (const t of TABS) if (t.view) this.tabs[t.key] = new t.view(this);
     this.feed.onPauseChartClick = () => this.app.navigate(sessionHref(this.id, 'gc'));
     // The sampler's suspensions are only in GET /timeline: poll it while a
     // profile runs and one of the charts that show them is on screen.
@@ -346,8 +343,7 @@ export class SessionView {
     }
     this.feed.ingest(events);
     this.timeline.ingest(events);
-    this.tabs.stacks.onEvents(events);
-    this.tabs.profile.onEvents(events);
+    for (const t of Object.values(this.tabs)) if (t.onEvents) t.onEvents(events);
     if (threadsChanged) this.feed.vt.invalidateRows();
     schedule(this.liveCountTask);
   }
@@ -465,8 +461,7 @@ export class SessionView {
     if (!prev) this.app.updateCrumbs();
     this.trackDetach(prev, s);
     if (!prev || prev.state !== s.state) {
-      this.tabs.stacks.sessionChanged();
-      this.tabs.profile.sessionChanged();
+      for (const t of Object.values(this.tabs)) if (t.sessionChanged) t.sessionChanged();
     }
     if (s.profile && (!prev || prev.profile !== s.profile)) this.tabs.profile.onSummary(s.profile);
     this.tabs.bymodule.tiers.update(s);

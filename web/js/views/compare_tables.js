@@ -1,6 +1,8 @@
-// comparetables.js -- the tables of the Compare page (compare.js): the methods
-// JITed in only one session, those in both with their deltas, per-module
-// totals, and the modules loaded in only one; with the cells they share.
+// compare_tables.js -- the Compare page's tables (compare.js): the method lists
+// (only in A, only in B, in both: sorted and paged by the server, a column click
+// asks it again through the view's sort state) and the module tables (every
+// module with its deltas; the modules loaded in only one session), with the
+// cells they share (a JIT-time delta, a count delta, where a module was loaded).
 import { h } from '../dom.js';
 import { fmtInt, fmtNs } from '../format.js';
 import { methodName } from '../mname.js';
@@ -55,23 +57,24 @@ const tierCell = (t) =>
         '–',
       );
 
-// Methods JITed only in `side` ('a' or 'b'); sort, onSort: the server sorts them.
-export function oneSideTable(side, { sort, onSort }) {
+function sortable(view, list) {
+  return (key, desc) => {
+    view.sort[list] = { key, desc };
+    view.offset = 0;
+    view.loadList();
+  };
+}
+
+export function oneSideTable(view, side) {
   const S = side.toUpperCase();
   return new DataTable({
     rowKey: (r) => `${r.module}\n${r.name}`,
     emptyText: 'Loading…',
-    sort,
-    onSort,
+    sort: view.sort[side],
+    onSort: sortable(view, side),
     columns: [
       { key: 'module', title: 'Module', cls: 'mono clip', width: '15%', render: moduleCell },
-      {
-        key: 'name',
-        title: 'Method',
-        cls: 'mono clip',
-        width: '38%',
-        render: (r) => methodCell(r.name),
-      },
+      { key: 'name', title: 'Method', cls: 'mono clip', width: '38%', render: (r) => methodCell(r.name) },
       {
         key: `${side}_jit_ns`,
         title: `JIT time in ${S}`,
@@ -113,22 +116,15 @@ export function oneSideTable(side, { sort, onSort }) {
   });
 }
 
-// Methods both JITed, side by side.
-export function bothTable({ sort, onSort }) {
+export function bothTable(view) {
   return new DataTable({
     rowKey: (r) => `${r.module}\n${r.name}`,
     emptyText: 'Loading…',
-    sort,
-    onSort,
+    sort: view.sort.both,
+    onSort: sortable(view, 'both'),
     columns: [
       { key: 'module', title: 'Module', cls: 'mono clip', width: '13%', render: moduleCell },
-      {
-        key: 'name',
-        title: 'Method',
-        cls: 'mono clip',
-        width: '30%',
-        render: (r) => methodCell(r.name),
-      },
+      { key: 'name', title: 'Method', cls: 'mono clip', width: '30%', render: (r) => methodCell(r.name) },
       {
         key: 'a_jit_ns',
         title: 'JIT A',
@@ -171,18 +167,17 @@ export function bothTable({ sort, onSort }) {
   });
 }
 
-// A table with a row a module; a click on one (onRowClick) lists its methods.
-function modulesTable(onRowClick, options) {
+// A table with a row a module; a click on one lists its methods.
+function modulesTable(view, options) {
   return new DataTable({
     rowKey: (m) => m.module,
-    onRowClick,
+    onRowClick: (m) => view.setModule(m.module),
     ...options,
   });
 }
 
-// Per-module totals of both sessions, with deltas.
-export function moduleTable(onRowClick) {
-  return modulesTable(onRowClick, {
+export function moduleTable(view) {
+  return modulesTable(view, {
     emptyText: 'Loading…',
     sort: { key: 'abs_delta', desc: true },
     columns: [
@@ -267,10 +262,9 @@ export function moduleTable(onRowClick) {
   });
 }
 
-// The modules loaded in one session only.
-export function onlyModulesTable(onRowClick) {
+export function onlyModulesTable(view) {
   const side = (m, k) => m[`${m.in}_${k}`];
-  return modulesTable(onRowClick, {
+  return modulesTable(view, {
     emptyText: 'Both sessions loaded the same modules.',
     sort: { key: 'in', desc: true },
     columns: [

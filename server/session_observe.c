@@ -1,0 +1,147 @@
+/* session_observe.c -- the folds of the records a stored session's snapshot
+ * keeps beside it, because what they fold into is folded again after it
+ * rather than stored in it: stack walks (stacks.h), the sampling profile
+ * (profile.h) and the GC/suspension timeline (timeline.h); and their
+ * replays (session_kinds.h; the rows of record_kinds.c point here). Live,
+ * each also accounts what those now hold (session_memory_observed); a replay
+ * logs no events (the snapshot's event log has them). Caller holds the
+ * sessions lock. */
+#include "session_kinds.h"
+
+/* STACK_THREAD: one thread's walk, filed under the thread as it is now (a
+ * walked thread is alive while it is walked). */
+static void session_stack_thread(session *s, const wire_record *r)
+{
+    const session_thread *t = session_thread_match(s, r->u.stack_thread.thread_id,
+                                                   r->u.stack_thread.os_thread_id);
+
+    stacks_apply_thread(&s->stacks, r, t ? session_thread_row_of(s, t) : 0);
+}
+
+/* STACK_END: a walk complete; a sample's goes into the profile. */
+static void session_stack_end(session *s, const wire_record *r, int64_t when, eventlog *log)
+{
+    stacks_walk *sample = stacks_apply_end(&s->stacks, log, r, when);
+
+    if (sample) {
+        profile_add_walk(&s->profile, sample, r->u.stack_end.effective_millihz);
+        stacks_walk_recycle(sample);
+    }
+}
+
+/* ---- folds ---- */
+
+int session_fold_stack_thread(session *s, const wire_record *r, int64_t when, int64_t now_ns,
+                              const char **why)
+{
+    (void)when, (void)now_ns, (void)why;
+    session_stack_thread(s, r);
+    session_memory_observed(s);
+    return 0;
+}
+
+int session_fold_stack_end(session *s, const wire_record *r, int64_t when, int64_t now_ns,
+                           const char **why)
+{
+    (void)now_ns, (void)why;
+    session_stack_end(s, r, when, &s->events);
+    session_memory_observed(s);
+    return 0;
+}
+
+int session_fold_profile_status(session *s, const wire_record *r, int64_t when, int64_t now_ns,
+                                const char **why)
+{
+    (void)now_ns, (void)why;
+    profile_apply_status(&s->profile, &s->events, r, when);
+    session_memory_observed(s);
+    return 0;
+}
+
+int session_fold_gc_started(session *s, const wire_record *r, int64_t when, int64_t now_ns,
+                            const char **why)
+{
+    (void)now_ns, (void)why;
+    timeline_gc_started(&s->timeline, &s->events, r, when);
+    session_memory_observed(s);
+    return 0;
+}
+
+int session_fold_gc_finished(session *s, const wire_record *r, int64_t when, int64_t now_ns,
+                             const char **why)
+{
+    (void)when, (void)now_ns, (void)why;
+    timeline_gc_finished(&s->timeline, &s->events, r);
+    session_memory_observed(s);
+    return 0;
+}
+
+int session_fold_runtime_suspend(session *s, const wire_record *r, int64_t when, int64_t now_ns,
+                                 const char **why)
+{
+    (void)now_ns, (void)why;
+    timeline_runtime_suspend(&s->timeline, s->profile.state == PROFILE_RUNNING, &s->events, r,
+                             when);
+    session_memory_observed(s);
+    return 0;
+}
+
+/* ---- replays ---- */
+
+/* The hello's: a connection's walk ids start over (its fold is
+ * session_fold.c's). */
+int session_replay_hello(session *s, const wire_record *r, int64_t when, int64_t now_ns,
+                         const char **why)
+{
+    (void)r, (void)when, (void)now_ns, (void)why;
+    stacks_link_reset(&s->stacks);
+    return 0;
+}
+
+int session_replay_stack_thread(session *s, const wire_record *r, int64_t when, int64_t now_ns,
+                                const char **why)
+{
+    (void)when, (void)now_ns, (void)why;
+    session_stack_thread(s, r);
+    return 0;
+}
+
+int session_replay_stack_end(session *s, const wire_record *r, int64_t when, int64_t now_ns,
+                             const char **why)
+{
+    (void)now_ns, (void)why;
+    session_stack_end(s, r, when, NULL);
+    return 0;
+}
+
+int session_replay_profile_status(session *s, const wire_record *r, int64_t when, int64_t now_ns,
+                                  const char **why)
+{
+    (void)now_ns, (void)why;
+    profile_apply_status(&s->profile, NULL, r, when);
+    return 0;
+}
+
+int session_replay_gc_started(session *s, const wire_record *r, int64_t when, int64_t now_ns,
+                              const char **why)
+{
+    (void)now_ns, (void)why;
+    timeline_gc_started(&s->timeline, NULL, r, when);
+    return 0;
+}
+
+int session_replay_gc_finished(session *s, const wire_record *r, int64_t when, int64_t now_ns,
+                               const char **why)
+{
+    (void)when, (void)now_ns, (void)why;
+    timeline_gc_finished(&s->timeline, NULL, r);
+    return 0;
+}
+
+int session_replay_runtime_suspend(session *s, const wire_record *r, int64_t when, int64_t now_ns,
+                                   const char **why)
+{
+    (void)now_ns, (void)why;
+    timeline_runtime_suspend(&s->timeline, s->profile.state == PROFILE_RUNNING, NULL, r, when);
+    return 0;
+}
