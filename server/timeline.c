@@ -237,11 +237,24 @@ const char *timeline_gc_reason_name(uint32_t reason, uint32_t runtime_reason)
 {
     /* the runtime's gc_reason, as its GCTriggered and GCStart events carry it */
     static const char *const names[] = {
-        "alloc_soh",          "induced",        "low_memory",          "empty",
-        "alloc_loh",          "oos_soh",        "oos_loh",             "induced_not_forced",
-        "gc_stress",          "low_memory_blocking", "induced_compacting", "low_memory_host",
-        "pm_full_gc",         "low_memory_host_blocking", "bgc_tuning_soh", "bgc_tuning_loh",
-        "bgc_stepping",       "induced_aggressive",
+        "alloc_soh",
+        "induced",
+        "low_memory",
+        "empty",
+        "alloc_loh",
+        "oos_soh",
+        "oos_loh",
+        "induced_not_forced",
+        "gc_stress",
+        "low_memory_blocking",
+        "induced_compacting",
+        "low_memory_host",
+        "pm_full_gc",
+        "low_memory_host_blocking",
+        "bgc_tuning_soh",
+        "bgc_tuning_loh",
+        "bgc_stepping",
+        "induced_aggressive",
     };
 
     if (runtime_reason && runtime_reason - 1 < sizeof(names) / sizeof(names[0]))

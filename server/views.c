@@ -617,9 +617,9 @@ void view_event_jit_fields(json_t *o, const view_event_copy *c, const profile_st
 
     (void)profile;
     json_object_set_new(o, "function_id", view_id(e->id));
-    json_object_set_new(o, "function_key", c->function_row
-                                               ? json_integer((json_int_t)c->function_row - 1)
-                                               : json_null());
+    json_object_set_new(o, "function_key",
+                        c->function_row ? json_integer((json_int_t)c->function_row - 1)
+                                        : json_null());
     json_object_set_new(o, "name",
                         c->name_record ? view_name_record(c->name_record) : view_str(c->name));
     json_object_set_new(o, "module", view_str(c->module));
@@ -677,9 +677,10 @@ void view_event_gc_fields(json_t *o, const view_event_copy *c, const profile_sta
     (void)profile;
     json_object_set_new(o, "duration_ns", view_count(e->value));
     json_object_set_new(o, "generations", view_generations(e->extra));
-    json_object_set_new(o, "reason",
-                        json_string(timeline_gc_reason_name(TIMELINE_GC_EVENT_REASON(e->id),
-                                                            TIMELINE_GC_EVENT_RUNTIME_REASON(e->id))));
+    json_object_set_new(
+        o, "reason",
+        json_string(timeline_gc_reason_name(TIMELINE_GC_EVENT_REASON(e->id),
+                                            TIMELINE_GC_EVENT_RUNTIME_REASON(e->id))));
     json_object_set_new(o, "induced", json_boolean(TIMELINE_GC_EVENT_REASON(e->id) == 1));
 }
 

@@ -74,6 +74,25 @@ describe('Code and Start-up tabs', { timeout: 240000 }, () => {
     await screenshotCopy(page, 'code-il.png');
   });
 
+  // At 1,024 px three versions do not fit side by side with whole rows: the
+  // columns keep the width their longest operand needs and scroll sideways
+  // together; no operand or call target is cut.
+  it('at 1,024 px no operand or call target is cut: the columns scroll sideways instead', async () => {
+    for (const width of [1024, 1440, 1920]) {
+      await page.setViewportSize({ width, height: 900 });
+      await page.evaluate((fid) => { location.hash = `#/sessions/1/code/${fid}`; }, hot.function_id);
+      await page.locator('.code-tab[data-state="done"]').waitFor({ timeout: 20000 });
+      await page.locator('.code-col').nth(hot.tiers.length - 1).waitFor();
+      const cut = await page.evaluate(() => [...document.querySelectorAll('.code-op')]
+        .filter((c) => c.scrollWidth > c.clientWidth + 1).map((c) => c.textContent));
+      assert.deepEqual(cut, [], `${width} px: every operand whole`);
+      const cols = await page.evaluate(() => { const c = document.querySelector('.code-columns'); return { scroll: c.scrollWidth, box: c.clientWidth }; });
+      if (width === 1024) assert.ok(cols.scroll > cols.box, `1024 px: the columns scroll sideways (${JSON.stringify(cols)})`);
+      await screenshotCopy(page, `code-${width}.png`);
+    }
+    await page.setViewportSize({ width: 1440, height: 900 });
+  });
+
   it('a click on a call target opens that method', async () => {
     await page.locator('.code-col').last().locator('a.code-target', { hasText: 'CodeLeaf' }).first().click();
     await page.waitForFunction((fid) => location.hash.endsWith(`/code/${fid}`), leaf.function_id);

@@ -74,7 +74,13 @@ export function oneSideTable(view, side) {
     onSort: sortable(view, side),
     columns: [
       { key: 'module', title: 'Module', cls: 'mono clip', width: '15%', render: moduleCell },
-      { key: 'name', title: 'Method', cls: 'mono clip', width: '38%', render: (r) => methodCell(r.name) },
+      {
+        key: 'name',
+        title: 'Method',
+        cls: 'mono clip',
+        width: '38%',
+        render: (r) => methodCell(r.name),
+      },
       {
         key: `${side}_jit_ns`,
         title: `JIT time in ${S}`,
@@ -124,7 +130,13 @@ export function bothTable(view) {
     onSort: sortable(view, 'both'),
     columns: [
       { key: 'module', title: 'Module', cls: 'mono clip', width: '13%', render: moduleCell },
-      { key: 'name', title: 'Method', cls: 'mono clip', width: '30%', render: (r) => methodCell(r.name) },
+      {
+        key: 'name',
+        title: 'Method',
+        cls: 'mono clip',
+        width: '30%',
+        render: (r) => methodCell(r.name),
+      },
       {
         key: 'a_jit_ns',
         title: 'JIT A',

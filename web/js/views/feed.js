@@ -243,6 +243,10 @@ export class LiveFeed {
 
   setEnded(ended, endMs, floor = false) {
     if (ended !== this.ended || endMs !== this.endMs) this.chartVersion = -1; // redraw (axis label)
+    if (ended && this.paused) this.setPaused(false); // nothing more comes: show all there is
+    // nothing more comes to pause or follow: the buttons of a live feed go
+    this.pauseBtn.classList.toggle('hidden', !!ended);
+    this.followBtn.classList.toggle('hidden', !!ended);
     this.ended = ended;
     this.endMs = endMs;
     this.floor = floor;
@@ -279,7 +283,7 @@ export class LiveFeed {
   }
 
   togglePause() {
-    this.setPaused(!this.paused);
+    if (!this.ended) this.setPaused(!this.paused);
   }
 
   setPaused(p) {
@@ -431,7 +435,10 @@ export class LiveFeed {
     this.chartVersion = this.rate.version;
     this.chartEnd = end;
     this.chartDrawn = now;
-    this.chart.setData(this.rate.window(end, CHART_SPAN), this.ended ? 'end' : 'now');
+    const span = this.chartSpan(end);
+    this.chart.span = this.pauseChart.span = span;
+    this.pauseChart.whole = this.ended && span < CHART_SPAN;
+    this.chart.setData(this.rate.window(end, span), this.ended ? 'end' : 'now');
     this.chart.draw();
     this.pauseVersion = tlVersion;
     const tl = this.timeline;
@@ -441,9 +448,27 @@ export class LiveFeed {
         : tl.error && !tl.loaded
           ? tl.error
           : null;
-      this.pauseChart.setData(tl.window(end, CHART_SPAN), this.ended ? 'end' : 'now', note);
+      this.pauseChart.setData(tl.window(end, span), this.ended ? 'end' : 'now', note);
       this.pauseChart.draw();
     }
+  }
+
+  // The seconds the two charts span: the last two minutes, or, for a session
+  // that ended sooner, the session itself (at least 10 s), so that a short
+  // run fills the chart instead of sitting at its right edge.
+  chartSpan(endSec) {
+    const start = this.baseTime();
+    if (!this.ended || !Number.isFinite(start) || !start) return CHART_SPAN;
+    const lasted = endSec - Math.floor(start / 1000) + 1;
+    const span = Math.min(CHART_SPAN, Math.max(10, lasted));
+    if (span !== this.spanShown) {
+      this.spanShown = span;
+      const what =
+        span < CHART_SPAN ? `over the whole session (${span} s)` : 'over its last two minutes';
+      this.canvas.setAttribute('aria-label', `JIT compilations per second ${what}`);
+      this.pauseCanvas.title = `${span < CHART_SPAN ? 'The whole session' : 'Its last two minutes'}; click for the GC & pauses tab`;
+    }
+    return span;
   }
 
   renderRow(cells, row, rowEl, buf) {
