@@ -196,5 +196,7 @@ test('a collected dynamic method\'s FunctionID given to a new one: two functions
   assert.equal(events.length, 2 * n);
   const keyOf = new Map(fns.map((f) => [f.name, f.function_key]));
   for (const e of events) assert.equal(e.function_key, keyOf.get(e.name), `${e.name}: its event names it`);
+  const dyn = (await srv.api('/api/sessions/1/modules/totals')).body.modules.find((m) => m.module === null);
+  assert.equal(dyn.rejit, 0, `no dynamic method counts as recompiled: ${JSON.stringify(dyn)}`);
   await srv.stop();
 });
