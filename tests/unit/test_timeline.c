@@ -25,7 +25,7 @@
 #include "record_kinds.h"
 #include "records.h"
 #include "session.h"
-#include "views.h"
+#include "views_event.h"
 
 #define WALL(t) ((int64_t)(t) + REC_OFFSET)
 
