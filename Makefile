@@ -26,7 +26,7 @@ CSTD     := -std=c11 -D_GNU_SOURCE -Iproto
 WARN     := -Wall -Wextra -Werror
 OPT      ?= -O2 -g
 PKGS     := libmicrohttpd jansson libcurl libwebsockets sqlite3 libzstd libxxhash capstone libelf zlib \
-            libprotobuf-c
+            libprotobuf-c liblzma
 # Generated at build time: pprof's profile.proto as C (protoc-c; server/pprof.c uses it).
 GEN      := $(BUILD)/gen
 PPROF_GEN := $(GEN)/profile.pb-c.c
@@ -34,7 +34,9 @@ SERVER_CFLAGS = $(CSTD) $(WARN) $(OPT) -I$(GEN) $(shell pkg-config --cflags $(PK
 SERVER_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpthread
 # The agent lives inside the target: libc and pthreads only, nothing exported
 # but DllGetClassObject, no global constructors or destructors.
-AGENT_CFLAGS  = $(CSTD) $(WARN) $(OPT) -fPIC -fvisibility=hidden -pthread
+# Frame pointers in the agent: a CPU profile's walk of the agent's own threads
+# then reaches their start (jitscope's cost, shown as its own).
+AGENT_CFLAGS  = $(CSTD) $(WARN) $(OPT) -fPIC -fvisibility=hidden -pthread -fno-omit-frame-pointer
 AGENT_LDFLAGS = -shared -Wl,-z,defs -Wl,--no-undefined -pthread
 
 # proto/ is the wire format and what both sides of it need; agent/ and server/
@@ -177,6 +179,31 @@ $(UNIT_SHARED_LIB): $(call objs,unit,$(filter-out tests/unit/test_%.c,$(wildcard
 $(BUILD)/tests/test_%: $(OBJ)/unit/tests/unit/test_%.o $(UNIT_AGENT_OBJS) $(UNIT_SHARED_LIB) $(UNIT_SERVER_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(UNIT_CFLAGS) $(filter %.o,$^) $(filter %.a,$^) $(SERVER_LIBS) $(ASAN) -ldl -o $@
+# ELF files for the symbol tests (test_cpusym.c), made from tests/helpers/elffix.c the ways
+# distributions ship libraries: full; stripped with a debug file next to it (.gnu_debuglink,
+# as dotnet-symbol leaves libcoreclr.so.dbg) and by build ID (a debuginfod cache); stripped
+# without a build ID (the debug link's CRC proves its file); MiniDebugInfo (an xz .symtab in
+# .gnu_debugdata, as Fedora's); and debug files of other builds next to copies (wrongcrc,
+# wrongid), which must not be taken.
+ELF_FIX := $(BUILD)/tests/elf/.made
+$(ELF_FIX): tests/helpers/elffix.c
+	@rm -rf $(@D) && mkdir -p $(@D)/cache
+	cd $(@D) && $(CC) -O2 -g -fPIC -shared -Wl,--build-id ../../../$< -o full.so
+	cd $(@D) && objcopy --only-keep-debug full.so libfix.so.dbg && \
+	  objcopy --strip-all --add-gnu-debuglink=libfix.so.dbg full.so libfix.so
+	cd $(@D) && id=$$(readelf -n full.so | sed -n 's/.*Build ID: *//p') && \
+	  mkdir -p cache/$$id && cp libfix.so.dbg cache/$$id/debuginfo && \
+	  mkdir -p byid && objcopy --strip-all full.so byid/libfix.so
+	cd $(@D) && mkdir -p noid && $(CC) -O2 -g -fPIC -shared -Wl,--build-id=none ../../../$< -o noid/full.so && \
+	  objcopy --only-keep-debug noid/full.so noid/libnoid.so.dbg && \
+	  objcopy --strip-all --add-gnu-debuglink=noid/libnoid.so.dbg noid/full.so noid/libnoid.so
+	cd $(@D) && mkdir -p wrongcrc wrongid && cp noid/libnoid.so wrongcrc/ && cp noid/full.so wrongcrc/libnoid.so.dbg && \
+	  cp libfix.so wrongid/ && cp noid/libnoid.so.dbg wrongid/libfix.so.dbg
+	cd $(@D) && objcopy --only-keep-debug full.so mini.debug && objcopy --strip-debug mini.debug && \
+	  xz -f mini.debug && objcopy --strip-all --add-section .gnu_debugdata=mini.debug.xz full.so mini.so
+	touch $@
+$(BUILD)/tests/test_cpusym: $(ELF_FIX)
+
 # The e2e tests' helper that runs the server where perf_event_open is refused (seccomp).
 NOPERF_BIN := $(BUILD)/tests/noperf
 $(NOPERF_BIN): tests/helpers/noperf.c | $(BUILD)/deps-test.stamp
@@ -206,13 +233,14 @@ FUZZ_SRC_ws          := server/ws_msg.c
 FUZZ_SRC_sig         := agent/sig.c
 FUZZ_SRC_names       := agent/names.c
 FUZZ_SRC_mdread      := agent/mdread.c
-FUZZ_SRC_procsyms    := server/procsyms.c server/procmaps.c server/procfile.c server/elfsyms.c
+FUZZ_SRC_procsyms    := server/procsyms.c server/procmaps.c server/procfile.c server/elfsyms.c \
+                        server/debugfile.c
 FUZZ_SRC_perfrec     := server/perfring.c
 FUZZ_SRC_procmaps    := server/procmaps.c server/procfile.c
 FUZZ_SRC_elfsyms     := server/elfsyms.c
 FUZZ_SRC_ilbody      := proto/ilbody.c
-FUZZ_LIBS_elfsyms     = -lelf
-FUZZ_LIBS_procsyms    = -lelf
+FUZZ_LIBS_elfsyms     = -lelf -llzma -lz
+FUZZ_LIBS_procsyms    = -lelf -llzma -lz
 FUZZ_INC_sig         := -Iagent
 FUZZ_INC_names       := -Iagent
 FUZZ_INC_mdread      := -Iagent

@@ -179,6 +179,7 @@ static void *tiers_switch_main(void *arg)
 {
     tiers_switch_call *call = arg;
 
+    pthread_setname_np(pthread_self(), "jitscope-tiers"); /* else its creator's name */
     if (call->on)
         tiers_start(call->info);
     else

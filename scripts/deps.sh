@@ -24,12 +24,15 @@ fi
 apt_wait=(-o "DPkg::Lock::Timeout=${DEPS_APT_WAIT:-600}")
 
 need_build=(gcc make pkg-config libmicrohttpd-dev libjansson-dev libwebsockets-dev libcurl4-openssl-dev libsqlite3-dev libzstd-dev libxxhash-dev libcapstone-dev)
-# CPU profiles: ELF symbols (libelf), pprof's protobuf (protobuf-c and its compiler), gzip (zlib)
-need_build+=(libelf-dev libprotobuf-c-dev protobuf-c-compiler zlib1g-dev)
+# CPU profiles: ELF symbols (libelf; liblzma for the xz-compressed .gnu_debugdata), pprof's
+# protobuf (protobuf-c and its compiler), gzip (zlib)
+need_build+=(libelf-dev liblzma-dev libprotobuf-c-dev protobuf-c-compiler zlib1g-dev)
 need_test=(valgrind chromium nodejs npm clang-format shellcheck prometheus openssl)
 # `go tool pprof` reads the pprof export in tests/e2e/cpuprofile.test.mjs; libseccomp builds
 # its helper that refuses perf_event_open (tests/helpers/noperf.c)
 need_test+=(golang-go libseccomp-dev)
+# the ELF symbol tests: libc's debug file by build ID (libc6-dbg), the fixtures' MiniDebugInfo (xz)
+need_test+=(libc6-dbg xz-utils binutils)
 # clang-14 is Debian 12's clang; its libFuzzer and ASan/UBSan runtimes are in libclang-rt-14-dev.
 need_fuzz=(clang-14 libclang-rt-14-dev)
 

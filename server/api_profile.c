@@ -20,12 +20,91 @@
 #include "link.h"
 #include "pprof.h"
 #include "profile_export.h"
+#include "profile_shape.h"
 #include "profile_view.h"
 #include "textbuf.h"
 
 #define API_PROFILE_DEFAULT_HZ 49
 #define API_PROFILE_MAX_DURATION_S 86400
 #define API_PROFILE_MAX_THREAD_ARG 256 /* bytes of ?thread= */
+#define API_PROFILE_MAX_FOCUS_ARG 4096 /* bytes of ?focus= and ?focus_module= */
+
+/* What one GET asks the view to be (beside its threads and time window). */
+typedef struct api_profile_shape {
+    profile_shape_opts shape;
+    profile_tree_opts tree;
+    int sandwich; /* view=sandwich: the functions table, and around `focus` its trees */
+} api_profile_shape;
+
+/* Reads view=, focus=, focus_module=, fold=, hide= and jitscope_threads=:
+ * 0, or the status of the 400 answered. */
+static int api_profile_shape_args(api_call *c, api_profile_shape *o, profile_query *q)
+{
+    const api_request *req = c->req;
+    const char *view = req->arg(req->ctx, "view"), *fold = req->arg(req->ctx, "fold");
+    const char *hide = req->arg(req->ctx, "hide"), *own = req->arg(req->ctx, "jitscope_threads");
+    const char *p;
+
+    memset(o, 0, sizeof(*o));
+    if (view && strcmp(view, "inverted") == 0)
+        o->tree.inverted = 1;
+    else if (view && strcmp(view, "sandwich") == 0)
+        o->sandwich = 1;
+    else if (view && strcmp(view, "tree") != 0)
+        return api_fail(c, 400, "view must be tree, inverted or sandwich");
+    o->tree.focus = req->arg(req->ctx, "focus");
+    o->tree.focus_module = req->arg(req->ctx, "focus_module");
+    if (o->tree.focus && !*o->tree.focus)
+        o->tree.focus = NULL;
+    if (o->tree.focus_module && !*o->tree.focus_module)
+        o->tree.focus_module = NULL;
+    if ((o->tree.focus || o->tree.focus_module) && !o->sandwich)
+        return api_fail(c, 400, "focus and focus_module go with view=sandwich");
+    if ((o->tree.focus && strlen(o->tree.focus) > API_PROFILE_MAX_FOCUS_ARG) ||
+        (o->tree.focus_module && strlen(o->tree.focus_module) > API_PROFILE_MAX_FOCUS_ARG))
+        return api_fail(c, 400, "focus is too long (%d bytes at most)", API_PROFILE_MAX_FOCUS_ARG);
+    if (o->tree.focus_module && !o->tree.focus)
+        return api_fail(c, 400, "focus_module needs focus");
+    if (fold && strcmp(fold, "native") == 0)
+        o->shape.fold_native = 1;
+    else if (fold && *fold && strcmp(fold, "none") != 0)
+        return api_fail(c, 400, "fold must be native or none");
+    for (p = hide; p && *p;) { /* a comma-separated list */
+        size_t n = strcspn(p, ",");
+        if (n == 9 && strncmp(p, "unmanaged", n) == 0)
+            o->shape.hide_unmanaged = 1;
+        else if (n == 4 && strncmp(p, "idle", n) == 0)
+            o->shape.hide_idle = 1;
+        else if (n)
+            return api_fail(c, 400, "hide is a comma-separated list of unmanaged and idle");
+        p += n + (p[n] == ',');
+    }
+    if (own && strcmp(own, "include") == 0)
+        q->own_threads = 1;
+    else if (own && *own && strcmp(own, "exclude") != 0)
+        return api_fail(c, 400, "jitscope_threads must be include or exclude");
+    return 0;
+}
+
+/* The view's "view": what it shows and what it left out. */
+static json_t *api_profile_shape_json(const api_profile_shape *o, const profile_query *q,
+                                      const profile_view *v, const profile_shape_counts *counts)
+{
+    json_t *hide = json_array();
+
+    if (o->shape.hide_unmanaged)
+        json_array_append_new(hide, json_string("unmanaged"));
+    if (o->shape.hide_idle)
+        json_array_append_new(hide, json_string("idle"));
+    return json_pack("{s:s, s:s, s:o, s:s, s:I, s:{s:I, s:I}, s:I}", "view",
+                     o->sandwich        ? "sandwich"
+                     : o->tree.inverted ? "inverted"
+                                        : "tree",
+                     "fold", o->shape.fold_native ? "native" : "none", "hide", hide,
+                     "jitscope_threads", q->own_threads ? "include" : "exclude", "total",
+                     (json_int_t)v->total, "kinds", "unmanaged", (json_int_t)counts->unmanaged,
+                     "idle", (json_int_t)counts->idle, "jitscope_samples", (json_int_t)v->excluded);
+}
 
 /* The body's key as an integer from 1 to max into *out: 0, or the status of
  * the 400 answered. */
@@ -260,6 +339,8 @@ int api_profile_get(api_call *c)
     const api_request *req = c->req;
     const char *format = req->arg(req->ctx, "format"), *why = NULL;
     profile_query q = {0};
+    api_profile_shape shape;
+    profile_shape_counts counts;
     profile_view v;
     json_t *status;
     session *s;
@@ -291,6 +372,11 @@ int api_profile_get(api_call *c)
     if (api_arg_ms(req, "from_ms", 0, &q.from_ns) != 0 ||
         api_arg_ms(req, "to_ms", INT64_MAX, &q.to_ns) != 0 || q.from_ns > q.to_ns)
         return api_fail(c, 400, "from_ms and to_ms must be Unix milliseconds, from_ms <= to_ms");
+    if ((rc = api_profile_shape_args(c, &shape, &q)) != 0)
+        return rc;
+    if (kind != 0 && (shape.sandwich || shape.tree.inverted))
+        return api_fail(c, 400, "view=%s is a view of the JSON format only",
+                        shape.sandwich ? "sandwich" : "inverted");
     q.with_samples = kind == 2 || kind == 3;
     if (!(s = api_lock_session(c)))
         return 404;
@@ -303,14 +389,23 @@ int api_profile_get(api_call *c)
     started_ns = s->profile.started_ns;
     stopped_ns = s->profile.stopped_ns;
     sessions_unlock();
-    if (rc != 0) {
+    if (rc != 0 || profile_shape_apply(&v, &shape.shape, &counts) != 0) {
         json_decref(status);
+        if (rc == 0)
+            profile_view_free(&v);
         return api_fail(c, 503, "out of memory copying the profile");
     }
+    if (kind != 0)
+        profile_shape_drop_folded(&v); /* the exports name the frames they keep only */
     if (kind == 0) {
-        c->reply->json = json_pack("{s:o, s:o}", "profile", status, "cpu_mode",
-                                   api_profile_cpu_mode(live, pid));
-        rc = profile_export_json(&v, c->reply->json, &why);
+        c->reply->json = json_pack("{s:o, s:o, s:o}", "profile", status, "cpu_mode",
+                                   api_profile_cpu_mode(live, pid), "view",
+                                   api_profile_shape_json(&shape, &q, &v, &counts));
+        if (shape.sandwich)
+            rc = profile_tree_functions(&v, c->reply->json, &why);
+        if (rc == 0) /* a sandwich without its method yet: the table only */
+            rc = profile_export_json(&v, shape.sandwich && !shape.tree.focus ? NULL : &shape.tree,
+                                     c->reply->json, &why);
     } else if (kind == 1) {
         textbuf out;
         json_decref(status);

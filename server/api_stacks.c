@@ -141,13 +141,13 @@ static json_t *api_snapshot_json(const api_snapshot *v)
         }
         json_array_append_new(
             threads,
-            json_pack("{s:o, s:o, s:I, s:o, s:i, s:o, s:o, s:b, s:o}", "thread_id",
+            json_pack("{s:o, s:o, s:I, s:o, s:i, s:o, s:b, s:o, s:b, s:o}", "thread_id",
                       view_id(t->thread_id), "thread_key",
                       t->thread_row ? json_integer((json_int_t)t->thread_row - 1) : json_null(),
                       "os_thread_id", (json_int_t)t->os_thread_id, "name", view_str(v->names[i]),
-                      "hresult", (int)t->hresult, "hresult_name", view_str(hr_name), "walk_ns",
-                      view_count(t->walk_ns), "truncated", (t->flags & WIRE_STACK_TRUNCATED) != 0,
-                      "frames", frames));
+                      "hresult", (int)t->hresult, "hresult_name", view_str(hr_name), "native_only",
+                      stacks_thread_native_only(t), "walk_ns", view_count(t->walk_ns), "truncated",
+                      (t->flags & WIRE_STACK_TRUNCATED) != 0, "frames", frames));
     }
     return json_pack("{s:I, s:o, s:o, s:o, s:i, s:I, s:I, s:I, s:b, s:o}", "id",
                      (json_int_t)v->w.id, "time_ms", view_ms(v->w.time_ns), "suspend_ns",
@@ -195,7 +195,12 @@ static int api_snapshot_text(const api_snapshot *v, textbuf *out)
             textbuf_str(out, "\"");
         }
         textbuf_str(out, "\n");
-        if (t->hresult && !t->frame_count) {
+        if (stacks_thread_native_only(t) && t->hresult) {
+            textbuf_printf(out,
+                           "    (no managed frame: the thread is in native code; HRESULT "
+                           "0x%08x E_FAIL)\n",
+                           (unsigned)t->hresult);
+        } else if (t->hresult && !t->frame_count) {
             const char *name = api_hresult_name(t->hresult);
             textbuf_printf(out, "    (walk failed: HRESULT 0x%08x%s%s)\n", (unsigned)t->hresult,
                            name ? " " : "", name ? name : "");

@@ -188,7 +188,7 @@ static uint32_t cpufold_stack(cpufold_state *f, const cpuprof_sample *e, uint64_
 {
     cpuprof_run *r = f->r;
     uint32_t depth = 0, k;
-    int missing = 0, last_managed = 0, broken = 0;
+    int missing = 0, last_managed = 0, broken = 0, after_native = 0;
     uint64_t osr_function = 0; /* the frame before was OSR code of this function */
 
     if (e->kernel) {
@@ -209,6 +209,7 @@ static uint32_t cpufold_stack(cpufold_state *f, const cpuprof_sample *e, uint64_
         if (c->kind == CPUSYM_NATIVE && c->symbol == CPUSYM_LABEL_UNMAPPED) {
             if (k > 0) { /* a frame pointer into nowhere: the rest of the chain is garbage */
                 broken = 1;
+                after_native = !last_managed;
                 break;
             }
             seq[depth++] = cpufold_symbol_key(f, CPUSYM_LABEL_UNMAPPED);
@@ -259,7 +260,8 @@ static uint32_t cpufold_stack(cpufold_state *f, const cpuprof_sample *e, uint64_
     } else if (broken || last_managed) {
         /* managed code is always entered from native code: a chain that ends
          * in it, or runs into nowhere, lost the frames toward the thread's start */
-        seq[depth++] = cpufold_symbol_key(f, CPUSYM_LABEL_BROKEN);
+        seq[depth++] = cpufold_symbol_key(f, after_native ? CPUSYM_LABEL_BROKEN_NATIVE
+                                                          : CPUSYM_LABEL_BROKEN);
         r->counts.broken++;
         broken = 1;
     }

@@ -8,6 +8,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "debugfile.h"
 #include "grow.h"
 #include "profile_cpu.h"
 #include "utf.h"
@@ -23,6 +24,7 @@ static const char *const cpusym_labels[CPUSYM_LABELS] = {
     "[unmapped]",
     "[symbol table full]",
     "[missing frame: on-stack replacement]",
+    "[incomplete stack: the frame chain broke after a native frame]",
 };
 
 /* ---- the symbol table ------------------------------------------------------- */
@@ -142,6 +144,8 @@ static cpusym_file *cpusym_file_for(cpusym *y, const procmaps_entry *e)
     if (elfsyms_load(&f->syms, fd) == 0)
         f->ok = 1;
     close(fd);
+    if (f->ok && f->syms.names == ELFSYMS_NAMES_EXPORTS) /* stripped: its debug file names more */
+        (void)debugfile_add(&f->syms, procmaps_path(&y->maps, e), y->pid, NULL, 0);
     return f;
 }
 

@@ -43,15 +43,19 @@
 /* The labels: symbols 0 .. CPUSYM_LABELS-1 of every CPU profile. */
 enum cpusym_label {
     CPUSYM_LABEL_BROKEN = 0,  /* the chain ended in managed code, or ran into an address in no
-                                 mapping: frames toward the thread's start are lost */
+                                 mapping after one: frames toward the thread's start are lost */
     CPUSYM_LABEL_NO_FP = 1,   /* the frame above has no frame pointer (yet): its caller is lost */
     CPUSYM_LABEL_STUB = 2,    /* the leaf is in a stub: its caller may be lost */
     CPUSYM_LABEL_UNNAMED = 3, /* managed code no method was found for */
     CPUSYM_LABEL_KERNEL = 4,  /* the thread was in the kernel (a system call, a page fault) */
     CPUSYM_LABEL_UNMAPPED = 5,
-    CPUSYM_LABEL_FULL = 6, /* the symbol table was full */
-    CPUSYM_LABEL_OSR = 7,  /* an on-stack-replaced frame: its method's caller is lost */
-    CPUSYM_LABELS = 8
+    CPUSYM_LABEL_FULL = 6,          /* the symbol table was full */
+    CPUSYM_LABEL_OSR = 7,           /* an on-stack-replaced frame: its method's caller is lost */
+    CPUSYM_LABEL_BROKEN_NATIVE = 8, /* after a native frame the chain ran into an address in
+                                       no mapping (a function without a frame pointer left
+                                       another value in its register): frames toward the
+                                       thread's start are lost */
+    CPUSYM_LABELS = 9
 };
 
 enum cpusym_kind { CPUSYM_NATIVE = 1, CPUSYM_MANAGED = 2 };

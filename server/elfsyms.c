@@ -3,37 +3,38 @@
 
 #include <gelf.h>
 #include <libelf.h>
+#include <lzma.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 
 #define ELFSYMS_EH_SDATA4_DATAREL 0x3b /* DW_EH_PE_datarel | DW_EH_PE_sdata4 */
 #define ELFSYMS_EH_UDATA4 0x03
 #define ELFSYMS_EH_OMIT 0xff
 
-static int elfsyms_add(elfsyms *t, size_t *cap, size_t *text_cap, uint64_t start, uint64_t size,
-                       const char *name)
+static int elfsyms_add(elfsyms *t, uint64_t start, uint64_t size, const char *name)
 {
     size_t n = strlen(name);
 
     if (t->symbol_count >= ELFSYMS_MAX_SYMBOLS || t->text_used + n + 1 > ELFSYMS_MAX_TEXT)
         return 0; /* the rest is left unnamed */
-    if (t->symbol_count == *cap) {
-        size_t c = *cap ? *cap * 2 : 1024;
+    if (t->symbol_count == t->symbol_cap) {
+        size_t c = t->symbol_cap ? t->symbol_cap * 2 : 1024;
         elfsyms_symbol *grown = realloc(t->symbols, c * sizeof(*grown));
         if (!grown)
             return -1;
         t->symbols = grown;
-        *cap = c;
+        t->symbol_cap = c;
     }
-    if (t->text_used + n + 1 > *text_cap) {
-        size_t c = *text_cap ? *text_cap : 65536;
+    if (t->text_used + n + 1 > t->text_cap) {
+        size_t c = t->text_cap ? t->text_cap : 65536;
         char *grown;
         while (c < t->text_used + n + 1)
             c *= 2;
         if (!(grown = realloc(t->text, c)))
             return -1;
         t->text = grown;
-        *text_cap = c;
+        t->text_cap = c;
     }
     memcpy(t->text + t->text_used, name, n + 1);
     t->symbols[t->symbol_count++] = (elfsyms_symbol){start, size, (uint32_t)t->text_used};
@@ -41,10 +42,10 @@ static int elfsyms_add(elfsyms *t, size_t *cap, size_t *text_cap, uint64_t start
     return 0;
 }
 
-/* Every sized function symbol of .symtab and .dynsym. */
-static int elfsyms_read_symbols(elfsyms *t, Elf *e)
+/* Every sized function symbol of .symtab and .dynsym; *symtab set when a
+ * .symtab gave some. */
+static int elfsyms_read_symbols(elfsyms *t, Elf *e, int *symtab)
 {
-    size_t cap = 0, text_cap = 0;
     Elf_Scn *scn = NULL;
 
     while ((scn = elf_nextscn(e, scn)) != NULL) {
@@ -68,8 +69,10 @@ static int elfsyms_read_symbols(elfsyms *t, Elf *e)
             name = elf_strptr(e, sh.sh_link, sym.st_name);
             if (!name || !*name)
                 continue;
-            if (elfsyms_add(t, &cap, &text_cap, sym.st_value, sym.st_size, name) != 0)
+            if (elfsyms_add(t, sym.st_value, sym.st_size, name) != 0)
                 return -1;
+            if (sh.sh_type == SHT_SYMTAB)
+                *symtab = 1;
         }
     }
     return 0;
@@ -135,11 +138,181 @@ static int elfsyms_read_unwind(elfsyms *t, Elf *e, const GElf_Phdr *ph)
     return 0;
 }
 
+/* ---- build ID, debug link, MiniDebugInfo --------------------------------------- */
+
+/* The NT_GNU_BUILD_ID note of e, from its note sections (or, in a file
+ * without section headers, its PT_NOTE segments). */
+static void elfsyms_read_build_id(elfsyms *t, Elf *e)
+{
+    Elf_Scn *scn = NULL;
+
+    while ((scn = elf_nextscn(e, scn)) != NULL) {
+        GElf_Shdr sh;
+        GElf_Nhdr nh;
+        Elf_Data *d;
+        size_t off = 0, name_off, desc_off;
+
+        if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE || !(d = elf_getdata(scn, NULL)))
+            continue;
+        while ((off = gelf_getnote(d, off, &nh, &name_off, &desc_off)) > 0) {
+            if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 && nh.n_descsz > 0 &&
+                nh.n_descsz <= ELFSYMS_MAX_BUILD_ID && desc_off + nh.n_descsz <= d->d_size &&
+                name_off + 4 <= d->d_size &&
+                memcmp((const char *)d->d_buf + name_off, "GNU", 4) == 0) {
+                memcpy(t->build_id, (const char *)d->d_buf + desc_off, nh.n_descsz);
+                t->build_id_length = nh.n_descsz;
+                return;
+            }
+        }
+    }
+}
+
+/* The section of e named `name`, NULL when none. */
+static Elf_Scn *elfsyms_section(Elf *e, const char *name)
+{
+    Elf_Scn *scn = NULL;
+    size_t strndx;
+
+    if (elf_getshdrstrndx(e, &strndx) != 0)
+        return NULL;
+    while ((scn = elf_nextscn(e, scn)) != NULL) {
+        GElf_Shdr sh;
+        const char *n;
+        if (gelf_getshdr(scn, &sh) && (n = elf_strptr(e, strndx, sh.sh_name)) &&
+            strcmp(n, name) == 0)
+            return scn;
+    }
+    return NULL;
+}
+
+/* .gnu_debuglink: a file name (NUL-terminated, padded to 4 bytes) and the
+ * CRC-32 of that file. */
+static void elfsyms_read_debuglink(elfsyms *t, Elf *e)
+{
+    Elf_Scn *scn = elfsyms_section(e, ".gnu_debuglink");
+    Elf_Data *d = scn ? elf_rawdata(scn, NULL) : NULL;
+    const char *name;
+    size_t n, crc_at;
+
+    if (!d || !d->d_buf || d->d_size < 8)
+        return;
+    name = d->d_buf;
+    n = strnlen(name, d->d_size);
+    crc_at = (n + 4) & ~(size_t)3;
+    if (n == 0 || n >= sizeof(t->debuglink) || crc_at + 4 > d->d_size || memchr(name, '/', n))
+        return; /* a name, never a path */
+    memcpy(t->debuglink, name, n);
+    t->debuglink[n] = '\0';
+    memcpy(&t->debuglink_crc, (const char *)d->d_buf + crc_at, 4);
+}
+
+/* The xz stream of .gnu_debugdata, decompressed (at most ELFSYMS_MAX_DEBUGDATA
+ * bytes): NULL when there is none or it is not whole. */
+static char *elfsyms_unxz(const uint8_t *in, size_t n, size_t *out_n)
+{
+    lzma_stream z = LZMA_STREAM_INIT;
+    size_t cap = n * 4 + 4096;
+    char *out = NULL;
+    lzma_ret r;
+
+    if (lzma_stream_decoder(&z, 256u << 20, 0) != LZMA_OK)
+        return NULL;
+    z.next_in = in;
+    z.avail_in = n;
+    for (;;) {
+        char *grown;
+        if (cap > ELFSYMS_MAX_DEBUGDATA)
+            cap = ELFSYMS_MAX_DEBUGDATA;
+        if (!(grown = realloc(out, cap)))
+            break;
+        out = grown;
+        z.next_out = (uint8_t *)out + z.total_out;
+        z.avail_out = cap - z.total_out;
+        r = lzma_code(&z, LZMA_FINISH);
+        if (r == LZMA_STREAM_END) {
+            *out_n = z.total_out;
+            lzma_end(&z);
+            return out;
+        }
+        if (r != LZMA_OK || z.avail_out != 0 || cap >= ELFSYMS_MAX_DEBUGDATA)
+            break; /* damaged, or larger than we take */
+        cap *= 2;
+    }
+    lzma_end(&z);
+    free(out);
+    return NULL;
+}
+
+/* The symbols of the ELF file compressed in .gnu_debugdata. 0 or -1 (out of memory). */
+static int elfsyms_read_debugdata(elfsyms *t, Elf *e)
+{
+    Elf_Scn *scn = elfsyms_section(e, ".gnu_debugdata");
+    Elf_Data *d = scn ? elf_rawdata(scn, NULL) : NULL;
+    size_t n = 0;
+    char *raw;
+    Elf *mini;
+    int symtab = 0, rc = 0;
+
+    if (!d || !d->d_buf || !d->d_size || !(raw = elfsyms_unxz(d->d_buf, d->d_size, &n)))
+        return 0;
+    if ((mini = elf_memory(raw, n)) != NULL && elf_kind(mini) == ELF_K_ELF) {
+        rc = elfsyms_read_symbols(t, mini, &symtab);
+        if (symtab && t->names < ELFSYMS_NAMES_DEBUGDATA)
+            t->names = ELFSYMS_NAMES_DEBUGDATA;
+    }
+    if (mini)
+        elf_end(mini);
+    free(raw);
+    return rc;
+}
+
+static void elfsyms_sort(elfsyms *t)
+{
+    if (t->symbol_count)
+        qsort(t->symbols, t->symbol_count, sizeof(*t->symbols), elfsyms_by_start);
+}
+
+int elfsyms_add_debug_file(elfsyms *t, int fd)
+{
+    elfsyms other;
+    Elf *e;
+    int symtab = 0, rc = 0;
+    size_t size = 0;
+    const char *raw;
+
+    if (elf_version(EV_CURRENT) == EV_NONE || !(e = elf_begin(fd, ELF_C_READ_MMAP, NULL)))
+        return 0;
+    memset(&other, 0, sizeof(other));
+    if (elf_kind(e) != ELF_K_ELF)
+        goto done;
+    elfsyms_read_build_id(&other, e);
+    if (t->build_id_length) { /* the same build, or not ours */
+        if (other.build_id_length != t->build_id_length ||
+            memcmp(other.build_id, t->build_id, t->build_id_length) != 0)
+            goto done;
+    } else if (!t->debuglink[0] || !(raw = elf_rawfile(e, &size)) ||
+               (uint32_t)crc32_z(0, (const Bytef *)raw, size) != t->debuglink_crc) {
+        goto done;
+    }
+    if (elfsyms_read_symbols(t, e, &symtab) != 0) {
+        rc = -1;
+        goto done;
+    }
+    elfsyms_sort(t);
+    if (symtab) {
+        t->names = ELFSYMS_NAMES_DEBUG_FILE;
+        rc = 1;
+    }
+done:
+    elf_end(e);
+    return rc;
+}
+
 int elfsyms_load(elfsyms *t, int fd)
 {
     GElf_Phdr eh_frame = {0};
     size_t phnum = 0, i;
-    int have_eh = 0, rc = -1;
+    int have_eh = 0, rc = -1, symtab = 0;
     Elf *e;
 
     memset(t, 0, sizeof(*t));
@@ -160,10 +333,15 @@ int elfsyms_load(elfsyms *t, int fd)
             have_eh = 1;
         }
     }
-    if (elfsyms_read_symbols(t, e) != 0 || (have_eh && elfsyms_read_unwind(t, e, &eh_frame) != 0))
+    if (elfsyms_read_symbols(t, e, &symtab) != 0 ||
+        (have_eh && elfsyms_read_unwind(t, e, &eh_frame) != 0))
         goto done;
-    if (t->symbol_count)
-        qsort(t->symbols, t->symbol_count, sizeof(*t->symbols), elfsyms_by_start);
+    t->names = symtab ? ELFSYMS_NAMES_SYMTAB : ELFSYMS_NAMES_EXPORTS;
+    elfsyms_read_build_id(t, e);
+    elfsyms_read_debuglink(t, e);
+    if (!symtab && elfsyms_read_debugdata(t, e) != 0)
+        goto done;
+    elfsyms_sort(t);
     rc = 0;
 done:
     if (rc != 0)

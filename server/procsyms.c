@@ -7,6 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "debugfile.h"
+
 int procsyms_parse_maps(procsyms *p, const char *text, size_t length)
 {
     memset(p, 0, sizeof(*p));
@@ -57,6 +59,8 @@ static procsyms_file *procsyms_file_for(procsyms *p, const procmaps_entry *m)
     if ((fd = procmaps_open_file(&p->maps, m, p->pid)) >= 0) {
         f->ok = elfsyms_load(&f->syms, fd) == 0;
         close(fd);
+        if (f->ok && f->syms.names == ELFSYMS_NAMES_EXPORTS) /* stripped: its debug file */
+            (void)debugfile_add(&f->syms, path, p->pid, NULL, 0);
     }
     return f;
 }

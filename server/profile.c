@@ -319,6 +319,8 @@ void profile_add_walk(profile_state *p, const stacks_walk *w, uint32_t effective
             seq[depth++] = w->frames[t->first_frame + k].function_id;
         if (t->flags & WIRE_STACK_TRUNCATED)
             seq[depth++] = PROFILE_FRAME_TRUNCATED;
+        else if (stacks_thread_native_only(t))
+            seq[depth++] = 0; /* in native code only: one [native] run, no failure */
         if (p->sample_count >= PROFILE_MAX_SAMPLES || (thread = profile_thread_index(p, t)) < 0 ||
             (stack = profile_stack_intern(p, seq, depth, &created)) < 0 ||
             grow_reserve((void **)&p->samples, &p->sample_cap, p->sample_count, sizeof(*p->samples),

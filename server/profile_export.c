@@ -8,8 +8,6 @@
 
 #include "version.h"
 
-#define TREE_NONE UINT32_MAX
-
 static json_t *export_id(uint64_t id)
 {
     char text[24];
@@ -32,12 +30,12 @@ static json_t *export_threads(const profile_view *v)
     for (i = 0; i < v->thread_count; i++) {
         const profile_view_thread *t = &v->threads[i];
         json_array_append_new(
-            list, json_pack("{s:o, s:o, s:I, s:o, s:I}", "thread_id",
+            list, json_pack("{s:o, s:o, s:I, s:o, s:I, s:b, s:b}", "thread_id",
                             t->thread_id ? export_id(t->thread_id) : json_null(), "thread_key",
                             t->thread_key >= 0 ? json_integer(t->thread_key) : json_null(),
                             "os_thread_id", (json_int_t)t->os_thread_id, "name",
                             t->name ? json_string(t->name) : json_null(), "samples",
-                            (json_int_t)t->samples));
+                            (json_int_t)t->samples, "jitscope", t->own, "counted", t->counted));
     }
     return list;
 }
@@ -53,174 +51,15 @@ static json_t *export_timeline(const profile_view *v)
     return list;
 }
 
-/* ---- call tree ------------------------------------------------------------------------ */
+/* ---- the JSON view ------------------------------------------------------------------ */
 
-typedef struct tree_node {
-    uint64_t value, self;
-    uint32_t sym; /* TREE_NONE for the root */
-    uint32_t first_child, next_sibling;
-    uint32_t depth;
-    int keep;
-} tree_node;
-
-typedef struct tree {
-    const profile_view *v;
-    tree_node *nodes;
-    size_t count;
-} tree;
-
-/* Merges every stack into a tree (root first). At most 1 + frame_count nodes. */
-static int tree_build(tree *t)
+int profile_export_json(const profile_view *v, const profile_tree_opts *o, json_t *obj,
+                        const char **why)
 {
-    const profile_view *v = t->v;
-    idmap children = {0};
-    size_t i;
-
-    t->nodes = calloc(v->frame_count + 1, sizeof(*t->nodes));
-    if (!t->nodes)
+    if (o && profile_tree_json(v, o, obj, why) != 0)
         return -1;
-    t->nodes[0] = (tree_node){
-        .sym = TREE_NONE, .first_child = TREE_NONE, .next_sibling = TREE_NONE, .keep = 1};
-    t->count = 1;
-    for (i = 0; i < v->stack_count; i++) {
-        const profile_view_stack *st = &v->stacks[i];
-        uint32_t node = 0, k;
-
-        t->nodes[0].value += st->count;
-        for (k = st->depth; k-- > 0;) {
-            uint32_t sym = v->frames[st->first + k];
-            uint64_t key = (uint64_t)(node + 1) << 32 | sym;
-            uint32_t child = idmap_get(&children, key);
-
-            if (child == IDMAP_MISSING) {
-                child = (uint32_t)t->count++;
-                t->nodes[child] = (tree_node){.sym = sym,
-                                              .first_child = TREE_NONE,
-                                              .next_sibling = t->nodes[node].first_child,
-                                              .depth = t->nodes[node].depth + 1,
-                                              .keep = 1};
-                t->nodes[node].first_child = child;
-                if (idmap_put(&children, key, child) != 0) {
-                    idmap_free(&children);
-                    return -1;
-                }
-            }
-            t->nodes[child].value += st->count;
-            node = child;
-        }
-        t->nodes[node].self += st->count;
-    }
-    idmap_free(&children);
-    return 0;
-}
-
-/* Most samples first; at equal samples the shallower first (so a parent always
- * comes before its children), then the older. */
-static int tree_rank(const void *a, const void *b, void *arg)
-{
-    const tree_node *n = arg;
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-
-    if (n[x].value != n[y].value)
-        return n[x].value > n[y].value ? -1 : 1;
-    if (n[x].depth != n[y].depth)
-        return n[x].depth < n[y].depth ? -1 : 1;
-    return (x > y) - (x < y);
-}
-
-/* Keeps the PROFILE_TREE_MAX_NODES heaviest nodes (a set closed under parents). */
-static int tree_prune(tree *t)
-{
-    uint32_t *order;
-    size_t i;
-
-    if (t->count <= PROFILE_TREE_MAX_NODES)
-        return 0;
-    order = malloc((t->count - 1) * sizeof(*order));
-    if (!order)
-        return -1;
-    for (i = 1; i < t->count; i++)
-        order[i - 1] = (uint32_t)i;
-    qsort_r(order, t->count - 1, sizeof(*order), tree_rank, t->nodes);
-    for (i = PROFILE_TREE_MAX_NODES - 1; i < t->count - 1; i++)
-        t->nodes[order[i]].keep = 0;
-    free(order);
-    return 0;
-}
-
-/* Siblings: most samples first, then by name. */
-static int tree_sibling_order(const void *a, const void *b, void *arg)
-{
-    const tree *t = arg;
-    const tree_node *x = &t->nodes[*(const uint32_t *)a], *y = &t->nodes[*(const uint32_t *)b];
-
-    if (x->value != y->value)
-        return x->value > y->value ? -1 : 1;
-    return strcmp(export_name(t->v, x->sym), export_name(t->v, y->sym));
-}
-
-static json_t *tree_node_json(const char *name, const char *module, uint64_t value, uint64_t self,
-                              json_t *children)
-{
-    return json_pack("{s:s, s:o, s:I, s:I, s:o}", "name", name, "module",
-                     module ? json_string(module) : json_null(), "value", (json_int_t)value, "self",
-                     (json_int_t)self, "children", children);
-}
-
-static json_t *tree_json(const tree *t, uint32_t i)
-{
-    const tree_node *n = &t->nodes[i];
-    const symbol *sym = n->sym == TREE_NONE ? NULL : &t->v->syms.items[n->sym];
-    json_t *kids = json_array();
-    uint32_t *order = NULL, c;
-    size_t count = 0, k;
-    uint64_t shown = 0;
-
-    for (c = n->first_child; c != TREE_NONE; c = t->nodes[c].next_sibling)
-        count += t->nodes[c].keep != 0;
-    if (count && !(order = malloc(count * sizeof(*order)))) {
-        json_decref(kids);
-        return NULL;
-    }
-    count = 0;
-    for (c = n->first_child; c != TREE_NONE; c = t->nodes[c].next_sibling)
-        if (t->nodes[c].keep)
-            order[count++] = c;
-    if (count > 1)
-        qsort_r(order, count, sizeof(*order), tree_sibling_order, (void *)t);
-    for (k = 0; k < count; k++) {
-        json_t *child = tree_json(t, order[k]);
-        if (!child) {
-            free(order);
-            json_decref(kids);
-            return NULL;
-        }
-        json_array_append_new(kids, child);
-        shown += t->nodes[order[k]].value;
-    }
-    free(order);
-    if (shown + n->self < n->value) { /* children cut by the node limit */
-        uint64_t rest = n->value - n->self - shown;
-        json_array_append_new(kids, tree_node_json("[pruned]", NULL, rest, rest, json_array()));
-    }
-    return tree_node_json(sym ? sym->name : "all", sym ? sym->module : NULL, n->value, n->self,
-                          kids);
-}
-
-int profile_export_json(const profile_view *v, json_t *obj, const char **why)
-{
-    tree t = {v, NULL, 0};
-    json_t *root;
-
-    if (tree_build(&t) != 0 || tree_prune(&t) != 0 || !(root = tree_json(&t, 0))) {
-        free(t.nodes);
-        *why = "out of memory building the call tree";
-        return -1;
-    }
-    free(t.nodes);
     json_object_set_new(obj, "threads", export_threads(v));
     json_object_set_new(obj, "timeline", export_timeline(v));
-    json_object_set_new(obj, "tree", root);
     return 0;
 }
 
@@ -371,6 +210,7 @@ json_t *profile_export_speedscope(const profile_view *v, const char *name, size_
     json_t **stacks = NULL, **indexes = NULL, *frames, *profiles, **samples = NULL,
            **weights = NULL, *file = NULL;
     speedscope_run *run = NULL;
+    uint64_t *total = NULL; /* per thread: its samples in the view */
     size_t i;
 
     if (speedscope_estimate(v) > max_bytes) {
@@ -383,7 +223,8 @@ json_t *profile_export_speedscope(const profile_view *v, const char *name, size_
     samples = calloc(v->thread_count + 1, sizeof(*samples));
     weights = calloc(v->thread_count + 1, sizeof(*weights));
     run = calloc(v->thread_count + 1, sizeof(*run));
-    if (!stacks || !indexes || !samples || !weights || !run) {
+    total = calloc(v->thread_count + 1, sizeof(*total));
+    if (!stacks || !indexes || !samples || !weights || !run || !total) {
         *why = "out of memory";
         goto done;
     }
@@ -407,17 +248,20 @@ json_t *profile_export_speedscope(const profile_view *v, const char *name, size_
         if (r->stack == UINT32_MAX)
             *r = (speedscope_run){e->stack, 0};
         r->weight++;
+        total[e->thread]++;
     }
     for (i = 0; i < v->thread_count; i++)
         if (run[i].stack != UINT32_MAX)
             speedscope_flush(v, stacks, indexes, &run[i], samples[i], weights[i]);
     profiles = json_array();
     for (i = 0; i < v->thread_count; i++) {
-        json_array_append_new(
-            profiles, json_pack("{s:s, s:o, s:s, s:i, s:I, s:o, s:o}", "type", "sampled", "name",
-                                speedscope_profile_name(&v->threads[i]), "unit", "none",
-                                "startValue", 0, "endValue", (json_int_t)v->threads[i].samples,
-                                "samples", samples[i], "weights", weights[i]));
+        if (!total[i]) /* not counted (jitscope's own), or all its samples hidden */
+            continue;
+        json_array_append_new(profiles,
+                              json_pack("{s:s, s:o, s:s, s:i, s:I, s:o, s:o}", "type", "sampled",
+                                        "name", speedscope_profile_name(&v->threads[i]), "unit",
+                                        "none", "startValue", 0, "endValue", (json_int_t)total[i],
+                                        "samples", samples[i], "weights", weights[i]));
         samples[i] = weights[i] = NULL;
     }
     file = json_pack("{s:s, s:{s:o}, s:o, s:s, s:i, s:s}", "$schema",
@@ -440,5 +284,6 @@ done:
     free(samples);
     free(weights);
     free(run);
+    free(total);
     return file;
 }

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cpusym.h"
 #include "profile_cpu.h"
 #include "session.h"
 
@@ -56,6 +57,13 @@ static int profile_view_thread_matches(session *s, const profile_thread *t, cons
     return name && strcmp(name, arg) == 0;
 }
 
+/* Whether a profile thread is one of jitscope's own (by the name the agent gives them). */
+static int profile_view_is_own(session *s, const profile_thread *t)
+{
+    const char *name = profile_view_thread_name(s, t);
+    return name && strncmp(name, PROFILE_VIEW_OWN_PREFIX, strlen(PROFILE_VIEW_OWN_PREFIX)) == 0;
+}
+
 static int profile_view_compare_i64(const void *a, const void *b)
 {
     int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
@@ -96,6 +104,18 @@ static int profile_view_seconds(profile_view *v, int64_t *ms, size_t n)
         v->seconds[v->second_count - 1].samples++;
     }
     return 0;
+}
+
+/* The kind of entry i of a CPU profile's symbol table: a native function
+ * (with its module), native work without a name (the kernel, an address in
+ * no mapping, the vDSO), or a label (cpusym.h's CPUSYM_LABEL_*). */
+static int profile_view_cpu_kind(uint64_t i, const char *module)
+{
+    if (module)
+        return SYMBOL_NATIVE;
+    if (i >= CPUSYM_LABELS || i == CPUSYM_LABEL_KERNEL || i == CPUSYM_LABEL_UNMAPPED)
+        return SYMBOL_NATIVE_LABEL;
+    return SYMBOL_LABEL;
 }
 
 /* Copies the used stacks (count[i] > 0) as symbol indexes; remap[i] = view index. */
@@ -145,10 +165,10 @@ static int profile_view_stacks(profile_view *v, session *s, const uint64_t *coun
                 uint64_t i = fid & ~PROFILE_FRAME_SYMBOL;
                 const profile_symbol *e = i < p->cpu.symbol_count ? &p->cpu.symbols[i] : NULL;
                 const char *name = e ? profile_cpu_text(p, e->name) : NULL;
-                if (symbols_named(&v->syms, fid, name ? name : "[?]",
-                                  e && e->module != UINT32_MAX ? profile_cpu_text(p, e->module)
-                                                               : NULL,
-                                  &sym) != 0)
+                const char *module = e && e->module != UINT32_MAX ? profile_cpu_text(p, e->module)
+                                                                  : NULL;
+                if (symbols_named(&v->syms, fid, name ? name : "[?]", module,
+                                  profile_view_cpu_kind(i, module), &sym) != 0)
                     return -1;
             } else if (symbols_function(&v->syms, s, fid, &sym) != 0) {
                 return -1;
@@ -165,10 +185,10 @@ int profile_view_take(profile_view *v, session *s, const profile_query *q)
     const profile_state *p = &s->profile;
     uint64_t *count = NULL, *per_thread = NULL;
     uint32_t *thread_remap = NULL, *stack_remap = NULL;
-    unsigned char *selected = NULL;
+    unsigned char *selected = NULL; /* 1: listed, 2: listed and counted */
     int64_t *ms = NULL;
     size_t i, n = 0;
-    int rc = -1;
+    int rc = -1, named = (q->thread && *q->thread) || q->thread_row;
 
     memset(v, 0, sizeof(*v));
     count = calloc(p->stack_count + 1, sizeof(*count));
@@ -180,14 +200,20 @@ int profile_view_take(profile_view *v, session *s, const profile_query *q)
     if (!count || !per_thread || !thread_remap || !stack_remap || !selected || !ms)
         goto fail;
     for (i = 0; i < p->thread_count; i++)
-        selected[i] = (unsigned char)profile_view_thread_matches(s, &p->threads[i], q);
+        if (profile_view_thread_matches(s, &p->threads[i], q))
+            selected[i] = q->own_threads || named || !profile_view_is_own(s, &p->threads[i]) ? 2
+                                                                                             : 1;
     for (i = 0; i < p->sample_count; i++) {
         const profile_sample *e = &p->samples[i];
         int64_t at = p->base_ns + (int64_t)e->t_ms * 1000000;
         if (!selected[e->thread] || at < q->from_ns || at > q->to_ns)
             continue;
-        count[e->stack]++;
         per_thread[e->thread]++;
+        if (selected[e->thread] == 1) {
+            v->excluded++;
+            continue;
+        }
+        count[e->stack]++;
         ms[n++] = at / 1000000;
     }
     v->total = n;
@@ -210,6 +236,8 @@ int profile_view_take(profile_view *v, session *s, const profile_query *q)
         t->os_thread_id = p->threads[i].os_thread_id ? p->threads[i].os_thread_id
                                                      : (st ? st->os_thread_id : 0);
         t->samples = per_thread[i];
+        t->counted = selected[i] == 2;
+        t->own = profile_view_is_own(s, &p->threads[i]);
         name = profile_view_thread_name(s, &p->threads[i]);
         if (name && !(t->name = strdup(name)))
             goto fail;
@@ -221,7 +249,7 @@ int profile_view_take(profile_view *v, session *s, const profile_query *q)
         for (i = 0; i < p->sample_count; i++) {
             const profile_sample *e = &p->samples[i];
             int64_t at = p->base_ns + (int64_t)e->t_ms * 1000000;
-            if (!selected[e->thread] || at < q->from_ns || at > q->to_ns)
+            if (selected[e->thread] != 2 || at < q->from_ns || at > q->to_ns)
                 continue;
             v->samples[v->sample_count++] = (profile_view_sample){thread_remap[e->thread],
                                                                   stack_remap[e->stack]};

@@ -1,7 +1,8 @@
 /* profile_view.h -- the part of a profile one GET /profile asks for, copied out.
  *
  * profile_view_take() runs under the sessions lock: it keeps the samples of
- * the threads and the wall-clock window asked for, counts them per stack, per
+ * the threads and the wall-clock window asked for (jitscope's own threads
+ * listed but not counted, unless asked for), counts them per stack, per
  * thread and per second, and copies the stacks used (as indexes into a table
  * of names, symbols.h), so that the response (profile_export.h) is built after
  * the lock is released. Cost: one pass over the samples (at most
@@ -18,6 +19,10 @@
 #include "symbols.h"
 
 #define PROFILE_VIEW_MAX_SECONDS 100000u /* a wider window gets only its non-empty seconds */
+/* The agent names its threads jitscope-agent (the sender), jitscope-walk (the
+ * walker) and jitscope-tiers (the tier source's switch): jitscope's own
+ * threads, marked in a view and left out of its totals unless asked for. */
+#define PROFILE_VIEW_OWN_PREFIX "jitscope-"
 
 typedef struct profile_query {
     const char *thread;     /* NULL or "": every thread; "0x..": a ThreadID; digits: an
@@ -25,6 +30,8 @@ typedef struct profile_query {
     uint32_t thread_row;    /* 0: every thread; else only this row's (thread_key + 1) */
     int64_t from_ns, to_ns; /* wall clock window, inclusive */
     int with_samples;       /* keep each sample (thread, stack), in order */
+    int own_threads;        /* 1: jitscope's own threads count too (else only when the
+                               thread filter names one of them) */
 } profile_query;
 
 typedef struct profile_view_stack {
@@ -39,6 +46,8 @@ typedef struct profile_view_thread {
     uint32_t os_thread_id;
     char *name; /* NULL: none */
     uint64_t samples;
+    int own;     /* one of jitscope's own threads (PROFILE_VIEW_OWN_PREFIX) */
+    int counted; /* its samples are in the view's stacks and total */
 } profile_view_thread;
 
 typedef struct profile_view_sample {
@@ -63,7 +72,8 @@ typedef struct profile_view {
     size_t sample_count;
     profile_view_second *seconds; /* ascending */
     size_t second_count;
-    uint64_t total; /* samples matched */
+    uint64_t total;    /* samples matched and counted */
+    uint64_t excluded; /* samples of jitscope's own threads matched but not counted */
 } profile_view;
 
 struct session;

@@ -248,3 +248,9 @@ const stacks_walk *stacks_by_request(const stacks_state *st, uint64_t request_id
 }
 
 int stacks_complete(const stacks_walk *w) { return w->thread_count >= w->threads_sent; }
+
+int stacks_thread_native_only(const stacks_thread *t)
+{
+    return !t->frame_count && !(t->flags & WIRE_STACK_TRUNCATED) &&
+           (t->hresult == 0 || (uint32_t)t->hresult == 0x80004005u); /* S_OK, E_FAIL */
+}

@@ -104,6 +104,12 @@ const stacks_walk *stacks_at(const stacks_state *st, unsigned index);
 const stacks_walk *stacks_by_id(const stacks_state *st, uint64_t id);
 const stacks_walk *stacks_by_request(const stacks_state *st, uint64_t request_id);
 
+/* Whether a thread's walk found it in native code only, rather than failing:
+ * no frame, and DoStackSnapshot answered S_OK (a thread that never ran
+ * managed code) or E_FAIL (the runtime's frame iterator found no frame to
+ * start from: the finalizer's or the tiered compilation worker's wait, the
+ * JIT at work; docs/RUNTIME.md, "Stack snapshots"). */
+int stacks_thread_native_only(const stacks_thread *t);
 /* 1 when every thread the agent said it sent arrived. */
 int stacks_complete(const stacks_walk *w);
 

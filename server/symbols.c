@@ -24,7 +24,7 @@ static int symbols_append(symbols *t, uint64_t function_id, const char *name, co
     }
     e = &t->items[t->count];
     e->function_id = function_id;
-    e->native = 0;
+    e->kind = SYMBOL_LABEL;
     e->name = strdup(name);
     e->module = module ? strdup(module) : NULL;
     if (!e->name || (module && !e->module)) {
@@ -57,16 +57,8 @@ int symbols_function(symbols *t, session *s, uint64_t function_id, uint32_t *ind
     session_function *f;
     char hex[24], *whole;
 
-    if (function_id == 0) {
-        if (!t->native_plus1) {
-            if (symbols_append(t, 0, "[native]", NULL, &i) != 0)
-                return -1;
-            t->items[i].native = 1;
-            t->native_plus1 = i + 1;
-        }
-        *index = t->native_plus1 - 1;
-        return 0;
-    }
+    if (function_id == 0)
+        return symbols_native(t, index);
     i = idmap_get(&t->index, function_id);
     if (i != IDMAP_MISSING) {
         *index = i;
@@ -82,10 +74,26 @@ int symbols_function(symbols *t, session *s, uint64_t function_id, uint32_t *ind
         return -1;
     }
     free(whole);
+    t->items[i].kind = SYMBOL_METHOD;
     return symbols_keep(t, function_id, i, index);
 }
 
-int symbols_named(symbols *t, uint64_t key, const char *name, const char *module, uint32_t *index)
+int symbols_native(symbols *t, uint32_t *index)
+{
+    uint32_t i;
+
+    if (!t->native_plus1) {
+        if (symbols_append(t, 0, "[native]", NULL, &i) != 0)
+            return -1;
+        t->items[i].kind = SYMBOL_NATIVE_LABEL;
+        t->native_plus1 = i + 1;
+    }
+    *index = t->native_plus1 - 1;
+    return 0;
+}
+
+int symbols_named(symbols *t, uint64_t key, const char *name, const char *module, int kind,
+                  uint32_t *index)
 {
     uint32_t i = idmap_get(&t->index, key);
 
@@ -95,7 +103,7 @@ int symbols_named(symbols *t, uint64_t key, const char *name, const char *module
     }
     if (symbols_append(t, 0, name, module, &i) != 0)
         return -1;
-    t->items[i].native = module != NULL;
+    t->items[i].kind = kind;
     return symbols_keep(t, key, i, index);
 }
 

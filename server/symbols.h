@@ -19,11 +19,23 @@
 
 #define SYMBOLS_MAX (1u << 22)
 
+/* What a frame is: a managed method (named or "0x..."), a native function
+ * (a CPU profile's, with its module), native work without a name ([native]
+ * runs, a CPU sample's [kernel] and [unmapped]), or a label that says
+ * something about the stack itself ([unknown], [truncated], [missing frame:
+ * ...]). Labels and nameless native work are markers, not code to search for. */
+enum symbol_kind {
+    SYMBOL_METHOD = 0,
+    SYMBOL_NATIVE = 1,
+    SYMBOL_NATIVE_LABEL = 2,
+    SYMBOL_LABEL = 3
+};
+
 typedef struct symbol {
     uint64_t function_id; /* 0 for [native] and labels */
     char *name;
     char *module; /* NULL: none known */
-    int native;   /* 1 for [native] */
+    int kind;     /* symbol_kind */
 } symbol;
 
 typedef struct symbols {
@@ -41,10 +53,13 @@ struct session;
 int symbols_function(symbols *t, struct session *s, uint64_t function_id, uint32_t *index);
 /* The entry of a name that is not a FunctionID's (a CPU profile's native
  * function or label, profile.h's PROFILE_FRAME_SYMBOL keys), added on first
- * use of `key`; module NULL for a label. 0 or -1. */
-int symbols_named(symbols *t, uint64_t key, const char *name, const char *module, uint32_t *index);
+ * use of `key` with its kind (symbol_kind). 0 or -1. */
+int symbols_named(symbols *t, uint64_t key, const char *name, const char *module, int kind,
+                  uint32_t *index);
 /* A new entry that is only a label. 0 or -1. */
 int symbols_label(symbols *t, const char *label, uint32_t *index);
+/* The [native] entry (FunctionID 0), made on first use. 0 or -1. */
+int symbols_native(symbols *t, uint32_t *index);
 void symbols_free(symbols *t);
 
 #endif

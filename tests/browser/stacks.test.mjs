@@ -81,10 +81,23 @@ describe('stacks, profile and GC timeline', { timeout: 240000 }, () => {
       assert.ok(t.name, `thread ${t.os_thread_id} has a name`);
       assert.equal(await page.locator(`.stack-card[data-os="${t.os_thread_id}"]`).getAttribute('data-thread'), t.name);
     }
-    for (const t of rest.threads.filter((x) => x.hresult)) {
+    for (const t of rest.threads.filter((x) => x.hresult && !x.native_only)) {
       const card = page.locator(`.stack-card[data-os="${t.os_thread_id}"]`);
       assert.match(await card.locator('.pill-err').textContent(), /walk failed: .*0x[0-9A-F]{8}/);
     }
+    // a thread in native code only (the runtime's finalizer waiting: E_FAIL, no frame) is no
+    // failure: said calmly, without the red badge, and not counted as a failed walk
+    const native = rest.threads.filter((x) => x.native_only);
+    assert.ok(native.some((x) => x.name === '.NET Finalizer'), `the finalizer waits in native code: ${JSON.stringify(native)}`);
+    for (const t of native) {
+      const card = page.locator(`.stack-card[data-os="${t.os_thread_id}"]`);
+      assert.equal(await card.locator('.pill-err').count(), 0, `${t.name}: no red badge`);
+      assert.equal(await card.locator('.pill-native').textContent(), 'in native code');
+      assert.match(await card.locator('.native-note').textContent(), /^No managed frame: the thread was in native code/);
+      assert.doesNotMatch(await card.getAttribute('class'), /failed/);
+    }
+    assert.match(await page.locator('.snap-summary .pill-native').textContent(), /^\d+ in native code$/);
+    assert.equal(await page.locator('.snap-summary .pill-err').count(), rest.threads.filter((x) => x.hresult && !x.native_only).length ? 1 : 0);
     for (const t of rest.threads.filter((x) => x.frames.some((f) => f.native))) {
       assert.ok(await page.locator(`.stack-card[data-os="${t.os_thread_id}"] li.frame.native`).count() > 0, 'native frames shown as [native]');
     }
@@ -201,7 +214,7 @@ describe('stacks, profile and GC timeline', { timeout: 240000 }, () => {
     const info = page.locator('.match-info');
     // the query is applied in the next frame, so a look can catch the result for the first
     // letters only ("s" matches most frames: 80% of the samples, against 16%): wait for the whole text
-    await waitFor('the whole search applied', () => tab(page, 'profile', (t) => !t.queryDirty && t.flame.query === 'spin.'));
+    await waitFor('the whole search applied', () => tab(page, 'profile', (t) => !t.graph.queryDirty && t.flame.query === 'spin.'));
     await waitFor('matches', async () => Number(await info.getAttribute('data-nodes')) >= 2);
     assert.match(await info.textContent(), /^\d+ frames match · [\d.]+% of samples$/);
     const pct = Number(await info.getAttribute('data-pct'));
@@ -210,7 +223,7 @@ describe('stacks, profile and GC timeline', { timeout: 240000 }, () => {
     // the spinner sits in Spin.Outer's loop, mostly inside Spin.Inner: both show up as samples accumulate
     await waitFor('Spin.Outer and Spin.Inner highlighted', () => tab(page, 'profile', (t) => {
       const out = new Set();
-      for (const row of t.flame.rows.values()) for (const r of row) if (r.node._m) out.add(r.node.name);
+      for (const row of t.flame.rows) for (const r of row.items) if (r.node._m) out.add(r.node.name);
       return out.has('StackTarget.Spin.Outer()') && out.has('StackTarget.Spin.Inner(ulong)');
     }), { timeoutMs: 30000 });
     await screenshotCopy(page, 'stacks-profile-search.png');
@@ -233,14 +246,14 @@ describe('stacks, profile and GC timeline', { timeout: 240000 }, () => {
     // widths and samples of the frames the last frame drew: a newer tree (refetched every
     // second) can be in the model already, with other samples, until the next frame draws it
     const z = await waitFor('Spin.Inner drawn under the zoomed frame', () => tab(page, 'profile', (t) => {
-      const drawn = [...t.flame.rows.values()].flat();
+      const drawn = t.flame.rows.flatMap((row) => row.items);
       const outer = drawn.filter((r) => r.node.name === 'StackTarget.Spin.Outer()').sort((a, b) => b.w - a.w)[0];
       const inner = outer && drawn.find((r) => r.node._p === outer.node && r.node.name === 'StackTarget.Spin.Inner(ulong)');
       return inner && { outer: outer.w, inner: inner.w, share: inner.node.value / outer.node.value };
     }));
     assert.ok(Math.abs(z.outer - box.width) <= 2, `the zoomed frame spans the graph: ${z.outer} of ${box.width}`);
     assert.ok(Math.abs(z.inner - z.share * box.width) <= 2, `Inner's width follows its samples: ${JSON.stringify(z)}`);
-    assert.equal(await page.locator('.flame-crumbs .crumb.cur').textContent(), 'StackTarget.Spin.Outer()');
+    assert.equal(await page.locator('.flame-crumbs .crumb.cur').textContent(), 'Spin.Outer()', 'the type and method (no namespace)');
     await screenshotCopy(page, 'stacks-profile-zoom.png');
     await page.locator('.flame-crumbs .crumb', { hasText: /^all$/ }).click();
     await waitFor('zoomed out', async () => (await canvas.getAttribute('data-zoom')) === 'all');
@@ -286,7 +299,7 @@ describe('stacks, profile and GC timeline', { timeout: 240000 }, () => {
     await waitFor('range cleared', () => tab(page, 'profile', (t) => t.range === null));
   });
 
-  it('profile: search while zoomed counts and jumps to the matches; failed walks and idle waits can be hidden; it says it measures wall clock', async () => {
+  it('profile: search while zoomed counts and jumps to the matches; threads outside managed code and idle waits can be hidden; it says it measures wall clock', async () => {
     const canvas = page.locator('canvas.flame-canvas');
     const info = page.locator('.match-info');
     // what the profile measures: the profile has no mode field yet, so wall clock
@@ -300,7 +313,7 @@ describe('stacks, profile and GC timeline', { timeout: 240000 }, () => {
     await waitFor('zoomed to Spin.Outer', async () => (await canvas.getAttribute('data-zoom')) === 'StackTarget.Spin.Outer()');
     await page.keyboard.press('/');
     await page.keyboard.type('Deep.Recurse');
-    await waitFor('the whole search applied', () => tab(page, 'profile', (t) => !t.queryDirty && t.flame.query === 'deep.recurse'));
+    await waitFor('the whole search applied', () => tab(page, 'profile', (t) => !t.graph.queryDirty && t.flame.query === 'deep.recurse'));
     await waitFor('matches counted, none under the zoomed frame', async () => Number(await info.getAttribute('data-nodes')) >= DEPTH
       && (await info.getAttribute('data-zoom-nodes')) === '0');
     assert.match(await info.textContent(), /^\d+ frames match · [\d.]+% of samples · none under Spin\.Outer\(\): › or Enter jumps to them$/);
@@ -309,8 +322,9 @@ describe('stacks, profile and GC timeline', { timeout: 240000 }, () => {
     await page.keyboard.press('Enter');
     await waitFor('zoomed to a match', async () => (await canvas.getAttribute('data-zoom')) === 'StackTarget.Deep.Recurse(int)');
     await waitFor('highlighted matches drawn', async () => Number(await canvas.getAttribute('data-matches')) > 0);
-    assert.match(await info.textContent(), /^match 1 of \d+ · \d+ frames match · [\d.]+% of samples · \d+ under Deep\.Recurse\(\) \(100\.0% of its samples\)$/);
-    assert.equal(await page.locator('.flame-crumbs .crumb.cur').textContent(), 'StackTarget.Deep.Recurse(int)');
+    // the zoomed frame by its type, name and parameters (overloads differ by them)
+    assert.match(await info.textContent(), /^match 1 of \d+ · \d+ frames match · [\d.]+% of samples · \d+ under Deep\.Recurse\(int\) \(100\.0% of its samples\)$/);
+    assert.equal(await page.locator('.flame-crumbs .crumb.cur').textContent(), 'Deep.Recurse(int)');
     // the arrows step through them
     await page.locator('button.match-next').click();
     await waitFor('the second match', async () => (await info.getAttribute('data-at')) === '1');
@@ -321,34 +335,36 @@ describe('stacks, profile and GC timeline', { timeout: 240000 }, () => {
     await page.locator('.flame-crumbs .crumb', { hasText: /^all$/ }).click();
     await waitFor('search cleared, zoomed out', async () => (await canvas.getAttribute('data-zoom')) === 'all' && !(await info.textContent()));
 
-    // the graph's frames, and how its samples add up (read from one tree: it is refetched every second)
+    // the server leaves out what the toggles hide, and counts both kinds either way
     const shape = () => tab(page, 'profile', (t) => {
       const names = new Set();
+      let nativeOnly = 0;
       const stack = t.flame.root ? [t.flame.root] : [];
       while (stack.length) { const n = stack.pop(); names.add(n.name); stack.push(...n.children); }
-      return { names: [...names], value: t.flame.root ? t.flame.root.value : 0, ...t.hidden, tree: undefined };
+      for (const c of t.flame.root ? t.flame.root.children : []) if (c.name === '[native]') nativeOnly += c.self;
+      return { names: [...names], value: t.flame.root ? t.flame.root.value : 0, nativeOnly,
+        counted: t.graph.counted, ...t.graph.kinds, opts: { ...t.graph.opts } };
     });
-    const all = await waitFor('failed walks and idle waits in the profile', async () => { const x = await shape(); return x.unknown > 0 && x.idle > 0 && x; });
-    assert.ok(all.names.includes('[unknown]'));
-    assert.equal(all.value, all.total, 'nothing hidden yet');
-    assert.match(await page.locator('label:has(input.hide-unknown) .share').textContent(), /^ [\d.]+%$/);
+    const all = await waitFor('threads in native code only and idle waits in the profile', async () => { const x = await shape(); return x.unmanaged > 0 && x.idle > 0 && x.nativeOnly > 0 && x; });
+    assert.equal(all.value, all.counted, 'nothing hidden yet');
+    assert.match(await page.locator('label:has(input.hide-unmanaged) .share').textContent(), /^ [\d.<]+%$/);
 
-    await page.locator('input.hide-unknown').check();
-    const noUnknown = await waitFor('no [unknown] frame', async () => { const x = await shape(); return !x.names.includes('[unknown]') && x; });
-    assert.equal(noUnknown.value, noUnknown.total - noUnknown.unknown, 'exactly the failed walks\' samples are gone');
+    await page.locator('input.hide-unmanaged').check();
+    const managed = await waitFor('no thread in native code only', async () => { const x = await shape(); return x.opts.hideUnmanaged && x.value === x.counted && x.nativeOnly === 0 && x; });
+    assert.ok(managed.unmanaged > 0, 'still counted while hidden');
     await page.locator('input.hide-idle').check();
     const working = await waitFor('no waiting thread', async () => {
       const x = await shape();
-      return !x.names.includes('StackTarget.Deep.Recurse(int)') && !x.names.includes('StackTarget.Sleeper.Run()') && x;
+      return x.opts.hideIdle && !x.names.includes('StackTarget.Deep.Recurse(int)') && !x.names.includes('StackTarget.Sleeper.Run()') && x;
     });
-    assert.equal(working.value, working.total - working.unknown - working.idle, 'exactly the failed walks and idle waits are gone');
     assert.ok(working.names.includes('StackTarget.Spin.Inner(ulong)'), 'the spinner works: it stays');
     assert.ok(working.names.includes('StackTarget.Program.ReadUntilExit(Action<string>)'), 'a blocking read of stdin is I/O, not an idle wait: it stays');
     await waitFor('the graph drawn without them', () => tab(page, 'profile', (t) => !t.flame.locate('StackTarget.Deep.Recurse') && !!t.flame.locate('StackTarget.Spin.Outer()')));
+    assert.match(await page.locator('a.export-folded').getAttribute('href'), /hide=unmanaged%2Cidle/, 'the exports leave them out too');
     await screenshotCopy(page, 'stacks-profile-hidden.png');
-    await page.locator('input.hide-unknown').uncheck();
+    await page.locator('input.hide-unmanaged').uncheck();
     await page.locator('input.hide-idle').uncheck();
-    await waitFor('everything back', async () => { const x = await shape(); return x.value === x.total && x.names.includes('[unknown]'); });
+    await waitFor('everything back', async () => { const x = await shape(); return !x.opts.hideIdle && x.nativeOnly > 0 && x.names.includes('StackTarget.Deep.Recurse(int)'); });
 
     // a profile that says it measures CPU time is labelled so (no server sends one yet: the answer is rewritten)
     const other = await openDashboard(browser, srv, { hash: '#/sessions/1/profile', width: 1280, height: 800 });

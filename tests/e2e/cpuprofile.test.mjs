@@ -174,6 +174,57 @@ async function checkPprof(srv, id) {
   assert.ok(rows.length > 0 && rows[0].includes(INNER), `the hottest function (flat) is ${INNER}:\n${top.stdout}`);
 }
 
+// The views a .NET engineer reads a CPU profile of their code with (issue 34):
+// jitscope's own threads marked and left out, native frames folded into the
+// managed frames that called them (libc's start_thread named from Debian's
+// libc6-dbg, found by build ID), bottom-up, and the callers and callees of
+// Spin.Outer.
+async function checkMyCode(srv, id, r) {
+  const q = (args) => srv.api(`/api/sessions/${id}/profile?format=json&${args}`);
+  const all = r.all;
+  const own = all.threads.filter((t) => t.jitscope);
+  assert.ok(own.every((t) => t.name.startsWith('jitscope-') && t.counted === false),
+    `jitscope's threads are marked and not counted: ${JSON.stringify(own)}`);
+  const counted = all.threads.filter((t) => t.counted).reduce((n, t) => n + t.samples, 0);
+  assert.equal(all.tree.value, counted, 'the tree counts the app\'s threads only');
+  assert.equal(all.view.jitscope_samples, own.reduce((n, t) => n + t.samples, 0));
+  const withOwn = (await q('jitscope_threads=include')).body;
+  assert.equal(withOwn.tree.value, counted + all.view.jitscope_samples, 'included when asked');
+
+  const names = [];
+  const walk = (n, f) => { f(n); for (const c of n.children) walk(c, f); };
+  const folded = (await q('fold=native')).body;
+  assert.equal(folded.view.fold, 'native');
+  walk(folded.tree, (n) => names.push(n));
+  assert.ok(!names.some((n) => n.kind === 'native'), 'no native frame left: all folded');
+  const root = folded.tree.children.find((n) => n.name === '[native]');
+  assert.ok(root && root.kind === 'label' && root.value === folded.tree.value,
+    `every thread is entered from native code: [native] under the root (${JSON.stringify(folded.tree.children.map((n) => n.name))})`);
+  assert.ok(root.folded.some((f) => f.name === 'start_thread' && f.module === 'libc.so.6'),
+    `libc's start_thread is named (its debug file) and listed as folded into [native]: ${JSON.stringify(root.folded)}`);
+  const inner = names.filter((n) => n.name === INNER);
+  assert.ok(inner.length && inner.reduce((a, n) => a + n.value, 0) >= 0.8 * r.spinnerSamples,
+    'Spin.Inner keeps the spinner\'s samples');
+
+  const inverted = (await q('view=inverted&fold=native')).body;
+  assert.equal(inverted.tree.children[0].name, INNER, 'bottom-up: Spin.Inner is where most samples end');
+
+  const outer = 'StackTarget.Spin.Outer()';
+  const sw = (await q(`view=sandwich&fold=native&focus=${encodeURIComponent(outer)}`)).body;
+  assert.equal(sw.tree, undefined);
+  assert.ok(sw.functions.some((f) => f.name === INNER && f.self > 0), 'the functions table has Spin.Inner');
+  const callees = sw.callees.children[0], callers = sw.callers.children[0];
+  assert.equal(callees.name, outer);
+  assert.ok(callees.children.some((n) => n.name === INNER), `Outer calls Inner: ${JSON.stringify(callees.children.map((n) => n.name))}`);
+  assert.equal(callers.value, sw.focus.samples, 'callers and callees hold the same samples');
+  const callerNames = [];
+  walk(callers, (n) => callerNames.push(n.name));
+  assert.ok(callerNames.includes('System.Threading.Thread.StartCallback()'),
+    `the thread start is among Outer's callers: ${callerNames.join(', ')}`);
+  const bad = await srv.api(`/api/sessions/${id}/profile?format=folded&view=inverted`);
+  assert.equal(bad.status, 400, 'inverted is a view of the JSON only');
+}
+
 // ---- tests ----
 
 test('run: CPU profile at 999 Hz, spinner on top, deep idle, never suspended; exports', async () => {
@@ -206,6 +257,7 @@ test('run: CPU profile at 999 Hz, spinner on top, deep idle, never suspended; ex
   // native frames are named by their module: the runtime's thread start, libc
   assert.ok(r.folded.includes('libcoreclr.so'), r.folded.slice(0, 500));
   await checkPprof(srv, 1);
+  await checkMyCode(srv, 1, r);
 
   srv.proc.stdin.write('exit\n');
   await waitFor('app exit', async () => (await srv.api('/api/sessions/1')).body.state === 'exited', 30000);

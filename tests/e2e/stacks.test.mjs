@@ -58,6 +58,7 @@ const byName = (snap, name) => {
   return ts[0];
 };
 
+const E_FAIL = -2147467259; // 0x80004005, as the JSON's signed hresult
 const showFrames = (t) => t.frames.map((f) => f.name).join(' <- ');
 
 // The leaf-most managed frame of a leaf-first frame list.
@@ -87,6 +88,9 @@ function checkKnownStacks(snap, pid) {
     assert.match(t.thread_id, /^0x[0-9a-f]+$/);
     assert.ok(Array.isArray(t.frames));
     if (t.hresult !== 0) assert.equal(t.frames.length, 0, 'a failed walk has no frames');
+    // E_FAIL without a frame: the runtime found no managed frame, the thread is in native code
+    assert.equal(t.native_only, t.frames.length === 0 && !t.truncated && (t.hresult === 0 || t.hresult === E_FAIL),
+      `native_only says whether the thread was in native code only: ${JSON.stringify(t).slice(0, 300)}`);
     for (const f of t.frames) {
       assert.match(f.ip, /^0x[0-9a-f]+$/, `frame ip ${f.ip}`);
       if (f.native) {
@@ -98,6 +102,10 @@ function checkKnownStacks(snap, pid) {
       }
     }
   }
+  // the runtime's finalizer waits in native code: no failure (or, running finalizers, walked)
+  const finalizer = snap.threads.find((t) => t.name === '.NET Finalizer');
+  assert.ok(finalizer && (finalizer.native_only ? finalizer.hresult === E_FAIL : finalizer.hresult === 0),
+    `the finalizer: in native code (E_FAIL, native_only) or walked: ${JSON.stringify(finalizer)}`);
   for (const name of ['deep', 'spinner', 'sleeper']) {
     const t = byName(snap, name);
     assert.equal(t.hresult, 0, `${name} walked`);

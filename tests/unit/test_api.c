@@ -336,8 +336,11 @@ TEST(snapshot_json_and_text)
     CHECK(json_integer_value(json_object_get(t1, "hresult")) == (json_int_t)(int32_t)0x80004005 &&
               strcmp(json_string_value(json_object_get(t1, "hresult_name")), "E_FAIL") == 0 &&
               json_array_size(json_object_get(t1, "frames")) == 0 &&
-              json_is_null(json_object_get(t1, "name")),
-          "a failed walk: shown with its hresult and E_FAIL, no frames");
+              json_is_null(json_object_get(t1, "name")) &&
+              json_is_true(json_object_get(t1, "native_only")) &&
+              json_is_false(json_object_get(json_array_get(threads, 0), "native_only")),
+          "E_FAIL without frames: shown with its hresult, no frames, in native code only "
+          "(no failure)");
     fixture_reply_free(&r);
 
     r = fixture_call("GET", path("/stacks/1"), text_args, NULL);
@@ -349,7 +352,8 @@ TEST(snapshot_json_and_text)
                              "    [native] 0x2222\n"
                              "    App.Deep.Run [App]\n") &&
               strstr(r.text, "\nThread 0x72 (os 4072)\n"
-                             "    (walk failed: HRESULT 0x80004005 E_FAIL)\n"),
+                             "    (no managed frame: the thread is in native code; HRESULT "
+                             "0x80004005 E_FAIL)\n"),
           "one block per thread, one indented frame per line:\n%s", r.text ? r.text : "");
     fixture_reply_free(&r);
     CHECK(fixture_status_is("GET", path("/stacks/1"), bad_args, NULL, 400), "?format=xml: 400");

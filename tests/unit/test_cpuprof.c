@@ -1,21 +1,17 @@
 /* test_cpuprof.c -- unit tests for the CPU profiler's pieces that need no
- * perf events: the code map (server/codemap.c), the perf record decoder
- * (server/perfring.c) and the event it asks for, the maps parser (server/procmaps.c), ELF symbols
- * (server/elfsyms.c, on this test binary and libc), the frame naming and its
- * prolog reading (server/cpusym.c, on this process), the fold of a batch of
- * samples into a session's profile with its labels for lost frames
- * (server/cpufold.c), reading that profile back from its log records
- * (server/profile_cpu.c) and the pprof export (server/pprof.c, decoded again
- * with protobuf-c after gunzip), and what the maps reads and the symbol
- * tables stand on: a whole /proc file read (server/procfile.c) and the
- * open-addressing index (server/hashslots.c).
+ * perf events, but naming (test_cpusym.c): the code map (server/codemap.c),
+ * the perf record decoder (server/perfring.c) and the event it asks for, the
+ * fold of a batch of samples into a session's profile with its labels for
+ * lost frames (server/cpufold.c), reading that profile back from its log
+ * records (server/profile_cpu.c), the pprof export (server/pprof.c, decoded
+ * again with protobuf-c after gunzip), what the machine allows
+ * (cpuprof_probe) and the open-addressing index of the symbol tables
+ * (server/hashslots.c).
  *
- * The fold test builds, in this process, an anonymous executable mapping with
- * three "methods": a framed one (push rbp; mov rbp, rsp), a frameless one and
- * an on-stack-replacement one (mov rax, [rbp]; push rax ...), registers them
- * in a session's code map, and folds samples whose chains go through them,
- * through a native function of this binary, a stub address the agent called
- * not managed, and an address in no mapping.
+ * The fold test registers the "methods" of fakecode.h in a session's code map
+ * and folds samples whose chains go through them, through a native function
+ * of this binary, a stub address the agent called not managed, and an
+ * address in no mapping, after a managed frame and after a native one.
  * Build: make build/tests/test_cpuprof && build/tests/test_cpuprof
  */
 #include <errno.h>
@@ -30,19 +26,17 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "fixtures.h"
 #include "check.h"
+#include "fakecode.h"
+#include "fixtures.h"
 #include "codemap.h"
 #include "cpuprof.h"
 #include "cpufold.h"
 #include "cpusym.h"
-#include "elfsyms.h"
 #include "hashslots.h"
 #include "logrec.h"
 #include "perfring.h"
 #include "pprof.h"
-#include "procfile.h"
-#include "procmaps.h"
 #include "profile.pb-c.h"
 #include "profile_cpu.h"
 #include "profile_view.h"
@@ -211,171 +205,7 @@ TEST(perf_event_asks_only_what_is_read)
     CHECK(a.exclude_kernel, "user mode only when the machine allows no more");
 }
 
-/* ---- maps ------------------------------------------------------------------------- */
-
-TEST(maps_parsed_and_classified)
-{
-    static const char text[] =
-        "556f5b7f2000-556f5b7fe000 r-xp 00005000 fe:00 345402   /usr/share/dotnet/dotnet\n"
-        "556f5b7fe000-556f5b800000 r--p 00011000 fe:00 345402   /usr/share/dotnet/dotnet\n"
-        "7f43b6a50000-7f43b6a51000 r-xs 00000000 00:01 170024   /memfd:doublemapper (deleted)\n"
-        "7f43b6a90000-7f43b75dc000 r-xp 00000000 fe:00 350922   /x/System.Private.CoreLib.dll\n"
-        "7f43b7000000-7f43b7001000 r-xp 00000000 fe:00 350922   /x/overlap.so\n" /* overlaps */
-        "7f43b8000000-7f43b8001000 rwxp 00000000 00:00 0 \n"
-        "garbage line\n"
-        "7ffd1c3f5000-7ffd1c3f7000 r-xp 00000000 00:00 0          [vdso]";
-    procmaps m;
-    const procmaps_entry *e;
-
-    CHECK(procmaps_parse(&m, text, sizeof(text) - 1) == 0, "parsed");
-    CHECK(m.count == 5, "the executable, ordered mappings (%zu)", m.count);
-    e = procmaps_find(&m, 0x556f5b7f3000ull);
-    CHECK(e && e->kind == PROCMAPS_ELF && e->offset == 0x5000 && e->inode == 345402 &&
-              e->dev_major == 0xfe && strcmp(procmaps_path(&m, e), "/usr/share/dotnet/dotnet") == 0,
-          "an ELF file with its offset, inode and device");
-    e = procmaps_find(&m, 0x7f43b6a50010ull);
-    CHECK(e && e->kind == PROCMAPS_JIT, "the JIT's double mapping");
-    e = procmaps_find(&m, 0x7f43b6a90010ull);
-    CHECK(e && e->kind == PROCMAPS_IMAGE, "a managed image (.dll)");
-    e = procmaps_find(&m, 0x7f43b8000010ull);
-    CHECK(e && e->kind == PROCMAPS_JIT && procmaps_path(&m, e)[0] == '\0',
-          "anonymous executable memory");
-    e = procmaps_find(&m, 0x7ffd1c3f5000ull);
-    CHECK(e && e->kind == PROCMAPS_SPECIAL, "the vDSO (last line without a newline)");
-    CHECK(!procmaps_find(&m, 0x556f5b7fe000ull) && !procmaps_find(&m, 0x1000),
-          "a mapping that is not executable, and nothing, are not found");
-    procmaps_free(&m);
-    CHECK(procmaps_parse(&m, "", 0) == 0 && m.count == 0, "an empty file");
-    procmaps_free(&m);
-}
-
-/* ---- ELF symbols ------------------------------------------------------------------ */
-
-__attribute__((noinline)) int test_cpuprof_known_function(int x) { return x * 7 + 1; }
-
-/* The file offset of addr in this process, and its mapping's path. */
-static int own_offset(uint64_t addr, uint64_t *offset, char *path, size_t size)
-{
-    procmaps m;
-    const procmaps_entry *e;
-
-    if (procmaps_read(&m, getpid()) != 0)
-        return -1;
-    e = procmaps_find(&m, addr);
-    if (e) {
-        *offset = addr - e->start + e->offset;
-        snprintf(path, size, "%s", procmaps_path(&m, e));
-    }
-    procmaps_free(&m);
-    return e ? 0 : -1;
-}
-
-TEST(elf_symbols_of_this_binary_and_libc)
-{
-    uint64_t offset = 0, start = 0;
-    char path[PROCMAPS_PATH_MAX + 1] = "";
-    const char *name = NULL;
-    elfsyms t;
-    int fd;
-
-    CHECK(own_offset((uint64_t)(uintptr_t)&test_cpuprof_known_function + 3, &offset, path,
-                     sizeof(path)) == 0,
-          "this function is in a mapping");
-    fd = open(path, O_RDONLY);
-    CHECK(fd >= 0 && elfsyms_load(&t, fd) == 0, "this binary's symbols read (%s)", path);
-    CHECK(elfsyms_find(&t, offset, &name, &start) == 1 && name &&
-              strcmp(name, "test_cpuprof_known_function") == 0,
-          "an address inside a function names it (%s)", name ? name : "none");
-    elfsyms_free(&t);
-    close(fd);
-
-    CHECK(own_offset((uint64_t)(uintptr_t)&getpid + 1, &offset, path, sizeof(path)) == 0,
-          "libc's getpid is in a mapping");
-    fd = open(path, O_RDONLY);
-    CHECK(fd >= 0 && elfsyms_load(&t, fd) == 0 && t.start_count > 100,
-          "libc read, with its unwind table's function starts (%zu)", t.start_count);
-    name = NULL;
-    CHECK(elfsyms_find(&t, offset, &name, &start) == 1 && name &&
-              (strcmp(name, "getpid") == 0 || strcmp(name, "__getpid") == 0),
-          "getpid by its exported name (%s in %s)", name ? name : "none", path);
-    elfsyms_free(&t);
-    close(fd);
-    fd = open("/proc/self/status", O_RDONLY);
-    CHECK(elfsyms_load(&t, fd) == -1, "a file that is not ELF: refused");
-    close(fd);
-}
-
-/* ---- naming, prologs, folding ---------------------------------------------------------- */
-
-enum { CODE_FRAMED = 0, CODE_FRAMELESS = 0x100, CODE_OSR = 0x200, CODE_OSR_OLD = 0x300 };
-
-/* An anonymous executable mapping with three "methods" (see the top). */
-static uint8_t *fake_code(void)
-{
-    static const uint8_t framed[] = {0x55, 0x48, 0x8b, 0xec, 0x90, 0x90, 0x90,
-                                     0x90, 0x90, 0x90, 0x90, 0x90, 0x5d, 0xc3};
-    static const uint8_t frameless[] = {0x48, 0x83, 0xec, 0x28, 0x90, 0x90, 0x90,
-                                        0x90, 0x48, 0x83, 0xc4, 0x28, 0xc3};
-    static const uint8_t osr[] = {0x48, 0x8b, 0x45, 0x00, 0x50, 0x48, 0x83, 0xec, 0x10,
-                                  0x48, 0x8d, 0x6c, 0x24, 0x10, 0x90, 0x90, 0x90, 0xc3};
-    uint8_t *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-    if (p == MAP_FAILED)
-        return NULL;
-    memset(p, 0xcc, 4096);
-    memcpy(p + CODE_FRAMED, framed, sizeof(framed));
-    memcpy(p + CODE_FRAMELESS, frameless, sizeof(frameless));
-    memcpy(p + CODE_OSR, osr, sizeof(osr));
-    memcpy(p + CODE_OSR_OLD, framed, sizeof(framed));
-    if (mprotect(p, 4096, PROT_READ | PROT_EXEC) != 0) {
-        munmap(p, 4096);
-        return NULL;
-    }
-    return p;
-}
-
-TEST(prologs_read_from_the_process)
-{
-    uint8_t *code = fake_code();
-    cpusym y;
-    cpusym_code c;
-    cpusym_ip *e;
-
-    CHECK(code != NULL, "an executable mapping");
-    if (!code)
-        return;
-    CHECK(cpusym_init(&y, getpid()) == 0, "naming set up on this process");
-    c = cpusym_code_info(&y, (uint64_t)(uintptr_t)code + CODE_FRAMED);
-    CHECK(c.flags == (CPUSYM_CODE_KNOWN | CPUSYM_CODE_FRAMED) && c.prolog_end == 4,
-          "push rbp; mov rbp, rsp: framed, the frame set after 4 bytes (%u, %u)", c.flags,
-          c.prolog_end);
-    c = cpusym_code_info(&y, (uint64_t)(uintptr_t)code + CODE_FRAMELESS);
-    CHECK(c.flags == CPUSYM_CODE_KNOWN, "sub rsp first: no frame pointer (%u)", c.flags);
-    c = cpusym_code_info(&y, (uint64_t)(uintptr_t)code + CODE_OSR);
-    CHECK(c.flags == (CPUSYM_CODE_KNOWN | CPUSYM_CODE_FRAMED | CPUSYM_CODE_OSR) &&
-              c.prolog_end == 14,
-          "mov rax, [rbp]; push rax ...: on-stack replacement, frame set after 14 bytes (%u, %u)",
-          c.flags, c.prolog_end);
-    c = cpusym_code_info(&y, 0x10);
-    CHECK(c.flags == 0, "an address that cannot be read: nothing known");
-    CHECK(cpusym_code_peek(&y, (uint64_t)(uintptr_t)code + CODE_FRAMED, &c) &&
-              c.flags & CPUSYM_CODE_FRAMED,
-          "read once, then cached");
-    e = cpusym_lookup(&y, (uint64_t)(uintptr_t)code + 5, 0);
-    CHECK(e && e->kind == CPUSYM_MANAGED && e->state == CPUSYM_UNKNOWN,
-          "anonymous executable memory: managed, not known yet");
-    e = cpusym_lookup(&y, (uint64_t)(uintptr_t)&test_cpuprof_known_function + 2, 0);
-    CHECK(e && e->kind == CPUSYM_NATIVE && e->symbol >= CPUSYM_LABELS &&
-              strcmp(y.names[e->symbol].name, "test_cpuprof_known_function") == 0 &&
-              y.names[e->symbol].module && strcmp(y.names[e->symbol].module, "test_cpuprof") == 0,
-          "a function of this binary: its name and module");
-    e = cpusym_lookup(&y, 0x10, 0);
-    CHECK(e && e->kind == CPUSYM_NATIVE && e->symbol == CPUSYM_LABEL_UNMAPPED,
-          "an address in no mapping");
-    CHECK(cpusym_lookup(&y, 0x10, 0) == e, "cached");
-    cpusym_free(&y);
-    munmap(code, 4096);
-}
+/* ---- folding ----------------------------------------------------------------------------- */
 
 /* Server records the fold logs, kept to be read back. */
 static uint8_t *g_log;
@@ -424,7 +254,7 @@ static int fixture_setup(fold_fixture *x)
     if (!(x->code = fake_code()))
         return -1;
     base = (uint64_t)(uintptr_t)x->code;
-    x->native = (uint64_t)(uintptr_t)&test_cpuprof_known_function + 2;
+    x->native = (uint64_t)(uintptr_t)&fake_known_function + 2;
     sessions_lock();
     x->s = sessions_create(SESSION_MODE_RUN, getpid(), "test");
     x->s->state = SESSION_LIVE;
@@ -546,37 +376,42 @@ TEST(fold_names_frames_and_says_where_they_are_lost)
     fixture_sample(x.r, 4242, 1, ips, 2);
     ips[0] = b + 0x800, ips[1] = x.native;
     fixture_sample(x.r, 4242, 0, ips, 2);
+    /* 10: a native frame (that keeps no frame pointer), then an address in no mapping */
+    ips[0] = x.native, ips[1] = 0x10;
+    fixture_sample(x.r, 4242, 0, ips, 2);
 
     CHECK(cpufold_batch(x.r, 0) == 0, "first batch");
-    CHECK(x.r->sample_count == 8 && x.s->profile.sample_count == 1,
+    CHECK(x.r->sample_count == 8 && x.s->profile.sample_count == 2,
           "the samples through found code wait for its prologs (read after the lock) (%zu "
-          "waiting), the one without folds",
+          "waiting), the two without fold",
           x.r->sample_count);
     CHECK(cpufold_batch(x.r, 0) == 0, "second batch");
-    CHECK(x.r->sample_count == 0 && x.s->profile.sample_count == 9, "then all fold (%zu)",
+    CHECK(x.r->sample_count == 0 && x.s->profile.sample_count == 10, "then all fold (%zu)",
           x.s->profile.sample_count);
-    CHECK(has_stack(x.s, "A.Framed() < test_cpuprof_known_function"), "1: whole");
+    CHECK(has_stack(x.s, "A.Framed() < fake_known_function"), "1: whole");
     CHECK(has_stack(x.s, "A.Framed() < [missing frame: no frame pointer] < "
-                         "test_cpuprof_known_function"),
+                         "fake_known_function"),
           "2: in the prolog");
     CHECK(has_stack(x.s, "A.Framed() < A.Frameless() < [missing frame: no frame pointer] < "
-                         "test_cpuprof_known_function"),
+                         "fake_known_function"),
           "3: frameless caller");
     CHECK(has_stack(x.s, "A.Framed() < A.Loop() < [missing frame: on-stack replacement] < "
-                         "test_cpuprof_known_function"),
+                         "fake_known_function"),
           "4: on-stack replacement");
-    CHECK(has_stack(x.s, "[missing frame: stub] < A.Framed() < test_cpuprof_known_function"),
-          "5: a stub");
-    CHECK(has_stack(x.s, "test_cpuprof_known_function < A.Framed() < "
+    CHECK(has_stack(x.s, "[missing frame: stub] < A.Framed() < fake_known_function"), "5: a stub");
+    CHECK(has_stack(x.s, "fake_known_function < A.Framed() < "
                          "[incomplete stack: the frame chain ended in managed code]"),
           "6: ends in managed code");
     CHECK(has_stack(x.s, "A.Framed() < [incomplete stack: the frame chain ended in managed code]"),
           "7: runs into nowhere: cut there");
-    CHECK(has_stack(x.s, "[kernel] < A.Framed() < test_cpuprof_known_function"), "8: kernel");
-    CHECK(has_stack(x.s, "[unnamed managed code] < test_cpuprof_known_function"), "9: unnamed");
+    CHECK(has_stack(x.s, "[kernel] < A.Framed() < fake_known_function"), "8: kernel");
+    CHECK(has_stack(x.s, "[unnamed managed code] < fake_known_function"), "9: unnamed");
+    CHECK(has_stack(x.s, "fake_known_function < "
+                         "[incomplete stack: the frame chain broke after a native frame]"),
+          "10: into nowhere after a native frame: said so, not blamed on managed code");
     {
         const profile_cpu_counts *c = &x.s->profile.cpu.counts;
-        CHECK(c->complete == 3 && c->missing == 4 && c->broken == 2 && c->kernel == 1 &&
+        CHECK(c->complete == 3 && c->missing == 4 && c->broken == 3 && c->kernel == 1 &&
                   c->unresolved == 1,
               "counts: complete %llu, missing %llu, broken %llu, kernel %llu, unresolved %llu",
               (unsigned long long)c->complete, (unsigned long long)c->missing,
@@ -624,9 +459,9 @@ TEST(fold_names_frames_and_says_where_they_are_lost)
                      sizeof(profile_cpu_counts)) == 0,
           "the profile read back is the same: stacks, samples, symbols, counters");
     CHECK(has_stack(back, "A.Loop() < [missing frame: on-stack replacement] < "
-                          "test_cpuprof_known_function") ||
+                          "fake_known_function") ||
               has_stack(back, "A.Framed() < A.Loop() < [missing frame: on-stack replacement] < "
-                              "test_cpuprof_known_function"),
+                              "fake_known_function"),
           "with the same names");
     session_set_record_sink(NULL);
     session_free(back);
@@ -754,34 +589,6 @@ TEST(probe_says_why_not)
           r.reason);
 }
 
-/* A whole /proc file: this process's maps, read to its end, name this test
- * binary; under a bound smaller than the file, what fits is kept and it says
- * so; a file that is not there fails with errno. */
-TEST(proc_files_read_whole_or_cut)
-{
-    char *text = NULL, self[512];
-    size_t length = 0;
-    ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-    int rc;
-
-    CHECK(n > 0, "readlink");
-    self[n > 0 ? n : 0] = '\0';
-    rc = procfile_read(getpid(), "maps", 64u << 20, &text, &length);
-    CHECK(rc == 0 && text && length > 0, "read to its end (%d, %zu bytes)", rc, length);
-    CHECK(text && memmem(text, length, self, strlen(self)) != NULL, "it names this binary (%s)",
-          self);
-    free(text);
-    rc = procfile_read(getpid(), "maps", 1024, &text, &length);
-    CHECK(rc == 1 && text == NULL && length == 0, "a bound below the first block: cut (%d)", rc);
-    free(text);
-    rc = procfile_read(getpid(), "environ", 65536, &text, &length);
-    CHECK(rc == 0 || rc == 1, "environ read (%d)", rc);
-    free(text);
-    errno = 0;
-    rc = procfile_read(getpid(), "no-such-file", 65536, &text, &length);
-    CHECK(rc == -1 && errno == ENOENT && text == NULL, "a missing file: -1, ENOENT (%d)", rc);
-}
-
 static uint64_t test_hash_of(const void *entries, size_t i)
 {
     return ((const uint64_t *)entries)[i] * 0x9E3779B97F4A7C15ull;
@@ -839,13 +646,9 @@ static const check_test tests[] = {TEST_ENTRY(codemap_finds_ranges_sorted_or_not
                                    TEST_ENTRY(codemap_bounds_what_is_not_managed),
                                    TEST_ENTRY(perf_records_decoded),
                                    TEST_ENTRY(perf_event_asks_only_what_is_read),
-                                   TEST_ENTRY(maps_parsed_and_classified),
-                                   TEST_ENTRY(elf_symbols_of_this_binary_and_libc),
-                                   TEST_ENTRY(prologs_read_from_the_process),
                                    TEST_ENTRY(fold_names_frames_and_says_where_they_are_lost),
                                    TEST_ENTRY(pprof_file_decodes_with_types_functions_and_values),
                                    TEST_ENTRY(probe_says_why_not),
-                                   TEST_ENTRY(proc_files_read_whole_or_cut),
                                    TEST_ENTRY(hash_slots_find_what_was_put),
                                    TEST_END};
 

@@ -51,12 +51,17 @@ static void thread_named(session *s, uint64_t tid, uint32_t os, const char *name
 }
 
 /* One sample walk at target time t of up to 4 threads: tids[i] with fids[i]
- * (leaf first, 0-terminated; NULL: a failed walk with no frames). */
+ * (leaf first, END-terminated; NULL: a failed walk with no frames, its
+ * HRESULT CORPROF_E_STACKSNAPSHOT_UNSAFE unless hresult says otherwise). */
 typedef struct one_thread {
     uint64_t tid;
     const uint64_t *fids;
     uint32_t flags;
+    int32_t hresult;
 } one_thread;
+
+#define E_FAIL_HR ((int32_t)0x80004005)
+#define UNSAFE_HR ((int32_t)0x80131360)
 
 static void sample_walk(session *s, uint64_t t, const one_thread *threads, unsigned n)
 {
@@ -69,7 +74,9 @@ static void sample_walk(session *s, uint64_t t, const one_thread *threads, unsig
             frames[k] = (wire_stack_frame){threads[i].fids[k], 0x7f00 + k}, k++;
         rec_apply(s, rec_stack_thread((wire_stack_thread){snap, threads[i].tid,
                                                           (uint32_t)threads[i].tid + 4000,
-                                                          threads[i].fids ? 0 : (int32_t)0x80004005,
+                                                          threads[i].hresult ? threads[i].hresult
+                                                          : threads[i].fids  ? 0
+                                                                             : UNSAFE_HR,
                                                           100, k, threads[i].flags},
                                       frames, t));
     }
@@ -95,13 +102,15 @@ static session *fixture(void)
     name_function(s, D, "App.Semi;colon");
     thread_named(s, 0x71, 4071, "worker");
     thread_named(s, 0x72, 4072, "other");
-    sample_walk(s, REC_MONO, (one_thread[]){{0x71, S_CBA, 0}, {0x72, S_NDA, 0}}, 2);
-    sample_walk(s, REC_MONO + SEC / 2, (one_thread[]){{0x71, S_CBA, 0}, {0x72, S_CBA, 0}}, 2);
-    sample_walk(s, REC_MONO + SEC, (one_thread[]){{0x71, S_CBA, 0}}, 1);
-    sample_walk(s, REC_MONO + 3 * SEC / 2, (one_thread[]){{0x71, S_BA, 0}, {0x72, NULL, 0}}, 2);
-    sample_walk(s, REC_MONO + 2 * SEC, (one_thread[]){{0x71, S_BA, 0}}, 1);
-    sample_walk(s, REC_MONO + 5 * SEC / 2, (one_thread[]){{0x71, S_CB, WIRE_STACK_TRUNCATED}}, 1);
-    sample_walk(s, REC_MONO + 3 * SEC, (one_thread[]){{0x72, S_E, 0}}, 1);
+    sample_walk(s, REC_MONO, (one_thread[]){{0x71, S_CBA, 0, 0}, {0x72, S_NDA, 0, 0}}, 2);
+    sample_walk(s, REC_MONO + SEC / 2, (one_thread[]){{0x71, S_CBA, 0, 0}, {0x72, S_CBA, 0, 0}}, 2);
+    sample_walk(s, REC_MONO + SEC, (one_thread[]){{0x71, S_CBA, 0, 0}}, 1);
+    sample_walk(s, REC_MONO + 3 * SEC / 2, (one_thread[]){{0x71, S_BA, 0, 0}, {0x72, NULL, 0, 0}},
+                2);
+    sample_walk(s, REC_MONO + 2 * SEC, (one_thread[]){{0x71, S_BA, 0, 0}}, 1);
+    sample_walk(s, REC_MONO + 5 * SEC / 2, (one_thread[]){{0x71, S_CB, WIRE_STACK_TRUNCATED, 0}},
+                1);
+    sample_walk(s, REC_MONO + 3 * SEC, (one_thread[]){{0x72, S_E, 0, 0}}, 1);
     return s;
 }
 
@@ -122,7 +131,7 @@ static char *folded(session *s, const profile_query *q)
     return text;
 }
 
-static const profile_query ALL = {NULL, 0, 0, INT64_MAX, 0};
+static const profile_query ALL = {NULL, 0, 0, INT64_MAX, 0, 0};
 
 /* ---- aggregation ----------------------------------------------------------- */
 
@@ -383,6 +392,8 @@ TEST(threads_on_a_reused_id)
 
 /* ---- exports ------------------------------------------------------------------ */
 
+static const profile_tree_opts TREE = {0, NULL, NULL};
+
 TEST(folded_exactly)
 {
     session *s = fixture();
@@ -406,6 +417,17 @@ TEST(folded_exactly)
     q.thread = "nobody";
     text = folded(s, &q);
     CHECK(text && text[0] == '\0', "no samples: empty text");
+    free(text);
+    /* a thread the runtime finds no managed frame on (E_FAIL, or S_OK for a
+     * thread that never ran managed code) is in native code, not a failure */
+    sample_walk(s, REC_MONO + 4 * SEC,
+                (one_thread[]){{0x71, NULL, 0, E_FAIL_HR}, {0x72, (const uint64_t[]){END}, 0, 0}},
+                2);
+    q.thread = NULL;
+    text = folded(s, &q);
+    CHECK(text && strstr(text, "\n[native] 2\n") && strstr(text, "\n[unknown] 1\n"),
+          "E_FAIL and S_OK without frames: [native]; an unsafe walk stays [unknown]:\n%s",
+          text ? text : "(null)");
     free(text);
     {
         profile_view v;
@@ -446,7 +468,7 @@ TEST(call_tree)
     size_t nodes = 0;
 
     profile_view_take(&v, s, &ALL);
-    CHECK(profile_export_json(&v, o, &why) == 0, "the JSON builds");
+    CHECK(profile_export_json(&v, &TREE, o, &why) == 0, "the JSON builds");
     tree = json_object_get(o, "tree");
     CHECK(strcmp(json_string_value(json_object_get(tree, "name")), "all") == 0 &&
               json_integer_value(json_object_get(tree, "value")) == 10 &&
@@ -469,12 +491,12 @@ TEST(call_tree)
     s = live_session();
     for (uint64_t i = 0; i < PROFILE_TREE_MAX_NODES + 5000; i++) {
         uint64_t stack[] = {0x100000 + i, 0xA0, END};
-        sample_walk(s, REC_MONO + i, (one_thread[]){{0x71, stack, 0}, {0x72, S_BA, 0}}, 2);
+        sample_walk(s, REC_MONO + i, (one_thread[]){{0x71, stack, 0, 0}, {0x72, S_BA, 0, 0}}, 2);
     }
     o = json_object();
     nodes = 0;
     profile_view_take(&v, s, &ALL);
-    CHECK(profile_export_json(&v, o, &why) == 0, "a big tree builds");
+    CHECK(profile_export_json(&v, &TREE, o, &why) == 0, "a big tree builds");
     tree = json_object_get(o, "tree");
     CHECK(tree_sums_ok(tree, &nodes) && nodes <= PROFILE_TREE_MAX_NODES + 1,
           "pruned to %zu nodes (at most %u and one [pruned]), sums hold", nodes,
@@ -572,9 +594,9 @@ TEST(sparse_seconds_for_a_wide_window)
     session *s = live_session();
     profile_view v;
 
-    sample_walk(s, REC_MONO, (one_thread[]){{0x71, S_BA, 0}}, 1);
-    sample_walk(s, REC_MONO + 200000 * SEC, (one_thread[]){{0x71, S_BA, 0}}, 1);
-    sample_walk(s, REC_MONO + 200000 * SEC, (one_thread[]){{0x71, S_CBA, 0}}, 1);
+    sample_walk(s, REC_MONO, (one_thread[]){{0x71, S_BA, 0, 0}}, 1);
+    sample_walk(s, REC_MONO + 200000 * SEC, (one_thread[]){{0x71, S_BA, 0, 0}}, 1);
+    sample_walk(s, REC_MONO + 200000 * SEC, (one_thread[]){{0x71, S_CBA, 0, 0}}, 1);
     CHECK(profile_view_take(&v, s, &ALL) == 0 && v.second_count == 2 && v.seconds[0].samples == 1 &&
               v.seconds[1].samples == 2 && v.seconds[1].t_ms - v.seconds[0].t_ms == 200000000,
           "samples 200,000 s apart: only the two seconds that have samples");

@@ -356,6 +356,26 @@ TEST(walk_slots_made_on_use_and_freed_with_the_content)
     session_free(s);
 }
 
+/* A walk without frames is a thread in native code (DoStackSnapshot: S_OK for a
+ * thread that never ran managed code, E_FAIL when its frame iterator finds no
+ * frame) unless the runtime said something else or the walk was cut. */
+TEST(native_only_walks_told_from_failures)
+{
+    stacks_thread t = {0};
+
+    CHECK(stacks_thread_native_only(&t), "S_OK, no frame: native code only");
+    t.hresult = (int32_t)0x80004005;
+    CHECK(stacks_thread_native_only(&t), "E_FAIL, no frame: native code only");
+    t.hresult = (int32_t)0x80131360;
+    CHECK(!stacks_thread_native_only(&t), "CORPROF_E_STACKSNAPSHOT_UNSAFE: a failure");
+    t.hresult = (int32_t)0x80004005;
+    t.frame_count = 2;
+    CHECK(!stacks_thread_native_only(&t), "E_FAIL after 2 frames: a walk that broke part way");
+    t.frame_count = 0;
+    t.flags = WIRE_STACK_TRUNCATED;
+    CHECK(!stacks_thread_native_only(&t), "not walked (the snapshot's frames ran out)");
+}
+
 static const check_test tests[] = {
     TEST_ENTRY(snapshot_assembled),
     TEST_ENTRY(walks_interleaved_and_closed_out_of_order),
@@ -368,6 +388,7 @@ static const check_test tests[] = {
     TEST_ENTRY(samples_go_to_the_profile),
     TEST_ENTRY(function_known_only_from_stacks),
     TEST_ENTRY(walk_slots_made_on_use_and_freed_with_the_content),
+    TEST_ENTRY(native_only_walks_told_from_failures),
     TEST_END,
 };
 

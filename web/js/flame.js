@@ -1,25 +1,33 @@
 // flame.js -- a flame graph drawn as an icicle on a canvas: the root ("all")
-// at the top, callees below, each frame as wide as its samples. Children are
-// ordered by name, so a graph that grows while sampling keeps its layout.
+// at the top, callees below (an inverted tree: callers below), each frame as
+// wide as its samples. Children are ordered by name, so a graph that grows
+// while sampling keeps its layout.
 //
 // Only what is on screen is drawn: the canvas is as tall as the viewport
 // (sticky inside a scroller as tall as the deepest stack) and frames narrower
 // than half a pixel are skipped with their callees. Click a frame to zoom to
-// it (its ancestors stay on top, dimmed; click one, or the zoomed frame again,
-// to zoom out); the search highlights matching frames and greys the rest,
-// counts them in the whole graph and under the zoomed frame, marks matches
-// too narrow to draw with a 2 px tick on their row, and jumpMatch() zooms to the
-// next or previous one (heaviest first).
-// Colours are stable per module (hue) and name (shade).
+// it: it becomes the full-width top row, its ancestors stay above it as thin
+// rows (the nearest ANC_MAX; a "⋯ N more" row stands for the others), so
+// what was zoomed to is in view however deep it is; click an ancestor, or the
+// zoomed frame again, to zoom out. The search highlights matching frames and
+// greys the rest, counts them in the whole graph and under the zoomed frame,
+// marks matches too narrow to draw with a 2 px tick on their row, and
+// jumpMatch() zooms to the next or previous one (heaviest first). Labels
+// ("kind" label in the server's tree: [native], [kernel], [unknown]...) are
+// markers, never matches. Colours are stable per module (hue) and name (shade).
 //
 // The caller owns the timing: setTree / setQuery / zoomTo only mark the graph
 // dirty, draw() paints (call it from the frame scheduler).
 import { h, fill } from './dom.js';
-import { fmtInt, fmtPct, splitMethod } from './format.js';
+import { fmtInt, fmtPct } from './format.js';
+import { frameLabels, frameNote, shortFrame } from './framenames.js';
 
 export const ROW_H = 18;
+const ANC_H = 12; // px: a zoomed frame's ancestor row
+const ANC_MAX = 6; // ancestor rows drawn (the nearest); the rest is one "⋯" row
 const MIN_W = 0.5; // px: narrower frames are not drawn
 const FONT = '11px ui-monospace, "JetBrains Mono", "DejaVu Sans Mono", monospace';
+const ANC_FONT = '9.5px ui-monospace, "JetBrains Mono", "DejaVu Sans Mono", monospace';
 const BG = '#0e1014';
 
 function hash(s) {
@@ -33,11 +41,11 @@ function hash(s) {
 
 const colorCache = new Map();
 // Fill colours for a frame: [normal, dimmed (search misses)].
-export function frameColor(name, module) {
+export function frameColor(name, module, kind) {
   const key = `${module}\u0000${name}`;
   let c = colorCache.get(key);
   if (c) return c;
-  if (name === '[native]') c = ['#4b5160', '#23262d'];
+  if (kind === 'label' || name === '[native]') c = ['#4b5160', '#23262d'];
   else if (name === 'all' && !module) c = ['#3b4658', '#20242c'];
   else {
     const hn = hash(name);
@@ -50,24 +58,12 @@ export function frameColor(name, module) {
   return c;
 }
 
-// Labels from longest to shortest: "Ns.Type.Method", "Type.Method", "Method".
-function labels(node) {
-  if (node._l) return node._l;
-  const name = node.name || '?';
-  const out = [name];
-  const [ns, leaf] = splitMethod(name);
-  if (ns) {
-    const type = splitMethod(ns.slice(0, -1))[1];
-    const mid = type ? `${type}.${leaf}` : leaf;
-    if (mid !== name) out.push(mid);
-    if (leaf !== mid) out.push(leaf);
-  }
-  node._l = out;
-  return out;
-}
+const isMarker = (n) => n.kind === 'label' || (!n.kind && (n.name || '').startsWith('['));
 
 export class FlameGraph {
-  constructor() {
+  // opts.inverted: the tree is bottom-up (a frame's children are its callers)
+  constructor(opts = {}) {
+    this.inverted = !!opts.inverted;
     this.root = null;
     this.zoom = null;
     this.zoomKeys = []; // names from the root's child down to the zoomed frame, kept across trees
@@ -86,7 +82,7 @@ export class FlameGraph {
       at: -1,
     };
     this.maxDepth = 0;
-    this.rows = new Map(); // depth -> [{x, w, node}] as drawn
+    this.rows = []; // [{y, h, items: [{x, w, node}]}] as drawn
     this.mouse = null; // {x, y} in canvas px
     this.hover = null;
     this.onZoom = null; // (node) after a click changed the zoom
@@ -96,7 +92,9 @@ export class FlameGraph {
     this.canvas = h('canvas', {
       class: 'flame-canvas',
       role: 'img',
-      'aria-label': 'Flame graph (icicle): the root at the top, callees below, width = samples',
+      'aria-label': this.inverted
+        ? 'Inverted flame graph: the frames samples ended in at the top, their callers below, width = samples'
+        : 'Flame graph (icicle): the root at the top, callees below, width = samples',
     });
     this.sizer = h('div', { class: 'flame-sizer' }, this.canvas);
     this.scroller = h('div', { class: 'flame-scroll' }, this.sizer);
@@ -174,12 +172,7 @@ export class FlameGraph {
     const keys = [];
     for (let n = this.zoom; n && n._p; n = n._p) keys.push(`${n.module || ''}\u0000${n.name}`);
     this.zoomKeys = keys.reverse();
-    // the zoomed frame's row in view: not below the top, nor under the bottom edge
-    const zy = (this.zoom ? this.zoom._d : 0) * ROW_H;
-    const viewH = this.scroller.clientHeight || 0;
-    let top = Math.min(this.scroller.scrollTop, zy);
-    if (viewH && zy + ROW_H > top + viewH) top = Math.max(0, zy - Math.floor(viewH / 3));
-    this.scroller.scrollTop = Math.max(0, top);
+    this.scroller.scrollTop = 0; // the zoomed frame is the top row under its ancestors
     this.mouse = null;
     this.setHover(null);
     this.countZoomMatches();
@@ -213,9 +206,9 @@ export class FlameGraph {
   }
 
   // Marks matching frames (_m) and sums the samples under them, once per
-  // stack: a match below another match is not counted again.
-  // Also marks frames with a match below them (_mb), so a match too narrow to
-  // draw still gets a tick where its subtree is drawn.
+  // stack: a match below another match is not counted again. Markers never
+  // match. Also marks frames with a match below them (_mb), so a match too
+  // narrow to draw still gets a tick where its subtree is drawn.
   computeMatches() {
     const q = this.query;
     const m = {
@@ -236,7 +229,7 @@ export class FlameGraph {
         const n = nodes.pop(),
           u = under.pop();
         let hit = false;
-        if (q && n._p !== null) {
+        if (q && n._p !== null && !isMarker(n)) {
           if (n._lc === undefined) n._lc = `${n.name || ''}\u0000${n.module || ''}`.toLowerCase();
           hit = n._lc.includes(q);
         }
@@ -291,6 +284,35 @@ export class FlameGraph {
     }
   }
 
+  // The server's root of every stack (a sandwich's graphs start at their method).
+  isAll(n) {
+    return n === this.root && n.name === 'all' && !n.module;
+  }
+
+  // ---- layout ----
+  // The zoomed frame's ancestors as drawn: the root and the nearest ANC_MAX - 1
+  // above it, with the count of those left out between them.
+  ancestors() {
+    const all = [];
+    for (let n = this.zoom && this.zoom._p; n; n = n._p) all.push(n);
+    all.reverse(); // root first
+    if (all.length <= ANC_MAX) return { shown: all, skipped: 0 };
+    return {
+      shown: [all[0], ...all.slice(all.length - (ANC_MAX - 1))],
+      skipped: all.length - ANC_MAX,
+    };
+  }
+
+  bandHeight() {
+    const { shown, skipped } = this.ancestors();
+    return shown.length ? (shown.length + (skipped ? 1 : 0)) * ANC_H + 3 : 0;
+  }
+
+  // y of a frame under the zoomed one (in the scroller's coordinates).
+  rowY(n) {
+    return this.band + (n._d - this.zoom._d) * ROW_H;
+  }
+
   // ---- drawing ----
   draw() {
     const cv = this.canvas;
@@ -298,8 +320,9 @@ export class FlameGraph {
     const W = this.scroller.clientWidth;
     if (!W || !viewH) return;
     const z = this.zoom;
-    const depth = this.root ? this.deepestUnder(z) + 1 : 0;
-    const totalH = Math.max(viewH, depth * ROW_H + 4);
+    this.band = this.root ? this.bandHeight() : 0;
+    const depth = this.root ? this.deepestUnder(z) - z._d + 1 : 0;
+    const totalH = Math.max(viewH, this.band + depth * ROW_H + 4);
     if (this.sizer._h !== totalH) {
       this.sizer._h = totalH;
       this.sizer.style.height = `${totalH}px`;
@@ -317,54 +340,82 @@ export class FlameGraph {
     g.setTransform(dpr, 0, 0, dpr, 0, 0);
     g.fillStyle = BG;
     g.fillRect(0, 0, W, viewH);
-    g.font = FONT;
     g.textBaseline = 'middle';
+    g.font = FONT;
     this.charW = g.measureText('MMMMMMMMMM').width / 10 || 6.6;
-    this.rows = new Map();
+    this.rows = [];
     this.drawn = 0;
     this.drawnMatches = 0;
     this.tickedMatches = 0;
     this.ticked = new Set(); // "row:x" of the ticks drawn: one per pixel
     const top = this.scroller.scrollTop;
-    const firstRow = Math.floor(top / ROW_H),
-      lastRow = Math.ceil((top + viewH) / ROW_H);
-    this.view = { W, top, firstRow, lastRow };
+    this.view = { W, top, bottom: top + viewH };
     const empty = !this.root || !this.root.value;
     this.empty.classList.toggle('hidden', !empty);
     if (!empty) {
-      // ancestors of the zoomed frame: full width, dimmed
-      for (let n = z._p; n; n = n._p)
-        if (n._d >= firstRow && n._d <= lastRow) this.box(g, n, 0, W, true);
-      // the zoomed frame and everything under it
-      const stack = [[z, 0]];
-      const scale = W / z.value;
-      const searching = !!this.query;
-      while (stack.length) {
-        const [n, x] = stack.pop();
-        const w = n.value * scale;
-        if (n._d > lastRow) continue;
-        if (w < MIN_W) {
-          // too narrow to draw: a match still gets a tick on its row (and so do those below it)
-          if (!searching) continue;
-          if (n._m && n._d >= firstRow) this.tick(g, n, x);
-          if (n._mb) for (const c of n.children) stack.push([c, x]);
-          continue;
-        }
-        if (n._d >= firstRow) this.box(g, n, x, w, false);
-        let cx = x;
-        for (const c of n.children) {
-          stack.push([c, cx]);
-          cx += c.value * scale;
-        }
-      }
+      this.drawSubtree(g, z, W);
+      this.drawAncestors(g, W, top);
     }
     cv.dataset.drawn = String(this.drawn);
     cv.dataset.matches = String(this.drawnMatches);
     cv.dataset.ticks = String(this.tickedMatches);
     cv.dataset.total = String(this.root ? this.root.value : 0);
     cv.dataset.zoom = z ? z.name : '';
+    cv.dataset.zoomY = z ? String(this.band) : '';
     if (this.mouse) this.updateHover();
     if (this.onDrawn) this.onDrawn();
+  }
+
+  // The zoomed frame and everything under it, its row at the top under the band.
+  drawSubtree(g, z, W) {
+    const stack = [[z, 0]];
+    const scale = W / z.value;
+    const searching = !!this.query;
+    const { top, bottom } = this.view;
+    while (stack.length) {
+      const [n, x] = stack.pop();
+      const w = n.value * scale;
+      const y = this.rowY(n);
+      if (y > bottom) continue;
+      const visible = y + ROW_H > top + this.band;
+      if (w < MIN_W) {
+        // too narrow to draw: a match still gets a tick on its row (and so do those below it)
+        if (!searching) continue;
+        if (n._m && visible) this.tick(g, n, x, y - top);
+        if (n._mb) for (const c of n.children) stack.push([c, x]);
+        continue;
+      }
+      if (visible) this.box(g, n, x, y - top, w, ROW_H, false);
+      let cx = x;
+      for (const c of n.children) {
+        stack.push([c, cx]);
+        cx += c.value * scale;
+      }
+    }
+  }
+
+  // The zoomed frame's ancestors: thin full-width rows that stay at the top.
+  drawAncestors(g, W, top) {
+    const { shown, skipped } = this.ancestors();
+    if (!shown.length) return;
+    g.fillStyle = BG;
+    g.fillRect(0, 0, W, this.band);
+    let y = 0;
+    shown.forEach((n, i) => {
+      if (i === 1 && skipped) {
+        g.fillStyle = '#1a1e25';
+        g.fillRect(0, y, W, ANC_H - 1);
+        g.font = ANC_FONT;
+        g.fillStyle = '#8a93a3';
+        g.fillText(`⋯ ${fmtInt(skipped)} more frame${skipped > 1 ? 's' : ''}`, 4, y + ANC_H / 2);
+        y += ANC_H;
+      }
+      this.box(g, n, 0, y, W, ANC_H, true);
+      y += ANC_H;
+    });
+    g.fillStyle = '#2a303a';
+    g.fillRect(0, this.band - 2, W, 1);
+    void top;
   }
 
   deepestUnder(z) {
@@ -382,66 +433,123 @@ export class FlameGraph {
     return max;
   }
 
-  box(g, n, x, w, ancestor) {
-    const y = n._d * ROW_H - this.view.top;
+  // One frame at (x, y) in canvas px, rh tall; ancestors are thin and dimmed.
+  box(g, n, x, y, w, rh, ancestor) {
     const searching = !!this.query;
-    const [normal, dim] = frameColor(n.name, n.module);
+    const [normal, dim] = frameColor(n.name, n.module, n.kind);
     const miss = searching && !n._m;
-    g.globalAlpha = ancestor ? 0.6 : 1;
+    g.globalAlpha = ancestor ? 0.7 : 1;
     g.fillStyle = miss ? dim : normal;
     const bw = Math.max(w - (w > 2 ? 1 : 0), MIN_W);
-    g.fillRect(x, y, bw, ROW_H - 1);
+    g.fillRect(x, y, bw, rh - 1);
     if (n._m && searching) {
       g.strokeStyle = '#ffd166';
-      g.lineWidth = 1.5;
-      g.strokeRect(x + 0.75, y + 0.75, Math.max(0, bw - 1.5), ROW_H - 2.5);
+      g.lineWidth = ancestor ? 1 : 1.5;
+      g.strokeRect(x + 0.75, y + 0.75, Math.max(0, bw - 1.5), rh - 2.5);
       this.drawnMatches++;
     }
-    const chars = Math.floor((w - 8) / this.charW);
+    g.font = ancestor ? ANC_FONT : FONT;
+    const cw = ancestor ? this.charW * 0.86 : this.charW;
+    const chars = Math.floor((w - 8) / cw);
     if (chars >= 3) {
       let text = null;
-      const ls = n === this.root ? [`all · ${fmtInt(n.value)} samples`, 'all'] : labels(n);
+      const ls = this.isAll(n) ? [`all · ${fmtInt(n.value)} samples`, 'all'] : frameLabels(n);
       for (const l of ls)
         if (l.length <= chars) {
           text = l;
           break;
         }
-      if (!text) {
-        const shortest = ls[ls.length - 1];
-        text = `${shortest.slice(0, chars - 1)}…`;
-      }
+      if (!text) text = `${ls[ls.length - 1].slice(0, chars - 1)}…`; // cut at the end: the start names it
       g.fillStyle = miss ? '#717a8a' : '#f1f4f8';
-      g.fillText(text, x + 4, y + ROW_H / 2);
+      g.fillText(text, x + 4, y + rh / 2);
     }
     g.globalAlpha = 1;
-    let row = this.rows.get(n._d);
-    if (!row) this.rows.set(n._d, (row = []));
-    row.push({ x, w, node: n });
+    let row = this.rows.find((r) => r.y === y);
+    if (!row) this.rows.push((row = { y, h: rh, items: [] }));
+    row.items.push({ x, w, node: n });
     this.drawn++;
   }
 
   // A match narrower than MIN_W: a 2 px highlight tick at its place (one per pixel and row).
-  tick(g, n, x) {
+  tick(g, n, x, y) {
     const key = `${n._d}:${Math.round(x)}`;
     if (this.ticked.has(key)) return;
     this.ticked.add(key);
     g.fillStyle = '#ffd166';
-    g.fillRect(Math.round(x), n._d * ROW_H - this.view.top + 2, 2, ROW_H - 4);
+    g.fillRect(Math.round(x), y + 2, 2, ROW_H - 4);
     this.tickedMatches++;
   }
 
   hitTest(x, y) {
     if (!this.view) return null;
-    const d = Math.floor((y + this.view.top) / ROW_H);
-    const row = this.rows.get(d);
-    if (!row) return null;
-    for (const r of row) if (x >= r.x && x < r.x + Math.max(r.w, 1)) return r.node;
+    // the band is drawn over the rows: look there first
+    const rows = this.rows.filter((r) => y >= r.y && y < r.y + r.h);
+    rows.sort((a, b) => a.h - b.h);
+    for (const row of rows)
+      for (const r of row.items) if (x >= r.x && x < r.x + Math.max(r.w, 1)) return r.node;
     return null;
   }
 
   updateHover() {
     if (!this.mouse) return;
     this.setHover(this.hitTest(this.mouse.x, this.mouse.y));
+  }
+
+  tipLines(n) {
+    const total = this.root.value || 1;
+    const z = this.zoom;
+    const lines = [
+      h('div', { class: 'tt-name' }, this.isAll(n) ? 'all (every sampled stack)' : n.name),
+      n.module ? h('div', { class: 'tt-mod' }, n.module) : null,
+      h(
+        'div',
+        { class: 'tt-kv' },
+        'samples ',
+        h('b', null, fmtInt(n.value)),
+        ` · ${fmtPct(n.value / total)} of all`,
+        z && z !== this.root && z.value && n._d > z._d
+          ? ` · ${fmtPct(n.value / z.value)} of ${shortFrame(z)}`
+          : '',
+      ),
+      h(
+        'div',
+        { class: 'tt-kv' },
+        'self ',
+        h('b', null, fmtInt(n.self || 0)),
+        ` · ${fmtPct((n.self || 0) / total)}`,
+        ` · depth ${n._d}`,
+      ),
+    ];
+    const note = this.isAll(n) ? null : frameNote(n);
+    if (note) lines.push(h('div', { class: 'tt-kv tt-note' }, note));
+    if (n.folded && n.folded.length) {
+      lines.push(h('div', { class: 'tt-fold-head' }, 'native frames folded into it (samples):'));
+      for (const f of n.folded.slice(0, 6))
+        lines.push(
+          h(
+            'div',
+            { class: 'tt-fold' },
+            h('b', null, fmtInt(f.samples)),
+            ` ${f.name}${f.module && !f.name.startsWith(f.module) ? `  (${f.module})` : ''}`,
+          ),
+        );
+      const more = (n.folded.length > 6 ? n.folded.length - 6 : 0) + (n.folded_other || 0);
+      if (more) lines.push(h('div', { class: 'tt-fold dim' }, `and ${fmtInt(more)} more`));
+    }
+    lines.push(
+      h(
+        'div',
+        { class: 'tt-hint' },
+        n === z && n._p
+          ? 'click to zoom out'
+          : z && n._d < z._d
+            ? 'click to zoom out to it'
+            : this.inverted
+              ? 'click to zoom in · the frames below it are its callers'
+              : 'click to zoom in',
+      ),
+    );
+    return lines;
   }
 
   setHover(n) {
@@ -451,56 +559,10 @@ export class FlameGraph {
       this.tip.classList.add('hidden');
       return;
     }
-    const total = this.root.value || 1;
-    const z = this.zoom;
     if (n !== this.hover || this.tip._v !== n.value) {
       this.hover = n;
       this.tip._v = n.value;
-      fill(
-        this.tip,
-        h('div', { class: 'tt-name' }, n === this.root ? 'all (every sampled stack)' : n.name),
-        n.module ? h('div', { class: 'tt-mod' }, n.module) : null,
-        h(
-          'div',
-          { class: 'tt-kv' },
-          'samples ',
-          h('b', null, fmtInt(n.value)),
-          ` · ${fmtPct(n.value / total)} of all`,
-          z && z !== this.root && z.value
-            ? ` · ${fmtPct(n.value / z.value)} of ${labels(z)[labels(z).length > 1 ? 1 : 0]}`
-            : '',
-        ),
-        h(
-          'div',
-          { class: 'tt-kv' },
-          'self ',
-          h('b', null, fmtInt(n.self || 0)),
-          ` · ${fmtPct((n.self || 0) / total)}`,
-          ` · depth ${n._d}`,
-        ),
-        n.name === '[unknown]'
-          ? h('div', { class: 'tt-kv' }, 'samples of threads whose stack could not be walked')
-          : null,
-        n.name === '[native]'
-          ? h('div', { class: 'tt-kv' }, 'unmanaged code (no managed method)')
-          : null,
-        n.name === '[pruned]'
-          ? h(
-              'div',
-              { class: 'tt-kv' },
-              'smaller callees the server left out of the graph (it sends the 20,000 heaviest frames)',
-            )
-          : null,
-        h(
-          'div',
-          { class: 'tt-hint' },
-          n === z && n._p
-            ? 'click to zoom out'
-            : n === this.root
-              ? 'click to show everything'
-              : 'click to zoom in',
-        ),
-      );
+      fill(this.tip, this.tipLines(n));
     }
     this.tip.classList.remove('hidden');
     // place the tooltip next to the mouse, inside the graph
@@ -521,16 +583,11 @@ export class FlameGraph {
   // canvas px), for tests and keyboard helpers; the widest one wins.
   locate(text) {
     let best = null;
-    for (const row of this.rows.values()) {
-      for (const r of row) {
+    for (const row of this.rows) {
+      for (const r of row.items) {
         if (!(r.node.name || '').includes(text)) continue;
         if (!best || r.w > best.w)
-          best = {
-            x: r.x + r.w / 2,
-            y: r.node._d * ROW_H - this.view.top + ROW_H / 2,
-            w: r.w,
-            name: r.node.name,
-          };
+          best = { x: r.x + r.w / 2, y: row.y + row.h / 2, w: r.w, name: r.node.name, h: row.h };
       }
     }
     return best;

@@ -1,8 +1,9 @@
 // samplechart.js -- the Profile tab's small time chart on a canvas: thread
 // samples (stacks taken) per second (the profile's `timeline`) as bars, and below them the time the
 // runtime stood still for each sample (jitscope's own suspensions) as dots with
-// their median. Dragging across it picks a time range (onRange(from_ms, to_ms));
-// a click without dragging clears it (onRange(null)).
+// their median: a lane a CPU profile does not have (suspLane false: nothing is
+// suspended, the bars take the whole height). Dragging across it picks a time
+// range (onRange(from_ms, to_ms)); a click without dragging clears it (onRange(null)).
 import { fmtInt, fmtClock, fmtNs } from './format.js';
 import { C, niceStep, tickText, prepCanvas, readout, label, twoLanes } from './chart.js';
 import { PAUSE_COLORS } from './pausechart.js';
@@ -18,6 +19,7 @@ export class SampleChart {
     this.drag = null; // {from, to} in ms while dragging (the axis grows under it while sampling runs)
     this.onRange = null;
     this.onChange = null; // redraw wanted (hover, drag)
+    this.suspLane = true; // the lane of the runtime's suspensions (wall-clock profiles)
     canvas.addEventListener('mousemove', (e) => {
       this.hoverX = e.offsetX;
       if (this.drag) this.drag.to = this.msAt(this.clampX(e.offsetX));
@@ -79,17 +81,24 @@ export class SampleChart {
     const c = prepCanvas(this.canvas);
     if (!c) return;
     const { g, W, H } = c;
-    const { pw, inner: ph, hA: h1, hB: h2, yA: y1, yB: y2 } = twoLanes(W, H, PAD, GAP);
+    const lanes = twoLanes(W, H, PAD, GAP);
+    const susp = this.suspLane;
+    const { pw, inner: ph, yA: y1, yB: y2 } = lanes;
+    const h1 = susp ? lanes.hA : ph + GAP,
+      h2 = lanes.hB;
     const d = this.data;
 
     const boxes = [];
     this.canvas.labelBoxes = boxes;
+    this.canvas.dataset.lanes = susp ? '2' : '1';
     g.fillStyle = C.strong;
     let tx = PAD.l + label(g, boxes, 'Thread samples / s', PAD.l, 9) + 16;
-    g.fillStyle = PAUSE_COLORS.jitscope;
-    g.fillRect(tx, 7, 5, 5);
-    g.fillStyle = C.text;
-    tx += 9 + label(g, boxes, 'runtime suspended per sample', tx + 9, 9) + 16;
+    if (susp) {
+      g.fillStyle = PAUSE_COLORS.jitscope;
+      g.fillRect(tx, 7, 5, 5);
+      g.fillStyle = C.text;
+      tx += 9 + label(g, boxes, 'runtime suspended per sample', tx + 9, 9) + 16;
+    }
     // the hint, shortened to what fits
     const hints =
       d && d.range
@@ -119,10 +128,9 @@ export class SampleChart {
     // lanes: grid lines and labels
     g.strokeStyle = C.grid;
     g.lineWidth = 1;
-    for (const [y, hh, top, bottom] of [
-      [y1, h1, tickText(sMax, sStep), '0'],
-      [y2, h2, fmtNs(10 ** hi), fmtNs(10 ** lo)],
-    ]) {
+    const laneList = [[y1, h1, tickText(sMax, sStep), '0']];
+    if (susp) laneList.push([y2, h2, fmtNs(10 ** hi), fmtNs(10 ** lo)]);
+    for (const [y, hh, top, bottom] of laneList) {
       g.beginPath();
       g.moveTo(PAD.l, Math.round(y) + 0.5);
       g.lineTo(PAD.l + pw, Math.round(y) + 0.5);
@@ -137,7 +145,7 @@ export class SampleChart {
       g.fillText(bottom, PAD.l - 6, y + hh - 4);
     }
     g.strokeStyle = '#1c2129';
-    for (let e = lo + 1; e < hi; e++) {
+    for (let e = lo + 1; susp && e < hi; e++) {
       const y = Math.round(ySusp(10 ** e)) + 0.5;
       g.beginPath();
       g.moveTo(PAD.l, y);
@@ -165,13 +173,13 @@ export class SampleChart {
     }
     // suspension per sample
     g.fillStyle = PAUSE_COLORS.jitscope;
-    for (const s of d.susp) {
+    for (const s of susp ? d.susp : []) {
       const x = this.xAt(s.t);
       if (x < PAD.l - 1 || x > PAD.l + pw + 1) continue;
       const y = ySusp(s.ns);
       g.fillRect(x - 1, y - 1, 2, 2);
     }
-    if (d.p50) {
+    if (susp && d.p50) {
       const y = Math.round(ySusp(d.p50)) + 0.5;
       g.strokeStyle = '#e6d2ff';
       g.setLineDash([4, 3]);

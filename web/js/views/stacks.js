@@ -3,65 +3,19 @@
 // the earlier ones (GET /stacks, /stacks/{n}), per thread (name, OS id, walk
 // result, frames leaf first, collapsible) or merged: threads with identical
 // stacks grouped with their count ("parallel stacks"). The search filters the
-// threads and highlights the frames that match. A failed walk is shown with
-// its HRESULT, never hidden; a truncated stack says so.
+// threads and highlights the frames that match. This file keeps the snapshots,
+// the list and the toolbar; stackcards.js draws a snapshot.
 import { h, fill, setText } from '../dom.js';
 import { SearchBox } from '../searchbox.js';
 import { api, isMissingRoute, describeError } from '../api.js';
 import { schedule } from '../frame.js';
-import { fmtInt, fmtNs, fmtClock, fmtDateTime, plural, splitMethod } from '../format.js';
+import { fmtInt, fmtNs, fmtClock, plural } from '../format.js';
 import { toast } from '../ui.js';
 import { notice } from './common.js';
+import { CARDS_STEP, StackCards } from './stackcards.js';
 
 const CACHE = 8; // snapshots kept in the page (the list itself is small)
 const EXPAND_THREADS = 40; // snapshots with more threads start collapsed
-const CARDS_STEP = 300; // threads (or groups) put in the page at a time; "Show more" adds as many
-
-export function hresultText(hr, name) {
-  if (hr == null || hr === 0) return '';
-  const hex =
-    typeof hr === 'number'
-      ? `0x${(hr >>> 0).toString(16).toUpperCase().padStart(8, '0')}`
-      : String(hr);
-  return name ? `${name} (${hex})` : hex;
-}
-
-// [start, end) of every case-insensitive occurrence of `q` (lower case) in text.
-function matchRanges(text, q) {
-  const out = [];
-  if (!q) return out;
-  const low = text.toLowerCase();
-  for (let i = low.indexOf(q); i >= 0; i = low.indexOf(q, i + q.length))
-    out.push([i, i + q.length]);
-  return out;
-}
-
-// text[from, to) with the parts inside `ranges` (offsets in the whole text) in <mark>.
-function markSlice(text, ranges, from = 0, to = text.length) {
-  const out = [];
-  let at = from;
-  for (const [a, b] of ranges) {
-    const s = Math.max(a, from),
-      e = Math.min(b, to);
-    if (e <= s) continue;
-    if (s > at) out.push(text.slice(at, s));
-    out.push(h('mark', null, text.slice(s, e)));
-    at = e;
-  }
-  if (at < to) out.push(text.slice(at, to));
-  return out;
-}
-
-// Text with every case-insensitive occurrence of `q` (lower case) in <mark>.
-export function marked(text, q) {
-  return q ? markSlice(text, matchRanges(text, q)) : text;
-}
-
-function frameMatches(f, q) {
-  return (
-    !!q && ((f.name || '').toLowerCase().includes(q) || (f.module || '').toLowerCase().includes(q))
-  );
-}
 
 export class StacksTab {
   constructor(session) {
@@ -80,6 +34,7 @@ export class StacksTab {
     this.searchOpen = new Map(); // the same, while a search is active (matches start expanded)
     this.openVersion = 0;
     this.cardLimit = CARDS_STEP;
+    this.cards = new StackCards(this);
     this.loadingId = null;
     this.renderTask = () => this.render();
     this.listTimer = null;
@@ -442,6 +397,7 @@ export class StacksTab {
             frames,
             hresult: t.hresult,
             hresult_name: t.hresult_name,
+            native_only: !!t.native_only,
             truncated: t.truncated,
           }),
         );
@@ -509,7 +465,7 @@ export class StacksTab {
       this.threadsEl.dataset.threads = '0';
       return;
     }
-    this.renderSummary(snap);
+    this.cards.renderSummary(snap);
     const sig = `${snap.id}|${this.mode}|${this.query}|${this.openVersion}|${this.session.threads.size}|${this.cardLimit}`;
     if (this.threadsEl._sig === sig) return;
     this.threadsEl._sig = sig;
@@ -518,8 +474,8 @@ export class StacksTab {
       ? document.activeElement.closest('.stack-card')
       : null;
     const focusKey = focused ? focused.dataset.key : null;
-    if (this.mode === 'merged') this.renderMerged(snap);
-    else this.renderThreads(snap);
+    if (this.mode === 'merged') this.cards.renderMerged(snap);
+    else this.cards.renderThreads(snap);
     if (focusKey) {
       for (const c of this.threadsEl.children)
         if (c.dataset && c.dataset.key === focusKey) {
@@ -567,351 +523,6 @@ export class StacksTab {
       fill(this.listEl, items);
     }
     setText(this.listHead, this.list.length ? `Snapshots (${this.list.length})` : 'Snapshots');
-  }
-
-  renderSummary(snap) {
-    const threads = snap.threads || [];
-    const failed = threads.filter((t) => t.hresult).length;
-    const truncated = threads.filter((t) => t.truncated).length;
-    const frames = threads.reduce((a, t) => a + (t.frames ? t.frames.length : 0), 0);
-    const kv = (k, v, cls) => h('span', { class: cls || null }, `${k} `, h('b', null, v));
-    const parts = [
-      h('span', { class: 'ss-title' }, `Snapshot #${snap.id}`),
-      kv(
-        'at',
-        `${fmtDateTime(snap.time_ms)}.${String(Math.floor(snap.time_ms % 1000)).padStart(3, '0')}`,
-      ),
-      kv(
-        'threads',
-        snap.threads_total != null && snap.threads_total !== threads.length
-          ? `${fmtInt(threads.length)} of ${fmtInt(snap.threads_total)}`
-          : fmtInt(threads.length),
-      ),
-      kv('frames', fmtInt(frames)),
-      h(
-        'span',
-        { title: 'SuspendRuntime to ResumeRuntime: how long the app stood still' },
-        'runtime suspended ',
-        h('b', null, fmtNs(snap.suspend_ns)),
-      ),
-      kv('walk', fmtNs(snap.walk_ns)),
-    ];
-    if (snap.retries) parts.push(kv('suspend retries', fmtInt(snap.retries)));
-    if (failed)
-      parts.push(
-        h(
-          'span',
-          {
-            class: 'pill pill-err',
-            title: 'threads whose walk returned an error HRESULT (listed with it below)',
-          },
-          `${failed} walk${failed > 1 ? 's' : ''} failed`,
-        ),
-      );
-    if (truncated)
-      parts.push(
-        h(
-          'span',
-          { class: 'pill pill-warn', title: 'stacks deeper than 512 frames: the root end is cut' },
-          `${truncated} truncated`,
-        ),
-      );
-    if (snap.complete === false)
-      parts.push(
-        h(
-          'span',
-          {
-            class: 'pill pill-warn',
-            title: 'some thread records were lost (counted in the agent drops)',
-          },
-          'incomplete',
-        ),
-      );
-    if (snap.hresult)
-      parts.push(
-        h('span', { class: 'pill pill-err' }, `suspend failed: ${hresultText(snap.hresult)}`),
-      );
-    const sig = parts.map((p) => p.textContent).join('|');
-    if (this.summaryEl._sig !== sig) {
-      this.summaryEl._sig = sig;
-      fill(this.summaryEl, parts);
-    }
-  }
-
-  renderThreads(snap) {
-    const q = this.query;
-    const threads = snap.threads || [];
-    const out = [];
-    let shown = 0,
-      matchFrames = 0;
-    for (const t of threads) {
-      const frames = t.frames || [];
-      const name = this.threadName(t);
-      let hits = 0;
-      if (q) for (const f of frames) if (frameMatches(f, q)) hits++;
-      const nameHit = !!q && name.toLowerCase().includes(q);
-      if (q && !hits && !nameHit) continue;
-      shown++;
-      matchFrames += hits;
-      if (out.length >= this.cardLimit) continue; // counted, not built
-      const key = this.threadKey(t);
-      const open = this.isOpen(key, snap, hits > 0);
-      out.push(
-        this.card({
-          key,
-          open,
-          frames,
-          q,
-          hits,
-          truncated: t.truncated,
-          hresult: t.hresult,
-          hresultName: t.hresult_name,
-          head: [
-            h('span', { class: 'th-name' }, marked(name, q)),
-            h(
-              'span',
-              { class: 'th-os', title: 'OS thread id' },
-              t.os_thread_id ? `os ${t.os_thread_id}` : 'os ?',
-            ),
-            h('span', { class: 'th-id', title: 'runtime ThreadID' }, t.thread_id),
-          ],
-          walkNs: t.walk_ns,
-          data: { thread: name, os: String(t.os_thread_id || '') },
-        }),
-      );
-    }
-    this.setResult(
-      out,
-      q
-        ? `${shown} of ${plural(threads.length, 'thread')} match · ${plural(matchFrames, 'frame')}`
-        : null,
-      shown,
-      matchFrames,
-      `No thread has a frame or name containing “${this.search.value.trim()}”.`,
-    );
-  }
-
-  renderMerged(snap) {
-    const q = this.query;
-    const groups = this.groups(snap);
-    const out = [];
-    let shown = 0,
-      matchFrames = 0;
-    for (const g of groups) {
-      let hits = 0;
-      if (q) for (const f of g.frames) if (frameMatches(f, q)) hits++;
-      const names = g.threads.map((t) => this.threadName(t));
-      const nameHit = !!q && names.some((n) => n.toLowerCase().includes(q));
-      if (q && !hits && !nameHit) continue;
-      shown++;
-      matchFrames += hits;
-      if (out.length >= this.cardLimit) continue; // counted, not built
-      const open = this.isOpen(g.key, snap, hits > 0);
-      const chips = g.threads
-        .slice(0, 12)
-        .map((t, i) =>
-          h(
-            'span',
-            { class: 'chip', title: `${t.thread_id} · os ${t.os_thread_id || '?'}` },
-            marked(names[i], q),
-          ),
-        );
-      if (g.threads.length > 12)
-        chips.push(h('span', { class: 'chip more' }, `+${g.threads.length - 12} more`));
-      out.push(
-        this.card({
-          key: g.key,
-          open,
-          frames: g.frames,
-          q,
-          hits,
-          truncated: g.truncated,
-          hresult: g.hresult,
-          hresultName: g.hresult_name,
-          head: [
-            h(
-              'span',
-              {
-                class: 'count-badge',
-                title: `${g.threads.length} threads have exactly this stack`,
-              },
-              `×${g.threads.length}`,
-            ),
-            h('span', { class: 'chips' }, chips),
-          ],
-          data: { count: String(g.threads.length), threads: names.join('\n') },
-        }),
-      );
-    }
-    this.setResult(
-      out,
-      `${plural(groups.length, 'distinct stack')} for ${plural((snap.threads || []).length, 'thread')}${q ? ` · ${shown} match` : ''}`,
-      shown,
-      matchFrames,
-      `No stack has a frame or thread name containing “${this.search.value.trim()}”.`,
-    );
-  }
-
-  setResult(cards, meta, shown, matchFrames, emptyText) {
-    if (!cards.length) cards.push(h('div', { class: 'empty-state' }, emptyText));
-    if (shown > cards.length) {
-      const more = Math.min(CARDS_STEP, shown - cards.length);
-      cards.push(
-        h(
-          'div',
-          { class: 'more-row' },
-          h(
-            'button',
-            {
-              class: 'btn',
-              type: 'button',
-              onclick: () => {
-                this.cardLimit += CARDS_STEP;
-                schedule(this.renderTask);
-              },
-            },
-            `Show ${fmtInt(more)} more`,
-          ),
-          h('span', { class: 'dim' }, ` ${fmtInt(cards.length)} of ${fmtInt(shown)} shown`),
-        ),
-      );
-    }
-    if (meta) cards.unshift(h('div', { class: 'list-meta' }, meta));
-    fill(this.threadsEl, cards);
-    this.threadsEl.dataset.threads = String(shown);
-    this.threadsEl.dataset.matchFrames = String(matchFrames);
-  }
-
-  // One thread or group: a header button (expand / collapse) and its frames.
-  card({ key, open, frames, q, hits, truncated, hresult, hresultName, head, walkNs, data }) {
-    const failed = !!hresult;
-    const leaf = frames.length ? frames[0] : null;
-    const right = [];
-    if (hits)
-      right.push(h('span', { class: 'pill pill-match' }, `${hits} match${hits > 1 ? 'es' : ''}`));
-    if (failed)
-      right.push(
-        h(
-          'span',
-          {
-            class: 'pill pill-err',
-            title: 'the runtime could not walk this thread (DoStackSnapshot failed)',
-          },
-          `walk failed: ${hresultText(hresult, hresultName)}`,
-        ),
-      );
-    if (truncated)
-      right.push(
-        h(
-          'span',
-          {
-            class: 'pill pill-warn',
-            title: 'deeper than 512 frames: the frames toward the root are not kept',
-          },
-          'truncated',
-        ),
-      );
-    right.push(
-      h(
-        'span',
-        { class: 'th-depth' },
-        failed && !frames.length
-          ? 'no frames'
-          : `${fmtInt(frames.length)}${truncated ? '+' : ''} frames`,
-      ),
-    );
-    if (walkNs != null)
-      right.push(
-        h('span', { class: 'th-walk', title: 'time spent walking this thread' }, fmtNs(walkNs)),
-      );
-    const btn = h(
-      'button',
-      {
-        class: 'th-head',
-        type: 'button',
-        'aria-expanded': String(open),
-        onclick: () => this.toggle(key, !open),
-      },
-      h('span', { class: 'caret', 'aria-hidden': 'true' }, open ? '▾' : '▸'),
-      head,
-      !open && leaf
-        ? h(
-            'span',
-            { class: 'th-leaf' },
-            'at ',
-            leaf.native ? '[native]' : splitMethod(leaf.name || '')[1] || leaf.name,
-          )
-        : null,
-      h('span', { class: 'spacer' }),
-      right,
-    );
-    const card = h(
-      'section',
-      {
-        class: `stack-card${failed ? ' failed' : ''}${open ? ' open' : ''}`,
-        dataset: { key, ...data },
-      },
-      btn,
-    );
-    if (open) {
-      if (frames.length) {
-        card.append(
-          h(
-            'ol',
-            { class: 'frames', start: '0' },
-            frames.map((f, i) => this.frameRow(f, i, q)),
-          ),
-        );
-      }
-      if (truncated)
-        card.append(
-          h(
-            'div',
-            { class: 'trunc-note' },
-            '⋯ stack truncated: deeper than 512 frames; the frames toward the root are not kept',
-          ),
-        );
-      if (failed && !frames.length)
-        card.append(
-          h(
-            'div',
-            { class: 'fail-note' },
-            `The runtime could not walk this thread: ${hresultText(hresult, hresultName)}. This happens for some threads (for example ones in native code without a managed frame).`,
-          ),
-        );
-    }
-    return card;
-  }
-
-  frameRow(f, i, q) {
-    if (f.native) {
-      return h(
-        'li',
-        { class: 'frame native', title: f.ip ? `unmanaged code at ${f.ip}` : 'unmanaged code' },
-        h('span', { class: 'f-i' }, String(i)),
-        h('span', { class: 'f-name' }, '[native]'),
-        h('span', { class: 'f-mod' }, f.ip || ''),
-      );
-    }
-    const name = f.name || f.function_id || '?';
-    const hit = frameMatches(f, q);
-    const [ns] = splitMethod(name);
-    const ranges = matchRanges(name, q); // a match may run across the namespace / method split
-    return h(
-      'li',
-      {
-        class: `frame${hit ? ' hit' : ''}`,
-        title: `${name}${f.module ? `  (${f.module})` : ''}${f.ip ? `  ip ${f.ip}` : ''}`,
-      },
-      h('span', { class: 'f-i' }, String(i)),
-      h(
-        'span',
-        { class: 'f-name mname' },
-        h('span', { class: 'm-ns' }, markSlice(name, ranges, 0, ns.length)),
-        h('span', { class: 'm-leaf' }, markSlice(name, ranges, ns.length, name.length)),
-      ),
-      h('span', { class: 'f-mod' }, marked(f.module || '', q)),
-    );
   }
 
   // For tests and the status line.
