@@ -52,17 +52,19 @@ static session_function *session_function_slot(session *s, uint64_t id, int *cre
 static session_function *session_dynamic_renew(session *s, session_function *f, uint16_t flags)
 {
     session_function *renewed;
+    uint64_t module_id = f->module_id;
 
     if (!(flags & WIRE_FLAG_DYNAMIC) || !(f->flags & WIRE_FLAG_DYNAMIC) || f->jit_count == 0 ||
         f->hresult < 0)
         return f; /* a failed compilation made no body: the method may be compiled again */
+    /* the array may move: f is not read after this */
     renewed = session_function_append(s, f->function_id);
     if (!renewed) {
         s->capacity_drops++;
         return NULL;
     }
     renewed->flags = WIRE_FLAG_DYNAMIC;
-    renewed->module_id = f->module_id;
+    renewed->module_id = module_id;
     return renewed;
 }
 
