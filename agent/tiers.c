@@ -314,8 +314,13 @@ void tiers_event(EVENTPIPE_PROVIDER provider, DWORD event_id, ULONG size, LPCBYT
  * saw it. */
 static void tiers_note_ended(int ended, uint64_t time_ns)
 {
-    if (ended)
-        time_ns = atomic_load(&tiers_disable_ns);
+    if (ended) {
+        /* the runtime stops writing events a moment before it sends
+         * ProcessInfo: a compilation in that moment is earlier still */
+        uint64_t disabled = atomic_load(&tiers_disable_ns);
+        if (!time_ns || disabled < time_ns)
+            time_ns = disabled;
+    }
     wire_tiers_status status = {.enabled = ended ? WIRE_TIERS_ENDED_BY_RUNTIME : WIRE_TIERS_ON};
 
     if (atomic_exchange(&tiers_ended, ended) == ended)

@@ -329,6 +329,11 @@ static void session_apply_jit(session *s, const wire_record *r, int64_t when)
     s->jit_time_total_ns += duration;
     s->jit_compilations++;
     f->tier = j->tier < WIRE_TIER_COUNT ? j->tier : WIRE_TIER_UNKNOWN; /* hostile input */
+    /* a compilation under way on another thread as the runtime ended the tier
+     * source can come after the agent's word with an earlier time: the end
+     * was at least that early */
+    if (f->tier == WIRE_TIER_UNKNOWN && s->tiers_ended_ns && when < s->tiers_ended_ns)
+        s->tiers_ended_ns = when;
     s->tier_compilations[f->tier]++;
     s->tier_jit_ns[f->tier] += duration;
     session_add_compilation(s, f, &first, when, duration);

@@ -9,8 +9,11 @@
 // machine's environment turns them off; a developer's does not). The projects
 // (tests/trees) are copied to a temporary directory; packages come from the
 // machine's NuGet folder. MSBUILDNODEHANDSHAKESALT keeps the MSBuild nodes these
-// tests start apart from anyone else's; the compiler server cannot be kept
-// apart, so it is shut down before and after.
+// tests start apart from anyone else's, and a TMPDIR of this file's own keeps
+// the compiler server and the MSBuild server apart too (their pipes are
+// sockets in the temporary directory): another build of this user's that runs
+// meanwhile cannot take this file's compile, nor this file shut its servers
+// down.
 //
 // Sessions are named by what their process runs (program: dotnet build,
 // MSBuild, VBCSCompiler, dotnet test, vstest.console, testhost), and say why a
@@ -54,6 +57,8 @@ function shutdownBuildServers() {
 
 before(() => {
   work = fs.mkdtempSync(path.join(os.tmpdir(), 'jitscope-trees-'));
+  DEV_ENV.TMPDIR = path.join(work, 'tmp'); // before the first build server starts
+  fs.mkdirSync(DEV_ENV.TMPDIR);
   for (const p of ['BuildMe', 'TestMe']) fs.cpSync(path.join(ROOT, 'tests/trees', p), path.join(work, p), { recursive: true });
   fs.writeFileSync(path.join(work, 'NuGet.config'), `<?xml version="1.0" encoding="utf-8"?>
 <configuration>
