@@ -209,6 +209,11 @@ NOPERF_BIN := $(BUILD)/tests/noperf
 $(NOPERF_BIN): tests/helpers/noperf.c | $(BUILD)/deps-test.stamp
 	@mkdir -p $(@D)
 	$(CC) $(CSTD) $(WARN) $(OPT) $< -lseccomp -o $@
+# ... and the one that runs an app where some system calls are refused (seccomp).
+DENYSYS_BIN := $(BUILD)/tests/denysys
+$(DENYSYS_BIN): tests/helpers/denysys.c | $(BUILD)/deps-test.stamp
+	@mkdir -p $(@D)
+	$(CC) $(CSTD) $(WARN) $(OPT) $< -lseccomp -o $@
 # test_sidebyside loads the agent library as CoreCLR would (dlopen).
 $(BUILD)/tests/test_sidebyside: $(AGENT_SO)
 # test_conn drives the agent's connection with records its ring holds.
@@ -228,6 +233,7 @@ FUZZ_SRC_wire_decode := proto/wire_decode.c proto/wire_encode.c proto/utf.c prot
                         server/strpool.c server/fnname.c server/fnsig.c server/idindex.c server/record_check.c server/record_kinds.c server/views.c server/procname.c server/budget.c server/code.c server/codemap.c server/profile_cpu.c
 FUZZ_SRC_command     := proto/wire_decode.c proto/wire_encode.c proto/utf.c
 FUZZ_SRC_ipc         := server/ipc_codec.c proto/utf.c
+FUZZ_SRC_port        := server/ipc_port.c server/ipc_codec.c proto/utf.c
 FUZZ_SRC_route       := $(filter-out server/main.c,$(SERVER_SRC)) tests/unit/fixtures.c
 FUZZ_SRC_ws          := server/ws_msg.c
 FUZZ_SRC_sig         := agent/sig.c
@@ -248,7 +254,7 @@ FUZZ_INC_route        = -Iserver -Itests/unit -I$(GEN) $(shell pkg-config --cfla
 FUZZ_LIBS_route       = $(SERVER_LIBS)
 FUZZ_LIBS_ws          = $(shell pkg-config --libs jansson 2>/dev/null)
 FUZZ_LIBS_wire_decode = $(shell pkg-config --libs jansson 2>/dev/null)
-$(foreach t,wire_decode command ipc ws procsyms perfrec procmaps elfsyms,$(eval FUZZ_INC_$(t) := -Iserver))
+$(foreach t,wire_decode command ipc port ws procsyms perfrec procmaps elfsyms,$(eval FUZZ_INC_$(t) := -Iserver))
 
 define FUZZ_RULE
 $(BUILD)/fuzz/$(1): tests/fuzz/fuzz_$(1).c tests/fuzz/fuzz.h $$(FUZZ_SRC_$(1)) $(AGENT_HDR) $(SERVER_HDR) | $(BUILD)/deps-fuzz.stamp
@@ -275,7 +281,7 @@ fuzz-merge: $(FUZZ_BINS)
 
 unit: $(UNIT_TESTS)
 
-test: all asan apps apps-runtimes $(UNIT_TESTS) $(FUZZ_BINS) $(NOPERF_BIN) deps-test
+test: all asan apps apps-runtimes $(UNIT_TESTS) $(FUZZ_BINS) $(NOPERF_BIN) $(DENYSYS_BIN) deps-test
 	@tests/run.sh
 
 # the layout check reads the built objects' symbols (calls between modules)

@@ -1,6 +1,8 @@
 /* lifecycle.c -- the agent's start and end in a runtime (see lifecycle.h).
  *
- *   Initialize (startup) / InitializeForAttach (attach): claim the process-wide
+ *   Initialize (startup: its socket and token from the environment, or from
+ *     a diagnostic port's server through the runtime's own environment) /
+ *   InitializeForAttach (attach: from the client data): claim the process-wide
  *     agent (side-by-side: the first runtime wins, others get
  *     CORPROF_E_PROFILER_CANCEL_ACTIVATION), check the runtime's version, set
  *     the event masks (nothing immutable, no hooks, so detach stays possible),
@@ -36,6 +38,7 @@
 #include "sender.h"
 #include "stacks.h"
 #include "tiers.h"
+#include "utf.h"
 
 #define LIFECYCLE_SHUTDOWN_WALKER_MS 2000 /* Shutdown: longest wait for the walker thread */
 /* The oldest runtime the agent profiles: .NET 5. From it on GetRuntimeInformation
@@ -206,52 +209,93 @@ static int lifecycle_wanted_here(void)
     return 0;
 }
 
+/* Client data: "jitscope1 <32 hex token> [null ]<socket path>" (length bytes,
+ * no NUL). 0 with socket_path (NUL-terminated), token and *floor set (the
+ * "null" option; left as it was without it), or -1. */
+static int lifecycle_client_data(const char *text, size_t length,
+                                 char socket_path[sizeof(agent.socket_path)],
+                                 char token[WIRE_TOKEN_LEN], int *floor)
+{
+    const size_t prefix = sizeof(WIRE_CLIENT_DATA_PREFIX) - 1;
+    const size_t option = sizeof(WIRE_CLIENT_DATA_FLOOR) - 1;
+    size_t path_at = prefix + WIRE_TOKEN_LEN + 1;
+
+    if (!text || length < path_at + 1 || length > 1024 ||
+        memcmp(text, WIRE_CLIENT_DATA_PREFIX, prefix) != 0 || text[path_at - 1] != ' ')
+        return -1;
+    if (length >= path_at + option && memcmp(text + path_at, WIRE_CLIENT_DATA_FLOOR, option) == 0) {
+        *floor = 1;
+        path_at += option;
+    }
+    if (length <= path_at || lifecycle_take(socket_path, sizeof(agent.socket_path), text + path_at,
+                                            length - path_at) != 0)
+        return -1;
+    memcpy(token, text + prefix, WIRE_TOKEN_LEN);
+    return 0;
+}
+
+/* The settings a diagnostic port's server left in the runtime's own
+ * environment (WIRE_ENV_PORT_AGENT), which the C library's getenv does not
+ * see: read through ICorProfilerInfo11, then removed there, before the app
+ * runs. 0 with the settings, -1 when there are none (or they are not ours). */
+static int lifecycle_port_settings(IUnknown *unk, char socket_path[sizeof(agent.socket_path)],
+                                   char token[WIRE_TOKEN_LEN], int *floor)
+{
+    static const WCHAR name[] = {'J', 'I', 'T', 'S', 'C', 'O', 'P', 'E',
+                                 '_', 'A', 'G', 'E', 'N', 'T', 0};
+    _Static_assert(sizeof(name) / sizeof(name[0]) == sizeof(WIRE_ENV_PORT_AGENT), "name");
+    ICorProfilerInfo12 *info = NULL;
+    WCHAR value[1024];
+    char text[3 * 1024];
+    ULONG length = 0;
+    size_t n;
+    int cut, rc = -1;
+
+    if (FAILED(unk->lpVtbl->QueryInterface(unk, &IID_ICorProfilerInfo12, (void **)&info)) || !info)
+        return -1;
+    if (SUCCEEDED(info->lpVtbl->GetEnvironmentVariable(info, name, 1024, &length, value)) &&
+        length > 0 && length <= 1024) {
+        n = utf16_to_utf8((const uint16_t *)value, length, text, sizeof(text) - 1, &cut);
+        rc = lifecycle_client_data(text, n, socket_path, token, floor);
+        info->lpVtbl->SetEnvironmentVariable(info, name, NULL);
+    }
+    info->lpVtbl->info10.Release((ICorProfilerInfo10 *)info);
+    return rc;
+}
+
 HRESULT STDMETHODCALLTYPE cb_Initialize(ICorProfilerCallback11 *self, IUnknown *unk)
 {
-    const char *socket_env = getenv(WIRE_ENV_SOCKET), *token = getenv(WIRE_ENV_TOKEN);
-    char socket_path[sizeof(agent.socket_path)];
+    const char *socket_env = getenv(WIRE_ENV_SOCKET), *token_env = getenv(WIRE_ENV_TOKEN);
+    char socket_path[sizeof(agent.socket_path)], token[WIRE_TOKEN_LEN];
+    int floor = lifecycle_floor_asked();
 
     if (atomic_load(&lifecycle_claimed))
         return CORPROF_E_PROFILER_CANCEL_ACTIVATION; /* side-by-side: not us, quietly */
-    if (!socket_env || !token || strlen(token) != WIRE_TOKEN_LEN ||
-        lifecycle_take(socket_path, sizeof(socket_path), socket_env, strlen(socket_env)) != 0) {
+    if (socket_env && token_env && strlen(token_env) == WIRE_TOKEN_LEN &&
+        lifecycle_take(socket_path, sizeof(socket_path), socket_env, strlen(socket_env)) == 0) {
+        memcpy(token, token_env, WIRE_TOKEN_LEN); /* jitscope run */
+    } else if (lifecycle_port_settings(unk, socket_path, token, &floor) != 0) {
         lifecycle_log(WIRE_ENV_SOCKET " / " WIRE_ENV_TOKEN " missing or invalid; not profiling");
         return E_FAIL;
     }
     if (!lifecycle_wanted_here())
         return CORPROF_E_PROFILER_CANCEL_ACTIVATION; /* the app runs on without us */
-    return lifecycle_begin((profiler *)self, unk, WIRE_MODE_STARTUP, socket_path, token,
-                           lifecycle_floor_asked());
+    return lifecycle_begin((profiler *)self, unk, WIRE_MODE_STARTUP, socket_path, token, floor);
 }
 
-/* Client data: "jitscope1 <32 hex token> [null ]<socket path>". */
 HRESULT STDMETHODCALLTYPE cb_InitializeForAttach(ICorProfilerCallback11 *self, IUnknown *unk,
                                                  void *data, UINT length)
 {
-    const size_t prefix = sizeof(WIRE_CLIENT_DATA_PREFIX) - 1;
-    const size_t option = sizeof(WIRE_CLIENT_DATA_FLOOR) - 1;
-    const char *text = data;
     char socket_path[sizeof(agent.socket_path)], token[WIRE_TOKEN_LEN];
-    size_t path_at = prefix + WIRE_TOKEN_LEN + 1;
     int floor = lifecycle_floor_asked();
 
     if (atomic_load(&lifecycle_claimed))
         return CORPROF_E_PROFILER_CANCEL_ACTIVATION;
-    if (!text || length < path_at + 1 || length > 1024 ||
-        memcmp(text, WIRE_CLIENT_DATA_PREFIX, prefix) != 0 || text[path_at - 1] != ' ')
-        goto bad;
-    if (length >= path_at + option && memcmp(text + path_at, WIRE_CLIENT_DATA_FLOOR, option) == 0) {
-        floor = 1;
-        path_at += option;
+    if (lifecycle_client_data(data, length, socket_path, token, &floor) != 0) {
+        lifecycle_log("attach client data is not jitscope's; not profiling");
+        return E_INVALIDARG;
     }
-    if (length <= path_at ||
-        lifecycle_take(socket_path, sizeof(socket_path), text + path_at, length - path_at) != 0)
-        goto bad;
-    memcpy(token, text + prefix, WIRE_TOKEN_LEN);
     return lifecycle_begin((profiler *)self, unk, WIRE_MODE_ATTACH, socket_path, token, floor);
-bad:
-    lifecycle_log("attach client data is not jitscope's; not profiling");
-    return E_INVALIDARG;
 }
 
 HRESULT STDMETHODCALLTYPE cb_ProfilerAttachComplete(ICorProfilerCallback11 *self)

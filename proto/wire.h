@@ -89,6 +89,14 @@
  * NUL; the server's socket paths are absolute, never "null ..."). */
 #define WIRE_CLIENT_DATA_PREFIX "jitscope1 "
 #define WIRE_CLIENT_DATA_FLOOR "null " /* the agent is a floor (WIRE_ENV_NULL) */
+/* A runtime that connected to a diagnostic port (jitscope serve
+ * --diagnostic-port) in suspend mode gets the agent as its startup profiler
+ * (IPC StartupProfiler), which has no client data: the server sets this
+ * variable, holding the client data's text, in the runtime's own environment
+ * (IPC SetEnvironmentVariable) before it resumes the runtime. The agent reads
+ * it with ICorProfilerInfo11::GetEnvironmentVariable in Initialize and removes
+ * it there, before any of the app's code runs (the app never sees it). */
+#define WIRE_ENV_PORT_AGENT "JITSCOPE_AGENT"
 /* The name of the agent's sender thread, which runs as long as the agent is
  * active in a process: the server looks for it before an attach. */
 #define WIRE_AGENT_THREAD_NAME "jitscope-agent"

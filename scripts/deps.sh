@@ -33,6 +33,9 @@ need_test=(valgrind chromium nodejs npm clang-format shellcheck prometheus opens
 need_test+=(golang-go libseccomp-dev)
 # the ELF symbol tests: libc's debug file by build ID (libc6-dbg), the fixtures' MiniDebugInfo (xz)
 need_test+=(libc6-dbg xz-utils binutils)
+# the container tests make containers with unshare, nsenter, setpriv, pivot_root (util-linux),
+# mount, and read a listening socket's backlog with ss (iproute2): tests/helpers/container.sh
+need_test+=(util-linux mount iproute2)
 # clang-14 is Debian 12's clang; its libFuzzer and ASan/UBSan runtimes are in libclang-rt-14-dev.
 need_fuzz=(clang-14 libclang-rt-14-dev)
 

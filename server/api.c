@@ -140,11 +140,12 @@ static int api_processes(api_call *c)
         sid = s ? json_integer(s->id) : json_null();
         sessions_unlock();
         json_array_append_new(
-            list, json_pack("{s:i, s:s, s:s, s:s, s:s, s:o}", "pid", (int)p->pid, "command_line",
-                            p->info_ok ? p->info.command_line : "", "runtime_version",
-                            p->info_ok ? p->info.runtime_version : "", "entry_assembly",
-                            p->info_ok ? p->info.entrypoint_assembly : "", "error", p->error,
-                            "session_id", sid));
+            list,
+            json_pack("{s:i, s:s, s:s, s:s, s:s, s:o, s:o}", "pid", (int)p->pid, "command_line",
+                      p->info_ok ? p->info.command_line : "", "runtime_version",
+                      p->info_ok ? p->info.runtime_version : "", "entry_assembly",
+                      p->info_ok ? p->info.entrypoint_assembly : "", "error", p->error,
+                      "session_id", sid, "container", view_container(&p->container)));
     }
     c->reply->json = json_pack("{s:o, s:b}", "processes", list, "truncated", procs.truncated);
     proclist_free(&procs);
@@ -264,6 +265,7 @@ static const api_route api_routes[] = {
     {"GET", "/api/config", api_config, 0, NULL},
     {"GET", "/api/openapi.json", api_openapi, 0, NULL},
     {"GET", "/api/processes", api_processes, 0, NULL},
+    {"GET", "/api/diagnostic-port", api_diagnostic_port, 0, NULL},
     {"POST", "/api/processes/{pid}/attach", api_attach, 0, NULL},
     {"GET", "/api/sessions", api_sessions, 0, NULL},
     {"GET", "/api/sessions/{id}", api_detail, API_LOCKED, NULL},

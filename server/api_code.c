@@ -448,12 +448,12 @@ int api_startup_get(api_call *c)
                                                            : "unknown"));
         }
         c->reply->json = json_pack(
-            "{s:s, s:b, s:I, s:o, s:o, s:o, s:I, s:I, s:I, s:o, s:o}", "mode",
-            mode == SESSION_MODE_ATTACH ? "attach" : "run", "cache_searches", cache_searches,
-            "window_ms", (json_int_t)window_ms, "start_ms", view_ms(start_ns), "end_ms",
-            view_ms(end_ns), "jit_ns", view_count(total_ns), "compilations",
-            (json_int_t)total_compilations, "methods", (json_int_t)nmethods, "ready_to_run_used",
-            (json_int_t)s->code.r2r_found, "modules", jmods, "top_methods", jmethods);
+            "{s:s, s:b, s:I, s:o, s:o, s:o, s:I, s:I, s:I, s:o, s:o}", "mode", view_mode_name(mode),
+            "cache_searches", cache_searches, "window_ms", (json_int_t)window_ms, "start_ms",
+            view_ms(start_ns), "end_ms", view_ms(end_ns), "jit_ns", view_count(total_ns),
+            "compilations", (json_int_t)total_compilations, "methods", (json_int_t)nmethods,
+            "ready_to_run_used", (json_int_t)s->code.r2r_found, "modules", jmods, "top_methods",
+            jmethods);
     }
     sessions_unpin(s);
     sessions_unlock();

@@ -14,17 +14,19 @@
 #include <unistd.h>
 
 #include "agentpeer.h"
+#include "agentplace.h"
+#include "container.h"
 #include "wire.h"
 #include "ipc.h"
 #include "link.h"
 #include "proc.h"
 #include "sessions.h"
+#include "userns.h"
 #include "utf.h"
 
-static const char *attach_agent_path = "";
 static pthread_mutex_t attach_busy = PTHREAD_MUTEX_INITIALIZER;
 
-void attach_set_agent_path(const char *path) { attach_agent_path = path; }
+void attach_set_agent_path(const char *path) { agentplace_configure(path); }
 
 __attribute__((format(printf, 3, 4))) static void attach_fail(attach_result *out, int status,
                                                               const char *fmt, ...)
@@ -57,7 +59,7 @@ static int attach_wait_hello(int id, int timeout_ms)
 }
 
 /* Maps an error HRESULT from AttachProfiler to a status and message. */
-static void attach_explain(pid_t pid, int32_t hr, attach_result *out)
+static void attach_explain(pid_t pid, int32_t hr, const char *library, attach_result *out)
 {
     char hex[16];
 
@@ -83,8 +85,8 @@ static void attach_explain(pid_t pid, int32_t hr, attach_result *out)
     case IPC_HR_FILE_NOT_FOUND:
         out->status = 500;
         snprintf(out->message, sizeof(out->message),
-                 "the runtime could not load the agent library %s (HRESULT %s %s)",
-                 attach_agent_path, hex, ipc_hresult_name(hr));
+                 "the runtime could not load the agent library %s (HRESULT %s %s)", library, hex,
+                 ipc_hresult_name(hr));
         break;
     default:
         out->status = 500;
@@ -150,12 +152,41 @@ static void attach_other_agent(pid_t pid, attach_result *out)
                     (long)pid, err);
 }
 
+/* Who may attach to pid: the server's own user's processes, and those of a
+ * container (a user namespace) its user started (userns.h). 0, or -1 with
+ * out set. */
+static int attach_may(pid_t pid, const userns_facts *u, attach_result *out)
+{
+    if (u->ours)
+        return 0;
+    if (!u->other)
+        attach_fail(out, 403,
+                    "process %ld belongs to uid %u; jitscope attaches only to processes of its "
+                    "own user (and to containers its user started)",
+                    (long)pid, (unsigned)u->uid);
+    else if (u->owner != (uid_t)-1)
+        attach_fail(out, 403,
+                    "process %ld runs in a user namespace that uid %u started (it is uid %u here, "
+                    "uid %ld inside): jitscope, running as uid %u, may not enter it; run jitscope "
+                    "as uid %u",
+                    (long)pid, (unsigned)u->owner, (unsigned)u->uid, (long)(int)u->uid_inside,
+                    (unsigned)getuid(), (unsigned)u->owner);
+    else
+        attach_fail(out, 403,
+                    "process %ld runs in a user namespace of its own (it is uid %u here, uid %ld "
+                    "inside) that jitscope, running as uid %u, may not enter: run jitscope as "
+                    "root, or as the user who started its container",
+                    (long)pid, (unsigned)u->uid, (long)(int)u->uid_inside, (unsigned)getuid());
+    return -1;
+}
+
 /* attach_check's checks; with info, the runtime's ProcessInfo too (its
  * command line empty when it did not answer), which refuses a runtime older
- * than .NET 5 before anything is loaded into it. */
-static int attach_probe(pid_t pid, attach_result *out, ipc_procinfo *info)
+ * than .NET 5 before anything is loaded into it; target and u: what /proc
+ * says of the process and of its user namespace. */
+static int attach_probe(pid_t pid, attach_result *out, ipc_procinfo *info, ipc_target *target,
+                        userns_facts *u)
 {
-    ipc_target target;
     char err[256], path[108];
     int rc;
 
@@ -164,18 +195,13 @@ static int attach_probe(pid_t pid, attach_result *out, ipc_procinfo *info)
         attach_fail(out, 400, "pid %ld cannot be attached to", (long)pid);
         return -1;
     }
-    rc = ipc_target_probe(pid, &target, err, sizeof(err));
-    if (rc == IPC_ERR_NOPROC) {
+    rc = ipc_target_probe(pid, target, err, sizeof(err));
+    if (rc == IPC_ERR_NOPROC || (rc == IPC_OK && userns_probe(pid, u, err, sizeof(err)) != 0)) {
         attach_fail(out, 404, "no process %ld is running", (long)pid);
         return -1;
     }
-    if (rc == IPC_OK && target.uid != getuid()) {
-        attach_fail(
-            out, 403,
-            "process %ld belongs to uid %u; jitscope attaches only to processes of its own user",
-            (long)pid, (unsigned)target.uid);
+    if (rc == IPC_OK && attach_may(pid, u, out) != 0)
         return -1;
-    }
     if (rc == IPC_OK)
         rc = ipc_socket_path(pid, path, sizeof(path), err, sizeof(err));
     if (rc != IPC_OK) {
@@ -210,6 +236,8 @@ static int attach_probe(pid_t pid, attach_result *out, ipc_procinfo *info)
 int attach_check(pid_t pid, attach_result *out)
 {
     ipc_procinfo *info = calloc(1, sizeof(*info));
+    ipc_target target;
+    userns_facts u;
     int rc;
 
     if (!info) {
@@ -217,9 +245,33 @@ int attach_check(pid_t pid, attach_result *out)
         attach_fail(out, 503, "out of memory");
         return -1;
     }
-    rc = attach_probe(pid, out, info);
+    rc = attach_probe(pid, out, info, &target, &u);
     free(info);
     return rc;
+}
+
+/* The agent said nothing: why that may be, when /proc says the process runs
+ * under a seccomp filter (what a container's profile installs), appended to
+ * out's message. */
+static void attach_seccomp_note(pid_t pid, attach_result *out)
+{
+    char buf[4096], *line;
+    size_t len = 0, used = strlen(out->message);
+    int mode = 0, filters = 0;
+
+    if (proc_read(pid, "status", buf, sizeof(buf) - 1, &len) != 0)
+        return;
+    buf[len] = '\0';
+    if ((line = strstr(buf, "\nSeccomp:")))
+        mode = (int)strtol(line + 9, NULL, 10);
+    if ((line = strstr(buf, "\nSeccomp_filters:")))
+        filters = (int)strtol(line + 17, NULL, 10);
+    if (mode == 2)
+        snprintf(out->message + used, sizeof(out->message) - used,
+                 "; process %ld runs under %d seccomp filter(s) (Seccomp: 2 in /proc/%ld/status), "
+                 "which may forbid what the agent needs (socket and connect to its Unix socket): "
+                 "allow them in the container's seccomp profile",
+                 (long)pid, filters, (long)pid);
 }
 
 void attach_process(pid_t pid, attach_result *out)
@@ -234,9 +286,13 @@ void attach_process(pid_t pid, attach_result *out)
     } clsid = WIRE_CLSID_INIT;
     char err[256];
     ipc_procinfo *info = NULL;
+    ipc_target target;
+    userns_facts u;
+    agentplace_paths paths = {0};
+    container_facts where;
     session *s;
     int32_t hr = 0;
-    int rc, id, n;
+    int rc, id, n, status;
 
     memset(out, 0, sizeof(*out));
     if (pid <= 1 || pid == getpid()) {
@@ -271,10 +327,19 @@ void attach_process(pid_t pid, attach_result *out)
         attach_fail(out, 503, "out of memory");
         goto done;
     }
-    if (attach_probe(pid, out, info) != 0) {
+    if (attach_probe(pid, out, info, &target, &u) != 0) {
         free(info);
         goto done;
     }
+    /* where the process finds the agent: the server's files, or a place in
+     * its container's temp directory (agentplace.h) */
+    if (agentplace_take(pid, &target, &u, &paths, &status, out->message, sizeof(out->message)) !=
+        0) {
+        out->status = status;
+        free(info);
+        goto done;
+    }
+    container_probe(pid, &where);
     sessions_lock();
     s = sessions_create(SESSION_MODE_ATTACH, pid, info->command_line);
     if (s) {
@@ -285,19 +350,21 @@ void attach_process(pid_t pid, attach_result *out)
         else
             proc_program_name(pid, s->program, sizeof(s->program));
         s->created_ns = (int64_t)clock_real_ns();
+        s->container = where;
+        s->place_id = paths.place;
         n = snprintf((char *)client, sizeof(client), "%s%s %s%s", WIRE_CLIENT_DATA_PREFIX, s->token,
-                     floor && strcmp(floor, "1") == 0 ? WIRE_CLIENT_DATA_FLOOR : "",
-                     link_socket_path());
+                     floor && strcmp(floor, "1") == 0 ? WIRE_CLIENT_DATA_FLOOR : "", paths.socket);
     }
     sessions_unlock();
+    agentplace_unpin(paths.place); /* its session holds it now (the sweep sees it) */
     free(info);
     if (!s || n <= 0 || (size_t)n >= sizeof(client)) {
         attach_fail(out, 503, "cannot create a session for pid %ld", (long)pid);
         goto done;
     }
 
-    rc = ipc_attach_profiler(pid, ATTACH_RUNTIME_TIMEOUT_MS, (const uint8_t *)&clsid,
-                             attach_agent_path, client, (uint32_t)n, &hr, err, sizeof(err));
+    rc = ipc_attach_profiler(pid, ATTACH_RUNTIME_TIMEOUT_MS, (const uint8_t *)&clsid, paths.library,
+                             client, (uint32_t)n, &hr, err, sizeof(err));
     if ((rc == IPC_OK && hr == 0) || rc == IPC_ERR_TIMEOUT) {
         /* a late reply (timeout) may still mean the attach happened: confirm by
          * waiting for the agent's hello before answering either way */
@@ -313,14 +380,15 @@ void attach_process(pid_t pid, attach_result *out)
         attach_fail(
             out, 504,
             late ? "attach to process %ld timed out; confirmed that no jitscope agent connected"
-                 : "the agent loaded in process %ld but never connected; it removes itself after "
-                   "10 s",
+                 : "the agent loaded in process %ld but never connected to jitscope; it detaches "
+                   "itself once it has had no server for 60 s",
             (long)pid);
+        attach_seccomp_note(pid, out);
         goto done;
     }
     attach_forget(id);
     if (rc == IPC_OK || rc == IPC_ERR_RUNTIME) {
-        attach_explain(pid, hr, out);
+        attach_explain(pid, hr, paths.library, out);
     } else {
         out->status = rc == IPC_ERR_NOPROC ? 404 : rc == IPC_ERR_PERM ? 403 : 502;
         snprintf(out->message, sizeof(out->message), "%s", err);

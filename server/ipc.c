@@ -68,47 +68,53 @@ const char *ipc_strerror(int code)
 
 /* ---- commands ---------------------------------------------------------------- */
 
-/* One request/reply on a fresh connection. The reply (header + payload) goes to
- * reply; a size field larger than cap is rejected without reading the payload. */
+/* One request and its reply on a connection (fd): the reply (header +
+ * payload) goes to reply; a size field larger than cap is rejected without
+ * reading the payload. */
+static int exchange(int fd, const uint8_t *req, size_t reqlen, const struct timespec *dl,
+                    uint8_t *reply, size_t cap, size_t *replylen, char *err, size_t errsz)
+{
+    ipc_header h;
+    int rc;
+
+    *replylen = 0;
+    rc = ipc_send_all(fd, req, reqlen, dl, err, errsz);
+    if (rc != IPC_OK)
+        return rc;
+    rc = ipc_recv_exact(fd, reply, IPC_HEADER_SIZE, dl, "reply header", err, errsz);
+    if (rc != IPC_OK)
+        return rc;
+    rc = ipc_parse_reply_header(reply, IPC_HEADER_SIZE, &h);
+    if (rc != IPC_OK) {
+        ipc_set_err(err, errsz, "malformed reply header (set 0x%02x id 0x%02x size %u)", reply[16],
+                    reply[17], (unsigned)ipc_get_u16(reply + 14));
+        return rc;
+    }
+    if (h.size > cap) {
+        ipc_set_err(err, errsz, "reply of %u bytes is larger than the %zu expected",
+                    (unsigned)h.size, cap);
+        return IPC_ERR_PROTO;
+    }
+    rc = ipc_recv_exact(fd, reply + IPC_HEADER_SIZE, (size_t)h.size - IPC_HEADER_SIZE, dl,
+                        "reply payload", err, errsz);
+    if (rc != IPC_OK)
+        return rc;
+    *replylen = h.size;
+    return IPC_OK;
+}
+
+/* One request/reply on a fresh connection to path. */
 static int transact(const char *path, const uint8_t *req, size_t reqlen, uint64_t timeout_ms,
                     uint8_t *reply, size_t cap, size_t *replylen, char *err, size_t errsz)
 {
     struct timespec dl;
-    ipc_header h;
     int fd = -1, rc;
 
     *replylen = 0;
     ipc_deadline_after(&dl, timeout_ms);
     rc = ipc_connect_deadline(path, &dl, &fd, err, errsz);
-    if (rc != IPC_OK)
-        goto fail;
-    rc = ipc_send_all(fd, req, reqlen, &dl, err, errsz);
-    if (rc != IPC_OK)
-        goto fail;
-    rc = ipc_recv_exact(fd, reply, IPC_HEADER_SIZE, &dl, "reply header", err, errsz);
-    if (rc != IPC_OK)
-        goto fail;
-    rc = ipc_parse_reply_header(reply, IPC_HEADER_SIZE, &h);
-    if (rc != IPC_OK) {
-        ipc_set_err(err, errsz, "malformed reply header (set 0x%02x id 0x%02x size %u)", reply[16],
-                    reply[17], (unsigned)ipc_get_u16(reply + 14));
-        goto fail;
-    }
-    if (h.size > cap) {
-        rc = IPC_ERR_PROTO;
-        ipc_set_err(err, errsz, "reply of %u bytes is larger than the %zu expected",
-                    (unsigned)h.size, cap);
-        goto fail;
-    }
-    rc = ipc_recv_exact(fd, reply + IPC_HEADER_SIZE, (size_t)h.size - IPC_HEADER_SIZE, &dl,
-                        "reply payload", err, errsz);
-    if (rc != IPC_OK)
-        goto fail;
-    *replylen = h.size;
-    close(fd);
-    return IPC_OK;
-
-fail:
+    if (rc == IPC_OK)
+        rc = exchange(fd, req, reqlen, &dl, reply, cap, replylen, err, errsz);
     if (fd >= 0)
         close(fd);
     return rc;
@@ -162,12 +168,14 @@ fail:
     return rc;
 }
 
-/* One ProcessInfo request on an already resolved socket path. */
-static int query_info_at(const char *sock, uint8_t command_id, ipc_procinfo *out,
-                         int32_t *hresult_out, char *err, size_t errsz)
+/* One ProcessInfo request on an already resolved socket path (sock), or on a
+ * diagnostic port's connection (fd >= 0; sock NULL). */
+static int query_info(const char *sock, int fd, uint8_t command_id, ipc_procinfo *out,
+                      int32_t *hresult_out, char *err, size_t errsz)
 {
     uint8_t req[IPC_HEADER_SIZE], *reply = NULL;
     size_t replylen = 0;
+    struct timespec dl;
     int rc, version;
 
     version = command_id == IPC_PROCESS_INFO ? 1 : command_id == IPC_PROCESS_INFO2 ? 2 : 3;
@@ -180,8 +188,10 @@ static int query_info_at(const char *sock, uint8_t command_id, ipc_procinfo *out
         ipc_set_err(err, errsz, "out of memory");
         return IPC_ERR_IO;
     }
-    rc = transact(sock, req, sizeof(req), IPC_INFO_TIMEOUT_MS, reply, IPC_MAX_MESSAGE, &replylen,
-                  err, errsz);
+    ipc_deadline_after(&dl, IPC_INFO_TIMEOUT_MS);
+    rc = sock ? transact(sock, req, sizeof(req), IPC_INFO_TIMEOUT_MS, reply, IPC_MAX_MESSAGE,
+                         &replylen, err, errsz)
+              : exchange(fd, req, sizeof(req), &dl, reply, IPC_MAX_MESSAGE, &replylen, err, errsz);
     if (rc != IPC_OK)
         goto fail;
     if (reply[17] == IPC_REPLY_ERROR) {
@@ -210,6 +220,12 @@ static int query_info_at(const char *sock, uint8_t command_id, ipc_procinfo *out
 fail:
     free(reply);
     return rc;
+}
+
+static int query_info_at(const char *sock, uint8_t command_id, ipc_procinfo *out,
+                         int32_t *hresult_out, char *err, size_t errsz)
+{
+    return query_info(sock, -1, command_id, out, hresult_out, err, errsz);
 }
 
 int ipc_query_process_info(pid_t pid, uint8_t command_id, ipc_procinfo *out, int32_t *hresult_out,
@@ -257,4 +273,79 @@ int ipc_process_info(pid_t pid, ipc_procinfo *out, char *err, size_t errsz)
     int rc = ipc_socket_path(pid, sock, sizeof(sock), err, errsz);
 
     return rc == IPC_OK ? ipc_process_info_at(sock, out, err, errsz) : rc;
+}
+
+/* ---- on a diagnostic port's connection --------------------------------------- */
+
+int ipc_port_command(int fd, const uint8_t *req, size_t reqlen, uint32_t timeout_ms,
+                     int32_t *hresult_out, char *err, size_t errsz)
+{
+    uint8_t reply[IPC_HEADER_SIZE + 4];
+    size_t replylen = 0;
+    struct timespec dl;
+    int rc;
+
+    *hresult_out = IPC_HR_E_FAIL;
+    ipc_deadline_after(&dl, timeout_ms);
+    rc = exchange(fd, req, reqlen, &dl, reply, sizeof(reply), &replylen, err, errsz);
+    if (rc != IPC_OK)
+        return rc;
+    rc = ipc_parse_hresult_reply(reply, replylen, hresult_out);
+    if (rc != IPC_OK)
+        ipc_set_err(err, errsz, "malformed reply to command 0x%02x/0x%02x (%zu bytes)", req[16],
+                    req[17], replylen);
+    return rc;
+}
+
+int ipc_port_process_info(int fd, uint8_t command_id, ipc_procinfo *out, int32_t *hresult_out,
+                          char *err, size_t errsz)
+{
+    memset(out, 0, sizeof(*out));
+    return query_info(NULL, fd, command_id, out, hresult_out, err, errsz);
+}
+
+int ipc_port_environment(int fd, uint32_t timeout_ms, uint8_t **block_out, size_t *len_out,
+                         int32_t *hresult_out, char *err, size_t errsz)
+{
+    uint8_t req[IPC_HEADER_SIZE], reply[IPC_HEADER_SIZE + 6], *block;
+    size_t replylen = 0;
+    uint32_t bytes = 0;
+    struct timespec dl;
+    int rc;
+
+    *block_out = NULL;
+    *len_out = 0;
+    *hresult_out = IPC_HR_S_OK;
+    ipc_build_bare(req, sizeof(req), IPC_SET_PROCESS, IPC_PROCESS_ENVIRONMENT);
+    ipc_deadline_after(&dl, timeout_ms);
+    rc = exchange(fd, req, sizeof(req), &dl, reply, sizeof(reply), &replylen, err, errsz);
+    if (rc != IPC_OK)
+        return rc;
+    if (reply[17] == IPC_REPLY_ERROR) {
+        if (ipc_parse_hresult_reply(reply, replylen, hresult_out) != IPC_OK) {
+            ipc_set_err(err, errsz, "malformed error reply (%zu bytes)", replylen);
+            return IPC_ERR_PROTO;
+        }
+        ipc_set_err(err, errsz, "ProcessEnvironment: runtime error 0x%08x (%s)",
+                    (unsigned)*hresult_out, ipc_hresult_name(*hresult_out));
+        return IPC_ERR_RUNTIME;
+    }
+    if (ipc_parse_env_reply(reply + IPC_HEADER_SIZE, replylen - IPC_HEADER_SIZE, &bytes) !=
+        IPC_OK) {
+        ipc_set_err(err, errsz, "malformed ProcessEnvironment reply (%zu bytes)", replylen);
+        return IPC_ERR_PROTO;
+    }
+    block = malloc(bytes);
+    if (!block) {
+        ipc_set_err(err, errsz, "out of memory");
+        return IPC_ERR_IO;
+    }
+    rc = ipc_recv_exact(fd, block, bytes, &dl, "environment block", err, errsz);
+    if (rc != IPC_OK) {
+        free(block);
+        return rc;
+    }
+    *block_out = block;
+    *len_out = bytes;
+    return IPC_OK;
 }

@@ -23,14 +23,16 @@
  * The protocol facts and their sources are listed at the top of ipc.c. The code
  * is split by job: ipc_types.h (codes, constants, types), ipc_codec.{c,h} (the
  * builders and parsers), ipc_discover.{c,h} (/proc probing, socket discovery),
- * ipc_io.{c,h} (deadline socket I/O, internal) and ipc.c (the commands). This
- * header includes the first three, so callers need only ipc.h.
+ * ipc_io.{c,h} (deadline socket I/O, internal), ipc_port.{c,h} (the messages
+ * of a diagnostic port's reverse connections) and ipc.c (the commands). This
+ * header includes all but ipc_io.h, so callers need only ipc.h.
  */
 #ifndef JITSCOPE_IPC_H
 #define JITSCOPE_IPC_H
 
 #include "ipc_codec.h"
 #include "ipc_discover.h"
+#include "ipc_port.h"
 #include "ipc_types.h"
 
 #include <stddef.h>
@@ -61,5 +63,23 @@ int ipc_process_info_at(const char *socket_path, ipc_procinfo *out, char *err, s
  * (may be NULL). */
 int ipc_query_process_info(pid_t pid, uint8_t command_id, ipc_procinfo *out, int32_t *hresult_out,
                            char *err, size_t errsz);
+
+/* ---- commands on a connection a runtime made to a diagnostic port ------------
+ * (diagport.c): fd is connected and its advertise read; each call sends one
+ * request and reads its reply (the runtime then closes the connection and
+ * connects again). */
+
+/* A command whose reply is an HRESULT (StartupProfiler, SetEnvironmentVariable,
+ * ResumeRuntime, AttachProfiler): IPC_OK with the runtime's verdict in
+ * *hresult_out, or an IPC_ERR_* with err set. */
+int ipc_port_command(int fd, const uint8_t *req, size_t reqlen, uint32_t timeout_ms,
+                     int32_t *hresult_out, char *err, size_t errsz);
+/* ProcessInfo of that command id (IPC_PROCESS_INFO2, ...; IPC_INFO_TIMEOUT_MS). */
+int ipc_port_process_info(int fd, uint8_t command_id, ipc_procinfo *out, int32_t *hresult_out,
+                          char *err, size_t errsz);
+/* ProcessEnvironment: the environment block (malloc'd, free it) for
+ * ipc_env_lookup_block. IPC_ERR_RUNTIME with *hresult_out on an error reply. */
+int ipc_port_environment(int fd, uint32_t timeout_ms, uint8_t **block_out, size_t *len_out,
+                         int32_t *hresult_out, char *err, size_t errsz);
 
 #endif

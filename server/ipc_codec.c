@@ -22,7 +22,7 @@ static void put_u16(uint8_t *p, uint16_t v)
     p[1] = (uint8_t)(v >> 8);
 }
 
-static void put_u32(uint8_t *p, uint32_t v)
+void ipc_put_u32(uint8_t *p, uint32_t v)
 {
     p[0] = (uint8_t)v;
     p[1] = (uint8_t)(v >> 8);
@@ -32,17 +32,17 @@ static void put_u32(uint8_t *p, uint32_t v)
 
 uint16_t ipc_get_u16(const uint8_t *p) { return (uint16_t)(p[0] | (p[1] << 8)); }
 
-static uint32_t get_u32(const uint8_t *p)
+uint32_t ipc_get_u32(const uint8_t *p)
 {
     return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
 }
 
 static uint64_t get_u64(const uint8_t *p)
 {
-    return (uint64_t)get_u32(p) | ((uint64_t)get_u32(p + 4) << 32);
+    return (uint64_t)ipc_get_u32(p) | ((uint64_t)ipc_get_u32(p + 4) << 32);
 }
 
-static void put_header(uint8_t *buf, uint16_t size, uint8_t set, uint8_t id)
+void ipc_put_header(uint8_t *buf, uint16_t size, uint8_t set, uint8_t id)
 {
     memcpy(buf, ipc_magic, IPC_MAGIC_SIZE);
     put_u16(buf + 14, size);
@@ -74,12 +74,12 @@ size_t ipc_build_attach(uint8_t *buf, size_t bufsz, uint32_t timeout_ms, const u
         return 0;
     total += client_len;
 
-    put_header(buf, (uint16_t)total, IPC_SET_PROFILER, IPC_PROFILER_ATTACH);
-    put_u32(buf + IPC_HEADER_SIZE, timeout_ms);
+    ipc_put_header(buf, (uint16_t)total, IPC_SET_PROFILER, IPC_PROFILER_ATTACH);
+    ipc_put_u32(buf + IPC_HEADER_SIZE, timeout_ms);
     memcpy(buf + IPC_HEADER_SIZE + 4, clsid, 16);
-    put_u32(buf + IPC_HEADER_SIZE + 20, (uint32_t)units);
+    ipc_put_u32(buf + IPC_HEADER_SIZE + 20, (uint32_t)units);
     off += 2 * units;
-    put_u32(buf + off, client_len);
+    ipc_put_u32(buf + off, client_len);
     off += 4;
     if (client_len > 0)
         memcpy(buf + off, client_data, client_len);
@@ -93,7 +93,7 @@ size_t ipc_build_process_info(uint8_t *buf, size_t bufsz, uint8_t command_id)
     if (command_id != IPC_PROCESS_INFO && command_id != IPC_PROCESS_INFO2 &&
         command_id != IPC_PROCESS_INFO3)
         return 0;
-    put_header(buf, (uint16_t)IPC_HEADER_SIZE, IPC_SET_PROCESS, command_id);
+    ipc_put_header(buf, (uint16_t)IPC_HEADER_SIZE, IPC_SET_PROCESS, command_id);
     return IPC_HEADER_SIZE;
 }
 
@@ -141,7 +141,7 @@ int ipc_parse_hresult_reply(const uint8_t *buf, size_t len, int32_t *hresult)
     if (h.size != IPC_HEADER_SIZE + 4)
         return IPC_ERR_PROTO;
     {
-        int32_t hr = (int32_t)get_u32(buf + IPC_HEADER_SIZE);
+        int32_t hr = (int32_t)ipc_get_u32(buf + IPC_HEADER_SIZE);
         if (h.command_id == IPC_REPLY_ERROR && hr >= 0)
             return IPC_ERR_PROTO; /* an error reply with a success code is nonsense */
         *hresult = hr;
@@ -152,8 +152,8 @@ int ipc_parse_hresult_reply(const uint8_t *buf, size_t len, int32_t *hresult)
 /* Reads one protocol string at *off into out (UTF-8, bounded). Lone surrogates
  * become U+FFFD; the text stops at an embedded NUL; a string too long for out is
  * cut on a character boundary and *truncated is set. */
-static int read_string(const uint8_t *p, size_t len, size_t *off, char *out, size_t outsz,
-                       int *truncated)
+int ipc_read_string(const uint8_t *p, size_t len, size_t *off, char *out, size_t outsz,
+                    int *truncated)
 {
     uint32_t count;
     size_t n, base;
@@ -162,7 +162,7 @@ static int read_string(const uint8_t *p, size_t len, size_t *off, char *out, siz
     out[0] = '\0';
     if (len - *off < 4)
         return IPC_ERR_PROTO;
-    count = get_u32(p + *off);
+    count = ipc_get_u32(p + *off);
     *off += 4;
     if (count == 0)
         return IPC_OK;
@@ -193,7 +193,7 @@ int ipc_parse_process_info(const uint8_t *payload, size_t len, int version, ipc_
     if (version == 3) {
         if (len < 4)
             goto fail;
-        out->info3_version = get_u32(payload);
+        out->info3_version = ipc_get_u32(payload);
         off = 4;
         if (out->info3_version < 1)
             goto fail;
@@ -204,23 +204,23 @@ int ipc_parse_process_info(const uint8_t *payload, size_t len, int version, ipc_
     out->pid = get_u64(payload + off);
     memcpy(out->cookie, payload + off + 8, IPC_GUID_SIZE);
     off += 8 + IPC_GUID_SIZE;
-    if ((rc = read_string(payload, len, &off, out->command_line, sizeof(out->command_line),
-                          &out->truncated)) != IPC_OK ||
-        (rc = read_string(payload, len, &off, out->os, sizeof(out->os), &out->truncated)) !=
+    if ((rc = ipc_read_string(payload, len, &off, out->command_line, sizeof(out->command_line),
+                              &out->truncated)) != IPC_OK ||
+        (rc = ipc_read_string(payload, len, &off, out->os, sizeof(out->os), &out->truncated)) !=
             IPC_OK ||
-        (rc = read_string(payload, len, &off, out->arch, sizeof(out->arch), &out->truncated)) !=
+        (rc = ipc_read_string(payload, len, &off, out->arch, sizeof(out->arch), &out->truncated)) !=
             IPC_OK)
         goto fail;
     if (version >= 2) {
-        if ((rc = read_string(payload, len, &off, out->entrypoint_assembly,
-                              sizeof(out->entrypoint_assembly), &out->truncated)) != IPC_OK ||
-            (rc = read_string(payload, len, &off, out->runtime_version,
-                              sizeof(out->runtime_version), &out->truncated)) != IPC_OK)
+        if ((rc = ipc_read_string(payload, len, &off, out->entrypoint_assembly,
+                                  sizeof(out->entrypoint_assembly), &out->truncated)) != IPC_OK ||
+            (rc = ipc_read_string(payload, len, &off, out->runtime_version,
+                                  sizeof(out->runtime_version), &out->truncated)) != IPC_OK)
             goto fail;
     }
     if (version == 3) {
-        rc = read_string(payload, len, &off, out->runtime_rid, sizeof(out->runtime_rid),
-                         &out->truncated);
+        rc = ipc_read_string(payload, len, &off, out->runtime_rid, sizeof(out->runtime_rid),
+                             &out->truncated);
         if (rc != IPC_OK)
             goto fail;
     }

@@ -36,8 +36,16 @@ int ipc_parse_process_info(const uint8_t *payload, size_t len, int version, ipc_
 /* Name of a known HRESULT ("CORPROF_E_PROFILER_ALREADY_ACTIVE"), else "unknown HRESULT". */
 const char *ipc_hresult_name(int32_t hr);
 
-/* Internal (for ipc.c): the little-endian uint16 at p, e.g. a header's size
- * field at offset 14. */
+/* Internal (for ipc.c and ipc_port.c): the little-endian uint16 and uint32 at
+ * p (a header's size field is at offset 14); a uint32 written at p; a header
+ * written at buf; one protocol string read at *off (moved past it) into out
+ * as UTF-8, cut on a character boundary to fit outsz (then *truncated is
+ * set), IPC_OK or IPC_ERR_PROTO. */
 uint16_t ipc_get_u16(const uint8_t *p);
+uint32_t ipc_get_u32(const uint8_t *p);
+void ipc_put_u32(uint8_t *p, uint32_t v);
+void ipc_put_header(uint8_t *buf, uint16_t size, uint8_t set, uint8_t id);
+int ipc_read_string(const uint8_t *p, size_t len, size_t *off, char *out, size_t outsz,
+                    int *truncated);
 
 #endif

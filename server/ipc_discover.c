@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -389,6 +390,7 @@ static int scan_dir_for(const ipc_target *t, char *out, size_t outsz, struct sta
 
 int ipc_socket_path(pid_t pid, char *out, size_t outsz, char *err, size_t errsz)
 {
+    struct statvfs vfs;
     ipc_target t;
     char name[96], path[IPC_PATH_MAX];
     struct stat st;
@@ -421,6 +423,15 @@ int ipc_socket_path(pid_t pid, char *out, size_t outsz, char *err, size_t errsz)
             ipc_set_err(err, errsz, "pid %d belongs to uid %u and its environment is unreadable",
                         (int)pid, (unsigned)t.uid);
             return IPC_ERR_PERM;
+        }
+        if (statvfs(t.dir, &vfs) == 0 && (vfs.f_flag & ST_RDONLY)) {
+            ipc_set_err(err, errsz,
+                        "pid %d's temp directory %s is read-only, so its runtime could not make "
+                        "its diagnostics socket there: give the process (its container) a "
+                        "writable /tmp (an emptyDir or tmpfs volume), or set its TMPDIR to a "
+                        "writable directory",
+                        (int)pid, t.dir);
+            return IPC_ERR_NOTDOTNET;
         }
         ipc_set_err(err, errsz,
                     "no %s%d-*%s in %s (not a .NET process, or diagnostics disabled with "

@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "budget.h"
-#include "agentpeer.h"
+#include "linksock.h"
 #include "persist.h"
 #include "proc.h"
 #include "record_kinds.h"
@@ -47,12 +47,6 @@ typedef struct link_conn {
     uint8_t buf[LINK_BUFFER];
 } link_conn;
 
-static char link_dir[96];
-static char link_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
-static int link_listen_fd = -1;
-static dev_t link_sock_dev; /* the socket file we bound: a removed or replaced one is recreated */
-static ino_t link_sock_ino;
-static int link_recreate_failing; /* a failed recreate is logged once, retried every sweep */
 static int link_wake[2] = {-1, -1};
 static pthread_t link_thread;
 static int link_thread_started;
@@ -62,190 +56,32 @@ static int link_next_id = 1;
 static int64_t link_room_checked;    /* when the link thread last made room in the memory budget */
 static int link_pending, link_bound; /* link_conns without and with a session (link thread) */
 static unsigned link_unheard;        /* closed without a hello since the last log line */
-static char link_note[AGENTPEER_NOTE_MAX]; /* written once, before link_note_set */
-static _Atomic int link_note_set;
+static void (*link_sweep_hook)(void);
 
-const char *link_socket_path(void) { return link_path; }
+const char *link_socket_path(void) { return linksock_path(); }
+
+void link_set_note(const char *text) { linksock_set_note(text); }
+
+void link_on_sweep(void (*hook)(void)) { link_sweep_hook = hook; }
 
 static void *link_main(void *arg);
 
-static int link_remake_dir(char *err, size_t errsz);
-
-/* The directory for a data directory: its absolute path hashed (FNV-1a). */
-static int link_stable_dir(const char *base, const char *key, char *err, size_t errsz)
+/* Wakes the link thread (a listener added or removed). */
+static void link_wake_up(void)
 {
-    char resolved[4096];
-    uint64_t h = 0xcbf29ce484222325ull;
-    const char *p;
-
-    if (!realpath(key, resolved))
-        snprintf(resolved, sizeof(resolved), "%s", key);
-    for (p = resolved; *p; p++) {
-        h ^= (unsigned char)*p;
-        h *= 0x100000001b3ull;
-    }
-    if (snprintf(link_dir, sizeof(link_dir), "%s/jitscope-%u-%016llx", base, (unsigned)getuid(),
-                 (unsigned long long)h) >= (int)sizeof(link_dir)) {
-        snprintf(err, errsz, "socket directory name too long under %s", base);
-        return -1;
-    }
-    if (link_remake_dir(err, errsz) != 0) { /* made 0700, or ours and private already */
-        link_dir[0] = '\0';
-        return -1;
-    }
-    snprintf(link_path, sizeof(link_path), "%s/agent.sock", link_dir);
-    unlink(link_path); /* a socket left by a server that died: ours to bind again */
-    return 0;
-}
-
-static int link_make_dir(const char *stable_key, char *err, size_t errsz)
-{
-    const char *base = getenv("XDG_RUNTIME_DIR");
-    struct stat st;
-
-    if (!base || !*base || stat(base, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != getuid())
-        base = "/tmp";
-    if (stable_key)
-        return link_stable_dir(base, stable_key, err, errsz);
-    if (snprintf(link_dir, sizeof(link_dir), "%s/jitscope-XXXXXX", base) >= (int)sizeof(link_dir)) {
-        snprintf(err, errsz, "socket directory name too long under %s", base);
-        return -1;
-    }
-    if (!mkdtemp(link_dir)) { /* mkdtemp creates the directory 0700 atomically */
-        snprintf(err, errsz, "mkdtemp(%s): %s", link_dir, strerror(errno));
-        link_dir[0] = '\0';
-        return -1;
-    }
-    return 0;
-}
-
-/* A listening socket bound at link_path (its directory exists and is ours);
- * remembers which file it is. The fd, or -1 with err set. */
-static int link_listen_at_path(char *err, size_t errsz)
-{
-    struct sockaddr_un addr = {.sun_family = AF_UNIX};
-    struct stat st;
-    mode_t old_mask;
-    int fd, rc;
-
-    memcpy(addr.sun_path, link_path, strlen(link_path) + 1);
-    fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-    if (fd < 0) {
-        snprintf(err, errsz, "socket: %s", strerror(errno));
-        return -1;
-    }
-    old_mask = umask(0077);
-    rc = bind(fd, (struct sockaddr *)&addr, sizeof(addr));
-    umask(old_mask);
-    if (rc != 0 || listen(fd, 256) != 0 || stat(link_path, &st) != 0) {
-        snprintf(err, errsz, "bind/listen %s: %s", link_path, strerror(errno));
-        close(fd);
-        return -1;
-    }
-    link_sock_dev = st.st_dev;
-    link_sock_ino = st.st_ino;
-    return fd;
-}
-
-/* The socket directory again, at the same name (agents know the path: a run's
- * children from their environment, attached agents from the attach): made
- * 0700 by us, or already there as a directory of ours that nobody else may
- * enter. Anything else at that name (another user's directory, a symlink) is
- * refused: the socket is not recreated there. */
-static int link_remake_dir(char *err, size_t errsz)
-{
-    struct stat st;
-
-    if (mkdir(link_dir, 0700) == 0)
-        return 0;
-    if (errno != EEXIST) {
-        snprintf(err, errsz, "mkdir %s: %s", link_dir, strerror(errno));
-        return -1;
-    }
-    if (lstat(link_dir, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != getuid() ||
-        (st.st_mode & 077) != 0) {
-        snprintf(err, errsz, "%s is no longer a private directory of ours", link_dir);
-        return -1;
-    }
-    return 0;
-}
-
-/* DIR/server: who made this directory, for a server that finds one of our
- * agents in a process it was asked to attach to (agentpeer.h). */
-static void link_write_note(void)
-{
-    char path[sizeof(link_dir) + sizeof(AGENTPEER_NOTE_NAME) + 1];
-    size_t n = strlen(link_note);
-    int fd;
-
-    snprintf(path, sizeof(path), "%s/" AGENTPEER_NOTE_NAME, link_dir);
-    fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
-    if (fd < 0 || write(fd, link_note, n) != (ssize_t)n)
-        fprintf(stderr, "jitscope: cannot write %s: %s\n", path, strerror(errno));
-    if (fd >= 0)
-        close(fd);
-}
-
-void link_set_note(const char *text)
-{
-    if (link_note_set || !link_dir[0])
-        return;
-    snprintf(link_note, sizeof(link_note), "%s\n", text);
-    link_write_note();
-    link_note_set = 1;
-}
-
-/* Called by the link thread every sweep: when the socket file is gone (its
- * directory removed, say, by a /tmp cleaner) or is no longer the one we bound,
- * bind a new one at the same path. Connected agents are not affected either
- * way (a connected socket does not need its file). */
-static void link_check_socket(void)
-{
-    char err[256];
-    struct stat st;
-    int fd;
-
-    if (stat(link_path, &st) == 0 && st.st_dev == link_sock_dev && st.st_ino == link_sock_ino)
-        return;
-    if (link_remake_dir(err, sizeof(err)) != 0)
-        goto failed;
-    if (lstat(link_path, &st) == 0 && unlink(link_path) != 0) { /* a stale file of ours */
-        snprintf(err, sizeof(err), "unlink %s: %s", link_path, strerror(errno));
-        goto failed;
-    }
-    fd = link_listen_at_path(err, sizeof(err));
-    if (fd < 0)
-        goto failed;
-    close(link_listen_fd);
-    link_listen_fd = fd;
-    link_recreate_failing = 0;
-    if (link_note_set)
-        link_write_note(); /* it went with the directory */
-    fprintf(stderr, "jitscope: agent socket %s was removed; recreated it\n", link_path);
-    return;
-failed:
-    if (!link_recreate_failing)
-        fprintf(stderr, "jitscope: agent socket %s was removed and cannot be recreated: %s\n",
-                link_path, err);
-    link_recreate_failing = 1;
+    ssize_t w = write(link_wake[1], "w", 1);
+    (void)w;
 }
 
 int link_start(const char *stable_key, char *err, size_t errsz)
 {
-    if (link_make_dir(stable_key, err, errsz) != 0)
+    if (linksock_start(stable_key, err, errsz) != 0)
         return -1;
-    if (snprintf(link_path, sizeof(link_path), "%s/agent.sock", link_dir) >=
-        (int)sizeof(link_path)) {
-        snprintf(err, errsz, "socket path too long in %s", link_dir);
-        goto fail;
-    }
-    link_listen_fd = link_listen_at_path(err, errsz);
-    if (link_listen_fd < 0)
-        goto fail;
     if (pipe2(link_wake, O_CLOEXEC | O_NONBLOCK) != 0) {
         snprintf(err, errsz, "pipe2: %s", strerror(errno));
         goto fail;
     }
+    linksock_set_waker(link_wake_up);
     if (pthread_create(&link_thread, NULL, link_main, NULL) != 0) {
         snprintf(err, errsz, "pthread_create: link thread");
         goto fail;
@@ -367,17 +203,20 @@ static int link_oldest_pending(void)
  * once; a new one beyond that closes the oldest pending one, so connections
  * that say nothing can never keep a real agent out (an agent says hello at
  * once and is never the oldest for long). Agents past their hello have their
- * own LINK_MAX_CONNECTIONS. */
-static int link_accept(void)
+ * own LINK_MAX_CONNECTIONS. A peer must be of our uid, or of the uid the
+ * listener (listen_fd, `handle` in linksock.h) welcomes: an agent in a
+ * container whose user is another on this side. */
+static int link_accept(int listen_fd, int handle)
 {
-    struct ucred cred;
+    struct ucred cred = {.uid = (uid_t)-1};
     socklen_t len = sizeof(cred);
     link_conn *c;
-    int fd = accept4(link_listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK), i;
+    int fd = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK), i;
 
     if (fd < 0)
         return errno == EINTR || errno == ECONNABORTED ? 0 : -1;
-    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0 || cred.uid != getuid()) {
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0 ||
+        !linksock_peer_ok(handle, cred.uid)) {
         fprintf(stderr, "jitscope: refused agent connection from uid %d (not ours)\n",
                 (int)cred.uid);
         close(fd);
@@ -688,11 +527,14 @@ static void *link_main(void *arg)
     (void)arg;
     pthread_setname_np(pthread_self(), "jitscope-link"); /* for top, perf and bench/ */
     for (;;) {
-        struct pollfd fds[LINK_SLOTS + 2];
-        int slots[LINK_SLOTS + 2], n = 2, i;
+        struct pollfd fds[1 + LINKSOCK_MAX + LINK_SLOTS];
+        int slots[1 + LINKSOCK_MAX + LINK_SLOTS], handles[LINKSOCK_MAX], n, i, listeners;
+        char wake[16];
+        ssize_t got;
 
         fds[0] = (struct pollfd){.fd = link_wake[0], .events = POLLIN};
-        fds[1] = (struct pollfd){.fd = link_listen_fd, .events = POLLIN};
+        listeners = (int)linksock_poll_set(fds + 1, handles, LINKSOCK_MAX);
+        n = 1 + listeners;
         for (i = 0; i < LINK_SLOTS; i++) {
             if (link_conns[i]) {
                 slots[n] = i;
@@ -707,19 +549,26 @@ static void *link_main(void *arg)
         if ((int64_t)clock_real_ns() - last_sweep > 500000000) {
             sessions_sweep();
             persist_sweep();
-            link_check_socket();
+            linksock_check();
+            if (link_sweep_hook)
+                link_sweep_hook(); /* agentplace.c: places no session needs any more go */
             last_sweep = (int64_t)clock_real_ns();
         }
-        if (fds[0].revents)
+        /* 'x' stops the thread; 'w' only wakes it (a listener came or went) */
+        if (fds[0].revents && (got = read(link_wake[0], wake, sizeof(wake))) > 0 &&
+            memchr(wake, 'x', (size_t)got))
             break;
-        for (i = 2; i < n; i++)
+        for (i = 1 + listeners; i < n; i++)
             if (fds[i].revents)
                 link_read(slots[i]);
         /* the whole backlog (up to a burst): a flood of silent peers is taken
          * in, and pushed out, faster than it can fill the backlog for an agent */
-        for (i = 0; (fds[1].revents & POLLIN) && i < LINK_ACCEPT_BURST; i++)
-            if (link_accept() != 0)
-                break;
+        for (i = 0; i < listeners; i++) {
+            int k;
+            for (k = 0; (fds[1 + i].revents & POLLIN) && k < LINK_ACCEPT_BURST; k++)
+                if (link_accept(fds[1 + i].fd, handles[i]) != 0)
+                    break;
+        }
         wait_ms = link_check_hellos(500);
     }
     return NULL;
@@ -738,21 +587,11 @@ void link_stop(void)
     for (i = 0; i < LINK_SLOTS; i++)
         if (link_conns[i])
             link_close(i, NULL);
-    if (link_listen_fd >= 0)
-        close(link_listen_fd);
-    link_listen_fd = -1;
+    linksock_set_waker(NULL);
+    linksock_stop();
     for (i = 0; i < 2; i++) {
         if (link_wake[i] >= 0)
             close(link_wake[i]);
         link_wake[i] = -1;
     }
-    if (link_path[0])
-        unlink(link_path);
-    if (link_dir[0]) {
-        char note[sizeof(link_dir) + sizeof(AGENTPEER_NOTE_NAME) + 1];
-        snprintf(note, sizeof(note), "%s/" AGENTPEER_NOTE_NAME, link_dir);
-        unlink(note);
-        rmdir(link_dir);
-    }
-    link_path[0] = link_dir[0] = '\0';
 }

@@ -11,11 +11,13 @@
  * (with --exit: always) exits with the app's code, 128 + N for signal N. */
 #include <errno.h>
 #include <limits.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/signalfd.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -23,10 +25,13 @@
 
 #include "api.h"
 #include "clock.h"
+#include "agentplace.h"
 #include "attach.h"
 #include "budget.h"
 #include "buildwatch.h"
+#include "cli.h"
 #include "cpuprof.h"
+#include "diagport.h"
 #include "client.h"
 #include "http.h"
 #include "hugemem.h"
@@ -43,25 +48,6 @@
 #include "store.h"
 #include "ws.h"
 #include "utf.h"
-
-#define EXIT_USAGE 2
-
-typedef struct cli_options {
-    http_config http;
-    const char *agent_path;
-    char agent_buf[PATH_MAX];
-    char web_buf[PATH_MAX];
-    char **command;         /* run: argv after "--" */
-    const char *positional; /* attach: PID; detach: SESSION or PID */
-    pid_t attach_pid;       /* attach: the PID, checked before anything starts */
-    const char *server;     /* attach/detach: URL of a running server */
-    int ws_port;            /* -1: HTTP port + 1 (0 when the HTTP port is 0) */
-    int no_children;        /* run: keep the agent out of the app's child processes */
-    int exit_with_app;      /* run --exit: stop once the app has ended, with its exit code */
-    persist_options store;  /* --data DIR|none, --keep N, --keep-events N */
-    char data_buf[PATH_MAX];
-    uint64_t max_memory; /* --max-memory, 0: the default (budget.h) */
-} cli_options;
 
 static void usage(FILE *out)
 {
@@ -107,6 +93,10 @@ static void usage(FILE *out)
           "                  (bytes, or with K, M, G, T: 512M, 2G; or N%% of the machine's\n"
           "                  memory; default 25%%, at least 64M); a session over its share\n"
           "                  refuses new functions and names, and counts them\n"
+          "  --diagnostic-port PATH[=APPPATH]\n"
+          "                  listen on PATH as a diagnostic port: runtimes started with\n"
+          "                  DOTNET_DiagnosticPorts=APPPATH (APPPATH: where the app sees PATH,\n"
+          "                  by default PATH) connect and are observed, suspend: from Main on\n"
           "  --server URL    a running jitscope server (default http://127.0.0.1:8642; an\n"
           "                  https:// one's certificate is checked against the system's CAs,\n"
           "                  or the PEM file in JITSCOPE_CA_FILE)\n"
@@ -275,6 +265,8 @@ static int parse_options(int argc, char **argv, int start, int allow_command, in
                 return -1;
             }
             i++;
+        } else if (strcmp(a, "--diagnostic-port") == 0 && v) {
+            o->diagnostic_port = v, i++;
         } else if (strcmp(a, "--server") == 0 && v) {
             o->server = v, i++;
         } else if (positional && !o->positional && a[0] != '-') {
@@ -377,6 +369,27 @@ static pthread_t serve_thread; /* the main thread: sigwait wakes it */
 /* run --exit: the reaper recorded the app's exit; wake the main thread. */
 static void serve_app_ended(void) { pthread_kill(serve_thread, SIGUSR1); }
 
+/* Waits for a signal of set and takes it. A SIGINT or SIGTERM is told to the
+ * diagnostic port before it is taken: a thread that sees it pending and one
+ * that sees the word can never both miss it (diagport.h: a runtime on the
+ * port is resumed without the agent from then on). */
+static int serve_wait_signal(const sigset_t *set)
+{
+    struct pollfd p = {.fd = signalfd(-1, set, SFD_CLOEXEC), .events = POLLIN};
+    sigset_t pending;
+    int sig = 0;
+
+    while (p.fd >= 0 && poll(&p, 1, -1) < 0 && errno == EINTR)
+        ;
+    if (p.fd >= 0)
+        close(p.fd);
+    if (sigpending(&pending) == 0 &&
+        (sigismember(&pending, SIGINT) == 1 || sigismember(&pending, SIGTERM) == 1))
+        diagport_stopping();
+    sigwait(set, &sig);
+    return sig;
+}
+
 static int serve(cli_options *o, int mode)
 {
     char err[512], line[4096];
@@ -434,6 +447,15 @@ static int serve(cli_options *o, int mode)
         return 1;
     }
     attach_set_agent_path(o->agent_path);
+    /* agents in containers: places no session needs go at every sweep; those
+     * of sessions to be taken back are made again, leftovers removed */
+    link_on_sweep(agentplace_sweep);
+    agentplace_restore();
+    if (o->diagnostic_port && diagport_start(o->diagnostic_port, err, sizeof(err)) != 0) {
+        fprintf(stderr, "jitscope: %s\n", err);
+        rc = 2;
+        goto done;
+    }
     sessions_set_listener(ws_notify);
     /* the stream first, so /api/config is right from the first HTTP request */
     if (ws.port < 0)
@@ -504,7 +526,7 @@ static int serve(cli_options *o, int mode)
     if (!o->exit_with_app)
         sigdelset(&stop, SIGUSR1);
     do
-        sigwait(&stop, &sig);
+        sig = serve_wait_signal(&stop);
     while (sig == SIGUSR1 && !launch_exit_code(&code)); /* only the reaper's word counts */
     if (sig == SIGUSR1) {
         fprintf(stderr, "jitscope: the app has ended (--exit): storing its session, stopping\n");
@@ -518,9 +540,11 @@ static int serve(cli_options *o, int mode)
     app_code = mode == SERVE_RUN && (o->exit_with_app || launch_exit_code(&code));
     rc = 0;
 done:
+    diagport_stop();    /* every runtime on the port is resumed before it closes */
     http_stop();        /* no request can start a detach any more */
     cpuprof_shutdown(); /* CPU samplers fold their last samples (the link may still answer) */
     link_stop();        /* no agent record can notify the stream any more */
+    agentplace_stop();  /* nothing of jitscope stays in a container */
     ws_stop();
     launch_stop();
     buildwatch_stop(); /* its last look is in the run's session before storage's last round */
@@ -533,177 +557,6 @@ done:
         rc = code;
     }
     return rc;
-}
-
-/* 1 when the jitscope agent is mapped in the process. */
-static int agent_loaded(pid_t pid)
-{
-    char path[64], line[512];
-    FILE *f;
-    int found = 0;
-
-    snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
-    f = fopen(path, "r");
-    if (!f)
-        return 0;
-    while (!found && fgets(line, sizeof(line), f))
-        found = strstr(line, "libjitscope_agent") != NULL;
-    fclose(f);
-    return found;
-}
-
-static int list_processes(void)
-{
-    proclist procs;
-    size_t i;
-
-    if (proclist_build(&procs) < 0) {
-        fprintf(stderr, "jitscope ps: cannot scan /proc\n");
-        return 1;
-    }
-    printf("%-8s %-10s %-24s %-8s %s\n", "PID", "RUNTIME", "ENTRY ASSEMBLY", "AGENT", "COMMAND");
-    for (i = 0; i < procs.count; i++) {
-        const proclist_item *p = &procs.items[i];
-
-        printf("%-8d %-10s %-24.24s %-8s %s\n", (int)p->pid,
-               p->info_ok ? p->info.runtime_version : "?",
-               p->info_ok ? p->info.entrypoint_assembly : "?",
-               agent_loaded(p->pid) ? "loaded" : "-", p->info_ok ? p->info.command_line : p->error);
-    }
-    if (procs.count == 0)
-        fprintf(stderr, "jitscope ps: no .NET processes of this user with a diagnostics socket\n");
-    if (procs.truncated)
-        fprintf(stderr, "jitscope ps: only the first %u processes are listed\n", PROCLIST_MAX);
-    proclist_free(&procs);
-    return 0;
-}
-
-/* The "error" of a JSON answer, never NULL. */
-static const char *error_of(json_t *body)
-{
-    const char *e = json_string_value(json_object_get(body, "error"));
-    return e ? e : "unknown error";
-}
-
-static const char *server_url(const cli_options *o)
-{
-    return o->server ? o->server : "http://127.0.0.1:8642";
-}
-
-static int remote_attach(cli_options *o)
-{
-    char url[1024], err[512];
-    json_t *body;
-    pid_t pid = o->attach_pid; /* checked by the caller */
-    long status;
-
-    snprintf(url, sizeof(url), "%s/api/processes/%d/attach", server_url(o), (int)pid);
-    status = client_request("POST", url, o->http.api_key, &body, err, sizeof(err));
-    if (status < 0) {
-        fprintf(stderr, "jitscope attach: %s\n", err);
-        return 1;
-    }
-    if (status != 201) {
-        fprintf(stderr, "jitscope attach: %s (HTTP %ld)\n", error_of(body), status);
-        json_decref(body);
-        return 1;
-    }
-    printf("attached to pid %d: session %lld\n", (int)pid,
-           (long long)json_integer_value(json_object_get(json_object_get(body, "session"), "id")));
-    json_decref(body);
-    return 0;
-}
-
-/* Finds the session a SESSION|PID argument names on the server: a session id
- * first, else the newest session of that pid that has a live agent. */
-static int remote_find_session(const cli_options *o, long wanted, char *err, size_t errsz)
-{
-    char url[1024];
-    json_t *body, *list, *s;
-    long status;
-    size_t i;
-    int found = -1;
-
-    snprintf(url, sizeof(url), "%s/api/sessions", server_url(o));
-    status = client_request("GET", url, o->http.api_key, &body, err, errsz);
-    if (status != 200) {
-        if (status > 0)
-            snprintf(err, errsz, "server answered HTTP %ld", status);
-        json_decref(body);
-        return -1;
-    }
-    list = json_object_get(body, "sessions");
-    json_array_foreach(list, i, s)
-    {
-        if (json_integer_value(json_object_get(s, "id")) == wanted)
-            found = (int)wanted;
-    }
-    json_array_foreach(list, i, s)
-    {
-        const char *state = json_string_value(json_object_get(s, "state"));
-        if (found < 0 && json_integer_value(json_object_get(s, "pid")) == wanted && state &&
-            strcmp(state, "live") == 0)
-            found = (int)json_integer_value(json_object_get(s, "id"));
-    }
-    json_decref(body);
-    if (found < 0)
-        snprintf(err, errsz, "no session %ld and no live session of pid %ld on %s", wanted, wanted,
-                 server_url(o));
-    return found;
-}
-
-static int remote_detach(cli_options *o)
-{
-    char url[1024], err[512];
-    json_t *body;
-    long status, wanted;
-    char *end;
-    int id, waited;
-
-    errno = 0;
-    wanted = o->positional ? strtol(o->positional, &end, 10) : 0;
-    if (!o->positional || errno || *end || wanted <= 0) {
-        fprintf(stderr, "jitscope detach: give a session id or a process id\n");
-        return EXIT_USAGE;
-    }
-    id = remote_find_session(o, wanted, err, sizeof(err));
-    if (id < 0) {
-        fprintf(stderr, "jitscope detach: %s\n", err);
-        return 1;
-    }
-    snprintf(url, sizeof(url), "%s/api/sessions/%d/detach", server_url(o), id);
-    status = client_request("POST", url, o->http.api_key, &body, err, sizeof(err));
-    if (status != 202) {
-        fprintf(stderr, "jitscope detach: %s\n", status < 0 ? err : error_of(body));
-        json_decref(body);
-        return 1;
-    }
-    json_decref(body);
-    snprintf(url, sizeof(url), "%s/api/sessions/%d", server_url(o), id);
-    for (waited = 0; waited < 30000; waited += 100) {
-        const char *state;
-        usleep(100000);
-        if (client_request("GET", url, o->http.api_key, &body, err, sizeof(err)) != 200) {
-            json_decref(body);
-            continue;
-        }
-        state = json_string_value(json_object_get(body, "state"));
-        if (state && strcmp(state, "detached") == 0) {
-            printf(
-                "session %d detached in %.1f ms\n", id,
-                json_number_value(json_object_get(json_object_get(body, "detach"), "duration_ms")));
-            json_decref(body);
-            return 0;
-        }
-        if (state && strcmp(state, "detaching") != 0) {
-            fprintf(stderr, "jitscope detach: session %d is %s: %s\n", id, state, error_of(body));
-            json_decref(body);
-            return 1;
-        }
-        json_decref(body);
-    }
-    fprintf(stderr, "jitscope detach: session %d still detaching after 30 s\n", id);
-    return 1;
 }
 
 int main(int argc, char **argv)
@@ -747,7 +600,7 @@ int main(int argc, char **argv)
             return EXIT_USAGE;
         }
         if (o.server)
-            return remote_attach(&o);
+            return cli_remote_attach(&o);
         if (check_agent(&o) != 0)
             return EXIT_USAGE;
         if (attach_check(o.attach_pid, &refusal) != 0) { /* before a server or a file is made */
@@ -759,7 +612,7 @@ int main(int argc, char **argv)
     if (strcmp(cmd, "detach") == 0) {
         if (parse_options(argc, argv, 2, 0, 1, &o) != 0)
             return EXIT_USAGE;
-        return remote_detach(&o);
+        return cli_remote_detach(&o);
     }
     if (strcmp(cmd, "ps") == 0) {
         if (argc > 2 && (strcmp(argv[2], "-h") == 0 || strcmp(argv[2], "--help") == 0)) {
@@ -770,7 +623,7 @@ int main(int argc, char **argv)
             fprintf(stderr, "jitscope ps: takes no arguments\n");
             return EXIT_USAGE;
         }
-        return list_processes();
+        return cli_ps();
     }
     fprintf(stderr, "jitscope: unknown command '%s' (see jitscope --help)\n", cmd);
     return EXIT_USAGE;

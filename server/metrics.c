@@ -159,17 +159,28 @@ static const char *const metrics_drop_causes[WIRE_DROP_REASONS] = {
     "ring_full", "too_large", "no_server", "name_failed", "slow_server", "name_late", "shutdown"};
 
 typedef struct metrics_labels {
-    char text[600]; /* session="1",pid="2",process="x" */
+    /* session="1",pid="2",process="x"; in a container also
+     * container_id="64 hex" (when its cgroup has one),container_hostname="h",
+     * container_pid="1" */
+    char text[900];
 } metrics_labels;
 
 static void metrics_session_labels(const session *s, metrics_labels *l)
 {
-    char name[256], escaped[520];
+    char name[256], escaped[520], host[2 * CONTAINER_HOSTNAME_MAX + 1];
+    int n;
 
     metrics_process_name(s->command_line ? s->command_line : "", name, sizeof(name));
     metrics_escape(name, escaped, sizeof(escaped));
-    snprintf(l->text, sizeof(l->text), "session=\"%d\",pid=\"%d\",process=\"%s\"", s->id,
-             (int)s->pid, escaped);
+    n = snprintf(l->text, sizeof(l->text), "session=\"%d\",pid=\"%d\",process=\"%s\"", s->id,
+                 (int)s->pid, escaped);
+    if (!s->container.in_container || n < 0 || (size_t)n >= sizeof(l->text))
+        return;
+    metrics_escape(s->container.hostname, host, sizeof(host));
+    snprintf(l->text + n, sizeof(l->text) - (size_t)n,
+             "%s%s%s,container_hostname=\"%s\",container_pid=\"%d\"",
+             s->container.id[0] ? ",container_id=\"" : "", s->container.id,
+             s->container.id[0] ? "\"" : "", host, (int)s->container.pid);
 }
 
 /* Writes one session's samples of a family; arg is the family's own. */

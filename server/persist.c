@@ -94,6 +94,8 @@ static uint64_t persist_own_hash(const session *s)
     h = persist_hash(h, &outside_ms, sizeof(outside_ms));
     h = persist_hash(h, s->program, strlen(s->program));
     h = persist_hash(h, s->error, strlen(s->error));
+    h = persist_hash(h, &s->container, sizeof(s->container)); /* where it runs, and how it came */
+    h = persist_hash(h, &s->via_port, sizeof(s->via_port));
     return persist_hash(h, s->command_line, strlen(s->command_line));
 }
 

@@ -33,6 +33,7 @@ int proclist_build(proclist *out)
                                             sizeof(item->error)) == IPC_OK;
         if (item->info_ok)
             item->error[0] = '\0';
+        container_probe(item->pid, &item->container);
     }
     out->count = count;
     rc = 0;

@@ -2,8 +2,9 @@
  * runtime says about itself (ProcessInfo), shared by GET /api/processes and
  * `jitscope ps` so that both show the same processes under the same cap.
  *
- * procscan.c finds the processes; ipc.c asks each one. A process that does not
- * answer keeps its row, with the reason in `error`.
+ * procscan.c finds the processes; ipc.c asks each one; container.c says which
+ * container each runs in. A process that does not answer keeps its row, with
+ * the reason in `error`.
  */
 #ifndef JITSCOPE_PROCLIST_H
 #define JITSCOPE_PROCLIST_H
@@ -11,6 +12,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "container.h"
 #include "ipc.h"
 
 /* Most processes in one listing; more sets `truncated`. */
@@ -21,6 +23,7 @@ typedef struct proclist_item {
     int info_ok; /* 1: info holds the runtime's answer; 0: error says why not */
     ipc_procinfo info;
     char error[256];
+    container_facts container; /* where it runs (in_container 0: beside the server) */
 } proclist_item;
 
 typedef struct proclist {

@@ -11,6 +11,7 @@
 #define _GNU_SOURCE
 #endif
 #include "procscan.h"
+#include "userns.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -23,6 +24,7 @@
 
 typedef struct candidate {
     ipc_target t;
+    int ours;  /* of our user, or in a container our user started (userns.h) */
     int score; /* 0 none; higher is better, see match_score */
     uid_t sock_uid;
     char path[IPC_PATH_MAX];
@@ -87,6 +89,8 @@ static int collect_processes(scan_state *s, unsigned flags)
         long v;
         struct stat st;
         ipc_target t;
+        userns_facts u;
+        int ours;
 
         if (de->d_name[0] < '1' || de->d_name[0] > '9')
             continue;
@@ -100,9 +104,12 @@ static int collect_processes(scan_state *s, unsigned flags)
         snprintf(path, sizeof(path), "/proc/%ld", v);
         if (stat(path, &st) != 0)
             continue;
-        /* own user only, even as root: the agent of another user's process could not
-         * reach our private socket directory, and attach refuses it (403) */
-        if (!(flags & PROCSCAN_INCLUDE_OTHERS) && st.st_uid != me)
+        /* own user only, even as root (attach refuses the others, 403), and
+         * the users of containers our user started (userns.h) */
+        ours = st.st_uid == me;
+        if (!ours && userns_probe((pid_t)v, &u, NULL, 0) == 0)
+            ours = u.ours;
+        if (!(flags & PROCSCAN_INCLUDE_OTHERS) && !ours)
             continue;
         if (ipc_target_probe((pid_t)v, &t, NULL, 0) != IPC_OK)
             continue; /* exited, or no usable socket directory */
@@ -110,6 +117,7 @@ static int collect_processes(scan_state *s, unsigned flags)
             rc = IPC_ERR_IO;
             break;
         }
+        s->c[s->n - 1].ours = ours;
         add_dir(s, t.dir);
     }
     closedir(d);
@@ -184,7 +192,6 @@ int procscan_list_ex(procscan_entry *out, size_t max, size_t *count, unsigned fl
     scan_state s;
     const char *env_tmp;
     size_t i, n = 0, found = 0;
-    uid_t me = geteuid();
     int rc;
 
     if (count == NULL || (out == NULL && max > 0))
@@ -220,7 +227,7 @@ int procscan_list_ex(procscan_entry *out, size_t max, size_t *count, unsigned fl
         int can;
         if (c->score == 0)
             continue;
-        can = c->sock_uid == me && c->t.uid == me;
+        can = c->ours && c->sock_uid == c->t.uid;
         if (!can && !(flags & PROCSCAN_INCLUDE_OTHERS))
             continue;
         found++;

@@ -280,6 +280,9 @@ void session_take_content(session *to, session *from)
     to->outside_count = own.outside_count;
     to->created_ns = own.created_ns, to->ended_ns = own.ended_ns;
     to->link_id = own.link_id;
+    to->container = own.container, to->place_id = own.place_id;
+    to->via_port = own.via_port, to->pid_hidden = own.pid_hidden;
+    memcpy(to->runtime_cookie, own.runtime_cookie, sizeof(to->runtime_cookie));
     to->persist = own.persist;
     to->pins = own.pins, to->forgotten = own.forgotten;
     /* from keeps its own fields and none of the content */

@@ -22,6 +22,7 @@
 
 #include "codemap.h"
 #include "code.h"
+#include "container.h"
 #include "eventlog.h"
 #include "fnname.h"
 #include "fnsig.h"
@@ -55,7 +56,11 @@ typedef enum session_state {
     SESSION_INTERRUPTED,  /* stored while live, and the server died: read back from storage */
 } session_state;
 
-enum session_mode { SESSION_MODE_RUN = 1, SESSION_MODE_ATTACH = 2 };
+/* How the agent came into the process: `jitscope run` (startup), an attach,
+ * or a diagnostic port (diagport.h) whose runtime waited in suspend mode for
+ * the agent as its startup profiler (a port's nosuspend runtime is attached:
+ * SESSION_MODE_ATTACH with via_port set). */
+enum session_mode { SESSION_MODE_RUN = 1, SESSION_MODE_ATTACH = 2, SESSION_MODE_PORT = 3 };
 
 /* A build server outside a run that did part of its work (buildwatch.h). */
 #define SESSION_OUTSIDE_MAX 8
@@ -262,6 +267,16 @@ typedef struct session {
     uint64_t start_time; /* its process's start (proc_start_time): a later process with the same
                             pid is another one */
     int not_child;       /* run mode, taken back after a restart: not ours to reap */
+    /* where it runs (container.h: in_container 0 when it shares the server's
+     * namespaces), probed when it was attached or connected */
+    container_facts container;
+    int place_id; /* agentplace.h: its agent's place in its container, 0 none */
+    /* a runtime that came through the diagnostic port (diagport.h): its
+     * instance cookie (ProcessInfo, the advertise), and whether its process
+     * is visible here at all (a sidecar sharing only a volume sees no pid:
+     * pid is then 0 and the port's connection says when it ended) */
+    int via_port, pid_hidden;
+    uint8_t runtime_cookie[16];
     int64_t created_ns, connected_ns, ended_ns;
     /* a run's root: build servers it did not start that worked while it ran */
     session_outsider outside[SESSION_OUTSIDE_MAX];

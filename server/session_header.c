@@ -96,7 +96,16 @@ static const header_field header_fields[] = {
     F(tiers_known, K_I32, FOLDED),
     NF("event_seq", events.last_seq, K_U64, FOLDED),
     NF("events_evicted", events.evicted, K_U64, FOLDED),
+    /* where it ran, how it came (its container's id and hostname, its
+     * runtime's cookie: strings, below) */
+    F(via_port, K_I32, OWN),
+    F(pid_hidden, K_I32, OWN),
+    NF("container_in", container.in_container, K_I32, OWN),
+    NF("container_pid", container.pid, K_I32, OWN),
+    NF("container_userns", container.user_namespace, K_I32, OWN),
+    NF("container_uid", container.uid, K_I64, OWN),
 };
+_Static_assert(sizeof(((session *)0)->container.uid) == sizeof(int64_t), "container uid: K_I64");
 
 static size_t header_kind_size(int kind)
 {
@@ -174,6 +183,39 @@ static void session_outside_from_json(session *s, const json_t *list)
     }
 }
 
+/* The runtime's cookie (a port's runtime) as 32 hex digits, "" when none. */
+static json_t *session_cookie_to_json(const session *s)
+{
+    char hex[33];
+    unsigned i;
+
+    if (!s->via_port)
+        return json_string("");
+    for (i = 0; i < 16; i++)
+        snprintf(hex + 2 * i, 3, "%02x", s->runtime_cookie[i]);
+    return json_string(hex);
+}
+
+static void session_cookie_from_json(session *s, const char *hex)
+{
+    char two[3] = {0};
+    unsigned i;
+
+    for (i = 0; hex && strlen(hex) == 32 && strspn(hex, "0123456789abcdef") == 32 && i < 16; i++) {
+        memcpy(two, hex + 2 * i, 2);
+        s->runtime_cookie[i] = (uint8_t)strtoul(two, NULL, 16);
+    }
+}
+
+/* A string of the header into out (size), valid UTF-8, "" when absent. */
+static void session_text_from_json(const json_t *header, const char *name, char *out, size_t size)
+{
+    const char *text = json_string_value(json_object_get(header, name));
+    int cut;
+
+    out[utf8_sanitize(text ? text : "", text ? strlen(text) : 0, out, size - 1, &cut)] = '\0';
+}
+
 json_t *session_header_to_json(const session *s)
 {
     json_t *o = json_object();
@@ -207,6 +249,9 @@ json_t *session_header_to_json(const session *s)
     json_object_set_new(o, "command_line", json_string(s->command_line));
     json_object_set_new(o, "program", json_string(s->program));
     json_object_set_new(o, "outside", session_outside_to_json(s));
+    json_object_set_new(o, "container_id", json_string(s->container.id));
+    json_object_set_new(o, "container_hostname", json_string(s->container.hostname));
+    json_object_set_new(o, "runtime_cookie", session_cookie_to_json(s));
     return o;
 }
 
@@ -262,4 +307,8 @@ void session_header_from_json(session *s, const json_t *header, int with_folded)
     s->program[utf8_sanitize(text ? text : "", text ? strlen(text) : 0, s->program,
                              sizeof(s->program) - 1, &cut)] = '\0';
     session_outside_from_json(s, json_object_get(header, "outside"));
+    session_text_from_json(header, "container_id", s->container.id, sizeof(s->container.id));
+    session_text_from_json(header, "container_hostname", s->container.hostname,
+                           sizeof(s->container.hostname));
+    session_cookie_from_json(s, json_string_value(json_object_get(header, "runtime_cookie")));
 }

@@ -266,7 +266,8 @@ void sessions_sweep(void)
     for (i = 0; i < sessions_n; i++) {
         session *s = sessions_items[i];
         /* the launched process is reaped by launch.c; the others are not ours */
-        int watched = s->mode == SESSION_MODE_ATTACH || s->root_id != s->id || s->not_child;
+        int watched = s->mode == SESSION_MODE_ATTACH || s->mode == SESSION_MODE_PORT ||
+                      s->root_id != s->id || s->not_child;
 
         /* an ended session (exited, detached) is not watched: its threads
          * stay as they were last known */

@@ -175,6 +175,10 @@ static json_t *view_summary_names(json_t *o, const view_summary *v)
     if (!o)
         return NULL;
     json_object_set_new(o, "program", json_string(v->program));
+    json_object_set_new(o, "container", view_container(&v->container));
+    json_object_set_new(o, "diagnostic_port",
+                        v->via_port ? json_pack("{s:b}", "suspend", v->port_suspended)
+                                    : json_null());
     json_object_set_new(o, "exit_code_unknown", view_str(v->exit_code_unknown));
     outside = json_array();
     for (i = 0; i < v->outside_count && i < SESSION_OUTSIDE_MAX; i++)
@@ -240,7 +244,24 @@ int view_summary_take(session *s, view_summary *v, view_text *text)
     v->outside_count = s->outside_count < SESSION_OUTSIDE_MAX ? s->outside_count
                                                               : SESSION_OUTSIDE_MAX;
     memcpy(v->outside, s->outside, v->outside_count * sizeof(v->outside[0]));
+    v->container = s->container;
+    v->via_port = s->via_port;
+    v->port_suspended = s->mode == SESSION_MODE_PORT;
     return 0;
+}
+
+json_t *view_container(const container_facts *c)
+{
+    if (!c->in_container)
+        return json_null();
+    return json_pack("{s:o, s:s, s:i, s:b, s:o}", "id", c->id[0] ? json_string(c->id) : json_null(),
+                     "hostname", c->hostname, "pid", (int)c->pid, "user_namespace",
+                     c->user_namespace, "uid", c->uid >= 0 ? json_integer(c->uid) : json_null());
+}
+
+const char *view_mode_name(int mode)
+{
+    return mode == SESSION_MODE_RUN ? "run" : mode == SESSION_MODE_PORT ? "port" : "attach";
 }
 
 json_t *view_summary_json(const view_summary *v)
@@ -266,34 +287,33 @@ json_t *view_summary_json(const view_summary *v)
         snprintf(version, sizeof(version), "%u.%u.%u.%u", v->major, v->minor, v->build, v->qfe);
     else
         snprintf(version, sizeof(version), "%u.%u.%u", v->major, v->minor, v->build);
-    o = json_pack("{s:i, s:i, s:i, s:i, s:s, s:s, s:s, s:o, s:s, s:o, s:o, s:o, s:{s:s, s:s, s:i}, "
-                  "s:{s:I, s:I, s:I, s:I, s:o, s:o, s:o}, s:{s:o, s:o, s:o, s:o, s:o, s:o, s:o, "
-                  "s:o, s:o}, s:{s:o, s:o}}",
-                  "id", v->id, "root_id", v->root_id, "pid", (int)v->pid, "parent_pid",
-                  (int)v->parent_pid, "mode", v->mode == SESSION_MODE_RUN ? "run" : "attach",
-                  "state", session_state_name(v->state), "command_line", v->command_line,
-                  "exit_code", v->has_exit_code ? json_integer(v->exit_code) : json_null(), "error",
-                  v->error, "created_ms", view_ms(v->created_ns), "connected_ms",
-                  view_ms(v->connected_ns), "ended_ms", view_ms(v->ended_ns), "runtime", "type",
-                  v->runtime_type == 2 ? "CoreCLR"
-                  : v->runtime_type    ? "other"
-                                       : "unknown",
-                  "version", v->connected_ns ? version : "", "clr_instance_id",
-                  (int)v->clr_instance_id, "counters", "functions", (json_int_t)v->functions,
-                  "modules", (json_int_t)v->modules, "threads", (json_int_t)v->threads,
-                  "threads_alive", (json_int_t)v->threads_alive, "jit_compilations",
-                  view_count(v->jit_compilations), "jit_time_total_ns",
-                  view_count(v->jit_time_total_ns), "events", view_count(v->events), "drops",
-                  "ring_full", view_count(v->drops.dropped[WIRE_DROP_RING_FULL]), "too_large",
-                  view_count(v->drops.dropped[WIRE_DROP_TOO_LARGE]), "no_server",
-                  view_count(v->drops.dropped[WIRE_DROP_NO_SERVER]), "name_failed",
-                  view_count(v->drops.dropped[WIRE_DROP_NAME_FAILED]), "slow_server",
-                  view_count(v->drops.dropped[WIRE_DROP_SLOW_SERVER]), "name_late",
-                  view_count(v->drops.dropped[WIRE_DROP_NAME_LATE]), "shutdown",
-                  view_count(v->drops.dropped[WIRE_DROP_SHUTDOWN]), "total",
-                  view_count(view_records_lost(&v->drops)), "produced",
-                  view_count(v->drops.produced), "refused", "inconsistent",
-                  view_count(v->refused_inconsistent), "memory", view_count(v->refused_memory));
+    o = json_pack(
+        "{s:i, s:i, s:i, s:i, s:s, s:s, s:s, s:o, s:s, s:o, s:o, s:o, s:{s:s, s:s, s:i}, "
+        "s:{s:I, s:I, s:I, s:I, s:o, s:o, s:o}, s:{s:o, s:o, s:o, s:o, s:o, s:o, s:o, "
+        "s:o, s:o}, s:{s:o, s:o}}",
+        "id", v->id, "root_id", v->root_id, "pid", (int)v->pid, "parent_pid", (int)v->parent_pid,
+        "mode", view_mode_name(v->mode), "state", session_state_name(v->state), "command_line",
+        v->command_line, "exit_code", v->has_exit_code ? json_integer(v->exit_code) : json_null(),
+        "error", v->error, "created_ms", view_ms(v->created_ns), "connected_ms",
+        view_ms(v->connected_ns), "ended_ms", view_ms(v->ended_ns), "runtime", "type",
+        v->runtime_type == 2 ? "CoreCLR"
+        : v->runtime_type    ? "other"
+                             : "unknown",
+        "version", v->connected_ns ? version : "", "clr_instance_id", (int)v->clr_instance_id,
+        "counters", "functions", (json_int_t)v->functions, "modules", (json_int_t)v->modules,
+        "threads", (json_int_t)v->threads, "threads_alive", (json_int_t)v->threads_alive,
+        "jit_compilations", view_count(v->jit_compilations), "jit_time_total_ns",
+        view_count(v->jit_time_total_ns), "events", view_count(v->events), "drops", "ring_full",
+        view_count(v->drops.dropped[WIRE_DROP_RING_FULL]), "too_large",
+        view_count(v->drops.dropped[WIRE_DROP_TOO_LARGE]), "no_server",
+        view_count(v->drops.dropped[WIRE_DROP_NO_SERVER]), "name_failed",
+        view_count(v->drops.dropped[WIRE_DROP_NAME_FAILED]), "slow_server",
+        view_count(v->drops.dropped[WIRE_DROP_SLOW_SERVER]), "name_late",
+        view_count(v->drops.dropped[WIRE_DROP_NAME_LATE]), "shutdown",
+        view_count(v->drops.dropped[WIRE_DROP_SHUTDOWN]), "total",
+        view_count(view_records_lost(&v->drops)), "produced", view_count(v->drops.produced),
+        "refused", "inconsistent", view_count(v->refused_inconsistent), "memory",
+        view_count(v->refused_memory));
     return view_summary_names(view_exit_signal(o, v->exit_signal), v);
 }
 

@@ -72,11 +72,18 @@ typedef struct view_summary {
     const char *exit_code_unknown; /* why it has no exit code (a constant string), NULL */
     uint32_t outside_count;        /* build servers outside a run that worked for it */
     session_outsider outside[SESSION_OUTSIDE_MAX];
+    container_facts container;    /* where it runs */
+    int via_port, port_suspended; /* came through the diagnostic port; waited for the agent */
 } view_summary;
 /* Copies s's summary; 0, or -1 when its strings do not fit in text (nothing
  * kept). Caller holds the lock. */
 int view_summary_take(session *s, view_summary *v, view_text *text);
 json_t *view_summary_json(const view_summary *v);
+/* {"id": 64 hex|null, "hostname", "pid", "user_namespace", "uid"}, or null
+ * when c says the process shares the server's namespaces (container.h). */
+json_t *view_container(const container_facts *c);
+/* The session's mode as the API names it: "run", "attach" or "port". */
+const char *view_mode_name(int mode);
 /* The agent's own time per JIT callback: count, mean, p50, p99 (ns) and the
  * histogram as sent (wire.h, WIRE_AGENT_COST). */
 json_t *view_agent_cost(const wire_agent_cost *c);

@@ -92,6 +92,7 @@ const SWEEP = [
   ['GET', '/api/processes', null, [200]],
   ['POST', '/api/processes/4000000/attach', null, [404]],
   ['POST', '/api/processes/abc/attach', null, [400]],
+  ['GET', '/api/diagnostic-port', null, [404]], // 200: tests/e2e/diagport*.test.mjs
   ['GET', '/api/sessions', null, [200]],
   ['HEAD', '/api/sessions', null, [200]],
   ['GET', '/api/sessions/1', null, [200]],

@@ -1640,9 +1640,13 @@ TEST(bad_config)
     hr = x->lpVtbl->InitializeForAttach(x, &rt.unk, NULL, 0);
     CHECK(hr == E_INVALIDARG, "InitializeForAttach without client data -> E_INVALIDARG");
 
-    CHECK(atomic_load(&rt.unk_qi_calls) == 0 && atomic_load(&rt.set_mask_calls) == 0 &&
+    /* Initialize without the settings in the C library's environment asks
+     * the runtime's own (ICorProfilerInfo12, for a diagnostic port's server's
+     * JITSCOPE_AGENT): that one question, nothing else */
+    CHECK(atomic_load(&rt.unk_qi_calls) == atomic_load(&rt.info12_asked) &&
+              atomic_load(&rt.unexpected_qi) == 0 && atomic_load(&rt.set_mask_calls) == 0 &&
               atomic_load(&rt.refs) == 1,
-          "refused runtime: not queried, no mask, no reference kept");
+          "refused runtime: asked for its environment only, no mask, no reference kept");
     CHECK(threads_named(AGENT_THREAD_NAME) == 0, "refused runtime: no agent thread");
     CHECK(accept_agent(0) < 0, "refused runtime: no connection");
     CHECK(x->lpVtbl->Release(x) == 0, "Release -> 0");

@@ -20,6 +20,20 @@ import {
 const REFRESH_MS = 1500;
 const RUNNING = ['starting', 'live', 'detaching', 'disconnected'];
 
+// A process's container, before its command line: its hostname, its id and
+// pid inside in the tooltip (docs/API.md, "Containers").
+function containerTag(c) {
+  const id = c.id ? `container ${c.id.slice(0, 12)}` : 'a container (no id in its cgroup)';
+  return h(
+    'span',
+    {
+      class: 'ctr-tag',
+      title: `${id}, pid ${c.pid} inside${c.user_namespace ? ', in a user namespace of its own' : ''}${c.id ? `\nid ${c.id}` : ''}`,
+    },
+    c.hostname || '?',
+  );
+}
+
 // The toggle of a run's launched process: how many child processes, how many still running.
 function describeChildren(children) {
   const running = children.filter((c) => RUNNING.includes(c.state)).length;
@@ -187,13 +201,15 @@ export class HomeView {
           title: 'Command line',
           cls: 'mono clip',
           title_of: (p) => p.command_line || p.error,
-          render: (p) =>
+          render: (p) => [
+            p.container ? containerTag(p.container) : null,
             p.command_line ||
-            h(
-              'span',
-              { class: 'faint' },
-              p.error ? `(details unavailable: ${p.error})` : '(unknown)',
-            ),
+              h(
+                'span',
+                { class: 'faint' },
+                p.error ? `(details unavailable: ${p.error})` : '(unknown)',
+              ),
+          ],
         },
         {
           key: 'entry_assembly',

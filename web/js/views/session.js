@@ -487,7 +487,7 @@ export class SessionView {
     const child = s.root_id && s.root_id !== s.id;
     setText(
       this.pidEl,
-      `pid ${s.pid}${child ? ` · child of pid ${s.parent_pid || '?'} in run #${s.root_id}` : ` · ${s.mode || '?'}`} · session #${this.id}`,
+      `pid ${s.pid}${child ? ` · child of pid ${s.parent_pid || '?'} in run #${s.root_id}` : ` · ${s.mode || '?'}`}${s.container ? ` · container ${s.container.hostname || '?'}${s.container.id ? ` ${s.container.id.slice(0, 12)}` : ''} (pid ${s.container.pid} inside)` : ''} · session #${this.id}`,
     );
     this.detachBtn.classList.toggle('hidden', s.state !== 'live');
     this.deleteBtn.classList.toggle('hidden', !isFinal(s.state));
