@@ -230,7 +230,7 @@ FUZZ_CFLAGS   = $(CSTD) $(WARN) -g -O1 -fsanitize=fuzzer,address,undefined \
                 -fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZ_SRC_wire_decode := proto/wire_decode.c proto/wire_encode.c proto/utf.c proto/idmap.c \
                         server/session.c server/session_thread.c server/session_apply.c server/session_fold.c server/session_observe.c server/session_state.c server/session_names.c server/session_memory.c server/session_admit.c server/eventlog.c server/stacks.c server/profile.c server/timeline.c server/grow.c server/hugemem.c \
-                        server/strpool.c server/fnname.c server/fnsig.c server/idindex.c server/record_check.c server/record_kinds.c server/views.c server/procname.c server/budget.c server/code.c server/codemap.c server/profile_cpu.c
+                        server/strpool.c server/fnname.c server/fnsig.c server/idindex.c server/record_check.c server/record_kinds.c server/views.c server/origin.c server/procname.c server/budget.c server/code.c server/codemap.c server/profile_cpu.c
 FUZZ_SRC_command     := proto/wire_decode.c proto/wire_encode.c proto/utf.c
 FUZZ_SRC_ipc         := server/ipc_codec.c proto/utf.c
 FUZZ_SRC_port        := server/ipc_port.c server/ipc_codec.c proto/utf.c
@@ -245,6 +245,7 @@ FUZZ_SRC_perfrec     := server/perfring.c
 FUZZ_SRC_procmaps    := server/procmaps.c server/procfile.c
 FUZZ_SRC_elfsyms     := server/elfsyms.c
 FUZZ_SRC_ilbody      := proto/ilbody.c
+FUZZ_SRC_report      := server/report_cond.c server/report_md.c server/textbuf.c
 FUZZ_LIBS_elfsyms     = -lelf -llzma -lz
 FUZZ_LIBS_procsyms    = -lelf -llzma -lz
 FUZZ_INC_sig         := -Iagent
@@ -254,7 +255,8 @@ FUZZ_INC_route        = -Iserver -Itests/unit -I$(GEN) $(shell pkg-config --cfla
 FUZZ_LIBS_route       = $(SERVER_LIBS)
 FUZZ_LIBS_ws          = $(shell pkg-config --libs jansson 2>/dev/null)
 FUZZ_LIBS_wire_decode = $(shell pkg-config --libs jansson 2>/dev/null)
-$(foreach t,wire_decode command ipc port ws procsyms perfrec procmaps elfsyms,$(eval FUZZ_INC_$(t) := -Iserver))
+FUZZ_LIBS_report      = $(shell pkg-config --libs jansson 2>/dev/null) -lm
+$(foreach t,wire_decode command ipc port ws procsyms perfrec procmaps elfsyms report,$(eval FUZZ_INC_$(t) := -Iserver))
 
 define FUZZ_RULE
 $(BUILD)/fuzz/$(1): tests/fuzz/fuzz_$(1).c tests/fuzz/fuzz.h $$(FUZZ_SRC_$(1)) $(AGENT_HDR) $(SERVER_HDR) | $(BUILD)/deps-fuzz.stamp

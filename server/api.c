@@ -19,6 +19,7 @@
 #include "attach.h"
 #include "ipc.h"
 #include "openapi_doc.h"
+#include "origin.h"
 #include "proclist.h"
 #include "sessions.h"
 
@@ -88,8 +89,12 @@ static int api_modules(api_call *c)
     json_t *list = json_array();
     size_t i;
 
-    for (i = 0; i < c->s->module_count; i++)
-        json_array_append_new(list, view_module(&c->s->modules[i]));
+    for (i = 0; i < c->s->module_count; i++) {
+        json_t *m = view_module(&c->s->modules[i]);
+        json_object_set_new(m, "origin",
+                            json_string(origin_name(origin_of_module(c->s, &c->s->modules[i]))));
+        json_array_append_new(list, m);
+    }
     c->reply->json = json_pack("{s:o}", "modules", list);
     return 200;
 }
@@ -276,6 +281,7 @@ static const api_route api_routes[] = {
     {"GET", "/api/sessions/{id}/functions/{fid}/code", api_code_get, 0, NULL},
     {"GET", "/api/sessions/{id}/functions/{fid}/inlining", api_inlining_get, API_LOCKED, NULL},
     {"GET", "/api/sessions/{id}/startup", api_startup_get, 0, NULL},
+    {"GET", "/api/sessions/{id}/report", api_report_get, 0, NULL},
     {"GET", "/api/sessions/{id}/modules", api_modules, API_LOCKED, "modules"},
     {"GET", "/api/sessions/{id}/modules/totals", api_module_totals, 0, NULL},
     {"GET", "/api/sessions/{id}/threads", api_threads, API_LOCKED, "threads"},

@@ -16,10 +16,12 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "api_util.h"
 #include "fnfilter.h"
 #include "grow.h"
+#include "origin.h"
 
 #define API_FN_ROWS_STEP 512u /* JSON rows per locked step */
 /* Bytes of names a locked step may compare before it lets others in, whatever
@@ -44,7 +46,13 @@ typedef struct api_fn_hit {
 typedef struct api_fn_query {
     enum api_fn_sort sort;
     int descending;
-    const char *q;     /* name substring, lower-case (owned; `names` tests it); NULL: any */
+    const char *q;        /* name substring, lower-case (owned; `names` tests it); NULL: any */
+    int recompiled;       /* 1: only functions compiled 2+ times or with 2+ code versions; 0: only
+                             the others; -1: any */
+    uint32_t tiers;       /* bits (1 << wire_tier) of their last compilation's tier; 0: any */
+    uint32_t origins;     /* bits (1 << origin.h's origin); 0: any */
+    uint64_t last_module; /* origins: the module whose origin was asked last, and it */
+    unsigned last_origin;
     int by_module;     /* 1: only functions of `modules` */
     uint64_t *modules; /* module IDs whose name or path matches, sorted */
     size_t module_count;
@@ -191,9 +199,25 @@ static int api_fn_offer(api_fn_query *q, const api_fn_hit *hit)
     return 0;
 }
 
+/* 1 when f has a compilation at one of the tiers (bits of wire_tier): one of
+ * those it keeps, or its last (a catch-up function's only, its tier unknown). */
+static int api_fn_has_tier(const session_function *f, uint32_t tiers)
+{
+    uint32_t k;
+
+    if (tiers & (1u << (f->tier < WIRE_TIER_COUNT ? f->tier : WIRE_TIER_UNKNOWN)))
+        return 1;
+    for (k = 0; k + 1 < f->compilation_count; k++) { /* the last is f->tier */
+        uint32_t tier = session_function_compilation(f, k).tier;
+        if (tiers & (1u << (tier < WIRE_TIER_COUNT ? tier : WIRE_TIER_UNKNOWN)))
+            return 1;
+    }
+    return 0;
+}
+
 /* Function i of s, whose name the filter did not rule out (verdict: fnfilter.h;
  * FNFILTER_MAYBE without signatures), offered when it passes the rest. */
-static int api_fn_consider(api_fn_query *q, const session *s, size_t i, int verdict, int signatures,
+static int api_fn_consider(api_fn_query *q, session *s, size_t i, int verdict, int signatures,
                            size_t *work)
 {
     const session_function *f = &s->functions[i];
@@ -209,6 +233,20 @@ static int api_fn_consider(api_fn_query *q, const session *s, size_t i, int verd
     }
     if (!f->jitted)
         return 0; /* known only from stacks: not a compiled function */
+    if (q->recompiled >= 0 && (f->jit_count > 1 || f->versions > 1) != q->recompiled)
+        return 0;
+    if (q->tiers && !api_fn_has_tier(f, q->tiers))
+        return 0;
+    if (q->origins) {
+        unsigned origin = ORIGIN_DYNAMIC;
+        if (f->module_id && !(f->flags & WIRE_FLAG_DYNAMIC)) { /* runs of one module: asked once */
+            if (f->module_id != q->last_module)
+                q->last_module = f->module_id, q->last_origin = origin_of_function(s, f);
+            origin = q->last_origin;
+        }
+        if (!(q->origins & (1u << origin)))
+            return 0;
+    }
     if (q->by_module &&
         !bsearch(&f->module_id, q->modules, q->module_count, sizeof(*q->modules), api_fn_u64_cmp))
         return 0;
@@ -227,7 +265,7 @@ static int api_fn_consider(api_fn_query *q, const session *s, size_t i, int verd
  * memory. With a filter's signatures (fnfilter_next), the functions they do
  * not rule out are taken API_FN_BATCH at a time, their records and names
  * fetched ahead together: each is a cache miss or two, which then overlap. */
-static ptrdiff_t api_fn_walk(api_fn_query *q, const session *s, size_t from, size_t to)
+static ptrdiff_t api_fn_walk(api_fn_query *q, session *s, size_t from, size_t to)
 {
     size_t i = from, work = 0, batch[API_FN_BATCH], n, k;
     int verdicts[API_FN_BATCH], verdict;
@@ -279,6 +317,59 @@ static char *api_fn_lower(const char *text)
     return copy;
 }
 
+/* A comma-separated list of names into bits: name_of(i) for i < count (tiers
+ * case-insensitively: "tier1" is Tier1). 0, or -1 for an empty or unknown name. */
+static int api_fn_names(const char *list, unsigned count, const char *(*name_of)(unsigned),
+                        uint32_t *bits)
+{
+    const char *at = list, *end;
+    unsigned i;
+
+    *bits = 0;
+    do {
+        size_t n;
+        end = strchr(at, ',');
+        n = end ? (size_t)(end - at) : strlen(at);
+        for (i = 0; i < count; i++)
+            if (strlen(name_of(i)) == n && strncasecmp(name_of(i), at, n) == 0)
+                break;
+        if (n == 0 || i == count)
+            return -1;
+        *bits |= 1u << i;
+        if (end)
+            at = end + 1;
+    } while (end);
+    return 0;
+}
+
+static const char *api_fn_tier_name(unsigned tier) { return session_tier_name(tier); }
+
+/* The functions query's filters beyond name and module: recompiled, tier,
+ * origin (docs/API.md). 0, or an HTTP status with the reply set. */
+static int api_fn_filters(api_call *c, api_fn_query *q)
+{
+    const api_request *req = c->req;
+    const char *recompiled = req->arg(req->ctx, "recompiled"), *tier = req->arg(req->ctx, "tier");
+    const char *origin = req->arg(req->ctx, "origin");
+
+    q->recompiled = -1;
+    if (recompiled && (strcmp(recompiled, "true") == 0 || strcmp(recompiled, "1") == 0))
+        q->recompiled = 1;
+    else if (recompiled && (strcmp(recompiled, "false") == 0 || strcmp(recompiled, "0") == 0))
+        q->recompiled = 0;
+    else if (recompiled)
+        return api_fail(c, 400, "recompiled must be true or false");
+    if (tier && api_fn_names(tier, WIRE_TIER_COUNT, api_fn_tier_name, &q->tiers) != 0)
+        return api_fail(c, 400,
+                        "tier must be a comma-separated list of Tier0, Instrumented Tier0, Tier1, "
+                        "Instrumented Tier1, Tier1-OSR, FullOpts, MinOpts, unknown");
+    if (origin && api_fn_names(origin, ORIGIN_COUNT, origin_name, &q->origins) != 0)
+        return api_fail(c, 400,
+                        "origin must be a comma-separated list of app, package, framework, sdk, "
+                        "in_memory, dynamic, unknown");
+    return 0;
+}
+
 int api_functions_list(api_call *c)
 {
     const api_request *req = c->req;
@@ -315,6 +406,9 @@ int api_functions_list(api_call *c)
         return api_fail(c, 400, "order must be asc or desc");
     if ((q && strlen(q) > API_FN_MAX_FILTER) || (mod && strlen(mod) > API_FN_MAX_FILTER))
         return api_fail(c, 400, "filter too long (512 bytes at most)");
+    if ((status = api_fn_filters(c, &query)) != 0)
+        return status;
+    status = 200;
     if (q && *q) {
         if (!(query.q = api_fn_lower(q)))
             return api_fail(c, 503, "out of memory");

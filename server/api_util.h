@@ -63,5 +63,6 @@ int api_diagnostic_port(api_call *c); /* GET /api/diagnostic-port, api_port.c */
 int api_code_get(api_call *c);        /* GET .../functions/{fid}/code, api_code.c */
 int api_inlining_get(api_call *c);    /* locked */
 int api_startup_get(api_call *c);     /* takes the lock in steps itself */
+int api_report_get(api_call *c);      /* GET .../report, api_report.c; likewise */
 
 #endif

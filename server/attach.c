@@ -191,7 +191,7 @@ static int attach_probe(pid_t pid, attach_result *out, ipc_procinfo *info, ipc_t
     int rc;
 
     memset(out, 0, sizeof(*out));
-    if (pid <= 1 || pid == getpid()) {
+    if (pid < 1 || pid == getpid()) {
         attach_fail(out, 400, "pid %ld cannot be attached to", (long)pid);
         return -1;
     }
@@ -295,7 +295,7 @@ void attach_process(pid_t pid, attach_result *out)
     int rc, id, n, status;
 
     memset(out, 0, sizeof(*out));
-    if (pid <= 1 || pid == getpid()) {
+    if (pid < 1 || pid == getpid()) {
         attach_fail(out, 400, "pid %ld cannot be attached to", (long)pid);
         return;
     }

@@ -11,6 +11,7 @@
 
 #include "http.h"
 #include "persist.h"
+#include "report_cli.h"
 
 #define EXIT_USAGE 2
 
@@ -30,6 +31,7 @@ typedef struct cli_options {
     char data_buf[PATH_MAX];
     uint64_t max_memory;         /* --max-memory, 0: the default (budget.h) */
     const char *diagnostic_port; /* --diagnostic-port PATH[=APPPATH] (diagport.h) */
+    report_cli report;           /* run: --report, --baseline, --fail-on (report_cli.h) */
 } cli_options;
 
 /* jitscope ps: 0, or 1 when /proc cannot be scanned. */

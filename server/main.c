@@ -7,8 +7,10 @@
  * the dashboard URL and stop on SIGINT/SIGTERM (received with sigwait on the
  * main thread; every other thread has them blocked).
  * Exit codes: 0 ok, 1 the operation failed, 2 usage error, 3 the data directory
- * (--data) cannot be used, 127 cannot start PROGRAM; `run` whose app has ended
- * (with --exit: always) exits with the app's code, 128 + N for signal N. */
+ * (--data) cannot be used, 4 a run --fail-on condition held (report_cli.h),
+ * 127 cannot start PROGRAM; `run` whose app has ended (with --exit: always)
+ * exits with the app's code, 128 + N for signal N. The help texts are
+ * cli_help.c's. */
 #include <errno.h>
 #include <limits.h>
 #include <poll.h>
@@ -30,6 +32,7 @@
 #include "budget.h"
 #include "buildwatch.h"
 #include "cli.h"
+#include "cli_help.h"
 #include "cpuprof.h"
 #include "diagport.h"
 #include "client.h"
@@ -48,61 +51,6 @@
 #include "store.h"
 #include "ws.h"
 #include "utf.h"
-
-static void usage(FILE *out)
-{
-    fputs("usage: jitscope COMMAND [OPTIONS]\n"
-          "\n"
-          "Live JIT, module and thread diagnostics for .NET processes.\n"
-          "\n"
-          "commands:\n"
-          "  run [OPTIONS] -- PROGRAM [ARGS...]  start PROGRAM with the jitscope agent loaded\n"
-          "                                      and serve its session (keeps serving after it "
-          "exits,\n"
-          "                                      unless --exit)\n"
-          "  attach PID [OPTIONS]                attach to a running .NET process and serve its\n"
-          "                                      session (with --server URL: ask that server)\n"
-          "  detach SESSION|PID [--server URL]   take the agent out of a process again\n"
-          "  ps                                  list the .NET processes you may attach to\n"
-          "  serve [OPTIONS]                     serve the API and dashboard only\n"
-          "  help                                this text\n"
-          "\n"
-          "options:\n"
-          "  --port N        HTTP port (default 8642; 0 picks a free one)\n"
-          "  --ws-port N     live-stream WebSocket port (default: HTTP port + 1, or a free one\n"
-          "                  when that is taken; 0 picks one)\n"
-          "  --host ADDR     the one numeric IPv4/IPv6 address both ports listen on (default\n"
-          "                  127.0.0.1; 0.0.0.0 or :: for every address of that family);\n"
-          "                  anything but loopback needs --api-key, and should have TLS\n"
-          "  --api-key KEY   require 'Authorization: Bearer KEY' on the API (or JITSCOPE_API_KEY)\n"
-          "  --tls-cert FILE serve HTTPS and wss:// with this PEM certificate (chain)...\n"
-          "  --tls-key FILE  ...and this PEM private key (both or neither)\n"
-          "  --agent PATH    agent library (default: libjitscope_agent.so next to jitscope)\n"
-          "  --no-children   run: profile only PROGRAM, not the .NET processes it starts\n"
-          "  --exit          run: once PROGRAM has ended and its session is stored, stop and\n"
-          "                  exit with PROGRAM's exit code (128 + N when signal N killed it)\n"
-          "  --web DIR       dashboard files (default: ../web from jitscope's directory)\n"
-          "  --data DIR      keep sessions in DIR/jitscope.db across restarts (default\n"
-          "                  $XDG_STATE_HOME/jitscope, else ~/.local/state/jitscope);\n"
-          "                  --data none keeps them in memory only\n"
-          "  --keep N        sessions kept in storage, oldest ended ones go first (default 100,\n"
-          "                  at most 200)\n"
-          "  --keep-events N newest events kept in storage per session (default and most\n"
-          "                  1048576, what memory keeps; at least 1000)\n"
-          "  --max-memory SIZE  memory for what sessions hold, shared by the connected ones\n"
-          "                  (bytes, or with K, M, G, T: 512M, 2G; or N%% of the machine's\n"
-          "                  memory; default 25%%, at least 64M); a session over its share\n"
-          "                  refuses new functions and names, and counts them\n"
-          "  --diagnostic-port PATH[=APPPATH]\n"
-          "                  listen on PATH as a diagnostic port: runtimes started with\n"
-          "                  DOTNET_DiagnosticPorts=APPPATH (APPPATH: where the app sees PATH,\n"
-          "                  by default PATH) connect and are observed, suspend: from Main on\n"
-          "  --server URL    a running jitscope server (default http://127.0.0.1:8642; an\n"
-          "                  https:// one's certificate is checked against the system's CAs,\n"
-          "                  or the PEM file in JITSCOPE_CA_FILE)\n"
-          "  -h, --help      this text\n",
-          out);
-}
 
 /* Directory of our own executable, for the default agent and web paths. */
 static int self_dir(char *out, size_t outsz)
@@ -196,9 +144,14 @@ static int parse_options(int argc, char **argv, int start, int allow_command, in
     for (i = start; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        int taken = allow_command ? report_cli_option(&o->report, a, v) : 0;
 
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            usage(stdout);
+        if (taken < 0) {
+            return -1;
+        } else if (taken) {
+            i++;
+        } else if (cli_is_help(a)) {
+            cli_usage(stdout, argv[1]);
             exit(0);
         } else if (strcmp(a, "--") == 0 && allow_command) {
             o->command = argv + i + 1;
@@ -337,12 +290,13 @@ static void join_command(char **argv, char *out, size_t outsz)
     out[used] = '\0';
 }
 
-/* PID argument: a positive number. */
+/* PID argument: a number in 1..4194304 (the largest pid_max Linux allows);
+ * whether such a process runs, and may be attached to, is attach_check's word. */
 static int parse_pid(const char *text, pid_t *pid)
 {
     long v;
 
-    if (!text || parse_in_range(text, 2, 4194304, &v) != 0)
+    if (!text || parse_in_range(text, 1, 4194304, &v) != 0)
         return -1;
     *pid = (pid_t)v;
     return 0;
@@ -394,7 +348,7 @@ static int serve(cli_options *o, int mode)
 {
     char err[512], line[4096];
     sigset_t stop;
-    int port, ws_port = 0, sig, rc = 1, run_id = 0, code, app_code = 0;
+    int port, ws_port = 0, sig, rc = 1, run_id = 0, code, app_code = 0, report_rc = 0;
     size_t argc;
     ws_config ws = {.bind_host = o->http.bind_host,
                     .port = o->ws_port,
@@ -548,7 +502,9 @@ done:
     ws_stop();
     launch_stop();
     buildwatch_stop(); /* its last look is in the run's session before storage's last round */
-    persist_close();   /* its last round writes what the sessions hold now */
+    if (run_id && report_cli_wanted(&o->report)) /* every record is in: what the run did */
+        report_rc = report_cli_finish(&o->report, run_id);
+    persist_close(); /* its last round writes what the sessions hold now */
     sessions_lock();
     sessions_free_all();
     sessions_unlock();
@@ -556,6 +512,8 @@ done:
         fprintf(stderr, "jitscope: exit code %d (the app's)\n", code);
         rc = code;
     }
+    if (rc == 0 && report_rc) /* a regression (or a report not written) when all else went well */
+        rc = report_rc;
     return rc;
 }
 
@@ -563,14 +521,23 @@ int main(int argc, char **argv)
 {
     attach_result refusal;
     cli_options o;
+    int rc;
     const char *cmd = argc > 1 ? argv[1] : NULL;
 
     if (!cmd) {
-        usage(stderr);
+        cli_usage(stderr, NULL);
         return EXIT_USAGE;
     }
-    if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
-        usage(stdout);
+    if (strcmp(cmd, "help") == 0 || cli_is_help(cmd)) {
+        if (argc > 2 && !cli_is_command(argv[2])) {
+            fprintf(stderr, "jitscope help: no command '%s' (see jitscope --help)\n", argv[2]);
+            return EXIT_USAGE;
+        }
+        cli_usage(stdout, argc > 2 ? argv[2] : NULL);
+        return 0;
+    }
+    if (cli_is_version(cmd)) {
+        cli_version(stdout);
         return 0;
     }
     if (strcmp(cmd, "run") == 0) {
@@ -581,7 +548,11 @@ int main(int argc, char **argv)
                             "jitscope run -- dotnet app.dll\n");
             return EXIT_USAGE;
         }
-        return serve(&o, SERVE_RUN);
+        if (report_cli_prepare(&o.report) != 0) /* before the app starts */
+            return EXIT_USAGE;
+        rc = serve(&o, SERVE_RUN);
+        report_cli_free(&o.report);
+        return rc;
     }
     if (strcmp(cmd, "serve") == 0) {
         if (parse_options(argc, argv, 2, 0, 0, &o) != 0 || check_agent(&o) != 0)
@@ -596,7 +567,8 @@ int main(int argc, char **argv)
             return EXIT_USAGE;
         }
         if (parse_pid(o.positional, &o.attach_pid) != 0) { /* before a server or a file is made */
-            fprintf(stderr, "jitscope attach: '%s' is not a process id\n", o.positional);
+            fprintf(stderr, "jitscope attach: '%s' is not a process id (1..4194304)\n",
+                    o.positional);
             return EXIT_USAGE;
         }
         if (o.server)
@@ -615,8 +587,8 @@ int main(int argc, char **argv)
         return cli_remote_detach(&o);
     }
     if (strcmp(cmd, "ps") == 0) {
-        if (argc > 2 && (strcmp(argv[2], "-h") == 0 || strcmp(argv[2], "--help") == 0)) {
-            usage(stdout);
+        if (argc > 2 && cli_is_help(argv[2])) {
+            cli_usage(stdout, "ps");
             return 0;
         }
         if (argc > 2) {

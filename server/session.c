@@ -292,6 +292,7 @@ void session_take_content(session *to, session *from)
     from->names = (strpool){0};
     from->modules = NULL, from->module_count = from->module_cap = 0;
     from->module_index = (idmap){0};
+    from->origin_corelib_row = from->origin_modules_seen = 0;
     from->threads = NULL, from->thread_count = from->thread_cap = 0;
     from->thread_index = (idmap){0};
     from->thread_os_index = (idmap){0};
@@ -328,6 +329,7 @@ void session_drop_content(session *s)
     free(s->threads);
     s->functions = NULL, s->function_count = s->function_cap = 0;
     s->modules = NULL, s->module_count = s->module_cap = 0;
+    s->origin_corelib_row = s->origin_modules_seen = 0;
     s->threads = NULL, s->thread_count = s->thread_cap = 0;
     eventlog_free(&s->events);
     codemap_free(&s->codemap);

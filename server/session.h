@@ -163,6 +163,7 @@ typedef struct session_module {
     uint32_t functions;             /* functions named in it (what its unload retires) */
     uint32_t flags;
     int32_t hresult;
+    uint8_t origin; /* origin.h: its origin + 1 once it cannot change; 0 not yet */
 } session_module;
 
 /* One thread for its whole life: (ThreadID, OS thread id, creation). The
@@ -314,6 +315,9 @@ typedef struct session {
     session_module *modules;
     size_t module_count, module_cap;
     idmap module_index;
+    /* origin.c: System.Private.CoreLib among the modules (position + 1; 0 not
+     * found yet) and how many modules it looked through for it */
+    size_t origin_corelib_row, origin_modules_seen;
     session_thread *threads; /* append-only: a position stays the same thread */
     size_t thread_count, thread_cap;
     idmap thread_index, thread_os_index;

@@ -1,5 +1,7 @@
 /* views.c -- the JSON shapes of what a session holds (see views.h). */
 #include "views.h"
+
+#include "origin.h"
 #include "budget.h"
 
 #include <stdio.h>
@@ -564,6 +566,7 @@ json_t *view_function(session *s, const session_function *f)
         (json_int_t)session_function_unkept(f));
     json_object_set_new(o, "thread_key", view_thread_key(f->thread_row));
     json_object_set_new(o, "function_key", json_integer((json_int_t)(f - s->functions)));
+    json_object_set_new(o, "origin", json_string(origin_name(origin_of_function(s, f))));
     return o;
 }
 
@@ -599,6 +602,7 @@ void view_event_jit_take(session *s, const eventlog_entry *e, view_event_copy *c
                               : session_find_function(s, e->id);
     const session_thread *t;
 
+    c->origin = f ? origin_of_function(s, f) : ORIGIN_UNKNOWN;
     if (!f)
         return;
     t = session_thread_row(s, f->thread_row);
@@ -651,6 +655,7 @@ void view_event_jit_fields(json_t *o, const view_event_copy *c, const profile_st
     json_object_set_new(o, "thread_key", view_thread_key(c->thread_row));
     json_object_set_new(o, "dynamic", json_boolean(e->flags & WIRE_FLAG_DYNAMIC));
     json_object_set_new(o, "tier", json_string(session_tier_name(e->tier)));
+    json_object_set_new(o, "origin", json_string(origin_name(c->origin)));
 }
 
 void view_event_module_fields(json_t *o, const view_event_copy *c, const profile_state *profile)

@@ -130,6 +130,17 @@ export function checkResponse({ method = 'GET', url, status, contentType, body, 
   }
 }
 
+// Throws an OpenApiViolation unless value matches the component schema `name`
+// (a document the server writes to a file, e.g. a run's --report: Report).
+export function checkSchema(name, value, api = shared ??= loadOpenApi()) {
+  const validate = api.ajv.getSchema(`${COMPONENTS}#/$defs/${name}`);
+  if (!validate) throw new OpenApiViolation(`no component schema ${name}`);
+  if (!validate(value)) {
+    const errors = validate.errors.slice(0, 8).map((e) => `${e.instancePath || '/'} ${e.message}${e.params && Object.keys(e.params).length ? ' ' + JSON.stringify(e.params) : ''}`);
+    throw new OpenApiViolation(`${name}: does not match:\n  ${errors.join('\n  ')}`);
+  }
+}
+
 // Throws an OpenApiViolation unless msg (a parsed live stream message from the
 // server) is one of x-jitscope-websocket's serverMessages.
 export function checkWsMessage(msg, api = shared ??= loadOpenApi()) {

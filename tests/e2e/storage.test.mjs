@@ -187,11 +187,14 @@ test('--data none writes nothing; the default directory follows XDG_STATE_HOME',
     assert.equal((await none.api('/api/config')).body.storage.enabled, false, 'storage off');
     await none.stop();
     assert.deepEqual(fs.readdirSync(state), [], '--data none created nothing');
-    for (const pid of ['1', '12x', '99999999999']) { // refused before any server or file is made
+    for (const pid of ['0', '12x', '99999999999']) { // refused before any server or file is made
       const r = runSync(JITSCOPE, ['attach', pid, '--port', '0'], { env: { ...process.env, XDG_STATE_HOME: state }, timeout: 20000 });
       assert.equal(r.status, 2, `attach ${pid}: usage error`);
       assert.match(r.stderr, new RegExp(`'${pid}' is not a process id`));
     }
+    // pid 1 is a process id: checked (not .NET, or not ours) before anything is made too
+    const one = runSync(JITSCOPE, ['attach', '1', '--port', '0'], { env: { ...process.env, XDG_STATE_HOME: state }, timeout: 20000 });
+    assert.equal(one.status, 1, one.stderr);
     assert.deepEqual(fs.readdirSync(state), [], 'a bad attach created nothing');
 
     // startServer would give it a directory of its own: spawn it by hand

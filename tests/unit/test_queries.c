@@ -25,6 +25,7 @@
 #include "check.h"
 #include "fixtures.h"
 #include "hugemem.h"
+#include "origin.h"
 #include "records.h"
 #include "sessions.h"
 
@@ -38,14 +39,21 @@ static void name(session *s, uint64_t fid, uint64_t module_id, const char *text,
     rec_apply(s, rec_function_name(fid, module_id, text, flags));
 }
 
-static void jit(session *s, uint64_t fid, uint64_t start, uint64_t duration, uint32_t code_size,
-                uint32_t il_size, uint64_t code_start)
+static void jit_tier(session *s, uint64_t fid, uint64_t start, uint64_t duration,
+                     uint32_t code_size, uint32_t il_size, uint64_t code_start, uint32_t tier)
 {
     wire_record r = rec_jit_finished(fid, 0x77, code_start, code_size, start + duration, 0);
 
     r.u.jit_finished.il_size = il_size;
+    r.u.jit_finished.tier = tier;
     rec_apply(s, rec_jit_started(fid, 0x77, start));
     rec_apply(s, r);
+}
+
+static void jit(session *s, uint64_t fid, uint64_t start, uint64_t duration, uint32_t code_size,
+                uint32_t il_size, uint64_t code_start)
+{
+    jit_tier(s, fid, start, duration, code_size, il_size, code_start, WIRE_TIER_UNKNOWN);
 }
 
 /* The session the query tests read (they only read it): made by the first
@@ -85,10 +93,10 @@ static int big_session(void)
         name(s, fid, m, text, m ? 0 : WIRE_FLAG_DYNAMIC);
         if (i % 41 == 0)
             continue; /* known only from its name: not listed */
-        jit(s, fid, start, rnd() % 2000, (uint32_t)(rnd() % 64) * 16u, (uint32_t)(rnd() % 300),
-            fid * 4);
+        jit_tier(s, fid, start, rnd() % 2000, (uint32_t)(rnd() % 64) * 16u, (uint32_t)(rnd() % 300),
+                 fid * 4, i % 3 ? WIRE_TIER_0 : WIRE_TIER_FULL_OPTS);
         if (i % 7 == 0)
-            jit(s, fid, start + 100000000u, rnd() % 2000, 512, 0, fid * 4 + 64);
+            jit_tier(s, fid, start + 100000000u, rnd() % 2000, 512, 0, fid * 4 + 64, WIRE_TIER_1);
     }
     sessions_unlock();
     return g_id;
@@ -407,6 +415,134 @@ TEST(a_long_filter_matches_across_a_names_two_parts)
     remove_session(id);
 }
 
+/* The origin a function of big_session has by construction (origin.h): its
+ * CoreLib lies in /app, so the app is self-contained: System.Linq beside it is
+ * the framework's; App.dll, Plugin.dll and Other.dll are the app's; module 0
+ * holds the dynamic methods. */
+static unsigned made_origin(const session_function *f)
+{
+    switch (f->module_id) {
+    case 0: return ORIGIN_DYNAMIC;
+    case 0x100:
+    case 0x200: return ORIGIN_FRAMEWORK;
+    default: return ORIGIN_APP;
+    }
+}
+
+static int has_tier(const session_function *f, uint32_t tiers)
+{
+    uint32_t k;
+
+    for (k = 0; k < f->compilation_count; k++)
+        if (tiers & (1u << session_function_compilation(f, k).tier))
+            return 1;
+    return 0;
+}
+
+/* recompiled, tier and origin (docs/API.md): each alone and together, with a
+ * name filter, counted against what the session holds, over many locked
+ * steps; a page of them in the order of the sort; bad values refused. */
+TEST(recompiled_tier_and_origin_filters_count_what_they_say)
+{
+    static const struct {
+        const char *arg[4];
+        int recompiled; /* -1 any */
+        uint32_t tiers, origins;
+        const char *q;
+        int none; /* 1: the session has no such function */
+    } cases[] = {
+        {{"recompiled=true"}, 1, 0, 0, NULL, 0},
+        {{"recompiled=false"}, 0, 0, 0, NULL, 0},
+        {{"tier=Tier1"}, -1, 1u << WIRE_TIER_1, 0, NULL, 0},
+        {{"tier=tier0,FullOpts"}, -1, 1u << WIRE_TIER_0 | 1u << WIRE_TIER_FULL_OPTS, 0, NULL, 0},
+        {{"origin=app"}, -1, 0, 1u << ORIGIN_APP, NULL, 0},
+        {{"origin=framework,dynamic"}, -1, 0, 1u << ORIGIN_FRAMEWORK | 1u << ORIGIN_DYNAMIC, NULL, 0},
+        {{"origin=package"}, -1, 0, 1u << ORIGIN_PACKAGE, NULL, 1},
+        {{"origin=app", "recompiled=1", "tier=Tier0"},
+         1,
+         1u << WIRE_TIER_0,
+         1u << ORIGIN_APP,
+         NULL,
+         0},
+        {{"origin=dynamic", "recompiled=true", "q=method1"},
+         1,
+         0,
+         1u << ORIGIN_DYNAMIC,
+         "method1",
+         0},
+    };
+    static const char *const bad[] = {
+        "recompiled=yes", "tier=Tier2",      "tier=",       "tier=Tier0,",
+        "origin=mine",    "origin=app,,sdk", "origin=APP ", "recompiled="};
+    char path[64];
+    size_t c, i, bad_ok = 0;
+    session *s;
+
+    if (!CHECK(big_session() > 0, "the session of 60,000 functions"))
+        return;
+    snprintf(path, sizeof(path), "/api/sessions/%d/functions", g_id);
+    for (c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+        const char *args[6] = {cases[c].arg[0], cases[c].arg[1], cases[c].arg[2], NULL};
+        size_t n = 0, want = 0, k, rows_ok = 1;
+        fixture_reply r;
+        json_t *list;
+        uint64_t before = sessions_let_in_count();
+
+        while (args[n])
+            n++;
+        args[n++] = "sort=jit_time";
+        args[n] = "limit=500";
+        r = fixture_call("GET", path, args, NULL);
+        sessions_lock();
+        s = sessions_get(g_id);
+        for (i = 0; i < s->function_count; i++) {
+            const session_function *f = &s->functions[i];
+            if (!f->jitted ||
+                (cases[c].recompiled >= 0 &&
+                 (f->jit_count > 1 || f->versions > 1) != cases[c].recompiled) ||
+                (cases[c].tiers && !has_tier(f, cases[c].tiers)) ||
+                (cases[c].origins && !(cases[c].origins & (1u << made_origin(f)))) ||
+                (cases[c].q && !strcasestr(fixture_fn_name(f), cases[c].q)))
+                continue;
+            want++;
+        }
+        list = json_object_get(r.json, "functions");
+        for (k = 0; k < json_array_size(list); k++) { /* each row is one the filter says */
+            json_t *row = json_array_get(list, k);
+            const char *origin = json_string_value(json_object_get(row, "origin"));
+            if (cases[c].origins &&
+                !(origin && (cases[c].origins & (1u << origin_from_name(origin, strlen(origin))))))
+                rows_ok = 0;
+            if (cases[c].recompiled == 1 &&
+                json_integer_value(json_object_get(row, "jit_count")) < 2 &&
+                json_integer_value(json_object_get(row, "versions")) < 2)
+                rows_ok = 0;
+            if (k > 0 && json_integer_value(json_object_get(row, "jit_total_ns")) >
+                             json_integer_value(
+                                 json_object_get(json_array_get(list, k - 1), "jit_total_ns")))
+                rows_ok = 0;
+        }
+        sessions_unlock();
+        CHECK(r.status == 200 &&
+                  (size_t)json_integer_value(json_object_get(r.json, "total")) == want &&
+                  json_array_size(list) == (want < 500 ? want : 500) && rows_ok &&
+                  (want > 0) != cases[c].none && sessions_let_in_count() - before >= 14,
+              "%s %s %s: %d, total %lld of %zu, %zu rows as filtered and sorted: %s", args[0],
+              cases[c].arg[1] ? args[1] : "", cases[c].arg[2] ? args[2] : "", r.status,
+              (long long)json_integer_value(json_object_get(r.json, "total")), want,
+              json_array_size(list), rows_ok ? "yes" : "no");
+        fixture_reply_free(&r);
+    }
+    for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        const char *args[] = {bad[i], NULL};
+        fixture_reply r = fixture_call("GET", path, args, NULL);
+        bad_ok += r.status == 400 && json_string_value(json_object_get(r.json, "error"));
+        fixture_reply_free(&r);
+    }
+    CHECK(bad_ok == sizeof(bad) / sizeof(bad[0]), "%zu of %zu bad filters refused with a 400",
+          bad_ok, sizeof(bad) / sizeof(bad[0]));
+}
+
 TEST(module_totals_add_up)
 {
     struct {
@@ -627,6 +763,7 @@ static const check_test tests[] = {
     TEST_ENTRY(a_query_lets_others_take_the_lock_between_its_steps),
     TEST_ENTRY(a_hostile_filter_still_lets_others_in),
     TEST_ENTRY(a_long_filter_matches_across_a_names_two_parts),
+    TEST_ENTRY(recompiled_tier_and_origin_filters_count_what_they_say),
     TEST_ENTRY(module_totals_add_up),
     TEST_ENTRY(a_pinned_session_outlives_its_removal),
     TEST_ENTRY(string_pool_pointers_stay_and_interned_strings_are_shared),

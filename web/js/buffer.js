@@ -7,7 +7,9 @@
 // tier of each compilation is a tier id (tiers.js).
 //
 // RowView is the filtered list of row numbers the table shows, maintained
-// incrementally as rows arrive and rebuilt only when the filter changes.
+// incrementally as rows arrive and rebuilt only when the filter changes (and,
+// with the recompiled filter, when a method shown nowhere yet is compiled again:
+// its earlier compilations then match too).
 
 import { tierId, TIERS } from './tiers.js';
 
@@ -15,6 +17,14 @@ export const DEFAULT_CAPACITY = 200000;
 
 const F_DYNAMIC = 1;
 const F_CATCHUP = 2;
+
+// Whose code a JIT compiled (the event's `origin`, docs/API.md "Whose code"),
+// as small ids; `app` is "my code".
+export const ORIGINS = ['app', 'package', 'framework', 'sdk', 'in_memory', 'dynamic', 'unknown'];
+const ORIGIN_ID = new Map(ORIGINS.map((o, i) => [o, i]));
+export const ORIGIN_APP = 0;
+export const ORIGIN_DYNAMIC = ORIGINS.indexOf('dynamic');
+const ORIGIN_UNKNOWN = ORIGINS.indexOf('unknown');
 
 export class Interner {
   constructor() {
@@ -77,12 +87,14 @@ export class JitBuffer {
     this.nth = new Int32Array(capacity); // n-th JIT of this function seen by the page
     this.flags = new Uint8Array(capacity);
     this.tier = new Uint8Array(capacity); // tier id (tiers.js)
+    this.origin = new Uint8Array(capacity); // ORIGINS id
     this.total = 0;
     this.strings = new Interner();
     this.funcs = new Interner(); // function ids
     this.funcJits = new Int32Array(1024); // per function id: JITs seen
     this.moduleRows = new Map(); // module string id -> rows currently in the buffer
     this.rejits = 0;
+    this.recompiledMethods = 0; // methods of this page seen compiled a 2nd time
   }
 
   get first() {
@@ -120,6 +132,9 @@ export class JitBuffer {
     this.versions[i] = ev.versions || 1;
     this.tier[i] = tierId(ev.tier);
     this.flags[i] = (ev.dynamic ? F_DYNAMIC : 0) | (ev.catchup ? F_CATCHUP : 0);
+    this.origin[i] = ev.dynamic
+      ? ORIGIN_DYNAMIC
+      : (ORIGIN_ID.get(ev.origin) ?? (ev.module ? ORIGIN_UNKNOWN : ORIGIN_DYNAMIC));
     const f = this.funcs.id(funcOf(ev));
     if (f >= this.funcJits.length) {
       const bigger = new Int32Array(this.funcJits.length * 2);
@@ -130,6 +145,7 @@ export class JitBuffer {
     this.func[i] = f;
     this.nth[i] = nth;
     if (nth > 1 || this.versions[i] > 1) this.rejits++;
+    if (nth === 2) this.recompiledMethods++;
     this.moduleRows.set(m, (this.moduleRows.get(m) || 0) + 1);
     this.total = row + 1;
     return row;
@@ -144,6 +160,12 @@ export class JitBuffer {
   isRejit(row) {
     const i = row % this.cap;
     return this.nth[i] > 1 || this.versions[i] > 1;
+  }
+  // The row's method has been compiled 2+ times (this page saw it) or has 2+
+  // code versions: the API's `recompiled`.
+  isRecompiledMethod(row) {
+    const i = row % this.cap;
+    return this.funcJits[this.func[i]] > 1 || this.versions[i] > 1;
   }
 
   // Plain object for one row (detail panel, tests).
@@ -165,6 +187,7 @@ export class JitBuffer {
       versions: this.versions[i],
       nth: this.nth[i],
       tier: TIERS[this.tier[i]].name,
+      origin: ORIGINS[this.origin[i]],
       dynamic: this.isDynamic(row),
       catchup: this.isCatchup(row),
     };
@@ -180,6 +203,16 @@ export class JitBuffer {
   }
 }
 
+// What the feed filters on, all at once (docs/API.md, the functions query's
+// filters of the same names): a substring of method or module name; a module
+// by name (NO_MODULE: dynamic methods, which have none); a tier (tiers.js id);
+// whose code (`mine`: origin app; `others`: any other; `dynamic`); only
+// methods compiled 2+ times.
+export const NO_MODULE = '\u0000no module';
+export const EMPTY_FILTER = { text: '', module: null, tier: -1, code: '', recompiled: false };
+const CODE_FILTERS = ['', 'mine', 'others', 'dynamic'];
+const RECOMPILED_REBUILD_MS = 500; // at most this often the view is rebuilt for new recompilations
+
 // The rows the table shows: filtered, and frozen at `limit` while paused.
 export class RowView {
   constructor(buf) {
@@ -188,26 +221,55 @@ export class RowView {
     this.start = 0;
     this.end = 0;
     this.scanned = 0; // buffer rows < scanned have been tested
+    this.filter = { ...EMPTY_FILTER };
     this.text = '';
     this.moduleId = -1; // string id or -1 for all
     this.match = new Int8Array(1024); // per string id: -1 unknown, 0 no, 1 yes
+    this.recompiledSeen = 0; // buf.recompiledMethods when the view was last built
+    this.builtAt = 0;
   }
 
   get filtered() {
-    return this.text !== '' || this.moduleId !== -1;
+    const f = this.filter;
+    return this.text !== '' || this.moduleId !== -1 || f.tier >= 0 || f.code !== '' || f.recompiled;
   }
 
-  setFilter(text, moduleName) {
-    const t = (text || '').trim().toLowerCase();
-    const m = moduleName == null || moduleName === '' ? -1 : this.buf.strings.id(moduleName);
-    if (t === this.text && m === this.moduleId) return false;
-    this.text = t;
+  // f: text, module (null: all; NO_MODULE: none), tier (-1: all), code ('',
+  // 'mine', 'others', 'dynamic'), recompiled. Returns whether it changed.
+  setFilter(f) {
+    const next = { ...EMPTY_FILTER, ...f };
+    next.text = (next.text || '').trim().toLowerCase();
+    if (!CODE_FILTERS.includes(next.code)) next.code = '';
+    const m =
+      next.module == null || next.module === ''
+        ? -1
+        : this.buf.strings.id(next.module === NO_MODULE ? '' : next.module);
+    const same = Object.keys(next).every((k) => next[k] === this.filter[k]);
+    if (same && m === this.moduleId) return false;
+    this.filter = next;
+    this.text = next.text;
     this.moduleId = m;
     this.match = new Int8Array(Math.max(1024, this.buf.strings.size + 1024)).fill(-1);
+    this.rebuild();
+    return true;
+  }
+
+  rebuild() {
     this.start = this.end = 0;
     this.scanned = this.buf.first;
     this.lastFirst = this.buf.first;
-    return true;
+    this.recompiledSeen = this.buf.recompiledMethods;
+    this.builtAt = Date.now();
+  }
+
+  // With the recompiled filter on, methods compiled again since the view was
+  // built have earlier rows that match now: true when it is time to rebuild.
+  stale() {
+    return (
+      this.filter.recompiled &&
+      this.buf.recompiledMethods !== this.recompiledSeen &&
+      Date.now() - this.builtAt >= RECOMPILED_REBUILD_MS
+    );
   }
 
   textMatches(id) {
@@ -221,25 +283,43 @@ export class RowView {
     return v === 1;
   }
 
+  // Whether buffer row r passes the filter.
+  passes(r) {
+    const buf = this.buf;
+    const i = r % buf.cap;
+    const f = this.filter;
+    if (this.moduleId !== -1 && buf.module[i] !== this.moduleId) return false;
+    if (f.tier >= 0 && buf.tier[i] !== f.tier) return false;
+    if (f.code === 'mine' && buf.origin[i] !== ORIGIN_APP) return false;
+    if (f.code === 'others' && buf.origin[i] === ORIGIN_APP) return false;
+    if (f.code === 'dynamic' && buf.origin[i] !== ORIGIN_DYNAMIC) return false;
+    if (f.recompiled && !buf.isRecompiledMethod(r)) return false;
+    if (this.text !== '' && !this.textMatches(buf.name[i]) && !this.textMatches(buf.module[i]))
+      return false;
+    return true;
+  }
+
   // Tests rows [scanned, limit) of the buffer; appends the matching ones.
+  // Returns true when the view was rebuilt (rows before those it had came in).
   extend(limit) {
     const buf = this.buf;
+    let rebuilt = false;
+    if (this.stale()) {
+      this.rebuild();
+      rebuilt = true;
+    }
     if (this.scanned < buf.first) this.scanned = buf.first;
     if (!this.filtered) {
       this.scanned = limit;
-      return;
+      return rebuilt;
     }
-    const cap = buf.cap;
-    const text = this.text !== '';
-    const mod = this.moduleId;
     for (let r = this.scanned; r < limit; r++) {
-      const i = r % cap;
-      if (mod !== -1 && buf.module[i] !== mod) continue;
-      if (text && !this.textMatches(buf.name[i]) && !this.textMatches(buf.module[i])) continue;
+      if (!this.passes(r)) continue;
       if (this.end === this.rows.length) this.grow();
       this.rows[this.end++] = r;
     }
     this.scanned = limit;
+    return rebuilt;
   }
 
   grow() {

@@ -1,11 +1,18 @@
-// feed.js -- the live JIT feed: toolbar (search, module filter, pause,
-// follow), the rate chart and the GC / suspension chart beside it, the virtualised table of JIT events (with each
+// feed.js -- the live JIT feed: toolbar (search; filters by module, whose code,
+// tier and recompiled methods, the same the functions API takes; pause, follow), the rate chart and the GC / suspension chart beside it, the virtualised table of JIT events (with each
 // compilation's tier) and a detail strip for the selected row with its method's compilation history
 // (compilations.js). Data arrives through ingest(); all drawing happens in render(), at most once per
 // animation frame.
 import { h, fill, setText } from '../dom.js';
 import { SearchBox } from '../searchbox.js';
-import { JitBuffer, RowView, RateSeries, DEFAULT_CAPACITY } from '../buffer.js';
+import {
+  JitBuffer,
+  RowView,
+  RateSeries,
+  DEFAULT_CAPACITY,
+  NO_MODULE,
+  EMPTY_FILTER,
+} from '../buffer.js';
 import { VirtualTable } from '../vtable.js';
 import { RateChart } from '../chart.js';
 import { PauseChart } from '../pausechart.js';
@@ -40,8 +47,7 @@ export class LiveFeed {
     this.pauseVersion = -1;
     this.paused = false;
     this.limit = 0; // rows shown (frozen while paused)
-    this.filterText = '';
-    this.filterModule = '';
+    this.filter = { ...EMPTY_FILTER }; // what RowView filters on (buffer.js)
     this.filterDirty = false;
     this.moduleCount = -1;
     this.selected = null;
@@ -62,7 +68,7 @@ export class LiveFeed {
     this.searchBox = new SearchBox({
       placeholder: 'Filter by method or module',
       label: 'Filter by method or module substring',
-      onInput: (text) => this.setFilter(text, this.filterModule),
+      onInput: (text) => this.setFilters({ text }),
     });
     this.search = this.searchBox.el;
     this.moduleSel = h(
@@ -71,7 +77,48 @@ export class LiveFeed {
       h('option', { value: '' }, 'All modules'),
     );
     this.moduleSel.addEventListener('change', () =>
-      this.setFilter(this.filterText, this.moduleSel.value),
+      this.setFilters({ module: this.moduleSel.value || null }),
+    );
+    this.codeSel = h(
+      'select',
+      {
+        class: 'code-filter',
+        'aria-label': 'Whose code',
+        title:
+          'My code: modules of the app itself, not the runtime’s, the SDK’s or a package’s (by where each was loaded from and its name: docs/API.md, “Whose code”)',
+      },
+      h('option', { value: '' }, 'All code'),
+      h('option', { value: 'mine' }, 'My code'),
+      h('option', { value: 'others' }, 'Not my code'),
+      h('option', { value: 'dynamic' }, 'Dynamic methods'),
+    );
+    this.codeSel.addEventListener('change', () => this.setFilters({ code: this.codeSel.value }));
+    this.tierSel = h(
+      'select',
+      {
+        class: 'tier-filter',
+        'aria-label': 'Tier filter',
+        title: 'Show only the compilations at one tier',
+      },
+      h('option', { value: '-1' }, 'All tiers'),
+      ...TIERS.map((t) => h('option', { value: String(t.id), title: t.tip }, t.short)),
+    );
+    this.tierSel.addEventListener('change', () =>
+      this.setFilters({ tier: Number(this.tierSel.value) }),
+    );
+    this.recompiledBox = h('input', { type: 'checkbox', class: 'recompiled-filter' });
+    this.recompiledBox.addEventListener('change', () =>
+      this.setFilters({ recompiled: this.recompiledBox.checked }),
+    );
+    this.recompiledToggle = h(
+      'label',
+      {
+        class: 'toggle',
+        title:
+          'Only methods compiled 2 or more times or with 2 or more code versions (tier-up, OSR), every compilation of them',
+      },
+      this.recompiledBox,
+      'Recompiled',
     );
     this.pauseBtn = h('button', {
       class: 'btn pause-btn',
@@ -95,11 +142,11 @@ export class LiveFeed {
       { class: 'toolbar' },
       this.search,
       this.moduleSel,
-      this.pauseBtn,
-      this.newBadge,
-      this.followBtn,
-      h('span', { class: 'spacer' }),
-      this.info,
+      this.codeSel,
+      this.tierSel,
+      this.recompiledToggle,
+      // pause, follow and the counts: one group, which wraps to a line of its own as a whole
+      h('div', { class: 'feed-live' }, this.pauseBtn, this.newBadge, this.followBtn, this.info),
     );
 
     // ---- chart ----
@@ -262,14 +309,24 @@ export class LiveFeed {
   }
 
   // ---- controls ----
+  // text and module (null or '': all modules; NO_MODULE: dynamic methods, which
+  // have none); the other filters stay as they are.
   setFilter(text, module) {
-    this.filterText = text;
-    this.filterModule = module || '';
-    if (this.search.value !== text) this.search.value = text;
-    if (this.moduleSel.value !== this.filterModule) {
-      this.ensureModuleOption(this.filterModule);
-      this.moduleSel.value = this.filterModule;
+    this.setFilters({ text, module: module || null });
+  }
+
+  // Any of the filters (buffer.js, RowView.setFilter), the controls set to match.
+  setFilters(changes) {
+    const f = (this.filter = { ...this.filter, ...changes });
+    if (this.search.value !== f.text) this.search.value = f.text;
+    const mod = f.module || '';
+    if (this.moduleSel.value !== mod) {
+      this.ensureModuleOption(mod);
+      this.moduleSel.value = mod;
     }
+    if (this.codeSel.value !== f.code) this.codeSel.value = f.code;
+    if (this.tierSel.value !== String(f.tier)) this.tierSel.value = String(f.tier);
+    this.recompiledBox.checked = f.recompiled;
     this.filterDirty = true;
     schedule(this.render);
   }
@@ -320,7 +377,7 @@ export class LiveFeed {
   ensureModuleOption(name) {
     if (!name) return;
     for (const o of this.moduleSel.options) if (o.value === name) return;
-    this.moduleSel.append(h('option', { value: name }, name));
+    this.moduleSel.append(h('option', { value: name }, moduleLabel(name)));
   }
 
   refreshModuleOptions() {
@@ -329,8 +386,10 @@ export class LiveFeed {
     this.moduleCount = mods.length;
     const keep = this.moduleSel.value;
     const opts = [h('option', { value: '' }, 'All modules')];
-    for (const m of mods)
-      opts.push(h('option', { value: m.name }, m.name || '(no module: dynamic methods)'));
+    for (const m of mods) {
+      const value = m.name || NO_MODULE;
+      opts.push(h('option', { value }, moduleLabel(value)));
+    }
     this.moduleSel.replaceChildren(...opts);
     this.ensureModuleOption(keep);
     this.moduleSel.value = keep;
@@ -341,12 +400,12 @@ export class LiveFeed {
     const buf = this.buf;
     if (this.filterDirty) {
       this.filterDirty = false;
-      this.view.setFilter(this.filterText, this.filterModule === '' ? null : this.filterModule);
+      this.view.setFilter(this.filter);
       this.view.extend(this.limit);
       this.vt.invalidateRows();
     }
     if (!this.paused) this.limit = buf.total;
-    this.view.extend(this.limit);
+    if (this.view.extend(this.limit)) this.vt.invalidateRows(); // rebuilt: earlier rows came in
     const gone = this.view.trim();
     // Rows that left the bounded buffer: keep the rows the user is looking at in place.
     if (gone > 0 && !this.vt.follow) this.vt.shiftRows(-gone);
@@ -382,7 +441,7 @@ export class LiveFeed {
     else parts.push(`0 dropped (keeps ${fmtInt(buf.cap)})`);
     setText(this.info, parts.join(' · '));
     if (this.filterDirty === false && this.view.filtered && shown === 0 && buf.size) {
-      this.vt.setEmptyText('No JITs match the filter. Esc clears the search.');
+      this.vt.setEmptyText('No JITs match the filters. Esc clears the search.');
     } else if (!buf.size) {
       this.vt.setEmptyText(this.emptyText());
     }
@@ -689,11 +748,17 @@ export class LiveFeed {
       paused: this.paused,
       following: this.vt.follow,
       filtered: this.view.filtered,
+      filter: { ...this.filter },
       rejits: this.buf.rejits,
       domRows: this.vt.rowsEl.children.length,
       renders: this.frames,
     };
   }
+}
+
+// The module select's text for a value: dynamic methods have no module.
+function moduleLabel(value) {
+  return value === NO_MODULE ? '(no module: dynamic methods)' : value;
 }
 
 // 1 -> "1st", 2 -> "2nd", 11 -> "11th", 23 -> "23rd"

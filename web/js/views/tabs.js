@@ -8,6 +8,7 @@ import { methodName } from '../mname.js';
 import { DataTable } from './table.js';
 import { notice, emptyMark } from './common.js';
 import { TierTotals } from './tiertotals.js';
+import { NO_MODULE } from '../buffer.js';
 
 const methodCell = (name) => methodName(name);
 
@@ -205,7 +206,7 @@ export class ByModuleTab extends TabBase {
     const share = (m) => (this.totalNs ? m.jit_ns / this.totalNs : 0);
     this.table = new DataTable({
       rowKey: (m) => m.module,
-      onRowClick: (m) => session.filterFeed('', m.module),
+      onRowClick: (m) => session.filterFeed('', m.module ?? NO_MODULE), // null: dynamic methods
       emptyText: 'No JITed methods yet.',
       sort: { key: 'jit_ns', desc: true },
       columns: [
