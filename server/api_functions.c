@@ -80,6 +80,8 @@ static int api_fn_cmp(const api_fn_query *q, const api_fn_hit *a, const api_fn_h
     }
     if (d == 0)
         d = (a->function_id > b->function_id) - (a->function_id < b->function_id);
+    if (d == 0) /* an ID the runtime gave again to a new dynamic method: two functions */
+        d = (a->position > b->position) - (a->position < b->position);
     return q->descending ? -d : d;
 }
 

@@ -28,7 +28,8 @@ async function functions(query) {
   assert.equal(out.length, total);
   return out;
 }
-const ids = (list) => new Set(list.map((f) => f.function_id));
+// function_key, not function_id: the runtime gives a collected dynamic method's ID to a new one
+const ids = (list) => new Set(list.map((f) => f.function_key));
 const recompiled = (f) => f.jit_count > 1 || f.versions > 1;
 const hasTier = (f, tiers) => tiers.includes(f.tier) || f.tiers.some((c) => tiers.includes(c.tier));
 
