@@ -240,7 +240,7 @@ static int api_fn_consider(api_fn_query *q, session *s, size_t i, int verdict, i
     if (q->tiers && !api_fn_has_tier(f, q->tiers))
         return 0;
     if (q->origins) {
-        unsigned origin = ORIGIN_DYNAMIC;
+        unsigned origin = (f->flags & WIRE_FLAG_DYNAMIC) ? ORIGIN_DYNAMIC : ORIGIN_UNKNOWN;
         if (f->module_id && !(f->flags & WIRE_FLAG_DYNAMIC)) { /* runs of one module: asked once */
             if (f->module_id != q->last_module)
                 q->last_module = f->module_id, q->last_origin = origin_of_function(s, f);

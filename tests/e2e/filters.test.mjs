@@ -99,14 +99,14 @@ test('modules and JIT events carry the same origins as the functions', async () 
   assert.equal(originOf.get('System.Private.CoreLib'), 'framework');
   assert.equal(originOf.get('Demo'), 'app');
   assert.equal(originOf.get('DemoPlugin'), 'app');
-  const byId = new Map(all.map((f) => [f.function_id, f]));
+  const byKey = new Map(all.map((f) => [f.function_key, f]));
   let jits = 0;
   for (let after = 0; ;) {
     const r = (await srv.api(`/api/sessions/1/events?after=${after}&limit=10000`)).body;
     if (!r.events.length) break;
     for (const e of r.events.filter((x) => x.type === 'jit')) {
       jits++;
-      assert.equal(e.origin, byId.get(e.function_id).origin, `event ${e.seq} (${e.name})`);
+      assert.equal(e.origin, byKey.get(e.function_key).origin, `event ${e.seq} (${e.name})`);
     }
     after = r.next_after;
   }
