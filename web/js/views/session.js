@@ -4,7 +4,7 @@
 // by the live feed's pause chart, the Profile tab and the GC & pauses tab.
 import { h, fill, setText } from '../dom.js';
 import { api, isMissingRoute, describeError, downloadExport } from '../api.js';
-import { fmtInt, fmtNs, fmtMs, fmtBytes, fmtDateTime, fmtClock } from '../format.js';
+import { fmtInt, fmtMs, fmtClock } from '../format.js';
 import { toast, confirmDialog, setConnection } from '../ui.js';
 import { schedule, isVisible } from '../frame.js';
 import { SessionStream } from '../stream.js';
@@ -15,20 +15,20 @@ import { ProfileTab } from './profile.js';
 import { GcTab } from './gcview.js';
 import { CodeTab } from './code.js';
 import { StartupTab } from './startup.js';
+import { sessionDetails, sessionStats } from './sessionhead.js';
 import { PauseTimeline } from '../timeline.js';
 import {
   stateBadge,
   isFinal,
-  sessionDuration,
   sessionHref,
   notice,
   previousRun,
   compareHref,
-  emptyMark,
   outsideNotice,
 } from './common.js';
 
 const SUMMARY_MS = 1000;
+const FLASH_MS = 6000;
 // The tab registry: one row a tab, in the order of the tab bar (keys 1..9).
 // `view` is its class, made with this SessionView; it has `el`, show(), hide()
 // and destroy(), and may have open(arg) (a FunctionID from the URL),
@@ -58,6 +58,16 @@ export class SessionView {
     this.stopped = false;
     this.threads = new Map(); // thread_key -> {name, os_thread_id, thread_id}: one per thread (a ThreadID is reused)
     this.detachState = null; // {phase: 'asking'|'requested'|'done'|'refused'|'error', text}
+    // a word the page that opened this one left for it (home.js: an attach), shown
+    // in the notice line for FLASH_MS
+    this.flash = app.flash && app.flash.sessionId === id ? app.flash.text : null;
+    if (this.flash) {
+      app.flash = null;
+      this.flashTimer = setTimeout(() => {
+        this.flash = null;
+        if (!this.stopped && this.summary) this.renderMessage();
+      }, FLASH_MS);
+    }
     this.summaryErrors = 0;
     this.renderHeaderTask = () => {
       if (!this.stopped && this.summary) this.renderHeader();
@@ -293,6 +303,7 @@ export class SessionView {
   unmount() {
     this.stopped = true;
     clearTimeout(this.summaryTimer);
+    clearTimeout(this.flashTimer);
     clearInterval(this.timelineTimer);
     if (this.stream) this.stream.stop();
     for (const t of Object.values(this.tabs)) t.destroy();
@@ -482,215 +493,18 @@ export class SessionView {
     this.deleteBtn.classList.toggle('hidden', !isFinal(s.state));
     this.detachBtn.disabled = !!(this.detachState && this.detachState.phase === 'requested');
 
-    const kv = (k, v, cls) => h('span', { class: cls || null }, `${k} `, h('b', null, v));
-    const rt = s.runtime ? `${s.runtime.type || ''} ${s.runtime.version || ''}`.trim() : '';
-    const link = s.link;
-    const parts = [
-      rt
-        ? kv('runtime', rt)
-        : h(
-            'span',
-            null,
-            'runtime ',
-            emptyMark('the agent has not said yet (it does when it connects)'),
-          ),
-      kv('started', fmtDateTime(s.created_ms)),
-      kv(s.ended_ms ? 'lasted' : 'running for', fmtMs(sessionDuration(s))),
-    ];
-    if (link) {
-      parts.push(
-        h(
-          'span',
-          { title: 'the agent’s connection to this server' },
-          'agent ',
-          h(
-            'b',
-            { class: link.connected ? '' : 'dim' },
-            link.connected ? '● connected' : '○ not connected',
-          ),
-        ),
-      );
-      if (s.agent && s.agent.floor) {
-        parts.push(
-          h(
-            'span',
-            {
-              class: 'floor-mark',
-              title:
-                'JITSCOPE_NULL=1: the agent asks the runtime for the same events and the same tier source as by default, and its callbacks return at once; nothing is recorded. The baseline jitscope’s own cost is measured against (docs/BENCHMARKS.md).',
-            },
-            h('b', null, 'floor (null agent)'),
-          ),
-        );
-      }
-      parts.push(kv('records', fmtInt(link.records)));
-      parts.push(
-        h(
-          'span',
-          { title: 'bytes waiting in the agent’s shared ring buffer / its size' },
-          'ring ',
-          h('b', null, `${fmtBytes(link.ring_used)} / ${fmtBytes(link.ring_bytes)}`),
-        ),
-      );
-      parts.push(kv('seq gaps', fmtInt(link.seq_gaps), link.seq_gaps ? 't-slow' : null));
-    }
-    if (s.memory && s.memory.held != null) {
-      parts.push(
-        h(
-          'span',
-          {
-            class: 'memory-held',
-            title:
-              'what this session holds, as the server’s memory budget (--max-memory) counts it / the most it may hold while its agent is connected',
-          },
-          'memory ',
-          h(
-            'b',
-            null,
-            s.memory.share != null
-              ? `${fmtBytes(s.memory.held)} / ${fmtBytes(s.memory.share)}`
-              : fmtBytes(s.memory.held),
-          ),
-        ),
-      );
-    }
-    if (s.stored && s.stored.past) {
-      parts.push(
-        h(
-          'span',
-          {
-            class: 'stored-mark',
-            title:
-              'recorded by an earlier run of the server and read back from its storage (--data); read-only',
-          },
-          h('b', null, '⛁ from storage'),
-        ),
-      );
-    }
-    if (s.stored && s.stored.resumes) {
-      const gap = s.stored.last_gap_ms;
-      parts.push(
-        h(
-          'span',
-          {
-            class: 'resumed-mark',
-            title:
-              'its server was stopped or killed while the app ran; a server started on the same data directory took the session back when the agent reconnected (what happened in the gap was not recorded; the catch-up after it found what had been compiled meanwhile)',
-          },
-          h(
-            'b',
-            null,
-            `↻ taken back after a server restart${s.stored.resumes > 1 ? ` (${s.stored.resumes} times)` : ''}: gap ${fmtMs(gap)}`,
-          ),
-        ),
-      );
-    }
-    if (s.stored && s.stored.load_error)
-      parts.push(kv('storage', `partly read: ${s.stored.load_error}`, 't-slow'));
-    if (s.catchup && s.catchup.count)
-      parts.push(
-        kv(
-          'attach catch-up',
-          `${fmtInt(s.catchup.functions)} functions in ${fmtMs(s.catchup.duration_ms)}`,
-        ),
-      );
-    if (s.events_evicted) parts.push(kv('events evicted', fmtInt(s.events_evicted), 't-slow'));
-    fill(this.sub, parts);
+    fill(this.sub, sessionDetails(s));
 
     const c = s.counters || {};
-    const d = s.drops || {};
-    const dropReasons = [
-      'ring_full',
-      'too_large',
-      'no_server',
-      'slow_server',
-      'shutdown',
-      'name_failed',
-      'name_late',
-    ]
-      .filter((k) => d[k])
-      .map((k) => `${k.replace('_', ' ')} ${fmtInt(d[k])}`);
-    const stat = (k, v, sub, cls, tip) =>
-      h(
-        'div',
-        { class: `stat ${cls || ''}`, title: tip || null },
-        h('div', { class: 'k' }, k),
-        h('div', { class: 'v' }, v, sub ? h('small', null, ` ${sub}`) : null),
-      );
-    fill(
-      this.statsEl,
-      stat('Functions', fmtInt(c.functions)),
-      stat('JIT compilations', fmtInt(c.jit_compilations)),
-      stat(
-        'JIT time',
-        fmtNs(c.jit_time_total_ns),
-        c.jit_compilations ? `avg ${fmtNs(c.jit_time_total_ns / c.jit_compilations)}` : null,
-      ),
-      stat('Modules', fmtInt(c.modules)),
-      stat('Threads', fmtInt(c.threads_alive), `alive of ${fmtInt(c.threads)}`),
-      stat('Events', fmtInt(c.events)),
-      stat(
-        'Agent drops',
-        fmtInt(d.total || 0),
-        [dropReasons.join(', '), d.produced ? `of ${fmtInt(d.produced)} records` : '']
-          .filter(Boolean)
-          .join(' · ') || null,
-        d.total || d.name_failed || d.name_late ? 'warn' : '',
-        'records the agent produced but could not deliver, by reason; name failed / name late: functions whose name could not be read (late: no longer safe to read, e.g. its module unloaded first)',
-      ),
-      s.agent_cost && s.agent_cost.jit_callbacks
-        ? stat(
-            'Agent cost per JIT',
-            fmtNs(s.agent_cost.p50_ns),
-            `p50 · p99 ${fmtNs(s.agent_cost.p99_ns)}`,
-            '',
-            `the agent's own time inside each JIT callback on the app's threads, over ${fmtInt(s.agent_cost.jit_callbacks)} callbacks (mean ${fmtNs(s.agent_cost.mean_ns)}, including preemption)` +
-              (s.agent_cost.metadata
-                ? `; method names read from ${fmtInt(s.agent_cost.metadata.direct_modules)} modules' images, ${fmtInt(s.agent_cost.metadata.importer_opens)} requests for the runtime's metadata importer (dynamic or collectible modules: each makes the runtime's own metadata reads in that module slower)`
-                : ''),
-          )
-        : null,
-      link && link.server_capacity_drops
-        ? stat('Server drops', fmtInt(link.server_capacity_drops), null, 'warn')
-        : null,
-      this.refusedStat(s, stat),
-    );
+    fill(this.statsEl, ...sessionStats(s));
     if (!this.tabBtns.modules.count.textContent && c.modules != null)
       this.setTabCount('modules', c.modules);
-    if (c.threads != null) this.setTabCount('threads', `${c.threads_alive} of ${c.threads}`);
+    if (c.threads != null)
+      this.setTabCount(
+        'threads',
+        isFinal(s.state) ? fmtInt(c.threads) : `${c.threads_alive} of ${c.threads}`,
+      );
     this.renderMessage();
-  }
-
-  // Records the server did not keep (s.refused): over this session's share of the
-  // memory budget, by what they would have added, or impossible for the agent's
-  // ring and sequence numbers. Nothing when none.
-  refusedStat(s, stat) {
-    const r = s.refused || {};
-    const memory = r.memory || 0,
-      inconsistent = r.inconsistent || 0;
-    if (!memory && !inconsistent) return null;
-    const kinds =
-      s.memory && s.memory.refused
-        ? Object.entries(s.memory.refused)
-            .filter(([, n]) => n)
-            .map(([k, n]) => `${k} ${fmtInt(n)}`)
-            .join(', ')
-        : '';
-    const sub = [
-      memory ? `over its memory share ${fmtInt(memory)}${kinds ? ` (${kinds})` : ''}` : '',
-      inconsistent ? `inconsistent ${fmtInt(inconsistent)}` : '',
-    ]
-      .filter(Boolean)
-      .join(' · ');
-    const why =
-      s.link && s.link.last_refused ? `; the last inconsistent one: ${s.link.last_refused}` : '';
-    return stat(
-      'Refused records',
-      fmtInt(memory + inconsistent),
-      sub,
-      'warn refused-stat',
-      `agent records the server did not keep, whole: over this session's share of the memory budget (--max-memory), by what they would have added, or impossible for the agent's ring and sequence numbers${why}`,
-    );
   }
 
   // ---- detach ----
@@ -869,6 +683,8 @@ export class SessionView {
       );
     } else if (s.error && s.state === 'live') {
       n = notice('warn', s.error);
+    } else if (this.flash) {
+      n = notice('ok flash', h('b', null, this.flash));
     } else if (this.summaryErrors) {
       return; // keep the error notice set by pollSummary
     }
