@@ -244,6 +244,7 @@ FUZZ_SRC_procsyms    := server/procsyms.c server/procmaps.c server/procfile.c se
 FUZZ_SRC_perfrec     := server/perfring.c
 FUZZ_SRC_procmaps    := server/procmaps.c server/procfile.c
 FUZZ_SRC_elfsyms     := server/elfsyms.c
+FUZZ_SRC_ilbody      := proto/ilbody.c
 FUZZ_SRC_report      := server/report_cond.c server/report_md.c server/textbuf.c
 FUZZ_LIBS_elfsyms     = -lelf -llzma -lz
 FUZZ_LIBS_procsyms    = -lelf -llzma -lz

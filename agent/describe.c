@@ -1,5 +1,6 @@
 /* describe.c -- module and JIT facts from ICorProfilerInfo (see describe.h). */
 #include "describe.h"
+#include "ilbody.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -99,6 +100,7 @@ unsigned describe_jit(FunctionID function, int code_in_use, wire_jit_finished *o
     mdToken token = 0;
     LPCBYTE header = NULL;
     ULONG il = 0;
+    ilbody body;
 
     /* tier-up and OSR compile the same FunctionID again; GetCodeInfo2 would still
      * show the code in use, so list every version (the new one is among them) */
@@ -127,9 +129,13 @@ unsigned describe_jit(FunctionID function, int code_in_use, wire_jit_finished *o
         for (i = 0; i < count && i < DESCRIBE_CODE_RANGES; i++)
             out->code_size += (uint32_t)ranges[i].size;
     }
+    /* the IL code's size (the JIT's "IL size"), not the body's: the body
+     * GetILFunctionBody gives has its header (and EH sections) too */
     if (!(out->il_size) &&
         SUCCEEDED(info->lpVtbl->GetFunctionInfo(info, function, &cls, &module, &token)) && token &&
-        SUCCEEDED(info->lpVtbl->GetILFunctionBody(info, module, token, &header, &il)))
-        out->il_size = il;
+        SUCCEEDED(info->lpVtbl->GetILFunctionBody(info, module, token, &header, &il)) &&
+        ilbody_parse(header, il < ILBODY_FAT_HEADER ? il : ILBODY_FAT_HEADER, &body) == 0 &&
+        (uint64_t)body.header_size + body.code_size <= il)
+        out->il_size = body.code_size;
     return kept;
 }

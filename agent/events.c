@@ -87,13 +87,13 @@ static void events_jit_started(FunctionID function, uint16_t flags, ULONG il_siz
  * source stopped while it compiled: Shutdown, switched off, no server) takes
  * the slow path too, or its code would be unknown and not count as a version. */
 static int events_finished_begin(wire_jit_finished *j, FunctionID function, HRESULT status,
-                                 tiers_code *code)
+                                 uint64_t now, tiers_code *code)
 {
     memset(j, 0, sizeof(*j));
     j->function_id = function;
     j->thread_id = events_current_thread();
     j->hresult = status;
-    if (!tiers_take(function, code) || code->start == 0)
+    if (!tiers_take(function, now, code) || code->start == 0)
         return 0;
     j->tier = code->tier;
     j->code_start = code->start;
@@ -108,7 +108,7 @@ static void events_jit_finished(FunctionID function, uint16_t flags, HRESULT sta
     wire_jit_finished j;
     tiers_code code;
     unsigned kept = 0;
-    int known = events_finished_begin(&j, function, status, &code);
+    int known = events_finished_begin(&j, function, status, now, &code);
 
     j.il_size = code.il_size; /* from its MethodJittingStarted; 0: the runtime is asked */
     if (!known && SUCCEEDED(status))
@@ -176,7 +176,7 @@ HRESULT STDMETHODCALLTYPE cb_DynamicMethodJITCompilationFinished(ICorProfilerCal
     if (events_dynamic_jits)
         events_dynamic_jits--;
     /* no metadata: only the code range; the IL size came with the start */
-    if (!events_finished_begin(&j, functionId, hrStatus, &code) && SUCCEEDED(hrStatus) &&
+    if (!events_finished_begin(&j, functionId, hrStatus, now, &code) && SUCCEEDED(hrStatus) &&
         SUCCEEDED(agent.info->lpVtbl->GetCodeInfo2(agent.info, functionId, 1, &count, &range)) &&
         count > 0) {
         j.code_start = range.startAddress;
@@ -196,10 +196,10 @@ HRESULT STDMETHODCALLTYPE cb_EventPipeEventDelivered(
     LPCGUID pActivityId, LPCGUID pRelatedActivityId, ThreadID eventThread, ULONG numStackFrames,
     UINT_PTR stackFrames[])
 {
-    (void)self, (void)provider, (void)eventVersion, (void)cbMetadataBlob, (void)metadataBlob;
+    (void)self, (void)eventVersion, (void)cbMetadataBlob, (void)metadataBlob;
     (void)pActivityId, (void)pRelatedActivityId, (void)eventThread, (void)numStackFrames;
     (void)stackFrames;
-    tiers_event(eventId, cbEventData, eventData);
+    tiers_event(provider, eventId, cbEventData, eventData);
     return S_OK;
 }
 

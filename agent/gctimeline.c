@@ -21,6 +21,7 @@
 #include <stdatomic.h>
 
 #include "emit.h"
+#include "gcreason.h"
 #include "walk.h"
 #include "wire.h"
 
@@ -39,7 +40,7 @@ HRESULT STDMETHODCALLTYPE cb_GarbageCollectionStarted(ICorProfilerCallback11 *se
                                                       int cGenerations, BOOL generationCollected[],
                                                       COR_PRF_GC_REASON reason)
 {
-    wire_gc_started g = {.reason = (uint32_t)reason};
+    wire_gc_started g = {.reason = WIRE_GC_REASON(reason & 0xffu, gcreason_take())};
     int i;
 
     (void)self;

@@ -323,7 +323,7 @@ HRESULT STDMETHODCALLTYPE cb_Shutdown(ICorProfilerCallback11 *self)
 {
     if (((profiler *)self)->owns_agent) {
         stacks_stop(LIFECYCLE_SHUTDOWN_WALKER_MS); /* its last records, then the sender's flush */
-        tiers_stop();
+        tiers_stop_at_shutdown();
         sender_stop();
     }
     return S_OK;

@@ -7,6 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clock.h"
+#include "emit.h"
+#include "gcreason.h"
+
 #define TIERS_SLOTS 1024u /* power of two */
 #define TIERS_JIT_KEYWORD 0x10ull
 #define TIERS_LEVEL_VERBOSE 5u
@@ -40,8 +44,21 @@ static tiers_slot tiers_table[TIERS_SLOTS];
 static pthread_mutex_t tiers_lock = PTHREAD_MUTEX_INITIALIZER;
 static ICorProfilerInfo12 *tiers_info;          /* set while a session is open */
 static _Atomic EVENTPIPE_SESSION tiers_session; /* 0: none (read without the lock) */
+static EVENTPIPE_SESSION tiers_gc_session;      /* gcreason.h's, 0: none; under tiers_lock */
 static _Atomic uint64_t tiers_lost_count;
 static HRESULT tiers_hresult; /* why the last start failed, else S_OK */
+
+/* The end the runtime puts to the session as the process exits (tiers.h):
+ * a session was disabled (the EventPipe provider's ProcessInfo came), and then
+ * a compilation came with no event of ours at all (not even its
+ * MethodJittingStarted; one whose slot was lost says so in tiers_lost_here). */
+static ICorProfilerInfo12 *_Atomic tiers_names_info; /* for provider names; never released */
+static _Atomic EVENTPIPE_PROVIDER tiers_runtime_provider, tiers_pipe_provider;
+static _Atomic int tiers_disable_seen;    /* a ProcessInfo since the session opened */
+static _Atomic uint64_t tiers_disable_ns; /* when the last one came: our session's end, if ended */
+static _Atomic int tiers_ended;           /* WIRE_TIERS_ENDED_BY_RUNTIME was sent */
+static _Atomic int tiers_stopping;        /* tiers_stop is disabling our own session */
+static _Thread_local int tiers_lost_here; /* this thread's last tier event found no slot */
 
 /* "Microsoft-Windows-DotNETRuntime" in UTF-16 */
 static const WCHAR tiers_provider[] = {'M', 'i', 'c', 'r', 'o', 's', 'o', 'f', 't', '-', 'W',
@@ -89,7 +106,23 @@ int tiers_start(ICorProfilerInfo10 *info)
         rc = -1;
         goto done;
     }
+    atomic_store(&tiers_disable_seen, 0);
+    atomic_store(&tiers_ended, 0);
+    atomic_store(&tiers_names_info, tiers_info);
     atomic_store(&tiers_session, session);
+    if (gcreason_wanted()) {
+        COR_PRF_EVENTPIPE_PROVIDER_CONFIG gc;
+        HRESULT gc_hr;
+        gcreason_config(&gc, tiers_provider);
+        gc_hr = tiers_info->lpVtbl->EventPipeStartSession(tiers_info, 1, &gc, 0, &tiers_gc_session);
+        if (FAILED(gc_hr) || !tiers_gc_session) {
+            fprintf(stderr,
+                    "jitscope agent: EventPipeStartSession for GC events failed (0x%08x); "
+                    "collections will show induced or other only\n",
+                    (unsigned)gc_hr);
+            tiers_gc_session = 0;
+        }
+    }
 done:
     tiers_hresult = hr;
     pthread_mutex_unlock(&tiers_lock);
@@ -99,17 +132,36 @@ done:
 void tiers_status(wire_tiers_status *out)
 {
     pthread_mutex_lock(&tiers_lock);
-    out->enabled = tiers_info ? 1u : 0u;
+    out->enabled = !tiers_info                 ? WIRE_TIERS_OFF
+                   : atomic_load(&tiers_ended) ? WIRE_TIERS_ENDED_BY_RUNTIME
+                                               : WIRE_TIERS_ON;
     out->hresult = tiers_hresult;
     pthread_mutex_unlock(&tiers_lock);
     out->lost = tiers_lost();
+}
+
+static void tiers_note_ended(int ended, uint64_t time_ns);
+
+void tiers_stop_at_shutdown(void)
+{
+    /* the runtime shuts EventPipe down before it calls Shutdown: if a
+     * ProcessInfo came, it was that, and nothing more comes to our session
+     * (compilations after Shutdown come all the same) */
+    if (tiers_running() && atomic_load(&tiers_disable_seen))
+        tiers_note_ended(1, 0);
+    tiers_stop();
 }
 
 void tiers_stop(void)
 {
     pthread_mutex_lock(&tiers_lock);
     if (tiers_info) {
+        atomic_store(&tiers_stopping, 1); /* the ProcessInfo their disable sends is ours */
         tiers_info->lpVtbl->EventPipeStopSession(tiers_info, atomic_exchange(&tiers_session, 0));
+        if (tiers_gc_session)
+            tiers_info->lpVtbl->EventPipeStopSession(tiers_info, tiers_gc_session);
+        tiers_gc_session = 0;
+        atomic_store(&tiers_stopping, 0);
         tiers_info->lpVtbl->info10.Release((ICorProfilerInfo10 *)tiers_info);
         tiers_info = NULL;
     }
@@ -172,15 +224,59 @@ static tiers_slot *tiers_slot_of_this_thread(uint64_t thread)
             return slot;
     }
     atomic_fetch_add_explicit(&tiers_lost_count, 1, memory_order_relaxed);
+    tiers_lost_here = 1;
     return NULL;
 }
 
-void tiers_event(DWORD event_id, ULONG size, LPCBYTE payload)
+/* 1 when provider is the one named `want` (UTF-16, NUL-terminated); each
+ * provider's name is asked once and its handle kept in *known. */
+static int tiers_provider_is(EVENTPIPE_PROVIDER provider, _Atomic EVENTPIPE_PROVIDER *known,
+                             const WCHAR *want)
+{
+    ICorProfilerInfo12 *info = atomic_load(&tiers_names_info);
+    WCHAR name[64];
+    ULONG length = 0, i;
+
+    if (atomic_load_explicit(known, memory_order_relaxed) == provider)
+        return 1;
+    if (!info || FAILED(info->lpVtbl->EventPipeGetProviderInfo(info, provider, 64, &length, name)))
+        return 0;
+    for (i = 0; i < length && i < 64 && name[i] == want[i] && want[i]; i++)
+        ;
+    if (i >= 64 || name[i] != want[i])
+        return 0;
+    atomic_store_explicit(known, provider, memory_order_relaxed);
+    return 1;
+}
+
+/* "Microsoft-DotNETCore-EventPipe": its one event, ProcessInfo (1), is sent
+ * to every session whenever a session is disabled */
+static const WCHAR tiers_pipe_name[] = {'M', 'i', 'c', 'r', 'o', 's', 'o', 'f', 't', '-', 'D',
+                                        'o', 't', 'N', 'E', 'T', 'C', 'o', 'r', 'e', '-', 'E',
+                                        'v', 'e', 'n', 't', 'P', 'i', 'p', 'e', 0};
+#define TIERS_EVENT_PROCESS_INFO 1u
+#define TIERS_EVENT_GC_TRIGGERED 35u /* the runtime provider's, from gcreason.h's session */
+
+void tiers_event(EVENTPIPE_PROVIDER provider, DWORD event_id, ULONG size, LPCBYTE payload)
 {
     uint64_t thread = (uint64_t)pthread_self(), function;
     uint32_t flags, il_size;
     tiers_slot *slot;
 
+    if (event_id == TIERS_EVENT_PROCESS_INFO &&
+        !tiers_provider_is(provider, &tiers_runtime_provider, tiers_provider)) {
+        if (!atomic_load(&tiers_stopping) &&
+            tiers_provider_is(provider, &tiers_pipe_provider, tiers_pipe_name)) {
+            atomic_store(&tiers_disable_ns, clock_mono_ns());
+            atomic_store(&tiers_disable_seen, 1);
+        }
+        return;
+    }
+    if (event_id == TIERS_EVENT_GC_TRIGGERED) {
+        if (tiers_provider_is(provider, &tiers_runtime_provider, tiers_provider))
+            gcreason_note(payload, size);
+        return;
+    }
     if (!payload || size < sizeof(function))
         return;
     memcpy(&function, payload + TIERS_OFFSET_METHOD_ID, sizeof(function));
@@ -188,6 +284,8 @@ void tiers_event(DWORD event_id, ULONG size, LPCBYTE payload)
         /* before the compilation: its IL size, so that nobody has to ask the
          * runtime for it later (the IL of a collectible module may be gone) */
         memcpy(&il_size, payload + TIERS_OFFSET_IL_SIZE, sizeof(il_size));
+        if (atomic_load_explicit(&tiers_ended, memory_order_relaxed))
+            tiers_note_ended(0, clock_mono_ns()); /* a compilation begun since: it delivers */
         if ((slot = tiers_slot_of_this_thread(thread)) != NULL) {
             slot->function = function;
             slot->code = (tiers_code){WIRE_TIER_UNKNOWN, 0, il_size, 0};
@@ -210,11 +308,32 @@ void tiers_event(DWORD event_id, ULONG size, LPCBYTE payload)
     memcpy(&slot->code.size, payload + TIERS_OFFSET_SIZE, sizeof(slot->code.size));
 }
 
-int tiers_take(FunctionID function, tiers_code *out)
+/* The runtime ended our session (at the time of the last ProcessInfo, which
+ * came as it was disabled), or (after a lost slot took it for that) it
+ * delivers again (at time_ns): said once per change, from the thread that
+ * saw it. */
+static void tiers_note_ended(int ended, uint64_t time_ns)
+{
+    if (ended) {
+        /* the runtime stops writing events a moment before it sends
+         * ProcessInfo: a compilation in that moment is earlier still */
+        uint64_t disabled = atomic_load(&tiers_disable_ns);
+        if (!time_ns || disabled < time_ns)
+            time_ns = disabled;
+    }
+    wire_tiers_status status = {.enabled = ended ? WIRE_TIERS_ENDED_BY_RUNTIME : WIRE_TIERS_ON};
+
+    if (atomic_exchange(&tiers_ended, ended) == ended)
+        return;
+    status.lost = tiers_lost();
+    emit_record_at(WIRE_TIERS_STATUS, 0, time_ns, &status, sizeof(status), NULL, 0, NULL, 0);
+}
+
+int tiers_take(FunctionID function, uint64_t now_ns, tiers_code *out)
 {
     uint64_t thread = (uint64_t)pthread_self();
     uint32_t home = tiers_home(thread), i;
-    int found = 0;
+    int found = 0, any = 0;
 
     *out = (tiers_code){WIRE_TIER_UNKNOWN, 0, 0, 0};
     for (i = 0; i < TIERS_PROBES; i++) {
@@ -225,10 +344,15 @@ int tiers_take(FunctionID function, tiers_code *out)
             *out = slot->code;
             found = 1;
         }
+        any = 1;
         atomic_store_explicit(&slot->owner, 0, memory_order_release);
-        return found;
+        break;
     }
-    return 0;
+    if (!any && !tiers_lost_here &&
+        atomic_load_explicit(&tiers_disable_seen, memory_order_relaxed) && tiers_running())
+        tiers_note_ended(1, now_ns); /* no event at all for this compilation: none come any more */
+    tiers_lost_here = 0;
+    return found;
 }
 
 uint64_t tiers_lost(void) { return atomic_load_explicit(&tiers_lost_count, memory_order_relaxed); }

@@ -17,6 +17,22 @@
  * are held by other threads mid-JIT the tier is lost (the compilation reports
  * WIRE_TIER_UNKNOWN) and counted.
  *
+ * The runtime shuts EventPipe down as the process begins to exit (first thing
+ * in its shutdown, before the ProcessExit handlers run and before the
+ * profiler's Shutdown), which disables this session: compilations from then on
+ * (ProcessExit handlers, threads still at work) come with no event at all.
+ * Each disable of a session sends the EventPipe provider's ProcessInfo event
+ * to every session; after one (not of our own tiers_stop), the first
+ * compilation with no event of ours (neither MethodJittingStarted nor
+ * MethodLoad, and no lost slot) means our session has ended: tiers_take sends
+ * a WIRE_TIERS_STATUS saying so (WIRE_TIERS_ENDED_BY_RUNTIME), once, before
+ * that compilation's record, so the server can say why the tiers from then on
+ * are unknown. Another tool's session ending sends ProcessInfo too, but ours
+ * keeps delivering; should a compilation begin with its event after the note,
+ * it is taken back (WIRE_TIERS_ON). The note carries the time of that
+ * last ProcessInfo, when our session was disabled; the profiler's Shutdown
+ * sends it too if no compilation did (compilations still come after it).
+ *
  * Catch-up cannot know tiers: the runtime's rundown (the events for code that
  * already exists) is not delivered to synchronous sessions. The session is
  * stopped before the agent asks to detach. JITSCOPE_TIERS=0 leaves it off.
@@ -35,8 +51,12 @@ int tiers_wanted_at_start(void);
  * WIRE_CMD_TIERS). 0, or -1 (tiers stay unknown; the reason is logged and
  * kept for tiers_status). */
 int tiers_start(ICorProfilerInfo10 *info);
-/* Closes it (in a callback: Shutdown, a failed start). Idempotent. */
+/* Closes it (in a callback: a failed start). Idempotent. */
 void tiers_stop(void);
+/* Shutdown's tiers_stop: first says (WIRE_TIERS_ENDED_BY_RUNTIME) that the
+ * runtime ended the session, when a ProcessInfo said a session was disabled
+ * and nothing has said so yet: compilations can still come after Shutdown. */
+void tiers_stop_at_shutdown(void);
 /* tiers_start (on) or tiers_stop (off) from a thread of its own, and waits:
  * for the sender thread (commands, detach), which must not become a thread the
  * runtime knows (it would lose the right to call ICorProfilerInfo outside a
@@ -45,8 +65,9 @@ void tiers_switch(ICorProfilerInfo10 *info, int on);
 /* 1 while a session is open. */
 int tiers_running(void);
 
-/* cb_EventPipeEventDelivered: keeps the tier of a MethodLoad(Verbose) event. */
-void tiers_event(DWORD event_id, ULONG size, LPCBYTE payload);
+/* cb_EventPipeEventDelivered: keeps the tier of a MethodLoad(Verbose) event;
+ * notes a ProcessInfo of the EventPipe provider (a session was disabled). */
+void tiers_event(EVENTPIPE_PROVIDER provider, DWORD event_id, ULONG size, LPCBYTE payload);
 /* What MethodLoad said of one compilation: its tier, and where its code is. */
 typedef struct tiers_code {
     uint32_t tier;    /* wire_tier; WIRE_TIER_UNKNOWN when the event did not come */
@@ -57,8 +78,10 @@ typedef struct tiers_code {
 
 /* The JIT-finished callbacks: what MethodLoad said of the compilation of
  * `function` that just finished on this thread. Returns 1, or 0 when nothing
- * was parked for it (out->tier is then WIRE_TIER_UNKNOWN, out->start 0). */
-int tiers_take(FunctionID function, tiers_code *out);
+ * was parked for it (out->tier is then WIRE_TIER_UNKNOWN, out->start 0).
+ * now_ns: the compilation's record's time, which a WIRE_TIERS_STATUS it
+ * sends (above) takes too. */
+int tiers_take(FunctionID function, uint64_t now_ns, tiers_code *out);
 /* Tiers lost to slot collisions so far. */
 uint64_t tiers_lost(void);
 /* On or off, why not, and the losses: the WIRE_TIERS_STATUS payload. */

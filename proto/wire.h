@@ -65,6 +65,10 @@
 /* "0": the agent does not open its EventPipe session for JIT tiers (every
  * compilation's tier is then WIRE_TIER_UNKNOWN). For measuring its cost. */
 #define WIRE_ENV_TIERS "JITSCOPE_TIERS"
+/* "0": with the tier source on, the agent opens no EventPipe session for the
+ * runtime's GC events (a collection's reason is then induced or other only,
+ * what the profiling API tells). For measuring its cost. */
+#define WIRE_ENV_GC_REASONS "JITSCOPE_GC_REASONS"
 /* "importer": the agent names methods through the runtime's metadata importer
  * instead of reading modules' images itself (docs/RUNTIME.md, "Reading
  * metadata"). A way out should the direct reader ever misread a module, and
@@ -445,9 +449,16 @@ _Static_assert(sizeof(wire_profile_status) == 40, "wire_profile_status layout");
 
 typedef struct wire_gc_started {
     uint32_t generations; /* bit g set: generation g collected (0, 1, 2, 3 = LOH, 4 = POH) */
-    uint32_t reason;      /* COR_PRF_GC_REASON: 0 other, 1 induced */
+    /* the low byte: COR_PRF_GC_REASON (0 other, 1 induced); the byte above it:
+     * the runtime's own reason (its GCTriggered event's) + 1, 0 unknown (an
+     * older agent's, or no GC event came) */
+    uint32_t reason;
 } wire_gc_started;
 _Static_assert(sizeof(wire_gc_started) == 8, "wire_gc_started layout");
+#define WIRE_GC_REASON(profiler, runtime_plus_1)                                                   \
+    ((uint32_t)(profiler) | (uint32_t)(runtime_plus_1) << 8)
+#define WIRE_GC_REASON_PROFILER(reason) ((reason)&0xffu)
+#define WIRE_GC_REASON_RUNTIME(reason) (((reason) >> 8) & 0xffu) /* + 1; 0 unknown */
 
 typedef struct wire_gc_finished {
     uint64_t reserved;
@@ -497,8 +508,18 @@ typedef struct wire_cmd_tiers {
     uint32_t reserved;
 } wire_cmd_tiers;
 
+/* wire_tiers_status.enabled */
+enum wire_tiers_state {
+    WIRE_TIERS_OFF = 0,
+    WIRE_TIERS_ON = 1, /* compilations carry their tier */
+    /* the runtime ended the source: it shuts EventPipe down as the process
+     * begins to exit, before the profiler's Shutdown, and compilations from
+     * then on carry no tier (sent once, from the first such compilation) */
+    WIRE_TIERS_ENDED_BY_RUNTIME = 2,
+};
+
 typedef struct wire_tiers_status {
-    uint32_t enabled; /* 1: compilations carry their tier */
+    uint32_t enabled; /* wire_tiers_state */
     int32_t hresult;  /* why it could not be turned on, else 0 */
     uint64_t lost;    /* tiers lost so far (all slots busy) */
 } wire_tiers_status;

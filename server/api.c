@@ -34,14 +34,24 @@ void api_configure(int ws_port, int key_required)
     api_key_required = key_required;
 }
 
-/* GET /api/sessions/{id}/functions/{fid}: one function, with its compilations. */
+/* GET /api/sessions/{id}/functions/{fid}: one function, with its compilations.
+ * ?key=N: the function at that position, which must have that FunctionID (a
+ * dynamic method's ID names a later method once the runtime reused it). */
 static int api_function(api_call *c)
 {
     session_function *f = session_find_function(c->s, c->n);
+    long long key;
 
+    if (api_arg_int(c->req, "key", 0, (long long)SESSION_MAX_FUNCTIONS - 1, -1, &key) != 0)
+        return api_fail(c, 400, "key must be a function_key: 0..%u", SESSION_MAX_FUNCTIONS - 1);
+    if (key >= 0)
+        f = (size_t)key < c->s->function_count && c->s->functions[key].function_id == c->n &&
+                    c->s->functions[key].jitted
+                ? &c->s->functions[key]
+                : NULL;
     if (!f)
-        return api_fail(c, 404, "session %d knows no function 0x%llx", c->session_id,
-                        (unsigned long long)c->n);
+        return api_fail(c, 404, "session %d knows no function 0x%llx%s", c->session_id,
+                        (unsigned long long)c->n, key >= 0 ? " at that key" : "");
     c->reply->json = json_pack("{s:o}", "function", view_function(c->s, f));
     return 200;
 }

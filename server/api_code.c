@@ -308,6 +308,7 @@ typedef struct api_startup_module {
     uint64_t module_id;
     uint64_t jit_ns;
     uint32_t compilations, methods_jitted, r2r_used, r2r_rejected, jitted_no_r2r;
+    uint32_t window_methods, window_no_r2r; /* the same two, for methods JITed in the window */
 } api_startup_module;
 
 typedef struct api_startup_method {
@@ -389,6 +390,9 @@ int api_startup_get(api_call *c)
             }
             if (!compilations)
                 continue;
+            m->window_methods++;
+            if (!(r2r & CODE_R2R_USED))
+                m->window_no_r2r++;
             m->compilations += compilations;
             m->jit_ns += jit_ns;
             total_ns += jit_ns;
@@ -412,18 +416,20 @@ int api_startup_get(api_call *c)
         for (i = 0; i < nmods; i++) {
             const api_startup_module *m = &mods[i];
             int precompiled = m->r2r_used + m->r2r_rejected > 0;
-            json_array_append_new(
-                jmods, json_pack("{s:o, s:o, s:o, s:i, s:i, s:i, s:o, s:o, s:i}", "module_id",
-                                 view_id(m->module_id), "module",
-                                 view_str(session_module_name(s, m->module_id)), "precompiled",
-                                 cache_searches ? json_boolean(precompiled) : json_null(),
-                                 "ready_to_run_methods", (int)m->r2r_used, "ready_to_run_rejected",
-                                 (int)m->r2r_rejected, "jitted_methods", (int)m->methods_jitted,
-                                 "jitted_in_precompiled",
-                                 cache_searches && precompiled ? json_integer(m->jitted_no_r2r)
-                                                               : json_null(),
-                                 "startup_jit_ns", view_count(m->jit_ns), "startup_compilations",
-                                 (int)m->compilations));
+            json_t *one = json_pack(
+                "{s:o, s:o, s:o, s:i, s:i, s:i, s:o, s:o, s:i, s:i}", "module_id",
+                view_id(m->module_id), "module", view_str(session_module_name(s, m->module_id)),
+                "precompiled", cache_searches ? json_boolean(precompiled) : json_null(),
+                "ready_to_run_methods", (int)m->r2r_used, "ready_to_run_rejected",
+                (int)m->r2r_rejected, "jitted_methods", (int)m->methods_jitted,
+                "jitted_in_precompiled",
+                cache_searches && precompiled ? json_integer(m->jitted_no_r2r) : json_null(),
+                "startup_jit_ns", view_count(m->jit_ns), "startup_compilations",
+                (int)m->compilations, "startup_methods", (int)m->window_methods);
+            json_object_set_new(one, "startup_jitted_in_precompiled",
+                                cache_searches && precompiled ? json_integer(m->window_no_r2r)
+                                                              : json_null());
+            json_array_append_new(jmods, one);
         }
         jmethods = json_array();
         for (i = 0; i < nmethods && i < (size_t)limit; i++) {

@@ -80,6 +80,8 @@ static int api_fn_cmp(const api_fn_query *q, const api_fn_hit *a, const api_fn_h
     }
     if (d == 0)
         d = (a->function_id > b->function_id) - (a->function_id < b->function_id);
+    if (d == 0) /* an ID the runtime gave again to a new dynamic method: two functions */
+        d = (a->position > b->position) - (a->position < b->position);
     return q->descending ? -d : d;
 }
 
@@ -238,7 +240,7 @@ static int api_fn_consider(api_fn_query *q, session *s, size_t i, int verdict, i
     if (q->tiers && !api_fn_has_tier(f, q->tiers))
         return 0;
     if (q->origins) {
-        unsigned origin = ORIGIN_DYNAMIC;
+        unsigned origin = (f->flags & WIRE_FLAG_DYNAMIC) ? ORIGIN_DYNAMIC : ORIGIN_UNKNOWN;
         if (f->module_id && !(f->flags & WIRE_FLAG_DYNAMIC)) { /* runs of one module: asked once */
             if (f->module_id != q->last_module)
                 q->last_module = f->module_id, q->last_origin = origin_of_function(s, f);

@@ -40,12 +40,13 @@ int api_timeline_get(api_call *c)
     }
     list_gcs = json_array();
     for (i = 0; i < n_gcs; i++)
-        json_array_append_new(list_gcs, json_pack("{s:o, s:o, s:o, s:s, s:b}", "start_ms",
-                                                  view_ms(gcs[i].start_ns), "duration_ns",
-                                                  view_count(gcs[i].duration_ns), "generations",
-                                                  view_generations(gcs[i].generations), "reason",
-                                                  timeline_gc_reason_name(gcs[i].reason),
-                                                  "complete", gcs[i].complete != 0));
+        json_array_append_new(
+            list_gcs,
+            json_pack("{s:o, s:o, s:o, s:s, s:b, s:b}", "start_ms", view_ms(gcs[i].start_ns),
+                      "duration_ns", view_count(gcs[i].duration_ns), "generations",
+                      view_generations(gcs[i].generations), "reason",
+                      timeline_gc_reason_name(gcs[i].reason, gcs[i].runtime_reason), "induced",
+                      gcs[i].reason == 1, "complete", gcs[i].complete != 0));
     list_susp = json_array();
     for (i = 0; i < n_susp; i++)
         json_array_append_new(

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ilbody.h"
 #include "views.h"
 
 #define CODEVIEW_NONE UINT32_MAX
@@ -528,18 +529,41 @@ static const char *codeview_status(uint32_t status)
     }
 }
 
+/* The method's IL as the agent read its body (header, code, EH sections):
+ * `size` is the code's bytes (the JIT's and ildasm's "IL size", what the
+ * feed says), `bytes` those read of the code, `body_size` the whole body. A
+ * body whose header does not parse shows no code. */
+static json_t *codeview_il_body_json(const codeview *v)
+{
+    const wire_code_end *e = &v->reply.end;
+    ilbody body = {0, 0};
+    char *hex = NULL;
+    json_t *o;
+
+    if (ilbody_parse(v->reply.il, v->reply.il_have, &body) == 0 &&
+        (uint64_t)body.header_size + body.code_size <= e->il_size) {
+        size_t have = v->reply.il_have - body.header_size;
+        hex = codeview_hex(v->reply.il + body.header_size,
+                           have < body.code_size ? have : body.code_size);
+    } else {
+        body = (ilbody){0, 0};
+    }
+    o = json_pack("{s:I, s:s?, s:I, s:I}", "size", (json_int_t)body.code_size, "bytes", hex,
+                  "header_size", (json_int_t)body.header_size, "body_size", (json_int_t)e->il_size);
+    free(hex);
+    return o;
+}
+
 json_t *codeview_json(codeview *v, procsyms *ps)
 {
     const wire_code_end *e = &v->reply.end;
     json_t *versions = json_array(), *o;
-    char *il_hex = codeview_hex(v->reply.il, v->reply.il_have);
     unsigned i;
 
     for (i = 0; i < v->reply.version_count; i++) {
         json_t *one = codeview_version_json(v, v->order[i], i, ps);
         if (!one) {
             json_decref(versions);
-            free(il_hex);
             return NULL;
         }
         json_array_append_new(versions, one);
@@ -554,16 +578,13 @@ json_t *codeview_json(codeview *v, procsyms *ps)
                         json_pack("{s:b, s:b}", "versions",
                                   (e->flags & WIRE_CODE_TRUNCATED_VERSIONS) != 0, "il",
                                   (e->flags & WIRE_CODE_TRUNCATED_IL) != 0));
-    json_object_set_new(
-        o, "il",
-        json_pack("{s:I, s:s?}", "size", (json_int_t)e->il_size, "bytes", il_hex ? il_hex : NULL));
+    json_object_set_new(o, "il", codeview_il_body_json(v));
     json_object_set_new(o, "ready_to_run",
                         json_pack("{s:b, s:b}", "precompiled", (v->r2r & CODE_R2R_HAS) != 0, "used",
                                   (v->r2r & CODE_R2R_USED) != 0));
     json_object_set_new(
         o, "inlined_into",
         json_pack("{s:i, s:i}", "methods", (int)v->inlined_into, "sites", (int)v->inlined_sites));
-    free(il_hex);
     return o;
 }
 

@@ -37,8 +37,8 @@ typedef struct eventlog_entry {
     uint16_t type; /* wire_record_type */
     uint16_t flags;
     uint32_t extra;
-    uint32_t tier; /* JIT_FINISHED: wire_tier of the compilation */
-    uint32_t reserved;
+    uint32_t tier;         /* JIT_FINISHED: wire_tier of the compilation */
+    uint32_t function_row; /* JIT_FINISHED: the function's position + 1 (0: find it by id) */
 } eventlog_entry;
 
 typedef struct eventlog {

@@ -372,7 +372,7 @@ int http_start(const http_config *config, int *bound_port, char *err, size_t err
     }
     guard_configure(http_cfg.bind_host, http_port, http_cfg.api_key != NULL,
                     http_cfg.tls_cert != NULL);
-    if (http_deadline_start(err, errsz) != 0) {
+    if (http_deadline_start(http_cfg.tls_cert != NULL, err, errsz) != 0) {
         close(fd);
         http_tls_free();
         return -1;
@@ -383,8 +383,9 @@ int http_start(const http_config *config, int *bound_port, char *err, size_t err
         HTTP_MAX_CONNECTIONS, MHD_OPTION_PER_IP_CONNECTION_LIMIT, HTTP_MAX_PER_IP,
         MHD_OPTION_CONNECTION_TIMEOUT, HTTP_IDLE_SECONDS, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
         (size_t)HTTP_CONNECTION_MEMORY, MHD_OPTION_NOTIFY_COMPLETED, http_done, NULL,
-        MHD_OPTION_NOTIFY_CONNECTION, http_deadline_notify, NULL, MHD_OPTION_UNESCAPE_CALLBACK,
-        http_unescape, NULL, MHD_OPTION_ARRAY, tls, MHD_OPTION_END);
+        MHD_OPTION_NOTIFY_CONNECTION, http_deadline_notify, NULL, MHD_OPTION_URI_LOG_CALLBACK,
+        http_deadline_request_line, NULL, MHD_OPTION_UNESCAPE_CALLBACK, http_unescape, NULL,
+        MHD_OPTION_ARRAY, tls, MHD_OPTION_END);
     if (!http_daemon) {
         snprintf(err, errsz, "libmicrohttpd could not start on %s:%d%s", http_cfg.bind_host,
                  http_port,

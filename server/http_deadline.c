@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <netinet/in.h>
+#include <linux/tcp.h> /* struct tcp_info with tcpi_bytes_received (glibc's is older) */
 #include <sys/socket.h>
 #include <time.h>
 
@@ -18,6 +20,8 @@ typedef struct deadline_conn {
     int fd;
     int shut;             /* shutdown() done, waiting for libmicrohttpd to close it */
     int trusted;          /* a whole request with the key (any, without a key) came */
+    int begun;            /* the request line of the awaited request came */
+    uint64_t bytes_mark;  /* TCP bytes received when the awaited request's clock started */
     uint64_t deadline_ns; /* 0: a request is being answered, no deadline */
     struct deadline_conn *prev, *next;
 } deadline_conn;
@@ -29,12 +33,36 @@ static deadline_conn *deadline_head, *deadline_tail;
 static unsigned deadline_untrusted; /* registered, neither trusted nor shut down */
 static pthread_t deadline_thread;
 static int deadline_running, deadline_stopping;
-static unsigned long deadline_closed_count;
+static int deadline_tls; /* bytes received say nothing then: a TLS handshake is bytes too */
+static unsigned long deadline_closed_count, deadline_idle_count, deadline_evicted_count;
 static unsigned deadline_evicted_unlogged;
 
 static uint64_t deadline_from_now(void)
 {
     return clock_mono_ns() + (uint64_t)HTTP_REQUEST_SECONDS * 1000000000ull;
+}
+
+/* Bytes the kernel has received on a TCP socket since it was accepted; 0 when
+ * it cannot say (then a connection counts as idle unless its request line came). */
+static uint64_t deadline_bytes_received(int fd)
+{
+    struct tcp_info info;
+    socklen_t length = sizeof(info);
+
+    memset(&info, 0, sizeof(info));
+    if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &info, &length) != 0 ||
+        length < offsetof(struct tcp_info, tcpi_bytes_received) + sizeof(info.tcpi_bytes_received))
+        return 0;
+    return info.tcpi_bytes_received;
+}
+
+/* A connection past its deadline had begun its request (its request line
+ * came, or bytes came since its clock started) rather than sent nothing: a
+ * browser opens sockets ahead of need and keeps answered ones open, and those
+ * are closed without a word. */
+static int deadline_begun(const deadline_conn *d)
+{
+    return d->begun || (!deadline_tls && deadline_bytes_received(d->fd) > d->bytes_mark);
 }
 
 static deadline_conn *deadline_of(struct MHD_Connection *c)
@@ -68,6 +96,7 @@ static void deadline_evict(const deadline_conn *newest)
         if (d->trusted || d->shut || d == newest)
             continue;
         deadline_shut(d);
+        deadline_evicted_count++;
         if (deadline_evicted_unlogged++ == 0)
             pthread_cond_signal(&deadline_cond); /* the sweeper logs it */
     }
@@ -132,25 +161,41 @@ void http_deadline_request_in(struct MHD_Connection *c, int trusted)
     pthread_mutex_unlock(&deadline_mutex);
 }
 
-void http_deadline_response_out(struct MHD_Connection *c)
+void *http_deadline_request_line(void *cls, const char *uri, struct MHD_Connection *c)
 {
     deadline_conn *d = deadline_of(c);
 
+    (void)cls, (void)uri;
+    if (d) {
+        pthread_mutex_lock(&deadline_mutex);
+        d->begun = 1;
+        pthread_mutex_unlock(&deadline_mutex);
+    }
+    return NULL; /* the access handler's first call still sees NULL */
+}
+
+void http_deadline_response_out(struct MHD_Connection *c)
+{
+    deadline_conn *d = deadline_of(c);
+    uint64_t mark;
+
     if (!d)
         return;
+    mark = deadline_tls ? 0 : deadline_bytes_received(d->fd);
     pthread_mutex_lock(&deadline_mutex);
     d->deadline_ns = deadline_from_now();
+    d->begun = 0;
+    d->bytes_mark = mark;
     pthread_mutex_unlock(&deadline_mutex);
 }
 
-unsigned long http_deadline_closed(void)
+void http_deadline_closed(unsigned long counts[HTTP_CLOSED_KINDS])
 {
-    unsigned long n;
-
     pthread_mutex_lock(&deadline_mutex);
-    n = deadline_closed_count;
+    counts[HTTP_CLOSED_IDLE] = deadline_idle_count;
+    counts[HTTP_CLOSED_INCOMPLETE] = deadline_closed_count;
+    counts[HTTP_CLOSED_UNTRUSTED] = deadline_evicted_count;
     pthread_mutex_unlock(&deadline_mutex);
-    return n;
 }
 
 static void *deadline_main(void *arg)
@@ -166,14 +211,17 @@ static void *deadline_main(void *arg)
         for (d = deadline_head; d; d = d->next) {
             if (d->shut || !d->deadline_ns || now < d->deadline_ns)
                 continue;
+            if (deadline_begun(d))
+                closed++;
+            else
+                deadline_idle_count++; /* ordinary: said nowhere but /metrics */
             deadline_shut(d);
-            closed++;
         }
         if (closed) {
             deadline_closed_count += closed;
             fprintf(stderr,
-                    "jitscope: closed %u HTTP connection(s) that sent no whole request within "
-                    "%d s\n",
+                    "jitscope: closed %u HTTP connection(s) whose request was still incomplete "
+                    "%d s after it began (a slow or stalled client)\n",
                     closed, HTTP_REQUEST_SECONDS);
         }
         if (deadline_evicted_unlogged) {
@@ -193,7 +241,7 @@ static void *deadline_main(void *arg)
     return NULL;
 }
 
-int http_deadline_start(char *err, size_t errsz)
+int http_deadline_start(int tls, char *err, size_t errsz)
 {
     pthread_condattr_t attr;
     int rc;
@@ -206,6 +254,7 @@ int http_deadline_start(char *err, size_t errsz)
     }
     pthread_condattr_destroy(&attr);
     deadline_stopping = 0;
+    deadline_tls = tls;
     rc = pthread_create(&deadline_thread, NULL, deadline_main, NULL);
     if (rc != 0) {
         pthread_cond_destroy(&deadline_cond);

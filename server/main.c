@@ -43,6 +43,7 @@
 #include "mallocopt.h"
 #include "proclist.h"
 #include "procname.h"
+#include "runend.h"
 #include "link.h"
 #include "netaddr.h"
 #include "sessions.h"
@@ -317,31 +318,10 @@ static const char *url_host(const cli_options *o)
 
 enum serve_mode { SERVE_ONLY, SERVE_RUN, SERVE_ATTACH };
 
-#define SERVE_DRAIN_MS 10000 /* longest wait for an ended app's last records */
-
 static pthread_t serve_thread; /* the main thread: sigwait wakes it */
 
 /* run --exit: the reaper recorded the app's exit; wake the main thread. */
 static void serve_app_ended(void) { pthread_kill(serve_thread, SIGUSR1); }
-
-/* Waits (at most SERVE_DRAIN_MS) until the ended app's session has read all
- * its agent sent, up to the closed connection: its state is then `exited`. */
-static void serve_wait_drained(int session_id)
-{
-    struct timespec deadline;
-    session *s;
-
-    clock_gettime(CLOCK_MONOTONIC, &deadline);
-    deadline.tv_sec += SERVE_DRAIN_MS / 1000;
-    sessions_lock();
-    while ((s = sessions_peek(session_id)) && s->state != SESSION_EXITED &&
-           sessions_wait(&deadline) == 0)
-        ;
-    if (s && s->state != SESSION_EXITED)
-        fprintf(stderr, "jitscope: session %d still has an agent connection after %d s\n",
-                session_id, SERVE_DRAIN_MS / 1000);
-    sessions_unlock();
-}
 
 /* Waits for a signal of set and takes it. A SIGINT or SIGTERM is told to the
  * diagnostic port before it is taken: a thread that sees it pending and one
@@ -504,7 +484,7 @@ static int serve(cli_options *o, int mode)
     while (sig == SIGUSR1 && !launch_exit_code(&code)); /* only the reaper's word counts */
     if (sig == SIGUSR1) {
         fprintf(stderr, "jitscope: the app has ended (--exit): storing its session, stopping\n");
-        serve_wait_drained(run_id);
+        runend_settle(run_id); /* every session of the run ended, none left live */
     } else {
         fprintf(stderr, "jitscope: %s, shutting down\n",
                 sig == SIGINT ? "interrupted" : "terminated");

@@ -3,6 +3,7 @@
  * one line per series; label values escaped (backslash, quote, newline). */
 #include "metrics.h"
 #include "budget.h"
+#include "http_deadline.h"
 
 #include <stdatomic.h>
 #include <stdio.h>
@@ -335,6 +336,27 @@ static void metrics_storage(textbuf *b)
         metrics_storage_totals(b, &st);
 }
 
+/* HTTP connections the server closed (http_deadline.h), by why. */
+static void metrics_http_closed(textbuf *b)
+{
+    static const char *const reasons[HTTP_CLOSED_KINDS] = {
+        [HTTP_CLOSED_IDLE] = "idle",
+        [HTTP_CLOSED_INCOMPLETE] = "incomplete",
+        [HTTP_CLOSED_UNTRUSTED] = "untrusted",
+    };
+    unsigned long counts[HTTP_CLOSED_KINDS];
+    int k;
+
+    http_deadline_closed(counts);
+    metrics_family(b, "jitscope_http_connections_closed_total", "counter",
+                   "HTTP connections the server closed: idle (sent nothing of a request within "
+                   "the deadline), incomplete (a request begun and not whole within it), "
+                   "untrusted (the oldest without the key, over the cap).");
+    for (k = 0; k < HTTP_CLOSED_KINDS; k++)
+        textbuf_printf(b, "jitscope_http_connections_closed_total{reason=\"%s\"} %lu\n", reasons[k],
+                       counts[k]);
+}
+
 char *metrics_render(size_t *length)
 {
     textbuf b;
@@ -363,6 +385,7 @@ char *metrics_render(size_t *length)
                                metrics_routes[r], v);
         }
     }
+    metrics_http_closed(&b);
     if (b.overflow) {
         textbuf_free(&b);
         return NULL;

@@ -177,8 +177,10 @@ unsigned origin_of_function(session *s, const session_function *f)
 {
     session_module *m;
 
-    if ((f->flags & WIRE_FLAG_DYNAMIC) || !f->module_id)
+    if (f->flags & WIRE_FLAG_DYNAMIC)
         return ORIGIN_DYNAMIC;
+    if (!f->module_id) /* its name never came (a JIT the app's end cut short): not known */
+        return ORIGIN_UNKNOWN;
     m = session_find_module(s, f->module_id);
     return m ? origin_of_module(s, m) : ORIGIN_UNKNOWN;
 }

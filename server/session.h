@@ -324,8 +324,11 @@ typedef struct session {
     size_t functions_jitted; /* functions with jitted set: what /functions lists */
     uint64_t jit_time_total_ns, jit_compilations, capacity_drops;
     uint64_t tier_compilations[WIRE_TIER_COUNT], tier_jit_ns[WIRE_TIER_COUNT]; /* live JITs */
-    wire_tiers_status tiers;    /* the agent's last word on its tier source */
-    int tiers_known;            /* 1 once the agent sent a WIRE_TIERS_STATUS */
+    wire_tiers_status tiers; /* the agent's last word on its tier source */
+    int tiers_known;         /* 1 once the agent sent a WIRE_TIERS_STATUS */
+    /* when the runtime ended the tier source as the process began to exit
+     * (WIRE_TIERS_ENDED_BY_RUNTIME): compilations after it carry no tier; 0 */
+    int64_t tiers_ended_ns;
     uint64_t resumes;           /* times a restarted server took it back (LOGREC_RESUMED) */
     logrec_resumed last_resume; /* the newest of them */
     stacks_state stacks;

@@ -42,6 +42,32 @@ static session_function *session_function_slot(session *s, uint64_t id, int *cre
     return f;
 }
 
+/* A dynamic method has one body (the runtime's code versioning leaves dynamic
+ * methods out: no tier-up, no second compilation), so a dynamic compilation
+ * of a FunctionID that already made code is another method: the runtime
+ * collected the first and gave its MethodDesc, and so its FunctionID, to a
+ * new one. It gets a function of its own; the old one stays listed as it was
+ * (its events name it by position), and the ID finds the new one. Seen at
+ * the compilation's start, or at its name should the start have been lost. */
+static session_function *session_dynamic_renew(session *s, session_function *f, uint16_t flags)
+{
+    session_function *renewed;
+    uint64_t module_id = f->module_id;
+
+    if (!(flags & WIRE_FLAG_DYNAMIC) || !(f->flags & WIRE_FLAG_DYNAMIC) || f->jit_count == 0 ||
+        f->hresult < 0)
+        return f; /* a failed compilation made no body: the method may be compiled again */
+    /* the array may move: f is not read after this */
+    renewed = session_function_append(s, f->function_id);
+    if (!renewed) {
+        s->capacity_drops++;
+        return NULL;
+    }
+    renewed->flags = WIRE_FLAG_DYNAMIC;
+    renewed->module_id = module_id;
+    return renewed;
+}
+
 /* A JIT record named the function: it is listed and counted from now on. */
 static void session_function_jitted(session *s, session_function *f)
 {
@@ -303,13 +329,20 @@ static void session_apply_jit(session *s, const wire_record *r, int64_t when)
     s->jit_time_total_ns += duration;
     s->jit_compilations++;
     f->tier = j->tier < WIRE_TIER_COUNT ? j->tier : WIRE_TIER_UNKNOWN; /* hostile input */
+    /* a compilation under way on another thread as the runtime ended the tier
+     * source can come after the agent's word with an earlier time: the end
+     * was at least that early */
+    if (f->tier == WIRE_TIER_UNKNOWN && s->tiers_ended_ns && when < s->tiers_ended_ns)
+        s->tiers_ended_ns = when;
     s->tier_compilations[f->tier]++;
     s->tier_jit_ns[f->tier] += duration;
     session_add_compilation(s, f, &first, when, duration);
     e = eventlog_append(&s->events, r->type, r->flags, when, j->function_id, duration,
                         f->native_size);
-    if (e)
+    if (e) {
         e->tier = f->tier;
+        e->function_row = position + 1; /* its FunctionID may name a later method */
+    }
 }
 
 /* A module unloaded: its FunctionIDs may now be given to other methods, so
@@ -426,6 +459,8 @@ int session_fold_jit_started(session *s, const wire_record *r, int64_t when, int
     session_function *f = session_function_slot(s, j->function_id, &created);
 
     (void)when, (void)now_ns, (void)why;
+    if (f && !created)
+        f = session_dynamic_renew(s, f, r->flags);
     if (f && j->il_size)
         f->il_size = j->il_size; /* dynamic methods: only the start knows it */
     if (f)
@@ -455,6 +490,8 @@ int session_fold_function_name(session *s, const wire_record *r, int64_t when, i
     session_module *owner;
 
     (void)when, (void)now_ns, (void)why;
+    if (f && !created)
+        f = session_dynamic_renew(s, f, r->flags);
     if (!f)
         return 0;
     owner = f->module_id == n->module_id ? NULL : session_find_module(s, n->module_id);
@@ -553,9 +590,16 @@ int session_fold_detach_status(session *s, const wire_record *r, int64_t when, i
 int session_fold_tiers_status(session *s, const wire_record *r, int64_t when, int64_t now_ns,
                               const char **why)
 {
-    (void)when, (void)now_ns, (void)why;
+    (void)now_ns, (void)why;
     s->tiers = r->u.tiers_status;
-    s->tiers.enabled = s->tiers.enabled != 0;
+    if (s->tiers.enabled == WIRE_TIERS_ENDED_BY_RUNTIME) {
+        s->tiers.enabled = WIRE_TIERS_ON; /* the agent's setting; the runtime ended it */
+        if (!s->tiers_ended_ns)
+            s->tiers_ended_ns = when;
+    } else {
+        s->tiers.enabled = s->tiers.enabled != WIRE_TIERS_OFF;
+        s->tiers_ended_ns = 0; /* on again, or a new start */
+    }
     s->tiers_known = 1;
     return 0;
 }

@@ -36,11 +36,12 @@ typedef struct snapshot_session {
     int32_t detach_hresult;
     uint32_t tiers_known;
     uint32_t reserved;
+    int64_t tiers_ended_ns; /* format 4 on; what an older snapshot lacks reads as 0 */
 } snapshot_session;
 _Static_assert(sizeof(snapshot_session) == 9 * 8 + 2 * 8 * WIRE_TIER_COUNT + 4 * 8 + 4 * 8 +
                                                sizeof(logrec_resumed) + sizeof(wire_drops) +
                                                sizeof(wire_agent_cost) + sizeof(wire_catchup) +
-                                               sizeof(wire_tiers_status) + 8 * 2 + 4 * 4,
+                                               sizeof(wire_tiers_status) + 8 * 2 + 4 * 4 + 8,
                "snapshot_session has no padding");
 
 typedef struct snapshot_module {
@@ -129,6 +130,7 @@ static int snapshot_put_session(const session *s, uint64_t first_event, textbuf 
     r.major = s->major, r.minor = s->minor, r.build = s->build, r.qfe = s->qfe;
     r.ring_bytes = s->ring_bytes, r.detach_hresult = s->detach_hresult;
     r.tiers_known = (uint32_t)s->tiers_known;
+    r.tiers_ended_ns = s->tiers_ended_ns;
     return snapshot_put(out, SNAPSHOT_SESSION, 0, &r, sizeof(r), NULL, 0, NULL, 0);
 }
 
@@ -308,8 +310,10 @@ static char *snapshot_strdup(const char *text, uint16_t length)
 static int snapshot_restore_session(session *s, snapshot_reader *rd, snapshot_cursor *c)
 {
     snapshot_session r;
+    size_t length = rd->counts.format >= 4 ? sizeof(r) : offsetof(snapshot_session, tiers_ended_ns);
 
-    if (snapshot_take(c, &r, sizeof(r)) != 0)
+    memset(&r, 0, sizeof(r));
+    if (snapshot_take(c, &r, length) != 0)
         return -1;
     rd->events_last_seq = r.events_last_seq; /* the events that follow must end there */
     s->records = r.records, s->bytes = r.bytes, s->last_seq = r.last_seq;
@@ -329,6 +333,7 @@ static int snapshot_restore_session(session *s, snapshot_reader *rd, snapshot_cu
     s->major = r.major, s->minor = r.minor, s->build = r.build, s->qfe = r.qfe;
     s->ring_bytes = r.ring_bytes, s->detach_hresult = r.detach_hresult;
     s->tiers_known = r.tiers_known != 0;
+    s->tiers_ended_ns = r.tiers_ended_ns;
     return 0;
 }
 

@@ -30,8 +30,9 @@
 #include "textbuf.h"
 
 /* 2: SNAPSHOT_CODE records (code versions seen, inlining, ReadyToRun); 3:
- * SNAPSHOT_REFUSED. Formats 1 and 2 (without them) are still read. */
-#define SNAPSHOT_FORMAT 3u
+ * SNAPSHOT_REFUSED; 4: SNAPSHOT_SESSION ends with when the runtime ended the
+ * tier source. Formats 1 to 3 (without them) are still read. */
+#define SNAPSHOT_FORMAT 4u
 
 enum snapshot_record {
     SNAPSHOT_BEGIN = 210,    /* snapshot_begin */

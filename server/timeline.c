@@ -57,9 +57,10 @@ static void timeline_close_gc(timeline_state *t, eventlog *log, uint64_t end_mon
     g->generations = t->gc_generations;
     g->reason = t->gc_reason;
     g->complete = (uint32_t)complete;
-    g->reserved = 0;
+    g->runtime_reason = t->gc_runtime_reason;
     if (complete)
-        eventlog_append(log, WIRE_GC_FINISHED, 0, g->start_ns, g->reason, g->duration_ns,
+        eventlog_append(log, WIRE_GC_FINISHED, 0, g->start_ns,
+                        TIMELINE_GC_EVENT_ID(g->reason, g->runtime_reason), g->duration_ns,
                         g->generations);
 }
 
@@ -95,7 +96,8 @@ void timeline_gc_started(timeline_state *t, eventlog *log, const wire_record *r,
     t->gc_start_mono = r->time_ns;
     t->gc_start_ns = when_ns;
     t->gc_generations = r->u.gc_started.generations;
-    t->gc_reason = r->u.gc_started.reason;
+    t->gc_reason = WIRE_GC_REASON_PROFILER(r->u.gc_started.reason);
+    t->gc_runtime_reason = WIRE_GC_REASON_RUNTIME(r->u.gc_started.reason);
 }
 
 void timeline_gc_finished(timeline_state *t, eventlog *log, const wire_record *r)
@@ -231,7 +233,34 @@ int timeline_copy_suspensions(const timeline_state *t, int64_t from_ns, int64_t 
                          (void **)out, count, matched);
 }
 
-const char *timeline_gc_reason_name(uint32_t reason) { return reason == 1 ? "induced" : "other"; }
+const char *timeline_gc_reason_name(uint32_t reason, uint32_t runtime_reason)
+{
+    /* the runtime's gc_reason, as its GCTriggered and GCStart events carry it */
+    static const char *const names[] = {
+        "alloc_soh",
+        "induced",
+        "low_memory",
+        "empty",
+        "alloc_loh",
+        "oos_soh",
+        "oos_loh",
+        "induced_not_forced",
+        "gc_stress",
+        "low_memory_blocking",
+        "induced_compacting",
+        "low_memory_host",
+        "pm_full_gc",
+        "low_memory_host_blocking",
+        "bgc_tuning_soh",
+        "bgc_tuning_loh",
+        "bgc_stepping",
+        "induced_aggressive",
+    };
+
+    if (runtime_reason && runtime_reason - 1 < sizeof(names) / sizeof(names[0]))
+        return names[runtime_reason - 1];
+    return reason == 1 ? "induced" : "other";
+}
 
 const char *timeline_suspend_reason_name(uint32_t reason)
 {

@@ -33,12 +33,12 @@
 #define TIMELINE_SUSPEND_FOR_PROFILER 9u /* COR_PRF_SUSPEND_FOR_PROFILER: jitscope's own */
 
 typedef struct timeline_gc {
-    int64_t start_ns;     /* wall clock, Unix ns */
-    uint64_t duration_ns; /* 0 when incomplete */
-    uint32_t generations; /* bit g set: generation g collected (3 LOH, 4 POH) */
-    uint32_t reason;      /* COR_PRF_GC_REASON: 0 other, 1 induced */
-    uint32_t complete;    /* 1: the finish was seen */
-    uint32_t reserved;
+    int64_t start_ns;        /* wall clock, Unix ns */
+    uint64_t duration_ns;    /* 0 when incomplete */
+    uint32_t generations;    /* bit g set: generation g collected (3 LOH, 4 POH) */
+    uint32_t reason;         /* COR_PRF_GC_REASON: 0 other, 1 induced */
+    uint32_t complete;       /* 1: the finish was seen */
+    uint32_t runtime_reason; /* the runtime's own reason (GCTriggered's), + 1; 0 unknown */
 } timeline_gc;
 
 typedef struct timeline_suspension {
@@ -62,7 +62,7 @@ typedef struct timeline_state {
     int gc_open, suspension_open[2];
     uint64_t gc_start_mono, suspension_start_mono[2];
     int64_t gc_start_ns, suspension_start_ns[2];
-    uint32_t gc_generations, gc_reason, suspension_reason[2];
+    uint32_t gc_generations, gc_reason, gc_runtime_reason, suspension_reason[2];
 } timeline_state;
 
 struct wire_record;
@@ -89,7 +89,15 @@ int timeline_copy_gcs(const timeline_state *t, int64_t from_ns, int64_t to_ns, s
 int timeline_copy_suspensions(const timeline_state *t, int64_t from_ns, int64_t to_ns, size_t limit,
                               timeline_suspension **out, size_t *count, size_t *matched);
 
-const char *timeline_gc_reason_name(uint32_t reason);
+/* A collection's reason as the API names it: the runtime's own when it said
+ * (runtime_reason, + 1: "alloc_soh", "low_memory", "induced", ...), else what
+ * the profiling API tells ("induced" or "other"). */
+const char *timeline_gc_reason_name(uint32_t reason, uint32_t runtime_reason);
+/* A GC_FINISHED event's id: both reasons in one number, and back. */
+#define TIMELINE_GC_EVENT_ID(reason, runtime_reason)                                               \
+    ((uint64_t)(reason) | (uint64_t)(runtime_reason) << 32)
+#define TIMELINE_GC_EVENT_REASON(id) ((uint32_t)((id)&0xffffffffu))
+#define TIMELINE_GC_EVENT_RUNTIME_REASON(id) ((uint32_t)((id) >> 32))
 const char *timeline_suspend_reason_name(uint32_t reason);
 
 #endif

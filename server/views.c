@@ -518,10 +518,10 @@ json_t *view_tier_totals(const session *s)
 
 json_t *view_tier_source(const session *s)
 {
-    return json_pack("{s:o, s:o, s:o}", "enabled",
+    return json_pack("{s:o, s:o, s:o, s:o}", "enabled",
                      s->tiers_known ? json_boolean(s->tiers.enabled) : json_null(), "error",
                      s->tiers.hresult ? view_hresult(s->tiers.hresult) : json_null(), "lost",
-                     view_count(s->tiers.lost));
+                     view_count(s->tiers.lost), "ended_by_runtime_ms", view_ms(s->tiers_ended_ns));
 }
 
 /* A thread row (position + 1) as the API names it: thread_key (its position,
@@ -565,6 +565,7 @@ json_t *view_function(session *s, const session_function *f)
         session_tier_name(f->tier), "tiers", view_compilations(f), "tiers_unkept",
         (json_int_t)session_function_unkept(f));
     json_object_set_new(o, "thread_key", view_thread_key(f->thread_row));
+    json_object_set_new(o, "function_key", json_integer((json_int_t)(f - s->functions)));
     json_object_set_new(o, "origin", json_string(origin_name(origin_of_function(s, f))));
     return o;
 }
@@ -594,7 +595,11 @@ json_t *view_thread(const session *s, const session_thread *t)
 void view_event_jit_take(session *s, const eventlog_entry *e, view_event_copy *c,
                          view_event_names *n)
 {
-    session_function *f = session_find_function(s, e->id);
+    /* by position: a dynamic method's FunctionID names a later method once reused */
+    session_function *f = e->function_row && e->function_row <= s->function_count &&
+                                  s->functions[e->function_row - 1].function_id == e->id
+                              ? &s->functions[e->function_row - 1]
+                              : session_find_function(s, e->id);
     const session_thread *t;
 
     c->origin = f ? origin_of_function(s, f) : ORIGIN_UNKNOWN;
@@ -607,6 +612,7 @@ void view_event_jit_take(session *s, const eventlog_entry *e, view_event_copy *c
     c->thread_row = f->thread_row;
     c->il_size = f->il_size;
     c->versions = f->versions;
+    c->function_row = (uint32_t)(f - s->functions) + 1;
 }
 
 void view_event_module_take(session *s, const eventlog_entry *e, view_event_copy *c,
@@ -635,6 +641,9 @@ void view_event_jit_fields(json_t *o, const view_event_copy *c, const profile_st
 
     (void)profile;
     json_object_set_new(o, "function_id", view_id(e->id));
+    json_object_set_new(o, "function_key",
+                        c->function_row ? json_integer((json_int_t)c->function_row - 1)
+                                        : json_null());
     json_object_set_new(o, "name",
                         c->name_record ? view_name_record(c->name_record) : view_str(c->name));
     json_object_set_new(o, "module", view_str(c->module));
@@ -693,7 +702,11 @@ void view_event_gc_fields(json_t *o, const view_event_copy *c, const profile_sta
     (void)profile;
     json_object_set_new(o, "duration_ns", view_count(e->value));
     json_object_set_new(o, "generations", view_generations(e->extra));
-    json_object_set_new(o, "reason", json_string(timeline_gc_reason_name((uint32_t)e->id)));
+    json_object_set_new(
+        o, "reason",
+        json_string(timeline_gc_reason_name(TIMELINE_GC_EVENT_REASON(e->id),
+                                            TIMELINE_GC_EVENT_RUNTIME_REASON(e->id))));
+    json_object_set_new(o, "induced", json_boolean(TIMELINE_GC_EVENT_REASON(e->id) == 1));
 }
 
 void view_event_suspension_fields(json_t *o, const view_event_copy *c, const profile_state *profile)

@@ -108,6 +108,7 @@ typedef struct view_event_copy {
     uint64_t thread_id;         /* JIT: the thread of its last compilation (0 unknown) */
     uint32_t thread_row;        /* JIT, THREAD_*: the thread's row (position + 1; 0 unknown) */
     uint32_t il_size, versions; /* JIT (0 when the function is unknown) */
+    uint32_t function_row;      /* JIT: the function's position + 1 (0 unknown) */
     unsigned origin;            /* JIT: whose code (origin.h) */
 } view_event_copy;
 /* The strings an event's JSON shows of its session, pointing into it (its

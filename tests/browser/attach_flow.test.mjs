@@ -27,6 +27,10 @@ test('attach by click, live method within 2 s, filter, pause/resume, detach, /pr
   await page.waitForFunction(() => /^#\/sessions\/\d+/.test(location.hash), null, { timeout: 20000 });
   await page.locator('.s-head .badge-live').waitFor({ timeout: 15000 });
   await waitFor('session view ready', async () => (await feedStats(page)).following !== undefined);
+  // the attach is said in the session's notice line, not in a toast over the feed's hint
+  const id = Number(/^#\/sessions\/(\d+)/.exec(await page.evaluate(() => location.hash))[1]);
+  assert.equal(await page.locator('.s-msg .notice.ok').textContent(), `Attached to pid ${target.pid}: session #${id}.`);
+  assert.equal(await page.locator('#toasts .toast').count(), 0, 'no toast covers the page');
 
   // a method first JITed now reaches the live table within 2 seconds
   const t0 = Date.now();

@@ -56,9 +56,12 @@ describe('GC & pauses: the whole session, live and stored', { timeout: 240000 },
     assert.ok(Number(d.from) <= (summary.connected_ms || summary.created_ms) + 1, `the chart starts with the session: ${d.from}`);
     assert.ok(Number(d.to) >= rest.gcs[n - 1].start_ms, 'and reaches the newest collection');
     const rows = await listRows(page);
+    const heads = await page.locator('.gc-table thead th').evaluateAll((ths) => ths.map((th) => th.textContent.replace(/[▾▴]/g, '').trim()));
+    assert.deepEqual(heads, ['#', 'Time', 'Since start', 'Generation', 'Reason', 'Duration', 'Runtime suspended']);
     rows.forEach((r, i) => {
       const g = rest.gcs[i];
       assert.equal(r[0], String(i + 1), 'numbered in order');
+      assert.match(r[2], /^\d+\.\d{3} s$/, 'seconds since the session started');
       assert.equal(r[3], genText(g.generations), `generation of collection ${i + 1}`);
       assert.equal(r[4], g.reason);
       assert.match(r[5], /^[\d.]+ (ns|µs|ms)$/, 'its duration');

@@ -2,12 +2,13 @@
 // Demo app in headless Chromium: the live feed's Tier column (every row's tier
 // is the server's), the detail strip's compilation history of a method that
 // went from Tier0 to Tier1, and the "JIT by tier" totals of the By tier /
-// module tab. Screenshots: build/screenshots/tiers-*.png.
+// module tab; and the reason of the tiers the runtime's shutdown leaves
+// unknown. Screenshots: build/screenshots/tiers-*.png.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   startServer, stopServer, launchBrowser, openDashboard, feedStats, waitFor, screenshot,
-  unexpectedConsoleErrors, apiGet, fetchChecked, pressTab, dashesWithoutReason,
+  unexpectedConsoleErrors, apiGet, fetchChecked, pressTab, dashesWithoutReason, E2E_DLL,
 } from './helpers.mjs';
 
 // All `jit` events of session 1 up to seq upTo: seq -> tier.
@@ -197,5 +198,41 @@ describe('JIT tiers on the dashboard', { timeout: 180000 }, () => {
     assert.ok((await feedStats(page)).total > 0);
     const bad = unexpectedConsoleErrors(page);
     assert.deepEqual(bad, [], JSON.stringify(bad, null, 1));
+  });
+});
+
+// The runtime stops its events (the tier source) first thing as a process
+// exits: what is compiled from then on (E2eTarget `atexit`: a ProcessExit
+// handler's methods) has no tier, and the dashboard says why, in the row's
+// tooltip and the By tier note, calmly: it is how every process ends.
+describe('tiers unknown at process exit', { timeout: 120000 }, () => {
+  let srv, browser, page;
+  before(async () => {
+    srv = await startServer({ dll: E2E_DLL, appArgs: ['atexit'] });
+    await waitFor('the app ended', async () => (await apiGet(srv, '/api/sessions/1')).body.state === 'exited', { timeoutMs: 60000 });
+    browser = await launchBrowser();
+    page = await openDashboard(browser, srv, { hash: '#/sessions/1/live', width: 1440, height: 900 });
+  });
+  after(async () => {
+    if (browser) await browser.close();
+    await stopServer(srv);
+  });
+
+  it('says why the last compilations have no tier', async () => {
+    await page.fill('input.search', 'AtExit');
+    await waitFor('the AtExit methods listed', async () => (await tierCells(page)).length >= 4);
+    const rows = await page.evaluate(() => [...document.querySelectorAll('.vt-row')].map((r) => ({
+      name: r.querySelector('.c-name').textContent, tier: r.querySelector('.c-tier span').textContent, tip: r.querySelector('.c-tier span').title })));
+    const first = rows.find((r) => r.name.includes('AtExit.First('));
+    assert.equal(first.tier, 'unknown');
+    assert.match(first.tip, /^tier unknown: compiled while the process was exiting; the runtime stops its events/);
+    const before = rows.find((r) => r.name.includes('AtExit.Before('));
+    assert.equal(before.tier, 'Tier0', 'compiled in Main: its tier is known');
+    await screenshot(page, 'tiers-at-exit.png');
+    await page.evaluate(() => { location.hash = '#/sessions/1/bymodule'; });
+    const note = page.locator('.tier-note .notice');
+    await note.waitFor({ timeout: 10000 });
+    assert.match(await note.textContent(), /The runtime stopped its tier events at .*, as the process began to exit/);
+    assert.equal(await note.evaluate((n) => n.classList.contains('warn')), false, 'said, not warned');
   });
 });

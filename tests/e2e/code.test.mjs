@@ -88,6 +88,10 @@ test('startup: every compilation has the JIT\'s bytes, instructions and call tar
     assert.equal(c.status, 'ok');
     assert.equal(c.complete, true);
     assert.equal(c.versions.length, f.tiers.length, `${m}: one version per compilation jitscope saw`);
+    // the IL size the code view gives is the one the feed and /functions give (the code's bytes)
+    assert.equal(c.il.size, f.il_size, `${m}: IL size ${c.il.size} in the code view, ${f.il_size} in /functions`);
+    assert.equal(c.il.bytes.length, 2 * c.il.size, `${m}: the IL code's bytes`);
+    assert.ok([1, 12].includes(c.il.header_size) && c.il.body_size >= c.il.header_size + c.il.size, JSON.stringify({ ...c.il, bytes: undefined }));
     read[m] = { f, c };
   }
   // IL offsets from the map, on instructions; the text listing

@@ -163,3 +163,40 @@ test('startup: the same under `jitscope run` with the sanitizer agent and server
   checkAppOutput(srv.stdout);
   await srv.stop();
 });
+
+// A dynamic method has one body (no tiering for them), so when the runtime
+// collects one and gives its FunctionID to a new DynamicMethod, the new one is
+// another method: a function of its own (function_key), never "compiled again".
+test('a collected dynamic method\'s FunctionID given to a new one: two functions, each compiled once, each JIT event naming its own', async () => {
+  const n = 200;
+  const srv = await startServer(['run', '--port', '0', '--data', 'none', '--', 'dotnet', E2E_DLL, 'dyncollect', String(n), String(BATCH), '0']);
+  await waitFor('the app exited', async () => (await srv.api('/api/sessions/1')).body.state === 'exited', 120000);
+  assert.match(srv.stdout, /^dyncollect done$/m);
+  const fns = await functionsOf(srv, 1, '&q=JitscopeDyn');
+  assert.equal(fns.length, 2 * n, 'the pool and the fresh methods: each a function');
+  assert.deepEqual([...new Set(fns.map((f) => f.jit_count))], [1], 'each compiled once');
+  assert.equal(new Set(fns.map((f) => f.name)).size, 2 * n, 'each with its own name');
+  assert.equal(new Set(fns.map((f) => f.function_key)).size, 2 * n, 'and its own function_key');
+  const byId = new Map();
+  for (const f of fns) byId.set(f.function_id, [...(byId.get(f.function_id) || []), f]);
+  const shared = [...byId.values()].filter((list) => list.length > 1);
+  assert.ok(shared.length > 0, 'the runtime reused FunctionIDs of collected methods');
+  for (const list of shared) {
+    const newest = list.reduce((a, b) => (b.function_key > a.function_key ? b : a));
+    assert.equal((await srv.api(`/api/sessions/1/functions/${list[0].function_id}`)).body.function.name, newest.name, 'the ID alone finds the newest');
+    for (const f of list) {
+      const one = (await srv.api(`/api/sessions/1/functions/${f.function_id}?key=${f.function_key}`)).body.function;
+      assert.equal(one.name, f.name, `key ${f.function_key} finds its own`);
+    }
+  }
+  const other = fns.find((f) => f.function_id !== fns[0].function_id);
+  assert.equal((await srv.api(`/api/sessions/1/functions/${fns[0].function_id}?key=${other.function_key}`)).status, 404,
+    'the key of a function with another FunctionID is not found');
+  const events = (await srv.api('/api/sessions/1/events?limit=10000')).body.events.filter((e) => e.type === 'jit' && /JitscopeDyn/.test(e.name));
+  assert.equal(events.length, 2 * n);
+  const keyOf = new Map(fns.map((f) => [f.name, f.function_key]));
+  for (const e of events) assert.equal(e.function_key, keyOf.get(e.name), `${e.name}: its event names it`);
+  const dyn = (await srv.api('/api/sessions/1/modules/totals')).body.modules.find((m) => m.module === null);
+  assert.equal(dyn.rejit, 0, `no dynamic method counts as recompiled: ${JSON.stringify(dyn)}`);
+  await srv.stop();
+});

@@ -28,7 +28,8 @@ async function functions(query) {
   assert.equal(out.length, total);
   return out;
 }
-const ids = (list) => new Set(list.map((f) => f.function_id));
+// function_key, not function_id: the runtime gives a collected dynamic method's ID to a new one
+const ids = (list) => new Set(list.map((f) => f.function_key));
 const recompiled = (f) => f.jit_count > 1 || f.versions > 1;
 const hasTier = (f, tiers) => tiers.includes(f.tier) || f.tiers.some((c) => tiers.includes(c.tier));
 
@@ -98,14 +99,14 @@ test('modules and JIT events carry the same origins as the functions', async () 
   assert.equal(originOf.get('System.Private.CoreLib'), 'framework');
   assert.equal(originOf.get('Demo'), 'app');
   assert.equal(originOf.get('DemoPlugin'), 'app');
-  const byId = new Map(all.map((f) => [f.function_id, f]));
+  const byKey = new Map(all.map((f) => [f.function_key, f]));
   let jits = 0;
   for (let after = 0; ;) {
     const r = (await srv.api(`/api/sessions/1/events?after=${after}&limit=10000`)).body;
     if (!r.events.length) break;
     for (const e of r.events.filter((x) => x.type === 'jit')) {
       jits++;
-      assert.equal(e.origin, byId.get(e.function_id).origin, `event ${e.seq} (${e.name})`);
+      assert.equal(e.origin, byKey.get(e.function_key).origin, `event ${e.seq} (${e.name})`);
     }
     after = r.next_after;
   }

@@ -90,7 +90,7 @@ test('100 clients trickling their headers (and 100 trickling WebSocket upgrades)
     console.log(`slow clients lived ${Math.min(...lifetimes).toFixed(1)}-${Math.max(...lifetimes).toFixed(1)} s`);
     assert.ok(lifetimes.every((s) => s < REQUEST_SECONDS + 6), `every slow client closed within ${REQUEST_SECONDS} s + 6 s slack: max ${Math.max(...lifetimes)}`);
     assert.ok(lifetimes.every((s) => s >= REQUEST_SECONDS - 1), `none closed long before its deadline: min ${Math.min(...lifetimes)}`);
-    assert.match(srv.stderr, /closed \d+ HTTP connection\(s\) that sent no whole request within 10 s/);
+    assert.match(srv.stderr, /closed \d+ HTTP connection\(s\) whose request was still incomplete 10 s after it began/);
     assert.ok(slow.every((c) => c.data.length === 0), 'no slow client got an answer');
     // the WebSocket port: libwebsockets' own handshake timeout (timeout_secs, not restarted by bytes)
     const wsLifetimes = slowWs.map((c) => (c.closedAt === null ? Infinity : (c.closedAt - c.openedAt) / 1000));

@@ -33,15 +33,15 @@ export function jitTier(text) {
   return t;
 }
 
-// [{key, tier, line}] from a JitStdOutFile.
+// [{key, tier, ilSize, line}] from a JitStdOutFile.
 export function readJitList(file) {
   const out = [];
   for (const line of fs.readFileSync(file, 'utf8').split('\n')) {
-    const m = /^\s*\d+: JIT compiled (.*) \[(.*?), IL size=\d+, code size=\d+\]$/.exec(line);
+    const m = /^\s*\d+: JIT compiled (.*) \[(.*?), IL size=(\d+), code size=\d+\]$/.exec(line);
     if (!m) continue;
     const call = /^(.*?):([^:(]+?)(\[.*\])?\((.*)\)$/.exec(m[1]);
     if (!call) throw new Error(`unexpected JIT line: ${line}`);
-    out.push({ key: jitKey(call), tier: jitTier(m[2]), line: line.trim() });
+    out.push({ key: jitKey(call), tier: jitTier(m[2]), ilSize: Number(m[3]), line: line.trim() });
   }
   return out;
 }
@@ -94,6 +94,27 @@ export async function ourCompilations(srv, id) {
     for (const c of f.tiers) live.get(key).push(c.tier);
   }
   return { live, all, count: fns.reduce((n, f) => n + f.tiers.length, 0) };
+}
+
+// The JIT's "IL size" of each method against the session's il_size (the IL
+// code's bytes), for the methods whose key names one function of the session
+// (overloads with as many parameters share a key: left out). Returns
+// {checked, wrong: [line...]}.
+export async function matchIlSizes(srv, id, lines) {
+  const byKey = new Map();
+  for (const f of await functionsOf(srv, id)) {
+    const key = keyOfName(f.name);
+    byKey.set(key, byKey.has(key) ? null : f);
+  }
+  const wrong = [];
+  let checked = 0;
+  for (const l of lines) {
+    const f = byKey.get(l.key);
+    if (!f || l.key.startsWith('(dynamic)|')) continue;
+    checked++;
+    if (f.il_size !== l.ilSize) wrong.push(`${l.line}  (jitscope: il_size ${f.il_size})`);
+  }
+  return { checked, wrong };
 }
 
 // Takes each JIT line's compilation out of `live`; returns the lines that found

@@ -16,7 +16,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { E2E_DLL, startServer, startTarget, stopAll, waitFor, functionsOf, attach } from './lib.mjs';
-import { readJitList, ourCompilations, matchTiers } from './jit_oracle.mjs';
+import { readJitList, ourCompilations, matchTiers, matchIlSizes } from './jit_oracle.mjs';
 
 after(stopAll);
 
@@ -30,6 +30,8 @@ test('startup: every compilation the JIT lists is in the session, by name, with 
   const s = await waitFor('the app exited', async () => { const x = (await srv.api('/api/sessions/1')).body; return x.state === 'exited' && x; }, 60000);
   assert.equal(s.exit_code, 42);
   assert.equal(s.tier_source.enabled, true);
+  // on all along, until the runtime ended it as the process exited
+  assert.ok(s.tier_source.ended_by_runtime_ms > s.created_ms, JSON.stringify(s.tier_source));
   const lines = readJitList(file);
   assert.ok(lines.length > 30, `${lines.length} JIT lines`);
   assert.ok(lines.some((l) => l.key.startsWith('(dynamic)|JitscopeE2eDynamicAdd|')), 'the JIT lists our dynamic method');
@@ -39,6 +41,10 @@ test('startup: every compilation the JIT lists is in the session, by name, with 
   assert.equal(ours.count, lines.length, 'and no compilation the JIT did not list');
   const seen = new Set(lines.map((l) => l.tier));
   assert.ok(seen.has('Tier0') && seen.has('FullOpts'), `tiers seen: ${[...seen]}`);
+  // the IL size of every method is the JIT's (the IL code's bytes, not its body's)
+  const il = await matchIlSizes(srv, 1, lines);
+  assert.ok(il.checked > 30, `${il.checked} IL sizes checked`);
+  assert.deepEqual(il.wrong, [], 'every IL size is the JIT\'s');
   console.log(`oracle (startup): ${lines.length} compilations match; ${instrumentedAsTier0} Instrumented Tier0 reported as Tier0 by the runtime`);
   await srv.stop();
 });
@@ -154,5 +160,43 @@ test('the tier source switched off and on during a JIT storm: every compilation 
   assert.ok(storm.length >= 20000, `the storm's methods: ${storm.length}`);
   assert.ok(toggles >= 4, `switched during the storm: ${toggles}`);
   assert.deepEqual(noCode.slice(0, 5), [], `every compilation has its code version (${noCode.length} without)`);
+  await srv.stop();
+});
+
+// The runtime shuts EventPipe down first thing as a process begins to exit,
+// before its ProcessExit handlers run: what is compiled from then on comes
+// with no tier event. The agent notices (a session was disabled, then a
+// compilation came without any event) and the session says when
+// (tier_source.ended_by_runtime_ms), so the tier of those is unknown for a
+// reason the dashboard can give.
+test('compilations as the process exits: tier unknown, and the session says the runtime ended the tier source before them', async () => {
+  const srv = await startServer(['run', '--port', '0', '--data', 'none', '--', 'dotnet', E2E_DLL, 'atexit']);
+  const s = await waitFor('the app exited', async () => { const x = (await srv.api('/api/sessions/1')).body; return x.state === 'exited' && x; }, 60000);
+  assert.match(srv.stdout, /^at exit 3352$/m);
+  const fns = await functionsOf(srv, 1, '&q=JitscopeE2e.AtExit');
+  const tierOf = (name) => fns.find((f) => f.name === `JitscopeE2e.AtExit.${name}`);
+  assert.equal(tierOf('Before(int)').tier, 'Tier0', 'compiled in Main: its tier is known');
+  const ended = s.tier_source.ended_by_runtime_ms;
+  assert.ok(ended > tierOf('Before(int)').last_jit_ms, `the source ended after Main's compilations: ${JSON.stringify(s.tier_source)}`);
+  assert.equal(s.tier_source.enabled, true, 'the agent had it on; the runtime ended it');
+  for (const name of ['First(int)', 'Second(int)']) {
+    const f = tierOf(name);
+    assert.equal(f.tier, 'unknown', `${name}, compiled in the ProcessExit handler`);
+    assert.ok(f.last_jit_ms >= ended, `${name} at ${f.last_jit_ms}, after the end at ${ended}`);
+  }
+  await srv.stop();
+});
+
+// Without the tier source the agent reads a method's IL size from its body
+// (GetILFunctionBody): the code's bytes, as the JIT counts them, not the body's
+// with its header.
+test('tier source off: the IL sizes are still the JIT\'s', async () => {
+  const file = path.join(dir, 'tiers-off.txt');
+  const srv = await startServer(['run', '--port', '0', '--data', 'none', '--', 'dotnet', E2E_DLL, 'run'], { env: { ...jitEnv(file), JITSCOPE_TIERS: '0' } });
+  const s = await waitFor('the app exited', async () => { const x = (await srv.api('/api/sessions/1')).body; return x.state === 'exited' && x; }, 60000);
+  assert.equal(s.tier_source.enabled, false);
+  const il = await matchIlSizes(srv, 1, readJitList(file));
+  assert.ok(il.checked > 30, `${il.checked} IL sizes checked`);
+  assert.deepEqual(il.wrong, [], 'every IL size is the JIT\'s');
   await srv.stop();
 });

@@ -11,10 +11,11 @@
 // machine's NuGet folder. The build servers these tests start are kept apart from
 // anyone else's (another test run's, another engineer's build):
 // MSBUILDNODEHANDSHAKESALT for the MSBuild nodes and server, SharedCompilationId
-// (the compiler server's pipe name) for the compiler server. Without it a build
-// here hands its compile to a compiler server another build left running, which
-// is not in the run, and `dotnet build-server shutdown` here stops theirs. Only
-// ours are stopped, after the tests that start them.
+// (the compiler server's pipe name) for the compiler server, and a TMPDIR of this
+// file's own (their pipes are sockets in the temporary directory). Without them a
+// build here hands its compile to a compiler server another build left running,
+// which is not in the run, and `dotnet build-server shutdown` here stops theirs.
+// Only ours are stopped, after the tests that start them.
 //
 // Sessions are named by what their process runs (program: dotnet build,
 // MSBuild, VBCSCompiler, dotnet test, vstest.console, testhost), and say why a
@@ -71,6 +72,8 @@ function shutdownBuildServers() {
 
 before(() => {
   work = fs.mkdtempSync(path.join(os.tmpdir(), 'jitscope-trees-'));
+  DEV_ENV.TMPDIR = path.join(work, 'tmp'); // before the first build server starts
+  fs.mkdirSync(DEV_ENV.TMPDIR);
   for (const p of ['BuildMe', 'TestMe']) fs.cpSync(path.join(ROOT, 'tests/trees', p), path.join(work, p), { recursive: true });
   fs.writeFileSync(path.join(work, 'NuGet.config'), `<?xml version="1.0" encoding="utf-8"?>
 <configuration>
@@ -353,4 +356,70 @@ test('dotnet test of an xUnit project: the test host has its own session with th
   assert.ok(parent && parent.root_id === root.id, `the test host's parent ${host.parent_pid} is in the run`);
   assert.equal(parent.program, 'vstest.console', `named by what it runs: ${parent.command_line}`);
   await serverGoneAgentsLeave(srv, sessions);
+});
+
+// `run --exit -- dotnet test` of a project that builds first (its source
+// touched): the test host and vstest.console end just before `dotnet test`,
+// sooner than the liveness sweep looks; the run must still store every
+// session as ended, never "interrupted" (the server stopped while it was
+// live). Processes that outlive the run (build servers under node reuse) are
+// detached. Read back by a new server on the same data directory.
+async function testRunToExit(env) {
+  fs.utimesSync(path.join(work, 'TestMe', 'CalculatorTests.cs'), new Date(), new Date());
+  const data = tempDataDir();
+  const srv = await startServer(['run', '--exit', '--port', '0', '--data', data, '--', 'dotnet', 'test'], { cwd: path.join(work, 'TestMe'), env });
+  assert.deepEqual(await srv.exited, { code: 0, signal: null }, `${srv.stdout.slice(-3000)}\n${srv.stderr.slice(-3000)}`);
+  assert.match(srv.stdout, /Passed!.*Passed:\s+3/);
+  const stored = await startServer(['serve', '--port', '0', '--data', data]);
+  try {
+    const sessions = (await stored.api('/api/sessions')).body.sessions;
+    const byProgram = Object.fromEntries(sessions.map((s) => [s.program, s]));
+    for (const p of ['dotnet test', 'vstest.console', 'testhost']) assert.ok(byProgram[p], `a ${p} session among ${sessions.map((s) => s.program)}`);
+    assert.ok(sessions.some((s) => ['csc', 'VBCSCompiler', 'MSBuild'].includes(s.program)), `the build ran in the run: ${sessions.map((s) => s.program)}`);
+    for (const s of sessions) {
+      const outlived = srv.stderr.includes(`pid ${s.pid} (${s.program}) outlives the run: detaching the agent`);
+      assert.equal(s.state, outlived ? 'detached' : 'exited', `session ${s.id} (${s.program}, pid ${s.pid}) as stored:\n${srv.stderr}`);
+    }
+    // the test host's compilations after the runtime ended its tier events
+    // (as it exits) are unknown, and the session says from when
+    const host = (await stored.api(`/api/sessions/${byProgram.testhost.id}`)).body;
+    // (a compilation still under way as the process ended has no tier either: no jit_count)
+    const unknown = (await functionsOf(stored, host.id, '&sort=time&order=desc')).filter((f) => f.tier === 'unknown' && !f.catchup && f.jit_count > 0);
+    for (const f of unknown) {
+      assert.ok(host.tier_source.ended_by_runtime_ms !== null && f.last_jit_ms >= host.tier_source.ended_by_runtime_ms,
+        `${f.name} at ${f.last_jit_ms}: tier unknown only once the runtime ended the source (${JSON.stringify(host.tier_source)})`);
+    }
+    return { stderr: srv.stderr, sessions };
+  } finally {
+    await stored.stop();
+  }
+}
+
+test('run --exit -- dotnet test, building first: every session stored as ended, none interrupted (this machine\'s reuse off)', async () => {
+  const off = await testRunToExit({ ...DEV_ENV, MSBUILDDISABLENODEREUSE: '1', UseSharedCompilation: 'false', DOTNET_CLI_USE_MSBUILD_SERVER: '0' });
+  assert.ok(off.sessions.every((s) => s.state === 'exited'), 'with reuse off no process outlives the run');
+});
+
+test('run --exit -- dotnet test, building first, with node reuse on: the build servers that outlive the run are detached, the rest exited', async () => {
+  shutdownBuildServers();
+  const on = await testRunToExit(DEV_ENV);
+  const detached = on.sessions.filter((s) => s.state === 'detached');
+  assert.ok(detached.length > 0, `a build server outlived the run: ${on.sessions.map((s) => `${s.program} ${s.state}`)}`);
+  for (const s of detached) {
+    assert.match(s.program, /^(MSBuild|VBCSCompiler)$/);
+    if (alive(s.pid)) assert.ok(!hasAgent(s.pid), `pid ${s.pid} runs on without the agent`);
+  }
+  shutdownBuildServers();
+});
+
+test('run --exit: a child that ends just before the launched process is stored as exited, not interrupted', async () => {
+  const data = tempDataDir();
+  const srv = await startServer(['run', '--exit', '--port', '0', '--data', data, '--', 'dotnet', E2E_DLL, 'parentwait']);
+  assert.deepEqual(await srv.exited, { code: 0, signal: null }, srv.stderr);
+  assert.match(srv.stdout, /^child exited 0$/m);
+  const stored = await startServer(['serve', '--port', '0', '--data', data]);
+  const sessions = (await stored.api('/api/sessions')).body.sessions;
+  await stored.stop();
+  assert.equal(sessions.length, 2, JSON.stringify(sessions.map((s) => [s.id, s.pid, s.state])));
+  for (const s of sessions) assert.equal(s.state, 'exited', `session ${s.id} (pid ${s.pid})`);
 });

@@ -21,7 +21,9 @@ test('server is valgrind-clean over a full session', async () => {
       '--errors-for-leak-kinds=definite', '--show-leak-kinds=definite', '--track-fds=no'],
   });
   await waitFor('exited', async () => (await srv.api('/api/sessions/1')).body.state === 'exited', 60000);
-  assert.ok((await functionsOf(srv, 1, '&q=Unique&sort=jit_time')).length >= 6);
+  const unique = await functionsOf(srv, 1, '&q=Unique&sort=jit_time');
+  // fewer were seen once at load 46 (the count not printed then): the session's own account says whether records were dropped
+  assert.ok(unique.length >= 6, `${unique.map((f) => f.name)}; session: ${JSON.stringify((await srv.api('/api/sessions/1')).body)}`);
   for (const p of ['/api/sessions', '/api/sessions/1/modules', '/api/sessions/1/threads',
     '/api/sessions/1/events?after=3&limit=5', '/api/sessions/x', '/api/nope', '/index.html', '/metrics',
     '/api/openapi.json',

@@ -128,7 +128,7 @@ TEST(a_session_asks_again_once_corelib_is_known)
 {
     session *s;
     session_module *linq;
-    unsigned before, after, dynamic;
+    unsigned before, after, dynamic, nameless;
 
     sessions_lock();
     s = fixture_session("/opt/shop/Shop");
@@ -141,10 +141,14 @@ TEST(a_session_asks_again_once_corelib_is_known)
     after = origin_of_module(s, linq);
     rec_apply(s, rec_function_name(0x7000, 0, "[dynamic] Lambda(int)", WIRE_FLAG_DYNAMIC));
     dynamic = origin_of_function(s, session_find_function(s, 0x7000));
+    rec_apply(s, rec_jit_started(0x7100, 1, 10)); /* its name never came: the app ended */
+    nameless = origin_of_function(s, session_find_function(s, 0x7100));
     sessions_unlock();
     CHECK(before == ORIGIN_PACKAGE && after == ORIGIN_FRAMEWORK, "System.Linq: %s, then %s",
           origin_name(before), origin_name(after));
     CHECK(dynamic == ORIGIN_DYNAMIC, "a dynamic method: %s", origin_name(dynamic));
+    CHECK(nameless == ORIGIN_UNKNOWN, "a function never named (not known dynamic): %s",
+          origin_name(nameless));
     fixture_sessions_clear();
 }
 

@@ -90,6 +90,8 @@ static session *rich_session(void)
                                 t + 300));
     rec_apply(s, rec_catchup(WIRE_CATCHUP_END, (wire_catchup){3, 40, 2, 0, 1234567}, t + 310));
     rec_apply(s, rec_tiers_status(1, 0, 7, t + 320));
+    /* the runtime ended the tier source as the process began to exit */
+    rec_apply(s, rec_tiers_status(WIRE_TIERS_ENDED_BY_RUNTIME, 0, 7, t + 330));
     return s;
 }
 

@@ -25,6 +25,7 @@
 #include "record_kinds.h"
 #include "records.h"
 #include "session.h"
+#include "views_event.h"
 
 #define WALL(t) ((int64_t)(t) + REC_OFFSET)
 
@@ -87,10 +88,50 @@ TEST(gc_pairs)
     gc_end(s, REC_MONO + 3999999);
     CHECK(gc_at(s, 3)->duration_ns == 0 && gc_at(s, 3)->complete,
           "a finish stamped before its start: duration 0, not a huge number");
-    CHECK(strcmp(timeline_gc_reason_name(1), "induced") == 0 &&
-              strcmp(timeline_gc_reason_name(0), "other") == 0 &&
-              strcmp(timeline_gc_reason_name(7), "other") == 0,
-          "GC reason names");
+    CHECK(strcmp(timeline_gc_reason_name(1, 0), "induced") == 0 &&
+              strcmp(timeline_gc_reason_name(0, 0), "other") == 0 &&
+              strcmp(timeline_gc_reason_name(7, 0), "other") == 0,
+          "GC reason names from the profiling API");
+    CHECK(strcmp(timeline_gc_reason_name(0, 1), "alloc_soh") == 0 &&
+              strcmp(timeline_gc_reason_name(1, 2), "induced") == 0 &&
+              strcmp(timeline_gc_reason_name(0, 5), "alloc_loh") == 0 &&
+              strcmp(timeline_gc_reason_name(1, 18), "induced_aggressive") == 0 &&
+              strcmp(timeline_gc_reason_name(0, 19), "other") == 0 &&
+              strcmp(timeline_gc_reason_name(1, 1000), "induced") == 0,
+          "the runtime's own reason wins when it said one it knows");
+    session_free(s);
+}
+
+/* The runtime's own reason rides in the start's reason (wire.h): kept with
+ * the GC, and named by it in the event and the timeline; without it, the
+ * profiling API's induced/other. */
+TEST(gc_runtime_reason)
+{
+    session *s = rec_live_session(1);
+    const eventlog_entry *e;
+    json_t *j;
+
+    gc_start(s, REC_MONO + 100, 0x1, WIRE_GC_REASON(0, 4 + 1)); /* alloc_loh */
+    gc_end(s, REC_MONO + 200);
+    gc_start(s, REC_MONO + 300, 0x7, WIRE_GC_REASON(1, 1 + 1)); /* induced, both say so */
+    gc_end(s, REC_MONO + 400);
+    gc_start(s, REC_MONO + 500, 0x1, WIRE_GC_REASON(0, 0)); /* an older agent: unknown */
+    gc_end(s, REC_MONO + 600);
+    CHECK(gc_at(s, 0)->reason == 0 && gc_at(s, 0)->runtime_reason == 5 &&
+              gc_at(s, 1)->reason == 1 && gc_at(s, 1)->runtime_reason == 2 &&
+              gc_at(s, 2)->reason == 0 && gc_at(s, 2)->runtime_reason == 0,
+          "both reasons kept apart");
+    e = eventlog_at(&s->events, s->events.last_seq - 2);
+    j = view_event(s, e);
+    CHECK(strcmp(json_string_value(json_object_get(j, "reason")), "alloc_loh") == 0 &&
+              json_is_false(json_object_get(j, "induced")),
+          "the event names the runtime's reason");
+    json_decref(j);
+    e = eventlog_at(&s->events, s->events.last_seq);
+    j = view_event(s, e);
+    CHECK(strcmp(json_string_value(json_object_get(j, "reason")), "other") == 0,
+          "without it: the profiling API's word");
+    json_decref(j);
     session_free(s);
 }
 
@@ -278,6 +319,7 @@ TEST(interleaved_suspensions_pair_by_reason)
 
 static const check_test tests[] = {
     TEST_ENTRY(gc_pairs),
+    TEST_ENTRY(gc_runtime_reason),
     TEST_ENTRY(suspension_phases),
     TEST_ENTRY(sampler_suspensions_not_logged_while_profiling),
     TEST_ENTRY(interleaved_suspensions_pair_by_reason),

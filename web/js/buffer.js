@@ -59,6 +59,18 @@ export class Interner {
 // A thread column's string back to its thread_key (null: not known).
 const keyOf = (s) => (s ? Number(s) : null);
 
+// One function as the page counts its JITs: its FunctionID and function_key
+// (a collected dynamic method's FunctionID is given to a new method, which the
+// server keeps as a function of its own); and back.
+const funcOf = (ev) =>
+  ev.function_key != null ? `${ev.function_id}#${ev.function_key}` : ev.function_id || '';
+const funcParts = (s) => {
+  const at = s.indexOf('#');
+  return at < 0
+    ? { function_id: s, function_key: null }
+    : { function_id: s.slice(0, at), function_key: Number(s.slice(at + 1)) };
+};
+
 export class JitBuffer {
   constructor(capacity = DEFAULT_CAPACITY) {
     this.cap = capacity;
@@ -123,7 +135,7 @@ export class JitBuffer {
     this.origin[i] = ev.dynamic
       ? ORIGIN_DYNAMIC
       : (ORIGIN_ID.get(ev.origin) ?? (ev.module ? ORIGIN_UNKNOWN : ORIGIN_DYNAMIC));
-    const f = this.funcs.id(ev.function_id || '');
+    const f = this.funcs.id(funcOf(ev));
     if (f >= this.funcJits.length) {
       const bigger = new Int32Array(this.funcJits.length * 2);
       bigger.set(this.funcJits);
@@ -169,7 +181,7 @@ export class JitBuffer {
       name: st.get(this.name[i]),
       module: st.get(this.module[i]),
       thread_key: keyOf(st.get(this.thread[i])),
-      function_id: this.funcs.get(this.func[i]),
+      ...funcParts(this.funcs.get(this.func[i])),
       il_size: this.il[i],
       native_size: this.native[i],
       versions: this.versions[i],

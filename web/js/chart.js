@@ -89,11 +89,20 @@ export function gridLine(g, padL, pw, padT, ph, k) {
   return y;
 }
 
+// A span of seconds in words: "2 min", "45 s".
+export function spanText(span) {
+  return span % 60 === 0 ? `${span / 60} min` : `${span} s`;
+}
+
 // The time axis under a chart of the last `span` seconds, at height y: a label
-// every 30 s (every minute when narrow), the newest one reading `endLabel`.
+// every 30 s (every minute when narrow; for a short span, every 1, 2, 5 or
+// 10 s: an ended session's charts span the session), the newest one reading
+// `endLabel`.
 export function timeAxis(g, boxes, padL, pw, y, span, endLabel) {
   g.fillStyle = C.text;
-  const every = pw < 300 ? 60 : 30;
+  const labels = Math.max(2, Math.floor(pw / 70)); // at most one label per 70 px
+  const every =
+    span > 60 ? (pw < 300 ? 60 : 30) : [1, 2, 5, 10, 15, 30, 60].find((e) => span / e <= labels);
   for (let s = 0; s <= span; s += every) {
     const xx = padL + pw - (pw * s) / span;
     const m = Math.floor(s / 60),
@@ -219,7 +228,7 @@ export class RateChart extends SpanChart {
       [
         `last 5 s: ${fmtInt(last5 / 5)}/s`,
         `peak: ${fmtInt(maxY)}/s`,
-        `${this.span / 60} min: ${fmtInt(sum)} JITs, ${fmtInt(sumT / 1e6)} ms`,
+        `${spanText(this.span)}: ${fmtInt(sum)} JITs, ${fmtInt(sumT / 1e6)} ms`,
       ],
       W - padR - x,
     );

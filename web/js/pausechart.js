@@ -16,6 +16,7 @@ import {
   fitParts,
   gridLine,
   timeAxis,
+  spanText,
   SpanChart,
 } from './chart.js';
 
@@ -118,7 +119,7 @@ export class PauseChart extends SpanChart {
     const summary = fitParts(
       g,
       [
-        `${fmtInt(gcs)} GC${gcs === 1 ? '' : 's'} in ${this.span / 60} min${gcs ? `, longest ${fmtNs(longest)}` : ''}`,
+        `${fmtInt(gcs)} GC${gcs === 1 ? '' : 's'} in ${spanText(this.span)}${gcs ? `, longest ${fmtNs(longest)}` : ''}`,
         `jitscope ${fmtNs(sum.jitscope)} (${fmtInt(cnt.jitscope)}×)`,
         'click: whole session',
       ],
@@ -166,7 +167,9 @@ export class PauseChart extends SpanChart {
       g.fillStyle = C.text;
       g.textAlign = 'center';
       g.fillText(
-        `no collection or suspension in the last ${this.span / 60} minutes`,
+        this.label === 'end' && this.whole
+          ? 'no collection or suspension in the whole session'
+          : `no collection or suspension in the last ${spanText(this.span)}`,
         padL + pw / 2,
         padT + ph / 2,
       );

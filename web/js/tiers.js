@@ -83,12 +83,21 @@ export function tierOf(name) {
 }
 
 // Why a compilation's tier is unknown, as precisely as the caller knows:
-// catch-up (compiled before the attach), the session's tier source (off,
-// failed), else the plain reason.
-export function unknownTierWhy({ catchup = false, source = null } = {}) {
+// catch-up (compiled before the attach), the runtime's end of the tier
+// source as the process exits (a compilation at or after
+// source.ended_by_runtime_ms), the session's tier source (off, failed), else
+// the plain reason.
+export function unknownTierWhy({ catchup = false, source = null, timeMs = null } = {}) {
   if (catchup)
     return 'tier unknown: compiled before jitscope attached (known from the attach-time catch-up); the runtime reports no tier for it';
-  if (source && source.enabled === false)
+  const ended = source && source.ended_by_runtime_ms;
+  if (ended && (timeMs == null || timeMs >= ended))
+    return (
+      'tier unknown: compiled while the process was exiting; the runtime stops its events ' +
+      '(the tier source) first thing when a process begins to exit, before ProcessExit handlers ' +
+      `run${timeMs == null ? `, at ${new Date(ended).toLocaleTimeString()}` : ''}, so the last compilations carry no tier`
+    );
+  if (source && source.enabled === false && !ended)
     return 'tier unknown: the tier source was off for this session (JITSCOPE_TIERS=0 or turned off)';
   if (source && source.error)
     return `tier unknown: the agent could not open its tier source (HRESULT ${source.error})`;

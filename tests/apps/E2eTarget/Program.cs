@@ -95,6 +95,10 @@ namespace JitscopeE2e
                 case "names":
                     PrintNames();
                     return 0;
+                case "atexit":
+                    return AtExit.Run();
+                case "gcs":
+                    return GcLoop.Run(IntArg(args, 1, 20), args.Length > 2 && args[2] == "large");
                 case "dynstorm":
                     return DynStorm.Run(IntArg(args, 1, 1000));
                 case "emitstorm":
@@ -104,6 +108,8 @@ namespace JitscopeE2e
                 }
                 case "parent":
                     return Tree.Parent();
+                case "parentwait":
+                    return Tree.ParentWait();
                 case "sleep":
                     return Tree.Sleep(IntArg(args, 1, 60));
                 case "collectible":

@@ -3,7 +3,7 @@
 // "sleep" mode, inheriting the environment and so the agent's startup
 // variables), prints "child PID", and exits when its stdin says "exit" or
 // closes, leaving the child running: the run's launched process ends while a
-// child still lives.
+// child still lives. "parentwait" waits for its child's end and exits at once.
 using System;
 using System.Diagnostics;
 using System.Threading;
@@ -29,6 +29,23 @@ namespace JitscopeE2e
             string? line;
             while ((line = Console.In.ReadLine()) != null && line.Trim() != "exit") { }
             Program.Out("parent exits");
+            return 0;
+        }
+
+        /// <summary>"parentwait": starts a child that sleeps a second, waits for
+        /// it, and exits at once, as `dotnet test` does after vstest.console: the
+        /// child's end comes milliseconds before the launched process's.</summary>
+        public static int ParentWait()
+        {
+            var start = new ProcessStartInfo("dotnet") { UseShellExecute = false };
+            start.ArgumentList.Add(Environment.GetCommandLineArgs()[0]);
+            start.ArgumentList.Add("sleep");
+            start.ArgumentList.Add("1");
+            using var child = Process.Start(start);
+            if (child == null)
+                return 3;
+            child.WaitForExit();
+            Program.Out("child exited " + child.ExitCode);
             return 0;
         }
 

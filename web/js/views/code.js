@@ -9,11 +9,14 @@
 // box here (GET /functions?q=).
 import { h, fill } from '../dom.js';
 import { api, describeError } from '../api.js';
-import { fmtInt, fmtClock, splitMethod } from '../format.js';
+import { fmtInt, fmtClock } from '../format.js';
+import { methodName, methodParts } from '../mname.js';
 import { tierPill } from '../tiers.js';
 import { notice, sessionHref } from './common.js';
 
 const ROWS_PER_COLUMN = 4000; // instructions drawn per version (the rest: a note)
+const COL_MIN_PX = 280; // a version's column, at least
+const COL_MAX_PX = 640; // and at most, to keep an odd long call target from widening it all
 
 export function codeHref(sessionId, functionId) {
   return `${sessionHref(sessionId, 'code')}/${functionId}`;
@@ -23,21 +26,12 @@ function hex4(n) {
   return n.toString(16).toUpperCase().padStart(4, '0');
 }
 
-function methodLabel(name) {
-  const [ns, leaf] = splitMethod(name || '');
-  return h(
-    'span',
-    { class: 'mname', title: name || '' },
-    h('span', { class: 'm-ns' }, ns),
-    h('span', { class: 'm-leaf' }, leaf),
-  );
-}
+const methodLabel = (name) => methodName(name);
 
 // "List<System.Int32>.Add(int)" for "System.Collections.Generic.List<System.Int32>.Add(int)".
 export function shortName(name) {
-  const [ns, leaf] = splitMethod(name || '');
-  const type = ns ? splitMethod(ns.slice(0, -1))[1] : '';
-  return type ? `${type}.${leaf}` : leaf;
+  const p = methodParts(name);
+  return p.type + p.method + p.params;
 }
 
 // The key two versions' calls are compared by: the callee's name.
@@ -296,14 +290,55 @@ export class CodeTab {
             c.ready_to_run.used ? 'ReadyToRun: used' : 'ReadyToRun: rejected',
           )
         : null,
-      h('span', { class: 'dim' }, `IL ${fmtInt(c.il.size)} B`),
+      h(
+        'span',
+        {
+          class: 'dim',
+          title:
+            c.il.body_size > c.il.size
+              ? `IL code: ${fmtInt(c.il.size)} bytes, as the JIT counts it (and the feed); the method body is ${fmtInt(c.il.body_size)} bytes with its ${fmtInt(c.il.header_size)}-byte header${c.il.body_size > c.il.size + c.il.header_size ? ' and exception-handling sections' : ''}`
+              : 'IL code bytes, as the JIT counts them',
+        },
+        `IL ${fmtInt(c.il.size)} B`,
+      ),
     );
     this.renderDiff();
     fill(
       this.columns,
       c.versions.map((v, i) => this.column(v, i)),
     );
-    this.columns.style.gridTemplateColumns = `repeat(${Math.max(1, c.versions.length)}, minmax(280px, 1fr))`;
+    this.columns.style.gridTemplateColumns = `repeat(${Math.max(1, c.versions.length)}, minmax(${this.columnWidth(c)}px, 1fr))`;
+  }
+
+  // The narrowest a version's column may be: room for its longest operand or
+  // call target (at most COL_MAX_PX); where the columns do not fit side by
+  // side they scroll sideways together, rather than cut what a row says.
+  columnWidth(c) {
+    let chars = 0;
+    for (const v of c.versions)
+      for (const ins of v.instructions) chars = Math.max(chars, this.operandText(ins).length);
+    if (!this.charPx) {
+      const probe = h(
+        'span',
+        { class: 'code-list mono', style: { position: 'absolute' } },
+        'x'.repeat(40),
+      );
+      document.body.append(probe);
+      this.charPx = probe.getBoundingClientRect().width / 40 || 7.3;
+      probe.remove();
+    }
+    // 42 + 64 px for offset and mnemonic, two 6 px gaps, 8 px padding each side, the border
+    const px = Math.ceil(42 + 64 + 2 * 6 + 2 * 8 + 2 + chars * this.charPx);
+    return Math.min(COL_MAX_PX, Math.max(COL_MIN_PX, px));
+  }
+
+  // What a row shows after its mnemonic.
+  operandText(ins) {
+    const t = ins.target;
+    if (!t) return ins.operands || '';
+    if (t.kind === 'local') return `L_${hex4(t.offset)}`;
+    if (t.kind === 'method') return shortName(t.name);
+    return t.name || ins.operands || '';
   }
 
   renderDiff() {
@@ -473,8 +508,7 @@ export class CodeTab {
   row(ins) {
     const t = ins.target;
     let operands;
-    if (!t) operands = ins.operands;
-    else if (t.kind === 'local') operands = `L_${hex4(t.offset)}`;
+    if (!t || t.kind === 'local') operands = this.operandText(ins);
     else if (t.kind === 'method') {
       operands = h(
         'a',

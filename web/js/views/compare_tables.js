@@ -4,19 +4,13 @@
 // module with its deltas; the modules loaded in only one session), with the
 // cells they share (a JIT-time delta, a count delta, where a module was loaded).
 import { h } from '../dom.js';
-import { fmtInt, fmtNs, splitMethod } from '../format.js';
+import { fmtInt, fmtNs } from '../format.js';
+import { methodName } from '../mname.js';
 import { tierPill } from '../tiers.js';
 import { DataTable } from './table.js';
 
-function methodCell(name) {
-  const [ns, leaf] = splitMethod(name || '');
-  return h(
-    'span',
-    { class: 'mname', title: name || '' },
-    h('span', { class: 'm-ns' }, ns),
-    h('span', { class: 'm-leaf' }, leaf),
-  );
-}
+const methodCell = (name) => methodName(name);
+const moduleCell = (r) => h('span', { title: r.module || '' }, r.module);
 
 // A signed JIT-time difference: more time in B is a regression (amber), less an improvement.
 export function deltaCell(ns) {
@@ -79,8 +73,14 @@ export function oneSideTable(view, side) {
     sort: view.sort[side],
     onSort: sortable(view, side),
     columns: [
-      { key: 'module', title: 'Module', cls: 'mono', width: '200px', render: (r) => r.module },
-      { key: 'name', title: 'Method', cls: 'mono clip', render: (r) => methodCell(r.name) },
+      { key: 'module', title: 'Module', cls: 'mono clip', width: '15%', render: moduleCell },
+      {
+        key: 'name',
+        title: 'Method',
+        cls: 'mono clip',
+        width: '38%',
+        render: (r) => methodCell(r.name),
+      },
       {
         key: `${side}_jit_ns`,
         title: `JIT time in ${S}`,
@@ -129,8 +129,14 @@ export function bothTable(view) {
     sort: view.sort.both,
     onSort: sortable(view, 'both'),
     columns: [
-      { key: 'module', title: 'Module', cls: 'mono', width: '180px', render: (r) => r.module },
-      { key: 'name', title: 'Method', cls: 'mono clip', render: (r) => methodCell(r.name) },
+      { key: 'module', title: 'Module', cls: 'mono clip', width: '13%', render: moduleCell },
+      {
+        key: 'name',
+        title: 'Method',
+        cls: 'mono clip',
+        width: '30%',
+        render: (r) => methodCell(r.name),
+      },
       {
         key: 'a_jit_ns',
         title: 'JIT A',

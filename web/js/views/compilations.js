@@ -6,12 +6,15 @@
 import { h } from '../dom.js';
 import { api } from '../api.js';
 import { fmtInt, fmtNs, fmtRel, fmtClock } from '../format.js';
-import { tierOf, tierPill } from '../tiers.js';
+import { TIER_UNKNOWN, tierOf, tierPill, unknownTierWhy } from '../tiers.js';
 
 // Resolves to {ok: true, fn} (fn null when the session knows no such function)
-// or to the failed api() result.
-export async function findFunction(sessionId, functionId) {
-  const r = await api(`/api/sessions/${sessionId}/functions/${encodeURIComponent(functionId)}`);
+// or to the failed api() result. key: the function_key of the one meant (a
+// collected dynamic method's FunctionID names a later method), else the newest.
+export async function findFunction(sessionId, functionId, key = null) {
+  const r = await api(
+    `/api/sessions/${sessionId}/functions/${encodeURIComponent(functionId)}${key != null ? `?key=${key}` : ''}`,
+  );
   if (r.ok) return { ok: true, fn: r.data.function };
   if (r.status === 404) return { ok: true, fn: null };
   return r;
@@ -19,7 +22,7 @@ export async function findFunction(sessionId, functionId) {
 
 // The steps of fn's history: [Node...]. currentMs: time_ms of the selected
 // compilation (the same number the server gives the event and the entry).
-export function compilationSteps(fn, { baseTime, currentMs }) {
+export function compilationSteps(fn, { baseTime, currentMs, source = null }) {
   const list = fn.tiers || [];
   if (!list.length) {
     return [
@@ -38,12 +41,12 @@ export function compilationSteps(fn, { baseTime, currentMs }) {
     const cur = c.time_ms === currentMs;
     const tip =
       `compilation ${k + 1} of ${list.length + (fn.tiers_unkept || 0)}${cur ? ' (the selected JIT)' : ''}\n` +
-      `${t.tip}\nat ${fmtClock(c.time_ms)}, ${fmtInt(c.native_size)} bytes of native code, JIT time ${fmtNs(c.jit_ns)}`;
+      `${t.id === TIER_UNKNOWN ? unknownTierWhy({ source, timeMs: c.time_ms }) : t.tip}\nat ${fmtClock(c.time_ms)}, ${fmtInt(c.native_size)} bytes of native code, JIT time ${fmtNs(c.jit_ns)}`;
     out.push(
       h(
         'span',
         { class: `comp${cur ? ' cur' : ''}${osr ? ' osr' : ''}`, title: tip, 'data-tier': t.name },
-        tierPill(c.tier, { long: true }),
+        tierPill(c.tier, { long: true, why: unknownTierWhy({ source, timeMs: c.time_ms }) }),
         h('span', { class: 'comp-at' }, `+${fmtRel(c.time_ms, baseTime)} s`),
         h('span', null, `${fmtInt(c.native_size)} B`),
         h('span', null, fmtNs(c.jit_ns)),

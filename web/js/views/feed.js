@@ -17,7 +17,8 @@ import { VirtualTable } from '../vtable.js';
 import { RateChart } from '../chart.js';
 import { PauseChart } from '../pausechart.js';
 import { schedule } from '../frame.js';
-import { fmtInt, fmtNs, fmtRel, fmtDateTime, splitMethod } from '../format.js';
+import { fmtInt, fmtNs, fmtRel, fmtDateTime } from '../format.js';
+import { fillMethodName } from '../mname.js';
 import { TIERS, TIER_UNKNOWN, tierPill, unknownTierWhy } from '../tiers.js';
 import { findFunction, compilationSteps } from './compilations.js';
 import { emptyMark } from './common.js';
@@ -274,7 +275,8 @@ export class LiveFeed {
       buf.push(ev);
       jits++;
       if (!ev.catchup) this.rate.add(ev.time_ms, ev.jit_ns || 0);
-      if (ev.function_id === shownFn) again = true;
+      if (ev.function_id === shownFn && ev.function_key === this.detailRow.function_key)
+        again = true;
     }
     if (jits) schedule(this.render);
     // the method in the detail strip was compiled again: its history grew
@@ -288,6 +290,10 @@ export class LiveFeed {
 
   setEnded(ended, endMs, floor = false) {
     if (ended !== this.ended || endMs !== this.endMs) this.chartVersion = -1; // redraw (axis label)
+    if (ended && this.paused) this.setPaused(false); // nothing more comes: show all there is
+    // nothing more comes to pause or follow: the buttons of a live feed go
+    this.pauseBtn.classList.toggle('hidden', !!ended);
+    this.followBtn.classList.toggle('hidden', !!ended);
     this.ended = ended;
     this.endMs = endMs;
     this.floor = floor;
@@ -334,7 +340,7 @@ export class LiveFeed {
   }
 
   togglePause() {
-    this.setPaused(!this.paused);
+    if (!this.ended) this.setPaused(!this.paused);
   }
 
   setPaused(p) {
@@ -488,7 +494,10 @@ export class LiveFeed {
     this.chartVersion = this.rate.version;
     this.chartEnd = end;
     this.chartDrawn = now;
-    this.chart.setData(this.rate.window(end, CHART_SPAN), this.ended ? 'end' : 'now');
+    const span = this.chartSpan(end);
+    this.chart.span = this.pauseChart.span = span;
+    this.pauseChart.whole = this.ended && span < CHART_SPAN;
+    this.chart.setData(this.rate.window(end, span), this.ended ? 'end' : 'now');
     this.chart.draw();
     this.pauseVersion = tlVersion;
     const tl = this.timeline;
@@ -498,9 +507,27 @@ export class LiveFeed {
         : tl.error && !tl.loaded
           ? tl.error
           : null;
-      this.pauseChart.setData(tl.window(end, CHART_SPAN), this.ended ? 'end' : 'now', note);
+      this.pauseChart.setData(tl.window(end, span), this.ended ? 'end' : 'now', note);
       this.pauseChart.draw();
     }
+  }
+
+  // The seconds the two charts span: the last two minutes, or, for a session
+  // that ended sooner, the session itself (at least 10 s), so that a short
+  // run fills the chart instead of sitting at its right edge.
+  chartSpan(endSec) {
+    const start = this.baseTime();
+    if (!this.ended || !Number.isFinite(start) || !start) return CHART_SPAN;
+    const lasted = endSec - Math.floor(start / 1000) + 1;
+    const span = Math.min(CHART_SPAN, Math.max(10, lasted));
+    if (span !== this.spanShown) {
+      this.spanShown = span;
+      const what =
+        span < CHART_SPAN ? `over the whole session (${span} s)` : 'over its last two minutes';
+      this.canvas.setAttribute('aria-label', `JIT compilations per second ${what}`);
+      this.pauseCanvas.title = `${span < CHART_SPAN ? 'The whole session' : 'Its last two minutes'}; click for the GC & pauses tab`;
+    }
+    return span;
   }
 
   renderRow(cells, row, rowEl, buf) {
@@ -509,19 +536,10 @@ export class LiveFeed {
     setText(cells[0], buf.seq[i]);
     setText(cells[1], fmtRel(buf.time[i], this.baseTime()));
     const nameId = buf.name[i];
-    const name = st.get(nameId);
-    const [ns, leaf] = splitMethod(name);
     const nameCell = cells[2];
     if (nameCell._name !== nameId) {
       nameCell._name = nameId;
-      if (!nameCell._ns) {
-        nameCell._ns = h('span', { class: 'm-ns' });
-        nameCell._leaf = h('span', { class: 'm-leaf' });
-        nameCell.append(nameCell._ns, nameCell._leaf);
-      }
-      nameCell._ns.textContent = ns;
-      nameCell._leaf.textContent = leaf;
-      nameCell.title = name;
+      fillMethodName(nameCell, st.get(nameId));
     }
     const mod = st.get(buf.module[i]);
     setText(cells[3], mod || '(dynamic)');
@@ -537,7 +555,9 @@ export class LiveFeed {
     const t = TIERS[buf.tier[i]];
     const tierCell = cells[7];
     const tierTip =
-      t.id === TIER_UNKNOWN ? unknownTierWhy({ catchup, source: this.tierSource }) : t.tip;
+      t.id === TIER_UNKNOWN
+        ? unknownTierWhy({ catchup, source: this.tierSource, timeMs: buf.time[i] })
+        : t.tip;
     if (tierCell._tier !== t || tierCell._tip !== tierTip) {
       // cells are reused: write only when the tier changed
       tierCell._tier = t;
@@ -627,7 +647,11 @@ export class LiveFeed {
           'tier ',
           tierPill(r.tier, {
             long: true,
-            why: unknownTierWhy({ catchup: r.catchup, source: this.tierSource }),
+            why: unknownTierWhy({
+              catchup: r.catchup,
+              source: this.tierSource,
+              timeMs: r.time_ms,
+            }),
           }),
         ),
         kv('IL', `${fmtInt(r.il_size)} B`),
@@ -681,7 +705,7 @@ export class LiveFeed {
     const r = this.detailRow;
     if (!r || this.sessionId == null) return;
     const token = ++this.compToken;
-    const res = await findFunction(this.sessionId, r.function_id);
+    const res = await findFunction(this.sessionId, r.function_id, r.function_key);
     if (token !== this.compToken) return; // another row was selected meanwhile
     const el = this.comps;
     let body,
@@ -697,7 +721,11 @@ export class LiveFeed {
     } else if (!res.fn) {
       body = h('span', { class: 'dim' }, 'the server no longer knows this function');
     } else {
-      body = compilationSteps(res.fn, { baseTime: this.baseTime(), currentMs: r.time_ms });
+      body = compilationSteps(res.fn, {
+        baseTime: this.baseTime(),
+        currentMs: r.time_ms,
+        source: this.tierSource,
+      });
       const n = (res.fn.tiers || []).length + (res.fn.tiers_unkept || 0);
       if (n) count = ` (${fmtInt(n)})`;
       // "compilation k of n" now that the server's list says both

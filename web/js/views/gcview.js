@@ -17,11 +17,46 @@ import { DataTable } from './table.js';
 import { notice, emptyMark } from './common.js';
 
 const LIST_MAX = 1000;
-const GC_REASON_TIP = {
-  induced: 'induced: asked for by code (GC.Collect, GC.AddMemoryPressure...) or a tool',
-  other:
-    'the runtime decided (an allocation budget was used up, low memory, ...); the profiling API tells only induced from other',
+// A collection's reason (docs/API.md, GcReason): the runtime's own, from its
+// GC events, or, where those did not come (an older agent, JITSCOPE_GC_REASONS=0),
+// the profiling API's induced / other. [label, tooltip]
+const GC_REASONS = {
+  alloc_soh: ['allocation', 'small-object allocations used up the gen 0 budget'],
+  alloc_loh: ['large allocation', 'large-object (85,000 B+) allocations used up their budget'],
+  induced: ['induced', 'asked for by code (GC.Collect, GC.AddMemoryPressure...) or a tool'],
+  induced_not_forced: [
+    'induced (not forced)',
+    'GC.Collect that let the runtime choose a background collection',
+  ],
+  induced_compacting: ['induced (compacting)', 'GC.Collect asking for a compacting collection'],
+  induced_aggressive: [
+    'induced (aggressive)',
+    'GC.Collect in aggressive mode: the heap given back as far as it can',
+  ],
+  low_memory: ['low memory', 'the OS reported low memory'],
+  low_memory_blocking: [
+    'low memory (blocking)',
+    'the OS reported low memory; a blocking collection',
+  ],
+  low_memory_host: ['low memory (host)', 'the host reported low memory'],
+  low_memory_host_blocking: [
+    'low memory (host, blocking)',
+    'the host reported low memory; a blocking collection',
+  ],
+  oos_soh: ['out of space', 'the small-object heap ran out of space in its segment or region'],
+  oos_loh: ['out of space (LOH)', 'the large-object heap ran out of space'],
+  empty: ['empty', 'the runtime\'s "empty" reason'],
+  gc_stress: ['GC stress', 'GC stress testing (DOTNET_GCStress)'],
+  pm_full_gc: ['provisional full GC', 'provisional mode asked for a full collection'],
+  bgc_tuning_soh: ['BGC tuning', 'background GC tuning (small-object heap)'],
+  bgc_tuning_loh: ['BGC tuning (LOH)', 'background GC tuning (large-object heap)'],
+  bgc_stepping: ['BGC stepping', 'background GC stepping'],
+  other: [
+    'other',
+    "the runtime decided (an allocation budget was used up, low memory, ...); the runtime's own reason was not reported (its GC events were off), and the profiling API tells only induced from other",
+  ],
 };
+const gcReason = (name) => GC_REASONS[name] || [name, name];
 
 export class GcTab {
   constructor(session) {
@@ -127,12 +162,12 @@ export class GcTab {
         },
         {
           key: 'rel',
-          title: '+s',
+          title: 'Since start',
           num: true,
-          width: '84px',
+          width: '96px',
           sort: false,
           tip: 'seconds since the session started',
-          render: (r) => fmtRel(r.t, this.baseMs()),
+          render: (r) => `${fmtRel(r.t, this.baseMs())} s`,
         },
         {
           key: 'gen',
@@ -153,9 +188,9 @@ export class GcTab {
         {
           key: 'reason',
           title: 'Reason',
-          width: '90px',
-          tip: 'induced: asked for by code or a tool; other: the runtime decided',
-          render: (r) => h('span', { title: GC_REASON_TIP[r.reason] || r.reason }, r.reason),
+          width: '150px',
+          tip: "why it happened, as the runtime's GC events say it (induced: asked for by code or a tool)",
+          render: (r) => h('span', { title: gcReason(r.reason)[1] }, gcReason(r.reason)[0]),
         },
         {
           key: 'ns',
@@ -341,7 +376,7 @@ export class GcTab {
       byGen[gcGen(g)]++;
       longest = Math.max(longest, g.ns);
       total += g.ns;
-      if (g.reason === 'induced') induced++;
+      if (g.reason.startsWith('induced')) induced++;
     }
     const bins = this.tl.bins(r.from, r.to, 1);
     const susp = bins.ns.gc[0] + bins.ns.jitscope[0] + bins.ns.other[0];
@@ -394,7 +429,7 @@ export class GcTab {
       dir = this.sort.desc ? -1 : 1;
     const get = {
       gen: (g) => gcGen(g) * 8 + g.gens.length,
-      reason: (g) => g.reason,
+      reason: (g) => gcReason(g.reason)[0],
       ns: (g) => (g.complete ? g.ns : -1),
       susp: (g) => {
         const s = tl.suspensionOf(g);

@@ -465,7 +465,12 @@ export class HomeView {
     });
     if (r.ok && r.data && r.data.session) {
       this.attach.delete(pid);
-      toast(`Attached to pid ${pid}: session #${r.data.session.id}.`, { kind: 'ok' });
+      // said on the session's page, in its notice line: a toast would sit on
+      // the bottom of the page the attach opens (the feed's hint)
+      this.app.flash = {
+        sessionId: r.data.session.id,
+        text: `Attached to pid ${pid}: session #${r.data.session.id}.`,
+      };
       this.app.navigate(sessionHref(r.data.session.id));
       return;
     }

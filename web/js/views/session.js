@@ -4,7 +4,7 @@
 // by the live feed's pause chart, the Profile tab and the GC & pauses tab.
 import { h, fill, setText } from '../dom.js';
 import { api, isMissingRoute, describeError, downloadExport } from '../api.js';
-import { fmtInt, fmtClock } from '../format.js';
+import { fmtInt, fmtMs, fmtClock } from '../format.js';
 import { toast, confirmDialog, setConnection } from '../ui.js';
 import { schedule, isVisible } from '../frame.js';
 import { SessionStream } from '../stream.js';
@@ -15,8 +15,8 @@ import { ProfileTab } from './profile.js';
 import { GcTab } from './gcview.js';
 import { CodeTab } from './code.js';
 import { StartupTab } from './startup.js';
+import { sessionDetails, sessionStats } from './sessionhead.js';
 import { PauseTimeline } from '../timeline.js';
-import { summaryParts, summaryStats, stateNotice } from './session_summary.js';
 import {
   stateBadge,
   isFinal,
@@ -28,6 +28,7 @@ import {
 } from './common.js';
 
 const SUMMARY_MS = 1000;
+const FLASH_MS = 6000;
 // The tab registry: one row a tab, in the order of the tab bar (keys 1..9).
 // `view` is its class, made with this SessionView; it has `el`, show(), hide()
 // and destroy(), and may have open(arg) (a FunctionID from the URL),
@@ -57,6 +58,16 @@ export class SessionView {
     this.stopped = false;
     this.threads = new Map(); // thread_key -> {name, os_thread_id, thread_id}: one per thread (a ThreadID is reused)
     this.detachState = null; // {phase: 'asking'|'requested'|'done'|'refused'|'error', text}
+    // a word the page that opened this one left for it (home.js: an attach), shown
+    // in the notice line for FLASH_MS
+    this.flash = app.flash && app.flash.sessionId === id ? app.flash.text : null;
+    if (this.flash) {
+      app.flash = null;
+      this.flashTimer = setTimeout(() => {
+        this.flash = null;
+        if (!this.stopped && this.summary) this.renderMessage();
+      }, FLASH_MS);
+    }
     this.summaryErrors = 0;
     this.renderHeaderTask = () => {
       if (!this.stopped && this.summary) this.renderHeader();
@@ -292,6 +303,7 @@ export class SessionView {
   unmount() {
     this.stopped = true;
     clearTimeout(this.summaryTimer);
+    clearTimeout(this.flashTimer);
     clearInterval(this.timelineTimer);
     if (this.stream) this.stream.stop();
     for (const t of Object.values(this.tabs)) t.destroy();
@@ -481,13 +493,17 @@ export class SessionView {
     this.deleteBtn.classList.toggle('hidden', !isFinal(s.state));
     this.detachBtn.disabled = !!(this.detachState && this.detachState.phase === 'requested');
 
-    fill(this.sub, summaryParts(s));
+    fill(this.sub, sessionDetails(s));
 
     const c = s.counters || {};
-    fill(this.statsEl, ...summaryStats(s));
+    fill(this.statsEl, ...sessionStats(s));
     if (!this.tabBtns.modules.count.textContent && c.modules != null)
       this.setTabCount('modules', c.modules);
-    if (c.threads != null) this.setTabCount('threads', `${c.threads_alive} of ${c.threads}`);
+    if (c.threads != null)
+      this.setTabCount(
+        'threads',
+        isFinal(s.state) ? fmtInt(c.threads) : `${c.threads_alive} of ${c.threads}`,
+      );
     this.renderMessage();
   }
 
@@ -598,11 +614,80 @@ export class SessionView {
 
   renderMessage() {
     const s = this.summary;
-    const n = stateNotice(s, this.detachState, () => {
-      this.detachState = null;
-      this.renderHeader();
-    });
-    if (!n && this.summaryErrors) return; // keep the error notice set by pollSummary
+    const ds = this.detachState;
+    let n = null;
+    if (s.state === 'detaching' || (ds && ds.phase === 'requested' && s.state === 'live')) {
+      n = notice(
+        'warn',
+        h('b', null, 'Detaching…'),
+        ' waiting for the runtime to remove the profiler.',
+      );
+    } else if (s.state === 'detached') {
+      const ms = s.detach && s.detach.duration_ms;
+      n = notice(
+        '',
+        h('b', null, ms != null ? `Detached in ${fmtMs(ms)}.` : 'Detached.'),
+        ' The process keeps running without the profiler; everything recorded stays browsable.',
+      );
+    } else if (ds && (ds.phase === 'refused' || ds.phase === 'error')) {
+      n = notice(
+        'error',
+        h('b', null, ds.phase === 'refused' ? 'Detach refused: ' : ''),
+        ds.text,
+        h(
+          'button',
+          {
+            class: 'btn btn-small',
+            type: 'button',
+            style: { marginLeft: '10px' },
+            onclick: () => {
+              this.detachState = null;
+              this.renderHeader();
+            },
+          },
+          'Dismiss',
+        ),
+      );
+    } else if (s.state === 'failed') {
+      n = notice(
+        'error',
+        h('b', null, 'Session failed: '),
+        s.error || 'no reason given',
+        '. Data recorded before the failure stays browsable.',
+      );
+    } else if (s.state === 'exited') {
+      const how = s.exit_signal
+        ? `Process killed by signal ${s.exit_signal}${s.exit_signal_name ? ` (${s.exit_signal_name})` : ''}, exit code ${s.exit_code}.`
+        : s.exit_code != null
+          ? `Process exited with code ${s.exit_code}.`
+          : 'Process exited; its exit code is unknown:';
+      const why = s.exit_code == null && s.exit_code_unknown ? ` ${s.exit_code_unknown}.` : '';
+      n = notice(
+        s.exit_code ? 'warn' : '',
+        h('b', null, how),
+        why,
+        ' Everything recorded stays browsable.',
+      );
+    } else if (s.state === 'interrupted') {
+      n = notice(
+        'warn',
+        h('b', null, 'Interrupted.'),
+        ' The server recording this session stopped while it was live; this is what it had written to storage, read-only.',
+      );
+    } else if (s.state === 'disconnected') {
+      n = notice(
+        'warn',
+        h('b', null, 'Agent disconnected.'),
+        ' The connection to the agent was lost; the data below stays browsable.',
+        s.error ? ` (${s.error})` : '',
+      );
+    } else if (s.error && s.state === 'live') {
+      n = notice('warn', s.error);
+    } else if (this.flash) {
+      n = notice('ok flash', h('b', null, this.flash));
+    } else if (this.summaryErrors) {
+      return; // keep the error notice set by pollSummary
+    }
     const outside =
       s.build_servers_outside && s.build_servers_outside.length ? outsideNotice(s, false) : null;
     const sig = (n ? n.textContent : '') + (outside ? outside.textContent : '');

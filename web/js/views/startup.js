@@ -35,6 +35,8 @@ export class StartupTab {
         'aria-label': 'start-up window',
         onchange: () => {
           this.windowS = Number(this.pick.value);
+          this.modules.setGroupTitles(['', this.windowTitle()]);
+          fill(this.methodsHead, this.methodsTitle());
           this.load();
         },
       },
@@ -45,10 +47,22 @@ export class StartupTab {
     this.msg = h('div');
     this.totals = h('div', { class: 'startup-totals' });
     const nullable = (v) => (v == null ? null : fmtInt(v));
+    // Two time windows, said over the columns: the first N seconds (JIT time,
+    // JITs, methods, of them JIT-compiled in a precompiled module) and the whole
+    // session (what the runtime's ReadyToRun searches said of the module).
     this.modules = new DataTable({
       rowKey: (m) => m.module_id,
       emptyText: 'No JIT at start-up.',
       sort: { key: 'startup_jit_ns', desc: true },
+      groups: [
+        { title: '', span: 1 },
+        { title: this.windowTitle(), span: 4, tip: 'counted from the session start' },
+        {
+          title: 'whole session',
+          span: 3,
+          tip: 'what the runtime said of the module from its start to now (or its end)',
+        },
+      ],
       columns: [
         {
           key: 'module',
@@ -62,9 +76,33 @@ export class StartupTab {
           num: true,
           width: '100px',
           render: (m) => fmtNs(m.startup_jit_ns),
-          tip: 'JIT time at start-up, all its methods',
+          tip: 'JIT time in the window, all its methods',
         },
-        { key: 'startup_compilations', title: 'JITs', num: true, width: '70px' },
+        {
+          key: 'startup_compilations',
+          title: 'JITs',
+          num: true,
+          width: '70px',
+          render: (m) => fmtInt(m.startup_compilations),
+          tip: 'compilations in the window (a tier-up or OSR is one more)',
+        },
+        {
+          key: 'startup_methods',
+          title: 'Methods',
+          num: true,
+          width: '80px',
+          render: (m) => nullable(m.startup_methods),
+          tip: 'methods compiled in the window',
+        },
+        {
+          key: 'startup_jitted_in_precompiled',
+          title: 'JIT in R2R module',
+          num: true,
+          width: '130px',
+          render: (m) => nullable(m.startup_jitted_in_precompiled),
+          empty: (m) => (m.precompiled === false ? 'the module is not precompiled' : NOT_SEEN),
+          tip: 'methods compiled in the window although their module is precompiled: no ReadyToRun code for them (generic instantiations, methods crossgen could not compile), or the runtime rejected it',
+        },
         {
           key: 'precompiled',
           title: 'ReadyToRun',
@@ -78,23 +116,16 @@ export class StartupTab {
           title: 'Ran R2R',
           num: true,
           width: '80px',
-          tip: 'methods that ran their ReadyToRun code (a hot one is JIT-compiled later at Tier1)',
-        },
-        {
-          key: 'jitted_in_precompiled',
-          title: 'JIT in R2R module',
-          num: true,
-          width: '130px',
-          render: (m) => nullable(m.jitted_in_precompiled),
-          empty: (m) => (m.precompiled === false ? 'the module is not precompiled' : NOT_SEEN),
-          tip: 'methods JIT-compiled although their module is precompiled: no ReadyToRun code for them (generic instantiations, methods crossgen could not compile), or the runtime rejected it',
+          render: (m) => fmtInt(m.ready_to_run_methods),
+          tip: 'methods that ran their ReadyToRun code, over the whole session (a hot one is JIT-compiled later at Tier1)',
         },
         {
           key: 'ready_to_run_rejected',
           title: 'R2R rejected',
           num: true,
           width: '100px',
-          tip: 'ReadyToRun code found but not used (its fixups failed)',
+          render: (m) => fmtInt(m.ready_to_run_rejected),
+          tip: 'ReadyToRun code found but not used (its fixups failed), over the whole session',
         },
       ],
     });
@@ -124,7 +155,13 @@ export class StartupTab {
           width: '100px',
           render: (f) => fmtNs(f.jit_ns),
         },
-        { key: 'compilations', title: 'JITs', num: true, width: '60px' },
+        {
+          key: 'compilations',
+          title: 'JITs',
+          num: true,
+          width: '60px',
+          render: (f) => fmtInt(f.compilations),
+        },
         {
           key: 'ready_to_run',
           title: 'ReadyToRun',
@@ -149,14 +186,21 @@ export class StartupTab {
       this.totals,
       h('h3', { class: 'startup-h' }, 'Modules'),
       this.modules.el,
-      h(
-        'h3',
-        { class: 'startup-h' },
-        'Methods by JIT time at start-up',
-        h('span', { class: 'dim' }, ' — click one for its code'),
-      ),
+      (this.methodsHead = h('h3', { class: 'startup-h' }, this.methodsTitle())),
       this.methods.el,
     );
+  }
+
+  windowTitle() {
+    const w = WINDOWS.find(([s]) => s === this.windowS);
+    return `first ${w ? w[1] : `${this.windowS} s`}`;
+  }
+
+  methodsTitle() {
+    return [
+      `Methods by JIT time in the ${this.windowTitle()}`,
+      h('span', { class: 'dim' }, ' — click one for its code'),
+    ];
   }
 
   show() {

@@ -15,6 +15,8 @@ export class DataTable {
   //   tree.expanded: the Set of opened parents' keys, when it should outlive the table.
   // onSort(key, desc): the rows come sorted from elsewhere (a server-side sort of a paged
   //   list): a header click calls it instead of sorting here, and setRows keeps the order given.
+  // groups: [{title, span, tip}] in column order: a header row above the columns' that
+  //   says what each run of columns counts (e.g. which time window); setGroupTitles renames.
   constructor({
     columns,
     rowKey,
@@ -25,6 +27,7 @@ export class DataTable {
     className = '',
     tree = null,
     onSort = null,
+    groups = null,
   }) {
     this.onSort = onSort;
     this.columns = columns;
@@ -38,12 +41,20 @@ export class DataTable {
     this.footer = footer; // rows => [cells] | null
     this.rows = [];
     this.trs = new Map();
+    this.groupThs = (groups || []).map((g) =>
+      h(
+        'th',
+        { colspan: String(g.span), scope: 'colgroup', title: g.tip || null, class: g.cls || null },
+        g.title,
+      ),
+    );
     this.thead = h(
       'thead',
       null,
+      groups ? h('tr', { class: 'groups' }, this.groupThs) : null,
       h(
         'tr',
-        null,
+        { class: 'cols' },
         columns.map((c) => this.makeTh(c)),
       ),
     );
@@ -96,8 +107,14 @@ export class DataTable {
     return th;
   }
 
+  setGroupTitles(titles) {
+    titles.forEach((t, i) => {
+      if (this.groupThs[i] && this.groupThs[i].textContent !== t) this.groupThs[i].textContent = t;
+    });
+  }
+
   updateHead() {
-    for (const th of this.thead.firstChild.children) {
+    for (const th of this.thead.lastChild.children) {
       const on = th._col.key === this.sortKey;
       th.classList.toggle('sorted', on);
       th.classList.toggle('asc', on && !this.sortDesc);

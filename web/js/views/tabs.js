@@ -3,21 +3,14 @@
 // shown and refreshes on a timer while it is the active tab.
 import { h, fill } from '../dom.js';
 import { api, describeError } from '../api.js';
-import { fmtInt, fmtNs, fmtRel, fmtBytes, fmtPct, fmtMs, splitMethod } from '../format.js';
+import { fmtInt, fmtNs, fmtRel, fmtBytes, fmtPct, fmtMs } from '../format.js';
+import { methodName } from '../mname.js';
 import { DataTable } from './table.js';
 import { notice, emptyMark } from './common.js';
 import { TierTotals } from './tiertotals.js';
 import { NO_MODULE } from '../buffer.js';
 
-function methodCell(name) {
-  const [ns, leaf] = splitMethod(name || '');
-  return h(
-    'span',
-    { class: 'mname', title: name || '' },
-    h('span', { class: 'm-ns' }, ns),
-    h('span', { class: 'm-leaf' }, leaf),
-  );
-}
+const methodCell = (name) => methodName(name);
 
 class TabBase {
   constructor(session, { refreshMs }) {
@@ -119,13 +112,20 @@ export class SlowestTab extends TabBase {
       sort: { key: 'jit_total_ns', desc: true },
       columns: [
         { key: 'rank', title: '#', num: true, width: '40px', sort: false },
-        { key: 'name', title: 'Method', cls: 'mono clip', render: (f) => methodCell(f.name) },
+        // the method keeps a third of the width; the module gives way first
+        {
+          key: 'name',
+          title: 'Method',
+          cls: 'mono clip',
+          width: '34%',
+          render: (f) => methodCell(f.name),
+        },
         {
           key: 'module',
           title: 'Module',
-          cls: 'mono',
-          width: '210px',
-          render: (f) => f.module || '(dynamic)',
+          cls: 'mono clip',
+          width: '13%',
+          render: (f) => h('span', { title: f.module || '' }, f.module || '(dynamic)'),
         },
         {
           key: 'jit_total_ns',

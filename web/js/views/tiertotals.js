@@ -7,7 +7,7 @@
 import { h, fill } from '../dom.js';
 import { api, describeError } from '../api.js';
 import { toast } from '../ui.js';
-import { fmtInt, fmtNs, fmtPct } from '../format.js';
+import { fmtClock, fmtInt, fmtNs, fmtPct } from '../format.js';
 import { tierId, tierPill, unknownTierWhy } from '../tiers.js';
 import { DataTable } from './table.js';
 
@@ -170,7 +170,14 @@ export class TierTotals {
     this.totals = { n, ns }; // shares change with the totals: every row is redrawn
     this.table.setRows(rows.map((r) => ({ ...r, _n: n, _ns: ns })));
     const notes = [];
+    // said only where it left compilations unknown
+    const ended =
+      src && src.ended_by_runtime_ms && tiers && tiers.unknown ? src.ended_by_runtime_ms : null;
     if (!tiers) notes.push('This server does not report tiers.');
+    else if (ended)
+      notes.push(
+        `The runtime stopped its tier events at ${fmtClock(ended)}, as the process began to exit (it does that before ProcessExit handlers run): compilations from then on count as unknown.`,
+      );
     else if (src && src.enabled === false)
       notes.push(
         'The tier source is off for this session (JITSCOPE_TIERS=0 or turned off): new compilations count as unknown.',
@@ -179,10 +186,16 @@ export class TierTotals {
       notes.push(`The agent could not open its tier source (HRESULT ${src.error}).`);
     if (src && src.lost)
       notes.push(`${fmtInt(src.lost)} compilations lost their tier (counted as unknown).`);
+    // the runtime's end of the source at exit is how every process ends: said, not warned
+    const warn = !tiers || (src && (src.error || src.lost || (src.enabled === false && !ended)));
     fill(
       this.note,
       notes.length
-        ? h('div', { class: 'notice warn' }, h('div', { class: 'grow' }, notes.join(' ')))
+        ? h(
+            'div',
+            { class: `notice${warn ? ' warn' : ''}` },
+            h('div', { class: 'grow' }, notes.join(' ')),
+          )
         : null,
     );
   }

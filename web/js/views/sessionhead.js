@@ -1,14 +1,13 @@
-// session_summary.js -- what the session header says about a session's summary
-// (GET /api/sessions/{id}): the facts line under the title (runtime, agent link,
-// memory, storage, catch-up), the stat tiles (counters, the agent's drops and
-// cost, refused records) and the notice for the session's state. Builders only:
-// session.js puts them on the page and keeps the view's own state (detach).
+// sessionhead.js -- the session header's detail line (runtime, start,
+// agent link, ring, memory, storage marks) and its row of counters
+// (functions, JITs, JIT time, modules, threads, events, drops, the agent's
+// cost, refusals), from GET /api/sessions/{id} (session.js renders them).
 import { h } from '../dom.js';
 import { fmtInt, fmtNs, fmtMs, fmtBytes, fmtDateTime } from '../format.js';
-import { sessionDuration, notice, emptyMark } from './common.js';
+import { isFinal, sessionDuration, emptyMark } from './common.js';
 
-// The facts line's parts, in order.
-export function summaryParts(s) {
+// The detail line under the title: [Node...].
+export function sessionDetails(s) {
   const kv = (k, v, cls) => h('span', { class: cls || null }, `${k} `, h('b', null, v));
   const rt = s.runtime ? `${s.runtime.type || ''} ${s.runtime.version || ''}`.trim() : '';
   const link = s.link;
@@ -125,68 +124,6 @@ export function summaryParts(s) {
   return parts;
 }
 
-// The stat tiles, nulls for those the session has nothing to show in.
-export function summaryStats(s) {
-  const c = s.counters || {};
-  const link = s.link;
-  const d = s.drops || {};
-  const dropReasons = [
-    'ring_full',
-    'too_large',
-    'no_server',
-    'slow_server',
-    'shutdown',
-    'name_failed',
-    'name_late',
-  ]
-    .filter((k) => d[k])
-    .map((k) => `${k.replace('_', ' ')} ${fmtInt(d[k])}`);
-  const stat = (k, v, sub, cls, tip) =>
-    h(
-      'div',
-      { class: `stat ${cls || ''}`, title: tip || null },
-      h('div', { class: 'k' }, k),
-      h('div', { class: 'v' }, v, sub ? h('small', null, ` ${sub}`) : null),
-    );
-  return [
-    stat('Functions', fmtInt(c.functions)),
-    stat('JIT compilations', fmtInt(c.jit_compilations)),
-    stat(
-      'JIT time',
-      fmtNs(c.jit_time_total_ns),
-      c.jit_compilations ? `avg ${fmtNs(c.jit_time_total_ns / c.jit_compilations)}` : null,
-    ),
-    stat('Modules', fmtInt(c.modules)),
-    stat('Threads', fmtInt(c.threads_alive), `alive of ${fmtInt(c.threads)}`),
-    stat('Events', fmtInt(c.events)),
-    stat(
-      'Agent drops',
-      fmtInt(d.total || 0),
-      [dropReasons.join(', '), d.produced ? `of ${fmtInt(d.produced)} records` : '']
-        .filter(Boolean)
-        .join(' · ') || null,
-      d.total || d.name_failed || d.name_late ? 'warn' : '',
-      'records the agent produced but could not deliver, by reason; name failed / name late: functions whose name could not be read (late: no longer safe to read, e.g. its module unloaded first)',
-    ),
-    s.agent_cost && s.agent_cost.jit_callbacks
-      ? stat(
-          'Agent cost per JIT',
-          fmtNs(s.agent_cost.p50_ns),
-          `p50 · p99 ${fmtNs(s.agent_cost.p99_ns)}`,
-          '',
-          `the agent's own time inside each JIT callback on the app's threads, over ${fmtInt(s.agent_cost.jit_callbacks)} callbacks (mean ${fmtNs(s.agent_cost.mean_ns)}, including preemption)` +
-            (s.agent_cost.metadata
-              ? `; method names read from ${fmtInt(s.agent_cost.metadata.direct_modules)} modules' images, ${fmtInt(s.agent_cost.metadata.importer_opens)} requests for the runtime's metadata importer (dynamic or collectible modules: each makes the runtime's own metadata reads in that module slower)`
-              : ''),
-        )
-      : null,
-    link && link.server_capacity_drops
-      ? stat('Server drops', fmtInt(link.server_capacity_drops), null, 'warn')
-      : null,
-    refusedStat(s, stat),
-  ];
-}
-
 // Records the server did not keep (s.refused): over this session's share of the
 // memory budget, by what they would have added, or impossible for the agent's
 // ring and sequence numbers. Nothing when none.
@@ -219,75 +156,67 @@ function refusedStat(s, stat) {
   );
 }
 
-// The notice for the session's state and the view's detach request (ds:
-// {phase, text} or null); null when there is nothing to say. `dismiss` clears
-// a refused or failed detach.
-export function stateNotice(s, ds, dismiss) {
-  let n = null;
-  if (s.state === 'detaching' || (ds && ds.phase === 'requested' && s.state === 'live')) {
-    n = notice(
-      'warn',
-      h('b', null, 'Detaching…'),
-      ' waiting for the runtime to remove the profiler.',
+// The counters row: [Node...] (null entries are skipped by fill).
+export function sessionStats(s) {
+  const link = s.link;
+  const c = s.counters || {};
+  const d = s.drops || {};
+  const dropReasons = [
+    'ring_full',
+    'too_large',
+    'no_server',
+    'slow_server',
+    'shutdown',
+    'name_failed',
+    'name_late',
+  ]
+    .filter((k) => d[k])
+    .map((k) => `${k.replace('_', ' ')} ${fmtInt(d[k])}`);
+  const stat = (k, v, sub, cls, tip) =>
+    h(
+      'div',
+      { class: `stat ${cls || ''}`, title: tip || null },
+      h('div', { class: 'k' }, k),
+      h('div', { class: 'v' }, v, sub ? h('small', null, ` ${sub}`) : null),
     );
-  } else if (s.state === 'detached') {
-    const ms = s.detach && s.detach.duration_ms;
-    n = notice(
-      '',
-      h('b', null, ms != null ? `Detached in ${fmtMs(ms)}.` : 'Detached.'),
-      ' The process keeps running without the profiler; everything recorded stays browsable.',
-    );
-  } else if (ds && (ds.phase === 'refused' || ds.phase === 'error')) {
-    n = notice(
-      'error',
-      h('b', null, ds.phase === 'refused' ? 'Detach refused: ' : ''),
-      ds.text,
-      h(
-        'button',
-        {
-          class: 'btn btn-small',
-          type: 'button',
-          style: { marginLeft: '10px' },
-          onclick: dismiss,
-        },
-        'Dismiss',
-      ),
-    );
-  } else if (s.state === 'failed') {
-    n = notice(
-      'error',
-      h('b', null, 'Session failed: '),
-      s.error || 'no reason given',
-      '. Data recorded before the failure stays browsable.',
-    );
-  } else if (s.state === 'exited') {
-    const how = s.exit_signal
-      ? `Process killed by signal ${s.exit_signal}${s.exit_signal_name ? ` (${s.exit_signal_name})` : ''}, exit code ${s.exit_code}.`
-      : s.exit_code != null
-        ? `Process exited with code ${s.exit_code}.`
-        : 'Process exited; its exit code is unknown:';
-    const why = s.exit_code == null && s.exit_code_unknown ? ` ${s.exit_code_unknown}.` : '';
-    n = notice(
-      s.exit_code ? 'warn' : '',
-      h('b', null, how),
-      why,
-      ' Everything recorded stays browsable.',
-    );
-  } else if (s.state === 'interrupted') {
-    n = notice(
-      'warn',
-      h('b', null, 'Interrupted.'),
-      ' The server recording this session stopped while it was live; this is what it had written to storage, read-only.',
-    );
-  } else if (s.state === 'disconnected') {
-    n = notice(
-      'warn',
-      h('b', null, 'Agent disconnected.'),
-      ' The connection to the agent was lost; the data below stays browsable.',
-      s.error ? ` (${s.error})` : '',
-    );
-  } else if (s.error && s.state === 'live') {
-    n = notice('warn', s.error);
-  }
-  return n;
+  return [
+    stat('Functions', fmtInt(c.functions)),
+    stat('JIT compilations', fmtInt(c.jit_compilations)),
+    stat(
+      'JIT time',
+      fmtNs(c.jit_time_total_ns),
+      c.jit_compilations ? `avg ${fmtNs(c.jit_time_total_ns / c.jit_compilations)}` : null,
+    ),
+    stat('Modules', fmtInt(c.modules)),
+    // an ended process has no thread alive: how many it ran, not "0 alive of N"
+    isFinal(s.state)
+      ? stat('Threads', fmtInt(c.threads), null, '', 'the threads the process ran')
+      : stat('Threads', fmtInt(c.threads_alive), `alive of ${fmtInt(c.threads)}`),
+    stat('Events', fmtInt(c.events)),
+    stat(
+      'Agent drops',
+      fmtInt(d.total || 0),
+      [dropReasons.join(', '), d.produced ? `of ${fmtInt(d.produced)} records` : '']
+        .filter(Boolean)
+        .join(' · ') || null,
+      d.total || d.name_failed || d.name_late ? 'warn' : '',
+      'records the agent produced but could not deliver, by reason; name failed / name late: functions whose name could not be read (late: no longer safe to read, e.g. its module unloaded first)',
+    ),
+    s.agent_cost && s.agent_cost.jit_callbacks
+      ? stat(
+          'Agent cost per JIT',
+          fmtNs(s.agent_cost.p50_ns),
+          `p50 · p99 ${fmtNs(s.agent_cost.p99_ns)}`,
+          '',
+          `the agent's own time inside each JIT callback on the app's threads, over ${fmtInt(s.agent_cost.jit_callbacks)} callbacks (mean ${fmtNs(s.agent_cost.mean_ns)}, including preemption)` +
+            (s.agent_cost.metadata
+              ? `; method names read from ${fmtInt(s.agent_cost.metadata.direct_modules)} modules' images, ${fmtInt(s.agent_cost.metadata.importer_opens)} requests for the runtime's metadata importer (dynamic or collectible modules: each makes the runtime's own metadata reads in that module slower)`
+              : ''),
+        )
+      : null,
+    link && link.server_capacity_drops
+      ? stat('Server drops', fmtInt(link.server_capacity_drops), null, 'warn')
+      : null,
+    refusedStat(s, stat),
+  ];
 }
