@@ -1,7 +1,7 @@
 // ESLint flat config for jitscope's JavaScript (make lint; eslint comes from tests/package.json).
 //   web/js/**/*.js        the dashboard: browser ES modules
 //   tests/**/*.mjs        node tests (tests/browser also passes functions to the page)
-//   bench/*.mjs           node benchmarks
+//   bench/*.mjs           node benchmarks (bench/dashboard.mjs also passes functions to the page)
 // The packages live in tests/node_modules, so they are resolved from there.
 import { createRequire } from 'node:module';
 
@@ -21,7 +21,7 @@ export default [
     languageOptions: { ecmaVersion: 'latest', sourceType: 'module', globals: globals.node },
   },
   {
-    files: ['tests/browser/**/*.mjs'],
+    files: ['tests/browser/**/*.mjs', 'bench/dashboard.mjs'], // (functions passed to the page)
     languageOptions: { globals: { ...globals.node, ...globals.browser } },
   },
 ];

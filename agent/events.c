@@ -82,7 +82,10 @@ static void events_jit_started(FunctionID function, uint16_t flags, ULONG il_siz
  * ended, and the tier and code range when tiers.c already saw the method load
  * (then returns 1 and leaves what it knew in *code, the IL size too). That
  * is the fast path: the JIT thread makes no call into the runtime; without
- * it the caller asks the runtime for the code versions and the IL size. */
+ * it the caller asks the runtime for the code versions and the IL size. A
+ * compilation whose MethodJittingStarted came but not its MethodLoad (the tier
+ * source stopped while it compiled: Shutdown, switched off, no server) takes
+ * the slow path too, or its code would be unknown and not count as a version. */
 static int events_finished_begin(wire_jit_finished *j, FunctionID function, HRESULT status,
                                  uint64_t now, tiers_code *code)
 {
@@ -90,7 +93,7 @@ static int events_finished_begin(wire_jit_finished *j, FunctionID function, HRES
     j->function_id = function;
     j->thread_id = events_current_thread();
     j->hresult = status;
-    if (!tiers_take(function, now, code))
+    if (!tiers_take(function, now, code) || code->start == 0)
         return 0;
     j->tier = code->tier;
     j->code_start = code->start;
@@ -105,12 +108,11 @@ static void events_jit_finished(FunctionID function, uint16_t flags, HRESULT sta
     wire_jit_finished j;
     tiers_code code;
     unsigned kept = 0;
+    int known = events_finished_begin(&j, function, status, now, &code);
 
-    if (events_finished_begin(&j, function, status, now, &code)) {
-        j.il_size = code.il_size;
-    } else if (SUCCEEDED(status)) {
+    j.il_size = code.il_size; /* from its MethodJittingStarted; 0: the runtime is asked */
+    if (!known && SUCCEEDED(status))
         kept = describe_jit(function, 0, &j, versions);
-    }
     emit_record_at(WIRE_JIT_FINISHED, flags, now, &j, sizeof(j), versions,
                    (uint32_t)(kept * sizeof(versions[0])), NULL, 0);
     events_cost(now);

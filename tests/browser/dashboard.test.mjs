@@ -7,8 +7,26 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import {
   startServer, stopServer, launchBrowser, openDashboard, feedStats, visibleMethods,
-  waitForRow, waitFor, screenshot, serverJitSeqs, unexpectedConsoleErrors, measureFrames, percentile, apiGet, sleep, pressTab, goto,
+  waitForRow, waitFor, screenshot, serverJitSeqs, unexpectedConsoleErrors, apiGet, sleep, pressTab, goto,
 } from './helpers.mjs';
+
+// Counts the page's animation frames and the live table's render passes while body(stats
+// before) runs: both are read in the page at the start and at the end, so every frame in
+// between ran the counter. Returns { frames, renders, before, after, sent: synthetic events sent }.
+async function framesAndRenders(page, body) {
+  const before = await page.evaluate(() => {
+    const w = (window.__frameCount = { n: 0, on: true });
+    const tick = () => { if (w.on) { w.n++; requestAnimationFrame(tick); } };
+    requestAnimationFrame(tick);
+    return { stats: window.__jitscope.stats(), sent: window.__stress ? window.__stress.sent : 0 };
+  });
+  await body(before.stats);
+  const end = await page.evaluate(() => {
+    window.__frameCount.on = false;
+    return { frames: window.__frameCount.n, stats: window.__jitscope.stats(), sent: window.__stress ? window.__stress.sent : 0 };
+  });
+  return { frames: end.frames, renders: end.stats.renders - before.stats.renders, before: before.stats, after: end.stats, sent: end.sent - before.sent };
+}
 
 describe('dashboard', { timeout: 120000 }, () => {
   let srv, browser, page;
@@ -165,16 +183,15 @@ describe('dashboard', { timeout: 120000 }, () => {
     await waitFor('catch-up render', async () => { const x = await feedStats(page); return x.renders > b.renders && x.shown >= b.inBuffer; });
   });
 
-  it('stays smooth while events stream (frame times)', async () => {
-    const before = await feedStats(page);
-    const t = Date.now();
-    const deltas = await measureFrames(page, 5000);
-    const after = await feedStats(page);
-    const rate = Math.round((after.total - before.total) / ((Date.now() - t) / 1000));
-    const line = `dashboard frame times: p50=${percentile(deltas, 50).toFixed(1)} p95=${percentile(deltas, 95).toFixed(1)} max=${deltas[deltas.length - 1].toFixed(1)} ms at ${rate} events/s`;
-    console.log(line);
-    assert.ok(percentile(deltas, 50) < 40, line);
-
+  it('renders the live table at most once per animation frame while events stream', async () => {
+    // how long a frame takes is a benchmark's (bench/dashboard.mjs, docs/BENCHMARKS.md); what
+    // the page promises is its work per frame: one render pass, however many events came
+    const w = await framesAndRenders(page, async (s0) => {
+      await waitFor('50 more events streamed', async () => (await feedStats(page)).total >= s0.total + 50, { timeoutMs: 30000 });
+    });
+    assert.ok(w.renders >= 1, `the table was drawn while events came: ${JSON.stringify(w)}`);
+    assert.ok(w.renders <= w.frames, `at most one render per frame: ${JSON.stringify(w)}`);
+    assert.ok(w.after.domRows < 200, `still virtualised: ${w.after.domRows} row elements`);
   });
 
   it('modules and threads tabs', async () => {
@@ -255,33 +272,55 @@ describe('dashboard', { timeout: 120000 }, () => {
 
   // A flood of 5,000 JIT events/s fed through the page's own ingest path
   // (the Demo app JITs a few hundred methods/s): frames must stay smooth.
-  it('stays smooth under a synthetic flood of JIT events', async () => {
+  it('keeps up with a synthetic flood of JIT events: one render per frame, input handled, the newest row drawn', async () => {
     await pressTab(page, 1);
     await page.keyboard.press('f');
-    const stressRate = 5000;
-    await page.evaluate((perSec) => {
+    await waitFor('following the newest rows', async () => (await feedStats(page)).following);
+    // only the flood from here on: the app's own events would push its last rows out of view
+    await page.evaluate(() => window.__jitscope.app.view.stream.stop());
+    // 100 events every 20 ms (5,000/s, more per frame than the table has rows) through the
+    // page's own ingest path, until the test stops it; window.__stress.sent counts them
+    await page.evaluate(() => {
       const v = window.__jitscope.app.view;
-      let seq = 1e9;
-      window.__stress = setInterval(() => {
+      const st = (window.__stress = { sent: 0, seq: 1e9, timer: 0 });
+      st.timer = setInterval(() => {
         const evs = [];
-        for (let i = 0; i < perSec / 50; i++, seq++) {
+        for (let i = 0; i < 100; i++, st.seq++) {
+          const seq = st.seq;
           evs.push({ seq, type: 'jit', time_ms: Date.now(), name: `Stress.Synthetic<T${seq % 97}>.Method${seq % 4000}`, module: 'Stress',
             jit_ns: 20000 + (seq % 200) * 1000, il_size: 40, native_size: 120, versions: 1, thread_id: '0x1', function_id: `0xs${seq % 6000}` });
         }
         v.onEvents(evs);
+        st.sent += evs.length;
       }, 20);
-    }, stressRate);
-    const s0 = await feedStats(page);
-    const t1 = Date.now();
-    const d2 = await measureFrames(page, 4000);
-    const s1 = await feedStats(page);
-    await page.evaluate(() => clearInterval(window.__stress));
-    const got = Math.round((s1.total - s0.total) / ((Date.now() - t1) / 1000));
-    const line2 = `dashboard frame times: p50=${percentile(d2, 50).toFixed(1)} p95=${percentile(d2, 95).toFixed(1)} max=${d2[d2.length - 1].toFixed(1)} ms at ${got} events/s (synthetic load)`;
-    console.log(line2);
-    assert.ok(percentile(d2, 50) < 40, line2);
-    assert.ok(s1.domRows < 200, `still virtualised: ${s1.domRows} row elements`);
-    assert.ok(s1.following, 'still following the newest rows');
+    });
+    const sent = () => page.evaluate(() => window.__stress.sent);
+    const w = await framesAndRenders(page, async () => {
+      // the keyboard is served while the flood goes on: Space pauses, the flood piles up as
+      // "N new" while the table stands still, Space again resumes and the table takes it all in
+      const at = await sent();
+      await waitFor('the flood under way', async () => (await sent()) >= at + 1000, { timeoutMs: 30000 });
+      await page.locator('.vt-scroll').focus();
+      await page.keyboard.press(' ');
+      const p = await waitFor('paused during the flood', async () => { const x = await feedStats(page); return x.paused && x; });
+      const n = await sent();
+      await waitFor('the flood piling up while paused', async () => (await sent()) >= n + 1000 && (await feedStats(page)).newCount >= 1000, { timeoutMs: 30000 });
+      assert.equal((await feedStats(page)).shown, p.shown, 'the table stands still while paused');
+      await page.keyboard.press(' ');
+      await waitFor('resumed during the flood', async () => { const x = await feedStats(page); return !x.paused && x.shown >= p.shown + 1000; });
+      await page.evaluate(() => clearInterval(window.__stress.timer));
+    });
+    const lastSeq = await page.evaluate(() => window.__stress.seq - 1);
+    assert.ok(w.renders <= w.frames, `at most one render per frame under the flood: ${JSON.stringify(w)}`);
+    assert.ok(w.renders >= 2, `the table was drawn during the flood: ${JSON.stringify(w)}`);
+    assert.equal(w.after.total - w.before.total, w.sent, `every event of the flood taken in: ${JSON.stringify(w)}`);
+    assert.ok(w.after.domRows < 200, `still virtualised: ${w.after.domRows} row elements`);
+    assert.ok(w.after.inBuffer <= 200000, `the client buffer is bounded: ${w.after.inBuffer}`);
+    // once the flood stops, the table (still following) draws its newest row
+    await waitFor(`the newest event (seq ${lastSeq}) drawn`, () => page.evaluate((seq) => {
+      const f = window.__jitscope.app.view.feed;
+      return f.vt.follow && [...document.querySelectorAll('.vt-row .c-seq')].some((c) => Number(c.textContent) === seq);
+    }, lastSeq));
   });
 
   it('holds 200,000 rows, reports what the bounded buffer dropped, filters them fast', async () => {

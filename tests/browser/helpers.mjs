@@ -51,7 +51,13 @@ export async function startServer({ dll = DEMO_DLL, args = [], appArgs = [], std
   if (stdin) proc.stdin.on('error', () => { /* the app is gone */ });
   proc.stdout.on('data', (d) => { srv.stdout += d; });
   proc.stderr.on('data', (d) => { srv.stderr += d; });
-  srv.exited = new Promise((resolve) => proc.on('exit', (code, signal) => { srv.exit = { code, signal }; resolve(srv.exit); }));
+  srv.exited = new Promise((resolve) => proc.on('exit', (code, signal) => {
+    srv.exit = { code, signal };
+    // a server that ends before stopServer asks it to: what it said last (a test that kills
+    // it on purpose sees this line too)
+    if (!srv.stopping) console.log(`jitscope (pid ${proc.pid}) ended without stopServer: ${JSON.stringify(srv.exit)}; its stderr ends: ${srv.stderr.slice(-1500)}`);
+    resolve(srv.exit);
+  }));
   try {
     await waitFor('the server to print its dashboard URL',
       () => srv.exit || /dashboard at (https?:\/\/(?:127\.0\.0\.1|\[::1\]):\d+)\//.exec(srv.stdout), { timeoutMs: 30000, everyMs: 50 });
@@ -67,6 +73,7 @@ export async function startServer({ dll = DEMO_DLL, args = [], appArgs = [], std
 // Stops the server and everything it started (its process group): SIGTERM, then SIGKILL.
 export async function stopServer(srv) {
   if (!srv || srv.exit) return;
+  srv.stopping = true;
   const pgid = srv.proc.pid;
   try { process.kill(-pgid, 'SIGTERM'); } catch { /* gone */ }
   const done = await Promise.race([srv.exited.then(() => true), sleep(5000).then(() => false)]);
@@ -220,24 +227,4 @@ export function dashesWithoutReason(page) {
     }
     return out;
   });
-}
-
-// Collects requestAnimationFrame deltas in the page for `ms`; returns sorted deltas.
-export function measureFrames(page, ms) {
-  return page.evaluate((dur) => new Promise((resolve) => {
-    const deltas = [];
-    let last = null;
-    const end = performance.now() + dur;
-    function tick(t) {
-      if (last !== null) deltas.push(t - last);
-      last = t;
-      if (t < end) requestAnimationFrame(tick); else resolve(deltas.sort((a, b) => a - b));
-    }
-    requestAnimationFrame(tick);
-  }), ms);
-}
-
-export function percentile(sorted, p) {
-  if (!sorted.length) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 }

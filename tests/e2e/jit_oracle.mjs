@@ -41,9 +41,7 @@ export function readJitList(file) {
     if (!m) continue;
     const call = /^(.*?):([^:(]+?)(\[.*\])?\((.*)\)$/.exec(m[1]);
     if (!call) throw new Error(`unexpected JIT line: ${line}`);
-    const [, type, method, , params] = call;
-    const t = type === '(dynamicClass)' ? '(dynamic)' : lastTypeName(type);
-    out.push({ key: `${t}|${method}|${paramCount(params)}`, tier: jitTier(m[2]), ilSize: Number(m[3]), line: line.trim() });
+    out.push({ key: jitKey(call), tier: jitTier(m[2]), ilSize: Number(m[3]), line: line.trim() });
   }
   return out;
 }
@@ -172,7 +170,16 @@ export function readJitListings(file) {
 }
 
 // The key of a JIT spelling matched by /^(.*?):([^:(]+?)(\[.*\])?\((.*?)\)/.
+// An explicit interface implementation ("RuntimeMethodInfo:System.IRuntimeMethodInfo.get_Value")
+// is keyed as jitscope's name splits ("Ns.RuntimeMethodInfo.System.IRuntimeMethodInfo.get_Value()"
+// at its last dot): by the interface and the method.
 function jitKey([, type, method, , params]) {
-  const t = type === '(dynamicClass)' ? '(dynamic)' : lastTypeName(type);
+  if (type === '(dynamicClass)') return `(dynamic)|${method}|${paramCount(params)}`;
+  let t = lastTypeName(type);
+  const dot = method.lastIndexOf('.');
+  if (dot > 0 && method[dot - 1] !== '.') { // not .ctor / .cctor
+    t = lastTypeName(method.slice(0, dot).replace(/<.*>$/, ''));
+    method = method.slice(dot + 1);
+  }
   return `${t}|${method}|${paramCount(params)}`;
 }

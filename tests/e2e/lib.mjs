@@ -79,7 +79,9 @@ export function withDataDir(args) {
   return [args[0], '--data', tempDataDir(), ...args.slice(1)];
 }
 
-// Starts `jitscope <args>`; resolves once it printed its URL.
+// Starts `jitscope <args>`; resolves once it printed its URL. Under valgrind (a prefix that
+// runs it) a server starts 20-50 times slower, and with TLS on a loaded machine it took more
+// than 30 s: the wait for its URL is 3 minutes then.
 export async function startServer(args, { env = {}, bin = JITSCOPE, prefix = [], cwd = ROOT } = {}) {
   const argv = [...prefix, bin, ...withDataDir(args)];
   const proc = spawn(argv[0], argv.slice(1), {
@@ -92,7 +94,8 @@ export async function startServer(args, { env = {}, bin = JITSCOPE, prefix = [],
   srv.exited = new Promise((resolve) => proc.on('exit', (code, signal) => {
     srv.exit = { code, signal }; started.delete(proc); resolve(srv.exit);
   }));
-  await waitFor('server URL', () => srv.exit || /dashboard at (https?:\/\/(?:127\.0\.0\.1|\[::1\]):\d+)\//.exec(srv.stdout), 30000);
+  const slow = prefix[0] === 'valgrind';
+  await waitFor('server URL', () => srv.exit || /dashboard at (https?:\/\/(?:127\.0\.0\.1|\[::1\]):\d+)\//.exec(srv.stdout), slow ? 180000 : 30000);
   if (srv.exit) throw new Error(`server exited: ${JSON.stringify(srv.exit)}\n${srv.stderr}`);
   srv.url = /dashboard at (https?:\/\/(?:127\.0\.0\.1|\[::1\]):\d+)\//.exec(srv.stdout)[1];
   srv.port = Number(new URL(srv.url).port);
@@ -108,8 +111,14 @@ export async function startServer(args, { env = {}, bin = JITSCOPE, prefix = [],
 // fetch(), then the response is checked against the OpenAPI document; returns
 // { status, body (parsed JSON, else the text), text, headers }.
 export async function apiCall(url, init = {}) {
-  const res = await fetch(url, init);
-  const text = await res.text();
+  let res, text;
+  try {
+    res = await fetch(url, init);
+    text = await res.text();
+  } catch (e) { // undici says only "fetch failed": which request, and why (the server gone? reset?)
+    if (e && e.cause) e.message = `${e.message} (${init.method || 'GET'} ${url}: ${e.cause.code || e.cause.message})`;
+    throw e;
+  }
   let body;
   try { body = JSON.parse(text); } catch { body = text; }
   checkResponse({ method: init.method || 'GET', url, status: res.status, contentType: res.headers.get('content-type'), body, text });

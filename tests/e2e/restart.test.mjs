@@ -5,14 +5,16 @@
 //     on the same socket path and the session is live again, the same id, with
 //     the gap in its events, and a stack snapshot of it works;
 //   - a replay of 400,000 JITs/s: killed after a few seconds, the next server
-//     serves at least every function the first one held half a second before
-//     the kill, without a load error;
+//     serves at least every function the first one held before two more rounds
+//     of its storage writer ended (what it had taken to write), without a load
+//     error (how much that is in time, half a second at 400,000 JITs/s on an idle
+//     machine, is bench/storage.mjs's: docs/BENCHMARKS.md);
 //   - a full disk (the server's file size limit, prlimit): writes fail and are
 //     retried, nothing is lost, the error is cleared once there is room.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { BUILD, DEMO_DLL, startServer, stopAll, waitFor, sleep, runSync, tempDataDir, storageCaughtUp } from './lib.mjs';
+import { BUILD, DEMO_DLL, startServer, stopAll, waitFor, runSync, tempDataDir, storageCaughtUp } from './lib.mjs';
 
 after(stopAll);
 
@@ -84,11 +86,10 @@ test('a live session outlives a kill -9 of its server: the next server on the da
   }
 });
 
-test('a kill -9 at 400,000 JITs/s loses at most the last half second', async () => {
+test('a kill -9 at 400,000 JITs/s loses nothing its storage writer had taken', async () => {
   const dir = tempDataDir();
   const srv = await startServer(['run', '--port', '0', '--data', dir, '--', REPLAY,
     '--rate', '400000', '--seconds', '60', '--functions', '3000000']);
-  const samples = [];
   let pid = 0;
   try {
     await waitFor('the replay going', async () => {
@@ -96,29 +97,27 @@ test('a kill -9 at 400,000 JITs/s loses at most the last half second', async () 
       pid = s.pid;
       return s.counters.functions > 100000;
     }, 30000, 20);
-    const until = Date.now() + 3000;
-    while (Date.now() < until) { // what the server held, when
-      const s = (await srv.api('/api/sessions/1')).body;
-      samples.push({ t: Date.now(), functions: s.counters.functions });
-      await sleep(50);
-    }
+    // what the server held, then the writer's rounds: a round takes all that waits for it
+    // when it starts, so once two more have ended (the one under way may have started
+    // before the look), every frame behind what was held is committed
+    const held = (await srv.api('/api/sessions/1')).body.counters.functions;
+    const rounds = async () => (await srv.api('/api/config')).body.storage.rounds;
+    const r0 = await rounds();
+    await waitFor('two more writer rounds', async () => (await rounds()) >= r0 + 2, 30000, 20);
+    const last = (await srv.api('/api/sessions/1')).body.counters.functions;
     srv.proc.kill('SIGKILL');
-    const killedAt = Date.now();
     await srv.exited;
     killIfAlive(pid);
-    const held = Math.max(...samples.filter((x) => x.t <= killedAt - 500).map((x) => x.functions));
-    const last = samples[samples.length - 1].functions;
-    const rate = (last - samples[0].functions) / ((samples[samples.length - 1].t - samples[0].t) / 1000);
-    console.log(`rate ${Math.round(rate)} functions/s; held 0.5 s before the kill: ${held}, at the last look: ${last}`);
+    console.log(`held ${held} functions, then two writer rounds; ${last} at the last look before the kill`);
+    assert.ok(last > held, 'the replay went on until the kill');
 
     const again = await startServer(['serve', '--port', '0', '--data', dir]);
-    const t0 = Date.now();
     const s = (await again.api('/api/sessions/1')).body;
-    console.log(`read back ${s.counters.functions} functions in ${Date.now() - t0} ms`);
+    console.log(`read back ${s.counters.functions} functions`);
     assert.equal(s.state, 'interrupted');
     assert.equal(s.stored.load_error, null, 'read without error');
     assert.ok(s.counters.functions >= held,
-      `every function held half a second before the kill is served (${s.counters.functions} >= ${held})`);
+      `every function held before the writer's two rounds is served (${s.counters.functions} >= ${held})`);
     await again.stop();
   } finally {
     killIfAlive(pid);

@@ -500,7 +500,9 @@ test('detach while sampling at 199 Hz: detached, no library, no thread, no socke
   const { srv, id } = await serveAttached(target.pid);
   const start = await post(srv, `/api/sessions/${id}/profile`, { hz: 199 });
   assert.equal(start.status, 202, JSON.stringify(start.body));
-  await waitFor('sampling', async () => (await srv.api(`/api/sessions/${id}/profile`)).body.profile.samples >= 10, 30000);
+  // sampling under way: the agent's 2% budget lowers 199 Hz as far as each suspension costs, and a
+  // loaded machine stretches them (down to the 0.1 Hz floor: 2 samples within 20 s)
+  await waitFor('sampling', async () => (await srv.api(`/api/sessions/${id}/profile`)).body.profile.samples >= 2, 60000);
   assert.equal((await srv.api(`/api/sessions/${id}/profile`)).body.profile.state, 'running');
 
   const s = await detachAndWait(srv, id);
@@ -509,7 +511,7 @@ test('detach while sampling at 199 Hz: detached, no library, no thread, no socke
   const p = await srv.api(`/api/sessions/${id}/profile`);
   assert.equal(p.status, 200, 'the profile stays readable');
   assert.equal(p.body.profile.state, 'stopped');
-  assert.ok(p.body.profile.samples >= 10);
+  assert.ok(p.body.profile.samples >= 2);
   for (const [route, body] of [['stacks', undefined], ['profile', { hz: 49 }]]) {
     const x = await post(srv, `/api/sessions/${id}/${route}`, body);
     assert.equal(x.status, 409, `${route} on a detached session: ${x.status}`);

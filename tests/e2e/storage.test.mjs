@@ -66,7 +66,9 @@ test('a session recorded with --data survives kill -9 of the server, read-only a
 
   assert.equal((await post(srv, '/api/sessions/1/stacks')).status, 201, 'a stack snapshot');
   assert.equal((await post(srv, '/api/sessions/1/profile', { hz: 99 })).status, 202, 'a profile starts');
-  await waitFor('profile samples', async () => (await srv.api('/api/sessions/1/profile')).body.profile?.samples >= 20, 30000);
+  // a few samples: the agent keeps its suspensions within 2% of the time, so the rate it samples
+  // at falls when a loaded machine stretches them (down to its 0.1 Hz floor: 3 samples in 30 s)
+  await waitFor('profile samples', async () => (await srv.api('/api/sessions/1/profile')).body.profile?.samples >= 3, 60000);
   assert.equal((await post(srv, '/api/sessions/1/profile/stop')).status, 200, 'and stops');
   await sleep(300); // the agent's last samples and its STOPPED status arrive
 

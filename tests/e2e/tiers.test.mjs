@@ -66,9 +66,12 @@ test('attach: catch-up names everything compiled before, live compilations carry
     const f = (await functionsOf(srv, id, '&q=LateMethod04'))[0];
     return f && f.tiers.length === 1;
   }, 15000);
-  const ours = await ourCompilations(srv, id);
   target.send('exit'); // the JIT's file is complete once the process has exited
   await exited;
+  // and the session has all the agent sent once it says exited (its link closed after
+  // the last record): the runtime's background tiering goes on compiling until the exit
+  await waitFor('the session exited', async () => (await srv.api(`/api/sessions/${id}`)).body.state === 'exited', 30000);
+  const ours = await ourCompilations(srv, id);
   const lines = readJitList(file);
   // every live compilation (all are after the attach) is one the JIT lists, with its tier
   const { instrumentedAsTier0 } = matchTiers(lines, ours.live);
@@ -122,6 +125,41 @@ test('the tier source can be switched off and on for one session', async () => {
   srv.proc.stdin.write('exit\n');
   await waitFor('exited', async () => (await srv.api('/api/sessions/1')).body.state === 'exited', 30000);
   assert.equal((await post({ enabled: true })).status, 409, 'no agent to tell once the app is gone');
+  await srv.stop();
+});
+
+// The tier source stopped while a method compiles (switched off here; Shutdown,
+// detach and a lost server do it too): the compilation's MethodLoad never comes,
+// and its code is then asked of the runtime, so every compilation keeps its code
+// version (without that a few of a storm's showed none, and a tier-up at an app's
+// exit made "2 compilations, 1 version").
+test('the tier source switched off and on during a JIT storm: every compilation keeps its code', async () => {
+  const srv = await startServer(['run', '--port', '0', '--', 'dotnet', E2E_DLL, 'jitstorm', '20000', 'rate', '5000', 'hold']);
+  await waitFor('live', async () => (await srv.api('/api/sessions/1')).body.state === 'live', 60000);
+  const post = (enabled) => srv.api('/api/sessions/1/tiers', { method: 'POST', body: JSON.stringify({ enabled }) });
+  let on = true, toggles = 0;
+  while (!/^jitted$/m.test(srv.stdout)) { // about 4 s of storm
+    on = !on;
+    assert.equal((await post(on)).status, 202);
+    toggles++;
+  }
+  await post(true);
+  await waitFor('holding', () => /^holding$/m.test(srv.stdout), 30000);
+  const pid = (await srv.api('/api/sessions/1')).body.pid;
+  process.kill(pid, 'SIGTERM'); // and then all the agent sent is in: the session says exited
+  await waitFor('exited', async () => (await srv.api('/api/sessions/1')).body.state === 'exited', 30000);
+  const storm = [];
+  for (let offset = 0; ; offset += 10000) {
+    const page = (await srv.api(`/api/sessions/1/functions?q=JitscopeE2e.Storm&limit=10000&offset=${offset}`)).body.functions;
+    storm.push(...page);
+    if (page.length < 10000) break;
+  }
+  const unknown = storm.filter((f) => f.tiers.some((c) => c.tier === 'unknown')).length;
+  const noCode = storm.filter((f) => f.jit_count >= 1 && f.versions === 0).map((f) => f.name);
+  console.log(`tier source switched ${toggles} times during ${storm.length} storm compilations; ${unknown} without a tier, ${noCode.length} without code`);
+  assert.ok(storm.length >= 20000, `the storm's methods: ${storm.length}`);
+  assert.ok(toggles >= 4, `switched during the storm: ${toggles}`);
+  assert.deepEqual(noCode.slice(0, 5), [], `every compilation has its code version (${noCode.length} without)`);
   await srv.stop();
 });
 

@@ -8,12 +8,14 @@
 // node reuse, the MSBuild server and the shared compiler server on (this
 // machine's environment turns them off; a developer's does not). The projects
 // (tests/trees) are copied to a temporary directory; packages come from the
-// machine's NuGet folder. MSBUILDNODEHANDSHAKESALT keeps the MSBuild nodes these
-// tests start apart from anyone else's, and a TMPDIR of this file's own keeps
-// the compiler server and the MSBuild server apart too (their pipes are
-// sockets in the temporary directory): another build of this user's that runs
-// meanwhile cannot take this file's compile, nor this file shut its servers
-// down.
+// machine's NuGet folder. The build servers these tests start are kept apart from
+// anyone else's (another test run's, another engineer's build):
+// MSBUILDNODEHANDSHAKESALT for the MSBuild nodes and server, SharedCompilationId
+// (the compiler server's pipe name) for the compiler server, and a TMPDIR of this
+// file's own (their pipes are sockets in the temporary directory). Without them a
+// build here hands its compile to a compiler server another build left running,
+// which is not in the run, and `dotnet build-server shutdown` here stops theirs.
+// Only ours are stopped, after the tests that start them.
 //
 // Sessions are named by what their process runs (program: dotnet build,
 // MSBuild, VBCSCompiler, dotnet test, vstest.console, testhost), and say why a
@@ -42,6 +44,7 @@ const DEV_ENV = {
   UseSharedCompilation: 'true',
   DOTNET_CLI_USE_MSBUILD_SERVER: '1',
   MSBUILDNODEHANDSHAKESALT: SALT,
+  SharedCompilationId: `jitscope-trees-${SALT}`,
   DOTNET_CLI_TELEMETRY_OPTOUT: '1',
   DOTNET_NOLOGO: '1',
   JITSCOPE_GIVE_UP_MS: String(GIVE_UP_MS),
@@ -50,9 +53,21 @@ const DEV_ENV = {
 let work;
 const leftovers = new Set(); // pids this file started outside the server's reach
 
+// Stops the build servers of this file: the MSBuild ones by their salt (`dotnet
+// build-server shutdown --msbuild`), the compiler server (which `dotnet build-server`
+// would look for under the default pipe name: someone else's) by its own -shutdown
+// with our pipe name, which also removes its socket.
 function shutdownBuildServers() {
-  const r = spawnSync('dotnet', ['build-server', 'shutdown'], { cwd: work || ROOT, env: withEnv(DEV_ENV), encoding: 'utf8', timeout: 120000 });
+  const r = spawnSync('dotnet', ['build-server', 'shutdown', '--msbuild'], { cwd: work || ROOT, env: withEnv(DEV_ENV), encoding: 'utf8', timeout: 120000 });
   assert.equal(r.status, 0, `dotnet build-server shutdown: ${r.stdout}${r.stderr}`);
+  for (const pid of ourBuildServers()) {
+    let argv;
+    try { argv = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0'); } catch { continue; } // gone
+    const at = argv.findIndex((a) => /VBCSCompiler(\.dll)?$/.test(a)); // its apphost, or dotnet VBCSCompiler.dll
+    if (at < 0) continue; // an MSBuild node the command above stopped
+    const c = spawnSync(argv[0], [...argv.slice(1, at + 1), '-shutdown', `-pipename:${DEV_ENV.SharedCompilationId}`], { env: withEnv(DEV_ENV), encoding: 'utf8', timeout: 120000 });
+    assert.equal(c.status, 0, `${argv[0]} -shutdown: ${c.stdout}${c.stderr}`);
+  }
 }
 
 before(() => {
@@ -68,7 +83,6 @@ before(() => {
   </packageSources>
 </configuration>
 `);
-  shutdownBuildServers(); // a compiler server started without the agent would take the compile
 });
 
 after(async () => {
@@ -240,7 +254,12 @@ test('run of an SDK command: build servers outside the run that work meanwhile a
     assert.deepEqual(await srv.exited, { code: 0, signal: null }, srv.stderr);
     assert.doesNotMatch(srv.stderr, new RegExp(`pid ${inner}\\b`), 'the run\'s own build server is not reported');
   } finally {
-    for (const pid of leftovers) { try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ } }
+    // killed now and forgotten: a pid killed again minutes later may be another process's by
+    // then (pids wrap at 32,768 and two test runs with their threads use them up in minutes)
+    for (const pid of [outside.pid, inner, second]) {
+      if (!leftovers.delete(pid)) continue;
+      try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ }
+    }
   }
   const again = await startServer(['serve', '--port', '0', '--data', data]);
   const stored = (await again.api('/api/sessions/1')).body;

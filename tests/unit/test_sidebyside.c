@@ -2355,6 +2355,73 @@ TEST(jit_info)
           per_call[BATCHES / 2]);
 }
 
+/* The tier source's events for one compilation, on this (the JIT) thread:
+ * MethodJittingStarted (id 145: MethodID, ModuleID, token, IL size), and with
+ * load_start the MethodLoadVerbose (143: MethodID, ModuleID, start, size,
+ * token, flags with the tier in bits 7-9 and 0x8 "jitted"). */
+static void tier_events(FunctionID fid, uint64_t load_start)
+{
+    uint8_t started[24] = {0}, loaded[36] = {0};
+    uint32_t il = 17, size = 99, flags = 0x8u | (WIRE_TIER_1 << 7);
+
+    memcpy(started, &fid, 8);
+    memcpy(started + 20, &il, 4);
+    obj_a->lpVtbl->EventPipeEventDelivered(obj_a, 0, 145, 0, 0, NULL, sizeof(started), started,
+                                           NULL, NULL, 0, 0, NULL);
+    if (!load_start)
+        return;
+    memcpy(loaded, &fid, 8);
+    memcpy(loaded + 16, &load_start, 8);
+    memcpy(loaded + 24, &size, 4);
+    memcpy(loaded + 32, &flags, 4);
+    obj_a->lpVtbl->EventPipeEventDelivered(obj_a, 0, 143, 0, 0, NULL, sizeof(loaded), loaded, NULL,
+                                           NULL, 0, 0, NULL);
+}
+
+/* A compilation's code and tier come from the tier source's MethodLoad; one
+ * whose MethodJittingStarted came but not its MethodLoad (the tier source
+ * stopped while it compiled: Shutdown, switched off) is described by the
+ * runtime instead, so its code is known and counts as a code version (a
+ * tier-up at an app's exit showed 2 compilations and 1 code version). */
+TEST(jit_without_method_load)
+{
+    const FunctionID with = 0x6A01, without = 0x6A02;
+    wire_cmd_ping ping = {0x7A1E5};
+    wire_jit_finished j[2];
+    uint64_t version = 0;
+    unsigned n = 0;
+    uint32_t lengths[2] = {0, 0};
+
+    if (a_up() != 0)
+        return;
+    obj_a->lpVtbl->JITCompilationStarted(obj_a, with, TRUE);
+    tier_events(with, 0x7f0000001000ull);
+    obj_a->lpVtbl->JITCompilationFinished(obj_a, with, S_OK, TRUE);
+    obj_a->lpVtbl->JITCompilationStarted(obj_a, without, TRUE);
+    tier_events(without, 0);
+    obj_a->lpVtbl->JITCompilationFinished(obj_a, without, S_OK, TRUE);
+    send_command(conn_a.fd, WIRE_CMD_PING, &ping, sizeof(ping));
+    while (conn_read(&conn_a, 3000) == 1 && conn_a.last.type != WIRE_PONG)
+        if (conn_a.last.type == WIRE_JIT_FINISHED && n < 2) {
+            memcpy(&j[n], conn_a.last_payload, sizeof(j[n]));
+            lengths[n] = conn_a.last_length;
+            if (n == 1 && conn_a.last_length >= sizeof(j[1]) + sizeof(wire_code_version))
+                memcpy(&version, conn_a.last_payload + sizeof(j[1]), sizeof(version));
+            n++;
+        }
+    if (!CHECK(n == 2, "2 JIT_FINISHED records (%u)", n))
+        return;
+    CHECK(
+        j[0].function_id == with && j[0].code_start == 0x7f0000001000ull && j[0].code_size == 99 &&
+            j[0].tier == WIRE_TIER_1 && j[0].il_size == 17 && lengths[0] == sizeof(j[0]),
+        "with its MethodLoad: the tier, code and IL size the events said, no call to the runtime");
+    CHECK(j[1].function_id == without && j[1].tier == WIRE_TIER_UNKNOWN && j[1].il_size == 17,
+          "without it: tier unknown, the IL size from MethodJittingStarted");
+    CHECK(j[1].code_versions == 1 && version == 0x7e0000000000ull + without * 64u,
+          "without it: the code versions the runtime lists (%u, 0x%llx), so the new one counts",
+          j[1].code_versions, (unsigned long long)version);
+}
+
 TEST(snapshot)
 {
     const ThreadID t1 = 0xA1, t2 = 0xA2, t3 = 0xA3;
@@ -2841,11 +2908,15 @@ TEST(profile_budget)
     CHECK(read_status(&conn_a, WIRE_PROFILE_STARTED, &st, NULL, 2000) == 1, "STARTED");
     if (CHECK(read_status(&conn_a, WIRE_PROFILE_RATE, &st, NULL, 3000) == 1,
               "PROFILE_STATUS RATE: the budget lowered the rate"))
-        CHECK(st.requested_millihz == 100000 && st.effective_millihz >= 1000 &&
+        CHECK(st.requested_millihz == 100000 && st.effective_millihz >= 100 &&
                   st.effective_millihz <= 4000,
-              "effective rate ~ 2%% / 5 ms = 4 Hz less headroom (%u mHz)", st.effective_millihz);
+              "effective rate at most 2%% / 5 ms = 4 Hz, never under 0.1 Hz (%u mHz)",
+              st.effective_millihz);
+    /* how far under 4 Hz depends on how long a suspension took, which a loaded
+     * machine stretches (a 5 ms sleep measured as 25): what holds is the bound.
+     * Two samples at the lowered rate: at the 0.1 Hz floor that takes 20 s */
     start = now_s();
-    while (now_s() - start < 1.2) {
+    while (samples < 2 && now_s() - start < 30.0) {
         wire_stack_end e;
 
         if (conn_read(&conn_a, 100) != 1)
@@ -2861,12 +2932,11 @@ TEST(profile_budget)
             continue;
         samples++;
         /* the rate in force; a RATE status may lag it by up to 500 ms */
-        if (e.effective_millihz < 1000 || e.effective_millihz > 4000)
+        if (e.effective_millihz < 100 || e.effective_millihz > 4000)
             wrong++;
     }
-    CHECK(samples >= 2 && samples <= 8, "samples now come at the lower rate (%u in 1.2 s)",
-          samples);
-    CHECK(wrong == 0, "samples carry the lowered rate (1..4 Hz) in effective_millihz");
+    CHECK(samples == 2, "samples come at the lowered rate (%u)", samples);
+    CHECK(wrong == 0, "samples carry the lowered rate (0.1..4 Hz) in effective_millihz");
     CHECK(send_profile_stop(&conn_a) == 0, "PROFILE_STOP sent");
     if (CHECK(read_status(&conn_a, WIRE_PROFILE_STOPPED, &st, NULL, 2000) == 1, "STOPPED"))
         CHECK(st.samples > 0 && st.suspended_ns >= st.samples * 5000000ull,
@@ -3198,6 +3268,7 @@ static const check_test tests[] = {TEST_ENTRY(exports),
                                    TEST_ENTRY(side_by_side),
                                    TEST_ENTRY(gc_timeline),
                                    TEST_ENTRY(jit_info),
+                                   TEST_ENTRY(jit_without_method_load),
                                    TEST_ENTRY(snapshot),
                                    TEST_ENTRY(suspend_interleave),
                                    TEST_ENTRY(snapshot_naming_lock),

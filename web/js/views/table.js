@@ -285,7 +285,15 @@ export class DataTable {
     } else if (depth > 0) {
       cells[0].prepend(h('span', { class: 'tree-branch', 'aria-hidden': 'true' }, '└ '));
     }
-    tr.replaceChildren(...cells);
+    if (tr === old) {
+      // only the cells that changed are replaced: one that did not stays the same element
+      // (a live run's first cell, its toggle, while its counters change at every poll), so
+      // a click whose press and release straddle a refresh still lands on it
+      const prev = [...tr.children];
+      cells.forEach((td, i) => {
+        if (prev[i].outerHTML !== td.outerHTML) prev[i].replaceWith(td);
+      });
+    } else tr.replaceChildren(...cells);
     return tr;
   }
 }
