@@ -13,10 +13,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "wire.h"
+#include "link.h"
 #include "sessions.h"
+#include "wire.h"
 
 extern char **environ;
+
+#define LAUNCH_BACKLOG_MS 10000 /* at most, for the link thread to take the backlog */
 
 static pid_t launch_pid = -1;
 static int launch_session_id;
@@ -40,6 +43,10 @@ static void *launch_reap(void *arg)
     sig = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
     code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + sig;
     clock_gettime(CLOCK_REALTIME, &ts);
+    /* an agent that connected before the app ended may still wait in the
+     * backlog: bound first, so the session ends once its records are in
+     * (session_exit_code waits for a bound link to close), not before them */
+    link_take_backlog(LAUNCH_BACKLOG_MS);
     sessions_lock();
     s = sessions_get(launch_session_id);
     if (s)

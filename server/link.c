@@ -3,6 +3,7 @@
 #include "clock.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -49,7 +50,7 @@ typedef struct link_conn {
 
 static int link_wake[2] = {-1, -1};
 static pthread_t link_thread;
-static int link_thread_started;
+static _Atomic int link_thread_started;
 static pthread_mutex_t link_mutex = PTHREAD_MUTEX_INITIALIZER; /* guards link_conns fds for send */
 static link_conn *link_conns[LINK_SLOTS];
 static int link_next_id = 1;
@@ -65,6 +66,13 @@ void link_set_note(const char *text) { linksock_set_note(text); }
 void link_on_sweep(void (*hook)(void)) { link_sweep_hook = hook; }
 
 static void *link_main(void *arg);
+
+/* link_take_backlog's request to the link thread, and its answer */
+static pthread_mutex_t link_backlog_mutex = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t link_backlog_cond = PTHREAD_COND_INITIALIZER;
+static _Atomic unsigned link_backlog_asked;
+static unsigned link_backlog_done; /* guarded by link_backlog_mutex */
+static unsigned link_backlog_seen; /* the last request the link thread took (its own) */
 
 /* Wakes the link thread (a listener added or removed). */
 static void link_wake_up(void)
@@ -82,6 +90,9 @@ int link_start(const char *stable_key, char *err, size_t errsz)
         goto fail;
     }
     linksock_set_waker(link_wake_up);
+    pthread_mutex_lock(&link_backlog_mutex); /* a stopped thread's answers do not count */
+    link_backlog_done = link_backlog_seen = atomic_load(&link_backlog_asked);
+    pthread_mutex_unlock(&link_backlog_mutex);
     if (pthread_create(&link_thread, NULL, link_main, NULL) != 0) {
         snprintf(err, errsz, "pthread_create: link thread");
         goto fail;
@@ -519,6 +530,30 @@ static void link_read(int slot)
         sessions_notify(c->session_id);
 }
 
+/* link_take_backlog's work, on the link thread: every connection waiting in
+ * a listener's backlog accepted, and what waits on each without a hello yet
+ * read (an ended process's agent wrote all it will before it ended). */
+static void link_backlog_take(const struct pollfd *listen_fds, const int *handles, int listeners)
+{
+    unsigned asked = atomic_load(&link_backlog_asked);
+    int i, k;
+
+    if (asked == link_backlog_seen)
+        return;
+    link_backlog_seen = asked;
+    for (i = 0; i < listeners; i++)
+        for (k = 0; k < LINK_ACCEPT_BURST; k++)
+            if (link_accept(listen_fds[i].fd, handles[i]) != 0)
+                break; /* EAGAIN: the backlog is empty */
+    for (i = 0; i < LINK_SLOTS; i++)
+        if (link_conns[i] && !link_conns[i]->session_id)
+            link_read(i);
+    pthread_mutex_lock(&link_backlog_mutex);
+    link_backlog_done = asked;
+    pthread_cond_broadcast(&link_backlog_cond);
+    pthread_mutex_unlock(&link_backlog_mutex);
+}
+
 static void *link_main(void *arg)
 {
     int64_t last_sweep = 0;
@@ -569,9 +604,37 @@ static void *link_main(void *arg)
                 if (link_accept(fds[1 + i].fd, handles[i]) != 0)
                     break;
         }
+        link_backlog_take(fds + 1, handles, listeners);
         wait_ms = link_check_hellos(500);
     }
+    pthread_mutex_lock(&link_backlog_mutex); /* nobody waits for a thread that is gone */
+    link_backlog_done = UINT_MAX;
+    pthread_cond_broadcast(&link_backlog_cond);
+    pthread_mutex_unlock(&link_backlog_mutex);
     return NULL;
+}
+
+unsigned link_take_backlog(int max_ms)
+{
+    struct timespec deadline;
+    unsigned asked, taken;
+
+    if (!link_thread_started)
+        return 0;
+    clock_gettime(CLOCK_REALTIME, &deadline);
+    deadline.tv_sec += max_ms / 1000;
+    deadline.tv_nsec += (long)(max_ms % 1000) * 1000000l;
+    if (deadline.tv_nsec >= 1000000000l)
+        deadline.tv_sec++, deadline.tv_nsec -= 1000000000l;
+    asked = atomic_fetch_add(&link_backlog_asked, 1u) + 1u;
+    link_wake_up();
+    pthread_mutex_lock(&link_backlog_mutex);
+    while (link_backlog_done < asked &&
+           pthread_cond_timedwait(&link_backlog_cond, &link_backlog_mutex, &deadline) == 0)
+        ;
+    taken = link_backlog_done >= asked;
+    pthread_mutex_unlock(&link_backlog_mutex);
+    return taken;
 }
 
 void link_stop(void)

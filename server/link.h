@@ -31,6 +31,11 @@ void link_set_note(const char *text);
 /* Sends one command frame to the connection bound to a session. 0 or -1. */
 int link_send(int link_id, uint16_t type, const void *payload, uint32_t length);
 void link_stop(void);
+/* Has the link thread accept every agent connection waiting in the backlog and
+ * read the hello of each (a process that ended connected before it ended: its
+ * session takes its records before anyone is told it ended). Waits at most
+ * max_ms; 1 when done, 0 when not (no link thread, or the time ran out). */
+unsigned link_take_backlog(int max_ms);
 /* A function the link thread calls at every sweep (500 ms), without a lock:
  * agentplace.c's, installed by main.c (a call back up, not a dependency). */
 void link_on_sweep(void (*hook)(void));
