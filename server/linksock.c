@@ -108,25 +108,15 @@ static int linksock_make_dir(const char *stable_key, char *err, size_t errsz)
 }
 
 /* A listening socket bound at ls_path (its directory exists and is ours);
- * remembers which file it is. The fd, or -1 with err set. It is bound at a
- * name of its own and renamed to ls_path once it listens: a socket file at
- * ls_path always answers, so another server that cleans up directories whose
- * socket nobody serves (agentplace.c) never takes ours for a leftover. */
+ * remembers which file it is. The fd, or -1 with err set. */
 static int linksock_listen_at_path(char *err, size_t errsz)
 {
     struct sockaddr_un addr = {.sun_family = AF_UNIX};
-    char fresh[sizeof(addr.sun_path)];
-    int fresh_len = snprintf(fresh, sizeof(fresh), "%s.new", ls_path);
-    const char *bound = fresh_len > 0 && (size_t)fresh_len < sizeof(fresh) ? fresh : ls_path;
     struct stat st;
     mode_t old_mask;
     int fd, rc;
 
-    memcpy(addr.sun_path, bound, strlen(bound) + 1);
-    if (bound == fresh && unlink(fresh) != 0 && errno != ENOENT) {
-        snprintf(err, errsz, "unlink %s: %s", fresh, strerror(errno));
-        return -1;
-    }
+    memcpy(addr.sun_path, ls_path, strlen(ls_path) + 1);
     fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     if (fd < 0) {
         snprintf(err, errsz, "socket: %s", strerror(errno));
@@ -135,11 +125,8 @@ static int linksock_listen_at_path(char *err, size_t errsz)
     old_mask = umask(0077);
     rc = bind(fd, (struct sockaddr *)&addr, sizeof(addr));
     umask(old_mask);
-    if (rc != 0 || listen(fd, 256) != 0 || (bound == fresh && rename(fresh, ls_path) != 0) ||
-        stat(ls_path, &st) != 0) {
+    if (rc != 0 || listen(fd, 256) != 0 || stat(ls_path, &st) != 0) {
         snprintf(err, errsz, "bind/listen %s: %s", ls_path, strerror(errno));
-        if (rc == 0 && bound == fresh)
-            unlink(fresh);
         close(fd);
         return -1;
     }
