@@ -110,19 +110,27 @@ static int ap_open_tmp(pid_t pid, const char *inside)
     return fd;
 }
 
+/* A directory stream over dir_fd's directory, on a copy of the fd (closedir
+ * closes the copy, dir_fd stays open); NULL when none can be had. */
+static DIR *ap_opendir(int dir_fd)
+{
+    int fd = dup(dir_fd);
+    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+
+    if (!d && fd >= 0)
+        close(fd);
+    return d;
+}
+
 /* Removes what a place (or a leftover directory, open at dir_fd) holds of
  * ours: the socket, library copies and half-written ones. */
 static void ap_empty(int dir_fd)
 {
-    int fd = dup(dir_fd);
-    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+    DIR *d = ap_opendir(dir_fd);
     struct dirent *de;
 
-    if (!d) {
-        if (fd >= 0)
-            close(fd);
+    if (!d)
         return;
-    }
     while ((de = readdir(d)) != NULL)
         if (strcmp(de->d_name, AP_SOCKET) == 0 ||
             strncmp(de->d_name, AP_LIBRARY_PREFIX, sizeof(AP_LIBRARY_PREFIX) - 1) == 0)
@@ -577,15 +585,12 @@ static int ap_served(int dir_fd)
  * serves (their server is gone). */
 static void ap_clean_tmp(int tmp_fd, const struct stat *tmp, const char *where)
 {
-    int fd = dup(tmp_fd), i;
-    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+    DIR *d = ap_opendir(tmp_fd);
     struct dirent *de;
+    int i;
 
-    if (!d) {
-        if (fd >= 0)
-            close(fd);
+    if (!d)
         return;
-    }
     while ((de = readdir(d)) != NULL) {
         struct stat st;
         int sub, ours = strcmp(de->d_name, linksock_dir_name()) == 0, held = 0;
