@@ -337,6 +337,46 @@ int naming_stack_frames(const uint8_t *payload, uint32_t length, uint64_t ring_p
     return 0;
 }
 
+/* The FunctionIDs of an exception record (the thrower, then its sampled
+ * stack's frames) or a caught one (the catcher): up to cap of them. */
+static unsigned naming_exception_ids(uint16_t type, const uint8_t *payload, uint32_t length,
+                                     uint64_t *ids, unsigned cap)
+{
+    wire_exception e;
+    wire_stack_frame f;
+    uint32_t i, n;
+    unsigned count = 0;
+
+    if (type == WIRE_EXCEPTION_CAUGHT && length >= sizeof(wire_exception_caught) && cap > 0) {
+        memcpy(&ids[0], payload + offsetof(wire_exception_caught, function_id), sizeof(ids[0]));
+        return 1;
+    }
+    if (type != WIRE_EXCEPTION || length < sizeof(e) || cap == 0)
+        return 0;
+    memcpy(&e, payload, sizeof(e));
+    ids[count++] = e.function_id;
+    n = (length - (uint32_t)sizeof(e)) / (uint32_t)sizeof(f);
+    if (e.frame_count < n)
+        n = e.frame_count;
+    for (i = 0; i < n && count < cap; i++) {
+        memcpy(&f, payload + sizeof(e) + (size_t)i * sizeof(f), sizeof(f));
+        ids[count++] = f.function_id;
+    }
+    return count;
+}
+
+int naming_exception_functions(uint16_t type, const uint8_t *payload, uint32_t length,
+                               uint64_t ring_pos)
+{
+    uint64_t ids[WIRE_EXCEPTION_MAX_FRAMES + 1];
+    unsigned i, n = naming_exception_ids(type, payload, length, ids, WIRE_EXCEPTION_MAX_FRAMES + 1);
+
+    for (i = 0; i < n && conn_connected(); i++)
+        if (ids[i] && naming_function(ids[i], NAMING_ASK_DYNAMIC, 0, ring_pos) == CONN_NO_ROOM)
+            return CONN_NO_ROOM;
+    return 0;
+}
+
 /* The FunctionIDs of an inlining or code-search record, and for each whether
  * the runtime must be asked if it is dynamic (only a dynamic compilation can
  * inline a dynamic method, and its own ID is never looked up here). */
@@ -444,6 +484,12 @@ void naming_prepare(uint64_t fence, uint64_t module, const _Atomic int *stop)
             unsigned i, n = naming_record_ids(h.type, h.flags, rec + sizeof(h), h.length, ids, ask);
             for (i = 0; i < n; i++)
                 naming_prepare_one(ids[i], ask[i], module, fence);
+        } else if (h.type == WIRE_EXCEPTION || h.type == WIRE_EXCEPTION_CAUGHT) {
+            uint64_t ids[WIRE_EXCEPTION_MAX_FRAMES + 1];
+            unsigned i, n = naming_exception_ids(h.type, rec + sizeof(h), h.length, ids,
+                                                 WIRE_EXCEPTION_MAX_FRAMES + 1);
+            for (i = 0; i < n && !atomic_load(stop); i++)
+                naming_prepare_one(ids[i], 1, module, fence);
         } else if (h.type == WIRE_STACK_THREAD && h.length >= sizeof(wire_stack_thread)) {
             wire_stack_thread t;
             wire_stack_frame f;

@@ -218,6 +218,8 @@ static unsigned sender_drain(unsigned budget)
                 rc = naming_stack_frames(rec + sizeof(h), h.length, pos);
             } else if (h.type == WIRE_INLINING || h.type == WIRE_CODE_SEARCH) {
                 rc = naming_record_functions(h.type, h.flags, rec + sizeof(h), h.length, pos);
+            } else if (h.type == WIRE_EXCEPTION || h.type == WIRE_EXCEPTION_CAUGHT) {
+                rc = naming_exception_functions(h.type, rec + sizeof(h), h.length, pos);
             }
             if (rc == 0)
                 rc = conn_forward(rec); /* encoded once (emit.c): copied, its number stamped */
@@ -391,6 +393,9 @@ static int sender_commands(void)
         case WIRE_CMD_TIERS:
             tiers_switch(agent.info, cmd.u.tiers.enabled != 0);
             sender_tiers_status();
+            break;
+        case WIRE_CMD_EXCEPTIONS:
+            tiers_switch_exceptions(agent.info, cmd.u.exceptions.enabled != 0);
             break;
         case WIRE_CMD_CODE: /* the floor reads none (it names no function to ask about) */
             if (!agent.floor)

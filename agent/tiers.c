@@ -9,6 +9,7 @@
 
 #include "clock.h"
 #include "emit.h"
+#include "exceptions.h"
 #include "gcreason.h"
 
 #define TIERS_SLOTS 1024u /* power of two */
@@ -45,6 +46,7 @@ static pthread_mutex_t tiers_lock = PTHREAD_MUTEX_INITIALIZER;
 static ICorProfilerInfo12 *tiers_info;          /* set while a session is open */
 static _Atomic EVENTPIPE_SESSION tiers_session; /* 0: none (read without the lock) */
 static EVENTPIPE_SESSION tiers_gc_session;      /* gcreason.h's, 0: none; under tiers_lock */
+static EVENTPIPE_SESSION tiers_exc_session;     /* exceptions.h's, 0: none; under tiers_lock */
 static _Atomic uint64_t tiers_lost_count;
 static HRESULT tiers_hresult; /* why the last start failed, else S_OK */
 
@@ -76,6 +78,36 @@ int tiers_wanted_at_start(void)
     const char *env = getenv(WIRE_ENV_TIERS);
 
     return !(env && strcmp(env, "0") == 0);
+}
+
+/* tiers_lock held, the source open: exceptions.h's session. */
+static void tiers_exceptions_open(void)
+{
+    COR_PRF_EVENTPIPE_PROVIDER_CONFIG config;
+    HRESULT hr;
+
+    if (tiers_exc_session)
+        return;
+    exceptions_config(&config, tiers_provider);
+    hr = tiers_info->lpVtbl->EventPipeStartSession(tiers_info, 1, &config, 0, &tiers_exc_session);
+    if (FAILED(hr) || !tiers_exc_session) {
+        fprintf(stderr,
+                "jitscope agent: EventPipeStartSession for exception events failed (0x%08x); "
+                "no exceptions will be recorded\n",
+                (unsigned)hr);
+        tiers_exc_session = 0;
+    }
+}
+
+/* tiers_lock held. */
+static void tiers_exceptions_close(void)
+{
+    if (!tiers_info || !tiers_exc_session)
+        return;
+    atomic_store(&tiers_stopping, 1); /* the ProcessInfo its disable sends is ours */
+    tiers_info->lpVtbl->EventPipeStopSession(tiers_info, tiers_exc_session);
+    atomic_store(&tiers_stopping, 0);
+    tiers_exc_session = 0;
 }
 
 int tiers_start(ICorProfilerInfo10 *info)
@@ -123,6 +155,8 @@ int tiers_start(ICorProfilerInfo10 *info)
             tiers_gc_session = 0;
         }
     }
+    if (exceptions_wanted())
+        tiers_exceptions_open();
 done:
     tiers_hresult = hr;
     pthread_mutex_unlock(&tiers_lock);
@@ -161,6 +195,9 @@ void tiers_stop(void)
         if (tiers_gc_session)
             tiers_info->lpVtbl->EventPipeStopSession(tiers_info, tiers_gc_session);
         tiers_gc_session = 0;
+        if (tiers_exc_session)
+            tiers_info->lpVtbl->EventPipeStopSession(tiers_info, tiers_exc_session);
+        tiers_exc_session = 0;
         atomic_store(&tiers_stopping, 0);
         tiers_info->lpVtbl->info10.Release((ICorProfilerInfo10 *)tiers_info);
         tiers_info = NULL;
@@ -173,6 +210,7 @@ int tiers_running(void) { return atomic_load(&tiers_session) != 0; }
 typedef struct tiers_switch_call {
     ICorProfilerInfo10 *info;
     int on;
+    int exceptions_only; /* exceptions.h's session alone */
 } tiers_switch_call;
 
 static void *tiers_switch_main(void *arg)
@@ -180,16 +218,36 @@ static void *tiers_switch_main(void *arg)
     tiers_switch_call *call = arg;
 
     pthread_setname_np(pthread_self(), "jitscope-tiers"); /* else its creator's name */
-    if (call->on)
+    if (call->exceptions_only) {
+        pthread_mutex_lock(&tiers_lock);
+        if (call->on && tiers_info)
+            tiers_exceptions_open();
+        else if (!call->on)
+            tiers_exceptions_close();
+        pthread_mutex_unlock(&tiers_lock);
+    } else if (call->on) {
         tiers_start(call->info);
-    else
+    } else {
         tiers_stop();
+    }
     return NULL;
 }
 
+static void tiers_switch_on_thread(tiers_switch_call call);
+
 void tiers_switch(ICorProfilerInfo10 *info, int on)
 {
-    tiers_switch_call call = {info, on};
+    tiers_switch_on_thread((tiers_switch_call){info, on, 0});
+}
+
+void tiers_switch_exceptions(ICorProfilerInfo10 *info, int on)
+{
+    exceptions_want(on);
+    tiers_switch_on_thread((tiers_switch_call){info, on, 1});
+}
+
+static void tiers_switch_on_thread(tiers_switch_call call)
+{
     pthread_t thread;
 
     /* the EventPipe calls make the calling thread one the runtime knows, and
@@ -270,6 +328,11 @@ void tiers_event(EVENTPIPE_PROVIDER provider, DWORD event_id, ULONG size, LPCBYT
             atomic_store(&tiers_disable_ns, clock_mono_ns());
             atomic_store(&tiers_disable_seen, 1);
         }
+        return;
+    }
+    if (exceptions_event_id(event_id)) {
+        if (tiers_provider_is(provider, &tiers_runtime_provider, tiers_provider))
+            exceptions_event(event_id, payload, size);
         return;
     }
     if (event_id == TIERS_EVENT_GC_TRIGGERED) {

@@ -62,6 +62,10 @@ void tiers_stop_at_shutdown(void);
  * runtime knows (it would lose the right to call ICorProfilerInfo outside a
  * callback, which naming needs). */
 void tiers_switch(ICorProfilerInfo10 *info, int on);
+/* The same for exceptions.h's session alone (WIRE_CMD_EXCEPTIONS): wanted or
+ * not from now on, and opened or closed now if the source is open (else at
+ * its next start). */
+void tiers_switch_exceptions(ICorProfilerInfo10 *info, int on);
 /* 1 while a session is open. */
 int tiers_running(void);
 

@@ -152,6 +152,15 @@ void walk_thread_init(void)
     walk_self = self;
 }
 
+uint32_t walk_current_thread(wire_stack_frame *out, uint32_t cap)
+{
+    walk_cursor c = {.out = out, .cap = cap};
+
+    agent.info->lpVtbl->DoStackSnapshot(agent.info, 0, walk_frame, COR_PRF_SNAPSHOT_DEFAULT, &c,
+                                        NULL, 0);
+    return c.count;
+}
+
 /* One thread, while suspended. `used` frames of the walk are already taken. */
 static void walk_one(walk_buffers *b, uint32_t index, ThreadID thread, uint32_t *used)
 {

@@ -76,6 +76,11 @@ void walk_emit_failed(uint64_t snapshot_id, uint32_t kind, uint64_t request_id, 
  * walker, walk_thread_exit unregisters it. */
 int walk_on_walker_thread(void);
 void walk_thread_exit(void);
+/* The calling thread's own managed frames, leaf first, at most cap of them
+ * (the leaf end kept), walked by DoStackSnapshot without a suspension (a
+ * thread may walk itself): an application thread's sampled exception
+ * (exceptions.c). Returns how many were stored. */
+uint32_t walk_current_thread(wire_stack_frame *out, uint32_t cap);
 
 /* cb_ThreadDestroyed: returns once `thread` is not being walked (bounded wait).
  * On the usual path one atomic load. */

@@ -29,7 +29,7 @@
  * produced (records 25-29, command 106); 5: THREAD_DESTROYED and THREAD_NAME carry
  * the OS thread id, WIRE_FLAG_OS_NAME; 4: wire_agent_cost counts metadata reads;
  * 3: wire_drops has 7 reasons; 2: jit tier */
-#define WIRE_VERSION 7u
+#define WIRE_VERSION 8u
 /* The oldest version whose records decode as today's (only types were added
  * since, and fields that were 0 or reserved filled in): a session stored by a
  * server of that version reads back. */
@@ -69,6 +69,10 @@
  * runtime's GC events (a collection's reason is then induced or other only,
  * what the profiling API tells). For measuring its cost. */
 #define WIRE_ENV_GC_REASONS "JITSCOPE_GC_REASONS"
+/* "0": the agent starts with exception records off (its EventPipe session for
+ * the runtime's exception events closed) until the server's
+ * WIRE_CMD_EXCEPTIONS turns them on. */
+#define WIRE_ENV_EXCEPTIONS "JITSCOPE_EXCEPTIONS"
 /* "importer": the agent names methods through the runtime's metadata importer
  * instead of reading modules' images itself (docs/RUNTIME.md, "Reading
  * metadata"). A way out should the direct reader ever misread a module, and
@@ -153,7 +157,9 @@ enum wire_record_type {
     WIRE_INLINING = 28,        /* the runtime let the JIT inline a callee (JITInlining) */
     WIRE_CODE_SEARCH = 29,     /* a ReadyToRun code search (JITCachedFunctionSearch*) */
     WIRE_CODE_RANGE = 30,      /* answer to WIRE_CMD_CODE_LOOKUP: the code at one address */
-    WIRE_RECORD_TYPE_MAX = 30
+    WIRE_EXCEPTION = 31,       /* a managed exception thrown (the runtime's ExceptionThrown) */
+    WIRE_EXCEPTION_CAUGHT = 32, /* a catch clause entered for the thread's exception */
+    WIRE_RECORD_TYPE_MAX = 32
 };
 
 /* Server -> agent. */
@@ -166,6 +172,7 @@ enum wire_command_type {
     WIRE_CMD_TIERS = 105,         /* payload: wire_cmd_tiers; answered by WIRE_TIERS_STATUS */
     WIRE_CMD_CODE = 106, /* payload: wire_cmd_code; answered by CODE_VERSION/_PART, CODE_END */
     WIRE_CMD_CODE_LOOKUP = 107, /* payload: wire_cmd_code_lookup; answered by WIRE_CODE_RANGE */
+    WIRE_CMD_EXCEPTIONS = 108,  /* payload: wire_cmd_exceptions (on by default) */
 };
 
 enum wire_mode { WIRE_MODE_STARTUP = 1, WIRE_MODE_ATTACH = 2 };
@@ -731,6 +738,62 @@ typedef struct wire_code_range {
     int32_t hresult;      /* GetFunctionFromIP's result (E_FAIL: not managed code) */
 } wire_code_range;
 _Static_assert(sizeof(wire_code_range) == 32, "wire_code_range layout");
+
+/* ---- exceptions (records 31-32, WIRE_CMD_EXCEPTIONS) ----
+ *
+ * The agent reads the runtime's own exception events (Microsoft-Windows-
+ * DotNETRuntime, Exception keyword) from an in-process EventPipe session of
+ * its own: ExceptionThrown_V1 on the throwing thread, as the first pass of the
+ * exception's dispatch meets its first frame (type name, message, the throw
+ * site's address), and ExceptionCatchStart on the same thread as a catch
+ * clause begins. One WIRE_EXCEPTION per throw (a rethrow too: flags say so),
+ * the throwing method and IL offset found from the address on the throwing
+ * thread (cached per address); a sample of them (the first
+ * WIRE_EXCEPTION_SAMPLED_FIRST per throw site, then one a second per site)
+ * carries the throwing thread's stack, leaf first. One WIRE_EXCEPTION_CAUGHT
+ * per catch clause entered. No record says "unhandled": a thread's exception
+ * that no catch followed before the thread or the process ended was not
+ * handled (the runtime ends the process). */
+#define WIRE_EXCEPTION_MESSAGE_MAX 256u /* message bytes kept (UTF-8; cut: TRUNCATED) */
+#define WIRE_EXCEPTION_TYPE_MAX 512u    /* type name bytes kept */
+#define WIRE_EXCEPTION_MAX_FRAMES 64u   /* stack frames of a sampled exception */
+#define WIRE_EXCEPTION_SAMPLED_FIRST 8u /* exceptions per site with a stack, then 1/s */
+#define WIRE_IL_OFFSET_UNKNOWN 0xFFFFFFFFu
+
+/* wire_exception.runtime_flags: the runtime's ExceptionFlags */
+enum wire_exception_flags {
+    WIRE_EXCEPTION_HAS_INNER = 0x1u,
+    WIRE_EXCEPTION_NESTED = 0x2u,
+    WIRE_EXCEPTION_RETHROWN = 0x4u,
+    WIRE_EXCEPTION_CORRUPTED = 0x8u,
+    WIRE_EXCEPTION_CLS_COMPLIANT = 0x10u,
+};
+
+/* WIRE_EXCEPTION: fixed part, frame_count wire_stack_frame entries (leaf
+ * first), then two strings: the type's full name and the message. */
+typedef struct wire_exception {
+    uint64_t thread_id;     /* ThreadID of the throwing thread */
+    uint64_t function_id;   /* the throwing method; 0: not managed code known to the runtime */
+    uint64_t ip;            /* the throw site's native address (the runtime's ExceptionEIP) */
+    uint32_t il_offset;     /* the throw site's IL offset, or WIRE_IL_OFFSET_UNKNOWN */
+    int32_t hresult;        /* the exception's HResult */
+    uint16_t runtime_flags; /* wire_exception_flags */
+    uint16_t reserved;
+    uint32_t frame_count; /* <= WIRE_EXCEPTION_MAX_FRAMES; 0: not sampled */
+} wire_exception;
+_Static_assert(sizeof(wire_exception) == 40, "wire_exception layout");
+
+typedef struct wire_exception_caught {
+    uint64_t thread_id;   /* the thread whose exception it is */
+    uint64_t function_id; /* the method whose catch clause runs */
+} wire_exception_caught;
+_Static_assert(sizeof(wire_exception_caught) == 16, "wire_exception_caught layout");
+
+/* Turns exception records on or off (the agent's EventPipe session for them). */
+typedef struct wire_cmd_exceptions {
+    uint32_t enabled; /* 1 on, 0 off */
+    uint32_t reserved;
+} wire_cmd_exceptions;
 
 #define WIRE_MAX_COMMAND 256u /* longest command payload; a longer one is not our server */
 

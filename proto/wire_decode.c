@@ -219,6 +219,20 @@ static int wire_check_values(const wire_record *r, const char **why)
         }
         return WIRE_DECODE_OK;
     }
+    case WIRE_EXCEPTION:
+        if (r->u.exception.thread_id == 0 || r->strings[0].length == 0 ||
+            r->strings[0].length > WIRE_EXCEPTION_TYPE_MAX ||
+            r->strings[1].length > WIRE_EXCEPTION_MESSAGE_MAX) {
+            *why = "exception record without a thread or a type, or with a string past its cap";
+            return WIRE_DECODE_BAD;
+        }
+        return WIRE_DECODE_OK;
+    case WIRE_EXCEPTION_CAUGHT:
+        if (r->u.exception_caught.thread_id == 0) {
+            *why = "caught-exception record without a thread";
+            return WIRE_DECODE_BAD;
+        }
+        return WIRE_DECODE_OK;
     case WIRE_RUNTIME_SUSPEND:
         if (r->u.runtime_suspend.phase < WIRE_SUSPEND_STARTED ||
             r->u.runtime_suspend.phase > WIRE_RESUME_FINISHED) {
@@ -264,6 +278,8 @@ size_t wire_record_fixed(uint16_t type, unsigned *strings)
     case WIRE_INLINING: return sizeof(wire_inlining);
     case WIRE_CODE_SEARCH: return sizeof(wire_code_search);
     case WIRE_CODE_RANGE: return sizeof(wire_code_range);
+    case WIRE_EXCEPTION: *strings = 2; return sizeof(wire_exception);
+    case WIRE_EXCEPTION_CAUGHT: return sizeof(wire_exception_caught);
     default: return 0;
     }
 }
@@ -319,6 +335,16 @@ static int wire_decode_any(const wire_frame *f, wire_record *out, uint32_t oldes
         }
         if (f->header.length - fixed != (size_t)n * sizeof(wire_stack_frame)) {
             *why = "stack thread record whose length disagrees with its frame count";
+            return WIRE_DECODE_BAD;
+        }
+        out->stack_frames = f->payload + fixed;
+        fixed += (size_t)n * sizeof(wire_stack_frame);
+    } else if (f->header.type == WIRE_EXCEPTION) {
+        /* followed by frame_count frames (at most WIRE_EXCEPTION_MAX_FRAMES), then its strings */
+        uint32_t n = out->u.exception.frame_count;
+        if (n > WIRE_EXCEPTION_MAX_FRAMES ||
+            f->header.length - fixed < (size_t)n * sizeof(wire_stack_frame)) {
+            *why = "exception record with more frames than allowed or sent";
             return WIRE_DECODE_BAD;
         }
         out->stack_frames = f->payload + fixed;
@@ -383,6 +409,7 @@ int wire_decode_command(const uint8_t *buf, size_t len, wire_command *out, size_
     case WIRE_CMD_PROFILE_STOP: need = 0; break; /* its payload carries nothing yet */
     case WIRE_CMD_TIERS: need = sizeof(out->u.tiers); break;
     case WIRE_CMD_CODE: need = sizeof(out->u.code); break;
+    case WIRE_CMD_EXCEPTIONS: need = sizeof(out->u.exceptions); break;
     case WIRE_CMD_CODE_LOOKUP: {
         uint32_t count;
         if (f.header.length < sizeof(uint64_t)) {

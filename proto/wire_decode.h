@@ -58,13 +58,16 @@ typedef struct wire_record {
         wire_inlining inlining;
         wire_code_search code_search;
         wire_code_range code_range;
+        wire_exception exception;
+        wire_exception_caught exception_caught;
     } u;
     wire_string strings[2];
     unsigned string_count;
     wire_code_version code_versions[WIRE_MAX_CODE_VERSIONS]; /* JIT_FINISHED only */
     unsigned code_version_count;
-    /* STACK_THREAD only: u.stack_thread.frame_count wire_stack_frame entries,
-     * leaf first, pointing into the payload (not aligned: read them with
+    /* STACK_THREAD (u.stack_thread.frame_count) and EXCEPTION
+     * (u.exception.frame_count): wire_stack_frame entries, leaf first,
+     * pointing into the payload (not aligned: read them with
      * wire_record_frame). */
     const void *stack_frames;
     /* CODE_PART only: its data (data_length bytes, checked against the kind's
@@ -73,7 +76,7 @@ typedef struct wire_record {
     uint32_t data_length;
 } wire_record;
 
-/* Frame i (< u.stack_thread.frame_count) of a STACK_THREAD record. */
+/* Frame i (< its frame_count) of a STACK_THREAD or EXCEPTION record. */
 static inline wire_stack_frame wire_record_frame(const wire_record *r, uint32_t i)
 {
     wire_stack_frame f;
@@ -113,6 +116,7 @@ typedef struct wire_command {
         wire_cmd_tiers tiers;
         wire_cmd_code code;
         wire_cmd_code_lookup code_lookup; /* ips beyond count are 0 */
+        wire_cmd_exceptions exceptions;
     } u;
 } wire_command;
 

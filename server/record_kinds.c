@@ -220,6 +220,22 @@ static const record_kind record_kinds[] = {
         .need = session_need_code_range,
         .fold = session_fold_code_range,
     },
+    {
+        KIND(WIRE_EXCEPTION),
+        .flags = RECORD_KIND_OBSERVATION,
+        .need = session_need_exception,
+        .fold = session_fold_exception,
+        .replay = session_replay_exception,
+        .event = "exception",
+        .event_take = view_event_exception_take,
+        .event_json = view_event_exception_fields,
+    },
+    {
+        KIND(WIRE_EXCEPTION_CAUGHT),
+        .flags = RECORD_KIND_OBSERVATION,
+        .fold = session_fold_exception_caught,
+        .replay = session_fold_exception_caught,
+    },
 
     /* the server's own records (logrec.h), in their order: a profile's start
      * and stop and a CPU profile's tables are observations (they rebuild the

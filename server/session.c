@@ -301,6 +301,7 @@ void session_take_content(session *to, session *from)
     memset(&from->stacks, 0, sizeof(from->stacks));
     memset(&from->profile, 0, sizeof(from->profile));
     memset(&from->timeline, 0, sizeof(from->timeline));
+    from->exceptions = NULL;
     memset(&from->code, 0, sizeof(from->code));
     from->persist.summary = NULL;
     /* the budget's count stays to's (from is a private copy, never counted) */
@@ -336,6 +337,11 @@ void session_drop_content(session *s)
     stacks_free(&s->stacks);
     profile_free(&s->profile);
     timeline_free(&s->timeline);
+    if (s->exceptions) {
+        exc_free(s->exceptions);
+        free(s->exceptions);
+        s->exceptions = NULL;
+    }
     code_free(&s->code);
     memset(&s->stacks, 0, sizeof(s->stacks));
     memset(&s->profile, 0, sizeof(s->profile));

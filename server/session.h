@@ -24,6 +24,7 @@
 #include "code.h"
 #include "container.h"
 #include "eventlog.h"
+#include "excsites.h"
 #include "fnname.h"
 #include "fnsig.h"
 #include "idindex.h"
@@ -334,6 +335,8 @@ typedef struct session {
     stacks_state stacks;
     profile_state profile;
     timeline_state timeline;
+    exc_state *exceptions; /* made at its first exception (excsites.h); NULL: none yet */
+    int exceptions_off;    /* POST .../exceptions {"enabled": false} was sent last */
     code_state code; /* code versions, inlining, ReadyToRun, code replies (code.h) */
     eventlog events; /* what happened, newest EVENTLOG_MAX kept */
     session_persist persist;

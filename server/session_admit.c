@@ -228,6 +228,18 @@ uint64_t session_need_code_range(session *s, const wire_record *r, unsigned *ref
     return fn + session_codemap_bytes(s, 1);
 }
 
+/* An exception: its site (made the first time), its recent entry's message
+ * and frames, the session's exception state the first time. */
+uint64_t session_need_exception(session *s, const wire_record *r, unsigned *refused_kind,
+                                int *fixed)
+{
+    static const exc_state none;
+
+    *fixed = 0;
+    *refused_kind = SESSION_REFUSED_OTHER;
+    return (s->exceptions ? 0 : sizeof(exc_state)) + exc_need(s->exceptions ? s->exceptions : &none, r);
+}
+
 /* A version of a code reply: its buffers. */
 uint64_t session_need_code_version(session *s, const wire_record *r, unsigned *refused_kind,
                                    int *fixed)
@@ -344,8 +356,10 @@ static uint64_t session_record_log_bytes(const wire_record *r)
     for (i = 0; i < r->string_count; i++)
         n += 2 + (uint64_t)r->strings[i].length; /* its length, its bytes */
     n += r->data_length;                         /* a code part's data */
-    if (r->stack_frames)                         /* a stack walk's frames */
-        n += (uint64_t)r->u.stack_thread.frame_count * sizeof(wire_stack_frame);
+    if (r->stack_frames) /* a stack walk's or an exception's frames */
+        n += (uint64_t)(r->type == WIRE_EXCEPTION ? r->u.exception.frame_count
+                                                   : r->u.stack_thread.frame_count) *
+             sizeof(wire_stack_frame);
     return n;
 }
 

@@ -8,6 +8,8 @@
  * sessions lock. */
 #include "session_kinds.h"
 
+#include <stdlib.h>
+
 /* STACK_THREAD: one thread's walk, filed under the thread as it is now (a
  * walked thread is alive while it is walked). */
 static void session_stack_thread(session *s, const wire_record *r)
@@ -83,6 +85,52 @@ int session_fold_runtime_suspend(session *s, const wire_record *r, int64_t when,
     timeline_runtime_suspend(&s->timeline, s->profile.state == PROFILE_RUNNING, &s->events, r,
                              when);
     session_memory_observed(s);
+    return 0;
+}
+
+/* EXCEPTION: into its site (excsites.h), made with the session's first one;
+ * log NULL for a replay. */
+static int session_exception(session *s, const wire_record *r, int64_t when, eventlog *log,
+                             const char **why)
+{
+    if (!s->exceptions && !(s->exceptions = calloc(1, sizeof(*s->exceptions)))) {
+        *why = "no memory for the session's exceptions";
+        return -1;
+    }
+    if (exc_thrown(s->exceptions, log, r, when) != 0) {
+        *why = "no memory for an exception's site";
+        return -1;
+    }
+    return 0;
+}
+
+int session_fold_exception(session *s, const wire_record *r, int64_t when, int64_t now_ns,
+                           const char **why)
+{
+    int rc;
+
+    (void)now_ns;
+    rc = session_exception(s, r, when, &s->events, why);
+    session_memory_observed(s);
+    return rc;
+}
+
+int session_replay_exception(session *s, const wire_record *r, int64_t when, int64_t now_ns,
+                             const char **why)
+{
+    (void)now_ns;
+    return session_exception(s, r, when, NULL, why);
+}
+
+/* EXCEPTION_CAUGHT: closes its thread's open exception (a catch with none
+ * open: its throw came before an attach, and is counted). Live and replayed
+ * alike: it logs nothing. */
+int session_fold_exception_caught(session *s, const wire_record *r, int64_t when, int64_t now_ns,
+                                  const char **why)
+{
+    (void)when, (void)now_ns, (void)why;
+    if (s->exceptions)
+        exc_caught(s->exceptions, r);
     return 0;
 }
 

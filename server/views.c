@@ -695,6 +695,32 @@ void view_event_detach_fields(json_t *o, const view_event_copy *c, const profile
     json_object_set_new(o, "hresult", view_hresult((int32_t)c->e.value));
 }
 
+/* EXCEPTION: id is its site's number, value the throwing FunctionID, extra
+ * the site's count with it; the method's name (as `name`) and the site's type
+ * (carried as `module`) are copied. */
+void view_event_exception_take(session *s, const eventlog_entry *e, view_event_copy *c,
+                               view_event_names *n)
+{
+    const exc_site *site = s->exceptions ? exc_site_at(s->exceptions, e->id) : NULL;
+    session_function *f = e->value ? session_find_function(s, e->value) : NULL;
+
+    (void)c;
+    n->record = f ? f->name_record : NULL;
+    n->module = site ? site->type : NULL;
+}
+
+void view_event_exception_fields(json_t *o, const view_event_copy *c, const profile_state *profile)
+{
+    const eventlog_entry *e = &c->e;
+
+    (void)profile;
+    json_object_set_new(o, "site", view_count(e->id));
+    json_object_set_new(o, "exception_type", view_str(c->module));
+    json_object_set_new(o, "method", view_str(c->name));
+    json_object_set_new(o, "function_id", view_id(e->value));
+    json_object_set_new(o, "count", view_count(e->extra));
+}
+
 void view_event_gc_fields(json_t *o, const view_event_copy *c, const profile_state *profile)
 {
     const eventlog_entry *e = &c->e;

@@ -141,6 +141,9 @@ void view_event_thread_fields(json_t *o, const view_event_copy *c, const profile
 void view_event_catchup_fields(json_t *o, const view_event_copy *c, const profile_state *profile);
 void view_event_detach_fields(json_t *o, const view_event_copy *c, const profile_state *profile);
 void view_event_gc_fields(json_t *o, const view_event_copy *c, const profile_state *profile);
+void view_event_exception_take(session *s, const eventlog_entry *e, view_event_copy *c,
+                               view_event_names *n);
+void view_event_exception_fields(json_t *o, const view_event_copy *c, const profile_state *profile);
 void view_event_suspension_fields(json_t *o, const view_event_copy *c,
                                   const profile_state *profile);
 void view_event_stack_end_fields(json_t *o, const view_event_copy *c, const profile_state *profile);

@@ -1,0 +1,247 @@
+/* exceptions.c -- managed exceptions as records (see exceptions.h). */
+#include "exceptions.h"
+
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agent.h"
+#include "clock.h"
+#include "emit.h"
+#include "events.h"
+#include "utf.h"
+#include "walk.h"
+
+#define EXC_KEYWORD 0x8000ull
+#define EXC_LEVEL_INFORMATIONAL 4u
+#define EXC_EVENT_THROWN 80u       /* ExceptionThrown_V1 */
+#define EXC_EVENT_CATCH_START 250u /* ExceptionCatchStart */
+#define EXC_CACHE_SLOTS 1024u      /* throw sites kept resolved; a power of two */
+#define EXC_IP_BUSY 1u             /* a slot being written */
+#define EXC_CODE_VERSIONS 8u
+#define EXC_CODE_CHUNKS 4u
+#define EXC_MAP_MAX 512u  /* IL-to-native entries read (6 KB of stack) */
+#define EXC_SAMPLE_NS 1000000000ull /* one sampled stack a second per site after the first */
+
+/* One throw site: its address, what it resolved to, its sampling state. */
+typedef struct exc_slot {
+    _Atomic uint64_t ip; /* 0 free, EXC_IP_BUSY while written */
+    uint64_t function_id;
+    uint32_t il_offset;
+    _Atomic uint32_t sampled;
+    _Atomic uint64_t last_sample_ns;
+} exc_slot;
+
+static exc_slot exc_cache[EXC_CACHE_SLOTS];
+static _Atomic int exc_off_at_start = -1; /* -1: not read yet */
+static _Atomic int exc_wanted_now = 1;
+
+int exceptions_wanted(void)
+{
+    if (atomic_load(&exc_off_at_start) < 0) {
+        const char *env = getenv(WIRE_ENV_EXCEPTIONS);
+        int off = env && strcmp(env, "0") == 0;
+        int unread = -1;
+        if (atomic_compare_exchange_strong(&exc_off_at_start, &unread, off) && off)
+            atomic_store(&exc_wanted_now, 0);
+    }
+    return atomic_load(&exc_wanted_now);
+}
+
+void exceptions_want(int on)
+{
+    (void)exceptions_wanted(); /* the environment read first, so it does not undo this */
+    atomic_store(&exc_wanted_now, on != 0);
+}
+
+void exceptions_config(COR_PRF_EVENTPIPE_PROVIDER_CONFIG *out, const WCHAR *runtime_provider)
+{
+    *out = (COR_PRF_EVENTPIPE_PROVIDER_CONFIG){runtime_provider, EXC_KEYWORD,
+                                               EXC_LEVEL_INFORMATIONAL, NULL};
+}
+
+int exceptions_event_id(DWORD event_id)
+{
+    return event_id == EXC_EVENT_THROWN || event_id == EXC_EVENT_CATCH_START;
+}
+
+/* The IL offset of native offset `at` in the code version starting at start. */
+static uint32_t exc_il_offset(UINT_PTR start, uint64_t at)
+{
+    COR_DEBUG_IL_TO_NATIVE_MAP map[EXC_MAP_MAX];
+    ULONG32 n = 0, i;
+    uint32_t best = WIRE_IL_OFFSET_UNKNOWN;
+
+    if (FAILED(agent.info->lpVtbl->GetILToNativeMapping3(agent.info, start, EXC_MAP_MAX, &n, map)))
+        return best;
+    for (i = 0; i < n && i < EXC_MAP_MAX; i++)
+        if ((int32_t)map[i].ilOffset >= 0 && map[i].nativeStartOffset <= at &&
+            at < map[i].nativeEndOffset)
+            best = map[i].ilOffset;
+    return best;
+}
+
+/* The method whose code holds ip and the IL offset of the instruction before
+ * ip (ip is a return address: the call that threw). */
+static void exc_resolve(uint64_t ip, uint64_t *function_id, uint32_t *il_offset)
+{
+    UINT_PTR starts[EXC_CODE_VERSIONS];
+    FunctionID function = 0;
+    ULONG32 n = 0, k;
+
+    *function_id = 0;
+    *il_offset = WIRE_IL_OFFSET_UNKNOWN;
+    if (ip <= EXC_IP_BUSY ||
+        FAILED(agent.info->lpVtbl->GetFunctionFromIP(agent.info, (LPCBYTE)(uintptr_t)ip,
+                                                     &function)) ||
+        !function)
+        return;
+    *function_id = function;
+    if (FAILED(agent.info->lpVtbl->GetNativeCodeStartAddresses(agent.info, function, 0,
+                                                               EXC_CODE_VERSIONS, &n, starts)))
+        return;
+    for (k = 0; k < n && k < EXC_CODE_VERSIONS; k++) {
+        COR_PRF_CODE_INFO chunks[EXC_CODE_CHUNKS];
+        ULONG32 count = 0, i;
+        uint64_t before = 0; /* native bytes of the chunks before this one */
+        if (FAILED(agent.info->lpVtbl->GetCodeInfo4(agent.info, starts[k], EXC_CODE_CHUNKS, &count,
+                                                    chunks)))
+            continue;
+        for (i = 0; i < count && i < EXC_CODE_CHUNKS; i++) {
+            if (ip > chunks[i].startAddress && ip - chunks[i].startAddress <= chunks[i].size) {
+                *il_offset = exc_il_offset(starts[k], before + (ip - 1 - chunks[i].startAddress));
+                return;
+            }
+            before += chunks[i].size;
+        }
+    }
+}
+
+/* The slot of ip resolved (claimed and filled when ip is new to it); NULL
+ * when another thread is filling that slot now (resolved, not kept). */
+static exc_slot *exc_site(uint64_t ip, uint64_t *function_id, uint32_t *il_offset)
+{
+    exc_slot *slot = &exc_cache[(ip * 0x9e3779b97f4a7c15ull) >> 54 & (EXC_CACHE_SLOTS - 1)];
+    uint64_t seen = atomic_load_explicit(&slot->ip, memory_order_acquire);
+
+    if (seen == ip && ip > EXC_IP_BUSY) {
+        *function_id = slot->function_id;
+        *il_offset = slot->il_offset;
+        atomic_thread_fence(memory_order_acquire);
+        if (atomic_load_explicit(&slot->ip, memory_order_relaxed) == ip)
+            return slot;
+    }
+    exc_resolve(ip, function_id, il_offset);
+    if (ip <= EXC_IP_BUSY || seen == EXC_IP_BUSY ||
+        !atomic_compare_exchange_strong(&slot->ip, &seen, EXC_IP_BUSY))
+        return NULL;
+    slot->function_id = *function_id;
+    slot->il_offset = *il_offset;
+    atomic_store_explicit(&slot->sampled, 0, memory_order_relaxed);
+    atomic_store_explicit(&slot->last_sample_ns, 0, memory_order_relaxed);
+    atomic_store_explicit(&slot->ip, ip, memory_order_release);
+    return slot;
+}
+
+/* 1 when this throw at slot's site carries a stack: the first few, then one a second. */
+static int exc_sample(exc_slot *slot, uint64_t now)
+{
+    uint64_t last;
+
+    if (!slot)
+        return 0;
+    if (atomic_fetch_add_explicit(&slot->sampled, 1, memory_order_relaxed) <
+        WIRE_EXCEPTION_SAMPLED_FIRST) {
+        atomic_store_explicit(&slot->last_sample_ns, now, memory_order_relaxed);
+        return 1;
+    }
+    atomic_store_explicit(&slot->sampled, WIRE_EXCEPTION_SAMPLED_FIRST, memory_order_relaxed);
+    last = atomic_load_explicit(&slot->last_sample_ns, memory_order_relaxed);
+    return now - last >= EXC_SAMPLE_NS &&
+           atomic_compare_exchange_strong(&slot->last_sample_ns, &last, now);
+}
+
+/* A NUL-terminated UTF-16 string at *pos: its units, *pos moved past its NUL;
+ * -1 when the payload ends first. */
+static long exc_utf16(const uint8_t *payload, size_t size, size_t *pos)
+{
+    size_t start = *pos, i;
+
+    for (i = start; i + 1 < size; i += 2)
+        if (payload[i] == 0 && payload[i + 1] == 0) {
+            *pos = i + 2;
+            return (long)((i - start) / 2);
+        }
+    return -1;
+}
+
+static void exc_thrown(const uint8_t *payload, size_t size)
+{
+    char type[WIRE_EXCEPTION_TYPE_MAX], message[WIRE_EXCEPTION_MESSAGE_MAX];
+    wire_stack_frame frames[WIRE_EXCEPTION_MAX_FRAMES];
+    wire_exception e = {.il_offset = WIRE_IL_OFFSET_UNKNOWN};
+    size_t pos = 0, type_at, message_at, type_len, message_len;
+    long type_units, message_units;
+    int cut_type = 0, cut_message = 0;
+    uint64_t now = clock_mono_ns();
+    exc_slot *slot;
+
+    type_at = pos;
+    if ((type_units = exc_utf16(payload, size, &pos)) < 0)
+        return;
+    message_at = pos;
+    if ((message_units = exc_utf16(payload, size, &pos)) < 0 ||
+        size - pos < sizeof(uint64_t) + sizeof(uint32_t) + sizeof(uint16_t))
+        return;
+    memcpy(&e.ip, payload + pos, sizeof(e.ip));
+    memcpy(&e.hresult, payload + pos + 8, sizeof(e.hresult));
+    memcpy(&e.runtime_flags, payload + pos + 12, sizeof(e.runtime_flags));
+    type_len = utf16le_to_utf8(payload + type_at, (size_t)type_units, type, sizeof(type),
+                               &cut_type);
+    message_len = utf16le_to_utf8(payload + message_at, (size_t)message_units, message,
+                                  sizeof(message), &cut_message);
+    if (type_len == 0)
+        type[0] = '?', type_len = 1;
+    e.thread_id = events_thread_id();
+    if (!e.thread_id)
+        return; /* not a managed thread: nothing to tie the catch to */
+    slot = exc_site(e.ip, &e.function_id, &e.il_offset);
+    if (exc_sample(slot, now)) {
+        uint32_t n = walk_current_thread(frames, WIRE_EXCEPTION_MAX_FRAMES), skip = 0;
+        /* the runtime's own dispatch frames (managed on .NET 9 and later) sit
+         * above the throwing method: the stack starts at the throw */
+        while (e.function_id && skip < n && frames[skip].function_id != e.function_id)
+            skip++;
+        if (skip == n)
+            skip = 0;
+        memmove(frames, frames + skip, (n - skip) * sizeof(frames[0]));
+        e.frame_count = n - skip;
+    }
+    wire_text strings[2] = {{.utf8 = type, .length = type_len},
+                            {.utf8 = message, .length = message_len}};
+    emit_record_at(WIRE_EXCEPTION, cut_type || cut_message ? WIRE_FLAG_TRUNCATED : 0, now, &e,
+                   sizeof(e), frames, e.frame_count * (uint32_t)sizeof(wire_stack_frame), strings,
+                   2);
+}
+
+static void exc_caught(const uint8_t *payload, size_t size)
+{
+    wire_exception_caught c;
+
+    if (size < 2 * sizeof(uint64_t))
+        return;
+    memcpy(&c.function_id, payload + sizeof(uint64_t), sizeof(c.function_id)); /* MethodID */
+    if ((c.thread_id = events_thread_id()) == 0)
+        return;
+    emit_record(WIRE_EXCEPTION_CAUGHT, 0, &c, sizeof(c), NULL, 0, NULL, 0);
+}
+
+void exceptions_event(DWORD event_id, const uint8_t *payload, size_t size)
+{
+    if (!payload || !atomic_load_explicit(&exc_wanted_now, memory_order_relaxed))
+        return;
+    if (event_id == EXC_EVENT_THROWN)
+        exc_thrown(payload, size);
+    else if (event_id == EXC_EVENT_CATCH_START)
+        exc_caught(payload, size);
+}

@@ -1,0 +1,41 @@
+/* exceptions.h -- every managed exception thrown, and where it was caught,
+ * from the runtime's own exception events.
+ *
+ * tiers.c opens a third in-process EventPipe session beside the tier source
+ * and the GC reasons, for the runtime provider's Exception keyword (0x8000) at
+ * the informational level, while exceptions are wanted (on by default; off
+ * with JITSCOPE_EXCEPTIONS=0, or at run time by WIRE_CMD_EXCEPTIONS). The
+ * runtime delivers ExceptionThrown_V1 synchronously on the throwing thread as
+ * the first pass of dispatch meets the throwing frame: its type's full name,
+ * its message and the throw site's address, all formatted by the runtime
+ * (the floor pays that too). exceptions_event turns it into one
+ * WIRE_EXCEPTION: the method and IL offset at that address (GetFunctionFromIP,
+ * the code version holding it, its IL-to-native map; kept per address in a
+ * fixed cache of EXC_CACHE_SLOTS, so a site is resolved once), the message cut
+ * to WIRE_EXCEPTION_MESSAGE_MAX bytes, and for a bounded sample (the first
+ * WIRE_EXCEPTION_SAMPLED_FIRST per address, then one a second per address)
+ * the thread's own stack (walk_current_thread). ExceptionCatchStart, on the
+ * same thread as a catch clause begins, becomes one WIRE_EXCEPTION_CAUGHT
+ * with the catching method. No allocation, no lock: a stack buffer, the ring
+ * (a full ring drops and counts, as for every record). docs/RUNTIME.md says
+ * why these events and not the profiling API's exception callbacks. */
+#ifndef JITSCOPE_EXCEPTIONS_H
+#define JITSCOPE_EXCEPTIONS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "corprof.h"
+
+/* 1 while exceptions are wanted: JITSCOPE_EXCEPTIONS=0 at start says no, the
+ * server's command sets it. */
+int exceptions_wanted(void);
+void exceptions_want(int on);
+/* The session's one provider: the runtime's, Exception keyword, informational. */
+void exceptions_config(COR_PRF_EVENTPIPE_PROVIDER_CONFIG *out, const WCHAR *runtime_provider);
+/* 1 for the event ids this module reads (of the runtime's provider). */
+int exceptions_event_id(DWORD event_id);
+/* One of those events, on the thread that raised it. */
+void exceptions_event(DWORD event_id, const uint8_t *payload, size_t size);
+
+#endif
