@@ -205,11 +205,18 @@ static void exc_thrown(const uint8_t *payload, size_t size)
     e.thread_id = events_thread_id();
     if (!e.thread_id)
         return; /* not a managed thread: nothing to tie the catch to */
+    if (e.ip == 0) {
+        /* the runtime gave no address (.NET 10's dispatch does not): the
+         * throwing frame is the first managed one of the thread's own walk
+         * (the dispatch's own frames are not in it) */
+        uint32_t n = walk_current_thread(frames, 1);
+        e.ip = n ? frames[0].ip : 0;
+    }
     slot = exc_site(e.ip, &e.function_id, &e.il_offset);
     if (exc_sample(slot, now)) {
         uint32_t n = walk_current_thread(frames, WIRE_EXCEPTION_MAX_FRAMES), skip = 0;
-        /* the runtime's own dispatch frames (managed on .NET 9 and later) sit
-         * above the throwing method: the stack starts at the throw */
+        /* where the runtime's dispatch frames show (managed on .NET 9 and
+         * later), the stack starts at the throw */
         while (e.function_id && skip < n && frames[skip].function_id != e.function_id)
             skip++;
         if (skip == n)

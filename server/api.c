@@ -295,6 +295,9 @@ static const api_route api_routes[] = {
     {"POST", "/api/sessions/{id}/profile/stop", api_profile_stop, 0, NULL},
     {"POST", "/api/sessions/{id}/tiers", api_tiers_post, 0, NULL},
     {"GET", "/api/sessions/{id}/timeline", api_timeline_get, 0, NULL},
+    {"GET", "/api/sessions/{id}/exceptions", api_exceptions_list, 0, NULL},
+    {"GET", "/api/sessions/{id}/exceptions/{n}", api_exceptions_site, 0, NULL},
+    {"POST", "/api/sessions/{id}/exceptions", api_exceptions_post, 0, NULL},
 };
 
 const api_route *api_route_table(size_t *count)

@@ -179,16 +179,20 @@ static exc_open *exc_open_of(exc_state *x, uint64_t thread_id)
     return NULL;
 }
 
-/* The thread's open exception ends with outcome (its slot then freed). */
+/* The thread's exception caught (again: a rethrown one's further catch) or
+ * replaced (its slot then freed). */
 static void exc_open_end(exc_state *x, exc_open *o, uint32_t outcome, uint64_t catcher)
 {
     exc_site *s = &x->sites[o->site];
     exc_recent *e = exc_recent_at(s, o->recent);
     uint32_t i;
 
-    s->open--;
+    if (!o->caught)
+        s->open--;
     if (outcome == EXC_CAUGHT) {
-        s->caught++;
+        if (!o->caught)
+            s->caught++;
+        o->caught = 1;
         for (i = 0; i < s->catcher_count && s->catchers[i].function_id != catcher; i++)
             ;
         if (i < s->catcher_count)
@@ -197,24 +201,33 @@ static void exc_open_end(exc_state *x, exc_open *o, uint32_t outcome, uint64_t c
             s->catchers[s->catcher_count++] = (exc_catcher){catcher, 1};
         else
             s->catchers_other++;
-    } else {
+    } else if (!o->caught) {
         s->replaced++;
     }
-    if (e) {
+    if (e && (outcome == EXC_CAUGHT || !o->caught)) {
         e->outcome = outcome;
         e->caught_by = catcher;
     }
-    *o = x->open[--x->open_count];
+    if (outcome != EXC_CAUGHT)
+        *o = x->open[--x->open_count];
 }
 
 int exc_thrown(exc_state *x, eventlog *log, const wire_record *r, int64_t when_ns)
 {
-    int64_t at = exc_site_of(x, r);
+    int64_t at;
     exc_open *o;
     exc_site *s;
 
+    if ((r->u.exception.runtime_flags & WIRE_EXCEPTION_RETHROWN) &&
+        (o = exc_open_of(x, r->u.exception.thread_id)) != NULL) {
+        if (o->caught) { /* the same exception on its way again */
+            o->caught = 0;
+            x->sites[o->site].open++;
+        }
+        return 0;
+    }
     x->total++;
-    if (at < 0) {
+    if ((at = exc_site_of(x, r)) < 0) {
         x->sites_dropped++;
         return x->count >= EXC_SITES_MAX ? 0 : -1;
     }
@@ -228,11 +241,13 @@ int exc_thrown(exc_state *x, eventlog *log, const wire_record *r, int64_t when_n
     exc_series_add(s, when_ns);
     exc_recent_add(x, s, r, when_ns);
     if (x->open_count == EXC_THREADS_MAX) {
-        x->open_forgotten++;
-        x->sites[x->open[0].site].open--;
+        if (!x->open[0].caught) {
+            x->open_forgotten++;
+            x->sites[x->open[0].site].open--;
+        }
         x->open[0] = x->open[--x->open_count];
     }
-    x->open[x->open_count++] = (exc_open){r->u.exception.thread_id, (uint32_t)at,
+    x->open[x->open_count++] = (exc_open){r->u.exception.thread_id, (uint32_t)at, 0,
                                           s->recent_total - 1};
     s->open++;
     eventlog_append(log, WIRE_EXCEPTION, r->flags, when_ns, s->number, r->u.exception.function_id,

@@ -8,7 +8,8 @@
  * their counts, per-second counts of the last EXC_SERIES seconds it threw (the
  * dashboard's sparkline, and its rate), and its newest EXC_RECENT exceptions
  * with their messages and sampled stacks. A thread's exception stays open
- * until a catch on that thread closes it (caught), a newer throw on that
+ * until a catch on that thread closes it (caught; caught_in counts every
+ * catch clause entered for it, a rethrown one's too), a newer throw on that
  * thread replaces it (thrown while it unwound: neither), or the session ends
  * with it open: the runtime ends the process on an unhandled exception, so an
  * ended session's open exceptions are its unhandled ones. At most
@@ -66,9 +67,16 @@ typedef struct exc_site {
     uint64_t recent_total; /* exceptions kept so far: entry i at i % EXC_RECENT */
 } exc_site;
 
+/* A thread's newest exception: open until caught; once caught it stays as
+ * the thread's last, for a catch that follows a rethrow (`throw;`): .NET 10
+ * raises no ExceptionThrown for a rethrow, so a catch on a thread with no open
+ * exception is its last one caught again (its catcher counted, not its
+ * catch); a rethrow the runtime does report (WIRE_EXCEPTION_RETHROWN) opens
+ * it again instead of counting a throw. */
 typedef struct exc_open {
     uint64_t thread_id;
     uint32_t site;   /* index */
+    uint32_t caught; /* 1 once a catch closed it */
     uint64_t recent; /* its recent_total position */
 } exc_open;
 

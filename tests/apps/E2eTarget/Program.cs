@@ -41,6 +41,7 @@
 //   dyncollect N BATCH SPIN_US [hold]  DynamicMethods on the stack, then collected,
 //                       2N of them (DynCollect.cs says what it prints)
 //   threads N BATCH     N named short-lived threads, ThreadIDs reused (ThreadChurn.cs)
+//   throws [wait] [child], unhandled, throwstorm N   exceptions (Throws.cs says what)
 //
 // The scenario (run and serve) calls, in this order:
 //   JitscopeE2e.Probe.UniqueAlpha()
@@ -129,6 +130,12 @@ namespace JitscopeE2e
                     return DynCollect.Run(IntArg(args, 1, 1000), IntArg(args, 2, 50), IntArg(args, 3, 200), args.Length > 4 && args[4] == "hold");
                 case "threads":
                     return ThreadChurn.Run(IntArg(args, 1, 300), IntArg(args, 2, 5));
+                case "throws":
+                    return Throws.Run(Array.IndexOf(args, "wait") > 0, Array.IndexOf(args, "child") > 0);
+                case "unhandled":
+                    return Throws.Unhandled();
+                case "throwstorm":
+                    return Throws.Storm(IntArg(args, 1, 200000));
                 default:
                     Console.Error.WriteLine("usage: E2eTarget [run | serve | spin SECONDS | jitstorm N [rate R] [hold] | emitstorm N [hold] | names | parent | sleep SECONDS | dynstorm N | collectible ROUNDS METHODS [LONGDIR] [hold] | variant a|b | pair | code | dyncollect N BATCH SPIN_US [hold] | threads N BATCH]");
                     return 2;

@@ -1,0 +1,144 @@
+// Throws.cs -- "throws" mode: exceptions of known types, from known methods,
+// caught at known places, for tests/e2e/exceptions.test.mjs; "unhandled": one
+// exception no code catches, on a background thread (the runtime then ends
+// the process); "throwstorm N": N exceptions thrown and caught in a loop, for
+// bench/exceptions.mjs.
+//
+// throws [wait] [child]: with "wait", prints "waiting" and throws once a line
+// "go" comes on stdin (an attach comes first). Then, each method its own
+// (NoInlining) so that each throw site is one method and IL offset:
+//   Throws.ThrowInvalid(int)   InvalidOperationException "invalid <i>"  x InvalidCount,
+//                              caught in Throws.CatchInvalid
+//   Throws.ThrowArgument()     ArgumentException "bad argument"          x ArgumentCount,
+//                              caught in Throws.CatchArgument
+//   Throws.ThrowFormat()       FormatException "format"                   x FormatCount,
+//                              caught in Throws.Middle, which rethrows it (`throw;`, a
+//                              throw site of its own), caught in Throws.Outer
+// prints "thrown <total caught>"; with "child", runs this app as "unhandled" and prints
+// "child exited <code>" (its exit is the runtime's for an unhandled exception); then
+// reads stdin until "exit" or its end.
+using System;
+using System.Diagnostics;
+using System.Runtime.CompilerServices;
+using System.Threading;
+
+namespace JitscopeE2e
+{
+    public static class Throws
+    {
+        public const int InvalidCount = 100, ArgumentCount = 37, FormatCount = 5;
+
+        public static int Run(bool wait, bool child)
+        {
+            if (wait)
+            {
+                Program.Out("waiting");
+                string? line;
+                while ((line = Console.In.ReadLine()) != null && line.Trim() != "go") { }
+            }
+            int caught = CatchInvalid() + CatchArgument() + Outer();
+            Program.Out("thrown " + caught);
+            if (child)
+                Program.Out("child exited " + RunChild());
+            string? rest;
+            while ((rest = Console.In.ReadLine()) != null && rest.Trim() != "exit") { }
+            return 0;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        static void ThrowInvalid(int i) => throw new InvalidOperationException("invalid " + i);
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        static int CatchInvalid()
+        {
+            int n = 0;
+            for (int i = 0; i < InvalidCount; i++)
+            {
+                try { ThrowInvalid(i); }
+                catch (InvalidOperationException) { n++; }
+            }
+            return n;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        static void ThrowArgument() => throw new ArgumentException("bad argument");
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        static int CatchArgument()
+        {
+            int n = 0;
+            for (int i = 0; i < ArgumentCount; i++)
+            {
+                try { ThrowArgument(); }
+                catch (ArgumentException) { n++; }
+            }
+            return n;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        static void ThrowFormat() => throw new FormatException("format");
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        static void Middle()
+        {
+            try { ThrowFormat(); }
+            catch (FormatException) { throw; }
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        static int Outer()
+        {
+            int n = 0;
+            for (int i = 0; i < FormatCount; i++)
+            {
+                try { Middle(); }
+                catch (FormatException) { n++; }
+            }
+            return n;
+        }
+
+        /// <summary>This app again, as "unhandled": through the same host it runs on.</summary>
+        static int RunChild()
+        {
+            string host = Environment.ProcessPath ?? "dotnet";
+            var start = new ProcessStartInfo(host) { UseShellExecute = false, RedirectStandardError = true };
+            if (System.IO.Path.GetFileNameWithoutExtension(host) == "dotnet")
+                start.ArgumentList.Add(Environment.GetCommandLineArgs()[0]);
+            start.ArgumentList.Add("unhandled");
+            using var child = Process.Start(start);
+            if (child == null)
+                return -1;
+            child.StandardError.ReadToEnd(); // the runtime's report of the exception
+            child.WaitForExit();
+            return child.ExitCode;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        static void ThrowInBackground() => throw new NotSupportedException("background unhandled");
+
+        /// <summary>"unhandled": a background thread throws and nothing catches it.</summary>
+        public static int Unhandled()
+        {
+            var t = new Thread(ThrowInBackground) { IsBackground = true, Name = "e2e-unhandled" };
+            t.Start();
+            t.Join();
+            return 0; // not reached: the runtime ends the process
+        }
+
+        /// <summary>"throwstorm N": N exceptions thrown and caught; prints "stormed N" and
+        /// on stderr the process's CPU time.</summary>
+        public static int Storm(int n)
+        {
+            var sw = Stopwatch.StartNew();
+            int caught = 0;
+            for (int i = 0; i < n; i++)
+            {
+                try { ThrowArgument(); }
+                catch (ArgumentException) { caught++; }
+            }
+            Console.Error.WriteLine($"throwstorm: {caught} in {sw.ElapsedMilliseconds} ms, cpu {Process.GetCurrentProcess().TotalProcessorTime.TotalMilliseconds:F0} ms");
+            Program.Out("stormed " + caught);
+            return 0;
+        }
+    }
+}
