@@ -19,7 +19,6 @@
 #define EXC_CACHE_SLOTS 1024u      /* throw sites kept resolved; a power of two */
 #define EXC_IP_BUSY 1u             /* a slot being written */
 #define EXC_CODE_VERSIONS 8u
-#define EXC_CODE_CHUNKS 4u
 #define EXC_MAP_MAX 512u  /* IL-to-native entries read (6 KB of stack) */
 #define EXC_SAMPLE_NS 1000000000ull /* one sampled stack a second per site after the first */
 
@@ -82,10 +81,12 @@ static uint32_t exc_il_offset(UINT_PTR start, uint64_t at)
 }
 
 /* The method whose code holds ip and the IL offset of the instruction before
- * ip (ip is a return address: the call that threw). */
+ * ip (ip is a return address: the call that threw), in the code version that
+ * starts nearest below ip (GetCodeInfo4 does not list every version's code
+ * on .NET 8 and 9; cold parts are not considered). */
 static void exc_resolve(uint64_t ip, uint64_t *function_id, uint32_t *il_offset)
 {
-    UINT_PTR starts[EXC_CODE_VERSIONS];
+    UINT_PTR starts[EXC_CODE_VERSIONS], start = 0;
     FunctionID function = 0;
     ULONG32 n = 0, k;
 
@@ -100,21 +101,11 @@ static void exc_resolve(uint64_t ip, uint64_t *function_id, uint32_t *il_offset)
     if (FAILED(agent.info->lpVtbl->GetNativeCodeStartAddresses(agent.info, function, 0,
                                                                EXC_CODE_VERSIONS, &n, starts)))
         return;
-    for (k = 0; k < n && k < EXC_CODE_VERSIONS; k++) {
-        COR_PRF_CODE_INFO chunks[EXC_CODE_CHUNKS];
-        ULONG32 count = 0, i;
-        uint64_t before = 0; /* native bytes of the chunks before this one */
-        if (FAILED(agent.info->lpVtbl->GetCodeInfo4(agent.info, starts[k], EXC_CODE_CHUNKS, &count,
-                                                    chunks)))
-            continue;
-        for (i = 0; i < count && i < EXC_CODE_CHUNKS; i++) {
-            if (ip > chunks[i].startAddress && ip - chunks[i].startAddress <= chunks[i].size) {
-                *il_offset = exc_il_offset(starts[k], before + (ip - 1 - chunks[i].startAddress));
-                return;
-            }
-            before += chunks[i].size;
-        }
-    }
+    for (k = 0; k < n && k < EXC_CODE_VERSIONS; k++)
+        if (starts[k] < ip && starts[k] > start)
+            start = starts[k];
+    if (start)
+        *il_offset = exc_il_offset(start, ip - 1 - start);
 }
 
 /* The slot of ip resolved (claimed and filled when ip is new to it); NULL
@@ -205,10 +196,10 @@ static void exc_thrown(const uint8_t *payload, size_t size)
     e.thread_id = events_thread_id();
     if (!e.thread_id)
         return; /* not a managed thread: nothing to tie the catch to */
-    if (e.ip == 0) {
-        /* the runtime gave no address (.NET 10's dispatch does not): the
-         * throwing frame is the first managed one of the thread's own walk
-         * (the dispatch's own frames are not in it) */
+    {
+        /* the throwing frame is the first of the thread's own walk (the
+         * dispatch's frames are not in it): the runtime's address is no use,
+         * 0 on .NET 9 and 10, the catching frame's on .NET 8 */
         uint32_t n = walk_current_thread(frames, 1);
         e.ip = n ? frames[0].ip : 0;
     }

@@ -190,9 +190,9 @@ static void exc_open_end(exc_state *x, exc_open *o, uint32_t outcome, uint64_t c
     if (!o->caught)
         s->open--;
     if (outcome == EXC_CAUGHT) {
-        if (!o->caught)
+        if (!o->counted)
             s->caught++;
-        o->caught = 1;
+        o->caught = o->counted = 1;
         for (i = 0; i < s->catcher_count && s->catchers[i].function_id != catcher; i++)
             ;
         if (i < s->catcher_count)
@@ -247,7 +247,7 @@ int exc_thrown(exc_state *x, eventlog *log, const wire_record *r, int64_t when_n
         }
         x->open[0] = x->open[--x->open_count];
     }
-    x->open[x->open_count++] = (exc_open){r->u.exception.thread_id, (uint32_t)at, 0,
+    x->open[x->open_count++] = (exc_open){r->u.exception.thread_id, (uint32_t)at, 0, 0,
                                           s->recent_total - 1};
     s->open++;
     eventlog_append(log, WIRE_EXCEPTION, r->flags, when_ns, s->number, r->u.exception.function_id,

@@ -76,8 +76,9 @@ typedef struct exc_site {
 typedef struct exc_open {
     uint64_t thread_id;
     uint32_t site;   /* index */
-    uint32_t caught; /* 1 once a catch closed it */
-    uint64_t recent; /* its recent_total position */
+    uint16_t caught;  /* 1 while a catch has closed it */
+    uint16_t counted; /* 1 once it counted in its site's caught */
+    uint64_t recent;  /* its recent_total position */
 } exc_open;
 
 typedef struct exc_state {
