@@ -4,8 +4,8 @@
 // the process); "throwstorm N": N exceptions thrown and caught in a loop, for
 // bench/exceptions.mjs.
 //
-// throws [wait] [child]: with "wait", prints "waiting" and throws once a line
-// "go" comes on stdin (an attach comes first). Then, each method its own
+// throws [wait] [child]: with "wait", prints "waiting", then runs one round of
+// throws per line "go" on stdin (an attach comes first) until "exit". A round, each method its own
 // (NoInlining) so that each throw site is one method and IL offset:
 //   Throws.ThrowInvalid(int)   InvalidOperationException "invalid <i>"  x InvalidCount,
 //                              caught in Throws.CatchInvalid
@@ -14,7 +14,7 @@
 //   Throws.ThrowFormat()       FormatException "format"                   x FormatCount,
 //                              caught in Throws.Middle, which rethrows it (`throw;`, a
 //                              throw site of its own), caught in Throws.Outer
-// prints "thrown <total caught>"; with "child", runs this app as "unhandled" and prints
+// prints "thrown <total caught>". Without "wait", one round; with "child", then runs this app as "unhandled" and prints
 // "child exited <code>" (its exit is the runtime's for an unhandled exception); then
 // reads stdin until "exit" or its end.
 using System;
@@ -30,20 +30,24 @@ namespace JitscopeE2e
 
         public static int Run(bool wait, bool child)
         {
+            string? line;
             if (wait)
             {
                 Program.Out("waiting");
-                string? line;
-                while ((line = Console.In.ReadLine()) != null && line.Trim() != "go") { }
+                while ((line = Console.In.ReadLine()) != null && line.Trim() != "exit")
+                    if (line.Trim() == "go")
+                        Program.Out("thrown " + Round());
+                return 0;
             }
-            int caught = CatchInvalid() + CatchArgument() + Outer();
-            Program.Out("thrown " + caught);
+            Program.Out("thrown " + Round());
             if (child)
                 Program.Out("child exited " + RunChild());
-            string? rest;
-            while ((rest = Console.In.ReadLine()) != null && rest.Trim() != "exit") { }
+            while ((line = Console.In.ReadLine()) != null && line.Trim() != "exit") { }
             return 0;
         }
+
+        /// <summary>One round of the throws above; how many were caught.</summary>
+        static int Round() => CatchInvalid() + CatchArgument() + Outer();
 
         [MethodImpl(MethodImplOptions.NoInlining)]
         static void ThrowInvalid(int i) => throw new InvalidOperationException("invalid " + i);
