@@ -716,7 +716,8 @@ void view_event_exception_fields(json_t *o, const view_event_copy *c, const prof
     (void)profile;
     json_object_set_new(o, "site", view_count(e->id));
     json_object_set_new(o, "exception_type", view_str(c->module));
-    json_object_set_new(o, "method", view_str(c->name));
+    json_object_set_new(o, "method",
+                        c->name_record ? view_name_record(c->name_record) : view_str(c->name));
     json_object_set_new(o, "function_id", view_id(e->value));
     json_object_set_new(o, "count", view_count(e->extra));
 }
