@@ -197,9 +197,8 @@ HRESULT STDMETHODCALLTYPE cb_EventPipeEventDelivered(
     UINT_PTR stackFrames[])
 {
     (void)self, (void)eventVersion, (void)cbMetadataBlob, (void)metadataBlob;
-    (void)pActivityId, (void)pRelatedActivityId, (void)eventThread, (void)numStackFrames;
-    (void)stackFrames;
-    tiers_event(provider, eventId, cbEventData, eventData);
+    (void)pActivityId, (void)pRelatedActivityId, (void)numStackFrames, (void)stackFrames;
+    tiers_event(provider, eventId, cbEventData, eventData, eventThread);
     return S_OK;
 }
 

@@ -8,7 +8,6 @@
 #include "agent.h"
 #include "clock.h"
 #include "emit.h"
-#include "events.h"
 #include "utf.h"
 #include "walk.h"
 
@@ -166,7 +165,7 @@ static long exc_utf16(const uint8_t *payload, size_t size, size_t *pos)
     return -1;
 }
 
-static void exc_thrown(const uint8_t *payload, size_t size)
+static void exc_thrown(const uint8_t *payload, size_t size, ThreadID thread)
 {
     char type[WIRE_EXCEPTION_TYPE_MAX], message[WIRE_EXCEPTION_MESSAGE_MAX];
     wire_stack_frame frames[WIRE_EXCEPTION_MAX_FRAMES];
@@ -193,7 +192,7 @@ static void exc_thrown(const uint8_t *payload, size_t size)
                                   sizeof(message), &cut_message);
     if (type_len == 0)
         type[0] = '?', type_len = 1;
-    e.thread_id = events_thread_id();
+    e.thread_id = thread;
     if (!e.thread_id)
         return; /* not a managed thread: nothing to tie the catch to */
     {
@@ -222,24 +221,24 @@ static void exc_thrown(const uint8_t *payload, size_t size)
                    2);
 }
 
-static void exc_caught(const uint8_t *payload, size_t size)
+static void exc_caught(const uint8_t *payload, size_t size, ThreadID thread)
 {
     wire_exception_caught c;
 
     if (size < 2 * sizeof(uint64_t))
         return;
     memcpy(&c.function_id, payload + sizeof(uint64_t), sizeof(c.function_id)); /* MethodID */
-    if ((c.thread_id = events_thread_id()) == 0)
+    if ((c.thread_id = thread) == 0)
         return;
     emit_record(WIRE_EXCEPTION_CAUGHT, 0, &c, sizeof(c), NULL, 0, NULL, 0);
 }
 
-void exceptions_event(DWORD event_id, const uint8_t *payload, size_t size)
+void exceptions_event(DWORD event_id, const uint8_t *payload, size_t size, ThreadID thread)
 {
     if (!payload || !atomic_load_explicit(&exc_wanted_now, memory_order_relaxed))
         return;
     if (event_id == EXC_EVENT_THROWN)
-        exc_thrown(payload, size);
+        exc_thrown(payload, size, thread);
     else if (event_id == EXC_EVENT_CATCH_START)
-        exc_caught(payload, size);
+        exc_caught(payload, size, thread);
 }

@@ -35,7 +35,7 @@ void exceptions_want(int on);
 void exceptions_config(COR_PRF_EVENTPIPE_PROVIDER_CONFIG *out, const WCHAR *runtime_provider);
 /* 1 for the event ids this module reads (of the runtime's provider). */
 int exceptions_event_id(DWORD event_id);
-/* One of those events, on the thread that raised it. */
-void exceptions_event(DWORD event_id, const uint8_t *payload, size_t size);
+/* One of those events, on the thread that raised it (its ThreadID: thread). */
+void exceptions_event(DWORD event_id, const uint8_t *payload, size_t size, ThreadID thread);
 
 #endif

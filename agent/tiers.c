@@ -315,7 +315,8 @@ static const WCHAR tiers_pipe_name[] = {'M', 'i', 'c', 'r', 'o', 's', 'o', 'f', 
 #define TIERS_EVENT_PROCESS_INFO 1u
 #define TIERS_EVENT_GC_TRIGGERED 35u /* the runtime provider's, from gcreason.h's session */
 
-void tiers_event(EVENTPIPE_PROVIDER provider, DWORD event_id, ULONG size, LPCBYTE payload)
+void tiers_event(EVENTPIPE_PROVIDER provider, DWORD event_id, ULONG size, LPCBYTE payload,
+                 ThreadID event_thread)
 {
     uint64_t thread = (uint64_t)pthread_self(), function;
     uint32_t flags, il_size;
@@ -332,7 +333,7 @@ void tiers_event(EVENTPIPE_PROVIDER provider, DWORD event_id, ULONG size, LPCBYT
     }
     if (exceptions_event_id(event_id)) {
         if (tiers_provider_is(provider, &tiers_runtime_provider, tiers_provider))
-            exceptions_event(event_id, payload, size);
+            exceptions_event(event_id, payload, size, event_thread);
         return;
     }
     if (event_id == TIERS_EVENT_GC_TRIGGERED) {

@@ -71,7 +71,8 @@ int tiers_running(void);
 
 /* cb_EventPipeEventDelivered: keeps the tier of a MethodLoad(Verbose) event;
  * notes a ProcessInfo of the EventPipe provider (a session was disabled). */
-void tiers_event(EVENTPIPE_PROVIDER provider, DWORD event_id, ULONG size, LPCBYTE payload);
+void tiers_event(EVENTPIPE_PROVIDER provider, DWORD event_id, ULONG size, LPCBYTE payload,
+                 ThreadID thread);
 /* What MethodLoad said of one compilation: its tier, and where its code is. */
 typedef struct tiers_code {
     uint32_t tier;    /* wire_tier; WIRE_TIER_UNKNOWN when the event did not come */

@@ -338,6 +338,7 @@ static int wire_decode_any(const wire_frame *f, wire_record *out, uint32_t oldes
             return WIRE_DECODE_BAD;
         }
         out->stack_frames = f->payload + fixed;
+        out->stack_frame_count = n;
         fixed += (size_t)n * sizeof(wire_stack_frame);
     } else if (f->header.type == WIRE_EXCEPTION) {
         /* followed by frame_count frames (at most WIRE_EXCEPTION_MAX_FRAMES), then its strings */
@@ -348,6 +349,7 @@ static int wire_decode_any(const wire_frame *f, wire_record *out, uint32_t oldes
             return WIRE_DECODE_BAD;
         }
         out->stack_frames = f->payload + fixed;
+        out->stack_frame_count = n;
         fixed += (size_t)n * sizeof(wire_stack_frame);
     } else if (f->header.type == WIRE_CODE_PART) {
         /* followed by its data, to the payload's end (checked in wire_check_code) */

@@ -70,6 +70,7 @@ typedef struct wire_record {
      * pointing into the payload (not aligned: read them with
      * wire_record_frame). */
     const void *stack_frames;
+    uint32_t stack_frame_count; /* how many (either kind) */
     /* CODE_PART only: its data (data_length bytes, checked against the kind's
      * entry size and caps), pointing into the payload */
     const uint8_t *data;

@@ -356,10 +356,7 @@ static uint64_t session_record_log_bytes(const wire_record *r)
     for (i = 0; i < r->string_count; i++)
         n += 2 + (uint64_t)r->strings[i].length; /* its length, its bytes */
     n += r->data_length;                         /* a code part's data */
-    if (r->stack_frames) /* a stack walk's or an exception's frames */
-        n += (uint64_t)(r->type == WIRE_EXCEPTION ? r->u.exception.frame_count
-                                                   : r->u.stack_thread.frame_count) *
-             sizeof(wire_stack_frame);
+    n += (uint64_t)r->stack_frame_count * sizeof(wire_stack_frame); /* a walk's, an exception's */
     return n;
 }
 

@@ -64,6 +64,9 @@ static inline size_t rec_frame(const wire_record *r, uint8_t *buf)
     } else if (r->type == WIRE_STACK_THREAD) {
         extra = r->stack_frames;
         extra_length = r->u.stack_thread.frame_count * (uint32_t)sizeof(wire_stack_frame);
+    } else if (r->type == WIRE_EXCEPTION) {
+        extra = r->stack_frames;
+        extra_length = r->u.exception.frame_count * (uint32_t)sizeof(wire_stack_frame);
     } else if (r->type == WIRE_CODE_PART) {
         extra = r->data;
         extra_length = r->data_length;
@@ -304,6 +307,35 @@ static inline wire_record rec_code_search(uint64_t fid, uint32_t result, uint64_
     return (wire_record){.type = WIRE_CODE_SEARCH,
                          .time_ns = t,
                          .u.code_search = (wire_code_search){fid, result, 0}};
+}
+
+/* An exception of `type` thrown by fid at IL offset il on thread tid, with
+ * `message` and n frames of its stack (0: not sampled). */
+static inline wire_record rec_exception(uint64_t tid, uint64_t fid, uint32_t il, const char *type,
+                                        const char *message, const wire_stack_frame *frames,
+                                        uint32_t n, uint64_t t)
+{
+    wire_record r = {.type = WIRE_EXCEPTION, .time_ns = t, .string_count = 2};
+
+    r.u.exception = (wire_exception){.thread_id = tid,
+                                     .function_id = fid,
+                                     .ip = fid + 0x40 + il,
+                                     .il_offset = il,
+                                     .hresult = (int32_t)0x80131509,
+                                     .frame_count = n};
+    r.strings[0] = rec_string(type);
+    r.strings[1] = rec_string(message);
+    r.stack_frames = n ? frames : NULL;
+    r.stack_frame_count = n;
+    return r;
+}
+
+/* A catch clause of method fid entered for thread tid's exception. */
+static inline wire_record rec_exception_caught(uint64_t tid, uint64_t fid, uint64_t t)
+{
+    return (wire_record){.type = WIRE_EXCEPTION_CAUGHT,
+                         .time_ns = t,
+                         .u.exception_caught = (wire_exception_caught){tid, fid}};
 }
 
 /* A record of any type with an all-zero payload (records the server must

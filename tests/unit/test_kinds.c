@@ -64,8 +64,8 @@ TEST(rows_name_their_kind)
 
     k = record_kind_of(WIRE_JIT_FINISHED);
     CHECK(k && strcmp(k->name, "WIRE_JIT_FINISHED") == 0, "an agent's kind: wire.h's name");
-    k = record_kind_of(WIRE_CODE_RANGE);
-    CHECK(k && strcmp(k->name, "WIRE_CODE_RANGE") == 0, "the newest agent's kind");
+    k = record_kind_of(WIRE_EXCEPTION_CAUGHT);
+    CHECK(k && strcmp(k->name, "WIRE_EXCEPTION_CAUGHT") == 0, "the newest agent's kind");
     k = record_kind_of(LOGREC_RESUMED);
     CHECK(k && strcmp(k->name, "LOGREC_RESUMED") == 0, "a server's kind: logrec.h's name");
     for (unsigned t = 1; t <= UINT16_MAX; t++)
@@ -118,7 +118,7 @@ TEST(observations_are_what_storage_keeps)
         WIRE_GC_STARTED,    WIRE_GC_FINISHED,  WIRE_RUNTIME_SUSPEND, WIRE_CODE_VERSION,
         WIRE_CODE_PART,     WIRE_CODE_END,     LOGREC_PROFILE_START, LOGREC_PROFILE_STOP,
         LOGREC_CPU_START,   LOGREC_CPU_SYMBOL, LOGREC_CPU_THREAD,    LOGREC_CPU_STACK,
-        LOGREC_CPU_SAMPLES, LOGREC_CPU_COUNTS,
+        LOGREC_CPU_SAMPLES, LOGREC_CPU_COUNTS,   WIRE_EXCEPTION,    WIRE_EXCEPTION_CAUGHT,
     };
     unsigned t, n = 0, i;
 
@@ -151,6 +151,7 @@ TEST(event_names_are_the_apis)
         {WIRE_STACK_END, "stack_snapshot"},
         {WIRE_PROFILE_STATUS, "profile"},
         {LOGREC_RESUMED, "resumed"},
+        {WIRE_EXCEPTION, "exception"},
     };
     unsigned t, n = 0, i;
 

@@ -156,6 +156,12 @@ static const wire_code_search s_code_search = {0x7f0000001000ull, WIRE_SEARCH_FO
 static const wire_code_range s_code_range = {0x7f1234560040ull, 0x7f0000001000ull,
                                              0x7f1234560000ull, 143, 0};
 
+static const wire_exception s_exception = {
+    0x7f00000b0000ull, 0x7f0000001000ull, 0x7f1234560043ull, 10, (int32_t)0x80131509, 0x10, 0, 0};
+static const wire_exception_caught s_exception_caught = {0x7f00000b0000ull, 0x7f0000001040ull};
+static const char EXC_TYPE[] = "System.InvalidOperationException";
+static const char EXC_MESSAGE[] = "Operation is not valid \xE2\x80\x94 here";
+
 static const char NAME[] = "Ns.Box<System.Int64>.Get";
 static const char PATH[] =
     "/usr/share/dotnet/shared/Microsoft.NETCore.App/10.0.0/System.Private.CoreLib.dll";
@@ -163,7 +169,7 @@ static const char ASM[] = "System.Private.CoreLib";
 static const char UNI[] = "Fa\xC3\xA7"
                           "ade \xE4\xB8\xAD \xF0\x9F\x98\x80"; /* ç 中 😀 */
 
-#define N_SAMPLES 30
+#define N_SAMPLES 32
 static sample samples[N_SAMPLES];
 
 static void make_samples(void)
@@ -277,6 +283,22 @@ static void make_samples(void)
         {"inlining", WIRE_INLINING, WIRE_FLAG_DYNAMIC, &s_inlining, sizeof(s_inlining), 0, {0}, {0}},
         {"code_search", WIRE_CODE_SEARCH, 0, &s_code_search, sizeof(s_code_search), 0, {0}, {0}},
         {"code_range", WIRE_CODE_RANGE, 0, &s_code_range, sizeof(s_code_range), 0, {0}, {0}},
+        {"exception",
+         WIRE_EXCEPTION,
+         0,
+         &s_exception,
+         sizeof(s_exception),
+         2,
+         {EXC_TYPE, EXC_MESSAGE},
+         {sizeof(EXC_TYPE) - 1, sizeof(EXC_MESSAGE) - 1}},
+        {"exception_caught",
+         WIRE_EXCEPTION_CAUGHT,
+         0,
+         &s_exception_caught,
+         sizeof(s_exception_caught),
+         0,
+         {0},
+         {0}},
     };
     memcpy(samples, v, sizeof(v));
 }
@@ -303,13 +325,14 @@ static int bad_with_reason(const uint8_t *buf, size_t len)
 
 /* The record types the decoder knows, as a bit set (bit t for type t), and
  * how many (*count). Types 1..WIRE_RECORD_TYPE_MAX may have gaps. */
-static unsigned known_record_types(unsigned *count)
+static uint64_t known_record_types(unsigned *count)
 {
-    unsigned bits = 0, n = 0, strings;
+    uint64_t bits = 0;
+    unsigned n = 0, strings;
 
     for (uint16_t t = 1; t <= WIRE_RECORD_TYPE_MAX; t++)
         if (wire_record_fixed(t, &strings)) {
-            bits |= 1u << t;
+            bits |= 1ull << t;
             n++;
         }
     if (count)
@@ -321,7 +344,7 @@ static unsigned known_record_types(unsigned *count)
 
 TEST(round_trip_every_type)
 {
-    unsigned types_seen = 0;
+    uint64_t types_seen = 0;
 
     for (int i = 0; i < N_SAMPLES; i++) {
         const sample *s = &samples[i];
@@ -373,7 +396,7 @@ TEST(round_trip_every_type)
                       "stack_thread: both frames read back");
             CHECK(strings_ok, "%s: %u string(s) round-trip, pointing into the payload", s->what,
                   s->nstrings);
-            types_seen |= 1u << s->type;
+            types_seen |= 1ull << s->type;
         }
         free(buf);
     }
