@@ -18,7 +18,7 @@
 #define EXC_CACHE_SLOTS 1024u      /* throw sites kept resolved; a power of two */
 #define EXC_IP_BUSY 1u             /* a slot being written */
 #define EXC_CODE_VERSIONS 8u
-#define EXC_MAP_MAX 512u  /* IL-to-native entries read (6 KB of stack) */
+#define EXC_MAP_MAX 512u            /* IL-to-native entries read (6 KB of stack) */
 #define EXC_SAMPLE_NS 1000000000ull /* one sampled stack a second per site after the first */
 
 /* One throw site: its address, what it resolved to, its sampling state. */
@@ -92,8 +92,8 @@ static void exc_resolve(uint64_t ip, uint64_t *function_id, uint32_t *il_offset)
     *function_id = 0;
     *il_offset = WIRE_IL_OFFSET_UNKNOWN;
     if (ip <= EXC_IP_BUSY ||
-        FAILED(agent.info->lpVtbl->GetFunctionFromIP(agent.info, (LPCBYTE)(uintptr_t)ip,
-                                                     &function)) ||
+        FAILED(
+            agent.info->lpVtbl->GetFunctionFromIP(agent.info, (LPCBYTE)(uintptr_t)ip, &function)) ||
         !function)
         return;
     *function_id = function;

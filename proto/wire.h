@@ -148,16 +148,16 @@ enum wire_record_type {
     WIRE_PROFILE_STATUS = 19, /* sampler started / stopped / rate changed */
     WIRE_GC_STARTED = 20,
     WIRE_GC_FINISHED = 21,
-    WIRE_RUNTIME_SUSPEND = 22, /* one phase of a runtime suspension */
-    WIRE_TIERS_STATUS = 23,    /* the JIT-tier source is on or off (after hello, on command) */
-    WIRE_AGENT_COST = 24,      /* the agent's own time in JIT callbacks (with DROPS) */
-    WIRE_CODE_VERSION = 25,    /* one native code version of a WIRE_CMD_CODE reply */
-    WIRE_CODE_PART = 26,       /* a piece of its code bytes, IL map, references, or the IL */
-    WIRE_CODE_END = 27,        /* the reply is complete (or refused: status says why) */
-    WIRE_INLINING = 28,        /* the runtime let the JIT inline a callee (JITInlining) */
-    WIRE_CODE_SEARCH = 29,     /* a ReadyToRun code search (JITCachedFunctionSearch*) */
-    WIRE_CODE_RANGE = 30,      /* answer to WIRE_CMD_CODE_LOOKUP: the code at one address */
-    WIRE_EXCEPTION = 31,       /* a managed exception thrown (the runtime's ExceptionThrown) */
+    WIRE_RUNTIME_SUSPEND = 22,  /* one phase of a runtime suspension */
+    WIRE_TIERS_STATUS = 23,     /* the JIT-tier source is on or off (after hello, on command) */
+    WIRE_AGENT_COST = 24,       /* the agent's own time in JIT callbacks (with DROPS) */
+    WIRE_CODE_VERSION = 25,     /* one native code version of a WIRE_CMD_CODE reply */
+    WIRE_CODE_PART = 26,        /* a piece of its code bytes, IL map, references, or the IL */
+    WIRE_CODE_END = 27,         /* the reply is complete (or refused: status says why) */
+    WIRE_INLINING = 28,         /* the runtime let the JIT inline a callee (JITInlining) */
+    WIRE_CODE_SEARCH = 29,      /* a ReadyToRun code search (JITCachedFunctionSearch*) */
+    WIRE_CODE_RANGE = 30,       /* answer to WIRE_CMD_CODE_LOOKUP: the code at one address */
+    WIRE_EXCEPTION = 31,        /* a managed exception thrown (the runtime's ExceptionThrown) */
     WIRE_EXCEPTION_CAUGHT = 32, /* a catch clause entered for the thread's exception */
     WIRE_RECORD_TYPE_MAX = 32
 };

@@ -133,12 +133,12 @@ static json_t *api_exc_site_json(const api_exc_copy *v, const api_exc_row *row)
     uint32_t i;
 
     for (i = 0; i < site->catcher_count; i++)
-        json_array_append_new(caught_in,
-                              json_pack("{s:o, s:o, s:o}", "method",
-                                        api_exc_name(v, site->catchers[i].function_id,
-                                                     row->catcher_sym[i]),
-                                        "function_id", view_id(site->catchers[i].function_id),
-                                        "count", view_count(site->catchers[i].count)));
+        json_array_append_new(
+            caught_in,
+            json_pack("{s:o, s:o, s:o}", "method",
+                      api_exc_name(v, site->catchers[i].function_id, row->catcher_sym[i]),
+                      "function_id", view_id(site->catchers[i].function_id), "count",
+                      view_count(site->catchers[i].count)));
     for (i = 0; i < EXC_SERIES; i++)
         json_array_append_new(series, json_integer(site->series[i]));
     return json_pack(
@@ -152,8 +152,8 @@ static json_t *api_exc_site_json(const api_exc_copy *v, const api_exc_row *row)
         "caught_in", caught_in, "caught", view_count(site->caught), "unhandled",
         view_count(v->ended ? site->open : 0), "open", view_count(v->ended ? 0 : site->open),
         "replaced", view_count(site->replaced), "first_ms", view_ms(site->first_ns), "last_ms",
-        view_ms(site->last_ns), "series_end_ms", view_ms(site->series_end * 1000000000),
-        "series", series);
+        view_ms(site->last_ns), "series_end_ms", view_ms(site->series_end * 1000000000), "series",
+        series);
 }
 
 static const char *api_exc_outcome(const api_exc_copy *v, uint32_t outcome)
@@ -182,12 +182,11 @@ static json_t *api_exc_recent_json(const api_exc_copy *v, const api_exc_row *row
                                  "function_id", view_id(e->frames[i].function_id), "ip",
                                  view_id(e->frames[i].ip)));
         json_array_append_new(
-            list,
-            json_pack("{s:o, s:o, s:s?, s:s, s:o, s:o, s:o}", "time_ms", view_ms(e->time_ns),
-                      "thread_id", view_id(e->thread_id), "message", e->message, "outcome",
-                      api_exc_outcome(v, e->outcome), "caught_in",
-                      api_exc_name(v, e->caught_by, row->caught_by_sym[k]), "hresult",
-                      view_hresult(e->hresult), "stack", stack));
+            list, json_pack("{s:o, s:o, s:s?, s:s, s:o, s:o, s:o}", "time_ms", view_ms(e->time_ns),
+                            "thread_id", view_id(e->thread_id), "message", e->message, "outcome",
+                            api_exc_outcome(v, e->outcome), "caught_in",
+                            api_exc_name(v, e->caught_by, row->caught_by_sym[k]), "hresult",
+                            view_hresult(e->hresult), "stack", stack));
     }
     return list;
 }

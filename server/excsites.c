@@ -18,10 +18,7 @@ static uint64_t exc_hash(uint64_t function_id, uint64_t where, const char *type,
 
 /* What tells a site apart: the method and IL offset, or the address when the
  * method is unknown (its IL offset then is too). */
-static uint64_t exc_where(const wire_exception *e)
-{
-    return e->function_id ? e->il_offset : e->ip;
-}
+static uint64_t exc_where(const wire_exception *e) { return e->function_id ? e->il_offset : e->ip; }
 
 static int exc_same(const exc_site *s, const wire_exception *e, const wire_string *type)
 {

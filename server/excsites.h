@@ -75,7 +75,7 @@ typedef struct exc_site {
  * it again instead of counting a throw. */
 typedef struct exc_open {
     uint64_t thread_id;
-    uint32_t site;   /* index */
+    uint32_t site;    /* index */
     uint16_t caught;  /* 1 while a catch has closed it */
     uint16_t counted; /* 1 once it counted in its site's caught */
     uint64_t recent;  /* its recent_total position */

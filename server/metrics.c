@@ -231,6 +231,41 @@ static void metrics_refused(textbuf *b, const session *s, const metrics_labels *
                    l->text, (unsigned long long)s->budget.refused_records);
 }
 
+#define METRICS_EXCEPTION_TYPES 256u /* types labelled per session; the rest as type="(other)" */
+
+/* Exceptions thrown, by type: each type's sites summed (its first site's
+ * place says whether it is among the first METRICS_EXCEPTION_TYPES). */
+static void metrics_exceptions(textbuf *b, const session *s, const metrics_labels *l,
+                               const void *arg)
+{
+    const exc_state *x = s->exceptions;
+    unsigned long long other = 0;
+    uint32_t i, j, types = 0;
+    char type[512];
+
+    (void)arg;
+    for (i = 0; x && i < x->count; i++) {
+        unsigned long long n = 0;
+        for (j = 0; j < i && strcmp(x->sites[j].type, x->sites[i].type) != 0; j++)
+            ;
+        if (j < i)
+            continue; /* counted with its type's first site */
+        for (j = i; j < x->count; j++)
+            if (strcmp(x->sites[j].type, x->sites[i].type) == 0)
+                n += x->sites[j].count;
+        if (types++ >= METRICS_EXCEPTION_TYPES) {
+            other += n;
+            continue;
+        }
+        metrics_escape(x->sites[i].type, type, sizeof(type));
+        textbuf_printf(b, "jitscope_session_exceptions_total{%s,type=\"%s\"} %llu\n", l->text, type,
+                       n);
+    }
+    if (other || (x && x->sites_dropped))
+        textbuf_printf(b, "jitscope_session_exceptions_total{%s,type=\"(other)\"} %llu\n", l->text,
+                       other + (unsigned long long)(x ? x->sites_dropped : 0));
+}
+
 /* The agent's own time per JIT callback as a Prometheus histogram: its
  * buckets are cumulative here, upper bounds in seconds (wire.h). */
 static void metrics_agent_cost(textbuf *b, const session *s, const metrics_labels *l,
@@ -295,6 +330,10 @@ static void metrics_sessions(textbuf *b)
     metrics_family(b, "jitscope_session_agent_jit_callback_seconds", "histogram",
                    "The agent's own time inside each JIT callback on the app's threads.");
     metrics_each_live(b, metrics_agent_cost, NULL);
+    metrics_family(b, "jitscope_session_exceptions_total", "counter",
+                   "Managed exceptions thrown, by type (the first 256 types of a session; the "
+                   "rest, and those of sites past its 4,096, as type=\"(other)\").");
+    metrics_each_live(b, metrics_exceptions, NULL);
 }
 
 /* Storage (--data) once it is on: what waits for the disk and what was lost. */

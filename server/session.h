@@ -337,8 +337,8 @@ typedef struct session {
     timeline_state timeline;
     exc_state *exceptions; /* made at its first exception (excsites.h); NULL: none yet */
     int exceptions_off;    /* POST .../exceptions {"enabled": false} was sent last */
-    code_state code; /* code versions, inlining, ReadyToRun, code replies (code.h) */
-    eventlog events; /* what happened, newest EVENTLOG_MAX kept */
+    code_state code;       /* code versions, inlining, ReadyToRun, code replies (code.h) */
+    eventlog events;       /* what happened, newest EVENTLOG_MAX kept */
     session_persist persist;
     session_budget budget;
     /* readers that work on this session with the lock released (the functions

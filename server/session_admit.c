@@ -237,7 +237,8 @@ uint64_t session_need_exception(session *s, const wire_record *r, unsigned *refu
 
     *fixed = 0;
     *refused_kind = SESSION_REFUSED_OTHER;
-    return (s->exceptions ? 0 : sizeof(exc_state)) + exc_need(s->exceptions ? s->exceptions : &none, r);
+    return (s->exceptions ? 0 : sizeof(exc_state)) +
+           exc_need(s->exceptions ? s->exceptions : &none, r);
 }
 
 /* A version of a code reply: its buffers. */
@@ -354,8 +355,8 @@ static uint64_t session_record_log_bytes(const wire_record *r)
     if (!budget_counts_unwritten())
         return 0;
     for (i = 0; i < r->string_count; i++)
-        n += 2 + (uint64_t)r->strings[i].length; /* its length, its bytes */
-    n += r->data_length;                         /* a code part's data */
+        n += 2 + (uint64_t)r->strings[i].length;                    /* its length, its bytes */
+    n += r->data_length;                                            /* a code part's data */
     n += (uint64_t)r->stack_frame_count * sizeof(wire_stack_frame); /* a walk's, an exception's */
     return n;
 }

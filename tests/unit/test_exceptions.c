@@ -53,8 +53,10 @@ static uint64_t catches_by(const exc_site *x, uint64_t fid)
 TEST(exception_records_round_trip)
 {
     static uint8_t buf[sizeof(wire_frame_header) + WIRE_MAX_PAYLOAD];
-    wire_stack_frame frames[3] = {{THROWER, THROWER + 0x4a}, {CATCHER, CATCHER + 0x20}, {0, 0x1234}};
-    wire_record r = rec_exception(0x7f00000b0000ull, THROWER, 10, IOE, "bad \xC3\xA7", frames, 3, 7);
+    wire_stack_frame frames[3] = {
+        {THROWER, THROWER + 0x4a}, {CATCHER, CATCHER + 0x20}, {0, 0x1234}};
+    wire_record r = rec_exception(0x7f00000b0000ull, THROWER, 10, IOE, "bad \xC3\xA7", frames, 3,
+                                  7);
     wire_record back;
     wire_frame f;
     const char *why = NULL;
@@ -207,7 +209,8 @@ TEST(rethrow_unreported_counts_its_catcher_not_a_catch)
 TEST(rethrow_reported_is_the_same_exception)
 {
     session *s = rec_live_session(1);
-    wire_record again = rec_exception(12, CATCHER, 7, "System.FormatException", "format", NULL, 0, 102);
+    wire_record again = rec_exception(12, CATCHER, 7, "System.FormatException", "format", NULL, 0,
+                                      102);
     const exc_site *f;
 
     again.u.exception.runtime_flags = WIRE_EXCEPTION_RETHROWN;
