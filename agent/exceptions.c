@@ -165,6 +165,16 @@ static long exc_utf16(const uint8_t *payload, size_t size, size_t *pos)
     return -1;
 }
 
+/* The event's thread, else (the runtime sometimes delivers none: 0 was seen
+ * on the main thread of an app whose agent started its sessions again at
+ * its connection) the calling thread's, asked of the runtime. */
+static ThreadID exc_thread(ThreadID thread)
+{
+    if (!thread && FAILED(agent.info->lpVtbl->GetCurrentThreadID(agent.info, &thread)))
+        thread = 0;
+    return thread;
+}
+
 static void exc_thrown(const uint8_t *payload, size_t size, ThreadID thread)
 {
     char type[WIRE_EXCEPTION_TYPE_MAX], message[WIRE_EXCEPTION_MESSAGE_MAX];
@@ -192,7 +202,7 @@ static void exc_thrown(const uint8_t *payload, size_t size, ThreadID thread)
                                   sizeof(message), &cut_message);
     if (type_len == 0)
         type[0] = '?', type_len = 1;
-    e.thread_id = thread;
+    e.thread_id = exc_thread(thread);
     if (!e.thread_id)
         return; /* not a managed thread: nothing to tie the catch to */
     {
@@ -228,7 +238,7 @@ static void exc_caught(const uint8_t *payload, size_t size, ThreadID thread)
     if (size < 2 * sizeof(uint64_t))
         return;
     memcpy(&c.function_id, payload + sizeof(uint64_t), sizeof(c.function_id)); /* MethodID */
-    if ((c.thread_id = thread) == 0)
+    if ((c.thread_id = exc_thread(thread)) == 0)
         return;
     emit_record(WIRE_EXCEPTION_CAUGHT, 0, &c, sizeof(c), NULL, 0, NULL, 0);
 }

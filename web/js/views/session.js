@@ -15,6 +15,7 @@ import { ProfileTab } from './profile.js';
 import { GcTab } from './gcview.js';
 import { CodeTab } from './code.js';
 import { StartupTab } from './startup.js';
+import { ExceptionsTab } from './exceptions.js';
 import { sessionDetails, sessionStats } from './sessionhead.js';
 import { PauseTimeline } from '../timeline.js';
 import {
@@ -43,6 +44,7 @@ export const TABS = [
   { key: 'stacks', title: 'Stacks', view: StacksTab },
   { key: 'profile', title: 'Profile', view: ProfileTab },
   { key: 'gc', title: 'GC & pauses', view: GcTab },
+  { key: 'exceptions', title: 'Exceptions', view: ExceptionsTab },
   { key: 'code', title: 'Code', view: CodeTab },
   { key: 'startup', title: 'Start-up', view: StartupTab },
 ];
