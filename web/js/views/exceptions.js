@@ -21,7 +21,8 @@ function sparkline(series) {
   const ctx = c.getContext('2d');
   const max = Math.max(1, ...series);
   const bar = w / series.length;
-  ctx.fillStyle = getComputedStyle(document.documentElement).getPropertyValue('--accent') || '#5aa2ff';
+  ctx.fillStyle =
+    getComputedStyle(document.documentElement).getPropertyValue('--accent') || '#5aa2ff';
   series.forEach((v, i) => {
     if (!v) return;
     const y = Math.max(1, Math.round((v / max) * (hgt - 2)));
@@ -41,7 +42,11 @@ export class ExceptionsTab {
     this.selected = null;
     this.pending = null;
     this.meta = h('span', { class: 'meta' }, 'every managed exception, by throw site');
-    this.toggle = h('button', { class: 'btn exc-toggle', onclick: () => this.setEnabled(!this.enabled) }, 'Turn off');
+    this.toggle = h(
+      'button',
+      { class: 'btn exc-toggle', onclick: () => this.setEnabled(!this.enabled) },
+      'Turn off',
+    );
     this.msg = h('div');
     this.totals = h('div', { class: 'exc-totals' });
     this.table = new DataTable({
@@ -50,17 +55,43 @@ export class ExceptionsTab {
       sort: { key: 'count', desc: true },
       onRowClick: (s) => this.select(s.site),
       columns: [
-        { key: 'type', title: 'Type', cls: 'mono clip', width: '240px', render: (s) => h('span', { title: s.type }, s.type) },
+        {
+          key: 'type',
+          title: 'Type',
+          cls: 'mono clip',
+          width: '240px',
+          render: (s) => h('span', { title: s.type }, s.type),
+        },
         {
           key: 'method',
           title: 'Thrown in',
           cls: 'mono clip',
           render: (s) =>
-            h('span', { title: s.method || '' }, methodShort(s.method), s.il_offset == null ? null : h('span', { class: 'dim' }, ` IL_${s.il_offset.toString(16).padStart(4, '0')}`)),
+            h(
+              'span',
+              { title: s.method || '' },
+              methodShort(s.method),
+              s.il_offset == null
+                ? null
+                : h('span', { class: 'dim' }, ` IL_${s.il_offset.toString(16).padStart(4, '0')}`),
+            ),
         },
         { key: 'count', title: 'Count', num: true, width: '80px', render: (s) => fmtInt(s.count) },
-        { key: 'per_second', title: '/s', num: true, width: '60px', render: (s) => s.per_second.toFixed(1), tip: 'over the last 10 s' },
-        { key: 'series', title: 'Last 60 s', width: '130px', sort: false, render: (s) => sparkline(s.series) },
+        {
+          key: 'per_second',
+          title: '/s',
+          num: true,
+          width: '60px',
+          render: (s) => s.per_second.toFixed(1),
+          tip: 'over the last 10 s',
+        },
+        {
+          key: 'series',
+          title: 'Last 60 s',
+          width: '130px',
+          sort: false,
+          render: (s) => sparkline(s.series),
+        },
         {
           key: 'caught_in',
           title: 'Caught in',
@@ -68,7 +99,11 @@ export class ExceptionsTab {
           sort: (s) => s.caught,
           render: (s) =>
             s.caught_in.length
-              ? h('span', { title: s.caught_in.map((c) => `${c.method}: ${c.count}`).join('\n') }, s.caught_in.map((c) => `${methodShort(c.method)} ×${fmtInt(c.count)}`).join(', '))
+              ? h(
+                  'span',
+                  { title: s.caught_in.map((c) => `${c.method}: ${c.count}`).join('\n') },
+                  s.caught_in.map((c) => `${methodShort(c.method)} ×${fmtInt(c.count)}`).join(', '),
+                )
               : null,
           empty: 'not caught',
         },
@@ -77,16 +112,33 @@ export class ExceptionsTab {
           title: 'Unhandled',
           num: true,
           width: '90px',
-          render: (s) => (s.unhandled ? h('b', { class: 'exc-unhandled' }, fmtInt(s.unhandled)) : s.open ? h('span', { class: 'dim', title: 'not caught yet' }, `${fmtInt(s.open)} open`) : '0'),
+          render: (s) =>
+            s.unhandled
+              ? h('b', { class: 'exc-unhandled' }, fmtInt(s.unhandled))
+              : s.open
+                ? h('span', { class: 'dim', title: 'not caught yet' }, `${fmtInt(s.open)} open`)
+                : '0',
         },
-        { key: 'message', title: 'Message', cls: 'clip', render: (s) => h('span', { title: s.message }, s.message) },
+        {
+          key: 'message',
+          title: 'Message',
+          cls: 'clip',
+          render: (s) => h('span', { title: s.message }, s.message),
+        },
       ],
     });
     this.detail = h('div', { class: 'exc-detail' });
     this.el = h(
       'div',
       { class: 'tab-page exceptions-tab' },
-      h('div', { class: 'section-head' }, h('h2', null, 'Exceptions'), this.meta, h('span', { class: 'spacer' }), this.toggle),
+      h(
+        'div',
+        { class: 'section-head' },
+        h('h2', null, 'Exceptions'),
+        this.meta,
+        h('span', { class: 'spacer' }),
+        this.toggle,
+      ),
       this.msg,
       this.totals,
       this.table.el,
@@ -115,7 +167,10 @@ export class ExceptionsTab {
   }
 
   async setEnabled(on) {
-    const r = await api(`/api/sessions/${this.session.id}/exceptions`, { method: 'POST', body: { enabled: on } });
+    const r = await api(`/api/sessions/${this.session.id}/exceptions`, {
+      method: 'POST',
+      body: { enabled: on },
+    });
     if (!r.ok) {
       fill(this.msg, notice('error', describeError('The exception switch', r)));
       return;
@@ -133,12 +188,29 @@ export class ExceptionsTab {
     const d = r.data;
     this.enabled = d.enabled;
     fill(this.toggle, d.enabled ? 'Turn off' : 'Turn on');
-    fill(this.msg, d.enabled ? null : notice('warn', 'Exception records are off for this session: exceptions thrown meanwhile are not seen.'));
+    fill(
+      this.msg,
+      d.enabled
+        ? null
+        : notice(
+            'warn',
+            'Exception records are off for this session: exceptions thrown meanwhile are not seen.',
+          ),
+    );
     const unhandled = d.sites.reduce((n, s) => n + s.unhandled, 0);
     fill(
       this.totals,
-      h('span', null, h('b', null, fmtInt(d.total)), ' exceptions at ', h('b', null, fmtInt(d.sites.length)), ' throw sites'),
-      unhandled ? h('span', { class: 'exc-unhandled' }, h('b', null, fmtInt(unhandled)), ' unhandled') : null,
+      h(
+        'span',
+        null,
+        h('b', null, fmtInt(d.total)),
+        ' exceptions at ',
+        h('b', null, fmtInt(d.sites.length)),
+        ' throw sites',
+      ),
+      unhandled
+        ? h('span', { class: 'exc-unhandled' }, h('b', null, fmtInt(unhandled)), ' unhandled')
+        : null,
       d.sites_dropped ? h('span', null, `${fmtInt(d.sites_dropped)} past the site limit`) : null,
       h('span', { class: 'dim' }, 'click a site for its recent exceptions and stacks'),
     );
@@ -162,7 +234,13 @@ export class ExceptionsTab {
     const s = r.data;
     fill(
       this.detail,
-      h('h3', { class: 'startup-h' }, `${s.type} thrown in `, h('span', { class: 'mono' }, s.method || '(not managed code)'), ` — newest ${s.recent.length} of ${fmtInt(s.count)}`),
+      h(
+        'h3',
+        { class: 'startup-h' },
+        `${s.type} thrown in `,
+        h('span', { class: 'mono' }, s.method || '(not managed code)'),
+        ` — newest ${s.recent.length} of ${fmtInt(s.count)}`,
+      ),
       s.recent.map((e) =>
         h(
           'div',
@@ -176,8 +254,16 @@ export class ExceptionsTab {
             h('span', null, e.message || ''),
           ),
           e.stack
-            ? h('ol', { class: 'exc-stack mono' }, e.stack.map((f) => h('li', null, f.method)))
-            : h('div', { class: 'dim exc-nostack' }, 'stack not sampled (the first 8 per site, then one a second)'),
+            ? h(
+                'ol',
+                { class: 'exc-stack mono' },
+                e.stack.map((f) => h('li', null, f.method)),
+              )
+            : h(
+                'div',
+                { class: 'dim exc-nostack' },
+                'stack not sampled (the first 8 per site, then one a second)',
+              ),
         ),
       ),
     );
