@@ -1,6 +1,9 @@
 /* eventmask.c -- the agent's event masks (see eventmask.h). */
 #include "eventmask.h"
 
+#include <stdlib.h>
+#include <string.h>
+
 #include "agent.h"
 
 /* Low mask: JIT, modules, assemblies, threads, runtime suspensions, and the
@@ -30,9 +33,17 @@ _Static_assert((EVENTMASK_FULL_HIGH & COR_PRF_HIGH_MONITOR_IMMUTABLE) == 0,
 _Static_assert((EVENTMASK_FULL_HIGH & ~COR_PRF_HIGH_ALLOWABLE_AFTER_ATTACH) == 0,
                "the high mask must be allowed after attach");
 
+/* Measuring only (WIRE_ENV_EXCEPTION_CALLBACKS): allowed after attach, not immutable. */
+#define EVENTMASK_EXCEPTION_CALLBACKS COR_PRF_MONITOR_EXCEPTIONS
+_Static_assert((EVENTMASK_EXCEPTION_CALLBACKS & ~COR_PRF_ALLOWABLE_AFTER_ATTACH) == 0 &&
+                   (EVENTMASK_EXCEPTION_CALLBACKS & COR_PRF_MONITOR_IMMUTABLE) == 0,
+               "the exception callbacks may be asked for after attach, and given back");
+
 HRESULT eventmask_set(ICorProfilerInfo10 *info, int quiet)
 {
-    DWORD low = EVENTMASK_FULL | (agent.mode == WIRE_MODE_STARTUP ? EVENTMASK_STARTUP_ONLY : 0);
+    const char *callbacks = getenv(WIRE_ENV_EXCEPTION_CALLBACKS);
+    DWORD low = EVENTMASK_FULL | (agent.mode == WIRE_MODE_STARTUP ? EVENTMASK_STARTUP_ONLY : 0) |
+                (callbacks && strcmp(callbacks, "1") == 0 ? EVENTMASK_EXCEPTION_CALLBACKS : 0);
 
     return info->lpVtbl->SetEventMask2(info, quiet ? 0 : low, quiet ? 0 : EVENTMASK_FULL_HIGH);
 }

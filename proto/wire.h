@@ -73,6 +73,11 @@
  * the runtime's exception events closed) until the server's
  * WIRE_CMD_EXCEPTIONS turns them on. */
 #define WIRE_ENV_EXCEPTIONS "JITSCOPE_EXCEPTIONS"
+/* "1": the agent also asks for the profiling API's exception callbacks
+ * (COR_PRF_MONITOR_EXCEPTIONS), which it leaves at their no-op stubs: what
+ * the runtime charges for delivering them, measured beside the events' cost
+ * (bench/exceptions.mjs; docs/RUNTIME.md says why the events are used). */
+#define WIRE_ENV_EXCEPTION_CALLBACKS "JITSCOPE_EXCEPTION_CALLBACKS"
 /* "importer": the agent names methods through the runtime's metadata importer
  * instead of reading modules' images itself (docs/RUNTIME.md, "Reading
  * metadata"). A way out should the direct reader ever misread a module, and
