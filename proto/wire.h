@@ -69,14 +69,10 @@
  * runtime's GC events (a collection's reason is then induced or other only,
  * what the profiling API tells). For measuring its cost. */
 #define WIRE_ENV_GC_REASONS "JITSCOPE_GC_REASONS"
-/* "0": the agent starts with exception records off (its EventPipe session for
- * the runtime's exception events closed) until the server's
- * WIRE_CMD_EXCEPTIONS turns them on. */
+/* "0": exception records off at start (WIRE_CMD_EXCEPTIONS turns them on). */
 #define WIRE_ENV_EXCEPTIONS "JITSCOPE_EXCEPTIONS"
-/* "1": the agent also asks for the profiling API's exception callbacks
- * (COR_PRF_MONITOR_EXCEPTIONS), which it leaves at their no-op stubs: what
- * the runtime charges for delivering them, measured beside the events' cost
- * (bench/exceptions.mjs; docs/RUNTIME.md says why the events are used). */
+/* "1": the agent also asks for the profiling API's exception callbacks, left
+ * at their no-op stubs: their cost, measured (bench/exceptions.mjs). */
 #define WIRE_ENV_EXCEPTION_CALLBACKS "JITSCOPE_EXCEPTION_CALLBACKS"
 /* "importer": the agent names methods through the runtime's metadata importer
  * instead of reading modules' images itself (docs/RUNTIME.md, "Reading
@@ -744,21 +740,12 @@ typedef struct wire_code_range {
 } wire_code_range;
 _Static_assert(sizeof(wire_code_range) == 32, "wire_code_range layout");
 
-/* ---- exceptions (records 31-32, WIRE_CMD_EXCEPTIONS) ----
- *
- * The agent reads the runtime's own exception events (Microsoft-Windows-
- * DotNETRuntime, Exception keyword) from an in-process EventPipe session of
- * its own: ExceptionThrown_V1 on the throwing thread, as the first pass of the
- * exception's dispatch meets its first frame (type name, message, the throw
- * site's address), and ExceptionCatchStart on the same thread as a catch
- * clause begins. One WIRE_EXCEPTION per throw (a rethrow too: flags say so),
- * the throwing method and IL offset found from the address on the throwing
- * thread (cached per address); a sample of them (the first
- * WIRE_EXCEPTION_SAMPLED_FIRST per throw site, then one a second per site)
- * carries the throwing thread's stack, leaf first. One WIRE_EXCEPTION_CAUGHT
- * per catch clause entered. No record says "unhandled": a thread's exception
- * that no catch followed before the thread or the process ended was not
- * handled (the runtime ends the process). */
+/* ---- exceptions (records 31-32, WIRE_CMD_EXCEPTIONS; agent/exceptions.h) ----
+ * One EXCEPTION per exception thrown (the runtime's ExceptionThrown_V1 event,
+ * on the throwing thread): type, message, throwing method and IL offset; a
+ * sample of them (the first WIRE_EXCEPTION_SAMPLED_FIRST per site, then one a
+ * second) with the thread's stack. One EXCEPTION_CAUGHT per catch clause
+ * entered. No record says "unhandled": the runtime ends the process. */
 #define WIRE_EXCEPTION_MESSAGE_MAX 256u /* message bytes kept (UTF-8; cut: TRUNCATED) */
 #define WIRE_EXCEPTION_TYPE_MAX 512u    /* type name bytes kept */
 #define WIRE_EXCEPTION_MAX_FRAMES 64u   /* stack frames of a sampled exception */
