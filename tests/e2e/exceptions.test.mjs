@@ -110,7 +110,7 @@ for (const rt of RUNTIMES) {
     assert.ok(byRate.sites.every((s, i) => i === 0 || byRate.sites[i - 1].per_second >= s.per_second), 'sorted by rate');
     const future = await exceptions(srv, id, `?since=${Date.now() + 3600000}`);
     assert.deepEqual(future.sites, [], 'nothing threw since a time to come');
-    const metrics = (await srv.api('/metrics')).text;
+    const metrics = (await srv.api('/metrics')).body;
     const line = new RegExp(`^jitscope_session_exceptions_total\\{session="${id}",[^}]*type="System.ArgumentException"\\} 74$`, 'm');
     assert.match(metrics, line, '/metrics counts by type');
     t.send('exit');
