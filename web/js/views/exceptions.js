@@ -59,7 +59,7 @@ export class ExceptionsTab {
           key: 'type',
           title: 'Type',
           cls: 'mono clip',
-          width: '240px',
+          width: '220px',
           render: (s) => h('span', { title: s.type }, s.type),
         },
         {
@@ -123,6 +123,7 @@ export class ExceptionsTab {
           key: 'message',
           title: 'Message',
           cls: 'clip',
+          width: '160px',
           render: (s) => h('span', { title: s.message }, s.message),
         },
       ],
