@@ -6,19 +6,21 @@
  * the informational level, while exceptions are wanted (on by default; off
  * with JITSCOPE_EXCEPTIONS=0, or at run time by WIRE_CMD_EXCEPTIONS). The
  * runtime delivers ExceptionThrown_V1 synchronously on the throwing thread as
- * the first pass of dispatch meets the throwing frame: its type's full name,
- * its message and the throw site's address, all formatted by the runtime
- * (the floor pays that too). exceptions_event turns it into one
- * WIRE_EXCEPTION: the method and IL offset at that address (GetFunctionFromIP,
- * the code version holding it, its IL-to-native map; kept per address in a
- * fixed cache of EXC_CACHE_SLOTS, so a site is resolved once), the message cut
- * to WIRE_EXCEPTION_MESSAGE_MAX bytes, and for a bounded sample (the first
- * WIRE_EXCEPTION_SAMPLED_FIRST per address, then one a second per address)
- * the thread's own stack (walk_current_thread). ExceptionCatchStart, on the
- * same thread as a catch clause begins, becomes one WIRE_EXCEPTION_CAUGHT
- * with the catching method. No allocation, no lock: a stack buffer, the ring
- * (a full ring drops and counts, as for every record). docs/RUNTIME.md says
- * why these events and not the profiling API's exception callbacks. */
+ * the first pass of dispatch meets the throwing frame, with its type's full
+ * name and its message formatted by the runtime (the floor pays that too).
+ * exceptions_event turns it into one WIRE_EXCEPTION: the throwing frame is
+ * the first of the thread's own walk (walk_current_thread, one frame: the
+ * event's address is 0 on .NET 9 and 10 and the catcher's on .NET 8), its
+ * method and IL offset resolved once per address (GetFunctionFromIP, the code
+ * version starting nearest below it, its IL-to-native map) in a fixed cache of
+ * EXC_CACHE_SLOTS; the message cut to WIRE_EXCEPTION_MESSAGE_MAX bytes; for a
+ * bounded sample (the first WIRE_EXCEPTION_SAMPLED_FIRST per address, then
+ * one a second per address) the thread's stack, up to 64 frames.
+ * ExceptionCatchStart, on the same thread as a catch clause begins, becomes
+ * one WIRE_EXCEPTION_CAUGHT with the catching method. No allocation, no lock:
+ * stack buffers, the ring (a full ring drops and counts, as for every record).
+ * docs/RUNTIME.md ("Exceptions") says why these events and not the profiling
+ * API's exception callbacks, and what each costs. */
 #ifndef JITSCOPE_EXCEPTIONS_H
 #define JITSCOPE_EXCEPTIONS_H
 
