@@ -1,6 +1,7 @@
 /* exceptions.c -- managed exceptions as records (see exceptions.h). */
 #include "exceptions.h"
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,7 +19,8 @@
 #define EXC_CACHE_SLOTS 1024u      /* throw sites kept resolved; a power of two */
 #define EXC_IP_BUSY 1u             /* a slot being written */
 #define EXC_CODE_VERSIONS 8u
-#define EXC_MAP_MAX 512u            /* IL-to-native entries read (6 KB of stack) */
+#define EXC_MAP_MAX 512u /* IL-to-native entries read (6 KB of stack) */
+#define EXC_FP_NONE 0xFFFFFFFFu
 #define EXC_SAMPLE_NS 1000000000ull /* one sampled stack a second per site after the first */
 
 /* One throw site: its address, what it resolved to, its sampling state. */
@@ -26,6 +28,7 @@ typedef struct exc_slot {
     _Atomic uint64_t ip; /* 0 free, EXC_IP_BUSY while written */
     uint64_t function_id;
     uint32_t il_offset;
+    uint32_t fp_depth; /* where the frame-pointer chain met it when resolved (EXC_FP_NONE) */
     _Atomic uint32_t sampled;
     _Atomic uint64_t last_sample_ns;
 } exc_slot;
@@ -109,7 +112,8 @@ static void exc_resolve(uint64_t ip, uint64_t *function_id, uint32_t *il_offset)
 
 /* The slot of ip resolved (claimed and filled when ip is new to it); NULL
  * when another thread is filling that slot now (resolved, not kept). */
-static exc_slot *exc_site(uint64_t ip, uint64_t *function_id, uint32_t *il_offset)
+static exc_slot *exc_site(uint64_t ip, uint32_t fp_depth, uint64_t *function_id,
+                          uint32_t *il_offset)
 {
     exc_slot *slot = &exc_cache[(ip * 0x9e3779b97f4a7c15ull) >> 54 & (EXC_CACHE_SLOTS - 1)];
     uint64_t seen = atomic_load_explicit(&slot->ip, memory_order_acquire);
@@ -127,10 +131,69 @@ static exc_slot *exc_site(uint64_t ip, uint64_t *function_id, uint32_t *il_offse
         return NULL;
     slot->function_id = *function_id;
     slot->il_offset = *il_offset;
+    slot->fp_depth = fp_depth;
     atomic_store_explicit(&slot->sampled, 0, memory_order_relaxed);
     atomic_store_explicit(&slot->last_sample_ns, 0, memory_order_relaxed);
     atomic_store_explicit(&slot->ip, ip, memory_order_release);
     return slot;
+}
+
+/* The calling thread's stack, asked once per thread (for the main thread the
+ * C library reads /proc/self/maps, once): 0 when unknown. */
+static _Thread_local uintptr_t exc_stack_lo, exc_stack_hi;
+
+static int exc_stack_bounds(void)
+{
+    pthread_attr_t attr;
+    void *addr = NULL;
+    size_t size = 0;
+
+    if (exc_stack_hi)
+        return 1;
+    if (pthread_getattr_np(pthread_self(), &attr) != 0)
+        return 0;
+    if (pthread_attr_getstack(&attr, &addr, &size) == 0 && addr && size) {
+        exc_stack_lo = (uintptr_t)addr;
+        exc_stack_hi = exc_stack_lo + size;
+    }
+    pthread_attr_destroy(&attr);
+    return exc_stack_hi != 0;
+}
+
+#define EXC_FP_FRAMES 48u /* frames of the frame-pointer chain looked at */
+
+/* The frame-pointer chain from the caller up (libcoreclr, the JIT's code and
+ * the agent keep frame pointers): the first return address that is `want` (0:
+ * any the cache knows as a throw site), and its depth in *depth. Every frame is
+ * checked to lie inside this thread's stack, above the one before it: a chain
+ * that breaks (code without frame pointers) ends the search. 0 when none. */
+__attribute__((noinline)) static uint64_t exc_chain_find(uint64_t want, uint32_t *depth)
+{
+    uintptr_t fp = (uintptr_t)__builtin_frame_address(0);
+    uint32_t i;
+
+    if (!exc_stack_bounds())
+        return 0;
+    for (i = 0; i < EXC_FP_FRAMES; i++) {
+        uintptr_t next, ret;
+        if (fp < exc_stack_lo || fp > exc_stack_hi - 2 * sizeof(uintptr_t) || (fp & 7u))
+            return 0;
+        next = ((const uintptr_t *)fp)[0];
+        ret = ((const uintptr_t *)fp)[1];
+        if (want
+                ? ret == want
+                : ret > EXC_IP_BUSY &&
+                      atomic_load_explicit(
+                          &exc_cache[(ret * 0x9e3779b97f4a7c15ull) >> 54 & (EXC_CACHE_SLOTS - 1)].ip,
+                          memory_order_relaxed) == ret) {
+            *depth = i;
+            return ret;
+        }
+        if (next <= fp)
+            return 0;
+        fp = next;
+    }
+    return 0;
 }
 
 /* 1 when this throw at slot's site carries a stack: the first few, then one a second. */
@@ -184,6 +247,7 @@ static void exc_thrown(const uint8_t *payload, size_t size, ThreadID thread)
     long type_units, message_units;
     int cut_type = 0, cut_message = 0;
     uint64_t now = clock_mono_ns();
+    uint32_t depth = EXC_FP_NONE;
     exc_slot *slot;
 
     type_at = pos;
@@ -205,14 +269,26 @@ static void exc_thrown(const uint8_t *payload, size_t size, ThreadID thread)
     e.thread_id = exc_thread(thread);
     if (!e.thread_id)
         return; /* not a managed thread: nothing to tie the catch to */
-    {
+    /* a throw site already resolved, found without the runtime's walk: the
+     * first return address of the chain that the cache knows is the call that
+     * threw (a return address is one call instruction), at the depth where it
+     * was met when the site was resolved: an exception thrown in a filter or a
+     * catch block, while another's throw call is still on the stack further
+     * out, is deeper there, and is left to the walk */
+    e.ip = exc_chain_find(0, &depth);
+    if (e.ip &&
+        exc_cache[(e.ip * 0x9e3779b97f4a7c15ull) >> 54 & (EXC_CACHE_SLOTS - 1)].fp_depth != depth)
+        e.ip = 0;
+    if (e.ip == 0) {
         /* the throwing frame is the first of the thread's own walk (the
          * dispatch's frames are not in it): the runtime's address is no use,
          * 0 on .NET 9 and 10, the catching frame's on .NET 8 */
         uint32_t n = walk_current_thread(frames, 1);
         e.ip = n ? frames[0].ip : 0;
+        if (!e.ip || !exc_chain_find(e.ip, &depth))
+            depth = EXC_FP_NONE; /* not on the chain: always walked */
     }
-    slot = exc_site(e.ip, &e.function_id, &e.il_offset);
+    slot = exc_site(e.ip, depth, &e.function_id, &e.il_offset);
     if (exc_sample(slot, now)) {
         uint32_t n = walk_current_thread(frames, WIRE_EXCEPTION_MAX_FRAMES), skip = 0;
         /* where the runtime's dispatch frames show (managed on .NET 9 and
