@@ -10,7 +10,9 @@
  * name and its message formatted by the runtime (the floor pays that too).
  * exceptions_event turns it into one WIRE_EXCEPTION: the throwing frame is
  * the first of the thread's own walk (walk_current_thread, one frame: the
- * event's address is 0 on .NET 9 and 10 and the catcher's on .NET 8), its
+ * event's address is 0 on .NET 9 and 10 and the catcher's on .NET 8), once
+ * per site: a site already resolved is found on the frame-pointer chain (its
+ * return address, at the depth where it was met when resolved), its
  * method and IL offset resolved once per address (GetFunctionFromIP, the code
  * version starting nearest below it, its IL-to-native map) in a fixed cache of
  * EXC_CACHE_SLOTS; the message cut to WIRE_EXCEPTION_MESSAGE_MAX bytes; for a
