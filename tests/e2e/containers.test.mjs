@@ -34,7 +34,7 @@ function psRow(pid) {
 async function detached(srv, id) {
   const r = await post(srv, `/api/sessions/${id}/detach`);
   assert.equal(r.status, 202, JSON.stringify(r.body));
-  return waitFor('detached', async () => (await srv.api(`/api/sessions/${id}`)).body.state === 'detached', 30000);
+  return waitFor('detached', async () => (await srv.api(`/api/sessions/${id}`)).body.state === 'detached', { timeoutMs: 30000 });
 }
 
 for (const userns of [false, true]) {
@@ -99,7 +99,7 @@ for (const userns of [false, true]) {
       }
       await detached(srv, id);
       await agentLeft(c.pid, before, 30000);
-      await waitFor('nothing of jitscope in the container\'s /tmp', () => jitscopeInTmp(c).length === 0, 15000);
+      await waitFor('nothing of jitscope in the container\'s /tmp', () => jitscopeInTmp(c).length === 0, { timeoutMs: 15000 });
       assert.equal(psRow(c.pid).agent, '-');
     }
     c.send('tick');

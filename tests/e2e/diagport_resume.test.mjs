@@ -38,7 +38,7 @@ async function waiter(dir, env = {}) {
 // The port's record of the one runtime with this outcome.
 async function record(srv, outcome) {
   return waitFor(`a runtime ${outcome}`, async () =>
-    (await srv.api('/api/diagnostic-port')).body.runtimes.find((r) => r.outcome === outcome), 30000);
+    (await srv.api('/api/diagnostic-port')).body.runtimes.find((r) => r.outcome === outcome), { timeoutMs: 30000 });
 }
 
 function checkResumed(rec, t, what) {
@@ -76,7 +76,7 @@ test('over budget: no share of the memory budget left for another session', { ti
   const env = { DOTNET_DiagnosticPorts: `${dir}/port.sock,nosuspend` };
   for (let i = 0; i < 3; i++) await startTarget(['serve'], { env });
   await waitFor('three live sessions', async () =>
-    (await srv.api('/api/sessions')).body.sessions.filter((s) => s.state === 'live').length === 3, 60000);
+    (await srv.api('/api/sessions')).body.sessions.filter((s) => s.state === 'live').length === 3, { timeoutMs: 60000 });
   const c = await waiter(dir);
   await ranToItsEnd(c);
   const rec = await record(srv, 'refused');
@@ -165,7 +165,7 @@ test('the server stopping: a runtime on its port then is resumed, not given the 
   await waitFor('the runtime\'s connection in the backlog', () => {
     const ss = spawnSync('ss', ['-xlnH', 'src', `${dir}/port.sock`], { encoding: 'utf8' });
     return /^u_str\s+LISTEN\s+1\s/m.test(ss.stdout);
-  }, 30000);
+  }, { timeoutMs: 30000 });
   srv.proc.kill('SIGTERM');
   srv.proc.kill('SIGCONT');
   await srv.exited;

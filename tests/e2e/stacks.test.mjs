@@ -31,11 +31,11 @@ const isSpinTop = (name) => SPIN_TOP.some((s) => name.startsWith(s));
 // `jitscope run` of StackTarget; resolves once the app's threads are in place and the session is live.
 async function runTarget(args = ['stacks']) {
   const srv = await startServer(['run', '--port', '0', '--', 'dotnet', STACK_DLL, ...args]);
-  await waitFor('StackTarget READY', () => READY.test(srv.stdout), 60000);
+  await waitFor('StackTarget READY', () => READY.test(srv.stdout), { timeoutMs: 60000 });
   const s = await waitFor('live session', async () => {
     const b = (await srv.api('/api/sessions/1')).body;
     return b.state === 'live' && b;
-  }, 30000);
+  }, { timeoutMs: 30000 });
   assert.equal(s.pid, Number(READY.exec(srv.stdout)[1]), 'the session is the app that printed READY');
   return srv;
 }
@@ -229,7 +229,7 @@ test('run: a snapshot shows "deep" under 25 Recurse frames, real names, text for
   assert.equal(events[0].threads, snap.threads.length);
   assert.equal(events[0].suspend_ns, snap.suspend_ns);
   srv.proc.stdin.write('exit\n');
-  await waitFor('app exit', async () => (await srv.api('/api/sessions/1')).body.state === 'exited', 30000);
+  await waitFor('app exit', async () => (await srv.api('/api/sessions/1')).body.state === 'exited', { timeoutMs: 30000 });
   const out = srv.stdout.split('\n');
   for (const l of ['deep 325', 'spinner stopped', 'sleeper woke', 'bye']) assert.ok(out.includes(l), `app printed "${l}"`);
   assert.equal((await srv.api('/api/sessions/1')).body.exit_code, 0);
@@ -248,7 +248,7 @@ test('attach: the same snapshot checks, and GCs after attach reach the timeline'
   const tl = await waitFor('induced GCs after attach', async () => {
     const t = await timeline(srv, id);
     return t.gcs.filter((g) => g.reason === 'induced').length >= 3 && t;
-  }, 30000);
+  }, { timeoutMs: 30000 });
   const induced = tl.gcs.filter((g) => g.reason === 'induced');
   assert.ok(induced.some((g) => g.generations.includes(2)), JSON.stringify(induced));
   assert.ok(tl.suspensions.some((s) => s.reason === 'profiler' && s.by_jitscope === true), 'our snapshot is a suspension');
@@ -280,7 +280,7 @@ test('profile at 99 Hz: spinner on top, tree sums, folded root first, speedscope
   await waitFor('2 s and 20 spinner samples', async () => {
     const p = (await srv.api(q)).body;
     return Date.now() - t0 >= 2000 && p.threads?.[0]?.samples >= 20;
-  }, 60000, 200);
+  }, { timeoutMs: 60000, everyMs: 200 });
   const stop = await post(srv, '/api/sessions/1/profile/stop');
   assert.equal(stop.status, 200, JSON.stringify(stop.body));
   const st = stop.body.profile;
@@ -288,7 +288,7 @@ test('profile at 99 Hz: spinner on top, tree sums, folded root first, speedscope
   assert.equal((await post(srv, '/api/sessions/1/profile/stop')).status, 409, 'nothing to stop');
   // samples taken before the agent saw the stop may still arrive; its STOPPED record comes after them
   await waitFor('the agent\'s stop', async () => (await srv.api('/api/sessions/1/events?limit=10000')).body.events
-    .some((e) => e.type === 'profile' && e.change === 'stopped' && e.requested_hz === 99), 30000, 100);
+    .some((e) => e.type === 'profile' && e.change === 'stopped' && e.requested_hz === 99), { timeoutMs: 30000, everyMs: 100 });
   assert.ok(st.samples > 0 && st.thread_samples >= st.samples, JSON.stringify(st));
   assert.ok(st.effective_hz > 0 && st.effective_hz <= 99, `effective ${st.effective_hz} Hz`);
   assert.ok(st.suspended_ns_total > 0 && st.suspend_ns_p50 > 0 && st.suspend_ns_max >= st.suspend_ns_p50, JSON.stringify(st));
@@ -381,7 +381,7 @@ test('profile at 99 Hz: spinner on top, tree sums, folded root first, speedscope
   const lowered = await waitFor('the rate lowered by the budget', async () => {
     const p = (await srv.api('/api/sessions/1/profile')).body.profile;
     return p.samples >= 10 && p.effective_hz < 1000 && p;
-  }, 60000, 100);
+  }, { timeoutMs: 60000, everyMs: 100 });
   assert.equal(lowered.requested_hz, 1000);
   assert.equal(lowered.state, 'running');
   assert.ok(lowered.effective_hz > 0);
@@ -389,7 +389,7 @@ test('profile at 99 Hz: spinner on top, tree sums, folded root first, speedscope
   const rateEvent = await waitFor('a profile event with the lowered rate', async () => {
     const ev = (await srv.api('/api/sessions/1/events?limit=10000')).body.events;
     return ev.find((e) => e.type === 'profile' && e.change === 'rate' && e.requested_hz === 1000 && e.effective_hz < 1000);
-  }, 30000, 100);
+  }, { timeoutMs: 30000, everyMs: 100 });
   assert.equal(rateEvent.state, 'running');
   assert.equal((await post(srv, '/api/sessions/1/profile/stop')).status, 200);
   await srv.stop();
@@ -400,13 +400,13 @@ test('timeline: induced GCs with their generations, and our snapshots as profile
   const snaps = [await takeSnapshot(srv, 1), await takeSnapshot(srv, 1)];
   // a clear gap between the snapshots and the GCs, to split the timeline by time
   const mid = Date.now() + 100;
-  await waitFor('the gap', () => Date.now() > mid + 100, 5000, 20);
+  await waitFor('the gap', () => Date.now() > mid + 100, { timeoutMs: 5000, everyMs: 20 });
   srv.proc.stdin.write('gc\n');
-  await waitFor('gc done', () => /^gc done 1$/m.test(srv.stdout), 30000);
+  await waitFor('gc done', () => /^gc done 1$/m.test(srv.stdout), { timeoutMs: 30000 });
   const tl = await waitFor('three induced GCs', async () => {
     const t = await timeline(srv, 1);
     return t.gcs.filter((g) => g.reason === 'induced').length >= 3 && t;
-  }, 30000);
+  }, { timeoutMs: 30000 });
   const induced = tl.gcs.filter((g) => g.reason === 'induced');
   assert.equal(induced.length, 3, JSON.stringify(tl.gcs));
   induced.sort((a, b) => a.start_ms - b.start_ms);
@@ -482,7 +482,7 @@ test('1000 snapshots in a row during churn (JIT, GCs, threads): all 201, the app
   const end = await waitFor('app exit', async () => {
     const b = (await srv.api('/api/sessions/1')).body;
     return b.state === 'exited' && b;
-  }, 120000);
+  }, { timeoutMs: 120000 });
   assert.equal(end.exit_code, 0);
   assert.equal(strip(srv.stdout), expected, 'same output as without jitscope');
   // every collection suspends the runtime (a background GC even twice); read once the app is
@@ -502,7 +502,7 @@ test('detach while sampling at 199 Hz: detached, no library, no thread, no socke
   assert.equal(start.status, 202, JSON.stringify(start.body));
   // sampling under way: the agent's 2% budget lowers 199 Hz as far as each suspension costs, and a
   // loaded machine stretches them (down to the 0.1 Hz floor: 2 samples within 20 s)
-  await waitFor('sampling', async () => (await srv.api(`/api/sessions/${id}/profile`)).body.profile.samples >= 2, 60000);
+  await waitFor('sampling', async () => (await srv.api(`/api/sessions/${id}/profile`)).body.profile.samples >= 2, { timeoutMs: 60000 });
   assert.equal((await srv.api(`/api/sessions/${id}/profile`)).body.profile.state, 'running');
 
   const s = await detachAndWait(srv, id);
@@ -530,7 +530,7 @@ test('detach while sampling at 199 Hz: detached, no library, no thread, no socke
 test('stacks and profile of an exited session: 409 with a JSON error', async () => {
   const srv = await runTarget();
   srv.proc.stdin.write('exit\n');
-  await waitFor('exited', async () => (await srv.api('/api/sessions/1')).body.state === 'exited', 30000);
+  await waitFor('exited', async () => (await srv.api('/api/sessions/1')).body.state === 'exited', { timeoutMs: 30000 });
   for (const [route, body] of [['stacks', undefined], ['profile', { hz: 49 }], ['profile/stop', undefined]]) {
     const r = await post(srv, `/api/sessions/1/${route}`, body);
     assert.equal(r.status, 409, `${route}: ${r.status} ${JSON.stringify(r.body)}`);
@@ -546,7 +546,7 @@ test('timeline: suspension records that interleave (a GC\'s resume after our sta
   const tl = await waitFor('the closing GC', async () => {
     const t = await timeline(srv, 1);
     return t.gcs.some((g) => g.reason === 'induced') && t;
-  }, 30000);
+  }, { timeoutMs: 30000 });
   const got = tl.suspensions.map((x) => ({ reason: x.reason, by_jitscope: x.by_jitscope, aborted: x.aborted,
     duration_ms: Math.round(x.duration_ns / 1e5) / 10 }));
   assert.deepEqual(got, [
