@@ -19,8 +19,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { ROOT, BUILD, STACK_DLL, WEB_DLL, startServer, startTarget, stopAll, waitFor, attach, serveAttached,
+import { ROOT, BUILD, WEB_DLL, startServer, stopAll, waitFor, attach, serveAttached,
   detachAndWait, agentTrace, fetchChecked, tempDataDir, asanRuntime } from './lib.mjs';
+import { runStackTarget, startStackTarget } from './stacktarget.mjs';
 import { checkResponse } from './openapi.mjs';
 
 after(stopAll);
@@ -30,7 +31,6 @@ const Ajv = require('ajv');
 const SPEEDSCOPE_SCHEMA = JSON.parse(fs.readFileSync(
   require.resolve('speedscope/dist/release/file-format-schema.json'), 'utf8'));
 
-const READY = /^READY pid=(\d+)$/m;
 const NOPERF = path.join(BUILD, 'tests/noperf');
 const INNER = 'StackTarget.Spin.Inner(ulong)';
 const HZ = 999;
@@ -228,10 +228,7 @@ async function checkMyCode(srv, id, r) {
 // ---- tests ----
 
 test('run: CPU profile at 999 Hz, spinner on top, deep idle, never suspended; exports', async () => {
-  const srv = await startServer(['run', '--port', '0', '--', 'dotnet', STACK_DLL, 'stacks']);
-  await waitFor('StackTarget READY', () => READY.test(srv.stdout), { timeoutMs: 60000 });
-  await waitFor('live', async () => (await srv.api('/api/sessions/1')).body.state === 'live', { timeoutMs: 30000 });
-  const pid = Number(READY.exec(srv.stdout)[1]);
+  const { srv, pid } = await runStackTarget();
   for (const bad of [{ mode: 'gpu' }, { mode: 5 }, { hz: 999, mode: null }]) {
     const r = await post(srv, '/api/sessions/1/profile', bad);
     assert.equal(r.status, 400, `bad body ${JSON.stringify(bad)}: ${r.status}`);
@@ -266,7 +263,7 @@ test('run: CPU profile at 999 Hz, spinner on top, deep idle, never suspended; ex
 });
 
 test('attach: CPU profile of a running app names ReadyToRun framework code through the agent', async () => {
-  const target = await startTarget(['stacks'], { dll: STACK_DLL, ready: READY });
+  const target = await startStackTarget();
   const { srv, id } = await serveAttached(target.pid);
   const r = await profileSpinner(srv, id, target.pid);
   await checkSpinnerProfile(srv, id, r);
@@ -283,7 +280,7 @@ test('attach: CPU profile of a running app names ReadyToRun framework code throu
 });
 
 test('detach in the middle of a CPU profile: it stops, no perf event, thread or agent left', async () => {
-  const target = await startTarget(['stacks'], { dll: STACK_DLL, ready: READY });
+  const target = await startStackTarget();
   const before = agentTrace(target.pid);
   const { srv, id } = await serveAttached(target.pid);
   const start = await post(srv, `/api/sessions/${id}/profile`, { hz: HZ, mode: 'cpu' });
@@ -310,9 +307,7 @@ test('detach in the middle of a CPU profile: it stops, no perf event, thread or 
 });
 
 test('the app exits in the middle of a CPU profile: it stops, every perf event closed', async () => {
-  const srv = await startServer(['run', '--port', '0', '--', 'dotnet', STACK_DLL, 'stacks']);
-  await waitFor('StackTarget READY', () => READY.test(srv.stdout), { timeoutMs: 60000 });
-  await waitFor('live', async () => (await srv.api('/api/sessions/1')).body.state === 'live', { timeoutMs: 30000 });
+  const { srv } = await runStackTarget();
   const start = await post(srv, '/api/sessions/1/profile', { hz: HZ, mode: 'cpu' });
   assert.equal(start.status, 202, JSON.stringify(start.body));
   await waitFor('samples', async () => (await srv.api('/api/sessions/1/profile')).body.profile.samples >= 100, { timeoutMs: 60000 });
@@ -331,11 +326,7 @@ test('the app exits in the middle of a CPU profile: it stops, every perf event c
 test('a stored CPU profile reads back the same after a restart', async () => {
   const data = tempDataDir();
   // every ended session compacted (a short one is not, by default: docs/STORAGE.md)
-  const srv = await startServer(['run', '--data', data, '--port', '0', '--', 'dotnet', STACK_DLL, 'stacks'],
-    { env: { JITSCOPE_COMPACT_MIN: '0' } });
-  await waitFor('StackTarget READY', () => READY.test(srv.stdout), { timeoutMs: 60000 });
-  await waitFor('live', async () => (await srv.api('/api/sessions/1')).body.state === 'live', { timeoutMs: 30000 });
-  const pid = Number(READY.exec(srv.stdout)[1]);
+  const { srv, pid } = await runStackTarget({ args: ['--data', data], env: { JITSCOPE_COMPACT_MIN: '0' } });
   const r = await profileSpinner(srv, 1, pid, { cpu: 0.5, wall: 1000 });
   const folded = (await srv.api('/api/sessions/1/profile?format=folded')).body;
   srv.proc.stdin.write('exit\n');
@@ -432,9 +423,7 @@ test('ASP.NET Core under load: the handler on top, Kestrel and routing named, no
 
 test('perf_event_open refused (seccomp): the reason, and a wall-clock profile instead', async () => {
   assert.ok(fs.existsSync(NOPERF), `${NOPERF} (make build/tests/noperf)`);
-  const srv = await startServer(['run', '--port', '0', '--', 'dotnet', STACK_DLL, 'stacks'], { prefix: [NOPERF] });
-  await waitFor('StackTarget READY', () => READY.test(srv.stdout), { timeoutMs: 60000 });
-  await waitFor('live', async () => (await srv.api('/api/sessions/1')).body.state === 'live', { timeoutMs: 30000 });
+  const { srv } = await runStackTarget({ prefix: [NOPERF] });
   const cfg = (await srv.api('/api/config')).body.cpu_profiling;
   assert.equal(cfg.available, false);
   assert.match(cfg.reason, /perf_event_open is not allowed here/, cfg.reason);
@@ -468,7 +457,7 @@ test('agent and server built with -fsanitize=address,undefined: a CPU profile wi
     ASAN_OPTIONS: 'detect_leaks=0:handle_segv=0:allow_user_segv_handler=1:abort_on_error=1',
     UBSAN_OPTIONS: 'halt_on_error=1:print_stacktrace=1',
   };
-  const target = await startTarget(['stacks'], { dll: STACK_DLL, ready: READY, env });
+  const target = await startStackTarget({ env });
   const srv = await startServer(['serve', '--port', '0', '--agent', agent], { bin: path.join(BUILD, 'asan/jitscope'), env });
   const a = await attach(srv, target.pid);
   assert.equal(a.status, 201, JSON.stringify(a.body));

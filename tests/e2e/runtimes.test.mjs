@@ -22,6 +22,7 @@ import path from 'node:path';
 import { RUNTIME_APPS, OLD_RUNTIME_EXE, JITSCOPE, startServer, startTarget, stopAll, waitFor,
   functionsOf, agentLeft, agentTrace, attach, detachAndWait, runSync } from './lib.mjs';
 import { readJitList, ourCompilations, matchTiers } from './jit_oracle.mjs';
+import { runStackTarget } from './stacktarget.mjs';
 
 after(stopAll);
 
@@ -152,9 +153,7 @@ for (const app of Object.values(RUNTIME_APPS)) {
   });
 
   test(`.NET ${major}: stacks of known threads, then detach of a run session`, async () => {
-    const srv = await startServer(['run', '--port', '0', '--', app.stack, 'stacks']);
-    await waitFor('StackTarget READY', () => /^READY pid=\d+$/m.test(srv.stdout), { timeoutMs: 60000 });
-    const s = await waitFor('live', async () => { const x = await session(srv, 1); return x.state === 'live' && x; });
+    const { srv, session: s } = await runStackTarget({ exe: app.stack, liveMs: 15000 });
     assert.equal(s.runtime.version, bundledVersion(app, 'StackTarget'));
     const r = await srv.api('/api/sessions/1/stacks', { method: 'POST' });
     assert.equal(r.status, 201, JSON.stringify(r.body));

@@ -10,8 +10,9 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
-import { ROOT, STACK_DLL, startServer, startTarget, stopAll, waitFor, runSync, agentTrace,
+import { ROOT, STACK_DLL, startServer, stopAll, waitFor, runSync, agentTrace,
   agentLeft, serveAttached, detachAndWait, fetchChecked } from './lib.mjs';
+import { STACK_READY, runStackTarget, startStackTarget } from './stacktarget.mjs';
 
 after(stopAll);
 
@@ -20,25 +21,12 @@ const Ajv = require('ajv');
 const SPEEDSCOPE_SCHEMA = JSON.parse(fs.readFileSync(
   require.resolve('speedscope/dist/release/file-format-schema.json'), 'utf8'));
 
-const READY = /^READY pid=(\d+)$/m;
 const DEPTH = 25;
 const RECURSE = 'StackTarget.Deep.Recurse';
 const SPIN_TOP = ['StackTarget.Spin.Inner(ulong)', 'StackTarget.Spin.Outer()'];
 const isSpinTop = (name) => SPIN_TOP.some((s) => name.startsWith(s));
 
 // ---- helpers ----
-
-// `jitscope run` of StackTarget; resolves once the app's threads are in place and the session is live.
-async function runTarget(args = ['stacks']) {
-  const srv = await startServer(['run', '--port', '0', '--', 'dotnet', STACK_DLL, ...args]);
-  await waitFor('StackTarget READY', () => READY.test(srv.stdout), { timeoutMs: 60000 });
-  const s = await waitFor('live session', async () => {
-    const b = (await srv.api('/api/sessions/1')).body;
-    return b.state === 'live' && b;
-  }, { timeoutMs: 30000 });
-  assert.equal(s.pid, Number(READY.exec(srv.stdout)[1]), 'the session is the app that printed READY');
-  return srv;
-}
 
 const post = (srv, p, body) => srv.api(p, body === undefined ? { method: 'POST' } : {
   method: 'POST', headers: { 'content-type': 'application/json' },
@@ -214,7 +202,7 @@ async function timeline(srv, id, q = '') {
 // ---- tests ----
 
 test('run: a snapshot shows "deep" under 25 Recurse frames, real names, text format, listing', async () => {
-  const srv = await runTarget();
+  const { srv } = await runStackTarget();
   const pid = (await srv.api('/api/sessions/1')).body.pid;
   const snap = await takeSnapshot(srv, 1);
   checkKnownStacks(snap, pid);
@@ -237,7 +225,7 @@ test('run: a snapshot shows "deep" under 25 Recurse frames, real names, text for
 });
 
 test('attach: the same snapshot checks, and GCs after attach reach the timeline', async () => {
-  const target = await startTarget(['stacks'], { dll: STACK_DLL, ready: READY });
+  const target = await startStackTarget();
   const { srv, id } = await serveAttached(target.pid);
   const snap = await takeSnapshot(srv, id);
   checkKnownStacks(snap, target.pid);
@@ -260,7 +248,7 @@ test('attach: the same snapshot checks, and GCs after attach reach the timeline'
 });
 
 test('profile at 99 Hz: spinner on top, tree sums, folded root first, speedscope valid against its schema', async () => {
-  const srv = await runTarget();
+  const { srv } = await runStackTarget();
   const bad = [{ hz: 0 }, { hz: 1001 }, { hz: 'fast' }, '{not json'];
   for (const b of bad) {
     const r = await post(srv, '/api/sessions/1/profile', b);
@@ -396,7 +384,7 @@ test('profile at 99 Hz: spinner on top, tree sums, folded root first, speedscope
 });
 
 test('timeline: induced GCs with their generations, and our snapshots as profiler suspensions', async () => {
-  const srv = await runTarget();
+  const { srv } = await runStackTarget();
   const snaps = [await takeSnapshot(srv, 1), await takeSnapshot(srv, 1)];
   // a clear gap between the snapshots and the GCs, to split the timeline by time
   const mid = Date.now() + 100;
@@ -439,12 +427,12 @@ test('timeline: induced GCs with their generations, and our snapshots as profile
 test('1000 snapshots in a row during churn (JIT, GCs, threads): all 201, the app prints what it prints alone', { timeout: 600000 }, async () => {
   const plain = runSync('dotnet', [STACK_DLL, 'churn'], { input: 'finish\n', timeout: 120000 });
   assert.equal(plain.status, 0, plain.stderr);
-  const strip = (out) => out.split('\n').filter((l) => !READY.test(l) && !l.startsWith('jitscope: ')).join('\n');
+  const strip = (out) => out.split('\n').filter((l) => !STACK_READY.test(l) && !l.startsWith('jitscope: ')).join('\n');
   const expected = strip(plain.stdout);
   assert.match(expected, /^churn phase-a methods 8400 checksum [0-9a-f]{16}$/m);
   assert.match(expected, /^churn phase-b value [0-9a-f]{16} consistent$/m);
 
-  const srv = await runTarget(['churn']);
+  const { srv } = await runStackTarget({ appArgs: ['churn'] });
   const pid = (await srv.api('/api/sessions/1')).body.pid;
   const N = 1000;
   const failures = [];
@@ -495,7 +483,7 @@ test('1000 snapshots in a row during churn (JIT, GCs, threads): all 201, the app
 });
 
 test('detach while sampling at 199 Hz: detached, no library, no thread, no socket left', async () => {
-  const target = await startTarget(['stacks'], { dll: STACK_DLL, ready: READY });
+  const target = await startStackTarget();
   const before = agentTrace(target.pid);
   const { srv, id } = await serveAttached(target.pid);
   const start = await post(srv, `/api/sessions/${id}/profile`, { hz: 199 });
@@ -528,7 +516,7 @@ test('detach while sampling at 199 Hz: detached, no library, no thread, no socke
 });
 
 test('stacks and profile of an exited session: 409 with a JSON error', async () => {
-  const srv = await runTarget();
+  const { srv } = await runStackTarget();
   srv.proc.stdin.write('exit\n');
   await waitFor('exited', async () => (await srv.api('/api/sessions/1')).body.state === 'exited', { timeoutMs: 30000 });
   for (const [route, body] of [['stacks', undefined], ['profile', { hz: 49 }], ['profile/stop', undefined]]) {

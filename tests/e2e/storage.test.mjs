@@ -14,11 +14,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import WebSocket from '../node_modules/ws/index.js';
-import { JITSCOPE, STACK_DLL, startServer, stopAll, waitFor, sleep, runSync, storageCaughtUp, tempDataDir } from './lib.mjs';
+import { JITSCOPE, startServer, stopAll, waitFor, sleep, runSync, storageCaughtUp, tempDataDir } from './lib.mjs';
+import { runStackTarget } from './stacktarget.mjs';
 
 after(stopAll);
 
-const READY = /^READY pid=(\d+)$/m;
 const post = (srv, p, body) => srv.api(p, {
   method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body ?? {}),
 });
@@ -59,9 +59,7 @@ function replayOverWebSocket(port, id) {
 
 test('a session recorded with --data survives kill -9 of the server, read-only and complete', async () => {
   const dir = tempDataDir();
-  const srv = await startServer(['run', '--port', '0', '--data', dir, '--', 'dotnet', STACK_DLL, 'stacks']);
-  await waitFor('StackTarget READY', () => READY.test(srv.stdout), { timeoutMs: 60000 });
-  await waitFor('live session', async () => (await srv.api('/api/sessions/1')).body.state === 'live', { timeoutMs: 30000 });
+  const { srv } = await runStackTarget({ args: ['--data', dir] });
   const appPid = (await srv.api('/api/sessions/1')).body.pid;
 
   assert.equal((await post(srv, '/api/sessions/1/stacks')).status, 201, 'a stack snapshot');
@@ -124,9 +122,7 @@ test('a session recorded with --data survives kill -9 of the server, read-only a
 });
 
 test('a live session cannot be deleted; a cross-site DELETE is refused', async () => {
-  const srv = await startServer(['run', '--port', '0', '--', 'dotnet', STACK_DLL, 'stacks']);
-  await waitFor('StackTarget READY', () => READY.test(srv.stdout), { timeoutMs: 60000 });
-  await waitFor('live session', async () => (await srv.api('/api/sessions/1')).body.state === 'live', { timeoutMs: 30000 });
+  const { srv } = await runStackTarget();
   const live = await srv.api('/api/sessions/1', { method: 'DELETE' });
   assert.equal(live.status, 409, 'live: 409');
   assert.match(live.body.error, /live/);

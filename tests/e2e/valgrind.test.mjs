@@ -10,7 +10,8 @@ import assert from 'node:assert/strict';
 import https from 'node:https';
 import net from 'node:net';
 import WebSocket from '../node_modules/ws/index.js';
-import { E2E_DLL, STACK_DLL, startServer, stopAll, waitFor, functionsOf, tempDataDir } from './lib.mjs';
+import { E2E_DLL, startServer, stopAll, waitFor, functionsOf, tempDataDir } from './lib.mjs';
+import { runStackTarget } from './stacktarget.mjs';
 import { makeCertificate } from './tls.mjs';
 
 after(stopAll);
@@ -83,9 +84,7 @@ test('server is valgrind-clean through a CPU profile, its exports, and reading i
   const dir = tempDataDir();
   const vg = ['valgrind', '--error-exitcode=99', '--leak-check=full',
     '--errors-for-leak-kinds=definite', '--show-leak-kinds=definite', '--track-fds=no'];
-  const srv = await startServer(['run', '--port', '0', '--data', dir, '--', 'dotnet', STACK_DLL, 'stacks'], { prefix: vg });
-  await waitFor('live', async () => (await srv.api('/api/sessions/1')).body.state === 'live', { timeoutMs: 120000, everyMs: 200 });
-  await waitFor('StackTarget READY', () => /^READY pid=\d+$/m.test(srv.stdout), { timeoutMs: 120000, everyMs: 200 });
+  const { srv } = await runStackTarget({ args: ['--data', dir], prefix: vg, readyMs: 120000, liveMs: 120000, everyMs: 200 });
   const start = await srv.api('/api/sessions/1/profile', { method: 'POST', headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ hz: 199, mode: 'cpu' }) });
   assert.equal(start.status, 202, JSON.stringify(start.body));
