@@ -98,8 +98,10 @@ $(OBJ)/asan-agent/%.o: %.c | $(BUILD)/deps.stamp
 $(OBJ)/unit/%.o: %.c | $(BUILD)/deps.stamp
 	@mkdir -p $(@D)
 	$(CC) $(UNIT_CFLAGS) -MMD -MP -c $< -o $@
-# pprof's protobuf code, generated before anything that includes it is compiled.
-$(GEN)/profile.pb-c.c $(GEN)/profile.pb-c.h: server/pprof/profile.proto | $(BUILD)/deps.stamp
+# pprof's protobuf code, generated before anything that includes it is compiled: one protoc-c
+# run makes both files (a grouped target, &:; with a plain rule of two targets make ran it once
+# for each, side by side under -j, both writing the same files).
+$(GEN)/profile.pb-c.c $(GEN)/profile.pb-c.h &: server/pprof/profile.proto | $(BUILD)/deps.stamp
 	@mkdir -p $(GEN)
 	protoc-c --proto_path=server/pprof --c_out=$(GEN) server/pprof/profile.proto
 $(foreach f,server asan-server unit,$(OBJ)/$(f)/server/pprof.o $(OBJ)/$(f)/tests/unit/test_cpuprof.o): \
