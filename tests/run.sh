@@ -87,9 +87,14 @@ start_quick lint scripts/lint.sh
 # a failing order again.
 unit_seed=${CHECK_SHUFFLE:-$(date +%Y%m%d)}
 echo "unit tests shuffled: CHECK_SHUFFLE=$unit_seed"
+# A binary whose tests also check against a live runtime (they read JITSCOPE_TEST_DOTNET_PID:
+# test_ipc, test_mdread) runs under tests/unit/with_dotnet.sh, which starts one; the others
+# without (a .NET process started and ended per binary for nothing).
 for t in build/tests/test_*; do
   [ -x "$t" ] || continue
-  start_quick "unit-$(basename "$t")" env CHECK_SHUFFLE="$unit_seed" tests/unit/with_dotnet.sh "$t"
+  with_dotnet=()
+  if grep -qs JITSCOPE_TEST_DOTNET_PID "tests/unit/$(basename "$t").c"; then with_dotnet=(tests/unit/with_dotnet.sh); fi
+  start_quick "unit-$(basename "$t")" env CHECK_SHUFFLE="$unit_seed" ${with_dotnet[@]+"${with_dotnet[@]}"} "$t"
 done
 # each libFuzzer target (build/fuzz/*, make fuzz-build) for 3 s from its corpus, then its
 # regression inputs (tests/fuzz/run.sh test): one test each
