@@ -26,8 +26,9 @@
 TEST(profile)
 {
     wire_profile_status st;
-    unsigned samples = 0, snapshots = 0, late = 0, bad_rate = 0;
-    double start, mid_sent = 0;
+    unsigned samples = 0, snapshots = 0, samples_at_snapshot = 0, bad_rate = 0;
+    int snapshot_sent = 0;
+    double start;
     int first_is_started = -1;
 
     if (a_up() != 0)
@@ -35,8 +36,12 @@ TEST(profile)
     fake_stacks_reset();
     fake_add_thread(0xA8, 3, S_OK, 0);
     CHECK(send_profile(&conn_a, 50, 0, 0) == 0, "PROFILE_START 50 Hz, default budget");
+    /* until 50 samples, the snapshot asked for after the 25th, and a sample
+     * after it (counts, not times: the rate's accuracy is bench/sampling.mjs's);
+     * 30 s bounds a hang */
     start = now_s();
-    while (now_s() - start < 1.0) {
+    while ((samples < 50 || snapshots == 0 || samples == samples_at_snapshot) &&
+           now_s() - start < 30.0) {
         if (conn_read(&conn_a, 100) != 1)
             continue;
         if (conn_a.last.type == WIRE_PROFILE_STATUS) {
@@ -60,20 +65,21 @@ TEST(profile)
                     bad_rate++;
             } else if (e.kind == WIRE_STACK_SNAPSHOT && e.request_id == 0x5A3) {
                 snapshots++;
-                if (now_s() - mid_sent > 0.2)
-                    late++;
+                samples_at_snapshot = samples;
             }
         }
-        if (!mid_sent && now_s() - start > 0.5) {
-            mid_sent = now_s();
+        if (!snapshot_sent && samples >= 25) {
+            snapshot_sent = 1;
             send_snapshot(&conn_a, 0x5A3); /* served between two samples */
         }
     }
     CHECK(first_is_started == 1, "PROFILE_STATUS STARTED comes before the first sample");
-    CHECK(samples >= 35 && samples <= 60, "about 50 samples in 1 s (%u)", samples);
+    CHECK(samples >= 50, "50 samples (%u in %.1f s)", samples, now_s() - start);
     CHECK(bad_rate == 0, "samples: request_id 0, effective_millihz 50000");
-    CHECK(snapshots == 1 && late == 0, "a snapshot asked for during the profile is served "
-                                       "within 200 ms");
+    CHECK(snapshots == 1 && samples_at_snapshot < samples,
+          "a snapshot asked for during the profile is served while it samples (after sample "
+          "%u of %u)",
+          samples_at_snapshot, samples);
     CHECK(send_profile_stop(&conn_a) == 0, "PROFILE_STOP sent");
     if (CHECK(read_status(&conn_a, WIRE_PROFILE_STOPPED, &st, &samples, 2000) == 1,
               "PROFILE_STATUS STOPPED"))
