@@ -216,8 +216,8 @@ DENYSYS_BIN := $(BUILD)/tests/denysys
 $(DENYSYS_BIN): tests/helpers/denysys.c | $(BUILD)/deps-test.stamp
 	@mkdir -p $(@D)
 	$(CC) $(CSTD) $(WARN) $(OPT) $< -lseccomp -o $@
-# test_sidebyside loads the agent library as CoreCLR would (dlopen).
-$(BUILD)/tests/test_sidebyside: $(AGENT_SO)
+# The test_sidebyside_* binaries load the agent library as CoreCLR would (dlopen).
+$(filter $(BUILD)/tests/test_sidebyside_%,$(UNIT_TESTS)): $(AGENT_SO)
 # test_conn drives the agent's connection with records its ring holds.
 $(BUILD)/tests/test_conn: $(call objs,unit,agent/conn.c agent/emit.c)
 

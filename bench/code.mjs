@@ -10,7 +10,7 @@
 //     wall and CPU time (user + system, every thread of the app: the JIT
 //     thread's ring writes and the sender's naming and forwarding) / JITs,
 //     and the CPU per record. The callback alone (its ring write) is timed in
-//     tests/unit/test_sidebyside.c's jit_info.
+//     tests/unit/test_sidebyside_events.c's jit_info.
 //  2. The agent's cost per code request (its time under the runtime lock:
 //     runtime calls and copies, as it reports it) and the REST latency of
 //     GET .../code for E2eTarget's CodeHot with its 3 versions.

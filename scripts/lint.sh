@@ -11,7 +11,8 @@
 #   shell         shellcheck over scripts/, tests/ and bench/ *.sh and .ci/run
 #   include-cycles  scripts/include_cycles.py, when present
 #   layout        scripts/layout.py: no call cycles between modules (nm of the built
-#                 objects: run make first), no source file over 800 lines, every
+#                 objects: run make first), no source file over 800 lines (nor any
+#                 test source: tests/ C, JavaScript and C#), every
 #                 source file on docs/ARCHITECTURE.md, include guards their own, a
 #                 session's state changed only in session_state.c, no agent record
 #                 kind named in more than two server .c files (its row and its fold)

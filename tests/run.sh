@@ -87,13 +87,16 @@ start_quick lint scripts/lint.sh
 # a failing order again.
 unit_seed=${CHECK_SHUFFLE:-$(date +%Y%m%d)}
 echo "unit tests shuffled: CHECK_SHUFFLE=$unit_seed"
-# A binary whose tests also check against a live runtime (they read JITSCOPE_TEST_DOTNET_PID:
-# test_ipc, test_mdread) runs under tests/unit/with_dotnet.sh, which starts one; the others
-# without (a .NET process started and ended per binary for nothing).
-for t in build/tests/test_*; do
-  [ -x "$t" ] || continue
+# One binary per tests/unit/test_<name>.c: a binary left in build/ by a source since
+# removed (a file split in two) does not run; one whose source did not build fails.
+# A binary whose tests also check against a live runtime (its source reads
+# JITSCOPE_TEST_DOTNET_PID: test_ipc, test_mdread) runs under tests/unit/with_dotnet.sh,
+# which starts one; the others without (a .NET process started and ended per binary for
+# nothing).
+for src in tests/unit/test_*.c; do
+  t=build/tests/$(basename "$src" .c)
   with_dotnet=()
-  if grep -qs JITSCOPE_TEST_DOTNET_PID "tests/unit/$(basename "$t").c"; then with_dotnet=(tests/unit/with_dotnet.sh); fi
+  if grep -q JITSCOPE_TEST_DOTNET_PID "$src"; then with_dotnet=(tests/unit/with_dotnet.sh); fi
   start_quick "unit-$(basename "$t")" env CHECK_SHUFFLE="$unit_seed" ${with_dotnet[@]+"${with_dotnet[@]}"} "$t"
 done
 # each libFuzzer target (build/fuzz/*, make fuzz-build) for 3 s from its corpus, then its

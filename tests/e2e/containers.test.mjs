@@ -86,6 +86,12 @@ for (const userns of [false, true]) {
         assert.equal(cfg.available, true, `CPU profiles are not possible on this machine: ${cfg.reason}`);
         const start = await post(srv, `/api/sessions/${id}/profile`, { hz: 499, mode: 'cpu' });
         assert.equal(start.status, 202, JSON.stringify(start.body));
+        // the sampler follows the process's threads once it runs (202: accepted):
+        // storm after that, or a loaded machine can finish the storm first
+        await waitFor('the CPU sampler following the container\'s threads', async () => {
+          const p = (await srv.api(`/api/sessions/${id}/profile?format=json`)).body.profile;
+          return p.state === 'running' && p.cpu && p.cpu.threads > 0;
+        }, 30000);
         c.send('storm 4000'); // CPU time to sample
         await c.waitLine(/^stormed /m, 60000);
         assert.equal((await post(srv, `/api/sessions/${id}/profile/stop`)).status, 200);
