@@ -32,7 +32,7 @@ try {
     const before = new Set((await srv.api('/api/diagnostic-port')).body.runtimes.map((r) => r.id));
     const t = await startTarget(['run'], { env, ready: /^exit 42$/m });
     const rec = await waitFor(`round ${i}: its record`, async () =>
-      (await srv.api('/api/diagnostic-port')).body.runtimes.find((r) => !before.has(r.id) && r.resumed_ms !== null), 60000);
+      (await srv.api('/api/diagnostic-port')).body.runtimes.find((r) => !before.has(r.id) && r.resumed_ms !== null), { timeoutMs: 60000 });
     if (rec.outcome !== kind) throw new Error(`round ${i}: outcome ${rec.outcome}, expected ${kind} (${rec.reason})`);
     got[kind].push(rec.resumed_ms);
     await new Promise((r) => (t.proc.exitCode !== null ? r() : t.proc.once('exit', r)));

@@ -91,7 +91,7 @@ for (const userns of [false, true]) {
         await waitFor('the CPU sampler following the container\'s threads', async () => {
           const p = (await srv.api(`/api/sessions/${id}/profile?format=json`)).body.profile;
           return p.state === 'running' && p.cpu && p.cpu.threads > 0;
-        }, 30000);
+        }, { timeoutMs: 30000 });
         c.send('storm 4000'); // CPU time to sample
         await c.waitLine(/^stormed /m, 60000);
         assert.equal((await post(srv, `/api/sessions/${id}/profile/stop`)).status, 200);
