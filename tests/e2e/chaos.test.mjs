@@ -191,7 +191,12 @@ test('the agent socket directory removed under a live session: it streams on, th
   // the connected agent does not need the file
   srv.proc.stdin.write('call 7\n');
   await waitFor('LateMethod07 after the removal', async () => (await functionsOf(srv, 1, '&q=LateMethod07')).length === 1);
-  await waitFor('recreated', () => srv.stderr.includes(`agent socket ${srv.socket} was removed; recreated it`), { timeoutMs: 10000 });
+  // the socket there again, after rmSync returned: a sweep that ran during the
+  // removal (a loaded machine makes it slow) recreated it only for rmSync to
+  // take it away again, and the next sweep makes it once more
+  const recreatedMsg = `agent socket ${srv.socket} was removed; recreated it`;
+  const socketThere = () => { try { return fs.statSync(srv.socket).isSocket(); } catch { return false; } };
+  await waitFor('recreated', () => srv.stderr.includes(recreatedMsg) && socketThere(), { timeoutMs: 10000 });
   const st = fs.statSync(dir);
   assert.equal(st.mode & 0o777, 0o700, 'private again');
   assert.ok(fs.statSync(srv.socket).isSocket());
@@ -201,9 +206,10 @@ test('the agent socket directory removed under a live session: it streams on, th
   fs.rmSync(srv.socket);
   await waitFor('refusal logged', () => srv.stderr.includes('is no longer a private directory of ours'), { timeoutMs: 10000 });
   assert.ok(!fs.existsSync(srv.socket), 'no socket in a directory others may enter');
+  const recreations = srv.stderr.split(recreatedMsg).length - 1;
   fs.chmodSync(dir, 0o700);
   await waitFor('recreated once private again', () =>
-    srv.stderr.split(`agent socket ${srv.socket} was removed; recreated it`).length === 3, { timeoutMs: 10000 });
+    srv.stderr.split(recreatedMsg).length - 1 > recreations && socketThere(), { timeoutMs: 10000 });
 
   // a process attached after all this gets a session that streams
   const target = await startTarget();
