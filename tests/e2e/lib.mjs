@@ -146,6 +146,20 @@ export async function fetchChecked(url, init = {}) {
 
 // Waits until the storage writer of the server at srv.url has committed all it
 // held when called: two more writer rounds, nothing waiting. Its storage stats.
+// Once an agent can send no more (its process stopped or gone), waits until the
+// server has read everything it sent: every connection the server accepted on
+// its agent socket has an empty receive queue (ss), twice in a row.
+export async function agentBytesRead(srv, { timeoutMs = 30000 } = {}) {
+  const queued = () => {
+    const ss = spawnSync('ss', ['-xpnH', 'state', 'established'], { encoding: 'utf8' });
+    if (ss.status !== 0) throw new Error(`ss: ${ss.stderr}`);
+    const mine = ss.stdout.split('\n').filter((l) => l.includes(` ${srv.socket} `) && l.includes(`pid=${srv.proc.pid},`));
+    return mine.reduce((n, l) => n + Number(l.trim().split(/\s+/)[1]), 0);
+  };
+  let quiet = 0;
+  await waitFor('the server to read what the agent sent', () => (queued() === 0 ? ++quiet >= 2 : (quiet = 0, false)), { timeoutMs });
+}
+
 export async function storageCaughtUp(srv, timeoutMs = 30000) {
   const storage = async () => (await api(`${srv.url}/api/config`)).body.storage;
   const r0 = (await storage()).rounds;

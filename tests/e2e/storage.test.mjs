@@ -14,7 +14,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import WebSocket from '../node_modules/ws/index.js';
-import { JITSCOPE, startServer, stopAll, waitFor, sleep, runSync, storageCaughtUp, tempDataDir } from './lib.mjs';
+import { JITSCOPE, agentBytesRead, startServer, stopAll, waitFor, runSync, storageCaughtUp, tempDataDir } from './lib.mjs';
 import { runStackTarget } from './stacktarget.mjs';
 
 after(stopAll);
@@ -68,13 +68,23 @@ test('a session recorded with --data survives kill -9 of the server, read-only a
   // at falls when a loaded machine stretches them (down to its 0.1 Hz floor: 3 samples in 30 s)
   await waitFor('profile samples', async () => (await srv.api('/api/sessions/1/profile')).body.profile?.samples >= 3, { timeoutMs: 60000 });
   assert.equal((await post(srv, '/api/sessions/1/profile/stop')).status, 200, 'and stops');
-  await sleep(300); // the agent's last samples and its STOPPED status arrive
+  // the agent's last samples and its STOPPED status arrive
+  await waitFor('the profile stopped', async () => (await srv.api('/api/sessions/1/profile')).body.profile?.state === 'stopped');
 
   // the app holds still from here (its threads tier up and end on their own
-  // otherwise), so what is read now is all there is to store
+  // otherwise), so what is read once the server has taken in all the agent
+  // sent is all there is to store (a JIT just before the stop, still in the
+  // socket, once made the stored session one function longer than this read)
   process.kill(appPid, 'SIGSTOP');
-  await sleep(300);
-  const before = await snapshotOf(srv);
+  await agentBytesRead(srv);
+  // and folded it: two reads in a row agree
+  let before = await snapshotOf(srv);
+  await waitFor('the session still', async () => {
+    const next = await snapshotOf(srv);
+    const same = next.functions.length === before.functions.length && next.events.length === before.events.length;
+    before = next;
+    return same;
+  });
   assert.ok(before.functions.length > 20, `functions recorded (${before.functions.length})`);
   assert.ok(before.snapshot.snapshot.threads.length > 2, 'the snapshot has threads');
   await storageCaughtUp(srv);
