@@ -48,7 +48,16 @@ run_suite() {
   echo "$rc $(( SECONDS - start ))" >"$logs/$name.status"
 }
 
-# report NAME: echoes a finished suite's log tail and adds its counts.
+# failures LOG: what failed in a suite's log, wherever it is in it (the tail
+# shows only its end): each failed node test with its error (TAP's "not ok"
+# line to the end of its YAML block, 40 lines at most) and each failed C check.
+failures() {
+  echo "--- failed in $1:"
+  awk '/^ *not ok / { on = 1; n = 0 } on { print; if (++n >= 40 || /^ *\.\.\.$/) on = 0 }' "$1"
+  grep -E '^  FAIL ' "$1" | head -n 40
+}
+
+# report NAME: echoes a finished suite's log tail (and what failed) and adds its counts.
 # A NAME starting with "fuzz-" counts as one test (its inputs are not tests).
 report() {
   local name=$1 log=$logs/$1.log rc secs pf p f
@@ -57,6 +66,7 @@ report() {
   tail -n 40 "$log"
   pf=$(count "$log")
   read -r p f <<<"$pf"
+  if [ "$f" -gt 0 ]; then failures "$log"; fi
   if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi  # crashed or exited non-zero
   case "$name" in fuzz-*) if [ "$f" -eq 0 ]; then p=1; else p=0 f=1; fi ;; esac
   passed=$((passed + p))
