@@ -93,6 +93,7 @@ async function checkHot(srv, fid, name, tier, range, number) {
     `${name}: its ${tier} version has most of its samples (${all} of ${everywhere})`);
   assert.ok(line >= 0.85 * all,
     `${name}: ${line} of ${all} samples (${(100 * line / all).toFixed(1)}%) on the hot line's instructions (IL ${range[0]}..${range[1]})`);
+  console.log(`${name} ${tier}: ${line} of ${all} samples on the hot line (${(100 * line / all).toFixed(1)}%)`);
   const hottest = [...v.instructions].sort((a, b) => b.self_samples - a.self_samples)[0];
   assert.ok(hottest.il_offset >= range[0] && hottest.il_offset < range[1], `${name}: the hottest instruction is on the line`);
   return code;
