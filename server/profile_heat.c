@@ -117,31 +117,118 @@ static int profile_heat_cmp(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/* The entry of address, or NULL. */
+static const profile_heat_entry *profile_heat_find(const profile_heat *h, uint64_t address)
+{
+    size_t slot;
+
+    for (slot = profile_heat_slot(address, h->cap); h->slots[slot].address;
+         slot = (slot + 1) & (h->cap - 1))
+        if (h->slots[slot].address == address)
+            return &h->slots[slot];
+    return NULL;
+}
+
+/* Doubles a collect's list; frees it when there is no memory. 0 or -1. */
+static int profile_heat_more(profile_heat_entry **list, size_t *cap)
+{
+    size_t more = *cap ? *cap * 2 : 256;
+    profile_heat_entry *grown = realloc(*list, more * sizeof(**list));
+
+    if (!grown) {
+        free(*list);
+        *list = NULL;
+        return -1;
+    }
+    *list = grown;
+    *cap = more;
+    return 0;
+}
+
+/* Whether address lies in one of the sorted, disjoint ranges r[0..n) (pairs). */
+static int profile_heat_inside(const uint64_t *r, unsigned n, uint64_t address)
+{
+    unsigned lo = 0, len = n;
+
+    while (len > 0) { /* the first range that ends after address, without branches to miss */
+        unsigned half = len / 2;
+        int after = r[2 * (lo + half) + 1] <= address;
+        lo = after ? lo + half + 1 : lo;
+        len = after ? len - half - 1 : half;
+    }
+    return lo < n && address >= r[2 * lo];
+}
+
+static unsigned profile_heat_page_bit(uint64_t page)
+{
+    return (unsigned)((page * 0x9e3779b97f4a7c15ull) >> 52); /* 0..4095 */
+}
+
+static int profile_heat_range_cmp(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+    return x < y ? -1 : x > y;
+}
+
 long profile_heat_collect(const profile_heat *h, const uint64_t *ranges, unsigned range_count,
                           profile_heat_entry **out)
 {
+    uint64_t sorted[2 * PROFILE_HEAT_RANGES_MAX], bytes = 0, pages[64];
     size_t i = 0, n = 0, cap = 0;
+    unsigned r, m = 0;
     const profile_heat_entry *e;
     profile_heat_entry *list = NULL;
 
     *out = NULL;
-    while ((e = profile_heat_next(h, &i))) {
-        unsigned r;
-        for (r = 0; r < range_count; r++)
-            if (e->address >= ranges[2 * r] && e->address < ranges[2 * r + 1])
-                break;
-        if (r == range_count)
+    if (range_count > PROFILE_HEAT_RANGES_MAX)
+        return -1;
+    memcpy(sorted, ranges, range_count * 2 * sizeof(*ranges));
+    qsort(sorted, range_count, 2 * sizeof(*sorted), profile_heat_range_cmp); /* by start */
+    for (r = 0; r < range_count; r++) { /* empty ones out, overlapping ones merged */
+        if (sorted[2 * r + 1] <= sorted[2 * r])
             continue;
-        if (n == cap) {
-            size_t more = cap ? cap * 2 : 256;
-            profile_heat_entry *grown = realloc(list, more * sizeof(*list));
-            if (!grown) {
-                free(list);
-                return -1;
-            }
-            list = grown;
-            cap = more;
+        if (m && sorted[2 * r] <= sorted[2 * m - 1]) {
+            if (sorted[2 * r + 1] > sorted[2 * m - 1])
+                sorted[2 * m - 1] = sorted[2 * r + 1];
+            continue;
         }
+        sorted[2 * m] = sorted[2 * r];
+        sorted[2 * m + 1] = sorted[2 * r + 1];
+        m++;
+    }
+    for (r = 0; r < m; r++)
+        bytes += sorted[2 * r + 1] - sorted[2 * r];
+    if (bytes < h->cap / 4) { /* small code: look each of its addresses up */
+        for (r = 0; r < m && h->cap; r++) {
+            uint64_t a;
+            for (a = sorted[2 * r]; a < sorted[2 * r + 1]; a++) {
+                if (!(e = profile_heat_find(h, a)))
+                    continue;
+                if (n == cap && profile_heat_more(&list, &cap) != 0)
+                    return -1;
+                list[n++] = *e;
+            }
+        }
+        *out = list; /* found in address order */
+        return (long)n;
+    }
+    /* the ranges' 4 KiB pages in a filter of 4,096 bits: most entries are
+     * turned away by one bit, the rest placed by the binary search */
+    memset(pages, bytes > (16u << 20) ? 0xff : 0, sizeof(pages));
+    for (r = 0; r < m && bytes <= (16u << 20); r++) {
+        uint64_t pg;
+        for (pg = sorted[2 * r] >> 12; pg <= (sorted[2 * r + 1] - 1) >> 12; pg++) {
+            unsigned bit = profile_heat_page_bit(pg);
+            pages[bit / 64] |= 1ull << (bit % 64);
+        }
+    }
+    while (m && (e = profile_heat_next(h, &i))) {
+        unsigned bit = profile_heat_page_bit(e->address >> 12);
+        if (!(pages[bit / 64] >> (bit % 64) & 1) || !profile_heat_inside(sorted, m, e->address))
+            continue;
+        if (n == cap && profile_heat_more(&list, &cap) != 0)
+            return -1;
         list[n++] = *e;
     }
     if (n)

@@ -21,6 +21,7 @@
 
 #define PROFILE_HEAT_MAX 262144u    /* distinct addresses */
 #define PROFILE_HEAT_SORT_MAX 1024u /* frames of one sample looked at */
+#define PROFILE_HEAT_RANGES_MAX 64u /* ranges one collect looks in */
 
 typedef struct profile_heat_entry {
     uint64_t address; /* 0: an empty slot */
@@ -42,9 +43,12 @@ int profile_heat_add(profile_heat *h, uint64_t address, uint32_t self, uint32_t 
  * addresses[0] is the leaf when leaf is 1, every other one a caller's return
  * address. Each distinct address counts once. */
 void profile_heat_sample(profile_heat *h, const uint64_t *addresses, uint32_t count, int leaf);
-/* The entries inside [ranges[2i], ranges[2i+1]) for i < range_count, copied
- * into a new array (*out, freed by the caller), sorted by address. Their
- * number, or -1 when out of memory. */
+/* The entries inside [ranges[2i], ranges[2i+1]) for i < range_count (at most
+ * PROFILE_HEAT_RANGES_MAX, in any order, overlapping or empty), copied into a
+ * new array (*out, freed by the caller), sorted by address. Their number, or
+ * -1 when out of memory or given too many ranges. Ranges of fewer bytes than
+ * a quarter of the table's slots: each address looked up; else one pass over
+ * the table, an entry placed among the ranges by a binary search. */
 long profile_heat_collect(const profile_heat *h, const uint64_t *ranges, unsigned range_count,
                           profile_heat_entry **out);
 /* The entries one by one: *i from 0; NULL at the end. */
