@@ -42,7 +42,7 @@ static void heatcost_print(const char *what, double *us, int n)
 
 int main(int argc, char **argv)
 {
-    int rounds = argc > 1 ? atoi(argv[1]) : 200, r;
+    int rounds = argc > 1 ? (int)strtol(argv[1], NULL, 10) : 200, r;
     uint64_t state = 0x9e3779b97f4a7c15ull, ranges[64], frames[40];
     double *collect[3], *fold;
     profile_heat h = {0};

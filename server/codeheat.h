@@ -14,11 +14,11 @@
 #include "profile.h"
 
 typedef struct codeheat {
-    int have;          /* a profile was taken (else the fields below are 0) */
-    uint32_t number;   /* the profile's number in the session (1 first) */
-    int mode, state;   /* profile_mode, profile_run_state */
-    uint64_t samples;  /* the profile's thread samples kept */
-    uint64_t dropped;  /* frames its address table had no room for */
+    int have;                    /* a profile was taken (else the fields below are 0) */
+    uint32_t number;             /* the profile's number in the session (1 first) */
+    int mode, state;             /* profile_mode, profile_run_state */
+    uint64_t samples;            /* the profile's thread samples kept */
+    uint64_t dropped;            /* frames its address table had no room for */
     profile_heat_entry *entries; /* those inside the reply's versions, by address */
     long count;
 } codeheat;

@@ -471,12 +471,12 @@ static json_t *codeview_version_json(codeview *v, unsigned vi, unsigned position
         codeheat_sum(&v->heat, at, in->size, &self, &total);
         version_self += self;
         version_total += total;
-        json_array_append_new(
-            list, json_pack("{s:i, s:s?, s:s, s:s, s:o, s:o, s:o, s:o}", "offset", (int)in->offset,
-                            "bytes", hex, "mnemonic", in->mnemonic, "operands", in->operands,
-                            "il_offset", codeview_il_json(codeview_il(rv, keys, in->offset)),
-                            "target", codeview_target_json(&t), "samples", view_count(total),
-                            "self_samples", view_count(self)));
+        json_array_append_new(list, json_pack("{s:i, s:s?, s:s, s:s, s:o, s:o, s:o, s:o}", "offset",
+                                              (int)in->offset, "bytes", hex, "mnemonic",
+                                              in->mnemonic, "operands", in->operands, "il_offset",
+                                              codeview_il_json(codeview_il(rv, keys, in->offset)),
+                                              "target", codeview_target_json(&t), "samples",
+                                              view_count(total), "self_samples", view_count(self)));
         free(hex);
         if ((in->flags & DISASM_CALL) && t.kind == CV_METHOD) {
             size_t c;

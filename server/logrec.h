@@ -36,7 +36,7 @@ enum logrec_type {
     LOGREC_CPU_COUNTS = 208,    /* profile_cpu_counts (profile.h), whole */
     LOGREC_REFUSED = 209,       /* logrec_refused: agent records refused, not in the log */
     /* 210-219: snapshot.h */
-    LOGREC_SECOND = 220,  /* the server's records go on here */
+    LOGREC_SECOND = 220,   /* the server's records go on here */
     LOGREC_CPU_HEAT = 220, /* logrec_cpu_heat, then count profile_heat_entry (profile_heat.h) */
     LOGREC_LAST = 229
 };

@@ -73,8 +73,7 @@ TEST(leaf_and_callers_counted_once_a_sample)
 }
 
 /* Hot's code: push rbp @0, call [rip+0x10] @1, nop @7, jne @8, ret @10. */
-static const uint8_t HOT[] = {0x55, 0xff, 0x15, 0x10, 0x00, 0x00, 0x00,
-                              0x90, 0x75, 0xf6, 0xc3};
+static const uint8_t HOT[] = {0x55, 0xff, 0x15, 0x10, 0x00, 0x00, 0x00, 0x90, 0x75, 0xf6, 0xc3};
 
 static session *heat_session(void)
 {
@@ -98,8 +97,8 @@ static session *heat_session(void)
                                sizeof(HOT), REC_MONO + 9001));
     rec_apply(s, rec_code_part((wire_code_part){7, 0, WIRE_CODE_PART_MAP, 0, 0, 0}, map,
                                sizeof(map), REC_MONO + 9001));
-    rec_apply(s, rec_code_end((wire_code_end){7, FID_HOT, MODULE, 5000, 0, WIRE_CODE_OK, 0, 1, 1,
-                                              0, 0, 0x06000001u, 0},
+    rec_apply(s, rec_code_end((wire_code_end){7, FID_HOT, MODULE, 5000, 0, WIRE_CODE_OK, 0, 1, 1, 0,
+                                              0, 0x06000001u, 0},
                               REC_MONO + 9002));
     return s;
 }
@@ -109,9 +108,9 @@ static void walk(session *s, uint64_t snap, const wire_stack_frame *frames, uint
 {
     rec_apply(s, rec_stack_thread((wire_stack_thread){snap, TID, 101, 0, 100, n, 0}, frames,
                                   REC_MONO + 10000 + snap));
-    rec_apply(s, rec_stack_end((wire_stack_end){snap, 0, WIRE_STACK_SAMPLE, 1, 1, 0, 0, 49000, 10,
-                                                10},
-                               REC_MONO + 10000 + snap));
+    rec_apply(s,
+              rec_stack_end((wire_stack_end){snap, 0, WIRE_STACK_SAMPLE, 1, 1, 0, 0, 49000, 10, 10},
+                            REC_MONO + 10000 + snap));
 }
 
 static json_t *instruction(json_t *code, size_t i)
@@ -162,8 +161,7 @@ TEST(wall_samples_on_their_instructions)
           "the leaf's instruction: 2 self");
     CHECK(field(instruction(o, 1), "samples") == 1 && field(instruction(o, 1), "self_samples") == 0,
           "the caller's call instruction (return address - 1): 1, not self");
-    CHECK(field(instruction(o, 2), "samples") == 0,
-          "the instruction at the return address: none");
+    CHECK(field(instruction(o, 2), "samples") == 0, "the instruction at the return address: none");
     CHECK(field(version, "samples") == 3 && field(version, "self_samples") == 2,
           "the version's totals");
     json_decref(o);
@@ -192,7 +190,8 @@ TEST(cpu_heat_read_back)
               session_apply_server(s, LOGREC_CPU_HEAT, buf, sizeof(buf), REC_NOW) == 0,
           "two batches read back");
     got = heat_at(&s->profile.heat, 0x5000);
-    CHECK(got && got->self == 6 && got->total == 8 && heat_at(&s->profile.heat, 0x5010)->total == 14,
+    CHECK(got && got->self == 6 && got->total == 8 &&
+              heat_at(&s->profile.heat, 0x5010)->total == 14,
           "added up as the sampler added them");
     CHECK(session_apply_server(s, LOGREC_CPU_HEAT, buf, sizeof(buf) - 1, REC_NOW) == -1,
           "a short payload: refused");
