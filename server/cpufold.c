@@ -198,6 +198,7 @@ static uint32_t cpufold_stack(cpufold_state *f, const cpuprof_sample *e, uint64_
     int missing = 0, last_managed = 0, broken = 0, after_native = 0;
     uint64_t osr_function = 0; /* the frame before was OSR code of this function */
 
+    memset(at, 0, e->nr * sizeof(*at)); /* frames past a break count nowhere */
     if (e->kernel) {
         seq[depth++] = cpufold_symbol_key(f, CPUSYM_LABEL_KERNEL);
         r->counts.kernel++;
@@ -326,7 +327,7 @@ static void cpufold_one(cpufold_state *f, const cpuprof_sample *e)
                            depth * (uint32_t)sizeof(uint64_t));
     }
     if (profile_add_sample(p, e->wall_ns, thread, (uint32_t)stack) == 0)
-        profile_heat_sample(&f->heat, at, e->nr, 1);
+        profile_heat_sample(&f->heat, at, e->nr, !e->kernel); /* in the kernel: no managed leaf */
 }
 
 /* The batch's counts by code address into the log, in records of at most

@@ -7,7 +7,9 @@
 // the app prints that line's IL offsets from its own PDB (System.Reflection.
 // Metadata), so the test does not take them from jitscope. At least 85% of each
 // method's samples in its Tier1 (OSR) version must land on the instructions the
-// IL-to-native map gives to that line. Then the same numbers from a restarted
+// IL-to-native map gives to that line. A caller's frame counts on its call:
+// Hot.WorkCaller's call to Work carries (nearly) every sample of Work, as
+// `samples`, not as its own. Then the same numbers from a restarted
 // server on the same data directory (the profile's LOGREC_CPU_HEAT records),
 // ?profile=N, and a wall profile's samples on the same instructions.
 //
@@ -99,6 +101,24 @@ async function checkHot(srv, fid, name, tier, range, number) {
   return code;
 }
 
+// Hot.WorkCaller's call to Work holds Work's samples (its frame's return
+// address - 1 is inside that call).
+async function checkCaller(srv, workCode) {
+  const caller = await fn(srv, 'StackTarget.Hot.WorkCaller(');
+  assert.ok(caller, 'WorkCaller is a function of the session');
+  const r = await srv.api(`/api/sessions/1/functions/${caller.function_id}/code`);
+  assert.equal(r.status, 200, JSON.stringify(r.body));
+  const all = r.body.versions.flatMap((v) => v.instructions.map((i) => ({ ...i, tier: v.tier })));
+  const top = all.sort((a, b) => b.samples - a.samples)[0];
+  const work = workCode.versions.reduce((n, v) => n + v.self_samples, 0);
+  assert.equal(top.mnemonic, 'call', `the instruction under Work's samples is a call: ${JSON.stringify(top)}`);
+  assert.ok(top.target && top.target.name && top.target.name.startsWith('StackTarget.Hot.Work('),
+    `a call to Work: ${JSON.stringify(top.target)}`);
+  assert.ok(top.samples >= 0.9 * work && top.self_samples <= 0.01 * top.samples,
+    `WorkCaller's call (${top.tier}) under ${top.samples} of Work's ${work} samples, ${top.self_samples} its own`);
+  console.log(`WorkCaller's call to Work (${top.tier}): under ${top.samples} of Work's ${work} samples`);
+}
+
 test('CPU samples on the instructions of the hot line: Tier1 and OSR, through a restart', async () => {
   const data = tempDataDir();
   const srv = await startServer(['run', '--data', data, '--port', '0', '--', 'dotnet', STACK_DLL, 'hotline'],
@@ -139,6 +159,7 @@ test('CPU samples on the instructions of the hot line: Tier1 and OSR, through a 
     assert.equal(r.status, 200, JSON.stringify(r.body));
   }
   const workCode = await checkHot(srv, work.function_id, 'Hot.Work', 'Tier1', workRange, 1);
+  await checkCaller(srv, workCode);
   const osrCode = await checkHot(srv, osr.function_id, 'Hot.OsrLoop', 'Tier1-OSR', osrRange, 1);
   assert.equal(workCode.profile.mode, 'cpu');
   assert.equal((await srv.api(`/api/sessions/1/functions/${work.function_id}/code?profile=1&refresh=0`)).status, 200);

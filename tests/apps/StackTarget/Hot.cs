@@ -1,6 +1,7 @@
 // Hot.cs — the "hotline" mode: two threads whose CPU time goes to one known
 // source line each, the oracle of the code view's heat (tests/e2e/codeheat.test.mjs):
-//   "hotwork"  calls Hot.Work again and again: it tiers up to Tier1
+//   "hotwork"  Hot.WorkCaller calls Hot.Work again and again: Work tiers up to Tier1,
+//              and nearly every sample of it has WorkCaller's call to it under it
 //   "hotosr"   enters Hot.OsrLoop once; its loop runs until "exit": on-stack replacement
 // Each hot line is a chain of floating-point divisions (no calls), so nearly
 // all of its method's time is spent there; its line ends in a "HOT LINE" comment.
@@ -36,6 +37,14 @@ namespace StackTarget
         }
 
         [MethodImpl(MethodImplOptions.NoInlining)]
+        public static void WorkCaller(double a, double b)
+        {
+            double s = 0;
+            while (!stop) s += Work(20000, a, b);
+            sink = s;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
         public static double OsrLoop(double a, double b)
         {
             double y = a;
@@ -68,12 +77,7 @@ namespace StackTarget
         {
             PrintSequencePoints();
             double a = 1.5 + Environment.ProcessId % 2 * 0.0, b = 0.5; // not constants to the JIT
-            var work = new Thread(() =>
-            {
-                double s = 0;
-                while (!stop) s += Work(20000, a, b);
-                sink = s;
-            }) { Name = "hotwork" };
+            var work = new Thread(() => WorkCaller(a, b)) { Name = "hotwork" };
             var osr = new Thread(() => sink += OsrLoop(a, b)) { Name = "hotosr" };
             work.Start();
             osr.Start();
