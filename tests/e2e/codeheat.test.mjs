@@ -109,14 +109,15 @@ async function checkCaller(srv, workCode) {
   const r = await srv.api(`/api/sessions/1/functions/${caller.function_id}/code`);
   assert.equal(r.status, 200, JSON.stringify(r.body));
   const all = r.body.versions.flatMap((v) => v.instructions.map((i) => ({ ...i, tier: v.tier })));
-  const top = all.sort((a, b) => b.samples - a.samples)[0];
-  const work = workCode.versions.reduce((n, v) => n + v.self_samples, 0);
-  assert.equal(top.mnemonic, 'call', `the instruction under Work's samples is a call: ${JSON.stringify(top)}`);
-  assert.ok(top.target && top.target.name && top.target.name.startsWith('StackTarget.Hot.Work('),
-    `a call to Work: ${JSON.stringify(top.target)}`);
-  assert.ok(top.samples >= 0.9 * work && top.self_samples <= 0.01 * top.samples,
-    `WorkCaller's call (${top.tier}) under ${top.samples} of Work's ${work} samples, ${top.self_samples} its own`);
-  console.log(`WorkCaller's call to Work (${top.tier}): under ${top.samples} of Work's ${work} samples`);
+  const top = [...all].sort((a, b) => b.samples - a.samples)[0];
+  const calls = all.filter((i) => i.mnemonic === 'call' && i.target && i.target.name &&
+    i.target.name.startsWith('StackTarget.Hot.Work('));
+  const under = calls.reduce((n, i) => n + i.samples, 0);
+  const work = workCode.versions.reduce((n, v) => n + v.samples, 0); // Work on the stack
+  assert.ok(calls.includes(top), `the instruction most samples were under is a call to Work: ${JSON.stringify(top)}`);
+  assert.ok(under >= 0.9 * work && under <= 1.01 * work + 5 && calls.every((i) => i.self_samples <= 0.01 * i.samples),
+    `WorkCaller's calls to Work (${calls.map((i) => `${i.tier}: ${i.samples}`).join(', ')}) under ${under} of Work's ${work} samples, not as their own`);
+  console.log(`WorkCaller's calls to Work (${calls.map((i) => `${i.tier}: ${i.samples}`).join(', ')}): under ${under} of Work's ${work} samples`);
 }
 
 test('CPU samples on the instructions of the hot line: Tier1 and OSR, through a restart', async () => {
