@@ -603,6 +603,22 @@ json_t *codeview_json(codeview *v, procsyms *ps)
 
 /* ---- the listing ---- */
 
+/* A sampled instruction's samples, as a comment after it (the profile's). */
+static void codeview_text_samples(textbuf *out, const codeview *v, const code_reply_version *rv,
+                                  const disasm_insn *in)
+{
+    uint32_t hot = rv->code_have < rv->info.hot_size ? rv->code_have : rv->info.hot_size;
+    uint64_t self, total;
+
+    codeheat_sum(&v->heat,
+                 in->offset < hot ? rv->info.code_start + in->offset
+                                  : rv->info.cold_start + (in->offset - hot),
+                 in->size, &self, &total);
+    if (total)
+        textbuf_printf(out, "  ; samples %llu, self %llu", (unsigned long long)total,
+                       (unsigned long long)self);
+}
+
 static void codeview_text_target(textbuf *out, const disasm_insn *in, const codeview_target *t)
 {
     const char *name = t->kind == CV_METHOD ? t->sym->name : t->native;
@@ -695,6 +711,7 @@ int codeview_text(codeview *v, procsyms *ps, int il, textbuf *out)
                 codeview_text_target(out, in, &t);
             else
                 textbuf_str(out, in->operands);
+            codeview_text_samples(out, v, rv, in);
             textbuf_str(out, "\n");
         }
         textbuf_printf(out, "\n; Total bytes of code %u\n\n",

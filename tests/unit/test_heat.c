@@ -131,6 +131,9 @@ TEST(wall_samples_on_their_instructions)
     const code_reply *r = code_reply_find(&s->code, 7, CODE_NONE);
     codeview v;
     json_t *o, *version;
+    textbuf out;
+    char *text;
+    size_t len;
 
     CHECK(f && r && !r->broken, "the reply arrived whole");
     if (!f || !r)
@@ -164,6 +167,14 @@ TEST(wall_samples_on_their_instructions)
     CHECK(field(instruction(o, 2), "samples") == 0, "the instruction at the return address: none");
     CHECK(field(version, "samples") == 3 && field(version, "self_samples") == 2,
           "the version's totals");
+    textbuf_init(&out, 1 << 20);
+    CHECK(codeview_text(&v, NULL, 0, &out) == 0, "a listing");
+    text = textbuf_take(&out, &len);
+    CHECK(text && strstr(text, "  ; samples 1, self 0\n") &&
+              strstr(text, "  ; samples 2, self 2\n"),
+          "the listing says the samples after the sampled instructions");
+    free(text);
+    textbuf_free(&out);
     json_decref(o);
     codeview_free(&v);
 done:
