@@ -63,7 +63,7 @@ test('a seccomp filter that forbids connect(): the attach says so; the agent lea
   const r = await attach(srv, c.pid);
   assert.equal(r.status, 504, JSON.stringify(r.body));
   assert.match(r.body.error, /never connected to jitscope.*runs under \d+ seccomp filter\(s\).*allow them in the container's seccomp profile/);
-  await waitFor('nothing of jitscope in its /tmp', () => jitscopeInTmp(c).length === 0, 15000);
+  await waitFor('nothing of jitscope in its /tmp', () => jitscopeInTmp(c).length === 0, { timeoutMs: 15000 });
   await agentLeft(c.pid, before, 60000); // it gave up (JITSCOPE_GIVE_UP_MS) and detached itself
   await stillRuns(c, 1);
   await srv.stop();
@@ -112,12 +112,12 @@ test('rootless: jitscope as the container\'s user; killed, the next server on it
   const back = await waitFor('taken back', async () => {
     const s = (await srv.api(`/api/sessions/${id}`)).body;
     return s.state === 'live' && s.stored.resumes >= 1 && s;
-  }, 30000);
+  }, { timeoutMs: 30000 });
   assert.equal(back.container.hostname, c.hostname);
   assert.equal((await srv.api(`/api/sessions/${id}/detach`, { method: 'POST' })).status, 202);
-  await waitFor('detached', async () => (await srv.api(`/api/sessions/${id}`)).body.state === 'detached', 30000);
+  await waitFor('detached', async () => (await srv.api(`/api/sessions/${id}`)).body.state === 'detached', { timeoutMs: 30000 });
   await agentLeft(c.pid, before, 30000);
-  await waitFor('nothing left', () => jitscopeInTmp(c).length === 0, 15000);
+  await waitFor('nothing left', () => jitscopeInTmp(c).length === 0, { timeoutMs: 15000 });
   await srv.stop();
 
   // a server without storage, killed: its directory stays until a server starts
@@ -128,7 +128,7 @@ test('rootless: jitscope as the container\'s user; killed, the next server on it
   await srv.exited;
   assert.equal(jitscopeInTmp(c).length, 3);
   const next = await startServer(['serve', '--port', '0', '--data', 'none'], asIt);
-  await waitFor('the leftover removed at start', () => jitscopeInTmp(c).length === 0, 15000);
+  await waitFor('the leftover removed at start', () => jitscopeInTmp(c).length === 0, { timeoutMs: 15000 });
   assert.match(next.stderr, /removed \/proc\/\d+\/root\/tmp\/jitscope-\S+, left by a server before/);
   await next.stop();
 });
