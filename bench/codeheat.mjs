@@ -45,11 +45,11 @@ const row = (what, s, extra) =>
 
 async function main() {
   const srv = await startServer(['run', '--port', '0', '--data', 'none', '--', 'dotnet', STACK_DLL, 'hotline']);
-  await waitFor('READY', () => /^READY pid=\d+$/m.test(srv.stdout), 60000);
+  await waitFor('READY', () => /^READY pid=\d+$/m.test(srv.stdout), { timeoutMs: 60000 });
   const fn = async (q, tier) => waitFor(`${q} at ${tier}`, async () => {
     const f = (await functionsOf(srv, 1, `&q=${encodeURIComponent(q)}`))[0];
     return f && f.tiers.some((t) => t.tier === tier) && f;
-  }, 60000, 200);
+  }, { timeoutMs: 60000, everyMs: 200 });
   const work = await fn('Hot.Work(', 'Tier1');
   const osr = await fn('Hot.OsrLoop(', 'Tier1-OSR');
   const start = await srv.api('/api/sessions/1/profile', {
@@ -57,9 +57,9 @@ async function main() {
   });
   if (start.status !== 202) throw new Error(`profile: ${start.status}`);
   await waitFor(`${SAMPLES} samples`, async () =>
-    (await srv.api('/api/sessions/1/profile')).body.profile.samples >= SAMPLES, 300000, 200);
+    (await srv.api('/api/sessions/1/profile')).body.profile.samples >= SAMPLES, { timeoutMs: 300000, everyMs: 200 });
   await srv.api('/api/sessions/1/profile/stop', { method: 'POST' });
-  await waitFor('stopped', async () => (await srv.api('/api/sessions/1/profile')).body.profile.state === 'stopped', 10000);
+  await waitFor('stopped', async () => (await srv.api('/api/sessions/1/profile')).body.profile.state === 'stopped', { timeoutMs: 10000 });
   const status = (await srv.api('/api/sessions/1/profile')).body.profile;
   const lines = [];
   lines.push(`### The code view with a profile's samples (issue 38 items 1 and 5; \`node bench/codeheat.mjs\`, ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC, load average ${(await import('node:os')).loadavg()[0].toFixed(2)})`);

@@ -125,8 +125,8 @@ test('CPU samples on the instructions of the hot line: Tier1 and OSR, through a 
   const data = tempDataDir();
   const srv = await startServer(['run', '--data', data, '--port', '0', '--', 'dotnet', STACK_DLL, 'hotline'],
     { env: { JITSCOPE_COMPACT_MIN: '0' } });
-  await waitFor('StackTarget READY', () => READY.test(srv.stdout), 60000);
-  await waitFor('live', async () => (await srv.api('/api/sessions/1')).body.state === 'live', 30000);
+  await waitFor('StackTarget READY', () => READY.test(srv.stdout), { timeoutMs: 60000 });
+  await waitFor('live', async () => (await srv.api('/api/sessions/1')).body.state === 'live', { timeoutMs: 30000 });
   const pid = Number(READY.exec(srv.stdout)[1]);
   const lines = hotLines();
   const workRange = ilRange(srv.stdout, 'Work', lines.Work);
@@ -134,11 +134,11 @@ test('CPU samples on the instructions of the hot line: Tier1 and OSR, through a 
   const work = await waitFor('Hot.Work at Tier1', async () => {
     const f = await fn(srv, 'StackTarget.Hot.Work(');
     return f && f.tiers.some((t) => t.tier === 'Tier1') && f;
-  }, 60000, 200);
+  }, { timeoutMs: 60000, everyMs: 200 });
   const osr = await waitFor('Hot.OsrLoop on-stack replaced', async () => {
     const f = await fn(srv, 'StackTarget.Hot.OsrLoop(');
     return f && f.tiers.some((t) => t.tier === 'Tier1-OSR') && f;
-  }, 60000, 200);
+  }, { timeoutMs: 60000, everyMs: 200 });
   // no samples before a profile: 0 everywhere, no profile
   const none = (await srv.api(`/api/sessions/1/functions/${work.function_id}/code`)).body;
   assert.equal(none.profile, null);
@@ -151,10 +151,10 @@ test('CPU samples on the instructions of the hot line: Tier1 and OSR, through a 
   const start = await post(srv, '/api/sessions/1/profile', { hz: 999, mode: 'cpu' });
   assert.equal(start.status, 202, JSON.stringify(start.body));
   await waitFor('1.5 s of CPU time on each hot thread', () =>
-    threads.every((t, i) => cpuSeconds(pid, t) - cpu0[i] >= 1.5), 120000, 100);
+    threads.every((t, i) => cpuSeconds(pid, t) - cpu0[i] >= 1.5), { timeoutMs: 120000, everyMs: 100 });
   assert.equal((await post(srv, '/api/sessions/1/profile/stop', {})).status, 200);
   await waitFor('profile stopped', async () =>
-    (await srv.api('/api/sessions/1/profile')).body.profile.state === 'stopped', 10000);
+    (await srv.api('/api/sessions/1/profile')).body.profile.state === 'stopped', { timeoutMs: 10000 });
   // read the code while live (the stopped session serves what was read then)
   for (const f of [work, osr]) {
     const r = await srv.api(`/api/sessions/1/functions/${f.function_id}/code`);
@@ -170,8 +170,8 @@ test('CPU samples on the instructions of the hot line: Tier1 and OSR, through a 
   assert.equal((await srv.api(`/api/sessions/1/functions/${work.function_id}/code?profile=x`)).status, 400);
 
   srv.proc.stdin.write('exit\n');
-  await waitFor('app exit', async () => (await srv.api('/api/sessions/1')).body.state === 'exited', 30000);
-  await waitFor('its snapshot committed', async () => (await srv.api('/api/config')).body.storage.snapshots >= 1, 60000, 100);
+  await waitFor('app exit', async () => (await srv.api('/api/sessions/1')).body.state === 'exited', { timeoutMs: 30000 });
+  await waitFor('its snapshot committed', async () => (await srv.api('/api/config')).body.storage.snapshots >= 1, { timeoutMs: 60000, everyMs: 100 });
   await srv.stop();
   const again = await startServer(['serve', '--data', data, '--port', '0']);
   for (const [f, before] of [[work, workCode], [osr, osrCode]]) {
@@ -186,24 +186,24 @@ test('CPU samples on the instructions of the hot line: Tier1 and OSR, through a 
 
 test('wall samples on the instructions too: the hot line, the caller\'s call', async () => {
   const srv = await startServer(['run', '--port', '0', '--', 'dotnet', STACK_DLL, 'hotline']);
-  await waitFor('StackTarget READY', () => READY.test(srv.stdout), 60000);
-  await waitFor('live', async () => (await srv.api('/api/sessions/1')).body.state === 'live', 30000);
+  await waitFor('StackTarget READY', () => READY.test(srv.stdout), { timeoutMs: 60000 });
+  await waitFor('live', async () => (await srv.api('/api/sessions/1')).body.state === 'live', { timeoutMs: 30000 });
   const range = ilRange(srv.stdout, 'Work', hotLines().Work);
   const work = await waitFor('Hot.Work at Tier1', async () => {
     const f = await fn(srv, 'StackTarget.Hot.Work(');
     return f && f.tiers.some((t) => t.tier === 'Tier1') && f;
-  }, 60000, 200);
+  }, { timeoutMs: 60000, everyMs: 200 });
   const start = await post(srv, '/api/sessions/1/profile', { hz: 99, mode: 'wall' });
   assert.equal(start.status, 202, JSON.stringify(start.body));
   await waitFor('100 wall samples in Hot.Work\'s Tier1 code', async () => {
     const c = (await srv.api(`/api/sessions/1/functions/${work.function_id}/code`)).body;
     return c.versions && c.versions.some((v) => v.tier === 'Tier1' && v.self_samples >= 100);
-  }, 120000, 500);
+  }, { timeoutMs: 120000, everyMs: 500 });
   assert.equal((await post(srv, '/api/sessions/1/profile/stop', {})).status, 200);
   const code = await checkHot(srv, work.function_id, 'Hot.Work (wall)', 'Tier1', range, 1);
   assert.equal(code.profile.mode, 'wall');
   await checkCaller(srv, code);
   srv.proc.stdin.write('exit\n');
-  await waitFor('app exit', async () => (await srv.api('/api/sessions/1')).body.state === 'exited', 30000);
+  await waitFor('app exit', async () => (await srv.api('/api/sessions/1')).body.state === 'exited', { timeoutMs: 30000 });
   await srv.stop();
 });
