@@ -129,6 +129,11 @@ $(BUILD)/bench/perfcost: bench/perfcost.c server/perfring.c server/perfring.h
 	@mkdir -p $(@D)
 	$(CC) $(CSTD) $(WARN) $(OPT) -fno-omit-frame-pointer -pthread -Iserver bench/perfcost.c server/perfring.c -o $@
 
+# The code view's heat at its bound (bench/heatcost.c; run by bench/codeheat.mjs).
+$(BUILD)/bench/heatcost: bench/heatcost.c server/profile_heat.c server/profile_heat.h
+	@mkdir -p $(@D)
+	$(CC) $(CSTD) $(WARN) $(OPT) -Iserver bench/heatcost.c server/profile_heat.c -o $@
+
 # Sanitizer builds: the agent is loaded into `dotnet`, which is not built with
 # ASan, so the runtime is preloaded by the tests (LD_PRELOAD=$(ASAN_RT)).
 $(BUILD)/asan/libjitscope_agent.so: $(ASAN_AGENT_OBJS)
