@@ -279,6 +279,7 @@ static const api_route api_routes[] = {
     {"GET", "/api/sessions/{id}/functions", api_functions_list, 0, "functions"},
     {"GET", "/api/sessions/{id}/functions/{fid}", api_function, API_LOCKED, NULL},
     {"GET", "/api/sessions/{id}/functions/{fid}/code", api_code_get, 0, NULL},
+    {"GET", "/api/sessions/{id}/functions/{fid}/source", api_source_get, 0, NULL},
     {"GET", "/api/sessions/{id}/functions/{fid}/inlining", api_inlining_get, API_LOCKED, NULL},
     {"GET", "/api/sessions/{id}/startup", api_startup_get, 0, NULL},
     {"GET", "/api/sessions/{id}/report", api_report_get, 0, NULL},

@@ -60,7 +60,7 @@ static uint64_t api_code_address(session *s, const session_function *f)
 
 /* The process whose /proc names native addresses: while the session's
  * process runs (it has an agent or had one, and has not exited). */
-static pid_t api_code_pid(const session *s)
+pid_t api_code_pid(const session *s)
 {
     if (s->pid <= 0 || s->persist.past)
         return 0;
@@ -148,6 +148,59 @@ static const char *api_code_refusal(uint32_t status)
     }
 }
 
+int api_code_fetch(api_call *c, int refresh, uint32_t max_bytes, session **sp,
+                   session_function **fp, const code_reply **rp)
+{
+    session *s = *sp;
+    session_function *f = *fp;
+    const code_reply *r = NULL;
+    int status = 0, slot = -1, link_id = 0, asked = 0;
+    wire_cmd_code cmd;
+
+    if (refresh && s->state == SESSION_LIVE && s->link_id) {
+        uint64_t address = api_code_address(s, f);
+        if (f->flags & WIRE_FLAG_DYNAMIC)
+            return api_fail(c, 409, "0x%llx is a dynamic method: %s", (unsigned long long)c->n,
+                            api_code_refusal(WIRE_CODE_DYNAMIC));
+        if (!address)
+            return api_fail(c, 409,
+                            "no native code address of 0x%llx is known: the session never saw "
+                            "it compiled (ReadyToRun code is found from a compiled caller's "
+                            "calls only)",
+                            (unsigned long long)c->n);
+        if (api_code_waiting >= API_CODE_MAX_WAITING || (slot = api_code_slot(c->session_id)) < 0 ||
+            api_code_session_waiting[slot] >= API_CODE_MAX_PER_SESSION)
+            return api_fail(c, 429,
+                            "other code requests are waiting; try again when they are done");
+        cmd = (wire_cmd_code){++api_code_request, c->n, address, max_bytes, 0};
+        link_id = s->link_id;
+        api_code_waiting++;
+        api_code_session_waiting[slot]++;
+        sessions_unlock();
+        asked = link_send(link_id, WIRE_CMD_CODE, &cmd, sizeof(cmd)) == 0;
+        sessions_lock();
+        status = asked ? api_code_wait(c, cmd.request_id, link_id, &r)
+                       : api_fail(c, 502, "could not send the code request to the agent");
+        api_code_waiting--;
+        api_code_session_waiting[slot]--;
+        if (status)
+            return status;
+        s = *sp = sessions_get(c->session_id);
+        f = *fp = s ? session_find_function(s, c->n) : NULL;
+        if (!f)
+            return api_fail(c, 404, "the function is gone");
+        if (r->end.status != WIRE_CODE_OK)
+            return api_fail(c, 409, "%s", api_code_refusal(r->end.status));
+    } else if (!(r = code_reply_find(&s->code, 0, (uint32_t)(f - s->functions)))) {
+        return api_fail(c, 409,
+                        "no code of 0x%llx was read while session %d was live (it is %s; the "
+                        "code view reads code from a live agent)",
+                        (unsigned long long)c->n, c->session_id, session_state_name(s->state));
+    }
+    *rp = r;
+    return 0;
+}
+
 int api_code_get(api_call *c)
 {
     const char *format = c->req->arg(c->req->ctx, "format");
@@ -156,8 +209,7 @@ int api_code_get(api_call *c)
     session_function *f;
     session *s;
     codeview v;
-    int text, status = 0, slot = -1, link_id = 0, asked = 0;
-    wire_cmd_code cmd;
+    int text, status = 0;
 
     if (format && strcmp(format, "json") != 0 && strcmp(format, "text") != 0)
         return api_fail(c, 400, "format must be json or text");
@@ -182,58 +234,8 @@ int api_code_get(api_call *c)
                           c->session_id, profile, s->profile.number);
         goto out;
     }
-    if (refresh && s->state == SESSION_LIVE && s->link_id) {
-        uint64_t address = api_code_address(s, f);
-        if (f->flags & WIRE_FLAG_DYNAMIC) {
-            status = api_fail(c, 409, "0x%llx is a dynamic method: %s", (unsigned long long)c->n,
-                              api_code_refusal(WIRE_CODE_DYNAMIC));
-            goto out;
-        }
-        if (!address) {
-            status = api_fail(c, 409,
-                              "no native code address of 0x%llx is known: the session never saw "
-                              "it compiled (ReadyToRun code is found from a compiled caller's "
-                              "calls only)",
-                              (unsigned long long)c->n);
-            goto out;
-        }
-        if (api_code_waiting >= API_CODE_MAX_WAITING || (slot = api_code_slot(c->session_id)) < 0 ||
-            api_code_session_waiting[slot] >= API_CODE_MAX_PER_SESSION) {
-            slot = -1;
-            status = api_fail(c, 429,
-                              "other code requests are waiting; try again when they are done");
-            goto out;
-        }
-        cmd = (wire_cmd_code){++api_code_request, c->n, address, (uint32_t)max_bytes, 0};
-        link_id = s->link_id;
-        api_code_waiting++;
-        api_code_session_waiting[slot]++;
-        sessions_unlock();
-        asked = link_send(link_id, WIRE_CMD_CODE, &cmd, sizeof(cmd)) == 0;
-        sessions_lock();
-        status = asked ? api_code_wait(c, cmd.request_id, link_id, &r)
-                       : api_fail(c, 502, "could not send the code request to the agent");
-        api_code_waiting--;
-        api_code_session_waiting[slot]--;
-        if (status)
-            goto out;
-        s = sessions_get(c->session_id);
-        f = s ? session_find_function(s, c->n) : NULL;
-        if (!f) {
-            status = api_fail(c, 404, "the function is gone");
-            goto out;
-        }
-        if (r->end.status != WIRE_CODE_OK) {
-            status = api_fail(c, 409, "%s", api_code_refusal(r->end.status));
-            goto out;
-        }
-    } else if (!(r = code_reply_find(&s->code, 0, (uint32_t)(f - s->functions)))) {
-        status = api_fail(c, 409,
-                          "no code of 0x%llx was read while session %d was live (it is %s; the "
-                          "code view reads code from a live agent)",
-                          (unsigned long long)c->n, c->session_id, session_state_name(s->state));
+    if ((status = api_code_fetch(c, (int)refresh, (uint32_t)max_bytes, &s, &f, &r)) != 0)
         goto out;
-    }
     if (codeview_take(&v, s, f, r, api_code_pid(s)) != 0) {
         codeview_free(&v);
         status = api_fail(c, 503, "out of memory copying the code");

@@ -54,6 +54,17 @@ int api_profile_get(api_call *c);
  * the CpuProbe JSON shape (api_profile.c). */
 json_t *api_cpu_probe_json(pid_t pid);
 int api_timeline_get(api_call *c);
+/* GET .../code's reading of a method's code (api_code.c), shared with GET
+ * .../source: with the lock held and *f found, the newest code reply of *f,
+ * asked of the agent first when refresh and the session is live (the lock is
+ * released while waiting; *s and *f found again). 0 with *r, or an HTTP
+ * status with the reply's error set. */
+int api_code_fetch(api_call *c, int refresh, uint32_t max_bytes, session **s, session_function **f,
+                   const code_reply **r);
+/* The process whose files and /proc the code view reads: the session's while
+ * it runs, else 0. Lock held. */
+pid_t api_code_pid(const session *s);
+int api_source_get(api_call *c);
 int api_tiers_post(api_call *c);
 int api_exceptions_list(api_call *c); /* GET .../exceptions, api_exceptions.c */
 int api_exceptions_site(api_call *c); /* GET .../exceptions/{n} */

@@ -29,6 +29,7 @@ typedef struct cli_options {
     int exit_with_app;      /* run --exit: stop once the app has ended, with its exit code */
     persist_options store;  /* --data DIR|none, --keep N, --keep-events N */
     char data_buf[PATH_MAX];
+    char symbols_buf[PATH_MAX];  /* --symbols DIR, made absolute (symfile.h) */
     uint64_t max_memory;         /* --max-memory, 0: the default (budget.h) */
     const char *diagnostic_port; /* --diagnostic-port PATH[=APPPATH] (diagport.h) */
     report_cli report;           /* run: --report, --baseline, --fail-on (report_cli.h) */

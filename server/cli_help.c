@@ -128,6 +128,9 @@ static const cli_option cli_options[] = {
               "                  --fail-on again (docs/API.md, Reports)\n"},
     {CLI_SERVING,
      "  --web DIR       dashboard files (default: ../web from jitscope's directory)\n"},
+    {CLI_SERVING,
+     "  --symbols DIR   also look for portable PDBs (NAME.pdb) in DIR, for the source\n"
+     "                  view (besides the .pdb beside each assembly, or embedded)\n"},
     {CLI_SERVING, "  --data DIR      keep sessions in DIR/jitscope.db across restarts (default\n"
                   "                  $XDG_STATE_HOME/jitscope, else ~/.local/state/jitscope);\n"
                   "                  --data none keeps them in memory only\n"},

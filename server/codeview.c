@@ -439,6 +439,39 @@ static int codeview_disasm(const codeview *v, unsigned vi, disasm_insn **out, si
     return 0;
 }
 
+int codeview_il_insns(const codeview *v, unsigned vi, codeview_il_insn **out, size_t *count)
+{
+    const code_reply_version *rv = &v->reply.versions[vi];
+    uint32_t hot = rv->code_have < rv->info.hot_size ? rv->code_have : rv->info.hot_size;
+    disasm_insn *insns = NULL;
+    codeview_il_insn *list;
+    size_t n = 0, i;
+    int failed;
+    codeview_mapkey *keys = codeview_map_sorted(rv, &failed);
+
+    *out = NULL;
+    *count = 0;
+    if (failed || codeview_disasm(v, vi, &insns, &n) != 0 ||
+        !(list = malloc((n ? n : 1) * sizeof(*list)))) {
+        free(keys);
+        free(insns);
+        return -1;
+    }
+    for (i = 0; i < n; i++) {
+        const disasm_insn *in = &insns[i];
+        const wire_code_map_entry *e = codeview_il(rv, keys, in->offset);
+        uint64_t at = in->offset < hot ? rv->info.code_start + in->offset
+                                       : rv->info.cold_start + (in->offset - hot);
+        list[i].il_offset = e ? e->il_offset : UINT32_MAX;
+        codeheat_sum(&v->heat, at, in->size, &list[i].self, &list[i].total);
+    }
+    free(insns);
+    free(keys);
+    *out = list;
+    *count = n;
+    return 0;
+}
+
 static json_t *codeview_version_json(codeview *v, unsigned vi, unsigned position, procsyms *ps)
 {
     const code_reply_version *rv = &v->reply.versions[vi];

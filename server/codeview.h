@@ -65,6 +65,16 @@ void codeview_free(codeview *v);
  * when out of memory or the code does not decode at all. */
 json_t *codeview_json(codeview *v, procsyms *ps);
 
+/* Each instruction of version vi (the reply's index), in address order: its
+ * IL offset by the version's IL-to-native map (UINT32_MAX: none; the map's
+ * own 0xFFFFFFFE prolog, 0xFFFFFFFD epilog) and its samples. *out malloc'd.
+ * 0, or -1 (out of memory, or the code does not decode). */
+typedef struct codeview_il_insn {
+    uint32_t il_offset;
+    uint64_t self, total;
+} codeview_il_insn;
+int codeview_il_insns(const codeview *v, unsigned vi, codeview_il_insn **out, size_t *count);
+
 /* The JIT-like listing; il: interleave IL offsets. 0, or -1 (out's cap). */
 int codeview_text(codeview *v, procsyms *ps, int il, textbuf *out);
 

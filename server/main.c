@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -49,6 +50,7 @@
 #include "sessions.h"
 #include "persist.h"
 #include "store.h"
+#include "symfile.h"
 #include "ws.h"
 #include "utf.h"
 
@@ -184,6 +186,14 @@ static int parse_options(int argc, char **argv, int start, int allow_command, in
             o->exit_with_app = 1;
         } else if (strcmp(a, "--web") == 0 && v) {
             o->http.web_root = v, i++;
+        } else if (strcmp(a, "--symbols") == 0 && v) {
+            struct stat st;
+            if (!realpath(v, o->symbols_buf) || stat(o->symbols_buf, &st) != 0 ||
+                !S_ISDIR(st.st_mode)) {
+                fprintf(stderr, "jitscope: --symbols wants a directory, not '%s'\n", v);
+                return -1;
+            }
+            symfile_set_dir(o->symbols_buf), i++;
         } else if (strcmp(a, "--data") == 0 && v) {
             if (!*v) {
                 fprintf(stderr, "jitscope: --data wants a directory or 'none'\n");

@@ -20,7 +20,9 @@
 #   E2E_PLUGIN_DLL    $(APPS_OUT)/E2eTarget/E2ePlugin.dll (next to E2eTarget.dll)
 #   STACK_DLL         $(APPS_OUT)/StackTarget/StackTarget.dll (stacks, profile, timeline)
 #   WEB_DLL           $(APPS_OUT)/WebTarget/WebTarget.dll (ASP.NET Core under load: CPU profiles)
-#   APPS_DLLS         all six of the above
+#   DEMO_EMBEDDED_DLL $(APPS_OUT)/DemoEmbedded/DemoEmbedded.dll (Demo, its PDB embedded)
+#   PDBDUMP_DLL       $(APPS_OUT)/PdbDump/PdbDump.dll (the source-line oracle: sequence points)
+#   APPS_DLLS         all eight of the above
 #   APPS_RUNTIMES     target frameworks of apps-runtimes (default: net8.0 net9.0)
 #   APPS_RUNTIME_EXES $(APPS_OUT)/runtimes/<tfm>/E2eTarget and .../StackTarget for each,
 #                     and $(APPS_OUT)/runtimes/netcoreapp3.1/OldTarget
@@ -52,7 +54,10 @@ E2E_DLL         := $(APPS_OUT)/E2eTarget/E2eTarget.dll
 E2E_PLUGIN_DLL  := $(APPS_OUT)/E2eTarget/E2ePlugin.dll
 STACK_DLL       := $(APPS_OUT)/StackTarget/StackTarget.dll
 WEB_DLL         := $(APPS_OUT)/WebTarget/WebTarget.dll
-APPS_DLLS       := $(DEMO_DLL) $(DEMO_PLUGIN_DLL) $(E2E_DLL) $(E2E_PLUGIN_DLL) $(STACK_DLL) $(WEB_DLL)
+DEMO_EMBEDDED_DLL := $(APPS_OUT)/DemoEmbedded/DemoEmbedded.dll
+PDBDUMP_DLL     := $(APPS_OUT)/PdbDump/PdbDump.dll
+APPS_DLLS       := $(DEMO_DLL) $(DEMO_PLUGIN_DLL) $(E2E_DLL) $(E2E_PLUGIN_DLL) $(STACK_DLL) $(WEB_DLL) \
+                   $(DEMO_EMBEDDED_DLL) $(PDBDUMP_DLL)
 
 # Quiet, offline, no telemetry, no lingering build-server processes
 # (MSBuild node reuse and the shared Roslyn compiler server are both off, so
@@ -75,6 +80,8 @@ APPS_STACK_DEPS := $(APPS_COMMON_DEPS) \
 	$(wildcard $(APPS_SRC)/StackTarget/*.cs) $(APPS_SRC)/StackTarget/StackTarget.csproj
 APPS_WEB_DEPS := $(APPS_COMMON_DEPS) \
 	$(wildcard $(APPS_SRC)/WebTarget/*.cs) $(APPS_SRC)/WebTarget/WebTarget.csproj
+APPS_PDB_DEPS := $(APPS_SRC)/DemoEmbedded/DemoEmbedded.csproj \
+	$(wildcard $(APPS_SRC)/PdbDump/*.cs) $(APPS_SRC)/PdbDump/PdbDump.csproj
 
 .PHONY: apps apps-runtimes apps-clean
 
@@ -85,9 +92,10 @@ apps: $(APPS_DLLS)
 # app's dll. ASP.NET Core (WebTarget) from the SDK's own shared framework and targeting pack:
 # offline too. touch: MSBuild may leave an up-to-date dll untouched; make needs them newer
 # than their sources (the plugins last, so none is older than the app dll beside it).
-$(APPS_DLLS) &: $(APPS_DEMO_DEPS) $(APPS_E2E_DEPS) $(APPS_STACK_DEPS) $(APPS_WEB_DEPS)
+$(APPS_DLLS) &: $(APPS_DEMO_DEPS) $(APPS_E2E_DEPS) $(APPS_STACK_DEPS) $(APPS_WEB_DEPS) $(APPS_PDB_DEPS)
 	$(APPS_DOTNET_ENV) $(DOTNET) build $(APPS_SRC)/Apps.proj $(APPS_BUILD_FLAGS)
-	touch $(DEMO_DLL) $(E2E_DLL) $(STACK_DLL) $(WEB_DLL) $(DEMO_PLUGIN_DLL) $(E2E_PLUGIN_DLL)
+	touch $(DEMO_DLL) $(E2E_DLL) $(STACK_DLL) $(WEB_DLL) $(DEMO_EMBEDDED_DLL) $(PDBDUMP_DLL) \
+		$(DEMO_PLUGIN_DLL) $(E2E_PLUGIN_DLL)
 
 # ---- the same apps on the older runtimes users have (.NET 8 LTS, .NET 9) ----
 # A self-contained publish (-r linux-x64) of E2eTarget and StackTarget for each target

@@ -10,6 +10,7 @@
 // fell: rows shaded by heat, the hottest ranges listed (codeheat.js).
 import { h, fill } from '../dom.js';
 import { api, describeError } from '../api.js';
+import { loadSource, sourceCell, sourcePanel } from './codesource.js';
 import { fmtInt, fmtClock } from '../format.js';
 import { methodName, methodParts } from '../mname.js';
 import { tierPill } from '../tiers.js';
@@ -94,6 +95,7 @@ export class CodeTab {
     this.msg = h('div', { class: 'code-msg' });
     this.summary = h('div', { class: 'code-summary' });
     this.heatEl = h('div', { class: 'code-heat-panel' });
+    this.sourceEl = h('div', { class: 'code-source' });
     this.diffEl = h('div', { class: 'code-diff' });
     this.columns = h('div', { class: 'code-columns' });
     this.el = h(
@@ -121,6 +123,7 @@ export class CodeTab {
       this.msg,
       this.summary,
       this.heatEl,
+      this.sourceEl,
       this.diffEl,
       this.columns,
     );
@@ -223,6 +226,7 @@ export class CodeTab {
       fill(this.title);
       fill(this.summary);
       fill(this.heatEl);
+      fill(this.sourceEl);
       fill(this.diffEl);
       fill(this.columns);
       fill(
@@ -233,6 +237,8 @@ export class CodeTab {
       return;
     }
     this.code = r.data;
+    this.source = await loadSource(this.session.id, this.fid);
+    if (token !== this.token) return;
     const n = this.code.versions.length;
     this.diff = [0, Math.max(0, n - 1)];
     this.textLink.classList.remove('hidden');
@@ -313,6 +319,7 @@ export class CodeTab {
       this.heatEl,
       heatPanel(c, (r) => this.showRange(r)),
     );
+    fill(this.sourceEl, sourcePanel(this.source));
     this.renderDiff();
     fill(
       this.columns,
@@ -339,8 +346,11 @@ export class CodeTab {
       probe.remove();
     }
     // 42 + 64 px for offset and mnemonic, two 6 px gaps, 8 px padding each side, the border;
-    // the heat column and its gap
-    const px = Math.ceil(42 + 64 + 2 * 6 + 2 * 8 + 2 + (this.heat ? 50 : 0) + chars * this.charPx);
+    // the heat column and the source column, each with its gap
+    const src = this.source && this.source.file ? 38 : 0;
+    const px = Math.ceil(
+      42 + 64 + 2 * 6 + 2 * 8 + 2 + (this.heat ? 50 : 0) + src + chars * this.charPx,
+    );
     return Math.min(COL_MAX_PX, Math.max(COL_MIN_PX, px));
   }
 
@@ -524,7 +534,13 @@ export class CodeTab {
       'div',
       { class: 'code-col', 'data-tier': v.tier, 'data-position': String(v.position) },
       head,
-      h('div', { class: `code-list mono${this.heat ? ' has-heat' : ''}` }, rows),
+      h(
+        'div',
+        {
+          class: `code-list mono${this.heat ? ' has-heat' : ''}${this.source && this.source.file ? ' has-src' : ''}`,
+        },
+        rows,
+      ),
     );
   }
 
@@ -574,6 +590,7 @@ export class CodeTab {
         style: this.heat ? heatStyle(ins, this.heatMax) : null,
       },
       this.heat ? heatCell(ins, v) : null,
+      this.source && this.source.file ? sourceCell(this.source, ins) : null,
       h('span', { class: 'code-off' }, hex4(ins.offset)),
       h('span', { class: 'code-mn' }, ins.mnemonic),
       h('span', { class: 'code-op' }, operands),
