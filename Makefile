@@ -98,8 +98,10 @@ $(OBJ)/asan-agent/%.o: %.c | $(BUILD)/deps.stamp
 $(OBJ)/unit/%.o: %.c | $(BUILD)/deps.stamp
 	@mkdir -p $(@D)
 	$(CC) $(UNIT_CFLAGS) -MMD -MP -c $< -o $@
-# pprof's protobuf code, generated before anything that includes it is compiled.
-$(GEN)/profile.pb-c.c $(GEN)/profile.pb-c.h: server/pprof/profile.proto | $(BUILD)/deps.stamp
+# pprof's protobuf code, generated before anything that includes it is compiled: one protoc-c
+# run makes both files (a grouped target, &:; with a plain rule of two targets make ran it once
+# for each, side by side under -j, both writing the same files).
+$(GEN)/profile.pb-c.c $(GEN)/profile.pb-c.h &: server/pprof/profile.proto | $(BUILD)/deps.stamp
 	@mkdir -p $(GEN)
 	protoc-c --proto_path=server/pprof --c_out=$(GEN) server/pprof/profile.proto
 $(foreach f,server asan-server unit,$(OBJ)/$(f)/server/pprof.o $(OBJ)/$(f)/tests/unit/test_cpuprof.o): \
@@ -126,6 +128,11 @@ $(REPLAY_BIN): bench/replay.c proto/wire_encode.c proto/utf.c $(PROTO_HDR)
 $(BUILD)/bench/perfcost: bench/perfcost.c server/perfring.c server/perfring.h
 	@mkdir -p $(@D)
 	$(CC) $(CSTD) $(WARN) $(OPT) -fno-omit-frame-pointer -pthread -Iserver bench/perfcost.c server/perfring.c -o $@
+
+# The code view's heat at its bound (bench/heatcost.c; run by bench/codeheat.mjs).
+$(BUILD)/bench/heatcost: bench/heatcost.c server/profile_heat.c server/profile_heat.h
+	@mkdir -p $(@D)
+	$(CC) $(CSTD) $(WARN) $(OPT) -Iserver bench/heatcost.c server/profile_heat.c -o $@
 
 # Sanitizer builds: the agent is loaded into `dotnet`, which is not built with
 # ASan, so the runtime is preloaded by the tests (LD_PRELOAD=$(ASAN_RT)).
@@ -214,8 +221,8 @@ DENYSYS_BIN := $(BUILD)/tests/denysys
 $(DENYSYS_BIN): tests/helpers/denysys.c | $(BUILD)/deps-test.stamp
 	@mkdir -p $(@D)
 	$(CC) $(CSTD) $(WARN) $(OPT) $< -lseccomp -o $@
-# test_sidebyside loads the agent library as CoreCLR would (dlopen).
-$(BUILD)/tests/test_sidebyside: $(AGENT_SO)
+# The test_sidebyside_* binaries load the agent library as CoreCLR would (dlopen).
+$(filter $(BUILD)/tests/test_sidebyside_%,$(UNIT_TESTS)): $(AGENT_SO)
 # test_conn drives the agent's connection with records its ring holds.
 $(BUILD)/tests/test_conn: $(call objs,unit,agent/conn.c agent/emit.c)
 
@@ -258,10 +265,24 @@ FUZZ_LIBS_wire_decode = $(shell pkg-config --libs jansson 2>/dev/null)
 FUZZ_LIBS_report      = $(shell pkg-config --libs jansson 2>/dev/null) -lm
 $(foreach t,wire_decode command ipc port ws procsyms perfrec procmaps elfsyms report,$(eval FUZZ_INC_$(t) := -Iserver))
 
+# The sources the targets share (every one of them the route target's, most of them the
+# wire_decode target's too) are compiled once, with clang's instrumentation, into
+# $(OBJ)/fuzz/<path>.o, and each target links the objects it names: not once per target that
+# names them, and side by side (make -j) rather than in one clang run per target. A source's
+# headers are found beside it; the -I directories are those a test's own sources use.
+FUZZ_OBJ_CFLAGS = $(FUZZ_CFLAGS) -I$(GEN) -Iserver -Iagent -Itests/unit \
+                  $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+$(OBJ)/fuzz/%.o: %.c | $(BUILD)/deps-fuzz.stamp
+	@mkdir -p $(@D)
+	$(CLANG) $(FUZZ_OBJ_CFLAGS) -MMD -MP -c $< -o $@
+$(OBJ)/fuzz/server/pprof.o: $(GEN)/profile.pb-c.h
+$(OBJ)/fuzz/server/openapi_doc.o: server/openapi.json
+
+# A target's own file (tests/fuzz/fuzz_<name>.c) is compiled as it is linked, with its -I.
 define FUZZ_RULE
-$(BUILD)/fuzz/$(1): tests/fuzz/fuzz_$(1).c tests/fuzz/fuzz.h $$(FUZZ_SRC_$(1)) $(AGENT_HDR) $(SERVER_HDR) | $(BUILD)/deps-fuzz.stamp
+$(BUILD)/fuzz/$(1): tests/fuzz/fuzz_$(1).c tests/fuzz/fuzz.h $$(call objs,fuzz,$$(FUZZ_SRC_$(1))) $(AGENT_HDR) $(SERVER_HDR) | $(BUILD)/deps-fuzz.stamp
 	@mkdir -p $$(@D)
-	$$(CLANG) $$(FUZZ_CFLAGS) $$(FUZZ_INC_$(1)) $$< $$(FUZZ_SRC_$(1)) $$(FUZZ_LIBS_$(1)) -o $$@
+	$$(CLANG) $$(FUZZ_CFLAGS) $$(FUZZ_INC_$(1)) $$< $$(filter %.o,$$^) $$(FUZZ_LIBS_$(1)) -o $$@
 endef
 $(foreach t,$(FUZZ_TARGETS),$(eval $(call FUZZ_RULE,$(t))))
 $(BUILD)/fuzz/route: tests/unit/fixtures.h tests/unit/records.h

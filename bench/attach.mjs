@@ -18,14 +18,14 @@ for (const n of [1000, 20000]) {
     const ev = await waitFor('catch-up event', async () => {
       const e = (await srv.api(`/api/sessions/${id}/events?limit=10000`)).body.events.find((x) => x.type === 'catchup');
       return e;
-    }, 60000, 10);
+    }, { timeoutMs: 60000, everyMs: 10 });
     const s = (await srv.api(`/api/sessions/${id}`)).body;
     att.push(ev.time_ms - s.created_ms);
     catchupMs.push(s.catchup.duration_ms);
     fns.push(s.catchup.functions);
     const d = await detachAndWait(srv, id);
     det.push(d.detach.duration_ms);
-    await waitFor('unloaded', () => !agentTrace(target.pid).mapped, 10000);
+    await waitFor('unloaded', () => !agentTrace(target.pid).mapped, { timeoutMs: 10000 });
   }
   rows.push({ n, fns: median(fns), att: median(att), catchup: median(catchupMs), det: median(det), attMax: Math.max(...att), detMax: Math.max(...det) });
   target.send('exit');

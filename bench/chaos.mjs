@@ -60,9 +60,9 @@ async function killed(env = {}) {
       if (!s) return false;
       if (env.JITSCOPE_NULL) return s.state === 'live' && 1; // a floor says no number: killed at its hello
       return s.counters.jit_compilations >= KILL_AFTER && s.counters.jit_compilations;
-    }, 60000, 2);
+    }, { timeoutMs: 60000, everyMs: 2 });
     await srv.stop('SIGKILL');
-    await waitFor('the app ended', () => /^elapsed /m.test(fs.existsSync(out) ? fs.readFileSync(out, 'utf8') : ''), 120000, 20);
+    await waitFor('the app ended', () => /^elapsed /m.test(fs.existsSync(out) ? fs.readFileSync(out, 'utf8') : ''), { timeoutMs: 120000, everyMs: 20 });
     return result({ seen });
   } finally {
     fs.rmSync(data, { recursive: true, force: true });

@@ -10,7 +10,7 @@
 //     wall and CPU time (user + system, every thread of the app: the JIT
 //     thread's ring writes and the sender's naming and forwarding) / JITs,
 //     and the CPU per record. The callback alone (its ring write) is timed in
-//     tests/unit/test_sidebyside.c's jit_info.
+//     tests/unit/test_sidebyside_events.c's jit_info.
 //  2. The agent's cost per code request (its time under the runtime lock:
 //     runtime calls and copies, as it reports it) and the REST latency of
 //     GET .../code for E2eTarget's CodeHot with its 3 versions.
@@ -43,13 +43,13 @@ function plain(env) {
 
 async function withAgent(env, agentEnv) {
   const srv = await startServer(['run', '--port', '0', '--data', 'none', '--', 'bash', '-c', wrapper(env)], { env: agentEnv });
-  await waitFor('exit', async () => (await srv.api('/api/sessions/1')).body.state === 'exited', 180000);
+  await waitFor('exit', async () => (await srv.api('/api/sessions/1')).body.state === 'exited', { timeoutMs: 180000 });
   const list = (await srv.api('/api/sessions')).body.sessions;
   const child = list.find((x) => x.root_id !== x.id && x.command_line.includes(' jitstorm '));
   const s = await waitFor('the dotnet session ended', async () => {
     const x = (await srv.api(`/api/sessions/${child.id}`)).body;
     return x.state === 'exited' && x;
-  }, 30000);
+  }, { timeoutMs: 30000 });
   await srv.stop();
   return { ...times(srv.stderr), s };
 }
@@ -88,9 +88,9 @@ async function codeRequests() {
   const hot = await waitFor('CodeHot at Tier1', async () => {
     const f = (await functionsOf(srv, 1, '&q=CodeWork.CodeHot'))[0];
     return f && f.tiers.some((t) => t.tier === 'Tier1') && f;
-  }, 60000);
+  }, { timeoutMs: 60000 });
   srv.proc.stdin.write('stop\n');
-  await waitFor('stopped', () => /^stopped$/m.test(srv.stdout), 30000);
+  await waitFor('stopped', () => /^stopped$/m.test(srv.stdout), { timeoutMs: 30000 });
   const rest = [], agent = [];
   let versions = 0, bytes = 0;
   for (let i = 0; i < REQUESTS; i++) {

@@ -143,16 +143,16 @@ function direct(traceArgs = null) {
 async function withJitscope(mode, hz) {
   const srv = await startServer(['run', '--data', 'none', '--port', '0', '--', 'dotnet', STACK_DLL, ...ARGS]);
   try {
-    await waitFor('WAITING', () => /^WAITING pid=\d+$/m.test(srv.stdout), 60000);
-    await waitFor('live', async () => (await srv.api('/api/sessions/1')).body.state === 'live', 30000);
+    await waitFor('WAITING', () => /^WAITING pid=\d+$/m.test(srv.stdout), { timeoutMs: 60000 });
+    await waitFor('live', async () => (await srv.api('/api/sessions/1')).body.state === 'live', { timeoutMs: 30000 });
     if (mode) {
       const r = await post(srv, '/api/sessions/1/profile', { hz, mode });
       if (r.status !== 202 || r.body.profile.mode !== mode) throw new Error(`POST profile: ${r.status} ${JSON.stringify(r.body)}`);
     }
     srv.proc.stdin.write('go\n');
-    await waitFor('warm-up done', () => /^warm$/m.test(srv.stdout), 300000, 20);
+    await waitFor('warm-up done', () => /^warm$/m.test(srv.stdout), { timeoutMs: 300000, everyMs: 20 });
     const at = { cpu: procCpuMs(srv.proc.pid), profile: mode ? (await srv.api('/api/sessions/1/profile')).body.profile : null };
-    await waitFor('work done', () => /^cpu units \d+ checksum/m.test(srv.stdout), 300000, 20);
+    await waitFor('work done', () => /^cpu units \d+ checksum/m.test(srv.stdout), { timeoutMs: 300000, everyMs: 20 });
     const serverMs = procCpuMs(srv.proc.pid) - at.cpu;
     let profile = null;
     if (mode) {
@@ -160,7 +160,7 @@ async function withJitscope(mode, hz) {
       profile = { samples: end.samples - at.profile.samples, suspendedMs: (end.suspended_ns_total - at.profile.suspended_ns_total) / 1e6,
         cpu: end.cpu, effectiveHz: end.effective_hz };
     }
-    await waitFor('app exit', async () => (await srv.api('/api/sessions/1')).body.state === 'exited', 60000, 100);
+    await waitFor('app exit', async () => (await srv.api('/api/sessions/1')).body.state === 'exited', { timeoutMs: 60000, everyMs: 100 });
     return { ms: workMs(srv.stderr), cpuMs: workCpuMs(srv.stderr), sum: checksum(srv.stdout), serverMs, profile };
   } finally {
     await srv.stop();
@@ -228,7 +228,7 @@ async function pairedTable() {
     const m = await waitFor('count', () => {
       const all = [...srv.stdout.matchAll(/^count units=(\d+) cpu_ms=([\d.]+) wall_ms=([\d.]+) worker_cpu_ns=(\d+)$/gm)];
       return all.length >= want && all[want - 1];
-    }, 30000, 5);
+    }, { timeoutMs: 30000, everyMs: 5 });
     return { units: Number(m[1]), cpu: Number(m[2]), wall: Number(m[3]), worker: Number(m[4]) / 1e6, server: procThreadsCpuMs(srv.proc.pid) };
   };
   const PIN = process.env.PIN === '1';
@@ -245,7 +245,7 @@ async function pairedTable() {
     p.stdout.on('data', (d) => { out += d; });
     p.stderr.on('data', (d) => { out += d; });
     const exited = new Promise((r) => p.on('exit', r));
-    if (ready) await waitFor(`${argv[0]} recording`, () => ready.test(out), 60000, 20);
+    if (ready) await waitFor(`${argv[0]} recording`, () => ready.test(out), { timeoutMs: 60000, everyMs: 20 });
     if (enable) {
       try {
         await enable();
@@ -309,7 +309,7 @@ async function pairedTable() {
       const r = await post(srv, '/api/sessions/1/profile', profile);
       if (r.status !== 202 || r.body.profile.mode !== (profile.mode || 'wall')) throw new Error(`POST profile: ${r.status} ${JSON.stringify(r.body)}`);
       // its events opened and sampling: its first samples folded (a batch every 100 ms)
-      await waitFor('first CPU samples', async () => (await srv.api('/api/sessions/1/profile')).body.profile.samples > 0, 30000, 20);
+      await waitFor('first CPU samples', async () => (await srv.api('/api/sessions/1/profile')).body.profile.samples > 0, { timeoutMs: 30000, everyMs: 20 });
       await sleepMs(100);
     }
     const a = await count();
@@ -340,8 +340,8 @@ async function pairedTable() {
   const pairs = new Map(arms.map(([n]) => [n, []]));
   const load0 = loadavg();
   try {
-    await waitFor('READY', () => /^READY pid=\d+$/m.test(srv.stdout), 60000);
-    await waitFor('live', async () => (await srv.api('/api/sessions/1')).body.state === 'live', 30000);
+    await waitFor('READY', () => /^READY pid=\d+$/m.test(srv.stdout), { timeoutMs: 60000 });
+    await waitFor('live', async () => (await srv.api('/api/sessions/1')).body.state === 'live', { timeoutMs: 30000 });
     if (PIN) { pin(0, appPid()); pin(1, srv.proc.pid); pin(1, process.pid); }
     await sleepMs(3000); // JIT tiers settle
     for (let i = 0; i < PAIRS; i++) {
@@ -421,11 +421,11 @@ async function webRun(mode) {
     app = spawn('dotnet', [WEB_DLL, '0'], { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
     let out = '';
     app.stdout.on('data', (d) => { out += d; });
-    url = (await waitFor('WebTarget READY', () => ready.exec(out), 60000))[2];
+    url = (await waitFor('WebTarget READY', () => ready.exec(out), { timeoutMs: 60000 }))[2];
   } else {
     srv = await startServer(['run', '--data', 'none', '--port', '0', '--', 'dotnet', WEB_DLL, '0']);
-    url = (await waitFor('WebTarget READY', () => ready.exec(srv.stdout), 60000))[2];
-    await waitFor('live', async () => (await srv.api('/api/sessions/1')).body.state === 'live', 30000);
+    url = (await waitFor('WebTarget READY', () => ready.exec(srv.stdout), { timeoutMs: 60000 }))[2];
+    await waitFor('live', async () => (await srv.api('/api/sessions/1')).body.state === 'live', { timeoutMs: 30000 });
   }
   try {
     await load(url, 2); // warm-up: the JIT's tiers settle
@@ -474,8 +474,8 @@ async function chains() {
   {
     const srv = await startServer(['run', '--data', 'none', '--port', '0', '--', 'dotnet', STACK_DLL, 'stacks', '600']);
     try {
-      await waitFor('READY', () => /^READY pid=\d+$/m.test(srv.stdout), 60000);
-      await waitFor('live', async () => (await srv.api('/api/sessions/1')).body.state === 'live', 30000);
+      await waitFor('READY', () => /^READY pid=\d+$/m.test(srv.stdout), { timeoutMs: 60000 });
+      await waitFor('live', async () => (await srv.api('/api/sessions/1')).body.state === 'live', { timeoutMs: 30000 });
       await post(srv, '/api/sessions/1/profile', { hz: 999, mode: 'cpu' });
       const snaps = [];
       for (let i = 0; i < 25; i++) {
@@ -520,12 +520,12 @@ async function chains() {
   {
     const srv = await startServer(['run', '--data', 'none', '--port', '0', '--', 'dotnet', STACK_DLL, ...ARGS]);
     try {
-      await waitFor('WAITING', () => /^WAITING pid=\d+$/m.test(srv.stdout), 60000);
-      await waitFor('live', async () => (await srv.api('/api/sessions/1')).body.state === 'live', 30000);
+      await waitFor('WAITING', () => /^WAITING pid=\d+$/m.test(srv.stdout), { timeoutMs: 60000 });
+      await waitFor('live', async () => (await srv.api('/api/sessions/1')).body.state === 'live', { timeoutMs: 30000 });
       await post(srv, '/api/sessions/1/profile', { hz: 999, mode: 'cpu' });
       srv.proc.stdin.write('go\n');
-      await waitFor('work done', () => /^cpu units \d+ checksum/m.test(srv.stdout), 300000, 50);
-      await waitFor('exited', async () => (await srv.api('/api/sessions/1')).body.state === 'exited', 60000);
+      await waitFor('work done', () => /^cpu units \d+ checksum/m.test(srv.stdout), { timeoutMs: 300000, everyMs: 50 });
+      await waitFor('exited', async () => (await srv.api('/api/sessions/1')).body.state === 'exited', { timeoutMs: 60000 });
       rows.push([`StackTarget \`cpu\` (${WORKERS} workers: expression trees, Array.Sort, Dictionary)`, (await srv.api('/api/sessions/1/profile')).body.profile]);
     } finally {
       await srv.stop();
@@ -535,8 +535,8 @@ async function chains() {
   {
     const srv = await startServer(['run', '--data', 'none', '--port', '0', '--', 'dotnet', WEB_DLL, '0']);
     try {
-      const url = (await waitFor('READY', () => /^READY pid=\d+ url=(\S+)$/m.exec(srv.stdout), 60000))[1];
-      await waitFor('live', async () => (await srv.api('/api/sessions/1')).body.state === 'live', 30000);
+      const url = (await waitFor('READY', () => /^READY pid=\d+ url=(\S+)$/m.exec(srv.stdout), { timeoutMs: 60000 }))[1];
+      await waitFor('live', async () => (await srv.api('/api/sessions/1')).body.state === 'live', { timeoutMs: 30000 });
       await load(url, 2);
       await post(srv, '/api/sessions/1/profile', { hz: 999, mode: 'cpu' });
       await load(url, WEB_SECONDS);

@@ -186,7 +186,7 @@ function cpuMs(statPath) {
 }
 
 async function storageWritten(srv) {
-  await waitFor('storage written', async () => (await srv.api('/api/config')).body.storage.backlog_bytes === 0, 60000, 20);
+  await waitFor('storage written', async () => (await srv.api('/api/config')).body.storage.backlog_bytes === 0, { timeoutMs: 60000, everyMs: 20 });
 }
 
 // The wrapper under `jitscope run` with a fresh data directory (storage on, as
@@ -197,14 +197,14 @@ async function jitscope(w, env = {}, { storage = true } = {}) {
   try {
     const srv = await startServer(['run', '--port', '0', '--data', storage ? data : 'none', '--', 'bash', '-c', await w.wrapper()],
       { env: { ...env, BENCH_OUT: outFile } });
-    await waitFor('bash ended', async () => (await srv.api('/api/sessions/1')).body.state === 'exited', 120000, 20);
+    await waitFor('bash ended', async () => (await srv.api('/api/sessions/1')).body.state === 'exited', { timeoutMs: 120000, everyMs: 20 });
     const list = (await srv.api('/api/sessions')).body.sessions;
     const child = list.find((x) => x.root_id !== x.id && x.command_line.includes(w.session));
     if (!child) throw new Error(`no session for dotnet among ${JSON.stringify(list.map((x) => x.command_line))}`);
     const s = await waitFor('the dotnet session ended', async () => {
       const x = (await srv.api(`/api/sessions/${child.id}`)).body;
       return x.state === 'exited' && x;
-    }, 30000);
+    }, { timeoutMs: 30000 });
     if (storage) await storageWritten(srv); // (without storage /api/config has no backlog to wait for)
     const server = cpuMs(`/proc/${srv.proc.pid}/stat`);
     await srv.stop();
@@ -228,9 +228,9 @@ async function paced() {
     const senderPath = `/proc/${me.pid}/task/${sender}/stat`;
     const s0 = cpuMs(senderPath), v0 = cpuMs(`/proc/${srv.proc.pid}/stat`);
     srv.proc.stdin.write(`pace ${PACE_N} ${RATE}\n`);
-    await waitFor('paced', () => /^paced \d+ /m.test(srv.stdout), 120000, 20);
+    await waitFor('paced', () => /^paced \d+ /m.test(srv.stdout), { timeoutMs: 120000, everyMs: 20 });
     const done = Date.now();
-    await waitFor('every function at the server', async () => (await jits()) >= c0 + PACE_N, 60000, 20);
+    await waitFor('every function at the server', async () => (await jits()) >= c0 + PACE_N, { timeoutMs: 60000, everyMs: 20 });
     await storageWritten(srv);
     const tail = Date.now() - done;
     const s1 = cpuMs(senderPath), v1 = cpuMs(`/proc/${srv.proc.pid}/stat`);

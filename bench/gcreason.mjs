@@ -31,7 +31,7 @@ function plain() {
 
 async function withAgent(env = {}) {
   const srv = await startServer(['run', '--port', '0', '--data', 'none', '--', 'dotnet', E2E_DLL, 'gcs', String(N)], { env: { ...GEN0, ...env } });
-  const s = await waitFor('exit', async () => { const x = (await srv.api('/api/sessions/1')).body; return x.state === 'exited' && x; }, 120000);
+  const s = await waitFor('exit', async () => { const x = (await srv.api('/api/sessions/1')).body; return x.state === 'exited' && x; }, { timeoutMs: 120000 });
   const t = (await srv.api('/api/sessions/1/timeline')).body;
   await srv.stop();
   const reasons = {};

@@ -23,11 +23,11 @@ function ceiling(args) {
 }
 
 const srv = await startServer(['run', '--port', '0', '--', replay, '--count', String(events), '--functions', String(events)]);
-await waitFor('hello', async () => (await srv.api('/api/sessions/1')).body.state !== 'starting', 20000);
+await waitFor('hello', async () => (await srv.api('/api/sessions/1')).body.state !== 'starting', { timeoutMs: 20000 });
 const s = await waitFor('all applied', async () => {
   const x = (await srv.api('/api/sessions/1')).body;
   return x.link.records >= want && x;
-}, 120000, 10);
+}, { timeoutMs: 120000, everyMs: 10 });
 const secs = (Date.now() - s.connected_ms) / 1000; // polled every 10 ms
 await srv.stop();
 const devnull = ceiling(['--out', '/dev/null']);

@@ -26,14 +26,14 @@ function plain() {
 // exits, so we read the session and stop it.
 async function withAgent(env = {}) {
   const srv = await startServer(['run', '--port', '0', '--', 'bash', '-c', wrapper], { env });
-  await waitFor('exit', async () => (await srv.api('/api/sessions/1')).body.state === 'exited', 120000);
+  await waitFor('exit', async () => (await srv.api('/api/sessions/1')).body.state === 'exited', { timeoutMs: 120000 });
   // bash is the launched process; dotnet, its child, has the session with the JITs
   const list = (await srv.api('/api/sessions')).body.sessions;
   const child = list.find((x) => x.root_id !== x.id && x.command_line.includes(` ${WORKLOAD} `));
   const s = child && (await waitFor('the dotnet session ended', async () => {
     const x = (await srv.api(`/api/sessions/${child.id}`)).body;
     return x.state === 'exited' && x;
-  }, 30000));
+  }, { timeoutMs: 30000 }));
   if (!s) throw new Error(`no session for dotnet among ${JSON.stringify(list.map((x) => x.command_line))}`);
   await srv.stop();
   const ms = Number(/elapsed (\d+)/.exec(srv.stderr)[1]) / 1e6;

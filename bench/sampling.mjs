@@ -75,24 +75,24 @@ async function eventPipe() {
 async function withJitscope(hz) {
   const srv = await startServer(['run', '--port', '0', '--', 'dotnet', STACK_DLL, ...ARGS]);
   try {
-    await waitFor('WAITING', () => /^WAITING pid=\d+$/m.test(srv.stdout), 60000);
-    await waitFor('live', async () => (await srv.api('/api/sessions/1')).body.state === 'live', 30000);
+    await waitFor('WAITING', () => /^WAITING pid=\d+$/m.test(srv.stdout), { timeoutMs: 60000 });
+    await waitFor('live', async () => (await srv.api('/api/sessions/1')).body.state === 'live', { timeoutMs: 30000 });
     if (hz) {
       const r = await srv.api('/api/sessions/1/profile', {
         method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ hz }),
       });
       if (r.status !== 202) throw new Error(`POST profile: ${r.status} ${JSON.stringify(r.body)}`);
-      await waitFor('first sample', async () => (await srv.api('/api/sessions/1/profile')).body.profile.samples >= 1, 30000, 20);
+      await waitFor('first sample', async () => (await srv.api('/api/sessions/1/profile')).body.profile.samples >= 1, { timeoutMs: 30000, everyMs: 20 });
     }
     srv.proc.stdin.write('go\n');
     // No REST polling while the work runs (it would cost the server CPU the other variants
     // do not pay): one status read when the warm-up ends, one after the timed work.
     let atWarm = null;
     if (WARMUP_MS > 0) {
-      await waitFor('warm-up done', () => /^warm$/m.test(srv.stdout), 300000, 20);
+      await waitFor('warm-up done', () => /^warm$/m.test(srv.stdout), { timeoutMs: 300000, everyMs: 20 });
       if (hz) atWarm = (await srv.api('/api/sessions/1/profile')).body.profile;
     }
-    await waitFor('work done', () => /^cpu units \d+ checksum/m.test(srv.stdout), 300000, 20);
+    await waitFor('work done', () => /^cpu units \d+ checksum/m.test(srv.stdout), { timeoutMs: 300000, everyMs: 20 });
     let profile = null;
     if (hz) {
       // what the sampler did during the timed work: the agent's own suspend_ns of each sample
@@ -101,7 +101,7 @@ async function withJitscope(hz) {
       profile = { ...end, work_samples: end.samples - from.samples,
         work_suspended_ms: (end.suspended_ns_total - from.suspended_ns_total) / 1e6 };
     }
-    await waitFor('app exit', async () => (await srv.api('/api/sessions/1')).body.state === 'exited', 60000, 100);
+    await waitFor('app exit', async () => (await srv.api('/api/sessions/1')).body.state === 'exited', { timeoutMs: 60000, everyMs: 100 });
     return { ms: workMs(srv.stderr), sum: checksum(srv.stdout), profile };
   } finally {
     await srv.stop();

@@ -29,8 +29,8 @@ async function round(agent) {
     const c0 = await startupOver(jits);
     const t0 = onCpuNs(me.pid, tid);
     srv.proc.stdin.write(`storm ${N}\n`);
-    await waitFor('stormed', () => /^stormed \d+ /m.test(srv.stdout), 120000, 20);
-    await waitFor('every compilation at the server', async () => (await jits()) >= c0 + N, 60000, 20);
+    await waitFor('stormed', () => /^stormed \d+ /m.test(srv.stdout), { timeoutMs: 120000, everyMs: 20 });
+    await waitFor('every compilation at the server', async () => (await jits()) >= c0 + N, { timeoutMs: 60000, everyMs: 20 });
     const t1 = onCpuNs(me.pid, tid);
     srv.proc.stdin.write('exit\n');
     return (t1 - t0) / 1e6;

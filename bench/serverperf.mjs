@@ -57,7 +57,7 @@ async function startServer(args, { bin }) {
   proc.stdout.on('data', (d) => { srv.stdout += d; });
   proc.stderr.on('data', () => {});
   srv.exited = new Promise((resolve) => proc.on('exit', (code, signal) => { srv.exit = { code, signal }; resolve(srv.exit); }));
-  await waitFor('server URL', () => srv.exit || /dashboard at (http:\/\/127\.0\.0\.1:\d+)\//.exec(srv.stdout), 30000);
+  await waitFor('server URL', () => srv.exit || /dashboard at (http:\/\/127\.0\.0\.1:\d+)\//.exec(srv.stdout), { timeoutMs: 30000 });
   if (srv.exit) throw new Error(`${spec.bin} exited: ${JSON.stringify(srv.exit)}`);
   srv.url = /dashboard at (http:\/\/127\.0\.0\.1:\d+)\//.exec(srv.stdout)[1];
   srv.api = async (p) => {
@@ -116,7 +116,7 @@ async function ingest(bin, n, withQueries) {
   const srv = await startServer(['run', '--port', '0', '--', replay, ...REALISTIC, '--count', String(n), '--functions', String(n), '--modules', String(MODULES)], { bin });
   const want = 1 + MODULES + 3 * n;
   const tid = linkThread(srv.proc.pid);
-  await waitFor('hello', async () => (await srv.api('/api/sessions/1')).body.state !== 'starting', 20000, 5);
+  await waitFor('hello', async () => (await srv.api('/api/sessions/1')).body.state !== 'starting', { timeoutMs: 20000, everyMs: 5 });
   const hasRoute = (await srv.api('/api/sessions/1/modules/totals')).status === 200;
   let done = false;
   const script = [];
@@ -146,7 +146,7 @@ async function ingest(bin, n, withQueries) {
   const s = await waitFor('all applied', async () => {
     const x = (await srv.api('/api/sessions/1')).body;
     return x.link.records >= want && x;
-  }, 600000, 10);
+  }, { timeoutMs: 600000, everyMs: 10 });
   const secs = (Date.now() - s.connected_ms) / 1000;
   const sched1 = sched(srv.proc.pid, tid);
   done = true;
@@ -172,7 +172,7 @@ async function idleRss(bin) {
 async function queries(bin, n) {
   const srv = await startServer(['run', '--port', '0', '--', replay, ...REALISTIC, '--count', String(n), '--functions', String(n), '--modules', String(MODULES)], { bin });
   const want = 1 + MODULES + 3 * n;
-  await waitFor('all applied', async () => (await srv.api('/api/sessions/1')).body.link?.records >= want, 600000, 50);
+  await waitFor('all applied', async () => (await srv.api('/api/sessions/1')).body.link?.records >= want, { timeoutMs: 600000, everyMs: 50 });
   const hasRoute = (await srv.api('/api/sessions/1/modules/totals')).status === 200;
   const all = [];
   const bySort = {};

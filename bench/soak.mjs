@@ -52,19 +52,19 @@ for (let i = 1; i <= CYCLES && failures.length < MAX_FAILURES; i++) {
     const r = await attach(srv, target.pid);
     if (r.status !== 201) throw new Error(`attach: ${r.status} ${JSON.stringify(r.body)}`);
     const id = r.body.session.id;
-    await waitFor('catch-up', async () => (await srv.api(`/api/sessions/${id}`)).body.catchup.count >= 1, 30000);
+    await waitFor('catch-up', async () => (await srv.api(`/api/sessions/${id}`)).body.catchup.count >= 1, { timeoutMs: 30000 });
     target.send(`storm ${STORM_PER_CYCLE}`);
     stormed++;
-    await waitFor('stormed', () => (target.out.match(/^stormed \d+ [0-9a-f]{16}$/gm) || []).length === stormed, 30000);
+    await waitFor('stormed', () => (target.out.match(/^stormed \d+ [0-9a-f]{16}$/gm) || []).length === stormed, { timeoutMs: 30000 });
     await waitFor('the storm methods, live', async () =>
-      (await functionsOf(srv, id, '&q=Storm.Combo')).filter((f) => !f.catchup).length === STORM_PER_CYCLE, 30000);
+      (await functionsOf(srv, id, '&q=Storm.Combo')).filter((f) => !f.catchup).length === STORM_PER_CYCLE, { timeoutMs: 30000 });
     await detachAndWait(srv, id);
-    await waitFor('agent unloaded', () => !agentTrace(target.pid).mapped, 30000, 20);
+    await waitFor('agent unloaded', () => !agentTrace(target.pid).mapped, { timeoutMs: 30000, everyMs: 20 });
   } catch (e) {
     failures.push({ cycle: i, error: e.message });
     process.stderr.write(`soak: cycle ${i} FAILED: ${e.message}\n`);
     // leave a clean state for the next cycle: wait for any agent to leave
-    await waitFor('agent gone after a failure', () => !agentTrace(target.pid).mapped, 60000, 200).catch(() => {});
+    await waitFor('agent gone after a failure', () => !agentTrace(target.pid).mapped, { timeoutMs: 60000, everyMs: 200 }).catch(() => {});
   }
   cycleMs.push(Date.now() - c0);
   if (i === 1 || i % EVERY === 0 || i === CYCLES) sample(i);

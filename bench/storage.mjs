@@ -52,7 +52,7 @@ async function diskRound() {
     const s = (await srv.api('/api/sessions/1')).body;
     const st = (await srv.api('/api/config')).body.storage;
     return s.state === 'exited' && st.snapshots >= 1 && st.backlog_bytes === 0;
-  }, 600000, 50);
+  }, { timeoutMs: 600000, everyMs: 50 });
   const written = nowMs() - t0;
   const logged = (await srv.api('/api/config')).body.storage.bytes_logged;
   await srv.stop();
@@ -73,7 +73,7 @@ async function liveLogRound() {
     const s = (await srv.api('/api/sessions/1')).body;
     pid = s.pid;
     return s.counters.functions >= FUNCTIONS;
-  }, 600000, 50);
+  }, { timeoutMs: 600000, everyMs: 50 });
   await sleep(1000); // the writer has them all
   srv.proc.kill('SIGKILL');
   await srv.exited;
@@ -93,7 +93,7 @@ async function killRound() {
     const s = (await srv.api('/api/sessions/1')).body;
     pid = s.pid;
     return s.counters.functions > 100000;
-  }, 30000, 20);
+  }, { timeoutMs: 30000, everyMs: 20 });
   for (const until = Date.now() + 3000; Date.now() < until; await sleep(50)) {
     samples.push({ t: Date.now(), functions: (await srv.api('/api/sessions/1')).body.counters.functions });
   }

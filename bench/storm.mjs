@@ -7,7 +7,7 @@ import { waitFor, sleep } from '../tests/e2e/lib.mjs';
 // Once the app holds: its session, the sender thread's id in it, and a
 // function that reads the session's JIT count.
 export async function heldStorm(srv) {
-  await waitFor('holding', () => /^holding$/m.test(srv.stdout), 60000);
+  await waitFor('holding', () => /^holding$/m.test(srv.stdout), { timeoutMs: 60000 });
   const list = (await srv.api('/api/sessions')).body.sessions;
   const me = list.find((x) => x.command_line.includes(' jitstorm '));
   if (!me) throw new Error(`no session for dotnet among ${JSON.stringify(list.map((x) => x.command_line))}`);

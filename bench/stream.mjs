@@ -10,7 +10,7 @@ const nowMs = () => performance.timeOrigin + performance.now();
 
 async function measure(args, drive) {
   const srv = await startServer(['run', '--port', '0', '--', 'dotnet', E2E_DLL, ...args]);
-  await waitFor('live', async () => (await srv.api('/api/sessions/1')).body.state === 'live', 30000);
+  await waitFor('live', async () => (await srv.api('/api/sessions/1')).body.state === 'live', { timeoutMs: 30000 });
   const port = (await srv.api('/api/config')).body.ws_port;
   const lat = [];
   const ws = new WebSocket(`ws://127.0.0.1:${port}/`, 'jitscope');
@@ -41,7 +41,7 @@ const low = await measure(['serve'], async (srv) => {
   for (let i = 1; i <= 40; i++) { srv.proc.stdin.write(`call ${i}\n`); await sleep(100); }
 });
 const high = await measure(['jitstorm', '20000', 'hold'], async (srv) => {
-  await waitFor('storm', () => /^jitted$/m.test(srv.stdout), 60000);
+  await waitFor('storm', () => /^jitted$/m.test(srv.stdout), { timeoutMs: 60000 });
 });
 await stopAll();
 console.log('### JITCompilationFinished -> WebSocket client latency');

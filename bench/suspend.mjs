@@ -16,8 +16,8 @@ const WARMUP = 3;
 async function measure(n) {
   const srv = await startServer(['run', '--port', '0', '--', 'dotnet', STACK_DLL, 'park', String(n)]);
   try {
-    await waitFor(`park ${n} READY`, () => new RegExp(`^READY pid=\\d+ threads=${n}$`, 'm').test(srv.stdout), 120000);
-    await waitFor('live', async () => (await srv.api('/api/sessions/1')).body.state === 'live', 30000);
+    await waitFor(`park ${n} READY`, () => new RegExp(`^READY pid=\\d+ threads=${n}$`, 'm').test(srv.stdout), { timeoutMs: 120000 });
+    await waitFor('live', async () => (await srv.api('/api/sessions/1')).body.state === 'live', { timeoutMs: 30000 });
     const snap = async () => {
       const t0 = process.hrtime.bigint();
       const r = await srv.api('/api/sessions/1/stacks', { method: 'POST' });

@@ -68,12 +68,12 @@ async function allRecords(srv, id) {
     last = s.link.records;
     if (!done) await sleep(200);
     return done && s;
-  }, 60000, 0);
+  }, { timeoutMs: 60000, everyMs: 0 });
 }
 
 // ...and storage has written them.
 async function stored(srv) {
-  await waitFor('storage written', async () => (await srv.api('/api/config')).body.storage.backlog_bytes === 0, 60000, 20);
+  await waitFor('storage written', async () => (await srv.api('/api/config')).body.storage.backlog_bytes === 0, { timeoutMs: 60000, everyMs: 20 });
 }
 
 function freePort() {
@@ -100,9 +100,9 @@ async function one(workload, { env = {}, bin, agent, storage = true } = {}) {
       { env, cwd: workload === 'web' ? path.dirname(WEB_DLL) : undefined, ...(bin ? { bin } : {}) });
     let app;
     if (workload === 'web') {
-      await waitFor('first answer', () => answers(port), 60000, 2);
+      await waitFor('first answer', () => answers(port), { timeoutMs: 60000, everyMs: 2 });
     } else {
-      await waitFor('holding', () => /^holding$/m.test(srv.stdout), 120000, 20);
+      await waitFor('holding', () => /^holding$/m.test(srv.stdout), { timeoutMs: 120000, everyMs: 20 });
     }
     const s = (await srv.api('/api/sessions/1')).body;
     if (workload === 'web') app = threads(s.pid); // at the first answer

@@ -15,13 +15,13 @@ const a = await floodedServer(60);
 const b = await floodedServer(60);
 let stalledFor;
 try {
-  await waitFor('the floods reaching both clients', () => a.events > 20000 && b.events > 20000, 30000);
+  await waitFor('the floods reaching both clients', () => a.events > 20000 && b.events > 20000, { timeoutMs: 30000 });
   a.phase = b.phase = 'before';
   await sleep(4000);
   const stalled = [await stalledClient(b), await stalledClient(b)];
   const t0 = performance.now();
   a.phase = b.phase = 'stalled';
-  await waitFor('B closes its stalled clients', () => (b.srv.stderr.match(/WebSocket client stalled for 10 s, closing it \(1008\)/g) || []).length === 2, 40000, 200);
+  await waitFor('B closes its stalled clients', () => (b.srv.stderr.match(/WebSocket client stalled for 10 s, closing it \(1008\)/g) || []).length === 2, { timeoutMs: 40000, everyMs: 200 });
   stalledFor = (performance.now() - t0) / 1000;
   a.phase = b.phase = null;
   for (const c of stalled) c.ws.terminate();

@@ -1,5 +1,5 @@
 /* utf.c -- UTF-16 <-> UTF-8 conversion and UTF-8 checks (see utf.h).
- * Pure functions; unit-tested by tests/unit/test_utf.c and test_wire.c, and run
+ * Pure functions; unit-tested by tests/unit/test_utf.c and test_wire_utf8.c, and run
  * by the wire decoder's fuzz target. */
 #include "utf.h"
 

@@ -3,7 +3,7 @@
  * Pure functions over untrusted bytes: every length is checked against the
  * buffer and against the protocol's limits before it is used. Decoded strings
  * point into the caller's buffer (not NUL-terminated) and are valid UTF-8.
- * Fuzzed by tests/fuzz/fuzz_wire_decode.c, unit-tested by tests/unit/test_wire.c.
+ * Fuzzed by tests/fuzz/fuzz_wire_decode.c, unit-tested by tests/unit/test_wire_*.c.
  */
 #ifndef JITSCOPE_WIRE_DECODE_H
 #define JITSCOPE_WIRE_DECODE_H

@@ -8,6 +8,10 @@
              function pointer (a listener, a sink) is not a call, by design.
   sizes      no source file (agent/, server/, proto/, web/js/) is longer than
              MAX_LINES lines.
+  test-sizes no test source (tests/: C, headers, JavaScript, C#; not
+             node_modules, bin/ and obj/ build output or the fuzz corpora) is
+             longer than MAX_LINES lines either: tests are held to the
+             product's rules, a file split by subject.
   page       docs/ARCHITECTURE.md names every such source file (by its path
              relative to its directory, e.g. `session_fold.c` or `views/feed.js`).
   guards     every header's include guard is its own.
@@ -113,6 +117,30 @@ def check_sizes():
     return problems
 
 
+TEST_SOURCE = re.compile(r"\.(c|h|mjs|js|cs)$")
+TEST_SKIPPED = re.compile(r"(^|/)(node_modules|bin|obj)/|^tests/fuzz/corpus/")
+
+
+def test_sources():
+    """Every test source file, repo-relative: tracked or new (git's view, so what
+    a run leaves behind and .gitignore names is not counted)."""
+    r = subprocess.run(["git", "-C", ROOT, "ls-files", "--cached", "--others", "--exclude-standard",
+                        "--", "tests"], capture_output=True, text=True, check=True)
+    return sorted(f for f in set(r.stdout.splitlines())
+                  if TEST_SOURCE.search(f) and not TEST_SKIPPED.search(f)
+                  and os.path.isfile(os.path.join(ROOT, f)))
+
+
+def check_test_sizes():
+    problems = []
+    for f in test_sources():
+        with open(os.path.join(ROOT, f), encoding="utf-8") as fh:
+            n = sum(1 for _ in fh)
+        if n > MAX_LINES:
+            problems.append(f"{f}: {n} lines (at most {MAX_LINES}: split it by subject)")
+    return problems
+
+
 def check_page():
     with open(os.path.join(ROOT, PAGE), encoding="utf-8") as fh:
         page = fh.read()
@@ -190,8 +218,8 @@ def check_kinds():
     return problems
 
 
-CHECKS = {"calls": check_calls, "sizes": check_sizes, "page": check_page, "guards": check_guards,
-          "states": check_states, "kinds": check_kinds}
+CHECKS = {"calls": check_calls, "sizes": check_sizes, "test-sizes": check_test_sizes,
+          "page": check_page, "guards": check_guards, "states": check_states, "kinds": check_kinds}
 
 
 def main(argv):

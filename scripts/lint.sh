@@ -11,10 +11,13 @@
 #   shell         shellcheck over scripts/, tests/ and bench/ *.sh and .ci/run
 #   include-cycles  scripts/include_cycles.py, when present
 #   layout        scripts/layout.py: no call cycles between modules (nm of the built
-#                 objects: run make first), no source file over 800 lines, every
+#                 objects: run make first), no source file over 800 lines (nor any
+#                 test source: tests/ C, JavaScript and C#), every
 #                 source file on docs/ARCHITECTURE.md, include guards their own, a
 #                 session's state changed only in session_state.c, no agent record
 #                 kind named in more than two server .c files (its row and its fold)
+#   test-files    scripts/test_files.py: docs/TESTING.md lists every test file (tests/unit,
+#                 e2e, browser, fuzz, helpers, run.sh), one line each, and no file that is gone
 #
 # LINT_SKIP="format ..." leaves checks out (names as after ===). The last line is "lint: N passed, N failed"
 # (read by tests/run.sh); the exit status is non-zero on any failure.
@@ -81,6 +84,7 @@ if [ -f scripts/include_cycles.py ]; then
   check include-cycles python3 scripts/include_cycles.py
 fi
 check layout python3 scripts/layout.py
+check test-files python3 scripts/test_files.py
 
 echo "lint: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

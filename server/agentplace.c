@@ -564,6 +564,28 @@ size_t agentplace_count(void)
     return n;
 }
 
+/* 1 when path, as the server sees it, is the directory st describes. */
+static int ap_same_dir(const char *path, const struct stat *st)
+{
+    struct stat here;
+
+    return stat(path, &here) == 0 && here.st_dev == st->st_dev && here.st_ino == st->st_ino;
+}
+
+/* 1 when dir_fd is the directory of the server's own agent socket (never a
+ * leftover, whatever reached it). */
+static int ap_is_link_dir(int dir_fd)
+{
+    char dir[sizeof(((struct sockaddr_un *)0)->sun_path) + 8], *slash;
+    struct stat st;
+
+    snprintf(dir, sizeof(dir), "%s", linksock_path());
+    if ((slash = strrchr(dir, '/')) == NULL || fstat(dir_fd, &st) != 0)
+        return 0;
+    *slash = '\0';
+    return ap_same_dir(dir, &st);
+}
+
 /* 1 when something listens on the agent socket in the directory dir_fd (a
  * live server's place), 0 when nothing does or there is none. */
 static int ap_served(int dir_fd)
@@ -608,7 +630,7 @@ static void ap_clean_tmp(int tmp_fd, const struct stat *tmp, const char *where)
             continue;
         if ((fstatat(sub, AP_SOCKET, &st, AT_SYMLINK_NOFOLLOW) == 0 ||
              fstatat(sub, ap_library, &st, AT_SYMLINK_NOFOLLOW) == 0) &&
-            (ours || !ap_served(sub))) {
+            (ours || !ap_served(sub)) && !ap_is_link_dir(sub)) {
             ap_empty(sub);
             if (unlinkat(tmp_fd, de->d_name, AT_REMOVEDIR) == 0)
                 fprintf(stderr, "jitscope: removed %s%s, left by a server before\n", where,
@@ -697,7 +719,10 @@ void agentplace_restore(void)
         n = snprintf(path, sizeof(path), "/proc/%d/root", (int)pid);
         if (strncmp(t.dir, path, (size_t)n) != 0 || (tmp_fd = ap_open_tmp(pid, t.dir + n)) < 0)
             continue;
-        if (fstat(tmp_fd, &tmp) == 0) {
+        /* a mount namespace of its own, but our temp directory (unshare -m
+         * without a root of its own, a service with its own mounts): not a
+         * container's; what is there is ours and other live servers' */
+        if (fstat(tmp_fd, &tmp) == 0 && !ap_same_dir(t.dir + n, &tmp)) {
             for (k = 0; k < nseen && (seen[k].dev != tmp.st_dev || seen[k].ino != tmp.st_ino); k++)
                 ;
             if (k == nseen && nseen < sizeof(seen) / sizeof(seen[0])) {

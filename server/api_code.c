@@ -152,7 +152,7 @@ int api_code_get(api_call *c)
 {
     const char *format = c->req->arg(c->req->ctx, "format");
     const code_reply *r = NULL;
-    long long refresh, il, max_bytes;
+    long long refresh, il, max_bytes, profile;
     session_function *f;
     session *s;
     codeview v;
@@ -166,12 +166,20 @@ int api_code_get(api_call *c)
         api_arg_int(c->req, "max_bytes", 4096, WIRE_CODE_MAX_REQUEST_BYTES, 0, &max_bytes) != 0)
         return api_fail(c, 400, "refresh and il must be 0 or 1, max_bytes 4096..%u",
                         WIRE_CODE_MAX_REQUEST_BYTES);
+    if (api_arg_int(c->req, "profile", 1, UINT32_MAX, 0, &profile) != 0)
+        return api_fail(c, 400, "profile must be a profile's number, 1..%u", UINT32_MAX);
     text = format && strcmp(format, "text") == 0;
     if (!(s = api_lock_session(c)))
         return 404;
     if (!(f = session_find_function(s, c->n))) {
         status = api_fail(c, 404, "session %d knows no function 0x%llx", c->session_id,
                           (unsigned long long)c->n);
+        goto out;
+    }
+    if (profile && (uint64_t)profile != s->profile.number) {
+        status = api_fail(c, 404,
+                          "session %d has no profile %lld: it keeps its newest only (%u; 0: none)",
+                          c->session_id, profile, s->profile.number);
         goto out;
     }
     if (refresh && s->state == SESSION_LIVE && s->link_id) {

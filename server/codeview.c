@@ -160,7 +160,7 @@ int codeview_take(codeview *v, session *s, const session_function *f, const code
         if (seen == in)
             v->inlined_into++;
     }
-    return 0;
+    return codeheat_take(&v->heat, &s->profile, r);
 }
 
 void codeview_free(codeview *v)
@@ -178,6 +178,7 @@ void codeview_free(codeview *v)
     free(v->name);
     free(v->module);
     symbols_free(&v->syms);
+    codeheat_free(&v->heat);
     memset(v, 0, sizeof(*v));
 }
 
@@ -449,6 +450,8 @@ static json_t *codeview_version_json(codeview *v, unsigned vi, unsigned position
     uint32_t k;
     int failed;
     codeview_mapkey *keys = codeview_map_sorted(rv, &failed);
+    uint32_t hot = rv->code_have < rv->info.hot_size ? rv->code_have : rv->info.hot_size;
+    uint64_t version_self = 0, version_total = 0;
 
     if (failed || codeview_disasm(v, vi, &insns, &count) != 0) {
         free(keys);
@@ -461,12 +464,19 @@ static json_t *codeview_version_json(codeview *v, unsigned vi, unsigned position
         const disasm_insn *in = &insns[i];
         codeview_target t;
         char *hex = codeview_hex(in->bytes, in->size < 16 ? in->size : 16);
+        uint64_t at = in->offset < hot ? rv->info.code_start + in->offset
+                                       : rv->info.cold_start + (in->offset - hot);
+        uint64_t self, total;
         codeview_resolve(v, vi, in, rv->info.code_start, rv->info.hot_size, ps, &t);
-        json_array_append_new(list, json_pack("{s:i, s:s?, s:s, s:s, s:o, s:o}", "offset",
+        codeheat_sum(&v->heat, at, in->size, &self, &total);
+        version_self += self;
+        version_total += total;
+        json_array_append_new(list, json_pack("{s:i, s:s?, s:s, s:s, s:o, s:o, s:o, s:o}", "offset",
                                               (int)in->offset, "bytes", hex, "mnemonic",
                                               in->mnemonic, "operands", in->operands, "il_offset",
                                               codeview_il_json(codeview_il(rv, keys, in->offset)),
-                                              "target", codeview_target_json(&t)));
+                                              "target", codeview_target_json(&t), "samples",
+                                              view_count(total), "self_samples", view_count(self)));
         free(hex);
         if ((in->flags & DISASM_CALL) && t.kind == CV_METHOD) {
             size_t c;
@@ -507,6 +517,8 @@ static json_t *codeview_version_json(codeview *v, unsigned vi, unsigned position
     json_object_set_new(o, "hresult",
                         rv->info.hresult ? view_hresult(rv->info.hresult) : json_null());
     json_object_set_new(o, "instruction_count", json_integer((json_int_t)count));
+    json_object_set_new(o, "samples", view_count(version_total));
+    json_object_set_new(o, "self_samples", view_count(version_self));
     json_object_set_new(o, "calls", calls);
     json_object_set_new(o, "inlinees", inlinees);
     json_object_set_new(o, "instructions", list);
@@ -585,10 +597,27 @@ json_t *codeview_json(codeview *v, procsyms *ps)
     json_object_set_new(
         o, "inlined_into",
         json_pack("{s:i, s:i}", "methods", (int)v->inlined_into, "sites", (int)v->inlined_sites));
+    json_object_set_new(o, "profile", codeheat_json(&v->heat));
     return o;
 }
 
 /* ---- the listing ---- */
+
+/* A sampled instruction's samples, as a comment after it (the profile's). */
+static void codeview_text_samples(textbuf *out, const codeview *v, const code_reply_version *rv,
+                                  const disasm_insn *in)
+{
+    uint32_t hot = rv->code_have < rv->info.hot_size ? rv->code_have : rv->info.hot_size;
+    uint64_t self, total;
+
+    codeheat_sum(&v->heat,
+                 in->offset < hot ? rv->info.code_start + in->offset
+                                  : rv->info.cold_start + (in->offset - hot),
+                 in->size, &self, &total);
+    if (total)
+        textbuf_printf(out, "  ; samples %llu, self %llu", (unsigned long long)total,
+                       (unsigned long long)self);
+}
 
 static void codeview_text_target(textbuf *out, const disasm_insn *in, const codeview_target *t)
 {
@@ -682,6 +711,7 @@ int codeview_text(codeview *v, procsyms *ps, int il, textbuf *out)
                 codeview_text_target(out, in, &t);
             else
                 textbuf_str(out, in->operands);
+            codeview_text_samples(out, v, rv, in);
             textbuf_str(out, "\n");
         }
         textbuf_printf(out, "\n; Total bytes of code %u\n\n",

@@ -8,7 +8,8 @@
  * instruction: the call or jump target by name (a method of the session, a
  * native function or library offset of the process via procsyms.h while it
  * runs, or a label inside the method), the IL offset from the version's
- * IL-to-native map. Versions come in the order they were compiled, code the
+ * IL-to-native map, the samples of the session's newest profile there
+ * (codeheat.h). Versions come in the order they were compiled, code the
  * session never saw compiled (ReadyToRun, or compiled before an attach) first.
  */
 #ifndef JITSCOPE_CODEVIEW_H
@@ -19,6 +20,7 @@
 #include <sys/types.h>
 
 #include "code.h"
+#include "codeheat.h"
 #include "disasm.h"
 #include "procsyms.h"
 #include "session.h"
@@ -51,6 +53,7 @@ typedef struct codeview {
     uint32_t inlined_into;                  /* distinct methods it was inlined into */
     uint32_t inlined_sites;                 /* inline records naming it as callee */
     symbols syms;
+    codeheat heat; /* the session's newest profile's samples in this code */
 } codeview;
 
 /* Caller holds the sessions lock. 0, or -1 when out of memory. */

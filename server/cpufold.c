@@ -8,7 +8,10 @@
  * up on) becomes a stack of the profile: FunctionIDs for managed frames,
  * symbols for native ones, and labels where frames are known to be lost
  * (cpusym.h). What the profile gains (symbols, threads, stacks, samples,
- * counters) goes into the session's log as it is added (logrec.h). After the
+ * counters) goes into the session's log as it is added (logrec.h); so do its
+ * managed frames by code address (profile_heat.h: the leaf's sampled address,
+ * a caller's call instruction), gathered per batch and logged as what the
+ * batch added (LOGREC_CPU_HEAT), then added to the profile's. After the
  * lock: the lookups are sent (WIRE_CMD_CODE_LOOKUP) and the prologs of newly
  * found code read, so the samples that wait for them fold in the next batch.
  */
@@ -38,6 +41,7 @@ typedef struct cpufold_state {
     unsigned lookup_count;
     uint64_t new_code[CPUFOLD_MAX_NEW_CODE];
     unsigned new_code_count;
+    profile_heat heat; /* this batch's samples by code address */
 } cpufold_state;
 
 /* ---- handing new symbols and threads to the profile ------------------------- */
@@ -183,14 +187,18 @@ static uint64_t cpufold_symbol_key(const cpufold_state *f, uint32_t symbol)
 }
 
 /* The sample's stack, leaf first, with the labels that say where frames are
- * missing (cpusym.h); counts what it found. Returns the depth. */
-static uint32_t cpufold_stack(cpufold_state *f, const cpuprof_sample *e, uint64_t *seq)
+ * missing (cpusym.h); counts what it found. at[k] is frame k's code address
+ * for the heat when it is a method's frame (the sampled address for k 0, the
+ * return address - 1 after), else 0. Returns the depth. */
+static uint32_t cpufold_stack(cpufold_state *f, const cpuprof_sample *e, uint64_t *seq,
+                              uint64_t *at)
 {
     cpuprof_run *r = f->r;
     uint32_t depth = 0, k;
     int missing = 0, last_managed = 0, broken = 0, after_native = 0;
     uint64_t osr_function = 0; /* the frame before was OSR code of this function */
 
+    memset(at, 0, e->nr * sizeof(*at)); /* frames past a break count nowhere */
     if (e->kernel) {
         seq[depth++] = cpufold_symbol_key(f, CPUSYM_LABEL_KERNEL);
         r->counts.kernel++;
@@ -201,6 +209,7 @@ static uint32_t cpufold_stack(cpufold_state *f, const cpuprof_sample *e, uint64_
         cpusym_code info;
 
         osr_function = 0;
+        at[k] = 0;
         if (!c) { /* not classified (the address cache was full): said as unknown */
             seq[depth++] = cpufold_symbol_key(f, CPUSYM_LABEL_UNMAPPED);
             last_managed = 0;
@@ -232,6 +241,7 @@ static uint32_t cpufold_stack(cpufold_state *f, const cpuprof_sample *e, uint64_
                 break;
             }
             seq[depth++] = c->function_id;
+            at[k] = k == 0 ? ip : ip - 1;
             if (!cpusym_code_peek(&r->sym, c->code_start, &info) ||
                 !(info.flags & CPUSYM_CODE_KNOWN))
                 break;
@@ -292,14 +302,14 @@ static void cpufold_log_samples(cpufold_state *f, size_t from)
 
 static void cpufold_one(cpufold_state *f, const cpuprof_sample *e)
 {
-    uint64_t seq[PROFILE_MAX_DEPTH];
+    uint64_t seq[PROFILE_MAX_DEPTH], at[PERFRING_MAX_STACK];
     profile_state *p = &f->s->profile;
     uint32_t depth, thread;
     int stack, created;
 
     if (p->state == PROFILE_STOPPED && p->stopped_ns && e->wall_ns > p->stopped_ns)
         return; /* read after the stop: not part of the profile */
-    depth = cpufold_stack(f, e, seq);
+    depth = cpufold_stack(f, e, seq, at);
     p->walks++;
     p->thread_samples++;
     if ((thread = cpufold_thread(f, e->tid)) == UINT32_MAX) {
@@ -316,7 +326,36 @@ static void cpufold_one(cpufold_state *f, const cpuprof_sample *e)
         session_log_record(f->s, f->now_ns, LOGREC_CPU_STACK, &h, sizeof(h), seq,
                            depth * (uint32_t)sizeof(uint64_t));
     }
-    (void)profile_add_sample(p, e->wall_ns, thread, (uint32_t)stack);
+    if (profile_add_sample(p, e->wall_ns, thread, (uint32_t)stack) == 0)
+        profile_heat_sample(&f->heat, at, e->nr, !e->kernel); /* in the kernel: no managed leaf */
+}
+
+/* The batch's counts by code address into the log, in records of at most
+ * LOGREC_CPU_HEAT_MAX entries, and into the profile's (as a read-back adds them). */
+static void cpufold_log_heat(cpufold_state *f)
+{
+    const profile_heat_entry *e;
+    size_t i = 0;
+    uint32_t n = 0;
+    profile_heat_entry *buf = malloc(LOGREC_CPU_HEAT_MAX * sizeof(*buf));
+
+    if (!buf) { /* the batch's counts are lost: said as dropped */
+        f->s->profile.heat.dropped += f->heat.count;
+        return;
+    }
+    do {
+        if ((e = profile_heat_next(&f->heat, &i))) {
+            buf[n++] = *e;
+            (void)profile_heat_add(&f->s->profile.heat, e->address, e->self, e->total);
+        }
+        if (n && (n == LOGREC_CPU_HEAT_MAX || !e)) {
+            logrec_cpu_heat h = {n, 0};
+            session_log_record(f->s, f->now_ns, LOGREC_CPU_HEAT, &h, sizeof(h), buf,
+                               n * (uint32_t)sizeof(*buf));
+            n = 0;
+        }
+    } while (e);
+    free(buf);
 }
 
 /* ---- the batch ------------------------------------------------------------------------ */
@@ -361,6 +400,7 @@ int cpufold_batch(cpuprof_run *r, int final)
     s = sessions_get(r->session_id);
     if (!s || s->profile.mode != PROFILE_MODE_CPU || s->profile.cpu.run != r->run) {
         sessions_unlock();
+        profile_heat_free(&f.heat);
         free(kept);
         return -1;
     }
@@ -376,6 +416,7 @@ int cpufold_batch(cpuprof_run *r, int final)
             kept[i] = 1;
     }
     cpufold_log_samples(&f, first_sample);
+    cpufold_log_heat(&f);
     r->counts.threads = r->ring_count;
     s->profile.dropped_samples += r->dropped;
     r->dropped = 0;
@@ -390,6 +431,7 @@ int cpufold_batch(cpuprof_run *r, int final)
     }
     sessions_unlock();
 
+    profile_heat_free(&f.heat);
     cpufold_compact(r, kept);
     free(kept);
     for (j = 0; j < f.new_code_count; j++) /* read outside the lock; used next batch */

@@ -14,7 +14,9 @@
  * batches of 8 bytes a sample and its counters when they change (at most once
  * a second). Reading them back (profile_cpu.h) rebuilds the same profile; they
  * are observations, kept beside a snapshot. Bounded as the profile is: about
- * 25 MiB at most for one profile.
+ * 25 MiB at most for one profile. Its samples by code address (profile_heat.h)
+ * are logged per batch of the sampler as what the batch added to each address
+ * (LOGREC_CPU_HEAT), at most 16 bytes a distinct address a batch.
  */
 #ifndef JITSCOPE_LOGREC_H
 #define JITSCOPE_LOGREC_H
@@ -34,7 +36,9 @@ enum logrec_type {
     LOGREC_CPU_COUNTS = 208,    /* profile_cpu_counts (profile.h), whole */
     LOGREC_REFUSED = 209,       /* logrec_refused: agent records refused, not in the log */
     /* 210-219: snapshot.h */
-    LOGREC_LAST = 219
+    LOGREC_SECOND = 220,   /* the server's records go on here */
+    LOGREC_CPU_HEAT = 220, /* logrec_cpu_heat, then count profile_heat_entry (profile_heat.h) */
+    LOGREC_LAST = 229
 };
 
 /* LOGREC_RESUMED: a server started on the session's data directory took the
@@ -94,6 +98,15 @@ typedef struct logrec_cpu_samples {
     uint32_t reserved;
 } logrec_cpu_samples;
 _Static_assert(sizeof(logrec_cpu_samples) == 16, "logrec_cpu_samples layout");
+
+/* LOGREC_CPU_HEAT: what a batch of CPU samples added to the profile's counts
+ * by code address: count entries of {address, self, total} follow. */
+#define LOGREC_CPU_HEAT_MAX 4096u /* entries a record */
+typedef struct logrec_cpu_heat {
+    uint32_t count;
+    uint32_t reserved;
+} logrec_cpu_heat;
+_Static_assert(sizeof(logrec_cpu_heat) == 8, "logrec_cpu_heat layout");
 
 static inline int logrec_is_server_type(uint16_t type)
 {

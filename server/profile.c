@@ -66,6 +66,7 @@ static void profile_clear_data(profile_state *p)
     free(p->cpu.symbols);
     free(p->cpu.text);
     free(p->suspend_hist);
+    profile_heat_free(&p->heat);
 }
 
 void profile_free(profile_state *p)
@@ -81,7 +82,10 @@ size_t profile_block_bytes(const profile_state *p)
 
 void profile_start(profile_state *p, uint32_t hz, int64_t now_ns)
 {
+    uint32_t number = p->number;
+
     profile_free(p);
+    p->number = number + 1;
     p->state = PROFILE_RUNNING;
     p->requested_millihz = p->effective_millihz = hz * 1000u;
     p->budget_permille = WIRE_PROFILE_DEFAULT_BUDGET_PERMILLE;
@@ -297,6 +301,21 @@ static void profile_note_suspension(profile_state *p, uint64_t suspend_ns)
         p->suspend_hist[profile_bucket(suspend_ns)]++;
 }
 
+/* A walk's managed frames by address for the heat (profile_heat.h): the
+ * leaf's where the runtime stopped the thread, a caller's the last byte of
+ * its call (the return address - 1). */
+static void profile_walk_heat(profile_state *p, const stacks_walk *w, const stacks_thread *t)
+{
+    uint64_t at[WIRE_STACK_MAX_FRAMES];
+    uint32_t k, n = t->frame_count < WIRE_STACK_MAX_FRAMES ? t->frame_count : WIRE_STACK_MAX_FRAMES;
+
+    for (k = 0; k < n; k++) {
+        const wire_stack_frame *fr = &w->frames[t->first_frame + k];
+        at[k] = !fr->function_id || !fr->ip ? 0 : k == 0 ? fr->ip : fr->ip - 1;
+    }
+    profile_heat_sample(&p->heat, at, n, 1);
+}
+
 void profile_add_walk(profile_state *p, const stacks_walk *w, uint32_t effective_millihz)
 {
     uint64_t seq[PROFILE_MAX_DEPTH];
@@ -330,5 +349,6 @@ void profile_add_walk(profile_state *p, const stacks_walk *w, uint32_t effective
         }
         p->samples[p->sample_count++] = (profile_sample){
             .t_ms = t_ms, .thread = (uint16_t)thread, .stack = (uint16_t)stack};
+        profile_walk_heat(p, w, t);
     }
 }

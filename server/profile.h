@@ -30,6 +30,7 @@
 
 #include "eventlog.h"
 #include "idmap.h"
+#include "profile_heat.h"
 #include "stacks.h"
 
 #define PROFILE_MAX_STACKS 65536u      /* distinct stacks: ids fit a uint16_t */
@@ -133,11 +134,14 @@ typedef struct profile_state {
     size_t thread_count, thread_cap;
     idmap thread_index; /* wall: ThreadID -> index; CPU: OS thread id -> index */
     profile_cpu cpu;    /* CPU mode only */
+    profile_heat heat;  /* the samples by code address (profile_heat.h) */
+    uint32_t number;    /* the session's profiles started so far, this one included */
 } profile_state;
 
 struct wire_record;
 
-/* POST /profile: discards the previous profile, state running at hz. */
+/* POST /profile: discards the previous profile, state running at hz (its
+ * number one more than the previous one's). */
 void profile_start(profile_state *p, uint32_t hz, int64_t now_ns);
 /* POST /profile/stop, or the agent went away: state stopped. */
 void profile_stop(profile_state *p, int64_t now_ns);

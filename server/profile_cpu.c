@@ -216,3 +216,30 @@ int profile_cpu_read_counts(profile_state *p, const uint8_t *b, uint32_t length)
     memcpy(&p->cpu.counts, b, sizeof(p->cpu.counts));
     return 0;
 }
+
+int profile_cpu_read_heat(profile_state *p, const uint8_t *b, uint32_t length)
+{
+    logrec_cpu_heat h;
+    uint32_t i;
+
+    if (p->mode != PROFILE_MODE_CPU)
+        return -1; /* a CPU profile's record without its start */
+    if (length < sizeof(h))
+        return -1;
+    memcpy(&h, b, sizeof(h));
+    if (h.count > LOGREC_CPU_HEAT_MAX ||
+        length != sizeof(h) + (uint64_t)h.count * sizeof(profile_heat_entry))
+        return -1;
+    for (i = 0; i < h.count; i++) { /* all checked before any is added */
+        profile_heat_entry e;
+        memcpy(&e, b + sizeof(h) + (size_t)i * sizeof(e), sizeof(e));
+        if (!e.address || e.self > e.total)
+            return -1;
+    }
+    for (i = 0; i < h.count; i++) {
+        profile_heat_entry e;
+        memcpy(&e, b + sizeof(h) + (size_t)i * sizeof(e), sizeof(e));
+        (void)profile_heat_add(&p->heat, e.address, e.self, e.total); /* full: counted */
+    }
+    return 0;
+}

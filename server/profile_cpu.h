@@ -40,7 +40,8 @@ size_t profile_cpu_cut(const char *text, size_t length);
 /* The text at offset + 1 (what profile_symbol and profile_thread keep), NULL for 0. */
 const char *profile_cpu_text(const profile_state *p, uint32_t offset_plus1);
 /* A CPU profile's log records read back (logrec.h), one function per kind:
- * its start, a symbol, a thread, a stack, a batch of samples, its counters.
+ * its start, a symbol, a thread, a stack, a batch of samples, its counters,
+ * a batch's counts by code address.
  * 0, or -1 for a bad payload or one that does not follow what came before
  * (a record of a CPU profile without its start). */
 int profile_cpu_read_start(profile_state *p, const uint8_t *b, uint32_t length, int64_t now_ns);
@@ -49,5 +50,7 @@ int profile_cpu_read_thread(profile_state *p, const uint8_t *b, uint32_t length)
 int profile_cpu_read_stack(profile_state *p, const uint8_t *b, uint32_t length);
 int profile_cpu_read_samples(profile_state *p, const uint8_t *b, uint32_t length);
 int profile_cpu_read_counts(profile_state *p, const uint8_t *b, uint32_t length);
+/* LOGREC_CPU_HEAT: a batch's counts by code address added (profile_heat.h). */
+int profile_cpu_read_heat(profile_state *p, const uint8_t *b, uint32_t length);
 
 #endif

@@ -12,7 +12,7 @@
 
 /* One row per kind, in the order of their numbers: the agent's records
  * (1..WIRE_RECORD_TYPE_MAX), then the server's own (from LOGREC_FIRST; 210
- * and up are snapshot.h's parts, never in a log). */
+ * to 219 are snapshot.h's parts, never in a log; then from LOGREC_SECOND). */
 static const record_kind record_kinds[] = {
     /* the agent's records (wire.h), in their order */
     {
@@ -290,10 +290,17 @@ static const record_kind record_kinds[] = {
         KIND(LOGREC_REFUSED),
         .fold_server = session_fold_refused,
     },
+    /* the server's own from LOGREC_SECOND (after snapshot.h's parts) */
+    {
+        KIND(LOGREC_CPU_HEAT),
+        .flags = RECORD_KIND_OBSERVATION,
+        .fold_server = session_fold_cpu_heat,
+    },
 };
 #define RECORD_KINDS_SERVER (LOGREC_REFUSED - LOGREC_FIRST + 1)
+#define RECORD_KINDS_SECOND (LOGREC_CPU_HEAT - LOGREC_SECOND + 1)
 _Static_assert(sizeof(record_kinds) / sizeof(record_kinds[0]) ==
-                   WIRE_RECORD_TYPE_MAX + RECORD_KINDS_SERVER,
+                   WIRE_RECORD_TYPE_MAX + RECORD_KINDS_SERVER + RECORD_KINDS_SECOND,
                "one row per record kind of wire.h and logrec.h");
 
 const record_kind *record_kind_of(uint16_t type)
@@ -304,6 +311,8 @@ const record_kind *record_kind_of(uint16_t type)
         row = type - 1u;
     else if (type >= LOGREC_FIRST && type < LOGREC_FIRST + RECORD_KINDS_SERVER)
         row = WIRE_RECORD_TYPE_MAX + (size_t)(type - LOGREC_FIRST);
+    else if (type >= LOGREC_SECOND && type < LOGREC_SECOND + RECORD_KINDS_SECOND)
+        row = WIRE_RECORD_TYPE_MAX + RECORD_KINDS_SERVER + (size_t)(type - LOGREC_SECOND);
     else
         return NULL;
     return record_kinds[row].type == type ? &record_kinds[row] : NULL; /* rows in order */

@@ -124,6 +124,7 @@ int session_fold_cpu_thread(session *s, const uint8_t *payload, uint32_t length,
 int session_fold_cpu_stack(session *s, const uint8_t *payload, uint32_t length, int64_t now_ns);
 int session_fold_cpu_samples(session *s, const uint8_t *payload, uint32_t length, int64_t now_ns);
 int session_fold_cpu_counts(session *s, const uint8_t *payload, uint32_t length, int64_t now_ns);
+int session_fold_cpu_heat(session *s, const uint8_t *payload, uint32_t length, int64_t now_ns);
 
 /* ---- budget bounds (session_admit.c) ---- */
 uint64_t session_need_jit_started(session *s, const wire_record *r, unsigned *refused_kind,

@@ -20,7 +20,8 @@ static uint64_t session_observation_bytes(const session *s)
                  p->thread_index.capacity * SESSION_IDMAP_SLOT +
                  s->timeline.gc_cap * sizeof(*s->timeline.gcs) +
                  s->timeline.suspension_cap * sizeof(*s->timeline.suspensions) +
-                 p->cpu.symbol_cap * sizeof(*p->cpu.symbols) + p->cpu.text_cap;
+                 p->cpu.symbol_cap * sizeof(*p->cpu.symbols) + p->cpu.text_cap +
+                 profile_heat_bytes(&p->heat);
     unsigned i;
 
     n += stacks_block_bytes(&s->stacks) + profile_block_bytes(p);

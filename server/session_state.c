@@ -220,6 +220,12 @@ int session_fold_cpu_counts(session *s, const uint8_t *payload, uint32_t length,
     return profile_cpu_read_counts(&s->profile, payload, length);
 }
 
+int session_fold_cpu_heat(session *s, const uint8_t *payload, uint32_t length, int64_t now_ns)
+{
+    (void)now_ns;
+    return profile_cpu_read_heat(&s->profile, payload, length);
+}
+
 /* ---- state transitions (see session.h) ---- */
 
 void session_hello(session *s)

@@ -10,7 +10,8 @@
 # Each suite's output goes to build/test-logs/<suite>.log and its tail is echoed;
 # its counts are read from its closing line. A suite that dies without a closing
 # line counts as one failure.
-# The last line is "N passed, N failed"; the exit status is non-zero on any failure.
+# Before it, the time each kind of suite took (times()); the last line is
+# "N passed, N failed"; the exit status is non-zero on any failure.
 set -u
 cd "$(dirname "$0")/.." || exit 1
 logs=build/test-logs
@@ -47,7 +48,16 @@ run_suite() {
   echo "$rc $(( SECONDS - start ))" >"$logs/$name.status"
 }
 
-# report NAME: echoes a finished suite's log tail and adds its counts.
+# failures LOG: what failed in a suite's log, wherever it is in it (the tail
+# shows only its end): each failed node test with its error (TAP's "not ok"
+# line to the end of its YAML block, 40 lines at most) and each failed C check.
+failures() {
+  echo "--- failed in $1:"
+  awk '/^ *not ok / { on = 1; n = 0 } on { print; if (++n >= 40 || /^ *\.\.\.$/) on = 0 }' "$1"
+  grep -E '^  FAIL ' "$1" | head -n 40
+}
+
+# report NAME: echoes a finished suite's log tail (and what failed) and adds its counts.
 # A NAME starting with "fuzz-" counts as one test (its inputs are not tests).
 report() {
   local name=$1 log=$logs/$1.log rc secs pf p f
@@ -56,6 +66,7 @@ report() {
   tail -n 40 "$log"
   pf=$(count "$log")
   read -r p f <<<"$pf"
+  if [ "$f" -gt 0 ]; then failures "$log"; fi
   if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi  # crashed or exited non-zero
   case "$name" in fuzz-*) if [ "$f" -eq 0 ]; then p=1; else p=0 f=1; fi ;; esac
   passed=$((passed + p))
@@ -79,15 +90,24 @@ start_quick() {
   quick+=("$1")
   run_suite "$@" &
 }
+run_start=$SECONDS
 start_quick lint scripts/lint.sh
 # The unit tests run in an order shuffled from a seed (check.h): today's date
 # unless CHECK_SHUFFLE is set. `CHECK_SHUFFLE=<seed> build/tests/test_x` runs
 # a failing order again.
 unit_seed=${CHECK_SHUFFLE:-$(date +%Y%m%d)}
 echo "unit tests shuffled: CHECK_SHUFFLE=$unit_seed"
-for t in build/tests/test_*; do
-  [ -x "$t" ] || continue
-  start_quick "unit-$(basename "$t")" env CHECK_SHUFFLE="$unit_seed" tests/unit/with_dotnet.sh "$t"
+# One binary per tests/unit/test_<name>.c: a binary left in build/ by a source since
+# removed (a file split in two) does not run; one whose source did not build fails.
+# A binary whose tests also check against a live runtime (its source reads
+# JITSCOPE_TEST_DOTNET_PID: test_ipc, test_mdread) runs under tests/unit/with_dotnet.sh,
+# which starts one; the others without (a .NET process started and ended per binary for
+# nothing).
+for src in tests/unit/test_*.c; do
+  t=build/tests/$(basename "$src" .c)
+  with_dotnet=()
+  if grep -q JITSCOPE_TEST_DOTNET_PID "$src"; then with_dotnet=(tests/unit/with_dotnet.sh); fi
+  start_quick "unit-$(basename "$t")" env CHECK_SHUFFLE="$unit_seed" ${with_dotnet[@]+"${with_dotnet[@]}"} "$t"
 done
 # each libFuzzer target (build/fuzz/*, make fuzz-build) for 3 s from its corpus, then its
 # regression inputs (tests/fuzz/run.sh test): one test each
@@ -96,6 +116,7 @@ for t in $(tests/fuzz/run.sh list); do
   start_quick "fuzz-$t" tests/fuzz/run.sh test 3 "$t"
 done
 wait
+quick_secs=$(( SECONDS - run_start ))
 for name in "${quick[@]}"; do report "$name"; done
 
 # The end-to-end and browser test files run in one node run, one file per core
@@ -118,6 +139,37 @@ for f in tests/e2e/*.test.mjs tests/browser/*.test.mjs; do
 done
 suite e2e "${node_test[@]}" --test-concurrency="$node_jobs" "${side_by_side[@]}"
 suite e2e-alone "${node_test[@]}" --test-concurrency=1 "${alone[@]}"
+
+# secs NAME: the seconds a finished suite took (its .status file)
+secs() {
+  local rc s
+  read -r rc s <"$logs/$1.status" 2>/dev/null || s=0
+  echo "${s:-0}"
+}
+
+# times: where the run's time went, per kind of suite. The unit binaries and
+# fuzz targets are many suites each: their seconds summed, and the slowest.
+times() {
+  local kind n sum slow slow_s s name
+  echo
+  echo "=== time per suite"
+  printf '%-28s %6d s\n' "static checks (lint)" "$(secs lint)"
+  for kind in unit fuzz; do
+    n=0 sum=0 slow='' slow_s=-1
+    for name in "${quick[@]}"; do
+      case "$name" in "$kind"-*) ;; *) continue ;; esac
+      s=$(secs "$name")
+      n=$((n + 1)) sum=$((sum + s))
+      if [ "$s" -gt "$slow_s" ]; then slow_s=$s slow=${name#"$kind"-}; fi
+    done
+    printf '%-28s %6d s summed, the slowest %s %d s\n' "$kind ($n suites)" "$sum" "$slow" "$slow_s"
+  done
+  printf '%-28s %6d s of wall time\n' "  the three side by side" "$quick_secs"
+  printf '%-28s %6d s\n' "e2e + browser" "$(secs e2e)"
+  printf '%-28s %6d s (%s)\n' "alone" "$(secs e2e-alone)" "${alone[*]}"
+  printf '%-28s %6d s\n' "total" "$(( SECONDS - run_start ))"
+}
+times
 
 echo
 echo "$passed passed, $failed failed"

@@ -30,6 +30,9 @@
 # bin and obj under $(APPS_OUT) (obj/ in $(APPS_OUT)/obj/<Project>/).
 # The dlls are make targets with the .cs/.csproj/props files as prerequisites,
 # so `make apps` does nothing when no source changed.
+# Each of `apps` and `apps-runtimes` is one dotnet run of tests/apps/Apps.proj, which
+# builds (publishes) the apps side by side in one MSBuild with one restore: a dotnet
+# run per app paid the SDK's start-up, evaluation and restore once per app.
 
 # Where this fragment lives (captured before any other include changes MAKEFILE_LIST).
 APPS_SRC := $(patsubst %/,%,$(dir $(lastword $(MAKEFILE_LIST))))
@@ -61,7 +64,7 @@ APPS_BUILD_FLAGS := -c Release -nologo -v:minimal \
 	-nodeReuse:false --disable-build-servers -p:UseSharedCompilation=false \
 	-p:JitscopeAppsOut=$(abspath $(APPS_OUT))/
 
-APPS_COMMON_DEPS := $(APPS_SRC)/Directory.Build.props $(APPS_SRC)/NuGet.config
+APPS_COMMON_DEPS := $(APPS_SRC)/Directory.Build.props $(APPS_SRC)/NuGet.config $(APPS_SRC)/Apps.proj
 APPS_DEMO_DEPS := $(APPS_COMMON_DEPS) \
 	$(wildcard $(APPS_SRC)/Demo/*.cs) $(APPS_SRC)/Demo/Demo.csproj \
 	$(wildcard $(APPS_SRC)/DemoPlugin/*.cs) $(APPS_SRC)/DemoPlugin/DemoPlugin.csproj
@@ -77,74 +80,49 @@ APPS_WEB_DEPS := $(APPS_COMMON_DEPS) \
 
 apps: $(APPS_DLLS)
 
-# One dotnet build per app builds its plugin too (ProjectReference without a
-# compile-time reference) and copies the plugin dll next to the app's dll.
-# touch: MSBuild may leave an up-to-date dll untouched; make needs it newer
-# (the plugin last, so it is not older than the app dll it depends on).
-$(DEMO_DLL): $(APPS_DEMO_DEPS)
-	$(APPS_DOTNET_ENV) $(DOTNET) build $(APPS_SRC)/Demo/Demo.csproj $(APPS_BUILD_FLAGS)
-	touch $@ $(DEMO_PLUGIN_DLL)
-
-$(E2E_DLL): $(APPS_E2E_DEPS)
-	$(APPS_DOTNET_ENV) $(DOTNET) build $(APPS_SRC)/E2eTarget/E2eTarget.csproj $(APPS_BUILD_FLAGS)
-	touch $@ $(E2E_PLUGIN_DLL)
-
-$(STACK_DLL): $(APPS_STACK_DEPS)
-	$(APPS_DOTNET_ENV) $(DOTNET) build $(APPS_SRC)/StackTarget/StackTarget.csproj $(APPS_BUILD_FLAGS)
-	touch $@
-
-# ASP.NET Core from the SDK's own shared framework and targeting pack: offline too.
-$(WEB_DLL): $(APPS_WEB_DEPS)
-	$(APPS_DOTNET_ENV) $(DOTNET) build $(APPS_SRC)/WebTarget/WebTarget.csproj $(APPS_BUILD_FLAGS)
-	touch $@
-
-# The plugin dlls are produced by the app's build.
-$(DEMO_PLUGIN_DLL): $(DEMO_DLL)
-$(E2E_PLUGIN_DLL): $(E2E_DLL)
+# One dotnet build of Apps.proj builds the four apps; each app's build builds its plugin too
+# (ProjectReference without a compile-time reference) and copies the plugin dll next to the
+# app's dll. ASP.NET Core (WebTarget) from the SDK's own shared framework and targeting pack:
+# offline too. touch: MSBuild may leave an up-to-date dll untouched; make needs them newer
+# than their sources (the plugins last, so none is older than the app dll beside it).
+$(APPS_DLLS) &: $(APPS_DEMO_DEPS) $(APPS_E2E_DEPS) $(APPS_STACK_DEPS) $(APPS_WEB_DEPS)
+	$(APPS_DOTNET_ENV) $(DOTNET) build $(APPS_SRC)/Apps.proj $(APPS_BUILD_FLAGS)
+	touch $(DEMO_DLL) $(E2E_DLL) $(STACK_DLL) $(WEB_DLL) $(DEMO_PLUGIN_DLL) $(E2E_PLUGIN_DLL)
 
 # ---- the same apps on the older runtimes users have (.NET 8 LTS, .NET 9) ----
-# `dotnet publish --self-contained -r linux-x64` of E2eTarget and StackTarget for
-# each target framework into one directory per runtime, $(APPS_OUT)/runtimes/<tfm>/
-# (the apphosts E2eTarget and StackTarget, E2ePlugin.dll, and one copy of that
-# runtime), so they run without a system install of it. JitscopeTfm (read by
-# Directory.Build.props) reaches E2ePlugin too; intermediate files go to
-# $(APPS_OUT)/runtimes/.work/<tfm>/. The SDK picks the runtime's version (its
-# newest patch it knows); restore fetches that runtime's runtime, apphost and
-# targeting packs into the user's global package folder. It reads the NuGet
-# configuration from $(APPS_OUT)/runtimes upwards and the user's, not
+# A self-contained publish (-r linux-x64) of E2eTarget and StackTarget for each target
+# framework into one directory per runtime, $(APPS_OUT)/runtimes/<tfm>/ (the apphosts
+# E2eTarget and StackTarget, E2ePlugin.dll, and one copy of that runtime), so they run
+# without a system install of it; and a runtime jitscope does not support, for the refusal
+# tests: OldTarget on .NET Core 3.1 (its csproj names the runtime pack's version), in
+# $(APPS_OUT)/runtimes/netcoreapp3.1/. One dotnet run of Apps.proj (PublishRuntimes)
+# publishes them all, the runtimes side by side, a runtime's apps one after the other
+# (they write the same runtime files). JitscopeTfm (read by Directory.Build.props)
+# reaches E2ePlugin too; intermediate files go to $(APPS_OUT)/runtimes/.work/<tfm>/. The
+# SDK picks the runtime's version (its newest patch it knows); restore fetches that
+# runtime's runtime, apphost and targeting packs into the user's global package folder.
+# It reads the NuGet configuration from $(APPS_OUT)/runtimes upwards and the user's, not
 # tests/apps/NuGet.config, which has no sources so that `apps` stays offline;
 # DisableTransitiveFrameworkReferenceDownloads keeps it to those three packs.
 APPS_RUNTIMES ?= net8.0 net9.0
 APPS_RT_OUT := $(APPS_OUT)/runtimes
-APPS_RUNTIME_EXES := $(foreach t,$(APPS_RUNTIMES),$(APPS_RT_OUT)/$(t)/E2eTarget $(APPS_RT_OUT)/$(t)/StackTarget)
-APPS_PUBLISH_FLAGS = -c Release -nologo -v:minimal -nodeReuse:false --disable-build-servers \
-	-p:UseSharedCompilation=false -r linux-x64 --self-contained \
-	-p:JitscopeTfm=$(1) -p:JitscopeAppsOut=$(abspath $(APPS_RT_OUT))/.work/$(1)/ \
-	-p:PublishDir=$(abspath $(APPS_RT_OUT))/$(1)/ \
+APPS_OLD_EXE := $(APPS_RT_OUT)/netcoreapp3.1/OldTarget
+APPS_RUNTIME_EXES := $(foreach t,$(APPS_RUNTIMES),$(APPS_RT_OUT)/$(t)/E2eTarget $(APPS_RT_OUT)/$(t)/StackTarget) \
+	$(APPS_OLD_EXE)
+APPS_EMPTY :=
+APPS_SPACE := $(APPS_EMPTY) $(APPS_EMPTY)
+APPS_PUBLISH_FLAGS := -t:PublishRuntimes -c Release -nologo -v:minimal -nodeReuse:false \
+	--disable-build-servers -p:UseSharedCompilation=false \
+	'-p:JitscopeRuntimes="$(subst $(APPS_SPACE),;,$(strip $(APPS_RUNTIMES)))"' \
+	-p:JitscopeRuntimesOut=$(abspath $(APPS_RT_OUT))/ \
 	-p:RestoreRootConfigDirectory=$(abspath $(APPS_RT_OUT))/ \
 	-p:DisableTransitiveFrameworkReferenceDownloads=true
 
-# StackTarget after E2eTarget: both write the same runtime files into one directory.
-define APPS_RUNTIME_RULE
-$(APPS_RT_OUT)/$(1)/E2eTarget: $(APPS_E2E_DEPS)
+$(APPS_RUNTIME_EXES) &: $(APPS_E2E_DEPS) $(APPS_STACK_DEPS) \
+		$(wildcard $(APPS_SRC)/OldTarget/*.cs) $(APPS_SRC)/OldTarget/OldTarget.csproj
 	@mkdir -p $(APPS_RT_OUT)
-	$(APPS_DOTNET_ENV) $(DOTNET) publish $(APPS_SRC)/E2eTarget/E2eTarget.csproj $(call APPS_PUBLISH_FLAGS,$(1))
-	touch $$@ $(APPS_RT_OUT)/$(1)/E2ePlugin.dll
-
-$(APPS_RT_OUT)/$(1)/StackTarget: $(APPS_STACK_DEPS) | $(APPS_RT_OUT)/$(1)/E2eTarget
-	$(APPS_DOTNET_ENV) $(DOTNET) publish $(APPS_SRC)/StackTarget/StackTarget.csproj $(call APPS_PUBLISH_FLAGS,$(1))
-	touch $$@
-endef
-$(foreach t,$(APPS_RUNTIMES),$(eval $(call APPS_RUNTIME_RULE,$(t))))
-
-# A runtime jitscope does not support, for the refusal tests: OldTarget on .NET Core
-# 3.1 (its csproj names the runtime pack's version), in $(APPS_RT_OUT)/netcoreapp3.1/.
-APPS_OLD_EXE := $(APPS_RT_OUT)/netcoreapp3.1/OldTarget
-APPS_RUNTIME_EXES += $(APPS_OLD_EXE)
-$(APPS_OLD_EXE): $(APPS_COMMON_DEPS) $(wildcard $(APPS_SRC)/OldTarget/*.cs) $(APPS_SRC)/OldTarget/OldTarget.csproj
-	@mkdir -p $(APPS_RT_OUT)
-	$(APPS_DOTNET_ENV) $(DOTNET) publish $(APPS_SRC)/OldTarget/OldTarget.csproj $(call APPS_PUBLISH_FLAGS,netcoreapp3.1)
-	touch $@
+	$(APPS_DOTNET_ENV) $(DOTNET) build $(APPS_SRC)/Apps.proj $(APPS_PUBLISH_FLAGS)
+	touch $(APPS_RUNTIME_EXES) $(foreach t,$(APPS_RUNTIMES),$(APPS_RT_OUT)/$(t)/E2ePlugin.dll)
 
 apps-runtimes: $(APPS_RUNTIME_EXES)
 

@@ -13,9 +13,10 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import {
-  BUILD, startServer, stopServer, openDashboard, waitFor, waitForOutput, unexpectedConsoleErrors, apiGet,
-  STACK_DLL, openLiveSession, closeAll, screenshotCopy,
+  BUILD, stopServer, openDashboard, waitFor, unexpectedConsoleErrors, apiGet,
+  openLiveSession, closeAll, screenshotCopy,
 } from './helpers.mjs';
+import { serveStackTarget } from '../e2e/stacktarget.mjs';
 
 const NOPERF = path.join(BUILD, 'tests/noperf');
 
@@ -26,8 +27,7 @@ describe('profile tab in CPU mode', { timeout: 240000 }, () => {
   let srv, browser, page;
 
   before(async () => {
-    srv = await startServer({ dll: STACK_DLL, appArgs: ['stacks', '600'], stdin: true });
-    await waitForOutput(srv, /^READY pid=\d+/m, 60000);
+    srv = await serveStackTarget();
     ({ browser, page } = await openLiveSession(srv, '#/sessions/1/profile', { width: 1440, height: 900 }));
   });
 
@@ -90,9 +90,8 @@ describe('profile tab in CPU mode', { timeout: 240000 }, () => {
   });
 
   it('where perf_event_open is refused: CPU mode greyed out with the reason, wall clock instead', async () => {
-    const other = await startServer({ dll: STACK_DLL, appArgs: ['stacks', '600'], stdin: true, prefix: [NOPERF] });
+    const other = await serveStackTarget({ prefix: [NOPERF] });
     try {
-      await waitForOutput(other, /^READY pid=\d+/m, 60000);
       const p2 = await openDashboard(browser, other, { hash: '#/sessions/1/profile', width: 1440, height: 900 });
       await p2.locator('.s-head .badge-live').waitFor({ timeout: 30000 });
       const opt = p2.locator('select.mode-select option[value="cpu"]');

@@ -15,9 +15,10 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  startServer, waitFor, waitForOutput, unexpectedConsoleErrors, STACK_DLL, openLiveSession, closeAll,
+  waitFor, unexpectedConsoleErrors, openLiveSession, closeAll,
   screenshotCopy, goto,
 } from './helpers.mjs';
+import { serveStackTarget } from '../e2e/stacktarget.mjs';
 
 const INNER = 'StackTarget.Spin.Inner(ulong)', OUTER = 'StackTarget.Spin.Outer()';
 
@@ -46,8 +47,7 @@ describe('the flame graph of my code', { timeout: 300000 }, () => {
   let srv, browser, page;
 
   before(async () => {
-    srv = await startServer({ dll: STACK_DLL, appArgs: ['stacks', '900'], stdin: true });
-    await waitForOutput(srv, /^READY pid=\d+/m, 60000);
+    srv = await serveStackTarget({ appArgs: ['stacks', '900'] });
     ({ browser, page } = await openLiveSession(srv, '#/sessions/1/profile', { width: 1440, height: 900 }));
     const cpu = page.locator('select.mode-select option[value="cpu"]');
     await waitFor('CPU mode offered', async () => !(await cpu.isDisabled()), { timeoutMs: 30000 });

@@ -13,8 +13,9 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   startServer, stopServer, openDashboard, waitFor, waitForOutput, screenshot, unexpectedConsoleErrors,
-  apiGet, tempDataDir, dashesWithoutReason, STACK_DLL, pressTab, openLiveSession, closeAll,
+  apiGet, tempDataDir, dashesWithoutReason, pressTab, openLiveSession, closeAll,
 } from './helpers.mjs';
+import { serveStackTarget } from '../e2e/stacktarget.mjs';
 
 // "gen 2 + LOH" from a generations list, as the dashboard names a collection
 const genText = (gens) => `gen ${Math.max(...gens.filter((g) => g <= 2))}${gens.includes(3) ? ' + LOH' : ''}${gens.includes(4) ? ' + POH' : ''}`;
@@ -29,8 +30,7 @@ describe('GC & pauses: the whole session, live and stored', { timeout: 240000 },
   const data = tempDataDir();
 
   before(async () => {
-    srv = await startServer({ dll: STACK_DLL, appArgs: ['stacks', '600'], stdin: true, args: ['--data', data] });
-    await waitForOutput(srv, /^READY pid=\d+/m, 60000);
+    srv = await serveStackTarget({ args: ['--data', data] });
     for (let i = 1; i <= 3; i++) {
       srv.send('gc');
       await waitForOutput(srv, new RegExp(`^gc done ${i}$`, 'm'));

@@ -7,23 +7,18 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
 import {
-  BUILD, DEMO_DLL, fetchChecked, JITSCOPE, ROOT, sleep, tempDataDir, waitFor as waitForEvery,
+  BUILD, DEMO_DLL, fetchChecked, JITSCOPE, ROOT, sleep, tempDataDir, waitFor,
 } from '../e2e/lib.mjs';
 
-// where things are, fetch checked against the OpenAPI document, storage caught up: the e2e tests'
+// where things are, fetch checked against the OpenAPI document, storage caught up, waiting for a
+// condition (waitFor(what, fn, { timeoutMs, everyMs })): the e2e tests'
 export {
-  BUILD, DEMO_DLL, E2E_DLL, fetchChecked, JITSCOPE, ROOT, sleep, STACK_DLL, storageCaughtUp,
+  BUILD, DEMO_DLL, E2E_DLL, fetchChecked, JITSCOPE, ROOT, sleep, STACK_DLL, storageCaughtUp, waitFor,
 } from '../e2e/lib.mjs';
 export const SCREENSHOTS = path.join(BUILD, 'screenshots');
 export const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
 export const CHROMIUM_ARGS = ['--headless=new', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
   '--disable-background-networking', '--disable-component-update', '--disable-sync'];
-
-// Polls fn() until truthy; throws "timed out waiting for <what>" with the last
-// value (a response that breaks the OpenAPI document at once).
-export function waitFor(what, fn, { timeoutMs = 15000, everyMs = 100 } = {}) {
-  return waitForEvery(what, fn, timeoutMs, everyMs);
-}
 
 // Builds the server, agent and test apps when something is missing.
 export function ensureBuilt(dll = DEMO_DLL) {

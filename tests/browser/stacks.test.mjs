@@ -9,9 +9,10 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import {
-  startServer, openDashboard, goto, waitFor, waitForOutput, unexpectedConsoleErrors, apiGet, fetchChecked,
-  STACK_DLL, pressTab, sleep, openLiveSession, closeAll, screenshotCopy,
+  openDashboard, goto, waitFor, waitForOutput, unexpectedConsoleErrors, apiGet, fetchChecked,
+  pressTab, sleep, openLiveSession, closeAll, screenshotCopy,
 } from './helpers.mjs';
+import { serveStackTarget } from '../e2e/stacktarget.mjs';
 
 const DEPTH = 25; // StackTarget.Deep.Depth
 
@@ -46,8 +47,7 @@ describe('stacks, profile and GC timeline', { timeout: 240000 }, () => {
   const t0 = Date.now();
 
   before(async () => {
-    srv = await startServer({ dll: STACK_DLL, appArgs: ['stacks', '600'], stdin: true });
-    await waitForOutput(srv, /^READY pid=\d+/m, 60000);
+    srv = await serveStackTarget();
     ({ browser, page } = await openLiveSession(srv, '#/sessions/1/stacks', { width: 1280, height: 800 }));
   });
 
@@ -511,8 +511,7 @@ describe('merged stacks', { timeout: 120000 }, () => {
   let srv, browser, page;
 
   before(async () => {
-    srv = await startServer({ dll: STACK_DLL, appArgs: ['park', String(PARKED)], stdin: true });
-    await waitForOutput(srv, new RegExp(`^READY pid=\\d+ threads=${PARKED}$`, 'm'), 60000);
+    srv = await serveStackTarget({ appArgs: ['park', String(PARKED)], ready: new RegExp(`^READY pid=\\d+ threads=${PARKED}$`, 'm') });
     ({ browser, page } = await openLiveSession(srv, '#/sessions/1/stacks', { width: 1280, height: 800 }));
   });
 

@@ -73,9 +73,9 @@ test('server goes away and comes back: reconnect with hello, catch-up first, the
     // the server comes back on the same path: the agent finds it by itself
     server = net.createServer((c) => conns.push({ c, frames: frames(c) }));
     await new Promise((r) => server.listen(sock, r));
-    await waitFor('reconnected', () => conns.length === 2, 10000);
+    await waitFor('reconnected', () => conns.length === 2, { timeoutMs: 10000 });
     const second = conns[1].frames;
-    await waitFor('catch-up complete', () => second.some((f) => f.type === 14), 10000);
+    await waitFor('catch-up complete', () => second.some((f) => f.type === 14), { timeoutMs: 10000 });
     assert.equal(second[0].type, 1, 'hello again');
     assert.equal(second[0].seq, 1, 'sequence numbers restart per connection');
     assert.equal(second[1].type, 23, 'then the tier-source status');
@@ -97,7 +97,7 @@ test('server goes away and comes back: reconnect with hello, catch-up first, the
     // without it): not hidden, the catch-up says for how long
     const quietMs = second[end].payload.readUInt32LE(12);
     assert.ok(quietMs > 0, `the catch-up reports the time without callbacks (${quietMs} ms)`);
-    await waitFor('drops record', () => second.some((f) => f.type === 12), 3000);
+    await waitFor('drops record', () => second.some((f) => f.type === 12), { timeoutMs: 3000 });
     const seqs = second.map((f) => f.seq);
     assert.deepEqual(seqs, seqs.map((_, i) => i + 1), 'no gaps on the new connection');
   } finally {

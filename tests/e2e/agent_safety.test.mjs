@@ -120,7 +120,7 @@ async function collectibleUnderSlowServer({ rounds, agentPath, extraEnv = {}, ex
     assert.match(app.out, /^collectible done \d+$/m);
     assert.equal(conns.length, 1, 'one connection');
     const k = conns[0];
-    await waitFor('the agent closed its connection', () => k.closed, 20000);
+    await waitFor('the agent closed its connection', () => k.closed, { timeoutMs: 20000 });
 
     // what the app says: rounds (monotonic time ranges) and each method's FunctionID
     const roundRanges = [...app.out.matchAll(/^round (\d+) (\d+) (\d+)$/gm)].map((m) => ({ r: Number(m[1]), start: BigInt(m[2]), end: BigInt(m[3]) }));
@@ -246,7 +246,7 @@ test('detach with a stalled server completes, and the last records keep their na
   });
   const app = await startTarget(['jitstorm', '6000', 'hold'], { env: agentEnv(srv.sock), ready: /^jitted$/m });
   try {
-    await waitFor('connected', () => conns.length === 1, 15000);
+    await waitFor('connected', () => conns.length === 1, { timeoutMs: 15000 });
     const k = conns[0];
     for (let n = 1; n <= 40; n++) app.send(`call ${n}`);
     await app.waitLine(/^called 40 /m);
@@ -259,11 +259,11 @@ test('detach with a stalled server completes, and the last records keep their na
     // the sender thread ends right after RequestProfilerDetach: all its own
     // look-ups are done; then the server reads again, and the runtime's final
     // callback sends what the ring still holds, named from what was read before
-    await waitFor('the sender asked for detach', () => agentTrace(app.pid).agentThreads === 0, 20000, 10);
+    await waitFor('the sender asked for detach', () => agentTrace(app.pid).agentThreads === 0, { timeoutMs: 20000, everyMs: 10 });
     const tookMs = Date.now() - asked;
     k.c.resume();
-    await waitFor('detach succeeded', () => k.frames.some((f) => f.type === T.DETACH_STATUS && f.payload.readUInt32LE(0) === 3), 20000);
-    await waitFor('agent unloaded', () => !agentTrace(app.pid).mapped, 20000);
+    await waitFor('detach succeeded', () => k.frames.some((f) => f.type === T.DETACH_STATUS && f.payload.readUInt32LE(0) === 3), { timeoutMs: 20000 });
+    await waitFor('agent unloaded', () => !agentTrace(app.pid).mapped, { timeoutMs: 20000 });
     const named = new Map(k.frames.filter((f) => f.type === T.NAME).map((f) => [fidOf(f), nameOf(f)]));
     const jits = k.frames.filter((f) => f.type === T.JIT_FINISHED && !(f.flags & 2));
     const unnamed = jits.filter((f) => !named.has(fidOf(f))).length;

@@ -169,7 +169,7 @@ test('server killed while attached: the app runs on, the agent leaves, a new ser
   target.send('tick');
   await target.waitLine(/^tock 1$/m);
   const t0 = Date.now();
-  await waitFor('orphaned agent detaches itself', () => !agentTrace(target.pid).mapped, 30000, 200);
+  await waitFor('orphaned agent detaches itself', () => !agentTrace(target.pid).mapped, { timeoutMs: 30000, everyMs: 200 });
   console.log(`orphaned agent left after ${Date.now() - t0} ms`);
   assert.equal(agentTrace(target.pid).agentThreads, 0);
   const srv2 = await startServer(['serve', '--port', '0']);
@@ -194,7 +194,7 @@ test('detach works for a session started with jitscope run', async () => {
   srv.proc.stdin.write('tick\n');
   await waitFor('tock', () => /^tock 1$/m.test(srv.stdout));
   srv.proc.stdin.write('exit\n');
-  await waitFor('exited', async () => (await srv.api('/api/sessions/1')).body.exit_code === 0, 30000);
+  await waitFor('exited', async () => (await srv.api('/api/sessions/1')).body.exit_code === 0, { timeoutMs: 30000 });
   await srv.stop();
 });
 

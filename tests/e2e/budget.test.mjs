@@ -56,7 +56,7 @@ async function answered(srv, p) {
 test(`${PEERS} token-holding peers pushing 4 KB names: memory within --max-memory ${BUDGET_MIB}M, REST answers, the app beside them loses nothing`, { timeout: 240000 }, async () => {
   const data = tempDataDir();
   const srv = await startServer(['run', '--port', '0', '--data', data, '--max-memory', `${BUDGET_MIB}M`, '--', 'dotnet', E2E_DLL, 'serve']);
-  await waitFor('READY', () => /^READY$/m.test(srv.stdout), 60000);
+  await waitFor('READY', () => /^READY$/m.test(srv.stdout), { timeoutMs: 60000 });
   const app = await waitFor('the app live', async () => { const s = (await srv.api('/api/sessions/1')).body; return s.state === 'live' && s; });
   const baseline = rssMib(srv.proc.pid);
   let worstRss = baseline, worstMs = 0, polls = 0;
@@ -85,7 +85,7 @@ test(`${PEERS} token-holding peers pushing 4 KB names: memory within --max-memor
     await poll();
     const list = (await answered(srv, '/api/sessions')).body.sessions.filter((s) => s.id !== 1);
     return list.length === PEERS && list.every((s) => s.refused.memory > 0 && s.state === 'live') && list;
-  }, 120000, 200);
+  }, { timeoutMs: 120000, everyMs: 200 });
   const config = (await answered(srv, '/api/config')).body.memory;
   assert.equal(config.max, BUDGET_MIB * 1048576);
   assert.equal(config.connected_sessions, PEERS + 1);
@@ -100,12 +100,12 @@ test(`${PEERS} token-holding peers pushing 4 KB names: memory within --max-memor
 
   // the app JITs a storm while the peers keep pushing
   srv.proc.stdin.write(`storm ${STORM}\n`);
-  await waitFor('stormed', async () => { await poll(); return /^stormed /m.test(srv.stdout); }, 120000, 200);
+  await waitFor('stormed', async () => { await poll(); return /^stormed /m.test(srv.stdout); }, { timeoutMs: 120000, everyMs: 200 });
   const stormed = await waitFor(`all ${STORM} storm methods in the app's session`, async () => {
     await poll();
     const r = (await answered(srv, '/api/sessions/1/functions?q=Storm.Combo&limit=1')).body;
     return r.total >= STORM && r;
-  }, 60000, 200);
+  }, { timeoutMs: 60000, everyMs: 200 });
   assert.equal(stormed.total, STORM);
   const s1 = await waitFor('the agent reported its counters after the storm', async () => {
     const s = (await answered(srv, '/api/sessions/1')).body;

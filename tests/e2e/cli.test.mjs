@@ -67,7 +67,7 @@ test('run --exit: stops once the app has ended and its session is stored, with t
 
 test('run --exit: an app killed by a signal gives 128 + the signal', async () => {
   const srv = await startServer(['run', '--exit', '--port', '0', '--', 'dotnet', E2E_DLL, 'serve']);
-  await waitFor('the app serves', () => /^READY$/m.test(srv.stdout), 60000);
+  await waitFor('the app serves', () => /^READY$/m.test(srv.stdout), { timeoutMs: 60000 });
   process.kill(launchedPid(srv), 'SIGKILL');
   const exit = await srv.exited;
   assert.deepEqual(exit, { code: 137, signal: null }, `${JSON.stringify(exit)}\n${srv.stderr}`);
@@ -75,13 +75,13 @@ test('run --exit: an app killed by a signal gives 128 + the signal', async () =>
 
 test('without --exit, SIGINT answers with the app\'s exit code once it has ended (0 while it runs)', async () => {
   const srv = await startServer(['run', '--port', '0', '--', 'dotnet', E2E_DLL, 'run']);
-  await waitFor('the app exited', async () => (await sessionOf(srv, 1)).state === 'exited', 60000);
+  await waitFor('the app exited', async () => (await sessionOf(srv, 1)).state === 'exited', { timeoutMs: 60000 });
   assert.equal((await sessionOf(srv, 1)).exit_code, 42);
   assert.ok(!srv.exit, 'the server goes on serving the ended run');
   assert.deepEqual(await srv.stop('SIGINT'), { code: 42, signal: null }, srv.stderr);
 
   const running = await startServer(['run', '--port', '0', '--', 'dotnet', E2E_DLL, 'serve']);
-  await waitFor('the app serves', () => /^READY$/m.test(running.stdout), 60000);
+  await waitFor('the app serves', () => /^READY$/m.test(running.stdout), { timeoutMs: 60000 });
   assert.deepEqual(await running.stop('SIGTERM'), { code: 0, signal: null }, 'jitscope stopped the app itself');
 });
 
@@ -118,7 +118,7 @@ test('a second server names the live server that observes the process, or says i
   const first = await startServer(['run', '--port', '0', '--', 'dotnet', E2E_DLL, 'sleep', '600'], { env: { JITSCOPE_GIVE_UP_MS: '600000' } });
   const pid = launchedPid(first);
   leftovers.add(pid);
-  await waitFor('the run is live', async () => (await sessionOf(first, 1)).state === 'live', 60000);
+  await waitFor('the run is live', async () => (await sessionOf(first, 1)).state === 'live', { timeoutMs: 60000 });
   const second = await startServer(['serve', '--port', '0']);
 
   let r = await attach(second, pid);
@@ -154,7 +154,7 @@ test('the processes table does not offer a stored session as a running process\'
   assert.equal((await row(first)).session_id, 1, 'its own live session');
   await waitFor('the session is stored', async () => (await first.api('/api/config')).body.storage.sessions_stored === 1);
   await first.stop('SIGKILL');
-  await waitFor('the agent left', () => !agentTrace(target.pid).mapped, 30000, 100);
+  await waitFor('the agent left', () => !agentTrace(target.pid).mapped, { timeoutMs: 30000, everyMs: 100 });
 
   const second = await startServer(['serve', '--port', '0', '--data', data]);
   assert.equal((await sessionOf(second, 1)).state, 'interrupted');
@@ -173,7 +173,7 @@ test('make run DATA=DIR keeps the sessions in DIR; the lock error says how', asy
   make.stdout.on('data', (d) => { out += d; });
   make.stderr.on('data', (d) => { out += d; });
   try {
-    const url = (await waitFor('make run serves', () => /dashboard at (http:\/\/127\.0\.0\.1:\d+)\//.exec(out), 300000))[1];
+    const url = (await waitFor('make run serves', () => /dashboard at (http:\/\/127\.0\.0\.1:\d+)\//.exec(out), { timeoutMs: 300000 }))[1];
     assert.match(out, new RegExp(`sessions kept in ${data}/jitscope\\.db`));
     assert.ok(fs.existsSync(path.join(data, 'jitscope.db')));
     const config = await (await fetch(`${url}/api/config`)).json();

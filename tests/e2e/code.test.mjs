@@ -78,9 +78,9 @@ test('startup: every compilation has the JIT\'s bytes, instructions and call tar
   await waitFor('CodeHot and CodeLeaf at Tier1', async () => {
     const fs2 = await Promise.all(METHODS.map((m) => fid(srv, 1, m).catch(() => null)));
     return fs2.every((f) => f && f.tiers.some((t) => t.tier === 'Tier1'));
-  }, 60000);
+  }, { timeoutMs: 60000 });
   srv.proc.stdin.write('stop\n');
-  await waitFor('the app stopped calling', () => /^stopped$/m.test(srv.stdout), 30000);
+  await waitFor('the app stopped calling', () => /^stopped$/m.test(srv.stdout), { timeoutMs: 30000 });
   const read = {};
   for (const m of METHODS) {
     const f = await fid(srv, 1, m);
@@ -127,7 +127,7 @@ test('startup: every compilation has the JIT\'s bytes, instructions and call tar
   assert.ok(app.jitted_methods >= 2 && st.top_methods.length > 0 && st.jit_ns > 0);
 
   srv.proc.stdin.write('exit\n');
-  await waitFor('the app exited', async () => (await srv.api('/api/sessions/1')).body.state === 'exited', 30000);
+  await waitFor('the app exited', async () => (await srv.api('/api/sessions/1')).body.state === 'exited', { timeoutMs: 30000 });
   const listings = readJitListings(file);
   for (const m of METHODS) {
     const mine = listings.filter((l) => l.key === `CodeWork|${m}|1`);
@@ -179,7 +179,7 @@ test('attach: code compiled before the attach matches the JIT\'s listing too', a
 
 test('refusals: unknown and dynamic methods, an ended session with nothing read, bad parameters', async () => {
   const srv = await startServer(['run', '--port', '0', '--', 'dotnet', E2E_DLL, 'run']);
-  await waitFor('the app exited', async () => (await srv.api('/api/sessions/1')).body.state === 'exited', 60000);
+  await waitFor('the app exited', async () => (await srv.api('/api/sessions/1')).body.state === 'exited', { timeoutMs: 60000 });
   assert.equal((await srv.api('/api/sessions/1/functions/0x1234/code')).status, 404);
   const alpha = (await functionsOf(srv, 1, '&q=UniqueAlpha'))[0];
   const r = await srv.api(`/api/sessions/1/functions/${alpha.function_id}/code`);

@@ -122,17 +122,17 @@ test('code requests for collectible methods that load and unload: refused once d
     for (let n = 1; n <= 40 && (!after || after.status !== 'ok'); n++) {
       app.stdin.write(`call ${n}\n`);
       const name = `JitscopeE2e.Late.LateMethod${String(n).padStart(2, '0')}()`;
-      const fid = await waitFor(`${name} compiled`, () => { for (const [f, m] of methods) if (m.name === name && m.start) return f; return null; }, 20000);
+      const fid = await waitFor(`${name} compiled`, () => { for (const [f, m] of methods) if (m.name === name && m.start) return f; return null; }, { timeoutMs: 20000 });
       const id = next;
       ask(fid, methods.get(fid).start, 'after');
-      after = await waitFor(`the answer for ${name}`, () => ends.find((e) => e.request === id), 20000);
+      after = await waitFor(`the answer for ${name}`, () => ends.find((e) => e.request === id), { timeoutMs: 20000 });
     }
     assert.equal(after.status, 'ok', 'a method alive after the last unload is read');
     app.stdin.write('exit\n');
     const r = await exited;
     assert.equal(r.code, 0, `the app ends normally (${JSON.stringify(r)}; stderr ${err.slice(-2000)})`);
     assert.doesNotMatch(err, /runtime error:|AddressSanitizer/, 'no sanitizer report');
-    await waitFor('the last answers', () => conn.destroyed || conn.readableEnded || ends.length > 0, 10000);
+    await waitFor('the last answers', () => conn.destroyed || conn.readableEnded || ends.length > 0, { timeoutMs: 10000 });
     const byKind = { alive: {}, dead: {}, wrong: {}, after: {} };
     for (const e of ends) {
       const s = sent.get(e.request);

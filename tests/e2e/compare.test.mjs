@@ -26,7 +26,7 @@ test('compare: two runs of E2eTarget that JIT different methods', async () => {
     await waitFor('three ended sessions', async () => {
       const list = (await srv.api('/api/sessions')).body.sessions;
       return list.length === 3 && list.every((s) => s.state === 'exited') && list;
-    }, 90000);
+    }, { timeoutMs: 90000 });
     const a = (await srv.api('/api/sessions/2')).body, b = (await srv.api('/api/sessions/3')).body;
     assert.match(a.command_line, / variant a$/);
     assert.match(b.command_line, / variant b$/);

@@ -51,14 +51,14 @@ export async function startContainer(args = ['serve'], {
   }));
   c.send = (line) => proc.stdin.write(line + '\n');
   c.waitLine = (re, ms = 30000) => waitFor(`container output ${re} (stderr: ${c.err.slice(-300)})`,
-    () => { if (c.exit) throw new Error(`the container ended: ${JSON.stringify(c.exit)} ${c.err}`); return re.test(c.out); }, ms);
+    () => { if (c.exit) throw new Error(`the container ended: ${JSON.stringify(c.exit)} ${c.err}`); return re.test(c.out); }, { timeoutMs: ms });
   // (an app that is not waited for may end before its pid is read: then null)
   c.pid = Number(await waitFor('the container\'s pid', () => {
     const t = fs.existsSync(pidfile) ? fs.readFileSync(pidfile, 'utf8').trim() : '';
     if (!/^\d+$/.test(t) && c.exit && !ready) return '0';
     if (c.exit) throw new Error(`the container ended: ${JSON.stringify(c.exit)} ${c.err}`);
     return /^\d+$/.test(t) && t;
-  }, 30000)) || null;
+  }, { timeoutMs: 30000 })) || null;
   if (ready) await c.waitLine(ready, 60000);
   c.tmp = `/proc/${c.pid}/root/tmp`; // its /tmp, as the host reaches it
   c.stop = async () => { if (!c.exit) proc.kill('SIGKILL'); return c.exited; };

@@ -34,7 +34,7 @@ function psRow(pid) {
 async function detached(srv, id) {
   const r = await post(srv, `/api/sessions/${id}/detach`);
   assert.equal(r.status, 202, JSON.stringify(r.body));
-  return waitFor('detached', async () => (await srv.api(`/api/sessions/${id}`)).body.state === 'detached', 30000);
+  return waitFor('detached', async () => (await srv.api(`/api/sessions/${id}`)).body.state === 'detached', { timeoutMs: 30000 });
 }
 
 for (const userns of [false, true]) {
@@ -86,6 +86,12 @@ for (const userns of [false, true]) {
         assert.equal(cfg.available, true, `CPU profiles are not possible on this machine: ${cfg.reason}`);
         const start = await post(srv, `/api/sessions/${id}/profile`, { hz: 499, mode: 'cpu' });
         assert.equal(start.status, 202, JSON.stringify(start.body));
+        // the sampler follows the process's threads once it runs (202: accepted):
+        // storm after that, or a loaded machine can finish the storm first
+        await waitFor('the CPU sampler following the container\'s threads', async () => {
+          const p = (await srv.api(`/api/sessions/${id}/profile?format=json`)).body.profile;
+          return p.state === 'running' && p.cpu && p.cpu.threads > 0;
+        }, { timeoutMs: 30000 });
         c.send('storm 4000'); // CPU time to sample
         await c.waitLine(/^stormed /m, 60000);
         assert.equal((await post(srv, `/api/sessions/${id}/profile/stop`)).status, 200);
@@ -99,7 +105,7 @@ for (const userns of [false, true]) {
       }
       await detached(srv, id);
       await agentLeft(c.pid, before, 30000);
-      await waitFor('nothing of jitscope in the container\'s /tmp', () => jitscopeInTmp(c).length === 0, 15000);
+      await waitFor('nothing of jitscope in the container\'s /tmp', () => jitscopeInTmp(c).length === 0, { timeoutMs: 15000 });
       assert.equal(psRow(c.pid).agent, '-');
     }
     c.send('tick');

@@ -3,13 +3,15 @@
 // the start, or turned read-only), a full one, a seccomp filter that forbids
 // what the agent needs, a container whose user namespace the server's user
 // may not enter; and what a server restart does with what a server left in a
-// container: taken back (same data directory) or removed at start.
+// container: taken back (same data directory) or removed at start; and a
+// process in a mount namespace of its own that shares the server's /tmp is not
+// taken for a container (its leftovers are the live servers' own directories).
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { BUILD, agentLeft, agentTrace, attach, caughtUp, startServer, stopAll, storageCaughtUp, tempDataDir, waitFor } from './lib.mjs';
+import { BUILD, agentLeft, agentTrace, attach, caughtUp, startServer, startTarget, stopAll, storageCaughtUp, tempDataDir, waitFor } from './lib.mjs';
 import { asUser, jitscopeInTmp, startContainer, stopContainers } from './containers.mjs';
 
 after(async () => { await stopContainers(); await stopAll(); });
@@ -63,7 +65,7 @@ test('a seccomp filter that forbids connect(): the attach says so; the agent lea
   const r = await attach(srv, c.pid);
   assert.equal(r.status, 504, JSON.stringify(r.body));
   assert.match(r.body.error, /never connected to jitscope.*runs under \d+ seccomp filter\(s\).*allow them in the container's seccomp profile/);
-  await waitFor('nothing of jitscope in its /tmp', () => jitscopeInTmp(c).length === 0, 15000);
+  await waitFor('nothing of jitscope in its /tmp', () => jitscopeInTmp(c).length === 0, { timeoutMs: 15000 });
   await agentLeft(c.pid, before, 60000); // it gave up (JITSCOPE_GIVE_UP_MS) and detached itself
   await stillRuns(c, 1);
   await srv.stop();
@@ -112,12 +114,12 @@ test('rootless: jitscope as the container\'s user; killed, the next server on it
   const back = await waitFor('taken back', async () => {
     const s = (await srv.api(`/api/sessions/${id}`)).body;
     return s.state === 'live' && s.stored.resumes >= 1 && s;
-  }, 30000);
+  }, { timeoutMs: 30000 });
   assert.equal(back.container.hostname, c.hostname);
   assert.equal((await srv.api(`/api/sessions/${id}/detach`, { method: 'POST' })).status, 202);
-  await waitFor('detached', async () => (await srv.api(`/api/sessions/${id}`)).body.state === 'detached', 30000);
+  await waitFor('detached', async () => (await srv.api(`/api/sessions/${id}`)).body.state === 'detached', { timeoutMs: 30000 });
   await agentLeft(c.pid, before, 30000);
-  await waitFor('nothing left', () => jitscopeInTmp(c).length === 0, 15000);
+  await waitFor('nothing left', () => jitscopeInTmp(c).length === 0, { timeoutMs: 15000 });
   await srv.stop();
 
   // a server without storage, killed: its directory stays until a server starts
@@ -128,7 +130,27 @@ test('rootless: jitscope as the container\'s user; killed, the next server on it
   await srv.exited;
   assert.equal(jitscopeInTmp(c).length, 3);
   const next = await startServer(['serve', '--port', '0', '--data', 'none'], asIt);
-  await waitFor('the leftover removed at start', () => jitscopeInTmp(c).length === 0, 15000);
+  await waitFor('the leftover removed at start', () => jitscopeInTmp(c).length === 0, { timeoutMs: 15000 });
   assert.match(next.stderr, /removed \/proc\/\d+\/root\/tmp\/jitscope-\S+, left by a server before/);
   await next.stop();
+});
+
+test('a process with a mount namespace of its own but the server\'s /tmp is no container: a starting server keeps its own socket directory and the others\'', { timeout: 120000 }, async () => {
+  // unshare -m without a root of its own: its temp directory is the host's
+  const target = await startTarget(['serve'], { prefix: ['unshare', '--mount', '--propagation', 'private', '--'] });
+  assert.notEqual(fs.readlinkSync(`/proc/${target.pid}/ns/mnt`), fs.readlinkSync('/proc/self/ns/mnt'), 'a mount namespace of its own');
+  const first = await startServer(['serve', '--port', '0']);
+  // the second one's start looks for leftovers in the temp directories of processes in other mount namespaces
+  const second = await startServer(['serve', '--port', '0']);
+  for (const srv of [first, second]) {
+    assert.ok(fs.statSync(srv.socket).isSocket(), `${srv.socket} is still there`);
+    assert.doesNotMatch(srv.stderr, /left by a server before/);
+  }
+  // and the second one works: it attaches the process
+  const r = await attach(second, target.pid);
+  assert.equal(r.status, 201, JSON.stringify(r.body));
+  await caughtUp(second, r.body.session.id);
+  target.send('exit');
+  await first.stop();
+  await second.stop();
 });

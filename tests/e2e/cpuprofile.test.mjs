@@ -19,8 +19,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { ROOT, BUILD, STACK_DLL, WEB_DLL, startServer, startTarget, stopAll, waitFor, attach, serveAttached,
+import { ROOT, BUILD, WEB_DLL, startServer, stopAll, waitFor, attach, serveAttached,
   detachAndWait, agentTrace, fetchChecked, tempDataDir, asanRuntime } from './lib.mjs';
+import { runStackTarget, startStackTarget } from './stacktarget.mjs';
 import { checkResponse } from './openapi.mjs';
 
 after(stopAll);
@@ -30,7 +31,6 @@ const Ajv = require('ajv');
 const SPEEDSCOPE_SCHEMA = JSON.parse(fs.readFileSync(
   require.resolve('speedscope/dist/release/file-format-schema.json'), 'utf8'));
 
-const READY = /^READY pid=(\d+)$/m;
 const NOPERF = path.join(BUILD, 'tests/noperf');
 const INNER = 'StackTarget.Spin.Inner(ulong)';
 const HZ = 999;
@@ -95,13 +95,13 @@ async function profileSpinner(srv, id, pid, { cpu = 1.6, wall = 3000 } = {}) {
   assert.equal((await post(srv, `/api/sessions/${id}/profile`, { hz: HZ, mode: 'cpu' })).status, 429,
     'a second profile while one runs');
   await waitFor(`${wall} ms and ${cpu} s of the spinner's CPU time`,
-    () => Date.now() - t0 >= wall && cpuSeconds(pid, spinner) - cpu0 >= cpu, 120000, 100);
+    () => Date.now() - t0 >= wall && cpuSeconds(pid, spinner) - cpu0 >= cpu, { timeoutMs: 120000, everyMs: 100 });
   const stop = await post(srv, `/api/sessions/${id}/profile/stop`);
   assert.equal(stop.status, 200, JSON.stringify(stop.body));
   const spun = cpuSeconds(pid, spinner) - cpu0;
   // the sampler folds what it read before the stop within a batch (100 ms)
   const q = `/api/sessions/${id}/profile?format=json`;
-  await waitFor('the sampler ended', () => serverPerf(srv.proc.pid).threads === 0, 10000);
+  await waitFor('the sampler ended', () => serverPerf(srv.proc.pid).threads === 0, { timeoutMs: 10000 });
   const all = (await srv.api(q)).body;
   const st = all.profile;
   assert.equal(st.state, 'stopped');
@@ -228,10 +228,7 @@ async function checkMyCode(srv, id, r) {
 // ---- tests ----
 
 test('run: CPU profile at 999 Hz, spinner on top, deep idle, never suspended; exports', async () => {
-  const srv = await startServer(['run', '--port', '0', '--', 'dotnet', STACK_DLL, 'stacks']);
-  await waitFor('StackTarget READY', () => READY.test(srv.stdout), 60000);
-  await waitFor('live', async () => (await srv.api('/api/sessions/1')).body.state === 'live', 30000);
-  const pid = Number(READY.exec(srv.stdout)[1]);
+  const { srv, pid } = await runStackTarget();
   for (const bad of [{ mode: 'gpu' }, { mode: 5 }, { hz: 999, mode: null }]) {
     const r = await post(srv, '/api/sessions/1/profile', bad);
     assert.equal(r.status, 400, `bad body ${JSON.stringify(bad)}: ${r.status}`);
@@ -260,13 +257,13 @@ test('run: CPU profile at 999 Hz, spinner on top, deep idle, never suspended; ex
   await checkMyCode(srv, 1, r);
 
   srv.proc.stdin.write('exit\n');
-  await waitFor('app exit', async () => (await srv.api('/api/sessions/1')).body.state === 'exited', 30000);
+  await waitFor('app exit', async () => (await srv.api('/api/sessions/1')).body.state === 'exited', { timeoutMs: 30000 });
   for (const l of ['deep 325', 'spinner stopped', 'sleeper woke', 'bye']) assert.ok(srv.stdout.split('\n').includes(l), `app printed "${l}"`);
   await srv.stop();
 });
 
 test('attach: CPU profile of a running app names ReadyToRun framework code through the agent', async () => {
-  const target = await startTarget(['stacks'], { dll: STACK_DLL, ready: READY });
+  const target = await startStackTarget();
   const { srv, id } = await serveAttached(target.pid);
   const r = await profileSpinner(srv, id, target.pid);
   await checkSpinnerProfile(srv, id, r);
@@ -283,21 +280,21 @@ test('attach: CPU profile of a running app names ReadyToRun framework code throu
 });
 
 test('detach in the middle of a CPU profile: it stops, no perf event, thread or agent left', async () => {
-  const target = await startTarget(['stacks'], { dll: STACK_DLL, ready: READY });
+  const target = await startStackTarget();
   const before = agentTrace(target.pid);
   const { srv, id } = await serveAttached(target.pid);
   const start = await post(srv, `/api/sessions/${id}/profile`, { hz: HZ, mode: 'cpu' });
   assert.equal(start.status, 202, JSON.stringify(start.body));
-  await waitFor('samples', async () => (await srv.api(`/api/sessions/${id}/profile`)).body.profile.samples >= 100, 60000);
+  await waitFor('samples', async () => (await srv.api(`/api/sessions/${id}/profile`)).body.profile.samples >= 100, { timeoutMs: 60000 });
   assert.ok(serverPerf(srv.proc.pid).fds >= 3, 'one perf event per thread while it runs');
   await detachAndWait(srv, id);
-  await waitFor('the sampler ended', () => serverPerf(srv.proc.pid).threads === 0, 10000);
+  await waitFor('the sampler ended', () => serverPerf(srv.proc.pid).threads === 0, { timeoutMs: 10000 });
   assert.deepEqual(serverPerf(srv.proc.pid), { fds: 0, threads: 0 }, 'no perf event left in the server');
   const p = (await srv.api(`/api/sessions/${id}/profile`)).body.profile;
   assert.equal(p.state, 'stopped');
   assert.equal(p.mode, 'cpu');
   assert.ok(p.samples >= 100);
-  const t = await waitFor('library unloaded', () => { const x = agentTrace(target.pid); return !x.mapped && x; }, 30000);
+  const t = await waitFor('library unloaded', () => { const x = agentTrace(target.pid); return !x.mapped && x; }, { timeoutMs: 30000 });
   assert.equal(t.agentThreads, 0, 'no jitscope thread in the target');
   assert.deepEqual(t.fds.filter((f) => f.startsWith('socket:')).sort(),
     before.fds.filter((f) => f.startsWith('socket:')).sort(), 'no agent socket left open');
@@ -310,16 +307,14 @@ test('detach in the middle of a CPU profile: it stops, no perf event, thread or 
 });
 
 test('the app exits in the middle of a CPU profile: it stops, every perf event closed', async () => {
-  const srv = await startServer(['run', '--port', '0', '--', 'dotnet', STACK_DLL, 'stacks']);
-  await waitFor('StackTarget READY', () => READY.test(srv.stdout), 60000);
-  await waitFor('live', async () => (await srv.api('/api/sessions/1')).body.state === 'live', 30000);
+  const { srv } = await runStackTarget();
   const start = await post(srv, '/api/sessions/1/profile', { hz: HZ, mode: 'cpu' });
   assert.equal(start.status, 202, JSON.stringify(start.body));
-  await waitFor('samples', async () => (await srv.api('/api/sessions/1/profile')).body.profile.samples >= 100, 60000);
+  await waitFor('samples', async () => (await srv.api('/api/sessions/1/profile')).body.profile.samples >= 100, { timeoutMs: 60000 });
   assert.equal(serverPerf(srv.proc.pid).threads, 1, 'one sampler thread while it runs');
   srv.proc.stdin.write('exit\n');
-  await waitFor('app exit', async () => (await srv.api('/api/sessions/1')).body.state === 'exited', 30000);
-  await waitFor('the sampler ended', () => serverPerf(srv.proc.pid).threads === 0, 10000);
+  await waitFor('app exit', async () => (await srv.api('/api/sessions/1')).body.state === 'exited', { timeoutMs: 30000 });
+  await waitFor('the sampler ended', () => serverPerf(srv.proc.pid).threads === 0, { timeoutMs: 10000 });
   assert.deepEqual(serverPerf(srv.proc.pid), { fds: 0, threads: 0 }, 'no perf event left in the server');
   const p = (await srv.api('/api/sessions/1/profile')).body.profile;
   assert.equal(p.state, 'stopped');
@@ -331,17 +326,13 @@ test('the app exits in the middle of a CPU profile: it stops, every perf event c
 test('a stored CPU profile reads back the same after a restart', async () => {
   const data = tempDataDir();
   // every ended session compacted (a short one is not, by default: docs/STORAGE.md)
-  const srv = await startServer(['run', '--data', data, '--port', '0', '--', 'dotnet', STACK_DLL, 'stacks'],
-    { env: { JITSCOPE_COMPACT_MIN: '0' } });
-  await waitFor('StackTarget READY', () => READY.test(srv.stdout), 60000);
-  await waitFor('live', async () => (await srv.api('/api/sessions/1')).body.state === 'live', 30000);
-  const pid = Number(READY.exec(srv.stdout)[1]);
+  const { srv, pid } = await runStackTarget({ args: ['--data', data], env: { JITSCOPE_COMPACT_MIN: '0' } });
   const r = await profileSpinner(srv, 1, pid, { cpu: 0.5, wall: 1000 });
   const folded = (await srv.api('/api/sessions/1/profile?format=folded')).body;
   srv.proc.stdin.write('exit\n');
-  await waitFor('app exit', async () => (await srv.api('/api/sessions/1')).body.state === 'exited', 30000);
+  await waitFor('app exit', async () => (await srv.api('/api/sessions/1')).body.state === 'exited', { timeoutMs: 30000 });
   // the ended session is compacted: a snapshot of its state, the profile's records kept beside it
-  await waitFor('its snapshot committed', async () => (await srv.api('/api/config')).body.storage.snapshots >= 1, 60000, 100);
+  await waitFor('its snapshot committed', async () => (await srv.api('/api/config')).body.storage.snapshots >= 1, { timeoutMs: 60000, everyMs: 100 });
   await srv.stop();
   const again = await startServer(['serve', '--data', data, '--port', '0']);
   const back = (await again.api('/api/sessions/1/profile')).body;
@@ -363,9 +354,9 @@ function processCpu(pid) {
 
 test('ASP.NET Core under load: the handler on top, Kestrel and routing named, nothing suspended', async () => {
   const srv = await startServer(['run', '--port', '0', '--', 'dotnet', WEB_DLL, '0']);
-  const ready = await waitFor('WebTarget READY', () => /^READY pid=(\d+) url=(\S+)$/m.exec(srv.stdout), 60000);
+  const ready = await waitFor('WebTarget READY', () => /^READY pid=(\d+) url=(\S+)$/m.exec(srv.stdout), { timeoutMs: 60000 });
   const pid = Number(ready[1]), url = ready[2];
-  await waitFor('live', async () => (await srv.api('/api/sessions/1')).body.state === 'live', 30000);
+  await waitFor('live', async () => (await srv.api('/api/sessions/1')).body.state === 'live', { timeoutMs: 30000 });
   // load: 4 clients in a loop until told to stop
   let running = true, requests = 0, failures = 0;
   const client = async () => {
@@ -379,18 +370,18 @@ test('ASP.NET Core under load: the handler on top, Kestrel and routing named, no
   };
   const clients = [client(), client(), client(), client()];
   try {
-    await waitFor('the service warmed up', () => requests >= 200, 60000);
+    await waitFor('the service warmed up', () => requests >= 200, { timeoutMs: 60000 });
     const cpu0 = processCpu(pid), t0 = Date.now(), req0 = requests;
     const start = await post(srv, '/api/sessions/1/profile', { hz: HZ, mode: 'cpu' });
     assert.equal(start.status, 202, JSON.stringify(start.body));
-    await waitFor('3 s and 1.5 s of the service\'s CPU time', () => Date.now() - t0 >= 3000 && processCpu(pid) - cpu0 >= 1.5, 120000, 100);
+    await waitFor('3 s and 1.5 s of the service\'s CPU time', () => Date.now() - t0 >= 3000 && processCpu(pid) - cpu0 >= 1.5, { timeoutMs: 120000, everyMs: 100 });
     assert.equal((await post(srv, '/api/sessions/1/profile/stop')).status, 200);
     assert.ok(requests - req0 > 100, `requests served while profiling: ${requests - req0}`);
   } finally {
     running = false;
     await Promise.all(clients);
   }
-  await waitFor('the sampler ended', () => serverPerf(srv.proc.pid).threads === 0, 10000);
+  await waitFor('the sampler ended', () => serverPerf(srv.proc.pid).threads === 0, { timeoutMs: 10000 });
   const st = (await srv.api('/api/sessions/1/profile')).body.profile;
   const c = st.cpu;
   assert.equal(st.mode, 'cpu');
@@ -424,7 +415,7 @@ test('ASP.NET Core under load: the handler on top, Kestrel and routing named, no
     'the handler runs under ASP.NET Core frames, named');
   assert.ok(lines.some((l) => l.includes('System.Text.Json.')), 'System.Text.Json\'s code (ReadyToRun) is named');
   srv.proc.stdin.write('exit\n');
-  await waitFor('app exit', async () => (await srv.api('/api/sessions/1')).body.state === 'exited', 30000);
+  await waitFor('app exit', async () => (await srv.api('/api/sessions/1')).body.state === 'exited', { timeoutMs: 30000 });
   assert.match(srv.stdout, /^served \d+$/m);
   assert.equal(failures, 0, 'no request failed');
   await srv.stop();
@@ -432,9 +423,7 @@ test('ASP.NET Core under load: the handler on top, Kestrel and routing named, no
 
 test('perf_event_open refused (seccomp): the reason, and a wall-clock profile instead', async () => {
   assert.ok(fs.existsSync(NOPERF), `${NOPERF} (make build/tests/noperf)`);
-  const srv = await startServer(['run', '--port', '0', '--', 'dotnet', STACK_DLL, 'stacks'], { prefix: [NOPERF] });
-  await waitFor('StackTarget READY', () => READY.test(srv.stdout), 60000);
-  await waitFor('live', async () => (await srv.api('/api/sessions/1')).body.state === 'live', 30000);
+  const { srv } = await runStackTarget({ prefix: [NOPERF] });
   const cfg = (await srv.api('/api/config')).body.cpu_profiling;
   assert.equal(cfg.available, false);
   assert.match(cfg.reason, /perf_event_open is not allowed here/, cfg.reason);
@@ -449,7 +438,7 @@ test('perf_event_open refused (seccomp): the reason, and a wall-clock profile in
   const p = await waitFor('wall-clock samples', async () => {
     const x = (await srv.api('/api/sessions/1/profile')).body.profile;
     return x.samples >= 5 && x;
-  }, 60000);
+  }, { timeoutMs: 60000 });
   assert.ok(p.suspended_ns_total > 0, 'a wall-clock profile suspends');
   assert.match(p.fallback, /seccomp/, 'the reason stays with the profile');
   assert.equal((await post(srv, '/api/sessions/1/profile/stop')).status, 200);
@@ -468,12 +457,12 @@ test('agent and server built with -fsanitize=address,undefined: a CPU profile wi
     ASAN_OPTIONS: 'detect_leaks=0:handle_segv=0:allow_user_segv_handler=1:abort_on_error=1',
     UBSAN_OPTIONS: 'halt_on_error=1:print_stacktrace=1',
   };
-  const target = await startTarget(['stacks'], { dll: STACK_DLL, ready: READY, env });
+  const target = await startStackTarget({ env });
   const srv = await startServer(['serve', '--port', '0', '--agent', agent], { bin: path.join(BUILD, 'asan/jitscope'), env });
   const a = await attach(srv, target.pid);
   assert.equal(a.status, 201, JSON.stringify(a.body));
   const id = a.body.session.id;
-  await waitFor('catch-up', async () => (await srv.api(`/api/sessions/${id}`)).body.catchup.count >= 1, 60000);
+  await waitFor('catch-up', async () => (await srv.api(`/api/sessions/${id}`)).body.catchup.count >= 1, { timeoutMs: 60000 });
   const r = await profileSpinner(srv, id, target.pid, { cpu: 0.5, wall: 1000 });
   assert.ok(r.spinnerSamples > 0 && r.st.cpu.lookups >= 1, JSON.stringify(r.st.cpu));
   for (const f of ['folded', 'speedscope', 'json&thread=spinner']) {

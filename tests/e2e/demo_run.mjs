@@ -12,7 +12,7 @@ export async function recordDemo(data) {
   const total = async (query) => (await run.api(`/api/sessions/1/functions?limit=1&${query}`)).body.total;
   await waitFor('the Demo\'s own code at Tier1, dynamic methods and its plugin', async () =>
     await total('origin=app&recompiled=true&tier=Tier1') > 0 && await total('origin=dynamic') > 0 &&
-    await total('origin=app&module=DemoPlugin') > 0, 180000, 250);
+    await total('origin=app&module=DemoPlugin') > 0, { timeoutMs: 180000, everyMs: 250 });
   const pid = Number(/started pid (\d+)/.exec(run.stderr)[1]);
   process.kill(pid, 'SIGTERM');
   return run.exited;

@@ -75,7 +75,7 @@ async function sampleStorm(srv, id, send, output) {
     }
   }
   send('stop');
-  await waitFor('the app\'s "dyncollect done"', () => /^dyncollect done$/m.test(output()), 300000);
+  await waitFor('the app\'s "dyncollect done"', () => /^dyncollect done$/m.test(output()), { timeoutMs: 300000 });
   const stopped = await post(srv, `/api/sessions/${id}/profile/stop`);
   assert.equal(stopped.status, 200, JSON.stringify(stopped.body));
   const folded = (await srv.api(`/api/sessions/${id}/profile?format=folded`)).body;
@@ -135,11 +135,11 @@ test('attach: 2,000 dynamic methods compiled before the attach and thousands aft
   const r = await attach(srv, target.pid);
   assert.equal(r.status, 201, JSON.stringify(r.body));
   const id = r.body.session.id;
-  await waitFor('catch-up', async () => (await srv.api(`/api/sessions/${id}`)).body.catchup.count >= 1, 30000);
+  await waitFor('catch-up', async () => (await srv.api(`/api/sessions/${id}`)).body.catchup.count >= 1, { timeoutMs: 30000 });
   const stacks = await sampleStorm(srv, id, (line) => target.send(line), () => target.out);
   await checkSession(srv, id, stacks, { poolSeen: false });
   target.send('exit');
-  await waitFor('the app exits', () => target.proc.exitCode !== null || target.proc.signalCode !== null, 60000);
+  await waitFor('the app exits', () => target.proc.exitCode !== null || target.proc.signalCode !== null, { timeoutMs: 60000 });
   assert.equal(target.proc.exitCode, 0, `exit ${target.proc.exitCode} ${target.proc.signalCode}; stderr: ${target.err.slice(-3000)}`);
   assert.doesNotMatch(target.err, SANITIZER, 'no sanitizer report');
   checkAppOutput(target.out);
@@ -149,15 +149,15 @@ test('attach: 2,000 dynamic methods compiled before the attach and thousands aft
 test('startup: the same under `jitscope run` with the sanitizer agent and server: no report, every frame named or counted', { timeout: 600000 }, async () => {
   const srv = await startServer(['run', '--port', '0', '--agent', ASAN_AGENT, '--', 'dotnet', E2E_DLL, ...ARGS],
     { bin: path.join(BUILD, 'asan/jitscope'), env: asanEnv() });
-  await waitFor('READY', () => /^READY$/m.test(srv.stdout), 120000);
-  await waitFor('live session', async () => (await srv.api('/api/sessions/1')).body.state === 'live', 30000);
+  await waitFor('READY', () => /^READY$/m.test(srv.stdout), { timeoutMs: 120000 });
+  await waitFor('live session', async () => (await srv.api('/api/sessions/1')).body.state === 'live', { timeoutMs: 30000 });
   const stacks = await sampleStorm(srv, 1, (line) => srv.proc.stdin.write(line + '\n'), () => srv.stdout);
   await checkSession(srv, 1, stacks, { poolSeen: true });
   srv.proc.stdin.write('exit\n');
   const s = await waitFor('exited', async () => {
     const b = (await srv.api('/api/sessions/1')).body;
     return b.state === 'exited' && b;
-  }, 60000);
+  }, { timeoutMs: 60000 });
   assert.equal(s.exit_code, 0, `exit code ${s.exit_code}, signal ${s.exit_signal}; stderr: ${srv.stderr.slice(-3000)}`);
   assert.doesNotMatch(srv.stderr, SANITIZER, 'no sanitizer report (agent in the app, and the server)');
   checkAppOutput(srv.stdout);
@@ -170,7 +170,7 @@ test('startup: the same under `jitscope run` with the sanitizer agent and server
 test('a collected dynamic method\'s FunctionID given to a new one: two functions, each compiled once, each JIT event naming its own', async () => {
   const n = 200;
   const srv = await startServer(['run', '--port', '0', '--data', 'none', '--', 'dotnet', E2E_DLL, 'dyncollect', String(n), String(BATCH), '0']);
-  await waitFor('the app exited', async () => (await srv.api('/api/sessions/1')).body.state === 'exited', 120000);
+  await waitFor('the app exited', async () => (await srv.api('/api/sessions/1')).body.state === 'exited', { timeoutMs: 120000 });
   assert.match(srv.stdout, /^dyncollect done$/m);
   const fns = await functionsOf(srv, 1, '&q=JitscopeDyn');
   assert.equal(fns.length, 2 * n, 'the pool and the fresh methods: each a function');

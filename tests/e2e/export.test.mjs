@@ -35,7 +35,7 @@ const asText = (v) => (v === null || v === undefined ? '' : typeof v === 'string
 test('exports: CSV and JSON files of every list, the same rows as the API', async () => {
   const srv = await startServer(['run', '--port', '0', '--', 'dotnet', E2E_DLL]);
   try {
-    await waitFor('exited', async () => (await srv.api('/api/sessions/1')).body.state === 'exited', 60000);
+    await waitFor('exited', async () => (await srv.api('/api/sessions/1')).body.state === 'exited', { timeoutMs: 60000 });
     for (const list of ['functions', 'modules', 'threads', 'events']) {
       const q = `/api/sessions/1/${list}?limit=10000`;
       const json = (await srv.api(q)).body[list];

@@ -18,7 +18,7 @@ async function runStorm(env) {
   const s = await waitFor('the app exited', async () => {
     const x = (await srv.api('/api/sessions/1')).body;
     return x.state === 'exited' && x;
-  }, 60000);
+  }, { timeoutMs: 60000 });
   const fns = await functionsOf(srv, 1);
   await srv.stop();
   return { s, fns, out: srv.stdout };
@@ -78,7 +78,7 @@ test('attach: a server with JITSCOPE_NULL=1 attaches a floor; it answers detach,
   assert.equal(d.counters.functions, 0);
   // hello, tier-source status, then the detach's two statuses (requested, succeeded)
   assert.equal(d.link.records, 4, `records from the floor: ${d.link.records}`);
-  await waitFor('unloaded', () => !agentTrace(target.pid).mapped, 10000);
+  await waitFor('unloaded', () => !agentTrace(target.pid).mapped, { timeoutMs: 10000 });
   await floorSrv.stop();
 
   const srv = await startServer(['serve', '--port', '0']);

@@ -16,7 +16,7 @@ const count = (gcs) => gcs.reduce((m, g) => ({ ...m, [g.reason]: (m[g.reason] ||
 
 async function run(env, data = 'none') {
   const srv = await startServer(['run', '--port', '0', '--data', data, '--', 'dotnet', E2E_DLL, 'gcs', String(N), 'large'], { env });
-  await waitFor('the app exited', async () => (await srv.api('/api/sessions/1')).body.state === 'exited', 120000);
+  await waitFor('the app exited', async () => (await srv.api('/api/sessions/1')).body.state === 'exited', { timeoutMs: 120000 });
   assert.match(srv.stdout, /^gcs done$/m);
   const timeline = (await srv.api('/api/sessions/1/timeline')).body;
   const events = (await srv.api('/api/sessions/1/events?limit=10000')).body.events.filter((e) => e.type === 'gc');

@@ -129,7 +129,7 @@ test('1,000 idle connections: requests still answered, memory and threads bounde
     assert.ok(held.rssKb - before.rssKb < 32 * 1024, `RSS grew by ${held.rssKb - before.rssKb} kB`);
     // an idle connection sends no request either: the same deadline frees it
     await waitFor('idle connections closed at the request deadline',
-      () => idle.every((c) => c.closedAt !== null), (REQUEST_SECONDS + 8) * 1000, 200);
+      () => idle.every((c) => c.closedAt !== null), { timeoutMs: (REQUEST_SECONDS + 8) * 1000, everyMs: 200 });
     assert.equal((await timedGet(`${srv.url}/api/sessions`, 5000)).status, 200);
   } finally {
     idle.forEach((c) => c.sock.destroy());
@@ -142,7 +142,7 @@ async function rawExchange(port, bytes, { end = false, holdMs = 8000 } = {}) {
   const c = await rawClient(port);
   c.sock.write(bytes);
   if (end) c.sock.end();
-  await waitFor('server closes or answers', () => c.closedAt !== null || /\r\n\r\n/.test(c.data.toString('latin1')), holdMs).catch(() => {});
+  await waitFor('server closes or answers', () => c.closedAt !== null || /\r\n\r\n/.test(c.data.toString('latin1')), { timeoutMs: holdMs }).catch(() => {});
   c.sock.destroy();
   return c.data.toString('latin1');
 }
@@ -205,7 +205,7 @@ test('huge, truncated and random agent frames: that connection is closed with a 
     for (const [what, bytes, end, reason] of cases) {
       const before = (srv.stderr.match(/agent connection \d+ closed: .*/g) || []).length;
       assert.ok(await agentSend(srv.socket, bytes, end), `${what}: connection closed`);
-      await waitFor(`reason logged for ${what}`, () => (srv.stderr.match(/agent connection \d+ closed: .*/g) || []).length > before, 5000);
+      await waitFor(`reason logged for ${what}`, () => (srv.stderr.match(/agent connection \d+ closed: .*/g) || []).length > before, { timeoutMs: 5000 });
       assert.match(srv.stderr.match(/agent connection \d+ closed: .*/g).at(-1), reason, what);
       assert.equal((await timedGet(`${srv.url}/api/sessions`, 5000)).status, 200, `serving after: ${what}`);
     }
@@ -223,7 +223,7 @@ async function rawWs(port) {
   const key = crypto.randomBytes(16).toString('base64');
   c.sock.write(`GET / HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n` +
     `Sec-WebSocket-Key: ${key}\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Protocol: jitscope\r\n\r\n`);
-  await waitFor('101', () => /\r\n\r\n/.test(c.data.toString('latin1')), 5000);
+  await waitFor('101', () => /\r\n\r\n/.test(c.data.toString('latin1')), { timeoutMs: 5000 });
   assert.match(c.data.toString('latin1'), /^HTTP\/1\.1 101 /);
   c.data = c.data.subarray(c.data.indexOf('\r\n\r\n') + 4);
   return c;
@@ -271,7 +271,7 @@ test('bad WebSocket frames: the connection is closed, the server goes on', async
     for (const [what, bytes] of cases) {
       const c = await rawWs(port);
       c.sock.write(bytes);
-      await waitFor(`server closes after ${what}`, () => c.closedAt !== null, 10000);
+      await waitFor(`server closes after ${what}`, () => c.closedAt !== null, { timeoutMs: 10000 });
       const code = closeCode(c.data);
       console.log(`ws ${what}: closed with ${code ?? 'no close frame'}`);
       assert.ok(code === null || [1002, 1003, 1007, 1009].includes(code), `${what}: close code ${code}`);
@@ -281,7 +281,7 @@ test('bad WebSocket frames: the connection is closed, the server goes on', async
     // bit; the message is then handled like any other (docs/API.md, Limits).
     const u = await rawWs(port);
     u.sock.write(wsFrame(1, '{"subscribe":"x"}', { mask: false }));
-    await waitFor('unmasked frame answered or closed', () => u.closedAt !== null || u.data.length > 0, 10000);
+    await waitFor('unmasked frame answered or closed', () => u.closedAt !== null || u.data.length > 0, { timeoutMs: 10000 });
     console.log(`ws unmasked client frame: ${u.closedAt !== null ? 'closed' : 'handled as a message: ' + JSON.stringify(u.data.subarray(2).toString())}`);
     u.sock.destroy();
     // truncated: a frame header promising 100 bytes, 10 sent, then silence; the
@@ -330,7 +330,7 @@ test('WebSocket clients that stop reading during 20,000 JIT events/s: closed wit
   // (docs/BENCHMARKS.md); what the server promises is that it gets them all, in order
   const b = await floodedServer(60);
   try {
-    await waitFor('the flood reaching the normal client', () => b.events > 20000, 30000);
+    await waitFor('the flood reaching the normal client', () => b.events > 20000, { timeoutMs: 30000 });
     const rssBefore = procStatus(b.srv.proc.pid).rssKb;
     const eventsBefore = (await b.srv.api('/api/sessions/1')).body.counters.events;
     // two clients that subscribe from the start and stop reading: one reads
@@ -358,11 +358,11 @@ test('WebSocket clients that stop reading during 20,000 JIT events/s: closed wit
     }
     const eventsDuring = (await b.srv.api('/api/sessions/1')).body.counters.events - eventsBefore;
     stalled.ws._socket.resume(); // reads what the kernel held, then the server's close
-    await waitFor('the late reader sees the close', () => stalled.code !== null, 15000);
+    await waitFor('the late reader sees the close', () => stalled.code !== null, { timeoutMs: 15000 });
     const lateCloseAfter = (performance.now() - pausedAt) / 1000;
     // the one that never reads: the server cuts it at the end of the close's grace
     const clients = async () => Number(/^jitscope_websocket_clients (\d+)$/m.exec((await b.srv.api('/metrics')).body)[1]);
-    await waitFor('the never-reader cut', async () => await clients() === 1, (CLOSE_GRACE_SECONDS + 15) * 1000, 250);
+    await waitFor('the never-reader cut', async () => await clients() === 1, { timeoutMs: (CLOSE_GRACE_SECONDS + 15) * 1000, everyMs: 250 });
     const cutAfter = (performance.now() - pausedAt) / 1000;
     console.log(`stalled readers: close logged ${kickedAfter.toFixed(1)} s after they stopped reading; the one reading ` +
       `again at ${LATE_READ_SECONDS} s got ${stalled.messages} messages, then close ${stalled.code} "${stalled.reason}" at ` +
@@ -418,11 +418,11 @@ test('a peer of another uid on the agent socket is refused', async (t) => {
     const foreign = spawnSync('setpriv', [`--reuid=${uid}`, `--regid=${gid}`, '--clear-groups', '--',
       process.execPath, '-e', connect, srv.socket, String(WIRE_VERSION)], { encoding: 'utf8', timeout: 15000 });
     assert.equal(foreign.status, 0, `the server closed the foreign peer: ${foreign.stdout} ${foreign.stderr}`);
-    await waitFor('refusal logged', () => new RegExp(`refused agent connection from uid ${uid} \\(not ours\\)`).test(srv.stderr), 5000);
+    await waitFor('refusal logged', () => new RegExp(`refused agent connection from uid ${uid} \\(not ours\\)`).test(srv.stderr), { timeoutMs: 5000 });
     // control: our own uid gets past the uid check to the hello (bad token here)
     const own = spawnSync(process.execPath, ['-e', connect, srv.socket, String(WIRE_VERSION)], { encoding: 'utf8', timeout: 15000 });
     assert.equal(own.status, 0, own.stdout);
-    await waitFor('own uid reached the hello check', () => /closed: hello names no session/.test(srv.stderr), 5000);
+    await waitFor('own uid reached the hello check', () => /closed: hello names no session/.test(srv.stderr), { timeoutMs: 5000 });
     assert.equal(srv.stderr.match(/refused agent connection from uid/g).length, 1, 'only the foreign peer was refused for its uid');
     assert.deepEqual((await srv.api('/api/sessions')).body.sessions, [], 'no session created');
   } finally {

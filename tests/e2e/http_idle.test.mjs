@@ -49,7 +49,7 @@ async function idleAndIncomplete(srv, ca, get) {
   halfHeaders.sock.write(`GET /api/sessions HTTP/1.1\r\n${host}X-Slow: a`);
   const all = { preopened, kept, halfLine, halfHeaders };
   await waitFor('the server closed every connection at its deadline',
-    () => Object.values(all).every((c) => c.closed), DEADLINE_MS + 15000, 200);
+    () => Object.values(all).every((c) => c.closed), { timeoutMs: DEADLINE_MS + 15000, everyMs: 200 });
   const counts = await closedCounts(srv, get);
   return { all, counts };
 }

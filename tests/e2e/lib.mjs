@@ -33,8 +33,15 @@ const started = new Set();
 
 export function sleep(ms) { return new Promise((r) => setTimeout(r, ms)); }
 
-// Polls fn() until it returns a truthy value; throws with `what` after timeoutMs.
-export async function waitFor(what, fn, timeoutMs = 15000, everyMs = 50) {
+// Polls fn() every everyMs until it returns a truthy value (its value then);
+// throws "timed out waiting for <what>" with the last value after timeoutMs,
+// and at once on a response that breaks the OpenAPI document. The one waitFor
+// of the e2e and browser tests (tests/browser/helpers.mjs passes it on).
+export async function waitFor(what, fn, options = {}) {
+  if (options === null || typeof options !== 'object') {
+    throw new TypeError(`waitFor(${what}): options must be { timeoutMs, everyMs }, not ${JSON.stringify(options)}`);
+  }
+  const { timeoutMs = 15000, everyMs = 50 } = options;
   const deadline = Date.now() + timeoutMs;
   let last;
   for (;;) {
@@ -95,7 +102,7 @@ export async function startServer(args, { env = {}, bin = JITSCOPE, prefix = [],
     srv.exit = { code, signal }; started.delete(proc); resolve(srv.exit);
   }));
   const slow = prefix[0] === 'valgrind';
-  await waitFor('server URL', () => srv.exit || /dashboard at (https?:\/\/(?:127\.0\.0\.1|\[::1\]):\d+)\//.exec(srv.stdout), slow ? 180000 : 30000);
+  await waitFor('server URL', () => srv.exit || /dashboard at (https?:\/\/(?:127\.0\.0\.1|\[::1\]):\d+)\//.exec(srv.stdout), { timeoutMs: slow ? 180000 : 30000 });
   if (srv.exit) throw new Error(`server exited: ${JSON.stringify(srv.exit)}\n${srv.stderr}`);
   srv.url = /dashboard at (https?:\/\/(?:127\.0\.0\.1|\[::1\]):\d+)\//.exec(srv.stdout)[1];
   srv.port = Number(new URL(srv.url).port);
@@ -139,13 +146,27 @@ export async function fetchChecked(url, init = {}) {
 
 // Waits until the storage writer of the server at srv.url has committed all it
 // held when called: two more writer rounds, nothing waiting. Its storage stats.
+// Once an agent can send no more (its process stopped or gone), waits until the
+// server has read everything it sent: every connection the server accepted on
+// its agent socket has an empty receive queue (ss), twice in a row.
+export async function agentBytesRead(srv, { timeoutMs = 30000 } = {}) {
+  const queued = () => {
+    const ss = spawnSync('ss', ['-xpnH', 'state', 'established'], { encoding: 'utf8' });
+    if (ss.status !== 0) throw new Error(`ss: ${ss.stderr}`);
+    const mine = ss.stdout.split('\n').filter((l) => l.includes(` ${srv.socket} `) && l.includes(`pid=${srv.proc.pid},`));
+    return mine.reduce((n, l) => n + Number(l.trim().split(/\s+/)[1]), 0);
+  };
+  let quiet = 0;
+  await waitFor('the server to read what the agent sent', () => (queued() === 0 ? ++quiet >= 2 : (quiet = 0, false)), { timeoutMs });
+}
+
 export async function storageCaughtUp(srv, timeoutMs = 30000) {
   const storage = async () => (await api(`${srv.url}/api/config`)).body.storage;
   const r0 = (await storage()).rounds;
   return waitFor('the writer caught up', async () => {
     const st = await storage();
     return st.rounds >= r0 + 2 && st.backlog_bytes === 0 && st;
-  }, timeoutMs);
+  }, { timeoutMs });
 }
 
 export async function stopAll() {
@@ -184,7 +205,7 @@ export async function startTarget(args = ['serve'], { prefix = [], env = {}, rea
   proc.stderr.on('data', (d) => { t.err += d; });
   proc.on('exit', () => started.delete(proc));
   t.send = (line) => proc.stdin.write(line + '\n');
-  t.waitLine = (re, ms = 15000) => waitFor(`target output ${re}`, () => re.test(t.out), ms);
+  t.waitLine = (re, ms = 15000) => waitFor(`target output ${re}`, () => re.test(t.out), { timeoutMs: ms });
   await t.waitLine(ready, 60000);
   return t;
 }
@@ -220,11 +241,11 @@ export function agentTrace(pid) {
 export async function agentLeft(pid, before, timeoutMs = 15000) {
   const had = new Set(before.fds.filter((f) => f.startsWith('socket:')));
   const newSockets = (trace) => [...new Set(trace.fds.filter((f) => f.startsWith('socket:') && !had.has(f)))].sort();
-  const t = await waitFor('library unloaded', () => { const x = agentTrace(pid); return !x.mapped && x; }, timeoutMs);
+  const t = await waitFor('library unloaded', () => { const x = agentTrace(pid); return !x.mapped && x; }, { timeoutMs });
   assert.equal(t.agentThreads, 0, 'no agent thread');
   let last = t;
   try {
-    await waitFor('no socket but those open before the attach', () => { last = agentTrace(pid); return newSockets(last).length === 0; }, timeoutMs);
+    await waitFor('no socket but those open before the attach', () => { last = agentTrace(pid); return newSockets(last).length === 0; }, { timeoutMs });
   } catch { /* said below */ }
   assert.deepEqual(newSockets(last), [], 'no agent socket left open');
   return last;
@@ -239,7 +260,7 @@ export async function caughtUp(srv, id, timeoutMs = 15000) {
   return waitFor('catch-up', async () => {
     const s = (await srv.api(`/api/sessions/${id}`)).body;
     return s.catchup.count >= 1 && s;
-  }, timeoutMs);
+  }, { timeoutMs });
 }
 
 // A server on a free port attached to pid: { srv, id } once the catch-up is in.
@@ -259,5 +280,5 @@ export async function detachAndWait(srv, id) {
     const s = (await srv.api(`/api/sessions/${id}`)).body;
     if (s.state === 'live' && s.error) throw new Error(`detach refused: ${s.error}`);
     return s.state === 'detached' && s;
-  }, 20000);
+  }, { timeoutMs: 20000 });
 }

@@ -31,7 +31,7 @@ test('GET /metrics: promtool accepts it, and it says what the session says', asy
   // session before its series are read
   const srv = await startServer(['run', '--port', '0', '--', 'dotnet', DEMO_DLL]);
   try {
-    await waitFor('JITs', async () => (await srv.api('/api/sessions/1')).body.counters.jit_compilations > 50, 30000);
+    await waitFor('JITs', async () => (await srv.api('/api/sessions/1')).body.counters.jit_compilations > 50, { timeoutMs: 30000 });
     // one second more: the agent's drop and cost counters have come at least once
     await new Promise((r) => setTimeout(r, 1000));
     const r = await fetchChecked(`${srv.url}/metrics`);
@@ -68,7 +68,7 @@ test('GET /metrics: promtool accepts it, and it says what the session says', asy
 
     // the session ends: its series go (bounded cardinality), the state count stays
     process.kill(s.pid, 'SIGTERM');
-    await waitFor('exited', async () => (await srv.api('/api/sessions/1')).body.state === 'exited', 30000);
+    await waitFor('exited', async () => (await srv.api('/api/sessions/1')).body.state === 'exited', { timeoutMs: 30000 });
     const ended = await (await fetchChecked(`${srv.url}/metrics`)).text();
     assert.equal(promtool(ended).status, 0);
     const e = parse(ended);

@@ -108,6 +108,7 @@ const SWEEP = [
   ['GET', '/api/sessions/1/functions/0x1234/code', null, [404]],
   ['GET', '/api/sessions/1/functions/0x1234/code?format=pdf', null, [400]],
   ['GET', '/api/sessions/1/functions/0x1234/code?refresh=2', null, [400]],
+  ['GET', '/api/sessions/1/functions/0x1234/code?profile=0', null, [400]],
   ['GET', '/api/sessions/1/functions/0x1234/inlining', null, [404]],
   ['GET', '/api/sessions/1/startup', null, [200]],
   ['GET', '/api/sessions/1/startup?window_ms=0', null, [400]],

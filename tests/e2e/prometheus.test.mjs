@@ -52,7 +52,7 @@ async function startPrometheus(targets) {
     const ready = await waitFor('Prometheus ready', async () => {
       if (run.exit !== null) return 'exited';
       try { return (await fetch(`${run.url}/-/ready`)).ok && 'ready'; } catch { return false; }
-    }, 60000);
+    }, { timeoutMs: 60000 });
     if (ready === 'ready') return run;
     assert.match(run.log, /address already in use/, `Prometheus did not start:\n${run.log}`);
   }
@@ -84,20 +84,20 @@ test('Prometheus scrapes two servers: each session\'s JIT counter is its REST on
   const dir = sharedDir();
   const b = await startServer(['serve', '--port', '0', '--data', 'none', '--diagnostic-port', `${dir}/port.sock`]);
   const c2 = await startContainer(['serve'], { volumes: [`${dir}:${dir}`], env: { DOTNET_DiagnosticPorts: `${dir}/port.sock,suspend` } });
-  await waitFor('B\'s session live', async () => (await b.api('/api/sessions')).body.sessions.some((s) => s.state === 'live'), 30000);
+  await waitFor('B\'s session live', async () => (await b.api('/api/sessions')).body.sessions.some((s) => s.state === 'live'), { timeoutMs: 30000 });
 
   prom = await startPrometheus([a, b].map((s) => `127.0.0.1:${s.port}`));
   await waitFor('both targets up', async () => {
     const t = await (await fetch(`${prom.url}/api/v1/targets`)).json();
     return t.data.activeTargets.length === 2 && t.data.activeTargets.every((x) => x.health === 'up');
-  }, 60000);
+  }, { timeoutMs: 60000 });
 
   // every session scraped twice before the storms: at any sample time after
   // now, each series has two samples for irate to take
   await waitFor('two samples of every session', async () => {
     const d = await promQuery(prom, 'count_over_time(jitscope_session_jit_compilations_total[2m])');
     return d.result.length === 3 && d.result.every((r) => Number(r.value[1]) >= 2);
-  }, 60000);
+  }, { timeoutMs: 60000 });
   const tReady = Date.now() / 1000;
 
   // JITs to count: a storm in each app, of different sizes
@@ -121,7 +121,7 @@ test('Prometheus scrapes two servers: each session\'s JIT counter is its REST on
     const d = await promQuery(prom, 'jitscope_session_jit_compilations_total[10s]');
     return d.result.length === 3 && d.result.every((r) => r.values.at(-1)[0] > t0 + 0.001) &&
       d.result.map((r) => ({ metric: r.metric, value: r.values.at(-1) }));
-  }, 60000);
+  }, { timeoutMs: 60000 });
   const r1 = await restCounters();
   // each counter as Prometheus has it lies between REST's word before the
   // scrape and after it (equal when the app was idle meanwhile)

@@ -24,7 +24,7 @@ async function tracing(target) {
 const liveSession = (srv, id) => waitFor(`session ${id} live with its tier source on`, async () => {
   const s = (await srv.api(`/api/sessions/${id}`)).body;
   return s.state === 'live' && s.link.connected && s.tier_source.enabled === true && s;
-}, 30000);
+}, { timeoutMs: 30000 });
 
 for (const floor of [false, true]) {
   const env = floor ? { JITSCOPE_NULL: '1' } : {};
@@ -48,7 +48,7 @@ for (const floor of [false, true]) {
     await srv.stop('SIGKILL');
     // the agent notices the lost connection at its next poll (milliseconds); the
     // session's provider goes off with it
-    await waitFor('the runtime provider off in the app', async () => (await tracing(target)) === 'off', 20000, 50);
+    await waitFor('the runtime provider off in the app', async () => (await tracing(target)) === 'off', { timeoutMs: 20000, everyMs: 50 });
     assert.ok(agentTrace(target.pid).mapped, 'the agent is still loaded (it waits for a server)');
     target.send('call 9'); // the app runs on meanwhile
     await target.waitLine(/^called 9 /m);
@@ -61,7 +61,7 @@ for (const floor of [false, true]) {
 
     // detach stops the tier source before the agent leaves
     await detachAndWait(again, id);
-    await waitFor('unloaded', () => !agentTrace(target.pid).mapped, 10000);
+    await waitFor('unloaded', () => !agentTrace(target.pid).mapped, { timeoutMs: 10000 });
     assert.equal(await tracing(target), 'off', 'no session left behind by a detached agent');
     target.send('exit');
     await again.stop();

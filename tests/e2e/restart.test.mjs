@@ -33,7 +33,7 @@ test('a live session outlives a kill -9 of its server: the next server on the da
   const before = await waitFor('live, compiling', async () => {
     const s = (await srv.api('/api/sessions/1')).body;
     return s.state === 'live' && s.counters.functions > 50 && s;
-  }, 60000);
+  }, { timeoutMs: 60000 });
   const appPid = before.pid;
   try {
     // what storage has committed is what a kill -9 cannot take: wait until it holds every
@@ -58,7 +58,7 @@ test('a live session outlives a kill -9 of its server: the next server on the da
       const resumed = ev.find((e) => e.type === 'resumed');
       return resumed && ev.some((e) => e.type === 'catchup' && e.seq > resumed.seq) &&
         (await again.api('/api/sessions/1')).body;
-    }, 30000);
+    }, { timeoutMs: 30000 });
     assert.equal(back.id, 1, 'the same session');
     assert.equal(back.pid, appPid, 'of the same process');
     assert.equal(back.stored.past, false, 'live, not read-only');
@@ -76,10 +76,10 @@ test('a live session outlives a kill -9 of its server: the next server on the da
     assert.equal(snap.status, 201, `a stack snapshot of it: ${JSON.stringify(snap.body).slice(0, 200)}`);
     assert.ok(snap.body.snapshot.threads.length >= 2, 'with its threads');
     await waitFor('it goes on compiling into the same session', async () =>
-      (await again.api('/api/sessions/1')).body.counters.jit_compilations > back.counters.jit_compilations, 30000);
+      (await again.api('/api/sessions/1')).body.counters.jit_compilations > back.counters.jit_compilations, { timeoutMs: 30000 });
 
     killIfAlive(appPid);
-    await waitFor('exited', async () => (await again.api('/api/sessions/1')).body.state === 'exited', 30000);
+    await waitFor('exited', async () => (await again.api('/api/sessions/1')).body.state === 'exited', { timeoutMs: 30000 });
     await again.stop();
   } finally {
     killIfAlive(appPid);
@@ -96,14 +96,14 @@ test('a kill -9 at 400,000 JITs/s loses nothing its storage writer had taken', a
       const s = (await srv.api('/api/sessions/1')).body;
       pid = s.pid;
       return s.counters.functions > 100000;
-    }, 30000, 20);
+    }, { timeoutMs: 30000, everyMs: 20 });
     // what the server held, then the writer's rounds: a round takes all that waits for it
     // when it starts, so once two more have ended (the one under way may have started
     // before the look), every frame behind what was held is committed
     const held = (await srv.api('/api/sessions/1')).body.counters.functions;
     const rounds = async () => (await srv.api('/api/config')).body.storage.rounds;
     const r0 = await rounds();
-    await waitFor('two more writer rounds', async () => (await rounds()) >= r0 + 2, 30000, 20);
+    await waitFor('two more writer rounds', async () => (await rounds()) >= r0 + 2, { timeoutMs: 30000, everyMs: 20 });
     const last = (await srv.api('/api/sessions/1')).body.counters.functions;
     srv.proc.kill('SIGKILL');
     await srv.exited;
@@ -135,21 +135,21 @@ test('a full disk: writes are retried, nothing is lost, the error clears once th
       const s = (await srv.api('/api/sessions/1')).body;
       pid = s.pid;
       return s.counters.functions > 10000;
-    }, 30000);
+    }, { timeoutMs: 30000 });
     // no file of the server may grow any more
     let r = runSync('prlimit', ['--pid', String(srv.proc.pid), '--fsize=1:']);
     assert.equal(r.status, 0, r.stderr);
     const failing = await waitFor('writes failing', async () => {
       const st = (await srv.api('/api/config')).body.storage;
       return st.write_errors >= 2 && st.last_error && st;
-    }, 30000);
+    }, { timeoutMs: 30000 });
     assert.ok(failing.backlog_bytes > 0, 'what waits is kept');
     r = runSync('prlimit', ['--pid', String(srv.proc.pid), '--fsize=unlimited:']);
     assert.equal(r.status, 0, r.stderr);
     const healed = await waitFor('writes going in again', async () => {
       const st = (await srv.api('/api/config')).body.storage;
       return st.last_error === null && st.commits > failing.commits && st;
-    }, 30000);
+    }, { timeoutMs: 30000 });
     assert.ok(healed.last_error_ms > 0, 'when the error came is kept');
     assert.equal(healed.lost_bytes, 0, 'nothing was dropped: the journal held it meanwhile');
     killIfAlive(pid);
@@ -157,7 +157,7 @@ test('a full disk: writes are retried, nothing is lost, the error clears once th
       const s = (await srv.api('/api/sessions/1')).body;
       const st = (await srv.api('/api/config')).body.storage;
       return s.state === 'exited' && st.backlog_bytes === 0 && st.snapshots >= 1;
-    }, 60000);
+    }, { timeoutMs: 60000 });
     const served = (await srv.api('/api/sessions/1')).body.counters.functions;
     await srv.stop();
     const again = await startServer(['serve', '--port', '0', '--data', dir]);

@@ -65,7 +65,7 @@ test('garbage on the agent socket drops that connection only', async () => {
     await waitFor('LateMethod07 after the garbage', async () =>
       (await functionsOf(srv, 1, '&q=LateMethod07')).length === 1);
     srv.proc.stdin.write('exit\n');
-    await waitFor('exit', async () => (await srv.api('/api/sessions/1')).body.state === 'exited', 30000);
+    await waitFor('exit', async () => (await srv.api('/api/sessions/1')).body.state === 'exited', { timeoutMs: 30000 });
   } finally {
     await srv.stop();
   }

@@ -22,6 +22,7 @@ import path from 'node:path';
 import { RUNTIME_APPS, OLD_RUNTIME_EXE, JITSCOPE, startServer, startTarget, stopAll, waitFor,
   functionsOf, agentLeft, agentTrace, attach, detachAndWait, runSync } from './lib.mjs';
 import { readJitList, ourCompilations, matchTiers } from './jit_oracle.mjs';
+import { runStackTarget } from './stacktarget.mjs';
 
 after(stopAll);
 
@@ -60,7 +61,7 @@ for (const app of Object.values(RUNTIME_APPS)) {
     assert.ok(version.startsWith(`${major}.`), `the app carries .NET ${major} (${version})`);
     const file = path.join(dir, `${app.tfm}-run.txt`);
     const srv = await startServer(['run', '--port', '0', '--', app.e2e, 'run'], { env: jitEnv(file) });
-    const s = await waitFor('the app exited', async () => { const x = await session(srv, 1); return x.state === 'exited' && x; }, 60000);
+    const s = await waitFor('the app exited', async () => { const x = await session(srv, 1); return x.state === 'exited' && x; }, { timeoutMs: 60000 });
     assert.equal(s.exit_code, 42);
     assert.equal(s.runtime.type, 'CoreCLR');
     assert.equal(s.runtime.version, version, 'the session shows the runtime the app runs on');
@@ -108,7 +109,7 @@ for (const app of Object.values(RUNTIME_APPS)) {
     const s = await waitFor('catch-up done, tiers on', async () => {
       const x = await session(srv, id);
       return x.catchup.count >= 1 && x.tier_source.enabled === true && x;
-    }, 30000);
+    }, { timeoutMs: 30000 });
     assert.equal(s.mode, 'attach');
     assert.equal(s.runtime.version, version);
     const fns = await functionsOf(srv, id);
@@ -152,9 +153,7 @@ for (const app of Object.values(RUNTIME_APPS)) {
   });
 
   test(`.NET ${major}: stacks of known threads, then detach of a run session`, async () => {
-    const srv = await startServer(['run', '--port', '0', '--', app.stack, 'stacks']);
-    await waitFor('StackTarget READY', () => /^READY pid=\d+$/m.test(srv.stdout), 60000);
-    const s = await waitFor('live', async () => { const x = await session(srv, 1); return x.state === 'live' && x; });
+    const { srv, session: s } = await runStackTarget({ exe: app.stack, liveMs: 15000 });
     assert.equal(s.runtime.version, bundledVersion(app, 'StackTarget'));
     const r = await srv.api('/api/sessions/1/stacks', { method: 'POST' });
     assert.equal(r.status, 201, JSON.stringify(r.body));
@@ -179,7 +178,7 @@ for (const app of Object.values(RUNTIME_APPS)) {
     srv.proc.stdin.write('tick\n');
     await waitFor('tock', () => /^tock 1$/m.test(srv.stdout));
     srv.proc.stdin.write('exit\n');
-    const end = await waitFor('exited', async () => { const x = await session(srv, 1); return x.exit_code !== null && x; }, 30000);
+    const end = await waitFor('exited', async () => { const x = await session(srv, 1); return x.exit_code !== null && x; }, { timeoutMs: 30000 });
     assert.equal(end.exit_code, 0);
     await srv.stop();
   });
@@ -192,7 +191,7 @@ test('.NET Core 3.1 (unsupported): jitscope run: the agent declines with a clear
   const plain = runSync(OLD_RUNTIME_EXE, [], { input: 'work 10\nwork 20\nexit\n' });
   assert.equal(plain.status, 0, plain.stderr);
   const srv = await startServer(['run', '--port', '0', '--', OLD_RUNTIME_EXE]);
-  await waitFor('READY', () => OLD_READY.test(srv.stdout), 60000);
+  await waitFor('READY', () => OLD_READY.test(srv.stdout), { timeoutMs: 60000 });
   const pid = Number(OLD_READY.exec(srv.stdout)[1]);
   assert.match(srv.stderr, DECLINED, 'the app\'s stderr says why it is not profiled');
   const trace = agentTrace(pid);
@@ -201,7 +200,7 @@ test('.NET Core 3.1 (unsupported): jitscope run: the agent declines with a clear
   const s = await session(srv, 1);
   assert.equal(s.connected_ms, null, 'no agent connected');
   srv.proc.stdin.write('work 10\nwork 20\nexit\n');
-  const end = await waitFor('exited', async () => { const x = await session(srv, 1); return x.state === 'exited' && x; }, 30000);
+  const end = await waitFor('exited', async () => { const x = await session(srv, 1); return x.state === 'exited' && x; }, { timeoutMs: 30000 });
   assert.equal(end.exit_code, 0);
   const lines = (text) => text.split('\n').filter((l) => !l.startsWith('jitscope: ') && !OLD_READY.test(l));
   assert.deepEqual(lines(srv.stdout), lines(plain.stdout), 'the app printed what it prints alone');

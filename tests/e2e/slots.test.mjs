@@ -44,7 +44,7 @@ test('300 WebSocket clients that never subscribe and 200 that never upgrade: a r
   const idle = [];
   const raw = [];
   try {
-    await waitFor('live', async () => (await srv.api('/api/sessions/1')).body.state === 'live', 60000);
+    await waitFor('live', async () => (await srv.api('/api/sessions/1')).body.state === 'live', { timeoutMs: 60000 });
     const port = (await srv.api('/api/config')).body.ws_port;
     raw.push(...await openMany(200, () => silent({ port, host: '127.0.0.1' })));
     idle.push(...await openMany(300, () => new Promise((resolve) => {
@@ -74,7 +74,7 @@ test('300 WebSocket clients that never subscribe and 200 that never upgrade: a r
     // Those still open at the deadline get 1008 (the last batch opened is among them); one
     // replaced earlier gets 1008 too unless more than 64 were closing at once (then the oldest
     // closing one is cut: 1006)
-    await waitFor('every idle WebSocket client closed', () => idle.every((c) => c.closeCode !== null), (SUBSCRIBE_SECONDS + 10) * 1000, 100);
+    await waitFor('every idle WebSocket client closed', () => idle.every((c) => c.closeCode !== null), { timeoutMs: (SUBSCRIBE_SECONDS + 10) * 1000, everyMs: 100 });
     const codes = new Map();
     for (const c of idle) codes.set(c.closeCode, (codes.get(c.closeCode) || 0) + 1);
     console.log(`idle clients' close codes: ${JSON.stringify([...codes])}`);
@@ -85,7 +85,7 @@ test('300 WebSocket clients that never subscribe and 200 that never upgrade: a r
     // the real client, subscribed, is still there after the idle ones' deadline
     assert.equal(real.readyState, WebSocket.OPEN, 'a subscribed client is not closed as idle');
     // raw connections that never upgraded: the header-table deadline (10 s) frees them
-    await waitFor('raw connections closed', () => raw.every((c) => c.closedAt !== null), 20000, 200);
+    await waitFor('raw connections closed', () => raw.every((c) => c.closedAt !== null), { timeoutMs: 20000, everyMs: 200 });
     real.close();
   } finally {
     idle.forEach((c) => c.ws.terminate());
@@ -104,7 +104,7 @@ test('a client that unsubscribes gets the same few seconds to subscribe again', 
     await new Promise((r) => ws.on('open', r));
     const opened = performance.now();
     ws.send(JSON.stringify({ unsubscribe: true }));
-    await waitFor('closed', () => closedAt !== null, (SUBSCRIBE_SECONDS + 5) * 1000, 50);
+    await waitFor('closed', () => closedAt !== null, { timeoutMs: (SUBSCRIBE_SECONDS + 5) * 1000, everyMs: 50 });
     const s = (closedAt - opened) / 1000;
     console.log(`unsubscribed client closed with ${code} after ${s.toFixed(1)} s`);
     assert.equal(code, 1008);
@@ -117,7 +117,7 @@ test('a client that unsubscribes gets the same few seconds to subscribe again', 
 test('a subscriber whose session is deleted gets the same few seconds to subscribe to another', async () => {
   const srv = await startServer(['run', '--port', '0', '--', 'dotnet', E2E_DLL]);
   try {
-    await waitFor('exited', async () => (await srv.api('/api/sessions/1')).body.state === 'exited', 60000);
+    await waitFor('exited', async () => (await srv.api('/api/sessions/1')).body.state === 'exited', { timeoutMs: 60000 });
     const port = (await srv.api('/api/config')).body.ws_port;
     const ws = new WebSocket(`ws://127.0.0.1:${port}/`, 'jitscope');
     let closedAt = null, code = null;
@@ -130,7 +130,7 @@ test('a subscriber whose session is deleted gets the same few seconds to subscri
     assert.equal(closedAt, null, 'a subscriber is not closed');
     const deleted = performance.now();
     assert.equal((await srv.api('/api/sessions/1', { method: 'DELETE' })).status, 200);
-    await waitFor('closed', () => closedAt !== null, (SUBSCRIBE_SECONDS + 5) * 1000, 50);
+    await waitFor('closed', () => closedAt !== null, { timeoutMs: (SUBSCRIBE_SECONDS + 5) * 1000, everyMs: 50 });
     const s = (closedAt - deleted) / 1000;
     console.log(`after its session was deleted the client was closed with ${code} ${s.toFixed(1)} s later`);
     assert.equal(code, 1008);
@@ -154,7 +154,7 @@ test('300 agent-socket peers that never say hello: an attach works at once, the 
     assert.equal(r.status, 201, JSON.stringify(r.body));
     assert.ok(ms < 8000, `attach promptly: ${ms} ms`); // an attach alone takes 0.5-2 s here
     await waitFor('live', async () => (await srv.api(`/api/sessions/${r.body.session.id}`)).body.state === 'live');
-    await waitFor('every silent peer closed', () => peers.every((c) => c.closedAt !== null), HELLO_MS + 5000, 50);
+    await waitFor('every silent peer closed', () => peers.every((c) => c.closedAt !== null), { timeoutMs: HELLO_MS + 5000, everyMs: 50 });
     const late = peers.filter((c) => c.openedAt !== null).map((c) => (c.closedAt - c.openedAt) / 1000);
     console.log(`silent peers lived ${Math.min(...late).toFixed(2)}-${Math.max(...late).toFixed(2)} s`);
     assert.ok(Math.max(...late) < HELLO_MS / 1000 + 3, `closed by the hello deadline: ${Math.max(...late)} s`);
@@ -205,7 +205,7 @@ test('--host 0.0.0.0 --api-key: 2,200 connections from two other addresses that 
       c.sock.on('data', (d) => { data += d; });
       const t0 = performance.now();
       c.sock.write(`${head}Host: 127.0.0.1:${port}\r\n\r\n`);
-      await waitFor(`${what}: answered and closed`, () => c.closedAt !== null, 5000, 20);
+      await waitFor(`${what}: answered and closed`, () => c.closedAt !== null, { timeoutMs: 5000, everyMs: 20 });
       const ms = c.closedAt - t0;
       console.log(`keyless ${what}: ${data.split('\r\n')[0]}, closed after ${ms.toFixed(0)} ms`);
       assert.match(data, /^HTTP\/1\.1 401 /, what);

@@ -41,7 +41,7 @@ async function runAndCheck(serverOpts = {}, agentArgs = []) {
     const s = await waitFor('session to end', async () => {
       const r = await srv.api('/api/sessions/1');
       return r.body.state === 'exited' && r.body;
-    }, 60000);
+    }, { timeoutMs: 60000 });
     assert.equal(s.exit_code, 42, 'the app exit code is kept');
     assert.equal(s.drops.total, 0, 'no records dropped');
     for (const k of ['ring_full', 'too_large', 'no_server', 'slow_server', 'shutdown', 'name_failed', 'name_late'])
@@ -119,7 +119,7 @@ test('the app prints exactly the same with and without the agent', async () => {
   const plain = runSync('dotnet', [E2E_DLL]);
   assert.equal(plain.status, 42);
   const srv = await startServer(['run', '--port', '0', '--', 'dotnet', E2E_DLL]);
-  await waitFor('app exit', async () => (await srv.api('/api/sessions/1')).body.state === 'exited', 60000);
+  await waitFor('app exit', async () => (await srv.api('/api/sessions/1')).body.state === 'exited', { timeoutMs: 60000 });
   await srv.stop();
   // the server's stdout is the app's stdout plus the server's own URL line
   const appOut = srv.stdout.split('\n').filter((l) => !l.startsWith('jitscope: ')).join('\n');
@@ -147,7 +147,7 @@ test('names read from the images are the ones the runtime\'s importer gives', as
       const s = await waitFor('session to end', async () => {
         const r = await srv.api('/api/sessions/1');
         return r.body.state === 'exited' && r.body;
-      }, 60000);
+      }, { timeoutMs: 60000 });
       const byMethod = new Map();
       for (const f of await functionsOf(srv, 1)) {
         const key = f.dynamic ? `dynamic|${f.name}` : `${f.module}|${f.token}`;
@@ -202,9 +202,9 @@ test('tier-up re-JITs are counted as new code versions, each with its own native
     // Shutdown, with the tier source stopped, maybe in the middle of a tier-up) and look
     // once the session has all its agent sent
     const pid = (await srv.api('/api/sessions/1')).body.pid;
-    await waitFor('20 methods compiled twice', async () => (await functionsOf(srv, 1)).filter((f) => f.jit_count >= 2).length >= 20, 120000, 500);
+    await waitFor('20 methods compiled twice', async () => (await functionsOf(srv, 1)).filter((f) => f.jit_count >= 2).length >= 20, { timeoutMs: 120000, everyMs: 500 });
     process.kill(pid, 'SIGTERM');
-    await waitFor('exited', async () => (await srv.api('/api/sessions/1')).body.state === 'exited', 60000);
+    await waitFor('exited', async () => (await srv.api('/api/sessions/1')).body.state === 'exited', { timeoutMs: 60000 });
     const fns = await functionsOf(srv, 1);
     const rejitted = fns.filter((f) => f.jit_count >= 2);
     assert.ok(rejitted.length >= 20, `the demo's hot methods tier up (${rejitted.length} compiled twice or more)`);

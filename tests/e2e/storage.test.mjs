@@ -14,11 +14,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import WebSocket from '../node_modules/ws/index.js';
-import { JITSCOPE, STACK_DLL, startServer, stopAll, waitFor, sleep, runSync, storageCaughtUp, tempDataDir } from './lib.mjs';
+import { JITSCOPE, agentBytesRead, startServer, stopAll, waitFor, runSync, storageCaughtUp, tempDataDir } from './lib.mjs';
+import { runStackTarget } from './stacktarget.mjs';
 
 after(stopAll);
 
-const READY = /^READY pid=(\d+)$/m;
 const post = (srv, p, body) => srv.api(p, {
   method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body ?? {}),
 });
@@ -59,24 +59,32 @@ function replayOverWebSocket(port, id) {
 
 test('a session recorded with --data survives kill -9 of the server, read-only and complete', async () => {
   const dir = tempDataDir();
-  const srv = await startServer(['run', '--port', '0', '--data', dir, '--', 'dotnet', STACK_DLL, 'stacks']);
-  await waitFor('StackTarget READY', () => READY.test(srv.stdout), 60000);
-  await waitFor('live session', async () => (await srv.api('/api/sessions/1')).body.state === 'live', 30000);
+  const { srv } = await runStackTarget({ args: ['--data', dir] });
   const appPid = (await srv.api('/api/sessions/1')).body.pid;
 
   assert.equal((await post(srv, '/api/sessions/1/stacks')).status, 201, 'a stack snapshot');
   assert.equal((await post(srv, '/api/sessions/1/profile', { hz: 99 })).status, 202, 'a profile starts');
   // a few samples: the agent keeps its suspensions within 2% of the time, so the rate it samples
   // at falls when a loaded machine stretches them (down to its 0.1 Hz floor: 3 samples in 30 s)
-  await waitFor('profile samples', async () => (await srv.api('/api/sessions/1/profile')).body.profile?.samples >= 3, 60000);
+  await waitFor('profile samples', async () => (await srv.api('/api/sessions/1/profile')).body.profile?.samples >= 3, { timeoutMs: 60000 });
   assert.equal((await post(srv, '/api/sessions/1/profile/stop')).status, 200, 'and stops');
-  await sleep(300); // the agent's last samples and its STOPPED status arrive
+  // the agent's last samples and its STOPPED status arrive
+  await waitFor('the profile stopped', async () => (await srv.api('/api/sessions/1/profile')).body.profile?.state === 'stopped');
 
   // the app holds still from here (its threads tier up and end on their own
-  // otherwise), so what is read now is all there is to store
+  // otherwise), so what is read once the server has taken in all the agent
+  // sent is all there is to store (a JIT just before the stop, still in the
+  // socket, once made the stored session one function longer than this read)
   process.kill(appPid, 'SIGSTOP');
-  await sleep(300);
-  const before = await snapshotOf(srv);
+  await agentBytesRead(srv);
+  // and folded it: two reads in a row agree
+  let before = await snapshotOf(srv);
+  await waitFor('the session still', async () => {
+    const next = await snapshotOf(srv);
+    const same = next.functions.length === before.functions.length && next.events.length === before.events.length;
+    before = next;
+    return same;
+  });
   assert.ok(before.functions.length > 20, `functions recorded (${before.functions.length})`);
   assert.ok(before.snapshot.snapshot.threads.length > 2, 'the snapshot has threads');
   await storageCaughtUp(srv);
@@ -116,7 +124,7 @@ test('a session recorded with --data survives kill -9 of the server, read-only a
   assert.equal(del.status, 200, `DELETE: ${JSON.stringify(del.body)}`);
   assert.equal((await again.api('/api/sessions/1')).status, 404, 'gone from the API');
   assert.equal((await again.api('/api/sessions/1', { method: 'DELETE' })).status, 404, 'a second DELETE: 404');
-  await waitFor('the file forgets it', async () => (await again.api('/api/config')).body.storage.sessions_stored === 0, 30000);
+  await waitFor('the file forgets it', async () => (await again.api('/api/config')).body.storage.sessions_stored === 0, { timeoutMs: 30000 });
   await again.stop();
   const third = await startServer(['serve', '--port', '0', '--data', dir]);
   assert.deepEqual((await third.api('/api/sessions')).body.sessions, [], 'and from the file');
@@ -124,9 +132,7 @@ test('a session recorded with --data survives kill -9 of the server, read-only a
 });
 
 test('a live session cannot be deleted; a cross-site DELETE is refused', async () => {
-  const srv = await startServer(['run', '--port', '0', '--', 'dotnet', STACK_DLL, 'stacks']);
-  await waitFor('StackTarget READY', () => READY.test(srv.stdout), 60000);
-  await waitFor('live session', async () => (await srv.api('/api/sessions/1')).body.state === 'live', 30000);
+  const { srv } = await runStackTarget();
   const live = await srv.api('/api/sessions/1', { method: 'DELETE' });
   assert.equal(live.status, 409, 'live: 409');
   assert.match(live.body.error, /live/);
@@ -204,7 +210,7 @@ test('--data none writes nothing; the default directory follows XDG_STATE_HOME',
     const proc = spawn(JITSCOPE, ['serve', '--port', '0'], { env: { ...process.env, XDG_STATE_HOME: state }, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     proc.stdout.on('data', (d) => { out += d; });
-    await waitFor('the server URL', () => /dashboard at/.test(out), 30000);
+    await waitFor('the server URL', () => /dashboard at/.test(out), { timeoutMs: 30000 });
     const db = path.join(state, 'jitscope', 'jitscope.db');
     assert.ok(fs.existsSync(db), 'the default database is $XDG_STATE_HOME/jitscope/jitscope.db');
     assert.equal(fs.statSync(db).mode & 0o777, 0o600, 'private to its owner');

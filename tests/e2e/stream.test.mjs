@@ -48,10 +48,10 @@ test('a subscriber gets every event of a session once, in order, right after it 
   await waitFor('live methods streamed', () =>
     [1, 2, 3].every((n) => normal.events.some((e) => e.name === `JitscopeE2e.Late.LateMethod0${n}()`)));
   srv.proc.stdin.write('exit\n');
-  await waitFor('exit', async () => (await srv.api('/api/sessions/1')).body.state === 'exited', 30000);
+  await waitFor('exit', async () => (await srv.api('/api/sessions/1')).body.state === 'exited', { timeoutMs: 30000 });
   const t0 = Date.now();
   const last = (await srv.api('/api/sessions/1')).body.counters.events;
-  await waitFor('normal client caught up', () => normal.events.length && normal.events.at(-1).seq === last, 5000);
+  await waitFor('normal client caught up', () => normal.events.length && normal.events.at(-1).seq === last, { timeoutMs: 5000 });
   const seqs = normal.events.map((e) => e.seq);
   assert.deepEqual(seqs, Array.from({ length: last }, (_, i) => i + 1), 'every event, once, in order');
   console.log(`normal client complete ${Date.now() - t0} ms after the session ended (${last} events)`);
@@ -69,7 +69,7 @@ test('burst with a stalled client: it is disconnected or told it lagged; others 
   stalled.ws._socket.pause();
   const normal = await connect(port);
   normal.ws.send(JSON.stringify({ subscribe: 1, after: 0 }));
-  await waitFor('storm done', () => /^jitted$/m.test(srv.stdout), 60000);
+  await waitFor('storm done', () => /^jitted$/m.test(srv.stdout), { timeoutMs: 60000 });
   const rssMid = rssKb(srv.proc.pid);
   const last = await waitFor('events settle', async () => {
     const a = (await srv.api('/api/sessions/1')).body.counters.events;
@@ -78,14 +78,14 @@ test('burst with a stalled client: it is disconnected or told it lagged; others 
     return a === b && a;
   });
   assert.ok(last > 20000, `a real burst: ${last} events`);
-  await waitFor('normal client has all', () => normal.events.length && normal.events.at(-1).seq === last, 10000);
+  await waitFor('normal client has all', () => normal.events.length && normal.events.at(-1).seq === last, { timeoutMs: 10000 });
   const seqs = normal.events.map((e) => e.seq);
   assert.ok(seqs.every((s, i) => s === i + 1), 'normal client: every event in order while the other stalls');
   // the stalled client is cut off after WS_STALL_SECONDS without progress
   await sleep(12000);
   stalled.ws._socket.resume();
   await waitFor('stalled client told or dropped', () =>
-    stalled.closed !== null || stalled.messages.some((m) => m.type === 'lagged'), 10000);
+    stalled.closed !== null || stalled.messages.some((m) => m.type === 'lagged'), { timeoutMs: 10000 });
   console.log(`stalled client: closed=${stalled.closed} lagged=${stalled.messages.some((m) => m.type === 'lagged')} got ${stalled.events.length} of ${last}`);
   assert.ok(stalled.events.length < last, 'the stalled client did not get everything (it was really stalled)');
   assert.ok(rssKb(srv.proc.pid) - rssMid < 64 * 1024, 'server memory bounded while a client stalls');
@@ -95,7 +95,7 @@ test('burst with a stalled client: it is disconnected or told it lagged; others 
 
 test('resume from a sequence number, and hostile messages', async () => {
   const srv = await startServer(['run', '--port', '0', '--', 'dotnet', E2E_DLL]);
-  await waitFor('exited', async () => (await srv.api('/api/sessions/1')).body.state === 'exited', 30000);
+  await waitFor('exited', async () => (await srv.api('/api/sessions/1')).body.state === 'exited', { timeoutMs: 30000 });
   const port = await wsPort(srv);
   const c = await connect(port);
   c.ws.send(JSON.stringify({ subscribe: 1, after: 10 }));

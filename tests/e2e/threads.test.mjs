@@ -47,7 +47,7 @@ function churnIndexOf(name) {
 // sends records in that order.
 async function settled(srv, id) {
   await waitFor('the churn\'s last method (after every thread\'s end)',
-    async () => (await functionsOf(srv, id, '&q=JitscopeE2e.ThreadChurn.Done')).length === 1, 60000);
+    async () => (await functionsOf(srv, id, '&q=JitscopeE2e.ThreadChurn.Done')).length === 1, { timeoutMs: 60000 });
 }
 
 // Every check of thread identity, against one session as served now.
@@ -113,10 +113,10 @@ async function restart(srv, dir) {
 test('run: 300 threads on reused ThreadIDs are 300 rows with their own names, kernel ids and methods, live and from storage', { timeout: 300000 }, async () => {
   const dir = tempDataDir();
   const srv = await startServer(['run', '--port', '0', '--data', dir, '--', 'dotnet', E2E_DLL, 'threads', String(THREADS), String(BATCH)]);
-  await waitFor('E2eTarget READY', () => READY.test(srv.stdout), 60000);
-  await waitFor('live session', async () => (await srv.api('/api/sessions/1')).body.state === 'live', 30000);
+  await waitFor('E2eTarget READY', () => READY.test(srv.stdout), { timeoutMs: 60000 });
+  await waitFor('live session', async () => (await srv.api('/api/sessions/1')).body.state === 'live', { timeoutMs: 30000 });
   srv.proc.stdin.write('go\n');
-  await waitFor('the churn', () => /^churned \d+$/m.test(srv.stdout), 120000);
+  await waitFor('the churn', () => /^churned \d+$/m.test(srv.stdout), { timeoutMs: 120000 });
   const app = appThreads(srv.stdout);
   await settled(srv, 1);
   const live = await checkIdentity(srv, 1, app, 'run, live');
@@ -132,7 +132,7 @@ test('run: 300 threads on reused ThreadIDs are 300 rows with their own names, ke
     const rows = (await getOk(srv, '/api/sessions/1/threads')).threads;
     const f = fns.find((x) => /^\.NET Tiered/.test(rows[x.thread_key].name || ''));
     return f && { f, row: rows[f.thread_key] };
-  }, 60000);
+  }, { timeoutMs: 60000 });
   assert.equal(tierUp.row.name_source, 'os', `${tierUp.f.name} was compiled at ${tierUp.f.tier} on "${tierUp.row.name}"`);
 
   // a snapshot names every thread it walked, and its rows
@@ -149,7 +149,7 @@ test('run: 300 threads on reused ThreadIDs are 300 rows with their own names, ke
   assert.ok(snap.threads.some((t) => t.name === '.NET Finalizer'), 'the finalizer is in the snapshot, named');
 
   srv.proc.stdin.write('exit\n');
-  await waitFor('session exited', async () => (await srv.api('/api/sessions/1')).body.state === 'exited', 30000);
+  await waitFor('session exited', async () => (await srv.api('/api/sessions/1')).body.state === 'exited', { timeoutMs: 30000 });
   const before = (await getOk(srv, '/api/sessions/1/threads')).threads;
   const again = await restart(srv, dir);
   const stored = await checkIdentity(again, 1, app, 'run, from storage');
@@ -167,7 +167,7 @@ test('attach: 300 threads on reused ThreadIDs are 300 rows with their own names,
   const a = await attach(srv, app.pid);
   assert.equal(a.status, 201, `attach: ${a.status} ${JSON.stringify(a.body)}`);
   const id = a.body.session.id;
-  await waitFor('catch-up done', async () => (await srv.api(`/api/sessions/${id}`)).body.catchup?.count >= 1, 30000);
+  await waitFor('catch-up done', async () => (await srv.api(`/api/sessions/${id}`)).body.catchup?.count >= 1, { timeoutMs: 30000 });
   const caught = (await getOk(srv, `/api/sessions/${id}/threads`)).threads;
   assert.ok(caught.some((t) => t.name === '.NET Finalizer' && t.catchup), 'catch-up names the runtime\'s threads');
 
@@ -191,17 +191,17 @@ for (const app of Object.values(RUNTIME_APPS)) {
   test(`.NET ${major}, run: 300 threads on reused ThreadIDs are 300 rows with their own names, kernel ids and methods, live and from storage`, { timeout: 300000 }, async () => {
     const dir = tempDataDir();
     const srv = await startServer(['run', '--port', '0', '--data', dir, '--', app.e2e, 'threads', String(THREADS), String(BATCH)]);
-    await waitFor('E2eTarget READY', () => READY.test(srv.stdout), 60000);
-    await waitFor('live session', async () => (await srv.api('/api/sessions/1')).body.state === 'live', 30000);
+    await waitFor('E2eTarget READY', () => READY.test(srv.stdout), { timeoutMs: 60000 });
+    await waitFor('live session', async () => (await srv.api('/api/sessions/1')).body.state === 'live', { timeoutMs: 30000 });
     assert.match((await srv.api('/api/sessions/1')).body.runtime.version, new RegExp(`^${major}\\.`), `the app runs on .NET ${major}`);
     srv.proc.stdin.write('go\n');
-    await waitFor('the churn', () => /^churned \d+$/m.test(srv.stdout), 120000);
+    await waitFor('the churn', () => /^churned \d+$/m.test(srv.stdout), { timeoutMs: 120000 });
     const threads = appThreads(srv.stdout);
     await settled(srv, 1);
     const live = await checkIdentity(srv, 1, threads, `.NET ${major}, live`);
     assert.ok(live.some((t) => t.name === '.NET Finalizer' && t.name_source === 'os'), 'the finalizer is named');
     srv.proc.stdin.write('exit\n');
-    await waitFor('session exited', async () => (await srv.api('/api/sessions/1')).body.state === 'exited', 30000);
+    await waitFor('session exited', async () => (await srv.api('/api/sessions/1')).body.state === 'exited', { timeoutMs: 30000 });
     const before = (await getOk(srv, '/api/sessions/1/threads')).threads;
     const again = await restart(srv, dir);
     const stored = await checkIdentity(again, 1, threads, `.NET ${major}, from storage`);

@@ -27,7 +27,7 @@ const jitEnv = (file) => ({ DOTNET_JitStdOutFile: file, DOTNET_JitDisasmSummary:
 test('startup: every compilation the JIT lists is in the session, by name, with the JIT\'s tier', async () => {
   const file = path.join(dir, 'startup.txt');
   const srv = await startServer(['run', '--port', '0', '--', 'dotnet', E2E_DLL, 'run'], { env: jitEnv(file) });
-  const s = await waitFor('the app exited', async () => { const x = (await srv.api('/api/sessions/1')).body; return x.state === 'exited' && x; }, 60000);
+  const s = await waitFor('the app exited', async () => { const x = (await srv.api('/api/sessions/1')).body; return x.state === 'exited' && x; }, { timeoutMs: 60000 });
   assert.equal(s.exit_code, 42);
   assert.equal(s.tier_source.enabled, true);
   // on all along, until the runtime ended it as the process exited
@@ -60,17 +60,17 @@ test('attach: catch-up names everything compiled before, live compilations carry
   await waitFor('catch-up done, tiers on', async () => {
     const x = (await srv.api(`/api/sessions/${id}`)).body;
     return x.catchup.count >= 1 && x.tier_source.enabled === true;
-  }, 30000);
+  }, { timeoutMs: 30000 });
   for (const n of [3, 4]) { target.send(`call ${n}`); await target.waitLine(new RegExp(`^called ${n} `, 'm')); }
   await waitFor('LateMethod04 compiled and named', async () => {
     const f = (await functionsOf(srv, id, '&q=LateMethod04'))[0];
     return f && f.tiers.length === 1;
-  }, 15000);
+  }, { timeoutMs: 15000 });
   target.send('exit'); // the JIT's file is complete once the process has exited
   await exited;
   // and the session has all the agent sent once it says exited (its link closed after
   // the last record): the runtime's background tiering goes on compiling until the exit
-  await waitFor('the session exited', async () => (await srv.api(`/api/sessions/${id}`)).body.state === 'exited', 30000);
+  await waitFor('the session exited', async () => (await srv.api(`/api/sessions/${id}`)).body.state === 'exited', { timeoutMs: 30000 });
   const ours = await ourCompilations(srv, id);
   const lines = readJitList(file);
   // every live compilation (all are after the attach) is one the JIT lists, with its tier
@@ -92,7 +92,7 @@ test('attach: catch-up names everything compiled before, live compilations carry
 
 test('the tier source can be switched off and on for one session', async () => {
   const srv = await startServer(['run', '--port', '0', '--', 'dotnet', E2E_DLL, 'serve']);
-  await waitFor('ready', () => /^READY$/m.test(srv.stdout), 60000);
+  await waitFor('ready', () => /^READY$/m.test(srv.stdout), { timeoutMs: 60000 });
   const post = (body) => srv.api('/api/sessions/1/tiers', { method: 'POST', body: typeof body === 'string' ? body : JSON.stringify(body) });
   const source = async () => (await srv.api('/api/sessions/1')).body.tier_source;
   assert.equal((await source()).enabled, true, 'on by default');
@@ -108,7 +108,7 @@ test('the tier source can be switched off and on for one session', async () => {
     return waitFor(name, async () => {
       const f = (await functionsOf(srv, 1, `&q=${name}()`))[0];
       return f && f.tiers.length === 1 && f;
-    }, 15000);
+    }, { timeoutMs: 15000 });
   };
   let res = await post({ enabled: false });
   assert.equal(res.status, 202);
@@ -123,7 +123,7 @@ test('the tier source can be switched off and on for one session', async () => {
   const totals = (await srv.api('/api/sessions/1')).body.tiers;
   assert.ok(totals.unknown.compilations >= 1 && totals[f.tier].compilations >= 1, JSON.stringify(totals));
   srv.proc.stdin.write('exit\n');
-  await waitFor('exited', async () => (await srv.api('/api/sessions/1')).body.state === 'exited', 30000);
+  await waitFor('exited', async () => (await srv.api('/api/sessions/1')).body.state === 'exited', { timeoutMs: 30000 });
   assert.equal((await post({ enabled: true })).status, 409, 'no agent to tell once the app is gone');
   await srv.stop();
 });
@@ -135,7 +135,7 @@ test('the tier source can be switched off and on for one session', async () => {
 // exit made "2 compilations, 1 version").
 test('the tier source switched off and on during a JIT storm: every compilation keeps its code', async () => {
   const srv = await startServer(['run', '--port', '0', '--', 'dotnet', E2E_DLL, 'jitstorm', '20000', 'rate', '5000', 'hold']);
-  await waitFor('live', async () => (await srv.api('/api/sessions/1')).body.state === 'live', 60000);
+  await waitFor('live', async () => (await srv.api('/api/sessions/1')).body.state === 'live', { timeoutMs: 60000 });
   const post = (enabled) => srv.api('/api/sessions/1/tiers', { method: 'POST', body: JSON.stringify({ enabled }) });
   let on = true, toggles = 0;
   while (!/^jitted$/m.test(srv.stdout)) { // about 4 s of storm
@@ -144,10 +144,10 @@ test('the tier source switched off and on during a JIT storm: every compilation 
     toggles++;
   }
   await post(true);
-  await waitFor('holding', () => /^holding$/m.test(srv.stdout), 30000);
+  await waitFor('holding', () => /^holding$/m.test(srv.stdout), { timeoutMs: 30000 });
   const pid = (await srv.api('/api/sessions/1')).body.pid;
   process.kill(pid, 'SIGTERM'); // and then all the agent sent is in: the session says exited
-  await waitFor('exited', async () => (await srv.api('/api/sessions/1')).body.state === 'exited', 30000);
+  await waitFor('exited', async () => (await srv.api('/api/sessions/1')).body.state === 'exited', { timeoutMs: 30000 });
   const storm = [];
   for (let offset = 0; ; offset += 10000) {
     const page = (await srv.api(`/api/sessions/1/functions?q=JitscopeE2e.Storm&limit=10000&offset=${offset}`)).body.functions;
@@ -171,7 +171,7 @@ test('the tier source switched off and on during a JIT storm: every compilation 
 // reason the dashboard can give.
 test('compilations as the process exits: tier unknown, and the session says the runtime ended the tier source before them', async () => {
   const srv = await startServer(['run', '--port', '0', '--data', 'none', '--', 'dotnet', E2E_DLL, 'atexit']);
-  const s = await waitFor('the app exited', async () => { const x = (await srv.api('/api/sessions/1')).body; return x.state === 'exited' && x; }, 60000);
+  const s = await waitFor('the app exited', async () => { const x = (await srv.api('/api/sessions/1')).body; return x.state === 'exited' && x; }, { timeoutMs: 60000 });
   assert.match(srv.stdout, /^at exit 3352$/m);
   const fns = await functionsOf(srv, 1, '&q=JitscopeE2e.AtExit');
   const tierOf = (name) => fns.find((f) => f.name === `JitscopeE2e.AtExit.${name}`);
@@ -193,7 +193,7 @@ test('compilations as the process exits: tier unknown, and the session says the 
 test('tier source off: the IL sizes are still the JIT\'s', async () => {
   const file = path.join(dir, 'tiers-off.txt');
   const srv = await startServer(['run', '--port', '0', '--data', 'none', '--', 'dotnet', E2E_DLL, 'run'], { env: { ...jitEnv(file), JITSCOPE_TIERS: '0' } });
-  const s = await waitFor('the app exited', async () => { const x = (await srv.api('/api/sessions/1')).body; return x.state === 'exited' && x; }, 60000);
+  const s = await waitFor('the app exited', async () => { const x = (await srv.api('/api/sessions/1')).body; return x.state === 'exited' && x; }, { timeoutMs: 60000 });
   assert.equal(s.tier_source.enabled, false);
   const il = await matchIlSizes(srv, 1, readJitList(file));
   assert.ok(il.checked > 30, `${il.checked} IL sizes checked`);

@@ -60,7 +60,7 @@ test('two scripts/deps.sh at once: the second waits for the first, apt-get waits
   try {
     await waitFor('the first holds the lock', () => first.text.includes('holding'));
     const second = spawnCollect('scripts/deps.sh', ['build'], { env });
-    await waitFor('the second waits (or ends)', () => second.text.includes('deps: waiting') || second.exit !== null, 30000);
+    await waitFor('the second waits (or ends)', () => second.text.includes('deps: waiting') || second.exit !== null, { timeoutMs: 30000 });
     assert.equal(second.exit, null, `deps.sh ran on while the lock was held: exit ${second.exit}\n${second.text}`);
     assert.equal(fs.readFileSync(t.log, 'utf8'), '', 'no apt-get while the other run holds the lock');
     first.proc.stdin.end('go\n');

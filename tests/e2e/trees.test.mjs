@@ -101,13 +101,13 @@ const alive = (pid) => { try { process.kill(pid, 0); return true; } catch { retu
 
 test('run: the launched process and its child get a session each; the run ends with the launched process', async () => {
   const srv = await startServer(['run', '--port', '0', '--', 'dotnet', E2E_DLL, 'parent'], { env: { JITSCOPE_GIVE_UP_MS: String(GIVE_UP_MS) } });
-  const childPid = Number((await waitFor('the child started', () => /^child (\d+)$/m.exec(srv.stdout), 60000))[1]);
+  const childPid = Number((await waitFor('the child started', () => /^child (\d+)$/m.exec(srv.stdout), { timeoutMs: 60000 }))[1]);
   leftovers.add(childPid);
   const rootPid = launchedPid(srv);
   const list = await waitFor('two live sessions', async () => {
     const l = await sessionsOf(srv);
     return l.length === 2 && l.every((s) => s.state === 'live') && l;
-  }, 60000);
+  }, { timeoutMs: 60000 });
   const root = list.find((s) => s.pid === rootPid);
   const child = list.find((s) => s.pid === childPid);
   assert.ok(root && child, `sessions by pid: ${JSON.stringify(list.map((s) => [s.id, s.pid]))}`);
@@ -118,7 +118,7 @@ test('run: the launched process and its child get a session each; the run ends w
   assert.match(child.command_line, /E2eTarget\.dll sleep 300$/);
 
   // each session holds its own process's methods
-  await waitFor('the child ran Tree.Sleep', async () => (await functionsOf(srv, child.id, '&q=Tree.Sleep')).length === 1, 30000);
+  await waitFor('the child ran Tree.Sleep', async () => (await functionsOf(srv, child.id, '&q=Tree.Sleep')).length === 1, { timeoutMs: 30000 });
   const rootNames = (await functionsOf(srv, root.id, '&q=JitscopeE2e.Tree')).map((f) => f.name);
   assert.deepEqual(rootNames, ['JitscopeE2e.Tree.Parent()']);
 
@@ -127,23 +127,23 @@ test('run: the launched process and its child get a session each; the run ends w
   const ended = await waitFor('the root session exited', async () => {
     const s = (await srv.api(`/api/sessions/${root.id}`)).body;
     return s.state === 'exited' && s;
-  }, 30000);
+  }, { timeoutMs: 30000 });
   assert.equal(ended.exit_code, 0);
   assert.ok(alive(childPid), 'the child is still running');
   assert.equal((await srv.api(`/api/sessions/${child.id}`)).body.state, 'live');
 
   process.kill(childPid, 'SIGKILL');
   leftovers.delete(childPid);
-  await waitFor('the child session exited', async () => (await srv.api(`/api/sessions/${child.id}`)).body.state === 'exited', 30000);
+  await waitFor('the child session exited', async () => (await srv.api(`/api/sessions/${child.id}`)).body.state === 'exited', { timeoutMs: 30000 });
   assert.doesNotMatch(srv.stderr, /already has an agent connection/);
   await srv.stop();
 });
 
 test('run --no-children: the child runs without the agent and gets no session', async () => {
   const srv = await startServer(['run', '--port', '0', '--no-children', '--', 'dotnet', E2E_DLL, 'parent']);
-  const childPid = Number((await waitFor('the child started', () => /^child (\d+)$/m.exec(srv.stdout), 60000))[1]);
+  const childPid = Number((await waitFor('the child started', () => /^child (\d+)$/m.exec(srv.stdout), { timeoutMs: 60000 }))[1]);
   leftovers.add(childPid);
-  await waitFor('the child is up', () => /^child up \d+$/m.test(srv.stdout), 60000);
+  await waitFor('the child is up', () => /^child up \d+$/m.test(srv.stdout), { timeoutMs: 60000 });
   // the agent declines in Initialize, before the child's Main, with one line on its stderr
   assert.match(srv.stderr, new RegExp(`pid ${childPid} is a child of the launched app \\(run --no-children\\); not profiling`));
   assert.equal(srv.stderr.match(/not profiling/g).length, 1);
@@ -161,7 +161,7 @@ async function runDotnet(project, args) {
   const root = await waitFor(`dotnet ${args.join(' ')} finished`, async () => {
     const s = (await sessionsOf(srv)).find((x) => x.pid === rootPid);
     return s && s.state === 'exited' && s;
-  }, 300000, 250);
+  }, { timeoutMs: 300000, everyMs: 250 });
   assert.equal(root.exit_code, 0, `dotnet ${args.join(' ')} failed:\n${srv.stdout.slice(-3000)}`);
   return { srv, root, sessions: await sessionsOf(srv) };
 }
@@ -174,7 +174,7 @@ async function serverGoneAgentsLeave(srv, sessions) {
   for (const pid of survivors) assert.ok(hasAgent(pid), `pid ${pid} has the agent`);
   await srv.stop();
   for (const pid of survivors) {
-    await waitFor(`the agent in pid ${pid} detached`, () => !alive(pid) || !hasAgent(pid), GIVE_UP_MS + 30000, 100);
+    await waitFor(`the agent in pid ${pid} detached`, () => !alive(pid) || !hasAgent(pid), { timeoutMs: GIVE_UP_MS + 30000, everyMs: 100 });
   }
   assert.ok(survivors.some(alive), 'build servers keep running without the agent');
   shutdownBuildServers(); // the next run starts its own, under the agent
@@ -233,13 +233,13 @@ test('run of an SDK command: build servers outside the run that work meanwhile a
   const srv = await startServer(['run', '--exit', '--port', '0', '--data', data, '--', fake, 'build'], { env: { MSBUILDDISABLENODEREUSE: undefined } });
   let second, inner;
   try {
-    inner = Number((await waitFor('the run\'s own stand-in', () => /^inner (\d+)$/m.exec(srv.stdout), 30000))[1]);
+    inner = Number((await waitFor('the run\'s own stand-in', () => /^inner (\d+)$/m.exec(srv.stdout), { timeoutMs: 30000 }))[1]);
     leftovers.add(inner);
     fs.writeFileSync(go, '');
-    second = Number((await waitFor('the second outside stand-in', () => /^second (\d+)$/m.exec(outsideOut), 30000))[1]);
+    second = Number((await waitFor('the second outside stand-in', () => /^second (\d+)$/m.exec(outsideOut), { timeoutMs: 30000 }))[1]);
     leftovers.add(second);
     await waitFor('both outside ones reported', () => srv.stderr.includes(`the build went to VBCSCompiler pid ${outside.pid}, which this run did not start (it was running before, without the agent;`) &&
-      srv.stderr.includes(`the build went to VBCSCompiler pid ${second}, which this run did not start (started meanwhile by a process outside the run;`), 60000);
+      srv.stderr.includes(`the build went to VBCSCompiler pid ${second}, which this run did not start (started meanwhile by a process outside the run;`), { timeoutMs: 60000 });
     assert.match(srv.stderr, new RegExp(`To see it: jitscope attach ${outside.pid} \\(or Attach on the dashboard\\), or run with node reuse off: ` +
       `MSBUILDDISABLENODEREUSE=1 UseSharedCompilation=false DOTNET_CLI_USE_MSBUILD_SERVER=0 jitscope run -- ${fake} build`));
     const live = (await srv.api('/api/sessions/1')).body;
@@ -249,7 +249,7 @@ test('run of an SDK command: build servers outside the run that work meanwhile a
     assert.deepEqual(standIns.map((o) => [o.pid, o.name, o.started_before]).sort(),
       [[outside.pid, 'VBCSCompiler', true], [second, 'VBCSCompiler', false]].sort());
     // the run's own has worked as much as they have; the run ends, its last look is stored
-    await waitFor('the run\'s own stand-in used 0.2 s of CPU', () => cpuTicks(inner) >= 20, 60000);
+    await waitFor('the run\'s own stand-in used 0.2 s of CPU', () => cpuTicks(inner) >= 20, { timeoutMs: 60000 });
     srv.proc.stdin.write('done\n');
     assert.deepEqual(await srv.exited, { code: 0, signal: null }, srv.stderr);
     assert.doesNotMatch(srv.stderr, new RegExp(`pid ${inner}\\b`), 'the run\'s own build server is not reported');
@@ -344,7 +344,7 @@ test('dotnet test of an xUnit project: the test host has its own session with th
   const ended = await waitFor('the test host session ended', async () => {
     const s = (await srv.api(`/api/sessions/${host.id}`)).body;
     return s.state === 'exited' && s;
-  }, 30000);
+  }, { timeoutMs: 30000 });
   assert.equal(ended.exit_code, null, 'not our child: the kernel does not tell us its exit code');
   assert.match(ended.exit_code_unknown, /^jitscope did not start it, and only a process's parent is told its exit code/);
   const names = (await functionsOf(srv, host.id, '&q=JitscopeTrees.')).map((f) => f.name);

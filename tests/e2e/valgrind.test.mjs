@@ -10,7 +10,8 @@ import assert from 'node:assert/strict';
 import https from 'node:https';
 import net from 'node:net';
 import WebSocket from '../node_modules/ws/index.js';
-import { E2E_DLL, STACK_DLL, startServer, stopAll, waitFor, functionsOf, tempDataDir } from './lib.mjs';
+import { E2E_DLL, startServer, stopAll, waitFor, functionsOf, tempDataDir } from './lib.mjs';
+import { runStackTarget } from './stacktarget.mjs';
 import { makeCertificate } from './tls.mjs';
 
 after(stopAll);
@@ -20,7 +21,7 @@ test('server is valgrind-clean over a full session', async () => {
     prefix: ['valgrind', '--error-exitcode=99', '--leak-check=full',
       '--errors-for-leak-kinds=definite', '--show-leak-kinds=definite', '--track-fds=no'],
   });
-  await waitFor('exited', async () => (await srv.api('/api/sessions/1')).body.state === 'exited', 60000);
+  await waitFor('exited', async () => (await srv.api('/api/sessions/1')).body.state === 'exited', { timeoutMs: 60000 });
   const unique = await functionsOf(srv, 1, '&q=Unique&sort=jit_time');
   // fewer were seen once at load 46 (the count not printed then): the session's own account says whether records were dropped
   assert.ok(unique.length >= 6, `${unique.map((f) => f.name)}; session: ${JSON.stringify((await srv.api('/api/sessions/1')).body)}`);
@@ -60,7 +61,7 @@ test('server is valgrind-clean reading a stored session back and deleting it', a
   const rec = await startServer(['run', '--port', '0', '--data', dir, '--', 'dotnet', E2E_DLL],
     { env: { JITSCOPE_COMPACT_MIN: '0' } });
   await waitFor('exited and compacted', async () => (await rec.api('/api/sessions/1')).body.state === 'exited' &&
-    (await rec.api('/api/config')).body.storage.snapshots >= 1, 60000);
+    (await rec.api('/api/config')).body.storage.snapshots >= 1, { timeoutMs: 60000 });
   await rec.stop('SIGTERM'); // its writer's last round writes everything
   const srv = await startServer(['serve', '--port', '0', '--data', dir], {
     prefix: ['valgrind', '--error-exitcode=99', '--leak-check=full',
@@ -73,7 +74,7 @@ test('server is valgrind-clean reading a stored session back and deleting it', a
     assert.equal((await srv.api(p)).status, 200, p);
   }
   assert.equal((await srv.api('/api/sessions/1', { method: 'DELETE' })).status, 200, 'DELETE');
-  await waitFor('the file forgets it', async () => (await srv.api('/api/config')).body.storage.sessions_stored === 0, 60000);
+  await waitFor('the file forgets it', async () => (await srv.api('/api/config')).body.storage.sessions_stored === 0, { timeoutMs: 60000 });
   const exit = await srv.stop('SIGTERM');
   assert.match(srv.stderr, /ERROR SUMMARY: 0 errors/, srv.stderr.slice(-3000));
   assert.equal(exit.code, 0, `valgrind exit ${exit.code}`);
@@ -83,14 +84,12 @@ test('server is valgrind-clean through a CPU profile, its exports, and reading i
   const dir = tempDataDir();
   const vg = ['valgrind', '--error-exitcode=99', '--leak-check=full',
     '--errors-for-leak-kinds=definite', '--show-leak-kinds=definite', '--track-fds=no'];
-  const srv = await startServer(['run', '--port', '0', '--data', dir, '--', 'dotnet', STACK_DLL, 'stacks'], { prefix: vg });
-  await waitFor('live', async () => (await srv.api('/api/sessions/1')).body.state === 'live', 120000, 200);
-  await waitFor('StackTarget READY', () => /^READY pid=\d+$/m.test(srv.stdout), 120000, 200);
+  const { srv } = await runStackTarget({ args: ['--data', dir], prefix: vg, readyMs: 120000, liveMs: 120000, everyMs: 200 });
   const start = await srv.api('/api/sessions/1/profile', { method: 'POST', headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ hz: 199, mode: 'cpu' }) });
   assert.equal(start.status, 202, JSON.stringify(start.body));
   assert.equal(start.body.profile.mode, 'cpu');
-  await waitFor('samples folded', async () => (await srv.api('/api/sessions/1/profile')).body.profile.samples >= 200, 120000, 200);
+  await waitFor('samples folded', async () => (await srv.api('/api/sessions/1/profile')).body.profile.samples >= 200, { timeoutMs: 120000, everyMs: 200 });
   for (const f of ['json', 'folded', 'speedscope', 'json&thread=spinner']) {
     assert.equal((await srv.api(`/api/sessions/1/profile?format=${f}`)).status, 200, f);
   }
@@ -99,7 +98,7 @@ test('server is valgrind-clean through a CPU profile, its exports, and reading i
   await pprof.arrayBuffer();
   assert.equal((await srv.api('/api/sessions/1/profile/stop', { method: 'POST' })).status, 200);
   srv.proc.stdin.write('exit\n');
-  await waitFor('exited', async () => (await srv.api('/api/sessions/1')).body.state === 'exited', 120000, 200);
+  await waitFor('exited', async () => (await srv.api('/api/sessions/1')).body.state === 'exited', { timeoutMs: 120000, everyMs: 200 });
   const samples = (await srv.api('/api/sessions/1/profile')).body.profile.samples;
   let exit = await srv.stop('SIGTERM');
   assert.match(srv.stderr, /ERROR SUMMARY: 0 errors/, srv.stderr.slice(-3000));
@@ -150,8 +149,8 @@ test('server is valgrind-clean with TLS and every kind of idle peer', async () =
     // ... 70 agent-socket peers that never say hello, and 20 HTTPS connections that send nothing
     for (let i = 0; i < 70; i++) held.push(net.createConnection(srv.socket).on('error', () => {}));
     for (let i = 0; i < 20; i++) held.push(net.createConnection(srv.port, '127.0.0.1').on('error', () => {}));
-    await waitFor('the idle stream clients closed', () => /closed \d+ WebSocket client\(s\) that subscribed to nothing/.test(srv.stderr), 60000, 200);
-    await waitFor('the silent agent peers closed', () => /agent connection\(s\) that sent no hello/.test(srv.stderr), 60000, 200);
+    await waitFor('the idle stream clients closed', () => /closed \d+ WebSocket client\(s\) that subscribed to nothing/.test(srv.stderr), { timeoutMs: 60000, everyMs: 200 });
+    await waitFor('the silent agent peers closed', () => /agent connection\(s\) that sent no hello/.test(srv.stderr), { timeoutMs: 60000, everyMs: 200 });
   } finally {
     held.forEach((c) => (c.terminate ? c.terminate() : c.destroy()));
     tls.remove();

@@ -347,10 +347,16 @@ static inline wire_record rec_empty(uint16_t type, uint64_t t)
 
 /* ---- sessions ----------------------------------------------------------- */
 
+/* A new session of `run` mode with the test token, before its hello. */
+static inline session *rec_session(int id)
+{
+    return session_new(id, SESSION_MODE_RUN, 999, "dotnet app.dll", REC_TOKEN);
+}
+
 /* A new session of `run` mode with the test token, its hello folded in. */
 static inline session *rec_live_session(int id)
 {
-    session *s = session_new(id, SESSION_MODE_RUN, 999, "dotnet app.dll", REC_TOKEN);
+    session *s = rec_session(id);
 
     if (s)
         rec_apply(s, rec_hello(REC_TOKEN));

@@ -339,6 +339,18 @@ static int has_stack(session *s, const char *want)
     return 0;
 }
 
+/* Whether the profile counted address with these samples. */
+static int heat_is(const profile_heat *h, uint64_t address, uint32_t self, uint32_t total)
+{
+    size_t i = 0;
+    const profile_heat_entry *e;
+
+    while ((e = profile_heat_next(h, &i)))
+        if (e->address == address)
+            return e->self == self && e->total == total;
+    return 0;
+}
+
 TEST(fold_names_frames_and_says_where_they_are_lost)
 {
     fold_fixture x;
@@ -418,6 +430,20 @@ TEST(fold_names_frames_and_says_where_they_are_lost)
               (unsigned long long)c->broken, (unsigned long long)c->kernel,
               (unsigned long long)c->unresolved);
     }
+    {
+        /* by address: the leaf where it was sampled, a caller at its return address - 1 */
+        const profile_heat *h = &x.s->profile.heat;
+        CHECK(heat_is(h, b + CODE_FRAMED + 6, 4, 5) && heat_is(h, b + CODE_FRAMED + 1, 1, 1),
+              "leaves: 1, 3, 4 and 7 at +6 (8 there too, under the kernel: not its leaf), 2 in "
+              "the prolog");
+        CHECK(heat_is(h, b + CODE_FRAMED + 5, 0, 2) && heat_is(h, b + CODE_FRAMELESS + 4, 0, 1) &&
+                  heat_is(h, b + CODE_OSR + 14, 0, 1),
+              "callers at the byte before their return address: 5 and 6, 3, 4's OSR code");
+        CHECK(h->count == 5,
+              "nothing else: not the stub, the unnamed code, the OSR frame's old "
+              "call site, native frames (%zu)",
+              h->count);
+    }
     CHECK(x.s->profile.thread_count == 1 && x.s->profile.threads[0].os_thread_id == 4242 &&
               strcmp(profile_cpu_text(&x.s->profile, x.s->profile.threads[0].name), "worker") == 0,
           "the thread, by its OS id and name");
@@ -458,6 +484,14 @@ TEST(fold_names_frames_and_says_where_they_are_lost)
               memcmp(&back->profile.cpu.counts, &x.s->profile.cpu.counts,
                      sizeof(profile_cpu_counts)) == 0,
           "the profile read back is the same: stacks, samples, symbols, counters");
+    {
+        size_t i = 0, same = 0;
+        const profile_heat_entry *e;
+        while ((e = profile_heat_next(&x.s->profile.heat, &i)))
+            same += heat_is(&back->profile.heat, e->address, e->self, e->total);
+        CHECK(same == x.s->profile.heat.count && back->profile.heat.count == same,
+              "the samples by address read back the same (LOGREC_CPU_HEAT)");
+    }
     CHECK(has_stack(back, "A.Loop() < [missing frame: on-stack replacement] < "
                           "fake_known_function") ||
               has_stack(back, "A.Framed() < A.Loop() < [missing frame: on-stack replacement] < "

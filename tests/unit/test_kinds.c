@@ -54,8 +54,9 @@ TEST(every_wire_kind_has_one_row)
     CHECK(same == 0, "every row's name is its own (%u pairs share one)", same);
     CHECK(!record_kind_of(0) && !record_kind_of(WIRE_RECORD_TYPE_MAX + 1) &&
               !record_kind_of(LOGREC_FIRST - 1) && !record_kind_of(LOGREC_REFUSED + 1) &&
+              !record_kind_of(LOGREC_SECOND - 1) && !record_kind_of(LOGREC_CPU_HEAT + 1) &&
               !record_kind_of(UINT16_MAX),
-          "no row around the table's two ranges");
+          "no row around the table's three ranges");
 }
 
 TEST(rows_name_their_kind)
@@ -68,6 +69,8 @@ TEST(rows_name_their_kind)
     CHECK(k && strcmp(k->name, "WIRE_EXCEPTION_CAUGHT") == 0, "the newest agent's kind");
     k = record_kind_of(LOGREC_RESUMED);
     CHECK(k && strcmp(k->name, "LOGREC_RESUMED") == 0, "a server's kind: logrec.h's name");
+    k = record_kind_of(LOGREC_CPU_HEAT);
+    CHECK(k && strcmp(k->name, "LOGREC_CPU_HEAT") == 0, "a server's kind past snapshot.h's");
     for (unsigned t = 1; t <= UINT16_MAX; t++)
         if ((k = record_kind_of((uint16_t)t)))
             CHECK(strncmp(k->name, t < LOGREC_FIRST ? "WIRE_" : "LOGREC_",
@@ -114,11 +117,13 @@ TEST(rows_agree_with_what_the_code_does)
 TEST(observations_are_what_storage_keeps)
 {
     static const uint16_t kept[] = {
-        WIRE_HELLO,         WIRE_STACK_THREAD, WIRE_STACK_END,       WIRE_PROFILE_STATUS,
-        WIRE_GC_STARTED,    WIRE_GC_FINISHED,  WIRE_RUNTIME_SUSPEND, WIRE_CODE_VERSION,
-        WIRE_CODE_PART,     WIRE_CODE_END,     LOGREC_PROFILE_START, LOGREC_PROFILE_STOP,
-        LOGREC_CPU_START,   LOGREC_CPU_SYMBOL, LOGREC_CPU_THREAD,    LOGREC_CPU_STACK,
-        LOGREC_CPU_SAMPLES, LOGREC_CPU_COUNTS, WIRE_EXCEPTION,       WIRE_EXCEPTION_CAUGHT,
+        WIRE_HELLO,           WIRE_STACK_THREAD,    WIRE_STACK_END,
+        WIRE_PROFILE_STATUS,  WIRE_GC_STARTED,      WIRE_GC_FINISHED,
+        WIRE_RUNTIME_SUSPEND, WIRE_CODE_VERSION,    WIRE_CODE_PART,
+        WIRE_CODE_END,        LOGREC_PROFILE_START, LOGREC_PROFILE_STOP,
+        LOGREC_CPU_START,     LOGREC_CPU_SYMBOL,    LOGREC_CPU_THREAD,
+        LOGREC_CPU_STACK,     LOGREC_CPU_SAMPLES,   LOGREC_CPU_COUNTS,
+        LOGREC_CPU_HEAT,      WIRE_EXCEPTION,       WIRE_EXCEPTION_CAUGHT,
     };
     unsigned t, n = 0, i;
 

@@ -6,13 +6,15 @@
 // came); IL offsets interleaved on request. A call target that is a method of
 // the session opens that method (#/sessions/ID/code/0xFID). The method comes
 // from the URL, from the live feed's detail strip ("code"), or from the search
-// box here (GET /functions?q=).
+// box here (GET /functions?q=). Where the session's newest profile's samples
+// fell: rows shaded by heat, the hottest ranges listed (codeheat.js).
 import { h, fill } from '../dom.js';
 import { api, describeError } from '../api.js';
 import { fmtInt, fmtClock } from '../format.js';
 import { methodName, methodParts } from '../mname.js';
 import { tierPill } from '../tiers.js';
 import { notice, sessionHref } from './common.js';
+import { hasHeat, heatMax, heatStyle, heatCell, heatPanel } from './codeheat.js';
 
 const ROWS_PER_COLUMN = 4000; // instructions drawn per version (the rest: a note)
 const COL_MIN_PX = 280; // a version's column, at least
@@ -91,6 +93,7 @@ export class CodeTab {
     this.title = h('div', { class: 'code-title' });
     this.msg = h('div', { class: 'code-msg' });
     this.summary = h('div', { class: 'code-summary' });
+    this.heatEl = h('div', { class: 'code-heat-panel' });
     this.diffEl = h('div', { class: 'code-diff' });
     this.columns = h('div', { class: 'code-columns' });
     this.el = h(
@@ -117,6 +120,7 @@ export class CodeTab {
       ),
       this.msg,
       this.summary,
+      this.heatEl,
       this.diffEl,
       this.columns,
     );
@@ -218,6 +222,7 @@ export class CodeTab {
       this.code = null;
       fill(this.title);
       fill(this.summary);
+      fill(this.heatEl);
       fill(this.diffEl);
       fill(this.columns);
       fill(
@@ -302,6 +307,12 @@ export class CodeTab {
         `IL ${fmtInt(c.il.size)} B`,
       ),
     );
+    this.heat = hasHeat(c);
+    this.heatMax = heatMax(c);
+    fill(
+      this.heatEl,
+      heatPanel(c, (r) => this.showRange(r)),
+    );
     this.renderDiff();
     fill(
       this.columns,
@@ -327,8 +338,9 @@ export class CodeTab {
       this.charPx = probe.getBoundingClientRect().width / 40 || 7.3;
       probe.remove();
     }
-    // 42 + 64 px for offset and mnemonic, two 6 px gaps, 8 px padding each side, the border
-    const px = Math.ceil(42 + 64 + 2 * 6 + 2 * 8 + 2 + chars * this.charPx);
+    // 42 + 64 px for offset and mnemonic, two 6 px gaps, 8 px padding each side, the border;
+    // the heat column and its gap
+    const px = Math.ceil(42 + 64 + 2 * 6 + 2 * 8 + 2 + (this.heat ? 50 : 0) + chars * this.charPx);
     return Math.min(COL_MAX_PX, Math.max(COL_MIN_PX, px));
   }
 
@@ -440,6 +452,17 @@ export class CodeTab {
         { class: 'code-col-kv' },
         h('span', { class: 'code-size' }, h('b', null, fmtInt(v.code_size)), ' B'),
         h('span', null, h('b', null, fmtInt(v.instruction_count)), ' instr'),
+        this.heat
+          ? h(
+              'span',
+              {
+                class: 'code-samples',
+                title: `samples of the profile whose leaf was in this version (${fmtInt(v.samples)} with it on the stack)`,
+              },
+              h('b', null, fmtInt(v.self_samples)),
+              ' samples',
+            )
+          : null,
         v.jit_ms != null
           ? h(
               'span',
@@ -487,7 +510,7 @@ export class CodeTab {
           ),
         );
       }
-      rows.push(this.row(ins));
+      rows.push(this.row(ins, v));
     }
     if (v.instructions.length > shown.length)
       rows.push(
@@ -501,11 +524,25 @@ export class CodeTab {
       'div',
       { class: 'code-col', 'data-tier': v.tier, 'data-position': String(v.position) },
       head,
-      h('div', { class: 'code-list mono' }, rows),
+      h('div', { class: `code-list mono${this.heat ? ' has-heat' : ''}` }, rows),
     );
   }
 
-  row(ins) {
+  // Brings a hot range's rows into view, marked for a moment.
+  showRange(r) {
+    const col = this.columns.querySelector(`.code-col[data-position="${r.position}"]`);
+    if (!col) return;
+    const rows = [...col.querySelectorAll('.code-row')].filter((e) => {
+      const off = Number(e.dataset.offset);
+      return off >= r.from && off <= r.to;
+    });
+    if (!rows.length) return;
+    rows[0].scrollIntoView({ block: 'center', inline: 'nearest' });
+    for (const e of col.querySelectorAll('.code-row.is-picked')) e.classList.remove('is-picked');
+    for (const e of rows) e.classList.add('is-picked');
+  }
+
+  row(ins, v) {
     const t = ins.target;
     let operands;
     if (!t || t.kind === 'local') operands = this.operandText(ins);
@@ -531,9 +568,12 @@ export class CodeTab {
     return h(
       'div',
       {
-        class: `code-row${t && t.kind === 'method' ? ' is-call' : ''}`,
+        class: `code-row${t && t.kind === 'method' ? ' is-call' : ''}${ins.self_samples ? ' is-hot' : ''}`,
         title: il ? `${il} · ${ins.bytes}` : ins.bytes || '',
+        'data-offset': String(ins.offset),
+        style: this.heat ? heatStyle(ins, this.heatMax) : null,
       },
+      this.heat ? heatCell(ins, v) : null,
       h('span', { class: 'code-off' }, hex4(ins.offset)),
       h('span', { class: 'code-mn' }, ins.mnemonic),
       h('span', { class: 'code-op' }, operands),
@@ -549,6 +589,7 @@ export class CodeTab {
             tier: v.tier,
             size: v.code_size,
             instructions: v.instruction_count,
+            samples: v.self_samples,
           })),
         }
       : { fid: this.fid };
