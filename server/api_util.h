@@ -58,6 +58,8 @@ int api_tiers_post(api_call *c);
 int api_exceptions_list(api_call *c); /* GET .../exceptions, api_exceptions.c */
 int api_exceptions_site(api_call *c); /* GET .../exceptions/{n} */
 int api_exceptions_post(api_call *c); /* POST .../exceptions */
+int api_allocations_get(api_call *c);  /* GET .../allocations, api_allocations.c */
+int api_allocations_post(api_call *c); /* POST .../allocations */
 int api_functions_list(api_call *c);  /* takes the lock in steps itself */
 extern size_t api_step_functions;     /* functions per locked step (tests lower it) */
 int api_module_totals(api_call *c);   /* likewise */
