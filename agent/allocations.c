@@ -7,6 +7,7 @@
 
 #include "agent.h"
 #include "clock.h"
+#include "conn.h"
 #include "emit.h"
 #include "utf.h"
 #include "walk.h"
@@ -126,6 +127,18 @@ static int alloc_read(DWORD event_id, const uint8_t *p, size_t size, wire_alloca
         a->source = WIRE_ALLOC_TICK;
     }
     return a->object_size ? 0 : -1;
+}
+
+void allocations_flush_unsent(void)
+{
+    wire_allocation a;
+
+    memset(&a, 0, sizeof(a));
+    a.kind = WIRE_ALLOC_KIND_UNSENT_ONLY;
+    a.source = WIRE_ALLOC_SAMPLED;
+    if ((a.unsent = atomic_exchange(&alloc_unsent, 0)) == 0)
+        return;
+    conn_emit(WIRE_ALLOCATION, 0, clock_mono_ns(), &a, sizeof(a), "", 0, NULL, 0);
 }
 
 void allocations_event(DWORD event_id, const uint8_t *payload, size_t size, ThreadID thread)

@@ -26,6 +26,7 @@
 
 #include "sender.h"
 #include "agent.h"
+#include "allocations.h"
 #include "catchup.h"
 #include "code.h"
 #include "codelookup.h"
@@ -125,6 +126,7 @@ static void sender_drops(void)
     d.ring_used = ring_used_bytes(&agent.ring);
     conn_emit(WIRE_DROPS, 0, clock_mono_ns(), &d, sizeof(d), NULL, 0, NULL, 0);
     sender_cost();
+    allocations_flush_unsent();
 }
 
 /* ---- ring ---- */

@@ -32,6 +32,11 @@ enum wire_alloc_source {
     WIRE_ALLOC_TICK = 2,    /* GCAllocationTick_V4 (.NET 8 and 9) */
 };
 
+/* wire_allocation.kind of a record that is no sample: it only carries the
+ * samples not sent since the last record (the sender's, with its drop counts;
+ * its size, frames and type are then 0 and empty). */
+#define WIRE_ALLOC_KIND_UNSENT_ONLY 0xFFFFFFFFu
+
 /* WIRE_ALLOCATION: fixed part, frame_count wire_stack_frame entries (leaf
  * first), then one string: the type's full name. */
 typedef struct wire_allocation {

@@ -228,7 +228,9 @@ static int wire_check_values(const wire_record *r, const char **why)
         }
         return WIRE_DECODE_OK;
     case WIRE_ALLOCATION:
-        if (r->u.allocation.object_size == 0 || r->strings[0].length > WIRE_ALLOC_TYPE_MAX ||
+        if ((r->u.allocation.object_size == 0 &&
+             r->u.allocation.kind != WIRE_ALLOC_KIND_UNSENT_ONLY) ||
+            r->strings[0].length > WIRE_ALLOC_TYPE_MAX ||
             (r->u.allocation.source != WIRE_ALLOC_SAMPLED &&
              r->u.allocation.source != WIRE_ALLOC_TICK)) {
             *why = "allocation record without a size, of an unknown source, or a long type";

@@ -163,6 +163,10 @@ int alloc_sample(alloc_state *a, const wire_record *r)
     alloc_stack *st;
     long type;
 
+    if (w->kind == WIRE_ALLOC_KIND_UNSENT_ONLY) {
+        a->unsent += w->unsent;
+        return 0;
+    }
     alloc_estimate(w, &bytes, &objects);
     a->samples++;
     a->unsent += w->unsent;
