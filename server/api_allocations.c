@@ -239,13 +239,15 @@ int api_allocations_get(api_call *c)
         return rc;
     }
     c->reply->json = json_pack(
-        "{s:b, s:s?, s:o, s:o, s:o, s:o, s:o, s:o, s:f}", "enabled", v.enabled, "source",
-        !v.any ? NULL : v.a.source == WIRE_ALLOC_SAMPLED ? "sampled" : "tick", "samples",
+        "{s:b, s:o, s:o, s:o, s:o, s:o, s:o, s:f}", "enabled", v.enabled, "samples",
         view_count(v.a.samples), "unsent", view_count(v.a.unsent), "dropped",
         json_pack("{s:o, s:o}", "types", view_count(v.a.types_dropped), "stacks",
                   view_count(v.a.stacks_dropped)),
         "bytes", api_alloc_amount(v.a.bytes * v.scale), "objects",
         api_alloc_amount(v.a.objects * v.scale), "types", json_array(), "scale", v.scale);
+    if (v.any && v.a.source)
+        json_object_set_new(c->reply->json, "source",
+                            json_string(v.a.source == WIRE_ALLOC_SAMPLED ? "sampled" : "tick"));
     if (stacks) {
         json_object_set_new(c->reply->json, "tree", api_alloc_tree(&v));
     } else {
