@@ -111,8 +111,7 @@ static void tiers_allocations_open(void)
     if (tiers_alloc_session)
         return;
     allocations_config(&config, tiers_provider, agent.major);
-    hr = tiers_info->lpVtbl->EventPipeStartSession(tiers_info, 1, &config, 0,
-                                                   &tiers_alloc_session);
+    hr = tiers_info->lpVtbl->EventPipeStartSession(tiers_info, 1, &config, 0, &tiers_alloc_session);
     if (FAILED(hr) || !tiers_alloc_session) {
         fprintf(stderr,
                 "jitscope agent: EventPipeStartSession for allocation events failed (0x%08x); "
@@ -262,7 +261,8 @@ static void *tiers_switch_main(void *arg)
     if (call->only) {
         pthread_mutex_lock(&tiers_lock);
         if (call->on && tiers_info)
-            (call->only == TIERS_ONLY_EXCEPTIONS ? tiers_exceptions_open : tiers_allocations_open)();
+            (call->only == TIERS_ONLY_EXCEPTIONS ? tiers_exceptions_open
+                                                 : tiers_allocations_open)();
         else if (!call->on)
             (call->only == TIERS_ONLY_EXCEPTIONS ? tiers_exceptions_close
                                                  : tiers_allocations_close)();

@@ -77,8 +77,8 @@ static long alloc_type_at(alloc_state *a, const char *name, size_t len)
         return -1;
     a->held += len + 1;
     a->type_count++;
-    if (alloc_index_grow(&a->type_index, &a->type_index_cap, a->type_count - 1, alloc_type_hash,
-                         a, &a->held) != 0) {
+    if (alloc_index_grow(&a->type_index, &a->type_index_cap, a->type_count - 1, alloc_type_hash, a,
+                         &a->held) != 0) {
         free(t->name);
         a->type_count--;
         return -1;
@@ -130,8 +130,8 @@ static alloc_stack *alloc_stack_at(alloc_state *a, uint32_t type, const wire_rec
         memcpy(st->frames, ids, depth * sizeof(ids[0]));
     a->held += depth * sizeof(ids[0]);
     a->stack_count++;
-    if (alloc_index_grow(&a->stack_index, &a->stack_index_cap, a->stack_count - 1,
-                         alloc_stack_hash, a, &a->held) != 0) {
+    if (alloc_index_grow(&a->stack_index, &a->stack_index_cap, a->stack_count - 1, alloc_stack_hash,
+                         a, &a->held) != 0) {
         free(st->frames);
         a->stack_count--;
         return NULL;

@@ -32,9 +32,9 @@ typedef struct alloc_type {
 } alloc_type;
 
 typedef struct alloc_stack {
-    uint32_t type;      /* index in types */
-    uint32_t depth;     /* frames, leaf first */
-    uint64_t *frames;   /* FunctionIDs (0: native) */
+    uint32_t type;    /* index in types */
+    uint32_t depth;   /* frames, leaf first */
+    uint64_t *frames; /* FunctionIDs (0: native) */
     uint64_t hash;
     uint64_t samples;
     double bytes, objects;
@@ -49,11 +49,11 @@ typedef struct alloc_state {
     uint32_t stack_count, stack_cap;
     uint32_t *stack_index;
     uint32_t stack_index_cap;
-    uint32_t source;                      /* the last sample's wire_alloc_source */
-    uint64_t samples, unsent;             /* received; counted by the agent, not sent */
+    uint32_t source;                        /* the last sample's wire_alloc_source */
+    uint64_t samples, unsent;               /* received; counted by the agent, not sent */
     uint64_t types_dropped, stacks_dropped; /* samples past the caps */
-    double bytes, objects;                /* every sample's estimate */
-    size_t held;                          /* bytes it holds (session_memory.c) */
+    double bytes, objects;                  /* every sample's estimate */
+    size_t held;                            /* bytes it holds (session_memory.c) */
 } alloc_state;
 
 /* A WIRE_ALLOCATION. 0, or -1 when out of memory. */

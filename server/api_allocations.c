@@ -16,7 +16,7 @@
 #include "symbols.h"
 
 typedef struct api_alloc_copy {
-    alloc_state a;       /* types (names copied) and stacks (frames as symbol indexes) */
+    alloc_state a;        /* types (names copied) and stacks (frames as symbol indexes) */
     uint32_t *stack_syms; /* stack i's frames' symbols at stack_first[i] */
     uint32_t *stack_first;
     symbols syms;
@@ -85,7 +85,10 @@ static int api_alloc_by_bytes(const void *x, const void *y)
     return a->bytes < b->bytes ? 1 : a->bytes > b->bytes ? -1 : strcmp(a->name, b->name);
 }
 
-static json_t *api_alloc_amount(double v) { return json_integer((json_int_t)(v + 0.5)); /* v >= 0 */ }
+static json_t *api_alloc_amount(double v)
+{
+    return json_integer((json_int_t)(v + 0.5)); /* v >= 0 */
+}
 
 /* ---- ?group=stack: a tree, callers first ---- */
 
@@ -102,8 +105,8 @@ static json_t *api_alloc_child(json_t *children, const char *name, const char *k
 
     json_array_foreach(children, i, c) if (strcmp(json_string_value(json_object_get(c, "name")),
                                                   name) == 0) return c;
-    c = json_pack("{s:s, s:s, s:f, s:f, s:[]}", "name", name, "kind", kind, "bytes", 0.0,
-                  "objects", 0.0, "children");
+    c = json_pack("{s:s, s:s, s:f, s:f, s:[]}", "name", name, "kind", kind, "bytes", 0.0, "objects",
+                  0.0, "children");
     json_array_append_new(children, c);
     return c;
 }
@@ -195,8 +198,8 @@ static int api_alloc_pprof(api_call *c, const api_alloc_copy *v)
     pv.stack_count = pv.sample_count = v->a.stack_count;
     pv.frame_count = at;
     o.alloc_bytes = bytes, o.alloc_objects = objects;
-    rc = pprof_export(&pv, &o, API_MAX_OUTPUT, (uint8_t **)&c->reply->text,
-                      &c->reply->text_length, &why);
+    rc = pprof_export(&pv, &o, API_MAX_OUTPUT, (uint8_t **)&c->reply->text, &c->reply->text_length,
+                      &why);
 done:
     ((api_alloc_copy *)v)->syms = pv.syms; /* labels added: freed with the copy */
     free(pv.stacks), free(pv.frames), free(pv.samples), free(pv.threads);
