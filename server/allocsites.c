@@ -150,7 +150,8 @@ static void alloc_estimate(const wire_allocation *w, double *bytes, double *obje
 
     if (w->source == WIRE_ALLOC_SAMPLED)
         *bytes = (double)(WIRE_ALLOC_SAMPLING_MEAN - 1) +
-                 (double)(w->object_size - (w->weight < w->object_size ? w->weight : 0));
+                 (double)(w->object_size -
+                          (w->weight < w->object_size ? w->weight : w->object_size));
     else
         *bytes = (double)w->weight > size ? (double)w->weight : size;
     *objects = *bytes / size;
