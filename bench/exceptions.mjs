@@ -30,7 +30,7 @@ function plain() {
 
 async function withAgent(env = {}) {
   const srv = await startServer(['run', '--port', '0', '--data', 'none', '--', 'dotnet', E2E_DLL, 'throwstorm', String(N)], { env });
-  await waitFor('exit', async () => (await srv.api('/api/sessions/1')).body.state === 'exited', 300000);
+  await waitFor('exit', async () => (await srv.api('/api/sessions/1')).body.state === 'exited', { timeoutMs: 300000 });
   const x = (await srv.api('/api/sessions/1/exceptions')).body;
   await srv.stop();
   return { ...loop(srv.stdout), total: x.total };

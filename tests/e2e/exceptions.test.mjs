@@ -46,7 +46,7 @@ for (const rt of RUNTIMES) {
   test(`${rt.name}, startup: exact counts per throw site, where each was caught, the unhandled one of a child`, async () => {
     const data = rt.name === '.NET 10' ? tempDataDir() : 'none';
     const srv = await startServer(['run', '--port', '0', '--data', data, '--', ...rt.cmd, 'throws', 'child']);
-    await waitFor('the child exited', () => /^child exited \d+$/m.test(srv.stdout), 120000);
+    await waitFor('the child exited', () => /^child exited \d+$/m.test(srv.stdout), { timeoutMs: 120000 });
     assert.match(srv.stdout, new RegExp(`^thrown ${THROWN}$`, 'm'));
     const body = await waitFor('every exception folded', async () => {
       const b = await exceptions(srv, 1);
@@ -62,7 +62,7 @@ for (const rt of RUNTIMES) {
       const list = (await srv.api('/api/sessions')).body.sessions;
       const c = list.find((s) => s.id !== 1 && s.root_id === 1);
       return c && c.state === 'exited' && c;
-    }, 30000);
+    }, { timeoutMs: 30000 });
     const unhandled = await exceptions(srv, child.id);
     const site = unhandled.sites.find((s) => s.type === 'System.NotSupportedException');
     assert.ok(site, JSON.stringify(unhandled));
@@ -80,7 +80,7 @@ for (const rt of RUNTIMES) {
     const events = (await srv.api('/api/sessions/1/events?limit=10000')).body.events.filter((e) => e.type === 'exception');
     assert.equal(events.filter((e) => e.method && e.method.startsWith(T)).length, THROWN);
     srv.proc.stdin.write('exit\n');
-    await waitFor('the app exited', async () => (await srv.api('/api/sessions/1')).body.state === 'exited', 60000);
+    await waitFor('the app exited', async () => (await srv.api('/api/sessions/1')).body.state === 'exited', { timeoutMs: 60000 });
     if (data !== 'none') {
       await storageCaughtUp(srv);
       await srv.stop();

@@ -5,7 +5,8 @@
 // (NoInlining) so that each is a frame of its own in the allocating stacks.
 // The truth is measured, not assumed: the bytes each method allocated
 // (GC.GetAllocatedBytesForCurrentThread around each call), printed as
-// "allocated arrays <bytes> nodes <bytes>". With "wait", prints "waiting",
+// "allocated arrays <bytes> nodes <bytes>", then the round's wall time as
+// "round wall_ms <ms>" (bench/allocations.mjs). With "wait", prints "waiting",
 // then runs one round per line "go" on stdin until "exit"; else one round.
 using System;
 using System.Runtime.CompilerServices;
@@ -40,6 +41,7 @@ namespace JitscopeE2e
         private static string Round(int megabytes)
         {
             long arrays = 0, nodes = 0, goal = (long)megabytes << 20;
+            var clock = System.Diagnostics.Stopwatch.StartNew();
             while (arrays + nodes < goal)
             {
                 long before = GC.GetAllocatedBytesForCurrentThread();
@@ -50,7 +52,7 @@ namespace JitscopeE2e
                 arrays += middle - before;
                 nodes += after - middle;
             }
-            return $"allocated arrays {arrays} nodes {nodes}";
+            return $"allocated arrays {arrays} nodes {nodes}\nround wall_ms {clock.Elapsed.TotalMilliseconds:F1}";
         }
 
         /// <summary>count byte[1000] (1,024 bytes each with their header).</summary>
