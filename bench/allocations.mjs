@@ -15,17 +15,17 @@ import { E2E_DLL, ROOT, startServer, waitFor } from '../tests/e2e/lib.mjs';
 import { median, medianCi, f1 } from './stats.mjs';
 
 const RUNS = Number(process.env.RUNS || 7);
-const MB = Number(process.env.ALLOC_MB || 2000);
+const MB = Number(process.env.ALLOC_MB || 20000);
 
 const round = (out) => {
-  const m = /^round wall_ms ([\d.]+)$/m.exec(out);
+  const m = /^round wall_ms ([\d.]+) cpu_ms ([\d.]+)$/m.exec(out);
   if (!m) throw new Error(`no "round wall_ms" line in: ${out.slice(-500)}`);
-  return Number(m[1]);
+  return { wall: Number(m[1]), cpu: Number(m[2]) };
 };
 
 function plain() {
   const r = spawnSync('dotnet', [E2E_DLL, 'allocs', String(MB)], { encoding: 'utf8', cwd: ROOT });
-  return { wall: round(r.stdout) };
+  return round(r.stdout);
 }
 
 async function withAgent(env = {}) {
@@ -33,7 +33,7 @@ async function withAgent(env = {}) {
   await waitFor('exit', async () => (await srv.api('/api/sessions/1')).body.state === 'exited', { timeoutMs: 300000 });
   const a = (await srv.api('/api/sessions/1/allocations')).body;
   await srv.stop();
-  return { wall: round(srv.stdout), samples: a.samples, unsent: a.unsent };
+  return { ...round(srv.stdout), samples: a.samples, unsent: a.unsent };
 }
 
 const ARMS = {
@@ -42,26 +42,29 @@ const ARMS = {
   floor: () => withAgent({ JITSCOPE_NULL: '1', JITSCOPE_ALLOCATIONS: '1' }),
   on: () => withAgent({ JITSCOPE_ALLOCATIONS: '1' }),
 };
-const wall = {};
+const wall = {}, cpu = {};
 let last = null;
 plain(); // warm the disk cache and the dotnet host once
 for (let i = 0; i < RUNS; i++)
   for (const [name, run] of Object.entries(ARMS)) {
     const r = await run();
     (wall[name] ||= []).push(r.wall);
+    (cpu[name] ||= []).push(r.cpu);
     if (name === 'on') last = r;
   }
 const row = (name) => {
   const [lo, hi] = medianCi(wall[name]);
-  return `| ${name} | ${f1(median(wall[name]))} | ${f1(lo)}-${f1(hi)} |`;
+  const [clo, chi] = medianCi(cpu[name]);
+  return `| ${name} | ${f1(median(wall[name]))} | ${f1(lo)}-${f1(hi)} | ${f1(median(cpu[name]))} | ${f1(clo)}-${f1(chi)} |`;
 };
+const share = (x, a, b, base) => ((median(x[a]) - median(x[b])) / median(x[base])).toFixed(3);
 console.log(`### Allocations: an allocation-heavy app (E2eTarget \`allocs ${MB}\`, ${RUNS} runs each, interleaved; \`node bench/allocations.mjs\`, ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC)`);
 console.log('');
-console.log('| arm | round wall, median (ms) | 95% interval |');
-console.log('|---|---|---|');
+console.log('| arm | round wall, median (ms) | 95% interval | round CPU, median (ms) | 95% interval |');
+console.log('|---|---|---|---|---|');
 for (const name of Object.keys(ARMS)) console.log(row(name));
-console.log(`| **sampling on: (on - off) / off** | **${((median(wall.on) - median(wall.off)) / median(wall.off)).toFixed(3)}** | |`);
-console.log(`| jitscope's own: (on - floor) / off | ${((median(wall.on) - median(wall.floor)) / median(wall.off)).toFixed(3)} | |`);
-console.log(`| the runtime's events: (floor - off) / off | ${((median(wall.floor) - median(wall.off)) / median(wall.off)).toFixed(3)} | |`);
+console.log(`| **sampling on: (on - off) / off** | **${share(wall, 'on', 'off', 'off')}** | | **${share(cpu, 'on', 'off', 'off')}** | |`);
+console.log(`| jitscope's own: (on - floor) / off | ${share(wall, 'on', 'floor', 'off')} | | ${share(cpu, 'on', 'floor', 'off')} | |`);
+console.log(`| the runtime's events: (floor - off) / off | ${share(wall, 'floor', 'off', 'off')} | | ${share(cpu, 'floor', 'off', 'off')} | |`);
 console.log('');
 console.log(`Samples in the last "on" run: ${last.samples} sent, ${last.unsent} counted and not sent.`);

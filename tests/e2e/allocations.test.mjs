@@ -124,6 +124,9 @@ test('attached: off until POST .../allocations turns them on; the switch takes {
     return b.types.some((x) => x.type === ARRAYS) && b;
   }, { timeoutMs: 60000 });
   assert.equal(body.enabled, true);
+  const metrics = (await srv.api('/metrics')).body;
+  const line = new RegExp(`^jitscope_session_allocated_bytes_estimated\\{session="${id}"[^}]*\\} (\\d+)$`, 'm');
+  assert.ok(Number((line.exec(metrics) || [])[1]) > 0, '/metrics: the estimated bytes');
   t.send('exit');
   await srv.stop();
 });

@@ -6,7 +6,8 @@
 // The truth is measured, not assumed: the bytes each method allocated
 // (GC.GetAllocatedBytesForCurrentThread around each call), printed as
 // "allocated arrays <bytes> nodes <bytes>", then the round's wall time as
-// "round wall_ms <ms>" (bench/allocations.mjs). With "wait", prints "waiting",
+// "round wall_ms <ms> cpu_ms <ms>" (the process's CPU time during it, every
+// thread's; bench/allocations.mjs). With "wait", prints "waiting",
 // then runs one round per line "go" on stdin until "exit"; else one round.
 using System;
 using System.Runtime.CompilerServices;
@@ -42,6 +43,7 @@ namespace JitscopeE2e
         {
             long arrays = 0, nodes = 0, goal = (long)megabytes << 20;
             var clock = System.Diagnostics.Stopwatch.StartNew();
+            var cpu = System.Diagnostics.Process.GetCurrentProcess().TotalProcessorTime;
             while (arrays + nodes < goal)
             {
                 long before = GC.GetAllocatedBytesForCurrentThread();
@@ -52,7 +54,7 @@ namespace JitscopeE2e
                 arrays += middle - before;
                 nodes += after - middle;
             }
-            return $"allocated arrays {arrays} nodes {nodes}\nround wall_ms {clock.Elapsed.TotalMilliseconds:F1}";
+            return $"allocated arrays {arrays} nodes {nodes}\nround wall_ms {clock.Elapsed.TotalMilliseconds:F1} cpu_ms {(System.Diagnostics.Process.GetCurrentProcess().TotalProcessorTime - cpu).TotalMilliseconds:F1}";
         }
 
         /// <summary>count byte[1000] (1,024 bytes each with their header).</summary>
