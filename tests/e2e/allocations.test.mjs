@@ -7,7 +7,7 @@
 // types must be within 5 points of the truth, on .NET 10 (AllocationSampled),
 // 9 and 8 (AllocationTick), in startup mode with JITSCOPE_ALLOCATIONS=1; the
 // allocating stacks must name the method of each type; `go tool pprof` must
-// read the pprof export. Attached, the records are off until POST
+// read the pprof export; stored and read back, the same. Attached, the records are off until POST
 // .../allocations turns them on.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -15,7 +15,8 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { E2E_DLL, RUNTIME_APPS, startServer, startTarget, serveAttached, stopAll, waitFor } from './lib.mjs';
+import { E2E_DLL, RUNTIME_APPS, startServer, startTarget, serveAttached, stopAll, waitFor, tempDataDir,
+  storageCaughtUp } from './lib.mjs';
 
 after(stopAll);
 
@@ -62,7 +63,8 @@ function checkPprof(bytes) {
 
 for (const rt of RUNTIMES) {
   test(`${rt.name}, startup: the estimated shares of byte[] and AllocNode within 5 points of the truth, the stacks name their methods`, async () => {
-    const srv = await startServer(['run', '--port', '0', '--data', 'none', '--', ...rt.cmd, 'allocs', '500', 'wait'],
+    const data = rt.name === '.NET 10' ? tempDataDir() : 'none';
+    const srv = await startServer(['run', '--port', '0', '--data', data, '--', ...rt.cmd, 'allocs', '500', 'wait'],
       { env: { JITSCOPE_ALLOCATIONS: '1' } });
     await waitFor('the app waits', () => /^waiting$/m.test(srv.stdout), { timeoutMs: 60000 });
     srv.proc.stdin.write('go\n');
@@ -97,7 +99,15 @@ for (const rt of RUNTIMES) {
       assert.match(res.headers.get('content-disposition') || '', /filename="jitscope-session-1\.alloc\.pb\.gz"/);
       checkPprof(Buffer.from(await res.arrayBuffer()));
     }
-    await srv.stop();
+    if (data !== 'none') {
+      await storageCaughtUp(srv);
+      await srv.stop();
+      const again = await startServer(['serve', '--port', '0', '--data', data]);
+      assert.deepEqual(await allocations(again, 1), body, 'read back from storage: the same estimates');
+      await again.stop();
+    } else {
+      await srv.stop();
+    }
   });
 }
 
