@@ -81,7 +81,7 @@ export class AllocationsTab {
         },
       ],
     });
-    this.flame = new FlameGraph();
+    this.flame = new FlameGraph({ unit: 'bytes (est.)', fmtValue: fmtBytes });
     this.drawTask = () => this.flame.draw();
     this.flame.requestDraw = () => schedule(this.drawTask);
     this.el = h(
