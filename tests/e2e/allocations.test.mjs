@@ -25,9 +25,9 @@ const ARRAYS = 'System.Byte[]', NODES = 'JitscopeE2e.AllocNode';
 const ROUND = /^allocated arrays (\d+) nodes (\d+)$/m;
 
 const RUNTIMES = [
-  { name: '.NET 10', cmd: ['dotnet', E2E_DLL], source: 'sampled' },
+  { name: '.NET 10', cmd: ['dotnet', E2E_DLL], source: 'sampled', target: { dll: E2E_DLL } },
   ...Object.values(RUNTIME_APPS).map((app) => ({ name: `.NET ${app.tfm.replace(/^net(\d+)\..*$/, '$1')}`,
-    cmd: [app.e2e], source: 'tick' })),
+    cmd: [app.e2e], source: 'tick', target: { exe: app.e2e } })),
 ];
 
 const allocations = async (srv, id, query = '') => (await srv.api(`/api/sessions/${id}/allocations${query}`)).body;
@@ -111,8 +111,8 @@ for (const rt of RUNTIMES) {
   });
 }
 
-test('attached: off until POST .../allocations turns them on; the switch takes {"enabled": bool} only', async () => {
-  const t = await startTarget(['allocs', '200', 'wait'], { ready: /^waiting$/m });
+for (const rt of RUNTIMES) test(`${rt.name}, attached: off until POST .../allocations turns them on; the switch takes {"enabled": bool} only`, async () => {
+  const t = await startTarget(['allocs', '200', 'wait'], { ready: /^waiting$/m, ...rt.target });
   const { srv, id } = await serveAttached(t.pid);
   let body = await allocations(srv, id);
   assert.deepEqual([body.enabled, body.samples, body.types, body.source], [false, 0, [], undefined]);
@@ -134,6 +134,7 @@ test('attached: off until POST .../allocations turns them on; the switch takes {
     return b.types.some((x) => x.type === ARRAYS) && b;
   }, { timeoutMs: 60000 });
   assert.equal(body.enabled, true);
+  assert.equal(body.source, rt.source);
   const metrics = (await srv.api('/metrics')).body;
   const line = new RegExp(`^jitscope_session_allocated_bytes_estimated\\{session="${id}"[^}]*\\} (\\d+)$`, 'm');
   assert.ok(Number((line.exec(metrics) || [])[1]) > 0, '/metrics: the estimated bytes');
