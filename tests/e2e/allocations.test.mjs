@@ -7,8 +7,8 @@
 // types must be within 5 points of the truth, on .NET 10 (AllocationSampled),
 // 9 and 8 (AllocationTick), in startup mode with JITSCOPE_ALLOCATIONS=1; the
 // allocating stacks must name the method of each type; `go tool pprof` must
-// read the pprof export; stored and read back, the same. Attached, the records are off until POST
-// .../allocations turns them on.
+// read the pprof export; stored and read back, the same. Attached (on each
+// runtime), the records are off until POST .../allocations turns them on.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
