@@ -2,7 +2,8 @@
  * GET /api/sessions/{id}/allocations (estimated bytes and objects per type;
  * ?group=stack: per allocating stack as a tree, callers first, the type the
  * leaf; ?format=pprof: alloc_space and alloc_objects per stack, the type its
- * leaf frame), POST .../allocations ({"enabled": b}: the agent's allocation
+ * leaf frame; ?format=speedscope: the same as one speedscope profile weighted
+ * by bytes), POST .../allocations ({"enabled": b}: the agent's allocation
  * records on or off, WIRE_CMD_ALLOCATIONS). The types and stacks are copied
  * out of the session (allocsites.h) under the lock, their methods' names into
  * a symbols table, and shaped after it is released. Every estimate is scaled
@@ -212,6 +213,47 @@ done:
     return 200;
 }
 
+/* ---- ?format=speedscope: one sampled profile, each (type, stack) a sample
+ * weighted by its estimated bytes, the type its last frame ---- */
+
+static int api_alloc_speedscope(api_call *c, const api_alloc_copy *v)
+{
+    json_t *frames = json_array(), *samples = json_array(), *weights = json_array();
+    json_int_t total = 0;
+    uint32_t i, k;
+    size_t type_base = v->syms.count;
+
+    for (i = 0; i < v->syms.count; i++)
+        json_array_append_new(frames,
+                              json_pack("{s:s, s:s}", "name", v->syms.items[i].name, "file",
+                                        v->syms.items[i].module ? v->syms.items[i].module : ""));
+    for (i = 0; i < v->a.type_count; i++)
+        json_array_append_new(frames,
+                              json_pack("{s:s, s:s}", "name", v->a.types[i].name, "file", ""));
+    for (i = 0; i < v->a.stack_count; i++) {
+        const alloc_stack *st = &v->a.stacks[i];
+        json_t *stack = json_array();
+        json_int_t w = (json_int_t)(st->bytes * v->scale + 0.5);
+        for (k = st->depth; k-- > 0;) /* root first */
+            json_array_append_new(stack, json_integer(v->stack_syms[v->stack_first[i] + k]));
+        json_array_append_new(stack, json_integer((json_int_t)(type_base + st->type)));
+        json_array_append_new(samples, stack);
+        json_array_append_new(weights, json_integer(w));
+        total += w;
+    }
+    c->reply->json = json_pack(
+        "{s:s, s:{s:o}, s:[{s:s, s:s, s:s, s:i, s:I, s:o, s:o}], s:s, s:i, s:s}", "$schema",
+        "https://www.speedscope.app/file-format-schema.json", "shared", "frames", frames,
+        "profiles", "type", "sampled", "name", "allocations (estimated bytes)", "unit", "bytes",
+        "startValue", 0, "endValue", total, "samples", samples, "weights", weights, "name",
+        "jitscope allocations", "activeProfileIndex", 0, "exporter", "jitscope");
+    if (!c->reply->json)
+        return api_fail(c, 503, "out of memory building the speedscope file");
+    snprintf(c->reply->disposition, sizeof(c->reply->disposition),
+             "attachment; filename=\"jitscope-session-%d.alloc.speedscope.json\"", c->session_id);
+    return 200;
+}
+
 int api_allocations_get(api_call *c)
 {
     const char *group = c->req->arg(c->req->ctx, "group");
@@ -225,9 +267,10 @@ int api_allocations_get(api_call *c)
     memset(&v, 0, sizeof(v));
     if (group && strcmp(group, "type") != 0 && strcmp(group, "stack") != 0)
         return api_fail(c, 400, "group must be type or stack");
-    if (format && strcmp(format, "json") != 0 && strcmp(format, "pprof") != 0)
-        return api_fail(c, 400, "format must be json or pprof");
-    stacks = (group && strcmp(group, "stack") == 0) || (format && strcmp(format, "pprof") == 0);
+    if (format && strcmp(format, "json") != 0 && strcmp(format, "pprof") != 0 &&
+        strcmp(format, "speedscope") != 0)
+        return api_fail(c, 400, "format must be json, pprof or speedscope");
+    stacks = (group && strcmp(group, "stack") == 0) || (format && strcmp(format, "json") != 0);
     if (!(s = api_lock_session(c)))
         return 404;
     rc = api_alloc_copy_out(s, &v, stacks);
@@ -238,6 +281,11 @@ int api_allocations_get(api_call *c)
     }
     if (format && strcmp(format, "pprof") == 0) {
         rc = api_alloc_pprof(c, &v);
+        api_alloc_free(&v);
+        return rc;
+    }
+    if (format && strcmp(format, "speedscope") == 0) {
+        rc = api_alloc_speedscope(c, &v);
         api_alloc_free(&v);
         return rc;
     }

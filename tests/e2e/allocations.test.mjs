@@ -98,6 +98,13 @@ for (const rt of RUNTIMES) {
       assert.equal(res.status, 200);
       assert.match(res.headers.get('content-disposition') || '', /filename="jitscope-session-1\.alloc\.pb\.gz"/);
       checkPprof(Buffer.from(await res.arrayBuffer()));
+      const ss = (await srv.api('/api/sessions/1/allocations?format=speedscope')).body;
+      const p = ss.profiles[0], names = ss.shared.frames.map((f) => f.name);
+      const weightOf = (type) => p.samples.reduce((n, st, i) => n + (names[st[st.length - 1]] === type ? p.weights[i] : 0), 0);
+      assert.equal(p.unit, 'bytes');
+      assert.ok(Math.abs(weightOf(ARRAYS) - body.types[0].bytes) <= p.samples.length, 'speedscope: byte[] weighs its estimated bytes');
+      assert.ok(p.samples.some((st) => names[st[st.length - 2]] === `${A}AllocNodes(int)` && names[st[st.length - 1]] === NODES),
+        'speedscope: AllocNode allocated in AllocNodes, root first');
     }
     if (data !== 'none') {
       await storageCaughtUp(srv);

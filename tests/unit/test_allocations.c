@@ -7,7 +7,7 @@
  * SampledByteOffset) bytes, an AllocationTick one for the bytes since the last
  * tick; objects are those bytes over the object's size; the samples the agent
  * did not send scale every total alike; the caps count what they leave out;
- * the routes answer the totals, the tree and a pprof file.
+ * the routes answer the totals, the tree, a pprof and a speedscope file.
  * Build: make build/tests/test_allocations && build/tests/test_allocations
  */
 #include <stdint.h>
@@ -174,7 +174,8 @@ TEST(routes_answer_types_tree_and_pprof)
 {
     static const char *const stack[] = {"group=stack", NULL},
                              *const pprof[] = {"format=pprof", NULL},
-                             *const thread[] = {"group=thread", NULL};
+                             *const thread[] = {"group=thread", NULL},
+                             *const speedscope[] = {"format=speedscope", NULL};
     wire_stack_frame arrays[2] = {{ARRAYS_AT, 0}, {ROUND_AT, 0}};
     wire_stack_frame nodes[2] = {{NODES_AT, 0}, {ROUND_AT, 0}};
     fixture_reply r;
@@ -224,6 +225,15 @@ TEST(routes_answer_types_tree_and_pprof)
     r = fixture_call("GET", path, pprof, NULL);
     CHECK(r.status == 200 && r.text && (uint8_t)r.text[0] == 0x1f && (uint8_t)r.text[1] == 0x8b,
           "a gzip file");
+    fixture_reply_free(&r);
+    r = fixture_call("GET", path, speedscope, NULL);
+    CHECK(r.status == 200 &&
+              strcmp(json_string_value(json_object_get(
+                         json_array_get(json_object_get(r.json, "profiles"), 0), "unit")),
+                     "bytes") == 0 &&
+              json_array_size(json_object_get(
+                  json_array_get(json_object_get(r.json, "profiles"), 0), "samples")) == 2,
+          "speedscope: one sample per (type, stack), in bytes");
     fixture_reply_free(&r);
     CHECK(fixture_status_is("GET", path, thread, NULL, 400), "an unknown group: 400");
     CHECK(fixture_status_is("POST", path, NULL, "{}", 400), "a body without enabled: 400");
