@@ -338,7 +338,8 @@ int naming_stack_frames(const uint8_t *payload, uint32_t length, uint64_t ring_p
 }
 
 /* The FunctionIDs of an exception record (the thrower, then its sampled
- * stack's frames) or a caught one (the catcher): up to cap of them. */
+ * stack's frames), a caught one (the catcher) or an allocation sample (its
+ * stack's frames): up to cap of them. */
 static unsigned naming_exception_ids(uint16_t type, const uint8_t *payload, uint32_t length,
                                      uint64_t *ids, unsigned cap)
 {
@@ -350,6 +351,18 @@ static unsigned naming_exception_ids(uint16_t type, const uint8_t *payload, uint
     if (type == WIRE_EXCEPTION_CAUGHT && length >= sizeof(wire_exception_caught) && cap > 0) {
         memcpy(&ids[0], payload + offsetof(wire_exception_caught, function_id), sizeof(ids[0]));
         return 1;
+    }
+    if (type == WIRE_ALLOCATION && length >= sizeof(wire_allocation)) {
+        wire_allocation a;
+        memcpy(&a, payload, sizeof(a));
+        n = (length - (uint32_t)sizeof(a)) / (uint32_t)sizeof(f);
+        if (a.frame_count < n)
+            n = a.frame_count;
+        for (i = 0; i < n && count < cap; i++) {
+            memcpy(&f, payload + sizeof(a) + (size_t)i * sizeof(f), sizeof(f));
+            ids[count++] = f.function_id;
+        }
+        return count;
     }
     if (type != WIRE_EXCEPTION || length < sizeof(e) || cap == 0)
         return 0;
@@ -484,7 +497,8 @@ void naming_prepare(uint64_t fence, uint64_t module, const _Atomic int *stop)
             unsigned i, n = naming_record_ids(h.type, h.flags, rec + sizeof(h), h.length, ids, ask);
             for (i = 0; i < n; i++)
                 naming_prepare_one(ids[i], ask[i], module, fence);
-        } else if (h.type == WIRE_EXCEPTION || h.type == WIRE_EXCEPTION_CAUGHT) {
+        } else if (h.type == WIRE_EXCEPTION || h.type == WIRE_EXCEPTION_CAUGHT ||
+                   h.type == WIRE_ALLOCATION) {
             uint64_t ids[WIRE_EXCEPTION_MAX_FRAMES + 1];
             unsigned i, n = naming_exception_ids(h.type, rec + sizeof(h), h.length, ids,
                                                  WIRE_EXCEPTION_MAX_FRAMES + 1);

@@ -71,7 +71,8 @@ void naming_prefetch(uint64_t function_id);
 /* Names every FunctionID in a WIRE_STACK_THREAD payload (native frames have
  * 0). Returns 0, or CONN_NO_ROOM as naming_function. */
 int naming_stack_frames(const uint8_t *payload, uint32_t length, uint64_t ring_pos);
-/* The same for an EXCEPTION record (its thrower and its sampled frames) or an
+/* The same for an EXCEPTION record (its thrower and its sampled frames), an
+ * ALLOCATION (its frames) or an
  * EXCEPTION_CAUGHT (its catcher). */
 int naming_exception_functions(uint16_t type, const uint8_t *payload, uint32_t length,
                                uint64_t ring_pos);

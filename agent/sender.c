@@ -26,6 +26,7 @@
 
 #include "sender.h"
 #include "agent.h"
+#include "allocations.h"
 #include "catchup.h"
 #include "code.h"
 #include "codelookup.h"
@@ -125,6 +126,7 @@ static void sender_drops(void)
     d.ring_used = ring_used_bytes(&agent.ring);
     conn_emit(WIRE_DROPS, 0, clock_mono_ns(), &d, sizeof(d), NULL, 0, NULL, 0);
     sender_cost();
+    allocations_flush_unsent();
 }
 
 /* ---- ring ---- */
@@ -218,7 +220,8 @@ static unsigned sender_drain(unsigned budget)
                 rc = naming_stack_frames(rec + sizeof(h), h.length, pos);
             } else if (h.type == WIRE_INLINING || h.type == WIRE_CODE_SEARCH) {
                 rc = naming_record_functions(h.type, h.flags, rec + sizeof(h), h.length, pos);
-            } else if (h.type == WIRE_EXCEPTION || h.type == WIRE_EXCEPTION_CAUGHT) {
+            } else if (h.type == WIRE_EXCEPTION || h.type == WIRE_EXCEPTION_CAUGHT ||
+                       h.type == WIRE_ALLOCATION) {
                 rc = naming_exception_functions(h.type, rec + sizeof(h), h.length, pos);
             }
             if (rc == 0)
@@ -396,6 +399,9 @@ static int sender_commands(void)
             break;
         case WIRE_CMD_EXCEPTIONS:
             tiers_switch_exceptions(agent.info, cmd.u.exceptions.enabled != 0);
+            break;
+        case WIRE_CMD_ALLOCATIONS:
+            tiers_switch_allocations(agent.info, cmd.u.allocations.enabled != 0);
             break;
         case WIRE_CMD_CODE: /* the floor reads none (it names no function to ask about) */
             if (!agent.floor)

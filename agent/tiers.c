@@ -9,6 +9,8 @@
 
 #include "clock.h"
 #include "emit.h"
+#include "agent.h"
+#include "allocations.h"
 #include "exceptions.h"
 #include "gcreason.h"
 
@@ -47,6 +49,7 @@ static ICorProfilerInfo12 *tiers_info;          /* set while a session is open *
 static _Atomic EVENTPIPE_SESSION tiers_session; /* 0: none (read without the lock) */
 static EVENTPIPE_SESSION tiers_gc_session;      /* gcreason.h's, 0: none; under tiers_lock */
 static EVENTPIPE_SESSION tiers_exc_session;     /* exceptions.h's, 0: none; under tiers_lock */
+static EVENTPIPE_SESSION tiers_alloc_session;   /* allocations.h's, 0: none; under tiers_lock */
 static _Atomic uint64_t tiers_lost_count;
 static HRESULT tiers_hresult; /* why the last start failed, else S_OK */
 
@@ -97,6 +100,36 @@ static void tiers_exceptions_open(void)
                 (unsigned)hr);
         tiers_exc_session = 0;
     }
+}
+
+/* tiers_lock held, the source open: allocations.h's session. */
+static void tiers_allocations_open(void)
+{
+    COR_PRF_EVENTPIPE_PROVIDER_CONFIG config;
+    HRESULT hr;
+
+    if (tiers_alloc_session)
+        return;
+    allocations_config(&config, tiers_provider, agent.major);
+    hr = tiers_info->lpVtbl->EventPipeStartSession(tiers_info, 1, &config, 0, &tiers_alloc_session);
+    if (FAILED(hr) || !tiers_alloc_session) {
+        fprintf(stderr,
+                "jitscope agent: EventPipeStartSession for allocation events failed (0x%08x); "
+                "no allocations will be recorded\n",
+                (unsigned)hr);
+        tiers_alloc_session = 0;
+    }
+}
+
+/* tiers_lock held. */
+static void tiers_allocations_close(void)
+{
+    if (!tiers_info || !tiers_alloc_session)
+        return;
+    atomic_store(&tiers_stopping, 1); /* the ProcessInfo its disable sends is ours */
+    tiers_info->lpVtbl->EventPipeStopSession(tiers_info, tiers_alloc_session);
+    atomic_store(&tiers_stopping, 0);
+    tiers_alloc_session = 0;
 }
 
 /* tiers_lock held. */
@@ -157,6 +190,8 @@ int tiers_start(ICorProfilerInfo10 *info)
     }
     if (exceptions_wanted())
         tiers_exceptions_open();
+    if (allocations_wanted())
+        tiers_allocations_open();
 done:
     tiers_hresult = hr;
     pthread_mutex_unlock(&tiers_lock);
@@ -198,6 +233,9 @@ void tiers_stop(void)
         if (tiers_exc_session)
             tiers_info->lpVtbl->EventPipeStopSession(tiers_info, tiers_exc_session);
         tiers_exc_session = 0;
+        if (tiers_alloc_session)
+            tiers_info->lpVtbl->EventPipeStopSession(tiers_info, tiers_alloc_session);
+        tiers_alloc_session = 0;
         atomic_store(&tiers_stopping, 0);
         tiers_info->lpVtbl->info10.Release((ICorProfilerInfo10 *)tiers_info);
         tiers_info = NULL;
@@ -207,10 +245,12 @@ void tiers_stop(void)
 
 int tiers_running(void) { return atomic_load(&tiers_session) != 0; }
 
+enum { TIERS_ONLY_EXCEPTIONS = 1, TIERS_ONLY_ALLOCATIONS = 2 };
+
 typedef struct tiers_switch_call {
     ICorProfilerInfo10 *info;
     int on;
-    int exceptions_only; /* exceptions.h's session alone */
+    int only; /* TIERS_ONLY_*: one session alone, else the source and all */
 } tiers_switch_call;
 
 static void *tiers_switch_main(void *arg)
@@ -218,12 +258,14 @@ static void *tiers_switch_main(void *arg)
     tiers_switch_call *call = arg;
 
     pthread_setname_np(pthread_self(), "jitscope-tiers"); /* else its creator's name */
-    if (call->exceptions_only) {
+    if (call->only) {
         pthread_mutex_lock(&tiers_lock);
         if (call->on && tiers_info)
-            tiers_exceptions_open();
+            (call->only == TIERS_ONLY_EXCEPTIONS ? tiers_exceptions_open
+                                                 : tiers_allocations_open)();
         else if (!call->on)
-            tiers_exceptions_close();
+            (call->only == TIERS_ONLY_EXCEPTIONS ? tiers_exceptions_close
+                                                 : tiers_allocations_close)();
         pthread_mutex_unlock(&tiers_lock);
     } else if (call->on) {
         tiers_start(call->info);
@@ -243,7 +285,13 @@ void tiers_switch(ICorProfilerInfo10 *info, int on)
 void tiers_switch_exceptions(ICorProfilerInfo10 *info, int on)
 {
     exceptions_want(on);
-    tiers_switch_on_thread((tiers_switch_call){info, on, 1});
+    tiers_switch_on_thread((tiers_switch_call){info, on, TIERS_ONLY_EXCEPTIONS});
+}
+
+void tiers_switch_allocations(ICorProfilerInfo10 *info, int on)
+{
+    allocations_want(on);
+    tiers_switch_on_thread((tiers_switch_call){info, on, TIERS_ONLY_ALLOCATIONS});
 }
 
 static void tiers_switch_on_thread(tiers_switch_call call)
@@ -329,6 +377,11 @@ void tiers_event(EVENTPIPE_PROVIDER provider, DWORD event_id, ULONG size, LPCBYT
             atomic_store(&tiers_disable_ns, clock_mono_ns());
             atomic_store(&tiers_disable_seen, 1);
         }
+        return;
+    }
+    if (allocations_event_id(event_id)) {
+        if (tiers_provider_is(provider, &tiers_runtime_provider, tiers_provider))
+            allocations_event(event_id, payload, size, event_thread);
         return;
     }
     if (exceptions_event_id(event_id)) {

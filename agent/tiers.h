@@ -66,6 +66,8 @@ void tiers_switch(ICorProfilerInfo10 *info, int on);
  * not from now on, and opened or closed now if the source is open (else at
  * its next start). */
 void tiers_switch_exceptions(ICorProfilerInfo10 *info, int on);
+/* The same for allocations.h's session (WIRE_CMD_ALLOCATIONS). */
+void tiers_switch_allocations(ICorProfilerInfo10 *info, int on);
 /* 1 while a session is open. */
 int tiers_running(void);
 

@@ -160,7 +160,8 @@ enum wire_record_type {
     WIRE_CODE_RANGE = 30,       /* answer to WIRE_CMD_CODE_LOOKUP: the code at one address */
     WIRE_EXCEPTION = 31,        /* a managed exception thrown (the runtime's ExceptionThrown) */
     WIRE_EXCEPTION_CAUGHT = 32, /* a catch clause entered for the thread's exception */
-    WIRE_RECORD_TYPE_MAX = 32
+    WIRE_ALLOCATION = 33,       /* an allocation sample with its stack (wire_alloc.h) */
+    WIRE_RECORD_TYPE_MAX = 33
 };
 
 /* Server -> agent. */
@@ -174,6 +175,7 @@ enum wire_command_type {
     WIRE_CMD_CODE = 106, /* payload: wire_cmd_code; answered by CODE_VERSION/_PART, CODE_END */
     WIRE_CMD_CODE_LOOKUP = 107, /* payload: wire_cmd_code_lookup; answered by WIRE_CODE_RANGE */
     WIRE_CMD_EXCEPTIONS = 108,  /* payload: wire_cmd_exceptions (on by default) */
+    WIRE_CMD_ALLOCATIONS = 109, /* payload: wire_cmd_allocations (off by default) */
 };
 
 enum wire_mode { WIRE_MODE_STARTUP = 1, WIRE_MODE_ATTACH = 2 };
@@ -786,6 +788,8 @@ typedef struct wire_cmd_exceptions {
     uint32_t enabled; /* 1 on, 0 off */
     uint32_t reserved;
 } wire_cmd_exceptions;
+
+#include "wire_alloc.h"
 
 #define WIRE_MAX_COMMAND 256u /* longest command payload; a longer one is not our server */
 

@@ -227,6 +227,16 @@ static int wire_check_values(const wire_record *r, const char **why)
             return WIRE_DECODE_BAD;
         }
         return WIRE_DECODE_OK;
+    case WIRE_ALLOCATION:
+        if ((r->u.allocation.object_size == 0 &&
+             r->u.allocation.kind != WIRE_ALLOC_KIND_UNSENT_ONLY) ||
+            r->strings[0].length > WIRE_ALLOC_TYPE_MAX ||
+            (r->u.allocation.source != WIRE_ALLOC_SAMPLED &&
+             r->u.allocation.source != WIRE_ALLOC_TICK)) {
+            *why = "allocation record without a size, of an unknown source, or a long type";
+            return WIRE_DECODE_BAD;
+        }
+        return WIRE_DECODE_OK;
     case WIRE_EXCEPTION_CAUGHT:
         if (r->u.exception_caught.thread_id == 0) {
             *why = "caught-exception record without a thread";
@@ -280,6 +290,7 @@ size_t wire_record_fixed(uint16_t type, unsigned *strings)
     case WIRE_CODE_RANGE: return sizeof(wire_code_range);
     case WIRE_EXCEPTION: *strings = 2; return sizeof(wire_exception);
     case WIRE_EXCEPTION_CAUGHT: return sizeof(wire_exception_caught);
+    case WIRE_ALLOCATION: *strings = 1; return sizeof(wire_allocation);
     default: return 0;
     }
 }
@@ -351,6 +362,17 @@ static int wire_decode_any(const wire_frame *f, wire_record *out, uint32_t oldes
         out->stack_frames = f->payload + fixed;
         out->stack_frame_count = n;
         fixed += (size_t)n * sizeof(wire_stack_frame);
+    } else if (f->header.type == WIRE_ALLOCATION) {
+        /* followed by frame_count frames (at most WIRE_ALLOC_MAX_FRAMES), then its type */
+        uint32_t n = out->u.allocation.frame_count;
+        if (n > WIRE_ALLOC_MAX_FRAMES ||
+            f->header.length - fixed < (size_t)n * sizeof(wire_stack_frame)) {
+            *why = "allocation record with more frames than allowed or sent";
+            return WIRE_DECODE_BAD;
+        }
+        out->stack_frames = f->payload + fixed;
+        out->stack_frame_count = n;
+        fixed += (size_t)n * sizeof(wire_stack_frame);
     } else if (f->header.type == WIRE_CODE_PART) {
         /* followed by its data, to the payload's end (checked in wire_check_code) */
         out->data = f->payload + fixed;
@@ -412,6 +434,7 @@ int wire_decode_command(const uint8_t *buf, size_t len, wire_command *out, size_
     case WIRE_CMD_TIERS: need = sizeof(out->u.tiers); break;
     case WIRE_CMD_CODE: need = sizeof(out->u.code); break;
     case WIRE_CMD_EXCEPTIONS: need = sizeof(out->u.exceptions); break;
+    case WIRE_CMD_ALLOCATIONS: need = sizeof(out->u.allocations); break;
     case WIRE_CMD_CODE_LOOKUP: {
         uint32_t count;
         if (f.header.length < sizeof(uint64_t)) {

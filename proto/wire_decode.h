@@ -60,13 +60,14 @@ typedef struct wire_record {
         wire_code_range code_range;
         wire_exception exception;
         wire_exception_caught exception_caught;
+        wire_allocation allocation;
     } u;
     wire_string strings[2];
     unsigned string_count;
     wire_code_version code_versions[WIRE_MAX_CODE_VERSIONS]; /* JIT_FINISHED only */
     unsigned code_version_count;
-    /* STACK_THREAD (u.stack_thread.frame_count) and EXCEPTION
-     * (u.exception.frame_count): wire_stack_frame entries, leaf first,
+    /* STACK_THREAD (u.stack_thread.frame_count), EXCEPTION
+     * (u.exception.frame_count) and ALLOCATION: wire_stack_frame entries, leaf first,
      * pointing into the payload (not aligned: read them with
      * wire_record_frame). */
     const void *stack_frames;
@@ -118,6 +119,7 @@ typedef struct wire_command {
         wire_cmd_code code;
         wire_cmd_code_lookup code_lookup; /* ips beyond count are 0 */
         wire_cmd_exceptions exceptions;
+        wire_cmd_allocations allocations;
     } u;
 } wire_command;
 

@@ -299,6 +299,8 @@ static const api_route api_routes[] = {
     {"GET", "/api/sessions/{id}/exceptions", api_exceptions_list, 0, NULL},
     {"GET", "/api/sessions/{id}/exceptions/{n}", api_exceptions_site, 0, NULL},
     {"POST", "/api/sessions/{id}/exceptions", api_exceptions_post, 0, NULL},
+    {"GET", "/api/sessions/{id}/allocations", api_allocations_get, 0, NULL},
+    {"POST", "/api/sessions/{id}/allocations", api_allocations_post, 0, NULL},
 };
 
 const api_route *api_route_table(size_t *count)

@@ -426,8 +426,10 @@ int api_profile_get(api_call *c)
         snprintf(c->reply->disposition, sizeof(c->reply->disposition),
                  "attachment; filename=\"jitscope-session-%d.speedscope.json\"", c->session_id);
     } else {
-        pprof_options o = {mode == PROFILE_MODE_CPU, period_ns, started_ns,
-                           stopped_ns > started_ns ? stopped_ns - started_ns : 0};
+        pprof_options o = {.cpu = mode == PROFILE_MODE_CPU,
+                           .period_ns = period_ns,
+                           .time_ns = started_ns,
+                           .duration_ns = stopped_ns > started_ns ? stopped_ns - started_ns : 0};
         json_decref(status);
         rc = pprof_export(&v, &o, API_MAX_OUTPUT, (uint8_t **)&c->reply->text,
                           &c->reply->text_length, &why);

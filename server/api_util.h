@@ -66,17 +66,19 @@ int api_code_fetch(api_call *c, int refresh, uint32_t max_bytes, session **s, se
 pid_t api_code_pid(const session *s);
 int api_source_get(api_call *c);
 int api_tiers_post(api_call *c);
-int api_exceptions_list(api_call *c); /* GET .../exceptions, api_exceptions.c */
-int api_exceptions_site(api_call *c); /* GET .../exceptions/{n} */
-int api_exceptions_post(api_call *c); /* POST .../exceptions */
-int api_functions_list(api_call *c);  /* takes the lock in steps itself */
-extern size_t api_step_functions;     /* functions per locked step (tests lower it) */
-int api_module_totals(api_call *c);   /* likewise */
-int api_compare(api_call *c);         /* GET /api/compare, api_compare.c */
-int api_diagnostic_port(api_call *c); /* GET /api/diagnostic-port, api_port.c */
-int api_code_get(api_call *c);        /* GET .../functions/{fid}/code, api_code.c */
-int api_inlining_get(api_call *c);    /* locked */
-int api_startup_get(api_call *c);     /* takes the lock in steps itself */
-int api_report_get(api_call *c);      /* GET .../report, api_report.c; likewise */
+int api_exceptions_list(api_call *c);  /* GET .../exceptions, api_exceptions.c */
+int api_exceptions_site(api_call *c);  /* GET .../exceptions/{n} */
+int api_exceptions_post(api_call *c);  /* POST .../exceptions */
+int api_allocations_get(api_call *c);  /* GET .../allocations, api_allocations.c */
+int api_allocations_post(api_call *c); /* POST .../allocations */
+int api_functions_list(api_call *c);   /* takes the lock in steps itself */
+extern size_t api_step_functions;      /* functions per locked step (tests lower it) */
+int api_module_totals(api_call *c);    /* likewise */
+int api_compare(api_call *c);          /* GET /api/compare, api_compare.c */
+int api_diagnostic_port(api_call *c);  /* GET /api/diagnostic-port, api_port.c */
+int api_code_get(api_call *c);         /* GET .../functions/{fid}/code, api_code.c */
+int api_inlining_get(api_call *c);     /* locked */
+int api_startup_get(api_call *c);      /* takes the lock in steps itself */
+int api_report_get(api_call *c);       /* GET .../report, api_report.c; likewise */
 
 #endif

@@ -266,6 +266,23 @@ static void metrics_exceptions(textbuf *b, const session *s, const metrics_label
                        other + (unsigned long long)(x ? x->sites_dropped : 0));
 }
 
+/* Allocation samples (received and counted but not sent) and the bytes
+ * they are estimated to stand for (allocsites.h), once a session has any. */
+static void metrics_allocations(textbuf *b, const session *s, const metrics_labels *l,
+                                const void *arg)
+{
+    const alloc_state *a = s->allocations;
+
+    if (!a)
+        return;
+    if (arg) /* the bytes */
+        textbuf_printf(b, "jitscope_session_allocated_bytes_estimated{%s} %.0f\n", l->text,
+                       a->bytes * alloc_scale(a));
+    else
+        textbuf_printf(b, "jitscope_session_allocation_samples_total{%s} %llu\n", l->text,
+                       (unsigned long long)(a->samples + a->unsent));
+}
+
 /* The agent's own time per JIT callback as a Prometheus histogram: its
  * buckets are cumulative here, upper bounds in seconds (wire.h). */
 static void metrics_agent_cost(textbuf *b, const session *s, const metrics_labels *l,
@@ -334,6 +351,14 @@ static void metrics_sessions(textbuf *b)
                    "Managed exceptions thrown, by type (the first 256 types of a session; the "
                    "rest, and those of sites past its 4,096, as type=\"(other)\").");
     metrics_each_live(b, metrics_exceptions, NULL);
+    metrics_family(b, "jitscope_session_allocation_samples_total", "counter",
+                   "The runtime's allocation samples while allocations are on (sent by the agent "
+                   "and counted but not sent past its rate).");
+    metrics_each_live(b, metrics_allocations, NULL);
+    metrics_family(b, "jitscope_session_allocated_bytes_estimated", "counter",
+                   "Bytes allocated as the allocation samples estimate them (docs/RUNTIME.md, "
+                   "\"Allocations\").");
+    metrics_each_live(b, metrics_allocations, "bytes");
 }
 
 /* Storage (--data) once it is on: what waits for the disk and what was lost. */

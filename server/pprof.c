@@ -8,6 +8,7 @@
 #include "hashslots.h"
 #include "idmap.h"
 #include "profile.pb-c.h"
+#include "wire.h"
 
 typedef Perftools__Profiles__Profile pprof_profile;
 typedef Perftools__Profiles__Sample pprof_sample;
@@ -205,7 +206,7 @@ static int pprof_build_labels(pprof_build *b)
 static int pprof_build_samples(pprof_build *b)
 {
     const profile_view *v = b->v;
-    unsigned values = b->o->cpu ? 2 : 1;
+    unsigned values = b->o->cpu || b->o->alloc_bytes ? 2 : 1;
     uint64_t *counts = NULL;
     uint32_t *stack_of = NULL, *thread_of = NULL;
     size_t i, frames = 0, at = 0;
@@ -250,7 +251,10 @@ static int pprof_build_samples(pprof_build *b)
         s->value = &b->values[i * values];
         s->n_value = values;
         s->value[0] = (int64_t)counts[i];
-        if (b->o->cpu)
+        if (b->o->alloc_bytes) {
+            s->value[0] = (int64_t)(b->o->alloc_objects[stack_of[i]] + 0.5);
+            s->value[1] = (int64_t)(b->o->alloc_bytes[stack_of[i]] + 0.5);
+        } else if (b->o->cpu)
             s->value[1] = (int64_t)(counts[i] * b->o->period_ns);
         s->label = &b->label_ptrs[2 * thread_of[i]];
         s->n_label = v->threads[thread_of[i]].name ? 2 : 1;
@@ -318,7 +322,17 @@ int pprof_export(const profile_view *v, const pprof_options *o, size_t max_bytes
     b.types[0].type = pprof_string(&b.strings, "samples");
     b.types[0].unit = pprof_string(&b.strings, "count");
     b.type_ptrs[0] = &b.types[0];
-    if (o->cpu) {
+    if (o->alloc_bytes) {
+        b.types[0].type = pprof_string(&b.strings, "alloc_objects");
+        b.types[1].type = pprof_string(&b.strings, "alloc_space");
+        b.types[1].unit = pprof_string(&b.strings, "bytes");
+        b.type_ptrs[1] = &b.types[1];
+        b.period = b.types[1];
+        p.period = (int64_t)WIRE_ALLOC_SAMPLING_MEAN;
+        p.default_sample_type = b.types[1].type;
+        b.comment = pprof_string(&b.strings, "jitscope allocations: the runtime's allocation "
+                                             "samples, scaled to estimated bytes and objects");
+    } else if (o->cpu) {
         b.types[1].type = pprof_string(&b.strings, "cpu");
         b.types[1].unit = pprof_string(&b.strings, "nanoseconds");
         b.type_ptrs[1] = &b.types[1];
@@ -336,7 +350,7 @@ int pprof_export(const profile_view *v, const pprof_options *o, size_t max_bytes
     if (b.types[0].type < 0 || b.types[0].unit < 0 || b.types[1].type < 0 || b.types[1].unit < 0 ||
         b.comment < 0)
         goto done;
-    p.n_sample_type = o->cpu ? 2 : 1;
+    p.n_sample_type = o->cpu || o->alloc_bytes ? 2 : 1;
     p.sample_type = b.type_ptrs;
     p.period_type = &b.period;
     p.n_sample = b.sample_count;

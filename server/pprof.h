@@ -23,6 +23,10 @@ typedef struct pprof_options {
     uint64_t period_ns;  /* CPU mode: CPU time per sample */
     int64_t time_ns;     /* the profile's start, Unix ns */
     int64_t duration_ns; /* how long it ran, 0 unknown */
+    /* allocations (api_allocations.c): per view stack its estimated bytes and
+     * objects, the sample types alloc_objects/count and alloc_space/bytes
+     * (one sample per stack; cpu ignored) */
+    const double *alloc_bytes, *alloc_objects;
 } pprof_options;
 
 /* The file, malloc'd, in *out (*length bytes). 0, or -1 with *why (larger

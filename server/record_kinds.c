@@ -236,6 +236,13 @@ static const record_kind record_kinds[] = {
         .fold = session_fold_exception_caught,
         .replay = session_fold_exception_caught,
     },
+    {
+        KIND(WIRE_ALLOCATION),
+        .flags = RECORD_KIND_OBSERVATION,
+        .need = session_need_allocation,
+        .fold = session_fold_allocation,
+        .replay = session_replay_allocation,
+    },
 
     /* the server's own records (logrec.h), in their order: a profile's start
      * and stop and a CPU profile's tables are observations (they rebuild the

@@ -302,6 +302,7 @@ void session_take_content(session *to, session *from)
     memset(&from->profile, 0, sizeof(from->profile));
     memset(&from->timeline, 0, sizeof(from->timeline));
     from->exceptions = NULL;
+    from->allocations = NULL;
     memset(&from->code, 0, sizeof(from->code));
     from->persist.summary = NULL;
     /* the budget's count stays to's (from is a private copy, never counted) */
@@ -341,6 +342,11 @@ void session_drop_content(session *s)
         exc_free(s->exceptions);
         free(s->exceptions);
         s->exceptions = NULL;
+    }
+    if (s->allocations) {
+        alloc_free(s->allocations);
+        free(s->allocations);
+        s->allocations = NULL;
     }
     code_free(&s->code);
     memset(&s->stacks, 0, sizeof(s->stacks));

@@ -24,6 +24,7 @@
 #include "code.h"
 #include "container.h"
 #include "eventlog.h"
+#include "allocsites.h"
 #include "excsites.h"
 #include "fnname.h"
 #include "fnsig.h"
@@ -335,10 +336,12 @@ typedef struct session {
     stacks_state stacks;
     profile_state profile;
     timeline_state timeline;
-    exc_state *exceptions; /* made at its first exception (excsites.h); NULL: none yet */
-    int exceptions_off;    /* POST .../exceptions {"enabled": false} was sent last */
-    code_state code;       /* code versions, inlining, ReadyToRun, code replies (code.h) */
-    eventlog events;       /* what happened, newest EVENTLOG_MAX kept */
+    exc_state *exceptions;    /* made at its first exception (excsites.h); NULL: none yet */
+    int exceptions_off;       /* POST .../exceptions {"enabled": false} was sent last */
+    alloc_state *allocations; /* made at its first sample (allocsites.h); NULL: none yet */
+    int allocations_on;       /* POST .../allocations {"enabled": true} was sent last */
+    code_state code;          /* code versions, inlining, ReadyToRun, code replies (code.h) */
+    eventlog events;          /* what happened, newest EVENTLOG_MAX kept */
     session_persist persist;
     session_budget budget;
     /* readers that work on this session with the lock released (the functions

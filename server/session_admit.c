@@ -241,6 +241,19 @@ uint64_t session_need_exception(session *s, const wire_record *r, unsigned *refu
            exc_need(s->exceptions ? s->exceptions : &none, r);
 }
 
+/* An allocation sample: its type and stack (made the first time), the
+ * session's allocation state the first time. */
+uint64_t session_need_allocation(session *s, const wire_record *r, unsigned *refused_kind,
+                                 int *fixed)
+{
+    static const alloc_state none;
+
+    *fixed = 0;
+    *refused_kind = SESSION_REFUSED_OTHER;
+    return (s->allocations ? 0 : sizeof(alloc_state)) +
+           alloc_need(s->allocations ? s->allocations : &none, r);
+}
+
 /* A version of a code reply: its buffers. */
 uint64_t session_need_code_version(session *s, const wire_record *r, unsigned *refused_kind,
                                    int *fixed)

@@ -27,6 +27,8 @@ static uint64_t session_observation_bytes(const session *s)
     n += stacks_block_bytes(&s->stacks) + profile_block_bytes(p);
     if (s->exceptions)
         n += sizeof(*s->exceptions) + s->exceptions->bytes;
+    if (s->allocations)
+        n += sizeof(*s->allocations) + s->allocations->held;
     for (i = 0; s->stacks.pending && i < STACKS_PENDING; i++)
         n += s->stacks.pending[i].thread_cap * sizeof(stacks_thread) +
              s->stacks.pending[i].frame_cap * sizeof(wire_stack_frame);

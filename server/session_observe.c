@@ -134,6 +134,32 @@ int session_fold_exception_caught(session *s, const wire_record *r, int64_t when
     return 0;
 }
 
+/* ALLOCATION: into its type and stack (allocsites.h), made with the
+ * session's first one; live and replayed alike (it logs no event). */
+int session_replay_allocation(session *s, const wire_record *r, int64_t when, int64_t now_ns,
+                              const char **why)
+{
+    (void)when, (void)now_ns;
+    if (!s->allocations && !(s->allocations = calloc(1, sizeof(*s->allocations)))) {
+        *why = "no memory for the session's allocations";
+        return -1;
+    }
+    if (alloc_sample(s->allocations, r) != 0) {
+        *why = "no memory for an allocation's type or stack";
+        return -1;
+    }
+    return 0;
+}
+
+int session_fold_allocation(session *s, const wire_record *r, int64_t when, int64_t now_ns,
+                            const char **why)
+{
+    int rc = session_replay_allocation(s, r, when, now_ns, why);
+
+    session_memory_observed(s);
+    return rc;
+}
+
 /* ---- replays ---- */
 
 /* The hello's: a connection's walk ids start over (its fold is

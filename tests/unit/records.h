@@ -67,6 +67,9 @@ static inline size_t rec_frame(const wire_record *r, uint8_t *buf)
     } else if (r->type == WIRE_EXCEPTION) {
         extra = r->stack_frames;
         extra_length = r->u.exception.frame_count * (uint32_t)sizeof(wire_stack_frame);
+    } else if (r->type == WIRE_ALLOCATION) {
+        extra = r->stack_frames;
+        extra_length = r->u.allocation.frame_count * (uint32_t)sizeof(wire_stack_frame);
     } else if (r->type == WIRE_CODE_PART) {
         extra = r->data;
         extra_length = r->data_length;
@@ -336,6 +339,28 @@ static inline wire_record rec_exception_caught(uint64_t tid, uint64_t fid, uint6
     return (wire_record){.type = WIRE_EXCEPTION_CAUGHT,
                          .time_ns = t,
                          .u.exception_caught = (wire_exception_caught){tid, fid}};
+}
+
+/* An allocation sample of `type` (size bytes; weight: SampledByteOffset or the
+ * tick's bytes, as source says) on thread tid, with n frames of its stack;
+ * unsent: the samples the agent did not send before it. */
+static inline wire_record rec_allocation(uint64_t tid, const char *type, uint64_t size,
+                                         uint64_t weight, uint32_t source, uint32_t unsent,
+                                         const wire_stack_frame *frames, uint32_t n, uint64_t t)
+{
+    wire_record r = {.type = WIRE_ALLOCATION, .time_ns = t, .string_count = 1};
+
+    r.u.allocation = (wire_allocation){.thread_id = tid,
+                                       .type_id = 0x7f5500010000ull,
+                                       .object_size = size,
+                                       .weight = weight,
+                                       .source = source,
+                                       .unsent = unsent,
+                                       .frame_count = n};
+    r.strings[0] = rec_string(type);
+    r.stack_frames = n ? frames : NULL;
+    r.stack_frame_count = n;
+    return r;
 }
 
 /* A record of any type with an all-zero payload (records the server must

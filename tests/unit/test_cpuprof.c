@@ -539,7 +539,10 @@ TEST(pprof_file_decodes_with_types_functions_and_values)
     uint64_t b, ips[3];
     profile_query q = {.from_ns = 0, .to_ns = INT64_MAX, .with_samples = 1};
     profile_view v;
-    pprof_options o = {1, 1001001, 1700000000000000000ll, 3000000000ll};
+    pprof_options o = {.cpu = 1,
+                       .period_ns = 1001001,
+                       .time_ns = 1700000000000000000ll,
+                       .duration_ns = 3000000000ll};
     uint8_t *file = NULL, *raw;
     size_t length = 0, raw_n = 0;
     const char *why = NULL;

@@ -58,6 +58,7 @@ TEST(round_trip_every_type)
             /* a stack thread's fixed part is followed by its frames, a code part's by data */
             size_t fixed_part = s->type == WIRE_STACK_THREAD ? sizeof(wire_stack_thread)
                                 : s->type == WIRE_CODE_PART  ? sizeof(wire_code_part)
+                                : s->type == WIRE_ALLOCATION ? sizeof(wire_allocation)
                                                              : s->fixed_len;
             if (s->type == WIRE_CODE_PART)
                 CHECK(r.data == f.payload + sizeof(wire_code_part) &&
@@ -71,6 +72,11 @@ TEST(round_trip_every_type)
                                                         wire_record_frame(&r, 1)},
                                  s_stack_thread.f, sizeof(s_stack_thread.f)) == 0,
                       "stack_thread: both frames read back");
+            if (s->type == WIRE_ALLOCATION)
+                CHECK(r.stack_frame_count == 1 &&
+                          r.stack_frames == f.payload + sizeof(wire_allocation) &&
+                          wire_record_frame(&r, 0).function_id == 0x7f0000001000ull,
+                      "allocation: its frame read back");
             CHECK(strings_ok, "%s: %u string(s) round-trip, pointing into the payload", s->what,
                   s->nstrings);
             types_seen |= 1ull << s->type;

@@ -105,6 +105,13 @@ static const char UNI[] = "Fa\xC3\xA7"
 const wire_exception s_exception = {
     0x7f00000b0000ull, 0x7f0000001000ull, 0x7f1234560043ull, 10, (int32_t)0x80131509, 0x10, 0, 0};
 const wire_exception_caught s_exception_caught = {0x7f00000b0000ull, 0x7f0000001040ull};
+/* an allocation sample with one frame */
+static const struct {
+    wire_allocation a;
+    wire_stack_frame f;
+} s_allocation = {{0x7f00000b0000ull, 0x7f5500010000ull, 1024, 300, WIRE_ALLOC_SAMPLED, 0, 2, 1},
+                  {0x7f0000001000ull, 0x7f1234560010ull}};
+static const char ALLOC_TYPE[] = "System.Byte[]";
 static const char EXC_TYPE[] = "System.InvalidOperationException";
 static const char EXC_MESSAGE[] = "Operation is not valid \xE2\x80\x94 here";
 
@@ -237,6 +244,14 @@ void make_samples(void)
          0,
          {0},
          {0}},
+        {"allocation",
+         WIRE_ALLOCATION,
+         0,
+         &s_allocation,
+         sizeof(s_allocation),
+         1,
+         {ALLOC_TYPE},
+         {sizeof(ALLOC_TYPE) - 1}},
     };
     memcpy(samples, v, sizeof(v));
 }

@@ -83,6 +83,7 @@ export const COUNT_KEYS = new Set([
   'slow_server',
   'snapshot_id',
   'snapshots',
+  'stacks',
   'startup_jit_ns',
   'suspend_ns',
   'suspend_ns_max',
@@ -93,7 +94,9 @@ export const COUNT_KEYS = new Set([
   'threads',
   'too_large',
   'total',
+  'types',
   'unhandled',
+  'unsent',
   'walk_ns',
   'write_errors',
 ]);

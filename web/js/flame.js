@@ -61,9 +61,12 @@ export function frameColor(name, module, kind) {
 const isMarker = (n) => n.kind === 'label' || (!n.kind && (n.name || '').startsWith('['));
 
 export class FlameGraph {
-  // opts.inverted: the tree is bottom-up (a frame's children are its callers)
+  // opts.inverted: the tree is bottom-up (a frame's children are its callers);
+  // opts.unit, opts.fmtValue: what a frame's width counts (samples) and how to write it
   constructor(opts = {}) {
     this.inverted = !!opts.inverted;
+    this.unit = opts.unit || 'samples';
+    this.fmtValue = opts.fmtValue || fmtInt;
     this.root = null;
     this.zoom = null;
     this.zoomKeys = []; // names from the root's child down to the zoomed frame, kept across trees
@@ -453,7 +456,9 @@ export class FlameGraph {
     const chars = Math.floor((w - 8) / cw);
     if (chars >= 3) {
       let text = null;
-      const ls = this.isAll(n) ? [`all · ${fmtInt(n.value)} samples`, 'all'] : frameLabels(n);
+      const ls = this.isAll(n)
+        ? [`all · ${this.fmtValue(n.value)} ${this.unit}`, 'all']
+        : frameLabels(n);
       for (const l of ls)
         if (l.length <= chars) {
           text = l;
@@ -504,8 +509,8 @@ export class FlameGraph {
       h(
         'div',
         { class: 'tt-kv' },
-        'samples ',
-        h('b', null, fmtInt(n.value)),
+        `${this.unit} `,
+        h('b', null, this.fmtValue(n.value)),
         ` · ${fmtPct(n.value / total)} of all`,
         z && z !== this.root && z.value && n._d > z._d
           ? ` · ${fmtPct(n.value / z.value)} of ${shortFrame(z)}`

@@ -42,6 +42,7 @@
 //                       2N of them (DynCollect.cs says what it prints)
 //   threads N BATCH     N named short-lived threads, ThreadIDs reused (ThreadChurn.cs)
 //   throws [wait] [child], unhandled, throwstorm N   exceptions (Throws.cs says what)
+//   allocs MB [wait]    a known mix of allocations, 70% byte[], 30% objects (Allocs.cs)
 //
 // The scenario (run and serve) calls, in this order:
 //   JitscopeE2e.Probe.UniqueAlpha()
@@ -136,6 +137,8 @@ namespace JitscopeE2e
                     return Throws.Unhandled();
                 case "throwstorm":
                     return Throws.Storm(IntArg(args, 1, 200000));
+                case "allocs":
+                    return Allocs.Run(IntArg(args, 1, 500), Array.IndexOf(args, "wait") > 0);
                 default:
                     Console.Error.WriteLine("usage: E2eTarget [run | serve | spin SECONDS | jitstorm N [rate R] [hold] | emitstorm N [hold] | names | parent | sleep SECONDS | dynstorm N | collectible ROUNDS METHODS [LONGDIR] [hold] | variant a|b | pair | code | dyncollect N BATCH SPIN_US [hold] | threads N BATCH]");
                     return 2;

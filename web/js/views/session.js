@@ -16,6 +16,7 @@ import { GcTab } from './gcview.js';
 import { CodeTab } from './code.js';
 import { StartupTab } from './startup.js';
 import { ExceptionsTab } from './exceptions.js';
+import { AllocationsTab } from './allocations.js';
 import { sessionDetails, sessionStats } from './sessionhead.js';
 import { PauseTimeline } from '../timeline.js';
 import {
@@ -45,6 +46,7 @@ export const TABS = [
   { key: 'profile', title: 'Profile', view: ProfileTab },
   { key: 'gc', title: 'GC & pauses', view: GcTab },
   { key: 'exceptions', title: 'Exceptions', view: ExceptionsTab },
+  { key: 'allocations', title: 'Allocations', view: AllocationsTab },
   { key: 'code', title: 'Code', view: CodeTab },
   { key: 'startup', title: 'Start-up', view: StartupTab },
 ];
