@@ -34,10 +34,11 @@ async function waiter(dir, env = {}) {
   });
 }
 
-// The port's record of the one runtime with this outcome.
+// The port's record of the one runtime with this outcome, once it was resumed
+// (the outcome can be read before ResumeRuntime's answer is: seen at load 11).
 async function record(srv, outcome) {
-  return waitFor(`a runtime ${outcome}`, async () =>
-    (await srv.api('/api/diagnostic-port')).body.runtimes.find((r) => r.outcome === outcome), { timeoutMs: 30000 });
+  return waitFor(`a runtime ${outcome}, resumed`, async () =>
+    (await srv.api('/api/diagnostic-port')).body.runtimes.find((r) => r.outcome === outcome && r.resumed_ms !== null), { timeoutMs: 30000 });
 }
 
 function checkResumed(rec, t, what) {
