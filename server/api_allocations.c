@@ -317,33 +317,12 @@ int api_allocations_get(api_call *c)
 
 int api_allocations_post(api_call *c)
 {
-    const api_request *req = c->req;
     wire_cmd_allocations cmd = {0};
-    json_error_t err;
-    json_t *body, *value;
     session *s;
-    int enabled, link_id;
+    int enabled, link_id, status;
 
-    body = req->body && req->body_length
-               ? json_loadb(req->body, req->body_length, JSON_REJECT_DUPLICATES, &err)
-               : NULL;
-    value = json_object_get(body, "enabled");
-    if (!json_is_object(body) || json_object_size(body) != 1 || !json_is_boolean(value)) {
-        json_decref(body);
-        return api_fail(c, 400, "the body must be {\"enabled\": true} or {\"enabled\": false}");
-    }
-    enabled = json_is_true(value);
-    json_decref(body);
-    if (!(s = api_lock_session(c)))
-        return 404;
-    if (s->state != SESSION_LIVE || !s->link_id) {
-        int status = api_fail(c, 409, "session %d is %s: there is no live agent to tell",
-                              c->session_id, session_state_name(s->state));
-        sessions_unlock();
+    if ((status = api_switch_request(c, &enabled, &link_id)) != 0)
         return status;
-    }
-    link_id = s->link_id;
-    sessions_unlock();
     cmd.enabled = enabled ? 1u : 0u;
     if (link_send(link_id, WIRE_CMD_ALLOCATIONS, &cmd, sizeof(cmd)) != 0)
         return api_fail(c, 502, "could not send the allocations command to the agent");

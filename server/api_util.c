@@ -80,3 +80,33 @@ int64_t api_now_ns(void)
     clock_gettime(CLOCK_REALTIME, &ts);
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
+
+int api_switch_request(api_call *c, int *enabled, int *link_id)
+{
+    const api_request *req = c->req;
+    json_error_t err;
+    json_t *body, *value;
+    session *s;
+
+    body = req->body && req->body_length
+               ? json_loadb(req->body, req->body_length, JSON_REJECT_DUPLICATES, &err)
+               : NULL;
+    value = json_object_get(body, "enabled");
+    if (!json_is_object(body) || json_object_size(body) != 1 || !json_is_boolean(value)) {
+        json_decref(body);
+        return api_fail(c, 400, "the body must be {\"enabled\": true} or {\"enabled\": false}");
+    }
+    *enabled = json_is_true(value);
+    json_decref(body);
+    if (!(s = api_lock_session(c)))
+        return 404;
+    if (s->state != SESSION_LIVE || !s->link_id) {
+        int status = api_fail(c, 409, "session %d is %s: there is no live agent to tell",
+                              c->session_id, session_state_name(s->state));
+        sessions_unlock();
+        return status;
+    }
+    *link_id = s->link_id;
+    sessions_unlock();
+    return 0;
+}

@@ -81,4 +81,9 @@ int api_inlining_get(api_call *c);     /* locked */
 int api_startup_get(api_call *c);      /* takes the lock in steps itself */
 int api_report_get(api_call *c);       /* GET .../report, api_report.c; likewise */
 
+/* The body of a switch's POST ({"enabled": bool}, nothing else) for a session
+ * with a live agent to tell: 0 with *enabled and *link_id set, else the status
+ * of the failure, already answered (400, 404, 409). */
+int api_switch_request(api_call *c, int *enabled, int *link_id);
+
 #endif
