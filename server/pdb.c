@@ -4,33 +4,14 @@
  * MethodDebugInformation, the first of its tables, so that their rows are
  * found without the sizes of the others). */
 #include "pdb.h"
+#include "fmtread.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #define PDB_TABLE_DOCUMENT 0x30u
 #define PDB_TABLE_METHOD 0x31u
 #define PDB_MAX_NAME_PARTS 4096u
-
-__attribute__((format(printf, 3, 4))) static int pdb_fail(char *err, size_t size, const char *fmt,
-                                                          ...)
-{
-    va_list ap;
-    if (err && size) {
-        va_start(ap, fmt);
-        vsnprintf(err, size, fmt, ap);
-        va_end(ap);
-    }
-    return -1;
-}
-
-static uint32_t pdb_u32(const uint8_t *b)
-{
-    return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
-}
-
-static uint32_t pdb_u16(const uint8_t *b) { return (uint32_t)b[0] | (uint32_t)b[1] << 8; }
 
 int pdb_read_uint(const uint8_t **at, const uint8_t *end, uint32_t *out)
 {
@@ -90,7 +71,10 @@ static int pdb_blob(const pdb *p, uint32_t index, const uint8_t **data, uint32_t
     return 0;
 }
 
-static uint32_t pdb_index(const uint8_t *b, int wide) { return wide ? pdb_u32(b) : pdb_u16(b); }
+static uint32_t pdb_index(const uint8_t *b, int wide)
+{
+    return wide ? fmtread_u32(b) : fmtread_u16(b);
+}
 
 typedef struct pdb_stream {
     const uint8_t *data;
@@ -104,13 +88,13 @@ static int pdb_streams(const uint8_t *b, size_t size, pdb_stream *pdbs, pdb_stre
     uint32_t version_length, count, i;
     size_t at;
 
-    if (size < 16 || pdb_u32(b) != 0x424A5342u)
-        return pdb_fail(err, err_size, "not a portable PDB (no metadata signature BSJB)");
-    version_length = pdb_u32(b + 12);
+    if (size < 16 || fmtread_u32(b) != 0x424A5342u)
+        return fmtread_fail(err, err_size, "not a portable PDB (no metadata signature BSJB)");
+    version_length = fmtread_u32(b + 12);
     if (version_length > 255 || version_length % 4 || 16 + (size_t)version_length + 4 > size)
-        return pdb_fail(err, err_size, "bad metadata version string length %u", version_length);
+        return fmtread_fail(err, err_size, "bad metadata version string length %u", version_length);
     at = 16 + version_length + 2; /* the flags */
-    count = pdb_u16(b + at);
+    count = fmtread_u16(b + at);
     at += 2;
     for (i = 0; i < count; i++) {
         uint32_t offset, length;
@@ -118,16 +102,16 @@ static int pdb_streams(const uint8_t *b, size_t size, pdb_stream *pdbs, pdb_stre
         pdb_stream *s = NULL;
         const char *name;
         if (size - at < 9)
-            return pdb_fail(err, err_size, "stream header %u cut short", i);
-        offset = pdb_u32(b + at);
-        length = pdb_u32(b + at + 4);
+            return fmtread_fail(err, err_size, "stream header %u cut short", i);
+        offset = fmtread_u32(b + at);
+        length = fmtread_u32(b + at + 4);
         name = (const char *)b + at + 8;
         name_length = strnlen(name, size - at - 8 < 32 ? size - at - 8 : 32);
         if (name_length >= 32 || at + 8 + name_length >= size)
-            return pdb_fail(err, err_size, "stream header %u: name not terminated", i);
+            return fmtread_fail(err, err_size, "stream header %u: name not terminated", i);
         at += 8 + (name_length + 4) / 4 * 4;
         if (offset > size || length > size - offset)
-            return pdb_fail(err, err_size, "stream %.31s lies outside the file", name);
+            return fmtread_fail(err, err_size, "stream %.31s lies outside the file", name);
         if (strcmp(name, "#Pdb") == 0)
             s = pdbs;
         else if (strcmp(name, "#~") == 0)
@@ -141,12 +125,12 @@ static int pdb_streams(const uint8_t *b, size_t size, pdb_stream *pdbs, pdb_stre
             s->size = length;
         }
         if (at > size)
-            return pdb_fail(err, err_size, "stream headers cut short");
+            return fmtread_fail(err, err_size, "stream headers cut short");
     }
     if (!pdbs->data)
-        return pdb_fail(err, err_size, "no #Pdb stream: metadata, but not a portable PDB");
+        return fmtread_fail(err, err_size, "no #Pdb stream: metadata, but not a portable PDB");
     if (!tables->data)
-        return pdb_fail(err, err_size, "no #~ stream");
+        return fmtread_fail(err, err_size, "no #~ stream");
     return 0;
 }
 
@@ -161,22 +145,22 @@ int pdb_open(pdb *p, const uint8_t *bytes, size_t size, char *err, size_t err_si
     if (pdb_streams(bytes, size, &pdbs, &tables, &blob, &guid, err, err_size) != 0)
         return -1;
     if (pdbs.size < PDB_ID_SIZE + 4 + 8)
-        return pdb_fail(err, err_size, "#Pdb stream too short (%u bytes)", pdbs.size);
+        return fmtread_fail(err, err_size, "#Pdb stream too short (%u bytes)", pdbs.size);
     memcpy(p->id, pdbs.data, PDB_ID_SIZE);
     if (tables.size < 24)
-        return pdb_fail(err, err_size, "#~ stream too short (%u bytes)", tables.size);
+        return fmtread_fail(err, err_size, "#~ stream too short (%u bytes)", tables.size);
     heap_sizes = tables.data[6];
-    valid = (uint64_t)pdb_u32(tables.data + 8) | (uint64_t)pdb_u32(tables.data + 12) << 32;
+    valid = (uint64_t)fmtread_u32(tables.data + 8) | (uint64_t)fmtread_u32(tables.data + 12) << 32;
     if (valid & ((1ull << PDB_TABLE_DOCUMENT) - 1))
-        return pdb_fail(err, err_size,
-                        "the #~ stream holds type system tables: not a standalone portable PDB");
+        return fmtread_fail(
+            err, err_size, "the #~ stream holds type system tables: not a standalone portable PDB");
     at = 24;
     for (bit = 0; bit < 64; bit++) {
         if (!(valid >> bit & 1))
             continue;
         if (tables.size - at < 4)
-            return pdb_fail(err, err_size, "#~ row counts cut short");
-        rows[bit] = pdb_u32(tables.data + at);
+            return fmtread_fail(err, err_size, "#~ row counts cut short");
+        rows[bit] = fmtread_u32(tables.data + at);
         at += 4;
     }
     p->bytes = bytes;
@@ -192,14 +176,15 @@ int pdb_open(pdb *p, const uint8_t *bytes, size_t size, char *err, size_t err_si
     p->method_row = (p->document_wide ? 4u : 2u) + (p->blob_wide ? 4u : 2u);
     need = (size_t)p->document_count * p->document_row;
     if (need > tables.size - at)
-        return pdb_fail(err, err_size, "the Document table (%u rows) lies outside #~",
-                        p->document_count);
+        return fmtread_fail(err, err_size, "the Document table (%u rows) lies outside #~",
+                            p->document_count);
     p->documents = tables.data + at;
     at += need;
     need = (size_t)p->method_count * p->method_row;
     if (need > tables.size - at)
-        return pdb_fail(err, err_size, "the MethodDebugInformation table (%u rows) lies outside #~",
-                        p->method_count);
+        return fmtread_fail(err, err_size,
+                            "the MethodDebugInformation table (%u rows) lies outside #~",
+                            p->method_count);
     p->methods = tables.data + at;
     return 0;
 }
@@ -282,36 +267,36 @@ long pdb_method_points(const pdb *p, uint32_t rid, pdb_point *out, size_t max, c
     if (index == 0)
         return 0;
     if (pdb_blob(p, index, &at, &length) != 0)
-        return pdb_fail(err, err_size, "method row %u: sequence points outside #Blob", rid);
+        return fmtread_fail(err, err_size, "method row %u: sequence points outside #Blob", rid);
     end = at + length;
     if (length == 0)
         return 0;
     if (pdb_read_uint(&at, end, &u) != 0) /* the local signature */
-        return pdb_fail(err, err_size, "method row %u: bad header", rid);
+        return fmtread_fail(err, err_size, "method row %u: bad header", rid);
     if (!document && pdb_read_uint(&at, end, &document) != 0)
-        return pdb_fail(err, err_size, "method row %u: bad initial document", rid);
+        return fmtread_fail(err, err_size, "method row %u: bad initial document", rid);
     while (at < end) {
         pdb_point pt = {0};
         if (count == 0) {
             if (pdb_read_uint(&at, end, &offset) != 0)
-                return pdb_fail(err, err_size, "method row %u: bad IL offset", rid);
+                return fmtread_fail(err, err_size, "method row %u: bad IL offset", rid);
         } else {
             for (;;) {
                 if (pdb_read_uint(&at, end, &u) != 0)
-                    return pdb_fail(err, err_size, "method row %u: bad IL offset", rid);
+                    return fmtread_fail(err, err_size, "method row %u: bad IL offset", rid);
                 if (u)
                     break;
                 if (pdb_read_uint(&at, end, &document) != 0)
-                    return pdb_fail(err, err_size, "method row %u: bad document record", rid);
+                    return fmtread_fail(err, err_size, "method row %u: bad document record", rid);
             }
             if (u > UINT32_MAX - offset)
-                return pdb_fail(err, err_size, "method row %u: IL offset overflows", rid);
+                return fmtread_fail(err, err_size, "method row %u: IL offset overflows", rid);
             offset += u;
         }
         if (document == 0 || document > p->document_count)
-            return pdb_fail(err, err_size, "method row %u: no document %u", rid, document);
+            return fmtread_fail(err, err_size, "method row %u: no document %u", rid, document);
         if (pdb_read_deltas(&at, end, &lines, &columns) != 0)
-            return pdb_fail(err, err_size, "method row %u: bad line deltas", rid);
+            return fmtread_fail(err, err_size, "method row %u: bad line deltas", rid);
         pt.il_offset = offset;
         pt.document = document;
         if (lines == 0 && columns == 0) {
@@ -320,24 +305,25 @@ long pdb_method_points(const pdb *p, uint32_t rid, pdb_point *out, size_t max, c
         } else {
             if (line < 0) {
                 if (pdb_read_uint(&at, end, &u) != 0)
-                    return pdb_fail(err, err_size, "method row %u: bad start line", rid);
+                    return fmtread_fail(err, err_size, "method row %u: bad start line", rid);
                 line = u;
                 if (pdb_read_uint(&at, end, &u) != 0)
-                    return pdb_fail(err, err_size, "method row %u: bad start column", rid);
+                    return fmtread_fail(err, err_size, "method row %u: bad start column", rid);
                 column = u;
             } else {
                 if (pdb_read_int(&at, end, &s) != 0)
-                    return pdb_fail(err, err_size, "method row %u: bad start line", rid);
+                    return fmtread_fail(err, err_size, "method row %u: bad start line", rid);
                 line += s;
                 if (pdb_read_int(&at, end, &s) != 0)
-                    return pdb_fail(err, err_size, "method row %u: bad start column", rid);
+                    return fmtread_fail(err, err_size, "method row %u: bad start column", rid);
                 column += s;
             }
             end_line = line + lines;
             end_column = column + columns;
             if (line < 0 || line >= 0x20000000 || end_line >= 0x20000000 || column < 0 ||
                 column >= 0x10000 || end_column < 0 || end_column >= 0x10000)
-                return pdb_fail(err, err_size, "method row %u: line or column out of range", rid);
+                return fmtread_fail(err, err_size, "method row %u: line or column out of range",
+                                    rid);
             pt.start_line = (uint32_t)line;
             pt.end_line = (uint32_t)end_line;
             pt.start_column = (uint16_t)column;

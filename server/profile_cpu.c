@@ -100,6 +100,19 @@ int profile_cpu_thread(profile_state *p, uint32_t index, uint32_t os_thread_id, 
     return 0;
 }
 
+/* The fixed head of a CPU profile's record, after its start: -1 for a record
+ * out of place or too short for its head. */
+static int profile_cpu_head(const profile_state *p, const uint8_t *b, uint32_t length, void *head,
+                            size_t head_size)
+{
+    if (p->mode != PROFILE_MODE_CPU)
+        return -1; /* a CPU profile's record without its start */
+    if (length < head_size)
+        return -1;
+    memcpy(head, b, head_size);
+    return 0;
+}
+
 /* ---- reading the log back ---------------------------------------------------- */
 
 int profile_cpu_read_symbol(profile_state *p, const uint8_t *b, uint32_t length)
@@ -108,11 +121,8 @@ int profile_cpu_read_symbol(profile_state *p, const uint8_t *b, uint32_t length)
     const char *name, *module;
     size_t module_length;
 
-    if (p->mode != PROFILE_MODE_CPU)
-        return -1; /* a CPU profile's record without its start */
-    if (length < sizeof(h))
+    if (profile_cpu_head(p, b, length, &h, sizeof(h)) < 0)
         return -1;
-    memcpy(&h, b, sizeof(h));
     module_length = h.module_length == 0xffff ? 0 : h.module_length;
     if (h.name_length == 0 || h.name_length > PROFILE_CPU_MAX_NAME ||
         module_length > PROFILE_CPU_MAX_NAME || length != sizeof(h) + h.name_length + module_length)
@@ -129,11 +139,8 @@ int profile_cpu_read_thread(profile_state *p, const uint8_t *b, uint32_t length)
 {
     logrec_cpu_thread h;
 
-    if (p->mode != PROFILE_MODE_CPU)
-        return -1; /* a CPU profile's record without its start */
-    if (length < sizeof(h))
+    if (profile_cpu_head(p, b, length, &h, sizeof(h)) < 0)
         return -1;
-    memcpy(&h, b, sizeof(h));
     if (h.name_length > PROFILE_CPU_MAX_NAME || length != sizeof(h) + h.name_length ||
         !utf8_valid((const char *)b + sizeof(h), h.name_length))
         return -1;
@@ -150,11 +157,8 @@ int profile_cpu_read_stack(profile_state *p, const uint8_t *b, uint32_t length)
     uint32_t i;
     int created, id;
 
-    if (p->mode != PROFILE_MODE_CPU)
-        return -1; /* a CPU profile's record without its start */
-    if (length < sizeof(h))
+    if (profile_cpu_head(p, b, length, &h, sizeof(h)) < 0)
         return -1;
-    memcpy(&h, b, sizeof(h));
     if (h.depth > PROFILE_MAX_DEPTH || length != sizeof(h) + (size_t)h.depth * sizeof(uint64_t))
         return -1;
     memcpy(seq, b + sizeof(h), (size_t)h.depth * sizeof(uint64_t));
@@ -171,11 +175,8 @@ int profile_cpu_read_samples(profile_state *p, const uint8_t *b, uint32_t length
     logrec_cpu_samples h;
     uint32_t i;
 
-    if (p->mode != PROFILE_MODE_CPU)
-        return -1; /* a CPU profile's record without its start */
-    if (length < sizeof(h))
+    if (profile_cpu_head(p, b, length, &h, sizeof(h)) < 0)
         return -1;
-    memcpy(&h, b, sizeof(h));
     if (length != sizeof(h) + (size_t)h.count * sizeof(profile_sample))
         return -1;
     if (!p->has_base) {
@@ -222,11 +223,8 @@ int profile_cpu_read_heat(profile_state *p, const uint8_t *b, uint32_t length)
     logrec_cpu_heat h;
     uint32_t i;
 
-    if (p->mode != PROFILE_MODE_CPU)
-        return -1; /* a CPU profile's record without its start */
-    if (length < sizeof(h))
+    if (profile_cpu_head(p, b, length, &h, sizeof(h)) < 0)
         return -1;
-    memcpy(&h, b, sizeof(h));
     if (h.count > LOGREC_CPU_HEAT_MAX ||
         length != sizeof(h) + (uint64_t)h.count * sizeof(profile_heat_entry))
         return -1;

@@ -9,39 +9,28 @@
 // Screenshots: build/screenshots/codeheat-*.png (and copies in /tmp).
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import path from 'node:path';
 import {
-  startServer, waitFor, waitForOutput, apiGet, fetchChecked, openLiveSession, closeAll, screenshotCopy,
-  unexpectedConsoleErrors, STACK_DLL, ROOT,
+  waitFor, apiGet, openLiveSession, closeAll, screenshotCopy, unexpectedConsoleErrors,
 } from './helpers.mjs';
+import { hotLines, serveHotWork } from '../e2e/stacktarget.mjs';
 
 describe('Code tab: heat', { timeout: 300000 }, () => {
   let srv, browser, page, work, range;
 
   before(async () => {
-    srv = await startServer({ dll: STACK_DLL, appArgs: ['hotline'], stdin: true });
-    await waitForOutput(srv, /^READY pid=\d+$/m, 60000);
+    ({ srv, work } = await serveHotWork({
+      what: '1,000 samples in Hot.Work',
+      enough: async (server, f) => {
+        const c = (await apiGet(server, `/api/sessions/1/functions/${f.function_id}/code`)).body;
+        return c.versions && c.versions.reduce((n, v) => n + v.self_samples, 0) >= 1000;
+      },
+    }));
     // the hot line's IL offsets, from the app's own PDB
-    const src = fs.readFileSync(path.join(ROOT, 'tests/apps/StackTarget/Hot.cs'), 'utf8').split('\n');
-    const line = src.findIndex((l) => l.endsWith('// HOT LINE Work')) + 1;
+    const line = hotLines().Work.line;
     const seq = [...srv.stdout.matchAll(/^SEQ Work (\d+) (\d+)$/gm)].map((m) => [Number(m[1]), Number(m[2])])
-      .sort((a, b) => a[0] - b[0]);
-    const i = seq.findIndex((p) => p[1] === line);
+      .sort((x, y) => x[0] - y[0]);
+    const i = seq.findIndex((q) => q[1] === line);
     range = [seq[i][0], seq[i + 1][0]];
-    work = await waitFor('Hot.Work at Tier1', async () => {
-      const f = (await apiGet(srv, '/api/sessions/1/functions?q=Hot.Work(')).body.functions[0];
-      return f && f.tiers.some((t) => t.tier === 'Tier1') && f;
-    }, { timeoutMs: 60000, everyMs: 200 });
-    const start = await fetchChecked(`${srv.url}/api/sessions/1/profile`, {
-      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ hz: 999, mode: 'cpu' }),
-    });
-    assert.equal(start.status, 202);
-    await waitFor('1,000 samples in Hot.Work', async () => {
-      const c = (await apiGet(srv, `/api/sessions/1/functions/${work.function_id}/code`)).body;
-      return c.versions && c.versions.reduce((n, v) => n + v.self_samples, 0) >= 1000;
-    }, { timeoutMs: 120000, everyMs: 500 });
-    assert.equal((await fetchChecked(`${srv.url}/api/sessions/1/profile/stop`, { method: 'POST' })).status, 200);
     ({ browser, page } = await openLiveSession(srv, `#/sessions/1/code/${work.function_id}`, { width: 1440, height: 900 }));
   });
 

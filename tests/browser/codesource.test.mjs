@@ -7,35 +7,23 @@
 // Screenshots: build/screenshots/codesource-*.png (and copies in /tmp).
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import path from 'node:path';
 import {
-  startServer, waitFor, waitForOutput, apiGet, fetchChecked, openLiveSession, closeAll, screenshotCopy,
-  unexpectedConsoleErrors, STACK_DLL, ROOT,
+  apiGet, openLiveSession, closeAll, screenshotCopy, unexpectedConsoleErrors,
 } from './helpers.mjs';
+import { hotLines, serveHotWork } from '../e2e/stacktarget.mjs';
 
 describe('Code tab: source lines', { timeout: 300000 }, () => {
   let srv, browser, page, work, hotLine, hotText;
 
   before(async () => {
-    srv = await startServer({ dll: STACK_DLL, appArgs: ['hotline'], stdin: true });
-    await waitForOutput(srv, /^READY pid=\d+$/m, 60000);
-    const src = fs.readFileSync(path.join(ROOT, 'tests/apps/StackTarget/Hot.cs'), 'utf8').split('\n');
-    hotLine = src.findIndex((l) => l.endsWith('// HOT LINE Work')) + 1;
-    hotText = src[hotLine - 1];
-    work = await waitFor('Hot.Work at Tier1', async () => {
-      const f = (await apiGet(srv, '/api/sessions/1/functions?q=Hot.Work(')).body.functions[0];
-      return f && f.tiers.some((t) => t.tier === 'Tier1') && f;
-    }, { timeoutMs: 60000, everyMs: 200 });
-    const start = await fetchChecked(`${srv.url}/api/sessions/1/profile`, {
-      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ hz: 999, mode: 'cpu' }),
-    });
-    assert.equal(start.status, 202);
-    await waitFor('500 samples on Hot.Work\'s lines', async () => {
-      const s = (await apiGet(srv, `/api/sessions/1/functions/${work.function_id}/source`)).body;
-      return s.lines && s.lines.reduce((n, l) => n + l.self_samples, 0) >= 500;
-    }, { timeoutMs: 120000, everyMs: 500 });
-    assert.equal((await fetchChecked(`${srv.url}/api/sessions/1/profile/stop`, { method: 'POST' })).status, 200);
+    ({ line: hotLine, text: hotText } = hotLines().Work);
+    ({ srv, work } = await serveHotWork({
+      what: '500 samples on Hot.Work\'s lines',
+      enough: async (server, f) => {
+        const s = (await apiGet(server, `/api/sessions/1/functions/${f.function_id}/source`)).body;
+        return s.lines && s.lines.reduce((n, l) => n + l.self_samples, 0) >= 500;
+      },
+    }));
     ({ browser, page } = await openLiveSession(srv, `#/sessions/1/code/${work.function_id}`, { width: 1440, height: 900 }));
   });
 

@@ -5,6 +5,7 @@
 // (e2e, through lib.mjs), on its own for an attach, and under `jitscope run` for a
 // browser test (through tests/browser/helpers.mjs, loaded only then).
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { STACK_DLL, startServer, startTarget, waitFor } from './lib.mjs';
 
 // What StackTarget prints once its threads are in place (stacks mode); park mode adds
@@ -51,4 +52,41 @@ export async function serveStackTarget({
     throw e;
   }
   return srv;
+}
+
+// The source line of each method's "// HOT LINE <Method>" marker in StackTarget's
+// Hot.cs (hotline mode): { Work: { line, text }, ... }, lines counted from 1.
+export function hotLines() {
+  const file = new URL('../apps/StackTarget/Hot.cs', import.meta.url);
+  const at = {};
+  readFileSync(file, 'utf8').split('\n').forEach((text, i) => {
+    const m = /\/\/ HOT LINE (\w+)$/.exec(text);
+    if (m) at[m[1]] = { line: i + 1, text };
+  });
+  return at;
+}
+
+// For the browser tests of the Code tab's heat and lines: StackTarget's "hotline"
+// mode served (serveStackTarget), Hot.Work at Tier1, then a 999 Hz CPU profile until
+// enough(srv, work) holds, stopped. Resolves { srv, work } (work: Hot.Work's row of
+// /functions); the server is stopped again when any step fails.
+export async function serveHotWork({ what, enough }) {
+  const { apiGet, fetchChecked, stopServer } = await import('../browser/helpers.mjs');
+  const srv = await serveStackTarget({ appArgs: ['hotline'] });
+  try {
+    const work = await waitFor('Hot.Work at Tier1', async () => {
+      const f = (await apiGet(srv, '/api/sessions/1/functions?q=Hot.Work(')).body.functions[0];
+      return f && f.tiers.some((t) => t.tier === 'Tier1') && f;
+    }, { timeoutMs: 60000, everyMs: 200 });
+    const start = await fetchChecked(`${srv.url}/api/sessions/1/profile`, {
+      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ hz: 999, mode: 'cpu' }),
+    });
+    assert.equal(start.status, 202);
+    await waitFor(what, () => enough(srv, work), { timeoutMs: 120000, everyMs: 500 });
+    assert.equal((await fetchChecked(`${srv.url}/api/sessions/1/profile/stop`, { method: 'POST' })).status, 200);
+    return { srv, work };
+  } catch (e) {
+    await stopServer(srv);
+    throw e;
+  }
 }
