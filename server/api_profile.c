@@ -349,7 +349,7 @@ int api_profile_get(api_call *c)
     int64_t started_ns, stopped_ns;
     uint64_t period_ns;
 
-    long long key;
+    long long key, lines;
 
     q.thread = req->arg(req->ctx, "thread");
     if (api_arg_int(req, "thread_key", 0, SESSION_MAX_THREADS - 1, -1, &key) != 0)
@@ -378,6 +378,10 @@ int api_profile_get(api_call *c)
         return api_fail(c, 400, "view=%s is a view of the JSON format only",
                         shape.sandwich ? "sandwich" : "inverted");
     q.with_samples = kind == 2 || kind == 3;
+    if (api_arg_int(req, "lines", 0, 2, kind == 3 ? 2 : kind == 2 ? 1 : 0, &lines) != 0)
+        return api_fail(c, 400, "lines must be 0 (none), 1 (each method's file) or 2 (frames "
+                                "split by line)");
+    q.by_address = lines == 2;
     if (!(s = api_lock_session(c)))
         return 404;
     status = view_profile_status(&s->profile);
@@ -388,7 +392,12 @@ int api_profile_get(api_call *c)
     period_ns = s->profile.cpu.counts.period_ns;
     started_ns = s->profile.started_ns;
     stopped_ns = s->profile.stopped_ns;
-    sessions_unlock();
+    if (rc != 0 || !lines) {
+        sessions_unlock();
+    } else if (api_lines_view(c, &v, (int)lines) != 0) { /* releases the lock */
+        profile_view_free(&v);
+        rc = -1;
+    }
     if (rc != 0 || profile_shape_apply(&v, &shape.shape, &counts) != 0) {
         json_decref(status);
         if (rc == 0)

@@ -16,6 +16,8 @@
 #include "api_util.h"
 #include "clock.h"
 #include "link.h"
+#include "srcline.h"
+#include "srcview.h"
 #include "symbols.h"
 #include "textbuf.h"
 
@@ -31,6 +33,8 @@ typedef struct api_snapshot {
     char **names;         /* per thread: its name or NULL */
     uint32_t *frame_syms; /* per frame: index in syms */
     symbols syms;
+    uint32_t *frame_lines; /* per frame: index in lines, UINT32_MAX none; NULL: lines=0 */
+    srcline lines;
 } api_snapshot;
 
 static void api_snapshot_free(api_snapshot *v)
@@ -43,6 +47,8 @@ static void api_snapshot_free(api_snapshot *v)
     free(v->w.threads);
     free(v->w.frames);
     free(v->frame_syms);
+    free(v->frame_lines);
+    srcline_free(&v->lines);
     symbols_free(&v->syms);
     memset(v, 0, sizeof(*v));
 }
@@ -84,6 +90,54 @@ fail:
     return -1;
 }
 
+/* File:line of the snapshot's managed frames (srcline.h): takes the lock,
+ * wants each frame's method, fills them (api_lines_fill) and returns with the
+ * lock released. Without memory, or with the session gone, frames have none. */
+static void api_snapshot_lines(api_call *c, api_snapshot *v)
+{
+    session *s;
+    uint32_t i;
+
+    sessions_lock();
+    if (!(s = sessions_get(c->session_id)) ||
+        !(v->frame_lines = malloc((v->w.frame_count + 1) * sizeof(*v->frame_lines)))) {
+        sessions_unlock();
+        return;
+    }
+    for (i = 0; i < v->w.frame_count; i++) {
+        const wire_stack_frame *f = &v->w.frames[i];
+        if (!f->function_id || !f->ip ||
+            srcline_want(&v->lines, s, f->function_id, &v->frame_lines[i]) != 0)
+            v->frame_lines[i] = UINT32_MAX;
+    }
+    (void)api_lines_fill(c, &v->lines, 1);
+}
+
+/* Frame k of a thread (first its leaf) as file:line: 1 with *file, *line; else 0 with *why
+ * (NULL: a native frame, nothing to say). */
+static int api_snapshot_line(api_snapshot *v, const stacks_thread *t, uint32_t k,
+                             const char **file, uint32_t *line, const char **why)
+{
+    uint32_t i = t->first_frame + k;
+    const wire_stack_frame *f = &v->w.frames[i];
+
+    *file = NULL;
+    *line = 0;
+    *why = NULL;
+    if (!f->function_id)
+        return 0;
+    if (!v->frame_lines) {
+        *why = "lines=0";
+        return 0;
+    }
+    if (v->frame_lines[i] == UINT32_MAX) {
+        *why = "not resolved (out of memory or too many methods)";
+        return 0;
+    }
+    /* a caller's ip is its return address: the call instruction ends just before it */
+    return srcline_at(&v->lines, v->frame_lines[i], k == 0 ? f->ip : f->ip - 1, file, line, why);
+}
+
 /* Names of the HRESULTs a walk reports (for people; the number is always there). */
 static const char *api_hresult_name(int32_t hr)
 {
@@ -115,12 +169,13 @@ static size_t api_snapshot_size(const api_snapshot *v)
         bytes += 320 + (v->names[i] ? 2 * strlen(v->names[i]) : 0);
     for (i = 0; i < v->w.frame_count; i++) {
         const symbol *sym = &v->syms.items[v->frame_syms[i]];
-        bytes += 128 + 2 * strlen(sym->name) + (sym->module ? 2 * strlen(sym->module) : 0);
+        bytes += 128 + 2 * strlen(sym->name) + (sym->module ? 2 * strlen(sym->module) : 0) +
+                 (v->frame_lines ? 512 : 0); /* file, line or the reason */
     }
     return bytes;
 }
 
-static json_t *api_snapshot_json(const api_snapshot *v)
+static json_t *api_snapshot_json(api_snapshot *v)
 {
     json_t *threads = json_array();
     uint32_t i, k;
@@ -133,11 +188,18 @@ static json_t *api_snapshot_json(const api_snapshot *v)
         for (k = 0; k < t->frame_count; k++) {
             const wire_stack_frame *f = &v->w.frames[t->first_frame + k];
             const symbol *sym = &v->syms.items[v->frame_syms[t->first_frame + k]];
-            json_array_append_new(frames,
-                                  json_pack("{s:o, s:s, s:o, s:o, s:b}", "function_id",
-                                            f->function_id ? view_id(f->function_id) : json_null(),
-                                            "name", sym->name, "module", view_str(sym->module),
-                                            "ip", view_id(f->ip), "native", f->function_id == 0));
+            const char *file, *why;
+            uint32_t line;
+            int have = api_snapshot_line(v, t, k, &file, &line, &why);
+            json_t *o = json_pack("{s:o, s:s, s:o, s:o, s:b}", "function_id",
+                                  f->function_id ? view_id(f->function_id) : json_null(), "name",
+                                  sym->name, "module", view_str(sym->module), "ip", view_id(f->ip),
+                                  "native", f->function_id == 0);
+            json_object_set_new(o, "file", have ? srcview_string(file) : json_null());
+            json_object_set_new(o, "line", have ? json_integer(line) : json_null());
+            if (!have && why)
+                json_object_set_new(o, "line_reason", srcview_string(why));
+            json_array_append_new(frames, o);
         }
         json_array_append_new(
             threads,
@@ -174,7 +236,7 @@ static void api_text_name(textbuf *out, const char *name)
 
 /* The text report: a summary line, then per thread a header line and one
  * indented line per frame, leaf first. */
-static int api_snapshot_text(const api_snapshot *v, textbuf *out)
+static int api_snapshot_text(api_snapshot *v, textbuf *out)
 {
     uint32_t i, k;
 
@@ -210,6 +272,8 @@ static int api_snapshot_text(const api_snapshot *v, textbuf *out)
         for (k = 0; k < t->frame_count; k++) {
             const wire_stack_frame *f = &v->w.frames[t->first_frame + k];
             const symbol *sym = &v->syms.items[v->frame_syms[t->first_frame + k]];
+            const char *file, *why;
+            uint32_t line;
             if (!f->function_id) {
                 textbuf_printf(out, "    [native] 0x%llx\n", (unsigned long long)f->ip);
                 continue;
@@ -221,6 +285,11 @@ static int api_snapshot_text(const api_snapshot *v, textbuf *out)
                 api_text_name(out, sym->module);
                 textbuf_str(out, "]");
             }
+            if (api_snapshot_line(v, t, k, &file, &line, &why)) {
+                textbuf_str(out, " in ");
+                api_text_name(out, file);
+                textbuf_printf(out, ":line %u", line);
+            }
             textbuf_str(out, "\n");
         }
         if (t->flags & WIRE_STACK_TRUNCATED)
@@ -230,7 +299,7 @@ static int api_snapshot_text(const api_snapshot *v, textbuf *out)
 }
 
 /* Renders a copied snapshot into the reply: JSON {"snapshot"} or the text report. */
-static int api_snapshot_reply(api_call *c, const api_snapshot *v, int text, int status)
+static int api_snapshot_reply(api_call *c, api_snapshot *v, int text, int status)
 {
     if (text) {
         textbuf out;
@@ -256,8 +325,11 @@ int api_stacks_post(api_call *c)
     struct timespec deadline;
     api_snapshot v;
     int link_id, status = 0, have = 0;
+    long long lines;
     session *s;
 
+    if (api_arg_int(c->req, "lines", 0, 1, 1, &lines) != 0)
+        return api_fail(c, 400, "lines must be 0 or 1");
     if (!(s = api_lock_session(c)))
         return 404;
     if (s->state != SESSION_LIVE || !s->link_id) {
@@ -309,6 +381,8 @@ int api_stacks_post(api_call *c)
     api_stacks_waiting--;
     sessions_unlock();
     if (have) {
+        if (lines)
+            api_snapshot_lines(c, &v);
         status = api_snapshot_reply(c, &v, 0, status);
         api_snapshot_free(&v);
     }
@@ -339,10 +413,13 @@ int api_stacks_get(api_call *c)
     api_snapshot v;
     session *s;
     int text, status;
+    long long lines;
 
     if (format && strcmp(format, "json") != 0 && strcmp(format, "text") != 0)
         return api_fail(c, 400, "format must be json or text");
     text = format && strcmp(format, "text") == 0;
+    if (api_arg_int(c->req, "lines", 0, 1, 1, &lines) != 0)
+        return api_fail(c, 400, "lines must be 0 or 1");
     if (!(s = api_lock_session(c)))
         return 404;
     if (!(w = stacks_by_id(&s->stacks, c->n))) {
@@ -355,6 +432,8 @@ int api_stacks_get(api_call *c)
     sessions_unlock();
     if (status != 0)
         return api_fail(c, 503, "out of memory copying the snapshot");
+    if (lines)
+        api_snapshot_lines(c, &v);
     status = api_snapshot_reply(c, &v, text, 200);
     api_snapshot_free(&v);
     return status;

@@ -65,6 +65,16 @@ int api_code_fetch(api_call *c, int refresh, uint32_t max_bytes, session **s, se
  * it runs, else 0. Lock held. */
 pid_t api_code_pid(const session *s);
 int api_source_get(api_call *c);
+/* File:line for a response's frames (api_lines.c): with the lock held and
+ * L's methods wanted, reads their PDBs and (want_code) their code, so that
+ * srcline_at answers; returns with the lock released. 0. */
+struct srcline;
+int api_lines_fill(api_call *c, struct srcline *L, int want_code);
+/* The same for a profile view's method frames, then profile_view_lines:
+ * lines 1, each method's file and first line; 2, frames split by line (the
+ * view taken by_address). Lock held on entry, released on return. 0 or -1. */
+struct profile_view;
+int api_lines_view(api_call *c, struct profile_view *v, int lines);
 int api_tiers_post(api_call *c);
 int api_exceptions_list(api_call *c);  /* GET .../exceptions, api_exceptions.c */
 int api_exceptions_site(api_call *c);  /* GET .../exceptions/{n} */

@@ -191,7 +191,7 @@ static uint64_t cpufold_symbol_key(const cpufold_state *f, uint32_t symbol)
  * for the heat when it is a method's frame (the sampled address for k 0, the
  * return address - 1 after), else 0. Returns the depth. */
 static uint32_t cpufold_stack(cpufold_state *f, const cpuprof_sample *e, uint64_t *seq,
-                              uint64_t *at)
+                              uint64_t *at, uint64_t *seq_at)
 {
     cpuprof_run *r = f->r;
     uint32_t depth = 0, k;
@@ -199,6 +199,7 @@ static uint32_t cpufold_stack(cpufold_state *f, const cpuprof_sample *e, uint64_
     uint64_t osr_function = 0; /* the frame before was OSR code of this function */
 
     memset(at, 0, e->nr * sizeof(*at)); /* frames past a break count nowhere */
+    memset(seq_at, 0, PROFILE_MAX_DEPTH * sizeof(*seq_at));
     if (e->kernel) {
         seq[depth++] = cpufold_symbol_key(f, CPUSYM_LABEL_KERNEL);
         r->counts.kernel++;
@@ -240,8 +241,9 @@ static uint32_t cpufold_stack(cpufold_state *f, const cpuprof_sample *e, uint64_
                 missing = 1;
                 break;
             }
-            seq[depth++] = c->function_id;
             at[k] = k == 0 ? ip : ip - 1;
+            seq_at[depth] = at[k];
+            seq[depth++] = c->function_id;
             if (!cpusym_code_peek(&r->sym, c->code_start, &info) ||
                 !(info.flags & CPUSYM_CODE_KNOWN))
                 break;
@@ -302,14 +304,14 @@ static void cpufold_log_samples(cpufold_state *f, size_t from)
 
 static void cpufold_one(cpufold_state *f, const cpuprof_sample *e)
 {
-    uint64_t seq[PROFILE_MAX_DEPTH], at[PERFRING_MAX_STACK];
+    uint64_t seq[PROFILE_MAX_DEPTH], at[PERFRING_MAX_STACK], seq_at[PROFILE_MAX_DEPTH];
     profile_state *p = &f->s->profile;
     uint32_t depth, thread;
     int stack, created;
 
     if (p->state == PROFILE_STOPPED && p->stopped_ns && e->wall_ns > p->stopped_ns)
         return; /* read after the stop: not part of the profile */
-    depth = cpufold_stack(f, e, seq, at);
+    depth = cpufold_stack(f, e, seq, at, seq_at);
     p->walks++;
     p->thread_samples++;
     if ((thread = cpufold_thread(f, e->tid)) == UINT32_MAX) {
@@ -326,8 +328,10 @@ static void cpufold_one(cpufold_state *f, const cpuprof_sample *e)
         session_log_record(f->s, f->now_ns, LOGREC_CPU_STACK, &h, sizeof(h), seq,
                            depth * (uint32_t)sizeof(uint64_t));
     }
-    if (profile_add_sample(p, e->wall_ns, thread, (uint32_t)stack) == 0)
+    if (profile_add_sample(p, e->wall_ns, thread, (uint32_t)stack) == 0) {
         profile_heat_sample(&f->heat, at, e->nr, !e->kernel); /* in the kernel: no managed leaf */
+        (void)profile_addr_set(&p->addr, p->sample_count - 1, seq_at, depth); /* counted */
+    }
 }
 
 /* The batch's counts by code address into the log, in records of at most

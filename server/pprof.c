@@ -159,10 +159,16 @@ static int pprof_build_functions(pprof_build *b)
         perftools__profiles__function__init(&b->functions[i]);
         b->functions[i].id = i + 1;
         b->functions[i].name = b->functions[i].system_name = name;
+        /* the source file when the method's PDB named it, else the module */
+        if (sym->file && (file = pprof_string(&b->strings, sym->file)) < 0)
+            return -1;
         b->functions[i].filename = file;
+        b->functions[i].start_line = sym->split ? 0 : sym->line;
         b->function_ptrs[i] = &b->functions[i];
         perftools__profiles__line__init(&b->lines[i]);
-        b->lines[i].function_id = i + 1;
+        /* a frame split by line is a line of its method's function */
+        b->lines[i].function_id = (sym->split && sym->base < n ? sym->base : i) + 1;
+        b->lines[i].line = sym->split ? sym->line : 0;
         b->line_ptrs[i] = &b->lines[i];
         perftools__profiles__location__init(&b->locations[i]);
         b->locations[i].id = i + 1;

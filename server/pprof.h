@@ -2,9 +2,13 @@
  * profile.proto (server/pprof/profile.proto), the format `go tool pprof`,
  * Pyroscope and Grafana read.
  *
- * Runs without the sessions lock. One function and one location per distinct
- * frame name of the view (frames are already names: addresses are folded into
- * functions), one mapping per module; one sample per (stack, thread) with the
+ * Runs without the sessions lock. One function and one location per symbol
+ * of the view (frames are already names: addresses are folded into
+ * functions), one mapping per module; a function's filename is its source
+ * file when its PDB was found (else its module) and start_line its first
+ * line; a frame split by line (symbols.h) is a location whose Line is its
+ * method's function at that line, so `go tool pprof -lines` and `-list`
+ * work; one sample per (stack, thread) with the
  * thread's name and OS id as labels ("thread", "thread_id"). A CPU profile's
  * sample types are samples/count and cpu/nanoseconds (each sample is the
  * sampling period of CPU time); a wall-clock profile's only samples/count,

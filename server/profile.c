@@ -67,6 +67,7 @@ static void profile_clear_data(profile_state *p)
     free(p->cpu.text);
     free(p->suspend_hist);
     profile_heat_free(&p->heat);
+    profile_addr_free(&p->addr);
 }
 
 void profile_free(profile_state *p)
@@ -314,6 +315,7 @@ static void profile_walk_heat(profile_state *p, const stacks_walk *w, const stac
         at[k] = !fr->function_id || !fr->ip ? 0 : k == 0 ? fr->ip : fr->ip - 1;
     }
     profile_heat_sample(&p->heat, at, n, 1);
+    (void)profile_addr_set(&p->addr, p->sample_count - 1, at, n); /* not kept: counted */
 }
 
 void profile_add_walk(profile_state *p, const stacks_walk *w, uint32_t effective_millihz)

@@ -30,6 +30,7 @@
 
 #include "eventlog.h"
 #include "idmap.h"
+#include "profile_addr.h"
 #include "profile_heat.h"
 #include "stacks.h"
 
@@ -135,6 +136,7 @@ typedef struct profile_state {
     idmap thread_index; /* wall: ThreadID -> index; CPU: OS thread id -> index */
     profile_cpu cpu;    /* CPU mode only */
     profile_heat heat;  /* the samples by code address (profile_heat.h) */
+    profile_addr addr;  /* each sample's frames by code address (profile_addr.h) */
     uint32_t number;    /* the session's profiles started so far, this one included */
 } profile_state;
 

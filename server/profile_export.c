@@ -77,6 +77,11 @@ static int folded_order(const void *a, const void *b, void *arg)
         uint32_t sx = v->frames[x->first + x->depth - 1 - k];
         uint32_t sy = v->frames[y->first + y->depth - 1 - k];
         int c = sx == sy ? 0 : strcmp(export_name(v, sx), export_name(v, sy));
+        if (!c && sx != sy) { /* one method's frames at two lines (split) */
+            uint32_t lx = v->syms.items[sx].split ? v->syms.items[sx].line : 0;
+            uint32_t ly = v->syms.items[sy].split ? v->syms.items[sy].line : 0;
+            c = (lx > ly) - (lx < ly);
+        }
         if (c)
             return c;
     }
@@ -119,7 +124,10 @@ int profile_export_folded(const profile_view *v, textbuf *out, const char **why)
         while (j < v->stack_count && folded_order(&order[i], &order[j], (void *)v) == 0)
             count += v->stacks[order[j++]].count;
         for (k = st->depth; k-- > 0;) {
-            folded_name(out, export_name(v, v->frames[st->first + k]));
+            const symbol *sym = &v->syms.items[v->frames[st->first + k]];
+            folded_name(out, sym->name);
+            if (sym->split)
+                textbuf_printf(out, ":%u", sym->line);
             if (k)
                 textbuf_add(out, ";", 1);
         }
@@ -231,8 +239,11 @@ json_t *profile_export_speedscope(const profile_view *v, const char *name, size_
     frames = json_array();
     for (i = 0; i < v->syms.count; i++) {
         const symbol *sym = &v->syms.items[i];
-        json_array_append_new(frames, json_pack("{s:s, s:s}", "name", sym->name, "file",
-                                                sym->module ? sym->module : ""));
+        json_t *frame = json_pack("{s:s, s:s}", "name", sym->name, "file",
+                                  sym->file ? sym->file : sym->module ? sym->module : "");
+        if (sym->file && sym->line)
+            json_object_set_new(frame, "line", json_integer(sym->line));
+        json_array_append_new(frames, frame);
     }
     for (i = 0; i < v->thread_count; i++) {
         samples[i] = json_array();

@@ -50,6 +50,23 @@ static const char *tree_name(const profile_view *v, uint32_t sym)
     return v->syms.items[sym].name;
 }
 
+/* A symbol's line when it is one line of a method (split), else 0. */
+static uint32_t tree_line(const profile_view *v, uint32_t sym)
+{
+    return sym == TREE_NONE || !v->syms.items[sym].split ? 0 : v->syms.items[sym].line;
+}
+
+/* The node's "file" and "line" (symbols.h): a split frame's line, else the
+ * method's first line; nothing when its PDB was not found or not asked for. */
+static void tree_line_json(const symbol *sym, json_t *obj)
+{
+    if (!obj || !sym || !sym->file)
+        return;
+    json_object_set_new(obj, "file", json_string(sym->file));
+    json_object_set_new(obj, "line", sym->line ? json_integer(sym->line) : json_null());
+    json_object_set_new(obj, "split", json_boolean(sym->split));
+}
+
 const char *profile_tree_kind_name(int kind)
 {
     switch (kind) {
@@ -217,9 +234,13 @@ static int tree_sibling_order(const void *a, const void *b, void *arg)
     const tree *t = arg;
     const tree_node *x = &t->nodes[*(const uint32_t *)a], *y = &t->nodes[*(const uint32_t *)b];
 
+    int c;
+
     if (x->value != y->value)
         return x->value > y->value ? -1 : 1;
-    return strcmp(tree_name(t->v, x->sym), tree_name(t->v, y->sym));
+    if ((c = strcmp(tree_name(t->v, x->sym), tree_name(t->v, y->sym))) != 0 || x->sym == y->sym)
+        return c;
+    return tree_line(t->v, x->sym) < tree_line(t->v, y->sym) ? -1 : 1; /* split: by line */
 }
 
 /* Folded frames: most samples first; at equal samples the named before the
@@ -320,6 +341,7 @@ static json_t *tree_json(const tree *t, uint32_t i)
     out = tree_node_json(sym ? sym->name : "all", sym ? sym->module : NULL,
                          sym ? profile_tree_kind_name(sym->kind) : "label", n->value, n->self,
                          kids);
+    tree_line_json(sym, out);
     if (out && tree_folds_json(t, n, out) != 0) {
         json_decref(out);
         return NULL;
@@ -469,12 +491,13 @@ int profile_tree_functions(const profile_view *v, json_t *obj, const char **why)
     qsort_r(order, n, sizeof(*order), tree_fn_order, fn);
     for (i = 0; i < n && i < PROFILE_TREE_MAX_FUNCTIONS; i++) {
         const symbol *sym = &v->syms.items[order[i]];
-        json_array_append_new(list,
-                              json_pack("{s:s, s:o, s:s, s:I, s:I}", "name", sym->name, "module",
-                                        sym->module ? json_string(sym->module) : json_null(),
-                                        "kind", profile_tree_kind_name(sym->kind), "self",
-                                        (json_int_t)fn[order[i]].self, "total",
-                                        (json_int_t)fn[order[i]].total));
+        json_t *row = json_pack("{s:s, s:o, s:s, s:I, s:I}", "name", sym->name, "module",
+                                sym->module ? json_string(sym->module) : json_null(), "kind",
+                                profile_tree_kind_name(sym->kind), "self",
+                                (json_int_t)fn[order[i]].self, "total",
+                                (json_int_t)fn[order[i]].total);
+        tree_line_json(sym, row);
+        json_array_append_new(list, row);
     }
     free(fn);
     free(order);

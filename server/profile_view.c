@@ -8,6 +8,7 @@
 #include "cpusym.h"
 #include "profile_cpu.h"
 #include "session.h"
+#include "srcline.h"
 
 /* The session's row of a profile thread: the one the walk (or the CPU
  * sampler) named, else the ThreadID's current one (a profile read back from
@@ -118,34 +119,43 @@ static int profile_view_cpu_kind(uint64_t i, const char *module)
     return SYMBOL_LABEL;
 }
 
-/* Copies the used stacks (count[i] > 0) as symbol indexes; remap[i] = view index. */
-static int profile_view_stacks(profile_view *v, session *s, const uint64_t *count, uint32_t *remap)
+/* A stack of the view: a stack of the profile (with the address stack
+ * addr, PROFILE_ADDR_NONE when not told apart by address) and its samples. */
+typedef struct profile_view_used {
+    uint32_t stack, addr;
+    uint64_t count;
+} profile_view_used;
+
+/* Copies the used stacks as symbol indexes (and, by_address, each frame's code address). */
+static int profile_view_stacks(profile_view *v, session *s, const profile_view_used *used,
+                               size_t used_count, int by_address)
 {
     const profile_state *p = &s->profile;
-    size_t i, frames = 0, used = 0;
+    size_t i, frames = 0;
     uint32_t truncated = UINT32_MAX, unknown = UINT32_MAX;
 
-    for (i = 0; i < p->stack_count; i++) {
-        if (count[i]) {
-            used++;
-            frames += p->stacks[i].depth ? p->stacks[i].depth : 1;
-        }
-    }
-    v->stacks = calloc(used ? used : 1, sizeof(*v->stacks));
+    for (i = 0; i < used_count; i++)
+        frames += p->stacks[used[i].stack].depth ? p->stacks[used[i].stack].depth : 1;
+    v->stacks = calloc(used_count ? used_count : 1, sizeof(*v->stacks));
     v->frames = malloc((frames ? frames : 1) * sizeof(*v->frames));
-    if (!v->stacks || !v->frames)
+    if (by_address)
+        v->addrs = calloc(frames ? frames : 1, sizeof(*v->addrs));
+    if (!v->stacks || !v->frames || (by_address && !v->addrs))
         return -1;
-    for (i = 0; i < p->stack_count; i++) {
-        const profile_stack *ps = &p->stacks[i];
+    for (i = 0; i < used_count; i++) {
+        const profile_stack *ps = &p->stacks[used[i].stack];
+        const uint64_t *at = NULL;
+        uint32_t k, at_depth = 0;
         profile_view_stack *vs;
-        uint32_t k;
 
-        if (!count[i])
-            continue;
-        remap[i] = (uint32_t)v->stack_count;
+        if (by_address && used[i].addr != PROFILE_ADDR_NONE &&
+            used[i].addr < p->addr.stack_count) {
+            at = &p->addr.frames[p->addr.stacks[used[i].addr].first];
+            at_depth = p->addr.stacks[used[i].addr].depth;
+        }
         vs = &v->stacks[v->stack_count++];
         vs->first = (uint32_t)v->frame_count;
-        vs->count = count[i];
+        vs->count = used[i].count;
         if (ps->depth == 0) {
             if (unknown == UINT32_MAX && symbols_label(&v->syms, "[unknown]", &unknown) != 0)
                 return -1;
@@ -173,6 +183,8 @@ static int profile_view_stacks(profile_view *v, session *s, const uint64_t *coun
             } else if (symbols_function(&v->syms, s, fid, &sym) != 0) {
                 return -1;
             }
+            if (at && k < at_depth)
+                v->addrs[v->frame_count] = at[k];
             v->frames[v->frame_count++] = sym;
         }
         vs->depth = ps->depth;
@@ -180,12 +192,89 @@ static int profile_view_stacks(profile_view *v, session *s, const uint64_t *coun
     return 0;
 }
 
+/* The view's stacks: per stack with samples (count[i]), or (by_address) per
+ * (stack, address stack) pair, whose view index each sample gets in
+ * sample_view[] (UINT32_MAX: not in the view). *used malloc'd. 0 or -1. */
+static int profile_view_pairs(const profile_state *p, const uint64_t *count,
+                              const unsigned char *counted, int by_address,
+                              profile_view_used **used, size_t *used_count, uint32_t *sample_view)
+{
+    size_t i, n = 0, cap = 64;
+    profile_view_used *list = malloc(cap * sizeof(*list));
+    uint32_t *stack_view = calloc(p->stack_count + 1, sizeof(*stack_view));
+    idmap pairs = {0};
+    int rc = -1;
+
+    if (!list || !stack_view)
+        goto out;
+    if (!by_address) {
+        for (i = 0; i < p->stack_count; i++) {
+            if (!count[i])
+                continue;
+            if (n == cap) {
+                profile_view_used *more = realloc(list, 2 * cap * sizeof(*list));
+                if (!more)
+                    goto out;
+                list = more;
+                cap *= 2;
+            }
+            stack_view[i] = (uint32_t)n;
+            list[n++] = (profile_view_used){(uint32_t)i, PROFILE_ADDR_NONE, count[i]};
+        }
+    }
+    for (i = 0; i < p->sample_count; i++) {
+        const profile_sample *e = &p->samples[i];
+        uint32_t addr, at;
+        uint64_t key;
+        if (!counted[i]) {
+            sample_view[i] = UINT32_MAX;
+            continue;
+        }
+        if (!by_address) {
+            sample_view[i] = stack_view[e->stack];
+            continue;
+        }
+        addr = i < p->addr.sample_count ? p->addr.by_sample[i] : PROFILE_ADDR_NONE;
+        key = ((((uint64_t)(addr == PROFILE_ADDR_NONE ? 0 : addr + 1)) << 16) | e->stack) + 1;
+        if ((at = idmap_get(&pairs, key)) == IDMAP_MISSING) {
+            if (n == cap) {
+                profile_view_used *more = realloc(list, 2 * cap * sizeof(*list));
+                if (!more)
+                    goto out;
+                list = more;
+                cap *= 2;
+            }
+            at = (uint32_t)n;
+            list[n++] = (profile_view_used){e->stack, addr, 0};
+            if (idmap_put(&pairs, key, at) != 0)
+                goto out;
+        }
+        list[at].count++;
+        sample_view[i] = at;
+    }
+    rc = 0;
+out:
+    idmap_free(&pairs);
+    free(stack_view);
+    if (rc != 0) {
+        free(list);
+        list = NULL;
+        n = 0;
+    }
+    *used = list;
+    *used_count = n;
+    return rc;
+}
+
 int profile_view_take(profile_view *v, session *s, const profile_query *q)
 {
     const profile_state *p = &s->profile;
     uint64_t *count = NULL, *per_thread = NULL;
-    uint32_t *thread_remap = NULL, *stack_remap = NULL;
+    uint32_t *thread_remap = NULL, *sample_view = NULL;
     unsigned char *selected = NULL; /* 1: listed, 2: listed and counted */
+    unsigned char *counted = NULL;  /* per sample: in the view's stacks */
+    profile_view_used *used = NULL;
+    size_t used_count = 0;
     int64_t *ms = NULL;
     size_t i, n = 0;
     int rc = -1, named = (q->thread && *q->thread) || q->thread_row;
@@ -194,10 +283,11 @@ int profile_view_take(profile_view *v, session *s, const profile_query *q)
     count = calloc(p->stack_count + 1, sizeof(*count));
     per_thread = calloc(p->thread_count + 1, sizeof(*per_thread));
     thread_remap = calloc(p->thread_count + 1, sizeof(*thread_remap));
-    stack_remap = calloc(p->stack_count + 1, sizeof(*stack_remap));
+    sample_view = malloc((p->sample_count + 1) * sizeof(*sample_view));
+    counted = calloc(p->sample_count + 1, 1);
     selected = calloc(p->thread_count + 1, 1);
     ms = malloc((p->sample_count + 1) * sizeof(*ms));
-    if (!count || !per_thread || !thread_remap || !stack_remap || !selected || !ms)
+    if (!count || !per_thread || !thread_remap || !sample_view || !counted || !selected || !ms)
         goto fail;
     for (i = 0; i < p->thread_count; i++)
         if (profile_view_thread_matches(s, &p->threads[i], q))
@@ -214,10 +304,14 @@ int profile_view_take(profile_view *v, session *s, const profile_query *q)
             continue;
         }
         count[e->stack]++;
+        counted[i] = 1;
         ms[n++] = at / 1000000;
     }
     v->total = n;
-    if (profile_view_seconds(v, ms, n) != 0 || profile_view_stacks(v, s, count, stack_remap) != 0)
+    if (profile_view_seconds(v, ms, n) != 0 ||
+        profile_view_pairs(p, count, counted, q->by_address, &used, &used_count, sample_view) !=
+            0 ||
+        profile_view_stacks(v, s, used, used_count, q->by_address) != 0)
         goto fail;
     v->threads = calloc(p->thread_count + 1, sizeof(*v->threads));
     if (!v->threads)
@@ -248,11 +342,10 @@ int profile_view_take(profile_view *v, session *s, const profile_query *q)
             goto fail;
         for (i = 0; i < p->sample_count; i++) {
             const profile_sample *e = &p->samples[i];
-            int64_t at = p->base_ns + (int64_t)e->t_ms * 1000000;
-            if (selected[e->thread] != 2 || at < q->from_ns || at > q->to_ns)
+            if (!counted[i])
                 continue;
             v->samples[v->sample_count++] = (profile_view_sample){thread_remap[e->thread],
-                                                                  stack_remap[e->stack]};
+                                                                  sample_view[i]};
         }
     }
     rc = 0;
@@ -260,7 +353,9 @@ fail:
     free(count);
     free(per_thread);
     free(thread_remap);
-    free(stack_remap);
+    free(sample_view);
+    free(counted);
+    free(used);
     free(selected);
     free(ms);
     if (rc != 0)
@@ -277,8 +372,48 @@ void profile_view_free(profile_view *v)
     free(v->threads);
     free(v->stacks);
     free(v->frames);
+    free(v->addrs);
     free(v->samples);
     free(v->seconds);
     symbols_free(&v->syms);
     memset(v, 0, sizeof(*v));
+}
+
+int profile_view_lines(profile_view *v, srcline *L, const uint32_t *fn_of, int split)
+{
+    size_t i, count = v->syms.count;
+    idmap made = {0};
+    int rc = -1;
+
+    for (i = 0; i < count; i++) {
+        symbol *sym = &v->syms.items[i];
+        const srcline_fn *e;
+        if (sym->kind != SYMBOL_METHOD || fn_of[i] >= L->count)
+            continue;
+        e = &L->fns[fn_of[i]];
+        if (e->file && !(sym->file = strdup(e->file)))
+            return -1;
+        sym->line = e->first_line;
+    }
+    if (!split || !v->addrs)
+        return 0;
+    for (i = 0; i < v->frame_count; i++) {
+        uint32_t base = v->frames[i], line, at;
+        const char *file, *why;
+        uint64_t key;
+        if (!v->addrs[i] || base >= count || fn_of[base] >= L->count ||
+            !srcline_at(L, fn_of[base], v->addrs[i], &file, &line, &why))
+            continue;
+        key = ((uint64_t)base << 32 | line) + 1;
+        if ((at = idmap_get(&made, key)) == IDMAP_MISSING) {
+            if (symbols_line(&v->syms, base, file, line, &at) != 0 ||
+                idmap_put(&made, key, at) != 0)
+                goto out;
+        }
+        v->frames[i] = at;
+    }
+    rc = 0;
+out:
+    idmap_free(&made);
+    return rc;
 }

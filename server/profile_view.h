@@ -32,6 +32,8 @@ typedef struct profile_query {
     int with_samples;       /* keep each sample (thread, stack), in order */
     int own_threads;        /* 1: jitscope's own threads count too (else only when the
                                thread filter names one of them) */
+    int by_address;         /* stacks told apart by their frames' code addresses too
+                               (profile_addr.h), each frame's in `addrs`: to split by line */
 } profile_query;
 
 typedef struct profile_view_stack {
@@ -66,6 +68,7 @@ typedef struct profile_view {
     size_t stack_count;
     uint32_t *frames; /* symbol indexes, each stack leaf first */
     size_t frame_count;
+    uint64_t *addrs; /* by_address: per frame its code address (0: none), else NULL */
     profile_view_thread *threads; /* only threads with samples, first seen first */
     size_t thread_count;
     profile_view_sample *samples; /* with_samples only */
@@ -80,6 +83,13 @@ struct session;
 
 /* Caller holds the sessions lock. 0, or -1 when out of memory (v is then empty). */
 int profile_view_take(profile_view *v, struct session *s, const profile_query *q);
+/* File:line on the view's method frames (srcline.h, resolved by the caller
+ * for the FunctionIDs of the symbols; fn_of[i]: symbol i's entry in L, or
+ * UINT32_MAX): each method symbol gets its file and first line; with split
+ * (and addrs) each frame with a line becomes a symbol of that line (the
+ * method's name, its `base` the method's symbol). 0 or -1 (out of memory). */
+struct srcline;
+int profile_view_lines(profile_view *v, struct srcline *L, const uint32_t *fn_of, int split);
 void profile_view_free(profile_view *v);
 
 #endif

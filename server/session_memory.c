@@ -21,7 +21,7 @@ static uint64_t session_observation_bytes(const session *s)
                  s->timeline.gc_cap * sizeof(*s->timeline.gcs) +
                  s->timeline.suspension_cap * sizeof(*s->timeline.suspensions) +
                  p->cpu.symbol_cap * sizeof(*p->cpu.symbols) + p->cpu.text_cap +
-                 profile_heat_bytes(&p->heat);
+                 profile_heat_bytes(&p->heat) + profile_addr_bytes(&p->addr);
     unsigned i;
 
     n += stacks_block_bytes(&s->stacks) + profile_block_bytes(p);

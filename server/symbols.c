@@ -27,6 +27,10 @@ static int symbols_append(symbols *t, uint64_t function_id, const char *name, co
     e->kind = SYMBOL_LABEL;
     e->name = strdup(name);
     e->module = module ? strdup(module) : NULL;
+    e->file = NULL;
+    e->line = 0;
+    e->base = (uint32_t)t->count;
+    e->split = 0;
     if (!e->name || (module && !e->module)) {
         free(e->name);
         free(e->module);
@@ -78,6 +82,37 @@ int symbols_function(symbols *t, session *s, uint64_t function_id, uint32_t *ind
     return symbols_keep(t, function_id, i, index);
 }
 
+int symbols_line(symbols *t, uint32_t base, const char *file, uint32_t line, uint32_t *index)
+{
+    uint32_t i;
+    char *copy, *name, *module;
+    int rc;
+
+    if (base >= t->count)
+        return -1;
+    /* copies first: appending may move the items */
+    copy = strdup(file);
+    name = strdup(t->items[base].name);
+    module = t->items[base].module ? strdup(t->items[base].module) : NULL;
+    rc = copy && name && (module || !t->items[base].module)
+             ? symbols_append(t, t->items[base].function_id, name, module, &i)
+             : -1;
+    free(name);
+    free(module);
+    if (rc != 0) {
+        free(copy);
+        return -1;
+    }
+    t->items[i].kind = t->items[base].kind;
+    t->items[i].file = copy;
+    t->items[i].line = line;
+    t->items[i].base = base;
+    t->items[i].split = 1;
+    t->text_bytes += strlen(file);
+    *index = i;
+    return 0;
+}
+
 int symbols_native(symbols *t, uint32_t *index)
 {
     uint32_t i;
@@ -119,6 +154,7 @@ void symbols_free(symbols *t)
     for (i = 0; i < t->count; i++) {
         free(t->items[i].name);
         free(t->items[i].module);
+        free(t->items[i].file);
     }
     free(t->items);
     idmap_free(&t->index);

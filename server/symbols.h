@@ -36,6 +36,10 @@ typedef struct symbol {
     char *name;
     char *module; /* NULL: none known */
     int kind;     /* symbol_kind */
+    char *file;   /* the method's source file (srcline.h), NULL: none */
+    uint32_t line; /* a line of it: the method's first, or a split frame's; 0 none */
+    uint32_t base; /* a split frame's: the method's own symbol; else its own index */
+    int split;     /* 1: a frame of the method at one line (profile_view_lines) */
 } symbol;
 
 typedef struct symbols {
@@ -58,6 +62,8 @@ int symbols_named(symbols *t, uint64_t key, const char *name, const char *module
                   uint32_t *index);
 /* A new entry that is only a label. 0 or -1. */
 int symbols_label(symbols *t, const char *label, uint32_t *index);
+/* A copy of entry `base` at one line of file (a split frame). 0 or -1. */
+int symbols_line(symbols *t, uint32_t base, const char *file, uint32_t line, uint32_t *index);
 /* The [native] entry (FunctionID 0), made on first use. 0 or -1. */
 int symbols_native(symbols *t, uint32_t *index);
 void symbols_free(symbols *t);
