@@ -116,7 +116,7 @@ static void api_snapshot_lines(api_call *c, api_snapshot *v)
 /* Frame k of a thread (first its leaf) as file:line: 1 with *file, *line; else 0 with *why
  * (NULL: a native frame, nothing to say). */
 static int api_snapshot_line(api_snapshot *v, const stacks_thread *t, uint32_t k,
-                             const char **file, uint32_t *line, const char **why)
+                             const char **file, uint32_t *line, const char **why, uint32_t *il)
 {
     uint32_t i = t->first_frame + k;
     const wire_stack_frame *f = &v->w.frames[i];
@@ -124,6 +124,7 @@ static int api_snapshot_line(api_snapshot *v, const stacks_thread *t, uint32_t k
     *file = NULL;
     *line = 0;
     *why = NULL;
+    *il = UINT32_MAX;
     if (!f->function_id)
         return 0;
     if (!v->frame_lines) {
@@ -135,7 +136,8 @@ static int api_snapshot_line(api_snapshot *v, const stacks_thread *t, uint32_t k
         return 0;
     }
     /* a caller's ip is its return address: the call instruction ends just before it */
-    return srcline_at(&v->lines, v->frame_lines[i], k == 0 ? f->ip : f->ip - 1, file, line, why);
+    return srcline_at(&v->lines, v->frame_lines[i], k == 0 ? f->ip : f->ip - 1, file, line, why,
+                      il);
 }
 
 /* Names of the HRESULTs a walk reports (for people; the number is always there). */
@@ -189,14 +191,15 @@ static json_t *api_snapshot_json(api_snapshot *v)
             const wire_stack_frame *f = &v->w.frames[t->first_frame + k];
             const symbol *sym = &v->syms.items[v->frame_syms[t->first_frame + k]];
             const char *file, *why;
-            uint32_t line;
-            int have = api_snapshot_line(v, t, k, &file, &line, &why);
+            uint32_t line, il;
+            int have = api_snapshot_line(v, t, k, &file, &line, &why, &il);
             json_t *o = json_pack("{s:o, s:s, s:o, s:o, s:b}", "function_id",
                                   f->function_id ? view_id(f->function_id) : json_null(), "name",
                                   sym->name, "module", view_str(sym->module), "ip", view_id(f->ip),
                                   "native", f->function_id == 0);
             json_object_set_new(o, "file", have ? srcview_string(file) : json_null());
             json_object_set_new(o, "line", have ? json_integer(line) : json_null());
+            json_object_set_new(o, "il_offset", il != UINT32_MAX ? json_integer(il) : json_null());
             if (!have && why)
                 json_object_set_new(o, "line_reason", srcview_string(why));
             json_array_append_new(frames, o);
@@ -273,7 +276,7 @@ static int api_snapshot_text(api_snapshot *v, textbuf *out)
             const wire_stack_frame *f = &v->w.frames[t->first_frame + k];
             const symbol *sym = &v->syms.items[v->frame_syms[t->first_frame + k]];
             const char *file, *why;
-            uint32_t line;
+            uint32_t line, il;
             if (!f->function_id) {
                 textbuf_printf(out, "    [native] 0x%llx\n", (unsigned long long)f->ip);
                 continue;
@@ -285,7 +288,7 @@ static int api_snapshot_text(api_snapshot *v, textbuf *out)
                 api_text_name(out, sym->module);
                 textbuf_str(out, "]");
             }
-            if (api_snapshot_line(v, t, k, &file, &line, &why)) {
+            if (api_snapshot_line(v, t, k, &file, &line, &why, &il)) {
                 textbuf_str(out, " in ");
                 api_text_name(out, file);
                 textbuf_printf(out, ":line %u", line);

@@ -402,7 +402,7 @@ int profile_view_lines(profile_view *v, srcline *L, const uint32_t *fn_of, int s
         const char *file, *why;
         uint64_t key;
         if (!v->addrs[i] || base >= count || fn_of[base] >= L->count ||
-            !srcline_at(L, fn_of[base], v->addrs[i], &file, &line, &why))
+            !srcline_at(L, fn_of[base], v->addrs[i], &file, &line, &why, NULL))
             continue;
         key = ((uint64_t)base << 32 | line) + 1;
         if ((at = idmap_get(&made, key)) == IDMAP_MISSING) {

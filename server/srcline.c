@@ -226,7 +226,7 @@ static const char *srcline_doc(srcline *L, srcline_fn *e, uint32_t row)
 }
 
 int srcline_at(srcline *L, uint32_t index, uint64_t address, const char **file, uint32_t *line,
-               const char **why)
+               const char **why, uint32_t *il_offset)
 {
     srcline_fn *e;
     const wire_code_map_entry *me = NULL;
@@ -236,6 +236,8 @@ int srcline_at(srcline *L, uint32_t index, uint64_t address, const char **file, 
 
     *file = NULL;
     *line = 0;
+    if (il_offset)
+        *il_offset = UINT32_MAX;
     if (index >= L->count) {
         *why = "more methods than a response resolves";
         return 0;
@@ -267,6 +269,8 @@ int srcline_at(srcline *L, uint32_t index, uint64_t address, const char **file, 
         *why = "the address is in none of the method's code versions read";
         return 0;
     }
+    if (il_offset && me->il_offset < 0xFFFFFFFDu)
+        *il_offset = me->il_offset;
     if (me->il_offset >= 0xFFFFFFFDu) {
         *why = me->il_offset == 0xFFFFFFFEu   ? "prolog: no IL offset"
                : me->il_offset == 0xFFFFFFFDu ? "epilog: no IL offset"

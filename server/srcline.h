@@ -89,9 +89,10 @@ int srcline_take_code(srcline *L, uint32_t index, const code_reply *r, const cha
 void srcline_resolve(srcline *L, pid_t pid, int gone_container);
 /* The line of method `index`'s frame at address (leaf: the sampled address;
  * a caller: its return address - 1): 1 with *file (the lines' owner's) and
- * *line, else 0 with *why. */
+ * *line, else 0 with *why. *il_offset (when not NULL): the address's IL
+ * offset by the map, UINT32_MAX when none was found. */
 int srcline_at(srcline *L, uint32_t index, uint64_t address, const char **file, uint32_t *line,
-               const char **why);
+               const char **why, uint32_t *il_offset);
 void srcline_free(srcline *L);
 
 #endif

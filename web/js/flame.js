@@ -20,7 +20,7 @@
 // dirty, draw() paints (call it from the frame scheduler).
 import { h, fill } from './dom.js';
 import { fmtInt, fmtPct } from './format.js';
-import { frameLabels, frameNote, shortFrame } from './framenames.js';
+import { frameLabels, frameNote, frameSource, shortFrame } from './framenames.js';
 
 export const ROW_H = 18;
 const ANC_H = 12; // px: a zoomed frame's ancestor row
@@ -500,12 +500,24 @@ export class FlameGraph {
     this.setHover(this.hitTest(this.mouse.x, this.mouse.y));
   }
 
+  // The tooltip's source line: file:line (split by line), the method's file, or
+  // why a method has none when lines were asked for (linesShown).
+  sourceLine(n) {
+    if (this.isAll(n)) return null;
+    const at = frameSource(n);
+    if (at) return h('div', { class: 'tt-src' }, at);
+    if (this.linesShown && n.kind === 'method')
+      return h('div', { class: 'tt-src dim' }, 'no source line: no PDB found for its module');
+    return null;
+  }
+
   tipLines(n) {
     const total = this.root.value || 1;
     const z = this.zoom;
     const lines = [
       h('div', { class: 'tt-name' }, this.isAll(n) ? 'all (every sampled stack)' : n.name),
       n.module ? h('div', { class: 'tt-mod' }, n.module) : null,
+      this.sourceLine(n),
       h(
         'div',
         { class: 'tt-kv' },

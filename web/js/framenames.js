@@ -3,7 +3,8 @@
 // the server's call tree: {name, module, kind}, kind "method" (managed code:
 // "Ns.Type.Method(args)"), "native" (a native function, or "lib.so+0x5fb350",
 // the start of a function its file has no symbol for) or "label" (a marker:
-// [native], [kernel], [unknown], [truncated], [missing frame: ...]).
+// [native], [kernel], [unknown], [truncated], [missing frame: ...]); with
+// ?lines, a method's "file" and "line", and "split" for a method at one line.
 import { splitMethod } from './format.js';
 
 // "Ns.Outer+Inner<T>.Method(int, string)" -> {type: "Outer+Inner<T>", method: "Method", args: "(int, string)"}
@@ -30,9 +31,24 @@ export function frameLabels(n) {
     const typed = type ? `${type}.${method}` : method;
     for (const l of [`${typed}${args}`, args && args !== '()' ? `${typed}(…)` : null, typed])
       if (l && !out.includes(l)) out.push(l);
+    if (n.split && n.line) {
+      // one line of the method (split by line): the line stays in every label
+      const at = `:${n.line}`;
+      n._l = out.map((l) => l + at);
+      return n._l;
+    }
   }
   n._l = out;
   return out;
+}
+
+// Where a frame is in the source, for its tooltip: "File.cs:42" for a frame
+// split by line, "File.cs (from line 40)" for a method; null when the server
+// named no file (lines not asked, or no PDB).
+export function frameSource(n) {
+  if (!n.file) return null;
+  if (n.split) return `${n.file}:${n.line}`;
+  return n.line ? `${n.file} (from line ${n.line})` : n.file;
 }
 
 // A frame's name without its namespace, parameters kept: "Type.Method(int, string)".

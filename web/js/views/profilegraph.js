@@ -43,7 +43,14 @@ export const threadOption = (t) =>
 export class ProfileGraph {
   constructor(tab) {
     this.tab = tab;
-    this.opts = { view: 'tree', fold: false, hideUnmanaged: false, hideIdle: false, own: false };
+    this.opts = {
+      view: 'tree',
+      fold: false,
+      lines: false,
+      hideUnmanaged: false,
+      hideIdle: false,
+      own: false,
+    };
     this.focus = null; // sandwich: {name, module}
     this.query = '';
     this.queryDirty = false;
@@ -150,6 +157,12 @@ export class ProfileGraph {
       'The flame graph of your code: the runtime’s and the libraries’ native frames are folded into the managed method that called them (its tooltip lists them); native code outside any method is one [native] frame.',
       'fold',
     );
+    this.lines = toggle(
+      'split-lines',
+      'Split by line',
+      'Each method’s frame split by source line (its portable PDB: the leaf’s sampled address, a caller’s call instruction); samples with no line (no PDB, compiler-generated code) stay on the method.',
+      'lines',
+    );
     this.hideUnmanaged = toggle(
       'hide-unmanaged',
       'no managed frame',
@@ -174,6 +187,7 @@ export class ProfileGraph {
       { class: 'toolbar view-bar' },
       seg,
       this.fold.label,
+      this.lines.label,
       h(
         'span',
         { class: 'toggle-group' },
@@ -194,6 +208,7 @@ export class ProfileGraph {
 
   makeGraph(inverted) {
     const g = new FlameGraph({ inverted });
+    g.linesShown = true; // the tree is asked with lines: a method without a file has no PDB
     g.requestDraw = () => schedule(this.tab.drawTask);
     g.onZoom = () => {
       this.renderCrumbs();
@@ -261,6 +276,7 @@ export class ProfileGraph {
     const o = this.opts;
     if (o.own) p.set('jitscope_threads', 'include');
     if (o.fold) p.set('fold', 'native');
+    if (!exports) p.set('lines', o.lines ? '2' : '1'); // file:line in the tooltips
     const hide = [o.hideUnmanaged ? 'unmanaged' : null, o.hideIdle ? 'idle' : null].filter(Boolean);
     if (hide.length) p.set('hide', hide.join(','));
     if (exports || o.view === 'tree') return;
