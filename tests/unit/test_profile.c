@@ -28,11 +28,13 @@
 #include "record_kinds.h"
 #include "records.h"
 #include "session.h"
+#include "srcline.h"
 
 #define WALL(t) ((int64_t)(t) + REC_OFFSET)
 #define SEC 1000000000ull
 
-static uint64_t g_snap; /* the last walk's snapshot id */
+static uint64_t g_snap;            /* the last walk's snapshot id */
+static uint64_t g_ip_base = 0x7f00; /* frame k's IP in sample_walk: g_ip_base + k */
 
 static session *live_session(void)
 {
@@ -71,7 +73,7 @@ static void sample_walk(session *s, uint64_t t, const one_thread *threads, unsig
     for (unsigned i = 0; i < n; i++) {
         uint32_t k = 0;
         while (threads[i].fids && threads[i].fids[k] != UINT64_MAX)
-            frames[k] = (wire_stack_frame){threads[i].fids[k], 0x7f00 + k}, k++;
+            frames[k] = (wire_stack_frame){threads[i].fids[k], g_ip_base + k}, k++;
         rec_apply(s, rec_stack_thread((wire_stack_thread){snap, threads[i].tid,
                                                           (uint32_t)threads[i].tid + 4000,
                                                           threads[i].hresult ? threads[i].hresult
@@ -131,7 +133,7 @@ static char *folded(session *s, const profile_query *q)
     return text;
 }
 
-static const profile_query ALL = {NULL, 0, 0, INT64_MAX, 0, 0};
+static const profile_query ALL = {NULL, 0, 0, INT64_MAX, 0, 0, 0};
 
 /* ---- aggregation ----------------------------------------------------------- */
 
@@ -604,6 +606,108 @@ TEST(sparse_seconds_for_a_wide_window)
     session_free(s);
 }
 
+/* Each sample's frames by code address (profile_addr.h): the same FunctionIDs
+ * at other addresses are one stack of the profile but two of a by_address
+ * view; file:line then splits a method's frame by line (profile_view_lines,
+ * srcline_at over a hand-made map and sequence points), a hidden point, an
+ * address in no version read and the native frame staying as they were. */
+TEST(frames_by_address_and_lines)
+{
+    session *s = live_session();
+    const profile_state *p = &s->profile;
+    profile_query q = ALL;
+    profile_view v;
+    const uint64_t *at;
+    uint32_t depth, *fn_of, k;
+    srcline L = {0};
+    srcline_fn *e;
+    size_t i, split = 0;
+
+    name_function(s, A, "App.Main");
+    name_function(s, B, "App.Run");
+    sample_walk(s, REC_MONO, (one_thread[]){{0x71, S_BA, 0, 0}}, 1);
+    sample_walk(s, REC_MONO + 1, (one_thread[]){{0x71, S_BA, 0, 0}}, 1);
+    g_ip_base = 0x7f20; /* B at its hidden point */
+    sample_walk(s, REC_MONO + 2, (one_thread[]){{0x71, S_BA, 0, 0}}, 1);
+    g_ip_base = 0x9f00; /* in no version */
+    sample_walk(s, REC_MONO + 3, (one_thread[]){{0x71, S_BA, 0, 0}}, 1);
+    g_ip_base = 0x7f10; /* B at its second line */
+    sample_walk(s, REC_MONO + 4, (one_thread[]){{0x71, S_BA, 0, 0}}, 1);
+    sample_walk(s, REC_MONO + 5, (one_thread[]){{0x71, S_NDA, 0, 0}}, 1);
+    g_ip_base = 0x7f00;
+    CHECK(p->sample_count == 6 && p->stack_count == 2 && p->addr.stack_count == 5,
+          "5 address stacks of 2 stacks (got %zu of %zu)", p->addr.stack_count, p->stack_count);
+    at = profile_addr_get(&p->addr, 0, &depth);
+    CHECK(at && depth == 2 && at[0] == 0x7f00 && at[1] == 0x7f00,
+          "the leaf's IP, the caller's return address - 1");
+    at = profile_addr_get(&p->addr, 5, &depth);
+    CHECK(at && depth == 3 && at[0] == 0 && at[1] == 0x7f10 && at[2] == 0x7f11,
+          "a native frame has no address");
+    CHECK(profile_addr_get(&p->addr, 6, &depth) == NULL && depth == 0, "no such sample");
+
+    CHECK(profile_view_take(&v, s, &q) == 0 && v.stack_count == 2 && !v.addrs, "by FunctionIDs");
+    profile_view_free(&v);
+    q.by_address = 1;
+    q.with_samples = 1;
+    CHECK(profile_view_take(&v, s, &q) == 0 && v.stack_count == 5 && v.addrs &&
+              v.stacks[0].count == 2 && v.sample_count == 6 && v.samples[1].stack == 0 &&
+              v.samples[2].stack == 1,
+          "by address: 5 stacks, the first of 2 samples");
+
+    /* B: one version at 0x7f00 (0x40 bytes): IL 0 at +0, IL 5 at +0x10, IL 8 at +0x20 */
+    CHECK((fn_of = malloc(v.syms.count * sizeof(*fn_of))) != NULL, "memory");
+    for (i = 0; i < v.syms.count; i++)
+        fn_of[i] = v.syms.items[i].function_id == B ? 0 : UINT32_MAX;
+    L.fns = calloc(1, sizeof(*L.fns));
+    L.count = L.cap = 1;
+    e = &L.fns[0];
+    e->function_id = B;
+    e->module = -1;
+    e->file = strdup("/src/App.cs");
+    e->first_line = 10;
+    e->main_document = 1;
+    e->have_code = 1;
+    e->version_count = 1;
+    e->versions[0] = (srcline_version){.hot_start = 0x7f00, .hot_size = 0x40, .map_count = 3};
+    e->versions[0].map = malloc(3 * sizeof(wire_code_map_entry));
+    e->versions[0].map[0] = (wire_code_map_entry){0, 0, 0x10};
+    e->versions[0].map[1] = (wire_code_map_entry){5, 0x10, 0x20};
+    e->versions[0].map[2] = (wire_code_map_entry){8, 0x20, 0x40};
+    e->points = calloc(3, sizeof(pdb_point));
+    e->point_count = 3;
+    e->points[0] = (pdb_point){.il_offset = 0, .document = 1, .start_line = 10};
+    e->points[1] = (pdb_point){.il_offset = 5, .document = 1, .start_line = 12};
+    e->points[2] = (pdb_point){.il_offset = 8, .document = 1, .start_line = PDB_HIDDEN_LINE,
+                               .hidden = 1};
+    CHECK(profile_view_lines(&v, &L, fn_of, 1) == 0, "lines");
+    for (i = 0; i < v.stack_count; i++) {
+        const profile_view_stack *st = &v.stacks[i];
+        for (k = 0; k < st->depth; k++) {
+            const symbol *y = &v.syms.items[v.frames[st->first + k]];
+            uint64_t a = 0;
+            if (y->function_id != B)
+                continue;
+            if (y->split) {
+                split++;
+                a = v.addrs[st->first + k];
+                CHECK(strcmp(y->file, "/src/App.cs") == 0 && y->base != v.frames[st->first + k] &&
+                          y->line == (a < 0x7f10 ? 10u : 12u),
+                      "B at 0x%llx: line %u", (unsigned long long)a, y->line);
+            } else {
+                CHECK(y->line == 10 && strcmp(y->file, "/src/App.cs") == 0,
+                      "B unsplit (hidden point, no version): the method's file and first line");
+            }
+        }
+    }
+    CHECK(split == 2, "B split at 0x7f00 (line 10) and 0x7f10 (line 12), not at its hidden point "
+                      "or outside its code (got %zu)",
+          split);
+    srcline_free(&L);
+    free(fn_of);
+    profile_view_free(&v);
+    session_free(s);
+}
+
 static const check_test tests[] = {
     TEST_ENTRY(dedup_across_threads_and_walks),
     TEST_ENTRY(caps_and_drop_counts),
@@ -614,6 +718,7 @@ static const check_test tests[] = {
     TEST_ENTRY(call_tree),
     TEST_ENTRY(speedscope_structure),
     TEST_ENTRY(sparse_seconds_for_a_wide_window),
+    TEST_ENTRY(frames_by_address_and_lines),
     TEST_END,
 };
 
