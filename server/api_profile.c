@@ -379,8 +379,9 @@ int api_profile_get(api_call *c)
                         shape.sandwich ? "sandwich" : "inverted");
     q.with_samples = kind == 2 || kind == 3;
     if (api_arg_int(req, "lines", 0, 2, kind == 3 ? 2 : kind == 2 ? 1 : 0, &lines) != 0)
-        return api_fail(c, 400, "lines must be 0 (none), 1 (each method's file) or 2 (frames "
-                                "split by line)");
+        return api_fail(c, 400,
+                        "lines must be 0 (none), 1 (each method's file) or 2 (frames "
+                        "split by line)");
     q.by_address = lines == 2;
     if (!(s = api_lock_session(c)))
         return 404;

@@ -115,8 +115,8 @@ static void api_snapshot_lines(api_call *c, api_snapshot *v)
 
 /* Frame k of a thread (first its leaf) as file:line: 1 with *file, *line; else 0 with *why
  * (NULL: a native frame, nothing to say). */
-static int api_snapshot_line(api_snapshot *v, const stacks_thread *t, uint32_t k,
-                             const char **file, uint32_t *line, const char **why, uint32_t *il)
+static int api_snapshot_line(api_snapshot *v, const stacks_thread *t, uint32_t k, const char **file,
+                             uint32_t *line, const char **why, uint32_t *il)
 {
     uint32_t i = t->first_frame + k;
     const wire_stack_frame *f = &v->w.frames[i];

@@ -240,7 +240,9 @@ json_t *profile_export_speedscope(const profile_view *v, const char *name, size_
     for (i = 0; i < v->syms.count; i++) {
         const symbol *sym = &v->syms.items[i];
         json_t *frame = json_pack("{s:s, s:s}", "name", sym->name, "file",
-                                  sym->file ? sym->file : sym->module ? sym->module : "");
+                                  sym->file     ? sym->file
+                                  : sym->module ? sym->module
+                                                : "");
         if (sym->file && sym->line)
             json_object_set_new(frame, "line", json_integer(sym->line));
         json_array_append_new(frames, frame);

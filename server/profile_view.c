@@ -148,8 +148,7 @@ static int profile_view_stacks(profile_view *v, session *s, const profile_view_u
         uint32_t k, at_depth = 0;
         profile_view_stack *vs;
 
-        if (by_address && used[i].addr != PROFILE_ADDR_NONE &&
-            used[i].addr < p->addr.stack_count) {
+        if (by_address && used[i].addr != PROFILE_ADDR_NONE && used[i].addr < p->addr.stack_count) {
             at = &p->addr.frames[p->addr.stacks[used[i].addr].first];
             at_depth = p->addr.stacks[used[i].addr].depth;
         }

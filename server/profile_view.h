@@ -68,7 +68,7 @@ typedef struct profile_view {
     size_t stack_count;
     uint32_t *frames; /* symbol indexes, each stack leaf first */
     size_t frame_count;
-    uint64_t *addrs; /* by_address: per frame its code address (0: none), else NULL */
+    uint64_t *addrs;              /* by_address: per frame its code address (0: none), else NULL */
     profile_view_thread *threads; /* only threads with samples, first seen first */
     size_t thread_count;
     profile_view_sample *samples; /* with_samples only */

@@ -34,9 +34,9 @@ enum symbol_kind {
 typedef struct symbol {
     uint64_t function_id; /* 0 for [native] and labels */
     char *name;
-    char *module; /* NULL: none known */
-    int kind;     /* symbol_kind */
-    char *file;   /* the method's source file (srcline.h), NULL: none */
+    char *module;  /* NULL: none known */
+    int kind;      /* symbol_kind */
+    char *file;    /* the method's source file (srcline.h), NULL: none */
     uint32_t line; /* a line of it: the method's first, or a split frame's; 0 none */
     uint32_t base; /* a split frame's: the method's own symbol; else its own index */
     int split;     /* 1: a frame of the method at one line (profile_view_lines) */

@@ -33,7 +33,7 @@
 #define WALL(t) ((int64_t)(t) + REC_OFFSET)
 #define SEC 1000000000ull
 
-static uint64_t g_snap;            /* the last walk's snapshot id */
+static uint64_t g_snap;             /* the last walk's snapshot id */
 static uint64_t g_ip_base = 0x7f00; /* frame k's IP in sample_walk: g_ip_base + k */
 
 static session *live_session(void)
@@ -677,8 +677,8 @@ TEST(frames_by_address_and_lines)
     e->point_count = 3;
     e->points[0] = (pdb_point){.il_offset = 0, .document = 1, .start_line = 10};
     e->points[1] = (pdb_point){.il_offset = 5, .document = 1, .start_line = 12};
-    e->points[2] = (pdb_point){.il_offset = 8, .document = 1, .start_line = PDB_HIDDEN_LINE,
-                               .hidden = 1};
+    e->points[2] = (pdb_point){
+        .il_offset = 8, .document = 1, .start_line = PDB_HIDDEN_LINE, .hidden = 1};
     CHECK(profile_view_lines(&v, &L, fn_of, 1) == 0, "lines");
     for (i = 0; i < v.stack_count; i++) {
         const profile_view_stack *st = &v.stacks[i];
@@ -699,8 +699,9 @@ TEST(frames_by_address_and_lines)
             }
         }
     }
-    CHECK(split == 2, "B split at 0x7f00 (line 10) and 0x7f10 (line 12), not at its hidden point "
-                      "or outside its code (got %zu)",
+    CHECK(split == 2,
+          "B split at 0x7f00 (line 10) and 0x7f10 (line 12), not at its hidden point "
+          "or outside its code (got %zu)",
           split);
     srcline_free(&L);
     free(fn_of);
