@@ -9,15 +9,14 @@
 // Screenshots: build/screenshots/srclines-*.png (and copies in /tmp).
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import path from 'node:path';
 import { waitFor, unexpectedConsoleErrors, openLiveSession, closeAll, screenshotCopy } from './helpers.mjs';
-import { serveStackTarget } from '../e2e/stacktarget.mjs';
+import { hotLines, serveStackTarget } from '../e2e/stacktarget.mjs';
 import { ROOT } from '../e2e/lib.mjs';
 
 const HOT_CS = path.join(ROOT, 'tests/apps/StackTarget/Hot.cs');
 const WORK = 'StackTarget.Hot.Work(int, double, double)';
-const HOT_LINE = fs.readFileSync(HOT_CS, 'utf8').split('\n').findIndex((l) => l.endsWith('// HOT LINE Work')) + 1;
+const HOT_LINE = hotLines().Work.line;
 
 // The tab's model, read (never driven) from the page.
 const tab = (page, fn, arg = null) =>

@@ -20,6 +20,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { ROOT, STACK_DLL, startServer, stopAll, waitFor, functionsOf } from './lib.mjs';
+import { hotLines } from './stacktarget.mjs';
 
 after(stopAll);
 
@@ -32,16 +33,12 @@ const post = (srv, p, body) => srv.api(p, {
   method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body),
 });
 
-// Hot.cs's lines: each HOT LINE marker's, and WorkCaller's call to Work.
+// Hot.cs's lines: each HOT LINE marker's (stacktarget.mjs), and WorkCaller's call to Work.
 function sourceLines() {
-  const lines = fs.readFileSync(HOT_CS, 'utf8').split('\n');
-  const at = {};
-  lines.forEach((l, i) => {
-    const m = /\/\/ HOT LINE (\w+)$/.exec(l);
-    if (m) at[m[1]] = i + 1;
-    if (/s \+= Work\(/.test(l)) at.call = i + 1;
-  });
-  assert.ok(at.Work && at.OsrLoop && at.call, JSON.stringify(at));
+  const hot = hotLines();
+  const at = { Work: hot.Work.line, OsrLoop: hot.OsrLoop.line };
+  at.call = fs.readFileSync(HOT_CS, 'utf8').split('\n').findIndex((l) => /s \+= Work\(/.test(l)) + 1;
+  assert.ok(at.call > 0, 'WorkCaller calls Work on one line');
   return at;
 }
 
