@@ -4,11 +4,13 @@
 // "HOT LINE"): a method's tooltip names its source file and first line; the
 // "Split by line" switch splits each method's frame by line, so Hot.Work's
 // widest frame is its hot line, labelled and explained as Hot.cs:<line>; a
-// method of the runtime's library (no PDB beside it) says it has no line.
+// method of the runtime's library (no PDB beside it) says it has no line. The
+// Stacks tab shows each frame's file:line (WorkCaller's on its call to Work).
 //   node --test tests/browser/srclines.test.mjs
 // Screenshots: build/screenshots/srclines-*.png (and copies in /tmp).
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import path from 'node:path';
 import { waitFor, unexpectedConsoleErrors, openLiveSession, closeAll, screenshotCopy } from './helpers.mjs';
 import { hotLines, serveStackTarget } from '../e2e/stacktarget.mjs';
@@ -90,6 +92,24 @@ describe('file:line in the flame graph', { timeout: 300000 }, () => {
     assert.ok(labels.length && labels.every((l) => l.endsWith(`:${HOT_LINE}`)), `every label keeps the line: ${labels}`);
     assert.equal(await tipSource(page, at), `${HOT_CS}:${HOT_LINE}`);
     await screenshotCopy(page, 'srclines-split.png');
+  });
+
+  it('the Stacks tab shows each frame\'s file:line', async () => {
+    const callLine = fs.readFileSync(HOT_CS, 'utf8').split('\n').findIndex((l) => /s \+= Work\(/.test(l)) + 1;
+    assert.ok(callLine > 0, 'WorkCaller calls Work on one line');
+    await page.evaluate(() => { location.hash = '#/sessions/1/stacks'; });
+    const btn = page.locator('button.snap-btn');
+    await waitFor('an enabled Snapshot now button', () => btn.isEnabled(), { timeoutMs: 30000 });
+    await btn.click();
+    const card = page.locator('.stack-card[data-thread="hotwork"]');
+    await card.waitFor({ timeout: 30000 });
+    const caller = card.locator('li.frame', { hasText: 'StackTarget.Hot.WorkCaller' });
+    assert.equal((await caller.locator('.f-src').textContent()).trim(), `Hot.cs:${callLine}`);
+    assert.match(await caller.getAttribute('title'), new RegExp(`\n${HOT_CS.replace(/[.]/g, '\\.')}:${callLine}$`));
+    const start = card.locator('li.frame', { hasText: 'System.Threading.Thread.StartCallback' });
+    assert.equal(await start.locator('.f-src').count(), 0);
+    assert.match(await start.getAttribute('title'), /\nno source line: no PDB for .*System\.Private\.CoreLib\.dll/);
+    await screenshotCopy(page, 'srclines-stacks.png');
     assert.deepEqual(unexpectedConsoleErrors(page), []);
   });
 });

@@ -438,11 +438,14 @@ export class StackCards {
     const hit = frameMatches(f, q);
     const [ns] = splitMethod(name);
     const ranges = matchRanges(name, q); // a match may run across the namespace / method split
+    // file:line (the server's, from the method's PDB), else why there is none
+    const src = f.line ? `${f.file}:${f.line}` : null;
+    const where = src || (f.line_reason ? `no source line: ${f.line_reason}` : '');
     return h(
       'li',
       {
         class: `frame${hit ? ' hit' : ''}`,
-        title: `${name}${f.module ? `  (${f.module})` : ''}${f.ip ? `  ip ${f.ip}` : ''}`,
+        title: `${name}${f.module ? `  (${f.module})` : ''}${f.ip ? `  ip ${f.ip}` : ''}${where ? `\n${where}` : ''}`,
       },
       h('span', { class: 'f-i' }, String(i)),
       h(
@@ -451,7 +454,12 @@ export class StackCards {
         h('span', { class: 'm-ns' }, markSlice(name, ranges, 0, ns.length)),
         h('span', { class: 'm-leaf' }, markSlice(name, ranges, ns.length, name.length)),
       ),
-      h('span', { class: 'f-mod' }, marked(f.module || '', q)),
+      h(
+        'span',
+        { class: 'f-mod' },
+        src ? h('span', { class: 'f-src' }, `${src.slice(src.lastIndexOf('/') + 1)} `) : null,
+        marked(f.module || '', q),
+      ),
     );
   }
 }
