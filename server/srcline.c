@@ -156,6 +156,12 @@ static void srcline_resolve_fn(srcline *L, srcline_fn *e)
     }
     if (e->point_count > (long)SRCLINE_MAX_POINTS)
         e->point_count = SRCLINE_MAX_POINTS;
+    { /* keep only what the method has: a response holds many methods' points */
+        pdb_point *fit = realloc(e->points, (size_t)(e->point_count ? e->point_count : 1) *
+                                                sizeof(*e->points));
+        if (fit)
+            e->points = fit;
+    }
     qsort(e->points, (size_t)e->point_count, sizeof(*e->points), srcline_by_il);
     for (i = 0; i < e->point_count; i++) {
         const pdb_point *pt = &e->points[i];
