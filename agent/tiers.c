@@ -486,8 +486,7 @@ int tiers_take(FunctionID function, uint64_t now_ns, int succeeded, tiers_code *
              * ended under it (our own stop makes a new generation or leaves
              * none running) */
             cut = out->tier == WIRE_TIER_UNKNOWN && succeeded &&
-                  slot->generation == atomic_load_explicit(&tiers_generation,
-                                                           memory_order_relaxed);
+                  slot->generation == atomic_load_explicit(&tiers_generation, memory_order_relaxed);
         }
         any = 1;
         atomic_store_explicit(&slot->owner, 0, memory_order_release);
@@ -497,7 +496,8 @@ int tiers_take(FunctionID function, uint64_t now_ns, int succeeded, tiers_code *
         tiers_note_ended(1, now_ns, 0); /* before this compilation's record */
     else if (!any && !tiers_lost_here &&
              atomic_load_explicit(&tiers_disable_seen, memory_order_relaxed) && tiers_running())
-        tiers_note_ended(1, now_ns, 1); /* no event at all for this compilation: none come any more */
+        tiers_note_ended(1, now_ns,
+                         1); /* no event at all for this compilation: none come any more */
     tiers_lost_here = 0;
     return found;
 }

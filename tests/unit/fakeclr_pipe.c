@@ -8,9 +8,10 @@
  */
 #include "fakeclr.h"
 
-static HRESULT STDMETHODCALLTYPE pipe_StartSession(ICorProfilerInfo12 *self, UINT32 cProviderConfigs,
-                                                   COR_PRF_EVENTPIPE_PROVIDER_CONFIG pProviderConfigs[],
-                                                   BOOL requestRundown, EVENTPIPE_SESSION *pSession)
+static HRESULT STDMETHODCALLTYPE
+pipe_StartSession(ICorProfilerInfo12 *self, UINT32 cProviderConfigs,
+                  COR_PRF_EVENTPIPE_PROVIDER_CONFIG pProviderConfigs[], BOOL requestRundown,
+                  EVENTPIPE_SESSION *pSession)
 {
     (void)self, (void)requestRundown;
     if (!pSession || !cProviderConfigs || !pProviderConfigs)

@@ -278,20 +278,21 @@ static HRESULT STDMETHODCALLTYPE info_EnumJITedFunctions2(ICorProfilerInfo10 *se
  * fakeclr_names.c's, once. Every other slot stays NULL: a call through one of
  * them is a crash, i.e. the agent called the runtime where the tests say it
  * must not. */
-static ICorProfilerInfo12Vtbl fake_info_vtbl = {.info10 = {
-    .QueryInterface = info_QueryInterface,
-    .AddRef = info_AddRef,
-    .Release = info_Release,
-    .GetThreadInfo = info_GetThreadInfo,
-    .GetCurrentThreadID = info_GetCurrentThreadID,
-    .SetEventMask = info_SetEventMask,
-    .RequestProfilerDetach = info_RequestProfilerDetach,
-    .EnumModules = info_EnumModules,
-    .GetRuntimeInformation = info_GetRuntimeInformation,
-    .EnumJITedFunctions2 = info_EnumJITedFunctions2,
-    .SetEventMask2 = info_SetEventMask2,
-    .GetEventMask2 = info_GetEventMask2,
-}};
+static ICorProfilerInfo12Vtbl fake_info_vtbl = {
+    .info10 = {
+        .QueryInterface = info_QueryInterface,
+        .AddRef = info_AddRef,
+        .Release = info_Release,
+        .GetThreadInfo = info_GetThreadInfo,
+        .GetCurrentThreadID = info_GetCurrentThreadID,
+        .SetEventMask = info_SetEventMask,
+        .RequestProfilerDetach = info_RequestProfilerDetach,
+        .EnumModules = info_EnumModules,
+        .GetRuntimeInformation = info_GetRuntimeInformation,
+        .EnumJITedFunctions2 = info_EnumJITedFunctions2,
+        .SetEventMask2 = info_SetEventMask2,
+        .GetEventMask2 = info_GetEventMask2,
+    }};
 static pthread_once_t fake_info_vtbl_once = PTHREAD_ONCE_INIT;
 
 static void fake_info_vtbl_fill(void)

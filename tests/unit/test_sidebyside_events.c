@@ -351,8 +351,7 @@ TEST(tier_source_switched_under_a_compilation)
     send_command(conn_a.fd, WIRE_CMD_TIERS, &on, sizeof(on));
     CHECK(read_tiers_status(&endings) == 1, "switched on");
     CHECK((unsigned)atomic_load(&fake_scene.pipe_started) > started,
-          "a new session started (%d, %u before)", atomic_load(&fake_scene.pipe_started),
-          started);
+          "a new session started (%d, %u before)", atomic_load(&fake_scene.pipe_started), started);
     obj_a->lpVtbl->JITCompilationFinished(obj_a, fid, S_OK, TRUE);
     send_command(conn_a.fd, WIRE_CMD_PING, &ping, sizeof(ping));
     while (conn_read(&conn_a, 3000) == 1 && conn_a.last.type != WIRE_PONG)
@@ -365,7 +364,8 @@ TEST(tier_source_switched_under_a_compilation)
     CHECK(endings == 0, "no end by the runtime said (%u)", endings);
 }
 
-static const check_test tests[] = {TEST_ENTRY(gc_timeline), TEST_ENTRY(jit_info),
+static const check_test tests[] = {TEST_ENTRY(gc_timeline),
+                                   TEST_ENTRY(jit_info),
                                    TEST_ENTRY(jit_without_method_load),
                                    TEST_ENTRY(tier_source_ended_under_a_compilation),
                                    TEST_ENTRY(tier_source_switched_under_a_compilation),
