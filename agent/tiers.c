@@ -494,10 +494,10 @@ int tiers_take(FunctionID function, uint64_t now_ns, int succeeded, tiers_code *
     }
     if (cut && tiers_running())
         tiers_note_ended(1, now_ns, 0); /* before this compilation's record */
+    /* or no event at all for this compilation, after a ProcessInfo: none come any more */
     else if (!any && !tiers_lost_here &&
              atomic_load_explicit(&tiers_disable_seen, memory_order_relaxed) && tiers_running())
-        tiers_note_ended(1, now_ns,
-                         1); /* no event at all for this compilation: none come any more */
+        tiers_note_ended(1, now_ns, 1);
     tiers_lost_here = 0;
     return found;
 }
