@@ -66,6 +66,7 @@ static _Atomic int tiers_disable_seen;    /* a ProcessInfo since the session ope
 static _Atomic uint64_t tiers_disable_ns; /* when the last one came: our session's end, if ended */
 static _Atomic int tiers_ended;           /* WIRE_TIERS_ENDED_BY_RUNTIME was sent */
 static _Atomic uint64_t tiers_ended_said; /* the earliest end it said; 0: not said yet */
+static _Atomic int tiers_cut;             /* a compilation was cut by the end: no taking back */
 static _Atomic uint32_t tiers_generation; /* one more at each start: a slot's session */
 static _Atomic int tiers_stopping;        /* tiers_stop is disabling our own session */
 static _Thread_local int tiers_lost_here; /* this thread's last tier event found no slot */
@@ -180,6 +181,7 @@ int tiers_start(ICorProfilerInfo10 *info)
     atomic_store(&tiers_disable_seen, 0);
     atomic_store(&tiers_ended, 0);
     atomic_store(&tiers_ended_said, 0);
+    atomic_store(&tiers_cut, 0);
     atomic_store(&tiers_names_info, tiers_info);
     atomic_store(&tiers_session, session);
     if (gcreason_wanted()) {
@@ -408,8 +410,10 @@ void tiers_event(EVENTPIPE_PROVIDER provider, DWORD event_id, ULONG size, LPCBYT
         /* before the compilation: its IL size, so that nobody has to ask the
          * runtime for it later (the IL of a collectible module may be gone) */
         memcpy(&il_size, payload + TIERS_OFFSET_IL_SIZE, sizeof(il_size));
-        if (atomic_load_explicit(&tiers_ended, memory_order_relaxed))
-            tiers_note_ended(0, clock_mono_ns(), 0); /* a compilation begun since: it delivers */
+        /* a compilation begun since: it delivers, unless one was cut (this
+         * one passed the runtime's check before the end, and was slow to come) */
+        if (atomic_load_explicit(&tiers_ended, memory_order_acquire) && !atomic_load(&tiers_cut))
+            tiers_note_ended(0, clock_mono_ns(), 0);
         if ((slot = tiers_slot_of_this_thread(thread)) != NULL) {
             slot->function = function;
             slot->generation = atomic_load_explicit(&tiers_generation, memory_order_relaxed);
@@ -492,8 +496,10 @@ int tiers_take(FunctionID function, uint64_t now_ns, int succeeded, tiers_code *
         atomic_store_explicit(&slot->owner, 0, memory_order_release);
         break;
     }
-    if (cut && tiers_running())
+    if (cut && tiers_running()) {
+        atomic_store(&tiers_cut, 1);    /* before tiers_ended */
         tiers_note_ended(1, now_ns, 0); /* before this compilation's record */
+    }
     /* or no event at all for this compilation, after a ProcessInfo: none come any more */
     else if (!any && !tiers_lost_here &&
              atomic_load_explicit(&tiers_disable_seen, memory_order_relaxed) && tiers_running())

@@ -36,7 +36,9 @@
  * order) says it again, and the server keeps the earliest. Another tool's
  * session ending sends ProcessInfo too, but ours keeps delivering; should a
  * compilation begin with its event after the note, it is taken back
- * (WIRE_TIERS_ON). The profiler's Shutdown says it too if no compilation did
+ * (WIRE_TIERS_ON), unless a compilation was cut (a MethodJittingStarted can
+ * come late, from a thread that passed the runtime's check just before the
+ * end). The profiler's Shutdown says it too if no compilation did
  * (compilations still come after it).
  *
  * Catch-up cannot know tiers: the runtime's rundown (the events for code that

@@ -19,7 +19,8 @@
  *                      the process exits: a compilation cut by it (its
  *                      MethodJittingStarted, no MethodLoad) finishes before
  *                      the ProcessInfo; the end the agent says (TIERS_STATUS
- *                      ENDED_BY_RUNTIME) is no later, and said before it
+ *                      ENDED_BY_RUNTIME) is no later, and said before it;
+ *                      a late MethodJittingStarted does not take it back
  *   tier_source_switched_under_a_compilation  one whose MethodLoad did not
  *                      come because the server switched the source off and on
  *                      while it compiled: the runtime ended nothing
@@ -249,12 +250,12 @@ TEST(jit_without_method_load)
  * event at all, after the ProcessInfo, says nothing earlier. */
 TEST(tier_source_ended_under_a_compilation)
 {
-    const FunctionID whole = 0x6B00, cut = 0x6B01, none = 0x6B02, failed = 0x6B03;
+    const FunctionID whole = 0x6B00, cut = 0x6B01, none = 0x6B02, failed = 0x6B03, late = 0x6B04;
     uint8_t info[8] = {0};
     wire_cmd_ping ping = {0x7E4D};
     uint64_t jit_ns[4] = {0, 0, 0, 0}, ended_ns = 0;
     uint32_t tiers[4] = {WIRE_TIER_COUNT, WIRE_TIER_COUNT, WIRE_TIER_COUNT, WIRE_TIER_COUNT};
-    unsigned i, endings = 0, ended_before_cut = 0;
+    unsigned i, endings = 0, ended_before_cut = 0, taken_back = 0;
 
     atomic_store(&fake_scene.pipe, 1);
     if (a_up() != 0)
@@ -271,6 +272,11 @@ TEST(tier_source_ended_under_a_compilation)
     obj_a->lpVtbl->JITCompilationStarted(obj_a, cut, TRUE);
     tier_events(cut, 0); /* the session ended while it compiled */
     obj_a->lpVtbl->JITCompilationFinished(obj_a, cut, S_OK, TRUE);
+    /* another thread's MethodJittingStarted that passed the runtime's check
+     * before the end comes after that: no taking the end back */
+    obj_a->lpVtbl->JITCompilationStarted(obj_a, late, TRUE);
+    tier_events(late, 0);
+    obj_a->lpVtbl->JITCompilationFinished(obj_a, late, S_OK, TRUE);
     sleep_ms(2); /* the ProcessInfo surely later on the clock */
     obj_a->lpVtbl->EventPipeEventDelivered(obj_a, FAKE_PROVIDER_PIPE, 1, 0, 0, NULL, sizeof(info),
                                            info, NULL, NULL, 0, 0, NULL);
@@ -288,8 +294,10 @@ TEST(tier_source_ended_under_a_compilation)
         } else if (conn_a.last.type == WIRE_TIERS_STATUS) {
             wire_tiers_status t;
             memcpy(&t, conn_a.last_payload, sizeof(t));
-            if (t.enabled != WIRE_TIERS_ENDED_BY_RUNTIME)
+            if (t.enabled != WIRE_TIERS_ENDED_BY_RUNTIME) {
+                taken_back += endings > 0;
                 continue;
+            }
             endings++;
             if (!ended_ns || conn_a.last.time_ns < ended_ns)
                 ended_ns = conn_a.last.time_ns;
@@ -310,6 +318,7 @@ TEST(tier_source_ended_under_a_compilation)
           (unsigned long long)jit_ns[3], (unsigned long long)jit_ns[1]);
     CHECK(ended_before_cut >= 1, "said before the cut compilation's record (%u of %u)",
           ended_before_cut, endings);
+    CHECK(taken_back == 0, "never taken back (%u TIERS_STATUS after the end)", taken_back);
 }
 
 /* Reads the connection until the agent's TIERS_STATUS, which answers a
