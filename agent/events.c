@@ -93,7 +93,7 @@ static int events_finished_begin(wire_jit_finished *j, FunctionID function, HRES
     j->function_id = function;
     j->thread_id = events_current_thread();
     j->hresult = status;
-    if (!tiers_take(function, now, code) || code->start == 0)
+    if (!tiers_take(function, now, SUCCEEDED(status), code) || code->start == 0)
         return 0;
     j->tier = code->tier;
     j->code_start = code->start;

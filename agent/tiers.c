@@ -38,6 +38,7 @@
 typedef struct tiers_slot {
     _Atomic uint64_t owner; /* OS thread holding the slot, 0 when free */
     uint64_t function;      /* written and read by the owner only */
+    uint32_t generation;    /* tiers_generation at its MethodJittingStarted; the owner's */
     tiers_code code;
 } tiers_slot;
 
@@ -54,14 +55,19 @@ static _Atomic uint64_t tiers_lost_count;
 static HRESULT tiers_hresult; /* why the last start failed, else S_OK */
 
 /* The end the runtime puts to the session as the process exits (tiers.h):
- * a session was disabled (the EventPipe provider's ProcessInfo came), and then
- * a compilation came with no event of ours at all (not even its
- * MethodJittingStarted; one whose slot was lost says so in tiers_lost_here). */
+ * a compilation of this session's whose MethodJittingStarted came but not its
+ * MethodLoad; or a session was disabled (the EventPipe provider's ProcessInfo
+ * came), and then a compilation came with no event of ours at all (not even
+ * its MethodJittingStarted; one whose slot was lost says so in
+ * tiers_lost_here). */
 static ICorProfilerInfo12 *_Atomic tiers_names_info; /* for provider names; never released */
 static _Atomic EVENTPIPE_PROVIDER tiers_runtime_provider, tiers_pipe_provider;
 static _Atomic int tiers_disable_seen;    /* a ProcessInfo since the session opened */
 static _Atomic uint64_t tiers_disable_ns; /* when the last one came: our session's end, if ended */
 static _Atomic int tiers_ended;           /* WIRE_TIERS_ENDED_BY_RUNTIME was sent */
+static _Atomic uint64_t tiers_ended_said; /* the earliest end it said; 0: not said yet */
+static _Atomic int tiers_cut;             /* a compilation was cut by the end: no taking back */
+static _Atomic uint32_t tiers_generation; /* one more at each start: a slot's session */
 static _Atomic int tiers_stopping;        /* tiers_stop is disabling our own session */
 static _Thread_local int tiers_lost_here; /* this thread's last tier event found no slot */
 
@@ -162,6 +168,7 @@ int tiers_start(ICorProfilerInfo10 *info)
         rc = -1;
         goto done;
     }
+    atomic_fetch_add(&tiers_generation, 1); /* before its first event */
     hr = tiers_info->lpVtbl->EventPipeStartSession(tiers_info, 1, &config, 0, &session);
     if (FAILED(hr) || !session) {
         hr = FAILED(hr) ? hr : E_FAIL;
@@ -173,6 +180,8 @@ int tiers_start(ICorProfilerInfo10 *info)
     }
     atomic_store(&tiers_disable_seen, 0);
     atomic_store(&tiers_ended, 0);
+    atomic_store(&tiers_ended_said, 0);
+    atomic_store(&tiers_cut, 0);
     atomic_store(&tiers_names_info, tiers_info);
     atomic_store(&tiers_session, session);
     if (gcreason_wanted()) {
@@ -209,7 +218,7 @@ void tiers_status(wire_tiers_status *out)
     out->lost = tiers_lost();
 }
 
-static void tiers_note_ended(int ended, uint64_t time_ns);
+static void tiers_note_ended(int ended, uint64_t time_ns, int by_disable);
 
 void tiers_stop_at_shutdown(void)
 {
@@ -217,7 +226,7 @@ void tiers_stop_at_shutdown(void)
      * ProcessInfo came, it was that, and nothing more comes to our session
      * (compilations after Shutdown come all the same) */
     if (tiers_running() && atomic_load(&tiers_disable_seen))
-        tiers_note_ended(1, 0);
+        tiers_note_ended(1, 0, 1);
     tiers_stop();
 }
 
@@ -401,10 +410,13 @@ void tiers_event(EVENTPIPE_PROVIDER provider, DWORD event_id, ULONG size, LPCBYT
         /* before the compilation: its IL size, so that nobody has to ask the
          * runtime for it later (the IL of a collectible module may be gone) */
         memcpy(&il_size, payload + TIERS_OFFSET_IL_SIZE, sizeof(il_size));
-        if (atomic_load_explicit(&tiers_ended, memory_order_relaxed))
-            tiers_note_ended(0, clock_mono_ns()); /* a compilation begun since: it delivers */
+        /* a compilation begun since: it delivers, unless one was cut (this
+         * one passed the runtime's check before the end, and was slow to come) */
+        if (atomic_load_explicit(&tiers_ended, memory_order_acquire) && !atomic_load(&tiers_cut))
+            tiers_note_ended(0, clock_mono_ns(), 0);
         if ((slot = tiers_slot_of_this_thread(thread)) != NULL) {
             slot->function = function;
+            slot->generation = atomic_load_explicit(&tiers_generation, memory_order_relaxed);
             slot->code = (tiers_code){WIRE_TIER_UNKNOWN, 0, il_size, 0};
         }
         return;
@@ -425,32 +437,45 @@ void tiers_event(EVENTPIPE_PROVIDER provider, DWORD event_id, ULONG size, LPCBYT
     memcpy(&slot->code.size, payload + TIERS_OFFSET_SIZE, sizeof(slot->code.size));
 }
 
-/* The runtime ended our session (at the time of the last ProcessInfo, which
- * came as it was disabled), or (after a lost slot took it for that) it
- * delivers again (at time_ns): said once per change, from the thread that
- * saw it. */
-static void tiers_note_ended(int ended, uint64_t time_ns)
+/* The runtime ended our session, at time_ns (by_disable: or at the last
+ * ProcessInfo, which came as it was disabled, if earlier), or (after that was
+ * said for want of an event) it delivers again (at time_ns): said from the
+ * thread that saw it. The end is said again when a thread sees an earlier
+ * one than was said: compilations under way on several threads as the
+ * session ended finish in any order, and the server keeps the earliest. */
+static void tiers_note_ended(int ended, uint64_t time_ns, int by_disable)
 {
-    if (ended) {
+    wire_tiers_status status = {.enabled = ended ? WIRE_TIERS_ENDED_BY_RUNTIME : WIRE_TIERS_ON};
+    uint64_t said;
+
+    if (ended && by_disable) {
         /* the runtime stops writing events a moment before it sends
          * ProcessInfo: a compilation in that moment is earlier still */
         uint64_t disabled = atomic_load(&tiers_disable_ns);
         if (!time_ns || disabled < time_ns)
             time_ns = disabled;
     }
-    wire_tiers_status status = {.enabled = ended ? WIRE_TIERS_ENDED_BY_RUNTIME : WIRE_TIERS_ON};
-
-    if (atomic_exchange(&tiers_ended, ended) == ended)
-        return;
+    if (atomic_exchange(&tiers_ended, ended) == ended) {
+        if (!ended)
+            return;
+        /* said already (or being said, 0 until then): again if this is earlier */
+        said = atomic_load(&tiers_ended_said);
+        do {
+            if (said && said <= time_ns)
+                return;
+        } while (!atomic_compare_exchange_weak(&tiers_ended_said, &said, time_ns));
+    } else {
+        atomic_store(&tiers_ended_said, ended ? time_ns : 0);
+    }
     status.lost = tiers_lost();
     emit_record_at(WIRE_TIERS_STATUS, 0, time_ns, &status, sizeof(status), NULL, 0, NULL, 0);
 }
 
-int tiers_take(FunctionID function, uint64_t now_ns, tiers_code *out)
+int tiers_take(FunctionID function, uint64_t now_ns, int succeeded, tiers_code *out)
 {
     uint64_t thread = (uint64_t)pthread_self();
     uint32_t home = tiers_home(thread), i;
-    int found = 0, any = 0;
+    int found = 0, any = 0, cut = 0;
 
     *out = (tiers_code){WIRE_TIER_UNKNOWN, 0, 0, 0};
     for (i = 0; i < TIERS_PROBES; i++) {
@@ -460,14 +485,25 @@ int tiers_take(FunctionID function, uint64_t now_ns, tiers_code *out)
         if (slot->function == function) {
             *out = slot->code;
             found = 1;
+            /* its MethodJittingStarted came, from the session open now, and
+             * the code was made, but its MethodLoad did not come: the session
+             * ended under it (our own stop makes a new generation or leaves
+             * none running) */
+            cut = out->tier == WIRE_TIER_UNKNOWN && succeeded &&
+                  slot->generation == atomic_load_explicit(&tiers_generation, memory_order_relaxed);
         }
         any = 1;
         atomic_store_explicit(&slot->owner, 0, memory_order_release);
         break;
     }
-    if (!any && !tiers_lost_here &&
-        atomic_load_explicit(&tiers_disable_seen, memory_order_relaxed) && tiers_running())
-        tiers_note_ended(1, now_ns); /* no event at all for this compilation: none come any more */
+    if (cut && tiers_running()) {
+        atomic_store(&tiers_cut, 1);    /* before tiers_ended */
+        tiers_note_ended(1, now_ns, 0); /* before this compilation's record */
+    }
+    /* or no event at all for this compilation, after a ProcessInfo: none come any more */
+    else if (!any && !tiers_lost_here &&
+             atomic_load_explicit(&tiers_disable_seen, memory_order_relaxed) && tiers_running())
+        tiers_note_ended(1, now_ns, 1);
     tiers_lost_here = 0;
     return found;
 }

@@ -21,17 +21,25 @@
  * in its shutdown, before the ProcessExit handlers run and before the
  * profiler's Shutdown), which disables this session: compilations from then on
  * (ProcessExit handlers, threads still at work) come with no event at all.
- * Each disable of a session sends the EventPipe provider's ProcessInfo event
- * to every session; after one (not of our own tiers_stop), the first
- * compilation with no event of ours (neither MethodJittingStarted nor
- * MethodLoad, and no lost slot) means our session has ended: tiers_take sends
- * a WIRE_TIERS_STATUS saying so (WIRE_TIERS_ENDED_BY_RUNTIME), once, before
- * that compilation's record, so the server can say why the tiers from then on
- * are unknown. Another tool's session ending sends ProcessInfo too, but ours
- * keeps delivering; should a compilation begin with its event after the note,
- * it is taken back (WIRE_TIERS_ON). The note carries the time of that
- * last ProcessInfo, when our session was disabled; the profiler's Shutdown
- * sends it too if no compilation did (compilations still come after it).
+ * Two things mean our session has ended: a compilation that was under way
+ * as it ended (its MethodJittingStarted came, from this session, its code was
+ * made, its MethodLoad did not come: the runtime stops writing events a
+ * moment before it says anything else); and after a session was disabled
+ * (each disable sends the EventPipe provider's ProcessInfo event to every
+ * session; not of our own tiers_stop), a compilation with no event of ours
+ * (neither MethodJittingStarted nor MethodLoad, and no lost slot). tiers_take
+ * then sends a WIRE_TIERS_STATUS saying so (WIRE_TIERS_ENDED_BY_RUNTIME),
+ * before that compilation's record, so the server can say why the tiers from
+ * then on are unknown. Its time: the compilation's, or the last ProcessInfo's
+ * (when our session was disabled) if earlier; a thread that sees an earlier
+ * end than was said (compilations under way on several threads finish in any
+ * order) says it again, and the server keeps the earliest. Another tool's
+ * session ending sends ProcessInfo too, but ours keeps delivering; should a
+ * compilation begin with its event after the note, it is taken back
+ * (WIRE_TIERS_ON), unless a compilation was cut (a MethodJittingStarted can
+ * come late, from a thread that passed the runtime's check just before the
+ * end). The profiler's Shutdown says it too if no compilation did
+ * (compilations still come after it).
  *
  * Catch-up cannot know tiers: the runtime's rundown (the events for code that
  * already exists) is not delivered to synchronous sessions. The session is
@@ -84,11 +92,11 @@ typedef struct tiers_code {
 } tiers_code;
 
 /* The JIT-finished callbacks: what MethodLoad said of the compilation of
- * `function` that just finished on this thread. Returns 1, or 0 when nothing
- * was parked for it (out->tier is then WIRE_TIER_UNKNOWN, out->start 0).
- * now_ns: the compilation's record's time, which a WIRE_TIERS_STATUS it
- * sends (above) takes too. */
-int tiers_take(FunctionID function, uint64_t now_ns, tiers_code *out);
+ * `function` that just finished on this thread (succeeded: its status did).
+ * Returns 1, or 0 when nothing was parked for it (out->tier is then
+ * WIRE_TIER_UNKNOWN, out->start 0). now_ns: the compilation's record's time,
+ * which a WIRE_TIERS_STATUS it sends (above) takes too. */
+int tiers_take(FunctionID function, uint64_t now_ns, int succeeded, tiers_code *out);
 /* Tiers lost to slot collisions so far. */
 uint64_t tiers_lost(void);
 /* On or off, why not, and the losses: the WIRE_TIERS_STATUS payload. */

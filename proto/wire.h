@@ -524,7 +524,9 @@ enum wire_tiers_state {
     WIRE_TIERS_ON = 1, /* compilations carry their tier */
     /* the runtime ended the source: it shuts EventPipe down as the process
      * begins to exit, before the profiler's Shutdown, and compilations from
-     * then on carry no tier (sent once, from the first such compilation) */
+     * then on carry no tier (sent from the first such compilation, before
+     * its record, or at Shutdown; sent again by a thread that saw an earlier
+     * end: the earliest time is the end) */
     WIRE_TIERS_ENDED_BY_RUNTIME = 2,
 };
 

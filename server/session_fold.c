@@ -594,7 +594,8 @@ int session_fold_tiers_status(session *s, const wire_record *r, int64_t when, in
     s->tiers = r->u.tiers_status;
     if (s->tiers.enabled == WIRE_TIERS_ENDED_BY_RUNTIME) {
         s->tiers.enabled = WIRE_TIERS_ON; /* the agent's setting; the runtime ended it */
-        if (!s->tiers_ended_ns)
+        /* said again when a thread of the agent saw an earlier end: the earliest */
+        if (!s->tiers_ended_ns || when < s->tiers_ended_ns)
             s->tiers_ended_ns = when;
     } else {
         s->tiers.enabled = s->tiers.enabled != WIRE_TIERS_OFF;

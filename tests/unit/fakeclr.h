@@ -8,7 +8,8 @@
  * agent calls: version, event masks, detach (fakeclr_runtime.c); suspension,
  * thread enumeration and stack walks (fakeclr_stacks.c); names through
  * GetFunctionInfo2 and a fake IMetaDataImport, and the JIT path's code
- * questions (fakeclr_names.c). A call through any other slot is a NULL call:
+ * questions (fakeclr_names.c); and, when a test asks for it, the
+ * ICorProfilerInfo12 of the tier source's EventPipe sessions (fakeclr_pipe.c). A call through any other slot is a NULL call:
  * the agent called the runtime where the tests say it must not.
  *
  * What the fake says is one scenario at a time (fake_scene): the threads to
@@ -132,6 +133,10 @@ typedef struct fake_scenario {
     ICorProfilerCallback11 *_Atomic callbacks; /* NULL: none */
     _Atomic int interleave; /* ResumeRuntime lets a "GC" start before it finishes */
     _Atomic int gc_go, gc_started, gc_finish_go;
+    /* the tier source: set before Initialize, ICorProfilerInfo12 is given and
+     * EventPipe sessions start (fakeclr_pipe.c) */
+    _Atomic int pipe;
+    _Atomic int pipe_started, pipe_open; /* sessions started; started and not stopped */
 } fake_scenario;
 
 extern fake_scenario fake_scene;
@@ -151,5 +156,11 @@ void fake_add_thread(ThreadID id, unsigned depth, HRESULT hr, unsigned sleep_ms)
 void fake_note_call(void);
 void fakeclr_stacks_slots(ICorProfilerInfo10Vtbl *v); /* fakeclr_stacks.c */
 void fakeclr_names_slots(ICorProfilerInfo10Vtbl *v);  /* fakeclr_names.c */
+void fakeclr_pipe_slots(ICorProfilerInfo12Vtbl *v);   /* fakeclr_pipe.c */
+
+/* The providers whose events a test delivers to the tier source (their
+ * names: EventPipeGetProviderInfo, fakeclr_pipe.c). */
+#define FAKE_PROVIDER_RUNTIME ((EVENTPIPE_PROVIDER)0x5201u) /* Microsoft-Windows-DotNETRuntime */
+#define FAKE_PROVIDER_PIPE ((EVENTPIPE_PROVIDER)0x5202u)    /* Microsoft-DotNETCore-EventPipe */
 
 #endif

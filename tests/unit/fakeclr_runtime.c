@@ -4,8 +4,11 @@
  * detach, the enumerations the agent tries); the helpers the fake and its
  * tests share (clocks, threads by name).
  *
- * The vtable's other slots come from fakeclr_stacks.c (suspension, walks) and
- * fakeclr_names.c (names, code); every slot none of them fills stays NULL.
+ * The vtable's other slots come from fakeclr_stacks.c (suspension, walks),
+ * fakeclr_names.c (names, code) and fakeclr_pipe.c (EventPipe, the tail of
+ * the ICorProfilerInfo12 table that begins with ICorProfilerInfo10's, given
+ * only when the scenario asks for it); every slot none of them fills stays
+ * NULL.
  * See fakeclr.h.
  */
 #include "fakeclr.h"
@@ -106,8 +109,13 @@ static HRESULT STDMETHODCALLTYPE fake_qi(fake_runtime *rt, REFIID riid, void **o
         atomic_fetch_add(&rt->refs, 1);
         return S_OK;
     }
-    if (guid_eq(riid, &IID_ICorProfilerInfo12)) { /* the tier source: this fake has none */
+    if (guid_eq(riid, &IID_ICorProfilerInfo12)) { /* the tier source: if the test wants it */
         atomic_fetch_add(&rt->info12_asked, 1);
+        if (atomic_load(&fake_scene.pipe)) {
+            *out = &rt->info; /* its vtable is the head of an ICorProfilerInfo12 one */
+            atomic_fetch_add(&rt->refs, 1);
+            return S_OK;
+        }
         *out = NULL;
         return E_NOINTERFACE;
     }
@@ -270,26 +278,28 @@ static HRESULT STDMETHODCALLTYPE info_EnumJITedFunctions2(ICorProfilerInfo10 *se
  * fakeclr_names.c's, once. Every other slot stays NULL: a call through one of
  * them is a crash, i.e. the agent called the runtime where the tests say it
  * must not. */
-static ICorProfilerInfo10Vtbl fake_info_vtbl = {
-    .QueryInterface = info_QueryInterface,
-    .AddRef = info_AddRef,
-    .Release = info_Release,
-    .GetThreadInfo = info_GetThreadInfo,
-    .GetCurrentThreadID = info_GetCurrentThreadID,
-    .SetEventMask = info_SetEventMask,
-    .RequestProfilerDetach = info_RequestProfilerDetach,
-    .EnumModules = info_EnumModules,
-    .GetRuntimeInformation = info_GetRuntimeInformation,
-    .EnumJITedFunctions2 = info_EnumJITedFunctions2,
-    .SetEventMask2 = info_SetEventMask2,
-    .GetEventMask2 = info_GetEventMask2,
-};
+static ICorProfilerInfo12Vtbl fake_info_vtbl = {
+    .info10 = {
+        .QueryInterface = info_QueryInterface,
+        .AddRef = info_AddRef,
+        .Release = info_Release,
+        .GetThreadInfo = info_GetThreadInfo,
+        .GetCurrentThreadID = info_GetCurrentThreadID,
+        .SetEventMask = info_SetEventMask,
+        .RequestProfilerDetach = info_RequestProfilerDetach,
+        .EnumModules = info_EnumModules,
+        .GetRuntimeInformation = info_GetRuntimeInformation,
+        .EnumJITedFunctions2 = info_EnumJITedFunctions2,
+        .SetEventMask2 = info_SetEventMask2,
+        .GetEventMask2 = info_GetEventMask2,
+    }};
 static pthread_once_t fake_info_vtbl_once = PTHREAD_ONCE_INIT;
 
 static void fake_info_vtbl_fill(void)
 {
-    fakeclr_stacks_slots(&fake_info_vtbl);
-    fakeclr_names_slots(&fake_info_vtbl);
+    fakeclr_stacks_slots(&fake_info_vtbl.info10);
+    fakeclr_names_slots(&fake_info_vtbl.info10);
+    fakeclr_pipe_slots(&fake_info_vtbl);
 }
 
 static const IUnknownVtbl fake_unk_vtbl = {
@@ -302,7 +312,7 @@ void fake_init(fake_runtime *rt, uint16_t instance_id)
 {
     pthread_once(&fake_info_vtbl_once, fake_info_vtbl_fill);
     memset(rt, 0, sizeof(*rt));
-    rt->info.lpVtbl = &fake_info_vtbl;
+    rt->info.lpVtbl = &fake_info_vtbl.info10;
     rt->unk.lpVtbl = &fake_unk_vtbl;
     rt->instance_id = instance_id;
     rt->major = 10, rt->minor = 0, rt->build = 1;

@@ -15,6 +15,15 @@
  *   jit_without_method_load  a compilation whose MethodJittingStarted came but
  *                      not its MethodLoad: tier unknown, its code from the runtime
  *                      (one code version), the IL size from the event
+ *   tier_source_ended_under_a_compilation  the runtime ends the tier source as
+ *                      the process exits: a compilation cut by it (its
+ *                      MethodJittingStarted, no MethodLoad) finishes before
+ *                      the ProcessInfo; the end the agent says (TIERS_STATUS
+ *                      ENDED_BY_RUNTIME) is no later, and said before it;
+ *                      a late MethodJittingStarted does not take it back
+ *   tier_source_switched_under_a_compilation  one whose MethodLoad did not
+ *                      come because the server switched the source off and on
+ *                      while it compiled: the runtime ended nothing
  *
  * Build: make build/tests/test_sidebyside_events (needs `make all` for the agent .so).
  */
@@ -231,7 +240,144 @@ TEST(jit_without_method_load)
           j[1].code_versions, (unsigned long long)version);
 }
 
-static const check_test tests[] = {TEST_ENTRY(gc_timeline), TEST_ENTRY(jit_info),
-                                   TEST_ENTRY(jit_without_method_load), TEST_END};
+/* The runtime ends the tier source first thing as the process exits: it
+ * stops writing events, then sends the EventPipe provider's ProcessInfo (a
+ * session was disabled). A compilation under way has had its
+ * MethodJittingStarted, not its MethodLoad, and can finish between the two:
+ * its tier is unknown because of the end, so the end the agent says must be
+ * no later than it (a test host's, 0.07 ms before the ProcessInfo, was
+ * unknown before the end the session gave: trees.test.mjs). Then one with no
+ * event at all, after the ProcessInfo, says nothing earlier. */
+TEST(tier_source_ended_under_a_compilation)
+{
+    const FunctionID whole = 0x6B00, cut = 0x6B01, none = 0x6B02, failed = 0x6B03, late = 0x6B04;
+    uint8_t info[8] = {0};
+    wire_cmd_ping ping = {0x7E4D};
+    uint64_t jit_ns[4] = {0, 0, 0, 0}, ended_ns = 0;
+    uint32_t tiers[4] = {WIRE_TIER_COUNT, WIRE_TIER_COUNT, WIRE_TIER_COUNT, WIRE_TIER_COUNT};
+    unsigned i, endings = 0, ended_before_cut = 0, taken_back = 0;
+
+    atomic_store(&fake_scene.pipe, 1);
+    if (a_up() != 0)
+        return;
+    CHECK(atomic_load(&fake_scene.pipe_open) >= 1, "the tier source's session started");
+    obj_a->lpVtbl->JITCompilationStarted(obj_a, whole, TRUE);
+    tier_events(whole, 0x7f0000002000ull);
+    obj_a->lpVtbl->JITCompilationFinished(obj_a, whole, S_OK, TRUE);
+    /* a failed compilation has no MethodLoad either: it made no code */
+    obj_a->lpVtbl->JITCompilationStarted(obj_a, failed, TRUE);
+    tier_events(failed, 0);
+    obj_a->lpVtbl->JITCompilationFinished(obj_a, failed, E_FAIL, TRUE);
+    sleep_ms(1); /* the cut one surely later on the clock */
+    obj_a->lpVtbl->JITCompilationStarted(obj_a, cut, TRUE);
+    tier_events(cut, 0); /* the session ended while it compiled */
+    obj_a->lpVtbl->JITCompilationFinished(obj_a, cut, S_OK, TRUE);
+    /* another thread's MethodJittingStarted that passed the runtime's check
+     * before the end comes after that: no taking the end back */
+    obj_a->lpVtbl->JITCompilationStarted(obj_a, late, TRUE);
+    tier_events(late, 0);
+    obj_a->lpVtbl->JITCompilationFinished(obj_a, late, S_OK, TRUE);
+    sleep_ms(2); /* the ProcessInfo surely later on the clock */
+    obj_a->lpVtbl->EventPipeEventDelivered(obj_a, FAKE_PROVIDER_PIPE, 1, 0, 0, NULL, sizeof(info),
+                                           info, NULL, NULL, 0, 0, NULL);
+    sleep_ms(2);
+    obj_a->lpVtbl->JITCompilationStarted(obj_a, none, TRUE);
+    obj_a->lpVtbl->JITCompilationFinished(obj_a, none, S_OK, TRUE);
+    send_command(conn_a.fd, WIRE_CMD_PING, &ping, sizeof(ping));
+    while (conn_read(&conn_a, 3000) == 1 && conn_a.last.type != WIRE_PONG) {
+        if (conn_a.last.type == WIRE_JIT_FINISHED) {
+            wire_jit_finished j;
+            memcpy(&j, conn_a.last_payload, sizeof(j));
+            for (i = 0; i < 4; i++)
+                if (j.function_id == whole + i)
+                    jit_ns[i] = conn_a.last.time_ns, tiers[i] = j.tier;
+        } else if (conn_a.last.type == WIRE_TIERS_STATUS) {
+            wire_tiers_status t;
+            memcpy(&t, conn_a.last_payload, sizeof(t));
+            if (t.enabled != WIRE_TIERS_ENDED_BY_RUNTIME) {
+                taken_back += endings > 0;
+                continue;
+            }
+            endings++;
+            if (!ended_ns || conn_a.last.time_ns < ended_ns)
+                ended_ns = conn_a.last.time_ns;
+            ended_before_cut += jit_ns[1] == 0;
+        }
+    }
+    if (!CHECK(jit_ns[0] && jit_ns[1] && jit_ns[2] && jit_ns[3], "the 4 compilations' records"))
+        return;
+    CHECK(tiers[0] == WIRE_TIER_1 && tiers[1] == WIRE_TIER_UNKNOWN && tiers[2] == WIRE_TIER_UNKNOWN,
+          "the whole one's tier known, the cut one's and the late one's unknown (%u %u %u)",
+          tiers[0], tiers[1], tiers[2]);
+    if (!CHECK(endings >= 1, "the agent said the runtime ended the source"))
+        return;
+    CHECK(ended_ns <= jit_ns[1] && ended_ns > jit_ns[0] && ended_ns > jit_ns[3],
+          "the end said (%llu) is after the whole compilation (%llu) and the failed one (%llu), "
+          "and no later than the cut one (%llu), the ProcessInfo after it",
+          (unsigned long long)ended_ns, (unsigned long long)jit_ns[0],
+          (unsigned long long)jit_ns[3], (unsigned long long)jit_ns[1]);
+    CHECK(ended_before_cut >= 1, "said before the cut compilation's record (%u of %u)",
+          ended_before_cut, endings);
+    CHECK(taken_back == 0, "never taken back (%u TIERS_STATUS after the end)", taken_back);
+}
+
+/* Reads the connection until the agent's TIERS_STATUS, which answers a
+ * WIRE_CMD_TIERS once the switch is done; how many said ENDED_BY_RUNTIME go
+ * to *endings. 1, or 0 if none came. */
+static int read_tiers_status(unsigned *endings)
+{
+    wire_tiers_status t;
+
+    while (conn_read(&conn_a, 3000) == 1) {
+        if (conn_a.last.type != WIRE_TIERS_STATUS)
+            continue;
+        memcpy(&t, conn_a.last_payload, sizeof(t));
+        if (t.enabled != WIRE_TIERS_ENDED_BY_RUNTIME)
+            return 1;
+        ++*endings;
+    }
+    return 0;
+}
+
+/* Our own stop while a method compiles also keeps its MethodLoad from coming:
+ * that is no end by the runtime, even with the source on again when the
+ * compilation finishes (the session it began in is not the one open). */
+TEST(tier_source_switched_under_a_compilation)
+{
+    const FunctionID fid = 0x6C01;
+    wire_cmd_tiers off = {0, 0}, on = {1, 0};
+    wire_cmd_ping ping = {0x5E55};
+    unsigned endings = 0, started;
+
+    atomic_store(&fake_scene.pipe, 1);
+    if (a_up() != 0)
+        return;
+    started = (unsigned)atomic_load(&fake_scene.pipe_started);
+    obj_a->lpVtbl->JITCompilationStarted(obj_a, fid, TRUE);
+    tier_events(fid, 0);
+    send_command(conn_a.fd, WIRE_CMD_TIERS, &off, sizeof(off));
+    CHECK(read_tiers_status(&endings) == 1, "switched off");
+    send_command(conn_a.fd, WIRE_CMD_TIERS, &on, sizeof(on));
+    CHECK(read_tiers_status(&endings) == 1, "switched on");
+    CHECK((unsigned)atomic_load(&fake_scene.pipe_started) > started,
+          "a new session started (%d, %u before)", atomic_load(&fake_scene.pipe_started), started);
+    obj_a->lpVtbl->JITCompilationFinished(obj_a, fid, S_OK, TRUE);
+    send_command(conn_a.fd, WIRE_CMD_PING, &ping, sizeof(ping));
+    while (conn_read(&conn_a, 3000) == 1 && conn_a.last.type != WIRE_PONG)
+        if (conn_a.last.type == WIRE_TIERS_STATUS) {
+            wire_tiers_status t;
+            memcpy(&t, conn_a.last_payload, sizeof(t));
+            endings += t.enabled == WIRE_TIERS_ENDED_BY_RUNTIME;
+        }
+    CHECK(conn_a.last.type == WIRE_PONG, "the ping answered");
+    CHECK(endings == 0, "no end by the runtime said (%u)", endings);
+}
+
+static const check_test tests[] = {TEST_ENTRY(gc_timeline),
+                                   TEST_ENTRY(jit_info),
+                                   TEST_ENTRY(jit_without_method_load),
+                                   TEST_ENTRY(tier_source_ended_under_a_compilation),
+                                   TEST_ENTRY(tier_source_switched_under_a_compilation),
+                                   TEST_END};
 
 int main(int argc, char **argv) { return sidebyside_main(argc, argv, tests); }

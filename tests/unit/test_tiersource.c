@@ -3,8 +3,9 @@
  * source as the process exits (WIRE_TIERS_ENDED_BY_RUNTIME), the session keeps
  * when (tiers_ended_ns, tier_source.ended_by_runtime_ms) with `enabled` the
  * agent's setting; a compilation that was under way then and comes after the
- * agent's word with an earlier time moves the end back to it; a tier source on
- * again forgets it. And dynamic methods whose FunctionID the runtime reuses:
+ * agent's word with an earlier time moves the end back to it, and so does the
+ * agent saying it again with an earlier time; a tier source on again forgets
+ * it. And dynamic methods whose FunctionID the runtime reuses:
  * a new function each, found by the ID, their events naming their own.
  * Build: make build/tests/test_tiersource && build/tests/test_tiersource
  */
@@ -44,7 +45,11 @@ TEST(ended_by_the_runtime)
     jit(s, 0xF4, REC_MONO + 300, WIRE_TIER_1, 0);
     CHECK(s->tiers_ended_ns == WALL(REC_MONO + 450), "one with its tier does not");
     rec_apply(s, rec_tiers_status(WIRE_TIERS_ENDED_BY_RUNTIME, 0, 0, REC_MONO + 900));
-    CHECK(s->tiers_ended_ns == WALL(REC_MONO + 450), "the agent saying it again keeps the first");
+    CHECK(s->tiers_ended_ns == WALL(REC_MONO + 450),
+          "the agent saying it again, later, keeps the earlier");
+    rec_apply(s, rec_tiers_status(WIRE_TIERS_ENDED_BY_RUNTIME, 0, 0, REC_MONO + 400));
+    CHECK(s->tiers_ended_ns == WALL(REC_MONO + 400),
+          "saying it again, earlier (another thread's compilation the end cut), moves it back");
     src = view_tier_source(s);
     CHECK(json_is_true(json_object_get(src, "enabled")) &&
               json_real_value(json_object_get(src, "ended_by_runtime_ms")) > 0,
