@@ -13,17 +13,27 @@
  * `unsent`) scale every total alike when read (alloc_scale). At most
  * ALLOC_TYPES_MAX types and ALLOC_STACKS_MAX distinct (type, stack) pairs
  * (more: their samples counted in types_dropped / stacks_dropped and in the
- * totals only). Caller holds the sessions lock. */
+ * totals only).
+ * Per second (wall clock of the sample, whole Unix seconds): the estimated
+ * bytes and objects of the newest ALLOC_SECONDS_KEEP seconds that had samples
+ * (older ones evicted, counted); a second is closed when a sample of a later
+ * one arrives or a count-only record (the agent's tick, every 500 ms while it
+ * samples and once after) stamped after its end, and then becomes an
+ * `allocation_second` event in the session's log (its samples, bytes and objects before alloc_scale). A sample of an
+ * earlier second is added to it when it is kept (threads' records
+ * interleave), else to the next one kept after it. Caller holds the sessions lock. */
 #ifndef JITSCOPE_ALLOCSITES_H
 #define JITSCOPE_ALLOCSITES_H
 
 #include <stddef.h>
 #include <stdint.h>
 
+#include "eventlog.h"
 #include "wire_decode.h"
 
 #define ALLOC_TYPES_MAX 4096u
 #define ALLOC_STACKS_MAX 16384u
+#define ALLOC_SECONDS_KEEP 4096u /* newest seconds kept (32 bytes each) */
 
 typedef struct alloc_type {
     char *name;
@@ -40,6 +50,12 @@ typedef struct alloc_stack {
     double bytes, objects;
 } alloc_stack;
 
+typedef struct alloc_second {
+    int64_t second; /* Unix seconds */
+    uint64_t samples;
+    double bytes, objects; /* estimated, before alloc_scale */
+} alloc_second;
+
 typedef struct alloc_state {
     alloc_type *types;
     uint32_t type_count, type_cap;
@@ -53,11 +69,19 @@ typedef struct alloc_state {
     uint64_t samples, unsent;               /* received; counted by the agent, not sent */
     uint64_t types_dropped, stacks_dropped; /* samples past the caps */
     double bytes, objects;                  /* every sample's estimate */
-    size_t held;                            /* bytes it holds (session_memory.c) */
+    alloc_second *seconds; /* ring: second i (from 0) at i % second_cap once full */
+    uint32_t second_cap;   /* grows to ALLOC_SECONDS_KEEP */
+    uint64_t second_total; /* seconds opened so far (evicted: second_total - kept) */
+    int newest_closed;     /* the newest second's event is logged */
+    size_t held;           /* bytes it holds (session_memory.c) */
 } alloc_state;
 
-/* A WIRE_ALLOCATION. 0, or -1 when out of memory. */
-int alloc_sample(alloc_state *a, const wire_record *r);
+/* A WIRE_ALLOCATION sampled at when_ns (wall clock); a second it closes
+ * becomes an event in log (NULL: none, a replay). 0, or -1 when out of memory. */
+int alloc_sample(alloc_state *a, eventlog *log, const wire_record *r, int64_t when_ns);
+/* The seconds kept (oldest first): *first is the ring index of the oldest,
+ * the i-th is a->seconds[(first + i) % a->second_cap]. */
+uint32_t alloc_seconds_kept(const alloc_state *a, uint32_t *first);
 /* What the samples not sent add: (samples + unsent) / samples (1 with none). */
 double alloc_scale(const alloc_state *a);
 /* An upper bound of the bytes r adds. */

@@ -242,6 +242,9 @@ static const record_kind record_kinds[] = {
         .need = session_need_allocation,
         .fold = session_fold_allocation,
         .replay = session_replay_allocation,
+        .event = "allocation_second",
+        .event_take = view_event_allocation_take,
+        .event_json = view_event_allocation_fields,
     },
 
     /* the server's own records (logrec.h), in their order: a profile's start

@@ -158,6 +158,7 @@ TEST(event_names_are_the_apis)
         {WIRE_PROFILE_STATUS, "profile"},
         {LOGREC_RESUMED, "resumed"},
         {WIRE_EXCEPTION, "exception"},
+        {WIRE_ALLOCATION, "allocation_second"},
     };
     unsigned t, n = 0, i;
 

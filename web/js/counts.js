@@ -72,6 +72,7 @@ export const COUNT_KEYS = new Set([
   'ring_used',
   'rounds',
   'samples',
+  'seconds_evicted',
   'self_samples',
   'seq',
   'seq_gaps',
