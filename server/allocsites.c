@@ -167,18 +167,49 @@ uint32_t alloc_seconds_kept(const alloc_state *a, uint32_t *first)
     return a->second_cap;
 }
 
+void alloc_second_estimate(const alloc_second *sec, double *bytes, double *objects)
+{
+    double scale = sec->samples ? (double)(sec->samples + sec->unsent) / (double)sec->samples : 1.0;
+
+    *bytes = sec->bytes * scale, *objects = sec->objects * scale;
+}
+
 static void alloc_second_log(eventlog *log, const alloc_second *sec)
 {
-    eventlog_append(log, WIRE_ALLOCATION, 0, sec->second * 1000000000,
-                    (uint64_t)(sec->objects + 0.5), (uint64_t)(sec->bytes + 0.5),
+    double bytes, objects;
+
+    alloc_second_estimate(sec, &bytes, &objects);
+    eventlog_append(log, WIRE_ALLOCATION, 0, sec->second * 1000000000, (uint64_t)(objects + 0.5),
+                    (uint64_t)(bytes + 0.5),
                     sec->samples > UINT32_MAX ? UINT32_MAX : (uint32_t)sec->samples);
+}
+
+/* The newest second (NULL: none yet). */
+static alloc_second *alloc_second_newest(alloc_state *a)
+{
+    uint32_t first, kept = alloc_seconds_kept(a, &first);
+
+    return kept ? &a->seconds[(first + kept - 1) % a->second_cap] : NULL;
+}
+
+/* A record's unsent samples: skipped since the record before it, so mostly in
+ * the newest second (the agent's cap is per second: a capped second's rest is
+ * carried by the next second's first record); before any second, kept for
+ * the first. */
+static void alloc_second_unsent(alloc_state *a, uint32_t unsent)
+{
+    alloc_second *newest = alloc_second_newest(a);
+
+    if (newest)
+        newest->unsent += unsent;
+    else
+        a->unsent_before += unsent;
 }
 
 /* A count-only record at when_ns: the newest second, when over, is closed. */
 static void alloc_second_tick(alloc_state *a, eventlog *log, int64_t when_ns)
 {
-    uint32_t first, kept = alloc_seconds_kept(a, &first);
-    const alloc_second *newest = kept ? &a->seconds[(first + kept - 1) % a->second_cap] : NULL;
+    const alloc_second *newest = alloc_second_newest(a);
 
     if (newest && !a->newest_closed && when_ns / 1000000000 > newest->second) {
         alloc_second_log(log, newest);
@@ -217,6 +248,8 @@ static alloc_second *alloc_second_at(alloc_state *a, eventlog *log, int64_t when
     at = &a->seconds[a->second_total % a->second_cap];
     memset(at, 0, sizeof(*at));
     at->second = sec;
+    at->unsent = a->unsent_before;
+    a->unsent_before = 0;
     a->second_total++;
     return at;
 }
@@ -231,12 +264,14 @@ int alloc_sample(alloc_state *a, eventlog *log, const wire_record *r, int64_t wh
 
     if (w->kind == WIRE_ALLOC_KIND_UNSENT_ONLY) {
         a->unsent += w->unsent;
+        alloc_second_unsent(a, w->unsent);
         alloc_second_tick(a, log, when_ns);
         return 0;
     }
     alloc_estimate(w, &bytes, &objects);
     a->samples++;
     a->unsent += w->unsent;
+    alloc_second_unsent(a, w->unsent);
     a->source = w->source;
     a->bytes += bytes, a->objects += objects;
     if (!(sec = alloc_second_at(a, log, when_ns)))

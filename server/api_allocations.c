@@ -9,7 +9,7 @@
  * a symbols table, and shaped after it is released. Every estimate is scaled
  * by the samples the agent counted but did not send (alloc_scale).
  * ?series=second adds `per_second`: the estimated bytes and objects of each
- * second that had samples (the newest ALLOC_SECONDS_KEEP, oldest first; the
+ * second that had samples (each scaled by its own samples not sent) (the newest ALLOC_SECONDS_KEEP, oldest first; the
  * newest may still grow), the series the live stream's `allocation_second`
  * events continue. */
 #include <stdlib.h>
@@ -58,20 +58,28 @@ static int api_alloc_copy_seconds(const alloc_state *a, api_alloc_copy *v)
     return 0;
 }
 
+static json_t *api_alloc_amount(double v)
+{
+    return json_integer((json_int_t)(v + 0.5)); /* v >= 0 */
+}
+
 /* `per_second` and `seconds_evicted` into o. */
 static void api_alloc_series(json_t *o, const api_alloc_copy *v)
 {
     json_t *list = json_array();
     uint32_t i;
 
-    for (i = 0; i < v->second_count; i++)
+    double bytes, objects;
+
+    for (i = 0; i < v->second_count; i++) {
+        alloc_second_estimate(&v->seconds[i], &bytes, &objects);
         json_array_append_new(
-            list, json_pack("{s:o, s:o, s:o, s:o}", "time_ms",
+            list, json_pack("{s:o, s:o, s:o, s:o, s:o}", "time_ms",
                             view_ms(v->seconds[i].second * 1000000000), "bytes",
-                            json_integer((json_int_t)(v->seconds[i].bytes * v->scale + 0.5)),
-                            "objects",
-                            json_integer((json_int_t)(v->seconds[i].objects * v->scale + 0.5)),
-                            "samples", view_count(v->seconds[i].samples)));
+                            api_alloc_amount(bytes), "objects", api_alloc_amount(objects),
+                            "samples", view_count(v->seconds[i].samples), "unsent",
+                            view_count(v->seconds[i].unsent)));
+    }
     json_object_set_new(o, "per_second", list);
     json_object_set_new(o, "seconds_evicted",
                         view_count(v->a.second_total - (uint64_t)v->second_count));
@@ -125,11 +133,6 @@ static int api_alloc_by_bytes(const void *x, const void *y)
 {
     const alloc_type *a = x, *b = y;
     return a->bytes < b->bytes ? 1 : a->bytes > b->bytes ? -1 : strcmp(a->name, b->name);
-}
-
-static json_t *api_alloc_amount(double v)
-{
-    return json_integer((json_int_t)(v + 0.5)); /* v >= 0 */
 }
 
 /* ---- ?group=stack: a tree, callers first ---- */

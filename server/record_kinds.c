@@ -243,7 +243,6 @@ static const record_kind record_kinds[] = {
         .fold = session_fold_allocation,
         .replay = session_replay_allocation,
         .event = "allocation_second",
-        .event_take = view_event_allocation_take,
         .event_json = view_event_allocation_fields,
     },
 

@@ -147,8 +147,6 @@ void view_event_exception_fields(json_t *o, const view_event_copy *c, const prof
 void view_event_suspension_fields(json_t *o, const view_event_copy *c,
                                   const profile_state *profile);
 /* views_alloc.c */
-void view_event_allocation_take(session *s, const eventlog_entry *e, view_event_copy *c,
-                                view_event_names *n);
 void view_event_allocation_fields(json_t *o, const view_event_copy *c,
                                   const profile_state *profile);
 void view_event_stack_end_fields(json_t *o, const view_event_copy *c, const profile_state *profile);

@@ -1,21 +1,11 @@
 /* views_alloc.c -- the allocation records' event view (declared in views.h,
  * beside the other kinds' in views.c): an `allocation_second` event, one
- * closed second of sampled allocations (allocsites.h), scaled by the samples
- * the agent counted but did not send as they stand when it is read. */
+ * closed second of sampled allocations (allocsites.h), as estimated when it
+ * closed. */
 #include "views.h"
 
 /* ALLOCATION (a closed second): id its estimated objects, value its bytes,
- * extra its samples, all before alloc_scale; take scales id and value. */
-void view_event_allocation_take(session *s, const eventlog_entry *e, view_event_copy *c,
-                                view_event_names *n)
-{
-    double scale = s->allocations ? alloc_scale(s->allocations) : 1.0;
-
-    (void)n;
-    c->e.id = (uint64_t)((double)e->id * scale + 0.5);
-    c->e.value = (uint64_t)((double)e->value * scale + 0.5);
-}
-
+ * extra its samples. */
 /* An estimate as a plain integer (as GET .../allocations writes them). */
 static json_t *view_alloc_amount(uint64_t v)
 {

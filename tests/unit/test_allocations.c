@@ -242,9 +242,10 @@ TEST(routes_answer_types_tree_and_pprof)
 }
 
 /* Samples 0.1 s apart over three seconds, a late one for the first, then
- * a fourth second: each second closed is one allocation_second event (its
- * bytes before the scale, the scale applied when it is shown), the late one
- * added to its own second, and ?series=second answers every second. */
+ * a fourth second whose first sample says 4 were not sent before it: each
+ * second closed is one allocation_second event, the late one is added to its
+ * own second, the 4 unsent scale the third second alone, ticks close the
+ * newest second once it is over, and ?series=second answers every second. */
 TEST(seconds_are_a_series_and_closed_ones_are_events)
 {
     static const char *const series[] = {"series=second", NULL}, *const bad[] = {"series=minute",
@@ -277,7 +278,7 @@ TEST(seconds_are_a_series_and_closed_ones_are_events)
     rec_apply(s, rec_allocation(7, "T", 1024, 1024, WIRE_ALLOC_SAMPLED, 0, frames, 1,
                                 base + sec / 2)); /* late: the first second's */
     rec_apply(s, rec_allocation(7, "T", 1024, 1024, WIRE_ALLOC_SAMPLED, 4, frames, 1,
-                                base + 3 * sec)); /* 4 unsent before it: with one more sample below, scale 37 / 33 */
+                                base + 3 * sec)); /* 4 unsent before it: the third second's */
     CHECK(s->events.last_seq - events == 3, "the late one logs nothing, the fourth second closes the third");
     CHECK(s->allocations->second_total == 4 && s->allocations->seconds[0].second == first &&
               s->allocations->seconds[0].samples == 11 && s->allocations->seconds[1].samples == 10 &&
@@ -299,10 +300,14 @@ TEST(seconds_are_a_series_and_closed_ones_are_events)
     ev = view_event(s, eventlog_at(&s->events, events + 1));
     CHECK(strcmp(json_string_value(json_object_get(ev, "type")), "allocation_second") == 0 &&
               json_integer_value(json_object_get(ev, "samples")) == 10 &&
-              json_integer_value(json_object_get(ev, "bytes")) ==
-                  (json_int_t)(10.0 * (MEAN - 1) * 37.0 / 33.0 + 0.5) &&
+              json_integer_value(json_object_get(ev, "bytes")) == (json_int_t)(10.0 * (MEAN - 1)) &&
               json_real_value(json_object_get(ev, "time_ms")) == (double)first * 1000.0,
-          "the first second's event: 10 samples, their bytes scaled as read");
+          "the first second's event: 10 samples, their bytes");
+    json_decref(ev);
+    ev = view_event(s, eventlog_at(&s->events, events + 3));
+    CHECK(json_integer_value(json_object_get(ev, "bytes")) == (json_int_t)(14.0 * (MEAN - 1)) &&
+              json_real_value(json_object_get(ev, "time_ms")) == (double)(first + 2) * 1000.0,
+          "the third second's: scaled by the 4 not sent, (10 + 4) / 10");
     json_decref(ev);
     sessions_unlock();
 
@@ -310,10 +315,13 @@ TEST(seconds_are_a_series_and_closed_ones_are_events)
     list = json_object_get(r.json, "per_second");
     CHECK(r.status == 200 && json_array_size(list) == 5 &&
               json_integer_value(json_object_get(json_array_get(list, 0), "samples")) == 11 &&
+              json_integer_value(json_object_get(json_array_get(list, 1), "bytes")) ==
+                  (json_int_t)(10.0 * (MEAN - 1)) &&
               json_integer_value(json_object_get(json_array_get(list, 2), "bytes")) ==
-                  (json_int_t)(10.0 * (MEAN - 1) * 37.0 / 33.0 + 0.5) &&
+                  (json_int_t)(14.0 * (MEAN - 1)) &&
+              json_integer_value(json_object_get(json_array_get(list, 2), "unsent")) == 4 &&
               json_integer_value(json_object_get(r.json, "seconds_evicted")) == 0,
-          "?series=second: the five seconds, oldest first, scaled");
+          "?series=second: the five seconds, oldest first, each scaled by its own");
     fixture_reply_free(&r);
     r = fixture_call("GET", path, NULL, NULL);
     CHECK(r.status == 200 && !json_object_get(r.json, "per_second"), "no series unless asked");
