@@ -245,6 +245,13 @@ static const record_kind record_kinds[] = {
         .event = "allocation_second",
         .event_json = view_event_allocation_fields,
     },
+    {
+        KIND(WIRE_GC_HEAP_STATS),
+        .flags = RECORD_KIND_OBSERVATION,
+        .need = session_need_observation,
+        .fold = session_fold_gc_heap_stats,
+        .replay = session_fold_gc_heap_stats,
+    },
 
     /* the server's own records (logrec.h), in their order: a profile's start
      * and stop and a CPU profile's tables are observations (they rebuild the

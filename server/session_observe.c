@@ -220,6 +220,16 @@ int session_replay_gc_finished(session *s, const wire_record *r, int64_t when, i
     return 0;
 }
 
+/* GC_HEAP_STATS: into the timeline's heap ring; live and replayed alike. */
+int session_fold_gc_heap_stats(session *s, const wire_record *r, int64_t when, int64_t now_ns,
+                               const char **why)
+{
+    (void)now_ns, (void)why;
+    timeline_heap_stats(&s->timeline, r, when);
+    session_memory_observed(s);
+    return 0;
+}
+
 int session_replay_runtime_suspend(session *s, const wire_record *r, int64_t when, int64_t now_ns,
                                    const char **why)
 {

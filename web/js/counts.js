@@ -35,6 +35,7 @@ export const COUNT_KEYS = new Set([
   'events_evicted',
   'functions',
   'gcs',
+  'heap',
   'il',
   'importer_opens',
   'inconsistent',
