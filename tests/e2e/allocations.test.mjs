@@ -201,3 +201,42 @@ test('.NET 10: bytes per second as a series (?series=second) and as allocation_s
   srv.proc.stdin.write('exit\n');
   await srv.stop();
 });
+
+// The heap after each collection (agent/gcheap.h): the runtime's GCHeapStats in GET .../timeline,
+// one per collection at most (on .NET 8 and 9 the allocation session receives the event too: the
+// agent drops the second copy), gen 0 nearly empty after a collection of it, and on .NET 10 read
+// back the same from storage.
+for (const rt of [RUNTIMES[0], RUNTIMES.find((r) => r.name === '.NET 9')].filter(Boolean)) {
+  test(`${rt.name}: the heap's generations after each GC in GET .../timeline, once each`, async () => {
+    const data = rt.name === '.NET 10' ? tempDataDir() : 'none';
+    const srv = await startServer(['run', '--port', '0', '--data', data, '--', ...rt.cmd, 'allocs', '300', 'wait'],
+      { env: { JITSCOPE_ALLOCATIONS: '1' } });
+    await waitFor('the app waits', () => /^waiting$/m.test(srv.stdout), { timeoutMs: 60000 });
+    srv.proc.stdin.write('go\n');
+    await waitFor('the round', () => ROUND.test(srv.stdout), { timeoutMs: 120000 });
+    srv.proc.stdin.write('exit\n');
+    await waitFor('the session ended', async () => (await srv.api('/api/sessions/1')).body.state === 'exited',
+      { timeoutMs: 60000 });
+    const tl = (await srv.api('/api/sessions/1/timeline')).body;
+    const complete = tl.gcs.filter((g) => g.complete).length;
+    assert.ok(tl.heap.length >= 1, `heap statistics: ${tl.heap.length} for ${tl.gcs.length} GCs`);
+    assert.ok(tl.heap.length <= tl.gcs.length + 1, `at most one per GC: ${tl.heap.length} for ${tl.gcs.length} GCs (${complete} complete)`);
+    for (const h of tl.heap) {
+      assert.equal(h.sizes.length, 5);
+      assert.ok(h.sizes[2] > 0 || h.sizes[0] > 0 || h.sizes[1] > 0, `a heap holds something: ${JSON.stringify(h)}`);
+    }
+    console.log(`${rt.name}: ${tl.heap.length} heap statistics, ${tl.gcs.length} GCs (${complete} complete)`);
+    const first = tl.gcs[0].start_ms;
+    assert.ok(tl.heap.every((h) => h.time_ms >= first), 'each after a GC began');
+    assert.ok(tl.heap.some((h) => h.sizes[0] < 64 << 20), 'gen 0 small after a collection');
+    if (data !== 'none') {
+      await storageCaughtUp(srv);
+      await srv.stop();
+      const again = await startServer(['serve', '--port', '0', '--data', data]);
+      assert.deepEqual((await again.api('/api/sessions/1/timeline')).body.heap, tl.heap, 'read back from storage');
+      await again.stop();
+    } else {
+      await srv.stop();
+    }
+  });
+}
