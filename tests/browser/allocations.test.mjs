@@ -9,7 +9,8 @@
 // once (?series=second, empty while sampling was off) and the seconds of each
 // round then come only from the live stream (allocation_second events): the
 // chart ends up with every second the server has, and a GC bar, without a
-// second request for the series.
+// second request for the series. Below them, the heap's generations after each
+// GC (GET .../timeline's heap): the chart holds every entry the server has.
 //   node --test tests/browser/allocations.test.mjs
 // Screenshots: build/screenshots/allocations-*.png.
 import { describe, it, before, after } from 'node:test';
@@ -74,7 +75,21 @@ describe('Allocations tab: top types and allocating stacks', { timeout: 240000 }
     }, { timeoutMs: 30000 });
     assert.equal(seriesRequests, 0, 'the series read once, when the tab opened with sampling off: every second since came from the stream');
     const boxes = await canvas.evaluate((c) => c.labelBoxes.map((b) => b.text));
-    assert.ok(boxes.some((t) => /\/s$/.test(t)) && boxes.includes('GC pause'), `the lanes' labels: ${boxes.join(', ')}`);
+    assert.ok(boxes.some((t) => /\/s$/.test(t)) && boxes.includes('GC pause') && boxes.includes('heap') &&
+      ['gen 0', 'gen 1', 'gen 2', 'LOH', 'POH'].every((t) => boxes.includes(t)), `the lanes' labels: ${boxes.join(', ')}`);
+    await waitFor('every heap statistic of the server on the chart', async () => {
+      const { body } = await apiGet(srv, '/api/sessions/1/timeline');
+      const n = await canvas.evaluate((c) => Number(c.dataset.heaps || 0));
+      return body.heap.length > 0 && n === body.heap.length;
+    }, { timeoutMs: 30000 });
+    const overlaps = await canvas.evaluate((c) => {
+      const b = c.labelBoxes, out = [];
+      for (let i = 0; i < b.length; i++) for (let j = i + 1; j < b.length; j++)
+        if (b[i].x0 < b[j].x1 && b[j].x0 < b[i].x1 && b[i].y0 < b[j].y1 && b[j].y0 < b[i].y1) out.push(`${b[i].text} / ${b[j].text}`);
+      for (const x of b) if (x.x0 < 0 || x.x1 > c.clientWidth || x.y0 < 0 || x.y1 > c.clientHeight) out.push(`${x.text} outside`);
+      return out;
+    });
+    assert.deepEqual(overlaps, [], 'no two labels overlap, each inside the canvas');
     const box = await canvas.boundingBox();
     await page.mouse.move(box.x + box.width * 0.6, box.y + box.height * 0.3);
     assert.deepEqual(unexpectedConsoleErrors(page), []);

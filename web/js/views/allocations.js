@@ -6,8 +6,10 @@
 // allocated per second beside the GC pauses on one time axis (allocchart.js):
 // the series is read once (?series=second) and then continued by the live
 // stream's allocation_second events, the pauses are the session's timeline
-// (the GC tab's). Those events also ask for the types and stacks again, at
-// most every few seconds while the tab is shown.
+// (the GC tab's), and below them the heap's generations after each collection
+// (GET .../timeline's `heap`: the newest 4,096 at first, then from a little
+// before the newest held). Those events also ask for the types, stacks and
+// heap again, at most every few seconds while the tab is shown.
 import { h, fill } from '../dom.js';
 import { api, describeError } from '../api.js';
 import { fmtInt, fmtBytes, fmtPct } from '../format.js';
@@ -87,6 +89,7 @@ export class AllocationsTab {
     });
     this.seconds = new Map(); // unix ms of a second -> {t, bytes}
     this.seriesLoaded = false;
+    this.heaps = new Map(); // unix ms -> {t, sizes}
     this.pending = null;
     this.rateCanvas = h('canvas', { class: 'alloc-rate-canvas' });
     this.rate = new AllocRateChart(this.rateCanvas);
@@ -109,7 +112,7 @@ export class AllocationsTab {
       ),
       this.msg,
       this.totals,
-      h('h3', { class: 'startup-h' }, 'Bytes allocated per second (estimated), and the GC pauses'),
+      h('h3', { class: 'startup-h' }, 'Bytes allocated per second (estimated), the GC pauses, the heap after each GC'),
       h('div', { class: 'alloc-rate' }, this.rateCanvas),
       this.table.el,
       h('h3', { class: 'startup-h' }, 'Allocating stacks (width: estimated bytes)'),
@@ -128,7 +131,8 @@ export class AllocationsTab {
   }
 
   // Live events: a closed second continues the series; a GC redraws; new
-  // seconds ask for the types and stacks again (at most every RELOAD_MS).
+  // seconds and GCs ask for the types, stacks and heap again (at most every
+  // RELOAD_MS).
   onEvents(events) {
     let seconds = 0;
     for (const e of events) {
@@ -137,8 +141,9 @@ export class AllocationsTab {
       seconds++;
     }
     if (!this.active) return;
-    if (seconds || events.some((e) => e.type === 'gc')) schedule(this.rateTask);
-    if (seconds && !this.pending)
+    const gcs = events.some((e) => e.type === 'gc');
+    if (seconds || gcs) schedule(this.rateTask);
+    if ((seconds || gcs) && !this.pending)
       this.pending = setTimeout(() => {
         this.pending = null;
         if (this.active) this.load();
@@ -159,7 +164,13 @@ export class AllocationsTab {
   drawRate() {
     const list = [...this.seconds.values()].sort((a, b) => a.t - b.t);
     const tl = this.session.timeline;
-    this.rate.setData(list, tl ? tl.gcs : [], this.session.baseTime ? this.session.baseTime() : 0);
+    const heaps = [...this.heaps.values()].sort((a, b) => a.t - b.t);
+    this.rate.setData(
+      list,
+      tl ? tl.gcs : [],
+      heaps,
+      this.session.baseTime ? this.session.baseTime() : 0,
+    );
     this.rate.draw();
   }
   destroy() {
@@ -182,11 +193,19 @@ export class AllocationsTab {
     const base = `/api/sessions/${this.session.id}/allocations`;
     // the series once; after it the stream's events carry it on
     const series = !this.seriesLoaded;
-    const [r, s] = await Promise.all([
+    let newestHeap = -Infinity;
+    for (const t of this.heaps.keys()) newestHeap = Math.max(newestHeap, t);
+    const heapQuery = Number.isFinite(newestHeap)
+      ? `from_ms=${Math.floor(newestHeap - 5000)}`
+      : 'limit=4096';
+    const [r, s, tl] = await Promise.all([
       api(series ? `${base}?series=second` : base),
       api(`${base}?group=stack`),
+      api(`/api/sessions/${this.session.id}/timeline?${heapQuery}`),
     ]);
     if (!this.active) return;
+    if (tl.ok && tl.data && tl.data.heap)
+      for (const e of tl.data.heap) this.heaps.set(e.time_ms, { t: e.time_ms, sizes: e.sizes });
     if (!r.ok || !s.ok) {
       fill(this.msg, notice('error', describeError('The allocations', r.ok ? s : r)));
       return;
