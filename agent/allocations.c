@@ -23,9 +23,9 @@
 
 static _Atomic int alloc_on_at_start = -1; /* -1: not read yet */
 static _Atomic int alloc_wanted_now = 0;
-static _Atomic uint64_t alloc_second; /* the current second (monotonic s) */
-static _Atomic uint32_t alloc_sent;   /* records sent in it */
-static _Atomic uint32_t alloc_unsent; /* samples not sent since the last record */
+static _Atomic uint64_t alloc_second;  /* the current second (monotonic s) */
+static _Atomic uint32_t alloc_sent;    /* records sent in it */
+static _Atomic uint32_t alloc_unsent;  /* samples not sent since the last record */
 static _Atomic uint64_t alloc_last_ns; /* the newest record's time (monotonic ns), 0: none */
 static uint64_t alloc_ticked_for;      /* sender thread: the alloc_last_ns it ticked past */
 

@@ -56,10 +56,10 @@ typedef struct alloc_stack {
 } alloc_stack;
 
 typedef struct alloc_second {
-    int64_t second;          /* Unix seconds */
-    uint64_t samples;        /* received in it */
-    uint64_t unsent;         /* counted by the agent, not sent: its own scale */
-    double bytes, objects;   /* estimated, before its scale */
+    int64_t second;        /* Unix seconds */
+    uint64_t samples;      /* received in it */
+    uint64_t unsent;       /* counted by the agent, not sent: its own scale */
+    double bytes, objects; /* estimated, before its scale */
 } alloc_second;
 
 typedef struct alloc_state {
@@ -75,12 +75,12 @@ typedef struct alloc_state {
     uint64_t samples, unsent;               /* received; counted by the agent, not sent */
     uint64_t types_dropped, stacks_dropped; /* samples past the caps */
     double bytes, objects;                  /* every sample's estimate */
-    alloc_second *seconds; /* ring: second i (from 0) at i % second_cap once full */
-    uint32_t second_cap;   /* grows to ALLOC_SECONDS_KEEP */
-    uint64_t second_total; /* seconds opened so far (evicted: second_total - kept) */
-    int newest_closed;     /* the newest second's event is logged */
+    alloc_second *seconds;  /* ring: second i (from 0) at i % second_cap once full */
+    uint32_t second_cap;    /* grows to ALLOC_SECONDS_KEEP */
+    uint64_t second_total;  /* seconds opened so far (evicted: second_total - kept) */
+    int newest_closed;      /* the newest second's event is logged */
     uint64_t unsent_before; /* unsent before the first second: the first one's */
-    size_t held;           /* bytes it holds (session_memory.c) */
+    size_t held;            /* bytes it holds (session_memory.c) */
 } alloc_state;
 
 /* A WIRE_ALLOCATION sampled at when_ns (wall clock); a second it closes

@@ -73,12 +73,12 @@ static void api_alloc_series(json_t *o, const api_alloc_copy *v)
 
     for (i = 0; i < v->second_count; i++) {
         alloc_second_estimate(&v->seconds[i], &bytes, &objects);
-        json_array_append_new(
-            list, json_pack("{s:o, s:o, s:o, s:o, s:o}", "time_ms",
-                            view_ms(v->seconds[i].second * 1000000000), "bytes",
-                            api_alloc_amount(bytes), "objects", api_alloc_amount(objects),
-                            "samples", view_count(v->seconds[i].samples), "unsent",
-                            view_count(v->seconds[i].unsent)));
+        json_array_append_new(list, json_pack("{s:o, s:o, s:o, s:o, s:o}", "time_ms",
+                                              view_ms(v->seconds[i].second * 1000000000), "bytes",
+                                              api_alloc_amount(bytes), "objects",
+                                              api_alloc_amount(objects), "samples",
+                                              view_count(v->seconds[i].samples), "unsent",
+                                              view_count(v->seconds[i].unsent)));
     }
     json_object_set_new(o, "per_second", list);
     json_object_set_new(o, "seconds_evicted",

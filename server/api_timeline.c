@@ -76,10 +76,10 @@ int api_timeline_get(api_call *c)
     free(gcs);
     free(susp);
     free(heaps);
-    c->reply->json = json_pack(
-        "{s:o, s:o, s:o, s:{s:o, s:o, s:o}, s:b}", "gcs", list_gcs, "suspensions", list_susp,
-        "heap", list_heaps, "evicted", "gcs", view_count(evicted_gcs), "suspensions",
-        view_count(evicted_susp), "heap", view_count(evicted_heaps), "truncated",
-        m_gcs > n_gcs || m_susp > n_susp || m_heaps > n_heaps);
+    c->reply->json = json_pack("{s:o, s:o, s:o, s:{s:o, s:o, s:o}, s:b}", "gcs", list_gcs,
+                               "suspensions", list_susp, "heap", list_heaps, "evicted", "gcs",
+                               view_count(evicted_gcs), "suspensions", view_count(evicted_susp),
+                               "heap", view_count(evicted_heaps), "truncated",
+                               m_gcs > n_gcs || m_susp > n_susp || m_heaps > n_heaps);
     return 200;
 }

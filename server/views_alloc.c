@@ -12,8 +12,7 @@ static json_t *view_alloc_amount(uint64_t v)
     return json_integer(v > (uint64_t)INT64_MAX ? INT64_MAX : (json_int_t)v);
 }
 
-void view_event_allocation_fields(json_t *o, const view_event_copy *c,
-                                  const profile_state *profile)
+void view_event_allocation_fields(json_t *o, const view_event_copy *c, const profile_state *profile)
 {
     (void)profile;
     json_object_set_new(o, "bytes", view_alloc_amount(c->e.value));

@@ -249,7 +249,7 @@ TEST(routes_answer_types_tree_and_pprof)
 TEST(seconds_are_a_series_and_closed_ones_are_events)
 {
     static const char *const series[] = {"series=second", NULL}, *const bad[] = {"series=minute",
-                                                                                NULL};
+                                                                                 NULL};
     wire_stack_frame frames[1] = {{ARRAYS_AT, 0}};
     const uint64_t sec = 1000000000ull, base = REC_MONO + 7 * sec; /* wall: ...006.0 s */
     const int64_t first = ((int64_t)(base + REC_OFFSET)) / (int64_t)sec;
@@ -279,10 +279,11 @@ TEST(seconds_are_a_series_and_closed_ones_are_events)
                                 base + sec / 2)); /* late: the first second's */
     rec_apply(s, rec_allocation(7, "T", 1024, 1024, WIRE_ALLOC_SAMPLED, 4, frames, 1,
                                 base + 3 * sec)); /* 4 unsent before it: the third second's */
-    CHECK(s->events.last_seq - events == 3, "the late one logs nothing, the fourth second closes the third");
+    CHECK(s->events.last_seq - events == 3,
+          "the late one logs nothing, the fourth second closes the third");
     CHECK(s->allocations->second_total == 4 && s->allocations->seconds[0].second == first &&
-              s->allocations->seconds[0].samples == 11 && s->allocations->seconds[1].samples == 10 &&
-              s->allocations->seconds[3].samples == 1,
+              s->allocations->seconds[0].samples == 11 &&
+              s->allocations->seconds[1].samples == 10 && s->allocations->seconds[3].samples == 1,
           "four seconds, the late sample in the first");
     tick = rec_allocation(0, "", 0, 0, WIRE_ALLOC_SAMPLED, 0, NULL, 0, base + 3 * sec + sec / 2);
     tick.u.allocation.kind = WIRE_ALLOC_KIND_UNSENT_ONLY;
@@ -293,8 +294,8 @@ TEST(seconds_are_a_series_and_closed_ones_are_events)
     CHECK(s->events.last_seq - events == 4, "a tick after its end closes the newest second");
     rec_apply(s, tick);
     CHECK(s->events.last_seq - events == 4, "once");
-    rec_apply(s, rec_allocation(7, "T", 1024, 1024, WIRE_ALLOC_SAMPLED, 0, frames, 1,
-                                base + 6 * sec));
+    rec_apply(s,
+              rec_allocation(7, "T", 1024, 1024, WIRE_ALLOC_SAMPLED, 0, frames, 1, base + 6 * sec));
     CHECK(s->events.last_seq - events == 4 && s->allocations->second_total == 5,
           "a later second opens without logging the closed one again");
     ev = view_event(s, eventlog_at(&s->events, events + 1));

@@ -112,13 +112,8 @@ static const struct {
 } s_allocation = {{0x7f00000b0000ull, 0x7f5500010000ull, 1024, 300, WIRE_ALLOC_SAMPLED, 0, 2, 1},
                   {0x7f0000001000ull, 0x7f1234560010ull}};
 /* the heap after a collection */
-static const wire_gc_heap_stats s_heap_stats = {{1000, 2000, 3000, 4000, 5000},
-                                                {100, 200, 300, 400, 500},
-                                                64,
-                                                3,
-                                                90,
-                                                WIRE_HEAP_HAS_POH,
-                                                0};
+static const wire_gc_heap_stats s_heap_stats = {
+    {1000, 2000, 3000, 4000, 5000}, {100, 200, 300, 400, 500}, 64, 3, 90, WIRE_HEAP_HAS_POH, 0};
 static const char ALLOC_TYPE[] = "System.Byte[]";
 static const char EXC_TYPE[] = "System.InvalidOperationException";
 static const char EXC_MESSAGE[] = "Operation is not valid \xE2\x80\x94 here";

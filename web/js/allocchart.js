@@ -121,7 +121,7 @@ export class AllocRateChart {
     }
     // GC pauses
     for (const e of gcs) {
-      const h = Math.max(1, ((e.ns / 1e6) / topP) * hB);
+      const h = Math.max(1, (e.ns / 1e6 / topP) * hB);
       const x0 = Math.max(PAD.l, x(e.t));
       g.fillStyle = GEN_COLORS[gcGen(e)];
       g.fillRect(x0, yB + hB - h, Math.max(2, x(e.t + e.ns / 1e6) - x0), h);
@@ -145,7 +145,10 @@ export class AllocRateChart {
       if (gc) parts.push(`GC gen ${gcGen(gc)}: ${fmtNs(gc.ns)}`);
       let heap = null;
       for (const hp of this.heaps) if (hp.t <= ms) heap = hp;
-      if (heap) parts.push(`heap ${heap.sizes.map((b, i) => `${HEAP_NAMES[i]} ${fmtBytes(b)}`).join(', ')}`);
+      if (heap)
+        parts.push(
+          `heap ${heap.sizes.map((b, i) => `${HEAP_NAMES[i]} ${fmtBytes(b)}`).join(', ')}`,
+        );
       g.strokeStyle = C.cursor;
       g.beginPath();
       g.moveTo(Math.round(this.mouse.x) + 0.5, yA);

@@ -112,7 +112,11 @@ export class AllocationsTab {
       ),
       this.msg,
       this.totals,
-      h('h3', { class: 'startup-h' }, 'Bytes allocated per second (estimated), the GC pauses, the heap after each GC'),
+      h(
+        'h3',
+        { class: 'startup-h' },
+        'Bytes allocated per second (estimated), the GC pauses, the heap after each GC',
+      ),
       h('div', { class: 'alloc-rate' }, this.rateCanvas),
       this.table.el,
       h('h3', { class: 'startup-h' }, 'Allocating stacks (width: estimated bytes)'),
