@@ -113,10 +113,13 @@ for (const rt of RUNTIMES) {
         'speedscope: AllocNode allocated in AllocNodes, root first');
     }
     if (data !== 'none') {
+      const series = (await allocations(srv, 1, '?series=second')).per_second;
+      assert.ok(series.length >= 1, 'seconds with samples');
       await storageCaughtUp(srv);
       await srv.stop();
       const again = await startServer(['serve', '--port', '0', '--data', data]);
       assert.deepEqual(await allocations(again, 1), body, 'read back from storage: the same estimates');
+      assert.deepEqual((await allocations(again, 1, '?series=second')).per_second, series, 'and the same seconds');
       await again.stop();
     } else {
       await srv.stop();
