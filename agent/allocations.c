@@ -23,9 +23,11 @@
 
 static _Atomic int alloc_on_at_start = -1; /* -1: not read yet */
 static _Atomic int alloc_wanted_now = 0;
-static _Atomic uint64_t alloc_second; /* the current second (monotonic s) */
-static _Atomic uint32_t alloc_sent;   /* records sent in it */
-static _Atomic uint32_t alloc_unsent; /* samples not sent since the last record */
+static _Atomic uint64_t alloc_second;  /* the current second (monotonic s) */
+static _Atomic uint32_t alloc_sent;    /* records sent in it */
+static _Atomic uint32_t alloc_unsent;  /* samples not sent since the last record */
+static _Atomic uint64_t alloc_last_ns; /* the newest record's time (monotonic ns), 0: none */
+static uint64_t alloc_ticked_for;      /* sender thread: the alloc_last_ns it ticked past */
 
 int allocations_wanted(void)
 {
@@ -131,14 +133,19 @@ static int alloc_read(DWORD event_id, const uint8_t *p, size_t size, wire_alloca
 
 void allocations_flush_unsent(void)
 {
+    uint64_t last = atomic_load_explicit(&alloc_last_ns, memory_order_relaxed), now;
+    int tick = last != 0 && last != alloc_ticked_for;
     wire_allocation a;
 
     memset(&a, 0, sizeof(a));
     a.kind = WIRE_ALLOC_KIND_UNSENT_ONLY;
     a.source = WIRE_ALLOC_SAMPLED;
-    if ((a.unsent = atomic_exchange(&alloc_unsent, 0)) == 0)
+    if ((a.unsent = atomic_exchange(&alloc_unsent, 0)) == 0 && !tick)
         return;
-    conn_emit(WIRE_ALLOCATION, 0, clock_mono_ns(), &a, sizeof(a), "", 0, NULL, 0);
+    now = clock_mono_ns();
+    if (tick && now >= last + 1000000000ull)
+        alloc_ticked_for = last; /* past the end of the newest sample's second: the last tick */
+    conn_emit(WIRE_ALLOCATION, 0, now, &a, sizeof(a), "", 0, NULL, 0);
 }
 
 void allocations_event(DWORD event_id, const uint8_t *payload, size_t size, ThreadID thread)
@@ -170,4 +177,5 @@ void allocations_event(DWORD event_id, const uint8_t *payload, size_t size, Thre
     wire_text name = {.utf8 = type, .length = type_len};
     emit_record_at(WIRE_ALLOCATION, cut ? WIRE_FLAG_TRUNCATED : 0, now, &a, sizeof(a), frames,
                    a.frame_count * (uint32_t)sizeof(wire_stack_frame), &name, 1);
+    atomic_store_explicit(&alloc_last_ns, now, memory_order_relaxed);
 }

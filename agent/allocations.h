@@ -35,9 +35,11 @@ void allocations_config(COR_PRF_EVENTPIPE_PROVIDER_CONFIG *out, const WCHAR *run
                         unsigned major);
 /* 1 for the event ids this module reads (of the runtime's provider). */
 int allocations_event_id(DWORD event_id);
-/* On the sender's thread, with its drop counts: the samples not sent since
- * the last record, if any, in a record of their own (else a burst's last
- * ones would wait for the next sample). */
+/* On the sender's thread, with its drop counts (every 500 ms): the samples
+ * not sent since the last record, if any, in a record of their own (else a
+ * burst's last ones would wait for the next sample); also, with none, while
+ * the newest sample is less than a second old and once after: its time tells
+ * the server that the newest sample's second is over (allocsites.h). */
 void allocations_flush_unsent(void);
 /* One of those events, on the thread that raised it (its ThreadID: thread). */
 void allocations_event(DWORD event_id, const uint8_t *payload, size_t size, ThreadID thread);

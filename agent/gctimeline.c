@@ -28,6 +28,12 @@
 static _Atomic int gctimeline_gc_seen;      /* a GarbageCollectionStarted was seen */
 static _Atomic int gctimeline_suspend_seen; /* a suspension begun by the runtime was seen */
 static _Atomic uint32_t gctimeline_reason;  /* the reason of that last one */
+static _Atomic uint64_t gctimeline_gcs;     /* GarbageCollectionStarted calls so far */
+
+uint64_t gctimeline_gc_count(void)
+{
+    return atomic_load_explicit(&gctimeline_gcs, memory_order_relaxed);
+}
 
 void gctimeline_reset(void)
 {
@@ -48,6 +54,7 @@ HRESULT STDMETHODCALLTYPE cb_GarbageCollectionStarted(ICorProfilerCallback11 *se
         if (generationCollected[i])
             g.generations |= 1u << i;
     atomic_store_explicit(&gctimeline_gc_seen, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&gctimeline_gcs, 1, memory_order_relaxed);
     emit_record(WIRE_GC_STARTED, 0, &g, sizeof(g), NULL, 0, NULL, 0);
     return S_OK;
 }

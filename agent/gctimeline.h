@@ -12,6 +12,9 @@
 /* A new agent begins: GC and suspension callbacks are ignored again until the
  * first start of each (one already running belongs to nobody's timeline). */
 void gctimeline_reset(void);
+/* GarbageCollectionStarted calls since the process loaded the agent (which
+ * collection the heap statistics that follow belong to: gcheap.h). */
+uint64_t gctimeline_gc_count(void);
 
 HRESULT STDMETHODCALLTYPE cb_GarbageCollectionStarted(ICorProfilerCallback11 *self,
                                                       int cGenerations, BOOL generationCollected[],

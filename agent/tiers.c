@@ -12,6 +12,7 @@
 #include "agent.h"
 #include "allocations.h"
 #include "exceptions.h"
+#include "gcheap.h"
 #include "gcreason.h"
 
 #define TIERS_SLOTS 1024u /* power of two */
@@ -401,6 +402,11 @@ void tiers_event(EVENTPIPE_PROVIDER provider, DWORD event_id, ULONG size, LPCBYT
     if (event_id == TIERS_EVENT_GC_TRIGGERED) {
         if (tiers_provider_is(provider, &tiers_runtime_provider, tiers_provider))
             gcreason_note(payload, size);
+        return;
+    }
+    if (event_id == GCHEAP_EVENT_ID) {
+        if (tiers_provider_is(provider, &tiers_runtime_provider, tiers_provider))
+            gcheap_note(payload, size);
         return;
     }
     if (!payload || size < sizeof(function))

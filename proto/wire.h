@@ -25,11 +25,12 @@
 
 #include <stdint.h>
 
-/* 7: code lookups for CPU profiles (record 30, command 107); 6: the code the JIT
+/* 9: GC_HEAP_STATS (record 34); 8: exceptions, allocations (31-33, 108-109);
+ * 7: code lookups for CPU profiles (record 30, command 107); 6: the code the JIT
  * produced (records 25-29, command 106); 5: THREAD_DESTROYED and THREAD_NAME carry
  * the OS thread id, WIRE_FLAG_OS_NAME; 4: wire_agent_cost counts metadata reads;
  * 3: wire_drops has 7 reasons; 2: jit tier */
-#define WIRE_VERSION 8u
+#define WIRE_VERSION 9u
 /* The oldest version whose records decode as today's (only types were added
  * since, and fields that were 0 or reserved filled in): a session stored by a
  * server of that version reads back. */
@@ -161,7 +162,8 @@ enum wire_record_type {
     WIRE_EXCEPTION = 31,        /* a managed exception thrown (the runtime's ExceptionThrown) */
     WIRE_EXCEPTION_CAUGHT = 32, /* a catch clause entered for the thread's exception */
     WIRE_ALLOCATION = 33,       /* an allocation sample with its stack (wire_alloc.h) */
-    WIRE_RECORD_TYPE_MAX = 33
+    WIRE_GC_HEAP_STATS = 34,    /* the heap's generations after a collection (wire_alloc.h) */
+    WIRE_RECORD_TYPE_MAX = 34
 };
 
 /* Server -> agent. */

@@ -1,6 +1,7 @@
 /* wire_alloc.h -- the allocation records (WIRE_ALLOCATION, 33;
- * WIRE_CMD_ALLOCATIONS, 109; agent/allocations.h), part of proto/wire.h (which
- * includes it: wire.h would pass 800 lines).
+ * WIRE_CMD_ALLOCATIONS, 109; agent/allocations.h) and the heap's after each
+ * collection (WIRE_GC_HEAP_STATS, 34; agent/gcheap.h), part of proto/wire.h
+ * (which includes it: wire.h would pass 800 lines).
  *
  * One ALLOCATION per allocation sample the runtime reports on the allocating
  * thread: on .NET 10 its randomized allocation sampling (AllocationSampled:
@@ -50,6 +51,25 @@ typedef struct wire_allocation {
     uint32_t frame_count; /* <= WIRE_ALLOC_MAX_FRAMES */
 } wire_allocation;
 _Static_assert(sizeof(wire_allocation) == 48, "wire_allocation layout");
+
+/* WIRE_GC_HEAP_STATS: the runtime's GCHeapStats_V2 at the end of a
+ * collection, as it counts them: each generation's size after it (bytes;
+ * 0, 1, 2, then the large and the pinned object heaps) and the bytes that
+ * survived it from each (promoted out of 0 and 1; what remained in 2, LOH,
+ * POH). Sizes of the pinned object heap are 0 from a runtime whose event has
+ * no such fields (V1: flags without WIRE_HEAP_HAS_POH). */
+#define WIRE_HEAP_GENERATIONS 5u
+#define WIRE_HEAP_HAS_POH 1u
+typedef struct wire_gc_heap_stats {
+    uint64_t size[WIRE_HEAP_GENERATIONS];     /* GenerationSize0..4 */
+    uint64_t promoted[WIRE_HEAP_GENERATIONS]; /* TotalPromotedSize0..4 */
+    uint64_t finalization_promoted;           /* FinalizationPromotedSize */
+    uint32_t pinned_objects;                  /* PinnedObjectCount */
+    uint32_t gc_handles;                      /* GCHandleCount */
+    uint32_t flags;                           /* WIRE_HEAP_HAS_POH */
+    uint32_t reserved;
+} wire_gc_heap_stats;
+_Static_assert(sizeof(wire_gc_heap_stats) == 104, "wire_gc_heap_stats layout");
 
 /* Turns allocation records on or off (the agent's EventPipe session for them). */
 typedef struct wire_cmd_allocations {

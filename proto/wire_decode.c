@@ -237,6 +237,12 @@ static int wire_check_values(const wire_record *r, const char **why)
             return WIRE_DECODE_BAD;
         }
         return WIRE_DECODE_OK;
+    case WIRE_GC_HEAP_STATS:
+        if (r->u.heap_stats.flags & ~WIRE_HEAP_HAS_POH) {
+            *why = "heap statistics with unknown flags";
+            return WIRE_DECODE_BAD;
+        }
+        return WIRE_DECODE_OK;
     case WIRE_EXCEPTION_CAUGHT:
         if (r->u.exception_caught.thread_id == 0) {
             *why = "caught-exception record without a thread";
@@ -291,6 +297,7 @@ size_t wire_record_fixed(uint16_t type, unsigned *strings)
     case WIRE_EXCEPTION: *strings = 2; return sizeof(wire_exception);
     case WIRE_EXCEPTION_CAUGHT: return sizeof(wire_exception_caught);
     case WIRE_ALLOCATION: *strings = 1; return sizeof(wire_allocation);
+    case WIRE_GC_HEAP_STATS: return sizeof(wire_gc_heap_stats);
     default: return 0;
     }
 }

@@ -157,8 +157,106 @@ static void alloc_estimate(const wire_allocation *w, double *bytes, double *obje
     *objects = *bytes / size;
 }
 
-int alloc_sample(alloc_state *a, const wire_record *r)
+uint32_t alloc_seconds_kept(const alloc_state *a, uint32_t *first)
 {
+    if (a->second_total <= a->second_cap) {
+        *first = 0;
+        return (uint32_t)a->second_total;
+    }
+    *first = (uint32_t)(a->second_total % a->second_cap);
+    return a->second_cap;
+}
+
+void alloc_second_estimate(const alloc_second *sec, double *bytes, double *objects)
+{
+    double scale = sec->samples ? (double)(sec->samples + sec->unsent) / (double)sec->samples : 1.0;
+
+    *bytes = sec->bytes * scale, *objects = sec->objects * scale;
+}
+
+static void alloc_second_log(eventlog *log, const alloc_second *sec)
+{
+    double bytes, objects;
+
+    alloc_second_estimate(sec, &bytes, &objects);
+    eventlog_append(log, WIRE_ALLOCATION, 0, sec->second * 1000000000, (uint64_t)(objects + 0.5),
+                    (uint64_t)(bytes + 0.5),
+                    sec->samples > UINT32_MAX ? UINT32_MAX : (uint32_t)sec->samples);
+}
+
+/* The newest second (NULL: none yet). */
+static alloc_second *alloc_second_newest(alloc_state *a)
+{
+    uint32_t first, kept = alloc_seconds_kept(a, &first);
+
+    return kept ? &a->seconds[(first + kept - 1) % a->second_cap] : NULL;
+}
+
+/* A record's unsent samples: skipped since the record before it, so mostly in
+ * the newest second (the agent's cap is per second: a capped second's rest is
+ * carried by the next second's first record); before any second, kept for
+ * the first. */
+static void alloc_second_unsent(alloc_state *a, uint32_t unsent)
+{
+    alloc_second *newest = alloc_second_newest(a);
+
+    if (newest)
+        newest->unsent += unsent;
+    else
+        a->unsent_before += unsent;
+}
+
+/* A count-only record at when_ns: the newest second, when over, is closed. */
+static void alloc_second_tick(alloc_state *a, eventlog *log, int64_t when_ns)
+{
+    const alloc_second *newest = alloc_second_newest(a);
+
+    if (newest && !a->newest_closed && when_ns / 1000000000 > newest->second) {
+        alloc_second_log(log, newest);
+        a->newest_closed = 1;
+    }
+}
+
+/* The second of when_ns, opened when it is later than the newest (the newest
+ * then closed: logged); NULL when out of memory. */
+static alloc_second *alloc_second_at(alloc_state *a, eventlog *log, int64_t when_ns)
+{
+    int64_t sec = when_ns >= 0 ? when_ns / 1000000000 : -((-when_ns + 999999999) / 1000000000);
+    uint32_t first, kept = alloc_seconds_kept(a, &first), i;
+    alloc_second *newest = kept ? &a->seconds[(first + kept - 1) % a->second_cap] : NULL, *at;
+
+    if (newest && sec <= newest->second) {
+        for (i = kept; i-- > 0;) {
+            at = &a->seconds[(first + i) % a->second_cap];
+            if (at->second <= sec)
+                return at->second == sec ? at : &a->seconds[(first + i + 1) % a->second_cap];
+        }
+        return &a->seconds[first];
+    }
+    if (a->second_total == a->second_cap && a->second_cap < ALLOC_SECONDS_KEEP) {
+        uint32_t n = a->second_cap ? a->second_cap * 2 : 16;
+        alloc_second *grown = realloc(a->seconds, n * sizeof(*grown));
+        if (!grown)
+            return NULL;
+        a->held += (size_t)(n - a->second_cap) * sizeof(*grown);
+        a->seconds = grown, a->second_cap = n;
+        newest = kept ? &a->seconds[kept - 1] : NULL;
+    }
+    if (newest && !a->newest_closed)
+        alloc_second_log(log, newest);
+    a->newest_closed = 0;
+    at = &a->seconds[a->second_total % a->second_cap];
+    memset(at, 0, sizeof(*at));
+    at->second = sec;
+    at->unsent = a->unsent_before;
+    a->unsent_before = 0;
+    a->second_total++;
+    return at;
+}
+
+int alloc_sample(alloc_state *a, eventlog *log, const wire_record *r, int64_t when_ns)
+{
+    alloc_second *sec;
     const wire_allocation *w = &r->u.allocation;
     double bytes, objects;
     alloc_stack *st;
@@ -166,13 +264,20 @@ int alloc_sample(alloc_state *a, const wire_record *r)
 
     if (w->kind == WIRE_ALLOC_KIND_UNSENT_ONLY) {
         a->unsent += w->unsent;
+        alloc_second_unsent(a, w->unsent);
+        alloc_second_tick(a, log, when_ns);
         return 0;
     }
     alloc_estimate(w, &bytes, &objects);
     a->samples++;
     a->unsent += w->unsent;
+    alloc_second_unsent(a, w->unsent);
     a->source = w->source;
     a->bytes += bytes, a->objects += objects;
+    if (!(sec = alloc_second_at(a, log, when_ns)))
+        return -1;
+    sec->samples++;
+    sec->bytes += bytes, sec->objects += objects;
     type = alloc_type_at(a, r->strings[0].text, r->strings[0].length);
     if (type < 0) {
         a->types_dropped++;
@@ -200,7 +305,8 @@ uint64_t alloc_need(const alloc_state *a, const wire_record *r)
     return (uint64_t)r->stack_frame_count * 8u + r->strings[0].length + 1u +
            (uint64_t)(a->type_cap ? a->type_cap : 16) * sizeof(alloc_type) +
            (uint64_t)(a->stack_cap ? a->stack_cap : 64) * sizeof(alloc_stack) +
-           (uint64_t)(a->type_index_cap + a->stack_index_cap + 128) * 4u;
+           (uint64_t)(a->type_index_cap + a->stack_index_cap + 128) * 4u +
+           (uint64_t)(a->second_cap ? a->second_cap : 16) * sizeof(alloc_second);
 }
 
 void alloc_free(alloc_state *a)
@@ -215,5 +321,6 @@ void alloc_free(alloc_state *a)
     free(a->type_index);
     free(a->stacks);
     free(a->stack_index);
+    free(a->seconds);
     memset(a, 0, sizeof(*a));
 }

@@ -7,7 +7,11 @@
  * records on or off, WIRE_CMD_ALLOCATIONS). The types and stacks are copied
  * out of the session (allocsites.h) under the lock, their methods' names into
  * a symbols table, and shaped after it is released. Every estimate is scaled
- * by the samples the agent counted but did not send (alloc_scale). */
+ * by the samples the agent counted but did not send (alloc_scale).
+ * ?series=second adds `per_second`: the estimated bytes and objects of each
+ * second that had samples (each scaled by its own samples not sent) (the newest ALLOC_SECONDS_KEEP, oldest first; the
+ * newest may still grow), the series the live stream's `allocation_second`
+ * events continue. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,6 +25,8 @@ typedef struct api_alloc_copy {
     uint32_t *stack_syms; /* stack i's frames' symbols at stack_first[i] */
     uint32_t *stack_first;
     symbols syms;
+    alloc_second *seconds; /* oldest first, second_count of them (?series=second) */
+    uint32_t second_count;
     double scale;
     int enabled, any;
 } api_alloc_copy;
@@ -35,11 +41,52 @@ static void api_alloc_free(api_alloc_copy *v)
     free(v->a.stacks);
     free(v->stack_syms);
     free(v->stack_first);
+    free(v->seconds);
     symbols_free(&v->syms);
 }
 
-/* Locked: the types, and the stacks when stacks. */
-static int api_alloc_copy_out(session *s, api_alloc_copy *v, int stacks)
+/* Locked: the seconds kept, oldest first. */
+static int api_alloc_copy_seconds(const alloc_state *a, api_alloc_copy *v)
+{
+    uint32_t first, kept = alloc_seconds_kept(a, &first), i;
+
+    if (!(v->seconds = calloc(kept + 1, sizeof(*v->seconds))))
+        return -1;
+    for (i = 0; i < kept; i++)
+        v->seconds[i] = a->seconds[(first + i) % a->second_cap];
+    v->second_count = kept;
+    return 0;
+}
+
+static json_t *api_alloc_amount(double v)
+{
+    return json_integer((json_int_t)(v + 0.5)); /* v >= 0 */
+}
+
+/* `per_second` and `seconds_evicted` into o. */
+static void api_alloc_series(json_t *o, const api_alloc_copy *v)
+{
+    json_t *list = json_array();
+    uint32_t i;
+
+    double bytes, objects;
+
+    for (i = 0; i < v->second_count; i++) {
+        alloc_second_estimate(&v->seconds[i], &bytes, &objects);
+        json_array_append_new(list, json_pack("{s:o, s:o, s:o, s:o, s:o}", "time_ms",
+                                              view_ms(v->seconds[i].second * 1000000000), "bytes",
+                                              api_alloc_amount(bytes), "objects",
+                                              api_alloc_amount(objects), "samples",
+                                              view_count(v->seconds[i].samples), "unsent",
+                                              view_count(v->seconds[i].unsent)));
+    }
+    json_object_set_new(o, "per_second", list);
+    json_object_set_new(o, "seconds_evicted",
+                        view_count(v->a.second_total - (uint64_t)v->second_count));
+}
+
+/* Locked: the types, the stacks when stacks, the seconds when seconds. */
+static int api_alloc_copy_out(session *s, api_alloc_copy *v, int stacks, int seconds)
 {
     const alloc_state *a = s->allocations;
     uint32_t i, k, frames = 0, at = 0;
@@ -51,8 +98,10 @@ static int api_alloc_copy_out(session *s, api_alloc_copy *v, int stacks)
     v->any = 1;
     v->a = *a;
     v->a.types = NULL, v->a.stacks = NULL, v->a.type_index = NULL, v->a.stack_index = NULL;
-    v->a.type_count = 0, v->a.stack_count = 0;
+    v->a.type_count = 0, v->a.stack_count = 0, v->a.seconds = NULL;
     v->scale = alloc_scale(a);
+    if (seconds && api_alloc_copy_seconds(a, v) != 0)
+        return -1;
     if (!(v->a.types = calloc(a->type_count + 1, sizeof(*v->a.types))))
         return -1;
     for (i = 0; i < a->type_count; i++, v->a.type_count++) {
@@ -84,11 +133,6 @@ static int api_alloc_by_bytes(const void *x, const void *y)
 {
     const alloc_type *a = x, *b = y;
     return a->bytes < b->bytes ? 1 : a->bytes > b->bytes ? -1 : strcmp(a->name, b->name);
-}
-
-static json_t *api_alloc_amount(double v)
-{
-    return json_integer((json_int_t)(v + 0.5)); /* v >= 0 */
 }
 
 /* ---- ?group=stack: a tree, callers first ---- */
@@ -258,6 +302,7 @@ int api_allocations_get(api_call *c)
 {
     const char *group = c->req->arg(c->req->ctx, "group");
     const char *format = c->req->arg(c->req->ctx, "format");
+    const char *series = c->req->arg(c->req->ctx, "series");
     api_alloc_copy v;
     json_t *types;
     session *s;
@@ -270,10 +315,12 @@ int api_allocations_get(api_call *c)
     if (format && strcmp(format, "json") != 0 && strcmp(format, "pprof") != 0 &&
         strcmp(format, "speedscope") != 0)
         return api_fail(c, 400, "format must be json, pprof or speedscope");
+    if (series && strcmp(series, "second") != 0)
+        return api_fail(c, 400, "series must be second");
     stacks = (group && strcmp(group, "stack") == 0) || (format && strcmp(format, "json") != 0);
     if (!(s = api_lock_session(c)))
         return 404;
-    rc = api_alloc_copy_out(s, &v, stacks);
+    rc = api_alloc_copy_out(s, &v, stacks, series != NULL);
     sessions_unlock();
     if (rc != 0) {
         api_alloc_free(&v);
@@ -299,6 +346,8 @@ int api_allocations_get(api_call *c)
     if (v.any && v.a.source)
         json_object_set_new(c->reply->json, "source",
                             json_string(v.a.source == WIRE_ALLOC_SAMPLED ? "sampled" : "tick"));
+    if (series)
+        api_alloc_series(c->reply->json, &v);
     if (stacks) {
         json_object_set_new(c->reply->json, "tree", api_alloc_tree(&v));
     } else {

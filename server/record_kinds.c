@@ -242,6 +242,15 @@ static const record_kind record_kinds[] = {
         .need = session_need_allocation,
         .fold = session_fold_allocation,
         .replay = session_replay_allocation,
+        .event = "allocation_second",
+        .event_json = view_event_allocation_fields,
+    },
+    {
+        KIND(WIRE_GC_HEAP_STATS),
+        .flags = RECORD_KIND_OBSERVATION,
+        .need = session_need_observation,
+        .fold = session_fold_gc_heap_stats,
+        .replay = session_fold_gc_heap_stats,
     },
 
     /* the server's own records (logrec.h), in their order: a profile's start

@@ -84,6 +84,9 @@ int session_replay_exception(session *s, const wire_record *r, int64_t when, int
                              const char **why);
 int session_fold_exception_caught(session *s, const wire_record *r, int64_t when, int64_t now_ns,
                                   const char **why);
+/* the heap after a collection (timeline.h; an observation: session_observe.c) */
+int session_fold_gc_heap_stats(session *s, const wire_record *r, int64_t when, int64_t now_ns,
+                               const char **why);
 /* allocation samples (allocsites.h; observations: session_observe.c) */
 int session_fold_allocation(session *s, const wire_record *r, int64_t when, int64_t now_ns,
                             const char **why);

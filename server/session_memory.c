@@ -20,6 +20,7 @@ static uint64_t session_observation_bytes(const session *s)
                  p->thread_index.capacity * SESSION_IDMAP_SLOT +
                  s->timeline.gc_cap * sizeof(*s->timeline.gcs) +
                  s->timeline.suspension_cap * sizeof(*s->timeline.suspensions) +
+                 s->timeline.heap_cap * sizeof(*s->timeline.heaps) +
                  p->cpu.symbol_cap * sizeof(*p->cpu.symbols) + p->cpu.text_cap +
                  profile_heat_bytes(&p->heat) + profile_addr_bytes(&p->addr);
     unsigned i;

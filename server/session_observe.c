@@ -134,28 +134,36 @@ int session_fold_exception_caught(session *s, const wire_record *r, int64_t when
     return 0;
 }
 
-/* ALLOCATION: into its type and stack (allocsites.h), made with the
- * session's first one; live and replayed alike (it logs no event). */
-int session_replay_allocation(session *s, const wire_record *r, int64_t when, int64_t now_ns,
+/* ALLOCATION: into its type, stack and second (allocsites.h), made with the
+ * session's first one; a second it closes is an event (log NULL: a replay). */
+static int session_allocation(session *s, const wire_record *r, int64_t when, eventlog *log,
                               const char **why)
 {
-    (void)when, (void)now_ns;
     if (!s->allocations && !(s->allocations = calloc(1, sizeof(*s->allocations)))) {
         *why = "no memory for the session's allocations";
         return -1;
     }
-    if (alloc_sample(s->allocations, r) != 0) {
-        *why = "no memory for an allocation's type or stack";
+    if (alloc_sample(s->allocations, log, r, when) != 0) {
+        *why = "no memory for an allocation's type, stack or second";
         return -1;
     }
     return 0;
 }
 
+int session_replay_allocation(session *s, const wire_record *r, int64_t when, int64_t now_ns,
+                              const char **why)
+{
+    (void)now_ns;
+    return session_allocation(s, r, when, NULL, why);
+}
+
 int session_fold_allocation(session *s, const wire_record *r, int64_t when, int64_t now_ns,
                             const char **why)
 {
-    int rc = session_replay_allocation(s, r, when, now_ns, why);
+    int rc;
 
+    (void)now_ns;
+    rc = session_allocation(s, r, when, &s->events, why);
     session_memory_observed(s);
     return rc;
 }
@@ -209,6 +217,16 @@ int session_replay_gc_finished(session *s, const wire_record *r, int64_t when, i
 {
     (void)when, (void)now_ns, (void)why;
     timeline_gc_finished(&s->timeline, NULL, r);
+    return 0;
+}
+
+/* GC_HEAP_STATS: into the timeline's heap ring; live and replayed alike. */
+int session_fold_gc_heap_stats(session *s, const wire_record *r, int64_t when, int64_t now_ns,
+                               const char **why)
+{
+    (void)now_ns, (void)why;
+    timeline_heap_stats(&s->timeline, r, when);
+    session_memory_observed(s);
     return 0;
 }
 

@@ -135,10 +135,27 @@ void timeline_runtime_suspend(timeline_state *t, int profiling, eventlog *log, c
     }
 }
 
+void timeline_heap_stats(timeline_state *t, const wire_record *r, int64_t when_ns)
+{
+    const wire_gc_heap_stats *w = &r->u.heap_stats;
+    timeline_heap *h = timeline_slot((void **)&t->heaps, &t->heap_cap, t->heap_total, sizeof(*h));
+
+    if (!h) {
+        t->capacity_drops++;
+        return;
+    }
+    t->heap_total++;
+    memset(h, 0, sizeof(*h));
+    h->time_ns = when_ns;
+    memcpy(h->size, w->size, sizeof(h->size));
+    memcpy(h->promoted, w->promoted, sizeof(h->promoted));
+}
+
 void timeline_free(timeline_state *t)
 {
     free(t->gcs);
     free(t->suspensions);
+    free(t->heaps);
     memset(t, 0, sizeof(*t));
 }
 
@@ -150,6 +167,11 @@ uint64_t timeline_gcs_evicted(const timeline_state *t)
 uint64_t timeline_suspensions_evicted(const timeline_state *t)
 {
     return t->suspension_total > TIMELINE_KEEP ? t->suspension_total - TIMELINE_KEEP : 0;
+}
+
+uint64_t timeline_heaps_evicted(const timeline_state *t)
+{
+    return t->heap_total > TIMELINE_KEEP ? t->heap_total - TIMELINE_KEEP : 0;
 }
 
 static int timeline_overlaps(int64_t start, uint64_t duration, int64_t from_ns, int64_t to_ns)
@@ -224,6 +246,13 @@ int timeline_copy_gcs(const timeline_state *t, int64_t from_ns, int64_t to_ns, s
 {
     return timeline_copy(t->gcs, t->gc_total, sizeof(**out), from_ns, to_ns, limit, (void **)out,
                          count, matched);
+}
+
+int timeline_copy_heaps(const timeline_state *t, int64_t from_ns, int64_t to_ns, size_t limit,
+                        timeline_heap **out, size_t *count, size_t *matched)
+{
+    return timeline_copy(t->heaps, t->heap_total, sizeof(**out), from_ns, to_ns, limit,
+                         (void **)out, count, matched);
 }
 
 int timeline_copy_suspensions(const timeline_state *t, int64_t from_ns, int64_t to_ns, size_t limit,

@@ -18,6 +18,10 @@
  * evicted and counted. Each closed entry is also a `gc` or `suspension` event
  * in the session's log, except jitscope's own suspensions while a profile is
  * running (hundreds a second would flood the log; /timeline has them).
+ * The heap's generations after each collection (GC_HEAP_STATS, the runtime's
+ * GCHeapStats) go into a third ring of the newest TIMELINE_KEEP (96 bytes an
+ * entry), stamped when the agent read them (the end of the collection); they
+ * log no event.
  * Durations come from the target's monotonic clock, start times are wall
  * clock (Unix ns). Caller holds the sessions lock.
  */
@@ -48,6 +52,13 @@ typedef struct timeline_suspension {
     uint32_t aborted;
 } timeline_suspension;
 
+typedef struct timeline_heap {
+    int64_t time_ns;      /* wall clock, Unix ns: the end of its collection */
+    uint64_t duration_ns; /* always 0 (the copies read every ring's entries as start, duration) */
+    uint64_t size[5];     /* bytes after the collection: gen 0, 1, 2, LOH, POH */
+    uint64_t promoted[5]; /* bytes that survived it, from each */
+} timeline_heap;
+
 typedef struct timeline_state {
     timeline_gc *gcs; /* ring of TIMELINE_KEEP, grown on demand */
     size_t gc_cap;
@@ -55,6 +66,9 @@ typedef struct timeline_state {
     timeline_suspension *suspensions;
     size_t suspension_cap;
     uint64_t suspension_total;
+    timeline_heap *heaps; /* ring of TIMELINE_KEEP, grown on demand */
+    size_t heap_cap;
+    uint64_t heap_total;
     uint64_t unmatched;      /* ends without a start, starts without an end */
     uint64_t capacity_drops; /* entries lost to a failed allocation */
     /* the GC in progress, and the open suspension of each class (0 the
@@ -75,10 +89,13 @@ void timeline_gc_started(timeline_state *t, eventlog *log, const struct wire_rec
 void timeline_gc_finished(timeline_state *t, eventlog *log, const struct wire_record *r);
 void timeline_runtime_suspend(timeline_state *t, int profiling, eventlog *log,
                               const struct wire_record *r, int64_t when_ns);
+/* A GC_HEAP_STATS at when_ns. */
+void timeline_heap_stats(timeline_state *t, const struct wire_record *r, int64_t when_ns);
 void timeline_free(timeline_state *t);
 
 uint64_t timeline_gcs_evicted(const timeline_state *t);
 uint64_t timeline_suspensions_evicted(const timeline_state *t);
+uint64_t timeline_heaps_evicted(const timeline_state *t);
 
 /* Copies the newest `limit` entries (in the order they closed) overlapping
  * [from_ns, to_ns] into malloc'd arrays, ordered by start (*out NULL when
@@ -86,6 +103,8 @@ uint64_t timeline_suspensions_evicted(const timeline_state *t);
  * limit. -1 when out of memory. */
 int timeline_copy_gcs(const timeline_state *t, int64_t from_ns, int64_t to_ns, size_t limit,
                       timeline_gc **out, size_t *count, size_t *matched);
+int timeline_copy_heaps(const timeline_state *t, int64_t from_ns, int64_t to_ns, size_t limit,
+                        timeline_heap **out, size_t *count, size_t *matched);
 int timeline_copy_suspensions(const timeline_state *t, int64_t from_ns, int64_t to_ns, size_t limit,
                               timeline_suspension **out, size_t *count, size_t *matched);
 

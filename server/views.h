@@ -146,6 +146,9 @@ void view_event_exception_take(session *s, const eventlog_entry *e, view_event_c
 void view_event_exception_fields(json_t *o, const view_event_copy *c, const profile_state *profile);
 void view_event_suspension_fields(json_t *o, const view_event_copy *c,
                                   const profile_state *profile);
+/* views_alloc.c */
+void view_event_allocation_fields(json_t *o, const view_event_copy *c,
+                                  const profile_state *profile);
 void view_event_stack_end_fields(json_t *o, const view_event_copy *c, const profile_state *profile);
 void view_event_profile_fields(json_t *o, const view_event_copy *c, const profile_state *profile);
 void view_event_resumed_fields(json_t *o, const view_event_copy *c, const profile_state *profile);

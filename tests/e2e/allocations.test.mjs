@@ -9,12 +9,18 @@
 // allocating stacks must name the method of each type; `go tool pprof` must
 // read the pprof export; stored and read back, the same. Attached (on each
 // runtime), the records are off until POST .../allocations turns them on.
+// Per second: ?series=second holds every sample in some second, and the live
+// stream's allocation_second events close each of those seconds, the last one
+// too (the agent's tick once its second is over), with no more samples than
+// the series has for it.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import WebSocket from '../node_modules/ws/index.js';
+import { checkWsMessage } from './openapi.mjs';
 import { E2E_DLL, RUNTIME_APPS, startServer, startTarget, serveAttached, stopAll, waitFor, tempDataDir,
   storageCaughtUp } from './lib.mjs';
 
@@ -107,10 +113,13 @@ for (const rt of RUNTIMES) {
         'speedscope: AllocNode allocated in AllocNodes, root first');
     }
     if (data !== 'none') {
+      const series = (await allocations(srv, 1, '?series=second')).per_second;
+      assert.ok(series.length >= 1, 'seconds with samples');
       await storageCaughtUp(srv);
       await srv.stop();
       const again = await startServer(['serve', '--port', '0', '--data', data]);
       assert.deepEqual(await allocations(again, 1), body, 'read back from storage: the same estimates');
+      assert.deepEqual((await allocations(again, 1, '?series=second')).per_second, series, 'and the same seconds');
       await again.stop();
     } else {
       await srv.stop();
@@ -148,3 +157,89 @@ for (const rt of RUNTIMES) test(`${rt.name}, attached: off until POST .../alloca
   t.send('exit');
   await srv.stop();
 });
+
+test('.NET 10: bytes per second as a series (?series=second) and as allocation_second events on the live stream', async () => {
+  const srv = await startServer(['run', '--port', '0', '--', 'dotnet', E2E_DLL, 'allocs', '300', 'wait'],
+    { env: { JITSCOPE_ALLOCATIONS: '1' } });
+  await waitFor('the app waits', () => /^waiting$/m.test(srv.stdout), { timeoutMs: 60000 });
+  const port = (await srv.api('/api/config')).body.ws_port;
+  const events = [];
+  const ws = await new Promise((resolve, reject) => {
+    const w = new WebSocket(`ws://127.0.0.1:${port}/`, 'jitscope');
+    w.on('message', (d) => {
+      const m = JSON.parse(d.toString());
+      checkWsMessage(m); // an undocumented message or event throws
+      if (m.type === 'events') events.push(...m.events.filter((e) => e.type === 'allocation_second'));
+    });
+    w.on('open', () => resolve(w));
+    w.on('error', reject);
+  });
+  ws.send(JSON.stringify({ subscribe: 1, after: 0 }));
+  for (let round = 0; round < 2; round++) {
+    srv.proc.stdin.write('go\n');
+    await waitFor(`round ${round + 1}`, () => srv.stdout.match(new RegExp(ROUND.source, 'gm'))?.length === round + 1,
+      { timeoutMs: 120000 });
+  }
+  const body = await allocations(srv, 1, '?series=second');
+  const series = body.per_second;
+  assert.ok(series.length >= 1 && body.seconds_evicted === 0, `seconds: ${series.length}`);
+  assert.equal(series.reduce((n, p) => n + p.samples, 0), body.samples, 'every sample in one second');
+  assert.ok(series.every((p, i) => i === 0 || p.time_ms > series[i - 1].time_ms), 'oldest first');
+  assert.equal(series.reduce((n, p) => n + p.unsent, 0), body.unsent, 'every sample not sent in one second');
+  // each second scaled by its own samples not sent: a sample of .NET 10 stands for (mean - 1) + (size -
+  // offset) bytes (mean 102,400), so each second's bytes per sample (sent or not) are at least mean - 1, and
+  // in the rounds' seconds (at least 100 samples, nearly all objects of 1,024 bytes or less) within 10% of it
+  for (const p of series) {
+    const per = p.bytes / (p.samples + p.unsent);
+    assert.ok(per >= 102399 - 1 && (p.samples < 100 || per <= 102400 * 1.1), `${JSON.stringify(p)}: ${per} bytes a sample`);
+  }
+  assert.ok(series.some((p) => p.samples >= 100), 'a round in a second');
+  await waitFor('an event for each second, the last one too', () =>
+    series.every((p) => events.some((e) => e.time_ms === p.time_ms)), { timeoutMs: 30000 });
+  for (const e of events) {
+    const p = series.find((x) => x.time_ms === e.time_ms);
+    assert.ok(p && e.samples >= 1 && e.samples <= p.samples, `event ${JSON.stringify(e)}`);
+  }
+  ws.close();
+  srv.proc.stdin.write('exit\n');
+  await srv.stop();
+});
+
+// The heap after each collection (agent/gcheap.h): the runtime's GCHeapStats in GET .../timeline,
+// one per collection at most (on .NET 8 and 9 the allocation session receives the event too: the
+// agent drops the second copy), gen 0 nearly empty after a collection of it, and on .NET 10 read
+// back the same from storage.
+for (const rt of [RUNTIMES[0], RUNTIMES.find((r) => r.name === '.NET 9')].filter(Boolean)) {
+  test(`${rt.name}: the heap's generations after each GC in GET .../timeline, once each`, async () => {
+    const data = rt.name === '.NET 10' ? tempDataDir() : 'none';
+    const srv = await startServer(['run', '--port', '0', '--data', data, '--', ...rt.cmd, 'allocs', '300', 'wait'],
+      { env: { JITSCOPE_ALLOCATIONS: '1' } });
+    await waitFor('the app waits', () => /^waiting$/m.test(srv.stdout), { timeoutMs: 60000 });
+    srv.proc.stdin.write('go\n');
+    await waitFor('the round', () => ROUND.test(srv.stdout), { timeoutMs: 120000 });
+    srv.proc.stdin.write('exit\n');
+    await waitFor('the session ended', async () => (await srv.api('/api/sessions/1')).body.state === 'exited',
+      { timeoutMs: 60000 });
+    const tl = (await srv.api('/api/sessions/1/timeline')).body;
+    const complete = tl.gcs.filter((g) => g.complete).length;
+    assert.ok(tl.heap.length >= 1, `heap statistics: ${tl.heap.length} for ${tl.gcs.length} GCs`);
+    assert.ok(tl.heap.length <= tl.gcs.length + 1, `at most one per GC: ${tl.heap.length} for ${tl.gcs.length} GCs (${complete} complete)`);
+    for (const h of tl.heap) {
+      assert.equal(h.sizes.length, 5);
+      assert.ok(h.sizes[2] > 0 || h.sizes[0] > 0 || h.sizes[1] > 0, `a heap holds something: ${JSON.stringify(h)}`);
+    }
+    console.log(`${rt.name}: ${tl.heap.length} heap statistics, ${tl.gcs.length} GCs (${complete} complete)`);
+    const first = tl.gcs[0].start_ms;
+    assert.ok(tl.heap.every((h) => h.time_ms >= first), 'each after a GC began');
+    assert.ok(tl.heap.some((h) => h.sizes[0] < 64 << 20), 'gen 0 small after a collection');
+    if (data !== 'none') {
+      await storageCaughtUp(srv);
+      await srv.stop();
+      const again = await startServer(['serve', '--port', '0', '--data', data]);
+      assert.deepEqual((await again.api('/api/sessions/1/timeline')).body.heap, tl.heap, 'read back from storage');
+      await again.stop();
+    } else {
+      await srv.stop();
+    }
+  });
+}

@@ -156,6 +156,8 @@ const SWEEP = [
   ['GET', '/api/sessions/1/allocations?group=stack', null, [200]],
   ['GET', '/api/sessions/1/allocations?format=pprof', null, [200]],
   ['GET', '/api/sessions/1/allocations?format=speedscope', null, [200]],
+  ['GET', '/api/sessions/1/allocations?series=second', null, [200]],
+  ['GET', '/api/sessions/1/allocations?series=minute', null, [400]],
   ['GET', '/api/sessions/1/allocations?group=thread', null, [400]],
   ['POST', '/api/sessions/1/allocations', '{"enabled": true}', [409]],
   ['POST', '/api/sessions/1/allocations', '{}', [400]],

@@ -417,7 +417,7 @@ test('timeline: induced GCs with their generations, and our snapshots as profile
   assert.equal(ours.length, snaps.length, `one profiler suspension per snapshot: ${JSON.stringify(tl.suspensions)}`);
   assert.ok(ours.every((s) => s.by_jitscope === true && s.duration_ns > 0));
   assert.ok(ours.every((s) => s.start_ms < mid), 'our suspensions came before the gap');
-  assert.deepEqual(tl.evicted, { gcs: 0, suspensions: 0 });
+  assert.deepEqual(tl.evicted, { gcs: 0, suspensions: 0, heap: 0 });
 
   // time filters split at the gap
   const before = await timeline(srv, 1, `?to_ms=${mid}`);
@@ -467,7 +467,7 @@ test('1000 snapshots in a row during churn (JIT, GCs, threads): all 201, the app
   assert.equal(list[list.length - 1].id, lastId);
   const tl = await timeline(srv, 1);
   assert.ok(tl.gcs.filter((g) => g.reason === 'induced').length > 0, 'the churn GCs are in the timeline');
-  assert.deepEqual(tl.evicted, { gcs: 0, suspensions: 0 });
+  assert.deepEqual(tl.evicted, { gcs: 0, suspensions: 0, heap: 0 });
   assert.equal(tl.suspensions.filter((x) => x.reason === 'profiler' && !x.aborted).length, N,
     'one profiler suspension per snapshot');
 

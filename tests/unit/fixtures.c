@@ -65,6 +65,7 @@ session *fixture_api_session(void)
     failed |= rec_apply(s, rec_runtime_suspend(WIRE_SUSPEND_STARTED, 1, REC_MONO + 4000));
     failed |= rec_apply(s, rec_runtime_suspend(WIRE_RESUME_FINISHED, 1, REC_MONO + 4500));
     failed |= rec_apply(s, rec_gc_finished(REC_MONO + 4800));
+    failed |= rec_apply(s, rec_gc_heap_stats(1000, REC_MONO + 4900));
     return failed ? NULL : s;
 }
 

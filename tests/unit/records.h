@@ -260,6 +260,20 @@ static inline wire_record rec_gc_finished(uint64_t t)
     return (wire_record){.type = WIRE_GC_FINISHED, .time_ns = t};
 }
 
+/* The heap after a collection: generation g's size (g + 1) * unit, its
+ * survivors (g + 1) * unit / 10. */
+static inline wire_record rec_gc_heap_stats(uint64_t unit, uint64_t t)
+{
+    wire_record r = {.type = WIRE_GC_HEAP_STATS, .time_ns = t};
+
+    for (unsigned g = 0; g < WIRE_HEAP_GENERATIONS; g++) {
+        r.u.heap_stats.size[g] = (g + 1) * unit;
+        r.u.heap_stats.promoted[g] = (g + 1) * unit / 10;
+    }
+    r.u.heap_stats.flags = WIRE_HEAP_HAS_POH;
+    return r;
+}
+
 static inline wire_record rec_runtime_suspend(uint32_t phase, uint32_t reason, uint64_t t)
 {
     return (wire_record){.type = WIRE_RUNTIME_SUSPEND,

@@ -20,6 +20,7 @@
 #include "records.h"
 #include "session.h"
 #include "sessions.h"
+#include "views_event.h"
 #include "wire_decode.h"
 #include "wire_encode.h"
 
@@ -240,6 +241,117 @@ TEST(routes_answer_types_tree_and_pprof)
     fixture_sessions_clear();
 }
 
+/* Samples 0.1 s apart over three seconds, a late one for the first, then
+ * a fourth second whose first sample says 4 were not sent before it: each
+ * second closed is one allocation_second event, the late one is added to its
+ * own second, the 4 unsent scale the third second alone, ticks close the
+ * newest second once it is over, and ?series=second answers every second. */
+TEST(seconds_are_a_series_and_closed_ones_are_events)
+{
+    static const char *const series[] = {"series=second", NULL}, *const bad[] = {"series=minute",
+                                                                                 NULL};
+    wire_stack_frame frames[1] = {{ARRAYS_AT, 0}};
+    const uint64_t sec = 1000000000ull, base = REC_MONO + 7 * sec; /* wall: ...006.0 s */
+    const int64_t first = ((int64_t)(base + REC_OFFSET)) / (int64_t)sec;
+    uint64_t events;
+    wire_record tick;
+    fixture_reply r;
+    json_t *list, *ev;
+    char path[64];
+    session *s;
+    int i;
+
+    sessions_lock();
+    s = fixture_session("app");
+    if (!CHECK(s != NULL, "a session")) {
+        sessions_unlock();
+        return;
+    }
+    snprintf(path, sizeof(path), "/api/sessions/%d/allocations", s->id);
+    events = s->events.last_seq;
+    for (i = 0; i < 30; i++) /* 10 per second, over seconds first .. first + 2 */
+        CHECK(rec_apply(s, rec_allocation(7, "T", 1024, 1024, WIRE_ALLOC_SAMPLED, 0, frames, 1,
+                                          base + (uint64_t)i * sec / 10)) == 0,
+              "fed (%s)", rec_why ? rec_why : "");
+    CHECK(s->events.last_seq - events == 2, "two seconds closed, two events (%llu)",
+          (unsigned long long)(s->events.last_seq - events));
+    rec_apply(s, rec_allocation(7, "T", 1024, 1024, WIRE_ALLOC_SAMPLED, 0, frames, 1,
+                                base + sec / 2)); /* late: the first second's */
+    rec_apply(s, rec_allocation(7, "T", 1024, 1024, WIRE_ALLOC_SAMPLED, 4, frames, 1,
+                                base + 3 * sec)); /* 4 unsent before it: the third second's */
+    CHECK(s->events.last_seq - events == 3,
+          "the late one logs nothing, the fourth second closes the third");
+    CHECK(s->allocations->second_total == 4 && s->allocations->seconds[0].second == first &&
+              s->allocations->seconds[0].samples == 11 &&
+              s->allocations->seconds[1].samples == 10 && s->allocations->seconds[3].samples == 1,
+          "four seconds, the late sample in the first");
+    tick = rec_allocation(0, "", 0, 0, WIRE_ALLOC_SAMPLED, 0, NULL, 0, base + 3 * sec + sec / 2);
+    tick.u.allocation.kind = WIRE_ALLOC_KIND_UNSENT_ONLY;
+    rec_apply(s, tick); /* within the fourth second: it stays open */
+    CHECK(s->events.last_seq - events == 3, "a tick within the newest second closes nothing");
+    tick.time_ns = base + 4 * sec + sec / 5;
+    rec_apply(s, tick);
+    CHECK(s->events.last_seq - events == 4, "a tick after its end closes the newest second");
+    rec_apply(s, tick);
+    CHECK(s->events.last_seq - events == 4, "once");
+    rec_apply(s,
+              rec_allocation(7, "T", 1024, 1024, WIRE_ALLOC_SAMPLED, 0, frames, 1, base + 6 * sec));
+    CHECK(s->events.last_seq - events == 4 && s->allocations->second_total == 5,
+          "a later second opens without logging the closed one again");
+    ev = view_event(s, eventlog_at(&s->events, events + 1));
+    CHECK(strcmp(json_string_value(json_object_get(ev, "type")), "allocation_second") == 0 &&
+              json_integer_value(json_object_get(ev, "samples")) == 10 &&
+              json_integer_value(json_object_get(ev, "bytes")) == (json_int_t)(10.0 * (MEAN - 1)) &&
+              json_real_value(json_object_get(ev, "time_ms")) == (double)first * 1000.0,
+          "the first second's event: 10 samples, their bytes");
+    json_decref(ev);
+    ev = view_event(s, eventlog_at(&s->events, events + 3));
+    CHECK(json_integer_value(json_object_get(ev, "bytes")) == (json_int_t)(14.0 * (MEAN - 1)) &&
+              json_real_value(json_object_get(ev, "time_ms")) == (double)(first + 2) * 1000.0,
+          "the third second's: scaled by the 4 not sent, (10 + 4) / 10");
+    json_decref(ev);
+    sessions_unlock();
+
+    r = fixture_call("GET", path, series, NULL);
+    list = json_object_get(r.json, "per_second");
+    CHECK(r.status == 200 && json_array_size(list) == 5 &&
+              json_integer_value(json_object_get(json_array_get(list, 0), "samples")) == 11 &&
+              json_integer_value(json_object_get(json_array_get(list, 1), "bytes")) ==
+                  (json_int_t)(10.0 * (MEAN - 1)) &&
+              json_integer_value(json_object_get(json_array_get(list, 2), "bytes")) ==
+                  (json_int_t)(14.0 * (MEAN - 1)) &&
+              json_integer_value(json_object_get(json_array_get(list, 2), "unsent")) == 4 &&
+              json_integer_value(json_object_get(r.json, "seconds_evicted")) == 0,
+          "?series=second: the five seconds, oldest first, each scaled by its own");
+    fixture_reply_free(&r);
+    r = fixture_call("GET", path, NULL, NULL);
+    CHECK(r.status == 200 && !json_object_get(r.json, "per_second"), "no series unless asked");
+    fixture_reply_free(&r);
+    CHECK(fixture_status_is("GET", path, bad, NULL, 400), "an unknown series: 400");
+    fixture_sessions_clear();
+}
+
+/* More seconds than kept: the oldest are evicted and counted, the ring keeps
+ * the newest in order. */
+TEST(seconds_keep_the_newest)
+{
+    session *s = rec_live_session(1);
+    wire_stack_frame frames[1] = {{ARRAYS_AT, 0}};
+    uint32_t first, kept, i;
+
+    for (i = 0; i < ALLOC_SECONDS_KEEP + 10; i++)
+        rec_apply(s, rec_allocation(7, "T", 64, 64, WIRE_ALLOC_SAMPLED, 0, frames, 1,
+                                    REC_MONO + (uint64_t)i * 1000000000ull + 1));
+    kept = alloc_seconds_kept(s->allocations, &first);
+    CHECK(kept == ALLOC_SECONDS_KEEP && s->allocations->second_total == ALLOC_SECONDS_KEEP + 10,
+          "the newest %u kept", ALLOC_SECONDS_KEEP);
+    CHECK(s->allocations->seconds[(first + kept - 1) % s->allocations->second_cap].second -
+                  s->allocations->seconds[first].second ==
+              ALLOC_SECONDS_KEEP - 1,
+          "oldest first, consecutive");
+    session_free(s);
+}
+
 static const check_test tests[] = {
     TEST_ENTRY(allocation_records_round_trip_and_are_checked),
     TEST_ENTRY(allocations_command),
@@ -247,6 +359,8 @@ static const check_test tests[] = {
     TEST_ENTRY(unsent_samples_scale_every_total),
     TEST_ENTRY(caps_count_what_they_leave_out),
     TEST_ENTRY(routes_answer_types_tree_and_pprof),
+    TEST_ENTRY(seconds_are_a_series_and_closed_ones_are_events),
+    TEST_ENTRY(seconds_keep_the_newest),
     TEST_END,
 };
 

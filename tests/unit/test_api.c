@@ -489,7 +489,7 @@ TEST(timeline_route_and_events)
     fixture_reply r = fixture_call("GET", path("/timeline"), NULL, NULL);
     json_t *gc = json_array_get(json_object_get(r.json, "gcs"), 0);
     json_t *sp = json_array_get(json_object_get(r.json, "suspensions"), 0);
-    json_t *ev = json_object_get(r.json, "evicted"), *e;
+    json_t *ev = json_object_get(r.json, "evicted"), *e, *heap;
     size_t i;
     int seen = 0;
 
@@ -506,9 +506,17 @@ TEST(timeline_route_and_events)
               json_is_false(json_object_get(sp, "by_jitscope")) &&
               json_is_false(json_object_get(sp, "aborted")),
           "a suspension: reason gc, 500 ns, not ours");
-    CHECK(json_object_size(ev) == 2 && json_integer_value(json_object_get(ev, "gcs")) == 0 &&
-              json_integer_value(json_object_get(ev, "suspensions")) == 0,
-          "evicted: exactly gcs and suspensions");
+    CHECK(json_object_size(ev) == 3 && json_integer_value(json_object_get(ev, "gcs")) == 0 &&
+              json_integer_value(json_object_get(ev, "suspensions")) == 0 &&
+              json_integer_value(json_object_get(ev, "heap")) == 0,
+          "evicted: exactly gcs, suspensions and heap");
+    heap = json_array_get(json_object_get(r.json, "heap"), 0);
+    CHECK(json_array_size(json_object_get(r.json, "heap")) == 1 &&
+              json_is_real(json_object_get(heap, "time_ms")) &&
+              json_integer_value(json_array_get(json_object_get(heap, "sizes"), 0)) == 1000 &&
+              json_integer_value(json_array_get(json_object_get(heap, "sizes"), 4)) == 5000 &&
+              json_integer_value(json_array_get(json_object_get(heap, "promoted"), 2)) == 300,
+          "the heap after the GC: sizes and survivors of gen 0, 1, 2, LOH, POH");
     fixture_reply_free(&r);
     for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
         CHECK(fixture_status_is("GET", path("/timeline"), bad[i], NULL, 400), "?%s: 400",

@@ -65,8 +65,8 @@ TEST(rows_name_their_kind)
 
     k = record_kind_of(WIRE_JIT_FINISHED);
     CHECK(k && strcmp(k->name, "WIRE_JIT_FINISHED") == 0, "an agent's kind: wire.h's name");
-    k = record_kind_of(WIRE_ALLOCATION);
-    CHECK(k && strcmp(k->name, "WIRE_ALLOCATION") == 0, "the newest agent's kind");
+    k = record_kind_of(WIRE_GC_HEAP_STATS);
+    CHECK(k && strcmp(k->name, "WIRE_GC_HEAP_STATS") == 0, "the newest agent's kind");
     k = record_kind_of(LOGREC_RESUMED);
     CHECK(k && strcmp(k->name, "LOGREC_RESUMED") == 0, "a server's kind: logrec.h's name");
     k = record_kind_of(LOGREC_CPU_HEAT);
@@ -124,7 +124,7 @@ TEST(observations_are_what_storage_keeps)
         LOGREC_CPU_START,     LOGREC_CPU_SYMBOL,    LOGREC_CPU_THREAD,
         LOGREC_CPU_STACK,     LOGREC_CPU_SAMPLES,   LOGREC_CPU_COUNTS,
         LOGREC_CPU_HEAT,      WIRE_EXCEPTION,       WIRE_EXCEPTION_CAUGHT,
-        WIRE_ALLOCATION,
+        WIRE_ALLOCATION,      WIRE_GC_HEAP_STATS,
     };
     unsigned t, n = 0, i;
 
@@ -158,6 +158,7 @@ TEST(event_names_are_the_apis)
         {WIRE_PROFILE_STATUS, "profile"},
         {LOGREC_RESUMED, "resumed"},
         {WIRE_EXCEPTION, "exception"},
+        {WIRE_ALLOCATION, "allocation_second"},
     };
     unsigned t, n = 0, i;
 

@@ -317,6 +317,35 @@ TEST(interleaved_suspensions_pair_by_reason)
     session_free(s);
 }
 
+/* The heap after each collection: a ring of its own, copied by window, kept
+ * beside a snapshot (an observation, replayed alike), logging no event. */
+TEST(heap_stats_after_each_gc)
+{
+    session *s = rec_live_session(1), *again = rec_live_session(2);
+    uint64_t events = s->events.last_seq;
+    timeline_heap *out = NULL;
+    size_t n = 0, matched = 0;
+    const char *why = NULL;
+
+    for (uint64_t i = 0; i < 3; i++)
+        CHECK(rec_apply(s, rec_gc_heap_stats(1000 * (i + 1), REC_MONO + 1000 * (i + 1))) == 0,
+              "folded (%s)", rec_why ? rec_why : "");
+    CHECK(s->timeline.heap_total == 3 && s->events.last_seq == events, "three kept, no event");
+    CHECK(timeline_copy_heaps(&s->timeline, 0, INT64_MAX, 2, &out, &n, &matched) == 0 && n == 2 &&
+              matched == 3 && out[0].size[0] == 2000 && out[1].size[4] == 15000 &&
+              out[1].promoted[4] == 1500 &&
+              out[1].time_ns == (int64_t)(REC_OFFSET + REC_MONO + 3000),
+          "the newest two of three, oldest first: sizes, survivors, time");
+    free(out);
+    CHECK(record_kind_is_observation(WIRE_GC_HEAP_STATS) &&
+              record_kind_of(WIRE_GC_HEAP_STATS)->replay(again, &(wire_record){0}, 5, 0, &why) ==
+                  0 &&
+              again->timeline.heap_total == 1,
+          "an observation whose replay folds it");
+    session_free(s);
+    session_free(again);
+}
+
 static const check_test tests[] = {
     TEST_ENTRY(gc_pairs),
     TEST_ENTRY(gc_runtime_reason),
@@ -324,6 +353,7 @@ static const check_test tests[] = {
     TEST_ENTRY(sampler_suspensions_not_logged_while_profiling),
     TEST_ENTRY(interleaved_suspensions_pair_by_reason),
     TEST_ENTRY(evictions_and_copies),
+    TEST_ENTRY(heap_stats_after_each_gc),
     TEST_END,
 };
 

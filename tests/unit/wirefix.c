@@ -111,6 +111,9 @@ static const struct {
     wire_stack_frame f;
 } s_allocation = {{0x7f00000b0000ull, 0x7f5500010000ull, 1024, 300, WIRE_ALLOC_SAMPLED, 0, 2, 1},
                   {0x7f0000001000ull, 0x7f1234560010ull}};
+/* the heap after a collection */
+static const wire_gc_heap_stats s_heap_stats = {
+    {1000, 2000, 3000, 4000, 5000}, {100, 200, 300, 400, 500}, 64, 3, 90, WIRE_HEAP_HAS_POH, 0};
 static const char ALLOC_TYPE[] = "System.Byte[]";
 static const char EXC_TYPE[] = "System.InvalidOperationException";
 static const char EXC_MESSAGE[] = "Operation is not valid \xE2\x80\x94 here";
@@ -252,6 +255,7 @@ void make_samples(void)
          1,
          {ALLOC_TYPE},
          {sizeof(ALLOC_TYPE) - 1}},
+        {"gc_heap_stats", WIRE_GC_HEAP_STATS, 0, &s_heap_stats, sizeof(s_heap_stats), 0, {0}, {0}},
     };
     memcpy(samples, v, sizeof(v));
 }

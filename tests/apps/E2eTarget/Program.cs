@@ -43,6 +43,7 @@
 //   threads N BATCH     N named short-lived threads, ThreadIDs reused (ThreadChurn.cs)
 //   throws [wait] [child], unhandled, throwstorm N   exceptions (Throws.cs says what)
 //   allocs MB [wait]    a known mix of allocations, 70% byte[], 30% objects (Allocs.cs)
+//   requests N          N JSON "requests" at a service's allocation rate (Requests.cs)
 //
 // The scenario (run and serve) calls, in this order:
 //   JitscopeE2e.Probe.UniqueAlpha()
@@ -139,6 +140,8 @@ namespace JitscopeE2e
                     return Throws.Storm(IntArg(args, 1, 200000));
                 case "allocs":
                     return Allocs.Run(IntArg(args, 1, 500), Array.IndexOf(args, "wait") > 0);
+                case "requests":
+                    return Requests.Run(IntArg(args, 1, 100000));
                 default:
                     Console.Error.WriteLine("usage: E2eTarget [run | serve | spin SECONDS | jitstorm N [rate R] [hold] | emitstorm N [hold] | names | parent | sleep SECONDS | dynstorm N | collectible ROUNDS METHODS [LONGDIR] [hold] | variant a|b | pair | code | dyncollect N BATCH SPIN_US [hold] | threads N BATCH]");
                     return 2;

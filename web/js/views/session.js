@@ -83,6 +83,8 @@ export class SessionView {
         schedule(this.feed.drawChart);
         if (this.tab === 'profile') schedule(this.tabs.profile.drawTask);
         if (this.tab === 'gc') schedule(this.tabs.gc.drawTask);
+        const shown = this.tabs && this.tabs[this.tab];
+        if (shown && shown.timelineChanged) shown.timelineChanged();
       },
     });
     this.feed = new LiveFeed({
