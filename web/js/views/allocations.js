@@ -17,7 +17,7 @@ import { schedule } from '../frame.js';
 import { FlameGraph } from '../flame.js';
 import { AllocRateChart } from '../allocchart.js';
 import { DataTable } from './table.js';
-import { notice } from './common.js';
+import { notice, sectionHead } from './common.js';
 
 const RELOAD_MS = 3000;
 
@@ -102,14 +102,7 @@ export class AllocationsTab {
     this.el = h(
       'div',
       { class: 'tab-page allocations-tab' },
-      h(
-        'div',
-        { class: 'section-head' },
-        h('h2', null, 'Allocations'),
-        this.meta,
-        h('span', { class: 'spacer' }),
-        this.toggle,
-      ),
+      sectionHead('Allocations', this.meta, this.toggle),
       this.msg,
       this.totals,
       h(

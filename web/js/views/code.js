@@ -14,7 +14,7 @@ import { loadSource, sourceCell, sourcePanel } from './codesource.js';
 import { fmtInt, fmtClock } from '../format.js';
 import { methodName, methodParts } from '../mname.js';
 import { tierPill } from '../tiers.js';
-import { notice, sessionHref } from './common.js';
+import { notice, sessionHref, sectionHead } from './common.js';
 import { hasHeat, heatMax, heatStyle, heatCell, heatPanel } from './codeheat.js';
 
 const ROWS_PER_COLUMN = 4000; // instructions drawn per version (the rest: a note)
@@ -101,7 +101,7 @@ export class CodeTab {
     this.el = h(
       'div',
       { class: 'tab-page code-tab' },
-      h('div', { class: 'section-head' }, h('h2', null, 'Code'), this.meta),
+      sectionHead('Code', this.meta),
       h(
         'div',
         { class: 'code-bar' },

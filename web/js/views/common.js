@@ -65,6 +65,13 @@ export function sessionHref(id, tab) {
   return `#/sessions/${encodeURIComponent(id)}${tab ? '/' + tab : ''}`;
 }
 
+// A page section's head: its title, what it shows (meta), and on the right the
+// section's own controls (buttons, pickers), if any.
+export function sectionHead(title, meta, ...controls) {
+  const right = controls.length ? [h('span', { class: 'spacer' }), ...controls] : [];
+  return h('div', { class: 'section-head' }, h('h2', null, title), meta, ...right);
+}
+
 export function notice(kind, ...children) {
   return h('div', { class: `notice ${kind}` }, h('div', { class: 'grow' }, children));
 }

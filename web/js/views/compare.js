@@ -22,6 +22,7 @@ import {
   notice,
   previousRun,
   programOf,
+  sectionHead,
 } from './common.js';
 
 const PAGE = 100;
@@ -173,7 +174,7 @@ export class CompareView {
     this.methodsEl = h(
       'section',
       { class: 'section', 'data-section': 'methods' },
-      h('div', { class: 'section-head' }, h('h2', null, 'Methods'), this.listMeta),
+      sectionHead('Methods', this.listMeta),
       h('div', { class: 'tabs cmp-tabs', role: 'tablist' }, listTabs),
       h(
         'div',
@@ -209,12 +210,9 @@ export class CompareView {
     this.modulesEl = h(
       'section',
       { class: 'section', 'data-section': 'modules' },
-      h(
-        'div',
-        { class: 'section-head' },
-        h('h2', null, 'JIT by module'),
+      sectionHead(
+        'JIT by module',
         this.modMeta,
-        h('span', { class: 'spacer' }),
         h(
           'button',
           {
@@ -237,12 +235,7 @@ export class CompareView {
     this.onlyEl = h(
       'section',
       { class: 'section', 'data-section': 'only-modules' },
-      h(
-        'div',
-        { class: 'section-head' },
-        h('h2', null, 'Modules loaded in only one'),
-        this.onlyMeta,
-      ),
+      sectionHead('Modules loaded in only one', this.onlyMeta),
       this.onlyTable.el,
     );
 

@@ -9,7 +9,7 @@ import { h, fill } from '../dom.js';
 import { api, describeError } from '../api.js';
 import { fmtInt, fmtClock } from '../format.js';
 import { DataTable } from './table.js';
-import { notice } from './common.js';
+import { notice, sectionHead } from './common.js';
 
 const RELOAD_MS = 1000;
 
@@ -132,14 +132,7 @@ export class ExceptionsTab {
     this.el = h(
       'div',
       { class: 'tab-page exceptions-tab' },
-      h(
-        'div',
-        { class: 'section-head' },
-        h('h2', null, 'Exceptions'),
-        this.meta,
-        h('span', { class: 'spacer' }),
-        this.toggle,
-      ),
+      sectionHead('Exceptions', this.meta, this.toggle),
       this.msg,
       this.totals,
       this.table.el,

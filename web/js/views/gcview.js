@@ -14,7 +14,7 @@ import { GcChart, gcGen, GEN_COLORS } from '../gcchart.js';
 import { gensText } from '../pausechart.js';
 import { TIMELINE_CAP } from '../timeline.js';
 import { DataTable } from './table.js';
-import { notice, emptyMark } from './common.js';
+import { notice, emptyMark, sectionHead } from './common.js';
 
 const LIST_MAX = 1000;
 // A collection's reason (docs/API.md, GcReason): the runtime's own, from its
@@ -232,7 +232,7 @@ export class GcTab {
       h(
         'div',
         { class: 'tab-page gc-list' },
-        h('div', { class: 'section-head' }, h('h2', null, 'Collections'), this.listMeta),
+        sectionHead('Collections', this.listMeta),
         this.listNote,
         this.table.el,
       ),

@@ -15,6 +15,7 @@ import {
   emptyMark,
   programOf,
   outsideNotice,
+  sectionHead,
 } from './common.js';
 
 const REFRESH_MS = 1500;
@@ -262,12 +263,9 @@ export class HomeView {
       h(
         'section',
         { class: 'section' },
-        h(
-          'div',
-          { class: 'section-head' },
-          h('h2', null, 'Sessions'),
+        sectionHead(
+          'Sessions',
           this.sessMeta,
-          h('span', { class: 'spacer' }),
           h(
             'a',
             {
@@ -284,7 +282,7 @@ export class HomeView {
       h(
         'section',
         { class: 'section' },
-        h('div', { class: 'section-head' }, h('h2', null, '.NET processes'), this.procMeta),
+        sectionHead('.NET processes', this.procMeta),
         this.procNote,
         this.procTable.el,
       ),

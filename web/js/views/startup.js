@@ -9,7 +9,7 @@ import { h, fill } from '../dom.js';
 import { api, describeError } from '../api.js';
 import { fmtInt, fmtNs } from '../format.js';
 import { DataTable } from './table.js';
-import { notice } from './common.js';
+import { notice, sectionHead } from './common.js';
 import { codeHref, shortName } from './code.js';
 
 const WINDOWS = [
@@ -174,14 +174,7 @@ export class StartupTab {
     this.el = h(
       'div',
       { class: 'tab-page startup-tab' },
-      h(
-        'div',
-        { class: 'section-head' },
-        h('h2', null, 'Start-up'),
-        this.meta,
-        h('span', { class: 'spacer' }),
-        this.pick,
-      ),
+      sectionHead('Start-up', this.meta, this.pick),
       this.msg,
       this.totals,
       h('h3', { class: 'startup-h' }, 'Modules'),

@@ -6,7 +6,7 @@ import { api, describeError } from '../api.js';
 import { fmtInt, fmtNs, fmtRel, fmtBytes, fmtPct, fmtMs } from '../format.js';
 import { methodName } from '../mname.js';
 import { DataTable } from './table.js';
-import { notice, emptyMark } from './common.js';
+import { notice, emptyMark, sectionHead } from './common.js';
 import { TierTotals } from './tiertotals.js';
 import { NO_MODULE } from '../buffer.js';
 
@@ -72,13 +72,7 @@ class TabBase {
     return r ? r.data[key] || [] : null;
   }
   section(title, ...body) {
-    return h(
-      'div',
-      { class: 'tab-page' },
-      h('div', { class: 'section-head' }, h('h2', null, title), this.meta),
-      this.msg,
-      body,
-    );
+    return h('div', { class: 'tab-page' }, sectionHead(title, this.meta), this.msg, body);
   }
 }
 

@@ -10,6 +10,7 @@ import { toast } from '../ui.js';
 import { fmtClock, fmtInt, fmtNs, fmtPct } from '../format.js';
 import { tierId, tierPill, unknownTierWhy } from '../tiers.js';
 import { DataTable } from './table.js';
+import { sectionHead } from './common.js';
 
 export class TierTotals {
   constructor(sessionId) {
@@ -102,14 +103,7 @@ export class TierTotals {
     this.el = h(
       'div',
       { class: 'section tier-totals' },
-      h(
-        'div',
-        { class: 'section-head' },
-        h('h2', null, 'JIT by tier'),
-        this.meta,
-        h('span', { class: 'spacer' }),
-        this.switchBtn,
-      ),
+      sectionHead('JIT by tier', this.meta, this.switchBtn),
       this.note,
       h('div', { class: 'tier-wrap' }, this.table.el),
     );
