@@ -79,7 +79,7 @@ ASAN_AGENT_OBJS  := $(call objs,asan-agent,$(AGENT_SRC))
 # What the unit tests link: the server without main(), as one archive (a test
 # takes only the objects it needs), and the agent's pure, host-testable pieces.
 UNIT_SERVER_LIB  := $(BUILD)/asan/libjitscope_server.a
-UNIT_AGENT_SRC   := agent/ring.c agent/names.c agent/sig.c agent/mdread.c
+UNIT_AGENT_SRC   := agent/ring.c agent/names.c proto/sig.c proto/mdread.c
 UNIT_AGENT_OBJS  := $(call objs,unit,$(UNIT_AGENT_SRC))
 UNIT_CFLAGS       = $(SERVER_CFLAGS) $(ASAN) -DRING_TEST_HOOK -pthread -Iagent -Iserver
 
@@ -244,9 +244,9 @@ FUZZ_SRC_ipc         := server/ipc_codec.c proto/utf.c
 FUZZ_SRC_port        := server/ipc_port.c server/ipc_codec.c proto/utf.c
 FUZZ_SRC_route       := $(filter-out server/main.c,$(SERVER_SRC)) tests/unit/fixtures.c
 FUZZ_SRC_ws          := server/ws_msg.c
-FUZZ_SRC_sig         := agent/sig.c
+FUZZ_SRC_sig         := proto/sig.c
 FUZZ_SRC_names       := agent/names.c
-FUZZ_SRC_mdread      := agent/mdread.c
+FUZZ_SRC_mdread      := proto/mdread.c
 FUZZ_SRC_procsyms    := server/procsyms.c server/procmaps.c server/procfile.c server/elfsyms.c \
                         server/debugfile.c
 FUZZ_SRC_perfrec     := server/perfring.c

@@ -5,7 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "callnames.h"
 #include "ilbody.h"
+#include "ilmap.h"
 #include "views.h"
 
 #define CODEVIEW_NONE UINT32_MAX
@@ -117,6 +119,11 @@ int codeview_take(codeview *v, session *s, const session_function *f, const code
     v->catchup = (f->flags & WIRE_FLAG_CATCHUP) != 0;
     v->name = f->name_record ? fnname_dup(f->name_record) : NULL;
     v->module = codeview_strdup(session_module_name(s, f->module_id));
+    {
+        const session_module *m = f->module_id ? session_find_module(s, f->module_id) : NULL;
+        v->module_path = codeview_strdup(m && m->path && m->path[0] ? m->path : NULL);
+        v->files_gone = !live_pid && s->container.in_container;
+    }
     v->reply = *r;
     v->reply.il = codeview_dup(r->il, r->il_have);
     for (i = 0; i < r->version_count; i++) {
@@ -177,6 +184,8 @@ void codeview_free(codeview *v)
     free(v->reply.il);
     free(v->name);
     free(v->module);
+    free(v->module_path);
+    ilcalls_close(&v->il_module);
     symbols_free(&v->syms);
     codeheat_free(&v->heat);
     memset(v, 0, sizeof(*v));
@@ -188,6 +197,8 @@ enum { CV_NONE, CV_LOCAL, CV_METHOD, CV_NATIVE, CV_UNKNOWN };
 
 typedef struct codeview_target {
     int kind;
+    int managed;      /* a reference the agent found managed code or a method's stub behind */
+    const char *from_il; /* named from the IL call at its IL offset (callnames.h) */
     uint32_t local;   /* CV_LOCAL: offset in the method */
     uint64_t address; /* where it lands (or the cell, when that is all we know) */
     const symbol *sym;
@@ -248,6 +259,8 @@ static void codeview_resolve(const codeview *v, unsigned vi, const disasm_insn *
     } else {
         return; /* through a register: only the running code knows */
     }
+    if (ref && (ref->function_id || ref->method_hint))
+        t->managed = 1;
     if (ref && v->versions[vi].ref_sym && v->versions[vi].ref_sym[at] != CODEVIEW_NONE) {
         t->kind = CV_METHOD;
         t->sym = &v->syms.items[v->versions[vi].ref_sym[at]];
@@ -263,75 +276,6 @@ static void codeview_resolve(const codeview *v, unsigned vi, const disasm_insn *
         return;
     }
     t->kind = CV_UNKNOWN;
-}
-
-/* A version's IL-to-native map sorted by native start (ties in the map's order), so each
- * instruction's IL offset is a binary search, not a pass over up to WIRE_CODE_MAX_MAP entries. */
-typedef struct codeview_mapkey {
-    uint32_t start, index;
-} codeview_mapkey;
-
-static int codeview_mapkey_cmp(const void *a, const void *b)
-{
-    const codeview_mapkey *x = a, *y = b;
-
-    if (x->start != y->start)
-        return x->start < y->start ? -1 : 1;
-    return x->index < y->index ? -1 : x->index > y->index;
-}
-
-/* The sorted keys of rv's map (NULL when it has none); *failed set when memory ran out. */
-static codeview_mapkey *codeview_map_sorted(const code_reply_version *rv, int *failed)
-{
-    codeview_mapkey *keys;
-    uint32_t i;
-
-    *failed = 0;
-    if (!rv->map_have)
-        return NULL;
-    if (!(keys = malloc((size_t)rv->map_have * sizeof(*keys)))) {
-        *failed = 1;
-        return NULL;
-    }
-    for (i = 0; i < rv->map_have; i++)
-        keys[i] = (codeview_mapkey){rv->map[i].native_start, i};
-    qsort(keys, rv->map_have, sizeof(*keys), codeview_mapkey_cmp);
-    return keys;
-}
-
-/* The first key whose start is at least off. */
-static uint32_t codeview_map_lower(const codeview_mapkey *keys, uint32_t n, uint32_t off)
-{
-    uint32_t lo = 0, hi = n;
-
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (keys[mid].start < off)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
-/* The IL offset an instruction at native offset off belongs to: the map entry that starts
- * there, else the one before it if it covers it (the runtime's entries do not overlap). */
-static const wire_code_map_entry *codeview_il(const code_reply_version *rv,
-                                              const codeview_mapkey *keys, uint32_t off)
-{
-    uint32_t at, before;
-    const wire_code_map_entry *e;
-
-    if (!keys)
-        return NULL;
-    at = codeview_map_lower(keys, rv->map_have, off);
-    if (at < rv->map_have && keys[at].start == off)
-        return &rv->map[keys[at].index];
-    if (at == 0)
-        return NULL;
-    before = codeview_map_lower(keys, rv->map_have, keys[at - 1].start);
-    e = &rv->map[keys[before].index];
-    return off < e->native_end ? e : NULL;
 }
 
 static int codeview_u32_cmp(const void *a, const void *b)
@@ -395,12 +339,17 @@ static char *codeview_hex(const uint8_t *bytes, size_t n)
 
 static json_t *codeview_target_json(const codeview_target *t)
 {
+    if (t->from_il)
+        return json_pack("{s:s, s:n, s:s, s:n, s:o, s:s}", "kind", "method", "function_id", "name",
+                         t->from_il, "module", "address",
+                         t->address ? view_id(t->address) : json_null(), "named_from", "il");
     switch (t->kind) {
     case CV_LOCAL: return json_pack("{s:s, s:i}", "kind", "local", "offset", (int)t->local);
     case CV_METHOD:
-        return json_pack("{s:s, s:o, s:s, s:o, s:o}", "kind", "method", "function_id",
+        return json_pack("{s:s, s:o, s:s, s:o, s:o, s:s}", "kind", "method", "function_id",
                          view_id(t->sym->function_id), "name", t->sym->name, "module",
-                         view_str(t->sym->module), "address", view_id(t->address));
+                         view_str(t->sym->module), "address", view_id(t->address), "named_from",
+                         "code");
     case CV_NATIVE:
         return json_pack("{s:s, s:n, s:s, s:n, s:o}", "kind", "native", "function_id", "name",
                          t->native, "module", "address", view_id(t->address));
@@ -439,6 +388,85 @@ static int codeview_disasm(const codeview *v, unsigned vi, disasm_insn **out, si
     return 0;
 }
 
+/* Names for version vi's calls whose code does not give their target, from
+ * the IL (callnames.h): names[k] for insns[k] (malloc'd, or NULL), *out
+ * malloc'd. 0, or -1 when memory ran out. */
+static int codeview_call_names(codeview *v, unsigned vi, const disasm_insn *insns, size_t count,
+                               procsyms *ps, const ilmap_key *keys, char ***out)
+{
+    const code_reply_version *rv = &v->reply.versions[vi];
+    callnames_call *calls = NULL;
+    uint32_t *at = NULL, *starts = NULL, ncalls = 0, nstarts = 0, i, unnamed = 0;
+    char **names = NULL, **all = calloc(count ? count : 1, sizeof(*all));
+    ilbody body = {0, 0};
+    int rc = -1;
+
+    *out = all;
+    if (!all)
+        return -1;
+    if (!(calls = malloc((count ? count : 1) * sizeof(*calls))) ||
+        !(at = malloc((count ? count : 1) * sizeof(*at))) ||
+        !(starts = malloc((rv->map_have ? rv->map_have : 1) * sizeof(*starts))))
+        goto out;
+    for (i = 0; i < count; i++) {
+        codeview_target t;
+        const wire_code_map_entry *e;
+        if (!(insns[i].flags & DISASM_CALL))
+            continue;
+        codeview_resolve(v, vi, &insns[i], rv->info.code_start, rv->info.hot_size, ps, &t);
+        e = ilmap_entry(rv, keys, insns[i].offset);
+        calls[ncalls].il_offset = e ? e->il_offset : UINT32_MAX;
+        calls[ncalls].name = t.kind == CV_METHOD ? t.sym->name : NULL;
+        calls[ncalls].kind = t.kind == CV_METHOD                ? CALLNAMES_NAMED
+                             : t.kind == CV_NONE || t.managed ? CALLNAMES_UNNAMED
+                                                              : CALLNAMES_HELPER;
+        unnamed += calls[ncalls].kind == CALLNAMES_UNNAMED;
+        at[ncalls++] = (uint32_t)i;
+    }
+    rc = 0;
+    if (!unnamed || v->files_gone || !v->module_path ||
+        ilbody_parse(v->reply.il, v->reply.il_have, &body) != 0 ||
+        body.header_size >= v->reply.il_have)
+        goto out;
+    if (!v->il_module_tried) {
+        v->il_module_tried = 1;
+        (void)ilcalls_open(&v->il_module, v->pid, v->module_path);
+    }
+    for (i = 0; i < rv->map_have; i++)
+        if (rv->map[i].il_offset < 0xFFFFFFFDu)
+            starts[nstarts++] = rv->map[i].il_offset;
+    qsort(starts, nstarts, sizeof(*starts), codeview_u32_cmp);
+    if (!(names = malloc((size_t)ncalls * sizeof(*names))))
+        goto fail;
+    if (callnames_assign(calls, ncalls, starts, nstarts, v->reply.il + body.header_size,
+                         (uint32_t)(v->reply.il_have - body.header_size < body.code_size
+                                        ? v->reply.il_have - body.header_size
+                                        : body.code_size),
+                         &v->il_module, names) != 0)
+        goto fail;
+    for (i = 0; i < ncalls; i++)
+        all[at[i]] = names[i];
+    goto out;
+fail:
+    rc = -1;
+out:
+    free(names);
+    free(calls);
+    free(at);
+    free(starts);
+    return rc;
+}
+
+/* Frees what codeview_call_names made. */
+static void codeview_call_names_free(char **names, size_t count)
+{
+    size_t i;
+
+    for (i = 0; names && i < count; i++)
+        free(names[i]);
+    free(names);
+}
+
 int codeview_il_insns(const codeview *v, unsigned vi, codeview_il_insn **out, size_t *count)
 {
     const code_reply_version *rv = &v->reply.versions[vi];
@@ -447,7 +475,7 @@ int codeview_il_insns(const codeview *v, unsigned vi, codeview_il_insn **out, si
     codeview_il_insn *list;
     size_t n = 0, i;
     int failed;
-    codeview_mapkey *keys = codeview_map_sorted(rv, &failed);
+    ilmap_key *keys = ilmap_sorted(rv, &failed);
 
     *out = NULL;
     *count = 0;
@@ -459,7 +487,7 @@ int codeview_il_insns(const codeview *v, unsigned vi, codeview_il_insn **out, si
     }
     for (i = 0; i < n; i++) {
         const disasm_insn *in = &insns[i];
-        const wire_code_map_entry *e = codeview_il(rv, keys, in->offset);
+        const wire_code_map_entry *e = ilmap_entry(rv, keys, in->offset);
         uint64_t at = in->offset < hot ? rv->info.code_start + in->offset
                                        : rv->info.cold_start + (in->offset - hot);
         list[i].il_offset = e ? e->il_offset : UINT32_MAX;
@@ -478,15 +506,19 @@ static json_t *codeview_version_json(codeview *v, unsigned vi, unsigned position
     const codeview_version *cv = &v->versions[vi];
     const char *why, *tier = codeview_tier(v, vi, ps, &why);
     disasm_insn *insns = NULL;
+    char **names = NULL;
     size_t count = 0, i;
     json_t *list = json_array(), *calls = json_array(), *inlinees = json_array(), *o;
     uint32_t k;
     int failed;
-    codeview_mapkey *keys = codeview_map_sorted(rv, &failed);
+    ilmap_key *keys = ilmap_sorted(rv, &failed);
     uint32_t hot = rv->code_have < rv->info.hot_size ? rv->code_have : rv->info.hot_size;
     uint64_t version_self = 0, version_total = 0;
 
-    if (failed || codeview_disasm(v, vi, &insns, &count) != 0) {
+    if (failed || codeview_disasm(v, vi, &insns, &count) != 0 ||
+        codeview_call_names(v, vi, insns, count, ps, keys, &names) != 0) {
+        codeview_call_names_free(names, count);
+        free(insns);
         free(keys);
         json_decref(list);
         json_decref(calls);
@@ -501,17 +533,18 @@ static json_t *codeview_version_json(codeview *v, unsigned vi, unsigned position
                                        : rv->info.cold_start + (in->offset - hot);
         uint64_t self, total;
         codeview_resolve(v, vi, in, rv->info.code_start, rv->info.hot_size, ps, &t);
+        t.from_il = names[i];
         codeheat_sum(&v->heat, at, in->size, &self, &total);
         version_self += self;
         version_total += total;
         json_array_append_new(list, json_pack("{s:i, s:s?, s:s, s:s, s:o, s:o, s:o, s:o}", "offset",
                                               (int)in->offset, "bytes", hex, "mnemonic",
                                               in->mnemonic, "operands", in->operands, "il_offset",
-                                              codeview_il_json(codeview_il(rv, keys, in->offset)),
+                                              codeview_il_json(ilmap_entry(rv, keys, in->offset)),
                                               "target", codeview_target_json(&t), "samples",
                                               view_count(total), "self_samples", view_count(self)));
         free(hex);
-        if ((in->flags & DISASM_CALL) && t.kind == CV_METHOD) {
+        if ((in->flags & DISASM_CALL) && t.kind == CV_METHOD && !t.from_il) {
             size_t c;
             json_t *e;
             json_array_foreach(calls, c, e)
@@ -525,6 +558,7 @@ static json_t *codeview_version_json(codeview *v, unsigned vi, unsigned position
                                                 view_id(t.sym->function_id), "name", t.sym->name));
         }
     }
+    codeview_call_names_free(names, count);
     free(insns);
     free(keys);
     for (k = 0; k < cv->inlinee_count; k++) {
@@ -656,6 +690,13 @@ static void codeview_text_target(textbuf *out, const disasm_insn *in, const code
 {
     const char *name = t->kind == CV_METHOD ? t->sym->name : t->native;
 
+    if (t->from_il) { /* as the JIT's listing: [rax+0x18]Name, [Name] through a cell */
+        if (in->target || in->cell)
+            textbuf_printf(out, "[%s]", t->from_il);
+        else
+            textbuf_printf(out, "%s %s", in->operands, t->from_il);
+        return;
+    }
     switch (t->kind) {
     case CV_LOCAL: textbuf_printf(out, "L_%04X", t->local); break;
     case CV_METHOD:
@@ -684,13 +725,17 @@ int codeview_text(codeview *v, procsyms *ps, int il, textbuf *out)
         const codeview_version *cv = &v->versions[vi];
         const char *why, *tier = codeview_tier(v, vi, ps, &why);
         disasm_insn *insns = NULL;
+        char **names = NULL;
         size_t count = 0, k;
         uint32_t *labels = NULL, nlabels = 0, j = 0;
         uint32_t last_il = UINT32_MAX - 1;
         int failed;
-        codeview_mapkey *keys = codeview_map_sorted(rv, &failed);
+        ilmap_key *keys = ilmap_sorted(rv, &failed);
 
-        if (failed || codeview_disasm(v, vi, &insns, &count) != 0) {
+        if (failed || codeview_disasm(v, vi, &insns, &count) != 0 ||
+            codeview_call_names(v, vi, insns, count, ps, keys, &names) != 0) {
+            codeview_call_names_free(names, count);
+            free(insns);
             free(keys);
             return -1;
         }
@@ -726,7 +771,7 @@ int codeview_text(codeview *v, procsyms *ps, int il, textbuf *out)
             if (is_label)
                 textbuf_printf(out, "%sL_%04X:\n", k ? "\n" : "", in->offset);
             if (il) {
-                const wire_code_map_entry *e = codeview_il(rv, keys, in->offset);
+                const wire_code_map_entry *e = ilmap_entry(rv, keys, in->offset);
                 if (e && e->native_start == in->offset && e->il_offset != last_il) {
                     last_il = e->il_offset;
                     if (e->il_offset < 0xFFFFFFFDu)
@@ -739,8 +784,9 @@ int codeview_text(codeview *v, procsyms *ps, int il, textbuf *out)
                 }
             }
             codeview_resolve(v, vi, in, rv->info.code_start, rv->info.hot_size, ps, &t);
+            t.from_il = names[k];
             textbuf_printf(out, "       %-8s ", in->mnemonic);
-            if (t.kind != CV_NONE)
+            if (t.kind != CV_NONE || t.from_il)
                 codeview_text_target(out, in, &t);
             else
                 textbuf_str(out, in->operands);
@@ -749,6 +795,7 @@ int codeview_text(codeview *v, procsyms *ps, int il, textbuf *out)
         }
         textbuf_printf(out, "\n; Total bytes of code %u\n\n",
                        rv->info.hot_size + rv->info.cold_size);
+        codeview_call_names_free(names, count);
         free(labels);
         free(keys);
         free(insns);

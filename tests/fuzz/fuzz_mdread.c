@@ -1,4 +1,4 @@
-/* fuzz_mdread.c -- fuzz target for agent/mdread.c, the agent's reader of a
+/* fuzz_mdread.c -- fuzz target for proto/mdread.c, the agent's reader of a
  * module's ECMA-335 metadata straight from its image.
  *
  * The input is a PE image as a compiler writes it (the seed is the test

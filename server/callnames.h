@@ -1,0 +1,49 @@
+/* callnames.h -- names for the call instructions of a code version whose
+ * target its code does not give: a call through a register (a delegate's
+ * Invoke, a virtual call through the method table, an interface call
+ * through its dispatch cell in r11) or through a stub to a method the
+ * session does not know (a precode of a method not compiled yet), from the
+ * IL call at that instruction's IL offset.
+ *
+ * The IL-to-native map gives each instruction the IL offset of the
+ * statement it belongs to, not of the call itself; so the calls of one IL
+ * offset (all the native calls whose map entry has it, in code order) are
+ * matched with the IL's call, callvirt and newobj instructions from that
+ * offset to the map's next IL offset (in IL order). The calls already named
+ * by their code anchor the match: a named call is matched with the next IL
+ * call of the same method name, and between two anchors the unnamed calls
+ * take the IL calls in order only when there are as many of each (a call
+ * the JIT expanded or inlined away, or a call of an inlinee, which the map
+ * gives the IL offset of its root's statement, makes them differ: then none
+ * of them is named). Helpers (a native target) take no IL call. */
+#ifndef JITSCOPE_CALLNAMES_H
+#define JITSCOPE_CALLNAMES_H
+
+#include <stdint.h>
+
+#include "ilcalls.h"
+
+#define CALLNAMES_MAX_SITES 4096u /* IL calls of one method looked at */
+
+enum { CALLNAMES_HELPER, CALLNAMES_NAMED, CALLNAMES_UNNAMED };
+
+/* One call instruction of a version, in code order. */
+typedef struct callnames_call {
+    uint32_t il_offset; /* its map entry's IL offset; UINT32_MAX and above: none */
+    int kind;           /* CALLNAMES_* */
+    const char *name;   /* CALLNAMES_NAMED: the method's name as the session has it */
+} callnames_call;
+
+/* Fills names[i] for each unnamed calls[i] it can name (malloc'd; the rest
+ * NULL): il is the method's IL code (without its header), starts the
+ * distinct IL offsets of the version's map, ascending. 0, or -1 when memory
+ * ran out. */
+int callnames_assign(const callnames_call *calls, uint32_t n, const uint32_t *starts,
+                     uint32_t nstarts, const uint8_t *il, uint32_t il_size,
+                     const ilcalls_module *m, char **names);
+
+/* The method's own name in a session's name ("Ns.Type.Method<A>(int)" ->
+ * "Method", ".ctor" kept whole) into out. */
+void callnames_simple(const char *name, char *out, size_t outsz);
+
+#endif
