@@ -398,6 +398,8 @@ static int codeview_call_names(codeview *v, unsigned vi, const disasm_insn *insn
     callnames_call *calls = NULL;
     uint32_t *at = NULL, *starts = NULL, ncalls = 0, nstarts = 0, i, unnamed = 0;
     char **names = NULL, **all = calloc(count ? count : 1, sizeof(*all));
+    const char **inlinees = NULL;
+    callnames_version ver;
     ilbody body = {0, 0};
     int rc = -1;
 
@@ -420,6 +422,7 @@ static int codeview_call_names(codeview *v, unsigned vi, const disasm_insn *insn
         calls[ncalls].kind = t.kind == CV_METHOD                ? CALLNAMES_NAMED
                              : t.kind == CV_NONE || t.managed ? CALLNAMES_UNNAMED
                                                               : CALLNAMES_HELPER;
+        calls[ncalls].via_register = t.kind == CV_NONE;
         unnamed += calls[ncalls].kind == CALLNAMES_UNNAMED;
         at[ncalls++] = (uint32_t)i;
     }
@@ -436,13 +439,20 @@ static int codeview_call_names(codeview *v, unsigned vi, const disasm_insn *insn
         if (rv->map[i].il_offset < 0xFFFFFFFDu)
             starts[nstarts++] = rv->map[i].il_offset;
     qsort(starts, nstarts, sizeof(*starts), codeview_u32_cmp);
-    if (!(names = malloc((size_t)ncalls * sizeof(*names))))
+    if (!(names = malloc((size_t)ncalls * sizeof(*names))) ||
+        !(inlinees = malloc((v->versions[vi].inlinee_count + 1) * sizeof(*inlinees))))
         goto fail;
-    if (callnames_assign(calls, ncalls, starts, nstarts, v->reply.il + body.header_size,
-                         (uint32_t)(v->reply.il_have - body.header_size < body.code_size
-                                        ? v->reply.il_have - body.header_size
-                                        : body.code_size),
-                         &v->il_module, names) != 0)
+    for (i = 0; i < v->versions[vi].inlinee_count; i++)
+        inlinees[i] = v->syms.items[v->versions[vi].inlinees[i]].name;
+    ver = (callnames_version){v->reply.il + body.header_size,
+                              (uint32_t)(v->reply.il_have - body.header_size < body.code_size
+                                             ? v->reply.il_have - body.header_size
+                                             : body.code_size),
+                              starts,
+                              nstarts,
+                              inlinees,
+                              v->versions[vi].inlinee_count};
+    if (callnames_assign(calls, ncalls, &ver, &v->il_module, names) != 0)
         goto fail;
     for (i = 0; i < ncalls; i++)
         all[at[i]] = names[i];
@@ -450,6 +460,7 @@ static int codeview_call_names(codeview *v, unsigned vi, const disasm_insn *insn
 fail:
     rc = -1;
 out:
+    free(inlinees);
     free(names);
     free(calls);
     free(at);

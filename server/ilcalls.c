@@ -194,34 +194,28 @@ static size_t ilcalls_token_name(void *ctx, uint32_t token, char *out, size_t ou
         return ilcalls_type_name(c->md, token, full, out, outsz);
     if (c->depth >= 4 || mdread_type_spec(c->md, token, &sig, &len) != 0)
         return 0;
+    c->full = full; /* a generic instance's definition: named as the spec would be */
     c->depth++;
     n = sig_format_type(sig, len, &c->names, out, outsz);
     c->depth--;
     return n > 0 ? (size_t)n : 0;
 }
 
-/* The type arguments of a MethodSpec's instantiation blob (0x0A, count,
- * types), each formatted into its slot of texts. Returns the count, -1 bad. */
-static int ilcalls_inst(ilcalls_ctx *c, const uint8_t *inst, uint32_t len, char texts[][96],
-                        unsigned max)
+/* `count` types from pos in blob, each formatted into its slot of texts (at
+ * most max). Returns how many, -1 when malformed. A type's encoding is
+ * prefix-free, so where one ends is the shortest prefix that formats. */
+static int ilcalls_types(ilcalls_ctx *c, const uint8_t *blob, size_t len, size_t pos,
+                         uint32_t count, char texts[][96], unsigned max)
 {
-    size_t pos = 1;
-    uint32_t count, i;
+    uint32_t i;
 
-    if (len < 2 || inst[0] != 0x0A || sig_read_compressed(inst, len, &pos, &count) != 0)
+    if (len > 1024)
         return -1;
     for (i = 0; i < count && i < max; i++) {
-        /* each type: format from here, then skip it by formatting into a bounded buffer */
-        size_t start = pos, end;
-        int n = sig_format_type(inst + start, len - start, &c->names, texts[i], sizeof(texts[i]));
-        if (n < 0)
-            return -1;
-        /* sig_format_type does not say how far it read: find the shortest prefix that formats */
-        for (end = start + 1; end <= len; end++) {
-            char scratch[96];
-            if (sig_format_type(inst + start, end - start, &c->names, scratch, sizeof(scratch)) >= 0)
+        size_t end;
+        for (end = pos + 1; end <= len; end++)
+            if (sig_format_type(blob + pos, end - pos, &c->names, texts[i], sizeof(texts[i])) >= 0)
                 break;
-        }
         if (end > len)
             return -1;
         pos = end;
@@ -229,18 +223,46 @@ static int ilcalls_inst(ilcalls_ctx *c, const uint8_t *inst, uint32_t len, char 
     return (int)(count < max ? count : max);
 }
 
+/* A MethodSpec's instantiation (0x0A, count, types). */
+static int ilcalls_inst(ilcalls_ctx *c, const uint8_t *inst, uint32_t len, char texts[][96],
+                        unsigned max)
+{
+    size_t pos = 1;
+    uint32_t count;
+
+    if (len < 2 || inst[0] != 0x0A || sig_read_compressed(inst, len, &pos, &count) != 0)
+        return -1;
+    return ilcalls_types(c, inst, len, pos, count, texts, max);
+}
+
+/* A generic instance's arguments, of the TypeSpec that owns a MemberRef
+ * (0x15, CLASS or VALUETYPE, its definition, count, types); 0 for any other owner. */
+static int ilcalls_class_args(ilcalls_ctx *c, uint32_t owner, char texts[][96], unsigned max)
+{
+    const uint8_t *spec;
+    uint32_t len, token, count;
+    size_t pos = 2;
+
+    if ((owner & 0xFF000000u) != MDREAD_TOKEN_TYPESPEC ||
+        mdread_type_spec(c->md, owner, &spec, &len) != 0 || len < 4 || spec[0] != 0x15 ||
+        sig_read_compressed(spec, len, &pos, &token) != 0 ||
+        sig_read_compressed(spec, len, &pos, &count) != 0)
+        return 0;
+    return ilcalls_types(c, spec, len, pos, count, texts, max);
+}
+
 int ilcalls_name(const ilcalls_module *m, uint32_t token, char *out, size_t outsz, char *simple,
                  size_t simple_size)
 {
     static const char *const none[1] = {NULL};
-    char owner[ILCALLS_NAME_BYTES] = "", args[8][96], params[ILCALLS_NAME_BYTES];
-    const char *arg_list[8];
+    char owner[ILCALLS_NAME_BYTES] = "", args[8][96], class_args[8][96], params[ILCALLS_NAME_BYTES];
+    const char *arg_list[8], *class_list[8];
     const uint8_t *sig = NULL, *inst = NULL;
     uint32_t sig_len = 0, inst_len = 0, owner_token = 0, method = token;
     const char *name = NULL;
     ilcalls_ctx c = {.md = &m->md};
     size_t used;
-    int nargs = 0, i, n;
+    int nargs = 0, nclass, i, n;
 
     char scratch[ILCALLS_NAME_BYTES];
 
@@ -276,6 +298,12 @@ int ilcalls_name(const ilcalls_module *m, uint32_t token, char *out, size_t outs
         arg_list[i] = args[i];
     c.names.method_args = nargs ? arg_list : none;
     c.names.method_arg_count = (unsigned)nargs;
+    if ((nclass = ilcalls_class_args(&c, owner_token, class_args, 8)) < 0)
+        nclass = 0;
+    for (i = 0; i < nclass; i++)
+        class_list[i] = class_args[i];
+    c.names.class_args = nclass ? class_list : none;
+    c.names.class_arg_count = (unsigned)nclass;
     n = snprintf(out, outsz, "%s%s%s", owner, owner[0] ? "." : "", name);
     if (n < 0 || (size_t)n >= outsz)
         return -1;
