@@ -549,8 +549,6 @@ int mdread_knows(const mdread *r, uint32_t token)
     case MDREAD_TOKEN_TYPEDEF: t = &r->type_def; break;
     case MDREAD_TOKEN_METHODDEF: t = &r->method_def; break;
     case MDREAD_TOKEN_TYPESPEC: t = &r->type_spec; break;
-    case MDREAD_TOKEN_MEMBERREF: t = &r->member_ref; break;
-    case MDREAD_TOKEN_METHODSPEC: t = &r->method_spec; break;
     default: return 0;
     }
     return row_of(t, token, token & 0xFF000000u) != NULL;

@@ -30,6 +30,8 @@
 #include "symbols.h"
 #include "textbuf.h"
 
+#define CODEVIEW_NONE UINT32_MAX /* ref_sym: the reference names no method of the session */
+
 typedef struct codeview_version {
     unsigned index;     /* in the reply */
     int ordinal;        /* compilation of the function (0 first), -1: not seen compiled */
