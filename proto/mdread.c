@@ -649,9 +649,9 @@ int mdread_member_ref(const mdread *r, uint32_t token, mdread_member *out)
         return -1;
     out->parent = parents[coded & 7u] | (coded >> 3);
     out->name = string_at(r, field(row, r->parent_width, r->string_width));
-    if (!out->name || blob_at(r, field(row, (uint32_t)r->parent_width + r->string_width,
-                                       r->blob_width),
-                              &out->sig, &out->sig_len) != 0)
+    if (!out->name ||
+        blob_at(r, field(row, (uint32_t)r->parent_width + r->string_width, r->blob_width),
+                &out->sig, &out->sig_len) != 0)
         return -1;
     return 0;
 }

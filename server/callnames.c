@@ -93,8 +93,7 @@ static void callnames_key(const char *name, char *out, size_t outsz)
         }
         type_end = p > name ? p - 1 : name;
     }
-    for (type_start = type_end; type_start > name && type_start[-1] != '.' &&
-                                type_start[-1] != '+';
+    for (type_start = type_end; type_start > name && type_start[-1] != '.' && type_start[-1] != '+';
          type_start--)
         ;
     snprintf(out, outsz, "%.*s|%s|%d", (int)(type_end - type_start), type_start, method, params);

@@ -16,10 +16,10 @@ enum { CV_NONE, CV_LOCAL, CV_METHOD, CV_NATIVE, CV_UNKNOWN };
 
 typedef struct codeview_target {
     int kind;
-    int managed;      /* a reference the agent found managed code or a method's stub behind */
+    int managed;         /* a reference the agent found managed code or a method's stub behind */
     const char *from_il; /* named from the IL call at its IL offset (callnames.h) */
-    uint32_t local;   /* CV_LOCAL: offset in the method */
-    uint64_t address; /* where it lands (or the cell, when that is all we know) */
+    uint32_t local;      /* CV_LOCAL: offset in the method */
+    uint64_t address;    /* where it lands (or the cell, when that is all we know) */
     const symbol *sym;
     char native[256];
 } codeview_target;
@@ -238,7 +238,7 @@ static int codeview_call_names(codeview *v, unsigned vi, const disasm_insn *insn
         e = ilmap_entry(rv, keys, insns[i].offset);
         calls[ncalls].il_offset = e ? e->il_offset : UINT32_MAX;
         calls[ncalls].name = t.kind == CV_METHOD ? t.sym->name : NULL;
-        calls[ncalls].kind = t.kind == CV_METHOD                ? CALLNAMES_NAMED
+        calls[ncalls].kind = t.kind == CV_METHOD              ? CALLNAMES_NAMED
                              : t.kind == CV_NONE || t.managed ? CALLNAMES_UNNAMED
                                                               : CALLNAMES_HELPER;
         calls[ncalls].via_register = t.kind == CV_NONE;

@@ -58,7 +58,7 @@ typedef struct codeview {
     uint32_t inlined_into;                  /* distinct methods it was inlined into */
     uint32_t inlined_sites;                 /* inline records naming it as callee */
     symbols syms;
-    codeheat heat; /* the session's newest profile's samples in this code */
+    codeheat heat;            /* the session's newest profile's samples in this code */
     char *module_path;        /* the module's file, as the process sees it (NULL: none) */
     int files_gone;           /* the process ran in a container that has ended */
     int il_module_tried;      /* il_module opened (or tried), on the first call to name */

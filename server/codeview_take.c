@@ -183,4 +183,3 @@ void codeview_free(codeview *v)
     codeheat_free(&v->heat);
     memset(v, 0, sizeof(*v));
 }
-

@@ -154,8 +154,7 @@ typedef struct ilcalls_ctx {
 
 /* A TypeDef's name with its enclosing types ("Ns.Outer+Inner"), or a
  * TypeRef's ("Ns.Name"); short: without the namespace. Length, 0 unknown. */
-static size_t ilcalls_type_name(const mdread *md, uint32_t token, int full, char *out,
-                                size_t outsz)
+static size_t ilcalls_type_name(const mdread *md, uint32_t token, int full, char *out, size_t outsz)
 {
     const char *ns = NULL, *name = NULL;
     uint32_t flags, outer;

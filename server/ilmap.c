@@ -48,8 +48,8 @@ uint32_t ilmap_lower(const ilmap_key *keys, uint32_t n, uint32_t off)
 
 /* The IL offset an instruction at native offset off belongs to: the map entry that starts
  * there, else the one before it if it covers it (the runtime's entries do not overlap). */
-const wire_code_map_entry *ilmap_entry(const code_reply_version *rv,
-                                              const ilmap_key *keys, uint32_t off)
+const wire_code_map_entry *ilmap_entry(const code_reply_version *rv, const ilmap_key *keys,
+                                       uint32_t off)
 {
     uint32_t at, before;
     const wire_code_map_entry *e;
@@ -65,4 +65,3 @@ const wire_code_map_entry *ilmap_entry(const code_reply_version *rv,
     e = &rv->map[keys[before].index];
     return off < e->native_end ? e : NULL;
 }
-

@@ -72,6 +72,19 @@ static void fuzz_ask_everything(const mdread *r)
         if (mdread_type_spec(r, MDREAD_TOKEN_TYPESPEC | rid, &sig, &len) == 0)
             fuzz_check_blob(sig, len);
     }
+    for (rid = 0; rid <= fuzz_rows(r->member_ref.count); rid++) {
+        mdread_member m;
+        if (mdread_member_ref(r, MDREAD_TOKEN_MEMBERREF | rid, &m) == 0) {
+            fuzz_check_string(m.name);
+            fuzz_check_blob(m.sig, m.sig_len);
+        }
+    }
+    for (rid = 0; rid <= fuzz_rows(r->method_spec.count); rid++) {
+        const uint8_t *inst;
+        uint32_t len, method;
+        if (mdread_method_spec(r, MDREAD_TOKEN_METHODSPEC | rid, &method, &inst, &len) == 0)
+            fuzz_check_blob(inst, len);
+    }
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -82,10 +82,11 @@ TEST(ilcalls_names_from_metadata)
     CHECK(find_token(&m, 0x06000000u, "JitscopeE2e.CallBase.Virt(int)"), "a MethodDef");
     CHECK(find_token(&m, 0x06000000u, "JitscopeE2e.CallWork+<CallAsync>d__4.MoveNext()"),
           "a nested type's method");
-    t = find_token(&m, 0x2B000000u,
-                   "System.Runtime.CompilerServices.AsyncTaskMethodBuilder<int>.AwaitUnsafeOnCompleted<"
-                   "YieldAwaiter, CallWork+<CallAsync>d__4>(ref YieldAwaiter, ref "
-                   "CallWork+<CallAsync>d__4)");
+    t = find_token(
+        &m, 0x2B000000u,
+        "System.Runtime.CompilerServices.AsyncTaskMethodBuilder<int>.AwaitUnsafeOnCompleted<"
+        "YieldAwaiter, CallWork+<CallAsync>d__4>(ref YieldAwaiter, ref "
+        "CallWork+<CallAsync>d__4)");
     CHECK(t != 0, "a MethodSpec with its instantiation (method arguments in parameters)");
     for (i = 1; !t && i < 64; i++) /* say what the MethodSpecs are named */
         if (ilcalls_name(&m, 0x2B000000u | i, name, sizeof(name), NULL, 0) == 0)
