@@ -99,60 +99,75 @@ static void callnames_key(const char *name, char *out, size_t outsz)
     snprintf(out, outsz, "%.*s|%s|%d", (int)(type_end - type_start), type_start, method, params);
 }
 
-/* The IL calls of one IL offset, with what the calls named by their code took. */
-typedef struct callnames_sites {
+/* The IL's call sites and their names, each named once (on first use). */
+typedef struct callnames_ctx {
+    const ilcalls_module *m;
     const ilcalls_site *site;
-    uint32_t n;
-    int inlined; /* one of them calls an inlinee of the version */
-} callnames_sites;
+    char **name; /* per site: NULL not yet, callnames_unknown: the metadata gives none */
+} callnames_ctx;
 
-/* Names the unnamed calls u[0..nu) from the IL calls s[0..ns), in order, when
+static char callnames_unknown[] = "";
+
+/* Site i's name ("Ns.Type.Method(int)"), or NULL when the metadata gives none (or no memory). */
+static const char *callnames_site(callnames_ctx *c, uint32_t i)
+{
+    char text[ILCALLS_NAME_BYTES];
+
+    if (!c->name[i])
+        c->name[i] = ilcalls_name(c->m, c->site[i].token, text, sizeof(text), NULL, 0) == 0
+                         ? strdup(text)
+                         : callnames_unknown;
+    return c->name[i] && c->name[i] != callnames_unknown ? c->name[i] : NULL;
+}
+
+/* Names the unnamed calls u[0..nu) from the sites [s, s + ns), in order, when
  * as many and each a match: a call through a register takes a callvirt only.
  * Where the IL offset holds inlined code, a stub's call may be the inlinee's:
  * only calls through a register (and the callvirts) take part. */
-static int callnames_segment(const callnames_call *calls, const uint32_t *u, uint32_t nu,
-                             const ilcalls_site *s, uint32_t ns, int inlined,
-                             const ilcalls_module *m, char **names)
+static int callnames_segment(callnames_ctx *c, const callnames_call *calls, const uint32_t *u,
+                             uint32_t nu, uint32_t s, uint32_t ns, int inlined, char **names)
 {
     uint32_t take[64], i, j, n = 0, k = 0;
 
-    for (i = 0; i < nu; i++)
-        if (!inlined || calls[u[i]].via_register)
-            take[n++ < 64 ? n - 1 : 63] = u[i];
+    for (i = 0; i < nu && n <= 64; i++)
+        if (!inlined || calls[u[i]].via_register) {
+            if (n < 64)
+                take[n] = u[i];
+            n++;
+        }
     if (n == 0 || n > 64)
         return 0;
     for (j = 0; j < ns; j++)
-        k += !inlined || s[j].opcode == ILCALLS_CALLVIRT;
+        k += !inlined || c->site[s + j].opcode == ILCALLS_CALLVIRT;
     if (k != n)
         return 0;
     for (i = 0, j = 0; i < n; i++, j++) { /* every pair a match, or none named */
-        while (inlined && s[j].opcode != ILCALLS_CALLVIRT)
+        while (inlined && c->site[s + j].opcode != ILCALLS_CALLVIRT)
             j++;
-        if (calls[take[i]].via_register && s[j].opcode != ILCALLS_CALLVIRT)
+        if ((calls[take[i]].via_register && c->site[s + j].opcode != ILCALLS_CALLVIRT) ||
+            !callnames_site(c, s + j))
             return 0;
     }
     for (i = 0, j = 0; i < n; i++, j++) {
-        char text[ILCALLS_NAME_BYTES];
-        while (inlined && s[j].opcode != ILCALLS_CALLVIRT)
+        while (inlined && c->site[s + j].opcode != ILCALLS_CALLVIRT)
             j++;
-        if (ilcalls_name(m, s[j].token, text, sizeof(text), NULL, 0) != 0)
-            continue;
-        if (!(names[take[i]] = strdup(text)))
+        if (!(names[take[i]] = strdup(callnames_site(c, s + j))))
             return -1;
     }
     return 0;
 }
 
-/* 1 when one of the IL calls sites[0..ns) calls an inlinee of the version
- * (or a method whose name the metadata does not give). */
-static int callnames_inlines(const callnames_version *ver, const ilcalls_site *sites, uint32_t ns,
-                             const ilcalls_module *m)
+/* 1 when one of the sites [s, s + ns) calls an inlinee of the version (or a
+ * method whose name the metadata does not give). */
+static int callnames_inlines(callnames_ctx *c, const callnames_version *ver, uint32_t s,
+                             uint32_t ns)
 {
     uint32_t i, j;
 
     for (i = 0; i < ns; i++) {
-        char text[ILCALLS_NAME_BYTES], have[300], inlinee[300];
-        if (ilcalls_name(m, sites[i].token, text, sizeof(text), NULL, 0) != 0)
+        const char *text = callnames_site(c, s + i);
+        char have[300], inlinee[300];
+        if (!text)
             return 1;
         callnames_key(text, have, sizeof(have));
         for (j = 0; j < ver->ninlinees; j++) {
@@ -164,87 +179,129 @@ static int callnames_inlines(const callnames_version *ver, const ilcalls_site *s
     return 0;
 }
 
-/* One IL offset's calls: idx[0..k) of calls, in code order. A call named by
- * its code takes the next IL call of its method's name (an anchor); the
- * unnamed calls between two anchors take the IL calls between them. */
-static int callnames_group(const callnames_call *calls, const uint32_t *idx, uint32_t k,
-                           const callnames_sites *g, const ilcalls_module *m, char **names,
+/* One IL offset's calls: idx[0..k) of calls, in code order, and its sites
+ * [s, s + ns). A call named by its code takes the next IL call of its
+ * method's name (an anchor); the unnamed calls between two anchors take the
+ * IL calls between them. */
+static int callnames_group(callnames_ctx *c, const callnames_call *calls, const uint32_t *idx,
+                           uint32_t k, uint32_t s, uint32_t ns, int inlined, char **names,
                            uint32_t *unnamed)
 {
     uint32_t pos = 0, nu = 0, i;
 
     for (i = 0; i < k; i++) {
-        const callnames_call *c = &calls[idx[i]];
-        if (c->kind == CALLNAMES_UNNAMED) {
+        const callnames_call *call = &calls[idx[i]];
+        if (call->kind == CALLNAMES_UNNAMED) {
             unnamed[nu++] = idx[i];
-        } else if (c->kind == CALLNAMES_NAMED && c->name) {
+        } else if (call->kind == CALLNAMES_NAMED && call->name) {
             char want[256], have[256];
             uint32_t j;
-            callnames_simple(c->name, want, sizeof(want));
-            for (j = pos; j < g->n; j++)
-                if (ilcalls_name(m, g->site[j].token, NULL, 0, have, sizeof(have)) == 0 &&
-                    strcmp(have, want) == 0)
-                    break;
-            if (j == g->n)
+            callnames_simple(call->name, want, sizeof(want));
+            for (j = pos; j < ns; j++) {
+                const char *text = callnames_site(c, s + j);
+                if (text) {
+                    callnames_simple(text, have, sizeof(have));
+                    if (strcmp(have, want) == 0)
+                        break;
+                }
+            }
+            if (j == ns)
                 continue; /* not this offset's own call (an inlinee's): no anchor */
-            if (callnames_segment(calls, unnamed, nu, g->site + pos, j - pos, g->inlined, m,
-                                  names) != 0)
+            if (callnames_segment(c, calls, unnamed, nu, s + pos, j - pos, inlined, names) != 0)
                 return -1;
             pos = j + 1;
             nu = 0;
         }
     }
-    return callnames_segment(calls, unnamed, nu, g->site + pos, g->n - pos, g->inlined, m, names);
+    return callnames_segment(c, calls, unnamed, nu, s + pos, ns - pos, inlined, names);
+}
+
+/* Call indices ordered by IL offset, then code order. */
+typedef struct callnames_order {
+    uint32_t il_offset, index;
+} callnames_order;
+
+static int callnames_order_cmp(const void *a, const void *b)
+{
+    const callnames_order *x = a, *y = b;
+
+    if (x->il_offset != y->il_offset)
+        return x->il_offset < y->il_offset ? -1 : 1;
+    return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/* The first site at or after IL offset off. */
+static uint32_t callnames_first_site(const ilcalls_site *site, uint32_t n, uint32_t off)
+{
+    uint32_t lo = 0, hi = n;
+
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (site[mid].il_offset < off)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
 }
 
 int callnames_assign(const callnames_call *calls, uint32_t n, const callnames_version *ver,
                      const ilcalls_module *m, char **names)
 {
-    const uint8_t *il = ver->il;
-    uint32_t il_size = ver->il_size;
-    ilcalls_site *sites;
-    callnames_sites group;
-    uint32_t *idx, *unnamed, nsites, i;
-    int rc = 0;
+    ilcalls_site *sites = NULL;
+    callnames_order *order = NULL;
+    callnames_ctx c = {m, NULL, NULL};
+    uint32_t *idx = NULL, *unnamed = NULL, nsites = 0, i, g;
+    int rc = -1;
 
     for (i = 0; i < n; i++)
         names[i] = NULL;
     for (i = 0; i < n && calls[i].kind != CALLNAMES_UNNAMED; i++)
         ;
-    if (i == n || !il || !il_size || !m->map)
+    if (i == n || !ver->il || !ver->il_size || !m->map)
         return 0;
-    sites = malloc(CALLNAMES_MAX_SITES * sizeof(*sites));
-    idx = malloc((size_t)n * sizeof(*idx));
-    unnamed = malloc((size_t)n * sizeof(*unnamed));
-    if (!sites || !idx || !unnamed) {
-        rc = -1;
+    if (!(sites = malloc(CALLNAMES_MAX_SITES * sizeof(*sites))) ||
+        !(order = malloc((size_t)n * sizeof(*order))) ||
+        !(idx = malloc((size_t)n * sizeof(*idx))) ||
+        !(unnamed = malloc((size_t)n * sizeof(*unnamed))))
         goto out;
-    }
-    nsites = ilcalls_scan(il, il_size, sites, CALLNAMES_MAX_SITES);
-    for (i = 0; i < n && rc == 0; i++) {
-        uint32_t off = calls[i].il_offset, k = 0, j, end, first, last;
-        if (calls[i].kind != CALLNAMES_UNNAMED || off >= il_size)
+    nsites = ilcalls_scan(ver->il, ver->il_size, sites, CALLNAMES_MAX_SITES);
+    c.site = sites;
+    if (!(c.name = calloc(nsites ? nsites : 1, sizeof(*c.name))))
+        goto out;
+    for (i = 0; i < n; i++)
+        order[i] = (callnames_order){calls[i].il_offset, i};
+    qsort(order, n, sizeof(*order), callnames_order_cmp);
+    rc = 0;
+    for (g = 0; g < n && rc == 0; g = i) { /* each IL offset's calls */
+        uint32_t off = order[g].il_offset, k = 0, any = 0, first, last;
+        for (i = g; i < n && order[i].il_offset == off; i++) {
+            idx[k++] = order[i].index;
+            any |= calls[order[i].index].kind == CALLNAMES_UNNAMED;
+        }
+        if (!any || off >= ver->il_size)
             continue;
-        for (j = 0; j < i; j++) /* done with this offset's first unnamed call */
-            if (calls[j].il_offset == off && calls[j].kind == CALLNAMES_UNNAMED)
-                break;
-        if (j < i)
-            continue;
-        for (j = 0; j < n; j++)
-            if (calls[j].il_offset == off)
-                idx[k++] = j;
-        end = callnames_range_end(ver->starts, ver->nstarts, off, il_size);
-        for (first = 0; first < nsites && sites[first].il_offset < off; first++)
-            ;
-        for (last = first; last < nsites && sites[last].il_offset < end; last++)
-            ;
-        group = (callnames_sites){sites + first, last - first,
-                                  callnames_inlines(ver, sites + first, last - first, m)};
-        rc = callnames_group(calls, idx, k, &group, m, names, unnamed);
+        first = callnames_first_site(sites, nsites, off);
+        last = callnames_first_site(
+            sites, nsites, callnames_range_end(ver->starts, ver->nstarts, off, ver->il_size));
+        if (last < first)
+            last = first;
+        rc = callnames_group(&c, calls, idx, k, first, last - first,
+                             callnames_inlines(&c, ver, first, last - first), names, unnamed);
     }
 out:
+    for (i = 0; c.name && i < nsites; i++)
+        if (c.name[i] != callnames_unknown)
+            free(c.name[i]);
+    free(c.name);
     free(sites);
+    free(order);
     free(idx);
     free(unnamed);
+    if (rc != 0)
+        for (i = 0; i < n; i++) {
+            free(names[i]);
+            names[i] = NULL;
+        }
     return rc;
 }
