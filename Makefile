@@ -255,9 +255,11 @@ FUZZ_SRC_elfsyms     := server/elfsyms.c
 FUZZ_SRC_ilbody      := proto/ilbody.c
 FUZZ_SRC_report      := server/report_cond.c server/report_md.c server/textbuf.c
 FUZZ_SRC_pdb         := server/pdb.c server/pefile.c
+FUZZ_SRC_ilcalls     := server/ilcalls.c server/callnames.c server/symfile.c server/pdb.c server/pefile.c proto/mdread.c proto/sig.c
 FUZZ_LIBS_elfsyms     = -lelf -llzma -lz
 FUZZ_LIBS_procsyms    = -lelf -llzma -lz
 FUZZ_LIBS_pdb         = -lz
+FUZZ_LIBS_ilcalls     = -lz
 FUZZ_INC_sig         := -Iagent
 FUZZ_INC_names       := -Iagent
 FUZZ_INC_mdread      := -Iagent
@@ -266,7 +268,7 @@ FUZZ_LIBS_route       = $(SERVER_LIBS)
 FUZZ_LIBS_ws          = $(shell pkg-config --libs jansson 2>/dev/null)
 FUZZ_LIBS_wire_decode = $(SERVER_LIBS)
 FUZZ_LIBS_report      = $(shell pkg-config --libs jansson 2>/dev/null) -lm
-$(foreach t,wire_decode command ipc port ws procsyms perfrec procmaps elfsyms report pdb,$(eval FUZZ_INC_$(t) := -Iserver))
+$(foreach t,wire_decode command ipc port ws procsyms perfrec procmaps elfsyms report pdb ilcalls,$(eval FUZZ_INC_$(t) := -Iserver))
 
 # The sources the targets share (every one of them the route target's, most of them the
 # wire_decode target's too) are compiled once, with clang's instrumentation, into

@@ -8,8 +8,9 @@
 #include "sig.h"
 #include "symfile.h"
 
-#define ILCALLS_SWITCH 0xFFu /* the operand size of switch: 4 + 4 * n */
-#define ILCALLS_BAD 0xFEu    /* no such opcode */
+#define ILCALLS_SWITCH 0xFFu  /* the operand size of switch: 4 + 4 * n */
+#define ILCALLS_BAD 0xFEu     /* no such opcode */
+#define ILCALLS_MAX_NESTING 8 /* enclosing types named (metadata may make a loop of them) */
 
 /* Operand bytes of each one-byte opcode (ECMA-335 III); 0xFE is the prefix of the two-byte ones. */
 static uint8_t ilcalls_operand(uint8_t op)
@@ -154,7 +155,8 @@ typedef struct ilcalls_ctx {
 
 /* A TypeDef's name with its enclosing types ("Ns.Outer+Inner"), or a
  * TypeRef's ("Ns.Name"); short: without the namespace. Length, 0 unknown. */
-static size_t ilcalls_type_name(const mdread *md, uint32_t token, int full, char *out, size_t outsz)
+static size_t ilcalls_type_name(const mdread *md, uint32_t token, int full, char *out, size_t outsz,
+                                unsigned depth)
 {
     const char *ns = NULL, *name = NULL;
     uint32_t flags, outer;
@@ -168,8 +170,9 @@ static size_t ilcalls_type_name(const mdread *md, uint32_t token, int full, char
         char outer_name[ILCALLS_NAME_BYTES] = "";
         if (mdread_type_def(md, token, &ns, &name, &flags) != 0)
             return 0;
-        if (mdread_enclosing(md, token, &outer) == 0 && outer != token &&
-            ilcalls_type_name(md, outer, full, outer_name, sizeof(outer_name)) > 0)
+        if (depth < ILCALLS_MAX_NESTING && mdread_enclosing(md, token, &outer) == 0 &&
+            outer != token &&
+            ilcalls_type_name(md, outer, full, outer_name, sizeof(outer_name), depth + 1) > 0)
             n = snprintf(out, outsz, "%s+%s", outer_name, name);
         else
             n = snprintf(out, outsz, "%s%s%s", full && ns[0] ? ns : "", full && ns[0] ? "." : "",
@@ -190,7 +193,7 @@ static size_t ilcalls_token_name(void *ctx, uint32_t token, char *out, size_t ou
 
     c->full = 0;
     if ((token & 0xFF000000u) != MDREAD_TOKEN_TYPESPEC)
-        return ilcalls_type_name(c->md, token, full, out, outsz);
+        return ilcalls_type_name(c->md, token, full, out, outsz, 0);
     if (c->depth >= 4 || mdread_type_spec(c->md, token, &sig, &len) != 0)
         return 0;
     c->full = full; /* a generic instance's definition: named as the spec would be */
