@@ -108,6 +108,8 @@ test('every call instruction of every compilation has the JIT\'s target', async 
   const excused = Object.values(known).reduce((a, b) => a + b, 0);
   console.log(`calls: ${compilations} compilations, ${calls} call instructions (${named} named by the JIT, ${helpers} helpers): ${calls - wrong.length - excused} the same target, ${fromIl} of them named from the IL; known limits: ${JSON.stringify(known)}; wrong: ${wrong.length}`);
   assert.deepEqual(wrong, [], 'every call instruction has the JIT\'s target');
+  // at least the six Tier0 calls through a register (two each of Invoke, a virtual, an interface call)
+  assert.ok(fromIl >= 6, `${fromIl} calls named from the IL`);
   // the text listing names a delegate's, a virtual and an interface call as the JIT does
   const text = (k) => read.find((x) => x.m.q.includes(k)).text;
   assert.match(text('CallDelegate'), /call {5}qword ptr \[\w+ \+ 0x18\] System\.Func<int, int>\.Invoke\(int\)/);
