@@ -287,7 +287,9 @@ int callnames_assign(const callnames_call *calls, uint32_t n, const callnames_ve
         if (last < first)
             last = first;
         rc = callnames_group(&c, calls, idx, k, first, last - first,
-                             callnames_inlines(&c, ver, first, last - first), names, unnamed);
+                             !ver->inlining_known ||
+                                 callnames_inlines(&c, ver, first, last - first),
+                             names, unnamed);
     }
 out:
     for (i = 0; c.name && i < nsites; i++)

@@ -51,6 +51,8 @@ typedef struct callnames_version {
     uint32_t nstarts;
     const char *const *inlinees;
     uint32_t ninlinees;
+    int inlining_known; /* 0: what was inlined is not known (code compiled before an attach,
+                           the agent's inlining records off): every offset may hold inlined code */
 } callnames_version;
 
 /* Fills names[i] for each unnamed calls[i] it can name (malloc'd; the rest

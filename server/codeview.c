@@ -270,7 +270,8 @@ static int codeview_call_names(codeview *v, unsigned vi, const disasm_insn *insn
                               starts,
                               nstarts,
                               inlinees,
-                              v->versions[vi].inlinee_count};
+                              v->versions[vi].inlinee_count,
+                              v->versions[vi].inlining_known};
     if (callnames_assign(calls, ncalls, &ver, &v->il_module, names) != 0)
         goto fail;
     for (i = 0; i < ncalls; i++)

@@ -42,6 +42,7 @@ typedef struct codeview_version {
     uint32_t *ref_sym;  /* per reference: index in syms of the method it names, or UINT32_MAX */
     uint32_t *inlinees; /* indices in syms: callees inlined into this compilation */
     uint32_t inlinee_count;
+    int inlining_known; /* inlinees lists what was inlined (or the tier inlines nothing) */
 } codeview_version;
 
 typedef struct codeview {

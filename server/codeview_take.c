@@ -140,6 +140,9 @@ int codeview_take(codeview *v, session *s, const session_function *f, const code
         }
         if (codeview_inlinees(v, s, position, i) != 0)
             return -1;
+        cv->inlining_known = cv->compiled &&
+                             (cv->tier == WIRE_TIER_0 || cv->tier == WIRE_TIER_0_INSTRUMENTED ||
+                              cv->tier == WIRE_TIER_MIN_OPTS || s->code.inline_records > 0);
         v->order[i] = i;
     }
     for (i = 1; i < r->version_count; i++) /* few: insertion sort */

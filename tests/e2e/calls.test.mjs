@@ -9,13 +9,15 @@
 // not compiled yet likewise, a call the code names directly by its method. The
 // runtime's helpers (CORINFO_HELP_*) are compared as "a helper": the runtime
 // exposes no names for them (README "Known limits"). Then the JIT-like text
-// listing shows the names too.
+// listing shows the names too. After an attach likewise for the code compiled
+// before it, where no call through a stub is named from the IL (the session
+// did not see what was inlined).
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { E2E_DLL, startServer, stopAll, waitFor, functionsOf } from './lib.mjs';
+import { E2E_DLL, startServer, startTarget, serveAttached, stopAll, waitFor, functionsOf } from './lib.mjs';
 import { readJitListings, keyOfName } from './jit_oracle.mjs';
 
 after(stopAll);
@@ -55,65 +57,97 @@ function excepted(want, insn, version) {
   // through a cell to the runtime's prestub: a method not compiled yet, called
   // from inlined code (its IL offset is its root's call's, so the IL does not name it)
   if (version.inlinees.length > 0) return 'stub in inlined code';
+  // the same in code compiled before an attach, whose inlining the session did not see: no stub's
+  // call is named from the IL there (it may be an inlinee's)
+  if (version.compilation === null) return 'stub, inlining not seen';
   return null;
 }
 
-test('every call instruction of every compilation has the JIT\'s target', async () => {
-  const file = path.join(dir, 'calls.txt');
-  const srv = await startServer(['run', '--port', '0', '--', 'dotnet', E2E_DLL, 'calls'],
-    { env: { DOTNET_JitDisasm: 'CallDelegate CallVirtual CallInterface CallAsync MoveNext', DOTNET_JitStdOutFile: file } });
-  srv.proc.stdin.write('');
-  const find = async (m) => (await functionsOf(srv, 1, `&q=${encodeURIComponent(m.q.replace('(', ''))}`))
-    .find((f) => f.name.includes(m.q) && (m.key || f.name.endsWith('.MoveNext()')));
-  await waitFor('every method at Tier1', async () => {
-    const fns = await Promise.all(METHODS.map(find));
-    return fns.every((f) => f && f.tiers.some((t) => t.tier === 'Tier1'));
-  }, { timeoutMs: 90000 });
-  srv.proc.stdin.write('stop\n');
-  await waitFor('the app stopped calling', () => /^stopped$/m.test(srv.stdout), { timeoutMs: 60000 });
-  const read = [];
-  for (const m of METHODS) {
-    const f = await find(m);
-    const r = await srv.api(`/api/sessions/1/functions/${f.function_id}/code`);
-    assert.equal(r.status, 200, JSON.stringify(r.body));
-    assert.equal(r.body.versions.length, f.tiers.length, `${f.name}: one version per compilation`);
-    const text = (await srv.api(`/api/sessions/1/functions/${f.function_id}/code?format=text&refresh=0`)).body;
-    read.push({ m, f, c: r.body, text, key: m.key || keyOfName(f.name) });
-  }
-  srv.proc.stdin.write('exit\n');
-  await waitFor('the app exited', async () => (await srv.api('/api/sessions/1')).body.state === 'exited', { timeoutMs: 30000 });
-  const listings = readJitListings(file);
-  let compilations = 0, calls = 0, named = 0, fromIl = 0, helpers = 0;
-  const wrong = [], known = {};
+// Each version of each method read against the JIT's listings of it, in order.
+function compareAll(read, listings) {
+  const r = { compilations: 0, calls: 0, named: 0, helpers: 0, fromIl: 0, wrong: [], known: {} };
   for (const { f, c, key } of read) {
     const mine = listings.filter((l) => l.key === key);
     assert.equal(c.versions.length, mine.length, `${f.name}: ${c.versions.length} versions, the JIT listed ${mine.length}`);
     c.versions.forEach((v, i) => {
       const l = mine[i], ours = ourTargets(v), insns = v.instructions.filter((x) => x.mnemonic === 'call');
-      assert.equal(v.code_size, l.bytes, `${f.name} compilation ${i + 1}: the JIT's code`);
-      compilations++;
+      assert.equal(v.code_size, l.bytes, `${f.name} version ${i + 1}: the JIT's code`);
+      r.compilations++;
       l.targets.forEach((want, k) => {
-        calls++;
-        if (want === 'helper') helpers++;
-        else named++;
+        r.calls++;
+        if (want === 'helper') r.helpers++;
+        else r.named++;
         if (ours[k] === want) return;
         const why = excepted(want, insns[k], v);
-        if (why) known[why] = (known[why] || 0) + 1;
-        else wrong.push(`${f.name} ${l.tier} call ${k + 1}: JIT ${want}, jitscope ${ours[k]} (${insns[k] && insns[k].operands} -> ${JSON.stringify(insns[k] && insns[k].target)})`);
+        if (why) r.known[why] = (r.known[why] || 0) + 1;
+        else r.wrong.push(`${f.name} ${l.tier} call ${k + 1}: JIT ${want}, jitscope ${ours[k]} (${insns[k] && insns[k].operands} -> ${JSON.stringify(insns[k] && insns[k].target)})`);
       });
       assert.equal(ours.length, l.targets.length, `${f.name} ${l.tier}: call instructions`);
-      fromIl += v.instructions.filter((x) => x.target && x.target.named_from === 'il').length;
+      r.fromIl += v.instructions.filter((x) => x.target && x.target.named_from === 'il').length;
     });
   }
-  const excused = Object.values(known).reduce((a, b) => a + b, 0);
-  console.log(`calls: ${compilations} compilations, ${calls} call instructions (${named} named by the JIT, ${helpers} helpers): ${calls - wrong.length - excused} the same target, ${fromIl} of them named from the IL; known limits: ${JSON.stringify(known)}; wrong: ${wrong.length}`);
-  assert.deepEqual(wrong, [], 'every call instruction has the JIT\'s target');
+  const excused = Object.values(r.known).reduce((a, b) => a + b, 0);
+  r.line = `${r.compilations} compilations, ${r.calls} call instructions (${r.named} named by the JIT, ${r.helpers} helpers): ${r.calls - r.wrong.length - excused} the same target, ${r.fromIl} of them named from the IL; known limits: ${JSON.stringify(r.known)}; wrong: ${r.wrong.length}`;
+  return r;
+}
+
+// The methods' code views, read once the app stopped calling them.
+async function readAll(srv, id, { startup }) {
+  const read = [];
+  for (const m of METHODS) {
+    const f = await find(srv, id, m);
+    const r = await srv.api(`/api/sessions/${id}/functions/${f.function_id}/code`);
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    if (startup) assert.equal(r.body.versions.length, f.tiers.length, `${f.name}: one version per compilation`);
+    const text = (await srv.api(`/api/sessions/${id}/functions/${f.function_id}/code?format=text&refresh=0`)).body;
+    read.push({ m, f, c: r.body, text, key: m.key || keyOfName(f.name) });
+  }
+  return read;
+}
+
+const find = async (srv, id, m) => (await functionsOf(srv, id, `&q=${encodeURIComponent(m.q.replace('(', ''))}`))
+  .find((f) => f.name.includes(m.q) && (m.key || f.name.endsWith('.MoveNext()')));
+const jitEnv = (file) => ({ DOTNET_JitDisasm: 'CallDelegate CallVirtual CallInterface CallAsync MoveNext', DOTNET_JitStdOutFile: file });
+
+test('every call instruction of every compilation has the JIT\'s target', async () => {
+  const file = path.join(dir, 'calls.txt');
+  const srv = await startServer(['run', '--port', '0', '--', 'dotnet', E2E_DLL, 'calls'], { env: jitEnv(file) });
+  srv.proc.stdin.write('');
+  await waitFor('every method at Tier1', async () => {
+    const fns = await Promise.all(METHODS.map((m) => find(srv, 1, m)));
+    return fns.every((f) => f && f.tiers.some((t) => t.tier === 'Tier1'));
+  }, { timeoutMs: 90000 });
+  srv.proc.stdin.write('stop\n');
+  await waitFor('the app stopped calling', () => /^stopped$/m.test(srv.stdout), { timeoutMs: 60000 });
+  const read = await readAll(srv, 1, { startup: true });
+  srv.proc.stdin.write('exit\n');
+  await waitFor('the app exited', async () => (await srv.api('/api/sessions/1')).body.state === 'exited', { timeoutMs: 30000 });
+  const r = compareAll(read, readJitListings(file));
+  console.log(`calls (startup): ${r.line}`);
+  assert.deepEqual(r.wrong, [], 'every call instruction has the JIT\'s target');
   // at least the six Tier0 calls through a register (two each of Invoke, a virtual, an interface call)
-  assert.ok(fromIl >= 6, `${fromIl} calls named from the IL`);
+  assert.ok(r.fromIl >= 6, `${r.fromIl} calls named from the IL`);
   // the text listing names a delegate's, a virtual and an interface call as the JIT does
   const text = (k) => read.find((x) => x.m.q.includes(k)).text;
   assert.match(text('CallDelegate'), /call {5}qword ptr \[\w+ \+ 0x18\] System\.Func<int, int>\.Invoke\(int\)/);
   assert.match(text('CallVirtual'), /call {5}qword ptr \[\w+ \+ 0x20\] JitscopeE2e\.CallBase\.Virt\(int\)/);
   assert.match(text('CallInterface'), /call {5}qword ptr \[r11\] JitscopeE2e\.ICallShape\.Area\(int\)/);
+  await srv.stop();
+});
+
+test('attach: code compiled before the attach has the JIT\'s targets too, or none', async () => {
+  const file = path.join(dir, 'attach.txt');
+  const target = await startTarget(['calls'], { env: jitEnv(file) });
+  const exited = new Promise((resolve) => target.proc.on('exit', resolve));
+  const { srv, id } = await serveAttached(target.pid, { timeoutMs: 30000 });
+  target.send('stop');
+  await target.waitLine(/^stopped$/m, 60000);
+  const read = await readAll(srv, id, { startup: false });
+  target.send('exit');
+  await exited;
+  const r = compareAll(read, readJitListings(file));
+  console.log(`calls (attach): ${r.line}`);
+  assert.deepEqual(r.wrong, [], 'no call named otherwise than the JIT names it');
+  assert.ok(r.fromIl >= 6, `${r.fromIl} calls named from the IL`);
   await srv.stop();
 });

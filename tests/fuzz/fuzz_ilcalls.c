@@ -70,7 +70,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     inlinees[0] = n > 0 ? names_of[0] : "";
     inlinees[1] = n > 1 ? names_of[1] : "";
-    ver = (callnames_version){il, il_len, starts, n, inlinees, 2};
+    ver = (callnames_version){il, il_len, starts, n, inlinees, 2, il_len & 1};
     if (callnames_assign(calls, ncalls, &ver, &m, names) != 0)
         return 0;
     for (i = 0; i < ncalls; i++) {

@@ -137,7 +137,7 @@ TEST(callnames_matching)
                                {0, CALLNAMES_HELPER, 0, NULL},
                                {0, CALLNAMES_UNNAMED, 1, NULL},
                                {UINT32_MAX, CALLNAMES_UNNAMED, 1, NULL}};
-    callnames_version ver = {il, sizeof(il), starts, 1, NULL, 0};
+    callnames_version ver = {il, sizeof(il), starts, 1, NULL, 0, 1};
     int i;
 
     if (open_e2e(&m) != 0)
@@ -178,6 +178,12 @@ TEST(callnames_matching)
           "register calls there: named from the callvirts");
     for (i = 0; i < 4; i++)
         free(names[i]);
+    /* what was inlined is not known (compiled before an attach): as where an inlinee is */
+    ver.inlinees = NULL, ver.ninlinees = 0, ver.inlining_known = 0;
+    calls[0] = (callnames_call){0, CALLNAMES_UNNAMED, 0, NULL};
+    calls[2] = (callnames_call){0, CALLNAMES_HELPER, 0, NULL};
+    CHECK(callnames_assign(calls, 4, &ver, &m, names) == 0 && !names[0],
+          "inlining not known: a stub's call is not named");
     ilcalls_close(&m);
 }
 
