@@ -79,7 +79,7 @@ ASAN_AGENT_OBJS  := $(call objs,asan-agent,$(AGENT_SRC))
 # What the unit tests link: the server without main(), as one archive (a test
 # takes only the objects it needs), and the agent's pure, host-testable pieces.
 UNIT_SERVER_LIB  := $(BUILD)/asan/libjitscope_server.a
-UNIT_AGENT_SRC   := agent/ring.c agent/names.c agent/sig.c agent/mdread.c
+UNIT_AGENT_SRC   := agent/ring.c agent/names.c proto/sig.c proto/mdread.c
 UNIT_AGENT_OBJS  := $(call objs,unit,$(UNIT_AGENT_SRC))
 UNIT_CFLAGS       = $(SERVER_CFLAGS) $(ASAN) -DRING_TEST_HOOK -pthread -Iagent -Iserver
 
@@ -244,9 +244,9 @@ FUZZ_SRC_ipc         := server/ipc_codec.c proto/utf.c
 FUZZ_SRC_port        := server/ipc_port.c server/ipc_codec.c proto/utf.c
 FUZZ_SRC_route       := $(filter-out server/main.c,$(SERVER_SRC)) tests/unit/fixtures.c
 FUZZ_SRC_ws          := server/ws_msg.c
-FUZZ_SRC_sig         := agent/sig.c
+FUZZ_SRC_sig         := proto/sig.c
 FUZZ_SRC_names       := agent/names.c
-FUZZ_SRC_mdread      := agent/mdread.c
+FUZZ_SRC_mdread      := proto/mdread.c
 FUZZ_SRC_procsyms    := server/procsyms.c server/procmaps.c server/procfile.c server/elfsyms.c \
                         server/debugfile.c
 FUZZ_SRC_perfrec     := server/perfring.c
@@ -255,9 +255,11 @@ FUZZ_SRC_elfsyms     := server/elfsyms.c
 FUZZ_SRC_ilbody      := proto/ilbody.c
 FUZZ_SRC_report      := server/report_cond.c server/report_md.c server/textbuf.c
 FUZZ_SRC_pdb         := server/pdb.c server/pefile.c
+FUZZ_SRC_ilcalls     := server/ilcalls.c server/callnames.c server/symfile.c server/pdb.c server/pefile.c proto/mdread.c proto/sig.c
 FUZZ_LIBS_elfsyms     = -lelf -llzma -lz
 FUZZ_LIBS_procsyms    = -lelf -llzma -lz
 FUZZ_LIBS_pdb         = -lz
+FUZZ_LIBS_ilcalls     = -lz
 FUZZ_INC_sig         := -Iagent
 FUZZ_INC_names       := -Iagent
 FUZZ_INC_mdread      := -Iagent
@@ -266,7 +268,7 @@ FUZZ_LIBS_route       = $(SERVER_LIBS)
 FUZZ_LIBS_ws          = $(shell pkg-config --libs jansson 2>/dev/null)
 FUZZ_LIBS_wire_decode = $(SERVER_LIBS)
 FUZZ_LIBS_report      = $(shell pkg-config --libs jansson 2>/dev/null) -lm
-$(foreach t,wire_decode command ipc port ws procsyms perfrec procmaps elfsyms report pdb,$(eval FUZZ_INC_$(t) := -Iserver))
+$(foreach t,wire_decode command ipc port ws procsyms perfrec procmaps elfsyms report pdb ilcalls,$(eval FUZZ_INC_$(t) := -Iserver))
 
 # The sources the targets share (every one of them the route target's, most of them the
 # wire_decode target's too) are compiled once, with clang's instrumentation, into

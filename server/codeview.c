@@ -5,182 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "callnames.h"
 #include "ilbody.h"
+#include "ilmap.h"
 #include "views.h"
-
-#define CODEVIEW_NONE UINT32_MAX
-
-/* ---- copying out (lock held) ---- */
-
-static void *codeview_dup(const void *p, size_t n)
-{
-    void *copy;
-
-    if (!p || n == 0)
-        return NULL;
-    if ((copy = malloc(n)))
-        memcpy(copy, p, n);
-    return copy;
-}
-
-static char *codeview_strdup(const char *s) { return s ? strdup(s) : NULL; }
-
-/* The name table entry of a FunctionID the session knows; CODEVIEW_NONE when
- * it knows none (only_named: and unless it has a name). */
-static uint32_t codeview_sym(codeview *v, session *s, uint64_t fid, int only_named)
-{
-    const session_function *f;
-    uint32_t index;
-
-    if (!fid)
-        return CODEVIEW_NONE;
-    f = session_find_function(s, fid);
-    if (!f || (only_named && !f->name_record))
-        return CODEVIEW_NONE;
-    return symbols_function(&v->syms, s, fid, &index) == 0 ? index : CODEVIEW_NONE;
-}
-
-/* Version i's compilation: its start's entry among the versions seen. */
-static void codeview_compilation(codeview *v, session *s, const session_function *f,
-                                 uint32_t position, unsigned i)
-{
-    codeview_version *cv = &v->versions[i];
-    const code_seen *seen = code_seen_find(&s->code, position,
-                                           v->reply.versions[i].info.code_start);
-
-    cv->index = i;
-    cv->ordinal = seen && seen->ordinal != CODE_NO_ORDINAL ? seen->ordinal : -1;
-    if (cv->ordinal >= 0 && (uint32_t)cv->ordinal < f->compilation_count) {
-        session_compilation c = session_function_compilation(f, (uint32_t)cv->ordinal);
-        cv->compiled = 1;
-        cv->tier = c.tier;
-        cv->time_ns = c.time_ns;
-        cv->jit_ns = c.jit_ns;
-    }
-}
-
-/* The callees inlined into version i's compilation, each once. */
-static int codeview_inlinees(codeview *v, session *s, uint32_t position, unsigned i)
-{
-    codeview_version *cv = &v->versions[i];
-    const code_inline *in;
-    uint32_t cap = 0;
-
-    if (cv->ordinal < 0)
-        return 0;
-    for (in = code_inlines_of_root(&s->code, position); in;
-         in = code_inline_next(&s->code, in->next_root)) {
-        uint32_t sym, k;
-        if (in->ordinal != (uint16_t)cv->ordinal || in->callee >= s->function_count)
-            continue;
-        sym = codeview_sym(v, s, s->functions[in->callee].function_id, 0);
-        if (sym == CODEVIEW_NONE)
-            continue;
-        for (k = 0; k < cv->inlinee_count && cv->inlinees[k] != sym; k++)
-            ;
-        if (k < cv->inlinee_count)
-            continue;
-        if (cv->inlinee_count == cap) {
-            uint32_t *bigger;
-            if (cap >= 4096 || !(bigger = realloc(cv->inlinees, (cap ? cap * 2 : 16) * 4)))
-                return cap >= 4096 ? 0 : -1;
-            cv->inlinees = bigger;
-            cap = cap ? cap * 2 : 16;
-        }
-        cv->inlinees[cv->inlinee_count++] = sym;
-    }
-    return 0;
-}
-
-static int codeview_order_less(const codeview *v, unsigned a, unsigned b)
-{
-    const codeview_version *x = &v->versions[a], *y = &v->versions[b];
-
-    if (x->ordinal != y->ordinal)
-        return x->ordinal < y->ordinal; /* -1 (not seen compiled) first */
-    return v->reply.versions[a].info.code_start < v->reply.versions[b].info.code_start;
-}
-
-int codeview_take(codeview *v, session *s, const session_function *f, const code_reply *r,
-                  pid_t live_pid)
-{
-    uint32_t position = (uint32_t)(f - s->functions);
-    const code_inline *in;
-    unsigned i, k;
-
-    memset(v, 0, sizeof(*v));
-    v->function_id = f->function_id;
-    v->pid = live_pid;
-    v->arch = DISASM_X86_64; /* the agent runs on x86-64 Linux (wire.h) */
-    v->compilations = f->jit_count;
-    v->r2r = code_r2r(&s->code, position);
-    v->catchup = (f->flags & WIRE_FLAG_CATCHUP) != 0;
-    v->name = f->name_record ? fnname_dup(f->name_record) : NULL;
-    v->module = codeview_strdup(session_module_name(s, f->module_id));
-    v->reply = *r;
-    v->reply.il = codeview_dup(r->il, r->il_have);
-    for (i = 0; i < r->version_count; i++) {
-        code_reply_version *d = &v->reply.versions[i];
-        const code_reply_version *o = &r->versions[i];
-        d->code = codeview_dup(o->code, o->code_have);
-        d->map = codeview_dup(o->map, (size_t)o->map_have * sizeof(*o->map));
-        d->refs = codeview_dup(o->refs, (size_t)o->ref_have * sizeof(*o->refs));
-    }
-    for (i = 0; i < r->version_count; i++) {
-        const code_reply_version *o = &v->reply.versions[i];
-        codeview_version *cv = &v->versions[i];
-        codeview_compilation(v, s, f, position, i);
-        if (o->ref_have && !(cv->ref_sym = malloc(o->ref_have * sizeof(uint32_t))))
-            return -1;
-        for (k = 0; k < o->ref_have; k++) {
-            uint32_t sym = codeview_sym(v, s, o->refs[k].function_id, 0);
-            if (sym == CODEVIEW_NONE) /* a precode's method: only when the session knows it */
-                sym = codeview_sym(v, s, o->refs[k].method_hint, 1);
-            cv->ref_sym[k] = sym;
-        }
-        if (codeview_inlinees(v, s, position, i) != 0)
-            return -1;
-        v->order[i] = i;
-    }
-    for (i = 1; i < r->version_count; i++) /* few: insertion sort */
-        for (k = i; k > 0 && codeview_order_less(v, v->order[k], v->order[k - 1]); k--) {
-            unsigned t = v->order[k];
-            v->order[k] = v->order[k - 1];
-            v->order[k - 1] = t;
-        }
-    for (in = code_inlines_of_callee(&s->code, position); in;
-         in = code_inline_next(&s->code, in->next_callee)) {
-        const code_inline *seen;
-        v->inlined_sites++;
-        /* count each root once: the first inline of it in the chain */
-        for (seen = code_inlines_of_callee(&s->code, position); seen != in;
-             seen = code_inline_next(&s->code, seen->next_callee))
-            if (seen->root == in->root)
-                break;
-        if (seen == in)
-            v->inlined_into++;
-    }
-    return codeheat_take(&v->heat, &s->profile, r);
-}
-
-void codeview_free(codeview *v)
-{
-    unsigned i;
-
-    for (i = 0; i < v->reply.version_count; i++) {
-        free(v->reply.versions[i].code);
-        free(v->reply.versions[i].map);
-        free(v->reply.versions[i].refs);
-        free(v->versions[i].ref_sym);
-        free(v->versions[i].inlinees);
-    }
-    free(v->reply.il);
-    free(v->name);
-    free(v->module);
-    symbols_free(&v->syms);
-    codeheat_free(&v->heat);
-    memset(v, 0, sizeof(*v));
-}
 
 /* ---- annotating (no lock) ---- */
 
@@ -188,8 +16,10 @@ enum { CV_NONE, CV_LOCAL, CV_METHOD, CV_NATIVE, CV_UNKNOWN };
 
 typedef struct codeview_target {
     int kind;
-    uint32_t local;   /* CV_LOCAL: offset in the method */
-    uint64_t address; /* where it lands (or the cell, when that is all we know) */
+    int managed;         /* a reference the agent found managed code or a method's stub behind */
+    const char *from_il; /* named from the IL call at its IL offset (callnames.h) */
+    uint32_t local;      /* CV_LOCAL: offset in the method */
+    uint64_t address;    /* where it lands (or the cell, when that is all we know) */
     const symbol *sym;
     char native[256];
 } codeview_target;
@@ -248,6 +78,8 @@ static void codeview_resolve(const codeview *v, unsigned vi, const disasm_insn *
     } else {
         return; /* through a register: only the running code knows */
     }
+    if (ref && (ref->function_id || ref->method_hint))
+        t->managed = 1;
     if (ref && v->versions[vi].ref_sym && v->versions[vi].ref_sym[at] != CODEVIEW_NONE) {
         t->kind = CV_METHOD;
         t->sym = &v->syms.items[v->versions[vi].ref_sym[at]];
@@ -263,75 +95,6 @@ static void codeview_resolve(const codeview *v, unsigned vi, const disasm_insn *
         return;
     }
     t->kind = CV_UNKNOWN;
-}
-
-/* A version's IL-to-native map sorted by native start (ties in the map's order), so each
- * instruction's IL offset is a binary search, not a pass over up to WIRE_CODE_MAX_MAP entries. */
-typedef struct codeview_mapkey {
-    uint32_t start, index;
-} codeview_mapkey;
-
-static int codeview_mapkey_cmp(const void *a, const void *b)
-{
-    const codeview_mapkey *x = a, *y = b;
-
-    if (x->start != y->start)
-        return x->start < y->start ? -1 : 1;
-    return x->index < y->index ? -1 : x->index > y->index;
-}
-
-/* The sorted keys of rv's map (NULL when it has none); *failed set when memory ran out. */
-static codeview_mapkey *codeview_map_sorted(const code_reply_version *rv, int *failed)
-{
-    codeview_mapkey *keys;
-    uint32_t i;
-
-    *failed = 0;
-    if (!rv->map_have)
-        return NULL;
-    if (!(keys = malloc((size_t)rv->map_have * sizeof(*keys)))) {
-        *failed = 1;
-        return NULL;
-    }
-    for (i = 0; i < rv->map_have; i++)
-        keys[i] = (codeview_mapkey){rv->map[i].native_start, i};
-    qsort(keys, rv->map_have, sizeof(*keys), codeview_mapkey_cmp);
-    return keys;
-}
-
-/* The first key whose start is at least off. */
-static uint32_t codeview_map_lower(const codeview_mapkey *keys, uint32_t n, uint32_t off)
-{
-    uint32_t lo = 0, hi = n;
-
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (keys[mid].start < off)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
-/* The IL offset an instruction at native offset off belongs to: the map entry that starts
- * there, else the one before it if it covers it (the runtime's entries do not overlap). */
-static const wire_code_map_entry *codeview_il(const code_reply_version *rv,
-                                              const codeview_mapkey *keys, uint32_t off)
-{
-    uint32_t at, before;
-    const wire_code_map_entry *e;
-
-    if (!keys)
-        return NULL;
-    at = codeview_map_lower(keys, rv->map_have, off);
-    if (at < rv->map_have && keys[at].start == off)
-        return &rv->map[keys[at].index];
-    if (at == 0)
-        return NULL;
-    before = codeview_map_lower(keys, rv->map_have, keys[at - 1].start);
-    e = &rv->map[keys[before].index];
-    return off < e->native_end ? e : NULL;
 }
 
 static int codeview_u32_cmp(const void *a, const void *b)
@@ -395,12 +158,17 @@ static char *codeview_hex(const uint8_t *bytes, size_t n)
 
 static json_t *codeview_target_json(const codeview_target *t)
 {
+    if (t->from_il)
+        return json_pack("{s:s, s:n, s:s, s:n, s:o, s:s}", "kind", "method", "function_id", "name",
+                         t->from_il, "module", "address",
+                         t->address ? view_id(t->address) : json_null(), "named_from", "il");
     switch (t->kind) {
     case CV_LOCAL: return json_pack("{s:s, s:i}", "kind", "local", "offset", (int)t->local);
     case CV_METHOD:
-        return json_pack("{s:s, s:o, s:s, s:o, s:o}", "kind", "method", "function_id",
+        return json_pack("{s:s, s:o, s:s, s:o, s:o, s:s}", "kind", "method", "function_id",
                          view_id(t->sym->function_id), "name", t->sym->name, "module",
-                         view_str(t->sym->module), "address", view_id(t->address));
+                         view_str(t->sym->module), "address", view_id(t->address), "named_from",
+                         "code");
     case CV_NATIVE:
         return json_pack("{s:s, s:n, s:s, s:n, s:o}", "kind", "native", "function_id", "name",
                          t->native, "module", "address", view_id(t->address));
@@ -439,6 +207,97 @@ static int codeview_disasm(const codeview *v, unsigned vi, disasm_insn **out, si
     return 0;
 }
 
+/* Names for version vi's calls whose code does not give their target, from
+ * the IL (callnames.h): names[k] for insns[k] (malloc'd, or NULL), *out
+ * malloc'd. 0, or -1 when memory ran out. */
+static int codeview_call_names(codeview *v, unsigned vi, const disasm_insn *insns, size_t count,
+                               procsyms *ps, const ilmap_key *keys, char ***out)
+{
+    const code_reply_version *rv = &v->reply.versions[vi];
+    callnames_call *calls = NULL;
+    uint32_t *at = NULL, *starts = NULL, ncalls = 0, nstarts = 0, i, unnamed = 0;
+    char **names = NULL, **all = calloc(count ? count : 1, sizeof(*all));
+    const char **inlinees = NULL;
+    callnames_version ver;
+    ilbody body = {0, 0};
+    int rc = -1;
+
+    *out = all;
+    if (!all)
+        return -1;
+    if (!(calls = malloc((count ? count : 1) * sizeof(*calls))) ||
+        !(at = malloc((count ? count : 1) * sizeof(*at))) ||
+        !(starts = malloc((rv->map_have ? rv->map_have : 1) * sizeof(*starts))))
+        goto out;
+    for (i = 0; i < count; i++) {
+        codeview_target t;
+        const wire_code_map_entry *e;
+        if (!(insns[i].flags & DISASM_CALL))
+            continue;
+        codeview_resolve(v, vi, &insns[i], rv->info.code_start, rv->info.hot_size, ps, &t);
+        e = ilmap_entry(rv, keys, insns[i].offset);
+        calls[ncalls].il_offset = e ? e->il_offset : UINT32_MAX;
+        calls[ncalls].name = t.kind == CV_METHOD ? t.sym->name : NULL;
+        calls[ncalls].kind = t.kind == CV_METHOD              ? CALLNAMES_NAMED
+                             : t.kind == CV_NONE || t.managed ? CALLNAMES_UNNAMED
+                                                              : CALLNAMES_HELPER;
+        calls[ncalls].via_register = t.kind == CV_NONE;
+        unnamed += calls[ncalls].kind == CALLNAMES_UNNAMED;
+        at[ncalls++] = (uint32_t)i;
+    }
+    rc = 0;
+    if (!unnamed || v->files_gone || !v->module_path ||
+        ilbody_parse(v->reply.il, v->reply.il_have, &body) != 0 ||
+        body.header_size >= v->reply.il_have)
+        goto out;
+    if (!v->il_module_tried) {
+        v->il_module_tried = 1;
+        (void)ilcalls_open(&v->il_module, v->pid, v->module_path);
+    }
+    for (i = 0; i < rv->map_have; i++)
+        if (rv->map[i].il_offset < 0xFFFFFFFDu)
+            starts[nstarts++] = rv->map[i].il_offset;
+    qsort(starts, nstarts, sizeof(*starts), codeview_u32_cmp);
+    if (!(names = malloc((size_t)ncalls * sizeof(*names))) ||
+        !(inlinees = malloc((v->versions[vi].inlinee_count + 1) * sizeof(*inlinees))))
+        goto fail;
+    for (i = 0; i < v->versions[vi].inlinee_count; i++)
+        inlinees[i] = v->syms.items[v->versions[vi].inlinees[i]].name;
+    ver = (callnames_version){v->reply.il + body.header_size,
+                              (uint32_t)(v->reply.il_have - body.header_size < body.code_size
+                                             ? v->reply.il_have - body.header_size
+                                             : body.code_size),
+                              starts,
+                              nstarts,
+                              inlinees,
+                              v->versions[vi].inlinee_count,
+                              v->versions[vi].inlining_known};
+    if (callnames_assign(calls, ncalls, &ver, &v->il_module, names) != 0)
+        goto fail;
+    for (i = 0; i < ncalls; i++)
+        all[at[i]] = names[i];
+    goto out;
+fail:
+    rc = -1;
+out:
+    free(inlinees);
+    free(names);
+    free(calls);
+    free(at);
+    free(starts);
+    return rc;
+}
+
+/* Frees what codeview_call_names made. */
+static void codeview_call_names_free(char **names, size_t count)
+{
+    size_t i;
+
+    for (i = 0; names && i < count; i++)
+        free(names[i]);
+    free(names);
+}
+
 int codeview_il_insns(const codeview *v, unsigned vi, codeview_il_insn **out, size_t *count)
 {
     const code_reply_version *rv = &v->reply.versions[vi];
@@ -447,7 +306,7 @@ int codeview_il_insns(const codeview *v, unsigned vi, codeview_il_insn **out, si
     codeview_il_insn *list;
     size_t n = 0, i;
     int failed;
-    codeview_mapkey *keys = codeview_map_sorted(rv, &failed);
+    ilmap_key *keys = ilmap_sorted(rv, &failed);
 
     *out = NULL;
     *count = 0;
@@ -459,7 +318,7 @@ int codeview_il_insns(const codeview *v, unsigned vi, codeview_il_insn **out, si
     }
     for (i = 0; i < n; i++) {
         const disasm_insn *in = &insns[i];
-        const wire_code_map_entry *e = codeview_il(rv, keys, in->offset);
+        const wire_code_map_entry *e = ilmap_entry(rv, keys, in->offset);
         uint64_t at = in->offset < hot ? rv->info.code_start + in->offset
                                        : rv->info.cold_start + (in->offset - hot);
         list[i].il_offset = e ? e->il_offset : UINT32_MAX;
@@ -478,15 +337,19 @@ static json_t *codeview_version_json(codeview *v, unsigned vi, unsigned position
     const codeview_version *cv = &v->versions[vi];
     const char *why, *tier = codeview_tier(v, vi, ps, &why);
     disasm_insn *insns = NULL;
+    char **names = NULL;
     size_t count = 0, i;
     json_t *list = json_array(), *calls = json_array(), *inlinees = json_array(), *o;
     uint32_t k;
     int failed;
-    codeview_mapkey *keys = codeview_map_sorted(rv, &failed);
+    ilmap_key *keys = ilmap_sorted(rv, &failed);
     uint32_t hot = rv->code_have < rv->info.hot_size ? rv->code_have : rv->info.hot_size;
     uint64_t version_self = 0, version_total = 0;
 
-    if (failed || codeview_disasm(v, vi, &insns, &count) != 0) {
+    if (failed || codeview_disasm(v, vi, &insns, &count) != 0 ||
+        codeview_call_names(v, vi, insns, count, ps, keys, &names) != 0) {
+        codeview_call_names_free(names, count);
+        free(insns);
         free(keys);
         json_decref(list);
         json_decref(calls);
@@ -501,17 +364,18 @@ static json_t *codeview_version_json(codeview *v, unsigned vi, unsigned position
                                        : rv->info.cold_start + (in->offset - hot);
         uint64_t self, total;
         codeview_resolve(v, vi, in, rv->info.code_start, rv->info.hot_size, ps, &t);
+        t.from_il = names[i];
         codeheat_sum(&v->heat, at, in->size, &self, &total);
         version_self += self;
         version_total += total;
         json_array_append_new(list, json_pack("{s:i, s:s?, s:s, s:s, s:o, s:o, s:o, s:o}", "offset",
                                               (int)in->offset, "bytes", hex, "mnemonic",
                                               in->mnemonic, "operands", in->operands, "il_offset",
-                                              codeview_il_json(codeview_il(rv, keys, in->offset)),
+                                              codeview_il_json(ilmap_entry(rv, keys, in->offset)),
                                               "target", codeview_target_json(&t), "samples",
                                               view_count(total), "self_samples", view_count(self)));
         free(hex);
-        if ((in->flags & DISASM_CALL) && t.kind == CV_METHOD) {
+        if ((in->flags & DISASM_CALL) && t.kind == CV_METHOD && !t.from_il) {
             size_t c;
             json_t *e;
             json_array_foreach(calls, c, e)
@@ -525,6 +389,7 @@ static json_t *codeview_version_json(codeview *v, unsigned vi, unsigned position
                                                 view_id(t.sym->function_id), "name", t.sym->name));
         }
     }
+    codeview_call_names_free(names, count);
     free(insns);
     free(keys);
     for (k = 0; k < cv->inlinee_count; k++) {
@@ -656,6 +521,13 @@ static void codeview_text_target(textbuf *out, const disasm_insn *in, const code
 {
     const char *name = t->kind == CV_METHOD ? t->sym->name : t->native;
 
+    if (t->from_il) { /* as the JIT's listing: [rax+0x18]Name, [Name] through a cell */
+        if (in->target || in->cell)
+            textbuf_printf(out, "[%s]", t->from_il);
+        else
+            textbuf_printf(out, "%s %s", in->operands, t->from_il);
+        return;
+    }
     switch (t->kind) {
     case CV_LOCAL: textbuf_printf(out, "L_%04X", t->local); break;
     case CV_METHOD:
@@ -684,13 +556,17 @@ int codeview_text(codeview *v, procsyms *ps, int il, textbuf *out)
         const codeview_version *cv = &v->versions[vi];
         const char *why, *tier = codeview_tier(v, vi, ps, &why);
         disasm_insn *insns = NULL;
+        char **names = NULL;
         size_t count = 0, k;
         uint32_t *labels = NULL, nlabels = 0, j = 0;
         uint32_t last_il = UINT32_MAX - 1;
         int failed;
-        codeview_mapkey *keys = codeview_map_sorted(rv, &failed);
+        ilmap_key *keys = ilmap_sorted(rv, &failed);
 
-        if (failed || codeview_disasm(v, vi, &insns, &count) != 0) {
+        if (failed || codeview_disasm(v, vi, &insns, &count) != 0 ||
+            codeview_call_names(v, vi, insns, count, ps, keys, &names) != 0) {
+            codeview_call_names_free(names, count);
+            free(insns);
             free(keys);
             return -1;
         }
@@ -726,7 +602,7 @@ int codeview_text(codeview *v, procsyms *ps, int il, textbuf *out)
             if (is_label)
                 textbuf_printf(out, "%sL_%04X:\n", k ? "\n" : "", in->offset);
             if (il) {
-                const wire_code_map_entry *e = codeview_il(rv, keys, in->offset);
+                const wire_code_map_entry *e = ilmap_entry(rv, keys, in->offset);
                 if (e && e->native_start == in->offset && e->il_offset != last_il) {
                     last_il = e->il_offset;
                     if (e->il_offset < 0xFFFFFFFDu)
@@ -739,8 +615,9 @@ int codeview_text(codeview *v, procsyms *ps, int il, textbuf *out)
                 }
             }
             codeview_resolve(v, vi, in, rv->info.code_start, rv->info.hot_size, ps, &t);
+            t.from_il = names[k];
             textbuf_printf(out, "       %-8s ", in->mnemonic);
-            if (t.kind != CV_NONE)
+            if (t.kind != CV_NONE || t.from_il)
                 codeview_text_target(out, in, &t);
             else
                 textbuf_str(out, in->operands);
@@ -749,6 +626,7 @@ int codeview_text(codeview *v, procsyms *ps, int il, textbuf *out)
         }
         textbuf_printf(out, "\n; Total bytes of code %u\n\n",
                        rv->info.hot_size + rv->info.cold_size);
+        codeview_call_names_free(names, count);
         free(labels);
         free(keys);
         free(insns);

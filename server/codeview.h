@@ -9,7 +9,9 @@
  * native function or library offset of the process via procsyms.h while it
  * runs, or a label inside the method), the IL offset from the version's
  * IL-to-native map, the samples of the session's newest profile there
- * (codeheat.h). Versions come in the order they were compiled, code the
+ * (codeheat.h). A call whose code does not give its target (through a
+ * register, or a stub to a method the session does not know) is named from
+ * the IL call at its IL offset (callnames.h), from the module's file. Versions come in the order they were compiled, code the
  * session never saw compiled (ReadyToRun, or compiled before an attach) first.
  */
 #ifndef JITSCOPE_CODEVIEW_H
@@ -22,10 +24,13 @@
 #include "code.h"
 #include "codeheat.h"
 #include "disasm.h"
+#include "ilcalls.h"
 #include "procsyms.h"
 #include "session.h"
 #include "symbols.h"
 #include "textbuf.h"
+
+#define CODEVIEW_NONE UINT32_MAX /* ref_sym: the reference names no method of the session */
 
 typedef struct codeview_version {
     unsigned index;     /* in the reply */
@@ -37,6 +42,7 @@ typedef struct codeview_version {
     uint32_t *ref_sym;  /* per reference: index in syms of the method it names, or UINT32_MAX */
     uint32_t *inlinees; /* indices in syms: callees inlined into this compilation */
     uint32_t inlinee_count;
+    int inlining_known; /* inlinees lists what was inlined (or the tier inlines nothing) */
 } codeview_version;
 
 typedef struct codeview {
@@ -53,7 +59,11 @@ typedef struct codeview {
     uint32_t inlined_into;                  /* distinct methods it was inlined into */
     uint32_t inlined_sites;                 /* inline records naming it as callee */
     symbols syms;
-    codeheat heat; /* the session's newest profile's samples in this code */
+    codeheat heat;            /* the session's newest profile's samples in this code */
+    char *module_path;        /* the module's file, as the process sees it (NULL: none) */
+    int files_gone;           /* the process ran in a container that has ended */
+    int il_module_tried;      /* il_module opened (or tried), on the first call to name */
+    ilcalls_module il_module; /* its metadata: calls named from the IL (callnames.h) */
 } codeview;
 
 /* Caller holds the sessions lock. 0, or -1 when out of memory. */

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -325,4 +326,16 @@ char *symfile_read_text(pid_t pid, const char *path, size_t *length)
     text[size] = 0;
     *length = size;
     return text;
+}
+
+void *symfile_map(pid_t pid, const char *path, size_t max, size_t *size)
+{
+    void *map;
+    int fd = symfile_open(pid, path, size);
+
+    if (fd < 0)
+        return NULL;
+    map = *size && *size <= max ? mmap(NULL, *size, PROT_READ, MAP_PRIVATE, fd, 0) : MAP_FAILED;
+    close(fd);
+    return map == MAP_FAILED ? NULL : map;
 }

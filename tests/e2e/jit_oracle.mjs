@@ -135,7 +135,11 @@ export function matchTiers(lines, live) {
 
 // The JIT's listings (DOTNET_JitDisasm=... with DOTNET_JitStdOutFile=FILE): one
 // entry per compilation, in the order the JIT wrote them:
-//   {method, key, tier, bytes, instructions, calls: [key...], helpers, viaRegister}
+//   {method, key, tier, bytes, instructions, calls: [key...], helpers, viaRegister, targets}
+// `targets` has every call instruction's target in code order: the key of the
+// method the JIT names (directly, through a cell or through a register:
+// "[rax+0x18]System.Func`2[int,int]:Invoke(int):int:this"), "helper" for a
+// CORINFO_HELP_*, "none" for a register the JIT names nothing for ("call rax").
 // `instructions` counts the instruction lines but `align` (loop alignment,
 // shown as one pseudo-instruction) and `nop`; `calls` are the managed methods
 // called by name, `helpers` the calls to CORINFO_HELP_*, `viaRegister` the
@@ -147,7 +151,7 @@ export function readJitListings(file) {
     let m = /^; Assembly listing for method (.*) \((.*)\)$/.exec(line);
     if (m) {
       const call = /^(.*?):([^:(]+?)(\[.*\])?\((.*?)\)/.exec(m[1]);
-      cur = { method: m[1], key: call ? jitKey(call) : m[1], tier: jitTier(m[2]), bytes: null, instructions: 0, calls: [], helpers: 0, viaRegister: 0 };
+      cur = { method: m[1], key: call ? jitKey(call) : m[1], tier: jitTier(m[2]), bytes: null, instructions: 0, calls: [], helpers: 0, viaRegister: 0, targets: [] };
       out.push(cur);
       continue;
     }
@@ -158,13 +162,20 @@ export function readJitListings(file) {
     if (mnemonic === 'align' || mnemonic === 'nop') continue;
     cur.instructions++;
     if (mnemonic !== 'call') continue;
-    if (operands.includes('CORINFO_HELP')) { cur.helpers++; continue; }
+    if (operands.includes('CORINFO_HELP')) { cur.helpers++; cur.targets.push('helper'); continue; }
     let op = operands.trim();
-    if (/^\[[re][a-z0-9]+([+-][^\]]*)?\]/.test(op)) { cur.viaRegister++; continue; } // [rax+0x20]Name
+    const reg = /^\[[re][a-z0-9]+([+-][^\]]*)?\](.*)$/.exec(op) || /^([re][a-z0-9]+)()$/.exec(op);
+    if (reg) { // [rax+0x20]Name, call rax
+      const named = /^(.*?):([^:(]+?)(\[.*\])?\((.*?)\)/.exec(reg[2]);
+      cur.targets.push(named ? jitKey(named) : 'none');
+      cur.viaRegister++;
+      continue;
+    }
     if (op.startsWith('[') && op.endsWith(']')) op = op.slice(1, -1);
     const call = /^(.*?):([^:(]+?)(\[.*\])?\((.*?)\)/.exec(op);
     if (call) cur.calls.push(jitKey(call));
     else cur.viaRegister++;
+    cur.targets.push(call ? jitKey(call) : 'none');
   }
   return out;
 }

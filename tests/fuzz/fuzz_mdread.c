@@ -1,4 +1,4 @@
-/* fuzz_mdread.c -- fuzz target for agent/mdread.c, the agent's reader of a
+/* fuzz_mdread.c -- fuzz target for proto/mdread.c, the agent's reader of a
  * module's ECMA-335 metadata straight from its image.
  *
  * The input is a PE image as a compiler writes it (the seed is the test
@@ -71,6 +71,19 @@ static void fuzz_ask_everything(const mdread *r)
         uint32_t len;
         if (mdread_type_spec(r, MDREAD_TOKEN_TYPESPEC | rid, &sig, &len) == 0)
             fuzz_check_blob(sig, len);
+    }
+    for (rid = 0; rid <= fuzz_rows(r->member_ref.count); rid++) {
+        mdread_member m;
+        if (mdread_member_ref(r, MDREAD_TOKEN_MEMBERREF | rid, &m) == 0) {
+            fuzz_check_string(m.name);
+            fuzz_check_blob(m.sig, m.sig_len);
+        }
+    }
+    for (rid = 0; rid <= fuzz_rows(r->method_spec.count); rid++) {
+        const uint8_t *inst;
+        uint32_t len, method;
+        if (mdread_method_spec(r, MDREAD_TOKEN_METHODSPEC | rid, &method, &inst, &len) == 0)
+            fuzz_check_blob(inst, len);
     }
 }
 

@@ -1,4 +1,4 @@
-/* fuzz_sig.c -- fuzz target for agent/sig.c, the method-signature decoder.
+/* fuzz_sig.c -- fuzz target for proto/sig.c, the method-signature decoder.
  *
  * The input is a signature blob as GetMethodProps would hand it over (from a
  * module the app loaded: as hostile as any outside input). It is formatted as

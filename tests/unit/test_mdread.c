@@ -1,4 +1,4 @@
-/* test_mdread.c -- the agent's direct metadata reader (agent/mdread.c) on real
+/* test_mdread.c -- the agent's direct metadata reader (proto/mdread.c) on real
  * assemblies: the test app's IL-only E2eTarget.dll and the runtime's
  * ReadyToRun System.Private.CoreLib.dll, read as files (flat layout) and laid
  * out the way the loader maps them (RVAs), then cut short and corrupted:

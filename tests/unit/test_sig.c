@@ -1,4 +1,4 @@
-/* test_sig.c -- unit tests for agent/sig.c, method signatures as parameter lists.
+/* test_sig.c -- unit tests for proto/sig.c, method signatures as parameter lists.
  *
  * The blobs are the bytes the C# compiler writes for the declarations quoted
  * beside them (ECMA-335 II.23.2; TypeRef/TypeDef rows as small numbers): every

@@ -37,14 +37,18 @@ namespace JitscopeE2e
             return s + list.Count + Math.Max(s, n);
         }
 
-        public static int Run()
+        public static int Run() => Serve((i) => sink += CodeHot(8));
+
+        /// <summary>The stdin protocol above around `work`, called once, then on
+        /// a worker every millisecond (with a counter) until "stop".</summary>
+        public static int Serve(Action<int> work)
         {
-            sink += CodeHot(8);
+            work(0);
             var worker = new Thread(() =>
             {
-                while (!stop)
+                for (int i = 1; !stop; i++)
                 {
-                    sink += CodeHot(8);
+                    work(i);
                     Thread.Sleep(1);
                 }
             }) { IsBackground = true, Name = "code-worker" };

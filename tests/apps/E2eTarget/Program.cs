@@ -38,6 +38,7 @@
 //                       "hold", then as serve after "holding"
 //   variant a|b, pair   two runs that JIT different methods (Variant.cs)
 //   code                methods for the code view, tiering up on a worker (Code.cs)
+//   calls               delegate, virtual, interface and async calls, the same way (Calls.cs)
 //   dyncollect N BATCH SPIN_US [hold]  DynamicMethods on the stack, then collected,
 //                       2N of them (DynCollect.cs says what it prints)
 //   threads N BATCH     N named short-lived threads, ThreadIDs reused (ThreadChurn.cs)
@@ -128,6 +129,8 @@ namespace JitscopeE2e
                     return Variant.Pair();
                 case "code":
                     return CodeWork.Run();
+                case "calls":
+                    return CallWork.Run();
                 case "dyncollect":
                     return DynCollect.Run(IntArg(args, 1, 1000), IntArg(args, 2, 50), IntArg(args, 3, 200), args.Length > 4 && args[4] == "hold");
                 case "threads":

@@ -562,7 +562,17 @@ export class CodeTab {
     const t = ins.target;
     let operands;
     if (!t || t.kind === 'local') operands = this.operandText(ins);
-    else if (t.kind === 'method') {
+    else if (t.kind === 'method' && !t.function_id) {
+      // named from the IL call at its IL offset: through a register or a stub, no code of it here
+      operands = h(
+        'span',
+        {
+          class: 'code-named-il',
+          title: `${t.name}\nnamed from the IL call at this IL offset (${ins.operands})`,
+        },
+        shortName(t.name),
+      );
+    } else if (t.kind === 'method') {
       operands = h(
         'a',
         {

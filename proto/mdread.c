@@ -4,7 +4,7 @@
  * at the metadata root; the root lists streams; "#~" holds the tables, whose
  * row sizes follow from the row counts of every table and the heap sizes, so
  * locating a table means sizing every table before it. Only tables up to
- * NestedClass (0x29) are sized: those after it do not move the ones read. */
+ * MethodSpec (0x2B) are sized: those after it do not move the ones read. */
 #include "mdread.h"
 
 #include <string.h>
@@ -12,7 +12,7 @@
 #define MDREAD_HEADER_PAGE 4096u
 #define MDREAD_ROOT_SIGNATURE 0x424A5342u /* "BSJB" */
 #define MDREAD_COR_HEADER_DIRECTORY 14u
-#define MDREAD_TABLES 0x2Au /* Module .. NestedClass */
+#define MDREAD_TABLES 0x2Cu /* Module .. MethodSpec */
 #define MDREAD_MAX_STREAMS 16u
 #define MDREAD_HEAP_EXTRA_DATA 0x40u
 
@@ -84,6 +84,7 @@ enum {
     C_IMPLEMENTATION,
     C_CUSTOMATTRIBUTETYPE,
     C_RESOLUTIONSCOPE,
+    C_TYPEORMETHODDEF,
     C_KINDS
 };
 
@@ -107,6 +108,7 @@ static const coded_kind coded_kinds[C_KINDS] = {
     [C_IMPLEMENTATION] = {2, 3, {T_FILE, T_ASSEMBLYREF, T_EXPORTEDTYPE}},
     [C_CUSTOMATTRIBUTETYPE] = {3, 2, {T_METHODDEF, T_MEMBERREF}},
     [C_RESOLUTIONSCOPE] = {2, 4, {T_MODULE, T_MODULEREF, T_ASSEMBLYREF, T_TYPEREF}},
+    [C_TYPEORMETHODDEF] = {1, 2, {T_TYPEDEF, T_METHODDEF}},
 };
 
 /* A column: a fixed width (1..4 bytes), a heap index, a table index or a
@@ -144,7 +146,7 @@ typedef struct column {
 #define MDREAD_MAX_COLUMNS 9u
 #define COLUMN_END(c) ((c).kind == K_FIXED && (c).arg == 0) /* the zero that ends a row */
 
-/* II.22: the columns of every table up to NestedClass. */
+/* II.22: the columns of every table up to MethodSpec. */
 static const column schema[MDREAD_TABLES][MDREAD_MAX_COLUMNS + 1] = {
     [T_MODULE] = {FIX(2), STR, GUID, GUID, GUID},
     [T_TYPEREF] = {CODED(C_RESOLUTIONSCOPE), STR, STR},
@@ -188,6 +190,8 @@ static const column schema[MDREAD_TABLES][MDREAD_MAX_COLUMNS + 1] = {
     [T_EXPORTEDTYPE] = {FIX(4), FIX(4), STR, STR, CODED(C_IMPLEMENTATION)},
     [T_MANIFESTRESOURCE] = {FIX(4), FIX(4), STR, CODED(C_IMPLEMENTATION)},
     [T_NESTEDCLASS] = {IDX(T_TYPEDEF), IDX(T_TYPEDEF)},
+    [T_GENERICPARAM] = {FIX(2), FIX(2), CODED(C_TYPEORMETHODDEF), STR},
+    [T_METHODSPEC] = {CODED(C_METHODDEFORREF), BLOB},
 };
 
 static uint16_t rd16(const uint8_t *p)
@@ -308,6 +312,10 @@ static int open_tables(mdread *r, const uint8_t *stream, uint32_t size)
     r->method_def = tables[T_METHODDEF];
     r->type_spec = tables[T_TYPESPEC];
     r->nested_class = tables[T_NESTEDCLASS];
+    r->member_ref = tables[T_MEMBERREF];
+    r->method_spec = tables[T_METHODSPEC];
+    r->parent_width = coded_width(&s, C_MEMBERREFPARENT);
+    r->method_ref_width = coded_width(&s, C_METHODDEFORREF);
     r->string_width = (s.heap_sizes & 0x01) ? 4 : 2;
     r->blob_width = (s.heap_sizes & 0x04) ? 4 : 2;
     r->scope_width = coded_width(&s, C_RESOLUTIONSCOPE);
@@ -625,4 +633,40 @@ int mdread_type_spec(const mdread *r, uint32_t token, const uint8_t **sig, uint3
     if (!row)
         return -1;
     return blob_at(r, field(row, 0, r->blob_width), sig, len);
+}
+
+int mdread_member_ref(const mdread *r, uint32_t token, mdread_member *out)
+{
+    static const uint32_t parents[8] = {MDREAD_TOKEN_TYPEDEF, MDREAD_TOKEN_TYPEREF, 0x1A000000u,
+                                        MDREAD_TOKEN_METHODDEF, MDREAD_TOKEN_TYPESPEC};
+    const uint8_t *row = row_of(&r->member_ref, token, MDREAD_TOKEN_MEMBERREF);
+    uint32_t coded;
+
+    if (!row)
+        return -1;
+    coded = field(row, 0, r->parent_width);
+    if ((coded & 7u) > 4 || (coded >> 3) == 0)
+        return -1;
+    out->parent = parents[coded & 7u] | (coded >> 3);
+    out->name = string_at(r, field(row, r->parent_width, r->string_width));
+    if (!out->name ||
+        blob_at(r, field(row, (uint32_t)r->parent_width + r->string_width, r->blob_width),
+                &out->sig, &out->sig_len) != 0)
+        return -1;
+    return 0;
+}
+
+int mdread_method_spec(const mdread *r, uint32_t token, uint32_t *method, const uint8_t **inst,
+                       uint32_t *len)
+{
+    const uint8_t *row = row_of(&r->method_spec, token, MDREAD_TOKEN_METHODSPEC);
+    uint32_t coded;
+
+    if (!row)
+        return -1;
+    coded = field(row, 0, r->method_ref_width);
+    if ((coded >> 1) == 0)
+        return -1;
+    *method = ((coded & 1u) ? MDREAD_TOKEN_MEMBERREF : MDREAD_TOKEN_METHODDEF) | (coded >> 1);
+    return blob_at(r, field(row, r->method_ref_width, r->blob_width), inst, len);
 }

@@ -26,6 +26,8 @@
 #define MDREAD_TOKEN_TYPEDEF 0x02000000u
 #define MDREAD_TOKEN_METHODDEF 0x06000000u
 #define MDREAD_TOKEN_TYPESPEC 0x1b000000u
+#define MDREAD_TOKEN_MEMBERREF 0x0a000000u
+#define MDREAD_TOKEN_METHODSPEC 0x2b000000u
 
 typedef struct mdread_table {
     const uint8_t *rows;
@@ -35,10 +37,11 @@ typedef struct mdread_table {
 typedef struct mdread {
     const uint8_t *strings, *blobs;
     uint32_t strings_size, blobs_size;
-    mdread_table type_ref, type_def, method_def, type_spec, nested_class;
+    mdread_table type_ref, type_def, method_def, type_spec, nested_class, member_ref, method_spec;
     uint8_t string_width, blob_width;   /* heap index widths: 2 or 4 */
     uint8_t scope_width, extends_width; /* ResolutionScope, TypeDefOrRef coded indexes */
     uint8_t field_width, method_width, param_width, type_def_width; /* simple indexes */
+    uint8_t parent_width, method_ref_width; /* MemberRefParent, MethodDefOrRef coded indexes */
     uint8_t nested_sorted;
 } mdread;
 
@@ -71,5 +74,21 @@ int mdread_type_def(const mdread *r, uint32_t token, const char **ns, const char
 int mdread_enclosing(const mdread *r, uint32_t type_def, uint32_t *enclosing);
 int mdread_type_ref(const mdread *r, uint32_t token, const char **ns, const char **name);
 int mdread_type_spec(const mdread *r, uint32_t token, const uint8_t **sig, uint32_t *len);
+
+/* A MemberRef (a method or field of another module or of an instantiated
+ * type): its parent (a TypeDef, TypeRef, ModuleRef 0x1a......, MethodDef or
+ * TypeSpec token), name and signature. */
+typedef struct mdread_member {
+    uint32_t parent;
+    const char *name;
+    const uint8_t *sig;
+    uint32_t sig_len;
+} mdread_member;
+int mdread_member_ref(const mdread *r, uint32_t token, mdread_member *out);
+
+/* A MethodSpec (a generic method's instantiation): its method (a MethodDef or
+ * MemberRef token) and its instantiation blob (0x0A, count, types). */
+int mdread_method_spec(const mdread *r, uint32_t token, uint32_t *method, const uint8_t **inst,
+                       uint32_t *len);
 
 #endif
