@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "api_util.h"
+#include "excline.h"
 #include "link.h"
 #include "symbols.h"
 
@@ -19,6 +20,9 @@ typedef struct api_exc_row {
     uint32_t method_sym, catcher_sym[EXC_CATCHERS];
     uint32_t *frame_syms[EXC_RECENT], caught_by_sym[EXC_RECENT];
     double rate;
+    char *module_path; /* the throwing method's module (NULL: none), for its line */
+    uint32_t token;
+    long line; /* the throw's source line (excline.h), -1 none */
 } api_exc_row;
 
 typedef struct api_exc_copy {
@@ -26,6 +30,7 @@ typedef struct api_exc_copy {
     size_t count;
     symbols syms;
     int ended; /* the process ended: open exceptions were not handled */
+    pid_t pid; /* whose files the lines are read from (api_code_pid); -1: none */
     uint64_t total, sites_dropped, catches_unpaired;
     int enabled;
 } api_exc_copy;
@@ -37,6 +42,7 @@ static void api_exc_free(api_exc_copy *v)
     for (i = 0; i < v->count; i++) {
         free(v->rows[i].site.type);
         free(v->rows[i].site.message);
+        free(v->rows[i].module_path);
         for (k = 0; k < EXC_RECENT; k++) {
             free(v->rows[i].site.recent[k].frames);
             free(v->rows[i].site.recent[k].message);
@@ -59,6 +65,19 @@ static int api_exc_take(session *s, const exc_site *site, api_exc_row *row, int 
     row->site.type = strdup(site->type);
     row->site.message = strdup(site->message);
     row->rate = exc_site_rate(site, now_s);
+    row->line = -1;
+    if (site->function_id) {
+        const session_function *f = session_find_function(s, site->function_id);
+        const session_module *m =
+            f && f->module_id && !(f->flags & WIRE_FLAG_DYNAMIC) && f->token
+                ? session_find_module(s, f->module_id)
+                : NULL;
+        if (m && m->path && m->path[0]) {
+            if (!(row->module_path = strdup(m->path)))
+                return -1;
+            row->token = f->token;
+        }
+    }
     if (!row->site.type || !row->site.message ||
         (site->function_id && symbols_function(syms, s, site->function_id, &row->method_sym) != 0))
         return -1;
@@ -100,6 +119,9 @@ static int api_exc_copy_sites(session *s, api_exc_copy *v, uint64_t number, int6
     uint32_t i;
 
     v->ended = s->state == SESSION_EXITED;
+    v->pid = api_code_pid(s);
+    if (!v->pid && s->container.in_container)
+        v->pid = -1; /* an ended container's files are not the server's same paths */
     v->enabled = !s->exceptions_off;
     if (!x)
         return 0;
@@ -118,6 +140,26 @@ static int api_exc_copy_sites(session *s, api_exc_copy *v, uint64_t number, int6
         if (api_exc_take(s, site, &v->rows[v->count++], number != 0, &v->syms, now_s) != 0)
             return -1;
     }
+    return 0;
+}
+
+/* Unlocked: each row's source line, from its module's PDB (excline.h). */
+static int api_exc_lines(api_exc_copy *v)
+{
+    excline_query *q;
+    size_t i;
+
+    if (v->pid < 0 || v->count == 0)
+        return 0;
+    if (!(q = calloc(v->count, sizeof(*q))))
+        return -1;
+    for (i = 0; i < v->count; i++)
+        q[i] = (excline_query){v->rows[i].module_path, v->rows[i].token,
+                               v->rows[i].site.il_offset, -1};
+    excline_fill(q, v->count, v->pid);
+    for (i = 0; i < v->count; i++)
+        v->rows[i].line = q[i].line;
+    free(q);
     return 0;
 }
 
@@ -142,13 +184,13 @@ static json_t *api_exc_site_json(const api_exc_copy *v, const api_exc_row *row)
     for (i = 0; i < EXC_SERIES; i++)
         json_array_append_new(series, json_integer(site->series[i]));
     return json_pack(
-        "{s:I, s:s, s:s, s:o, s:o, s:o, s:o, s:n, s:o, s:f, s:o, s:o, s:o, s:o, s:o, s:o, s:o, "
+        "{s:I, s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:f, s:o, s:o, s:o, s:o, s:o, s:o, s:o, "
         "s:o, s:o}",
         "site", (json_int_t)site->number, "type", site->type, "message", site->message, "method",
         api_exc_name(v, site->function_id, row->method_sym), "function_id",
         view_id(site->function_id), "il_offset",
         site->il_offset == WIRE_IL_OFFSET_UNKNOWN ? json_null() : json_integer(site->il_offset),
-        "ip", view_id(site->ip), "line", "count", view_count(site->count), "per_second", row->rate,
+        "ip", view_id(site->ip), "line", row->line >= 0 ? json_integer(row->line) : json_null(), "count", view_count(site->count), "per_second", row->rate,
         "caught_in", caught_in, "caught", view_count(site->caught), "unhandled",
         view_count(v->ended ? site->open : 0), "open", view_count(v->ended ? 0 : site->open),
         "replaced", view_count(site->replaced), "first_ms", view_ms(site->first_ns), "last_ms",
@@ -227,6 +269,8 @@ int api_exceptions_list(api_call *c)
         return 404;
     rc = api_exc_copy_sites(s, &v, 0, since_ns);
     sessions_unlock();
+    if (rc == 0)
+        rc = api_exc_lines(&v);
     if (rc != 0) {
         api_exc_free(&v);
         return api_fail(c, 503, "out of memory copying the exceptions");
@@ -255,6 +299,8 @@ int api_exceptions_site(api_call *c)
         return 404;
     rc = api_exc_copy_sites(s, &v, c->n, 0);
     sessions_unlock();
+    if (rc == 0)
+        rc = api_exc_lines(&v);
     if (rc != 0) {
         api_exc_free(&v);
         return api_fail(c, 503, "out of memory copying the exceptions");

@@ -9,12 +9,17 @@
 // Screenshots: build/screenshots/exceptions-*.png.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
 import {
-  startServer, waitFor, waitForOutput, screenshotCopy, unexpectedConsoleErrors, apiGet, E2E_DLL,
+  startServer, waitFor, waitForOutput, screenshotCopy, unexpectedConsoleErrors, apiGet, E2E_DLL, ROOT,
   openLiveSession, closeAll,
 } from './helpers.mjs';
 
 const T = 'JitscopeE2e.Throws.';
+// the line of Throws.cs that throws the InvalidOperationExceptions (from the app's PDB)
+const THROW_INVALID_LINE = fs.readFileSync(path.join(ROOT, 'tests/apps/E2eTarget/Throws.cs'), 'utf8')
+  .split('\n').findIndex((l) => l.includes('static void ThrowInvalid(') && l.includes('=> throw new')) + 1;
 const rows = (page) => page.locator('.exceptions-tab table tbody tr').evaluateAll((trs) =>
   trs.filter((tr) => !tr.querySelector('td.empty')).map((tr) => [...tr.children].map((td) => td.textContent.trim())));
 const ourRow = (all, type) => all.find((r) => r[0] === type && r[1].startsWith(T));
@@ -43,7 +48,7 @@ describe('Exceptions tab: throw sites, live, with stacks', { timeout: 240000 }, 
     const heads = await page.locator('.exceptions-tab thead th').evaluateAll((ths) => ths.map((th) => th.textContent.replace(/[▾▴]/g, '').trim()));
     assert.deepEqual(heads, ['Type', 'Thrown in', 'Count', '/s', 'Last 60 s', 'Caught in', 'Unhandled', 'Message']);
     const ioe = ourRow(all, 'System.InvalidOperationException');
-    assert.match(ioe[1], /^JitscopeE2e\.Throws\.ThrowInvalid\(\) IL_0016$/);
+    assert.equal(ioe[1], `${T}ThrowInvalid() IL_0016 line ${THROW_INVALID_LINE}`, 'the throw\'s IL offset and source line');
     assert.equal(ioe[2], '100');
     assert.equal(ioe[5], `${T}CatchInvalid() ×100`);
     assert.equal(ioe[7], 'invalid 0');
