@@ -9,6 +9,7 @@
 #include "agent.h"
 #include "clock.h"
 #include "emit.h"
+#include "exccount.h"
 #include "utf.h"
 #include "walk.h"
 
@@ -21,16 +22,13 @@
 #define EXC_CODE_VERSIONS 8u
 #define EXC_MAP_MAX 512u /* IL-to-native entries read (6 KB of stack) */
 #define EXC_FP_NONE 0xFFFFFFFFu
-#define EXC_SAMPLE_NS 1000000000ull /* one sampled stack a second per site after the first */
 
-/* One throw site: its address, what it resolved to, its sampling state. */
+/* One throw address: what it resolved to (its counts: exccount.h). */
 typedef struct exc_slot {
     _Atomic uint64_t ip; /* 0 free, EXC_IP_BUSY while written */
     uint64_t function_id;
     uint32_t il_offset;
     uint32_t fp_depth; /* where the frame-pointer chain met it when resolved (EXC_FP_NONE) */
-    _Atomic uint32_t sampled;
-    _Atomic uint64_t last_sample_ns;
 } exc_slot;
 
 static exc_slot exc_cache[EXC_CACHE_SLOTS];
@@ -110,10 +108,9 @@ static void exc_resolve(uint64_t ip, uint64_t *function_id, uint32_t *il_offset)
         *il_offset = exc_il_offset(start, ip - 1 - start);
 }
 
-/* The slot of ip resolved (claimed and filled when ip is new to it); NULL
- * when another thread is filling that slot now (resolved, not kept). */
-static exc_slot *exc_site(uint64_t ip, uint32_t fp_depth, uint64_t *function_id,
-                          uint32_t *il_offset)
+/* ip resolved (its slot claimed and filled when ip is new to it; not kept
+ * when another thread is filling that slot now). */
+static void exc_site(uint64_t ip, uint32_t fp_depth, uint64_t *function_id, uint32_t *il_offset)
 {
     exc_slot *slot = &exc_cache[(ip * 0x9e3779b97f4a7c15ull) >> 54 & (EXC_CACHE_SLOTS - 1)];
     uint64_t seen = atomic_load_explicit(&slot->ip, memory_order_acquire);
@@ -123,19 +120,16 @@ static exc_slot *exc_site(uint64_t ip, uint32_t fp_depth, uint64_t *function_id,
         *il_offset = slot->il_offset;
         atomic_thread_fence(memory_order_acquire);
         if (atomic_load_explicit(&slot->ip, memory_order_relaxed) == ip)
-            return slot;
+            return;
     }
     exc_resolve(ip, function_id, il_offset);
     if (ip <= EXC_IP_BUSY || seen == EXC_IP_BUSY ||
         !atomic_compare_exchange_strong(&slot->ip, &seen, EXC_IP_BUSY))
-        return NULL;
+        return;
     slot->function_id = *function_id;
     slot->il_offset = *il_offset;
     slot->fp_depth = fp_depth;
-    atomic_store_explicit(&slot->sampled, 0, memory_order_relaxed);
-    atomic_store_explicit(&slot->last_sample_ns, 0, memory_order_relaxed);
     atomic_store_explicit(&slot->ip, ip, memory_order_release);
-    return slot;
 }
 
 /* The calling thread's stack, asked once per thread (for the main thread the
@@ -196,24 +190,6 @@ __attribute__((noinline)) static uint64_t exc_chain_find(uint64_t want, uint32_t
     return 0;
 }
 
-/* 1 when this throw at slot's site carries a stack: the first few, then one a second. */
-static int exc_sample(exc_slot *slot, uint64_t now)
-{
-    uint64_t last;
-
-    if (!slot)
-        return 0;
-    if (atomic_fetch_add_explicit(&slot->sampled, 1, memory_order_relaxed) <
-        WIRE_EXCEPTION_SAMPLED_FIRST) {
-        atomic_store_explicit(&slot->last_sample_ns, now, memory_order_relaxed);
-        return 1;
-    }
-    atomic_store_explicit(&slot->sampled, WIRE_EXCEPTION_SAMPLED_FIRST, memory_order_relaxed);
-    last = atomic_load_explicit(&slot->last_sample_ns, memory_order_relaxed);
-    return now - last >= EXC_SAMPLE_NS &&
-           atomic_compare_exchange_strong(&slot->last_sample_ns, &last, now);
-}
-
 /* A NUL-terminated UTF-16 string at *pos: its units, *pos moved past its NUL;
  * -1 when the payload ends first. */
 static long exc_utf16(const uint8_t *payload, size_t size, size_t *pos)
@@ -248,7 +224,7 @@ static void exc_thrown(const uint8_t *payload, size_t size, ThreadID thread)
     int cut_type = 0, cut_message = 0;
     uint64_t now = clock_mono_ns();
     uint32_t depth = EXC_FP_NONE;
-    exc_slot *slot;
+    enum exccount_verdict verdict;
 
     type_at = pos;
     if ((type_units = exc_utf16(payload, size, &pos)) < 0)
@@ -262,8 +238,6 @@ static void exc_thrown(const uint8_t *payload, size_t size, ThreadID thread)
     memcpy(&e.runtime_flags, payload + pos + 12, sizeof(e.runtime_flags));
     type_len = utf16le_to_utf8(payload + type_at, (size_t)type_units, type, sizeof(type),
                                &cut_type);
-    message_len = utf16le_to_utf8(payload + message_at, (size_t)message_units, message,
-                                  sizeof(message), &cut_message);
     if (type_len == 0)
         type[0] = '?', type_len = 1;
     e.thread_id = exc_thread(thread);
@@ -288,8 +262,15 @@ static void exc_thrown(const uint8_t *payload, size_t size, ThreadID thread)
         if (!e.ip || !exc_chain_find(e.ip, &depth))
             depth = EXC_FP_NONE; /* not on the chain: always walked */
     }
-    slot = exc_site(e.ip, depth, &e.function_id, &e.il_offset);
-    if (exc_sample(slot, now)) {
+    exc_site(e.ip, depth, &e.function_id, &e.il_offset);
+    /* most exceptions of a site are only counted (exccount.h) */
+    verdict = exccount_thrown(e.ip, e.function_id, e.il_offset, type, type_len,
+                              (e.runtime_flags & WIRE_EXCEPTION_RETHROWN) != 0, now);
+    if (verdict == EXCCOUNT_COUNTED)
+        return;
+    message_len = utf16le_to_utf8(payload + message_at, (size_t)message_units, message,
+                                  sizeof(message), &cut_message);
+    if (verdict == EXCCOUNT_SEND_STACK) {
         uint32_t n = walk_current_thread(frames, WIRE_EXCEPTION_MAX_FRAMES), skip = 0;
         /* where the runtime's dispatch frames show (managed on .NET 9 and
          * later), the stack starts at the throw */
@@ -314,7 +295,7 @@ static void exc_caught(const uint8_t *payload, size_t size, ThreadID thread)
     if (size < 2 * sizeof(uint64_t))
         return;
     memcpy(&c.function_id, payload + sizeof(uint64_t), sizeof(c.function_id)); /* MethodID */
-    if ((c.thread_id = exc_thread(thread)) == 0)
+    if ((c.thread_id = exc_thread(thread)) == 0 || !exccount_caught(c.function_id))
         return;
     emit_record(WIRE_EXCEPTION_CAUGHT, 0, &c, sizeof(c), NULL, 0, NULL, 0);
 }

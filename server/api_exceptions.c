@@ -68,10 +68,9 @@ static int api_exc_take(session *s, const exc_site *site, api_exc_row *row, int 
     row->line = -1;
     if (site->function_id) {
         const session_function *f = session_find_function(s, site->function_id);
-        const session_module *m =
-            f && f->module_id && !(f->flags & WIRE_FLAG_DYNAMIC) && f->token
-                ? session_find_module(s, f->module_id)
-                : NULL;
+        const session_module *m = f && f->module_id && !(f->flags & WIRE_FLAG_DYNAMIC) && f->token
+                                      ? session_find_module(s, f->module_id)
+                                      : NULL;
         if (m && m->path && m->path[0]) {
             if (!(row->module_path = strdup(m->path)))
                 return -1;
@@ -154,8 +153,8 @@ static int api_exc_lines(api_exc_copy *v)
     if (!(q = calloc(v->count, sizeof(*q))))
         return -1;
     for (i = 0; i < v->count; i++)
-        q[i] = (excline_query){v->rows[i].module_path, v->rows[i].token,
-                               v->rows[i].site.il_offset, -1};
+        q[i] = (excline_query){v->rows[i].module_path, v->rows[i].token, v->rows[i].site.il_offset,
+                               -1};
     excline_fill(q, v->count, v->pid);
     for (i = 0; i < v->count; i++)
         v->rows[i].line = q[i].line;
@@ -190,12 +189,12 @@ static json_t *api_exc_site_json(const api_exc_copy *v, const api_exc_row *row)
         api_exc_name(v, site->function_id, row->method_sym), "function_id",
         view_id(site->function_id), "il_offset",
         site->il_offset == WIRE_IL_OFFSET_UNKNOWN ? json_null() : json_integer(site->il_offset),
-        "ip", view_id(site->ip), "line", row->line >= 0 ? json_integer(row->line) : json_null(), "count", view_count(site->count), "per_second", row->rate,
-        "caught_in", caught_in, "caught", view_count(site->caught), "unhandled",
-        view_count(v->ended ? site->open : 0), "open", view_count(v->ended ? 0 : site->open),
-        "replaced", view_count(site->replaced), "first_ms", view_ms(site->first_ns), "last_ms",
-        view_ms(site->last_ns), "series_end_ms", view_ms(site->series_end * 1000000000), "series",
-        series);
+        "ip", view_id(site->ip), "line", row->line >= 0 ? json_integer(row->line) : json_null(),
+        "count", view_count(site->count), "per_second", row->rate, "caught_in", caught_in, "caught",
+        view_count(site->caught), "unhandled", view_count(v->ended ? site->open : 0), "open",
+        view_count(v->ended ? 0 : site->open), "replaced", view_count(site->replaced), "first_ms",
+        view_ms(site->first_ns), "last_ms", view_ms(site->last_ns), "series_end_ms",
+        view_ms(site->series_end * 1000000000), "series", series);
 }
 
 static const char *api_exc_outcome(const api_exc_copy *v, uint32_t outcome)

@@ -243,6 +243,13 @@ static const record_kind record_kinds[] = {
         .fold = session_fold_allocation,
         .replay = session_replay_allocation,
     },
+    {
+        KIND(WIRE_EXCEPTION_COUNTS),
+        .flags = RECORD_KIND_OBSERVATION,
+        .need = session_need_exception,
+        .fold = session_fold_exception,
+        .replay = session_replay_exception,
+    },
 
     /* the server's own records (logrec.h), in their order: a profile's start
      * and stop and a CPU profile's tables are observations (they rebuild the

@@ -88,8 +88,8 @@ int session_fold_runtime_suspend(session *s, const wire_record *r, int64_t when,
     return 0;
 }
 
-/* EXCEPTION: into its site (excsites.h), made with the session's first one;
- * log NULL for a replay. */
+/* EXCEPTION or EXCEPTION_COUNTS: into its site (excsites.h), made with the
+ * session's first one; log NULL for a replay. */
 static int session_exception(session *s, const wire_record *r, int64_t when, eventlog *log,
                              const char **why)
 {
@@ -97,7 +97,8 @@ static int session_exception(session *s, const wire_record *r, int64_t when, eve
         *why = "no memory for the session's exceptions";
         return -1;
     }
-    if (exc_thrown(s->exceptions, log, r, when) != 0) {
+    if ((r->type == WIRE_EXCEPTION_COUNTS ? exc_counts(s->exceptions, log, r, when)
+                                          : exc_thrown(s->exceptions, log, r, when)) != 0) {
         *why = "no memory for an exception's site";
         return -1;
     }

@@ -112,6 +112,8 @@ static const struct {
 } s_allocation = {{0x7f00000b0000ull, 0x7f5500010000ull, 1024, 300, WIRE_ALLOC_SAMPLED, 0, 2, 1},
                   {0x7f0000001000ull, 0x7f1234560010ull}};
 static const char ALLOC_TYPE[] = "System.Byte[]";
+static const wire_exception_counts s_exception_counts = {
+    0x7f0000001000ull, 0x7f1234560043ull, 0x7f0000001040ull, 10, 91, 90, 1, 0, 90};
 static const char EXC_TYPE[] = "System.InvalidOperationException";
 static const char EXC_MESSAGE[] = "Operation is not valid \xE2\x80\x94 here";
 
@@ -252,6 +254,14 @@ void make_samples(void)
          1,
          {ALLOC_TYPE},
          {sizeof(ALLOC_TYPE) - 1}},
+        {"exception_counts",
+         WIRE_EXCEPTION_COUNTS,
+         0,
+         &s_exception_counts,
+         sizeof(s_exception_counts),
+         1,
+         {EXC_TYPE},
+         {sizeof(EXC_TYPE) - 1}},
     };
     memcpy(samples, v, sizeof(v));
 }
