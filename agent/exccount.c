@@ -8,12 +8,14 @@
 #include "clock.h"
 #include "conn.h"
 #include "naming.h"
+#include "utf.h"
 #include "wire.h"
 
 #define EXCCOUNT_PROBE 16u   /* slots looked at for a site before it is sent instead */
 #define EXCCOUNT_CATCHERS 8u /* catching methods kept per site (the server keeps 8) */
 #define EXCCOUNT_BUSY 1u     /* a key or catcher being written */
 #define EXCCOUNT_SAMPLE_NS 1000000000ull
+#define EXCCOUNT_TYPE_UNITS 256u /* a type name's UTF-16 units kept as its key (longer: sent) */
 
 typedef struct exccount_catcher {
     _Atomic uint64_t function_id; /* 0 free, EXCCOUNT_BUSY while claimed */
@@ -26,7 +28,7 @@ typedef struct exccount_catcher {
 typedef struct exccount_site {
     _Atomic uint64_t key; /* 0 free, EXCCOUNT_BUSY while filled, else its hash (>= 2) */
     uint64_t ip, function_id, gen;
-    uint32_t il_offset, type_len;
+    uint32_t il_offset, type_len, type_units;
     _Atomic uint32_t sampled;
     _Atomic uint64_t last_sample_ns;
     _Atomic uint64_t thrown, caught, replaced, other;
@@ -36,7 +38,8 @@ typedef struct exccount_site {
     uint64_t sent_thrown, sent_caught, sent_replaced, sent_other;
     int64_t sent_open;
     int named;
-    char type[WIRE_EXCEPTION_TYPE_MAX];
+    uint8_t type16[EXCCOUNT_TYPE_UNITS * 2]; /* the key: as the event gives it */
+    char type[WIRE_EXCEPTION_TYPE_MAX];      /* as records carry it */
 } exccount_site;
 
 static exccount_site exccount_table[EXCCOUNT_SITES];
@@ -53,37 +56,47 @@ static _Thread_local struct {
     uint8_t counted;     /* 1 once it counted in its site's caught */
 } exccount_now;
 
-static uint64_t exccount_hash(uint64_t ip, const char *type, size_t n)
+/* The key's hash: the address, the name's UTF-16 bytes 8 at a time. */
+static uint64_t exccount_hash(uint64_t ip, const uint8_t *type16, size_t bytes)
 {
-    uint64_t h = 1469598103934665603ull ^ ip * 0x9e3779b97f4a7c15ull;
+    uint64_t h = ip * 0x9e3779b97f4a7c15ull, w;
     size_t i;
 
-    for (i = 0; i < n; i++)
-        h = (h ^ (unsigned char)type[i]) * 1099511628211ull;
+    for (i = 0; i + 8 <= bytes; i += 8) {
+        memcpy(&w, type16 + i, 8);
+        h = (h ^ w) * 0xff51afd7ed558ccdull;
+        h ^= h >> 32;
+    }
+    for (w = 0; i < bytes; i++)
+        w = w << 8 | type16[i];
+    h = (h ^ w ^ bytes) * 0xc4ceb9fe1a85ec53ull;
     h ^= h >> 29;
     return h < 2 ? h + 2 : h;
 }
 
 /* The site of (ip, type), claimed when new; NULL when its slots are taken or
- * being written (the exception then goes out as a record). */
+ * being written, or the name is too long to be a key (the exception then
+ * goes out as a record). */
 static exccount_site *exccount_site_of(uint64_t ip, uint64_t function_id, uint32_t il_offset,
-                                       const char *type, size_t type_len)
+                                       const uint8_t *type16, size_t units)
 {
-    uint64_t h = exccount_hash(ip, type, type_len);
+    uint64_t h = exccount_hash(ip, type16, units * 2);
     uint32_t i;
 
-    if (type_len > WIRE_EXCEPTION_TYPE_MAX)
+    if (units > EXCCOUNT_TYPE_UNITS || units == 0)
         return NULL;
     for (i = 0; i < EXCCOUNT_PROBE; i++) {
         uint32_t at = (uint32_t)(h + i) & (EXCCOUNT_SITES - 1);
         exccount_site *s = &exccount_table[at];
         uint64_t key = atomic_load_explicit(&s->key, memory_order_acquire);
         if (key == 0 && atomic_compare_exchange_strong(&s->key, &key, EXCCOUNT_BUSY)) {
+            int cut = 0;
             s->ip = ip;
             s->function_id = function_id;
             s->il_offset = il_offset;
-            s->type_len = (uint32_t)type_len;
-            memcpy(s->type, type, type_len);
+            s->type_units = (uint32_t)units;
+            memcpy(s->type16, type16, units * 2);
+            s->type_len = (uint32_t)utf16le_to_utf8(type16, units, s->type, sizeof(s->type), &cut);
             s->gen = atomic_load(&agent.unload_gen);
             atomic_store_explicit(&s->key, h, memory_order_release);
             atomic_store_explicit(&exccount_order[atomic_fetch_add(&exccount_used, 1)], at + 1,
@@ -92,8 +105,8 @@ static exccount_site *exccount_site_of(uint64_t ip, uint64_t function_id, uint32
         }
         if (key == EXCCOUNT_BUSY)
             return NULL;
-        if (key == h && s->ip == ip && s->type_len == type_len &&
-            memcmp(s->type, type, type_len) == 0)
+        if (key == h && s->ip == ip && s->type_units == units &&
+            memcmp(s->type16, type16, units * 2) == 0)
             return s;
     }
     return NULL;
@@ -104,19 +117,21 @@ static int exccount_sample(exccount_site *s, uint64_t now)
 {
     uint64_t last;
 
-    if (atomic_fetch_add_explicit(&s->sampled, 1, memory_order_relaxed) <
-        WIRE_EXCEPTION_SAMPLED_FIRST) {
+    /* the first few: counted out; past them, no write unless a second went by */
+    if (atomic_load_explicit(&s->sampled, memory_order_relaxed) < WIRE_EXCEPTION_SAMPLED_FIRST &&
+        atomic_fetch_add_explicit(&s->sampled, 1, memory_order_relaxed) <
+            WIRE_EXCEPTION_SAMPLED_FIRST) {
         atomic_store_explicit(&s->last_sample_ns, now, memory_order_relaxed);
         return 1;
     }
-    atomic_store_explicit(&s->sampled, WIRE_EXCEPTION_SAMPLED_FIRST, memory_order_relaxed);
     last = atomic_load_explicit(&s->last_sample_ns, memory_order_relaxed);
     return now - last >= EXCCOUNT_SAMPLE_NS &&
            atomic_compare_exchange_strong(&s->last_sample_ns, &last, now);
 }
 
 enum exccount_verdict exccount_thrown(uint64_t ip, uint64_t function_id, uint32_t il_offset,
-                                      const char *type, size_t type_len, int rethrown, uint64_t now)
+                                      const uint8_t *type16, size_t units, int rethrown,
+                                      uint64_t now)
 {
     exccount_site *s;
     int force = 0;
@@ -140,7 +155,7 @@ enum exccount_verdict exccount_thrown(uint64_t ip, uint64_t function_id, uint32_
     }
     exccount_now.valid = 1;
     exccount_now.caught = exccount_now.counted = 0;
-    if (!(s = exccount_site_of(ip, function_id, il_offset, type, type_len))) {
+    if (!(s = exccount_site_of(ip, function_id, il_offset, type16, units))) {
         exccount_now.sent = 1;
         return EXCCOUNT_SEND;
     }

@@ -32,10 +32,11 @@ enum exccount_verdict {
     EXCCOUNT_SEND_STACK = 2, /* send it as a record with its stack (sampled) */
 };
 
-/* An exception thrown on the calling thread at (ip, type): its function and
- * IL offset as resolved, rethrown when the runtime flags it so, now its time. */
+/* An exception thrown on the calling thread at (ip, type: its full name as
+ * the event gives it, UTF-16LE, `units` of them): its function and IL offset
+ * as resolved, rethrown when the runtime flags it so, now its time. */
 enum exccount_verdict exccount_thrown(uint64_t ip, uint64_t function_id, uint32_t il_offset,
-                                      const char *type, size_t type_len, int rethrown,
+                                      const uint8_t *type16, size_t units, int rethrown,
                                       uint64_t now);
 /* A catch clause of function_id entered on the calling thread: 1 when it goes
  * out as a WIRE_EXCEPTION_CAUGHT, 0 when counted. */

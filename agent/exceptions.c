@@ -156,6 +156,33 @@ static int exc_stack_bounds(void)
 
 #define EXC_FP_FRAMES 48u /* frames of the frame-pointer chain looked at */
 
+/* The return address at `depth` of the frame-pointer chain from the caller
+ * up (depths as exc_chain_find's: both are called from exc_thrown), every
+ * frame checked as there: 0 when the chain breaks before it. */
+__attribute__((noinline)) static uint64_t exc_chain_at(uint32_t depth)
+{
+    uintptr_t fp = (uintptr_t)__builtin_frame_address(0), next;
+    uint32_t i;
+
+    if (depth >= EXC_FP_FRAMES || !exc_stack_bounds())
+        return 0;
+    for (i = 0;; i++) {
+        if (fp < exc_stack_lo || fp > exc_stack_hi - 2 * sizeof(uintptr_t) || (fp & 7u))
+            return 0;
+        if (i == depth)
+            return ((const uintptr_t *)fp)[1];
+        next = ((const uintptr_t *)fp)[0];
+        if (next <= fp)
+            return 0;
+        fp = next;
+    }
+}
+
+/* The thread's last throw site met on the chain, and its depth there: a
+ * storm's next throw is checked there first. */
+static _Thread_local uint64_t exc_last_ip;
+static _Thread_local uint32_t exc_last_depth;
+
 /* The frame-pointer chain from the caller up (libcoreclr, the JIT's code and
  * the agent keep frame pointers): the first return address that is `want` (0:
  * any the cache knows as a throw site), and its depth in *depth. Every frame is
@@ -194,9 +221,16 @@ __attribute__((noinline)) static uint64_t exc_chain_find(uint64_t want, uint32_t
  * -1 when the payload ends first. */
 static long exc_utf16(const uint8_t *payload, size_t size, size_t *pos)
 {
-    size_t start = *pos, i;
+    size_t start = *pos, i = start;
+    uint64_t w;
 
-    for (i = start; i + 1 < size; i += 2)
+    /* four units at a time while none is 0 (a zero 16-bit lane sets its top bit) */
+    for (; i + 8 <= size; i += 8) {
+        memcpy(&w, payload + i, 8);
+        if ((w - 0x0001000100010001ull) & ~w & 0x8000800080008000ull)
+            break;
+    }
+    for (; i + 1 < size; i += 2)
         if (payload[i] == 0 && payload[i + 1] == 0) {
             *pos = i + 2;
             return (long)((i - start) / 2);
@@ -222,7 +256,7 @@ static void exc_thrown(const uint8_t *payload, size_t size, ThreadID thread)
     size_t pos = 0, type_at, message_at, type_len, message_len;
     long type_units, message_units;
     int cut_type = 0, cut_message = 0;
-    uint64_t now = clock_mono_ns();
+    uint64_t now = clock_ns_of(CLOCK_MONOTONIC_COARSE); /* the 1/s sampling's (a few ms) */
     uint32_t depth = EXC_FP_NONE;
     enum exccount_verdict verdict;
 
@@ -236,10 +270,6 @@ static void exc_thrown(const uint8_t *payload, size_t size, ThreadID thread)
     memcpy(&e.ip, payload + pos, sizeof(e.ip));
     memcpy(&e.hresult, payload + pos + 8, sizeof(e.hresult));
     memcpy(&e.runtime_flags, payload + pos + 12, sizeof(e.runtime_flags));
-    type_len = utf16le_to_utf8(payload + type_at, (size_t)type_units, type, sizeof(type),
-                               &cut_type);
-    if (type_len == 0)
-        type[0] = '?', type_len = 1;
     e.thread_id = exc_thread(thread);
     if (!e.thread_id)
         return; /* not a managed thread: nothing to tie the catch to */
@@ -249,10 +279,18 @@ static void exc_thrown(const uint8_t *payload, size_t size, ThreadID thread)
      * was met when the site was resolved: an exception thrown in a filter or a
      * catch block, while another's throw call is still on the stack further
      * out, is deeper there, and is left to the walk */
-    e.ip = exc_chain_find(0, &depth);
-    if (e.ip &&
-        exc_cache[(e.ip * 0x9e3779b97f4a7c15ull) >> 54 & (EXC_CACHE_SLOTS - 1)].fp_depth != depth)
-        e.ip = 0;
+    if (exc_last_ip && exc_chain_at(exc_last_depth) == exc_last_ip) {
+        e.ip = exc_last_ip; /* the thread's last site again, at its depth */
+        depth = exc_last_depth;
+    } else {
+        e.ip = exc_chain_find(0, &depth);
+        if (e.ip &&
+            exc_cache[(e.ip * 0x9e3779b97f4a7c15ull) >> 54 & (EXC_CACHE_SLOTS - 1)].fp_depth !=
+                depth)
+            e.ip = 0;
+        else if (e.ip)
+            exc_last_ip = e.ip, exc_last_depth = depth;
+    }
     if (e.ip == 0) {
         /* the throwing frame is the first of the thread's own walk (the
          * dispatch's frames are not in it): the runtime's address is no use,
@@ -264,10 +302,16 @@ static void exc_thrown(const uint8_t *payload, size_t size, ThreadID thread)
     }
     exc_site(e.ip, depth, &e.function_id, &e.il_offset);
     /* most exceptions of a site are only counted (exccount.h) */
-    verdict = exccount_thrown(e.ip, e.function_id, e.il_offset, type, type_len,
-                              (e.runtime_flags & WIRE_EXCEPTION_RETHROWN) != 0, now);
+    verdict = exccount_thrown(e.ip, e.function_id, e.il_offset, payload + type_at,
+                              (size_t)type_units, (e.runtime_flags & WIRE_EXCEPTION_RETHROWN) != 0,
+                              now);
     if (verdict == EXCCOUNT_COUNTED)
         return;
+    now = clock_mono_ns(); /* a record's time */
+    type_len = utf16le_to_utf8(payload + type_at, (size_t)type_units, type, sizeof(type),
+                               &cut_type);
+    if (type_len == 0)
+        type[0] = '?', type_len = 1;
     message_len = utf16le_to_utf8(payload + message_at, (size_t)message_units, message,
                                   sizeof(message), &cut_message);
     if (verdict == EXCCOUNT_SEND_STACK) {

@@ -344,11 +344,15 @@ double exc_site_rate(const exc_site *site, int64_t now_s)
     return (double)n / EXC_RATE_SECONDS;
 }
 
+uint64_t exc_counts_need(const exc_state *x, const wire_record *r)
+{
+    /* a new site at most */
+    return sizeof(exc_site) * (x->cap ? x->cap : 1) + (uint64_t)(x->index_cap + 64) * 8u +
+           r->strings[0].length + 2u;
+}
+
 uint64_t exc_need(const exc_state *x, const wire_record *r)
 {
-    if (r->type == WIRE_EXCEPTION_COUNTS) /* a new site at most */
-        return sizeof(exc_site) * (x->cap ? x->cap : 1) + (uint64_t)(x->index_cap + 64) * 8u +
-               r->strings[0].length + 2u;
     uint64_t n = (uint64_t)r->u.exception.frame_count * sizeof(wire_stack_frame) +
                  r->strings[1].length + 1u;
 

@@ -108,8 +108,9 @@ void exc_caught(exc_state *x, const wire_record *r);
 const exc_site *exc_site_at(const exc_state *x, uint64_t number);
 /* Exceptions per second over the site's EXC_RATE_SECONDS seconds ending at `now_s`. */
 double exc_site_rate(const exc_site *site, int64_t now_s);
-/* An upper bound of the bytes r (EXCEPTION or EXCEPTION_COUNTS) adds. */
+/* An upper bound of the bytes r adds: an EXCEPTION, an EXCEPTION_COUNTS. */
 uint64_t exc_need(const exc_state *x, const wire_record *r);
+uint64_t exc_counts_need(const exc_state *x, const wire_record *r);
 void exc_free(exc_state *x);
 
 #endif

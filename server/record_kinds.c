@@ -246,9 +246,9 @@ static const record_kind record_kinds[] = {
     {
         KIND(WIRE_EXCEPTION_COUNTS),
         .flags = RECORD_KIND_OBSERVATION,
-        .need = session_need_exception,
-        .fold = session_fold_exception,
-        .replay = session_replay_exception,
+        .need = session_need_exception_counts,
+        .fold = session_fold_exception_counts,
+        .replay = session_replay_exception_counts,
     },
 
     /* the server's own records (logrec.h), in their order: a profile's start

@@ -74,7 +74,9 @@ export class ExceptionsTab {
               s.il_offset == null
                 ? null
                 : h('span', { class: 'dim' }, ` IL_${s.il_offset.toString(16).padStart(4, '0')}`),
-              s.line == null ? null : h('span', { class: 'dim', title: 'source line (PDB)' }, ` line ${s.line}`),
+              s.line == null
+                ? null
+                : h('span', { class: 'dim', title: 'source line (PDB)' }, ` line ${s.line}`),
             ),
         },
         { key: 'count', title: 'Count', num: true, width: '80px', render: (s) => fmtInt(s.count) },
