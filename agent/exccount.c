@@ -31,8 +31,9 @@ typedef struct exccount_site {
     uint32_t il_offset, type_len, type_units;
     _Atomic uint32_t sampled;
     _Atomic uint64_t last_sample_ns;
-    _Atomic uint64_t thrown, caught, replaced, other;
-    _Atomic int64_t open;
+    /* open ones: thrown - caught - replaced + reopened - reclosed (a rethrow
+     * the runtime reports reopens a caught one, its next catch closes it) */
+    _Atomic uint64_t thrown, caught, replaced, reopened, reclosed, other;
     exccount_catcher catchers[EXCCOUNT_CATCHERS];
     /* the sender's own: what went out */
     uint64_t sent_thrown, sent_caught, sent_replaced, sent_other;
@@ -80,11 +81,16 @@ static uint64_t exccount_hash(uint64_t ip, const uint8_t *type16, size_t bytes)
 static exccount_site *exccount_site_of(uint64_t ip, uint64_t function_id, uint32_t il_offset,
                                        const uint8_t *type16, size_t units)
 {
-    uint64_t h = exccount_hash(ip, type16, units * 2);
+    static _Thread_local exccount_site *last; /* the thread's last site: a storm's next */
+    uint64_t h;
     uint32_t i;
 
+    if (last && last->ip == ip && last->type_units == units &&
+        memcmp(last->type16, type16, units * 2) == 0)
+        return last;
     if (units > EXCCOUNT_TYPE_UNITS || units == 0)
         return NULL;
+    h = exccount_hash(ip, type16, units * 2);
     for (i = 0; i < EXCCOUNT_PROBE; i++) {
         uint32_t at = (uint32_t)(h + i) & (EXCCOUNT_SITES - 1);
         exccount_site *s = &exccount_table[at];
@@ -101,13 +107,13 @@ static exccount_site *exccount_site_of(uint64_t ip, uint64_t function_id, uint32
             atomic_store_explicit(&s->key, h, memory_order_release);
             atomic_store_explicit(&exccount_order[atomic_fetch_add(&exccount_used, 1)], at + 1,
                                   memory_order_release);
-            return s;
+            return last = s;
         }
         if (key == EXCCOUNT_BUSY)
             return NULL;
         if (key == h && s->ip == ip && s->type_units == units &&
             memcmp(s->type16, type16, units * 2) == 0)
-            return s;
+            return last = s;
     }
     return NULL;
 }
@@ -141,7 +147,7 @@ enum exccount_verdict exccount_thrown(uint64_t ip, uint64_t function_id, uint32_
             return EXCCOUNT_SEND; /* the server opens it again */
         if (exccount_now.caught) {
             exccount_now.caught = 0;
-            atomic_fetch_add_explicit(&exccount_now.site->open, 1, memory_order_relaxed);
+            atomic_fetch_add_explicit(&exccount_now.site->reopened, 1, memory_order_relaxed);
         }
         return EXCCOUNT_COUNTED;
     }
@@ -150,7 +156,6 @@ enum exccount_verdict exccount_thrown(uint64_t ip, uint64_t function_id, uint32_
             force = 1; /* the server must see this one replace it */
         } else {
             atomic_fetch_add_explicit(&exccount_now.site->replaced, 1, memory_order_relaxed);
-            atomic_fetch_sub_explicit(&exccount_now.site->open, 1, memory_order_relaxed);
         }
     }
     exccount_now.valid = 1;
@@ -170,7 +175,6 @@ enum exccount_verdict exccount_thrown(uint64_t ip, uint64_t function_id, uint32_
     }
     exccount_now.sent = 0;
     atomic_fetch_add_explicit(&s->thrown, 1, memory_order_relaxed);
-    atomic_fetch_add_explicit(&s->open, 1, memory_order_relaxed);
     return EXCCOUNT_COUNTED;
 }
 
@@ -202,10 +206,10 @@ int exccount_caught(uint64_t function_id)
         exccount_now.caught = exccount_now.counted = exccount_now.valid;
         return 1;
     }
-    if (!exccount_now.caught)
-        atomic_fetch_sub_explicit(&s->open, 1, memory_order_relaxed);
     if (!exccount_now.counted)
         atomic_fetch_add_explicit(&s->caught, 1, memory_order_relaxed);
+    else if (!exccount_now.caught) /* its catch after a reported rethrow */
+        atomic_fetch_add_explicit(&s->reclosed, 1, memory_order_relaxed);
     exccount_now.caught = exccount_now.counted = 1;
     exccount_catcher_add(s, function_id);
     return 0;
@@ -248,17 +252,19 @@ static int exccount_emit(exccount_site *s, const wire_exception_counts *c)
 static int exccount_flush_site(exccount_site *s)
 {
     wire_exception_counts c;
-    uint64_t thrown, caught, replaced, other;
+    uint64_t thrown, caught, replaced, reopened, reclosed, other;
     int64_t open;
     uint32_t i;
     int first = 1;
 
-    /* caught, replaced and open before thrown: a catch counted here had its throw counted first */
+    /* what closes before what opens: a catch counted here had its throw counted first */
+    reclosed = atomic_load_explicit(&s->reclosed, memory_order_acquire);
+    reopened = atomic_load_explicit(&s->reopened, memory_order_acquire);
     caught = atomic_load_explicit(&s->caught, memory_order_acquire);
     replaced = atomic_load_explicit(&s->replaced, memory_order_acquire);
-    open = atomic_load_explicit(&s->open, memory_order_acquire);
     other = atomic_load_explicit(&s->other, memory_order_acquire);
     thrown = atomic_load_explicit(&s->thrown, memory_order_acquire);
+    open = (int64_t)(thrown - caught - replaced + reopened - reclosed);
     memset(&c, 0, sizeof(c));
     c.function_id = s->function_id;
     c.ip = s->ip;

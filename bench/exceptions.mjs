@@ -10,7 +10,8 @@
 // (JITSCOPE_EXCEPTIONS=0) and the profiling API's exception callbacks instead of
 // the events (JITSCOPE_EXCEPTION_CALLBACKS=1, left at their no-op stubs). The
 // target (issue 39): jitscope's own cost, on - floor, at most 0.05 of plain's CPU.
-// Medians of RUNS each, with bootstrap intervals. `node bench/exceptions.mjs`
+// Medians of RUNS each, with bootstrap intervals, and the median of the rounds'
+// paired ratios. `node bench/exceptions.mjs`
 import { spawnSync } from 'node:child_process';
 import { E2E_DLL, ROOT, startServer, waitFor } from '../tests/e2e/lib.mjs';
 import { median, medianCi, f1, f2 } from './stats.mjs';
@@ -60,13 +61,17 @@ const row = (name) => {
   return `| ${name} | ${f1(median(cpu[name]))} | ${f1(lo)}-${f1(hi)} | ${f2((median(cpu[name]) / N) * 1000)} | ${f1(median(wall[name]))} | ${f1(median(sender[name]))} |`;
 };
 const own = median(cpu.on) - median(cpu.floor);
+// the same, paired: each round's (on - floor) / plain, then their median (drift
+// that hits a whole round cancels out)
+const paired = (a, b) => median(cpu.plain.map((p, i) => (cpu[a][i] - cpu[b][i]) / p));
 console.log(`### Exceptions: an exception storm (E2eTarget \`throwstorm ${N}\`, ${RUNS} runs each, interleaved; \`node bench/exceptions.mjs\`, ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC)`);
 console.log('');
 console.log('| arm | loop CPU, median (ms) | 95% interval | per exception (µs) | loop wall, median (ms) | sender thread CPU, median (ms) |');
 console.log('|---|---|---|---|---|---|');
 for (const name of Object.keys(ARMS)) console.log(row(name));
 console.log(`| **jitscope's own (on - floor) / plain** | **${f2(own / median(cpu.plain))}** | | **${f2((own / N) * 1000)} µs** | | |`);
-console.log(`| the runtime's events (floor - floor without exceptions) / plain | ${f2((median(cpu.floor) - median(cpu['floor, no exceptions'])) / median(cpu.plain))} | | | | |`);
-console.log(`| the profiling API's callbacks (their floor - floor without exceptions) / plain | ${f2((median(cpu['floor, callbacks']) - median(cpu['floor, no exceptions'])) / median(cpu.plain))} | | | | |`);
+console.log(`| jitscope's own, paired: median of each round's (on - floor) / plain | **${f2(paired('on', 'floor'))}** | | | | |`);
+console.log(`| the runtime's events (floor - floor without exceptions) / plain | ${f2((median(cpu.floor) - median(cpu['floor, no exceptions'])) / median(cpu.plain))} (paired ${f2(paired('floor', 'floor, no exceptions'))}) | | | | |`);
+console.log(`| the profiling API's callbacks (their floor - floor without exceptions) / plain | ${f2((median(cpu['floor, callbacks']) - median(cpu['floor, no exceptions'])) / median(cpu.plain))} (paired ${f2(paired('floor, callbacks', 'floor, no exceptions'))}) | | | | |`);
 console.log('');
 console.log(`Exceptions the server counted in the last "on" run: ${seen} (of ${N + 1000}).`);
