@@ -9,8 +9,8 @@
 #include <string.h>
 
 #include "api_util.h"
-#include "excline.h"
 #include "link.h"
+#include "srcline.h"
 #include "symbols.h"
 
 /* One site as copied: its fields, the names' places in the symbols table,
@@ -20,17 +20,18 @@ typedef struct api_exc_row {
     uint32_t method_sym, catcher_sym[EXC_CATCHERS];
     uint32_t *frame_syms[EXC_RECENT], caught_by_sym[EXC_RECENT];
     double rate;
-    char *module_path; /* the throwing method's module (NULL: none), for its line */
-    uint32_t token;
-    long line; /* the throw's source line (excline.h), -1 none */
+    uint32_t src; /* the throwing method in the copy's lines (UINT32_MAX: none) */
+    long line;    /* the throw's source line (srcline_at_il), -1 none */
 } api_exc_row;
 
 typedef struct api_exc_copy {
     api_exc_row *rows;
     size_t count;
     symbols syms;
-    int ended; /* the process ended: open exceptions were not handled */
-    pid_t pid; /* whose files the lines are read from (api_code_pid); -1: none */
+    int ended;          /* the process ended: open exceptions were not handled */
+    pid_t pid;          /* whose files the lines are read from (api_code_pid) */
+    int gone_container; /* ... none: the process ran in a container and ended */
+    srcline lines;      /* the throwing methods' PDBs (srcline.h) */
     uint64_t total, sites_dropped, catches_unpaired;
     int enabled;
 } api_exc_copy;
@@ -42,7 +43,6 @@ static void api_exc_free(api_exc_copy *v)
     for (i = 0; i < v->count; i++) {
         free(v->rows[i].site.type);
         free(v->rows[i].site.message);
-        free(v->rows[i].module_path);
         for (k = 0; k < EXC_RECENT; k++) {
             free(v->rows[i].site.recent[k].frames);
             free(v->rows[i].site.recent[k].message);
@@ -51,6 +51,7 @@ static void api_exc_free(api_exc_copy *v)
     }
     free(v->rows);
     symbols_free(&v->syms);
+    srcline_free(&v->lines);
 }
 
 /* Locked: one site into row (with its recent exceptions when detail). */
@@ -66,17 +67,7 @@ static int api_exc_take(session *s, const exc_site *site, api_exc_row *row, int 
     row->site.message = strdup(site->message);
     row->rate = exc_site_rate(site, now_s);
     row->line = -1;
-    if (site->function_id) {
-        const session_function *f = session_find_function(s, site->function_id);
-        const session_module *m = f && f->module_id && !(f->flags & WIRE_FLAG_DYNAMIC) && f->token
-                                      ? session_find_module(s, f->module_id)
-                                      : NULL;
-        if (m && m->path && m->path[0]) {
-            if (!(row->module_path = strdup(m->path)))
-                return -1;
-            row->token = f->token;
-        }
-    }
+    row->src = UINT32_MAX;
     if (!row->site.type || !row->site.message ||
         (site->function_id && symbols_function(syms, s, site->function_id, &row->method_sym) != 0))
         return -1;
@@ -119,8 +110,7 @@ static int api_exc_copy_sites(session *s, api_exc_copy *v, uint64_t number, int6
 
     v->ended = s->state == SESSION_EXITED;
     v->pid = api_code_pid(s);
-    if (!v->pid && s->container.in_container)
-        v->pid = -1; /* an ended container's files are not the server's same paths */
+    v->gone_container = !v->pid && s->container.in_container;
     v->enabled = !s->exceptions_off;
     if (!x)
         return 0;
@@ -138,28 +128,25 @@ static int api_exc_copy_sites(session *s, api_exc_copy *v, uint64_t number, int6
             continue;
         if (api_exc_take(s, site, &v->rows[v->count++], number != 0, &v->syms, now_s) != 0)
             return -1;
+        if (site->function_id && site->il_offset != WIRE_IL_OFFSET_UNKNOWN &&
+            srcline_want(&v->lines, s, site->function_id, &v->rows[v->count - 1].src) != 0)
+            v->rows[v->count - 1].src = UINT32_MAX; /* past the methods a response resolves */
     }
     return 0;
 }
 
-/* Unlocked: each row's source line, from its module's PDB (excline.h). */
-static int api_exc_lines(api_exc_copy *v)
+/* Unlocked: each row's source line, from its method's PDB (srcline.h). */
+static void api_exc_lines(api_exc_copy *v)
 {
-    excline_query *q;
+    const char *file, *why;
+    uint32_t line;
     size_t i;
 
-    if (v->pid < 0 || v->count == 0)
-        return 0;
-    if (!(q = calloc(v->count, sizeof(*q))))
-        return -1;
+    srcline_resolve(&v->lines, v->pid, v->gone_container);
     for (i = 0; i < v->count; i++)
-        q[i] = (excline_query){v->rows[i].module_path, v->rows[i].token, v->rows[i].site.il_offset,
-                               -1};
-    excline_fill(q, v->count, v->pid);
-    for (i = 0; i < v->count; i++)
-        v->rows[i].line = q[i].line;
-    free(q);
-    return 0;
+        if (v->rows[i].src != UINT32_MAX &&
+            srcline_at_il(&v->lines, v->rows[i].src, v->rows[i].site.il_offset, &file, &line, &why))
+            v->rows[i].line = line;
 }
 
 static json_t *api_exc_name(const api_exc_copy *v, uint64_t function_id, uint32_t sym)
@@ -269,7 +256,7 @@ int api_exceptions_list(api_call *c)
     rc = api_exc_copy_sites(s, &v, 0, since_ns);
     sessions_unlock();
     if (rc == 0)
-        rc = api_exc_lines(&v);
+        api_exc_lines(&v);
     if (rc != 0) {
         api_exc_free(&v);
         return api_fail(c, 503, "out of memory copying the exceptions");
@@ -299,7 +286,7 @@ int api_exceptions_site(api_call *c)
     rc = api_exc_copy_sites(s, &v, c->n, 0);
     sessions_unlock();
     if (rc == 0)
-        rc = api_exc_lines(&v);
+        api_exc_lines(&v);
     if (rc != 0) {
         api_exc_free(&v);
         return api_fail(c, 503, "out of memory copying the exceptions");

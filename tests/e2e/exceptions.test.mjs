@@ -7,7 +7,7 @@
 // (the SDK's runtime), 9 and 8 (self-contained, tests/apps/apps.mk apps-runtimes).
 // The IL offsets are those of the `throw` instructions in the C# compiler's IL of
 // Throws.cs (ldstr, ldarga, call, call, newobj, throw: 22; ldstr, newobj, throw: 10).
-// Each site's source line (from the app's portable PDB, server/excline.c) is the
+// Each site's source line (from the app's portable PDB, server/srcline.c srcline_at_il) is the
 // line of Throws.cs that declares its throwing method (an expression body: `=> throw`).
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
