@@ -225,6 +225,8 @@ $(DENYSYS_BIN): tests/helpers/denysys.c | $(BUILD)/deps-test.stamp
 $(filter $(BUILD)/tests/test_sidebyside_%,$(UNIT_TESTS)): $(AGENT_SO)
 # test_conn drives the agent's connection with records its ring holds.
 $(BUILD)/tests/test_conn: $(call objs,unit,agent/conn.c agent/emit.c)
+# test_exccount drives the agent's exception counting (its connection a stub).
+$(BUILD)/tests/test_exccount: $(call objs,unit,agent/exccount.c)
 
 # ---- fuzzing: one libFuzzer target per parser of outside input (docs/FUZZING.md) ----
 # clang-14 and its libFuzzer runtime come from Debian (scripts/deps.sh fuzz).

@@ -9,6 +9,7 @@
 #include "agent.h"
 #include "clock.h"
 #include "emit.h"
+#include "exccount.h"
 #include "utf.h"
 #include "walk.h"
 
@@ -21,16 +22,13 @@
 #define EXC_CODE_VERSIONS 8u
 #define EXC_MAP_MAX 512u /* IL-to-native entries read (6 KB of stack) */
 #define EXC_FP_NONE 0xFFFFFFFFu
-#define EXC_SAMPLE_NS 1000000000ull /* one sampled stack a second per site after the first */
 
-/* One throw site: its address, what it resolved to, its sampling state. */
+/* One throw address: what it resolved to (its counts: exccount.h). */
 typedef struct exc_slot {
     _Atomic uint64_t ip; /* 0 free, EXC_IP_BUSY while written */
     uint64_t function_id;
     uint32_t il_offset;
     uint32_t fp_depth; /* where the frame-pointer chain met it when resolved (EXC_FP_NONE) */
-    _Atomic uint32_t sampled;
-    _Atomic uint64_t last_sample_ns;
 } exc_slot;
 
 static exc_slot exc_cache[EXC_CACHE_SLOTS];
@@ -110,10 +108,9 @@ static void exc_resolve(uint64_t ip, uint64_t *function_id, uint32_t *il_offset)
         *il_offset = exc_il_offset(start, ip - 1 - start);
 }
 
-/* The slot of ip resolved (claimed and filled when ip is new to it); NULL
- * when another thread is filling that slot now (resolved, not kept). */
-static exc_slot *exc_site(uint64_t ip, uint32_t fp_depth, uint64_t *function_id,
-                          uint32_t *il_offset)
+/* ip resolved (its slot claimed and filled when ip is new to it; not kept
+ * when another thread is filling that slot now). */
+static void exc_site(uint64_t ip, uint32_t fp_depth, uint64_t *function_id, uint32_t *il_offset)
 {
     exc_slot *slot = &exc_cache[(ip * 0x9e3779b97f4a7c15ull) >> 54 & (EXC_CACHE_SLOTS - 1)];
     uint64_t seen = atomic_load_explicit(&slot->ip, memory_order_acquire);
@@ -123,19 +120,16 @@ static exc_slot *exc_site(uint64_t ip, uint32_t fp_depth, uint64_t *function_id,
         *il_offset = slot->il_offset;
         atomic_thread_fence(memory_order_acquire);
         if (atomic_load_explicit(&slot->ip, memory_order_relaxed) == ip)
-            return slot;
+            return;
     }
     exc_resolve(ip, function_id, il_offset);
     if (ip <= EXC_IP_BUSY || seen == EXC_IP_BUSY ||
         !atomic_compare_exchange_strong(&slot->ip, &seen, EXC_IP_BUSY))
-        return NULL;
+        return;
     slot->function_id = *function_id;
     slot->il_offset = *il_offset;
     slot->fp_depth = fp_depth;
-    atomic_store_explicit(&slot->sampled, 0, memory_order_relaxed);
-    atomic_store_explicit(&slot->last_sample_ns, 0, memory_order_relaxed);
     atomic_store_explicit(&slot->ip, ip, memory_order_release);
-    return slot;
 }
 
 /* The calling thread's stack, asked once per thread (for the main thread the
@@ -161,6 +155,33 @@ static int exc_stack_bounds(void)
 }
 
 #define EXC_FP_FRAMES 48u /* frames of the frame-pointer chain looked at */
+
+/* The return address at `depth` of the frame-pointer chain from the caller
+ * up (depths as exc_chain_find's: both are called from exc_thrown), every
+ * frame checked as there: 0 when the chain breaks before it. */
+__attribute__((noinline)) static uint64_t exc_chain_at(uint32_t depth)
+{
+    uintptr_t fp = (uintptr_t)__builtin_frame_address(0), next;
+    uint32_t i;
+
+    if (depth >= EXC_FP_FRAMES || !exc_stack_bounds())
+        return 0;
+    for (i = 0;; i++) {
+        if (fp < exc_stack_lo || fp > exc_stack_hi - 2 * sizeof(uintptr_t) || (fp & 7u))
+            return 0;
+        if (i == depth)
+            return ((const uintptr_t *)fp)[1];
+        next = ((const uintptr_t *)fp)[0];
+        if (next <= fp)
+            return 0;
+        fp = next;
+    }
+}
+
+/* The thread's last throw site met on the chain, and its depth there: a
+ * storm's next throw is checked there first. */
+static _Thread_local uint64_t exc_last_ip;
+static _Thread_local uint32_t exc_last_depth;
 
 /* The frame-pointer chain from the caller up (libcoreclr, the JIT's code and
  * the agent keep frame pointers): the first return address that is `want` (0:
@@ -196,31 +217,20 @@ __attribute__((noinline)) static uint64_t exc_chain_find(uint64_t want, uint32_t
     return 0;
 }
 
-/* 1 when this throw at slot's site carries a stack: the first few, then one a second. */
-static int exc_sample(exc_slot *slot, uint64_t now)
-{
-    uint64_t last;
-
-    if (!slot)
-        return 0;
-    if (atomic_fetch_add_explicit(&slot->sampled, 1, memory_order_relaxed) <
-        WIRE_EXCEPTION_SAMPLED_FIRST) {
-        atomic_store_explicit(&slot->last_sample_ns, now, memory_order_relaxed);
-        return 1;
-    }
-    atomic_store_explicit(&slot->sampled, WIRE_EXCEPTION_SAMPLED_FIRST, memory_order_relaxed);
-    last = atomic_load_explicit(&slot->last_sample_ns, memory_order_relaxed);
-    return now - last >= EXC_SAMPLE_NS &&
-           atomic_compare_exchange_strong(&slot->last_sample_ns, &last, now);
-}
-
 /* A NUL-terminated UTF-16 string at *pos: its units, *pos moved past its NUL;
  * -1 when the payload ends first. */
 static long exc_utf16(const uint8_t *payload, size_t size, size_t *pos)
 {
-    size_t start = *pos, i;
+    size_t start = *pos, i = start;
+    uint64_t w;
 
-    for (i = start; i + 1 < size; i += 2)
+    /* four units at a time while none is 0 (a zero 16-bit lane sets its top bit) */
+    for (; i + 8 <= size; i += 8) {
+        memcpy(&w, payload + i, 8);
+        if ((w - 0x0001000100010001ull) & ~w & 0x8000800080008000ull)
+            break;
+    }
+    for (; i + 1 < size; i += 2)
         if (payload[i] == 0 && payload[i + 1] == 0) {
             *pos = i + 2;
             return (long)((i - start) / 2);
@@ -246,9 +256,9 @@ static void exc_thrown(const uint8_t *payload, size_t size, ThreadID thread)
     size_t pos = 0, type_at, message_at, type_len, message_len;
     long type_units, message_units;
     int cut_type = 0, cut_message = 0;
-    uint64_t now = clock_mono_ns();
+    uint64_t now = clock_ns_of(CLOCK_MONOTONIC_COARSE); /* the 1/s sampling's (a few ms) */
     uint32_t depth = EXC_FP_NONE;
-    exc_slot *slot;
+    enum exccount_verdict verdict;
 
     type_at = pos;
     if ((type_units = exc_utf16(payload, size, &pos)) < 0)
@@ -260,12 +270,6 @@ static void exc_thrown(const uint8_t *payload, size_t size, ThreadID thread)
     memcpy(&e.ip, payload + pos, sizeof(e.ip));
     memcpy(&e.hresult, payload + pos + 8, sizeof(e.hresult));
     memcpy(&e.runtime_flags, payload + pos + 12, sizeof(e.runtime_flags));
-    type_len = utf16le_to_utf8(payload + type_at, (size_t)type_units, type, sizeof(type),
-                               &cut_type);
-    message_len = utf16le_to_utf8(payload + message_at, (size_t)message_units, message,
-                                  sizeof(message), &cut_message);
-    if (type_len == 0)
-        type[0] = '?', type_len = 1;
     e.thread_id = exc_thread(thread);
     if (!e.thread_id)
         return; /* not a managed thread: nothing to tie the catch to */
@@ -275,10 +279,18 @@ static void exc_thrown(const uint8_t *payload, size_t size, ThreadID thread)
      * was met when the site was resolved: an exception thrown in a filter or a
      * catch block, while another's throw call is still on the stack further
      * out, is deeper there, and is left to the walk */
-    e.ip = exc_chain_find(0, &depth);
-    if (e.ip &&
-        exc_cache[(e.ip * 0x9e3779b97f4a7c15ull) >> 54 & (EXC_CACHE_SLOTS - 1)].fp_depth != depth)
-        e.ip = 0;
+    if (exc_last_ip && exc_chain_at(exc_last_depth) == exc_last_ip) {
+        e.ip = exc_last_ip; /* the thread's last site again, at its depth */
+        depth = exc_last_depth;
+    } else {
+        e.ip = exc_chain_find(0, &depth);
+        if (e.ip &&
+            exc_cache[(e.ip * 0x9e3779b97f4a7c15ull) >> 54 & (EXC_CACHE_SLOTS - 1)].fp_depth !=
+                depth)
+            e.ip = 0;
+        else if (e.ip)
+            exc_last_ip = e.ip, exc_last_depth = depth;
+    }
     if (e.ip == 0) {
         /* the throwing frame is the first of the thread's own walk (the
          * dispatch's frames are not in it): the runtime's address is no use,
@@ -288,8 +300,21 @@ static void exc_thrown(const uint8_t *payload, size_t size, ThreadID thread)
         if (!e.ip || !exc_chain_find(e.ip, &depth))
             depth = EXC_FP_NONE; /* not on the chain: always walked */
     }
-    slot = exc_site(e.ip, depth, &e.function_id, &e.il_offset);
-    if (exc_sample(slot, now)) {
+    exc_site(e.ip, depth, &e.function_id, &e.il_offset);
+    /* most exceptions of a site are only counted (exccount.h) */
+    verdict = exccount_thrown(e.ip, e.function_id, e.il_offset, payload + type_at,
+                              (size_t)type_units, (e.runtime_flags & WIRE_EXCEPTION_RETHROWN) != 0,
+                              now);
+    if (verdict == EXCCOUNT_COUNTED)
+        return;
+    now = clock_mono_ns(); /* a record's time */
+    type_len = utf16le_to_utf8(payload + type_at, (size_t)type_units, type, sizeof(type),
+                               &cut_type);
+    if (type_len == 0)
+        type[0] = '?', type_len = 1;
+    message_len = utf16le_to_utf8(payload + message_at, (size_t)message_units, message,
+                                  sizeof(message), &cut_message);
+    if (verdict == EXCCOUNT_SEND_STACK) {
         uint32_t n = walk_current_thread(frames, WIRE_EXCEPTION_MAX_FRAMES), skip = 0;
         /* where the runtime's dispatch frames show (managed on .NET 9 and
          * later), the stack starts at the throw */
@@ -314,7 +339,7 @@ static void exc_caught(const uint8_t *payload, size_t size, ThreadID thread)
     if (size < 2 * sizeof(uint64_t))
         return;
     memcpy(&c.function_id, payload + sizeof(uint64_t), sizeof(c.function_id)); /* MethodID */
-    if ((c.thread_id = exc_thread(thread)) == 0)
+    if ((c.thread_id = exc_thread(thread)) == 0 || !exccount_caught(c.function_id))
         return;
     emit_record(WIRE_EXCEPTION_CAUGHT, 0, &c, sizeof(c), NULL, 0, NULL, 0);
 }

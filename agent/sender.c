@@ -34,6 +34,7 @@
 #include "conn.h"
 #include "mdcache.h"
 #include "eventmask.h"
+#include "exccount.h"
 #include "names_cache.h"
 #include "naming.h"
 #include "osname.h"
@@ -264,6 +265,7 @@ static void sender_discard_rest(void) { sender_discard(&agent.shutdown_drops); }
 static void sender_last_counters(void)
 {
     conn_set_deadline(clock_mono_ns() + SENDER_COUNTERS_MS * 1000000ull);
+    exccount_flush();
     sender_drops();
     conn_flush(1);
 }
@@ -523,6 +525,7 @@ static void *sender_loop(void)
         if (!conn_connected())
             continue;
         sender_drain(8192);
+        exccount_flush(); /* the exceptions counted, not sent one by one */
         if (!agent.floor) /* the floor's ring stays empty */
             ring_prefault(&agent.ring, SENDER_PREFAULT_BYTES);
         if (now - last_drops >= SENDER_DROPS_EVERY_NS) {

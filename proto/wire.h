@@ -25,7 +25,7 @@
 
 #include <stdint.h>
 
-/* 9: GC_HEAP_STATS (record 34); 8: exceptions, allocations (31-33, 108-109);
+/* 9: GC_HEAP_STATS (record 34), EXCEPTION_COUNTS (35); 8: exceptions, allocations (31-33, 108-109);
  * 7: code lookups for CPU profiles (record 30, command 107); 6: the code the JIT
  * produced (records 25-29, command 106); 5: THREAD_DESTROYED and THREAD_NAME carry
  * the OS thread id, WIRE_FLAG_OS_NAME; 4: wire_agent_cost counts metadata reads;
@@ -163,7 +163,8 @@ enum wire_record_type {
     WIRE_EXCEPTION_CAUGHT = 32, /* a catch clause entered for the thread's exception */
     WIRE_ALLOCATION = 33,       /* an allocation sample with its stack (wire_alloc.h) */
     WIRE_GC_HEAP_STATS = 34,    /* the heap's generations after a collection (wire_alloc.h) */
-    WIRE_RECORD_TYPE_MAX = 34
+    WIRE_EXCEPTION_COUNTS = 35, /* a site's exceptions counted, not sent (wire_exc_counts.h) */
+    WIRE_RECORD_TYPE_MAX = 35
 };
 
 /* Server -> agent. */
@@ -747,11 +748,11 @@ typedef struct wire_code_range {
 _Static_assert(sizeof(wire_code_range) == 32, "wire_code_range layout");
 
 /* ---- exceptions (records 31-32, WIRE_CMD_EXCEPTIONS; agent/exceptions.h) ----
- * One EXCEPTION per exception thrown (the runtime's ExceptionThrown_V1 event,
- * on the throwing thread): type, message, throwing method and IL offset; a
- * sample of them (the first WIRE_EXCEPTION_SAMPLED_FIRST per site, then one a
- * second) with the thread's stack. One EXCEPTION_CAUGHT per catch clause
- * entered. No record says "unhandled": the runtime ends the process. */
+ * An EXCEPTION per sampled exception thrown (the runtime's ExceptionThrown_V1,
+ * on the throwing thread: the first WIRE_EXCEPTION_SAMPLED_FIRST per site, then
+ * one a second) with type, message, throwing method, IL offset and stack; an
+ * EXCEPTION_CAUGHT per catch clause entered for one; the rest counted per site
+ * (wire_exc_counts.h). No record says "unhandled": the runtime ends the process. */
 #define WIRE_EXCEPTION_MESSAGE_MAX 256u /* message bytes kept (UTF-8; cut: TRUNCATED) */
 #define WIRE_EXCEPTION_TYPE_MAX 512u    /* type name bytes kept */
 #define WIRE_EXCEPTION_MAX_FRAMES 64u   /* stack frames of a sampled exception */
@@ -794,6 +795,7 @@ typedef struct wire_cmd_exceptions {
 } wire_cmd_exceptions;
 
 #include "wire_alloc.h"
+#include "wire_exc_counts.h"
 
 #define WIRE_MAX_COMMAND 256u /* longest command payload; a longer one is not our server */
 

@@ -243,6 +243,13 @@ static int wire_check_values(const wire_record *r, const char **why)
             return WIRE_DECODE_BAD;
         }
         return WIRE_DECODE_OK;
+    case WIRE_EXCEPTION_COUNTS:
+        if (r->strings[0].length == 0 || r->strings[0].length > WIRE_EXCEPTION_TYPE_MAX ||
+            (r->u.exception_counts.catches != 0) != (r->u.exception_counts.catcher_id != 0)) {
+            *why = "exception counts record without a type, or a catcher without catches";
+            return WIRE_DECODE_BAD;
+        }
+        return WIRE_DECODE_OK;
     case WIRE_EXCEPTION_CAUGHT:
         if (r->u.exception_caught.thread_id == 0) {
             *why = "caught-exception record without a thread";
@@ -298,6 +305,7 @@ size_t wire_record_fixed(uint16_t type, unsigned *strings)
     case WIRE_EXCEPTION_CAUGHT: return sizeof(wire_exception_caught);
     case WIRE_ALLOCATION: *strings = 1; return sizeof(wire_allocation);
     case WIRE_GC_HEAP_STATS: return sizeof(wire_gc_heap_stats);
+    case WIRE_EXCEPTION_COUNTS: *strings = 1; return sizeof(wire_exception_counts);
     default: return 0;
     }
 }

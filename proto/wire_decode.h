@@ -62,6 +62,7 @@ typedef struct wire_record {
         wire_exception_caught exception_caught;
         wire_allocation allocation;
         wire_gc_heap_stats heap_stats;
+        wire_exception_counts exception_counts;
     } u;
     wire_string strings[2];
     unsigned string_count;

@@ -10,6 +10,7 @@
 
 #include "api_util.h"
 #include "link.h"
+#include "srcline.h"
 #include "symbols.h"
 
 /* One site as copied: its fields, the names' places in the symbols table,
@@ -19,13 +20,18 @@ typedef struct api_exc_row {
     uint32_t method_sym, catcher_sym[EXC_CATCHERS];
     uint32_t *frame_syms[EXC_RECENT], caught_by_sym[EXC_RECENT];
     double rate;
+    uint32_t src; /* the throwing method in the copy's lines (UINT32_MAX: none) */
+    long line;    /* the throw's source line (srcline_at_il), -1 none */
 } api_exc_row;
 
 typedef struct api_exc_copy {
     api_exc_row *rows;
     size_t count;
     symbols syms;
-    int ended; /* the process ended: open exceptions were not handled */
+    int ended;          /* the process ended: open exceptions were not handled */
+    pid_t pid;          /* whose files the lines are read from (api_code_pid) */
+    int gone_container; /* ... none: the process ran in a container and ended */
+    srcline lines;      /* the throwing methods' PDBs (srcline.h) */
     uint64_t total, sites_dropped, catches_unpaired;
     int enabled;
 } api_exc_copy;
@@ -45,6 +51,7 @@ static void api_exc_free(api_exc_copy *v)
     }
     free(v->rows);
     symbols_free(&v->syms);
+    srcline_free(&v->lines);
 }
 
 /* Locked: one site into row (with its recent exceptions when detail). */
@@ -59,6 +66,8 @@ static int api_exc_take(session *s, const exc_site *site, api_exc_row *row, int 
     row->site.type = strdup(site->type);
     row->site.message = strdup(site->message);
     row->rate = exc_site_rate(site, now_s);
+    row->line = -1;
+    row->src = UINT32_MAX;
     if (!row->site.type || !row->site.message ||
         (site->function_id && symbols_function(syms, s, site->function_id, &row->method_sym) != 0))
         return -1;
@@ -100,6 +109,8 @@ static int api_exc_copy_sites(session *s, api_exc_copy *v, uint64_t number, int6
     uint32_t i;
 
     v->ended = s->state == SESSION_EXITED;
+    v->pid = api_code_pid(s);
+    v->gone_container = !v->pid && s->container.in_container;
     v->enabled = !s->exceptions_off;
     if (!x)
         return 0;
@@ -117,8 +128,25 @@ static int api_exc_copy_sites(session *s, api_exc_copy *v, uint64_t number, int6
             continue;
         if (api_exc_take(s, site, &v->rows[v->count++], number != 0, &v->syms, now_s) != 0)
             return -1;
+        if (site->function_id && site->il_offset != WIRE_IL_OFFSET_UNKNOWN &&
+            srcline_want(&v->lines, s, site->function_id, &v->rows[v->count - 1].src) != 0)
+            v->rows[v->count - 1].src = UINT32_MAX; /* past the methods a response resolves */
     }
     return 0;
+}
+
+/* Unlocked: each row's source line, from its method's PDB (srcline.h). */
+static void api_exc_lines(api_exc_copy *v)
+{
+    const char *file, *why;
+    uint32_t line;
+    size_t i;
+
+    srcline_resolve(&v->lines, v->pid, v->gone_container);
+    for (i = 0; i < v->count; i++)
+        if (v->rows[i].src != UINT32_MAX &&
+            srcline_at_il(&v->lines, v->rows[i].src, v->rows[i].site.il_offset, &file, &line, &why))
+            v->rows[i].line = line;
 }
 
 static json_t *api_exc_name(const api_exc_copy *v, uint64_t function_id, uint32_t sym)
@@ -142,18 +170,18 @@ static json_t *api_exc_site_json(const api_exc_copy *v, const api_exc_row *row)
     for (i = 0; i < EXC_SERIES; i++)
         json_array_append_new(series, json_integer(site->series[i]));
     return json_pack(
-        "{s:I, s:s, s:s, s:o, s:o, s:o, s:o, s:n, s:o, s:f, s:o, s:o, s:o, s:o, s:o, s:o, s:o, "
+        "{s:I, s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:f, s:o, s:o, s:o, s:o, s:o, s:o, s:o, "
         "s:o, s:o}",
         "site", (json_int_t)site->number, "type", site->type, "message", site->message, "method",
         api_exc_name(v, site->function_id, row->method_sym), "function_id",
         view_id(site->function_id), "il_offset",
         site->il_offset == WIRE_IL_OFFSET_UNKNOWN ? json_null() : json_integer(site->il_offset),
-        "ip", view_id(site->ip), "line", "count", view_count(site->count), "per_second", row->rate,
-        "caught_in", caught_in, "caught", view_count(site->caught), "unhandled",
-        view_count(v->ended ? site->open : 0), "open", view_count(v->ended ? 0 : site->open),
-        "replaced", view_count(site->replaced), "first_ms", view_ms(site->first_ns), "last_ms",
-        view_ms(site->last_ns), "series_end_ms", view_ms(site->series_end * 1000000000), "series",
-        series);
+        "ip", view_id(site->ip), "line", row->line >= 0 ? json_integer(row->line) : json_null(),
+        "count", view_count(site->count), "per_second", row->rate, "caught_in", caught_in, "caught",
+        view_count(site->caught), "unhandled", view_count(v->ended ? site->open : 0), "open",
+        view_count(v->ended ? 0 : site->open), "replaced", view_count(site->replaced), "first_ms",
+        view_ms(site->first_ns), "last_ms", view_ms(site->last_ns), "series_end_ms",
+        view_ms(site->series_end * 1000000000), "series", series);
 }
 
 static const char *api_exc_outcome(const api_exc_copy *v, uint32_t outcome)
@@ -227,6 +255,8 @@ int api_exceptions_list(api_call *c)
         return 404;
     rc = api_exc_copy_sites(s, &v, 0, since_ns);
     sessions_unlock();
+    if (rc == 0)
+        api_exc_lines(&v);
     if (rc != 0) {
         api_exc_free(&v);
         return api_fail(c, 503, "out of memory copying the exceptions");
@@ -255,6 +285,8 @@ int api_exceptions_site(api_call *c)
         return 404;
     rc = api_exc_copy_sites(s, &v, c->n, 0);
     sessions_unlock();
+    if (rc == 0)
+        api_exc_lines(&v);
     if (rc != 0) {
         api_exc_free(&v);
         return api_fail(c, 503, "out of memory copying the exceptions");

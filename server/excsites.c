@@ -16,15 +16,23 @@ static uint64_t exc_hash(uint64_t function_id, uint64_t where, const char *type,
     return h ^ h >> 29;
 }
 
+/* A site's key as a record gives it (EXCEPTION or EXCEPTION_COUNTS). */
+typedef struct exc_key {
+    uint64_t function_id, ip;
+    uint32_t il_offset;
+    const wire_string *type, *message; /* message: NULL for counts */
+} exc_key;
+
 /* What tells a site apart: the method and IL offset, or the address when the
  * method is unknown (its IL offset then is too). */
-static uint64_t exc_where(const wire_exception *e) { return e->function_id ? e->il_offset : e->ip; }
+static uint64_t exc_where(const exc_key *k) { return k->function_id ? k->il_offset : k->ip; }
 
-static int exc_same(const exc_site *s, const wire_exception *e, const wire_string *type)
+static int exc_same(const exc_site *s, const exc_key *k)
 {
-    return s->function_id == e->function_id &&
-           (e->function_id ? s->il_offset == e->il_offset : s->ip == e->ip) &&
-           strlen(s->type) == type->length && memcmp(s->type, type->text, type->length) == 0;
+    return s->function_id == k->function_id &&
+           (k->function_id ? s->il_offset == k->il_offset : s->ip == k->ip) &&
+           strlen(s->type) == k->type->length &&
+           memcmp(s->type, k->type->text, k->type->length) == 0;
 }
 
 static int exc_index_grow(exc_state *x)
@@ -61,20 +69,30 @@ static char *exc_text(const wire_string *s)
     return t;
 }
 
-/* The site of e, made when new; -1 when out of memory or past EXC_SITES_MAX. */
-static int64_t exc_site_of(exc_state *x, const wire_record *r)
+/* The site of key k, made when new; -1 when out of memory or past EXC_SITES_MAX. */
+static int64_t exc_site_of(exc_state *x, const exc_key *k)
 {
-    const wire_exception *e = &r->u.exception;
-    const wire_string *type = &r->strings[0];
-    uint64_t h = exc_hash(e->function_id, exc_where(e), type->text, type->length);
+    static const wire_string none = {"", 0};
+    const wire_string *message = k->message ? k->message : &none;
+    uint64_t h = exc_hash(k->function_id, exc_where(k), k->type->text, k->type->length);
     uint32_t slot;
     exc_site *s;
 
     if (x->index_cap) {
         for (slot = (uint32_t)h & (x->index_cap - 1); x->index[slot];
              slot = (slot + 1) & (x->index_cap - 1))
-            if (exc_same(&x->sites[x->index[slot] - 1], e, type))
+            if (exc_same(&x->sites[x->index[slot] - 1], k)) {
+                s = &x->sites[x->index[slot] - 1];
+                if (!s->message[0] && message->length) { /* counted before its first record */
+                    char *m = exc_text(message);
+                    if (!m)
+                        return -1;
+                    free(s->message);
+                    s->message = m;
+                    x->bytes += message->length;
+                }
                 return x->index[slot] - 1;
+            }
     }
     if (x->count >= EXC_SITES_MAX)
         return -1;
@@ -91,16 +109,16 @@ static int64_t exc_site_of(exc_state *x, const wire_record *r)
     s = &x->sites[x->count];
     memset(s, 0, sizeof(*s));
     s->number = x->count + 1;
-    s->function_id = e->function_id;
-    s->ip = e->ip;
-    s->il_offset = e->il_offset;
-    s->type = exc_text(type);
-    s->message = exc_text(&r->strings[1]);
+    s->function_id = k->function_id;
+    s->ip = k->ip;
+    s->il_offset = k->il_offset;
+    s->type = exc_text(k->type);
+    s->message = exc_text(message);
     if (!s->type || !s->message) {
         free(s->type), free(s->message);
         return -1;
     }
-    x->bytes += type->length + r->strings[1].length + 2u;
+    x->bytes += k->type->length + message->length + 2u;
     for (slot = (uint32_t)h & (x->index_cap - 1); x->index[slot];
          slot = (slot + 1) & (x->index_cap - 1))
         ;
@@ -108,12 +126,12 @@ static int64_t exc_site_of(exc_state *x, const wire_record *r)
     return x->count++;
 }
 
-static void exc_series_add(exc_site *s, int64_t when_ns)
+static void exc_series_add(exc_site *s, int64_t when_ns, uint32_t n)
 {
     int64_t sec = when_ns / 1000000000;
     int64_t shift = sec - s->series_end;
 
-    if (s->count == 1 || shift >= (int64_t)EXC_SERIES) {
+    if (s->count == n || shift >= (int64_t)EXC_SERIES) {
         memset(s->series, 0, sizeof(s->series));
         s->series_end = sec;
     } else if (shift > 0) {
@@ -123,7 +141,7 @@ static void exc_series_add(exc_site *s, int64_t when_ns)
     } else if (shift <= -(int64_t)EXC_SERIES) {
         return; /* older than the series: in the count only */
     }
-    s->series[EXC_SERIES - 1 - (s->series_end - sec)]++;
+    s->series[EXC_SERIES - 1 - (s->series_end - sec)] += n;
 }
 
 /* The recent entry at position pos of site, NULL once it was overwritten. */
@@ -176,13 +194,30 @@ static exc_open *exc_open_of(exc_state *x, uint64_t thread_id)
     return NULL;
 }
 
+static void exc_catcher_add(exc_site *s, uint64_t catcher, uint64_t n)
+{
+    uint32_t i;
+
+    if (catcher == WIRE_EXC_CATCHER_OTHER) {
+        s->catchers_other += n;
+        return;
+    }
+    for (i = 0; i < s->catcher_count && s->catchers[i].function_id != catcher; i++)
+        ;
+    if (i < s->catcher_count)
+        s->catchers[i].count += n;
+    else if (s->catcher_count < EXC_CATCHERS)
+        s->catchers[s->catcher_count++] = (exc_catcher){catcher, n};
+    else
+        s->catchers_other += n;
+}
+
 /* The thread's exception caught (again: a rethrown one's further catch) or
  * replaced (its slot then freed). */
 static void exc_open_end(exc_state *x, exc_open *o, uint32_t outcome, uint64_t catcher)
 {
     exc_site *s = &x->sites[o->site];
     exc_recent *e = exc_recent_at(s, o->recent);
-    uint32_t i;
 
     if (!o->caught)
         s->open--;
@@ -190,14 +225,7 @@ static void exc_open_end(exc_state *x, exc_open *o, uint32_t outcome, uint64_t c
         if (!o->counted)
             s->caught++;
         o->caught = o->counted = 1;
-        for (i = 0; i < s->catcher_count && s->catchers[i].function_id != catcher; i++)
-            ;
-        if (i < s->catcher_count)
-            s->catchers[i].count++;
-        else if (s->catcher_count < EXC_CATCHERS)
-            s->catchers[s->catcher_count++] = (exc_catcher){catcher, 1};
-        else
-            s->catchers_other++;
+        exc_catcher_add(s, catcher, 1);
     } else if (!o->caught) {
         s->replaced++;
     }
@@ -211,6 +239,7 @@ static void exc_open_end(exc_state *x, exc_open *o, uint32_t outcome, uint64_t c
 
 int exc_thrown(exc_state *x, eventlog *log, const wire_record *r, int64_t when_ns)
 {
+    exc_key key;
     int64_t at;
     exc_open *o;
     exc_site *s;
@@ -224,7 +253,9 @@ int exc_thrown(exc_state *x, eventlog *log, const wire_record *r, int64_t when_n
         return 0;
     }
     x->total++;
-    if ((at = exc_site_of(x, r)) < 0) {
+    key = (exc_key){r->u.exception.function_id, r->u.exception.ip, r->u.exception.il_offset,
+                    &r->strings[0], &r->strings[1]};
+    if ((at = exc_site_of(x, &key)) < 0) {
         x->sites_dropped++;
         return x->count >= EXC_SITES_MAX ? 0 : -1;
     }
@@ -235,7 +266,7 @@ int exc_thrown(exc_state *x, eventlog *log, const wire_record *r, int64_t when_n
         s->first_ns = when_ns;
     if (when_ns > s->last_ns)
         s->last_ns = when_ns;
-    exc_series_add(s, when_ns);
+    exc_series_add(s, when_ns, 1);
     exc_recent_add(x, s, r, when_ns);
     if (x->open_count == EXC_THREADS_MAX) {
         if (!x->open[0].caught) {
@@ -249,6 +280,38 @@ int exc_thrown(exc_state *x, eventlog *log, const wire_record *r, int64_t when_n
     s->open++;
     eventlog_append(log, WIRE_EXCEPTION, r->flags, when_ns, s->number, r->u.exception.function_id,
                     (uint32_t)s->count);
+    return 0;
+}
+
+int exc_counts(exc_state *x, eventlog *log, const wire_record *r, int64_t when_ns)
+{
+    const wire_exception_counts *c = &r->u.exception_counts;
+    exc_key key = {c->function_id, c->ip, c->il_offset, &r->strings[0], NULL};
+    int64_t at;
+    exc_site *s;
+
+    x->total += c->thrown;
+    if ((at = exc_site_of(x, &key)) < 0) {
+        x->sites_dropped += c->thrown;
+        return x->count >= EXC_SITES_MAX ? 0 : -1;
+    }
+    s = &x->sites[at];
+    if (c->thrown) {
+        if (!s->count)
+            s->first_ns = when_ns;
+        s->count += c->thrown;
+        if (when_ns > s->last_ns)
+            s->last_ns = when_ns;
+        exc_series_add(s, when_ns, c->thrown);
+    }
+    s->caught += c->caught;
+    s->replaced += c->replaced;
+    s->open += (uint64_t)(int64_t)c->open; /* modulo 2^64: the sum of the deltas is >= 0 */
+    if (c->catches)
+        exc_catcher_add(s, c->catcher_id, c->catches);
+    if (c->thrown)
+        eventlog_append(log, WIRE_EXCEPTION, r->flags, when_ns, s->number, c->function_id,
+                        (uint32_t)s->count); /* an `exception` event: the site's count now */
     return 0;
 }
 
@@ -279,6 +342,13 @@ double exc_site_rate(const exc_site *site, int64_t now_s)
             n += site->series[EXC_SERIES - 1 - back];
     }
     return (double)n / EXC_RATE_SECONDS;
+}
+
+uint64_t exc_counts_need(const exc_state *x, const wire_record *r)
+{
+    /* a new site at most */
+    return sizeof(exc_site) * (x->cap ? x->cap : 1) + (uint64_t)(x->index_cap + 64) * 8u +
+           r->strings[0].length + 2u;
 }
 
 uint64_t exc_need(const exc_state *x, const wire_record *r)

@@ -1,8 +1,10 @@
 /* excsites.h -- one session's managed exceptions, folded per throw site.
  *
- * The agent sends one WIRE_EXCEPTION per exception thrown (type, message,
- * throwing method and IL offset, thread, sometimes its stack) and one
- * WIRE_EXCEPTION_CAUGHT per catch clause entered (proto/wire.h). A site is
+ * The agent sends a WIRE_EXCEPTION per sampled exception thrown (type, message,
+ * throwing method and IL offset, thread, sometimes its stack), a
+ * WIRE_EXCEPTION_CAUGHT per catch clause entered for one of those (proto/wire.h),
+ * and counts the rest per site in WIRE_EXCEPTION_COUNTS deltas (older agents
+ * sent every exception as an EXCEPTION: the same fold). A site is
  * (type, throwing method, IL offset; the throw address when the method is not
  * known): per site exact counts, the first message, the catching methods with
  * their counts, per-second counts of the last EXC_SERIES seconds it threw (the
@@ -95,14 +97,20 @@ typedef struct exc_state {
 /* A WIRE_EXCEPTION; log: the session's event log (NULL: replay, no event).
  * 0, or -1 when out of memory (counted nowhere else: the caller's). */
 int exc_thrown(exc_state *x, eventlog *log, const wire_record *r, int64_t when_ns);
+/* A WIRE_EXCEPTION_COUNTS: exceptions the agent counted at a site without
+ * sending them (proto/wire_exc_counts.h), added to its counts, its series
+ * (at the record's time) and its catchers; logs one `exception` event with
+ * the site's new count when it adds throws. 0, or -1 as exc_thrown. */
+int exc_counts(exc_state *x, eventlog *log, const wire_record *r, int64_t when_ns);
 /* A WIRE_EXCEPTION_CAUGHT. */
 void exc_caught(exc_state *x, const wire_record *r);
 /* The site numbered `number` (from 1), or NULL. */
 const exc_site *exc_site_at(const exc_state *x, uint64_t number);
 /* Exceptions per second over the site's EXC_RATE_SECONDS seconds ending at `now_s`. */
 double exc_site_rate(const exc_site *site, int64_t now_s);
-/* An upper bound of the bytes r adds. */
+/* An upper bound of the bytes r adds: an EXCEPTION, an EXCEPTION_COUNTS. */
 uint64_t exc_need(const exc_state *x, const wire_record *r);
+uint64_t exc_counts_need(const exc_state *x, const wire_record *r);
 void exc_free(exc_state *x);
 
 #endif

@@ -252,6 +252,13 @@ static const record_kind record_kinds[] = {
         .fold = session_fold_gc_heap_stats,
         .replay = session_fold_gc_heap_stats,
     },
+    {
+        KIND(WIRE_EXCEPTION_COUNTS),
+        .flags = RECORD_KIND_OBSERVATION,
+        .need = session_need_exception_counts,
+        .fold = session_fold_exception_counts,
+        .replay = session_replay_exception_counts,
+    },
 
     /* the server's own records (logrec.h), in their order: a profile's start
      * and stop and a CPU profile's tables are observations (they rebuild the

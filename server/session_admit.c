@@ -241,6 +241,19 @@ uint64_t session_need_exception(session *s, const wire_record *r, unsigned *refu
            exc_need(s->exceptions ? s->exceptions : &none, r);
 }
 
+/* Exceptions counted by the agent: their site (made the first time), the
+ * session's exception state the first time. */
+uint64_t session_need_exception_counts(session *s, const wire_record *r, unsigned *refused_kind,
+                                       int *fixed)
+{
+    static const exc_state none;
+
+    *fixed = 0;
+    *refused_kind = SESSION_REFUSED_OTHER;
+    return (s->exceptions ? 0 : sizeof(exc_state)) +
+           exc_counts_need(s->exceptions ? s->exceptions : &none, r);
+}
+
 /* An allocation sample: its type and stack (made the first time), the
  * session's allocation state the first time. */
 uint64_t session_need_allocation(session *s, const wire_record *r, unsigned *refused_kind,

@@ -87,6 +87,10 @@ int session_fold_exception_caught(session *s, const wire_record *r, int64_t when
 /* the heap after a collection (timeline.h; an observation: session_observe.c) */
 int session_fold_gc_heap_stats(session *s, const wire_record *r, int64_t when, int64_t now_ns,
                                const char **why);
+int session_fold_exception_counts(session *s, const wire_record *r, int64_t when, int64_t now_ns,
+                                  const char **why);
+int session_replay_exception_counts(session *s, const wire_record *r, int64_t when, int64_t now_ns,
+                                    const char **why);
 /* allocation samples (allocsites.h; observations: session_observe.c) */
 int session_fold_allocation(session *s, const wire_record *r, int64_t when, int64_t now_ns,
                             const char **why);
@@ -168,6 +172,8 @@ uint64_t session_need_code_search(session *s, const wire_record *r, unsigned *re
                                   int *fixed);
 uint64_t session_need_exception(session *s, const wire_record *r, unsigned *refused_kind,
                                 int *fixed);
+uint64_t session_need_exception_counts(session *s, const wire_record *r, unsigned *refused_kind,
+                                       int *fixed);
 uint64_t session_need_allocation(session *s, const wire_record *r, unsigned *refused_kind,
                                  int *fixed);
 uint64_t session_need_code_range(session *s, const wire_record *r, unsigned *refused_kind,

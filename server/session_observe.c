@@ -88,16 +88,17 @@ int session_fold_runtime_suspend(session *s, const wire_record *r, int64_t when,
     return 0;
 }
 
-/* EXCEPTION: into its site (excsites.h), made with the session's first one;
- * log NULL for a replay. */
+/* EXCEPTION (or, counts: EXCEPTION_COUNTS): into its site (excsites.h), made
+ * with the session's first one; log NULL for a replay. */
 static int session_exception(session *s, const wire_record *r, int64_t when, eventlog *log,
-                             const char **why)
+                             int counts, const char **why)
 {
     if (!s->exceptions && !(s->exceptions = calloc(1, sizeof(*s->exceptions)))) {
         *why = "no memory for the session's exceptions";
         return -1;
     }
-    if (exc_thrown(s->exceptions, log, r, when) != 0) {
+    if ((counts ? exc_counts(s->exceptions, log, r, when)
+                : exc_thrown(s->exceptions, log, r, when)) != 0) {
         *why = "no memory for an exception's site";
         return -1;
     }
@@ -110,7 +111,7 @@ int session_fold_exception(session *s, const wire_record *r, int64_t when, int64
     int rc;
 
     (void)now_ns;
-    rc = session_exception(s, r, when, &s->events, why);
+    rc = session_exception(s, r, when, &s->events, 0, why);
     session_memory_observed(s);
     return rc;
 }
@@ -119,7 +120,27 @@ int session_replay_exception(session *s, const wire_record *r, int64_t when, int
                              const char **why)
 {
     (void)now_ns;
-    return session_exception(s, r, when, NULL, why);
+    return session_exception(s, r, when, NULL, 0, why);
+}
+
+/* EXCEPTION_COUNTS: the exceptions the agent counted at a site, live (with
+ * an `exception` event when it adds throws) and replayed. */
+int session_fold_exception_counts(session *s, const wire_record *r, int64_t when, int64_t now_ns,
+                                  const char **why)
+{
+    int rc;
+
+    (void)now_ns;
+    rc = session_exception(s, r, when, &s->events, 1, why);
+    session_memory_observed(s);
+    return rc;
+}
+
+int session_replay_exception_counts(session *s, const wire_record *r, int64_t when, int64_t now_ns,
+                                    const char **why)
+{
+    (void)now_ns;
+    return session_exception(s, r, when, NULL, 1, why);
 }
 
 /* EXCEPTION_CAUGHT: closes its thread's open exception (a catch with none

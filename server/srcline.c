@@ -231,13 +231,43 @@ static const char *srcline_doc(srcline *L, srcline_fn *e, uint32_t row)
     return e->doc_names[e->doc_count++];
 }
 
+/* The line of IL offset il in method e: the start line of the sequence point
+ * at or before it. 1 with *file and *line, else 0 with *why. */
+static int srcline_il_line(srcline *L, srcline_fn *e, uint32_t il, const char **file,
+                           uint32_t *line, const char **why)
+{
+    const pdb_point *pt;
+    long lo = 0, hi;
+
+    for (hi = e->point_count; lo < hi;) { /* the last point at or before the IL offset */
+        long mid = lo + (hi - lo) / 2;
+        if (e->points[mid].il_offset <= il)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    pt = lo ? &e->points[lo - 1] : NULL;
+    if (!pt) {
+        *why = "no sequence point at or before this IL offset";
+        return 0;
+    }
+    if (pt->hidden) {
+        *why = "a hidden sequence point (0xFEEFEE): compiler-generated code, no line";
+        return 0;
+    }
+    if (!(*file = srcline_doc(L, e, pt->document))) {
+        *why = "the PDB's document name is malformed";
+        return 0;
+    }
+    *line = pt->start_line;
+    return 1;
+}
+
 int srcline_at(srcline *L, uint32_t index, uint64_t address, const char **file, uint32_t *line,
                const char **why, uint32_t *il_offset)
 {
     srcline_fn *e;
     const wire_code_map_entry *me = NULL;
-    const pdb_point *pt = NULL;
-    long lo = 0, hi;
     unsigned k;
 
     *file = NULL;
@@ -283,28 +313,26 @@ int srcline_at(srcline *L, uint32_t index, uint64_t address, const char **file, 
                                               : "the map says no IL offset here";
         return 0;
     }
-    for (hi = e->point_count; lo < hi;) { /* the last point at or before the IL offset */
-        long mid = lo + (hi - lo) / 2;
-        if (e->points[mid].il_offset <= me->il_offset)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    pt = lo ? &e->points[lo - 1] : NULL;
-    if (!pt) {
-        *why = "no sequence point at or before this IL offset";
+    return srcline_il_line(L, e, me->il_offset, file, line, why);
+}
+
+int srcline_at_il(srcline *L, uint32_t index, uint32_t il_offset, const char **file, uint32_t *line,
+                  const char **why)
+{
+    srcline_fn *e;
+
+    *file = NULL;
+    *line = 0;
+    if (index >= L->count) {
+        *why = "more methods than a response resolves";
         return 0;
     }
-    if (pt->hidden) {
-        *why = "a hidden sequence point (0xFEEFEE): compiler-generated code, no line";
+    e = &L->fns[index];
+    if (!e->file) {
+        *why = e->reason ? e->reason : "no source file for this method";
         return 0;
     }
-    if (!(*file = srcline_doc(L, e, pt->document))) {
-        *why = "the PDB's document name is malformed";
-        return 0;
-    }
-    *line = pt->start_line;
-    return 1;
+    return srcline_il_line(L, e, il_offset, file, line, why);
 }
 
 void srcline_free(srcline *L)

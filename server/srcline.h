@@ -93,6 +93,10 @@ void srcline_resolve(srcline *L, pid_t pid, int gone_container);
  * offset by the map, UINT32_MAX when none was found. */
 int srcline_at(srcline *L, uint32_t index, uint64_t address, const char **file, uint32_t *line,
                const char **why, uint32_t *il_offset);
+/* The line of method `index` at IL offset il_offset (an exception's throw
+ * site: no code needed): as srcline_at. */
+int srcline_at_il(srcline *L, uint32_t index, uint32_t il_offset, const char **file, uint32_t *line,
+                  const char **why);
 void srcline_free(srcline *L);
 
 #endif

@@ -7,20 +7,30 @@
 // (the SDK's runtime), 9 and 8 (self-contained, tests/apps/apps.mk apps-runtimes).
 // The IL offsets are those of the `throw` instructions in the C# compiler's IL of
 // Throws.cs (ldstr, ldarga, call, call, newobj, throw: 22; ldstr, newobj, throw: 10).
+// Each site's source line (from the app's portable PDB, server/srcline.c srcline_at_il) is the
+// line of Throws.cs that declares its throwing method (an expression body: `=> throw`).
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { E2E_DLL, RUNTIME_APPS, startServer, startTarget, serveAttached, stopAll, waitFor,
+import fs from 'node:fs';
+import path from 'node:path';
+import { E2E_DLL, ROOT, RUNTIME_APPS, startServer, startTarget, serveAttached, stopAll, waitFor,
   tempDataDir, storageCaughtUp } from './lib.mjs';
 
 after(stopAll);
 
 const T = 'JitscopeE2e.Throws.';
+const SOURCE = fs.readFileSync(path.join(ROOT, 'tests/apps/E2eTarget/Throws.cs'), 'utf8').split('\n');
+const lineOf = (method) => {
+  const at = SOURCE.findIndex((l) => l.includes(`static void ${method}(`) && l.includes('=> throw new'));
+  assert.ok(at >= 0, `Throws.cs declares ${method} as a throw`);
+  return at + 1;
+};
 const EXPECTED = [
-  { type: 'System.InvalidOperationException', method: `${T}ThrowInvalid(int)`, il_offset: 22, message: 'invalid 0',
+  { type: 'System.InvalidOperationException', method: `${T}ThrowInvalid(int)`, il_offset: 22, line: lineOf('ThrowInvalid'), message: 'invalid 0',
     count: 100, caught: 100, caught_in: { [`${T}CatchInvalid()`]: 100 } },
-  { type: 'System.ArgumentException', method: `${T}ThrowArgument()`, il_offset: 10, message: 'bad argument',
+  { type: 'System.ArgumentException', method: `${T}ThrowArgument()`, il_offset: 10, line: lineOf('ThrowArgument'), message: 'bad argument',
     count: 37, caught: 37, caught_in: { [`${T}CatchArgument()`]: 37 } },
-  { type: 'System.FormatException', method: `${T}ThrowFormat()`, il_offset: 10, message: 'format',
+  { type: 'System.FormatException', method: `${T}ThrowFormat()`, il_offset: 10, line: lineOf('ThrowFormat'), message: 'format',
     count: 5, caught: 5, caught_in: { [`${T}Middle()`]: 5, [`${T}Outer()`]: 5 } },
 ];
 const THROWN = 142; // what a round's catches add up to (its stdout says so)
@@ -28,7 +38,7 @@ const THROWN = 142; // what a round's catches add up to (its stdout says so)
 // The sites of our own code (the runtime's own exceptions, if any, are left out),
 // in EXPECTED's shape, times `rounds`.
 const ours = (body) => body.sites.filter((s) => s.method && s.method.startsWith(T)).map((s) => ({
-  type: s.type, method: s.method, il_offset: s.il_offset, message: s.message, count: s.count, caught: s.caught,
+  type: s.type, method: s.method, il_offset: s.il_offset, line: s.line, message: s.message, count: s.count, caught: s.caught,
   caught_in: Object.fromEntries(s.caught_in.map((c) => [c.method, c.count])),
 })).sort((a, b) => b.count - a.count);
 const times = (n) => EXPECTED.map((e) => ({ ...e, count: e.count * n, caught: e.caught * n,
@@ -67,6 +77,7 @@ for (const rt of RUNTIMES) {
     const site = unhandled.sites.find((s) => s.type === 'System.NotSupportedException');
     assert.ok(site, JSON.stringify(unhandled));
     assert.equal(site.method, `${T}ThrowInBackground()`);
+    assert.equal(site.line, lineOf('ThrowInBackground'), 'the unhandled one\'s line');
     assert.deepEqual([site.count, site.caught, site.unhandled, site.caught_in], [1, 0, 1, []]);
     // one site's recent exceptions, the first ones with their stacks
     const detail = (await srv.api(`/api/sessions/1/exceptions/${body.sites.find((s) => s.method === `${T}ThrowFormat()`).site}`)).body;
@@ -76,9 +87,14 @@ for (const rt of RUNTIMES) {
       assert.equal(r.caught_in, `${T}Outer()`, 'the last catch of the rethrown exception');
       assert.deepEqual(r.stack.slice(0, 3).map((f) => f.method), [`${T}ThrowFormat()`, `${T}Middle()`, `${T}Outer()`]);
     }
-    // the stream's events: one per exception
+    // the stream's events: one per exception sent one by one, one per counts record
+    // (agent/exccount.h) for the rest, each with its site's count then: the last one
+    // of each site says its whole count
     const events = (await srv.api('/api/sessions/1/events?limit=10000')).body.events.filter((e) => e.type === 'exception');
-    assert.equal(events.filter((e) => e.method && e.method.startsWith(T)).length, THROWN);
+    const lastCount = {};
+    for (const e of events.filter((x) => x.method && x.method.startsWith(T)))
+      lastCount[e.method] = Math.max(lastCount[e.method] || 0, e.count);
+    assert.deepEqual(lastCount, Object.fromEntries(EXPECTED.map((e) => [e.method, e.count])));
     srv.proc.stdin.write('exit\n');
     await waitFor('the app exited', async () => (await srv.api('/api/sessions/1')).body.state === 'exited', { timeoutMs: 60000 });
     if (data !== 'none') {

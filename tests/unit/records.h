@@ -347,6 +347,29 @@ static inline wire_record rec_exception(uint64_t tid, uint64_t fid, uint32_t il,
     return r;
 }
 
+/* Exceptions of `type` counted by the agent at fid's IL offset il (its
+ * address as rec_exception's): thrown, caught, replaced, the change in open
+ * ones, and catches by method catcher (0: none). */
+static inline wire_record rec_exception_counts(uint64_t fid, uint32_t il, const char *type,
+                                               uint32_t thrown, uint32_t caught, uint32_t replaced,
+                                               int32_t open, uint64_t catcher, uint32_t catches,
+                                               uint64_t t)
+{
+    wire_record r = {.type = WIRE_EXCEPTION_COUNTS, .time_ns = t, .string_count = 1};
+
+    r.u.exception_counts = (wire_exception_counts){.function_id = fid,
+                                                   .ip = fid + 0x40 + il,
+                                                   .catcher_id = catcher,
+                                                   .il_offset = il,
+                                                   .thrown = thrown,
+                                                   .caught = caught,
+                                                   .replaced = replaced,
+                                                   .open = open,
+                                                   .catches = catches};
+    r.strings[0] = rec_string(type);
+    return r;
+}
+
 /* A catch clause of method fid entered for thread tid's exception. */
 static inline wire_record rec_exception_caught(uint64_t tid, uint64_t fid, uint64_t t)
 {

@@ -244,6 +244,88 @@ TEST(open_replaced_and_unhandled)
     session_free(s);
 }
 
+/* The agent sends a site's first exceptions as records and counts the rest
+ * (agent/exccount.h): the counts add to the same site, its series, its
+ * catchers; their open ones are unhandled once the process ended. */
+TEST(counted_exceptions_add_to_their_site)
+{
+    session *s = rec_live_session(1);
+    wire_stack_frame frames[2] = {{THROWER, THROWER + 0x4a}, {CATCHER, CATCHER + 0x20}};
+    uint64_t events, sum = 0;
+    const exc_site *a;
+    unsigned i;
+
+    for (i = 0; i < 8; i++) {
+        rec_feed(s, rec_exception(11, THROWER, 22, IOE, "invalid 0", frames, 2, 100 + i));
+        rec_feed(s, rec_exception_caught(11, CATCHER, 101 + i));
+    }
+    events = s->events.last_seq;
+    CHECK(rec_feed(s, rec_exception_counts(THROWER, 22, IOE, 50, 50, 0, 0, CATCHER, 50, 200)) == 0,
+          "counts folded (%s)", rec_why ? rec_why : "");
+    CHECK(rec_feed(s, rec_exception_counts(THROWER, 22, IOE, 42, 40, 1, 1, OUTER, 3, 300)) == 0 &&
+              rec_feed(s, rec_exception_counts(THROWER, 22, IOE, 0, 0, 0, 0, CATCHER, 37, 300)) ==
+                  0 &&
+              rec_feed(s, rec_exception_counts(THROWER, 22, IOE, 0, 0, 0, 0, WIRE_EXC_CATCHER_OTHER,
+                                               2, 300)) == 0,
+          "more counts, catches by three");
+    a = site_of(s, THROWER, 22, IOE);
+    CHECK(a && a->count == 100 && a->caught == 98 && a->replaced == 1 && a->open == 1,
+          "100 thrown, 98 caught, 1 replaced, 1 open (%llu %llu %llu %llu)",
+          a ? (unsigned long long)a->count : 0, a ? (unsigned long long)a->caught : 0,
+          a ? (unsigned long long)a->replaced : 0, a ? (unsigned long long)a->open : 0);
+    CHECK(catches_by(a, CATCHER) == 95 && catches_by(a, OUTER) == 3 && a->catchers_other == 2,
+          "catchers: 8 + 50 + 37, 3, 2 past the agent's table");
+    for (i = 0; i < EXC_SERIES; i++)
+        sum += a->series[i];
+    CHECK(sum == 100 && s->exceptions->total == 100, "the series and the total hold them all");
+    CHECK(s->events.last_seq - events == 2, "one event per counts record that threw");
+    CHECK(a->recent_total == 8, "recent: the records only");
+    session_free(s);
+}
+
+TEST(counts_before_their_sites_first_record)
+{
+    session *s = rec_live_session(1);
+    const exc_site *a;
+
+    CHECK(rec_feed(s, rec_exception_counts(THROWER, 10, IOE, 3, 0, 0, 3, 0, 0, 100)) == 0,
+          "counts of a site not seen yet");
+    a = site_of(s, THROWER, 10, IOE);
+    CHECK(a && a->count == 3 && a->open == 3 && strcmp(a->message, "") == 0, "made, no message");
+    rec_feed(s, rec_exception(11, THROWER, 10, IOE, "its message", NULL, 0, 101));
+    a = site_of(s, THROWER, 10, IOE);
+    CHECK(a && a->count == 4 && strcmp(a->message, "its message") == 0,
+          "the first record's message");
+    session_free(s);
+}
+
+TEST(counts_records_are_checked)
+{
+    static uint8_t buf[sizeof(wire_frame_header) + WIRE_MAX_PAYLOAD];
+    wire_record r = rec_exception_counts(THROWER, 10, IOE, 1, 1, 0, 0, 0, 1, 100), back;
+    wire_frame f;
+    const char *why = NULL;
+    size_t n, used;
+
+    n = rec_frame(&r, buf);
+    CHECK(wire_decode_frame(buf, n, &f, &used, &why) == WIRE_DECODE_OK &&
+              wire_decode_record(&f, &back, &why) == WIRE_DECODE_BAD,
+          "catches without a catcher: bad");
+    r = rec_exception_counts(THROWER, 10, "", 1, 0, 0, 1, 0, 0, 100);
+    n = rec_frame(&r, buf);
+    CHECK(wire_decode_frame(buf, n, &f, &used, &why) == WIRE_DECODE_OK &&
+              wire_decode_record(&f, &back, &why) == WIRE_DECODE_BAD,
+          "no type: bad");
+    r = rec_exception_counts(THROWER, 10, IOE, 7, 6, 0, 1, CATCHER, 6, 100);
+    n = rec_frame(&r, buf);
+    CHECK(wire_decode_frame(buf, n, &f, &used, &why) == WIRE_DECODE_OK &&
+              wire_decode_record(&f, &back, &why) == WIRE_DECODE_OK &&
+              back.u.exception_counts.thrown == 7 && back.u.exception_counts.open == 1 &&
+              back.u.exception_counts.catcher_id == CATCHER &&
+              back.strings[0].length == strlen(IOE),
+          "round trip");
+}
+
 TEST(site_cap_counts_the_rest)
 {
     session *s = rec_live_session(1);
@@ -298,6 +380,9 @@ static const check_test tests[] = {
     TEST_ENTRY(rethrow_unreported_counts_its_catcher_not_a_catch),
     TEST_ENTRY(rethrow_reported_is_the_same_exception),
     TEST_ENTRY(open_replaced_and_unhandled),
+    TEST_ENTRY(counted_exceptions_add_to_their_site),
+    TEST_ENTRY(counts_before_their_sites_first_record),
+    TEST_ENTRY(counts_records_are_checked),
     TEST_ENTRY(site_cap_counts_the_rest),
     TEST_ENTRY(rate_over_the_last_ten_seconds),
     TEST_ENTRY(event_json),

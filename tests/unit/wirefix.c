@@ -115,6 +115,8 @@ static const struct {
 static const wire_gc_heap_stats s_heap_stats = {
     {1000, 2000, 3000, 4000, 5000}, {100, 200, 300, 400, 500}, 64, 3, 90, WIRE_HEAP_HAS_POH, 0};
 static const char ALLOC_TYPE[] = "System.Byte[]";
+static const wire_exception_counts s_exception_counts = {
+    0x7f0000001000ull, 0x7f1234560043ull, 0x7f0000001040ull, 10, 91, 90, 1, 0, 90};
 static const char EXC_TYPE[] = "System.InvalidOperationException";
 static const char EXC_MESSAGE[] = "Operation is not valid \xE2\x80\x94 here";
 
@@ -256,6 +258,14 @@ void make_samples(void)
          {ALLOC_TYPE},
          {sizeof(ALLOC_TYPE) - 1}},
         {"gc_heap_stats", WIRE_GC_HEAP_STATS, 0, &s_heap_stats, sizeof(s_heap_stats), 0, {0}, {0}},
+        {"exception_counts",
+         WIRE_EXCEPTION_COUNTS,
+         0,
+         &s_exception_counts,
+         sizeof(s_exception_counts),
+         1,
+         {EXC_TYPE},
+         {sizeof(EXC_TYPE) - 1}},
     };
     memcpy(samples, v, sizeof(v));
 }

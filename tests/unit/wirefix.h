@@ -59,7 +59,7 @@ extern const sample_code_part s_code_part;
 /* One valid sample of every record type, in type order (samples[0] the
  * hello, samples[4] a module_loaded with its path and assembly name), made
  * by make_samples (before the tests). */
-#define N_SAMPLES 34
+#define N_SAMPLES 35
 extern sample samples[N_SAMPLES];
 void make_samples(void);
 

@@ -71,6 +71,9 @@ export class ExceptionsTab {
               'span',
               { title: s.method || '' },
               methodShort(s.method),
+              s.line == null
+                ? null
+                : h('span', { class: 'dim', title: 'source line (PDB)' }, ` line ${s.line}`),
               s.il_offset == null
                 ? null
                 : h('span', { class: 'dim' }, ` IL_${s.il_offset.toString(16).padStart(4, '0')}`),
@@ -233,7 +236,7 @@ export class ExceptionsTab {
         { class: 'startup-h' },
         `${s.type} thrown in `,
         h('span', { class: 'mono' }, s.method || '(not managed code)'),
-        ` — newest ${s.recent.length} of ${fmtInt(s.count)}`,
+        ` — newest ${s.recent.length} sampled of ${fmtInt(s.count)}`,
       ),
       s.recent.map((e) =>
         h(
