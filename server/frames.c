@@ -1,0 +1,98 @@
+/* frames.c -- frames the frame-pointer chain misses, from the sample's stack copy (see frames.h). */
+#include "frames.h"
+
+#include <string.h>
+
+typedef struct frames_copy {
+    const uint8_t *bytes;
+    uint64_t sp;
+    size_t n;
+} frames_copy;
+
+/* The word at address a of the thread's stack, when the copy holds it. */
+static int frames_word(const frames_copy *s, uint64_t a, uint64_t *v)
+{
+    if (a < s->sp || a - s->sp > s->n || s->n - (a - s->sp) < 8 || (a & 7))
+        return 0;
+    memcpy(v, s->bytes + (a - s->sp), 8);
+    return 1;
+}
+
+/* Frame 1 for a native leaf without a frame pointer; returns 1 when it was
+ * inserted (ips has room for one more). */
+static int frames_leaf(cpuprof_run *r, const perfring_record *rec, const frames_copy *s,
+                       cpuprof_sample *e, uint64_t *ips, size_t room)
+{
+    cpusym_ip *c = cpusym_lookup(&r->sym, ips[0], cpuprof_run_ms(r));
+    uint64_t ra, saved = 0, f;
+    size_t cap = e->nr + room < PERFRING_MAX_STACK ? e->nr + room : PERFRING_MAX_STACK;
+    int clobbered = 0;
+
+    if (!c || c->kind != CPUSYM_NATIVE || c->symbol == CPUSYM_LABEL_UNMAPPED ||
+        ips[0] != rec->ip || cpusym_leaf_rule(&r->sym, c) != CPUSYM_RULE_RSP)
+        return 0;
+    if (!frames_word(s, s->sp + c->cfa_off - 8, &ra) || !ra || (e->nr > 1 && ips[1] == ra))
+        return 0;
+    if (c->rbp_saved && frames_word(s, s->sp + c->cfa_off + (int64_t)c->rbp_off, &saved))
+        clobbered = saved != rec->bp;
+    if (e->nr >= PERFRING_MAX_STACK) {
+        e->nr--; /* the root-most frame makes room */
+        e->truncated = 1;
+    } else if (!room) {
+        return 0;
+    }
+    memmove(&ips[2], &ips[1], (e->nr - 1u) * sizeof(*ips));
+    ips[1] = ra;
+    e->nr++;
+    if (clobbered) { /* the kernel walked from a value that is no frame pointer */
+        e->nr = 2;
+        e->truncated = 0;
+        for (f = saved; e->nr < cap; e->nr++) {
+            uint64_t next;
+            if (!frames_word(s, f, &next) || !frames_word(s, f + 8, &ips[e->nr]) || next <= f)
+                break;
+            f = next;
+        }
+        e->cut = 1;
+    }
+    return 1;
+}
+
+void frames_recover(cpuprof_run *r, const perfring_record *rec, cpuprof_sample *e, size_t room)
+{
+    uint64_t *ips = &r->ips[e->first], f;
+    frames_copy s = {rec->stack, rec->sp, rec->stack_bytes};
+    uint32_t j;
+    int inserted;
+    size_t before = e->nr;
+
+    if (!rec->has_regs || !rec->stack_bytes || !e->nr)
+        return;
+    inserted = frames_leaf(r, rec, &s, e, ips, room);
+    if (e->cut)
+        return;
+    if (e->nr > before)
+        room -= e->nr - before;
+    /* the kernel's chain through the copy: frame j-1's frame pointer f holds
+     * the return address ips[j] above it */
+    f = rec->bp;
+    for (j = inserted ? 2 : 1; j < e->nr && e->extra < CPUPROF_CANDIDATES && e->extra < room; j++) {
+        uint64_t next, ra, a, v;
+        if (!frames_word(&s, f, &next) || !frames_word(&s, f + 8, &ra) || ra != ips[j] || next <= f)
+            break;
+        for (a = f + 16; a < next && a - f <= 0xffff; a += 8) {
+            if (!frames_word(&s, a, &v))
+                break;
+            if (v == next) { /* a slot holding the same saved rbp: a frame below this one */
+                uint64_t caller;
+                if (frames_word(&s, a + 8, &caller) && caller) {
+                    e->cand_k[e->extra] = (uint8_t)(j - 1);
+                    e->cand_dist[e->extra] = (uint16_t)(a - f);
+                    ips[e->nr + e->extra++] = caller;
+                }
+                break;
+            }
+        }
+        f = next;
+    }
+}
