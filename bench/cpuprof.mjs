@@ -531,6 +531,38 @@ async function chains() {
       await srv.stop();
     }
   }
+  // StackTarget frames: an on-stack-replaced loop and a loop calling libm (issue 38, item 4)
+  {
+    const srv = await startServer(['run', '--data', 'none', '--port', '0', '--', 'dotnet', STACK_DLL, 'frames', '600']);
+    try {
+      await waitFor('READY', () => /^READY pid=\d+$/m.test(srv.stdout), { timeoutMs: 60000 });
+      await waitFor('live', async () => (await srv.api('/api/sessions/1')).body.state === 'live', { timeoutMs: 30000 });
+      await new Promise((r) => setTimeout(r, 1000));
+      await post(srv, '/api/sessions/1/profile', { hz: 999, mode: 'cpu' });
+      await new Promise((r) => setTimeout(r, 4000));
+      await post(srv, '/api/sessions/1/profile/stop', {});
+      await new Promise((r) => setTimeout(r, 500));
+      rows.push(['StackTarget `frames` (osrloop, mathleaf)', (await srv.api('/api/sessions/1/profile')).body.profile]);
+      const kept = async (thread, method, caller) => {
+        const folded = (await srv.api(`/api/sessions/1/profile?format=folded&thread=${thread}`)).body;
+        let all = 0, on = 0;
+        for (const line of String(folded).split('\n').filter(Boolean)) {
+          const m = /^(.*) (\d+)$/.exec(line), n = Number(m[2]), fr = m[1].split(';'), at = fr.indexOf(method);
+          all += n;
+          if (at > 0 && fr[at - 1] === caller) on += n;
+        }
+        return `${on} of ${all} (${f1(100 * on / Math.max(1, all))}%)`;
+      };
+      console.log('### The two threads of StackTarget `frames` (999 Hz, 4 s)');
+      console.log('');
+      console.log(`- osrloop: \`Frames.OsrLoop\` with \`Frames.OsrCaller\` under it in ${await kept('osrloop', 'StackTarget.Frames.OsrLoop(double, double)', 'StackTarget.Frames.OsrCaller(double, double)')} samples`);
+      console.log(`- mathleaf: \`Frames.MathLoop\` with \`Frames.MathCaller\` under it in ${await kept('mathleaf', 'StackTarget.Frames.MathLoop(int, double)', 'StackTarget.Frames.MathCaller(double)')} samples`);
+      console.log('');
+      srv.proc.stdin.write('exit\n');
+    } finally {
+      await srv.stop();
+    }
+  }
   // WebTarget under load
   {
     const srv = await startServer(['run', '--data', 'none', '--port', '0', '--', 'dotnet', WEB_DLL, '0']);

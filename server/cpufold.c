@@ -285,7 +285,8 @@ static uint32_t cpufold_stack(cpufold_state *f, const cpuprof_sample *e, uint64_
             if (info.flags & CPUSYM_CODE_OSR) {
                 osr_function = c->function_id;
             } else if (!(info.flags & CPUSYM_CODE_FRAMED) ||
-                       (k == 0 && !e->kernel && ip - c->code_start < info.prolog_end)) {
+                       (k == 0 && !e->kernel && !e->leaf_caller &&
+                        ip - c->code_start < info.prolog_end)) {
                 /* no frame pointer (yet): the walk skipped its caller */
                 seq[depth++] = cpufold_symbol_key(f, CPUSYM_LABEL_NO_FP);
                 missing = 1;

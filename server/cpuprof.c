@@ -24,7 +24,7 @@
 #define CPUPROF_SCAN_MS 100u   /* /proc/PID/task is read this often */
 #define CPUPROF_POLL_MS 50     /* the rings are read at least this often (and at half full) */
 #define CPUPROF_DATA_PAGES 32u /* 128 KiB of ring per thread (samples carry a stack copy) */
-#define CPUPROF_SMALL_PAGES 2u /* when the locked-memory limit refuses 8 */
+#define CPUPROF_SMALL_PAGES 8u /* when the locked-memory limit refuses 32 (CPUPROF_SMALL_COPY) */
 #define CPUPROF_MAX_FAILED 4096u
 #define CPUPROF_MAX_IPS (CPUPROF_MAX_PENDING * 32u) /* frames of the waiting samples */
 
@@ -134,6 +134,7 @@ static void cpuprof_follow(cpuprof_run *r, uint32_t tid)
         if (errno == ESRCH)
             return;                         /* ended meanwhile */
         c.data_pages = CPUPROF_SMALL_PAGES; /* the locked-memory limit (mmap: EPERM) */
+        c.stack_copy = CPUPROF_SMALL_COPY;
         if ((errno != EPERM && errno != ENOMEM) || perfring_open(&ring, (pid_t)tid, &c) != 0) {
             if (errno != ESRCH)
                 cpuprof_failed(r, tid);

@@ -291,14 +291,22 @@ static uint32_t cpusym_prolog_end(const uint8_t *b, size_t n)
  * sub rsp, and where it set rbp (mov rbp, rsp or lea rbp, [rsp + disp]),
  * read up to the first other instruction. UINT32_MAX when rbp was not set
  * within them. */
-static uint32_t cpusym_fp_delta(const uint8_t *b, size_t n)
+static uint32_t cpusym_fp_delta(const uint8_t *b, size_t n, cpusym_code *info)
 {
     uint64_t d = 8, fp = 0;
     size_t i = 1;
-    int have = 0;
+    int have = 0, over = 0;
 
+    info->steps = 0;
     while (i < n && d < (1u << 30)) {
         uint32_t v;
+        if (!have && !over && info->steps < CPUSYM_PROLOG_STEPS && d <= UINT16_MAX) {
+            info->step_at[info->steps] = (uint8_t)i; /* after the instruction before i */
+            info->step_depth[info->steps++] = (uint16_t)d;
+        } else if (!have) {
+            over = 1; /* more than kept: none used */
+            info->steps = 0;
+        }
         if (b[i] >= 0x50 && b[i] <= 0x57 && b[i] != 0x54) {
             d += 8, i += 1;
         } else if (i + 1 < n && b[i] == 0x41 && b[i + 1] >= 0x50 && b[i + 1] <= 0x57) {
@@ -327,6 +335,19 @@ static uint32_t cpusym_fp_delta(const uint8_t *b, size_t n)
     return have && d >= fp ? (uint32_t)(d - fp) : UINT32_MAX;
 }
 
+int cpusym_prolog_depth(const cpusym_code *info, uint32_t offset, uint32_t *depth)
+{
+    uint32_t i;
+
+    if (!(info->flags & CPUSYM_CODE_FP_DELTA) || (info->flags & CPUSYM_CODE_OSR) ||
+        offset >= info->prolog_end || !info->steps)
+        return 0;
+    *depth = 0; /* at the first byte: the return address is at rsp */
+    for (i = 0; i < info->steps && info->step_at[i] <= offset; i++)
+        *depth = info->step_depth[i];
+    return 1;
+}
+
 int cpusym_code_peek(const cpusym *y, uint64_t code_start, cpusym_code *info)
 {
     uint32_t i = idmap_get(&y->code_index, code_start);
@@ -341,12 +362,13 @@ cpusym_code cpusym_code_info(cpusym *y, uint64_t code_start)
 {
     uint8_t b[CPUSYM_PROLOG_BYTES];
     struct iovec local = {b, sizeof(b)}, remote = {(void *)(uintptr_t)code_start, sizeof(b)};
-    cpusym_code info = {0, 0, 0, 0};
+    cpusym_code info;
     uint32_t i = idmap_get(&y->code_index, code_start);
     ssize_t n;
 
     if (i != IDMAP_MISSING)
         return y->code[i];
+    memset(&info, 0, sizeof(info));
     n = process_vm_readv(y->pid, &local, 1, &remote, 1, 0);
     if (n >= 8) {
         info.flags = CPUSYM_CODE_KNOWN;
@@ -355,7 +377,7 @@ cpusym_code cpusym_code_info(cpusym *y, uint64_t code_start)
             info.prolog_end = cpusym_prolog_end(b, (size_t)n);
             if (!info.prolog_end)
                 info.prolog_end = 1; /* rbp pushed; where it is set is not known */
-            if ((info.fp_delta = cpusym_fp_delta(b, (size_t)n)) != UINT32_MAX)
+            if ((info.fp_delta = cpusym_fp_delta(b, (size_t)n, &info)) != UINT32_MAX)
                 info.flags |= CPUSYM_CODE_FP_DELTA;
             else
                 info.fp_delta = 0;

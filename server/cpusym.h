@@ -40,6 +40,7 @@
 #define CPUSYM_MAX_FILES 256u         /* ELF files read */
 #define CPUSYM_MAX_FRAMES_INFO 65536u /* code starts whose prolog was read */
 #define CPUSYM_MAPS_EVERY_MS 2000u    /* the maps are read again this often (and on a miss) */
+#define CPUSYM_PROLOG_STEPS 8u        /* prolog instructions before rbp is set, kept */
 
 /* The labels: symbols 0 .. CPUSYM_LABELS-1 of every CPU profile. */
 enum cpusym_label {
@@ -93,8 +94,15 @@ typedef struct cpusym_code {
     uint32_t prolog_end; /* bytes from the start until the frame pointer is set */
     uint32_t fp_delta;   /* CPUSYM_CODE_FP_DELTA: rbp - rsp after the prolog (its pushes,
                             its sub rsp and where it sets rbp, read from its bytes) */
-    uint32_t reserved;
+    uint32_t steps;      /* CPUSYM_CODE_FP_DELTA: the prolog's instructions before rbp is
+                            set: step_at[i] the offset after one, step_depth[i] the bytes
+                            pushed (or subtracted) below the return address after it */
+    uint8_t step_at[CPUSYM_PROLOG_STEPS];
+    uint16_t step_depth[CPUSYM_PROLOG_STEPS];
 } cpusym_code;
+/* Where the return address of code sampled at `offset` in its prolog (before
+ * rbp is set) is: 1 with *depth (the address is at rsp + depth), else 0. */
+int cpusym_prolog_depth(const cpusym_code *info, uint32_t offset, uint32_t *depth);
 
 typedef struct cpusym_file {
     uint64_t inode;

@@ -24,17 +24,32 @@ static int frames_leaf(cpuprof_run *r, const perfring_record *rec, const frames_
                        cpuprof_sample *e, uint64_t *ips, size_t room)
 {
     cpusym_ip *c = cpusym_lookup(&r->sym, ips[0], cpuprof_run_ms(r));
-    uint64_t ra, saved = 0, f;
+    uint64_t ra, at, saved = 0, f;
     size_t cap = e->nr + room < PERFRING_MAX_STACK ? e->nr + room : PERFRING_MAX_STACK;
     int clobbered = 0;
 
-    if (!c || c->kind != CPUSYM_NATIVE || c->symbol == CPUSYM_LABEL_UNMAPPED ||
-        ips[0] != rec->ip || cpusym_leaf_rule(&r->sym, c) != CPUSYM_RULE_RSP)
+    cpusym_code info;
+    uint32_t depth;
+
+    if (!c || ips[0] != rec->ip)
         return 0;
-    if (!frames_word(s, s->sp + c->cfa_off - 8, &ra) || !ra || (e->nr > 1 && ips[1] == ra))
+    if (c->kind == CPUSYM_MANAGED) {
+        /* in a method's prolog before rbp is set (its code already known) */
+        if (c->state != CPUSYM_FOUND || e->kernel ||
+            !cpusym_code_peek(&r->sym, c->code_start, &info) ||
+            !cpusym_prolog_depth(&info, (uint32_t)(c->ip - c->code_start), &depth) ||
+            !frames_word(s, at = s->sp + depth, &ra))
+            return 0;
+    } else if (c->symbol == CPUSYM_LABEL_UNMAPPED ||
+               cpusym_leaf_rule(&r->sym, c) != CPUSYM_RULE_RSP ||
+               !frames_word(s, at = s->sp + c->cfa_off - 8, &ra)) {
         return 0;
-    if (c->rbp_saved && frames_word(s, s->sp + c->cfa_off + (int64_t)c->rbp_off, &saved))
+    } else if (c->rbp_saved &&
+               frames_word(s, s->sp + c->cfa_off + (int64_t)c->rbp_off, &saved)) {
         clobbered = saved != rec->bp;
+    }
+    if (!ra || at == rec->bp + 8) /* the slot the kernel read frame 1 from: already there */
+        return 0;
     if (e->nr >= PERFRING_MAX_STACK) {
         e->nr--; /* the root-most frame makes room */
         e->truncated = 1;
@@ -44,6 +59,7 @@ static int frames_leaf(cpuprof_run *r, const perfring_record *rec, const frames_
     memmove(&ips[2], &ips[1], (e->nr - 1u) * sizeof(*ips));
     ips[1] = ra;
     e->nr++;
+    e->leaf_caller = 1;
     if (clobbered) { /* the kernel walked from a value that is no frame pointer */
         e->nr = 2;
         e->truncated = 0;

@@ -16,7 +16,7 @@
 #include <sys/types.h>
 
 #define PERFRING_MAX_STACK 127u /* user frames per sample (the kernel's default limit) */
-#define PERFRING_MAX_COPY 4096u  /* bytes of user stack a sample may copy (a multiple of 8) */
+#define PERFRING_MAX_COPY 16384u  /* bytes of user stack a sample may copy (a multiple of 8) */
 
 typedef struct perfring {
     int fd;
