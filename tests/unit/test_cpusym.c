@@ -349,6 +349,17 @@ TEST(prologs_read_from_the_process)
               c.prolog_end == 10 && c.fp_delta == 0x50,
           "push rbp; sub rsp, 0x50; lea rbp, [rsp + 0x50]: rbp - rsp 0x50 (%u, %u, %#x)", c.flags,
           c.prolog_end, c.fp_delta);
+    {
+        uint32_t d0 = 1, d1 = 0, d4 = 0, d5 = 0, d9 = 0, d10 = 0;
+        CHECK(cpusym_prolog_depth(&c, 0, &d0) && d0 == 0 && cpusym_prolog_depth(&c, 1, &d1) &&
+                  d1 == 8 && cpusym_prolog_depth(&c, 4, &d4) && d4 == 8 &&
+                  cpusym_prolog_depth(&c, 5, &d5) && d5 == 0x58 &&
+                  cpusym_prolog_depth(&c, 9, &d9) && d9 == 0x58 &&
+                  !cpusym_prolog_depth(&c, 10, &d10),
+              "the return address in the prolog: at rsp, after push rbp rsp + 8, after sub rsp "
+              "rsp + 0x58; once rbp is set the chain has it (%u %u %u %u %u)",
+              d0, d1, d4, d5, d9);
+    }
     c = cpusym_code_info(&y, (uint64_t)(uintptr_t)code + CODE_FRAMELESS);
     CHECK(c.flags == CPUSYM_CODE_KNOWN, "sub rsp first: no frame pointer (%u)", c.flags);
     c = cpusym_code_info(&y, (uint64_t)(uintptr_t)code + CODE_OSR);
