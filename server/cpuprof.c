@@ -381,7 +381,8 @@ int cpuprof_start(int session_id, pid_t pid, uint32_t hz, int kernel, uint32_t r
     r->pid = pid;
     r->hz = hz;
     r->duration_ms = duration_ms;
-    r->config = (perfring_config){1000000000u / hz, !kernel, CPUPROF_DATA_PAGES, CPUPROF_STACK_COPY};
+    r->config = (perfring_config){1000000000u / hz, !kernel, CPUPROF_DATA_PAGES,
+                                  CPUPROF_STACK_COPY};
     r->counts.period_ns = r->config.period_ns;
     r->counts.kernel_excluded = !kernel;
     r->start_mono_ns = clock_mono_ns();

@@ -29,10 +29,10 @@ typedef struct cpuprof_sample {
     uint32_t tid;
     uint32_t first; /* its frames: ips[first .. first + nr), leaf first */
     uint16_t nr;
-    uint8_t kernel;    /* taken in the kernel */
-    uint8_t truncated; /* the kernel's frame limit was reached */
-    uint8_t extra;     /* candidates: ips[first + nr ..+ extra] (frames.h) */
-    uint8_t cut;       /* the chain was cut after a leaf that reused rbp (frames.h) */
+    uint8_t kernel;      /* taken in the kernel */
+    uint8_t truncated;   /* the kernel's frame limit was reached */
+    uint8_t extra;       /* candidates: ips[first + nr ..+ extra] (frames.h) */
+    uint8_t cut;         /* the chain was cut after a leaf that reused rbp (frames.h) */
     uint8_t leaf_caller; /* frame 1 is the leaf's caller, found by frames.c */
     uint8_t cand_k[CPUPROF_CANDIDATES];     /* the frame whose frame pointer a candidate is under */
     uint16_t cand_dist[CPUPROF_CANDIDATES]; /* its distance from that frame pointer (bytes) */

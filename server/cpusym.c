@@ -317,7 +317,8 @@ static uint32_t cpusym_fp_delta(const uint8_t *b, size_t n, cpusym_code *info)
             memcpy(&v, b + i + 3, 4);
             d += v, i += 7;
         } else if (i + 2 < n && b[i] == 0x48 &&
-                   ((b[i + 1] == 0x8b && b[i + 2] == 0xec) || (b[i + 1] == 0x89 && b[i + 2] == 0xe5))) {
+                   ((b[i + 1] == 0x8b && b[i + 2] == 0xec) ||
+                    (b[i + 1] == 0x89 && b[i + 2] == 0xe5))) {
             fp = d, have = 1, i += 3;
         } else if (i + 4 < n && b[i] == 0x48 && b[i + 1] == 0x8d && b[i + 2] == 0x6c &&
                    b[i + 3] == 0x24 && b[i + 4] < 0x80 && b[i + 4] <= d) {

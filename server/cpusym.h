@@ -88,7 +88,12 @@ enum { CPUSYM_RULE_UNREAD = 0, CPUSYM_RULE_NONE = 1, CPUSYM_RULE_RSP = 2, CPUSYM
  * prolog copies the saved frame pointer of the frame it replaces, so the walk
  * meets that frame's call site in the old code (the same method again) and
  * then skips the method's caller. */
-enum { CPUSYM_CODE_KNOWN = 1, CPUSYM_CODE_FRAMED = 2, CPUSYM_CODE_OSR = 4, CPUSYM_CODE_FP_DELTA = 8 };
+enum {
+    CPUSYM_CODE_KNOWN = 1,
+    CPUSYM_CODE_FRAMED = 2,
+    CPUSYM_CODE_OSR = 4,
+    CPUSYM_CODE_FP_DELTA = 8
+};
 typedef struct cpusym_code {
     uint32_t flags;
     uint32_t prolog_end; /* bytes from the start until the frame pointer is set */

@@ -23,9 +23,9 @@ typedef struct ehframe {
     uint8_t *hdr; /* .eh_frame_hdr's bytes (PT_GNU_EH_FRAME) */
     size_t hdr_length;
     uint64_t hdr_vaddr;
-    uint32_t count;     /* table entries */
-    size_t table_at;    /* the table's offset in hdr */
-    uint8_t *frame;     /* .eh_frame from its start to the end of its segment */
+    uint32_t count;  /* table entries */
+    size_t table_at; /* the table's offset in hdr */
+    uint8_t *frame;  /* .eh_frame from its start to the end of its segment */
     size_t frame_length;
     uint64_t frame_vaddr;
 } ehframe;

@@ -44,8 +44,7 @@ static int frames_leaf(cpuprof_run *r, const perfring_record *rec, const frames_
                cpusym_leaf_rule(&r->sym, c) != CPUSYM_RULE_RSP ||
                !frames_word(s, at = s->sp + c->cfa_off - 8, &ra)) {
         return 0;
-    } else if (c->rbp_saved &&
-               frames_word(s, s->sp + c->cfa_off + (int64_t)c->rbp_off, &saved)) {
+    } else if (c->rbp_saved && frames_word(s, s->sp + c->cfa_off + (int64_t)c->rbp_off, &saved)) {
         clobbered = saved != rec->bp;
     }
     if (!ra || at == rec->bp + 8) /* the slot the kernel read frame 1 from: already there */

@@ -15,8 +15,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#define PERFRING_MAX_STACK 127u /* user frames per sample (the kernel's default limit) */
-#define PERFRING_MAX_COPY 16384u  /* bytes of user stack a sample may copy (a multiple of 8) */
+#define PERFRING_MAX_STACK 127u  /* user frames per sample (the kernel's default limit) */
+#define PERFRING_MAX_COPY 16384u /* bytes of user stack a sample may copy (a multiple of 8) */
 
 typedef struct perfring {
     int fd;
@@ -68,11 +68,11 @@ typedef struct perfring_record {
     int kernel;       /* the sample was taken while the thread ran in the kernel */
     uint32_t nr;      /* user frames in ips, leaf first (context markers left out) */
     uint64_t ips[PERFRING_MAX_STACK];
-    uint64_t lost; /* PERFRING_LOST */
-    int has_regs;          /* the user registers below were sampled */
-    uint64_t bp, sp, ip;   /* user rbp, rsp, rip */
-    uint32_t stack_bytes;  /* bytes of the user stack from sp in stack (0: none) */
-    const uint8_t *stack;  /* in the record: valid during the callback only */
+    uint64_t lost;        /* PERFRING_LOST */
+    int has_regs;         /* the user registers below were sampled */
+    uint64_t bp, sp, ip;  /* user rbp, rsp, rip */
+    uint32_t stack_bytes; /* bytes of the user stack from sp in stack (0: none) */
+    const uint8_t *stack; /* in the record: valid during the callback only */
 } perfring_record;
 
 /* Decodes one record of `length` bytes (the header's size) as the events

@@ -7,7 +7,8 @@
 __attribute__((noinline)) int fake_known_function(int x) { return x * 7 + 1; }
 
 __attribute__((noinline, optimize("omit-frame-pointer"), no_sanitize_address,
-               no_sanitize("undefined"))) unsigned fake_frameless_function(unsigned x)
+               no_sanitize("undefined"))) unsigned
+fake_frameless_function(unsigned x)
 {
     return x * 7u + 1u;
 }

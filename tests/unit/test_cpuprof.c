@@ -179,8 +179,15 @@ TEST(perf_records_decoded)
     CHECK(perfring_parse(buf, sizeof(h) + 16, 0, &rec) == 0 && rec.kind == PERFRING_OTHER,
           "other records: ignored");
     { /* with registers and a stack copy: abi, rbp, rsp, rip, size, 16 bytes, dyn_size */
-        uint64_t tail[9] = {PERF_SAMPLE_REGS_ABI_64, 0x7ffd10, 0x7ffd00, 0x7f0000001000ull, 16,
-                            0x1111, 0x2222, 8, 0};
+        uint64_t tail[9] = {PERF_SAMPLE_REGS_ABI_64,
+                            0x7ffd10,
+                            0x7ffd00,
+                            0x7f0000001000ull,
+                            16,
+                            0x1111,
+                            0x2222,
+                            8,
+                            0};
         n = sample_record(buf, PERF_RECORD_MISC_USER, ips, 4);
         memcpy(buf + n, tail, 8 * 8);
         h.type = PERF_RECORD_SAMPLE, h.misc = PERF_RECORD_MISC_USER, h.size = (uint16_t)(n + 64);
