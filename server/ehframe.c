@@ -64,6 +64,9 @@ static int64_t eh_sleb(ehcur *c)
     return (int64_t)v;
 }
 
+/* a * b as the two's complement wraps it (the file's numbers may be anything). */
+static int64_t eh_mul(int64_t a, int64_t b) { return (int64_t)((uint64_t)a * (uint64_t)b); }
+
 /* A pointer in DW_EH_PE encoding `enc` (absolute, pc-relative, or
  * data-relative to `data`); an indirect one is not followed (bad). */
 static uint64_t eh_ptr(ehcur *c, uint8_t enc, uint64_t data)
@@ -244,10 +247,11 @@ static int eh_cie(const ehframe *h, uint64_t vaddr, ehcie *cie)
         return 0;
     if (aug[0] == 'z') {
         uint64_t n = eh_uleb(&body);
-        const uint8_t *after = body.p + n;
+        const uint8_t *after;
         cie->has_aug = 1;
         if (body.bad || n > (uint64_t)(body.end - body.p))
             return 0;
+        after = body.p + n;
         for (k = 1; aug[k]; k++) {
             if (aug[k] == 'R') {
                 cie->fde_enc = (uint8_t)eh_u(&body, 1);
@@ -285,7 +289,7 @@ static int eh_run(ehcur *c, const ehcie *cie, uint64_t loc, uint64_t pc, ehstate
         switch (op >> 6) {
         case 1: delta = low * cie->code_align; break;
         case 2:
-            off = (int64_t)eh_uleb(c) * cie->data_align;
+            off = eh_mul((int64_t)eh_uleb(c), cie->data_align);
             if (low == EHFRAME_REG_RBP) {
                 s->rbp_saved = 1;
                 s->rbp_off = off;
@@ -311,7 +315,7 @@ static int eh_run(ehcur *c, const ehcie *cie, uint64_t loc, uint64_t pc, ehstate
             case 0x05:
             case 0x11:
                 reg = eh_uleb(c);
-                off = (op == 0x05 ? (int64_t)eh_uleb(c) : eh_sleb(c)) * cie->data_align;
+                off = eh_mul(op == 0x05 ? (int64_t)eh_uleb(c) : eh_sleb(c), cie->data_align);
                 if (reg == EHFRAME_REG_RBP) {
                     s->rbp_saved = 1;
                     s->rbp_off = off;
@@ -349,12 +353,12 @@ static int eh_run(ehcur *c, const ehcie *cie, uint64_t loc, uint64_t pc, ehstate
             case 0x0c:
             case 0x12:
                 s->cfa_reg = (int)eh_uleb(c);
-                s->cfa_off = op == 0x0c ? (int64_t)eh_uleb(c) : eh_sleb(c) * cie->data_align;
+                s->cfa_off = op == 0x0c ? (int64_t)eh_uleb(c) : eh_mul(eh_sleb(c), cie->data_align);
                 s->cfa_bad = 0;
                 continue;
             case 0x0d: s->cfa_reg = (int)eh_uleb(c); continue;
             case 0x0e: s->cfa_off = (int64_t)eh_uleb(c); continue;
-            case 0x13: s->cfa_off = eh_sleb(c) * cie->data_align; continue;
+            case 0x13: s->cfa_off = eh_mul(eh_sleb(c), cie->data_align); continue;
             case 0x0f: {
                 uint64_t n = eh_uleb(c);
                 s->cfa_bad = 1;
@@ -390,7 +394,7 @@ static int eh_run(ehcur *c, const ehcie *cie, uint64_t loc, uint64_t pc, ehstate
             case 0x2e: (void)eh_uleb(c); continue;
             case 0x2f:
                 reg = eh_uleb(c);
-                off = -(int64_t)eh_uleb(c) * cie->data_align;
+                off = eh_mul(eh_mul((int64_t)eh_uleb(c), cie->data_align), -1);
                 if (reg == EHFRAME_REG_RBP) {
                     s->rbp_saved = 1;
                     s->rbp_off = off;
