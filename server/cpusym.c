@@ -253,11 +253,9 @@ int cpusym_leaf_rule(cpusym *y, cpusym_ip *c)
         !elfsyms_vaddr(&f->syms, c->ip - e->start + e->offset, &vaddr) ||
         !ehframe_rule_at(&f->eh, vaddr, &rule))
         return c->rule;
-    if (rule.cfa_reg == EHFRAME_REG_RBP) {
-        c->rule = CPUSYM_RULE_RBP;
-    } else if (rule.cfa_off >= 8 && rule.cfa_off <= 65535 && rule.rbp_off >= -32768 &&
-               rule.rbp_off <= 32767) {
-        c->rule = CPUSYM_RULE_RSP;
+    if (rule.cfa_off >= 8 && rule.cfa_off <= 65535 && rule.rbp_off >= -32768 &&
+        rule.rbp_off <= 32767) {
+        c->rule = rule.cfa_reg == EHFRAME_REG_RBP ? CPUSYM_RULE_RBP : CPUSYM_RULE_RSP;
         c->cfa_off = (uint16_t)rule.cfa_off;
         c->rbp_saved = (uint8_t)rule.rbp_saved;
         c->rbp_off = (int16_t)rule.rbp_off;

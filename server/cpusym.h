@@ -77,9 +77,9 @@ typedef struct cpusym_ip {
     uint32_t asked_ms;    /* CPUSYM_ASKED: ms since the run began */
     uint8_t kind, state;
     uint8_t rule;      /* native code: its unwind rule (cpusym_leaf_rule), CPUSYM_RULE_* */
-    uint8_t rbp_saved; /* CPUSYM_RULE_RSP: rbp saved at CFA + rbp_off */
+    uint8_t rbp_saved; /* rbp saved at CFA + rbp_off */
     int16_t rbp_off;
-    uint16_t cfa_off; /* CPUSYM_RULE_RSP: CFA = rsp + cfa_off */
+    uint16_t cfa_off; /* CFA = rsp (CPUSYM_RULE_RSP) or rbp (CPUSYM_RULE_RBP) + cfa_off */
 } cpusym_ip;
 enum { CPUSYM_RULE_UNREAD = 0, CPUSYM_RULE_NONE = 1, CPUSYM_RULE_RSP = 2, CPUSYM_RULE_RBP = 3 };
 
@@ -154,8 +154,8 @@ int cpusym_code_peek(const cpusym *y, uint64_t code_start, cpusym_code *info);
 /* The prolog facts of the managed code starting at code_start, read once. */
 cpusym_code cpusym_code_info(cpusym *y, uint64_t code_start);
 /* The unwind rule of the native code at ip (classified by cpusym_lookup):
- * its CPUSYM_RULE_* (CPUSYM_RULE_RSP: c's cfa_off, rbp_saved, rbp_off),
- * read once from the file's .eh_frame. */
+ * its CPUSYM_RULE_* (RSP, RBP: c's cfa_off, rbp_saved, rbp_off), read once
+ * from the file's .eh_frame. */
 int cpusym_leaf_rule(cpusym *y, cpusym_ip *c);
 /* Symbols not yet handed to the profile: index *first on, count returned. */
 size_t cpusym_pending_names(const cpusym *y, size_t *first);

@@ -18,13 +18,52 @@ static int frames_word(const frames_copy *s, uint64_t a, uint64_t *v)
     return 1;
 }
 
+/* Whether a return address is code: managed, or a native function named. */
+static int frames_is_code(cpuprof_run *r, uint64_t ra)
+{
+    cpusym_ip *c = cpusym_lookup(&r->sym, ra, cpuprof_run_ms(r));
+
+    return c && (c->kind == CPUSYM_MANAGED || c->symbol != CPUSYM_LABEL_UNMAPPED);
+}
+
+/* The chain rebuilt through the copy from the frame whose return address is
+ * ips[e->nr - 1] (its caller's rsp sp, rbp bp): a native frame by its unwind
+ * rule (looked up at the call, ra - 1), others by the frame pointer; it stops
+ * where the copy or a rule ends, or at an address that is no code. */
+static void frames_unwind(cpuprof_run *r, const frames_copy *s, cpuprof_sample *e, uint64_t *ips,
+                          size_t cap, uint64_t sp, uint64_t bp)
+{
+    while (e->nr < cap) {
+        cpusym_ip *c = cpusym_lookup(&r->sym, ips[e->nr - 1] - 1, cpuprof_run_ms(r));
+        uint64_t cfa, ra, saved = bp;
+        int rule = c && c->kind == CPUSYM_NATIVE && c->symbol != CPUSYM_LABEL_UNMAPPED
+                       ? cpusym_leaf_rule(&r->sym, c)
+                       : CPUSYM_RULE_NONE;
+
+        if (rule == CPUSYM_RULE_RSP || rule == CPUSYM_RULE_RBP) {
+            cfa = (rule == CPUSYM_RULE_RSP ? sp : bp) + c->cfa_off;
+            if (c->rbp_saved && !frames_word(s, cfa + (int64_t)c->rbp_off, &saved))
+                return;
+        } else { /* managed code (or a native function without a rule): its frame pointer */
+            cfa = bp + 16;
+            if (!frames_word(s, bp, &saved))
+                return;
+        }
+        if (cfa <= sp || !frames_word(s, cfa - 8, &ra) || !frames_is_code(r, ra))
+            return;
+        ips[e->nr++] = ra;
+        sp = cfa;
+        bp = saved;
+    }
+}
+
 /* Frame 1 for a native leaf without a frame pointer; returns 1 when it was
  * inserted (ips has room for one more). */
 static int frames_leaf(cpuprof_run *r, const perfring_record *rec, const frames_copy *s,
                        cpuprof_sample *e, uint64_t *ips, size_t room)
 {
     cpusym_ip *c = cpusym_lookup(&r->sym, ips[0], cpuprof_run_ms(r));
-    uint64_t ra, at, saved = 0, f;
+    uint64_t ra, at, saved = 0;
     size_t cap = e->nr + room < PERFRING_MAX_STACK ? e->nr + room : PERFRING_MAX_STACK;
     int clobbered = 0;
 
@@ -62,12 +101,7 @@ static int frames_leaf(cpuprof_run *r, const perfring_record *rec, const frames_
     if (clobbered) { /* the kernel walked from a value that is no frame pointer */
         e->nr = 2;
         e->truncated = 0;
-        for (f = saved; e->nr < cap; e->nr++) {
-            uint64_t next;
-            if (!frames_word(s, f, &next) || !frames_word(s, f + 8, &ips[e->nr]) || next <= f)
-                break;
-            f = next;
-        }
+        frames_unwind(r, s, e, ips, cap, at + 8, saved);
         e->cut = 1;
     }
     return 1;

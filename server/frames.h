@@ -10,8 +10,10 @@
  *   .eh_frame, ehframe.h) says where its return address is (CFA - 8, the CFA
  *   rsp-based): that address becomes frame 1. When the leaf saved rbp and
  *   holds another value in it, the kernel's chain after it is not the
- *   thread's: it is replaced by the walk from the saved rbp through the copy
- *   (and cut where the copy ends: e->cut).
+ *   thread's: it is replaced by an unwind through the copy from the leaf's
+ *   caller (native frames by their rules, looked up at the call; managed ones
+ *   by their frame pointers; every return address must be code), cut where
+ *   the copy or a rule ends (e->cut).
  * - On-stack replacement: the OSR code runs on its method's Tier0 frame,
  *   whose saved rbp it copies as its own, so the chain goes from the OSR
  *   frame to the Tier0 call site of the patchpoint and on to the caller's

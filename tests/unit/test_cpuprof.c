@@ -588,8 +588,29 @@ TEST(frames_recovered_from_the_stack_copy)
               x.r->ips[e->first + 2] == x.native,
           "the leaf's caller inserted as frame 1 (%u frames)", e->nr);
     x.r->ip_count = e->first + e->nr + e->extra;
+    { /* a native leaf that saved rbp and holds another value in it: the chain rebuilt */
+        const uint8_t *fn = (const uint8_t *)(uintptr_t)&fake_framed_function;
+        size_t push = 0;
+        while (push < 16 && fn[push] != 0x55)
+            push++;
+        memset(st, 0, sizeof(st));
+        st[0] = S + 0x20, st[1] = b + CODE_FRAMED + 6; /* saved rbp, return address */
+        st[4] = S + 0x40, st[5] = x.native;            /* A.Framed's frame */
+        rec.bp = 0xdead0, rec.ip = (uint64_t)(uintptr_t)fn + push + 1;
+        ips[0] = rec.ip, ips[1] = 0x10;
+        fixture_sample(x.r, 4242, 0, ips, 2);
+        e = &x.r->samples[x.r->sample_count - 1];
+        frames_recover(x.r, &rec, e, 5);
+        CHECK(push < 16 && e->nr == 3 && e->cut && x.r->ips[e->first + 1] == b + CODE_FRAMED + 6 &&
+                  x.r->ips[e->first + 2] == x.native,
+              "rebuilt from the saved rbp through the copy, cut where it ends (%u frames)", e->nr);
+        x.r->ip_count = e->first + e->nr + e->extra;
+    }
     CHECK(cpufold_batch(x.r, 0) == 0 && cpufold_batch(x.r, 0) == 0 && x.r->sample_count == 0,
           "all fold");
+    CHECK(has_stack(x.s, "fake_framed_function < A.Framed() < fake_known_function < "
+                         "[incomplete stack: the frame chain broke after a native frame]"),
+          "the rebuilt chain, and where it ends");
     CHECK(has_stack(x.s, "A.Loop() < A.Framed() < fake_known_function"),
           "the OSR method's caller, where the prolog says");
     CHECK(has_stack(x.s, "A.Loop() < [missing frame: on-stack replacement] < fake_known_function"),
