@@ -553,10 +553,8 @@ TEST(frames_recovered_from_the_stack_copy)
     CHECK(fixture_setup(&x) == 0, "fixture");
     b = (uint64_t)(uintptr_t)x.code;
     memset(st, 0, sizeof(st));
-    /* OSR frame at S+0x10 (its saved rbp: the caller's S+0x90; above it the
-     * Tier0 call site); the Tier0 frame's rsp S+0x20, its rbp S+0x70 (0x50,
-     * as its prolog says) with the same saved rbp and the caller's return
-     * address; the caller's frame at S+0x90 returns to native code */
+    /* OSR frame at S+0x10 (saved rbp S+0x90, the Tier0 call site); Tier0 rbp S+0x70 (rsp +
+     * 0x50 as its prolog says: the same saved rbp, the caller); the caller's at S+0x90 */
     st[2] = S + 0x90, st[3] = b + CODE_OSR_OLD + 12;
     st[14] = S + 0x90, st[15] = b + CODE_FRAMED + 6;
     st[18] = S + 0xb0, st[19] = x.native;
@@ -576,8 +574,7 @@ TEST(frames_recovered_from_the_stack_copy)
               e->cand_dist[0]);
         x.r->ip_count += e->extra;
     }
-    /* a native leaf without a frame pointer: its return address at rsp */
-    memset(st, 0, sizeof(st));
+    memset(st, 0, sizeof(st)); /* a native leaf without a frame pointer: its caller at rsp */
     st[0] = b + CODE_FRAMED + 6;
     rec.bp = S + 0x40, rec.ip = (uint64_t)(uintptr_t)&fake_frameless_function + 1;
     ips[0] = rec.ip, ips[1] = x.native;
@@ -590,9 +587,7 @@ TEST(frames_recovered_from_the_stack_copy)
     x.r->ip_count = e->first + e->nr + e->extra;
     { /* a native leaf that saved rbp and holds another value in it: the chain rebuilt */
         const uint8_t *fn = (const uint8_t *)(uintptr_t)&fake_framed_function;
-        size_t push = 0;
-        while (push < 16 && fn[push] != 0x55)
-            push++;
+        size_t push = (size_t)((const uint8_t *)memchr(fn, 0x55, 16) - fn); /* push rbp */
         memset(st, 0, sizeof(st));
         st[0] = S + 0x20, st[1] = b + CODE_FRAMED + 6; /* saved rbp, return address */
         st[4] = S + 0x40, st[5] = x.native;            /* A.Framed's frame */
