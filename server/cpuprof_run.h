@@ -21,7 +21,7 @@
 #define CPUPROF_LOOKUPS_PER_BATCH 300u
 #define CPUPROF_STACK_COPY 4096u /* bytes of user stack copied with each sample (frames.h) */
 #define CPUPROF_SMALL_COPY 1024u /* the same when the locked-memory limit allows a small ring */
-#define CPUPROF_CANDIDATES 4u    /* on-stack-replacement callers kept per sample (frames.h) */
+#define CPUPROF_CANDIDATES 8u    /* on-stack-replacement callers kept per sample (frames.h) */
 
 typedef struct cpuprof_sample {
     int64_t wall_ns;

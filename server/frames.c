@@ -129,17 +129,18 @@ void frames_recover(cpuprof_run *r, const perfring_record *rec, cpuprof_sample *
         uint64_t next, ra, a, v;
         if (!frames_word(&s, f, &next) || !frames_word(&s, f + 8, &ra) || ra != ips[j] || next <= f)
             break;
-        for (a = f + 16; a < next && a - f <= 0xffff; a += 8) {
+        for (a = f + 16;
+             a < next && a - f <= 0xffff && e->extra < CPUPROF_CANDIDATES && e->extra < room;
+             a += 8) {
+            uint64_t caller;
             if (!frames_word(&s, a, &v))
                 break;
-            if (v == next) { /* a slot holding the same saved rbp: a frame below this one */
-                uint64_t caller;
-                if (frames_word(&s, a + 8, &caller) && caller) {
-                    e->cand_k[e->extra] = (uint8_t)(j - 1);
-                    e->cand_dist[e->extra] = (uint16_t)(a - f);
-                    ips[e->nr + e->extra++] = caller;
-                }
-                break;
+            /* a slot holding the same saved rbp: a frame below this one, or a local that
+             * happens to hold that value (cpufold.c takes only the one the prolog says) */
+            if (v == next && frames_word(&s, a + 8, &caller) && caller) {
+                e->cand_k[e->extra] = (uint8_t)(j - 1);
+                e->cand_dist[e->extra] = (uint16_t)(a - f);
+                ips[e->nr + e->extra++] = caller;
             }
         }
         f = next;

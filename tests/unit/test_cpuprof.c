@@ -553,11 +553,11 @@ TEST(frames_recovered_from_the_stack_copy)
     CHECK(fixture_setup(&x) == 0, "fixture");
     b = (uint64_t)(uintptr_t)x.code;
     memset(st, 0, sizeof(st));
-    /* OSR frame at S+0x10 (saved rbp S+0x90, the Tier0 call site); Tier0 rbp S+0x70 (rsp +
-     * 0x50 as its prolog says: the same saved rbp, the caller); the caller's at S+0x90 */
+    /* OSR frame S+0x10 (saved rbp S+0x90), Tier0 rbp S+0x70 (rsp + 0x50), caller's S+0x90 */
     st[2] = S + 0x90, st[3] = b + CODE_OSR_OLD + 12;
     st[14] = S + 0x90, st[15] = b + CODE_FRAMED + 6;
     st[18] = S + 0xb0, st[19] = x.native;
+    st[6] = S + 0x90, st[7] = b + CODE_FRAMELESS + 5; /* a Tier0 local holding the same value */
     rec.has_regs = 1, rec.bp = S + 0x10, rec.sp = S, rec.ip = b + CODE_OSR + 15;
     rec.stack = (const uint8_t *)st, rec.stack_bytes = sizeof(st);
     for (int wrong = 0; wrong < 2; wrong++) {
@@ -567,9 +567,9 @@ TEST(frames_recovered_from_the_stack_copy)
         if (wrong) /* the slot one word lower: not where the prolog says */
             st[13] = S + 0x90, st[14] = b + CODE_FRAMED + 6, st[15] = 0;
         frames_recover(x.r, &rec, e, 5);
-        CHECK(e->nr == 3 && e->extra == 1 && e->cand_k[0] == 0 &&
-                  e->cand_dist[0] == (wrong ? 0x58 : 0x60) &&
-                  x.r->ips[e->first + 3] == b + CODE_FRAMED + 6,
+        CHECK(e->nr == 3 && e->extra == 2 && e->cand_k[1] == 0 && e->cand_dist[0] == 0x20 &&
+                  e->cand_dist[1] == (wrong ? 0x58 : 0x60) &&
+                  x.r->ips[e->first + 4] == b + CODE_FRAMED + 6,
               "sample %d: the Tier0 frame's slot kept as a candidate (%u, %u)", wrong, e->extra,
               e->cand_dist[0]);
         x.r->ip_count += e->extra;
