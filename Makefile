@@ -254,6 +254,8 @@ FUZZ_SRC_procsyms    := server/procsyms.c server/procmaps.c server/procfile.c se
 FUZZ_SRC_perfrec     := server/perfring.c
 FUZZ_SRC_procmaps    := server/procmaps.c server/procfile.c
 FUZZ_SRC_elfsyms     := server/elfsyms.c
+FUZZ_SRC_ehframe     := server/ehframe.c
+FUZZ_LIBS_ehframe     = -lelf
 FUZZ_SRC_ilbody      := proto/ilbody.c
 FUZZ_SRC_report      := server/report_cond.c server/report_md.c server/textbuf.c
 FUZZ_SRC_pdb         := server/pdb.c server/pefile.c
@@ -270,7 +272,7 @@ FUZZ_LIBS_route       = $(SERVER_LIBS)
 FUZZ_LIBS_ws          = $(shell pkg-config --libs jansson 2>/dev/null)
 FUZZ_LIBS_wire_decode = $(SERVER_LIBS)
 FUZZ_LIBS_report      = $(shell pkg-config --libs jansson 2>/dev/null) -lm
-$(foreach t,wire_decode command ipc port ws procsyms perfrec procmaps elfsyms report pdb ilcalls,$(eval FUZZ_INC_$(t) := -Iserver))
+$(foreach t,wire_decode command ipc port ws procsyms perfrec procmaps elfsyms ehframe report pdb ilcalls,$(eval FUZZ_INC_$(t) := -Iserver))
 
 # The sources the targets share (every one of them the route target's, most of them the
 # wire_decode target's too) are compiled once, with clang's instrumentation, into

@@ -468,6 +468,18 @@ async function webTable() {
 const isLabel = (n) => n.startsWith('[');
 const managed = (frames) => frames.filter((f) => !isLabel(f) && f.includes('('));
 
+// The samples of the session's profile with each label (a sample counted once per label).
+const labelCounts = {};
+async function countLabels(srv, name) {
+  const folded = String((await srv.api('/api/sessions/1/profile?format=folded')).body);
+  const c = {};
+  for (const line of folded.split('\n').filter(Boolean)) {
+    const m = /^(.*) (\d+)$/.exec(line);
+    for (const l of new Set(m[1].split(';').filter((f) => /^\[(missing frame|incomplete stack)/.test(f)))) c[l] = (c[l] || 0) + Number(m[2]);
+  }
+  labelCounts[name] = c;
+}
+
 async function chains() {
   const rows = [];
   // StackTarget stacks: the spinner, with snapshots to compare with
@@ -487,6 +499,7 @@ async function chains() {
       await new Promise((r) => setTimeout(r, 500)); // the sampler's last batch (its thread ends within 100 ms)
       const st = (await srv.api('/api/sessions/1/profile')).body.profile;
       rows.push(['StackTarget stacks (spinner, deep, sleeper)', st]);
+      await countLabels(srv, 'StackTarget stacks');
       let same = 0, compared = 0, cpuSamples = 0;
       const differ = new Map(); // "cpu sample's frames | snapshot's frames" -> samples
       for (const snap of snaps) {
@@ -527,6 +540,40 @@ async function chains() {
       await waitFor('work done', () => /^cpu units \d+ checksum/m.test(srv.stdout), { timeoutMs: 300000, everyMs: 50 });
       await waitFor('exited', async () => (await srv.api('/api/sessions/1')).body.state === 'exited', { timeoutMs: 60000 });
       rows.push([`StackTarget \`cpu\` (${WORKERS} workers: expression trees, Array.Sort, Dictionary)`, (await srv.api('/api/sessions/1/profile')).body.profile]);
+      await countLabels(srv, 'StackTarget cpu');
+    } finally {
+      await srv.stop();
+    }
+  }
+  // StackTarget frames: an on-stack-replaced loop and a loop calling libm (issue 38, item 4)
+  {
+    const srv = await startServer(['run', '--data', 'none', '--port', '0', '--', 'dotnet', STACK_DLL, 'frames', '600']);
+    try {
+      await waitFor('READY', () => /^READY pid=\d+$/m.test(srv.stdout), { timeoutMs: 60000 });
+      await waitFor('live', async () => (await srv.api('/api/sessions/1')).body.state === 'live', { timeoutMs: 30000 });
+      await new Promise((r) => setTimeout(r, 1000));
+      await post(srv, '/api/sessions/1/profile', { hz: 999, mode: 'cpu' });
+      await new Promise((r) => setTimeout(r, 4000));
+      await post(srv, '/api/sessions/1/profile/stop', {});
+      await new Promise((r) => setTimeout(r, 500));
+      rows.push(['StackTarget `frames` (osrloop, mathleaf)', (await srv.api('/api/sessions/1/profile')).body.profile]);
+      await countLabels(srv, 'StackTarget frames');
+      const kept = async (thread, method, caller) => {
+        const folded = (await srv.api(`/api/sessions/1/profile?format=folded&thread=${thread}`)).body;
+        let all = 0, on = 0;
+        for (const line of String(folded).split('\n').filter(Boolean)) {
+          const m = /^(.*) (\d+)$/.exec(line), n = Number(m[2]), fr = m[1].split(';'), at = fr.indexOf(method);
+          all += n;
+          if (at > 0 && fr[at - 1] === caller) on += n;
+        }
+        return `${on} of ${all} (${f1(100 * on / Math.max(1, all))}%)`;
+      };
+      console.log('### The two threads of StackTarget `frames` (999 Hz, 4 s)');
+      console.log('');
+      console.log(`- osrloop: \`Frames.OsrLoop\` with \`Frames.OsrCaller\` under it in ${await kept('osrloop', 'StackTarget.Frames.OsrLoop(double, double)', 'StackTarget.Frames.OsrCaller(double, double)')} samples`);
+      console.log(`- mathleaf: \`Frames.MathLoop\` with \`Frames.MathCaller\` under it in ${await kept('mathleaf', 'StackTarget.Frames.MathLoop(int, double)', 'StackTarget.Frames.MathCaller(double)')} samples`);
+      console.log('');
+      srv.proc.stdin.write('exit\n');
     } finally {
       await srv.stop();
     }
@@ -543,6 +590,7 @@ async function chains() {
       await post(srv, '/api/sessions/1/profile/stop', {});
       await new Promise((r) => setTimeout(r, 500));
       rows.push([`WebTarget under load (${WEB_CLIENTS} clients)`, (await srv.api('/api/sessions/1/profile')).body.profile]);
+      await countLabels(srv, 'WebTarget');
       srv.proc.stdin.write('exit\n');
     } finally {
       await srv.stop();
@@ -555,6 +603,11 @@ async function chains() {
   for (const [name, st] of rows) {
     const c = st.cpu, pc = (x) => `${x} (${f1(100 * x / Math.max(1, c.samples))}%)`;
     console.log(`| ${name} | ${c.samples} | ${pc(c.complete)} | ${pc(c.missing)} | ${pc(c.broken)} | ${pc(c.kernel_samples)} | ${c.unresolved} | ${c.lookups} | ${c.threads_seen} |`);
+  }
+  console.log('');
+  console.log('Samples with each label:');
+  for (const [app, c] of Object.entries(labelCounts)) {
+    console.log(`- ${app}: ${Object.entries(c).sort((a, b) => b[1] - a[1]).map(([l, n]) => `${n} \`${l}\``).join(', ') || 'none'}`);
   }
   console.log('');
 }

@@ -156,7 +156,7 @@ static int cpufold_ready(cpufold_state *f, const cpuprof_sample *e)
     int ready = 1;
     uint32_t k;
 
-    for (k = 0; k < e->nr; k++) {
+    for (k = 0; k < (uint32_t)e->nr + e->extra; k++) {
         cpusym_ip *c = cpusym_find(&f->r->sym, f->r->ips[e->first + k]);
         cpusym_code info;
         if (!c || c->kind != CPUSYM_MANAGED)
@@ -184,6 +184,31 @@ static uint64_t cpufold_symbol_key(const cpufold_state *f, uint32_t symbol)
     if (symbol >= f->r->sym.names_handed)
         symbol = CPUSYM_LABEL_FULL;
     return PROFILE_FRAME_SYMBOL | symbol;
+}
+
+/* The caller of the OSR frame k of sample e, whose next frame c is the Tier0
+ * call site of its patchpoint (frames.h): the candidate under frame k whose
+ * distance is 16 + the Tier0 prolog's rbp - rsp, when it is named. NULL when
+ * there is none. */
+static cpusym_ip *cpufold_osr_caller(cpufold_state *f, const cpuprof_sample *e, uint32_t k,
+                                     const cpusym_ip *c)
+{
+    cpusym_code info;
+    unsigned i;
+
+    if (!cpusym_code_peek(&f->r->sym, c->code_start, &info) ||
+        !(info.flags & CPUSYM_CODE_FP_DELTA) || (info.flags & CPUSYM_CODE_OSR))
+        return NULL;
+    for (i = 0; i < e->extra; i++) {
+        cpusym_ip *caller;
+        if (e->cand_k[i] != k || e->cand_dist[i] != 16u + info.fp_delta)
+            continue;
+        caller = cpusym_find(&f->r->sym, f->r->ips[e->first + e->nr + i]);
+        if (caller && ((caller->kind == CPUSYM_MANAGED && caller->state == CPUSYM_FOUND) ||
+                       (caller->kind == CPUSYM_NATIVE && caller->symbol != CPUSYM_LABEL_UNMAPPED)))
+            return caller;
+    }
+    return NULL;
 }
 
 /* The sample's stack, leaf first, with the labels that say where frames are
@@ -236,9 +261,19 @@ static uint32_t cpufold_stack(cpufold_state *f, const cpuprof_sample *e, uint64_
         case CPUSYM_FOUND:
             if (osr && c->function_id == osr) {
                 /* the call site in the code the OSR frame replaced: the same
-                 * method, and the method's own caller is what is lost */
-                seq[depth++] = cpufold_symbol_key(f, CPUSYM_LABEL_OSR);
-                missing = 1;
+                 * method; the method's own caller is found on the Tier0 frame
+                 * (frames.h), else it is what is lost */
+                cpusym_ip *caller = k > 0 ? cpufold_osr_caller(f, e, k - 1, c) : NULL;
+                if (!caller) {
+                    seq[depth++] = cpufold_symbol_key(f, CPUSYM_LABEL_OSR);
+                    missing = 1;
+                } else if (caller->kind == CPUSYM_NATIVE) {
+                    seq[depth++] = cpufold_symbol_key(f, caller->symbol);
+                    last_managed = 0;
+                } else {
+                    seq[depth++] = caller->function_id;
+                    at[k] = caller->ip - 1;
+                }
                 break;
             }
             at[k] = k == 0 ? ip : ip - 1;
@@ -250,7 +285,8 @@ static uint32_t cpufold_stack(cpufold_state *f, const cpuprof_sample *e, uint64_
             if (info.flags & CPUSYM_CODE_OSR) {
                 osr_function = c->function_id;
             } else if (!(info.flags & CPUSYM_CODE_FRAMED) ||
-                       (k == 0 && !e->kernel && ip - c->code_start < info.prolog_end)) {
+                       (k == 0 && !e->kernel && !e->leaf_caller &&
+                        ip - c->code_start < info.prolog_end)) {
                 /* no frame pointer (yet): the walk skipped its caller */
                 seq[depth++] = cpufold_symbol_key(f, CPUSYM_LABEL_NO_FP);
                 missing = 1;
@@ -267,7 +303,11 @@ static uint32_t cpufold_stack(cpufold_state *f, const cpuprof_sample *e, uint64_
             break;
         }
     }
-    if (e->truncated && !broken) {
+    if (e->cut && !broken) { /* the chain after a leaf that reused rbp ended with the copy */
+        seq[depth++] = cpufold_symbol_key(f, CPUSYM_LABEL_BROKEN_NATIVE);
+        r->counts.broken++;
+        broken = 1;
+    } else if (e->truncated && !broken) {
         seq[depth++] = PROFILE_FRAME_TRUNCATED;
     } else if (broken || last_managed) {
         /* managed code is always entered from native code: a chain that ends
@@ -373,9 +413,9 @@ static void cpufold_compact(cpuprof_run *r, const unsigned char *kept)
         cpuprof_sample e = r->samples[i];
         if (!kept[i])
             continue;
-        memmove(&r->ips[ips], &r->ips[e.first], e.nr * sizeof(*r->ips));
+        memmove(&r->ips[ips], &r->ips[e.first], ((size_t)e.nr + e.extra) * sizeof(*r->ips));
         e.first = (uint32_t)ips;
-        ips += e.nr;
+        ips += (size_t)e.nr + e.extra;
         r->samples[n++] = e;
     }
     r->sample_count = n;

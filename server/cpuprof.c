@@ -17,13 +17,14 @@
 #include "clock.h"
 #include "cpufold.h"
 #include "proc.h"
+#include "frames.h"
 #include "sessions.h"
 #include "utf.h"
 
 #define CPUPROF_SCAN_MS 100u   /* /proc/PID/task is read this often */
 #define CPUPROF_POLL_MS 50     /* the rings are read at least this often (and at half full) */
-#define CPUPROF_DATA_PAGES 8u  /* 32 KiB of ring per thread */
-#define CPUPROF_SMALL_PAGES 2u /* when the locked-memory limit refuses 8 */
+#define CPUPROF_DATA_PAGES 32u /* 128 KiB of ring per thread (samples carry a stack copy) */
+#define CPUPROF_SMALL_PAGES 8u /* when the locked-memory limit refuses 32 (CPUPROF_SMALL_COPY) */
 #define CPUPROF_MAX_FAILED 4096u
 #define CPUPROF_MAX_IPS (CPUPROF_MAX_PENDING * 32u) /* frames of the waiting samples */
 
@@ -133,6 +134,7 @@ static void cpuprof_follow(cpuprof_run *r, uint32_t tid)
         if (errno == ESRCH)
             return;                         /* ended meanwhile */
         c.data_pages = CPUPROF_SMALL_PAGES; /* the locked-memory limit (mmap: EPERM) */
+        c.stack_copy = CPUPROF_SMALL_COPY;
         if ((errno != EPERM && errno != ENOMEM) || perfring_open(&ring, (pid_t)tid, &c) != 0) {
             if (errno != ESRCH)
                 cpuprof_failed(r, tid);
@@ -196,11 +198,13 @@ static void cpuprof_on_record(void *ctx, const perfring_record *rec)
         return;
     }
     r->counts.samples++;
-    if (r->sample_count >= CPUPROF_MAX_PENDING || r->ip_count + rec->nr > CPUPROF_MAX_IPS) {
+    if (r->sample_count >= CPUPROF_MAX_PENDING ||
+        r->ip_count + rec->nr + 1 + CPUPROF_CANDIDATES > CPUPROF_MAX_IPS) {
         r->dropped++; /* the batch behind: counted, never hidden */
         return;
     }
     e = &r->samples[r->sample_count++];
+    memset(e, 0, sizeof(*e));
     e->wall_ns = (int64_t)rec->time_ns + r->wall_offset_ns;
     e->seen_ms = cpuprof_run_ms(r);
     e->tid = rec->tid;
@@ -209,7 +213,8 @@ static void cpuprof_on_record(void *ctx, const perfring_record *rec)
     e->kernel = (uint8_t)rec->kernel;
     e->truncated = rec->nr >= PERFRING_MAX_STACK;
     memcpy(&r->ips[r->ip_count], rec->ips, rec->nr * sizeof(uint64_t));
-    r->ip_count += rec->nr;
+    frames_recover(r, rec, e, 1 + CPUPROF_CANDIDATES);
+    r->ip_count += e->nr + e->extra;
 }
 
 /* Ring i's thread ended: what it holds is read, then it is closed. */
@@ -376,7 +381,8 @@ int cpuprof_start(int session_id, pid_t pid, uint32_t hz, int kernel, uint32_t r
     r->pid = pid;
     r->hz = hz;
     r->duration_ms = duration_ms;
-    r->config = (perfring_config){1000000000u / hz, !kernel, CPUPROF_DATA_PAGES};
+    r->config = (perfring_config){1000000000u / hz, !kernel, CPUPROF_DATA_PAGES,
+                                  CPUPROF_STACK_COPY};
     r->counts.period_ns = r->config.period_ns;
     r->counts.kernel_excluded = !kernel;
     r->start_mono_ns = clock_mono_ns();

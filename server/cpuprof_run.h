@@ -19,6 +19,9 @@
 #define CPUPROF_BATCH_MS 100u        /* samples are named and folded this often */
 #define CPUPROF_LOOKUP_WAIT_MS 1500u /* an address asked of the agent: longest wait */
 #define CPUPROF_LOOKUPS_PER_BATCH 300u
+#define CPUPROF_STACK_COPY 4096u /* bytes of user stack copied with each sample (frames.h) */
+#define CPUPROF_SMALL_COPY 1024u /* the same when the locked-memory limit allows a small ring */
+#define CPUPROF_CANDIDATES 8u    /* on-stack-replacement callers kept per sample (frames.h) */
 
 typedef struct cpuprof_sample {
     int64_t wall_ns;
@@ -26,8 +29,13 @@ typedef struct cpuprof_sample {
     uint32_t tid;
     uint32_t first; /* its frames: ips[first .. first + nr), leaf first */
     uint16_t nr;
-    uint8_t kernel;    /* taken in the kernel */
-    uint8_t truncated; /* the kernel's frame limit was reached */
+    uint8_t kernel;      /* taken in the kernel */
+    uint8_t truncated;   /* the kernel's frame limit was reached */
+    uint8_t extra;       /* candidates: ips[first + nr ..+ extra] (frames.h) */
+    uint8_t cut;         /* the chain was cut after a leaf that reused rbp (frames.h) */
+    uint8_t leaf_caller; /* frame 1 is the leaf's caller, found by frames.c */
+    uint8_t cand_k[CPUPROF_CANDIDATES];     /* the frame whose frame pointer a candidate is under */
+    uint16_t cand_dist[CPUPROF_CANDIDATES]; /* its distance from that frame pointer (bytes) */
 } cpuprof_sample;
 
 typedef struct cpuprof_thread {

@@ -143,6 +143,7 @@ static cpusym_file *cpusym_file_for(cpusym *y, const procmaps_entry *e)
         return f;
     if (elfsyms_load(&f->syms, fd) == 0)
         f->ok = 1;
+    (void)ehframe_load(&f->eh, fd); /* out of memory: no rules, the frames stay as walked */
     close(fd);
     if (f->ok && f->syms.names == ELFSYMS_NAMES_EXPORTS) /* stripped: its debug file names more */
         (void)debugfile_add(&f->syms, procmaps_path(&y->maps, e), y->pid, NULL, 0);
@@ -237,6 +238,31 @@ cpusym_ip *cpusym_lookup(cpusym *y, uint64_t ip, uint64_t now_ms)
     return c;
 }
 
+int cpusym_leaf_rule(cpusym *y, cpusym_ip *c)
+{
+    const procmaps_entry *e;
+    cpusym_file *f;
+    ehframe_rule rule;
+    uint64_t vaddr;
+
+    if (c->rule != CPUSYM_RULE_UNREAD)
+        return c->rule;
+    c->rule = CPUSYM_RULE_NONE;
+    if (c->kind != CPUSYM_NATIVE || !(e = procmaps_find(&y->maps, c->ip)) ||
+        e->kind == PROCMAPS_SPECIAL || !(f = cpusym_file_for(y, e)) || !f->ok ||
+        !elfsyms_vaddr(&f->syms, c->ip - e->start + e->offset, &vaddr) ||
+        !ehframe_rule_at(&f->eh, vaddr, &rule))
+        return c->rule;
+    if (rule.cfa_off >= 8 && rule.cfa_off <= 65535 && rule.rbp_off >= -32768 &&
+        rule.rbp_off <= 32767) {
+        c->rule = rule.cfa_reg == EHFRAME_REG_RBP ? CPUSYM_RULE_RBP : CPUSYM_RULE_RSP;
+        c->cfa_off = (uint16_t)rule.cfa_off;
+        c->rbp_saved = (uint8_t)rule.rbp_saved;
+        c->rbp_off = (int16_t)rule.rbp_off;
+    }
+    return c->rule;
+}
+
 /* ---- prologs ------------------------------------------------------------------------ */
 
 /* Where an x86-64 prolog that began with push rbp sets rbp: mov rbp, rsp (two
@@ -259,6 +285,68 @@ static uint32_t cpusym_prolog_end(const uint8_t *b, size_t n)
     return 0;
 }
 
+/* rbp - rsp once a prolog that began with push rbp is done: its pushes and
+ * sub rsp, and where it set rbp (mov rbp, rsp or lea rbp, [rsp + disp]),
+ * read up to the first other instruction. UINT32_MAX when rbp was not set
+ * within them. */
+static uint32_t cpusym_fp_delta(const uint8_t *b, size_t n, cpusym_code *info)
+{
+    uint64_t d = 8, fp = 0;
+    size_t i = 1;
+    int have = 0, over = 0;
+
+    info->steps = 0;
+    while (i < n && d < (1u << 30)) {
+        uint32_t v;
+        if (!have && !over && info->steps < CPUSYM_PROLOG_STEPS && d <= UINT16_MAX) {
+            info->step_at[info->steps] = (uint8_t)i; /* after the instruction before i */
+            info->step_depth[info->steps++] = (uint16_t)d;
+        } else if (!have) {
+            over = 1; /* more than kept: none used */
+            info->steps = 0;
+        }
+        if (b[i] >= 0x50 && b[i] <= 0x57 && b[i] != 0x54) {
+            d += 8, i += 1;
+        } else if (i + 1 < n && b[i] == 0x41 && b[i + 1] >= 0x50 && b[i + 1] <= 0x57) {
+            d += 8, i += 2;
+        } else if (i + 3 < n && b[i] == 0x48 && b[i + 1] == 0x83 && b[i + 2] == 0xec) {
+            d += b[i + 3], i += 4;
+        } else if (i + 6 < n && b[i] == 0x48 && b[i + 1] == 0x81 && b[i + 2] == 0xec) {
+            memcpy(&v, b + i + 3, 4);
+            d += v, i += 7;
+        } else if (i + 2 < n && b[i] == 0x48 &&
+                   ((b[i + 1] == 0x8b && b[i + 2] == 0xec) ||
+                    (b[i + 1] == 0x89 && b[i + 2] == 0xe5))) {
+            fp = d, have = 1, i += 3;
+        } else if (i + 4 < n && b[i] == 0x48 && b[i + 1] == 0x8d && b[i + 2] == 0x6c &&
+                   b[i + 3] == 0x24 && b[i + 4] < 0x80 && b[i + 4] <= d) {
+            fp = d - b[i + 4], have = 1, i += 5;
+        } else if (i + 7 < n && b[i] == 0x48 && b[i + 1] == 0x8d && b[i + 2] == 0xac &&
+                   b[i + 3] == 0x24) {
+            memcpy(&v, b + i + 4, 4);
+            if (v > d)
+                break;
+            fp = d - v, have = 1, i += 8;
+        } else {
+            break;
+        }
+    }
+    return have && d >= fp ? (uint32_t)(d - fp) : UINT32_MAX;
+}
+
+int cpusym_prolog_depth(const cpusym_code *info, uint32_t offset, uint32_t *depth)
+{
+    uint32_t i;
+
+    if (!(info->flags & CPUSYM_CODE_FP_DELTA) || (info->flags & CPUSYM_CODE_OSR) ||
+        offset >= info->prolog_end || !info->steps)
+        return 0;
+    *depth = 0; /* at the first byte: the return address is at rsp */
+    for (i = 0; i < info->steps && info->step_at[i] <= offset; i++)
+        *depth = info->step_depth[i];
+    return 1;
+}
+
 int cpusym_code_peek(const cpusym *y, uint64_t code_start, cpusym_code *info)
 {
     uint32_t i = idmap_get(&y->code_index, code_start);
@@ -273,12 +361,13 @@ cpusym_code cpusym_code_info(cpusym *y, uint64_t code_start)
 {
     uint8_t b[CPUSYM_PROLOG_BYTES];
     struct iovec local = {b, sizeof(b)}, remote = {(void *)(uintptr_t)code_start, sizeof(b)};
-    cpusym_code info = {0, 0};
+    cpusym_code info;
     uint32_t i = idmap_get(&y->code_index, code_start);
     ssize_t n;
 
     if (i != IDMAP_MISSING)
         return y->code[i];
+    memset(&info, 0, sizeof(info));
     n = process_vm_readv(y->pid, &local, 1, &remote, 1, 0);
     if (n >= 8) {
         info.flags = CPUSYM_CODE_KNOWN;
@@ -287,6 +376,10 @@ cpusym_code cpusym_code_info(cpusym *y, uint64_t code_start)
             info.prolog_end = cpusym_prolog_end(b, (size_t)n);
             if (!info.prolog_end)
                 info.prolog_end = 1; /* rbp pushed; where it is set is not known */
+            if ((info.fp_delta = cpusym_fp_delta(b, (size_t)n, &info)) != UINT32_MAX)
+                info.flags |= CPUSYM_CODE_FP_DELTA;
+            else
+                info.fp_delta = 0;
         } else if (b[0] == 0x48 && b[1] == 0x8b && b[2] == 0x45 && b[3] == 0x00 && b[4] == 0x50) {
             /* mov rax, [rbp]; push rax: on-stack replacement's prolog pushes
              * the replaced frame's saved rbp as its own */
@@ -335,6 +428,7 @@ void cpusym_free(cpusym *y)
     procmaps_free(&y->maps);
     for (i = 0; i < y->file_count; i++) {
         elfsyms_free(&y->files[i].syms);
+        ehframe_free(&y->files[i].eh);
         free(y->files[i].module);
     }
     free(y->files);

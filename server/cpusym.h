@@ -30,6 +30,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "ehframe.h"
 #include "elfsyms.h"
 #include "hashslots.h"
 #include "idmap.h"
@@ -39,6 +40,7 @@
 #define CPUSYM_MAX_FILES 256u         /* ELF files read */
 #define CPUSYM_MAX_FRAMES_INFO 65536u /* code starts whose prolog was read */
 #define CPUSYM_MAPS_EVERY_MS 2000u    /* the maps are read again this often (and on a miss) */
+#define CPUSYM_PROLOG_STEPS 8u        /* prolog instructions before rbp is set, kept */
 
 /* The labels: symbols 0 .. CPUSYM_LABELS-1 of every CPU profile. */
 enum cpusym_label {
@@ -74,19 +76,38 @@ typedef struct cpusym_ip {
     uint32_t symbol;      /* CPUSYM_NATIVE: index in the symbol table */
     uint32_t asked_ms;    /* CPUSYM_ASKED: ms since the run began */
     uint8_t kind, state;
-    uint8_t reserved[6];
+    uint8_t rule;      /* native code: its unwind rule (cpusym_leaf_rule), CPUSYM_RULE_* */
+    uint8_t rbp_saved; /* rbp saved at CFA + rbp_off */
+    int16_t rbp_off;
+    uint16_t cfa_off; /* CFA = rsp (CPUSYM_RULE_RSP) or rbp (CPUSYM_RULE_RBP) + cfa_off */
 } cpusym_ip;
+enum { CPUSYM_RULE_UNREAD = 0, CPUSYM_RULE_NONE = 1, CPUSYM_RULE_RSP = 2, CPUSYM_RULE_RBP = 3 };
 
 /* Prolog facts of one code start (cpusym_code_info). OSR: the code of an
  * on-stack replacement (a loop's method compiled again while it runs): its
  * prolog copies the saved frame pointer of the frame it replaces, so the walk
  * meets that frame's call site in the old code (the same method again) and
  * then skips the method's caller. */
-enum { CPUSYM_CODE_KNOWN = 1, CPUSYM_CODE_FRAMED = 2, CPUSYM_CODE_OSR = 4 };
+enum {
+    CPUSYM_CODE_KNOWN = 1,
+    CPUSYM_CODE_FRAMED = 2,
+    CPUSYM_CODE_OSR = 4,
+    CPUSYM_CODE_FP_DELTA = 8
+};
 typedef struct cpusym_code {
     uint32_t flags;
     uint32_t prolog_end; /* bytes from the start until the frame pointer is set */
+    uint32_t fp_delta;   /* CPUSYM_CODE_FP_DELTA: rbp - rsp after the prolog (its pushes,
+                            its sub rsp and where it sets rbp, read from its bytes) */
+    uint32_t steps;      /* CPUSYM_CODE_FP_DELTA: the prolog's instructions before rbp is
+                            set: step_at[i] the offset after one, step_depth[i] the bytes
+                            pushed (or subtracted) below the return address after it */
+    uint8_t step_at[CPUSYM_PROLOG_STEPS];
+    uint16_t step_depth[CPUSYM_PROLOG_STEPS];
 } cpusym_code;
+/* Where the return address of code sampled at `offset` in its prolog (before
+ * rbp is set) is: 1 with *depth (the address is at rsp + depth), else 0. */
+int cpusym_prolog_depth(const cpusym_code *info, uint32_t offset, uint32_t *depth);
 
 typedef struct cpusym_file {
     uint64_t inode;
@@ -94,6 +115,7 @@ typedef struct cpusym_file {
     int ok; /* symbols read */
     elfsyms syms;
     char *module; /* its file name */
+    ehframe eh;   /* its unwind table (leaves without a frame pointer) */
 } cpusym_file;
 
 typedef struct cpusym_symbol {
@@ -131,6 +153,10 @@ cpusym_ip *cpusym_find(cpusym *y, uint64_t ip);
 int cpusym_code_peek(const cpusym *y, uint64_t code_start, cpusym_code *info);
 /* The prolog facts of the managed code starting at code_start, read once. */
 cpusym_code cpusym_code_info(cpusym *y, uint64_t code_start);
+/* The unwind rule of the native code at ip (classified by cpusym_lookup):
+ * its CPUSYM_RULE_* (RSP, RBP: c's cfa_off, rbp_saved, rbp_off), read once
+ * from the file's .eh_frame. */
+int cpusym_leaf_rule(cpusym *y, cpusym_ip *c);
 /* Symbols not yet handed to the profile: index *first on, count returned. */
 size_t cpusym_pending_names(const cpusym *y, size_t *first);
 /* At the start of a batch: the address cache starts over when it is 3/4 full

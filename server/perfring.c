@@ -11,7 +11,9 @@
 #include <unistd.h>
 
 #define PERFRING_PAGE 4096u
-#define PERFRING_RECORD_MAX 4096u /* a sample is at most 8 * (5 + 128 + markers) bytes */
+/* a sample: 8 * (5 + 128 + markers) bytes of chain, 32 of registers, 16 + the stack copy */
+#define PERFRING_RECORD_MAX (4096u + 64u + PERFRING_MAX_COPY)
+#define PERFRING_REGS ((1ull << 6) | (1ull << 7) | (1ull << 8)) /* x86-64 rbp, rsp, rip */
 
 void perfring_fill_attr(struct perf_event_attr *a, const perfring_config *c)
 {
@@ -27,13 +29,19 @@ void perfring_fill_attr(struct perf_event_attr *a, const perfring_config *c)
     a->use_clockid = 1;
     a->clockid = CLOCK_MONOTONIC;
     a->sample_max_stack = PERFRING_MAX_STACK;
+    if (c->stack_copy) {
+        a->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+        a->sample_regs_user = PERFRING_REGS;
+        a->sample_stack_user = c->stack_copy > PERFRING_MAX_COPY ? PERFRING_MAX_COPY
+                                                                 : c->stack_copy & ~7u;
+    }
     a->watermark = 1;
     a->wakeup_watermark = (uint32_t)(c->data_pages * PERFRING_PAGE / 2);
 }
 
 int perfring_try(pid_t tid, int exclude_kernel)
 {
-    perfring_config c = {1000000u, exclude_kernel, 1};
+    perfring_config c = {1000000u, exclude_kernel, 1, 0};
     struct perf_event_attr a;
     int fd;
 
@@ -69,6 +77,7 @@ int perfring_open(perfring *r, pid_t tid, const perfring_config *c)
     }
     r->fd = fd;
     r->tid = (uint32_t)tid;
+    r->copy = c->stack_copy != 0;
     r->data_bytes = (size_t)c->data_pages * PERFRING_PAGE;
     return 0;
 }
@@ -90,14 +99,17 @@ static uint64_t perfring_u64(const uint8_t *p)
     return v;
 }
 
-int perfring_parse(const uint8_t *rec, size_t length, perfring_record *out)
+int perfring_parse(const uint8_t *rec, size_t length, int copy, perfring_record *out)
 {
     struct perf_event_header h;
-    uint64_t nr, i;
-    size_t need;
+    uint64_t nr, i, abi, size;
+    size_t need, at;
 
     out->kind = PERFRING_OTHER;
     out->nr = 0;
+    out->has_regs = 0;
+    out->stack_bytes = 0;
+    out->stack = NULL;
     if (length < sizeof(h))
         return -1;
     memcpy(&h, rec, sizeof(h));
@@ -122,6 +134,36 @@ int perfring_parse(const uint8_t *rec, size_t length, perfring_record *out)
     nr = perfring_u64(rec + sizeof(h) + 16);
     if (nr > (length - need) / 8)
         return -1;
+    at = need + (size_t)nr * 8;
+    if (copy) { /* u64 abi; u64 regs[3] when abi; u64 size; u8 data[size]; u64 dyn_size when size */
+        if (length < at + 8)
+            return -1;
+        abi = perfring_u64(rec + at);
+        at += 8;
+        if (abi != PERF_SAMPLE_REGS_ABI_NONE) {
+            if (length < at + 24)
+                return -1;
+            out->bp = perfring_u64(rec + at);
+            out->sp = perfring_u64(rec + at + 8);
+            out->ip = perfring_u64(rec + at + 16);
+            out->has_regs = 1;
+            at += 24;
+        }
+        if (length < at + 8)
+            return -1;
+        size = perfring_u64(rec + at);
+        at += 8;
+        if (size) {
+            uint64_t dyn;
+            if (size > PERFRING_MAX_COPY || length - at < size + 8)
+                return -1;
+            dyn = perfring_u64(rec + at + size);
+            if (dyn <= size && out->has_regs) {
+                out->stack = rec + at;
+                out->stack_bytes = (uint32_t)dyn;
+            }
+        }
+    }
     out->kind = PERFRING_SAMPLE;
     out->kernel = (h.misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL;
     for (i = 0; i < nr; i++) {
@@ -138,8 +180,8 @@ int perfring_drain(perfring *r, void (*fn)(void *ctx, const perfring_record *rec
 {
     struct perf_event_mmap_page *meta = r->base;
     const uint8_t *data = (const uint8_t *)r->base + PERFRING_PAGE;
-    uint8_t copy[PERFRING_RECORD_MAX];
     static __thread perfring_record rec;
+    static __thread uint8_t copy[PERFRING_RECORD_MAX];
     uint64_t head, tail;
     int n = 0;
 
@@ -178,7 +220,7 @@ int perfring_drain(perfring *r, void (*fn)(void *ctx, const perfring_record *rec
             tail += h.size; /* larger than any record we ask for */
             continue;
         }
-        if (perfring_parse(p, h.size, &rec) == 0) {
+        if (perfring_parse(p, h.size, r->copy, &rec) == 0) {
             if (rec.kind == PERFRING_LOST)
                 r->lost += rec.lost;
             if (rec.kind != PERFRING_OTHER)

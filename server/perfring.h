@@ -15,7 +15,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#define PERFRING_MAX_STACK 127u /* user frames per sample (the kernel's default limit) */
+#define PERFRING_MAX_STACK 127u  /* user frames per sample (the kernel's default limit) */
+#define PERFRING_MAX_COPY 16384u /* bytes of user stack a sample may copy (a multiple of 8) */
 
 typedef struct perfring {
     int fd;
@@ -24,6 +25,7 @@ typedef struct perfring {
     size_t data_bytes; /* a power of two */
     uint64_t lost;     /* samples the kernel reported lost (a full ring) */
     int hung_up;       /* the thread ended: drain once more and close */
+    int copy;          /* its samples carry registers and a stack copy */
 } perfring;
 
 /* What the event samples. */
@@ -31,13 +33,18 @@ typedef struct perfring_config {
     uint64_t period_ns;  /* CPU time between samples */
     int exclude_kernel;  /* only samples taken in user mode (perf_event_paranoid 2) */
     unsigned data_pages; /* a power of two */
+    unsigned stack_copy; /* bytes of the user stack copied from its top (rsp) with each
+                            sample, with the user rbp, rsp and rip: 0 none, else a
+                            multiple of 8 up to PERFRING_MAX_COPY */
 } perfring_config;
 
 struct perf_event_attr;
 /* The event perfring_open asks for: the software CPU clock every period_ns of
  * the thread's CPU time; per sample only what perfring_parse reads (tid, time,
- * the user call chain: no kernel chain, no IP or period of their own, no
- * registers or stack copies), at most PERFRING_MAX_STACK user frames; no
+ * the user call chain: no kernel chain, no IP or period of their own; with
+ * stack_copy, the user rbp, rsp, rip and stack_copy bytes of the user stack
+ * from rsp: what frames.c recovers the frames the chain misses from), at most
+ * PERFRING_MAX_STACK user frames; no
  * inheritance, no mmap/comm/task records; the reader is woken when the ring is
  * half full, not per sample (the kernel's wake-up is an interrupt in the
  * sampled thread). */
@@ -61,13 +68,18 @@ typedef struct perfring_record {
     int kernel;       /* the sample was taken while the thread ran in the kernel */
     uint32_t nr;      /* user frames in ips, leaf first (context markers left out) */
     uint64_t ips[PERFRING_MAX_STACK];
-    uint64_t lost; /* PERFRING_LOST */
+    uint64_t lost;        /* PERFRING_LOST */
+    int has_regs;         /* the user registers below were sampled */
+    uint64_t bp, sp, ip;  /* user rbp, rsp, rip */
+    uint32_t stack_bytes; /* bytes of the user stack from sp in stack (0: none) */
+    const uint8_t *stack; /* in the record: valid during the callback only */
 } perfring_record;
 
 /* Decodes one record of `length` bytes (the header's size) as the events
- * above write it (sample_type TID | TIME | CALLCHAIN). 0, or -1 when it is not
- * a well-formed record. */
-int perfring_parse(const uint8_t *rec, size_t length, perfring_record *out);
+ * above write it (sample_type TID | TIME | CALLCHAIN, with REGS_USER |
+ * STACK_USER when stack_copy is not 0: `copy` says which). 0, or -1 when it
+ * is not a well-formed record. */
+int perfring_parse(const uint8_t *rec, size_t length, int copy, perfring_record *out);
 
 /* Reads every whole record in the ring and hands each to fn (a record that
  * wraps around is copied first); returns how many, or -1 when the ring's

@@ -6,7 +6,9 @@
  * the input's length (the ring reader hands over exactly that many bytes).
  * Checked: a decoded sample never has more frames than PERFRING_MAX_STACK,
  * none of them a context marker, and every frame it has was in the input at
- * its place (read within the record's bytes).
+ * its place (read within the record's bytes). Each input is decoded twice:
+ * as a plain sample, and as one with registers and a stack copy (whose copy
+ * must lie within the record).
  */
 #include <linux/perf_event.h>
 #include <stdint.h>
@@ -30,7 +32,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         n = (uint16_t)size;
         memcpy(buf + 6, &n, sizeof(n)); /* the header's size: the whole input */
     }
-    rc = perfring_parse(buf, size, &rec);
+    rc = perfring_parse(buf, size, 1, &rec);
+    FUZZ_REQUIRE(rc == 0 || rc == -1);
+    if (rc == 0 && rec.stack_bytes) {
+        FUZZ_REQUIRE(rec.has_regs && rec.stack >= buf && rec.stack_bytes <= PERFRING_MAX_COPY &&
+                     (size_t)(rec.stack - buf) + rec.stack_bytes <= size);
+    }
+    rc = perfring_parse(buf, size, 0, &rec);
     FUZZ_REQUIRE(rc == 0 || rc == -1);
     if (rc != 0 || rec.kind != PERFRING_SAMPLE)
         return 0;

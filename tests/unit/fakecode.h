@@ -2,8 +2,9 @@
  * process: an anonymous executable mapping with three "methods" as the JIT
  * lays them out (a framed one: push rbp; mov rbp, rsp; a frameless one: sub
  * rsp first; an on-stack-replacement one: mov rax, [rbp]; push rax ...; and
- * the framed one again as the OSR method's old code), and a native function
- * of the test binary itself. Used by test_cpuprof.c (the fold) and
+ * a Tier0-like one as the OSR method's old code: push rbp; sub rsp, 0x50;
+ * lea rbp, [rsp + 0x50]), and native functions of the test binary itself:
+ * one built without a frame pointer, one with. Used by test_cpuprof.c (the fold) and
  * test_cpusym.c (prologs, naming). */
 #ifndef JITSCOPE_TEST_FAKECODE_H
 #define JITSCOPE_TEST_FAKECODE_H
@@ -17,5 +18,9 @@ enum { CODE_FRAMED = 0, CODE_FRAMELESS = 0x100, CODE_OSR = 0x200, CODE_OSR_OLD =
 uint8_t *fake_code(void);
 /* A function of the test binary (a native frame with a symbol). */
 int fake_known_function(int x);
+/* One without a frame pointer, whatever the build's flags. */
+unsigned fake_frameless_function(unsigned x);
+/* One that keeps a frame pointer (push rbp; mov rbp, rsp). */
+int fake_framed_function(int x);
 
 #endif

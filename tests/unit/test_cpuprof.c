@@ -33,6 +33,7 @@
 #include "cpuprof.h"
 #include "cpufold.h"
 #include "cpusym.h"
+#include "frames.h"
 #include "hashslots.h"
 #include "logrec.h"
 #include "perfring.h"
@@ -154,34 +155,58 @@ TEST(perf_records_decoded)
     struct perf_event_header h = {PERF_RECORD_LOST, 0, sizeof(h) + 16};
     size_t n = sample_record(buf, PERF_RECORD_MISC_USER, ips, 4);
 
-    CHECK(perfring_parse(buf, n, &rec) == 0 && rec.kind == PERFRING_SAMPLE && rec.tid == 101 &&
+    CHECK(perfring_parse(buf, n, 0, &rec) == 0 && rec.kind == PERFRING_SAMPLE && rec.tid == 101 &&
               rec.pid == 100 && rec.time_ns == 123456789 && rec.nr == 3 &&
               rec.ips[0] == 0x7f0000001000ull && rec.ips[2] == 0x7f0000003000ull && !rec.kernel,
           "a user-mode sample: the context marker left out, leaf first");
     n = sample_record(buf, PERF_RECORD_MISC_KERNEL, ips, 4);
-    CHECK(perfring_parse(buf, n, &rec) == 0 && rec.kernel && rec.nr == 3,
+    CHECK(perfring_parse(buf, n, 0, &rec) == 0 && rec.kernel && rec.nr == 3,
           "taken in the kernel: said so, the user frames kept");
-    CHECK(perfring_parse(buf, n - 1, &rec) == -1, "a length that is not the header's: bad");
+    CHECK(perfring_parse(buf, n - 1, 0, &rec) == -1, "a length that is not the header's: bad");
     n = sample_record(buf, PERF_RECORD_MISC_USER, ips, 4);
     {
         uint64_t huge = 1000;
         memcpy(buf + sizeof(h) + 16, &huge, 8);
-        CHECK(perfring_parse(buf, n, &rec) == -1, "more frames than bytes: bad");
+        CHECK(perfring_parse(buf, n, 0, &rec) == -1, "more frames than bytes: bad");
     }
     memcpy(buf, &h, sizeof(h));
     memcpy(buf + sizeof(h), lost, 16);
-    CHECK(perfring_parse(buf, sizeof(h) + 16, &rec) == 0 && rec.kind == PERFRING_LOST &&
+    CHECK(perfring_parse(buf, sizeof(h) + 16, 0, &rec) == 0 && rec.kind == PERFRING_LOST &&
               rec.lost == 42,
           "a lost record: how many");
     h.type = PERF_RECORD_THROTTLE;
     memcpy(buf, &h, sizeof(h));
-    CHECK(perfring_parse(buf, sizeof(h) + 16, &rec) == 0 && rec.kind == PERFRING_OTHER,
+    CHECK(perfring_parse(buf, sizeof(h) + 16, 0, &rec) == 0 && rec.kind == PERFRING_OTHER,
           "other records: ignored");
+    { /* with registers and a stack copy: abi, rbp, rsp, rip, size, 16 bytes, dyn_size */
+        uint64_t tail[9] = {PERF_SAMPLE_REGS_ABI_64,
+                            0x7ffd10,
+                            0x7ffd00,
+                            0x7f0000001000ull,
+                            16,
+                            0x1111,
+                            0x2222,
+                            8,
+                            0};
+        n = sample_record(buf, PERF_RECORD_MISC_USER, ips, 4);
+        memcpy(buf + n, tail, 8 * 8);
+        h.type = PERF_RECORD_SAMPLE, h.misc = PERF_RECORD_MISC_USER, h.size = (uint16_t)(n + 64);
+        memcpy(buf, &h, sizeof(h));
+        CHECK(perfring_parse(buf, n + 64, 1, &rec) == 0 && rec.nr == 3 && rec.has_regs &&
+                  rec.bp == 0x7ffd10 && rec.sp == 0x7ffd00 && rec.ip == 0x7f0000001000ull &&
+                  rec.stack_bytes == 8 && rec.stack && memcmp(rec.stack, &tail[5], 8) == 0,
+              "registers and the stack copy (as much as the kernel could copy: dyn_size)");
+        CHECK(perfring_parse(buf, n + 56, 1, &rec) == -1, "a stack copy past the record: bad");
+        tail[8] = 17;
+        memcpy(buf + n + 56, &tail[8], 8);
+        CHECK(perfring_parse(buf, n + 64, 1, &rec) == 0 && rec.stack_bytes == 0,
+              "more copied than the copy holds: no copy");
+    }
 }
 
 TEST(perf_event_asks_only_what_is_read)
 {
-    perfring_config c = {1001001u, 0, 8};
+    perfring_config c = {1001001u, 0, 8, 0};
     struct perf_event_attr a;
 
     perfring_fill_attr(&a, &c);
@@ -203,6 +228,13 @@ TEST(perf_event_asks_only_what_is_read)
     c.exclude_kernel = 1;
     perfring_fill_attr(&a, &c);
     CHECK(a.exclude_kernel, "user mode only when the machine allows no more");
+    c.stack_copy = 1024;
+    perfring_fill_attr(&a, &c);
+    CHECK(a.sample_type == (PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CALLCHAIN |
+                            PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER) &&
+              a.sample_regs_user == ((1ull << 6) | (1ull << 7) | (1ull << 8)) &&
+              a.sample_stack_user == 1024,
+          "with a stack copy: the user rbp, rsp, rip and 1 KiB from rsp");
 }
 
 /* ---- folding ----------------------------------------------------------------------------- */
@@ -508,6 +540,81 @@ TEST(fold_names_frames_and_says_where_they_are_lost)
     fixture_free(&x);
 }
 
+/* An on-stack-replaced frame's caller from the Tier0 frame under it, and a
+ * native leaf's caller from its unwind rule (frames.h), through the stack
+ * copy of a made-up sample, then folded. */
+TEST(frames_recovered_from_the_stack_copy)
+{
+    static perfring_record rec;
+    fold_fixture x;
+    uint64_t b, st[24], ips[4], S = 0x7ffd0000;
+    cpuprof_sample *e;
+
+    CHECK(fixture_setup(&x) == 0, "fixture");
+    b = (uint64_t)(uintptr_t)x.code;
+    memset(st, 0, sizeof(st));
+    /* OSR frame S+0x10 (saved rbp S+0x90), Tier0 rbp S+0x70 (rsp + 0x50), caller's S+0x90 */
+    st[2] = S + 0x90, st[3] = b + CODE_OSR_OLD + 12;
+    st[14] = S + 0x90, st[15] = b + CODE_FRAMED + 6;
+    st[18] = S + 0xb0, st[19] = x.native;
+    st[6] = S + 0x90, st[7] = b + CODE_FRAMELESS + 5; /* a Tier0 local holding the same value */
+    rec.has_regs = 1, rec.bp = S + 0x10, rec.sp = S, rec.ip = b + CODE_OSR + 15;
+    rec.stack = (const uint8_t *)st, rec.stack_bytes = sizeof(st);
+    for (int wrong = 0; wrong < 2; wrong++) {
+        ips[0] = b + CODE_OSR + 15, ips[1] = b + CODE_OSR_OLD + 12, ips[2] = x.native;
+        fixture_sample(x.r, 4242, 0, ips, 3);
+        e = &x.r->samples[x.r->sample_count - 1];
+        if (wrong) /* the slot one word lower: not where the prolog says */
+            st[13] = S + 0x90, st[14] = b + CODE_FRAMED + 6, st[15] = 0;
+        frames_recover(x.r, &rec, e, 5);
+        CHECK(e->nr == 3 && e->extra == 2 && e->cand_k[1] == 0 && e->cand_dist[0] == 0x20 &&
+                  e->cand_dist[1] == (wrong ? 0x58 : 0x60) &&
+                  x.r->ips[e->first + 4] == b + CODE_FRAMED + 6,
+              "sample %d: the Tier0 frame's slot kept as a candidate (%u, %u)", wrong, e->extra,
+              e->cand_dist[0]);
+        x.r->ip_count += e->extra;
+    }
+    memset(st, 0, sizeof(st)); /* a native leaf without a frame pointer: its caller at rsp */
+    st[0] = b + CODE_FRAMED + 6;
+    rec.bp = S + 0x40, rec.ip = (uint64_t)(uintptr_t)&fake_frameless_function + 1;
+    ips[0] = rec.ip, ips[1] = x.native;
+    fixture_sample(x.r, 4242, 0, ips, 2);
+    e = &x.r->samples[x.r->sample_count - 1];
+    frames_recover(x.r, &rec, e, 5);
+    CHECK(e->nr == 3 && x.r->ips[e->first + 1] == b + CODE_FRAMED + 6 &&
+              x.r->ips[e->first + 2] == x.native,
+          "the leaf's caller inserted as frame 1 (%u frames)", e->nr);
+    x.r->ip_count = e->first + e->nr + e->extra;
+    { /* a native leaf that saved rbp and holds another value in it: the chain rebuilt */
+        const uint8_t *fn = (const uint8_t *)(uintptr_t)&fake_framed_function;
+        size_t push = (size_t)((const uint8_t *)memchr(fn, 0x55, 16) - fn); /* push rbp */
+        memset(st, 0, sizeof(st));
+        st[0] = S + 0x20, st[1] = b + CODE_FRAMED + 6; /* saved rbp, return address */
+        st[4] = S + 0x40, st[5] = x.native;            /* A.Framed's frame */
+        rec.bp = 0xdead0, rec.ip = (uint64_t)(uintptr_t)fn + push + 1;
+        ips[0] = rec.ip, ips[1] = 0x10;
+        fixture_sample(x.r, 4242, 0, ips, 2);
+        e = &x.r->samples[x.r->sample_count - 1];
+        frames_recover(x.r, &rec, e, 5);
+        CHECK(push < 16 && e->nr == 3 && e->cut && x.r->ips[e->first + 1] == b + CODE_FRAMED + 6 &&
+                  x.r->ips[e->first + 2] == x.native,
+              "rebuilt from the saved rbp through the copy, cut where it ends (%u frames)", e->nr);
+        x.r->ip_count = e->first + e->nr + e->extra;
+    }
+    CHECK(cpufold_batch(x.r, 0) == 0 && cpufold_batch(x.r, 0) == 0 && x.r->sample_count == 0,
+          "all fold");
+    CHECK(has_stack(x.s, "fake_framed_function < A.Framed() < fake_known_function < "
+                         "[incomplete stack: the frame chain broke after a native frame]"),
+          "the rebuilt chain, and where it ends");
+    CHECK(has_stack(x.s, "A.Loop() < A.Framed() < fake_known_function"),
+          "the OSR method's caller, where the prolog says");
+    CHECK(has_stack(x.s, "A.Loop() < [missing frame: on-stack replacement] < fake_known_function"),
+          "a slot elsewhere: not taken");
+    CHECK(has_stack(x.s, "fake_frameless_function < A.Framed() < fake_known_function"),
+          "the native leaf's managed caller");
+    fixture_free(&x);
+}
+
 /* ---- pprof ------------------------------------------------------------------------------ */
 
 static uint8_t *gunzip(const uint8_t *in, size_t n, size_t *out_n)
@@ -684,6 +791,7 @@ static const check_test tests[] = {TEST_ENTRY(codemap_finds_ranges_sorted_or_not
                                    TEST_ENTRY(perf_records_decoded),
                                    TEST_ENTRY(perf_event_asks_only_what_is_read),
                                    TEST_ENTRY(fold_names_frames_and_says_where_they_are_lost),
+                                   TEST_ENTRY(frames_recovered_from_the_stack_copy),
                                    TEST_ENTRY(pprof_file_decodes_with_types_functions_and_values),
                                    TEST_ENTRY(probe_says_why_not),
                                    TEST_ENTRY(hash_slots_find_what_was_put),

@@ -340,9 +340,26 @@ TEST(prologs_read_from_the_process)
         return;
     CHECK(cpusym_init(&y, getpid()) == 0, "naming set up on this process");
     c = cpusym_code_info(&y, (uint64_t)(uintptr_t)code + CODE_FRAMED);
-    CHECK(c.flags == (CPUSYM_CODE_KNOWN | CPUSYM_CODE_FRAMED) && c.prolog_end == 4,
-          "push rbp; mov rbp, rsp: framed, the frame set after 4 bytes (%u, %u)", c.flags,
-          c.prolog_end);
+    CHECK(c.flags == (CPUSYM_CODE_KNOWN | CPUSYM_CODE_FRAMED | CPUSYM_CODE_FP_DELTA) &&
+              c.prolog_end == 4 && c.fp_delta == 0,
+          "push rbp; mov rbp, rsp: framed, the frame set after 4 bytes, rbp = rsp (%u, %u, %u)",
+          c.flags, c.prolog_end, c.fp_delta);
+    c = cpusym_code_info(&y, (uint64_t)(uintptr_t)code + CODE_OSR_OLD);
+    CHECK(c.flags == (CPUSYM_CODE_KNOWN | CPUSYM_CODE_FRAMED | CPUSYM_CODE_FP_DELTA) &&
+              c.prolog_end == 10 && c.fp_delta == 0x50,
+          "push rbp; sub rsp, 0x50; lea rbp, [rsp + 0x50]: rbp - rsp 0x50 (%u, %u, %#x)", c.flags,
+          c.prolog_end, c.fp_delta);
+    {
+        uint32_t d0 = 1, d1 = 0, d4 = 0, d5 = 0, d9 = 0, d10 = 0;
+        CHECK(cpusym_prolog_depth(&c, 0, &d0) && d0 == 0 && cpusym_prolog_depth(&c, 1, &d1) &&
+                  d1 == 8 && cpusym_prolog_depth(&c, 4, &d4) && d4 == 8 &&
+                  cpusym_prolog_depth(&c, 5, &d5) && d5 == 0x58 &&
+                  cpusym_prolog_depth(&c, 9, &d9) && d9 == 0x58 &&
+                  !cpusym_prolog_depth(&c, 10, &d10),
+              "the return address in the prolog: at rsp, after push rbp rsp + 8, after sub rsp "
+              "rsp + 0x58; once rbp is set the chain has it (%u %u %u %u %u)",
+              d0, d1, d4, d5, d9);
+    }
     c = cpusym_code_info(&y, (uint64_t)(uintptr_t)code + CODE_FRAMELESS);
     CHECK(c.flags == CPUSYM_CODE_KNOWN, "sub rsp first: no frame pointer (%u)", c.flags);
     c = cpusym_code_info(&y, (uint64_t)(uintptr_t)code + CODE_OSR);
@@ -371,6 +388,46 @@ TEST(prologs_read_from_the_process)
     munmap(code, 4096);
 }
 
+/* The unwind rules of this binary's own functions, from its .eh_frame: at a
+ * function's first byte the return address is at rsp (CFA rsp + 8); after
+ * push rbp at rsp + 8 (CFA rsp + 16, rbp saved at CFA - 16); after mov rbp,
+ * rsp the CFA is rbp + 16. */
+TEST(unwind_rules_of_this_binary)
+{
+    const uint8_t *f = (const uint8_t *)(uintptr_t)&fake_framed_function;
+    uint64_t at = (uint64_t)(uintptr_t)f;
+    cpusym y;
+    cpusym_ip *e;
+    size_t push = 0, mov = 0, i;
+
+    for (i = 0; i + 3 <= 16; i++) {
+        if (!push && f[i] == 0x55)
+            push = i + 1;
+        if (push && f[i] == 0x48 && f[i + 1] == 0x89 && f[i + 2] == 0xe5) {
+            mov = i + 3;
+            break;
+        }
+    }
+    CHECK(push && mov, "fake_framed_function begins with push rbp; mov rbp, rsp");
+    CHECK(cpusym_init(&y, getpid()) == 0, "naming set up on this process");
+    e = cpusym_lookup(&y, at, 0);
+    CHECK(e && cpusym_leaf_rule(&y, e) == CPUSYM_RULE_RSP && e->cfa_off == 8 && !e->rbp_saved,
+          "at its first byte: CFA rsp + 8 (%u, %u)", e ? e->rule : 0, e ? e->cfa_off : 0);
+    e = cpusym_lookup(&y, at + push, 0);
+    CHECK(e && cpusym_leaf_rule(&y, e) == CPUSYM_RULE_RSP && e->cfa_off == 16 && e->rbp_saved &&
+              e->rbp_off == -16,
+          "after push rbp: CFA rsp + 16, rbp at CFA - 16 (%u, %u, %d)", e ? e->rule : 0,
+          e ? e->cfa_off : 0, e ? e->rbp_off : 0);
+    e = cpusym_lookup(&y, at + mov, 0);
+    CHECK(e && cpusym_leaf_rule(&y, e) == CPUSYM_RULE_RBP, "after mov rbp, rsp: CFA rbp-based");
+    e = cpusym_lookup(&y, (uint64_t)(uintptr_t)&fake_frameless_function + 1, 0);
+    CHECK(e && cpusym_leaf_rule(&y, e) == CPUSYM_RULE_RSP && e->cfa_off == 8,
+          "a function without a frame pointer: CFA rsp + 8 inside it");
+    e = cpusym_lookup(&y, 0x10, 0);
+    CHECK(e && cpusym_leaf_rule(&y, e) == CPUSYM_RULE_NONE, "an address in no mapping: no rule");
+    cpusym_free(&y);
+}
+
 static const check_test tests[] = {TEST_ENTRY(maps_parsed_and_classified),
                                    TEST_ENTRY(proc_files_read_whole_or_cut),
                                    TEST_ENTRY(elf_symbols_of_this_binary_and_libc),
@@ -378,6 +435,7 @@ static const check_test tests[] = {TEST_ENTRY(maps_parsed_and_classified),
                                    TEST_ENTRY(libc_internals_named_from_its_debug_package),
                                    TEST_ENTRY(stripped_library_named_through_its_debug_file),
                                    TEST_ENTRY(prologs_read_from_the_process),
+                                   TEST_ENTRY(unwind_rules_of_this_binary),
                                    TEST_END};
 
 int main(int argc, char **argv) { return check_main(argc, argv, tests); }

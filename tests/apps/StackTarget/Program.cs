@@ -15,6 +15,9 @@
 //                     (or EOF); prints deterministic result lines and exits 0.
 //   hotline           two threads hot on one known line each, Work (Tier1) and OsrLoop
 //                     (on-stack replacement) (Hot.cs); "exit" or EOF ends it
+//   frames [SECONDS]  two threads whose CPU samples the frame-pointer walk alone loses a
+//                     frame of: OsrCaller -> OsrLoop (on-stack replacement) and
+//                     MathCaller -> MathLoop -> libm's sin/log (Frames.cs); "exit" or EOF ends it
 //   park N            benchmark: N parked threads (Bench.cs)
 //   cpu UNITS [--gate] [--workers N] [--warmup-ms MS]  benchmark: CPU-bound workload (Bench.cs)
 //   cpuloop [--workers N]  benchmark: the same work without end, counted on request (Bench.cs)
@@ -46,6 +49,9 @@ namespace StackTarget
                 case "hotline":
                     StartTimeLimit(IntArg(args, 1, 600));
                     return Hot.Run();
+                case "frames":
+                    StartTimeLimit(IntArg(args, 1, 600));
+                    return Frames.Run();
                 case "park":
                 {
                     int n = IntArg(args, 1, 10);
@@ -68,7 +74,7 @@ namespace StackTarget
                                    w > 0 ? IntArg(args, w + 1, 0) : 0, m > 0 ? IntArg(args, m + 1, 0) : 0);
                 }
                 default:
-                    Console.Error.WriteLine("usage: StackTarget [stacks [SECONDS] | churn [SECONDS] | hotline [SECONDS] | park N | cpu UNITS [--gate] [--workers N] [--warmup-ms MS] | cpuloop [--workers N]]");
+                    Console.Error.WriteLine("usage: StackTarget [stacks [SECONDS] | churn [SECONDS] | hotline [SECONDS] | frames [SECONDS] | park N | cpu UNITS [--gate] [--workers N] [--warmup-ms MS] | cpuloop [--workers N]]");
                     return 2;
             }
         }
