@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "budget.h"
+#include "linkcost.h"
 #include "linksock.h"
 #include "persist.h"
 #include "proc.h"
@@ -167,6 +168,7 @@ static void link_close(int slot, const char *why)
 
     if (c->session_id) {
         session *s;
+        linkcost_report(stderr, c->link_id);
         sessions_lock();
         s = sessions_get(c->session_id);
         if (s && s->link_id == c->link_id) {
@@ -441,6 +443,8 @@ static const char *link_consume(link_conn *c)
     /* c->buf[run..logged) was folded and goes into the session's log as it
      * came; a refused frame is left out (the runs before it go first) */
     size_t run = 0, logged = 0;
+    uint64_t consumed = linkcost_start_whole(), journal, decode;
+    uint64_t records = 0;
 
     sessions_lock();
     /* ended sessions give memory back before live ones are refused (a look
@@ -453,14 +457,18 @@ static const char *link_consume(link_conn *c)
         wire_frame f;
         wire_record r;
         size_t used;
-        int rc = wire_decode_frame(c->buf + off, c->used - off, &f, &used, &why);
+        int rc;
         size_t start = off;
 
+        decode = linkcost_sample() ? linkcost_start() : 0;
+        rc = wire_decode_frame(c->buf + off, c->used - off, &f, &used, &why);
         if (rc != WIRE_DECODE_OK)
             break;
         off += used;
         if (wire_decode_record(&f, &r, &why) != WIRE_DECODE_OK)
             break;
+        linkcost_add(LINKCOST_DECODE, decode);
+        records++;
         s = c->session_id ? sessions_get(c->session_id) : link_bind(c, &r, &why);
         if (!s) {
             why = why ? why : "session vanished";
@@ -472,15 +480,20 @@ static const char *link_consume(link_conn *c)
         if (rc < 0)
             break;
         if (rc == SESSION_REFUSED) { /* not folded: not in its log (what it moved is, later) */
+            journal = linkcost_start_whole();
             if (start > run)
                 persist_frames(s, now, c->buf + run, start - run);
+            linkcost_add(LINKCOST_JOURNAL, journal);
             run = off;
             continue;
         }
         logged = off;
     }
+    linkcost_end_batch();
+    journal = linkcost_start_whole();
     if (s && logged > run) /* what was folded goes into its log, as it came */
         persist_frames(s, now, c->buf + run, logged - run);
+    linkcost_add(LINKCOST_JOURNAL, journal);
     if (s && logged)
         sessions_changed(); /* wakes requests waiting for a record (POST /stacks) */
     if (s)
@@ -488,6 +501,8 @@ static const char *link_consume(link_conn *c)
     sessions_unlock();
     memmove(c->buf, c->buf + off, c->used - off);
     c->used -= off;
+    linkcost_records(records);
+    linkcost_add(LINKCOST_CONSUME, consumed);
     return why;
 }
 
@@ -561,6 +576,7 @@ static void *link_main(void *arg)
 
     (void)arg;
     pthread_setname_np(pthread_self(), "jitscope-link"); /* for top, perf and bench/ */
+    linkcost_thread = 1;
     for (;;) {
         struct pollfd fds[1 + LINKSOCK_MAX + LINK_SLOTS];
         int slots[1 + LINKSOCK_MAX + LINK_SLOTS], handles[LINKSOCK_MAX], n, i, listeners;
