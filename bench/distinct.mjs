@@ -6,8 +6,8 @@
 // realistic one (replay --realistic, 16 modules), at full speed, while a
 // script asks for the 20 slowest JITs every 100 ms. Per run: records/s (hello
 // to the last record applied), the queries' max, the server's RSS growth per
-// function (VmRSS after the replay minus VmRSS before it started, from
-// /proc, divided by the functions), the link thread's CPU (schedstat) and
+// function (VmRSS a second after the last record applied minus VmRSS before
+// the replay started, from /proc, divided by the functions), the link thread's CPU (schedstat) and
 // its split per stage (the server's own measurement, JITSCOPE_LINK_COST=1,
 // server/linkcost.h: decode, checks, budget, fold, storage journal, and the
 // rest of the thread: reads, locks, polls; the stages are wall time of the
@@ -70,7 +70,7 @@ async function run(bin, kind) {
   // the replay waits for the bench's go, so that the RSS before it is the server's alone
   const script = `while [ ! -e '${go}' ]; do sleep 0.02; done; exec "$@"`;
   const argv = ['run', '--port', '0', '--data', path.join(dir, 'data'), '--', 'sh', '-c', script, 'replay',
-    replay, ...ARGS[kind], '--count', String(FUNCTIONS), '--functions', String(FUNCTIONS)];
+    replay, ...ARGS[kind], '--count', String(FUNCTIONS), '--functions', String(FUNCTIONS), '--linger', '3'];
   const proc = spawn(bin, argv, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, JITSCOPE_LINK_COST: '1' } });
   let stdout = '', stderr = '', exit = null;
   proc.stdout.on('data', (d) => { stdout += d; });
@@ -104,6 +104,7 @@ async function run(bin, kind) {
     done = true;
     await asking;
     const cpu = linkCpu(proc.pid);
+    await sleep(1000); // at rest, the session live (replay --linger): storage's writer has had its rounds
     const after = rssKb(proc.pid);
     await waitFor('link cost line', () => /link cost \d+: (.*)/.exec(stderr), { timeoutMs: 60000 });
     const cost = {};

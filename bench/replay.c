@@ -10,7 +10,7 @@
  *
  *   replay [--rate N] [--seconds S | --count N] [--functions N] [--modules N]
  *          [--scatter] [--realistic | --distinct] [--threads N] [--name-bytes N]
- *          [--out PATH | --socketpair]
+ *          [--linger S] [--out PATH | --socketpair]
  *
  * Past the first --functions compilations the same functions are compiled
  * again (as Tier1): in order, or with --scatter each at a pseudo-random one of
@@ -34,6 +34,9 @@
  * ignored), over 8 JIT threads unless --threads says otherwise.
  *
  * --threads N (default 4, at most 64) spreads the compilations over N JIT threads.
+ *
+ * --linger S keeps the connection open S seconds after the last record (the
+ * session stays live: a bench reads the server at rest before it ends).
  *
  * --name-bytes N (at most WIRE_MAX_STRING, 4096) pads every function's name to N
  * bytes: a peer that pushes big names, as the memory budget's test does
@@ -68,6 +71,7 @@
 typedef struct replay_opts {
     double rate;    /* compilations per second, 0: full speed */
     double seconds; /* how long, when count is 0 */
+    double linger;  /* seconds the connection stays open after the last record */
     unsigned long count;
     unsigned long functions;
     unsigned long modules;
@@ -443,15 +447,17 @@ static int replay_parse(int argc, char **argv, replay_opts *o)
             o->functions = strtoul(v, &end, 10);
         else if (strcmp(a, "--modules") == 0)
             o->modules = strtoul(v, &end, 10);
+        else if (strcmp(a, "--linger") == 0)
+            o->linger = strtod(v, &end);
         else if (strcmp(a, "--threads") == 0)
             o->threads = strtoul(v, &end, 10);
         else if (strcmp(a, "--name-bytes") == 0)
             o->name_bytes = strtoul(v, &end, 10);
         else
             goto bad;
-        if (errno || !end || *end || o->rate < 0 || o->seconds <= 0 || o->functions == 0 ||
-            o->modules == 0 || o->modules > 4096 || o->threads > 64 ||
-            o->name_bytes > WIRE_MAX_STRING)
+        if (errno || !end || *end || o->rate < 0 || o->seconds <= 0 || o->linger < 0 ||
+            o->linger > 3600 || o->functions == 0 || o->modules == 0 || o->modules > 4096 ||
+            o->threads > 64 || o->name_bytes > WIRE_MAX_STRING)
             goto bad;
     }
     return 0;
@@ -522,6 +528,12 @@ int main(int argc, char **argv)
     printf("replay: %lu jit events, %llu records, %llu bytes in %.3f s: %.0f records/s\n", n,
            (unsigned long long)o.records, (unsigned long long)o.bytes, secs,
            (double)o.records / (secs > 0 ? secs : 1e-9));
+    fflush(stdout);
+    if (opt.linger > 0) {
+        struct timespec rest = {(time_t)opt.linger,
+                                (long)((opt.linger - (double)(time_t)opt.linger) * 1e9)};
+        nanosleep(&rest, NULL);
+    }
     rc = 0;
 done:
     close(o.fd);
