@@ -45,6 +45,14 @@ static void fnname_encode(const char *head, char out[FNNAME_HEAD_BYTES])
         out[i] = (char)(0x80u | ((address >> (7u * i)) & 0x7fu));
 }
 
+void fnname_prefetch(strpool *p, const char *text, size_t length)
+{
+    size_t cut = length <= FNNAME_MAX ? fnname_split(text, length) : 0;
+
+    if (cut)
+        strpool_prefetch(p, text, cut);
+}
+
 const char *fnname_store(strpool *p, const char *text, size_t length, int intern)
 {
     const char *head = NULL;

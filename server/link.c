@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "budget.h"
+#include "fnname.h"
 #include "linkcost.h"
 #include "linksock.h"
 #include "persist.h"
@@ -379,6 +380,20 @@ static void link_prefetch_next(const session *s, const uint8_t *p, size_t n)
     idindex_prefetch(&s->function_index, id);
 }
 
+/* The frame at p[0..n) decoded into r, when it is whole and valid: its size,
+ * else 0 (it is decoded again at its turn, and refused then). */
+static size_t link_decode_ahead(const uint8_t *p, size_t n, wire_record *r)
+{
+    wire_frame f;
+    size_t used = 0;
+    const char *why = NULL;
+
+    if (wire_decode_frame(p, n, &f, &used, &why) != WIRE_DECODE_OK ||
+        wire_decode_record(&f, r, &why) != WIRE_DECODE_OK)
+        return 0;
+    return used;
+}
+
 /* The fewest bytes a frame that names a new function takes (a header and a
  * FunctionID): what the buffer holds, divided by this, bounds the new
  * functions one consume can add. */
@@ -445,6 +460,11 @@ static const char *link_consume(link_conn *c)
     size_t run = 0, logged = 0;
     uint64_t consumed = linkcost_start_whole(), journal, decode;
     uint64_t records = 0;
+    /* each frame is decoded once, a frame ahead of its turn, so that what it
+     * will look up is fetched while the one before is applied */
+    wire_record ahead[2];
+    size_t ahead_used = 0; /* the size of the frame decoded into ahead[next], 0: none */
+    int next = 0;
 
     sessions_lock();
     /* ended sessions give memory back before live ones are refused (a look
@@ -455,28 +475,37 @@ static const char *link_consume(link_conn *c)
     }
     while (!why) {
         wire_frame f;
-        wire_record r;
-        size_t used;
+        wire_record *r = &ahead[next];
+        size_t used = ahead_used;
         int rc;
         size_t start = off;
 
+        next ^= 1; /* ahead[next]: where the frame after this one is decoded */
         decode = linkcost_sample() ? linkcost_start() : 0;
-        rc = wire_decode_frame(c->buf + off, c->used - off, &f, &used, &why);
-        if (rc != WIRE_DECODE_OK)
-            break;
+        if (!ahead_used) { /* not decoded ahead (the first, or one that was not whole) */
+            rc = wire_decode_frame(c->buf + off, c->used - off, &f, &used, &why);
+            if (rc != WIRE_DECODE_OK)
+                break;
+            if (wire_decode_record(&f, r, &why) != WIRE_DECODE_OK) {
+                off += used;
+                break;
+            }
+        }
         off += used;
-        if (wire_decode_record(&f, &r, &why) != WIRE_DECODE_OK)
-            break;
+        ahead_used = link_decode_ahead(c->buf + off, c->used - off, &ahead[next]);
         linkcost_add(LINKCOST_DECODE, decode);
         records++;
-        s = c->session_id ? sessions_get(c->session_id) : link_bind(c, &r, &why);
+        s = c->session_id ? sessions_get(c->session_id) : link_bind(c, r, &why);
         if (!s) {
             why = why ? why : "session vanished";
             break;
         }
         link_prefetch_next(s, c->buf + off, c->used - off);
+        if (ahead_used && ahead[next].type == WIRE_FUNCTION_NAME && ahead[next].string_count)
+            fnname_prefetch(&s->names, (const char *)ahead[next].strings[0].text,
+                            ahead[next].strings[0].length);
         s->bytes += used;
-        rc = session_apply(s, &r, now, &why);
+        rc = session_apply(s, r, now, &why);
         if (rc < 0)
             break;
         if (rc == SESSION_REFUSED) { /* not folded: not in its log (what it moved is, later) */
@@ -496,8 +525,10 @@ static const char *link_consume(link_conn *c)
     linkcost_add(LINKCOST_JOURNAL, journal);
     if (s && logged)
         sessions_changed(); /* wakes requests waiting for a record (POST /stacks) */
-    if (s)
+    if (s) {
         c->index_room = idindex_room(&s->function_index);
+        strpool_hint_clear(&s->names); /* the buffer moves below */
+    }
     sessions_unlock();
     memmove(c->buf, c->buf + off, c->used - off);
     c->used -= off;

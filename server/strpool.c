@@ -138,7 +138,9 @@ const char *strpool_intern2(strpool *p, const char *a, size_t alen, const char *
         return p->last;
     if ((p->count + 1) * 4 > p->capacity * 3 && strpool_grow(p) != 0)
         return NULL;
-    hash = strpool_hash(a, alen, b, blen);
+    hash = !alen && p->hint == b && p->hint_length == blen ? p->hint_hash
+                                                           : strpool_hash(a, alen, b, blen);
+    p->hint = NULL;
     mask = p->capacity - 1;
     for (i = strpool_home(hash, mask); p->slots[i].hash; i = (i + 1) & mask) {
         if (p->slots[i].hash == hash) {
@@ -169,6 +171,17 @@ const char *strpool_intern2(strpool *p, const char *a, size_t alen, const char *
     p->text_bytes += STRPOOL_SERIAL_BYTES + length + 1;
     return copy;
 }
+
+void strpool_prefetch(strpool *p, const char *text, size_t length)
+{
+    if (strpool_too_long(0, length) || !p->capacity)
+        return;
+    p->hint = text, p->hint_length = length;
+    p->hint_hash = strpool_hash(NULL, 0, text, length);
+    __builtin_prefetch(&p->slots[strpool_home(p->hint_hash, p->capacity - 1)]);
+}
+
+void strpool_hint_clear(strpool *p) { p->hint = NULL; }
 
 const char *strpool_add2(strpool *p, const char *a, size_t alen, const char *b, size_t blen)
 {

@@ -46,6 +46,10 @@ typedef struct strpool {
     /* the interned strings by serial (strpool_serial), as references */
     uint32_t *serial_refs;
     size_t serial_cap;
+    /* strpool_prefetch's text (NULL: none), its length and hash */
+    const char *hint;
+    size_t hint_length;
+    uint32_t hint_hash;
 } strpool;
 
 /* The interned copy of text[0..length) (no NUL inside expected; the copy is
@@ -90,5 +94,14 @@ size_t strpool_bytes(const strpool *p);
 /* What the budget counts of its tables: the hash slots and the serials. */
 size_t strpool_table_bytes(const strpool *p);
 void strpool_free(strpool *p);
+
+/* Starts fetching the table slot that text[0..length) is looked up in first,
+ * and keeps its hash for the strpool_intern of the same text at the same
+ * address that comes next (the link thread, a frame ahead: a string new to
+ * a big table costs a cache miss there, which the frame before then hides).
+ * strpool_hint_clear forgets it; the caller must before the text's memory
+ * changes. */
+void strpool_prefetch(strpool *p, const char *text, size_t length);
+void strpool_hint_clear(strpool *p);
 
 #endif
