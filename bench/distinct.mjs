@@ -106,9 +106,10 @@ async function run(bin, kind) {
     const cpu = linkCpu(proc.pid);
     await sleep(1000); // at rest, the session live (replay --linger): storage's writer has had its rounds
     const after = rssKb(proc.pid);
-    await waitFor('link cost line', () => /link cost \d+: (.*)/.exec(stderr), { timeoutMs: 60000 });
+    // a server without server/linkcost.c never writes the line: its stages stay empty
+    await waitFor('link cost line', () => /link cost \d+: (.*)/.exec(stderr), { timeoutMs: 15000 }).catch(() => null);
     const cost = {};
-    const line = /link cost \d+: (.*)/.exec(stderr)[1].trim().split(/\s+/);
+    const line = (/link cost \d+: (.*)/.exec(stderr) || [null, ''])[1].trim().split(/\s+/);
     for (let i = 0; i + 1 < line.length; i += 2) cost[line[i]] = Number(line[i + 1]) / 1e9;
     return {
       rate: s.link.records / ((appliedMs - s.connected_ms) / 1000), perCpu: s.link.records / cpu,
