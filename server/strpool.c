@@ -174,8 +174,9 @@ const char *strpool_intern2(strpool *p, const char *a, size_t alen, const char *
 
 void strpool_prefetch(strpool *p, const char *text, size_t length)
 {
-    if (strpool_too_long(0, length) || !p->capacity)
-        return;
+    if (strpool_too_long(0, length) || !p->capacity ||
+        (p->last && p->last_length == length && memcmp(p->last, text, length) == 0))
+        return; /* the last one again (a type's methods): found by one comparison, unhashed */
     p->hint = text, p->hint_length = length;
     p->hint_hash = strpool_hash(NULL, 0, text, length);
     __builtin_prefetch(&p->slots[strpool_home(p->hint_hash, p->capacity - 1)]);

@@ -267,17 +267,21 @@ TEST(a_part_fetched_ahead_is_found_with_its_hash)
     rec = fnname_store(&p, a, strlen(a), 0); /* the table exists, Item1's part in it */
     first = rec ? fnname_parts(rec).head : NULL;
     snprintf(buf, sizeof(buf), "%s", a); /* the same bytes elsewhere, as a frame's */
+    p.last = NULL; /* the one-comparison path would find it without the table */
     fnname_prefetch(&p, buf, strlen(buf));
     CHECK(p.hint == buf && p.hint_length == head, "the type's part is the hint (%zu bytes)",
           p.hint_length);
-    p.last = NULL; /* the one-comparison path would find it without the table */
     rec = fnname_store(&p, buf, strlen(buf), 0);
     again = rec ? fnname_parts(rec).head : NULL;
     CHECK(first && again == first, "found in the table through the kept hash: one copy");
     CHECK(p.hint == NULL, "the hint is used once");
     CHECK(rec && fnname_copy(rec, buf, sizeof(buf)) == strlen(a) && strcmp(buf, a) == 0,
           "the name reads as it came");
+    fnname_prefetch(&p, buf, strlen(buf));
+    CHECK(p.hint == NULL,
+          "the part just interned again is not hashed ahead (one comparison finds it)");
     fnname_prefetch(&p, b, strlen(b));
+    CHECK(p.hint == b, "a new part is");
     strpool_hint_clear(&p);
     CHECK(p.hint == NULL, "cleared (the frame's memory moves)");
     rec = fnname_store(&p, b, strlen(b), 0);
