@@ -138,9 +138,12 @@ const char *strpool_intern2(strpool *p, const char *a, size_t alen, const char *
         return p->last;
     if ((p->count + 1) * 4 > p->capacity * 3 && strpool_grow(p) != 0)
         return NULL;
-    hash = !alen && p->hint == b && p->hint_length == blen ? p->hint_hash
-                                                           : strpool_hash(a, alen, b, blen);
-    p->hint = NULL;
+    if (!alen && p->hint == b && p->hint_length == blen) {
+        hash = p->hint_hash;
+        p->hint = NULL; /* used (another text's hint stays: the frame after it is still to come) */
+    } else {
+        hash = strpool_hash(a, alen, b, blen);
+    }
     mask = p->capacity - 1;
     for (i = strpool_home(hash, mask); p->slots[i].hash; i = (i + 1) & mask) {
         if (p->slots[i].hash == hash) {
@@ -182,7 +185,7 @@ void strpool_prefetch(strpool *p, const char *text, size_t length)
     __builtin_prefetch(&p->slots[strpool_home(p->hint_hash, p->capacity - 1)]);
 }
 
-void strpool_hint_clear(strpool *p) { p->hint = NULL; }
+void strpool_hint_clear(strpool *p) { p->hint = p->hint_whole = NULL; }
 
 const char *strpool_add2(strpool *p, const char *a, size_t alen, const char *b, size_t blen)
 {

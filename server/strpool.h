@@ -50,6 +50,10 @@ typedef struct strpool {
     const char *hint;
     size_t hint_length;
     uint32_t hint_hash;
+    /* the caller's note beside it (fnname.c: the name the text was cut from,
+     * its length and the cut), cleared with it */
+    const char *hint_whole;
+    size_t hint_whole_length, hint_cut;
 } strpool;
 
 /* The interned copy of text[0..length) (no NUL inside expected; the copy is

@@ -271,10 +271,11 @@ TEST(a_part_fetched_ahead_is_found_with_its_hash)
     fnname_prefetch(&p, buf, strlen(buf));
     CHECK(p.hint == buf && p.hint_length == head, "the type's part is the hint (%zu bytes)",
           p.hint_length);
+    CHECK(p.hint_whole == buf && p.hint_cut == head, "and the cut, for the store");
     rec = fnname_store(&p, buf, strlen(buf), 0);
     again = rec ? fnname_parts(rec).head : NULL;
     CHECK(first && again == first, "found in the table through the kept hash: one copy");
-    CHECK(p.hint == NULL, "the hint is used once");
+    CHECK(p.hint == NULL && p.hint_whole == NULL, "the hint is used once");
     CHECK(rec && fnname_copy(rec, buf, sizeof(buf)) == strlen(a) && strcmp(buf, a) == 0,
           "the name reads as it came");
     fnname_prefetch(&p, buf, strlen(buf));
@@ -283,7 +284,7 @@ TEST(a_part_fetched_ahead_is_found_with_its_hash)
     fnname_prefetch(&p, b, strlen(b));
     CHECK(p.hint == b, "a new part is");
     strpool_hint_clear(&p);
-    CHECK(p.hint == NULL, "cleared (the frame's memory moves)");
+    CHECK(p.hint == NULL && p.hint_whole == NULL, "cleared (the frame's memory moves)");
     rec = fnname_store(&p, b, strlen(b), 0);
     CHECK(rec && fnname_parts(rec).head != first && fnname_copy(rec, buf, sizeof(buf)) &&
               strcmp(buf, b) == 0,
