@@ -55,23 +55,47 @@ static const char *strpool_at(const strpool *p, uint32_t ref)
     return p->chunks[ref >> STRPOOL_CHUNK_BITS] + (ref & (STRPOOL_CHUNK - 1));
 }
 
-static int strpool_grow(strpool *p)
+strpool_slot *strpool_reslotted(const strpool_slot *slots, size_t capacity, size_t cap)
 {
-    size_t cap = p->capacity ? p->capacity * 2 : 1024, i, j, mask = cap - 1;
+    size_t i, j, mask = cap - 1;
     strpool_slot *bigger = calloc(cap, sizeof(*bigger));
 
     if (!bigger)
-        return -1;
-    for (i = 0; i < p->capacity; i++) {
-        if (!p->slots[i].hash)
+        return NULL;
+    for (i = 0; i < capacity; i++) {
+        if (!slots[i].hash)
             continue;
-        for (j = strpool_home(p->slots[i].hash, mask); bigger[j].hash; j = (j + 1) & mask)
+        for (j = strpool_home(slots[i].hash, mask); bigger[j].hash; j = (j + 1) & mask)
             ;
-        bigger[j] = p->slots[i];
+        bigger[j] = slots[i];
     }
+    return bigger;
+}
+
+void strpool_install(strpool *p, strpool_slot *slots, size_t cap)
+{
     free(p->slots);
-    p->slots = bigger;
+    p->slots = slots;
     p->capacity = cap;
+}
+
+size_t strpool_room_for(const strpool *p, size_t more)
+{
+    size_t cap = p->capacity ? p->capacity : 1024;
+
+    while ((p->count + more) * 4 > cap * 3 && cap < ((size_t)1 << 40))
+        cap *= 2;
+    return cap > p->capacity ? cap : 0;
+}
+
+static int strpool_grow(strpool *p)
+{
+    size_t cap = p->capacity ? p->capacity * 2 : 1024;
+    strpool_slot *bigger = strpool_reslotted(p->slots, p->capacity, cap);
+
+    if (!bigger)
+        return -1;
+    strpool_install(p, bigger, cap);
     return 0;
 }
 

@@ -99,6 +99,15 @@ size_t strpool_bytes(const strpool *p);
 size_t strpool_table_bytes(const strpool *p);
 void strpool_free(strpool *p);
 
+/* Growing the table ahead, most of it outside the caller's lock (link.c,
+ * as idindex.h's): the capacity the table needs before `more` strings more
+ * are interned, or 0 when it has room for them; a copy of slots[0..capacity)
+ * re-slotted into a calloc'd table of cap slots (NULL when out of memory);
+ * that table put in place of the pool's (the old one freed). */
+size_t strpool_room_for(const strpool *p, size_t more);
+strpool_slot *strpool_reslotted(const strpool_slot *slots, size_t capacity, size_t cap);
+void strpool_install(strpool *p, strpool_slot *slots, size_t cap);
+
 /* Starts fetching the table slot that text[0..length) is looked up in first,
  * and keeps its hash for the strpool_intern of the same text at the same
  * address that comes next (the link thread, a frame ahead: a string new to
