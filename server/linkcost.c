@@ -13,6 +13,7 @@ static atomic_int linkcost_enabled;
 /* link thread only: the sampled record's stages, then the kept samples' sums */
 static uint64_t linkcost_record_ns[LINKCOST_STAGES], linkcost_ns[LINKCOST_STAGES];
 static uint64_t linkcost_timed, linkcost_dropped, linkcost_total, linkcost_next;
+static uint64_t linkcost_whole_dropped, linkcost_grows; /* whole stages dropped; growths */
 
 int linkcost_configure(const char *value, char *err, size_t errsz)
 {
@@ -81,12 +82,13 @@ uint64_t linkcost_add(int stage, uint64_t start)
     if (!start || stage < 0 || stage >= LINKCOST_STAGES)
         return 0;
     now = clock_mono_ns();
+    linkcost_grows += stage == LINKCOST_GROW;
     if (stage < LINKCOST_JOURNAL)
         linkcost_record_ns[stage] += now - start;
     else if (stage == LINKCOST_CONSUME || now - start <= LINKCOST_WHOLE_PREEMPTED_NS)
         linkcost_ns[stage] += now - start;
     else
-        linkcost_dropped++;
+        linkcost_whole_dropped++;
     return now;
 }
 
@@ -105,9 +107,12 @@ void linkcost_report(FILE *out, int link_id)
 
     if (!linkcost_on() || !linkcost_total)
         return;
-    fprintf(out, "jitscope: link cost %d: records %llu timed %llu dropped %llu", link_id,
-            (unsigned long long)linkcost_total, (unsigned long long)linkcost_timed,
-            (unsigned long long)linkcost_dropped);
+    fprintf(out,
+            "jitscope: link cost %d: records %llu timed %llu dropped %llu whole_dropped %llu "
+            "grows %llu",
+            link_id, (unsigned long long)linkcost_total, (unsigned long long)linkcost_timed,
+            (unsigned long long)linkcost_dropped, (unsigned long long)linkcost_whole_dropped,
+            (unsigned long long)linkcost_grows);
     for (i = 0; i < LINKCOST_STAGES; i++) {
         /* the sampled stages scaled to every record; the others timed whole */
         double ns = i >= LINKCOST_JOURNAL ? (double)linkcost_ns[i] : (double)linkcost_ns[i] * scale;
@@ -117,4 +122,5 @@ void linkcost_report(FILE *out, int link_id)
     fflush(out);
     memset(linkcost_ns, 0, sizeof(linkcost_ns));
     linkcost_timed = linkcost_dropped = linkcost_total = linkcost_next = 0;
+    linkcost_whole_dropped = linkcost_grows = 0;
 }
