@@ -9,7 +9,8 @@
  * server's commands go unanswered, like a busy agent's).
  *
  *   replay [--rate N] [--seconds S | --count N] [--functions N] [--modules N]
- *          [--scatter] [--realistic] [--name-bytes N] [--out PATH | --socketpair]
+ *          [--scatter] [--realistic | --distinct] [--threads N] [--name-bytes N]
+ *          [--linger S] [--out PATH | --socketpair]
  *
  * Past the first --functions compilations the same functions are compiled
  * again (as Tier1): in order, or with --scatter each at a pseudo-random one of
@@ -24,6 +25,18 @@
  * generic types and parameter lists from pools of words (about 100-250
  * bytes), 24 methods a type, so methods of one type share their type's name;
  * otherwise names are short ("Replay.Namespace.Type7.Method1234()").
+ *
+ * --distinct names every function a distinct generic instantiation, as a
+ * generics-heavy app's are: Namespace.Type<Namespace2.ItemN>.Method() (8
+ * namespaces, 10 types, 12 method names, N the function's number: no two
+ * functions share a type part), and loads a module every 200 functions (just
+ * before the first of them: MODULE_LOADED among the JITs; --modules is then
+ * ignored), over 8 JIT threads unless --threads says otherwise.
+ *
+ * --threads N (default 4, at most 64) spreads the compilations over N JIT threads.
+ *
+ * --linger S keeps the connection open S seconds after the last record (the
+ * session stays live: a bench reads the server at rest before it ends).
  *
  * --name-bytes N (at most WIRE_MAX_STRING, 4096) pads every function's name to N
  * bytes: a peer that pushes big names, as the memory budget's test does
@@ -50,20 +63,25 @@
 #include "wire_encode.h"
 
 #define REPLAY_BUFFER (256u * 1024u)
-#define REPLAY_TICK_NS 1000000ull /* pacing: at most 1 ms of events ahead of the clock */
-#define REPLAY_THREADS 4u         /* JIT threads the compilations are spread over */
+#define REPLAY_TICK_NS 1000000ull   /* pacing: at most 1 ms of events ahead of the clock */
+#define REPLAY_THREADS 4u           /* JIT threads the compilations are spread over, by default */
+#define REPLAY_DISTINCT_THREADS 8u  /* ...and with --distinct */
+#define REPLAY_DISTINCT_MODULE 200u /* --distinct: functions a module */
 
 typedef struct replay_opts {
     double rate;    /* compilations per second, 0: full speed */
     double seconds; /* how long, when count is 0 */
+    double linger;  /* seconds the connection stays open after the last record */
     unsigned long count;
     unsigned long functions;
     unsigned long modules;
     unsigned long name_bytes; /* names padded to this many bytes (0: as they are) */
     const char *out;
     int socketpair;
-    int scatter;   /* re-JITs at pseudo-random functions, not in order */
-    int realistic; /* names as long and as alike as a real service's */
+    int scatter;           /* re-JITs at pseudo-random functions, not in order */
+    int realistic;         /* names as long and as alike as a real service's */
+    int distinct;          /* every name a distinct generic instantiation, a module every 200 */
+    unsigned long threads; /* JIT threads (0: the mode's default) */
 } replay_opts;
 
 typedef struct replay_out {
@@ -114,22 +132,29 @@ static int replay_frame(replay_out *o, uint16_t type, const void *fixed, uint32_
 
 static uint64_t replay_module_id(unsigned long k) { return 0x5500u + (uint64_t)k * 0x100u; }
 
-/* MODULE_LOADED for each of the --modules modules, with a path and an assembly name. */
+/* MODULE_LOADED of module k, with a path and an assembly name. */
+static int replay_module(replay_out *o, unsigned long k)
+{
+    wire_module_loaded m = {.module_id = replay_module_id(k),
+                            .assembly_id = 0xA500u + (uint64_t)k,
+                            .base_address = 0x7e0000000000ull + (uint64_t)k * 0x100000u};
+    char path[64], assembly[48];
+    wire_text t[2] = {{.utf8 = path}, {.utf8 = assembly}};
+
+    t[0].length = (size_t)snprintf(path, sizeof(path), "/bench/Replay.Module%lu.dll", k);
+    t[1].length = (size_t)snprintf(assembly, sizeof(assembly), "Replay.Module%lu", k);
+    return replay_frame_texts(o, WIRE_MODULE_LOADED, &m, sizeof(m), t, 2);
+}
+
+/* MODULE_LOADED for each of the --modules modules (with --distinct they come
+ * among the JITs, replay_jit). */
 static int replay_modules(replay_out *o, const replay_opts *opt)
 {
     unsigned long k;
 
-    for (k = 0; k < opt->modules; k++) {
-        wire_module_loaded m = {.module_id = replay_module_id(k),
-                                .assembly_id = 0xA500u + (uint64_t)k,
-                                .base_address = 0x7e0000000000ull + (uint64_t)k * 0x100000u};
-        char path[64], assembly[48];
-        wire_text t[2] = {{.utf8 = path}, {.utf8 = assembly}};
-        t[0].length = (size_t)snprintf(path, sizeof(path), "/bench/Replay.Module%lu.dll", k);
-        t[1].length = (size_t)snprintf(assembly, sizeof(assembly), "Replay.Module%lu", k);
-        if (replay_frame_texts(o, WIRE_MODULE_LOADED, &m, sizeof(m), t, 2) != 0)
+    for (k = 0; k < opt->modules && !opt->distinct; k++)
+        if (replay_module(o, k) != 0)
             return -1;
-    }
     return 0;
 }
 
@@ -273,6 +298,39 @@ static size_t replay_realistic_name(char *out, size_t size, unsigned long i)
     return n;
 }
 
+/* Function i's name as a distinct generic instantiation:
+ * Namespace.Type<Namespace2.ItemN>.Method(), N = i, so no two functions share
+ * the type part (8 namespaces, 10 types, 12 method names). */
+static size_t replay_distinct_name(char *out, size_t size, unsigned long i)
+{
+    static const char *const spaces[] = {
+        "System.Collections.Generic", "Contoso.Orders.Domain",
+        "Contoso.Billing.Handlers",   "Microsoft.Extensions.Options",
+        "Contoso.Shipping.Api",       "System.Text.Json.Serialization.Metadata",
+        "Contoso.Inventory.Services", "Microsoft.EntityFrameworkCore.Query"};
+    static const char *const types[] = {"List",      "Dictionary", "Repository", "Handler",
+                                        "Converter", "Cache",      "Validator",  "Factory",
+                                        "Pipeline",  "Channel"};
+    static const char *const methods[] = {"Add",     "TryGetValue",   "Handle",  "Invoke",
+                                          "Create",  "Read",          "Write",   "Validate",
+                                          "Resolve", "GetEnumerator", "Dispose", "MoveNext"};
+    uint64_t m = replay_mix(i + 11);
+    size_t n = 0;
+
+    replay_append(out, size, &n, spaces[m % 8]);
+    replay_append(out, size, &n, ".");
+    replay_append(out, size, &n, types[(m >> 8) % 10]);
+    replay_append(out, size, &n, "<");
+    replay_append(out, size, &n, spaces[(m >> 16) % 8]);
+    replay_append(out, size, &n, ".Item");
+    replay_append_number(out, size, &n, i);
+    replay_append(out, size, &n, ">.");
+    replay_append(out, size, &n, methods[(m >> 24) % 12]);
+    replay_append(out, size, &n, "()");
+    out[n] = '\0';
+    return n;
+}
+
 /* Compilation n: function n the first time round (named then), afterwards
  * the functions again, in order or scattered. */
 static int replay_jit(replay_out *o, unsigned long n, const replay_opts *opt)
@@ -280,7 +338,10 @@ static int replay_jit(replay_out *o, unsigned long n, const replay_opts *opt)
     unsigned long i = n < opt->functions || !opt->scatter
                           ? n % opt->functions
                           : (unsigned long)(replay_mix(n) % opt->functions);
-    uint64_t fid = 0x7f0000000000ull + (uint64_t)i * 64u, thread = 0x1000u + n % REPLAY_THREADS;
+    unsigned long threads = opt->threads    ? opt->threads
+                            : opt->distinct ? REPLAY_DISTINCT_THREADS
+                                            : REPLAY_THREADS;
+    uint64_t fid = 0x7f0000000000ull + (uint64_t)i * 64u, thread = 0x1000u + n % threads;
     wire_jit_started s = {.function_id = fid, .thread_id = thread, .il_size = 40};
     wire_jit_finished f = {.function_id = fid,
                            .thread_id = thread,
@@ -289,15 +350,20 @@ static int replay_jit(replay_out *o, unsigned long n, const replay_opts *opt)
                            .il_size = 40,
                            .tier = n < opt->functions ? WIRE_TIER_0 : WIRE_TIER_1};
 
+    unsigned long module = opt->distinct ? i / REPLAY_DISTINCT_MODULE : i % opt->modules;
+
+    if (opt->distinct && n < opt->functions && i % REPLAY_DISTINCT_MODULE == 0 &&
+        replay_module(o, module) != 0)
+        return -1;
     if (replay_frame(o, WIRE_JIT_STARTED, &s, sizeof(s), NULL) != 0)
         return -1;
     if (n < opt->functions) {
-        wire_function_name fn = {.function_id = fid,
-                                 .module_id = replay_module_id(i % opt->modules),
-                                 .token = 0x06000001u};
+        wire_function_name fn = {
+            .function_id = fid, .module_id = replay_module_id(module), .token = 0x06000001u};
         char name[WIRE_MAX_STRING];
         wire_text t = {.utf8 = name};
-        t.length = opt->realistic
+        t.length = opt->distinct ? replay_distinct_name(name, sizeof(name), i)
+                   : opt->realistic
                        ? replay_realistic_name(name, sizeof(name), i)
                        : (size_t)snprintf(name, sizeof(name),
                                           "Replay.Namespace.Type%lu.Method%lu()", i % 97, i);
@@ -355,6 +421,10 @@ static int replay_parse(int argc, char **argv, replay_opts *o)
             o->realistic = 1;
             continue;
         }
+        if (strcmp(a, "--distinct") == 0) {
+            o->distinct = 1;
+            continue;
+        }
         if (strcmp(a, "--scatter") == 0) {
             o->scatter = 1;
             continue;
@@ -377,20 +447,25 @@ static int replay_parse(int argc, char **argv, replay_opts *o)
             o->functions = strtoul(v, &end, 10);
         else if (strcmp(a, "--modules") == 0)
             o->modules = strtoul(v, &end, 10);
+        else if (strcmp(a, "--linger") == 0)
+            o->linger = strtod(v, &end);
+        else if (strcmp(a, "--threads") == 0)
+            o->threads = strtoul(v, &end, 10);
         else if (strcmp(a, "--name-bytes") == 0)
             o->name_bytes = strtoul(v, &end, 10);
         else
             goto bad;
-        if (errno || !end || *end || o->rate < 0 || o->seconds <= 0 || o->functions == 0 ||
-            o->modules == 0 || o->modules > 4096 || o->name_bytes > WIRE_MAX_STRING)
+        if (errno || !end || *end || o->rate < 0 || o->seconds <= 0 || o->linger < 0 ||
+            o->linger > 3600 || o->functions == 0 || o->modules == 0 || o->modules > 4096 ||
+            o->threads > 64 || o->name_bytes > WIRE_MAX_STRING)
             goto bad;
     }
     return 0;
 bad:
-    fprintf(
-        stderr,
-        "usage: replay [--rate JITS_PER_S] [--seconds S | --count N] [--functions N] "
-        "[--modules N] [--scatter] [--realistic] [--name-bytes N] [--out PATH | --socketpair]\n");
+    fprintf(stderr,
+            "usage: replay [--rate JITS_PER_S] [--seconds S | --count N] [--functions N] "
+            "[--modules N] [--scatter] [--realistic | --distinct] [--threads N] [--name-bytes N] "
+            "[--out PATH | --socketpair]\n");
     return -1;
 }
 
@@ -453,6 +528,12 @@ int main(int argc, char **argv)
     printf("replay: %lu jit events, %llu records, %llu bytes in %.3f s: %.0f records/s\n", n,
            (unsigned long long)o.records, (unsigned long long)o.bytes, secs,
            (double)o.records / (secs > 0 ? secs : 1e-9));
+    fflush(stdout);
+    if (opt.linger > 0) {
+        struct timespec rest = {(time_t)opt.linger,
+                                (long)((opt.linger - (double)(time_t)opt.linger) * 1e9)};
+        nanosleep(&rest, NULL);
+    }
     rc = 0;
 done:
     close(o.fd);

@@ -45,6 +45,17 @@ static void fnname_encode(const char *head, char out[FNNAME_HEAD_BYTES])
         out[i] = (char)(0x80u | ((address >> (7u * i)) & 0x7fu));
 }
 
+void fnname_prefetch(strpool *p, const char *text, size_t length)
+{
+    size_t cut = length <= FNNAME_MAX ? fnname_split(text, length) : 0;
+
+    if (cut)
+        strpool_prefetch(p, text, cut);
+    /* the cut kept for fnname_store of the same name (a long name's split
+     * reads its parameter list: once is enough) */
+    p->hint_whole = text, p->hint_whole_length = length, p->hint_cut = cut;
+}
+
 const char *fnname_store(strpool *p, const char *text, size_t length, int intern)
 {
     const char *head = NULL;
@@ -53,7 +64,12 @@ const char *fnname_store(strpool *p, const char *text, size_t length, int intern
 
     if (length > FNNAME_MAX)
         return NULL;
-    cut = fnname_split(text, length);
+    if (p->hint_whole == text && p->hint_whole_length == length) {
+        cut = p->hint_cut;
+        p->hint_whole = NULL;
+    } else {
+        cut = fnname_split(text, length);
+    }
     /* a part's address must fit the record's 49 bits (user space on Linux
      * is below 2^47); one that does not leaves the name whole */
     if (cut && (head = strpool_intern(p, text, cut)) &&

@@ -34,6 +34,10 @@ typedef struct fnname {
  * dots of ".ctor" kept together), or 0 when it has none worth sharing. */
 size_t fnname_split(const char *text, size_t length);
 
+/* The type's part of the name text[0..length) that fnname_store will look up
+ * next, fetched ahead (strpool_prefetch). */
+void fnname_prefetch(strpool *p, const char *text, size_t length);
+
 /* Stores text[0..length) in p as a name record. intern: an equal record is
  * used again (dynamic methods, renamed with the same few names); else a new
  * one is added. NULL when the pool is out of room or length > FNNAME_MAX. */

@@ -5,12 +5,14 @@
 #include <string.h>
 
 #include "hugemem.h"
+#include "linkcost.h"
 
 int grow_reserve(void **items, size_t *cap, size_t count, size_t elem, size_t first, size_t max,
                  int zero)
 {
     size_t want;
     void *bigger;
+    uint64_t t;
 
     if (count < *cap)
         return 0;
@@ -21,6 +23,7 @@ int grow_reserve(void **items, size_t *cap, size_t count, size_t elem, size_t fi
         want *= 2;
     if (want > max)
         want = max;
+    t = linkcost_start_whole();
     bigger = realloc(*items, want * elem);
     if (!bigger)
         return -1;
@@ -29,5 +32,6 @@ int grow_reserve(void **items, size_t *cap, size_t count, size_t elem, size_t fi
         memset((char *)bigger + *cap * elem, 0, (want - *cap) * elem);
     *items = bigger;
     *cap = want;
+    linkcost_add(LINKCOST_GROW, t);
     return 0;
 }

@@ -19,6 +19,8 @@
 #include <unistd.h>
 
 #include "budget.h"
+#include "fnname.h"
+#include "linkcost.h"
 #include "linksock.h"
 #include "persist.h"
 #include "proc.h"
@@ -45,6 +47,7 @@ typedef struct link_conn {
     /* new functions its session's index took without growing, as of the last
      * consume (link_grow_index_ahead looks only when a read could need more) */
     size_t index_room;
+    size_t names_room; /* the same for its name table (link_grow_names_ahead) */
     uint8_t buf[LINK_BUFFER];
 } link_conn;
 
@@ -167,6 +170,7 @@ static void link_close(int slot, const char *why)
 
     if (c->session_id) {
         session *s;
+        linkcost_report(stderr, c->link_id);
         sessions_lock();
         s = sessions_get(c->session_id);
         if (s && s->link_id == c->link_id) {
@@ -377,6 +381,20 @@ static void link_prefetch_next(const session *s, const uint8_t *p, size_t n)
     idindex_prefetch(&s->function_index, id);
 }
 
+/* The frame at p[0..n) decoded into r, when it is whole and valid: its size,
+ * else 0 (it is decoded again at its turn, and refused then). */
+static size_t link_decode_ahead(const uint8_t *p, size_t n, wire_record *r)
+{
+    wire_frame f;
+    size_t used = 0;
+    const char *why = NULL;
+
+    if (wire_decode_frame(p, n, &f, &used, &why) != WIRE_DECODE_OK ||
+        wire_decode_record(&f, r, &why) != WIRE_DECODE_OK)
+        return 0;
+    return used;
+}
+
 /* The fewest bytes a frame that names a new function takes (a header and a
  * FunctionID): what the buffer holds, divided by this, bounds the new
  * functions one consume can add. */
@@ -387,6 +405,10 @@ static void link_prefetch_next(const session *s, const uint8_t *p, size_t n)
 static _Atomic unsigned long link_grown_ahead; /* link_index_grown_ahead's count */
 
 unsigned long link_index_grown_ahead(void) { return link_grown_ahead; }
+
+static _Atomic unsigned long link_names_grown; /* link_names_grown_ahead's count */
+
+unsigned long link_names_grown_ahead(void) { return link_names_grown; }
 
 /* Grows the session's function index, when the frames waiting could make it
  * grow, with most of the work outside the sessions lock: its slots are
@@ -431,6 +453,46 @@ static void link_grow_index_ahead(const link_conn *c)
     sessions_unlock();
 }
 
+/* The same for the session's name table (strpool.h), when the frames waiting
+ * could make it grow: a type part new to a table of a million strings made it
+ * grow in the lock, 30 ms of re-slotting at 2M slots that a query waited for
+ * (the distinct replay, bench/distinct.mjs). */
+static void link_grow_names_ahead(const link_conn *c)
+{
+    strpool_slot *copy = NULL, *bigger;
+    size_t cap = 0, capacity = 0, count = 0, more = c->used / LINK_NEW_FUNCTION_MIN_BYTES;
+    const strpool_slot *copied_from = NULL;
+    session *s;
+
+    if (!c->session_id || more < c->names_room)
+        return; /* the table has room for whatever these frames name */
+    sessions_lock();
+    s = sessions_get(c->session_id);
+    if (s)
+        cap = strpool_room_for(&s->names, more);
+    if (cap >= LINK_GROW_AHEAD_MIN && s->names.capacity &&
+        (copy = malloc(s->names.capacity * sizeof(*copy)))) {
+        capacity = s->names.capacity, count = s->names.count;
+        copied_from = s->names.slots;
+        memcpy(copy, copied_from, capacity * sizeof(*copy));
+        sessions_pin(s);
+    }
+    sessions_unlock();
+    if (!copy)
+        return;
+    bigger = strpool_reslotted(copy, capacity, cap);
+    free(copy);
+    sessions_lock();
+    if (bigger && s->names.slots == copied_from && s->names.capacity == capacity &&
+        s->names.count == count) {
+        strpool_install(&s->names, bigger, cap);
+        link_names_grown++;
+    } else
+        free(bigger);
+    sessions_unpin(s);
+    sessions_unlock();
+}
+
 /* Applies every complete frame in the buffer. Returns NULL or why the stream is bad. */
 static const char *link_consume(link_conn *c)
 {
@@ -441,6 +503,13 @@ static const char *link_consume(link_conn *c)
     /* c->buf[run..logged) was folded and goes into the session's log as it
      * came; a refused frame is left out (the runs before it go first) */
     size_t run = 0, logged = 0;
+    uint64_t consumed = linkcost_start_whole(), journal, decode;
+    uint64_t records = 0;
+    /* each frame is decoded once, a frame ahead of its turn, so that what it
+     * will look up is fetched while the one before is applied */
+    wire_record ahead[2];
+    size_t ahead_used = 0; /* the size of the frame decoded into ahead[next], 0: none */
+    int next = 0;
 
     sessions_lock();
     /* ended sessions give memory back before live ones are refused (a look
@@ -451,43 +520,68 @@ static const char *link_consume(link_conn *c)
     }
     while (!why) {
         wire_frame f;
-        wire_record r;
-        size_t used;
-        int rc = wire_decode_frame(c->buf + off, c->used - off, &f, &used, &why);
+        wire_record *r = &ahead[next];
+        size_t used = ahead_used;
+        int rc;
         size_t start = off;
 
-        if (rc != WIRE_DECODE_OK)
-            break;
+        next ^= 1; /* ahead[next]: where the frame after this one is decoded */
+        decode = linkcost_sample() ? linkcost_start() : 0;
+        if (!ahead_used) { /* not decoded ahead (the first, or one that was not whole) */
+            rc = wire_decode_frame(c->buf + off, c->used - off, &f, &used, &why);
+            if (rc != WIRE_DECODE_OK)
+                break;
+            if (wire_decode_record(&f, r, &why) != WIRE_DECODE_OK) {
+                off += used;
+                break;
+            }
+        }
         off += used;
-        if (wire_decode_record(&f, &r, &why) != WIRE_DECODE_OK)
-            break;
-        s = c->session_id ? sessions_get(c->session_id) : link_bind(c, &r, &why);
+        ahead_used = link_decode_ahead(c->buf + off, c->used - off, &ahead[next]);
+        linkcost_add(LINKCOST_DECODE, decode);
+        records++;
+        s = c->session_id ? sessions_get(c->session_id) : link_bind(c, r, &why);
         if (!s) {
             why = why ? why : "session vanished";
             break;
         }
         link_prefetch_next(s, c->buf + off, c->used - off);
+        if (ahead_used && ahead[next].type == WIRE_FUNCTION_NAME && ahead[next].string_count)
+            fnname_prefetch(&s->names, (const char *)ahead[next].strings[0].text,
+                            ahead[next].strings[0].length);
         s->bytes += used;
-        rc = session_apply(s, &r, now, &why);
+        rc = session_apply(s, r, now, &why);
         if (rc < 0)
             break;
         if (rc == SESSION_REFUSED) { /* not folded: not in its log (what it moved is, later) */
+            journal = linkcost_start_whole();
             if (start > run)
                 persist_frames(s, now, c->buf + run, start - run);
+            linkcost_add(LINKCOST_JOURNAL, journal);
             run = off;
             continue;
         }
         logged = off;
     }
+    linkcost_end_batch();
+    journal = linkcost_start_whole();
     if (s && logged > run) /* what was folded goes into its log, as it came */
         persist_frames(s, now, c->buf + run, logged - run);
+    linkcost_add(LINKCOST_JOURNAL, journal);
     if (s && logged)
         sessions_changed(); /* wakes requests waiting for a record (POST /stacks) */
-    if (s)
+    if (s) {
         c->index_room = idindex_room(&s->function_index);
+        c->names_room = s->names.capacity * 3 / 4 > s->names.count
+                            ? s->names.capacity * 3 / 4 - s->names.count
+                            : 0;
+        strpool_hint_clear(&s->names); /* the buffer moves below */
+    }
     sessions_unlock();
     memmove(c->buf, c->buf + off, c->used - off);
     c->used -= off;
+    linkcost_records(records);
+    linkcost_add(LINKCOST_CONSUME, consumed);
     return why;
 }
 
@@ -517,6 +611,7 @@ static void link_read(int slot)
             break;
         c->used += (size_t)n;
         link_grow_index_ahead(c);
+        link_grow_names_ahead(c);
         why = link_consume(c);
         if (why) {
             link_close(slot, why);
@@ -561,6 +656,7 @@ static void *link_main(void *arg)
 
     (void)arg;
     pthread_setname_np(pthread_self(), "jitscope-link"); /* for top, perf and bench/ */
+    linkcost_thread = 1;
     for (;;) {
         struct pollfd fds[1 + LINKSOCK_MAX + LINK_SLOTS];
         int slots[1 + LINKSOCK_MAX + LINK_SLOTS], handles[LINKSOCK_MAX], n, i, listeners;

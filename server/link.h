@@ -42,5 +42,7 @@ void link_on_sweep(void (*hook)(void));
 /* How many times a session's function index grew outside the sessions lock
  * (link_grow_index_ahead in link.c), since the start. */
 unsigned long link_index_grown_ahead(void);
+/* The same for a session's name table (link_grow_names_ahead). */
+unsigned long link_names_grown_ahead(void);
 
 #endif

@@ -39,6 +39,7 @@
 #include "client.h"
 #include "http.h"
 #include "hugemem.h"
+#include "linkcost.h"
 #include "ipc.h"
 #include "launch.h"
 #include "mallocopt.h"
@@ -384,7 +385,8 @@ static int serve(cli_options *o, int mode)
     }
     rc = 1;
     mallocopt_fix_thresholds();
-    if (hugemem_configure(getenv("JITSCOPE_HUGEPAGES"), err, sizeof(err)) != 0) {
+    if (hugemem_configure(getenv("JITSCOPE_HUGEPAGES"), err, sizeof(err)) != 0 ||
+        linkcost_configure(getenv("JITSCOPE_LINK_COST"), err, sizeof(err)) != 0) {
         fprintf(stderr, "jitscope: %s\n", err);
         return 2; /* a usage error */
     }

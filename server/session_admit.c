@@ -7,6 +7,7 @@
 #include "session_kinds.h"
 
 #include "budget.h"
+#include "linkcost.h"
 #include "record_kinds.h"
 
 /* The record's sequence number taken in, and the record checked against
@@ -443,14 +444,17 @@ int session_admit(session *s, const wire_record *r, const record_kind *k, const 
 {
     record_check_context c;
     int checked;
+    uint64_t t = linkcost_start();
 
     if (k->flags & RECORD_KIND_OPENS)
         s->last_seq = 0; /* a connection's numbers start at 1 */
     checked = session_check(s, r, k, &c, why);
+    t = linkcost_add(LINKCOST_CHECK, t);
     if (checked != 0)
         return checked;
     if (session_budget_check(s, r, k) != 0)
         return SESSION_REFUSED;
+    linkcost_add(LINKCOST_BUDGET, t);
     if (k->accepted)
         k->accepted(&s->checks, &c, r);
     if (!s->persist.quiet) /* its frame goes into the log as it came (the link hands it over) */

@@ -6,6 +6,7 @@
  * The one entry to the folds, above the table (see session.h). */
 #include "session.h"
 
+#include "linkcost.h"
 #include "record_kinds.h"
 
 /* Target's monotonic time -> wall clock; times from the agent are untrusted, so
@@ -38,9 +39,12 @@ int session_apply(session *s, const wire_record *r, int64_t now_ns, const char *
         return admitted;
     if (refusals) /* taken after refused ones: their trace goes into the log first */
         session_refusals_logged(s, now_ns, &before);
+    uint64_t t = linkcost_start();
+
     if (k->fold(s, r, when, now_ns, why) != 0)
         return -1;
     session_memory_sync(s);
+    linkcost_add(LINKCOST_FOLD, t);
     return 0;
 }
 

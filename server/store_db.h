@@ -109,6 +109,7 @@ typedef struct store_work {
     int id;
     uint8_t *log; /* entries to append as chunks (NULL: none) */
     size_t log_length;
+    size_t log_cap; /* the bytes log has room for (it may be kept for reuse) */
     size_t cut;     /* with a snapshot: log[0..cut) comes before it, the rest after */
     void *snapshot; /* the folded state (NULL: none) */
     size_t snapshot_length;
@@ -131,6 +132,8 @@ store_work *store_journal_take(size_t *count);
  * queues (or, past the journal's bound, are dropped and break the log). The
  * array and what it still holds are freed. */
 void store_journal_done(store_work *works, size_t count, int ok);
+/* The bytes of committed log memory kept for the next log (0: none). */
+size_t store_journal_spare(void);
 /* The journal's backlog, lost and logged bytes into out, read at one time. */
 void store_journal_stats(store_stats *out);
 /* The writer waits here for work, a kick, or the deadline (ms); 1 when stopping. */

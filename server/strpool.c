@@ -55,23 +55,47 @@ static const char *strpool_at(const strpool *p, uint32_t ref)
     return p->chunks[ref >> STRPOOL_CHUNK_BITS] + (ref & (STRPOOL_CHUNK - 1));
 }
 
-static int strpool_grow(strpool *p)
+strpool_slot *strpool_reslotted(const strpool_slot *slots, size_t capacity, size_t cap)
 {
-    size_t cap = p->capacity ? p->capacity * 2 : 1024, i, j, mask = cap - 1;
+    size_t i, j, mask = cap - 1;
     strpool_slot *bigger = calloc(cap, sizeof(*bigger));
 
     if (!bigger)
-        return -1;
-    for (i = 0; i < p->capacity; i++) {
-        if (!p->slots[i].hash)
+        return NULL;
+    for (i = 0; i < capacity; i++) {
+        if (!slots[i].hash)
             continue;
-        for (j = strpool_home(p->slots[i].hash, mask); bigger[j].hash; j = (j + 1) & mask)
+        for (j = strpool_home(slots[i].hash, mask); bigger[j].hash; j = (j + 1) & mask)
             ;
-        bigger[j] = p->slots[i];
+        bigger[j] = slots[i];
     }
+    return bigger;
+}
+
+void strpool_install(strpool *p, strpool_slot *slots, size_t cap)
+{
     free(p->slots);
-    p->slots = bigger;
+    p->slots = slots;
     p->capacity = cap;
+}
+
+size_t strpool_room_for(const strpool *p, size_t more)
+{
+    size_t cap = p->capacity ? p->capacity : 1024;
+
+    while ((p->count + more) * 4 > cap * 3 && cap < ((size_t)1 << 40))
+        cap *= 2;
+    return cap > p->capacity ? cap : 0;
+}
+
+static int strpool_grow(strpool *p)
+{
+    size_t cap = p->capacity ? p->capacity * 2 : 1024;
+    strpool_slot *bigger = strpool_reslotted(p->slots, p->capacity, cap);
+
+    if (!bigger)
+        return -1;
+    strpool_install(p, bigger, cap);
     return 0;
 }
 
@@ -138,7 +162,12 @@ const char *strpool_intern2(strpool *p, const char *a, size_t alen, const char *
         return p->last;
     if ((p->count + 1) * 4 > p->capacity * 3 && strpool_grow(p) != 0)
         return NULL;
-    hash = strpool_hash(a, alen, b, blen);
+    if (!alen && p->hint == b && p->hint_length == blen) {
+        hash = p->hint_hash;
+        p->hint = NULL; /* used (another text's hint stays: the frame after it is still to come) */
+    } else {
+        hash = strpool_hash(a, alen, b, blen);
+    }
     mask = p->capacity - 1;
     for (i = strpool_home(hash, mask); p->slots[i].hash; i = (i + 1) & mask) {
         if (p->slots[i].hash == hash) {
@@ -169,6 +198,18 @@ const char *strpool_intern2(strpool *p, const char *a, size_t alen, const char *
     p->text_bytes += STRPOOL_SERIAL_BYTES + length + 1;
     return copy;
 }
+
+void strpool_prefetch(strpool *p, const char *text, size_t length)
+{
+    if (strpool_too_long(0, length) || !p->capacity ||
+        (p->last && p->last_length == length && memcmp(p->last, text, length) == 0))
+        return; /* the last one again (a type's methods): found by one comparison, unhashed */
+    p->hint = text, p->hint_length = length;
+    p->hint_hash = strpool_hash(NULL, 0, text, length);
+    __builtin_prefetch(&p->slots[strpool_home(p->hint_hash, p->capacity - 1)]);
+}
+
+void strpool_hint_clear(strpool *p) { p->hint = p->hint_whole = NULL; }
 
 const char *strpool_add2(strpool *p, const char *a, size_t alen, const char *b, size_t blen)
 {

@@ -46,6 +46,14 @@ typedef struct strpool {
     /* the interned strings by serial (strpool_serial), as references */
     uint32_t *serial_refs;
     size_t serial_cap;
+    /* strpool_prefetch's text (NULL: none), its length and hash */
+    const char *hint;
+    size_t hint_length;
+    uint32_t hint_hash;
+    /* the caller's note beside it (fnname.c: the name the text was cut from,
+     * its length and the cut), cleared with it */
+    const char *hint_whole;
+    size_t hint_whole_length, hint_cut;
 } strpool;
 
 /* The interned copy of text[0..length) (no NUL inside expected; the copy is
@@ -90,5 +98,23 @@ size_t strpool_bytes(const strpool *p);
 /* What the budget counts of its tables: the hash slots and the serials. */
 size_t strpool_table_bytes(const strpool *p);
 void strpool_free(strpool *p);
+
+/* Growing the table ahead, most of it outside the caller's lock (link.c,
+ * as idindex.h's): the capacity the table needs before `more` strings more
+ * are interned, or 0 when it has room for them; a copy of slots[0..capacity)
+ * re-slotted into a calloc'd table of cap slots (NULL when out of memory);
+ * that table put in place of the pool's (the old one freed). */
+size_t strpool_room_for(const strpool *p, size_t more);
+strpool_slot *strpool_reslotted(const strpool_slot *slots, size_t capacity, size_t cap);
+void strpool_install(strpool *p, strpool_slot *slots, size_t cap);
+
+/* Starts fetching the table slot that text[0..length) is looked up in first,
+ * and keeps its hash for the strpool_intern of the same text at the same
+ * address that comes next (the link thread, a frame ahead: a string new to
+ * a big table costs a cache miss there, which the frame before then hides).
+ * strpool_hint_clear forgets it; the caller must before the text's memory
+ * changes. */
+void strpool_prefetch(strpool *p, const char *text, size_t length);
+void strpool_hint_clear(strpool *p);
 
 #endif

@@ -3,7 +3,8 @@
  * are the name byte for byte whatever it holds, that a type's methods share
  * one copy of its part (the memory it is for), that the order of two names is
  * strcmp's whatever their cuts, copies cut to a buffer, and the pool's
- * first chunks small.
+ * first chunks small; a type's part fetched a frame ahead (fnname_prefetch)
+ * is found with the hash kept then, and the hint is used once.
  * Build: make build/tests/test_fnname && build/tests/test_fnname
  */
 #include <stdint.h>
@@ -254,6 +255,43 @@ TEST(a_small_pool_holds_a_small_chunk)
     strpool_free(&q);
 }
 
+TEST(a_part_fetched_ahead_is_found_with_its_hash)
+{
+    strpool p = {0};
+    char buf[128];
+    const char *a = "Contoso.Api.Factory<Contoso.Orders.Item1>.Invoke()";
+    const char *b = "Contoso.Api.Factory<Contoso.Orders.Item2>.Invoke()";
+    const char *first, *again, *rec;
+    size_t head = fnname_split(a, strlen(a));
+
+    rec = fnname_store(&p, a, strlen(a), 0); /* the table exists, Item1's part in it */
+    first = rec ? fnname_parts(rec).head : NULL;
+    snprintf(buf, sizeof(buf), "%s", a); /* the same bytes elsewhere, as a frame's */
+    p.last = NULL; /* the one-comparison path would find it without the table */
+    fnname_prefetch(&p, buf, strlen(buf));
+    CHECK(p.hint == buf && p.hint_length == head, "the type's part is the hint (%zu bytes)",
+          p.hint_length);
+    CHECK(p.hint_whole == buf && p.hint_cut == head, "and the cut, for the store");
+    rec = fnname_store(&p, buf, strlen(buf), 0);
+    again = rec ? fnname_parts(rec).head : NULL;
+    CHECK(first && again == first, "found in the table through the kept hash: one copy");
+    CHECK(p.hint == NULL && p.hint_whole == NULL, "the hint is used once");
+    CHECK(rec && fnname_copy(rec, buf, sizeof(buf)) == strlen(a) && strcmp(buf, a) == 0,
+          "the name reads as it came");
+    fnname_prefetch(&p, buf, strlen(buf));
+    CHECK(p.hint == NULL,
+          "the part just interned again is not hashed ahead (one comparison finds it)");
+    fnname_prefetch(&p, b, strlen(b));
+    CHECK(p.hint == b, "a new part is");
+    strpool_hint_clear(&p);
+    CHECK(p.hint == NULL && p.hint_whole == NULL, "cleared (the frame's memory moves)");
+    rec = fnname_store(&p, b, strlen(b), 0);
+    CHECK(rec && fnname_parts(rec).head != first && fnname_copy(rec, buf, sizeof(buf)) &&
+              strcmp(buf, b) == 0,
+          "another part is its own");
+    strpool_free(&p);
+}
+
 static const check_test tests[] = {
     TEST_ENTRY(where_a_name_is_cut),
     TEST_ENTRY(names_come_back_byte_for_byte),
@@ -262,6 +300,7 @@ static const check_test tests[] = {
     TEST_ENTRY(names_order_as_strcmp),
     TEST_ENTRY(copies_are_cut_to_the_buffer),
     TEST_ENTRY(a_small_pool_holds_a_small_chunk),
+    TEST_ENTRY(a_part_fetched_ahead_is_found_with_its_hash),
     TEST_END,
 };
 

@@ -14,7 +14,9 @@
  * say hello first (a session made here), as agents do. Connections that say
  * nothing are closed: the oldest at once when more than LINK_MAX_PENDING
  * wait for their hello, the others at the hello deadline (2 s), and an agent
- * past its hello is not touched by either.
+ * past its hello is not touched by either. A session's function index and
+ * its name table grow outside the sessions lock when a flood of new
+ * functions (and type parts) would make them grow.
  * Build: make build/tests/test_link && build/tests/test_link
  */
 #include <dlfcn.h>
@@ -391,12 +393,66 @@ TEST(a_big_function_index_grows_outside_the_lock)
     close(fd);
 }
 
+/* Frames that name 120,000 functions, each with a type part of its own (a
+ * distinct generic instantiation), make the session's name table grow past
+ * 64K slots: it grows re-slotted outside the sessions lock, and every name
+ * reads back as it came. */
+TEST(a_big_name_table_grows_outside_the_lock)
+{
+    enum { N = 120000 };
+    static uint8_t buf[1u << 16];
+    unsigned long before = link_names_grown_ahead();
+    size_t used = 0, same = 0, count = 0;
+    int fd = agent_connect(), id = fd >= 0 ? agent_hello(fd) : -1, ok = 1, tries;
+    unsigned i;
+    char name[96], back[96];
+    session *s;
+
+    CHECK(id > 0 && agent_link_id(id), "an agent connection, bound to its session");
+    for (i = 0; ok && i < N; i++) {
+        wire_record r;
+        snprintf(name, sizeof(name), "Contoso.Api.Factory<Contoso.Orders.Item%u>.Invoke()", i);
+        r = rec_function_name(0x7f0000000000ull + (uint64_t)i * 16u, 0, name, 0);
+        r.seq = 2 + i;
+        if (used + 256 > sizeof(buf)) {
+            ok = write_all(fd, buf, used) == 0;
+            used = 0;
+        }
+        used += rec_frame(&r, buf + used);
+    }
+    ok = ok && write_all(fd, buf, used) == 0;
+    CHECK(ok, "%u names written", (unsigned)N);
+    for (tries = 0; tries < 3000 && count < N; tries++) { /* up to 30 s */
+        sessions_lock();
+        s = sessions_get(id);
+        count = s ? s->names.count : 0;
+        sessions_unlock();
+        if (count < N)
+            sleep_ms(10);
+    }
+    sessions_lock();
+    s = sessions_get(id);
+    for (i = 0; s && i < N; i++) {
+        const session_function *f = session_find_function(s, 0x7f0000000000ull + (uint64_t)i * 16u);
+        snprintf(name, sizeof(name), "Contoso.Api.Factory<Contoso.Orders.Item%u>.Invoke()", i);
+        same += f && session_function_name_copy(f, back, sizeof(back)) == strlen(name) &&
+                strcmp(back, name) == 0;
+    }
+    sessions_unlock();
+    CHECK(count >= N && same == N, "every type part interned (%zu) and every name as it came (%zu)",
+          count, same);
+    CHECK(link_names_grown_ahead() - before >= 1,
+          "the name table grew outside the lock (%lu times)", link_names_grown_ahead() - before);
+    close(fd);
+}
+
 static const check_test tests[] = {
     TEST_ENTRY(command_arrives_whole),
     TEST_ENTRY(part_of_a_command_shuts_the_link),
     TEST_ENTRY(full_socket_leaves_the_stream_in_step),
     TEST_ENTRY(silent_connections_are_closed),
     TEST_ENTRY(a_big_function_index_grows_outside_the_lock),
+    TEST_ENTRY(a_big_name_table_grows_outside_the_lock),
     TEST_END,
 };
 

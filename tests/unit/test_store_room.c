@@ -2,7 +2,9 @@
  * journal too small for the load breaks the log (the read stops there and
  * says so) until a snapshot heals it; a disk that fills up (RLIMIT_FSIZE) is
  * retried and nothing is lost; what waits for the writer counts in the memory
- * budget, and an ended session's snapshot waits while it would not fit.
+ * budget, and an ended session's snapshot waits while it would not fit; a
+ * committed log's memory is kept for the next log (no fresh pages for every
+ * round) and let go in a round that needs much less.
  *
  * The storage fixture (a directory per test, sessions folded from hand-made
  * records and read back) is storefix.h's.
@@ -19,6 +21,7 @@
 #include "persist.h"
 #include "sessions.h"
 #include "store.h"
+#include "store_db.h"
 #include "storefix.h"
 
 TEST(a_full_journal_breaks_the_log_until_a_snapshot)
@@ -208,11 +211,53 @@ TEST(an_ended_snapshot_waits_for_the_writer)
     close_store();
 }
 
+/* n appends of 4 KiB to session id's log. */
+static void append_kib(int id, unsigned n)
+{
+    static uint8_t frames[4096];
+    unsigned i;
+
+    for (i = 0; i < n; i++)
+        store_append(id, 1, frames, sizeof(frames));
+}
+
+TEST(a_committed_log_is_written_into_again)
+{
+    store_work *w;
+    size_t n;
+    uint8_t *first;
+
+    CHECK(store_journal_init(256u << 20) == 0, "a journal (no writer: this test is the writer)");
+    append_kib(7, 600);
+    w = store_journal_take(&n);
+    CHECK(w && n == 1 && w[0].log_length >= 600u * 4096 && w[0].log_cap >= w[0].log_length,
+          "2.4 MiB taken");
+    first = w ? w[0].log : NULL;
+    store_journal_done(w, n, 1);
+    CHECK(store_journal_spare() >= 600u * 4096, "its memory kept (%zu bytes)",
+          store_journal_spare());
+    append_kib(7, 600);
+    CHECK(store_journal_spare() == 0, "the next log took it");
+    w = store_journal_take(&n);
+    CHECK(w && n == 1 && w[0].log == first, "and wrote into the same memory");
+    store_journal_done(w, n, 1);
+    CHECK(store_journal_spare() > 0, "kept again");
+    append_kib(7, 1);
+    w = store_journal_take(&n);
+    CHECK(w && n == 1 && store_journal_spare() == 0, "a round of 4 KiB lets it go");
+    store_journal_done(w, n, 1);
+    CHECK(store_journal_spare() == 0, "a small log's memory is not kept");
+    w = store_journal_take(&n);
+    CHECK(!w && n == 0, "nothing more to take");
+    store_journal_free();
+}
+
 static const check_test tests[] = {
     TEST_ENTRY(a_full_journal_breaks_the_log_until_a_snapshot),
     TEST_ENTRY(a_full_disk_is_retried),
     TEST_ENTRY(unwritten_log_counts_in_the_budget),
     TEST_ENTRY(an_ended_snapshot_waits_for_the_writer),
+    TEST_ENTRY(a_committed_log_is_written_into_again),
     TEST_END,
 };
 
