@@ -4,9 +4,11 @@
  * Called with the sessions lock held and the methods wanted (srcline_want):
  * the lock is released while each module's PDB is read (the methods with no
  * PDB, most of the runtime's own, need nothing more), taken again to read
- * the code of those that have one (asked of the agent while the session is
- * live, at most API_LINES_MAX_ASK methods a response, else the newest code
- * read: api_code_fetch), and released for good. The session may end or go
+ * the code of those that have one (the code already read when it came after
+ * the method's last compilation, else asked of the agent while the session is
+ * live, at most API_LINES_MAX_ASK methods a response and none after one went
+ * unanswered, else the newest code read: api_code_fetch), and released for
+ * good. The session may end or go
  * meanwhile: its methods then keep the code they had or none.
  * api_lines_view does this for the method frames of a profile view. */
 #include <stdlib.h>
@@ -17,6 +19,16 @@
 #include "srcline.h"
 
 #define API_LINES_MAX_ASK 256u
+
+/* The code already read of a method is still all of it when it came after
+ * the method's last compilation: the agent is asked again only else (and an
+ * agent that does not answer, a stopped process, costs one wait, not one a
+ * method). */
+static int api_lines_current(const code_reply *r, const session_function *f)
+{
+    return r && r->complete && !r->broken && r->end.status == WIRE_CODE_OK &&
+           r->time_ns >= session_function_last_jit_ns(f);
+}
 
 int api_lines_fill(api_call *c, srcline *L, int want_code)
 {
@@ -42,7 +54,9 @@ int api_lines_fill(api_call *c, srcline *L, int want_code)
             (void)srcline_take_code(L, (uint32_t)i, NULL, "the session or method is gone");
             continue;
         }
-        if (s->state == SESSION_LIVE && s->link_id && asked < API_LINES_MAX_ASK) {
+        r = code_reply_find(&s->code, 0, (uint32_t)(f - s->functions));
+        if (s->state == SESSION_LIVE && s->link_id && asked < API_LINES_MAX_ASK &&
+            !api_lines_current(r, f)) {
             int status;
             asked++;
             c->n = e->function_id;
@@ -56,10 +70,10 @@ int api_lines_fill(api_call *c, srcline *L, int want_code)
                 json_decref(c->reply->json);
                 c->reply->json = NULL;
                 (void)srcline_take_code(L, (uint32_t)i, NULL, reason);
+                if (status == 504)
+                    asked = API_LINES_MAX_ASK; /* a stopped agent: the others wait no more */
                 continue;
             }
-        } else {
-            r = code_reply_find(&s->code, 0, (uint32_t)(f - s->functions));
         }
         if (srcline_take_code(L, (uint32_t)i, r,
                               "no code of it was read while the session was live") != 0)
