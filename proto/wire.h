@@ -25,11 +25,7 @@
 
 #include <stdint.h>
 
-/* 9: GC_HEAP_STATS (record 34), EXCEPTION_COUNTS (35); 8: exceptions, allocations (31-33, 108-109);
- * 7: code lookups for CPU profiles (record 30, command 107); 6: the code the JIT
- * produced (records 25-29, command 106); 5: THREAD_DESTROYED and THREAD_NAME carry
- * the OS thread id, WIRE_FLAG_OS_NAME; 4: wire_agent_cost counts metadata reads;
- * 3: wire_drops has 7 reasons; 2: jit tier */
+/* What each version added: docs/PROTOCOL.md, "Versions". */
 #define WIRE_VERSION 9u
 /* The oldest version whose records decode as today's (only types were added
  * since, and fields that were 0 or reserved filled in): a session stored by a
