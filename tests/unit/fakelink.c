@@ -302,6 +302,10 @@ int read_snapshot(conn *c, uint32_t kind, uint64_t request_id, snap_read *s, int
     }
 }
 
+/* Waits for a PROFILE_STATUS of state (counting the samples read meanwhile):
+ * 1, or -1 once timeout_ms passed. The callers give 30 s: a wait, not a
+ * timing claim (a loaded machine can keep the fake runtime's walker off the
+ * CPU for seconds). */
 int read_status(conn *c, uint32_t state, wire_profile_status *out, unsigned *samples,
                 int timeout_ms)
 {

@@ -79,7 +79,7 @@ TEST(detach)
     fake_stacks_reset();
     fake_add_thread(0xAA, 3, S_OK, 0);
     CHECK(send_profile(&conn_a, 40, 0, 0) == 0, "PROFILE_START 40 Hz before the detach");
-    CHECK(read_status(&conn_a, WIRE_PROFILE_STARTED, &pst, NULL, 2000) == 1 &&
+    CHECK(read_status(&conn_a, WIRE_PROFILE_STARTED, &pst, NULL, 30000) == 1 &&
               read_snapshot(&conn_a, WIRE_STACK_SAMPLE, 0, &snap, 2000) == 1,
           "sampling runs (STARTED, a sample)");
     CHECK(wait_threads_named("jitscope-walk", 1, 1000) == 1, "the walker thread runs again");
