@@ -60,7 +60,7 @@ TEST(gc_timeline)
     CHECK(obj_a->lpVtbl->GarbageCollectionFinished(obj_a) == S_OK,
           "GarbageCollectionFinished -> S_OK");
     send_command(conn_a.fd, WIRE_CMD_PING, &ping, sizeof(ping));
-    while (n < 16 && conn_read(&conn_a, 2000) == 1 && conn_a.last.type != WIRE_PONG) {
+    while (n < 16 && conn_read(&conn_a, 30000) == 1 && conn_a.last.type != WIRE_PONG) {
         uint16_t t = conn_a.last.type;
         if (t == WIRE_GC_STARTED || t == WIRE_GC_FINISHED || t == WIRE_RUNTIME_SUSPEND) {
             types[n] = t;
@@ -127,7 +127,7 @@ TEST(jit_info)
     obj_a->lpVtbl->JITCachedFunctionSearchFinished(obj_a, 0x600E,
                                                    COR_PRF_CACHED_FUNCTION_NOT_FOUND);
     send_command(conn_a.fd, WIRE_CMD_PING, &ping, sizeof(ping));
-    while (conn_read(&conn_a, 2000) == 1 && conn_a.last.type != WIRE_PONG) {
+    while (conn_read(&conn_a, 30000) == 1 && conn_a.last.type != WIRE_PONG) {
         if (conn_a.last.type == WIRE_INLINING && n_in < 2 &&
             CHECK(conn_a.last_length == sizeof(wire_inlining), "INLINING of %zu bytes (%u)",
                   sizeof(wire_inlining), conn_a.last_length))
@@ -158,7 +158,7 @@ TEST(jit_info)
         per_call[b] = (now_s() - t0) * 1e9 / BATCH;
         ping.cookie = 0x1A11F + b;
         send_command(conn_a.fd, WIRE_CMD_PING, &ping, sizeof(ping));
-        while (conn_read(&conn_a, 2000) == 1 && conn_a.last.type != WIRE_PONG)
+        while (conn_read(&conn_a, 30000) == 1 && conn_a.last.type != WIRE_PONG)
             ;
         pongs += conn_a.last.type == WIRE_PONG;
     }
@@ -219,7 +219,7 @@ TEST(jit_without_method_load)
     tier_events(without, 0);
     obj_a->lpVtbl->JITCompilationFinished(obj_a, without, S_OK, TRUE);
     send_command(conn_a.fd, WIRE_CMD_PING, &ping, sizeof(ping));
-    while (conn_read(&conn_a, 3000) == 1 && conn_a.last.type != WIRE_PONG)
+    while (conn_read(&conn_a, 30000) == 1 && conn_a.last.type != WIRE_PONG)
         if (conn_a.last.type == WIRE_JIT_FINISHED && n < 2) {
             memcpy(&j[n], conn_a.last_payload, sizeof(j[n]));
             lengths[n] = conn_a.last_length;
@@ -284,7 +284,7 @@ TEST(tier_source_ended_under_a_compilation)
     obj_a->lpVtbl->JITCompilationStarted(obj_a, none, TRUE);
     obj_a->lpVtbl->JITCompilationFinished(obj_a, none, S_OK, TRUE);
     send_command(conn_a.fd, WIRE_CMD_PING, &ping, sizeof(ping));
-    while (conn_read(&conn_a, 3000) == 1 && conn_a.last.type != WIRE_PONG) {
+    while (conn_read(&conn_a, 30000) == 1 && conn_a.last.type != WIRE_PONG) {
         if (conn_a.last.type == WIRE_JIT_FINISHED) {
             wire_jit_finished j;
             memcpy(&j, conn_a.last_payload, sizeof(j));
@@ -321,20 +321,23 @@ TEST(tier_source_ended_under_a_compilation)
     CHECK(taken_back == 0, "never taken back (%u TIERS_STATUS after the end)", taken_back);
 }
 
-/* Reads the connection until the agent's TIERS_STATUS, which answers a
- * WIRE_CMD_TIERS once the switch is done; how many said ENDED_BY_RUNTIME go
- * to *endings. 1, or 0 if none came. */
-static int read_tiers_status(unsigned *endings)
+/* Reads the connection until the agent's TIERS_STATUS saying `enabled`
+ * (WIRE_TIERS_OFF or WIRE_TIERS_ON), which answers a WIRE_CMD_TIERS once the
+ * switch is done (a status said before, at the connection's start, can still
+ * be in the stream: it is read past); how many said ENDED_BY_RUNTIME go to
+ * *endings. 1, or 0 if none came. */
+static int read_tiers_status(unsigned *endings, uint32_t enabled)
 {
     wire_tiers_status t;
 
-    while (conn_read(&conn_a, 3000) == 1) {
+    while (conn_read(&conn_a, 30000) == 1) {
         if (conn_a.last.type != WIRE_TIERS_STATUS)
             continue;
         memcpy(&t, conn_a.last_payload, sizeof(t));
-        if (t.enabled != WIRE_TIERS_ENDED_BY_RUNTIME)
+        if (t.enabled == WIRE_TIERS_ENDED_BY_RUNTIME)
+            ++*endings;
+        else if (t.enabled == enabled)
             return 1;
-        ++*endings;
     }
     return 0;
 }
@@ -356,14 +359,14 @@ TEST(tier_source_switched_under_a_compilation)
     obj_a->lpVtbl->JITCompilationStarted(obj_a, fid, TRUE);
     tier_events(fid, 0);
     send_command(conn_a.fd, WIRE_CMD_TIERS, &off, sizeof(off));
-    CHECK(read_tiers_status(&endings) == 1, "switched off");
+    CHECK(read_tiers_status(&endings, WIRE_TIERS_OFF) == 1, "switched off");
     send_command(conn_a.fd, WIRE_CMD_TIERS, &on, sizeof(on));
-    CHECK(read_tiers_status(&endings) == 1, "switched on");
+    CHECK(read_tiers_status(&endings, WIRE_TIERS_ON) == 1, "switched on");
     CHECK((unsigned)atomic_load(&fake_scene.pipe_started) > started,
           "a new session started (%d, %u before)", atomic_load(&fake_scene.pipe_started), started);
     obj_a->lpVtbl->JITCompilationFinished(obj_a, fid, S_OK, TRUE);
     send_command(conn_a.fd, WIRE_CMD_PING, &ping, sizeof(ping));
-    while (conn_read(&conn_a, 3000) == 1 && conn_a.last.type != WIRE_PONG)
+    while (conn_read(&conn_a, 30000) == 1 && conn_a.last.type != WIRE_PONG)
         if (conn_a.last.type == WIRE_TIERS_STATUS) {
             wire_tiers_status t;
             memcpy(&t, conn_a.last_payload, sizeof(t));
