@@ -1,5 +1,6 @@
-// codeheat.mjs -- issue 38 item 5's number for item 1: how long GET
-// .../functions/{fid}/code takes to answer with every instruction's samples
+// codeheat.mjs -- issue 38 item 5's numbers for items 1 and 2: how long GET
+// .../functions/{fid}/code takes to answer with every instruction's samples,
+// and GET .../functions/{fid}/source with every line's (its PDB read each time)
 // of a profile of at least SAMPLES thread samples (default 10,000). The app is
 // StackTarget's "hotline" mode (two threads hot in Hot.Work and Hot.OsrLoop);
 // the profile is a CPU profile at 999 Hz, stopped once it holds SAMPLES. Then
@@ -64,7 +65,7 @@ async function main() {
   const lines = [];
   lines.push(`### The code view with a profile's samples (issue 38 items 1 and 5; \`node bench/codeheat.mjs\`, ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC, load average ${(await import('node:os')).loadavg()[0].toFixed(2)})`);
   lines.push('');
-  lines.push(`A CPU profile of StackTarget \`hotline\` with ${status.samples} thread samples (${status.distinct_stacks} distinct stacks); GET .../code of each hot method, latency at the client (ms):`);
+  lines.push(`A CPU profile of StackTarget \`hotline\` with ${status.samples} thread samples (${status.distinct_stacks} distinct stacks); GET .../code and .../source of each hot method, latency at the client (ms):`);
   lines.push('');
   lines.push('| request | n | p50 | p95 | max | reply |');
   lines.push('| --- | --- | --- | --- | --- | --- |');
@@ -78,6 +79,12 @@ async function main() {
     const what = `${f.name.replace(/^StackTarget\./, '')}: ${v.length} versions, ${insns} instructions, ${here} samples`;
     lines.push(row(`${what}, refresh=0`, kept, `${(kept.last.bytes / 1024).toFixed(0)} KiB`));
     lines.push(row(`${what}, refresh=1 (from the agent)`, fresh, `${(fresh.last.bytes / 1024).toFixed(0)} KiB`));
+    const src = `${srv.url}/api/sessions/1/functions/${f.function_id}/source`;
+    const [srcKept, srcFresh] = await series(`${src}?refresh=0`, src, REQUESTS, REFRESHES);
+    const sl = srcKept.last.body.lines;
+    const onLines = `${f.name.replace(/^StackTarget\./, '')}: ${sl.length} lines, ${sl.reduce((n, l) => n + l.self_samples, 0)} samples as the leaf`;
+    lines.push(row(`${onLines}, per line, refresh=0`, srcKept, `${(srcKept.last.bytes / 1024).toFixed(0)} KiB`));
+    lines.push(row(`${onLines}, per line, refresh=1 (from the agent)`, srcFresh, `${(srcFresh.last.bytes / 1024).toFixed(0)} KiB`));
   }
   srv.proc.stdin.write('exit\n');
   await srv.stop();
