@@ -54,11 +54,11 @@ describe('file:line in the flame graph', { timeout: 300000 }, () => {
     await page.locator('select.mode-select').selectOption('cpu');
     await page.locator('input#p-hz-1').fill('999');
     await page.locator('button.start-btn').click();
-    await page.locator('.p-stats .badge-live').waitFor({ timeout: 20000 });
+    await page.locator('.p-stats .badge-live').waitFor({ timeout: 60000 });
     await waitFor('Hot.Work sampled', () => tab(page, (t, w) => t.status && t.status.samples > 1000 && !!t.flame.locate(w), WORK),
       { timeoutMs: 90000 });
     await page.locator('button.stop-btn').click();
-    await waitFor('stopped', () => tab(page, (t) => t.status && t.status.state === 'stopped'), { timeoutMs: 20000 });
+    await waitFor('stopped', () => tab(page, (t) => t.status && t.status.state === 'stopped'), { timeoutMs: 60000 });
   });
 
   after(async () => {
@@ -69,7 +69,7 @@ describe('file:line in the flame graph', { timeout: 300000 }, () => {
     const at = await waitFor('Hot.Work with its file', async () => {
       const w = await widest(page, WORK);
       return w && w.node.file === HOT_CS && !w.node.split && w;
-    }, { timeoutMs: 20000 });
+    }, { timeoutMs: 60000 });
     assert.match(await tipSource(page, at), new RegExp(`^${HOT_CS.replace(/[.]/g, '\\.')} \\(from line \\d+\\)$`));
     const corelib = await widest(page, 'System.Threading.Thread.StartCallback()');
     assert.ok(corelib, 'the threads\' start is drawn');
@@ -82,7 +82,7 @@ describe('file:line in the flame graph', { timeout: 300000 }, () => {
     const at = await waitFor('Hot.Work split by line', async () => {
       const w = await widest(page, WORK);
       return w && w.node.split && w;
-    }, { timeoutMs: 20000 });
+    }, { timeoutMs: 60000 });
     assert.equal(at.node.line, HOT_LINE, `the widest Hot.Work frame is line ${HOT_LINE}`);
     const labels = await tab(page, (t, w) => {
       let best = null;
