@@ -20,13 +20,12 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { ROOT, STACK_DLL, startServer, stopAll, waitFor, functionsOf, tempDataDir } from './lib.mjs';
+import { ROOT, STACK_DLL, startServer, stopAll, waitFor, functionsOf, tempDataDir, threadOf, cpuSeconds } from './lib.mjs';
 
 after(stopAll);
 
 const READY = /^READY pid=(\d+)$/m;
 const HOT_CS = path.join(ROOT, 'tests/apps/StackTarget/Hot.cs');
-const TICK = 100; // USER_HZ
 
 const post = (srv, p, body) => srv.api(p, {
   method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body),
@@ -50,19 +49,6 @@ function ilRange(out, method, line) {
   return [points[i].il, points[i + 1].il];
 }
 
-function threadOf(pid, name) {
-  for (const t of fs.readdirSync(`/proc/${pid}/task`)) {
-    try {
-      if (fs.readFileSync(`/proc/${pid}/task/${t}/comm`, 'utf8').trim() === name) return Number(t);
-    } catch { /* ended meanwhile */ }
-  }
-  throw new Error(`no thread named ${name} in ${pid}`);
-}
-function cpuSeconds(pid, tid) {
-  const stat = fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(f[11]) + Number(f[12])) / TICK;
-}
 
 async function fn(srv, q) {
   const list = await functionsOf(srv, 1, `&q=${encodeURIComponent(q)}`);

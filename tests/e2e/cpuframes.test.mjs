@@ -10,8 +10,7 @@
 // time (read from /proc), whatever the wall time, and only shares are judged.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import { stopAll, waitFor } from './lib.mjs';
+import { stopAll, waitFor, threadOf, cpuSeconds } from './lib.mjs';
 import { runStackTarget } from './stacktarget.mjs';
 
 after(stopAll);
@@ -20,21 +19,7 @@ const OSR = 'StackTarget.Frames.OsrLoop(double, double)';
 const OSR_CALLER = 'StackTarget.Frames.OsrCaller(double, double)';
 const MATH = 'StackTarget.Frames.MathLoop(int, double)';
 const MATH_CALLER = 'StackTarget.Frames.MathCaller(double)';
-const TICK = 100; // USER_HZ
 
-function threadOf(pid, name) {
-  for (const t of fs.readdirSync(`/proc/${pid}/task`)) {
-    try {
-      if (fs.readFileSync(`/proc/${pid}/task/${t}/comm`, 'utf8').trim() === name) return Number(t);
-    } catch { /* ended meanwhile */ }
-  }
-  throw new Error(`no thread named ${name} in ${pid}`);
-}
-function cpuSeconds(pid, tid) {
-  const stat = fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(f[11]) + Number(f[12])) / TICK;
-}
 const post = (srv, p, body) => srv.api(p, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
 
 // The folded stacks of one thread as [frames root first, count].

@@ -19,8 +19,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { ROOT, BUILD, WEB_DLL, startServer, stopAll, waitFor, attach, serveAttached,
-  detachAndWait, agentTrace, fetchChecked, tempDataDir, asanRuntime } from './lib.mjs';
+import { ROOT, BUILD, WEB_DLL, startServer, stopAll, waitFor, attach, serveAttached, detachAndWait, agentTrace, fetchChecked, tempDataDir, asanRuntime, threadOf, cpuSeconds, processCpuSeconds } from './lib.mjs';
 import { runStackTarget, startStackTarget } from './stacktarget.mjs';
 import { checkResponse } from './openapi.mjs';
 
@@ -34,7 +33,6 @@ const SPEEDSCOPE_SCHEMA = JSON.parse(fs.readFileSync(
 const NOPERF = path.join(BUILD, 'tests/noperf');
 const INNER = 'StackTarget.Spin.Inner(ulong)';
 const HZ = 999;
-const TICK = 100; // USER_HZ: /proc's CPU times are in 1/100 s
 const isLabel = (name) => name.startsWith('[');
 const isNative = (name) => !name.includes('('); // managed names carry their parameter list
 
@@ -43,20 +41,6 @@ const post = (srv, p, body) => srv.api(p, body === undefined ? { method: 'POST' 
   body: typeof body === 'string' ? body : JSON.stringify(body),
 });
 
-// The OS thread of the target named `name`, and its CPU time so far (s).
-function threadOf(pid, name) {
-  for (const t of fs.readdirSync(`/proc/${pid}/task`)) {
-    try {
-      if (fs.readFileSync(`/proc/${pid}/task/${t}/comm`, 'utf8').trim() === name) return Number(t);
-    } catch { /* ended meanwhile */ }
-  }
-  throw new Error(`no thread named ${name} in ${pid}`);
-}
-function cpuSeconds(pid, tid) {
-  const stat = fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(f[11]) + Number(f[12])) / TICK; // utime, stime (fields 14 and 15)
-}
 
 // The server's open perf events and its CPU sampler threads.
 function serverPerf(pid) {
@@ -345,12 +329,6 @@ test('a stored CPU profile reads back the same after a restart', async () => {
   await again.stop();
 });
 
-// The process's CPU time so far (s), every thread.
-function processCpu(pid) {
-  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(f[11]) + Number(f[12])) / TICK;
-}
 
 test('ASP.NET Core under load: the handler on top, Kestrel and routing named, nothing suspended', async () => {
   const srv = await startServer(['run', '--port', '0', '--', 'dotnet', WEB_DLL, '0']);
@@ -371,10 +349,10 @@ test('ASP.NET Core under load: the handler on top, Kestrel and routing named, no
   const clients = [client(), client(), client(), client()];
   try {
     await waitFor('the service warmed up', () => requests >= 200, { timeoutMs: 60000 });
-    const cpu0 = processCpu(pid), t0 = Date.now(), req0 = requests;
+    const cpu0 = processCpuSeconds(pid), t0 = Date.now(), req0 = requests;
     const start = await post(srv, '/api/sessions/1/profile', { hz: HZ, mode: 'cpu' });
     assert.equal(start.status, 202, JSON.stringify(start.body));
-    await waitFor('3 s and 1.5 s of the service\'s CPU time', () => Date.now() - t0 >= 3000 && processCpu(pid) - cpu0 >= 1.5, { timeoutMs: 120000, everyMs: 100 });
+    await waitFor('3 s and 1.5 s of the service\'s CPU time', () => Date.now() - t0 >= 3000 && processCpuSeconds(pid) - cpu0 >= 1.5, { timeoutMs: 120000, everyMs: 100 });
     assert.equal((await post(srv, '/api/sessions/1/profile/stop')).status, 200);
     assert.ok(requests - req0 > 100, `requests served while profiling: ${requests - req0}`);
   } finally {

@@ -282,3 +282,29 @@ export async function detachAndWait(srv, id) {
     return s.state === 'detached' && s;
   }, { timeoutMs: 20000 });
 }
+
+// /proc's CPU times are in USER_HZ ticks (1/100 s).
+const USER_HZ = 100;
+// utime + stime (fields 14 and 15) of a /proc stat line, in seconds.
+function statCpuSeconds(stat) {
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(f[11]) + Number(f[12])) / USER_HZ;
+}
+
+// The OS thread of process `pid` named `name` (its comm).
+export function threadOf(pid, name) {
+  for (const t of fs.readdirSync(`/proc/${pid}/task`)) {
+    try {
+      if (fs.readFileSync(`/proc/${pid}/task/${t}/comm`, 'utf8').trim() === name) return Number(t);
+    } catch { /* ended meanwhile */ }
+  }
+  throw new Error(`no thread named ${name} in ${pid}`);
+}
+
+// A thread's CPU time so far (s); processCpuSeconds: every thread's.
+export function cpuSeconds(pid, tid) {
+  return statCpuSeconds(fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8'));
+}
+export function processCpuSeconds(pid) {
+  return statCpuSeconds(fs.readFileSync(`/proc/${pid}/stat`, 'utf8'));
+}

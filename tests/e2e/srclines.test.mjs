@@ -19,7 +19,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { ROOT, STACK_DLL, startServer, stopAll, waitFor, functionsOf } from './lib.mjs';
+import { ROOT, STACK_DLL, startServer, stopAll, waitFor, functionsOf, threadOf, cpuSeconds } from './lib.mjs';
 import { hotLines } from './stacktarget.mjs';
 
 after(stopAll);
@@ -27,7 +27,6 @@ after(stopAll);
 const READY = /^READY pid=(\d+)$/m;
 const HOT_CS = path.join(ROOT, 'tests/apps/StackTarget/Hot.cs');
 const HIDDEN = 0xFEEFEE;
-const TICK = 100; // USER_HZ
 
 const post = (srv, p, body) => srv.api(p, {
   method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body),
@@ -60,19 +59,6 @@ function oracleLine(points, il) {
   return at.line === HIDDEN ? null : at.line;
 }
 
-function threadOf(pid, name) {
-  for (const t of fs.readdirSync(`/proc/${pid}/task`)) {
-    try {
-      if (fs.readFileSync(`/proc/${pid}/task/${t}/comm`, 'utf8').trim() === name) return Number(t);
-    } catch { /* ended meanwhile */ }
-  }
-  throw new Error(`no thread named ${name} in ${pid}`);
-}
-function cpuSeconds(pid, tid) {
-  const stat = fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(f[11]) + Number(f[12])) / TICK;
-}
 
 async function fn(srv, q) {
   const list = await functionsOf(srv, 1, `&q=${encodeURIComponent(q)}`);
