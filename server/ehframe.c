@@ -32,7 +32,8 @@ static uint64_t eh_u(ehcur *c, unsigned n)
     return v;
 }
 
-static uint64_t eh_uleb(ehcur *c)
+/* A LEB128 number; `is_signed`: its last byte's bit 6 extends the sign. */
+static uint64_t eh_leb(ehcur *c, int is_signed)
 {
     uint64_t v = 0;
     unsigned shift = 0;
@@ -44,25 +45,13 @@ static uint64_t eh_uleb(ehcur *c)
             v |= (uint64_t)(b & 0x7f) << shift;
         shift += 7;
     } while ((b & 0x80) && !c->bad);
+    if (is_signed && shift < 64 && (b & 0x40))
+        v |= ~0ull << shift;
     return v;
 }
 
-static int64_t eh_sleb(ehcur *c)
-{
-    uint64_t v = 0;
-    unsigned shift = 0;
-    uint8_t b;
-
-    do {
-        b = (uint8_t)eh_u(c, 1);
-        if (shift < 64)
-            v |= (uint64_t)(b & 0x7f) << shift;
-        shift += 7;
-    } while ((b & 0x80) && !c->bad);
-    if (shift < 64 && (b & 0x40))
-        v |= ~0ull << shift;
-    return (int64_t)v;
-}
+static uint64_t eh_uleb(ehcur *c) { return eh_leb(c, 0); }
+static int64_t eh_sleb(ehcur *c) { return (int64_t)eh_leb(c, 1); }
 
 /* a * b as the two's complement wraps it (the file's numbers may be anything). */
 static int64_t eh_mul(int64_t a, int64_t b) { return (int64_t)((uint64_t)a * (uint64_t)b); }
