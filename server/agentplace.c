@@ -7,7 +7,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/openat2.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -22,6 +21,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "inroot.h"
 #include "linksock.h"
 #include "proc.h"
 #include "sessions.h"
@@ -94,20 +94,7 @@ static gid_t ap_gid_of(pid_t pid)
  * a link out of it. The fd, or -1 with errno. */
 static int ap_open_tmp(pid_t pid, const char *inside)
 {
-    struct open_how how = {.flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC,
-                           .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS};
-    char path[64];
-    int root, fd, e;
-
-    snprintf(path, sizeof(path), "/proc/%d/root", (int)pid);
-    root = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
-    if (root < 0)
-        return -1;
-    fd = (int)syscall(SYS_openat2, root, inside, &how, sizeof(how));
-    e = errno;
-    close(root);
-    errno = e;
-    return fd;
+    return inroot_open(pid, inside, O_RDONLY | O_DIRECTORY);
 }
 
 /* A directory stream over dir_fd's directory, on a copy of the fd (closedir

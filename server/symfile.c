@@ -4,15 +4,14 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/openat2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
+#include "inroot.h"
 #include "pefile.h"
 
 #define SYMFILE_MAX_CODEVIEW 4096u
@@ -37,15 +36,7 @@ static int symfile_open(pid_t pid, const char *path, size_t *size)
     if (path[0] != '/')
         return -1;
     if (pid > 0) {
-        char root_path[64];
-        struct open_how how = {.flags = O_PATH | O_CLOEXEC,
-                               .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS};
-        int root;
-        snprintf(root_path, sizeof(root_path), "/proc/%d/root", (int)pid);
-        if ((root = open(root_path, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
-            return -1;
-        fd = (int)syscall(SYS_openat2, root, path, &how, sizeof(how));
-        close(root);
+        fd = inroot_open(pid, path, O_PATH);
     } else {
         fd = open(path, O_PATH | O_CLOEXEC);
     }
