@@ -55,12 +55,18 @@ static int make_tree(void)
     return 0;
 }
 
+/* What make_tree made, deepest first. */
 static void remove_tree(void)
 {
-    char cmd[128];
-    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tree);
-    if (system(cmd) != 0)
-        fprintf(stderr, "could not remove %s\n", tree);
+    static const char *const made[] = {"a/b/file.txt", "a/filelink", "dirlink", "a/b", "a", ""};
+    char path[256];
+    size_t i;
+
+    for (i = 0; i < sizeof(made) / sizeof(made[0]); i++) {
+        snprintf(path, sizeof(path), "%s/%s", tree, made[i]);
+        if (remove(path) != 0)
+            fprintf(stderr, "could not remove %s\n", path);
+    }
 }
 
 /* What fd reads (at most size - 1 bytes), closed. */
