@@ -645,8 +645,8 @@ int mdread_member_ref(const mdread *r, uint32_t token, mdread_member *out)
     if (!row)
         return -1;
     coded = field(row, 0, r->parent_width);
-    if ((coded & 7u) > 4 || (coded >> 3) == 0)
-        return -1;
+    if ((coded & 7u) > 4 || (coded >> 3) == 0 || (coded >> 3) > 0x00FFFFFFu)
+        return -1; /* (a row past 24 bits would spill into the token's table) */
     out->parent = parents[coded & 7u] | (coded >> 3);
     out->name = string_at(r, field(row, r->parent_width, r->string_width));
     if (!out->name ||
@@ -665,7 +665,7 @@ int mdread_method_spec(const mdread *r, uint32_t token, uint32_t *method, const 
     if (!row)
         return -1;
     coded = field(row, 0, r->method_ref_width);
-    if ((coded >> 1) == 0)
+    if ((coded >> 1) == 0 || (coded >> 1) > 0x00FFFFFFu)
         return -1;
     *method = ((coded & 1u) ? MDREAD_TOKEN_MEMBERREF : MDREAD_TOKEN_METHODDEF) | (coded >> 1);
     return blob_at(r, field(row, r->method_ref_width, r->blob_width), inst, len);

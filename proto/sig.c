@@ -192,6 +192,10 @@ static void sig_put_named(sig_reader *r, sig_writer *w, int by_handle, uint64_t 
 
     if (!w->out)
         return;
+    if (w->len >= w->cap) { /* no room: the name is cut, and asked for nothing */
+        w->cut = 1;
+        return;
+    }
     if (r->names && by_handle && r->names->type_handle)
         n = r->names->type_handle(r->names->ctx, key, name, sizeof(name));
     else if (r->names && !by_handle && r->names->type_token)

@@ -125,7 +125,11 @@ int codeview_take(codeview *v, session *s, const session_function *f, const code
         d->code = codeview_dup(o->code, o->code_have);
         d->map = codeview_dup(o->map, (size_t)o->map_have * sizeof(*o->map));
         d->refs = codeview_dup(o->refs, (size_t)o->ref_have * sizeof(*o->refs));
+        if ((o->code_have && !d->code) || (o->map_have && !d->map) || (o->ref_have && !d->refs))
+            return -1; /* out of memory: no counts without their arrays */
     }
+    if (r->il_have && !v->reply.il)
+        return -1;
     for (i = 0; i < r->version_count; i++) {
         const code_reply_version *o = &v->reply.versions[i];
         codeview_version *cv = &v->versions[i];

@@ -271,8 +271,9 @@ static uint32_t cpufold_stack(cpufold_state *f, const cpuprof_sample *e, uint64_
                     seq[depth++] = cpufold_symbol_key(f, caller->symbol);
                     last_managed = 0;
                 } else {
-                    seq[depth++] = caller->function_id;
                     at[k] = caller->ip - 1;
+                    seq_at[depth] = at[k]; /* its line too (lines=2) */
+                    seq[depth++] = caller->function_id;
                 }
                 break;
             }

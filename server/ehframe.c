@@ -128,13 +128,16 @@ int ehframe_load(ehframe *h, int fd)
         const uint8_t *b = raw + hdr.p_offset;
         ehcur c = {b + 4, b + hdr.p_filesz, hdr.p_vaddr + 4, 0};
         uint64_t frame, count;
+        size_t table_bytes;
 
         if (b[0] != 1 || b[3] != 0x3b) /* version 1, a datarel sdata4 table */
             goto done;
         frame = eh_ptr(&c, b[1], hdr.p_vaddr);
         count = eh_ptr(&c, b[2], hdr.p_vaddr);
-        if (c.bad || count == 0 || count > (uint64_t)(c.end - c.p) / 8)
+        if (c.bad || count == 0 || count > (uint64_t)(c.end - c.p) / 8 ||
+            count > EHFRAME_MAX_BYTES / 8)
             goto done;
+        table_bytes = (size_t)(c.p - b) + (size_t)count * 8; /* the header's own bytes only */
         for (i = 0; i < nloads; i++) {
             const GElf_Phdr *l = &loads[i];
             size_t off, n;
@@ -147,14 +150,14 @@ int ehframe_load(ehframe *h, int fd)
             if (n > EHFRAME_MAX_BYTES)
                 n = EHFRAME_MAX_BYTES;
             if (ehframe_copy(&h->frame, raw + off, n) != 0 ||
-                ehframe_copy(&h->hdr, b, (size_t)hdr.p_filesz) != 0) {
+                ehframe_copy(&h->hdr, b, table_bytes) != 0) {
                 ehframe_free(h);
                 rc = -1;
                 goto done;
             }
             h->frame_length = n;
             h->frame_vaddr = frame;
-            h->hdr_length = (size_t)hdr.p_filesz;
+            h->hdr_length = table_bytes;
             h->hdr_vaddr = hdr.p_vaddr;
             h->count = (uint32_t)count;
             h->table_at = (size_t)(c.p - b);

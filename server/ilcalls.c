@@ -2,8 +2,8 @@
 #include "ilcalls.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "sig.h"
 #include "symfile.h"
@@ -128,7 +128,7 @@ uint32_t ilcalls_scan(const uint8_t *code, uint32_t size, ilcalls_site *out, uin
 int ilcalls_open(ilcalls_module *m, pid_t pid, const char *path)
 {
     memset(m, 0, sizeof(*m));
-    if (!path || !path[0] || !(m->map = symfile_map(pid, path, ILCALLS_MAX_FILE, &m->size)))
+    if (!path || !path[0] || !(m->map = symfile_read_file(pid, path, ILCALLS_MAX_FILE, &m->size)))
         return -1;
     if (mdread_open_image(&m->md, m->map, m->size, 1) != 0) {
         ilcalls_close(m);
@@ -139,18 +139,23 @@ int ilcalls_open(ilcalls_module *m, pid_t pid, const char *path)
 
 void ilcalls_close(ilcalls_module *m)
 {
-    if (m->map)
-        munmap(m->map, m->size);
+    free(m->map);
     memset(m, 0, sizeof(*m));
 }
 
 /* ---- names ---- */
 
+/* The tokens one name may have named (its owner, arguments and parameters,
+ * TypeSpecs within them): a hostile module's TypeSpec that names itself in
+ * each of a thousand arguments would otherwise take 1000^4 steps. */
+#define ILCALLS_MAX_NAMED 4096u
+
 typedef struct ilcalls_ctx {
     const mdread *md;
     sig_names names;
-    int full;  /* the next TypeDef/TypeRef named with its namespace (the owner's) */
-    int depth; /* TypeSpecs within TypeSpecs */
+    int full;       /* the next TypeDef/TypeRef named with its namespace (the owner's) */
+    int depth;      /* TypeSpecs within TypeSpecs */
+    unsigned named; /* tokens named so far for this name: at most ILCALLS_MAX_NAMED */
 } ilcalls_ctx;
 
 /* A TypeDef's name with its enclosing types ("Ns.Outer+Inner"), or a
@@ -192,6 +197,9 @@ static size_t ilcalls_token_name(void *ctx, uint32_t token, char *out, size_t ou
     int full = c->full, n;
 
     c->full = 0;
+    if (c->named >= ILCALLS_MAX_NAMED)
+        return 0; /* a TypeSpec naming itself in each of its arguments: work without end */
+    c->named++;
     if ((token & 0xFF000000u) != MDREAD_TOKEN_TYPESPEC)
         return ilcalls_type_name(c->md, token, full, out, outsz, 0);
     if (c->depth >= 4 || mdread_type_spec(c->md, token, &sig, &len) != 0)

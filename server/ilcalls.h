@@ -20,7 +20,7 @@
 
 #include "mdread.h"
 
-#define ILCALLS_MAX_FILE (512u * 1024u * 1024u) /* a module file's size, at most */
+#define ILCALLS_MAX_FILE (128u * 1024u * 1024u) /* a module file's size, at most (read whole) */
 #define ILCALLS_NAME_BYTES 512u
 
 enum { ILCALLS_CALL = 0x28, ILCALLS_CALLVIRT = 0x6F, ILCALLS_NEWOBJ = 0x73 };
@@ -38,7 +38,7 @@ uint32_t ilcalls_scan(const uint8_t *code, uint32_t size, ilcalls_site *out, uin
 
 /* A module's metadata, from its file. */
 typedef struct ilcalls_module {
-    void *map;
+    void *map; /* the file read whole (symfile_read_file) */
     size_t size;
     mdread md;
 } ilcalls_module;

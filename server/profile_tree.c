@@ -240,7 +240,9 @@ static int tree_sibling_order(const void *a, const void *b, void *arg)
         return x->value > y->value ? -1 : 1;
     if ((c = strcmp(tree_name(t->v, x->sym), tree_name(t->v, y->sym))) != 0 || x->sym == y->sym)
         return c;
-    return tree_line(t->v, x->sym) < tree_line(t->v, y->sym) ? -1 : 1; /* split: by line */
+    if (tree_line(t->v, x->sym) != tree_line(t->v, y->sym)) /* split: by line */
+        return tree_line(t->v, x->sym) < tree_line(t->v, y->sym) ? -1 : 1;
+    return x->sym < y->sym ? -1 : 1; /* two symbols of one name and line: a stable order */
 }
 
 /* Folded frames: most samples first; at equal samples the named before the

@@ -66,8 +66,10 @@ int srcline_take_code(srcline *L, uint32_t index, const code_reply *r, const cha
         v->map_count = 0;
         v->map = NULL;
         if (rv->map_have) {
-            if (!(v->map = malloc((size_t)rv->map_have * sizeof(*v->map))))
+            if (!(v->map = malloc((size_t)rv->map_have * sizeof(*v->map)))) {
+                e->have_code = 1; /* what was taken stays; nothing is appended again */
                 return -1;
+            }
             memcpy(v->map, rv->map, (size_t)rv->map_have * sizeof(*v->map));
             v->map_count = rv->map_have;
         }

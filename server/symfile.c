@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -319,14 +318,20 @@ char *symfile_read_text(pid_t pid, const char *path, size_t *length)
     return text;
 }
 
-void *symfile_map(pid_t pid, const char *path, size_t max, size_t *size)
+void *symfile_read_file(pid_t pid, const char *path, size_t max, size_t *size)
 {
-    void *map;
+    void *data = NULL;
     int fd = symfile_open(pid, path, size);
 
     if (fd < 0)
         return NULL;
-    map = *size && *size <= max ? mmap(NULL, *size, PROT_READ, MAP_PRIVATE, fd, 0) : MAP_FAILED;
+    /* read, not mapped: a process that cuts the file short while it is read
+     * makes the read fail, where a mapping would bring SIGBUS on the server */
+    if (*size && *size <= max && (data = malloc(*size)) &&
+        symfile_read_at(fd, 0, data, *size) != 0) {
+        free(data);
+        data = NULL;
+    }
     close(fd);
-    return map == MAP_FAILED ? NULL : map;
+    return data;
 }

@@ -41,10 +41,10 @@ const char *symfile_dir(void);
 int symfile_load(symfile *out, pid_t pid, const char *assembly, char *err, size_t err_size);
 void symfile_free(symfile *s);
 
-/* A whole file as process pid sees it (pid 0: the server's view), mapped
- * read-only (munmap(result, *size) frees it), at most `max` bytes; NULL when
- * it cannot be opened, is no regular file, is empty or is larger. */
-void *symfile_map(pid_t pid, const char *path, size_t max, size_t *size);
+/* A whole file as process pid sees it (pid 0: the server's view), read into
+ * memory (free() gives it back), at most `max` bytes; NULL when it cannot be
+ * opened or read, is no regular file, is empty or is larger. */
+void *symfile_read_file(pid_t pid, const char *path, size_t max, size_t *size);
 
 /* A source file's text as process pid sees it (pid 0: the server's view),
  * at most SYMFILE_MAX_TEXT bytes: malloc'd, NUL-terminated, or NULL. */
