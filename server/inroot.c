@@ -81,7 +81,8 @@ int inroot_open(pid_t pid, const char *path, int flags)
     if ((root = open(root_path, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
         return -1;
     fd = inroot_walk_forced ? -1 : (int)syscall(SYS_openat2, root, path, &how, sizeof(how));
-    if (fd < 0 && (inroot_walk_forced || errno == ENOSYS))
+    if (fd < 0 &&
+        (inroot_walk_forced || errno == ENOSYS || errno == EPERM)) /* EPERM: a seccomp filter */
         fd = inroot_walk(root, path, flags);
     e = errno;
     close(root);
