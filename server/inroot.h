@@ -1,9 +1,10 @@
 /* inroot.h -- a path opened as a process sees it, from its root
  * (/proc/PID/root), never following a link out of that root: openat2 with
  * RESOLVE_IN_ROOT where the kernel has it (Linux 5.6), else (ENOSYS: older
- * kernels, valgrind; EPERM: a seccomp filter that predates openat2) one component at a time with no link followed at all
- * and no "..": a path through a link is then not opened. Used by symfile.c
- * (PDBs and sources in a container) and agentplace.c (its temp directory). */
+ * kernels, valgrind; EPERM: a seccomp filter that predates openat2) one
+ * component at a time with no link followed at all and no "..": a path
+ * through a link is then not opened. Used by symfile.c (PDBs and sources in a
+ * container) and agentplace.c (its temp directory). */
 #ifndef JITSCOPE_INROOT_H
 #define JITSCOPE_INROOT_H
 
