@@ -18,26 +18,17 @@
 // CPU time (from /proc), not for a wall time.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import path from 'node:path';
-import { ROOT, STACK_DLL, startServer, stopAll, waitFor, functionsOf, tempDataDir, threadOf, cpuSeconds } from './lib.mjs';
+import { STACK_DLL, startServer, stopAll, waitFor, functionsOf, tempDataDir } from './lib.mjs';
+import { cpuProfileFor, hotLines } from './stacktarget.mjs';
 
 after(stopAll);
 
 const READY = /^READY pid=(\d+)$/m;
-const HOT_CS = path.join(ROOT, 'tests/apps/StackTarget/Hot.cs');
 
 const post = (srv, p, body) => srv.api(p, {
   method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body),
 });
 
-// The source line of each method's HOT LINE marker.
-function hotLines() {
-  const lines = fs.readFileSync(HOT_CS, 'utf8').split('\n');
-  const at = {};
-  lines.forEach((l, i) => { const m = /\/\/ HOT LINE (\w+)$/.exec(l); if (m) at[m[1]] = i + 1; });
-  return at;
-}
 
 // [start, end) IL offsets of `line` in `method`, from the app's SEQ lines.
 function ilRange(out, method, line) {
@@ -117,8 +108,8 @@ test('CPU samples on the instructions of the hot line: Tier1 and OSR, through a 
   await waitFor('live', async () => (await srv.api('/api/sessions/1')).body.state === 'live', { timeoutMs: 30000 });
   const pid = Number(READY.exec(srv.stdout)[1]);
   const lines = hotLines();
-  const workRange = ilRange(srv.stdout, 'Work', lines.Work);
-  const osrRange = ilRange(srv.stdout, 'OsrLoop', lines.OsrLoop);
+  const workRange = ilRange(srv.stdout, 'Work', lines.Work.line);
+  const osrRange = ilRange(srv.stdout, 'OsrLoop', lines.OsrLoop.line);
   const work = await waitFor('Hot.Work at Tier1', async () => {
     const f = await fn(srv, 'StackTarget.Hot.Work(');
     return f && f.tiers.some((t) => t.tier === 'Tier1') && f;
@@ -134,15 +125,7 @@ test('CPU samples on the instructions of the hot line: Tier1 and OSR, through a 
   assert.equal((await srv.api(`/api/sessions/1/functions/${work.function_id}/code?profile=1`)).status, 404,
     'no profile 1 yet');
 
-  const threads = ['hotwork', 'hotosr'].map((n) => threadOf(pid, n));
-  const cpu0 = threads.map((t) => cpuSeconds(pid, t));
-  const start = await post(srv, '/api/sessions/1/profile', { hz: 999, mode: 'cpu' });
-  assert.equal(start.status, 202, JSON.stringify(start.body));
-  await waitFor('1.5 s of CPU time on each hot thread', () =>
-    threads.every((t, i) => cpuSeconds(pid, t) - cpu0[i] >= 1.5), { timeoutMs: 120000, everyMs: 100 });
-  assert.equal((await post(srv, '/api/sessions/1/profile/stop', {})).status, 200);
-  await waitFor('profile stopped', async () =>
-    (await srv.api('/api/sessions/1/profile')).body.profile.state === 'stopped', { timeoutMs: 10000 });
+  await cpuProfileFor(srv, pid);
   // read the code while live (the stopped session serves what was read then)
   for (const f of [work, osr]) {
     const r = await srv.api(`/api/sessions/1/functions/${f.function_id}/code`);
@@ -176,7 +159,7 @@ test('wall samples on the instructions too: the hot line, the caller\'s call', a
   const srv = await startServer(['run', '--port', '0', '--', 'dotnet', STACK_DLL, 'hotline']);
   await waitFor('StackTarget READY', () => READY.test(srv.stdout), { timeoutMs: 60000 });
   await waitFor('live', async () => (await srv.api('/api/sessions/1')).body.state === 'live', { timeoutMs: 30000 });
-  const range = ilRange(srv.stdout, 'Work', hotLines().Work);
+  const range = ilRange(srv.stdout, 'Work', hotLines().Work.line);
   const work = await waitFor('Hot.Work at Tier1', async () => {
     const f = await fn(srv, 'StackTarget.Hot.Work(');
     return f && f.tiers.some((t) => t.tier === 'Tier1') && f;

@@ -19,8 +19,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { ROOT, STACK_DLL, startServer, stopAll, waitFor, functionsOf, threadOf, cpuSeconds } from './lib.mjs';
-import { hotLines } from './stacktarget.mjs';
+import { ROOT, STACK_DLL, startServer, stopAll, waitFor, functionsOf } from './lib.mjs';
+import { cpuProfileFor, hotLines } from './stacktarget.mjs';
 
 after(stopAll);
 
@@ -133,15 +133,7 @@ test('file:line on stack frames, the split flame graph, speedscope and go tool p
   assert.ok(none.threads.every((t) => t.frames.every((f) => f.line === null)), 'lines=0: no lines');
 
   // a CPU profile until each hot thread had 1.5 s of CPU time
-  const threads = ['hotwork', 'hotosr'].map((n) => threadOf(pid, n));
-  const cpu0 = threads.map((t) => cpuSeconds(pid, t));
-  const start = await post(srv, '/api/sessions/1/profile', { hz: 999, mode: 'cpu' });
-  assert.equal(start.status, 202, JSON.stringify(start.body));
-  await waitFor('1.5 s of CPU time on each hot thread', () =>
-    threads.every((t, i) => cpuSeconds(pid, t) - cpu0[i] >= 1.5), { timeoutMs: 120000, everyMs: 100 });
-  assert.equal((await post(srv, '/api/sessions/1/profile/stop', {})).status, 200);
-  await waitFor('profile stopped', async () =>
-    (await srv.api('/api/sessions/1/profile')).body.profile.state === 'stopped', { timeoutMs: 10000 });
+  await cpuProfileFor(srv, pid);
 
   // the call tree split by line: Work's samples on its hot line
   const tree = (await srv.api('/api/sessions/1/profile?lines=2')).body.tree;

@@ -90,3 +90,19 @@ export async function serveHotWork({ what, enough }) {
     throw e;
   }
 }
+
+// A CPU profile (999 Hz) of session 1 until each of the app's threads named in
+// `threads` had `seconds` of CPU time more, then stopped (e2e: srv.api).
+export async function cpuProfileFor(srv, pid, { threads = ['hotwork', 'hotosr'], seconds = 1.5 } = {}) {
+  const { threadOf, cpuSeconds } = await import('./lib.mjs');
+  const post = (p, body) => srv.api(p, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const tids = threads.map((n) => threadOf(pid, n));
+  const cpu0 = tids.map((t) => cpuSeconds(pid, t));
+  const start = await post('/api/sessions/1/profile', { hz: 999, mode: 'cpu' });
+  assert.equal(start.status, 202, JSON.stringify(start.body));
+  await waitFor(`${seconds} s of CPU time on each of ${threads}`, () =>
+    tids.every((t, i) => cpuSeconds(pid, t) - cpu0[i] >= seconds), { timeoutMs: 120000, everyMs: 100 });
+  assert.equal((await post('/api/sessions/1/profile/stop', {})).status, 200);
+  await waitFor('profile stopped', async () =>
+    (await srv.api('/api/sessions/1/profile')).body.profile.state === 'stopped', { timeoutMs: 30000 });
+}
