@@ -90,13 +90,6 @@ static gid_t ap_gid_of(pid_t pid)
     return errno ? (gid_t)-1 : (gid_t)v;
 }
 
-/* The temp directory `inside` of pid, opened from its root without following
- * a link out of it. The fd, or -1 with errno. */
-static int ap_open_tmp(pid_t pid, const char *inside)
-{
-    return inroot_open(pid, inside, O_RDONLY | O_DIRECTORY);
-}
-
 /* A directory stream over dir_fd's directory, on a copy of the fd (closedir
  * closes the copy, dir_fd stays open); NULL when none can be had. */
 static DIR *ap_opendir(int dir_fd)
@@ -447,7 +440,7 @@ int agentplace_take(pid_t pid, const ipc_target *t, const userns_facts *u, agent
         *status = 500;
         return -1;
     }
-    tmp_fd = ap_open_tmp(pid, t->dir + n);
+    tmp_fd = inroot_open(pid, t->dir + n, O_RDONLY | O_DIRECTORY);
     if (tmp_fd < 0) {
         snprintf(msg, msgsz, "cannot open process %d's temp directory %s: %s", (int)pid, t->dir + n,
                  strerror(errno));
@@ -704,7 +697,8 @@ void agentplace_restore(void)
             userns_probe(pid, &u, err, sizeof(err)) != 0 || !u.ours)
             continue;
         n = snprintf(path, sizeof(path), "/proc/%d/root", (int)pid);
-        if (strncmp(t.dir, path, (size_t)n) != 0 || (tmp_fd = ap_open_tmp(pid, t.dir + n)) < 0)
+        if (strncmp(t.dir, path, (size_t)n) != 0 ||
+            (tmp_fd = inroot_open(pid, t.dir + n, O_RDONLY | O_DIRECTORY)) < 0)
             continue;
         /* a mount namespace of its own, but our temp directory (unshare -m
          * without a root of its own, a service with its own mounts): not a

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cpusym.h"
+#include "grow.h"
 #include "profile_cpu.h"
 #include "session.h"
 #include "srcline.h"
@@ -198,25 +199,21 @@ static int profile_view_pairs(const profile_state *p, const uint64_t *count,
                               const unsigned char *counted, int by_address,
                               profile_view_used **used, size_t *used_count, uint32_t *sample_view)
 {
-    size_t i, n = 0, cap = 64;
-    profile_view_used *list = malloc(cap * sizeof(*list));
+    size_t i, n = 0, cap = 0;
+    profile_view_used *list = NULL;
     uint32_t *stack_view = calloc(p->stack_count + 1, sizeof(*stack_view));
     idmap pairs = {0};
     int rc = -1;
 
-    if (!list || !stack_view)
+    if (!stack_view)
         goto out;
     if (!by_address) {
         for (i = 0; i < p->stack_count; i++) {
             if (!count[i])
                 continue;
-            if (n == cap) {
-                profile_view_used *more = realloc(list, 2 * cap * sizeof(*list));
-                if (!more)
-                    goto out;
-                list = more;
-                cap *= 2;
-            }
+            if (grow_reserve((void **)&list, &cap, n, sizeof(*list), 64, SIZE_MAX / sizeof(*list),
+                             GROW_KEEP) != 0)
+                goto out;
             stack_view[i] = (uint32_t)n;
             list[n++] = (profile_view_used){(uint32_t)i, PROFILE_ADDR_NONE, count[i]};
         }
@@ -236,13 +233,9 @@ static int profile_view_pairs(const profile_state *p, const uint64_t *count,
         addr = i < p->addr.sample_count ? p->addr.by_sample[i] : PROFILE_ADDR_NONE;
         key = ((((uint64_t)(addr == PROFILE_ADDR_NONE ? 0 : addr + 1)) << 16) | e->stack) + 1;
         if ((at = idmap_get(&pairs, key)) == IDMAP_MISSING) {
-            if (n == cap) {
-                profile_view_used *more = realloc(list, 2 * cap * sizeof(*list));
-                if (!more)
-                    goto out;
-                list = more;
-                cap *= 2;
-            }
+            if (grow_reserve((void **)&list, &cap, n, sizeof(*list), 64, SIZE_MAX / sizeof(*list),
+                             GROW_KEEP) != 0)
+                goto out;
             at = (uint32_t)n;
             list[n++] = (profile_view_used){e->stack, addr, 0};
             if (idmap_put(&pairs, key, at) != 0)
